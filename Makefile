@@ -1,0 +1,116 @@
+# ktraj - one non-recursive Makefile.
+#   make            build build/ktraj and build/libktraj.a (and the CUDA
+#                   harness when nvcc is found)
+#   make check      every test (cmocka units, bats CLI tests), closing with
+#                   "N passed, N failed"
+#   make asan       the same suite built with ASan+UBSan in build-asan/
+#   make fuzz       libFuzzer targets (clang), FUZZ_SECONDS each
+#   make bench      tests/bench benchmarks (numbers into tests/bench/RESULTS.md)
+#   make deps       install the Debian packages the build and tests need
+#   make install    PREFIX=/usr/local
+CC       ?= cc
+B        ?= build
+PREFIX   ?= /usr/local
+WERROR   ?= -Werror
+OPT      ?= -O2 -g
+SAN      ?=
+PKGS     := lmdb libzstd libcjson libarchive libcrypto
+TESTPKGS := cmocka
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_CFLAGS := $(shell pkg-config --cflags $(TESTPKGS) 2>/dev/null)
+TEST_LIBS   := $(shell pkg-config --libs $(TESTPKGS) 2>/dev/null)
+
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Wshadow \
+	-Wstrict-prototypes -Wno-missing-field-initializers $(WERROR) $(SAN) \
+	$(PKG_CFLAGS) $(CFLAGS)
+LDFLAGS_ALL = $(SAN) $(LDFLAGS)
+LIBS_ALL = $(PKG_LIBS) -lm -lpthread
+
+# library modules: store <- import, analyze <- cli
+LIB_SRC  := $(sort $(wildcard store/*.c import/*.c analyze/*.c))
+CLI_SRC  := $(sort $(wildcard cli/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/t_*.c))
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(B)/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+
+.PHONY: all check unit cli-test asan fuzz fuzz-replay bench deps install clean harness lint
+all: $(B)/ktraj $(B)/libktraj.a harness
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(B)/libktraj.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/ktraj: $(CLI_OBJ) $(B)/libktraj.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(B)/libktraj.a $(LIBS_ALL)
+
+$(B)/tests/%: tests/unit/%.c $(B)/libktraj.a tests/unit/testutil.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -Wno-unused-parameter -o $@ $< \
+		$(B)/libktraj.a $(TEST_LIBS) $(LIBS_ALL) $(LDFLAGS_ALL)
+
+# The CUDA harness builds only with nvcc and libc (harness/Makefile), so a
+# replay bundle can build it on a machine with nothing but the CUDA Toolkit.
+harness:
+ifneq ($(NVCC),)
+	@if [ -f harness/Makefile ]; then $(MAKE) -C harness NVCC=$(NVCC) B=$(abspath $(B))/harness; fi
+else
+	@echo "nvcc not found: skipping harness/ and kernels/ (the store and analyzers still build)"
+endif
+
+unit: $(UNIT_BIN)
+check: $(B)/ktraj $(UNIT_BIN)
+	@KTRAJ=$(abspath $(B)/ktraj) B=$(B) tests/run.sh $(UNIT_BIN)
+
+asan:
+	$(MAKE) B=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+		SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" check
+
+FUZZ_SECONDS ?= 20
+fuzz:
+	@mkdir -p $(B)/fuzz
+	@set -e; for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+	  clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
+	    -o $(B)/fuzz/$$n $$f $(LIB_SRC) $(PKG_LIBS) -lm -lpthread; \
+	  mkdir -p $(B)/fuzz/$$n.corpus; \
+	  seeds=tests/fuzz/seeds/$$n; [ -d $$seeds ] || seeds=; \
+	  echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
+	  $(B)/fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 -timeout=10 \
+	    $(B)/fuzz/$$n.corpus $$seeds >$(B)/fuzz/$$n.log 2>&1 || { tail -50 $(B)/fuzz/$$n.log; exit 1; }; \
+	done; echo "fuzz: all targets ran clean"
+
+bench: $(B)/ktraj
+	tests/bench/run.sh $(abspath $(B)/ktraj)
+
+lint:
+	@! grep -nE '#include +"\.\./(cli|import|analyze)/' store/*.c store/*.h || { echo "store/ must not depend on other modules"; exit 1; }
+	@! grep -nE '#include +"\.\./cli/' import/*.c analyze/*.c 2>/dev/null || { echo "import/ and analyze/ must not depend on cli/"; exit 1; }
+
+deps:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+		build-essential clang pkg-config liblmdb-dev libzstd-dev libcjson-dev \
+		libarchive-dev libssl-dev libcmocka-dev bats lmdb-utils zstd \
+		python3 tar zip unzip xz-utils ca-certificates
+
+install: $(B)/ktraj $(B)/libktraj.a
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/ktraj
+	install -m 755 $(B)/ktraj $(DESTDIR)$(PREFIX)/bin/ktraj
+	install -m 644 $(B)/libktraj.a $(DESTDIR)$(PREFIX)/lib/libktraj.a
+	install -m 644 store/store.h import/import.h $(DESTDIR)$(PREFIX)/include/ktraj/
+	@if [ -x $(B)/harness/ktraj-harness ]; then install -m 755 $(B)/harness/ktraj-harness $(DESTDIR)$(PREFIX)/bin/; fi
+
+clean:
+	rm -rf build build-asan build-clang
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,24 @@
+/*
+ * commands.h - the ktraj command table (git.c style): one X() per command,
+ * one file cli/cmd_<name>.c per command defining
+ *     int cmd_<name>(struct cli *c, int argc, char **argv);
+ * argv[0] is the command name; global options are already removed.
+ */
+X(init,      KT_CMD_WRITES, "create an empty store")
+X(import,    KT_CMD_WRITES, "import trajectories from files, folders, archives or stdin")
+X(append,    KT_CMD_WRITES, "append ktraj JSONL events from stdin to a run (live recording)")
+X(ls,        0,             "list runs")
+X(log,       0,             "list the events of a run")
+X(show,      0,             "show one event in full")
+X(cat,       0,             "print a file of a run's workspace at a step")
+X(diff,      0,             "unified diff of a run's workspace between two steps")
+X(verify,    0,             "recompute every hash chain and blob hash")
+X(stats,     0,             "sizes and counts of the store or a run")
+X(search,    0,             "full-text search over messages and tool text")
+X(export,    0,             "export a run (jsonl, atif, ndjson tables, replay bundle)")
+X(blame,     0,             "blame speedup: which question preceded each speedup jump")
+X(stalls,    0,             "stretches without significant gain")
+X(questions, 0,             "mine questions into a library; suggest questions for a run")
+X(report,    0,             "write an offline HTML report of a run")
+X(bench,     KT_CMD_WRITES, "run the verification harness on a kernel and record it")
+X(replay,    KT_CMD_WRITES, "re-execute a recorded step and compare with the recording")

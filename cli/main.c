@@ -1,0 +1,267 @@
+/*
+ * main.c - the ktraj command: global options, the command table, dispatch.
+ * Each command lives in cli/cmd_<name>.c (see commands.h).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#ifndef KT_VERSION
+#define KT_VERSION "0.1.0"
+#endif
+
+struct cmd {
+	const char *name;
+	int (*fn)(struct cli *, int, char **);
+	unsigned flags;
+	const char *summary;
+};
+
+static const struct cmd cmds[] = {
+#define X(name, flags, summary) { #name, cmd_##name, flags, summary },
+#include "commands.h"
+#undef X
+};
+
+static const char usage_head[] =
+	"usage: ktraj [--store PATH] [--no-progress] <command> [<args>]\n"
+	"\n"
+	"Record, import, verify, replay and analyze trajectories of AI agents\n"
+	"that optimize GPU kernels.\n"
+	"\n"
+	"The store is --store PATH, else $KTRAJ_STORE, else ./" KT_DEFAULT_STORE
+	" (created by commands that write).\n"
+	"RUN is a run id, a unique prefix of one (4+ hex chars), or a run name.\n"
+	"Read commands take --json for NDJSON output, one object per line.\n"
+	"\n"
+	"commands:\n";
+
+static const char usage_tail[] =
+	"\n"
+	"exit codes: 0 ok, 1 failure, 2 usage error, 3 corruption found by\n"
+	"verify, 4 not found.  `ktraj <command> --help` describes a command.\n";
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fputs(usage_head, f);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+	fputs(usage_tail, f);
+}
+
+int cli_err(const struct cli *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ktraj: %s: ", c && c->cmd ? c->cmd : "error");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return KT_EXIT_FAIL;
+}
+
+int cli_usage(const struct cli *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ktraj: %s: ", c && c->cmd ? c->cmd : "usage");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see `ktraj %s --help`)\n",
+		c && c->cmd ? c->cmd : "help");
+	return KT_EXIT_USAGE;
+}
+
+int cli_exit_code(int err)
+{
+	switch (err) {
+	case KT_OK: return KT_EXIT_OK;
+	case KT_ENOTFOUND: return KT_EXIT_NOTFOUND;
+	case KT_ECORRUPT: return KT_EXIT_CORRUPT;
+	case KT_EINVAL: return KT_EXIT_USAGE;
+	default: return KT_EXIT_FAIL;
+	}
+}
+
+int cli_store_err(const struct cli *c, kt_store *s, int err, const char *what)
+{
+	const char *detail = s ? kt_store_errmsg(s) : "";
+
+	if (detail && *detail)
+		cli_err(c, "%s: %s: %s", what, kt_strerror(err), detail);
+	else
+		cli_err(c, "%s: %s", what, kt_strerror(err));
+	return cli_exit_code(err);
+}
+
+int cli_open(struct cli *c, unsigned flags, kt_store **s)
+{
+	int rc;
+
+	if (c->flags & KT_CMD_WRITES)
+		flags |= KT_OPEN_CREATE;
+	else
+		flags |= KT_OPEN_RDONLY;
+	rc = kt_store_open(c->store_path, flags, s);
+	if (rc == KT_ENOTFOUND) {
+		cli_err(c, "no store at %s (run `ktraj init` or `ktraj import`, or set --store / KTRAJ_STORE)",
+			c->store_path);
+		return KT_EXIT_NOTFOUND;
+	}
+	if (rc) {
+		cli_err(c, "%s: %s", c->store_path, kt_strerror(rc));
+		return cli_exit_code(rc);
+	}
+	return 0;
+}
+
+int cli_run(struct cli *c, kt_store *s, const char *spec,
+	    char out[KT_RUN_ID_HEX + 1])
+{
+	int rc = kt_run_resolve(s, spec, out);
+
+	if (rc == KT_ENOTFOUND) {
+		cli_err(c, "no run '%s' (see `ktraj ls`)", spec);
+		return KT_EXIT_NOTFOUND;
+	}
+	if (rc == KT_EAMBIG) {
+		cli_err(c, "'%s' matches several runs; give more of the id", spec);
+		return KT_EXIT_USAGE;
+	}
+	if (rc)
+		return cli_store_err(c, s, rc, spec);
+	return 0;
+}
+
+int cli_wants_help(int argc, char **argv, const char *usage_text)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage_text, stdout);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int cli_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+void cli_json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	fputc('"', f);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		default:
+			if (*p < 0x20)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = { 0 };
+	const char *store = NULL;
+	char **args;
+	int i, n = 0, rc;
+	size_t k;
+
+	c.progress = isatty(2);
+	args = calloc((size_t)argc + 1, sizeof(*args));
+	if (!args) {
+		fputs("ktraj: out of memory\n", stderr);
+		return KT_EXIT_FAIL;
+	}
+	/* --store and --no-progress are global and accepted anywhere before
+	 * "--", so `ktraj log RUN --store x` works as users expect. */
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			for (; i < argc; i++)
+				args[n++] = argv[i];
+			break;
+		}
+		if (!strcmp(argv[i], "--store")) {
+			if (i + 1 >= argc) {
+				fputs("ktraj: --store needs a path\n", stderr);
+				free(args);
+				return KT_EXIT_USAGE;
+			}
+			store = argv[++i];
+		} else if (!strncmp(argv[i], "--store=", 8)) {
+			store = argv[i] + 8;
+		} else if (!strcmp(argv[i], "--no-progress")) {
+			c.progress = 0;
+		} else {
+			args[n++] = argv[i];
+		}
+	}
+	c.store_path = kt_store_default_path(store);
+	if (n == 0 || !strcmp(args[0], "help") || !strcmp(args[0], "--help") ||
+	    !strcmp(args[0], "-h")) {
+		if (n >= 2 && strcmp(args[0], "help") == 0) {
+			/* `ktraj help CMD` == `ktraj CMD --help` */
+			args[0] = args[1];
+			args[1] = "--help";
+			n = 2;
+		} else {
+			usage(n == 0 ? stderr : stdout);
+			free(args);
+			return n == 0 ? KT_EXIT_USAGE : KT_EXIT_OK;
+		}
+	}
+	if (!strcmp(args[0], "--version") || !strcmp(args[0], "version")) {
+		printf("ktraj %s (store format %u)\n", KT_VERSION, KT_FORMAT_VERSION);
+		free(args);
+		return KT_EXIT_OK;
+	}
+	for (k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++) {
+		if (strcmp(args[0], cmds[k].name) == 0) {
+			c.cmd = cmds[k].name;
+			c.flags = cmds[k].flags;
+			rc = cmds[k].fn(&c, n, args);
+			free(args);
+			return rc;
+		}
+	}
+	fprintf(stderr, "ktraj: '%s' is not a ktraj command (see `ktraj --help`)\n",
+		args[0]);
+	free(args);
+	return KT_EXIT_USAGE;
+}

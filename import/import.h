@@ -1,0 +1,205 @@
+/*
+ * import.h - turning published trajectories into ktraj events.
+ *
+ * Layers (dependencies point down):
+ *   kt_import_paths()      driver: walks files, folders, archives and stdin,
+ *                          detects formats, runs one importer per source,
+ *                          writes each source in one store transaction.
+ *   struct kt_importer     one per format (import/imp_<format>.c): detect()
+ *                          scores content, import() parses a file and emits
+ *                          runs and events through the kt_imp calls below.
+ *   typed helpers          shared by importers: workspace (file contents per
+ *                          run), shell classification (edits from shell
+ *                          writes, compile events), benchmark text patterns.
+ *
+ * Importers never touch the store directly, never print and never exit:
+ * problems go through kt_imp_warn(), which the driver reports as
+ * "file:line: what" and which stops the source under --strict.
+ *
+ * Ownership: every kt_file and string the driver hands an importer is owned by
+ * the driver and valid until import() returns.  cJSON payloads passed to
+ * kt_imp_emit() are consumed (freed by the driver) in every case.
+ */
+#ifndef KT_IMPORT_H
+#define KT_IMPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+#include <cjson/cJSON.h>
+#include "../store/store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- input files -------------------------------------------------------- */
+typedef struct kt_file {
+	const char *path;     /* display name for messages: "dir/a.jsonl" or
+				 "x.tar.gz:member/a.jsonl" or "-" */
+	const char *rel;      /* '/'-separated path inside its input root (the
+				 folder or archive given); the basename for a
+				 plain file argument */
+	const char *member;   /* archive member name, NULL when not archived */
+	const unsigned char *data; /* whole content, NUL-terminated past len */
+	size_t len;
+	unsigned char sha[KT_HASH_LEN];
+	char sha_hex[KT_HASH_HEX + 1];
+} kt_file;
+
+typedef struct kt_imp kt_imp; /* one import session (driver state) */
+
+/* ---- importers ---------------------------------------------------------- */
+typedef struct kt_importer {
+	const char *name;   /* format name: "claude_code", "codex", "atif", ... */
+	const char *summary;/* one line for `ktraj import --help` */
+	/* 0..100: how sure this importer is that f is its format.  Looks at
+	 * content first (the first bytes / keys), the name only to break ties.
+	 * Must be cheap and must not keep pointers into f. */
+	int (*detect)(const kt_file *f);
+	/* Parse f and emit its runs.  Returns 0, or a KT_E* code when nothing
+	 * sensible could be imported (a fatal problem; also warned). */
+	int (*import)(kt_imp *imp, const kt_file *f);
+} kt_importer;
+
+/* NULL-terminated table of every importer (import/registry.c). */
+extern const kt_importer *const kt_importers[];
+const kt_importer *kt_importer_find(const char *name);
+
+/* ---- what importers call --------------------------------------------------
+ * Runs: identity is the source's own stable identity ("claude_code:<session
+ * id>"); the run id is kt_run_id_from_identity(identity).  A file may emit
+ * several runs one after another (Inspect: one per sample and epoch); events
+ * go to the run begun last.  Re-importing emits the same events again: the
+ * driver appends only events past what the store already has.
+ */
+int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
+		     const char *format, cJSON *meta /* consumed, may be NULL */);
+int kt_imp_run_end(kt_imp *imp);
+/* The current run's id (valid between run_begin and run_end). */
+const char *kt_imp_run_id(const kt_imp *imp);
+
+typedef struct kt_ev {
+	int kind;            /* enum kt_kind */
+	uint64_t parent;     /* causal parent seq, 0 none */
+	int64_t ts_ns;       /* KT_TS_UNKNOWN when the source gives none */
+	const char *actor;   /* see kt_event.actor */
+	cJSON *payload;      /* JSON object, consumed */
+	const kt_file *file; /* provenance file; NULL = the file being imported */
+	uint64_t line;       /* 1-based line (JSONL), 0 unknown */
+	uint64_t off;        /* byte offset of the record in the file */
+	uint64_t rec_len;    /* byte length of the raw record, 0 unknown */
+} kt_ev;
+
+/* Emit one event into the current run; *seq gets its sequence number
+ * (dense from 1 per run, in emit order). */
+int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq);
+
+/* Store bytes as a content-addressed blob; writes its hex hash. */
+int kt_imp_blob(kt_imp *imp, const void *data, size_t len,
+		const char *path_hint, char hex[KT_HASH_HEX + 1]);
+
+/* Report a problem at file:line (line 0 = whole file).  Under --strict the
+ * driver discards the source and stops after the importer returns; the
+ * importer may keep going (its output is thrown away). */
+void kt_imp_warn(kt_imp *imp, const kt_file *f, uint64_t line,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Other files of the same input root (folder or archive), for formats that
+ * span files (Claude Code subagents/, ATIF sub-trajectories, KernelAgent
+ * round folders).  rel paths are relative to the root and '/'-separated.
+ * kt_imp_list calls fn for each file whose rel starts with `prefix`, in byte
+ * order.  kt_imp_open loads one (owned by the driver).  kt_imp_claim marks a
+ * file as consumed so the driver does not import it again on its own. */
+int kt_imp_list(kt_imp *imp, const char *prefix,
+		int (*fn)(const char *rel, void *), void *arg);
+int kt_imp_open(kt_imp *imp, const char *rel, const kt_file **out);
+void kt_imp_claim(kt_imp *imp, const char *rel);
+
+/* ---- workspace: file contents per run ------------------------------------
+ * Paths are stored as the source gives them, made absolute against `cwd`
+ * when relative and a cwd is known, and normalized ("a/./b/../c" -> "a/c").
+ */
+/* Current content of path in the current run (NULL when unknown).  The
+ * pointer is owned by the workspace and valid until the next write. */
+const char *kt_ws_get(kt_imp *imp, const char *path, size_t *len);
+
+/* Record that a tool call (seq `call`) set path to content: emits an `edit`
+ * event (op create/modify, before/after blobs) when the content changes.
+ * `tool` names the tool ("Write", "apply_patch", "shell"). */
+int kt_ws_write(kt_imp *imp, const char *path, const char *content,
+		size_t len, uint64_t call, const char *tool);
+/* Replace old with new (once, or every occurrence).  Returns KT_ENOTFOUND
+ * when the file is unknown or old does not occur (nothing is emitted). */
+int kt_ws_replace(kt_imp *imp, const char *path, const char *old_s,
+		  const char *new_s, int all, uint64_t call, const char *tool);
+int kt_ws_delete(kt_imp *imp, const char *path, uint64_t call,
+		 const char *tool);
+/* Content seen without a change (a Read result, originalFile): seeds or
+ * corrects the workspace silently and adds {"path","blob"} to the
+ * `observed` array of `payload` (the tool_result about to be emitted). */
+int kt_ws_observe(kt_imp *imp, const char *path, const char *content,
+		  size_t len, cJSON *payload);
+/* Resolve a path against cwd as above; returns a malloc'ed string. */
+char *kt_ws_path(const char *cwd, const char *path);
+
+/* ---- shell classification ----------------------------------------------- */
+/*
+ * A finished shell tool call: emits `edit` events for shell writes in cmd
+ * (cat > f <<EOF, printf/echo > f, tee) when ok, a `compile` event when cmd
+ * builds (nvcc, make, cmake --build, gcc/g++/clang on C/CUDA sources), and
+ * `bench` events for benchmark numbers found in output.  exit_code is -1
+ * when unknown.  call = seq of the tool_call, result = seq of its result.
+ */
+int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
+		      const char *cmd, const char *cwd, const char *output,
+		      int exit_code, int ok, int64_t ts_ns);
+
+/*
+ * Benchmark numbers in free text (tool output): fills *results with a cJSON
+ * array of bench payload objects (time_ms, speedup, tflops, gbps, correct,
+ * scenario, pattern).  Empty array when nothing matched.  Caller frees.
+ * The pattern table is documented in import/README.md.
+ */
+int kt_bench_parse(const char *text, size_t len, cJSON **results);
+
+/* ---- the driver --------------------------------------------------------- */
+typedef struct kt_import_opts {
+	const char *format;     /* force a format (NULL = detect) */
+	int strict;             /* first problem stops the source, nothing kept */
+	int redact;             /* redact before storing */
+	int progress;           /* draw a progress bar on stderr */
+	uint64_t max_total;     /* archive expansion bound, bytes */
+	uint64_t max_ratio;     /* archive expansion ratio bound */
+	/* Called once per run touched: id, name, format, events, added. */
+	void (*on_run)(const char *id, const char *name, const char *format,
+		       uint64_t events, uint64_t added, void *arg);
+	/* Called per problem with one line "file:line: what". */
+	void (*on_warn)(const char *line, void *arg);
+	void *arg;
+} kt_import_opts;
+
+#define KT_IMPORT_MAX_TOTAL (4ull << 30)  /* 4 GiB expanded per archive */
+#define KT_IMPORT_MAX_RATIO 200ull        /* expanded/compressed */
+
+/* Import every path ("-" = stdin).  Returns 0 when all sources imported
+ * (with warnings), KT_EPARSE under --strict after the first problem,
+ * KT_ELIMIT on an archive bound, or another KT_E* code. */
+int kt_import_paths(kt_store *s, char *const *paths, int npaths,
+		    const kt_import_opts *opts);
+
+/* ---- redaction ------------------------------------------------------------ */
+typedef struct kt_redactor kt_redactor;
+kt_redactor *kt_redactor_new(void);
+void kt_redactor_free(kt_redactor *r);
+/* Replace e-mails, home-directory user names, host names, secrets and tokens
+ * in text with stable placeholders ("<email-1>"); malloc'ed result. */
+char *kt_redact_text(kt_redactor *r, const char *text, size_t len,
+		     size_t *out_len);
+/* Redact every string of a JSON tree in place. */
+int kt_redact_json(kt_redactor *r, cJSON *node);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KT_IMPORT_H */

@@ -1,0 +1,283 @@
+/*
+ * store.h - the ktraj trajectory store: an append-only, hash-chained LMDB
+ * environment with zstd-compressed events and content-addressed blobs.
+ *
+ * FORMAT.md (project root) is the normative description of every byte this
+ * module writes; this header is the C contract.
+ *
+ * Operational caveats (in the manner of lmdb.h):
+ *  - One store is one file plus "<file>-lock" (MDB_NOSUBDIR).  Several
+ *    processes may read while one writes; writers serialize on LMDB's lock.
+ *  - A kt_store handle may be used by one thread at a time.
+ *  - Pointers returned inside structs filled by the store (kt_event_view,
+ *    kt_run_info) are owned by the store handle and stay valid only until the
+ *    next call on the same handle, unless the function says otherwise.
+ *  - Nothing here prints or exits.  Every function returns 0 or a negative
+ *    KT_E* code; kt_strerror() turns a code into text.  The store keeps a
+ *    one-line detail of the last error, kt_store_errmsg().
+ *  - Events are never rewritten or deleted: there is no such API.
+ *
+ * Units: timestamps are ns since the Unix epoch (KT_TS_UNKNOWN when the
+ * source gives none); sizes are bytes.
+ */
+#ifndef KT_STORE_H
+#define KT_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- error codes ------------------------------------------------------- */
+#define KT_OK        0
+#define KT_EIO      (-1)  /* file system or LMDB I/O failure (errno kept) */
+#define KT_ENOMEM   (-2)  /* allocation failed */
+#define KT_ENOTFOUND (-3) /* run, event, blob or key does not exist */
+#define KT_EEXIST   (-4)  /* append of a seq that exists; run exists */
+#define KT_ECORRUPT (-5)  /* stored bytes fail their checks (hash, framing) */
+#define KT_EVERSION (-6)  /* store written by a newer format version */
+#define KT_EINVAL   (-7)  /* bad argument (seq not next, bad JSON payload...) */
+#define KT_EAMBIG   (-8)  /* a run prefix or name matches several runs */
+#define KT_ERDONLY  (-9)  /* write on a read-only handle */
+#define KT_EBUSY    (-10) /* a write transaction is already open */
+#define KT_ELIMIT   (-11) /* a documented size limit was exceeded */
+#define KT_EPARSE   (-12) /* malformed input (importers, JSONL) */
+#define KT_ENODEV   (-13) /* no CUDA device (bench, replay) */
+#define KT_ECHILD   (-14) /* a child process failed or was killed */
+
+/* Static text for a KT_E* code; never NULL. */
+const char *kt_strerror(int err);
+
+/* ---- format constants --------------------------------------------------- */
+#define KT_FORMAT_VERSION 1u       /* meta "format"; see FORMAT.md Versioning */
+#define KT_RUN_ID_HEX 32           /* run ids are 32 lowercase hex chars */
+#define KT_HASH_LEN 32             /* SHA-256 */
+#define KT_HASH_HEX 64
+#define KT_TS_UNKNOWN INT64_MIN
+#define KT_DEFAULT_STORE ".ktraj"  /* in the current directory */
+
+/* Event kinds.  The numeric values are stored on disk (FORMAT.md) and never
+ * change; new kinds get new numbers. */
+enum kt_kind {
+	KT_KIND_MESSAGE = 1,
+	KT_KIND_TOOL_CALL = 2,
+	KT_KIND_TOOL_RESULT = 3,
+	KT_KIND_EDIT = 4,
+	KT_KIND_COMPILE = 5,
+	KT_KIND_BENCH = 6,
+	KT_KIND_PROFILE = 7,
+	KT_KIND_QUESTION = 8,
+	KT_KIND_REPLAY = 9,
+	KT_KIND_NOTE = 10,
+	KT_KIND_MAX_ = 10
+};
+
+/* "message", "tool_call", ...; NULL for an unknown value. */
+const char *kt_kind_name(int kind);
+/* The kind for a name, or 0 when the name is not a kind. */
+int kt_kind_from_name(const char *name);
+
+/* ---- store handle ------------------------------------------------------- */
+typedef struct kt_store kt_store;
+
+#define KT_OPEN_RDONLY  0x1u  /* read only; fails with KT_ENOTFOUND if absent */
+#define KT_OPEN_CREATE  0x2u  /* create the file when it does not exist */
+#define KT_OPEN_BULK    0x4u  /* bulk import: no fsync per commit; durable
+				 at kt_store_sync() and kt_store_close() */
+
+/*
+ * Resolve the store path: `cli_path` when not NULL, else $KTRAJ_STORE, else
+ * KT_DEFAULT_STORE.  Returns a pointer to one of those strings (not owned).
+ */
+const char *kt_store_default_path(const char *cli_path);
+
+/*
+ * Open (or with KT_OPEN_CREATE create) the store at `path`.  Clears stale
+ * reader slots.  On success *out owns the handle; release with
+ * kt_store_close().  Errors: KT_ENOTFOUND (absent, no CREATE), KT_EVERSION
+ * (newer format), KT_ECORRUPT (not a ktraj store), KT_EIO, KT_ENOMEM.
+ */
+int kt_store_open(const char *path, unsigned flags, kt_store **out);
+
+/* Flush and close.  NULL is a no-op.  Returns the sync status. */
+int kt_store_close(kt_store *s);
+
+/* Force everything committed so far to disk (after a bulk import). */
+int kt_store_sync(kt_store *s);
+
+/* Detail of the last error on this handle ("" when none).  Owned by s. */
+const char *kt_store_errmsg(const kt_store *s);
+
+/* ---- write transactions --------------------------------------------------
+ * All writes happen inside kt_store_begin()/kt_store_commit().  One write
+ * transaction at a time per handle (KT_EBUSY otherwise).  kt_store_abort()
+ * discards everything since begin.  When the LMDB map fills, the store grows
+ * the map and replays the transaction's writes transparently; callers never
+ * see MDB_MAP_FULL.
+ */
+int kt_store_begin(kt_store *s);
+int kt_store_commit(kt_store *s);
+void kt_store_abort(kt_store *s);
+
+/* ---- runs ----------------------------------------------------------------- */
+
+/* Run id from a source identity string such as "claude_code:<sessionId>":
+ * the first 16 bytes of SHA-256(identity) as 32 lowercase hex chars plus
+ * NUL.  Deterministic, so a source gets the same id in every store. */
+void kt_run_id_from_identity(const char *identity, char out[KT_RUN_ID_HEX + 1]);
+
+typedef struct kt_run_info {
+	char id[KT_RUN_ID_HEX + 1];
+	const char *name;      /* human name (session title, task, file stem) */
+	const char *format;    /* importer name, "append", "bench", ... */
+	const char *meta_json; /* JSON object text: source, model, cwd, extra */
+	uint64_t n_events;     /* == last seq */
+	int64_t created_ns;
+	unsigned char head[KT_HASH_LEN]; /* hash-chain head after n_events */
+} kt_run_info;
+
+/*
+ * Create run `id` (inside a write transaction).  `meta_json` is a JSON object
+ * text or NULL.  Errors: KT_EEXIST when the id exists (its record is kept
+ * unchanged), KT_EINVAL, KT_EBUSY (no transaction), KT_EIO.
+ */
+int kt_run_create(kt_store *s, const char *id, const char *name,
+		  const char *format, const char *meta_json);
+
+/* Fill *info for run `id`.  Strings are owned by s (valid until next call).
+ * Errors: KT_ENOTFOUND. */
+int kt_run_get(kt_store *s, const char *id, kt_run_info *info);
+
+/*
+ * Resolve what a user typed: a full id, a unique id prefix (>= 4 chars), or
+ * a run name.  Writes the id to out.  Errors: KT_ENOTFOUND, KT_EAMBIG.
+ */
+int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1]);
+
+/* Call fn for each run in id order; stop early when fn returns non-zero and
+ * return that value. */
+int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),
+		   void *arg);
+
+/* ---- events ----------------------------------------------------------------
+ * An event as the caller supplies it (kt_event_append) and as the store
+ * returns it (kt_event_get / iteration).  The payload is a JSON object whose
+ * schema depends on `kind` (FORMAT.md "Event kinds").  On append the store
+ * canonicalizes payload and provenance (parsed and re-printed compactly with
+ * cJSON, key order kept), so the same event always hashes the same.
+ */
+typedef struct kt_event {
+	uint64_t seq;          /* 1..n, dense per run */
+	uint64_t parent;       /* causal parent seq, 0 for none */
+	int64_t ts_ns;         /* ns since epoch or KT_TS_UNKNOWN */
+	int kind;              /* enum kt_kind */
+	const char *actor;     /* "human", "agent", "agent:<subagent id>",
+				  "system", "tool", "harness" */
+	const char *prov_json; /* provenance object text or NULL:
+				  {"src":"<sha256 hex>","line":N,"off":N,
+				   "member":"..."} */
+	const char *payload;   /* JSON object text */
+	size_t payload_len;
+	unsigned char hash[KT_HASH_LEN]; /* out: SHA-256 of canonical bytes */
+	unsigned char chain[KT_HASH_LEN];/* out: chain value after this event */
+} kt_event;
+
+/*
+ * Append ev to run `run` (inside a write transaction).  ev->seq must equal
+ * the run's n_events + 1: appending a seq that exists fails with KT_EEXIST,
+ * a gap with KT_EINVAL.  Fills ev->hash and ev->chain.  Payload JSON that
+ * does not parse gives KT_EINVAL.  Edit and tool_result payloads update the
+ * workspace path index (FORMAT.md "paths").
+ */
+int kt_event_append(kt_store *s, const char *run, kt_event *ev);
+
+/*
+ * Read event (run, seq).  All pointers in *ev are owned by s and valid until
+ * the next call on s.  Errors: KT_ENOTFOUND, KT_ECORRUPT.
+ */
+int kt_event_get(kt_store *s, const char *run, uint64_t seq, kt_event *ev);
+
+/*
+ * Iterate events of `run` with first <= seq <= last (last 0 = to the end),
+ * optionally only of `kind` (0 = all).  fn gets an event whose pointers are
+ * valid during the call only.  Stops when fn returns non-zero; returns that.
+ */
+int kt_event_foreach(kt_store *s, const char *run, uint64_t first,
+		     uint64_t last, int kind,
+		     int (*fn)(const kt_event *, void *), void *arg);
+
+/* The canonical bytes of an event (what is hashed; FORMAT.md).  *out is
+ * malloc'ed, caller frees.  Payload/prov must already be canonical. */
+int kt_event_canonical(const kt_event *ev, unsigned char **out, size_t *len);
+
+/* ---- blobs ------------------------------------------------------------------
+ * Content-addressed by SHA-256 of the uncompressed bytes.  `path_hint` (may
+ * be NULL) names the file a version belongs to: versions of the same hint are
+ * stored as zstd deltas against the previous one, with a keyframe every
+ * KT_BLOB_KEYFRAME versions.
+ */
+#define KT_BLOB_KEYFRAME 32
+
+/* Store data (inside a write transaction); write its hash to `hash`.
+ * Storing existing content is a no-op that still returns its hash. */
+int kt_blob_put(kt_store *s, const void *data, size_t len,
+		const char *path_hint, unsigned char hash[KT_HASH_LEN]);
+
+/* Read a blob.  *data is malloc'ed (caller frees; a NUL is appended past
+ * *len for convenience).  Errors: KT_ENOTFOUND, KT_ECORRUPT (content does
+ * not match its hash). */
+int kt_blob_get(kt_store *s, const unsigned char hash[KT_HASH_LEN],
+		void **data, size_t *len);
+
+/* Whether a blob exists: 1 yes, 0 no, negative on error. */
+int kt_blob_exists(kt_store *s, const unsigned char hash[KT_HASH_LEN]);
+
+/* ---- workspace (paths index) -------------------------------------------- */
+
+/*
+ * Content hash of `path` in run `run` as of step `at_seq` (0 = latest): the
+ * newest edit or observed content with seq <= at_seq.  *deleted is set when
+ * the last change deleted the file.  Errors: KT_ENOTFOUND (path never seen
+ * by then).  `path` must be as stored (see kt_path_foreach).
+ */
+int kt_path_at(kt_store *s, const char *run, const char *path,
+	       uint64_t at_seq, unsigned char hash[KT_HASH_LEN], int *deleted);
+
+/* Every path the run's workspace knows by at_seq (0 = all), in byte order. */
+int kt_path_foreach(kt_store *s, const char *run, uint64_t at_seq,
+		    int (*fn)(const char *path, void *), void *arg);
+
+/* ---- verification and statistics --------------------------------------- */
+
+/*
+ * Recompute every event hash and the chain of `run` (NULL = all runs) and
+ * every referenced blob hash.  On the first mismatch returns KT_ECORRUPT and
+ * sets *bad_run (static buffer in s) and *bad_seq (0 when a blob is bad; the
+ * errmsg names it).
+ */
+int kt_store_verify(kt_store *s, const char *run, const char **bad_run,
+		    uint64_t *bad_seq);
+
+typedef struct kt_store_stats {
+	uint64_t runs, events, blobs, dicts;
+	uint64_t file_bytes;        /* size of the store file */
+	uint64_t event_raw_bytes;   /* canonical bytes of all events */
+	uint64_t event_stored_bytes;/* bytes as stored (compressed) */
+	uint64_t blob_raw_bytes, blob_stored_bytes;
+	uint64_t events_by_kind[KT_KIND_MAX_ + 1];
+} kt_store_stats;
+
+/* Fill *st for `run` (NULL = whole store). */
+int kt_store_stats_get(kt_store *s, const char *run, kt_store_stats *st);
+
+/* ---- small helpers shared by every module -------------------------------- */
+void kt_hex(const unsigned char *bin, size_t n, char *out /* 2n+1 */);
+int kt_unhex(const char *hex, unsigned char *bin, size_t n); /* 0 or KT_EINVAL */
+void kt_sha256(const void *data, size_t len, unsigned char out[KT_HASH_LEN]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KT_STORE_H */
