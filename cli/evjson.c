@@ -1,0 +1,76 @@
+/* evjson.c - stored event -> JSON (see evjson.h). */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "evjson.h"
+
+void kt_ts_iso(int64_t ts_ns, char *buf, size_t len)
+{
+	struct tm tm;
+	time_t sec;
+	int64_t ns;
+
+	if (!len)
+		return;
+	buf[0] = 0;
+	if (ts_ns == KT_TS_UNKNOWN)
+		return;
+	sec = (time_t)(ts_ns / 1000000000);
+	ns = ts_ns % 1000000000;
+	if (ns < 0) {
+		ns += 1000000000;
+		sec--;
+	}
+	if (!gmtime_r(&sec, &tm))
+		return;
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec, (long long)ns);
+}
+
+cJSON *kt_evjson(const char *run, const kt_event *ev)
+{
+	cJSON *o = cJSON_CreateObject(), *payload = NULL, *prov = NULL;
+	char hex[KT_HASH_HEX + 1];
+	const char *kname = kt_kind_name(ev->kind);
+
+	if (!o)
+		return NULL;
+	payload = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+	if (!payload)
+		goto fail;
+	if (ev->prov_json && *ev->prov_json)
+		prov = cJSON_Parse(ev->prov_json);
+	cJSON_AddStringToObject(o, "run", run);
+	cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
+	if (ev->parent)
+		cJSON_AddNumberToObject(o, "parent", (double)ev->parent);
+	else
+		cJSON_AddNullToObject(o, "parent");
+	if (ev->ts_ns == KT_TS_UNKNOWN)
+		cJSON_AddNullToObject(o, "ts");
+	else {
+		/* ns since the epoch need 61 bits: a double would round them, so
+		 * the integer is printed exactly as raw JSON. */
+		char num[32];
+
+		snprintf(num, sizeof(num), "%lld", (long long)ev->ts_ns);
+		cJSON_AddRawToObject(o, "ts", num);
+	}
+	cJSON_AddStringToObject(o, "kind", kname ? kname : "unknown");
+	cJSON_AddStringToObject(o, "actor", ev->actor ? ev->actor : "");
+	if (prov)
+		cJSON_AddItemToObject(o, "prov", prov);
+	else
+		cJSON_AddNullToObject(o, "prov");
+	cJSON_AddItemToObject(o, "payload", payload);
+	kt_hex(ev->hash, KT_HASH_LEN, hex);
+	cJSON_AddStringToObject(o, "hash", hex);
+	kt_hex(ev->chain, KT_HASH_LEN, hex);
+	cJSON_AddStringToObject(o, "chain", hex);
+	return o;
+fail:
+	cJSON_Delete(o);
+	return NULL;
+}

@@ -1,0 +1,323 @@
+/*
+ * export_atif.c - a run as an ATIF trajectory (Agent Trajectory Interchange
+ * Format, Harbor RFC 0001 "docs/rfcs/0001-trajectory-format.md", version
+ * ATIF-v1.5, the newest documented one; see shared/research/formats.md §3).
+ *
+ * Mapping (lossless for messages and tool calls, which ATIF models):
+ *   message user/system      -> step source "user" / "system"
+ *   message assistant        -> step source "agent" (thinking text goes to
+ *                               reasoning_content)
+ *   tool_call                -> tool_calls[] of the current agent step (a new
+ *                               agent step with an empty message when the
+ *                               last step is not an agent step)
+ *   tool_result              -> observation.results[] of the step holding
+ *                               the call, linked by source_call_id
+ *   every other kind         -> extra.ktraj_events[] of the current step
+ * Each step's extra.ktraj_seq lists the ktraj seqs it was built from.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "evjson.h"
+#include "export.h"
+#include "../import/import.h"
+
+#define ATIF_VERSION "ATIF-v1.5"
+
+struct atif {
+	cJSON *steps;      /* array */
+	cJSON *cur;        /* last step (borrowed from steps) */
+	cJSON *calls;      /* object: call_id -> step index */
+	char model[256];
+	double prompt_tokens, completion_tokens, cached_tokens;
+	int err;
+};
+
+static cJSON *new_step(struct atif *a, const char *source, int64_t ts)
+{
+	cJSON *st = cJSON_CreateObject();
+	char iso[40];
+
+	if (!st) {
+		a->err = KT_ENOMEM;
+		return NULL;
+	}
+	cJSON_AddNumberToObject(st, "step_id", cJSON_GetArraySize(a->steps) + 1);
+	kt_ts_iso(ts, iso, sizeof(iso));
+	if (*iso)
+		cJSON_AddStringToObject(st, "timestamp", iso);
+	cJSON_AddStringToObject(st, "source", source);
+	cJSON_AddStringToObject(st, "message", "");
+	cJSON_AddItemToObject(st, "extra", cJSON_CreateObject());
+	cJSON_AddItemToArray(a->steps, st);
+	a->cur = st;
+	return st;
+}
+
+static void add_seq(cJSON *st, uint64_t seq)
+{
+	cJSON *extra = cJSON_GetObjectItem(st, "extra");
+	cJSON *seqs = cJSON_GetObjectItem(extra, "ktraj_seq");
+
+	if (!seqs)
+		seqs = cJSON_AddArrayToObject(extra, "ktraj_seq");
+	cJSON_AddItemToArray(seqs, cJSON_CreateNumber((double)seq));
+}
+
+static const char *str_of(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void add_usage(struct atif *a, cJSON *st, const cJSON *usage)
+{
+	const cJSON *in = cJSON_GetObjectItem(usage, "input");
+	const cJSON *out = cJSON_GetObjectItem(usage, "output");
+	const cJSON *cr = cJSON_GetObjectItem(usage, "cache_read");
+	cJSON *m;
+
+	if (!cJSON_IsNumber(in) && !cJSON_IsNumber(out))
+		return;
+	m = cJSON_AddObjectToObject(st, "metrics");
+	if (!m)
+		return;
+	cJSON_AddNumberToObject(m, "prompt_tokens", cJSON_IsNumber(in) ? in->valuedouble : 0);
+	cJSON_AddNumberToObject(m, "completion_tokens", cJSON_IsNumber(out) ? out->valuedouble : 0);
+	if (cJSON_IsNumber(cr))
+		cJSON_AddNumberToObject(m, "cached_tokens", cr->valuedouble);
+	a->prompt_tokens += cJSON_IsNumber(in) ? in->valuedouble : 0;
+	a->completion_tokens += cJSON_IsNumber(out) ? out->valuedouble : 0;
+	a->cached_tokens += cJSON_IsNumber(cr) ? cr->valuedouble : 0;
+}
+
+static void on_message(struct atif *a, const kt_event *ev, cJSON *p)
+{
+	const char *role = str_of(p, "role"), *text = str_of(p, "text");
+	const char *model = str_of(p, "model");
+	const cJSON *flags = cJSON_GetObjectItem(p, "flags");
+	const cJSON *f;
+	int thinking = 0;
+	cJSON *st;
+
+	cJSON_ArrayForEach(f, flags)
+		if (cJSON_IsString(f) && !strcmp(f->valuestring, "thinking"))
+			thinking = 1;
+	if (role && !strcmp(role, "assistant")) {
+		/* Thinking blocks of one response belong to the agent step
+		 * that follows; a step opened for them is reused. */
+		if (a->cur && !strcmp(str_of(a->cur, "source"), "agent") &&
+		    !*str_of(a->cur, "message") &&
+		    !cJSON_GetObjectItem(a->cur, "tool_calls"))
+			st = a->cur;
+		else
+			st = new_step(a, "agent", ev->ts_ns);
+		if (!st)
+			return;
+		if (thinking) {
+			cJSON_DeleteItemFromObject(st, "reasoning_content");
+			cJSON_AddStringToObject(st, "reasoning_content", text ? text : "");
+		} else {
+			cJSON_ReplaceItemInObject(st, "message",
+						  cJSON_CreateString(text ? text : ""));
+		}
+		if (model && !cJSON_GetObjectItem(st, "model_name")) {
+			cJSON_AddStringToObject(st, "model_name", model);
+			if (!a->model[0])
+				snprintf(a->model, sizeof(a->model), "%s", model);
+		}
+		add_usage(a, st, cJSON_GetObjectItem(p, "usage"));
+	} else {
+		st = new_step(a, role && !strcmp(role, "system") ? "system" : "user",
+			      ev->ts_ns);
+		if (!st)
+			return;
+		cJSON_ReplaceItemInObject(st, "message",
+					  cJSON_CreateString(text ? text : ""));
+		cJSON_AddBoolToObject(cJSON_GetObjectItem(st, "extra"), "human",
+				      cJSON_IsTrue(cJSON_GetObjectItem(p, "human")));
+	}
+	add_seq(st, ev->seq);
+}
+
+static void on_tool_call(struct atif *a, const kt_event *ev, cJSON *p)
+{
+	const char *id = str_of(p, "call_id"), *tool = str_of(p, "tool");
+	char idbuf[32];
+	cJSON *st = a->cur, *calls, *c, *args;
+
+	if (!st || strcmp(str_of(st, "source"), "agent") ||
+	    cJSON_GetObjectItem(st, "observation"))
+		st = new_step(a, "agent", ev->ts_ns);
+	if (!st)
+		return;
+	if (!id) {
+		snprintf(idbuf, sizeof(idbuf), "ktraj-%llu", (unsigned long long)ev->seq);
+		id = idbuf;
+	}
+	calls = cJSON_GetObjectItem(st, "tool_calls");
+	if (!calls)
+		calls = cJSON_AddArrayToObject(st, "tool_calls");
+	c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "tool_call_id", id);
+	cJSON_AddStringToObject(c, "function_name", tool ? tool : "unknown");
+	args = cJSON_DetachItemFromObject(p, "args");
+	if (!cJSON_IsObject(args)) {
+		/* ATIF arguments are an object; keep a scalar under "value". */
+		cJSON *w = cJSON_CreateObject();
+
+		if (args)
+			cJSON_AddItemToObject(w, "value", args);
+		args = w;
+	}
+	cJSON_AddItemToObject(c, "arguments", args);
+	cJSON_AddItemToArray(calls, c);
+	cJSON_DeleteItemFromObject(a->calls, id);
+	cJSON_AddNumberToObject(a->calls, id, cJSON_GetArraySize(a->steps) - 1);
+	add_seq(st, ev->seq);
+}
+
+static void on_tool_result(struct atif *a, const kt_event *ev, cJSON *p)
+{
+	const char *id = str_of(p, "call_id"), *out = str_of(p, "output");
+	const cJSON *idx = id ? cJSON_GetObjectItem(a->calls, id) : NULL;
+	cJSON *st, *obs, *res, *r;
+
+	st = cJSON_IsNumber(idx) ? cJSON_GetArrayItem(a->steps, idx->valueint) : a->cur;
+	if (!st && !(st = new_step(a, "agent", ev->ts_ns)))
+		return;
+	obs = cJSON_GetObjectItem(st, "observation");
+	if (!obs)
+		obs = cJSON_AddObjectToObject(st, "observation");
+	res = cJSON_GetObjectItem(obs, "results");
+	if (!res)
+		res = cJSON_AddArrayToObject(obs, "results");
+	r = cJSON_CreateObject();
+	if (id)
+		cJSON_AddStringToObject(r, "source_call_id", id);
+	cJSON_AddStringToObject(r, "content", out ? out : "");
+	if (cJSON_IsFalse(cJSON_GetObjectItem(p, "ok")))
+		cJSON_AddItemToObject(r, "extra", cJSON_Parse("{\"is_error\":true}"));
+	cJSON_AddItemToArray(res, r);
+	add_seq(st, ev->seq);
+}
+
+static void on_other(struct atif *a, const kt_event *ev, cJSON *p)
+{
+	cJSON *st = a->cur, *extra, *list, *e;
+
+	if (!st && !(st = new_step(a, "system", ev->ts_ns)))
+		return;
+	extra = cJSON_GetObjectItem(st, "extra");
+	list = cJSON_GetObjectItem(extra, "ktraj_events");
+	if (!list)
+		list = cJSON_AddArrayToObject(extra, "ktraj_events");
+	e = cJSON_CreateObject();
+	cJSON_AddNumberToObject(e, "seq", (double)ev->seq);
+	cJSON_AddStringToObject(e, "kind", kt_kind_name(ev->kind) ? kt_kind_name(ev->kind) : "unknown");
+	cJSON_AddItemToObject(e, "payload", cJSON_Duplicate(p, 1));
+	cJSON_AddItemToArray(list, e);
+}
+
+static int each_event(const kt_event *ev, void *arg)
+{
+	struct atif *a = arg;
+	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+
+	if (!p) {
+		a->err = KT_ECORRUPT;
+		return 1;
+	}
+	switch (ev->kind) {
+	case KT_KIND_MESSAGE: on_message(a, ev, p); break;
+	case KT_KIND_TOOL_CALL: on_tool_call(a, ev, p); break;
+	case KT_KIND_TOOL_RESULT: on_tool_result(a, ev, p); break;
+	default: on_other(a, ev, p); break;
+	}
+	cJSON_Delete(p);
+	return a->err ? 1 : 0;
+}
+
+int kt_export_atif(kt_store *s, const char *run, int redact, FILE *out,
+		   char *err, size_t errlen)
+{
+	struct atif a = { 0 };
+	kt_run_info ri;
+	cJSON *doc = NULL, *agent, *fm, *extra;
+	kt_redactor *r = NULL;
+	char *text = NULL;
+	char name[512] = "", format[64] = "";
+	int rc;
+
+	rc = kt_run_get(s, run, &ri);
+	if (rc) {
+		snprintf(err, errlen, "run %s: %s", run, kt_strerror(rc));
+		return rc;
+	}
+	/* kt_run_info strings die at the next store call: copy them. */
+	snprintf(name, sizeof(name), "%s", ri.name ? ri.name : "");
+	snprintf(format, sizeof(format), "%s", ri.format ? ri.format : "");
+	doc = cJSON_CreateObject();
+	a.steps = cJSON_CreateArray();
+	a.calls = cJSON_CreateObject();
+	if (!doc || !a.steps || !a.calls) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	rc = kt_event_foreach(s, run, 1, 0, 0, each_event, &a);
+	if (a.err)
+		rc = a.err;
+	if (rc) {
+		snprintf(err, errlen, "reading events of %s: %s", run, kt_strerror(rc));
+		goto out;
+	}
+	cJSON_AddStringToObject(doc, "schema_version", ATIF_VERSION);
+	cJSON_AddStringToObject(doc, "session_id", run);
+	agent = cJSON_AddObjectToObject(doc, "agent");
+	cJSON_AddStringToObject(agent, "name", *format ? format : "ktraj");
+	cJSON_AddStringToObject(agent, "version", "unknown");
+	if (a.model[0])
+		cJSON_AddStringToObject(agent, "model_name", a.model);
+	cJSON_AddItemToObject(doc, "steps", a.steps);
+	a.steps = NULL;
+	fm = cJSON_AddObjectToObject(doc, "final_metrics");
+	cJSON_AddNumberToObject(fm, "total_prompt_tokens", a.prompt_tokens);
+	cJSON_AddNumberToObject(fm, "total_completion_tokens", a.completion_tokens);
+	cJSON_AddNumberToObject(fm, "total_cached_tokens", a.cached_tokens);
+	cJSON_AddNumberToObject(fm, "total_steps",
+				cJSON_GetArraySize(cJSON_GetObjectItem(doc, "steps")));
+	extra = cJSON_AddObjectToObject(doc, "extra");
+	cJSON_AddStringToObject(extra, "ktraj_run", run);
+	cJSON_AddStringToObject(extra, "ktraj_name", name);
+	cJSON_AddStringToObject(extra, "ktraj_format", format);
+	if (redact) {
+		r = kt_redactor_new();
+		if (!r || kt_redact_json(r, doc)) {
+			rc = KT_ENOMEM;
+			snprintf(err, errlen, "redaction failed");
+			goto out;
+		}
+	}
+	text = cJSON_Print(doc);
+	if (!text) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	if (fputs(text, out) < 0 || fputc('\n', out) == EOF) {
+		rc = KT_EIO;
+		snprintf(err, errlen, "write failed");
+	}
+out:
+	if (rc == KT_ENOMEM && err && !*err)
+		snprintf(err, errlen, "out of memory");
+	free(text);
+	kt_redactor_free(r);
+	cJSON_Delete(a.steps);
+	cJSON_Delete(a.calls);
+	cJSON_Delete(doc);
+	return rc;
+}

@@ -1,0 +1,313 @@
+/*
+ * export_ndjson.c - the store as zstd-compressed NDJSON tables, partitioned
+ * by run in the Hive layout that DuckDB, Spark and Polars read directly:
+ *
+ *   DIR/runs/run=<id>/part-0.ndjson.zst
+ *   DIR/events/run=<id>/part-0.ndjson.zst
+ *   DIR/bench/run=<id>/part-0.ndjson.zst
+ *   DIR/questions/run=<id>/part-0.ndjson.zst
+ *
+ * The run id lives in the directory name only (the partition column), so a
+ * reader never sees two `run` columns.  Columns are documented in README.md
+ * ("Exporting tables"); every row of a table has every column (null when the
+ * event has no such field) so schema inference is stable across files.
+ * Written with libarchive's raw format and zstd filter.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <cjson/cJSON.h>
+
+#include "export.h"
+
+enum { T_RUNS, T_EVENTS, T_BENCH, T_QUESTIONS, T_N };
+static const char *const table_name[T_N] = { "runs", "events", "bench", "questions" };
+
+struct tables {
+	char *buf[T_N];
+	size_t len[T_N];
+	FILE *f[T_N];
+	int err;
+};
+
+static int mkdir_p(const char *path)
+{
+	char tmp[4096], *p;
+
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+		return KT_ELIMIT;
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, 0777) && errno != EEXIST)
+			return KT_EIO;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0777) && errno != EEXIST)
+		return KT_EIO;
+	return 0;
+}
+
+/* Write one row; the object is consumed. */
+static void row(struct tables *t, int table, cJSON *o)
+{
+	char *s = o ? cJSON_PrintUnformatted(o) : NULL;
+
+	if (!s) {
+		t->err = KT_ENOMEM;
+	} else {
+		fputs(s, t->f[table]);
+		fputc('\n', t->f[table]);
+	}
+	free(s);
+	cJSON_Delete(o);
+}
+
+static void copy_field(cJSON *dst, const cJSON *p, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(p, key);
+
+	cJSON_AddItemToObject(dst, key, v ? cJSON_Duplicate(v, 1) : cJSON_CreateNull());
+}
+
+static void add_ts(cJSON *o, int64_t ts)
+{
+	char num[32];
+
+	if (ts == KT_TS_UNKNOWN) {
+		cJSON_AddNullToObject(o, "ts");
+		return;
+	}
+	snprintf(num, sizeof(num), "%lld", (long long)ts);
+	cJSON_AddRawToObject(o, "ts", num);
+}
+
+/* A human message that asks something: '?' (ASCII or full-width). */
+static int looks_like_question(const char *text)
+{
+	return text && (strchr(text, '?') || strstr(text, "\xef\xbc\x9f"));
+}
+
+static int each_event(const kt_event *ev, void *arg)
+{
+	static const char *const ev_cols[] = {
+		"role", "human", "text", "tool", "call_id", "ok", "path",
+		"exit_code", "correct", "time_ms", "speedup", "step", "verdict",
+	};
+	static const char *const bench_cols[] = {
+		"workload", "scenario", "time_ms", "min_ms", "max_ms", "n",
+		"ref_time_ms", "speedup", "correct", "tflops", "gbps",
+		"source_hash", "status",
+	};
+	struct tables *t = arg;
+	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len), *o;
+	const char *kind = kt_kind_name(ev->kind);
+	size_t i;
+
+	if (!p) {
+		t->err = KT_ECORRUPT;
+		return 1;
+	}
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
+	if (ev->parent)
+		cJSON_AddNumberToObject(o, "parent", (double)ev->parent);
+	else
+		cJSON_AddNullToObject(o, "parent");
+	add_ts(o, ev->ts_ns);
+	cJSON_AddStringToObject(o, "kind", kind ? kind : "unknown");
+	cJSON_AddStringToObject(o, "actor", ev->actor ? ev->actor : "");
+	for (i = 0; i < sizeof(ev_cols) / sizeof(ev_cols[0]); i++)
+		copy_field(o, p, ev_cols[i]);
+	cJSON_AddStringToObject(o, "payload", ev->payload);
+	row(t, T_EVENTS, o);
+
+	if (ev->kind == KT_KIND_BENCH) {
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
+		add_ts(o, ev->ts_ns);
+		for (i = 0; i < sizeof(bench_cols) / sizeof(bench_cols[0]); i++)
+			copy_field(o, p, bench_cols[i]);
+		row(t, T_BENCH, o);
+	}
+	if (ev->kind == KT_KIND_QUESTION ||
+	    (ev->kind == KT_KIND_MESSAGE &&
+	     cJSON_IsTrue(cJSON_GetObjectItem(p, "human")) &&
+	     looks_like_question(cJSON_GetStringValue(cJSON_GetObjectItem(p, "text"))))) {
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
+		add_ts(o, ev->ts_ns);
+		copy_field(o, p, "text");
+		if (ev->kind == KT_KIND_QUESTION) {
+			copy_field(o, p, "origin");
+			copy_field(o, p, "layer");
+		} else {
+			cJSON_AddStringToObject(o, "origin", "human");
+			cJSON_AddNullToObject(o, "layer");
+		}
+		row(t, T_QUESTIONS, o);
+	}
+	cJSON_Delete(p);
+	return t->err ? 1 : 0;
+}
+
+static int write_zst(const char *path, const char *data, size_t len)
+{
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+	int rc = KT_EIO;
+
+	if (!a || !e) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	if (archive_write_add_filter_zstd(a) != ARCHIVE_OK ||
+	    archive_write_set_format_raw(a) != ARCHIVE_OK ||
+	    archive_write_open_filename(a, path) != ARCHIVE_OK)
+		goto out;
+	archive_entry_set_pathname(e, "part-0.ndjson");
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_size(e, (la_int64_t)len);
+	if (archive_write_header(a, e) != ARCHIVE_OK)
+		goto out;
+	if (len && archive_write_data(a, data, len) != (la_ssize_t)len)
+		goto out;
+	if (archive_write_close(a) != ARCHIVE_OK)
+		goto out;
+	rc = 0;
+out:
+	archive_entry_free(e);
+	if (a)
+		archive_write_free(a);
+	return rc;
+}
+
+struct ctx {
+	kt_store *s;
+	const char *dir;
+	char *err;
+	size_t errlen;
+	int rc;
+	/* run ids are collected first: kt_event_foreach must not run inside
+	 * kt_run_foreach's callback on the same handle */
+	char (*ids)[KT_RUN_ID_HEX + 1];
+	size_t n, cap;
+};
+
+static int collect(const kt_run_info *ri, void *arg)
+{
+	struct ctx *c = arg;
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		void *p = realloc(c->ids, cap * sizeof(*c->ids));
+
+		if (!p) {
+			c->rc = KT_ENOMEM;
+			return 1;
+		}
+		c->ids = p;
+		c->cap = cap;
+	}
+	memcpy(c->ids[c->n++], ri->id, KT_RUN_ID_HEX + 1);
+	return 0;
+}
+
+static int export_run(struct ctx *c, const char *id)
+{
+	struct tables t = { 0 };
+	kt_run_info ri;
+	cJSON *o, *meta;
+	char path[4096], hex[KT_HASH_HEX + 1];
+	int rc, i;
+
+	for (i = 0; i < T_N; i++) {
+		t.f[i] = open_memstream(&t.buf[i], &t.len[i]);
+		if (!t.f[i]) {
+			rc = KT_ENOMEM;
+			goto out;
+		}
+	}
+	rc = kt_run_get(c->s, id, &ri);
+	if (rc)
+		goto out;
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", ri.name ? ri.name : "");
+	cJSON_AddStringToObject(o, "format", ri.format ? ri.format : "");
+	cJSON_AddNumberToObject(o, "events", (double)ri.n_events);
+	if (ri.created_ns == KT_TS_UNKNOWN)
+		cJSON_AddNullToObject(o, "created");
+	else {
+		char num[32];
+
+		snprintf(num, sizeof(num), "%lld", (long long)ri.created_ns);
+		cJSON_AddRawToObject(o, "created", num);
+	}
+	kt_hex(ri.head, KT_HASH_LEN, hex);
+	cJSON_AddStringToObject(o, "head", hex);
+	meta = ri.meta_json ? cJSON_Parse(ri.meta_json) : NULL;
+	cJSON_AddItemToObject(o, "meta", meta ? meta : cJSON_CreateObject());
+	row(&t, T_RUNS, o);
+	rc = kt_event_foreach(c->s, id, 1, 0, 0, each_event, &t);
+	if (!rc && t.err)
+		rc = t.err;
+	if (rc)
+		goto out;
+	for (i = 0; i < T_N; i++) {
+		if (fflush(t.f[i])) {
+			rc = KT_EIO;
+			goto out;
+		}
+		snprintf(path, sizeof(path), "%s/%s/run=%s", c->dir, table_name[i], id);
+		if ((rc = mkdir_p(path)))
+			goto out;
+		snprintf(path, sizeof(path), "%s/%s/run=%s/part-0.ndjson.zst",
+			 c->dir, table_name[i], id);
+		if ((rc = write_zst(path, t.buf[i], t.len[i])))
+			goto out;
+	}
+out:
+	if (rc)
+		snprintf(c->err, c->errlen, "run %s: %s", id, kt_strerror(rc));
+	for (i = 0; i < T_N; i++) {
+		if (t.f[i])
+			fclose(t.f[i]);
+		free(t.buf[i]);
+	}
+	return rc;
+}
+
+int kt_export_ndjson(kt_store *s, const char *run, const char *dir,
+		     char *err, size_t errlen)
+{
+	struct ctx c = { .s = s, .dir = dir, .err = err, .errlen = errlen };
+	size_t i;
+	int rc;
+
+	if ((rc = mkdir_p(dir))) {
+		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+		return rc;
+	}
+	if (run) {
+		rc = export_run(&c, run);
+		goto out;
+	}
+	rc = kt_run_foreach(s, collect, &c);
+	if (!rc)
+		rc = c.rc;
+	if (rc) {
+		snprintf(err, errlen, "listing runs: %s", kt_strerror(rc));
+		goto out;
+	}
+	for (i = 0; i < c.n && !rc; i++)
+		rc = export_run(&c, c.ids[i]);
+out:
+	free(c.ids);
+	return rc;
+}
