@@ -1,9 +1,172 @@
-/* cmd_replay.c - placeholder until the command lands; it fails honestly. */
+/*
+ * cmd_replay.c - `ktraj replay RUN SEQ` / `ktraj replay RUN --all-bench`.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "replay.h"
+
+static const char usage[] =
+	"usage: ktraj replay RUN SEQ [--json] [--timeout S] [--mem BYTES] [--allow-network]\n"
+	"       ktraj replay RUN --all-bench [--json] [...]\n"
+	"\n"
+	"Re-execute a recorded step: export its bundle (workspace at the step,\n"
+	"recorded commands, harness sources for `ktraj bench` steps), run it here\n"
+	"in a child process with time and memory limits and no network (where the\n"
+	"OS allows), compare with the recording and record a `replay` event.\n"
+	"This runs code from the trajectory: only use it on trajectories you trust\n"
+	"enough to run inside those limits.\n"
+	"\n"
+	"Verdicts: reproduced, faster, slower, diverged, failed (with the reason).\n"
+	"  --json           one row per replayed step: run, step, verdict, reason\n"
+	"  --timeout S      wall-clock limit per step (default 600)\n"
+	"  --mem BYTES      data-segment limit (default 16 GiB)\n"
+	"  --allow-network  do not isolate the network\n"
+	"  --all-bench      replay every bench step, reusing compiled binaries\n";
+
+struct bench_list {
+	uint64_t *seq;
+	size_t n, cap;
+};
+
+static int collect(const kt_event *ev, void *arg)
+{
+	struct bench_list *b = arg;
+
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 32;
+		uint64_t *p = realloc(b->seq, cap * sizeof(*p));
+
+		if (!p)
+			return 1;
+		b->seq = p;
+		b->cap = cap;
+	}
+	b->seq[b->n++] = ev->seq;
+	return 0;
+}
+
+static void print_row(const char *run, const cJSON *p, int json)
+{
+	const cJSON *v = cJSON_GetObjectItem(p, "verdict");
+	const cJSON *r = cJSON_GetObjectItem(p, "reason");
+	const cJSON *st = cJSON_GetObjectItem(p, "step");
+
+	if (json) {
+		cJSON *row = cJSON_Duplicate(p, 1);
+		char *s;
+
+		cJSON_AddStringToObject(row, "run", run);
+		s = cJSON_PrintUnformatted(row);
+		if (s)
+			puts(s);
+		free(s);
+		cJSON_Delete(row);
+		return;
+	}
+	printf("step %d: %s - %s\n", st ? st->valueint : 0,
+	       cJSON_GetStringValue(v) ? cJSON_GetStringValue(v) : "?",
+	       cJSON_GetStringValue(r) ? cJSON_GetStringValue(r) : "");
+}
 
 int cmd_replay(struct cli *c, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cli_err(c, "not implemented yet");
+	kt_replay_limits lim = { 600, 1200, 16ull << 30, 0 };
+	const char *spec = NULL, *seqs = NULL;
+	char run[KT_RUN_ID_HEX + 1], err[1024] = "";
+	char cache[] = "/tmp/ktraj-cache.XXXXXX";
+	struct bench_list b = { 0 };
+	kt_store *s = NULL;
+	int json = 0, all = 0, i, rc = 0, failed = 0;
+	size_t k;
+	uint64_t seq = 0;
+
+	if (cli_wants_help(argc, argv, usage))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (!strcmp(argv[i], "--all-bench"))
+			all = 1;
+		else if (!strcmp(argv[i], "--allow-network"))
+			lim.allow_network = 1;
+		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+			uint64_t v;
+
+			if (cli_u64(argv[++i], &v) || !v)
+				return cli_usage(c, "--timeout needs seconds");
+			lim.timeout_s = (unsigned)v;
+			lim.cpu_s = (unsigned)(2 * v);
+		} else if (!strcmp(argv[i], "--mem") && i + 1 < argc) {
+			if (cli_u64(argv[++i], &lim.mem_bytes) || !lim.mem_bytes)
+				return cli_usage(c, "--mem needs bytes");
+		} else if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage(c, "unknown option %s", argv[i]);
+		else if (!spec)
+			spec = argv[i];
+		else if (!seqs)
+			seqs = argv[i];
+		else
+			return cli_usage(c, "too many arguments");
+	}
+	if (!spec || (!seqs && !all) || (seqs && all))
+		return cli_usage(c, "give RUN and SEQ, or RUN --all-bench");
+	if (seqs && cli_u64(seqs, &seq))
+		return cli_usage(c, "SEQ must be a step number, not '%s'", seqs);
+	if ((rc = cli_open(c, 0, &s)))
+		return rc;
+	if ((rc = cli_run(c, s, spec, run)))
+		goto out;
+	if (all) {
+		rc = kt_event_foreach(s, run, 1, 0, KT_KIND_BENCH, collect, &b);
+		if (rc) {
+			rc = cli_store_err(c, s, rc, "listing bench steps");
+			goto out;
+		}
+		if (!b.n) {
+			rc = cli_err(c, "run %s has no bench steps", spec);
+			goto out;
+		}
+		if (!mkdtemp(cache)) {
+			rc = cli_err(c, "cannot create a cache directory");
+			goto out;
+		}
+	} else {
+		collect(&(kt_event){ .seq = seq }, &b);
+	}
+	for (k = 0; k < b.n; k++) {
+		cJSON *p = NULL;
+
+		if (all && c->progress)
+			fprintf(stderr, "\rktraj: replay: [%zu/%zu] step %llu ", k + 1, b.n,
+				(unsigned long long)b.seq[k]);
+		rc = kt_replay_step(s, run, b.seq[k], &lim, all ? cache : NULL, &p, err, sizeof(err));
+		if (rc) {
+			if (all && c->progress)
+				fputc('\n', stderr);
+			rc = cli_err(c, "step %llu: %s", (unsigned long long)b.seq[k], err);
+			if (rc == KT_EXIT_FAIL && !all)
+				goto out;
+			failed++;
+			continue;
+		}
+		print_row(run, p, json);
+		cJSON_Delete(p);
+	}
+	if (all && c->progress)
+		fputc('\n', stderr);
+	rc = failed ? KT_EXIT_FAIL : 0;
+out:
+	if (all && cache[sizeof(cache) - 7] != 'X') {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cache);
+		if (system(cmd) != 0) { /* leftover cache is harmless */ }
+	}
+	free(b.seq);
+	kt_store_close(s);
+	return rc;
 }

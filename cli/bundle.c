@@ -1,0 +1,727 @@
+/*
+ * bundle.c - replay bundles (see bundle.h for the layout).
+ *
+ * Why a bundle holds only what the trajectory showed: replay must say what it
+ * could not reconstruct rather than silently pick up files from the host, so
+ * the manifest lists every file the step's command names that the trajectory
+ * never showed ("missing"), and the verdict cites it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "bundle.h"
+#include "export.h"
+
+/* ---- step resolution ------------------------------------------------------ */
+
+static char *xstrdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The command of a shell-like tool call: args.command / args.cmd (string or
+ * argv array, as Codex records it). */
+static char *call_command(const cJSON *payload)
+{
+	const cJSON *args = cJSON_GetObjectItem(payload, "args");
+	const cJSON *c = cJSON_GetObjectItem(args, "command");
+	const cJSON *it;
+	size_t n = 0;
+	char *out;
+
+	if (!c)
+		c = cJSON_GetObjectItem(args, "cmd");
+	if (cJSON_IsString(c))
+		return strdup(c->valuestring);
+	if (!cJSON_IsArray(c))
+		return NULL;
+	/* ["bash","-lc","make"] -> the script itself when it is a shell -c */
+	if (cJSON_GetArraySize(c) == 3 &&
+	    cJSON_IsString(cJSON_GetArrayItem(c, 1)) &&
+	    strstr(cJSON_GetArrayItem(c, 1)->valuestring, "c") &&
+	    cJSON_IsString(cJSON_GetArrayItem(c, 2)))
+		return strdup(cJSON_GetArrayItem(c, 2)->valuestring);
+	cJSON_ArrayForEach(it, c)
+		if (cJSON_IsString(it))
+			n += strlen(it->valuestring) + 3;
+	out = malloc(n + 1);
+	if (!out)
+		return NULL;
+	out[0] = 0;
+	cJSON_ArrayForEach(it, c) {
+		if (!cJSON_IsString(it))
+			continue;
+		if (*out)
+			strcat(out, " ");
+		strcat(out, "'");
+		strcat(out, it->valuestring);
+		strcat(out, "'");
+	}
+	return out;
+}
+
+static cJSON *load_payload(kt_store *s, const char *run, uint64_t seq,
+			   int *kind, uint64_t *parent)
+{
+	kt_event ev;
+
+	if (kt_event_get(s, run, seq, &ev))
+		return NULL;
+	*kind = ev.kind;
+	*parent = ev.parent;
+	return cJSON_ParseWithLength(ev.payload, ev.payload_len);
+}
+
+int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
+		 char *err, size_t errlen)
+{
+	kt_run_info ri;
+	cJSON *p, *meta = NULL;
+	uint64_t parent, cur;
+	int kind, hops, rc;
+
+	memset(st, 0, sizeof(*st));
+	st->seq = seq;
+	p = load_payload(s, run, seq, &kind, &parent);
+	if (!p) {
+		snprintf(err, errlen, "no event %llu in run %s", (unsigned long long)seq, run);
+		return KT_ENOTFOUND;
+	}
+	st->kind = kind;
+	st->payload = p;
+	if (kind != KT_KIND_COMPILE && kind != KT_KIND_BENCH &&
+	    kind != KT_KIND_TOOL_CALL && kind != KT_KIND_TOOL_RESULT) {
+		snprintf(err, errlen, "step %llu is a %s event; replay needs a compile, bench or shell tool call",
+			 (unsigned long long)seq, kt_kind_name(kind) ? kt_kind_name(kind) : "unknown");
+		return KT_EINVAL;
+	}
+	if (kind == KT_KIND_BENCH && cJSON_GetObjectItem(p, "harness"))
+		st->harness = 1;
+	st->cwd = xstrdup(jstr(p, "cwd"));
+	/* Walk up the causal links to the tool call that ran the command. */
+	cur = seq;
+	for (hops = 0; hops < 4 && kind != KT_KIND_TOOL_CALL && parent; hops++) {
+		cJSON *q = load_payload(s, run, parent, &kind, &cur);
+
+		if (!q)
+			break;
+		if (kind == KT_KIND_TOOL_CALL) {
+			st->call = parent;
+			st->command = call_command(q);
+			if (!st->cwd)
+				st->cwd = xstrdup(jstr(cJSON_GetObjectItem(q, "args"), "workdir"));
+			if (!st->cwd)
+				st->cwd = xstrdup(jstr(cJSON_GetObjectItem(q, "extra"), "cwd"));
+		}
+		cJSON_Delete(q);
+		parent = cur;
+	}
+	if (st->kind == KT_KIND_TOOL_CALL) {
+		st->call = seq;
+		st->command = call_command(p);
+	}
+	if (!st->command && st->kind == KT_KIND_COMPILE)
+		st->command = xstrdup(jstr(p, "command"));
+	if (!st->command && !st->harness) {
+		snprintf(err, errlen, "step %llu has no recorded shell command to re-run",
+			 (unsigned long long)seq);
+		return KT_EINVAL;
+	}
+	rc = kt_run_get(s, run, &ri);
+	if (!rc && ri.meta_json)
+		meta = cJSON_Parse(ri.meta_json);
+	if (!st->cwd)
+		st->cwd = xstrdup(jstr(meta, "cwd"));
+	/* The workspace root is the session's project directory when the
+	 * step ran inside it, else the step's own directory. */
+	if (jstr(meta, "cwd") && st->cwd &&
+	    !strncmp(st->cwd, jstr(meta, "cwd"), strlen(jstr(meta, "cwd"))))
+		st->root = xstrdup(jstr(meta, "cwd"));
+	else
+		st->root = xstrdup(st->cwd);
+	cJSON_Delete(meta);
+	/* Expected results: what the recording says happened. */
+	st->expect = cJSON_CreateObject();
+	if (st->kind == KT_KIND_COMPILE) {
+		const cJSON *ec = cJSON_GetObjectItem(p, "exit_code");
+
+		cJSON_AddItemToObject(st->expect, "exit_code",
+				      ec ? cJSON_Duplicate(ec, 1) : cJSON_CreateNull());
+	} else if (st->kind == KT_KIND_BENCH) {
+		static const char *const keys[] = { "correct", "time_ms", "min_ms", "max_ms",
+						    "n", "speedup", "ci_low", "ci_high", "scenario" };
+		size_t i;
+
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			const cJSON *v = cJSON_GetObjectItem(p, keys[i]);
+
+			if (v)
+				cJSON_AddItemToObject(st->expect, keys[i], cJSON_Duplicate(v, 1));
+		}
+	}
+	return 0;
+}
+
+void kt_step_release(kt_step *st)
+{
+	free(st->command);
+	free(st->cwd);
+	free(st->root);
+	cJSON_Delete(st->payload);
+	cJSON_Delete(st->expect);
+	memset(st, 0, sizeof(*st));
+}
+
+/* ---- host path rewriting -------------------------------------------------- */
+
+static int append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		size_t c = (*cap + n + 1) * 2;
+		char *p = realloc(*buf, c);
+
+		if (!p)
+			return -1;
+		*buf = p;
+		*cap = c;
+	}
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = 0;
+	return 0;
+}
+
+char *kt_bundle_unhost(const char *text, const char *root)
+{
+	size_t len = 0, cap = 0, rl = root ? strlen(root) : 0;
+	char *out = NULL;
+	const char *p = text ? text : "";
+
+	while (rl > 1 && root[rl - 1] == '/')
+		rl--;
+	if (append(&out, &len, &cap, "", 0))
+		return NULL;
+	while (*p) {
+		if (rl > 1 && !strncmp(p, root, rl) && (p[rl] == '/' || !p[rl] ||
+		    strchr(" \t\n;&|)'\"", p[rl]))) {
+			if (append(&out, &len, &cap, ".", 1))
+				goto fail;
+			p += rl;
+			continue;
+		}
+		if ((!strncmp(p, "/home/", 6) || !strncmp(p, "/Users/", 7))) {
+			const char *u = p + (p[1] == 'h' ? 6 : 7);
+			const char *e = u;
+
+			while (*e && *e != '/' && !strchr(" \t\n;&|)'\"", *e))
+				e++;
+			if (e > u) {
+				if (append(&out, &len, &cap, "$HOME", 5))
+					goto fail;
+				p = e;
+				continue;
+			}
+		}
+		if (append(&out, &len, &cap, p, 1))
+			goto fail;
+		p++;
+	}
+	return out;
+fail:
+	free(out);
+	return NULL;
+}
+
+/* ---- tar writing ------------------------------------------------------------ */
+
+struct tw {
+	struct archive *a;
+	char err[256];
+};
+
+static int tw_add(struct tw *t, const char *name, const void *data, size_t len,
+		  int mode)
+{
+	struct archive_entry *e = archive_entry_new();
+	char path[4096];
+	int rc = 0;
+
+	if (!e)
+		return KT_ENOMEM;
+	snprintf(path, sizeof(path), "%s/%s", KT_BUNDLE_DIR, name);
+	archive_entry_set_pathname(e, path);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, mode);
+	archive_entry_set_size(e, (la_int64_t)len);
+	archive_entry_set_mtime(e, 0, 0); /* reproducible bundles */
+	if (archive_write_header(t->a, e) != ARCHIVE_OK ||
+	    (len && archive_write_data(t->a, data, len) != (la_ssize_t)len)) {
+		snprintf(t->err, sizeof(t->err), "%s", archive_error_string(t->a));
+		rc = KT_EIO;
+	}
+	archive_entry_free(e);
+	return rc;
+}
+
+/* A path is safe inside the bundle when it is relative and has no "..". */
+static int safe_rel(const char *p)
+{
+	const char *s = p;
+
+	if (!*p || *p == '/')
+		return 0;
+	while (*s) {
+		if (s[0] == '.' && s[1] == '.' && (s[2] == '/' || !s[2]) &&
+		    (s == p || s[-1] == '/'))
+			return 0;
+		s++;
+	}
+	return 1;
+}
+
+/* Copy a directory tree of the ktraj sources (harness/, kernels/) into the
+ * bundle: regular files only. */
+static int add_tree(struct tw *t, const char *src, const char *dst)
+{
+	char cmd[8192];
+	FILE *f;
+	char line[4096];
+	int rc = 0;
+
+	/* find(1) keeps this short; names come from our own source tree. */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find . -type f ! -path '*/build/*' ! -name '*.o' | LC_ALL=C sort", src);
+	f = popen(cmd, "r");
+	if (!f)
+		return KT_EIO;
+	while (!rc && fgets(line, sizeof(line), f)) {
+		char full[8192], name[8192];
+		size_t n = strlen(line);
+		void *data;
+		FILE *in;
+		long sz;
+
+		if (n && line[n - 1] == '\n')
+			line[--n] = 0;
+		if (n < 3)
+			continue;
+		snprintf(full, sizeof(full), "%s/%s", src, line + 2);
+		snprintf(name, sizeof(name), "%s/%s", dst, line + 2);
+		in = fopen(full, "rb");
+		if (!in)
+			continue;
+		if (fseek(in, 0, SEEK_END) || (sz = ftell(in)) < 0 || fseek(in, 0, SEEK_SET)) {
+			fclose(in);
+			continue;
+		}
+		data = malloc((size_t)sz + 1);
+		if (data && fread(data, 1, (size_t)sz, in) == (size_t)sz)
+			rc = tw_add(t, name, data, (size_t)sz, 0644);
+		free(data);
+		fclose(in);
+	}
+	pclose(f);
+	return rc;
+}
+
+/* Where the ktraj sources are: $KTRAJ_SRC, else two levels above the
+ * running binary (build/ktraj -> .), else the current directory. */
+static int find_src(char *out, size_t len)
+{
+	const char *env = getenv("KTRAJ_SRC");
+	char exe[4096];
+	ssize_t n;
+	struct stat st;
+	char probe[4200];
+
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+		int up;
+
+		exe[n] = 0;
+		for (up = 0; up < 3; up++) {
+			slash = strrchr(exe, '/');
+			if (!slash)
+				break;
+			*slash = 0;
+			snprintf(probe, sizeof(probe), "%s/harness", exe);
+			if (!stat(probe, &st) && S_ISDIR(st.st_mode)) {
+				snprintf(out, len, "%s", exe);
+				return 0;
+			}
+		}
+	}
+	if (!stat("harness", &st) && S_ISDIR(st.st_mode)) {
+		snprintf(out, len, ".");
+		return 0;
+	}
+	return KT_ENOTFOUND;
+}
+
+/* result.c: builds result.json from the captured output with libc alone. */
+static const char result_c[] =
+"/* result.c - writes the replay result JSON (ktraj bundle). */\n"
+"#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+"static void str(FILE *o, const char *path, long max) {\n"
+"  FILE *f = fopen(path, \"rb\"); int c; long n = 0;\n"
+"  fputc('\"', o);\n"
+"  if (f) { while ((c = fgetc(f)) != EOF && n++ < max) {\n"
+"    if (c == '\"' || c == '\\\\') { fputc('\\\\', o); fputc(c, o); }\n"
+"    else if (c == '\\n') fputs(\"\\\\n\", o);\n"
+"    else if (c == '\\t') fputs(\"\\\\t\", o);\n"
+"    else if (c < 0x20) fprintf(o, \"\\\\u%04x\", c);\n"
+"    else fputc(c, o); }\n"
+"    fclose(f); }\n"
+"  fputc('\"', o);\n}\n"
+"int main(int argc, char **argv) {\n"
+"  /* argv: exit_code duration_ms bundle_dir */\n"
+"  char p[4096]; FILE *m; int c;\n"
+"  if (argc < 4) return 2;\n"
+"  printf(\"{\\\"ktraj_replay\\\":1,\\\"exit_code\\\":%d,\\\"duration_ms\\\":%s,\", atoi(argv[1]), argv[2]);\n"
+"  snprintf(p, sizeof p, \"%s/manifest.json\", argv[3]);\n"
+"  printf(\"\\\"manifest\\\":\");\n"
+"  if ((m = fopen(p, \"rb\"))) { while ((c = fgetc(m)) != EOF) putchar(c); fclose(m); } else printf(\"null\");\n"
+"  printf(\",\\\"stdout\\\":\");\n"
+"  snprintf(p, sizeof p, \"%s/stdout.txt\", argv[3]); str(stdout, p, 1L << 20);\n"
+"  printf(\",\\\"stderr\\\":\");\n"
+"  snprintf(p, sizeof p, \"%s/stderr.txt\", argv[3]); str(stdout, p, 1L << 20);\n"
+"  printf(\"}\\n\");\n"
+"  return 0;\n}\n";
+
+struct files {
+	kt_store *s;
+	const char *run;
+	uint64_t seq;
+	const char *root;
+	size_t rootlen;
+	struct tw *t;
+	cJSON *list;     /* manifest "files": [{path, sha256}] */
+	int rc;
+	char (*paths)[4096];
+	size_t n, cap;
+};
+
+static int collect_path(const char *path, void *arg)
+{
+	struct files *f = arg;
+
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 64;
+		void *p = realloc(f->paths, cap * sizeof(*f->paths));
+
+		if (!p) {
+			f->rc = KT_ENOMEM;
+			return 1;
+		}
+		f->paths = p;
+		f->cap = cap;
+	}
+	snprintf(f->paths[f->n++], sizeof(f->paths[0]), "%s", path);
+	return 0;
+}
+
+/* The workspace-relative name of a recorded path, or NULL outside it. */
+static const char *rel_of(const struct files *f, const char *path)
+{
+	if (path[0] != '/')
+		return safe_rel(path) ? path : NULL;
+	if (!f->rootlen || strncmp(path, f->root, f->rootlen) ||
+	    path[f->rootlen] != '/')
+		return NULL;
+	path += f->rootlen + 1;
+	return safe_rel(path) ? path : NULL;
+}
+
+static int add_workspace(struct files *f)
+{
+	size_t i;
+	int rc;
+
+	rc = kt_path_foreach(f->s, f->run, f->seq, collect_path, f);
+	if (!rc)
+		rc = f->rc;
+	for (i = 0; !rc && i < f->n; i++) {
+		unsigned char h[KT_HASH_LEN];
+		char hex[KT_HASH_HEX + 1], name[4200];
+		const char *rel = rel_of(f, f->paths[i]);
+		void *data = NULL;
+		size_t len = 0;
+		int deleted = 0;
+		cJSON *o;
+
+		if (!rel)
+			continue;
+		if (kt_path_at(f->s, f->run, f->paths[i], f->seq, h, &deleted) || deleted)
+			continue;
+		if (kt_blob_get(f->s, h, &data, &len))
+			continue;
+		snprintf(name, sizeof(name), "workspace/%s", rel);
+		rc = tw_add(f->t, name, data, len, 0644);
+		free(data);
+		kt_hex(h, KT_HASH_LEN, hex);
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "path", rel);
+		cJSON_AddStringToObject(o, "sha256", hex);
+		cJSON_AddItemToArray(f->list, o);
+	}
+	return rc;
+}
+
+/* Files a command names (by extension or well-known build file names) that
+ * the reconstructed workspace lacks. */
+static void find_missing(const char *cmd, const cJSON *files, const char *subdir,
+			 cJSON *missing)
+{
+	static const char *const exts[] = { ".cu", ".cuh", ".c", ".cc", ".cpp", ".h",
+					    ".hpp", ".py", ".txt", ".json", NULL };
+	char *copy = strdup(cmd ? cmd : ""), *tok, *save = NULL;
+
+	if (!copy)
+		return;
+	for (tok = strtok_r(copy, " \t\n;&|()<>'\"=", &save); tok;
+	     tok = strtok_r(NULL, " \t\n;&|()<>'\"=", &save)) {
+		const char *dot = strrchr(tok, '.');
+		const cJSON *it;
+		char want[4200];
+		int known = 0, i, code = 0;
+
+		if (!strcmp(tok, "Makefile") || !strcmp(tok, "CMakeLists.txt"))
+			code = 1;
+		for (i = 0; dot && exts[i]; i++)
+			if (!strcmp(dot, exts[i]))
+				code = 1;
+		if (!code || tok[0] == '-')
+			continue;
+		if (subdir && *subdir && tok[0] != '/')
+			snprintf(want, sizeof(want), "%s/%s", subdir, tok);
+		else
+			snprintf(want, sizeof(want), "%s", tok);
+		cJSON_ArrayForEach(it, files) {
+			const char *p = jstr(it, "path");
+			size_t pl = p ? strlen(p) : 0, wl = strlen(want);
+
+			if (p && (!strcmp(p, want) ||
+				  (pl > wl && p[pl - wl - 1] == '/' && !strcmp(p + pl - wl, want))))
+				known = 1;
+		}
+		if (!known) {
+			char *u = kt_bundle_unhost(tok, NULL);
+
+			cJSON_AddItemToArray(missing, cJSON_CreateString(u ? u : tok));
+			free(u);
+		}
+	}
+	free(copy);
+}
+
+int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
+		     const char *out_path, char *err, size_t errlen)
+{
+	struct tw t = { 0 };
+	struct files f = { 0 };
+	kt_step st;
+	cJSON *man = NULL, *missing;
+	char *mtext = NULL, *cmd = NULL, *script = NULL, *sub = NULL;
+	char src[4096];
+	const char *subdir = "";
+	size_t sl;
+	int rc;
+
+	rc = kt_step_load(s, run, seq, &st, err, errlen);
+	if (rc)
+		goto out;
+	t.a = archive_write_new();
+	if (!t.a) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	if (archive_write_set_format_pax_restricted(t.a) != ARCHIVE_OK ||
+	    archive_write_add_filter_zstd(t.a) != ARCHIVE_OK ||
+	    archive_write_open_filename(t.a, out_path) != ARCHIVE_OK) {
+		snprintf(err, errlen, "%s: %s", out_path, archive_error_string(t.a));
+		rc = KT_EIO;
+		goto out;
+	}
+	man = cJSON_CreateObject();
+	cJSON_AddStringToObject(man, "ktraj_bundle", "1");
+	cJSON_AddStringToObject(man, "run", run);
+	cJSON_AddNumberToObject(man, "seq", (double)seq);
+	cJSON_AddStringToObject(man, "kind", kt_kind_name(st.kind));
+	if (st.call)
+		cJSON_AddNumberToObject(man, "tool_call", (double)st.call);
+	/* workspace */
+	f.s = s;
+	f.run = run;
+	f.seq = seq;
+	f.root = st.root ? st.root : "";
+	f.rootlen = strlen(f.root);
+	while (f.rootlen > 1 && f.root[f.rootlen - 1] == '/')
+		f.rootlen--;
+	f.t = &t;
+	f.list = cJSON_AddArrayToObject(man, "files");
+	rc = add_workspace(&f);
+	if (rc) {
+		snprintf(err, errlen, "workspace at step %llu: %s",
+			 (unsigned long long)seq, t.err[0] ? t.err : kt_strerror(rc));
+		goto out;
+	}
+	/* the step's directory inside the workspace */
+	if (st.cwd && st.root && (sl = strlen(st.root)) &&
+	    !strncmp(st.cwd, st.root, sl) && st.cwd[sl] == '/' && safe_rel(st.cwd + sl + 1))
+		subdir = st.cwd + sl + 1;
+	cJSON_AddStringToObject(man, "cwd", subdir);
+	cmd = kt_bundle_unhost(st.command ? st.command : "", st.root);
+	if (!cmd) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	cJSON_AddStringToObject(man, "command", cmd);
+	missing = cJSON_AddArrayToObject(man, "missing");
+	find_missing(cmd, f.list, subdir, missing);
+	cJSON_AddItemToObject(man, "expect", cJSON_Duplicate(st.expect, 1));
+	{
+		const cJSON *fp = cJSON_GetObjectItem(st.payload, "fingerprint");
+		const cJSON *tol = cJSON_GetObjectItem(st.payload, "tolerances");
+		static const char *const tc[] = { "compiler", "version", "flags", "arch", NULL };
+		cJSON *tool = cJSON_AddObjectToObject(man, "toolchain");
+		int i;
+
+		cJSON_AddItemToObject(man, "fingerprint", fp ? cJSON_Duplicate(fp, 1) : cJSON_CreateNull());
+		if (tol)
+			cJSON_AddItemToObject(man, "tolerances", cJSON_Duplicate(tol, 1));
+		for (i = 0; tc[i]; i++) {
+			const cJSON *v = cJSON_GetObjectItem(st.payload, tc[i]);
+
+			if (v)
+				cJSON_AddItemToObject(tool, tc[i], cJSON_Duplicate(v, 1));
+		}
+	}
+	cJSON_AddNumberToObject(man, "noise_band", 0.05);
+	if (st.harness) {
+		const cJSON *h = cJSON_GetObjectItem(st.payload, "harness");
+
+		if (find_src(src, sizeof(src))) {
+			snprintf(err, errlen, "harness step: ktraj sources (harness/, kernels/) not found; set KTRAJ_SRC");
+			rc = KT_ENOTFOUND;
+			goto out;
+		}
+		{
+			char d[4200];
+
+			snprintf(d, sizeof(d), "%s/harness", src);
+			if ((rc = add_tree(&t, d, "harness")))
+				goto out;
+			snprintf(d, sizeof(d), "%s/kernels", src);
+			if ((rc = add_tree(&t, d, "kernels")))
+				goto out;
+		}
+		cJSON_AddItemToObject(man, "harness", cJSON_Duplicate(h, 1));
+		/* A harness step's command is derived from its recorded
+		 * invocation (relative paths inside the bundle). */
+		if (cJSON_IsString(cJSON_GetObjectItem(h, "bundle_command"))) {
+			free(cmd);
+			cmd = strdup(cJSON_GetObjectItem(h, "bundle_command")->valuestring);
+			cJSON_ReplaceItemInObject(man, "command", cJSON_CreateString(cmd ? cmd : ""));
+		}
+		/* the candidate source, when the trajectory kept it */
+		{
+			const char *cb = jstr(st.payload, "candidate_blob");
+			unsigned char h2[KT_HASH_LEN];
+			void *data;
+			size_t len;
+
+			if (cb && !kt_unhex(cb, h2, KT_HASH_LEN) && !kt_blob_get(s, h2, &data, &len)) {
+				rc = tw_add(&t, "workspace/candidate.cu", data, len, 0644);
+				free(data);
+				if (rc)
+					goto out;
+			}
+		}
+	}
+	mtext = cJSON_Print(man);
+	if (!mtext) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	/* No host path may leave the machine in the manifest. */
+	{
+		char *clean = kt_bundle_unhost(mtext, st.root);
+
+		free(mtext);
+		mtext = clean;
+		if (!mtext) {
+			rc = KT_ENOMEM;
+			goto out;
+		}
+	}
+	if ((rc = tw_add(&t, "manifest.json", mtext, strlen(mtext), 0644)) ||
+	    (rc = tw_add(&t, "command.sh", cmd, strlen(cmd), 0755)) ||
+	    (rc = tw_add(&t, "result.c", result_c, sizeof(result_c) - 1, 0644)))
+		goto out;
+	sub = kt_bundle_unhost(subdir, NULL);
+	if (asprintf(&script,
+		     "#!/bin/sh\n"
+		     "# ktraj replay bundle: run %s step %llu (%s).\n"
+		     "# Needs sh, a C compiler and, for CUDA steps, the CUDA Toolkit.\n"
+		     "# Writes result.json next to this script; `ktraj import result.json`\n"
+		     "# records it as a replay event on the original step.\n"
+		     "set -u\n"
+		     "B=$(cd \"$(dirname \"$0\")\" && pwd)\n"
+		     "CC=${CC:-cc}\n"
+		     "$CC -O1 -o \"$B/.result\" \"$B/result.c\" || { echo 'ktraj bundle: no C compiler' >&2; exit 1; }\n"
+		     "mkdir -p \"$B/workspace/%s\"\n"
+		     "cd \"$B/workspace/%s\" || exit 1\n"
+		     "SH=sh; command -v bash >/dev/null 2>&1 && SH=bash\n"
+		     "t0=$(date +%%s%%N)\n"
+		     "$SH \"$B/command.sh\" >\"$B/stdout.txt\" 2>\"$B/stderr.txt\" </dev/null\n"
+		     "rc=$?\n"
+		     "t1=$(date +%%s%%N)\n"
+		     "\"$B/.result\" \"$rc\" \"$(( (t1 - t0) / 1000000 ))\" \"$B\" >\"$B/result.json\"\n"
+		     "exit 0\n",
+		     run, (unsigned long long)seq, kt_kind_name(st.kind),
+		     sub ? sub : "", sub ? sub : "") < 0) {
+		script = NULL;
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	if ((rc = tw_add(&t, "run.sh", script, strlen(script), 0755)))
+		goto out;
+	if (archive_write_close(t.a) != ARCHIVE_OK) {
+		snprintf(err, errlen, "%s: %s", out_path, archive_error_string(t.a));
+		rc = KT_EIO;
+	}
+out:
+	if (rc && err && !*err)
+		snprintf(err, errlen, "%s", t.err[0] ? t.err : kt_strerror(rc));
+	if (t.a)
+		archive_write_free(t.a);
+	if (rc && t.a)
+		unlink(out_path);
+	free(f.paths);
+	free(mtext);
+	free(cmd);
+	free(sub);
+	free(script);
+	cJSON_Delete(man);
+	kt_step_release(&st);
+	return rc;
+}

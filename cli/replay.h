@@ -1,0 +1,60 @@
+/*
+ * replay.h - re-executing a recorded step and judging the result.
+ *
+ * Untrusted code from a trajectory runs only here, only when the user asks
+ * (`ktraj replay`), in a child process in its own process group with CPU
+ * time and memory limits, a wall-clock watchdog and, where the OS allows, no
+ * network (a new network namespace).
+ */
+#ifndef KT_REPLAY_H
+#define KT_REPLAY_H
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include "../store/store.h"
+
+/* Verdicts, in the words users see. */
+#define KT_V_REPRODUCED "reproduced"
+#define KT_V_FASTER "faster"
+#define KT_V_SLOWER "slower"
+#define KT_V_DIVERGED "diverged"
+#define KT_V_FAILED "failed"
+
+typedef struct kt_replay_limits {
+	unsigned timeout_s;   /* wall clock, default 600 */
+	unsigned cpu_s;       /* RLIMIT_CPU, default 1200 */
+	uint64_t mem_bytes;   /* RLIMIT_DATA, default 16 GiB (not RLIMIT_AS:
+				 the CUDA driver reserves huge address space) */
+	int allow_network;    /* 0: try to run in a new network namespace */
+} kt_replay_limits;
+
+/*
+ * Judge a replay: `kind` is the step's kind, `manifest` the bundle manifest
+ * (expectations, missing files, fingerprint), `result` the bundle's
+ * result.json (NULL when the bundle produced none), `gpu_here` the name of
+ * this machine's GPU or NULL.  Returns a static verdict string and writes a
+ * one-line reason (several causes joined by "; ").  Pure: no I/O.
+ *
+ * Rules: compile steps compare exit status (same success or same failure
+ * reproduces); bench steps compare correctness first (a different answer
+ * diverges), then the median against the recorded one with a band of
+ * max(noise_band, the recorded spread (max-min)/2/median, 3 % ) - inside is
+ * reproduced, below faster, above slower; shell steps compare exit status.
+ */
+const char *kt_replay_judge(int kind, const cJSON *manifest,
+			    const cJSON *result, const char *gpu_here,
+			    char *reason, size_t len);
+
+/*
+ * Export the bundle of (run, seq) into a fresh temp directory, run it under
+ * limits, judge it, and record a `replay` event (parent = the step) in the
+ * run.  *out gets the replay payload (caller frees): step, verdict, reason,
+ * results.  `cache_dir` (may be NULL) is passed to the bundle as
+ * KTRAJ_CACHE so compiled binaries are reused by source hash.
+ * Errors: the KT_E* of exporting or recording; a step that ran and failed
+ * is not an error (verdict "failed").
+ */
+int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
+		   const kt_replay_limits *lim, const char *cache_dir,
+		   cJSON **out, char *err, size_t errlen);
+#endif
