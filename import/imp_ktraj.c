@@ -1,0 +1,514 @@
+/*
+ * imp_ktraj.c - the ktraj JSONL interchange: line parser (shared with `ktraj
+ * append`) and the "ktraj" importer.  Format: ktraj_jsonl.h and FORMAT.md
+ * "JSONL".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "import.h"
+#include "ktraj_jsonl.h"
+
+/* ---- exact integers from the raw text ---------------------------------
+ * cJSON keeps numbers as doubles, which round ns timestamps (61 bits), so
+ * seq, parent and ts are read again from the line itself.  The line has
+ * already parsed as a JSON object when this runs; the scanner still never
+ * reads past end. */
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+static const char *skip_str(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		if (*p == '\\')
+			p++;
+		else if (*p == '"')
+			return p + 1;
+	}
+	return NULL;
+}
+
+static const char *skip_value(const char *p, const char *end)
+{
+	int depth = 0;
+
+	if (p >= end)
+		return NULL;
+	if (*p == '"')
+		return skip_str(p, end);
+	if (*p != '{' && *p != '[') {
+		while (p < end && *p != ',' && *p != '}' && *p != ']' &&
+		       *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+			p++;
+		return p;
+	}
+	while (p < end) {
+		if (*p == '"') {
+			p = skip_str(p, end);
+			if (!p)
+				return NULL;
+			continue;
+		}
+		if (*p == '{' || *p == '[')
+			depth++;
+		else if ((*p == '}' || *p == ']') && --depth == 0)
+			return p + 1;
+		p++;
+	}
+	return NULL;
+}
+
+/* The raw text of top-level member `key`: 1 found, 0 not. */
+static int top_member(const char *p, const char *end, const char *key,
+		      const char **v, size_t *vlen)
+{
+	size_t klen = strlen(key);
+
+	p = skip_ws(p, end);
+	if (p >= end || *p != '{')
+		return 0;
+	for (p++;;) {
+		const char *k, *ke, *ve;
+
+		p = skip_ws(p, end);
+		if (p >= end || *p != '"')
+			return 0;
+		k = p + 1;
+		ke = skip_str(p, end);
+		if (!ke)
+			return 0;
+		p = skip_ws(ke, end);
+		if (p >= end || *p != ':')
+			return 0;
+		p = skip_ws(p + 1, end);
+		ve = skip_value(p, end);
+		if (!ve)
+			return 0;
+		if ((size_t)(ke - 1 - k) == klen && !memcmp(k, key, klen)) {
+			*v = p;
+			*vlen = (size_t)(ve - p);
+			return 1;
+		}
+		p = skip_ws(ve, end);
+		if (p >= end || *p != ',')
+			return 0;
+		p++;
+	}
+}
+
+/* -1 not an integer, 0 ok */
+static int raw_i64(const char *v, size_t n, int64_t *out)
+{
+	char buf[32], *e;
+	long long x;
+
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, v, n);
+	buf[n] = 0;
+	if (strspn(buf + (buf[0] == '-'), "0123456789") != n - (buf[0] == '-'))
+		return -1;
+	errno = 0;
+	x = strtoll(buf, &e, 10);
+	if (errno || *e)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int fail(char *err, size_t errlen, const char *what)
+{
+	if (err && errlen)
+		snprintf(err, errlen, "%s", what);
+	return KT_EPARSE;
+}
+
+/* member `key` as an exact integer >= min: 1 present, 0 absent or null,
+ * -1 bad */
+static int int_member(const char *line, size_t len, cJSON *root,
+		      const char *key, int64_t min, int64_t *out)
+{
+	cJSON *it = cJSON_GetObjectItemCaseSensitive(root, key);
+	const char *v;
+	size_t vn;
+
+	if (!it || cJSON_IsNull(it))
+		return 0;
+	if (!cJSON_IsNumber(it) || !top_member(line, line + len, key, &v, &vn) ||
+	    raw_i64(v, vn, out) || *out < min)
+		return -1;
+	return 1;
+}
+
+void kt_jsonl_release(kt_jsonl_rec *r)
+{
+	if (!r)
+		return;
+	cJSON_Delete(r->root);
+	free(r->data);
+	memset(r, 0, sizeof(*r));
+}
+
+static int hex_member(cJSON *root, const char *key, unsigned char *out)
+{
+	cJSON *it = cJSON_GetObjectItemCaseSensitive(root, key);
+
+	if (!it)
+		return 0;
+	if (!cJSON_IsString(it) || strlen(it->valuestring) != KT_HASH_HEX ||
+	    kt_unhex(it->valuestring, out, KT_HASH_LEN))
+		return -1;
+	return 1;
+}
+
+static int parse_blob(kt_jsonl_rec *r, char *err, size_t errlen)
+{
+	cJSON *text = cJSON_GetObjectItemCaseSensitive(r->root, "text");
+	cJSON *b64 = cJSON_GetObjectItemCaseSensitive(r->root, "base64");
+	cJSON *path = cJSON_GetObjectItemCaseSensitive(r->root, "path");
+	unsigned char h[KT_HASH_LEN];
+
+	r->is_blob = 1;
+	if (hex_member(r->root, "blob", r->blob) != 1)
+		return fail(err, errlen, "blob: \"blob\" must be 64 hex chars");
+	if (path && !cJSON_IsNull(path)) {
+		if (!cJSON_IsString(path))
+			return fail(err, errlen, "blob: \"path\" must be a string");
+		r->path = path->valuestring;
+	}
+	if (cJSON_IsString(text)) {
+		r->len = strlen(text->valuestring);
+		r->data = malloc(r->len + 1);
+		if (!r->data)
+			return KT_ENOMEM;
+		memcpy(r->data, text->valuestring, r->len + 1);
+	} else if (cJSON_IsString(b64)) {
+		int rc = kt_base64_decode(b64->valuestring,
+					  strlen(b64->valuestring), &r->data,
+					  &r->len);
+		if (rc == KT_ENOMEM)
+			return rc;
+		if (rc)
+			return fail(err, errlen, "blob: bad base64");
+	} else {
+		return fail(err, errlen,
+			    "blob: needs a \"text\" or \"base64\" string");
+	}
+	kt_sha256(r->data, r->len, h);
+	if (memcmp(h, r->blob, KT_HASH_LEN))
+		return fail(err, errlen,
+			    "blob: content does not hash to its name");
+	return 0;
+}
+
+int kt_jsonl_parse(const char *line, size_t len, kt_jsonl_rec *r,
+		   char *err, size_t errlen)
+{
+	cJSON *it;
+	int64_t v;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->ts_ns = KT_TS_UNKNOWN;
+	r->root = cJSON_ParseWithLength(line, len);
+	if (!r->root) {
+		rc = fail(err, errlen, "not valid JSON");
+		goto out;
+	}
+	if (!cJSON_IsObject(r->root)) {
+		rc = fail(err, errlen, "not a JSON object");
+		goto out;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(r->root, "blob")) {
+		rc = parse_blob(r, err, errlen);
+		goto out;
+	}
+	rc = KT_EPARSE;
+	it = cJSON_GetObjectItemCaseSensitive(r->root, "kind");
+	if (!cJSON_IsString(it)) {
+		fail(err, errlen, "missing \"kind\" (or \"blob\")");
+		goto out;
+	}
+	r->kind = kt_kind_from_name(it->valuestring);
+	if (!r->kind) {
+		if (err && errlen)
+			snprintf(err, errlen, "unknown kind \"%.40s\"",
+				 it->valuestring);
+		goto out;
+	}
+	r->payload = cJSON_GetObjectItemCaseSensitive(r->root, "payload");
+	if (!cJSON_IsObject(r->payload)) {
+		fail(err, errlen, "\"payload\" must be a JSON object");
+		goto out;
+	}
+	it = cJSON_GetObjectItemCaseSensitive(r->root, "run");
+	if (it && !cJSON_IsNull(it)) {
+		if (!cJSON_IsString(it)) {
+			fail(err, errlen, "\"run\" must be a string");
+			goto out;
+		}
+		r->run = it->valuestring;
+	}
+	it = cJSON_GetObjectItemCaseSensitive(r->root, "actor");
+	if (it && !cJSON_IsNull(it)) {
+		if (!cJSON_IsString(it)) {
+			fail(err, errlen, "\"actor\" must be a string");
+			goto out;
+		}
+		r->actor = it->valuestring;
+	}
+	it = cJSON_GetObjectItemCaseSensitive(r->root, "prov");
+	if (it && !cJSON_IsNull(it)) {
+		if (!cJSON_IsObject(it)) {
+			fail(err, errlen, "\"prov\" must be an object or null");
+			goto out;
+		}
+		r->prov = it;
+	}
+	switch (int_member(line, len, r->root, "seq", 1, &v)) {
+	case -1:
+		fail(err, errlen, "\"seq\" must be an integer >= 1");
+		goto out;
+	case 1:
+		r->has_seq = 1;
+		r->seq = (uint64_t)v;
+	}
+	switch (int_member(line, len, r->root, "parent", 0, &v)) {
+	case -1:
+		fail(err, errlen, "\"parent\" must be an integer >= 0 or null");
+		goto out;
+	case 1:
+		r->parent = (uint64_t)v;
+	}
+	r->has_ts = cJSON_GetObjectItemCaseSensitive(r->root, "ts") != NULL;
+	switch (int_member(line, len, r->root, "ts", INT64_MIN + 1, &v)) {
+	case -1:
+		fail(err, errlen, "\"ts\" must be integer ns since the epoch or null");
+		goto out;
+	case 1:
+		r->ts_ns = v;
+	}
+	switch (hex_member(r->root, "hash", r->hash)) {
+	case -1:
+		fail(err, errlen, "\"hash\" must be 64 hex chars");
+		goto out;
+	case 1:
+		r->has_hash = 1;
+	}
+	rc = 0;
+out:
+	if (rc)
+		kt_jsonl_release(r);
+	return rc;
+}
+
+/* ---- base64 (RFC 4648 section 4) ---------------------------------------- */
+static const char b64[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+char *kt_base64_encode(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	char *out = malloc((len + 2) / 3 * 4 + 1), *o = out;
+	size_t i;
+
+	if (!out)
+		return NULL;
+	for (i = 0; i + 2 < len; i += 3) {
+		*o++ = b64[p[i] >> 2];
+		*o++ = b64[(p[i] & 3) << 4 | p[i + 1] >> 4];
+		*o++ = b64[(p[i + 1] & 15) << 2 | p[i + 2] >> 6];
+		*o++ = b64[p[i + 2] & 63];
+	}
+	if (i < len) {
+		*o++ = b64[p[i] >> 2];
+		if (i + 1 < len) {
+			*o++ = b64[(p[i] & 3) << 4 | p[i + 1] >> 4];
+			*o++ = b64[(p[i + 1] & 15) << 2];
+		} else {
+			*o++ = b64[(p[i] & 3) << 4];
+			*o++ = '=';
+		}
+		*o++ = '=';
+	}
+	*o = 0;
+	return out;
+}
+
+int kt_base64_decode(const char *s, size_t len, unsigned char **out,
+		     size_t *out_len)
+{
+	unsigned char *buf;
+	uint32_t acc = 0;
+	size_t i, n = 0;
+	int bits = 0;
+
+	while (len && s[len - 1] == '=')
+		len--;
+	if (len % 4 == 1)
+		return KT_EPARSE;
+	buf = malloc(len / 4 * 3 + 3);
+	if (!buf)
+		return KT_ENOMEM;
+	for (i = 0; i < len; i++) {
+		const char *c = s[i] ? strchr(b64, s[i]) : NULL;
+
+		if (!c) {
+			free(buf);
+			return KT_EPARSE;
+		}
+		acc = acc << 6 | (uint32_t)(c - b64);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			buf[n++] = (unsigned char)(acc >> bits);
+		}
+	}
+	buf[n] = 0;
+	*out = buf;
+	*out_len = n;
+	return 0;
+}
+
+/* ---- the importer --------------------------------------------------------- */
+static int ktraj_detect(const kt_file *f)
+{
+	const char *p = (const char *)f->data, *end = p + f->len, *nl;
+	kt_jsonl_rec r;
+	int score = 0;
+
+	while (p < end && (*p == '\n' || *p == '\r' || *p == ' '))
+		p++;
+	if (p >= end || *p != '{')
+		return 0;
+	nl = memchr(p, '\n', (size_t)(end - p));
+	if (!nl)
+		nl = end;
+	if ((size_t)(nl - p) > (64u << 20))
+		return 0;
+	if (kt_jsonl_parse(p, (size_t)(nl - p), &r, NULL, 0) == 0) {
+		/* kind + payload object (or a checked blob) is specific; seq
+		 * and actor make it certain */
+		score = r.is_blob || (r.has_seq && r.actor) ? 95 : 70;
+		kt_jsonl_release(&r);
+	}
+	return score;
+}
+
+static void stem(const char *rel, char *out, size_t n)
+{
+	const char *b = strrchr(rel, '/');
+	char *dot;
+
+	snprintf(out, n, "%s", b ? b + 1 : rel);
+	dot = strrchr(out, '.');
+	if (dot && dot != out)
+		*dot = 0;
+}
+
+static int ktraj_import(kt_imp *imp, const kt_file *f)
+{
+	const char *p = (const char *)f->data, *end = p + f->len;
+	char *cur_run = NULL, name[256], err[200], hex[KT_HASH_HEX + 1];
+	uint64_t line = 0, got;
+	int in_run = 0, rc = 0, events = 0;
+
+	stem(f->rel ? f->rel : f->path, name, sizeof(name));
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		kt_jsonl_rec r;
+		kt_ev ev;
+
+		line++;
+		if (strspn(p, " \t\r") >= n)
+			goto next;
+		rc = kt_jsonl_parse(p, n, &r, err, sizeof(err));
+		if (rc == KT_ENOMEM)
+			goto out;
+		if (rc) {
+			kt_imp_warn(imp, f, line, "%s", err);
+			rc = 0;
+			goto next;
+		}
+		if (r.is_blob) {
+			rc = kt_imp_blob(imp, r.data, r.len, r.path, hex);
+			kt_jsonl_release(&r);
+			if (rc)
+				goto out;
+			goto next;
+		}
+		/* A new source run starts a new ktraj run (concatenated
+		 * exports); its identity keeps the source run id, so
+		 * importing the same export again is idempotent. */
+		if (!in_run || (r.run && (!cur_run || strcmp(r.run, cur_run)))) {
+			char ident[300];
+			cJSON *meta = cJSON_CreateObject();
+
+			if (in_run && (rc = kt_imp_run_end(imp)))
+				goto fail_rec;
+			free(cur_run);
+			cur_run = strdup(r.run ? r.run : f->sha_hex);
+			if (!cur_run || !meta) {
+				cJSON_Delete(meta);
+				rc = KT_ENOMEM;
+				goto fail_rec;
+			}
+			cJSON_AddStringToObject(meta, "source_run", cur_run);
+			snprintf(ident, sizeof(ident), "ktraj:%s", cur_run);
+			rc = kt_imp_run_begin(imp, ident, name, "ktraj", meta);
+			if (rc)
+				goto fail_rec;
+			in_run = 1;
+		}
+		memset(&ev, 0, sizeof(ev));
+		ev.kind = r.kind;
+		ev.parent = r.parent;
+		ev.ts_ns = r.ts_ns;
+		ev.actor = r.actor ? r.actor : "agent";
+		ev.payload = cJSON_DetachItemViaPointer(r.root, r.payload);
+		ev.line = line;
+		ev.off = (uint64_t)(p - (const char *)f->data);
+		ev.rec_len = n;
+		rc = kt_imp_emit(imp, &ev, &got);
+		if (rc)
+			goto fail_rec;
+		events++;
+		if (r.has_seq && r.seq != got)
+			kt_imp_warn(imp, f, line,
+				    "seq %llu stored as %llu (seqs must be dense from 1)",
+				    (unsigned long long)r.seq,
+				    (unsigned long long)got);
+		kt_jsonl_release(&r);
+next:
+		p += n + (nl != NULL);
+		continue;
+fail_rec:
+		kt_jsonl_release(&r);
+		goto out;
+	}
+	if (!events)
+		kt_imp_warn(imp, f, 0, "no events in this ktraj JSONL file");
+out:
+	if (in_run) {
+		int rc2 = kt_imp_run_end(imp);
+
+		if (!rc)
+			rc = rc2;
+	}
+	free(cur_run);
+	return rc;
+}
+
+const kt_importer kt_importer_ktraj = {
+	.name = "ktraj",
+	.summary = "ktraj JSONL interchange (ktraj export --format jsonl)",
+	.detect = ktraj_detect,
+	.import = ktraj_import,
+};

@@ -1,0 +1,73 @@
+/*
+ * ktraj_jsonl.h - the ktraj JSONL interchange (FORMAT.md "JSONL"; written by
+ * `ktraj export --format jsonl`, read by `ktraj append` and by the "ktraj"
+ * importer).  One JSON object per line, of two sorts:
+ *
+ *   event  {"run":ID,"seq":N,"parent":N|null,"ts":NS|null,"kind":K,
+ *           "actor":A,"prov":{...}|null,"payload":{...},"hash":HEX,
+ *           "chain":HEX}
+ *          kind and payload are required; the rest is optional: seq
+ *          defaults to the next one, actor to "agent", parent to none,
+ *          prov to none.  ts absent means "unknown" to the importer and
+ *          "now" to `append` (a live recorder); null is always unknown.
+ *          seq, parent and ts are read as exact integers from the text (a
+ *          double would round 61-bit ns timestamps).  hash, when present,
+ *          is the SHA-256 the event must hash to; chain is informative.
+ *   blob   {"blob":HEX,"path":P?,"text":T} or {"blob":HEX,"path":P?,
+ *          "base64":B}: file content the following events refer to (edit
+ *          before/after, *_blob fields, observed[].blob).  It comes before
+ *          the first event that refers to it; HEX is checked.
+ * Other top-level keys are ignored.
+ */
+#ifndef KT_KTRAJ_JSONL_H
+#define KT_KTRAJ_JSONL_H
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include "../store/store.h"
+
+typedef struct kt_jsonl_rec {
+	cJSON *root;       /* the parsed line; owns every pointer below */
+	int is_blob;
+	/* event lines */
+	const char *run;   /* "run" or NULL */
+	int has_seq;
+	uint64_t seq;
+	uint64_t parent;   /* 0 none */
+	int has_ts;        /* 0: "ts" absent */
+	int64_t ts_ns;     /* KT_TS_UNKNOWN for null */
+	int kind;
+	const char *actor; /* NULL when absent */
+	cJSON *prov;       /* NULL when absent or null */
+	cJSON *payload;    /* an object (detach it to keep it past release) */
+	int has_hash;
+	unsigned char hash[KT_HASH_LEN];
+	/* blob lines */
+	unsigned char blob[KT_HASH_LEN];
+	const char *path;  /* NULL when absent */
+	unsigned char *data; /* malloc'ed, NUL past len */
+	size_t len;
+} kt_jsonl_rec;
+
+/*
+ * Parse one line (no newline needed; len bytes, need not be NUL-terminated)
+ * into *r.  On success r owns memory: release it with kt_jsonl_release().
+ * Errors: KT_EPARSE (not JSON, not an object, a field of the wrong type or
+ * a blob whose content does not hash to its name; err gets one line saying
+ * which), KT_ENOMEM.  *r needs no release after an error.
+ */
+int kt_jsonl_parse(const char *line, size_t len, kt_jsonl_rec *r,
+		   char *err, size_t errlen);
+void kt_jsonl_release(kt_jsonl_rec *r);
+
+/* RFC 4648 base64 of data (malloc'ed, NUL-terminated), NULL on ENOMEM. */
+char *kt_base64_encode(const void *data, size_t len);
+/* Decode RFC 4648 base64 (padding optional, no whitespace) into a
+ * malloc'ed buffer (NUL past *out_len).  KT_EPARSE on a bad character. */
+int kt_base64_decode(const char *s, size_t len, unsigned char **out,
+		     size_t *out_len);
+
+/* The importer of this format, for import/registry.c. */
+struct kt_importer;
+extern const struct kt_importer kt_importer_ktraj;
+#endif
