@@ -1,0 +1,335 @@
+/*
+ * jsonl_export.c - `ktraj export --format jsonl`: a run as ktraj JSONL
+ * (import/ktraj_jsonl.h, FORMAT.md "JSONL").  Each blob an event refers to
+ * is written once, on a line before the first event that needs it, so
+ * `ktraj append` into another store rebuilds the same events and the same
+ * workspace, and the event hashes come out identical.
+ *
+ * With redaction, payloads, provenance and text blobs are redacted; a
+ * redacted blob has new content, so its references are rewritten to the new
+ * hash, and the event hash and chain are left out (they no longer apply).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "evjson.h"
+#include "../import/import.h"
+#include "../import/ktraj_jsonl.h"
+
+struct blobset {
+	struct bent {
+		unsigned char h[KT_HASH_LEN];
+		unsigned char nh[KT_HASH_LEN]; /* hash after redaction */
+		int used;
+	} *e;
+	size_t cap, n;
+};
+
+static size_t bs_slot(const struct blobset *b, const unsigned char *h)
+{
+	size_t k;
+
+	memcpy(&k, h, sizeof(k));
+	k &= b->cap - 1;
+	while (b->e[k].used && memcmp(b->e[k].h, h, KT_HASH_LEN))
+		k = (k + 1) & (b->cap - 1);
+	return k;
+}
+
+static struct bent *bs_find(const struct blobset *b, const unsigned char *h)
+{
+	size_t k;
+
+	if (!b->cap)
+		return NULL;
+	k = bs_slot(b, h);
+	return b->e[k].used ? &b->e[k] : NULL;
+}
+
+static struct bent *bs_add(struct blobset *b, const unsigned char *h)
+{
+	size_t k, i;
+
+	if (2 * (b->n + 1) > b->cap) {
+		struct blobset nb = { 0 };
+
+		nb.cap = b->cap ? 2 * b->cap : 64;
+		nb.e = calloc(nb.cap, sizeof(*nb.e));
+		if (!nb.e)
+			return NULL;
+		for (i = 0; i < b->cap; i++)
+			if (b->e[i].used)
+				nb.e[bs_slot(&nb, b->e[i].h)] = b->e[i];
+		nb.n = b->n;
+		free(b->e);
+		*b = nb;
+	}
+	k = bs_slot(b, h);
+	memcpy(b->e[k].h, h, KT_HASH_LEN);
+	b->e[k].used = 1;
+	b->n++;
+	return &b->e[k];
+}
+
+struct ref {
+	cJSON *item;       /* the string member holding the hash */
+	const char *hint;  /* "path" beside it, or NULL */
+	unsigned char h[KT_HASH_LEN];
+};
+
+struct refs {
+	struct ref *r;
+	size_t n, cap;
+};
+
+/* Blob references in payloads: edit before/after, "blob" (observed[]) and
+ * every "*_blob" field (FORMAT.md "Event kinds"). */
+static int is_ref_key(const char *k)
+{
+	size_t n = k ? strlen(k) : 0;
+
+	return n && (!strcmp(k, "before") || !strcmp(k, "after") ||
+		     !strcmp(k, "blob") ||
+		     (n > 5 && !strcmp(k + n - 5, "_blob")));
+}
+
+static int collect(cJSON *node, struct refs *rs)
+{
+	cJSON *c, *path = cJSON_GetObjectItemCaseSensitive(node, "path");
+	const char *hint = cJSON_IsString(path) ? path->valuestring : NULL;
+
+	cJSON_ArrayForEach(c, node) {
+		if (cJSON_IsString(c) && cJSON_IsObject(node) &&
+		    is_ref_key(c->string) &&
+		    strlen(c->valuestring) == KT_HASH_HEX) {
+			struct ref *r;
+
+			if (rs->n == rs->cap) {
+				size_t cap = rs->cap ? 2 * rs->cap : 8;
+				struct ref *t = realloc(rs->r, cap * sizeof(*t));
+
+				if (!t)
+					return KT_ENOMEM;
+				rs->r = t;
+				rs->cap = cap;
+			}
+			r = &rs->r[rs->n];
+			if (kt_unhex(c->valuestring, r->h, KT_HASH_LEN))
+				continue;
+			r->item = c;
+			r->hint = hint;
+			rs->n++;
+		} else if (cJSON_IsObject(c) || cJSON_IsArray(c)) {
+			int rc = collect(c, rs);
+
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* Valid UTF-8 without NUL: then the blob travels as readable "text". */
+static int is_text(const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned c = p[i];
+		size_t k, need;
+
+		if (c == 0)
+			return 0;
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			need = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			need = 2;
+		else if (c >= 0xf0 && c <= 0xf4)
+			need = 3;
+		else
+			return 0;
+		for (k = 1; k <= need; k++)
+			if (i + k >= n || (p[i + k] & 0xc0) != 0x80)
+				return 0;
+		/* overlong 3/4-byte forms, surrogates, > U+10FFFF */
+		if ((c == 0xe0 && p[i + 1] < 0xa0) ||
+		    (c == 0xed && p[i + 1] >= 0xa0) ||
+		    (c == 0xf0 && p[i + 1] < 0x90) ||
+		    (c == 0xf4 && p[i + 1] >= 0x90))
+			return 0;
+		i += need + 1;
+	}
+	return 1;
+}
+
+static int put_line(FILE *out, cJSON *o)
+{
+	char *t = cJSON_PrintUnformatted(o);
+
+	if (!t)
+		return KT_ENOMEM;
+	fputs(t, out);
+	fputc('\n', out);
+	free(t);
+	return ferror(out) ? KT_EIO : 0;
+}
+
+/* Write the blob line of ref (once per export) and note its hash after
+ * redaction. */
+static int put_blob(kt_store *s, kt_redactor *red, struct blobset *seen,
+		    const struct ref *ref, FILE *out, char *err,
+		    size_t errlen, uint64_t seq)
+{
+	void *data = NULL;
+	char *red_data = NULL, *red_path = NULL, *b64 = NULL;
+	char hex[KT_HASH_HEX + 1];
+	size_t len;
+	struct bent *e;
+	cJSON *o = NULL;
+	int rc;
+
+	if (bs_find(seen, ref->h))
+		return 0;
+	kt_hex(ref->h, KT_HASH_LEN, hex);
+	rc = kt_blob_get(s, ref->h, &data, &len);
+	if (rc) {
+		snprintf(err, errlen, "seq %llu: blob %s: %s",
+			 (unsigned long long)seq, hex, kt_strerror(rc));
+		return rc;
+	}
+	rc = KT_ENOMEM;
+	e = bs_add(seen, ref->h);
+	o = cJSON_CreateObject();
+	if (!e || !o)
+		goto out;
+	memcpy(e->nh, ref->h, KT_HASH_LEN);
+	if (red && is_text(data, len)) {
+		size_t rl;
+
+		red_data = kt_redact_text(red, data, len, &rl);
+		if (!red_data)
+			goto out;
+		free(data);
+		data = red_data;
+		red_data = NULL;
+		len = rl;
+		kt_sha256(data, len, e->nh);
+		kt_hex(e->nh, KT_HASH_LEN, hex);
+	}
+	cJSON_AddStringToObject(o, "blob", hex);
+	if (ref->hint) {
+		if (red) {
+			size_t pl;
+
+			red_path = kt_redact_text(red, ref->hint,
+						  strlen(ref->hint), &pl);
+			if (!red_path)
+				goto out;
+		}
+		cJSON_AddStringToObject(o, "path", red_path ? red_path : ref->hint);
+	}
+	if (is_text(data, len)) {
+		cJSON_AddStringToObject(o, "text", data);
+	} else {
+		b64 = kt_base64_encode(data, len);
+		if (!b64)
+			goto out;
+		cJSON_AddStringToObject(o, "base64", b64);
+	}
+	rc = put_line(out, o);
+out:
+	cJSON_Delete(o);
+	free(data);
+	free(red_path);
+	free(b64);
+	return rc;
+}
+
+int kt_export_jsonl(kt_store *s, const char *run, int redact, FILE *out,
+		    char *err, size_t errlen)
+{
+	kt_run_info ri;
+	kt_redactor *red = NULL;
+	struct blobset seen = { 0 };
+	struct refs rs = { 0 };
+	char dummy[8];
+	uint64_t seq, n;
+	size_t i;
+	int rc;
+
+	if (!err || !errlen) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	err[0] = 0;
+	rc = kt_run_get(s, run, &ri);
+	if (rc) {
+		snprintf(err, errlen, "run %s: %s", run, kt_strerror(rc));
+		return rc;
+	}
+	n = ri.n_events;
+	if (redact && !(red = kt_redactor_new()))
+		return KT_ENOMEM;
+	for (seq = 1; seq <= n; seq++) {
+		kt_event ev;
+		cJSON *o, *payload;
+
+		rc = kt_event_get(s, run, seq, &ev);
+		if (rc) {
+			snprintf(err, errlen, "seq %llu: %s",
+				 (unsigned long long)seq, kt_strerror(rc));
+			break;
+		}
+		o = kt_evjson(run, &ev);
+		if (!o) {
+			rc = KT_ECORRUPT;
+			snprintf(err, errlen, "seq %llu: payload is not JSON",
+				 (unsigned long long)seq);
+			break;
+		}
+		payload = cJSON_GetObjectItemCaseSensitive(o, "payload");
+		rs.n = 0;
+		rc = collect(payload, &rs);
+		for (i = 0; !rc && i < rs.n; i++)
+			rc = put_blob(s, red, &seen, &rs.r[i], out, err, errlen,
+				      seq);
+		if (!rc && red) {
+			rc = kt_redact_json(red, payload);
+			if (!rc)
+				rc = kt_redact_json(red, cJSON_GetObjectItemCaseSensitive(o, "prov"));
+			for (i = 0; !rc && i < rs.n; i++) {
+				struct bent *e = bs_find(&seen, rs.r[i].h);
+				char hex[KT_HASH_HEX + 1];
+
+				kt_hex(e ? e->nh : rs.r[i].h, KT_HASH_LEN, hex);
+				if (!cJSON_SetValuestring(rs.r[i].item, hex))
+					rc = KT_ENOMEM;
+			}
+			cJSON_DeleteItemFromObjectCaseSensitive(o, "hash");
+			cJSON_DeleteItemFromObjectCaseSensitive(o, "chain");
+		}
+		if (!rc)
+			rc = put_line(out, o);
+		cJSON_Delete(o);
+		if (rc) {
+			if (!err[0])
+				snprintf(err, errlen, "seq %llu: %s",
+					 (unsigned long long)seq,
+					 kt_strerror(rc));
+			break;
+		}
+	}
+	if (!rc && fflush(out)) {
+		rc = KT_EIO;
+		snprintf(err, errlen, "write: %s", kt_strerror(rc));
+	}
+	free(rs.r);
+	free(seen.e);
+	kt_redactor_free(red);
+	return rc;
+}
