@@ -1,0 +1,355 @@
+/*
+ * analyze.h - read-only analyzers over the store: the performance series of
+ * a run, speedup jumps and their blame (edits, question, hypothesis), stalls,
+ * question extraction/normalization/classification and the question library.
+ *
+ * Methods follow ../shared/research/analysis.md (sections 2.6, 2.7, 3):
+ *  - noise-aware best-so-far jumps (Hoefler & Belli, SC'15; KernelBench
+ *    fast_p minimum-effect threshold, arXiv 2502.10517),
+ *  - lag/overlap/layer scoring against an explicit "agent alone" candidate,
+ *  - permutation nulls: random non-question messages and circular time shift
+ *    (time-shift coincidence tests, arXiv 2512.17372),
+ *  - patience-style stalls (Keras EarlyStopping semantics),
+ *  - MinHash (Broder 1997) + exact Jaccard + token cosine dedup, weighted
+ *    layer lexicons, Bayesian-average shrinkage of attributed gain.
+ *
+ * Nothing here prints or exits; functions return 0 or a negative KT_E* code.
+ * Every result is deterministic for the same store content and seed.
+ */
+#ifndef KT_ANALYZE_H
+#define KT_ANALYZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../store/store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- system layers (analysis.md 3.4) ------------------------------------- */
+enum kt_an_layer {
+	KT_AN_L_NONE = 0,      /* "unclassified" */
+	KT_AN_L_ALGORITHM = 1,
+	KT_AN_L_OPBOUND = 2,   /* operator boundary (fusion, launches) */
+	KT_AN_L_DATAMOVE = 3,  /* data movement (HBM/DRAM traffic, bandwidth) */
+	KT_AN_L_SYNC = 4,
+	KT_AN_L_MEMACCESS = 5, /* memory access (coalescing, smem, tiling) */
+	KT_AN_L_COMPILER = 6,
+	KT_AN_L_MEASURE = 7,
+	KT_AN_NLAYERS = 8
+};
+
+/* Static layer name ("algorithm", ..., "unclassified"); never NULL. */
+const char *kt_an_layer_name(int layer);
+
+/* Text flags (analysis.md 3.4 "Flags"). */
+#define KT_AN_F_RELOCATE 0x1u  /* moves to another layer ("instead of"...) */
+#define KT_AN_F_BOUND    0x2u  /* challenges a claimed performance bound */
+
+/*
+ * Classify UTF-8 text by the weighted layer lexicons.  Fills scores[] (may be
+ * NULL) with the summed weights per layer and returns the argmax layer, or
+ * KT_AN_L_NONE when nothing matched.  Never fails.
+ */
+int kt_an_layer_of(const char *text, size_t len, double scores[KT_AN_NLAYERS]);
+
+/* KT_AN_F_* flags found in the text by phrase rules. */
+unsigned kt_an_text_flags(const char *text, size_t len);
+
+/* ---- question extraction (analysis.md 3.2) -------------------------------- */
+#define KT_AN_Q_INTERROG  0x1u /* '?', wh-word, inverted auxiliary, 吗/呢... */
+#define KT_AN_Q_CHALLENGE 0x2u /* verify/prove/confirm..., 确认/验证/证明 */
+#define KT_AN_Q_DOUBT     0x4u /* "are you sure", bound words, 你确定... */
+
+/*
+ * Question kind bits of one sentence (0 = not a question: plain
+ * instructions, courtesy like "continue?", fewer than 3 content tokens).
+ */
+unsigned kt_an_question_kind(const char *sent, size_t len);
+
+/*
+ * Split message text into sentences (. ? ! 。 ？ ！ ； and newlines), skip
+ * fenced code, quoted lines, pasted shell sessions and tracebacks, and call
+ * cb(sentence, length, kind bits, arg) for every sentence that is a
+ * question.  The sentence points into `text`.  Stops when cb returns
+ * non-zero and returns that value; otherwise 0.
+ */
+typedef int (*kt_an_q_cb)(const char *sent, size_t len, unsigned kind,
+			  void *arg);
+int kt_an_questions_extract(const char *text, size_t len, kt_an_q_cb cb,
+			    void *arg);
+
+/*
+ * Normalize for deduplication: full-width ASCII folded, ASCII lowercased,
+ * numbers -> "<num>", paths -> "<path>", code identifiers -> "<id>"
+ * (technical whitelist kept), punctuation dropped, whitespace collapsed.
+ * *out is malloc'ed (caller frees).  Errors: KT_ENOMEM.
+ */
+int kt_an_normalize(const char *text, size_t len, char **out);
+
+/* 1 when the text contains CJK ideographs (reported as lang "zh"). */
+int kt_an_is_zh(const char *text, size_t len);
+
+/*
+ * Content tokens as a sorted array of distinct 64-bit hashes: ASCII words of
+ * >= 3 chars that are not stopwords, lowercased, and CJK character bigrams.
+ * *out is malloc'ed (caller frees; NULL when *n == 0).  Errors: KT_ENOMEM.
+ */
+int kt_an_tokens(const char *text, size_t len, uint64_t **out, size_t *n);
+
+/* |a ∩ b| / |a| for sorted distinct arrays (0 when a is empty). */
+double kt_an_containment(const uint64_t *a, size_t na, const uint64_t *b,
+			 size_t nb);
+
+/*
+ * Performance claims in agent text ("memory-bound at 87 % of peak").
+ * Calls cb(key, pct, arg) for each claim found: key is a static string such
+ * as "memory-bound", pct the percentage of peak stated in the same sentence
+ * or a negative value.  Returns the number of claims.
+ */
+int kt_an_claims(const char *text, size_t len,
+		 void (*cb)(const char *key, double pct, void *arg), void *arg);
+
+/* ---- run model --------------------------------------------------------------
+ * A run loaded once into memory (only the fields the analyzers need).
+ */
+enum { KT_AN_ROLE_OTHER = 0, KT_AN_ROLE_USER, KT_AN_ROLE_ASSISTANT,
+       KT_AN_ROLE_SYSTEM };
+enum { KT_AN_QO_NONE = 0, KT_AN_QO_HUMAN, KT_AN_QO_LIBRARY, KT_AN_QO_AGENT };
+
+typedef struct kt_an_ev {
+	uint64_t seq, parent;
+	int64_t ts;            /* ns or KT_TS_UNKNOWN */
+	int kind;              /* enum kt_kind */
+	unsigned char role;    /* KT_AN_ROLE_* (messages) */
+	unsigned char human;   /* message typed by a person */
+	unsigned char qorigin; /* question events: KT_AN_QO_*; human messages
+				  holding a question: KT_AN_QO_HUMAN */
+	unsigned char profiler;/* tool_call running ncu/nsys/a profiler */
+	unsigned char meta;    /* message flagged meta/compact_summary/... */
+	uint32_t call;         /* tool calls up to and including this event */
+	long meas;             /* index into kt_an_run.m for bench, else -1 */
+	char *text;            /* message/question/note text; edit: path;
+				  tool_call: tool name; else NULL */
+	unsigned char before[KT_HASH_LEN], after[KT_HASH_LEN]; /* edit blobs */
+	unsigned char has_before, has_after;
+} kt_an_ev;
+
+typedef struct kt_an_meas {
+	size_t ev;             /* index into kt_an_run.ev */
+	double time_ms;        /* < 0 when absent */
+	double speedup;        /* as recorded, < 0 when absent */
+	double ref_ms;         /* < 0 when absent */
+	double min_ms, max_ms; /* < 0 when absent */
+	int n;                 /* repetitions, 0 when absent */
+	int correct;           /* 1, 0, or -1 unknown */
+	char hash[72];         /* source_hash or candidate_blob, "" */
+	char workload[64];     /* workload/scenario, "" */
+} kt_an_meas;
+
+typedef struct kt_an_run {
+	char id[KT_RUN_ID_HEX + 1];
+	char *name;
+	kt_an_ev *ev;
+	size_t nev;
+	kt_an_meas *m;
+	size_t nm;
+	uint32_t ncalls;       /* tool calls in the run */
+} kt_an_run;
+
+/*
+ * Load run `run` (a full id) from s.  *out owns everything; free with
+ * kt_an_run_free().  Errors: KT_ENOTFOUND, KT_ENOMEM, KT_ECORRUPT, store
+ * errors.  Payloads that are not JSON objects are kept as bare events.
+ */
+int kt_an_run_load(kt_store *s, const char *run, kt_an_run **out);
+void kt_an_run_free(kt_an_run *r);
+
+/* Index of the event with seq, or -1. */
+long kt_an_run_find(const kt_an_run *r, uint64_t seq);
+
+/* ---- options ----------------------------------------------------------------- */
+typedef struct kt_an_opts {
+	double min_gain;       /* minimum effect as a ratio (default 1.05) */
+	double z;              /* noise multiplier (default 3) */
+	double sigma_default;  /* log-noise when nothing can be estimated
+				  (default 0.02 = 2 %) */
+	double sigma_floor;    /* lower bound on estimated noise (0.005) */
+	int merge_rounds;      /* accepted increments within this many
+				  measurements merge (default 2) */
+	int window_calls;      /* question lookback W in tool calls (60) */
+	double tau_calls;      /* lag decay in tool calls (15) */
+	double tau_min;        /* lag decay in minutes (60) */
+	double w_self;         /* prior weight of "agent alone" (0.3) */
+	uint64_t seed;         /* permutation seed (default 1) */
+	int permutations;      /* per null (default 2000); 0 = skip */
+	int stall_rounds;      /* stall: measurements without gain (4) */
+	int stall_calls;       /* ... or tool calls without gain (40) */
+} kt_an_opts;
+
+/* Fill *o with the documented defaults above. */
+void kt_an_opts_default(kt_an_opts *o);
+
+/* ---- performance series --------------------------------------------------- */
+typedef struct kt_an_point {
+	size_t meas;           /* index into run->m */
+	uint64_t seq;          /* bench event seq (last of a group) */
+	uint32_t call;
+	double speedup;        /* per the basis */
+	double best;           /* best-so-far after this point */
+	int accepted;          /* 1 when this point is a significant new best */
+} kt_an_point;
+
+typedef struct kt_an_series {
+	kt_an_point *pt;
+	size_t n;
+	const char *basis;     /* static: how speedup was computed */
+	const char *noise_src; /* static: where sigma came from */
+	double sigma;          /* log-noise of one measurement */
+	double theta;          /* log threshold for a significant new best */
+	int strict_correct;    /* 1 when only correct:true counted */
+	size_t n_excluded;     /* incorrect or unusable bench events */
+} kt_an_series;
+
+/*
+ * Build the speedup series of r: speedup = reported speedup, or reference /
+ * kernel time, or (without any reference) first correct time / time, per
+ * workload; bench events sharing a parent tool call are one measurement
+ * (geometric mean).  Noise: pooled 1.4826*MAD of log time over repeats of one
+ * source hash; else recorded min/max spread (range/4); else robust SD of
+ * successive differences / sqrt 2; else o->sigma_default.  theta =
+ * max(ln min_gain, z * sigma * sqrt 2).  out->pt is malloc'ed; release with
+ * kt_an_series_free().  Errors: KT_ENOMEM.
+ */
+int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
+		       kt_an_series *out);
+void kt_an_series_free(kt_an_series *s);
+
+/* ---- blame ------------------------------------------------------------------ */
+typedef struct kt_an_cand {
+	size_t ev;             /* question event index */
+	double lag_calls, lag_min; /* lag_min < 0 when timestamps are absent */
+	double overlap, uptake, layer_match, relocation, raw, p;
+	int layer;
+} kt_an_cand;
+
+typedef struct kt_an_jump {
+	size_t p_prev;         /* series point before the first increment */
+	size_t p_land;         /* first increment (landing) */
+	size_t p_last;         /* last merged increment */
+	double before, after, gain; /* speedups and after/before */
+	size_t *edits;         /* event indexes of E*, malloc'ed */
+	size_t nedits;
+	int edit_layer;        /* layer of edit deltas + agent response */
+	long question;         /* event index of the blamed question, -1 */
+	double p_question;     /* P of the winner (question or agent alone) */
+	double confidence;     /* P * localization share */
+	kt_an_cand *cand;      /* every scored candidate, malloc'ed */
+	size_t ncand;
+	long hypothesis;       /* agent message index, -1 */
+	int hyp_layer;
+	int artifact;          /* edits touch a benchmark/timing harness */
+	uint64_t anchor_seq;   /* first responsible edit (or first event after
+				  p_prev) */
+} kt_an_jump;
+
+typedef struct kt_an_blame {
+	kt_an_series series;
+	kt_an_jump *jump;
+	size_t njump;
+	/* permutation baseline for the whole claim */
+	size_t nquestions;     /* question positions used */
+	double s_obs;          /* sum over jumps of max exp(-lag/tau) */
+	double p_random, p_shift, p_value; /* p_value = max of both */
+	int permutations;
+	uint64_t seed;
+} kt_an_blame;
+
+/*
+ * Detect jumps in r's series and blame them.  `s` (may be NULL) is used to
+ * read edit blobs for content overlap and layer tags.  *out is filled;
+ * release with kt_an_blame_free().  Errors: KT_ENOMEM.
+ */
+int kt_an_blame_run(kt_store *s, const kt_an_run *r, const kt_an_opts *o,
+		    kt_an_blame *out);
+void kt_an_blame_free(kt_an_blame *b);
+
+/* Whether event i of r is a question candidate (question event of human or
+ * library origin, or a human message holding a question sentence). */
+int kt_an_is_question_ev(const kt_an_run *r, size_t i);
+
+/* ---- stalls ------------------------------------------------------------------ */
+typedef struct kt_an_stall {
+	size_t p_first, p_last;   /* series points */
+	size_t length;            /* measurements in the stretch */
+	uint32_t calls;           /* tool calls spanned */
+	uint64_t seq_first, seq_last;
+	int layer;                /* of the agent's messages there */
+	char claim[160];          /* most repeated claim, "" when none */
+	int claim_count;
+	long claim_ev;            /* an agent message stating it, -1 */
+	long ended_by_jump;       /* jump index that ended it, -1 */
+} kt_an_stall;
+
+/*
+ * Stretches of >= o->stall_rounds measurements (or >= o->stall_calls tool
+ * calls and 2 measurements) without a significant new best, from b's
+ * series.  *out is malloc'ed (caller frees).  Errors: KT_ENOMEM.
+ */
+int kt_an_stalls(const kt_an_run *r, const kt_an_blame *b,
+		 const kt_an_opts *o, kt_an_stall **out, size_t *n);
+
+/* ---- question library (analysis.md 3.3-3.6) ------------------------------- */
+typedef struct kt_an_qsrc {
+	char run[KT_RUN_ID_HEX + 1];
+	uint64_t seq;
+} kt_an_qsrc;
+
+typedef struct kt_an_qitem {
+	char *text;            /* canonical (medoid) original text */
+	char *norm;            /* its normalized form */
+	int layer;
+	unsigned flags;        /* KT_AN_F_* */
+	unsigned kind;         /* KT_AN_Q_* union */
+	int origin;            /* KT_AN_QO_* of the canonical member */
+	int zh;
+	size_t count;          /* occurrences */
+	size_t nruns;          /* distinct runs */
+	size_t hits;           /* occurrences blamed for a jump */
+	double gain_log;       /* sum of attributed log gain */
+	double score;          /* shrunk mean log gain per ask */
+	kt_an_qsrc *src;
+	size_t nsrc;
+} kt_an_qitem;
+
+typedef struct kt_an_miner kt_an_miner;
+
+/* New miner; include_agent adds agent self-questions (origin agent). */
+int kt_an_miner_new(int include_agent, kt_an_miner **out);
+void kt_an_miner_free(kt_an_miner *m);
+
+/*
+ * Add the question candidates of run r (blamed with b, may be NULL) to the
+ * miner.  Errors: KT_ENOMEM.
+ */
+int kt_an_miner_add(kt_an_miner *m, const kt_an_run *r, const kt_an_blame *b);
+
+/* Add one question text from outside a run (tests, fuzzing). */
+int kt_an_miner_add_text(kt_an_miner *m, const char *run, uint64_t seq,
+			 const char *text, size_t len, int origin);
+
+/*
+ * Deduplicate, classify and rank.  *items is owned by the miner (valid
+ * until kt_an_miner_free), sorted by score then count then text.
+ * Errors: KT_ENOMEM.
+ */
+int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n);
+
+/* Estimated and exact Jaccard of two texts' shingles (tests). */
+double kt_an_jaccard_text(const char *a, const char *b, double *minhash_est);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KT_ANALYZE_H */

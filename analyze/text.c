@@ -1,0 +1,1063 @@
+/*
+ * text.c - lexical analysis shared by the analyzers: layer lexicons, flags,
+ * question rules (EN + ZH), normalization, content tokens, claims.
+ *
+ * Rules and lexicons: ../shared/research/analysis.md 3.2 (candidate
+ * extraction), 3.3 (normalization), 3.4 (layer lexicons, seeded from
+ * CUDA-L1 arXiv 2507.14111, STARK arXiv 2510.16996, AutoKernel arXiv
+ * 2603.21331, Nsight Compute SOL / roofline terms).  Everything works on
+ * UTF-8 bytes; CJK is recognized by code point (U+3400-U+9FFF).
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "analyze.h"
+
+static const char *layer_names[KT_AN_NLAYERS] = {
+	"unclassified", "algorithm", "operator boundary", "data movement",
+	"synchronization", "memory access", "compiler output", "measurement",
+};
+
+const char *kt_an_layer_name(int layer)
+{
+	if (layer < 0 || layer >= KT_AN_NLAYERS)
+		return layer_names[0];
+	return layer_names[layer];
+}
+
+/* ---- UTF-8 helpers ---------------------------------------------------------- */
+
+/* Decode one code point at p (n bytes left); *adv gets its length.  Invalid
+ * bytes decode as themselves with length 1 so scanning always advances. */
+static uint32_t u8dec(const unsigned char *p, size_t n, size_t *adv)
+{
+	uint32_t c = p[0];
+
+	if (c < 0x80 || n < 2) {
+		*adv = 1;
+		return c;
+	}
+	if ((c & 0xE0) == 0xC0 && (p[1] & 0xC0) == 0x80) {
+		*adv = 2;
+		return ((c & 0x1F) << 6) | (p[1] & 0x3F);
+	}
+	if ((c & 0xF0) == 0xE0 && n >= 3 && (p[1] & 0xC0) == 0x80 &&
+	    (p[2] & 0xC0) == 0x80) {
+		*adv = 3;
+		return ((c & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
+	}
+	if ((c & 0xF8) == 0xF0 && n >= 4 && (p[1] & 0xC0) == 0x80 &&
+	    (p[2] & 0xC0) == 0x80 && (p[3] & 0xC0) == 0x80) {
+		*adv = 4;
+		return ((c & 0x07) << 18) | ((p[1] & 0x3F) << 12) |
+		       ((p[2] & 0x3F) << 6) | (p[3] & 0x3F);
+	}
+	*adv = 1;
+	return c;
+}
+
+static int is_cjk(uint32_t c)
+{
+	return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF);
+}
+
+int kt_an_is_zh(const char *text, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	size_t i = 0, adv;
+
+	while (i < len) {
+		if (is_cjk(u8dec(p + i, len - i, &adv)))
+			return 1;
+		i += adv;
+	}
+	return 0;
+}
+
+/* Lowercased copy with full-width ASCII (U+FF01..U+FF5E) and the ideographic
+ * space folded to ASCII (the part of NFKC that matters for questions). */
+static char *fold(const char *text, size_t len, size_t *outlen)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	char *o = malloc(len + 1);
+	size_t i = 0, j = 0, adv;
+
+	if (!o)
+		return NULL;
+	while (i < len) {
+		uint32_t c = u8dec(p + i, len - i, &adv);
+
+		if (c >= 0xFF01 && c <= 0xFF5E) {
+			o[j++] = (char)tolower((int)(c - 0xFF01 + 0x21));
+		} else if (c == 0x3000) {
+			o[j++] = ' ';
+		} else if (adv == 1) {
+			o[j++] = (char)tolower(p[i]);
+		} else {
+			memcpy(o + j, p + i, adv);
+			j += adv;
+		}
+		i += adv;
+	}
+	o[j] = 0;
+	*outlen = j;
+	return o;
+}
+
+static int wordch(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/* Occurrences of term in s (folded); ASCII terms must start at a word
+ * boundary; they may end inside a word when the term ends with '*'. */
+static int count_term(const char *s, size_t n, const char *term, int cap)
+{
+	size_t tl = strlen(term);
+	int stem = tl && term[tl - 1] == '*', cnt = 0;
+	int ascii = !((unsigned char)term[0] & 0x80);
+	const char *p = s, *end = s + n;
+
+	if (stem)
+		tl--;
+	if (!tl)
+		return 0;
+	while (p < end && cnt < cap) {
+		const char *q = memmem(p, (size_t)(end - p), term, tl);
+
+		if (!q)
+			break;
+		if (ascii) {
+			int lb = q == s || !wordch((unsigned char)q[-1]);
+			int rb = stem || q + tl == end ||
+				 !wordch((unsigned char)q[tl]);
+			if (lb && rb)
+				cnt++;
+		} else {
+			cnt++;
+		}
+		p = q + tl;
+	}
+	return cnt;
+}
+
+/* ---- layer lexicons (analysis.md 3.4) ----------------------------------------- */
+struct lex {
+	const char *term;
+	unsigned char layer, weight;
+};
+
+static const struct lex lexicon[] = {
+	/* algorithm */
+	{"algorithm", 1, 2}, {"complexity", 1, 2}, {"reformulat*", 1, 2},
+	{"mathematically equivalent", 1, 3}, {"reorder the computation", 1, 2},
+	{"precompute*", 1, 2}, {"closed form", 1, 3}, {"approximat*", 1, 1},
+	{"online softmax", 1, 3}, {"redundant computation", 1, 3},
+	{"skip work", 1, 2}, {"sparsity", 1, 2}, {"winograd", 1, 3},
+	{"fft", 1, 2}, {"single-pass", 1, 2}, {"single pass", 1, 2},
+	{"two-pass", 1, 2}, {"two passes", 1, 2}, {"one output element", 1, 2},
+	{"register blocking", 1, 2}, {"register tile", 1, 2},
+	{"register tiling", 1, 2}, {"8x8", 1, 1}, {"work per thread", 1, 2},
+	{"算法", 1, 2}, {"复杂度", 1, 2}, {"数学等价", 1, 3}, {"重写公式", 1, 2},
+	{"冗余计算", 1, 3}, {"预计算", 1, 2}, {"近似", 1, 1},
+	{"寄存器分块", 1, 3}, {"输出元素", 1, 2}, {"只算一个", 1, 2},
+	/* operator boundary */
+	{"fuse*", 2, 3}, {"fusion", 2, 3}, {"fusing", 2, 3},
+	{"separate kernels", 2, 3}, {"launch overhead", 2, 3},
+	{"kernel launch*", 2, 2}, {"epilogue", 2, 2},
+	{"intermediate tensor", 2, 3}, {"materializ*", 2, 2},
+	{"cuda graph*", 2, 3}, {"torch op", 2, 2}, {"end-to-end", 2, 2},
+	{"end to end", 2, 1}, {"amdahl", 2, 3}, {"融合", 2, 3}, {"算子", 2, 2},
+	{"算子边界", 2, 3}, {"启动开销", 2, 3}, {"中间结果", 2, 2},
+	{"合并kernel", 2, 3}, {"拆分", 2, 1},
+	/* data movement */
+	{"hbm", 3, 3}, {"dram", 3, 3}, {"global memory traffic", 3, 3},
+	{"bandwidth", 3, 3}, {"bytes moved", 3, 3}, {"memory traffic", 3, 3},
+	{"arithmetic intensity", 3, 3}, {"memcpy", 3, 2}, {"host-device", 3, 2},
+	{"pcie", 3, 2}, {"prefetch*", 3, 2}, {"cp.async", 3, 3}, {"tma", 3, 3},
+	{"double buffer*", 3, 3}, {"pipelining", 3, 2}, {"l2 reuse", 3, 2},
+	{"memory-bound", 3, 3}, {"memory bound", 3, 3}, {"global loads", 3, 2},
+	{"global memory", 3, 1}, {"read twice", 3, 2}, {"redundant reads", 3, 2},
+	{"数据搬运", 3, 3}, {"带宽", 3, 3}, {"显存", 3, 2}, {"拷贝", 3, 1},
+	{"传输", 3, 1}, {"预取", 3, 2}, {"双缓冲", 3, 3}, {"访存量", 3, 3},
+	{"算术强度", 3, 3},
+	/* synchronization */
+	{"__syncthreads", 4, 3}, {"syncthreads", 4, 3}, {"barrier*", 4, 2},
+	{"atomic*", 4, 3}, {"contention", 4, 2}, {"race", 4, 2},
+	{"stream*", 4, 1}, {"cudadevicesynchronize", 4, 3}, {"grid sync", 4, 3},
+	{"cooperative group*", 4, 3}, {"serializ*", 4, 2}, {"同步", 4, 3},
+	{"屏障", 4, 3}, {"原子操作", 4, 3}, {"竞争", 4, 2}, {"串行化", 4, 2},
+	/* memory access */
+	{"coalesc*", 5, 3}, {"stride*", 5, 2}, {"bank conflict*", 5, 3},
+	{"shared memory", 5, 3}, {"shared-memory", 5, 3}, {"smem", 5, 3},
+	{"__shared__", 5, 3}, {"tiling", 5, 3}, {"tile*", 5, 2},
+	{"vectoriz*", 5, 3}, {"vector load*", 5, 3}, {"float4", 5, 3},
+	{"16 bytes wide", 5, 3}, {"128-bit", 5, 2}, {"alignment", 5, 2},
+	{"aligned", 5, 1}, {"cache hit", 5, 2}, {"register spill*", 5, 3},
+	{"layout", 5, 2}, {"transpose", 5, 2}, {"padding", 5, 2}, {"pad", 5, 1},
+	{"occupancy", 5, 2}, {"合并访存", 5, 3}, {"访存模式", 5, 3},
+	{"共享内存", 5, 3}, {"bank冲突", 5, 3}, {"分块", 5, 2}, {"向量化", 5, 3},
+	{"对齐", 5, 2}, {"缓存命中", 5, 2}, {"寄存器溢出", 5, 3},
+	{"数据布局", 5, 2}, {"占用率", 5, 2},
+	/* compiler output */
+	{"ptx", 6, 3}, {"sass", 6, 3}, {"nvcc", 6, 1}, {"-o3", 6, 2},
+	{"use_fast_math", 6, 3}, {"fast math", 6, 2}, {"unroll*", 6, 3},
+	{"#pragma", 6, 2}, {"inline", 6, 1}, {"register count", 6, 3},
+	{"-xptxas", 6, 3}, {"cuobjdump", 6, 3}, {"instruction mix", 6, 3},
+	{"fma", 6, 2}, {"triton ir", 6, 3}, {"autotune", 6, 2},
+	{"编译器", 6, 3}, {"汇编", 6, 3}, {"指令", 6, 2}, {"展开", 6, 2},
+	{"寄存器数量", 6, 3}, {"编译选项", 6, 3}, {"反汇编", 6, 3},
+	/* measurement */
+	{"benchmark*", 7, 2}, {"timing", 7, 3}, {"warmup", 7, 3},
+	{"warm-up", 7, 3}, {"cudaevent*", 7, 3}, {"profil*", 7, 2},
+	{"ncu", 7, 3}, {"nsys", 7, 3}, {"nsight", 7, 3}, {"sol%", 7, 2},
+	{"roofline", 7, 2}, {"achieved occupancy", 7, 3}, {"variance", 7, 2},
+	{"noise", 7, 2}, {"median", 7, 2}, {"cache flush", 7, 3},
+	{"baseline", 7, 1}, {"caching results", 7, 3}, {"measure*", 7, 2},
+	{"accurate", 7, 2}, {"replicable", 7, 2}, {"same operations", 7, 2},
+	{"测量", 7, 3}, {"计时", 7, 3}, {"预热", 7, 3}, {"基准", 7, 2},
+	{"性能分析", 7, 3}, {"理论峰值", 7, 3}, {"噪声", 7, 2}, {"方差", 7, 2},
+	{"中位数", 7, 2}, {"缓存结果", 7, 3},
+};
+
+int kt_an_layer_of(const char *text, size_t len, double scores[KT_AN_NLAYERS])
+{
+	double sc[KT_AN_NLAYERS] = {0};
+	size_t n, i;
+	char *f;
+	int best = KT_AN_L_NONE;
+
+	if (scores)
+		memset(scores, 0, sizeof(sc));
+	if (!text || !len)
+		return KT_AN_L_NONE;
+	/* long texts: the first 16 KiB say enough and keep this linear */
+	if (len > 16384)
+		len = 16384;
+	f = fold(text, len, &n);
+	if (!f)
+		return KT_AN_L_NONE;
+	for (i = 0; i < sizeof(lexicon) / sizeof(lexicon[0]); i++) {
+		int c = count_term(f, n, lexicon[i].term, 4);
+
+		if (c)
+			sc[lexicon[i].layer] += (double)(c * lexicon[i].weight);
+	}
+	free(f);
+	for (i = 1; i < KT_AN_NLAYERS; i++)
+		if (sc[i] > sc[best] || (best == KT_AN_L_NONE && sc[i] > 0))
+			best = (int)i;
+	if (scores)
+		memcpy(scores, sc, sizeof(sc));
+	return best;
+}
+
+static const char *relocate_terms[] = {
+	"instead of", "not the kernel", "real bottleneck", "rather than",
+	"outside the kernel", "where is the time", "where does the time",
+	"what limits", "what is limiting", "the bottleneck is not",
+	"真正的瓶颈", "换个角度", "时间花在哪", "瓶颈在哪", "而是", "有没有试过",
+};
+static const char *bound_terms[] = {
+	"theoretical", "peak", "upper bound", "roofline", "sol", "already optimal",
+	"can't be faster", "cannot be faster", "can't go faster", "limit*",
+	"memory-bound", "memory bound", "compute-bound", "compute bound",
+	"bandwidth-bound", "latency-bound", "prove", "evidence", "are you sure",
+	"理论上限", "上限", "已经到极限", "极限", "不可能更快", "证据", "峰值",
+	"你确定",
+};
+
+unsigned kt_an_text_flags(const char *text, size_t len)
+{
+	unsigned fl = 0;
+	size_t n, i;
+	char *f;
+
+	if (!text || !len)
+		return 0;
+	f = fold(text, len > 16384 ? 16384 : len, &n);
+	if (!f)
+		return 0;
+	for (i = 0; i < sizeof(relocate_terms) / sizeof(*relocate_terms); i++)
+		if (count_term(f, n, relocate_terms[i], 1))
+			fl |= KT_AN_F_RELOCATE;
+	for (i = 0; i < sizeof(bound_terms) / sizeof(*bound_terms); i++)
+		if (count_term(f, n, bound_terms[i], 1))
+			fl |= KT_AN_F_BOUND;
+	free(f);
+	return fl;
+}
+
+/* ---- question rules (analysis.md 3.2) -------------------------------------- */
+
+static int starts_word(const char *s, const char *w)
+{
+	size_t l = strlen(w);
+
+	return strncmp(s, w, l) == 0 && !wordch((unsigned char)s[l]) &&
+	       s[l] != '\'';
+}
+
+static const char *skip_sp(const char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '"' || *s == '\'' ||
+	       *s == '*' || *s == '-' || *s == '(')
+		s++;
+	return s;
+}
+
+/* Skip one leading word (letters, digits, apostrophes). */
+static const char *skip_word(const char *s)
+{
+	while (wordch((unsigned char)*s) || *s == '\'')
+		s++;
+	return skip_sp(s);
+}
+
+static const char *wh_words[] = {"what", "why", "how", "which", "who",
+				 "whether", "whats", "what's", "hows", NULL};
+static const char *wh_need_q[] = {"when", "where", NULL};
+static const char *aux_words[] = {
+	"is", "are", "was", "were", "do", "does", "did", "can", "could",
+	"should", "would", "will", "have", "has", "had", "shall", "may",
+	"might", "isn't", "aren't", "don't", "doesn't", "didn't", "can't",
+	"won't", "wouldn't", "couldn't", "shouldn't", "isnt", "arent", "dont",
+	"doesnt", "didnt", "cant", NULL};
+/* after "do"/"have"/"will"...: these make an imperative ("Do the ...") */
+static const char *imper_next[] = {"the", "a", "an", "it", "this", "that",
+				   "so", "not", "both", "all", "some", "one",
+				   "these", "those", "look", NULL};
+static const char *prefixes[] = {
+	"please", "pls", "can you", "could you", "would you", "i need you to",
+	"i want you to", "we need to", "you need to", "you should", "let's",
+	"lets", "now", "ok", "okay", "so", "also", "and", "but", "then",
+	"first", "maybe", "just", NULL};
+static const char *strong_challenge[] = {
+	"verify", "prove", "confirm", "double-check", "double check",
+	"make sure", "ensure", "validate", "sanity check", "sanity-check", NULL};
+static const char *weak_challenge[] = {
+	"check", "measure", "profile", "compare", "benchmark", "show",
+	"look at", "test", "investigate", "figure out", "find out", "explain",
+	NULL};
+static const char *weak_objects[] = {
+	"that", "whether", "if", "why", "how", "what", "where", "which", "who",
+	NULL};
+static const char *perf_words[] = {
+	"bandwidth", "bound", "peak", "roofline", "ncu", "nsys", "bottleneck",
+	"occupancy", "limit", "throughput", "dram", "hbm", "sol", "speedup",
+	"latency", NULL};
+static const char *doubt_en[] = {
+	"are you sure", "i doubt", "that can't", "that cannot", "why not",
+	"what if", "not the bottleneck", "where is the time",
+	"where does the time", "is that really", "really the limit",
+	"can't be faster", "cannot be faster", "can't go faster",
+	"already optimal", "how do you know", "how do we know", NULL};
+static const char *courtesy[] = {
+	"continue", "go on", "keep going", "proceed", "ok", "okay", "thanks",
+	"thank you", "yes", "no", "sure", "go ahead", "do it", "next", NULL};
+/* ZH markers (analysis.md 3.2) */
+static const char *zh_wh[] = {"为什么", "为何", "怎么", "怎样", "如何",
+			      "什么", "哪里", "哪个", "哪", "多少", "是否",
+			      "有没有", "是不是", "能不能", "会不会", "对不对",
+			      "可不可以", "要不要", NULL};
+static const char *zh_challenge[] = {
+	"检查", "确认", "验证", "测一下", "测量", "量一下", "profile一下",
+	"对比", "证明", "你确定", "真的吗", "瓶颈在哪", "时间花在哪",
+	"理论上限", "已经到极限", "上限", NULL};
+static const char *zh_final[] = {"吗", "呢", "么", NULL};
+
+static int match_any_start(const char *s, const char **list, size_t *len)
+{
+	for (int i = 0; list[i]; i++)
+		if (starts_word(s, list[i])) {
+			if (len)
+				*len = strlen(list[i]);
+			return 1;
+		}
+	return 0;
+}
+
+static int contains_any(const char *s, size_t n, const char **list)
+{
+	for (int i = 0; list[i]; i++)
+		if (count_term(s, n, list[i], 1))
+			return 1;
+	return 0;
+}
+
+/* Content tokens: ASCII words of >= 2 letters plus CJK characters / 2. */
+static int content_tokens(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, adv;
+	int words = 0, cjk = 0;
+
+	while (i < n) {
+		if (isalnum(p[i])) {
+			size_t st = i;
+
+			while (i < n && (wordch(p[i]) || p[i] == '\''))
+				i++;
+			if (i - st >= 2)
+				words++;
+			continue;
+		}
+		if (is_cjk(u8dec(p + i, n - i, &adv)))
+			cjk++;
+		i += adv;
+	}
+	return words + cjk / 2;
+}
+
+unsigned kt_an_question_kind(const char *sent, size_t len)
+{
+	unsigned kind = 0;
+	size_t n;
+	char *f;
+	const char *s, *e;
+	int zh;
+
+	if (!sent || !len || len > 600)
+		return 0;
+	f = fold(sent, len, &n);
+	if (!f)
+		return 0;
+	zh = kt_an_is_zh(f, n);
+	if (content_tokens(f, n) < 3)
+		goto out;
+	s = skip_sp(f);
+	/* trim trailing spaces and closing quotes to see the final mark */
+	e = f + n;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '"' ||
+			 e[-1] == '\'' || e[-1] == ')' || e[-1] == '*'))
+		e--;
+	{
+		int qmark = e > s && e[-1] == '?';
+		/* courtesy: "can you continue?" and the like */
+		const char *c = s;
+		size_t pl;
+
+		while (match_any_start(c, prefixes, &pl))
+			c = skip_sp(c + pl);
+		for (int i = 0; courtesy[i]; i++) {
+			size_t cl = strlen(courtesy[i]);
+
+			if (strncmp(c, courtesy[i], cl) == 0) {
+				const char *r = c + cl;
+
+				while (*r == ' ' || *r == '?' || *r == '.' ||
+				       *r == '!' || *r == ',')
+					r++;
+				if (content_tokens(r, strlen(r)) == 0)
+					goto out;
+			}
+		}
+		if (qmark)
+			kind |= KT_AN_Q_INTERROG;
+		if (match_any_start(s, wh_words, NULL))
+			kind |= KT_AN_Q_INTERROG;
+		if (qmark && match_any_start(s, wh_need_q, NULL))
+			kind |= KT_AN_Q_INTERROG;
+		if (match_any_start(s, aux_words, &pl)) {
+			const char *nx = skip_sp(s + pl);
+			int imper = match_any_start(nx, imper_next, NULL) &&
+				    (starts_word(s, "do") ||
+				     starts_word(s, "have") ||
+				     starts_word(s, "will"));
+
+			if (!imper && wordch((unsigned char)*nx))
+				kind |= KT_AN_Q_INTERROG;
+		}
+		/* tag questions and ", can you ..." in the middle */
+		if (strstr(s, ", right?") || strstr(s, ", no?") ||
+		    strstr(s, ", can you ") || strstr(s, ", could you ") ||
+		    strstr(s, "i wonder") || strstr(s, "any idea"))
+			kind |= KT_AN_Q_INTERROG;
+		/* challenge verbs after an optional polite prefix */
+		c = s;
+		while (match_any_start(c, prefixes, &pl))
+			c = skip_sp(c + pl);
+		if (match_any_start(c, strong_challenge, NULL))
+			kind |= KT_AN_Q_CHALLENGE;
+		else if (match_any_start(c, weak_challenge, &pl)) {
+			const char *nx = skip_sp(c + pl);
+			int k;
+
+			/* "check whether/that ...", or a performance claim */
+			for (k = 0; k < 4 && *nx; k++) {
+				if (match_any_start(nx, weak_objects, NULL))
+					break;
+				nx = skip_word(nx);
+			}
+			if ((k < 4 && *nx) ||
+			    contains_any(s, (size_t)(e - s), perf_words))
+				kind |= KT_AN_Q_CHALLENGE;
+		}
+		if (contains_any(s, (size_t)(e - s), doubt_en))
+			kind |= KT_AN_Q_DOUBT;
+		if (zh) {
+			const char *q = e;
+			size_t adv;
+
+			for (int i = 0; zh_wh[i]; i++)
+				if (strstr(s, zh_wh[i]))
+					kind |= KT_AN_Q_INTERROG;
+			for (int i = 0; zh_challenge[i]; i++)
+				if (strstr(s, zh_challenge[i]))
+					kind |= KT_AN_Q_CHALLENGE;
+			/* sentence-final particle before 。/？/！ */
+			while (q > s) {
+				const char *b = q - 1;
+
+				while (b > s && ((unsigned char)*b & 0xC0) == 0x80)
+					b--;
+				uint32_t cp = u8dec((const unsigned char *)b,
+						    (size_t)(q - b), &adv);
+				if (cp == 0x3002 || cp == 0xFF01 || cp == '.' ||
+				    cp == '!' || cp == ' ' || cp == '?') {
+					q = b;
+					continue;
+				}
+				for (int i = 0; zh_final[i]; i++)
+					if ((size_t)(q - b) == strlen(zh_final[i]) &&
+					    !memcmp(b, zh_final[i], (size_t)(q - b)))
+						kind |= KT_AN_Q_INTERROG;
+				break;
+			}
+			/* A-not-A over CJK: X不X / X没X */
+			{
+				const unsigned char *p = (const unsigned char *)s;
+				size_t m = (size_t)(e - s), i = 0, a1, a2, a3;
+
+				while (i < m) {
+					uint32_t x = u8dec(p + i, m - i, &a1);
+
+					if (is_cjk(x) && i + a1 < m) {
+						uint32_t y = u8dec(p + i + a1,
+								   m - i - a1, &a2);
+						if ((y == 0x4E0D || y == 0x6CA1) &&
+						    i + a1 + a2 < m &&
+						    u8dec(p + i + a1 + a2,
+							  m - i - a1 - a2,
+							  &a3) == x)
+							kind |= KT_AN_Q_INTERROG;
+					}
+					i += a1;
+				}
+			}
+		}
+		if (kind && (contains_any(s, (size_t)(e - s), bound_terms)))
+			kind |= KT_AN_Q_DOUBT;
+	}
+out:
+	free(f);
+	return kind;
+}
+
+/* A line that starts a pasted terminal session or a traceback. */
+static int pasted_start(const char *l, size_t n)
+{
+	const char *d, *at;
+
+	if (n >= 9 && !strncmp(l, "Traceback", 9))
+		return 1;
+	if (n >= 2 && l[0] == '$' && l[1] == ' ')
+		return 1;
+	/* user@host:path$ command */
+	at = memchr(l, '@', n);
+	d = at ? memchr(at, '$', n - (size_t)(at - l)) : NULL;
+	if (at && d && memchr(at, ':', (size_t)(d - at)) &&
+	    !memchr(l, ' ', (size_t)(at - l)))
+		return 1;
+	return 0;
+}
+
+/* Sentence end: ASCII . ! ? ; followed by space/end, or 。？！；. */
+static size_t sent_end(const unsigned char *p, size_t n, size_t i, size_t *adv)
+{
+	uint32_t c = u8dec(p + i, n - i, adv);
+
+	if (c == '?' || c == '!' || c == ';' || c == '.') {
+		size_t j = i + 1;
+
+		if (c == '.') { /* "vs.", "e.g.", "etc." do not end a sentence */
+			static const char *abbr[] = {"vs", "e.g", "i.e", "etc",
+						     "approx", "cf", "eg", "ie",
+						     NULL};
+			for (int k = 0; abbr[k]; k++) {
+				size_t al = strlen(abbr[k]);
+
+				if (i >= al && !strncasecmp((const char *)p + i - al,
+							    abbr[k], al) &&
+				    (i == al || !isalnum(p[i - al - 1])))
+					return 0;
+			}
+		}
+
+		while (j < n && (p[j] == '?' || p[j] == '!' || p[j] == '.'))
+			j++;
+		if (j == n || p[j] == ' ' || p[j] == '\t' || p[j] == '\n' ||
+		    p[j] == '"' || p[j] == ')')
+			return j;
+		return 0;
+	}
+	if (c == 0x3002 || c == 0xFF1F || c == 0xFF01 || c == 0xFF1B) {
+		size_t j = i + *adv;
+
+		return j;
+	}
+	return 0;
+}
+
+int kt_an_questions_extract(const char *text, size_t len, kt_an_q_cb cb,
+			    void *arg)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	size_t ls = 0;
+	int fence = 0;
+
+	if (!text)
+		return 0;
+	while (ls < len) {
+		size_t le = ls, i, st;
+
+		while (le < len && p[le] != '\n')
+			le++;
+		/* line filters */
+		{
+			const char *l = text + ls;
+			size_t ln = le - ls, k = 0;
+
+			while (k < ln && (l[k] == ' ' || l[k] == '\t'))
+				k++;
+			if (ln - k >= 3 && !strncmp(l + k, "```", 3)) {
+				fence = !fence;
+				goto next;
+			}
+			if (fence || (k < ln && l[k] == '>') ||
+			    k >= 4 || (ln - k >= 4 && !strncmp(l + k, "http", 4)))
+				goto next;
+			if (pasted_start(l + k, ln - k))
+				return 0; /* the rest is pasted output */
+		}
+		st = ls;
+		i = ls;
+		while (i <= le) {
+			size_t adv = 1, e = i < le ? sent_end(p, le, i, &adv) : le;
+
+			if (i == le || e) {
+				size_t a = st, b = i == le ? le : e;
+
+				while (a < b && (p[a] == ' ' || p[a] == '\t' ||
+						 p[a] == '-' || p[a] == '*'))
+					a++;
+				while (b > a && (p[b - 1] == ' ' || p[b - 1] == '\r'))
+					b--;
+				if (b > a) {
+					unsigned k = kt_an_question_kind(text + a,
+									 b - a);
+					if (k) {
+						int rc = cb(text + a, b - a, k, arg);
+						if (rc)
+							return rc;
+					}
+				}
+				if (i == le)
+					break;
+				st = e;
+				i = e;
+				continue;
+			}
+			i += adv;
+		}
+next:
+		ls = le + 1;
+	}
+	return 0;
+}
+
+/* ---- normalization (analysis.md 3.3) ------------------------------------------ */
+static const char *tech_keep[] = {
+	"shared", "smem", "dram", "hbm", "l1", "l2", "ncu", "nsys", "ptx", "sass",
+	"warp", "coalesc", "fuse", "fusion", "tile", "tiling", "float4",
+	"__shared__", "__syncthreads", "cp.async", "tma", "fp16", "bf16", "fp32",
+	"fp8", "gemm", "cuda", "gpu", "cpu", "sm", NULL};
+
+static int keep_tech(const char *w, size_t n)
+{
+	for (int i = 0; tech_keep[i]; i++) {
+		size_t l = strlen(tech_keep[i]);
+
+		if (n >= l && !strncmp(w, tech_keep[i], l))
+			return 1;
+	}
+	return 0;
+}
+
+int kt_an_normalize(const char *text, size_t len, char **out)
+{
+	size_t n, i = 0, j = 0, adv;
+	char *f = fold(text ? text : "", text ? len : 0, &n), *o;
+	const unsigned char *p;
+
+	*out = NULL;
+	if (!f)
+		return KT_ENOMEM;
+	o = malloc(n * 2 + 16);
+	if (!o) {
+		free(f);
+		return KT_ENOMEM;
+	}
+	p = (const unsigned char *)f;
+#define SP() do { if (j && o[j - 1] != ' ') o[j++] = ' '; } while (0)
+	while (i < n) {
+		if (p[i] == '`') { /* inline code span */
+			size_t k = i + 1;
+
+			while (k < n && p[k] != '`')
+				k++;
+			SP();
+			memcpy(o + j, "<id>", 4);
+			j += 4;
+			i = k < n ? k + 1 : n;
+			continue;
+		}
+		if (wordch(p[i]) || p[i] == '/' || p[i] == '.' || p[i] == '~') {
+			/* a token of word chars, slashes and dots */
+			size_t k = i, w;
+			int slash = 0, dot = 0, under = 0, digit = 0, alpha = 0,
+			    upper = 0;
+
+			while (k < n && (wordch(p[k]) || p[k] == '/' ||
+					 p[k] == '.' || p[k] == '~' || p[k] == '-' ||
+					 p[k] == '\'')) {
+				slash |= p[k] == '/';
+				under |= p[k] == '_';
+				digit |= isdigit(p[k]) != 0;
+				alpha |= isalpha(p[k]) != 0;
+				if (p[k] == '.' && k + 1 < n && isalnum(p[k + 1]))
+					dot = 1;
+				k++;
+			}
+			/* strip trailing dots/dashes: sentence punctuation */
+			w = k;
+			while (w > i && (p[w - 1] == '.' || p[w - 1] == '-' ||
+					 p[w - 1] == '\''))
+				w--;
+			if (w == i) {
+				i = k;
+				continue;
+			}
+			/* CamelCase needs the original case */
+			for (size_t q = i + 1; q < w && text && q < len; q++)
+				if (isupper((unsigned char)text[q]) &&
+				    islower((unsigned char)text[q - 1]))
+					upper = 1;
+			SP();
+			if (keep_tech(f + i, w - i)) {
+				memcpy(o + j, f + i, w - i);
+				j += w - i;
+			} else if (slash && alpha) {
+				memcpy(o + j, "<path>", 6), j += 6;
+			} else if (dot && alpha) {
+				memcpy(o + j, "<path>", 6), j += 6;
+			} else if (!alpha && digit) {
+				memcpy(o + j, "<num>", 5), j += 5;
+			} else if (under || (upper && w - i > 3) ||
+				   (digit && alpha && w - i > 4)) {
+				memcpy(o + j, "<id>", 4), j += 4;
+			} else if (!alpha && !digit) {
+				/* bare slashes or dots: punctuation */
+			} else {
+				memcpy(o + j, f + i, w - i);
+				j += w - i;
+			}
+			i = k;
+			continue;
+		}
+		if (p[i] < 0x80) { /* other ASCII punctuation and spaces */
+			SP();
+			i++;
+			continue;
+		}
+		{
+			uint32_t c = u8dec(p + i, n - i, &adv);
+
+			if (is_cjk(c)) {
+				memcpy(o + j, f + i, adv);
+				j += adv;
+			} else {
+				SP(); /* CJK punctuation and other symbols */
+			}
+			i += adv;
+		}
+	}
+#undef SP
+	while (j && o[j - 1] == ' ')
+		j--;
+	o[j] = 0;
+	free(f);
+	*out = o;
+	return KT_OK;
+}
+
+/* ---- content tokens ------------------------------------------------------------ */
+static const char *stopwords[] = {
+	"the", "and", "for", "are", "but", "not", "you", "your", "all", "any",
+	"can", "had", "her", "was", "one", "our", "out", "has", "have", "him",
+	"his", "how", "its", "let", "may", "now", "see", "than", "that", "the",
+	"this", "those", "these", "then", "them", "they", "there", "what",
+	"when", "where", "which", "while", "who", "why", "will", "with",
+	"would", "could", "should", "from", "into", "onto", "about", "just",
+	"also", "been", "being", "did", "does", "doing", "done", "each",
+	"were", "very", "more", "most", "some", "such", "only", "own", "same",
+	"too", "here", "use", "using", "used", "get", "got", "try", "trying",
+	"make", "lets", "let's", "please", "thing", "things", "now", "yes",
+	"okay", "need", "want", "like", "still", "did", "dont", "don't", "isn't",
+	"it's", "i'm", "we're", "you're", "ours", "via", "per", "over", "after",
+	"before", "again", "because", "think", "know", NULL};
+
+static int is_stop(const char *w, size_t n)
+{
+	for (int i = 0; stopwords[i]; i++)
+		if (strlen(stopwords[i]) == n && !strncmp(stopwords[i], w, n))
+			return 1;
+	return 0;
+}
+
+static uint64_t fnv(const void *d, size_t n, uint64_t h)
+{
+	const unsigned char *p = d;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int kt_an_tokens(const char *text, size_t len, uint64_t **out, size_t *nout)
+{
+	size_t n, i = 0, cap = 64, k = 0, adv;
+	char *f;
+	uint64_t *v;
+	const unsigned char *p;
+	uint32_t prev = 0;
+	size_t prevpos = 0, prevadv = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (!text || !len)
+		return KT_OK;
+	f = fold(text, len, &n);
+	v = malloc(cap * sizeof(*v));
+	if (!f || !v) {
+		free(f);
+		free(v);
+		return KT_ENOMEM;
+	}
+	p = (const unsigned char *)f;
+	while (i < n) {
+		uint64_t h = 0;
+		int have = 0;
+
+		if (wordch(p[i])) {
+			size_t st = i;
+
+			while (i < n && (wordch(p[i]) || p[i] == '\''))
+				i++;
+			/* plural folding keeps "conflicts" ~ "conflict" */
+			size_t wl = i - st;
+			if (wl > 4 && p[st + wl - 1] == 's' && p[st + wl - 2] != 's')
+				wl--;
+			if (wl >= 3 && !is_stop(f + st, wl) &&
+			    !(isdigit(p[st]) && wl < 3)) {
+				h = fnv(f + st, wl, 1469598103934665603ull);
+				have = 1;
+			}
+			prev = 0;
+		} else {
+			uint32_t c = u8dec(p + i, n - i, &adv);
+
+			if (is_cjk(c)) {
+				if (prev) {
+					h = fnv(f + prevpos, prevadv + adv,
+						1469598103934665603ull);
+					have = 1;
+				}
+				prev = c;
+				prevpos = i;
+				prevadv = adv;
+			} else {
+				prev = 0;
+			}
+			i += adv;
+		}
+		if (have) {
+			if (k == cap) {
+				uint64_t *nv = realloc(v, cap * 2 * sizeof(*v));
+
+				if (!nv) {
+					free(v);
+					free(f);
+					return KT_ENOMEM;
+				}
+				v = nv;
+				cap *= 2;
+			}
+			v[k++] = h;
+		}
+	}
+	free(f);
+	if (!k) {
+		free(v);
+		return KT_OK;
+	}
+	qsort(v, k, sizeof(*v), cmp_u64);
+	n = 1;
+	for (i = 1; i < k; i++)
+		if (v[i] != v[n - 1])
+			v[n++] = v[i];
+	*out = v;
+	*nout = n;
+	return KT_OK;
+}
+
+double kt_an_containment(const uint64_t *a, size_t na, const uint64_t *b,
+			 size_t nb)
+{
+	size_t i = 0, j = 0, c = 0;
+
+	if (!na)
+		return 0;
+	while (i < na && j < nb) {
+		if (a[i] == b[j]) {
+			c++;
+			i++;
+			j++;
+		} else if (a[i] < b[j]) {
+			i++;
+		} else {
+			j++;
+		}
+	}
+	return (double)c / (double)na;
+}
+
+/* ---- claims ------------------------------------------------------------------- */
+struct claim_pat {
+	const char *pat, *key;
+};
+
+/* Longer patterns first: a sentence yields its first match only. */
+static const struct claim_pat claim_pats[] = {
+	{"memory bandwidth bound", "memory-bound"},
+	{"memory-bandwidth-bound", "memory-bound"},
+	{"memory bandwidth-bound", "memory-bound"},
+	{"bandwidth-bound", "memory-bound"}, {"bandwidth bound", "memory-bound"},
+	{"memory-bound", "memory-bound"}, {"memory bound", "memory-bound"},
+	{"bound by memory", "memory-bound"}, {"limited by memory", "memory-bound"},
+	{"limited by bandwidth", "memory-bound"},
+	{"dram-bound", "memory-bound"}, {"hbm-bound", "memory-bound"},
+	{"compute-bound", "compute-bound"}, {"compute bound", "compute-bound"},
+	{"limited by compute", "compute-bound"},
+	{"latency-bound", "latency-bound"}, {"latency bound", "latency-bound"},
+	{"launch-bound", "launch-bound"}, {"occupancy-limited", "occupancy-limited"},
+	{"already optimal", "already optimal"}, {"near the limit", "near the limit"},
+	{"at the roofline", "at the roofline"}, {"near peak", "near peak"},
+	{"带宽上限", "memory-bound"}, {"带宽瓶颈", "memory-bound"},
+	{"访存瓶颈", "memory-bound"}, {"计算瓶颈", "compute-bound"},
+	{"已经到极限", "near the limit"}, {"理论上限", "near the limit"},
+	{NULL, NULL}};
+
+/* The percentage of peak stated near a match: "82.8% of peak", "at 87 %". */
+static double find_pct(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != '%')
+			continue;
+		size_t e = i;
+
+		while (e > 0 && s[e - 1] == ' ')
+			e--;
+		size_t b = e;
+		while (b > 0 && (isdigit((unsigned char)s[b - 1]) || s[b - 1] == '.'))
+			b--;
+		if (b == e)
+			continue;
+		/* only percentages that talk about peak/throughput/bandwidth */
+		{
+			size_t w0 = i + 1, w1 = i + 40 < n ? i + 40 : n;
+			size_t v0 = b > 40 ? b - 40 : 0;
+			int ok = 0;
+			const char *ctx[] = {"peak", "throughput", "bandwidth",
+					     "sol", "roofline", "of theoretical",
+					     "峰值", "带宽", NULL};
+
+			for (int k = 0; ctx[k]; k++) {
+				size_t tl = strlen(ctx[k]);
+
+				if ((w1 > w0 && memmem(s + w0, w1 - w0, ctx[k], tl)) ||
+				    memmem(s + v0, b - v0, ctx[k], tl))
+					ok = 1;
+			}
+			if (!ok)
+				continue;
+		}
+		return strtod(s + b, NULL);
+	}
+	return -1;
+}
+
+int kt_an_claims(const char *text, size_t len,
+		 void (*cb)(const char *key, double pct, void *arg), void *arg)
+{
+	size_t n, st = 0, i;
+	char *f;
+	int cnt = 0;
+
+	if (!text || !len)
+		return 0;
+	f = fold(text, len > 65536 ? 65536 : len, &n);
+	if (!f)
+		return 0;
+	for (i = 0; i <= n; i++) {
+		int end = i == n || f[i] == '\n' ||
+			  ((f[i] == '.' || f[i] == ';' || f[i] == '!') &&
+			   (i + 1 == n || f[i + 1] == ' ' || f[i + 1] == '\n' ||
+			    f[i + 1] == '"'));
+
+		if (!end && i + 3 <= n && !memcmp(f + i, "\xe3\x80\x82", 3))
+			end = 1;
+		if (!end)
+			continue;
+		if (i > st) {
+			for (int k = 0; claim_pats[k].pat; k++) {
+				const char *m = memmem(f + st, i - st, claim_pats[k].pat,
+						       strlen(claim_pats[k].pat));
+				if (!m)
+					continue;
+				/* "not memory-bound" is not the claim */
+				if (m - f >= 4 + (long)st && !memcmp(m - 4, "not ", 4))
+					break;
+				cnt++;
+				if (cb)
+					cb(claim_pats[k].key,
+					   find_pct(f + st, i - st), arg);
+				break;
+			}
+		}
+		st = i + 1;
+	}
+	free(f);
+	return cnt;
+}
