@@ -1,9 +1,236 @@
-/* cmd_log.c - placeholder until the command lands; it fails honestly. */
+/* cmd_log.c - `ktraj log RUN`: the events of a run, one per line. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
 #include "cli.h"
+#include "outfmt.h"
+
+static const char usage[] =
+	"usage: ktraj log RUN [--kind KIND] [--from SEQ] [--to SEQ] [--json]\n"
+	"\n"
+	"List the events of a run: seq, time (UTC), kind, actor and a one-line\n"
+	"summary.  --kind keeps one kind (message, tool_call, tool_result, edit,\n"
+	"compile, bench, profile, question, replay, note).\n"
+	"--json prints one object per event: seq, kind, actor, ts (ns or null),\n"
+	"parent (seq or null) and per kind: message role, human, text;\n"
+	"tool_call tool, call_id; tool_result call_id, ok, exit_code; edit path,\n"
+	"op; compile exit_code, command; bench correct, time_ms, speedup;\n"
+	"replay step, verdict; question text, origin; note text; profile tool.\n";
+
+/* The payload fields a log row carries, per kind (index = enum kt_kind). */
+static const char *const row_fields[KT_KIND_MAX_ + 1][5] = {
+	[KT_KIND_MESSAGE] = { "role", "human", "text" },
+	[KT_KIND_TOOL_CALL] = { "tool", "call_id" },
+	[KT_KIND_TOOL_RESULT] = { "call_id", "ok", "exit_code" },
+	[KT_KIND_EDIT] = { "path", "op" },
+	[KT_KIND_COMPILE] = { "exit_code", "command" },
+	[KT_KIND_BENCH] = { "correct", "time_ms", "speedup" },
+	[KT_KIND_PROFILE] = { "tool" },
+	[KT_KIND_QUESTION] = { "text", "origin" },
+	[KT_KIND_REPLAY] = { "step", "verdict" },
+	[KT_KIND_NOTE] = { "text" },
+};
+
+struct log_ctx {
+	int json;
+	int err;
+};
+
+static int log_json(const kt_event *ev, cJSON *p)
+{
+	cJSON *o = cJSON_CreateObject();
+	const char *kn = kt_kind_name(ev->kind);
+	char num[32], *t;
+	int i;
+
+	if (!o)
+		return KT_ENOMEM;
+	cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
+	cJSON_AddStringToObject(o, "kind", kn ? kn : "unknown");
+	cJSON_AddStringToObject(o, "actor", ev->actor ? ev->actor : "");
+	if (ev->ts_ns == KT_TS_UNKNOWN) {
+		cJSON_AddNullToObject(o, "ts");
+	} else {
+		/* exact: a double would round ns timestamps */
+		snprintf(num, sizeof(num), "%lld", (long long)ev->ts_ns);
+		cJSON_AddRawToObject(o, "ts", num);
+	}
+	if (ev->parent)
+		cJSON_AddNumberToObject(o, "parent", (double)ev->parent);
+	else
+		cJSON_AddNullToObject(o, "parent");
+	if (ev->kind > 0 && ev->kind <= KT_KIND_MAX_)
+		for (i = 0; i < 5 && row_fields[ev->kind][i]; i++) {
+			cJSON *v = cJSON_GetObjectItemCaseSensitive(p, row_fields[ev->kind][i]);
+
+			if (v)
+				cJSON_AddItemToObject(o, row_fields[ev->kind][i],
+						      cJSON_Duplicate(v, 1));
+		}
+	t = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!t)
+		return KT_ENOMEM;
+	puts(t);
+	free(t);
+	return 0;
+}
+
+static void num_part(char *buf, size_t n, const cJSON *p, const char *key,
+		     const char *fmt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(p, key);
+	size_t l = strlen(buf);
+
+	if (cJSON_IsNumber(v))
+		snprintf(buf + l, n - l, fmt, v->valuedouble);
+}
+
+/* What a person wants to see of an event on one line. */
+static void summary(const kt_event *ev, const cJSON *p, char *buf, size_t n)
+{
+	const cJSON *v, *args;
+	const char *s;
+	char *js = NULL;
+
+	buf[0] = 0;
+	switch (ev->kind) {
+	case KT_KIND_MESSAGE:
+	case KT_KIND_NOTE:
+		snprintf(buf, n, "%s", (s = cli_jstr(p, "text")) ? s : "");
+		break;
+	case KT_KIND_QUESTION:
+		snprintf(buf, n, "[%s] %s",
+			 (s = cli_jstr(p, "origin")) ? s : "?",
+			 cli_jstr(p, "text") ? cli_jstr(p, "text") : "");
+		break;
+	case KT_KIND_TOOL_CALL:
+		args = cJSON_GetObjectItemCaseSensitive(p, "args");
+		s = cli_jstr(args, "command");
+		if (!s)
+			s = cli_jstr(args, "file_path");
+		if (!s)
+			s = cli_jstr(args, "path");
+		if (!s)
+			s = cli_jstr(args, "pattern");
+		if (!s && args)
+			s = js = cJSON_PrintUnformatted(args);
+		snprintf(buf, n, "%s %s",
+			 cli_jstr(p, "tool") ? cli_jstr(p, "tool") : "?",
+			 s ? s : "");
+		break;
+	case KT_KIND_TOOL_RESULT:
+		v = cJSON_GetObjectItemCaseSensitive(p, "ok");
+		snprintf(buf, n, "%s %s", cJSON_IsFalse(v) ? "error:" : "ok:",
+			 (s = cli_jstr(p, "output")) ? s : "");
+		break;
+	case KT_KIND_EDIT:
+		snprintf(buf, n, "%s %s", (s = cli_jstr(p, "op")) ? s : "edit",
+			 cli_jstr(p, "path") ? cli_jstr(p, "path") : "?");
+		break;
+	case KT_KIND_COMPILE:
+		v = cJSON_GetObjectItemCaseSensitive(p, "exit_code");
+		if (cJSON_IsNumber(v))
+			snprintf(buf, n, "exit %d: ", v->valueint);
+		else
+			snprintf(buf, n, "exit ?: ");
+		snprintf(buf + strlen(buf), n - strlen(buf), "%s",
+			 (s = cli_jstr(p, "command")) ? s : "");
+		break;
+	case KT_KIND_BENCH:
+		num_part(buf, n, p, "time_ms", "time %.4g ms ");
+		num_part(buf, n, p, "speedup", "speedup %.3gx ");
+		v = cJSON_GetObjectItemCaseSensitive(p, "correct");
+		if (cJSON_IsBool(v))
+			snprintf(buf + strlen(buf), n - strlen(buf), "%s ",
+				 cJSON_IsTrue(v) ? "correct" : "INCORRECT");
+		if ((s = cli_jstr(p, "scenario")) || (s = cli_jstr(p, "workload")))
+			snprintf(buf + strlen(buf), n - strlen(buf), "(%s)", s);
+		break;
+	case KT_KIND_REPLAY:
+		v = cJSON_GetObjectItemCaseSensitive(p, "step");
+		snprintf(buf, n, "step %d: %s %s", cJSON_IsNumber(v) ? v->valueint : 0,
+			 (s = cli_jstr(p, "verdict")) ? s : "?",
+			 cli_jstr(p, "reason") ? cli_jstr(p, "reason") : "");
+		break;
+	case KT_KIND_PROFILE:
+		snprintf(buf, n, "%s", (s = cli_jstr(p, "tool")) ? s : "");
+		break;
+	}
+	free(js);
+}
+
+static int log_row(const kt_event *ev, void *arg)
+{
+	struct log_ctx *x = arg;
+	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+	const char *kn = kt_kind_name(ev->kind);
+	char when[32], raw[512], line[200];
+	int rc = 0;
+
+	if (x->json) {
+		rc = log_json(ev, p);
+	} else {
+		cli_ts_short(ev->ts_ns, when, sizeof(when));
+		summary(ev, p, raw, sizeof(raw));
+		cli_oneline(raw, 120, line);
+		printf("%6llu  %-19s  %-11s %-12.12s %s\n",
+		       (unsigned long long)ev->seq, when, kn ? kn : "?",
+		       ev->actor ? ev->actor : "", line);
+	}
+	cJSON_Delete(p);
+	if (rc)
+		x->err = rc;
+	return rc;
+}
 
 int cmd_log(struct cli *c, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cli_err(c, "not implemented yet");
+	struct log_ctx x = { 0, 0 };
+	const char *spec = NULL;
+	char run[KT_RUN_ID_HEX + 1];
+	uint64_t from = 1, to = 0;
+	kt_store *s = NULL;
+	int i, rc, kind = 0;
+
+	if (cli_wants_help(argc, argv, usage))
+		return KT_EXIT_OK;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			x.json = 1;
+		} else if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
+			kind = kt_kind_from_name(argv[++i]);
+			if (!kind)
+				return cli_usage(c, "unknown kind '%s'", argv[i]);
+		} else if ((!strcmp(argv[i], "--from") || !strcmp(argv[i], "--to")) &&
+			   i + 1 < argc) {
+			uint64_t *dst = argv[i][2] == 'f' ? &from : &to;
+
+			if (cli_u64(argv[i + 1], dst))
+				return cli_usage(c, "%s needs a sequence number", argv[i]);
+			i++;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cli_usage(c, "unknown option '%s'", argv[i]);
+		} else if (!spec) {
+			spec = argv[i];
+		} else {
+			return cli_usage(c, "unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (!spec)
+		return cli_usage(c, "which run? (ktraj log RUN)");
+	rc = cli_open(c, 0, &s);
+	if (rc)
+		return rc;
+	rc = cli_run(c, s, spec, run);
+	if (rc)
+		goto out;
+	rc = kt_event_foreach(s, run, from ? from : 1, to, kind, log_row, &x);
+	if (rc)
+		rc = cli_store_err(c, s, rc, "reading events");
+out:
+	kt_store_close(s);
+	return rc;
 }

@@ -1,9 +1,327 @@
-/* cmd_show.c - placeholder until the command lands; it fails honestly. */
+/* cmd_show.c - `ktraj show RUN SEQ`: one event in full, or its source. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <cjson/cJSON.h>
+
 #include "cli.h"
+#include "evjson.h"
+#include "outfmt.h"
+
+static const char usage[] =
+	"usage: ktraj show RUN SEQ [--json] [--source]\n"
+	"\n"
+	"Print event SEQ of RUN in full: its header (seq, parent, time, kind,\n"
+	"actor, provenance, hash) and every payload field.\n"
+	"--json    the event as one JSON object (as in `export --format jsonl`)\n"
+	"--source  the original record the event was imported from, read back\n"
+	"          from the source file named in the run's metadata; it must still\n"
+	"          exist and have the SHA-256 recorded at import\n";
+
+/* Multi-line strings print as indented blocks, the rest as JSON. */
+static void show_member(const cJSON *v, const char *key, int depth)
+{
+	if (cJSON_IsString(v) && strchr(v->valuestring, '\n')) {
+		const char *p = v->valuestring;
+
+		printf("%*s%s: |\n", depth, "", key);
+		while (*p) {
+			size_t n = strcspn(p, "\n");
+
+			printf("%*s    %.*s\n", depth, "", (int)n, p);
+			p += n + (p[n] == '\n');
+		}
+	} else if (cJSON_IsString(v)) {
+		printf("%*s%s: %s\n", depth, "", key, v->valuestring);
+	} else {
+		char *t = cJSON_PrintUnformatted(v);
+
+		printf("%*s%s: %s\n", depth, "", key, t ? t : "?");
+		free(t);
+	}
+}
+
+static void show_plain(const char *run, const kt_run_info *ri,
+		       const kt_event *ev)
+{
+	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len), *m;
+	char ts[40], hex[KT_HASH_HEX + 1];
+	const char *kn = kt_kind_name(ev->kind);
+
+	kt_ts_iso(ev->ts_ns, ts, sizeof(ts));
+	printf("run     %s (%s)\n", run, ri->name ? ri->name : "");
+	printf("seq     %llu\n", (unsigned long long)ev->seq);
+	if (ev->parent)
+		printf("parent  %llu\n", (unsigned long long)ev->parent);
+	printf("time    %s\n", ts[0] ? ts : "unknown");
+	printf("kind    %s\n", kn ? kn : "?");
+	printf("actor   %s\n", ev->actor ? ev->actor : "");
+	if (ev->prov_json)
+		printf("prov    %s\n", ev->prov_json);
+	kt_hex(ev->hash, KT_HASH_LEN, hex);
+	printf("hash    %s\n", hex);
+	printf("payload\n");
+	if (!p) {
+		printf("    %.*s\n", (int)ev->payload_len, ev->payload);
+		return;
+	}
+	cJSON_ArrayForEach(m, p)
+		show_member(m, m->string, 4);
+	cJSON_Delete(p);
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf = NULL, *t;
+	size_t cap = 0, n = 0, r;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 65536;
+			t = realloc(buf, cap + 1);
+			if (!t) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = t;
+		}
+		r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	if (buf && ferror(f)) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	if (buf) {
+		buf[n] = 0;
+		*len = n;
+	}
+	return buf;
+}
+
+/* The content of `member` of archive `path` (or, with member NULL, of a
+ * compressed single file) whose SHA-256 is `sha`; NULL when absent. */
+static unsigned char *from_archive(const char *path, const char *member,
+				   const unsigned char *sha, size_t *len)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	unsigned char *buf = NULL, h[KT_HASH_LEN];
+
+	if (!a)
+		return NULL;
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	archive_read_support_format_raw(a);
+	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK)
+		goto out;
+	while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(e);
+		size_t cap = 65536, n = 0;
+		la_ssize_t r;
+
+		if (member && (!name || strcmp(name, member)))
+			continue;
+		buf = malloc(cap + 1);
+		while (buf && (r = archive_read_data(a, buf + n, cap - n)) > 0) {
+			n += (size_t)r;
+			if (n == cap) {
+				unsigned char *t = realloc(buf, 2 * cap + 1);
+
+				if (!t) {
+					free(buf);
+					buf = NULL;
+					break;
+				}
+				buf = t;
+				cap *= 2;
+			}
+		}
+		if (!buf)
+			goto out;
+		buf[n] = 0;
+		kt_sha256(buf, n, h);
+		if (!memcmp(h, sha, KT_HASH_LEN)) {
+			*len = n;
+			goto out;
+		}
+		free(buf);
+		buf = NULL;
+		if (member)
+			break;
+	}
+out:
+	archive_read_free(a);
+	return buf;
+}
+
+static int show_source(struct cli *c, const kt_run_info *ri, const kt_event *ev)
+{
+	cJSON *prov = ev->prov_json ? cJSON_Parse(ev->prov_json) : NULL;
+	cJSON *meta = ri->meta_json ? cJSON_Parse(ri->meta_json) : NULL, *src;
+	const char *sha_hex = cli_jstr(prov, "src"), *file = cli_jstr(prov, "file");
+	const char *member = cli_jstr(prov, "member"), *path = NULL;
+	unsigned char sha[KT_HASH_LEN], h[KT_HASH_LEN], *data = NULL;
+	cJSON *off = cJSON_GetObjectItemCaseSensitive(prov, "off");
+	cJSON *rlen = cJSON_GetObjectItemCaseSensitive(prov, "len");
+	cJSON *line = cJSON_GetObjectItemCaseSensitive(prov, "line");
+	size_t len = 0;
+	int rc = KT_EXIT_FAIL;
+
+	if (!sha_hex || kt_unhex(sha_hex, sha, KT_HASH_LEN)) {
+		rc = cli_err(c, "event %llu records no source file",
+			     (unsigned long long)ev->seq);
+		goto out;
+	}
+	/* the import driver records each source's absolute path */
+	cJSON_ArrayForEach(src, cJSON_GetObjectItemCaseSensitive(meta, "sources")) {
+		const char *s = cli_jstr(src, "sha");
+
+		if ((s && !strcmp(s, sha_hex)) ||
+		    (!s && file && cli_jstr(src, "file") &&
+		     !strcmp(cli_jstr(src, "file"), file))) {
+			path = cli_jstr(src, "path");
+			break;
+		}
+	}
+	if (!path)
+		path = file;
+	if (!path || !strcmp(path, "-")) {
+		rc = cli_err(c, "event %llu came from stdin; the source is not kept",
+			     (unsigned long long)ev->seq);
+		goto out;
+	}
+	if (!member) {
+		data = slurp(path, &len);
+		if (!data) {
+			rc = cli_err(c, "source %s: %s", path, strerror(errno));
+			goto out;
+		}
+		kt_sha256(data, len, h);
+		if (memcmp(h, sha, KT_HASH_LEN)) {
+			/* a compressed file is recorded by its content */
+			free(data);
+			data = from_archive(path, NULL, sha, &len);
+		}
+	} else {
+		data = from_archive(path, member, sha, &len);
+	}
+	if (!data) {
+		rc = cli_err(c, "source %s%s%s changed since import (SHA-256 differs from %.12s...)",
+			     path, member ? ":" : "", member ? member : "", sha_hex);
+		goto out;
+	}
+	if (cJSON_IsNumber(off) && cJSON_IsNumber(rlen) && rlen->valuedouble > 0 &&
+	    off->valuedouble >= 0 && off->valuedouble + rlen->valuedouble <= (double)len) {
+		fwrite(data + (size_t)off->valuedouble, 1, (size_t)rlen->valuedouble, stdout);
+		fputc('\n', stdout);
+	} else if (cJSON_IsNumber(line) && line->valuedouble >= 1) {
+		const unsigned char *p = data, *end = data + len;
+		double l;
+
+		for (l = 1; l < line->valuedouble && p < end; l++) {
+			p = memchr(p, '\n', (size_t)(end - p));
+			p = p ? p + 1 : end;
+		}
+		if (p >= end) {
+			rc = cli_err(c, "source %s has no line %.0f", path, line->valuedouble);
+			goto out;
+		}
+		fwrite(p, 1, strcspn((const char *)p, "\n"), stdout);
+		fputc('\n', stdout);
+	} else {
+		/* the event came from the whole file */
+		fwrite(data, 1, len, stdout);
+	}
+	rc = ferror(stdout) ? cli_err(c, "write error") : KT_EXIT_OK;
+out:
+	free(data);
+	cJSON_Delete(prov);
+	cJSON_Delete(meta);
+	return rc;
+}
 
 int cmd_show(struct cli *c, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cli_err(c, "not implemented yet");
+	const char *spec = NULL, *seqs = NULL;
+	char run[KT_RUN_ID_HEX + 1];
+	int i, rc, json = 0, source = 0;
+	kt_run_info ri;
+	kt_event ev;
+	uint64_t seq;
+	kt_store *s = NULL;
+
+	if (cli_wants_help(argc, argv, usage))
+		return KT_EXIT_OK;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (!strcmp(argv[i], "--source"))
+			source = 1;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage(c, "unknown option '%s'", argv[i]);
+		else if (!spec)
+			spec = argv[i];
+		else if (!seqs)
+			seqs = argv[i];
+		else
+			return cli_usage(c, "unexpected argument '%s'", argv[i]);
+	}
+	if (!seqs)
+		return cli_usage(c, "needs RUN and SEQ");
+	if (cli_u64(seqs, &seq) || seq == 0)
+		return cli_usage(c, "SEQ must be a number >= 1, not '%s'", seqs);
+	rc = cli_open(c, 0, &s);
+	if (rc)
+		return rc;
+	rc = cli_run(c, s, spec, run);
+	if (rc)
+		goto out;
+	rc = kt_run_get(s, run, &ri);
+	if (rc) {
+		rc = cli_store_err(c, s, rc, spec);
+		goto out;
+	}
+	/* copy what the event read would invalidate */
+	ri.name = ri.name ? strdup(ri.name) : NULL;
+	ri.meta_json = ri.meta_json ? strdup(ri.meta_json) : NULL;
+	rc = kt_event_get(s, run, seq, &ev);
+	if (rc == KT_ENOTFOUND) {
+		rc = cli_err(c, "run %.12s has no event %llu (it has %llu)", run,
+			     (unsigned long long)seq,
+			     (unsigned long long)ri.n_events);
+		rc = KT_EXIT_NOTFOUND;
+	} else if (rc) {
+		rc = cli_store_err(c, s, rc, "reading the event");
+	} else if (source) {
+		rc = show_source(c, &ri, &ev);
+	} else if (json) {
+		cJSON *o = kt_evjson(run, &ev);
+		char *t = o ? cJSON_PrintUnformatted(o) : NULL;
+
+		if (t)
+			puts(t);
+		else
+			rc = cli_err(c, "event %llu: payload is not JSON",
+				     (unsigned long long)seq);
+		free(t);
+		cJSON_Delete(o);
+	} else {
+		show_plain(run, &ri, &ev);
+	}
+	free((char *)ri.name);
+	free((char *)ri.meta_json);
+out:
+	kt_store_close(s);
+	return rc;
 }

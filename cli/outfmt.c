@@ -1,0 +1,70 @@
+/* outfmt.c - text helpers for the read commands (see outfmt.h). */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "outfmt.h"
+#include "../store/store.h"
+
+void cli_oneline(const char *s, size_t max, char *out)
+{
+	size_t n = 0;
+	int space = 0;
+
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
+		    c == '\f' || c == '\v') {
+			space = n > 0;
+			continue;
+		}
+		if (c < 0x20 || c == 0x7f)
+			c = '?';
+		if (n + space + 1 > max) {
+			/* drop a trailing incomplete UTF-8 sequence */
+			size_t i = n, need;
+
+			while (i > 0 && ((unsigned char)out[i - 1] & 0xc0) == 0x80)
+				i--;
+			if (i > 0 && (unsigned char)out[i - 1] >= 0xc0) {
+				unsigned char l = (unsigned char)out[i - 1];
+
+				need = l >= 0xf0 ? 4 : l >= 0xe0 ? 3 : 2;
+				if (n - (i - 1) < need)
+					n = i - 1;
+			}
+			memcpy(out + n, "...", 4);
+			return;
+		}
+		if (space)
+			out[n++] = ' ';
+		space = 0;
+		out[n++] = (char)c;
+	}
+	out[n] = 0;
+}
+
+void cli_ts_short(int64_t ts_ns, char *buf, size_t len)
+{
+	time_t sec;
+	struct tm tm;
+
+	if (ts_ns == KT_TS_UNKNOWN) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	sec = (time_t)(ts_ns / 1000000000);
+	if (ts_ns < 0 && ts_ns % 1000000000)
+		sec--;
+	if (!gmtime_r(&sec, &tm) ||
+	    !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, len, "-");
+}
+
+const char *cli_jstr(const cJSON *o, const char *key)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(it) ? it->valuestring : NULL;
+}

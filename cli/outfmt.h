@@ -1,0 +1,21 @@
+/*
+ * outfmt.h - small text helpers shared by the read commands (log, search,
+ * show, ls): one-line summaries and short timestamps for terminal output.
+ */
+#ifndef KT_OUTFMT_H
+#define KT_OUTFMT_H
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+/* s folded to one line (runs of whitespace -> one space, leading space
+ * dropped) and cut to at most max bytes on a UTF-8 boundary, with "..."
+ * when cut.  out must hold max + 4 bytes. */
+void cli_oneline(const char *s, size_t max, char *out);
+
+/* "2026-05-14 14:01:12" (UTC) or "-" when unknown; buf >= 24 bytes. */
+void cli_ts_short(int64_t ts_ns, char *buf, size_t len);
+
+/* String member of o, or NULL. */
+const char *cli_jstr(const cJSON *o, const char *key);
+#endif
