@@ -1,0 +1,530 @@
+/*
+ * impx.c - helpers shared by the Inspect AI and GPU-kernel benchmark
+ * importers (see impx.h).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "impx.h"
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant,
+ * "chrono-Compatible Low-Level Date Algorithms",
+ * https://howardhinnant.github.io/date_algorithms.html#days_from_civil). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era;
+	unsigned yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+/* Read exactly n digits; -1 when they are not there. */
+static int digits(const char **p, int n)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)(*p)[i]))
+			return -1;
+		v = v * 10 + ((*p)[i] - '0');
+	}
+	*p += n;
+	return v;
+}
+
+int64_t kt_impx_ts(const char *s)
+{
+	int y, mo, d, h = 0, mi = 0, sec = 0, off = 0;
+	int64_t frac = 0, ns;
+	const char *p = s;
+
+	if (!s)
+		return KT_TS_UNKNOWN;
+	while (*p == ' ')
+		p++;
+	if ((y = digits(&p, 4)) < 0 || *p++ != '-' ||
+	    (mo = digits(&p, 2)) < 1 || mo > 12 || *p++ != '-' ||
+	    (d = digits(&p, 2)) < 1 || d > 31)
+		return KT_TS_UNKNOWN;
+	if (*p == 'T' || *p == 't' || *p == ' ') {
+		p++;
+		if ((h = digits(&p, 2)) < 0 || h > 23 || *p++ != ':' ||
+		    (mi = digits(&p, 2)) < 0 || mi > 59)
+			return KT_TS_UNKNOWN;
+		if (*p == ':') {
+			p++;
+			if ((sec = digits(&p, 2)) < 0 || sec > 60)
+				return KT_TS_UNKNOWN;
+			if (*p == '.' || *p == ',') {
+				int n = 0;
+
+				p++;
+				if (!isdigit((unsigned char)*p))
+					return KT_TS_UNKNOWN;
+				for (; isdigit((unsigned char)*p); p++, n++)
+					if (n < 9)
+						frac = frac * 10 + (*p - '0');
+				for (; n < 9; n++)
+					frac *= 10;
+			}
+		}
+		if (*p == 'Z' || *p == 'z') {
+			p++;
+		} else if (*p == '+' || *p == '-') {
+			int sign = *p++ == '-' ? -1 : 1, oh, om = 0;
+
+			if ((oh = digits(&p, 2)) < 0 || oh > 23)
+				return KT_TS_UNKNOWN;
+			if (*p == ':')
+				p++;
+			if (isdigit((unsigned char)*p) &&
+			    ((om = digits(&p, 2)) < 0 || om > 59))
+				return KT_TS_UNKNOWN;
+			off = sign * (oh * 3600 + om * 60);
+		}
+	}
+	while (*p == ' ')
+		p++;
+	if (*p)
+		return KT_TS_UNKNOWN;
+	ns = (days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
+	      h * 3600 + mi * 60 + sec - off);
+	/* years 0000..9999 keep this far inside int64 ns */
+	return ns * 1000000000 + frac;
+}
+
+const char *kt_impx_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int kt_impx_numv(const cJSON *v, double *out)
+{
+	char *end;
+	double d;
+
+	if (cJSON_IsNumber(v)) {
+		d = v->valuedouble;
+	} else if (cJSON_IsString(v) && v->valuestring[0]) {
+		errno = 0;
+		d = strtod(v->valuestring, &end);
+		while (*end == ' ')
+			end++;
+		if (*end || errno == ERANGE)
+			return 0;
+	} else {
+		return 0;
+	}
+	if (!isfinite(d))
+		return 0;
+	*out = d;
+	return 1;
+}
+
+int kt_impx_num(const cJSON *o, const char *key, double *out)
+{
+	return kt_impx_numv(cJSON_GetObjectItemCaseSensitive(o, key), out);
+}
+
+int kt_impx_bool(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	const char *s;
+
+	if (cJSON_IsBool(v))
+		return cJSON_IsTrue(v) ? 1 : 0;
+	if (cJSON_IsNumber(v) && (v->valuedouble == 0 || v->valuedouble == 1))
+		return v->valuedouble == 1;
+	if (!cJSON_IsString(v))
+		return -1;
+	s = v->valuestring;
+	if (!strcmp(s, "True") || !strcmp(s, "true") || !strcmp(s, "1"))
+		return 1;
+	if (!strcmp(s, "False") || !strcmp(s, "false") || !strcmp(s, "0"))
+		return 0;
+	return -1;
+}
+
+int kt_impx_emit(kt_imp *imp, int kind, uint64_t parent, int64_t ts_ns,
+		 const char *actor, cJSON *payload, const kt_file *f,
+		 uint64_t line, uint64_t off, uint64_t len, uint64_t *seq)
+{
+	kt_ev ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.parent = parent;
+	ev.ts_ns = ts_ns;
+	ev.actor = actor;
+	ev.payload = payload;
+	ev.file = f;
+	ev.line = line;
+	ev.off = off;
+	ev.rec_len = len;
+	return kt_imp_emit(imp, &ev, seq);
+}
+
+/* Length of the valid UTF-8 sequence at s (max n bytes), 0 when invalid
+ * (RFC 3629 section 4: no overlongs, no surrogates, <= U+10FFFF). */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t k;
+	unsigned lo = 0x80, hi = 0xBF;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		k = 2;
+	else if (c >= 0xE0 && c <= 0xEF)
+		k = 3;
+	else if (c >= 0xF0 && c <= 0xF4)
+		k = 4;
+	else
+		return 0;
+	if (n < k)
+		return 0;
+	if (c == 0xE0)
+		lo = 0xA0;
+	else if (c == 0xED)
+		hi = 0x9F;
+	else if (c == 0xF0)
+		lo = 0x90;
+	else if (c == 0xF4)
+		hi = 0x8F;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < k; i++)
+		if (s[i] < 0x80 || s[i] > 0xBF)
+			return 0;
+	return k;
+}
+
+char *kt_impx_utf8(const char *s, size_t len, size_t *out_len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, o = 0, k;
+	char *out;
+
+	/* worst case: every byte becomes the 3-byte U+FFFD */
+	if (len > (SIZE_MAX - 1) / 3 || !(out = malloc(len * 3 + 1)))
+		return NULL;
+	while (i < len) {
+		if (p[i] == 0) {
+			i++;
+			continue;
+		}
+		k = utf8_seq(p + i, len - i);
+		if (k) {
+			memcpy(out + o, p + i, k);
+			o += k;
+			i += k;
+		} else {
+			memcpy(out + o, "\xEF\xBF\xBD", 3);
+			o += 3;
+			i++;
+		}
+	}
+	out[o] = 0;
+	if (out_len)
+		*out_len = o;
+	return out;
+}
+
+int kt_impx_text(kt_imp *imp, cJSON *payload, const char *key,
+		 const char *blob_key, const char *text, size_t len)
+{
+	char hex[KT_HASH_HEX + 1];
+	char *clean;
+	size_t n, cut;
+	int rc = 0;
+
+	if (!text)
+		text = "", len = 0;
+	if (!(clean = kt_impx_utf8(text, len, &n)))
+		return KT_ENOMEM;
+	cut = n;
+	if (n > KT_IMPX_INLINE_MAX) {
+		cut = KT_IMPX_INLINE_MAX;
+		while (cut > 0 && ((unsigned char)clean[cut] & 0xC0) == 0x80)
+			cut--;
+		if (blob_key) {
+			rc = kt_imp_blob(imp, text, len, NULL, hex);
+			if (rc == 0 && !cJSON_AddStringToObject(payload,
+								blob_key, hex))
+				rc = KT_ENOMEM;
+		}
+		clean[cut] = 0;
+	}
+	if (rc == 0 && !cJSON_AddStringToObject(payload, key, clean))
+		rc = KT_ENOMEM;
+	free(clean);
+	return rc;
+}
+
+/* 1-based line number of byte offset off in data. */
+static uint64_t line_of(const unsigned char *data, size_t off)
+{
+	uint64_t line = 1;
+
+	for (size_t i = 0; i < off; i++)
+		line += data[i] == '\n';
+	return line;
+}
+
+cJSON *kt_impx_parse(kt_imp *imp, const kt_file *f)
+{
+	const char *end = NULL;
+	cJSON *root;
+
+	root = cJSON_ParseWithLengthOpts((const char *)f->data, f->len, &end,
+					 0);
+	if (!root) {
+		size_t off = end && end >= (const char *)f->data ?
+			(size_t)(end - (const char *)f->data) : 0;
+
+		if (off > f->len)
+			off = f->len;
+		kt_imp_warn(imp, f, line_of(f->data, off),
+			    "invalid JSON (parse stopped at byte %zu of %zu)",
+			    off, f->len);
+	}
+	return root;
+}
+
+int kt_impx_jsonl(kt_imp *imp, const kt_file *f,
+		  int (*fn)(cJSON *rec, uint64_t line, uint64_t off,
+			    uint64_t len, void *arg), void *arg)
+{
+	const char *p = (const char *)f->data, *end = p + f->len;
+	uint64_t line = 0;
+	int rc = 0;
+
+	while (p < end && rc == 0) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end, *q = p;
+		size_t n;
+		cJSON *rec;
+
+		line++;
+		while (q < le && isspace((unsigned char)*q))
+			q++;
+		n = (size_t)(le - p);
+		if (q < le) {
+			rec = cJSON_ParseWithLength(p, n);
+			if (!rec) {
+				kt_imp_warn(imp, f, line, "malformed JSON line "
+					    "(%zu bytes) skipped", n);
+			} else {
+				rc = fn(rec, line, (uint64_t)(p -
+					(const char *)f->data), n, arg);
+				cJSON_Delete(rec);
+			}
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return rc;
+}
+
+/* ---- Python repr literals --------------------------------------------- */
+
+struct pyp {
+	const char *p;
+	int depth;
+};
+
+static void py_ws(struct pyp *s)
+{
+	while (isspace((unsigned char)*s->p))
+		s->p++;
+}
+
+static cJSON *py_value(struct pyp *s);
+
+static cJSON *py_string(struct pyp *s)
+{
+	char q = *s->p++, *buf;
+	size_t cap = 64, n = 0;
+	cJSON *out;
+
+	if (!(buf = malloc(cap)))
+		return NULL;
+	while (*s->p && *s->p != q) {
+		char c = *s->p++;
+
+		if (c == '\\' && *s->p) {
+			c = *s->p++;
+			switch (c) {
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case 'r': c = '\r'; break;
+			case '0': c = 0; break;
+			default: break; /* \\ \' \" and unknown: literal */
+			}
+			if (!c)
+				continue;
+		}
+		if (n + 2 > cap) {
+			char *nb = realloc(buf, cap *= 2);
+
+			if (!nb) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+		}
+		buf[n++] = c;
+	}
+	if (*s->p != q) {
+		free(buf);
+		return NULL;
+	}
+	s->p++;
+	buf[n] = 0;
+	out = cJSON_CreateString(buf);
+	free(buf);
+	return out;
+}
+
+static cJSON *py_seq(struct pyp *s, char close, int dict)
+{
+	cJSON *out = dict ? cJSON_CreateObject() : cJSON_CreateArray();
+
+	if (!out)
+		return NULL;
+	s->p++;
+	for (;;) {
+		cJSON *k = NULL, *v;
+
+		py_ws(s);
+		if (*s->p == close) {
+			s->p++;
+			return out;
+		}
+		if (dict) {
+			k = py_value(s);
+			py_ws(s);
+			if (!k || *s->p != ':') {
+				cJSON_Delete(k);
+				goto bad;
+			}
+			s->p++;
+		}
+		v = py_value(s);
+		if (!v) {
+			cJSON_Delete(k);
+			goto bad;
+		}
+		if (dict) {
+			char num[64];
+			const char *name = k->valuestring;
+
+			if (!cJSON_IsString(k)) {
+				snprintf(num, sizeof(num), "%.17g",
+					 cJSON_IsNumber(k) ? k->valuedouble : 0);
+				name = num;
+			}
+			cJSON_AddItemToObject(out, name, v);
+			cJSON_Delete(k);
+		} else {
+			cJSON_AddItemToArray(out, v);
+		}
+		py_ws(s);
+		if (*s->p == ',')
+			s->p++;
+		else if (*s->p != close)
+			goto bad;
+	}
+bad:
+	cJSON_Delete(out);
+	return NULL;
+}
+
+static int word(struct pyp *s, const char *w)
+{
+	size_t n = strlen(w);
+
+	if (strncmp(s->p, w, n) || isalnum((unsigned char)s->p[n]) ||
+	    s->p[n] == '_')
+		return 0;
+	s->p += n;
+	return 1;
+}
+
+static cJSON *py_value(struct pyp *s)
+{
+	cJSON *out = NULL;
+	char *end;
+	double d;
+
+	py_ws(s);
+	if (++s->depth > 64) /* bounded recursion on hostile input */
+		goto out;
+	switch (*s->p) {
+	case '{': out = py_seq(s, '}', 1); break;
+	case '[': out = py_seq(s, ']', 0); break;
+	case '(': out = py_seq(s, ')', 0); break;
+	case '\'': case '"': out = py_string(s); break;
+	default:
+		if (word(s, "True"))
+			out = cJSON_CreateTrue();
+		else if (word(s, "False"))
+			out = cJSON_CreateFalse();
+		else if (word(s, "None") || word(s, "inf") ||
+			 word(s, "nan") || word(s, "-inf"))
+			out = cJSON_CreateNull();
+		else {
+			d = strtod(s->p, &end);
+			if (end != s->p) {
+				s->p = end;
+				out = isfinite(d) ? cJSON_CreateNumber(d) :
+					cJSON_CreateNull();
+			}
+		}
+	}
+out:
+	s->depth--;
+	return out;
+}
+
+cJSON *kt_impx_pyrepr(const char *text)
+{
+	struct pyp s = { text, 0 };
+	cJSON *v;
+
+	if (!text)
+		return NULL;
+	v = py_value(&s);
+	py_ws(&s);
+	if (v && *s.p) {
+		cJSON_Delete(v);
+		v = NULL;
+	}
+	return v;
+}
+
+const char *kt_impx_base(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+
+	return s ? s + 1 : p;
+}
+
+int kt_impx_has(const kt_file *f, size_t n, const char *needle)
+{
+	size_t m = strlen(needle);
+
+	if (n > f->len)
+		n = f->len;
+	return m <= n && memmem(f->data, n, needle, m) != NULL;
+}
