@@ -1,0 +1,731 @@
+/*
+ * blame.c - speedup jumps, their edits, the question (or the agent alone)
+ * behind them, a permutation baseline, and stalls.
+ *
+ * Algorithm: ../shared/research/analysis.md 2.6 (a)-(d) and 2.7.
+ *  (a) a new best counts when log(s) - log(best) > theta (series.c);
+ *      accepted increments within merge_rounds measurements with no question
+ *      between them merge into one jump; gain = after / before.
+ *  (b) passive bracketing: E* = edits between the last measurement below
+ *      and the first above each increment.
+ *  (c) candidates: questions after the previous landing, before the last
+ *      edit of E*, within window_calls tool calls.  raw(q) = w_lag *
+ *      (0.1 + 0.5 min(1, overlap/0.5) + 0.15 layer_match + 0.1 relocation
+ *      + 0.25 uptake), w_lag = exp(-calls/tau_calls) * exp(-min/tau_min);
+ *      normalized together with the "agent alone" prior w_self.  The
+ *      weights are the 2.6(c)3 defaults with the constant lowered so that a
+ *      question nobody took up cannot beat the agent alone on lag only.
+ *  (d) S = sum over jumps of max exp(-lag/tau_calls) of questions within
+ *      window_calls before the jump's first edit; nulls: random
+ *      non-question messages in the question slots, and a circular shift of
+ *      all question positions (arXiv 2512.17372); p = (1 + #{S0 >= S}) /
+ *      (N + 1), seeded splitmix64 so output is reproducible.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze.h"
+
+/* splitmix64 (Steele, Lea, Flood 2014; public domain reference code) */
+static uint64_t sm64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static uint64_t rnd_below(uint64_t *s, uint64_t n)
+{
+	return n ? sm64(s) % n : 0;
+}
+
+int kt_an_is_question_ev(const kt_an_run *r, size_t i)
+{
+	const kt_an_ev *e = &r->ev[i];
+
+	if (e->kind == KT_KIND_QUESTION)
+		return e->qorigin == KT_AN_QO_HUMAN ||
+		       e->qorigin == KT_AN_QO_LIBRARY;
+	return e->kind == KT_KIND_MESSAGE && e->qorigin == KT_AN_QO_HUMAN;
+}
+
+static int is_agent_text(const kt_an_ev *e)
+{
+	return e->kind == KT_KIND_MESSAGE && e->text && !e->human &&
+	       !e->meta && e->role != KT_AN_ROLE_USER &&
+	       e->role != KT_AN_ROLE_SYSTEM;
+}
+
+/* ---- growable text buffer ---------------------------------------------------- */
+struct buf {
+	char *p;
+	size_t n, cap, limit;
+	int err;
+};
+
+static void bput(struct buf *b, const char *s, size_t n)
+{
+	if (b->err || b->n >= b->limit)
+		return;
+	if (n > b->limit - b->n)
+		n = b->limit - b->n;
+	if (b->n + n + 2 > b->cap) {
+		size_t nc = (b->n + n + 2) * 2;
+		char *np = realloc(b->p, nc);
+
+		if (!np) {
+			b->err = 1;
+			return;
+		}
+		b->p = np;
+		b->cap = nc;
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n++] = '\n';
+	b->p[b->n] = 0;
+}
+
+/* Lines of `after` that are not lines of `before` (the added text). */
+static void edit_delta(kt_store *s, const kt_an_ev *e, struct buf *out)
+{
+	void *bd = NULL, *ad = NULL;
+	size_t bl = 0, al = 0, nh = 0, cap = 0;
+	uint64_t *h = NULL;
+
+	if (e->text)
+		bput(out, e->text, strlen(e->text));
+	if (!s || !e->has_after || kt_blob_get(s, e->after, &ad, &al))
+		return;
+	if (e->has_before && kt_blob_get(s, e->before, &bd, &bl))
+		bd = NULL, bl = 0;
+	for (size_t i = 0; bd && i < bl;) {
+		size_t j = i;
+		uint64_t x = 1469598103934665603ull;
+
+		while (j < bl && ((char *)bd)[j] != '\n')
+			x = (x ^ ((unsigned char *)bd)[j++]) * 1099511628211ull;
+		if (nh == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			uint64_t *nv = realloc(h, nc * sizeof(*nv));
+
+			if (!nv)
+				goto out;
+			h = nv;
+			cap = nc;
+		}
+		h[nh++] = x;
+		i = j + 1;
+	}
+	for (size_t i = 0; i < al;) {
+		size_t j = i, k;
+		uint64_t x = 1469598103934665603ull;
+
+		while (j < al && ((char *)ad)[j] != '\n')
+			x = (x ^ ((unsigned char *)ad)[j++]) * 1099511628211ull;
+		for (k = 0; k < nh && h[k] != x; k++)
+			;
+		if (k == nh && j > i)
+			bput(out, (char *)ad + i, j - i);
+		i = j + 1;
+	}
+out:
+	free(h);
+	free(bd);
+	free(ad);
+}
+
+static const char *plan_markers[] = {
+	"hypothesis", "plan", "i think", "i'll", "i will", "let's", "let me",
+	"should", "try", "switch", "instead", "bottleneck", "because", "going to",
+	"next", "strategy", "root cause", "improve", "optimiz", "reduce",
+	"改为", "应该", "尝试", "瓶颈", "打算", "计划", "试试", "优化", NULL};
+
+static int plan_like(const char *t)
+{
+	size_t n = strlen(t);
+
+	for (int i = 0; plan_markers[i]; i++)
+		if (memmem(t, n, plan_markers[i], strlen(plan_markers[i])))
+			return 1;
+	/* case-insensitive for the first letters of English markers */
+	if (!strncmp(t, "Hypothesis", 10) || !strncmp(t, "Plan", 4) ||
+	    !strncmp(t, "I think", 7) || !strncmp(t, "Let", 3) ||
+	    !strncmp(t, "Next", 4) || !strncmp(t, "Try", 3))
+		return 1;
+	return 0;
+}
+
+static const char *ack_phrases[] = {
+	"you're right", "you are right", "good point", "good catch", "indeed",
+	"correct,", "right,", "you're correct", "确实", "你说得对", "说得对",
+	"没错", "对，", NULL};
+
+/* ---- jumps and attribution ------------------------------------------------------ */
+static int add_idx(size_t **v, size_t *n, size_t x)
+{
+	size_t *nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!nv)
+		return KT_ENOMEM;
+	nv[(*n)++] = x;
+	*v = nv;
+	return KT_OK;
+}
+
+static int question_between(const kt_an_run *r, uint64_t a, uint64_t b)
+{
+	long i = kt_an_run_find(r, a);
+
+	for (i = i < 0 ? 0 : i; i >= 0 && (size_t)i < r->nev &&
+	     r->ev[i].seq < b; i++)
+		if (r->ev[i].seq > a && kt_an_is_question_ev(r, (size_t)i))
+			return 1;
+	return 0;
+}
+
+static int layer_of_agent_before(const kt_an_run *r, size_t qi)
+{
+	struct buf b = {.limit = 8192};
+	int n = 0, l;
+
+	for (long i = (long)qi - 1; i >= 0 && n < 4; i--)
+		if (is_agent_text(&r->ev[i])) {
+			bput(&b, r->ev[i].text, strlen(r->ev[i].text));
+			n++;
+		}
+	l = b.p ? kt_an_layer_of(b.p, b.n, NULL) : KT_AN_L_NONE;
+	free(b.p);
+	return l;
+}
+
+static int blame_one(kt_store *s, const kt_an_run *r, const kt_an_opts *o,
+		     const kt_an_series *se, kt_an_jump *j, uint64_t lower)
+{
+	struct buf resp = {.limit = 65536};
+	uint64_t land_seq = se->pt[j->p_land].seq, last_seq;
+	long li;
+	size_t i;
+	int rc = KT_ENOMEM;
+	uint64_t *tr = NULL;
+	size_t ntr = 0;
+	double sum;
+
+	/* E*: edits between the measurement before and each increment */
+	for (size_t p = j->p_land; p <= j->p_last; p++) {
+		uint64_t a, b;
+
+		if (p != j->p_land && !se->pt[p].accepted)
+			continue;
+		a = se->pt[p - 1].seq;
+		b = se->pt[p].seq;
+		li = kt_an_run_find(r, a);
+		for (i = li < 0 ? 0 : (size_t)li; i < r->nev && r->ev[i].seq < b; i++)
+			if (r->ev[i].kind == KT_KIND_EDIT && r->ev[i].seq > a &&
+			    add_idx(&j->edits, &j->nedits, i))
+				goto out;
+	}
+	j->anchor_seq = j->nedits ? r->ev[j->edits[0]].seq :
+				    se->pt[j->p_prev].seq + 1;
+	last_seq = j->nedits ? r->ev[j->edits[j->nedits - 1]].seq : land_seq;
+	for (i = 0; i < j->nedits; i++) {
+		const char *pth = r->ev[j->edits[i]].text;
+
+		if (pth && (strstr(pth, "bench") || strstr(pth, "timing") ||
+			    strstr(pth, "harness") || strstr(pth, "measure")))
+			j->artifact = 1;
+	}
+	/* candidates */
+	li = kt_an_run_find(r, last_seq);
+	if (li < 0)
+		li = (long)r->nev;
+	for (long qi = li - 1; qi >= 0 && r->ev[qi].seq > lower; qi--) {
+		const kt_an_ev *q = &r->ev[qi];
+		kt_an_cand *c, *nc;
+		long ei, k;
+		uint32_t at_call;
+		int64_t at_ts;
+
+		if (!kt_an_is_question_ev(r, (size_t)qi) || !q->text)
+			continue;
+		/* first responsible edit after q, else the landing */
+		ei = -1;
+		for (i = 0; i < j->nedits; i++)
+			if (j->edits[i] > (size_t)qi) {
+				ei = (long)j->edits[i];
+				break;
+			}
+		k = ei >= 0 ? ei : kt_an_run_find(r, land_seq);
+		if (k < 0)
+			continue;
+		at_call = r->ev[k].call;
+		at_ts = r->ev[k].ts;
+		if (at_call - q->call > (uint32_t)o->window_calls)
+			break;
+		nc = realloc(j->cand, (j->ncand + 1) * sizeof(*nc));
+		if (!nc)
+			goto out;
+		j->cand = nc;
+		c = &j->cand[j->ncand++];
+		memset(c, 0, sizeof(*c));
+		c->ev = (size_t)qi;
+		c->lag_calls = (double)(at_call - q->call);
+		c->lag_min = (at_ts != KT_TS_UNKNOWN && q->ts != KT_TS_UNKNOWN &&
+			      at_ts >= q->ts) ? (double)(at_ts - q->ts) / 60e9 : -1;
+		c->layer = kt_an_layer_of(q->text, strlen(q->text), NULL);
+	}
+	/* edit layer: added lines of E* plus the agent's words after the first
+	 * candidate (or after the measurement before) up to the landing */
+	{
+		struct buf ed = {.limit = 65536};
+		uint64_t from = se->pt[j->p_prev].seq;
+
+		for (i = 0; i < j->nedits; i++)
+			edit_delta(s, &r->ev[j->edits[i]], &ed);
+		for (i = 0; i < j->ncand; i++)
+			if (r->ev[j->cand[i].ev].seq < from)
+				from = r->ev[j->cand[i].ev].seq;
+		li = kt_an_run_find(r, from);
+		for (i = li < 0 ? 0 : (size_t)li; i < r->nev &&
+		     r->ev[i].seq < land_seq; i++)
+			if (is_agent_text(&r->ev[i]))
+				bput(&ed, r->ev[i].text, strlen(r->ev[i].text));
+		if (ed.err) {
+			free(ed.p);
+			goto out;
+		}
+		j->edit_layer = ed.p ? kt_an_layer_of(ed.p, ed.n, NULL) : 0;
+		free(ed.p);
+	}
+	/* score every candidate */
+	sum = o->w_self;
+	for (size_t ci = 0; ci < j->ncand; ci++) {
+		kt_an_cand *c = &j->cand[ci];
+		const kt_an_ev *q = &r->ev[c->ev];
+		uint64_t *tq = NULL;
+		size_t ntq = 0, agent_msgs = 0;
+		double wl;
+
+		free(resp.p);
+		memset(&resp, 0, sizeof(resp));
+		resp.limit = 65536;
+		for (i = c->ev + 1; i < r->nev && r->ev[i].seq < land_seq; i++) {
+			const kt_an_ev *e = &r->ev[i];
+
+			if (is_agent_text(e)) {
+				bput(&resp, e->text, strlen(e->text));
+				if (agent_msgs++ == 0) {
+					/* uptake: the first reply acknowledges or echoes q */
+					uint64_t *ta = NULL;
+					size_t nta = 0;
+
+					for (int a = 0; ack_phrases[a]; a++)
+						if (strstr(e->text, ack_phrases[a]))
+							c->uptake = 1;
+					if (kt_an_tokens(q->text, strlen(q->text),
+							 &tq, &ntq) ||
+					    kt_an_tokens(e->text, strlen(e->text),
+							 &ta, &nta)) {
+						free(ta);
+						free(tq);
+						goto out;
+					}
+					if (kt_an_containment(tq, ntq, ta, nta) >= 0.25)
+						c->uptake = 1;
+					free(ta);
+				}
+			}
+			if (e->kind == KT_KIND_TOOL_CALL && e->profiler &&
+			    e->call - q->call <= 3)
+				c->uptake = 1;
+		}
+		for (i = 0; i < j->nedits; i++)
+			if (j->edits[i] > c->ev)
+				edit_delta(s, &r->ev[j->edits[i]], &resp);
+		if (resp.err) {
+			free(tq);
+			goto out;
+		}
+		if (!tq && kt_an_tokens(q->text, strlen(q->text), &tq, &ntq))
+			goto out;
+		if (resp.p && kt_an_tokens(resp.p, resp.n, &tr, &ntr)) {
+			free(tq);
+			goto out;
+		}
+		c->overlap = kt_an_containment(tq, ntq, tr, ntr);
+		free(tq);
+		free(tr);
+		tr = NULL;
+		ntr = 0;
+		c->layer_match = c->layer != KT_AN_L_NONE &&
+				 c->layer == j->edit_layer;
+		if (c->layer_match &&
+		    layer_of_agent_before(r, c->ev) != c->layer)
+			c->relocation = 1;
+		wl = exp(-c->lag_calls / o->tau_calls);
+		if (c->lag_min >= 0)
+			wl *= exp(-c->lag_min / o->tau_min);
+		c->raw = wl * (0.1 + 0.5 * fmin(1.0, c->overlap / 0.5) +
+			       0.15 * c->layer_match + 0.1 * c->relocation +
+			       0.25 * c->uptake);
+		sum += c->raw;
+	}
+	j->question = -1;
+	j->p_question = o->w_self / sum;
+	for (size_t ci = 0; ci < j->ncand; ci++) {
+		kt_an_cand *c = &j->cand[ci];
+
+		c->p = c->raw / sum;
+		/* ties go to the later (closer) question: candidates are in
+		 * reverse order, so strict > keeps the first seen */
+		if (c->p > j->p_question) {
+			j->p_question = c->p;
+			j->question = (long)c->ev;
+		}
+	}
+	j->confidence = j->p_question / sqrt(j->nedits > 1 ? (double)j->nedits : 1.0);
+	/* the agent's own hypothesis right before the responsible edit */
+	{
+		uint64_t stop = se->pt[j->p_prev].seq, at = j->anchor_seq;
+		long best = -1, near = -1;
+
+		if (j->question >= 0) {
+			stop = r->ev[j->question].seq;
+			for (i = 0; i < j->nedits; i++)
+				if (j->edits[i] > (size_t)j->question) {
+					at = r->ev[j->edits[i]].seq;
+					break;
+				}
+		}
+		li = kt_an_run_find(r, at);
+		if (li < 0)
+			li = (long)r->nev;
+		for (long k = li - 1; k >= 0 && r->ev[k].seq > stop; k--) {
+			if (!is_agent_text(&r->ev[k]) || !*r->ev[k].text)
+				continue;
+			if (near < 0)
+				near = k;
+			if (plan_like(r->ev[k].text)) {
+				best = k;
+				break;
+			}
+		}
+		j->hypothesis = best >= 0 ? best : near;
+		j->hyp_layer = j->hypothesis >= 0 ?
+			kt_an_layer_of(r->ev[j->hypothesis].text,
+				       strlen(r->ev[j->hypothesis].text), NULL) : 0;
+	}
+	rc = KT_OK;
+out:
+	free(resp.p);
+	free(tr);
+	return rc;
+}
+
+/* S for question positions pos[0..n) against anchors (tool-call indexes). */
+static double stat_s(const uint32_t *anc, size_t na, const uint32_t *pos,
+		     size_t n, const kt_an_opts *o)
+{
+	double s = 0;
+
+	for (size_t a = 0; a < na; a++) {
+		double best = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			if (pos[i] > anc[a] || anc[a] - pos[i] > (uint32_t)o->window_calls)
+				continue;
+			double w = exp(-(double)(anc[a] - pos[i]) / o->tau_calls);
+
+			if (w > best)
+				best = w;
+		}
+		s += best;
+	}
+	return s;
+}
+
+static int permutation(const kt_an_run *r, const kt_an_opts *o,
+		       kt_an_blame *b)
+{
+	uint32_t *anc = NULL, *qp = NULL, *mp = NULL, *tmp = NULL;
+	size_t nq = 0, nm = 0, i;
+	uint64_t st = o->seed;
+	int rc = KT_ENOMEM, ge_r = 0, ge_s = 0;
+
+	b->p_random = b->p_shift = b->p_value = 1.0;
+	b->permutations = o->permutations;
+	b->seed = o->seed;
+	anc = calloc(b->njump + 1, sizeof(*anc));
+	qp = calloc(r->nev + 1, sizeof(*qp));
+	mp = calloc(r->nev + 1, sizeof(*mp));
+	if (!anc || !qp || !mp)
+		goto out;
+	for (i = 0; i < b->njump; i++) {
+		long k = kt_an_run_find(r, b->jump[i].anchor_seq);
+
+		anc[i] = k >= 0 ? r->ev[k].call : r->ncalls;
+	}
+	for (i = 0; i < r->nev; i++) {
+		if (kt_an_is_question_ev(r, i))
+			qp[nq++] = r->ev[i].call;
+		else if (r->ev[i].kind == KT_KIND_MESSAGE && !r->ev[i].meta)
+			mp[nm++] = r->ev[i].call;
+	}
+	b->nquestions = nq;
+	b->s_obs = stat_s(anc, b->njump, qp, nq, o);
+	if (!b->njump || !nq || o->permutations <= 0) {
+		rc = KT_OK;
+		goto out;
+	}
+	tmp = calloc(nq, sizeof(*tmp));
+	if (!tmp)
+		goto out;
+	for (int p = 0; p < o->permutations; p++) {
+		/* null 1: the question slots go to random non-question messages */
+		if (nm >= nq) {
+			for (i = 0; i < nq; i++) {
+				/* partial Fisher-Yates on mp, undone below */
+				size_t k = i + (size_t)rnd_below(&st, nm - i);
+				uint32_t t = mp[i];
+
+				mp[i] = mp[k];
+				mp[k] = t;
+				tmp[i] = mp[i];
+			}
+			if (stat_s(anc, b->njump, tmp, nq, o) >= b->s_obs - 1e-12)
+				ge_r++;
+		} else {
+			ge_r++; /* too few messages to swap with: no evidence */
+		}
+		/* null 2: circular shift of every question position */
+		{
+			uint32_t len = r->ncalls + 1,
+				 off = 1 + (uint32_t)rnd_below(&st, len > 1 ? len - 1 : 1);
+
+			for (i = 0; i < nq; i++)
+				tmp[i] = (qp[i] + off) % len;
+			if (stat_s(anc, b->njump, tmp, nq, o) >= b->s_obs - 1e-12)
+				ge_s++;
+		}
+	}
+	b->p_random = (1.0 + ge_r) / (o->permutations + 1.0);
+	b->p_shift = (1.0 + ge_s) / (o->permutations + 1.0);
+	b->p_value = fmax(b->p_random, b->p_shift);
+	rc = KT_OK;
+out:
+	free(anc);
+	free(qp);
+	free(mp);
+	free(tmp);
+	return rc;
+}
+
+int kt_an_blame_run(kt_store *s, const kt_an_run *r, const kt_an_opts *o,
+		    kt_an_blame *out)
+{
+	kt_an_series *se = &out->series;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = kt_an_series_build(r, o, se);
+	if (rc)
+		return rc;
+	for (size_t i = 1; i < se->n; i++) {
+		kt_an_jump *j;
+
+		if (!se->pt[i].accepted)
+			continue;
+		if (out->njump) {
+			j = &out->jump[out->njump - 1];
+			if (i - j->p_last <= (size_t)o->merge_rounds &&
+			    !question_between(r, se->pt[j->p_last].seq,
+					      se->pt[i].seq)) {
+				j->p_last = i;
+				j->after = se->pt[i].best;
+				j->gain = j->after / j->before;
+				continue;
+			}
+		}
+		j = realloc(out->jump, (out->njump + 1) * sizeof(*j));
+		if (!j) {
+			rc = KT_ENOMEM;
+			goto fail;
+		}
+		out->jump = j;
+		j = &out->jump[out->njump++];
+		memset(j, 0, sizeof(*j));
+		j->p_prev = i - 1;
+		j->p_land = j->p_last = i;
+		j->before = se->pt[i - 1].best;
+		j->after = se->pt[i].best;
+		j->gain = j->after / j->before;
+		j->question = j->hypothesis = -1;
+	}
+	for (size_t k = 0; k < out->njump; k++) {
+		uint64_t lower = k ? se->pt[out->jump[k - 1].p_last].seq : 0;
+
+		rc = blame_one(s, r, o, se, &out->jump[k], lower);
+		if (rc)
+			goto fail;
+	}
+	rc = permutation(r, o, out);
+	if (rc)
+		goto fail;
+	return KT_OK;
+fail:
+	kt_an_blame_free(out);
+	return rc;
+}
+
+void kt_an_blame_free(kt_an_blame *b)
+{
+	for (size_t i = 0; i < b->njump; i++) {
+		free(b->jump[i].edits);
+		free(b->jump[i].cand);
+	}
+	free(b->jump);
+	b->jump = NULL;
+	b->njump = 0;
+	kt_an_series_free(&b->series);
+}
+
+/* ---- stalls (analysis.md 2.7) ------------------------------------------------------ */
+struct claimtab {
+	struct {
+		const char *key;
+		int count;
+		double lo, hi;
+		long ev;
+	} c[16];
+	int n;
+	long cur_ev;
+	const char *seen[16];
+	int nseen;
+};
+
+static void claim_cb(const char *key, double pct, void *arg)
+{
+	struct claimtab *t = arg;
+	int i;
+
+	for (i = 0; i < t->nseen; i++)
+		if (t->seen[i] == key)
+			break;
+	for (int k = 0; k < t->n; k++)
+		if (t->c[k].key == key) {
+			if (i == t->nseen)
+				t->c[k].count++; /* once per message */
+			if (pct >= 0) {
+				if (t->c[k].lo < 0 || pct < t->c[k].lo)
+					t->c[k].lo = pct;
+				if (pct > t->c[k].hi)
+					t->c[k].hi = pct;
+			}
+			goto seen;
+		}
+	if (t->n < 16) {
+		t->c[t->n].key = key;
+		t->c[t->n].count = 1;
+		t->c[t->n].lo = pct;
+		t->c[t->n].hi = pct;
+		t->c[t->n].ev = t->cur_ev;
+		t->n++;
+	}
+seen:
+	if (i == t->nseen && t->nseen < 16)
+		t->seen[t->nseen++] = key;
+}
+
+int kt_an_stalls(const kt_an_run *r, const kt_an_blame *b,
+		 const kt_an_opts *o, kt_an_stall **out, size_t *nout)
+{
+	const kt_an_series *se = &b->series;
+	kt_an_stall *v = NULL;
+	size_t n = 0, start = 0;
+
+	*out = NULL;
+	*nout = 0;
+	for (size_t k = 0; k <= b->njump && se->n; k++) {
+		size_t last = k < b->njump ? b->jump[k].p_land - 1 : se->n - 1;
+		size_t len = last >= start ? last - start + 1 : 0;
+		uint32_t calls = len ? se->pt[last].call - se->pt[start].call : 0;
+
+		if (len >= (size_t)o->stall_rounds ||
+		    (len >= 2 && calls >= (uint32_t)o->stall_calls)) {
+			kt_an_stall *nv = realloc(v, (n + 1) * sizeof(*nv)), *st;
+			struct claimtab ct;
+			struct buf tx = {.limit = 65536};
+			uint64_t from = start ? se->pt[start - 1].seq : 0;
+			long li = kt_an_run_find(r, from);
+
+			if (!nv) {
+				free(v);
+				return KT_ENOMEM;
+			}
+			v = nv;
+			st = &v[n++];
+			memset(st, 0, sizeof(*st));
+			memset(&ct, 0, sizeof(ct));
+			st->p_first = start;
+			st->p_last = last;
+			st->length = len;
+			st->calls = calls;
+			st->seq_first = se->pt[start].seq;
+			st->seq_last = se->pt[last].seq;
+			st->ended_by_jump = k < b->njump ? (long)k : -1;
+			st->claim_ev = -1;
+			for (size_t i = li < 0 ? 0 : (size_t)li;
+			     i < r->nev && r->ev[i].seq <= st->seq_last; i++) {
+				const kt_an_ev *e = &r->ev[i];
+
+				if (e->seq <= from && from)
+					continue;
+				if (!(is_agent_text(e) ||
+				      (e->kind == KT_KIND_NOTE && e->text)))
+					continue;
+				bput(&tx, e->text, strlen(e->text));
+				ct.cur_ev = (long)i;
+				ct.nseen = 0;
+				kt_an_claims(e->text, strlen(e->text), claim_cb, &ct);
+			}
+			if (tx.err) {
+				free(tx.p);
+				free(v);
+				return KT_ENOMEM;
+			}
+			st->layer = tx.p ? kt_an_layer_of(tx.p, tx.n, NULL) : 0;
+			free(tx.p);
+			{
+				int bi = -1;
+
+				for (int c = 0; c < ct.n; c++)
+					if (bi < 0 || ct.c[c].count > ct.c[bi].count)
+						bi = c;
+				if (bi >= 0) {
+					st->claim_count = ct.c[bi].count;
+					st->claim_ev = ct.c[bi].ev;
+					if (ct.c[bi].lo < 0)
+						snprintf(st->claim, sizeof(st->claim),
+							 "%s", ct.c[bi].key);
+					else if (ct.c[bi].hi - ct.c[bi].lo < 0.05)
+						snprintf(st->claim, sizeof(st->claim),
+							 "%s at %.1f %% of peak",
+							 ct.c[bi].key, ct.c[bi].lo);
+					else
+						snprintf(st->claim, sizeof(st->claim),
+							 "%s at %.1f-%.1f %% of peak",
+							 ct.c[bi].key, ct.c[bi].lo,
+							 ct.c[bi].hi);
+				}
+			}
+		}
+		if (k < b->njump)
+			start = b->jump[k].p_last;
+	}
+	*out = v;
+	*nout = n;
+	return KT_OK;
+}
