@@ -163,6 +163,10 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
  */
 int kt_bench_parse(const char *text, size_t len, cJSON **results);
 
+/* Whether a shell command line runs a benchmark-like program (./x, python
+ * script, ncu/nsys, ...), so that its output is worth kt_bench_parse(). */
+int kt_shell_runs_bench(const char *cmd);
+
 /* ---- the driver --------------------------------------------------------- */
 typedef struct kt_import_opts {
 	const char *format;     /* force a format (NULL = detect) */
@@ -198,6 +202,9 @@ char *kt_redact_text(kt_redactor *r, const char *text, size_t len,
 		     size_t *out_len);
 /* Redact every string of a JSON tree in place. */
 int kt_redact_json(kt_redactor *r, cJSON *node);
+/* Learn user and host names from text without redacting it, so that their
+ * first mentions in a run are replaced too (call on the whole run first). */
+int kt_redactor_learn(kt_redactor *r, const char *text, size_t len);
 
 #ifdef __cplusplus
 }
