@@ -802,7 +802,9 @@ static const char *const public_domains[] = {
 	"slack.com", "colab.research.google.com", "jupyter.org", "ietf.org",
 	"rfc-editor.org", "iana.org", "opensource.org", "apache.org",
 	"creativecommons.org", "semver.org", "modal.com", "wandb.ai",
-	"kaggle.com", "paperswithcode.com", "nersc.gov", NULL
+	"kaggle.com", "paperswithcode.com", "nersc.gov", "ghcr.io",
+	"unpkg.com", "jsdelivr.net", "jsdelivr.com", "cdnjs.com", "bootstrapcdn.com",
+	"fonts.googleapis.com", "gravatar.com", "shields.io", NULL
 };
 
 static int in_list(const char *const *l, const char *s, size_t n)
