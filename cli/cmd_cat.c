@@ -1,9 +1,68 @@
-/* cmd_cat.c - placeholder until the command lands; it fails honestly. */
+/* cmd_cat.c - `ktraj cat RUN PATH [--at SEQ]`: a workspace file at a step. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "wsutil.h"
+
+static const char usage[] =
+	"usage: ktraj cat RUN PATH [--at SEQ]\n"
+	"\n"
+	"Print the content of PATH in the workspace of RUN after step SEQ\n"
+	"(default: after the last step), as rebuilt from the run's edits and\n"
+	"observed file contents.  PATH is a path as `ktraj log` shows it, or a\n"
+	"suffix of exactly one such path (src/x.cu).  Exit 4 when the file did\n"
+	"not exist at that step.\n";
 
 int cmd_cat(struct cli *c, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cli_err(c, "not implemented yet");
+	const char *spec = NULL, *path = NULL, *at_arg = NULL;
+	char run[KT_RUN_ID_HEX + 1], *stored = NULL;
+	uint64_t at = 0;
+	void *data = NULL;
+	size_t len;
+	kt_store *s = NULL;
+	int i, rc, deleted;
+
+	if (cli_wants_help(argc, argv, usage))
+		return KT_EXIT_OK;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--at") && i + 1 < argc)
+			at_arg = argv[++i];
+		else if (!strncmp(argv[i], "--at=", 5))
+			at_arg = argv[i] + 5;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage(c, "unknown option '%s'", argv[i]);
+		else if (!spec)
+			spec = argv[i];
+		else if (!path)
+			path = argv[i];
+		else
+			return cli_usage(c, "unexpected argument '%s'", argv[i]);
+	}
+	if (!path)
+		return cli_usage(c, "needs RUN and PATH");
+	rc = cli_open(c, 0, &s);
+	if (rc)
+		return rc;
+	if ((rc = cli_run(c, s, spec, run)) ||
+	    (at_arg && (rc = cli_seq(c, s, run, at_arg, &at))) ||
+	    (rc = cli_path_resolve(c, s, run, path, at, &stored)))
+		goto out;
+	rc = cli_ws_content(s, run, stored, at, &data, &len, &deleted);
+	if (rc == KT_ENOTFOUND) {
+		cli_err(c, "%s %s at step %s", stored,
+			deleted ? "was deleted" : "did not exist yet",
+			at_arg ? at_arg : "(latest)");
+		rc = KT_EXIT_NOTFOUND;
+	} else if (rc) {
+		rc = cli_store_err(c, s, rc, stored);
+	} else if (fwrite(data, 1, len, stdout) != len || fflush(stdout)) {
+		rc = cli_err(c, "write error");
+	}
+out:
+	free(data);
+	free(stored);
+	kt_store_close(s);
+	return rc;
 }

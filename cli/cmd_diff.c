@@ -1,9 +1,155 @@
-/* cmd_diff.c - placeholder until the command lands; it fails honestly. */
+/* cmd_diff.c - `ktraj diff RUN A B [PATH]`: the workspace between steps. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "udiff.h"
+#include "wsutil.h"
+
+static const char usage[] =
+	"usage: ktraj diff RUN SEQ_A SEQ_B [PATH] [-U N]\n"
+	"\n"
+	"Unified diff (diff -u, git style a/ b/ labels) of the workspace of RUN\n"
+	"between the state after step SEQ_A and after step SEQ_B: every file\n"
+	"that changed, or only PATH (as stored or a unique suffix).  Created\n"
+	"and deleted files diff against /dev/null.  -U N sets the lines of\n"
+	"context (3).  Prints nothing when nothing changed.\n";
+
+struct paths {
+	char **p;
+	size_t n, cap;
+};
+
+static int add_path(const char *path, void *arg)
+{
+	struct paths *ps = arg;
+
+	if (ps->n == ps->cap) {
+		size_t cap = ps->cap ? 2 * ps->cap : 16;
+		char **t = realloc(ps->p, cap * sizeof(*t));
+
+		if (!t)
+			return KT_ENOMEM;
+		ps->p = t;
+		ps->cap = cap;
+	}
+	if (!(ps->p[ps->n] = strdup(path)))
+		return KT_ENOMEM;
+	ps->n++;
+	return 0;
+}
+
+/* 0 absent, 1 present (hash set), <0 error */
+static int state(kt_store *s, const char *run, const char *path, uint64_t at,
+		 unsigned char h[KT_HASH_LEN])
+{
+	int deleted, rc = kt_path_at(s, run, path, at, h, &deleted);
+
+	if (rc == KT_ENOTFOUND)
+		return 0;
+	return rc ? rc : !deleted;
+}
+
+static int diff_path(struct cli *c, kt_store *s, const char *run,
+		     const char *path, uint64_t a, uint64_t b, int ctx)
+{
+	unsigned char ha[KT_HASH_LEN], hb[KT_HASH_LEN];
+	void *da = NULL, *db = NULL;
+	size_t la = 0, lb = 0, pl = strlen(path);
+	char *lab_a = malloc(pl + 3), *lab_b = malloc(pl + 3);
+	const char *rel = path + (path[0] == '/');
+	int sa, sb, rc = 0;
+
+	sa = state(s, run, path, a, ha);
+	sb = state(s, run, path, b, hb);
+	if (sa < 0 || sb < 0) {
+		rc = cli_store_err(c, s, sa < 0 ? sa : sb, path);
+		goto out;
+	}
+	if (sa == sb && (!sa || !memcmp(ha, hb, KT_HASH_LEN)))
+		goto out;
+	if (!lab_a || !lab_b) {
+		rc = cli_err(c, "out of memory");
+		goto out;
+	}
+	sprintf(lab_a, "a/%s", rel);
+	sprintf(lab_b, "b/%s", rel);
+	if ((sa && (rc = kt_blob_get(s, ha, &da, &la))) ||
+	    (sb && (rc = kt_blob_get(s, hb, &db, &lb)))) {
+		rc = cli_store_err(c, s, rc, path);
+		goto out;
+	}
+	if ((da && memchr(da, 0, la)) || (db && memchr(db, 0, lb))) {
+		printf("Binary files %s and %s differ\n",
+		       sa ? lab_a : "/dev/null", sb ? lab_b : "/dev/null");
+		goto out;
+	}
+	if (kt_udiff(da, la, db, lb, sa ? lab_a : "/dev/null",
+		     sb ? lab_b : "/dev/null", ctx, stdout) < 0)
+		rc = cli_err(c, "out of memory");
+out:
+	free(da);
+	free(db);
+	free(lab_a);
+	free(lab_b);
+	return rc;
+}
 
 int cmd_diff(struct cli *c, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cli_err(c, "not implemented yet");
+	const char *pos[4] = { 0 };
+	char run[KT_RUN_ID_HEX + 1], *stored = NULL;
+	struct paths ps = { 0 };
+	uint64_t a, b;
+	kt_store *s = NULL;
+	int i, np = 0, rc, ctx = 3;
+	size_t k;
+
+	if (cli_wants_help(argc, argv, usage))
+		return KT_EXIT_OK;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-U") && i + 1 < argc) {
+			uint64_t u;
+
+			if (cli_u64(argv[++i], &u) || u > 100000)
+				return cli_usage(c, "-U needs a number of lines");
+			ctx = (int)u;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cli_usage(c, "unknown option '%s'", argv[i]);
+		} else if (np < 4) {
+			pos[np++] = argv[i];
+		} else {
+			return cli_usage(c, "unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (np < 3)
+		return cli_usage(c, "needs RUN SEQ_A SEQ_B [PATH]");
+	rc = cli_open(c, 0, &s);
+	if (rc)
+		return rc;
+	if ((rc = cli_run(c, s, pos[0], run)) ||
+	    (rc = cli_seq(c, s, run, pos[1], &a)) ||
+	    (rc = cli_seq(c, s, run, pos[2], &b)))
+		goto out;
+	if (pos[3]) {
+		if ((rc = cli_path_resolve(c, s, run, pos[3], a > b ? a : b,
+					   &stored)))
+			goto out;
+		rc = diff_path(c, s, run, stored, a, b, ctx);
+		goto out;
+	}
+	rc = kt_path_foreach(s, run, a > b ? a : b, add_path, &ps);
+	if (rc) {
+		rc = cli_store_err(c, s, rc, "listing paths");
+		goto out;
+	}
+	for (k = 0; k < ps.n && !rc; k++)
+		rc = diff_path(c, s, run, ps.p[k], a, b, ctx);
+out:
+	for (k = 0; k < ps.n; k++)
+		free(ps.p[k]);
+	free(ps.p);
+	free(stored);
+	kt_store_close(s);
+	return rc;
 }

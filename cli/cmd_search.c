@@ -1,9 +1,275 @@
-/* cmd_search.c - placeholder until the command lands; it fails honestly. */
+/* cmd_search.c - `ktraj search TEXT`: full text over what was said and run. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cjson/cJSON.h>
+
 #include "cli.h"
+#include "outfmt.h"
+
+static const char usage[] =
+	"usage: ktraj search TEXT... [--run RUN] [--kind KIND] [--limit N] [--json]\n"
+	"\n"
+	"Find TEXT (case-insensitive; several words are one phrase) in message\n"
+	"text, tool call names and arguments, tool results (including outputs\n"
+	"kept as blobs), questions and notes.  Prints run, seq, kind and a\n"
+	"snippet per matching event; --json prints objects with run, name, seq,\n"
+	"kind, snippet.  Exit 0 with no output when nothing matches.\n";
+
+struct hit_run {
+	char id[KT_RUN_ID_HEX + 1];
+	char *name;
+};
+
+struct search_ctx {
+	const char *text;
+	const char *run;
+	const char *name;
+	int json, kind;
+	uint64_t limit, hits;
+	uint64_t *blob_seqs; /* tool results whose full output is a blob */
+	unsigned char (*blob_h)[KT_HASH_LEN];
+	size_t nblob, capblob;
+	struct hit_run *runs;
+	size_t nruns, capruns;
+};
+
+static void print_hit(struct search_ctx *x, uint64_t seq, int kind,
+		      const char *s, const char *m)
+{
+	size_t off = (size_t)(m - s), start = off > 50 ? off - 50 : 0;
+	char snip[200];
+
+	while (start > 0 && ((unsigned char)s[start] & 0xc0) == 0x80)
+		start--;
+	cli_oneline(s + start, 150, snip);
+	x->hits++;
+	if (x->json) {
+		printf("{\"run\":\"%s\",\"name\":", x->run);
+		cli_json_str(stdout, x->name);
+		printf(",\"seq\":%llu,\"kind\":\"%s\",\"snippet\":",
+		       (unsigned long long)seq, kt_kind_name(kind));
+		cli_json_str(stdout, snip);
+		printf("}\n");
+	} else {
+		printf("%.12s %6llu  %-11s %s%s\n", x->run, (unsigned long long)seq,
+		       kt_kind_name(kind), start ? "..." : "", snip);
+	}
+}
+
+/* Case-insensitive search in a buffer that need not end in NUL. */
+static int ci_find(const char *hay, size_t len, const char *needle)
+{
+	size_t n = strlen(needle), i;
+
+	for (i = 0; n <= len && i <= len - n; i++)
+		if (!strncasecmp(hay + i, needle, n))
+			return 1;
+	return 0;
+}
+
+/* First string in the tree that contains the text. */
+static int find_in(const cJSON *n, struct search_ctx *x, const char **s,
+		   const char **m)
+{
+	const cJSON *c;
+
+	if (cJSON_IsString(n)) {
+		*m = strcasestr(n->valuestring, x->text);
+		*s = n->valuestring;
+		return *m != NULL;
+	}
+	cJSON_ArrayForEach(c, n)
+		if (find_in(c, x, s, m))
+			return 1;
+	return 0;
+}
+
+static int search_ev(const kt_event *ev, void *arg)
+{
+	struct search_ctx *x = arg;
+	cJSON *p, *v;
+	const char *s = NULL, *m = NULL;
+	int found = 0;
+
+	if (x->limit && x->hits >= x->limit)
+		return 1;
+	if (ev->kind != KT_KIND_MESSAGE && ev->kind != KT_KIND_TOOL_CALL &&
+	    ev->kind != KT_KIND_TOOL_RESULT && ev->kind != KT_KIND_QUESTION &&
+	    ev->kind != KT_KIND_NOTE)
+		return 0;
+	/* cheap test on the raw JSON first: most events do not match */
+	if (!ci_find(ev->payload, ev->payload_len, x->text) &&
+	    !(ev->kind == KT_KIND_TOOL_RESULT &&
+	      strstr(ev->payload, "\"output_blob\"")) &&
+	    !strpbrk(x->text, "\"\\\n\t/"))
+		return 0;
+	p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+	if (!p)
+		return 0;
+	switch (ev->kind) {
+	case KT_KIND_TOOL_CALL:
+		found = find_in(cJSON_GetObjectItemCaseSensitive(p, "tool"), x, &s, &m) ||
+			find_in(cJSON_GetObjectItemCaseSensitive(p, "args"), x, &s, &m);
+		break;
+	case KT_KIND_TOOL_RESULT:
+		found = find_in(cJSON_GetObjectItemCaseSensitive(p, "output"), x, &s, &m);
+		v = cJSON_GetObjectItemCaseSensitive(p, "output_blob");
+		if (!found && cJSON_IsString(v) && x->nblob < (size_t)-1) {
+			if (x->nblob == x->capblob) {
+				size_t cap = x->capblob ? 2 * x->capblob : 16;
+				uint64_t *t = realloc(x->blob_seqs, cap * sizeof(*t));
+				unsigned char (*th)[KT_HASH_LEN];
+
+				if (t)
+					x->blob_seqs = t;
+				th = realloc(x->blob_h, cap * sizeof(*th));
+				if (th)
+					x->blob_h = th;
+				if (!t || !th)
+					break;
+				x->capblob = cap;
+			}
+			if (!kt_unhex(v->valuestring, x->blob_h[x->nblob],
+				      KT_HASH_LEN))
+				x->blob_seqs[x->nblob++] = ev->seq;
+		}
+		break;
+	default:
+		found = find_in(cJSON_GetObjectItemCaseSensitive(p, "text"), x, &s, &m);
+	}
+	if (found)
+		print_hit(x, ev->seq, ev->kind, s, m);
+	cJSON_Delete(p);
+	return 0;
+}
+
+static int add_run(const kt_run_info *ri, void *arg)
+{
+	struct search_ctx *x = arg;
+
+	if (x->nruns == x->capruns) {
+		size_t cap = x->capruns ? 2 * x->capruns : 16;
+		struct hit_run *t = realloc(x->runs, cap * sizeof(*t));
+
+		if (!t)
+			return KT_ENOMEM;
+		x->runs = t;
+		x->capruns = cap;
+	}
+	memcpy(x->runs[x->nruns].id, ri->id, sizeof(ri->id));
+	x->runs[x->nruns].name = strdup(ri->name ? ri->name : "");
+	if (!x->runs[x->nruns].name)
+		return KT_ENOMEM;
+	x->nruns++;
+	return 0;
+}
 
 int cmd_search(struct cli *c, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cli_err(c, "not implemented yet");
+	struct search_ctx x;
+	const char *spec = NULL;
+	char *text = NULL, run[KT_RUN_ID_HEX + 1];
+	size_t tl = 0, k, b;
+	kt_store *s = NULL;
+	int i, rc;
+
+	if (cli_wants_help(argc, argv, usage))
+		return KT_EXIT_OK;
+	memset(&x, 0, sizeof(x));
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			x.json = 1;
+		} else if (!strcmp(argv[i], "--run") && i + 1 < argc) {
+			spec = argv[++i];
+		} else if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
+			if (!(x.kind = kt_kind_from_name(argv[++i]))) {
+				free(text);
+				return cli_usage(c, "unknown kind '%s'", argv[i]);
+			}
+		} else if (!strcmp(argv[i], "--limit") && i + 1 < argc) {
+			if (cli_u64(argv[++i], &x.limit)) {
+				free(text);
+				return cli_usage(c, "--limit needs a number");
+			}
+		} else if (argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--")) {
+			free(text);
+			return cli_usage(c, "unknown option '%s'", argv[i]);
+		} else {
+			/* the words of TEXT form one phrase */
+			size_t l = strlen(argv[i]);
+			char *t;
+
+			if (!strcmp(argv[i], "--") && i + 1 < argc)
+				continue;
+			t = realloc(text, tl + l + 2);
+			if (!t) {
+				free(text);
+				return cli_err(c, "out of memory");
+			}
+			text = t;
+			if (tl)
+				text[tl++] = ' ';
+			memcpy(text + tl, argv[i], l + 1);
+			tl += l;
+		}
+	}
+	if (!text || !*text) {
+		free(text);
+		return cli_usage(c, "what should I search for?");
+	}
+	x.text = text;
+	rc = cli_open(c, 0, &s);
+	if (rc) {
+		free(text);
+		return rc;
+	}
+	if (spec) {
+		kt_run_info ri;
+
+		if ((rc = cli_run(c, s, spec, run)))
+			goto out;
+		if ((rc = kt_run_get(s, run, &ri)) || (rc = add_run(&ri, &x))) {
+			rc = cli_store_err(c, s, rc, spec);
+			goto out;
+		}
+	} else if ((rc = kt_run_foreach(s, add_run, &x))) {
+		rc = cli_store_err(c, s, rc, "listing runs");
+		goto out;
+	}
+	for (k = 0; k < x.nruns && !(x.limit && x.hits >= x.limit); k++) {
+		x.run = x.runs[k].id;
+		x.name = x.runs[k].name;
+		x.nblob = 0;
+		rc = kt_event_foreach(s, x.run, 1, 0, x.kind, search_ev, &x);
+		if (rc < 0) {
+			rc = cli_store_err(c, s, rc, "reading events");
+			goto out;
+		}
+		rc = 0;
+		/* long outputs live in blobs: read them after the scan */
+		for (b = 0; b < x.nblob && !(x.limit && x.hits >= x.limit); b++) {
+			void *data;
+			size_t len;
+			const char *m;
+
+			if (kt_blob_get(s, x.blob_h[b], &data, &len))
+				continue;
+			m = strcasestr(data, text);
+			if (m)
+				print_hit(&x, x.blob_seqs[b], KT_KIND_TOOL_RESULT,
+					  data, m);
+			free(data);
+		}
+	}
+out:
+	for (k = 0; k < x.nruns; k++)
+		free(x.runs[k].name);
+	free(x.runs);
+	free(x.blob_seqs);
+	free(x.blob_h);
+	free(text);
+	kt_store_close(s);
+	return rc;
 }

@@ -1,0 +1,109 @@
+/* wsutil.c - workspace paths and content for cat and diff (see wsutil.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "wsutil.h"
+
+struct suffix_ctx {
+	const char *want;
+	size_t wlen;
+	char *match;
+	char *second;
+	int n;
+};
+
+static int suffix_cb(const char *path, void *arg)
+{
+	struct suffix_ctx *x = arg;
+	size_t pl = strlen(path);
+
+	if (pl > x->wlen && path[pl - x->wlen - 1] == '/' &&
+	    !strcmp(path + pl - x->wlen, x->want)) {
+		x->n++;
+		if (x->n == 1)
+			x->match = strdup(path);
+		else if (x->n == 2)
+			x->second = strdup(path);
+	}
+	return 0;
+}
+
+int cli_path_resolve(struct cli *c, kt_store *s, const char *run,
+		     const char *path, uint64_t at, char **out)
+{
+	struct suffix_ctx x = { 0 };
+	unsigned char h[KT_HASH_LEN];
+	int deleted, rc;
+
+	*out = NULL;
+	rc = kt_path_at(s, run, path, at, h, &deleted);
+	if (rc == 0) {
+		*out = strdup(path);
+		return *out ? 0 : cli_err(c, "out of memory");
+	}
+	if (rc != KT_ENOTFOUND)
+		return cli_store_err(c, s, rc, path);
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	x.want = path;
+	x.wlen = strlen(path);
+	rc = x.wlen ? kt_path_foreach(s, run, at, suffix_cb, &x) : 0;
+	if (rc) {
+		rc = cli_store_err(c, s, rc, "listing paths");
+	} else if (x.n == 0) {
+		cli_err(c, "no file '%s' in the workspace of run %.12s%s", path,
+			run, at ? " by that step" : "");
+		rc = KT_EXIT_NOTFOUND;
+	} else if (x.n > 1) {
+		cli_err(c, "'%s' matches %d files (%s, %s%s); give more of the path",
+			path, x.n, x.match ? x.match : "?",
+			x.second ? x.second : "?", x.n > 2 ? ", ..." : "");
+		rc = KT_EXIT_USAGE;
+	} else if (!x.match) {
+		rc = cli_err(c, "out of memory");
+	} else {
+		*out = x.match;
+		x.match = NULL;
+	}
+	free(x.match);
+	free(x.second);
+	return rc;
+}
+
+int cli_ws_content(kt_store *s, const char *run, const char *path,
+		   uint64_t at, void **data, size_t *len, int *deleted)
+{
+	unsigned char h[KT_HASH_LEN];
+	int rc;
+
+	*data = NULL;
+	*len = 0;
+	*deleted = 0;
+	rc = kt_path_at(s, run, path, at, h, deleted);
+	if (rc)
+		return rc;
+	if (*deleted)
+		return KT_ENOTFOUND;
+	return kt_blob_get(s, h, data, len);
+}
+
+int cli_seq(struct cli *c, kt_store *s, const char *run, const char *arg,
+	    uint64_t *seq)
+{
+	kt_run_info ri;
+	int rc;
+
+	if (cli_u64(arg, seq) || *seq == 0)
+		return cli_usage(c, "a step is a sequence number >= 1, not '%s'",
+				 arg);
+	rc = kt_run_get(s, run, &ri);
+	if (rc)
+		return cli_store_err(c, s, rc, run);
+	if (*seq > ri.n_events) {
+		cli_err(c, "run %.12s has no step %llu (it has %llu events)",
+			run, (unsigned long long)*seq,
+			(unsigned long long)ri.n_events);
+		return KT_EXIT_NOTFOUND;
+	}
+	return 0;
+}

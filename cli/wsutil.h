@@ -1,0 +1,31 @@
+/*
+ * wsutil.h - a run's workspace as cat and diff see it: paths given by the
+ * user (as stored, or a unique suffix such as "src/x.cu") and file content
+ * at a step.
+ */
+#ifndef KT_WSUTIL_H
+#define KT_WSUTIL_H
+#include "cli.h"
+
+/*
+ * The stored path that `path` names in run `run` by step `at` (0 = latest):
+ * the path itself when stored, else the one stored path ending in
+ * "/<path>".  *out is malloc'ed.  Prints the error itself and returns an
+ * exit code (KT_EXIT_NOTFOUND none, KT_EXIT_USAGE several).
+ */
+int cli_path_resolve(struct cli *c, kt_store *s, const char *run,
+		     const char *path, uint64_t at, char **out);
+
+/*
+ * Content of stored `path` at step `at` (0 = latest).  Returns 0 with
+ * *data malloc'ed (NUL past *len); KT_ENOTFOUND with *data NULL when the
+ * file does not exist then (never seen, or *deleted set); other KT_E*.
+ */
+int cli_ws_content(kt_store *s, const char *run, const char *path,
+		   uint64_t at, void **data, size_t *len, int *deleted);
+
+/* Parse SEQ and check it names an event of run (1..n).  Prints the error
+ * itself; returns 0 or an exit code. */
+int cli_seq(struct cli *c, kt_store *s, const char *run, const char *arg,
+	    uint64_t *seq);
+#endif
