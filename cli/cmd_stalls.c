@@ -1,9 +1,97 @@
-/* cmd_stalls.c - placeholder until the command lands; it fails honestly. */
-#include "cli.h"
+/*
+ * cmd_stalls.c - `ktraj stalls RUN`: stretches of measurements (or tool
+ * calls) without a significant new best, with the layer the agent worked in
+ * and the claim it kept repeating (analysis.md 2.7).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "anutil.h"
+#include "outfmt.h"
+
+static const char usage[] =
+	"usage: ktraj stalls RUN [--json] [--patience N] [--stall-calls N]\n"
+	"                        [--min-gain X] [--z Z]\n"
+	"\n"
+	"Stretches of --patience (4) or more benchmark measurements, or of\n"
+	"--stall-calls (40) or more tool calls, without a significant new best\n"
+	"(the same threshold as `blame speedup`).  Each names its length, step\n"
+	"range, the layer of the agent's messages there and the claim it repeated\n"
+	"most (\"memory-bound at 87 % of peak\").\n"
+	"--json: one object per stall: length, from_step, to_step, from_seq,\n"
+	"to_seq, tool_calls, layer, claim, claim_count, claim_seq, ended_by_jump.\n";
 
 int cmd_stalls(struct cli *c, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cli_err(c, "not implemented yet");
+	kt_an_opts o;
+	kt_store *s = NULL;
+	kt_an_run *r = NULL;
+	kt_an_blame b;
+	kt_an_stall *st = NULL;
+	size_t n = 0;
+	char *pos[2];
+	int json, npos, rc, have_b = 0;
+
+	if (cli_wants_help(argc, argv, usage))
+		return 0;
+	rc = an_opts(c, argc, argv, &o, &json, NULL, pos, 2, &npos);
+	if (rc)
+		return rc;
+	if (npos != 1)
+		return cli_usage(c, "expected `stalls RUN`");
+	o.permutations = 0; /* no baseline needed here */
+	if ((rc = cli_open(c, 0, &s)))
+		return rc;
+	if ((rc = an_load(c, s, pos[0], &r)))
+		goto out;
+	if ((rc = kt_an_blame_run(s, r, &o, &b))) {
+		rc = cli_store_err(c, s, rc, "stalls");
+		goto out;
+	}
+	have_b = 1;
+	if ((rc = kt_an_stalls(r, &b, &o, &st, &n))) {
+		rc = cli_store_err(c, s, rc, "stalls");
+		goto out;
+	}
+	if (json) {
+		for (size_t k = 0; k < n && !rc; k++)
+			rc = an_emit(stdout, an_stall_json(r, &st[k], k));
+		if (rc)
+			rc = cli_err(c, "out of memory");
+		goto out;
+	}
+	printf("run %s  %s\n", r->id, r->name);
+	printf("%zu measurements; a stall is >= %d measurements or >= %d tool "
+	       "calls without a new best above x%.3f\n\n", b.series.n,
+	       o.stall_rounds, o.stall_calls, exp(b.series.theta));
+	if (!n)
+		printf("no stall\n");
+	for (size_t k = 0; k < n; k++) {
+		const kt_an_stall *x = &st[k];
+
+		printf("STALL %zu  steps %zu..%zu (seq %llu..%llu)  length %zu "
+		       "measurements, %u tool calls%s\n", k + 1, x->p_first + 1,
+		       x->p_last + 1, (unsigned long long)x->seq_first,
+		       (unsigned long long)x->seq_last, x->length, x->calls,
+		       x->ended_by_jump >= 0 ? "" : "  (still stalled at the end)");
+		printf("  layer of the agent's messages: %s\n",
+		       kt_an_layer_name(x->layer));
+		if (x->claim[0])
+			printf("  kept claiming: \"%s\" (%d message%s, e.g. #%llu)\n",
+			       x->claim, x->claim_count,
+			       x->claim_count == 1 ? "" : "s",
+			       (unsigned long long)(x->claim_ev >= 0 ?
+						    r->ev[x->claim_ev].seq : 0));
+		else
+			printf("  no repeated performance claim\n");
+		if (x->ended_by_jump >= 0)
+			printf("  ended by jump %ld\n", x->ended_by_jump + 1);
+	}
+out:
+	free(st);
+	if (have_b)
+		kt_an_blame_free(&b);
+	kt_an_run_free(r);
+	kt_store_close(s);
+	return rc;
 }

@@ -1,0 +1,46 @@
+/*
+ * anutil.h - what the analyzer commands (blame, stalls, questions, report)
+ * share: analyzer option parsing, loading a run, JSON rows for jumps and
+ * stalls, confidence labels.
+ */
+#ifndef KT_ANUTIL_H
+#define KT_ANUTIL_H
+#include <stdio.h>
+#include <cjson/cJSON.h>
+#include "cli.h"
+#include "../analyze/analyze.h"
+
+/*
+ * Parse the analyzer options of argv[1..argc) into *o (defaults first) and
+ * *json (--json); every other argument is kept, in order, in pos[] (at most
+ * maxpos; *npos set).  Options with a value that the command handles itself
+ * (e.g. -o, --library) are given in `keep_val` (NULL-terminated) and kept in
+ * pos[] together with their value.  Prints the error; returns 0 or an exit
+ * code.
+ */
+int an_opts(struct cli *c, int argc, char **argv, kt_an_opts *o, int *json,
+	    const char *const *keep_val, char **pos, int maxpos, int *npos);
+
+/* Resolve spec and load the run.  Prints the error; 0 or an exit code. */
+int an_load(struct cli *c, kt_store *s, const char *spec, kt_an_run **r);
+
+/* "high" / "medium" / "low" (analysis.md 2.6(c)4). */
+const char *an_conf_label(const kt_an_jump *j, const kt_an_opts *o);
+
+/* JSON object for jump k (1-based "jump" number k + 1); caller deletes. */
+cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
+		    const kt_an_opts *o);
+
+/* The final summary object of `blame --json` (no "gain" key). */
+cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
+			     const kt_an_opts *o);
+
+/* JSON object for stall k; caller deletes. */
+cJSON *an_stall_json(const kt_an_run *r, const kt_an_stall *st, size_t k);
+
+/* Print cJSON compactly plus a newline and delete it; KT_ENOMEM on failure. */
+int an_emit(FILE *f, cJSON *o);
+
+/* Round to 4 decimals (stable, readable JSON numbers). */
+double an_r4(double x);
+#endif
