@@ -1,9 +1,193 @@
-/* cmd_import.c - placeholder until the command lands; it fails honestly. */
+/*
+ * cmd_import.c - `ktraj import`: files, folders, archives or stdin into the
+ * store (the work is import/driver.c's kt_import_paths).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "../import/import.h"
+
+static const char usage[] =
+	"usage: ktraj import [--format F] [--strict] [--json] [--redact]\n"
+	"                    [--max-size BYTES] [--max-ratio N] PATH...\n"
+	"\n"
+	"Import trajectories from files, folders (recursively), archives (tar,\n"
+	"tar.gz, tar.zst, tar.xz, zip, Inspect .eval) or stdin (-).  The format\n"
+	"is detected from the content; --format forces it.  Importing the same\n"
+	"source again adds nothing; a grown log adds only its new events.\n"
+	"\n"
+	"  --format F      treat every file as format F (list below)\n"
+	"  --strict        stop at the first problem; nothing of that file is kept\n"
+	"  --json          one JSON object per run: run, name, format, events, added\n"
+	"  --redact        replace e-mails, user/host names and secrets first\n"
+	"  --max-size N    archive expansion bound in bytes (default 4 GiB)\n"
+	"  --max-ratio N   archive expansion bound as a ratio to its compressed\n"
+	"                  size (default 200, never below 1 MiB)\n"
+	"\n"
+	"Prints one line per run: id, events, added, format, name.  Problems are\n"
+	"reported as `ktraj: import: file:line: what` and the exit code stays 0\n"
+	"unless --strict.\n"
+	"\n"
+	"formats:\n";
+
+struct ctx {
+	struct cli *c;
+	int json;
+	int progress_drawn;
+	unsigned warned;
+};
+
+static void on_run(const char *id, const char *name, const char *format,
+		   uint64_t events, uint64_t added, void *arg)
+{
+	struct ctx *x = arg;
+
+	if (x->progress_drawn) {
+		fputs("\r\033[K", stderr);
+		x->progress_drawn = 0;
+	}
+	if (x->json) {
+		printf("{\"run\":\"%s\",\"name\":", id);
+		cli_json_str(stdout, name);
+		printf(",\"format\":");
+		cli_json_str(stdout, format);
+		printf(",\"events\":%llu,\"added\":%llu}\n",
+		       (unsigned long long)events, (unsigned long long)added);
+	} else {
+		printf("%s %6llu events %6llu added  %-12s %s\n", id,
+		       (unsigned long long)events, (unsigned long long)added,
+		       format, name);
+	}
+}
+
+static void on_warn(const char *line, void *arg)
+{
+	struct ctx *x = arg;
+
+	if (x->progress_drawn) {
+		fputs("\r\033[K", stderr);
+		x->progress_drawn = 0;
+	}
+	x->warned++;
+	fprintf(stderr, "ktraj: %s: %s\n", x->c->cmd, line);
+}
+
+static void on_progress(uint64_t done, uint64_t total, void *arg)
+{
+	struct ctx *x = arg;
+	int pct, i, w = 30;
+
+	/* a bar only for inputs big enough to wait for */
+	if (total < (4u << 20))
+		return;
+	if (done > total)
+		done = total;
+	pct = (int)(done * 100 / total);
+	fputs("\rimporting [", stderr);
+	for (i = 0; i < w; i++)
+		fputc(i < pct * w / 100 ? '#' : ' ', stderr);
+	fprintf(stderr, "] %3d%% %llu/%llu MB", pct,
+		(unsigned long long)(done >> 20),
+		(unsigned long long)(total >> 20));
+	x->progress_drawn = 1;
+}
 
 int cmd_import(struct cli *c, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cli_err(c, "not implemented yet");
+	kt_import_opts o;
+	struct ctx x;
+	char **paths;
+	int i, n = 0, rc, ex;
+	kt_store *s = NULL;
+	uint64_t v;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage, stdout);
+			for (n = 0; kt_importers[n]; n++)
+				printf("  %-12s %s\n", kt_importers[n]->name,
+				       kt_importers[n]->summary ?
+				       kt_importers[n]->summary : "");
+			return KT_EXIT_OK;
+		}
+	}
+	memset(&o, 0, sizeof(o));
+	memset(&x, 0, sizeof(x));
+	x.c = c;
+	paths = calloc((size_t)argc + 1, sizeof(*paths));
+	if (!paths)
+		return cli_err(c, "out of memory");
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			for (i++; i < argc; i++)
+				paths[n++] = argv[i];
+			break;
+		}
+		if (!strcmp(a, "--json")) {
+			x.json = 1;
+		} else if (!strcmp(a, "--strict")) {
+			o.strict = 1;
+		} else if (!strcmp(a, "--redact")) {
+			o.redact = 1;
+		} else if (!strcmp(a, "--format") || !strncmp(a, "--format=", 9)) {
+			o.format = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+			if (!o.format || !kt_importer_find(o.format)) {
+				free(paths);
+				return cli_usage(c, "unknown format '%s' (see `ktraj import --help`)",
+						 o.format ? o.format : "");
+			}
+		} else if (!strcmp(a, "--max-size") || !strcmp(a, "--max-ratio")) {
+			if (i + 1 >= argc || cli_u64(argv[i + 1], &v) || v == 0) {
+				free(paths);
+				return cli_usage(c, "%s needs a positive number", a);
+			}
+			if (a[6] == 's')
+				o.max_total = v;
+			else
+				o.max_ratio = v;
+			i++;
+		} else if (a[0] == '-' && a[1]) {
+			free(paths);
+			return cli_usage(c, "unknown option '%s'", a);
+		} else {
+			paths[n++] = argv[i];
+		}
+	}
+	if (n == 0) {
+		free(paths);
+		return cli_usage(c, "no PATH given (a file, folder, archive or -)");
+	}
+	rc = cli_open(c, KT_OPEN_BULK, &s);
+	if (rc) {
+		free(paths);
+		return rc;
+	}
+	o.progress = c->progress;
+	o.on_run = on_run;
+	o.on_warn = on_warn;
+	o.on_progress = on_progress;
+	o.arg = &x;
+	rc = kt_import_paths(s, paths, n, &o);
+	if (x.progress_drawn)
+		fputs("\r\033[K", stderr);
+	free(paths);
+	ex = KT_EXIT_OK;
+	if (rc == KT_EPARSE && o.strict)
+		ex = cli_err(c, "stopped at the first problem (--strict)");
+	else if (rc == KT_ELIMIT)
+		ex = cli_err(c, "an archive exceeded the expansion bound (--max-size/--max-ratio)");
+	else if (rc == KT_ENOTFOUND)
+		ex = cli_err(c, "some paths could not be read");
+	else if (rc)
+		ex = cli_store_err(c, s, rc, "import");
+	rc = kt_store_close(s);
+	if (rc && ex == KT_EXIT_OK)
+		ex = cli_store_err(c, NULL, rc, "close");
+	return ex;
 }

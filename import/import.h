@@ -45,6 +45,8 @@ typedef struct kt_file {
 	size_t len;
 	unsigned char sha[KT_HASH_LEN];
 	char sha_hex[KT_HASH_HEX + 1];
+	const char *root;     /* the input root as given: folder, archive
+				 ("run.eval"), file, or "-" for stdin */
 } kt_file;
 
 typedef struct kt_imp kt_imp; /* one import session (driver state) */
@@ -116,6 +118,10 @@ int kt_imp_list(kt_imp *imp, const char *prefix,
 int kt_imp_open(kt_imp *imp, const char *rel, const kt_file **out);
 void kt_imp_claim(kt_imp *imp, const char *rel);
 
+/* Optional: how far (bytes) the importer got in the file being imported,
+ * for the progress bar of big files. */
+void kt_imp_progress(kt_imp *imp, uint64_t done);
+
 /* ---- workspace: file contents per run ------------------------------------
  * Paths are stored as the source gives them, made absolute against `cwd`
  * when relative and a cwd is known, and normalized ("a/./b/../c" -> "a/c").
@@ -181,6 +187,9 @@ typedef struct kt_import_opts {
 	/* Called per problem with one line "file:line: what". */
 	void (*on_warn)(const char *line, void *arg);
 	void *arg;
+	/* Called now and then while importing (only with progress set):
+	 * bytes done and total input bytes (0 when unknown). */
+	void (*on_progress)(uint64_t done, uint64_t total, void *arg);
 } kt_import_opts;
 
 #define KT_IMPORT_MAX_TOTAL (4ull << 30)  /* 4 GiB expanded per archive */

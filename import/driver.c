@@ -1,0 +1,1400 @@
+/*
+ * driver.c - the import driver: turns paths (files, folders, archives,
+ * stdin) into input roots of kt_files, detects each file's format, runs its
+ * importer inside one store transaction per source and assigns sequence
+ * numbers, so a re-import appends only events the store does not have.
+ *
+ * Archives are read with libarchive (https://libarchive.org) straight from
+ * the file or from memory, never extracted to disk.  Members with absolute
+ * names, ".." components, links or special types are skipped and reported.
+ * Expansion is bounded by opts->max_total bytes and by opts->max_ratio times
+ * the compressed size (with a 1 MiB floor, so tiny archives of very
+ * repetitive text still import); the bound is checked while a member is
+ * being read, so a zip bomb stops after at most the bound has been buffered.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "imp_int.h"
+
+#define KT_RATIO_FLOOR (1ull << 20)
+#define KT_MAX_DEPTH 2          /* archives inside archives/folders */
+#define KT_WALK_DEPTH 64
+
+static char *xstrdup(const char *s)
+{
+	size_t n = strlen(s ? s : "");
+	char *p = malloc(n + 1);
+
+	if (p)
+		memcpy(p, s ? s : "", n + 1);
+	return p;
+}
+
+static char *join(const char *a, const char *sep, const char *b)
+{
+	size_t na = strlen(a), ns = strlen(sep), nb = strlen(b);
+	char *p = malloc(na + ns + nb + 1);
+
+	if (!p)
+		return NULL;
+	memcpy(p, a, na);
+	memcpy(p + na, sep, ns);
+	memcpy(p + na + ns, b, nb + 1);
+	return p;
+}
+
+/* ---- warnings -------------------------------------------------------------- */
+
+static void warn_line(kt_imp *imp, const char *where, uint64_t line,
+		      const char *fmt, va_list ap)
+{
+	char msg[1024], out[1400];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (line)
+		snprintf(out, sizeof(out), "%s:%llu: %s", where,
+			 (unsigned long long)line, msg);
+	else
+		snprintf(out, sizeof(out), "%s: %s", where, msg);
+	if (imp->opts->on_warn)
+		imp->opts->on_warn(out, imp->opts->arg);
+}
+
+/* a problem that is not about a source (unsafe member, unreadable path) */
+static void drv_warn(kt_imp *imp, const char *where, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void drv_warn(kt_imp *imp, const char *where, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	warn_line(imp, where, 0, fmt, ap);
+	va_end(ap);
+}
+
+void kt_imp_warn(kt_imp *imp, const kt_file *f, uint64_t line,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!f && imp->cur)
+		f = &imp->cur->f;
+	va_start(ap, fmt);
+	warn_line(imp, f && f->path ? f->path : "?", line, fmt, ap);
+	va_end(ap);
+	imp->problems++;
+	if (imp->opts->strict)
+		imp->failed = 1;
+}
+
+/* ---- roots and files ----------------------------------------------------- */
+
+static void vf_unload(struct kt_vfile *v)
+{
+	if (!v->loaded)
+		return;
+	free(v->data);
+	v->data = NULL;
+	v->loaded = 0;
+}
+
+static void vf_free(struct kt_vfile *v)
+{
+	if (!v)
+		return;
+	free(v->data);
+	free(v->rel);
+	free(v->fspath);
+	free(v->display);
+	free(v->member);
+	free(v);
+}
+
+static struct kt_root *root_new(int kind, const char *display)
+{
+	struct kt_root *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->kind = kind;
+	r->display = xstrdup(display);
+	if (!r->display) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void root_free(struct kt_root *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->n; i++)
+		vf_free(r->v[i]);
+	for (i = 0; i < r->nscanned; i++)
+		free(r->scanned[i]);
+	free(r->scanned);
+	free(r->v);
+	free(r->display);
+	free(r->dir);
+	free(r->abs);
+	free(r);
+}
+
+static struct kt_vfile *root_add(struct kt_root *r, const char *rel)
+{
+	struct kt_vfile *v;
+
+	if (r->n == r->cap) {
+		size_t nc = r->cap ? r->cap * 2 : 16;
+		struct kt_vfile **nv = realloc(r->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		r->v = nv;
+		r->cap = nc;
+	}
+	v = calloc(1, sizeof(*v));
+	if (!v || !(v->rel = xstrdup(rel))) {
+		free(v);
+		return NULL;
+	}
+	if (r->kind == KT_ROOT_DIR)
+		v->display = !strcmp(r->display, ".") ? xstrdup(rel) :
+			join(r->display, r->display[0] &&
+			     r->display[strlen(r->display) - 1] == '/' ?
+			     "" : "/", rel);
+	else if (r->kind == KT_ROOT_ARCHIVE)
+		v->display = join(r->display, ":", rel);
+	else if (r->kind == KT_ROOT_FILE && r->n > 0 && r->dir)
+		v->display = join(r->dir, "/", rel);
+	else
+		v->display = xstrdup(r->display);
+	if (!v->display) {
+		vf_free(v);
+		return NULL;
+	}
+	r->v[r->n++] = v;
+	return v;
+}
+
+static int vf_cmp(const void *a, const void *b)
+{
+	const struct kt_vfile *x = *(struct kt_vfile *const *)a;
+	const struct kt_vfile *y = *(struct kt_vfile *const *)b;
+
+	return strcmp(x->rel, y->rel);
+}
+
+static struct kt_vfile *root_find(struct kt_root *r, const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (!strcmp(r->v[i]->rel, rel))
+			return r->v[i];
+	return NULL;
+}
+
+/* Fill v->f from v->data (already loaded). */
+static void vf_fill(struct kt_root *r, struct kt_vfile *v)
+{
+	v->f.path = v->display;
+	v->f.rel = v->rel;
+	v->f.member = v->member;
+	v->f.data = v->data;
+	v->f.len = v->len;
+	v->f.root = r->display;
+	kt_sha256(v->data, v->len, v->f.sha);
+	kt_hex(v->f.sha, KT_HASH_LEN, v->f.sha_hex);
+	v->loaded = 1;
+}
+
+static int read_fd_all(int fd, uint64_t max, unsigned char **out,
+		       size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	unsigned char *buf = malloc(cap + 1), *nb;
+	ssize_t k;
+
+	if (!buf)
+		return KT_ENOMEM;
+	for (;;) {
+		if (n == cap) {
+			cap *= 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				return KT_ENOMEM;
+			}
+			buf = nb;
+		}
+		k = read(fd, buf + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			free(buf);
+			return KT_EIO;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+		if (max && n > max) {
+			free(buf);
+			return KT_ELIMIT;
+		}
+	}
+	buf[n] = 0;
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static int vf_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
+{
+	int fd, rc;
+	struct stat st;
+
+	if (v->loaded)
+		return 0;
+	if (!v->fspath)
+		return KT_ENOTFOUND; /* archive member already dropped */
+	fd = open(v->fspath, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		drv_warn(imp, v->display, "cannot open: %s", strerror(errno));
+		return KT_EIO;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		size_t want = (size_t)st.st_size, got = 0;
+		ssize_t k;
+
+		v->data = malloc(want + 1);
+		if (!v->data) {
+			close(fd);
+			return KT_ENOMEM;
+		}
+		while (got < want) {
+			k = read(fd, v->data + got, want - got);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+		}
+		v->data[got] = 0;
+		v->len = got;
+		rc = 0;
+	} else {
+		rc = read_fd_all(fd, 0, &v->data, &v->len);
+	}
+	close(fd);
+	if (rc) {
+		drv_warn(imp, v->display, "cannot read: %s", kt_strerror(rc));
+		return rc;
+	}
+	vf_fill(r, v);
+	return 0;
+}
+
+/* ---- folder walking ---------------------------------------------------- */
+
+static int walk(struct kt_root *r, const char *fsdir, const char *rel,
+		const char *name_prefix, int depth, int listed_only)
+{
+	DIR *d;
+	struct dirent *de;
+	int rc = 0;
+
+	if (depth > KT_WALK_DEPTH)
+		return 0;
+	d = opendir(fsdir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char *fp, *rp;
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (name_prefix && strncmp(de->d_name, name_prefix,
+					   strlen(name_prefix)))
+			continue;
+		fp = join(fsdir, "/", de->d_name);
+		rp = *rel ? join(rel, "/", de->d_name) : xstrdup(de->d_name);
+		if (!fp || !rp) {
+			free(fp);
+			free(rp);
+			rc = KT_ENOMEM;
+			break;
+		}
+		if (lstat(fp, &st) == 0 && S_ISDIR(st.st_mode)) {
+			rc = walk(r, fp, rp, NULL, depth + 1, listed_only);
+		} else if (stat(fp, &st) == 0 && S_ISREG(st.st_mode) &&
+			   !root_find(r, rp)) {
+			struct kt_vfile *v = root_add(r, rp);
+
+			if (!v) {
+				rc = KT_ENOMEM;
+			} else {
+				v->fspath = fp;
+				fp = NULL;
+				v->size = (uint64_t)st.st_size;
+				v->done = listed_only;
+			}
+		}
+		free(fp);
+		free(rp);
+		if (rc)
+			break;
+	}
+	closedir(d);
+	return rc;
+}
+
+/* Plain-file roots list their directory lazily, only under `prefix`. */
+static int scan_prefix(struct kt_root *r, const char *prefix)
+{
+	const char *slash = strrchr(prefix, '/');
+	char *dirpart, *fsdir, **ns;
+	size_t i;
+	int rc;
+
+	if (!r->dir || strstr(prefix, "..") || prefix[0] == '/')
+		return 0;
+	dirpart = slash ? strndup(prefix, (size_t)(slash - prefix)) :
+		xstrdup("");
+	if (!dirpart)
+		return KT_ENOMEM;
+	for (i = 0; i < r->nscanned; i++)
+		if (!strcmp(r->scanned[i], prefix)) {
+			free(dirpart);
+			return 0;
+		}
+	ns = realloc(r->scanned, (r->nscanned + 1) * sizeof(*ns));
+	if (!ns) {
+		free(dirpart);
+		return KT_ENOMEM;
+	}
+	r->scanned = ns;
+	r->scanned[r->nscanned++] = xstrdup(prefix);
+	fsdir = *dirpart ? join(r->dir, "/", dirpart) : xstrdup(r->dir);
+	rc = fsdir ? walk(r, fsdir, dirpart, slash ? slash + 1 : prefix, 0, 1)
+		   : KT_ENOMEM;
+	free(fsdir);
+	free(dirpart);
+	return rc;
+}
+
+/* ---- archives ------------------------------------------------------------ */
+
+static int is_archive(const unsigned char *p, size_t n)
+{
+	if (n >= 4 && p[0] == 'P' && p[1] == 'K' &&
+	    ((p[2] == 3 && p[3] == 4) || (p[2] == 5 && p[3] == 6)))
+		return 1;
+	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
+		return 1;
+	if (n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f &&
+	    p[3] == 0xfd)
+		return 1;
+	if (n >= 6 && !memcmp(p, "\xfd" "7zXZ\0", 6))
+		return 1;
+	if (n >= 3 && !memcmp(p, "BZh", 3))
+		return 1;
+	if (n >= 262 && !memcmp(p + 257, "ustar", 5))
+		return 1;
+	return 0;
+}
+
+static int member_unsafe(const char *name)
+{
+	const char *p = name;
+
+	if (name[0] == '/' || name[0] == '\\')
+		return 1;
+	if (((name[0] | 0x20) >= 'a' && (name[0] | 0x20) <= 'z') &&
+	    name[1] == ':')
+		return 1;
+	while (*p) {
+		size_t k = strcspn(p, "/\\");
+
+		if (k == 2 && p[0] == '.' && p[1] == '.')
+			return 1;
+		p += k;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
+static const char *strip_dot_slash(const char *s)
+{
+	while (s[0] == '.' && s[1] == '/')
+		s += 2;
+	while (*s == '/')
+		s++;
+	return s;
+}
+
+/* A name for the single member of a compressed non-archive ("x.jsonl.gz"). */
+static char *raw_name(const char *display)
+{
+	const char *b = strrchr(display, '/');
+	const char *sfx[] = { ".gz", ".zst", ".xz", ".bz2", ".tgz", NULL };
+	char *n = xstrdup(b ? b + 1 : display);
+	size_t i, ln;
+
+	if (!n)
+		return NULL;
+	ln = strlen(n);
+	for (i = 0; sfx[i]; i++) {
+		size_t ls = strlen(sfx[i]);
+
+		if (ln > ls && !strcmp(n + ln - ls, sfx[i])) {
+			n[ln - ls] = 0;
+			break;
+		}
+	}
+	if (!*n || !strcmp(n, "-")) {
+		free(n);
+		n = xstrdup("stdin");
+	}
+	return n;
+}
+
+/*
+ * Read every regular member of `a` into r, checking the expansion bound
+ * while reading.  csize is the compressed size (0 = unknown: bytes consumed
+ * so far are used instead).
+ */
+static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
+			   uint64_t csize)
+{
+	struct archive_entry *e;
+	uint64_t total = 0, maxt = imp->opts->max_total ?
+		imp->opts->max_total : KT_IMPORT_MAX_TOTAL;
+	uint64_t ratio = imp->opts->max_ratio ? imp->opts->max_ratio :
+		KT_IMPORT_MAX_RATIO;
+	int rc = 0, hr, any = 0;
+
+	while ((hr = archive_read_next_header(a, &e)) == ARCHIVE_OK ||
+	       hr == ARCHIVE_WARN) {
+		const char *name = archive_entry_pathname(e);
+		const char *rel;
+		struct kt_vfile *v;
+		unsigned char *buf = NULL, *nb;
+		size_t cap = 0, n = 0;
+		int ft = archive_entry_filetype(e);
+		int is_raw = archive_format(a) == ARCHIVE_FORMAT_RAW;
+
+		any = 1;
+		if (!name)
+			name = "";
+		if (ft == AE_IFDIR)
+			continue;
+		if (archive_entry_symlink(e) || archive_entry_hardlink(e) ||
+		    ft != AE_IFREG) {
+			drv_warn(imp, r->display,
+				 "member '%s': link or special file, unsafe: skipped",
+				 name);
+			continue;
+		}
+		if (!is_raw && (member_unsafe(name) || !*strip_dot_slash(name))) {
+			drv_warn(imp, r->display,
+				 "member '%s': absolute path or '..' escapes the archive, unsafe: skipped",
+				 name);
+			continue;
+		}
+		for (;;) {
+			uint64_t lim, cs;
+			ssize_t k;
+
+			if (n + 65536 > cap) {
+				size_t nc = cap ? cap + cap / 2 : 65536;
+
+				if (nc < n + 65536)
+					nc = n + 65536;
+				nb = realloc(buf, nc + 1);
+				if (!nb) {
+					rc = KT_ENOMEM;
+					break;
+				}
+				buf = nb;
+				cap = nc;
+			}
+			k = archive_read_data(a, buf + n, 65536);
+			if (k < 0) {
+				drv_warn(imp, r->display, "member '%s': %s",
+					 name, archive_error_string(a) ?
+					 archive_error_string(a) : "read error");
+				rc = KT_EPARSE;
+				break;
+			}
+			if (k == 0)
+				break;
+			n += (size_t)k;
+			total += (uint64_t)k;
+			cs = csize ? csize : (uint64_t)archive_filter_bytes(a, -1);
+			lim = cs * ratio;
+			if (cs && lim / ratio != cs)
+				lim = UINT64_MAX;
+			if (lim < KT_RATIO_FLOOR)
+				lim = KT_RATIO_FLOOR;
+			if (lim > maxt)
+				lim = maxt;
+			if (total > lim) {
+				drv_warn(imp, r->display,
+					 "expands beyond %llu bytes (limits: --max-size %llu, --max-ratio %llu): stopped",
+					 (unsigned long long)lim,
+					 (unsigned long long)maxt,
+					 (unsigned long long)ratio);
+				rc = KT_ELIMIT;
+				break;
+			}
+		}
+		if (rc) {
+			free(buf);
+			break;
+		}
+		if (!buf && !(buf = malloc(1))) {
+			rc = KT_ENOMEM;
+			break;
+		}
+		buf[n] = 0;
+		if (is_raw) {
+			char *rn = raw_name(r->display);
+
+			v = rn ? root_add(r, rn) : NULL;
+			free(rn);
+		} else {
+			rel = strip_dot_slash(name);
+			v = root_add(r, rel);
+		}
+		if (!v || !(v->member = xstrdup(v->rel))) {
+			free(buf);
+			rc = KT_ENOMEM;
+			break;
+		}
+		v->data = buf;
+		v->len = n;
+		v->size = n;
+		vf_fill(r, v);
+	}
+	if (!rc && hr != ARCHIVE_EOF) {
+		drv_warn(imp, r->display, "%s archive: %s",
+			 any ? "truncated or damaged" : "not a readable",
+			 archive_error_string(a) ? archive_error_string(a) :
+			 "read error");
+		rc = KT_EPARSE;
+	}
+	return rc;
+}
+
+static struct archive *archive_new(void)
+{
+	struct archive *a = archive_read_new();
+
+	if (!a)
+		return NULL;
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	archive_read_support_format_raw(a);
+	return a;
+}
+
+static int process_root(kt_imp *imp, struct kt_root *r);
+
+/* An archive given as a file (fspath) or held in memory (data). */
+static int process_archive(kt_imp *imp, const char *display, const char *fspath,
+			   const unsigned char *data, size_t len)
+{
+	struct kt_root *r = root_new(KT_ROOT_ARCHIVE, display);
+	struct archive *a = NULL;
+	uint64_t csize = len;
+	int rc;
+
+	if (!r)
+		return KT_ENOMEM;
+	if (imp->depth >= KT_MAX_DEPTH) {
+		drv_warn(imp, display, "archive nested too deep: skipped");
+		root_free(r);
+		return 0;
+	}
+	a = archive_new();
+	if (!a) {
+		root_free(r);
+		return KT_ENOMEM;
+	}
+	if (fspath) {
+		struct stat st;
+		char *ab = realpath(fspath, NULL);
+
+		r->abs = ab ? ab : xstrdup(fspath);
+		csize = stat(fspath, &st) == 0 ? (uint64_t)st.st_size : 0;
+		rc = archive_read_open_filename(a, fspath, 1 << 16);
+	} else {
+		r->abs = xstrdup(display);
+		rc = archive_read_open_memory(a, data, len);
+	}
+	if (rc != ARCHIVE_OK) {
+		drv_warn(imp, display, "cannot open archive: %s",
+			 archive_error_string(a) ? archive_error_string(a) : "?");
+		archive_read_free(a);
+		root_free(r);
+		return KT_EPARSE;
+	}
+	rc = archive_collect(imp, r, a, csize);
+	archive_read_free(a);
+	if (rc == 0 || rc == KT_EPARSE) {
+		/* a damaged archive still imports the members read before */
+		int rc2;
+
+		imp->depth++;
+		rc2 = process_root(imp, r);
+		imp->depth--;
+		if (rc2)
+			rc = rc2;
+		else if (rc == KT_EPARSE)
+			rc = 0;
+	}
+	root_free(r);
+	return rc;
+}
+
+/* ---- runs and events ----------------------------------------------------- */
+
+static const char *intern(kt_imp *imp, const char *s)
+{
+	size_t i;
+	char *c;
+
+	if (!s)
+		s = "agent";
+	for (i = 0; i < imp->nintern; i++)
+		if (!strcmp(imp->intern[i], s))
+			return imp->intern[i];
+	if (imp->nintern == imp->intern_cap) {
+		size_t nc = imp->intern_cap ? imp->intern_cap * 2 : 16;
+		char **ni = realloc(imp->intern, nc * sizeof(*ni));
+
+		if (!ni)
+			return "agent";
+		imp->intern = ni;
+		imp->intern_cap = nc;
+	}
+	c = xstrdup(s);
+	if (!c)
+		return "agent";
+	imp->intern[imp->nintern++] = c;
+	return c;
+}
+
+const char *kt_imp_actor_of(kt_imp *imp, uint64_t seq)
+{
+	if (seq && seq < imp->actors_cap && imp->actors[seq])
+		return imp->actors[seq];
+	return "agent";
+}
+
+int kt_imp_next_written(const kt_imp *imp)
+{
+	return imp->in_run && !imp->failed && imp->seq + 1 > imp->stored_n;
+}
+
+static int rep_add(struct kt_runrep **arr, size_t *n, size_t *cap,
+		   const struct kt_runrep *r)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++) {
+		if (!strcmp((*arr)[i].id, r->id)) {
+			(*arr)[i].added += r->added;
+			if (r->events > (*arr)[i].events)
+				(*arr)[i].events = r->events;
+			return 0;
+		}
+	}
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		struct kt_runrep *na = realloc(*arr, nc * sizeof(*na));
+
+		if (!na)
+			return KT_ENOMEM;
+		*arr = na;
+		*cap = nc;
+	}
+	(*arr)[*n] = *r;
+	(*arr)[*n].name = xstrdup(r->name ? r->name : "");
+	(*arr)[*n].format = xstrdup(r->format ? r->format : "");
+	(*n)++;
+	return 0;
+}
+
+static void reps_free(struct kt_runrep *arr, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(arr[i].name);
+		free(arr[i].format);
+	}
+	free(arr);
+}
+
+int kt_imp_run_end(kt_imp *imp)
+{
+	struct kt_runrep r;
+	int rc;
+
+	if (!imp->in_run)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	memcpy(r.id, imp->run_id, sizeof(r.id));
+	r.name = imp->run_name;
+	r.format = imp->run_format;
+	r.events = imp->seq > imp->stored_n ? imp->seq : imp->stored_n;
+	r.added = imp->added;
+	rc = rep_add(&imp->pend, &imp->npend, &imp->pend_cap, &r);
+	imp->in_run = 0;
+	free(imp->run_name);
+	free(imp->run_format);
+	imp->run_name = imp->run_format = NULL;
+	kt_ws_reset(&imp->ws);
+	if (imp->red) {
+		kt_redactor_free(imp->red);
+		imp->red = NULL;
+	}
+	return rc;
+}
+
+static void add_source(cJSON *arr, struct kt_root *r, struct kt_vfile *v)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *abs = NULL;
+
+	if (!o)
+		return;
+	if (v->fspath)
+		abs = realpath(v->fspath, NULL);
+	if (r->kind == KT_ROOT_STDIN || (r->kind == KT_ROOT_ARCHIVE &&
+					 !strcmp(r->display, "-")))
+		cJSON_AddStringToObject(o, "path", "-");
+	else
+		cJSON_AddStringToObject(o, "path", abs ? abs :
+					r->kind == KT_ROOT_ARCHIVE && r->abs ?
+					r->abs : v->display);
+	cJSON_AddStringToObject(o, "file", v->display);
+	if (v->member)
+		cJSON_AddStringToObject(o, "member", v->member);
+	if (v->loaded)
+		cJSON_AddStringToObject(o, "sha", v->f.sha_hex);
+	cJSON_AddItemToArray(arr, o);
+	free(abs);
+}
+
+int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
+		     const char *format, cJSON *meta)
+{
+	kt_run_info info;
+	int rc;
+	char *mj = NULL;
+	cJSON *srcs;
+	size_t i;
+
+	if (imp->in_run)
+		kt_imp_run_end(imp);
+	if (!identity || !*identity) {
+		cJSON_Delete(meta);
+		return KT_EINVAL;
+	}
+	kt_run_id_from_identity(identity, imp->run_id);
+	imp->in_run = 1;
+	imp->seq = 0;
+	imp->added = 0;
+	imp->stored_n = 0;
+	imp->last_ts = KT_TS_UNKNOWN;
+	imp->run_name = xstrdup(name ? name : identity);
+	imp->run_format = xstrdup(format ? format : "");
+	if (imp->opts->redact && !imp->red) {
+		imp->red = kt_redactor_new();
+		/* names seen anywhere in the source are replaced from their
+		 * first mention on */
+		if (imp->red && imp->cur)
+			kt_redactor_learn(imp->red,
+					  (const char *)imp->cur->f.data,
+					  imp->cur->f.len);
+	}
+	rc = kt_run_get(imp->s, imp->run_id, &info);
+	if (rc == 0) {
+		imp->stored_n = info.n_events;
+		cJSON_Delete(meta);
+		return 0;
+	}
+	if (rc != KT_ENOTFOUND) {
+		cJSON_Delete(meta);
+		if (!imp->err)
+			imp->err = rc;
+		return rc;
+	}
+	if (imp->failed) {
+		cJSON_Delete(meta);
+		return 0;
+	}
+	if (!meta || !cJSON_IsObject(meta)) {
+		cJSON_Delete(meta);
+		meta = cJSON_CreateObject();
+	}
+	if (!meta)
+		return KT_ENOMEM;
+	if (!cJSON_GetObjectItemCaseSensitive(meta, "identity"))
+		cJSON_AddStringToObject(meta, "identity", identity);
+	if (!cJSON_GetObjectItemCaseSensitive(meta, "sources") &&
+	    (srcs = cJSON_AddArrayToObject(meta, "sources"))) {
+		add_source(srcs, imp->root, imp->cur);
+		for (i = 0; i < imp->root->n; i++) {
+			struct kt_vfile *v = imp->root->v[i];
+
+			if (v != imp->cur && v->claimed && v->loaded)
+				add_source(srcs, imp->root, v);
+		}
+	}
+	if (!cJSON_GetObjectItemCaseSensitive(meta, "source"))
+		cJSON_AddStringToObject(meta, "source", imp->cur->display);
+	if (imp->red)
+		kt_redact_json(imp->red, meta);
+	mj = cJSON_PrintUnformatted(meta);
+	cJSON_Delete(meta);
+	if (!mj)
+		return KT_ENOMEM;
+	rc = kt_run_create(imp->s, imp->run_id, imp->run_name,
+			   imp->run_format, mj);
+	free(mj);
+	if (rc && !imp->err)
+		imp->err = rc;
+	return rc;
+}
+
+const char *kt_imp_run_id(const kt_imp *imp)
+{
+	return imp->in_run ? imp->run_id : NULL;
+}
+
+/* JSON string body escaping into buf; returns bytes written (buf is big). */
+static size_t json_esc(char *out, const char *s)
+{
+	static const char hx[] = "0123456789abcdef";
+	size_t n = 0;
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			out[n++] = '\\';
+			out[n++] = (char)*p;
+		} else if (*p < 0x20) {
+			out[n++] = '\\';
+			out[n++] = 'u';
+			out[n++] = '0';
+			out[n++] = '0';
+			out[n++] = hx[*p >> 4];
+			out[n++] = hx[*p & 15];
+		} else {
+			out[n++] = (char)*p;
+		}
+	}
+	out[n] = 0;
+	return n;
+}
+
+static char *prov_json(const kt_file *f, const kt_ev *ev)
+{
+	size_t lp = strlen(f->path), lm = f->member ? strlen(f->member) : 0;
+	char *buf = malloc(6 * (lp + lm) + 256), *p;
+
+	if (!buf)
+		return NULL;
+	p = buf;
+	p += sprintf(p, "{\"src\":\"%s\",\"file\":\"", f->sha_hex);
+	p += json_esc(p, f->path);
+	p += sprintf(p, "\",\"line\":%llu,\"off\":%llu,\"len\":%llu",
+		     (unsigned long long)ev->line, (unsigned long long)ev->off,
+		     (unsigned long long)ev->rec_len);
+	if (f->member) {
+		p += sprintf(p, ",\"member\":\"");
+		p += json_esc(p, f->member);
+		*p++ = '"';
+	}
+	*p++ = '}';
+	*p = 0;
+	return buf;
+}
+
+int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
+{
+	kt_event e;
+	const kt_file *f;
+	char *pj = NULL, *prov = NULL;
+	int rc = 0;
+
+	if (!imp->in_run) {
+		cJSON_Delete(ev->payload);
+		ev->payload = NULL;
+		return KT_EINVAL;
+	}
+	imp->seq++;
+	if (seq)
+		*seq = imp->seq;
+	if (imp->seq >= imp->actors_cap) {
+		size_t nc = imp->actors_cap ? imp->actors_cap * 2 : 1024;
+		const char **na;
+
+		while (nc <= imp->seq)
+			nc *= 2;
+		na = realloc(imp->actors, nc * sizeof(*na));
+		if (na) {
+			memset(na + imp->actors_cap, 0,
+			       (nc - imp->actors_cap) * sizeof(*na));
+			imp->actors = na;
+			imp->actors_cap = nc;
+		}
+	}
+	if (imp->seq < imp->actors_cap)
+		imp->actors[imp->seq] = intern(imp, ev->actor);
+	if (ev->ts_ns != KT_TS_UNKNOWN)
+		imp->last_ts = ev->ts_ns;
+	if (imp->seq <= imp->stored_n || imp->failed || imp->err)
+		goto out;
+	if (!ev->payload || !cJSON_IsObject(ev->payload)) {
+		rc = KT_EINVAL;
+		goto out;
+	}
+	if (imp->red)
+		kt_redact_json(imp->red, ev->payload);
+	pj = cJSON_PrintUnformatted(ev->payload);
+	f = ev->file ? ev->file : &imp->cur->f;
+	prov = prov_json(f, ev);
+	if (!pj || !prov) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	memset(&e, 0, sizeof(e));
+	e.seq = imp->seq;
+	e.parent = ev->parent;
+	e.ts_ns = ev->ts_ns;
+	e.kind = ev->kind;
+	e.actor = ev->actor ? ev->actor : "agent";
+	e.prov_json = prov;
+	e.payload = pj;
+	e.payload_len = strlen(pj);
+	rc = kt_event_append(imp->s, imp->run_id, &e);
+	if (rc == 0)
+		imp->added++;
+	else if (!imp->err)
+		imp->err = rc;
+out:
+	cJSON_Delete(ev->payload);
+	ev->payload = NULL;
+	free(pj);
+	free(prov);
+	return rc;
+}
+
+int kt_imp_blob(kt_imp *imp, const void *data, size_t len,
+		const char *path_hint, char hex[KT_HASH_HEX + 1])
+{
+	unsigned char h[KT_HASH_LEN];
+	int rc;
+
+	if (imp->failed || imp->err) {
+		kt_sha256(data, len, h);
+		kt_hex(h, KT_HASH_LEN, hex);
+		return 0;
+	}
+	rc = kt_blob_put(imp->s, data, len, path_hint, h);
+	if (rc) {
+		if (!imp->err)
+			imp->err = rc;
+		kt_sha256(data, len, h);
+	}
+	kt_hex(h, KT_HASH_LEN, hex);
+	return rc;
+}
+
+/* ---- siblings ------------------------------------------------------------ */
+
+int kt_imp_list(kt_imp *imp, const char *prefix,
+		int (*fn)(const char *rel, void *), void *arg)
+{
+	struct kt_root *r = imp->root;
+	size_t i, n, lp = strlen(prefix);
+	char **names;
+	int rc = 0;
+
+	if (!r)
+		return KT_EINVAL;
+	if (r->kind == KT_ROOT_FILE) {
+		rc = scan_prefix(r, prefix);
+		if (rc)
+			return rc;
+	}
+	/* snapshot the names: fn may open files (which may add vfiles) */
+	names = calloc(r->n + 1, sizeof(*names));
+	if (!names)
+		return KT_ENOMEM;
+	for (i = n = 0; i < r->n; i++)
+		if (!strncmp(r->v[i]->rel, prefix, lp))
+			names[n++] = r->v[i]->rel;
+	for (i = 1; i < n; i++) { /* insertion sort: lists are short */
+		char *t = names[i];
+		size_t j = i;
+
+		while (j > 0 && strcmp(names[j - 1], t) > 0) {
+			names[j] = names[j - 1];
+			j--;
+		}
+		names[j] = t;
+	}
+	for (i = 0; i < n && !rc; i++)
+		rc = fn(names[i], arg);
+	free(names);
+	return rc;
+}
+
+int kt_imp_open(kt_imp *imp, const char *rel, const kt_file **out)
+{
+	struct kt_root *r = imp->root;
+	struct kt_vfile *v;
+	int rc;
+
+	*out = NULL;
+	if (!r || !rel)
+		return KT_EINVAL;
+	v = root_find(r, rel);
+	if (!v && r->kind == KT_ROOT_FILE && r->dir && !member_unsafe(rel)) {
+		char *fp = join(r->dir, "/", rel);
+		struct stat st;
+
+		if (!fp)
+			return KT_ENOMEM;
+		if (stat(fp, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (v = root_add(r, rel))) {
+			v->fspath = fp;
+			v->done = 1;
+			fp = NULL;
+		}
+		free(fp);
+	}
+	if (!v)
+		return KT_ENOTFOUND;
+	rc = vf_load(imp, r, v);
+	if (rc)
+		return rc;
+	*out = &v->f;
+	return 0;
+}
+
+void kt_imp_claim(kt_imp *imp, const char *rel)
+{
+	struct kt_vfile *v = imp->root ? root_find(imp->root, rel) : NULL;
+
+	if (v)
+		v->claimed = 1;
+}
+
+static void progress(kt_imp *imp, uint64_t done)
+{
+	if (imp->opts->progress && imp->opts->on_progress)
+		imp->opts->on_progress(done, imp->bytes_total, imp->opts->arg);
+}
+
+void kt_imp_progress(kt_imp *imp, uint64_t done)
+{
+	progress(imp, imp->bytes_done + done);
+}
+
+/* ---- sources ------------------------------------------------------------- */
+
+static const kt_importer *pick(kt_imp *imp, const kt_file *f)
+{
+	const kt_importer *best = NULL;
+	int bs = 0, i, sc;
+
+	if (imp->opts->format)
+		return kt_importer_find(imp->opts->format);
+	for (i = 0; kt_importers[i]; i++) {
+		if (!kt_importers[i]->detect)
+			continue;
+		sc = kt_importers[i]->detect(f);
+		if (sc > bs) {
+			bs = sc;
+			best = kt_importers[i];
+		}
+	}
+	return best;
+}
+
+static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
+{
+	const kt_importer *im = pick(imp, &v->f);
+	size_t i;
+	int rc;
+
+	v->done = 1;
+	if (!im) {
+		if (r->direct || imp->opts->format)
+			drv_warn(imp, v->display,
+				 "format not recognized: skipped (see --format)");
+		return 0;
+	}
+	imp->cur = v;
+	imp->problems = 0;
+	imp->failed = 0;
+	imp->err = 0;
+	imp->npend = 0;
+	rc = kt_store_begin(imp->s);
+	if (rc)
+		return rc;
+	rc = im->import(imp, &v->f);
+	if (imp->in_run)
+		kt_imp_run_end(imp);
+	if (imp->err) {
+		kt_store_abort(imp->s);
+		drv_warn(imp, v->display, "not imported: %s: %s",
+			 kt_strerror(imp->err), kt_store_errmsg(imp->s));
+		rc = imp->err;
+		goto out;
+	}
+	if (imp->opts->strict && imp->problems) {
+		kt_store_abort(imp->s);
+		drv_warn(imp, v->display,
+			 "not imported (--strict): nothing of this file was kept");
+		rc = KT_EPARSE;
+		goto out;
+	}
+	if (rc < 0 && imp->opts->strict) {
+		kt_store_abort(imp->s);
+		goto out;
+	}
+	rc = kt_store_commit(imp->s);
+	if (rc) {
+		drv_warn(imp, v->display, "commit failed: %s", kt_strerror(rc));
+		goto out;
+	}
+	for (i = 0; i < imp->npend; i++)
+		rep_add(&imp->reps, &imp->nreps, &imp->reps_cap, &imp->pend[i]);
+out:
+	for (i = 0; i < imp->npend; i++) {
+		free(imp->pend[i].name);
+		free(imp->pend[i].format);
+	}
+	imp->npend = 0;
+	imp->cur = NULL;
+	imp->bytes_done += v->len;
+	progress(imp, imp->bytes_done);
+	return rc;
+}
+
+static int peek_archive(const char *fspath)
+{
+	unsigned char b[512];
+	int fd = open(fspath, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, b, sizeof(b));
+	close(fd);
+	return n > 0 && is_archive(b, (size_t)n);
+}
+
+static int process_root(kt_imp *imp, struct kt_root *r)
+{
+	struct kt_root *saved = imp->root;
+	size_t i, j;
+	int rc = 0;
+
+	if (r->kind == KT_ROOT_DIR || r->kind == KT_ROOT_ARCHIVE)
+		qsort(r->v, r->n, sizeof(*r->v), vf_cmp);
+	for (i = 0; i < r->n && !rc; i++) {
+		struct kt_vfile *v = r->v[i];
+
+		if (v->claimed || v->done)
+			continue;
+		if (v->fspath && !v->loaded && peek_archive(v->fspath)) {
+			v->done = 1;
+			imp->depth++;
+			rc = process_archive(imp, v->display, v->fspath, NULL, 0);
+			imp->depth--;
+			imp->bytes_done += v->size;
+			imp->root = saved;
+			continue;
+		}
+		if (!v->loaded && vf_load(imp, r, v)) {
+			v->done = 1;
+			continue;
+		}
+		if (is_archive(v->data, v->len) && (v->member ||
+						    r->kind == KT_ROOT_STDIN)) {
+			v->done = 1;
+			imp->depth++;
+			rc = process_archive(imp, v->display, NULL, v->data,
+					     v->len);
+			imp->depth--;
+			imp->root = saved;
+			vf_unload(v);
+			continue;
+		}
+		imp->root = r;
+		rc = process_source(imp, r, v);
+		imp->root = saved;
+		/* free what is done; files on disk can be read again */
+		for (j = 0; j < r->n; j++) {
+			struct kt_vfile *w = r->v[j];
+
+			if (w->loaded && (w->fspath || w->done || w->claimed))
+				vf_unload(w);
+		}
+		if (rc == KT_EPARSE && !imp->opts->strict)
+			rc = 0;
+		if (rc && rc != KT_EPARSE && rc != KT_ENOMEM && rc != KT_EIO &&
+		    rc != KT_ECORRUPT && !imp->opts->strict)
+			rc = 0; /* an importer's fatal problem: warned, go on */
+	}
+	return rc;
+}
+
+/* ---- entry point --------------------------------------------------------- */
+
+static int build_root(kt_imp *imp, const char *path, struct kt_root **out)
+{
+	struct stat st;
+	struct kt_root *r = NULL;
+	struct kt_vfile *v;
+	int rc;
+
+	*out = NULL;
+	if (!strcmp(path, "-")) {
+		r = root_new(KT_ROOT_STDIN, "-");
+		if (!r || !(v = root_add(r, "-"))) {
+			root_free(r);
+			return KT_ENOMEM;
+		}
+		rc = read_fd_all(0, imp->opts->max_total ? imp->opts->max_total :
+				 KT_IMPORT_MAX_TOTAL, &v->data, &v->len);
+		if (rc) {
+			drv_warn(imp, "-", "cannot read stdin: %s",
+				 kt_strerror(rc));
+			root_free(r);
+			return rc;
+		}
+		v->size = v->len;
+		vf_fill(r, v);
+		r->direct = 1;
+		*out = r;
+		return 0;
+	}
+	if (stat(path, &st) != 0) {
+		drv_warn(imp, path, "%s", strerror(errno));
+		return KT_ENOTFOUND;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		r = root_new(KT_ROOT_DIR, path);
+		if (!r)
+			return KT_ENOMEM;
+		r->dir = xstrdup(path);
+		r->abs = realpath(path, NULL);
+		rc = walk(r, path, "", NULL, 0, 0);
+		if (rc) {
+			root_free(r);
+			return rc;
+		}
+	} else {
+		const char *slash = strrchr(path, '/');
+
+		r = root_new(KT_ROOT_FILE, path);
+		if (!r)
+			return KT_ENOMEM;
+		r->dir = slash ? (slash == path ? xstrdup("/") :
+				  strndup(path, (size_t)(slash - path)))
+			       : xstrdup(".");
+		r->abs = realpath(path, NULL);
+		r->direct = 1;
+		v = root_add(r, slash ? slash + 1 : path);
+		if (!v || !(v->fspath = xstrdup(path))) {
+			root_free(r);
+			return KT_ENOMEM;
+		}
+		v->size = (uint64_t)st.st_size;
+	}
+	*out = r;
+	return 0;
+}
+
+int kt_import_paths(kt_store *s, char *const *paths, int npaths,
+		    const kt_import_opts *opts)
+{
+	kt_imp imp;
+	struct kt_root **roots;
+	int i, rc = 0, rc2;
+	size_t k;
+
+	memset(&imp, 0, sizeof(imp));
+	imp.s = s;
+	imp.opts = opts;
+	roots = calloc((size_t)npaths + 1, sizeof(*roots));
+	if (!roots)
+		return KT_ENOMEM;
+	for (i = 0; i < npaths; i++) {
+		rc2 = build_root(&imp, paths[i], &roots[i]);
+		if (rc2 && !rc)
+			rc = rc2;
+		if (roots[i])
+			for (k = 0; k < roots[i]->n; k++)
+				imp.bytes_total += roots[i]->v[k]->size;
+	}
+	for (i = 0; i < npaths; i++) {
+		if (!roots[i])
+			continue;
+		rc2 = process_root(&imp, roots[i]);
+		if (rc2 && !rc)
+			rc = rc2;
+		if (rc2 && opts->strict)
+			break;
+	}
+	rc2 = kt_store_sync(s);
+	if (rc2 && !rc)
+		rc = rc2;
+	for (k = 0; k < imp.nreps; k++)
+		if (opts->on_run)
+			opts->on_run(imp.reps[k].id, imp.reps[k].name,
+				     imp.reps[k].format, imp.reps[k].events,
+				     imp.reps[k].added, opts->arg);
+	for (i = 0; i < npaths; i++)
+		root_free(roots[i]);
+	free(roots);
+	reps_free(imp.reps, imp.nreps);
+	free(imp.pend);
+	free(imp.actors);
+	for (k = 0; k < imp.nintern; k++)
+		free(imp.intern[k]);
+	free(imp.intern);
+	kt_ws_reset(&imp.ws);
+	free(imp.ws.e);
+	if (imp.red)
+		kt_redactor_free(imp.red);
+	free(imp.run_name);
+	free(imp.run_format);
+	return rc;
+}

@@ -1,0 +1,1786 @@
+/*
+ * imp_claude.c - Claude Code session transcripts (JSONL), 1.x and 2.x.
+ *
+ * Format: one JSON object per line, ~/.claude/projects/<cwd>/<session>.jsonl;
+ * 2.x keeps sub-agents in <session>/subagents/agent-<id>.jsonl.  Field
+ * reference: ../shared/research/formats.md section 1, and
+ * https://github.com/jeremedia/claude-code-log-format (CLAUDE_CODE_LOG_FORMAT.md,
+ * documents 2.0.49), https://github.com/daaain/claude-code-log (test data).
+ *
+ * Mapping:
+ *  - assistant lines: one API response is split over several lines sharing
+ *    message.id; they are buffered and emitted together so the usage of the
+ *    response (the last line's, output_tokens grows) is counted once, on
+ *    the first event of the response.  text -> message, thinking -> message
+ *    with flag "thinking", tool_use -> tool_call.
+ *  - user lines: tool_result blocks -> tool_result (toolUseResult per tool
+ *    seeds the workspace and gives edits), text/images -> message.  human is
+ *    true only for typed text: never meta lines, compaction summaries,
+ *    command wrappers, interruptions or sub-agent prompts.
+ *  - system lines -> message role system; summary lines -> note.
+ *  - sub-agents: inline sidechains (isSidechain) are told apart by their
+ *    parentUuid chains (a fresh root starts one; its prompt equals the
+ *    spawning Task's input.prompt, whose tool_use id names it); 2.x
+ *    subagents/ files are imported where their Task result appears (or at
+ *    the end).  Every sub-agent event has actor "agent:<id>" and payload
+ *    "subagent".
+ * Malformed lines are warned as file:line and skipped.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "import.h"
+
+#define CC_MAX_LINE (100u << 20)      /* lines over 100 MB are skipped */
+#define CC_INLINE_MAX (64u * 1024u)   /* tool output kept inline */
+#define CC_NAME_MAX 80
+
+/* ---- small string map ---------------------------------------------------- */
+struct smap {
+	char **k;
+	void **v;
+	size_t cap, n;
+};
+
+static uint64_t sm_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void **sm_slot(struct smap *m, const char *key, int create)
+{
+	size_t i, mask;
+
+	if (create && (m->n + 1) * 2 > m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 64, j;
+		char **nk = calloc(nc, sizeof(*nk));
+		void **nv = calloc(nc, sizeof(*nv));
+
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return NULL;
+		}
+		for (j = 0; j < m->cap; j++) {
+			if (!m->k[j])
+				continue;
+			i = sm_hash(m->k[j]) & (nc - 1);
+			while (nk[i])
+				i = (i + 1) & (nc - 1);
+			nk[i] = m->k[j];
+			nv[i] = m->v[j];
+		}
+		free(m->k);
+		free(m->v);
+		m->k = nk;
+		m->v = nv;
+		m->cap = nc;
+	}
+	if (!m->cap)
+		return NULL;
+	mask = m->cap - 1;
+	for (i = sm_hash(key) & mask; m->k[i]; i = (i + 1) & mask)
+		if (!strcmp(m->k[i], key))
+			return &m->v[i];
+	if (!create)
+		return NULL;
+	m->k[i] = strdup(key);
+	if (!m->k[i])
+		return NULL;
+	m->v[i] = NULL;
+	m->n++;
+	return &m->v[i];
+}
+
+static void *sm_get(struct smap *m, const char *key)
+{
+	void **s = sm_slot(m, key, 0);
+
+	return s ? *s : NULL;
+}
+
+static void sm_free(struct smap *m, void (*fv)(void *))
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++) {
+		if (m->k[i] && fv && m->v[i])
+			fv(m->v[i]);
+		free(m->k[i]);
+	}
+	free(m->k);
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- state ----------------------------------------------------------------- */
+
+struct call {
+	uint64_t seq;
+	char *name;
+	cJSON *input;
+	char *cwd;
+	char *actor;
+	char *sub;
+	int64_t ts;
+};
+
+struct pline {
+	cJSON *o;
+	const kt_file *f;
+	uint64_t line, off, len;
+	const char *agent;   /* forced sub-agent (2.x subagent file) */
+};
+
+struct subfile {
+	char *rel;
+	char *agent;
+	int done;
+};
+
+struct cc {
+	kt_imp *imp;
+	const kt_file *f;          /* the session file */
+	int begun;
+	char *identity, *name, *stem;
+	cJSON *meta;
+	struct smap calls;         /* tool_use id -> struct call */
+	struct smap seen_use;      /* tool_use ids emitted */
+	struct smap seen_res;      /* tool_result ids emitted */
+	struct smap usage_done;    /* message ids whose usage is counted */
+	struct smap side;          /* sidechain uuid -> sub-agent id */
+	struct smap tasks;         /* Task prompt -> tool_use id */
+	struct pline *pend;
+	size_t npend, pcap;
+	char *pend_id;
+	struct subfile *subs;
+	size_t nsubs;
+	unsigned nside;
+	int depth;                 /* subagent file nesting */
+};
+
+static void call_free(void *p)
+{
+	struct call *c = p;
+
+	free(c->name);
+	cJSON_Delete(c->input);
+	free(c->cwd);
+	free(c->actor);
+	free(c->sub);
+	free(c);
+}
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int jtrue(const cJSON *o, const char *k)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+static const cJSON *jget(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+/* Days from 1970-01-01 for a proleptic Gregorian date (H. Hinnant,
+ * http://howardhinnant.github.io/date_algorithms.html#days_from_civil). */
+static int64_t days_civil(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era;
+	unsigned yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+static int digits(const char *s, int n, int *out)
+{
+	int v = 0, i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+/* ISO-8601 "2025-07-17T12:34:56.789Z" (offsets too) -> ns since epoch. */
+static int64_t iso_ns(const char *s)
+{
+	int Y, M, D, h, mi, sec = 0;
+	int64_t ns = 0, t;
+	const char *p;
+
+	if (!s || strlen(s) < 16 || digits(s, 4, &Y) || s[4] != '-' ||
+	    digits(s + 5, 2, &M) || s[7] != '-' || digits(s + 8, 2, &D) ||
+	    (s[10] != 'T' && s[10] != ' ') || digits(s + 11, 2, &h) ||
+	    s[13] != ':' || digits(s + 14, 2, &mi))
+		return KT_TS_UNKNOWN;
+	if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || mi > 59)
+		return KT_TS_UNKNOWN;
+	p = s + 16;
+	if (*p == ':') {
+		if (digits(p + 1, 2, &sec) || sec > 60)
+			return KT_TS_UNKNOWN;
+		p += 3;
+		if (*p == '.') {
+			int nd = 0;
+
+			p++;
+			while (*p >= '0' && *p <= '9') {
+				if (nd < 9) {
+					ns = ns * 10 + (*p - '0');
+					nd++;
+				}
+				p++;
+			}
+			while (nd++ < 9)
+				ns *= 10;
+		}
+	}
+	t = ((days_civil(Y, (unsigned)M, (unsigned)D) * 24 + h) * 60 + mi) * 60
+		+ sec;
+	if (*p == '+' || *p == '-') {
+		int oh, om = 0, sign = *p == '-' ? -1 : 1;
+
+		if (digits(p + 1, 2, &oh))
+			return KT_TS_UNKNOWN;
+		if (p[3] == ':')
+			digits(p + 4, 2, &om);
+		else
+			digits(p + 3, 2, &om);
+		t -= sign * (oh * 3600 + om * 60);
+	}
+	return t * 1000000000 + ns;
+}
+
+static int utf8_ok(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned c = s[i];
+
+		if (c < 0x80) {
+			/* fast path over ASCII, 8 bytes at a time */
+			while (i + 8 <= n) {
+				uint64_t w;
+
+				memcpy(&w, s + i, 8);
+				if (w & 0x8080808080808080ull)
+					break;
+				i += 8;
+			}
+			if (i < n && s[i] < 0x80)
+				i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			if (i + 1 >= n || (s[i + 1] & 0xc0) != 0x80)
+				return 0;
+			i += 2;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			if (i + 2 >= n || (s[i + 1] & 0xc0) != 0x80 ||
+			    (s[i + 2] & 0xc0) != 0x80 ||
+			    (c == 0xe0 && s[i + 1] < 0xa0) ||
+			    (c == 0xed && s[i + 1] > 0x9f))
+				return 0;
+			i += 3;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			if (i + 3 >= n || (s[i + 1] & 0xc0) != 0x80 ||
+			    (s[i + 2] & 0xc0) != 0x80 ||
+			    (s[i + 3] & 0xc0) != 0x80 ||
+			    (c == 0xf0 && s[i + 1] < 0x90) ||
+			    (c == 0xf4 && s[i + 1] > 0x8f))
+				return 0;
+			i += 4;
+		} else {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Deepest bracket nesting outside strings (only used to explain a parse
+ * failure). */
+static int max_depth(const char *s, size_t n)
+{
+	int d = 0, m = 0, in = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (in) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in = 0;
+		} else if (c == '"') {
+			in = 1;
+		} else if (c == '{' || c == '[') {
+			if (++d > m)
+				m = d;
+		} else if (c == '}' || c == ']') {
+			d--;
+		}
+	}
+	return m;
+}
+
+static int b64v(int c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+' || c == '-')
+		return 62;
+	if (c == '/' || c == '_')
+		return 63;
+	return -1;
+}
+
+static unsigned char *b64dec(const char *s, size_t *out)
+{
+	size_t n = strlen(s), o = 0;
+	unsigned char *buf = malloc(n / 4 * 3 + 4);
+	unsigned acc = 0;
+	int bits = 0, v;
+
+	if (!buf)
+		return NULL;
+	for (; *s; s++) {
+		if (*s == '=' || *s == '\n' || *s == '\r' || *s == ' ')
+			continue;
+		v = b64v((unsigned char)*s);
+		if (v < 0) {
+			free(buf);
+			return NULL;
+		}
+		acc = (acc << 6) | (unsigned)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			buf[o++] = (unsigned char)(acc >> bits);
+		}
+	}
+	*out = o;
+	return buf;
+}
+
+/* Growable text buffer. */
+struct tbuf {
+	char *p;
+	size_t n, cap;
+};
+
+static int tb_add(struct tbuf *b, const char *s, size_t n)
+{
+	if (b->n + n + 1 > b->cap) {
+		size_t nc = b->cap ? b->cap * 2 : 256;
+		char *np;
+
+		while (nc < b->n + n + 1)
+			nc *= 2;
+		np = realloc(b->p, nc);
+		if (!np)
+			return KT_ENOMEM;
+		b->p = np;
+		b->cap = nc;
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = 0;
+	return 0;
+}
+
+/* Add text to payload[key], cut to CC_INLINE_MAX on a UTF-8 boundary; the
+ * whole text goes to a blob named by payload[blob_key] when cut. */
+static int add_text(kt_imp *imp, cJSON *p, const char *key,
+		    const char *blob_key, const char *s, size_t n)
+{
+	char hex[KT_HASH_HEX + 1], *cut;
+	size_t k;
+	int rc;
+
+	if (n <= CC_INLINE_MAX) {
+		return cJSON_AddStringToObject(p, key, s) ? 0 : KT_ENOMEM;
+	}
+	rc = kt_imp_blob(imp, s, n, NULL, hex);
+	if (rc)
+		return rc;
+	k = CC_INLINE_MAX;
+	while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
+		k--;
+	cut = strndup(s, k);
+	if (!cut)
+		return KT_ENOMEM;
+	cJSON_AddStringToObject(p, key, cut);
+	free(cut);
+	cJSON_AddStringToObject(p, blob_key, hex);
+	return 0;
+}
+
+static const char *skip_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r')
+		s++;
+	return s;
+}
+
+/* Why a user text is not human (flag name), or NULL when a person typed
+ * it. */
+static const char *nonhuman_flag(const cJSON *o, const char *text)
+{
+	const char *t = skip_ws(text ? text : "");
+
+	if (jtrue(o, "isCompactSummary"))
+		return "compact_summary";
+	if (jtrue(o, "isMeta") ||
+	    !strncmp(t, "Caveat: The messages below were generated by the user while running local commands", 60) ||
+	    !strncmp(t, "<system-reminder>", 17))
+		return "meta";
+	if (!strncmp(t, "<command-", 9) || !strncmp(t, "<local-command-", 15) ||
+	    !strncmp(t, "<bash-", 6) || !strncmp(t, "<user-memory-input>", 19))
+		return "command";
+	if (!strncmp(t, "[Request interrupted by user", 28))
+		return "interrupt";
+	if (!strncmp(t, "This session is being continued from a previous conversation", 60))
+		return "compact_summary";
+	if (jtrue(o, "isSidechain"))
+		return "subagent_prompt";
+	return NULL;
+}
+
+/* The text of a user message when it is human, else NULL (pre-scan). */
+static char *human_text(const cJSON *o)
+{
+	const cJSON *m = jget(o, "message"), *c, *b;
+	struct tbuf tb = { 0 };
+
+	if (!cJSON_IsObject(m))
+		return NULL;
+	c = jget(m, "content");
+	if (cJSON_IsString(c)) {
+		if (nonhuman_flag(o, c->valuestring))
+			return NULL;
+		return strdup(c->valuestring);
+	}
+	if (!cJSON_IsArray(c))
+		return NULL;
+	cJSON_ArrayForEach(b, c) {
+		const char *t = jstr(b, "type");
+
+		if (t && !strcmp(t, "tool_result")) {
+			free(tb.p);
+			return NULL;
+		}
+		if (t && !strcmp(t, "text") && jstr(b, "text")) {
+			if (tb.n)
+				tb_add(&tb, "\n", 1);
+			tb_add(&tb, jstr(b, "text"), strlen(jstr(b, "text")));
+		}
+	}
+	if (!tb.p || nonhuman_flag(o, tb.p)) {
+		free(tb.p);
+		return NULL;
+	}
+	return tb.p;
+}
+
+static char *name_from(const char *text)
+{
+	const char *t = skip_ws(text);
+	size_t n = strcspn(t, "\n\r");
+	char *s;
+
+	if (n > CC_NAME_MAX) {
+		n = CC_NAME_MAX;
+		while (n > 0 && ((unsigned char)t[n] & 0xc0) == 0x80)
+			n--;
+	}
+	s = strndup(t, n);
+	return s;
+}
+
+/* ---- line iteration ----------------------------------------------------- */
+
+typedef int (*line_fn)(struct cc *cc, const kt_file *f, const char *s,
+		       size_t n, uint64_t line, uint64_t off, void *arg);
+
+static int each_line(struct cc *cc, const kt_file *f, line_fn fn, void *arg,
+		     uint64_t max_lines)
+{
+	const char *d = (const char *)f->data, *end = d + f->len, *p = d;
+	uint64_t line = 0, last_prog = 0;
+	int rc = 0;
+
+	while (p < end && !rc) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		line++;
+		if (max_lines && line > max_lines)
+			break;
+		if (n && p[n - 1] == '\r')
+			n--;
+		rc = fn(cc, f, p, n, line, (uint64_t)(p - d), arg);
+		p = nl ? nl + 1 : end;
+		if (cc && f == cc->f && (uint64_t)(p - d) - last_prog > (8u << 20)) {
+			last_prog = (uint64_t)(p - d);
+			kt_imp_progress(cc->imp, last_prog);
+		}
+	}
+	return rc;
+}
+
+/* Parse one line; warns and returns NULL when it is not a usable object. */
+static cJSON *parse_line(struct cc *cc, const kt_file *f, const char *s,
+			 size_t n, uint64_t line)
+{
+	const char *end = NULL;
+	cJSON *o;
+	size_t i;
+
+	for (i = 0; i < n && (s[i] == ' ' || s[i] == '\t'); i++)
+		;
+	if (i == n)
+		return NULL; /* blank */
+	if (n > CC_MAX_LINE) {
+		kt_imp_warn(cc->imp, f, line,
+			    "line of %zu bytes is over the 100 MB limit: skipped", n);
+		return NULL;
+	}
+	if (!utf8_ok((const unsigned char *)s, n)) {
+		kt_imp_warn(cc->imp, f, line, "invalid UTF-8: line skipped");
+		return NULL;
+	}
+	o = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+	if (!o) {
+		if (max_depth(s, n) >= CJSON_NESTING_LIMIT)
+			kt_imp_warn(cc->imp, f, line,
+				    "JSON nested deeper than %d levels: line skipped",
+				    CJSON_NESTING_LIMIT);
+		else if (s + n == (const char *)f->data + f->len)
+			kt_imp_warn(cc->imp, f, line,
+				    "truncated JSON (last line, file still being written?): skipped");
+		else
+			kt_imp_warn(cc->imp, f, line,
+				    "invalid JSON at byte %zu: line skipped",
+				    end && end >= s ? (size_t)(end - s) : (size_t)0);
+		return NULL;
+	}
+	if (!cJSON_IsObject(o)) {
+		kt_imp_warn(cc->imp, f, line, "not a JSON object: line skipped");
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* ---- detection ------------------------------------------------------------ */
+
+static int cc_detect(const kt_file *f)
+{
+	const char *d = (const char *)f->data;
+	size_t n = f->len < 65536 ? f->len : 65536, i = 0;
+	const char *nl;
+	size_t ln;
+	int score = 0;
+
+	while (i < n && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' ||
+			 d[i] == '\t'))
+		i++;
+	if (i >= n || d[i] != '{')
+		return 0;
+	nl = memchr(d + i, '\n', n - i);
+	ln = nl ? (size_t)(nl - (d + i)) : n - i;
+	/* look at the first line (or the first 64 KiB of it) */
+	{
+		char *tmp = strndup(d + i, ln < n ? ln : n);
+
+		if (!tmp)
+			return 0;
+		if (strstr(tmp, "\"sessionId\"") &&
+		    (strstr(tmp, "\"parentUuid\"") || strstr(tmp, "\"isSidechain\"") ||
+		     strstr(tmp, "\"userType\"")))
+			score = 90;
+		else if (strstr(tmp, "\"type\"") && strstr(tmp, "\"leafUuid\""))
+			score = 80;
+		else if (strstr(tmp, "\"parentUuid\"") && strstr(tmp, "\"uuid\"") &&
+			 strstr(tmp, "\"type\""))
+			score = 60;
+		free(tmp);
+	}
+	if (!score && strstr(f->rel ? f->rel : "", ".jsonl") &&
+	    memmem(d, n, "\"sessionId\"", 11) && memmem(d, n, "\"parentUuid\"", 12))
+		score = 50; /* first line odd, the rest is Claude Code */
+	return score;
+}
+
+/* ---- run --------------------------------------------------------------- */
+
+static int ensure_run(struct cc *cc, const char *human)
+{
+	int rc;
+	char *nm = NULL;
+
+	if (cc->begun)
+		return 0;
+	if (!cc->name && human)
+		nm = name_from(human);
+	rc = kt_imp_run_begin(cc->imp, cc->identity,
+			      cc->name ? cc->name : nm && *nm ? nm : cc->stem,
+			      "claude_code", cc->meta);
+	cc->meta = NULL;
+	free(nm);
+	cc->begun = 1;
+	return rc;
+}
+
+static int emit(struct cc *cc, const struct pline *pl, int kind,
+		uint64_t parent, int64_t ts, const char *actor, cJSON *payload,
+		uint64_t *seq)
+{
+	kt_ev ev;
+	int rc = ensure_run(cc, NULL);
+
+	if (rc && rc != KT_EEXIST) {
+		cJSON_Delete(payload);
+		return rc;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.parent = parent;
+	ev.ts_ns = ts;
+	ev.actor = actor;
+	ev.payload = payload;
+	ev.file = pl->f;
+	ev.line = pl->line;
+	ev.off = pl->off;
+	ev.rec_len = pl->len;
+	return kt_imp_emit(cc->imp, &ev, seq);
+}
+
+/* ---- sub-agents ------------------------------------------------------------ */
+
+/* The sub-agent a line belongs to (NULL = main thread); owned by cc. */
+static const char *line_agent(struct cc *cc, const cJSON *o,
+			      const struct pline *pl)
+{
+	const char *aid = jstr(o, "agentId"), *uuid = jstr(o, "uuid");
+	const char *par = jstr(o, "parentUuid");
+	const char *id = NULL;
+	void **slot;
+	char buf[64];
+
+	if (pl->agent)
+		return pl->agent;
+	if (!jtrue(o, "isSidechain"))
+		return NULL;
+	if (par)
+		id = sm_get(&cc->side, par);
+	if (!id && aid)
+		id = aid;
+	if (!id) {
+		/* a fresh sidechain: its prompt names the Task that spawned
+		 * it (formats.md 1: the only link in 1.x) */
+		const cJSON *m = jget(o, "message"), *c;
+
+		c = cJSON_IsObject(m) ? jget(m, "content") : NULL;
+		if (cJSON_IsString(c))
+			id = sm_get(&cc->tasks, c->valuestring);
+		else if (cJSON_IsArray(c) && cJSON_GetArraySize(c) > 0 &&
+			 jstr(cJSON_GetArrayItem(c, 0), "text"))
+			id = sm_get(&cc->tasks,
+				    jstr(cJSON_GetArrayItem(c, 0), "text"));
+		if (!id) {
+			snprintf(buf, sizeof(buf), "sidechain-%u", ++cc->nside);
+			id = buf;
+		}
+	}
+	/* keep the id alive in the map (values are owned strings) */
+	if (uuid && (slot = sm_slot(&cc->side, uuid, 1))) {
+		if (!*slot)
+			*slot = strdup(id);
+		return *slot;
+	}
+	slot = sm_slot(&cc->side, id, 1); /* ids without uuid: key by id */
+	if (slot && !*slot)
+		*slot = strdup(id);
+	return slot ? *slot : NULL;
+}
+
+static void actor_of(const char *agent, char *buf, size_t n,
+		     const char *dflt)
+{
+	if (agent)
+		snprintf(buf, n, "agent:%s", agent);
+	else
+		snprintf(buf, n, "%s", dflt);
+}
+
+static int process_file(struct cc *cc, const kt_file *f, const char *agent);
+
+static int run_subfile(struct cc *cc, const char *agent)
+{
+	size_t i;
+	const kt_file *sf;
+	int rc;
+
+	for (i = 0; i < cc->nsubs; i++) {
+		if (cc->subs[i].done || strcmp(cc->subs[i].agent, agent))
+			continue;
+		cc->subs[i].done = 1;
+		if (cc->depth > 2 || kt_imp_open(cc->imp, cc->subs[i].rel, &sf))
+			return 0;
+		cc->depth++;
+		rc = process_file(cc, sf, cc->subs[i].agent);
+		cc->depth--;
+		return rc;
+	}
+	return 0;
+}
+
+/* ---- assistant ------------------------------------------------------------ */
+
+static cJSON *usage_json(const cJSON *u)
+{
+	cJSON *o = cJSON_CreateObject();
+	const cJSON *v;
+
+	if (!o)
+		return NULL;
+	v = jget(u, "input_tokens");
+	cJSON_AddNumberToObject(o, "input", cJSON_IsNumber(v) ? v->valuedouble : 0);
+	v = jget(u, "output_tokens");
+	cJSON_AddNumberToObject(o, "output", cJSON_IsNumber(v) ? v->valuedouble : 0);
+	v = jget(u, "cache_read_input_tokens");
+	cJSON_AddNumberToObject(o, "cache_read", cJSON_IsNumber(v) ? v->valuedouble : 0);
+	v = jget(u, "cache_creation_input_tokens");
+	cJSON_AddNumberToObject(o, "cache_creation", cJSON_IsNumber(v) ? v->valuedouble : 0);
+	return o;
+}
+
+static int flush_response(struct cc *cc)
+{
+	const cJSON *usage = NULL;
+	const char *mid = cc->pend_id;
+	int give_usage = 0, rc = 0;
+	size_t i;
+
+	for (i = 0; i < cc->npend; i++) {
+		const cJSON *m = jget(cc->pend[i].o, "message");
+		const cJSON *u = cJSON_IsObject(m) ? jget(m, "usage") : NULL;
+
+		if (cJSON_IsObject(u))
+			usage = u;
+	}
+	if (usage) {
+		if (!mid) {
+			give_usage = 1;
+		} else if (!sm_get(&cc->usage_done, mid)) {
+			void **s = sm_slot(&cc->usage_done, mid, 1);
+
+			if (s)
+				*s = (void *)1;
+			give_usage = 1;
+		}
+	}
+	for (i = 0; i < cc->npend && !rc; i++) {
+		struct pline *pl = &cc->pend[i];
+		const cJSON *o = pl->o, *m = jget(o, "message"), *c, *b;
+		const char *model = cJSON_IsObject(m) ? jstr(m, "model") : NULL;
+		const char *agent = line_agent(cc, o, pl);
+		int64_t ts = iso_ns(jstr(o, "timestamp"));
+		char actor[300];
+
+		actor_of(agent, actor, sizeof(actor), "agent");
+		if (!cJSON_IsObject(m)) {
+			kt_imp_warn(cc->imp, pl->f, pl->line,
+				    "assistant line without a message object: skipped");
+			continue;
+		}
+		c = jget(m, "content");
+		if (cJSON_IsString(c)) {
+			cJSON *p = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(p, "role", "assistant");
+			cJSON_AddBoolToObject(p, "human", 0);
+			cJSON_AddStringToObject(p, "text", c->valuestring);
+			if (model)
+				cJSON_AddStringToObject(p, "model", model);
+			if (give_usage) {
+				cJSON_AddItemToObject(p, "usage", usage_json(usage));
+				give_usage = 0;
+			}
+			if (agent)
+				cJSON_AddStringToObject(p, "subagent", agent);
+			if (mid)
+				cJSON_AddStringToObject(p, "msg_id", mid);
+			rc = emit(cc, pl, KT_KIND_MESSAGE, 0, ts, actor, p, NULL);
+			continue;
+		}
+		if (!cJSON_IsArray(c)) {
+			kt_imp_warn(cc->imp, pl->f, pl->line,
+				    "assistant message.content is neither a string nor a list: skipped");
+			continue;
+		}
+		cJSON_ArrayForEach(b, c) {
+			const char *t = jstr(b, "type");
+			cJSON *p;
+
+			if (!cJSON_IsObject(b) || !t) {
+				kt_imp_warn(cc->imp, pl->f, pl->line,
+					    "content block is not a typed object: skipped");
+				continue;
+			}
+			if (!strcmp(t, "text") || !strcmp(t, "thinking")) {
+				const char *txt = jstr(b, !strcmp(t, "text") ?
+						       "text" : "thinking");
+
+				if (!txt)
+					continue;
+				p = cJSON_CreateObject();
+				cJSON_AddStringToObject(p, "role", "assistant");
+				cJSON_AddBoolToObject(p, "human", 0);
+				cJSON_AddStringToObject(p, "text", txt);
+				if (model)
+					cJSON_AddStringToObject(p, "model", model);
+				if (give_usage) {
+					cJSON_AddItemToObject(p, "usage",
+							      usage_json(usage));
+					give_usage = 0;
+				}
+				if (agent)
+					cJSON_AddStringToObject(p, "subagent", agent);
+				if (mid)
+					cJSON_AddStringToObject(p, "msg_id", mid);
+				if (t[1] == 'h') {
+					cJSON *fl = cJSON_AddArrayToObject(p, "flags");
+
+					cJSON_AddItemToArray(fl, cJSON_CreateString("thinking"));
+				}
+				rc = emit(cc, pl, KT_KIND_MESSAGE, 0, ts, actor, p,
+					  NULL);
+			} else if (!strcmp(t, "tool_use") ||
+				   !strcmp(t, "server_tool_use")) {
+				const char *id = jstr(b, "id"), *nm = jstr(b, "name");
+				const cJSON *in = jget(b, "input");
+				struct call *cl;
+				void **slot;
+				uint64_t seq = 0;
+
+				if (!id || !nm) {
+					kt_imp_warn(cc->imp, pl->f, pl->line,
+						    "tool_use without id or name: skipped");
+					continue;
+				}
+				if (sm_get(&cc->seen_use, id))
+					continue; /* the same call written twice */
+				slot = sm_slot(&cc->seen_use, id, 1);
+				if (slot)
+					*slot = (void *)1;
+				p = cJSON_CreateObject();
+				cJSON_AddStringToObject(p, "tool", nm);
+				cJSON_AddStringToObject(p, "call_id", id);
+				cJSON_AddItemToObject(p, "args", cJSON_IsObject(in) ?
+						      cJSON_Duplicate(in, 1) :
+						      cJSON_CreateObject());
+				if (agent)
+					cJSON_AddStringToObject(p, "subagent", agent);
+				if (give_usage) {
+					cJSON_AddItemToObject(p, "usage",
+							      usage_json(usage));
+					give_usage = 0;
+				}
+				if (mid)
+					cJSON_AddStringToObject(p, "msg_id", mid);
+				rc = emit(cc, pl, KT_KIND_TOOL_CALL, 0, ts, actor, p,
+					  &seq);
+				cl = calloc(1, sizeof(*cl));
+				slot = cl ? sm_slot(&cc->calls, id, 1) : NULL;
+				if (!slot) {
+					free(cl);
+					return KT_ENOMEM;
+				}
+				if (*slot)
+					call_free(*slot);
+				*slot = cl;
+				cl->seq = seq;
+				cl->name = strdup(nm);
+				cl->input = cJSON_IsObject(in) ?
+					cJSON_Duplicate(in, 1) : cJSON_CreateObject();
+				cl->cwd = jstr(o, "cwd") ? strdup(jstr(o, "cwd")) : NULL;
+				cl->actor = strdup(actor);
+				cl->sub = agent ? strdup(agent) : NULL;
+				cl->ts = ts;
+				if ((!strcmp(nm, "Task") || !strcmp(nm, "Agent")) &&
+				    jstr(in, "prompt") &&
+				    (slot = sm_slot(&cc->tasks, jstr(in, "prompt"), 1)) &&
+				    !*slot)
+					*slot = strdup(id);
+			}
+			/* redacted_thinking, tool results of server tools:
+			 * nothing a person or the workspace needs */
+		}
+	}
+	for (i = 0; i < cc->npend; i++)
+		cJSON_Delete(cc->pend[i].o);
+	cc->npend = 0;
+	free(cc->pend_id);
+	cc->pend_id = NULL;
+	return rc;
+}
+
+/* ---- tool results ------------------------------------------------------ */
+
+/* Apply (old -> new) once or everywhere to buf; 0 on success. */
+static int str_apply(char **buf, size_t *len, const char *o, const char *nw,
+		     int all)
+{
+	size_t lo = strlen(o), ln = strlen(nw), cnt = 0, w = 0;
+	const char *s = *buf, *end = s + *len, *p = s, *q;
+	char *out;
+
+	if (!lo) {
+		if (*len)
+			return -1;
+		out = strdup(nw);
+		if (!out)
+			return -1;
+		free(*buf);
+		*buf = out;
+		*len = ln;
+		return 0;
+	}
+	while ((q = memmem(p, (size_t)(end - p), o, lo))) {
+		cnt++;
+		p = q + lo;
+		if (!all)
+			break;
+	}
+	if (!cnt)
+		return -1;
+	out = malloc(*len + cnt * ln + 1);
+	if (!out)
+		return -1;
+	p = s;
+	while (cnt-- && (q = memmem(p, (size_t)(end - p), o, lo))) {
+		memcpy(out + w, p, (size_t)(q - p));
+		w += (size_t)(q - p);
+		memcpy(out + w, nw, ln);
+		w += ln;
+		p = q + lo;
+	}
+	memcpy(out + w, p, (size_t)(end - p));
+	w += (size_t)(end - p);
+	out[w] = 0;
+	free(*buf);
+	*buf = out;
+	*len = w;
+	return 0;
+}
+
+static char *tool_path(const struct call *cl, const cJSON *tur)
+{
+	const char *p = cJSON_IsObject(tur) ? jstr(tur, "filePath") : NULL;
+
+	if (!p)
+		p = jstr(cl->input, "file_path");
+	if (!p)
+		p = jstr(cl->input, "path");
+	if (!p)
+		return NULL;
+	return kt_ws_path(cl->cwd, p);
+}
+
+/* Seed the workspace from what the result shows (before it is emitted). */
+static int observe(struct cc *cc, const struct call *cl, const cJSON *tur,
+		   cJSON *payload)
+{
+	const char *tn = cl->name;
+	char *path;
+	int rc = 0;
+
+	if (!cJSON_IsObject(tur))
+		return 0;
+	path = tool_path(cl, tur);
+	if (!path)
+		return 0;
+	if (!strcmp(tn, "Read")) {
+		const cJSON *fo = jget(tur, "file");
+		const cJSON *sl = jget(fo, "startLine"), *nl = jget(fo, "numLines");
+		const cJSON *tl = jget(fo, "totalLines");
+		const char *content = jstr(fo, "content");
+		int whole;
+
+		whole = content &&
+			(!cJSON_IsNumber(sl) || sl->valuedouble <= 1) &&
+			(cJSON_IsNumber(nl) && cJSON_IsNumber(tl) ?
+			 nl->valuedouble >= tl->valuedouble :
+			 !jget(cl->input, "offset") && !jget(cl->input, "limit"));
+		if (whole)
+			rc = kt_ws_observe(cc->imp, path, content, strlen(content),
+					   payload);
+	} else if (!strcmp(tn, "Edit") || !strcmp(tn, "MultiEdit") ||
+		   !strcmp(tn, "Write")) {
+		const char *orig = jstr(tur, "originalFile");
+
+		if (!orig)
+			orig = jstr(tur, "originalFileContents");
+		if (orig)
+			rc = kt_ws_observe(cc->imp, path, orig, strlen(orig),
+					   payload);
+	}
+	free(path);
+	return rc;
+}
+
+/* The change a successful edit tool made (after its result is emitted). */
+static int apply_edit(struct cc *cc, const struct call *cl, const cJSON *tur)
+{
+	const char *tn = cl->name;
+	char *path = tool_path(cl, tur), *buf = NULL;
+	const char *cur;
+	size_t len = 0;
+	int rc = 0;
+
+	if (!path)
+		return 0;
+	if (!strcmp(tn, "Write")) {
+		const char *c = jstr(cl->input, "content");
+
+		if (!c && cJSON_IsObject(tur))
+			c = jstr(tur, "content");
+		if (c)
+			rc = kt_ws_write(cc->imp, path, c, strlen(c), cl->seq,
+					 "Write");
+		goto out;
+	}
+	cur = kt_ws_get(cc->imp, path, &len);
+	if (cur) {
+		buf = malloc(len + 1);
+		if (!buf) {
+			rc = KT_ENOMEM;
+			goto out;
+		}
+		memcpy(buf, cur, len);
+		buf[len] = 0;
+	} else {
+		buf = strdup("");
+		len = 0;
+		if (!buf) {
+			rc = KT_ENOMEM;
+			goto out;
+		}
+	}
+	if (!strcmp(tn, "Edit")) {
+		const char *o = jstr(cl->input, "old_string");
+		const char *n = jstr(cl->input, "new_string");
+
+		if (!o && cJSON_IsObject(tur))
+			o = jstr(tur, "oldString");
+		if (!n && cJSON_IsObject(tur))
+			n = jstr(tur, "newString");
+		if (!o || !n || (!cur && *o) ||
+		    str_apply(&buf, &len, o, n,
+			      cJSON_IsTrue(jget(cl->input, "replace_all"))))
+			goto out; /* content unknown: nothing reliable */
+	} else if (!strcmp(tn, "MultiEdit")) {
+		const cJSON *edits = jget(cl->input, "edits"), *e;
+
+		if (!cJSON_IsArray(edits) || (!cur && cJSON_GetArraySize(edits) &&
+		    jstr(cJSON_GetArrayItem(edits, 0), "old_string") &&
+		    *jstr(cJSON_GetArrayItem(edits, 0), "old_string")))
+			goto out;
+		cJSON_ArrayForEach(e, edits) {
+			const char *o = jstr(e, "old_string");
+			const char *n = jstr(e, "new_string");
+
+			if (!o || !n || str_apply(&buf, &len, o, n,
+				cJSON_IsTrue(jget(e, "replace_all"))))
+				goto out;
+		}
+	} else {
+		goto out;
+	}
+	rc = kt_ws_write(cc->imp, path, buf, len, cl->seq, tn);
+out:
+	free(buf);
+	free(path);
+	return rc;
+}
+
+/* toolUseResult without what the payload already holds (big copies). */
+static cJSON *tur_extra(const cJSON *tur)
+{
+	static const char *const drop[] = {
+		"stdout", "stderr", "originalFile", "originalFileContents",
+		"content", "structuredPatch", "file", "oldString", "newString",
+		"edits", "oldTodos", "newTodos", "results", "filenames", "usage",
+		NULL
+	};
+	cJSON *x;
+	int i;
+
+	if (!cJSON_IsObject(tur))
+		return NULL;
+	x = cJSON_Duplicate(tur, 1);
+	if (!x)
+		return NULL;
+	for (i = 0; drop[i]; i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(x, drop[i]);
+	if (!x->child) {
+		cJSON_Delete(x);
+		return NULL;
+	}
+	return x;
+}
+
+static int handle_result(struct cc *cc, const struct pline *pl,
+			 const cJSON *b, const char *agent, const char *actor)
+{
+	const cJSON *o = pl->o, *tur = jget(o, "toolUseResult");
+	const char *id = jstr(b, "tool_use_id");
+	const cJSON *content = jget(b, "content");
+	struct call *cl;
+	struct tbuf out = { 0 };
+	cJSON *p, *imgs = NULL, *x;
+	int ok, rc = 0, exit_code = -1;
+	int64_t ts = iso_ns(jstr(o, "timestamp"));
+	uint64_t rseq = 0;
+	void **slot;
+	const char *aid;
+
+	if (!id) {
+		kt_imp_warn(cc->imp, pl->f, pl->line,
+			    "tool_result without tool_use_id: skipped");
+		return 0;
+	}
+	if (sm_get(&cc->seen_res, id))
+		return 0;
+	slot = sm_slot(&cc->seen_res, id, 1);
+	if (slot)
+		*slot = (void *)1;
+	cl = sm_get(&cc->calls, id);
+	/* a 2.x sub-agent finished: its own file goes before its result */
+	aid = jstr(o, "agentId");
+	if (!aid && cJSON_IsObject(tur))
+		aid = jstr(tur, "agentId");
+	if (aid && !agent && cc->nsubs) {
+		rc = run_subfile(cc, aid);
+		if (rc)
+			return rc;
+	}
+	ok = !cJSON_IsTrue(jget(b, "is_error"));
+	if (cJSON_IsObject(tur) && cJSON_IsTrue(jget(tur, "interrupted")))
+		ok = 0;
+	if (cJSON_IsString(content)) {
+		tb_add(&out, content->valuestring, strlen(content->valuestring));
+	} else if (cJSON_IsArray(content)) {
+		const cJSON *c;
+
+		cJSON_ArrayForEach(c, content) {
+			const char *t = jstr(c, "type");
+
+			if (cJSON_IsString(c)) {
+				if (out.n)
+					tb_add(&out, "\n", 1);
+				tb_add(&out, c->valuestring, strlen(c->valuestring));
+			} else if (t && !strcmp(t, "text") && jstr(c, "text")) {
+				if (out.n)
+					tb_add(&out, "\n", 1);
+				tb_add(&out, jstr(c, "text"), strlen(jstr(c, "text")));
+			} else if (t && !strcmp(t, "image")) {
+				const cJSON *src = jget(c, "source");
+				const char *data = jstr(src, "data");
+				unsigned char *bin;
+				size_t bl;
+				char hex[KT_HASH_HEX + 1];
+
+				if (!data || !(bin = b64dec(data, &bl)))
+					continue;
+				rc = kt_imp_blob(cc->imp, bin, bl, NULL, hex);
+				free(bin);
+				if (rc)
+					break;
+				if (!imgs)
+					imgs = cJSON_CreateArray();
+				x = cJSON_CreateObject();
+				cJSON_AddStringToObject(x, "blob", hex);
+				if (jstr(src, "media_type"))
+					cJSON_AddStringToObject(x, "media_type",
+								jstr(src, "media_type"));
+				cJSON_AddItemToArray(imgs, x);
+			}
+		}
+	}
+	if (!out.p)
+		tb_add(&out, "", 0);
+	p = cJSON_CreateObject();
+	if (!p || !out.p) {
+		free(out.p);
+		cJSON_Delete(p);
+		cJSON_Delete(imgs);
+		return KT_ENOMEM;
+	}
+	cJSON_AddStringToObject(p, "call_id", id);
+	cJSON_AddBoolToObject(p, "ok", ok);
+	rc = rc ? rc : add_text(cc->imp, p, "output", "output_blob", out.p, out.n);
+	if (cl && !strcmp(cl->name, "Bash") && ok) {
+		exit_code = 0; /* Claude Code marks a non-zero exit is_error */
+		cJSON_AddNumberToObject(p, "exit_code", 0);
+	}
+	if (imgs)
+		cJSON_AddItemToObject(p, "images", imgs);
+	if (agent)
+		cJSON_AddStringToObject(p, "subagent", agent);
+	x = tur_extra(tur);
+	if (cJSON_IsString(tur)) {
+		x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "toolUseResult", tur->valuestring);
+	}
+	if (x)
+		cJSON_AddItemToObject(p, "extra", x);
+	if (cl && ok && !rc)
+		rc = observe(cc, cl, tur, p);
+	if (rc) {
+		cJSON_Delete(p);
+		free(out.p);
+		return rc;
+	}
+	rc = emit(cc, pl, KT_KIND_TOOL_RESULT, cl ? cl->seq : 0, ts, actor, p,
+		  &rseq);
+	if (!rc && cl && ok)
+		rc = apply_edit(cc, cl, tur);
+	if (!rc && cl && !strcmp(cl->name, "Bash") &&
+	    jstr(cl->input, "command"))
+		rc = kt_shell_classify(cc->imp, cl->seq, rseq,
+				       jstr(cl->input, "command"), cl->cwd,
+				       out.p, exit_code, ok, ts);
+	free(out.p);
+	return rc;
+}
+
+/* ---- user, system, summary ----------------------------------------------- */
+
+static int handle_user(struct cc *cc, const struct pline *pl)
+{
+	const cJSON *o = pl->o, *m = jget(o, "message"), *c, *b;
+	const char *agent = line_agent(cc, o, pl);
+	int64_t ts = iso_ns(jstr(o, "timestamp"));
+	struct tbuf tb = { 0 };
+	cJSON *imgs = NULL, *p, *fl;
+	const char *flag;
+	char actor[300];
+	int rc = 0, any_text = 0;
+
+	if (!cJSON_IsObject(m)) {
+		kt_imp_warn(cc->imp, pl->f, pl->line,
+			    "user line: message is not an object: skipped");
+		return 0;
+	}
+	c = jget(m, "content");
+	if (cJSON_IsString(c)) {
+		tb_add(&tb, c->valuestring, strlen(c->valuestring));
+		any_text = 1;
+	} else if (cJSON_IsArray(c)) {
+		actor_of(agent, actor, sizeof(actor), "tool");
+		cJSON_ArrayForEach(b, c) {
+			const char *t = jstr(b, "type");
+
+			if (!cJSON_IsObject(b) || !t) {
+				kt_imp_warn(cc->imp, pl->f, pl->line,
+					    "content block is not a typed object: skipped");
+				continue;
+			}
+			if (!strcmp(t, "tool_result")) {
+				rc = handle_result(cc, pl, b, agent, actor);
+				if (rc)
+					goto out;
+			} else if (!strcmp(t, "text") && jstr(b, "text")) {
+				if (tb.n)
+					tb_add(&tb, "\n", 1);
+				tb_add(&tb, jstr(b, "text"), strlen(jstr(b, "text")));
+				any_text = 1;
+			} else if (!strcmp(t, "image")) {
+				const cJSON *src = jget(b, "source");
+				const char *data = jstr(src, "data");
+				unsigned char *bin;
+				size_t bl;
+				char hex[KT_HASH_HEX + 1];
+				cJSON *x;
+
+				if (!data || !(bin = b64dec(data, &bl))) {
+					kt_imp_warn(cc->imp, pl->f, pl->line,
+						    "image block without base64 data: skipped");
+					continue;
+				}
+				rc = kt_imp_blob(cc->imp, bin, bl, NULL, hex);
+				free(bin);
+				if (rc)
+					goto out;
+				if (!imgs)
+					imgs = cJSON_CreateArray();
+				x = cJSON_CreateObject();
+				cJSON_AddStringToObject(x, "blob", hex);
+				if (jstr(src, "media_type"))
+					cJSON_AddStringToObject(x, "media_type",
+								jstr(src, "media_type"));
+				cJSON_AddItemToArray(imgs, x);
+				any_text = 1;
+			}
+		}
+	} else {
+		kt_imp_warn(cc->imp, pl->f, pl->line,
+			    "user line: message.content is %s: skipped",
+			    c ? "neither a string nor a list" : "missing");
+		return 0;
+	}
+	if (!any_text)
+		goto out;
+	if (!tb.p)
+		tb_add(&tb, "", 0);
+	flag = nonhuman_flag(o, tb.p);
+	if (agent && !flag)
+		flag = "subagent_prompt";
+	if (!flag) {
+		rc = ensure_run(cc, tb.p);
+		if (rc && rc != KT_EEXIST)
+			goto out;
+	}
+	actor_of(agent, actor, sizeof(actor), flag ? "system" : "human");
+	p = cJSON_CreateObject();
+	if (!p) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	cJSON_AddStringToObject(p, "role", "user");
+	cJSON_AddBoolToObject(p, "human", !flag);
+	rc = add_text(cc->imp, p, "text", "text_blob", tb.p, tb.n);
+	if (agent)
+		cJSON_AddStringToObject(p, "subagent", agent);
+	if (flag) {
+		fl = cJSON_AddArrayToObject(p, "flags");
+		cJSON_AddItemToArray(fl, cJSON_CreateString(flag));
+	}
+	if (imgs) {
+		cJSON_AddItemToObject(p, "images", imgs);
+		imgs = NULL;
+	}
+	if (jstr(o, "uuid")) {
+		cJSON *x = cJSON_AddObjectToObject(p, "extra");
+
+		cJSON_AddStringToObject(x, "uuid", jstr(o, "uuid"));
+		if (jstr(o, "parentUuid"))
+			cJSON_AddStringToObject(x, "parentUuid", jstr(o, "parentUuid"));
+	}
+	if (rc) {
+		cJSON_Delete(p);
+		goto out;
+	}
+	rc = emit(cc, pl, KT_KIND_MESSAGE, 0, ts, actor, p, NULL);
+out:
+	cJSON_Delete(imgs);
+	free(tb.p);
+	return rc;
+}
+
+static int handle_system(struct cc *cc, const struct pline *pl)
+{
+	const cJSON *o = pl->o;
+	const char *text = jstr(o, "content"), *sub = jstr(o, "subtype");
+	cJSON *p = cJSON_CreateObject(), *x, *fl;
+	const cJSON *v;
+
+	if (!p)
+		return KT_ENOMEM;
+	cJSON_AddStringToObject(p, "role", "system");
+	cJSON_AddBoolToObject(p, "human", 0);
+	cJSON_AddStringToObject(p, "text", text ? text : "");
+	fl = cJSON_AddArrayToObject(p, "flags");
+	cJSON_AddItemToArray(fl, cJSON_CreateString(sub ? sub : "system"));
+	x = cJSON_AddObjectToObject(p, "extra");
+	if (jstr(o, "level"))
+		cJSON_AddStringToObject(x, "level", jstr(o, "level"));
+	if (jstr(o, "logicalParentUuid"))
+		cJSON_AddStringToObject(x, "logicalParentUuid",
+					jstr(o, "logicalParentUuid"));
+	v = jget(o, "compactMetadata");
+	if (cJSON_IsObject(v))
+		cJSON_AddItemToObject(x, "compactMetadata", cJSON_Duplicate(v, 1));
+	if (jstr(o, "uuid"))
+		cJSON_AddStringToObject(x, "uuid", jstr(o, "uuid"));
+	return emit(cc, pl, KT_KIND_MESSAGE, 0, iso_ns(jstr(o, "timestamp")),
+		    "system", p, NULL);
+}
+
+static int handle_summary(struct cc *cc, const struct pline *pl)
+{
+	const cJSON *o = pl->o, *m = jget(o, "message");
+	const char *s = jstr(o, "summary");
+	cJSON *p = cJSON_CreateObject(), *fl;
+
+	if (!p)
+		return KT_ENOMEM;
+	if (s) {
+		cJSON_AddStringToObject(p, "text", s);
+		cJSON_AddStringToObject(p, "kind", "summary");
+		if (jstr(o, "leafUuid"))
+			cJSON_AddStringToObject(p, "leafUuid", jstr(o, "leafUuid"));
+		return emit(cc, pl, KT_KIND_NOTE, 0,
+			    iso_ns(jstr(o, "timestamp")), "system", p, NULL);
+	}
+	if (cJSON_IsObject(m) && jstr(m, "content")) {
+		cJSON_AddStringToObject(p, "role", "user");
+		cJSON_AddBoolToObject(p, "human", 0);
+		cJSON_AddStringToObject(p, "text", jstr(m, "content"));
+		fl = cJSON_AddArrayToObject(p, "flags");
+		cJSON_AddItemToArray(fl, cJSON_CreateString("compact_summary"));
+		return emit(cc, pl, KT_KIND_MESSAGE, 0,
+			    iso_ns(jstr(o, "timestamp")), "system", p, NULL);
+	}
+	cJSON_Delete(p);
+	kt_imp_warn(cc->imp, pl->f, pl->line, "summary line without text: skipped");
+	return 0;
+}
+
+/* ---- per line ------------------------------------------------------------ */
+
+static int on_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
+		   uint64_t line, uint64_t off, void *arg)
+{
+	const char *agent = arg;
+	cJSON *o = parse_line(cc, f, s, n, line);
+	const char *type, *mid = NULL;
+	struct pline pl;
+	const cJSON *m;
+	int rc = 0;
+
+	if (!o)
+		return 0;
+	pl.o = o;
+	pl.f = f;
+	pl.line = line;
+	pl.off = off;
+	pl.len = n;
+	pl.agent = agent;
+	type = jstr(o, "type");
+	if (!type) {
+		kt_imp_warn(cc->imp, f, line, "no \"type\" string: line skipped");
+		cJSON_Delete(o);
+		return 0;
+	}
+	if (!strcmp(type, "assistant")) {
+		m = jget(o, "message");
+		mid = cJSON_IsObject(m) ? jstr(m, "id") : NULL;
+		if (cc->npend && (!mid || !cc->pend_id || strcmp(mid, cc->pend_id)))
+			rc = flush_response(cc);
+		if (rc) {
+			cJSON_Delete(o);
+			return rc;
+		}
+		if (cc->npend == cc->pcap) {
+			size_t nc = cc->pcap ? cc->pcap * 2 : 8;
+			struct pline *np = realloc(cc->pend, nc * sizeof(*np));
+
+			if (!np) {
+				cJSON_Delete(o);
+				return KT_ENOMEM;
+			}
+			cc->pend = np;
+			cc->pcap = nc;
+		}
+		if (!cc->npend && mid)
+			cc->pend_id = strdup(mid);
+		cc->pend[cc->npend++] = pl;
+		if (!mid)
+			rc = flush_response(cc);
+		return rc;
+	}
+	if (cc->npend)
+		rc = flush_response(cc);
+	if (!rc) {
+		if (!strcmp(type, "user"))
+			rc = handle_user(cc, &pl);
+		else if (!strcmp(type, "system"))
+			rc = handle_system(cc, &pl);
+		else if (!strcmp(type, "summary"))
+			rc = handle_summary(cc, &pl);
+		/* file-history-snapshot, queue-operation, progress, ...:
+		 * bookkeeping of the client, not part of the trajectory */
+	}
+	cJSON_Delete(o);
+	return rc;
+}
+
+static int process_file(struct cc *cc, const kt_file *f, const char *agent)
+{
+	int rc = each_line(cc, f, on_line, (void *)(uintptr_t)agent, 0);
+
+	if (!rc && cc->npend)
+		rc = flush_response(cc);
+	return rc;
+}
+
+/* ---- pre-scan: identity, name, meta ---------------------------------- */
+
+struct prescan {
+	char *session, *summary, *human, *agent;
+	char *cwd, *version, *branch; /* from the line with the session id */
+};
+
+static int pre_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
+		    uint64_t line, uint64_t off, void *arg)
+{
+	struct prescan *ps = arg;
+	cJSON *o;
+
+	(void)cc;
+	(void)f;
+	(void)line;
+	(void)off;
+	if (ps->session && ps->human)
+		return 1;
+	if (!memmem(s, n, "\"sessionId\"", 11) && !memmem(s, n, "\"type\"", 6))
+		return 0;
+	o = cJSON_ParseWithLength(s, n);
+	if (!cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		return 0;
+	}
+	if (!ps->session && jstr(o, "sessionId")) {
+		ps->session = strdup(jstr(o, "sessionId"));
+		if (jstr(o, "cwd"))
+			ps->cwd = strdup(jstr(o, "cwd"));
+		if (jstr(o, "version"))
+			ps->version = strdup(jstr(o, "version"));
+		if (jstr(o, "gitBranch"))
+			ps->branch = strdup(jstr(o, "gitBranch"));
+	}
+	if (!ps->agent && jstr(o, "agentId") && jtrue(o, "isSidechain"))
+		ps->agent = strdup(jstr(o, "agentId"));
+	if (!ps->human && jstr(o, "type") && !strcmp(jstr(o, "type"), "user"))
+		ps->human = human_text(o);
+	cJSON_Delete(o);
+	return 0;
+}
+
+static void find_summary(const kt_file *f, struct prescan *ps)
+{
+	static const char *const pats[] = { "\"type\":\"summary\"",
+		"\"type\": \"summary\"", NULL };
+	const char *d = (const char *)f->data, *end = d + f->len;
+	int i;
+
+	for (i = 0; pats[i] && !ps->summary; i++) {
+		const char *q = memmem(d, f->len, pats[i], strlen(pats[i]));
+		const char *a, *b;
+		cJSON *o;
+
+		if (!q)
+			continue;
+		a = q;
+		while (a > d && a[-1] != '\n')
+			a--;
+		b = memchr(q, '\n', (size_t)(end - q));
+		if (!b)
+			b = end;
+		o = cJSON_ParseWithLength(a, (size_t)(b - a));
+		if (cJSON_IsObject(o) && jstr(o, "summary") && *jstr(o, "summary"))
+			ps->summary = name_from(jstr(o, "summary"));
+		cJSON_Delete(o);
+	}
+}
+
+static char *file_stem(const kt_file *f)
+{
+	const char *r = f->rel && *f->rel ? f->rel : f->path;
+	const char *b = strrchr(r, '/');
+	char *s = strdup(b ? b + 1 : r), *dot;
+
+	if (!s)
+		return NULL;
+	dot = strstr(s, ".jsonl");
+	if (dot && dot != s)
+		*dot = 0;
+	if (!*s || !strcmp(s, "-")) {
+		free(s);
+		s = strdup("stdin");
+	}
+	return s;
+}
+
+struct sublist {
+	struct cc *cc;
+	const char *prefix;
+};
+
+static int on_sub(const char *rel, void *arg)
+{
+	struct sublist *sl = arg;
+	struct cc *cc = sl->cc;
+	const char *b = rel + strlen(sl->prefix), *e;
+	struct subfile *ns;
+
+	if (strchr(b, '/') || !(e = strstr(b, ".jsonl")) || e[6])
+		return 0;
+	ns = realloc(cc->subs, (cc->nsubs + 1) * sizeof(*ns));
+	if (!ns)
+		return KT_ENOMEM;
+	cc->subs = ns;
+	if (!strncmp(b, "agent-", 6))
+		b += 6;
+	ns[cc->nsubs].rel = strdup(rel);
+	ns[cc->nsubs].agent = strndup(b, (size_t)(e - b));
+	ns[cc->nsubs].done = 0;
+	if (!ns[cc->nsubs].rel || !ns[cc->nsubs].agent) {
+		free(ns[cc->nsubs].rel);
+		free(ns[cc->nsubs].agent);
+		return KT_ENOMEM;
+	}
+	cc->nsubs++;
+	return 0;
+}
+
+static void side_free(void *p)
+{
+	free(p);
+}
+
+static int cc_import(kt_imp *imp, const kt_file *f)
+{
+	struct cc cc;
+	struct prescan ps;
+	char *prefix = NULL;
+	const char *rel = f->rel ? f->rel : "";
+	size_t i, lr;
+	int rc = 0;
+
+	memset(&cc, 0, sizeof(cc));
+	memset(&ps, 0, sizeof(ps));
+	cc.imp = imp;
+	cc.f = f;
+	cc.stem = file_stem(f);
+	each_line(NULL, f, pre_line, &ps, 0);
+	find_summary(f, &ps);
+	/* 2.x sub-agent files beside the session: <stem>/subagents/ */
+	lr = strlen(rel);
+	if (lr > 6 && !strcmp(rel + lr - 6, ".jsonl") &&
+	    !strstr(rel, "/subagents/") &&
+	    (prefix = malloc(lr + 16))) {
+		struct sublist sl;
+
+		memcpy(prefix, rel, lr - 6);
+		strcpy(prefix + lr - 6, "/subagents/");
+		sl.cc = &cc;
+		sl.prefix = prefix;
+		kt_imp_list(imp, prefix, on_sub, &sl);
+		for (i = 0; i < cc.nsubs; i++) {
+			const kt_file *sf;
+
+			kt_imp_claim(imp, cc.subs[i].rel);
+			kt_imp_open(imp, cc.subs[i].rel, &sf);
+		}
+	}
+	{
+		size_t n = strlen(ps.session ? ps.session : cc.stem ? cc.stem : "") + 64 +
+			(ps.agent ? strlen(ps.agent) : 0);
+
+		cc.identity = malloc(n);
+		if (!cc.identity) {
+			rc = KT_ENOMEM;
+			goto out;
+		}
+		/* a sub-agent file imported on its own is not its parent */
+		if (ps.agent && strstr(rel, "subagents/"))
+			snprintf(cc.identity, n, "claude_code:%s:agent-%s",
+				 ps.session ? ps.session : cc.stem, ps.agent);
+		else
+			snprintf(cc.identity, n, "claude_code:%s",
+				 ps.session ? ps.session : cc.stem);
+	}
+	cc.name = ps.summary ? ps.summary : ps.human ? name_from(ps.human) : NULL;
+	if (ps.summary)
+		ps.summary = NULL;
+	cc.meta = cJSON_CreateObject();
+	if (cc.meta) {
+		cJSON_AddStringToObject(cc.meta, "format", "claude_code");
+		if (ps.session)
+			cJSON_AddStringToObject(cc.meta, "session", ps.session);
+		if (ps.cwd)
+			cJSON_AddStringToObject(cc.meta, "cwd", ps.cwd);
+		if (ps.version)
+			cJSON_AddStringToObject(cc.meta, "version", ps.version);
+		if (ps.branch)
+			cJSON_AddStringToObject(cc.meta, "git_branch", ps.branch);
+	}
+	rc = process_file(&cc, f, NULL);
+	for (i = 0; i < cc.nsubs && !rc; i++) {
+		if (!cc.subs[i].done)
+			rc = run_subfile(&cc, cc.subs[i].agent);
+	}
+	if (!rc && !cc.begun)
+		rc = ensure_run(&cc, NULL); /* an empty session is still a run */
+	if (!rc)
+		rc = kt_imp_run_end(imp);
+out:
+	for (i = 0; i < cc.npend; i++)
+		cJSON_Delete(cc.pend[i].o);
+	free(cc.pend);
+	free(cc.pend_id);
+	for (i = 0; i < cc.nsubs; i++) {
+		free(cc.subs[i].rel);
+		free(cc.subs[i].agent);
+	}
+	free(cc.subs);
+	sm_free(&cc.calls, call_free);
+	sm_free(&cc.seen_use, NULL);
+	sm_free(&cc.seen_res, NULL);
+	sm_free(&cc.usage_done, NULL);
+	sm_free(&cc.side, side_free);
+	sm_free(&cc.tasks, side_free);
+	cJSON_Delete(cc.meta);
+	free(ps.cwd);
+	free(ps.version);
+	free(ps.branch);
+	free(ps.session);
+	free(ps.summary);
+	free(ps.human);
+	free(ps.agent);
+	free(prefix);
+	free(cc.identity);
+	free(cc.name);
+	free(cc.stem);
+	return rc;
+}
+
+const kt_importer kt_importer_claude_code = {
+	.name = "claude_code",
+	.summary = "Claude Code session JSONL (1.x and 2.x, with subagents/ files)",
+	.detect = cc_detect,
+	.import = cc_import,
+};

@@ -1,0 +1,94 @@
+/*
+ * imp_int.h - driver state shared by import/driver.c and import/workspace.c.
+ * Not a public header: importers use import.h only.
+ */
+#ifndef KT_IMP_INT_H
+#define KT_IMP_INT_H
+
+#include "import.h"
+
+struct kt_ws_ent {
+	char *path;             /* normalized, malloc'ed; NULL = empty slot */
+	char *data;             /* current content (NUL-terminated), or NULL */
+	size_t len;
+	unsigned char hash[KT_HASH_LEN];
+	int stored;             /* blob of data is known to be in the store */
+	int deleted;
+};
+
+struct kt_ws {
+	struct kt_ws_ent *e;
+	size_t cap, n;          /* open addressing, cap a power of two */
+};
+
+/* one file of an input root (folder, archive, plain file, stdin) */
+struct kt_vfile {
+	char *rel;
+	char *fspath;           /* on disk, NULL for archive members/stdin */
+	char *display;
+	char *member;
+	unsigned char *data;    /* loaded content (NUL past len) or NULL */
+	size_t len;
+	uint64_t size;          /* size known before loading (progress) */
+	int loaded, claimed, done;
+	kt_file f;
+};
+
+struct kt_root {
+	int kind;               /* KT_ROOT_* */
+	char *display;          /* as the user gave it */
+	char *dir;              /* file system directory for listing, or NULL */
+	char *abs;              /* absolute path of the file/folder/archive */
+	struct kt_vfile **v;
+	size_t n, cap;
+	char **scanned;         /* plain-file roots: dirs listed lazily */
+	size_t nscanned;
+	int direct;             /* the path the user named is this one file */
+};
+
+enum { KT_ROOT_FILE = 1, KT_ROOT_DIR, KT_ROOT_ARCHIVE, KT_ROOT_STDIN };
+
+struct kt_runrep {
+	char id[KT_RUN_ID_HEX + 1];
+	char *name, *format;
+	uint64_t events, added;
+};
+
+struct kt_imp {
+	kt_store *s;
+	const kt_import_opts *opts;
+	kt_redactor *red;
+	struct kt_root *root;   /* root being processed */
+	struct kt_vfile *cur;   /* source being imported */
+	int err;                /* first store error of this source */
+	int problems;           /* warnings in this source */
+	int failed;             /* strict + problem: output is discarded */
+	/* current run */
+	int in_run;
+	char run_id[KT_RUN_ID_HEX + 1];
+	char *run_name, *run_format;
+	uint64_t stored_n, seq, added;
+	const char **actors;    /* actor per seq (interned), index seq */
+	size_t actors_cap;
+	char **intern;          /* interned actor strings */
+	size_t nintern, intern_cap;
+	int64_t last_ts;
+	struct kt_ws ws;
+	/* runs touched by this source (reported after commit) */
+	struct kt_runrep *pend;
+	size_t npend, pend_cap;
+	/* runs reported for the whole call */
+	struct kt_runrep *reps;
+	size_t nreps, reps_cap;
+	uint64_t bytes_total, bytes_done;
+	int depth;              /* archive nesting */
+};
+
+/* workspace.c */
+void kt_ws_reset(struct kt_ws *ws);
+/* the actor of the event with seq (the tool call an edit belongs to) */
+const char *kt_imp_actor_of(kt_imp *imp, uint64_t seq);
+/* whether the next emitted event will really be written */
+int kt_imp_next_written(const kt_imp *imp);
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * registry.c - the table of importers.  Adding a format: one extern line and
+ * one table entry (keep the table a plain array; detection order does not
+ * matter, the highest detect() score wins and ties go to the earlier entry).
+ */
+#include <string.h>
+
+#include "import.h"
+
+extern const kt_importer kt_importer_claude_code;
+extern const kt_importer kt_importer_ktraj;
+
+const kt_importer *const kt_importers[] = {
+	&kt_importer_claude_code,
+	&kt_importer_ktraj,
+	NULL
+};
+
+const kt_importer *kt_importer_find(const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return NULL;
+	for (i = 0; kt_importers[i]; i++)
+		if (!strcmp(kt_importers[i]->name, name))
+			return kt_importers[i];
+	return NULL;
+}

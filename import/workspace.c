@@ -1,0 +1,388 @@
+/*
+ * workspace.c - file contents per run while importing (kt_ws_*).
+ *
+ * The workspace is what the importer believes each file holds after every
+ * step.  Writes emit `edit` events (before/after blobs) only when content
+ * changes, so a failed or no-op tool call changes nothing; observed content
+ * (a Read result, Claude Code's originalFile) corrects the belief silently
+ * and is recorded in the tool_result's "observed" array, which the store
+ * indexes, so `ktraj cat RUN PATH --at SEQ` can give the true content.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "imp_int.h"
+
+static uint64_t fnv(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+void kt_ws_reset(struct kt_ws *ws)
+{
+	size_t i;
+
+	for (i = 0; i < ws->cap; i++) {
+		free(ws->e[i].path);
+		free(ws->e[i].data);
+	}
+	if (ws->e)
+		memset(ws->e, 0, ws->cap * sizeof(*ws->e));
+	ws->n = 0;
+}
+
+static struct kt_ws_ent *ws_find(struct kt_ws *ws, const char *path,
+				 int create)
+{
+	size_t i, m;
+
+	if (create && (ws->n + 1) * 2 > ws->cap) {
+		size_t nc = ws->cap ? ws->cap * 2 : 64, j;
+		struct kt_ws_ent *ne = calloc(nc, sizeof(*ne));
+
+		if (!ne)
+			return NULL;
+		for (j = 0; j < ws->cap; j++) {
+			if (!ws->e[j].path)
+				continue;
+			i = fnv(ws->e[j].path) & (nc - 1);
+			while (ne[i].path)
+				i = (i + 1) & (nc - 1);
+			ne[i] = ws->e[j];
+		}
+		free(ws->e);
+		ws->e = ne;
+		ws->cap = nc;
+	}
+	if (!ws->cap)
+		return NULL;
+	m = ws->cap - 1;
+	for (i = fnv(path) & m; ws->e[i].path; i = (i + 1) & m)
+		if (!strcmp(ws->e[i].path, path))
+			return &ws->e[i];
+	if (!create)
+		return NULL;
+	ws->e[i].path = strdup(path);
+	if (!ws->e[i].path)
+		return NULL;
+	ws->n++;
+	return &ws->e[i];
+}
+
+char *kt_ws_path(const char *cwd, const char *path)
+{
+	size_t lc, lp, n = 0, i;
+	char *buf, *out, *p;
+	size_t *marks, nm = 0;
+	int absolute;
+
+	if (!path)
+		return NULL;
+	lp = strlen(path);
+	lc = (cwd && *cwd && path[0] != '/') ? strlen(cwd) : 0;
+	buf = malloc(lc + lp + 2);
+	out = malloc(lc + lp + 2);
+	marks = malloc((lc + lp + 2) * sizeof(*marks));
+	if (!buf || !out || !marks) {
+		free(buf);
+		free(out);
+		free(marks);
+		return NULL;
+	}
+	if (lc) {
+		memcpy(buf, cwd, lc);
+		buf[lc] = '/';
+		memcpy(buf + lc + 1, path, lp + 1);
+	} else {
+		memcpy(buf, path, lp + 1);
+	}
+	absolute = buf[0] == '/';
+	if (absolute)
+		out[n++] = '/';
+	/* walk components; marks[] remembers where each output one starts */
+	p = buf;
+	while (*p) {
+		char *c;
+		size_t k;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		c = p;
+		while (*p && *p != '/')
+			p++;
+		k = (size_t)(p - c);
+		if (k == 1 && c[0] == '.')
+			continue;
+		if (k == 2 && c[0] == '.' && c[1] == '.') {
+			if (nm > 0 && !(n - marks[nm - 1] == 2 &&
+					out[marks[nm - 1]] == '.' &&
+					out[marks[nm - 1] + 1] == '.')) {
+				n = marks[--nm];
+				if (n > (size_t)absolute)
+					n--; /* the separator before it */
+				continue;
+			}
+			if (absolute)
+				continue; /* "/.." is "/" */
+		}
+		if (n > (size_t)absolute)
+			out[n++] = '/';
+		marks[nm++] = n;
+		for (i = 0; i < k; i++)
+			out[n++] = c[i];
+	}
+	if (n == 0)
+		out[n++] = '.';
+	out[n] = 0;
+	free(buf);
+	free(marks);
+	return out;
+}
+
+const char *kt_ws_get(kt_imp *imp, const char *path, size_t *len)
+{
+	char *np = kt_ws_path(NULL, path);
+	struct kt_ws_ent *e;
+
+	if (!np)
+		return NULL;
+	e = ws_find(&imp->ws, np, 0);
+	free(np);
+	if (!e || !e->data || e->deleted)
+		return NULL;
+	if (len)
+		*len = e->len;
+	return e->data;
+}
+
+static int put_blob(kt_imp *imp, struct kt_ws_ent *e, char hex[KT_HASH_HEX + 1])
+{
+	int rc = 0;
+
+	if (!e->stored && kt_imp_next_written(imp)) {
+		rc = kt_imp_blob(imp, e->data, e->len, e->path, hex);
+		e->stored = rc == 0;
+	} else {
+		kt_hex(e->hash, KT_HASH_LEN, hex);
+	}
+	return rc;
+}
+
+static int set_content(struct kt_ws_ent *e, const char *content, size_t len)
+{
+	char *d = malloc(len + 1);
+
+	if (!d)
+		return KT_ENOMEM;
+	memcpy(d, content, len);
+	d[len] = 0;
+	free(e->data);
+	e->data = d;
+	e->len = len;
+	e->deleted = 0;
+	e->stored = 0;
+	kt_sha256(d, len, e->hash);
+	return 0;
+}
+
+static int emit_edit(kt_imp *imp, const char *path, const char *op,
+		     const char *before, const char *after, uint64_t call,
+		     const char *tool)
+{
+	cJSON *p = cJSON_CreateObject();
+	kt_ev ev;
+
+	if (!p)
+		return KT_ENOMEM;
+	cJSON_AddStringToObject(p, "path", path);
+	cJSON_AddStringToObject(p, "op", op);
+	if (before)
+		cJSON_AddStringToObject(p, "before", before);
+	else
+		cJSON_AddNullToObject(p, "before");
+	if (after)
+		cJSON_AddStringToObject(p, "after", after);
+	else
+		cJSON_AddNullToObject(p, "after");
+	cJSON_AddStringToObject(p, "tool", tool ? tool : "?");
+	if (call)
+		cJSON_AddNumberToObject(p, "call", (double)call);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = KT_KIND_EDIT;
+	ev.parent = call;
+	ev.ts_ns = imp->last_ts;
+	ev.actor = kt_imp_actor_of(imp, call);
+	ev.payload = p;
+	return kt_imp_emit(imp, &ev, NULL);
+}
+
+int kt_ws_write(kt_imp *imp, const char *path, const char *content,
+		size_t len, uint64_t call, const char *tool)
+{
+	char *np = kt_ws_path(NULL, path);
+	struct kt_ws_ent *e;
+	char bh[KT_HASH_HEX + 1], ah[KT_HASH_HEX + 1];
+	unsigned char h[KT_HASH_LEN];
+	int had, rc;
+
+	if (!np || !content)
+		return np ? (free(np), KT_EINVAL) : KT_ENOMEM;
+	e = ws_find(&imp->ws, np, 1);
+	if (!e) {
+		free(np);
+		return KT_ENOMEM;
+	}
+	had = e->data && !e->deleted;
+	if (had) {
+		kt_sha256(content, len, h);
+		if (e->len == len && !memcmp(h, e->hash, KT_HASH_LEN)) {
+			free(np);
+			return 0; /* no change, no edit */
+		}
+		rc = put_blob(imp, e, bh);
+		if (rc)
+			goto out;
+	}
+	rc = set_content(e, content, len);
+	if (rc)
+		goto out;
+	rc = put_blob(imp, e, ah);
+	if (rc)
+		goto out;
+	rc = emit_edit(imp, np, had ? "modify" : "create", had ? bh : NULL, ah,
+		       call, tool);
+out:
+	free(np);
+	return rc;
+}
+
+/* Replace in (s, n): every occurrence or the first; NULL when none. */
+static char *replace(const char *s, size_t n, const char *o, size_t lo,
+		     const char *nw, size_t ln, int all, size_t *outlen)
+{
+	size_t cnt = 0, cap, w = 0;
+	const char *p = s, *end = s + n, *q;
+	char *out;
+
+	if (lo == 0)
+		return NULL;
+	while ((q = memmem(p, (size_t)(end - p), o, lo))) {
+		cnt++;
+		p = q + lo;
+		if (!all)
+			break;
+	}
+	if (!cnt)
+		return NULL;
+	cap = n + cnt * ln + 1;
+	out = malloc(cap);
+	if (!out)
+		return NULL;
+	p = s;
+	while (cnt-- && (q = memmem(p, (size_t)(end - p), o, lo))) {
+		memcpy(out + w, p, (size_t)(q - p));
+		w += (size_t)(q - p);
+		memcpy(out + w, nw, ln);
+		w += ln;
+		p = q + lo;
+	}
+	memcpy(out + w, p, (size_t)(end - p));
+	w += (size_t)(end - p);
+	out[w] = 0;
+	*outlen = w;
+	return out;
+}
+
+int kt_ws_replace(kt_imp *imp, const char *path, const char *old_s,
+		  const char *new_s, int all, uint64_t call, const char *tool)
+{
+	size_t len, nl;
+	const char *cur = kt_ws_get(imp, path, &len);
+	char *nc;
+	int rc;
+
+	if (!cur || !old_s || !new_s)
+		return KT_ENOTFOUND;
+	nc = replace(cur, len, old_s, strlen(old_s), new_s, strlen(new_s), all,
+		     &nl);
+	if (!nc)
+		return KT_ENOTFOUND;
+	rc = kt_ws_write(imp, path, nc, nl, call, tool);
+	free(nc);
+	return rc;
+}
+
+int kt_ws_delete(kt_imp *imp, const char *path, uint64_t call,
+		 const char *tool)
+{
+	char *np = kt_ws_path(NULL, path);
+	struct kt_ws_ent *e;
+	char bh[KT_HASH_HEX + 1];
+	int rc;
+
+	if (!np)
+		return KT_ENOMEM;
+	e = ws_find(&imp->ws, np, 0);
+	if (!e || !e->data || e->deleted) {
+		free(np);
+		return KT_ENOTFOUND;
+	}
+	rc = put_blob(imp, e, bh);
+	if (!rc) {
+		e->deleted = 1;
+		rc = emit_edit(imp, np, "delete", bh, NULL, call, tool);
+	}
+	free(np);
+	return rc;
+}
+
+int kt_ws_observe(kt_imp *imp, const char *path, const char *content,
+		  size_t len, cJSON *payload)
+{
+	char *np = kt_ws_path(NULL, path);
+	struct kt_ws_ent *e;
+	unsigned char h[KT_HASH_LEN];
+	char hex[KT_HASH_HEX + 1];
+	cJSON *arr, *o;
+	int rc = 0;
+
+	if (!np || !content)
+		return np ? (free(np), KT_EINVAL) : KT_ENOMEM;
+	e = ws_find(&imp->ws, np, 1);
+	if (!e) {
+		free(np);
+		return KT_ENOMEM;
+	}
+	kt_sha256(content, len, h);
+	if (e->data && !e->deleted && e->len == len &&
+	    !memcmp(h, e->hash, KT_HASH_LEN))
+		goto out; /* what we believed: nothing to record */
+	rc = set_content(e, content, len);
+	if (rc)
+		goto out;
+	/* the blob goes with the tool_result about to be emitted */
+	rc = put_blob(imp, e, hex);
+	if (rc || !payload)
+		goto out;
+	arr = cJSON_GetObjectItemCaseSensitive(payload, "observed");
+	if (!arr)
+		arr = cJSON_AddArrayToObject(payload, "observed");
+	o = cJSON_CreateObject();
+	if (!arr || !o) {
+		cJSON_Delete(o);
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	cJSON_AddStringToObject(o, "path", np);
+	cJSON_AddStringToObject(o, "blob", hex);
+	cJSON_AddItemToArray(arr, o);
+out:
+	free(np);
+	return rc;
+}
