@@ -298,6 +298,16 @@ cJSON *kt_impx_parse(kt_imp *imp, const kt_file *f)
 		kt_imp_warn(imp, f, line_of(f->data, off),
 			    "invalid JSON (parse stopped at byte %zu of %zu)",
 			    off, f->len);
+		return NULL;
+	}
+	while (end && end < (const char *)f->data + f->len &&
+	       (isspace((unsigned char)*end) || !*end))
+		end++;
+	if (end && end < (const char *)f->data + f->len) {
+		size_t off = (size_t)(end - (const char *)f->data);
+
+		kt_imp_warn(imp, f, line_of(f->data, off),
+			    "data after the JSON document ignored");
 	}
 	return root;
 }

@@ -1,0 +1,819 @@
+/*
+ * imp_flashinfer.c - FlashInfer-Bench ("FlashInfer-Trace") definitions,
+ * workloads, solutions and traces.
+ *
+ * Format: flashinfer-ai/flashinfer-bench docs/flashinfer-trace/
+ * {definition,workload,solution,trace}.mdx; our notes in
+ * ../shared/research/formats.md section 7a.
+ *   Definition  {name, op_type, axes, inputs, outputs, reference, ...}
+ *   Solution    {name, definition, author, spec{language, entry_point...},
+ *                sources[{path, content}], description}
+ *   Trace line  {definition, workload{uuid, axes, inputs}, solution,
+ *                evaluation{status, log, correctness, performance,
+ *                environment, timestamp}}; a workload is a trace line whose
+ *                solution and evaluation are null.
+ *
+ * Grouping.  A run is one author's work on one definition: its solutions
+ * (in round/candidate order, parsed from names like "..._r8_c0_high") and
+ * the traces that evaluated them, with the definition and its workloads as
+ * context.  Importing any of these files also reads the FlashInfer files of
+ * the same input root whose path names the same definition (the layout
+ * definitions/<op>/<def>.json, solutions/<author>/<op>/<def>/...,
+ * traces/<op>/<def>.jsonl, workloads/<op>/<def>.jsonl, and flat folders
+ * named like the corpus) and claims them, so a folder is grouped the same
+ * way whichever file the driver reaches first.
+ *
+ * Identity "flashinfer:<definition>:<author>:<parts>", where parts lists
+ * which kinds of file fed the run (d definition, w workloads, s solutions,
+ * t traces).  The parts are in the identity because a run's event sequence
+ * depends on them: importing a traces file alone and later its whole folder
+ * gives two runs (the second with the solution edits before the benches)
+ * instead of one run whose stored prefix would no longer match.
+ *
+ * Events per run:
+ *   note     the definition (actor system), the workloads (one note)
+ *   message  per solution: its description (actor agent), then an edit per
+ *            source file (kt_ws_write, tool "solution"): full-source rounds
+ *            become edits, so diffs between rounds work
+ *   compile  per trace whose log shows a build (nvcc/c++ lines, not "Solution
+ *            skipped after N failures"): exit_code from "FAILED: [code=N]",
+ *            0 when the build went through, null for a COMPILE_ERROR whose
+ *            log has no code
+ *   bench    per trace: correct = status PASSED (true) / any other status
+ *            (false); time_ms = performance.latency_ms, ref_time_ms =
+ *            reference_latency_ms, speedup = speedup_factor, scenario =
+ *            workload uuid, candidate = solution name, error = max abs/rel
+ *            error.  Timestamps are naive ISO, taken as UTC (impx.h).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "impx.h"
+
+#define FMT "flashinfer"
+
+enum rkind { R_DEF, R_SOL, R_TRACE, R_WORKLOAD };
+
+struct rec {
+	enum rkind kind;
+	cJSON *j;		/* owned */
+	const kt_file *f;
+	uint64_t line, off, len;
+	const char *def;	/* definition name (inside j) */
+	char *author;		/* solutions and traces, malloc'ed */
+	int round, cand;	/* from solution names; -1 unknown */
+	int used;
+};
+
+struct set {
+	kt_imp *imp;
+	struct rec *r;
+	size_t n, cap;
+	char **defs;		/* definition names seen in the first file */
+	size_t ndefs;
+	const kt_file *cur;	/* file being loaded */
+	int rc;
+};
+
+/* ---- detect ----------------------------------------------------------------- */
+
+static int classify(const cJSON *o)
+{
+	if (!cJSON_IsObject(o))
+		return -1;
+	if (cJSON_GetObjectItemCaseSensitive(o, "workload") &&
+	    kt_impx_str(o, "definition"))
+		return cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o,
+				"evaluation")) ? R_TRACE : R_WORKLOAD;
+	if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "sources")) &&
+	    kt_impx_str(o, "name"))
+		return R_SOL;
+	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "axes")) &&
+	    kt_impx_str(o, "name") &&
+	    (cJSON_GetObjectItemCaseSensitive(o, "inputs") ||
+	     cJSON_GetObjectItemCaseSensitive(o, "reference")))
+		return R_DEF;
+	return -1;
+}
+
+static int detect(const kt_file *f)
+{
+	const char *p = (const char *)f->data, *e = p + f->len, *nl;
+	size_t n;
+	cJSON *o;
+	int k, score = 0;
+
+	while (p < e && isspace((unsigned char)*p))
+		p++;
+	if (p >= e || *p != '{')
+		return 0;
+	/* cheap key checks first: the whole file may be megabytes */
+	if (!kt_impx_has(f, 4096, "\"definition\"") &&
+	    !kt_impx_has(f, 4096, "\"axes\"") &&
+	    !kt_impx_has(f, 4096, "\"sources\""))
+		return 0;
+	nl = memchr(p, '\n', (size_t)(e - p));
+	n = nl ? (size_t)(nl - p) : (size_t)(e - p);
+	/* a trace line, or (pretty-printed) the whole document */
+	o = cJSON_ParseWithLength(p, n);
+	if (!o && n < 4u << 20)
+		o = cJSON_ParseWithLength(p, (size_t)(e - p));
+	k = classify(o);
+	if (k == R_TRACE || k == R_WORKLOAD)
+		score = 90;
+	else if (k == R_SOL)
+		score = kt_impx_str(o, "definition") ? 90 : 60;
+	else if (k == R_DEF)
+		score = kt_impx_str(o, "op_type") ||
+			kt_impx_str(o, "reference") ? 85 : 50;
+	cJSON_Delete(o);
+	return score;
+}
+
+/* ---- loading ---------------------------------------------------------------- */
+
+/* "gpt-5_gemm_n2048_k4096_cuda_optimized_r8_c0_high" + definition
+ * "gemm_n2048_k4096" -> author "gpt-5" (names in PR #221 are
+ * <author>_<definition>_<...>). */
+static char *author_from_name(const char *name, const char *def)
+{
+	const char *hit;
+	size_t dl = def ? strlen(def) : 0;
+
+	if (!name)
+		return strdup("unknown");
+	for (hit = def ? strstr(name, def) : NULL; hit;
+	     hit = strstr(hit + 1, def))
+		if (hit > name + 1 && hit[-1] == '_' &&
+		    (hit[dl] == '_' || !hit[dl]))
+			return strndup(name, (size_t)(hit - name - 1));
+	return strdup(name);
+}
+
+/* "_r8_c0" in a solution name: round and candidate. */
+static void round_of(const char *name, int *round, int *cand)
+{
+	const char *p;
+
+	*round = *cand = -1;
+	for (p = name; p && (p = strstr(p, "_r")); p++) {
+		char *end;
+		long r = strtol(p + 2, &end, 10);
+
+		if (end == p + 2 || (*end && *end != '_'))
+			continue;
+		*round = (int)r;
+		if (!strncmp(end, "_c", 2) && isdigit((unsigned char)end[2]))
+			*cand = (int)strtol(end + 2, NULL, 10);
+	}
+}
+
+static int add_rec(struct set *s, cJSON *j, uint64_t line, uint64_t off,
+		   uint64_t len)
+{
+	int k = classify(j);
+	struct rec *r;
+
+	if (k < 0) {
+		kt_imp_warn(s->imp, s->cur, line, "not a FlashInfer definition, "
+			    "solution, workload or trace; skipped");
+		cJSON_Delete(j);
+		return 0;
+	}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct rec *nr = realloc(s->r, cap * sizeof(*nr));
+
+		if (!nr) {
+			cJSON_Delete(j);
+			return KT_ENOMEM;
+		}
+		s->r = nr;
+		s->cap = cap;
+	}
+	r = &s->r[s->n];
+	memset(r, 0, sizeof(*r));
+	r->kind = (enum rkind)k;
+	r->j = j;
+	r->f = s->cur;
+	r->line = line;
+	r->off = off;
+	r->len = len;
+	r->round = r->cand = -1;
+	r->def = k == R_DEF ? kt_impx_str(j, "name") :
+		kt_impx_str(j, "definition");
+	if (k == R_SOL) {
+		const char *a = kt_impx_str(j, "author");
+
+		r->author = a && *a ? strdup(a) :
+			author_from_name(kt_impx_str(j, "name"), r->def);
+		round_of(kt_impx_str(j, "name"), &r->round, &r->cand);
+		if (!r->author)
+			return KT_ENOMEM;
+	}
+	if (!r->def) {
+		kt_imp_warn(s->imp, s->cur, line, "%s without a definition "
+			    "name; skipped", k == R_SOL ? "solution" : "record");
+		free(r->author);
+		cJSON_Delete(j);
+		return 0;
+	}
+	s->n++;
+	return 0;
+}
+
+static int on_line(cJSON *rec, uint64_t line, uint64_t off, uint64_t len,
+		   void *arg)
+{
+	struct set *s = arg;
+	cJSON *dup = cJSON_Duplicate(rec, 1);
+
+	return dup ? add_rec(s, dup, line, off, len) : KT_ENOMEM;
+}
+
+static int load(struct set *s, const kt_file *f)
+{
+	const char *p = (const char *)f->data, *e = p + f->len, *nl;
+	cJSON *one = NULL, *it;
+	int rc = 0, jsonl = 0;
+
+	s->cur = f;
+	while (p < e && isspace((unsigned char)*p))
+		p++;
+	nl = memchr(p, '\n', (size_t)(e - p));
+	/* JSONL when the first line is a whole object and more follows, or
+	 * when the first line is not the "{" of a pretty-printed document
+	 * (a broken first line must not hide the valid rest) */
+	if (nl && (one = cJSON_ParseWithLength(p, (size_t)(nl - p)))) {
+		const char *q = nl + 1;
+
+		while (q < e && isspace((unsigned char)*q))
+			q++;
+		jsonl = q < e;
+	} else if (nl) {
+		const char *q = p + 1;
+
+		while (q < nl && isspace((unsigned char)*q))
+			q++;
+		jsonl = !((*p == '{' || *p == '[') && q == nl);
+	}
+	cJSON_Delete(one);
+	if (jsonl)
+		return kt_impx_jsonl(s->imp, f, on_line, s);
+	if (!(one = kt_impx_parse(s->imp, f)))
+		return 0;
+	if (cJSON_IsArray(one)) {
+		while (!rc && (it = cJSON_DetachItemFromArray(one, 0)))
+			rc = add_rec(s, it, 0, 0, 0);
+		cJSON_Delete(one);
+		return rc;
+	}
+	return add_rec(s, one, 1, 0, f->len);
+}
+
+/* ---- siblings ---------------------------------------------------------------- */
+
+struct scan {
+	struct set *s;
+	const char *self;
+	char **rel;
+	size_t n;
+};
+
+static int on_sibling(const char *rel, void *arg)
+{
+	struct scan *sc = arg;
+	const char *b = kt_impx_base(rel);
+	size_t bl = strlen(b);
+	char **nv;
+	int hit = 0;
+
+	if (!strcmp(rel, sc->self) ||
+	    !((bl > 5 && !strcmp(b + bl - 5, ".json")) ||
+	      (bl > 6 && !strcmp(b + bl - 6, ".jsonl"))))
+		return 0;
+	for (size_t i = 0; i < sc->s->ndefs && !hit; i++)
+		hit = strstr(rel, sc->s->defs[i]) != NULL;
+	if (!hit)
+		return 0;
+	if (!(nv = realloc(sc->rel, (sc->n + 1) * sizeof(*nv))))
+		return KT_ENOMEM;
+	sc->rel = nv;
+	if (!(nv[sc->n] = strdup(rel)))
+		return KT_ENOMEM;
+	sc->n++;
+	return 0;
+}
+
+/* The folder to look for siblings in: the FlashInfer-Trace layout root
+ * when the path has one, else the file's own folder. */
+static char *scan_root(const char *rel)
+{
+	static const char *const dirs[] = {
+		"definitions/", "solutions/", "traces/", "workloads/", NULL
+	};
+
+	for (const char *const *d = dirs; *d; d++) {
+		const char *p = strstr(rel, *d);
+
+		if (p && (p == rel || p[-1] == '/'))
+			return strndup(rel, (size_t)(p - rel));
+	}
+	return strndup(rel, (size_t)(kt_impx_base(rel) - rel));
+}
+
+static int add_def_name(struct set *s, const char *d)
+{
+	char **nv;
+
+	for (size_t i = 0; i < s->ndefs; i++)
+		if (!strcmp(s->defs[i], d))
+			return 0;
+	/* too short a name would match unrelated paths */
+	if (strlen(d) < 3)
+		return 0;
+	if (!(nv = realloc(s->defs, (s->ndefs + 1) * sizeof(*nv))))
+		return KT_ENOMEM;
+	s->defs = nv;
+	if (!(nv[s->ndefs] = strdup(d)))
+		return KT_ENOMEM;
+	s->ndefs++;
+	return 0;
+}
+
+static int load_siblings(struct set *s, const kt_file *f)
+{
+	struct scan sc = { s, f->rel ? f->rel : "", NULL, 0 };
+	char *root = scan_root(sc.self);
+	int rc;
+
+	if (!root)
+		return KT_ENOMEM;
+	for (size_t i = 0; i < s->n; i++)
+		if ((rc = add_def_name(s, s->r[i].def)))
+			goto out;
+	rc = kt_imp_list(s->imp, root, on_sibling, &sc);
+	for (size_t i = 0; i < sc.n && !rc; i++) {
+		const kt_file *sf;
+
+		if (kt_imp_open(s->imp, sc.rel[i], &sf) != 0 || detect(sf) < 50)
+			continue;
+		kt_imp_claim(s->imp, sc.rel[i]);
+		rc = load(s, sf);
+	}
+out:
+	for (size_t i = 0; i < sc.n; i++)
+		free(sc.rel[i]);
+	free(sc.rel);
+	free(root);
+	return rc;
+}
+
+/* ---- emitting ------------------------------------------------------------------ */
+
+static const struct rec *find_solution(const struct set *s, const char *name)
+{
+	for (size_t i = 0; name && i < s->n; i++)
+		if (s->r[i].kind == R_SOL &&
+		    !strcmp(kt_impx_str(s->r[i].j, "name"), name))
+			return &s->r[i];
+	return NULL;
+}
+
+static int same(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+static int emit_def(kt_imp *imp, const struct rec *r)
+{
+	cJSON *p = cJSON_CreateObject();
+	char *t = NULL;
+	const char *desc = kt_impx_str(r->j, "description");
+
+	if (!p || asprintf(&t, "definition %s%s%s", r->def, desc ? ": " : "",
+			   desc ? desc : "") < 0) {
+		cJSON_Delete(p);
+		return KT_ENOMEM;
+	}
+	cJSON_AddStringToObject(p, "text", t);
+	free(t);
+	cJSON_AddItemToObject(p, "definition", cJSON_Duplicate(r->j, 1));
+	return kt_impx_emit(imp, KT_KIND_NOTE, 0, KT_TS_UNKNOWN, "system", p,
+			    r->f, r->line, r->off, r->len, NULL);
+}
+
+static int emit_workloads(kt_imp *imp, const struct set *s, const char *def)
+{
+	cJSON *p = cJSON_CreateObject(), *w;
+	const struct rec *first = NULL;
+	size_t n = 0;
+	char t[256];
+
+	if (!p || !(w = cJSON_AddArrayToObject(p, "workloads"))) {
+		cJSON_Delete(p);
+		return KT_ENOMEM;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		const struct rec *r = &s->r[i];
+
+		if (r->kind != R_WORKLOAD || !same(r->def, def))
+			continue;
+		if (!first)
+			first = r;
+		n++;
+		cJSON_AddItemToArray(w, cJSON_Duplicate(
+			cJSON_GetObjectItemCaseSensitive(r->j, "workload"), 1));
+	}
+	if (!n) {
+		cJSON_Delete(p);
+		return 0;
+	}
+	snprintf(t, sizeof(t), "%zu workloads of %s", n, def);
+	cJSON_AddStringToObject(p, "text", t);
+	return kt_impx_emit(imp, KT_KIND_NOTE, 0, KT_TS_UNKNOWN, "system", p,
+			    first->f, first->line, first->off, first->len,
+			    NULL);
+}
+
+static int emit_solution(kt_imp *imp, const struct rec *r)
+{
+	const char *name = kt_impx_str(r->j, "name");
+	const char *desc = kt_impx_str(r->j, "description");
+	const cJSON *src, *sources = cJSON_GetObjectItemCaseSensitive(r->j,
+								"sources");
+	cJSON *p = cJSON_CreateObject(), *x;
+	char *t = NULL;
+	uint64_t seq;
+	int rc, i = 0;
+	static const char *const skip[] = { "sources", "description", NULL };
+
+	if (!p || asprintf(&t, "solution %s%s%s", name, desc ? ": " : "",
+			   desc ? desc : "") < 0) {
+		cJSON_Delete(p);
+		return KT_ENOMEM;
+	}
+	cJSON_AddStringToObject(p, "role", "assistant");
+	cJSON_AddBoolToObject(p, "human", 0);
+	cJSON_AddStringToObject(p, "text", t);
+	free(t);
+	if (r->author)
+		cJSON_AddStringToObject(p, "model", r->author);
+	x = cJSON_AddObjectToObject(p, "extra");
+	for (const cJSON *it = r->j->child; it && x; it = it->next) {
+		int k = 0;
+
+		for (const char *const *s = skip; *s && !k; s++)
+			k = !strcmp(it->string, *s);
+		if (!k)
+			cJSON_AddItemToObject(x, it->string,
+					      cJSON_Duplicate(it, 1));
+	}
+	if (x && r->round >= 0)
+		cJSON_AddNumberToObject(x, "round", r->round);
+	if (x && r->cand >= 0)
+		cJSON_AddNumberToObject(x, "candidate", r->cand);
+	if ((rc = kt_impx_emit(imp, KT_KIND_MESSAGE, 0, KT_TS_UNKNOWN, "agent",
+			       p, r->f, r->line, r->off, r->len, &seq)))
+		return rc;
+	cJSON_ArrayForEach(src, sources) {
+		const char *path = kt_impx_str(src, "path");
+		const char *content = kt_impx_str(src, "content");
+
+		i++;
+		if (!path || !content) {
+			kt_imp_warn(imp, r->f, r->line, "solution %s: source "
+				    "%d without path or content", name, i);
+			continue;
+		}
+		if ((rc = kt_ws_write(imp, path, content, strlen(content), seq,
+				      "solution")))
+			return rc;
+	}
+	return 0;
+}
+
+/* The compiler invocation of a ninja/torch build log (nvcc preferred: the
+ * CUDA step is the one that matters), without the "[k/n] " progress
+ * prefix; malloc'ed, NULL when there is none. */
+static char *build_command(const char *log)
+{
+	static const char *const cc[] = {
+		"nvcc ", "c++ ", "g++ ", "clang++ ", "gcc ", "clang ", NULL
+	};
+
+	for (const char *const *c = cc; *c; c++) {
+		for (const char *l = log; l && *l;) {
+			const char *nl = strchr(l, '\n');
+			size_t n = nl ? (size_t)(nl - l) : strlen(l);
+			const char *p = l, *hit;
+
+			if (*p == '[') {
+				const char *q = memchr(p, ']', n);
+
+				if (q)
+					p = q + 1;
+				while (*p == ' ')
+					p++;
+			}
+			hit = strstr(p, *c);
+			if (hit && hit < l + n && (hit == p || hit[-1] == '/'))
+				return strndup(p, (size_t)(l + n - p));
+			l = nl ? nl + 1 : NULL;
+		}
+	}
+	return NULL;
+}
+
+static int emit_trace(kt_imp *imp, const struct rec *r)
+{
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(r->j, "evaluation");
+	const cJSON *wl = cJSON_GetObjectItemCaseSensitive(r->j, "workload");
+	const cJSON *perf = cJSON_GetObjectItemCaseSensitive(ev, "performance");
+	const cJSON *corr = cJSON_GetObjectItemCaseSensitive(ev, "correctness");
+	const cJSON *env = cJSON_GetObjectItemCaseSensitive(ev, "environment");
+	const char *status = kt_impx_str(ev, "status");
+	const char *log = kt_impx_str(ev, "log");
+	const char *sol = kt_impx_str(r->j, "solution");
+	int64_t ts = kt_impx_ts(kt_impx_str(ev, "timestamp"));
+	char hex[KT_HASH_HEX + 1];
+	uint64_t cseq = 0;
+	cJSON *p, *x, *o;
+	double v;
+	int rc, have_log = log && *log;
+
+	if (have_log && (rc = kt_imp_blob(imp, log, strlen(log), NULL, hex)))
+		return rc;
+	/* a build in the log: skipped solutions only quote an old error */
+	if (have_log && strncmp(log, "Solution skipped", 16)) {
+		char *cmd = build_command(log);
+
+		if (cmd) {
+			const char *fail = strstr(log, "FAILED: [code=");
+
+			if (!(p = cJSON_CreateObject())) {
+				free(cmd);
+				return KT_ENOMEM;
+			}
+			cJSON_AddStringToObject(p, "command", cmd);
+			cJSON_AddStringToObject(p, "compiler", strstr(cmd,
+					"nvcc") ? "nvcc" : "c++");
+			if (fail)
+				cJSON_AddNumberToObject(p, "exit_code",
+					strtol(fail + 14, NULL, 10));
+			else if (same(status, "COMPILE_ERROR"))
+				cJSON_AddNullToObject(p, "exit_code");
+			else
+				cJSON_AddNumberToObject(p, "exit_code", 0);
+			cJSON_AddStringToObject(p, "diagnostics_blob", hex);
+			x = cJSON_AddObjectToObject(p, "extra");
+			if (sol)
+				cJSON_AddStringToObject(x, "solution", sol);
+			if (status)
+				cJSON_AddStringToObject(x, "status", status);
+			free(cmd);
+			if ((rc = kt_impx_emit(imp, KT_KIND_COMPILE, 0, ts,
+					       "harness", p, r->f, r->line,
+					       r->off, r->len, &cseq)))
+				return rc;
+		}
+	}
+	if (!(p = cJSON_CreateObject()))
+		return KT_ENOMEM;
+	cJSON_AddStringToObject(p, "workload", r->def);
+	if (kt_impx_str(wl, "uuid"))
+		cJSON_AddStringToObject(p, "scenario", kt_impx_str(wl, "uuid"));
+	if (sol)
+		cJSON_AddStringToObject(p, "candidate", sol);
+	if (kt_impx_num(perf, "latency_ms", &v))
+		cJSON_AddNumberToObject(p, "time_ms", v);
+	else
+		cJSON_AddNullToObject(p, "time_ms");
+	if (kt_impx_num(perf, "reference_latency_ms", &v))
+		cJSON_AddNumberToObject(p, "ref_time_ms", v);
+	if (kt_impx_num(perf, "speedup_factor", &v))
+		cJSON_AddNumberToObject(p, "speedup", v);
+	/* PASSED is the only good status (flashinfer_bench/data/trace.py
+	 * EvaluationStatus); an absent status says nothing */
+	if (!status)
+		cJSON_AddNullToObject(p, "correct");
+	else
+		cJSON_AddBoolToObject(p, "correct", !strcmp(status, "PASSED"));
+	if (cJSON_IsObject(corr)) {
+		o = cJSON_AddObjectToObject(p, "error");
+		if (kt_impx_num(corr, "max_absolute_error", &v))
+			cJSON_AddNumberToObject(o, "max_abs", v);
+		if (kt_impx_num(corr, "max_relative_error", &v))
+			cJSON_AddNumberToObject(o, "max_rel", v);
+		if (cJSON_GetObjectItemCaseSensitive(corr, "extra") &&
+		    !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(corr,
+								  "extra")))
+			cJSON_AddItemToObject(o, "extra", cJSON_Duplicate(
+				cJSON_GetObjectItemCaseSensitive(corr, "extra"),
+				1));
+	}
+	if (cJSON_IsObject(env))
+		cJSON_AddItemToObject(p, "fingerprint",
+				      cJSON_Duplicate(env, 1));
+	if (status)
+		cJSON_AddStringToObject(p, "status", status);
+	x = cJSON_AddObjectToObject(p, "extra");
+	if (cJSON_GetObjectItemCaseSensitive(wl, "axes"))
+		cJSON_AddItemToObject(x, "axes", cJSON_Duplicate(
+			cJSON_GetObjectItemCaseSensitive(wl, "axes"), 1));
+	if (have_log)
+		cJSON_AddStringToObject(x, "log_blob", hex);
+	return kt_impx_emit(imp, KT_KIND_BENCH, cseq, ts, "harness", p, r->f,
+			    r->line, r->off, r->len, NULL);
+}
+
+static int by_round(const void *a, const void *b)
+{
+	const struct rec *x = *(struct rec *const *)a;
+	const struct rec *y = *(struct rec *const *)b;
+
+	if (x->round != y->round)
+		return x->round < y->round ? -1 : 1;
+	if (x->cand != y->cand)
+		return x->cand < y->cand ? -1 : 1;
+	return strcmp(kt_impx_str(x->j, "name"), kt_impx_str(y->j, "name"));
+}
+
+/* Trace author: its solution's author when we have the solution. */
+static void trace_authors(struct set *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct rec *r = &s->r[i];
+		const struct rec *sol;
+
+		if (r->kind != R_TRACE)
+			continue;
+		sol = find_solution(s, kt_impx_str(r->j, "solution"));
+		r->author = sol ? strdup(sol->author) :
+			author_from_name(kt_impx_str(r->j, "solution"), r->def);
+	}
+}
+
+static int emit_group(kt_imp *imp, struct set *s, const char *def,
+		      const char *author)
+{
+	const struct rec *dr = NULL;
+	struct rec **sols = NULL;
+	size_t nsol = 0;
+	int has_w = 0, has_t = 0, rc;
+	char parts[8], *ident = NULL, *name = NULL;
+	cJSON *meta, *x;
+
+	for (size_t i = 0; i < s->n; i++) {
+		struct rec *r = &s->r[i];
+
+		if (!same(r->def, def))
+			continue;
+		if (r->kind == R_DEF && !dr)
+			dr = r;
+		has_w |= r->kind == R_WORKLOAD;
+		if (author && same(r->author, author)) {
+			has_t |= r->kind == R_TRACE;
+			if (r->kind == R_SOL) {
+				struct rec **nv = realloc(sols, (nsol + 1) *
+							  sizeof(*nv));
+
+				if (!nv) {
+					free(sols);
+					return KT_ENOMEM;
+				}
+				sols = nv;
+				sols[nsol++] = r;
+			}
+		}
+	}
+	if (nsol)
+		qsort(sols, nsol, sizeof(*sols), by_round);
+	snprintf(parts, sizeof(parts), "%s%s%s%s", dr ? "d" : "",
+		 has_w ? "w" : "", nsol ? "s" : "", has_t ? "t" : "");
+	if (asprintf(&ident, "%s:%s:%s:%s", FMT, def, author ? author : "-",
+		     parts) < 0 ||
+	    asprintf(&name, "%s%s%s", author ? author : "", author ? "/" : "",
+		     def) < 0) {
+		free(sols);
+		return KT_ENOMEM;
+	}
+	meta = cJSON_CreateObject();
+	cJSON_AddStringToObject(meta, "source", FMT);
+	if (author)
+		cJSON_AddStringToObject(meta, "model", author);
+	x = cJSON_AddObjectToObject(meta, "extra");
+	cJSON_AddStringToObject(x, "definition", def);
+	if (dr && kt_impx_str(dr->j, "op_type"))
+		cJSON_AddStringToObject(x, "op_type",
+					kt_impx_str(dr->j, "op_type"));
+	cJSON_AddStringToObject(x, "parts", parts);
+	if ((rc = kt_imp_run_begin(imp, ident, name, FMT, meta)))
+		goto out;
+	if (dr && (rc = emit_def(imp, dr)))
+		goto end;
+	if ((rc = emit_workloads(imp, s, def)))
+		goto end;
+	/* each solution, then the traces that measured it */
+	for (size_t k = 0; k <= nsol && author; k++) {
+		const char *sname = k < nsol ?
+			kt_impx_str(sols[k]->j, "name") : NULL;
+
+		if (k < nsol && (rc = emit_solution(imp, sols[k])))
+			goto end;
+		for (size_t i = 0; i < s->n; i++) {
+			struct rec *r = &s->r[i];
+
+			if (r->kind != R_TRACE || r->used ||
+			    !same(r->def, def) || !same(r->author, author))
+				continue;
+			/* after the last solution: every trace left over */
+			if (sname && !same(kt_impx_str(r->j, "solution"),
+					   sname))
+				continue;
+			r->used = 1;
+			if ((rc = emit_trace(imp, r)))
+				goto end;
+		}
+	}
+end:
+	{
+		int rc2 = kt_imp_run_end(imp);
+
+		if (!rc)
+			rc = rc2;
+	}
+out:
+	free(sols);
+	free(ident);
+	free(name);
+	return rc;
+}
+
+static int import(kt_imp *imp, const kt_file *f)
+{
+	struct set s;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.imp = imp;
+	if ((rc = load(&s, f)))
+		goto out;
+	if (!s.n) {
+		kt_imp_warn(imp, f, 0, "no FlashInfer records");
+		goto out;
+	}
+	if ((rc = load_siblings(&s, f)))
+		goto out;
+	trace_authors(&s);
+	/* one run per (definition, author) in order of first appearance;
+	 * a definition nobody worked on still gets a run of its own */
+	for (size_t i = 0; i < s.n && !rc; i++) {
+		const struct rec *r = &s.r[i];
+		int seen = 0;
+
+		if (r->kind != R_SOL && r->kind != R_TRACE)
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = (s.r[j].kind == R_SOL || s.r[j].kind == R_TRACE)
+				&& same(s.r[j].def, r->def) &&
+				same(s.r[j].author, r->author);
+		if (!seen)
+			rc = emit_group(imp, &s, r->def, r->author);
+	}
+	for (size_t i = 0; i < s.n && !rc; i++) {
+		const struct rec *r = &s.r[i];
+		int seen = 0;
+
+		if (r->kind != R_DEF && r->kind != R_WORKLOAD)
+			continue;
+		for (size_t j = 0; j < s.n && !seen; j++)
+			seen = (j < i && same(s.r[j].def, r->def) &&
+				(s.r[j].kind == R_DEF ||
+				 s.r[j].kind == R_WORKLOAD)) ||
+				((s.r[j].kind == R_SOL ||
+				  s.r[j].kind == R_TRACE) &&
+				 same(s.r[j].def, r->def));
+		if (!seen)
+			rc = emit_group(imp, &s, r->def, NULL);
+	}
+out:
+	for (size_t i = 0; i < s.n; i++) {
+		cJSON_Delete(s.r[i].j);
+		free(s.r[i].author);
+	}
+	free(s.r);
+	for (size_t i = 0; i < s.ndefs; i++)
+		free(s.defs[i]);
+	free(s.defs);
+	return rc;
+}
+
+const kt_importer kt_imp_flashinfer = {
+	.name = FMT,
+	.summary = "FlashInfer-Bench definitions, workloads, solutions and "
+		   "traces: one run per definition and author",
+	.detect = detect,
+	.import = import,
+};
