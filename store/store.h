@@ -182,7 +182,14 @@ typedef struct kt_event {
 	size_t payload_len;
 	unsigned char hash[KT_HASH_LEN]; /* out: SHA-256 of canonical bytes */
 	unsigned char chain[KT_HASH_LEN];/* out: chain value after this event */
+	unsigned flags;        /* in: KT_EV_* below (0 is always safe) */
 } kt_event;
+
+/* kt_event.flags: payload and prov_json are already canonical (printed by
+ * cJSON_PrintUnformatted from a parsed tree, or read back from a store), so
+ * append skips the parse + print.  A wrong claim is not detected; the store
+ * then hashes the bytes as given. */
+#define KT_EV_CANONICAL 0x1u
 
 /*
  * Append ev to run `run` (inside a write transaction).  ev->seq must equal

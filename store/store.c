@@ -1,0 +1,1076 @@
+/*
+ * store.c - the LMDB environment: open/close, transactions with automatic
+ * map growth, runs and the run name index, shared helpers.
+ *
+ * Databases (FORMAT.md "Databases" is normative):
+ *   meta        ASCII name           -> small value ("format" = be32 version)
+ *   runs        run[16]              -> be64 created | be16 n name | be16 n
+ *                                       format | be32 n meta_json
+ *   run_names   name || 00 || run[16] -> empty
+ *   events      run[16] || be64 seq  -> 88-byte header || body (raw or zstd)
+ *   blobs       sha256[32]           -> codec | depth | ... (store_blob.c)
+ *   blob_heads  path hint            -> sha256[32] of its newest version
+ *   paths       run || path || 00 || be64 seq -> state | sha256[32]
+ *   dicts       be32 dict id         -> zstd dictionary
+ *
+ * Map growth: LMDB fails a put or commit with MDB_MAP_FULL when the map is
+ * too small.  The transaction is then unusable, so every put of the open
+ * transaction is also appended to a write log; on MDB_MAP_FULL the store
+ * aborts, doubles the map (mdb_env_set_mapsize, allowed when no transaction
+ * is active, lmdb.h), begins again and replays the log.  The replayed
+ * transaction holds exactly what the failed one held, so callers never see
+ * the failure.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <openssl/evp.h>
+#include <cjson/cJSON.h>
+#include "store_int.h"
+
+const char *kt_strerror(int err)
+{
+	switch (err) {
+	case KT_OK: return "success";
+	case KT_EIO: return "I/O error";
+	case KT_ENOMEM: return "out of memory";
+	case KT_ENOTFOUND: return "not found";
+	case KT_EEXIST: return "already exists";
+	case KT_ECORRUPT: return "corrupt data";
+	case KT_EVERSION: return "store written by a newer ktraj format";
+	case KT_EINVAL: return "invalid argument";
+	case KT_EAMBIG: return "ambiguous";
+	case KT_ERDONLY: return "store opened read-only";
+	case KT_EBUSY: return "busy";
+	case KT_ELIMIT: return "size limit exceeded";
+	case KT_EPARSE: return "malformed input";
+	case KT_ENODEV: return "no CUDA device";
+	case KT_ECHILD: return "child process failed";
+	}
+	return "unknown error";
+}
+
+static const char *const kind_names[] = {
+	NULL, "message", "tool_call", "tool_result", "edit", "compile",
+	"bench", "profile", "question", "replay", "note",
+};
+
+const char *kt_kind_name(int kind)
+{
+	if (kind < 1 || kind > KT_KIND_MAX_)
+		return NULL;
+	return kind_names[kind];
+}
+
+int kt_kind_from_name(const char *name)
+{
+	if (!name)
+		return 0;
+	for (int k = 1; k <= KT_KIND_MAX_; k++)
+		if (strcmp(kind_names[k], name) == 0)
+			return k;
+	return 0;
+}
+
+void kt_hex(const unsigned char *bin, size_t n, char *out)
+{
+	static const char d[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = d[bin[i] >> 4];
+		out[2 * i + 1] = d[bin[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int kt_unhex(const char *hex, unsigned char *bin, size_t n)
+{
+	if (!hex)
+		return KT_EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		int a = hexval((unsigned char)hex[2 * i]), b;
+
+		if (a < 0)
+			return KT_EINVAL;
+		b = hexval((unsigned char)hex[2 * i + 1]);
+		if (b < 0)
+			return KT_EINVAL;
+		bin[i] = (unsigned char)(a << 4 | b);
+	}
+	return hex[2 * n] ? KT_EINVAL : KT_OK;
+}
+
+void kt_sha256(const void *data, size_t len, unsigned char out[KT_HASH_LEN])
+{
+	unsigned int n = KT_HASH_LEN;
+
+	/* EVP_Digest uses SHA-NI when present (storage_style.md §4) */
+	if (!EVP_Digest(data, len, out, &n, EVP_sha256(), NULL))
+		memset(out, 0, KT_HASH_LEN);
+}
+
+void kt_run_id_from_identity(const char *identity, char out[KT_RUN_ID_HEX + 1])
+{
+	unsigned char h[KT_HASH_LEN];
+
+	kt_sha256(identity, identity ? strlen(identity) : 0, h);
+	kt_hex(h, KT_RUN_ID_HEX / 2, out);
+}
+
+const char *kt_store_default_path(const char *cli_path)
+{
+	const char *e;
+
+	if (cli_path && *cli_path)
+		return cli_path;
+	e = getenv("KTRAJ_STORE");
+	if (e && *e)
+		return e;
+	return KT_DEFAULT_STORE;
+}
+
+const char *kt_store_errmsg(const kt_store *s)
+{
+	return s ? s->err : "";
+}
+
+int kt_err(kt_store *s, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int kt_mdb_err(kt_store *s, int rc, const char *what)
+{
+	int code = KT_EIO;
+
+	switch (rc) {
+	case 0:
+		return 0;
+	case MDB_NOTFOUND:
+		code = KT_ENOTFOUND;
+		break;
+	case MDB_KEYEXIST:
+		code = KT_EEXIST;
+		break;
+	case MDB_CORRUPTED:
+	case MDB_PAGE_NOTFOUND:
+	case MDB_INVALID:
+	case MDB_BAD_VALSIZE:
+		code = KT_ECORRUPT;
+		break;
+	case MDB_VERSION_MISMATCH:
+		code = KT_EVERSION;
+		break;
+	case ENOMEM:
+		code = KT_ENOMEM;
+		break;
+	case EACCES:
+	case EROFS:
+		code = KT_ERDONLY;
+		break;
+	}
+	return kt_err(s, code, "%s: %s", what, mdb_strerror(rc));
+}
+
+int kt_buf_reserve(struct kt_buf *b, size_t n)
+{
+	size_t cap;
+	unsigned char *p;
+
+	if (n <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 4096;
+	while (cap < n)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p)
+		return KT_ENOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+int kt_run_bin(kt_store *s, const char *id, unsigned char bin[KT_RUN_BIN])
+{
+	if (!id || strlen(id) != KT_RUN_ID_HEX ||
+	    kt_unhex(id, bin, KT_RUN_BIN) != 0)
+		return kt_err(s, KT_EINVAL, "bad run id '%.40s'",
+			      id ? id : "(null)");
+	return 0;
+}
+
+/* ---- environment --------------------------------------------------------- */
+
+static const char *const db_names[] = {
+#define KT_DB_NAME(e, n) n,
+	KT_DBS(KT_DB_NAME)
+};
+
+static int open_dbis(kt_store *s, MDB_txn *txn, unsigned fl)
+{
+	for (int i = 0; i < KT_DB_COUNT; i++) {
+		int rc = mdb_dbi_open(txn, db_names[i], fl, &s->dbi[i]);
+
+		if (rc == MDB_NOTFOUND)
+			return kt_err(s, KT_ECORRUPT,
+				      "%s: not a ktraj store (no '%s' database)",
+				      s->path, db_names[i]);
+		if (rc)
+			return kt_mdb_err(s, rc, "open database");
+	}
+	return 0;
+}
+
+static int check_format(kt_store *s, MDB_txn *txn, int *absent)
+{
+	MDB_val k = { 6, (void *)"format" }, v;
+	int rc = mdb_get(txn, s->dbi[KT_DB_META], &k, &v);
+	uint32_t ver;
+
+	*absent = 0;
+	if (rc == MDB_NOTFOUND) {
+		*absent = 1;
+		return 0;
+	}
+	if (rc)
+		return kt_mdb_err(s, rc, "read format");
+	if (v.mv_size != 4)
+		return kt_err(s, KT_ECORRUPT, "%s: bad format record", s->path);
+	ver = kt_rd32(v.mv_data);
+	if (ver > KT_FORMAT_VERSION)
+		return kt_err(s, KT_EVERSION,
+			      "%s: store format %u is newer than this ktraj "
+			      "(format %u); upgrade ktraj", s->path, ver,
+			      KT_FORMAT_VERSION);
+	if (ver == 0)
+		return kt_err(s, KT_ECORRUPT, "%s: bad format version 0",
+			      s->path);
+	return 0;
+}
+
+/* Open the DBIs and check the version.  A store that exists is opened with
+ * a read transaction only, so opening never waits for another writer. */
+static int env_setup(kt_store *s, int exists)
+{
+	MDB_txn *txn = NULL;
+	int rc, absent = 0;
+
+	if (exists) {
+		rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
+		if (rc)
+			return kt_mdb_err(s, rc, "begin");
+		/* the unnamed DB lists the named ones; a fresh file from
+		 * an interrupted create has none */
+		rc = open_dbis(s, txn, 0);
+		if (rc == 0)
+			rc = check_format(s, txn, &absent);
+		if (rc == 0 && !absent) {
+			/* DBI handles survive only a committed txn (lmdb.h
+			 * mdb_dbi_open), read-only ones included */
+			rc = mdb_txn_commit(txn);
+			return rc ? kt_mdb_err(s, rc, "open databases") : 0;
+		}
+		mdb_txn_abort(txn);
+		if (rc && rc != KT_ECORRUPT)
+			return rc;
+		if (s->flags & KT_OPEN_RDONLY || !(s->flags & KT_OPEN_CREATE))
+			return rc ? rc : kt_err(s, KT_ECORRUPT,
+				"%s: not a ktraj store (no format)", s->path);
+		/* an empty LMDB file (create interrupted): initialise */
+		{
+			MDB_stat st;
+
+			if (mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) == 0) {
+				int r2 = mdb_stat(txn, 1 /* MAIN_DBI */, &st);
+
+				mdb_txn_abort(txn);
+				if (r2 == 0 && st.ms_entries > KT_DB_COUNT)
+					return rc ? rc : kt_err(s, KT_ECORRUPT,
+						"%s: not a ktraj store", s->path);
+			}
+		}
+	}
+	rc = mdb_txn_begin(s->env, NULL, 0, &txn);
+	if (rc)
+		return kt_mdb_err(s, rc, "begin");
+	rc = open_dbis(s, txn, MDB_CREATE);
+	if (rc == 0)
+		rc = check_format(s, txn, &absent);
+	if (rc == 0 && absent) {
+		unsigned char ver[4];
+		MDB_val k = { 6, (void *)"format" }, v = { 4, ver };
+
+		kt_be32(ver, KT_FORMAT_VERSION);
+		rc = mdb_put(txn, s->dbi[KT_DB_META], &k, &v, 0);
+		if (rc)
+			rc = kt_mdb_err(s, rc, "write format");
+	}
+	if (rc) {
+		mdb_txn_abort(txn);
+		return rc;
+	}
+	rc = mdb_txn_commit(txn);
+	return rc ? kt_mdb_err(s, rc, "commit") : 0;
+}
+
+int kt_store_open(const char *path, unsigned flags, kt_store **out)
+{
+	kt_store *s;
+	struct stat st;
+	int rc, exists, dead = 0;
+	unsigned ef = MDB_NOSUBDIR | MDB_NOTLS;
+	uint64_t map = KT_MAP_INITIAL;
+
+	*out = NULL;
+	if (!path || !*path)
+		return KT_EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return KT_ENOMEM;
+	s->flags = flags;
+	s->path = strdup(path);
+	if (!s->path) {
+		free(s);
+		return KT_ENOMEM;
+	}
+	if (kt_codec_acquire() != 0) {
+		free(s->path);
+		free(s);
+		return KT_ENOMEM;
+	}
+	exists = stat(path, &st) == 0;
+	if (!exists && (flags & KT_OPEN_RDONLY || !(flags & KT_OPEN_CREATE))) {
+		rc = kt_err(s, KT_ENOTFOUND, "%s: no such store", path);
+		goto fail;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		rc = kt_err(s, KT_ECORRUPT, "%s: not a store file", path);
+		goto fail;
+	}
+	/* LMDB maps at least the committed size; leave room to grow without
+	 * a remap right away */
+	while (exists && map < (uint64_t)st.st_size * 2 && map < KT_MAP_LIMIT)
+		map *= 2;
+	s->mapsize = map;
+	rc = mdb_env_create(&s->env);
+	if (rc) {
+		rc = kt_mdb_err(s, rc, "create environment");
+		goto fail;
+	}
+	mdb_env_set_maxdbs(s->env, KT_DB_COUNT);
+	mdb_env_set_mapsize(s->env, (size_t)map);
+	if (flags & KT_OPEN_RDONLY)
+		ef |= MDB_RDONLY;
+	if (flags & KT_OPEN_BULK)
+		ef |= MDB_NOSYNC;
+	rc = mdb_env_open(s->env, path, ef, 0644);
+	if (rc) {
+		rc = kt_mdb_err(s, rc, path);
+		goto fail;
+	}
+	/* clear slots of readers that died (lmdb.h "Caveats") */
+	mdb_reader_check(s->env, &dead);
+	rc = env_setup(s, exists && st.st_size > 0);
+	if (rc)
+		goto fail;
+	{
+		MDB_txn *txn;
+
+		rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
+		if (rc) {
+			rc = kt_mdb_err(s, rc, "begin");
+			goto fail;
+		}
+		rc = kt_dicts_load(s, txn);
+		mdb_txn_abort(txn);
+		if (rc)
+			goto fail;
+	}
+	s->err[0] = 0;
+	*out = s;
+	return 0;
+fail:
+	{
+		/* keep the message for callers that want it: there is no
+		 * handle, so it is lost; the code says enough */
+		kt_store_close(s);
+	}
+	return rc;
+}
+
+int kt_store_sync(kt_store *s)
+{
+	int rc;
+
+	if (!s)
+		return KT_EINVAL;
+	if (s->flags & KT_OPEN_RDONLY)
+		return 0;
+	rc = mdb_env_sync(s->env, 1);
+	return rc ? kt_mdb_err(s, rc, "sync") : 0;
+}
+
+int kt_store_close(kt_store *s)
+{
+	int rc = 0;
+
+	if (!s)
+		return 0;
+	if (s->wtxn)
+		kt_store_abort(s);
+	if (s->rtxn)
+		mdb_txn_abort(s->rtxn);
+	if (s->env) {
+		if (!(s->flags & KT_OPEN_RDONLY) && (s->flags & KT_OPEN_BULK))
+			rc = mdb_env_sync(s->env, 1) ? KT_EIO : 0;
+		kt_dicts_free(s);
+		mdb_env_close(s->env);
+	}
+	free(s->wlog.p);
+	free(s->bc.p);
+	free(s->evbuf.p);
+	free(s->tmp.p);
+	free(s->run_name);
+	free(s->run_format);
+	free(s->run_meta);
+	free(s->path);
+	free(s);
+	kt_codec_release();
+	return rc;
+}
+
+/* ---- transactions -------------------------------------------------------- */
+
+static int wbegin(kt_store *s)
+{
+	int rc, tries = 0;
+
+again:
+	rc = mdb_txn_begin(s->env, NULL, 0, &s->wtxn);
+	if (rc == MDB_MAP_RESIZED && tries++ < 3) {
+		/* another process grew the map: adopt its size */
+		mdb_env_set_mapsize(s->env, 0);
+		goto again;
+	}
+	if (rc) {
+		s->wtxn = NULL;
+		return kt_mdb_err(s, rc, "begin write");
+	}
+	return 0;
+}
+
+int kt_store_begin(kt_store *s)
+{
+	int rc;
+
+	if (!s)
+		return KT_EINVAL;
+	if (s->flags & KT_OPEN_RDONLY)
+		return kt_err(s, KT_ERDONLY, "store opened read-only");
+	if (s->wtxn)
+		return kt_err(s, KT_EBUSY, "a write transaction is open");
+	rc = wbegin(s);
+	if (rc)
+		return rc;
+	s->wlog.len = 0;
+	s->app_valid = 0;
+	s->txn_events = 0;
+	return 0;
+}
+
+/* Abort, double the map, begin again and replay the logged puts. */
+static int grow(kt_store *s)
+{
+	size_t off = 0;
+	int rc;
+
+	if (s->wtxn) {
+		mdb_txn_abort(s->wtxn);
+		s->wtxn = NULL;
+	}
+	if (s->rdepth > 0)
+		return kt_err(s, KT_EBUSY,
+			      "map full while a read is in progress");
+	if (s->rtxn) {
+		mdb_txn_abort(s->rtxn);
+		s->rtxn = NULL;
+	}
+	/* the blob cache holds copies only; nothing points into the map */
+	if (s->mapsize >= KT_MAP_LIMIT)
+		return kt_err(s, KT_ELIMIT, "store map reached its limit");
+	s->mapsize *= 2;
+	rc = mdb_env_set_mapsize(s->env, (size_t)s->mapsize);
+	if (rc)
+		return kt_mdb_err(s, rc, "grow map");
+	s->grows++;
+	rc = wbegin(s);
+	if (rc)
+		return rc;
+	while (off < s->wlog.len) {
+		unsigned char *p = s->wlog.p + off;
+		MDB_val k, v;
+
+		k.mv_size = kt_rd32(p + 1);
+		v.mv_size = kt_rd32(p + 5);
+		k.mv_data = p + 9;
+		v.mv_data = p + 9 + k.mv_size;
+		rc = mdb_put(s->wtxn, s->dbi[p[0]], &k, &v, 0);
+		if (rc == MDB_MAP_FULL)
+			return grow(s);
+		if (rc)
+			return kt_mdb_err(s, rc, "replay after map growth");
+		off += 9 + k.mv_size + v.mv_size;
+	}
+	return 0;
+}
+
+int kt_put(kt_store *s, int db, const void *k, size_t kl, const void *v,
+	   size_t vl, unsigned flags)
+{
+	MDB_val key = { kl, (void *)k }, val;
+	int rc;
+	unsigned char *p;
+
+	if (!s->wtxn)
+		return kt_err(s, KT_EBUSY, "no write transaction");
+	if (vl > UINT32_MAX || kl > 511)
+		return kt_err(s, KT_ELIMIT, "record too large");
+	for (;;) {
+		val.mv_size = vl;
+		val.mv_data = (void *)v;
+		rc = mdb_put(s->wtxn, s->dbi[db], &key, &val, flags);
+		if (rc != MDB_MAP_FULL)
+			break;
+		/* k and v never point into the map (callers copy first) */
+		rc = grow(s);
+		if (rc)
+			return rc;
+	}
+	if (rc == MDB_KEYEXIST)
+		return KT_EEXIST;
+	if (rc)
+		return kt_mdb_err(s, rc, "put");
+	if (kt_buf_reserve(&s->wlog, s->wlog.len + 9 + kl + vl))
+		return kt_err(s, KT_ENOMEM, "write log");
+	p = s->wlog.p + s->wlog.len;
+	p[0] = (unsigned char)db;
+	kt_be32(p + 1, (uint32_t)kl);
+	kt_be32(p + 5, (uint32_t)vl);
+	memcpy(p + 9, k, kl);
+	if (vl)
+		memcpy(p + 9 + kl, v, vl);
+	s->wlog.len += 9 + kl + vl;
+	return 0;
+}
+
+int kt_store_commit(kt_store *s)
+{
+	int rc;
+
+	if (!s)
+		return KT_EINVAL;
+	if (!s->wtxn)
+		return kt_err(s, KT_EBUSY, "no write transaction");
+	if (s->txn_events) {
+		/* best effort: a failed training leaves the store as is */
+		rc = kt_dict_maybe_train(s);
+		if (rc && !s->wtxn)
+			goto out;
+	}
+	for (;;) {
+		rc = mdb_txn_commit(s->wtxn);
+		s->wtxn = NULL;
+		if (rc != MDB_MAP_FULL)
+			break;
+		rc = grow(s); /* commit freed the txn: grow begins anew */
+		if (rc)
+			goto out;
+	}
+	if (rc)
+		rc = kt_mdb_err(s, rc, "commit");
+out:
+	if (s->wtxn) {
+		mdb_txn_abort(s->wtxn);
+		s->wtxn = NULL;
+	}
+	s->wlog.len = 0;
+	s->app_valid = 0;
+	if (s->wlog.cap > (64u << 20)) {
+		free(s->wlog.p);
+		s->wlog.p = NULL;
+		s->wlog.cap = 0;
+	}
+	if (rc) {
+		/* dictionaries trained in the lost txn are gone too */
+		MDB_txn *t;
+
+		kt_dicts_free(s);
+		if (mdb_txn_begin(s->env, NULL, MDB_RDONLY, &t) == 0) {
+			kt_dicts_load(s, t);
+			mdb_txn_abort(t);
+		}
+	}
+	return rc;
+}
+
+void kt_store_abort(kt_store *s)
+{
+	MDB_txn *t;
+
+	if (!s || !s->wtxn)
+		return;
+	mdb_txn_abort(s->wtxn);
+	s->wtxn = NULL;
+	s->wlog.len = 0;
+	s->app_valid = 0;
+	s->bc_valid = 0;
+	/* a dictionary trained in the aborted txn must not stay in use */
+	kt_dicts_free(s);
+	if (mdb_txn_begin(s->env, NULL, MDB_RDONLY, &t) == 0) {
+		kt_dicts_load(s, t);
+		mdb_txn_abort(t);
+	}
+}
+
+int kt_rd_begin(kt_store *s, MDB_txn **txn)
+{
+	int rc, tries = 0;
+
+	if (s->wtxn) {
+		*txn = s->wtxn;
+		return 0;
+	}
+	if (s->rdepth++ > 0) {
+		*txn = s->rtxn;
+		return 0;
+	}
+again:
+	if (s->rtxn) {
+		rc = mdb_txn_renew(s->rtxn);
+		if (rc) {
+			mdb_txn_abort(s->rtxn);
+			s->rtxn = NULL;
+		}
+	} else {
+		rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &s->rtxn);
+		if (rc)
+			s->rtxn = NULL;
+	}
+	if (rc == MDB_MAP_RESIZED && tries++ < 3) {
+		mdb_env_set_mapsize(s->env, 0);
+		goto again;
+	}
+	if (rc) {
+		s->rdepth--;
+		return kt_mdb_err(s, rc, "begin read");
+	}
+	*txn = s->rtxn;
+	return 0;
+}
+
+void kt_rd_end(kt_store *s)
+{
+	/* reads inside a write txn share it; nothing to release */
+	if (s->rdepth == 0)
+		return;
+	if (--s->rdepth == 0 && s->rtxn)
+		mdb_txn_reset(s->rtxn);
+}
+
+/* ---- runs ---------------------------------------------------------------- */
+
+static int json_object_text(const char *text, char **out)
+{
+	cJSON *j;
+
+	*out = NULL;
+	if (!text)
+		return 0;
+	j = cJSON_Parse(text);
+	if (!j || !cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		return KT_EINVAL;
+	}
+	*out = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	return *out ? 0 : KT_ENOMEM;
+}
+
+int kt_run_create(kt_store *s, const char *id, const char *name,
+		  const char *format, const char *meta_json)
+{
+	unsigned char bin[KT_RUN_BIN], *v = NULL, *k = NULL;
+	size_t nl, fl, ml, vl, kl;
+	char *meta = NULL;
+	struct timespec ts;
+	int rc;
+	MDB_val key, val;
+
+	if (!s)
+		return KT_EINVAL;
+	if (!s->wtxn)
+		return kt_err(s, KT_EBUSY, "run create outside a transaction");
+	rc = kt_run_bin(s, id, bin);
+	if (rc)
+		return rc;
+	name = name ? name : "";
+	format = format ? format : "";
+	nl = strlen(name);
+	fl = strlen(format);
+	if (nl > 65535 || fl > 65535)
+		return kt_err(s, KT_ELIMIT, "run name or format too long");
+	if (json_object_text(meta_json, &meta) != 0)
+		return kt_err(s, KT_EINVAL, "run meta is not a JSON object");
+	ml = meta ? strlen(meta) : 0;
+	key.mv_size = KT_RUN_BIN;
+	key.mv_data = bin;
+	rc = mdb_get(s->wtxn, s->dbi[KT_DB_RUNS], &key, &val);
+	if (rc == 0) {
+		rc = kt_err(s, KT_EEXIST, "run %s exists", id);
+		goto out;
+	}
+	if (rc != MDB_NOTFOUND) {
+		rc = kt_mdb_err(s, rc, "run lookup");
+		goto out;
+	}
+	vl = 8 + 2 + nl + 2 + fl + 4 + ml;
+	v = malloc(vl);
+	kl = (nl > KT_NAME_MAX_KEY ? KT_NAME_MAX_KEY : nl) + 1 + KT_RUN_BIN;
+	k = malloc(kl);
+	if (!v || !k) {
+		rc = kt_err(s, KT_ENOMEM, "run record");
+		goto out;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	kt_be64(v, (uint64_t)((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec));
+	kt_be16(v + 8, (uint16_t)nl);
+	memcpy(v + 10, name, nl);
+	kt_be16(v + 10 + nl, (uint16_t)fl);
+	memcpy(v + 12 + nl, format, fl);
+	kt_be32(v + 12 + nl + fl, (uint32_t)ml);
+	if (ml)
+		memcpy(v + 16 + nl + fl, meta, ml);
+	rc = kt_put(s, KT_DB_RUNS, bin, KT_RUN_BIN, v, vl, MDB_NOOVERWRITE);
+	if (rc)
+		goto out;
+	if (nl) {
+		/* a name can repeat; the key carries the id.  Names are
+		 * indexed by their first KT_NAME_MAX_KEY bytes and checked
+		 * against the run record on resolve */
+		memcpy(k, name, kl - 1 - KT_RUN_BIN);
+		k[kl - 1 - KT_RUN_BIN] = 0;
+		memcpy(k + kl - KT_RUN_BIN, bin, KT_RUN_BIN);
+		rc = kt_put(s, KT_DB_NAMES, k, kl, "", 0, 0);
+	}
+out:
+	free(meta);
+	free(v);
+	free(k);
+	return rc;
+}
+
+/* Last seq and chain of a run from its last event (0 and h0 when none). */
+int kt_run_tail(kt_store *s, MDB_txn *txn, const unsigned char bin[KT_RUN_BIN],
+		uint64_t *seq, unsigned char chain[KT_HASH_LEN])
+{
+	unsigned char kb[KT_RUN_BIN + 8];
+	MDB_cursor *c;
+	MDB_val k = { sizeof(kb), kb }, v;
+	int rc;
+
+	memcpy(kb, bin, KT_RUN_BIN);
+	memset(kb + KT_RUN_BIN, 0xff, 8);
+	rc = mdb_cursor_open(txn, s->dbi[KT_DB_EVENTS], &c);
+	if (rc)
+		return kt_mdb_err(s, rc, "cursor");
+	rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+	if (rc == 0)
+		rc = mdb_cursor_get(c, &k, &v, MDB_PREV);
+	else if (rc == MDB_NOTFOUND)
+		rc = mdb_cursor_get(c, &k, &v, MDB_LAST);
+	if (rc == 0 && k.mv_size == KT_RUN_BIN + 8 &&
+	    memcmp(k.mv_data, bin, KT_RUN_BIN) == 0) {
+		if (v.mv_size < KT_EV_HDR) {
+			mdb_cursor_close(c);
+			return kt_err(s, KT_ECORRUPT, "short event record");
+		}
+		*seq = kt_rd64((unsigned char *)k.mv_data + KT_RUN_BIN);
+		memcpy(chain, (unsigned char *)v.mv_data + 56, KT_HASH_LEN);
+		rc = 0;
+	} else if (rc == 0 || rc == MDB_NOTFOUND) {
+		*seq = 0;
+		kt_chain_h0(chain);
+		rc = 0;
+	} else {
+		rc = kt_mdb_err(s, rc, "cursor");
+	}
+	mdb_cursor_close(c);
+	return rc;
+}
+
+static char *dupn(const void *p, size_t n)
+{
+	char *d = malloc(n + 1);
+
+	if (d) {
+		memcpy(d, p, n);
+		d[n] = 0;
+	}
+	return d;
+}
+
+/* Decode a runs record into info (strings into s->run_*). */
+static int run_decode(kt_store *s, MDB_txn *txn, const unsigned char *bin,
+		      const MDB_val *v, kt_run_info *info)
+{
+	const unsigned char *p = v->mv_data;
+	size_t n = v->mv_size, nl, fl, ml;
+	int rc;
+
+	if (n < 16)
+		goto bad;
+	nl = kt_rd16(p + 8);
+	if (n < 16 + nl)
+		goto bad;
+	fl = kt_rd16(p + 10 + nl);
+	if (n < 16 + nl + fl)
+		goto bad;
+	ml = kt_rd32(p + 12 + nl + fl);
+	if (n != 16 + nl + fl + ml)
+		goto bad;
+	memset(info, 0, sizeof(*info));
+	kt_hex(bin, KT_RUN_BIN, info->id);
+	info->created_ns = (int64_t)kt_rd64(p);
+	free(s->run_name);
+	free(s->run_format);
+	free(s->run_meta);
+	s->run_name = dupn(p + 10, nl);
+	s->run_format = dupn(p + 12 + nl, fl);
+	s->run_meta = ml ? dupn(p + 16 + nl + fl, ml) : dupn("{}", 2);
+	if (!s->run_name || !s->run_format || !s->run_meta)
+		return kt_err(s, KT_ENOMEM, "run info");
+	info->name = s->run_name;
+	info->format = s->run_format;
+	info->meta_json = s->run_meta;
+	rc = kt_run_tail(s, txn, bin, &info->n_events, info->head);
+	return rc;
+bad:
+	return kt_err(s, KT_ECORRUPT, "bad run record");
+}
+
+int kt_run_get(kt_store *s, const char *id, kt_run_info *info)
+{
+	unsigned char bin[KT_RUN_BIN];
+	MDB_txn *txn;
+	MDB_val k = { KT_RUN_BIN, bin }, v;
+	int rc;
+
+	if (!s || !info)
+		return KT_EINVAL;
+	rc = kt_run_bin(s, id, bin);
+	if (rc)
+		return rc;
+	rc = kt_rd_begin(s, &txn);
+	if (rc)
+		return rc;
+	rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &k, &v);
+	if (rc == MDB_NOTFOUND)
+		rc = kt_err(s, KT_ENOTFOUND, "no run %s", id);
+	else if (rc)
+		rc = kt_mdb_err(s, rc, "run lookup");
+	else
+		rc = run_decode(s, txn, bin, &v, info);
+	kt_rd_end(s);
+	return rc;
+}
+
+int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),
+		   void *arg)
+{
+	MDB_txn *txn;
+	MDB_cursor *c = NULL;
+	MDB_val k, v;
+	unsigned char bin[KT_RUN_BIN];
+	kt_run_info info;
+	int rc, op = MDB_FIRST;
+
+	if (!s || !fn)
+		return KT_EINVAL;
+	rc = kt_rd_begin(s, &txn);
+	if (rc)
+		return rc;
+	rc = mdb_cursor_open(txn, s->dbi[KT_DB_RUNS], &c);
+	if (rc) {
+		rc = kt_mdb_err(s, rc, "cursor");
+		goto out;
+	}
+	while ((rc = mdb_cursor_get(c, &k, &v, op)) == 0) {
+		op = MDB_NEXT;
+		if (k.mv_size != KT_RUN_BIN) {
+			rc = kt_err(s, KT_ECORRUPT, "bad run key");
+			goto out;
+		}
+		memcpy(bin, k.mv_data, KT_RUN_BIN);
+		rc = run_decode(s, txn, bin, &v, &info);
+		if (rc)
+			goto out;
+		rc = fn(&info, arg);
+		if (rc)
+			goto out;
+	}
+	rc = rc == MDB_NOTFOUND ? 0 : kt_mdb_err(s, rc, "cursor");
+out:
+	if (c)
+		mdb_cursor_close(c);
+	kt_rd_end(s);
+	return rc;
+}
+
+static int is_hex(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (hexval((unsigned char)p[i]) < 0)
+			return 0;
+	return 1;
+}
+
+/* Runs whose name equals spec: count and the first id. */
+static int resolve_name(kt_store *s, MDB_txn *txn, const char *spec,
+			unsigned char found[KT_RUN_BIN], int *count)
+{
+	size_t sl = strlen(spec), kl = sl > KT_NAME_MAX_KEY ? KT_NAME_MAX_KEY : sl;
+	MDB_cursor *c;
+	MDB_val k, v;
+	unsigned char *kb;
+	int rc;
+
+	*count = 0;
+	if (!sl)
+		return 0;
+	kb = malloc(kl + 1);
+	if (!kb)
+		return KT_ENOMEM;
+	memcpy(kb, spec, kl);
+	kb[kl] = 0;
+	rc = mdb_cursor_open(txn, s->dbi[KT_DB_NAMES], &c);
+	if (rc) {
+		free(kb);
+		return kt_mdb_err(s, rc, "cursor");
+	}
+	k.mv_size = kl + 1;
+	k.mv_data = kb;
+	rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+	while (rc == 0 && k.mv_size == kl + 1 + KT_RUN_BIN &&
+	       memcmp(k.mv_data, kb, kl + 1) == 0) {
+		const unsigned char *id = (unsigned char *)k.mv_data + kl + 1;
+		MDB_val rk = { KT_RUN_BIN, (void *)id }, rv;
+
+		/* long names: the index holds a prefix; compare in full */
+		if (mdb_get(txn, s->dbi[KT_DB_RUNS], &rk, &rv) == 0 &&
+		    rv.mv_size >= 10 + sl &&
+		    kt_rd16((unsigned char *)rv.mv_data + 8) == sl &&
+		    memcmp((unsigned char *)rv.mv_data + 10, spec, sl) == 0) {
+			if ((*count)++ == 0)
+				memcpy(found, id, KT_RUN_BIN);
+		}
+		rc = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+	}
+	mdb_cursor_close(c);
+	free(kb);
+	return rc == 0 || rc == MDB_NOTFOUND ? 0 : kt_mdb_err(s, rc, "cursor");
+}
+
+static int resolve_prefix(kt_store *s, MDB_txn *txn, const char *spec,
+			  unsigned char found[KT_RUN_BIN], int *count)
+{
+	size_t sl = strlen(spec), nb = sl / 2;
+	unsigned char pre[KT_RUN_BIN] = { 0 };
+	MDB_cursor *c;
+	MDB_val k, v;
+	int rc, odd = (int)(sl & 1), last = 0;
+
+	*count = 0;
+	for (size_t i = 0; i < nb; i++)
+		pre[i] = (unsigned char)(hexval((unsigned char)spec[2 * i]) << 4 |
+					 hexval((unsigned char)spec[2 * i + 1]));
+	if (odd) {
+		last = hexval((unsigned char)spec[sl - 1]);
+		pre[nb] = (unsigned char)(last << 4);
+	}
+	rc = mdb_cursor_open(txn, s->dbi[KT_DB_RUNS], &c);
+	if (rc)
+		return kt_mdb_err(s, rc, "cursor");
+	k.mv_size = nb + (size_t)odd;
+	k.mv_data = pre;
+	rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+	while (rc == 0 && k.mv_size == KT_RUN_BIN &&
+	       memcmp(k.mv_data, pre, nb) == 0 &&
+	       (!odd || (((unsigned char *)k.mv_data)[nb] >> 4) == last)) {
+		if ((*count)++ == 0)
+			memcpy(found, k.mv_data, KT_RUN_BIN);
+		if (*count > 1)
+			break;
+		rc = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+	}
+	mdb_cursor_close(c);
+	return rc == 0 || rc == MDB_NOTFOUND ? 0 : kt_mdb_err(s, rc, "cursor");
+}
+
+int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1])
+{
+	unsigned char bin[KT_RUN_BIN];
+	MDB_txn *txn;
+	size_t sl;
+	int rc, n = 0;
+
+	if (!s || !spec || !*spec)
+		return KT_EINVAL;
+	sl = strlen(spec);
+	rc = kt_rd_begin(s, &txn);
+	if (rc)
+		return rc;
+	/* order as git: a full id, then a name, then an abbreviation */
+	if (sl == KT_RUN_ID_HEX && kt_unhex(spec, bin, KT_RUN_BIN) == 0) {
+		MDB_val k = { KT_RUN_BIN, bin }, v;
+
+		if (mdb_get(txn, s->dbi[KT_DB_RUNS], &k, &v) == 0) {
+			n = 1;
+			goto done;
+		}
+	}
+	rc = resolve_name(s, txn, spec, bin, &n);
+	if (rc || n)
+		goto done;
+	if (sl >= 4 && sl <= KT_RUN_ID_HEX && is_hex(spec, sl))
+		rc = resolve_prefix(s, txn, spec, bin, &n);
+done:
+	kt_rd_end(s);
+	if (rc)
+		return rc;
+	if (n == 0)
+		return kt_err(s, KT_ENOTFOUND, "no run '%.100s'", spec);
+	if (n > 1)
+		return kt_err(s, KT_EAMBIG, "'%.100s' matches several runs",
+			      spec);
+	kt_hex(bin, KT_RUN_BIN, out);
+	return 0;
+}

@@ -1,0 +1,457 @@
+/*
+ * store_blob.c - content-addressed blobs with zstd prefix deltas.
+ *
+ * Value layout (FORMAT.md "blobs"):
+ *   u8 codec (0 raw, 1 zstd frame, 2 zstd delta frame) | u8 depth |
+ *   be64 raw_len | [codec 2: base sha256[32]] | data
+ * A delta frame is compressed with the base version's bytes as a raw-content
+ * prefix (ZSTD_CCtx_refPrefix, zstd.h; the library form of
+ * `zstd --patch-from`).  Versions of one path hint chain up to depth
+ * KT_BLOB_KEYFRAME - 1; a keyframe (plain frame) starts a new chain, also
+ * whenever the delta is over half the plain frame (storage_style.md §2.2:
+ * 206 MB of kernel versions -> 2.3 MB, at most 32 frames to decode).
+ */
+#include <stdlib.h>
+#include <zstd.h>
+#include "store_int.h"
+
+#define BLOB_HDR 10
+#define DELTA_MAX ((size_t)64 << 20) /* base + new: window <= 2^27 */
+
+struct brec {
+	int codec, depth;
+	uint64_t raw_len;
+	const unsigned char *base; /* codec 2 */
+	const unsigned char *data;
+	size_t n;
+};
+
+static int brec_parse(const MDB_val *v, struct brec *r)
+{
+	const unsigned char *p = v->mv_data;
+	size_t hl;
+
+	if (v->mv_size < BLOB_HDR)
+		return KT_ECORRUPT;
+	r->codec = p[0];
+	r->depth = p[1];
+	r->raw_len = kt_rd64(p + 2);
+	if (r->codec > KT_CODEC_ZDELTA || r->raw_len > KT_BLOB_MAX ||
+	    r->depth >= KT_BLOB_KEYFRAME)
+		return KT_ECORRUPT;
+	hl = BLOB_HDR + (r->codec == KT_CODEC_ZDELTA ? KT_HASH_LEN : 0);
+	if (v->mv_size < hl || (r->codec == KT_CODEC_ZDELTA) != (r->depth > 0))
+		return KT_ECORRUPT;
+	r->base = r->codec == KT_CODEC_ZDELTA ? p + BLOB_HDR : NULL;
+	r->data = p + hl;
+	r->n = v->mv_size - hl;
+	if (r->codec == KT_CODEC_RAW && r->n != r->raw_len)
+		return KT_ECORRUPT;
+	return 0;
+}
+
+static int brec_get(kt_store *s, MDB_txn *txn, const unsigned char *h,
+		    struct brec *r)
+{
+	MDB_val k = { KT_HASH_LEN, (void *)h }, v;
+	int rc = mdb_get(txn, s->dbi[KT_DB_BLOBS], &k, &v);
+
+	if (rc == MDB_NOTFOUND)
+		return KT_ENOTFOUND;
+	if (rc)
+		return kt_mdb_err(s, rc, "blob lookup");
+	return brec_parse(&v, r) ? KT_ECORRUPT : 0;
+}
+
+/* Decode one record into out, given the base content for deltas. */
+static int brec_decode(const struct brec *r, const struct kt_buf *base,
+		       struct kt_buf *out)
+{
+	ZSTD_DCtx *dc = kt_dctx();
+	size_t got;
+
+	if (kt_buf_reserve(out, (size_t)r->raw_len + 1))
+		return KT_ENOMEM;
+	out->len = (size_t)r->raw_len;
+	if (r->codec == KT_CODEC_RAW) {
+		memcpy(out->p, r->data, r->n);
+		return 0;
+	}
+	if (!dc)
+		return KT_ENOMEM;
+	if (ZSTD_getFrameContentSize(r->data, r->n) != r->raw_len)
+		return KT_ECORRUPT;
+	ZSTD_DCtx_reset(dc, ZSTD_reset_session_and_parameters);
+	if (r->codec == KT_CODEC_ZDELTA &&
+	    ZSTD_isError(ZSTD_DCtx_refPrefix(dc, base->p, base->len)))
+		return KT_ECORRUPT;
+	got = ZSTD_decompressDCtx(dc, out->p, (size_t)r->raw_len, r->data, r->n);
+	ZSTD_DCtx_reset(dc, ZSTD_reset_session_and_parameters);
+	if (ZSTD_isError(got) || got != r->raw_len)
+		return KT_ECORRUPT;
+	return 0;
+}
+
+/*
+ * Reconstruct blob h into s->bc (the one-entry cache) and check its hash.
+ * Walks base links back to a keyframe or to the cached version, then
+ * applies the deltas forward.
+ */
+static int reconstruct(kt_store *s, MDB_txn *txn, const unsigned char *h)
+{
+	unsigned char chain[KT_BLOB_KEYFRAME + 1][KT_HASH_LEN];
+	struct brec r;
+	struct kt_buf tmp = { 0 }, *cur = &s->bc, *nxt = &tmp;
+	unsigned char got[KT_HASH_LEN];
+	int n = 0, rc, from_cache = 0;
+
+	if (s->bc_valid && memcmp(s->bc_hash, h, KT_HASH_LEN) == 0)
+		return 0;
+	memcpy(chain[n++], h, KT_HASH_LEN);
+	for (;;) {
+		rc = brec_get(s, txn, chain[n - 1], &r);
+		if (rc)
+			goto fail;
+		if (r.codec != KT_CODEC_ZDELTA)
+			break;
+		if (s->bc_valid && memcmp(s->bc_hash, r.base, KT_HASH_LEN) == 0) {
+			from_cache = 1;
+			break;
+		}
+		if (n > KT_BLOB_KEYFRAME) {
+			rc = KT_ECORRUPT;
+			goto fail;
+		}
+		memcpy(chain[n++], r.base, KT_HASH_LEN);
+	}
+	if (!from_cache) {
+		/* chain[n-1] is a keyframe */
+		rc = brec_decode(&r, NULL, nxt);
+		if (rc)
+			goto fail;
+		n--;
+		struct kt_buf *t = cur;
+		cur = nxt;
+		nxt = t;
+	}
+	/* invariant: cur holds content of chain[n] (or the cache) */
+	s->bc_valid = 0;
+	while (n > 0) {
+		n--;
+		rc = brec_get(s, txn, chain[n], &r);
+		if (rc)
+			goto fail;
+		rc = brec_decode(&r, cur, nxt);
+		if (rc)
+			goto fail;
+		struct kt_buf *t = cur;
+		cur = nxt;
+		nxt = t;
+	}
+	kt_sha256(cur->p, cur->len, got);
+	if (memcmp(got, h, KT_HASH_LEN) != 0) {
+		rc = KT_ECORRUPT;
+		goto fail;
+	}
+	if (cur != &s->bc) {
+		struct kt_buf t = s->bc;
+		s->bc = *cur;
+		*cur = t; /* tmp now owns the old cache buffer */
+	}
+	memcpy(s->bc_hash, h, KT_HASH_LEN);
+	s->bc_valid = 1;
+	free(tmp.p);
+	return 0;
+fail:
+	s->bc_valid = 0; /* s->bc may hold partial content */
+	free(tmp.p);
+	return rc;
+}
+
+int kt_blob_get(kt_store *s, const unsigned char hash[KT_HASH_LEN],
+		void **data, size_t *len)
+{
+	MDB_txn *txn;
+	unsigned char *p;
+	int rc;
+
+	if (!s || !hash || !data || !len)
+		return KT_EINVAL;
+	*data = NULL;
+	*len = 0;
+	rc = kt_rd_begin(s, &txn);
+	if (rc)
+		return rc;
+	rc = reconstruct(s, txn, hash);
+	kt_rd_end(s);
+	if (rc) {
+		char hx[KT_HASH_HEX + 1];
+
+		kt_hex(hash, KT_HASH_LEN, hx);
+		if (rc == KT_ENOTFOUND)
+			return kt_err(s, rc, "no blob %s", hx);
+		return kt_err(s, rc, "blob %s: %s", hx, rc == KT_ECORRUPT ?
+			      "does not decode to its hash" : kt_strerror(rc));
+	}
+	p = malloc(s->bc.len + 1);
+	if (!p)
+		return kt_err(s, KT_ENOMEM, "blob");
+	memcpy(p, s->bc.p, s->bc.len);
+	p[s->bc.len] = 0;
+	*data = p;
+	*len = s->bc.len;
+	return 0;
+}
+
+int kt_blob_exists(kt_store *s, const unsigned char hash[KT_HASH_LEN])
+{
+	MDB_txn *txn;
+	MDB_val k = { KT_HASH_LEN, (void *)hash }, v;
+	int rc;
+
+	if (!s || !hash)
+		return KT_EINVAL;
+	rc = kt_rd_begin(s, &txn);
+	if (rc)
+		return rc;
+	rc = mdb_get(txn, s->dbi[KT_DB_BLOBS], &k, &v);
+	kt_rd_end(s);
+	if (rc == 0)
+		return 1;
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	return kt_mdb_err(s, rc, "blob lookup");
+}
+
+static unsigned wlog_for(size_t n)
+{
+	unsigned w = 10;
+
+	while (w < 27 && ((size_t)1 << w) < n)
+		w++;
+	return w;
+}
+
+static size_t zplain(void *dst, size_t cap, const void *src, size_t n)
+{
+	ZSTD_CCtx *cc = kt_cctx();
+	size_t r;
+
+	if (!cc)
+		return 0;
+	ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 3);
+	r = ZSTD_compress2(cc, dst, cap, src, n);
+	return ZSTD_isError(r) ? 0 : r;
+}
+
+static size_t zdelta(void *dst, size_t cap, const void *src, size_t n,
+		     const void *base, size_t bn)
+{
+	ZSTD_CCtx *cc = kt_cctx();
+	size_t r;
+
+	if (!cc)
+		return 0;
+	ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 3);
+	/* the window must span prefix + source (zstd.h refPrefix) */
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_windowLog, (int)wlog_for(bn + n));
+	if (ZSTD_isError(ZSTD_CCtx_refPrefix(cc, base, bn)))
+		return 0;
+	r = ZSTD_compress2(cc, dst, cap, src, n);
+	ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
+	return ZSTD_isError(r) ? 0 : r;
+}
+
+int kt_blob_put(kt_store *s, const void *data, size_t len,
+		const char *path_hint, unsigned char hash[KT_HASH_LEN])
+{
+	unsigned char h[KT_HASH_LEN], base[KT_HASH_LEN];
+	MDB_val k = { KT_HASH_LEN, h }, v;
+	struct kt_buf out = { 0 };
+	size_t hl = path_hint ? strlen(path_hint) : 0, cap, fr = 0, hdr;
+	int rc, depth = 0, have_base = 0;
+	struct brec r;
+
+	if (!s || (!data && len))
+		return KT_EINVAL;
+	if (!s->wtxn)
+		return kt_err(s, KT_EBUSY, "blob put outside a transaction");
+	if (len > KT_BLOB_MAX)
+		return kt_err(s, KT_ELIMIT, "blob of %zu bytes is over the "
+			      "limit", len);
+	if (hl > KT_PATH_MAX_KEY)
+		hl = KT_PATH_MAX_KEY;
+	kt_sha256(data ? data : "", len, h);
+	if (hash)
+		memcpy(hash, h, KT_HASH_LEN);
+	rc = mdb_get(s->wtxn, s->dbi[KT_DB_BLOBS], &k, &v);
+	if (rc == 0)
+		goto head; /* dedup: content already stored */
+	if (rc != MDB_NOTFOUND)
+		return kt_mdb_err(s, rc, "blob lookup");
+	if (hl) {
+		MDB_val hk = { hl, (void *)path_hint }, hv;
+
+		if (mdb_get(s->wtxn, s->dbi[KT_DB_HEADS], &hk, &hv) == 0 &&
+		    hv.mv_size == KT_HASH_LEN) {
+			memcpy(base, hv.mv_data, KT_HASH_LEN);
+			have_base = brec_get(s, s->wtxn, base, &r) == 0 &&
+				    r.depth + 1 < KT_BLOB_KEYFRAME &&
+				    r.raw_len + len <= DELTA_MAX && len >= 64;
+			if (have_base) {
+				depth = r.depth + 1;
+				/* a corrupt base just means a keyframe */
+				have_base = reconstruct(s, s->wtxn, base) == 0;
+			}
+		}
+	}
+	cap = BLOB_HDR + KT_HASH_LEN + ZSTD_compressBound(len);
+	if (kt_buf_reserve(&out, cap)) {
+		rc = kt_err(s, KT_ENOMEM, "blob buffer");
+		goto out;
+	}
+	hdr = BLOB_HDR + KT_HASH_LEN;
+	if (have_base) {
+		fr = zdelta(out.p + hdr, cap - hdr, data, len, s->bc.p,
+			    s->bc.len);
+		/* a small delta is kept without trying the plain frame; a
+		 * big one must beat half the plain frame */
+		if (fr && fr > len / 16 + 64) {
+			struct kt_buf pl = { 0 };
+			size_t pf;
+
+			if (kt_buf_reserve(&pl, ZSTD_compressBound(len))) {
+				rc = kt_err(s, KT_ENOMEM, "blob buffer");
+				goto out;
+			}
+			pf = zplain(pl.p, pl.cap, data, len);
+			free(pl.p);
+			if (pf && fr > pf / 2)
+				fr = 0;
+		}
+	}
+	if (fr) {
+		out.p[0] = KT_CODEC_ZDELTA;
+		out.p[1] = (unsigned char)depth;
+		memcpy(out.p + BLOB_HDR, base, KT_HASH_LEN);
+	} else {
+		hdr = BLOB_HDR;
+		fr = len ? zplain(out.p + hdr, cap - hdr, data, len) : 0;
+		out.p[0] = KT_CODEC_ZSTD;
+		if (!fr || fr >= len) {
+			out.p[0] = KT_CODEC_RAW;
+			if (len)
+				memcpy(out.p + hdr, data, len);
+			fr = len;
+		}
+		out.p[1] = 0;
+	}
+	kt_be64(out.p + 2, len);
+	rc = kt_put(s, KT_DB_BLOBS, h, KT_HASH_LEN, out.p, hdr + fr,
+		    MDB_NOOVERWRITE);
+	if (rc == KT_EEXIST)
+		rc = 0;
+	if (rc)
+		goto out;
+	/* the next version of this path will delta against this one */
+	if (kt_buf_reserve(&s->bc, len + 1) == 0) {
+		if (len)
+			memcpy(s->bc.p, data, len);
+		s->bc.len = len;
+		memcpy(s->bc_hash, h, KT_HASH_LEN);
+		s->bc_valid = 1;
+	} else {
+		s->bc_valid = 0;
+	}
+head:
+	if (hl)
+		rc = kt_put(s, KT_DB_HEADS, path_hint, hl, h, KT_HASH_LEN, 0);
+out:
+	free(out.p);
+	return rc;
+}
+
+int kt_blob_verify(kt_store *s, const unsigned char *only, size_t n,
+		   unsigned char bad[KT_HASH_LEN])
+{
+	MDB_txn *txn;
+	MDB_cursor *c = NULL;
+	MDB_val k, v;
+	int rc;
+
+	rc = kt_rd_begin(s, &txn);
+	if (rc)
+		return rc;
+	if (only) {
+		for (size_t i = 0; i < n; i++) {
+			MDB_val ok = { KT_HASH_LEN, (void *)(only + i *
+							     KT_HASH_LEN) };
+
+			/* a hex string that names no blob is just text */
+			if (mdb_get(txn, s->dbi[KT_DB_BLOBS], &ok, &v) != 0)
+				continue;
+			s->bc_valid = 0;
+			rc = reconstruct(s, txn, only + i * KT_HASH_LEN);
+			if (rc) {
+				rc = KT_ECORRUPT;
+				memcpy(bad, only + i * KT_HASH_LEN, KT_HASH_LEN);
+				goto out;
+			}
+		}
+		rc = 0;
+		goto out;
+	}
+	rc = mdb_cursor_open(txn, s->dbi[KT_DB_BLOBS], &c);
+	if (rc) {
+		rc = kt_mdb_err(s, rc, "cursor");
+		goto out;
+	}
+	for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+		unsigned char h[KT_HASH_LEN];
+
+		if (k.mv_size != KT_HASH_LEN) {
+			memset(bad, 0, KT_HASH_LEN);
+			rc = KT_ECORRUPT;
+			goto out;
+		}
+		memcpy(h, k.mv_data, KT_HASH_LEN);
+		s->bc_valid = 0; /* check the stored bytes, not the cache */
+		rc = reconstruct(s, txn, h);
+		if (rc) {
+			memcpy(bad, h, KT_HASH_LEN);
+			if (rc == KT_ENOTFOUND) /* a missing delta base */
+				rc = KT_ECORRUPT;
+			goto out;
+		}
+	}
+	rc = rc == MDB_NOTFOUND ? 0 : kt_mdb_err(s, rc, "cursor");
+out:
+	if (c)
+		mdb_cursor_close(c);
+	kt_rd_end(s);
+	return rc;
+}
+
+int kt_blob_stats(kt_store *s, MDB_txn *txn, kt_store_stats *st)
+{
+	MDB_cursor *c;
+	MDB_val k, v;
+	int rc;
+
+	rc = mdb_cursor_open(txn, s->dbi[KT_DB_BLOBS], &c);
+	if (rc)
+		return kt_mdb_err(s, rc, "cursor");
+	for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+		st->blobs++;
+		if (v.mv_size >= BLOB_HDR)
+			st->blob_raw_bytes += kt_rd64((unsigned char *)v.mv_data
+						      + 2);
+		st->blob_stored_bytes += v.mv_size;
+	}
+	mdb_cursor_close(c);
+	return rc == MDB_NOTFOUND ? 0 : kt_mdb_err(s, rc, "cursor");
+}

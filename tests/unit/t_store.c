@@ -1,0 +1,858 @@
+/*
+ * t_store.c - the store core: runs, append/read/iterate, seq rules, chain and
+ * verify, reopen, format versions, map growth, identical hashes across
+ * stores, concurrent readers.
+ */
+#include "testutil.h"
+#include <lmdb.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <cjson/cJSON.h>
+#include "../../store/store.h"
+
+struct fx {
+	char *dir;
+	char path[4200];
+	kt_store *s;
+	char run[KT_RUN_ID_HEX + 1];
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->dir = tu_tmpdir();
+	assert_non_null(f->dir);
+	snprintf(f->path, sizeof(f->path), "%s/s.ktraj", f->dir);
+	assert_int_equal(kt_store_open(f->path, KT_OPEN_CREATE, &f->s), 0);
+	kt_run_id_from_identity("test:one", f->run);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	kt_store_close(f->s);
+	tu_rmrf(f->dir);
+	free(f->dir);
+	free(f);
+	return 0;
+}
+
+static void mkev(kt_event *ev, uint64_t seq, int kind, const char *payload)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->seq = seq;
+	ev->parent = seq > 1 ? seq - 1 : 0;
+	ev->ts_ns = 1700000000000000000LL + (int64_t)seq * 1000;
+	ev->kind = kind;
+	ev->actor = seq % 2 ? "agent" : "human";
+	ev->payload = payload;
+}
+
+/* n message events with distinct text */
+static void fill(kt_store *s, const char *run, uint64_t from, uint64_t n)
+{
+	char buf[512];
+	kt_event ev;
+
+	assert_int_equal(kt_store_begin(s), 0);
+	for (uint64_t i = from; i < from + n; i++) {
+		snprintf(buf, sizeof(buf),
+			 "{\"role\": \"assistant\", \"human\": false, "
+			 "\"text\": \"step %llu: the kernel uses %llu "
+			 "threads per block and shared memory tiling\"}",
+			 (unsigned long long)i, (unsigned long long)(i * 7 % 1024));
+		mkev(&ev, i, i % 3 ? KT_KIND_MESSAGE : KT_KIND_NOTE, buf);
+		assert_int_equal(kt_event_append(s, run, &ev), 0);
+	}
+	assert_int_equal(kt_store_commit(s), 0);
+}
+
+static void test_helpers(void **state)
+{
+	unsigned char b[4];
+	char hx[9], id[KT_RUN_ID_HEX + 1];
+
+	(void)state;
+	assert_string_equal(kt_kind_name(KT_KIND_TOOL_RESULT), "tool_result");
+	assert_null(kt_kind_name(0));
+	assert_null(kt_kind_name(KT_KIND_MAX_ + 1));
+	assert_int_equal(kt_kind_from_name("bench"), KT_KIND_BENCH);
+	assert_int_equal(kt_kind_from_name("bogus"), 0);
+	assert_int_equal(kt_unhex("00ff10Ab", b, 4), 0);
+	assert_int_equal(b[1], 0xff);
+	assert_int_equal(b[3], 0xab);
+	kt_hex(b, 4, hx);
+	assert_string_equal(hx, "00ff10ab");
+	assert_int_equal(kt_unhex("00ff10a", b, 4), KT_EINVAL);
+	assert_int_equal(kt_unhex("00ff10abc", b, 4), KT_EINVAL);
+	assert_int_equal(kt_unhex("zzff10ab", b, 4), KT_EINVAL);
+	/* SHA-256("claude_code:x") prefix, checked with sha256sum */
+	kt_run_id_from_identity("abc", id);
+	assert_string_equal(id, "ba7816bf8f01cfea414140de5dae2223");
+	assert_string_equal(kt_strerror(KT_EVERSION),
+			    "store written by a newer ktraj format");
+	setenv("KTRAJ_STORE", "/x/y", 1);
+	assert_string_equal(kt_store_default_path(NULL), "/x/y");
+	assert_string_equal(kt_store_default_path("a"), "a");
+	unsetenv("KTRAJ_STORE");
+	assert_string_equal(kt_store_default_path(NULL), KT_DEFAULT_STORE);
+}
+
+static void test_open_absent(void **state)
+{
+	struct fx *f = *state;
+	char p[4300];
+	kt_store *s = (kt_store *)1;
+
+	snprintf(p, sizeof(p), "%s/none.ktraj", f->dir);
+	assert_int_equal(kt_store_open(p, 0, &s), KT_ENOTFOUND);
+	assert_null(s);
+	assert_int_equal(kt_store_open(p, KT_OPEN_RDONLY, &s), KT_ENOTFOUND);
+	/* a file that is not LMDB */
+	{
+		FILE *fp = fopen(p, "w");
+
+		assert_non_null(fp);
+		fputs("this is not a store, just some text that is long enough "
+		      "to look like something", fp);
+		fclose(fp);
+	}
+	assert_int_not_equal(kt_store_open(p, 0, &s), 0);
+}
+
+static void test_runs(void **state)
+{
+	struct fx *f = *state;
+	kt_run_info ri;
+	char out[KT_RUN_ID_HEX + 1], other[KT_RUN_ID_HEX + 1];
+
+	assert_int_equal(kt_run_create(f->s, f->run, "one", "test", NULL),
+			 KT_EBUSY);
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_store_begin(f->s), KT_EBUSY);
+	assert_int_equal(kt_run_create(f->s, f->run, "alpha", "test",
+				       "{ \"cwd\" : \"/w\" }"), 0);
+	assert_int_equal(kt_run_create(f->s, f->run, "x", "y", NULL),
+			 KT_EEXIST);
+	assert_int_equal(kt_run_create(f->s, "nothex", "x", "y", NULL),
+			 KT_EINVAL);
+	kt_run_id_from_identity("test:two", other);
+	assert_int_equal(kt_run_create(f->s, other, "beta", "test", "[1]"),
+			 KT_EINVAL);
+	assert_int_equal(kt_run_create(f->s, other, "beta", "test", NULL), 0);
+	/* visible inside the transaction */
+	assert_int_equal(kt_run_get(f->s, f->run, &ri), 0);
+	assert_string_equal(ri.name, "alpha");
+	assert_int_equal(kt_store_commit(f->s), 0);
+
+	assert_int_equal(kt_run_get(f->s, f->run, &ri), 0);
+	assert_string_equal(ri.id, f->run);
+	assert_string_equal(ri.name, "alpha");
+	assert_string_equal(ri.format, "test");
+	assert_string_equal(ri.meta_json, "{\"cwd\":\"/w\"}");
+	assert_int_equal(ri.n_events, 0);
+	assert_true(ri.created_ns > 0);
+
+	assert_int_equal(kt_run_resolve(f->s, f->run, out), 0);
+	assert_string_equal(out, f->run);
+	assert_int_equal(kt_run_resolve(f->s, "beta", out), 0);
+	assert_string_equal(out, other);
+	{
+		char pre[8];
+
+		memcpy(pre, f->run, 5);
+		pre[5] = 0;
+		assert_int_equal(kt_run_resolve(f->s, pre, out), 0);
+		assert_string_equal(out, f->run);
+	}
+	assert_int_equal(kt_run_resolve(f->s, "gamma", out), KT_ENOTFOUND);
+	assert_int_equal(kt_run_resolve(f->s, "abc", out), KT_ENOTFOUND);
+	{
+		kt_run_info r2;
+		char bad[KT_RUN_ID_HEX + 1];
+
+		kt_run_id_from_identity("test:none", bad);
+		assert_int_equal(kt_run_get(f->s, bad, &r2), KT_ENOTFOUND);
+	}
+}
+
+static void test_resolve_ambiguous(void **state)
+{
+	struct fx *f = *state;
+	char ids[64][KT_RUN_ID_HEX + 1], out[KT_RUN_ID_HEX + 1];
+	int a = -1, b = -1;
+
+	assert_int_equal(kt_store_begin(f->s), 0);
+	for (int i = 0; i < 64; i++) {
+		char idn[32];
+
+		snprintf(idn, sizeof(idn), "amb:%d", i);
+		kt_run_id_from_identity(idn, ids[i]);
+		assert_int_equal(kt_run_create(f->s, ids[i], i < 2 ? "same" :
+					       idn, "t", NULL), 0);
+	}
+	assert_int_equal(kt_store_commit(f->s), 0);
+	assert_int_equal(kt_run_resolve(f->s, "same", out), KT_EAMBIG);
+	/* two ids sharing a first hex digit: 64 ids over 16 digits must */
+	for (int i = 0; i < 64 && a < 0; i++)
+		for (int j = i + 1; j < 64; j++)
+			if (ids[i][0] == ids[j][0]) {
+				a = i;
+				b = j;
+				break;
+			}
+	assert_true(a >= 0);
+	{
+		char pre[KT_RUN_ID_HEX + 1];
+		size_t n = 0;
+
+		while (ids[a][n] == ids[b][n])
+			n++;
+		if (n >= 4) {
+			memcpy(pre, ids[a], n);
+			pre[n] = 0;
+			assert_int_equal(kt_run_resolve(f->s, pre, out),
+					 KT_EAMBIG);
+		}
+		memcpy(pre, ids[a], n + 4 > 32 ? 32 : n + 4);
+		pre[n + 4 > 32 ? 32 : n + 4] = 0;
+		assert_int_equal(kt_run_resolve(f->s, pre, out), 0);
+		assert_string_equal(out, ids[a]);
+	}
+}
+
+static void test_append_read(void **state)
+{
+	struct fx *f = *state;
+	kt_event ev, got;
+	kt_run_info ri;
+	unsigned char h1[KT_HASH_LEN], c1[KT_HASH_LEN];
+
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, f->run, "r", "test", NULL), 0);
+	mkev(&ev, 1, KT_KIND_MESSAGE,
+	     "{ \"role\": \"user\", \"human\": true, \"text\": \"h\\u00e9llo\" }");
+	ev.prov_json = "{\"src\": \"ab\", \"line\": 3}";
+	assert_int_equal(kt_event_append(f->s, f->run, &ev), 0);
+	memcpy(h1, ev.hash, KT_HASH_LEN);
+	memcpy(c1, ev.chain, KT_HASH_LEN);
+	/* seq rules */
+	mkev(&ev, 1, KT_KIND_NOTE, "{\"text\":\"again\"}");
+	assert_int_equal(kt_event_append(f->s, f->run, &ev), KT_EEXIST);
+	mkev(&ev, 3, KT_KIND_NOTE, "{\"text\":\"gap\"}");
+	assert_int_equal(kt_event_append(f->s, f->run, &ev), KT_EINVAL);
+	mkev(&ev, 2, KT_KIND_NOTE, "{\"text\":");
+	assert_int_equal(kt_event_append(f->s, f->run, &ev), KT_EINVAL);
+	mkev(&ev, 2, KT_KIND_NOTE, "[1,2]");
+	assert_int_equal(kt_event_append(f->s, f->run, &ev), KT_EINVAL);
+	mkev(&ev, 2, 99, "{}");
+	assert_int_equal(kt_event_append(f->s, f->run, &ev), KT_EINVAL);
+	mkev(&ev, 2, KT_KIND_TOOL_CALL,
+	     "{\"tool\":\"Bash\",\"call_id\":\"c1\",\"args\":{\"command\":\"ls\"}}");
+	ev.ts_ns = KT_TS_UNKNOWN;
+	ev.parent = 0;
+	assert_int_equal(kt_event_append(f->s, f->run, &ev), 0);
+	/* read inside the transaction */
+	assert_int_equal(kt_event_get(f->s, f->run, 2, &got), 0);
+	assert_int_equal(got.kind, KT_KIND_TOOL_CALL);
+	assert_int_equal(kt_store_commit(f->s), 0);
+
+	assert_int_equal(kt_event_get(f->s, f->run, 1, &got), 0);
+	assert_int_equal(got.seq, 1);
+	assert_int_equal(got.kind, KT_KIND_MESSAGE);
+	assert_int_equal(got.parent, 0);
+	assert_true(got.ts_ns == 1700000000000000000LL + 1000);
+	assert_string_equal(got.actor, "agent");
+	assert_string_equal(got.payload,
+		"{\"role\":\"user\",\"human\":true,\"text\":\"h\xc3\xa9llo\"}");
+	assert_int_equal(got.payload_len, strlen(got.payload));
+	assert_string_equal(got.prov_json, "{\"src\":\"ab\",\"line\":3}");
+	assert_memory_equal(got.hash, h1, KT_HASH_LEN);
+	assert_memory_equal(got.chain, c1, KT_HASH_LEN);
+	assert_int_equal(kt_event_get(f->s, f->run, 2, &got), 0);
+	assert_true(got.ts_ns == KT_TS_UNKNOWN);
+	assert_null(got.prov_json);
+	assert_string_equal(got.actor, "human");
+	assert_int_equal(kt_event_get(f->s, f->run, 3, &got), KT_ENOTFOUND);
+	assert_int_equal(kt_run_get(f->s, f->run, &ri), 0);
+	assert_int_equal(ri.n_events, 2);
+	assert_memory_equal(ri.head, got.chain, KT_HASH_LEN);
+
+	/* the hash is SHA-256 of the canonical bytes */
+	{
+		unsigned char *cb, h[KT_HASH_LEN];
+		size_t n;
+
+		assert_int_equal(kt_event_canonical(&got, &cb, &n), 0);
+		kt_sha256(cb, n, h);
+		assert_memory_equal(h, got.hash, KT_HASH_LEN);
+		assert_int_equal(cb[0], 1);
+		assert_int_equal(cb[1], KT_KIND_TOOL_CALL);
+		free(cb);
+	}
+	/* append needs a transaction and an existing run */
+	mkev(&ev, 3, KT_KIND_NOTE, "{}");
+	assert_int_equal(kt_event_append(f->s, f->run, &ev), KT_EBUSY);
+	{
+		char none[KT_RUN_ID_HEX + 1];
+
+		kt_run_id_from_identity("test:absent", none);
+		assert_int_equal(kt_store_begin(f->s), 0);
+		mkev(&ev, 1, KT_KIND_NOTE, "{}");
+		assert_int_equal(kt_event_append(f->s, none, &ev),
+				 KT_ENOTFOUND);
+		kt_store_abort(f->s);
+	}
+}
+
+struct iter { uint64_t n, last, sum; int kind_seen[KT_KIND_MAX_ + 1]; };
+
+static int count_cb(const kt_event *ev, void *arg)
+{
+	struct iter *it = arg;
+
+	it->n++;
+	assert_true(ev->seq > it->last);
+	it->last = ev->seq;
+	it->sum += ev->seq;
+	it->kind_seen[ev->kind]++;
+	assert_non_null(strstr(ev->payload, "kernel"));
+	return 0;
+}
+
+static int stop_cb(const kt_event *ev, void *arg)
+{
+	(void)arg;
+	return ev->seq == 5 ? 42 : 0;
+}
+
+static void test_iterate(void **state)
+{
+	struct fx *f = *state;
+	struct iter it;
+
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, f->run, "r", "test", NULL), 0);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	fill(f->s, f->run, 1, 300);
+	memset(&it, 0, sizeof(it));
+	assert_int_equal(kt_event_foreach(f->s, f->run, 0, 0, 0, count_cb,
+					  &it), 0);
+	assert_int_equal(it.n, 300);
+	assert_int_equal(it.sum, 300 * 301 / 2);
+	memset(&it, 0, sizeof(it));
+	assert_int_equal(kt_event_foreach(f->s, f->run, 10, 20, 0, count_cb,
+					  &it), 0);
+	assert_int_equal(it.n, 11);
+	memset(&it, 0, sizeof(it));
+	assert_int_equal(kt_event_foreach(f->s, f->run, 0, 0, KT_KIND_NOTE,
+					  count_cb, &it), 0);
+	assert_int_equal(it.n, 100);
+	assert_int_equal(it.kind_seen[KT_KIND_MESSAGE], 0);
+	assert_int_equal(kt_event_foreach(f->s, f->run, 0, 0, 0, stop_cb, NULL),
+			 42);
+
+	/* inside a write transaction the iteration sees uncommitted events */
+	assert_int_equal(kt_store_begin(f->s), 0);
+	{
+		kt_event ev;
+
+		mkev(&ev, 301, KT_KIND_NOTE, "{\"text\":\"kernel 301\"}");
+		assert_int_equal(kt_event_append(f->s, f->run, &ev), 0);
+	}
+	memset(&it, 0, sizeof(it));
+	assert_int_equal(kt_event_foreach(f->s, f->run, 295, 0, 0, count_cb,
+					  &it), 0);
+	assert_int_equal(it.n, 7);
+	kt_store_abort(f->s);
+	memset(&it, 0, sizeof(it));
+	assert_int_equal(kt_event_foreach(f->s, f->run, 295, 0, 0, count_cb,
+					  &it), 0);
+	assert_int_equal(it.n, 6);
+}
+
+/* Flip one byte of the stored value of (db, key) through the LMDB API. */
+static void flip_value(const char *path, const char *db, const void *key,
+		       size_t kl, size_t off)
+{
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	MDB_val k = { kl, (void *)key }, v, nv;
+	unsigned char *copy;
+
+	assert_int_equal(mdb_env_create(&env), 0);
+	mdb_env_set_maxdbs(env, 16);
+	mdb_env_set_mapsize(env, 1ull << 30);
+	assert_int_equal(mdb_env_open(env, path, MDB_NOSUBDIR, 0644), 0);
+	assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	assert_int_equal(mdb_dbi_open(txn, db, 0, &dbi), 0);
+	assert_int_equal(mdb_get(txn, dbi, &k, &v), 0);
+	assert_true(off < v.mv_size);
+	copy = malloc(v.mv_size);
+	memcpy(copy, v.mv_data, v.mv_size);
+	copy[off] ^= 0x20;
+	nv.mv_size = v.mv_size;
+	nv.mv_data = copy;
+	assert_int_equal(mdb_put(txn, dbi, &k, &nv, 0), 0);
+	assert_int_equal(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+	free(copy);
+}
+
+static void evkey(const char *run, uint64_t seq, unsigned char k[24])
+{
+	assert_int_equal(kt_unhex(run, k, 16), 0);
+	for (int i = 0; i < 8; i++)
+		k[16 + i] = (unsigned char)(seq >> (56 - 8 * i));
+}
+
+static void test_verify(void **state)
+{
+	struct fx *f = *state;
+	const char *bad_run = NULL;
+	uint64_t bad_seq = 77;
+	unsigned char k[24];
+
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, f->run, "r", "test", NULL), 0);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	fill(f->s, f->run, 1, 50);
+	assert_int_equal(kt_store_verify(f->s, NULL, &bad_run, &bad_seq), 0);
+	assert_null(bad_run);
+	assert_int_equal(kt_store_verify(f->s, f->run, &bad_run, &bad_seq), 0);
+	kt_store_close(f->s);
+	f->s = NULL;
+
+	/* a flipped byte in the (compressed) body of event 20 */
+	evkey(f->run, 20, k);
+	flip_value(f->path, "events", k, sizeof(k), 100);
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+	assert_int_equal(kt_store_verify(f->s, NULL, &bad_run, &bad_seq),
+			 KT_ECORRUPT);
+	assert_non_null(bad_run);
+	assert_string_equal(bad_run, f->run);
+	assert_int_equal(bad_seq, 20);
+	assert_non_null(strstr(kt_store_errmsg(f->s), "20"));
+	assert_int_equal(kt_store_verify(f->s, f->run, &bad_run, &bad_seq),
+			 KT_ECORRUPT);
+	assert_int_equal(bad_seq, 20);
+	kt_store_close(f->s);
+	f->s = NULL;
+	flip_value(f->path, "events", k, sizeof(k), 100); /* restore */
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+	assert_int_equal(kt_store_verify(f->s, NULL, &bad_run, &bad_seq), 0);
+	kt_store_close(f->s);
+	f->s = NULL;
+
+	/* flipped header fields: ts of event 7, stored chain of event 30 */
+	evkey(f->run, 7, k);
+	flip_value(f->path, "events", k, sizeof(k), 19);
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+	assert_int_equal(kt_store_verify(f->s, NULL, &bad_run, &bad_seq),
+			 KT_ECORRUPT);
+	assert_int_equal(bad_seq, 7);
+	kt_store_close(f->s);
+	f->s = NULL;
+	flip_value(f->path, "events", k, sizeof(k), 19);
+	evkey(f->run, 30, k);
+	flip_value(f->path, "events", k, sizeof(k), 60);
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+	assert_int_equal(kt_store_verify(f->s, NULL, &bad_run, &bad_seq),
+			 KT_ECORRUPT);
+	assert_int_equal(bad_seq, 30);
+}
+
+static void test_reopen_and_version(void **state)
+{
+	struct fx *f = *state;
+	kt_run_info ri;
+	kt_event ev;
+
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, f->run, "r", "test", NULL), 0);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	fill(f->s, f->run, 1, 10);
+	/* an aborted transaction leaves nothing */
+	assert_int_equal(kt_store_begin(f->s), 0);
+	mkev(&ev, 11, KT_KIND_NOTE, "{\"text\":\"lost\"}");
+	assert_int_equal(kt_event_append(f->s, f->run, &ev), 0);
+	kt_store_abort(f->s);
+	kt_store_close(f->s);
+	f->s = NULL;
+	assert_int_equal(kt_store_open(f->path, KT_OPEN_RDONLY, &f->s), 0);
+	assert_int_equal(kt_run_get(f->s, f->run, &ri), 0);
+	assert_int_equal(ri.n_events, 10);
+	assert_int_equal(kt_store_begin(f->s), KT_ERDONLY);
+	kt_store_close(f->s);
+	f->s = NULL;
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+	fill(f->s, f->run, 11, 5);
+	assert_int_equal(kt_run_get(f->s, f->run, &ri), 0);
+	assert_int_equal(ri.n_events, 15);
+	assert_int_equal(kt_store_verify(f->s, NULL, NULL, NULL), 0);
+	kt_store_close(f->s);
+	f->s = NULL;
+
+	/* a store of format 99 is refused */
+	{
+		MDB_env *env;
+		MDB_txn *txn;
+		MDB_dbi dbi;
+		unsigned char ver[4] = { 0, 0, 0, 99 };
+		MDB_val k = { 6, "format" }, v = { 4, ver };
+
+		assert_int_equal(mdb_env_create(&env), 0);
+		mdb_env_set_maxdbs(env, 16);
+		assert_int_equal(mdb_env_open(env, f->path, MDB_NOSUBDIR,
+					      0644), 0);
+		assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
+		assert_int_equal(mdb_dbi_open(txn, "meta", 0, &dbi), 0);
+		assert_int_equal(mdb_put(txn, dbi, &k, &v, 0), 0);
+		assert_int_equal(mdb_txn_commit(txn), 0);
+		mdb_env_close(env);
+	}
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), KT_EVERSION);
+	assert_null(f->s);
+	assert_int_equal(kt_store_open(f->path, KT_OPEN_RDONLY, &f->s),
+			 KT_EVERSION);
+}
+
+static void test_map_growth(void **state)
+{
+	struct fx *f = *state;
+	kt_run_info ri;
+	unsigned char *big = malloc(1 << 20);
+	unsigned char h[40][KT_HASH_LEN];
+	uint64_t x = 88172645463325252ull;
+	struct stat st;
+
+	assert_non_null(big);
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, f->run, "r", "test", NULL), 0);
+	/* 100 MiB of incompressible blobs in one transaction: more than the
+	 * 64 MiB initial map, so the transaction is grown and replayed */
+	for (int b = 0; b < 100; b++) {
+		for (size_t i = 0; i < (1 << 20); i++) {
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			big[i] = (unsigned char)x;
+		}
+		assert_int_equal(kt_blob_put(f->s, big, 1 << 20, NULL,
+					     h[b % 40]), 0);
+		if (b % 10 == 0) {
+			kt_event ev;
+			char hx[KT_HASH_HEX + 1], pl[200];
+
+			kt_hex(h[b % 40], KT_HASH_LEN, hx);
+			snprintf(pl, sizeof(pl), "{\"text\":\"%s\"}", hx);
+			mkev(&ev, (uint64_t)b / 10 + 1, KT_KIND_NOTE, pl);
+			assert_int_equal(kt_event_append(f->s, f->run, &ev), 0);
+		}
+	}
+	assert_int_equal(kt_store_commit(f->s), 0);
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_true(st.st_size > (64 << 20));
+	assert_int_equal(kt_run_get(f->s, f->run, &ri), 0);
+	assert_int_equal(ri.n_events, 10);
+	assert_int_equal(kt_store_verify(f->s, NULL, NULL, NULL), 0);
+	kt_store_close(f->s);
+	f->s = NULL;
+	/* the last blob reads back after reopening */
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+	{
+		void *d;
+		size_t n;
+
+		assert_int_equal(kt_blob_get(f->s, h[99 % 40], &d, &n), 0);
+		assert_int_equal(n, 1 << 20);
+		assert_memory_equal(d, big, n);
+		free(d);
+	}
+	/* and the store keeps growing across transactions */
+	fill(f->s, f->run, 11, 10);
+	free(big);
+}
+
+/* Identical events give identical hashes in two different stores and under
+ * two different run ids: the chain does not depend on the run. */
+static void test_same_hashes(void **state)
+{
+	struct fx *f = *state;
+	char p2[4300], other[KT_RUN_ID_HEX + 1];
+	kt_store *s2;
+	kt_event a, b;
+
+	snprintf(p2, sizeof(p2), "%s/two.ktraj", f->dir);
+	assert_int_equal(kt_store_open(p2, KT_OPEN_CREATE | KT_OPEN_BULK, &s2),
+			 0);
+	kt_run_id_from_identity("test:other", other);
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, f->run, "r", "test", NULL), 0);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	assert_int_equal(kt_store_begin(s2), 0);
+	assert_int_equal(kt_run_create(s2, other, "copy", "append", NULL), 0);
+	assert_int_equal(kt_store_commit(s2), 0);
+	fill(f->s, f->run, 1, 40);
+	fill(s2, other, 1, 40);
+	for (uint64_t i = 1; i <= 40; i++) {
+		assert_int_equal(kt_event_get(f->s, f->run, i, &a), 0);
+		unsigned char ha[KT_HASH_LEN], ca[KT_HASH_LEN];
+		memcpy(ha, a.hash, KT_HASH_LEN);
+		memcpy(ca, a.chain, KT_HASH_LEN);
+		assert_int_equal(kt_event_get(s2, other, i, &b), 0);
+		assert_memory_equal(ha, b.hash, KT_HASH_LEN);
+		assert_memory_equal(ca, b.chain, KT_HASH_LEN);
+	}
+	/* re-appending a read event (already canonical) gives the same hash */
+	{
+		char p3[4300];
+		kt_store *s3;
+		kt_event c;
+		char *pl;
+
+		snprintf(p3, sizeof(p3), "%s/three.ktraj", f->dir);
+		assert_int_equal(kt_store_open(p3, KT_OPEN_CREATE, &s3), 0);
+		assert_int_equal(kt_store_begin(s3), 0);
+		assert_int_equal(kt_run_create(s3, other, "c", "t", NULL), 0);
+		assert_int_equal(kt_event_get(f->s, f->run, 1, &a), 0);
+		pl = strdup(a.payload);
+		c = a;
+		c.payload = pl;
+		c.flags = KT_EV_CANONICAL;
+		assert_int_equal(kt_event_append(s3, other, &c), 0);
+		assert_memory_equal(c.hash, a.hash, KT_HASH_LEN);
+		assert_memory_equal(c.chain, a.chain, KT_HASH_LEN);
+		assert_int_equal(kt_store_commit(s3), 0);
+		free(pl);
+		kt_store_close(s3);
+	}
+	assert_int_equal(kt_store_close(s2), 0);
+}
+
+static void test_chain_definition(void **state)
+{
+	struct fx *f = *state;
+	kt_event ev;
+	unsigned char in[73], h[KT_HASH_LEN], h0[KT_HASH_LEN];
+
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, f->run, "r", "test", NULL), 0);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	fill(f->s, f->run, 1, 2);
+	kt_sha256("ktraj/1 chain", 13, h0);
+	assert_int_equal(kt_event_get(f->s, f->run, 1, &ev), 0);
+	in[0] = 0;
+	memcpy(in + 1, h0, 32);
+	memset(in + 33, 0, 8);
+	in[40] = 1;
+	memcpy(in + 41, ev.hash, 32);
+	kt_sha256(in, 73, h);
+	assert_memory_equal(h, ev.chain, 32);
+}
+
+static int slow_cb(const kt_event *ev, void *arg)
+{
+	uint64_t *n = arg;
+
+	(void)ev;
+	(*n)++;
+	return 0;
+}
+
+/* A reader process iterates while the parent appends and commits. */
+static void test_concurrent_readers(void **state)
+{
+	struct fx *f = *state;
+	pid_t pid;
+	int status, pfd[2];
+
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, f->run, "r", "test", NULL), 0);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	fill(f->s, f->run, 1, 200);
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* a fresh handle: LMDB envs must not cross fork() */
+		kt_store *r;
+		uint64_t prev = 0;
+		char c;
+		int bad = 0;
+
+		close(pfd[1]);
+		if (kt_store_open(f->path, KT_OPEN_RDONLY, &r) != 0)
+			_exit(2);
+		if (read(pfd[0], &c, 1) != 1)
+			_exit(3);
+		for (int round = 0; round < 200; round++) {
+			uint64_t n = 0;
+			kt_run_info ri;
+
+			if (kt_event_foreach(r, f->run, 0, 0, 0, slow_cb, &n))
+				bad = 1;
+			/* every snapshot is a whole number of commits */
+			if (n < prev || n < 200 || (n - 200) % 10 != 0)
+				bad = 1;
+			prev = n;
+			if (kt_run_get(r, f->run, &ri) || ri.n_events < n)
+				bad = 1;
+		}
+		if (kt_store_verify(r, NULL, NULL, NULL))
+			bad = 1;
+		kt_store_close(r);
+		_exit(bad ? 1 : 0);
+	}
+	close(pfd[0]);
+	assert_int_equal(write(pfd[1], "g", 1), 1);
+	for (int i = 0; i < 50; i++)
+		fill(f->s, f->run, 201 + (uint64_t)i * 10, 10);
+	close(pfd[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(kt_store_verify(f->s, NULL, NULL, NULL), 0);
+}
+
+struct pathlist { int n; char names[8][64]; };
+
+static int path_cb(const char *path, void *arg)
+{
+	struct pathlist *pl = arg;
+
+	if (pl->n < 8)
+		snprintf(pl->names[pl->n], 64, "%s", path);
+	pl->n++;
+	return 0;
+}
+
+static void test_paths(void **state)
+{
+	struct fx *f = *state;
+	unsigned char h1[KT_HASH_LEN], h2[KT_HASH_LEN], h3[KT_HASH_LEN], got[32];
+	char x1[65], x2[65], x3[65], pl[512];
+	kt_event ev;
+	int del;
+	struct pathlist lst;
+
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, f->run, "r", "test", NULL), 0);
+	assert_int_equal(kt_blob_put(f->s, "v1 of a", 7, "a.cu", h1), 0);
+	assert_int_equal(kt_blob_put(f->s, "v2 of a", 7, "a.cu", h2), 0);
+	assert_int_equal(kt_blob_put(f->s, "b file", 6, "a/b.c", h3), 0);
+	kt_hex(h1, 32, x1);
+	kt_hex(h2, 32, x2);
+	kt_hex(h3, 32, x3);
+	mkev(&ev, 1, KT_KIND_TOOL_CALL, "{\"tool\":\"Write\",\"call_id\":\"1\"}");
+	assert_int_equal(kt_event_append(f->s, f->run, &ev), 0);
+	snprintf(pl, sizeof(pl), "{\"path\":\"a.cu\",\"op\":\"create\","
+		 "\"before\":null,\"after\":\"%s\",\"tool\":\"Write\"}", x1);
+	mkev(&ev, 2, KT_KIND_EDIT, pl);
+	assert_int_equal(kt_event_append(f->s, f->run, &ev), 0);
+	snprintf(pl, sizeof(pl), "{\"call_id\":\"1\",\"ok\":true,\"output\":\"\","
+		 "\"observed\":[{\"path\":\"a/b.c\",\"blob\":\"%s\"}]}", x3);
+	mkev(&ev, 3, KT_KIND_TOOL_RESULT, pl);
+	assert_int_equal(kt_event_append(f->s, f->run, &ev), 0);
+	snprintf(pl, sizeof(pl), "{\"path\":\"a.cu\",\"op\":\"modify\","
+		 "\"before\":\"%s\",\"after\":\"%s\",\"tool\":\"Edit\"}", x1, x2);
+	mkev(&ev, 4, KT_KIND_EDIT, pl);
+	ev.flags = KT_EV_CANONICAL; /* the index works on this path too */
+	assert_int_equal(kt_event_append(f->s, f->run, &ev), 0);
+	mkev(&ev, 5, KT_KIND_NOTE, "{\"text\":\"x\"}");
+	assert_int_equal(kt_event_append(f->s, f->run, &ev), 0);
+	snprintf(pl, sizeof(pl), "{\"path\":\"a.cu\",\"op\":\"delete\","
+		 "\"before\":\"%s\",\"after\":null,\"tool\":\"Bash\"}", x2);
+	mkev(&ev, 6, KT_KIND_EDIT, pl);
+	assert_int_equal(kt_event_append(f->s, f->run, &ev), 0);
+	assert_int_equal(kt_store_commit(f->s), 0);
+
+	assert_int_equal(kt_path_at(f->s, f->run, "a.cu", 1, got, &del),
+			 KT_ENOTFOUND);
+	assert_int_equal(kt_path_at(f->s, f->run, "a.cu", 2, got, &del), 0);
+	assert_memory_equal(got, h1, 32);
+	assert_int_equal(del, 0);
+	assert_int_equal(kt_path_at(f->s, f->run, "a.cu", 3, got, &del), 0);
+	assert_memory_equal(got, h1, 32);
+	assert_int_equal(kt_path_at(f->s, f->run, "a.cu", 5, got, &del), 0);
+	assert_memory_equal(got, h2, 32);
+	assert_int_equal(kt_path_at(f->s, f->run, "a.cu", 0, got, &del), 0);
+	assert_int_equal(del, 1);
+	assert_int_equal(kt_path_at(f->s, f->run, "a/b.c", 0, got, &del), 0);
+	assert_memory_equal(got, h3, 32);
+	assert_int_equal(kt_path_at(f->s, f->run, "a", 0, got, &del),
+			 KT_ENOTFOUND);
+	assert_int_equal(kt_path_at(f->s, f->run, "zz", 0, got, &del),
+			 KT_ENOTFOUND);
+	memset(&lst, 0, sizeof(lst));
+	assert_int_equal(kt_path_foreach(f->s, f->run, 4, path_cb, &lst), 0);
+	assert_int_equal(lst.n, 2);
+	assert_string_equal(lst.names[0], "a.cu");
+	assert_string_equal(lst.names[1], "a/b.c");
+	memset(&lst, 0, sizeof(lst));
+	assert_int_equal(kt_path_foreach(f->s, f->run, 0, path_cb, &lst), 0);
+	assert_int_equal(lst.n, 1);
+	assert_string_equal(lst.names[0], "a/b.c");
+	memset(&lst, 0, sizeof(lst));
+	assert_int_equal(kt_path_foreach(f->s, f->run, 2, path_cb, &lst), 0);
+	assert_int_equal(lst.n, 1);
+	assert_string_equal(lst.names[0], "a.cu");
+	/* verify of the run checks the blobs its events name */
+	assert_int_equal(kt_store_verify(f->s, f->run, NULL, NULL), 0);
+}
+
+static void test_stats(void **state)
+{
+	struct fx *f = *state;
+	kt_store_stats st;
+	unsigned char h[32];
+
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, f->run, "r", "test", NULL), 0);
+	assert_int_equal(kt_blob_put(f->s, "hello blob", 10, NULL, h), 0);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	fill(f->s, f->run, 1, 30);
+	assert_int_equal(kt_store_stats_get(f->s, NULL, &st), 0);
+	assert_int_equal(st.runs, 1);
+	assert_int_equal(st.events, 30);
+	assert_int_equal(st.events_by_kind[KT_KIND_NOTE], 10);
+	assert_int_equal(st.events_by_kind[KT_KIND_MESSAGE], 20);
+	assert_int_equal(st.blobs, 1);
+	assert_int_equal(st.blob_raw_bytes, 10);
+	assert_true(st.event_raw_bytes > 30 * 100);
+	assert_true(st.event_stored_bytes > 0);
+	assert_true(st.file_bytes > 0);
+	assert_int_equal(kt_store_stats_get(f->s, f->run, &st), 0);
+	assert_int_equal(st.events, 30);
+	assert_int_equal(st.runs, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_helpers),
+		cmocka_unit_test_setup_teardown(test_open_absent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resolve_ambiguous, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_append_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_iterate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verify, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reopen_and_version, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_map_growth, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_hashes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chain_definition, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_concurrent_readers, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_paths, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
