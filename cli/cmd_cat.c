@@ -51,9 +51,10 @@ int cmd_cat(struct cli *c, int argc, char **argv)
 		goto out;
 	rc = cli_ws_content(s, run, stored, at, &data, &len, &deleted);
 	if (rc == KT_ENOTFOUND) {
-		cli_err(c, "%s %s at step %s", stored,
+		cli_err(c, "%s %s %s%s", stored,
 			deleted ? "was deleted" : "did not exist yet",
-			at_arg ? at_arg : "(latest)");
+			at_arg ? "at step " : "after the last step",
+			at_arg ? at_arg : "");
 		rc = KT_EXIT_NOTFOUND;
 	} else if (rc) {
 		rc = cli_store_err(c, s, rc, stored);
