@@ -810,7 +810,7 @@ out:
 	return rc;
 }
 
-const kt_importer kt_imp_flashinfer = {
+const kt_importer kt_importer_flashinfer = {
 	.name = FMT,
 	.summary = "FlashInfer-Bench definitions, workloads, solutions and "
 		   "traces: one run per definition and author",

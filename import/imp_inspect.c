@@ -1206,7 +1206,7 @@ static int import(kt_imp *imp, const kt_file *f)
 	return rc;
 }
 
-const kt_importer kt_imp_inspect = {
+const kt_importer kt_importer_inspect = {
 	.name = FMT,
 	.summary = "Inspect AI eval logs (.json, .eval zip): one run per "
 		   "sample and epoch",

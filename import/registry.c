@@ -9,10 +9,18 @@
 
 extern const kt_importer kt_importer_claude_code;
 extern const kt_importer kt_importer_ktraj;
+extern const kt_importer kt_importer_inspect;
+extern const kt_importer kt_importer_flashinfer;
+extern const kt_importer kt_importer_codex;
+extern const kt_importer kt_importer_atif;
 
 const kt_importer *const kt_importers[] = {
 	&kt_importer_claude_code,
 	&kt_importer_ktraj,
+	&kt_importer_inspect,
+	&kt_importer_flashinfer,
+	&kt_importer_codex,
+	&kt_importer_atif,
 	NULL
 };
 
