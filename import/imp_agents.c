@@ -1,0 +1,1166 @@
+/*
+ * imp_agents.c - helpers shared by the Codex, ATIF, SWE-agent and OpenHands
+ * importers (see imp_agents.h).
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <math.h>
+#include "imp_agents.h"
+
+#define OUT_INLINE (64u * 1024u)
+
+const char *kt_ag_str(const cJSON *o, const char *key)
+{
+	const cJSON *v;
+
+	if (!o || !cJSON_IsObject(o))
+		return NULL;
+	v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+const char *kt_ag_str2(const cJSON *o, const char *k1, const char *k2)
+{
+	const char *s = kt_ag_str(o, k1);
+
+	return s ? s : kt_ag_str(o, k2);
+}
+
+const char *kt_ag_base(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+
+	return s ? s + 1 : (p ? p : "");
+}
+
+/* ---- time ----------------------------------------------------------------
+ * Days from 1970-01-01 for a proleptic Gregorian date: H. Hinnant,
+ * "chrono-Compatible Low-Level Date Algorithms", days_from_civil,
+ * https://howardhinnant.github.io/date_algorithms.html
+ */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era;
+	unsigned yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (m + (m > 2 ? (unsigned)-3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+static int digits(const char **p, int n, int *out)
+{
+	int v = 0, i;
+
+	for (i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)(*p)[i]))
+			return -1;
+		v = v * 10 + ((*p)[i] - '0');
+	}
+	*p += n;
+	*out = v;
+	return 0;
+}
+
+int64_t kt_ag_ts(const char *s)
+{
+	int Y, M, D, h = 0, mi = 0, sec = 0, oh = 0, om = 0;
+	int64_t ns = 0, t;
+	int nd = 0, sign = 0;
+
+	if (!s)
+		return KT_TS_UNKNOWN;
+	while (*s == ' ')
+		s++;
+	if (digits(&s, 4, &Y) || *s++ != '-' || digits(&s, 2, &M) ||
+	    *s++ != '-' || digits(&s, 2, &D))
+		return KT_TS_UNKNOWN;
+	if (M < 1 || M > 12 || D < 1 || D > 31)
+		return KT_TS_UNKNOWN;
+	if (*s == 'T' || *s == 't' || *s == ' ') {
+		s++;
+		if (digits(&s, 2, &h) || *s++ != ':' || digits(&s, 2, &mi))
+			return KT_TS_UNKNOWN;
+		if (*s == ':') {
+			s++;
+			if (digits(&s, 2, &sec))
+				return KT_TS_UNKNOWN;
+		}
+		if (*s == '.' || *s == ',') {
+			s++;
+			while (isdigit((unsigned char)*s)) {
+				if (nd < 9) {
+					ns = ns * 10 + (*s - '0');
+					nd++;
+				}
+				s++;
+			}
+			while (nd < 9) {
+				ns *= 10;
+				nd++;
+			}
+		}
+	}
+	if (h > 24 || mi > 59 || sec > 60)
+		return KT_TS_UNKNOWN;
+	if (*s == 'Z' || *s == 'z') {
+		s++;
+	} else if (*s == '+' || *s == '-') {
+		sign = *s == '-' ? -1 : 1;
+		s++;
+		if (digits(&s, 2, &oh))
+			return KT_TS_UNKNOWN;
+		if (*s == ':')
+			s++;
+		if (isdigit((unsigned char)*s) && digits(&s, 2, &om))
+			return KT_TS_UNKNOWN;
+	}
+	while (*s == ' ')
+		s++;
+	if (*s)
+		return KT_TS_UNKNOWN;
+	t = days_from_civil(Y, (unsigned)M, (unsigned)D) * 86400 + h * 3600 +
+	    mi * 60 + sec;
+	t -= (int64_t)sign * (oh * 3600 + om * 60);
+	if (t > INT64_MAX / 1000000000 - 1 || t < INT64_MIN / 1000000000 + 1)
+		return KT_TS_UNKNOWN;
+	return t * 1000000000 + ns;
+}
+
+int64_t kt_ag_ts_json(const cJSON *v)
+{
+	double d;
+
+	if (cJSON_IsString(v))
+		return kt_ag_ts(v->valuestring);
+	if (!cJSON_IsNumber(v))
+		return KT_TS_UNKNOWN;
+	d = v->valuedouble;
+	if (!isfinite(d) || d <= 0)
+		return KT_TS_UNKNOWN;
+	if (d > 1e11)
+		d /= 1000.0; /* milliseconds */
+	if (d > 9.2e9)
+		return KT_TS_UNKNOWN;
+	return (int64_t)(d * 1e9);
+}
+
+/* ---- Python literals ------------------------------------------------------ */
+typedef struct pyp {
+	const char *s, *e;
+	int depth;
+} pyp;
+
+static void py_ws(pyp *p)
+{
+	while (p->s < p->e && isspace((unsigned char)*p->s))
+		p->s++;
+}
+
+static int put_utf8(char **b, size_t *n, size_t *cap, unsigned long cp)
+{
+	char tmp[4];
+	size_t k = 0;
+
+	if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		cp = 0xFFFD;
+	if (cp < 0x80) {
+		tmp[k++] = (char)cp;
+	} else if (cp < 0x800) {
+		tmp[k++] = (char)(0xC0 | (cp >> 6));
+		tmp[k++] = (char)(0x80 | (cp & 0x3F));
+	} else if (cp < 0x10000) {
+		tmp[k++] = (char)(0xE0 | (cp >> 12));
+		tmp[k++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		tmp[k++] = (char)(0x80 | (cp & 0x3F));
+	} else {
+		tmp[k++] = (char)(0xF0 | (cp >> 18));
+		tmp[k++] = (char)(0x80 | ((cp >> 12) & 0x3F));
+		tmp[k++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		tmp[k++] = (char)(0x80 | (cp & 0x3F));
+	}
+	if (*n + k + 1 > *cap) {
+		size_t nc = (*cap + k + 1) * 2;
+		char *nb = realloc(*b, nc);
+
+		if (!nb)
+			return -1;
+		*b = nb;
+		*cap = nc;
+	}
+	memcpy(*b + *n, tmp, k);
+	*n += k;
+	(*b)[*n] = 0;
+	return 0;
+}
+
+static int hexval(const char *s, int n, unsigned long *out)
+{
+	unsigned long v = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		int c = (unsigned char)s[i], d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return -1;
+		v = v * 16 + (unsigned long)d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* A Python string literal (optional r/b/u prefix, ' or ", triple quotes).
+ * Returns malloc'ed UTF-8 or NULL. */
+static char *py_string(pyp *p)
+{
+	int raw = 0, triple = 0;
+	char q, *b = NULL;
+	size_t n = 0, cap = 0;
+
+	while (p->s < p->e && strchr("rRbBuU", *p->s) && p->s + 1 < p->e &&
+	       (p->s[1] == '\'' || p->s[1] == '"' || strchr("rRbB", p->s[1]))) {
+		if (*p->s == 'r' || *p->s == 'R')
+			raw = 1;
+		p->s++;
+	}
+	if (p->s >= p->e || (*p->s != '\'' && *p->s != '"'))
+		return NULL;
+	q = *p->s++;
+	if (p->e - p->s >= 2 && p->s[0] == q && p->s[1] == q) {
+		triple = 1;
+		p->s += 2;
+	}
+	if (put_utf8(&b, &n, &cap, 0) < 0) /* allocate */
+		return NULL;
+	n = 0;
+	b[0] = 0;
+	while (p->s < p->e) {
+		char c = *p->s;
+		unsigned long cp;
+
+		if (c == q) {
+			if (!triple) {
+				p->s++;
+				return b;
+			}
+			if (p->e - p->s >= 3 && p->s[1] == q && p->s[2] == q) {
+				p->s += 3;
+				return b;
+			}
+		}
+		if (c == '\\' && !raw && p->s + 1 < p->e) {
+			char d = p->s[1];
+
+			p->s += 2;
+			switch (d) {
+			case 'n': cp = '\n'; break;
+			case 't': cp = '\t'; break;
+			case 'r': cp = '\r'; break;
+			case '0': cp = 0; break;
+			case 'a': cp = 7; break;
+			case 'b': cp = 8; break;
+			case 'f': cp = 12; break;
+			case 'v': cp = 11; break;
+			case '\n': continue;
+			case 'x':
+				if (p->e - p->s < 2 || hexval(p->s, 2, &cp))
+					goto bad;
+				p->s += 2;
+				break;
+			case 'u':
+				if (p->e - p->s < 4 || hexval(p->s, 4, &cp))
+					goto bad;
+				p->s += 4;
+				break;
+			case 'U':
+				if (p->e - p->s < 8 || hexval(p->s, 8, &cp))
+					goto bad;
+				p->s += 8;
+				break;
+			default:
+				/* unknown escapes keep the backslash */
+				if (put_utf8(&b, &n, &cap, '\\') < 0)
+					goto bad;
+				cp = (unsigned char)d;
+				if (cp >= 0x80) {
+					/* raw byte of a UTF-8 sequence */
+					if (n + 2 > cap)
+						goto grow;
+					b[n++] = d;
+					b[n] = 0;
+					continue;
+				}
+				break;
+			}
+			if (cp == 0)
+				cp = 0xFFFD; /* no NULs inside C strings */
+			if (put_utf8(&b, &n, &cap, cp) < 0)
+				goto bad;
+			continue;
+		}
+		if (n + 2 > cap) {
+grow:
+			{
+				size_t nc = cap * 2 + 16;
+				char *nb = realloc(b, nc);
+
+				if (!nb)
+					goto bad;
+				b = nb;
+				cap = nc;
+			}
+			if (c == '\\')
+				continue; /* re-run the escape with room */
+		}
+		if (c == 0)
+			c = '?';
+		b[n++] = c;
+		b[n] = 0;
+		p->s++;
+	}
+bad:
+	free(b);
+	return NULL;
+}
+
+static cJSON *py_value(pyp *p);
+
+static cJSON *py_seq(pyp *p, char close)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	if (!a)
+		return NULL;
+	p->s++;
+	for (;;) {
+		cJSON *v;
+
+		py_ws(p);
+		if (p->s < p->e && *p->s == close) {
+			p->s++;
+			return a;
+		}
+		if (!(v = py_value(p)))
+			break;
+		cJSON_AddItemToArray(a, v);
+		py_ws(p);
+		if (p->s < p->e && *p->s == ',') {
+			p->s++;
+			continue;
+		}
+		if (p->s < p->e && *p->s == close) {
+			p->s++;
+			return a;
+		}
+		break;
+	}
+	cJSON_Delete(a);
+	return NULL;
+}
+
+static cJSON *py_dict(pyp *p)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o)
+		return NULL;
+	p->s++;
+	for (;;) {
+		cJSON *k, *v;
+		char kb[64];
+		const char *ks;
+
+		py_ws(p);
+		if (p->s < p->e && *p->s == '}') {
+			p->s++;
+			return o;
+		}
+		if (!(k = py_value(p)))
+			break;
+		if (cJSON_IsString(k)) {
+			ks = k->valuestring;
+		} else if (cJSON_IsNumber(k)) {
+			snprintf(kb, sizeof(kb), "%.17g", k->valuedouble);
+			ks = kb;
+		} else {
+			cJSON_Delete(k);
+			break;
+		}
+		py_ws(p);
+		if (p->s >= p->e || *p->s != ':' ||
+		    (p->s++, !(v = py_value(p)))) {
+			cJSON_Delete(k);
+			break;
+		}
+		cJSON_AddItemToObject(o, ks, v);
+		cJSON_Delete(k);
+		py_ws(p);
+		if (p->s < p->e && *p->s == ',') {
+			p->s++;
+			continue;
+		}
+		if (p->s < p->e && *p->s == '}') {
+			p->s++;
+			return o;
+		}
+		break;
+	}
+	cJSON_Delete(o);
+	return NULL;
+}
+
+static int word(pyp *p, const char *w)
+{
+	size_t n = strlen(w);
+
+	if ((size_t)(p->e - p->s) >= n && memcmp(p->s, w, n) == 0 &&
+	    ((size_t)(p->e - p->s) == n || !isalnum((unsigned char)p->s[n]))) {
+		p->s += n;
+		return 1;
+	}
+	return 0;
+}
+
+static cJSON *py_value(pyp *p)
+{
+	cJSON *r = NULL;
+
+	py_ws(p);
+	if (p->s >= p->e || p->depth > 64)
+		return NULL;
+	p->depth++;
+	switch (*p->s) {
+	case '{':
+		r = py_dict(p);
+		break;
+	case '[':
+		r = py_seq(p, ']');
+		break;
+	case '(':
+		r = py_seq(p, ')');
+		break;
+	default:
+		if (word(p, "True")) {
+			r = cJSON_CreateTrue();
+		} else if (word(p, "False")) {
+			r = cJSON_CreateFalse();
+		} else if (word(p, "None")) {
+			r = cJSON_CreateNull();
+		} else if (*p->s == '-' || *p->s == '+' || *p->s == '.' ||
+			   isdigit((unsigned char)*p->s)) {
+			char buf[64];
+			size_t n = 0;
+			char *end;
+			double d;
+
+			while (p->s < p->e && n < sizeof(buf) - 1 &&
+			       (isalnum((unsigned char)*p->s) || *p->s == '.' ||
+				*p->s == '-' || *p->s == '+' || *p->s == '_'))
+				if (*p->s++ != '_')
+					buf[n++] = p->s[-1];
+			buf[n] = 0;
+			d = strtod(buf, &end);
+			if (n && *end == 0 && isfinite(d))
+				r = cJSON_CreateNumber(d);
+		} else {
+			char *s = py_string(p);
+
+			if (s) {
+				r = cJSON_CreateString(s);
+				free(s);
+			}
+		}
+	}
+	p->depth--;
+	return r;
+}
+
+cJSON *kt_ag_pyrepr(const char *s, size_t len)
+{
+	pyp p;
+	cJSON *v;
+
+	if (!s)
+		return NULL;
+	p.s = s;
+	p.e = s + len;
+	p.depth = 0;
+	v = py_value(&p);
+	if (!v)
+		return NULL;
+	py_ws(&p);
+	if (p.s != p.e) {
+		cJSON_Delete(v);
+		return NULL;
+	}
+	return v;
+}
+
+cJSON *kt_ag_parse_lenient(const char *s)
+{
+	cJSON *v;
+
+	if (!s)
+		return NULL;
+	if ((v = cJSON_Parse(s)))
+		return v;
+	return kt_ag_pyrepr(s, strlen(s));
+}
+
+cJSON *kt_ag_args(const cJSON *v)
+{
+	cJSON *o, *d;
+
+	if (!v || cJSON_IsNull(v))
+		return cJSON_CreateObject();
+	if (cJSON_IsObject(v))
+		return cJSON_Duplicate(v, 1);
+	if (cJSON_IsString(v)) {
+		d = kt_ag_parse_lenient(v->valuestring);
+		if (d && cJSON_IsObject(d))
+			return d;
+		o = cJSON_CreateObject();
+		if (!o) {
+			cJSON_Delete(d);
+			return NULL;
+		}
+		if (d)
+			cJSON_AddItemToObject(o, "_value", d);
+		else
+			cJSON_AddStringToObject(o, "_raw", v->valuestring);
+		return o;
+	}
+	o = cJSON_CreateObject();
+	if (o)
+		cJSON_AddItemToObject(o, "_value", cJSON_Duplicate(v, 1));
+	return o;
+}
+
+/* ---- events ------------------------------------------------------------- */
+int kt_ag_emit(kt_imp *imp, const kt_file *f, int kind, uint64_t parent,
+	       int64_t ts, const char *actor, cJSON *payload, uint64_t line,
+	       uint64_t off, uint64_t len, uint64_t *seq)
+{
+	kt_ev ev;
+	uint64_t dummy;
+
+	if (!payload)
+		return KT_ENOMEM;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.parent = parent;
+	ev.ts_ns = ts;
+	ev.actor = actor ? actor : "agent";
+	ev.payload = payload;
+	ev.file = f;
+	ev.line = line;
+	ev.off = off;
+	ev.rec_len = len;
+	return kt_imp_emit(imp, &ev, seq ? seq : &dummy);
+}
+
+cJSON *kt_ag_msg(const char *role, int human, const char *text,
+		 const char *flags)
+{
+	cJSON *m = cJSON_CreateObject(), *fl;
+
+	if (!m)
+		return NULL;
+	cJSON_AddStringToObject(m, "role", role);
+	cJSON_AddBoolToObject(m, "human", human ? 1 : 0);
+	cJSON_AddStringToObject(m, "text", text ? text : "");
+	if (flags && *flags && (fl = cJSON_AddArrayToObject(m, "flags"))) {
+		const char *s = flags;
+
+		while (*s) {
+			const char *c = strchr(s, ',');
+			size_t n = c ? (size_t)(c - s) : strlen(s);
+			char buf[64];
+
+			if (n >= sizeof(buf))
+				n = sizeof(buf) - 1;
+			memcpy(buf, s, n);
+			buf[n] = 0;
+			cJSON_AddItemToArray(fl, cJSON_CreateString(buf));
+			s += n + (c ? 1 : 0);
+		}
+	}
+	return m;
+}
+
+char *kt_ag_content_text(const cJSON *content)
+{
+	const cJSON *it;
+	char *b = NULL;
+	size_t n = 0;
+
+	if (cJSON_IsString(content))
+		return strdup(content->valuestring);
+	if (!cJSON_IsArray(content))
+		return NULL;
+	cJSON_ArrayForEach(it, content) {
+		const char *t = cJSON_IsString(it) ? it->valuestring :
+				kt_ag_str(it, "text");
+		size_t tl;
+		char *nb;
+
+		if (!t)
+			continue;
+		tl = strlen(t);
+		nb = realloc(b, n + tl + 2);
+		if (!nb) {
+			free(b);
+			return NULL;
+		}
+		b = nb;
+		if (n)
+			b[n++] = '\n';
+		memcpy(b + n, t, tl);
+		n += tl;
+		b[n] = 0;
+	}
+	return b;
+}
+
+int kt_ag_exit_code(const char *out)
+{
+	const char *p;
+	cJSON *j, *md, *ec;
+	int v = -1;
+
+	if (!out)
+		return -1;
+	if ((p = strstr(out, "Process exited with code ")))
+		return atoi(p + strlen("Process exited with code "));
+	if ((p = strstr(out, "<returncode>")))
+		return atoi(p + strlen("<returncode>"));
+	if (strncmp(out, "Exit code: ", 11) == 0)
+		return atoi(out + 11);
+	if ((p = strstr(out, "\nExit code: ")))
+		return atoi(p + 12);
+	if (strncmp(out, "Exit code ", 10) == 0 &&
+	    isdigit((unsigned char)out[10]))
+		return atoi(out + 10);
+	while (*out == ' ' || *out == '\n')
+		out++;
+	if (*out == '{' && (j = cJSON_Parse(out))) {
+		md = cJSON_GetObjectItemCaseSensitive(j, "metadata");
+		ec = cJSON_GetObjectItemCaseSensitive(md, "exit_code");
+		if (cJSON_IsNumber(ec))
+			v = ec->valueint;
+		cJSON_Delete(j);
+	}
+	return v;
+}
+
+int kt_ag_set_output(kt_imp *imp, cJSON *payload, const char *out)
+{
+	size_t n = out ? strlen(out) : 0, cut;
+	char hex[KT_HASH_HEX + 1];
+	char *t;
+	int rc;
+
+	if (n <= OUT_INLINE) {
+		cJSON_AddStringToObject(payload, "output", out ? out : "");
+		return 0;
+	}
+	if ((rc = kt_imp_blob(imp, out, n, NULL, hex)))
+		return rc;
+	cut = OUT_INLINE;
+	while (cut > 0 && ((unsigned char)out[cut] & 0xC0) == 0x80)
+		cut--; /* do not split a UTF-8 sequence */
+	if (!(t = malloc(cut + 1)))
+		return KT_ENOMEM;
+	memcpy(t, out, cut);
+	t[cut] = 0;
+	cJSON_AddStringToObject(payload, "output", t);
+	cJSON_AddStringToObject(payload, "output_blob", hex);
+	free(t);
+	return 0;
+}
+
+/* ---- tool effects --------------------------------------------------------- */
+static int name_in(const char *n, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcasecmp(n, *list) == 0)
+			return 1;
+	return 0;
+}
+
+static const char *const SHELL_TOOLS[] = {
+	"bash", "shell", "execute_bash", "exec_command", "run", "bash_command",
+	"run_command", "run_shell_command", "shell_command", "local_shell",
+	"execute_command", "terminal", "run_terminal_cmd", "cmd", NULL
+};
+static const char *const WRITE_TOOLS[] = {
+	"write", "write_file", "create_file", "writefile", "create", NULL
+};
+static const char *const EDIT_TOOLS[] = {
+	"edit", "replace", "edit_file", "search_replace", NULL
+};
+static const char *const EDITOR_TOOLS[] = {
+	"str_replace_editor", "file_editor", "str_replace_based_edit_tool",
+	"text_editor", "edit_tool", NULL
+};
+
+char *kt_ag_shell_cmd(const cJSON *args)
+{
+	const cJSON *c;
+	const char *s;
+
+	if (!args)
+		return NULL;
+	c = cJSON_GetObjectItemCaseSensitive(args, "command");
+	if (!c)
+		c = cJSON_GetObjectItemCaseSensitive(args, "cmd");
+	if (cJSON_IsArray(c)) {
+		/* argv: ["bash","-lc","script"] runs the script */
+		int n = cJSON_GetArraySize(c), i;
+		const cJSON *last = cJSON_GetArrayItem(c, n - 1);
+		char *b = NULL;
+		size_t len = 0;
+
+		if (n >= 3 && cJSON_IsString(cJSON_GetArrayItem(c, 1)) &&
+		    strstr(cJSON_GetArrayItem(c, 1)->valuestring, "c") &&
+		    cJSON_GetArrayItem(c, 1)->valuestring[0] == '-' &&
+		    cJSON_IsString(last))
+			return strdup(last->valuestring);
+		for (i = 0; i < n; i++) {
+			const cJSON *a = cJSON_GetArrayItem(c, i);
+			size_t al;
+			char *nb;
+
+			if (!cJSON_IsString(a))
+				continue;
+			al = strlen(a->valuestring);
+			if (!(nb = realloc(b, len + al + 2))) {
+				free(b);
+				return NULL;
+			}
+			b = nb;
+			if (len)
+				b[len++] = ' ';
+			memcpy(b + len, a->valuestring, al);
+			len += al;
+			b[len] = 0;
+		}
+		return b;
+	}
+	if (cJSON_IsString(c))
+		return strdup(c->valuestring);
+	if ((s = kt_ag_str(args, "keystrokes"))) {
+		/* terminus: keystrokes end with the Enter key */
+		char *r = strdup(s);
+		size_t n;
+
+		if (r) {
+			n = strlen(r);
+			while (n && (r[n - 1] == '\n' || r[n - 1] == '\r'))
+				r[--n] = 0;
+		}
+		return r;
+	}
+	return NULL;
+}
+
+/* Insert text after line `after` (0 = at the top), as the OpenHands and
+ * Anthropic editors do; the inserted text gets a final newline. */
+static int ws_insert(kt_imp *imp, const char *path, long after,
+		     const char *text, uint64_t call, const char *tool)
+{
+	size_t blen = 0, tl = strlen(text), pos = 0, n;
+	const char *base = kt_ws_get(imp, path, &blen);
+	char *nb;
+	long l = 0;
+	int rc;
+
+	if (!base || after < 0)
+		return KT_ENOTFOUND;
+	while (l < after && pos < blen) {
+		const char *nl = memchr(base + pos, '\n', blen - pos);
+
+		pos = nl ? (size_t)(nl - base) + 1 : blen;
+		l++;
+	}
+	if (!(nb = malloc(blen + tl + 3)))
+		return KT_ENOMEM;
+	memcpy(nb, base, pos);
+	n = pos;
+	if (n && nb[n - 1] != '\n')
+		nb[n++] = '\n';
+	memcpy(nb + n, text, tl);
+	n += tl;
+	if (!tl || text[tl - 1] != '\n')
+		nb[n++] = '\n';
+	memcpy(nb + n, base + pos, blen - pos);
+	n += blen - pos;
+	nb[n] = 0;
+	rc = kt_ws_write(imp, path, nb, n, call, tool);
+	free(nb);
+	return rc;
+}
+
+static int do_replace(kt_imp *imp, const char *path, const cJSON *o,
+		      uint64_t call, const char *tool)
+{
+	const char *os = kt_ag_str2(o, "old_string", "old_str");
+	const char *ns = kt_ag_str2(o, "new_string", "new_str");
+	const cJSON *all = cJSON_GetObjectItemCaseSensitive(o, "replace_all");
+	int rc;
+
+	if (!os)
+		return 0;
+	rc = kt_ws_replace(imp, path, os, ns ? ns : "", cJSON_IsTrue(all),
+			   call, tool);
+	return rc == KT_ENOTFOUND ? 0 : rc;
+}
+
+int kt_ag_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
+		       const char *cwd, uint64_t call, uint64_t res,
+		       const char *output, int exit_code, int ok, int64_t ts)
+{
+	const char *p, *cmd;
+	char *path = NULL, *sc = NULL;
+	int rc = 0, known = 1;
+
+	if (!tool || !args)
+		return 0;
+	p = kt_ag_str(args, "file_path");
+	if (!p)
+		p = kt_ag_str2(args, "path", "filename");
+	if (!p)
+		p = kt_ag_str(args, "file");
+	if (name_in(tool, SHELL_TOOLS)) {
+		const char *wd = kt_ag_str2(args, "workdir", "cwd");
+
+		if (!wd)
+			wd = kt_ag_str(args, "working_directory");
+		if (!(sc = kt_ag_shell_cmd(args)))
+			return 1;
+		rc = kt_shell_classify(imp, call, res, sc, wd ? wd : cwd,
+				       output ? output : "", exit_code, ok, ts);
+		free(sc);
+		return rc < 0 ? rc : 1;
+	}
+	if (!p)
+		return name_in(tool, WRITE_TOOLS) || name_in(tool, EDIT_TOOLS) ||
+		       name_in(tool, EDITOR_TOOLS) ||
+		       strcasecmp(tool, "multiedit") == 0;
+	if (!ok)
+		return 1; /* a failed call changes nothing */
+	if (!(path = kt_ws_path(cwd, p)))
+		return KT_ENOMEM;
+	if (name_in(tool, EDITOR_TOOLS)) {
+		cmd = kt_ag_str(args, "command");
+		if (cmd && strcmp(cmd, "create") == 0) {
+			const char *t = kt_ag_str2(args, "file_text", "content");
+
+			if (t)
+				rc = kt_ws_write(imp, path, t, strlen(t), call,
+						 tool);
+		} else if (cmd && strcmp(cmd, "str_replace") == 0) {
+			rc = do_replace(imp, path, args, call, tool);
+		} else if (cmd && strcmp(cmd, "insert") == 0) {
+			const cJSON *ln = cJSON_GetObjectItemCaseSensitive(
+				args, "insert_line");
+			const char *t = kt_ag_str2(args, "new_str", "text");
+
+			if (cJSON_IsNumber(ln) && t) {
+				rc = ws_insert(imp, path, (long)ln->valuedouble,
+					       t, call, tool);
+				if (rc == KT_ENOTFOUND)
+					rc = 0;
+			}
+		}
+	} else if (name_in(tool, WRITE_TOOLS)) {
+		const char *t = kt_ag_str2(args, "content", "file_text");
+
+		if (!t)
+			t = kt_ag_str(args, "text");
+		if (t)
+			rc = kt_ws_write(imp, path, t, strlen(t), call, tool);
+	} else if (name_in(tool, EDIT_TOOLS)) {
+		rc = do_replace(imp, path, args, call, tool);
+	} else if (strcasecmp(tool, "multiedit") == 0) {
+		const cJSON *e, *edits =
+			cJSON_GetObjectItemCaseSensitive(args, "edits");
+
+		cJSON_ArrayForEach(e, edits) {
+			if ((rc = do_replace(imp, path, e, call, tool)))
+				break;
+		}
+	} else {
+		known = 0;
+	}
+	free(path);
+	return rc < 0 ? rc : known;
+}
+
+/* ---- map ------------------------------------------------------------------ */
+static uint64_t fnv(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+void *kt_ag_map_get(const kt_ag_map *m, const char *key)
+{
+	size_t i;
+
+	if (!m->cap || !key)
+		return NULL;
+	for (i = fnv(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+		if (strcmp(m->keys[i], key) == 0)
+			return m->vals[i];
+	return NULL;
+}
+
+int kt_ag_map_put(kt_ag_map *m, const char *key, void *val)
+{
+	size_t i;
+
+	if (!key)
+		return KT_EINVAL;
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 64, j;
+		char **nk = calloc(nc, sizeof(*nk));
+		void **nv = calloc(nc, sizeof(*nv));
+
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return KT_ENOMEM;
+		}
+		for (j = 0; j < m->cap; j++) {
+			if (!m->keys[j])
+				continue;
+			for (i = fnv(m->keys[j]) & (nc - 1); nk[i];
+			     i = (i + 1) & (nc - 1))
+				;
+			nk[i] = m->keys[j];
+			nv[i] = m->vals[j];
+		}
+		free(m->keys);
+		free(m->vals);
+		m->keys = nk;
+		m->vals = nv;
+		m->cap = nc;
+	}
+	for (i = fnv(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+		if (strcmp(m->keys[i], key) == 0) {
+			m->vals[i] = val;
+			return 0;
+		}
+	if (!(m->keys[i] = strdup(key)))
+		return KT_ENOMEM;
+	m->vals[i] = val;
+	m->n++;
+	return 0;
+}
+
+void kt_ag_map_free(kt_ag_map *m, void (*free_val)(void *))
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		if (m->keys[i]) {
+			free(m->keys[i]);
+			if (free_val)
+				free_val(m->vals[i]);
+		}
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+int kt_ag_sniff(const unsigned char *buf, size_t n, const char *key,
+		const char *val)
+{
+	char pat[128];
+	size_t kl, vl = val ? strlen(val) : 0;
+	const unsigned char *p = buf, *e = buf + n;
+
+	if (!buf || strlen(key) + 3 > sizeof(pat))
+		return 0;
+	kl = (size_t)snprintf(pat, sizeof(pat), "\"%s\"", key);
+	while (p < e) {
+		const unsigned char *h = memmem(p, (size_t)(e - p), pat, kl);
+		const unsigned char *q;
+
+		if (!h)
+			return 0;
+		q = h + kl;
+		while (q < e && (*q == ' ' || *q == '\t' || *q == '\n' ||
+				 *q == '\r'))
+			q++;
+		if (q < e && *q == ':') {
+			if (!val)
+				return 1;
+			q++;
+			while (q < e && (*q == ' ' || *q == '\t' || *q == '\n' ||
+					 *q == '\r'))
+				q++;
+			if ((size_t)(e - q) >= vl + 2 && *q == '"' &&
+			    memcmp(q + 1, val, vl) == 0 && q[vl + 1] == '"')
+				return 1;
+		}
+		p = h + 1;
+	}
+	return 0;
+}
+
+/* ---- raw spans of array elements ------------------------------------------ */
+static size_t sp_ws(const char *b, size_t n, size_t i)
+{
+	while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' ||
+			 b[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* Index past the JSON value starting at i (no validation), or n. */
+static size_t sp_skip(const char *b, size_t n, size_t i)
+{
+	size_t depth = 0;
+
+	if (i >= n)
+		return n;
+	if (b[i] != '{' && b[i] != '[' && b[i] != '"') {
+		while (i < n && b[i] != ',' && b[i] != '}' && b[i] != ']' &&
+		       b[i] != ' ' && b[i] != '\n' && b[i] != '\r' &&
+		       b[i] != '\t')
+			i++;
+		return i;
+	}
+	while (i < n) {
+		char c = b[i];
+
+		if (c == '"') {
+			i++;
+			while (i < n && b[i] != '"') {
+				if (b[i] == '\\')
+					i++;
+				i++;
+			}
+			i++;
+			if (depth == 0)
+				return i > n ? n : i;
+			continue;
+		}
+		if (c == '{' || c == '[')
+			depth++;
+		else if ((c == '}' || c == ']') && depth && --depth == 0)
+			return i + 1;
+		i++;
+	}
+	return n;
+}
+
+long kt_ag_spans(const char *b, size_t n, const char *key, kt_ag_span **out)
+{
+	size_t i = sp_ws(b, n, 0), cap = 0, ln_pos = 0;
+	uint64_t line = 1;
+	kt_ag_span *v = NULL;
+	long cnt = 0;
+
+	*out = NULL;
+	if (!b)
+		return -1;
+	if (key) {
+		size_t kl = strlen(key);
+
+		if (i >= n || b[i] != '{')
+			return -1;
+		i++;
+		for (;;) {
+			size_t ks, ke;
+
+			i = sp_ws(b, n, i);
+			if (i >= n || b[i] != '"')
+				return -1;
+			ks = i + 1;
+			i = sp_skip(b, n, i);
+			ke = i - 1;
+			i = sp_ws(b, n, i);
+			if (i >= n || b[i] != ':')
+				return -1;
+			i = sp_ws(b, n, i + 1);
+			if (ke >= ks && ke - ks == kl &&
+			    memcmp(b + ks, key, kl) == 0)
+				break;
+			i = sp_ws(b, n, sp_skip(b, n, i));
+			if (i >= n || b[i] != ',')
+				return -1;
+			i++;
+		}
+	}
+	if (i >= n || b[i] != '[')
+		return -1;
+	i++;
+	for (;;) {
+		size_t s;
+
+		i = sp_ws(b, n, i);
+		if (i >= n)
+			break;
+		if (b[i] == ']')
+			break;
+		s = i;
+		i = sp_skip(b, n, i);
+		if ((size_t)cnt == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			kt_ag_span *nv = realloc(v, nc * sizeof(*nv));
+
+			if (!nv) {
+				free(v);
+				return -1;
+			}
+			v = nv;
+			cap = nc;
+		}
+		while (ln_pos < s) {
+			const char *nl = memchr(b + ln_pos, '\n', s - ln_pos);
+
+			if (!nl) {
+				ln_pos = s;
+				break;
+			}
+			line++;
+			ln_pos = (size_t)(nl - b) + 1;
+		}
+		v[cnt].off = s;
+		v[cnt].len = i - s;
+		v[cnt].line = line;
+		cnt++;
+		i = sp_ws(b, n, i);
+		if (i < n && b[i] == ',')
+			i++;
+		else
+			break;
+	}
+	*out = v;
+	return cnt;
+}
+
+kt_ag_span kt_ag_span_at(const kt_ag_span *s, long n, long i)
+{
+	kt_ag_span z = { 0, 0, 0 };
+
+	return (s && i >= 0 && i < n) ? s[i] : z;
+}

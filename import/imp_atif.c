@@ -1,0 +1,889 @@
+/*
+ * imp_atif.c - ATIF, the Agent Trajectory Interchange Format of Harbor /
+ * Terminal-Bench 2 (spec: laude-institute/harbor
+ * docs/rfcs/0001-trajectory-format.md; ../shared/research/formats.md s.3).
+ *
+ * One JSON document: {schema_version, session_id, agent, steps[],
+ * final_metrics, notes, extra}.  A step has source user|agent|system,
+ * message (a string, or a list of parts in some v1.7 writers),
+ * reasoning_content, tool_calls[{tool_call_id, function_name, arguments}],
+ * observation{results[{source_call_id?, content?, subagent_trajectory_ref?}]}
+ * and metrics.  Every version seen is read the same way (v1.0-v1.7), and so
+ * are the non-conforming files in the wild:
+ *  - "ATIF 1.4" of the OpenAgents claude-code wrapper: agent.model/provider,
+ *    tool calls {id, name, arguments}, and tool results as separate system
+ *    steps {observation:{type:"tool_result", content, result{success}}}
+ *    whose message names the call ("Tool result for <id>") and which may
+ *    come BEFORE the step holding the call: such a result is held back and
+ *    emitted right after its call, so a call always precedes its result.
+ *  - results without source_call_id (terminus-2 gives one terminal snapshot
+ *    per step): paired with the step's calls in order, a single result
+ *    with the step's last call; what is left is an observation message.
+ * A subagent_trajectory_ref is resolved against the files beside this one
+ * (the trajectory_path as given, then "<this stem>.<path minus
+ * 'trajectory.'>", then a sibling whose session_id matches); the
+ * sub-trajectory is imported into this run with actor "agent:<session_id>"
+ * and claimed.  Dangling references are warned.  A sub-trajectory file met
+ * on its own while a sibling references it is left to that sibling.
+ * A sidecar "<stem>.metrics.json" (or metrics.json) goes into the run meta.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <ctype.h>
+#include "import.h"
+#include "imp_agents.h"
+
+#define DETECT_WINDOW 16384
+#define MAX_SUB_DEPTH 4
+
+typedef struct acall {
+	uint64_t seq;
+	char *tool;
+	cJSON *args;       /* borrowed from the document */
+	int64_t ts;
+	int has_result;
+	char *actor;
+} acall;
+
+typedef struct atx {
+	kt_imp *imp;
+	const kt_file *top;
+	kt_ag_map calls;   /* call id -> acall (whole run, sub-agents too) */
+	kt_ag_map held;    /* call id -> const cJSON *step (result first) */
+	kt_ag_map visited; /* rel of files imported into this run */
+	kt_ag_map later;   /* call id -> 1: calls that some step holds */
+} atx;
+
+static void acall_free(void *p)
+{
+	acall *c = p;
+
+	if (c) {
+		free(c->tool);
+		free(c->actor);
+		cJSON_Delete(c->args);
+		free(c);
+	}
+}
+
+/* ---- detection ------------------------------------------------------------ */
+static int atif_detect(const kt_file *f)
+{
+	size_t n = f->len < DETECT_WINDOW ? f->len : DETECT_WINDOW;
+	const unsigned char *d = f->data;
+	size_t i = 0;
+	int steps, ver;
+
+	while (i < n && isspace(d[i]))
+		i++;
+	if (i >= n || d[i] != '{')
+		return 0;
+	steps = kt_ag_sniff(d, n, "steps", NULL);
+	ver = kt_ag_sniff(d, n, "schema_version", NULL);
+	if (ver && memmem(d, n, "ATIF", 4) && (steps ||
+					      kt_ag_sniff(d, n, "session_id", NULL)))
+		return 95;
+	if (steps && kt_ag_sniff(d, n, "step_id", NULL) &&
+	    kt_ag_sniff(d, n, "source", NULL))
+		return ver ? 85 : 70;
+	return 0;
+}
+
+/* ---- helpers -------------------------------------------------------------- */
+static char *dir_of(const char *rel)
+{
+	const char *s = strrchr(rel, '/');
+
+	return s ? strndup(rel, (size_t)(s - rel) + 1) : strdup("");
+}
+
+/* "x.trajectory.json" -> "x", "trajectory.json" -> "", "x.json" -> "x" */
+static char *stem_of(const char *base)
+{
+	size_t n = strlen(base);
+
+	if (n >= 16 && strcmp(base + n - 16, ".trajectory.json") == 0)
+		return strndup(base, n - 16);
+	if (strcmp(base, "trajectory.json") == 0)
+		return strdup("");
+	if (n >= 5 && strcmp(base + n - 5, ".json") == 0)
+		return strndup(base, n - 5);
+	return strdup(base);
+}
+
+static int placeholder_id(const char *s)
+{
+	if (!s || !*s)
+		return 1;
+	for (; *s; s++)
+		if (!(isupper((unsigned char)*s) || *s == '_' ||
+		      isdigit((unsigned char)*s)))
+			return 0;
+	return 1;
+}
+
+static char *step_text(const cJSON *step)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(step, "message");
+
+	return kt_ag_content_text(m);
+}
+
+static cJSON *usage_of(const cJSON *metrics, cJSON **cost)
+{
+	const cJSON *pt, *ct, *ca, *co;
+	cJSON *u;
+	double in;
+
+	*cost = NULL;
+	if (!cJSON_IsObject(metrics))
+		return NULL;
+	pt = cJSON_GetObjectItem(metrics, "prompt_tokens");
+	ct = cJSON_GetObjectItem(metrics, "completion_tokens");
+	ca = cJSON_GetObjectItem(metrics, "cached_tokens");
+	co = cJSON_GetObjectItem(metrics, "cost_usd");
+	if (cJSON_IsNumber(co))
+		*cost = cJSON_CreateNumber(co->valuedouble);
+	if (!cJSON_IsNumber(pt) && !cJSON_IsNumber(ct))
+		return NULL;
+	if (!(u = cJSON_CreateObject()))
+		return NULL;
+	/* ATIF prompt_tokens include the cached ones (RFC 0001, metrics) */
+	in = cJSON_IsNumber(pt) ? pt->valuedouble : 0;
+	if (cJSON_IsNumber(ca))
+		in -= ca->valuedouble;
+	cJSON_AddNumberToObject(u, "input", in > 0 ? in : 0);
+	cJSON_AddNumberToObject(u, "output",
+				cJSON_IsNumber(ct) ? ct->valuedouble : 0);
+	cJSON_AddNumberToObject(u, "cache_read",
+				cJSON_IsNumber(ca) ? ca->valuedouble : 0);
+	cJSON_AddNumberToObject(u, "cache_creation", 0);
+	return u;
+}
+
+/* Copy of a step's "extra"-worthy fields: whatever ATIF does not define. */
+static cJSON *step_extra(const cJSON *step)
+{
+	static const char *const known[] = {
+		"step_id", "timestamp", "source", "model_name", "message",
+		"reasoning_content", "tool_calls", "observation", "metrics",
+		"reasoning_effort", NULL
+	};
+	const cJSON *it;
+	cJSON *ex = NULL;
+	int i;
+
+	cJSON_ArrayForEach(it, step) {
+		for (i = 0; known[i]; i++)
+			if (it->string && strcmp(it->string, known[i]) == 0)
+				break;
+		if (known[i] || !it->string)
+			continue;
+		if (!ex && !(ex = cJSON_CreateObject()))
+			return NULL;
+		cJSON_AddItemToObject(ex, it->string, cJSON_Duplicate(it, 1));
+	}
+	return ex;
+}
+
+/* ---- results ---------------------------------------------------------------- */
+static int emit_result(atx *x, const kt_file *f, const char *cid,
+		       const char *content, int ok, const cJSON *extra_res,
+		       int64_t ts, const char *actor, const kt_ag_span *sp)
+{
+	acall *c = cid ? kt_ag_map_get(&x->calls, cid) : NULL;
+	cJSON *pl = cJSON_CreateObject();
+	uint64_t rseq = 0;
+	int ec = kt_ag_exit_code(content), rc;
+
+	if (!pl)
+		return KT_ENOMEM;
+	if (ok < 0)
+		ok = ec > 0 ? 0 : 1;
+	cJSON_AddStringToObject(pl, "call_id", cid ? cid : "");
+	cJSON_AddBoolToObject(pl, "ok", ok);
+	if ((rc = kt_ag_set_output(x->imp, pl, content ? content : ""))) {
+		cJSON_Delete(pl);
+		return rc;
+	}
+	if (ec >= 0)
+		cJSON_AddNumberToObject(pl, "exit_code", ec);
+	if (extra_res) {
+		cJSON *ex = cJSON_AddObjectToObject(pl, "extra");
+
+		if (ex)
+			cJSON_AddItemToObject(ex, "result",
+					      cJSON_Duplicate(extra_res, 1));
+	}
+	rc = kt_ag_emit(x->imp, f == x->top ? NULL : f, KT_KIND_TOOL_RESULT,
+			c ? c->seq : 0, ts, c ? c->actor : actor, pl, sp->line,
+			sp->off, sp->len, &rseq);
+	if (rc || !c)
+		return rc;
+	c->has_result = 1;
+	rc = kt_ag_tool_effects(x->imp, c->tool, c->args, NULL, c->seq, rseq,
+				content, ec, ok, ts);
+	return rc < 0 ? rc : 0;
+}
+
+/* A non-conforming tool-result step (OpenAgents "ATIF 1.4"). */
+static int tool_result_step(atx *x, const kt_file *f, const cJSON *step,
+			    const char *actor, const kt_ag_span *sp)
+{
+	const cJSON *ob = cJSON_GetObjectItemCaseSensitive(step, "observation");
+	const cJSON *res = cJSON_GetObjectItemCaseSensitive(ob, "result");
+	const cJSON *succ = cJSON_GetObjectItemCaseSensitive(res, "success");
+	const char *msg = kt_ag_str(step, "message");
+	const char *cid = kt_ag_str2(ob, "tool_call_id", "source_call_id");
+	const char *content = kt_ag_str(ob, "content");
+	char idb[256];
+	int64_t ts = kt_ag_ts_json(cJSON_GetObjectItem(step, "timestamp"));
+
+	if (!cid && msg && strncmp(msg, "Tool result for ", 16) == 0) {
+		snprintf(idb, sizeof(idb), "%s", msg + 16);
+		idb[strcspn(idb, " \n")] = 0;
+		cid = idb;
+	}
+	if (!content)
+		content = kt_ag_str2(res, "output", "error");
+	return emit_result(x, f, cid, content,
+			   cJSON_IsBool(succ) ? cJSON_IsTrue(succ) : -1, res, ts,
+			   actor, sp);
+}
+
+static int is_result_step(const cJSON *step)
+{
+	const cJSON *ob = cJSON_GetObjectItemCaseSensitive(step, "observation");
+	const char *t = kt_ag_str(ob, "type");
+
+	return t && strcmp(t, "tool_result") == 0 &&
+	       !cJSON_GetObjectItem(ob, "results");
+}
+
+static const char *result_step_id(const cJSON *step, char *buf, size_t n)
+{
+	const cJSON *ob = cJSON_GetObjectItemCaseSensitive(step, "observation");
+	const char *cid = kt_ag_str2(ob, "tool_call_id", "source_call_id");
+	const char *msg = kt_ag_str(step, "message");
+
+	if (cid)
+		return cid;
+	if (msg && strncmp(msg, "Tool result for ", 16) == 0) {
+		snprintf(buf, n, "%s", msg + 16);
+		buf[strcspn(buf, " \n")] = 0;
+		return buf;
+	}
+	return NULL;
+}
+
+/* ---- documents ---------------------------------------------------------------- */
+static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
+		      const char *actor, int depth);
+
+typedef struct findctx {
+	atx *x;
+	const char *sid;
+	const char *self;
+	size_t dirlen;
+	char *found;
+} findctx;
+
+static int find_by_sid(const char *rel, void *arg)
+{
+	findctx *fc = arg;
+	const kt_file *g;
+	char pat[300];
+	size_t n = strlen(rel);
+
+	if (fc->found || n < 5 || strcmp(rel + n - 5, ".json") ||
+	    strcmp(rel, fc->self) == 0 || strchr(rel + fc->dirlen, '/'))
+		return 0;
+	if (kt_imp_open(fc->x->imp, rel, &g))
+		return 0;
+	snprintf(pat, sizeof(pat), "\"%s\"", fc->sid);
+	if (memmem(g->data, g->len, pat, strlen(pat)) &&
+	    kt_ag_sniff(g->data, g->len, "session_id", fc->sid))
+		fc->found = strdup(rel);
+	return 0;
+}
+
+static int import_ref(atx *x, const kt_file *f, const cJSON *ref, int depth)
+{
+	const char *sid = kt_ag_str(ref, "session_id");
+	const char *path = kt_ag_str(ref, "trajectory_path");
+	const char *rel = f->rel ? f->rel : kt_ag_base(f->path);
+	char *dir = dir_of(rel), *stem = stem_of(kt_ag_base(rel));
+	char *cand = NULL, actor[300];
+	const kt_file *g = NULL;
+	cJSON *doc;
+	int rc = 0;
+
+	if (!dir || !stem) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	if (path && *path && path[0] != '/' && !strstr(path, "..")) {
+		size_t n = strlen(dir) + strlen(stem) + strlen(path) + 4;
+		const char *tail = strncmp(path, "trajectory.", 11) == 0 ?
+				   path + 11 : path;
+
+		if (!(cand = malloc(n))) {
+			rc = KT_ENOMEM;
+			goto out;
+		}
+		snprintf(cand, n, "%s%s", dir, path);
+		if (kt_imp_open(x->imp, cand, &g)) {
+			snprintf(cand, n, "%s%s%s%s", dir, stem, *stem ? "." : "",
+				 tail);
+			if (kt_imp_open(x->imp, cand, &g))
+				g = NULL;
+		}
+	}
+	if (!g && sid && *sid && strlen(sid) < 250) {
+		findctx fc = { x, sid, rel, strlen(dir), NULL };
+
+		kt_imp_list(x->imp, dir, find_by_sid, &fc);
+		if (fc.found) {
+			free(cand);
+			cand = fc.found;
+			if (kt_imp_open(x->imp, cand, &g))
+				g = NULL;
+		}
+	}
+	if (!g) {
+		kt_imp_warn(x->imp, f, 0,
+			    "sub-agent trajectory %s (%s) not found beside the "
+			    "file: its steps are missing", path ? path : "?",
+			    sid ? sid : "?");
+		goto out;
+	}
+	if (kt_ag_map_get(&x->visited, cand))
+		goto out; /* already in this run (a reference cycle) */
+	if ((rc = kt_ag_map_put(&x->visited, cand, (void *)1)))
+		goto out;
+	kt_imp_claim(x->imp, cand);
+	if (!(doc = cJSON_ParseWithLength((const char *)g->data, g->len))) {
+		kt_imp_warn(x->imp, g, 0, "invalid JSON in sub-agent trajectory");
+		goto out;
+	}
+	snprintf(actor, sizeof(actor), "agent:%s",
+		 sid ? sid : kt_ag_str(doc, "session_id") ?
+		 kt_ag_str(doc, "session_id") : kt_ag_base(cand));
+	rc = import_doc(x, g, doc, actor, depth + 1);
+	cJSON_Delete(doc);
+out:
+	free(cand);
+	free(dir);
+	free(stem);
+	return rc;
+}
+
+static int emit_msg(atx *x, const kt_file *f, cJSON *m, const char *actor,
+		    int64_t ts, const kt_ag_span *sp, uint64_t *seq)
+{
+	return kt_ag_emit(x->imp, f == x->top ? NULL : f, KT_KIND_MESSAGE, 0,
+			  ts, actor, m, sp->line, sp->off, sp->len, seq);
+}
+
+static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
+		      const char *actor, int depth)
+{
+	const cJSON *steps = cJSON_GetObjectItemCaseSensitive(doc, "steps");
+	const cJSON *step, *ag = cJSON_GetObjectItemCaseSensitive(doc, "agent");
+	const char *dmodel = kt_ag_str2(ag, "model_name", "model");
+	int sub = depth > 0, handoff = 0, rc = 0;
+	uint64_t line = 0;
+	kt_ag_span *spans = NULL, spv;
+	size_t k2;
+	long nspans = kt_ag_spans((const char *)f->data, f->len, "steps",
+				  &spans);
+	const kt_ag_span *sp = &spv;
+
+	if (depth > MAX_SUB_DEPTH) {
+		kt_imp_warn(x->imp, f, 0, "sub-agent trajectories nested too "
+			    "deep: ignored below level %d", MAX_SUB_DEPTH);
+		return 0;
+	}
+	if (!cJSON_IsArray(steps)) {
+		kt_imp_warn(x->imp, f, 0, "ATIF document without a steps array");
+		return 0;
+	}
+	/* calls held anywhere in this document: results naming one of them
+	 * wait for it */
+	cJSON_ArrayForEach(step, steps) {
+		const cJSON *tc, *tcs = cJSON_GetObjectItem(step, "tool_calls");
+
+		cJSON_ArrayForEach(tc, tcs) {
+			const char *id = kt_ag_str2(tc, "tool_call_id", "id");
+
+			if (id && (rc = kt_ag_map_put(&x->later, id, (void *)1)))
+				goto done;
+		}
+	}
+	cJSON_ArrayForEach(step, steps) {
+		const char *src = kt_ag_str(step, "source");
+		const cJSON *tcs = cJSON_GetObjectItem(step, "tool_calls");
+		const cJSON *ob = cJSON_GetObjectItem(step, "observation");
+		const cJSON *results = cJSON_GetObjectItem(ob, "results");
+		const cJSON *tc, *r;
+		int64_t ts = kt_ag_ts_json(cJSON_GetObjectItem(step, "timestamp"));
+		const char *model = kt_ag_str(step, "model_name");
+		const cJSON *copied = cJSON_GetObjectItem(step,
+							  "is_copied_context");
+		char *text = NULL;
+		char **ids = NULL;
+		size_t ncalls = 0, k, paired = 0, nres;
+		uint64_t mseq = 0;
+		cJSON *m;
+
+		spv = kt_ag_span_at(spans, nspans, (long)line);
+		line++;
+		if (!cJSON_IsObject(step)) {
+			kt_imp_warn(x->imp, f, 0, "step %llu is not an object",
+				    (unsigned long long)line);
+			continue;
+		}
+		if (!src)
+			src = "agent";
+		if (strcmp(src, "system") == 0 && is_result_step(step)) {
+			char idb[256];
+			const char *cid = result_step_id(step, idb, sizeof(idb));
+
+			if (cid && kt_ag_map_get(&x->later, cid) &&
+			    !kt_ag_map_get(&x->calls, cid)) {
+				/* its call comes later: hold it */
+				if ((rc = kt_ag_map_put(&x->held, cid,
+							(void *)step)))
+					goto done;
+				continue;
+			}
+			if ((rc = tool_result_step(x, f, step, sub ? actor :
+						   "tool", sp)))
+				goto done;
+			continue;
+		}
+		text = step_text(step);
+		if (strcmp(src, "user") == 0) {
+			/* a person's words, unless this is a sub-agent's
+			 * prompt, copied context or the hand-off text the
+			 * harness writes after a summarization */
+			int human = !sub && !handoff && !cJSON_IsTrue(copied);
+
+			m = kt_ag_msg("user", human, text,
+				      human ? NULL : (handoff ? "meta,handoff" :
+						      "meta"));
+			handoff = 0;
+			rc = emit_msg(x, f, m, human ? "human" : (sub ? actor :
+								  "system"),
+				      ts, sp, &mseq);
+		} else if (strcmp(src, "system") == 0) {
+			m = kt_ag_msg("system", 0, text, "meta");
+			rc = emit_msg(x, f, m, sub ? actor : "system", ts, sp,
+				      &mseq);
+		} else {
+			const char *rs = kt_ag_str(step, "reasoning_content");
+			cJSON *cost = NULL, *u;
+
+			if (rs && *rs) {
+				m = kt_ag_msg("assistant", 0, rs, "thinking");
+				if (m && (model || dmodel))
+					cJSON_AddStringToObject(m, "model",
+								model ? model :
+								dmodel);
+				if ((rc = emit_msg(x, f, m, actor, ts, sp,
+						   NULL)))
+					goto next;
+			}
+			m = kt_ag_msg("assistant", 0, text,
+				      cJSON_IsTrue(copied) ? "meta" : NULL);
+			if (!m) {
+				rc = KT_ENOMEM;
+				goto next;
+			}
+			if (model || dmodel)
+				cJSON_AddStringToObject(m, "model",
+							model ? model : dmodel);
+			u = usage_of(cJSON_GetObjectItem(step, "metrics"), &cost);
+			if (u)
+				cJSON_AddItemToObject(m, "usage", u);
+			{
+				cJSON *ex = step_extra(step);
+
+				if (!ex && cost)
+					ex = cJSON_CreateObject();
+				if (ex && cost)
+					cJSON_AddItemToObject(ex, "cost_usd",
+							      cost);
+				else
+					cJSON_Delete(cost);
+				if (ex)
+					cJSON_AddItemToObject(m, "extra", ex);
+			}
+			if (sub)
+				cJSON_AddStringToObject(m, "subagent", actor + 6);
+			rc = emit_msg(x, f, m, actor, ts, sp, &mseq);
+		}
+		if (rc)
+			goto next;
+		/* tool calls */
+		ncalls = (size_t)cJSON_GetArraySize(tcs);
+		if (ncalls && !(ids = calloc(ncalls, sizeof(*ids)))) {
+			rc = KT_ENOMEM;
+			goto next;
+		}
+		k = 0;
+		cJSON_ArrayForEach(tc, tcs) {
+			const char *id = kt_ag_str2(tc, "tool_call_id", "id");
+			const char *fn = kt_ag_str2(tc, "function_name", "name");
+			const cJSON *a = cJSON_GetObjectItem(tc, "arguments");
+			cJSON *pl = cJSON_CreateObject(), *args = kt_ag_args(a);
+			acall *c = calloc(1, sizeof(*c));
+			char idb[64];
+			const cJSON *held;
+
+			if (!pl || !args || !c) {
+				cJSON_Delete(pl);
+				cJSON_Delete(args);
+				free(c);
+				rc = KT_ENOMEM;
+				goto next;
+			}
+			if (!id || kt_ag_map_get(&x->calls, id)) {
+				snprintf(idb, sizeof(idb), "%s#%llu.%zu",
+					 id ? id : "call",
+					 (unsigned long long)line, k);
+				id = idb;
+			}
+			if (!fn)
+				fn = "unknown";
+			cJSON_AddStringToObject(pl, "tool", fn);
+			cJSON_AddStringToObject(pl, "call_id", id);
+			cJSON_AddItemToObject(pl, "args", args);
+			if (sub)
+				cJSON_AddStringToObject(pl, "subagent",
+							actor + 6);
+			c->tool = strdup(fn);
+			c->args = cJSON_Duplicate(args, 1);
+			c->ts = ts;
+			c->actor = strdup(actor);
+			if ((rc = kt_ag_emit(x->imp, f == x->top ? NULL : f,
+					     KT_KIND_TOOL_CALL, mseq, ts, actor,
+					     pl, sp->line, sp->off, sp->len,
+					     &c->seq))) {
+				acall_free(c);
+				goto next;
+			}
+			if ((rc = kt_ag_map_put(&x->calls, id, c))) {
+				acall_free(c);
+				goto next;
+			}
+			/* the map owns a copy of the key: point at it */
+			if (!(ids[k++] = strdup(id))) {
+				rc = KT_ENOMEM;
+				goto next;
+			}
+			held = kt_ag_map_get(&x->held, id);
+			if (held) {
+				kt_ag_map_put(&x->held, id, NULL);
+				if ((rc = tool_result_step(x, f, held, sub ?
+							   actor : "tool",
+							   sp)))
+					goto next;
+			}
+		}
+		/* results on this step */
+		nres = (size_t)cJSON_GetArraySize(results);
+		k = 0;
+		cJSON_ArrayForEach(r, results) {
+			const char *scid = kt_ag_str(r, "source_call_id");
+			const cJSON *refs = cJSON_GetObjectItem(r,
+						"subagent_trajectory_ref");
+			const char *content = kt_ag_str(r, "content");
+			char *ctext = NULL;
+			const cJSON *ref;
+
+			if (!content && cJSON_GetObjectItem(r, "content")) {
+				ctext = kt_ag_content_text(
+					cJSON_GetObjectItem(r, "content"));
+				content = ctext;
+			}
+			if (cJSON_IsArray(refs)) {
+				cJSON_ArrayForEach(ref, refs)
+					if ((rc = import_ref(x, f, ref, depth)))
+						break;
+				handoff = 1;
+			}
+			if (!rc && (content || scid)) {
+				const char *cid = scid;
+
+				if (!cid) {
+					/* pair in order; one result with the
+					 * last call */
+					if (nres == 1 && ncalls > 0)
+						cid = ids[ncalls - 1];
+					else if (paired < ncalls)
+						cid = ids[paired];
+					paired++;
+				}
+				if (cid)
+					rc = emit_result(x, f, cid, content, -1,
+							 NULL, ts, sub ? actor :
+							 "tool", sp);
+				else {
+					m = kt_ag_msg("user", 0, content,
+						      "meta,observation");
+					rc = emit_msg(x, f, m, sub ? actor :
+						      "system", ts, sp, NULL);
+				}
+			}
+			free(ctext);
+			k++;
+			if (rc)
+				break;
+		}
+		/* calls that got no result: their effects, if any, are
+		 * assumed (ATIF results are optional) only for steps that
+		 * record no observation at all */
+		for (k = 0; !rc && k < ncalls; k++) {
+			acall *c = ids[k] ? kt_ag_map_get(&x->calls, ids[k]) :
+					    NULL;
+
+			if (c && !c->has_result && !ob && c->args) {
+				rc = kt_ag_tool_effects(x->imp, c->tool, c->args,
+							NULL, c->seq, 0, "", -1,
+							1, ts);
+				rc = rc < 0 ? rc : 0;
+			}
+		}
+next:
+		for (k = 0; ids && k < ncalls; k++)
+			free(ids[k]);
+		free(ids);
+		free(text);
+		if (rc)
+			goto done;
+	}
+	/* results whose call never came: keep them, unattached */
+	for (k2 = 0; k2 < x->held.cap; k2++) {
+		const cJSON *hs = x->held.vals[k2];
+		kt_ag_span z = { 0, 0, 0 };
+
+		if (!x->held.keys[k2] || !hs)
+			continue;
+		x->held.vals[k2] = NULL;
+		if ((rc = tool_result_step(x, f, hs, sub ? actor : "tool", &z)))
+			break;
+	}
+done:
+	free(spans);
+	return rc;
+}
+
+/* ---- the file ---------------------------------------------------------------- */
+typedef struct refctx {
+	atx *x;
+	const char *self;
+	const char *sid;
+	const char *base;
+	size_t dirlen;
+	int referenced;
+} refctx;
+
+/* Does a sibling trajectory reference this file as a sub-agent? */
+static int find_referrer(const char *rel, void *arg)
+{
+	refctx *rc = arg;
+	const kt_file *g;
+	char pat[300];
+	size_t n = strlen(rel);
+
+	if (rc->referenced || n < 5 || strcmp(rel + n - 5, ".json") ||
+	    strcmp(rel, rc->self) == 0 || strchr(rel + rc->dirlen, '/'))
+		return 0;
+	if (kt_imp_open(rc->x->imp, rel, &g))
+		return 0;
+	if (!memmem(g->data, g->len, "subagent_trajectory_ref", 23))
+		return 0;
+	snprintf(pat, sizeof(pat), "\"%s\"", rc->sid);
+	if (memmem(g->data, g->len, pat, strlen(pat)))
+		rc->referenced = 1;
+	return 0;
+}
+
+typedef struct sidectx {
+	atx *x;
+	const char *want1, *want2;
+	char *found;
+} sidectx;
+
+static int find_sidecar(const char *rel, void *arg)
+{
+	sidectx *s = arg;
+
+	if (!s->found && (strcmp(rel, s->want1) == 0 ||
+			  strcmp(rel, s->want2) == 0))
+		s->found = strdup(rel);
+	return 0;
+}
+
+static int atif_import(kt_imp *imp, const kt_file *f)
+{
+	atx x;
+	cJSON *doc, *meta = NULL;
+	const char *sid, *rel = f->rel ? f->rel : kt_ag_base(f->path);
+	const cJSON *ag;
+	char *ident = NULL, *name = NULL, *dir = NULL, *stem = NULL;
+	int rc = 0;
+
+	memset(&x, 0, sizeof(x));
+	x.imp = imp;
+	x.top = f;
+	doc = cJSON_ParseWithLength((const char *)f->data, f->len);
+	if (!doc) {
+		const char *e = cJSON_GetErrorPtr();
+		uint64_t line = 1;
+		const char *p;
+
+		if (e && e >= (const char *)f->data &&
+		    e <= (const char *)f->data + f->len)
+			for (p = (const char *)f->data; p < e; p++)
+				line += *p == '\n';
+		else
+			line = 0;
+		kt_imp_warn(imp, f, line, "invalid JSON: not an ATIF document");
+		return KT_EPARSE;
+	}
+	if (!cJSON_IsObject(doc) ||
+	    !cJSON_IsArray(cJSON_GetObjectItem(doc, "steps"))) {
+		kt_imp_warn(imp, f, 0, "not an ATIF trajectory (no steps array)");
+		cJSON_Delete(doc);
+		return KT_EPARSE;
+	}
+	sid = kt_ag_str(doc, "session_id");
+	dir = dir_of(rel);
+	stem = stem_of(kt_ag_base(rel));
+	if (!dir || !stem) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	/* a sub-trajectory whose parent is beside it: the parent imports it */
+	if (sid && !placeholder_id(sid) && strlen(sid) < 250) {
+		refctx r = { &x, rel, sid, kt_ag_base(rel), strlen(dir), 0 };
+
+		kt_imp_list(imp, dir, find_referrer, &r);
+		if (r.referenced)
+			goto out;
+	}
+	{
+		size_t n = (sid ? strlen(sid) : 0) + strlen(rel) + 32;
+
+		if (!(ident = malloc(n))) {
+			rc = KT_ENOMEM;
+			goto out;
+		}
+		/* goldens share placeholder ids: add the file name */
+		if (!placeholder_id(sid))
+			snprintf(ident, n, "atif:%s", sid);
+		else
+			snprintf(ident, n, "atif:%s:%s", sid ? sid : "",
+				 kt_ag_base(rel));
+	}
+	name = strdup(*stem ? stem : (sid ? sid : "trajectory"));
+	if (!name || !(meta = cJSON_CreateObject())) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	cJSON_AddStringToObject(meta, "source", rel);
+	if (kt_ag_str(doc, "schema_version"))
+		cJSON_AddStringToObject(meta, "schema_version",
+					kt_ag_str(doc, "schema_version"));
+	if (sid)
+		cJSON_AddStringToObject(meta, "session_id", sid);
+	ag = cJSON_GetObjectItem(doc, "agent");
+	if (cJSON_IsObject(ag)) {
+		cJSON *a = cJSON_Duplicate(ag, 1);
+
+		/* tool definitions are long and say nothing about the run */
+		cJSON_DeleteItemFromObject(a, "tool_definitions");
+		cJSON_AddItemToObject(meta, "agent", a);
+		if (kt_ag_str2(ag, "model_name", "model"))
+			cJSON_AddStringToObject(meta, "model",
+						kt_ag_str2(ag, "model_name",
+							   "model"));
+	}
+	if (cJSON_GetObjectItem(doc, "final_metrics"))
+		cJSON_AddItemToObject(meta, "final_metrics",
+			cJSON_Duplicate(cJSON_GetObjectItem(doc,
+							    "final_metrics"), 1));
+	if (cJSON_GetObjectItem(doc, "notes"))
+		cJSON_AddItemToObject(meta, "notes",
+			cJSON_Duplicate(cJSON_GetObjectItem(doc, "notes"), 1));
+	if (cJSON_GetObjectItem(doc, "extra"))
+		cJSON_AddItemToObject(meta, "extra",
+			cJSON_Duplicate(cJSON_GetObjectItem(doc, "extra"), 1));
+	{
+		/* sidecar metrics: "<stem>.metrics.json" or "metrics.json" */
+		size_t n = strlen(dir) + strlen(stem) + 20;
+		char *w1 = malloc(n), *w2 = malloc(n);
+		sidectx s = { &x, NULL, NULL, NULL };
+		const kt_file *g;
+		cJSON *mj;
+
+		if (w1 && w2) {
+			snprintf(w1, n, "%s%s%smetrics.json", dir, stem,
+				 *stem ? "." : "");
+			snprintf(w2, n, "%smetrics.json", dir);
+			s.want1 = w1;
+			s.want2 = w2;
+			kt_imp_list(imp, dir, find_sidecar, &s);
+			if (s.found && !kt_imp_open(imp, s.found, &g) &&
+			    (mj = cJSON_ParseWithLength((const char *)g->data,
+							g->len))) {
+				if (cJSON_IsObject(mj) &&
+				    !cJSON_GetObjectItem(mj, "steps")) {
+					cJSON_AddItemToObject(meta,
+							      "sidecar_metrics",
+							      mj);
+					kt_imp_claim(imp, s.found);
+				} else {
+					cJSON_Delete(mj);
+				}
+			}
+		}
+		free(s.found);
+		free(w1);
+		free(w2);
+	}
+	if ((rc = kt_imp_run_begin(imp, ident, name, "atif", meta)))
+		goto out;
+	meta = NULL;
+	if ((rc = kt_ag_map_put(&x.visited, rel, (void *)1)) == 0)
+		rc = import_doc(&x, f, doc, "agent", 0);
+	{
+		int r2 = kt_imp_run_end(imp);
+
+		if (!rc)
+			rc = r2;
+	}
+out:
+	cJSON_Delete(meta);
+	cJSON_Delete(doc);
+	kt_ag_map_free(&x.calls, acall_free);
+	kt_ag_map_free(&x.held, NULL);
+	kt_ag_map_free(&x.visited, NULL);
+	kt_ag_map_free(&x.later, NULL);
+	free(ident);
+	free(name);
+	free(dir);
+	free(stem);
+	return rc;
+}
+
+const kt_importer kt_importer_atif = {
+	.name = "atif",
+	.summary = "ATIF trajectory.json (Harbor/Terminal-Bench, v1.0-1.7 and "
+		   "non-conforming variants)",
+	.detect = atif_detect,
+	.import = atif_import,
+};
