@@ -1,0 +1,432 @@
+/*
+ * t_store_blob.c - blobs: dedup, delta chains over thousands of versions of
+ * a ~40 KB source, keyframes, corruption caught by get and verify;
+ * dictionaries: trained automatically, old events keep decoding.
+ */
+#include "testutil.h"
+#include <lmdb.h>
+#include "../../store/store.h"
+
+struct fx {
+	char *dir;
+	char path[4200];
+	kt_store *s;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->dir = tu_tmpdir();
+	assert_non_null(f->dir);
+	snprintf(f->path, sizeof(f->path), "%s/b.ktraj", f->dir);
+	assert_int_equal(kt_store_open(f->path, KT_OPEN_CREATE | KT_OPEN_BULK,
+				       &f->s), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	kt_store_close(f->s);
+	tu_rmrf(f->dir);
+	free(f->dir);
+	free(f);
+	return 0;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng >> 16);
+}
+
+/* A ~40 KB CUDA-like source as an array of lines. */
+#define NL 1100
+static char *lines[NL + 64];
+static int nlines;
+
+static void src_init(void)
+{
+	char buf[128];
+
+	nlines = 0;
+	for (int i = 0; i < NL; i++) {
+		snprintf(buf, sizeof(buf),
+			 "    acc%d += tile[%d][threadIdx.x] * w[%u]; // s%d\n",
+			 i % 8, i % 32, rnd() % 4096, i);
+		lines[nlines++] = strdup(buf);
+	}
+}
+
+static void src_free(void)
+{
+	for (int i = 0; i < nlines; i++)
+		free(lines[i]);
+	nlines = 0;
+}
+
+static void src_mutate(void)
+{
+	char buf[128];
+	int n = 1 + (int)(rnd() % 4);
+
+	for (int m = 0; m < n; m++) {
+		int at = (int)(rnd() % (unsigned)nlines);
+
+		snprintf(buf, sizeof(buf), "    x = blockDim.x * %u + %u;\n",
+			 rnd() % 1024, rnd() % 97);
+		if (rnd() % 3 == 0 && nlines < NL + 60) {
+			memmove(lines + at + 1, lines + at,
+				(size_t)(nlines - at) * sizeof(char *));
+			nlines++;
+			lines[at] = strdup(buf);
+		} else {
+			free(lines[at]);
+			lines[at] = strdup(buf);
+		}
+	}
+}
+
+static char *src_text(size_t *len)
+{
+	size_t n = 0, off = 0;
+	char *t;
+
+	for (int i = 0; i < nlines; i++)
+		n += strlen(lines[i]);
+	t = malloc(n + 1);
+	for (int i = 0; i < nlines; i++) {
+		size_t l = strlen(lines[i]);
+
+		memcpy(t + off, lines[i], l);
+		off += l;
+	}
+	t[n] = 0;
+	*len = n;
+	return t;
+}
+
+static void test_blob_basic(void **state)
+{
+	struct fx *f = *state;
+	unsigned char h[KT_HASH_LEN], h2[KT_HASH_LEN], e[KT_HASH_LEN];
+	void *d;
+	size_t n;
+	kt_store_stats st;
+
+	assert_int_equal(kt_blob_put(f->s, "x", 1, NULL, h), KT_EBUSY);
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_blob_put(f->s, "hello", 5, NULL, h), 0);
+	kt_sha256("hello", 5, e);
+	assert_memory_equal(h, e, KT_HASH_LEN);
+	assert_int_equal(kt_blob_put(f->s, "hello", 5, "p.c", h2), 0);
+	assert_memory_equal(h, h2, KT_HASH_LEN);
+	assert_int_equal(kt_blob_put(f->s, "", 0, NULL, h2), 0);
+	assert_int_equal(kt_blob_exists(f->s, h), 1);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	assert_int_equal(kt_blob_get(f->s, h, &d, &n), 0);
+	assert_int_equal(n, 5);
+	assert_string_equal(d, "hello");
+	free(d);
+	assert_int_equal(kt_blob_get(f->s, h2, &d, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(((char *)d)[0], 0);
+	free(d);
+	memset(e, 7, sizeof(e));
+	assert_int_equal(kt_blob_exists(f->s, e), 0);
+	assert_int_equal(kt_blob_get(f->s, e, &d, &n), KT_ENOTFOUND);
+	assert_int_equal(kt_store_stats_get(f->s, NULL, &st), 0);
+	assert_int_equal(st.blobs, 2);
+	/* an aborted put leaves nothing */
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_blob_put(f->s, "gone", 4, "p.c", e), 0);
+	kt_store_abort(f->s);
+	assert_int_equal(kt_blob_exists(f->s, e), 0);
+}
+
+#define NV 2000
+
+static void test_blob_versions(void **state)
+{
+	struct fx *f = *state;
+	static unsigned char hs[NV][KT_HASH_LEN];
+	size_t total = 0, n;
+	kt_store_stats st;
+	void *d;
+
+	src_init();
+	assert_int_equal(kt_store_begin(f->s), 0);
+	for (int v = 0; v < NV; v++) {
+		char *t;
+
+		src_mutate();
+		t = src_text(&n);
+		assert_true(n > 30000);
+		total += n;
+		assert_int_equal(kt_blob_put(f->s, t, n, "kernel.cu", hs[v]), 0);
+		free(t);
+		if (v % 500 == 499) {
+			assert_int_equal(kt_store_commit(f->s), 0);
+			assert_int_equal(kt_store_begin(f->s), 0);
+		}
+	}
+	assert_int_equal(kt_store_commit(f->s), 0);
+	assert_int_equal(kt_store_stats_get(f->s, NULL, &st), 0);
+	assert_int_equal(st.blob_raw_bytes, total);
+	/* deltas: far below a plain frame per version (~10 KB each) */
+	assert_true(st.blob_stored_bytes * 30 < total);
+
+	/* every version reads back exactly: regenerate the sequence */
+	src_free();
+	rng = 0x9e3779b97f4a7c15ull;
+	src_init();
+	for (int v = 0; v < NV; v++) {
+		char *t;
+		unsigned char h[KT_HASH_LEN];
+
+		src_mutate();
+		t = src_text(&n);
+		kt_sha256(t, n, h);
+		assert_memory_equal(h, hs[v], KT_HASH_LEN);
+		if (v % 3 == 0 || v > NV - 40) {
+			size_t gn;
+
+			assert_int_equal(kt_blob_get(f->s, hs[v], &d, &gn), 0);
+			assert_int_equal(gn, n);
+			assert_memory_equal(d, t, n);
+			free(d);
+		}
+		free(t);
+	}
+	src_free();
+	/* random order: each reconstructs through its own chain */
+	for (int i = 0; i < 200; i++) {
+		int v = (int)(rnd() % NV);
+		unsigned char h[KT_HASH_LEN];
+
+		assert_int_equal(kt_blob_get(f->s, hs[v], &d, &n), 0);
+		kt_sha256(d, n, h);
+		assert_memory_equal(h, hs[v], KT_HASH_LEN);
+		free(d);
+	}
+	assert_int_equal(kt_store_verify(f->s, NULL, NULL, NULL), 0);
+}
+
+/* chain depth stays below the keyframe interval */
+static void test_blob_depth(void **state)
+{
+	struct fx *f = *state;
+	unsigned char h[100][KT_HASH_LEN];
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	int maxd = 0, keyframes = 0;
+
+	src_init();
+	assert_int_equal(kt_store_begin(f->s), 0);
+	for (int v = 0; v < 100; v++) {
+		size_t n;
+		char *t;
+
+		src_mutate();
+		t = src_text(&n);
+		assert_int_equal(kt_blob_put(f->s, t, n, "k.cu", h[v]), 0);
+		free(t);
+	}
+	assert_int_equal(kt_store_commit(f->s), 0);
+	src_free();
+	kt_store_close(f->s);
+	f->s = NULL;
+	assert_int_equal(mdb_env_create(&env), 0);
+	mdb_env_set_maxdbs(env, 16);
+	assert_int_equal(mdb_env_open(env, f->path, MDB_NOSUBDIR | MDB_RDONLY,
+				      0644), 0);
+	assert_int_equal(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn), 0);
+	assert_int_equal(mdb_dbi_open(txn, "blobs", 0, &dbi), 0);
+	for (int v = 0; v < 100; v++) {
+		MDB_val k = { KT_HASH_LEN, h[v] }, val;
+		const unsigned char *p;
+
+		assert_int_equal(mdb_get(txn, dbi, &k, &val), 0);
+		p = val.mv_data;
+		if (p[1] > maxd)
+			maxd = p[1];
+		keyframes += p[0] != 2;
+		assert_int_equal(p[1], v % KT_BLOB_KEYFRAME);
+	}
+	mdb_txn_abort(txn);
+	mdb_env_close(env);
+	assert_int_equal(maxd, KT_BLOB_KEYFRAME - 1);
+	assert_int_equal(keyframes, 4);
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+}
+
+static void flip(const char *path, const char *db, const void *key, size_t kl,
+		 size_t off)
+{
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	MDB_val k = { kl, (void *)key }, v, nv;
+	unsigned char *copy;
+
+	assert_int_equal(mdb_env_create(&env), 0);
+	mdb_env_set_maxdbs(env, 16);
+	assert_int_equal(mdb_env_open(env, path, MDB_NOSUBDIR, 0644), 0);
+	assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	assert_int_equal(mdb_dbi_open(txn, db, 0, &dbi), 0);
+	assert_int_equal(mdb_get(txn, dbi, &k, &v), 0);
+	assert_true(off < v.mv_size);
+	copy = malloc(v.mv_size);
+	memcpy(copy, v.mv_data, v.mv_size);
+	copy[off] ^= 0x01;
+	nv.mv_size = v.mv_size;
+	nv.mv_data = copy;
+	assert_int_equal(mdb_put(txn, dbi, &k, &nv, 0), 0);
+	assert_int_equal(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+	free(copy);
+}
+
+static void test_blob_corrupt(void **state)
+{
+	struct fx *f = *state;
+	unsigned char h[10][KT_HASH_LEN];
+	char run[KT_RUN_ID_HEX + 1], hx[KT_HASH_HEX + 1], pl[256];
+	const char *bad_run;
+	uint64_t bad_seq = 9;
+	void *d;
+	size_t n;
+	kt_event ev;
+
+	src_init();
+	kt_run_id_from_identity("blob:corrupt", run);
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, run, "c", "t", NULL), 0);
+	for (int v = 0; v < 10; v++) {
+		char *t;
+
+		src_mutate();
+		t = src_text(&n);
+		assert_int_equal(kt_blob_put(f->s, t, n, "k.cu", h[v]), 0);
+		free(t);
+	}
+	kt_hex(h[5], KT_HASH_LEN, hx);
+	snprintf(pl, sizeof(pl), "{\"call_id\":\"c\",\"ok\":true,\"output\":\"\","
+		 "\"output_blob\":\"%s\"}", hx);
+	memset(&ev, 0, sizeof(ev));
+	ev.seq = 1;
+	ev.kind = KT_KIND_TOOL_RESULT;
+	ev.actor = "tool";
+	ev.payload = pl;
+	assert_int_equal(kt_event_append(f->s, run, &ev), 0);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	src_free();
+	assert_int_equal(kt_store_verify(f->s, NULL, NULL, NULL), 0);
+	kt_store_close(f->s);
+	f->s = NULL;
+	/* flip a byte in the delta frame of version 5 (after its header) */
+	flip(f->path, "blobs", h[5], KT_HASH_LEN, 10 + 32 + 8);
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+	assert_int_equal(kt_blob_get(f->s, h[5], &d, &n), KT_ECORRUPT);
+	/* versions after 5 are built on it: also caught */
+	assert_int_equal(kt_blob_get(f->s, h[7], &d, &n), KT_ECORRUPT);
+	assert_int_equal(kt_blob_get(f->s, h[4], &d, &n), 0);
+	free(d);
+	assert_int_equal(kt_store_verify(f->s, NULL, &bad_run, &bad_seq),
+			 KT_ECORRUPT);
+	assert_non_null(strstr(kt_store_errmsg(f->s), "blob"));
+	assert_int_equal(bad_seq, 0);
+	/* the run names blob 5 in a payload: the run's verify catches it */
+	assert_int_equal(kt_store_verify(f->s, run, &bad_run, &bad_seq),
+			 KT_ECORRUPT);
+}
+
+/* Events written before a dictionary existed still decode after one is
+ * trained, and later events use the dictionary. */
+static void test_dictionary(void **state)
+{
+	struct fx *f = *state;
+	char run[KT_RUN_ID_HEX + 1], pl[1024];
+	kt_event ev;
+	kt_store_stats st1, st2;
+	const uint64_t N = 6000;
+
+	kt_run_id_from_identity("dict:test", run);
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, run, "d", "t", NULL), 0);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	for (uint64_t i = 1; i <= N; i++) {
+		if (i % 500 == 1)
+			assert_int_equal(kt_store_begin(f->s), 0);
+		snprintf(pl, sizeof(pl),
+			 "{\"tool\":\"Bash\",\"call_id\":\"toolu_%08llx\","
+			 "\"args\":{\"command\":\"nvcc -O3 -arch=sm_90 "
+			 "kernel_%llu.cu -o k && ./k --m %llu --n %llu\","
+			 "\"description\":\"Compile and benchmark the tiled "
+			 "GEMM kernel variant %llu\"}}",
+			 (unsigned long long)(i * 2654435761u),
+			 (unsigned long long)(i % 97),
+			 (unsigned long long)(i % 13 * 512),
+			 (unsigned long long)(i % 7 * 256),
+			 (unsigned long long)i);
+		memset(&ev, 0, sizeof(ev));
+		ev.seq = i;
+		ev.kind = KT_KIND_TOOL_CALL;
+		ev.actor = "agent";
+		ev.ts_ns = (int64_t)i;
+		ev.payload = pl;
+		assert_int_equal(kt_event_append(f->s, run, &ev), 0);
+		if (i % 500 == 0) {
+			assert_int_equal(kt_store_commit(f->s), 0);
+			if (i == 1000)
+				assert_int_equal(kt_store_stats_get(f->s, NULL,
+								    &st1), 0);
+		}
+	}
+	assert_int_equal(kt_store_stats_get(f->s, NULL, &st2), 0);
+	assert_int_equal(st1.dicts, 0);
+	assert_int_equal(st2.dicts, 1);
+	/* later events compress better than the first 1000 */
+	{
+		double before = (double)st1.event_stored_bytes / 1000;
+		double after = (double)(st2.event_stored_bytes -
+					st1.event_stored_bytes) / (N - 1000);
+
+		assert_true(after < before * 0.8);
+	}
+	kt_store_close(f->s);
+	f->s = NULL;
+	assert_int_equal(kt_store_open(f->path, KT_OPEN_RDONLY, &f->s), 0);
+	for (uint64_t i = 1; i <= N; i += 7) {
+		char want[64];
+
+		assert_int_equal(kt_event_get(f->s, run, i, &ev), 0);
+		snprintf(want, sizeof(want), "variant %llu\"",
+			 (unsigned long long)i);
+		assert_non_null(strstr(ev.payload, want));
+	}
+	assert_int_equal(kt_store_verify(f->s, NULL, NULL, NULL), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_blob_basic, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_blob_versions, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_blob_depth, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_blob_corrupt, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_dictionary, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
