@@ -1153,9 +1153,12 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 
 	v->done = 1;
 	if (!im) {
-		if (r->direct || imp->opts->format)
+		if (r->direct || imp->opts->format) {
 			drv_warn(imp, v->display,
 				 "format not recognized: skipped (see --format)");
+			if (imp->opts->strict)
+				return KT_EPARSE;
+		}
 		return 0;
 	}
 	imp->cur = v;

@@ -632,6 +632,12 @@ static int cc_detect(const kt_file *f)
 		else if (strstr(tmp, "\"parentUuid\"") && strstr(tmp, "\"uuid\"") &&
 			 strstr(tmp, "\"type\""))
 			score = 60;
+		else if (strstr(tmp, "\"message\"") &&
+			 (strstr(tmp, "\"type\":\"user\"") ||
+			  strstr(tmp, "\"type\": \"user\"") ||
+			  strstr(tmp, "\"type\":\"assistant\"") ||
+			  strstr(tmp, "\"type\": \"assistant\"")))
+			score = 40; /* a bare-bones line of the same shape */
 		free(tmp);
 	}
 	if (!score && strstr(f->rel ? f->rel : "", ".jsonl") &&
