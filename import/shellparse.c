@@ -1,0 +1,2252 @@
+/*
+ * shellparse.c - the plan of a finished shell command (shellparse.h).
+ *
+ * Quoting and expansion follow the POSIX Shell Command Language
+ * (pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html,
+ * 2.2 Quoting, 2.7 Redirection, 2.7.4 Here-Document) and bash's manual for
+ * $'...', &>, <<< and echo/printf escapes (gnu.org/software/bash/manual,
+ * "ANSI-C Quoting", "Bash Builtins").
+ *
+ * Which commands ran is inferred from the list operators, the call's final
+ * status and the output (see import/README.md "Shell commands"):
+ *  - ok: the last pipeline and everything joined to it by && succeeded;
+ *  - a message of a command in the output ("cd: x: No such file...",
+ *    "./a.out: error while loading...", "k.cu(3): error") shows that it ran,
+ *    so everything joined to it by && before it succeeded;
+ *  - cd/rm/mv/cp/mkdir/... print a message when they fail, so without one
+ *    (and without 2>/dev/null) they succeeded; echo/printf/cat <<EOF with a
+ *    redirection cannot fail once reached.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "import.h"
+#include "shellparse.h"
+
+#define MAX_CMD (64u << 20)
+
+/* ---- growable buffers ---------------------------------------------------- */
+struct buf {
+	char *p;
+	size_t n, cap;
+	int oom;
+};
+
+static void bput(struct buf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		size_t c = b->cap ? b->cap : 64;
+		char *q;
+
+		while (c < b->n + n + 1)
+			c *= 2;
+		q = realloc(b->p, c);
+		if (!q) {
+			b->oom = 1;
+			return;
+		}
+		b->p = q;
+		b->cap = c;
+	}
+	if (n)
+		memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = 0;
+}
+
+static void bputc(struct buf *b, char c)
+{
+	bput(b, &c, 1);
+}
+
+/* grow an array of elements of size sz so that one more fits */
+static int more(void **arr, size_t *cap, size_t n, size_t sz)
+{
+	void *q;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 4;
+	q = realloc(*arr, c * sz);
+	if (!q)
+		return KT_ENOMEM;
+	memset((char *)q + *cap * sz, 0, (c - *cap) * sz);
+	*arr = q;
+	*cap = c;
+	return 0;
+}
+
+/* ---- syntax tree --------------------------------------------------------- */
+#define W_DYN   1u  /* expansion: the value is not known from the text */
+#define W_QUOTE 2u  /* some part was quoted */
+#define W_GLOB  4u  /* unquoted * ? [ or brace expansion */
+
+struct word {
+	char *v;        /* cooked value (quotes removed) */
+	size_t n;
+	size_t off, end;/* raw extent in the command */
+	unsigned fl;
+};
+
+enum { R_OUT = 1, R_APP, R_IN, R_HEREDOC, R_HERESTR, R_DUP, R_ALL, R_ALLAPP };
+
+struct redir {
+	int fd;         /* -1 = default for the kind */
+	int kind;
+	struct word t;  /* target, delimiter or here-string */
+	int strip;      /* <<- */
+	char *body;     /* here-document body after expansion, or NULL */
+	size_t blen;
+	int body_unknown;
+};
+
+struct scmd {
+	struct word *w;
+	size_t nw, capw;
+	struct redir *r;
+	size_t nr, capr;
+	size_t off, end;
+};
+
+struct pipeline {
+	struct scmd *c;
+	size_t n, cap;
+};
+
+enum { OP_END = 0, OP_AND, OP_OR, OP_SEQ };
+
+struct item {
+	struct pipeline p;
+	int op;         /* operator after this item */
+};
+
+struct hdref {
+	size_t item, cmd, red;
+};
+
+struct parser {
+	const char *s;
+	size_t n, i;
+	struct item *it;
+	size_t nit, capit;
+	struct pipeline cur;
+	struct scmd sc;
+	int in_cmd;
+	struct hdref *hd;
+	size_t nhd, caphd;
+	int opaque;
+	int oom;
+};
+
+static void word_free(struct word *w)
+{
+	free(w->v);
+	w->v = NULL;
+}
+
+static void scmd_free(struct scmd *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nw; i++)
+		word_free(&c->w[i]);
+	for (i = 0; i < c->nr; i++) {
+		word_free(&c->r[i].t);
+		free(c->r[i].body);
+	}
+	free(c->w);
+	free(c->r);
+	memset(c, 0, sizeof(*c));
+}
+
+static void pipe_free(struct pipeline *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		scmd_free(&p->c[i]);
+	free(p->c);
+	memset(p, 0, sizeof(*p));
+}
+
+static void parser_free(struct parser *ps)
+{
+	size_t i;
+
+	for (i = 0; i < ps->nit; i++)
+		pipe_free(&ps->it[i].p);
+	free(ps->it);
+	pipe_free(&ps->cur);
+	scmd_free(&ps->sc);
+	free(ps->hd);
+}
+
+/* ---- lexing -------------------------------------------------------------- */
+static int is_name(int c) { return isalnum((unsigned char)c) || c == '_'; }
+static int is_meta(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' ||
+	       c == '|' || c == '(' || c == ')' || c == '<' || c == '>';
+}
+
+/* Skip a balanced $( ... ) or <( ... ) starting after the '('. */
+static size_t skip_parens(const char *s, size_t n, size_t i)
+{
+	int depth = 1;
+
+	while (i < n && depth) {
+		char c = s[i];
+
+		if (c == '\\' && i + 1 < n)
+			i += 2;
+		else if (c == '\'') {
+			const char *q = memchr(s + i + 1, '\'', n - i - 1);
+
+			i = q ? (size_t)(q - s) + 1 : n;
+		} else if (c == '"') {
+			i++;
+			while (i < n && s[i] != '"')
+				i += (s[i] == '\\' && i + 1 < n) ? 2 : 1;
+			i++;
+		} else {
+			if (c == '(')
+				depth++;
+			else if (c == ')')
+				depth--;
+			i++;
+		}
+	}
+	return i > n ? n : i;
+}
+
+/* ANSI-C quoting and echo -e / printf escapes.  Reads the escape at s[i]
+ * (after the backslash); appends the byte(s); returns chars consumed, or 0
+ * for "\c" (stop output).  `octal0`: echo's \0nnn form vs printf's \nnn. */
+static size_t c_escape(const char *s, size_t n, size_t i, struct buf *b,
+		       int octal0)
+{
+	char c;
+	unsigned v = 0;
+	size_t k = 0;
+
+	if (i >= n) {
+		bputc(b, '\\');
+		return 0 + (i >= n ? 0 : 1);
+	}
+	c = s[i];
+	switch (c) {
+	case 'n': bputc(b, '\n'); return 1;
+	case 't': bputc(b, '\t'); return 1;
+	case 'r': bputc(b, '\r'); return 1;
+	case 'a': bputc(b, '\a'); return 1;
+	case 'b': bputc(b, '\b'); return 1;
+	case 'f': bputc(b, '\f'); return 1;
+	case 'v': bputc(b, '\v'); return 1;
+	case 'e': case 'E': bputc(b, 27); return 1;
+	case '\\': bputc(b, '\\'); return 1;
+	case '\'': bputc(b, '\''); return 1;
+	case '"': bputc(b, '"'); return 1;
+	case '?': bputc(b, '?'); return 1;
+	case 'c': return 0;
+	case 'x':
+		while (k < 2 && i + 1 + k < n &&
+		       isxdigit((unsigned char)s[i + 1 + k])) {
+			char h = s[i + 1 + k];
+
+			v = v * 16 + (unsigned)(isdigit((unsigned char)h) ? h - '0'
+				: (tolower((unsigned char)h) - 'a' + 10));
+			k++;
+		}
+		if (!k) {
+			bput(b, "\\x", 2);
+			return 1;
+		}
+		bputc(b, (char)v);
+		return 1 + k;
+	default:
+		if (c >= '0' && c <= '7') {
+			size_t start = (octal0 && c == '0') ? 1 : 0;
+			size_t lim = octal0 ? 3 : 3;
+
+			while (k < lim && i + start + k < n &&
+			       s[i + start + k] >= '0' && s[i + start + k] <= '7') {
+				v = v * 8 + (unsigned)(s[i + start + k] - '0');
+				k++;
+			}
+			bputc(b, (char)(v & 0xff));
+			return start + k ? start + k : 1;
+		}
+		bputc(b, '\\');
+		bputc(b, c);
+		return 1;
+	}
+}
+
+/* $... at s[i]: appends a literal '$' or marks the word dynamic. */
+static size_t dollar(struct parser *ps, size_t i, struct buf *b, unsigned *fl,
+		     int in_dq)
+{
+	const char *s = ps->s;
+	size_t n = ps->n;
+
+	if (i + 1 >= n) {
+		bputc(b, '$');
+		return i + 1;
+	}
+	if (s[i + 1] == '(') {
+		*fl |= W_DYN;
+		return skip_parens(s, n, i + 2);
+	}
+	if (s[i + 1] == '{') {
+		const char *q = memchr(s + i + 2, '}', n - i - 2);
+
+		*fl |= W_DYN;
+		return q ? (size_t)(q - s) + 1 : n;
+	}
+	if (!in_dq && s[i + 1] == '\'') {
+		size_t j = i + 2;
+
+		*fl |= W_QUOTE;
+		while (j < n && s[j] != '\'') {
+			if (s[j] == '\\' && j + 1 < n) {
+				size_t k = c_escape(s, n, j + 1, b, 0);
+
+				j += 1 + (k ? k : 1);
+			} else
+				bputc(b, s[j++]);
+		}
+		if (j >= n)
+			*fl |= W_DYN;
+		return j + 1 > n ? n : j + 1;
+	}
+	if (is_name(s[i + 1]) || strchr("@*#?$!-", s[i + 1])) {
+		size_t j = i + 1;
+
+		*fl |= W_DYN;
+		if (isdigit((unsigned char)s[j]) || !is_name(s[j]))
+			return j + 1;
+		while (j < n && is_name(s[j]))
+			j++;
+		return j;
+	}
+	bputc(b, '$');
+	return i + 1;
+}
+
+/* Read one word at ps->i into w. */
+static void read_word(struct parser *ps, struct word *w)
+{
+	const char *s = ps->s;
+	size_t n = ps->n, i = ps->i;
+	struct buf b = { 0 };
+	unsigned fl = 0;
+
+	w->off = i;
+	bput(&b, "", 0);
+	if (i < n && s[i] == '~')
+		fl |= W_DYN;
+	while (i < n) {
+		char c = s[i];
+
+		if (c == '<' && i + 1 < n && s[i + 1] == '(' && i == w->off) {
+			fl |= W_DYN;    /* process substitution */
+			i = skip_parens(s, n, i + 2);
+			continue;
+		}
+		if (is_meta(c))
+			break;
+		if (c == '\\') {
+			if (i + 1 < n && s[i + 1] == '\n') {
+				i += 2;
+				continue;
+			}
+			fl |= W_QUOTE;
+			if (i + 1 < n)
+				bputc(&b, s[i + 1]);
+			i += 2;
+		} else if (c == '\'') {
+			const char *q = memchr(s + i + 1, '\'', n - i - 1);
+			size_t e = q ? (size_t)(q - s) : n;
+
+			fl |= W_QUOTE;
+			if (!q)
+				fl |= W_DYN;
+			bput(&b, s + i + 1, e - i - 1);
+			i = e + 1;
+		} else if (c == '"' || (c == '$' && i + 1 < n && s[i + 1] == '"')) {
+			i += c == '$' ? 2 : 1;
+			fl |= W_QUOTE;
+			while (i < n && s[i] != '"') {
+				if (s[i] == '\\' && i + 1 < n) {
+					char d = s[i + 1];
+
+					if (d == '\n') {
+						i += 2;
+						continue;
+					}
+					if (d != '$' && d != '`' && d != '"' &&
+					    d != '\\')
+						bputc(&b, '\\');
+					bputc(&b, d);
+					i += 2;
+				} else if (s[i] == '$') {
+					i = dollar(ps, i, &b, &fl, 1);
+				} else if (s[i] == '`') {
+					const char *q = memchr(s + i + 1, '`',
+							       n - i - 1);
+
+					fl |= W_DYN;
+					i = q ? (size_t)(q - s) + 1 : n;
+				} else
+					bputc(&b, s[i++]);
+			}
+			if (i >= n)
+				fl |= W_DYN;
+			i++;
+		} else if (c == '$') {
+			i = dollar(ps, i, &b, &fl, 0);
+		} else if (c == '`') {
+			const char *q = memchr(s + i + 1, '`', n - i - 1);
+
+			fl |= W_DYN;
+			i = q ? (size_t)(q - s) + 1 : n;
+		} else {
+			if (c == '*' || c == '?' || c == '[')
+				fl |= W_GLOB;
+			if (c == '{' && i + 1 < n && !isspace((unsigned char)s[i + 1]))
+				fl |= W_GLOB;
+			bputc(&b, c);
+			i++;
+		}
+	}
+	if (i > n)
+		i = n;
+	if (b.oom)
+		ps->oom = 1;
+	w->v = b.p;
+	w->n = b.n;
+	w->end = i;
+	w->fl = fl;
+	ps->i = i;
+}
+
+static void finish_cmd(struct parser *ps)
+{
+	if (!ps->in_cmd)
+		return;
+	if (more((void **)&ps->cur.c, &ps->cur.cap, ps->cur.n,
+		 sizeof(*ps->cur.c))) {
+		ps->oom = 1;
+		scmd_free(&ps->sc);
+	} else
+		ps->cur.c[ps->cur.n++] = ps->sc;
+	memset(&ps->sc, 0, sizeof(ps->sc));
+	ps->in_cmd = 0;
+}
+
+static void finish_item(struct parser *ps, int op)
+{
+	finish_cmd(ps);
+	if (!ps->cur.n)
+		return;
+	if (more((void **)&ps->it, &ps->capit, ps->nit, sizeof(*ps->it))) {
+		ps->oom = 1;
+		pipe_free(&ps->cur);
+		return;
+	}
+	ps->it[ps->nit].p = ps->cur;
+	ps->it[ps->nit].op = op;
+	ps->nit++;
+	memset(&ps->cur, 0, sizeof(ps->cur));
+}
+
+/* Expand an unquoted here-document body: \$ \` \\ and \newline are quoting,
+ * any other $ or ` is an expansion we cannot know. */
+static void hd_expand(struct redir *r)
+{
+	struct buf b = { 0 };
+	size_t i;
+	const char *s = r->body;
+
+	bput(&b, "", 0);
+	for (i = 0; i < r->blen; i++) {
+		char c = s[i];
+
+		if (c == '\\' && i + 1 < r->blen &&
+		    strchr("$`\\\n", s[i + 1])) {
+			if (s[i + 1] != '\n')
+				bputc(&b, s[i + 1]);
+			i++;
+		} else if (c == '`' ||
+			   (c == '$' && i + 1 < r->blen &&
+			    (is_name(s[i + 1]) || strchr("{(@*#?$!-", s[i + 1])))) {
+			r->body_unknown = 1;
+			break;
+		} else
+			bputc(&b, c);
+	}
+	if (b.oom) {
+		r->body_unknown = 1;
+		free(b.p);
+		return;
+	}
+	free(r->body);
+	r->body = b.p;
+	r->blen = b.n;
+}
+
+/* After a newline: read the bodies of the pending here-documents. */
+static void read_heredocs(struct parser *ps)
+{
+	size_t h;
+
+	for (h = 0; h < ps->nhd; h++) {
+		struct hdref *ref = &ps->hd[h];
+		struct redir *r;
+		struct buf b = { 0 };
+		int done = 0;
+
+		/* the command may still be the one being built */
+		if (ref->item == ps->nit && ref->cmd == ps->cur.n)
+			r = &ps->sc.r[ref->red];
+		else if (ref->item == ps->nit)
+			r = &ps->cur.c[ref->cmd].r[ref->red];
+		else
+			r = &ps->it[ref->item].p.c[ref->cmd].r[ref->red];
+		bput(&b, "", 0);
+		while (ps->i < ps->n) {
+			const char *ls = ps->s + ps->i;
+			const char *nl = memchr(ls, '\n', ps->n - ps->i);
+			size_t ll = nl ? (size_t)(nl - ls) : ps->n - ps->i;
+			size_t t = 0;
+
+			if (r->strip)
+				while (t < ll && ls[t] == '\t')
+					t++;
+			ps->i += ll + (nl ? 1 : 0);
+			if (ll - t == r->t.n && !memcmp(ls + t, r->t.v, r->t.n)) {
+				done = 1;
+				break;
+			}
+			bput(&b, ls + t, ll - t);
+			if (nl)
+				bputc(&b, '\n');
+		}
+		r->body = b.p;
+		r->blen = b.n;
+		if (b.oom)
+			ps->oom = 1;
+		/* bash warns and uses the rest: agents' tools have been seen to
+		 * append text after the delimiter, so the body is not known */
+		if (!done || b.oom)
+			r->body_unknown = 1;
+		else if (!(r->t.fl & W_QUOTE))
+			hd_expand(r);
+	}
+	ps->nhd = 0;
+}
+
+static const char *const keywords[] = {
+	"if", "then", "else", "elif", "fi", "for", "while", "until", "do",
+	"done", "case", "esac", "select", "function", "{", "}", "!", "[[",
+	"]]", "coproc", NULL
+};
+
+static int is_keyword(const struct word *w)
+{
+	int i;
+
+	if (w->fl & (W_QUOTE | W_DYN))
+		return 0;
+	for (i = 0; keywords[i]; i++)
+		if (!strcmp(w->v, keywords[i]))
+			return 1;
+	/* name() { ... } */
+	return 0;
+}
+
+static void parse(struct parser *ps)
+{
+	const char *s = ps->s;
+	size_t n = ps->n;
+
+	while (ps->i < n && !ps->oom) {
+		size_t i = ps->i;
+		char c = s[i];
+
+		if (c == ' ' || c == '\t' || c == '\r') {
+			ps->i++;
+			continue;
+		}
+		if (c == '\\' && i + 1 < n && s[i + 1] == '\n') {
+			ps->i += 2;
+			continue;
+		}
+		if (c == '#' ) {
+			const char *nl = memchr(s + i, '\n', n - i);
+
+			ps->i = nl ? (size_t)(nl - s) : n;
+			continue;
+		}
+		if (c == '\n') {
+			ps->i++;
+			finish_item(ps, OP_SEQ);
+			read_heredocs(ps);
+			continue;
+		}
+		if (c == '&' && i + 1 < n && s[i + 1] == '&') {
+			ps->i += 2;
+			finish_item(ps, OP_AND);
+			continue;
+		}
+		if (c == '|' && i + 1 < n && s[i + 1] == '|') {
+			ps->i += 2;
+			finish_item(ps, OP_OR);
+			continue;
+		}
+		if (c == ';') {
+			if (i + 1 < n && s[i + 1] == ';') {
+				ps->opaque = 1;
+				return;
+			}
+			ps->i++;
+			finish_item(ps, OP_SEQ);
+			continue;
+		}
+		if (c == '|') {
+			ps->i += (i + 1 < n && s[i + 1] == '&') ? 2 : 1;
+			finish_cmd(ps);
+			continue;
+		}
+		if (c == '&' && !(i + 1 < n && s[i + 1] == '>')) {
+			ps->i++;
+			finish_item(ps, OP_SEQ);
+			continue;
+		}
+		if (c == '(' || c == ')') {
+			ps->opaque = 1;
+			return;
+		}
+		/* redirections: [n]> [n]>> [n]< << <<- <<< &> &>> [n]>& [n]<& */
+		{
+			size_t j = i;
+			int fd = -1, kind = 0, strip = 0;
+
+			while (j < n && isdigit((unsigned char)s[j]) && j - i < 3)
+				j++;
+			if (j > i && j < n && (s[j] == '<' || s[j] == '>'))
+				fd = atoi(s + i);
+			else
+				j = i;
+			if (j < n && s[j] == '&' && j + 1 < n && s[j + 1] == '>') {
+				kind = R_ALL;
+				j += 2;
+				if (j < n && s[j] == '>') {
+					kind = R_ALLAPP;
+					j++;
+				}
+			} else if (j < n && s[j] == '>') {
+				j++;
+				kind = R_OUT;
+				if (j < n && s[j] == '>') {
+					kind = R_APP;
+					j++;
+				} else if (j < n && s[j] == '|')
+					j++;
+				else if (j < n && s[j] == '&') {
+					kind = R_DUP;
+					j++;
+				}
+			} else if (j < n && s[j] == '<') {
+				if (j + 1 < n && s[j + 1] == '(') {
+					kind = 0; /* process substitution: a word */
+				} else {
+					j++;
+					kind = R_IN;
+					if (j + 1 < n && s[j] == '<' && s[j + 1] == '<') {
+						kind = R_HERESTR;
+						j += 2;
+					} else if (j < n && s[j] == '<') {
+						kind = R_HEREDOC;
+						j++;
+						if (j < n && s[j] == '-') {
+							strip = 1;
+							j++;
+						}
+					} else if (j < n && s[j] == '&') {
+						kind = R_DUP;
+						j++;
+					} else if (j < n && s[j] == '>')
+						j++; /* <> read-write */
+				}
+			}
+			if (kind) {
+				struct redir r = { 0 };
+
+				ps->i = j;
+				while (ps->i < n && (s[ps->i] == ' ' || s[ps->i] == '\t'))
+					ps->i++;
+				r.fd = fd;
+				r.kind = kind;
+				r.strip = strip;
+				if (ps->i < n && !is_meta(s[ps->i]))
+					read_word(ps, &r.t);
+				else {
+					r.t.v = strdup("");
+					r.t.fl = W_DYN;
+					if (!r.t.v)
+						ps->oom = 1;
+				}
+				if (!ps->in_cmd) {
+					ps->in_cmd = 1;
+					ps->sc.off = i;
+				}
+				if (more((void **)&ps->sc.r, &ps->sc.capr, ps->sc.nr,
+					 sizeof(r))) {
+					ps->oom = 1;
+					word_free(&r.t);
+					return;
+				}
+				ps->sc.r[ps->sc.nr++] = r;
+				ps->sc.end = ps->i;
+				if (kind == R_HEREDOC) {
+					if (more((void **)&ps->hd, &ps->caphd, ps->nhd,
+						 sizeof(*ps->hd))) {
+						ps->oom = 1;
+						return;
+					}
+					ps->hd[ps->nhd].item = ps->nit;
+					ps->hd[ps->nhd].cmd = ps->cur.n;
+					ps->hd[ps->nhd].red = ps->sc.nr - 1;
+					ps->nhd++;
+				}
+				continue;
+			}
+		}
+		/* a word */
+		{
+			struct word w = { 0 };
+
+			read_word(ps, &w);
+			if (ps->i == i) {       /* cannot happen; be safe */
+				word_free(&w);
+				ps->i++;
+				continue;
+			}
+			if (!ps->in_cmd) {
+				ps->in_cmd = 1;
+				ps->sc.off = i;
+			}
+			if ((!ps->sc.nw && is_keyword(&w)) ||
+			    (ps->i < n && s[ps->i] == '(' && !(w.fl & W_QUOTE))) {
+				word_free(&w);
+				ps->opaque = 1;
+				return;
+			}
+			if (more((void **)&ps->sc.w, &ps->sc.capw, ps->sc.nw,
+				 sizeof(w))) {
+				word_free(&w);
+				ps->oom = 1;
+				return;
+			}
+			ps->sc.w[ps->sc.nw++] = w;
+			ps->sc.end = ps->i;
+		}
+	}
+	finish_item(ps, OP_END);
+	/* here-documents never closed by a newline */
+	for (size_t h = 0; h < ps->nhd; h++) {
+		struct hdref *ref = &ps->hd[h];
+
+		if (ref->item < ps->nit &&
+		    ref->cmd < ps->it[ref->item].p.n)
+			ps->it[ref->item].p.c[ref->cmd].r[ref->red].body_unknown = 1;
+	}
+	ps->nhd = 0;
+}
+
+/* ---- paths --------------------------------------------------------------- */
+char *kt_sh_path(const char *cwd, const char *path)
+{
+	struct buf b = { 0 };
+	const char *comp[512];
+	size_t clen[512], nc = 0, k;
+	const char *srcs[2];
+	int abs, s;
+
+	if (!path)
+		return NULL;
+	abs = path[0] == '/' || (cwd && cwd[0] == '/');
+	srcs[0] = path[0] == '/' ? NULL : cwd;
+	srcs[1] = path;
+	for (s = 0; s < 2; s++) {
+		const char *p = srcs[s];
+
+		while (p && *p) {
+			const char *e;
+
+			while (*p == '/')
+				p++;
+			if (!*p)
+				break;
+			e = strchr(p, '/');
+			if (!e)
+				e = p + strlen(p);
+			if (e - p == 1 && p[0] == '.') {
+				/* nothing */
+			} else if (e - p == 2 && p[0] == '.' && p[1] == '.' &&
+				   nc && !(clen[nc - 1] == 2 &&
+					   !memcmp(comp[nc - 1], "..", 2))) {
+				nc--;
+			} else if (e - p == 2 && p[0] == '.' && p[1] == '.' &&
+				   abs) {
+				/* /.. is / */
+			} else if (nc < 512) {
+				comp[nc] = p;
+				clen[nc] = (size_t)(e - p);
+				nc++;
+			}
+			p = e;
+		}
+	}
+	bput(&b, "", 0);
+	if (abs)
+		bputc(&b, '/');
+	for (k = 0; k < nc; k++) {
+		if (k)
+			bputc(&b, '/');
+		bput(&b, comp[k], clen[k]);
+	}
+	if (!abs && !nc)
+		bputc(&b, '.');
+	if (b.oom) {
+		free(b.p);
+		return NULL;
+	}
+	return b.p;
+}
+
+static const char *base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/* ---- commands -------------------------------------------------------------- */
+static int wis(const struct word *w, const char *s)
+{
+	return !(w->fl & W_DYN) && !strcmp(w->v, s);
+}
+
+static int assignment(const struct word *w)
+{
+	const char *e = strchr(w->v, '=');
+	const char *p;
+
+	if (!e || e == w->v || (w->fl & W_QUOTE && w->v[0] == '"'))
+		return 0;
+	for (p = w->v; p < e; p++)
+		if (!is_name(*p) || (p == w->v && isdigit((unsigned char)*p)))
+			return 0;
+	return 1;
+}
+
+/* Index of the real command word after env assignments and wrappers like
+ * `timeout 60`, `env X=1`, `time`, `nice -n 5`, `sudo`, `taskset -c 0`.
+ * Returns nw when there is none. */
+static size_t unwrap(const struct scmd *c)
+{
+	size_t i = 0, nw = c->nw;
+
+	while (i < nw && assignment(&c->w[i]))
+		i++;
+	while (i < nw && !(c->w[i].fl & W_DYN)) {
+		const char *b = base(c->w[i].v);
+
+		if (!strcmp(b, "env")) {
+			i++;
+			while (i < nw && (c->w[i].v[0] == '-' ||
+					  assignment(&c->w[i]))) {
+				if (!strcmp(c->w[i].v, "-u") ||
+				    !strcmp(c->w[i].v, "-C"))
+					i++;
+				i++;
+			}
+		} else if (!strcmp(b, "timeout")) {
+			i++;
+			while (i < nw && c->w[i].v[0] == '-') {
+				if (!strcmp(c->w[i].v, "-s") ||
+				    !strcmp(c->w[i].v, "-k"))
+					i++;
+				i++;
+			}
+			i++;    /* the duration */
+		} else if (!strcmp(b, "time") || !strcmp(b, "nohup") ||
+			   !strcmp(b, "exec") || !strcmp(b, "command") ||
+			   !strcmp(b, "builtin") || !strcmp(b, "ccache") ||
+			   !strcmp(b, "stdbuf") || !strcmp(b, "sudo") ||
+			   !strcmp(b, "nice") || !strcmp(b, "ionice") ||
+			   !strcmp(b, "numactl") || !strcmp(b, "taskset") ||
+			   !strcmp(b, "chrt")) {
+			int takes = !strcmp(b, "nice") || !strcmp(b, "taskset") ||
+				    !strcmp(b, "numactl") || !strcmp(b, "sudo") ||
+				    !strcmp(b, "ionice") || !strcmp(b, "chrt");
+
+			i++;
+			while (i < nw && c->w[i].v[0] == '-') {
+				const char *o = c->w[i].v;
+
+				if (takes && strlen(o) == 2 && !strchr("pE", o[1]))
+					i++;
+				i++;
+			}
+			/* taskset MASK cmd, chrt PRIO cmd */
+			if ((!strcmp(b, "taskset") || !strcmp(b, "chrt")) &&
+			    i < nw && isxdigit((unsigned char)c->w[i].v[0]) &&
+			    i > 0 && c->w[i - 1].v[0] != '-')
+				i++;
+		} else
+			break;
+	}
+	return i;
+}
+
+static int has_help(const struct scmd *c, size_t a)
+{
+	size_t i;
+
+	for (i = a + 1; i < c->nw; i++)
+		if (wis(&c->w[i], "--help") || wis(&c->w[i], "-h") ||
+		    wis(&c->w[i], "--version") || wis(&c->w[i], "-V") ||
+		    wis(&c->w[i], "-version"))
+			return 1;
+	return 0;
+}
+
+static const char *const src_ext[] = { ".cu", ".c", ".cc", ".cpp", ".cxx",
+	".c++", ".C", ".cuh", ".hip", ".m", ".mm", ".ptx", NULL };
+
+static int is_source(const char *v)
+{
+	size_t n = strlen(v), k;
+	int i;
+
+	if (v[0] == '-')
+		return 0;
+	for (i = 0; src_ext[i]; i++) {
+		k = strlen(src_ext[i]);
+		if (n > k && !strcmp(v + n - k, src_ext[i]))
+			return 1;
+	}
+	return 0;
+}
+
+enum { CC_NONE = 0, CC_COMPILER, CC_MAKE, CC_NINJA, CC_CMAKE };
+
+/* "gcc", "g++-12", "x86_64-linux-gnu-gcc", "clang++-17", "nvcc", ... */
+static int compiler_name(const char *b)
+{
+	static const char *const cc[] = { "gcc", "g++", "cc", "c++", "clang",
+		"clang++", "nvcc", "hipcc", "nvc", "nvc++", "icx", "icpx",
+		"mpicc", "mpicxx", "mpic++", "tcc", NULL };
+	char t[64];
+	size_t n = strlen(b), k;
+	const char *d;
+	int i;
+
+	if (n >= sizeof(t))
+		return 0;
+	memcpy(t, b, n + 1);
+	/* version suffix: gcc-12, clang++-17 */
+	d = strrchr(t, '-');
+	if (d && d[1] && strspn(d + 1, "0123456789.") == strlen(d + 1))
+		t[d - t] = 0;
+	/* target prefix: x86_64-linux-gnu-gcc */
+	d = strrchr(t, '-');
+	if (d)
+		memmove(t, d + 1, strlen(d + 1) + 1);
+	for (i = 0; cc[i]; i++)
+		if (!strcmp(t, cc[i]))
+			return 1;
+	(void)k;
+	return 0;
+}
+
+static int build_kind(const struct scmd *c, size_t a)
+{
+	const char *b;
+	size_t i;
+
+	if (a >= c->nw || (c->w[a].fl & W_DYN))
+		return CC_NONE;
+	b = base(c->w[a].v);
+	if (compiler_name(b)) {
+		if (has_help(c, a))
+			return CC_NONE;
+		for (i = a + 1; i < c->nw; i++)
+			if (!(c->w[i].fl & W_DYN) && is_source(c->w[i].v))
+				return CC_COMPILER;
+		return CC_NONE;
+	}
+	if (!strcmp(b, "make") || !strcmp(b, "gmake")) {
+		if (has_help(c, a))
+			return CC_NONE;
+		for (i = a + 1; i < c->nw; i++) {
+			const char *v = c->w[i].v;
+
+			if (!strcmp(v, "clean") || !strcmp(v, "distclean") ||
+			    !strcmp(v, "-n") || !strcmp(v, "--dry-run") ||
+			    !strcmp(v, "-q") || !strcmp(v, "help") ||
+			    !strcmp(v, "-p"))
+				return CC_NONE;
+		}
+		return CC_MAKE;
+	}
+	if (!strcmp(b, "ninja")) {
+		for (i = a + 1; i < c->nw; i++)
+			if (!strcmp(c->w[i].v, "-t") || !strcmp(c->w[i].v, "-n") ||
+			    !strcmp(c->w[i].v, "clean"))
+				return CC_NONE;
+		return has_help(c, a) ? CC_NONE : CC_NINJA;
+	}
+	if (!strcmp(b, "cmake")) {
+		for (i = a + 1; i < c->nw; i++)
+			if (wis(&c->w[i], "--build"))
+				return CC_CMAKE;
+	}
+	return CC_NONE;
+}
+
+/* Programs whose output is never a benchmark of the agent's code. */
+static const char *const not_bench[] = {
+	"ls", "cat", "grep", "egrep", "rg", "find", "echo", "printf", "head",
+	"tail", "sed", "awk", "cd", "rm", "mv", "cp", "mkdir", "rmdir", "git",
+	"pip", "pip3", "uv", "conda", "apt", "apt-get", "yum", "dnf", "brew",
+	"nvidia-smi", "which", "whereis", "type", "file", "nm", "objdump",
+	"readelf", "ldd", "make", "gmake", "cmake", "ninja", "ctest", "valgrind",
+	"gdb", "strace", "ltrace", "chmod", "chown", "touch", "wc", "sort",
+	"uniq", "diff", "du", "df", "ps", "kill", "pkill", "export", "source",
+	".", "tar", "zip", "unzip", "curl", "wget", "ssh", "scp", "rsync",
+	"less", "more", "vim", "vi", "nano", "tee", "xargs", "true", "false",
+	"test", "[", "sleep", "date", "env", "set", "unset", "pwd", "whoami",
+	"hostname", "uname", "lscpu", "free", "top", "htop", "cuobjdump",
+	"nvdisasm", "clang-format", "black", "ruff", "flake8", "mypy",
+	"pylint", "jq", "yq", "sha256sum", "md5sum", "ln", "readlink",
+	"realpath", "basename", "dirname", "tr", "cut", "paste", "column",
+	"stat", "history", "alias", "docker", "kubectl", "npm", "npx", "node",
+	"cargo", "go", "rustc", "javac", "java", "dmesg", "journalctl",
+	"systemctl", "lsof", "netstat", "ss", "ping", "mount", "umount",
+	"lspci", "lsmod", "modprobe", "patch", "xxd", "hexdump", "od",
+	"strings", "c++filt", "addr2line", "ar", "ranlib", "strip", "ld",
+	"pkg-config", "sh", "bash", "zsh", "python-config", NULL
+};
+
+static int in_list(const char *const *l, const char *s)
+{
+	int i;
+
+	for (i = 0; l[i]; i++)
+		if (!strcmp(l[i], s))
+			return 1;
+	return 0;
+}
+
+static int has_ext(const char *v, const char *ext)
+{
+	size_t n = strlen(v), k = strlen(ext);
+
+	return n > k && !strcmp(v + n - k, ext);
+}
+
+/* Whether simple command c (real command at a) runs a benchmark-like
+ * program; *name gets a pointer to its name inside c. */
+static int bench_cmd(const struct scmd *c, size_t a, const char **name)
+{
+	const char *v, *b;
+	size_t i;
+
+	if (a >= c->nw || (c->w[a].fl & W_DYN) || has_help(c, a))
+		return 0;
+	v = c->w[a].v;
+	b = base(v);
+	*name = b;
+	if (!strncmp(b, "python", 6) || !strcmp(b, "pypy3") ||
+	    !strcmp(b, "torchrun") || !strcmp(b, "accelerate") ||
+	    !strcmp(b, "deepspeed")) {
+		for (i = a + 1; i < c->nw; i++) {
+			const char *x = c->w[i].v;
+
+			if (!strcmp(x, "-m") && i + 1 < c->nw) {
+				*name = c->w[i + 1].v;
+				return strcmp(*name, "pip") && strcmp(*name, "venv") &&
+				       strcmp(*name, "json.tool") &&
+				       strcmp(*name, "http.server");
+			}
+			if (!strcmp(x, "-c")) {
+				*name = "python -c";
+				return 1;
+			}
+			if (x[0] != '-') {
+				*name = base(x);
+				return 1;
+			}
+		}
+		return 0;
+	}
+	if (!strcmp(b, "ncu") || !strcmp(b, "nsys") || !strcmp(b, "nvprof") ||
+	    !strcmp(b, "rocprof") || !strcmp(b, "hyperfine") ||
+	    !strcmp(b, "compute-sanitizer") || !strcmp(b, "mpirun") ||
+	    !strcmp(b, "srun") || !strcmp(b, "mpiexec")) {
+		for (i = a + 1; i < c->nw; i++)
+			if (c->w[i].v[0] != '-' && (c->w[i].v[0] == '.' ||
+						    strchr(c->w[i].v, '/'))) {
+				*name = base(c->w[i].v);
+				break;
+			}
+		return 1;
+	}
+	if ((!strcmp(b, "bash") || !strcmp(b, "sh")) && a + 1 < c->nw &&
+	    has_ext(c->w[a + 1].v, ".sh")) {
+		*name = base(c->w[a + 1].v);
+		return 1;
+	}
+	if (!strcmp(b, "make") || !strcmp(b, "gmake")) {
+		for (i = a + 1; i < c->nw; i++)
+			if (c->w[i].v[0] != '-' && !strchr(c->w[i].v, '=') &&
+			    (strstr(c->w[i].v, "bench") || strstr(c->w[i].v, "run") ||
+			     strstr(c->w[i].v, "perf"))) {
+				*name = c->w[i].v;
+				return 1;
+			}
+		return 0;
+	}
+	if ((!strcmp(b, "cargo") && a + 1 < c->nw && wis(&c->w[a + 1], "bench")) ||
+	    (!strcmp(b, "go") && a + 1 < c->nw && wis(&c->w[a + 1], "test") &&
+	     strstr(c->w[c->nw - 1].v, "bench")))
+		return 1;
+	if (!strcmp(b, "pytest")) {
+		for (i = a + 1; i < c->nw; i++)
+			if (strstr(c->w[i].v, "benchmark"))
+				return 1;
+		return 0;
+	}
+	if (in_list(not_bench, b) || compiler_name(b))
+		return 0;
+	/* a program of the agent's: ./x, build/x, /abs/x, or a *bench* tool */
+	if (strchr(v, '/') || strstr(b, "bench"))
+		return 1;
+	return 0;
+}
+
+/* ---- output evidence ------------------------------------------------------ */
+/* "name:" at a line start or after ": " (bash: "line 1: cd: x: No such"). */
+static int out_msg(const char *out, const char *name)
+{
+	size_t k = strlen(name);
+	const char *p = out;
+
+	if (!out || !k)
+		return 0;
+	while ((p = strstr(p, name))) {
+		int start = p == out || p[-1] == '\n' ||
+			    (p - out >= 2 && p[-1] == ' ' && p[-2] == ':');
+
+		if (start && p[k] == ':')
+			return 1;
+		p += k;
+	}
+	return 0;
+}
+
+static int out_has(const char *out, const char *s)
+{
+	return out && strstr(out, s);
+}
+
+/* commands that print "<name>: ..." to stderr when they fail */
+static const char *const trusted[] = { "cd", "rm", "mv", "cp", "mkdir",
+	"rmdir", "touch", "chmod", "ln", "pushd", "popd", "export", "true",
+	":", "set", "unset", "source", ".", "ls", "echo", "printf", NULL };
+
+/* a command that cannot fail once reached */
+static int infallible(const char *b)
+{
+	return !strcmp(b, "export") || !strcmp(b, "true") || !strcmp(b, ":") ||
+	       !strcmp(b, "echo") || !strcmp(b, "printf") || !strcmp(b, "set") ||
+	       !strcmp(b, "unset");
+}
+
+static int stderr_hidden(const struct scmd *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++) {
+		const struct redir *r = &c->r[i];
+
+		if ((r->fd == 2 && (r->kind == R_OUT || r->kind == R_APP)) ||
+		    r->kind == R_ALL || r->kind == R_ALLAPP ||
+		    (r->fd == 2 && r->kind == R_DUP && strcmp(r->t.v, "1")))
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- diagnostics ------------------------------------------------------------ */
+static int diag_head(const char *l, size_t n, int *err)
+{
+	static const char *const errs[] = { ": error", "error:", "fatal error",
+		"nvcc fatal", "collect2:", "undefined reference",
+		"ld returned", "make: ***", "]: ***", "ninja: build stopped",
+		"FAILED: ", "CMake Error", "Error 1", "Error 2",
+		"compilation terminated", "ptxas fatal", NULL };
+	static const char *const warns[] = { ": warning", "warning:", ": note:",
+		"In function", "In file included from", "CMake Warning",
+		"ptxas info", "ptxas warning", ": remark", NULL };
+	static const char *const tools[] = { "In file included from",
+		"                 from ", "collect2", "/usr/bin/ld", "ld:",
+		"nvcc", "ptxas", "cc1", "gcc", "g++", "clang", "fatal error",
+		"compilation terminated", "error:", "warning:", "make:", "make[",
+		"gmake", "ninja:", "FAILED:", "CMake ", NULL };
+	char t[512];
+	size_t k = n < sizeof(t) - 1 ? n : sizeof(t) - 1, j;
+	int i, fmt = 0;
+
+	memcpy(t, l, k);
+	t[k] = 0;
+	/* only compiler-shaped lines: "path:12:3: ...", "path(12): ...",
+	 * "x.c: In function", or a build tool's own prefix; a program's
+	 * "./a.out: error while loading ..." is not a diagnostic */
+	j = strcspn(t, " :(");
+	if (j && (t[j] == ':' || t[j] == '(') && isdigit((unsigned char)t[j + 1]))
+		fmt = 1;
+	if (strstr(t, ": In function") || strstr(t, ": In member function") ||
+	    strstr(t, "undefined reference") || strstr(t, ": At top level"))
+		fmt = 1;
+	for (i = 0; tools[i] && !fmt; i++)
+		if (!strncmp(t, tools[i], strlen(tools[i])))
+			fmt = 1;
+	if (!fmt)
+		return 0;
+	for (i = 0; errs[i]; i++)
+		if (strstr(t, errs[i])) {
+			*err = 1;
+			return 1;
+		}
+	for (i = 0; warns[i]; i++)
+		if (strstr(t, warns[i]))
+			return 1;
+	return 0;
+}
+
+/* Diagnostic lines of out (headers and their indented context) that
+ * mention one of names (or all when names is NULL).  *err: an error. */
+static char *diagnostics(const char *out, char **names, size_t nn,
+			 int want_unattributed, size_t *len, int *err)
+{
+	struct buf b = { 0 };
+	const char *p = out;
+	int keep = 0;
+
+	*err = 0;
+	*len = 0;
+	if (!out)
+		return NULL;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t ll = nl ? (size_t)(nl - p) : strlen(p);
+		int e = 0;
+
+		if (diag_head(p, ll, &e)) {
+			int mine = names == NULL;
+			size_t k;
+
+			if (!mine) {
+				int any = 0;
+
+				for (k = 0; k < nn; k++) {
+					const char *bn = base(names[k]);
+					const char *m = p;
+
+					while ((m = strstr(m, bn)) && m < p + ll) {
+						any = 1;
+						break;
+					}
+					if (any)
+						break;
+				}
+				mine = any || want_unattributed;
+			}
+			keep = mine;
+			if (mine && e)
+				*err = 1;
+		} else if (!(ll && (p[0] == ' ' || p[0] == '\t')))
+			keep = 0;
+		if (keep) {
+			bput(&b, p, ll);
+			bputc(&b, '\n');
+		}
+		p += ll + (nl ? 1 : 0);
+	}
+	if (b.oom) {
+		free(b.p);
+		return NULL;
+	}
+	*len = b.n;
+	return b.p;
+}
+
+/* "Exit code N" (Claude Code), "exit code: N", "exited with code N",
+ * "exit status N" near the top of the output: the call's status. */
+static int exit_marker(const char *out)
+{
+	static const char *const m[] = { "Exit code ", "exit code: ",
+		"exited with code ", "Exit status ", "exit status ",
+		"Process exited with code ", NULL };
+	int i;
+
+	if (!out)
+		return -1;
+	for (i = 0; m[i]; i++) {
+		const char *p = strstr(out, m[i]);
+
+		if (p && p - out < 200 &&
+		    isdigit((unsigned char)p[strlen(m[i])]))
+			return atoi(p + strlen(m[i]));
+	}
+	return -1;
+}
+
+/* ---- plan ------------------------------------------------------------------- */
+enum { UNK = -1, NO = 0, YES = 1 };
+
+struct ctx {
+	struct kt_sh_plan *p;
+	const char *out;
+	char *cwd;      /* current, or NULL */
+	int cwd_lost;   /* a cd that may or may not have run */
+	int oom;
+};
+
+static char *resolve(struct ctx *x, const struct word *w)
+{
+	if (w->fl & (W_DYN | W_GLOB) || !w->n)
+		return NULL;
+	if (w->v[0] != '/' && x->cwd_lost)
+		return NULL;
+	return kt_sh_path(x->cwd, w->v);
+}
+
+static struct kt_sh_op *new_op(struct ctx *x, int op, char *path)
+{
+	struct kt_sh_plan *p = x->p;
+	size_t cap = p->nops;
+
+	/* capacity doubles at powers of two */
+	if (!path)
+		return NULL;
+	if ((cap & (cap - 1)) == 0) {
+		size_t c = cap ? cap * 2 : 4;
+		struct kt_sh_op *q = realloc(p->ops, c * sizeof(*q));
+
+		if (!q) {
+			free(path);
+			x->oom = 1;
+			return NULL;
+		}
+		p->ops = q;
+	}
+	memset(&p->ops[p->nops], 0, sizeof(p->ops[0]));
+	p->ops[p->nops].op = op;
+	p->ops[p->nops].path = path;
+	return &p->ops[p->nops++];
+}
+
+/* What a producer writes to stdout. */
+struct content {
+	int kind;       /* 0 unknown, 1 data, 2 files */
+	struct buf data;
+	char **files;
+	size_t nfiles;
+};
+
+static void content_free(struct content *c)
+{
+	size_t i;
+
+	free(c->data.p);
+	for (i = 0; i < c->nfiles; i++)
+		free(c->files[i]);
+	free(c->files);
+	memset(c, 0, sizeof(*c));
+}
+
+static void echo_content(const struct scmd *c, size_t a, struct content *o)
+{
+	size_t i = a + 1;
+	int nl = 1, esc = 0, first = 1;
+
+	for (; i < c->nw; i++) {
+		const char *v = c->w[i].v;
+
+		if (v[0] != '-' || !v[1] || strspn(v + 1, "neE") != strlen(v + 1))
+			break;
+		if (strchr(v, 'n'))
+			nl = 0;
+		if (strchr(v, 'e'))
+			esc = 1;
+		if (strchr(v, 'E'))
+			esc = strrchr(v, 'E') < strrchr(v, 'e') ? esc : 0;
+	}
+	o->kind = 1;
+	bput(&o->data, "", 0);
+	for (; i < c->nw; i++) {
+		const struct word *w = &c->w[i];
+		size_t j;
+
+		if (w->fl & (W_DYN | W_GLOB)) {
+			o->kind = 0;
+			return;
+		}
+		if (!first)
+			bputc(&o->data, ' ');
+		first = 0;
+		if (!esc) {
+			bput(&o->data, w->v, w->n);
+			continue;
+		}
+		for (j = 0; j < w->n; j++) {
+			if (w->v[j] == '\\' && j + 1 < w->n) {
+				size_t k = c_escape(w->v, w->n, j + 1, &o->data, 1);
+
+				if (!k)
+					return; /* \c: no more output */
+				j += k;
+			} else
+				bputc(&o->data, w->v[j]);
+		}
+	}
+	if (nl)
+		bputc(&o->data, '\n');
+}
+
+static void printf_content(const struct scmd *c, size_t a, struct content *o)
+{
+	size_t i = a + 1, j;
+	const struct word *f;
+
+	if (i < c->nw && wis(&c->w[i], "--"))
+		i++;
+	/* printf -v var: no output; printf fmt args: not interpreted here */
+	if (i >= c->nw || i + 1 != c->nw || c->w[i].v[0] == '-' ||
+	    (c->w[i].fl & (W_DYN | W_GLOB)))
+		return;
+	f = &c->w[i];
+	o->kind = 1;
+	bput(&o->data, "", 0);
+	for (j = 0; j < f->n; j++) {
+		char ch = f->v[j];
+
+		if (ch == '\\' && j + 1 < f->n) {
+			size_t k = c_escape(f->v, f->n, j + 1, &o->data, 0);
+
+			if (!k)
+				return;
+			j += k;
+		} else if (ch == '%') {
+			if (j + 1 < f->n && f->v[j + 1] == '%') {
+				bputc(&o->data, '%');
+				j++;
+			} else {
+				o->kind = 0;    /* a conversion without args */
+				return;
+			}
+		} else
+			bputc(&o->data, ch);
+	}
+}
+
+/* stdin of c: a here-document or here-string, else the pipe content. */
+static int stdin_content(const struct scmd *c, struct content *pipe_in,
+			 struct content *o)
+{
+	size_t i;
+	const struct redir *in = NULL;
+
+	for (i = 0; i < c->nr; i++)
+		if ((c->r[i].kind == R_HEREDOC || c->r[i].kind == R_HERESTR ||
+		     c->r[i].kind == R_IN) && (c->r[i].fd <= 0))
+			in = &c->r[i];
+	if (in) {
+		if (in->kind == R_IN || (in->kind == R_HEREDOC && in->body_unknown) ||
+		    (in->kind == R_HERESTR && (in->t.fl & (W_DYN | W_GLOB))))
+			return 0;
+		o->kind = 1;
+		bput(&o->data, "", 0);
+		if (in->kind == R_HEREDOC)
+			bput(&o->data, in->body ? in->body : "", in->blen);
+		else {
+			bput(&o->data, in->t.v, in->t.n);
+			bputc(&o->data, '\n');
+		}
+		return 1;
+	}
+	if (pipe_in && pipe_in->kind) {
+		*o = *pipe_in;
+		memset(pipe_in, 0, sizeof(*pipe_in));
+		return 1;
+	}
+	return 0;
+}
+
+static void copy_content(struct content *dst, const struct content *src,
+			 int *oom)
+{
+	size_t i;
+
+	memset(dst, 0, sizeof(*dst));
+	dst->kind = src->kind;
+	if (src->kind == 1) {
+		bput(&dst->data, src->data.p ? src->data.p : "", src->data.n);
+		if (dst->data.oom)
+			*oom = 1;
+	} else if (src->kind == 2) {
+		dst->files = calloc(src->nfiles ? src->nfiles : 1, sizeof(char *));
+		if (!dst->files) {
+			*oom = 1;
+			dst->kind = 0;
+			return;
+		}
+		for (i = 0; i < src->nfiles; i++) {
+			dst->files[i] = strdup(src->files[i]);
+			if (!dst->files[i])
+				*oom = 1;
+			dst->nfiles++;
+		}
+	}
+}
+
+/* Emit a write of content to path (taking a copy). */
+static void put_write(struct ctx *x, int op, char *path,
+		      const struct content *ct)
+{
+	struct kt_sh_op *o;
+	struct content cp;
+
+	if (!path)
+		return;
+	if (!strcmp(path, "/dev/null") || !strncmp(path, "/dev/", 5) ||
+	    !strncmp(path, "/proc/", 6)) {
+		free(path);
+		return;
+	}
+	/* "bash: d/f: No such file or directory": the redirection failed */
+	if (x->out) {
+		const char *b = base(path);
+		char pat[512];
+
+		snprintf(pat, sizeof(pat), "%s: No such file", b);
+		if (strstr(x->out, pat)) {
+			free(path);
+			return;
+		}
+		snprintf(pat, sizeof(pat), "%s: Permission denied", b);
+		if (strstr(x->out, pat)) {
+			free(path);
+			return;
+		}
+	}
+	o = new_op(x, op, path);
+	if (!o)
+		return;
+	copy_content(&cp, ct, &x->oom);
+	if (cp.kind == 1) {
+		o->have_data = 1;
+		o->data = cp.data.p ? cp.data.p : strdup("");
+		o->len = cp.data.n;
+		if (!o->data)
+			x->oom = 1;
+	} else {
+		o->files = cp.files;
+		o->nfiles = cp.nfiles;
+	}
+}
+
+/* Apply the stdout redirections of c for content ct.  Returns 1 when stdout
+ * went to a file (so nothing flows down the pipe). */
+static int redirect_out(struct ctx *x, const struct scmd *c,
+			const struct content *ct, int apply)
+{
+	size_t i, last = (size_t)-1;
+	int any = 0;
+	struct content empty = { 0 };
+
+	empty.kind = 1;
+	for (i = 0; i < c->nr; i++) {
+		const struct redir *r = &c->r[i];
+
+		if (((r->kind == R_OUT || r->kind == R_APP) && r->fd <= 1) ||
+		    r->kind == R_ALL || r->kind == R_ALLAPP)
+			last = i;
+		if (r->kind == R_DUP && r->fd <= 1)
+			last = (size_t)-1; /* >&2: goes elsewhere */
+	}
+	for (i = 0; i < c->nr; i++) {
+		const struct redir *r = &c->r[i];
+		int app;
+
+		if (!(((r->kind == R_OUT || r->kind == R_APP) && r->fd <= 1) ||
+		      r->kind == R_ALL || r->kind == R_ALLAPP))
+			continue;
+		any = 1;
+		if (!apply)
+			continue;
+		app = r->kind == R_APP || r->kind == R_ALLAPP;
+		/* earlier redirections of the same stdout only truncate */
+		if (i != last) {
+			if (!app)
+				put_write(x, KT_SH_WRITE, resolve(x, &r->t), &empty);
+			continue;
+		}
+		if (ct->kind)
+			put_write(x, app ? KT_SH_APPEND : KT_SH_WRITE,
+				  resolve(x, &r->t), ct);
+	}
+	return any;
+}
+
+/* Non-option arguments of c after a (for rm/mv/cp/cat/tee). */
+static size_t args_of(const struct scmd *c, size_t a, const struct word **v,
+		      size_t max, int *opts_ok, const char *allowed)
+{
+	size_t i, k = 0;
+	int dd = 0;
+
+	*opts_ok = 1;
+	for (i = a + 1; i < c->nw; i++) {
+		const struct word *w = &c->w[i];
+
+		if (!dd && w->v[0] == '-' && w->v[1]) {
+			if (!strcmp(w->v, "--")) {
+				dd = 1;
+				continue;
+			}
+			if (w->v[1] == '-' || strspn(w->v + 1, allowed) !=
+			    strlen(w->v + 1))
+				*opts_ok = 0;
+			continue;
+		}
+		if (k < max)
+			v[k] = w;
+		k++;
+	}
+	return k;
+}
+
+static void set_cwd(struct ctx *x, const struct scmd *c, size_t a, int succ)
+{
+	char *nc;
+
+	if (succ == NO)
+		return;
+	if (succ == UNK || a + 1 >= c->nw || a + 2 < c->nw ||
+	    (c->w[a + 1].fl & (W_DYN | W_GLOB)) || wis(&c->w[a + 1], "-") ||
+	    (c->w[a + 1].v[0] != '/' && (x->cwd_lost || !x->cwd))) {
+		/* cd somewhere we cannot follow: relative paths are lost */
+		free(x->cwd);
+		x->cwd = NULL;
+		x->cwd_lost = 1;
+		return;
+	}
+	nc = kt_sh_path(x->cwd, c->w[a + 1].v);
+	if (!nc) {
+		x->oom = 1;
+		return;
+	}
+	free(x->cwd);
+	x->cwd = nc;
+	x->cwd_lost = 0;
+}
+
+/* rm / mv / cp of a command known to have succeeded */
+static void file_ops(struct ctx *x, const struct scmd *c, size_t a,
+		     const char *b)
+{
+	const struct word *v[64];
+	int ok;
+	size_t k, i;
+
+	if (!strcmp(b, "rm")) {
+		k = args_of(c, a, v, 64, &ok, "rfivdI");
+		if (!ok || k > 64)
+			return;
+		for (i = 0; i < k; i++)
+			(void)new_op(x, KT_SH_DELETE, resolve(x, v[i]));
+		return;
+	}
+	if (strcmp(b, "mv") && strcmp(b, "cp"))
+		return;
+	k = args_of(c, a, v, 64, &ok, strcmp(b, "mv") ? "fvpaL" : "fv");
+	if (!ok || k < 2 || k > 64)
+		return;
+	for (i = 0; i + 1 < k; i++) {
+		const struct word *dst = v[k - 1];
+		char *src = resolve(x, v[i]), *dp;
+		struct content ct = { 0 };
+		size_t dl = dst->n;
+		int dir = k > 2 || (dl && dst->v[dl - 1] == '/') ||
+			  wis(dst, ".") || wis(dst, "..");
+
+		if (!src)
+			continue;
+		/* mv a b where b may be a directory: only when b looks like
+		 * a file name (has an extension) */
+		if (!dir && !strchr(base(dst->v), '.')) {
+			free(src);
+			continue;
+		}
+		if (dir) {
+			struct buf pb = { 0 };
+			struct word w = *dst;
+
+			bput(&pb, dst->v, dst->n);
+			bputc(&pb, '/');
+			bput(&pb, base(src), strlen(base(src)));
+			if (pb.oom) {
+				free(src);
+				x->oom = 1;
+				return;
+			}
+			w.v = pb.p;
+			w.n = pb.n;
+			dp = resolve(x, &w);
+			free(pb.p);
+		} else
+			dp = resolve(x, dst);
+		if (!dp || !strcmp(dp, src)) {
+			free(dp);
+			free(src);
+			continue;
+		}
+		ct.kind = 2;
+		ct.files = &src;
+		ct.nfiles = 1;
+		put_write(x, KT_SH_WRITE, dp, &ct);
+		if (!strcmp(b, "mv"))
+			(void)new_op(x, KT_SH_DELETE, src);
+		else
+			free(src);
+	}
+}
+
+/* producers: echo, printf, cat, tee; returns what flows down the pipe */
+static void run_producer(struct ctx *x, const struct scmd *c, size_t a,
+			 const char *b, struct content *pipe_in,
+			 struct content *pipe_out, int reached)
+{
+	struct content ct = { 0 };
+	const struct word *v[64];
+	int ok;
+	size_t k, i;
+
+	if (!strcmp(b, "echo"))
+		echo_content(c, a, &ct);
+	else if (!strcmp(b, "printf"))
+		printf_content(c, a, &ct);
+	else if (!strcmp(b, "cat")) {
+		k = args_of(c, a, v, 64, &ok, "");
+		if (!ok || k > 64)
+			ct.kind = 0;
+		else if (!k)
+			stdin_content(c, pipe_in, &ct);
+		else {
+			ct.kind = 2;
+			ct.files = calloc(k, sizeof(char *));
+			if (!ct.files)
+				x->oom = 1, ct.kind = 0;
+			for (i = 0; ct.kind && i < k; i++) {
+				char *r = wis(v[i], "-") ? NULL : resolve(x, v[i]);
+
+				if (!r) {
+					content_free(&ct);
+					break;
+				}
+				ct.files[ct.nfiles++] = r;
+			}
+		}
+	} else if (!strcmp(b, "tee")) {
+		int app = 0;
+
+		for (i = a + 1; i < c->nw; i++)
+			if (c->w[i].v[0] == '-' && strchr(c->w[i].v, 'a'))
+				app = 1;
+		k = args_of(c, a, v, 64, &ok, "aip");
+		stdin_content(c, pipe_in, &ct);
+		if (reached && ok && k <= 64 && ct.kind)
+			for (i = 0; i < k; i++)
+				put_write(x, app ? KT_SH_APPEND : KT_SH_WRITE,
+					  resolve(x, v[i]), &ct);
+	}
+	if (!redirect_out(x, c, &ct, reached)) {
+		*pipe_out = ct;
+		return;
+	}
+	content_free(&ct);
+}
+
+static void add_compile(struct ctx *x, const struct scmd *c, size_t a,
+			int kind, const char *cmdtext, int succ, int last,
+			int exit_code, int ok, int in_pipe_tail)
+{
+	struct kt_sh_plan *p = x->p;
+	struct kt_sh_compile *cc;
+	size_t i;
+	struct buf arch = { 0 };
+
+	{
+		struct kt_sh_compile *q = realloc(p->cc, (p->ncc + 1) * sizeof(*q));
+
+		if (!q) {
+			x->oom = 1;
+			return;
+		}
+		p->cc = q;
+	}
+	cc = &p->cc[p->ncc++];
+	memset(cc, 0, sizeof(*cc));
+	cc->exit_code = -1;
+	cc->command = strndup(cmdtext + c->off, c->end - c->off);
+	cc->cwd = x->cwd && !x->cwd_lost ? strdup(x->cwd) : NULL;
+	cc->compiler = strdup(kind == CC_MAKE ? "make" : kind == CC_NINJA ? "ninja"
+			      : kind == CC_CMAKE ? "cmake" : base(c->w[a].v));
+	cc->flags = calloc(c->nw, sizeof(char *));
+	cc->sources = calloc(c->nw, sizeof(char *));
+	if (!cc->command || !cc->compiler || !cc->flags || !cc->sources) {
+		x->oom = 1;
+		return;
+	}
+	bput(&arch, "", 0);
+	for (i = a + 1; i < c->nw; i++) {
+		const struct word *w = &c->w[i];
+		const char *v = w->v, *sm = NULL;
+
+		if (kind == CC_COMPILER && !(w->fl & W_DYN) && is_source(v)) {
+			char *r = resolve(x, w);
+
+			cc->sources[cc->nsources++] = r ? r : strdup(v);
+			continue;
+		}
+		cc->flags[cc->nflags++] = strdup(v);
+		/* -arch=sm_80, -arch sm_80, --gpu-architecture=sm_90a,
+		 * -gencode arch=compute_80,code=sm_80, --cuda-gpu-arch=sm_80 */
+		if (!strncmp(v, "-arch=", 6) || !strncmp(v, "--gpu-architecture=", 19) ||
+		    !strncmp(v, "--cuda-gpu-arch=", 16) || !strncmp(v, "--offload-arch=", 15))
+			sm = strchr(v, '=') + 1;
+		else if ((!strcmp(v, "-arch") || !strcmp(v, "--gpu-architecture")) &&
+			 i + 1 < c->nw)
+			sm = c->w[i + 1].v;
+		else if (strstr(v, "code=sm_") || strstr(v, "code=[sm_"))
+			sm = strstr(v, "sm_");
+		if (sm && *sm) {
+			size_t l = strcspn(sm, ",] ");
+
+			if (!strstr(arch.p, sm) || l != strlen(sm)) {
+				if (arch.n)
+					bputc(&arch, ',');
+				bput(&arch, sm, l);
+			}
+		}
+	}
+	if (arch.n)
+		cc->arch = arch.p;
+	else
+		free(arch.p);
+	(void)last;
+	(void)exit_code;
+	(void)ok;
+	(void)succ;
+	(void)in_pipe_tail;
+}
+
+static void free_op(struct kt_sh_op *o)
+{
+	size_t i;
+
+	free(o->path);
+	free(o->data);
+	for (i = 0; i < o->nfiles; i++)
+		free(o->files[i]);
+	free(o->files);
+}
+
+static void free_cc(struct kt_sh_compile *c)
+{
+	size_t i;
+
+	free(c->command);
+	free(c->cwd);
+	free(c->compiler);
+	for (i = 0; i < c->nflags; i++)
+		free(c->flags[i]);
+	free(c->flags);
+	for (i = 0; i < c->nsources; i++)
+		free(c->sources[i]);
+	free(c->sources);
+	free(c->arch);
+	free(c->diag);
+}
+
+void kt_sh_plan_free(struct kt_sh_plan *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nops; i++)
+		free_op(&p->ops[i]);
+	free(p->ops);
+	for (i = 0; i < p->ncc; i++)
+		free_cc(&p->cc[i]);
+	free(p->cc);
+	free(p->bench_prog);
+	memset(p, 0, sizeof(*p));
+}
+
+/* per-compile bookkeeping for the exit code decision */
+struct ccinfo {
+	size_t item;
+	int kind;
+	int pipe_tail;  /* last command of its pipeline */
+	const char *argv0;
+};
+
+int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
+		     int exit_code, int ok, struct kt_sh_plan *p)
+{
+	struct parser ps = { 0 };
+	struct ctx x = { 0 };
+	int *reached = NULL, *succ = NULL, *fail = NULL, st;
+	struct ccinfo *ci = NULL;
+	size_t i, k, nci = 0, last_reached = 0;
+	int rc = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (!cmd)
+		return 0;
+	if (output && (strstr(output, "The user doesn't want to proceed") ||
+		       strstr(output, "tool use was rejected"))) {
+		p->nothing_ran = 1;
+		return 0;
+	}
+	ps.s = cmd;
+	ps.n = strlen(cmd);
+	if (ps.n > MAX_CMD)
+		return 0;
+	parse(&ps);
+	if (ps.oom) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	p->opaque = ps.opaque;
+	if (!ps.nit)
+		goto out;
+	reached = malloc(ps.nit * sizeof(int));
+	succ = malloc(ps.nit * sizeof(int));
+	fail = calloc(ps.nit, sizeof(int));
+	if (!reached || !succ || !fail) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < ps.nit; i++)
+		reached[i] = succ[i] = UNK;
+
+	/* 1. the final status: the last pipeline and its && chain succeeded */
+	if (ok && !ps.opaque && (exit_code <= 0)) {
+		i = ps.nit - 1;
+		reached[i] = succ[i] = YES;
+		while (i > 0 && ps.it[i - 1].op == OP_AND) {
+			i--;
+			reached[i] = succ[i] = YES;
+		}
+	}
+	/* 2. messages in the output */
+	for (i = 0; i < ps.nit; i++) {
+		struct pipeline *pl = &ps.it[i].p;
+		int ev = 0;
+
+		for (k = 0; k < pl->n; k++) {
+			struct scmd *c = &pl->c[k];
+			size_t a = unwrap(c);
+			const char *v, *b;
+
+			if (a >= c->nw || (c->w[a].fl & W_DYN))
+				continue;
+			v = c->w[a].v;
+			b = base(v);
+			if (stderr_hidden(c))
+				continue;
+			{
+				int evi = out_msg(output, v) || out_msg(output, b);
+				size_t j;
+
+				if (!evi && build_kind(c, a) == CC_COMPILER)
+					for (j = a + 1; j < c->nw && !evi; j++) {
+						char pat[600];
+
+						if (!is_source(c->w[j].v))
+							continue;
+						snprintf(pat, sizeof(pat), "%s:",
+							 base(c->w[j].v));
+						evi = out_has(output, pat);
+						snprintf(pat, sizeof(pat), "%s(",
+							 base(c->w[j].v));
+						evi = evi || out_has(output, pat);
+					}
+				if (!evi)
+					continue;
+				ev = 1;
+				if (in_list(trusted, b) && pl->n == 1)
+					fail[i] = 1;
+			}
+		}
+		if (!ev)
+			continue;
+		reached[i] = YES;
+		if (fail[i])
+			succ[i] = NO;
+		k = i;
+		while (k > 0 && ps.it[k - 1].op == OP_AND) {
+			k--;
+			reached[k] = YES;
+			if (succ[k] == UNK)
+				succ[k] = YES;
+		}
+		if (k > 0 && ps.it[k - 1].op == OP_OR && succ[k - 1] == UNK)
+			succ[k - 1] = NO;
+	}
+	/* 3. forward: who ran, given the operators */
+	st = UNK;       /* status so far: YES = 0, NO = non-zero */
+	for (i = 0; i < ps.nit; i++) {
+		struct pipeline *pl = &ps.it[i].p;
+		struct scmd *lc = &pl->c[pl->n - 1];
+		size_t a = unwrap(lc);
+		const char *b = a < lc->nw ? base(lc->w[a].v) : "";
+
+		if (reached[i] == UNK) {
+			int op = i ? ps.it[i - 1].op : OP_SEQ;
+
+			if (op == OP_SEQ)
+				reached[i] = YES;
+			else if (op == OP_AND)
+				reached[i] = st == YES ? YES : st == NO ? NO : UNK;
+			else
+				reached[i] = st == NO ? YES : st == YES ? NO : UNK;
+		}
+		if (reached[i] == YES && succ[i] == UNK && pl->n == 1) {
+			if (a >= lc->nw && lc->nr)
+				succ[i] = YES;  /* bare redirection: > f */
+			else if (a < lc->nw && !(lc->w[a].fl & W_DYN) &&
+				 (infallible(b) ||
+				  (in_list(trusted, b) && !stderr_hidden(lc) &&
+				   !fail[i])))
+				succ[i] = YES;
+		}
+		if (reached[i] == YES)
+			st = succ[i];
+		else if (reached[i] == UNK)
+			st = st == succ[i] ? st : UNK;
+	}
+	for (i = 0; i < ps.nit; i++)
+		if (reached[i] != NO)
+			last_reached = i;
+
+	/* bash: "warning: here-document at line N delimited by end-of-file":
+	 * the tool changed the text after we saw it (Claude Code 1.0 appends
+	 * "< /dev/null"), so no body is what it looks like */
+	if (out_has(output, "delimited by end-of-file"))
+		for (i = 0; i < ps.nit; i++)
+			for (k = 0; k < ps.it[i].p.n; k++) {
+				struct scmd *c = &ps.it[i].p.c[k];
+				size_t r;
+
+				for (r = 0; r < c->nr; r++)
+					if (c->r[r].kind == R_HEREDOC)
+						c->r[r].body_unknown = 1;
+			}
+	/* 4. effects */
+	if (cwd) {
+		x.cwd = strdup(cwd);
+		if (!x.cwd) {
+			rc = KT_ENOMEM;
+			goto out;
+		}
+	}
+	x.p = p;
+	x.out = output;
+	ci = calloc(1, sizeof(*ci));
+	for (i = 0; i < ps.nit && !x.oom; i++) {
+		struct pipeline *pl = &ps.it[i].p;
+		struct content pipe = { 0 };
+
+		for (k = 0; k < pl->n; k++) {
+			struct scmd *c = &pl->c[k];
+			size_t a = unwrap(c);
+			const char *b, *bn = NULL;
+			struct content out = { 0 };
+			int bk;
+
+			if (a >= c->nw) {
+				/* "> f" alone truncates f */
+				struct content empty = { 0 };
+
+				empty.kind = 1;
+				if (reached[i] == YES)
+					redirect_out(&x, c, &empty, 1);
+				content_free(&pipe);
+				continue;
+			}
+			b = (c->w[a].fl & W_DYN) ? "" : base(c->w[a].v);
+			if (!strcmp(b, "echo") || !strcmp(b, "printf") ||
+			    !strcmp(b, "cat") || !strcmp(b, "tee")) {
+				run_producer(&x, c, a, b, &pipe, &out,
+					     reached[i] == YES);
+			} else if (!strcmp(b, "cd") || !strcmp(b, "pushd") ||
+				   !strcmp(b, "popd")) {
+				if (pl->n == 1 && reached[i] != NO)
+					set_cwd(&x, c, a, strcmp(b, "cd") ? UNK
+						: reached[i] == YES ? succ[i] : UNK);
+			} else if (pl->n == 1 && reached[i] == YES &&
+				   succ[i] == YES)
+				file_ops(&x, c, a, b);
+			content_free(&pipe);
+			pipe = out;
+			if (reached[i] == NO)
+				continue;
+			bk = build_kind(c, a);
+			if (bk) {
+				struct ccinfo *q = realloc(ci, (nci + 1) * sizeof(*q));
+
+				if (!q) {
+					x.oom = 1;
+					break;
+				}
+				ci = q;
+				ci[nci].item = i;
+				ci[nci].kind = bk;
+				ci[nci].pipe_tail = k + 1 == pl->n;
+				ci[nci].argv0 = c->w[a].v;
+				nci++;
+				add_compile(&x, c, a, bk, cmd, succ[i],
+					    i == last_reached, exit_code, ok,
+					    k + 1 == pl->n);
+			}
+			if (!p->bench && bench_cmd(c, a, &bn)) {
+				p->bench = 1;
+				p->bench_prog = strdup(bn);
+			}
+		}
+		content_free(&pipe);
+	}
+	if (x.oom) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	/* 5. compile outcomes */
+	for (k = 0; k < p->ncc && k < nci; k++) {
+		struct kt_sh_compile *cc = &p->cc[k];
+		int err = 0, s;
+		size_t dl = 0;
+		int unattributed = cc->nsources == 0 || k + 1 == p->ncc;
+		char nf[300];
+
+		cc->diag = diagnostics(output, p->ncc == 1 ? NULL : cc->sources,
+				       cc->nsources, unattributed, &dl, &err);
+		cc->diag_len = dl;
+		if (cc->diag && !dl) {
+			free(cc->diag);
+			cc->diag = NULL;
+		}
+		i = ci[k].item;
+		s = ci[k].pipe_tail || ps.it[i].p.n == 1 ? succ[i] : UNK;
+		snprintf(nf, sizeof(nf), "%s: command not found", ci[k].argv0);
+		if (reached[i] == UNK && !cc->diag) {
+			cc->exit_code = -2;     /* not shown to have run: drop */
+			continue;
+		}
+		if (out_has(output, nf)) {
+			cc->exit_code = 127;
+			continue;
+		}
+		if (s == YES) {
+			cc->exit_code = 0;
+			continue;
+		}
+		if (err || s == NO) {
+			int m = exit_marker(output);
+
+			if (i == last_reached && exit_code > 0 && !ok)
+				cc->exit_code = exit_code;
+			else if (i == last_reached && m > 0)
+				cc->exit_code = m;
+			else if (out_has(cc->diag, "make: ***") ||
+				 out_has(cc->diag, "]: ***"))
+				cc->exit_code = 2;      /* GNU make on error */
+			else if (ci[k].kind == CC_NINJA &&
+				 out_has(cc->diag, "ninja: build stopped"))
+				cc->exit_code = 1;
+			else if (ci[k].kind == CC_COMPILER && err)
+				cc->exit_code = 1;      /* gcc/clang/nvcc */
+			continue;
+		}
+		/* not shown to fail: ok and no error means success */
+		if (ok && !err)
+			cc->exit_code = 0;
+	}
+	/* drop compiles that were not shown to run */
+	for (k = 0, i = 0; k < p->ncc; k++) {
+		if (p->cc[k].exit_code == -2) {
+			free_cc(&p->cc[k]);
+			continue;
+		}
+		p->cc[i++] = p->cc[k];
+	}
+	p->ncc = i;
+out:
+	free(x.cwd);
+	free(reached);
+	free(succ);
+	free(fail);
+	free(ci);
+	parser_free(&ps);
+	if (rc)
+		kt_sh_plan_free(p);
+	return rc;
+}
+
+int kt_shell_runs_bench(const char *cmd)
+{
+	struct parser ps = { 0 };
+	size_t i, k;
+	int r = 0;
+
+	if (!cmd)
+		return 0;
+	ps.s = cmd;
+	ps.n = strlen(cmd);
+	if (ps.n > MAX_CMD)
+		return 0;
+	parse(&ps);
+	for (i = 0; i < ps.nit && !r; i++)
+		for (k = 0; k < ps.it[i].p.n && !r; k++) {
+			const char *bn;
+			struct scmd *c = &ps.it[i].p.c[k];
+
+			r = bench_cmd(c, unwrap(c), &bn);
+		}
+	parser_free(&ps);
+	return r;
+}
