@@ -1,14 +1,199 @@
 /*
- * shell.c - typed events from finished shell tool calls (kt_shell_classify).
- * Work in progress: the parsing lives in shellparse.c.
+ * shell.c - typed events from a finished shell tool call.
+ *
+ * The text work (which files a command wrote, which builds ran and how they
+ * ended, whether a benchmark program ran) is done without the store by
+ * kt_sh_plan_build() in shellparse.c; this file applies that plan to the
+ * run's workspace and emits the `compile` and `bench` events.  The rules
+ * are listed in import/README.md ("Shell commands").
  */
+#include <stdlib.h>
+#include <string.h>
 #include "import.h"
+#include "imp_int.h"
+#include "shellparse.h"
+
+/* The content of op: its own data, or the files it copies, as the
+ * workspace knows them.  NULL (and *ok 0) when one of them is unknown. */
+static char *op_content(kt_imp *imp, const struct kt_sh_op *op, size_t *len,
+			int *rc)
+{
+	char *buf = NULL;
+	size_t n = 0, i;
+
+	*rc = 0;
+	if (op->have_data) {
+		buf = malloc(op->len + 1);
+		if (!buf) {
+			*rc = KT_ENOMEM;
+			return NULL;
+		}
+		memcpy(buf, op->data, op->len);
+		buf[op->len] = 0;
+		*len = op->len;
+		return buf;
+	}
+	if (!op->nfiles)
+		return NULL;
+	for (i = 0; i < op->nfiles; i++) {
+		size_t l = 0;
+		const char *c = kt_ws_get(imp, op->files[i], &l);
+		char *q;
+
+		if (!c) {
+			free(buf);
+			return NULL;
+		}
+		q = realloc(buf, n + l + 1);
+		if (!q) {
+			free(buf);
+			*rc = KT_ENOMEM;
+			return NULL;
+		}
+		buf = q;
+		memcpy(buf + n, c, l);
+		n += l;
+		buf[n] = 0;
+	}
+	*len = n;
+	return buf;
+}
+
+static int apply_op(kt_imp *imp, const struct kt_sh_op *op, uint64_t call)
+{
+	char *path = kt_ws_path(NULL, op->path), *data = NULL;
+	size_t len = 0;
+	int rc = 0;
+
+	if (!path)
+		return KT_ENOMEM;
+	if (op->op == KT_SH_DELETE) {
+		rc = kt_ws_delete(imp, path, call, "shell");
+		if (rc == KT_ENOTFOUND)
+			rc = 0;
+		goto out;
+	}
+	data = op_content(imp, op, &len, &rc);
+	if (!data)
+		goto out;       /* unknown content: no edit rather than a wrong one */
+	if (op->op == KT_SH_APPEND) {
+		size_t bl = 0;
+		const char *b = kt_ws_get(imp, path, &bl);
+		char *all;
+
+		/* appending to a file whose content we never saw */
+		if (!b)
+			goto out;
+		all = malloc(bl + len + 1);
+		if (!all) {
+			rc = KT_ENOMEM;
+			goto out;
+		}
+		memcpy(all, b, bl);
+		memcpy(all + bl, data, len);
+		all[bl + len] = 0;
+		free(data);
+		data = all;
+		len += bl;
+	}
+	rc = kt_ws_write(imp, path, data, len, call, "shell");
+out:
+	free(data);
+	free(path);
+	return rc;
+}
+
+static cJSON *str_array(char **v, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; a && i < n; i++)
+		if (v[i])
+			cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+	return a;
+}
+
+static int emit(kt_imp *imp, int kind, uint64_t parent, int64_t ts,
+		uint64_t call, cJSON *payload)
+{
+	kt_ev ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.parent = parent;
+	ev.ts_ns = ts;
+	ev.actor = kt_imp_actor_of(imp, call);
+	ev.payload = payload;
+	return kt_imp_emit(imp, &ev, NULL);
+}
+
+static int emit_compile(kt_imp *imp, const struct kt_sh_compile *c,
+			uint64_t call, int64_t ts)
+{
+	cJSON *p = cJSON_CreateObject();
+	char hex[KT_HASH_HEX + 1];
+	int rc;
+
+	if (!p)
+		return KT_ENOMEM;
+	cJSON_AddStringToObject(p, "command", c->command);
+	if (c->cwd)
+		cJSON_AddStringToObject(p, "cwd", c->cwd);
+	cJSON_AddStringToObject(p, "compiler", c->compiler);
+	cJSON_AddItemToObject(p, "flags", str_array(c->flags, c->nflags));
+	if (c->arch)
+		cJSON_AddStringToObject(p, "arch", c->arch);
+	if (c->nsources)
+		cJSON_AddItemToObject(p, "sources",
+				      str_array(c->sources, c->nsources));
+	if (c->exit_code >= 0)
+		cJSON_AddNumberToObject(p, "exit_code", c->exit_code);
+	else
+		cJSON_AddNullToObject(p, "exit_code");
+	if (c->diag && c->diag_len) {
+		rc = kt_imp_blob(imp, c->diag, c->diag_len, "diagnostics.txt",
+				 hex);
+		if (rc) {
+			cJSON_Delete(p);
+			return rc;
+		}
+		cJSON_AddStringToObject(p, "diagnostics_blob", hex);
+	}
+	return emit(imp, KT_KIND_COMPILE, call, ts, call, p);
+}
 
 int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 		      const char *cmd, const char *cwd, const char *output,
 		      int exit_code, int ok, int64_t ts_ns)
 {
-	(void)imp; (void)call; (void)result; (void)cmd; (void)cwd;
-	(void)output; (void)exit_code; (void)ok; (void)ts_ns;
-	return 0;
+	struct kt_sh_plan plan;
+	cJSON *bench = NULL, *b;
+	size_t i;
+	int rc;
+
+	if (!imp || !cmd)
+		return KT_EINVAL;
+	rc = kt_sh_plan_build(cmd, cwd, output, exit_code, ok, &plan);
+	if (rc)
+		return rc;
+	for (i = 0; i < plan.nops && !rc; i++)
+		rc = apply_op(imp, &plan.ops[i], call);
+	for (i = 0; i < plan.ncc && !rc; i++)
+		rc = emit_compile(imp, &plan.cc[i], call, ts_ns);
+	if (!rc && plan.bench && output && *output) {
+		rc = kt_bench_parse(output, strlen(output), &bench);
+		cJSON_ArrayForEach(b, bench) {
+			if (rc)
+				break;
+			if (plan.bench_prog && !cJSON_GetObjectItem(b, "workload"))
+				cJSON_AddStringToObject(b, "workload",
+							plan.bench_prog);
+			rc = emit(imp, KT_KIND_BENCH, result ? result : call,
+				  ts_ns, call, cJSON_Duplicate(b, 1));
+		}
+		cJSON_Delete(bench);
+	}
+	kt_sh_plan_free(&plan);
+	return rc;
 }
