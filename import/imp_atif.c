@@ -217,7 +217,7 @@ static int emit_result(atx *x, const kt_file *f, const char *cid,
 					      cJSON_Duplicate(extra_res, 1));
 	}
 	rc = kt_ag_emit(x->imp, f == x->top ? NULL : f, KT_KIND_TOOL_RESULT,
-			c ? c->seq : 0, ts, c ? c->actor : actor, pl, sp->line,
+			c ? c->seq : 0, ts, actor, pl, sp->line,
 			sp->off, sp->len, &rseq);
 	if (rc || !c)
 		return rc;

@@ -1,0 +1,1121 @@
+/*
+ * imp_swe.c - SWE-agent .traj files (0.x and 1.x, history-only) and
+ * mini-swe-agent trajectories (../shared/research/formats.md s.4;
+ * SWE-agent/SWE-agent sweagent/types.py, mini-swe-agent
+ * src/minisweagent/run/utils/save.py).
+ *
+ * .traj: {environment, trajectory[{action, observation, response, thought,
+ * state, execution_time?, messages?}], history[{role, content, agent,
+ * is_demo?, thought?, action?, tool_calls?, tool_call_ids?,
+ * message_type?}], info{exit_status, submission, model_stats, ...},
+ * replay_config?}.  history and trajectory repeat each other; history is
+ * read (demonstrations, is_demo, are not part of the run) and trajectory
+ * step i adds state/execution_time to action i.  A file whose history has
+ * no agent turn is read from trajectory; a file with only history is read
+ * from history.  Fields written as Python repr strings in some versions
+ * (state, messages, tool_calls, tool_call_ids, model_stats) are decoded.
+ *
+ * The first user message is the issue a person wrote (human); the other
+ * user/tool messages are observations (tool results).  Edits are rebuilt
+ * where the text allows it: an `open` window that shows the whole file
+ * seeds the workspace; `create f`, `edit S:E ... end_of_edit`, the
+ * function-calling edit {search, replace} and insert, and
+ * str_replace_editor commands change it when their base is known; a
+ * failed edit (SWE-agent reverts edits that add syntax errors) changes
+ * nothing.  Files added by info.submission (new file mode) seed the end
+ * state.  There are no timestamps (every event has ts unknown).
+ *
+ * mini-swe-agent ("trajectory_format": "mini-swe-agent-1"): messages[{role,
+ * content (string or parts)}]; the action is the ```bash block of an
+ * assistant message and the result the next user message
+ * "<returncode>N</returncode><output>...</output>".
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <ctype.h>
+#include "import.h"
+#include "imp_agents.h"
+
+#define DETECT_WINDOW 16384
+
+typedef struct scall {
+	uint64_t seq;
+	long ai;           /* index of the action (trajectory step) */
+	char *id, *tool, *action;
+	cJSON *args;
+} scall;
+
+typedef struct swx {
+	kt_imp *imp;
+	const kt_file *f;
+	char *cwd, *open_file;
+	scall *pend;
+	size_t npend, cap;
+	long nact;         /* actions so far (index into trajectory) */
+	const cJSON *traj;
+	int seen_issue;
+} swx;
+
+/* ---- detection ------------------------------------------------------------ */
+static int swe_detect(const kt_file *f)
+{
+	size_t n = f->len < DETECT_WINDOW ? f->len : DETECT_WINDOW;
+	const unsigned char *d = f->data;
+	const char *b = kt_ag_base(f->rel ? f->rel : f->path);
+	size_t i = 0, bl = strlen(b);
+	int traj = bl > 5 && strcmp(b + bl - 5, ".traj") == 0;
+
+	while (i < n && isspace(d[i]))
+		i++;
+	if (i >= n || d[i] != '{')
+		return 0;
+	if (kt_ag_sniff(d, n, "trajectory_format", NULL) &&
+	    memmem(d, n, "mini-swe-agent", 14))
+		return 95;
+	if (kt_ag_sniff(d, n, "history", NULL) &&
+	    kt_ag_sniff(d, n, "role", NULL) &&
+	    (kt_ag_sniff(d, n, "agent", NULL) ||
+	     kt_ag_sniff(d, n, "message_type", NULL) ||
+	     kt_ag_sniff(d, n, "trajectory", NULL)))
+		return traj ? 90 : 80;
+	if (kt_ag_sniff(d, n, "trajectory", NULL) &&
+	    kt_ag_sniff(d, n, "action", NULL) &&
+	    kt_ag_sniff(d, n, "observation", NULL))
+		return traj ? 85 : 70;
+	if (kt_ag_sniff(d, n, "messages", NULL) &&
+	    kt_ag_sniff(d, n, "mini_version", NULL))
+		return 80;
+	return 0;
+}
+
+/* ---- small helpers ------------------------------------------------------- */
+static void set_str(char **dst, const char *s, size_t n)
+{
+	char *t = strndup(s, n);
+
+	if (t) {
+		free(*dst);
+		*dst = t;
+	}
+}
+
+/* A field that may be a value or a Python/JSON repr of one (detached copy,
+ * caller frees; NULL when absent). */
+static cJSON *field(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	cJSON *d;
+
+	if (!v)
+		return NULL;
+	if (cJSON_IsString(v) && (v->valuestring[0] == '{' ||
+				  v->valuestring[0] == '[') &&
+	    (d = kt_ag_parse_lenient(v->valuestring)))
+		return d;
+	return cJSON_Duplicate(v, 1);
+}
+
+static int truthy(const cJSON *v)
+{
+	return cJSON_IsTrue(v) ||
+	       (cJSON_IsString(v) && (strcmp(v->valuestring, "True") == 0 ||
+				      strcmp(v->valuestring, "true") == 0)) ||
+	       (cJSON_IsNumber(v) && v->valuedouble != 0);
+}
+
+/* "(Open file: X)" and "(Current directory: Y)" footers of observations */
+static void footer_state(swx *x, const char *obs)
+{
+	const char *p;
+
+	if ((p = strstr(obs, "(Open file: "))) {
+		const char *e = strchr(p, ')');
+
+		p += 12;
+		if (e && e > p) {
+			if (strncmp(p, "n/a", 3) == 0 && e - p == 3) {
+				free(x->open_file);
+				x->open_file = NULL;
+			} else {
+				set_str(&x->open_file, p, (size_t)(e - p));
+			}
+		}
+	}
+	if ((p = strstr(obs, "(Current directory: "))) {
+		const char *e = strchr(p, ')');
+
+		p += 20;
+		if (e && e > p)
+			set_str(&x->cwd, p, (size_t)(e - p));
+	}
+}
+
+static void state_of(swx *x, const cJSON *step)
+{
+	cJSON *st = field(step, "state");
+	const char *of, *wd;
+
+	if (!st)
+		return;
+	of = kt_ag_str(st, "open_file");
+	wd = kt_ag_str(st, "working_dir");
+	if (wd && *wd)
+		set_str(&x->cwd, wd, strlen(wd));
+	if (of && strcmp(of, "n/a") != 0)
+		set_str(&x->open_file, of, strlen(of));
+	cJSON_Delete(st);
+}
+
+/*
+ * The whole file shown in an editor window: "[File: P (N lines total)]"
+ * followed by "k:text" for every k in 1..N.  Returns malloc'ed content and
+ * its path, or NULL when the window is partial.
+ */
+static char *window_file(const char *obs, char **path)
+{
+	const char *p = strstr(obs, "[File: "), *q, *e;
+	long total, k = 1;
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	*path = NULL;
+	if (!p)
+		return NULL;
+	p += 7;
+	q = strstr(p, " lines total)]");
+	e = q;
+	if (!q)
+		return NULL;
+	while (e > p && e[-1] != '(')
+		e--;
+	if (e <= p + 1)
+		return NULL;
+	total = strtol(e, NULL, 10);
+	if (total < 0 || total > 1000000)
+		return NULL;
+	*path = strndup(p, (size_t)(e - 1 - p));
+	if (*path) { /* strip the space before "(" and a '\r' */
+		size_t pl = strlen(*path);
+
+		while (pl && ((*path)[pl - 1] == ' ' || (*path)[pl - 1] == '\r'))
+			(*path)[--pl] = 0;
+	}
+	p = strchr(q, '\n');
+	while (p && k <= total) {
+		const char *ls = p + 1, *le = strchr(ls, '\n'), *c;
+		long num;
+		char *endp;
+
+		if (!le)
+			le = ls + strlen(ls);
+		while (ls < le && *ls == ' ')
+			ls++;
+		num = strtol(ls, &endp, 10);
+		if (endp == ls || *endp != ':') {
+			if (strncmp(ls, "(", 1) == 0 && k > total)
+				break;
+			goto partial;
+		}
+		if (num != k)
+			goto partial;
+		c = endp + 1;
+		{
+			size_t ln = (size_t)(le - c);
+
+			if (ln && c[ln - 1] == '\r')
+				ln--;
+			if (n + ln + 2 > cap) {
+				size_t nc = (n + ln + 2) * 2;
+				char *nb = realloc(buf, nc);
+
+				if (!nb)
+					goto partial;
+				buf = nb;
+				cap = nc;
+			}
+			memcpy(buf + n, c, ln);
+			n += ln;
+			buf[n++] = '\n';
+			buf[n] = 0;
+		}
+		k++;
+		p = *le ? le : NULL;
+	}
+	if (k <= total)
+		goto partial;
+	if (!buf)
+		buf = strdup("");
+	return buf;
+partial:
+	free(buf);
+	free(*path);
+	*path = NULL;
+	return NULL;
+}
+
+static int obs_failed(const char *obs)
+{
+	return strstr(obs, "Your proposed edit has introduced new syntax") ||
+	       strstr(obs, "Your edit was not applied") ||
+	       strstr(obs, "No file open") || strncmp(obs, "Error:", 6) == 0 ||
+	       strncmp(obs, "ERROR:", 6) == 0 ||
+	       strstr(obs, "No replacement was performed") ||
+	       strstr(obs, "did not appear verbatim") ||
+	       strstr(obs, "already exists");
+}
+
+/* Tools of SWE-agent's own command language (everything else is bash). */
+static int special(const char *w, size_t n)
+{
+	static const char *const cmds[] = {
+		"open", "goto", "scroll_up", "scroll_down", "create", "edit",
+		"insert", "submit", "find_file", "search_file", "search_dir",
+		"filemap", "str_replace_editor", "exit_forfeit", "exit_cost",
+		"exit_context", "exit_error", "exit_format", "skip", NULL
+	};
+	int i;
+
+	for (i = 0; cmds[i]; i++)
+		if (strlen(cmds[i]) == n && memcmp(cmds[i], w, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* ---- edits --------------------------------------------------------------- */
+static char *resolve(swx *x, const char *p)
+{
+	return kt_ws_path(x->cwd, p);
+}
+
+/* Replace lines s..e (1-based, inclusive) of path with text. */
+static int edit_lines(swx *x, const char *path, long s, long e,
+		      const char *text, uint64_t call)
+{
+	size_t blen = 0, a = 0, b, tl = strlen(text), n;
+	const char *base = kt_ws_get(x->imp, path, &blen);
+	char *nb;
+	long l = 1;
+	int rc;
+
+	if (!base || s < 1 || e < s - 1)
+		return 0;
+	while (l < s && a < blen) {
+		const char *nl = memchr(base + a, '\n', blen - a);
+
+		a = nl ? (size_t)(nl - base) + 1 : blen;
+		l++;
+	}
+	b = a;
+	while (l <= e && b < blen) {
+		const char *nl = memchr(base + b, '\n', blen - b);
+
+		b = nl ? (size_t)(nl - base) + 1 : blen;
+		l++;
+	}
+	if (!(nb = malloc(blen + tl + 2)))
+		return KT_ENOMEM;
+	memcpy(nb, base, a);
+	n = a;
+	memcpy(nb + n, text, tl);
+	n += tl;
+	if (tl && text[tl - 1] != '\n')
+		nb[n++] = '\n';
+	memcpy(nb + n, base + b, blen - b);
+	n += blen - b;
+	nb[n] = 0;
+	rc = kt_ws_write(x->imp, path, nb, n, call, "edit");
+	free(nb);
+	return rc;
+}
+
+/* The effect of one SWE-agent command on the workspace (call succeeded). */
+static int swe_edit(swx *x, const char *tool, const cJSON *args,
+		    const char *action, uint64_t call)
+{
+	char *path = NULL;
+	int rc = 0;
+
+	if (strcmp(tool, "create") == 0) {
+		const char *fn = kt_ag_str2(args, "filename", "path");
+		char tmp[1024] = "";
+
+		if (!fn && action) {
+			const char *p = action + 6;
+
+			while (*p == ' ')
+				p++;
+			snprintf(tmp, sizeof(tmp), "%s", p);
+			tmp[strcspn(tmp, "\n\r ")] = 0;
+			fn = tmp;
+		}
+		if (fn && *fn && (path = resolve(x, fn))) {
+			if (!kt_ws_get(x->imp, path, NULL))
+				rc = kt_ws_write(x->imp, path, "", 0, call,
+						 "create");
+			free(x->open_file);
+			x->open_file = strdup(path);
+		}
+	} else if (strcmp(tool, "edit") == 0 && x->open_file) {
+		const char *se = kt_ag_str(args, "search");
+		const char *re = kt_ag_str(args, "replace");
+
+		if (!(path = resolve(x, x->open_file)))
+			return KT_ENOMEM;
+		if (se && re) {
+			const cJSON *all = cJSON_GetObjectItem(args,
+							       "replace-all");
+
+			rc = kt_ws_replace(x->imp, path, se, re, truthy(all),
+					   call, "edit");
+			if (rc == KT_ENOTFOUND)
+				rc = 0;
+		} else if (action && strncmp(action, "edit ", 5) == 0) {
+			long s, e;
+			const char *body = strchr(action, '\n'), *end;
+			char *text;
+
+			if (sscanf(action + 5, "%ld:%ld", &s, &e) == 2 && body) {
+				body++;
+				end = strstr(body, "end_of_edit");
+				if (!end)
+					end = body + strlen(body);
+				if ((text = strndup(body, (size_t)(end - body)))) {
+					rc = edit_lines(x, path, s, e, text, call);
+					free(text);
+				}
+			}
+		}
+	} else if (strcmp(tool, "insert") == 0 && x->open_file) {
+		const char *t = kt_ag_str(args, "text");
+		const cJSON *ln = cJSON_GetObjectItem(args, "line");
+		size_t blen;
+		const char *base;
+
+		if (!t || !(path = resolve(x, x->open_file)))
+			return t ? KT_ENOMEM : 0;
+		base = kt_ws_get(x->imp, path, &blen);
+		if (base) {
+			long at = cJSON_IsNumber(ln) ? (long)ln->valuedouble : -1;
+
+			if (at < 0) { /* at the end */
+				long lines = 0;
+				size_t i;
+
+				for (i = 0; i < blen; i++)
+					lines += base[i] == '\n';
+				if (blen && base[blen - 1] != '\n')
+					lines++;
+				at = lines;
+			}
+			rc = edit_lines(x, path, at + 1, at, t, call);
+		}
+	} else if (strcmp(tool, "str_replace_editor") == 0) {
+		rc = kt_ag_tool_effects(x->imp, tool, args, x->cwd, call, 0, "",
+					-1, 1, KT_TS_UNKNOWN);
+		rc = rc < 0 ? rc : 0;
+	}
+	free(path);
+	return rc;
+}
+
+/* ---- calls and results ------------------------------------------------ */
+static void scall_clear(scall *c)
+{
+	free(c->id);
+	free(c->tool);
+	free(c->action);
+	cJSON_Delete(c->args);
+	memset(c, 0, sizeof(*c));
+}
+
+static int add_call(swx *x, const char *id, const char *tool, cJSON *args,
+		    const char *action, uint64_t parent, const kt_ag_span *sp)
+{
+	cJSON *pl = cJSON_CreateObject();
+	scall *c;
+	char idb[40];
+
+	if (!pl || !args) {
+		cJSON_Delete(pl);
+		cJSON_Delete(args);
+		return KT_ENOMEM;
+	}
+	if (x->npend == x->cap) {
+		size_t nc = x->cap ? x->cap * 2 : 4;
+		scall *np = realloc(x->pend, nc * sizeof(*np));
+
+		if (!np) {
+			cJSON_Delete(pl);
+			cJSON_Delete(args);
+			return KT_ENOMEM;
+		}
+		x->pend = np;
+		x->cap = nc;
+	}
+	if (!id) {
+		snprintf(idb, sizeof(idb), "action-%ld", x->nact + 1);
+		id = idb;
+	}
+	c = &x->pend[x->npend++];
+	memset(c, 0, sizeof(*c));
+	c->ai = x->nact;
+	c->id = strdup(id);
+	c->tool = strdup(tool);
+	c->action = action ? strdup(action) : NULL;
+	c->args = args;
+	cJSON_AddStringToObject(pl, "tool", tool);
+	cJSON_AddStringToObject(pl, "call_id", id);
+	cJSON_AddItemToObject(pl, "args", cJSON_Duplicate(args, 1));
+	x->nact++;
+	return kt_ag_emit(x->imp, NULL, KT_KIND_TOOL_CALL, parent, KT_TS_UNKNOWN,
+			  "agent", pl, sp->line, sp->off, sp->len, &c->seq);
+}
+
+/* The result of pending call c: obs is the observation text. */
+static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
+		       const kt_ag_span *sp, const cJSON *tstep)
+{
+	cJSON *pl = cJSON_CreateObject();
+	char *wpath = NULL, *wtext;
+	int edit_tool, ok, rc;
+	uint64_t rseq = 0;
+
+	if (!pl)
+		return KT_ENOMEM;
+	if (tstep)
+		state_of(x, tstep);
+	footer_state(x, obs);
+	wtext = window_file(obs, &wpath);
+	edit_tool = strcmp(c->tool, "edit") == 0 ||
+		    strcmp(c->tool, "create") == 0 ||
+		    strcmp(c->tool, "insert") == 0 ||
+		    strcmp(c->tool, "str_replace_editor") == 0;
+	ok = exit_code > 0 ? 0 : !obs_failed(obs);
+	cJSON_AddStringToObject(pl, "call_id", c->id);
+	cJSON_AddBoolToObject(pl, "ok", ok);
+	if ((rc = kt_ag_set_output(x->imp, pl, obs)))
+		goto out;
+	if (exit_code >= 0)
+		cJSON_AddNumberToObject(pl, "exit_code", exit_code);
+	if (tstep) {
+		const cJSON *et = cJSON_GetObjectItem(tstep, "execution_time");
+		cJSON *ex = cJSON_AddObjectToObject(pl, "extra");
+
+		if (ex && cJSON_IsNumber(et))
+			cJSON_AddNumberToObject(ex, "execution_time",
+						et->valuedouble);
+		else if (ex && cJSON_IsString(et))
+			cJSON_AddNumberToObject(ex, "execution_time",
+						atof(et->valuestring));
+	}
+	if (wtext && !edit_tool) {
+		char *p = resolve(x, wpath);
+
+		if (p) {
+			rc = kt_ws_observe(x->imp, p, wtext, strlen(wtext), pl);
+			free(p);
+			if (rc)
+				goto out;
+		}
+	}
+	rc = kt_ag_emit(x->imp, NULL, KT_KIND_TOOL_RESULT, c->seq, KT_TS_UNKNOWN,
+			"tool", pl, sp->line, sp->off, sp->len, &rseq);
+	pl = NULL;
+	if (rc)
+		goto out;
+	if (edit_tool) {
+		if (ok)
+			rc = swe_edit(x, c->tool, c->args, c->action, c->seq);
+		if (!rc && wtext) {
+			/* the window after the edit corrects the workspace */
+			char *p = resolve(x, wpath);
+
+			if (p) {
+				rc = kt_ws_observe(x->imp, p, wtext,
+						   strlen(wtext), NULL);
+				free(p);
+			}
+		}
+	} else if (strcmp(c->tool, "bash") == 0) {
+		const char *cmd = kt_ag_str(c->args, "command");
+
+		if (cmd) {
+			rc = kt_shell_classify(x->imp, c->seq, rseq, cmd, x->cwd,
+					       obs, exit_code, ok,
+					       KT_TS_UNKNOWN);
+			if (rc > 0)
+				rc = 0;
+		}
+	}
+out:
+	cJSON_Delete(pl);
+	free(wtext);
+	free(wpath);
+	return rc;
+}
+
+/* Tool and args of a 0.x action string. */
+static int action_call(swx *x, const char *action, uint64_t parent,
+		       const kt_ag_span *sp)
+{
+	const char *a = action;
+	size_t n;
+	char tool[64];
+	cJSON *args = cJSON_CreateObject();
+	char *trim;
+
+	while (*a == ' ' || *a == '\n')
+		a++;
+	n = strcspn(a, " \n\t");
+	if (!args)
+		return KT_ENOMEM;
+	trim = strdup(a);
+	if (trim) {
+		size_t l = strlen(trim);
+
+		while (l && (trim[l - 1] == '\n' || trim[l - 1] == ' '))
+			trim[--l] = 0;
+	}
+	cJSON_AddStringToObject(args, "command", trim ? trim : a);
+	if (n && n < sizeof(tool) && special(a, n)) {
+		memcpy(tool, a, n);
+		tool[n] = 0;
+	} else {
+		strcpy(tool, "bash");
+	}
+	{
+		int rc = add_call(x, NULL, tool, args, trim ? trim : a, parent,
+				  sp);
+
+		free(trim);
+		return rc;
+	}
+}
+
+static int flush_pending(swx *x, const char *obs, int ec, const char *only_id,
+			 const kt_ag_span *sp)
+{
+	size_t i, j = 0;
+	int rc = 0;
+
+	for (i = 0; i < x->npend; i++) {
+		scall *c = &x->pend[i];
+
+		if (!rc && (!only_id || strcmp(only_id, c->id) == 0)) {
+			const cJSON *ts = NULL;
+
+			/* the trajectory step of this action */
+			if (cJSON_IsArray(x->traj) && c->ai < 1000000000L)
+				ts = cJSON_GetArrayItem(x->traj, (int)c->ai);
+			rc = finish_call(x, c, obs, ec, sp, ts);
+			scall_clear(c);
+			continue;
+		}
+		if (i != j)
+			x->pend[j] = x->pend[i];
+		j++;
+	}
+	x->npend = j;
+	return rc;
+}
+
+/* ---- SWE-agent .traj ------------------------------------------------------ */
+static int history_msg(swx *x, const cJSON *m, const kt_ag_span *sp)
+{
+	const char *role = kt_ag_str(m, "role");
+	const char *mt = kt_ag_str(m, "message_type");
+	char *text = kt_ag_content_text(cJSON_GetObjectItem(m, "content"));
+	cJSON *tcs = NULL, *ids = NULL, *msg;
+	uint64_t mseq = 0;
+	int rc = 0;
+
+	if (!role)
+		role = "user";
+	if (strcmp(role, "system") == 0 ||
+	    (mt && strcmp(mt, "system_prompt") == 0)) {
+		msg = kt_ag_msg("system", 0, text, "meta");
+		rc = kt_ag_emit(x->imp, NULL, KT_KIND_MESSAGE, 0, KT_TS_UNKNOWN,
+				"system", msg, sp->line, sp->off, sp->len, NULL);
+	} else if (strcmp(role, "assistant") == 0) {
+		const char *action = kt_ag_str(m, "action");
+		const cJSON *tc;
+
+		msg = kt_ag_msg("assistant", 0, text && *text ? text :
+				kt_ag_str(m, "thought"), NULL);
+		if ((rc = kt_ag_emit(x->imp, NULL, KT_KIND_MESSAGE, 0,
+				     KT_TS_UNKNOWN, "agent", msg, sp->line,
+				     sp->off, sp->len, &mseq)))
+			goto out;
+		/* an action without its observation (the run ended): close */
+		if (x->npend && (rc = flush_pending(x, "", -1, NULL, sp)))
+			goto out;
+		tcs = field(m, "tool_calls");
+		if (cJSON_IsArray(tcs) && cJSON_GetArraySize(tcs) > 0) {
+			cJSON_ArrayForEach(tc, tcs) {
+				const cJSON *fn = cJSON_GetObjectItem(tc,
+								      "function");
+				const char *name = kt_ag_str(fn, "name");
+
+				rc = add_call(x, kt_ag_str(tc, "id"),
+					      name ? name : "unknown",
+					      kt_ag_args(cJSON_GetObjectItem(fn,
+							"arguments")),
+					      action, mseq, sp);
+				if (rc)
+					goto out;
+			}
+		} else if (action && *action) {
+			rc = action_call(x, action, mseq, sp);
+		}
+	} else {
+		/* user or tool: the issue, or an observation */
+		ids = field(m, "tool_call_ids");
+		if (x->npend && cJSON_IsArray(ids) &&
+		    cJSON_GetArraySize(ids) > 0) {
+			const cJSON *id;
+
+			cJSON_ArrayForEach(id, ids)
+				if (cJSON_IsString(id) &&
+				    (rc = flush_pending(x, text ? text : "", -1,
+							id->valuestring, sp)))
+					goto out;
+			if (x->npend) /* ids that named no call */
+				rc = flush_pending(x, text ? text : "", -1,
+						   NULL, sp);
+		} else if (x->npend) {
+			rc = flush_pending(x, text ? text : "", -1, NULL, sp);
+		} else {
+			int human = !x->seen_issue && strcmp(role, "user") == 0;
+
+			msg = kt_ag_msg("user", human, text,
+					human ? NULL : "meta");
+			x->seen_issue = 1;
+			rc = kt_ag_emit(x->imp, NULL, KT_KIND_MESSAGE, 0,
+					KT_TS_UNKNOWN, human ? "human" : "system",
+					msg, sp->line, sp->off, sp->len, NULL);
+		}
+	}
+out:
+	cJSON_Delete(tcs);
+	cJSON_Delete(ids);
+	free(text);
+	return rc;
+}
+
+static int import_history(swx *x, const cJSON *hist, const kt_ag_span *sp,
+			  long nsp)
+{
+	const cJSON *m;
+	long i = -1;
+	int rc = 0;
+
+	cJSON_ArrayForEach(m, hist) {
+		kt_ag_span s;
+
+		i++;
+		s = kt_ag_span_at(sp, nsp, i);
+		if (!cJSON_IsObject(m)) {
+			kt_imp_warn(x->imp, x->f, s.line,
+				    "history entry is not an object");
+			continue;
+		}
+		if (truthy(cJSON_GetObjectItem(m, "is_demo")))
+			continue; /* a demonstration, not this run */
+		if ((rc = history_msg(x, m, &s)))
+			return rc;
+	}
+	if (x->npend) {
+		kt_ag_span z = { 0, 0, 0 };
+
+		rc = flush_pending(x, "", -1, NULL, &z);
+	}
+	return rc;
+}
+
+static int import_trajectory(swx *x, const cJSON *traj, const kt_ag_span *sp,
+			     long nsp)
+{
+	const cJSON *st;
+	long i = -1;
+	int rc = 0;
+
+	cJSON_ArrayForEach(st, traj) {
+		kt_ag_span s;
+		const char *th, *ac, *ob;
+		uint64_t mseq = 0;
+		cJSON *msg;
+
+		i++;
+		s = kt_ag_span_at(sp, nsp, i);
+		th = kt_ag_str2(st, "response", "thought");
+		ac = kt_ag_str(st, "action");
+		ob = kt_ag_str(st, "observation");
+		msg = kt_ag_msg("assistant", 0, th, NULL);
+		if ((rc = kt_ag_emit(x->imp, NULL, KT_KIND_MESSAGE, 0,
+				     KT_TS_UNKNOWN, "agent", msg, s.line, s.off,
+				     s.len, &mseq)))
+			return rc;
+		if (!ac || !*ac)
+			continue;
+		if ((rc = action_call(x, ac, mseq, &s)) ||
+		    (rc = flush_pending(x, ob ? ob : "", -1, NULL, &s)))
+			return rc;
+	}
+	return 0;
+}
+
+/* New files in the submitted diff: their whole content is known. */
+static int submission_files(swx *x, const char *diff)
+{
+	const char *p = diff;
+	int rc = 0;
+
+	while (p && (p = strstr(p, "\n--- /dev/null"))) {
+		const char *pp = strstr(p + 1, "\n+++ b/"), *h, *e;
+		char *path = NULL, *rel, *buf = NULL;
+		size_t n = 0;
+
+		if (!pp)
+			break;
+		pp += 7;
+		e = strchr(pp, '\n');
+		if (!e)
+			break;
+		rel = strndup(pp, (size_t)(e - pp));
+		h = strstr(e, "\n@@ ");
+		if (rel && h && (h = strchr(h + 1, '\n'))) {
+			if (!(buf = malloc(strlen(h) + 1))) {
+				free(rel);
+				return KT_ENOMEM;
+			}
+			h++;
+			while (*h == '+' || *h == '\\') {
+				const char *le = strchr(h, '\n');
+				size_t ln = le ? (size_t)(le - h) : strlen(h);
+
+				if (*h == '+') {
+					memcpy(buf + n, h + 1, ln - 1);
+					n += ln - 1;
+					buf[n++] = '\n';
+				} else if (n) {
+					n--; /* "\ No newline at end of file" */
+				}
+				if (!le)
+					break;
+				h = le + 1;
+			}
+			buf[n] = 0;
+			if ((path = resolve(x, rel)) && !kt_ws_get(x->imp, path,
+								   NULL))
+				rc = kt_ws_observe(x->imp, path, buf, n, NULL);
+		}
+		free(path);
+		free(buf);
+		free(rel);
+		if (rc)
+			break;
+		p = e;
+	}
+	return rc;
+}
+
+/* ---- mini-swe-agent ------------------------------------------------------------ */
+static char *bash_block(const char *t)
+{
+	const char *s = t ? strstr(t, "```bash") : NULL, *e;
+
+	if (!s)
+		s = t ? strstr(t, "```sh\n") : NULL;
+	if (!s)
+		return NULL;
+	s = strchr(s, '\n');
+	if (!s)
+		return NULL;
+	s++;
+	e = strstr(s, "```");
+	if (!e)
+		return NULL;
+	while (e > s && (e[-1] == '\n' || e[-1] == ' '))
+		e--;
+	return strndup(s, (size_t)(e - s));
+}
+
+static char *mini_output(const char *t, int *ec)
+{
+	const char *s = strstr(t, "<output>"), *e;
+
+	*ec = kt_ag_exit_code(t);
+	if (!s)
+		return strdup(t);
+	s += 8;
+	if (*s == '\n')
+		s++;
+	e = strstr(s, "</output>");
+	return strndup(s, e ? (size_t)(e - s) : strlen(s));
+}
+
+static int import_mini(swx *x, const cJSON *msgs, const kt_ag_span *sp,
+		       long nsp)
+{
+	const cJSON *m;
+	long i = -1;
+	int rc = 0, seen_task = 0;
+
+	cJSON_ArrayForEach(m, msgs) {
+		const char *role = kt_ag_str(m, "role");
+		char *text = kt_ag_content_text(cJSON_GetObjectItem(m, "content"));
+		kt_ag_span s;
+		cJSON *msg;
+		uint64_t mseq = 0;
+
+		i++;
+		s = kt_ag_span_at(sp, nsp, i);
+		if (!role)
+			role = "user";
+		if (strcmp(role, "assistant") == 0) {
+			const cJSON *resp = cJSON_GetObjectItem(
+				cJSON_GetObjectItem(m, "extra"), "response");
+			const cJSON *us = cJSON_GetObjectItem(resp, "usage");
+			char *cmd = bash_block(text);
+
+			msg = kt_ag_msg("assistant", 0, text, NULL);
+			if (msg && kt_ag_str(resp, "model"))
+				cJSON_AddStringToObject(msg, "model",
+							kt_ag_str(resp, "model"));
+			if (msg && cJSON_IsObject(us)) {
+				cJSON *u = cJSON_AddObjectToObject(msg, "usage");
+				double pt = cJSON_GetNumberValue(
+					cJSON_GetObjectItem(us, "prompt_tokens"));
+				double ct = cJSON_GetNumberValue(
+					cJSON_GetObjectItem(us,
+							    "completion_tokens"));
+
+				if (u) {
+					cJSON_AddNumberToObject(u, "input",
+								pt == pt ? pt : 0);
+					cJSON_AddNumberToObject(u, "output",
+								ct == ct ? ct : 0);
+					cJSON_AddNumberToObject(u, "cache_read", 0);
+					cJSON_AddNumberToObject(u,
+								"cache_creation", 0);
+				}
+			}
+			if (x->npend)
+				rc = flush_pending(x, "", -1, NULL, &s);
+			if (!rc)
+				rc = kt_ag_emit(x->imp, NULL, KT_KIND_MESSAGE, 0,
+						KT_TS_UNKNOWN, "agent", msg, s.line,
+						s.off, s.len, &mseq);
+			else
+				cJSON_Delete(msg);
+			if (!rc && cmd) {
+				cJSON *args = cJSON_CreateObject();
+
+				if (args)
+					cJSON_AddStringToObject(args, "command",
+								cmd);
+				rc = add_call(x, NULL, "bash", args, cmd, mseq,
+					      &s);
+			}
+			free(cmd);
+		} else if (strcmp(role, "system") == 0) {
+			msg = kt_ag_msg("system", 0, text, "meta");
+			rc = kt_ag_emit(x->imp, NULL, KT_KIND_MESSAGE, 0,
+					KT_TS_UNKNOWN, "system", msg, s.line,
+					s.off, s.len, NULL);
+		} else if (x->npend && text && strstr(text, "<returncode>")) {
+			int ec;
+			char *out = mini_output(text, &ec);
+
+			rc = out ? flush_pending(x, out, ec, NULL, &s) :
+				   KT_ENOMEM;
+			free(out);
+		} else {
+			int human = !seen_task && strcmp(role, "user") == 0;
+
+			if (x->npend)
+				rc = flush_pending(x, text ? text : "", -1, NULL,
+						   &s);
+			seen_task = 1;
+			msg = kt_ag_msg("user", human, text,
+					human ? NULL : "meta");
+			if (!rc)
+				rc = kt_ag_emit(x->imp, NULL, KT_KIND_MESSAGE, 0,
+						KT_TS_UNKNOWN,
+						human ? "human" : "system", msg,
+						s.line, s.off, s.len, NULL);
+			else
+				cJSON_Delete(msg);
+		}
+		free(text);
+		if (rc)
+			return rc;
+	}
+	if (x->npend) {
+		kt_ag_span z = { 0, 0, 0 };
+
+		rc = flush_pending(x, "", -1, NULL, &z);
+	}
+	return rc;
+}
+
+/* ---- the file --------------------------------------------------------------- */
+static int swe_import(kt_imp *imp, const kt_file *f)
+{
+	swx x;
+	cJSON *doc, *meta = NULL, *info;
+	const cJSON *hist, *traj, *msgs;
+	const char *rel = f->rel ? f->rel : kt_ag_base(f->path), *fmt;
+	char ident[KT_HASH_HEX + 16], *name = NULL;
+	kt_ag_span *sp = NULL;
+	long nsp;
+	int rc = 0, mini, agent_turns = 0;
+
+	memset(&x, 0, sizeof(x));
+	x.imp = imp;
+	x.f = f;
+	doc = cJSON_ParseWithLength((const char *)f->data, f->len);
+	if (!doc || !cJSON_IsObject(doc)) {
+		kt_imp_warn(imp, f, 0, "invalid JSON: not a SWE-agent trajectory");
+		cJSON_Delete(doc);
+		return KT_EPARSE;
+	}
+	hist = cJSON_GetObjectItem(doc, "history");
+	traj = cJSON_GetObjectItem(doc, "trajectory");
+	msgs = cJSON_GetObjectItem(doc, "messages");
+	fmt = kt_ag_str(doc, "trajectory_format");
+	mini = (fmt && strncmp(fmt, "mini-swe-agent", 14) == 0) ||
+	       (cJSON_IsArray(msgs) && !cJSON_IsArray(hist));
+	if (!mini && !cJSON_IsArray(hist) && !cJSON_IsArray(traj)) {
+		kt_imp_warn(imp, f, 0, "no history, trajectory or messages: "
+			    "not a SWE-agent trajectory");
+		cJSON_Delete(doc);
+		return KT_EPARSE;
+	}
+	/* no session id exists: the content names the run */
+	snprintf(ident, sizeof(ident), "%s:%.32s",
+		 mini ? "mini_swe_agent" : "swe_agent", f->sha_hex);
+	if (!(name = strdup(kt_ag_base(rel))) ||
+	    !(meta = cJSON_CreateObject())) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	if (strrchr(name, '.') && strrchr(name, '.') != name)
+		*strrchr(name, '.') = 0;
+	cJSON_AddStringToObject(meta, "source", rel);
+	if (fmt)
+		cJSON_AddStringToObject(meta, "trajectory_format", fmt);
+	if (kt_ag_str(doc, "environment"))
+		cJSON_AddStringToObject(meta, "environment",
+					kt_ag_str(doc, "environment"));
+	info = field(doc, "info");
+	if (cJSON_IsObject(info)) {
+		cJSON *ms = field(info, "model_stats");
+
+		if (ms) {
+			cJSON_DeleteItemFromObject(info, "model_stats");
+			cJSON_AddItemToObject(info, "model_stats", ms);
+		}
+		cJSON_DeleteItemFromObject(info, "config");
+		cJSON_AddItemToObject(meta, "info", info);
+	} else {
+		cJSON_Delete(info);
+	}
+	{
+		cJSON *rc_ = field(doc, "replay_config");
+		const cJSON *ag = cJSON_GetObjectItem(rc_, "agent");
+		const cJSON *model = cJSON_GetObjectItem(ag, "model");
+		const char *mn = kt_ag_str2(model, "name", "model_name");
+
+		if (mn)
+			cJSON_AddStringToObject(meta, "model", mn);
+		cJSON_Delete(rc_);
+	}
+	if ((rc = kt_imp_run_begin(imp, ident, name, mini ? "mini_swe_agent" :
+				   "swe_agent", meta)))
+		goto out;
+	meta = NULL;
+	if (mini) {
+		nsp = kt_ag_spans((const char *)f->data, f->len, "messages", &sp);
+		rc = import_mini(&x, msgs, sp, nsp);
+	} else {
+		const cJSON *m;
+
+		cJSON_ArrayForEach(m, hist)
+			if (!truthy(cJSON_GetObjectItem(m, "is_demo")) &&
+			    kt_ag_str(m, "role") &&
+			    strcmp(kt_ag_str(m, "role"), "assistant") == 0)
+				agent_turns++;
+		if (agent_turns || !cJSON_IsArray(traj) ||
+		    cJSON_GetArraySize(traj) == 0) {
+			x.traj = traj;
+			nsp = kt_ag_spans((const char *)f->data, f->len,
+					  "history", &sp);
+			rc = import_history(&x, hist, sp, nsp);
+		} else {
+			const cJSON *m2;
+
+			/* system prompt and issue from history, steps from
+			 * trajectory */
+			nsp = kt_ag_spans((const char *)f->data, f->len,
+					  "history", &sp);
+			{
+				long i = -1;
+
+				cJSON_ArrayForEach(m2, hist) {
+					kt_ag_span s;
+
+					i++;
+					s = kt_ag_span_at(sp, nsp, i);
+					if (!cJSON_IsObject(m2) ||
+					    truthy(cJSON_GetObjectItem(m2,
+								"is_demo")))
+						continue;
+					if ((rc = history_msg(&x, m2, &s)))
+						break;
+				}
+			}
+			free(sp);
+			sp = NULL;
+			x.traj = traj;
+			if (!rc) {
+				nsp = kt_ag_spans((const char *)f->data, f->len,
+						  "trajectory", &sp);
+				rc = import_trajectory(&x, traj, sp, nsp);
+			}
+		}
+	}
+	if (!rc) {
+		const char *sub = kt_ag_str(cJSON_GetObjectItem(doc, "info"),
+					    "submission");
+
+		if (sub)
+			rc = submission_files(&x, sub);
+	}
+	{
+		int r2 = kt_imp_run_end(imp);
+
+		if (!rc)
+			rc = r2;
+	}
+out:
+	while (x.npend)
+		scall_clear(&x.pend[--x.npend]);
+	free(x.pend);
+	free(x.cwd);
+	free(x.open_file);
+	free(sp);
+	free(name);
+	cJSON_Delete(meta);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+const kt_importer kt_importer_swe_agent = {
+	.name = "swe_agent",
+	.summary = "SWE-agent .traj (0.x, 1.x, history-only) and mini-swe-agent "
+		   "trajectories",
+	.detect = swe_detect,
+	.import = swe_import,
+};
