@@ -12,6 +12,7 @@ extern const kt_importer kt_importer_ktraj;
 extern const kt_importer kt_importer_inspect;
 extern const kt_importer kt_importer_flashinfer;
 extern const kt_importer kt_importer_kernelagent;
+extern const kt_importer kt_importer_kernelbench;
 extern const kt_importer kt_importer_codex;
 extern const kt_importer kt_importer_atif;
 extern const kt_importer kt_importer_swe_agent;
@@ -22,6 +23,7 @@ const kt_importer *const kt_importers[] = {
 	&kt_importer_inspect,
 	&kt_importer_flashinfer,
 	&kt_importer_kernelagent,
+	&kt_importer_kernelbench,
 	&kt_importer_codex,
 	&kt_importer_atif,
 	&kt_importer_swe_agent,
