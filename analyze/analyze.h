@@ -199,6 +199,8 @@ typedef struct kt_an_point {
 	double speedup;        /* per the basis */
 	double best;           /* best-so-far after this point */
 	int accepted;          /* 1 when this point is a significant new best */
+	int outlier;           /* 1 when a new best was not confirmed by any of
+				  the next 3 measurements (not counted) */
 } kt_an_point;
 
 typedef struct kt_an_series {
@@ -217,9 +219,10 @@ typedef struct kt_an_series {
  * kernel time, or (without any reference) first correct time / time, per
  * workload; bench events sharing a parent tool call are one measurement
  * (geometric mean).  Noise: pooled 1.4826*MAD of log time over repeats of one
- * source hash; else recorded min/max spread (range/4); else robust SD of
- * successive differences / sqrt 2; else o->sigma_default.  theta =
- * max(ln min_gain, z * sigma * sqrt 2).  out->pt is malloc'ed; release with
+ * source hash; else recorded min/max spread (range/4); else the lower
+ * quartile of successive differences (shrunk toward the default); else
+ * o->sigma_default.  theta = max(ln min_gain, z * sigma * sqrt 2).  A new
+ * best above theta must be confirmed by one of the next 3 measurements.  out->pt is malloc'ed; release with
  * kt_an_series_free().  Errors: KT_ENOMEM.
  */
 int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,

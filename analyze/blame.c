@@ -222,6 +222,19 @@ static int blame_one(kt_store *s, const kt_an_run *r, const kt_an_opts *o,
 			continue;
 		a = se->pt[p - 1].seq;
 		b = se->pt[p].seq;
+		/* an incorrect or unusable result in between is a measured state
+		 * too: edits before it did not make the landing */
+		{
+			size_t me = r->m[se->pt[p].meas].ev;
+			uint64_t pa = r->ev[me].parent;
+
+			for (long k = (long)me - 1; k >= 0 && r->ev[k].seq > a; k--)
+				if (r->ev[k].kind == KT_KIND_BENCH &&
+				    (!pa || r->ev[k].parent != pa)) {
+					a = r->ev[k].seq;
+					break;
+				}
+		}
 		li = kt_an_run_find(r, a);
 		for (i = li < 0 ? 0 : (size_t)li; i < r->nev && r->ev[i].seq < b; i++)
 			if (r->ev[i].kind == KT_KIND_EDIT && r->ev[i].seq > a &&
@@ -315,6 +328,10 @@ static int blame_one(kt_store *s, const kt_an_run *r, const kt_an_opts *o,
 		for (i = c->ev + 1; i < r->nev && r->ev[i].seq < land_seq; i++) {
 			const kt_an_ev *e = &r->ev[i];
 
+			/* acting on it with no word in between is uptake too */
+			if (e->kind == KT_KIND_EDIT && !agent_msgs && !c->uptake &&
+			    j->nedits && i >= j->edits[0])
+				c->uptake = 0.5;
 			if (is_agent_text(e)) {
 				bput(&resp, e->text, strlen(e->text));
 				if (agent_msgs++ == 0) {
@@ -373,8 +390,49 @@ static int blame_one(kt_store *s, const kt_an_run *r, const kt_an_opts *o,
 			       0.25 * c->uptake);
 		sum += c->raw;
 	}
+	/* the agent's own plan after the latest question, sharing nothing
+	 * with any question, speaks for the agent alone */
+	{
+		double self = o->w_self;
+		size_t latest = 0;
+
+		for (size_t ci = 0; ci < j->ncand; ci++)
+			if (j->cand[ci].ev > latest)
+				latest = j->cand[ci].ev;
+		li = kt_an_run_find(r, last_seq);
+		for (i = latest + 1; j->ncand && li >= 0 && i < (size_t)li; i++) {
+			const kt_an_ev *e = &r->ev[i];
+			uint64_t *tm = NULL;
+			size_t ntm = 0;
+			int indep = 1;
+
+			if (!is_agent_text(e) || !plan_like(e->text))
+				continue;
+			if (kt_an_tokens(e->text, strlen(e->text), &tm, &ntm))
+				goto out;
+			for (size_t ci = 0; ci < j->ncand && indep; ci++) {
+				const char *qt = r->ev[j->cand[ci].ev].text;
+				uint64_t *tq = NULL;
+				size_t ntq = 0;
+
+				if (kt_an_tokens(qt, strlen(qt), &tq, &ntq)) {
+					free(tm);
+					goto out;
+				}
+				if (kt_an_containment(tq, ntq, tm, ntm) >= 0.15)
+					indep = 0;
+				free(tq);
+			}
+			free(tm);
+			if (indep) {
+				self += 0.3;
+				break;
+			}
+		}
+		sum += self - o->w_self;
+		j->p_question = self / sum;
+	}
 	j->question = -1;
-	j->p_question = o->w_self / sum;
 	for (size_t ci = 0; ci < j->ncand; ci++) {
 		kt_an_cand *c = &j->cand[ci];
 
@@ -389,7 +447,11 @@ static int blame_one(kt_store *s, const kt_an_run *r, const kt_an_opts *o,
 	j->confidence = j->p_question / sqrt(j->nedits > 1 ? (double)j->nedits : 1.0);
 	/* the agent's own hypothesis right before the responsible edit */
 	{
-		uint64_t stop = se->pt[j->p_prev].seq, at = j->anchor_seq;
+		/* agent alone: the last responsible edit (earlier ones in E*
+		 * were tries); a question: the first edit after it */
+		uint64_t stop = se->pt[j->p_prev].seq,
+			 at = j->nedits ? r->ev[j->edits[j->nedits - 1]].seq :
+				  j->anchor_seq;
 		long best = -1, near = -1;
 
 		if (j->question >= 0) {

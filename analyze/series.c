@@ -459,21 +459,43 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 					 log(out->pt[i - 1].speedup));
 		qsort(tmp, nd, sizeof(*tmp), cmp_dbl);
 		out->sigma = tmp[(nd - 1) / 4] / 0.4506;
-		out->noise_src = "successive differences (lower quartile)";
+		/* few differences give a noisy quartile: shrink toward the
+		 * default as if it were 4 more observations */
+		out->sigma = sqrt(((double)nd * out->sigma * out->sigma +
+				   4.0 * o->sigma_default * o->sigma_default) /
+				  ((double)nd + 4.0));
+		out->noise_src = "successive differences (lower quartile, "
+				 "shrunk toward the default)";
 	}
 floor:
 	if (!(out->sigma >= o->sigma_floor))
 		out->sigma = o->sigma_floor;
 	out->theta = fmax(log(o->min_gain), o->z * out->sigma * M_SQRT2);
-	/* best-so-far with significant new bests */
+	/* best-so-far with significant new bests.  A new best must be
+	 * confirmed: one of the next 3 measurements (when there are any) is
+	 * also above the old best by theta.  Otherwise it was a lucky
+	 * measurement (or the old best an unlucky one, e.g. a cold first run)
+	 * and the point is skipped, not counted toward the best. */
 	{
 		double best = 0;
 
 		for (i = 0; i < np; i++) {
 			kt_an_point *p = &out->pt[i];
 
-			if (i && log(p->speedup) - log(best) > out->theta)
+			if (i && log(p->speedup) - log(best) > out->theta) {
+				int conf = i + 1 == np;
+
+				for (k = i + 1; k < np && k <= i + 3; k++)
+					if (log(out->pt[k].speedup) - log(best) >
+					    out->theta)
+						conf = 1;
+				if (!conf) {
+					p->best = best;
+					p->outlier = 1;
+					continue;
+				}
 				p->accepted = 1;
+			}
 			if (p->speedup > best)
 				best = p->speedup;
 			p->best = best;

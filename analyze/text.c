@@ -130,7 +130,8 @@ static int count_term(const char *s, size_t n, const char *term, int cap)
 		if (!q)
 			break;
 		if (ascii) {
-			int lb = q == s || !wordch((unsigned char)q[-1]);
+			/* '_' starts a word too: launch_fused_kernel */
+			int lb = q == s || !isalnum((unsigned char)q[-1]);
 			int rb = stem || q + tl == end ||
 				 !wordch((unsigned char)q[tl]);
 			if (lb && rb)
@@ -187,7 +188,8 @@ static const struct lex lexicon[] = {
 	{"__syncthreads", 4, 3}, {"syncthreads", 4, 3}, {"barrier*", 4, 2},
 	{"atomic*", 4, 3}, {"contention", 4, 2}, {"race", 4, 2},
 	{"stream*", 4, 1}, {"cudadevicesynchronize", 4, 3}, {"grid sync", 4, 3},
-	{"cooperative group*", 4, 3}, {"serializ*", 4, 2}, {"同步", 4, 3},
+	{"cooperative group*", 4, 3}, {"shfl*", 4, 3},
+	{"warp shuffle*", 4, 3}, {"warp-level reduction", 4, 3}, {"serializ*", 4, 2}, {"同步", 4, 3},
 	{"屏障", 4, 3}, {"原子操作", 4, 3}, {"竞争", 4, 2}, {"串行化", 4, 2},
 	/* memory access */
 	{"coalesc*", 5, 3}, {"stride*", 5, 2}, {"bank conflict*", 5, 3},
