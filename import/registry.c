@@ -16,6 +16,7 @@ extern const kt_importer kt_importer_kernelbench;
 extern const kt_importer kt_importer_codex;
 extern const kt_importer kt_importer_atif;
 extern const kt_importer kt_importer_swe_agent;
+extern const kt_importer kt_importer_openhands;
 
 const kt_importer *const kt_importers[] = {
 	&kt_importer_claude_code,
@@ -27,6 +28,7 @@ const kt_importer *const kt_importers[] = {
 	&kt_importer_codex,
 	&kt_importer_atif,
 	&kt_importer_swe_agent,
+	&kt_importer_openhands,
 	NULL
 };
 

@@ -1,0 +1,613 @@
+/*
+ * imp_openhands.c - OpenHands event streams (trajectory export / replay
+ * JSON: a list of events; also {"events": [...]} or {"trajectory": [...]}).
+ * Sources: All-Hands-AI/OpenHands openhands/events/serialization/ (event.py, action.py, observation.py),
+ * ../shared/research/formats.md s.5.
+ *
+ * Event: {id, timestamp (naive ISO: taken as UTC), source user|agent|
+ * environment, message, action|observation, args|content+extras, cause,
+ * tool_call_metadata{function_name, tool_call_id, model_response,
+ * total_calls_in_response}, llm_metrics, ...}.
+ *  - Actions become messages (message, system, recall, ...) or tool calls
+ *    (run, run_ipython, edit, read, browse, finish/think with a tool call,
+ *    any action with tool_call_metadata); args.thought becomes the agent's
+ *    message before the call.  Observations become the tool_result of the
+ *    action named by `cause`.
+ *  - null entries, "null" observations and agent state changes are noise.
+ *  - Ids are not contiguous; links go by id, never by position.
+ *  - model_response (with usage) repeats on every action of one LLM
+ *    response and on observations: usage is counted once per response id.
+ *  - Edits: the edit observation's extras.new_content (old_content seeds the
+ *    file first), else the action's args (file_text / old_str+new_str /
+ *    insert, or the LLM-edit content with start=1,end=-1).  A run
+ *    observation goes to kt_shell_classify with its exit code.  A `read`
+ *    whose output is the whole file (cat -n listing) seeds the workspace.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <ctype.h>
+#include "import.h"
+#include "imp_agents.h"
+
+#define DETECT_WINDOW 16384
+
+typedef struct ocall {
+	uint64_t seq;
+	char *id, *tool, *action;
+	cJSON *args;
+} ocall;
+
+typedef struct ohx {
+	kt_imp *imp;
+	const kt_file *f;
+	kt_ag_map calls;  /* event id -> ocall */
+	kt_ag_map resp;   /* model_response ids already counted */
+	char *cwd;
+} ohx;
+
+static void ocall_free(void *p)
+{
+	ocall *c = p;
+
+	if (!c)
+		return;
+	free(c->id);
+	free(c->tool);
+	free(c->action);
+	cJSON_Delete(c->args);
+	free(c);
+}
+
+static int oh_detect(const kt_file *f)
+{
+	size_t n = f->len < DETECT_WINDOW ? f->len : DETECT_WINDOW;
+	const unsigned char *d = f->data;
+	size_t i = 0;
+
+	while (i < n && isspace(d[i]))
+		i++;
+	if (i >= n || (d[i] != '[' && d[i] != '{'))
+		return 0;
+	if (kt_ag_sniff(d, n, "id", NULL) && kt_ag_sniff(d, n, "source", NULL) &&
+	    kt_ag_sniff(d, n, "timestamp", NULL) &&
+	    (kt_ag_sniff(d, n, "action", NULL) ||
+	     kt_ag_sniff(d, n, "observation", NULL)))
+		return d[i] == '[' ? 90 : 75;
+	return 0;
+}
+
+static const cJSON *event_list(const cJSON *doc, const char **key)
+{
+	static const char *const keys[] = { "events", "trajectory", "history",
+					    NULL };
+	int i;
+
+	*key = NULL;
+	if (cJSON_IsArray(doc))
+		return doc;
+	for (i = 0; keys[i]; i++) {
+		const cJSON *v = cJSON_GetObjectItem(doc, keys[i]);
+
+		if (cJSON_IsArray(v)) {
+			*key = keys[i];
+			return v;
+		}
+	}
+	return NULL;
+}
+
+/* usage of a model response, once per response id */
+static cJSON *usage_once(ohx *x, const cJSON *ev, const char **model)
+{
+	const cJSON *tm = cJSON_GetObjectItem(ev, "tool_call_metadata");
+	const cJSON *mr = cJSON_GetObjectItem(tm, "model_response");
+	const cJSON *us = cJSON_GetObjectItem(mr, "usage");
+	const char *id = kt_ag_str(mr, "id");
+	cJSON *u;
+	double pt, ct, cached;
+
+	*model = kt_ag_str(mr, "model");
+	if (!cJSON_IsObject(us) || !id || kt_ag_map_get(&x->resp, id))
+		return NULL;
+	if (kt_ag_map_put(&x->resp, id, (void *)1))
+		return NULL;
+	pt = cJSON_GetNumberValue(cJSON_GetObjectItem(us, "prompt_tokens"));
+	ct = cJSON_GetNumberValue(cJSON_GetObjectItem(us, "completion_tokens"));
+	cached = cJSON_GetNumberValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(us, "prompt_tokens_details"),
+		"cached_tokens"));
+	if (pt != pt)
+		pt = 0;
+	if (ct != ct)
+		ct = 0;
+	if (cached != cached)
+		cached = 0;
+	if (!(u = cJSON_CreateObject()))
+		return NULL;
+	cJSON_AddNumberToObject(u, "input", pt - cached > 0 ? pt - cached : 0);
+	cJSON_AddNumberToObject(u, "output", ct);
+	cJSON_AddNumberToObject(u, "cache_read", cached);
+	cJSON_AddNumberToObject(u, "cache_creation",
+		cJSON_IsNumber(cJSON_GetObjectItem(us,
+			"cache_creation_input_tokens")) ?
+		cJSON_GetObjectItem(us, "cache_creation_input_tokens")->valuedouble :
+		0);
+	return u;
+}
+
+/* Fields of an event that the typed payload does not hold. */
+static cJSON *extra_of(const cJSON *ev)
+{
+	static const char *const skip[] = {
+		"id", "timestamp", "source", "message", "action", "observation",
+		"args", "content", "extras", "cause", "tool_call_metadata", NULL
+	};
+	const cJSON *it;
+	cJSON *ex = NULL;
+	int i;
+
+	cJSON_ArrayForEach(it, ev) {
+		for (i = 0; skip[i]; i++)
+			if (it->string && strcmp(it->string, skip[i]) == 0)
+				break;
+		if (skip[i] || !it->string)
+			continue;
+		if (!ex && !(ex = cJSON_CreateObject()))
+			return NULL;
+		cJSON_AddItemToObject(ex, it->string, cJSON_Duplicate(it, 1));
+	}
+	return ex;
+}
+
+static int emit(ohx *x, int kind, uint64_t parent, int64_t ts,
+		const char *actor, cJSON *pl, const kt_ag_span *sp,
+		uint64_t *seq)
+{
+	return kt_ag_emit(x->imp, NULL, kind, parent, ts, actor, pl, sp->line,
+			  sp->off, sp->len, seq);
+}
+
+static int is_tool_action(const char *a, const cJSON *ev)
+{
+	static const char *const tools[] = {
+		"run", "run_ipython", "edit", "read", "write", "browse",
+		"browse_interactive", "delegate", "mcp", NULL
+	};
+	int i;
+
+	if (cJSON_IsObject(cJSON_GetObjectItem(ev, "tool_call_metadata")))
+		return 1;
+	for (i = 0; tools[i]; i++)
+		if (strcmp(a, tools[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
+		     const kt_ag_span *sp)
+{
+	const char *src = kt_ag_str(ev, "source");
+	const cJSON *args = cJSON_GetObjectItem(ev, "args");
+	const cJSON *tm = cJSON_GetObjectItem(ev, "tool_call_metadata");
+	const char *thought = kt_ag_str(args, "thought");
+	const char *model = NULL;
+	cJSON *usage = usage_once(x, ev, &model), *m, *pl;
+	uint64_t mseq = 0;
+	char idb[48];
+	const cJSON *idv = cJSON_GetObjectItem(ev, "id");
+	int rc = 0;
+
+	if (!src)
+		src = "agent";
+	if (cJSON_IsNumber(idv))
+		snprintf(idb, sizeof(idb), "%.0f", idv->valuedouble);
+	else if (cJSON_IsString(idv))
+		snprintf(idb, sizeof(idb), "%.40s", idv->valuestring);
+	else
+		snprintf(idb, sizeof(idb), "line%llu",
+			 (unsigned long long)sp->line);
+	if (strcmp(a, "message") == 0 || strcmp(a, "system") == 0 ||
+	    (!is_tool_action(a, ev) && strcmp(a, "finish") != 0 &&
+	     strcmp(a, "think") != 0)) {
+		const char *text = kt_ag_str(args, "content");
+		int user = strcmp(src, "user") == 0 && strcmp(a, "message") == 0;
+		const char *role = user ? "user" :
+				   strcmp(a, "message") == 0 &&
+				   strcmp(src, "agent") == 0 ? "assistant" :
+				   "system";
+
+		if (!text)
+			text = kt_ag_str(ev, "message");
+		if (strcmp(a, "message") != 0 && strcmp(a, "system") != 0 &&
+		    (!text || !*text)) {
+			cJSON_Delete(usage);
+			return 0; /* state changes and the like: noise */
+		}
+		m = kt_ag_msg(role, user, text, strcmp(role, "system") == 0 ?
+			      "meta" : NULL);
+		if (m && usage)
+			cJSON_AddItemToObject(m, "usage", usage);
+		else
+			cJSON_Delete(usage);
+		if (m && model && strcmp(role, "assistant") == 0)
+			cJSON_AddStringToObject(m, "model", model);
+		if (m) {
+			cJSON *ex = extra_of(ev);
+
+			if (ex) {
+				cJSON_AddStringToObject(ex, "action", a);
+				cJSON_AddItemToObject(m, "extra", ex);
+			}
+		}
+		return emit(x, KT_KIND_MESSAGE, 0, ts, user ? "human" :
+			    strcmp(role, "assistant") == 0 ? "agent" : "system",
+			    m, sp, NULL);
+	}
+	/* a tool call: the thought first */
+	if (thought && *thought) {
+		m = kt_ag_msg("assistant", 0, thought, NULL);
+		if (m && usage) {
+			cJSON_AddItemToObject(m, "usage", usage);
+			usage = NULL;
+		}
+		if (m && model)
+			cJSON_AddStringToObject(m, "model", model);
+		if ((rc = emit(x, KT_KIND_MESSAGE, 0, ts, "agent", m, sp, &mseq))) {
+			cJSON_Delete(usage);
+			return rc;
+		}
+	}
+	{
+		const char *fn = kt_ag_str(tm, "function_name");
+		const char *cid = kt_ag_str(tm, "tool_call_id");
+		ocall *c = calloc(1, sizeof(*c));
+		char cidb[64];
+		cJSON *ex;
+
+		if (!c) {
+			cJSON_Delete(usage);
+			return KT_ENOMEM;
+		}
+		if (!cid) {
+			snprintf(cidb, sizeof(cidb), "oh-%s", idb);
+			cid = cidb;
+		}
+		c->id = strdup(cid);
+		c->tool = strdup(fn ? fn : a);
+		c->action = strdup(a);
+		c->args = args ? cJSON_Duplicate(args, 1) : cJSON_CreateObject();
+		if (!(pl = cJSON_CreateObject())) {
+			ocall_free(c);
+			cJSON_Delete(usage);
+			return KT_ENOMEM;
+		}
+		cJSON_AddStringToObject(pl, "tool", c->tool);
+		cJSON_AddStringToObject(pl, "call_id", cid);
+		{
+			cJSON *ad = cJSON_Duplicate(c->args, 1);
+
+			/* the thought is the message above */
+			cJSON_DeleteItemFromObject(ad, "thought");
+			cJSON_AddItemToObject(pl, "args", ad);
+		}
+		ex = extra_of(ev);
+		if (!ex && (usage || model))
+			ex = cJSON_CreateObject();
+		if (ex) {
+			cJSON_AddStringToObject(ex, "action", a);
+			if (usage)
+				cJSON_AddItemToObject(ex, "usage", usage);
+			if (model)
+				cJSON_AddStringToObject(ex, "model", model);
+			cJSON_AddItemToObject(pl, "extra", ex);
+		} else {
+			cJSON_Delete(usage);
+		}
+		rc = emit(x, KT_KIND_TOOL_CALL, mseq, ts, "agent", pl, sp, &c->seq);
+		if (!rc)
+			rc = kt_ag_map_put(&x->calls, idb, c);
+		if (rc)
+			ocall_free(c);
+	}
+	return rc;
+}
+
+/* "Here's the result of running `cat -n` on P:\n     1\tline\n..." as the
+ * whole file, or NULL. */
+static char *cat_n_file(const char *out)
+{
+	const char *p = strstr(out, "`cat -n` on ");
+	char *buf;
+	size_t n = 0;
+	long k = 1;
+
+	if (!p || !(p = strchr(p, '\n')))
+		return NULL;
+	if (strstr(p, "<response clipped>") || strstr(p, "[... "))
+		return NULL;
+	if (!(buf = malloc(strlen(p) + 1)))
+		return NULL;
+	p++;
+	while (*p) {
+		const char *le = strchr(p, '\n'), *q = p;
+		char *endp;
+		long num;
+		size_t ln;
+
+		if (!le)
+			le = p + strlen(p);
+		while (*q == ' ')
+			q++;
+		num = strtol(q, &endp, 10);
+		if (endp == q || *endp != '\t' || num != k) {
+			if (le == p || (*p == '\n'))
+				break; /* trailing blank line */
+			free(buf);
+			return NULL;
+		}
+		ln = (size_t)(le - endp - 1);
+		memcpy(buf + n, endp + 1, ln);
+		n += ln;
+		buf[n++] = '\n';
+		k++;
+		if (!*le)
+			break;
+		p = le + 1;
+	}
+	buf[n] = 0;
+	if (k == 1) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
+			  const kt_ag_span *sp)
+{
+	const cJSON *cause = cJSON_GetObjectItem(ev, "cause");
+	const cJSON *extras = cJSON_GetObjectItem(ev, "extras");
+	const cJSON *md = cJSON_GetObjectItem(extras, "metadata");
+	const cJSON *ecv = cJSON_GetObjectItem(md, "exit_code");
+	const cJSON *succ = cJSON_GetObjectItem(ev, "success");
+	const char *content = kt_ag_str(ev, "content");
+	char key[48];
+	ocall *c = NULL;
+	cJSON *pl, *ex;
+	uint64_t rseq = 0;
+	int ec = -1, ok, rc;
+	char *seen = NULL;
+
+	if (strcmp(o, "null") == 0 || strcmp(o, "agent_state_changed") == 0)
+		return 0;
+	if (!content)
+		content = "";
+	if (cJSON_IsNumber(cause)) {
+		snprintf(key, sizeof(key), "%.0f", cause->valuedouble);
+		c = kt_ag_map_get(&x->calls, key);
+	}
+	if (!c) {
+		cJSON *m;
+
+		if (!*content)
+			return 0;
+		m = kt_ag_msg("system", 0, content, "meta,observation");
+		if (m && (ex = extra_of(ev))) {
+			cJSON_AddStringToObject(ex, "observation", o);
+			cJSON_AddItemToObject(m, "extra", ex);
+		}
+		return emit(x, KT_KIND_MESSAGE, 0, ts, "system", m, sp, NULL);
+	}
+	if (cJSON_IsNumber(ecv))
+		ec = ecv->valueint;
+	if (cJSON_IsBool(succ))
+		ok = cJSON_IsTrue(succ);
+	else if (ec > 0)
+		ok = 0; /* -1: still running or timed out, not a failure */
+	else
+		ok = strcmp(o, "error") != 0 && strcmp(o, "user_rejected") != 0 &&
+		     strncmp(content, "ERROR:", 6) != 0;
+	if (!(pl = cJSON_CreateObject()))
+		return KT_ENOMEM;
+	cJSON_AddStringToObject(pl, "call_id", c->id);
+	cJSON_AddBoolToObject(pl, "ok", ok);
+	if ((rc = kt_ag_set_output(x->imp, pl, content))) {
+		cJSON_Delete(pl);
+		return rc;
+	}
+	if (ec >= 0)
+		cJSON_AddNumberToObject(pl, "exit_code", ec);
+	if ((ex = cJSON_CreateObject())) {
+		const cJSON *it;
+
+		cJSON_AddStringToObject(ex, "observation", o);
+		/* extras minus the file contents kept as blobs */
+		cJSON_ArrayForEach(it, extras)
+			if (it->string && strcmp(it->string, "old_content") &&
+			    strcmp(it->string, "new_content"))
+				cJSON_AddItemToObject(ex, it->string,
+						      cJSON_Duplicate(it, 1));
+		cJSON_AddItemToObject(pl, "extra", ex);
+	}
+	/* a read of a whole file shows its content */
+	if (strcmp(o, "read") == 0 && ok &&
+	    !cJSON_GetObjectItem(c->args, "view_range")) {
+		const char *path = kt_ag_str(extras, "path");
+
+		if (path && (seen = cat_n_file(content)) &&
+		    (rc = kt_ws_observe(x->imp, path, seen, strlen(seen), pl))) {
+			free(seen);
+			cJSON_Delete(pl);
+			return rc;
+		}
+	}
+	free(seen);
+	rc = emit(x, KT_KIND_TOOL_RESULT, c->seq, ts, "tool", pl, sp, &rseq);
+	if (rc)
+		return rc;
+	if (strcmp(o, "run") == 0 || strcmp(c->action, "run") == 0) {
+		const char *cmd = kt_ag_str(c->args, "command");
+		const char *wd = kt_ag_str(md, "working_dir");
+
+		if (!wd)
+			wd = kt_ag_str(c->args, "cwd");
+		if (wd)
+			free(x->cwd), x->cwd = strdup(wd);
+		if (cmd) {
+			rc = kt_shell_classify(x->imp, c->seq, rseq, cmd, x->cwd,
+					       content, ec, ok, ts);
+			if (rc > 0)
+				rc = 0;
+		}
+		return rc;
+	}
+	if (strcmp(o, "edit") == 0 || strcmp(c->action, "edit") == 0) {
+		const char *path = kt_ag_str(extras, "path");
+		const char *nc = kt_ag_str(extras, "new_content");
+		const char *oc = kt_ag_str(extras, "old_content");
+		const cJSON *pe = cJSON_GetObjectItem(extras, "prev_exist");
+		char *np;
+
+		if (!path)
+			path = kt_ag_str(c->args, "path");
+		if (!ok || !path)
+			return 0;
+		if (!(np = kt_ws_path(x->cwd, path)))
+			return KT_ENOMEM;
+		if (nc) {
+			if (oc && !cJSON_IsFalse(pe))
+				rc = kt_ws_observe(x->imp, np, oc, strlen(oc),
+						   NULL);
+			if (!rc)
+				rc = kt_ws_write(x->imp, np, nc, strlen(nc),
+						 c->seq, c->tool);
+		} else {
+			const char *cmd = kt_ag_str(c->args, "command");
+			const char *ct = kt_ag_str(c->args, "content");
+			const cJSON *st = cJSON_GetObjectItem(c->args, "start");
+			const cJSON *en = cJSON_GetObjectItem(c->args, "end");
+
+			if (cmd) {
+				rc = kt_ag_tool_effects(x->imp,
+							"str_replace_editor",
+							c->args, x->cwd, c->seq,
+							rseq, content, -1, 1, ts);
+				rc = rc < 0 ? rc : 0;
+			} else if (ct && *ct && cJSON_IsNumber(st) &&
+				   cJSON_IsNumber(en) && st->valueint == 1 &&
+				   en->valueint == -1) {
+				rc = kt_ws_write(x->imp, np, ct, strlen(ct),
+						 c->seq, c->tool);
+			}
+		}
+		free(np);
+		return rc;
+	}
+	rc = kt_ag_tool_effects(x->imp, c->tool, c->args, x->cwd, c->seq, rseq,
+				content, ec, ok, ts);
+	return rc < 0 ? rc : 0;
+}
+
+static int oh_import(kt_imp *imp, const kt_file *f)
+{
+	ohx x;
+	cJSON *doc, *meta = NULL;
+	const cJSON *evs, *ev, *first = NULL;
+	const char *key, *rel = f->rel ? f->rel : kt_ag_base(f->path);
+	kt_ag_span *sp = NULL;
+	long nsp, i = -1;
+	char *ident = NULL, *name = NULL;
+	int rc = 0;
+
+	memset(&x, 0, sizeof(x));
+	x.imp = imp;
+	x.f = f;
+	doc = cJSON_ParseWithLength((const char *)f->data, f->len);
+	if (!doc || !(evs = event_list(doc, &key))) {
+		kt_imp_warn(imp, f, 0, "%s", doc ? "no event list: not an "
+			    "OpenHands trajectory" : "invalid JSON");
+		cJSON_Delete(doc);
+		return KT_EPARSE;
+	}
+	cJSON_ArrayForEach(ev, evs)
+		if (cJSON_IsObject(ev)) {
+			first = ev;
+			break;
+		}
+	{
+		const char *fts = kt_ag_str(first, "timestamp");
+		size_t n = strlen(rel) + (fts ? strlen(fts) : 0) + 32;
+
+		/* exports carry no session id; the first event's time and
+		 * the file name stay when the export grows */
+		if (!(ident = malloc(n))) {
+			rc = KT_ENOMEM;
+			goto out;
+		}
+		snprintf(ident, n, "openhands:%s:%s", kt_ag_base(rel),
+			 fts ? fts : f->sha_hex);
+	}
+	if (!(name = strdup(kt_ag_base(rel))) || !(meta = cJSON_CreateObject())) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	if (strrchr(name, '.') && strrchr(name, '.') != name)
+		*strrchr(name, '.') = 0;
+	cJSON_AddStringToObject(meta, "source", rel);
+	cJSON_AddStringToObject(meta, "timestamps", "naive ISO taken as UTC");
+	if ((rc = kt_imp_run_begin(imp, ident, name, "openhands", meta)))
+		goto out;
+	meta = NULL;
+	nsp = kt_ag_spans((const char *)f->data, f->len, key, &sp);
+	cJSON_ArrayForEach(ev, evs) {
+		kt_ag_span s;
+		const char *a, *o;
+		int64_t ts;
+
+		i++;
+		s = kt_ag_span_at(sp, nsp, i);
+		if (cJSON_IsNull(ev))
+			continue; /* null entries exist in real exports */
+		if (!cJSON_IsObject(ev)) {
+			kt_imp_warn(imp, f, s.line, "event %ld is not an object",
+				    i);
+			continue;
+		}
+		ts = kt_ag_ts(kt_ag_str(ev, "timestamp"));
+		a = kt_ag_str(ev, "action");
+		o = kt_ag_str(ev, "observation");
+		if (a)
+			rc = on_action(&x, ev, a, ts, &s);
+		else if (o)
+			rc = on_observation(&x, ev, o, ts, &s);
+		else
+			kt_imp_warn(imp, f, s.line, "event %ld has neither "
+				    "action nor observation", i);
+		if (rc)
+			break;
+	}
+	{
+		int r2 = kt_imp_run_end(imp);
+
+		if (!rc)
+			rc = r2;
+	}
+out:
+	kt_ag_map_free(&x.calls, ocall_free);
+	kt_ag_map_free(&x.resp, NULL);
+	free(x.cwd);
+	free(sp);
+	free(ident);
+	free(name);
+	cJSON_Delete(meta);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+const kt_importer kt_importer_openhands = {
+	.name = "openhands",
+	.summary = "OpenHands event stream (trajectory export, list of events)",
+	.detect = oh_detect,
+	.import = oh_import,
+};
