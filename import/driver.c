@@ -840,6 +840,10 @@ int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
 	rc = kt_run_get(imp->s, imp->run_id, &info);
 	if (rc == 0) {
 		imp->stored_n = info.n_events;
+		if (info.name) {
+			free(imp->run_name);
+			imp->run_name = xstrdup(info.name);
+		}
 		cJSON_Delete(meta);
 		return 0;
 	}

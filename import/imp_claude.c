@@ -1722,7 +1722,8 @@ static int cc_import(kt_imp *imp, const kt_file *f)
 			goto out;
 		}
 		/* a sub-agent file imported on its own is not its parent */
-		if (ps.agent && strstr(rel, "subagents/"))
+		if (ps.agent && (strstr(rel, "subagents/") ||
+				 strstr(f->path ? f->path : "", "subagents/")))
 			snprintf(cc.identity, n, "claude_code:%s:agent-%s",
 				 ps.session ? ps.session : cc.stem, ps.agent);
 		else
