@@ -1,12 +1,1014 @@
 /*
  * benchpat.c - benchmark numbers in free text (kt_bench_parse).
- * Work in progress.
+ *
+ * Three readers, tried in this order on the output of a command that ran a
+ * benchmark-like program (the caller decides that: kt_shell_runs_bench):
+ *   1. JSON objects and arrays in the output (also with // comments, Python
+ *      reprs and stray literal "\n" as benchmark programs print them): keys
+ *      are classified by the KEY table below (time_ms, mean_time_us,
+ *      latency_ms, speedup, tflops, gbps, correct, status, ...).
+ *   2. Simple tables: a header row naming a time column ("Time (ms)",
+ *      "latency_us", "ms") and rows with the same number of cells.
+ *   3. Line patterns: numbers followed by a unit from the UNIT table,
+ *      labelled by the words before them (time/latency/mean/... for times,
+ *      speedup/faster/slower for "1.6x"), grouped into results by blocks.
+ * Every unit is converted to ms (times), TFLOP/s and GB/s.  import/README.md
+ * documents the tables and how to add an entry.
+ *
+ * False positives are worse than misses: lines about compiling, building,
+ * configuring, installing, sleeping, timeouts, tokens, test-runner totals
+ * ("5 passed in 0.12s") and make progress ("[ 45%]") are never read, and a
+ * bare "s" unit only counts after a time word.
  */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "import.h"
+
+/* ---- tables -------------------------------------------------------------- */
+enum { V_TIME = 1, V_SPEEDUP, V_TFLOPS, V_GBPS };
+
+/* Units after a number.  `labelled`: only after a time word ("time: 2 s"). */
+static const struct unit {
+	const char *u;
+	int kind;
+	double scale;   /* to ms, TFLOP/s, GB/s; speedup 1 */
+	int labelled;
+} units[] = {
+	{ "ms", V_TIME, 1, 0 }, { "msec", V_TIME, 1, 0 },
+	{ "msecs", V_TIME, 1, 0 }, { "millisecond", V_TIME, 1, 0 },
+	{ "milliseconds", V_TIME, 1, 0 },
+	{ "us", V_TIME, 1e-3, 0 }, { "usec", V_TIME, 1e-3, 0 },
+	{ "usecs", V_TIME, 1e-3, 0 }, { "\xc2\xb5s", V_TIME, 1e-3, 0 },
+	{ "\xce\xbcs", V_TIME, 1e-3, 0 }, { "microsecond", V_TIME, 1e-3, 0 },
+	{ "microseconds", V_TIME, 1e-3, 0 },
+	{ "ns", V_TIME, 1e-6, 0 }, { "nsec", V_TIME, 1e-6, 0 },
+	{ "nanoseconds", V_TIME, 1e-6, 0 },
+	{ "s", V_TIME, 1e3, 1 }, { "sec", V_TIME, 1e3, 1 },
+	{ "secs", V_TIME, 1e3, 1 }, { "second", V_TIME, 1e3, 1 },
+	{ "seconds", V_TIME, 1e3, 1 },
+	{ "x", V_SPEEDUP, 1, 0 }, { "\xc3\x97", V_SPEEDUP, 1, 0 },
+	{ "tflop/s", V_TFLOPS, 1, 0 }, { "tflops", V_TFLOPS, 1, 0 },
+	{ "gflop/s", V_TFLOPS, 1e-3, 0 }, { "gflops", V_TFLOPS, 1e-3, 0 },
+	{ "pflop/s", V_TFLOPS, 1e3, 0 }, { "pflops", V_TFLOPS, 1e3, 0 },
+	{ "gb/s", V_GBPS, 1, 0 }, { "gib/s", V_GBPS, 1.073741824, 0 },
+	{ "tb/s", V_GBPS, 1e3, 0 }, { "mb/s", V_GBPS, 1e-3, 0 },
+	{ "gbps", V_GBPS, 1, 0 }, { "gbytes/s", V_GBPS, 1, 0 },
+	{ NULL, 0, 0, 0 }
+};
+
+/* Words in the label before a number that make it a time. */
+static const char *const time_words[] = { "time", "latency", "runtime",
+	"duration", "mean", "avg", "average", "median", "per iter", "per call",
+	"per run", "kernel", "elapsed", "p50", "min", "max", "best", "ms",
+	NULL };
+/* ... a reference time rather than the candidate's */
+static const char *const ref_words[] = { "ref", "baseline", "torch",
+	"pytorch", "eager", "naive", "original", "cublas", "cudnn", "before",
+	NULL };
+/* Lines never read: build steps, waits, token counts, test totals. */
+static const char *const skip_words[] = { "compil", "build", "built",
+	"configur", "generat", "linking", "download", "install", "sleep",
+	"timed out", "timeout", "token", "uptime", "load average", "warmup",
+	"warm-up", "warming", "eta ", "passed in", "failed in", "finished in",
+	"took", "cmake", "ninja", "make[", "%]", "elapsed real", "real\t",
+	"user\t", "sys\t", "wall clock", "startup", "loading", "import ",
+	"std", "stddev", "\xc2\xb1", "+-", "variance", NULL };
+
+/* JSON keys (lower case): what a number under such a key means. */
+enum { K_NONE, K_TIME, K_MIN, K_MAX, K_REF, K_SPEEDUP, K_TFLOPS, K_GFLOPS,
+	K_GBPS, K_N };
+
+/* ---- results ----------------------------------------------------------- */
+struct res {
+	double t, mn, mx, ref, sp, tf, gb;
+	int tprio;      /* which key gave t: lower is better */
+	int n;
+	int correct;    /* -1 null */
+	char scen[256];
+	const char *pattern;
+	int block;
+};
+
+struct rs {
+	struct res *r;
+	size_t n, cap;
+	int oom;
+};
+
+static struct res *new_res(struct rs *s, const char *pattern, int block)
+{
+	struct res *r;
+
+	if (s->n == s->cap) {
+		size_t c = s->cap ? s->cap * 2 : 8;
+		struct res *q = realloc(s->r, c * sizeof(*q));
+
+		if (!q) {
+			s->oom = 1;
+			return NULL;
+		}
+		s->r = q;
+		s->cap = c;
+	}
+	r = &s->r[s->n++];
+	r->t = r->mn = r->mx = r->ref = r->sp = r->tf = r->gb = NAN;
+	r->tprio = 99;
+	r->n = 0;
+	r->correct = -1;
+	r->scen[0] = 0;
+	r->pattern = pattern;
+	r->block = block;
+	return r;
+}
+
+static int has_metric(const struct res *r)
+{
+	return !isnan(r->t) || !isnan(r->sp) || !isnan(r->tf) || !isnan(r->gb);
+}
+
+static void lower(char *d, const char *s, size_t n, size_t cap)
+{
+	size_t i;
+
+	for (i = 0; i < n && i + 1 < cap; i++)
+		d[i] = (char)tolower((unsigned char)s[i]);
+	d[i] = 0;
+}
+
+static int any_word(const char *l, const char *const *w)
+{
+	int i;
+
+	for (i = 0; w[i]; i++)
+		if (strstr(l, w[i]))
+			return 1;
+	return 0;
+}
+
+static void scen_add(char *d, size_t cap, const char *s, size_t n)
+{
+	size_t l = strlen(d);
+
+	while (n && isspace((unsigned char)*s))
+		s++, n--;
+	while (n && (isspace((unsigned char)s[n - 1]) || strchr(":=.-|,", s[n - 1])))
+		n--;
+	if (!n)
+		return;
+	if (l && l + 3 < cap) {
+		memcpy(d + l, " / ", 3);
+		l += 3;
+	}
+	if (l + n + 1 > cap)
+		n = cap - l - 1;
+	memcpy(d + l, s, n);
+	d[l + n] = 0;
+}
+
+/* ---- 1. JSON ----------------------------------------------------------- */
+static int key_kind(const char *key, double *scale, int *prio)
+{
+	char k[128];
+	size_t n;
+
+	lower(k, key, strlen(key), sizeof(k));
+	n = strlen(k);
+	*scale = 1;
+	*prio = 5;
+	if (strstr(k, "std") || strstr(k, "var") || strstr(k, "compile") ||
+	    strstr(k, "build") || strstr(k, "warmup") || strstr(k, "setup") ||
+	    strstr(k, "init") || strstr(k, "load") || strstr(k, "total") ||
+	    strstr(k, "stamp") || strstr(k, "p9") || strstr(k, "memory") ||
+	    strstr(k, "_mb") || strstr(k, "count") || strstr(k, "token"))
+		return K_NONE;
+	if (strstr(k, "speedup") || !strcmp(k, "speed_up"))
+		return K_SPEEDUP;
+	if (strstr(k, "tflop"))
+		return K_TFLOPS;
+	if (strstr(k, "gflop"))
+		return K_GFLOPS;
+	if (strstr(k, "gbps") || strstr(k, "gb_s") || strstr(k, "gb/s") ||
+	    strstr(k, "bandwidth"))
+		return K_GBPS;
+	if (!strcmp(k, "iterations") || !strcmp(k, "iters") ||
+	    !strcmp(k, "n_iter") || !strcmp(k, "num_trials") ||
+	    !strcmp(k, "repeat") || !strcmp(k, "runs") || !strcmp(k, "trials"))
+		return K_N;
+	/* a time needs a unit in the key: _ms _us _ns _s (or ms alone) */
+	if (n >= 2 && !strcmp(k + n - 2, "ms"))
+		*scale = 1;
+	else if (n >= 2 && !strcmp(k + n - 2, "us"))
+		*scale = 1e-3;
+	else if (n >= 4 && !strcmp(k + n - 4, "usec"))
+		*scale = 1e-3;
+	else if (n >= 2 && !strcmp(k + n - 2, "ns"))
+		*scale = 1e-6;
+	else if ((n >= 2 && !strcmp(k + n - 2, "_s")) ||
+		 (n >= 4 && !strcmp(k + n - 4, "_sec")) ||
+		 (n >= 8 && !strcmp(k + n - 8, "_seconds")))
+		*scale = 1e3;
+	else if (!strcmp(k, "latency") || !strcmp(k, "runtime"))
+		return K_NONE;  /* unit unknown (KernelBench "runtime") */
+	else
+		return K_NONE;
+	if (strstr(k, "ref") || strstr(k, "baseline") || strstr(k, "torch") ||
+	    strstr(k, "eager"))
+		return K_REF;
+	if (strstr(k, "min"))
+		return K_MIN;
+	if (strstr(k, "max"))
+		return K_MAX;
+	if (strstr(k, "mean") || strstr(k, "avg") || strstr(k, "average"))
+		*prio = 1;
+	else if (strstr(k, "median") || strstr(k, "p50"))
+		*prio = 2;
+	else if (strstr(k, "time") || strstr(k, "latency") ||
+		 strstr(k, "runtime") || strstr(k, "duration") || !strcmp(k, "ms"))
+		*prio = 3;
+	else
+		return K_NONE;
+	return K_TIME;
+}
+
+static int correct_value(const cJSON *v)
+{
+	const char *s;
+
+	if (cJSON_IsBool(v))
+		return cJSON_IsTrue(v);
+	if (!cJSON_IsString(v) || !(s = v->valuestring))
+		return -1;
+	if (!strcasecmp(s, "true") || !strcasecmp(s, "passed") ||
+	    !strcasecmp(s, "pass") || !strcasecmp(s, "ok") ||
+	    !strcasecmp(s, "correct") || !strcasecmp(s, "success"))
+		return 1;
+	if (!strcasecmp(s, "false") || !strcasecmp(s, "failed") ||
+	    !strcasecmp(s, "fail") || !strncasecmp(s, "incorrect", 9) ||
+	    !strcasecmp(s, "mismatch") || !strcasecmp(s, "wrong"))
+		return 0;
+	return -1;
+}
+
+static const char *const scen_keys[] = { "name", "benchmark", "bench",
+	"method", "operation", "op", "kernel", "scenario", "workload", "shape",
+	"problem", "case", "test", "variant", "impl", "implementation", "dtype",
+	"mode", "size", "size1", "size2", "size3", "n", "m", "k", "batch",
+	"seq_len", "signal_size", "kernel_size", "dim", "config", NULL };
+
+static void json_fill(struct res *r, const cJSON *o, int depth, int top)
+{
+	const cJSON *c;
+
+	if (depth > 4)
+		return;
+	cJSON_ArrayForEach(c, o) {
+		double sc;
+		int prio, kk;
+
+		if (!c->string)
+			continue;
+		if (cJSON_IsObject(c)) {
+			json_fill(r, c, depth + 1, 0);
+			continue;
+		}
+		if (!strcasecmp(c->string, "correct") ||
+		    !strcasecmp(c->string, "correctness") ||
+		    !strcasecmp(c->string, "is_correct") ||
+		    !strcasecmp(c->string, "passed") ||
+		    !strcasecmp(c->string, "status") ||
+		    !strcasecmp(c->string, "allclose") ||
+		    !strcasecmp(c->string, "match")) {
+			int v = correct_value(c);
+
+			if (v >= 0 && r->correct < 0)
+				r->correct = v;
+			continue;
+		}
+		if (top && (cJSON_IsString(c) || cJSON_IsNumber(c))) {
+			int i;
+
+			for (i = 0; scen_keys[i]; i++)
+				if (!strcasecmp(c->string, scen_keys[i]))
+					break;
+			if (scen_keys[i]) {
+				char buf[160];
+
+				if (cJSON_IsString(c))
+					snprintf(buf, sizeof(buf), "%s=%s",
+						 c->string, c->valuestring);
+				else
+					snprintf(buf, sizeof(buf), "%s=%g",
+						 c->string, c->valuedouble);
+				if (r->scen[0] && strlen(r->scen) + 1 < sizeof(r->scen))
+					strcat(r->scen, " ");
+				strncat(r->scen, buf,
+					sizeof(r->scen) - strlen(r->scen) - 1);
+				continue;
+			}
+		}
+		if (!cJSON_IsNumber(c))
+			continue;
+		kk = key_kind(c->string, &sc, &prio);
+		switch (kk) {
+		case K_TIME:
+			if (prio < r->tprio) {
+				r->t = c->valuedouble * sc;
+				r->tprio = prio;
+			}
+			break;
+		case K_MIN: if (isnan(r->mn)) r->mn = c->valuedouble * sc; break;
+		case K_MAX: if (isnan(r->mx)) r->mx = c->valuedouble * sc; break;
+		case K_REF: if (isnan(r->ref)) r->ref = c->valuedouble * sc; break;
+		case K_SPEEDUP: if (isnan(r->sp)) r->sp = c->valuedouble; break;
+		case K_TFLOPS: if (isnan(r->tf)) r->tf = c->valuedouble; break;
+		case K_GFLOPS: if (isnan(r->tf)) r->tf = c->valuedouble / 1e3; break;
+		case K_GBPS: if (isnan(r->gb)) r->gb = c->valuedouble; break;
+		case K_N: if (!r->n && c->valuedouble >= 1 && c->valuedouble < 1e12)
+				r->n = (int)c->valuedouble;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void json_walk(struct rs *s, const cJSON *j, int depth)
+{
+	const cJSON *c;
+	struct res tmp, *r;
+
+	if (depth > 8 || !j)
+		return;
+	if (cJSON_IsArray(j)) {
+		cJSON_ArrayForEach(c, j)
+			json_walk(s, c, depth + 1);
+		return;
+	}
+	if (!cJSON_IsObject(j))
+		return;
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.t = tmp.mn = tmp.mx = tmp.ref = tmp.sp = tmp.tf = tmp.gb = NAN;
+	tmp.tprio = 99;
+	tmp.correct = -1;
+	json_fill(&tmp, j, 0, 1);
+	if (has_metric(&tmp)) {
+		r = new_res(s, "json", -1);
+		if (r) {
+			tmp.pattern = "json";
+			tmp.block = -1;
+			*r = tmp;
+		}
+		return;
+	}
+	/* no numbers here: results may sit in arrays below */
+	cJSON_ArrayForEach(c, j)
+		if (cJSON_IsArray(c) || cJSON_IsObject(c))
+			json_walk(s, c, depth + 1);
+}
+
+/* End of the balanced JSON value starting at t[i] ('{' or '['), or 0. */
+static size_t json_end(const char *t, size_t n, size_t i)
+{
+	int depth = 0;
+	char q = 0;
+	size_t j;
+
+	for (j = i; j < n && j - i < (4u << 20); j++) {
+		char c = t[j];
+
+		if (q) {
+			if (c == '\\')
+				j++;
+			else if (c == q || c == '\n')
+				q = 0;
+			continue;
+		}
+		if (c == '"' || c == '\'')
+			q = c;
+		else if (c == '{' || c == '[')
+			depth++;
+		else if (c == '}' || c == ']') {
+			if (--depth == 0)
+				return j + 1;
+		}
+	}
+	return 0;
+}
+
+/* Lenient copy: drop // comments, literal \n between tokens, trailing
+ * commas; Python reprs ('x', True, None) become JSON. */
+static char *json_clean(const char *s, size_t n)
+{
+	char *o = malloc(n + 1);
+	size_t i, k = 0;
+	char q = 0;
+
+	if (!o)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (q) {
+			if (c == '\\' && i + 1 < n) {
+				o[k++] = c;
+				o[k++] = s[++i];
+				continue;
+			}
+			if (c == q) {
+				q = 0;
+				c = '"';
+			} else if (c == '"' && q == '\'') {
+				o[k++] = '\\';
+			}
+			o[k++] = c;
+			continue;
+		}
+		if (c == '"' || c == '\'') {
+			q = c;
+			o[k++] = '"';
+			continue;
+		}
+		if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+			while (i < n && s[i] != '\n')
+				i++;
+			continue;
+		}
+		if (c == '\\' && i + 1 < n && s[i + 1] == 'n') {
+			i++;
+			o[k++] = ' ';
+			continue;
+		}
+		if (c == ',') {
+			size_t j = i + 1;
+
+			while (j < n && isspace((unsigned char)s[j]))
+				j++;
+			if (j < n && (s[j] == '}' || s[j] == ']'))
+				continue;
+		}
+		if (!strncmp(s + i, "True", 4) && (i + 4 >= n || !isalnum((unsigned char)s[i + 4]))) {
+			memcpy(o + k, "true", 4);
+			k += 4;
+			i += 3;
+			continue;
+		}
+		if (!strncmp(s + i, "False", 5) && (i + 5 >= n || !isalnum((unsigned char)s[i + 5]))) {
+			memcpy(o + k, "false", 5);
+			k += 5;
+			i += 4;
+			continue;
+		}
+		if (!strncmp(s + i, "None", 4) && (i + 4 >= n || !isalnum((unsigned char)s[i + 4]))) {
+			memcpy(o + k, "null", 4);
+			k += 4;
+			i += 3;
+			continue;
+		}
+		o[k++] = c;
+	}
+	o[k] = 0;
+	return o;
+}
+
+/* ---- 3. lines -------------------------------------------------------------- */
+struct val {
+	int kind;       /* V_* */
+	double v;       /* converted */
+	size_t at;      /* offset of the number in the line */
+	int ref, min, max, slower;
+};
+
+/* A number at l[i]: its length, or 0. */
+static size_t num_at(const char *l, size_t n, size_t i, double *out)
+{
+	char buf[64];
+	size_t j = i, k;
+	char *e;
+
+	if (i > 0 && (isalnum((unsigned char)l[i - 1]) || l[i - 1] == '_' ||
+		      l[i - 1] == '.' || l[i - 1] == '/' || l[i - 1] == ':'))
+		return 0;
+	if (j < n && (l[j] == '-' || l[j] == '+'))
+		return 0;       /* negative times are not measurements */
+	while (j < n && isdigit((unsigned char)l[j]))
+		j++;
+	if (j == i)
+		return 0;
+	if (j + 1 < n && l[j] == '.' && isdigit((unsigned char)l[j + 1])) {
+		j++;
+		while (j < n && isdigit((unsigned char)l[j]))
+			j++;
+	}
+	if (j < n && (l[j] == 'e' || l[j] == 'E') && j + 1 < n &&
+	    (isdigit((unsigned char)l[j + 1]) ||
+	     ((l[j + 1] == '-' || l[j + 1] == '+') && j + 2 < n &&
+	      isdigit((unsigned char)l[j + 2])))) {
+		j += 2;
+		while (j < n && isdigit((unsigned char)l[j]))
+			j++;
+	}
+	/* 1.2.3 versions, 12:30 clocks, 2024-01-02 dates, 0x1f */
+	if (j < n && (l[j] == '.' || l[j] == ':' || l[j] == '-') && j + 1 < n &&
+	    isdigit((unsigned char)l[j + 1]))
+		return 0;
+	k = j - i;
+	if (k >= sizeof(buf))
+		return 0;
+	memcpy(buf, l + i, k);
+	buf[k] = 0;
+	*out = strtod(buf, &e);
+	if (!isfinite(*out))
+		return 0;
+	return k;
+}
+
+static const struct unit *unit_at(const char *l, size_t n, size_t i,
+				  size_t *ul)
+{
+	const struct unit *u, *best = NULL;
+	size_t bl = 0;
+
+	for (u = units; u->u; u++) {
+		size_t k = strlen(u->u);
+
+		if (n - i < k || strncasecmp(l + i, u->u, k))
+			continue;
+		/* the unit must end the word: "ms," yes, "msg" no; "/iter" ok */
+		if (i + k < n && (isalnum((unsigned char)l[i + k]) ||
+				  l[i + k] == '_'))
+			continue;
+		if (k > bl) {
+			best = u;
+			bl = k;
+		}
+	}
+	*ul = bl;
+	return best;
+}
+
+static int word_in(const char *lab, const char *const *w)
+{
+	return any_word(lab, w);
+}
+
+/* All values of one line. */
+static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
+			  const char *low)
+{
+	size_t i = 0, nv = 0, last = 0;
+	int speed_ctx = strstr(low, "speedup") || strstr(low, "speed-up") ||
+			strstr(low, "faster") || strstr(low, "slower") ||
+			strstr(low, "vs");
+
+	while (i < n && nv < max) {
+		double x;
+		size_t k = isdigit((unsigned char)l[i]) ? num_at(l, n, i, &x) : 0, j, ul;
+		const struct unit *u;
+		char lab[160];
+
+		if (!k) {
+			i++;
+			continue;
+		}
+		j = i + k;
+		if (j < n && l[j] == ' ')
+			j++;
+		u = unit_at(l, n, j, &ul);
+		if (!u && j > i + k)
+			u = NULL;
+		/* the label: words since the previous value */
+		lower(lab, l + last, i - last, sizeof(lab));
+		if (u && u->kind == V_TIME) {
+			if (u->labelled && !word_in(lab, time_words))
+				u = NULL;
+		} else if (u && u->kind == V_SPEEDUP) {
+			if (!speed_ctx || j != i + k)
+				u = NULL;   /* "4 x A100", "1024x1024" */
+			else if (j + ul < n && isdigit((unsigned char)l[j + ul]))
+				u = NULL;
+		}
+		if (!u && strstr(lab, "speedup") && !strchr(lab + strlen(lab) / 2, '(')) {
+			static const struct unit sp = { "", V_SPEEDUP, 1, 0 };
+
+			u = &sp;
+			ul = 0;
+		}
+		if (u) {
+			v[nv].kind = u->kind;
+			v[nv].v = x * u->scale;
+			v[nv].at = i;
+			v[nv].ref = u->kind == V_TIME && word_in(lab, ref_words);
+			v[nv].min = u->kind == V_TIME && (strstr(lab, "min") != NULL) &&
+				    !strstr(lab, "mean");
+			v[nv].max = u->kind == V_TIME && strstr(lab, "max") != NULL;
+			v[nv].slower = 0;
+			if (u->kind == V_SPEEDUP) {
+				char rest[40];
+
+				lower(rest, l + j + ul, n - j - ul < 30 ? n - j - ul : 30,
+				      sizeof(rest));
+				v[nv].slower = strstr(rest, "slower") != NULL;
+				if (v[nv].slower && x > 0)
+					v[nv].v = 1.0 / x;
+			}
+			nv++;
+			last = j + ul;
+			i = last;
+			continue;
+		}
+		i += k;
+		last = i;
+	}
+	return nv;
+}
+
+/* correct markers on a line: 1, 0, or -1 */
+static int marker(const char *l, const char *low)
+{
+	static const char *const bad[] = { "mismatch", "incorrect",
+		"do not match", "don't match", "does not match", "not close",
+		"wrong result", "\xe2\x9d\x8c", "\xe2\x9c\x97", NULL };
+	static const char *const good[] = { "all close", "allclose: true",
+		"results match", "outputs match", "correct: true",
+		"correctness: pass", NULL };
+	const char *p;
+
+	if (any_word(low, bad))
+		return 0;
+	if ((p = strstr(l, "FAIL")) && (p == l || !isalpha((unsigned char)p[-1])))
+		return 0;
+	if (strstr(low, "correct: false") || strstr(low, "correctness: fail"))
+		return 0;
+	if (any_word(low, good))
+		return 1;
+	if ((p = strstr(l, "PASS")) && (p == l || !isalpha((unsigned char)p[-1])))
+		return 1;
+	if ((p = strstr(low, "correct")) && (p == low || !isalpha((unsigned char)p[-1])) &&
+	    !strstr(low, "incorrect"))
+		return 1;
+	return -1;
+}
+
+/* ---- 2. tables ------------------------------------------------------------- */
+static size_t split_cells(const char *l, size_t n, size_t *st, size_t *en,
+			  size_t max)
+{
+	size_t i = 0, k = 0;
+	int pipes = memchr(l, '|', n) != NULL;
+
+	while (i < n && k < max) {
+		size_t s;
+
+		while (i < n && (l[i] == ' ' || l[i] == '\t' || (pipes && l[i] == '|')))
+			i++;
+		if (i >= n)
+			break;
+		s = i;
+		if (pipes) {
+			while (i < n && l[i] != '|')
+				i++;
+		} else {
+			while (i < n && l[i] != '\t' &&
+			       !(l[i] == ' ' && i + 1 < n && l[i + 1] == ' '))
+				i++;
+		}
+		en[k] = i;
+		while (en[k] > s && isspace((unsigned char)l[en[k] - 1]))
+			en[k]--;
+		st[k++] = s;
+	}
+	return k;
+}
+
+/* Header cell: how its values read (V_TIME with scale, ...), 0 none. */
+static int head_kind(const char *c, size_t n, double *scale, int *ref)
+{
+	char h[96];
+
+	lower(h, c, n, sizeof(h));
+	*scale = 1;
+	*ref = word_in(h, ref_words);
+	if (strstr(h, "speedup"))
+		return V_SPEEDUP;
+	if (strstr(h, "tflop"))
+		return V_TFLOPS;
+	if (strstr(h, "gflop")) {
+		*scale = 1e-3;
+		return V_TFLOPS;
+	}
+	if (strstr(h, "gb/s") || strstr(h, "gbps") || strstr(h, "bandwidth"))
+		return V_GBPS;
+	if (strstr(h, "std") || strstr(h, "compile") || strstr(h, "build"))
+		return 0;
+	if (strstr(h, "(ms)") || strstr(h, "_ms") || strstr(h, " ms") ||
+	    !strcmp(h, "ms") || strstr(h, "[ms]"))
+		return V_TIME;
+	if (strstr(h, "(us)") || strstr(h, "_us") || strstr(h, " us") ||
+	    !strcmp(h, "us") || strstr(h, "(\xc2\xb5s)") || strstr(h, "(\xce\xbcs)") ||
+	    strstr(h, "[us]")) {
+		*scale = 1e-3;
+		return V_TIME;
+	}
+	if (strstr(h, "(ns)") || strstr(h, "_ns") || !strcmp(h, "ns")) {
+		*scale = 1e-6;
+		return V_TIME;
+	}
+	return 0;
+}
+
+/* ---- driver ---------------------------------------------------------------- */
+struct heading {
+	int indent;
+	char text[96];
+};
+
+static void add_num(cJSON *o, const char *k, double v)
+{
+	if (!isnan(v))
+		cJSON_AddNumberToObject(o, k, v);
+}
 
 int kt_bench_parse(const char *text, size_t len, cJSON **results)
 {
-	(void)text; (void)len;
-	*results = cJSON_CreateArray();
-	return *results ? 0 : KT_ENOMEM;
+	struct rs s = { 0 };
+	struct heading hs[8];
+	size_t nh = 0, i = 0, k;
+	int block = 0, votes[2] = { 0, 0 };
+	cJSON *arr;
+
+	if (!results)
+		return KT_EINVAL;
+	*results = NULL;
+	arr = cJSON_CreateArray();
+	if (!arr)
+		return KT_ENOMEM;
+	if (!text)
+		len = 0;
+	while (i < len && !s.oom) {
+		const char *l = text + i;
+		const char *nl = memchr(l, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - l) : len - i, ind = 0;
+		char low[1024];
+		struct val v[16];
+		size_t nv, e;
+		int mk;
+
+		i += n + (nl ? 1 : 0);
+		while (ind < n && (l[ind] == ' ' || l[ind] == '\t'))
+			ind++;
+		if (ind == n) {
+			block++;
+			continue;
+		}
+		/* 1. JSON value starting on this line */
+		if ((l[ind] == '{' || l[ind] == '[') &&
+		    (e = json_end(text, len, (size_t)(l - text) + ind))) {
+			const char *js = l + ind;
+			char *clean = json_clean(js, e - ((size_t)(js - text)));
+			cJSON *j = clean ? cJSON_Parse(clean) : NULL;
+
+			free(clean);
+			if (j) {
+				json_walk(&s, j, 0);
+				cJSON_Delete(j);
+				i = e;
+				while (i < len && text[i] != '\n')
+					i++;
+				block++;
+				continue;
+			}
+		}
+		lower(low, l, n, sizeof(low));
+		/* 2. a table header: cells, one of them a time/speed column */
+		{
+			size_t st[16], en[16], nc = split_cells(l, n, st, en, 16), c;
+			int kinds[16], refs[16], any = 0;
+			double sc[16];
+
+			for (c = 0; nc >= 2 && c < nc; c++) {
+				kinds[c] = head_kind(l + st[c], en[c] - st[c], &sc[c],
+						     &refs[c]);
+				any |= kinds[c] == V_TIME;
+			}
+			if (nc >= 2 && any && !strstr(low, "compil") &&
+			    !strstr(low, "build")) {
+				size_t rows = 0;
+
+				while (i < len) {
+					const char *rl = text + i;
+					const char *rnl = memchr(rl, '\n', len - i);
+					size_t rn = rnl ? (size_t)(rnl - rl) : len - i;
+					size_t rst[16], ren[16], rc;
+					struct res *r;
+
+					if (rn && strspn(rl, " |-:+=\t") >= rn) {
+						i += rn + (rnl ? 1 : 0);
+						continue;       /* |---|---| */
+					}
+					rc = split_cells(rl, rn, rst, ren, 16);
+					if (rc != nc)
+						break;
+					i += rn + (rnl ? 1 : 0);
+					r = new_res(&s, "table", block);
+					if (!r)
+						break;
+					for (c = 0; c < nc; c++) {
+						double x;
+						const char *cs = rl + rst[c];
+						size_t cl = ren[c] - rst[c];
+
+						if (!kinds[c] || !num_at(cs, cl, 0, &x)) {
+							if (!kinds[c] && !num_at(cs, cl, 0, &x))
+								scen_add(r->scen, sizeof(r->scen), cs, cl);
+							continue;
+						}
+						x *= sc[c];
+						if (kinds[c] == V_TIME && refs[c])
+							r->ref = x;
+						else if (kinds[c] == V_TIME && isnan(r->t))
+							r->t = x;
+						else if (kinds[c] == V_SPEEDUP)
+							r->sp = x;
+						else if (kinds[c] == V_TFLOPS)
+							r->tf = x;
+						else if (kinds[c] == V_GBPS)
+							r->gb = x;
+					}
+					{
+						char rlow[512];
+
+						lower(rlow, rl, rn, sizeof(rlow));
+						mk = marker(rl, rlow);
+					}
+					r->correct = mk;
+					if (!has_metric(r))
+						s.n--;
+					rows++;
+				}
+				if (rows) {
+					block++;
+					continue;
+				}
+			}
+		}
+		/* 3. lines */
+		mk = marker(l, low);
+		if (any_word(low, skip_words)) {
+			if (mk >= 0)
+				votes[mk]++;
+			continue;
+		}
+		nv = line_values(l, n, v, 16, low);
+		if (!nv) {
+			/* headings: "name:", "=== X ===", "## X", "CPU BENCHMARKS" */
+			size_t t = n;
+			int sect = l[ind] == '=' || l[ind] == '#' || l[ind] == '-';
+
+			while (t > ind && isspace((unsigned char)l[t - 1]))
+				t--;
+			if (mk >= 0) {
+				/* a verdict line: the last result of this block */
+				if (s.n && s.r[s.n - 1].block == block &&
+				    s.r[s.n - 1].correct < 0)
+					s.r[s.n - 1].correct = mk;
+				else
+					votes[mk]++;
+			}
+			if (t > ind && (l[t - 1] == ':' || sect) && t - ind < 90 &&
+			    mk < 0) {
+				struct heading h;
+				size_t a = ind, z = t;
+
+				while (a < z && strchr("=#-* ", l[a]))
+					a++;
+				while (z > a && strchr("=#-*: ", l[z - 1]))
+					z--;
+				if (z <= a)
+					continue;       /* a rule line */
+				h.indent = sect ? -1 : (int)ind;
+				memcpy(h.text, l + a, z - a < 95 ? z - a : 95);
+				h.text[z - a < 95 ? z - a : 95] = 0;
+				while (nh && hs[nh - 1].indent >= h.indent)
+					nh--;
+				if (nh < 8)
+					hs[nh++] = h;
+				block++;
+			}
+			continue;
+		}
+		/* values: a new result unless they complete the last one */
+		{
+			struct res *r = NULL;
+			size_t q;
+			int has_time = 0;
+
+			for (q = 0; q < nv; q++)
+				has_time |= v[q].kind == V_TIME && !v[q].ref &&
+					    !v[q].min && !v[q].max;
+			if (!has_time && s.n && s.r[s.n - 1].block == block &&
+			    strcmp(s.r[s.n - 1].pattern, "json"))
+				r = &s.r[s.n - 1];
+			for (q = 0; q < nv; q++) {
+				struct val *x = &v[q];
+				int fresh = !r;
+
+				if (!fresh) {
+					if ((x->kind == V_TIME && !x->ref && !x->min && !x->max && !isnan(r->t)) ||
+					    (x->kind == V_SPEEDUP && !isnan(r->sp)) ||
+					    (x->kind == V_TFLOPS && !isnan(r->tf)) ||
+					    (x->kind == V_GBPS && !isnan(r->gb)))
+						fresh = 1;
+				}
+				if (fresh) {
+					size_t hh, lab = x->at;
+
+					r = new_res(&s, x->kind == V_TIME ? "time" :
+						    x->kind == V_SPEEDUP ? "speedup" :
+						    x->kind == V_TFLOPS ? "tflops" : "gbps",
+						    block);
+					if (!r)
+						break;
+					for (hh = 0; hh < nh; hh++)
+						scen_add(r->scen, sizeof(r->scen), hs[hh].text,
+							 strlen(hs[hh].text));
+					/* the line's own label, unless it only names
+					 * the measure ("Time per iteration:") */
+					{
+						char lb[128];
+						size_t ll = lab - ind < 127 ? lab - ind : 127;
+
+						lower(lb, l + ind, ll, sizeof(lb));
+						if (!word_in(lb, time_words) &&
+						    !strstr(lb, "speedup") &&
+						    !strstr(lb, "tflop") && !strstr(lb, "bandwidth"))
+							scen_add(r->scen, sizeof(r->scen), l + ind, ll);
+					}
+				}
+				switch (x->kind) {
+				case V_TIME:
+					if (x->ref) r->ref = x->v;
+					else if (x->min) r->mn = x->v;
+					else if (x->max) r->mx = x->v;
+					else r->t = x->v;
+					break;
+				case V_SPEEDUP: r->sp = x->v; break;
+				case V_TFLOPS: r->tf = x->v; break;
+				case V_GBPS: r->gb = x->v; break;
+				}
+			}
+			if (r && mk >= 0)
+				r->correct = mk;
+			if (r && !has_metric(r))
+				s.n--;  /* only a ref/min/max: not a result */
+		}
+	}
+	if (s.oom) {
+		free(s.r);
+		cJSON_Delete(arr);
+		return KT_ENOMEM;
+	}
+	for (k = 0; k < s.n; k++) {
+		struct res *r = &s.r[k];
+		cJSON *o;
+
+		if (!has_metric(r))
+			continue;
+		if (r->correct < 0 && (votes[0] || votes[1]) &&
+		    !(votes[0] && votes[1]))
+			r->correct = votes[1] ? 1 : 0;
+		if (isnan(r->sp) && !isnan(r->t) && !isnan(r->ref) && r->t > 0)
+			r->sp = r->ref / r->t;
+		o = cJSON_CreateObject();
+		if (!o) {
+			free(s.r);
+			cJSON_Delete(arr);
+			return KT_ENOMEM;
+		}
+		if (isnan(r->t))
+			cJSON_AddNullToObject(o, "time_ms");
+		else
+			cJSON_AddNumberToObject(o, "time_ms", r->t);
+		add_num(o, "min_ms", r->mn);
+		add_num(o, "max_ms", r->mx);
+		add_num(o, "ref_time_ms", r->ref);
+		add_num(o, "speedup", r->sp);
+		add_num(o, "tflops", r->tf);
+		add_num(o, "gbps", r->gb);
+		if (r->n)
+			cJSON_AddNumberToObject(o, "n", r->n);
+		if (r->correct < 0)
+			cJSON_AddNullToObject(o, "correct");
+		else
+			cJSON_AddBoolToObject(o, "correct", r->correct);
+		if (r->scen[0])
+			cJSON_AddStringToObject(o, "scenario", r->scen);
+		cJSON_AddStringToObject(o, "pattern", r->pattern);
+		cJSON_AddItemToArray(arr, o);
+	}
+	free(s.r);
+	*results = arr;
+	return 0;
 }
