@@ -47,7 +47,7 @@ int cmd_cat(struct cli *c, int argc, char **argv)
 		return rc;
 	if ((rc = cli_run(c, s, spec, run)) ||
 	    (at_arg && (rc = cli_seq(c, s, run, at_arg, &at))) ||
-	    (rc = cli_path_resolve(c, s, run, path, at, &stored)))
+	    (rc = cli_path_resolve(c, s, run, path, at, at, &stored)))
 		goto out;
 	rc = cli_ws_content(s, run, stored, at, &data, &len, &deleted);
 	if (rc == KT_ENOTFOUND) {

@@ -39,6 +39,11 @@ static int add_path(const char *path, void *arg)
 	return 0;
 }
 
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
 /* 0 absent, 1 present (hash set), <0 error */
 static int state(kt_store *s, const char *run, const char *path, uint64_t at,
 		 unsigned char h[KT_HASH_LEN])
@@ -132,19 +137,24 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 	    (rc = cli_seq(c, s, run, pos[2], &b)))
 		goto out;
 	if (pos[3]) {
-		if ((rc = cli_path_resolve(c, s, run, pos[3], a > b ? a : b,
-					   &stored)))
+		if ((rc = cli_path_resolve(c, s, run, pos[3], a, b, &stored)))
 			goto out;
 		rc = diff_path(c, s, run, stored, a, b, ctx);
 		goto out;
 	}
-	rc = kt_path_foreach(s, run, a > b ? a : b, add_path, &ps);
+	/* files that exist at either step (one deleted in between exists
+	 * only at the earlier one) */
+	rc = kt_path_foreach(s, run, a, add_path, &ps);
+	if (!rc && a != b)
+		rc = kt_path_foreach(s, run, b, add_path, &ps);
 	if (rc) {
 		rc = cli_store_err(c, s, rc, "listing paths");
 		goto out;
 	}
+	qsort(ps.p, ps.n, sizeof(*ps.p), cmp_str);
 	for (k = 0; k < ps.n && !rc; k++)
-		rc = diff_path(c, s, run, ps.p[k], a, b, ctx);
+		if (k == 0 || strcmp(ps.p[k], ps.p[k - 1]))
+			rc = diff_path(c, s, run, ps.p[k], a, b, ctx);
 out:
 	for (k = 0; k < ps.n; k++)
 		free(ps.p[k]);

@@ -18,7 +18,9 @@ static int suffix_cb(const char *path, void *arg)
 	size_t pl = strlen(path);
 
 	if (pl > x->wlen && path[pl - x->wlen - 1] == '/' &&
-	    !strcmp(path + pl - x->wlen, x->want)) {
+	    !strcmp(path + pl - x->wlen, x->want) &&
+	    !(x->match && !strcmp(x->match, path)) &&
+	    !(x->second && !strcmp(x->second, path))) {
 		x->n++;
 		if (x->n == 1)
 			x->match = strdup(path);
@@ -29,14 +31,15 @@ static int suffix_cb(const char *path, void *arg)
 }
 
 int cli_path_resolve(struct cli *c, kt_store *s, const char *run,
-		     const char *path, uint64_t at, char **out)
+		     const char *path, uint64_t at_a, uint64_t at_b,
+		     char **out)
 {
 	struct suffix_ctx x = { 0 };
 	unsigned char h[KT_HASH_LEN];
 	int deleted, rc;
 
 	*out = NULL;
-	rc = kt_path_at(s, run, path, at, h, &deleted);
+	rc = kt_path_at(s, run, path, at_a > at_b ? at_a : at_b, h, &deleted);
 	if (rc == 0) {
 		*out = strdup(path);
 		return *out ? 0 : cli_err(c, "out of memory");
@@ -47,12 +50,16 @@ int cli_path_resolve(struct cli *c, kt_store *s, const char *run,
 		path += 2;
 	x.want = path;
 	x.wlen = strlen(path);
-	rc = x.wlen ? kt_path_foreach(s, run, at, suffix_cb, &x) : 0;
+	/* the listing has the files that exist at a step: a file deleted
+	 * between the two steps is in one of them */
+	rc = x.wlen ? kt_path_foreach(s, run, at_a, suffix_cb, &x) : 0;
+	if (!rc && x.wlen && at_b != at_a)
+		rc = kt_path_foreach(s, run, at_b, suffix_cb, &x);
 	if (rc) {
 		rc = cli_store_err(c, s, rc, "listing paths");
 	} else if (x.n == 0) {
 		cli_err(c, "no file '%s' in the workspace of run %.12s%s", path,
-			run, at ? " by that step" : "");
+			run, at_a || at_b ? " at that step" : "");
 		rc = KT_EXIT_NOTFOUND;
 	} else if (x.n > 1) {
 		cli_err(c, "'%s' matches %d files (%s, %s%s); give more of the path",

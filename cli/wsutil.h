@@ -8,13 +8,15 @@
 #include "cli.h"
 
 /*
- * The stored path that `path` names in run `run` by step `at` (0 = latest):
- * the path itself when stored, else the one stored path ending in
- * "/<path>".  *out is malloc'ed.  Prints the error itself and returns an
+ * The stored path that `path` names in run `run` at step at_a or at_b (0 =
+ * latest; give the same step twice for one): the path itself when stored,
+ * else the one path ending in "/<path>" among the files that exist at
+ * either step.  *out is malloc'ed.  Prints the error itself and returns an
  * exit code (KT_EXIT_NOTFOUND none, KT_EXIT_USAGE several).
  */
 int cli_path_resolve(struct cli *c, kt_store *s, const char *run,
-		     const char *path, uint64_t at, char **out);
+		     const char *path, uint64_t at_a, uint64_t at_b,
+		     char **out);
 
 /*
  * Content of stored `path` at step `at` (0 = latest).  Returns 0 with
