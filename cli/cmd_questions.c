@@ -1,9 +1,520 @@
-/* cmd_questions.c - placeholder until the command lands; it fails honestly. */
-#include "cli.h"
+/*
+ * cmd_questions.c - `ktraj questions mine` (the question library) and
+ * `ktraj questions suggest` (library questions for a stalled run).
+ * Method: analyze/mine.c (analysis.md 3).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "anutil.h"
+#include "outfmt.h"
+
+static const char usage[] =
+	"usage: ktraj questions mine [RUN...] [--json] [--agent] [-o FILE]\n"
+	"       ktraj questions suggest RUN [--library FILE] [--json] [-n N]\n"
+	"\n"
+	"mine: extract the questions people asked (EN and ZH rules: question\n"
+	"marks, wh-words, inverted auxiliaries, challenge verbs such as verify or\n"
+	"prove, doubt phrases; 吗/呢/为什么/怎么/是不是/确认/证明/上限...; plain\n"
+	"instructions are not questions) from RUNs (default: every run), and\n"
+	"library questions the agent applied; --agent adds the agent's own\n"
+	"questions (origin \"agent\").  Near-duplicates merge (MinHash/Jaccard\n"
+	"confirmed by token cosine); each entry gets a system layer, flags\n"
+	"(moves_layer, challenges_bound), counts, the speedup gain blamed on it\n"
+	"across runs (shrunk toward the mean for small counts) and its sources.\n"
+	"--json prints one object per entry: text, layer, flags, origin, lang,\n"
+	"count, runs, hits, gain (shrunk mean gain factor per ask), gain_log_total,\n"
+	"score, sources [{run, seq}].  -o FILE writes the library there instead:\n"
+	"Markdown when FILE ends in .md, else the JSON lines.\n"
+	"\n"
+	"suggest: the layer the run is stuck in (its last stall, else its recent\n"
+	"messages) and the library questions of another layer or that challenge a\n"
+	"bound, best first.  --library reads a JSON-lines library written by\n"
+	"`questions mine --json` / -o; default: mine the whole store.\n";
+
+static void flags_json(cJSON *o, unsigned f)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, "flags");
+
+	if (f & KT_AN_F_RELOCATE)
+		cJSON_AddItemToArray(a, cJSON_CreateString("moves_layer"));
+	if (f & KT_AN_F_BOUND)
+		cJSON_AddItemToArray(a, cJSON_CreateString("challenges_bound"));
+	cJSON_AddBoolToObject(o, "moves_layer", (f & KT_AN_F_RELOCATE) != 0);
+	cJSON_AddBoolToObject(o, "challenges_bound", (f & KT_AN_F_BOUND) != 0);
+}
+
+static cJSON *item_json(const kt_an_qitem *it)
+{
+	cJSON *o = cJSON_CreateObject(), *s;
+
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "text", it->text);
+	cJSON_AddStringToObject(o, "norm", it->norm);
+	cJSON_AddStringToObject(o, "layer", kt_an_layer_name(it->layer));
+	flags_json(o, it->flags);
+	cJSON_AddStringToObject(o, "origin", it->origin == KT_AN_QO_LIBRARY ?
+				"library" : it->origin == KT_AN_QO_AGENT ? "agent" :
+				"human");
+	cJSON_AddStringToObject(o, "lang", it->zh ? "zh" : "en");
+	cJSON_AddNumberToObject(o, "count", (double)it->count);
+	cJSON_AddNumberToObject(o, "runs", (double)it->nruns);
+	cJSON_AddNumberToObject(o, "hits", (double)it->hits);
+	cJSON_AddNumberToObject(o, "gain", an_r4(exp(it->score)));
+	cJSON_AddNumberToObject(o, "gain_log_total", an_r4(it->gain_log));
+	cJSON_AddNumberToObject(o, "score", an_r4(it->score));
+	s = cJSON_AddArrayToObject(o, "sources");
+	for (size_t k = 0; k < it->nsrc; k++) {
+		cJSON *x = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(x, "run", it->src[k].run);
+		cJSON_AddNumberToObject(x, "seq", (double)it->src[k].seq);
+		cJSON_AddItemToArray(s, x);
+	}
+	return o;
+}
+
+static void md_cell(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputs("\\|", f);
+		else if (*s == '\n' || *s == '\r')
+			fputc(' ', f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void write_md(FILE *f, const kt_an_qitem *it, size_t n)
+{
+	fprintf(f, "# Question library\n\n%zu questions, best first (gain: "
+		"shrunk mean speedup factor blamed per ask).\n\n", n);
+	fprintf(f, "| # | question | layer | flags | count | runs | hits | gain | sources |\n");
+	fprintf(f, "|---|---|---|---|---|---|---|---|---|\n");
+	for (size_t k = 0; k < n; k++) {
+		fprintf(f, "| %zu | ", k + 1);
+		md_cell(f, it[k].text);
+		fprintf(f, " | %s | %s%s%s | %zu | %zu | %zu | %.3f | ",
+			kt_an_layer_name(it[k].layer),
+			it[k].flags & KT_AN_F_RELOCATE ? "moves layer" : "",
+			(it[k].flags & 3) == 3 ? ", " : "",
+			it[k].flags & KT_AN_F_BOUND ? "challenges bound" : "",
+			it[k].count, it[k].nruns, it[k].hits, exp(it[k].score));
+		for (size_t s = 0; s < it[k].nsrc && s < 5; s++)
+			fprintf(f, "%s%.12s#%llu", s ? ", " : "", it[k].src[s].run,
+				(unsigned long long)it[k].src[s].seq);
+		if (it[k].nsrc > 5)
+			fprintf(f, ", +%zu", it[k].nsrc - 5);
+		fprintf(f, " |\n");
+	}
+}
+
+struct mine_all {
+	kt_store *s;
+	kt_an_miner *m;
+	const kt_an_opts *o;
+	char (*ids)[KT_RUN_ID_HEX + 1];
+	size_t n, cap;
+};
+
+static int collect_id(const kt_run_info *ri, void *arg)
+{
+	struct mine_all *a = arg;
+
+	if (a->n == a->cap) {
+		size_t nc = a->cap ? a->cap * 2 : 64;
+		void *nv = realloc(a->ids, nc * sizeof(*a->ids));
+
+		if (!nv)
+			return KT_ENOMEM;
+		a->ids = nv;
+		a->cap = nc;
+	}
+	memcpy(a->ids[a->n++], ri->id, KT_RUN_ID_HEX + 1);
+	return 0;
+}
+
+/* Mine one run (already resolved) into m. */
+static int mine_run(kt_store *s, kt_an_miner *m, const char *id,
+		    const kt_an_opts *o)
+{
+	kt_an_run *r = NULL;
+	kt_an_blame b;
+	int rc = kt_an_run_load(s, id, &r);
+
+	if (rc)
+		return rc;
+	rc = kt_an_blame_run(s, r, o, &b);
+	if (!rc) {
+		rc = kt_an_miner_add(m, r, &b);
+		kt_an_blame_free(&b);
+	}
+	kt_an_run_free(r);
+	return rc;
+}
+
+/* Mine the given specs (or every run) and finish. */
+static int mine(struct cli *c, kt_store *s, char **spec, int nspec,
+		int agent, const kt_an_opts *o0, kt_an_miner **mout,
+		const kt_an_qitem **items, size_t *n)
+{
+	kt_an_opts o = *o0;
+	kt_an_miner *m = NULL;
+	struct mine_all a = {0};
+	int rc;
+
+	o.permutations = 0; /* the library needs attributions, not p */
+	if (kt_an_miner_new(agent, &m))
+		return cli_err(c, "out of memory");
+	if (nspec) {
+		for (int i = 0; i < nspec; i++) {
+			char id[KT_RUN_ID_HEX + 1];
+
+			if ((rc = cli_run(c, s, spec[i], id)))
+				goto fail;
+			if ((rc = mine_run(s, m, id, &o))) {
+				rc = cli_store_err(c, s, rc, spec[i]);
+				goto fail;
+			}
+		}
+	} else {
+		if ((rc = kt_run_foreach(s, collect_id, &a))) {
+			rc = cli_store_err(c, s, rc, "runs");
+			goto fail;
+		}
+		for (size_t i = 0; i < a.n; i++)
+			if ((rc = mine_run(s, m, a.ids[i], &o))) {
+				rc = cli_store_err(c, s, rc, a.ids[i]);
+				goto fail;
+			}
+	}
+	if (kt_an_miner_finish(m, items, n)) {
+		rc = cli_err(c, "out of memory");
+		goto fail;
+	}
+	free(a.ids);
+	*mout = m;
+	return 0;
+fail:
+	free(a.ids);
+	kt_an_miner_free(m);
+	return rc;
+}
+
+static int do_mine(struct cli *c, int argc, char **argv)
+{
+	static const char *const keep[] = {"-o", NULL};
+	kt_an_opts o;
+	kt_store *s = NULL;
+	kt_an_miner *m = NULL;
+	const kt_an_qitem *it;
+	size_t n;
+	char *pos[1024], *spec[1024], *outp = NULL;
+	int json, npos, nspec = 0, agent = 0, rc;
+	FILE *f = stdout;
+
+	char **av = calloc((size_t)argc + 1, sizeof(*av));
+	int ac = 0;
+
+	if (!av)
+		return cli_err(c, "out of memory");
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--agent"))
+			agent = 1;
+		else
+			av[ac++] = argv[i];
+	}
+	rc = an_opts(c, ac, av, &o, &json, keep, pos, 1024, &npos);
+	free(av);
+	if (rc)
+		return rc;
+	for (int i = 0; i < npos; i++) {
+		if (!strcmp(pos[i], "-o"))
+			outp = pos[++i];
+		else
+			spec[nspec++] = pos[i];
+	}
+	if ((rc = cli_open(c, 0, &s)))
+		return rc;
+	if ((rc = mine(c, s, spec, nspec, agent, &o, &m, &it, &n)))
+		goto out;
+	if (outp && !(f = fopen(outp, "w"))) {
+		rc = cli_err(c, "%s: cannot write", outp);
+		goto out;
+	}
+	if (outp && strlen(outp) > 3 && !strcmp(outp + strlen(outp) - 3, ".md")) {
+		write_md(f, it, n);
+	} else if (json || outp) {
+		for (size_t k = 0; k < n && !rc; k++)
+			rc = an_emit(f, item_json(&it[k]));
+		if (rc)
+			rc = cli_err(c, "out of memory");
+	} else {
+		printf("%zu questions (best first; gain = shrunk mean speedup "
+		       "factor blamed per ask)\n\n", n);
+		for (size_t k = 0; k < n; k++) {
+			char line[244];
+
+			cli_oneline(it[k].text, 240, line);
+			printf("%3zu. [%s%s%s] x%.3f  n=%zu runs=%zu hits=%zu  %s\n",
+			       k + 1, kt_an_layer_name(it[k].layer),
+			       it[k].flags & KT_AN_F_RELOCATE ? ", moves layer" : "",
+			       it[k].flags & KT_AN_F_BOUND ? ", challenges bound" : "",
+			       exp(it[k].score), it[k].count, it[k].nruns,
+			       it[k].hits, line);
+		}
+	}
+	if (outp && fclose(f) != 0 && !rc)
+		rc = cli_err(c, "%s: write failed", outp);
+	f = NULL;
+out:
+	kt_an_miner_free(m);
+	kt_store_close(s);
+	return rc;
+}
+
+struct sugg {
+	char *text;
+	int layer;
+	unsigned flags;
+	double gain;
+	size_t count;
+};
+
+static int cmp_sugg(const void *a, const void *b)
+{
+	const struct sugg *x = a, *y = b;
+
+	if (x->gain != y->gain)
+		return x->gain > y->gain ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->text, y->text);
+}
+
+static int layer_from_name(const char *n)
+{
+	for (int l = 0; l < KT_AN_NLAYERS; l++)
+		if (n && !strcmp(n, kt_an_layer_name(l)))
+			return l;
+	return KT_AN_L_NONE;
+}
+
+static int do_suggest(struct cli *c, int argc, char **argv)
+{
+	static const char *const keep[] = {"--library", "-n", NULL};
+	kt_an_opts o;
+	kt_store *s = NULL;
+	kt_an_run *r = NULL;
+	kt_an_blame b;
+	kt_an_stall *st = NULL;
+	kt_an_miner *m = NULL;
+	struct sugg *sg = NULL;
+	size_t nst = 0, nsg = 0;
+	char *pos[8], *lib = NULL, *spec = NULL;
+	int json, npos, rc, have_b = 0, stuck, profiled = 0;
+	uint64_t top = 5;
+
+	rc = an_opts(c, argc, argv, &o, &json, keep, pos, 8, &npos);
+	if (rc)
+		return rc;
+	for (int i = 0; i < npos; i++) {
+		if (!strcmp(pos[i], "--library"))
+			lib = pos[++i];
+		else if (!strcmp(pos[i], "-n")) {
+			if (cli_u64(pos[++i], &top) || !top)
+				return cli_usage(c, "-n needs a positive number");
+		} else if (!spec)
+			spec = pos[i];
+		else
+			return cli_usage(c, "expected `questions suggest RUN`");
+	}
+	if (!spec)
+		return cli_usage(c, "expected `questions suggest RUN`");
+	o.permutations = 0;
+	if ((rc = cli_open(c, 0, &s)))
+		return rc;
+	if ((rc = an_load(c, s, spec, &r)))
+		goto out;
+	if ((rc = kt_an_blame_run(s, r, &o, &b)) ||
+	    (have_b = 1, rc = kt_an_stalls(r, &b, &o, &st, &nst))) {
+		rc = cli_store_err(c, s, rc, "suggest");
+		goto out;
+	}
+	for (size_t i = 0; i < r->nev; i++)
+		profiled |= r->ev[i].profiler;
+	if (nst) {
+		stuck = st[nst - 1].layer;
+	} else {
+		/* no stall: the layer of the agent's last messages */
+		char buf[16384];
+		size_t bl = 0;
+
+		for (size_t i = r->nev; i-- > 0 && bl < sizeof(buf) - 1;) {
+			const kt_an_ev *e = &r->ev[i];
+
+			if (e->kind != KT_KIND_MESSAGE || e->human || !e->text)
+				continue;
+			size_t l = strlen(e->text);
+
+			if (l > sizeof(buf) - 1 - bl)
+				l = sizeof(buf) - 1 - bl;
+			memcpy(buf + bl, e->text, l);
+			bl += l;
+		}
+		stuck = kt_an_layer_of(buf, bl, NULL);
+	}
+	/* the library */
+	if (lib) {
+		size_t len;
+		FILE *f = fopen(lib, "r");
+		char *line = NULL;
+
+		if (!f) {
+			rc = cli_err(c, "%s: cannot read", lib);
+			goto out;
+		}
+		while (getline(&line, &len, f) > 0) {
+			cJSON *x = cJSON_Parse(line), *fl;
+			const char *t = cli_jstr(x, "text");
+			struct sugg *ns;
+
+			if (!t) {
+				cJSON_Delete(x);
+				continue;
+			}
+			ns = realloc(sg, (nsg + 1) * sizeof(*ns));
+			if (!ns || !(ns[nsg].text = strdup(t))) {
+				sg = ns ? ns : sg;
+				cJSON_Delete(x);
+				free(line);
+				fclose(f);
+				rc = cli_err(c, "out of memory");
+				goto out;
+			}
+			sg = ns;
+			ns[nsg].layer = layer_from_name(cli_jstr(x, "layer"));
+			ns[nsg].flags = 0;
+			cJSON_ArrayForEach(fl, cJSON_GetObjectItemCaseSensitive(x, "flags")) {
+				if (cJSON_IsString(fl) && !strcmp(fl->valuestring, "moves_layer"))
+					ns[nsg].flags |= KT_AN_F_RELOCATE;
+				if (cJSON_IsString(fl) && !strcmp(fl->valuestring, "challenges_bound"))
+					ns[nsg].flags |= KT_AN_F_BOUND;
+			}
+			{
+				cJSON *g = cJSON_GetObjectItemCaseSensitive(x, "gain"),
+				      *cn = cJSON_GetObjectItemCaseSensitive(x, "count");
+
+				ns[nsg].gain = cJSON_IsNumber(g) ? g->valuedouble : 1.0;
+				ns[nsg].count = cJSON_IsNumber(cn) ? (size_t)cn->valuedouble : 1;
+			}
+			nsg++;
+			cJSON_Delete(x);
+		}
+		free(line);
+		fclose(f);
+	} else {
+		const kt_an_qitem *it;
+		size_t n;
+
+		if ((rc = mine(c, s, NULL, 0, 0, &o, &m, &it, &n)))
+			goto out;
+		sg = calloc(n + 1, sizeof(*sg));
+		if (!sg) {
+			rc = cli_err(c, "out of memory");
+			goto out;
+		}
+		for (size_t k = 0; k < n; k++) {
+			if (!(sg[k].text = strdup(it[k].text))) {
+				rc = cli_err(c, "out of memory");
+				goto out;
+			}
+			nsg++;
+			sg[k].layer = it[k].layer;
+			sg[k].flags = it[k].flags;
+			sg[k].gain = exp(it[k].score);
+			sg[k].count = it[k].count;
+		}
+	}
+	/* keep questions of another layer (or bound challenges); without a
+	 * profiler run yet, bound challenges first (analysis.md 2.7) */
+	{
+		size_t w = 0;
+
+		for (size_t k = 0; k < nsg; k++) {
+			int keep_it = (sg[k].layer != stuck &&
+				       sg[k].layer != KT_AN_L_NONE) ||
+				      (sg[k].flags & KT_AN_F_BOUND);
+
+			if (keep_it) {
+				if (!profiled && (sg[k].flags & KT_AN_F_BOUND))
+					sg[k].gain += 1000; /* rank first */
+				sg[w++] = sg[k];
+			} else {
+				free(sg[k].text);
+			}
+		}
+		nsg = w;
+		qsort(sg, nsg, sizeof(*sg), cmp_sugg);
+		for (size_t k = 0; k < nsg; k++)
+			if (sg[k].gain >= 1000)
+				sg[k].gain -= 1000;
+	}
+	if (json) {
+		for (size_t k = 0; k < nsg && k < top && !rc; k++) {
+			cJSON *x = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(x, "text", sg[k].text);
+			cJSON_AddStringToObject(x, "layer", kt_an_layer_name(sg[k].layer));
+			flags_json(x, sg[k].flags);
+			cJSON_AddNumberToObject(x, "gain", an_r4(sg[k].gain));
+			cJSON_AddNumberToObject(x, "count", (double)sg[k].count);
+			cJSON_AddStringToObject(x, "stuck_layer", kt_an_layer_name(stuck));
+			rc = an_emit(stdout, x);
+		}
+		goto out;
+	}
+	printf("run %s  %s\n", r->id, r->name);
+	if (nst)
+		printf("stuck: stall of %zu measurements (steps %zu..%zu) in layer "
+		       "%s%s%s%s\n", st[nst - 1].length, st[nst - 1].p_first + 1,
+		       st[nst - 1].p_last + 1, kt_an_layer_name(stuck),
+		       st[nst - 1].claim[0] ? ", claiming \"" : "",
+		       st[nst - 1].claim, st[nst - 1].claim[0] ? "\"" : "");
+	else
+		printf("no stall; recent work in layer %s\n", kt_an_layer_name(stuck));
+	if (!nsg)
+		printf("no library question of another layer (mine more runs, or "
+		       "give --library)\n");
+	for (size_t k = 0; k < nsg && k < top; k++)
+		printf("%zu. [%s%s] x%.3f  %s\n", k + 1,
+		       kt_an_layer_name(sg[k].layer),
+		       sg[k].flags & KT_AN_F_BOUND ? ", challenges bound" : "",
+		       sg[k].gain, sg[k].text);
+out:
+	for (size_t k = 0; k < nsg; k++)
+		free(sg[k].text);
+	free(sg);
+	kt_an_miner_free(m);
+	free(st);
+	if (have_b)
+		kt_an_blame_free(&b);
+	kt_an_run_free(r);
+	kt_store_close(s);
+	return rc;
+}
 
 int cmd_questions(struct cli *c, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cli_err(c, "not implemented yet");
+	if (cli_wants_help(argc, argv, usage))
+		return 0;
+	if (argc < 2)
+		return cli_usage(c, "expected `questions mine` or `questions suggest`");
+	if (!strcmp(argv[1], "mine"))
+		return do_mine(c, argc - 1, argv + 1);
+	if (!strcmp(argv[1], "suggest"))
+		return do_suggest(c, argc - 1, argv + 1);
+	return cli_usage(c, "unknown subcommand '%s' (mine, suggest)", argv[1]);
 }
