@@ -200,6 +200,10 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 
 	if (!src)
 		src = "agent";
+	if (strcmp(a, "change_agent_state") == 0 || strcmp(a, "null") == 0) {
+		cJSON_Delete(usage);
+		return 0; /* state-machine noise */
+	}
 	if (cJSON_IsNumber(idv))
 		snprintf(idb, sizeof(idb), "%.0f", idv->valuedouble);
 	else if (cJSON_IsString(idv))
