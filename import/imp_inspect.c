@@ -188,6 +188,7 @@ struct ctx {
 	const cJSON **inputs;	/* `input` events (a person typed) */
 	size_t n_inputs;
 	int64_t init_ts;
+	cJSON *owned;		/* parsed string arguments (calls.b) */
 	size_t n_assist;	/* assistant messages seen (order fallback) */
 	int missing_att;
 	int rc;
@@ -783,8 +784,13 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 			e->seq = cseq;
 			e->a = cJSON_GetObjectItemCaseSensitive(tcall,
 								"function");
-			e->b = cJSON_GetObjectItemCaseSensitive(tcall,
-								"arguments");
+			e->b = args;
+			/* keep string arguments parsed for the tool result */
+			if (cJSON_IsString(args) && c->owned &&
+			    (a = cJSON_Parse(args->valuestring))) {
+				cJSON_AddItemToArray(c->owned, a);
+				e->b = a;
+			}
 		}
 	}
 	goto out;
@@ -973,7 +979,10 @@ static int import_sample(kt_imp *imp, const kt_file *f, const cJSON *log,
 	c.eval = eval;
 	c.sample = sample;
 	c.init_ts = KT_TS_UNKNOWN;
+	if (!(c.owned = cJSON_CreateArray()))
+		return KT_ENOMEM;
 	if (!cJSON_IsObject(sample)) {
+		cJSON_Delete(c.owned);
 		kt_imp_warn(imp, f, 0, "sample is not an object; skipped");
 		return 0;
 	}
@@ -992,8 +1001,8 @@ static int import_sample(kt_imp *imp, const kt_file *f, const cJSON *log,
 	}
 	if (cJSON_IsArray(pool))
 		resolve_pool(&c, sample, pool, 0);
-	if (cJSON_IsObject(att))
-		resolve_att(&c, sample, att, 0);
+	/* without an attachments table every reference is a dangling one */
+	resolve_att(&c, sample, cJSON_IsObject(att) ? att : NULL, 0);
 	if (c.missing_att)
 		kt_imp_warn(imp, f, 0, "sample %s epoch %s: %d attachment:// "
 			    "reference(s) not in attachments", sid, ep,
@@ -1029,6 +1038,7 @@ end:
 	}
 out:
 	cJSON_Delete(conv);
+	cJSON_Delete(c.owned);
 	map_free(&c.msg_ts);
 	map_free(&c.calls);
 	map_free(&c.tool_ts);
