@@ -1,0 +1,2 @@
+import triton
+# round 2 from file

@@ -1,0 +1,498 @@
+/*
+ * t_import_gpu.c - the GPU-kernel benchmark importers: FlashInfer-Bench
+ * (imp_flashinfer.c), KernelBench (imp_kernelbench.c), KernelAgent
+ * (imp_kernelagent.c), and their shared helpers (impx.c).  Exact counts per
+ * corpus file (skipped without the corpus) and our own fixtures in
+ * tests/data/import/{flashinfer,kernelbench,kernelagent}/ for the pitfalls:
+ * statuses, malformed lines, grouping, stringified values, the baseline
+ * join, round folders named on their own, stringified worker histories.
+ */
+#include "testutil.h"
+#include "imp_fixture.h"
+#include <math.h>
+#include "../../import/impx.h"
+
+#define FIX "tests/data/import/"
+
+/* ---- helpers (impx) -------------------------------------------------------- */
+
+static void test_ts(void **state)
+{
+	(void)state;
+	assert_true(kt_impx_ts("2025-05-12T20:27:36.997226-04:00") ==
+		    1747096056997226000LL);
+	/* naive: UTC */
+	assert_true(kt_impx_ts("2026-03-17T14:20:40.993273") ==
+		    1773757240993273000LL);
+	assert_true(kt_impx_ts("2025-02-07T00:00:00+00:00") ==
+		    1738886400000000000LL);
+	assert_true(kt_impx_ts("2025-02-07 00:00:00+0000") ==
+		    1738886400000000000LL);
+	assert_true(kt_impx_ts("2025-01-01") == 1735689600000000000LL);
+	assert_true(kt_impx_ts("1970-01-01T00:00:00Z") == 0);
+	assert_true(kt_impx_ts("1969-12-31T23:59:59.5Z") == -500000000LL);
+	assert_true(kt_impx_ts("2025-13-01") == KT_TS_UNKNOWN);
+	assert_true(kt_impx_ts("2025-01-01T25:00") == KT_TS_UNKNOWN);
+	assert_true(kt_impx_ts("2025-01-01T10:00Zjunk") == KT_TS_UNKNOWN);
+	assert_true(kt_impx_ts("garbage") == KT_TS_UNKNOWN);
+	assert_true(kt_impx_ts("") == KT_TS_UNKNOWN);
+	assert_true(kt_impx_ts(NULL) == KT_TS_UNKNOWN);
+}
+
+static void test_pyrepr(void **state)
+{
+	cJSON *v;
+	char deep[300];
+	double d;
+
+	(void)state;
+	v = kt_impx_pyrepr("{'mean': 9.35, 'ok': True, 'no': False, "
+			   "'x': None, 'l': [1, (2, 3)], 's': 'it\\'s', "
+			   "\"d\": \"q\", 'inf': inf}");
+	assert_non_null(v);
+	assert_true(kt_impx_num(v, "mean", &d) && d == 9.35);
+	assert_int_equal(kt_impx_bool(v, "ok"), 1);
+	assert_int_equal(kt_impx_bool(v, "no"), 0);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(v, "x")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(v, "inf")));
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetArrayItem(
+		cJSON_GetObjectItem(v, "l"), 1)), 2);
+	assert_string_equal(kt_impx_str(v, "s"), "it's");
+	assert_string_equal(kt_impx_str(v, "d"), "q");
+	cJSON_Delete(v);
+	assert_null(kt_impx_pyrepr("{'a': }"));
+	assert_null(kt_impx_pyrepr("{'a': 1} trailing"));
+	assert_null(kt_impx_pyrepr("'unterminated"));
+	/* nesting beyond the bound is refused, not a stack overflow */
+	memset(deep, '[', sizeof(deep) - 1);
+	deep[sizeof(deep) - 1] = 0;
+	assert_null(kt_impx_pyrepr(deep));
+	/* numeric strings and stringified booleans (KernelBench) */
+	v = cJSON_Parse("{\"r\":\"9.35\",\"b\":\"True\",\"n\":\"x9\","
+			"\"c\":\"False\"}");
+	assert_true(kt_impx_num(v, "r", &d) && d == 9.35);
+	assert_false(kt_impx_num(v, "n", &d));
+	assert_int_equal(kt_impx_bool(v, "b"), 1);
+	assert_int_equal(kt_impx_bool(v, "c"), 0);
+	assert_int_equal(kt_impx_bool(v, "n"), -1);
+	cJSON_Delete(v);
+}
+
+static void test_utf8(void **state)
+{
+	size_t n;
+	char *s;
+
+	(void)state;
+	s = kt_impx_utf8("a\xff" "b\0c\xe2\x82\xac\xed\xa0\x80", 11, &n);
+	assert_non_null(s);
+	/* 0xff and the UTF-16 surrogate bytes are replaced, the NUL dropped */
+	assert_string_equal(s, "a\xef\xbf\xbd" "bc\xe2\x82\xac"
+			    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	assert_int_equal(n, strlen(s));
+	free(s);
+}
+
+/* ---- FlashInfer-Bench ------------------------------------------------------- */
+
+static void test_fi_traces_gpt5(void **state)
+{
+	struct ifx *f = *state;
+	struct ievs e;
+	const struct iev *b;
+	char p[4096], dir[4096], id[KT_RUN_ID_HEX + 1];
+
+	IF_CORPUS(p, "gpu_kernel/flashinfer_trace/"
+		  "traces_gpt-5_gemm_n2048_k4096.jsonl");
+	assert_int_equal(if_import(f, p, NULL, 0), 0);
+	assert_int_equal(f->nruns, 1);
+	assert_int_equal(f->nwarn, 0);
+	e = if_events(f, f->ids[0]);
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 29);
+	assert_int_equal(if_count_bool(&e, KT_KIND_BENCH, "correct", 1), 17);
+	assert_int_equal(if_count_bool(&e, KT_KIND_BENCH, "correct", 0), 12);
+	/* performance only for PASSED traces */
+	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "time_ms", 0, 1), 17);
+	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "speedup", 0, 1), 17);
+	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "ref_time_ms", 0, 1),
+			 17);
+	/* the first trace's log shows the build (nvcc, no failure) */
+	assert_int_equal(if_count(&e, KT_KIND_COMPILE), 1);
+	assert_int_equal(if_count_num(&e, KT_KIND_COMPILE, "exit_code", -1, 1),
+			 1);
+	/* the solution beside it: its three sources become edits first */
+	assert_int_equal(if_count(&e, KT_KIND_EDIT), 3);
+	assert_int_equal(if_count_str(&e, KT_KIND_EDIT, "path", "kernel.cu"),
+			 1);
+	assert_int_equal(e.v[0].kind, KT_KIND_MESSAGE);
+	b = if_nth(&e, KT_KIND_BENCH, 0);
+	assert_string_equal(cJSON_GetObjectItem(b->p, "scenario")->valuestring,
+			    "bcc2cc41b7464e54b0c4d11e65da96d8");
+	assert_string_equal(cJSON_GetObjectItem(b->p, "candidate")->valuestring,
+			    "gpt-5_gemm_n2048_k4096_cuda_optimized_r8_c0_high");
+	/* naive 2026-03-17T14:20:40.993273 as UTC */
+	assert_true(b->ts == 1773757240993273000LL);
+	if_free(&e);
+	kt_run_id_from_identity("flashinfer:gemm_n2048_k4096:gpt-5:st", id);
+	assert_string_equal(f->ids[0], id);
+
+	/* the folder groups the same files the same way: same run */
+	IF_CORPUS(dir, "gpu_kernel/flashinfer_trace");
+	assert_int_equal(if_import(f, dir, NULL, 0), 0);
+	assert_int_equal(f->nruns, 3);
+	assert_int_equal(f->nwarn, 0);
+	assert_true(if_run_named(f, "gpt-5/gemm_n2048_k4096") >= 0);
+	assert_string_equal(f->ids[if_run_named(f, "gpt-5/gemm_n2048_k4096")],
+			    id);
+	assert_int_equal(f->added[if_run_named(f, "gpt-5/gemm_n2048_k4096")],
+			 0);
+	/* definition + workloads + the example solution */
+	e = if_events(f, f->ids[if_run_named(f,
+				"gpt-5-2025-08-07/gemm_n4096_k4096")]);
+	assert_int_equal(if_count(&e, KT_KIND_NOTE), 2);
+	assert_int_equal(if_count(&e, KT_KIND_EDIT), 2);
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 0);
+	if_free(&e);
+}
+
+static void test_fi_compile_errors(void **state)
+{
+	struct ifx *f = *state;
+	struct ievs e;
+	char p[4096];
+
+	IF_CORPUS(p, "gpu_kernel/flashinfer_trace/"
+		  "traces_qwen_dsa_topk_indexer_compile_error.jsonl");
+	assert_int_equal(if_import(f, p, NULL, 0), 0);
+	assert_int_equal(f->nruns, 1);
+	e = if_events(f, f->ids[0]);
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 128);
+	assert_int_equal(if_count_bool(&e, KT_KIND_BENCH, "correct", 0), 128);
+	assert_int_equal(if_count_str(&e, KT_KIND_BENCH, "status",
+				      "COMPILE_ERROR"), 128);
+	/* 8 real builds ("FAILED: [code=2]"); 120 "Solution skipped" */
+	assert_int_equal(if_count(&e, KT_KIND_COMPILE), 8);
+	assert_int_equal(if_count_num(&e, KT_KIND_COMPILE, "exit_code", 1.5,
+				      2.5), 8);
+	assert_int_equal(if_count_str(&e, KT_KIND_COMPILE, "compiler", "nvcc"),
+			 8);
+	if_free(&e);
+}
+
+static void test_fi_fixture(void **state)
+{
+	struct ifx *f = *state;
+	struct ievs e;
+	int a, b;
+
+	assert_int_equal(if_import(f, FIX "flashinfer/fib", NULL, 0), 0);
+	assert_int_equal(f->nruns, 2);
+	/* the malformed trace line, the source without content */
+	assert_int_equal(f->nwarn, 2);
+	assert_non_null(strstr(f->warns, "gemm_fx.jsonl:4:"));
+	a = if_run_named(f, "alice/gemm_fx");
+	b = if_run_named(f, "bob/gemm_fx");
+	assert_true(a >= 0 && b >= 0);
+	e = if_events(f, f->ids[a]);
+	assert_int_equal(if_count(&e, KT_KIND_NOTE), 2);
+	assert_int_equal(if_count(&e, KT_KIND_MESSAGE), 2);
+	/* r1: kernel.cu + kernel.h created; r2: kernel.cu changed, kernel.h
+	 * the same (no edit) */
+	assert_int_equal(if_count_str(&e, KT_KIND_EDIT, "op", "create"), 2);
+	assert_int_equal(if_count_str(&e, KT_KIND_EDIT, "op", "modify"), 1);
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 4);
+	assert_int_equal(if_count_bool(&e, KT_KIND_BENCH, "correct", 1), 1);
+	assert_int_equal(if_count_str(&e, KT_KIND_BENCH, "status",
+				      "RUNTIME_ERROR"), 1);
+	assert_int_equal(if_count(&e, KT_KIND_COMPILE), 2);
+	assert_int_equal(if_count_num(&e, KT_KIND_COMPILE, "exit_code", 0.5,
+				      1.5), 1);
+	/* the compile error of r1 comes after r1's edits, before r2 */
+	assert_int_equal(e.v[5].kind, KT_KIND_COMPILE);
+	assert_int_equal(e.v[7].kind, KT_KIND_MESSAGE);
+	if_free(&e);
+	e = if_events(f, f->ids[b]);
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 1);
+	assert_int_equal(if_count(&e, KT_KIND_EDIT), 0);
+	if_free(&e);
+
+	/* the traces file alone: no solutions in its folder, so other runs
+	 * (identity parts "t") with the same benches */
+	assert_int_equal(if_import(f, FIX "flashinfer/fib/traces/gemm/"
+				   "gemm_fx.jsonl", NULL, 0), 0);
+	assert_int_equal(f->nruns, 2);
+	a = if_run_named(f, "alice/gemm_fx");
+	assert_true(a >= 0);
+	assert_true(f->added[a] > 0);
+	e = if_events(f, f->ids[a]);
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 4);
+	assert_int_equal(if_count(&e, KT_KIND_EDIT), 0);
+	if_free(&e);
+}
+
+/* ---- KernelBench --------------------------------------------------------------- */
+
+static void test_kb_corpus(void **state)
+{
+	struct ifx *f = *state;
+	struct ievs e;
+	const struct iev *b;
+	char p[4096];
+
+	IF_CORPUS(p, "gpu_kernel/kernelbench/best_k_kernels_level1_small.json");
+	assert_int_equal(if_import(f, p, NULL, 0), 0);
+	assert_int_equal(f->nruns, 1);
+	e = if_events(f, f->ids[0]);
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 8);
+	assert_int_equal(if_count_bool(&e, KT_KIND_BENCH, "correct", 1), 8);
+	/* baseline beside it: level1 1_Square_matrix_multiplication_ */
+	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "ref_time_ms", 2.659,
+				      2.661), 8);
+	b = if_nth(&e, KT_KIND_BENCH, 0);
+	assert_true(if_num(b->p, "time_ms") == 15.7);
+	assert_true(fabs(if_num(b->p, "speedup") - 2.66 / 15.7) < 1e-12);
+	assert_true(if_num(b->p, "min_ms") == 14.7);
+	assert_true(if_num(b->p, "n") == 100);
+	assert_string_equal(cJSON_GetObjectItem(b->p, "scenario")->valuestring,
+			    "level1/1_Square_matrix_multiplication_");
+	if_free(&e);
+
+	IF_CORPUS(p, "gpu_kernel/kernelbench/best_k_kernels_level3.json");
+	assert_int_equal(if_import(f, p, NULL, 0), 0);
+	assert_int_equal(f->nruns, 1);
+	e = if_events(f, f->ids[0]);
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 113);
+	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "ref_time_ms", 0,
+				      1e9), 113);
+	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "speedup", 0, 1e9),
+			 112);
+	if_free(&e);
+
+	IF_CORPUS(p, "gpu_kernel/kernelbench/baseline_time_torch_H100_Modal.json");
+	assert_int_equal(if_import(f, p, NULL, 0), 0);
+	assert_int_equal(f->nruns, 1);
+	e = if_events(f, f->ids[0]);
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 250);
+	assert_int_equal(if_count_bool(&e, KT_KIND_BENCH, "correct", -1), 250);
+	assert_string_equal(cJSON_GetObjectItem(e.v[0].p,
+				"scenario")->valuestring,
+			    "level1/1_Square_matrix_multiplication_");
+	if_free(&e);
+}
+
+static void test_kb_fixture(void **state)
+{
+	struct ifx *f = *state;
+	struct ievs e;
+	const struct iev *b;
+	int r;
+
+	assert_int_equal(if_import(f, FIX "kernelbench", NULL, 0), 0);
+	assert_int_equal(f->nruns, 2);
+	assert_int_equal(f->nwarn, 1); /* problem 3 is not a list */
+	r = if_run_named(f, "results_level1_strings");
+	assert_true(r >= 0);
+	e = if_events(f, f->ids[r]);
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 4);
+	assert_int_equal(if_count_bool(&e, KT_KIND_BENCH, "correct", 1), 2);
+	assert_int_equal(if_count_bool(&e, KT_KIND_BENCH, "correct", 0), 2);
+	/* "compiled": "False" */
+	assert_int_equal(if_count(&e, KT_KIND_COMPILE), 1);
+	assert_true(if_any_text(&e, "is undefined"));
+	/* kernel_code in the entry */
+	assert_int_equal(if_count(&e, KT_KIND_EDIT), 1);
+	/* runtime "-1.0": not measured */
+	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "time_ms", 0, 1e9), 2);
+	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "ref_time_ms", 3.9,
+				      4.1), 3);
+	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "speedup", 1.99,
+				      2.01), 2);
+	/* runtime_stats as a Python repr string */
+	b = if_nth(&e, KT_KIND_BENCH, 2);
+	assert_true(if_num(b->p, "min_ms") == 1.9);
+	assert_true(if_num(b->p, "max_ms") == 2.2);
+	if_free(&e);
+
+	r = if_run_named(f, "baseline_time_torch_fx");
+	assert_true(r >= 0);
+	e = if_events(f, f->ids[r]);
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 3);
+	/* natural order: 1_, 2_, 10_ */
+	assert_string_equal(cJSON_GetObjectItem(e.v[2].p,
+				"scenario")->valuestring, "level1/10_Ten");
+	if_free(&e);
+}
+
+/* ---- KernelAgent ------------------------------------------------------------------ */
+
+static void test_ka_rmsnorm(void **state)
+{
+	struct ifx *f = *state;
+	struct ievs e;
+	char p[4096], id[KT_RUN_ID_HEX + 1];
+	int w;
+
+	IF_CORPUS(p, "gpu_kernel/kernelagent/opt_trace_36_RMSNorm");
+	assert_int_equal(if_import(f, p, NULL, 0), 0);
+	assert_int_equal(f->nruns, 1);
+	assert_int_equal(f->nwarn, 0);
+	assert_string_equal(f->names[0], "opt_trace_36_RMSNorm");
+	snprintf(id, sizeof(id), "%s", f->ids[0]);
+	e = if_events(f, id);
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 8);
+	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "time_ms", 3.4, 3.7),
+			 8);
+	assert_int_equal(if_count_bool(&e, KT_KIND_BENCH, "correct", 1), 8);
+	assert_int_equal(if_count(&e, KT_KIND_PROFILE), 16);
+	/* per round: 2 prompts, bottleneck answer, reply, reflexion */
+	assert_int_equal(if_count(&e, KT_KIND_MESSAGE), 40);
+	assert_int_equal(if_count_str(&e, KT_KIND_MESSAGE, "role", "user"), 16);
+	assert_int_equal(if_count_bool(&e, KT_KIND_MESSAGE, "human", 1), 0);
+	assert_int_equal(if_count(&e, KT_KIND_NOTE), 8);
+	/* the kernel from every reply's code fence */
+	assert_int_equal(if_count_str(&e, KT_KIND_EDIT, "path", "kernel.py"),
+			 8);
+	assert_true(if_any_text(&e, "memory bandwidth bound"));
+	assert_int_equal(if_count(&e, 0), 80);
+	if_free(&e);
+
+	/* from the parent folder: the same single run, plus the worker */
+	IF_CORPUS(p, "gpu_kernel/kernelagent");
+	assert_int_equal(if_import(f, p, NULL, 0), 0);
+	assert_int_equal(f->nruns, 2);
+	assert_true(if_run_named(f, "opt_trace_36_RMSNorm") >= 0);
+	assert_string_equal(f->ids[if_run_named(f, "opt_trace_36_RMSNorm")],
+			    id);
+	assert_int_equal(f->added[if_run_named(f, "opt_trace_36_RMSNorm")], 0);
+	w = if_run_named(f, "kernelagent_worker_VisionAttention_result");
+	assert_true(w >= 0);
+	e = if_events(f, f->ids[w]);
+	assert_int_equal(if_count(&e, KT_KIND_EDIT), 4);
+	/* rounds 1-2: Triton compile errors; 3: mismatch; 4: passed */
+	assert_int_equal(if_count(&e, KT_KIND_COMPILE), 2);
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 2);
+	assert_int_equal(if_count_bool(&e, KT_KIND_BENCH, "correct", 1), 1);
+	assert_true(if_num(cJSON_GetObjectItem(if_nth(&e, KT_KIND_BENCH, 0)->p,
+				"error"), "max_abs") == 0.03125);
+	assert_true(e.v[0].ts == 1764761196447144000LL);
+	if_free(&e);
+}
+
+static void test_ka_fixture(void **state)
+{
+	struct ifx *f = *state;
+	struct ievs e;
+	const struct iev *b;
+	char full[KT_RUN_ID_HEX + 1];
+	int t, w;
+
+	assert_int_equal(if_import(f, FIX "kernelagent", NULL, 0), 0);
+	assert_int_equal(f->nruns, 2);
+	assert_int_equal(f->nwarn, 1); /* the non-object history entry */
+	t = if_run_named(f, "trace_fx");
+	w = if_run_named(f, "worker_fx_result");
+	assert_true(t >= 0 && w >= 0);
+	snprintf(full, sizeof(full), "%s", f->ids[t]);
+	e = if_events(f, full);
+	assert_int_equal(if_count(&e, 0), 20);
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 2);
+	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "time_ms", 1.49, 1.51),
+			 1);
+	/* "time_ms": "1.25" (a string) still counts */
+	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "time_ms", 1.24, 1.26),
+			 1);
+	b = if_nth(&e, KT_KIND_BENCH, 0);
+	assert_string_equal(cJSON_GetObjectItem(b->p, "candidate")->valuestring,
+			    "round_1/w1");
+	/* round 2: no fence in the reply, kernel.py file used */
+	assert_int_equal(if_count(&e, KT_KIND_EDIT), 2);
+	assert_int_equal(if_count_str(&e, KT_KIND_EDIT, "op", "modify"), 1);
+	if_free(&e);
+
+	e = if_events(f, f->ids[w]);
+	assert_int_equal(if_count(&e, KT_KIND_EDIT), 3);
+	assert_int_equal(if_count(&e, KT_KIND_COMPILE), 1);
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 2);
+	b = if_nth(&e, KT_KIND_BENCH, 0);
+	assert_false(cJSON_IsTrue(cJSON_GetObjectItem(b->p, "correct")));
+	assert_true(if_num(cJSON_GetObjectItem(b->p, "error"), "max_rel") ==
+		    2.5);
+	/* naive 2025-12-03T11:00:00.25 as UTC */
+	assert_true(e.v[0].ts == 1764759600250000000LL);
+	if_free(&e);
+
+	/* one round folder named alone: a run of that round only */
+	assert_int_equal(if_import(f, FIX "kernelagent/trace_fx/"
+				   "optimization_trace/round_2", NULL, 0), 0);
+	assert_int_equal(f->nruns, 1);
+	assert_string_not_equal(f->ids[0], full);
+	e = if_events(f, f->ids[0]);
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 1);
+	assert_int_equal(if_count(&e, 0), 10);
+	if_free(&e);
+}
+
+static void test_detect(void **state)
+{
+	const kt_importer *fi = kt_importer_find("flashinfer");
+	const kt_importer *kb = kt_importer_find("kernelbench");
+	const kt_importer *ka = kt_importer_find("kernelagent");
+	const char *trace = "{\"definition\":\"d\",\"workload\":{\"uuid\":\"u\"},"
+			    "\"solution\":\"s\",\"evaluation\":{\"status\":"
+			    "\"PASSED\"}}\n";
+	const char *kbr = "{\"1\":[{\"sample_id\":0,\"compiled\":true,"
+			  "\"correctness\":true,\"runtime\":1.0}]}";
+	const char *bench = "{\"kernels\":{\"kernel_round_1\":{\"time_ms\":1}}}";
+	kt_file f;
+
+	(void)state;
+	assert_non_null(fi);
+	assert_non_null(kb);
+	assert_non_null(ka);
+	memset(&f, 0, sizeof(f));
+	f.rel = f.path = "t.jsonl";
+	f.data = (const unsigned char *)trace;
+	f.len = strlen(trace);
+	assert_true(fi->detect(&f) >= 80);
+	assert_int_equal(kb->detect(&f), 0);
+	assert_int_equal(ka->detect(&f), 0);
+	f.data = (const unsigned char *)kbr;
+	f.len = strlen(kbr);
+	assert_true(kb->detect(&f) >= 80);
+	assert_int_equal(fi->detect(&f), 0);
+	f.data = (const unsigned char *)bench;
+	f.len = strlen(bench);
+	f.rel = f.path = "x/round_3/benchmark_results.json";
+	assert_true(ka->detect(&f) >= 90);
+	/* a text file is KernelAgent's only inside a round folder */
+	f.rel = f.path = "x/round_3/reflexion.txt";
+	assert_true(ka->detect(&f) > 0);
+	f.rel = f.path = "x/notes/reflexion.txt";
+	assert_int_equal(ka->detect(&f), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ts),
+		cmocka_unit_test(test_pyrepr),
+		cmocka_unit_test(test_utf8),
+		cmocka_unit_test_setup_teardown(test_fi_traces_gpt5, if_setup,
+						if_teardown),
+		cmocka_unit_test_setup_teardown(test_fi_compile_errors,
+						if_setup, if_teardown),
+		cmocka_unit_test_setup_teardown(test_fi_fixture, if_setup,
+						if_teardown),
+		cmocka_unit_test_setup_teardown(test_kb_corpus, if_setup,
+						if_teardown),
+		cmocka_unit_test_setup_teardown(test_kb_fixture, if_setup,
+						if_teardown),
+		cmocka_unit_test_setup_teardown(test_ka_rmsnorm, if_setup,
+						if_teardown),
+		cmocka_unit_test_setup_teardown(test_ka_fixture, if_setup,
+						if_teardown),
+		cmocka_unit_test(test_detect),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
