@@ -1,0 +1,402 @@
+/*
+ * t_analyze.c - the analyzers: question rules (EN/ZH), normalization, layer
+ * lexicons, claims; blame, stalls and the question library on runs built
+ * through the store API.
+ */
+#include "testutil.h"
+#include <math.h>
+#include "../../analyze/analyze.h"
+
+/* ---- text rules ---------------------------------------------------------- */
+static int count_cb(const char *s, size_t n, unsigned k, void *arg)
+{
+	(void)s;
+	(void)n;
+	(void)k;
+	(*(int *)arg)++;
+	return 0;
+}
+
+static int nq(const char *t)
+{
+	int n = 0;
+
+	kt_an_questions_extract(t, strlen(t), count_cb, &n);
+	return n;
+}
+
+static void t_questions_en(void **st)
+{
+	(void)st;
+	assert_int_equal(nq("What do you mean theres no matrix multiplication function?"), 1);
+	assert_int_equal(nq("Do we not have GPU convolution? And what steps are needed?"), 2);
+	assert_int_equal(nq("I need you to verify that we are doing the same operations for both"), 1);
+	assert_int_equal(nq("Why not use the C direct comparison script you wrote"), 1);
+	assert_int_equal(nq("are you sure the kernel is memory-bound"), 1);
+	/* plain instructions and courtesy are not questions */
+	assert_int_equal(nq("Lets do the system package approach please"), 0);
+	assert_int_equal(nq("Both in the order specified"), 0);
+	assert_int_equal(nq("Do the same for the other kernel."), 0);
+	assert_int_equal(nq("can you continue?"), 0);
+	assert_int_equal(nq("Look in the /bench folder"), 0);
+	assert_int_equal(nq("check the status.md and then run the tests"), 0);
+	/* pasted terminal output and code are skipped */
+	assert_int_equal(nq("user@host:~/x$ pip install foo\nMake sure you have python3-full installed?"), 0);
+	assert_int_equal(nq("```\nwhy is this code here?\n```\nok"), 0);
+	/* "vs." does not end the sentence */
+	assert_int_equal(nq("Can you run the benchmarks of our library vs. the competition and make sure it uses the GPU"), 1);
+}
+
+static void t_questions_zh(void **st)
+{
+	(void)st;
+	assert_int_equal(nq("为什么你确定这个内核已经达到带宽上限了？"), 1);
+	assert_int_equal(nq("是不是每个线程只算一个输出元素？寄存器分块有没有试过？"), 2);
+	assert_int_equal(nq("这个kernel真的已经最快了吗"), 1);
+	assert_int_equal(nq("继续优化。"), 0);
+	assert_int_equal(nq("好的"), 0);
+	assert_true(kt_an_question_kind("请确认一下测量是否准确", strlen("请确认一下测量是否准确")) &
+		    KT_AN_Q_CHALLENGE);
+}
+
+static void t_normalize(void **st)
+{
+	char *n = NULL;
+	const char *t = "Why is `myKernel` at 87.5% in /src/k.cu? ＡＢＣ tile";
+
+	(void)st;
+	assert_int_equal(kt_an_normalize(t, strlen(t), &n), KT_OK);
+	assert_non_null(strstr(n, "<id>"));
+	assert_non_null(strstr(n, "<num>"));
+	assert_non_null(strstr(n, "<path>"));
+	assert_non_null(strstr(n, "abc"));   /* full-width folded, lowercased */
+	assert_non_null(strstr(n, "tile"));  /* technical term kept */
+	assert_null(strchr(n, '?'));
+	free(n);
+}
+
+static void t_layers_and_flags(void **st)
+{
+	const char *a = "Are the loads coalesced, any bank conflicts in shared memory?";
+	const char *b = "How many bytes move from DRAM, is it really bandwidth-bound?";
+	const char *c = "Did you look at the SASS, is the loop unrolled?";
+	const char *d = "为什么不把这三个算子融合成一个kernel？";
+	const char *e = "Are you sure we are at the theoretical peak?";
+	const char *f = "Instead of tuning the kernel, where is the time going?";
+
+	(void)st;
+	assert_int_equal(kt_an_layer_of(a, strlen(a), NULL), KT_AN_L_MEMACCESS);
+	assert_int_equal(kt_an_layer_of(b, strlen(b), NULL), KT_AN_L_DATAMOVE);
+	assert_int_equal(kt_an_layer_of(c, strlen(c), NULL), KT_AN_L_COMPILER);
+	assert_int_equal(kt_an_layer_of(d, strlen(d), NULL), KT_AN_L_OPBOUND);
+	assert_int_equal(kt_an_layer_of("hello there", 11, NULL), KT_AN_L_NONE);
+	assert_true(kt_an_text_flags(e, strlen(e)) & KT_AN_F_BOUND);
+	assert_true(kt_an_text_flags(f, strlen(f)) & KT_AN_F_RELOCATE);
+	assert_false(kt_an_text_flags(a, strlen(a)) & KT_AN_F_RELOCATE);
+	assert_string_equal(kt_an_layer_name(KT_AN_L_MEASURE), "measurement");
+	assert_string_equal(kt_an_layer_name(99), "unclassified");
+}
+
+struct claims {
+	int n;
+	double pct;
+	const char *key;
+};
+
+static void claim_cb(const char *key, double pct, void *arg)
+{
+	struct claims *c = arg;
+
+	c->n++;
+	c->key = key;
+	c->pct = pct;
+}
+
+static void t_claims(void **st)
+{
+	struct claims c = {0};
+	const char *t = "Kernel is memory bandwidth bound at 82.8% of peak DRAM throughput. "
+			"It is not compute-bound.";
+
+	(void)st;
+	kt_an_claims(t, strlen(t), claim_cb, &c);
+	assert_int_equal(c.n, 1);
+	assert_string_equal(c.key, "memory-bound");
+	assert_true(fabs(c.pct - 82.8) < 1e-9);
+}
+
+static void t_tokens(void **st)
+{
+	uint64_t *a = NULL, *b = NULL;
+	size_t na, nb;
+	const char *q = "are the global loads 16 bytes wide?";
+	const char *r = "The loads are 4 bytes wide; vectorizing global loads.";
+
+	(void)st;
+	assert_int_equal(kt_an_tokens(q, strlen(q), &a, &na), KT_OK);
+	assert_int_equal(kt_an_tokens(r, strlen(r), &b, &nb), KT_OK);
+	assert_true(na >= 4);
+	assert_true(kt_an_containment(a, na, b, nb) >= 0.75);
+	assert_true(kt_an_containment(b, nb, a, na) < 1.0);
+	free(a);
+	free(b);
+}
+
+/* ---- runs through the store ------------------------------------------------ */
+struct fx {
+	char *dir;
+	kt_store *s;
+	char id[KT_RUN_ID_HEX + 1];
+	uint64_t seq;
+	int64_t ts;
+};
+
+static void fx_open(struct fx *f, const char *name)
+{
+	char path[4200];
+
+	memset(f, 0, sizeof(*f));
+	f->dir = tu_tmpdir();
+	assert_non_null(f->dir);
+	snprintf(path, sizeof(path), "%s/s.ktraj", f->dir);
+	assert_int_equal(kt_store_open(path, KT_OPEN_CREATE, &f->s), KT_OK);
+	kt_run_id_from_identity(name, f->id);
+	assert_int_equal(kt_store_begin(f->s), KT_OK);
+	assert_int_equal(kt_run_create(f->s, f->id, name, "test", NULL), KT_OK);
+	f->ts = 1700000000000000000LL;
+}
+
+static uint64_t fx_ev(struct fx *f, int kind, const char *actor,
+		      uint64_t parent, const char *payload)
+{
+	kt_event ev = {0};
+
+	ev.seq = ++f->seq;
+	ev.parent = parent;
+	ev.ts_ns = (f->ts += 30000000000LL);
+	ev.kind = kind;
+	ev.actor = actor;
+	ev.payload = payload;
+	ev.payload_len = strlen(payload);
+	assert_int_equal(kt_event_append(f->s, f->id, &ev), KT_OK);
+	return ev.seq;
+}
+
+static uint64_t fx_msg(struct fx *f, int human, const char *text)
+{
+	char buf[2048];
+
+	snprintf(buf, sizeof(buf), "{\"role\":\"%s\",\"human\":%s,\"text\":\"%s\"}",
+		 human ? "user" : "assistant", human ? "true" : "false", text);
+	return fx_ev(f, KT_KIND_MESSAGE, human ? "human" : "agent", 0, buf);
+}
+
+static uint64_t fx_round(struct fx *f, double speedup, int correct)
+{
+	char buf[512];
+	uint64_t c = fx_ev(f, KT_KIND_TOOL_CALL, "agent", 0,
+			   "{\"tool\":\"Edit\",\"call_id\":\"x\",\"args\":{}}");
+
+	fx_ev(f, KT_KIND_EDIT, "agent", c,
+	      "{\"path\":\"k.cu\",\"op\":\"modify\",\"before\":null,\"after\":null}");
+	c = fx_ev(f, KT_KIND_TOOL_CALL, "agent", 0,
+		  "{\"tool\":\"Bash\",\"call_id\":\"y\",\"args\":{\"command\":\"./bench\"}}");
+	snprintf(buf, sizeof(buf), "{\"time_ms\":%.4f,\"ref_time_ms\":10,\"speedup\":%.4f,"
+		 "\"correct\":%s}", 10.0 / speedup, speedup, correct ? "true" : "false");
+	return fx_ev(f, KT_KIND_BENCH, "tool", c, buf);
+}
+
+static void fx_close(struct fx *f)
+{
+	kt_store_close(f->s);
+	tu_rmrf(f->dir);
+	free(f->dir);
+}
+
+static void t_blame_planted(void **st)
+{
+	struct fx f;
+	kt_an_run *r = NULL;
+	kt_an_blame b, b2;
+	kt_an_opts o;
+	uint64_t q;
+	static const double plat[] = {1.00, 1.01, 0.99, 1.00, 1.02};
+
+	(void)st;
+	fx_open(&f, "test:planted");
+	fx_msg(&f, 1, "Make the kernel faster.");
+	for (int i = 0; i < 5; i++)
+		fx_round(&f, plat[i], 1);
+	fx_round(&f, 3.5, 0); /* fast but wrong: must not count */
+	fx_msg(&f, 0, "Hypothesis: staging tiles in shared memory should cut global loads.");
+	fx_round(&f, 1.60, 1);  /* agent alone */
+	for (int i = 0; i < 4; i++)
+		fx_round(&f, 1.60 * plat[i], 1);
+	fx_msg(&f, 1, "How long will this take?"); /* distractor */
+	for (int i = 0; i < 2; i++)
+		fx_round(&f, 1.61 * plat[i], 1);
+	q = fx_msg(&f, 1, "Are the global loads 16 bytes wide, or should you vectorize with float4?");
+	fx_msg(&f, 0, "The global loads are 4 bytes wide; vectorizing with float4.");
+	fx_round(&f, 2.40, 1);
+	for (int i = 0; i < 4; i++)
+		fx_round(&f, 2.40 * plat[i], 1);
+	assert_int_equal(kt_store_commit(f.s), KT_OK);
+
+	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
+	kt_an_opts_default(&o);
+	assert_int_equal(kt_an_blame_run(f.s, r, &o, &b), KT_OK);
+	assert_int_equal(b.njump, 2);
+	assert_true(fabs(b.jump[0].gain - 1.60 / 1.02) < 0.01);
+	assert_int_equal(b.jump[0].question, -1);
+	assert_true(b.jump[0].hypothesis >= 0);
+	assert_non_null(strstr(r->ev[b.jump[0].hypothesis].text, "shared memory"));
+	assert_true(b.jump[1].question >= 0);
+	assert_int_equal(r->ev[b.jump[1].question].seq, q);
+	assert_true(b.jump[1].gain > 1.4 && b.jump[1].gain < 1.55);
+	assert_true(b.series.n_excluded == 1);
+	assert_true(b.p_value > 0 && b.p_value <= 1);
+	/* same input and seed: the same p-values; another seed may differ */
+	assert_int_equal(kt_an_blame_run(f.s, r, &o, &b2), KT_OK);
+	assert_true(b.p_random == b2.p_random && b.p_shift == b2.p_shift);
+	kt_an_blame_free(&b2);
+	/* a higher minimum gain hides the smaller jump */
+	o.min_gain = 1.55;
+	assert_int_equal(kt_an_blame_run(f.s, r, &o, &b2), KT_OK);
+	assert_int_equal(b2.njump, 1);
+	kt_an_blame_free(&b2);
+	kt_an_blame_free(&b);
+	kt_an_run_free(r);
+	fx_close(&f);
+}
+
+static void t_stall_claim(void **st)
+{
+	struct fx f;
+	kt_an_run *r = NULL;
+	kt_an_blame b;
+	kt_an_opts o;
+	kt_an_stall *s = NULL;
+	size_t n = 0;
+	static const double v[] = {1.0, 1.02, 0.99, 1.01, 1.03, 0.98, 1.0, 1.02};
+
+	(void)st;
+	fx_open(&f, "test:stall");
+	for (int i = 0; i < 8; i++) {
+		char t[200];
+
+		snprintf(t, sizeof(t), "The kernel is memory-bound at %d.5%% of peak bandwidth.",
+			 82 + i % 4);
+		fx_msg(&f, 0, t);
+		fx_round(&f, v[i], 1);
+	}
+	assert_int_equal(kt_store_commit(f.s), KT_OK);
+	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
+	kt_an_opts_default(&o);
+	assert_int_equal(kt_an_blame_run(f.s, r, &o, &b), KT_OK);
+	assert_int_equal(b.njump, 0);
+	assert_int_equal(kt_an_stalls(r, &b, &o, &s, &n), KT_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(s[0].length, 8);
+	assert_int_equal(s[0].layer, KT_AN_L_DATAMOVE);
+	assert_non_null(strstr(s[0].claim, "memory-bound"));
+	assert_int_equal(s[0].claim_count, 8);
+	free(s);
+	kt_an_blame_free(&b);
+	kt_an_run_free(r);
+	fx_close(&f);
+}
+
+static void t_empty_run(void **st)
+{
+	struct fx f;
+	kt_an_run *r = NULL;
+	kt_an_blame b;
+	kt_an_opts o;
+	kt_an_stall *s = NULL;
+	size_t n = 9;
+
+	(void)st;
+	fx_open(&f, "test:empty");
+	fx_msg(&f, 1, "Why is it slow?");
+	fx_ev(&f, KT_KIND_BENCH, "tool", 0, "{\"correct\":true}"); /* no time */
+	fx_ev(&f, KT_KIND_BENCH, "tool", 0, "{\"time_ms\":-3,\"correct\":true}");
+	assert_int_equal(kt_store_commit(f.s), KT_OK);
+	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
+	kt_an_opts_default(&o);
+	assert_int_equal(kt_an_blame_run(f.s, r, &o, &b), KT_OK);
+	assert_int_equal(b.njump, 0);
+	assert_int_equal(b.series.n, 0);
+	assert_true(b.p_value == 1.0);
+	assert_int_equal(kt_an_stalls(r, &b, &o, &s, &n), KT_OK);
+	assert_int_equal(n, 0);
+	free(s);
+	kt_an_blame_free(&b);
+	kt_an_run_free(r);
+	assert_int_equal(kt_an_run_load(f.s, "00000000000000000000000000000000", &r),
+			 KT_ENOTFOUND);
+	fx_close(&f);
+}
+
+static void t_miner(void **st)
+{
+	kt_an_miner *m = NULL;
+	const kt_an_qitem *it;
+	size_t n, i;
+	double est;
+	const char *a = "Are the global loads coalesced in the inner loop?";
+	const char *b = "are the global loads coalesced in the inner loop ??";
+	const char *c = "Are the global loads coalesced in the inner loops?";
+	const char *d = "Why not fuse the bias into the epilogue?";
+	const char *z1 = "为什么你确定这个内核已经达到带宽上限了？";
+
+	(void)st;
+	assert_true(kt_an_jaccard_text(a, c, &est) > 0.5);
+	assert_true(est > 0.3);
+	assert_true(kt_an_jaccard_text(a, d, NULL) < 0.2);
+	assert_int_equal(kt_an_miner_new(0, &m), KT_OK);
+	assert_int_equal(kt_an_miner_add_text(m, "r1", 3, a, strlen(a), KT_AN_QO_HUMAN), KT_OK);
+	assert_int_equal(kt_an_miner_add_text(m, "r2", 7, b, strlen(b), KT_AN_QO_HUMAN), KT_OK);
+	assert_int_equal(kt_an_miner_add_text(m, "r3", 9, c, strlen(c), KT_AN_QO_HUMAN), KT_OK);
+	assert_int_equal(kt_an_miner_add_text(m, "r1", 12, d, strlen(d), KT_AN_QO_HUMAN), KT_OK);
+	assert_int_equal(kt_an_miner_add_text(m, "r4", 1, z1, strlen(z1), KT_AN_QO_HUMAN), KT_OK);
+	assert_int_equal(kt_an_miner_add_text(m, "r4", 2, "继续优化。", strlen("继续优化。"),
+					      KT_AN_QO_HUMAN), KT_OK);
+	assert_int_equal(kt_an_miner_finish(m, &it, &n), KT_OK);
+	assert_int_equal(n, 3);
+	for (i = 0; i < n; i++) {
+		if (strstr(it[i].text, "coalesced")) {
+			assert_int_equal(it[i].count, 3);
+			assert_int_equal(it[i].nruns, 3);
+			assert_int_equal(it[i].nsrc, 3);
+			assert_int_equal(it[i].layer, KT_AN_L_MEMACCESS);
+		} else if (strstr(it[i].text, "fuse")) {
+			assert_int_equal(it[i].count, 1);
+			assert_int_equal(it[i].layer, KT_AN_L_OPBOUND);
+			assert_string_equal(it[i].src[0].run, "r1");
+			assert_int_equal(it[i].src[0].seq, 12);
+		} else {
+			assert_non_null(strstr(it[i].text, "带宽上限"));
+			assert_int_equal(it[i].zh, 1);
+			assert_true(it[i].flags & KT_AN_F_BOUND);
+		}
+	}
+	kt_an_miner_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_questions_en),
+		cmocka_unit_test(t_questions_zh),
+		cmocka_unit_test(t_normalize),
+		cmocka_unit_test(t_layers_and_flags),
+		cmocka_unit_test(t_claims),
+		cmocka_unit_test(t_tokens),
+		cmocka_unit_test(t_blame_planted),
+		cmocka_unit_test(t_stall_claim),
+		cmocka_unit_test(t_empty_run),
+		cmocka_unit_test(t_miner),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
