@@ -618,12 +618,20 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 				const char *cid = scid;
 
 				if (!cid) {
-					/* pair in order; one result with the
-					 * last call */
+					/* one result goes with the last call,
+					 * several with the calls still without
+					 * one, in order */
+					size_t q;
+
 					if (nres == 1 && ncalls > 0)
 						cid = ids[ncalls - 1];
-					else if (paired < ncalls)
-						cid = ids[paired];
+					for (q = 0; !cid && q < ncalls; q++) {
+						acall *ac = kt_ag_map_get(
+							&x->calls, ids[q]);
+
+						if (ac && !ac->has_result)
+							cid = ids[q];
+					}
 					paired++;
 				}
 				if (cid)
@@ -768,7 +776,9 @@ static int atif_import(kt_imp *imp, const kt_file *f)
 		goto out;
 	}
 	/* a sub-trajectory whose parent is beside it: the parent imports it */
-	if (sid && !placeholder_id(sid) && strlen(sid) < 250) {
+	/* (unless the user named this very file) */
+	if (sid && !placeholder_id(sid) && strlen(sid) < 250 &&
+	    !(f->root && f->path && strcmp(f->root, f->path) == 0)) {
 		refctx r = { &x, rel, sid, kt_ag_base(rel), strlen(dir), 0 };
 
 		kt_imp_list(imp, dir, find_referrer, &r);
