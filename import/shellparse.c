@@ -1966,12 +1966,12 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 
 	/* 1. the final status: the last pipeline and its && chain succeeded */
 	if (ok && !ps.opaque && (exit_code <= 0)) {
-		i = ps.nit - 1;
-		reached[i] = succ[i] = YES;
-		while (i > 0 && ps.it[i - 1].op == OP_AND) {
-			i--;
-			reached[i] = succ[i] = YES;
-		}
+		/* unless the chain hangs off an ||: "a || b" ok says little */
+		for (i = ps.nit - 1; i > 0 && ps.it[i - 1].op == OP_AND; i--)
+			;
+		if (i == 0 || ps.it[i - 1].op != OP_OR)
+			for (; i < ps.nit; i++)
+				reached[i] = succ[i] = YES;
 	}
 	/* 2. messages in the output */
 	for (i = 0; i < ps.nit; i++) {

@@ -1,0 +1,432 @@
+/* t_shell.c - shell classification: writes from shell commands, compile
+ * detection and exit codes (kt_sh_plan_build, no store), and end to end
+ * through the driver on a small Claude Code fixture. */
+#include "testutil.h"
+#include "../../import/import.h"
+#include "../../import/shellparse.h"
+
+static struct kt_sh_plan plan(const char *cmd, const char *cwd,
+			      const char *out, int ok)
+{
+	struct kt_sh_plan p;
+
+	assert_int_equal(kt_sh_plan_build(cmd, cwd, out, -1, ok, &p), 0);
+	return p;
+}
+
+/* exactly one write op to path with content want */
+static void one_write(const char *cmd, const char *cwd, const char *out,
+		      int ok, int op, const char *path, const char *want)
+{
+	struct kt_sh_plan p = plan(cmd, cwd, out, ok);
+
+	if (p.nops != 1)
+		fail_msg("%s: %zu ops", cmd, p.nops);
+	assert_int_equal(p.ops[0].op, op);
+	assert_string_equal(p.ops[0].path, path);
+	assert_true(p.ops[0].have_data);
+	assert_int_equal(p.ops[0].len, strlen(want));
+	assert_memory_equal(p.ops[0].data, want, strlen(want));
+	kt_sh_plan_free(&p);
+}
+
+static void no_ops(const char *cmd, const char *cwd, const char *out, int ok)
+{
+	struct kt_sh_plan p = plan(cmd, cwd, out, ok);
+
+	if (p.nops)
+		fail_msg("%s: expected no ops, got %zu (%s)", cmd, p.nops,
+			 p.ops[0].path);
+	kt_sh_plan_free(&p);
+}
+
+static void t_heredoc(void **st)
+{
+	(void)st;
+	one_write("cat > k.cu << 'EOF'\n$x `y` \\n\nEOF", "/w", "", 1,
+		  KT_SH_WRITE, "/w/k.cu", "$x `y` \\n\n");
+	one_write("cat <<EOF >out/a.txt\nprice \\$5 a\\\\b\nEOF\n", "/w", "", 1,
+		  KT_SH_WRITE, "/w/out/a.txt", "price $5 a\\b\n");
+	one_write("cat <<-\"END\" > t.py\n\tif x:\n\t\tpass\n\tEND", "/w", "", 1,
+		  KT_SH_WRITE, "/w/t.py", "if x:\npass\n");
+	one_write("cat >> log.txt <<EOF\nline\nEOF", "/w", "", 1,
+		  KT_SH_APPEND, "/w/log.txt", "line\n");
+	one_write("tee /abs/f.c <<'X' >/dev/null\nint a;\nX", NULL, "", 1,
+		  KT_SH_WRITE, "/abs/f.c", "int a;\n");
+	/* expansions in an unquoted here-document: content unknown */
+	no_ops("cat > k.cu <<EOF\nint n = $N;\nEOF", "/w", "", 1);
+	no_ops("cat > k.cu <<EOF\nint n = $(nproc);\nEOF", "/w", "", 1);
+	/* never terminated, or bash says the tool changed it */
+	no_ops("cat > k.cu <<EOF\nint n;\n", "/w", "", 1);
+	no_ops("cat > k.cu << 'EOF'\nint n;\nEOF", "/w",
+	       "bash: warning: here-document at line 1 delimited by "
+	       "end-of-file (wanted `EOF')", 1);
+}
+
+static void t_echo_printf(void **st)
+{
+	(void)st;
+	one_write("echo hello   world > a.txt", "/w", "", 1, KT_SH_WRITE,
+		  "/w/a.txt", "hello world\n");
+	one_write("echo -n 'a\\tb' > a.txt", "/w", "", 1, KT_SH_WRITE,
+		  "/w/a.txt", "a\\tb");
+	one_write("echo -e \"a\\tb\\x41\\0101\" > a.txt", "/w", "", 1,
+		  KT_SH_WRITE, "/w/a.txt", "a\tbAA\n");
+	one_write("printf 'x=%%d\\n\\101\\tend' > p.txt", "/w", "", 1,
+		  KT_SH_WRITE, "/w/p.txt", "x=%d\nA\tend");
+	one_write("printf \"it's\\n\" >> p.txt", "/w", "", 1, KT_SH_APPEND,
+		  "/w/p.txt", "it's\n");
+	one_write("echo $'a\\nb' > q", "/w", "", 1, KT_SH_WRITE, "/w/q",
+		  "a\nb\n");
+	one_write("echo hi | tee -a t.log", "/w", "", 1, KT_SH_APPEND,
+		  "/w/t.log", "hi\n");
+	one_write("printf 'data' | tee copy.txt > /dev/null", "/w", "", 1,
+		  KT_SH_WRITE, "/w/copy.txt", "data");
+	/* unknown content: variables, globs, printf conversions */
+	no_ops("echo $HOME > a.txt", "/w", "", 1);
+	no_ops("echo *.c > list", "/w", "", 1);
+	no_ops("printf '%s\\n' > a.txt", "/w", "", 1);
+	no_ops("printf '%s\\n' x > a.txt", "/w", "", 1);
+	no_ops("echo x > /dev/null; echo y >&2", "/w", "", 1);
+	/* the redirection target itself failed */
+	no_ops("echo x > nodir/a.txt", "/w",
+	       "bash: nodir/a.txt: No such file or directory", 0);
+}
+
+static void t_cwd_and_lists(void **st)
+{
+	struct kt_sh_plan p;
+
+	(void)st;
+	one_write("cd build && echo x > f", "/w", "", 1, KT_SH_WRITE,
+		  "/w/build/f", "x\n");
+	one_write("cd /tmp/z; cd ../y && echo x > ./f", NULL, "", 1,
+		  KT_SH_WRITE, "/tmp/y/f", "x\n");
+	/* relative paths with no cwd stay relative */
+	one_write("echo x > a/../b.txt", NULL, "", 1, KT_SH_WRITE, "b.txt",
+		  "x\n");
+	/* cd to somewhere unknown: relative writes dropped, absolute kept */
+	no_ops("cd $DIR && echo x > f", "/w", "", 1);
+	one_write("cd $DIR && echo x > /abs/f", "/w", "", 1, KT_SH_WRITE,
+		  "/abs/f", "x\n");
+	/* a failed cd shows in the output: the write did not happen */
+	no_ops("cd nope && echo x > f", "/w",
+	       "/bin/bash: line 1: cd: nope: No such file or directory", 0);
+	/* failed call, write before the failing compile still happened */
+	one_write("echo 'int x' > t.c && gcc -c t.c", "/w",
+		  "t.c:1:6: error: expected ';' at end of input", 0,
+		  KT_SH_WRITE, "/w/t.c", "int x\n");
+	/* failed call, unknown whether the write was reached */
+	no_ops("./configure && echo x > f", "/w", "oops", 0);
+	/* the right side of || is not known to run */
+	no_ops("make || echo x > f", "/w", "", 1);
+	/* refused by the user: nothing ran */
+	p = plan("echo x > f", "/w", "The user doesn't want to proceed with "
+		 "this tool use.", 0);
+	assert_true(p.nothing_ran);
+	assert_int_equal(p.nops, 0);
+	kt_sh_plan_free(&p);
+	/* opaque constructs stop the analysis */
+	p = plan("for f in a b; do echo x > $f; done", "/w", "", 1);
+	assert_true(p.opaque);
+	assert_int_equal(p.nops, 0);
+	kt_sh_plan_free(&p);
+}
+
+static void t_rm_mv_cp(void **st)
+{
+	struct kt_sh_plan p;
+
+	(void)st;
+	p = plan("rm -f a.c b.c && mv x.cu src/ && cp k.cu k2.cu && mv y z",
+		 "/w", "", 1);
+	assert_int_equal(p.nops, 5);
+	assert_int_equal(p.ops[0].op, KT_SH_DELETE);
+	assert_string_equal(p.ops[0].path, "/w/a.c");
+	assert_string_equal(p.ops[1].path, "/w/b.c");
+	assert_int_equal(p.ops[2].op, KT_SH_WRITE);
+	assert_string_equal(p.ops[2].path, "/w/src/x.cu");
+	assert_false(p.ops[2].have_data);
+	assert_int_equal(p.ops[2].nfiles, 1);
+	assert_string_equal(p.ops[2].files[0], "/w/x.cu");
+	assert_int_equal(p.ops[3].op, KT_SH_DELETE);
+	assert_string_equal(p.ops[3].path, "/w/x.cu");
+	assert_string_equal(p.ops[4].path, "/w/k2.cu");
+	/* "mv y z": z may be a directory, so nothing is claimed */
+	kt_sh_plan_free(&p);
+	/* globs and failed removals */
+	no_ops("rm test_*.c", "/w", "", 1);
+	no_ops("rm a.c", "/w", "rm: cannot remove 'a.c': No such file", 0);
+	p = plan("cat a.c b.c > all.c", "/w", "", 1);
+	assert_int_equal(p.nops, 1);
+	assert_int_equal(p.ops[0].nfiles, 2);
+	assert_string_equal(p.ops[0].files[1], "/w/b.c");
+	kt_sh_plan_free(&p);
+}
+
+static const struct kt_sh_compile *one_cc(struct kt_sh_plan *p)
+{
+	if (p->ncc != 1)
+		fail_msg("expected one compile, got %zu", p->ncc);
+	return &p->cc[0];
+}
+
+static void t_compile(void **st)
+{
+	struct kt_sh_plan p;
+	const struct kt_sh_compile *c;
+
+	(void)st;
+	p = plan("CUDA_HOME=/x timeout 60 /usr/local/cuda/bin/nvcc -O3 "
+		 "-gencode arch=compute_80,code=sm_80 -arch=sm_90a k.cu "
+		 "-o k && ./k", "/w", "ok", 1);
+	c = one_cc(&p);
+	assert_string_equal(c->compiler, "nvcc");
+	assert_int_equal(c->exit_code, 0);
+	assert_string_equal(c->arch, "sm_80,sm_90a");
+	assert_int_equal(c->nsources, 1);
+	assert_string_equal(c->sources[0], "/w/k.cu");
+	assert_string_equal(c->cwd, "/w");
+	assert_non_null(strstr(c->command, "nvcc -O3"));
+	assert_null(strstr(c->command, "./k"));
+	assert_true(p.bench);
+	assert_string_equal(p.bench_prog, "k");
+	kt_sh_plan_free(&p);
+
+	p = plan("cd build && make -j$(nproc) 2>&1 | tail -5", "/w",
+		 "[100%] Built target x", 1);
+	c = one_cc(&p);
+	assert_string_equal(c->compiler, "make");
+	assert_string_equal(c->cwd, "/w/build");
+	assert_int_equal(c->exit_code, 0);     /* ok and no error shown */
+	assert_false(p.bench);
+	kt_sh_plan_free(&p);
+
+	p = plan("make", "/w", "k.cu(3): error: bad\nmake: *** [all] Error 2",
+		 0);
+	c = one_cc(&p);
+	assert_int_equal(c->exit_code, 2);
+	assert_non_null(c->diag);
+	assert_non_null(strstr(c->diag, "k.cu(3): error"));
+	kt_sh_plan_free(&p);
+
+	p = plan("gcc -Wall a.c b.cpp -o ab", "/w",
+		 "a.c: In function 'main':\na.c:3:5: error: x undeclared\n"
+		 "    3 |     x;\n      |     ^\nunrelated line\n", 0);
+	c = one_cc(&p);
+	assert_int_equal(c->exit_code, 1);
+	assert_int_equal(c->nsources, 2);
+	assert_non_null(strstr(c->diag, "    3 |     x;"));
+	assert_null(strstr(c->diag, "unrelated"));
+	kt_sh_plan_free(&p);
+
+	/* the given exit code wins for the last command */
+	assert_int_equal(kt_sh_plan_build("clang++ -c x.cc", NULL,
+					  "x.cc:1:1: error: y", 4, 0, &p), 0);
+	assert_int_equal(one_cc(&p)->exit_code, 4);
+	kt_sh_plan_free(&p);
+	p = plan("nvcc x.cu", "/w", "Exit code 3\nx.cu(1): error: z", 0);
+	assert_int_equal(one_cc(&p)->exit_code, 3);
+	kt_sh_plan_free(&p);
+
+	p = plan("cd bench && nvcc k.cu", "/w",
+		 "/bin/bash: line 1: nvcc: command not found", 0);
+	assert_int_equal(one_cc(&p)->exit_code, 127);
+	kt_sh_plan_free(&p);
+
+	/* never ran: the cd before it failed */
+	p = plan("cd nope && nvcc k.cu", "/w",
+		 "/bin/bash: line 1: cd: nope: No such file or directory", 0);
+	assert_int_equal(p.ncc, 0);
+	kt_sh_plan_free(&p);
+
+	/* a program after the compile failed: the compile succeeded */
+	p = plan("gcc t.c -o t && ./t", "/w",
+		 "./t: error while loading shared libraries: libx.so", 0);
+	assert_int_equal(one_cc(&p)->exit_code, 0);
+	assert_null(one_cc(&p)->diag);
+	kt_sh_plan_free(&p);
+
+	/* one event per build command of a chain */
+	p = plan("cmake --build build -j && ninja -C build2 && g++-12 -c z.cc",
+		 "/w", "", 1);
+	assert_int_equal(p.ncc, 3);
+	assert_string_equal(p.cc[0].compiler, "cmake");
+	assert_string_equal(p.cc[1].compiler, "ninja");
+	assert_string_equal(p.cc[2].compiler, "g++-12");
+	kt_sh_plan_free(&p);
+
+	/* not builds */
+	p = plan("nvcc --version; gcc -v x.c --help; cmake .. -DX=1; "
+		 "make clean; ninja -t targets; gcc -o x x.o", "/w", "", 1);
+	assert_int_equal(p.ncc, 0);
+	kt_sh_plan_free(&p);
+}
+
+static void t_runs_bench(void **st)
+{
+	(void)st;
+	assert_true(kt_shell_runs_bench("./build/bench_gemm --n 4096"));
+	assert_true(kt_shell_runs_bench("cd x && python3 bench.py --iters 5"));
+	assert_true(kt_shell_runs_bench("timeout 60 ./a.out | tail"));
+	assert_true(kt_shell_runs_bench("ncu --set full ./k"));
+	assert_true(kt_shell_runs_bench("nsys profile -o r python run.py"));
+	assert_true(kt_shell_runs_bench("CUDA_VISIBLE_DEVICES=1 python -m "
+					"triton_bench"));
+	assert_true(kt_shell_runs_bench("make bench"));
+	assert_true(kt_shell_runs_bench("bash ./run_all.sh"));
+	assert_true(kt_shell_runs_bench("cublas_benchmark --size 256"));
+	assert_false(kt_shell_runs_bench("ls -la build/"));
+	assert_false(kt_shell_runs_bench("./bench --help"));
+	assert_false(kt_shell_runs_bench("python -m pip install x"));
+	assert_false(kt_shell_runs_bench("nvcc k.cu -o k"));
+	assert_false(kt_shell_runs_bench("sleep 5 && cat results.json"));
+	assert_false(kt_shell_runs_bench("make -j8"));
+	assert_false(kt_shell_runs_bench("git log | head"));
+	assert_false(kt_shell_runs_bench(""));
+}
+
+static void t_hostile(void **st)
+{
+	static const char *const odd[] = { "", "'", "\"", "$(", "${", "`",
+		"<<", "<<EOF", "cat <<", "cat <<'", "echo \\", "a && && b",
+		"| tee", "> ", "2>&", "cd", "mv", "rm -", "printf", "echo $'\\x",
+		"echo -e '\\0", "((((", "))", "cat > f <<E\nE\nE", "x=1",
+		"ls; ;", "\n\n\n", "nvcc -arch", "gcc -gencode arch=x,code=sm_",
+		NULL };
+	struct kt_sh_plan p;
+	int i;
+
+	(void)st;
+	for (i = 0; odd[i]; i++) {
+		assert_int_equal(kt_sh_plan_build(odd[i], "/w", odd[i], -1, 1,
+						  &p), 0);
+		kt_sh_plan_free(&p);
+		assert_int_equal(kt_sh_plan_build(odd[i], NULL, NULL, -1, 0,
+						  &p), 0);
+		kt_sh_plan_free(&p);
+		(void)kt_shell_runs_bench(odd[i]);
+	}
+}
+
+static void t_paths(void **st)
+{
+	char *s;
+
+	(void)st;
+	s = kt_sh_path("/a/b", "../c/./d");
+	assert_string_equal(s, "/a/c/d");
+	free(s);
+	s = kt_sh_path(NULL, "../x/../../y");
+	assert_string_equal(s, "../../y");
+	free(s);
+	s = kt_sh_path("/", "../../z");
+	assert_string_equal(s, "/z");
+	free(s);
+	s = kt_sh_path("/w", "/abs//p/");
+	assert_string_equal(s, "/abs/p");
+	free(s);
+}
+
+/* ---- end to end through the driver ---------------------------------------- */
+struct counts {
+	int edit, compile, bench;
+	char edits[8][128];
+	char compiles[4][512];
+	char benches[2][512];
+};
+
+static int count_ev(const kt_event *ev, void *arg)
+{
+	struct counts *c = arg;
+
+	if (ev->kind == KT_KIND_EDIT && c->edit < 8)
+		snprintf(c->edits[c->edit], 128, "%.*s", (int)ev->payload_len,
+			 ev->payload);
+	if (ev->kind == KT_KIND_COMPILE && c->compile < 4)
+		snprintf(c->compiles[c->compile], 512, "%.*s",
+			 (int)ev->payload_len, ev->payload);
+	if (ev->kind == KT_KIND_BENCH && c->bench < 2)
+		snprintf(c->benches[c->bench], 512, "%.*s",
+			 (int)ev->payload_len, ev->payload);
+	c->edit += ev->kind == KT_KIND_EDIT;
+	c->compile += ev->kind == KT_KIND_COMPILE;
+	c->bench += ev->kind == KT_KIND_BENCH;
+	return 0;
+}
+
+static int first_run(const kt_run_info *ri, void *arg)
+{
+	snprintf(arg, KT_RUN_ID_HEX + 1, "%s", ri->id);
+	return 1;
+}
+
+static void t_end_to_end(void **st)
+{
+	char *dir = tu_tmpdir(), store[4200], run[KT_RUN_ID_HEX + 1] = "";
+	char *paths[1] = { "tests/data/shell/session.jsonl" };
+	kt_import_opts o;
+	kt_store *s;
+	struct counts c;
+	cJSON *j;
+
+	(void)st;
+	if (access(paths[0], R_OK))
+		skip();
+	assert_non_null(dir);
+	snprintf(store, sizeof(store), "%s/st", dir);
+	assert_int_equal(kt_store_open(store, KT_OPEN_CREATE, &s), 0);
+	memset(&o, 0, sizeof(o));
+	o.max_total = KT_IMPORT_MAX_TOTAL;
+	o.max_ratio = KT_IMPORT_MAX_RATIO;
+	assert_int_equal(kt_import_paths(s, paths, 1, &o), 0);
+	kt_run_foreach(s, first_run, run);
+	assert_int_equal(strlen(run), KT_RUN_ID_HEX);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(kt_event_foreach(s, run, 1, 0, 0, count_ev, &c), 0);
+	/* k.cu, notes.txt created then appended to then removed, t.c */
+	assert_int_equal(c.edit, 5);
+	assert_non_null(strstr(c.edits[0], "\"/w/proj/k.cu\""));
+	assert_non_null(strstr(c.edits[2], "\"modify\""));
+	assert_non_null(strstr(c.edits[3], "\"delete\""));
+	/* nvcc ok, nvcc failed, gcc failed */
+	assert_int_equal(c.compile, 3);
+	j = cJSON_Parse(c.compiles[0]);
+	assert_non_null(j);
+	assert_int_equal(cJSON_GetObjectItem(j, "exit_code")->valueint, 0);
+	assert_string_equal(cJSON_GetObjectItem(j, "arch")->valuestring,
+			    "sm_90a");
+	assert_string_equal(cJSON_GetObjectItem(j, "cwd")->valuestring,
+			    "/w/proj/build");
+	cJSON_Delete(j);
+	j = cJSON_Parse(c.compiles[1]);
+	assert_int_equal(cJSON_GetObjectItem(j, "exit_code")->valueint, 1);
+	assert_non_null(cJSON_GetObjectItem(j, "diagnostics_blob"));
+	cJSON_Delete(j);
+	/* ./k printed one benchmark; ./t never ran */
+	assert_int_equal(c.bench, 1);
+	j = cJSON_Parse(c.benches[0]);
+	assert_true(cJSON_GetObjectItem(j, "time_ms")->valuedouble == 1.5);
+	assert_true(cJSON_GetObjectItem(j, "speedup")->valuedouble == 2.0);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "correct")));
+	cJSON_Delete(j);
+	kt_store_close(s);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_heredoc),
+		cmocka_unit_test(t_echo_printf),
+		cmocka_unit_test(t_cwd_and_lists),
+		cmocka_unit_test(t_rm_mv_cp),
+		cmocka_unit_test(t_compile),
+		cmocka_unit_test(t_runs_bench),
+		cmocka_unit_test(t_hostile),
+		cmocka_unit_test(t_paths),
+		cmocka_unit_test(t_end_to_end),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
