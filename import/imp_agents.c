@@ -265,6 +265,9 @@ static char *py_string(pyp *p)
 
 			p->s += 2;
 			switch (d) {
+			case '\\': cp = '\\'; break;
+			case '\'': cp = '\''; break;
+			case '"': cp = '"'; break;
 			case 'n': cp = '\n'; break;
 			case 't': cp = '\t'; break;
 			case 'r': cp = '\r'; break;

@@ -54,7 +54,8 @@ typedef struct swx {
 	size_t npend, cap;
 	long nact;         /* actions so far (index into trajectory) */
 	const cJSON *traj;
-	int seen_issue;
+	const char *submission; /* info.submission, or NULL */
+	int seen_issue, sub_done;
 } swx;
 
 /* ---- detection ------------------------------------------------------------ */
@@ -419,6 +420,8 @@ static int swe_edit(swx *x, const char *tool, const cJSON *args,
 	return rc;
 }
 
+static int submission_files(swx *x, const char *diff, cJSON *payload);
+
 /* ---- calls and results ------------------------------------------------ */
 static void scall_clear(scall *c)
 {
@@ -518,6 +521,12 @@ static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 			if (rc)
 				goto out;
 		}
+	}
+	/* the submitted diff shows the whole content of the files it adds */
+	if (strcmp(c->tool, "submit") == 0 && x->submission && !x->sub_done) {
+		x->sub_done = 1;
+		if ((rc = submission_files(x, x->submission, pl)))
+			goto out;
 	}
 	rc = kt_ag_emit(x->imp, NULL, KT_KIND_TOOL_RESULT, c->seq, KT_TS_UNKNOWN,
 			"tool", pl, sp->line, sp->off, sp->len, &rseq);
@@ -766,7 +775,7 @@ static int import_trajectory(swx *x, const cJSON *traj, const kt_ag_span *sp,
 }
 
 /* New files in the submitted diff: their whole content is known. */
-static int submission_files(swx *x, const char *diff)
+static int submission_files(swx *x, const char *diff, cJSON *payload)
 {
 	const char *p = diff;
 	int rc = 0;
@@ -808,7 +817,8 @@ static int submission_files(swx *x, const char *diff)
 			buf[n] = 0;
 			if ((path = resolve(x, rel)) && !kt_ws_get(x->imp, path,
 								   NULL))
-				rc = kt_ws_observe(x->imp, path, buf, n, NULL);
+				rc = kt_ws_observe(x->imp, path, buf, n,
+						   payload);
 		}
 		free(path);
 		free(buf);
@@ -1032,6 +1042,7 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 			cJSON_AddStringToObject(meta, "model", mn);
 		cJSON_Delete(rc_);
 	}
+	x.submission = kt_ag_str(cJSON_GetObjectItem(doc, "info"), "submission");
 	if ((rc = kt_imp_run_begin(imp, ident, name, mini ? "mini_swe_agent" :
 				   "swe_agent", meta)))
 		goto out;
@@ -1085,13 +1096,6 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 				rc = import_trajectory(&x, traj, sp, nsp);
 			}
 		}
-	}
-	if (!rc) {
-		const char *sub = kt_ag_str(cJSON_GetObjectItem(doc, "info"),
-					    "submission");
-
-		if (sub)
-			rc = submission_files(&x, sub);
 	}
 	{
 		int r2 = kt_imp_run_end(imp);
