@@ -1,0 +1,207 @@
+#!/usr/bin/env bats
+# The analyzers: blame speedup, stalls, questions mine/suggest, report.
+# Runs come from the planted-trajectory generator (tests/plant/plant.py,
+# fixed seeds) so every expected answer is known; corpus checks skip when
+# $CORPUS is absent; the screenshot test skips when chromium is absent.
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	PLANT="$BATS_TEST_DIRNAME/../plant"
+}
+
+# plant DIR ARGS...: generate planted runs and import them
+plant() {
+	local d=$1; shift
+	python3 "$PLANT/plant.py" "$d" "$@" >/dev/null
+	"$KTRAJ" import "$d"/*.jsonl >/dev/null
+}
+
+@test "blame speedup: planted jumps, their gains and causes, thresholds printed" {
+	plant "$BATS_TEST_TMPDIR/p" --runs 1 --noise 0.01 --seed 11
+	run "$KTRAJ" blame speedup plant-jump-11-0000 --json
+	[ "$status" -eq 0 ]
+	echo "$output" >"$BATS_TEST_TMPDIR/b.json"
+	python3 - "$BATS_TEST_TMPDIR/b.json" "$BATS_TEST_TMPDIR/p/truth.json" <<'PY'
+import json,sys
+rows=[json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+truth=json.load(open(sys.argv[2]))["runs"]["plant-jump-11-0000"]
+jumps=[r for r in rows if "gain" in r]
+summ=[r for r in rows if "gain" not in r]
+assert len(summ)==1 and "p_value" in summ[0] and 0<summ[0]["p_value"]<=1, summ
+assert len(jumps)==len(truth), (jumps,truth)
+for j,t in zip(jumps,truth):
+    assert j["from_seq"] < t["bench_seq"] <= j["to_seq"], (j,t)
+    assert abs(j["gain"]/t["gain"]-1) < 0.08, (j["gain"],t["gain"])
+    if t["question_seq"] is None: assert j["attribution"]=="agent alone" and j["hypothesis"], j
+    else: assert j["question"]["seq"]==t["question_seq"] and j["question"]["text"], j
+    assert j["edits"] and j["files"]
+PY
+	run "$KTRAJ" blame speedup plant-jump-11-0000
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"threshold: a new best counts when gain > x"* ]]
+	[[ "$output" == *"JUMP 1"* ]]
+	[[ "$output" == *"p (random messages)"* ]]
+}
+
+@test "blame speedup: same input and seed give byte-identical output; --min-gain hides jumps" {
+	plant "$BATS_TEST_TMPDIR/p" --runs 1 --noise 0.02 --seed 12
+	"$KTRAJ" blame speedup plant-jump-12-0000 --json --seed 5 >"$BATS_TEST_TMPDIR/a"
+	"$KTRAJ" blame speedup plant-jump-12-0000 --json --seed 5 >"$BATS_TEST_TMPDIR/b"
+	cmp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	grep -q '"gain"' "$BATS_TEST_TMPDIR/a"
+	run "$KTRAJ" blame speedup plant-jump-12-0000 --json --min-gain 100
+	[ "$status" -eq 0 ]
+	! grep -q '"gain"' <<<"$output"
+	grep -q '"min_gain":100' <<<"$output"
+}
+
+@test "blame: usage errors and unknown runs" {
+	plant "$BATS_TEST_TMPDIR/p" --runs 1 --seed 13
+	run "$KTRAJ" blame speedup
+	[ "$status" -eq 2 ]
+	run "$KTRAJ" blame speedup plant-jump-13-0000 --min-gain abc
+	[ "$status" -eq 2 ]
+	[[ "$output" == "ktraj: blame: "* ]]
+	run "$KTRAJ" blame speedup no-such-run
+	[ "$status" -eq 4 ]
+	run "$KTRAJ" blame speedup --help
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "usage: ktraj blame speedup"* ]]
+}
+
+@test "stalls: a pure-noise run is one long stall; JSON has length and step range" {
+	plant "$BATS_TEST_TMPDIR/p" --runs 1 --seed 14 --pure
+	run "$KTRAJ" stalls plant-noise-14-0000 --json
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json,sys
+rows=[json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+assert len(rows)==1 and rows[0]["length"]>=8 and rows[0]["from_step"]==1, rows
+assert rows[0]["ended_by_jump"] is None' "$output"
+	run "$KTRAJ" stalls plant-noise-14-0000
+	[[ "$output" == *"STALL 1"* ]]
+}
+
+@test "questions mine: library with layers, flags and sources; Markdown with -o" {
+	plant "$BATS_TEST_TMPDIR/p" --runs 6 --seed 15
+	run "$KTRAJ" questions mine --json
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json,sys
+rows=[json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+assert rows
+for r in rows:
+    assert r["layer"] and r["sources"] and r["count"]==len(r["sources"]) and "gain" in r, r
+    assert all(len(s["run"])==32 and s["seq"]>0 for s in r["sources"])
+t=" ".join(r["text"] for r in rows)
+assert "Remember to commit" not in t and "keep going" not in t
+# questions that were blamed for a jump rank above the rest
+assert rows[0]["hits"]>0 and rows[0]["gain"]>1' "$output"
+	run "$KTRAJ" questions mine -o "$BATS_TEST_TMPDIR/lib.md"
+	[ "$status" -eq 0 ]
+	grep -q '^| # | question | layer' "$BATS_TEST_TMPDIR/lib.md"
+	"$KTRAJ" questions mine -o "$BATS_TEST_TMPDIR/lib.jsonl"
+	run "$KTRAJ" questions suggest plant-jump-15-0000 --library "$BATS_TEST_TMPDIR/lib.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1. ["* ]]
+}
+
+@test "report: one offline HTML file with an SVG chart and an anchor per event" {
+	plant "$BATS_TEST_TMPDIR/p" --runs 1 --seed 16
+	run "$KTRAJ" report plant-jump-16-0000 -o "$BATS_TEST_TMPDIR/r.html"
+	[ "$status" -eq 0 ]
+	f="$BATS_TEST_TMPDIR/r.html"
+	grep -q '<svg' "$f"
+	n=$(python3 -c 'import json,sys; print(sum(1 for l in open(sys.argv[1]) if "\"kind\"" in l))' "$BATS_TEST_TMPDIR"/p/plant-jump-16-0000.jsonl)
+	[ "$(grep -o 'id="e[0-9]*"' "$f" | sort -u | wc -l)" -eq "$n" ]
+	! grep -qiE '<script|<link|<img|<iframe|https?://[a-z]' <(grep -v 'xmlns=' "$f")
+	grep -q 'id="jump1"' "$f"
+	run "$KTRAJ" report plant-jump-16-0000
+	[ "$status" -eq 2 ]
+}
+
+@test "report renders in headless Chromium (screenshot has a chart)" {
+	command -v chromium >/dev/null || skip "chromium not installed"
+	plant "$BATS_TEST_TMPDIR/p" --runs 1 --seed 17
+	"$KTRAJ" report plant-jump-17-0000 -o "$BATS_TEST_TMPDIR/r.html" >/dev/null
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking --disable-component-update \
+		--disable-sync --user-data-dir="$(mktemp -d "$BATS_TEST_TMPDIR/chr.XXXX")" \
+		--screenshot="$BATS_TEST_TMPDIR/r.png" --window-size=1100,900 \
+		"file://$BATS_TEST_TMPDIR/r.html" >/dev/null 2>&1 || true
+	[ -s "$BATS_TEST_TMPDIR/r.png" ]
+	python3 - "$BATS_TEST_TMPDIR/r.png" <<'PY'
+import struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+assert d[:8] == b"\x89PNG\r\n\x1a\n"
+w, h, depth, ctype = struct.unpack(">IIBB", d[16:26])
+idat, i = b"", 8
+while i < len(d):
+    n = struct.unpack(">I", d[i:i+4])[0]; t = d[i+4:i+8]
+    if t == b"IDAT": idat += d[i+8:i+8+n]
+    i += 12 + n
+raw = zlib.decompress(idat)
+bpp = {2: 3, 6: 4}[ctype]
+stride = w * bpp
+prev = bytearray(stride); colors = set(); nonwhite = 0; pos = 0
+for y in range(h):
+    f = raw[pos]; line = bytearray(raw[pos+1:pos+1+stride]); pos += 1 + stride
+    for x in range(stride):
+        a = line[x-bpp] if x >= bpp else 0; b = prev[x]; c = prev[x-bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p-a), abs(p-b), abs(p-c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    if y % 3 == 0:
+        for x in range(0, w, 3):
+            px = tuple(line[x*bpp:x*bpp+3]); colors.add(px)
+            if px != (255, 255, 255): nonwhite += 1
+    prev = line
+assert len(colors) >= 20, len(colors)
+assert nonwhite >= 2000, nonwhite
+# the green of jump arrows and a layer color of a question marker are there
+assert any(abs(r-0x26)<30 and abs(g-0xa2)<30 and abs(b-0x69)<30 for r,g,b in colors)
+PY
+}
+
+@test "planted trajectories: blame precision >= 0.95, recall >= 0.9 at 3 % noise; <= 1 % noise runs jump" {
+	python3 "$PLANT/plant.py" "$BATS_TEST_TMPDIR/j" --runs 25 --noise 0.03 --seed 21 >/dev/null
+	python3 "$PLANT/plant.py" "$BATS_TEST_TMPDIR/n" --runs 100 --noise 0.03 --seed 22 --pure >/dev/null
+	run python3 "$PLANT/score.py" "$BATS_TEST_TMPDIR/j" "$BATS_TEST_TMPDIR/n"
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json,sys
+r=json.loads(sys.argv[1])
+print(json.dumps({k:r[k] for k in ("blame_precision","blame_recall","false_jump_rate","planted","reported")}))
+assert r["planted"] >= 40
+assert r["blame_precision"] >= 0.95 and r["blame_recall"] >= 0.9, r
+assert r["false_jump_rate"] <= 0.01, r' "$output"
+}
+
+@test "corpus: RMSNorm rounds give no jump and one long memory-bound stall" {
+	d="$CORPUS/gpu_kernel/kernelagent/opt_trace_36_RMSNorm"
+	[ -d "$d" ] || skip "corpus absent"
+	R=$("$KTRAJ" import --json "$d" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	run "$KTRAJ" blame speedup "$R" --json
+	[ "$status" -eq 0 ]
+	! grep -q '"gain"' <<<"$output"
+	run "$KTRAJ" stalls "$R"
+	[[ "$output" == *"length 8 measurements"* ]]
+	[[ "$output" == *"memory-bound"* ]]
+}
+
+@test "corpus: the person's real questions are mined, instructions are not" {
+	f="$CORPUS/claude_code/vsla_cuda_dev_f67ab274.jsonl"
+	[ -f "$f" ] || skip "corpus absent"
+	"$KTRAJ" import "$f" >/dev/null
+	run "$KTRAJ" questions mine --json
+	[ "$status" -eq 0 ]
+	t=$(tr 'A-Z' 'a-z' <<<"$output")
+	[[ "$t" == *"no matrix multiplication function"* ]]
+	[[ "$t" == *"do we not have gpu convolution"* ]]
+	[[ "$t" == *"verify that we are doing the same operations"* ]]
+	[[ "$t" != *"system package approach"* ]]
+	[[ "$t" != *"both in the order specified"* ]]
+}
