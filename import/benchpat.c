@@ -590,6 +590,45 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 			else if (j + ul < n && isdigit((unsigned char)l[j + ul]))
 				u = NULL;
 		}
+		if (!u && j == i + k) {
+			/* "time_ms: 1.2", "GFLOPS = 85": the unit is in the key */
+			size_t e = strlen(lab), b0;
+			double ksc;
+			int prio, kk;
+
+			while (e && (lab[e - 1] == ' ' || lab[e - 1] == ':' ||
+				     lab[e - 1] == '=' || lab[e - 1] == '"'))
+				e--;
+			for (b0 = e; b0 && (isalnum((unsigned char)lab[b0 - 1]) ||
+					    lab[b0 - 1] == '_' || lab[b0 - 1] == '/');
+			     b0--)
+				;
+			if (e > b0 && e - b0 < 64) {
+				static const struct unit kt = { "", V_TIME, 1, 0 },
+					ksp = { "", V_SPEEDUP, 1, 0 },
+					ktf = { "", V_TFLOPS, 1, 0 },
+					kgf = { "", V_TFLOPS, 1e-3, 0 },
+					kgb = { "", V_GBPS, 1, 0 };
+				char key[64];
+
+				memcpy(key, lab + b0, e - b0);
+				key[e - b0] = 0;
+				kk = key_kind(key, &ksc, &prio);
+				if (kk == K_TIME || kk == K_MIN || kk == K_MAX ||
+				    kk == K_REF) {
+					u = &kt;
+					x *= ksc;
+				} else if (kk == K_SPEEDUP)
+					u = &ksp;
+				else if (kk == K_TFLOPS)
+					u = &ktf;
+				else if (kk == K_GFLOPS)
+					u = &kgf;
+				else if (kk == K_GBPS && !strstr(key, "bandwidth"))
+					u = &kgb;
+				ul = 0;
+			}
+		}
 		if (!u && strstr(lab, "speedup") && !strchr(lab + strlen(lab) / 2, '(')) {
 			static const struct unit sp = { "", V_SPEEDUP, 1, 0 };
 
@@ -626,7 +665,21 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 }
 
 /* correct markers on a line: 1, 0, or -1 */
-static int marker(const char *l, const char *low)
+static int marker_z(const char *l, const char *low);
+
+/* l[0..n) is one line, not NUL-terminated */
+static int marker(const char *l, size_t n, const char *low)
+{
+	char z[1024];
+
+	if (n >= sizeof(z))
+		n = sizeof(z) - 1;
+	memcpy(z, l, n);
+	z[n] = 0;
+	return marker_z(z, low);
+}
+
+static int marker_z(const char *l, const char *low)
 {
 	static const char *const bad[] = { "mismatch", "incorrect",
 		"do not match", "don't match", "does not match", "not close",
@@ -841,7 +894,7 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 						char rlow[512];
 
 						lower(rlow, rl, rn, sizeof(rlow));
-						mk = marker(rl, rlow);
+						mk = marker(rl, rn, rlow);
 					}
 					r->correct = mk;
 					if (!has_metric(r))
@@ -855,7 +908,7 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 			}
 		}
 		/* 3. lines */
-		mk = marker(l, low);
+		mk = marker(l, n, low);
 		if (any_word(low, skip_words)) {
 			if (mk >= 0)
 				votes[mk]++;

@@ -1,0 +1,312 @@
+/* t_benchpat.c - benchmark numbers in command output (kt_bench_parse):
+ * every pattern of the table, unit conversion, grouping, correctness
+ * markers, and outputs that must give nothing. */
+#include <math.h>
+#include "testutil.h"
+#include "../../import/import.h"
+
+static cJSON *parse(const char *s)
+{
+	cJSON *r = NULL;
+
+	assert_int_equal(kt_bench_parse(s, strlen(s), &r), 0);
+	assert_non_null(r);
+	assert_true(cJSON_IsArray(r));
+	return r;
+}
+
+static double num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static int near(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * (fabs(b) > 1 ? fabs(b) : 1);
+}
+
+#define NEAR(a, b) do { double a_ = (a), b_ = (b); \
+	if (!near(a_, b_)) fail_msg("%s = %.12g, want %.12g", #a, a_, b_); \
+	} while (0)
+
+static const char *str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static int correct(const cJSON *o)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, "correct");
+
+	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : -1;
+}
+
+/* a single result with time_ms = want */
+static void one_time(const char *text, double want)
+{
+	cJSON *r = parse(text);
+
+	if (cJSON_GetArraySize(r) != 1)
+		fail_msg("%s: %d results", text, cJSON_GetArraySize(r));
+	NEAR(num(cJSON_GetArrayItem(r, 0), "time_ms"), want);
+	cJSON_Delete(r);
+}
+
+static void none(const char *text)
+{
+	cJSON *r = parse(text);
+
+	if (cJSON_GetArraySize(r)) {
+		char *s = cJSON_PrintUnformatted(r);
+
+		fail_msg("expected nothing from %s, got %s", text, s);
+	}
+	cJSON_Delete(r);
+}
+
+static void t_units(void **st)
+{
+	(void)st;
+	one_time("time_ms: 1.23\n", 1.23);
+	one_time("latency 12.5 us\n", 0.0125);
+	one_time("kernel: 1.5 ms\n", 1.5);
+	one_time("gemm 45.6 \xc2\xb5s\n", 0.0456);
+	one_time("gemm 45.6\xce\xbcs\n", 0.0456);
+	one_time("avg 800 usec per call\n", 0.8);
+	one_time("mean 250 ns\n", 0.00025);
+	one_time("Elapsed time: 2.5 s\n", 2500);
+	one_time("Time per iteration: 11.621 \xce\xbcs\n", 0.011621);
+	one_time("median=3.2e-1ms\n", 0.32);
+}
+
+static void t_speed_flops(void **st)
+{
+	cJSON *r, *o;
+
+	(void)st;
+	r = parse("fused: 0.80 ms, speedup: 1.6x\n");
+	assert_int_equal(cJSON_GetArraySize(r), 1);
+	o = cJSON_GetArrayItem(r, 0);
+	NEAR(num(o, "time_ms"), 0.8);
+	NEAR(num(o, "speedup"), 1.6);
+	assert_string_equal(str(o, "scenario"), "fused");
+	cJSON_Delete(r);
+
+	r = parse("new kernel is 2.5x faster than torch\n");
+	assert_int_equal(cJSON_GetArraySize(r), 1);
+	NEAR(num(cJSON_GetArrayItem(r, 0), "speedup"), 2.5);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(r, 0),
+						     "time_ms")));
+	cJSON_Delete(r);
+
+	r = parse("v2 is 2x slower\n");
+	NEAR(num(cJSON_GetArrayItem(r, 0), "speedup"), 0.5);
+	cJSON_Delete(r);
+
+	r = parse("matmul 4096: 1.10 ms  612.5 TFLOP/s  3350 GB/s\n");
+	o = cJSON_GetArrayItem(r, 0);
+	NEAR(num(o, "tflops"), 612.5);
+	NEAR(num(o, "gbps"), 3350);
+	NEAR(num(o, "time_ms"), 1.1);
+	cJSON_Delete(r);
+
+	r = parse("GFLOPS: 85.85\nbandwidth: 1.2 TB/s\n");
+	assert_int_equal(cJSON_GetArraySize(r), 1);
+	o = cJSON_GetArrayItem(r, 0);
+	NEAR(num(o, "tflops"), 0.08585);
+	NEAR(num(o, "gbps"), 1200);
+	cJSON_Delete(r);
+
+	/* reference time: speedup derived */
+	r = parse("ours: 2.0 ms  torch ref: 3.0 ms\n");
+	o = cJSON_GetArrayItem(r, 0);
+	NEAR(num(o, "time_ms"), 2.0);
+	NEAR(num(o, "ref_time_ms"), 3.0);
+	NEAR(num(o, "speedup"), 1.5);
+	cJSON_Delete(r);
+}
+
+static void t_blocks(void **st)
+{
+	cJSON *r, *o;
+
+	(void)st;
+	r = parse("=== Vector Addition ===\n\nCPU Benchmark:\n"
+		  "  Time per iteration: 11.621 \xce\xbcs\n"
+		  "  Throughput: 129.08 MOPS\n\nGPU Benchmark:\n"
+		  "  Time per iteration: 4.724 \xce\xbcs\n"
+		  "  Speedup: 2.46x\n");
+	assert_int_equal(cJSON_GetArraySize(r), 2);
+	o = cJSON_GetArrayItem(r, 0);
+	NEAR(num(o, "time_ms"), 0.011621);
+	assert_true(isnan(num(o, "speedup")));
+	assert_string_equal(str(o, "scenario"), "Vector Addition / CPU Benchmark");
+	o = cJSON_GetArrayItem(r, 1);
+	NEAR(num(o, "speedup"), 2.46);
+	assert_string_equal(str(o, "scenario"), "Vector Addition / GPU Benchmark");
+	assert_string_equal(str(o, "pattern"), "time");
+	cJSON_Delete(r);
+
+	r = parse("  vector_add:\n    Size 64... 1.6\xce\xbcs\n"
+		  "    Size 128... 2.8\xce\xbcs\n");
+	assert_int_equal(cJSON_GetArraySize(r), 2);
+	assert_string_equal(str(cJSON_GetArrayItem(r, 1), "scenario"),
+			    "vector_add / Size 128");
+	cJSON_Delete(r);
+}
+
+static void t_correct(void **st)
+{
+	cJSON *r;
+
+	(void)st;
+	r = parse("kernel time: 1.5 ms\nResult: PASSED\n");
+	assert_int_equal(correct(cJSON_GetArrayItem(r, 0)), 1);
+	cJSON_Delete(r);
+	r = parse("kernel time: 1.5 ms\nmax abs diff 0.3 -> mismatch\n");
+	assert_int_equal(correct(cJSON_GetArrayItem(r, 0)), 0);
+	cJSON_Delete(r);
+	r = parse("Correctness: FAILED\n\nlatency: 0.9 ms\n");
+	assert_int_equal(correct(cJSON_GetArrayItem(r, 0)), 0);
+	cJSON_Delete(r);
+	r = parse("a: 1 ms PASS\nb: 2 ms FAIL\n");
+	assert_int_equal(correct(cJSON_GetArrayItem(r, 0)), 1);
+	assert_int_equal(correct(cJSON_GetArrayItem(r, 1)), 0);
+	cJSON_Delete(r);
+	/* no marker: null; "Failed to ..." is not a verdict on correctness */
+	r = parse("latency: 0.9 ms\nall benchmarks completed\n");
+	assert_int_equal(correct(cJSON_GetArrayItem(r, 0)), -1);
+	cJSON_Delete(r);
+}
+
+static void t_json(void **st)
+{
+	cJSON *r, *o;
+
+	(void)st;
+	/* vsla-style: // comments, literal \n, nested results, trailing , */
+	r = parse("[\n  // Signal size: 128\n{\n  \"benchmark\": \"conv\",\n"
+		  "  \"signal_size\": 128,\\n  \"results\": {\n"
+		  "    \"mean_time_us\": 20.233,\n    \"std_time_us\": 0.7,\n"
+		  "    \"min_time_us\": 20.058,\n    \"iterations\": 50,\n  },\n"
+		  "  \"timestamp\": \"1752697841\"\n}\n,\n{\"method\": \"b\", "
+		  "\"latency_ms\": 2, \"speedup\": 1.25, \"correct\": true}\n]\n");
+	assert_int_equal(cJSON_GetArraySize(r), 2);
+	o = cJSON_GetArrayItem(r, 0);
+	NEAR(num(o, "time_ms"), 0.020233);
+	NEAR(num(o, "min_ms"), 0.020058);
+	NEAR(num(o, "n"), 50);
+	assert_string_equal(str(o, "pattern"), "json");
+	assert_string_equal(str(o, "scenario"),
+			    "benchmark=conv signal_size=128");
+	o = cJSON_GetArrayItem(r, 1);
+	NEAR(num(o, "time_ms"), 2);
+	NEAR(num(o, "speedup"), 1.25);
+	assert_int_equal(correct(o), 1);
+	cJSON_Delete(r);
+
+	/* Python dict repr; status strings */
+	r = parse("{'kernel': 'v3', 'time_ms': 0.5, 'status': 'FAILED'}\n");
+	o = cJSON_GetArrayItem(r, 0);
+	NEAR(num(o, "time_ms"), 0.5);
+	assert_int_equal(correct(o), 0);
+	cJSON_Delete(r);
+
+	/* JSON without measurements */
+	none("{\"error\": \"CuPy not available\"}\n");
+	none("{\"runtime\": 2.66, \"timestamp\": 1752697841}\n");
+}
+
+static void t_table(void **st)
+{
+	cJSON *r, *o;
+
+	(void)st;
+	r = parse("| kernel | Time (ms) | Speedup |\n|---|---|---|\n"
+		  "| naive | 4.00 | 1.0 |\n| tiled | 1.00 | 4.0 |\n");
+	assert_int_equal(cJSON_GetArraySize(r), 2);
+	o = cJSON_GetArrayItem(r, 1);
+	NEAR(num(o, "time_ms"), 1.0);
+	NEAR(num(o, "speedup"), 4.0);
+	assert_string_equal(str(o, "scenario"), "tiled");
+	assert_string_equal(str(o, "pattern"), "table");
+	cJSON_Delete(r);
+
+	r = parse("size    latency_us    GB/s\n1024    12.5          800\n"
+		  "4096    40.0          1900\n");
+	assert_int_equal(cJSON_GetArraySize(r), 2);
+	o = cJSON_GetArrayItem(r, 0);
+	NEAR(num(o, "time_ms"), 0.0125);
+	NEAR(num(o, "gbps"), 800);
+	cJSON_Delete(r);
+}
+
+/* Outputs that hold numbers but no benchmark. */
+static void t_negative(void **st)
+{
+	(void)st;
+	none("[ 45%] Building CUDA object CMakeFiles/k.dir/k.cu.o\n"
+	     "[100%] Built target k\n");
+	none("-- Configuring done (3.3s)\n-- Generating done (0.0s)\n");
+	none("Compilation took 12.5 s\nnvcc compile time: 850 ms\n");
+	none("2025-07-16 13:28:52,123 INFO started\n[12:00:01] step 3\n");
+	none("sleeping 5 s before retry\nCommand timed out after 2m 0.0s\n");
+	none("Tokens: 1234 in, 56 out (1.2s)\n");
+	none("===== 5 passed in 0.12s =====\n");
+	none("real\t0m1.234s\nuser\t0m0.9s\nsys\t0m0.1s\n");
+	none("Device 0: NVIDIA H100 (79.6 GB)\nSM count: 132, 4x A100\n");
+	none("matrix 1024x1024 done, took 5 iterations\n");
+	none("GPU memory: 114 MB used / 7805 MB total\n");
+	none("v1.2.3 released; see section 4.5s\n");
+	none("processed 12 items in 3 programs\n");
+	none("mean_time_us\n");
+	none("");
+}
+
+static void t_limits(void **st)
+{
+	cJSON *r = NULL;
+	char *big;
+	size_t n = 1 << 20, i;
+
+	(void)st;
+	assert_int_equal(kt_bench_parse("x", 1, NULL), KT_EINVAL);
+	assert_int_equal(kt_bench_parse(NULL, 0, &r), 0);
+	assert_int_equal(cJSON_GetArraySize(r), 0);
+	cJSON_Delete(r);
+	/* unbalanced JSON and deep nesting must not hurt */
+	big = malloc(n + 1);
+	assert_non_null(big);
+	for (i = 0; i < n; i++)
+		big[i] = i < n / 2 ? '[' : '{';
+	big[n] = 0;
+	r = parse(big);
+	cJSON_Delete(r);
+	/* many lines of results */
+	for (i = 0; i + 16 < n; i += 15)
+		memcpy(big + i, "k: 1.25 ms\n    ", 15);
+	big[i] = 0;
+	r = parse(big);
+	assert_true(cJSON_GetArraySize(r) > 1000);
+	cJSON_Delete(r);
+	free(big);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_units),
+		cmocka_unit_test(t_speed_flops),
+		cmocka_unit_test(t_blocks),
+		cmocka_unit_test(t_correct),
+		cmocka_unit_test(t_json),
+		cmocka_unit_test(t_table),
+		cmocka_unit_test(t_negative),
+		cmocka_unit_test(t_limits),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
