@@ -400,6 +400,8 @@ static const char result_c[] =
 "  snprintf(p, sizeof p, \"%s/manifest.json\", argv[3]);\n"
 "  printf(\"\\\"manifest\\\":\");\n"
 "  if ((m = fopen(p, \"rb\"))) { while ((c = fgetc(m)) != EOF) putchar(c); fclose(m); } else printf(\"null\");\n"
+"  printf(\",\\\"gpu\\\":\");\n"
+"  snprintf(p, sizeof p, \"%s/gpu.txt\", argv[3]); str(stdout, p, 200);\n"
 "  printf(\",\\\"stdout\\\":\");\n"
 "  snprintf(p, sizeof p, \"%s/stdout.txt\", argv[3]); str(stdout, p, 1L << 20);\n"
 "  printf(\",\\\"stderr\\\":\");\n"
@@ -531,6 +533,22 @@ static void find_missing(const char *cmd, const cJSON *files, const char *subdir
 		}
 	}
 	free(copy);
+	/* make / cmake --build read a build file the command does not name */
+	if (cmd && (!strncmp(cmd, "make", 4) || strstr(cmd, " make") ||
+		    strstr(cmd, "&&make") || strstr(cmd, "cmake --build"))) {
+		const char *bf = strstr(cmd, "cmake --build") ? "CMakeCache.txt" : "Makefile";
+		char want[4200];
+		const cJSON *it;
+		int known = 0;
+
+		snprintf(want, sizeof(want), "%s%s%s", subdir && *subdir ? subdir : "",
+			 subdir && *subdir ? "/" : "", bf);
+		cJSON_ArrayForEach(it, files)
+			if (jstr(it, "path") && !strcmp(jstr(it, "path"), want))
+				known = 1;
+		if (!known)
+			cJSON_AddItemToArray(missing, cJSON_CreateString(want));
+	}
 }
 
 int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
@@ -691,6 +709,7 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 		     "mkdir -p \"$B/workspace/%s\"\n"
 		     "cd \"$B/workspace/%s\" || exit 1\n"
 		     "SH=sh; command -v bash >/dev/null 2>&1 && SH=bash\n"
+		     "{ nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '\\n'; } >\"$B/gpu.txt\"\n"
 		     "t0=$(date +%%s%%N)\n"
 		     "$SH \"$B/command.sh\" >\"$B/stdout.txt\" 2>\"$B/stderr.txt\" </dev/null\n"
 		     "rc=$?\n"

@@ -13,12 +13,7 @@
 #include <cjson/cJSON.h>
 #include "../store/store.h"
 
-/* Verdicts, in the words users see. */
-#define KT_V_REPRODUCED "reproduced"
-#define KT_V_FASTER "faster"
-#define KT_V_SLOWER "slower"
-#define KT_V_DIVERGED "diverged"
-#define KT_V_FAILED "failed"
+#include "../import/replay_judge.h"
 
 typedef struct kt_replay_limits {
 	unsigned timeout_s;   /* wall clock, default 600 */
@@ -27,23 +22,6 @@ typedef struct kt_replay_limits {
 				 the CUDA driver reserves huge address space) */
 	int allow_network;    /* 0: try to run in a new network namespace */
 } kt_replay_limits;
-
-/*
- * Judge a replay: `kind` is the step's kind, `manifest` the bundle manifest
- * (expectations, missing files, fingerprint), `result` the bundle's
- * result.json (NULL when the bundle produced none), `gpu_here` the name of
- * this machine's GPU or NULL.  Returns a static verdict string and writes a
- * one-line reason (several causes joined by "; ").  Pure: no I/O.
- *
- * Rules: compile steps compare exit status (same success or same failure
- * reproduces); bench steps compare correctness first (a different answer
- * diverges), then the median against the recorded one with a band of
- * max(noise_band, the recorded spread (max-min)/2/median, 3 % ) - inside is
- * reproduced, below faster, above slower; shell steps compare exit status.
- */
-const char *kt_replay_judge(int kind, const cJSON *manifest,
-			    const cJSON *result, const char *gpu_here,
-			    char *reason, size_t len);
 
 /*
  * Export the bundle of (run, seq) into a fresh temp directory, run it under

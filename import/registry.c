@@ -17,6 +17,7 @@ extern const kt_importer kt_importer_codex;
 extern const kt_importer kt_importer_atif;
 extern const kt_importer kt_importer_swe_agent;
 extern const kt_importer kt_importer_openhands;
+extern const kt_importer kt_importer_replay;
 
 const kt_importer *const kt_importers[] = {
 	&kt_importer_claude_code,
@@ -29,6 +30,7 @@ const kt_importer *const kt_importers[] = {
 	&kt_importer_atif,
 	&kt_importer_swe_agent,
 	&kt_importer_openhands,
+	&kt_importer_replay,
 	NULL
 };
 
