@@ -70,6 +70,13 @@ static int brec_decode(const struct brec *r, const struct kt_buf *base,
 	ZSTD_DCtx *dc = kt_dctx();
 	size_t got;
 
+	/* check the frame before allocating what it claims: a zstd block
+	 * of >= 4 bytes yields <= 128 KiB, so no frame expands more than
+	 * 32768-fold (RFC 8878 §3.1.1.2) */
+	if (r->codec != KT_CODEC_RAW &&
+	    (ZSTD_getFrameContentSize(r->data, r->n) != r->raw_len ||
+	     r->raw_len > (uint64_t)r->n * 32768))
+		return KT_ECORRUPT;
 	if (kt_buf_reserve(out, (size_t)r->raw_len + 1))
 		return KT_ENOMEM;
 	out->len = (size_t)r->raw_len;
@@ -79,8 +86,6 @@ static int brec_decode(const struct brec *r, const struct kt_buf *base,
 	}
 	if (!dc)
 		return KT_ENOMEM;
-	if (ZSTD_getFrameContentSize(r->data, r->n) != r->raw_len)
-		return KT_ECORRUPT;
 	ZSTD_DCtx_reset(dc, ZSTD_reset_session_and_parameters);
 	if (r->codec == KT_CODEC_ZDELTA &&
 	    ZSTD_isError(ZSTD_DCtx_refPrefix(dc, base->p, base->len)))

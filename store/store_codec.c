@@ -168,7 +168,8 @@ int kt_ev_decompress(kt_store *s, const void *src, size_t n, size_t raw_len,
 
 	if (!dc)
 		return KT_ENOMEM;
-	if (fcs != raw_len || raw_len > KT_EVENT_MAX_BODY)
+	if (fcs != raw_len || raw_len > KT_EVENT_MAX_BODY ||
+	    raw_len > (uint64_t)n * 32768) /* see brec_decode */
 		return kt_err(s, KT_ECORRUPT, "event frame size mismatch");
 	if (id) {
 		d = dict_find(s, id);
