@@ -268,7 +268,7 @@ static const char *bound_terms[] = {
 	"memory-bound", "memory bound", "compute-bound", "compute bound",
 	"bandwidth-bound", "latency-bound", "prove", "evidence", "are you sure",
 	"理论上限", "上限", "已经到极限", "极限", "不可能更快", "证据", "峰值",
-	"你确定",
+	"你确定", NULL,
 };
 
 unsigned kt_an_text_flags(const char *text, size_t len)
@@ -285,7 +285,7 @@ unsigned kt_an_text_flags(const char *text, size_t len)
 	for (i = 0; i < sizeof(relocate_terms) / sizeof(*relocate_terms); i++)
 		if (count_term(f, n, relocate_terms[i], 1))
 			fl |= KT_AN_F_RELOCATE;
-	for (i = 0; i < sizeof(bound_terms) / sizeof(*bound_terms); i++)
+	for (i = 0; bound_terms[i]; i++)
 		if (count_term(f, n, bound_terms[i], 1))
 			fl |= KT_AN_F_BOUND;
 	free(f);
