@@ -87,6 +87,46 @@ static cJSON *load_payload(kt_store *s, const char *run, uint64_t seq,
 	return cJSON_ParseWithLength(ev.payload, ev.payload_len);
 }
 
+struct last_build {
+	kt_store *s;
+	const char *run;
+	uint64_t before;
+	uint64_t call;      /* tool call of the last successful compile */
+};
+
+static int find_build(const kt_event *ev, void *arg)
+{
+	struct last_build *b = arg;
+	cJSON *p;
+
+	if (ev->seq >= b->before)
+		return 1;
+	p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+	if (cJSON_IsNumber(cJSON_GetObjectItem(p, "exit_code")) &&
+	    cJSON_GetObjectItem(p, "exit_code")->valueint == 0 && ev->parent)
+		b->call = ev->parent;
+	cJSON_Delete(p);
+	return 0;
+}
+
+/* The command of the last successful build before `before`, or NULL. */
+static char *build_before(kt_store *s, const char *run, uint64_t before)
+{
+	struct last_build b = { s, run, before, 0 };
+	uint64_t parent = 0;
+	int kind = 0;
+	cJSON *q;
+	char *cmd = NULL;
+
+	if (kt_event_foreach(s, run, 1, before, KT_KIND_COMPILE, find_build, &b) < 0 || !b.call)
+		return NULL;
+	q = load_payload(s, run, b.call, &kind, &parent);
+	if (q && kind == KT_KIND_TOOL_CALL)
+		cmd = call_command(q);
+	cJSON_Delete(q);
+	return cmd;
+}
+
 int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 		 char *err, size_t errlen)
 {
@@ -142,6 +182,14 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 			 (unsigned long long)seq);
 		return KT_EINVAL;
 	}
+	if (st->kind == KT_KIND_BENCH && !st->harness) {
+		st->build = build_before(s, run, st->call ? st->call : seq);
+		/* a step that builds and runs in one command needs no prelude */
+		if (st->build && st->command && strstr(st->command, st->build)) {
+			free(st->build);
+			st->build = NULL;
+		}
+	}
 	rc = kt_run_get(s, run, &ri);
 	if (!rc && ri.meta_json)
 		meta = cJSON_Parse(ri.meta_json);
@@ -180,6 +228,7 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 void kt_step_release(kt_step *st)
 {
 	free(st->command);
+	free(st->build);
 	free(st->cwd);
 	free(st->root);
 	cJSON_Delete(st->payload);
@@ -613,6 +662,19 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 		goto out;
 	}
 	cJSON_AddStringToObject(man, "command", cmd);
+	if (st.build) {
+		char *b = kt_bundle_unhost(st.build, st.root), *both = NULL;
+
+		if (!b || asprintf(&both, "# build (the last successful build before the step)\n%s || exit $?\n# the step\n%s\n", b, cmd) < 0) {
+			free(b);
+			rc = KT_ENOMEM;
+			goto out;
+		}
+		cJSON_AddStringToObject(man, "build_command", b);
+		free(b);
+		free(cmd);
+		cmd = both;
+	}
 	missing = cJSON_AddArrayToObject(man, "missing");
 	find_missing(cmd, f.list, subdir, missing);
 	cJSON_AddItemToObject(man, "expect", cJSON_Duplicate(st.expect, 1));

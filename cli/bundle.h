@@ -31,6 +31,10 @@ typedef struct kt_step {
 	int kind;              /* its kind */
 	uint64_t call;         /* the tool_call seq it comes from, 0 none */
 	char *command;         /* shell command to run (malloc'ed) */
+	char *build;           /* for a bench step of an imported session: the
+				  last successful build command before it, run
+				  first because the workspace holds sources,
+				  not binaries (malloc'ed or NULL) */
 	char *cwd;             /* recorded cwd or NULL (malloc'ed) */
 	char *root;            /* workspace root on the recording host */
 	cJSON *payload;        /* the step's payload (owned) */

@@ -1,0 +1,52 @@
+#!/usr/bin/env bats
+# Interchange exports: ATIF round trip and partitioned NDJSON tables read by
+# a real DuckDB (tests/duckdb, `npm install --prefix tests/duckdb`).
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	FIX="$BATS_TEST_DIRNAME/../data"
+}
+
+run_of() {
+	"$KTRAJ" import --json "$1" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])'
+}
+
+count() { # count RUN KIND: events of KIND (messages: those with text)
+	"$KTRAJ" log "$1" --json | python3 -c 'import json,sys; print(sum(1 for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1] and (r["kind"]!="message" or r.get("text"))))' "$2"
+}
+
+@test "ATIF export is ATIF-v1.5 and importing it back keeps every message with text and every tool call (ATIF agent steps carry token usage on an empty message)" {
+	R=$(run_of "$FIX/replay/cc_bench_session.jsonl")
+	run "$KTRAJ" export "$R" --format atif -o "$BATS_TEST_TMPDIR/t.json"
+	[ "$status" -eq 0 ]
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["schema_version"]=="ATIF-v1.5" and d["steps"][0]["source"]=="user" and all(s["step_id"]==i+1 for i,s in enumerate(d["steps"])) else 1)' "$BATS_TEST_TMPDIR/t.json"
+	KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" import "$BATS_TEST_TMPDIR/t.json" >/dev/null
+	R2=$(KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	[ "$(KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" count "$R2" tool_call)" -eq "$(count "$R" tool_call)" ]
+	[ "$(KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" count "$R2" message)" -eq "$(count "$R" message)" ]
+}
+
+@test "partitioned NDJSON export writes zstd tables per run" {
+	run_of "$FIX/replay/cc_bench_session.jsonl" >/dev/null
+	run_of "$FIX/replay/cc_bench_faster.jsonl" >/dev/null
+	run "$KTRAJ" export --all --format ndjson --partition "$BATS_TEST_TMPDIR/p"
+	[ "$status" -eq 0 ]
+	[ "$(find "$BATS_TEST_TMPDIR/p" -name 'part-0.ndjson.zst' | wc -l)" -eq 8 ]
+	f=$(ls "$BATS_TEST_TMPDIR"/p/bench/run=*/part-0.ndjson.zst | head -1)
+	zstd -dc "$f" | python3 -c 'import json,sys; r=[json.loads(l) for l in sys.stdin]; sys.exit(0 if len(r)==1 and r[0]["time_ms"]==2.5 and r[0]["correct"] is True else 1)'
+}
+
+@test "DuckDB reads the partitioned export with the query in README.md" {
+	[ -d "$BATS_TEST_DIRNAME/../duckdb/node_modules/@duckdb/node-api" ] || skip "DuckDB not installed (npm install --prefix tests/duckdb)"
+	command -v node >/dev/null || skip "no node"
+	run_of "$FIX/replay/cc_bench_session.jsonl" >/dev/null
+	run_of "$FIX/replay/cc_bench_faster.jsonl" >/dev/null
+	"$KTRAJ" export --all --format ndjson --partition "$BATS_TEST_TMPDIR/p"
+	run node "$BATS_TEST_DIRNAME/../duckdb/query.mjs" "$BATS_TEST_TMPDIR/p"
+	[ "$status" -eq 0 ]
+	echo "$output" | python3 -c '
+import json,sys
+d=json.loads(sys.stdin.read())
+ok = d["runs"]=={"rows":2,"runs":2} and d["events"]["rows"]==20 and d["bench"]["rows"]==2 and d["kinds"]["bench"]==2 and d["kinds"]["tool_call"]==6 and d["first_bench"]["time_ms"]==2.5
+sys.exit(0 if ok else 1)'
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env bats
+# Replay and bundles on sessions of our own that need only a C compiler
+# (tests/data/replay/make_fixture.py): the recording says 2.50 ms; one
+# program prints 2.50 (reproduces), the other 1.00 (faster).
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	FIX="$BATS_TEST_DIRNAME/../data/replay"
+	command -v cc >/dev/null || skip "no C compiler"
+}
+
+run_of() { # run_of FILE -> run id
+	"$KTRAJ" import --json "$1" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])'
+}
+
+seq_of() { # seq_of RUN KIND -> first seq of that kind
+	"$KTRAJ" log "$1" --json | python3 -c '
+import json,sys
+print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]))' "$2"
+}
+
+@test "a bundle is a tar.zst with manifest, run.sh and the workspace, no host paths" {
+	R=$(run_of "$FIX/cc_bench_session.jsonl")
+	S=$(seq_of "$R" bench)
+	run "$KTRAJ" export "$R" --step "$S" --bundle "$BATS_TEST_TMPDIR/b.tar.zst"
+	[ "$status" -eq 0 ]
+	tar --zstd -tf "$BATS_TEST_TMPDIR/b.tar.zst" >"$BATS_TEST_TMPDIR/list"
+	grep -qx 'ktraj-bundle/manifest.json' "$BATS_TEST_TMPDIR/list"
+	grep -qx 'ktraj-bundle/run.sh' "$BATS_TEST_TMPDIR/list"
+	grep -qx 'ktraj-bundle/workspace/bench.c' "$BATS_TEST_TMPDIR/list"
+	! grep -qE '^/|(^|/)\.\.(/|$)' "$BATS_TEST_TMPDIR/list"
+	mkdir "$BATS_TEST_TMPDIR/x"
+	tar --zstd -xf "$BATS_TEST_TMPDIR/b.tar.zst" -C "$BATS_TEST_TMPDIR/x"
+	! grep -q '/home/alice' "$BATS_TEST_TMPDIR/x/ktraj-bundle/manifest.json"
+	# the bench step carries the build that precedes it
+	python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if m["build_command"]=="cc -O2 -o bench bench.c" and m["expect"]["time_ms"]==2.5 else 1)' \
+		"$BATS_TEST_TMPDIR/x/ktraj-bundle/manifest.json"
+}
+
+@test "the bundle runs on its own and its result imports as a replay event on the step" {
+	R=$(run_of "$FIX/cc_bench_session.jsonl")
+	S=$(seq_of "$R" bench)
+	"$KTRAJ" export "$R" --step "$S" --bundle "$BATS_TEST_TMPDIR/b.tar.zst"
+	mkdir "$BATS_TEST_TMPDIR/x"
+	tar --zstd -xf "$BATS_TEST_TMPDIR/b.tar.zst" -C "$BATS_TEST_TMPDIR/x"
+	(cd / && env -i PATH=/usr/bin:/bin sh "$BATS_TEST_TMPDIR/x/ktraj-bundle/run.sh")
+	[ -s "$BATS_TEST_TMPDIR/x/ktraj-bundle/result.json" ]
+	run "$KTRAJ" import --json "$BATS_TEST_TMPDIR/x/ktraj-bundle/result.json"
+	[ "$status" -eq 0 ]
+	"$KTRAJ" log "$R" --kind replay --json >"$BATS_TEST_TMPDIR/rp"
+	python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; sys.exit(0 if len(r)==1 and r[0]["step"]==int(sys.argv[2]) and r[0]["verdict"]=="reproduced" and r[0]["parent"]==int(sys.argv[2]) else 1)' \
+		"$BATS_TEST_TMPDIR/rp" "$S"
+	# importing the same result again adds nothing
+	"$KTRAJ" import "$BATS_TEST_TMPDIR/x/ktraj-bundle/result.json"
+	[ "$("$KTRAJ" log "$R" --kind replay --json | wc -l)" -eq 1 ]
+}
+
+@test "replay of a bench step that reproduces, and of one that is faster" {
+	R=$(run_of "$FIX/cc_bench_session.jsonl")
+	S=$(seq_of "$R" bench)
+	run "$KTRAJ" replay "$R" "$S" --json
+	[ "$status" -eq 0 ]
+	echo "$output" | python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); sys.exit(0 if r["verdict"]=="reproduced" and "2.5" in r["reason"] else 1)'
+	F=$(run_of "$FIX/cc_bench_faster.jsonl")
+	run "$KTRAJ" replay "$F" "$S" --json
+	[ "$status" -eq 0 ]
+	echo "$output" | python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); sys.exit(0 if r["verdict"]=="faster" and r["results"]["measured"]["time_ms"]==1 else 1)'
+	# recorded as replay events linked to the step
+	[ "$("$KTRAJ" log "$F" --kind replay --json | python3 -c 'import json,sys; print(sum(1 for r in map(json.loads,sys.stdin) if r["step"]=='"$S"' and r["verdict"]=="faster"))')" -eq 1 ]
+	run "$KTRAJ" verify
+	[ "$status" -eq 0 ]
+}
+
+@test "replay of a compile step reproduces; --all-bench replays every bench step" {
+	R=$(run_of "$FIX/cc_bench_session.jsonl")
+	C=$(seq_of "$R" compile)
+	run "$KTRAJ" replay "$R" "$C"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "step $C: reproduced"* ]]
+	run "$KTRAJ" replay "$R" --all-bench --json
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "a step whose files the trajectory never showed fails and says why" {
+	printf '%s\n' '{"seq":1,"kind":"tool_call","actor":"agent","payload":{"tool":"Bash","call_id":"c1","args":{"command":"nvcc -o k kernel.cu"}}}' \
+		'{"seq":2,"parent":1,"kind":"tool_result","actor":"tool","payload":{"call_id":"c1","ok":true,"output":""}}' \
+		'{"seq":3,"parent":1,"kind":"compile","actor":"agent","payload":{"command":"nvcc -o k kernel.cu","exit_code":0}}' |
+		"$KTRAJ" append lost >/dev/null
+	run "$KTRAJ" replay lost 3 --json --timeout 60
+	[ "$status" -eq 0 ]
+	echo "$output" | python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); sys.exit(0 if r["verdict"]=="failed" and "kernel.cu" in r["reason"] else 1)'
+}
+
+@test "replay refuses steps that are not commands, with a clear error" {
+	R=$(run_of "$FIX/cc_bench_session.jsonl")
+	run "$KTRAJ" replay "$R" 1
+	[ "$status" -ne 0 ]
+	[[ "$output" == "ktraj: replay: step 1: step 1 is a message event"* ]]
+	run "$KTRAJ" replay "$R"
+	[ "$status" -eq 2 ]
+}
+
+@test "the watchdog stops a step that runs too long" {
+	printf '%s\n' '{"seq":1,"kind":"tool_call","actor":"agent","payload":{"tool":"Bash","call_id":"c1","args":{"command":"sleep 30"}}}' |
+		"$KTRAJ" append slow >/dev/null
+	start=$(date +%s)
+	run "$KTRAJ" replay slow 1 --json --timeout 2
+	[ "$status" -eq 0 ]
+	[ $(( $(date +%s) - start )) -lt 20 ]
+	echo "$output" | python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); sys.exit(0 if r["verdict"]=="failed" and "watchdog" in r["reason"] else 1)'
+}
