@@ -123,6 +123,15 @@ static int append_line(struct app *a, const char *line, size_t len,
 		kt_jsonl_release(&r);
 		return KT_EXIT_FAIL;
 	}
+	if (r.has_seq && r.seq > a->n + 1) {
+		kt_store_abort(a->s);
+		cli_err(a->c, "line %llu: seq %llu would leave a gap (run %s has %llu events; the next is %llu)",
+			(unsigned long long)lineno, (unsigned long long)r.seq,
+			a->name, (unsigned long long)a->n,
+			(unsigned long long)a->n + 1);
+		kt_jsonl_release(&r);
+		return KT_EXIT_FAIL;
+	}
 	payload = cJSON_PrintUnformatted(r.payload);
 	prov = r.prov ? cJSON_PrintUnformatted(r.prov) : NULL;
 	if (!payload || (r.prov && !prov)) {

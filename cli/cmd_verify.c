@@ -4,12 +4,13 @@
 #include "cli.h"
 
 static const char usage[] =
-	"usage: ktraj verify [RUN]\n"
+	"usage: ktraj verify [RUN] [--json]\n"
 	"\n"
 	"Recompute the hash of every event and the hash chain of every run (or\n"
 	"of RUN), and the SHA-256 of every blob they refer to.  Exit 0 when\n"
 	"all match; exit 3 naming the first bad run and event (or blob) when\n"
-	"the store is corrupt.\n";
+	"the store is corrupt.  --json prints one object: ok, runs, events, or\n"
+	"ok false with run, seq (0: a blob) and error.\n";
 
 static int count_run(const kt_run_info *ri, void *arg)
 {
@@ -26,11 +27,15 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 	char run[KT_RUN_ID_HEX + 1];
 	uint64_t bad_seq = 0, n[2] = { 0, 0 };
 	kt_store *s = NULL;
-	int i, rc;
+	int i, rc, json = 0;
 
 	if (cli_wants_help(argc, argv, usage))
 		return KT_EXIT_OK;
 	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = 1;
+			continue;
+		}
 		if (argv[i][0] == '-' && argv[i][1])
 			return cli_usage(c, "unknown option '%s'", argv[i]);
 		if (spec)
@@ -55,6 +60,12 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 			cli_err(c, "run %s: corrupt%s%s",
 				bad_run && *bad_run ? bad_run : "?",
 				d && *d ? ": " : "", d ? d : "");
+		if (json) {
+			printf("{\"ok\":false,\"run\":\"%s\",\"seq\":%llu,\"error\":",
+			       bad_run ? bad_run : "", (unsigned long long)bad_seq);
+			cli_json_str(stdout, d && *d ? d : "corrupt");
+			printf("}\n");
+		}
 		rc = KT_EXIT_CORRUPT;
 		goto out;
 	}
@@ -70,9 +81,13 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 	} else {
 		kt_run_foreach(s, count_run, n);
 	}
-	printf("ok: %llu run%s, %llu events verified\n",
-	       (unsigned long long)n[0], n[0] == 1 ? "" : "s",
-	       (unsigned long long)n[1]);
+	if (json)
+		printf("{\"ok\":true,\"runs\":%llu,\"events\":%llu}\n",
+		       (unsigned long long)n[0], (unsigned long long)n[1]);
+	else
+		printf("ok: %llu run%s, %llu events verified\n",
+		       (unsigned long long)n[0], n[0] == 1 ? "" : "s",
+		       (unsigned long long)n[1]);
 out:
 	kt_store_close(s);
 	return rc;

@@ -304,7 +304,8 @@ assert n==27 and len(seen)==4'
 	[ "$("$KTRAJ" log ed --json | wc -l)" -eq 27 ]
 	"$KTRAJ" show ed 3 --json | grep -q '"output":"File created"'
 	run "$KTRAJ" append ed <<<'{"seq":40,"kind":"note","payload":{"text":"gap"}}'
-	[ "$status" -ne 0 ]
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"line 1: seq 40 would leave a gap"*"the next is 28)" ]]
 	[ "$("$KTRAJ" log ed --json | wc -l)" -eq 27 ]
 	"$KTRAJ" verify
 }
@@ -380,8 +381,9 @@ assert r[1]["ts"] is None and r[1]["actor"]=="harness" and r[0]["actor"]=="agent
 	run "$KTRAJ" verify
 	[ "$status" -eq 0 ]
 	[[ "$output" == "ok: 1 run, 27 events verified" ]]
-	run "$KTRAJ" verify ed
+	run "$KTRAJ" verify ed --json
 	[ "$status" -eq 0 ]
+	[ "$output" = '{"ok":true,"runs":1,"events":27}' ]
 	python3 - "$KTRAJ" "$KTRAJ_STORE" "$BATS_TEST_TMPDIR/bad.ktraj" <<'PY'
 import os, re, subprocess, sys
 kt, good, bad = sys.argv[1:4]
