@@ -43,7 +43,7 @@ enum { KT_DBS(KT_DB_ENUM) KT_DB_COUNT };
 /* zstd dictionary ids: outside the range zstd reserves for a registrar */
 #define KT_DICT_ID_BASE 32768u
 #define KT_DICT_FIRST_AT 2000u   /* events in store before the first dict */
-#define KT_DICT_SIZE (110u * 1024)
+#define KT_DICT_SIZE (512u * 1024)
 
 struct kt_dict {
 	uint32_t id;
