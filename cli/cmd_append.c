@@ -224,7 +224,7 @@ int cmd_append(struct cli *c, int argc, char **argv)
 		rc = cli_err(c, "reading stdin failed");
 	if (!rc && !a.have_run && !a.blobs)
 		fprintf(stderr, "ktraj: append: no events on stdin\n");
-	if (a.have_run || a.blobs) {
+	if ((a.have_run || a.blobs) && (!rc || a.added || a.blobs)) {
 		FILE *o = rc ? stderr : stdout;
 
 		if (json) {
