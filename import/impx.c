@@ -97,7 +97,9 @@ int64_t kt_impx_ts(const char *s)
 		return KT_TS_UNKNOWN;
 	ns = (days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
 	      h * 3600 + mi * 60 + sec - off);
-	/* years 0000..9999 keep this far inside int64 ns */
+	/* int64 ns since 1970 spans 1677..2262: outside that, unknown */
+	if (ns >= INT64_MAX / 1000000000 || ns <= INT64_MIN / 1000000000)
+		return KT_TS_UNKNOWN;
 	return ns * 1000000000 + frac;
 }
 

@@ -23,7 +23,8 @@
  * A time without zone ("naive", as FlashInfer-Bench and KernelAgent write
  * them) is taken as UTC: the writers call datetime.now() on hosts whose zone
  * the file does not record, so UTC is the only reproducible choice.
- * Returns KT_TS_UNKNOWN for NULL or anything unparsable.
+ * Returns KT_TS_UNKNOWN for NULL, anything unparsable, or a time outside
+ * what int64 ns can hold (years 1677..2262).
  */
 int64_t kt_impx_ts(const char *iso);
 

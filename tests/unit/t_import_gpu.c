@@ -35,6 +35,9 @@ static void test_ts(void **state)
 	assert_true(kt_impx_ts("2025-01-01T25:00") == KT_TS_UNKNOWN);
 	assert_true(kt_impx_ts("2025-01-01T10:00Zjunk") == KT_TS_UNKNOWN);
 	assert_true(kt_impx_ts("garbage") == KT_TS_UNKNOWN);
+	/* beyond int64 ns: unknown, not an overflow */
+	assert_true(kt_impx_ts("3026-01-01T00:00:00Z") == KT_TS_UNKNOWN);
+	assert_true(kt_impx_ts("1500-01-01") == KT_TS_UNKNOWN);
 	assert_true(kt_impx_ts("") == KT_TS_UNKNOWN);
 	assert_true(kt_impx_ts(NULL) == KT_TS_UNKNOWN);
 }

@@ -1,0 +1,100 @@
+/*
+ * fuzz_imp_common.h - shared by the importer fuzz targets (fuzz_inspect.c,
+ * fuzz_flashinfer.c, fuzz_kernelbench.c, fuzz_kernelagent.c): one store per
+ * process, input files written under a scratch folder, kt_import_paths run
+ * on them with the format forced, the scratch folder emptied afterwards.
+ * Importers must never crash, leak or corrupt the store; anything they
+ * return is fine.
+ */
+#ifndef KT_FUZZ_IMP_COMMON_H
+#define KT_FUZZ_IMP_COMMON_H
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <ftw.h>
+#include <sys/stat.h>
+
+#include "../../store/store.h"
+#include "../../import/import.h"
+
+static char fz_dir[512];
+static kt_store *fz_store;
+
+static void fz_quiet(const char *line, void *arg)
+{
+	(void)line;
+	(void)arg;
+}
+
+static void fz_init(void)
+{
+	char p[600];
+	const char *t = getenv("TMPDIR");
+
+	if (fz_store)
+		return;
+	snprintf(fz_dir, sizeof(fz_dir), "%s/ktfuzz.XXXXXX",
+		 t && *t ? t : "/tmp");
+	if (!mkdtemp(fz_dir))
+		abort();
+	snprintf(p, sizeof(p), "%s/store.ktraj", fz_dir);
+	if (kt_store_open(p, KT_OPEN_CREATE | KT_OPEN_BULK, &fz_store) != 0)
+		abort();
+}
+
+/* Write data to <scratch>/in/<rel>, creating folders. */
+static void fz_put(const char *rel, const void *data, size_t len)
+{
+	char p[1200];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/in/%s", fz_dir, rel);
+	for (char *s = p + strlen(fz_dir) + 1; (s = strchr(s, '/')); s++) {
+		*s = 0;
+		mkdir(p, 0700);
+		*s = '/';
+	}
+	if (!(f = fopen(p, "wb")))
+		abort();
+	if (len && fwrite(data, 1, len, f) != len)
+		abort();
+	fclose(f);
+}
+
+static int fz_rm(const char *p, const struct stat *st, int flag,
+		 struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+/* Import <scratch>/in/<rel> ("" = the whole folder) as `format`, then
+ * empty the folder. */
+static void fz_run(const char *rel, const char *format)
+{
+	char p[1200];
+	char *pp = p;
+	kt_import_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.format = format;
+	o.on_warn = fz_quiet;
+	snprintf(p, sizeof(p), "%s/in%s%s", fz_dir, *rel ? "/" : "", rel);
+	(void)kt_import_paths(fz_store, &pp, 1, &o);
+	snprintf(p, sizeof(p), "%s/in", fz_dir);
+	if (nftw(p, fz_rm, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		abort();
+}
+
+/* Split data at the first NUL: the part before and after. */
+static size_t fz_split(const uint8_t *data, size_t size)
+{
+	const uint8_t *z = memchr(data, 0, size);
+
+	return z ? (size_t)(z - data) : size;
+}
+#endif
