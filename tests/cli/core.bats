@@ -177,6 +177,12 @@ assert len(e["hash"])==64 and len(e["chain"])==64 and len(e["run"])==32'
 	[ "$status" -eq 0 ]
 	want=$(grep '"seq":5,' "$ED")
 	[ "$output" = "$want" ]
+	# a member of an archive is read back from the archive
+	tar -C "$BATS_TEST_TMPDIR" -czf "$BATS_TEST_TMPDIR/a.tar.gz" src
+	KTRAJ_STORE="$BATS_TEST_TMPDIR/a.ktraj" "$KTRAJ" import "$BATS_TEST_TMPDIR/a.tar.gz" >/dev/null 2>&1
+	run env KTRAJ_STORE="$BATS_TEST_TMPDIR/a.ktraj" "$KTRAJ" show e 5 --source
+	[ "$status" -eq 0 ]
+	[ "$output" = "$want" ]
 	echo '{}' >>"$BATS_TEST_TMPDIR/src/e.jsonl"
 	run "$KTRAJ" show e 5 --source
 	[ "$status" -eq 1 ]
