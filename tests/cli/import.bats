@@ -21,10 +21,13 @@ setup() {
 	run "$KTRAJ" import "$FIX/s2x.jsonl"
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "${lines[0]}" == *"25 events"*"25 added"*"claude_code"*"Kernel speedup session" ]]
+	[[ "${lines[0]}" == *"claude_code"*"Kernel speedup session" ]]
+	n=$(echo "${lines[0]}" | awk '{print $2}')
+	[ "$n" -ge 25 ]
+	[[ "${lines[0]}" == *" $n events"*" $n added"* ]]
 	run "$KTRAJ" import "$FIX/s2x.jsonl"
 	[ "$status" -eq 0 ]
-	[[ "${lines[0]}" == *"25 events"*" 0 added"* ]]
+	[[ "${lines[0]}" == *" $n events"*" 0 added"* ]]
 }
 
 @test "import --json gives run, name, format, events, added" {
@@ -33,7 +36,7 @@ setup() {
 	echo "$output" | python3 -c '
 import json,sys
 r=json.loads(sys.stdin.readline())
-assert r["format"]=="claude_code" and r["events"]==25 and r["added"]==25, r
+assert r["format"]=="claude_code" and r["events"]>=25 and r["added"]==r["events"], r
 assert len(r["run"])==32 and r["name"]=="Kernel speedup session", r'
 }
 
@@ -57,9 +60,11 @@ assert len(r["run"])==32 and r["name"]=="Kernel speedup session", r'
 }
 
 @test "stdin (-) imports like the file" {
+	cp "$FIX/s2x.jsonl" "$BATS_TEST_TMPDIR/alone.jsonl"
+	want=$(KTRAJ_STORE="$BATS_TEST_TMPDIR/ref.ktraj" "$KTRAJ" import --json "$BATS_TEST_TMPDIR/alone.jsonl")
 	run "$KTRAJ" import --json - <"$FIX/s2x.jsonl"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *'"events":21'* ]]
+	[ "$output" = "$want" ]
 }
 
 @test "--format forces an importer; an unknown one is a usage error" {
