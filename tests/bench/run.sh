@@ -1,0 +1,97 @@
+#!/bin/bash
+# tests/bench/run.sh KTRAJ - the store benchmark (issue 2 targets).
+#
+# Generates a deterministic synthetic trajectory (gen.py, ~100k events of
+# ktraj JSONL) and measures in one run:
+#   - import MB/s and events/s: `ktraj import` (CLI, end to end) and
+#     kt_bench (the store through the C API), against `zstd -3` on the same
+#     JSONL bytes, all single-threaded; CPU seconds (user+sys) are the fair
+#     measure on a shared machine, wall seconds are shown too;
+#   - store file bytes against `zstd -3` and `zstd -19 --long=27` of the JSONL;
+#   - random point reads per second (kt_event_get);
+#   - full-scan events per second (kt_event_foreach).
+# Prints a markdown block (also left in $BENCH_DIR/results.md) for RESULTS.md.
+#
+# Environment: BENCH_DIR (work dir, default $TMPDIR/ktraj-bench), EVENTS
+# (default 100000), READS (default 1000000), SKIP_SLOW=1 skips zstd -19.
+set -eu
+KTRAJ=${1:?usage: run.sh path/to/ktraj}
+KTRAJ=$(cd "$(dirname "$KTRAJ")" && pwd)/$(basename "$KTRAJ")
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+LIB=$(dirname "$KTRAJ")/libktraj.a
+W=${BENCH_DIR:-${TMPDIR:-/tmp}/ktraj-bench}
+EVENTS=${EVENTS:-100000}
+READS=${READS:-1000000}
+mkdir -p "$W"
+
+cc -std=c11 -D_GNU_SOURCE -O2 -I"$ROOT" $(pkg-config --cflags libcjson) \
+	-o "$W/kt_bench" "$HERE/kt_bench.c" "$LIB" \
+	$(pkg-config --libs lmdb libzstd libcjson libarchive libcrypto) -lm -lpthread
+
+J=$W/gen.jsonl
+if [ ! -s "$J" ] || [ "$HERE/gen.py" -nt "$J" ] || [ ! -f "$W/gen.$EVENTS" ]; then
+	rm -f "$W"/gen.*
+	python3 "$HERE/gen.py" --events "$EVENTS" "$J"
+	touch "$W/gen.$EVENTS"
+fi
+BYTES=$(stat -c %s "$J")
+
+# cpu VAR CMD...: run CMD; VAR_wall and VAR_cpu (user+sys) from bash's time
+cpu() {
+	local v=$1; shift
+	local TIMEFORMAT='%3R %3U %3S' out
+	out=$( { time "$@" >/dev/null 2>"$W/err.txt"; } 2>&1 ) || { cat "$W/err.txt"; exit 1; }
+	read -r r u s <<<"$out"
+	eval "${v}_wall=$r; ${v}_cpu=$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.3f", u+s}')"
+}
+
+cpu z3 zstd -3 -T1 -q -f "$J" -o "$W/gen.z3"
+Z3=$(stat -c %s "$W/gen.z3")
+if [ "${SKIP_SLOW:-0}" != 1 ]; then
+	cpu z19 zstd -19 --long=27 -T1 -q -f "$J" -o "$W/gen.z19"
+	Z19=$(stat -c %s "$W/gen.z19")
+else
+	Z19=0; z19_cpu=0; z19_wall=0
+fi
+
+rm -f "$W/cli.ktraj" "$W/cli.ktraj-lock"
+cpu cli env KTRAJ_STORE="$W/cli.ktraj" "$KTRAJ" import "$J"
+CLI=$(stat -c %s "$W/cli.ktraj")
+rm -f "$W/api.ktraj" "$W/api.ktraj-lock"
+API_LINE=$("$W/kt_bench" import "$W/api.ktraj" "$J")
+API=$(stat -c %s "$W/api.ktraj")
+READ_LINE=$("$W/kt_bench" read "$W/cli.ktraj" "$READS")
+SCAN_LINE=$("$W/kt_bench" scan "$W/cli.ktraj")
+STATS=$(KTRAJ_STORE="$W/cli.ktraj" "$KTRAJ" stats | sed -n '/^store file/,$p')
+
+kv() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }
+f() { awk "BEGIN{printf \"$1\", $2}"; }
+NEV=$(kv events "$API_LINE")
+api_cpu=$(kv cpu_s "$API_LINE"); api_wall=$(kv wall_s "$API_LINE")
+z3_mbs=$(f %.0f "$BYTES/$z3_cpu/1e6")
+cli_mbs=$(f %.1f "$BYTES/$cli_cpu/1e6"); api_mbs=$(f %.1f "$BYTES/$api_cpu/1e6")
+
+{
+echo "### $(date -u +%Y-%m-%d) on $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
+echo
+echo "Input: gen.py --events $EVENTS: $NEV events, $(f %.1f "$BYTES/1e6") MB of ktraj JSONL."
+echo
+echo "| measure | value | target | met |"
+echo "|---|---|---|---|"
+echo "| zstd -3 -T1 compress speed | $z3_mbs MB/s (cpu ${z3_cpu} s, wall ${z3_wall} s) | | |"
+echo "| \`ktraj import\` (CLI, end to end) | $cli_mbs MB/s, $(f %.0f "$NEV/$cli_cpu") events/s (cpu ${cli_cpu} s, wall ${cli_wall} s) = $(f %.2f "$cli_mbs/$z3_mbs")x zstd -3 | >= 0.35x | $(f %s "($cli_mbs/$z3_mbs >= 0.35) ? \"yes\" : \"no\"") |"
+echo "| store via C API (kt_bench import) | $api_mbs MB/s, $(f %.0f "$NEV/$api_cpu") events/s (cpu ${api_cpu} s, wall ${api_wall} s) = $(f %.2f "$api_mbs/$z3_mbs")x zstd -3 | >= 0.35x | $(f %s "($api_mbs/$z3_mbs >= 0.35) ? \"yes\" : \"no\"") |"
+echo "| store file (CLI import) | $(f %.1f "$CLI/1e6") MB = $(f %.2f "$CLI/$Z3")x the zstd -3 file | <= 1x | $(f %s "($CLI <= $Z3) ? \"yes\" : \"no\"") |"
+echo "| store file (C API import) | $(f %.1f "$API/1e6") MB | | |"
+echo "| zstd -3 file | $(f %.1f "$Z3/1e6") MB ($(f %.1f "$BYTES/$Z3")x) | | |"
+[ "$Z19" != 0 ] && echo "| zstd -19 --long=27 file | $(f %.1f "$Z19/1e6") MB ($(f %.1f "$BYTES/$Z19")x; cpu ${z19_cpu} s) | | |"
+echo "| random point reads (kt_event_get) | $(kv reads_per_s_cpu "$READ_LINE")/s | >= 1000000/s | $(f %s "($(kv reads_per_s_cpu "$READ_LINE") >= 1000000) ? \"yes\" : \"no\"") |"
+echo "| full scan (kt_event_foreach) | $(kv events_per_s_cpu "$SCAN_LINE") events/s, $(kv payload_mb_per_s "$SCAN_LINE") MB/s of payload | >= 1000000/s | $(f %s "($(kv events_per_s_cpu "$SCAN_LINE") >= 1000000) ? \"yes\" : \"no\"") |"
+echo
+echo "\`ktraj stats\` of the CLI-imported store:"
+echo
+echo '```'
+echo "$STATS"
+echo '```'
+} | tee "$W/results.md"
