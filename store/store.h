@@ -185,10 +185,10 @@ typedef struct kt_event {
 	unsigned flags;        /* in: KT_EV_* below (0 is always safe) */
 } kt_event;
 
-/* kt_event.flags: payload and prov_json are already canonical (printed by
+/* kt_event.flags: the payload is already canonical (printed by
  * cJSON_PrintUnformatted from a parsed tree, or read back from a store), so
- * append skips the parse + print.  A wrong claim is not detected; the store
- * then hashes the bytes as given. */
+ * append skips its parse + print.  A wrong claim is not detected; the store
+ * then hashes the bytes as given.  prov_json is canonicalized always. */
 #define KT_EV_CANONICAL 0x1u
 
 /*

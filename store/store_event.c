@@ -264,17 +264,6 @@ int kt_event_append(kt_store *s, const char *run, kt_event *ev)
 		}
 		payload = cpay;
 		yl = strlen(cpay);
-		if (prov && pl) {
-			rc = canon_json(prov, pl, 1, &ptree, &cprov);
-			if (rc) {
-				rc = kt_err(s, rc, "seq %llu: provenance is not "
-					    "a JSON object",
-					    (unsigned long long)ev->seq);
-				goto out;
-			}
-			prov = cprov;
-			pl = strlen(cprov);
-		}
 	} else if ((ev->kind == KT_KIND_EDIT ||
 		    (ev->kind == KT_KIND_TOOL_RESULT &&
 		     memmem(payload, yl, "\"observed\"", 10))) &&
@@ -282,6 +271,17 @@ int kt_event_append(kt_store *s, const char *run, kt_event *ev)
 		rc = kt_err(s, KT_EINVAL, "seq %llu: payload is not JSON",
 			    (unsigned long long)ev->seq);
 		goto out;
+	}
+	/* provenance is small and often printed by hand: always canonical */
+	if (prov && pl) {
+		rc = canon_json(prov, pl, 1, &ptree, &cprov);
+		if (rc) {
+			rc = kt_err(s, rc, "seq %llu: provenance is not a JSON "
+				    "object", (unsigned long long)ev->seq);
+			goto out;
+		}
+		prov = cprov;
+		pl = strlen(cprov);
 	}
 	rc = canon_build(&s->tmp, ev, actor, al, prov, pl, payload, yl);
 	if (rc) {
