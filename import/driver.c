@@ -1002,6 +1002,7 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 	e.prov_json = prov;
 	e.payload = pj;
 	e.payload_len = strlen(pj);
+	e.flags = KT_EV_CANONICAL; /* pj is cJSON's print: skip a reparse */
 	rc = kt_event_append(imp->s, imp->run_id, &e);
 	if (rc == 0)
 		imp->added++;
