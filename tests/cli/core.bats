@@ -450,3 +450,25 @@ assert s["file_bytes"]>0'
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"events           27"* ]]
 }
+
+@test "the README's first command: import the shipped sample, blame speedup on 3db88dd1" {
+	run "$KTRAJ" import "$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl"
+	[ "$status" -eq 0 ]
+	# the run id is fixed by the session id (claude_code:<sessionId>)
+	want=$(printf 'claude_code:5f0c7d2e-9a41-4b8e-8c3f-2d6a1e0b7c55' | sha256sum | cut -c1-32)
+	[[ "$want" == 3db88dd1* ]]
+	[[ "$output" == "$want"* ]]
+	run "$KTRAJ" log 3db88dd1 --json
+	echo "$output" | python3 -c '
+import json,sys
+r=[json.loads(l) for l in sys.stdin]
+k=lambda n:[x for x in r if x["kind"]==n]
+assert len([m for m in k("message") if m.get("human")])==2
+assert len(k("edit"))==3 and len(k("compile"))==4 and len(k("bench"))==3
+assert [c["exit_code"] for c in k("compile")].count(0)==3'
+	run "$KTRAJ" blame speedup 3db88dd1
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Could you keep the row in registers"* ]]
+	run "$KTRAJ" diff 3db88dd1 14 32
+	[[ "$output" == *"+	// online softmax"* ]]
+}
