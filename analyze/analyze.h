@@ -132,9 +132,13 @@ typedef struct kt_an_ev {
 	long meas;             /* index into kt_an_run.m for bench, else -1 */
 	char *text;            /* message/question/note text; edit: path;
 				  tool_call: tool name; else NULL */
-	unsigned char before[KT_HASH_LEN], after[KT_HASH_LEN]; /* edit blobs */
-	unsigned char has_before, has_after;
+	long edit;             /* index into kt_an_run.ed for edits, else -1 */
 } kt_an_ev;
+
+typedef struct kt_an_edit {
+	unsigned char before[KT_HASH_LEN], after[KT_HASH_LEN]; /* blobs */
+	unsigned char has_before, has_after;
+} kt_an_edit;
 
 typedef struct kt_an_meas {
 	size_t ev;             /* index into kt_an_run.ev */
@@ -155,6 +159,8 @@ typedef struct kt_an_run {
 	size_t nev;
 	kt_an_meas *m;
 	size_t nm;
+	kt_an_edit *ed;
+	size_t ned;
 	uint32_t ncalls;       /* tool calls in the run */
 } kt_an_run;
 

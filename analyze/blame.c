@@ -90,7 +90,8 @@ static void bput(struct buf *b, const char *s, size_t n)
 }
 
 /* Lines of `after` that are not lines of `before` (the added text). */
-static void edit_delta(kt_store *s, const kt_an_ev *e, struct buf *out)
+static void edit_delta(kt_store *s, const kt_an_run *r, const kt_an_ev *e,
+		       struct buf *out)
 {
 	void *bd = NULL, *ad = NULL;
 	size_t bl = 0, al = 0, nh = 0, cap = 0;
@@ -98,9 +99,11 @@ static void edit_delta(kt_store *s, const kt_an_ev *e, struct buf *out)
 
 	if (e->text)
 		bput(out, e->text, strlen(e->text));
-	if (!s || !e->has_after || kt_blob_get(s, e->after, &ad, &al))
+	if (!s || e->edit < 0 || !r->ed[e->edit].has_after ||
+	    kt_blob_get(s, r->ed[e->edit].after, &ad, &al))
 		return;
-	if (e->has_before && kt_blob_get(s, e->before, &bd, &bl))
+	if (r->ed[e->edit].has_before &&
+	    kt_blob_get(s, r->ed[e->edit].before, &bd, &bl))
 		bd = NULL, bl = 0;
 	for (size_t i = 0; bd && i < bl;) {
 		size_t j = i;
@@ -297,7 +300,7 @@ static int blame_one(kt_store *s, const kt_an_run *r, const kt_an_opts *o,
 		uint64_t from = se->pt[j->p_prev].seq;
 
 		for (i = 0; i < j->nedits; i++)
-			edit_delta(s, &r->ev[j->edits[i]], &ed);
+			edit_delta(s, r, &r->ev[j->edits[i]], &ed);
 		for (i = 0; i < j->ncand; i++)
 			if (r->ev[j->cand[i].ev].seq < from)
 				from = r->ev[j->cand[i].ev].seq;
@@ -361,7 +364,7 @@ static int blame_one(kt_store *s, const kt_an_run *r, const kt_an_opts *o,
 		}
 		for (i = 0; i < j->nedits; i++)
 			if (j->edits[i] > c->ev)
-				edit_delta(s, &r->ev[j->edits[i]], &resp);
+				edit_delta(s, r, &r->ev[j->edits[i]], &resp);
 		if (resp.err) {
 			free(tq);
 			goto out;

@@ -117,6 +117,7 @@ static int load_one(const kt_event *e, void *arg)
 	v->ts = e->ts_ns;
 	v->kind = e->kind;
 	v->meas = -1;
+	v->edit = -1;
 	if (e->kind == KT_KIND_TOOL_CALL) {
 		/* no parse: tool calls can carry whole files as arguments */
 		const char *t = e->payload ? memmem(e->payload, e->payload_len,
@@ -129,12 +130,17 @@ static int load_one(const kt_event *e, void *arg)
 						(size_t)(q - (t + 8)))))
 				goto nomem;
 		}
-		if (e->payload &&
-		    (memmem(e->payload, e->payload_len, "ncu ", 4) ||
-		     memmem(e->payload, e->payload_len, "nsys ", 5) ||
-		     memmem(e->payload, e->payload_len, "nsight", 6) ||
-		     memmem(e->payload, e->payload_len, "rocprof", 7)))
-			v->profiler = 1;
+		/* the command is near the start; tool calls that write whole
+		 * files need not be scanned to the end */
+		if (e->payload) {
+			size_t pl = e->payload_len < 1024 ? e->payload_len : 1024;
+
+			if (memmem(e->payload, pl, "ncu ", 4) ||
+			    memmem(e->payload, pl, "nsys ", 5) ||
+			    memmem(e->payload, pl, "nsight", 6) ||
+			    memmem(e->payload, pl, "rocprof", 7))
+				v->profiler = 1;
+		}
 	}
 	v->call = c->calls;
 	switch (e->kind) {
@@ -189,8 +195,16 @@ static int load_one(const kt_event *e, void *arg)
 
 		if (path && !(v->text = strdup(path)))
 			goto nomem;
-		jhash(p, "before", v->before, &v->has_before);
-		jhash(p, "after", v->after, &v->has_after);
+		{
+			kt_an_edit *ne = realloc(r->ed, (r->ned + 1) * sizeof(*ne));
+
+			if (!ne)
+				goto nomem;
+			r->ed = ne;
+			jhash(p, "before", ne[r->ned].before, &ne[r->ned].has_before);
+			jhash(p, "after", ne[r->ned].after, &ne[r->ned].has_after);
+			v->edit = (long)r->ned++;
+		}
 	} else if (e->kind == KT_KIND_BENCH) {
 		kt_an_meas *m;
 		const cJSON *cj = cJSON_GetObjectItemCaseSensitive(p, "correct");
@@ -255,6 +269,15 @@ int kt_an_run_load(kt_store *s, const char *run, kt_an_run **out)
 		goto out;
 	}
 	c.r = r;
+	/* one allocation for the events: no copying while growing */
+	if (info.n_events && info.n_events < (1u << 26)) {
+		r->ev = malloc((size_t)info.n_events * sizeof(*r->ev));
+		if (!r->ev) {
+			rc = KT_ENOMEM;
+			goto out;
+		}
+		c.cap = (size_t)info.n_events;
+	}
 	rc = kt_event_foreach(s, run, 1, 0, 0, load_one, &c);
 	if (c.err)
 		rc = c.err;
@@ -276,6 +299,7 @@ void kt_an_run_free(kt_an_run *r)
 		free(r->ev[i].text);
 	free(r->ev);
 	free(r->m);
+	free(r->ed);
 	free(r->name);
 	free(r);
 }
@@ -312,10 +336,23 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* qsort has no context argument in C11: the series being sorted */
+static const kt_an_point *sort_pts;
+static const kt_an_run *sort_run;
+
+static int cmp_hash(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(sort_run->m[sort_pts[x].meas].hash,
+		       sort_run->m[sort_pts[y].meas].hash);
+
+	return c ? c : (x < y ? -1 : x > y);
+}
+
 int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		       kt_an_series *out)
 {
-	size_t i, k, np = 0, any_true = 0, any_ref = 0;
+	size_t i, k, np = 0, any_true = 0, any_ref = 0, base[64], nbase = 0;
 	double *val = NULL, *tmp = NULL;
 	char *use = NULL;
 	int rc = KT_ENOMEM;
@@ -355,11 +392,15 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 			else if (m->ref_ms > 0 && m->time_ms > 0)
 				val[i] = m->ref_ms / m->time_ms;
 		} else if (m->time_ms > 0 && isfinite(m->time_ms)) {
-			/* first correct time of the same workload */
-			for (k = 0; k < i; k++)
-				if (use[k] && !strcmp(r->m[k].workload, m->workload))
+			/* first correct time of the same workload (few distinct
+			 * workloads: a short list of first indexes) */
+			for (k = 0; k < nbase; k++)
+				if (!strcmp(r->m[base[k]].workload, m->workload))
 					break;
-			val[i] = (k < i ? r->m[k].time_ms : m->time_ms) / m->time_ms;
+			if (k == nbase && nbase < 64)
+				base[nbase++] = i;
+			val[i] = (k < nbase ? r->m[base[k]].time_ms : m->time_ms) /
+				 m->time_ms;
 		}
 		if (val[i] > 0 && isfinite(val[i]) && val[i] < 1e9)
 			use[i] = 1;
@@ -398,36 +439,37 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		np++;
 	}
 	out->n = np;
-	/* noise 1: repeats of one source hash */
+	/* noise 1: repeats of one source hash (points sorted by hash, each
+	 * group's deviations from its median) */
 	{
-		size_t nd = 0;
+		size_t nd = 0, *ord = malloc((np + 1) * sizeof(*ord));
 
-		for (i = 0; i < np; i++) {
-			const char *h = r->m[out->pt[i].meas].hash;
-			double grp[64];
-			size_t g = 0, j;
-			int first = 1;
+		if (!ord)
+			goto out;
+		for (i = 0; i < np; i++)
+			ord[i] = i;
+		sort_pts = out->pt;
+		sort_run = r;
+		qsort(ord, np, sizeof(*ord), cmp_hash);
+		for (i = 0; i < np;) {
+			const char *h = r->m[out->pt[ord[i]].meas].hash;
+			size_t e = i + 1, g;
+			double grp[64], gc[64], md;
 
-			if (!*h)
-				continue;
-			for (j = 0; j < np && g < 64; j++) {
-				if (strcmp(r->m[out->pt[j].meas].hash, h))
-					continue;
-				if (j < i)
-					first = 0;
-				grp[g++] = log(out->pt[j].speedup);
-			}
-			if (!first || g < 2)
-				continue;
-			{
-				double gc[64], md;
-
+			while (e < np && !strcmp(r->m[out->pt[ord[e]].meas].hash, h))
+				e++;
+			g = e - i < 64 ? e - i : 64;
+			if (*h && g >= 2) {
+				for (k = 0; k < g; k++)
+					grp[k] = log(out->pt[ord[i + k]].speedup);
 				memcpy(gc, grp, g * sizeof(double));
 				md = median(gc, g);
-				for (j = 0; j < g && nd < r->nm * 2; j++)
-					tmp[nd++] = fabs(grp[j] - md);
+				for (k = 0; k < g && nd < r->nm * 2; k++)
+					tmp[nd++] = fabs(grp[k] - md);
 			}
+			i = e;
 		}
+		free(ord);
 		if (nd >= 3) {
 			out->sigma = 1.4826 * median(tmp, nd);
 			out->noise_src = "repeats of the same source hash";
