@@ -574,9 +574,14 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 				acall_free(c);
 				goto next;
 			}
-			if ((rc = kt_ag_map_put(&x->calls, id, c))) {
-				acall_free(c);
-				goto next;
+			{
+				acall *old = kt_ag_map_get(&x->calls, id);
+
+				if ((rc = kt_ag_map_put(&x->calls, id, c))) {
+					acall_free(c);
+					goto next;
+				}
+				acall_free(old);
 			}
 			/* the map owns a copy of the key: point at it */
 			if (!(ids[k++] = strdup(id))) {

@@ -309,8 +309,14 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 			cJSON_Delete(usage);
 		}
 		rc = emit(x, KT_KIND_TOOL_CALL, mseq, ts, "agent", pl, sp, &c->seq);
-		if (!rc)
+		if (!rc) {
+			/* a repeated event id: the later action wins */
+			ocall *old = kt_ag_map_get(&x->calls, idb);
+
 			rc = kt_ag_map_put(&x->calls, idb, c);
+			if (!rc)
+				ocall_free(old);
+		}
 		if (rc)
 			ocall_free(c);
 	}
