@@ -140,7 +140,7 @@ int kt_an_miner_add_text(kt_an_miner *m, const char *run, uint64_t seq,
 
 int kt_an_miner_add(kt_an_miner *m, const kt_an_run *r, const kt_an_blame *b)
 {
-	int prev_layer = KT_AN_L_NONE;
+	long last_agent = -1; /* the agent message before a candidate */
 
 	for (size_t i = 0; i < r->nev; i++) {
 		const kt_an_ev *e = &r->ev[i];
@@ -151,10 +151,7 @@ int kt_an_miner_add(kt_an_miner *m, const kt_an_run *r, const kt_an_blame *b)
 		if (!e->text)
 			continue;
 		if (agent) {
-			int l = kt_an_layer_of(e->text, strlen(e->text), NULL);
-
-			if (l != KT_AN_L_NONE)
-				prev_layer = l;
+			last_agent = (long)i;
 			if (!m->include_agent)
 				continue;
 			a.origin = KT_AN_QO_AGENT;
@@ -172,10 +169,14 @@ int kt_an_miner_add(kt_an_miner *m, const kt_an_run *r, const kt_an_blame *b)
 				a.hit = 1;
 			}
 		/* moves the agent to another layer than it worked in */
-		if (prev_layer != KT_AN_L_NONE && !agent) {
-			int l = kt_an_layer_of(e->text, strlen(e->text), NULL);
+		if (last_agent >= 0 && !agent) {
+			const char *pt = r->ev[last_agent].text;
+			int pl = kt_an_layer_of(pt, strlen(pt), NULL);
+			int l = pl != KT_AN_L_NONE ?
+				kt_an_layer_of(e->text, strlen(e->text), NULL) :
+				KT_AN_L_NONE;
 
-			if (l != KT_AN_L_NONE && l != prev_layer)
+			if (l != KT_AN_L_NONE && l != pl)
 				a.flags |= KT_AN_F_RELOCATE;
 		}
 		if (e->kind == KT_KIND_QUESTION) {

@@ -241,11 +241,44 @@ int kt_an_layer_of(const char *text, size_t len, double scores[KT_AN_NLAYERS])
 	f = fold(text, len, &n);
 	if (!f)
 		return KT_AN_L_NONE;
-	for (i = 0; i < sizeof(lexicon) / sizeof(lexicon[0]); i++) {
-		int c = count_term(f, n, lexicon[i].term, 4);
+	{
+		/* one pass: terms bucketed by first byte, tried where they can
+		 * start (ASCII terms at word starts only) */
+		enum { NT = sizeof(lexicon) / sizeof(lexicon[0]) };
+		unsigned short head[256], next[NT], tl[NT];
+		unsigned char cnt[NT] = {0};
+		const unsigned char *p = (const unsigned char *)f;
 
-		if (c)
-			sc[lexicon[i].layer] += (double)(c * lexicon[i].weight);
+		memset(head, 0xff, sizeof(head));
+		for (i = NT; i-- > 0;) {
+			unsigned char b = (unsigned char)lexicon[i].term[0];
+
+			tl[i] = (unsigned short)strlen(lexicon[i].term);
+			next[i] = head[b];
+			head[b] = (unsigned short)i;
+		}
+		for (size_t k = 0; k < n; k++) {
+			int ws = k == 0 || !isalnum(p[k - 1]);
+
+			if (p[k] < 0x80 && !ws)
+				continue;
+			for (unsigned short t = head[p[k]]; t != 0xffff; t = next[t]) {
+				size_t l = tl[t];
+				int stem = lexicon[t].term[l - 1] == '*';
+
+				if (stem)
+					l--;
+				if (k + l > n || memcmp(f + k, lexicon[t].term, l))
+					continue;
+				if (p[k] < 0x80 && !stem && k + l < n &&
+				    wordch(p[k + l]))
+					continue;
+				if (cnt[t] < 4) {
+					cnt[t]++;
+					sc[lexicon[t].layer] += lexicon[t].weight;
+				}
+			}
+		}
 	}
 	free(f);
 	for (i = 1; i < KT_AN_NLAYERS; i++)

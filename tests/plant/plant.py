@@ -117,7 +117,9 @@ class Gen:
         self.src += 1
         self.ev("tool_result", "tool", {"call_id": "c%d" % c, "ok": True, "output": "ok"}, c)
         before = self.content
-        self.content = before + code + "\n"
+        # a kernel file of bounded size: the newest 120 lines
+        lines = (before + code + "\n").splitlines()[-120:]
+        self.content = "\n".join(lines) + "\n"
         hb = hashlib.sha256(before.encode()).hexdigest()
         ha = hashlib.sha256(self.content.encode()).hexdigest()
         if ha not in self.blobs:
