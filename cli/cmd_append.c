@@ -147,6 +147,7 @@ static int append_line(struct app *a, const char *line, size_t len,
 	ev.prov_json = prov;
 	ev.payload = payload;
 	ev.payload_len = strlen(payload);
+	ev.flags = KT_EV_CANONICAL; /* printed by cJSON from a parsed tree */
 	rc = kt_event_append(a->s, a->run, &ev);
 	if (rc)
 		goto store_err;
