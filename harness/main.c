@@ -45,6 +45,7 @@ static const char usage[] =
 	"  --arch SM          e.g. sm_90a (default: from the device)\n"
 	"  --include DIR      candidate include dir (default: kernels/include)\n"
 	"  --compile-only     compile, check symbols, stop\n"
+	"  --keep-so PATH     also copy the compiled candidate object to PATH\n"
 	"  --no-timing        correctness checks only\n"
 	"  --list             print the scenarios of the spec as NDJSON\n";
 
@@ -694,8 +695,10 @@ static int run_children(const struct kth_task *t, const struct kth_opts *o,
 						got_result = 0;
 						t_start = now_ms();
 					} else if (acc.s[0] == 'R') {
+						*nl = 0;
 						if (!strstr(acc.s, "\"status\":\"ok\""))
 							notok++;
+						*nl = '\n';
 						fwrite(acc.s + 2, 1, ln - 2, stdout);
 						fflush(stdout);
 						got_result = 1;
@@ -802,6 +805,7 @@ int main(int argc, char **argv)
 	const char *nvcc = getenv("NVCC");
 	int i, *sel = NULL, nsel, rc = 0, list = 0, nbad;
 	char nvcc_buf[PATH_MAX];
+	const char *keep_so = NULL;
 
 	o.budget_ms = 150;
 	o.warmup_ms = 25;
@@ -845,6 +849,8 @@ int main(int argc, char **argv)
 			o.arch = v;
 		} else if (!strcmp(a, "--include")) {
 			o.include_dir = v;
+		} else if (!strcmp(a, "--keep-so")) {
+			keep_so = v;
 		} else if (!strcmp(a, "--budget-ms")) {
 			o.budget_ms = atof(v);
 		} else if (!strcmp(a, "--warmup-ms")) {
@@ -935,6 +941,8 @@ int main(int argc, char **argv)
 		rc = 3;
 		goto out;
 	}
+	if (keep_so && copy_file(cand.so, keep_so))
+		fprintf(stderr, "ktraj-harness: --keep-so %s: %s\n", keep_so, strerror(errno));
 	if (o.baseline && compile("baseline", o.baseline, nvcc, arch,
 				  o.include_dir, workdir, o.cache_dir, &h, &base)) {
 		rc = 3;

@@ -122,10 +122,15 @@ struct cmp_result {
 };
 
 /* Compare an output of dtype dt with the fp32 reference: per-element bound
- * |o - r| <= atol + rtol |r|, non-finite count, max abs / rel error and the
- * sums for the relative L2 error ||o - r|| / ||r||. */
-__global__ void compare(const void *out, int dt, const float *ref, int64_t n,
-			float atol, float rtol, cmp_result *res)
+ * |o - r| <= atol + rtol max(|r|, mag), where mag is the magnitude of the
+ * terms the element sums (sum |p v| for attention, sum |a b| for GEMM):
+ * the rounding error of a sum scales with that, not with its possibly
+ * cancelling value (Higham, Accuracy and Stability of Numerical
+ * Algorithms, 2nd ed., §3.1).  Also non-finite count, max abs / rel error
+ * and the sums for the relative L2 error ||o - r|| / ||r||. */
+__global__ void compare(const void *out, int dt, const float *ref,
+			const float *mag, int64_t n, float atol, float rtol,
+			cmp_result *res)
 {
 	int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
 	int64_t stride = (int64_t)gridDim.x * blockDim.x;
@@ -142,7 +147,7 @@ __global__ void compare(const void *out, int dt, const float *ref, int64_t n,
 			mm++;
 			continue;
 		}
-		if (e > atol + rtol * fabsf(r))
+		if (e > atol + rtol * fmaxf(fabsf(r), mag[i]))
 			mm++;
 		mabs = fmaxf(mabs, e);
 		mrel = fmaxf(mrel, e / fmaxf(fabsf(r), atol));
@@ -206,7 +211,8 @@ __global__ void flush(int4 *buf, int64_t n)
 
 template <int D>
 __global__ void __launch_bounds__(32 * KREF_ROWS)
-attn_ref(const void *q, const void *k, const void *v, float *o, int dt,
+attn_ref(const void *q, const void *k, const void *v, float *o, float *mag,
+	 int dt,
 	 int64_t B, int64_t Hq, int64_t Hkv, int64_t Sq, int64_t Sk,
 	 int causal, float scale)
 {
@@ -220,7 +226,7 @@ attn_ref(const void *q, const void *k, const void *v, float *o, int dt,
 	const int64_t row0 = (int64_t)blockIdx.x * KREF_ROWS;
 	const int64_t row = row0 + warp;
 	const int64_t qbase = (bh * Sq) * D, kbase = ((b * Hkv + hk) * Sk) * D;
-	float acc[D / 32], m = -INFINITY, l = 0;
+	float acc[D / 32], aabs[D / 32], m = -INFINITY, l = 0;
 	int64_t kend = Sk, last_row = row0 + KREF_ROWS - 1;
 
 	if (last_row >= Sq)
@@ -231,7 +237,7 @@ attn_ref(const void *q, const void *k, const void *v, float *o, int dt,
 		qs[warp * D + d] = row < Sq ? ld(q, qbase + row * D + d, dt) * scale : 0.f;
 #pragma unroll
 	for (int c = 0; c < D / 32; c++)
-		acc[c] = 0;
+		acc[c] = aabs[c] = 0;
 	for (int64_t t0 = 0; t0 < kend; t0 += KREF_TILE) {
 		__syncthreads();
 		for (int e = threadIdx.x; e < KREF_TILE * D; e += blockDim.x) {
@@ -268,21 +274,29 @@ attn_ref(const void *q, const void *k, const void *v, float *o, int dt,
 			ps += __shfl_xor_sync(0xffffffffu, ps, off);
 		l = l * corr + ps;
 #pragma unroll
-		for (int c = 0; c < D / 32; c++)
+		for (int c = 0; c < D / 32; c++) {
 			acc[c] *= corr;
+			aabs[c] *= corr;
+		}
 		for (int j = 0; j < KREF_TILE; j++) {
 			float pj = __shfl_sync(0xffffffffu, p, j);
 #pragma unroll
-			for (int c = 0; c < D / 32; c++)
-				acc[c] += pj * vs[j * D + lane + 32 * c];
+			for (int c = 0; c < D / 32; c++) {
+				float vv = vs[j * D + lane + 32 * c];
+
+				acc[c] += pj * vv;
+				aabs[c] += pj * fabsf(vv);
+			}
 		}
 		m = mn;
 	}
 	if (row < Sq) {
 		float inv = l > 0 ? 1.f / l : 0.f;
 #pragma unroll
-		for (int c = 0; c < D / 32; c++)
+		for (int c = 0; c < D / 32; c++) {
 			o[qbase + row * D + lane + 32 * c] = acc[c] * inv;
+			mag[qbase + row * D + lane + 32 * c] = aabs[c] * inv;
+		}
 	}
 }
 
@@ -300,20 +314,21 @@ static cudaError_t attn_ref_launch(const ktraj_args *a, float *o,
 	if (e)
 		return e;
 	attn_ref<D><<<grid, 32 * KREF_ROWS, smem, s>>>(a->in[0], a->in[1],
-		a->in[2], o, a->dtype, a->dims[0], a->dims[1], a->dims[2],
+		a->in[2], o, o + a->dims[0] * a->dims[1] * a->dims[3] * a->dims[5],
+		a->dtype, a->dims[0], a->dims[1], a->dims[2],
 		a->dims[3], a->dims[4], a->causal, a->scale);
 	return cudaGetLastError();
 }
 
 /* ---- GEMM reference: C = A B^T, 64x64 tiles, 4x4 outputs per thread ---- */
 __global__ void __launch_bounds__(256)
-gemm_ref(const void *A, const void *Bm, float *C, int dt, int64_t M,
+gemm_ref(const void *A, const void *Bm, float *C, float *Cm, int dt, int64_t M,
 	 int64_t N, int64_t K)
 {
 	__shared__ float as[16][65], bs[16][65];
 	const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
 	const int64_t m0 = (int64_t)blockIdx.y * 64, n0 = (int64_t)blockIdx.x * 64;
-	float acc[4][4] = { { 0 } };
+	float acc[4][4] = { { 0 } }, am[4][4] = { { 0 } };
 
 	for (int64_t k0 = 0; k0 < K; k0 += 16) {
 		for (int e = threadIdx.x; e < 64 * 16; e += 256) {
@@ -337,8 +352,10 @@ gemm_ref(const void *A, const void *Bm, float *C, int dt, int64_t M,
 #pragma unroll
 			for (int i = 0; i < 4; i++)
 #pragma unroll
-				for (int j = 0; j < 4; j++)
+				for (int j = 0; j < 4; j++) {
 					acc[i][j] += av[i] * bv[j];
+					am[i][j] += fabsf(av[i] * bv[j]);
+				}
 		}
 		__syncthreads();
 	}
@@ -346,13 +363,15 @@ gemm_ref(const void *A, const void *Bm, float *C, int dt, int64_t M,
 		for (int j = 0; j < 4; j++) {
 			int64_t r = m0 + ty + 16 * i, c = n0 + tx + 16 * j;
 
-			if (r < M && c < N)
+			if (r < M && c < N) {
 				C[r * N + c] = acc[i][j];
+				Cm[r * N + c] = am[i][j];
+			}
 		}
 }
 
 /* ---- RMSNorm reference (Zhang & Sennrich 2019, arXiv 1910.07467) ------- */
-__global__ void rmsnorm_ref(const void *x, const void *w, float *y, int dt,
+__global__ void rmsnorm_ref(const void *x, const void *w, float *y, float *ym, int dt,
 			    int64_t rows, int64_t cols, float eps)
 {
 	__shared__ float part[32];
@@ -377,11 +396,16 @@ __global__ void rmsnorm_ref(const void *x, const void *w, float *y, int dt,
 	}
 	__syncthreads();
 	float inv = rsqrtf(part[0] / (float)cols + eps);
-	for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
-		y[r * cols + c] = ld(x, r * cols + c, dt) * inv * ld(w, c, dt);
+	for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
+		float v = ld(x, r * cols + c, dt) * inv * ld(w, c, dt);
+
+		y[r * cols + c] = v;
+		ym[r * cols + c] = fabsf(v);
+	}
 }
 
-/* Launch the reference of a->op writing fp32 to `out`. */
+/* Launch the reference of a->op writing fp32 values to out[0, n) and the
+ * magnitudes (see compare) to out[n, 2n), n = output elements. */
 static cudaError_t reference(const ktraj_args *a, float *out, cudaStream_t s)
 {
 	switch (a->op) {
@@ -399,13 +423,14 @@ static cudaError_t reference(const ktraj_args *a, float *out, cudaStream_t s)
 	case KTRAJ_OP_GEMM: {
 		dim3 g((unsigned)((a->dims[1] + 63) / 64),
 		       (unsigned)((a->dims[0] + 63) / 64));
-		gemm_ref<<<g, 256, 0, s>>>(a->in[0], a->in[1], out, a->dtype,
+		gemm_ref<<<g, 256, 0, s>>>(a->in[0], a->in[1], out,
+					   out + a->dims[0] * a->dims[1], a->dtype,
 					   a->dims[0], a->dims[1], a->dims[2]);
 		return cudaGetLastError();
 	}
 	case KTRAJ_OP_RMSNORM:
 		rmsnorm_ref<<<(unsigned)a->dims[0], 256, 0, s>>>(a->in[0], a->in[1],
-			out, a->dtype, a->dims[0], a->dims[1], a->eps);
+			out, out + a->dims[0] * a->dims[1], a->dtype, a->dims[0], a->dims[1], a->eps);
 		return cudaGetLastError();
 	}
 	return cudaErrorInvalidValue;

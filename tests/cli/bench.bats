@@ -1,0 +1,148 @@
+#!/usr/bin/env bats
+# `ktraj bench` and ktraj-harness: task listing, argument errors, the spec
+# reader, the static check, and the no-GPU path (compile recorded, clear
+# failure).  Tests that need nvcc skip without it; the GPU suite
+# (tests/harness/run_gpu.sh) skips with a message on machines without a GPU
+# and runs on the H200 (results in harness/GPU_LOG.md).
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	H=$(dirname "$KTRAJ")/harness/ktraj-harness
+	export KTRAJ_HARNESS_CACHE="$BATS_TEST_TMPDIR/cache"
+}
+
+need_harness() {
+	[ -x "$H" ] || skip "ktraj-harness not built (no nvcc on this machine)"
+}
+
+has_gpu() {
+	nvidia-smi -L >/dev/null 2>&1
+}
+
+@test "bench --list --json: the three tasks with counts and existing sample kernels" {
+	run "$KTRAJ" bench --list --json
+	[ "$status" -eq 0 ]
+	echo "$output" >"$BATS_TEST_TMPDIR/l.json"
+	python3 - "$BATS_TEST_TMPDIR/l.json" "$ROOT/kernels/tasks" <<'PY'
+import json, os, sys
+rows = {r["task"]: r for r in map(json.loads, open(sys.argv[1]))}
+assert {"attention_fwd", "gemm", "rmsnorm"} <= set(rows), rows.keys()
+for name, r in rows.items():
+    spec = json.load(open(os.path.join(sys.argv[2], name + ".json")))
+    assert r["scenarios"] == len(spec["scenarios"]), (name, r["scenarios"])
+    assert r["kernels"] and all(os.path.isfile(k) and k.endswith(".cu") for k in r["kernels"]), r
+a = rows["attention_fwd"]
+assert a["scenarios"] >= 182 and len(a["kernels"]) >= 4, a
+PY
+}
+
+@test "bench --list: text table and KTRAJ_KERNELS override" {
+	run "$KTRAJ" bench --list
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == TASK* ]]
+	[[ "$output" == *attention_fwd*189* ]]
+	mkdir -p "$BATS_TEST_TMPDIR/k/tasks"
+	printf '{"task":"mine","op":"rmsnorm","kernels":[],"scenarios":[{"rows":1,"cols":2}]}' \
+		>"$BATS_TEST_TMPDIR/k/tasks/mine.json"
+	KTRAJ_KERNELS="$BATS_TEST_TMPDIR/k" run "$KTRAJ" bench --list --json
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"task":"mine"'*'"scenarios":1'* ]]
+	[[ "$output" != *attention_fwd* ]]
+}
+
+@test "attention_fwd spec: >= 182 unique scenarios covering the documented axes" {
+	python3 - "$ROOT/kernels/tasks/attention_fwd.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["scenarios"]
+names = [x["name"] for x in s]
+assert len(s) >= 182 and len(set(names)) == len(names)
+S = {x.get("Sq", x.get("S")) for x in s}
+assert min(S) >= 512 and max(x.get("Sk", x.get("Sq", x.get("S"))) for x in s) >= 16384
+assert any(v % 64 for v in S), "a length that is not a tile multiple"
+assert {x["D"] for x in s} >= {64, 128, 256}
+assert {x["dtype"] for x in s} == {"bf16", "fp16"}
+assert {x["causal"] for x in s} == {True, False}
+assert any(x["Hkv"] == 1 < x["Hq"] for x in s), "MQA"
+assert any(1 < x["Hkv"] < x["Hq"] for x in s), "GQA"
+assert all(x["Hq"] % x["Hkv"] == 0 and x.get("note") for x in s)
+PY
+}
+
+@test "bench: usage errors and missing inputs fail with one clear line" {
+	run "$KTRAJ" bench --task attention_fwd
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--task and --kernel are required"* ]]
+	run "$KTRAJ" bench --task attention_fwd --kernel "$BATS_TEST_TMPDIR/none.cu"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "ktraj: bench: "*none.cu* ]]
+	echo '__global__ void k(){}' >"$BATS_TEST_TMPDIR/k.cu"
+	run "$KTRAJ" bench --task no_such_task --kernel "$BATS_TEST_TMPDIR/k.cu"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no task 'no_such_task'"* ]]
+	run "$KTRAJ" bench --bogus
+	[ "$status" -eq 2 ]
+}
+
+@test "ktraj-harness: spec errors name the line; scenario list and selection" {
+	need_harness
+	printf '{"task":"t","op":"gemm",\n"scenarios":[{"M":1,"N":2,"K":3}\n,]}' >"$BATS_TEST_TMPDIR/bad.json"
+	run "$H" --task "$BATS_TEST_TMPDIR/bad.json" --kernel x.cu
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"line 3"* ]]
+	printf '{"task":"t","op":"attention_fwd","scenarios":[{"B":1,"Hq":3,"Hkv":2,"S":64,"D":64}]}' >"$BATS_TEST_TMPDIR/gqa.json"
+	run "$H" --task "$BATS_TEST_TMPDIR/gqa.json" --kernel x.cu
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"bad attention shape"* ]]
+	run "$H" --task "$ROOT/kernels/tasks/attention_fwd.json" --list
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 189 ]
+	run "$H" --task "$ROOT/kernels/tasks/attention_fwd.json" --kernel x.cu --scenarios 'no_such_*'
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"matches nothing"* ]]
+}
+
+@test "static check: library fallback and host threads are rejected before running" {
+	need_harness
+	command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || skip "no nvcc"
+	for k in x14_library x02_host_thread; do
+		run "$H" --task "$ROOT/tests/harness/exploit_task.json" --include "$ROOT/kernels/include" \
+			--kernel "$ROOT/tests/harness/exploits/$k.cu" --compile-only
+		[ "$status" -eq 0 ]
+		echo "$output" | python3 -c '
+import json, sys
+c = [json.loads(l) for l in sys.stdin if l.startswith("{")][0]
+assert c["exit_code"] == 0 and c["static_check"]["ok"] is False, c["static_check"]
+assert any(s.startswith(("cublas", "pthread_create")) for s in c["static_check"]["forbidden"])'
+	done
+}
+
+@test "bench without a GPU: compiles, records the compile, fails with 'no CUDA device'" {
+	need_harness
+	has_gpu && skip "a GPU is present (the GPU path is tested by the H200 suite)"
+	"$KTRAJ" init >/dev/null
+	run "$KTRAJ" bench --task rmsnorm --kernel "$ROOT/kernels/rmsnorm/01_rowwise.cu" --record nogpu
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no CUDA device"* ]]
+	run "$KTRAJ" log nogpu --json
+	[ "$status" -eq 0 ]
+	echo "$output" | python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.stdin]
+assert [r["kind"] for r in rows] == ["compile"], rows
+assert rows[0]["exit_code"] == 0 and rows[0]["actor"] == "harness"'
+	run "$KTRAJ" show nogpu 1 --json
+	[ "$status" -eq 0 ]
+	[[ "$output" == *sm_90a* ]]
+	[[ "$output" == *'"static_check":{"ok":true'* ]]
+	[[ "$output" == *diagnostics_blob* ]]
+}
+
+@test "anti-gaming suite on the GPU (skipped without one)" {
+	need_harness
+	has_gpu || skip "no GPU: the anti-gaming suite runs on the H200 (tests/harness/run_gpu.sh, harness/GPU_LOG.md)"
+	cd "$ROOT"
+	run tests/harness/run_gpu.sh "$H" "$BATS_TEST_TMPDIR/anti"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
