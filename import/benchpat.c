@@ -402,7 +402,8 @@ static size_t json_end(const char *t, size_t n, size_t i)
  * commas; Python reprs ('x', True, None) become JSON. */
 static char *json_clean(const char *s, size_t n)
 {
-	char *o = malloc(n + 1);
+	/* a '"' inside a 'python' string grows by its escape */
+	char *o = malloc(2 * n + 1);
 	size_t i, k = 0;
 	char q = 0;
 
@@ -857,7 +858,12 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 					size_t rst[16], ren[16], rc;
 					struct res *r;
 
-					if (rn && strspn(rl, " |-:+=\t") >= rn) {
+					size_t sp = 0;
+
+					while (sp < rn && strchr(" |-:+=\t", rl[sp]) &&
+					       rl[sp])
+						sp++;
+					if (rn && sp >= rn) {
 						i += rn + (rnl ? 1 : 0);
 						continue;       /* |---|---| */
 					}
