@@ -526,6 +526,30 @@ static char *build_command(const char *log)
 	return NULL;
 }
 
+static const char *const trace_known[] = {
+	"definition", "workload", "solution", "evaluation", NULL
+};
+static const char *const eval_known[] = {
+	"status", "log", "correctness", "performance", "environment",
+	"timestamp", NULL
+};
+
+/* Members of o not in `known` go to extra, so nothing of a newer format
+ * version is lost. */
+static void keep_rest(cJSON *extra, const cJSON *o, const char *const *known)
+{
+	for (const cJSON *it = cJSON_IsObject(o) ? o->child : NULL; it;
+	     it = it->next) {
+		int k = 0;
+
+		for (const char *const *n = known; *n && !k; n++)
+			k = !strcmp(it->string, *n);
+		if (!k && !cJSON_GetObjectItemCaseSensitive(extra, it->string))
+			cJSON_AddItemToObject(extra, it->string,
+					      cJSON_Duplicate(it, 1));
+	}
+}
+
 static int emit_trace(kt_imp *imp, const struct rec *r)
 {
 	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(r->j, "evaluation");
@@ -624,6 +648,8 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 			cJSON_GetObjectItemCaseSensitive(wl, "axes"), 1));
 	if (have_log)
 		cJSON_AddStringToObject(x, "log_blob", hex);
+	keep_rest(x, r->j, trace_known);
+	keep_rest(x, ev, eval_known);
 	return kt_impx_emit(imp, KT_KIND_BENCH, cseq, ts, "harness", p, r->f,
 			    r->line, r->off, r->len, NULL);
 }

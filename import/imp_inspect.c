@@ -177,6 +177,7 @@ static void map_free(struct map *m)
 struct ctx {
 	kt_imp *imp;
 	const kt_file *f;	/* file the sample came from */
+	uint64_t rec_len;	/* f->len when f is one sample (a member) */
 	const cJSON *eval;	/* eval{} of the log (may be NULL) */
 	cJSON *sample;
 	struct map msg_ts;	/* message id -> ts, usage (a = usage) */
@@ -642,7 +643,7 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 		}
 		rc = kt_impx_emit(c->imp, KT_KIND_TOOL_RESULT,
 				  call ? call->seq : 0, ts, "tool", p, c->f, 0,
-				  0, 0, &rseq);
+				  0, c->rec_len, &rseq);
 		p = NULL;
 		if (rc || !call)
 			goto out;
@@ -711,7 +712,7 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 		if (id)
 			cJSON_AddStringToObject(q, "msg_id", id);
 		if ((rc = kt_impx_emit(c->imp, KT_KIND_MESSAGE, 0, ts, actor,
-				       q, c->f, 0, 0, 0, &seq)))
+				       q, c->f, 0, 0, c->rec_len, &seq)))
 			goto out;
 	}
 	tc = cJSON_GetObjectItemCaseSensitive(m, "tool_calls");
@@ -741,7 +742,7 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 				cJSON_DetachItemFromObject(extra_tmp, "media"));
 		}
 		rc = kt_impx_emit(c->imp, KT_KIND_MESSAGE, 0, ts, actor, p,
-				  c->f, 0, 0, 0, &seq);
+				  c->f, 0, 0, c->rec_len, &seq);
 		p = NULL;
 		if (rc)
 			goto out;
@@ -778,7 +779,7 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 		}
 		keep_unknown(q, tcall, tc_known);
 		if ((rc = kt_impx_emit(c->imp, KT_KIND_TOOL_CALL, seq, ts,
-				       actor, q, c->f, 0, 0, 0, &cseq)))
+				       actor, q, c->f, 0, 0, c->rec_len, &cseq)))
 			goto out;
 		if (cid && (e = map_put(&c->calls, cid))) {
 			e->seq = cseq;
@@ -950,7 +951,7 @@ static int end_note(struct ctx *c)
 		cJSON_AddItemToObject(p, "error", cJSON_Duplicate(err, 1));
 	free(t.s);
 	rc = kt_impx_emit(c->imp, KT_KIND_NOTE, 0, KT_TS_UNKNOWN, "system", p,
-			  c->f, 0, 0, 0, NULL);
+			  c->f, 0, 0, c->rec_len, NULL);
 	return rc;
 }
 
@@ -979,6 +980,10 @@ static int import_sample(kt_imp *imp, const kt_file *f, const cJSON *log,
 	c.eval = eval;
 	c.sample = sample;
 	c.init_ts = KT_TS_UNKNOWN;
+	/* a sample file (.eval member) is the raw record; a monolithic log
+	 * has no byte range per sample (cJSON keeps none) */
+	if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(log, "samples")))
+		c.rec_len = f->len;
 	if (!(c.owned = cJSON_CreateArray()))
 		return KT_ENOMEM;
 	if (!cJSON_IsObject(sample)) {

@@ -791,6 +791,25 @@ static int worker_attempt(kt_imp *imp, const kt_file *f, const cJSON *h,
 		 "no result");
 	cJSON_AddStringToObject(p, "text", t);
 	cJSON_AddNumberToObject(p, "round", round);
+	for (const cJSON *it = h->child; it; it = it->next) {
+		static const char *const known[] = {
+			"round", "timestamp", "success", "kernel_code",
+			"stdout", "stderr", NULL
+		};
+		int k = !it->string;
+
+		for (const char *const *n = known; *n && !k; n++)
+			k = !strcmp(it->string, *n);
+		if (!k) {
+			cJSON *xe = cJSON_GetObjectItemCaseSensitive(p,
+								     "extra");
+
+			if (!xe)
+				xe = cJSON_AddObjectToObject(p, "extra");
+			cJSON_AddItemToObject(xe, it->string,
+					      cJSON_Duplicate(it, 1));
+		}
+	}
 	if ((rc = kt_impx_emit(imp, KT_KIND_NOTE, 0, ts, "agent", p, f, 0, 0, 0,
 			       &seq)))
 		goto out;

@@ -602,6 +602,23 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 		    strcmp(it->string, "max_difference"))
 			cJSON_AddItemToObject(x, it->string,
 					      cJSON_Duplicate(it, 1));
+	/* entry fields this importer does not read, as they are */
+	for (const cJSON *it = e->child; it; it = it->next) {
+		static const char *const known[] = {
+			"problem_id", "sample_id", "compiled", "correctness",
+			"metadata", "runtime", "runtime_stats", "run_name",
+			"level", NULL
+		};
+		int k = !it->string;
+
+		for (const char *const *n = known; *n && !k; n++)
+			k = !strcmp(it->string, *n);
+		for (const char *const *n = src_keys; *n && !k; n++)
+			k = !strcmp(it->string, *n);
+		if (!k && !cJSON_GetObjectItemCaseSensitive(x, it->string))
+			cJSON_AddItemToObject(x, it->string,
+					      cJSON_Duplicate(it, 1));
+	}
 	rc = kt_impx_emit(r->imp, KT_KIND_BENCH, seq, KT_TS_UNKNOWN, "harness",
 			  p, r->f, 0, 0, 0, NULL);
 out:
