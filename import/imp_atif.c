@@ -287,6 +287,7 @@ typedef struct findctx {
 	const char *self;
 	size_t dirlen;
 	char *found;
+	int looked;
 } findctx;
 
 static int find_by_sid(const char *rel, void *arg)
@@ -297,7 +298,8 @@ static int find_by_sid(const char *rel, void *arg)
 	size_t n = strlen(rel);
 
 	if (fc->found || n < 5 || strcmp(rel + n - 5, ".json") ||
-	    strcmp(rel, fc->self) == 0 || strchr(rel + fc->dirlen, '/'))
+	    strcmp(rel, fc->self) == 0 || strchr(rel + fc->dirlen, '/') ||
+	    fc->looked++ >= 256)
 		return 0;
 	if (kt_imp_open(fc->x->imp, rel, &g))
 		return 0;
@@ -341,7 +343,7 @@ static int import_ref(atx *x, const kt_file *f, const cJSON *ref, int depth)
 		}
 	}
 	if (!g && sid && *sid && strlen(sid) < 250) {
-		findctx fc = { x, sid, rel, strlen(dir), NULL };
+		findctx fc = { x, sid, rel, strlen(dir), NULL, 0 };
 
 		kt_imp_list(x->imp, dir, find_by_sid, &fc);
 		if (fc.found) {
@@ -700,8 +702,32 @@ typedef struct refctx {
 	const char *sid;
 	const char *base;
 	size_t dirlen;
-	int referenced;
+	int referenced, looked;
 } refctx;
+
+/* Siblings opened at most per lookup: keeps a folder of many trajectories
+ * from costing n^2 file reads. */
+#define MAX_SIBLINGS 256
+
+/* Whether f may be someone's sub-trajectory: Harbor names main files
+ * "trajectory.json" / "*.trajectory.json" and marks sub-agents with
+ * agent.extra.parent_session_id or copied-context steps. */
+static int maybe_sub(const cJSON *doc, const char *base)
+{
+	const cJSON *ex = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "agent"),
+					      "extra");
+	const cJSON *st;
+	size_t n = strlen(base);
+
+	if (cJSON_GetObjectItem(ex, "parent_session_id"))
+		return 1;
+	if (!(n >= 15 && strcmp(base + n - 15, "trajectory.json") == 0))
+		return 1;
+	cJSON_ArrayForEach(st, cJSON_GetObjectItem(doc, "steps"))
+		if (cJSON_IsTrue(cJSON_GetObjectItem(st, "is_copied_context")))
+			return 1;
+	return 0;
+}
 
 /* Does a sibling trajectory reference this file as a sub-agent? */
 static int find_referrer(const char *rel, void *arg)
@@ -712,7 +738,8 @@ static int find_referrer(const char *rel, void *arg)
 	size_t n = strlen(rel);
 
 	if (rc->referenced || n < 5 || strcmp(rel + n - 5, ".json") ||
-	    strcmp(rel, rc->self) == 0 || strchr(rel + rc->dirlen, '/'))
+	    strcmp(rel, rc->self) == 0 || strchr(rel + rc->dirlen, '/') ||
+	    rc->looked++ >= MAX_SIBLINGS)
 		return 0;
 	if (kt_imp_open(rc->x->imp, rel, &g))
 		return 0;
@@ -783,8 +810,9 @@ static int atif_import(kt_imp *imp, const kt_file *f)
 	/* a sub-trajectory whose parent is beside it: the parent imports it */
 	/* (unless the user named this very file) */
 	if (sid && !placeholder_id(sid) && strlen(sid) < 250 &&
-	    !(f->root && f->path && strcmp(f->root, f->path) == 0)) {
-		refctx r = { &x, rel, sid, kt_ag_base(rel), strlen(dir), 0 };
+	    !(f->root && f->path && strcmp(f->root, f->path) == 0) &&
+	    maybe_sub(doc, kt_ag_base(rel))) {
+		refctx r = { &x, rel, sid, kt_ag_base(rel), strlen(dir), 0, 0 };
 
 		kt_imp_list(imp, dir, find_referrer, &r);
 		if (r.referenced)

@@ -1043,8 +1043,12 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 		cJSON_Delete(rc_);
 	}
 	x.submission = kt_ag_str(cJSON_GetObjectItem(doc, "info"), "submission");
-	if ((rc = kt_imp_run_begin(imp, ident, name, mini ? "mini_swe_agent" :
-				   "swe_agent", meta)))
+	/* one importer, one format name (--format swe_agent); the flavour is
+	 * in the meta */
+	if (mini && !fmt)
+		cJSON_AddStringToObject(meta, "trajectory_format",
+					"mini-swe-agent");
+	if ((rc = kt_imp_run_begin(imp, ident, name, "swe_agent", meta)))
 		goto out;
 	meta = NULL;
 	if (mini) {

@@ -41,7 +41,7 @@ static void t_corpus(void **st)
 		   7, 1, 5, 5, 1, 0);
 	corpus_one("swe_agent/sweagent_ctf_warmup.traj", "swe_agent",
 		   9, 1, 7, 7, 3, 0);
-	corpus_one("swe_agent/mini_swe_agent_example.json", "mini_swe_agent",
+	corpus_one("swe_agent/mini_swe_agent_example.json", "swe_agent",
 		   6, 1, 3, 3, 1, 0);
 }
 
@@ -119,7 +119,7 @@ static void t_mini(void **st)
 	it_open(&c);
 	assert_int_equal(it_import(&c, NULL, 0, 1, p), 0);
 	assert_int_equal(c.nruns, 1);
-	assert_string_equal(c.runs[0].format, "mini_swe_agent");
+	assert_string_equal(c.runs[0].format, "swe_agent");
 	k = it_count(&c, c.runs[0].id);
 	/* the format complaint is no human turn; `echo > f` is an edit */
 	IT_EXPECT(k, 6, 1, 2, 2, 1);
