@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <math.h>
 #include "imp_agents.h"
+#include "impx.h"
 
 #define OUT_INLINE (64u * 1024u)
 
@@ -552,6 +553,81 @@ cJSON *kt_ag_args(const cJSON *v)
 }
 
 /* ---- events ------------------------------------------------------------- */
+/* Whether s is valid UTF-8 (RFC 3629: no overlongs, surrogates or values
+ * past U+10FFFF). */
+static int utf8_ok(const unsigned char *s)
+{
+	while (*s) {
+		unsigned c = *s, n, cp, i;
+
+		if (c < 0x80) {
+			s++;
+			continue;
+		}
+		if (c >= 0xC2 && c <= 0xDF)
+			n = 1, cp = c & 0x1F;
+		else if (c >= 0xE0 && c <= 0xEF)
+			n = 2, cp = c & 0x0F;
+		else if (c >= 0xF0 && c <= 0xF4)
+			n = 3, cp = c & 0x07;
+		else
+			return 0;
+		for (i = 1; i <= n; i++) {
+			if ((s[i] & 0xC0) != 0x80)
+				return 0;
+			cp = (cp << 6) | (s[i] & 0x3F);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+			return 0;
+		s += n + 1;
+	}
+	return 1;
+}
+
+/* Source text may hold invalid UTF-8 (truncated or binary tool output):
+ * every string of a payload is made valid (U+FFFD) before it is stored,
+ * so JSON readers of `log --json` and exports never choke on it. */
+static int fix_utf8(cJSON *n, int depth)
+{
+	cJSON *c;
+
+	if (depth > 200)
+		return 0;
+	if (cJSON_IsString(n) && n->valuestring &&
+	    !utf8_ok((const unsigned char *)n->valuestring)) {
+		char *f = kt_impx_utf8(n->valuestring, strlen(n->valuestring),
+				       NULL);
+
+		if (!f)
+			return KT_ENOMEM;
+		if (!cJSON_SetValuestring(n, f)) {
+			free(f);
+			return KT_ENOMEM;
+		}
+		free(f);
+	}
+	if (n->string && !utf8_ok((const unsigned char *)n->string) &&
+	    !(n->type & cJSON_StringIsConst)) {
+		char *f = kt_impx_utf8(n->string, strlen(n->string), NULL);
+
+		if (!f)
+			return KT_ENOMEM;
+		cJSON_free(n->string);
+		n->string = cJSON_malloc(strlen(f) + 1);
+		if (!n->string) {
+			free(f);
+			return KT_ENOMEM;
+		}
+		strcpy(n->string, f);
+		free(f);
+	}
+	for (c = n->child; c; c = c->next)
+		if (fix_utf8(c, depth + 1))
+			return KT_ENOMEM;
+	return 0;
+}
+
 int kt_ag_emit(kt_imp *imp, const kt_file *f, int kind, uint64_t parent,
 	       int64_t ts, const char *actor, cJSON *payload, uint64_t line,
 	       uint64_t off, uint64_t len, uint64_t *seq)
@@ -561,6 +637,10 @@ int kt_ag_emit(kt_imp *imp, const kt_file *f, int kind, uint64_t parent,
 
 	if (!payload)
 		return KT_ENOMEM;
+	if (fix_utf8(payload, 0)) {
+		cJSON_Delete(payload);
+		return KT_ENOMEM;
+	}
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = kind;
 	ev.parent = parent;

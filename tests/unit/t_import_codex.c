@@ -215,6 +215,38 @@ static void t_strict_and_growth(void **st)
 	it_close(&c);
 }
 
+/* Every byte sequence is valid UTF-8 once stored; a truncated last line
+ * (a live log mid-write) is reported, not fatal. */
+static void t_invalid_utf8(void **st)
+{
+	char p[4096];
+	it_ctx c;
+	it_counts k;
+	cJSON *pl;
+	const char *t;
+	int kind;
+
+	(void)st;
+	it_fixture(p, sizeof(p), "codex/badutf8.jsonl");
+	it_open(&c);
+	assert_int_equal(it_import(&c, NULL, 0, 1, p), 0);
+	assert_int_equal(c.nruns, 1);
+	k = it_count(&c, c.runs[0].id);
+	IT_EXPECT(k, 1, 1, 1, 1, 0);
+	assert_non_null(strstr(c.warns, "badutf8.jsonl:5:"));
+	pl = it_payload(&c, c.runs[0].id, 1, &kind, NULL, 0);
+	t = cJSON_GetObjectItem(pl, "text")->valuestring;
+	assert_non_null(strstr(t, "bad \xef\xbf\xbd"));
+	assert_null(strchr(t, '\xff'));
+	cJSON_Delete(pl);
+	pl = it_payload(&c, c.runs[0].id, 3, &kind, NULL, 0);
+	assert_int_equal(kind, KT_KIND_TOOL_RESULT);
+	assert_non_null(strstr(cJSON_GetObjectItem(pl, "output")->valuestring,
+			       "\xef\xbf\xbd" "binary"));
+	cJSON_Delete(pl);
+	it_close(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +258,7 @@ int main(void)
 		cmocka_unit_test(t_no_session_meta),
 		cmocka_unit_test(t_legacy),
 		cmocka_unit_test(t_strict_and_growth),
+		cmocka_unit_test(t_invalid_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
