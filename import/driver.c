@@ -475,6 +475,26 @@ static char *raw_name(const char *display)
 	return n;
 }
 
+/* Bytes an archive may expand to: max_total, and max_ratio times its
+ * compressed size (bytes consumed so far when the size is unknown). */
+static uint64_t bound(kt_imp *imp, struct archive *a, uint64_t csize)
+{
+	uint64_t maxt = imp->opts->max_total ? imp->opts->max_total :
+		KT_IMPORT_MAX_TOTAL;
+	uint64_t ratio = imp->opts->max_ratio ? imp->opts->max_ratio :
+		KT_IMPORT_MAX_RATIO;
+	uint64_t cs = csize ? csize : (uint64_t)archive_filter_bytes(a, -1);
+	uint64_t lim = cs * ratio;
+
+	if (cs && lim / ratio != cs)
+		lim = UINT64_MAX;
+	if (lim < KT_RATIO_FLOOR)
+		lim = KT_RATIO_FLOOR;
+	if (lim > maxt)
+		lim = maxt;
+	return lim;
+}
+
 /*
  * Read every regular member of `a` into r, checking the expansion bound
  * while reading.  csize is the compressed size (0 = unknown: bytes consumed
@@ -518,15 +538,43 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 				 name);
 			continue;
 		}
+		/* a declared size beyond the bound fails before inflating
+		 * anything; a declared size within it sizes the buffer */
+		if (archive_entry_size_is_set(e) && archive_entry_size(e) >= 0) {
+			uint64_t want = (uint64_t)archive_entry_size(e);
+			uint64_t lim = bound(imp, a, csize);
+
+			if (total + want > lim) {
+				drv_warn(imp, r->display,
+					 "member '%s' declares %llu bytes: expands beyond %llu bytes (limits: --max-size %llu, --max-ratio %llu): stopped",
+					 name, (unsigned long long)want,
+					 (unsigned long long)lim,
+					 (unsigned long long)maxt,
+					 (unsigned long long)ratio);
+				rc = KT_ELIMIT;
+				break;
+			}
+			cap = (size_t)want + 65536;
+			buf = malloc(cap + 1);
+			if (!buf) {
+				rc = KT_ENOMEM;
+				break;
+			}
+		}
 		for (;;) {
-			uint64_t lim, cs;
+			uint64_t lim;
 			ssize_t k;
 
 			if (n + 65536 > cap) {
 				size_t nc = cap ? cap + cap / 2 : 65536;
+				uint64_t lb = bound(imp, a, csize);
+				uint64_t room = lb > total ? lb - total : 0;
 
 				if (nc < n + 65536)
 					nc = n + 65536;
+				/* never more than the bound allows */
+				if ((uint64_t)nc > n + room + 65536)
+					nc = (size_t)(n + room + 65536);
 				nb = realloc(buf, nc + 1);
 				if (!nb) {
 					rc = KT_ENOMEM;
@@ -547,14 +595,7 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 				break;
 			n += (size_t)k;
 			total += (uint64_t)k;
-			cs = csize ? csize : (uint64_t)archive_filter_bytes(a, -1);
-			lim = cs * ratio;
-			if (cs && lim / ratio != cs)
-				lim = UINT64_MAX;
-			if (lim < KT_RATIO_FLOOR)
-				lim = KT_RATIO_FLOOR;
-			if (lim > maxt)
-				lim = maxt;
+			lim = bound(imp, a, csize);
 			if (total > lim) {
 				drv_warn(imp, r->display,
 					 "expands beyond %llu bytes (limits: --max-size %llu, --max-ratio %llu): stopped",
