@@ -552,6 +552,32 @@ cJSON *kt_ag_args(const cJSON *v)
 	return o;
 }
 
+int kt_ag_keep_extra(cJSON *payload, const cJSON *o, const char *const *known)
+{
+	const cJSON *it;
+	cJSON *ex;
+	int i;
+
+	if (!payload || !cJSON_IsObject(o))
+		return 0;
+	cJSON_ArrayForEach(it, o) {
+		if (!it->string)
+			continue;
+		for (i = 0; known && known[i]; i++)
+			if (strcmp(it->string, known[i]) == 0)
+				break;
+		if (known && known[i])
+			continue;
+		ex = cJSON_GetObjectItemCaseSensitive(payload, "extra");
+		if (!ex && !(ex = cJSON_AddObjectToObject(payload, "extra")))
+			return KT_ENOMEM;
+		if (!cJSON_GetObjectItemCaseSensitive(ex, it->string))
+			cJSON_AddItemToObject(ex, it->string,
+					      cJSON_Duplicate(it, 1));
+	}
+	return 0;
+}
+
 /* ---- events ------------------------------------------------------------- */
 /* Whether s is valid UTF-8 (RFC 3629: no overlongs, surrogates or values
  * past U+10FFFF). */

@@ -46,6 +46,13 @@ cJSON *kt_ag_parse_lenient(const char *s);
  */
 cJSON *kt_ag_args(const cJSON *v);
 
+/*
+ * Keep what a typed payload has no field for: members of the source object
+ * o whose names are not in `known` (NULL-terminated) are copied into
+ * payload's "extra" object (created when needed).  Returns 0 or KT_ENOMEM.
+ */
+int kt_ag_keep_extra(cJSON *payload, const cJSON *o, const char *const *known);
+
 /* Emit an event (payload consumed).  line/off/len: provenance. */
 int kt_ag_emit(kt_imp *imp, const kt_file *f, int kind, uint64_t parent,
 	       int64_t ts, const char *actor, cJSON *payload, uint64_t line,

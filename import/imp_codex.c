@@ -220,6 +220,15 @@ static int emit_now(cx *c, int kind, uint64_t parent, const char *actor,
 			  l->off, l->n, seq);
 }
 
+/* Fields of the items below that the typed payloads hold; the rest goes to
+ * payload.extra. */
+static const char *const MSG_KNOWN[] = { "type", "role", "content", "phase",
+					 NULL };
+static const char *const CALL_KNOWN[] = { "type", "name", "arguments",
+					  "call_id", "input", "status",
+					  "action", "id", NULL };
+static const char *const OUT_KNOWN[] = { "type", "call_id", "output", NULL };
+
 /* Text that Codex injects as a user turn (not typed by the person). */
 static int injected(const char *t)
 {
@@ -271,6 +280,7 @@ static int on_message(cx *c, const cJSON *p, int64_t ts, const cline *l)
 			if (ph && (ex = cJSON_AddObjectToObject(m, "extra")))
 				cJSON_AddStringToObject(ex, "phase", ph);
 		}
+		kt_ag_keep_extra(m, p, MSG_KNOWN);
 		rc = hold(c, KT_KIND_MESSAGE, m, ts, l, NULL);
 	} else if (strcmp(role, "user") == 0) {
 		int inj = injected(text);
@@ -280,6 +290,7 @@ static int on_message(cx *c, const cJSON *p, int64_t ts, const cline *l)
 		if (c->has_user_ev && !inj)
 			goto out;
 		m = kt_ag_msg("user", !inj, text, inj ? "meta" : NULL);
+		kt_ag_keep_extra(m, p, MSG_KNOWN);
 		rc = emit_now(c, KT_KIND_MESSAGE, 0, inj ? "system" : "human",
 			      m, ts, l, NULL);
 	} else {
@@ -414,6 +425,7 @@ static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 							kt_ag_str(p, "status"));
 		}
 	}
+	kt_ag_keep_extra(pl, p, CALL_KNOWN);
 	return hold(c, KT_KIND_TOOL_CALL, pl, ts, l, cid);
 }
 
@@ -545,6 +557,7 @@ static int on_output(cx *c, const cJSON *p, int64_t ts, const cline *l)
 		if (ex)
 			cJSON_AddBoolToObject(ex, "orphan", 1);
 	}
+	kt_ag_keep_extra(pl, p, OUT_KNOWN);
 	rc = kt_ag_emit(c->imp, NULL, KT_KIND_TOOL_RESULT, cc ? cc->seq : 0, ts,
 			"tool", pl, l->no, l->off, l->n, &rseq);
 	if (rc || !cc) {

@@ -630,6 +630,11 @@ static int flush_pending(swx *x, const char *obs, int ec, const char *only_id,
 }
 
 /* ---- SWE-agent .traj ------------------------------------------------------ */
+static const char *const HIST_KNOWN[] = {
+	"role", "content", "agent", "is_demo", "thought", "action", "tool_calls",
+	"tool_call_ids", "message_type", NULL
+};
+
 static int history_msg(swx *x, const cJSON *m, const kt_ag_span *sp)
 {
 	const char *role = kt_ag_str(m, "role");
@@ -652,6 +657,7 @@ static int history_msg(swx *x, const cJSON *m, const kt_ag_span *sp)
 
 		msg = kt_ag_msg("assistant", 0, text && *text ? text :
 				kt_ag_str(m, "thought"), NULL);
+		kt_ag_keep_extra(msg, m, HIST_KNOWN);
 		if ((rc = kt_ag_emit(x->imp, NULL, KT_KIND_MESSAGE, 0,
 				     KT_TS_UNKNOWN, "agent", msg, sp->line,
 				     sp->off, sp->len, &mseq)))
