@@ -705,25 +705,26 @@ static void summarize(const struct samples *s, int dropped, struct arm_stats *st
 
 /* One cold sample (module comment, step 4).  Returns ms or -1 on error;
  * *clk and *throttled from NVML after the sample. */
-static double sample(struct scen *S, entry_fn fn, int set, unsigned *clk,
-		     int *throttled)
+static double sample(struct scen *S, entry_fn fn, int is_cand, int set,
+		     unsigned *clk, int *throttled)
 {
 	float ms = 0;
 	unsigned long long rs = 0;
+	/* a baseline candidate writes elsewhere: the candidate's last timed
+	 * output is checked after timing */
+	void *target = is_cand ? S->out : S->out0;
 
 	*clk = 0;
 	*throttled = 0;
 	if (fn) {
-		if (cudaMemsetAsync(S->out, 0xFF, S->n_out * S->esz, S->hs) ||
+		if (cudaMemsetAsync(target, 0xFF, S->n_out * S->esz, S->hs) ||
 		    cudaMemsetAsync(S->scratch, 0, S->scratch_bytes, S->hs))
 			return -1;
 	}
 	kref::flush<<<grid_for(S->flush_n), 256, 0, S->hs>>>(S->flush, S->flush_n);
 	if (cudaEventRecord(S->e0, S->hs))
 		return -1;
-	/* a baseline candidate writes elsewhere: the candidate's last
-	 * timed output is checked after timing */
-	if (call_arm(S, fn, S->pin[set], fn == S->cand ? S->out : S->out0))
+	if (call_arm(S, fn, S->pin[set], target))
 		return -1;
 	/* The legacy default stream waits for all blocking streams, so the end
 	 * event covers work the candidate put on cudaStreamPerThread or 0. */
@@ -1044,7 +1045,7 @@ static int run_one(const struct kth_task *t, const struct kth_opts *o,
 				while (got < nper[r] && tries < 3 * nper[r]) {
 					unsigned clk;
 					int thr, set = counter++ % S->K;
-					double ms = sample(S, arm[r], set, &clk, &thr);
+					double ms = sample(S, arm[r], r == 1, set, &clk, &thr);
 
 					tries++;
 					if (ms < 0) {
