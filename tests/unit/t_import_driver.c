@@ -101,7 +101,7 @@ static int import1(kt_store *s, const char *path, struct res *r)
 static uint64_t ref_events(const char *dir)
 {
 	char sp[4300], fp[4300], *src;
-	size_t len;
+	size_t len = 0;
 	kt_store *s;
 	struct res r;
 	FILE *o;
