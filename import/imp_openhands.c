@@ -373,6 +373,55 @@ static char *cat_n_file(const char *out)
 	return buf;
 }
 
+/* The editor arguments inside translated_ipython_code:
+ * "print(file_editor(**{'command': 'create', 'path': ..., ...}))". */
+static cJSON *ipython_args(const char *code)
+{
+	const char *s = code ? strstr(code, "(**{") : NULL, *e;
+
+	if (!s)
+		return NULL;
+	s += 3;
+	e = strrchr(s, '}');
+	if (!e)
+		return NULL;
+	return kt_ag_pyrepr(s, (size_t)(e - s) + 1);
+}
+
+/* A unified diff that creates a file ("@@ -0,0 +1,N @@", all lines '+'):
+ * the new content, malloc'ed; NULL for anything else. */
+static char *creation_diff(const char *d)
+{
+	const char *h = d ? strstr(d, "@@ -0,0 +1") : NULL, *p;
+	char *buf;
+	size_t n = 0;
+
+	if (!h || !(p = strchr(h, '\n')) || strstr(p, "\n@@") ||
+	    !(buf = malloc(strlen(p) + 1)))
+		return NULL;
+	p++;
+	while (*p) {
+		const char *le = strchr(p, '\n');
+		size_t ln = le ? (size_t)(le - p) : strlen(p);
+
+		if (*p == '+') {
+			memcpy(buf + n, p + 1, ln - 1);
+			n += ln - 1;
+			buf[n++] = '\n';
+		} else if (*p == '\\' && n) {
+			n--; /* "\ No newline at end of file" */
+		} else if (ln) {
+			free(buf);
+			return NULL;
+		}
+		if (!le)
+			break;
+		p = le + 1;
+	}
+	buf[n] = 0;
+	return buf;
+}
+
 static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 			  const kt_ag_span *sp)
 {
@@ -498,18 +547,28 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 			const cJSON *st = cJSON_GetObjectItem(c->args, "start");
 			const cJSON *en = cJSON_GetObjectItem(c->args, "end");
 
-			if (cmd) {
+			cJSON *ipy = cmd ? NULL : ipython_args(kt_ag_str(
+				c->args, "translated_ipython_code"));
+			char *created = NULL;
+
+			if (cmd || (ipy && kt_ag_str(ipy, "command"))) {
 				rc = kt_ag_tool_effects(x->imp,
 							"str_replace_editor",
-							c->args, x->cwd, c->seq,
-							rseq, content, -1, 1, ts);
+							cmd ? c->args : ipy,
+							x->cwd, c->seq, rseq,
+							content, -1, 1, ts);
 				rc = rc < 0 ? rc : 0;
 			} else if (ct && *ct && cJSON_IsNumber(st) &&
 				   cJSON_IsNumber(en) && st->valueint == 1 &&
 				   en->valueint == -1) {
 				rc = kt_ws_write(x->imp, np, ct, strlen(ct),
 						 c->seq, c->tool);
+			} else if ((created = creation_diff(content))) {
+				rc = kt_ws_write(x->imp, np, created,
+						 strlen(created), c->seq, c->tool);
 			}
+			free(created);
+			cJSON_Delete(ipy);
 		}
 		free(np);
 		return rc;

@@ -56,7 +56,7 @@ static void t_events(void **st)
 	assert_int_equal(c.nruns, 1);
 	run = c.runs[0].id;
 	k = it_count(&c, run);
-	IT_EXPECT(k, 4, 1, 5, 4, 2);
+	IT_EXPECT(k, 4, 1, 7, 6, 4);
 	assert_int_equal(k.compile, 1);
 	/* usage once per model response id (r1 is on two actions) */
 	assert_int_equal(k.usage, 2);
@@ -76,6 +76,16 @@ static void t_events(void **st)
 	s = it_cat(&c, run, "/ws/b.txt", 0);
 	assert_non_null(s);
 	assert_string_equal(s, "alpha\nbeta\n");
+	free(s);
+	/* an edit known only from translated_ipython_code, and one known only
+	 * from the creation diff of its observation */
+	s = it_cat(&c, run, "/ws/c.txt", 0);
+	assert_non_null(s);
+	assert_string_equal(s, "see\nyou\n");
+	free(s);
+	s = it_cat(&c, run, "/ws/d.txt", 0);
+	assert_non_null(s);
+	assert_string_equal(s, "first\nsecond\n");
 	free(s);
 	/* exit code 2: failed, compile event carries it */
 	pl = it_payload(&c, run, 11, &kind, NULL, 0);
