@@ -228,7 +228,10 @@ typedef struct kt_an_series {
  * source hash; else recorded min/max spread (range/4); else the lower
  * quartile of successive differences (shrunk toward the default); else
  * o->sigma_default.  theta = max(ln min_gain, z * sigma * sqrt 2).  A new
- * best above theta must be confirmed by one of the next 3 measurements.  out->pt is malloc'ed; release with
+ * best counts when it is above the plateau level (median of the plateau's
+ * points within theta of the best) by theta (max(2 theta, ln 1.2) while
+ * the run's first plateau has one point) and one of the next 3
+ * measurements confirms it.  out->pt is malloc'ed; release with
  * kt_an_series_free().  Errors: KT_ENOMEM.
  */
 int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,

@@ -411,6 +411,12 @@ static int blame_one(kt_store *s, const kt_an_run *r, const kt_an_opts *o,
 
 			if (!is_agent_text(e) || !plan_like(e->text))
 				continue;
+			/* "you're right, ..." answers the question */
+			for (int a = 0; ack_phrases[a] && indep; a++)
+				if (strstr(e->text, ack_phrases[a]))
+					indep = 0;
+			if (!indep)
+				continue;
 			if (kt_an_tokens(e->text, strlen(e->text), &tm, &ntm))
 				goto out;
 			for (size_t ci = 0; ci < j->ncand && indep; ci++) {

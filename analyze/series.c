@@ -513,30 +513,49 @@ floor:
 	if (!(out->sigma >= o->sigma_floor))
 		out->sigma = o->sigma_floor;
 	out->theta = fmax(log(o->min_gain), o->z * out->sigma * M_SQRT2);
-	/* best-so-far with significant new bests.  A new best must be
-	 * confirmed: one of the next 3 measurements (when there are any) is
-	 * also above the old best by theta.  Otherwise it was a lucky
-	 * measurement (or the old best an unlucky one, e.g. a cold first run)
-	 * and the point is skipped, not counted toward the best. */
+	/* best-so-far with significant new bests.  The test compares a
+	 * candidate with the level of the current plateau - the median of its
+	 * points within theta of the best - not with the best itself, which
+	 * the luckiest measurement inflates.  A new best must be confirmed:
+	 * one of the next 3 measurements (when there are any) is also above
+	 * that level by theta; otherwise it was a lucky measurement and is
+	 * skipped, not counted toward the best.  While the run's first
+	 * plateau rests on one point (often a cold run) the bar is
+	 * max(2 theta, ln 1.2). */
 	{
 		double best = 0;
+		size_t ps = 0; /* first point of the current plateau */
 
 		for (i = 0; i < np; i++) {
 			kt_an_point *p = &out->pt[i];
 
-			if (i && log(p->speedup) - log(best) > out->theta) {
-				int conf = i + 1 == np;
+			if (i) {
+				double lb = log(best), lvl, bar = out->theta;
+				size_t nl = 0;
 
-				for (k = i + 1; k < np && k <= i + 3; k++)
-					if (log(out->pt[k].speedup) - log(best) >
-					    out->theta)
-						conf = 1;
-				if (!conf) {
-					p->best = best;
-					p->outlier = 1;
-					continue;
+				for (k = ps; k < i; k++)
+					if (!out->pt[k].outlier &&
+					    log(out->pt[k].speedup) >= lb - out->theta)
+						tmp[nl++] = log(out->pt[k].speedup);
+				lvl = nl ? median(tmp, nl) : lb;
+				/* the run's first plateau resting on one point (often
+				 * a cold run): not a baseline to trust for small gains */
+				if (ps == 0 && nl <= 1)
+					bar = fmax(2 * bar, log(1.2));
+				if (p->speedup > best && log(p->speedup) - lvl > bar) {
+					int conf = i + 1 == np;
+
+					for (k = i + 1; k < np && k <= i + 3; k++)
+						if (log(out->pt[k].speedup) - lvl > bar)
+							conf = 1;
+					if (!conf) {
+						p->best = best;
+						p->outlier = 1;
+						continue;
+					}
+					p->accepted = 1;
+					ps = i;
 				}
-				p->accepted = 1;
 			}
 			if (p->speedup > best)
 				best = p->speedup;
