@@ -1569,7 +1569,9 @@ static int pre_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 	(void)f;
 	(void)line;
 	(void)off;
-	if (ps->session && ps->human)
+	/* the name comes from the first human text near the top; do not
+	 * parse a whole session twice looking for one */
+	if (ps->session && (ps->human || line > 200))
 		return 1;
 	if (!memmem(s, n, "\"sessionId\"", 11) && !memmem(s, n, "\"type\"", 6))
 		return 0;

@@ -228,7 +228,6 @@ int kt_ws_write(kt_imp *imp, const char *path, const char *content,
 	char *np = kt_ws_path(NULL, path);
 	struct kt_ws_ent *e;
 	char bh[KT_HASH_HEX + 1], ah[KT_HASH_HEX + 1];
-	unsigned char h[KT_HASH_LEN];
 	int had, rc;
 
 	if (!np || !content)
@@ -240,8 +239,7 @@ int kt_ws_write(kt_imp *imp, const char *path, const char *content,
 	}
 	had = e->data && !e->deleted;
 	if (had) {
-		kt_sha256(content, len, h);
-		if (e->len == len && !memcmp(h, e->hash, KT_HASH_LEN)) {
+		if (e->len == len && !memcmp(e->data, content, len)) {
 			free(np);
 			return 0; /* no change, no edit */
 		}
@@ -347,7 +345,6 @@ int kt_ws_observe(kt_imp *imp, const char *path, const char *content,
 {
 	char *np = kt_ws_path(NULL, path);
 	struct kt_ws_ent *e;
-	unsigned char h[KT_HASH_LEN];
 	char hex[KT_HASH_HEX + 1];
 	cJSON *arr, *o;
 	int rc = 0;
@@ -359,9 +356,8 @@ int kt_ws_observe(kt_imp *imp, const char *path, const char *content,
 		free(np);
 		return KT_ENOMEM;
 	}
-	kt_sha256(content, len, h);
 	if (e->data && !e->deleted && e->len == len &&
-	    !memcmp(h, e->hash, KT_HASH_LEN))
+	    !memcmp(e->data, content, len))
 		goto out; /* what we believed: nothing to record */
 	rc = set_content(e, content, len);
 	if (rc)
