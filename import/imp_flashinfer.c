@@ -87,8 +87,16 @@ static int classify(const cJSON *o)
 		return cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o,
 				"evaluation")) ? R_TRACE : R_WORKLOAD;
 	if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "sources")) &&
-	    kt_impx_str(o, "name"))
-		return R_SOL;
+	    kt_impx_str(o, "name")) {
+		const cJSON *s0 = cJSON_GetArrayItem(
+			cJSON_GetObjectItemCaseSensitive(o, "sources"), 0);
+
+		/* sources[{path, content}]: not any JSON with a "sources"
+		 * list (source maps, package manifests) */
+		if (!s0 || kt_impx_str(s0, "path") ||
+		    kt_impx_str(o, "definition"))
+			return R_SOL;
+	}
 	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "axes")) &&
 	    kt_impx_str(o, "name") &&
 	    (cJSON_GetObjectItemCaseSensitive(o, "inputs") ||
