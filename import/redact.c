@@ -890,9 +890,14 @@ static void pass_words(kt_redactor *r, const char *in, size_t n,
 			const char *s = r->words[w] + 1;
 			size_t k = strlen(s);
 
+			/* whole words only, and not a label of a longer dotted
+			 * name or address (host "b.c" in "a.b.c", "x@b.c") */
 			if (n - i >= k && !memcmp(in + i, s, k) &&
-			    (i + k == n || !is_alnum(in[i + k])) &&
-			    !(i && in[i - 1] == '<'))
+			    (i + k == n || (!is_alnum(in[i + k]) &&
+					    !(in[i + k] == '.' && i + k + 1 < n &&
+					      is_alnum(in[i + k + 1])))) &&
+			    !(i && (in[i - 1] == '<' || in[i - 1] == '.' ||
+				    in[i - 1] == '@')))
 				break;
 		}
 		if (w == r->nwords) {
@@ -935,8 +940,10 @@ static void pass_userhost_w(kt_redactor *r, const char *in, size_t n,
 char *kt_redact_text(kt_redactor *r, const char *text, size_t len,
 		     size_t *out_len)
 {
-	static const pass_fn passes[] = { pass_secrets, pass_email,
-					  pass_home_w, pass_userhost_w,
+	/* home paths first: a secret's value then ends at the placeholder,
+	 * the same way it does when redacted text is redacted again */
+	static const pass_fn passes[] = { pass_home_w, pass_userhost_w,
+					  pass_secrets, pass_email,
 					  pass_fqdn, pass_words };
 	struct sb a = { 0 }, b = { 0 };
 	const char *in = text;
