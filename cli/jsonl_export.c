@@ -83,15 +83,13 @@ struct refs {
 	size_t n, cap;
 };
 
-/* Blob references in payloads: edit before/after, "blob" (observed[]) and
- * every "*_blob" field (FORMAT.md "Event kinds"). */
-static int is_ref_key(const char *k)
+/* Blob references: every string of 64 hex chars in a payload that names a
+ * stored blob (edit before/after, observed[].blob, *_blob fields...), the
+ * same rule as the store's verify (FORMAT.md "JSONL"). */
+static int is_hash_hex(const char *v)
 {
-	size_t n = k ? strlen(k) : 0;
-
-	return n && (!strcmp(k, "before") || !strcmp(k, "after") ||
-		     !strcmp(k, "blob") ||
-		     (n > 5 && !strcmp(k + n - 5, "_blob")));
+	return v && strlen(v) == KT_HASH_HEX &&
+	       strspn(v, "0123456789abcdefABCDEF") == KT_HASH_HEX;
 }
 
 static int collect(cJSON *node, struct refs *rs)
@@ -100,9 +98,7 @@ static int collect(cJSON *node, struct refs *rs)
 	const char *hint = cJSON_IsString(path) ? path->valuestring : NULL;
 
 	cJSON_ArrayForEach(c, node) {
-		if (cJSON_IsString(c) && cJSON_IsObject(node) &&
-		    is_ref_key(c->string) &&
-		    strlen(c->valuestring) == KT_HASH_HEX) {
+		if (cJSON_IsString(c) && is_hash_hex(c->valuestring)) {
 			struct ref *r;
 
 			if (rs->n == rs->cap) {
@@ -197,6 +193,8 @@ static int put_blob(kt_store *s, kt_redactor *red, struct blobset *seen,
 		return 0;
 	kt_hex(ref->h, KT_HASH_LEN, hex);
 	rc = kt_blob_get(s, ref->h, &data, &len);
+	if (rc == KT_ENOTFOUND)
+		return 0; /* a hex string that names no blob is just text */
 	if (rc) {
 		snprintf(err, errlen, "seq %llu: blob %s: %s",
 			 (unsigned long long)seq, hex, kt_strerror(rc));
@@ -306,7 +304,9 @@ int kt_export_jsonl(kt_store *s, const char *run, int redact, FILE *out,
 				struct bent *e = bs_find(&seen, rs.r[i].h);
 				char hex[KT_HASH_HEX + 1];
 
-				kt_hex(e ? e->nh : rs.r[i].h, KT_HASH_LEN, hex);
+				if (!e)
+					continue;
+				kt_hex(e->nh, KT_HASH_LEN, hex);
 				if (!cJSON_SetValuestring(rs.r[i].item, hex))
 					rc = KT_ENOMEM;
 			}

@@ -472,3 +472,31 @@ assert [c["exit_code"] for c in k("compile")].count(0)==3'
 	run "$KTRAJ" diff 3db88dd1 14 32
 	[[ "$output" == *"+	// online softmax"* ]]
 }
+
+@test "export --redact: no e-mail left, redacted blobs keep their references, the result appends" {
+	h=$(printf 'contact: jane.doe@example.com\n' | sha256sum | cut -c1-64)
+	printf '%s\n' "{\"blob\":\"$h\",\"path\":\"/w/README\",\"text\":\"contact: jane.doe@example.com\\n\"}" \
+		"{\"kind\":\"edit\",\"payload\":{\"path\":\"/w/README\",\"op\":\"create\",\"before\":null,\"after\":\"$h\"}}" \
+		'{"kind":"message","actor":"human","payload":{"role":"user","human":true,"text":"write to jane.doe@example.com"}}' |
+		"$KTRAJ" append r >/dev/null
+	"$KTRAJ" export r --redact >"$BATS_TEST_TMPDIR/red.jsonl"
+	! grep -q 'jane.doe@example.com' "$BATS_TEST_TMPDIR/red.jsonl"
+	! grep -q '"hash"' "$BATS_TEST_TMPDIR/red.jsonl"
+	python3 - "$BATS_TEST_TMPDIR/red.jsonl" "$h" <<'PY'
+import hashlib, json, sys
+blobs = {}
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    if "blob" in d:
+        assert hashlib.sha256(d["text"].encode()).hexdigest() == d["blob"]
+        blobs[d["blob"]] = d["text"]
+    elif d["kind"] == "edit":
+        a = d["payload"]["after"]
+        assert a in blobs and a != sys.argv[2], d
+PY
+	KTRAJ_STORE="$BATS_TEST_TMPDIR/r.ktraj" "$KTRAJ" append r <"$BATS_TEST_TMPDIR/red.jsonl" >/dev/null
+	run env KTRAJ_STORE="$BATS_TEST_TMPDIR/r.ktraj" "$KTRAJ" cat r README
+	[ "$status" -eq 0 ]
+	[[ "$output" == "contact: "* ]]
+	[[ "$output" != *"jane.doe@example.com"* ]]
+}
