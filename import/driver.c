@@ -752,7 +752,8 @@ const char *kt_imp_actor_of(kt_imp *imp, uint64_t seq)
 
 int kt_imp_next_written(const kt_imp *imp)
 {
-	return imp->in_run && !imp->failed && imp->seq + 1 > imp->stored_n;
+	return imp->in_run && !imp->failed && !imp->frozen &&
+		imp->seq + 1 > imp->stored_n;
 }
 
 static int rep_add(struct kt_runrep **arr, size_t *n, size_t *cap,
@@ -806,7 +807,7 @@ int kt_imp_run_end(kt_imp *imp)
 	memcpy(r.id, imp->run_id, sizeof(r.id));
 	r.name = imp->run_name;
 	r.format = imp->run_format;
-	r.events = imp->seq > imp->stored_n ? imp->seq : imp->stored_n;
+	r.events = imp->stored_n + imp->added; /* what the store holds now */
 	r.added = imp->added;
 	rc = rep_add(&imp->pend, &imp->npend, &imp->pend_cap, &r);
 	imp->in_run = 0;
@@ -846,6 +847,31 @@ static void add_source(cJSON *arr, struct kt_root *r, struct kt_vfile *v)
 	free(abs);
 }
 
+static long long prov_num(const cJSON *p, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(p, k);
+
+	return cJSON_IsNumber(v) ? (long long)v->valuedouble : -1;
+}
+
+/* What the last stored event of the run came from (kind, line, offset). */
+static void remember_last(kt_imp *imp)
+{
+	kt_event ev;
+	cJSON *p;
+
+	imp->last_kind = 0;
+	imp->last_line = imp->last_off = -1;
+	if (!imp->stored_n ||
+	    kt_event_get(imp->s, imp->run_id, imp->stored_n, &ev))
+		return;
+	imp->last_kind = ev.kind;
+	p = ev.prov_json ? cJSON_Parse(ev.prov_json) : NULL;
+	imp->last_line = prov_num(p, "line");
+	imp->last_off = prov_num(p, "off");
+	cJSON_Delete(p);
+}
+
 int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
 		     const char *format, cJSON *meta)
 {
@@ -879,8 +905,10 @@ int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
 					  imp->cur->f.len);
 	}
 	rc = kt_run_get(imp->s, imp->run_id, &info);
+	imp->frozen = 0;
 	if (rc == 0) {
 		imp->stored_n = info.n_events;
+		remember_last(imp);
 		if (info.name) {
 			free(imp->run_name);
 			imp->run_name = xstrdup(info.name);
@@ -1019,7 +1047,27 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 		imp->actors[imp->seq] = intern(imp, ev->actor);
 	if (ev->ts_ns != KT_TS_UNKNOWN)
 		imp->last_ts = ev->ts_ns;
-	if (imp->seq <= imp->stored_n || imp->failed || imp->err)
+	if (ev->kind != KT_KIND_EDIT) {
+		imp->ev_file = ev->file;
+		imp->ev_line = ev->line;
+		imp->ev_off = ev->off;
+		imp->ev_len = ev->rec_len;
+	}
+	/* A source that re-emits a run must re-emit its stored events in
+	 * the same order (a grown log does); when the event at the stored
+	 * end does not match, this is another source with the same
+	 * identity, and appending would splice two histories. */
+	if (imp->seq == imp->stored_n && imp->last_kind &&
+	    (ev->kind != imp->last_kind ||
+	     (imp->last_line >= 0 && (long long)ev->line != imp->last_line) ||
+	     (imp->last_off >= 0 && (long long)ev->off != imp->last_off))) {
+		imp->frozen = 1;
+		kt_imp_warn(imp, ev->file, ev->line,
+			    "run %s already holds %llu events that this source does not continue (same identity, other content): nothing appended",
+			    imp->run_id, (unsigned long long)imp->stored_n);
+	}
+	if (imp->seq <= imp->stored_n || imp->failed || imp->err ||
+	    imp->frozen)
 		goto out;
 	if (!ev->payload || !cJSON_IsObject(ev->payload)) {
 		rc = KT_EINVAL;

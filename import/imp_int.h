@@ -68,6 +68,13 @@ struct kt_imp {
 	char run_id[KT_RUN_ID_HEX + 1];
 	char *run_name, *run_format;
 	uint64_t stored_n, seq, added;
+	/* the last stored event, to check that this source continues it */
+	int last_kind;
+	long long last_line, last_off;
+	int frozen;             /* it does not: append nothing to this run */
+	/* provenance of the last emitted event (edits borrow it) */
+	const kt_file *ev_file;
+	uint64_t ev_line, ev_off, ev_len;
 	const char **actors;    /* actor per seq (interned), index seq */
 	size_t actors_cap;
 	char **intern;          /* interned actor strings */

@@ -219,6 +219,11 @@ static int emit_edit(kt_imp *imp, const char *path, const char *op,
 	ev.ts_ns = imp->last_ts;
 	ev.actor = kt_imp_actor_of(imp, call);
 	ev.payload = p;
+	/* an edit comes from the record of the result that reported it */
+	ev.file = imp->ev_file;
+	ev.line = imp->ev_line;
+	ev.off = imp->ev_off;
+	ev.rec_len = imp->ev_len;
 	return kt_imp_emit(imp, &ev, NULL);
 }
 

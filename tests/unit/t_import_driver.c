@@ -411,6 +411,34 @@ static void test_strict_and_missing(void **state)
 	assert_int_equal(kt_store_verify(f->s, NULL, NULL, NULL), 0);
 }
 
+/* another file with the same identity must not be spliced onto a run */
+static void test_same_identity_other_source(void **state)
+{
+	struct fx *f = *state;
+	struct res r;
+	char path[4300], *src, *nl;
+	size_t len;
+	FILE *o;
+	uint64_t n;
+
+	assert_int_equal(import1(f->s, FX "s2x.jsonl", &r), 0);
+	n = r.events[0];
+	src = tu_slurp(FX "s2x.jsonl", &len);
+	assert_non_null(src);
+	nl = strchr(src, '\n');
+	snprintf(path, sizeof(path), "%s/other.jsonl", f->dir);
+	o = fopen(path, "wb");
+	fputs(nl + 1, o); /* the same session without its first line */
+	fputs(src, o);    /* and then longer than the stored run */
+	fclose(o);
+	free(src);
+	assert_int_equal(import1(f->s, path, &r), 0);
+	assert_int_equal(r.nrun, 1);
+	assert_int_equal(r.added[0], 0);
+	assert_int_equal(r.events[0], n);
+	assert_non_null(strstr(r.warn, "does not continue"));
+}
+
 static void check_path(const char *cwd, const char *p, const char *want)
 {
 	char *got = kt_ws_path(cwd, p);
@@ -448,6 +476,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stdin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_strict_and_missing, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_same_identity_other_source,
+						setup, teardown),
 		cmocka_unit_test(test_ws_path),
 	};
 
