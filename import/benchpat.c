@@ -74,7 +74,7 @@ static const char *const skip_words[] = { "compil", "build", "built",
 	"timed out", "timeout", "token", "uptime", "load average", "warmup",
 	"warm-up", "warming", "eta ", "passed in", "failed in", "finished in",
 	"took", "cmake", "ninja", "make[", "%]", "elapsed real", "real\t",
-	"user\t", "sys\t", "wall clock", "startup", "loading", "import ",
+	"user\t", "sys\t", "wall clock", "wall time", "exit code", "startup", "loading", "import ",
 	"std", "stddev", "\xc2\xb1", "+-", "variance", NULL };
 
 /* JSON keys (lower case): what a number under such a key means. */
@@ -376,7 +376,7 @@ static size_t json_end(const char *t, size_t n, size_t i)
 	char q = 0;
 	size_t j;
 
-	for (j = i; j < n && j - i < (4u << 20); j++) {
+	for (j = i; j < n && j - i < (1u << 20); j++) {
 		char c = t[j];
 
 		if (q) {
@@ -791,6 +791,7 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 	struct heading hs[8];
 	size_t nh = 0, i = 0, k;
 	int block = 0, votes[2] = { 0, 0 };
+	long long json_budget = 64ll << 20;
 	cJSON *arr;
 
 	if (!results)
@@ -817,14 +818,16 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 			block++;
 			continue;
 		}
-		/* 1. JSON value starting on this line */
-		if ((l[ind] == '{' || l[ind] == '[') &&
+		/* 1. JSON value starting on this line; the scan budget keeps
+		 * many unbalanced "[" lines from costing len^2 */
+		if ((l[ind] == '{' || l[ind] == '[') && json_budget > 0 &&
 		    (e = json_end(text, len, (size_t)(l - text) + ind))) {
 			const char *js = l + ind;
 			char *clean = json_clean(js, e - ((size_t)(js - text)));
 			cJSON *j = clean ? cJSON_Parse(clean) : NULL;
 
 			free(clean);
+			json_budget -= (long long)(e - (size_t)(js - text));
 			if (j) {
 				json_walk(&s, j, 0);
 				cJSON_Delete(j);

@@ -189,8 +189,13 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 			if (plan.bench_prog && !cJSON_GetObjectItem(b, "workload"))
 				cJSON_AddStringToObject(b, "workload",
 							plan.bench_prog);
-			rc = emit(imp, KT_KIND_BENCH, result ? result : call,
-				  ts_ns, call, cJSON_Duplicate(b, 1));
+			{
+				cJSON *d = cJSON_Duplicate(b, 1);
+
+				rc = d ? emit(imp, KT_KIND_BENCH,
+					      result ? result : call, ts_ns, call, d)
+				       : KT_ENOMEM;
+			}
 		}
 		cJSON_Delete(bench);
 	}

@@ -1304,20 +1304,27 @@ static char *diagnostics(const char *out, char **names, size_t nn,
  * "exit status N" near the top of the output: the call's status. */
 static int exit_marker(const char *out)
 {
-	static const char *const m[] = { "Exit code ", "exit code: ",
+	static const char *const m[] = { "Exit code ", "Exit code: ",
+		"exit code: ", "Exit Code: ",
 		"exited with code ", "Exit status ", "exit status ",
 		"Process exited with code ", NULL };
 	int i;
 
 	if (!out)
 		return -1;
-	for (i = 0; m[i]; i++) {
-		const char *p = strstr(out, m[i]);
+	const char *p, *last = NULL;
 
+	for (i = 0; m[i]; i++) {
+		p = strstr(out, m[i]);
 		if (p && p - out < 200 &&
 		    isdigit((unsigned char)p[strlen(m[i])]))
 			return atoi(p + strlen(m[i]));
 	}
+	/* OpenHands: "[The command completed with exit code 1.]" at the end */
+	for (p = out; (p = strstr(p, "with exit code ")); p++)
+		last = p;
+	if (last && isdigit((unsigned char)last[15]))
+		return atoi(last + 15);
 	return -1;
 }
 

@@ -258,6 +258,7 @@ static void t_negative(void **st)
 	none("Tokens: 1234 in, 56 out (1.2s)\n");
 	none("===== 5 passed in 0.12s =====\n");
 	none("real\t0m1.234s\nuser\t0m0.9s\nsys\t0m0.1s\n");
+	none("Exit code: 0\nWall time: 1.2 seconds\nOutput:\nok\n");
 	none("Device 0: NVIDIA H100 (79.6 GB)\nSM count: 132, 4x A100\n");
 	none("matrix 1024x1024 done, took 5 iterations\n");
 	none("GPU memory: 114 MB used / 7805 MB total\n");

@@ -229,6 +229,11 @@ static void t_compile(void **st)
 	assert_int_equal(one_cc(&p)->exit_code, 3);
 	kt_sh_plan_free(&p);
 
+	p = plan("nvcc x.cu", "/w", "x.cu(1): error: z\n[The command "
+		 "completed with exit code 5.]", 0);
+	assert_int_equal(one_cc(&p)->exit_code, 5);
+	kt_sh_plan_free(&p);
+
 	p = plan("cd bench && nvcc k.cu", "/w",
 		 "/bin/bash: line 1: nvcc: command not found", 0);
 	assert_int_equal(one_cc(&p)->exit_code, 127);
