@@ -1328,6 +1328,23 @@ static int exit_marker(const char *out)
 	return -1;
 }
 
+/* Whether a command named b occurs before item i, command k. */
+static int claimed(const struct parser *ps, size_t i, size_t k, const char *b)
+{
+	size_t a, x, y;
+
+	for (x = 0; x <= i && x < ps->nit; x++)
+		for (y = 0; y < ps->it[x].p.n && (x < i || y < k); y++) {
+			const struct scmd *c = &ps->it[x].p.c[y];
+
+			a = unwrap(c);
+			if (a < c->nw && !(c->w[a].fl & W_DYN) &&
+			    !strcmp(base(c->w[a].v), b))
+				return 1;
+		}
+	return 0;
+}
+
 /* ---- plan ------------------------------------------------------------------- */
 enum { UNK = -1, NO = 0, YES = 1 };
 
@@ -1997,7 +2014,10 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 			if (stderr_hidden(c))
 				continue;
 			{
-				int evi = out_msg(output, v) || out_msg(output, b);
+				/* a message names a command, not an item: with
+				 * "make clean && make" it is the first make's */
+				int evi = !claimed(&ps, i, k, b) &&
+					  (out_msg(output, v) || out_msg(output, b));
 				size_t j;
 
 				if (!evi && build_kind(c, a) == CC_COMPILER)
@@ -2180,9 +2200,19 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 		i = ci[k].item;
 		s = ci[k].pipe_tail || ps.it[i].p.n == 1 ? succ[i] : UNK;
 		snprintf(nf, sizeof(nf), "%s: command not found", ci[k].argv0);
-		if (reached[i] == UNK && !cc->diag) {
-			cc->exit_code = -2;     /* not shown to have run: drop */
-			continue;
+		if (reached[i] == UNK) {
+			/* shown to have run only by diagnostics about its own
+			 * sources; otherwise drop it */
+			size_t ol = 0;
+			int oe = 0;
+			char *own = cc->nsources ? diagnostics(output, cc->sources,
+					cc->nsources, 0, &ol, &oe) : NULL;
+
+			free(own);
+			if (!ol) {
+				cc->exit_code = -2;
+				continue;
+			}
 		}
 		if (out_has(output, nf)) {
 			cc->exit_code = 127;

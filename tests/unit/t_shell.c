@@ -252,6 +252,15 @@ static void t_compile(void **st)
 	assert_null(one_cc(&p)->diag);
 	kt_sh_plan_free(&p);
 
+	/* the message is the first make's: the second never ran */
+	p = plan("make clean && make", "/w",
+		 "make: *** No rule to make target 'clean'.  Stop.", 0);
+	assert_int_equal(p.ncc, 0);
+	kt_sh_plan_free(&p);
+	p = plan("./configure && make", "/w", "oops", 0);
+	assert_int_equal(p.ncc, 0);
+	kt_sh_plan_free(&p);
+
 	/* one event per build command of a chain */
 	p = plan("cmake --build build -j && ninja -C build2 && g++-12 -c z.cc",
 		 "/w", "", 1);
