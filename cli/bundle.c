@@ -758,31 +758,52 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 	    (rc = tw_add(&t, "result.c", result_c, sizeof(result_c) - 1, 0644)))
 		goto out;
 	sub = kt_bundle_unhost(subdir, NULL);
-	if (asprintf(&script,
-		     "#!/bin/sh\n"
-		     "# ktraj replay bundle: run %s step %llu (%s).\n"
-		     "# Needs sh, a C compiler and, for CUDA steps, the CUDA Toolkit.\n"
-		     "# Writes result.json next to this script; `ktraj import result.json`\n"
-		     "# records it as a replay event on the original step.\n"
-		     "set -u\n"
-		     "B=$(cd \"$(dirname \"$0\")\" && pwd)\n"
-		     "CC=${CC:-cc}\n"
-		     "$CC -O1 -o \"$B/.result\" \"$B/result.c\" || { echo 'ktraj bundle: no C compiler' >&2; exit 1; }\n"
-		     "mkdir -p \"$B/workspace/%s\"\n"
-		     "cd \"$B/workspace/%s\" || exit 1\n"
-		     "SH=sh; command -v bash >/dev/null 2>&1 && SH=bash\n"
-		     "{ nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '\\n'; } >\"$B/gpu.txt\"\n"
-		     "t0=$(date +%%s%%N)\n"
-		     "$SH \"$B/command.sh\" >\"$B/stdout.txt\" 2>\"$B/stderr.txt\" </dev/null\n"
-		     "rc=$?\n"
-		     "t1=$(date +%%s%%N)\n"
-		     "\"$B/.result\" \"$rc\" \"$(( (t1 - t0) / 1000000 ))\" \"$B\" >\"$B/result.json\"\n"
-		     "exit 0\n",
-		     run, (unsigned long long)seq, kt_kind_name(st.kind),
-		     sub ? sub : "", sub ? sub : "") < 0) {
-		script = NULL;
-		rc = KT_ENOMEM;
-		goto out;
+	{
+		/* Harness steps run from the bundle root (their recorded
+		 * bundle_command names harness/, kernels/, workspace/); with
+		 * KTRAJ_CACHE set (ktraj replay --all-bench) the built harness
+		 * and compiled candidates are reused across bundles. */
+		const char *pre = "", *post = "";
+		char cd[4300];
+
+		if (st.harness) {
+			snprintf(cd, sizeof(cd), "cd \"$B\" || exit 1\n");
+			pre = "if [ -n \"${KTRAJ_CACHE:-}\" ]; then\n"
+			      "\texport KTRAJ_HARNESS_CACHE=\"$KTRAJ_CACHE/objects\"\n"
+			      "\t[ -d \"$KTRAJ_CACHE/harness-build\" ] && mkdir -p build && cp -r \"$KTRAJ_CACHE/harness-build\" build/harness\n"
+			      "fi\n";
+			post = "[ -n \"${KTRAJ_CACHE:-}\" ] && [ -x build/harness/ktraj-harness ] && [ ! -d \"$KTRAJ_CACHE/harness-build\" ] &&\n"
+			       "\tcp -r build/harness \"$KTRAJ_CACHE/harness-build\"\n";
+		} else {
+			snprintf(cd, sizeof(cd), "mkdir -p \"$B/workspace/%s\"\ncd \"$B/workspace/%s\" || exit 1\n",
+				 sub ? sub : "", sub ? sub : "");
+		}
+		if (asprintf(&script,
+			     "#!/bin/sh\n"
+			     "# ktraj replay bundle: run %s step %llu (%s).\n"
+			     "# Needs sh, a C compiler and, for CUDA steps, the CUDA Toolkit.\n"
+			     "# Writes result.json next to this script; `ktraj import result.json`\n"
+			     "# records it as a replay event on the original step.\n"
+			     "set -u\n"
+			     "B=$(cd \"$(dirname \"$0\")\" && pwd)\n"
+			     "CC=${CC:-cc}\n"
+			     "$CC -O1 -o \"$B/.result\" \"$B/result.c\" || { echo 'ktraj bundle: no C compiler' >&2; exit 1; }\n"
+			     "%s%s"
+			     "SH=sh; command -v bash >/dev/null 2>&1 && SH=bash\n"
+			     "{ nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '\\n'; } >\"$B/gpu.txt\"\n"
+			     "t0=$(date +%%s%%N)\n"
+			     "$SH \"$B/command.sh\" >\"$B/stdout.txt\" 2>\"$B/stderr.txt\" </dev/null\n"
+			     "rc=$?\n"
+			     "t1=$(date +%%s%%N)\n"
+			     "%s"
+			     "\"$B/.result\" \"$rc\" \"$(( (t1 - t0) / 1000000 ))\" \"$B\" >\"$B/result.json\"\n"
+			     "exit 0\n",
+			     run, (unsigned long long)seq, kt_kind_name(st.kind),
+			     cd, pre, post) < 0) {
+			script = NULL;
+			rc = KT_ENOMEM;
+			goto out;
+		}
 	}
 	if ((rc = tw_add(&t, "run.sh", script, strlen(script), 0755)))
 		goto out;
