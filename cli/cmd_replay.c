@@ -25,7 +25,9 @@ static const char usage[] =
 	"  --timeout S      wall-clock limit per step (default 600)\n"
 	"  --mem BYTES      data-segment limit (default 16 GiB)\n"
 	"  --allow-network  do not isolate the network\n"
-	"  --all-bench      replay every bench step, reusing compiled binaries\n";
+	"  --all-bench      replay every bench step, reusing compiled binaries\n"
+	"  --cache DIR      where compiled binaries are kept and reused by source\n"
+	"                   hash (default: a temp dir for this command)\n";
 
 struct bench_list {
 	uint64_t *seq;
@@ -75,7 +77,7 @@ static void print_row(const char *run, const cJSON *p, int json)
 int cmd_replay(struct cli *c, int argc, char **argv)
 {
 	kt_replay_limits lim = { 600, 1200, 16ull << 30, 0 };
-	const char *spec = NULL, *seqs = NULL;
+	const char *spec = NULL, *seqs = NULL, *cache_opt = NULL;
 	char run[KT_RUN_ID_HEX + 1], err[1024] = "";
 	char cache[] = "/tmp/ktraj-cache.XXXXXX";
 	struct bench_list b = { 0 };
@@ -100,6 +102,8 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 				return cli_usage(c, "--timeout needs seconds");
 			lim.timeout_s = (unsigned)v;
 			lim.cpu_s = (unsigned)(2 * v);
+		} else if (!strcmp(argv[i], "--cache") && i + 1 < argc) {
+			cache_opt = argv[++i];
 		} else if (!strcmp(argv[i], "--mem") && i + 1 < argc) {
 			if (cli_u64(argv[++i], &lim.mem_bytes) || !lim.mem_bytes)
 				return cli_usage(c, "--mem needs bytes");
@@ -130,7 +134,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			rc = cli_err(c, "run %s has no bench steps", spec);
 			goto out;
 		}
-		if (!mkdtemp(cache)) {
+		if (!cache_opt && !mkdtemp(cache)) {
 			rc = cli_err(c, "cannot create a cache directory");
 			goto out;
 		}
@@ -143,7 +147,8 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 		if (all && c->progress)
 			fprintf(stderr, "\rktraj: replay: [%zu/%zu] step %llu ", k + 1, b.n,
 				(unsigned long long)b.seq[k]);
-		rc = kt_replay_step(s, run, b.seq[k], &lim, all ? cache : NULL, &p, err, sizeof(err));
+		rc = kt_replay_step(s, run, b.seq[k], &lim,
+				    cache_opt ? cache_opt : all ? cache : NULL, &p, err, sizeof(err));
 		if (rc) {
 			if (all && c->progress)
 				fputc('\n', stderr);
@@ -160,7 +165,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 		fputc('\n', stderr);
 	rc = failed ? KT_EXIT_FAIL : 0;
 out:
-	if (all && cache[sizeof(cache) - 7] != 'X') {
+	if (all && !cache_opt && cache[sizeof(cache) - 7] != 'X') {
 		char cmd[128];
 
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cache);
