@@ -146,3 +146,59 @@ assert rows[0]["exit_code"] == 0 and rows[0]["actor"] == "harness"'
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
+
+@test "bench --record: compile and bench events with every number, blob, fingerprint (fake harness)" {
+	"$KTRAJ" init >/dev/null
+	echo '__global__ void k(){} // candidate' >"$BATS_TEST_TMPDIR/cand.cu"
+	export KTRAJ_HARNESS="$ROOT/tests/data/bench/fake_harness.sh" FAKE_ARGV="$BATS_TEST_TMPDIR/argv"
+	run "$KTRAJ" bench --task attention_fwd --kernel "$BATS_TEST_TMPDIR/cand.cu" \
+		--scenarios 'grid_*,73' --record rec1 --json -- --budget-ms 400
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"1 of 2 scenarios not ok"* ]]
+	grep -qx -- '--scenarios' "$FAKE_ARGV"
+	grep -qx -- 'grid_\*,73' "$FAKE_ARGV"
+	grep -qx -- '--budget-ms' "$FAKE_ARGV"
+	grep -q 'kernels/tasks/attention_fwd.json$' "$FAKE_ARGV"
+	echo "$output" | grep '^{' >"$BATS_TEST_TMPDIR/rows.json"
+	run "$KTRAJ" log rec1 --json
+	[ "$status" -eq 0 ]
+	echo "$output" >"$BATS_TEST_TMPDIR/log.json"
+	run "$KTRAJ" show rec1 2 --json
+	[ "$status" -eq 0 ]
+	echo "$output" >"$BATS_TEST_TMPDIR/ev2.json"
+	python3 - "$BATS_TEST_TMPDIR" <<'PY'
+import json, sys, os
+d = sys.argv[1]
+rows = [json.loads(l) for l in open(os.path.join(d, "rows.json"))]
+assert [r["scenario"] for r in rows] == ["grid_s1024_d128_full_bf16", "ragged_s1000_d64_causal_bf16"]
+assert rows[0]["correct"] is True and rows[0]["time_ms"] == 0.5 and rows[0]["speedup"] == 8.0
+assert rows[1]["correct"] is False and rows[1]["time_ms"] is None
+assert all(r["fingerprint"]["gpu"] == "NVIDIA H200" and r["seq"] for r in rows)
+log = [json.loads(l) for l in open(os.path.join(d, "log.json"))]
+assert [r["kind"] for r in log] == ["compile", "bench", "bench"], log
+assert log[0]["exit_code"] == 0
+assert log[1]["correct"] is True and log[1]["time_ms"] == 0.5 and log[1]["speedup"] == 8.0
+assert log[2]["correct"] is False
+assert log[1]["parent"] == 1 and log[2]["parent"] == 1
+ev = json.load(open(os.path.join(d, "ev2.json")))
+p = ev["payload"]
+assert ev["actor"] == "harness"
+assert p["workload"] == "attention_fwd" and p["scenario"] == "grid_s1024_d128_full_bf16"
+assert len(p["candidate_blob"]) == 64 and p["speedup_ci"] == [8.0 * 0.99, 8.0 * 1.01]
+assert p["fingerprint"]["uuid"].startswith("GPU-") and p["n"] == 120 and p["ref_time_ms"] == 4.0
+assert p["error"]["rel_l2"] == 0.002
+h = p["harness"]
+assert h["task"] == "attention_fwd" and "workspace/candidate.cu" in h["bundle_command"]
+assert "--scenarios 'grid_s1024_d128_full_bf16'" in h["bundle_command"]
+PY
+	# the candidate source is the blob the bench event names
+	run "$KTRAJ" show rec1 1 --json
+	[[ "$output" == *'"diagnostics_blob":"'* ]]
+	# recording again appends to the same run (identity bench:rec1)
+	run "$KTRAJ" bench --task attention_fwd --kernel "$BATS_TEST_TMPDIR/cand.cu" --record rec1
+	[ "$status" -eq 1 ]
+	run "$KTRAJ" log rec1 --json
+	[ "${#lines[@]}" -eq 6 ]
+	run "$KTRAJ" verify
+	[ "$status" -eq 0 ]
+}
