@@ -496,25 +496,28 @@ out:
 	return rc;
 }
 
-/* S for question positions pos[0..n) against anchors (tool-call indexes). */
+/* S for question positions pos[0..n) against anchors (tool-call indexes):
+ * positions are counted in mark[] (ncalls + 1 slots), each anchor looks
+ * back at most window_calls slots for the nearest one, then the marks are
+ * cleared: O(n + anchors * W) per permutation. */
 static double stat_s(const uint32_t *anc, size_t na, const uint32_t *pos,
-		     size_t n, const kt_an_opts *o)
+		     size_t n, const kt_an_opts *o, uint32_t *mark)
 {
 	double s = 0;
 
+	for (size_t i = 0; i < n; i++)
+		mark[pos[i]]++;
 	for (size_t a = 0; a < na; a++) {
-		double best = 0;
+		uint32_t w = (uint32_t)(o->window_calls < 0 ? 0 : o->window_calls);
 
-		for (size_t i = 0; i < n; i++) {
-			if (pos[i] > anc[a] || anc[a] - pos[i] > (uint32_t)o->window_calls)
-				continue;
-			double w = exp(-(double)(anc[a] - pos[i]) / o->tau_calls);
-
-			if (w > best)
-				best = w;
-		}
-		s += best;
+		for (uint32_t d = 0; d <= w && d <= anc[a]; d++)
+			if (mark[anc[a] - d]) {
+				s += exp(-(double)d / o->tau_calls);
+				break;
+			}
 	}
+	for (size_t i = 0; i < n; i++)
+		mark[pos[i]]--;
 	return s;
 }
 
@@ -522,6 +525,7 @@ static int permutation(const kt_an_run *r, const kt_an_opts *o,
 		       kt_an_blame *b)
 {
 	uint32_t *anc = NULL, *qp = NULL, *mp = NULL, *tmp = NULL;
+	uint32_t *mark = NULL;
 	size_t nq = 0, nm = 0, i;
 	uint64_t st = o->seed;
 	int rc = KT_ENOMEM, ge_r = 0, ge_s = 0;
@@ -532,7 +536,8 @@ static int permutation(const kt_an_run *r, const kt_an_opts *o,
 	anc = calloc(b->njump + 1, sizeof(*anc));
 	qp = calloc(r->nev + 1, sizeof(*qp));
 	mp = calloc(r->nev + 1, sizeof(*mp));
-	if (!anc || !qp || !mp)
+	mark = calloc((size_t)r->ncalls + 2, sizeof(*mark));
+	if (!anc || !qp || !mp || !mark)
 		goto out;
 	for (i = 0; i < b->njump; i++) {
 		long k = kt_an_run_find(r, b->jump[i].anchor_seq);
@@ -546,7 +551,7 @@ static int permutation(const kt_an_run *r, const kt_an_opts *o,
 			mp[nm++] = r->ev[i].call;
 	}
 	b->nquestions = nq;
-	b->s_obs = stat_s(anc, b->njump, qp, nq, o);
+	b->s_obs = stat_s(anc, b->njump, qp, nq, o, mark);
 	if (!b->njump || !nq || o->permutations <= 0) {
 		rc = KT_OK;
 		goto out;
@@ -566,7 +571,7 @@ static int permutation(const kt_an_run *r, const kt_an_opts *o,
 				mp[k] = t;
 				tmp[i] = mp[i];
 			}
-			if (stat_s(anc, b->njump, tmp, nq, o) >= b->s_obs - 1e-12)
+			if (stat_s(anc, b->njump, tmp, nq, o, mark) >= b->s_obs - 1e-12)
 				ge_r++;
 		} else {
 			ge_r++; /* too few messages to swap with: no evidence */
@@ -578,7 +583,7 @@ static int permutation(const kt_an_run *r, const kt_an_opts *o,
 
 			for (i = 0; i < nq; i++)
 				tmp[i] = (qp[i] + off) % len;
-			if (stat_s(anc, b->njump, tmp, nq, o) >= b->s_obs - 1e-12)
+			if (stat_s(anc, b->njump, tmp, nq, o, mark) >= b->s_obs - 1e-12)
 				ge_s++;
 		}
 	}
@@ -591,6 +596,7 @@ out:
 	free(qp);
 	free(mp);
 	free(tmp);
+	free(mark);
 	return rc;
 }
 

@@ -47,7 +47,7 @@ void kt_an_opts_default(kt_an_opts *o)
 /* ---- loading ---------------------------------------------------------------- */
 struct loadctx {
 	kt_an_run *r;
-	size_t cap, mcap;
+	size_t cap, mcap, ecap;
 	uint32_t calls;
 	int err;
 };
@@ -133,7 +133,7 @@ static int load_one(const kt_event *e, void *arg)
 		/* the command is near the start; tool calls that write whole
 		 * files need not be scanned to the end */
 		if (e->payload) {
-			size_t pl = e->payload_len < 1024 ? e->payload_len : 1024;
+			size_t pl = e->payload_len < 512 ? e->payload_len : 512;
 
 			if (memmem(e->payload, pl, "ncu ", 4) ||
 			    memmem(e->payload, pl, "nsys ", 5) ||
@@ -196,11 +196,17 @@ static int load_one(const kt_event *e, void *arg)
 		if (path && !(v->text = strdup(path)))
 			goto nomem;
 		{
-			kt_an_edit *ne = realloc(r->ed, (r->ned + 1) * sizeof(*ne));
+			kt_an_edit *ne = r->ed;
 
-			if (!ne)
-				goto nomem;
-			r->ed = ne;
+			if (r->ned == c->ecap) {
+				size_t nc = c->ecap ? c->ecap * 2 : 64;
+
+				ne = realloc(r->ed, nc * sizeof(*ne));
+				if (!ne)
+					goto nomem;
+				r->ed = ne;
+				c->ecap = nc;
+			}
 			jhash(p, "before", ne[r->ned].before, &ne[r->ned].has_before);
 			jhash(p, "after", ne[r->ned].after, &ne[r->ned].has_after);
 			v->edit = (long)r->ned++;
@@ -529,7 +535,9 @@ floor:
 		for (i = 0; i < np; i++) {
 			kt_an_point *p = &out->pt[i];
 
-			if (i) {
+			/* only a new best can be a jump; the plateau level costs a
+			 * median, so it is computed for those points only */
+			if (i && p->speedup > best) {
 				double lb = log(best), lvl, bar = out->theta;
 				size_t nl = 0;
 
