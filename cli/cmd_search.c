@@ -1,4 +1,5 @@
 /* cmd_search.c - `ktraj search TEXT`: full text over what was said and run. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -27,6 +28,7 @@ struct search_ctx {
 	const char *run;
 	const char *name;
 	int json, kind;
+	int escaped; /* text has characters JSON escapes: no raw pre-test */
 	uint64_t limit, hits;
 	uint64_t *blob_seqs; /* tool results whose full output is a blob */
 	unsigned char (*blob_h)[KT_HASH_LEN];
@@ -64,7 +66,8 @@ static int ci_find(const char *hay, size_t len, const char *needle)
 	size_t n = strlen(needle), i;
 
 	for (i = 0; n <= len && i <= len - n; i++)
-		if (!strncasecmp(hay + i, needle, n))
+		if (tolower((unsigned char)hay[i]) == tolower((unsigned char)*needle) &&
+		    !strncasecmp(hay + i, needle, n))
 			return 1;
 	return 0;
 }
@@ -102,8 +105,8 @@ static int search_ev(const kt_event *ev, void *arg)
 	/* cheap test on the raw JSON first: most events do not match */
 	if (!ci_find(ev->payload, ev->payload_len, x->text) &&
 	    !(ev->kind == KT_KIND_TOOL_RESULT &&
-	      strstr(ev->payload, "\"output_blob\"")) &&
-	    !strpbrk(x->text, "\"\\\n\t/"))
+	      ci_find(ev->payload, ev->payload_len, "\"output_blob\"")) &&
+	    !x->escaped)
 		return 0;
 	p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
 	if (!p)
@@ -220,6 +223,10 @@ int cmd_search(struct cli *c, int argc, char **argv)
 		return cli_usage(c, "what should I search for?");
 	}
 	x.text = text;
+	for (tl = 0; text[tl]; tl++)
+		if (text[tl] == '"' || text[tl] == '\\' ||
+		    (unsigned char)text[tl] < 0x20)
+			x.escaped = 1;
 	rc = cli_open(c, 0, &s);
 	if (rc) {
 		free(text);
