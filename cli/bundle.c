@@ -412,14 +412,17 @@ static int find_src(char *out, size_t len)
 			if (!slash)
 				break;
 			*slash = 0;
-			snprintf(probe, sizeof(probe), "%s/harness", exe);
-			if (!stat(probe, &st) && S_ISDIR(st.st_mode)) {
+			/* the source tree, not build/harness (build output) */
+			snprintf(probe, sizeof(probe), "%s/harness/Makefile", exe);
+			if (!stat(probe, &st) && S_ISREG(st.st_mode) &&
+			    snprintf(probe, sizeof(probe), "%s/kernels/tasks", exe) > 0 &&
+			    !stat(probe, &st) && S_ISDIR(st.st_mode)) {
 				snprintf(out, len, "%s", exe);
 				return 0;
 			}
 		}
 	}
-	if (!stat("harness", &st) && S_ISDIR(st.st_mode)) {
+	if (!stat("harness/Makefile", &st) && !stat("kernels/tasks", &st)) {
 		snprintf(out, len, ".");
 		return 0;
 	}

@@ -98,12 +98,15 @@ cJSON *kt_replay_measured(const cJSON *manifest, const cJSON *result)
 	const char *want = jstr(cJSON_GetObjectItem(manifest, "expect"), "scenario");
 	cJSON *arr = NULL, *it, *pick = NULL;
 	const char *p;
+	int harness = 0;
 
 	if (!out)
 		return NULL;
-	/* harness rows: one JSON object per line with time_ms */
+	/* ktraj-harness NDJSON: typed lines; only `result` lines measure (a
+	 * compile line's duration_ms is not a kernel time) */
 	for (p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
 		const char *e = strchr(p, '\n');
+		const char *type;
 		cJSON *row;
 
 		if (*p != '{')
@@ -111,7 +114,11 @@ cJSON *kt_replay_measured(const cJSON *manifest, const cJSON *result)
 		row = cJSON_ParseWithLength(p, e ? (size_t)(e - p) : strlen(p));
 		if (!row)
 			continue;
-		if (cJSON_GetObjectItem(row, "time_ms") &&
+		type = jstr(row, "type");
+		if (type)
+			harness = 1;
+		if ((!type || !strcmp(type, "result")) &&
+		    cJSON_IsNumber(cJSON_GetObjectItem(row, "time_ms")) &&
 		    (!want || !jstr(row, "scenario") || !strcmp(jstr(row, "scenario"), want))) {
 			cJSON_Delete(pick);
 			pick = row;
@@ -121,7 +128,7 @@ cJSON *kt_replay_measured(const cJSON *manifest, const cJSON *result)
 			cJSON_Delete(row);
 		}
 	}
-	if (pick)
+	if (pick || harness)
 		return pick;
 	if (kt_bench_parse(out, strlen(out), &arr) || !arr)
 		return NULL;
@@ -135,6 +142,23 @@ cJSON *kt_replay_measured(const cJSON *manifest, const cJSON *result)
 	}
 	cJSON_Delete(arr);
 	return pick;
+}
+
+/* The error a ktraj-harness run reported ({"type":"error","error":...}). */
+static void harness_error(const char *out, char *buf, size_t n)
+{
+	const char *p = out ? strstr(out, "{\"type\":\"error\"") : NULL;
+	const char *e;
+	cJSON *row;
+
+	buf[0] = 0;
+	if (!p)
+		return;
+	e = strchr(p, '\n');
+	row = cJSON_ParseWithLength(p, e ? (size_t)(e - p) : strlen(p));
+	if (jstr(row, "error"))
+		snprintf(buf, n, "%s", jstr(row, "error"));
+	cJSON_Delete(row);
 }
 
 const char *kt_replay_judge(int kind, const cJSON *manifest,
@@ -193,6 +217,11 @@ const char *kt_replay_judge(int kind, const cJSON *manifest,
 		if (!m) {
 			char line[200];
 
+			harness_error(jstr(result, "stdout"), line, sizeof(line));
+			if (*line) {
+				add_reason(reason, len, "the harness reported: %s", line);
+				return KT_V_FAILED;
+			}
 			first_line(jstr(result, "stderr"), line, sizeof(line));
 			add_reason(reason, len, "no benchmark result in the output (exit %d%s%s)", rc,
 				   *line ? ": " : "", line);

@@ -68,12 +68,28 @@ static void bench_correctness_and_harness_rows(void **state)
 	assert_non_null(strstr(reason, "no benchmark result"));
 }
 
+static void harness_output(void **state)
+{
+	char reason[1024];
+	const char *m = "{\"expect\":{\"time_ms\":2.0,\"correct\":true,\"scenario\":\"b1\"}}";
+
+	/* a compile line's duration is not a measurement; the error line is the reason */
+	assert_string_equal(judge(KT_KIND_BENCH, m,
+		"{\"exit_code\":0,\"stdout\":\"{\\\"type\\\":\\\"compile\\\",\\\"duration_ms\\\":39590}\\n"
+		"{\\\"type\\\":\\\"error\\\",\\\"error\\\":\\\"no CUDA device\\\"}\\n\"}", NULL, reason), "failed");
+	assert_non_null(strstr(reason, "the harness reported: no CUDA device"));
+	assert_string_equal(judge(KT_KIND_BENCH, m,
+		"{\"exit_code\":0,\"stdout\":\"{\\\"type\\\":\\\"compile\\\",\\\"duration_ms\\\":39590}\\n"
+		"{\\\"type\\\":\\\"result\\\",\\\"scenario\\\":\\\"b1\\\",\\\"time_ms\\\":2.02,\\\"correct\\\":true}\\n\"}", NULL, reason), "reproduced");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(compile_outcomes),
 		cmocka_unit_test(bench_band),
 		cmocka_unit_test(bench_correctness_and_harness_rows),
+		cmocka_unit_test(harness_output),
 	};
 
 	return cmocka_run_group_tests_name("replay_judge", tests, NULL, NULL);
