@@ -687,10 +687,11 @@ again:
 	return 0;
 }
 
-void kt_rd_end(kt_store *s)
+void kt_rd_end(kt_store *s, MDB_txn *txn)
 {
-	/* reads inside a write txn share it; nothing to release */
-	if (s->rdepth == 0)
+	/* reads inside a write txn share it; nothing to release (also when
+	 * the write txn began inside an outer read's callback) */
+	if (txn != s->rtxn || s->rdepth == 0)
 		return;
 	if (--s->rdepth == 0 && s->rtxn)
 		mdb_txn_reset(s->rtxn);
@@ -899,7 +900,7 @@ int kt_run_get(kt_store *s, const char *id, kt_run_info *info)
 		rc = kt_mdb_err(s, rc, "run lookup");
 	else
 		rc = run_decode(s, txn, bin, &v, info);
-	kt_rd_end(s);
+	kt_rd_end(s, txn);
 	return rc;
 }
 
@@ -941,7 +942,7 @@ int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),
 out:
 	if (c)
 		mdb_cursor_close(c);
-	kt_rd_end(s);
+	kt_rd_end(s, txn);
 	return rc;
 }
 
@@ -1063,7 +1064,7 @@ int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1])
 	if (sl >= 4 && sl <= KT_RUN_ID_HEX && is_hex(spec, sl))
 		rc = resolve_prefix(s, txn, spec, bin, &n);
 done:
-	kt_rd_end(s);
+	kt_rd_end(s, txn);
 	if (rc)
 		return rc;
 	if (n == 0)

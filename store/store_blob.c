@@ -188,7 +188,7 @@ int kt_blob_get(kt_store *s, const unsigned char hash[KT_HASH_LEN],
 	if (rc)
 		return rc;
 	rc = reconstruct(s, txn, hash);
-	kt_rd_end(s);
+	kt_rd_end(s, txn);
 	if (rc) {
 		char hx[KT_HASH_HEX + 1];
 
@@ -220,7 +220,7 @@ int kt_blob_exists(kt_store *s, const unsigned char hash[KT_HASH_LEN])
 	if (rc)
 		return rc;
 	rc = mdb_get(txn, s->dbi[KT_DB_BLOBS], &k, &v);
-	kt_rd_end(s);
+	kt_rd_end(s, txn);
 	if (rc == 0)
 		return 1;
 	if (rc == MDB_NOTFOUND)
@@ -436,7 +436,7 @@ int kt_blob_verify(kt_store *s, const unsigned char *only, size_t n,
 out:
 	if (c)
 		mdb_cursor_close(c);
-	kt_rd_end(s);
+	kt_rd_end(s, txn);
 	return rc;
 }
 

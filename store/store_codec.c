@@ -131,7 +131,7 @@ static ZSTD_CDict *newest_cdict(kt_store *s)
 	kt_be32(kb, d->id);
 	if (mdb_get(txn, s->dbi[KT_DB_DICTS], &k, &v) == 0)
 		d->cdict = ZSTD_createCDict(v.mv_data, v.mv_size, 3);
-	kt_rd_end(s);
+	kt_rd_end(s, txn);
 	return d->cdict;
 }
 

@@ -456,7 +456,7 @@ int kt_event_get(kt_store *s, const char *run, uint64_t seq, kt_event *ev)
 		rc = kt_mdb_err(s, rc, "event lookup");
 	else
 		rc = ev_decode(s, seq, &v, &s->evbuf, ev, 0);
-	kt_rd_end(s);
+	kt_rd_end(s, txn);
 	return rc;
 }
 
@@ -514,7 +514,7 @@ int kt_event_foreach(kt_store *s, const char *run, uint64_t first,
 out:
 	if (c)
 		mdb_cursor_close(c);
-	kt_rd_end(s);
+	kt_rd_end(s, txn);
 	free(b.p);
 	return rc;
 }
@@ -583,7 +583,7 @@ int kt_path_at(kt_store *s, const char *run, const char *path,
 out:
 	if (c)
 		mdb_cursor_close(c);
-	kt_rd_end(s);
+	kt_rd_end(s, txn);
 	return rc;
 }
 
@@ -656,7 +656,7 @@ int kt_path_foreach(kt_store *s, const char *run, uint64_t at_seq,
 out:
 	if (c)
 		mdb_cursor_close(c);
-	kt_rd_end(s);
+	kt_rd_end(s, txn);
 	return rc;
 }
 
@@ -830,7 +830,7 @@ bad:
 out:
 	if (c)
 		mdb_cursor_close(c);
-	kt_rd_end(s);
+	kt_rd_end(s, txn);
 	free(b.p);
 	free(refs.p);
 	return rc;
@@ -905,6 +905,6 @@ int kt_store_stats_get(kt_store *s, const char *run, kt_store_stats *st)
 out:
 	if (c)
 		mdb_cursor_close(c);
-	kt_rd_end(s);
+	kt_rd_end(s, txn);
 	return rc;
 }

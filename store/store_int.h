@@ -98,9 +98,10 @@ int kt_err(kt_store *s, int code, const char *fmt, ...)
 int kt_mdb_err(kt_store *s, int rc, const char *what);
 int kt_put(kt_store *s, int db, const void *k, size_t kl, const void *v,
 	   size_t vl, unsigned flags);
-/* A read transaction: the open write txn, or the handle's read txn. */
+/* A read transaction: the open write txn, or the handle's read txn (nested
+ * users share it).  Pass kt_rd_end the txn kt_rd_begin gave. */
 int kt_rd_begin(kt_store *s, MDB_txn **txn);
-void kt_rd_end(kt_store *s);
+void kt_rd_end(kt_store *s, MDB_txn *txn);
 int kt_buf_reserve(struct kt_buf *b, size_t n);
 int kt_run_bin(kt_store *s, const char *id, unsigned char bin[KT_RUN_BIN]);
 

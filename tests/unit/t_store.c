@@ -719,6 +719,61 @@ static void test_concurrent_readers(void **state)
 	assert_int_equal(kt_store_verify(f->s, NULL, NULL, NULL), 0);
 }
 
+struct nested { kt_store *s; const char *other; uint64_t n, inner; };
+
+/* A callback that writes and reads: the outer iteration must go on. */
+static int nested_cb(const kt_event *ev, void *arg)
+{
+	struct nested *nt = arg;
+	kt_event w, r;
+	char pl[64];
+
+	nt->n++;
+	if (ev->seq % 10 == 0) {
+		assert_int_equal(kt_store_begin(nt->s), 0);
+		snprintf(pl, sizeof(pl), "{\"text\":\"copy of %llu\"}",
+			 (unsigned long long)ev->seq);
+		mkev(&w, ev->seq / 10, KT_KIND_NOTE, pl);
+		assert_int_equal(kt_event_append(nt->s, nt->other, &w), 0);
+		assert_int_equal(kt_event_get(nt->s, nt->other, ev->seq / 10,
+					      &r), 0);
+		nt->inner++;
+		assert_int_equal(kt_store_commit(nt->s), 0);
+	}
+	/* a nested read outside the write txn shares the outer snapshot,
+	 * taken before any of these commits */
+	assert_int_equal(kt_event_get(nt->s, nt->other, 1, &r), KT_ENOTFOUND);
+	return 0;
+}
+
+static void test_write_inside_read(void **state)
+{
+	struct fx *f = *state;
+	char other[KT_RUN_ID_HEX + 1];
+	struct nested nt;
+
+	kt_run_id_from_identity("test:nested", other);
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, f->run, "r", "test", NULL), 0);
+	assert_int_equal(kt_run_create(f->s, other, "o", "test", NULL), 0);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	fill(f->s, f->run, 1, 100);
+	memset(&nt, 0, sizeof(nt));
+	nt.s = f->s;
+	nt.other = other;
+	assert_int_equal(kt_event_foreach(f->s, f->run, 0, 0, 0, nested_cb,
+					  &nt), 0);
+	assert_int_equal(nt.n, 100);
+	assert_int_equal(nt.inner, 10);
+	{
+		kt_run_info ri;
+
+		assert_int_equal(kt_run_get(f->s, other, &ri), 0);
+		assert_int_equal(ri.n_events, 10);
+	}
+	assert_int_equal(kt_store_verify(f->s, NULL, NULL, NULL), 0);
+}
+
 struct pathlist { int n; char names[8][64]; };
 
 static int path_cb(const char *path, void *arg)
@@ -849,6 +904,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_chain_definition, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_readers, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_write_inside_read, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
