@@ -40,6 +40,7 @@ static const char usage[] =
 	"  --warmup-ms MS     (default 25, at least 25)\n"
 	"  --seed N|random    master seed of the input sets\n"
 	"  --timeout S        watchdog per scenario (default 120)\n"
+	"  --compile-timeout S  nvcc limit (default 900)\n"
 	"  --mem-limit-mb MB  child resident memory (default 32768)\n"
 	"  --cache DIR        reuse compiled objects by content hash\n"
 	"  --arch SM          e.g. sm_90a (default: from the device)\n"
@@ -431,6 +432,8 @@ static int copy_file(const char *from, const char *to)
 	return rc;
 }
 
+static int compile_timeout_s = 900;
+
 static int compile(const char *role, const char *src, const char *nvcc,
 		   const char *arch, const char *incdir, const char *workdir,
 		   const char *cache, const struct kth_host *h,
@@ -505,7 +508,7 @@ static int compile(const char *role, const char *src, const char *nvcc,
 		}
 	}
 	if (!c->cached) {
-		c->exit_code = run_capture(argv, &diag, 300);
+		c->exit_code = run_capture(argv, &diag, compile_timeout_s);
 		if (c->exit_code == 0 && cache) {
 			char cp[PATH_MAX + 32];
 
@@ -863,6 +866,8 @@ int main(int argc, char **argv)
 			o.max_samples = atoi(v);
 		} else if (!strcmp(a, "--timeout")) {
 			o.timeout_s = atoi(v);
+		} else if (!strcmp(a, "--compile-timeout")) {
+			compile_timeout_s = atoi(v) > 0 ? atoi(v) : 900;
 		} else if (!strcmp(a, "--mem-limit-mb")) {
 			o.mem_limit_mb = atol(v);
 		} else if (!strcmp(a, "--seed")) {
