@@ -406,6 +406,43 @@ static const char *const src_keys[] = {
 	"generated_kernel", "code", NULL
 };
 
+struct kscan {
+	const char *suffix;	/* "_problem_<P>_sample_<S>_kernel.py" */
+	size_t dlen;		/* folder part of rel to skip */
+	int level;
+};
+
+static int on_kernel_file(const char *rel, void *arg)
+{
+	struct kscan *k = arg;
+	const char *b = rel + k->dlen;
+	size_t n = strlen(b), sl = strlen(k->suffix);
+	char *end;
+	long lv;
+
+	if (strchr(b, '/') || strncmp(b, "level_", 6) || n <= sl ||
+	    strcmp(b + n - sl, k->suffix))
+		return 0;
+	lv = strtol(b + 6, &end, 10);
+	if (end != b + n - sl || lv < 0 || lv > 1000)
+		return 0;
+	k->level = (int)lv;
+	return 1;
+}
+
+/* eval_results.json does not say its level: the generated kernel files
+ * beside it do (level_<L>_problem_<P>_sample_<S>_kernel.py). */
+static int level_from_files(struct res *r, const char *pid, const char *sid)
+{
+	char suffix[256];
+	struct kscan k = { suffix, strlen(r->dir), -1 };
+
+	snprintf(suffix, sizeof(suffix), "_problem_%s_sample_%s_kernel.py",
+		 pid, sid);
+	kt_imp_list(r->imp, r->dir, on_kernel_file, &k);
+	return k.level;
+}
+
 static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 {
 	cJSON *mtmp = NULL, *stmp = NULL, *ptmp = NULL, *p, *x;
@@ -444,6 +481,8 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 	lv = kt_impx_num(e, "level", &v) ? (int)v : level_in(run);
 	if (lv < 0)
 		lv = r->file_level;
+	if (lv < 0)
+		lv = level_from_files(r, pid, sid);
 	snprintf(cand, sizeof(cand), "%s%ssample_%s", run ? run : "",
 		 run ? "/" : "", sid);
 	/* kernel source: in the entry, or KernelBench's generated file */

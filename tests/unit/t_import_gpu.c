@@ -291,7 +291,7 @@ static void test_kb_fixture(void **state)
 	int r;
 
 	assert_int_equal(if_import(f, FIX "kernelbench", NULL, 0), 0);
-	assert_int_equal(f->nruns, 2);
+	assert_int_equal(f->nruns, 3);
 	assert_int_equal(f->nwarn, 1); /* problem 3 is not a list */
 	r = if_run_named(f, "results_level1_strings");
 	assert_true(r >= 0);
@@ -323,6 +323,21 @@ static void test_kb_fixture(void **state)
 	/* natural order: 1_, 2_, 10_ */
 	assert_string_equal(cJSON_GetObjectItem(e.v[2].p,
 				"scenario")->valuestring, "level1/10_Ten");
+	if_free(&e);
+
+	/* runs/<run>/eval_results.json: the run is named by its folder, the
+	 * level comes from the generated kernel file beside it, which
+	 * becomes an edit; fields we do not read stay in extra */
+	r = if_run_named(f, "fx_run");
+	assert_true(r >= 0);
+	e = if_events(f, f->ids[r]);
+	assert_int_equal(if_count(&e, 0), 3);
+	assert_int_equal(if_count_str(&e, KT_KIND_EDIT, "path",
+			 "level_2_problem_5_sample_0_kernel.py"), 1);
+	assert_int_equal(if_count_str(&e, KT_KIND_BENCH, "workload",
+				      "level2/problem_5"), 1);
+	assert_true(if_any_text(&e, "\"extra_key\":\"kept\""));
+	assert_true(if_any_text(&e, "\"new_field\":1"));
 	if_free(&e);
 }
 
