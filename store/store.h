@@ -8,7 +8,15 @@
  * Operational caveats (in the manner of lmdb.h):
  *  - One store is one file plus "<file>-lock" (MDB_NOSUBDIR).  Several
  *    processes may read while one writes; writers serialize on LMDB's lock.
- *  - A kt_store handle may be used by one thread at a time.
+ *  - A kt_store handle may be used by one thread at a time.  The zstd
+ *    contexts are per process (shared by every handle), so handles must not
+ *    be used from several threads at once either.
+ *  - Reads outside a write transaction share one snapshot while nested
+ *    (a kt_event_get inside a kt_event_foreach callback sees what the
+ *    iteration sees); reads inside a write transaction see its writes.
+ *  - Do not append or put from inside a kt_event_foreach callback that runs
+ *    inside the same write transaction (the cursor may not survive a map
+ *    growth); collect, then write.
  *  - Pointers returned inside structs filled by the store (kt_event_view,
  *    kt_run_info) are owned by the store handle and stay valid only until the
  *    next call on the same handle, unless the function says otherwise.
@@ -276,7 +284,8 @@ typedef struct kt_store_stats {
 	uint64_t events_by_kind[KT_KIND_MAX_ + 1];
 } kt_store_stats;
 
-/* Fill *st for `run` (NULL = whole store). */
+/* Fill *st for `run` (NULL = whole store).  For one run the blob fields
+ * stay 0 (blobs are shared between runs). */
 int kt_store_stats_get(kt_store *s, const char *run, kt_store_stats *st);
 
 /* ---- small helpers shared by every module -------------------------------- */
