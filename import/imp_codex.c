@@ -64,7 +64,8 @@ typedef struct cx {
 	 * usage to it */
 	cJSON *pend;
 	int pend_kind;
-	uint64_t pend_line, pend_off, pend_len, *pend_seq_out;
+	uint64_t pend_line, pend_off, pend_len, pend_parent;
+	uint64_t last_asst; /* seq of the model's last text in this response */
 	int64_t pend_ts;
 	char *pend_call_id;
 	/* problems summarized once per file */
@@ -172,8 +173,11 @@ static int flush(cx *c)
 
 	if (!c->pend)
 		return 0;
-	rc = kt_ag_emit(c->imp, NULL, c->pend_kind, 0, c->pend_ts, "agent",
-			c->pend, c->pend_line, c->pend_off, c->pend_len, &seq);
+	rc = kt_ag_emit(c->imp, NULL, c->pend_kind, c->pend_parent, c->pend_ts,
+			"agent", c->pend, c->pend_line, c->pend_off, c->pend_len,
+			&seq);
+	if (!rc && c->pend_kind == KT_KIND_MESSAGE)
+		c->last_asst = seq;
 	c->pend = NULL;
 	if (!rc && c->pend_call_id) {
 		ccall *cc = kt_ag_map_get(&c->calls, c->pend_call_id);
@@ -199,6 +203,8 @@ static int hold(cx *c, int kind, cJSON *payload, int64_t ts, const cline *l,
 		return KT_ENOMEM;
 	c->pend = payload;
 	c->pend_kind = kind;
+	/* a call's parent is the text the model wrote before it */
+	c->pend_parent = kind == KT_KIND_TOOL_CALL ? c->last_asst : 0;
 	c->pend_ts = ts;
 	c->pend_line = l->no;
 	c->pend_off = l->off;
@@ -560,6 +566,7 @@ static int on_output(cx *c, const cJSON *p, int64_t ts, const cline *l)
 	kt_ag_keep_extra(pl, p, OUT_KNOWN);
 	rc = kt_ag_emit(c->imp, NULL, KT_KIND_TOOL_RESULT, cc ? cc->seq : 0, ts,
 			"tool", pl, l->no, l->off, l->n, &rseq);
+	c->last_asst = 0; /* the next call belongs to a new response */
 	if (rc || !cc) {
 		free(out);
 		return rc;
@@ -651,6 +658,7 @@ static int on_event(cx *c, const cJSON *p, int64_t ts, const cline *l)
 		int inj = injected(msg);
 
 		m = kt_ag_msg("user", !inj, msg, inj ? "meta" : NULL);
+		c->last_asst = 0;
 		return emit_now(c, KT_KIND_MESSAGE, 0, inj ? "system" : "human",
 				m, ts, l, NULL);
 	}

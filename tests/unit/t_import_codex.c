@@ -107,6 +107,20 @@ static void t_streams(void **st)
 	assert_non_null(s);
 	assert_string_equal(s, "hello\ncodex\n");
 	free(s);
+	/* the model comes from turn_context; a call's parent is the text the
+	 * model wrote before it */
+	pl = it_payload(&c, run, 5, &kind, NULL, 0);
+	assert_string_equal(cJSON_GetObjectItem(pl, "model")->valuestring,
+			    "gpt-test");
+	cJSON_Delete(pl);
+	{
+		kt_event ev;
+
+		assert_int_equal(kt_event_get(c.s, run, 6, &ev), 0);
+		assert_int_equal(ev.parent, 5);
+		assert_int_equal(kt_event_get(c.s, run, 9, &ev), 0);
+		assert_int_equal(ev.parent, 0);
+	}
 	/* usage from token_count goes to the call it follows, once */
 	pl = it_payload(&c, run, 6, &kind, NULL, 0);
 	assert_int_equal(kind, KT_KIND_TOOL_CALL);
