@@ -89,6 +89,13 @@ static void bput(struct buf *b, const char *s, size_t n)
 	b->p[b->n] = 0;
 }
 
+static int cmp_u64h(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* Lines of `after` that are not lines of `before` (the added text). */
 static void edit_delta(kt_store *s, const kt_an_run *r, const kt_an_ev *e,
 		       struct buf *out)
@@ -96,6 +103,7 @@ static void edit_delta(kt_store *s, const kt_an_run *r, const kt_an_ev *e,
 	void *bd = NULL, *ad = NULL;
 	size_t bl = 0, al = 0, nh = 0, cap = 0;
 	uint64_t *h = NULL;
+	unsigned char *used = NULL;
 
 	if (e->text)
 		bput(out, e->text, strlen(e->text));
@@ -123,19 +131,38 @@ static void edit_delta(kt_store *s, const kt_an_run *r, const kt_an_ev *e,
 		h[nh++] = x;
 		i = j + 1;
 	}
+	/* a multiset difference: a line added once more than it was there
+	 * counts as added (sorted hashes; each old line matches once) */
+	if (nh) {
+		used = calloc(nh, 1);
+		if (!used)
+			goto out;
+		qsort(h, nh, sizeof(*h), cmp_u64h);
+	}
 	for (size_t i = 0; i < al;) {
-		size_t j = i, k;
+		size_t j = i, lo = 0, hi = nh;
 		uint64_t x = 1469598103934665603ull;
 
 		while (j < al && ((char *)ad)[j] != '\n')
 			x = (x ^ ((unsigned char *)ad)[j++]) * 1099511628211ull;
-		for (k = 0; k < nh && h[k] != x; k++)
-			;
-		if (k == nh && j > i)
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (h[mid] < x)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		while (lo < nh && h[lo] == x && used[lo])
+			lo++;
+		if (lo < nh && h[lo] == x)
+			used[lo] = 1;
+		else if (j > i)
 			bput(out, (char *)ad + i, j - i);
 		i = j + 1;
 	}
 out:
+	free(used);
 	free(h);
 	free(bd);
 	free(ad);
