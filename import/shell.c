@@ -151,6 +151,8 @@ static int emit_compile(kt_imp *imp, const struct kt_sh_compile *c,
 		cJSON_AddNumberToObject(p, "exit_code", c->exit_code);
 	else
 		cJSON_AddNullToObject(p, "exit_code");
+	if (c->duration_ms >= 0)
+		cJSON_AddNumberToObject(p, "duration_ms", c->duration_ms);
 	if (c->diag && c->diag_len) {
 		rc = kt_imp_blob(imp, c->diag, c->diag_len, "diagnostics.txt",
 				 hex);

@@ -1822,6 +1822,33 @@ static void run_producer(struct ctx *x, const struct scmd *c, size_t a,
 	content_free(&ct);
 }
 
+/* bash's `time`: "real\t1m2.345s" (one such line only), in ms; else -1 */
+static double real_ms(const char *out)
+{
+	const char *p, *q;
+	double m, sec;
+	char *e;
+
+	if (!out)
+		return -1;
+	if (!strncmp(out, "real\t", 5))
+		q = out + 5;
+	else if ((p = strstr(out, "\nreal\t")))
+		q = p + 6;
+	else
+		return -1;
+	if (strstr(q, "\nreal\t"))
+		return -1;
+	m = strtod(q, &e);
+	if (e == q || *e != 'm')
+		return -1;
+	q = e + 1;
+	sec = strtod(q, &e);
+	if (e == q || *e != 's' || m < 0 || sec < 0)
+		return -1;
+	return (m * 60 + sec) * 1e3;
+}
+
 static void add_compile(struct ctx *x, const struct scmd *c, size_t a,
 			int kind, const char *cmdtext, int succ, int last,
 			int exit_code, int ok, int in_pipe_tail)
@@ -1843,6 +1870,10 @@ static void add_compile(struct ctx *x, const struct scmd *c, size_t a,
 	cc = &p->cc[p->ncc++];
 	memset(cc, 0, sizeof(*cc));
 	cc->exit_code = -1;
+	cc->duration_ms = -1;
+	for (i = 0; i < a; i++)
+		if (wis(&c->w[i], "time"))
+			cc->duration_ms = real_ms(x->out);
 	cc->command = strndup(cmdtext + c->off, c->end - c->off);
 	cc->cwd = x->cwd && !x->cwd_lost ? strdup(x->cwd) : NULL;
 	cc->compiler = strdup(kind == CC_MAKE ? "make" : kind == CC_NINJA ? "ninja"

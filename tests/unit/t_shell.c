@@ -252,6 +252,14 @@ static void t_compile(void **st)
 	assert_null(one_cc(&p)->diag);
 	kt_sh_plan_free(&p);
 
+	/* bash's time gives the duration */
+	p = plan("time nvcc -c k.cu", "/w", "\nreal\t0m2.500s\nuser\t0m2.1s\n", 1);
+	assert_true(one_cc(&p)->duration_ms == 2500.0);
+	kt_sh_plan_free(&p);
+	p = plan("nvcc -c k.cu", "/w", "\nreal\t0m2.500s\n", 1);
+	assert_true(one_cc(&p)->duration_ms < 0);
+	kt_sh_plan_free(&p);
+
 	/* the message is the first make's: the second never ran */
 	p = plan("make clean && make", "/w",
 		 "make: *** No rule to make target 'clean'.  Stop.", 0);
