@@ -38,7 +38,7 @@ for ph in $PHASES; do
 	anti)
 		timeout 200 tests/harness/run_gpu.sh "$H" "$W/anti" 2>&1 | tail -30 ;;
 	ladder)
-		for k in 04_mma_tensorcore 03_online_softmax 02_tiled_smem 01_naive; do
+		for k in ${LADDER_RUNGS:-05_mma_pipelined 04_mma_tensorcore 03_online_softmax 02_tiled_smem 01_naive}; do
 			timeout ${LADDER_LIMIT:-70} "$H" --task $SPEC --kernel kernels/attention_fwd/$k.cu --scenarios "$LADDER" --budget-ms 100 >"$W/ladder_$k.ndjson" 2>"$W/ladder_$k.err"
 			log "ladder $k rc=$? $(grep -c '"status":"ok"' "$W/ladder_$k.ndjson") ok of $(grep -c '"type":"result"' "$W/ladder_$k.ndjson")"
 		done ;;
@@ -57,6 +57,10 @@ for ph in $PHASES; do
 		timeout ${SWEEP_LIMIT:-240} "$H" --task $SPEC --kernel kernels/attention_fwd/04_mma_tensorcore.cu >"$W/sweep.ndjson" 2>"$W/sweep.err"
 		rc=$?
 		log "sweep rc=$rc wall_s=$(python3 -c "import time;print(round(time.time()-$s0,1))") results=$(grep -c '"type":"result"' "$W/sweep.ndjson") ok=$(grep -c '"status":"ok"' "$W/sweep.ndjson")" ;;
+	check)
+		# correctness only, every scenario, for kernel $CHECK_KERNEL
+		timeout 200 "$H" --task $SPEC --kernel ${CHECK_KERNEL:-kernels/attention_fwd/05_mma_pipelined.cu} --no-timing >"$W/check.ndjson" 2>"$W/check.err"
+		log "check rc=$? $(grep -c '"status":"ok"' "$W/check.ndjson") ok of $(grep -c '"type":"result"' "$W/check.ndjson")" ;;
 	others)
 		for t in gemm:kernels/gemm/01_smem_tiled.cu rmsnorm:kernels/rmsnorm/01_rowwise.cu; do
 			timeout 120 "$H" --task ${t%%:*} --kernel ${t#*:} >"$W/task_${t%%:*}.ndjson" 2>"$W/task_${t%%:*}.err"

@@ -27,7 +27,7 @@ def f(x, nd=1):
     return "-" if x is None else f"{x:.{nd}f}"
 
 
-rungs = ["01_naive", "02_tiled_smem", "03_online_softmax", "04_mma_tensorcore"]
+rungs = ["01_naive", "02_tiled_smem", "03_online_softmax", "04_mma_tensorcore", "05_mma_pipelined"]
 lad = {k: {r["scenario"]: r for r in rows(f"ladder_{k}.ndjson")} for k in rungs}
 sd = {r["scenario"]: r for r in rows("sdpa.ndjson")}
 names = []
@@ -97,6 +97,15 @@ if sw:
               f"throttled samples dropped {sum(r.get('throttled_dropped', 0) for r in sw)}")
     fp = sw[0].get("fingerprint", {})
     print("  fingerprint:", json.dumps({k: fp.get(k) for k in ("gpu", "uuid", "cc", "sms", "l2_bytes", "driver", "cuda_runtime", "sm_clock_max_mhz", "power_limit_w", "ecc", "mig", "peak_tflops_16bit", "peak_gbps")}))
+    print()
+ck = rows("check.ndjson")
+if ck:
+    st = {}
+    for r in ck:
+        st[r["status"]] = st.get(r["status"], 0) + 1
+    print("## Correctness-only pass: " + ", ".join(f"{k}={v}" for k, v in sorted(st.items())))
+    for r in [r for r in ck if r["status"] != "ok"][:20]:
+        print(f"  {r['scenario']}: {r['status']}: {r.get('reason')} {r.get('check', {}).get('worst')}")
     print()
 p = os.path.join(W, "anti", "antigaming.txt")
 if os.path.exists(p):
