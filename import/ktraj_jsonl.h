@@ -14,7 +14,8 @@
  *          double would round 61-bit ns timestamps).  hash, when present,
  *          is the SHA-256 the event must hash to; chain is informative.
  *   blob   {"blob":HEX,"path":P?,"text":T} or {"blob":HEX,"path":P?,
- *          "base64":B}: file content the following events refer to (edit
+ *          "base64":B}: file content the following events refer to (any
+ *          64-hex string of a payload that names a stored blob: edit
  *          before/after, *_blob fields, observed[].blob).  It comes before
  *          the first event that refers to it; HEX is checked.
  * Other top-level keys are ignored.
