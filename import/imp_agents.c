@@ -1134,6 +1134,56 @@ int kt_ag_sniff(const unsigned char *buf, size_t n, const char *key,
 	return 0;
 }
 
+/* "Here's the result of running `cat -n` on P:\n     1\tline\n..." as the
+ * whole file, or NULL. */
+char *kt_ag_cat_n(const char *out)
+{
+	const char *p = strstr(out, "`cat -n` on ");
+	char *buf;
+	size_t n = 0;
+	long k = 1;
+
+	if (!p || !(p = strchr(p, '\n')))
+		return NULL;
+	if (strstr(p, "<response clipped>") || strstr(p, "[... "))
+		return NULL;
+	if (!(buf = malloc(strlen(p) + 1)))
+		return NULL;
+	p++;
+	while (*p) {
+		const char *le = strchr(p, '\n'), *q = p;
+		char *endp;
+		long num;
+		size_t ln;
+
+		if (!le)
+			le = p + strlen(p);
+		while (*q == ' ')
+			q++;
+		num = strtol(q, &endp, 10);
+		if (endp == q || *endp != '\t' || num != k) {
+			if (le == p || (*p == '\n'))
+				break; /* trailing blank line */
+			free(buf);
+			return NULL;
+		}
+		ln = (size_t)(le - endp - 1);
+		memcpy(buf + n, endp + 1, ln);
+		n += ln;
+		buf[n++] = '\n';
+		k++;
+		if (!*le)
+			break;
+		p = le + 1;
+	}
+	buf[n] = 0;
+	if (k == 1) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /* ---- raw spans of array elements ------------------------------------------ */
 static size_t sp_ws(const char *b, size_t n, size_t i)
 {

@@ -100,6 +100,14 @@ char *kt_ag_shell_cmd(const cJSON *args);
  * inline) and "output_blob" (hash of the full text) when longer. */
 int kt_ag_set_output(kt_imp *imp, cJSON *payload, const char *out);
 
+/*
+ * The whole file shown by an editor "view" (OpenHands, SWE-agent 1.x and
+ * Anthropic's str_replace_editor: "Here's the result of running `cat -n`
+ * on P:" then "     1\tline" rows numbered from 1), malloc'ed; NULL when
+ * the output is not such a listing or says it was clipped.
+ */
+char *kt_ag_cat_n(const char *out);
+
 /* Basename of a '/'-separated path (pointer into p). */
 const char *kt_ag_base(const char *p);
 

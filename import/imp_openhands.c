@@ -1,7 +1,8 @@
 /*
  * imp_openhands.c - OpenHands event streams (trajectory export / replay
  * JSON: a list of events; also {"events": [...]} or {"trajectory": [...]}).
- * Sources: All-Hands-AI/OpenHands openhands/events/serialization/ (event.py, action.py, observation.py),
+ * Sources: All-Hands-AI/OpenHands openhands/events/serialization/
+ * (event.py, action.py, observation.py),
  * ../shared/research/formats.md s.5.
  *
  * Event: {id, timestamp (naive ISO: taken as UTC), source user|agent|
@@ -323,56 +324,6 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 	return rc;
 }
 
-/* "Here's the result of running `cat -n` on P:\n     1\tline\n..." as the
- * whole file, or NULL. */
-static char *cat_n_file(const char *out)
-{
-	const char *p = strstr(out, "`cat -n` on ");
-	char *buf;
-	size_t n = 0;
-	long k = 1;
-
-	if (!p || !(p = strchr(p, '\n')))
-		return NULL;
-	if (strstr(p, "<response clipped>") || strstr(p, "[... "))
-		return NULL;
-	if (!(buf = malloc(strlen(p) + 1)))
-		return NULL;
-	p++;
-	while (*p) {
-		const char *le = strchr(p, '\n'), *q = p;
-		char *endp;
-		long num;
-		size_t ln;
-
-		if (!le)
-			le = p + strlen(p);
-		while (*q == ' ')
-			q++;
-		num = strtol(q, &endp, 10);
-		if (endp == q || *endp != '\t' || num != k) {
-			if (le == p || (*p == '\n'))
-				break; /* trailing blank line */
-			free(buf);
-			return NULL;
-		}
-		ln = (size_t)(le - endp - 1);
-		memcpy(buf + n, endp + 1, ln);
-		n += ln;
-		buf[n++] = '\n';
-		k++;
-		if (!*le)
-			break;
-		p = le + 1;
-	}
-	buf[n] = 0;
-	if (k == 1) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 /* The editor arguments inside translated_ipython_code:
  * "print(file_editor(**{'command': 'create', 'path': ..., ...}))". */
 static cJSON *ipython_args(const char *code)
@@ -494,7 +445,7 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 	    !cJSON_GetObjectItem(c->args, "view_range")) {
 		const char *path = kt_ag_str(extras, "path");
 
-		if (path && (seen = cat_n_file(content)) &&
+		if (path && (seen = kt_ag_cat_n(content)) &&
 		    (rc = kt_ws_observe(x->imp, path, seen, strlen(seen), pl))) {
 			free(seen);
 			cJSON_Delete(pl);

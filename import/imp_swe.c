@@ -481,6 +481,7 @@ static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 {
 	cJSON *pl = cJSON_CreateObject();
 	char *wpath = NULL, *wtext;
+	const char *scmd;
 	int edit_tool, ok, rc;
 	uint64_t rseq = 0;
 
@@ -490,10 +491,12 @@ static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 		state_of(x, tstep);
 	footer_state(x, obs);
 	wtext = window_file(obs, &wpath);
+	scmd = kt_ag_str(c->args, "command");
 	edit_tool = strcmp(c->tool, "edit") == 0 ||
 		    strcmp(c->tool, "create") == 0 ||
 		    strcmp(c->tool, "insert") == 0 ||
-		    strcmp(c->tool, "str_replace_editor") == 0;
+		    (strcmp(c->tool, "str_replace_editor") == 0 &&
+		     !(scmd && strcmp(scmd, "view") == 0));
 	ok = exit_code > 0 ? 0 : !obs_failed(obs);
 	cJSON_AddStringToObject(pl, "call_id", c->id);
 	cJSON_AddBoolToObject(pl, "ok", ok);
@@ -512,7 +515,14 @@ static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 			cJSON_AddNumberToObject(ex, "execution_time",
 						atof(et->valuestring));
 	}
-	if (wtext && !edit_tool) {
+	/* str_replace_editor view of a whole file (SWE-agent 1.x tools) */
+	if (!wtext && strcmp(c->tool, "str_replace_editor") == 0 &&
+	    kt_ag_str(c->args, "path") && kt_ag_str(c->args, "command") &&
+	    strcmp(kt_ag_str(c->args, "command"), "view") == 0 &&
+	    !cJSON_GetObjectItem(c->args, "view_range") &&
+	    (wtext = kt_ag_cat_n(obs)))
+		wpath = strdup(kt_ag_str(c->args, "path"));
+	if (wtext && wpath && !edit_tool) {
 		char *p = resolve(x, wpath);
 
 		if (p) {

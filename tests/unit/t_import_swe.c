@@ -94,10 +94,15 @@ static void t_v1_repr(void **st)
 	assert_int_equal(c.nruns, 1);
 	k = it_count(&c, c.runs[0].id);
 	/* tool_calls and tool_call_ids written as Python repr strings */
-	IT_EXPECT(k, 5, 1, 3, 3, 2);
+	IT_EXPECT(k, 7, 1, 5, 5, 3);
 	s = it_cat(&c, c.runs[0].id, "/r/b.py", 0);
 	assert_non_null(s);
 	assert_string_equal(s, "print(2)\n");
+	free(s);
+	/* a whole-file `view` seeds the file, so the str_replace applies */
+	s = it_cat(&c, c.runs[0].id, "/r/c.py", 0);
+	assert_non_null(s);
+	assert_string_equal(s, "x = 1\ny = 3\n");
 	free(s);
 	/* model_stats repr decoded, model from the replay_config string */
 	assert_int_equal(kt_run_get(c.s, c.runs[0].id, &ri), 0);
