@@ -7,6 +7,7 @@
 #include <lmdb.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <cjson/cJSON.h>
 #include "../../store/store.h"
 
@@ -690,9 +691,15 @@ static void test_concurrent_readers(void **state)
 			_exit(2);
 		if (read(pfd[0], &c, 1) != 1)
 			_exit(3);
-		for (int round = 0; round < 200; round++) {
+		/* read until the writer is done (EOF on the pipe), at least
+		 * 50 rounds: the writer grows the map meanwhile */
+		fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+		for (int round = 0; ; round++) {
 			uint64_t n = 0;
 			kt_run_info ri;
+
+			if (round >= 50 && read(pfd[0], &c, 1) == 0)
+				break;
 
 			if (kt_event_foreach(r, f->run, 0, 0, 0, slow_cb, &n))
 				bad = 1;
@@ -710,8 +717,26 @@ static void test_concurrent_readers(void **state)
 	}
 	close(pfd[0]);
 	assert_int_equal(write(pfd[1], "g", 1), 1);
-	for (int i = 0; i < 50; i++)
-		fill(f->s, f->run, 201 + (uint64_t)i * 10, 10);
+	{
+		/* 2 MiB of incompressible blob per commit: the 64 MiB map
+		 * grows while the reader runs */
+		unsigned char *big = malloc(2 << 20), h[KT_HASH_LEN];
+		uint64_t x = 0x1234567ull;
+
+		assert_non_null(big);
+		for (int i = 0; i < 50; i++) {
+			fill(f->s, f->run, 201 + (uint64_t)i * 10, 10);
+			for (size_t j = 0; j < (2 << 20); j++) {
+				x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+				big[j] = (unsigned char)x;
+			}
+			assert_int_equal(kt_store_begin(f->s), 0);
+			assert_int_equal(kt_blob_put(f->s, big, 2 << 20, NULL,
+						     h), 0);
+			assert_int_equal(kt_store_commit(f->s), 0);
+		}
+		free(big);
+	}
 	close(pfd[1]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
