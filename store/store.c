@@ -409,11 +409,8 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 	*out = s;
 	return 0;
 fail:
-	{
-		/* keep the message for callers that want it: there is no
-		 * handle, so it is lost; the code says enough */
-		kt_store_close(s);
-	}
+	/* the detail dies with the handle; the KT_E* code is the answer */
+	kt_store_close(s);
 	return rc;
 }
 
