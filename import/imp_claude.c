@@ -1259,6 +1259,12 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 	if (cl && !strcmp(cl->name, "Bash") && ok) {
 		exit_code = 0; /* Claude Code marks a non-zero exit is_error */
 		cJSON_AddNumberToObject(p, "exit_code", 0);
+	} else if (cl && !strcmp(cl->name, "Bash") &&
+		   !strncmp(out.p, "Exit code ", 10) &&
+		   out.p[10] >= '0' && out.p[10] <= '9') {
+		/* 2.x starts a failed command's result with its status */
+		exit_code = atoi(out.p + 10);
+		cJSON_AddNumberToObject(p, "exit_code", exit_code);
 	}
 	if (imgs)
 		cJSON_AddItemToObject(p, "images", imgs);
