@@ -1,8 +1,13 @@
 #!/bin/bash
 # Harness benchmarks and validation on the GPU machine, in one call (run
 # from the project root): bash tests/bench/harness_gpu.sh OUTDIR [PHASE...]
-# Phases (default all, in this order): env compile anti ladder dobench aa
-# sdpa sweep.  Everything lands in OUTDIR/results.tgz (re-packed after each
+# Phases (default: env compile anti ladder dobench aa sdpa sweep):
+#   env      GPU/driver/toolkit/torch versions      compile  precompile (COMPILE_LIST)
+#   anti     tests/harness/run_gpu.sh               ladder   LADDER_RUNGS on 8 scenarios
+#   dobench  harness vs triton do_bench medians     aa       candidate vs itself
+#   sdpa     SDPA cuDNN/flash TFLOP/s               sweep    kernels[0]... 04 over all scenarios
+#   check    correctness-only pass of CHECK_KERNEL  others   gemm and rmsnorm tasks
+#   accept   ../shared/acceptance/harness.sh GPU part (tests/bench/accept_gpu.sh)  Everything lands in OUTDIR/results.tgz (re-packed after each
 # phase, so a call stopped at its limit still returns what ran) plus
 # OUTDIR/summary.txt.  Numbers go to tests/bench/RESULTS.md "Harness (H200)".
 set -u
