@@ -362,6 +362,11 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 		rc = kt_err(s, KT_ENOTFOUND, "%s: no such store", path);
 		goto fail;
 	}
+	if (exists && S_ISREG(st.st_mode) && st.st_size == 0 &&
+	    (flags & KT_OPEN_RDONLY || !(flags & KT_OPEN_CREATE))) {
+		rc = kt_err(s, KT_ECORRUPT, "%s: empty file, not a store", path);
+		goto fail;
+	}
 	if (exists && !S_ISREG(st.st_mode)) {
 		rc = kt_err(s, KT_ECORRUPT, "%s: not a store file", path);
 		goto fail;

@@ -114,6 +114,19 @@ static void test_open_absent(void **state)
 	assert_int_equal(kt_store_open(p, 0, &s), KT_ENOTFOUND);
 	assert_null(s);
 	assert_int_equal(kt_store_open(p, KT_OPEN_RDONLY, &s), KT_ENOTFOUND);
+	/* an empty file is no store, but CREATE makes it one */
+	{
+		FILE *fp = fopen(p, "w");
+
+		assert_non_null(fp);
+		fclose(fp);
+	}
+	assert_int_equal(kt_store_open(p, 0, &s), KT_ECORRUPT);
+	assert_int_equal(kt_store_open(p, KT_OPEN_CREATE, &s), 0);
+	kt_store_close(s);
+	assert_int_equal(kt_store_open(p, KT_OPEN_RDONLY, &s), 0);
+	kt_store_close(s);
+	unlink(p);
 	/* a file that is not LMDB */
 	{
 		FILE *fp = fopen(p, "w");
