@@ -904,6 +904,17 @@ int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
 					  (const char *)imp->cur->f.data,
 					  imp->cur->f.len);
 	}
+	if (imp->red && imp->run_name) {
+		/* the name is often the first prompt: it is published too */
+		size_t rl;
+		char *rn = kt_redact_text(imp->red, imp->run_name,
+					  strlen(imp->run_name), &rl);
+
+		if (rn) {
+			free(imp->run_name);
+			imp->run_name = rn;
+		}
+	}
 	rc = kt_run_get(imp->s, imp->run_id, &info);
 	imp->frozen = 0;
 	if (rc == 0) {

@@ -125,3 +125,16 @@ calls=sum(r["kind"]=="tool_call" for r in rows)
 human=sum(r["kind"]=="message" and r.get("human") is True for r in rows)
 assert (calls,human)==(260,17), (calls,human)'
 }
+
+@test "--redact: e-mails and home user names do not reach the store" {
+	printf '%s\n' '{"type":"user","sessionId":"red-1","uuid":"r1","parentUuid":null,"cwd":"/home/alice/proj","timestamp":"2025-01-01T00:00:00Z","message":{"role":"user","content":"mail bob.smith@example.com about /home/alice/proj/k.cu"}}' >"$BATS_TEST_TMPDIR/r.jsonl"
+	run --separate-stderr "$KTRAJ" import --json --redact "$BATS_TEST_TMPDIR/r.jsonl"
+	[ "$status" -eq 0 ]
+	R=$(echo "$output" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	run "$KTRAJ" log "$R" --json
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"bob.smith@example.com"* ]]
+	[[ "$output" != *"alice"* ]]
+	run "$KTRAJ" ls --json
+	[[ "$output" != *"alice"* ]]
+}
