@@ -127,6 +127,11 @@ static void svg_chart(FILE *f, const kt_an_run *r, const kt_an_blame *b,
 				"font-size=\"11\" text-anchor=\"end\" fill=\"#333\">x%g</text>\n",
 				c.L, c.L + c.W, y, y, c.L - 6, y + 4, v);
 		}
+	/* a narrow range has few 1-2-5 ticks: label the edges too */
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\" "
+		"fill=\"#777\">x%.3g</text><text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" "
+		"text-anchor=\"end\" fill=\"#777\">x%.3g</text>\n", c.L - 6,
+		c.T + 10, exp(c.y1), c.L - 6, c.T + c.H, exp(c.y0));
 	fprintf(f, "<text x=\"16\" y=\"%.1f\" font-size=\"12\" fill=\"#333\" "
 		"transform=\"rotate(-90 16 %.1f)\" text-anchor=\"middle\">speedup "
 		"(log)</text>\n", c.T + c.H / 2, c.T + c.H / 2);
