@@ -198,6 +198,10 @@ typedef struct kt_event {
  * append skips its parse + print.  A wrong claim is not detected; the store
  * then hashes the bytes as given.  prov_json is canonicalized always. */
 #define KT_EV_CANONICAL 0x1u
+/* kt_event.flags, out only: the event came from a header-only read
+ * (kt_event_head / kt_event_foreach_head): actor, prov_json and payload are
+ * NULL, payload_len is 0.  Never pass it to kt_event_append. */
+#define KT_EV_HEAD 0x2u
 
 /*
  * Append ev to run `run` (inside a write transaction).  ev->seq must equal
@@ -222,6 +226,22 @@ int kt_event_get(kt_store *s, const char *run, uint64_t seq, kt_event *ev);
 int kt_event_foreach(kt_store *s, const char *run, uint64_t first,
 		     uint64_t last, int kind,
 		     int (*fn)(const kt_event *, void *), void *arg);
+
+/*
+ * Header-only variants of kt_event_get / kt_event_foreach: they fill seq,
+ * kind, parent, ts_ns, hash and chain from the clear event header
+ * (FORMAT.md "events") and never decompress the body, so they cost one
+ * B-tree lookup or cursor step per event.  actor, prov_json and payload are
+ * NULL (actor lives in the compressed body), payload_len is 0, flags is
+ * KT_EV_HEAD.  Use them where only kinds, times, parents or hashes are
+ * needed; fetch the payload of a chosen event with kt_event_get (allowed
+ * inside the callback).  The body is not checked: a corrupt body is found
+ * by the full read or by kt_store_verify.  Errors as the full variants.
+ */
+int kt_event_head(kt_store *s, const char *run, uint64_t seq, kt_event *ev);
+int kt_event_foreach_head(kt_store *s, const char *run, uint64_t first,
+			  uint64_t last, int kind,
+			  int (*fn)(const kt_event *, void *), void *arg);
 
 /* The canonical bytes of an event (what is hashed; FORMAT.md).  *out is
  * malloc'ed, caller frees.  Payload/prov must already be canonical. */

@@ -432,7 +432,38 @@ bad:
 		      (unsigned long long)seq);
 }
 
-int kt_event_get(kt_store *s, const char *run, uint64_t seq, kt_event *ev)
+/*
+ * Fill ev from the clear header of a stored value only: no decompression.
+ * The body length is checked as in ev_decode so a header-only read refuses
+ * what a full read would refuse for a broken header.
+ */
+static int ev_head(kt_store *s, uint64_t seq, const MDB_val *v, kt_event *ev)
+{
+	const unsigned char *h = v->mv_data;
+	size_t bl;
+
+	if (v->mv_size < KT_EV_HDR || h[1] < 1 || h[1] > KT_KIND_MAX_ ||
+	    (h[0] != KT_CODEC_RAW && h[0] != KT_CODEC_ZSTD))
+		return kt_err(s, KT_ECORRUPT, "seq %llu: bad event header",
+			      (unsigned long long)seq);
+	bl = kt_rd32(h + 20);
+	if (bl > KT_EVENT_MAX_BODY || bl < 10 ||
+	    (h[0] == KT_CODEC_RAW && v->mv_size - KT_EV_HDR != bl))
+		return kt_err(s, KT_ECORRUPT, "seq %llu: bad body length",
+			      (unsigned long long)seq);
+	memset(ev, 0, sizeof(*ev));
+	ev->seq = seq;
+	ev->kind = h[1];
+	ev->parent = kt_rd64(h + 4);
+	ev->ts_ns = (int64_t)kt_rd64(h + 12);
+	memcpy(ev->hash, h + 24, KT_HASH_LEN);
+	memcpy(ev->chain, h + 56, KT_HASH_LEN);
+	ev->flags = KT_EV_HEAD;
+	return 0;
+}
+
+static int event_get(kt_store *s, const char *run, uint64_t seq, kt_event *ev,
+		     int head)
 {
 	unsigned char key[KT_RUN_BIN + 8];
 	MDB_val k = { sizeof(key), key }, v;
@@ -454,15 +485,27 @@ int kt_event_get(kt_store *s, const char *run, uint64_t seq, kt_event *ev)
 			    (unsigned long long)seq);
 	else if (rc)
 		rc = kt_mdb_err(s, rc, "event lookup");
+	else if (head)
+		rc = ev_head(s, seq, &v, ev);
 	else
 		rc = ev_decode(s, seq, &v, &s->evbuf, ev, 0);
 	kt_rd_end(s, txn);
 	return rc;
 }
 
-int kt_event_foreach(kt_store *s, const char *run, uint64_t first,
-		     uint64_t last, int kind,
-		     int (*fn)(const kt_event *, void *), void *arg)
+int kt_event_get(kt_store *s, const char *run, uint64_t seq, kt_event *ev)
+{
+	return event_get(s, run, seq, ev, 0);
+}
+
+int kt_event_head(kt_store *s, const char *run, uint64_t seq, kt_event *ev)
+{
+	return event_get(s, run, seq, ev, 1);
+}
+
+static int event_foreach(kt_store *s, const char *run, uint64_t first,
+			 uint64_t last, int kind, int head,
+			 int (*fn)(const kt_event *, void *), void *arg)
 {
 	unsigned char key[KT_RUN_BIN + 8];
 	MDB_val k = { sizeof(key), key }, v;
@@ -503,7 +546,8 @@ int kt_event_foreach(kt_store *s, const char *run, uint64_t first,
 		if (kind && v.mv_size > 1 &&
 		    ((unsigned char *)v.mv_data)[1] != kind)
 			continue;
-		rc = ev_decode(s, seq, &v, &b, &ev, 0);
+		rc = head ? ev_head(s, seq, &v, &ev) :
+			    ev_decode(s, seq, &v, &b, &ev, 0);
 		if (rc)
 			goto out;
 		rc = fn(&ev, arg);
@@ -517,6 +561,20 @@ out:
 	kt_rd_end(s, txn);
 	free(b.p);
 	return rc;
+}
+
+int kt_event_foreach(kt_store *s, const char *run, uint64_t first,
+		     uint64_t last, int kind,
+		     int (*fn)(const kt_event *, void *), void *arg)
+{
+	return event_foreach(s, run, first, last, kind, 0, fn, arg);
+}
+
+int kt_event_foreach_head(kt_store *s, const char *run, uint64_t first,
+			  uint64_t last, int kind,
+			  int (*fn)(const kt_event *, void *), void *arg)
+{
+	return event_foreach(s, run, first, last, kind, 1, fn, arg);
 }
 
 /* ---- workspace ------------------------------------------------------------ */
