@@ -350,6 +350,97 @@ static void t_paths(void **st)
 	free(s);
 }
 
+/* ---- the corpus session with shell-written test programs ------------------ */
+struct ccpair {
+	char id[64];
+	char *cmd, *cwd;
+};
+
+/* Every Bash call of the real CUDA session, planned from its command and
+ * output: the 9 echo/printf/heredoc writes that really happened (the 10th
+ * here-document was changed by the tool, bash says so), the 29 builds. */
+static void t_corpus_session(void **st)
+{
+	const char *c = tu_corpus();
+	char path[4200], *data, *line, *save = NULL;
+	struct ccpair *calls = NULL;
+	size_t ncalls = 0, i, writes = 0, builds = 0, failed_builds = 0;
+	int benches = 0;
+
+	(void)st;
+	if (!c)
+		skip();
+	snprintf(path, sizeof(path), "%s/claude_code/vsla_cuda_dev_f67ab274.jsonl",
+		 c);
+	data = tu_slurp(path, NULL);
+	if (!data)
+		skip();
+	for (line = strtok_r(data, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		cJSON *j = cJSON_Parse(line), *m, *b;
+		const char *cwd;
+
+		if (!j)
+			continue;
+		cwd = cJSON_GetStringValue(cJSON_GetObjectItem(j, "cwd"));
+		m = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "message"), "content");
+		if (!cJSON_IsArray(m))
+			m = NULL;
+		cJSON_ArrayForEach(b, m) {
+			const char *ty = cJSON_GetStringValue(cJSON_GetObjectItem(b, "type"));
+
+			if (ty && !strcmp(ty, "tool_use") &&
+			    !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(b, "name")), "Bash")) {
+				calls = realloc(calls, (ncalls + 1) * sizeof(*calls));
+				assert_non_null(calls);
+				snprintf(calls[ncalls].id, 64, "%s",
+					 cJSON_GetStringValue(cJSON_GetObjectItem(b, "id")));
+				calls[ncalls].cmd = strdup(cJSON_GetStringValue(
+					cJSON_GetObjectItem(cJSON_GetObjectItem(b, "input"),
+							    "command")));
+				calls[ncalls].cwd = strdup(cwd ? cwd : "/");
+				ncalls++;
+			} else if (ty && !strcmp(ty, "tool_result")) {
+				const char *id = cJSON_GetStringValue(
+					cJSON_GetObjectItem(b, "tool_use_id"));
+				cJSON *ct = cJSON_GetObjectItem(b, "content");
+				const char *out = cJSON_GetStringValue(ct);
+				int ok = !cJSON_IsTrue(cJSON_GetObjectItem(b, "is_error"));
+				struct kt_sh_plan p;
+
+				if (cJSON_IsArray(ct) && cJSON_GetArraySize(ct))
+					out = cJSON_GetStringValue(cJSON_GetObjectItem(
+						cJSON_GetArrayItem(ct, 0), "text"));
+				for (i = 0; id && i < ncalls; i++)
+					if (!strcmp(calls[i].id, id))
+						break;
+				if (!id || i == ncalls)
+					continue;
+				assert_int_equal(kt_sh_plan_build(calls[i].cmd,
+					calls[i].cwd, out ? out : "", -1, ok, &p), 0);
+				for (size_t k = 0; k < p.nops; k++)
+					writes += p.ops[k].have_data;
+				builds += p.ncc;
+				for (size_t k = 0; k < p.ncc; k++)
+					failed_builds += p.cc[k].exit_code != 0;
+				benches += p.bench;
+				kt_sh_plan_free(&p);
+			}
+		}
+		cJSON_Delete(j);
+	}
+	assert_int_equal(writes, 9);
+	assert_int_equal(builds, 29);
+	assert_int_equal(failed_builds, 15); /* incl. one "nvcc: command not found" */
+	assert_true(benches > 10);
+	for (i = 0; i < ncalls; i++) {
+		free(calls[i].cmd);
+		free(calls[i].cwd);
+	}
+	free(calls);
+	free(data);
+}
+
 /* ---- end to end through the driver ---------------------------------------- */
 struct counts {
 	int edit, compile, bench;
@@ -448,6 +539,7 @@ int main(void)
 		cmocka_unit_test(t_runs_bench),
 		cmocka_unit_test(t_hostile),
 		cmocka_unit_test(t_paths),
+		cmocka_unit_test(t_corpus_session),
 		cmocka_unit_test(t_end_to_end),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
