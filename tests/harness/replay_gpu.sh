@@ -22,7 +22,8 @@ export KTRAJ_SRC=$PWD KTRAJ_KERNELS=$PWD/kernels
 export KTRAJ_HARNESS_CACHE=$OUT/cache/objects
 [ -d .devcarry/cache ] && cp .devcarry/cache/*.so "$OUT/cache/objects/" 2>/dev/null
 : >"$OUT/record.ndjson"
-for k in kernels/attention_fwd/0*.cu; do
+# RUNGS: the ladder kernels to record (default all; rung 03 takes minutes in ptxas)
+for k in ${RUNGS:-kernels/attention_fwd/0*.cu}; do
 	"$K" bench --task attention_fwd --kernel "$k" --scenarios "$SCEN" --record ladder --json \
 		>>"$OUT/record.ndjson" 2>>"$OUT/record.err" || echo "record $k: exit $?" >>"$OUT/record.err"
 done
