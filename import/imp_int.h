@@ -31,6 +31,7 @@ struct kt_vfile {
 	size_t len;
 	uint64_t size;          /* size known before loading (progress) */
 	int loaded, claimed, done;
+	int mapped;             /* data is an mmap of fspath */
 	kt_file f;
 };
 
