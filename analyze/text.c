@@ -188,11 +188,11 @@ static const struct lex lexicon[] = {
 	{"__syncthreads", 4, 3}, {"syncthreads", 4, 3}, {"barrier*", 4, 2},
 	{"atomic*", 4, 3}, {"contention", 4, 2}, {"race", 4, 2},
 	{"stream*", 4, 1}, {"cudadevicesynchronize", 4, 3}, {"grid sync", 4, 3},
-	{"cooperative group*", 4, 3}, {"shfl*", 4, 3},
+	{"cooperative group*", 4, 3}, {"shfl*", 4, 3}, {"shuffle*", 4, 2},
 	{"warp shuffle*", 4, 3}, {"warp-level reduction", 4, 3}, {"serializ*", 4, 2}, {"同步", 4, 3},
 	{"屏障", 4, 3}, {"原子操作", 4, 3}, {"竞争", 4, 2}, {"串行化", 4, 2},
 	/* memory access */
-	{"coalesc*", 5, 3}, {"stride*", 5, 2}, {"bank conflict*", 5, 3},
+	{"coalesc*", 5, 3}, {"uncoalesc*", 5, 3}, {"stride*", 5, 2}, {"bank conflict*", 5, 3},
 	{"shared memory", 5, 3}, {"shared-memory", 5, 3}, {"smem", 5, 3},
 	{"__shared__", 5, 3}, {"tiling", 5, 3}, {"tile*", 5, 2},
 	{"vectoriz*", 5, 3}, {"vector load*", 5, 3}, {"float4", 5, 3},
