@@ -228,6 +228,10 @@ static int body_of(kt_store *s, const MDB_val *v, struct kt_buf *b)
  * which searches k: measured on benchmark events, the same ratio (3.12 vs
  * 3.11) in a fifth of the time (0.05 s for 2 MB of samples).  A 512 KiB
  * dictionary compressed the events 3.44x where 110 KiB gave 3.16x.
+ * accel=5 (zdict.h: 1..10, higher is faster and less exact) instead of 1:
+ * on the 100k-event benchmark the events took 40.85 MB instead of 40.79 MB
+ * (+0.14 %), and training fell from ~27 % to ~20 % of a 20k-event C API
+ * import's CPU profile (perf, tests/bench/RESULTS.md "Store").
  */
 int kt_dict_maybe_train(kt_store *s)
 {
@@ -300,7 +304,7 @@ int kt_dict_maybe_train(kt_store *s)
 	fp.k = 200;
 	fp.d = 8;
 	fp.f = 20;
-	fp.accel = 1;
+	fp.accel = 5;
 	fp.zParams.compressionLevel = 3;
 	fp.zParams.dictID = id;
 	r = ZDICT_trainFromBuffer_fastCover(dict, dsize, samples.p, sizes,
