@@ -7,6 +7,9 @@
  *                                10000 events per transaction, bulk mode)
  *   kt_bench read STORE N        N random kt_event_get point reads
  *   kt_bench scan STORE          kt_event_foreach over every run
+ *   kt_bench read-head STORE N   the same with kt_event_head and
+ *   kt_bench scan-head STORE     kt_event_foreach_head: header fields only,
+ *                                no payload (label these "header-only")
  *
  * Each prints one line "name=value ..." with wall and CPU seconds; the CPU
  * figure is the fair one on a shared machine (one thread throughout).
@@ -152,6 +155,9 @@ static int first_run(const kt_run_info *ri, void *arg)
 	return 0;
 }
 
+/* set by the *-head modes: header-only reads, no payload decompression */
+static int head;
+
 static int do_read(const char *store, long n)
 {
 	kt_store *s;
@@ -175,7 +181,8 @@ static int do_read(const char *store, long n)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		rc = kt_event_get(s, best.id, 1 + x % best.n_events, &ev);
+		rc = (head ? kt_event_head : kt_event_get)(s, best.id,
+				1 + x % best.n_events, &ev);
 		if (rc)
 			die("get", s, rc);
 		bytes += ev.payload_len;
@@ -205,7 +212,8 @@ static int scan_run(const kt_run_info *ri, void *arg)
 	char id[KT_RUN_ID_HEX + 1];
 
 	memcpy(id, ri->id, sizeof(id));
-	return kt_event_foreach(sc->s, id, 0, 0, 0, scan_ev, sc);
+	return (head ? kt_event_foreach_head : kt_event_foreach)(sc->s, id, 0,
+			0, 0, scan_ev, sc);
 }
 
 static int do_scan(const char *store)
@@ -239,7 +247,12 @@ int main(int argc, char **argv)
 		return do_read(argv[2], atol(argv[3]));
 	if (argc == 3 && strcmp(argv[1], "scan") == 0)
 		return do_scan(argv[2]);
+	head = 1;
+	if (argc == 4 && strcmp(argv[1], "read-head") == 0)
+		return do_read(argv[2], atol(argv[3]));
+	if (argc == 3 && strcmp(argv[1], "scan-head") == 0)
+		return do_scan(argv[2]);
 	fprintf(stderr, "usage: kt_bench import STORE FILE | read STORE N | "
-		"scan STORE\n");
+		"scan STORE | read-head STORE N | scan-head STORE\n");
 	return 2;
 }
