@@ -639,6 +639,11 @@ static size_t home_prefix(const char *in, size_t i, size_t n)
 		return 6;
 	if (ci_prefix(s, m, "/Users/"))
 		return 7;
+	/* JSON text may escape the slashes */
+	if (ci_prefix(s, m, "\\/home\\/"))
+		return 8;
+	if (ci_prefix(s, m, "\\/Users\\/"))
+		return 9;
 	if (m > 3 && isalpha((unsigned char)s[0]) && s[1] == ':' &&
 	    (i == 0 || !is_alnum(in[i - 1]))) {
 		j = 2;
@@ -662,7 +667,8 @@ static void pass_home(kt_redactor *r, const char *in, size_t n,
 	size_t i = 0, done = 0, p, u;
 
 	while (i < n) {
-		if ((in[i] != '/' && !isalpha((unsigned char)in[i])) ||
+		if ((in[i] != '/' && in[i] != '\\' &&
+		     !isalpha((unsigned char)in[i])) ||
 		    !(p = home_prefix(in, i, n))) {
 			i++;
 			continue;

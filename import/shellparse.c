@@ -1091,11 +1091,21 @@ static int bench_cmd(const struct scmd *c, size_t a, const char **name)
 				*name = "python -c";
 				return 1;
 			}
+			if (!strcmp(x, "-")) {
+				*name = "python -";
+				return 1;
+			}
 			if (x[0] != '-') {
 				*name = base(x);
 				return 1;
 			}
 		}
+		/* a script on stdin: python <<'EOF' ... EOF */
+		for (i = 0; i < c->nr; i++)
+			if (c->r[i].kind == R_HEREDOC || c->r[i].kind == R_HERESTR) {
+				*name = "python -";
+				return 1;
+			}
 		return 0;
 	}
 	if (!strcmp(b, "ncu") || !strcmp(b, "nsys") || !strcmp(b, "nvprof") ||

@@ -68,6 +68,9 @@ static void t_home_users(void **st)
 	/* a name seen later in the same text is replaced at its first use */
 	expect("user kenth56 wrote /home/kenth56/a",
 	       "user <user-1> wrote /home/<user-1>/a");
+	/* JSON text with escaped slashes */
+	expect("{\"cwd\":\"\\/home\\/zoe\\/p\"}",
+	       "{\"cwd\":\"\\/home\\/<user-1>\\/p\"}");
 	/* generic account names are redacted in the path only */
 	expect("/home/ubuntu/x by ubuntu", "/home/<user-1>/x by ubuntu");
 }

@@ -298,6 +298,9 @@ static void t_runs_bench(void **st)
 	assert_true(kt_shell_runs_bench("make bench"));
 	assert_true(kt_shell_runs_bench("bash ./run_all.sh"));
 	assert_true(kt_shell_runs_bench("cublas_benchmark --size 256"));
+	assert_true(kt_shell_runs_bench("python3 - <<'EOF'\nprint(1)\nEOF"));
+	assert_true(kt_shell_runs_bench("python -"));
+	assert_false(kt_shell_runs_bench("python"));
 	assert_false(kt_shell_runs_bench("ls -la build/"));
 	assert_false(kt_shell_runs_bench("./bench --help"));
 	assert_false(kt_shell_runs_bench("python -m pip install x"));
