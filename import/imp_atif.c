@@ -703,6 +703,7 @@ typedef struct refctx {
 	const char *base;
 	size_t dirlen;
 	int referenced, looked;
+	char *by;          /* rel of the referring file */
 } refctx;
 
 /* Siblings opened at most per lookup: keeps a folder of many trajectories
@@ -747,7 +748,7 @@ static int find_referrer(const char *rel, void *arg)
 		return 0;
 	snprintf(pat, sizeof(pat), "\"%s\"", rc->sid);
 	if (memmem(g->data, g->len, pat, strlen(pat)))
-		rc->referenced = 1;
+		rc->referenced = 1, rc->by = strdup(rel);
 	return 0;
 }
 
@@ -767,56 +768,30 @@ static int find_sidecar(const char *rel, void *arg)
 	return 0;
 }
 
-static int atif_import(kt_imp *imp, const kt_file *f)
+/*
+ * Import the trajectory `doc` of file mf as one run.  top is the file the
+ * driver asked for (mf, or a sub-trajectory of mf met before it).  doc is
+ * consumed.
+ */
+static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
+		       cJSON *doc)
 {
 	atx x;
-	cJSON *doc, *meta = NULL;
-	const char *sid, *rel = f->rel ? f->rel : kt_ag_base(f->path);
+	cJSON *meta = NULL;
+	const char *sid, *rel = mf->rel ? mf->rel : kt_ag_base(mf->path);
 	const cJSON *ag;
 	char *ident = NULL, *name = NULL, *dir = NULL, *stem = NULL;
 	int rc = 0;
 
 	memset(&x, 0, sizeof(x));
 	x.imp = imp;
-	x.top = f;
-	doc = cJSON_ParseWithLength((const char *)f->data, f->len);
-	if (!doc) {
-		const char *e = cJSON_GetErrorPtr();
-		uint64_t line = 1;
-		const char *p;
-
-		if (e && e >= (const char *)f->data &&
-		    e <= (const char *)f->data + f->len)
-			for (p = (const char *)f->data; p < e; p++)
-				line += *p == '\n';
-		else
-			line = 0;
-		kt_imp_warn(imp, f, line, "invalid JSON: not an ATIF document");
-		return KT_EPARSE;
-	}
-	if (!cJSON_IsObject(doc) ||
-	    !cJSON_IsArray(cJSON_GetObjectItem(doc, "steps"))) {
-		kt_imp_warn(imp, f, 0, "not an ATIF trajectory (no steps array)");
-		cJSON_Delete(doc);
-		return KT_EPARSE;
-	}
+	x.top = top;
 	sid = kt_ag_str(doc, "session_id");
 	dir = dir_of(rel);
 	stem = stem_of(kt_ag_base(rel));
 	if (!dir || !stem) {
 		rc = KT_ENOMEM;
 		goto out;
-	}
-	/* a sub-trajectory whose parent is beside it: the parent imports it */
-	/* (unless the user named this very file) */
-	if (sid && !placeholder_id(sid) && strlen(sid) < 250 &&
-	    !(f->root && f->path && strcmp(f->root, f->path) == 0) &&
-	    maybe_sub(doc, kt_ag_base(rel))) {
-		refctx r = { &x, rel, sid, kt_ag_base(rel), strlen(dir), 0, 0 };
-
-		kt_imp_list(imp, dir, find_referrer, &r);
-		if (r.referenced)
-			goto out;
 	}
 	{
 		size_t n = (sid ? strlen(sid) : 0) + strlen(rel) + 32;
@@ -902,7 +877,7 @@ static int atif_import(kt_imp *imp, const kt_file *f)
 		goto out;
 	meta = NULL;
 	if ((rc = kt_ag_map_put(&x.visited, rel, (void *)1)) == 0)
-		rc = import_doc(&x, f, doc, "agent", 0);
+		rc = import_doc(&x, mf, doc, "agent", 0);
 	{
 		int r2 = kt_imp_run_end(imp);
 
@@ -921,6 +896,78 @@ out:
 	free(dir);
 	free(stem);
 	return rc;
+}
+
+
+static cJSON *parse_doc(kt_imp *imp, const kt_file *f, int quiet)
+{
+	cJSON *doc = cJSON_ParseWithLength((const char *)f->data, f->len);
+
+	if (!doc) {
+		const char *e = cJSON_GetErrorPtr();
+		uint64_t line = 1;
+		const char *p;
+
+		if (e && e >= (const char *)f->data &&
+		    e <= (const char *)f->data + f->len)
+			for (p = (const char *)f->data; p < e; p++)
+				line += *p == '\n';
+		else
+			line = 0;
+		if (!quiet)
+			kt_imp_warn(imp, f, line,
+				    "invalid JSON: not an ATIF document");
+		return NULL;
+	}
+	if (!cJSON_IsObject(doc) ||
+	    !cJSON_IsArray(cJSON_GetObjectItem(doc, "steps"))) {
+		if (!quiet)
+			kt_imp_warn(imp, f, 0,
+				    "not an ATIF trajectory (no steps array)");
+		cJSON_Delete(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+static int atif_import(kt_imp *imp, const kt_file *f)
+{
+	const char *rel = f->rel ? f->rel : kt_ag_base(f->path);
+	const char *sid;
+	cJSON *doc = parse_doc(imp, f, 0), *pdoc;
+	char *dir;
+	atx x;
+
+	if (!doc)
+		return KT_EPARSE;
+	sid = kt_ag_str(doc, "session_id");
+	memset(&x, 0, sizeof(x));
+	x.imp = imp;
+	/*
+	 * A sub-trajectory whose parent lies beside it belongs to the parent's
+	 * run (unless the user named this very file): met first, it imports
+	 * the parent now and claims it, so the order of files in a folder or
+	 * archive does not matter (archive members cannot be read again).
+	 */
+	if (sid && !placeholder_id(sid) && strlen(sid) < 250 &&
+	    !(f->root && f->path && strcmp(f->root, f->path) == 0) &&
+	    maybe_sub(doc, kt_ag_base(rel)) && (dir = dir_of(rel))) {
+		refctx r = { &x, rel, sid, kt_ag_base(rel), strlen(dir), 0, 0,
+			     NULL };
+		const kt_file *pf;
+
+		kt_imp_list(imp, dir, find_referrer, &r);
+		free(dir);
+		if (r.by && !kt_imp_open(imp, r.by, &pf) &&
+		    (pdoc = parse_doc(imp, pf, 1))) {
+			kt_imp_claim(imp, r.by);
+			free(r.by);
+			cJSON_Delete(doc);
+			return import_main(imp, f, pf, pdoc);
+		}
+		free(r.by);
+	}
+	return import_main(imp, f, f, doc);
 }
 
 const kt_importer kt_importer_atif = {

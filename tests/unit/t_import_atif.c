@@ -6,6 +6,63 @@
  */
 #include "testutil.h"
 #include "imp_testlib.h"
+#include <archive.h>
+#include <archive_entry.h>
+
+/* Write the named fixture files into a tar.gz at out (members atif/NAME). */
+static void make_tar(const char *out, const char *const *names)
+{
+	struct archive *a = archive_write_new();
+	char p[4096], m[512];
+	size_t len = 0;
+
+	assert_non_null(a);
+	assert_int_equal(archive_write_add_filter_gzip(a), ARCHIVE_OK);
+	assert_int_equal(archive_write_set_format_pax_restricted(a), ARCHIVE_OK);
+	assert_int_equal(archive_write_open_filename(a, out), ARCHIVE_OK);
+	for (; *names; names++) {
+		struct archive_entry *e = archive_entry_new();
+		char *d;
+
+		snprintf(m, sizeof(m), "atif/%s", *names);
+		snprintf(p, sizeof(p), "atif/%s", *names);
+		d = tu_slurp(it_fixture(p, sizeof(p), m), &len);
+		assert_non_null(d);
+		archive_entry_set_pathname(e, m);
+		archive_entry_set_size(e, (la_int64_t)len);
+		archive_entry_set_filetype(e, AE_IFREG);
+		archive_entry_set_perm(e, 0644);
+		assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
+		assert_int_equal(archive_write_data(a, d, len), (la_ssize_t)len);
+		archive_entry_free(e);
+		free(d);
+	}
+	archive_write_close(a);
+	archive_write_free(a);
+}
+
+/* In an archive the sub-trajectory comes first and cannot be read again
+ * later: it pulls its parent in, and the result equals the folder's. */
+static void t_archive(void **st)
+{
+	static const char *const names[] = {
+		"parent.child.json", "parent.trajectory.json", NULL
+	};
+	char tar[4200];
+	it_ctx c;
+	it_counts k;
+
+	(void)st;
+	it_open(&c);
+	snprintf(tar, sizeof(tar), "%s/a.tar.gz", c.dir);
+	make_tar(tar, names);
+	assert_int_equal(it_import(&c, NULL, 0, 1, tar), 0);
+	assert_int_equal(c.nruns, 1);
+	assert_string_equal(c.runs[0].name, "parent");
+	k = it_count(&c, c.runs[0].id);
+	IT_EXPECT(k, 9, 2, 4, 3, 2);
+	it_close(&c);
+}
 
 static void corpus_one(const char *rel, int m, int h, int tc, int tr, int ed,
 		       int cc)
@@ -174,6 +231,7 @@ int main(void)
 		cmocka_unit_test(t_corpus_folder),
 		cmocka_unit_test(t_fixture_folder),
 		cmocka_unit_test(t_plain_files),
+		cmocka_unit_test(t_archive),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
