@@ -640,9 +640,15 @@ static int cc_detect(const kt_file *f)
 			score = 40; /* a bare-bones line of the same shape */
 		free(tmp);
 	}
-	if (!score && strstr(f->rel ? f->rel : "", ".jsonl") &&
-	    memmem(d, n, "\"sessionId\"", 11) && memmem(d, n, "\"parentUuid\"", 12))
-		score = 50; /* first line odd, the rest is Claude Code */
+	if (!score && strstr(f->rel ? f->rel : "", ".jsonl")) {
+		/* 2.x may open with bookkeeping lines (file-history-snapshot,
+		 * queue-operation) that can be large: look further */
+		size_t m = f->len < (1u << 20) ? f->len : (1u << 20);
+
+		if (memmem(d, m, "\"sessionId\"", 11) &&
+		    memmem(d, m, "\"parentUuid\"", 12))
+			score = 50;
+	}
 	return score;
 }
 
@@ -1588,6 +1594,9 @@ static int pre_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 	}
 	if (!ps->session && jstr(o, "sessionId")) {
 		ps->session = strdup(jstr(o, "sessionId"));
+		/* a sub-agent's own file starts as its sidechain */
+		if (jstr(o, "agentId") && jtrue(o, "isSidechain"))
+			ps->agent = strdup(jstr(o, "agentId"));
 		if (jstr(o, "cwd"))
 			ps->cwd = strdup(jstr(o, "cwd"));
 		if (jstr(o, "version"))
@@ -1595,8 +1604,7 @@ static int pre_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 		if (jstr(o, "gitBranch"))
 			ps->branch = strdup(jstr(o, "gitBranch"));
 	}
-	if (!ps->agent && jstr(o, "agentId") && jtrue(o, "isSidechain"))
-		ps->agent = strdup(jstr(o, "agentId"));
+
 	if (!ps->human && jstr(o, "type") && !strcmp(jstr(o, "type"), "user"))
 		ps->human = human_text(o);
 	cJSON_Delete(o);
@@ -1651,6 +1659,7 @@ static char *file_stem(const kt_file *f)
 struct sublist {
 	struct cc *cc;
 	const char *prefix;
+	const char *session; /* siblings: only files of this session */
 };
 
 static int on_sub(const char *rel, void *arg)
@@ -1662,6 +1671,26 @@ static int on_sub(const char *rel, void *arg)
 
 	if (strchr(b, '/') || !(e = strstr(b, ".jsonl")) || e[6])
 		return 0;
+	if (sl->session) {
+		/* 2.0.x kept agent-<id>.jsonl beside the sessions of a
+		 * project: ours when its lines carry our session id */
+		const kt_file *sf;
+		char pat[600];
+		size_t n;
+		int l1, l2;
+
+		if (strlen(sl->session) > 500 || kt_imp_open(cc->imp, rel, &sf))
+			return 0;
+		n = sf->len < 65536 ? sf->len : 65536;
+		l1 = snprintf(pat, sizeof(pat), "\"sessionId\":\"%s\"", sl->session);
+		if (!memmem(sf->data, n, pat, (size_t)l1)) {
+			l2 = snprintf(pat, sizeof(pat), "\"sessionId\": \"%s\"",
+				      sl->session);
+			if (!memmem(sf->data, n, pat, (size_t)l2))
+				return 0;
+		}
+		b = rel + strlen(sl->prefix) - 6; /* keep "agent-" out */
+	}
 	ns = realloc(cc->subs, (cc->nsubs + 1) * sizeof(*ns));
 	if (!ns)
 		return KT_ENOMEM;
@@ -1701,8 +1730,25 @@ static int cc_import(kt_imp *imp, const kt_file *f)
 	cc.stem = file_stem(f);
 	each_line(NULL, f, pre_line, &ps, 0);
 	find_summary(f, &ps);
-	/* 2.x sub-agent files beside the session: <stem>/subagents/ */
 	lr = strlen(rel);
+	/* A 2.0.x sub-agent file beside its session's file (agent-<id>.jsonl
+	 * next to <session>.jsonl) is imported with the session, which
+	 * claims it; it makes a run of its own only when named alone. */
+	if (ps.agent && ps.session && strlen(ps.session) < 256 &&
+	    !(f->root && f->path && !strcmp(f->root, f->path))) {
+		const char *sl_ = strrchr(rel, '/');
+		size_t dl = sl_ ? (size_t)(sl_ - rel) + 1 : 0;
+		char sib[600];
+		const kt_file *pf;
+
+		if (dl < 300) {
+			memcpy(sib, rel, dl);
+			snprintf(sib + dl, sizeof(sib) - dl, "%s.jsonl", ps.session);
+			if (strcmp(sib, rel) && kt_imp_open(imp, sib, &pf) == 0)
+				goto out;
+		}
+	}
+	/* 2.x sub-agent files beside the session: <stem>/subagents/ */
 	if (lr > 6 && !strcmp(rel + lr - 6, ".jsonl") &&
 	    !strstr(rel, "/subagents/") &&
 	    (prefix = malloc(lr + 16))) {
@@ -1712,7 +1758,17 @@ static int cc_import(kt_imp *imp, const kt_file *f)
 		strcpy(prefix + lr - 6, "/subagents/");
 		sl.cc = &cc;
 		sl.prefix = prefix;
+		sl.session = NULL;
 		kt_imp_list(imp, prefix, on_sub, &sl);
+		if (ps.session && !ps.agent) {
+			const char *sl_ = strrchr(rel, '/');
+			size_t dl = sl_ ? (size_t)(sl_ - rel) + 1 : 0;
+
+			memcpy(prefix, rel, dl);
+			strcpy(prefix + dl, "agent-");
+			sl.session = ps.session;
+			kt_imp_list(imp, prefix, on_sub, &sl);
+		}
 		for (i = 0; i < cc.nsubs; i++) {
 			const kt_file *sf;
 
@@ -1730,8 +1786,7 @@ static int cc_import(kt_imp *imp, const kt_file *f)
 			goto out;
 		}
 		/* a sub-agent file imported on its own is not its parent */
-		if (ps.agent && (strstr(rel, "subagents/") ||
-				 strstr(f->path ? f->path : "", "subagents/")))
+		if (ps.agent)
 			snprintf(cc.identity, n, "claude_code:%s:agent-%s",
 				 ps.session ? ps.session : cc.stem, ps.agent);
 		else

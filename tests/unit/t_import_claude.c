@@ -265,6 +265,44 @@ static void test_fixture_reimport_and_growth(void **state)
 	free(dir);
 }
 
+/* 2.0.x: agent-<id>.jsonl beside <session>.jsonl, sorted before it */
+static void test_sibling_agent_file(void **state)
+{
+	struct fx *f = *state;
+	struct imp_res r;
+	struct counts c;
+	char *dir = tu_tmpdir(), p1[4300], *src;
+	size_t len = 0;
+	FILE *o;
+
+	src = tu_slurp(FX "s2x/subagents/agent-abc123.jsonl", &len);
+	assert_non_null(src);
+	snprintf(p1, sizeof(p1), "%s/agent-abc123.jsonl", dir);
+	o = fopen(p1, "wb");
+	fwrite(src, 1, len, o);
+	fclose(o);
+	free(src);
+	src = tu_slurp(FX "s2x.jsonl", &len);
+	assert_non_null(src);
+	snprintf(p1, sizeof(p1), "%s/s2x.jsonl", dir);
+	o = fopen(p1, "wb");
+	fwrite(src, 1, len, o);
+	fclose(o);
+	free(src);
+	assert_int_equal(import1(f->s, dir, 0, &r), 0);
+	/* one run: the sub-agent inside its session, not a run of its own */
+	assert_int_equal(r.nrun, 1);
+	counts_of(f->s, r.run[0], &c);
+	assert_int_equal(c.sub_events, 4);
+	/* named alone, the agent file is its own run, not the session's */
+	snprintf(p1, sizeof(p1), "%s/agent-abc123.jsonl", dir);
+	assert_int_equal(import1(f->s, p1, 0, &r), 0);
+	assert_int_equal(r.nrun, 1);
+	assert_int_equal(r.added[0], 4);
+	tu_rmrf(dir);
+	free(dir);
+}
+
 static void test_malformed(void **state)
 {
 	struct fx *f = *state;
@@ -414,6 +452,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fixture_workspace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fixture_reimport_and_growth,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sibling_agent_file, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_strict, setup, teardown),
 		cmocka_unit_test(test_detect),
