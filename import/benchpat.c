@@ -792,6 +792,7 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 	size_t nh = 0, i = 0, k;
 	int block = 0, votes[2] = { 0, 0 };
 	long long json_budget = 64ll << 20;
+	char prev[96] = "";
 	cJSON *arr;
 
 	if (!results)
@@ -948,19 +949,41 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 					a++;
 				while (z > a && strchr("=#-*: ", l[z - 1]))
 					z--;
-				if (z <= a)
-					continue;       /* a rule line */
-				h.indent = sect ? -1 : (int)ind;
-				memcpy(h.text, l + a, z - a < 95 ? z - a : 95);
-				h.text[z - a < 95 ? z - a : 95] = 0;
+				if (z <= a) {
+					/* a rule line: it underlines the plain
+					 * line before it ("CPU BENCHMARKS\n----") */
+					if (!prev[0])
+						continue;
+					h.indent = -1;
+					memcpy(h.text, prev, sizeof(h.text));
+					prev[0] = 0;
+				} else {
+					h.indent = sect ? -1 : (int)ind;
+					memcpy(h.text, l + a, z - a < 95 ? z - a : 95);
+					h.text[z - a < 95 ? z - a : 95] = 0;
+				}
 				while (nh && hs[nh - 1].indent >= h.indent)
 					nh--;
 				if (nh < 8)
 					hs[nh++] = h;
 				block++;
+			} else if (mk < 0 && t > ind) {
+				/* plain text: maybe underlined next */
+				size_t a = ind, k2;
+
+				/* skip a leading emoji or bullet */
+				while (a < t && ((unsigned char)l[a] >= 0x80 ||
+						 l[a] == ' ' || l[a] == '*'))
+					a++;
+				k2 = t - a < sizeof(prev) - 1 ? t - a : sizeof(prev) - 1;
+				memcpy(prev, l + a, k2);
+				prev[k2] = 0;
+				continue;
 			}
+			prev[0] = 0;
 			continue;
 		}
+		prev[0] = 0;
 		/* values: a new result unless they complete the last one */
 		{
 			struct res *r = NULL;

@@ -157,6 +157,18 @@ static void t_blocks(void **st)
 	assert_string_equal(str(cJSON_GetArrayItem(r, 1), "scenario"),
 			    "vector_add / Size 128");
 	cJSON_Delete(r);
+
+	/* underlined sections, as in vsla's benchmark.sh */
+	r = parse("\xf0\x9f\x93\x8a CPU BENCHMARKS\n------------\n\n"
+		  "  vector_add:\n    Size 64... 1.6\xce\xbcs\n\n"
+		  "\xf0\x9f\x94\xa5 GPU BENCHMARKS\n------------\n\n"
+		  "  vector_add:\n    Size 64... 5.6\xce\xbcs\n");
+	assert_int_equal(cJSON_GetArraySize(r), 2);
+	assert_string_equal(str(cJSON_GetArrayItem(r, 0), "scenario"),
+			    "CPU BENCHMARKS / vector_add / Size 64");
+	assert_string_equal(str(cJSON_GetArrayItem(r, 1), "scenario"),
+			    "GPU BENCHMARKS / vector_add / Size 64");
+	cJSON_Delete(r);
 }
 
 static void t_correct(void **st)
