@@ -1365,7 +1365,7 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 	size_t i, j;
 	int rc = 0;
 
-	if (r->kind == KT_ROOT_DIR || r->kind == KT_ROOT_ARCHIVE)
+	if ((r->kind == KT_ROOT_DIR || r->kind == KT_ROOT_ARCHIVE) && r->n > 1)
 		qsort(r->v, r->n, sizeof(*r->v), vf_cmp);
 	for (i = 0; i < r->n && !rc; i++) {
 		struct kt_vfile *v = r->v[i];

@@ -270,6 +270,9 @@ static int64_t iso_ns(const char *s)
 			digits(p + 3, 2, &om);
 		t -= sign * (oh * 3600 + om * 60);
 	}
+	/* int64 ns spans 1677..2262 */
+	if (t > INT64_MAX / 1000000000 - 1 || t < INT64_MIN / 1000000000 + 1)
+		return KT_TS_UNKNOWN;
 	return t * 1000000000 + ns;
 }
 
