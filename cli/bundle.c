@@ -146,8 +146,10 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 	st->payload = p;
 	if (kind != KT_KIND_COMPILE && kind != KT_KIND_BENCH &&
 	    kind != KT_KIND_TOOL_CALL && kind != KT_KIND_TOOL_RESULT) {
-		snprintf(err, errlen, "step %llu is a %s event; replay needs a compile, bench or shell tool call",
-			 (unsigned long long)seq, kt_kind_name(kind) ? kt_kind_name(kind) : "unknown");
+		const char *kn = kt_kind_name(kind) ? kt_kind_name(kind) : "unknown";
+
+		snprintf(err, errlen, "step %llu is %s %s event; replay needs a compile, bench or shell tool call",
+			 (unsigned long long)seq, strchr("aeiou", kn[0]) ? "an" : "a", kn);
 		return KT_EINVAL;
 	}
 	if (kind == KT_KIND_BENCH && cJSON_GetObjectItem(p, "harness"))
@@ -433,22 +435,32 @@ static int find_src(char *out, size_t len)
 static const char result_c[] =
 "/* result.c - writes the replay result JSON (ktraj bundle). */\n"
 "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+"#include <time.h>\n"
+"/* JSON string of a file's first max bytes; bytes that are not valid\n"
+" * UTF-8 become U+FFFD so the result is always valid JSON. */\n"
 "static void str(FILE *o, const char *path, long max) {\n"
-"  FILE *f = fopen(path, \"rb\"); int c; long n = 0;\n"
+"  FILE *f = fopen(path, \"rb\"); unsigned char *b; long n = 0, i, k;\n"
 "  fputc('\"', o);\n"
-"  if (f) { while ((c = fgetc(f)) != EOF && n++ < max) {\n"
-"    if (c == '\"' || c == '\\\\') { fputc('\\\\', o); fputc(c, o); }\n"
-"    else if (c == '\\n') fputs(\"\\\\n\", o);\n"
-"    else if (c == '\\t') fputs(\"\\\\t\", o);\n"
-"    else if (c < 0x20) fprintf(o, \"\\\\u%04x\", c);\n"
-"    else fputc(c, o); }\n"
-"    fclose(f); }\n"
+"  if (f && (b = malloc(max + 4))) {\n"
+"    n = (long)fread(b, 1, max, f);\n"
+"    for (i = 0; i < n; i++) { int c = b[i];\n"
+"      if (c == '\"' || c == '\\\\') { fputc('\\\\', o); fputc(c, o); }\n"
+"      else if (c == '\\n') fputs(\"\\\\n\", o);\n"
+"      else if (c == '\\t') fputs(\"\\\\t\", o);\n"
+"      else if (c < 0x20 || c == 0x7f) fprintf(o, \"\\\\u%04x\", c);\n"
+"      else if (c < 0x80) fputc(c, o);\n"
+"      else { int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;\n"
+"        for (k = 1; len && k < len; k++) if (i + k >= n || (b[i + k] & 0xc0) != 0x80) len = 0;\n"
+"        if (!len) { fputs(\"\\\\ufffd\", o); continue; }\n"
+"        fwrite(b + i, 1, len, o); i += len - 1; } }\n"
+"    free(b); }\n"
+"  if (f) fclose(f);\n"
 "  fputc('\"', o);\n}\n"
 "int main(int argc, char **argv) {\n"
 "  /* argv: exit_code duration_ms bundle_dir */\n"
 "  char p[4096]; FILE *m; int c;\n"
 "  if (argc < 4) return 2;\n"
-"  printf(\"{\\\"ktraj_replay\\\":1,\\\"exit_code\\\":%d,\\\"duration_ms\\\":%s,\", atoi(argv[1]), argv[2]);\n"
+"  printf(\"{\\\"ktraj_replay\\\":1,\\\"exit_code\\\":%d,\\\"duration_ms\\\":%ld,\\\"finished\\\":%lld,\", atoi(argv[1]), atol(argv[2]), (long long)time(NULL));\n"
 "  snprintf(p, sizeof p, \"%s/manifest.json\", argv[3]);\n"
 "  printf(\"\\\"manifest\\\":\");\n"
 "  if ((m = fopen(p, \"rb\"))) { while ((c = fgetc(m)) != EOF) putchar(c); fclose(m); } else printf(\"null\");\n"

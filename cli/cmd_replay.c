@@ -21,9 +21,18 @@ static const char usage[] =
 	"enough to run inside those limits.\n"
 	"\n"
 	"Verdicts: reproduced, faster, slower, diverged, failed (with the reason).\n"
+	"Isolation (recorded in the replay event): where the kernel allows it\n"
+	"(root), the step runs in its own PID, mount and network namespaces with\n"
+	"the root file system read-only except its bundle and the cache, so it\n"
+	"can neither write elsewhere, nor signal other processes, nor reach the\n"
+	"network; elsewhere it runs with your full file system access.\n"
+	"Exit status: 0 when every step ran and was judged (whatever the\n"
+	"verdict), 4 when the run or step does not exist, 1 when a step could\n"
+	"not be exported or run.\n"
 	"  --json           one row per replayed step: run, step, verdict, reason\n"
 	"  --timeout S      wall-clock limit per step (default 600)\n"
-	"  --mem BYTES      data-segment limit (default 16 GiB)\n"
+	"  --mem BYTES      data-segment limit, RLIMIT_DATA (default 16 GiB; heap and\n"
+	"                   private mappings, not the GPU's memory)\n"
 	"  --allow-network  do not isolate the network\n"
 	"  --all-bench      replay every bench step, reusing compiled binaries\n"
 	"  --cache DIR      where compiled binaries are kept and reused by source\n"
@@ -76,7 +85,7 @@ static void print_row(const char *run, const cJSON *p, int json)
 
 int cmd_replay(struct cli *c, int argc, char **argv)
 {
-	kt_replay_limits lim = { 600, 1200, 16ull << 30, 0 };
+	kt_replay_limits lim = { 600, 1200, 16ull << 30, 4ull << 30, 0 };
 	const char *spec = NULL, *seqs = NULL, *cache_opt = NULL;
 	char run[KT_RUN_ID_HEX + 1], err[1024] = "";
 	char cache[] = "/tmp/ktraj-cache.XXXXXX";
@@ -150,11 +159,23 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 		rc = kt_replay_step(s, run, b.seq[k], &lim,
 				    cache_opt ? cache_opt : all ? cache : NULL, &p, err, sizeof(err));
 		if (rc) {
+			int code = cli_exit_code(rc);
+
 			if (all && c->progress)
 				fputc('\n', stderr);
-			rc = cli_err(c, "step %llu: %s", (unsigned long long)b.seq[k], err);
-			if (rc == KT_EXIT_FAIL && !all)
+			cli_err(c, "%s", err);
+			if (!all) {
+				rc = code == KT_EXIT_USAGE ? KT_EXIT_FAIL : code;
 				goto out;
+			}
+			/* --all-bench: a step that could not even be bundled
+			 * still gets its row, verdict failed */
+			p = cJSON_CreateObject();
+			cJSON_AddNumberToObject(p, "step", (double)b.seq[k]);
+			cJSON_AddStringToObject(p, "verdict", KT_V_FAILED);
+			cJSON_AddStringToObject(p, "reason", err);
+			print_row(run, p, json);
+			cJSON_Delete(p);
 			failed++;
 			continue;
 		}

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -90,19 +91,46 @@ out:
 	return rc;
 }
 
-/* Run `sh script` in its own process group under the limits.  Returns 0
- * when it ran (whatever its status), KT_ECHILD when it could not start or
- * was killed by the watchdog (*timed_out set). */
-static int run_limited(const char *script, const kt_replay_limits *lim,
-		       const char *cache_dir, int *timed_out, int *netns)
+/* Isolation reached for a replay (bits, reported in the replay event). */
+#define ISO_NET 0x1   /* own network namespace: no network */
+#define ISO_PID 0x2   /* own PID namespace: it cannot signal the host's
+			 processes, and everything it started dies with it */
+#define ISO_FS 0x4    /* own mount namespace with / read-only: it can write
+			 only the bundle, the cache and the other mounts
+			 (/dev/shm, /run, /proc) */
+
+/* In the child: the bundle and cache directories stay writable, the rest
+ * of the root file system becomes read-only.  Returns 0 when it worked. */
+static int fs_readonly(const char *bundle, const char *cache)
+{
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -1;
+	if (mount(bundle, bundle, NULL, MS_BIND | MS_REC, NULL))
+		return -1;
+	if (cache && mount(cache, cache, NULL, MS_BIND | MS_REC, NULL))
+		return -1;
+	return mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+}
+
+/* Run `sh script` (inside bundle dir `dir`) in its own process group under
+ * the limits: CPU time, data segment, file size, a wall-clock watchdog and,
+ * where the kernel allows (root, or a user namespace), no network, its own
+ * PID namespace and a read-only root file system.  Returns 0 when it ran
+ * (whatever its status), KT_ECHILD when it could not start or was killed by
+ * the watchdog (*timed_out set).  *iso gets the ISO_* bits reached. */
+static int run_limited(const char *script, const char *dir,
+		       const kt_replay_limits *lim, const char *cache_dir,
+		       int *timed_out, int *iso)
 {
 	pid_t pid;
 	int status, pfd[2];
 	time_t start = time(NULL);
-	char ns = 0;
+	char got = 0;
 
 	*timed_out = 0;
-	*netns = 0;
+	*iso = 0;
+	if (cache_dir)
+		mkdir(cache_dir, 0700);
 	if (pipe(pfd))
 		return KT_ECHILD;
 	pid = fork();
@@ -113,34 +141,64 @@ static int run_limited(const char *script, const kt_replay_limits *lim,
 	}
 	if (pid == 0) {
 		struct rlimit rl;
-		int devnull = open("/dev/null", O_RDWR);
+		int devnull = open("/dev/null", O_RDWR), flags = CLONE_NEWNS | CLONE_NEWPID;
+		char tmp[4200], home[4200];
+		pid_t init;
 
 		close(pfd[0]);
 		setpgid(0, 0);
-		if (!lim->allow_network &&
-		    (unshare(CLONE_NEWNET) == 0 ||
-		     unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0))
-			ns = 1;
-		if (write(pfd[1], &ns, 1) != 1)
+		if (!lim->allow_network)
+			flags |= CLONE_NEWNET;
+		if (unshare(flags) == 0) {
+			got = ISO_PID | (lim->allow_network ? 0 : ISO_NET);
+		} else if (!lim->allow_network &&
+			   (unshare(CLONE_NEWNET) == 0 ||
+			    unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0)) {
+			got = ISO_NET;
+		}
+		/* the first child in a new PID namespace is its init: when it
+		 * exits, the kernel kills everything left in the namespace */
+		init = fork();
+		if (init < 0)
+			_exit(126);
+		if (init > 0) {
+			close(pfd[1]);
+			while (waitpid(init, &status, 0) < 0 && errno == EINTR)
+				;
+			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128);
+		}
+		if ((got & ISO_PID) && fs_readonly(dir, cache_dir) == 0)
+			got |= ISO_FS;
+		if (write(pfd[1], &got, 1) != 1)
 			_exit(126);
 		close(pfd[1]);
 		rl.rlim_cur = rl.rlim_max = lim->cpu_s;
 		setrlimit(RLIMIT_CPU, &rl);
 		rl.rlim_cur = rl.rlim_max = lim->mem_bytes;
 		setrlimit(RLIMIT_DATA, &rl);
+		rl.rlim_cur = rl.rlim_max = lim->file_bytes;
+		setrlimit(RLIMIT_FSIZE, &rl);
 		if (devnull >= 0) {
 			dup2(devnull, 0);
 			dup2(devnull, 1);
 			dup2(devnull, 2);
 		}
+		/* temp files and caches of compilers and the CUDA driver go
+		 * into the bundle, the only place that stays writable */
+		snprintf(tmp, sizeof(tmp), "%s/tmp", dir);
+		snprintf(home, sizeof(home), "%s/home", dir);
+		mkdir(tmp, 0700);
+		mkdir(home, 0700);
+		setenv("TMPDIR", tmp, 1);
+		setenv("HOME", home, 1);
 		if (cache_dir)
 			setenv("KTRAJ_CACHE", cache_dir, 1);
 		execl("/bin/sh", "sh", script, (char *)NULL);
 		_exit(127);
 	}
 	close(pfd[1]);
-	if (read(pfd[0], &ns, 1) == 1)
-		*netns = ns;
+	if (read(pfd[0], &got, 1) == 1)
+		*iso = got;
 	close(pfd[0]);
 	setpgid(pid, pid);
 	for (;;) {
@@ -159,7 +217,8 @@ static int run_limited(const char *script, const kt_replay_limits *lim,
 		}
 		usleep(20000);
 	}
-	/* whatever the script left running dies with its group */
+	/* whatever the script left running in its group dies with it (in a
+	 * PID namespace the kernel has done so already) */
 	kill(-pid, SIGKILL);
 	return 0;
 }
@@ -249,7 +308,7 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 	cJSON *manifest = NULL, *result = NULL, *payload = NULL, *res;
 	const char *verdict;
 	char *gpu = NULL;
-	int rc, timed_out = 0, netns = 0, kind;
+	int rc, timed_out = 0, iso = 0, kind;
 
 	*out = NULL;
 	if (!mkdtemp(dir)) {
@@ -279,7 +338,12 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 	}
 	kind = kt_kind_from_name(cJSON_GetStringValue(cJSON_GetObjectItem(manifest, "kind")) ?
 				 cJSON_GetStringValue(cJSON_GetObjectItem(manifest, "kind")) : "");
-	run_limited(script, lim, cache_dir, &timed_out, &netns);
+	{
+		char bdir[300];
+
+		snprintf(bdir, sizeof(bdir), "%s/%s", xdir, KT_BUNDLE_DIR);
+		run_limited(script, bdir, lim, cache_dir, &timed_out, &iso);
+	}
 	result = read_json(resfile);
 	gpu = gpu_name();
 	verdict = kt_replay_judge(kind, manifest, timed_out ? NULL : result, gpu,
@@ -312,7 +376,14 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 	cJSON_AddItemToObject(payload, "missing",
 			      cJSON_Duplicate(cJSON_GetObjectItem(manifest, "missing"), 1));
 	cJSON_AddStringToObject(payload, "gpu", gpu ? gpu : "");
-	cJSON_AddBoolToObject(payload, "network_isolated", netns);
+	cJSON_AddBoolToObject(payload, "network_isolated", (iso & ISO_NET) != 0);
+	{
+		cJSON *is = cJSON_AddObjectToObject(payload, "isolation");
+
+		cJSON_AddBoolToObject(is, "network", (iso & ISO_NET) != 0);
+		cJSON_AddBoolToObject(is, "pid", (iso & ISO_PID) != 0);
+		cJSON_AddBoolToObject(is, "readonly_root", (iso & ISO_FS) != 0);
+	}
 	rc = record(s, run, seq, payload, err, errlen);
 	if (rc)
 		goto out;

@@ -20,6 +20,8 @@ typedef struct kt_replay_limits {
 	unsigned cpu_s;       /* RLIMIT_CPU, default 1200 */
 	uint64_t mem_bytes;   /* RLIMIT_DATA, default 16 GiB (not RLIMIT_AS:
 				 the CUDA driver reserves huge address space) */
+	uint64_t file_bytes;  /* RLIMIT_FSIZE: largest file it may write,
+				 default 4 GiB */
 	int allow_network;    /* 0: try to run in a new network namespace */
 } kt_replay_limits;
 

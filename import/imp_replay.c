@@ -21,7 +21,7 @@ static int detect(const kt_file *f)
 	size_t n = f->len < 256 ? f->len : 256;
 
 	return f->len && f->data[0] == '{' &&
-	       memmem(f->data, n, "\"ktraj_replay\":1", 16) ? 100 : 0;
+	       memmem(f->data, n, "\"ktraj_replay\"", 14) ? 100 : 0;
 }
 
 struct dup {
@@ -73,17 +73,41 @@ static int import(kt_imp *imp, const kt_file *f)
 	const char *run = cJSON_GetStringValue(cJSON_GetObjectItem(man, "run"));
 	const cJSON *seq = cJSON_GetObjectItem(man, "seq");
 	const char *kname = cJSON_GetStringValue(cJSON_GetObjectItem(man, "kind"));
-	struct dup d = { f->sha_hex, 0 };
+	char sha[KT_HASH_HEX + 1];
+	struct dup d = { sha, 0 };
+	kt_event step;
 	char reason[2048];
 	const char *verdict;
 	cJSON *p, *r, *m;
 	kt_ev ev = { 0 };
 	int rc = 0;
 
-	if (!res || !run || !cJSON_IsNumber(seq) || !kname) {
-		kt_imp_warn(imp, f, 0, "replay result without a manifest naming run, seq and kind");
+	if (!res || !run || !cJSON_IsNumber(seq) || !kname ||
+	    seq->valuedouble < 1 || seq->valuedouble > 9007199254740992.0 ||
+	    seq->valuedouble != (double)(uint64_t)seq->valuedouble) {
+		kt_imp_warn(imp, f, 0, "replay result without a manifest naming run, an integer seq and kind");
 		rc = KT_EPARSE;
 		goto out;
+	}
+	if (cJSON_GetObjectItem(res, "exit_code") &&
+	    !cJSON_IsNumber(cJSON_GetObjectItem(res, "exit_code"))) {
+		kt_imp_warn(imp, f, 0, "replay result: exit_code is not a number");
+		rc = KT_EPARSE;
+		goto out;
+	}
+	/* The same result, whatever its formatting, is recorded once: the
+	 * key is the hash of its canonical (compact) JSON. */
+	{
+		char *canon = cJSON_PrintUnformatted(res);
+		unsigned char h[KT_HASH_LEN];
+
+		if (!canon) {
+			rc = KT_ENOMEM;
+			goto out;
+		}
+		kt_sha256(canon, strlen(canon), h);
+		kt_hex(h, KT_HASH_LEN, sha);
+		free(canon);
 	}
 	rc = attach(imp, run);
 	if (rc == KT_ENOTFOUND) {
@@ -93,6 +117,14 @@ static int import(kt_imp *imp, const kt_file *f)
 	}
 	if (rc)
 		goto out;
+	/* the step must exist and be what the manifest says it is */
+	rc = kt_event_head(imp->s, imp->run_id, (uint64_t)seq->valuedouble, &step);
+	if (rc || step.kind != kt_kind_from_name(kname) || step.kind == KT_KIND_REPLAY) {
+		kt_imp_warn(imp, f, 0, "replay result for step %.0f of run %s, which is not a %s step there: skipped",
+			    seq->valuedouble, run, kname);
+		rc = rc == KT_ENOTFOUND || !rc ? 0 : rc;
+		goto end;
+	}
 	rc = kt_event_foreach(imp->s, imp->run_id, 1, 0, KT_KIND_REPLAY, find_dup, &d);
 	if (rc < 0 || d.found) {
 		rc = rc < 0 ? rc : 0;
@@ -113,11 +145,16 @@ static int import(kt_imp *imp, const kt_file *f)
 	cJSON_AddItemToObject(p, "expected", cJSON_Duplicate(cJSON_GetObjectItem(man, "expect"), 1));
 	cJSON_AddStringToObject(p, "gpu", cJSON_GetStringValue(cJSON_GetObjectItem(res, "gpu")) ?
 				cJSON_GetStringValue(cJSON_GetObjectItem(res, "gpu")) : "");
-	cJSON_AddStringToObject(p, "result_sha", f->sha_hex);
+	cJSON_AddStringToObject(p, "result_sha", sha);
 	cJSON_AddStringToObject(p, "origin", "bundle");
 	ev.kind = KT_KIND_REPLAY;
 	ev.parent = (uint64_t)seq->valuedouble;
-	ev.ts_ns = KT_TS_UNKNOWN;
+	{
+		const cJSON *fin = cJSON_GetObjectItem(res, "finished");
+
+		ev.ts_ns = cJSON_IsNumber(fin) && fin->valuedouble > 0 && fin->valuedouble < 9.2e9 ?
+			   (int64_t)fin->valuedouble * 1000000000 : KT_TS_UNKNOWN;
+	}
 	ev.actor = "harness";
 	ev.payload = p;
 	rc = kt_imp_emit(imp, &ev, NULL);

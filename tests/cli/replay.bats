@@ -96,7 +96,7 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 	R=$(run_of "$FIX/cc_bench_session.jsonl")
 	run "$KTRAJ" replay "$R" 1
 	[ "$status" -ne 0 ]
-	[[ "$output" == "ktraj: replay: step 1: step 1 is a message event"* ]]
+	[[ "$output" == "ktraj: replay: step 1 is a message event"* ]]
 	run "$KTRAJ" replay "$R"
 	[ "$status" -eq 2 ]
 }
@@ -109,4 +109,16 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 	[ "$status" -eq 0 ]
 	[ $(( $(date +%s) - start )) -lt 20 ]
 	echo "$output" | python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); sys.exit(0 if r["verdict"]=="failed" and "watchdog" in r["reason"] else 1)'
+}
+
+@test "a replayed command cannot write outside its bundle or leave processes behind" {
+	[ "$(id -u)" = 0 ] || skip "namespaces need root here"
+	m="$BATS_TEST_TMPDIR/outside_marker"
+	printf '{"seq":1,"kind":"tool_call","actor":"agent","payload":{"tool":"Bash","call_id":"c1","args":{"command":"echo x > %s; setsid sleep 7777 & echo in > inside.txt; cat inside.txt"}}}\n' "$m" |
+		"$KTRAJ" append esc >/dev/null
+	run "$KTRAJ" replay esc 1 --json
+	[ "$status" -eq 0 ]
+	[ ! -e "$m" ]
+	! pgrep -f "sleep 7777"
+	echo "$output" | python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); i=r["isolation"]; sys.exit(0 if i["pid"] and i["readonly_root"] and i["network"] else 1)'
 }
