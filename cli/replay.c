@@ -95,21 +95,63 @@ out:
 #define ISO_NET 0x1   /* own network namespace: no network */
 #define ISO_PID 0x2   /* own PID namespace: it cannot signal the host's
 			 processes, and everything it started dies with it */
-#define ISO_FS 0x4    /* own mount namespace with / read-only: it can write
-			 only the bundle, the cache and the other mounts
-			 (/dev/shm, /run, /proc) */
+#define ISO_FS 0x4    /* own mount namespace with / read-only and a fresh
+			 /tmp: it can write only the bundle, the cache, its
+			 /tmp and the other mounts (/dev/shm, /run, /proc) */
 
-/* In the child: the bundle and cache directories stay writable, the rest
- * of the root file system becomes read-only.  Returns 0 when it worked. */
+static void mkdir_p(const char *path)
+{
+	char t[4200], *p;
+
+	snprintf(t, sizeof(t), "%s", path);
+	for (p = t + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			mkdir(t, 0755);
+			*p = '/';
+		}
+	mkdir(t, 0755);
+}
+
+/* Make `dir` (opened as fd) appear writable at its own path again. */
+static int rebind(int fd, const char *dir)
+{
+	char src[64];
+
+	snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
+	mkdir_p(dir);
+	return mount(src, dir, NULL, MS_BIND | MS_REC, NULL);
+}
+
+/* In the child, inside its own mount namespace: a fresh empty /tmp (tools
+ * that ignore TMPDIR still work, and see nothing of the host's), the root
+ * file system read-only, and the bundle and cache directories writable at
+ * their usual paths.  Returns 0 when all of it worked. */
 static int fs_readonly(const char *bundle, const char *cache)
 {
+	int bfd = open(bundle, O_PATH | O_DIRECTORY);
+	int cfd = cache ? open(cache, O_PATH | O_DIRECTORY) : -1;
+	int rc = -1;
+
+	if (bfd < 0 || (cache && cfd < 0))
+		goto out;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
-		return -1;
-	if (mount(bundle, bundle, NULL, MS_BIND | MS_REC, NULL))
-		return -1;
-	if (cache && mount(cache, cache, NULL, MS_BIND | MS_REC, NULL))
-		return -1;
-	return mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+		goto out;
+	/* a /proc of the new PID namespace: the CUDA driver looks itself up
+	 * there and finds no device through the host's (seen on the H200) */
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		goto out;
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"))
+		goto out;
+	if (rebind(bfd, bundle) || (cache && rebind(cfd, cache)))
+		goto out;
+	rc = mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+out:
+	if (bfd >= 0)
+		close(bfd);
+	if (cfd >= 0)
+		close(cfd);
+	return rc;
 }
 
 /* Run `sh script` (inside bundle dir `dir`) in its own process group under
