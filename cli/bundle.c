@@ -204,6 +204,21 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 		st->root = xstrdup(jstr(meta, "cwd"));
 	else
 		st->root = xstrdup(st->cwd);
+	/* The compile step of a `ktraj bench` run: the harness compiles the
+	 * candidate again (--compile-only) from the bundle's sources. */
+	if (kind == KT_KIND_COMPILE && jstr(p, "source_hash") && jstr(p, "role") &&
+	    jstr(meta, "task") && !cJSON_GetObjectItem(p, "harness")) {
+		char cmdbuf[1024];
+		cJSON *h = cJSON_AddObjectToObject(p, "harness");
+
+		snprintf(cmdbuf, sizeof(cmdbuf),
+			 "make -s -C harness NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc) B=$PWD/build/harness >&2 && "
+			 "build/harness/ktraj-harness --task kernels/tasks/%s.json --kernel workspace/candidate.cu --compile-only",
+			 jstr(meta, "task"));
+		cJSON_AddStringToObject(h, "task", jstr(meta, "task"));
+		cJSON_AddStringToObject(h, "bundle_command", cmdbuf);
+		st->harness = 1;
+	}
 	cJSON_Delete(meta);
 	/* Expected results: what the recording says happened. */
 	st->expect = cJSON_CreateObject();
@@ -744,11 +759,44 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 			void *data;
 			size_t len;
 
+			if (!cb)
+				cb = jstr(st.payload, "source_hash");
 			if (cb && !kt_unhex(cb, h2, KT_HASH_LEN) && !kt_blob_get(s, h2, &data, &len)) {
 				rc = tw_add(&t, "workspace/candidate.cu", data, len, 0644);
 				free(data);
 				if (rc)
 					goto out;
+			} else if (cb && jstr(st.payload, "source") && safe_rel(jstr(st.payload, "source"))) {
+				/* a sample kernel of the source tree, when it is still
+				 * the very file that was compiled */
+				char path[4600];
+				size_t n = 0;
+				unsigned char h3[KT_HASH_LEN];
+				char hex[KT_HASH_HEX + 1];
+				char *buf = NULL;
+				FILE *in;
+
+				snprintf(path, sizeof(path), "%s/%s", src, jstr(st.payload, "source"));
+				if ((in = fopen(path, "rb"))) {
+					size_t cap = 1 << 20;
+
+					buf = malloc(cap);
+					if (buf)
+						n = fread(buf, 1, cap, in);
+					fclose(in);
+				}
+				if (buf) {
+					kt_sha256(buf, n, h3);
+					kt_hex(h3, KT_HASH_LEN, hex);
+					if (!strcmp(hex, cb))
+						rc = tw_add(&t, "workspace/candidate.cu", buf, n, 0644);
+					else
+						cJSON_AddItemToArray(cJSON_GetObjectItem(man, "missing"),
+								     cJSON_CreateString("workspace/candidate.cu"));
+					free(buf);
+					if (rc)
+						goto out;
+				}
 			}
 		}
 	}

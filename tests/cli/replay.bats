@@ -122,3 +122,18 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 	! pgrep -f "sleep 7777"
 	echo "$output" | python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); i=r["isolation"]; sys.exit(0 if i["pid"] and i["readonly_root"] and i["network"] else 1)'
 }
+
+@test "the compile step of a ktraj bench run bundles the harness, the kernels and the candidate" {
+	command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || skip "no nvcc"
+	cd "$BATS_TEST_DIRNAME/../.."
+	"$KTRAJ" bench --task rmsnorm --kernel kernels/rmsnorm/01_rowwise.cu --record r1 >/dev/null 2>&1 || true
+	C=$("$KTRAJ" log r1 --json | python3 -c 'import json,sys; print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]=="compile"))')
+	run "$KTRAJ" export r1 --step "$C" --bundle "$BATS_TEST_TMPDIR/c.tar.zst"
+	[ "$status" -eq 0 ]
+	tar --zstd -tf "$BATS_TEST_TMPDIR/c.tar.zst" >"$BATS_TEST_TMPDIR/list"
+	grep -qx 'ktraj-bundle/workspace/candidate.cu' "$BATS_TEST_TMPDIR/list"
+	grep -qx 'ktraj-bundle/harness/Makefile' "$BATS_TEST_TMPDIR/list"
+	grep -qx 'ktraj-bundle/kernels/tasks/rmsnorm.json' "$BATS_TEST_TMPDIR/list"
+	tar --zstd -xOf "$BATS_TEST_TMPDIR/c.tar.zst" ktraj-bundle/workspace/candidate.cu | cmp - kernels/rmsnorm/01_rowwise.cu
+	tar --zstd -xOf "$BATS_TEST_TMPDIR/c.tar.zst" ktraj-bundle/command.sh | grep -q -- '--task kernels/tasks/rmsnorm.json --kernel workspace/candidate.cu --compile-only'
+}
