@@ -752,6 +752,9 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 			cmd = strdup(cJSON_GetObjectItem(h, "bundle_command")->valuestring);
 			cJSON_ReplaceItemInObject(man, "command", cJSON_CreateString(cmd ? cmd : ""));
 		}
+		/* what the bundled harness command needs is the candidate
+		 * alone: the recorded command's files do not count */
+		cJSON_ReplaceItemInObject(man, "missing", cJSON_CreateArray());
 		/* the candidate source, when the trajectory kept it */
 		{
 			const char *cb = jstr(st.payload, "candidate_blob");
@@ -785,6 +788,9 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 						n = fread(buf, 1, cap, in);
 					fclose(in);
 				}
+				if (!buf)
+					cJSON_AddItemToArray(cJSON_GetObjectItem(man, "missing"),
+							     cJSON_CreateString("workspace/candidate.cu"));
 				if (buf) {
 					kt_sha256(buf, n, h3);
 					kt_hex(h3, KT_HASH_LEN, hex);
