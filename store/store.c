@@ -392,6 +392,21 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 		rc = kt_mdb_err(s, rc, path);
 		goto fail;
 	}
+	/* A file shorter than its committed pages (an interrupted copy, a
+	 * full disk) would fault when LMDB touches the missing pages through
+	 * its map: refuse it here instead. */
+	if (exists && st.st_size > 0) {
+		MDB_envinfo ei;
+		MDB_stat ms;
+
+		if (mdb_env_info(s->env, &ei) == 0 && mdb_env_stat(s->env, &ms) == 0 &&
+		    ((uint64_t)ei.me_last_pgno + 1) * ms.ms_psize > (uint64_t)st.st_size) {
+			rc = kt_err(s, KT_ECORRUPT, "%s: truncated: %llu bytes, its pages need %llu",
+				    path, (unsigned long long)st.st_size,
+				    ((unsigned long long)ei.me_last_pgno + 1) * ms.ms_psize);
+			goto fail;
+		}
+	}
 	/* clear slots of readers that died (lmdb.h "Caveats") */
 	mdb_reader_check(s->env, &dead);
 	rc = env_setup(s, exists && st.st_size > 0);

@@ -500,3 +500,17 @@ PY
 	[[ "$output" == "contact: "* ]]
 	[[ "$output" != *"jane.doe@example.com"* ]]
 }
+
+@test "a truncated store file is refused as corrupt (exit 3), never a crash" {
+	load_fixture
+	size=$(stat -c %s "$KTRAJ_STORE")
+	for n in 8192 12288 $((size / 2)) $((size - 4096)); do
+		[ "$n" -lt "$size" ] || continue
+		head -c "$n" "$KTRAJ_STORE" >"$BATS_TEST_TMPDIR/t.ktraj"
+		rm -f "$BATS_TEST_TMPDIR/t.ktraj-lock"
+		run "$KTRAJ" --store "$BATS_TEST_TMPDIR/t.ktraj" verify
+		[ "$status" -eq 3 ]
+		run "$KTRAJ" --store "$BATS_TEST_TMPDIR/t.ktraj" ls
+		[ "$status" -eq 3 ]
+	done
+}
