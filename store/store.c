@@ -1076,10 +1076,25 @@ int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1])
 		}
 	}
 	rc = resolve_name(s, txn, spec, bin, &n);
-	if (rc || n)
+	if (rc)
 		goto done;
-	if (sl >= 4 && sl <= KT_RUN_ID_HEX && is_hex(spec, sl))
-		rc = resolve_prefix(s, txn, spec, bin, &n);
+	/* A name that is also the prefix of another run's id would silently
+	 * hide that run: such a spec is ambiguous (unlike git, which warns,
+	 * a wrong run here writes a report or a replay of the wrong run). */
+	if (sl >= 4 && sl <= KT_RUN_ID_HEX && is_hex(spec, sl)) {
+		unsigned char pbin[KT_RUN_BIN] = { 0 };
+		int pn = 0;
+
+		rc = resolve_prefix(s, txn, spec, pbin, &pn);
+		if (rc)
+			goto done;
+		if (!n) {
+			n = pn;
+			memcpy(bin, pbin, KT_RUN_BIN);
+		} else if (pn && (pn > 1 || memcmp(pbin, bin, KT_RUN_BIN))) {
+			n = 2;
+		}
+	}
 done:
 	kt_rd_end(s, txn);
 	if (rc)

@@ -514,3 +514,15 @@ PY
 		[ "$status" -eq 3 ]
 	done
 }
+
+@test "a run name that is also another run's id prefix is ambiguous, not silently the named run" {
+	load_fixture
+	id=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	p=${id:0:6}
+	echo '{"kind":"message","payload":{"role":"user","text":"hi"}}' | "$KTRAJ" append "$p" >/dev/null
+	run "$KTRAJ" log "$p"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"matches several runs"* ]]
+	run "$KTRAJ" log "$id"
+	[ "$status" -eq 0 ]
+}
