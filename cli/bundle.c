@@ -496,6 +496,7 @@ struct files {
 	size_t rootlen;
 	struct tw *t;
 	cJSON *list;     /* manifest "files": [{path, sha256}] */
+	cJSON *incl;     /* ["dir/of/file", "header.h"] pairs of #include "..." */
 	int rc;
 	char (*paths)[4096];
 	size_t n, cap;
@@ -532,6 +533,82 @@ static const char *rel_of(const struct files *f, const char *path)
 	return safe_rel(path) ? path : NULL;
 }
 
+/* Remember the local headers (#include "x.h") a C/C++/CUDA source uses, so
+ * the manifest can name those the trajectory never showed. */
+static void scan_includes(struct files *f, const char *rel, const char *data,
+			  size_t len)
+{
+	static const char *const exts[] = { ".cu", ".cuh", ".c", ".cc", ".cpp", ".h", ".hpp", NULL };
+	const char *dot = strrchr(rel, '.'), *p = data, *end = data + len;
+	int i, code = 0;
+
+	for (i = 0; dot && exts[i]; i++)
+		if (!strcmp(dot, exts[i]))
+			code = 1;
+	if (!code || !f->incl)
+		return;
+	while (p && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *q = p;
+		const char *e = nl ? nl : end;
+
+		while (q < e && (*q == ' ' || *q == '\t'))
+			q++;
+		if (e - q > 10 && !strncmp(q, "#include", 8)) {
+			const char *a = memchr(q + 8, '"', (size_t)(e - q - 8)), *b;
+
+			if (a && (b = memchr(a + 1, '"', (size_t)(e - a - 1))) && b - a > 1 && b - a < 512) {
+				char dir[4096], name[512];
+				const char *slash = strrchr(rel, '/');
+
+				snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - rel) : 0, rel);
+				snprintf(name, sizeof(name), "%.*s", (int)(b - a - 1), a + 1);
+				cJSON_AddItemToArray(f->incl, cJSON_CreateString(dir));
+				cJSON_AddItemToArray(f->incl, cJSON_CreateString(name));
+			}
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+static int known_file(const cJSON *files, const char *path)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, files)
+		if (jstr(it, "path") && !strcmp(jstr(it, "path"), path))
+			return 1;
+	return 0;
+}
+
+/* Local headers the bundled sources include that the workspace lacks. */
+static void missing_includes(const struct files *f, cJSON *missing)
+{
+	int i, n = cJSON_GetArraySize(f->incl);
+
+	for (i = 0; i + 1 < n; i += 2) {
+		const char *dir = cJSON_GetArrayItem(f->incl, i)->valuestring;
+		const char *name = cJSON_GetArrayItem(f->incl, i + 1)->valuestring;
+		char want[4700];
+
+		if (!safe_rel(name))
+			continue;
+		snprintf(want, sizeof(want), "%s%s%s", dir, *dir ? "/" : "", name);
+		if (known_file(f->list, want) || known_file(f->list, name) ||
+		    known_file(missing, want))
+			continue;
+		{
+			const cJSON *it;
+			int dup = 0;
+
+			cJSON_ArrayForEach(it, missing)
+				if (cJSON_IsString(it) && !strcmp(it->valuestring, want))
+					dup = 1;
+			if (!dup)
+				cJSON_AddItemToArray(missing, cJSON_CreateString(want));
+		}
+	}
+}
+
 static int add_workspace(struct files *f)
 {
 	size_t i;
@@ -557,6 +634,7 @@ static int add_workspace(struct files *f)
 			continue;
 		snprintf(name, sizeof(name), "workspace/%s", rel);
 		rc = tw_add(f->t, name, data, len, 0644);
+		scan_includes(f, rel, data, len);
 		free(data);
 		kt_hex(h, KT_HASH_LEN, hex);
 		o = cJSON_CreateObject();
@@ -675,6 +753,7 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 		f.rootlen--;
 	f.t = &t;
 	f.list = cJSON_AddArrayToObject(man, "files");
+	f.incl = cJSON_CreateArray();
 	rc = add_workspace(&f);
 	if (rc) {
 		snprintf(err, errlen, "workspace at step %llu: %s",
@@ -707,6 +786,7 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 	}
 	missing = cJSON_AddArrayToObject(man, "missing");
 	find_missing(cmd, f.list, subdir, missing);
+	missing_includes(&f, missing);
 	cJSON_AddItemToObject(man, "expect", cJSON_Duplicate(st.expect, 1));
 	{
 		const cJSON *fp = cJSON_GetObjectItem(st.payload, "fingerprint");
@@ -888,6 +968,7 @@ out:
 	if (rc && t.a)
 		unlink(out_path);
 	free(f.paths);
+	cJSON_Delete(f.incl);
 	free(mtext);
 	free(cmd);
 	free(sub);

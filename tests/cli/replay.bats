@@ -137,3 +137,11 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 	tar --zstd -xOf "$BATS_TEST_TMPDIR/c.tar.zst" ktraj-bundle/workspace/candidate.cu | cmp - kernels/rmsnorm/01_rowwise.cu
 	tar --zstd -xOf "$BATS_TEST_TMPDIR/c.tar.zst" ktraj-bundle/command.sh | grep -q -- '--task kernels/tasks/rmsnorm.json --kernel workspace/candidate.cu --compile-only'
 }
+
+@test "a local header the bundled sources include but the trajectory never showed is listed as missing" {
+	R=$(run_of "$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl")
+	S=$(seq_of "$R" bench)
+	"$KTRAJ" export "$R" --step "$S" --bundle "$BATS_TEST_TMPDIR/s.tar.zst"
+	tar --zstd -xOf "$BATS_TEST_TMPDIR/s.tar.zst" ktraj-bundle/manifest.json |
+		python3 -c 'import json,sys; m=json.load(sys.stdin); sys.exit(0 if "bench.h" in m["missing"] and any(f["path"]=="softmax.cu" for f in m["files"]) else 1)'
+}
