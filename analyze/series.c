@@ -46,6 +46,7 @@ void kt_an_opts_default(kt_an_opts *o)
 
 /* ---- loading ---------------------------------------------------------------- */
 struct loadctx {
+	kt_store *s;
 	kt_an_run *r;
 	size_t cap, mcap, ecap;
 	uint32_t calls;
@@ -94,7 +95,28 @@ static int has_q_cb(const char *s, size_t n, unsigned k, void *a)
 	return 1;
 }
 
-static int load_one(const kt_event *e, void *arg)
+static int load_full(const kt_event *e, void *arg);
+
+/* Header-only pass: tool results (most of a run's bytes) and the other
+ * kinds blame never reads are kept without decompressing their payloads;
+ * the kinds it reads are fetched whole. */
+static int load_one(const kt_event *h, void *arg)
+{
+	struct loadctx *c = arg;
+	kt_event full;
+
+	switch (h->kind) {
+	case KT_KIND_MESSAGE: case KT_KIND_QUESTION: case KT_KIND_NOTE:
+	case KT_KIND_EDIT: case KT_KIND_BENCH: case KT_KIND_TOOL_CALL:
+		if ((c->err = kt_event_get(c->s, c->r->id, h->seq, &full)))
+			return 1;
+		return load_full(&full, arg);
+	default:
+		return load_full(h, arg);
+	}
+}
+
+static int load_full(const kt_event *e, void *arg)
 {
 	struct loadctx *c = arg;
 	kt_an_run *r = c->r;
@@ -284,7 +306,8 @@ int kt_an_run_load(kt_store *s, const char *run, kt_an_run **out)
 		}
 		c.cap = (size_t)info.n_events;
 	}
-	rc = kt_event_foreach(s, run, 1, 0, 0, load_one, &c);
+	c.s = s;
+	rc = kt_event_foreach_head(s, run, 1, 0, 0, load_one, &c);
 	if (c.err)
 		rc = c.err;
 	if (rc)
