@@ -203,9 +203,11 @@ struct ctx {
 static void resolve_pool(struct ctx *c, cJSON *node, const cJSON *pool,
 			 int depth)
 {
-	cJSON *it, *refs, *input, *r;
+	cJSON *it, *refs, *input = NULL, *r;
 
-	if (!node || depth > 200)
+	/* the pool itself is not expanded: pool entries that carry
+	 * input_refs (hostile input) would copy the pool into itself */
+	if (!node || node == pool || depth > 200)
 		return;
 	if (cJSON_IsObject(node) &&
 	    cJSON_IsArray(refs = cJSON_GetObjectItemCaseSensitive(node,
@@ -241,8 +243,11 @@ static void resolve_pool(struct ctx *c, cJSON *node, const cJSON *pool,
 		else
 			cJSON_AddItemToObject(node, "input", input);
 	}
+	/* copies just made from the pool are not expanded again: each level
+	 * would multiply them (found by fuzz_inspect: a 2 KB input ran for
+	 * minutes) */
 	cJSON_ArrayForEach(it, node)
-		if (cJSON_IsObject(it) || cJSON_IsArray(it))
+		if ((cJSON_IsObject(it) || cJSON_IsArray(it)) && it != input)
 			resolve_pool(c, it, pool, depth + 1);
 }
 
