@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "evjson.h"
 #include "outfmt.h"
 
 static const char usage[] =
@@ -42,7 +43,7 @@ static int log_json(const kt_event *ev, cJSON *p)
 {
 	cJSON *o = cJSON_CreateObject();
 	const char *kn = kt_kind_name(ev->kind);
-	char num[32], *t;
+	char *t;
 	int i;
 
 	if (!o)
@@ -50,13 +51,7 @@ static int log_json(const kt_event *ev, cJSON *p)
 	cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
 	cJSON_AddStringToObject(o, "kind", kn ? kn : "unknown");
 	cJSON_AddStringToObject(o, "actor", ev->actor ? ev->actor : "");
-	if (ev->ts_ns == KT_TS_UNKNOWN) {
-		cJSON_AddNullToObject(o, "ts");
-	} else {
-		/* exact: a double would round ns timestamps */
-		snprintf(num, sizeof(num), "%lld", (long long)ev->ts_ns);
-		cJSON_AddRawToObject(o, "ts", num);
-	}
+	kt_json_add_ns(o, "ts", ev->ts_ns);
 	if (ev->parent)
 		cJSON_AddNumberToObject(o, "parent", (double)ev->parent);
 	else

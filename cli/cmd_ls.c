@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "evjson.h"
 #include "outfmt.h"
 
 static const char usage[] =
@@ -26,7 +27,7 @@ static int ls_row(const kt_run_info *ri, void *arg)
 	x->n++;
 	if (x->json) {
 		cJSON *o = cJSON_CreateObject(), *meta;
-		char num[32], *t;
+		char *t;
 
 		if (!o)
 			return KT_ENOMEM;
@@ -34,12 +35,7 @@ static int ls_row(const kt_run_info *ri, void *arg)
 		cJSON_AddStringToObject(o, "name", ri->name ? ri->name : "");
 		cJSON_AddStringToObject(o, "format", ri->format ? ri->format : "");
 		cJSON_AddNumberToObject(o, "events", (double)ri->n_events);
-		if (ri->created_ns == KT_TS_UNKNOWN) {
-			cJSON_AddNullToObject(o, "created");
-		} else {
-			snprintf(num, sizeof(num), "%lld", (long long)ri->created_ns);
-			cJSON_AddRawToObject(o, "created", num);
-		}
+		kt_json_add_ns(o, "created", ri->created_ns);
 		meta = ri->meta_json ? cJSON_Parse(ri->meta_json) : NULL;
 		if (meta)
 			cJSON_AddItemToObject(o, "meta", meta);

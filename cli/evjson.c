@@ -29,6 +29,18 @@ void kt_ts_iso(int64_t ts_ns, char *buf, size_t len)
 		 tm.tm_min, tm.tm_sec, (long long)ns);
 }
 
+void kt_json_add_ns(cJSON *o, const char *key, int64_t ns)
+{
+	char num[32];
+
+	if (ns == KT_TS_UNKNOWN) {
+		cJSON_AddNullToObject(o, key);
+		return;
+	}
+	snprintf(num, sizeof(num), "%lld", (long long)ns);
+	cJSON_AddRawToObject(o, key, num);
+}
+
 cJSON *kt_evjson(const char *run, const kt_event *ev)
 {
 	cJSON *o = cJSON_CreateObject(), *payload = NULL, *prov = NULL;
@@ -48,16 +60,7 @@ cJSON *kt_evjson(const char *run, const kt_event *ev)
 		cJSON_AddNumberToObject(o, "parent", (double)ev->parent);
 	else
 		cJSON_AddNullToObject(o, "parent");
-	if (ev->ts_ns == KT_TS_UNKNOWN)
-		cJSON_AddNullToObject(o, "ts");
-	else {
-		/* ns since the epoch need 61 bits: a double would round them, so
-		 * the integer is printed exactly as raw JSON. */
-		char num[32];
-
-		snprintf(num, sizeof(num), "%lld", (long long)ev->ts_ns);
-		cJSON_AddRawToObject(o, "ts", num);
-	}
+	kt_json_add_ns(o, "ts", ev->ts_ns);
 	cJSON_AddStringToObject(o, "kind", kname ? kname : "unknown");
 	cJSON_AddStringToObject(o, "actor", ev->actor ? ev->actor : "");
 	if (prov)

@@ -14,6 +14,10 @@
  * caller frees, or NULL on allocation failure or an unparsable payload. */
 cJSON *kt_evjson(const char *run, const kt_event *ev);
 
+/* Add key = ns since the epoch as an exact JSON integer (61 bits: a double
+ * would round it), or null for KT_TS_UNKNOWN. */
+void kt_json_add_ns(cJSON *o, const char *key, int64_t ns);
+
 /* ISO-8601 UTC with nanoseconds ("2026-05-14T14:01:12.886000000Z") into
  * buf (>= 32 bytes); "" when ts is KT_TS_UNKNOWN. */
 void kt_ts_iso(int64_t ts_ns, char *buf, size_t len);

@@ -23,6 +23,7 @@
 #include <archive_entry.h>
 #include <cjson/cJSON.h>
 
+#include "evjson.h"
 #include "export.h"
 
 enum { T_RUNS, T_EVENTS, T_BENCH, T_QUESTIONS, T_N };
@@ -76,18 +77,6 @@ static void copy_field(cJSON *dst, const cJSON *p, const char *key)
 	cJSON_AddItemToObject(dst, key, v ? cJSON_Duplicate(v, 1) : cJSON_CreateNull());
 }
 
-static void add_ts(cJSON *o, int64_t ts)
-{
-	char num[32];
-
-	if (ts == KT_TS_UNKNOWN) {
-		cJSON_AddNullToObject(o, "ts");
-		return;
-	}
-	snprintf(num, sizeof(num), "%lld", (long long)ts);
-	cJSON_AddRawToObject(o, "ts", num);
-}
-
 /* A human message that asks something: '?' (ASCII or full-width). */
 static int looks_like_question(const char *text)
 {
@@ -120,7 +109,7 @@ static int each_event(const kt_event *ev, void *arg)
 		cJSON_AddNumberToObject(o, "parent", (double)ev->parent);
 	else
 		cJSON_AddNullToObject(o, "parent");
-	add_ts(o, ev->ts_ns);
+	kt_json_add_ns(o, "ts", ev->ts_ns);
 	cJSON_AddStringToObject(o, "kind", kind ? kind : "unknown");
 	cJSON_AddStringToObject(o, "actor", ev->actor ? ev->actor : "");
 	for (i = 0; i < sizeof(ev_cols) / sizeof(ev_cols[0]); i++)
@@ -131,7 +120,7 @@ static int each_event(const kt_event *ev, void *arg)
 	if (ev->kind == KT_KIND_BENCH) {
 		o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
-		add_ts(o, ev->ts_ns);
+		kt_json_add_ns(o, "ts", ev->ts_ns);
 		for (i = 0; i < sizeof(bench_cols) / sizeof(bench_cols[0]); i++)
 			copy_field(o, p, bench_cols[i]);
 		row(t, T_BENCH, o);
@@ -142,7 +131,7 @@ static int each_event(const kt_event *ev, void *arg)
 	     looks_like_question(cJSON_GetStringValue(cJSON_GetObjectItem(p, "text"))))) {
 		o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
-		add_ts(o, ev->ts_ns);
+		kt_json_add_ns(o, "ts", ev->ts_ns);
 		copy_field(o, p, "text");
 		if (ev->kind == KT_KIND_QUESTION) {
 			copy_field(o, p, "origin");
@@ -241,14 +230,7 @@ static int export_run(struct ctx *c, const char *id)
 	cJSON_AddStringToObject(o, "name", ri.name ? ri.name : "");
 	cJSON_AddStringToObject(o, "format", ri.format ? ri.format : "");
 	cJSON_AddNumberToObject(o, "events", (double)ri.n_events);
-	if (ri.created_ns == KT_TS_UNKNOWN)
-		cJSON_AddNullToObject(o, "created");
-	else {
-		char num[32];
-
-		snprintf(num, sizeof(num), "%lld", (long long)ri.created_ns);
-		cJSON_AddRawToObject(o, "created", num);
-	}
+	kt_json_add_ns(o, "created", ri.created_ns);
 	kt_hex(ri.head, KT_HASH_LEN, hex);
 	cJSON_AddStringToObject(o, "head", hex);
 	meta = ri.meta_json ? cJSON_Parse(ri.meta_json) : NULL;
