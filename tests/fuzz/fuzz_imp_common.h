@@ -1,10 +1,9 @@
 /*
- * fuzz_imp_common.h - shared by the importer fuzz targets (fuzz_inspect.c,
- * fuzz_flashinfer.c, fuzz_kernelbench.c, fuzz_kernelagent.c): one store per
- * process, input files written under a scratch folder, kt_import_paths run
- * on them with the format forced, the scratch folder emptied afterwards.
- * Importers must never crash, leak or corrupt the store; anything they
- * return is fine.
+ * fuzz_imp_common.h - shared by the importer fuzz targets: one store per
+ * process (recreated every 256 inputs so it stays small), input files written
+ * under a scratch folder, kt_import_paths run on them, the store verified,
+ * the scratch folder emptied afterwards and removed at exit.  Importers must
+ * never crash, leak or corrupt the store; anything they return is fine.
  */
 #ifndef KT_FUZZ_IMP_COMMON_H
 #define KT_FUZZ_IMP_COMMON_H
@@ -21,31 +20,65 @@
 
 static char fz_dir[512];
 static kt_store *fz_store;
+static unsigned fz_iter;
 
-static void fz_quiet(const char *line, void *arg)
+static inline void fz_quiet(const char *line, void *arg)
 {
 	(void)line;
 	(void)arg;
 }
 
-static void fz_init(void)
+static inline int fz_rm(const char *p, const struct stat *st, int flag,
+		 struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static inline void fz_drop_store(void)
+{
+	char p[600];
+
+	kt_store_close(fz_store);
+	fz_store = NULL;
+	snprintf(p, sizeof(p), "%s/store.ktraj", fz_dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/store.ktraj-lock", fz_dir);
+	unlink(p);
+}
+
+static inline void fz_cleanup(void)
+{
+	fz_drop_store();
+	(void)nftw(fz_dir, fz_rm, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Open the scratch store; a fresh one every 256 inputs. */
+static inline void fz_init(void)
 {
 	char p[600];
 	const char *t = getenv("TMPDIR");
 
+	if (!fz_dir[0]) {
+		snprintf(fz_dir, sizeof(fz_dir), "%s/ktfuzz.XXXXXX",
+			 t && *t ? t : "/tmp");
+		if (!mkdtemp(fz_dir))
+			abort();
+		atexit(fz_cleanup);
+	}
+	if (fz_store && ++fz_iter % 256 == 0)
+		fz_drop_store();
 	if (fz_store)
 		return;
-	snprintf(fz_dir, sizeof(fz_dir), "%s/ktfuzz.XXXXXX",
-		 t && *t ? t : "/tmp");
-	if (!mkdtemp(fz_dir))
-		abort();
 	snprintf(p, sizeof(p), "%s/store.ktraj", fz_dir);
 	if (kt_store_open(p, KT_OPEN_CREATE | KT_OPEN_BULK, &fz_store) != 0)
 		abort();
 }
 
 /* Write data to <scratch>/in/<rel>, creating folders. */
-static void fz_put(const char *rel, const void *data, size_t len)
+static inline void fz_put(const char *rel, const void *data, size_t len)
 {
 	char p[1200];
 	FILE *f;
@@ -63,35 +96,36 @@ static void fz_put(const char *rel, const void *data, size_t len)
 	fclose(f);
 }
 
-static int fz_rm(const char *p, const struct stat *st, int flag,
-		 struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
-/* Import <scratch>/in/<rel> ("" = the whole folder) as `format`, then
+/* Import <scratch>/in/<rel> ("" = the whole folder) with options *o
+ * (on_warn is set here), check that whatever went in still verifies, then
  * empty the folder. */
-static void fz_run(const char *rel, const char *format)
+static inline void fz_run_opts(const char *rel, kt_import_opts *o)
 {
 	char p[1200];
 	char *pp = p;
-	kt_import_opts o;
 
-	memset(&o, 0, sizeof(o));
-	o.format = format;
-	o.on_warn = fz_quiet;
+	o->on_warn = fz_quiet;
 	snprintf(p, sizeof(p), "%s/in%s%s", fz_dir, *rel ? "/" : "", rel);
-	(void)kt_import_paths(fz_store, &pp, 1, &o);
+	(void)kt_import_paths(fz_store, &pp, 1, o);
+	if (kt_store_verify(fz_store, NULL, NULL, NULL) == KT_ECORRUPT)
+		abort();
 	snprintf(p, sizeof(p), "%s/in", fz_dir);
 	if (nftw(p, fz_rm, 16, FTW_DEPTH | FTW_PHYS) != 0)
 		abort();
 }
 
+/* fz_run_opts with only the format forced (NULL = detect). */
+static inline void fz_run(const char *rel, const char *format)
+{
+	kt_import_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.format = format;
+	fz_run_opts(rel, &o);
+}
+
 /* Split data at the first NUL: the part before and after. */
-static size_t fz_split(const uint8_t *data, size_t size)
+static inline size_t fz_split(const uint8_t *data, size_t size)
 {
 	const uint8_t *z = memchr(data, 0, size);
 
