@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cli.h"
 #include "../import/import.h"
@@ -25,6 +26,8 @@ static const char usage[] =
 	"  --max-size N    archive expansion bound in bytes (default 4 GiB)\n"
 	"  --max-ratio N   archive expansion bound as a ratio to its compressed\n"
 	"                  size (default 200, never below 1 MiB)\n"
+	"  --stats         print CPU seconds on stderr at the end: the whole\n"
+	"                  process, and the import split into store and importer\n"
 	"\n"
 	"Prints one line per run: id, events, added, format, name.  Problems are\n"
 	"reported as `ktraj: import: file:line: what` and the exit code stays 0\n"
@@ -97,9 +100,10 @@ static void on_progress(uint64_t done, uint64_t total, void *arg)
 int cmd_import(struct cli *c, int argc, char **argv)
 {
 	kt_import_opts o;
+	kt_import_stats st;
 	struct ctx x;
 	char **paths;
-	int i, n = 0, rc, ex;
+	int i, n = 0, rc, ex, want_stats = 0;
 	kt_store *s = NULL;
 	uint64_t v;
 
@@ -135,6 +139,8 @@ int cmd_import(struct cli *c, int argc, char **argv)
 			o.strict = 1;
 		} else if (!strcmp(a, "--redact")) {
 			o.redact = 1;
+		} else if (!strcmp(a, "--stats")) {
+			want_stats = 1;
 		} else if (!strcmp(a, "--format") || !strncmp(a, "--format=", 9)) {
 			o.format = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
 			if (!o.format || !kt_importer_find(o.format)) {
@@ -173,6 +179,9 @@ int cmd_import(struct cli *c, int argc, char **argv)
 	o.on_warn = on_warn;
 	o.on_progress = on_progress;
 	o.arg = &x;
+	memset(&st, 0, sizeof(st));
+	if (want_stats)
+		o.stats = &st;
 	rc = kt_import_paths(s, paths, n, &o);
 	if (x.progress_drawn)
 		fputs("\r\033[K", stderr);
@@ -189,5 +198,19 @@ int cmd_import(struct cli *c, int argc, char **argv)
 	rc = kt_store_close(s);
 	if (rc && ex == KT_EXIT_OK)
 		ex = cli_store_err(c, NULL, rc, "close");
+	if (want_stats) {
+		struct rusage ru;
+		double proc = 0;
+
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			proc = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+				(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+		fprintf(stderr, "import stats: %llu bytes, %llu events, %llu blob puts; "
+			"CPU s: process %.3f, import %.3f = store %.3f + importer %.3f\n",
+			(unsigned long long)st.bytes,
+			(unsigned long long)st.events,
+			(unsigned long long)st.blobs, proc, st.total_ns / 1e9,
+			st.store_ns / 1e9, (st.total_ns - st.store_ns) / 1e9);
+	}
 	return ex;
 }

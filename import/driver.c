@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <archive.h>
@@ -53,6 +54,29 @@ static char *join(const char *a, const char *sep, const char *b)
 	memcpy(p + na, sep, ns);
 	memcpy(p + na + ns, b, nb + 1);
 	return p;
+}
+
+/* ---- CPU accounting (opts->stats) ------------------------------------------ */
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec t;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t))
+		return 0;
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Bracket a store call: st_stop adds its CPU time to stats->store_ns. */
+static uint64_t st_start(const kt_imp *imp)
+{
+	return imp->opts->stats ? cpu_ns() : 0;
+}
+
+static void st_stop(const kt_imp *imp, uint64_t t0)
+{
+	if (imp->opts->stats)
+		imp->opts->stats->store_ns += cpu_ns() - t0;
 }
 
 /* ---- warnings -------------------------------------------------------------- */
@@ -891,11 +915,16 @@ static void remember_last(kt_imp *imp)
 {
 	kt_event ev;
 	cJSON *p;
+	uint64_t t0 = st_start(imp);
+	int rc;
 
 	imp->last_kind = 0;
 	imp->last_line = imp->last_off = -1;
-	if (!imp->stored_n ||
-	    kt_event_get(imp->s, imp->run_id, imp->stored_n, &ev))
+	if (!imp->stored_n)
+		return;
+	rc = kt_event_get(imp->s, imp->run_id, imp->stored_n, &ev);
+	st_stop(imp, t0);
+	if (rc)
 		return;
 	imp->last_kind = ev.kind;
 	p = ev.prov_json ? cJSON_Parse(ev.prov_json) : NULL;
@@ -912,6 +941,7 @@ int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
 	char *mj = NULL;
 	cJSON *srcs;
 	size_t i;
+	uint64_t t0;
 
 	if (imp->in_run)
 		kt_imp_run_end(imp);
@@ -947,7 +977,9 @@ int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
 			imp->run_name = rn;
 		}
 	}
+	t0 = st_start(imp);
 	rc = kt_run_get(imp->s, imp->run_id, &info);
+	st_stop(imp, t0);
 	imp->frozen = 0;
 	if (rc == 0) {
 		imp->stored_n = info.n_events;
@@ -995,8 +1027,10 @@ int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
 	cJSON_Delete(meta);
 	if (!mj)
 		return KT_ENOMEM;
+	t0 = st_start(imp);
 	rc = kt_run_create(imp->s, imp->run_id, imp->run_name,
 			   imp->run_format, mj);
+	st_stop(imp, t0);
 	free(mj);
 	if (rc && !imp->err)
 		imp->err = rc;
@@ -1063,6 +1097,7 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 	const kt_file *f;
 	char *pj = NULL, *prov = NULL;
 	int rc = 0;
+	uint64_t t0;
 
 	if (!imp->in_run) {
 		cJSON_Delete(ev->payload);
@@ -1135,10 +1170,14 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 	e.payload = pj;
 	e.payload_len = strlen(pj);
 	e.flags = KT_EV_CANONICAL; /* pj is cJSON's print: skip a reparse */
+	t0 = st_start(imp);
 	rc = kt_event_append(imp->s, imp->run_id, &e);
-	if (rc == 0)
+	st_stop(imp, t0);
+	if (rc == 0) {
 		imp->added++;
-	else if (!imp->err)
+		if (imp->opts->stats)
+			imp->opts->stats->events++;
+	} else if (!imp->err)
 		imp->err = rc;
 out:
 	cJSON_Delete(ev->payload);
@@ -1152,6 +1191,7 @@ int kt_imp_blob(kt_imp *imp, const void *data, size_t len,
 		const char *path_hint, char hex[KT_HASH_HEX + 1])
 {
 	unsigned char h[KT_HASH_LEN];
+	uint64_t t0;
 	int rc;
 
 	if (imp->failed || imp->err) {
@@ -1159,7 +1199,11 @@ int kt_imp_blob(kt_imp *imp, const void *data, size_t len,
 		kt_hex(h, KT_HASH_LEN, hex);
 		return 0;
 	}
+	t0 = st_start(imp);
 	rc = kt_blob_put(imp->s, data, len, path_hint, h);
+	st_stop(imp, t0);
+	if (imp->opts->stats)
+		imp->opts->stats->blobs++;
 	if (rc) {
 		if (!imp->err)
 			imp->err = rc;
@@ -1286,6 +1330,7 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 {
 	const kt_importer *im = pick(imp, &v->f);
 	size_t i;
+	uint64_t t0;
 	int rc;
 
 	v->done = 1;
@@ -1303,14 +1348,20 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	imp->failed = 0;
 	imp->err = 0;
 	imp->npend = 0;
+	if (imp->opts->stats)
+		imp->opts->stats->bytes += v->len;
+	t0 = st_start(imp);
 	rc = kt_store_begin(imp->s);
+	st_stop(imp, t0);
 	if (rc)
 		return rc;
 	rc = im->import(imp, &v->f);
 	if (imp->in_run)
 		kt_imp_run_end(imp);
+	t0 = st_start(imp);
 	if (imp->err) {
 		kt_store_abort(imp->s);
+		st_stop(imp, t0);
 		drv_warn(imp, v->display, "not imported: %s: %s",
 			 kt_strerror(imp->err), kt_store_errmsg(imp->s));
 		rc = imp->err;
@@ -1318,6 +1369,7 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	}
 	if (imp->opts->strict && imp->problems) {
 		kt_store_abort(imp->s);
+		st_stop(imp, t0);
 		drv_warn(imp, v->display,
 			 "not imported (--strict): nothing of this file was kept");
 		rc = KT_EPARSE;
@@ -1325,9 +1377,11 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	}
 	if (rc < 0 && imp->opts->strict) {
 		kt_store_abort(imp->s);
+		st_stop(imp, t0);
 		goto out;
 	}
 	rc = kt_store_commit(imp->s);
+	st_stop(imp, t0);
 	if (rc) {
 		drv_warn(imp, v->display, "commit failed: %s", kt_strerror(rc));
 		goto out;
@@ -1489,6 +1543,7 @@ int kt_import_paths(kt_store *s, char *const *paths, int npaths,
 	struct kt_root **roots;
 	int i, rc = 0, rc2;
 	size_t k;
+	uint64_t t_all = opts->stats ? cpu_ns() : 0, t0;
 
 	memset(&imp, 0, sizeof(imp));
 	imp.s = s;
@@ -1513,7 +1568,9 @@ int kt_import_paths(kt_store *s, char *const *paths, int npaths,
 		if (rc2 && opts->strict)
 			break;
 	}
+	t0 = st_start(&imp);
 	rc2 = kt_store_sync(s);
+	st_stop(&imp, t0);
 	if (rc2 && !rc)
 		rc = rc2;
 	for (k = 0; k < imp.nreps; k++)
@@ -1536,5 +1593,7 @@ int kt_import_paths(kt_store *s, char *const *paths, int npaths,
 		kt_redactor_free(imp.red);
 	free(imp.run_name);
 	free(imp.run_format);
+	if (opts->stats)
+		opts->stats->total_ns += cpu_ns() - t_all;
 	return rc;
 }

@@ -190,7 +190,24 @@ typedef struct kt_import_opts {
 	/* Called now and then while importing (only with progress set):
 	 * bytes done and total input bytes (0 when unknown). */
 	void (*on_progress)(uint64_t done, uint64_t total, void *arg);
+	/* Optional (NULL = off): where the CPU time went, filled by
+	 * kt_import_paths (tests/bench/import_claude.sh).  Costs two clock
+	 * reads per store call. */
+	struct kt_import_stats *stats;
 } kt_import_opts;
+
+/* CPU time (ns, this thread) of one kt_import_paths call and the part of
+ * it spent inside store calls: event appends, blob puts, run lookups and
+ * creation, transaction begin/commit/abort and the final sync.  The
+ * rest (total_ns - store_ns) is the importers, the workspace, the shell
+ * classifier and the driver. */
+typedef struct kt_import_stats {
+	uint64_t bytes;         /* input bytes handed to importers */
+	uint64_t events;        /* events appended to the store */
+	uint64_t blobs;         /* kt_blob_put calls */
+	uint64_t total_ns;
+	uint64_t store_ns;
+} kt_import_stats;
 
 #define KT_IMPORT_MAX_TOTAL (4ull << 30)  /* 4 GiB expanded per archive */
 #define KT_IMPORT_MAX_RATIO 200ull        /* expanded/compressed */
