@@ -1,7 +1,6 @@
 /* cmd_append.c - `ktraj append NAME`: live recording from stdin. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -12,10 +11,13 @@ static const char usage[] =
 	"usage: ktraj append NAME [--json]\n"
 	"\n"
 	"Read ktraj JSONL from stdin (FORMAT.md \"JSONL\"; what `ktraj export\n"
-	"--format jsonl` writes) and append each event to run NAME, creating\n"
-	"the run with identity \"append:NAME\" (so its id is the same in every\n"
-	"store).  Each line is committed durably before the next is read, so a\n"
-	"recorder may stream events as they happen.\n"
+	"--format jsonl` writes) and append each event to run NAME: the run NAME\n"
+	"resolves to (an id, a unique id prefix or a run name, as RUN\n"
+	"everywhere), else a new run named NAME with identity \"append:NAME\"\n"
+	"(so its id is the same in every store), created with the first event.\n"
+	"A NAME that matches several runs is an error.  Each line is committed\n"
+	"durably before the next is read, so a recorder may stream events as\n"
+	"they happen.\n"
 	"An event line needs \"kind\" and \"payload\"; \"seq\" may be left out\n"
 	"(the next one) or given (it must be the next one: a seq that exists\n"
 	"fails), \"actor\" defaults to \"agent\", a missing \"ts\" is the time of\n"
@@ -25,60 +27,22 @@ static const char usage[] =
 	"what came before it stays.  Prints what was appended (--json: one\n"
 	"object).\n";
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 struct app {
 	struct cli *c;
 	kt_store *s;
 	const char *name;
 	char run[KT_RUN_ID_HEX + 1];
-	int have_run;
+	int have_run;    /* the run exists (found, or created by an event) */
 	uint64_t n;      /* events in the run */
 	uint64_t added, blobs;
 };
 
-/* The run exists after this (created on the first event). */
-static int ensure_run(struct app *a)
+static int line_err(struct app *a, uint64_t lineno, int rc)
 {
-	kt_run_info ri;
-	char ident[1100], *meta;
-	cJSON *m;
-	int rc;
+	char what[64];
 
-	if (a->have_run)
-		return 0;
-	snprintf(ident, sizeof(ident), "append:%s", a->name);
-	kt_run_id_from_identity(ident, a->run);
-	rc = kt_run_get(a->s, a->run, &ri);
-	if (rc == 0) {
-		a->n = ri.n_events;
-		a->have_run = 1;
-		return 0;
-	}
-	if (rc != KT_ENOTFOUND)
-		return rc;
-	m = cJSON_CreateObject();
-	if (!m)
-		return KT_ENOMEM;
-	cJSON_AddStringToObject(m, "identity", ident);
-	cJSON_AddStringToObject(m, "source", "append");
-	meta = cJSON_PrintUnformatted(m);
-	cJSON_Delete(m);
-	if (!meta)
-		return KT_ENOMEM;
-	rc = kt_run_create(a->s, a->run, a->name, "append", meta);
-	free(meta);
-	if (rc == 0) {
-		a->n = 0;
-		a->have_run = 1;
-	}
-	return rc;
+	snprintf(what, sizeof(what), "line %llu", (unsigned long long)lineno);
+	return cli_store_err(a->c, a->s, rc, what);
 }
 
 /* One line in one durable transaction.  Prints its own error. */
@@ -86,8 +50,8 @@ static int append_line(struct app *a, const char *line, size_t len,
 		       uint64_t lineno)
 {
 	kt_jsonl_rec r;
-	kt_event ev;
-	char err[200], *payload = NULL, *prov = NULL;
+	cli_event e;
+	char err[200];
 	unsigned char h[KT_HASH_LEN];
 	int rc;
 
@@ -99,82 +63,58 @@ static int append_line(struct app *a, const char *line, size_t len,
 		cli_err(a->c, "line %llu: %s", (unsigned long long)lineno, err);
 		return KT_EXIT_FAIL;
 	}
-	rc = kt_store_begin(a->s);
-	if (rc)
-		goto store_err;
 	if (r.is_blob) {
-		rc = kt_blob_put(a->s, r.data, r.len, r.path, h);
-		if (!rc)
-			rc = kt_store_commit(a->s);
+		rc = kt_store_begin(a->s);
+		if (!rc) {
+			rc = kt_blob_put(a->s, r.data, r.len, r.path, h);
+			if (rc)
+				kt_store_abort(a->s);
+			else
+				rc = kt_store_commit(a->s);
+		}
 		if (rc)
-			goto store_err;
-		a->blobs++;
-		kt_jsonl_release(&r);
-		return 0;
+			rc = line_err(a, lineno, rc);
+		else
+			a->blobs++;
+		goto out;
 	}
-	rc = ensure_run(a);
-	if (rc)
-		goto store_err;
-	if (r.has_seq && r.seq <= a->n) {
-		kt_store_abort(a->s);
+	memset(&e, 0, sizeof(e));
+	e.kind = r.kind;
+	e.actor = r.actor ? r.actor : "agent";
+	e.seq = r.has_seq ? r.seq : 0;
+	e.parent = r.parent;
+	e.ts_ns = r.has_ts ? r.ts_ns : cli_now_ns();
+	e.payload = r.payload;
+	e.prov = r.prov;
+	e.expect = r.has_hash ? r.hash : NULL;
+	e.new_name = a->name;
+	e.new_source = "append";
+	rc = cli_record(a->s, a->run, &e);
+	if (e.created || !rc)
+		a->have_run = 1;
+	a->n = e.run_events;
+	if (rc == KT_EEXIST) {
 		cli_err(a->c, "line %llu: seq %llu exists (run %s has %llu events); events are never rewritten",
 			(unsigned long long)lineno, (unsigned long long)r.seq,
 			a->name, (unsigned long long)a->n);
-		kt_jsonl_release(&r);
-		return KT_EXIT_FAIL;
-	}
-	if (r.has_seq && r.seq > a->n + 1) {
-		kt_store_abort(a->s);
+		rc = KT_EXIT_FAIL;
+	} else if (rc == KT_EINVAL && r.has_seq && r.seq > a->n + 1) {
 		cli_err(a->c, "line %llu: seq %llu would leave a gap (run %s has %llu events; the next is %llu)",
 			(unsigned long long)lineno, (unsigned long long)r.seq,
 			a->name, (unsigned long long)a->n,
 			(unsigned long long)a->n + 1);
-		kt_jsonl_release(&r);
-		return KT_EXIT_FAIL;
-	}
-	payload = cJSON_PrintUnformatted(r.payload);
-	prov = r.prov ? cJSON_PrintUnformatted(r.prov) : NULL;
-	if (!payload || (r.prov && !prov)) {
-		rc = KT_ENOMEM;
-		goto store_err;
-	}
-	memset(&ev, 0, sizeof(ev));
-	ev.seq = r.has_seq ? r.seq : a->n + 1;
-	ev.parent = r.parent;
-	ev.ts_ns = r.has_ts ? r.ts_ns : now_ns();
-	ev.kind = r.kind;
-	ev.actor = r.actor ? r.actor : "agent";
-	ev.prov_json = prov;
-	ev.payload = payload;
-	ev.payload_len = strlen(payload);
-	ev.flags = KT_EV_CANONICAL; /* printed by cJSON from a parsed tree */
-	rc = kt_event_append(a->s, a->run, &ev);
-	if (rc)
-		goto store_err;
-	if (r.has_hash && memcmp(ev.hash, r.hash, KT_HASH_LEN)) {
-		kt_store_abort(a->s);
-		cli_err(a->c, "line %llu: seq %llu does not hash to the \"hash\" it carries (changed in transit?); not appended",
-			(unsigned long long)lineno, (unsigned long long)ev.seq);
 		rc = KT_EXIT_FAIL;
-		goto out;
-	}
-	rc = kt_store_commit(a->s);
-	if (rc)
-		goto store_err;
-	a->n = ev.seq;
-	a->added++;
-	goto out;
-store_err:
-	kt_store_abort(a->s);
-	{
-		char what[64];
-
-		snprintf(what, sizeof(what), "line %llu", (unsigned long long)lineno);
-		rc = cli_store_err(a->c, a->s, rc, what);
+	} else if (rc == KT_ECORRUPT && e.mismatch) {
+		cli_err(a->c, "line %llu: seq %llu does not hash to the \"hash\" it carries (changed in transit?); not appended",
+			(unsigned long long)lineno,
+			(unsigned long long)(r.has_seq ? r.seq : a->n + 1));
+		rc = KT_EXIT_FAIL;
+	} else if (rc) {
+		rc = line_err(a, lineno, rc);
+	} else {
+		a->added++;
 	}
 out:
-	free(payload);
-	free(prov);
 	kt_jsonl_release(&r);
 	return rc;
 }
@@ -209,6 +149,20 @@ int cmd_append(struct cli *c, int argc, char **argv)
 	rc = cli_open(c, 0, &a.s);
 	if (rc)
 		return rc;
+	rc = cli_record_run(c, a.s, a.name, "append", a.run, &a.have_run);
+	if (!rc && a.have_run) {
+		kt_run_info ri;
+
+		rc = kt_run_get(a.s, a.run, &ri);
+		if (rc)
+			rc = cli_store_err(c, a.s, rc, a.name);
+		else
+			a.n = ri.n_events;
+	}
+	if (rc) {
+		kt_store_close(a.s);
+		return rc;
+	}
 	while ((n = getline(&line, &cap, stdin)) > 0) {
 		size_t l = (size_t)n;
 
@@ -223,9 +177,9 @@ int cmd_append(struct cli *c, int argc, char **argv)
 	}
 	if (!rc && ferror(stdin))
 		rc = cli_err(c, "reading stdin failed");
-	if (!rc && !a.have_run && !a.blobs)
+	if (!rc && !a.added && !a.blobs)
 		fprintf(stderr, "ktraj: append: no events on stdin\n");
-	if ((a.have_run || a.blobs) && (!rc || a.added || a.blobs)) {
+	if (a.added || a.blobs) {
 		FILE *o = rc ? stderr : stdout;
 
 		if (json) {

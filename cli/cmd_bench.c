@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -37,8 +36,9 @@ static const char usage[] =
 	"a bootstrap interval of the speedup.  LIST selects scenarios by index,\n"
 	"range a-b or name glob, comma-separated.  Arguments after -- go to the\n"
 	"harness as they are (e.g. --budget-ms 400).  With --record RUN the compile\n"
-	"and every scenario's result are appended to run RUN (identity\n"
-	"\"bench:RUN\"; the candidate source is stored as a blob).  --json prints\n"
+	"and every scenario's result are appended to run RUN (an existing run's\n"
+	"id, unique prefix or name; else a new run named RUN, identity\n"
+	"\"bench:RUN\"); the candidate source is stored as a blob.  --json prints\n"
 	"one object per scenario with scenario, status, correct, time_ms, speedup,\n"
 	"tflops and the environment fingerprint.  Without a CUDA device the\n"
 	"kernel is still compiled (and the compile recorded), then the command\n"
@@ -234,7 +234,7 @@ static int bench_list(struct cli *c, int json)
 static int find_harness(char *out, size_t n, const char *kernels)
 {
 	const char *env = getenv("KTRAJ_HARNESS");
-	char d[PATH_MAX], p[PATH_MAX + 64], cmd[PATH_MAX * 3];
+	char d[PATH_MAX], p[PATH_MAX + 64], cmd[PATH_MAX * 5];
 	static const char *const rel[] = { "/ktraj-harness", "/harness/ktraj-harness",
 		"/../build/harness/ktraj-harness" };
 	size_t i;
@@ -263,10 +263,12 @@ static int find_harness(char *out, size_t n, const char *kernels)
 			return -1;
 		snprintf(out, n, "%s/ktraj-harness-build-%d", tmp && *tmp ? tmp : "/tmp",
 			 (int)getuid());
+		/* the build's output goes to a log the error names, so the
+		 * error stays one line */
 		snprintf(cmd, sizeof(cmd),
-			 "NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc); "
-			 "[ -x \"$NVCC\" ] && make -s -C '%s/../harness' NVCC=\"$NVCC\" B='%s' >&2",
-			 kernels, out);
+			 "mkdir -p '%s' && NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc); "
+			 "[ -x \"$NVCC\" ] && make -s -C '%s/../harness' NVCC=\"$NVCC\" B='%s' >'%s/build.log' 2>&1",
+			 out, kernels, out, out);
 		if (system(cmd) != 0)
 			return -1;
 		strncat(out, "/ktraj-harness", n - strlen(out) - 1);
@@ -277,112 +279,67 @@ static int find_harness(char *out, size_t n, const char *kernels)
 
 /* ---- recording ------------------------------------------------------------ */
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 struct rec {
 	struct cli *c;
 	kt_store *s;
+	const char *name;
+	cJSON *meta;             /* of the run, when it is created */
 	char run[KT_RUN_ID_HEX + 1];
 	uint64_t n;              /* events in the run */
 	uint64_t compile_seq;
-	char src_hex[KT_HASH_HEX + 1];
 };
 
+/* The run --record NAME names (an existing run, else a new one created
+ * with the first event). */
 static int rec_open(struct rec *r, const char *name, const char *task,
 		    const char *kernel)
 {
-	char ident[1100], *meta;
-	kt_run_info ri;
-	cJSON *m;
-	int rc;
+	int rc, exists;
 
 	rc = cli_open(r->c, 0, &r->s);
 	if (rc)
 		return rc;
-	snprintf(ident, sizeof(ident), "bench:%s", name);
-	kt_run_id_from_identity(ident, r->run);
-	rc = kt_store_begin(r->s);
+	rc = cli_record_run(r->c, r->s, name, "bench", r->run, &exists);
 	if (rc)
-		return cli_store_err(r->c, r->s, rc, "begin");
-	rc = kt_run_get(r->s, r->run, &ri);
-	if (rc == 0) {
-		r->n = ri.n_events;
-	} else if (rc == KT_ENOTFOUND) {
-		m = cJSON_CreateObject();
-		cJSON_AddStringToObject(m, "identity", ident);
-		cJSON_AddStringToObject(m, "source", "bench");
-		cJSON_AddStringToObject(m, "task", task);
-		cJSON_AddStringToObject(m, "kernel", kernel);
-		meta = cJSON_PrintUnformatted(m);
-		cJSON_Delete(m);
-		rc = meta ? kt_run_create(r->s, r->run, name, "bench", meta) : KT_ENOMEM;
-		free(meta);
-		r->n = 0;
-	}
-	if (rc) {
-		kt_store_abort(r->s);
-		return cli_store_err(r->c, r->s, rc, name);
-	}
-	rc = kt_store_commit(r->s);
-	return rc ? cli_store_err(r->c, r->s, rc, "commit") : 0;
+		return rc;
+	r->name = name;
+	r->meta = cJSON_CreateObject();
+	if (!r->meta ||
+	    !cJSON_AddStringToObject(r->meta, "task", task) ||
+	    !cJSON_AddStringToObject(r->meta, "kernel", kernel))
+		return cli_err(r->c, "out of memory");
+	return 0;
 }
 
 /* Append one event (own transaction, so a long sweep never holds the write
- * lock and a crash keeps what was measured). */
+ * lock and a crash keeps what was measured).  `blob` goes into the payload
+ * as its hash under blob_key. */
 static int rec_event(struct rec *r, int kind, uint64_t parent, cJSON *payload,
 		     const char *blob, size_t blen, const char *blob_hint,
 		     const char *blob_key, uint64_t *seq)
 {
-	kt_event ev = { 0 };
-	char *text;
+	cli_event e;
 	int rc;
 
-	rc = kt_store_begin(r->s);
+	memset(&e, 0, sizeof(e));
+	e.kind = kind;
+	e.actor = "harness";
+	e.parent = parent;
+	e.ts_ns = cli_now_ns();
+	e.payload = payload;
+	e.blob = blob;
+	e.blob_len = blen;
+	e.blob_hint = blob_hint;
+	e.blob_key = blob_key;
+	e.new_name = r->name;
+	e.new_source = "bench";
+	e.new_meta = r->meta;
+	rc = cli_record(r->s, r->run, &e);
 	if (rc)
-		return cli_store_err(r->c, r->s, rc, "begin");
-	if (blob) {
-		unsigned char h[KT_HASH_LEN];
-		char hex[KT_HASH_HEX + 1];
-
-		rc = kt_blob_put(r->s, blob, blen, blob_hint, h);
-		if (rc) {
-			kt_store_abort(r->s);
-			return cli_store_err(r->c, r->s, rc, "blob");
-		}
-		kt_hex(h, KT_HASH_LEN, hex);
-		cJSON_DeleteItemFromObject(payload, blob_key);
-		cJSON_AddStringToObject(payload, blob_key, hex);
-	}
-	text = cJSON_PrintUnformatted(payload);
-	if (!text) {
-		kt_store_abort(r->s);
-		return cli_err(r->c, "out of memory");
-	}
-	ev.seq = r->n + 1;
-	ev.parent = parent;
-	ev.ts_ns = now_ns();
-	ev.kind = kind;
-	ev.actor = "harness";
-	ev.payload = text;
-	ev.payload_len = strlen(text);
-	rc = kt_event_append(r->s, r->run, &ev);
-	free(text);
-	if (rc) {
-		kt_store_abort(r->s);
-		return cli_store_err(r->c, r->s, rc, "append");
-	}
-	rc = kt_store_commit(r->s);
-	if (rc)
-		return cli_store_err(r->c, r->s, rc, "commit");
-	r->n++;
+		return cli_store_err(r->c, r->s, rc, "recording");
+	r->n = e.run_events;
 	if (seq)
-		*seq = ev.seq;
+		*seq = e.seq;
 	return 0;
 }
 
@@ -496,6 +453,41 @@ static void print_row(cJSON *line, int json, uint64_t seq)
 
 /* ---- run ------------------------------------------------------------------- */
 
+/* What was written to f (from its start), NUL-terminated; NULL if none. */
+static char *read_all(FILE *f)
+{
+	char *buf;
+	long n;
+
+	if (!f || fflush(f) || fseek(f, 0, SEEK_END) || (n = ftell(f)) <= 0 ||
+	    fseek(f, 0, SEEK_SET) || !(buf = malloc((size_t)n + 1)))
+		return NULL;
+	n = (long)fread(buf, 1, (size_t)n, f);
+	buf[n] = 0;
+	return buf;
+}
+
+/* The first non-empty line of the harness's stderr s without its
+ * "ktraj-harness: " prefix, into buf; *rest is what follows it. */
+static const char *first_line(const char *s, char *buf, size_t n,
+			      const char **rest)
+{
+	size_t l;
+
+	*rest = "";
+	if (!s)
+		return "(it said nothing)";
+	s += strspn(s, "\n");
+	if (!*s)
+		return "(it said nothing)";
+	if (!strncmp(s, "ktraj-harness: ", 15))
+		s += 15;
+	l = strcspn(s, "\n");
+	snprintf(buf, n, "%.*s", (int)l, s);
+	*rest = s + l + (s[l] == '\n');
+	return buf;
+}
+
 int cmd_bench(struct cli *c, int argc, char **argv)
 {
 	const char *task = NULL, *kernel = NULL, *subset = NULL, *record = NULL;
@@ -509,10 +501,12 @@ int cmd_bench(struct cli *c, int argc, char **argv)
 	size_t srclen = 0;
 	pid_t pid;
 	FILE *in;
-	char *line = NULL;
+	char *line = NULL, *diag = NULL, *herr = NULL, msg[512];
+	const char *hrest;
 	size_t cap = 0;
 	ssize_t len;
 	int st;
+	FILE *errf = NULL;
 
 	if (cli_wants_help(argc, argv, usage))
 		return KT_EXIT_OK;
@@ -591,8 +585,16 @@ int cmd_bench(struct cli *c, int argc, char **argv)
 
 		if (!find_kernels(kdir, sizeof(kdir)))
 			kdp = kdir;
+		hb[0] = 0;
 		if (find_harness(hb, sizeof(hb), kdp)) {
-			rc = cli_err(c, "ktraj-harness not found and could not be built (needs nvcc; set KTRAJ_HARNESS)");
+			char log[PATH_MAX + 16];
+
+			snprintf(log, sizeof(log), "%s/build.log", hb);
+			if (kdp && access(log, R_OK) == 0)
+				rc = cli_err(c, "ktraj-harness not found and could not be built (its build output is in %s; set KTRAJ_HARNESS)",
+					     log);
+			else
+				rc = cli_err(c, "ktraj-harness not found and could not be built (needs nvcc; set KTRAJ_HARNESS)");
 			goto out;
 		}
 	}
@@ -623,6 +625,13 @@ int cmd_bench(struct cli *c, int argc, char **argv)
 		hargv[n] = NULL;
 	}
 	fflush(stdout);
+	/* the harness's stderr is kept aside and shown after our one-line
+	 * error (a file, not a pipe: nothing to drain while reading stdout) */
+	errf = tmpfile();
+	if (!errf) {
+		rc = cli_err(c, "tmpfile: %s", strerror(errno));
+		goto out;
+	}
 	if (pipe(pfd)) {
 		rc = cli_err(c, "pipe: %s", strerror(errno));
 		goto out;
@@ -634,6 +643,7 @@ int cmd_bench(struct cli *c, int argc, char **argv)
 	}
 	if (pid == 0) {
 		dup2(pfd[1], 1);
+		dup2(fileno(errf), 2);
 		close(pfd[0]);
 		close(pfd[1]);
 		execv(hb, hargv);
@@ -668,11 +678,11 @@ int cmd_bench(struct cli *c, int argc, char **argv)
 				if (is_base)
 					r.compile_seq = keep;
 			}
-			if (compile_failed) {
+			if (compile_failed && !diag) {
 				const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(o, "diagnostics"));
 
 				if (d)
-					fprintf(stderr, "%s\n", d);
+					diag = strdup(d);
 			}
 		} else if (!strcmp(type, "error")) {
 			const char *e = cJSON_GetStringValue(cJSON_GetObjectItem(o, "error"));
@@ -703,22 +713,41 @@ int cmd_bench(struct cli *c, int argc, char **argv)
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	hrc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	herr = read_all(errf);
 	if (rc)
 		goto out;
-	if (nodev || hrc == 4)
+	/* One line says what went wrong; what the compiler or the harness
+	 * printed follows it. */
+	hrest = herr ? herr : "";
+	if (nodev || hrc == 4) {
 		rc = cli_err(c, "no CUDA device: the kernel was compiled%s, nothing was run",
 			     record ? " (compile recorded)" : "");
-	else if (compile_failed || hrc == 3)
-		rc = cli_err(c, "%s: compilation failed", kernel);
-	else if (hrc == 2)
-		rc = cli_err(c, "the harness refused the arguments or the spec (see above)");
-	else if (hrc > 4 || results == 0)
-		rc = cli_err(c, "the harness failed (exit status %d, %d results)", hrc, results);
-	else if (notok)
+		hrest = ""; /* it said "no CUDA device" */
+	} else if (compile_failed || hrc == 3) {
+		rc = cli_err(c, "%s: compilation failed%s", kernel,
+			     diag ? " (compiler output follows)" : "");
+		if (diag)
+			fprintf(stderr, "%s%s", diag,
+				*diag && diag[strlen(diag) - 1] != '\n' ? "\n" : "");
+	} else if (hrc == 2) {
+		rc = cli_err(c, "the harness refused the arguments or the spec: %s",
+			     first_line(herr, msg, sizeof(msg), &hrest));
+		hrest = ""; /* its usage text */
+	} else if (hrc > 4 || results == 0) {
+		rc = cli_err(c, "the harness failed (exit status %d, %d results): %s",
+			     hrc, results, first_line(herr, msg, sizeof(msg), &hrest));
+	} else if (notok) {
 		rc = cli_err(c, "%d of %d scenarios not ok", notok, results);
+	}
+	fputs(hrest, stderr);
 out:
+	free(diag);
+	free(herr);
+	if (errf)
+		fclose(errf);
 	if (r.s)
 		kt_store_close(r.s);
+	cJSON_Delete(r.meta);
 	free(src);
 	return rc;
 }

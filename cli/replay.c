@@ -20,6 +20,7 @@
 #include <archive_entry.h>
 
 #include "bundle.h"
+#include "cli.h"
 #include "export.h"
 #include "replay.h"
 #include "../import/import.h"
@@ -304,40 +305,18 @@ static cJSON *read_json(const char *path)
 static int record(kt_store *s, const char *run, uint64_t seq, cJSON *payload,
 		  char *err, size_t errlen)
 {
-	kt_run_info ri;
-	kt_event ev = { 0 };
-	char *text = cJSON_PrintUnformatted(payload);
-	struct timespec now;
+	cli_event e;
 	int rc;
 
-	if (!text)
-		return KT_ENOMEM;
-	clock_gettime(CLOCK_REALTIME, &now);
-	rc = kt_store_begin(s);
-	if (rc)
-		goto out;
-	rc = kt_run_get(s, run, &ri);
-	if (rc) {
-		kt_store_abort(s);
-		goto out;
-	}
-	ev.seq = ri.n_events + 1;
-	ev.parent = seq;
-	ev.ts_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-	ev.kind = KT_KIND_REPLAY;
-	ev.actor = "harness";
-	ev.payload = text;
-	ev.payload_len = strlen(text);
-	rc = kt_event_append(s, run, &ev);
-	if (rc) {
-		kt_store_abort(s);
-		goto out;
-	}
-	rc = kt_store_commit(s);
-out:
+	memset(&e, 0, sizeof(e));
+	e.kind = KT_KIND_REPLAY;
+	e.actor = "harness";
+	e.parent = seq;
+	e.ts_ns = cli_now_ns();
+	e.payload = payload;
+	rc = cli_record(s, run, &e);
 	if (rc)
 		snprintf(err, errlen, "recording the replay: %s", kt_strerror(rc));
-	free(text);
 	return rc;
 }
 

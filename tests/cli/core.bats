@@ -516,10 +516,13 @@ PY
 }
 
 @test "a run name that is also another run's id prefix is ambiguous, not silently the named run" {
-	load_fixture
-	id=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	# the run named p is made first: append p would append to the run p
+	# already names once the fixture is in
+	id=$(printf 'append:ed' | sha256sum | cut -c1-32)
 	p=${id:0:6}
 	echo '{"kind":"message","payload":{"role":"user","text":"hi"}}' | "$KTRAJ" append "$p" >/dev/null
+	load_fixture
+	[ "$("$KTRAJ" ls --json | grep -c "\"run\":\"$id\"")" -eq 1 ]
 	run "$KTRAJ" log "$p"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"matches several runs"* ]]
