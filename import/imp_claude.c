@@ -1149,7 +1149,10 @@ out:
 	return rc;
 }
 
-/* toolUseResult without what the payload already holds (big copies). */
+/* toolUseResult without what the payload already holds (big copies).  Only
+ * the kept members are copied (a Read's whole file is never duplicated just
+ * to be deleted); like cJSON_DeleteItemFromObject, only the first member of
+ * a dropped name is left out. */
 static cJSON *tur_extra(const cJSON *tur)
 {
 	static const char *const drop[] = {
@@ -1158,19 +1161,30 @@ static cJSON *tur_extra(const cJSON *tur)
 		"edits", "oldTodos", "newTodos", "results", "filenames", "usage",
 		NULL
 	};
-	cJSON *x;
+	unsigned dropped = 0; /* bit i: drop[i] was left out once */
+	const cJSON *c;
+	cJSON *x = NULL, *d;
 	int i;
 
 	if (!cJSON_IsObject(tur))
 		return NULL;
-	x = cJSON_Duplicate(tur, 1);
-	if (!x)
-		return NULL;
-	for (i = 0; drop[i]; i++)
-		cJSON_DeleteItemFromObjectCaseSensitive(x, drop[i]);
-	if (!x->child) {
-		cJSON_Delete(x);
-		return NULL;
+	for (c = tur->child; c; c = c->next) {
+		for (i = 0; drop[i]; i++)
+			if (!(dropped & (1u << i)) && c->string &&
+			    !strcmp(c->string, drop[i]))
+				break;
+		if (drop[i]) {
+			dropped |= 1u << i;
+			continue;
+		}
+		if (!x && !(x = cJSON_CreateObject()))
+			return NULL;
+		d = cJSON_Duplicate(c, 1);
+		if (!d) {
+			cJSON_Delete(x);
+			return NULL;
+		}
+		cJSON_AddItemToObject(x, c->string ? c->string : "", d);
 	}
 	return x;
 }
