@@ -933,8 +933,9 @@ static void remember_last(kt_imp *imp)
 	cJSON_Delete(p);
 }
 
-int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
-		     const char *format, cJSON *meta)
+/* id NULL: the id of identity; else the run id itself (identity NULL). */
+static int run_begin(kt_imp *imp, const char *id, const char *identity,
+		     const char *name, const char *format, cJSON *meta)
 {
 	kt_run_info info;
 	int rc;
@@ -945,17 +946,22 @@ int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
 
 	if (imp->in_run)
 		kt_imp_run_end(imp);
-	if (!identity || !*identity) {
+	if (id ? strlen(id) != KT_RUN_ID_HEX ||
+		 strspn(id, "0123456789abcdef") != KT_RUN_ID_HEX :
+		 !identity || !*identity) {
 		cJSON_Delete(meta);
 		return KT_EINVAL;
 	}
-	kt_run_id_from_identity(identity, imp->run_id);
+	if (id)
+		memcpy(imp->run_id, id, KT_RUN_ID_HEX + 1);
+	else
+		kt_run_id_from_identity(identity, imp->run_id);
 	imp->in_run = 1;
 	imp->seq = 0;
 	imp->added = 0;
 	imp->stored_n = 0;
 	imp->last_ts = KT_TS_UNKNOWN;
-	imp->run_name = xstrdup(name ? name : identity);
+	imp->run_name = xstrdup(name ? name : id ? id : identity);
 	imp->run_format = xstrdup(format ? format : "");
 	if (imp->opts->redact && !imp->red) {
 		imp->red = kt_redactor_new();
@@ -1007,7 +1013,7 @@ int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
 	}
 	if (!meta)
 		return KT_ENOMEM;
-	if (!cJSON_GetObjectItemCaseSensitive(meta, "identity"))
+	if (identity && !cJSON_GetObjectItemCaseSensitive(meta, "identity"))
 		cJSON_AddStringToObject(meta, "identity", identity);
 	if (!cJSON_GetObjectItemCaseSensitive(meta, "sources") &&
 	    (srcs = cJSON_AddArrayToObject(meta, "sources"))) {
@@ -1035,6 +1041,18 @@ int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
 	if (rc && !imp->err)
 		imp->err = rc;
 	return rc;
+}
+
+int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
+		     const char *format, cJSON *meta)
+{
+	return run_begin(imp, NULL, identity, name, format, meta);
+}
+
+int kt_imp_run_begin_id(kt_imp *imp, const char *id, const char *name,
+			const char *format, cJSON *meta)
+{
+	return run_begin(imp, id, NULL, name, format, meta);
 }
 
 const char *kt_imp_run_id(const kt_imp *imp)
@@ -1155,8 +1173,11 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 		kt_redact_json(imp->red, ev->payload);
 	pj = cJSON_PrintUnformatted(ev->payload);
 	f = ev->file ? ev->file : &imp->cur->f;
-	prov = prov_json(f, ev);
-	if (!pj || !prov) {
+	if (ev->prov_json) /* "" = none */
+		prov = *ev->prov_json ? xstrdup(ev->prov_json) : NULL;
+	else
+		prov = prov_json(f, ev);
+	if (!pj || (!prov && !(ev->prov_json && !*ev->prov_json))) {
 		rc = KT_ENOMEM;
 		goto out;
 	}

@@ -412,12 +412,28 @@ static void stem(const char *rel, char *out, size_t n)
 		*dot = 0;
 }
 
+/* 32 lowercase hex: a run id as `ktraj export` writes it */
+static int is_run_id(const char *s)
+{
+	return strlen(s) == KT_RUN_ID_HEX &&
+	       strspn(s, "0123456789abcdef") == KT_RUN_ID_HEX;
+}
+
+static uint64_t prov_u64(const cJSON *prov, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(prov, key);
+
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 &&
+	       v->valuedouble < 9e15 ? (uint64_t)v->valuedouble : 0;
+}
+
 static int ktraj_import(kt_imp *imp, const kt_file *f)
 {
 	const char *p = (const char *)f->data, *end = p + f->len;
-	char *cur_run = NULL, name[256], err[200], hex[KT_HASH_HEX + 1];
+	char *cur_run = NULL, *prov = NULL, name[256], err[200],
+	     hex[KT_HASH_HEX + 1];
 	uint64_t line = 0, got;
-	int in_run = 0, rc = 0, events = 0;
+	int in_run = 0, rc = 0, events = 0, by_id = 0;
 
 	stem(f->rel ? f->rel : f->path, name, sizeof(name));
 	while (p < end) {
@@ -445,8 +461,10 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 			goto next;
 		}
 		/* A new source run starts a new ktraj run (concatenated
-		 * exports); its identity keeps the source run id, so
-		 * importing the same export again is idempotent. */
+		 * exports).  A run id (what `ktraj export` writes) is kept
+		 * as the run's id, so export + import into another store
+		 * gives the same run and importing it again adds nothing;
+		 * any other "run" string is an identity. */
 		if (!in_run || (r.run && (!cur_run || strcmp(r.run, cur_run)))) {
 			char ident[300];
 			cJSON *meta = cJSON_CreateObject();
@@ -461,8 +479,18 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 				goto fail_rec;
 			}
 			cJSON_AddStringToObject(meta, "source_run", cur_run);
-			snprintf(ident, sizeof(ident), "ktraj:%s", cur_run);
-			rc = kt_imp_run_begin(imp, ident, name, "ktraj", meta);
+			by_id = r.run && is_run_id(r.run);
+			if (by_id) {
+				/* stdin has no name to give it */
+				rc = kt_imp_run_begin_id(imp, r.run,
+							 strcmp(name, "-") ? name
+							 : r.run, "ktraj", meta);
+			} else {
+				snprintf(ident, sizeof(ident), "ktraj:%s",
+					 cur_run);
+				rc = kt_imp_run_begin(imp, ident, name, "ktraj",
+						      meta);
+			}
 			if (rc)
 				goto fail_rec;
 			in_run = 1;
@@ -476,7 +504,27 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 		ev.line = line;
 		ev.off = (uint64_t)(p - (const char *)f->data);
 		ev.rec_len = n;
+		/* An exported event (its run is a run id) keeps its
+		 * provenance, null included (the record it came from, which
+		 * `show --source` opens), and so its hash; other lines came
+		 * from this file. */
+		if (by_id && cJSON_GetObjectItemCaseSensitive(r.root, "prov")) {
+			prov = r.prov ? cJSON_PrintUnformatted(r.prov) : NULL;
+			if (r.prov && !prov) {
+				cJSON_Delete(ev.payload);
+				rc = KT_ENOMEM;
+				goto fail_rec;
+			}
+			ev.prov_json = prov ? prov : "";
+			/* the driver tells a grown source from another one by
+			 * the line and offset of the last stored event */
+			ev.line = prov_u64(r.prov, "line");
+			ev.off = prov_u64(r.prov, "off");
+			ev.rec_len = prov_u64(r.prov, "len");
+		}
 		rc = kt_imp_emit(imp, &ev, &got);
+		free(prov);
+		prov = NULL;
 		if (rc)
 			goto fail_rec;
 		events++;

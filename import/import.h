@@ -77,6 +77,12 @@ const kt_importer *kt_importer_find(const char *name);
  */
 int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
 		     const char *format, cJSON *meta /* consumed, may be NULL */);
+/* A run whose id is given (32 lowercase hex), not derived from an
+ * identity: a ktraj JSONL export names its run, and importing it keeps that
+ * id, so export + import into another store gives the same run.  KT_EINVAL
+ * for an id that is not 32 lowercase hex. */
+int kt_imp_run_begin_id(kt_imp *imp, const char *id, const char *name,
+			const char *format, cJSON *meta /* consumed */);
 int kt_imp_run_end(kt_imp *imp);
 /* The current run's id (valid between run_begin and run_end). */
 const char *kt_imp_run_id(const kt_imp *imp);
@@ -91,6 +97,10 @@ typedef struct kt_ev {
 	uint64_t line;       /* 1-based line (JSONL), 0 unknown */
 	uint64_t off;        /* byte offset of the record in the file */
 	uint64_t rec_len;    /* byte length of the raw record, 0 unknown */
+	/* Provenance JSON kept as given instead of the one made from
+	 * file/line/off (a ktraj JSONL import keeps its events' own, so their
+	 * hashes stay); "" = no provenance; NULL normally.  Not owned. */
+	const char *prov_json;
 } kt_ev;
 
 /* Emit one event into the current run; *seq gets its sequence number
