@@ -36,7 +36,9 @@
  * the model event that produced it (by message id, else by order), a tool
  * result's time is its tool event's completion, input messages get the
  * sample_init time.  Nested sub-agent model calls inside tool events and
- * sandbox exec events are not turned into events (they are tool internals).
+ * sandbox exec events are not turned into events (they are tool internals);
+ * the exit status of the exec a shell tool ran becomes its result's
+ * exit_code and the status of its compile events (link_execs).
  *
  * human:true is set for user messages from the dataset (source "input") and
  * for user messages a person typed at an Inspect input prompt (an `input`
@@ -313,6 +315,8 @@ static int push(const cJSON ***v, size_t *n, const cJSON *e)
 	return 0;
 }
 
+static void link_execs(struct ctx *c, const cJSON *events);
+
 static void index_events(struct ctx *c)
 {
 	const cJSON *e, *events = cJSON_GetObjectItemCaseSensitive(c->sample,
@@ -351,6 +355,129 @@ static void index_events(struct ctx *c)
 				c->rc = KT_ENOMEM;
 		}
 	}
+	link_execs(c, events);
+}
+
+/* ---- exit codes of shell tools ---------------------------------------------
+ * A tool's result message has no exit status; the sandbox `exec` event the
+ * tool ran has it (`result`).  Inspect opens a span of type "tool" (name =
+ * the function, parent = the tool event's span) around each tool call and
+ * logs the exec with that span's id; newer logs may nest the exec in the
+ * tool event's own `events`.  The exec whose command line contains the
+ * tool's command wins, else the last one (a tool may run a version check
+ * first).  Exit codes go only to shell tools (shell_cmd); other tools run
+ * helper processes whose status says nothing about the call. */
+static const char *shell_cmd(const char *fn, const cJSON *args);
+
+static const cJSON *pick_exec(const cJSON *const *ev, size_t n, size_t from,
+			      const char *span, const cJSON *nested,
+			      const char *cmd)
+{
+	const cJSON *best = NULL, *e;
+	int best_match = 0;
+
+	for (size_t i = from; i <= n; i++) {
+		const char *k, *ecmd;
+		int match;
+
+		if (i == n) {
+			/* then the exec events nested in the tool event */
+			if (!nested)
+				break;
+			e = nested;
+			nested = nested->next;
+			i--;
+		} else {
+			e = ev[i];
+			if (!span || !kt_impx_str(e, "span_id") ||
+			    strcmp(kt_impx_str(e, "span_id"), span))
+				continue;
+		}
+		k = kt_impx_str(e, "event");
+		if (!k || strcmp(k, "sandbox") ||
+		    !kt_impx_str(e, "action") ||
+		    strcmp(kt_impx_str(e, "action"), "exec") ||
+		    !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(e,
+								     "result")))
+			continue;
+		ecmd = kt_impx_str(e, "cmd");
+		match = cmd && *cmd && ecmd && strstr(ecmd, cmd);
+		if (match || !best_match) {
+			best = e;
+			best_match = match;
+		}
+	}
+	return best;
+}
+
+static void link_execs(struct ctx *c, const cJSON *events)
+{
+	const cJSON **ev = NULL, *e;
+	size_t n = 0, i;
+	char *used = NULL;
+
+	n = (size_t)cJSON_GetArraySize(events);
+	if (!n || !(ev = malloc(n * sizeof(*ev))) || !(used = calloc(n, 1)))
+		goto out;
+	i = 0;
+	cJSON_ArrayForEach(e, events)
+		ev[i++] = e;
+	for (i = 0; i < n; i++) {
+		const char *k = kt_impx_str(ev[i], "event"), *fn, *cmd, *sp;
+		const char *tspan = NULL;
+		const cJSON *args, *x;
+		struct ent *m;
+		size_t from = n;
+
+		if (!k || strcmp(k, "tool"))
+			continue;
+		fn = kt_impx_str(ev[i], "function");
+		args = cJSON_GetObjectItemCaseSensitive(ev[i], "arguments");
+		if (!(cmd = shell_cmd(fn, args)))
+			continue;
+		sp = kt_impx_str(ev[i], "span_id");
+		/* the tool span: a span_begin next to the tool event */
+		for (size_t d = 1; d <= 3 && !tspan; d++) {
+			for (int side = -1; side <= 1 && !tspan; side += 2) {
+				size_t j = side < 0 ? i - d : i + d;
+				const char *t, *nm, *par;
+
+				if ((side < 0 && d > i) || j >= n || used[j])
+					continue;
+				k = kt_impx_str(ev[j], "event");
+				t = kt_impx_str(ev[j], "type");
+				nm = kt_impx_str(ev[j], "name");
+				par = kt_impx_str(ev[j], "parent_id");
+				if (!k || strcmp(k, "span_begin") || !t ||
+				    strcmp(t, "tool") || (nm && strcmp(nm, fn)) ||
+				    (par && sp && strcmp(par, sp)))
+					continue;
+				tspan = kt_impx_str(ev[j], "id");
+				used[j] = 1;
+				from = j;
+			}
+		}
+		x = cJSON_GetObjectItemCaseSensitive(ev[i], "events");
+		x = pick_exec(ev, n, from, tspan,
+			      cJSON_IsArray(x) ? x->child : NULL, cmd);
+		if (x && (m = map_put(&c->tool_ts, kt_impx_str(ev[i], "id"))))
+			m->a = x;
+	}
+out:
+	free(ev);
+	free(used);
+}
+
+/* Exit status of the shell tool call `call_id`, -1 when unknown. */
+static int exit_of(struct ctx *c, const char *call_id)
+{
+	struct ent *m = map_get(&c->tool_ts, call_id);
+	double v;
+
+	if (!m || !m->a || !kt_impx_num(m->a, "result", &v) || v < 0 ||
+	    v > 255 || v != (int)v)
+		return -1;
+	return (int)v;
 }
 
 /* ---- content ---------------------------------------------------------------- */
@@ -622,6 +749,7 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 		int ok = !err || cJSON_IsNull(err);
 		uint64_t rseq;
 		const char *cmd;
+		int xc = -1;
 
 		if (!fn && call)
 			fn = call->a ? call->a->valuestring : NULL;
@@ -646,16 +774,19 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 			if (fn)
 				cJSON_AddStringToObject(x, "function", fn);
 		}
+		cmd = call ? shell_cmd(fn, call->b) : NULL;
+		if (cmd && (xc = exit_of(c, call_id)) >= 0)
+			cJSON_AddNumberToObject(p, "exit_code", xc);
 		rc = kt_impx_emit(c->imp, KT_KIND_TOOL_RESULT,
 				  call ? call->seq : 0, ts, "tool", p, c->f, 0,
 				  0, c->rec_len, &rseq);
 		p = NULL;
 		if (rc || !call)
 			goto out;
-		if ((cmd = shell_cmd(fn, call->b)))
+		if (cmd)
 			rc = kt_shell_classify(c->imp, call->seq, rseq, cmd,
-					       NULL, text.s ? text.s : "", -1,
-					       ok, ts);
+					       NULL, text.s ? text.s : "", xc,
+					       ok && xc <= 0, ts);
 		else if (ok)
 			rc = editor_edit(c, fn, call->b, call->seq);
 		goto out;

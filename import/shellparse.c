@@ -2037,6 +2037,11 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 		if (i == 0 || ps.it[i - 1].op != OP_OR)
 			for (; i < ps.nit; i++)
 				reached[i] = succ[i] = YES;
+	} else if (!ok && exit_code > 0 && !ps.opaque && ps.nit == 1) {
+		/* one pipeline that ran and ended non-zero (Inspect gives
+		 * the status of every shell call) */
+		reached[0] = YES;
+		succ[0] = NO;
 	}
 	/* 2. messages in the output */
 	for (i = 0; i < ps.nit; i++) {

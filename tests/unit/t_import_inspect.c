@@ -4,7 +4,8 @@
  * own fixtures in tests/data/import/inspect/ (mini.eval: v3 message pool,
  * attachments, two epochs, a truncated sample member, shell and editor
  * tools; journal_only.eval: a run still in progress; mono_v2.json: no
- * message ids, string arguments, a junk message, a dangling attachment).
+ * message ids, string arguments, a junk message, a dangling attachment;
+ * sandbox_exit.json: exit codes of shell tools from sandbox exec events).
  */
 #include "testutil.h"
 #include "imp_fixture.h"
@@ -272,6 +273,36 @@ static void test_fixture_mono(void **state)
 	if_free(&e);
 }
 
+/* sandbox_exit.json: a shell tool's exit status is in the sandbox exec of
+ * its tool span (before or after the tool event, after a version check,
+ * next to another span's exec) or nested in the tool event; a browser
+ * tool's helper status is not an exit code. */
+static void test_fixture_sandbox_exit(void **state)
+{
+	struct ifx *f = *state;
+	struct ievs e;
+	const struct iev *r;
+
+	assert_int_equal(if_import(f, FIX "sandbox_exit.json", NULL, 0), 0);
+	assert_int_equal(f->nruns, 1);
+	assert_int_equal(f->nwarn, 0);
+	e = if_events(f, f->ids[0]);
+	assert_int_equal(if_count(&e, KT_KIND_COMPILE), 3);
+	assert_int_equal((int)if_num(if_nth(&e, KT_KIND_COMPILE, 0)->p,
+				     "exit_code"), 2);
+	assert_int_equal((int)if_num(if_nth(&e, KT_KIND_COMPILE, 1)->p,
+				     "exit_code"), 2);
+	assert_int_equal((int)if_num(if_nth(&e, KT_KIND_COMPILE, 2)->p,
+				     "exit_code"), 0);
+	assert_int_equal(if_count_num(&e, KT_KIND_TOOL_RESULT, "exit_code", 1.5,
+				      2.5), 2);
+	assert_int_equal(if_count_num(&e, KT_KIND_TOOL_RESULT, "exit_code", -0.5,
+				      0.5), 1);
+	r = if_nth(&e, KT_KIND_TOOL_RESULT, 3);
+	assert_null(cJSON_GetObjectItem(r->p, "exit_code"));
+	if_free(&e);
+}
+
 static void test_detect(void **state)
 {
 	const kt_importer *im = kt_importer_find("inspect");
@@ -320,6 +351,8 @@ int main(void)
 						if_setup, if_teardown),
 		cmocka_unit_test_setup_teardown(test_fixture_mono, if_setup,
 						if_teardown),
+		cmocka_unit_test_setup_teardown(test_fixture_sandbox_exit,
+						if_setup, if_teardown),
 		cmocka_unit_test(test_detect),
 	};
 
