@@ -2,17 +2,64 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli.h"
+#include "outfmt.h"
 #include "wsutil.h"
 
 static const char usage[] =
-	"usage: ktraj cat RUN PATH [--at SEQ]\n"
+	"usage: ktraj cat RUN PATH [--at SEQ] [--json [--base64]]\n"
 	"\n"
 	"Print the content of PATH in the workspace of RUN after step SEQ\n"
 	"(default: after the last step), as rebuilt from the run's edits and\n"
 	"observed file contents.  PATH is a path as `ktraj log` shows it, or a\n"
 	"suffix of exactly one such path (src/x.cu).  Exit 4 when the file did\n"
-	"not exist at that step.\n";
+	"not exist at that step.\n"
+	"--json    one object: run, path, at (the step), blob (SHA-256 hex of\n"
+	"          the content), bytes, binary, and content (the text; left out\n"
+	"          for a file that is not UTF-8 text)\n"
+	"--base64  with --json: content_base64 (the exact bytes) instead of\n"
+	"          content, for every file\n";
+
+static int put_json(struct cli *c, kt_store *s, const char *run,
+		    const char *path, uint64_t at, const void *data, size_t len,
+		    int b64)
+{
+	unsigned char h[KT_HASH_LEN];
+	char hex[KT_HASH_HEX + 1], *t = NULL;
+	kt_run_info ri;
+	cJSON *o = cJSON_CreateObject();
+	int rc = 0;
+
+	if (!at) {
+		rc = kt_run_get(s, run, &ri);
+		if (rc) {
+			cJSON_Delete(o);
+			return cli_store_err(c, s, rc, run);
+		}
+		at = ri.n_events;
+	}
+	kt_sha256(data, len, h);
+	kt_hex(h, KT_HASH_LEN, hex);
+	if (o) {
+		cJSON_AddStringToObject(o, "run", run);
+		cJSON_AddStringToObject(o, "path", path);
+		cJSON_AddNumberToObject(o, "at", (double)at);
+		cJSON_AddStringToObject(o, "blob", hex);
+		cJSON_AddNumberToObject(o, "bytes", (double)len);
+		cJSON_AddBoolToObject(o, "binary", !cli_is_text(data, len));
+	}
+	if (!o || cli_json_add_bytes(o, "content", data, len,
+				     b64 ? CLI_BYTES_BASE64 : CLI_BYTES_TEXT) < 0 ||
+	    !(t = cJSON_PrintUnformatted(o)))
+		rc = cli_err(c, "out of memory");
+	else if (puts(t) < 0 || fflush(stdout))
+		rc = cli_err(c, "write error");
+	free(t);
+	cJSON_Delete(o);
+	return rc;
+}
 
 int cmd_cat(struct cli *c, int argc, char **argv)
 {
@@ -22,7 +69,7 @@ int cmd_cat(struct cli *c, int argc, char **argv)
 	void *data = NULL;
 	size_t len;
 	kt_store *s = NULL;
-	int i, rc, deleted;
+	int i, rc, deleted, json = 0, b64 = 0;
 
 	if (cli_wants_help(argc, argv, usage))
 		return KT_EXIT_OK;
@@ -31,6 +78,10 @@ int cmd_cat(struct cli *c, int argc, char **argv)
 			at_arg = argv[++i];
 		else if (!strncmp(argv[i], "--at=", 5))
 			at_arg = argv[i] + 5;
+		else if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (!strcmp(argv[i], "--base64"))
+			b64 = 1;
 		else if (argv[i][0] == '-' && argv[i][1])
 			return cli_usage(c, "unknown option '%s'", argv[i]);
 		else if (!spec)
@@ -42,6 +93,8 @@ int cmd_cat(struct cli *c, int argc, char **argv)
 	}
 	if (!path)
 		return cli_usage(c, "needs RUN and PATH");
+	if (b64 && !json)
+		return cli_usage(c, "--base64 goes with --json");
 	rc = cli_open(c, 0, &s);
 	if (rc)
 		return rc;
@@ -58,6 +111,8 @@ int cmd_cat(struct cli *c, int argc, char **argv)
 		rc = KT_EXIT_NOTFOUND;
 	} else if (rc) {
 		rc = cli_store_err(c, s, rc, stored);
+	} else if (json) {
+		rc = put_json(c, s, run, stored, at, data, len, b64);
 	} else if (fwrite(data, 1, len, stdout) != len || fflush(stdout)) {
 		rc = cli_err(c, "write error");
 	}

@@ -2,18 +2,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli.h"
+#include "outfmt.h"
 #include "udiff.h"
 #include "wsutil.h"
 
 static const char usage[] =
-	"usage: ktraj diff RUN SEQ_A SEQ_B [PATH] [-U N]\n"
+	"usage: ktraj diff RUN SEQ_A SEQ_B [PATH] [-U N] [--json]\n"
 	"\n"
 	"Unified diff (diff -u, git style a/ b/ labels) of the workspace of RUN\n"
 	"between the state after step SEQ_A and after step SEQ_B: every file\n"
 	"that changed, or only PATH (as stored or a unique suffix).  Created\n"
 	"and deleted files diff against /dev/null.  -U N sets the lines of\n"
-	"context (3).  Prints nothing when nothing changed.\n";
+	"context (3).  Prints nothing when nothing changed.\n"
+	"--json  one object per changed file: path, from_seq, to_seq (SEQ_A,\n"
+	"        SEQ_B), op (create, modify, delete), before and after (blob\n"
+	"        SHA-256 hex, null when absent), binary (a side is not UTF-8\n"
+	"        text), and diff (the unified diff text; null when binary)\n";
 
 struct paths {
 	char **p;
@@ -55,8 +62,68 @@ static int state(kt_store *s, const char *run, const char *path, uint64_t at,
 	return rc ? rc : !deleted;
 }
 
+/* One changed file as the --json object. */
+static int put_json(struct cli *c, const char *path, uint64_t a, uint64_t b,
+		    const unsigned char *ha, const unsigned char *hb,
+		    const void *da, size_t la, const void *db, size_t lb,
+		    const char *lab_a, const char *lab_b, int binary, int ctx)
+{
+	char hex[KT_HASH_HEX + 1], *t = NULL, *text = NULL;
+	size_t tlen = 0;
+	cJSON *o = cJSON_CreateObject();
+	FILE *m = NULL;
+	int rc = 0;
+
+	if (!o)
+		goto oom;
+	cJSON_AddStringToObject(o, "path", path);
+	cJSON_AddNumberToObject(o, "from_seq", (double)a);
+	cJSON_AddNumberToObject(o, "to_seq", (double)b);
+	cJSON_AddStringToObject(o, "op", !ha ? "create" : !hb ? "delete" : "modify");
+	if (ha) {
+		kt_hex(ha, KT_HASH_LEN, hex);
+		cJSON_AddStringToObject(o, "before", hex);
+	} else {
+		cJSON_AddNullToObject(o, "before");
+	}
+	if (hb) {
+		kt_hex(hb, KT_HASH_LEN, hex);
+		cJSON_AddStringToObject(o, "after", hex);
+	} else {
+		cJSON_AddNullToObject(o, "after");
+	}
+	cJSON_AddBoolToObject(o, "binary", binary);
+	if (binary) {
+		cJSON_AddNullToObject(o, "diff");
+	} else {
+		m = open_memstream(&text, &tlen);
+		if (!m || kt_udiff(da, la, db, lb, lab_a, lab_b, ctx, m) < 0 ||
+		    fclose(m))
+			goto oom;
+		m = NULL;
+		if (!cJSON_AddStringToObject(o, "diff", text))
+			goto oom;
+	}
+	t = cJSON_PrintUnformatted(o);
+	if (!t)
+		goto oom;
+	if (puts(t) < 0)
+		rc = cli_err(c, "write error");
+	goto out;
+oom:
+	rc = cli_err(c, "out of memory");
+out:
+	if (m)
+		fclose(m);
+	free(text);
+	free(t);
+	cJSON_Delete(o);
+	return rc;
+}
+
 static int diff_path(struct cli *c, kt_store *s, const char *run,
-		     const char *path, uint64_t a, uint64_t b, int ctx)
+		     const char *path, uint64_t a, uint64_t b, int ctx,
+		     int json)
 {
 	unsigned char ha[KT_HASH_LEN], hb[KT_HASH_LEN];
 	void *da = NULL, *db = NULL;
@@ -84,6 +151,14 @@ static int diff_path(struct cli *c, kt_store *s, const char *run,
 		rc = cli_store_err(c, s, rc, path);
 		goto out;
 	}
+	if (json) {
+		rc = put_json(c, path, a, b, sa ? ha : NULL, sb ? hb : NULL,
+			      da, la, db, lb, sa ? lab_a : "/dev/null",
+			      sb ? lab_b : "/dev/null",
+			      (da && !cli_is_text(da, la)) ||
+			      (db && !cli_is_text(db, lb)), ctx);
+		goto out;
+	}
 	if ((da && memchr(da, 0, la)) || (db && memchr(db, 0, lb))) {
 		printf("Binary files %s and %s differ\n",
 		       sa ? lab_a : "/dev/null", sb ? lab_b : "/dev/null");
@@ -107,7 +182,7 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 	struct paths ps = { 0 };
 	uint64_t a, b;
 	kt_store *s = NULL;
-	int i, np = 0, rc, ctx = 3;
+	int i, np = 0, rc, ctx = 3, json = 0;
 	size_t k;
 
 	if (cli_wants_help(argc, argv, usage))
@@ -119,6 +194,8 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 			if (cli_u64(argv[++i], &u) || u > 100000)
 				return cli_usage(c, "-U needs a number of lines");
 			ctx = (int)u;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return cli_usage(c, "unknown option '%s'", argv[i]);
 		} else if (np < 4) {
@@ -139,7 +216,7 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 	if (pos[3]) {
 		if ((rc = cli_path_resolve(c, s, run, pos[3], a, b, &stored)))
 			goto out;
-		rc = diff_path(c, s, run, stored, a, b, ctx);
+		rc = diff_path(c, s, run, stored, a, b, ctx, json);
 		goto out;
 	}
 	/* files that exist at either step (one deleted in between exists
@@ -154,7 +231,7 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 	qsort(ps.p, ps.n, sizeof(*ps.p), cmp_str);
 	for (k = 0; k < ps.n && !rc; k++)
 		if (k == 0 || strcmp(ps.p[k], ps.p[k - 1]))
-			rc = diff_path(c, s, run, ps.p[k], a, b, ctx);
+			rc = diff_path(c, s, run, ps.p[k], a, b, ctx, json);
 out:
 	for (k = 0; k < ps.n; k++)
 		free(ps.p[k]);

@@ -19,7 +19,9 @@ static const char usage[] =
 	"--json    the event as one JSON object (as in `export --format jsonl`)\n"
 	"--source  the original record the event was imported from, read back\n"
 	"          from the source file named in the run's metadata; it must still\n"
-	"          exist and have the SHA-256 recorded at import\n";
+	"          exist and have the SHA-256 recorded at import.  With --json one\n"
+	"          object: run, seq, prov and source (the record's text, or\n"
+	"          source_base64 when it is not UTF-8 text)\n";
 
 /* Multi-line strings print as indented blocks, the rest as JSON. */
 static void show_member(const cJSON *v, const char *key, int depth)
@@ -165,7 +167,47 @@ out:
 	return buf;
 }
 
-static int show_source(struct cli *c, const kt_run_info *ri, const kt_event *ev)
+/* The record bytes, raw (and a newline when nl) or, with json, as one
+ * object {run, seq, prov, source} ("source_base64" when they are not UTF-8
+ * text). */
+static int put_source(struct cli *c, const char *run, const kt_event *ev,
+		      const unsigned char *rec, size_t len, int json, int nl)
+{
+	cJSON *o, *prov;
+	char *t = NULL;
+	int rc = KT_EXIT_OK;
+
+	if (!json) {
+		fwrite(rec, 1, len, stdout);
+		if (nl)
+			fputc('\n', stdout);
+		return ferror(stdout) ? cli_err(c, "write error") : KT_EXIT_OK;
+	}
+	o = cJSON_CreateObject();
+	prov = ev->prov_json ? cJSON_Parse(ev->prov_json) : NULL;
+	if (o) {
+		cJSON_AddStringToObject(o, "run", run);
+		cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
+		if (prov)
+			cJSON_AddItemToObject(o, "prov", prov);
+		else
+			cJSON_AddNullToObject(o, "prov");
+		prov = NULL;
+	}
+	if (!o || cli_json_add_bytes(o, "source", rec, len,
+				     CLI_BYTES_TEXT_OR_BASE64) < 0 ||
+	    !(t = cJSON_PrintUnformatted(o)))
+		rc = cli_err(c, "out of memory");
+	else if (puts(t) < 0 || fflush(stdout))
+		rc = cli_err(c, "write error");
+	free(t);
+	cJSON_Delete(prov);
+	cJSON_Delete(o);
+	return rc;
+}
+
+static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
+		       const kt_event *ev, int json)
 {
 	cJSON *prov = ev->prov_json ? cJSON_Parse(ev->prov_json) : NULL;
 	cJSON *meta = ri->meta_json ? cJSON_Parse(ri->meta_json) : NULL, *src;
@@ -223,10 +265,10 @@ static int show_source(struct cli *c, const kt_run_info *ri, const kt_event *ev)
 	}
 	if (cJSON_IsNumber(off) && cJSON_IsNumber(rlen) && rlen->valuedouble > 0 &&
 	    off->valuedouble >= 0 && off->valuedouble + rlen->valuedouble <= (double)len) {
-		fwrite(data + (size_t)off->valuedouble, 1, (size_t)rlen->valuedouble, stdout);
-		fputc('\n', stdout);
+		rc = put_source(c, run, ev, data + (size_t)off->valuedouble,
+				(size_t)rlen->valuedouble, json, 1);
 	} else if (cJSON_IsNumber(line) && line->valuedouble >= 1) {
-		const unsigned char *p = data, *end = data + len;
+		const unsigned char *p = data, *end = data + len, *nl;
 		double l;
 
 		for (l = 1; l < line->valuedouble && p < end; l++) {
@@ -237,13 +279,13 @@ static int show_source(struct cli *c, const kt_run_info *ri, const kt_event *ev)
 			rc = cli_err(c, "source %s has no line %.0f", path, line->valuedouble);
 			goto out;
 		}
-		fwrite(p, 1, strcspn((const char *)p, "\n"), stdout);
-		fputc('\n', stdout);
+		nl = memchr(p, '\n', (size_t)(end - p));
+		rc = put_source(c, run, ev, p, (size_t)((nl ? nl : end) - p),
+				json, 1);
 	} else {
 		/* the event came from the whole file */
-		fwrite(data, 1, len, stdout);
+		rc = put_source(c, run, ev, data, len, json, 0);
 	}
-	rc = ferror(stdout) ? cli_err(c, "write error") : KT_EXIT_OK;
 out:
 	free(data);
 	cJSON_Delete(prov);
@@ -304,7 +346,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 	} else if (rc) {
 		rc = cli_store_err(c, s, rc, "reading the event");
 	} else if (source) {
-		rc = show_source(c, &ri, &ev);
+		rc = show_source(c, run, &ri, &ev, json);
 	} else if (json) {
 		cJSON *o = kt_evjson(run, &ev);
 		char *t = o ? cJSON_PrintUnformatted(o) : NULL;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "outfmt.h"
 #include "evjson.h"
 #include "../import/import.h"
 #include "../import/ktraj_jsonl.h"
@@ -126,43 +127,6 @@ static int collect(cJSON *node, struct refs *rs)
 	return 0;
 }
 
-/* Valid UTF-8 without NUL: then the blob travels as readable "text". */
-static int is_text(const unsigned char *p, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned c = p[i];
-		size_t k, need;
-
-		if (c == 0)
-			return 0;
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			need = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			need = 2;
-		else if (c >= 0xf0 && c <= 0xf4)
-			need = 3;
-		else
-			return 0;
-		for (k = 1; k <= need; k++)
-			if (i + k >= n || (p[i + k] & 0xc0) != 0x80)
-				return 0;
-		/* overlong 3/4-byte forms, surrogates, > U+10FFFF */
-		if ((c == 0xe0 && p[i + 1] < 0xa0) ||
-		    (c == 0xed && p[i + 1] >= 0xa0) ||
-		    (c == 0xf0 && p[i + 1] < 0x90) ||
-		    (c == 0xf4 && p[i + 1] >= 0x90))
-			return 0;
-		i += need + 1;
-	}
-	return 1;
-}
-
 static int put_line(FILE *out, cJSON *o)
 {
 	char *t = cJSON_PrintUnformatted(o);
@@ -206,7 +170,7 @@ static int put_blob(kt_store *s, kt_redactor *red, struct blobset *seen,
 	if (!e || !o)
 		goto out;
 	memcpy(e->nh, ref->h, KT_HASH_LEN);
-	if (red && is_text(data, len)) {
+	if (red && cli_is_text(data, len)) {
 		size_t rl;
 
 		red_data = kt_redact_text(red, data, len, &rl);
@@ -231,7 +195,7 @@ static int put_blob(kt_store *s, kt_redactor *red, struct blobset *seen,
 		}
 		cJSON_AddStringToObject(o, "path", red_path ? red_path : ref->hint);
 	}
-	if (is_text(data, len)) {
+	if (cli_is_text(data, len)) {
 		cJSON_AddStringToObject(o, "text", data);
 	} else {
 		b64 = kt_base64_encode(data, len);

@@ -129,3 +129,162 @@ bench_fail() { # MODE: runs bench on the failing fake harness, stderr to err
 	[ "${e[1]}" = "second line of detail" ]
 	[ "${#e[@]}" -eq 2 ]
 }
+
+# ---- cat / diff / show --source with --json -------------------------------------
+
+# the run "bin": a note, a text file (2), then binary content (3: NUL and
+# invalid UTF-8)
+append_binary() {
+	python3 - <<'PY' | "$KTRAJ" append bin >/dev/null
+import base64, hashlib, json
+print(json.dumps({"kind": "note", "payload": {"text": "start"}}))
+def blob(b, path):
+    h = hashlib.sha256(b).hexdigest()
+    print(json.dumps({"blob": h, "path": path, "base64": base64.b64encode(b).decode()}))
+    return h
+t1 = b"hello\n"
+b2 = bytes([0x7f, 0x45, 0x4c, 0x46, 0, 1, 0xff, 0xfe, 10])
+h1 = blob(t1, "/w/k.bin")
+print(json.dumps({"kind": "edit", "payload": {"path": "/w/k.bin", "op": "create", "before": None, "after": h1, "tool": "Write"}}))
+h2 = blob(b2, "/w/k.bin")
+print(json.dumps({"kind": "edit", "payload": {"path": "/w/k.bin", "op": "modify", "before": h1, "after": h2, "tool": "Write"}}))
+PY
+}
+
+@test "cat --json: one object with run, path, at, blob, bytes and the content; --base64 the exact bytes" {
+	"$KTRAJ" append ed <"$ED" >/dev/null
+	id=$(printf 'append:ed' | sha256sum | cut -c1-32)
+	run "$KTRAJ" cat ed src/kernel.cu --json
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	echo "$output" >"$BATS_TEST_TMPDIR/last.json"
+	"$KTRAJ" cat ed src/kernel.cu --json --at 4 >"$BATS_TEST_TMPDIR/at4.json"
+	"$KTRAJ" cat ed src/kernel.cu --json --at 17 --base64 >"$BATS_TEST_TMPDIR/b64.json"
+	python3 - "$BATS_TEST_TMPDIR" "$ED" "$id" <<'PY'
+import base64, hashlib, json, os, sys
+d, ed, rid = sys.argv[1:4]
+vers = [json.loads(l)["text"] for l in open(ed) if '"blob"' in l and json.loads(l).get("path") == "/work/proj/src/kernel.cu"]
+last = json.load(open(os.path.join(d, "last.json")))
+n = sum(1 for l in open(ed) if '"kind"' in l)
+assert last["run"] == rid and last["path"] == "/work/proj/src/kernel.cu", last
+assert last["at"] == n and last["content"] == vers[-1] and last["binary"] is False, last
+assert last["bytes"] == len(vers[-1].encode()) and last["blob"] == hashlib.sha256(vers[-1].encode()).hexdigest()
+a4 = json.load(open(os.path.join(d, "at4.json")))
+assert a4["at"] == 4 and a4["content"] == vers[0], a4
+b = json.load(open(os.path.join(d, "b64.json")))
+assert "content" not in b and base64.b64decode(b["content_base64"]).decode() == vers[1], b
+assert b["blob"] == hashlib.sha256(vers[1].encode()).hexdigest()
+PY
+	# the plain output is the same bytes
+	"$KTRAJ" cat ed src/kernel.cu >"$BATS_TEST_TMPDIR/plain"
+	python3 -c 'import json,sys; sys.stdout.write(json.load(open(sys.argv[1]))["content"])' \
+		"$BATS_TEST_TMPDIR/last.json" | cmp - "$BATS_TEST_TMPDIR/plain"
+	run "$KTRAJ" cat ed src/kernel.cu --base64
+	[ "$status" -eq 2 ]
+	[[ "$output" == "ktraj: cat: --base64 goes with --json"* ]]
+}
+
+@test "cat --json of a binary file: binary true, content left out, --base64 gives the bytes" {
+	append_binary
+	run "$KTRAJ" cat bin k.bin --json
+	[ "$status" -eq 0 ]
+	echo "$output" | python3 -c '
+import json, sys
+o = json.loads(sys.stdin.read())
+assert o["binary"] is True and "content" not in o and "content_base64" not in o and o["bytes"] == 9, o'
+	run "$KTRAJ" cat bin k.bin --json --base64
+	[ "$status" -eq 0 ]
+	echo "$output" | python3 -c '
+import base64, hashlib, json, sys
+o = json.loads(sys.stdin.read())
+b = base64.b64decode(o["content_base64"])
+assert b == bytes([0x7f, 0x45, 0x4c, 0x46, 0, 1, 0xff, 0xfe, 10]) and o["blob"] == hashlib.sha256(b).hexdigest(), o'
+	# a step where the file did not exist is still exit 4, one line
+	run "$KTRAJ" cat bin /w/k.bin --json --at 1
+	[ "$status" -eq 4 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "ktraj: cat: "* ]]
+}
+
+@test "diff --json: one object per changed file whose diff is the text diff's" {
+	"$KTRAJ" append ed <"$ED" >/dev/null
+	n=$(grep -c '"kind"' "$ED")
+	run "$KTRAJ" diff ed 4 "$n" --json
+	[ "$status" -eq 0 ]
+	echo "$output" >"$BATS_TEST_TMPDIR/d.json"
+	"$KTRAJ" diff ed 4 "$n" >"$BATS_TEST_TMPDIR/d.txt"
+	"$KTRAJ" diff ed 4 14 --json >"$BATS_TEST_TMPDIR/d14.json"
+	"$KTRAJ" diff ed 14 "$n" --json >"$BATS_TEST_TMPDIR/del.json"
+	python3 - "$BATS_TEST_TMPDIR" "$ED" "$n" <<'PY'
+import hashlib, json, os, sys
+d, ed, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+blobs = {json.loads(l)["blob"]: json.loads(l)["text"] for l in open(ed) if '"blob"' in l}
+rows = [json.loads(l) for l in open(os.path.join(d, "d.json"))]
+assert [r["path"] for r in rows] == sorted(r["path"] for r in rows)
+by = {r["path"]: r for r in rows}
+assert set(by) == {"/work/proj/src/kernel.cu", "/work/proj/test/kernel.cu"}, by.keys()
+k = by["/work/proj/src/kernel.cu"]
+assert (k["from_seq"], k["to_seq"], k["op"], k["binary"]) == (4, n, "modify", False), k
+assert k["before"] in blobs and k["after"] in blobs and k["before"] != k["after"]
+assert k["diff"].startswith("--- a/work/proj/src/kernel.cu\n+++ b/work/proj/src/kernel.cu\n@@ ")
+t = by["/work/proj/test/kernel.cu"]
+assert t["op"] == "create" and t["before"] is None and t["after"] in blobs
+assert t["diff"].startswith("--- /dev/null\n")
+# the JSON diffs are the text output, file by file
+assert "".join(r["diff"] for r in rows) == open(os.path.join(d, "d.txt")).read()
+r14 = {r["path"]: r for r in map(json.loads, open(os.path.join(d, "d14.json")))}
+assert r14["/work/proj/src/util.h"]["op"] == "create"
+dl = {r["path"]: r for r in map(json.loads, open(os.path.join(d, "del.json")))}
+u = dl["/work/proj/src/util.h"]
+assert u["op"] == "delete" and u["after"] is None and u["before"] in blobs and u["diff"].startswith("--- a/work/proj/src/util.h\n+++ /dev/null\n"), u
+PY
+	# nothing changed: no output
+	run "$KTRAJ" diff ed 4 4 --json
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "diff --json of a binary change: binary true, diff null, both hashes" {
+	append_binary
+	run "$KTRAJ" diff bin 1 3 --json
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	echo "$output" | python3 -c '
+import hashlib, json, sys
+o = json.loads(sys.stdin.read())
+assert o["op"] == "create" and o["binary"] is True and o["diff"] is None, o
+assert o["before"] is None and o["after"] == hashlib.sha256(bytes([0x7f, 0x45, 0x4c, 0x46, 0, 1, 0xff, 0xfe, 10])).hexdigest(), o'
+	run "$KTRAJ" diff bin 2 3 --json
+	echo "$output" | python3 -c '
+import hashlib, json, sys
+o = json.loads(sys.stdin.read())
+assert o["op"] == "modify" and o["binary"] is True and o["diff"] is None, o
+assert o["before"] == hashlib.sha256(b"hello\n").hexdigest(), o'
+}
+
+@test "show --source --json: one object with run, seq, prov and the raw record" {
+	mkdir -p "$BATS_TEST_TMPDIR/src"
+	cp "$ED" "$BATS_TEST_TMPDIR/src/e.jsonl"
+	"$KTRAJ" import "$BATS_TEST_TMPDIR/src/e.jsonl" >/dev/null 2>&1
+	run "$KTRAJ" show e 5 --source --json
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	echo "$output" >"$BATS_TEST_TMPDIR/o.json"
+	"$KTRAJ" show e 5 --source >"$BATS_TEST_TMPDIR/raw"
+	"$KTRAJ" show e 5 --json >"$BATS_TEST_TMPDIR/ev.json"
+	python3 - "$BATS_TEST_TMPDIR" "$ED" <<'PY'
+import json, os, sys
+d, ed = sys.argv[1:3]
+o = json.load(open(os.path.join(d, "o.json")))
+ev = json.load(open(os.path.join(d, "ev.json")))
+want = [l.rstrip("\n") for l in open(ed) if l.startswith('{"seq":5,')][0]
+assert o["source"] == want and o["source"] + "\n" == open(os.path.join(d, "raw")).read(), o
+assert o["run"] == ev["run"] and o["seq"] == 5 and o["prov"] == ev["prov"] and o["prov"]["src"], (o, ev)
+PY
+	# a source that changed is still one error line, not JSON
+	echo changed >>"$BATS_TEST_TMPDIR/src/e.jsonl"
+	run "$KTRAJ" show e 5 --source --json
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "ktraj: show: source "*"changed since import"* ]]
+}
