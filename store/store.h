@@ -199,7 +199,7 @@ typedef struct kt_event {
  * then hashes the bytes as given.  prov_json is canonicalized always. */
 #define KT_EV_CANONICAL 0x1u
 /* kt_event.flags, out only: the event came from a header-only read
- * (kt_event_head / kt_event_foreach_head): actor, prov_json and payload are
+ * (KT_READ_HEAD without KT_READ_BODY): actor, prov_json and payload are
  * NULL, payload_len is 0.  Never pass it to kt_event_append. */
 #define KT_EV_HEAD 0x2u
 
@@ -213,30 +213,59 @@ typedef struct kt_event {
 int kt_event_append(kt_store *s, const char *run, kt_event *ev);
 
 /*
- * Read event (run, seq).  All pointers in *ev are owned by s and valid until
- * the next call on s.  Errors: KT_ENOTFOUND, KT_ECORRUPT.
+ * Reads with a choice of what to fill (`how`, bits below), and scans with a
+ * mask of kinds.  Costs are those of the store layout (FORMAT.md "events"):
+ *
+ *  KT_READ_HEAD  seq, kind, parent, ts_ns.  actor, prov_json and payload are
+ *                NULL, payload_len 0, hash and chain zeroed, flags
+ *                KT_EV_HEAD.  Never decompresses: one B-tree lookup (read)
+ *                or cursor step (scan) per event.  A corrupt body is found
+ *                by a BODY read or by kt_store_verify, not here.
+ *  KT_READ_BODY  also actor, prov_json, payload (flags KT_EV_CANONICAL):
+ *                decompresses the event body.
+ *  KT_READ_HASH  also the event hash and the chain value after the event;
+ *                without it both are zeroed.  Free with today's layout; a
+ *                later layout may compute them (callers that do not need
+ *                them should not ask).
+ *
+ * kt_event_read reads event (run, seq); pointers in *ev are owned by s and
+ * valid until the next call on s.  kt_event_scan calls fn for each event of
+ * `run` with first <= seq <= last (first 0 = 1, last 0 = to the end) in seq
+ * order whose kind is in `kinds` (a mask of KT_KIND_BIT(kind); 0 = all
+ * kinds); events of other kinds are skipped without decompression.  fn gets
+ * an event whose pointers are valid during the call only; reads
+ * (kt_event_read, kt_blob_get) are allowed inside it.  The scan stops when
+ * fn returns non-zero and returns that value.
+ * Errors: KT_ENOTFOUND (read: no such event), KT_ECORRUPT, KT_EINVAL
+ * (unknown bits in how, bad run id), KT_EIO.
  */
+#define KT_READ_HEAD 0u
+#define KT_READ_BODY 1u
+#define KT_READ_HASH 2u
+#define KT_KIND_BIT(k) (1u << (k))
+
+int kt_event_read(kt_store *s, const char *run, uint64_t seq, unsigned how,
+		  kt_event *ev);
+int kt_event_scan(kt_store *s, const char *run, uint64_t first, uint64_t last,
+		  unsigned kinds, unsigned how,
+		  int (*fn)(const kt_event *, void *), void *arg);
+
+/* kt_event_read(s, run, seq, KT_READ_BODY | KT_READ_HASH, ev). */
 int kt_event_get(kt_store *s, const char *run, uint64_t seq, kt_event *ev);
 
 /*
- * Iterate events of `run` with first <= seq <= last (last 0 = to the end),
- * optionally only of `kind` (0 = all).  fn gets an event whose pointers are
- * valid during the call only.  Stops when fn returns non-zero; returns that.
+ * kt_event_scan with KT_READ_BODY | KT_READ_HASH and one kind (0 = all; a
+ * number that is not a kind matches nothing).
  */
 int kt_event_foreach(kt_store *s, const char *run, uint64_t first,
 		     uint64_t last, int kind,
 		     int (*fn)(const kt_event *, void *), void *arg);
 
 /*
- * Header-only variants of kt_event_get / kt_event_foreach: they fill seq,
- * kind, parent, ts_ns, hash and chain from the clear event header
- * (FORMAT.md "events") and never decompress the body, so they cost one
- * B-tree lookup or cursor step per event.  actor, prov_json and payload are
- * NULL (actor lives in the compressed body), payload_len is 0, flags is
- * KT_EV_HEAD.  Use them where only kinds, times, parents or hashes are
- * needed; fetch the payload of a chosen event with kt_event_get (allowed
- * inside the callback).  The body is not checked: a corrupt body is found
- * by the full read or by kt_store_verify.  Errors as the full variants.
+ * Header-only variants of kt_event_get / kt_event_foreach: KT_READ_HEAD
+ * (seq, kind, parent, ts_ns; hash and chain are zeroed, not promised).
+ * Fetch the payload of a chosen event with kt_event_read (allowed inside
+ * the callback).
  */
 int kt_event_head(kt_store *s, const char *run, uint64_t seq, kt_event *ev);
 int kt_event_foreach_head(kt_store *s, const char *run, uint64_t first,

@@ -462,15 +462,25 @@ static int ev_head(kt_store *s, uint64_t seq, const MDB_val *v, kt_event *ev)
 	return 0;
 }
 
-static int event_get(kt_store *s, const char *run, uint64_t seq, kt_event *ev,
-		     int head)
+/* Apply `how` to an event filled by ev_decode or ev_head: the hash and chain
+ * are promised only with KT_READ_HASH (layout v2 computes them on demand). */
+static void ev_how(kt_event *ev, unsigned how)
+{
+	if (!(how & KT_READ_HASH)) {
+		memset(ev->hash, 0, KT_HASH_LEN);
+		memset(ev->chain, 0, KT_HASH_LEN);
+	}
+}
+
+int kt_event_read(kt_store *s, const char *run, uint64_t seq, unsigned how,
+		  kt_event *ev)
 {
 	unsigned char key[KT_RUN_BIN + 8];
 	MDB_val k = { sizeof(key), key }, v;
 	MDB_txn *txn;
 	int rc;
 
-	if (!s || !ev)
+	if (!s || !ev || (how & ~(KT_READ_BODY | KT_READ_HASH)))
 		return KT_EINVAL;
 	rc = kt_run_bin(s, run, key);
 	if (rc)
@@ -485,27 +495,29 @@ static int event_get(kt_store *s, const char *run, uint64_t seq, kt_event *ev,
 			    (unsigned long long)seq);
 	else if (rc)
 		rc = kt_mdb_err(s, rc, "event lookup");
-	else if (head)
+	else if (!(how & KT_READ_BODY))
 		rc = ev_head(s, seq, &v, ev);
 	else
 		rc = ev_decode(s, seq, &v, &s->evbuf, ev, 0);
+	if (rc == 0)
+		ev_how(ev, how);
 	kt_rd_end(s, txn);
 	return rc;
 }
 
 int kt_event_get(kt_store *s, const char *run, uint64_t seq, kt_event *ev)
 {
-	return event_get(s, run, seq, ev, 0);
+	return kt_event_read(s, run, seq, KT_READ_BODY | KT_READ_HASH, ev);
 }
 
 int kt_event_head(kt_store *s, const char *run, uint64_t seq, kt_event *ev)
 {
-	return event_get(s, run, seq, ev, 1);
+	return kt_event_read(s, run, seq, KT_READ_HEAD, ev);
 }
 
-static int event_foreach(kt_store *s, const char *run, uint64_t first,
-			 uint64_t last, int kind, int head,
-			 int (*fn)(const kt_event *, void *), void *arg)
+int kt_event_scan(kt_store *s, const char *run, uint64_t first, uint64_t last,
+		  unsigned kinds, unsigned how,
+		  int (*fn)(const kt_event *, void *), void *arg)
 {
 	unsigned char key[KT_RUN_BIN + 8];
 	MDB_val k = { sizeof(key), key }, v;
@@ -515,7 +527,7 @@ static int event_foreach(kt_store *s, const char *run, uint64_t first,
 	kt_event ev;
 	int rc;
 
-	if (!s || !fn)
+	if (!s || !fn || (how & ~(KT_READ_BODY | KT_READ_HASH)))
 		return KT_EINVAL;
 	rc = kt_run_bin(s, run, key);
 	if (rc)
@@ -543,13 +555,15 @@ static int event_foreach(kt_store *s, const char *run, uint64_t first,
 			break;
 		/* the kind sits in the clear in the header: filtering needs
 		 * no decompression */
-		if (kind && v.mv_size > 1 &&
-		    ((unsigned char *)v.mv_data)[1] != kind)
+		if (kinds && v.mv_size > 1 &&
+		    ((unsigned char *)v.mv_data)[1] < 32 &&
+		    !(kinds & KT_KIND_BIT(((unsigned char *)v.mv_data)[1])))
 			continue;
-		rc = head ? ev_head(s, seq, &v, &ev) :
-			    ev_decode(s, seq, &v, &b, &ev, 0);
+		rc = (how & KT_READ_BODY) ? ev_decode(s, seq, &v, &b, &ev, 0) :
+					    ev_head(s, seq, &v, &ev);
 		if (rc)
 			goto out;
+		ev_how(&ev, how);
 		rc = fn(&ev, arg);
 		if (rc)
 			goto out;
@@ -563,18 +577,30 @@ out:
 	return rc;
 }
 
+/* One kind as a mask; a kind that does not exist matches nothing (bit 0:
+ * no stored event has kind 0), as the one-kind iteration always did. */
+static unsigned kind_mask(int kind)
+{
+	if (!kind)
+		return 0;
+	return kind >= 1 && kind <= KT_KIND_MAX_ ? KT_KIND_BIT(kind) :
+						   KT_KIND_BIT(0);
+}
+
 int kt_event_foreach(kt_store *s, const char *run, uint64_t first,
 		     uint64_t last, int kind,
 		     int (*fn)(const kt_event *, void *), void *arg)
 {
-	return event_foreach(s, run, first, last, kind, 0, fn, arg);
+	return kt_event_scan(s, run, first, last, kind_mask(kind),
+			     KT_READ_BODY | KT_READ_HASH, fn, arg);
 }
 
 int kt_event_foreach_head(kt_store *s, const char *run, uint64_t first,
 			  uint64_t last, int kind,
 			  int (*fn)(const kt_event *, void *), void *arg)
 {
-	return event_foreach(s, run, first, last, kind, 1, fn, arg);
+	return kt_event_scan(s, run, first, last, kind_mask(kind),
+			     KT_READ_HEAD, fn, arg);
 }
 
 /* ---- workspace ------------------------------------------------------------ */
