@@ -2,6 +2,7 @@
  * cmd_import.c - `ktraj import`: files, folders, archives or stdin into the
  * store (the work is import/driver.c's kt_import_paths).
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +32,37 @@ static const char usage[] =
 	"\n"
 	"Prints one line per run: id, events, added, format, name.  Problems are\n"
 	"reported as `ktraj: import: file:line: what` and the exit code stays 0\n"
-	"unless --strict.\n"
+	"unless --strict.  Ctrl-C finishes the file being imported, prints the\n"
+	"lines of the runs done and exits 130 (again: stop at once; nothing of\n"
+	"that file is kept).\n"
 	"\n"
 	"formats:\n";
+
+/* Set by SIGINT; kt_import_paths then starts no further source.  The
+ * handler resets itself, so a second Ctrl-C ends the process at once (LMDB
+ * keeps nothing of an uncommitted transaction). */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* SIGINT -> on_sigint, once, with restarting system calls (the store's
+ * writes must not fail with EINTR); an ignored SIGINT (nohup, a background
+ * job) stays ignored.  *old gets the disposition to restore. */
+static void catch_sigint(struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sa.sa_flags = SA_RESTART | SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, NULL, old) == 0 && old->sa_handler != SIG_IGN)
+		sigaction(SIGINT, &sa, NULL);
+}
 
 struct ctx {
 	struct cli *c;
@@ -100,6 +129,7 @@ static void on_progress(uint64_t done, uint64_t total, void *arg)
 int cmd_import(struct cli *c, int argc, char **argv)
 {
 	kt_import_opts o;
+	struct sigaction old_int;
 	kt_import_stats st;
 	struct ctx x;
 	char **paths;
@@ -182,12 +212,18 @@ int cmd_import(struct cli *c, int argc, char **argv)
 	memset(&st, 0, sizeof(st));
 	if (want_stats)
 		o.stats = &st;
+	o.stop = &interrupted;
+	catch_sigint(&old_int);
 	rc = kt_import_paths(s, paths, n, &o);
+	sigaction(SIGINT, &old_int, NULL);
 	if (x.progress_drawn)
 		fputs("\r\033[K", stderr);
 	free(paths);
 	ex = KT_EXIT_OK;
-	if (rc == KT_EPARSE && o.strict)
+	if (interrupted) {
+		cli_err(c, "interrupted: the file being imported was finished, the rest not read");
+		ex = 128 + SIGINT;
+	} else if (rc == KT_EPARSE && o.strict)
 		ex = cli_err(c, "stopped at the first problem (--strict)");
 	else if (rc == KT_ELIMIT)
 		ex = cli_err(c, "an archive exceeded the expansion bound (--max-size/--max-ratio)");

@@ -1434,6 +1434,9 @@ static int peek_archive(const char *fspath)
 	return n > 0 && is_archive(b, (size_t)n);
 }
 
+/* kt_import_opts.stop: start no further source */
+#define STOPPED(imp) ((imp)->opts->stop && *(imp)->opts->stop)
+
 static int process_root(kt_imp *imp, struct kt_root *r)
 {
 	struct kt_root *saved = imp->root;
@@ -1442,7 +1445,7 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 
 	if ((r->kind == KT_ROOT_DIR || r->kind == KT_ROOT_ARCHIVE) && r->n > 1)
 		qsort(r->v, r->n, sizeof(*r->v), vf_cmp);
-	for (i = 0; i < r->n && !rc; i++) {
+	for (i = 0; i < r->n && !rc && !STOPPED(imp); i++) {
 		struct kt_vfile *v = r->v[i];
 
 		if (v->claimed || v->done)
@@ -1580,7 +1583,7 @@ int kt_import_paths(kt_store *s, char *const *paths, int npaths,
 			for (k = 0; k < roots[i]->n; k++)
 				imp.bytes_total += roots[i]->v[k]->size;
 	}
-	for (i = 0; i < npaths; i++) {
+	for (i = 0; i < npaths && !STOPPED(&imp); i++) {
 		if (!roots[i])
 			continue;
 		rc2 = process_root(&imp, roots[i]);

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <cjson/cJSON.h>
 #include "../store/store.h"
 
@@ -204,6 +205,11 @@ typedef struct kt_import_opts {
 	 * kt_import_paths (tests/bench/import_claude.sh).  Costs two clock
 	 * reads per store call. */
 	struct kt_import_stats *stats;
+	/* Optional: when *stop becomes non-zero (a signal handler may set
+	 * it), no further source is started; the one being imported is
+	 * finished and committed, and kt_import_paths returns as usual
+	 * (on_run for the runs finished).  The caller knows it stopped. */
+	const volatile sig_atomic_t *stop;
 } kt_import_opts;
 
 /* CPU time (ns, this thread) of one kt_import_paths call and the part of

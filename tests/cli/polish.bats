@@ -288,3 +288,56 @@ PY
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == "ktraj: show: source "*"changed since import"* ]]
 }
+
+# ---- Ctrl-C during import -------------------------------------------------------
+
+@test "import: SIGINT finishes the file at hand, prints the runs done, exits 130; verify passes; importing again completes" {
+	python3 - "$BATS_TEST_TMPDIR/d" <<'PY'
+import json, os, sys
+os.makedirs(sys.argv[1])
+for i in range(3000):
+    with open(os.path.join(sys.argv[1], "r%05d.jsonl" % i), "w") as f:
+        f.write(json.dumps({"kind": "note", "actor": "system", "payload": {"text": "run %d" % i}}) + "\n")
+PY
+	# python runs the import so that SIGINT is not ignored as in a
+	# background job of this shell; it interrupts once runs are stored
+	run python3 - "$KTRAJ" "$BATS_TEST_TMPDIR" <<'PY'
+import json, os, signal, subprocess, sys, time
+k, d = sys.argv[1:3]
+out, err = open(os.path.join(d, "out"), "w"), open(os.path.join(d, "err"), "w")
+p = subprocess.Popen([k, "import", os.path.join(d, "d")], stdout=out, stderr=err)
+t0 = time.time()
+while p.poll() is None and time.time() - t0 < 60:
+    r = subprocess.run([k, "ls", "--json"], capture_output=True, text=True)
+    if r.returncode == 0 and r.stdout.count("\n") >= 5:
+        p.send_signal(signal.SIGINT)
+        break
+    time.sleep(0.005)
+print(p.wait())
+PY
+	[ "$status" -eq 0 ]
+	rc=$output
+	stored=$("$KTRAJ" ls --json | wc -l)
+	[ "$rc" -ne 0 ] || [ "$stored" -lt 3000 ] || skip "the import finished before the signal"
+	[ "$rc" -eq 130 ]
+	[ "$stored" -ge 5 ] && [ "$stored" -lt 3000 ]
+	run cat "$BATS_TEST_TMPDIR/err"
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$output" = "ktraj: import: interrupted: the file being imported was finished, the rest not read" ]
+	# one line per stored run, each with its stored event count
+	"$KTRAJ" ls --json >"$BATS_TEST_TMPDIR/ls.json"
+	python3 - "$BATS_TEST_TMPDIR" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+printed = {l.split()[0]: int(l.split()[1]) for l in open(os.path.join(d, "out"))}
+stored = {r["run"]: r["events"] for r in map(json.loads, open(os.path.join(d, "ls.json")))}
+assert printed == stored and all(v == 1 for v in stored.values()), (len(printed), len(stored))
+PY
+	run "$KTRAJ" verify
+	[ "$status" -eq 0 ]
+	# finishing the import gives what a clean import gives
+	"$KTRAJ" import "$BATS_TEST_TMPDIR/d" >/dev/null
+	[ "$("$KTRAJ" ls --json | wc -l)" -eq 3000 ]
+	run "$KTRAJ" verify
+	[ "$status" -eq 0 ]
+}
