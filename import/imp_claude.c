@@ -419,8 +419,22 @@ static int tb_add(struct tbuf *b, const char *s, size_t n)
 	return 0;
 }
 
+/* payload[key] = s without a copy: a string reference, so s must outlive
+ * the payload (strings of the parsed line do: kt_imp_emit prints and frees
+ * the payload before it returns; kt_redact_json swaps in owned copies). */
+static int add_ref(cJSON *p, const char *key, const char *s)
+{
+	cJSON *v = cJSON_CreateStringReference(s);
+
+	if (!v)
+		return KT_ENOMEM;
+	cJSON_AddItemToObject(p, key, v);
+	return 0;
+}
+
 /* Add text to payload[key], cut to CC_INLINE_MAX on a UTF-8 boundary; the
- * whole text goes to a blob named by payload[blob_key] when cut. */
+ * whole text goes to a blob named by payload[blob_key] when cut.  s (n
+ * bytes, NUL-terminated) must outlive the payload (see add_ref). */
 static int add_text(kt_imp *imp, cJSON *p, const char *key,
 		    const char *blob_key, const char *s, size_t n)
 {
@@ -428,9 +442,8 @@ static int add_text(kt_imp *imp, cJSON *p, const char *key,
 	size_t k;
 	int rc;
 
-	if (n <= CC_INLINE_MAX) {
-		return cJSON_AddStringToObject(p, key, s) ? 0 : KT_ENOMEM;
-	}
+	if (n <= CC_INLINE_MAX)
+		return add_ref(p, key, s);
 	rc = kt_imp_blob(imp, s, n, NULL, hex);
 	if (rc)
 		return rc;
@@ -881,7 +894,7 @@ static int flush_response(struct cc *cc)
 				p = cJSON_CreateObject();
 				cJSON_AddStringToObject(p, "role", "assistant");
 				cJSON_AddBoolToObject(p, "human", 0);
-				cJSON_AddStringToObject(p, "text", txt);
+				add_ref(p, "text", txt);
 				if (model)
 					cJSON_AddStringToObject(p, "model", model);
 				if (give_usage) {
@@ -918,11 +931,19 @@ static int flush_response(struct cc *cc)
 				slot = sm_slot(&cc->seen_use, id, 1);
 				if (slot)
 					*slot = (void *)1;
+				cl = calloc(1, sizeof(*cl));
+				if (!cl)
+					return KT_ENOMEM;
+				/* the call keeps its own copy; the payload points
+				 * at the parsed input (redaction may rewrite that
+				 * in place, never the call's copy) */
+				cl->input = cJSON_IsObject(in) ?
+					cJSON_Duplicate(in, 1) : cJSON_CreateObject();
 				p = cJSON_CreateObject();
 				cJSON_AddStringToObject(p, "tool", nm);
 				cJSON_AddStringToObject(p, "call_id", id);
 				cJSON_AddItemToObject(p, "args", cJSON_IsObject(in) ?
-						      cJSON_Duplicate(in, 1) :
+						      cJSON_CreateObjectReference(in->child) :
 						      cJSON_CreateObject());
 				if (agent)
 					cJSON_AddStringToObject(p, "subagent", agent);
@@ -935,10 +956,9 @@ static int flush_response(struct cc *cc)
 					cJSON_AddStringToObject(p, "msg_id", mid);
 				rc = emit(cc, pl, KT_KIND_TOOL_CALL, 0, ts, actor, p,
 					  &seq);
-				cl = calloc(1, sizeof(*cl));
-				slot = cl ? sm_slot(&cc->calls, id, 1) : NULL;
+				slot = sm_slot(&cc->calls, id, 1);
 				if (!slot) {
-					free(cl);
+					call_free(cl);
 					return KT_ENOMEM;
 				}
 				if (*slot)
@@ -946,15 +966,14 @@ static int flush_response(struct cc *cc)
 				*slot = cl;
 				cl->seq = seq;
 				cl->name = strdup(nm);
-				cl->input = cJSON_IsObject(in) ?
-					cJSON_Duplicate(in, 1) : cJSON_CreateObject();
 				cl->cwd = jstr(o, "cwd") ? strdup(jstr(o, "cwd")) : NULL;
 				cl->actor = strdup(actor);
 				cl->sub = agent ? strdup(agent) : NULL;
 				cl->ts = ts;
 				if ((!strcmp(nm, "Task") || !strcmp(nm, "Agent")) &&
-				    jstr(in, "prompt") &&
-				    (slot = sm_slot(&cc->tasks, jstr(in, "prompt"), 1)) &&
+				    jstr(cl->input, "prompt") &&
+				    (slot = sm_slot(&cc->tasks,
+						    jstr(cl->input, "prompt"), 1)) &&
 				    !*slot)
 					*slot = strdup(id);
 			}
@@ -1197,6 +1216,8 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 	const cJSON *content = jget(b, "content");
 	struct call *cl;
 	struct tbuf out = { 0 };
+	const char *text;       /* the output: content itself or out.p */
+	size_t tn;
 	cJSON *p, *imgs = NULL, *x;
 	int ok, rc = 0, exit_code = -1;
 	int64_t ts = iso_ns(jstr(o, "timestamp"));
@@ -1228,7 +1249,7 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 	if (cJSON_IsObject(tur) && cJSON_IsTrue(jget(tur, "interrupted")))
 		ok = 0;
 	if (cJSON_IsString(content)) {
-		tb_add(&out, content->valuestring, strlen(content->valuestring));
+		; /* used in place below */
 	} else if (cJSON_IsArray(content)) {
 		const cJSON *c;
 
@@ -1267,10 +1288,12 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 			}
 		}
 	}
-	if (!out.p)
+	if (!out.p && !cJSON_IsString(content))
 		tb_add(&out, "", 0);
+	text = cJSON_IsString(content) ? content->valuestring : out.p;
+	tn = cJSON_IsString(content) ? strlen(text) : out.n;
 	p = cJSON_CreateObject();
-	if (!p || !out.p) {
+	if (!p || !text) {
 		free(out.p);
 		cJSON_Delete(p);
 		cJSON_Delete(imgs);
@@ -1278,15 +1301,15 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 	}
 	cJSON_AddStringToObject(p, "call_id", id);
 	cJSON_AddBoolToObject(p, "ok", ok);
-	rc = rc ? rc : add_text(cc->imp, p, "output", "output_blob", out.p, out.n);
+	rc = rc ? rc : add_text(cc->imp, p, "output", "output_blob", text, tn);
 	if (cl && !strcmp(cl->name, "Bash") && ok) {
 		exit_code = 0; /* Claude Code marks a non-zero exit is_error */
 		cJSON_AddNumberToObject(p, "exit_code", 0);
 	} else if (cl && !strcmp(cl->name, "Bash") &&
-		   !strncmp(out.p, "Exit code ", 10) &&
-		   out.p[10] >= '0' && out.p[10] <= '9') {
+		   !strncmp(text, "Exit code ", 10) &&
+		   text[10] >= '0' && text[10] <= '9') {
 		/* 2.x starts a failed command's result with its status */
-		exit_code = atoi(out.p + 10);
+		exit_code = atoi(text + 10);
 		cJSON_AddNumberToObject(p, "exit_code", exit_code);
 	}
 	if (imgs)
@@ -1315,7 +1338,7 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 	    jstr(cl->input, "command"))
 		rc = kt_shell_classify(cc->imp, cl->seq, rseq,
 				       jstr(cl->input, "command"), cl->cwd,
-				       out.p, exit_code, ok, ts);
+				       text, exit_code, ok, ts);
 	free(out.p);
 	return rc;
 }
@@ -1628,31 +1651,62 @@ static int pre_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 	return 0;
 }
 
+/* The summary of the line holding `at` (a match inside it), or NULL. */
+static char *summary_at(const kt_file *f, const char *at)
+{
+	const char *d = (const char *)f->data, *end = d + f->len, *a = at, *b;
+	char *r = NULL;
+	cJSON *o;
+
+	while (a > d && a[-1] != '\n')
+		a--;
+	b = memchr(at, '\n', (size_t)(end - at));
+	if (!b)
+		b = end;
+	o = cJSON_ParseWithLength(a, (size_t)(b - a));
+	if (cJSON_IsObject(o) && jstr(o, "summary") && *jstr(o, "summary"))
+		r = name_from(jstr(o, "summary"));
+	cJSON_Delete(o);
+	return r;
+}
+
+/*
+ * The run name from a summary line: the first line with "type":"summary",
+ * else the first with "type": "summary".  One pass over the file for
+ * "summary" (both spellings end with it) instead of one memmem per
+ * spelling: the whole file is scanned when there is no summary.
+ */
 static void find_summary(const kt_file *f, struct prescan *ps)
 {
-	static const char *const pats[] = { "\"type\":\"summary\"",
-		"\"type\": \"summary\"", NULL };
-	const char *d = (const char *)f->data, *end = d + f->len;
-	int i;
+	static const char pat[] = "\"summary\"";
+	const char *d = (const char *)f->data, *end = d + f->len, *p = d, *q;
+	const char *first[2] = { NULL, NULL }; /* "type":, "type": */
 
-	for (i = 0; pats[i] && !ps->summary; i++) {
-		const char *q = memmem(d, f->len, pats[i], strlen(pats[i]));
-		const char *a, *b;
-		cJSON *o;
-
-		if (!q)
-			continue;
-		a = q;
-		while (a > d && a[-1] != '\n')
-			a--;
-		b = memchr(q, '\n', (size_t)(end - q));
-		if (!b)
-			b = end;
-		o = cJSON_ParseWithLength(a, (size_t)(b - a));
-		if (cJSON_IsObject(o) && jstr(o, "summary") && *jstr(o, "summary"))
-			ps->summary = name_from(jstr(o, "summary"));
-		cJSON_Delete(o);
+	while (p < end && (q = memmem(p, (size_t)(end - p), pat,
+				      sizeof(pat) - 1))) {
+		p = q + 1;
+		if (q - d >= 7 && !memcmp(q - 7, "\"type\":", 7)) {
+			if (!first[0])
+				first[0] = q;
+			break; /* the first spelling wins from here on */
+		}
+		if (!first[1] && q - d >= 8 && !memcmp(q - 8, "\"type\": ", 8))
+			first[1] = q;
 	}
+	if (first[0])
+		ps->summary = summary_at(f, first[0]);
+	if (ps->summary)
+		return;
+	/* the second spelling only after a failed first: it may lie past
+	 * where the scan stopped */
+	while (!first[1] && p < end &&
+	       (q = memmem(p, (size_t)(end - p), pat, sizeof(pat) - 1))) {
+		p = q + 1;
+		if (q - d >= 8 && !memcmp(q - 8, "\"type\": ", 8))
+			first[1] = q;
+	}
+	if (first[1])
+		ps->summary = summary_at(f, first[1]);
 }
 
 static char *file_stem(const kt_file *f)

@@ -11,9 +11,12 @@ struct kt_ws_ent {
 	char *path;             /* normalized, malloc'ed; NULL = empty slot */
 	char *data;             /* current content (NUL-terminated), or NULL */
 	size_t len;
-	unsigned char hash[KT_HASH_LEN];
+	unsigned char hash[KT_HASH_LEN]; /* valid when hashed */
+	int hashed;
 	int stored;             /* blob of data is known to be in the store */
 	int deleted;
+	int unknown;            /* changed in a way we cannot tell (data NULL)
+				   since the last write or observation */
 };
 
 struct kt_ws {
@@ -31,6 +34,8 @@ struct kt_vfile {
 	size_t len;
 	uint64_t size;          /* size known before loading (progress) */
 	int loaded, claimed, done;
+	int unknown;            /* no importer recognized it (reported at the
+				   end of its root unless claimed by then) */
 	int mapped;             /* data is an mmap of fspath */
 	kt_file f;
 };

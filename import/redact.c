@@ -989,7 +989,9 @@ char *kt_redact_text(kt_redactor *r, const char *text, size_t len,
 	return a.p;
 }
 
-static int redact_str(kt_redactor *r, char **s, int whole_secret)
+/* Replace *s by its redacted copy; the old string is freed when `owned`
+ * (not when a cJSON string reference points at memory of someone else). */
+static int redact_str(kt_redactor *r, char **s, int whole_secret, int owned)
 {
 	char *o;
 	size_t n;
@@ -1007,9 +1009,24 @@ static int redact_str(kt_redactor *r, char **s, int whole_secret)
 		if (!o)
 			return KT_ENOMEM;
 	}
-	free(*s);
+	if (owned)
+		free(*s);
 	*s = o;
 	return 0;
+}
+
+/* Redact a string node; a string reference (cJSON_CreateStringReference:
+ * importers point payloads at the parsed input instead of copying it) gets
+ * an owned string, so cJSON_Delete frees the new one and not the input. */
+static int redact_node_str(kt_redactor *r, cJSON *c, int whole_secret)
+{
+	char *before = c->valuestring;
+	int rc = redact_str(r, &c->valuestring, whole_secret,
+			    !(c->type & cJSON_IsReference));
+
+	if (c->valuestring != before)
+		c->type &= ~cJSON_IsReference;
+	return rc;
 }
 
 static void learn_json(kt_redactor *r, const cJSON *node, int depth)
@@ -1038,16 +1055,15 @@ static int redact_json(kt_redactor *r, cJSON *node, int depth)
 		int sec = c->string && secret_key(c->string, strlen(c->string));
 
 		if (c->string && !(c->type & cJSON_StringIsConst) &&
-		    (rc = redact_str(r, &c->string, 0)))
+		    (rc = redact_str(r, &c->string, 0, 1)))
 			return rc;
-		if (cJSON_IsString(c) && (rc = redact_str(r, &c->valuestring,
-							  sec)))
+		if (cJSON_IsString(c) && (rc = redact_node_str(r, c, sec)))
 			return rc;
 		if ((rc = redact_json(r, c, depth + 1)))
 			return rc;
 	}
 	if (depth == 0 && cJSON_IsString(node))
-		return redact_str(r, &node->valuestring, 0);
+		return redact_node_str(r, node, 0);
 	return 0;
 }
 

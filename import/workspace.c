@@ -168,7 +168,12 @@ static int put_blob(kt_imp *imp, struct kt_ws_ent *e, char hex[KT_HASH_HEX + 1])
 	if (!e->stored && kt_imp_next_written(imp)) {
 		rc = kt_imp_blob(imp, e->data, e->len, e->path, hex);
 		e->stored = rc == 0;
+		/* the store hashed the content already: keep its hash */
+		e->hashed = kt_unhex(hex, e->hash, KT_HASH_LEN) == 0;
 	} else {
+		if (!e->hashed)
+			kt_sha256(e->data, e->len, e->hash);
+		e->hashed = 1;
 		kt_hex(e->hash, KT_HASH_LEN, hex);
 	}
 	return rc;
@@ -186,8 +191,9 @@ static int set_content(struct kt_ws_ent *e, const char *content, size_t len)
 	e->data = d;
 	e->len = len;
 	e->deleted = 0;
+	e->unknown = 0;
 	e->stored = 0;
-	kt_sha256(d, len, e->hash);
+	e->hashed = 0; /* hashed when first needed (the blob put hashes it) */
 	return 0;
 }
 
@@ -233,7 +239,7 @@ int kt_ws_write(kt_imp *imp, const char *path, const char *content,
 	char *np = kt_ws_path(NULL, path);
 	struct kt_ws_ent *e;
 	char bh[KT_HASH_HEX + 1], ah[KT_HASH_HEX + 1];
-	int had, rc;
+	int had, unk, rc;
 
 	if (!np || !content)
 		return np ? (free(np), KT_EINVAL) : KT_ENOMEM;
@@ -242,8 +248,9 @@ int kt_ws_write(kt_imp *imp, const char *path, const char *content,
 		free(np);
 		return KT_ENOMEM;
 	}
-	had = e->data && !e->deleted;
-	if (had) {
+	unk = e->unknown;
+	had = (e->data && !e->deleted) || unk;
+	if (had && !unk) {
 		if (e->len == len && !memcmp(e->data, content, len)) {
 			free(np);
 			return 0; /* no change, no edit */
@@ -258,8 +265,9 @@ int kt_ws_write(kt_imp *imp, const char *path, const char *content,
 	rc = put_blob(imp, e, ah);
 	if (rc)
 		goto out;
-	rc = emit_edit(imp, np, had ? "modify" : "create", had ? bh : NULL, ah,
-		       call, tool);
+	/* over unknown content: a modify whose before is not known */
+	rc = emit_edit(imp, np, had ? "modify" : "create",
+		       had && !unk ? bh : NULL, ah, call, tool);
 out:
 	free(np);
 	return rc;
@@ -332,6 +340,14 @@ int kt_ws_delete(kt_imp *imp, const char *path, uint64_t call,
 	if (!np)
 		return KT_ENOMEM;
 	e = ws_find(&imp->ws, np, 0);
+	if (e && e->unknown) {
+		/* a file of unknown content is deleted all the same */
+		e->unknown = 0;
+		e->deleted = 1;
+		rc = emit_edit(imp, np, "delete", NULL, NULL, call, tool);
+		free(np);
+		return rc;
+	}
 	if (!e || !e->data || e->deleted) {
 		free(np);
 		return KT_ENOTFOUND;
@@ -341,6 +357,35 @@ int kt_ws_delete(kt_imp *imp, const char *path, uint64_t call,
 		e->deleted = 1;
 		rc = emit_edit(imp, np, "delete", bh, NULL, call, tool);
 	}
+	free(np);
+	return rc;
+}
+
+int kt_ws_invalidate(kt_imp *imp, const char *path, uint64_t call,
+		     const char *tool)
+{
+	char *np = kt_ws_path(NULL, path);
+	struct kt_ws_ent *e;
+	char bh[KT_HASH_HEX + 1];
+	int rc = 0, known;
+
+	if (!np)
+		return KT_ENOMEM;
+	e = ws_find(&imp->ws, np, 0);
+	/* nothing believed (never seen, or already unknown): nothing stale */
+	if (!e || e->unknown || (!e->data && !e->deleted))
+		goto out;
+	known = e->data && !e->deleted;
+	if (known && (rc = put_blob(imp, e, bh)))
+		goto out;
+	free(e->data);
+	e->data = NULL;
+	e->len = 0;
+	e->deleted = 0;
+	e->stored = 0;
+	e->unknown = 1;
+	rc = emit_edit(imp, np, "unknown", known ? bh : NULL, NULL, call, tool);
+out:
 	free(np);
 	return rc;
 }
