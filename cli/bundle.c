@@ -19,19 +19,13 @@
 
 #include "bundle.h"
 #include "export.h"
+#include "outfmt.h"
 
 /* ---- step resolution ------------------------------------------------------ */
 
 static char *xstrdup(const char *s)
 {
 	return s ? strdup(s) : NULL;
-}
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 /* The command of a shell-like tool call: args.command / args.cmd (string or
@@ -154,7 +148,7 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 	}
 	if (kind == KT_KIND_BENCH && cJSON_GetObjectItem(p, "harness"))
 		st->harness = 1;
-	st->cwd = xstrdup(jstr(p, "cwd"));
+	st->cwd = xstrdup(cli_jstr(p, "cwd"));
 	/* Walk up the causal links to the tool call that ran the command. */
 	cur = seq;
 	for (hops = 0; hops < 4 && kind != KT_KIND_TOOL_CALL && parent; hops++) {
@@ -166,9 +160,9 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 			st->call = parent;
 			st->command = call_command(q);
 			if (!st->cwd)
-				st->cwd = xstrdup(jstr(cJSON_GetObjectItem(q, "args"), "workdir"));
+				st->cwd = xstrdup(cli_jstr(cJSON_GetObjectItem(q, "args"), "workdir"));
 			if (!st->cwd)
-				st->cwd = xstrdup(jstr(cJSON_GetObjectItem(q, "extra"), "cwd"));
+				st->cwd = xstrdup(cli_jstr(cJSON_GetObjectItem(q, "extra"), "cwd"));
 		}
 		cJSON_Delete(q);
 		parent = cur;
@@ -178,7 +172,7 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 		st->command = call_command(p);
 	}
 	if (!st->command && st->kind == KT_KIND_COMPILE)
-		st->command = xstrdup(jstr(p, "command"));
+		st->command = xstrdup(cli_jstr(p, "command"));
 	if (!st->command && !st->harness) {
 		snprintf(err, errlen, "step %llu has no recorded shell command to re-run",
 			 (unsigned long long)seq);
@@ -196,26 +190,26 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 	if (!rc && ri.meta_json)
 		meta = cJSON_Parse(ri.meta_json);
 	if (!st->cwd)
-		st->cwd = xstrdup(jstr(meta, "cwd"));
+		st->cwd = xstrdup(cli_jstr(meta, "cwd"));
 	/* The workspace root is the session's project directory when the
 	 * step ran inside it, else the step's own directory. */
-	if (jstr(meta, "cwd") && st->cwd &&
-	    !strncmp(st->cwd, jstr(meta, "cwd"), strlen(jstr(meta, "cwd"))))
-		st->root = xstrdup(jstr(meta, "cwd"));
+	if (cli_jstr(meta, "cwd") && st->cwd &&
+	    !strncmp(st->cwd, cli_jstr(meta, "cwd"), strlen(cli_jstr(meta, "cwd"))))
+		st->root = xstrdup(cli_jstr(meta, "cwd"));
 	else
 		st->root = xstrdup(st->cwd);
 	/* The compile step of a `ktraj bench` run: the harness compiles the
 	 * candidate again (--compile-only) from the bundle's sources. */
-	if (kind == KT_KIND_COMPILE && jstr(p, "source_hash") && jstr(p, "role") &&
-	    jstr(meta, "task") && !cJSON_GetObjectItem(p, "harness")) {
+	if (kind == KT_KIND_COMPILE && cli_jstr(p, "source_hash") && cli_jstr(p, "role") &&
+	    cli_jstr(meta, "task") && !cJSON_GetObjectItem(p, "harness")) {
 		char cmdbuf[1024];
 		cJSON *h = cJSON_AddObjectToObject(p, "harness");
 
 		snprintf(cmdbuf, sizeof(cmdbuf),
 			 "make -s -C harness NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc) B=$PWD/build/harness >&2 && "
 			 "build/harness/ktraj-harness --task kernels/tasks/%s.json --kernel workspace/candidate.cu --compile-only",
-			 jstr(meta, "task"));
-		cJSON_AddStringToObject(h, "task", jstr(meta, "task"));
+			 cli_jstr(meta, "task"));
+		cJSON_AddStringToObject(h, "task", cli_jstr(meta, "task"));
 		cJSON_AddStringToObject(h, "bundle_command", cmdbuf);
 		st->harness = 1;
 	}
@@ -575,7 +569,7 @@ static int known_file(const cJSON *files, const char *path)
 	const cJSON *it;
 
 	cJSON_ArrayForEach(it, files)
-		if (jstr(it, "path") && !strcmp(jstr(it, "path"), path))
+		if (cli_jstr(it, "path") && !strcmp(cli_jstr(it, "path"), path))
 			return 1;
 	return 0;
 }
@@ -675,7 +669,7 @@ static void find_missing(const char *cmd, const cJSON *files, const char *subdir
 		else
 			snprintf(want, sizeof(want), "%s", tok);
 		cJSON_ArrayForEach(it, files) {
-			const char *p = jstr(it, "path");
+			const char *p = cli_jstr(it, "path");
 			size_t pl = p ? strlen(p) : 0, wl = strlen(want);
 
 			if (p && (!strcmp(p, want) ||
@@ -701,7 +695,7 @@ static void find_missing(const char *cmd, const cJSON *files, const char *subdir
 		snprintf(want, sizeof(want), "%s%s%s", subdir && *subdir ? subdir : "",
 			 subdir && *subdir ? "/" : "", bf);
 		cJSON_ArrayForEach(it, files)
-			if (jstr(it, "path") && !strcmp(jstr(it, "path"), want))
+			if (cli_jstr(it, "path") && !strcmp(cli_jstr(it, "path"), want))
 				known = 1;
 		if (!known)
 			cJSON_AddItemToArray(missing, cJSON_CreateString(want));
@@ -837,19 +831,19 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 		cJSON_ReplaceItemInObject(man, "missing", cJSON_CreateArray());
 		/* the candidate source, when the trajectory kept it */
 		{
-			const char *cb = jstr(st.payload, "candidate_blob");
+			const char *cb = cli_jstr(st.payload, "candidate_blob");
 			unsigned char h2[KT_HASH_LEN];
 			void *data;
 			size_t len;
 
 			if (!cb)
-				cb = jstr(st.payload, "source_hash");
+				cb = cli_jstr(st.payload, "source_hash");
 			if (cb && !kt_unhex(cb, h2, KT_HASH_LEN) && !kt_blob_get(s, h2, &data, &len)) {
 				rc = tw_add(&t, "workspace/candidate.cu", data, len, 0644);
 				free(data);
 				if (rc)
 					goto out;
-			} else if (cb && jstr(st.payload, "source") && safe_rel(jstr(st.payload, "source"))) {
+			} else if (cb && cli_jstr(st.payload, "source") && safe_rel(cli_jstr(st.payload, "source"))) {
 				/* a sample kernel of the source tree, when it is still
 				 * the very file that was compiled */
 				char path[4600];
@@ -859,7 +853,7 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 				char *buf = NULL;
 				FILE *in;
 
-				snprintf(path, sizeof(path), "%s/%s", src, jstr(st.payload, "source"));
+				snprintf(path, sizeof(path), "%s/%s", src, cli_jstr(st.payload, "source"));
 				if ((in = fopen(path, "rb"))) {
 					size_t cap = 1 << 20;
 

@@ -106,6 +106,10 @@ typedef struct cli_event {
 	unsigned char hash[KT_HASH_LEN];
 } cli_event;
 
+/* *e zeroed, then kind, actor, parent, payload set and ts_ns = now. */
+void cli_event_init(cli_event *e, int kind, const char *actor,
+		    uint64_t parent, struct cJSON *payload);
+
 /*
  * Append one event to `run` in a transaction of its own and commit it (the
  * store's default durability: synced unless opened bulk), so a long live

@@ -78,13 +78,11 @@ static int append_line(struct app *a, const char *line, size_t len,
 			a->blobs++;
 		goto out;
 	}
-	memset(&e, 0, sizeof(e));
-	e.kind = r.kind;
-	e.actor = r.actor ? r.actor : "agent";
+	cli_event_init(&e, r.kind, r.actor ? r.actor : "agent", r.parent,
+		       r.payload);
 	e.seq = r.has_seq ? r.seq : 0;
-	e.parent = r.parent;
-	e.ts_ns = r.has_ts ? r.ts_ns : cli_now_ns();
-	e.payload = r.payload;
+	if (r.has_ts)
+		e.ts_ns = r.ts_ns;
 	e.prov = r.prov;
 	e.expect = r.has_hash ? r.hash : NULL;
 	e.new_name = a->name;

@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "outfmt.h"
 
 static const char usage[] =
 	"usage: ktraj bench --list [--json]\n"
@@ -321,12 +322,7 @@ static int rec_event(struct rec *r, int kind, uint64_t parent, cJSON *payload,
 	cli_event e;
 	int rc;
 
-	memset(&e, 0, sizeof(e));
-	e.kind = kind;
-	e.actor = "harness";
-	e.parent = parent;
-	e.ts_ns = cli_now_ns();
-	e.payload = payload;
+	cli_event_init(&e, kind, "harness", parent, payload);
 	e.blob = blob;
 	e.blob_len = blen;
 	e.blob_hint = blob_hint;
@@ -424,7 +420,6 @@ static void print_row(cJSON *line, int json, uint64_t seq)
 
 	if (json) {
 		cJSON *o = cJSON_CreateObject();
-		char *t;
 
 		for (i = 0; keep[i]; i++) {
 			cJSON *v = cJSON_GetObjectItem(line, keep[i]);
@@ -437,11 +432,7 @@ static void print_row(cJSON *line, int json, uint64_t seq)
 				cJSON_GetObjectItem(cJSON_GetObjectItem(line, "check"), "worst"), 1));
 		if (seq)
 			cJSON_AddNumberToObject(o, "seq", (double)seq);
-		t = cJSON_PrintUnformatted(o);
-		if (t)
-			puts(t);
-		free(t);
-		cJSON_Delete(o);
+		cli_put_json(o);
 		return;
 	}
 	printf("%-40s %-16s %10.4f %10.4f %8.3f %8.1f\n",

@@ -27,7 +27,7 @@ static int put_json(struct cli *c, kt_store *s, const char *run,
 		    int b64)
 {
 	unsigned char h[KT_HASH_LEN];
-	char hex[KT_HASH_HEX + 1], *t = NULL;
+	char hex[KT_HASH_HEX + 1];
 	kt_run_info ri;
 	cJSON *o = cJSON_CreateObject();
 	int rc = 0;
@@ -50,15 +50,15 @@ static int put_json(struct cli *c, kt_store *s, const char *run,
 		cJSON_AddNumberToObject(o, "bytes", (double)len);
 		cJSON_AddBoolToObject(o, "binary", !cli_is_text(data, len));
 	}
-	if (!o || cli_json_add_bytes(o, "content", data, len,
-				     b64 ? CLI_BYTES_BASE64 : CLI_BYTES_TEXT) < 0 ||
-	    !(t = cJSON_PrintUnformatted(o)))
-		rc = cli_err(c, "out of memory");
-	else if (puts(t) < 0 || fflush(stdout))
-		rc = cli_err(c, "write error");
-	free(t);
-	cJSON_Delete(o);
-	return rc;
+	if (o && cli_json_add_bytes(o, "content", data, len,
+				    b64 ? CLI_BYTES_BASE64 : CLI_BYTES_TEXT) < 0) {
+		cJSON_Delete(o);
+		o = NULL;
+	}
+	rc = cli_put_json(o);
+	if (rc)
+		return cli_err(c, rc == KT_ENOMEM ? "out of memory" : "write error");
+	return 0;
 }
 
 int cmd_cat(struct cli *c, int argc, char **argv)

@@ -68,7 +68,7 @@ static int put_json(struct cli *c, const char *path, uint64_t a, uint64_t b,
 		    const void *da, size_t la, const void *db, size_t lb,
 		    const char *lab_a, const char *lab_b, int binary, int ctx)
 {
-	char hex[KT_HASH_HEX + 1], *t = NULL, *text = NULL;
+	char hex[KT_HASH_HEX + 1], *text = NULL;
 	size_t tlen = 0;
 	cJSON *o = cJSON_CreateObject();
 	FILE *m = NULL;
@@ -104,11 +104,12 @@ static int put_json(struct cli *c, const char *path, uint64_t a, uint64_t b,
 		if (!cJSON_AddStringToObject(o, "diff", text))
 			goto oom;
 	}
-	t = cJSON_PrintUnformatted(o);
-	if (!t)
-		goto oom;
-	if (puts(t) < 0)
+	rc = cli_put_json(o);
+	o = NULL;
+	if (rc == KT_EIO)
 		rc = cli_err(c, "write error");
+	else if (rc)
+		goto oom;
 	goto out;
 oom:
 	rc = cli_err(c, "out of memory");
@@ -116,7 +117,6 @@ out:
 	if (m)
 		fclose(m);
 	free(text);
-	free(t);
 	cJSON_Delete(o);
 	return rc;
 }

@@ -43,7 +43,6 @@ static int log_json(const kt_event *ev, cJSON *p)
 {
 	cJSON *o = cJSON_CreateObject();
 	const char *kn = kt_kind_name(ev->kind);
-	char *t;
 	int i;
 
 	if (!o)
@@ -64,13 +63,7 @@ static int log_json(const kt_event *ev, cJSON *p)
 				cJSON_AddItemToObject(o, row_fields[ev->kind][i],
 						      cJSON_Duplicate(v, 1));
 		}
-	t = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	if (!t)
-		return KT_ENOMEM;
-	puts(t);
-	free(t);
-	return 0;
+	return cli_put_json(o);
 }
 
 static void num_part(char *buf, size_t n, const cJSON *p, const char *key,

@@ -27,7 +27,6 @@ static int ls_row(const kt_run_info *ri, void *arg)
 	x->n++;
 	if (x->json) {
 		cJSON *o = cJSON_CreateObject(), *meta;
-		char *t;
 
 		if (!o)
 			return KT_ENOMEM;
@@ -39,13 +38,7 @@ static int ls_row(const kt_run_info *ri, void *arg)
 		meta = ri->meta_json ? cJSON_Parse(ri->meta_json) : NULL;
 		if (meta)
 			cJSON_AddItemToObject(o, "meta", meta);
-		t = cJSON_PrintUnformatted(o);
-		cJSON_Delete(o);
-		if (!t)
-			return KT_ENOMEM;
-		puts(t);
-		free(t);
-		return 0;
+		return cli_put_json(o);
 	}
 	if (x->n == 1)
 		printf("%-12s %8s  %-12s %-19s  %s\n", "RUN", "EVENTS", "FORMAT",

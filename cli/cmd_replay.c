@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "outfmt.h"
 #include "replay.h"
 
 static const char usage[] =
@@ -68,14 +69,9 @@ static void print_row(const char *run, const cJSON *p, int json)
 
 	if (json) {
 		cJSON *row = cJSON_Duplicate(p, 1);
-		char *s;
 
 		cJSON_AddStringToObject(row, "run", run);
-		s = cJSON_PrintUnformatted(row);
-		if (s)
-			puts(s);
-		free(s);
-		cJSON_Delete(row);
+		cli_put_json(row);
 		return;
 	}
 	printf("step %d: %s - %s\n", st ? st->valueint : 0,

@@ -174,7 +174,6 @@ static int put_source(struct cli *c, const char *run, const kt_event *ev,
 		      const unsigned char *rec, size_t len, int json, int nl)
 {
 	cJSON *o, *prov;
-	char *t = NULL;
 	int rc = KT_EXIT_OK;
 
 	if (!json) {
@@ -195,15 +194,15 @@ static int put_source(struct cli *c, const char *run, const kt_event *ev,
 		prov = NULL;
 	}
 	if (!o || cli_json_add_bytes(o, "source", rec, len,
-				     CLI_BYTES_TEXT_OR_BASE64) < 0 ||
-	    !(t = cJSON_PrintUnformatted(o)))
-		rc = cli_err(c, "out of memory");
-	else if (puts(t) < 0 || fflush(stdout))
-		rc = cli_err(c, "write error");
-	free(t);
+				     CLI_BYTES_TEXT_OR_BASE64) < 0) {
+		cJSON_Delete(o);
+		o = NULL;
+	}
+	rc = cli_put_json(o);
 	cJSON_Delete(prov);
-	cJSON_Delete(o);
-	return rc;
+	if (rc)
+		return cli_err(c, rc == KT_ENOMEM ? "out of memory" : "write error");
+	return KT_EXIT_OK;
 }
 
 static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
@@ -348,16 +347,9 @@ int cmd_show(struct cli *c, int argc, char **argv)
 	} else if (source) {
 		rc = show_source(c, run, &ri, &ev, json);
 	} else if (json) {
-		cJSON *o = kt_evjson(run, &ev);
-		char *t = o ? cJSON_PrintUnformatted(o) : NULL;
-
-		if (t)
-			puts(t);
-		else
+		if (cli_put_json(kt_evjson(run, &ev)))
 			rc = cli_err(c, "event %llu: payload is not JSON",
 				     (unsigned long long)seq);
-		free(t);
-		cJSON_Delete(o);
 	} else {
 		show_plain(run, &ri, &ev);
 	}

@@ -41,11 +41,24 @@ void kt_json_add_ns(cJSON *o, const char *key, int64_t ns)
 	cJSON_AddRawToObject(o, key, num);
 }
 
+void kt_evjson_head(cJSON *o, const kt_event *ev)
+{
+	const char *kname = kt_kind_name(ev->kind);
+
+	cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
+	if (ev->parent)
+		cJSON_AddNumberToObject(o, "parent", (double)ev->parent);
+	else
+		cJSON_AddNullToObject(o, "parent");
+	kt_json_add_ns(o, "ts", ev->ts_ns);
+	cJSON_AddStringToObject(o, "kind", kname ? kname : "unknown");
+	cJSON_AddStringToObject(o, "actor", ev->actor ? ev->actor : "");
+}
+
 cJSON *kt_evjson(const char *run, const kt_event *ev)
 {
 	cJSON *o = cJSON_CreateObject(), *payload = NULL, *prov = NULL;
 	char hex[KT_HASH_HEX + 1];
-	const char *kname = kt_kind_name(ev->kind);
 
 	if (!o)
 		return NULL;
@@ -55,14 +68,7 @@ cJSON *kt_evjson(const char *run, const kt_event *ev)
 	if (ev->prov_json && *ev->prov_json)
 		prov = cJSON_Parse(ev->prov_json);
 	cJSON_AddStringToObject(o, "run", run);
-	cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
-	if (ev->parent)
-		cJSON_AddNumberToObject(o, "parent", (double)ev->parent);
-	else
-		cJSON_AddNullToObject(o, "parent");
-	kt_json_add_ns(o, "ts", ev->ts_ns);
-	cJSON_AddStringToObject(o, "kind", kname ? kname : "unknown");
-	cJSON_AddStringToObject(o, "actor", ev->actor ? ev->actor : "");
+	kt_evjson_head(o, ev);
 	if (prov)
 		cJSON_AddItemToObject(o, "prov", prov);
 	else

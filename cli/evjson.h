@@ -14,6 +14,10 @@
  * caller frees, or NULL on allocation failure or an unparsable payload. */
 cJSON *kt_evjson(const char *run, const kt_event *ev);
 
+/* Add the event header fields to o, in this order: seq, parent (null for
+ * none), ts (ns or null), kind, actor. */
+void kt_evjson_head(cJSON *o, const kt_event *ev);
+
 /* Add key = ns since the epoch as an exact JSON integer (61 bits: a double
  * would round it), or null for KT_TS_UNKNOWN. */
 void kt_json_add_ns(cJSON *o, const char *key, int64_t ns);

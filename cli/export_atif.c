@@ -24,6 +24,7 @@
 #include "evjson.h"
 #include "export.h"
 #include "../import/import.h"
+#include "outfmt.h"
 
 #define ATIF_VERSION "ATIF-v1.5"
 
@@ -67,13 +68,6 @@ static void add_seq(cJSON *st, uint64_t seq)
 	cJSON_AddItemToArray(seqs, cJSON_CreateNumber((double)seq));
 }
 
-static const char *str_of(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 static void add_usage(struct atif *a, cJSON *st, const cJSON *usage)
 {
 	const cJSON *in = cJSON_GetObjectItem(usage, "input");
@@ -97,8 +91,8 @@ static void add_usage(struct atif *a, cJSON *st, const cJSON *usage)
 
 static void on_message(struct atif *a, const kt_event *ev, cJSON *p)
 {
-	const char *role = str_of(p, "role"), *text = str_of(p, "text");
-	const char *model = str_of(p, "model");
+	const char *role = cli_jstr(p, "role"), *text = cli_jstr(p, "text");
+	const char *model = cli_jstr(p, "model");
 	const cJSON *flags = cJSON_GetObjectItem(p, "flags");
 	const cJSON *f;
 	int thinking = 0;
@@ -110,8 +104,8 @@ static void on_message(struct atif *a, const kt_event *ev, cJSON *p)
 	if (role && !strcmp(role, "assistant")) {
 		/* Thinking blocks of one response belong to the agent step
 		 * that follows; a step opened for them is reused. */
-		if (a->cur && !strcmp(str_of(a->cur, "source"), "agent") &&
-		    !*str_of(a->cur, "message") &&
+		if (a->cur && !strcmp(cli_jstr(a->cur, "source"), "agent") &&
+		    !*cli_jstr(a->cur, "message") &&
 		    !cJSON_GetObjectItem(a->cur, "tool_calls"))
 			st = a->cur;
 		else
@@ -146,11 +140,11 @@ static void on_message(struct atif *a, const kt_event *ev, cJSON *p)
 
 static void on_tool_call(struct atif *a, const kt_event *ev, cJSON *p)
 {
-	const char *id = str_of(p, "call_id"), *tool = str_of(p, "tool");
+	const char *id = cli_jstr(p, "call_id"), *tool = cli_jstr(p, "tool");
 	char idbuf[32];
 	cJSON *st = a->cur, *calls, *c, *args;
 
-	if (!st || strcmp(str_of(st, "source"), "agent") ||
+	if (!st || strcmp(cli_jstr(st, "source"), "agent") ||
 	    cJSON_GetObjectItem(st, "observation"))
 		st = new_step(a, "agent", ev->ts_ns);
 	if (!st)
@@ -183,7 +177,7 @@ static void on_tool_call(struct atif *a, const kt_event *ev, cJSON *p)
 
 static void on_tool_result(struct atif *a, const kt_event *ev, cJSON *p)
 {
-	const char *id = str_of(p, "call_id"), *out = str_of(p, "output");
+	const char *id = cli_jstr(p, "call_id"), *out = cli_jstr(p, "output");
 	const cJSON *idx = id ? cJSON_GetObjectItem(a->calls, id) : NULL;
 	cJSON *st, *obs, *res, *r;
 

@@ -96,7 +96,6 @@ static int each_event(const kt_event *ev, void *arg)
 	};
 	struct tables *t = arg;
 	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len), *o;
-	const char *kind = kt_kind_name(ev->kind);
 	size_t i;
 
 	if (!p) {
@@ -104,14 +103,7 @@ static int each_event(const kt_event *ev, void *arg)
 		return 1;
 	}
 	o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
-	if (ev->parent)
-		cJSON_AddNumberToObject(o, "parent", (double)ev->parent);
-	else
-		cJSON_AddNullToObject(o, "parent");
-	kt_json_add_ns(o, "ts", ev->ts_ns);
-	cJSON_AddStringToObject(o, "kind", kind ? kind : "unknown");
-	cJSON_AddStringToObject(o, "actor", ev->actor ? ev->actor : "");
+	kt_evjson_head(o, ev);
 	for (i = 0; i < sizeof(ev_cols) / sizeof(ev_cols[0]); i++)
 		copy_field(o, p, ev_cols[i]);
 	cJSON_AddStringToObject(o, "payload", ev->payload);

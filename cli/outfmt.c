@@ -139,3 +139,17 @@ int cli_json_add_bytes(cJSON *o, const char *key, const void *data,
 	free(t);
 	return text;
 }
+
+int cli_put_json(cJSON *o)
+{
+	char *t = o ? cJSON_PrintUnformatted(o) : NULL;
+	int rc = 0;
+
+	if (!t)
+		rc = KT_ENOMEM;
+	else if (puts(t) < 0)
+		rc = KT_EIO;
+	free(t);
+	cJSON_Delete(o);
+	return rc;
+}

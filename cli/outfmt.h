@@ -16,6 +16,10 @@ void cli_oneline(const char *s, size_t max, char *out);
 /* "2026-05-14 14:01:12" (UTC) or "-" when unknown; buf >= 24 bytes. */
 void cli_ts_short(int64_t ts_ns, char *buf, size_t len);
 
+/* Print o as one NDJSON line on stdout and free it (NULL: nothing is
+ * printed).  Returns 0, KT_ENOMEM (o NULL or printing failed) or KT_EIO. */
+int cli_put_json(cJSON *o);
+
 /* String member of o, or NULL. */
 const char *cli_jstr(const cJSON *o, const char *key);
 /* Valid UTF-8 (RFC 3629: no overlong forms, surrogates or code points past

@@ -21,6 +21,17 @@ int64_t cli_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+void cli_event_init(cli_event *e, int kind, const char *actor,
+		    uint64_t parent, cJSON *payload)
+{
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->actor = actor;
+	e->parent = parent;
+	e->payload = payload;
+	e->ts_ns = cli_now_ns();
+}
+
 int cli_record_run(struct cli *c, kt_store *s, const char *name,
 		   const char *source, char run[KT_RUN_ID_HEX + 1], int *exists)
 {

@@ -308,12 +308,7 @@ static int record(kt_store *s, const char *run, uint64_t seq, cJSON *payload,
 	cli_event e;
 	int rc;
 
-	memset(&e, 0, sizeof(e));
-	e.kind = KT_KIND_REPLAY;
-	e.actor = "harness";
-	e.parent = seq;
-	e.ts_ns = cli_now_ns();
-	e.payload = payload;
+	cli_event_init(&e, KT_KIND_REPLAY, "harness", seq, payload);
 	rc = cli_record(s, run, &e);
 	if (rc)
 		snprintf(err, errlen, "recording the replay: %s", kt_strerror(rc));
