@@ -512,8 +512,12 @@ int cmd_bench(struct cli *c, int argc, char **argv)
 			list = 1;
 		} else if (!strcmp(a, "--json")) {
 			json = 1;
+		} else if (strcmp(a, "--task") && strcmp(a, "--kernel") &&
+			   strcmp(a, "--scenarios") && strcmp(a, "--record") &&
+			   strcmp(a, "--baseline")) {
+			return cli_usage(c, "unknown option '%s'", a);
 		} else if (i + 1 >= argc) {
-			return cli_usage(c, "%s needs a value or is unknown", a);
+			return cli_usage(c, "%s needs a value", a);
 		} else if (!strcmp(a, "--task")) {
 			task = argv[++i];
 		} else if (!strcmp(a, "--kernel")) {
@@ -522,10 +526,8 @@ int cmd_bench(struct cli *c, int argc, char **argv)
 			subset = argv[++i];
 		} else if (!strcmp(a, "--record")) {
 			record = argv[++i];
-		} else if (!strcmp(a, "--baseline")) {
-			baseline = argv[++i];
 		} else {
-			return cli_usage(c, "unknown option %s", a);
+			baseline = argv[++i];
 		}
 	}
 	if (list)

@@ -16,6 +16,27 @@ note() {
 	printf '{"kind":"note","payload":{"text":"%s"}}\n' "$1"
 }
 
+# ---- help and error lines ---------------------------------------------------------
+
+@test "every command: --help prints its usage, an unknown option is one line 'ktraj: CMD: ...' and exit 2" {
+	"$KTRAJ" init >/dev/null
+	cmds=$("$KTRAJ" --help | sed -n '/^commands:/,/^$/p' | awk 'NF && $1 != "commands:" {print $1}')
+	[ "$(echo "$cmds" | wc -l)" -ge 18 ]
+	for c in $cmds; do
+		run "$KTRAJ" "$c" --help
+		[ "$status" -eq 0 ]
+		[[ "${lines[0]}" == "usage: ktraj $c"* ]]
+		run "$KTRAJ" "$c" --no-such-option </dev/null
+		echo "$c: $output"
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "ktraj: $c: "* ]]
+	done
+	run "$KTRAJ" bench --task
+	[ "$status" -eq 2 ]
+	[ "$output" = "ktraj: bench: --task needs a value (see \`ktraj bench --help\`)" ]
+}
+
 # ---- append / bench --record: the run NAME resolves to ------------------------
 
 @test "append NAME appends to the run NAME names (imported run, id prefix), creates only when none" {
