@@ -1113,7 +1113,8 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 {
 	kt_event e;
 	const kt_file *f;
-	char *pj = NULL, *prov = NULL;
+	const char *pj = NULL;
+	char *prov = NULL;
 	int rc = 0;
 	uint64_t t0;
 
@@ -1171,7 +1172,9 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 	}
 	if (imp->red)
 		kt_redact_json(imp->red, ev->payload);
-	pj = cJSON_PrintUnformatted(ev->payload);
+	/* cJSON_PrintUnformatted's bytes, in a buffer reused for every event */
+	if (kt_imp_json_print(ev->payload, &imp->pbuf) == 0)
+		pj = imp->pbuf.p;
 	f = ev->file ? ev->file : &imp->cur->f;
 	if (ev->prov_json) /* "" = none */
 		prov = *ev->prov_json ? xstrdup(ev->prov_json) : NULL;
@@ -1189,7 +1192,7 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 	e.actor = ev->actor ? ev->actor : "agent";
 	e.prov_json = prov;
 	e.payload = pj;
-	e.payload_len = strlen(pj);
+	e.payload_len = imp->pbuf.n;
 	e.flags = KT_EV_CANONICAL; /* pj is cJSON's print: skip a reparse */
 	t0 = st_start(imp);
 	rc = kt_event_append(imp->s, imp->run_id, &e);
@@ -1203,7 +1206,6 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 out:
 	cJSON_Delete(ev->payload);
 	ev->payload = NULL;
-	free(pj);
 	free(prov);
 	return rc;
 }
@@ -1617,6 +1619,7 @@ int kt_import_paths(kt_store *s, char *const *paths, int npaths,
 		kt_redactor_free(imp.red);
 	free(imp.run_name);
 	free(imp.run_format);
+	free(imp.pbuf.p);
 	if (opts->stats)
 		opts->stats->total_ns += cpu_ns() - t_all;
 	return rc;

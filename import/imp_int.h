@@ -54,6 +54,12 @@ struct kt_root {
 
 enum { KT_ROOT_FILE = 1, KT_ROOT_DIR, KT_ROOT_ARCHIVE, KT_ROOT_STDIN };
 
+/* a growable text buffer reused across events (jsonprint.c) */
+struct kt_jbuf {
+	char *p;                /* NUL-terminated at n */
+	size_t n, cap;
+};
+
 struct kt_runrep {
 	char id[KT_RUN_ID_HEX + 1];
 	char *name, *format;
@@ -94,8 +100,14 @@ struct kt_imp {
 	struct kt_runrep *reps;
 	size_t nreps, reps_cap;
 	uint64_t bytes_total, bytes_done;
+	struct kt_jbuf pbuf;    /* payload text of the event being appended */
 	int depth;              /* archive nesting */
 };
+
+/* jsonprint.c: item as cJSON_PrintUnformatted prints it, into b (b->n
+ * bytes, NUL-terminated; b->p stays owned by b).  KT_ENOMEM, or KT_EINVAL
+ * for an item cJSON cannot print. */
+int kt_imp_json_print(const cJSON *item, struct kt_jbuf *b);
 
 /* workspace.c */
 void kt_ws_reset(struct kt_ws *ws);

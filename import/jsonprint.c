@@ -1,0 +1,194 @@
+/*
+ * jsonprint.c - cJSON_PrintUnformatted's exact bytes into a reused buffer.
+ *
+ * kt_imp_emit prints every payload once and hands the text to the store as
+ * canonical (KT_EV_CANONICAL: the store then hashes the bytes as given), so
+ * the text must be byte for byte what cJSON_PrintUnformatted prints (cJSON
+ * 1.7.x, cJSON.c print_value/print_string_ptr/print_number): keys and
+ * strings with '"' '\\' \b \f \n \r \t escaped, other bytes below 0x20 as
+ * \u00xx (lowercase hex), every other byte as is; whole numbers below
+ * 1e15 as their digits; no whitespace.  Other numbers go through cJSON
+ * itself, so their rounding is cJSON's.  What this saves: cJSON sizes strings in one
+ * pass and copies in another, grows its buffer from 256 bytes by doubling
+ * and reallocs the result; here one buffer serves a whole import.
+ * tests/unit/t_jsonprint.c checks it against cJSON_PrintUnformatted.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imp_int.h"
+
+static int jb_reserve(struct kt_jbuf *b, size_t more)
+{
+	size_t nc;
+	char *np;
+
+	if (b->n + more + 1 <= b->cap)
+		return 0;
+	nc = b->cap ? b->cap : 4096;
+	while (nc < b->n + more + 1) {
+		if (nc > SIZE_MAX / 2)
+			return KT_ENOMEM;
+		nc *= 2;
+	}
+	np = realloc(b->p, nc);
+	if (!np)
+		return KT_ENOMEM;
+	b->p = np;
+	b->cap = nc;
+	return 0;
+}
+
+/* 1: byte needs an escape (cJSON: not > 31, or '"' or '\\') */
+static const unsigned char esc_tab[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+};
+
+static int put_str(struct kt_jbuf *b, const char *s)
+{
+	static const char hx[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)(s ? s : ""), *run;
+	size_t n = strlen((const char *)p);
+	char *o;
+
+	/* worst case 6 bytes per input byte */
+	if (n > (SIZE_MAX - 3) / 6 || jb_reserve(b, 6 * n + 2))
+		return KT_ENOMEM;
+	o = b->p + b->n;
+	*o++ = '"';
+	while (*p) {
+		run = p;
+		while (*p && !esc_tab[*p])
+			p++;
+		if (p > run) {
+			memcpy(o, run, (size_t)(p - run));
+			o += p - run;
+		}
+		if (!*p)
+			break;
+		*o++ = '\\';
+		switch (*p) {
+		case '"': *o++ = '"'; break;
+		case '\\': *o++ = '\\'; break;
+		case '\b': *o++ = 'b'; break;
+		case '\f': *o++ = 'f'; break;
+		case '\n': *o++ = 'n'; break;
+		case '\r': *o++ = 'r'; break;
+		case '\t': *o++ = 't'; break;
+		default:
+			*o++ = 'u';
+			*o++ = '0';
+			*o++ = '0';
+			*o++ = hx[*p >> 4];
+			*o++ = hx[*p & 15];
+			break;
+		}
+		p++;
+	}
+	*o++ = '"';
+	b->n = (size_t)(o - b->p);
+	b->p[b->n] = 0;
+	return 0;
+}
+
+static int put_raw(struct kt_jbuf *b, const char *s, size_t n)
+{
+	if (jb_reserve(b, n))
+		return KT_ENOMEM;
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = 0;
+	return 0;
+}
+
+static int put_num(struct kt_jbuf *b, const cJSON *item)
+{
+	double d = item->valuedouble;
+	char tmp[32], *t;
+	int k, rc;
+
+	/* cJSON prints "%1.15g" (then "%1.17g" when that does not read back):
+	 * for a whole number below 1e15 that is its digits, as "%lld" */
+	if (d > -1e15 && d < 1e15 && d == (double)(long long)d &&
+	    !(d == 0 && signbit(d))) {
+		k = snprintf(tmp, sizeof(tmp), "%lld", (long long)d);
+		return put_raw(b, tmp, (size_t)k);
+	}
+	/* fractions, big numbers, -0, NaN: exactly as cJSON prints them */
+	t = cJSON_PrintUnformatted(item);
+	if (!t)
+		return KT_ENOMEM;
+	rc = put_raw(b, t, strlen(t));
+	cJSON_free(t);
+	return rc;
+}
+
+static int put_value(struct kt_jbuf *b, const cJSON *item)
+{
+	const cJSON *c;
+	int rc;
+
+	switch (item->type & 0xff) {
+	case cJSON_NULL:
+		return put_raw(b, "null", 4);
+	case cJSON_False:
+		return put_raw(b, "false", 5);
+	case cJSON_True:
+		return put_raw(b, "true", 4);
+	case cJSON_Number:
+		return put_num(b, item);
+	case cJSON_Raw:
+		if (!item->valuestring)
+			return KT_EINVAL;
+		return put_raw(b, item->valuestring, strlen(item->valuestring));
+	case cJSON_String:
+		return put_str(b, item->valuestring);
+	case cJSON_Array:
+		if ((rc = put_raw(b, "[", 1)))
+			return rc;
+		for (c = item->child; c; c = c->next) {
+			if ((rc = put_value(b, c)))
+				return rc;
+			if (c->next && (rc = put_raw(b, ",", 1)))
+				return rc;
+		}
+		return put_raw(b, "]", 1);
+	case cJSON_Object:
+		if ((rc = put_raw(b, "{", 1)))
+			return rc;
+		for (c = item->child; c; c = c->next) {
+			if ((rc = put_str(b, c->string)) ||
+			    (rc = put_raw(b, ":", 1)) ||
+			    (rc = put_value(b, c)))
+				return rc;
+			if (c->next && (rc = put_raw(b, ",", 1)))
+				return rc;
+		}
+		return put_raw(b, "}", 1);
+	default:
+		return KT_EINVAL; /* cJSON_Invalid: cJSON prints nothing */
+	}
+}
+
+int kt_imp_json_print(const cJSON *item, struct kt_jbuf *b)
+{
+	int rc;
+
+	if (!item || !b)
+		return KT_EINVAL;
+	b->n = 0;
+	if (jb_reserve(b, 0))
+		return KT_ENOMEM;
+	b->p[0] = 0;
+	rc = put_value(b, item);
+	if (rc)
+		b->n = 0;
+	return rc;
+}

@@ -1,0 +1,185 @@
+/* t_jsonprint.c - kt_imp_json_print prints exactly what
+ * cJSON_PrintUnformatted prints (the store trusts the bytes as canonical):
+ * escapes, numbers, empty and nested containers, string references, and
+ * every line of the Claude Code corpus; plus a reused buffer and a redacted
+ * string reference (the importer points payloads at parsed input). */
+#include <limits.h>
+#include <math.h>
+#include <dirent.h>
+#include "testutil.h"
+#include "../../import/imp_int.h"
+
+/* both printers agree on item */
+static void same(const cJSON *item, struct kt_jbuf *b)
+{
+	char *want = cJSON_PrintUnformatted(item);
+
+	assert_non_null(want);
+	assert_int_equal(kt_imp_json_print(item, b), 0);
+	if (strcmp(b->p, want))
+		fail_msg("print differs\n  got  %s\n  want %s", b->p, want);
+	assert_int_equal(b->n, strlen(want));
+	cJSON_free(want);
+}
+
+static void t_strings(void **st)
+{
+	struct kt_jbuf b = { 0 };
+	char all[256];
+	cJSON *o = cJSON_CreateObject();
+	int i;
+
+	(void)st;
+	for (i = 1; i < 256; i++)
+		all[i - 1] = (char)i;  /* every byte but NUL, UTF-8 or not */
+	all[255] = 0;
+	cJSON_AddStringToObject(o, "all", all);
+	cJSON_AddStringToObject(o, "q\"k\\e\ty", "a\"b\\c\b\f\n\r\t\x01\x1f\x7f");
+	cJSON_AddStringToObject(o, "utf8", "h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80");
+	cJSON_AddStringToObject(o, "", "");
+	cJSON_AddItemToObject(o, "ref", cJSON_CreateStringReference("by ref\n"));
+	cJSON_AddRawToObject(o, "raw", "{\"x\": [1, 2]}");
+	same(o, &b);
+	cJSON_Delete(o);
+	free(b.p);
+}
+
+static void t_numbers(void **st)
+{
+	static const double v[] = {
+		0, -0.0, 1, -1, 42, 0.1, -2.5, 1e20, -1e-7, 3.141592653589793,
+		2147483647.0, 2147483648.0, -2147483648.0, -2147483649.0,
+		1759745743621318000.0, 1.7976931348623157e308, 5e-324,
+		12.000000000000002, 100.5, 999999999999999.0, 1e15,
+		-999999999999999.0, 123456789012345.0, 4503599627370497.0,
+	};
+	struct kt_jbuf b = { 0 };
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	(void)st;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(NAN));
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(INFINITY));
+	same(a, &b);
+	cJSON_Delete(a);
+	free(b.p);
+}
+
+static void t_containers(void **st)
+{
+	static const char *const docs[] = {
+		"{}", "[]", "[[],{}]", "{\"a\":{\"b\":{\"c\":[1,[2,[3,{}]]]}}}",
+		"[null,true,false,\"x\",1.5,{\"k\":null}]",
+		"{\"dup\":1,\"dup\":2}",
+	};
+	struct kt_jbuf b = { 0 };
+	cJSON *o, *ref, *in;
+	size_t i;
+
+	(void)st;
+	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		o = cJSON_Parse(docs[i]);
+		assert_non_null(o);
+		same(o, &b);
+		cJSON_Delete(o);
+	}
+	/* an object reference prints as the object it points at */
+	in = cJSON_Parse("{\"command\":\"nvcc -O3 k.cu\",\"n\":[1,2]}");
+	o = cJSON_CreateObject();
+	ref = cJSON_CreateObjectReference(in->child);
+	cJSON_AddItemToObject(o, "args", ref);
+	same(o, &b);
+	cJSON_Delete(o);
+	cJSON_Delete(in);
+	free(b.p);
+}
+
+/* Redacting a payload that points at parsed input replaces the referenced
+ * strings with owned ones: the input keeps its text, nothing is freed
+ * twice (ASan checks the latter). */
+static void t_redact_ref(void **st)
+{
+	const char *in = "mail me at someone@example.com";
+	char *copy = strdup(in);
+	cJSON *o = cJSON_CreateObject();
+	kt_redactor *r = kt_redactor_new();
+	struct kt_jbuf b = { 0 };
+
+	(void)st;
+	assert_non_null(copy);
+	cJSON_AddItemToObject(o, "text", cJSON_CreateStringReference(copy));
+	assert_int_equal(kt_redact_json(r, o), 0);
+	assert_string_equal(copy, in);
+	assert_null(strstr(cJSON_GetObjectItem(o, "text")->valuestring,
+			   "someone@example.com"));
+	same(o, &b);
+	cJSON_Delete(o);
+	kt_redactor_free(r);
+	free(copy);
+	free(b.p);
+}
+
+static void corpus_file(const char *path, struct kt_jbuf *b, size_t *lines)
+{
+	size_t len = 0;
+	char *d = tu_slurp(path, &len), *p, *nl;
+
+	if (!d)
+		return;
+	for (p = d; p < d + len; p = nl + 1) {
+		cJSON *o;
+
+		nl = memchr(p, '\n', (size_t)(d + len - p));
+		if (!nl)
+			nl = d + len;
+		o = cJSON_ParseWithLength(p, (size_t)(nl - p));
+		if (o) {
+			same(o, b);
+			(*lines)++;
+		}
+		cJSON_Delete(o);
+	}
+	free(d);
+}
+
+static void t_corpus(void **st)
+{
+	const char *c = tu_corpus();
+	char dir[4200], path[8400];
+	struct kt_jbuf b = { 0 };
+	struct dirent *de;
+	size_t lines = 0;
+	DIR *d;
+
+	(void)st;
+	if (!c)
+		skip();
+	snprintf(dir, sizeof(dir), "%s/claude_code", c);
+	d = opendir(dir);
+	if (!d)
+		skip();
+	while ((de = readdir(d))) {
+		if (!strstr(de->d_name, ".jsonl"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		corpus_file(path, &b, &lines);
+	}
+	closedir(d);
+	assert_true(lines > 100);
+	free(b.p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_strings),
+		cmocka_unit_test(t_numbers),
+		cmocka_unit_test(t_containers),
+		cmocka_unit_test(t_redact_ref),
+		cmocka_unit_test(t_corpus),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
