@@ -240,7 +240,9 @@ int cmd_import(struct cli *c, int argc, char **argv)
 	else if (rc == KT_ELIMIT)
 		ex = cli_err(c, "an archive exceeded the expansion bound (--max-size/--max-ratio)");
 	else if (rc == KT_ENOTFOUND)
-		ex = cli_err(c, "some paths could not be read");
+		/* the line of each path that could not be read said it */
+		ex = x.warned ? KT_EXIT_FAIL :
+			cli_err(c, "some paths could not be read");
 	else if (rc)
 		ex = cli_store_err(c, s, rc, "import");
 	rc = kt_store_close(s);

@@ -37,6 +37,13 @@ note() {
 	[ "$output" = "ktraj: bench: --task needs a value (see \`ktraj bench --help\`)" ]
 }
 
+@test "import of a path that does not exist: one error line, exit 1" {
+	run "$KTRAJ" import "$BATS_TEST_TMPDIR/nonexistent.jsonl"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$output" = "ktraj: import: $BATS_TEST_TMPDIR/nonexistent.jsonl: No such file or directory" ]
+}
+
 # ---- append / bench --record: the run NAME resolves to ------------------------
 
 @test "append NAME appends to the run NAME names (imported run, id prefix), creates only when none" {
