@@ -103,7 +103,15 @@ int cmd_cat(struct cli *c, int argc, char **argv)
 	    (rc = cli_path_resolve(c, s, run, path, at, at, &stored)))
 		goto out;
 	rc = cli_ws_content(s, run, stored, at, &data, &len, &deleted);
-	if (rc == KT_ENOTFOUND) {
+	if (rc == KT_ENOTFOUND && deleted == 2) {
+		uint64_t by = 0;
+
+		cli_ws_unknown(s, run, stored, at, &by);
+		cli_err(c, "%s has unknown content %s%s (step %llu changed it in a way the trajectory does not show)",
+			stored, at_arg ? "at step " : "after the last step",
+			at_arg ? at_arg : "", (unsigned long long)by);
+		rc = KT_EXIT_NOTFOUND;
+	} else if (rc == KT_ENOTFOUND) {
 		cli_err(c, "%s %s %s%s", stored,
 			deleted ? "was deleted" : "did not exist yet",
 			at_arg ? "at step " : "after the last step",

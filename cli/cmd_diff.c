@@ -51,7 +51,7 @@ static int cmp_str(const void *x, const void *y)
 	return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
-/* 0 absent, 1 present (hash set), <0 error */
+/* 0 absent, 1 present (hash set), 2 content unknown, <0 error */
 static int state(kt_store *s, const char *run, const char *path, uint64_t at,
 		 unsigned char h[KT_HASH_LEN])
 {
@@ -59,7 +59,10 @@ static int state(kt_store *s, const char *run, const char *path, uint64_t at,
 
 	if (rc == KT_ENOTFOUND)
 		return 0;
-	return rc ? rc : !deleted;
+	if (rc || !deleted)
+		return rc ? rc : 1;
+	rc = cli_ws_unknown(s, run, path, at, NULL);
+	return rc < 0 ? rc : rc ? 2 : 0;
 }
 
 /* One changed file as the --json object. */
@@ -138,8 +141,31 @@ static int diff_path(struct cli *c, kt_store *s, const char *run,
 		rc = cli_store_err(c, s, sa < 0 ? sa : sb, path);
 		goto out;
 	}
-	if (sa == sb && (!sa || !memcmp(ha, hb, KT_HASH_LEN)))
+	if (sa == sb && (!sa || sa == 2 || !memcmp(ha, hb, KT_HASH_LEN)))
 		goto out;
+	if (sa == 2 || sb == 2) {
+		/* no diff against content nobody saw */
+		if (json) {
+			cJSON *o = cJSON_CreateObject();
+			char *t;
+
+			cJSON_AddStringToObject(o, "path", path);
+			cJSON_AddNumberToObject(o, "from_seq", (double)a);
+			cJSON_AddNumberToObject(o, "to_seq", (double)b);
+			cJSON_AddStringToObject(o, "op", "unknown");
+			cJSON_AddStringToObject(o, "unknown",
+						sa == 2 ? "from" : "to");
+			cJSON_AddNullToObject(o, "diff");
+			t = cJSON_PrintUnformatted(o);
+			cJSON_Delete(o);
+			if (!t || puts(t) < 0)
+				rc = cli_err(c, t ? "write error" : "out of memory");
+			free(t);
+		} else
+			printf("Content of %s unknown at step %llu (changed in a way the trajectory does not show)\n",
+			       path, (unsigned long long)(sa == 2 ? a : b));
+		goto out;
+	}
 	if (!lab_a || !lab_b) {
 		rc = cli_err(c, "out of memory");
 		goto out;

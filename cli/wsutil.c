@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "wsutil.h"
 
 struct suffix_ctx {
@@ -77,6 +79,65 @@ int cli_path_resolve(struct cli *c, kt_store *s, const char *run,
 	return rc;
 }
 
+static int jstr_is(const cJSON *o, const char *key, const char *want)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) && !strcmp(v->valuestring, want);
+}
+
+/* Walks back from `at` to the last edit or observation of path: the paths
+ * index records an unknown edit as "deleted" (FORMAT.md 6.7), so only the
+ * event tells the two apart.  Few steps back in practice: it is asked only
+ * for a path the index calls deleted. */
+int cli_ws_unknown(kt_store *s, const char *run, const char *path,
+		   uint64_t at, uint64_t *by)
+{
+	kt_run_info ri;
+	kt_event ev;
+	uint64_t seq;
+	int rc;
+
+	if (!at) {
+		if ((rc = kt_run_get(s, run, &ri)))
+			return rc;
+		at = ri.n_events;
+	}
+	for (seq = at; seq >= 1; seq--) {
+		cJSON *p, *o;
+		int hit = -1;
+
+		if ((rc = kt_event_read(s, run, seq, KT_READ_HEAD, &ev)))
+			return rc;
+		if (ev.kind != KT_KIND_EDIT && ev.kind != KT_KIND_TOOL_RESULT)
+			continue;
+		if ((rc = kt_event_read(s, run, seq, KT_READ_BODY, &ev)))
+			return rc;
+		p = cJSON_ParseWithLength(ev.payload, ev.payload_len);
+		if (!p)
+			continue;
+		if (ev.kind == KT_KIND_EDIT) {
+			if (jstr_is(p, "path", path))
+				hit = jstr_is(p, "op", "unknown");
+			else if (jstr_is(p, "from", path) ||
+				 jstr_is(p, "old_path", path))
+				hit = 0; /* renamed away */
+		} else {
+			cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(
+					   p, "observed"))
+				if (jstr_is(o, "path", path))
+					hit = 0;
+		}
+		cJSON_Delete(p);
+		if (hit >= 0) {
+			if (hit && by)
+				*by = ev.parent ? ev.parent : seq;
+			return hit;
+		}
+	}
+	return 0;
+}
+
 int cli_ws_content(kt_store *s, const char *run, const char *path,
 		   uint64_t at, void **data, size_t *len, int *deleted)
 {
@@ -89,8 +150,13 @@ int cli_ws_content(kt_store *s, const char *run, const char *path,
 	rc = kt_path_at(s, run, path, at, h, deleted);
 	if (rc)
 		return rc;
-	if (*deleted)
+	if (*deleted) {
+		rc = cli_ws_unknown(s, run, path, at, NULL);
+		if (rc < 0)
+			return rc;
+		*deleted = rc ? 2 : 1;
 		return KT_ENOTFOUND;
+	}
 	return kt_blob_get(s, h, data, len);
 }
 

@@ -21,10 +21,23 @@ int cli_path_resolve(struct cli *c, kt_store *s, const char *run,
 /*
  * Content of stored `path` at step `at` (0 = latest).  Returns 0 with
  * *data malloc'ed (NUL past *len); KT_ENOTFOUND with *data NULL when the
- * file does not exist then (never seen, or *deleted set); other KT_E*.
+ * file does not exist then (never seen: *deleted 0; deleted: 1) or its
+ * content is not known (*deleted 2: an edit with op "unknown", FORMAT.md
+ * section 2); other KT_E*.
  */
 int cli_ws_content(kt_store *s, const char *run, const char *path,
 		   uint64_t at, void **data, size_t *len, int *deleted);
+
+/*
+ * Whether `path` of run `run` has unknown content at step `at` (0 =
+ * latest): the last edit or observation of it by then is an edit with op
+ * "unknown".  Returns 1 (*by = the step that changed it: the edit's tool
+ * call, else the edit; by may be NULL), 0, or a
+ * negative KT_E*.  Walks back over the run's events: ask only for a path
+ * that kt_path_at reports deleted.
+ */
+int cli_ws_unknown(kt_store *s, const char *run, const char *path,
+		   uint64_t at, uint64_t *by);
 
 /* Parse SEQ and check it names an event of run (1..n).  Prints the error
  * itself; returns 0 or an exit code. */

@@ -152,6 +152,15 @@ int kt_ws_replace(kt_imp *imp, const char *path, const char *old_s,
 		  const char *new_s, int all, uint64_t call, const char *tool);
 int kt_ws_delete(kt_imp *imp, const char *path, uint64_t call,
 		 const char *tool);
+/* The tool call changed path in a way the source does not show (sed -i,
+ * `python gen.py > f`): the workspace forgets the content, and an `edit`
+ * with op "unknown", before = the content believed until now and after
+ * null is emitted, so `ktraj cat` says the content is unknown from here on
+ * instead of printing a stale one.  Only for a path whose content (or
+ * absence) the workspace knew; a later write or observation re-seeds it.
+ * Returns 0 or KT_ENOMEM. */
+int kt_ws_invalidate(kt_imp *imp, const char *path, uint64_t call,
+		     const char *tool);
 /* Content seen without a change (a Read result, originalFile): seeds or
  * corrects the workspace silently and adds {"path","blob"} to the
  * `observed` array of `payload` (the tool_result about to be emitted). */
@@ -197,6 +206,10 @@ typedef struct kt_import_opts {
 		       uint64_t events, uint64_t added, void *arg);
 	/* Called per problem with one line "file:line: what". */
 	void (*on_warn)(const char *line, void *arg);
+	/* Called once for each file of a folder or archive that no importer
+	 * recognizes (it is skipped; not a problem, so --strict goes on).
+	 * NULL = skip silently. */
+	void (*on_skip)(const char *path, void *arg);
 	void *arg;
 	/* Called now and then while importing (only with progress set):
 	 * bytes done and total input bytes (0 when unknown). */

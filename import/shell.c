@@ -73,17 +73,24 @@ static int apply_op(kt_imp *imp, const struct kt_sh_op *op, uint64_t call)
 			rc = 0;
 		goto out;
 	}
+	/* content we cannot work out: the file's old content is stale, so
+	 * the workspace forgets it rather than keep it or guess */
+	if (op->op == KT_SH_UNKNOWN)
+		goto unknown;
 	data = op_content(imp, op, &len, &rc);
-	if (!data)
-		goto out;       /* unknown content: no edit rather than a wrong one */
+	if (!data) {
+		if (rc)
+			goto out;
+		goto unknown;
+	}
 	if (op->op == KT_SH_APPEND) {
 		size_t bl = 0;
 		const char *b = kt_ws_get(imp, path, &bl);
 		char *all;
 
-		/* appending to a file whose content we never saw */
+		/* appending to a file whose content we do not know */
 		if (!b)
-			goto out;
+			goto unknown;
 		all = malloc(bl + len + 1);
 		if (!all) {
 			rc = KT_ENOMEM;
@@ -97,6 +104,9 @@ static int apply_op(kt_imp *imp, const struct kt_sh_op *op, uint64_t call)
 		len += bl;
 	}
 	rc = kt_ws_write(imp, path, data, len, call, "shell");
+	goto out;
+unknown:
+	rc = kt_ws_invalidate(imp, path, call, "shell");
 out:
 	free(data);
 	free(path);

@@ -1646,11 +1646,110 @@ static int redirect_out(struct ctx *x, const struct scmd *c,
 				put_write(x, KT_SH_WRITE, resolve(x, &r->t), &empty);
 			continue;
 		}
-		if (ct->kind)
-			put_write(x, app ? KT_SH_APPEND : KT_SH_WRITE,
-				  resolve(x, &r->t), ct);
+		put_write(x, !ct->kind ? KT_SH_UNKNOWN :
+			  app ? KT_SH_APPEND : KT_SH_WRITE, resolve(x, &r->t),
+			  ct);
 	}
 	return any;
+}
+
+/* Every file c redirects output to (any fd), as changed in a way we do not
+ * know: the output of a program, or of a command that may not have run. */
+static void unknown_out(struct ctx *x, const struct scmd *c)
+{
+	struct content none = { 0 };
+
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct redir *r = &c->r[i];
+
+		if (r->kind == R_OUT || r->kind == R_APP || r->kind == R_ALL ||
+		    r->kind == R_ALLAPP)
+			put_write(x, KT_SH_UNKNOWN, resolve(x, &r->t), &none);
+	}
+}
+
+/* sed -i / perl -i: the files edited in place (their new content is not
+ * worked out).  GNU sed: -i[SUFFIX] or --in-place[=SUFFIX], script from
+ * -e/-f or the first operand; BSD's `-i ''` / `-i .bak` suffix word is
+ * skipped.  perl: -i[EXT] inside a switch cluster (-pi, -i.bak), program
+ * from -e/-E or the first operand.  Words that expand (globs, $vars) name
+ * files we cannot tell, so they are left out. */
+static void inplace_ops(struct ctx *x, const struct scmd *c, size_t a,
+			int perl)
+{
+	struct content none = { 0 };
+	int inplace = 0, have_script = 0, dd = 0, bsd_suffix = 0;
+	size_t i, first = (size_t)-1;
+	char *ops[64];
+	size_t nops = 0;
+
+	for (i = a + 1; i < c->nw; i++) {
+		const struct word *w = &c->w[i];
+		const char *v = w->v;
+
+		if (bsd_suffix) {
+			bsd_suffix = 0;
+			if (!w->n || v[0] == '.')
+				continue;
+		}
+		if (!dd && w->n > 1 && v[0] == '-' && !(w->fl & W_DYN)) {
+			if (!strcmp(v, "--")) {
+				dd = 1;
+				continue;
+			}
+			if (v[1] == '-') {
+				if (!strncmp(v, "--in-place", 10))
+					inplace = 1;
+				else if (!strncmp(v, "--expression", 12) ||
+					 !strncmp(v, "--file", 6)) {
+					have_script = 1;
+					if (!strchr(v, '='))
+						i++;
+				} else if (!strcmp(v, "--line-length"))
+					i++;
+				continue;
+			}
+			for (const char *f = v + 1; *f; f++) {
+				if (*f == 'i') {
+					inplace = 1;
+					/* -i alone: BSD may take a suffix word */
+					if (!perl && f == v + 1 && !f[1])
+						bsd_suffix = 1;
+					break; /* the rest is a suffix */
+				}
+				if (*f == 'e' || (perl && *f == 'E') ||
+				    (!perl && *f == 'f')) {
+					have_script = 1;
+					if (!f[1])
+						i++; /* script in the next word */
+					break;
+				}
+				if (!perl && *f == 'l') {
+					if (!f[1])
+						i++;
+					break;
+				}
+				if (perl && (*f == 'M' || *f == 'm' ||
+					     *f == 'I' || *f == 'x' ||
+					     *f == 'C' || *f == '0'))
+					break; /* takes the rest of the word */
+			}
+			continue;
+		}
+		if (first == (size_t)-1) {
+			first = i;
+			if (!have_script)
+				continue; /* the script itself */
+		}
+		if (nops < 64)
+			ops[nops++] = resolve(x, w);
+	}
+	for (i = 0; i < nops; i++) {
+		if (inplace)
+			put_write(x, KT_SH_UNKNOWN, ops[i], &none);
+		else
+			free(ops[i]);
+	}
 }
 
 /* Non-option arguments of c after a (for rm/mv/cp/cat/tee). */
@@ -2192,9 +2291,22 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 				if (pl->n == 1 && reached[i] != NO)
 					set_cwd(&x, c, a, strcmp(b, "cd") ? UNK
 						: reached[i] == YES ? succ[i] : UNK);
-			} else if (pl->n == 1 && reached[i] == YES &&
-				   succ[i] == YES)
-				file_ops(&x, c, a, b);
+			} else {
+				if (pl->n == 1 && reached[i] == YES &&
+				    succ[i] == YES)
+					file_ops(&x, c, a, b);
+				/* a program's output, or in-place edits of a
+				 * command that may have run */
+				if (reached[i] != NO && succ[i] != NO &&
+				    (!strcmp(b, "sed") || !strcmp(b, "perl")))
+					inplace_ops(&x, c, a, b[0] == 'p');
+				if (reached[i] != NO)
+					unknown_out(&x, c);
+			}
+			if (reached[i] == UNK && (!strcmp(b, "echo") ||
+			    !strcmp(b, "printf") || !strcmp(b, "cat") ||
+			    !strcmp(b, "tee")))
+				unknown_out(&x, c); /* may have run */
 			content_free(&pipe);
 			pipe = out;
 			if (reached[i] == NO)

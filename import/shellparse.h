@@ -15,7 +15,10 @@
 
 #include <stddef.h>
 
-enum { KT_SH_WRITE = 1, KT_SH_APPEND, KT_SH_DELETE };
+/* KT_SH_UNKNOWN: the command changed (or may have changed) the file in a
+ * way its text does not tell (sed -i, perl -pi, `python gen.py > f`): the
+ * workspace must forget the file's content rather than keep a stale one. */
+enum { KT_SH_WRITE = 1, KT_SH_APPEND, KT_SH_DELETE, KT_SH_UNKNOWN };
 
 /* One file change.  Content is data[0..len) when have_data, else the
  * concatenation of files[] as the workspace knows them (cat a b > c,

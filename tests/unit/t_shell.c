@@ -40,6 +40,20 @@ static void no_ops(const char *cmd, const char *cwd, const char *out, int ok)
 	kt_sh_plan_free(&p);
 }
 
+/* exactly one op: path changed in a way the text does not show */
+static void one_unknown(const char *cmd, const char *cwd, const char *out,
+			int ok, const char *path)
+{
+	struct kt_sh_plan p = plan(cmd, cwd, out, ok);
+
+	if (p.nops != 1)
+		fail_msg("%s: %zu ops", cmd, p.nops);
+	assert_int_equal(p.ops[0].op, KT_SH_UNKNOWN);
+	assert_string_equal(p.ops[0].path, path);
+	assert_false(p.ops[0].have_data);
+	kt_sh_plan_free(&p);
+}
+
 static void t_heredoc(void **st)
 {
 	(void)st;
@@ -54,13 +68,15 @@ static void t_heredoc(void **st)
 	one_write("tee /abs/f.c <<'X' >/dev/null\nint a;\nX", NULL, "", 1,
 		  KT_SH_WRITE, "/abs/f.c", "int a;\n");
 	/* expansions in an unquoted here-document: content unknown */
-	no_ops("cat > k.cu <<EOF\nint n = $N;\nEOF", "/w", "", 1);
-	no_ops("cat > k.cu <<EOF\nint n = $(nproc);\nEOF", "/w", "", 1);
+	one_unknown("cat > k.cu <<EOF\nint n = $N;\nEOF", "/w", "", 1,
+		    "/w/k.cu");
+	one_unknown("cat > k.cu <<EOF\nint n = $(nproc);\nEOF", "/w", "", 1,
+		    "/w/k.cu");
 	/* never terminated, or bash says the tool changed it */
-	no_ops("cat > k.cu <<EOF\nint n;\n", "/w", "", 1);
-	no_ops("cat > k.cu << 'EOF'\nint n;\nEOF", "/w",
+	one_unknown("cat > k.cu <<EOF\nint n;\n", "/w", "", 1, "/w/k.cu");
+	one_unknown("cat > k.cu << 'EOF'\nint n;\nEOF", "/w",
 	       "bash: warning: here-document at line 1 delimited by "
-	       "end-of-file (wanted `EOF')", 1);
+	       "end-of-file (wanted `EOF')", 1, "/w/k.cu");
 }
 
 static void t_echo_printf(void **st)
@@ -83,14 +99,64 @@ static void t_echo_printf(void **st)
 	one_write("printf 'data' | tee copy.txt > /dev/null", "/w", "", 1,
 		  KT_SH_WRITE, "/w/copy.txt", "data");
 	/* unknown content: variables, globs, printf conversions */
-	no_ops("echo $HOME > a.txt", "/w", "", 1);
-	no_ops("echo *.c > list", "/w", "", 1);
-	no_ops("printf '%s\\n' > a.txt", "/w", "", 1);
-	no_ops("printf '%s\\n' x > a.txt", "/w", "", 1);
+	one_unknown("echo $HOME > a.txt", "/w", "", 1, "/w/a.txt");
+	one_unknown("echo *.c > list", "/w", "", 1, "/w/list");
+	one_unknown("printf '%s\\n' > a.txt", "/w", "", 1, "/w/a.txt");
+	one_unknown("printf '%s\\n' x > a.txt", "/w", "", 1, "/w/a.txt");
 	no_ops("echo x > /dev/null; echo y >&2", "/w", "", 1);
 	/* the redirection target itself failed */
 	no_ops("echo x > nodir/a.txt", "/w",
 	       "bash: nodir/a.txt: No such file or directory", 0);
+}
+
+/* the paths of a plan's KT_SH_UNKNOWN ops, joined by spaces */
+static void unknown_paths(const char *cmd, const char *out, int ok,
+			  const char *want)
+{
+	struct kt_sh_plan p = plan(cmd, "/w", out, ok);
+	char got[512] = "";
+
+	for (size_t i = 0; i < p.nops; i++) {
+		if (p.ops[i].op != KT_SH_UNKNOWN)
+			fail_msg("%s: op %zu is %d", cmd, i, p.ops[i].op);
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s",
+			 i ? " " : "", p.ops[i].path);
+	}
+	if (strcmp(got, want))
+		fail_msg("%s: unknown ops '%s', want '%s'", cmd, got, want);
+	kt_sh_plan_free(&p);
+}
+
+static void t_unknown_changes(void **st)
+{
+	(void)st;
+	/* GNU and BSD sed in place; the script is not a file */
+	unknown_paths("sed -i 's/a/b/' k.cu", "", 1, "/w/k.cu");
+	unknown_paths("sed -i.bak -e 's/a/b/' -e 's/c/d/' a.cu b/c.cu", "", 1,
+		      "/w/a.cu /w/b/c.cu");
+	unknown_paths("sed -i '' 's/a/b/' k.cu", "", 1, "/w/k.cu");
+	unknown_paths("sed -Ei -f fix.sed k.cu", "", 1, "/w/k.cu");
+	unknown_paths("sed --in-place=.orig --expression='s/a/b/' k.cu", "", 1,
+		      "/w/k.cu");
+	/* not in place: only a redirection target changes */
+	unknown_paths("sed -n 1,5p k.cu", "", 1, "");
+	unknown_paths("sed 's/a/b/' k.cu > out.cu", "", 1, "/w/out.cu");
+	/* perl -pi, -i.bak, -i -pe; a program file as first operand */
+	unknown_paths("perl -pi -e 's/a/b/' k.cu", "", 1, "/w/k.cu");
+	unknown_paths("perl -i.bak -pe 's/a/b/' x.h y.h", "", 1,
+		      "/w/x.h /w/y.h");
+	unknown_paths("perl -pi fix.pl k.cu", "", 1, "/w/k.cu");
+	unknown_paths("perl -e 'print 1' k.cu", "", 1, "");
+	/* a program's output over a file, any stream */
+	unknown_paths("python gen.py > out.cu", "", 1, "/w/out.cu");
+	unknown_paths("nvcc -c k.cu 2> err.txt >> log.txt", "", 1,
+		      "/w/err.txt /w/log.txt");
+	unknown_paths("./bench > /dev/null 2>&1", "", 1, "");
+	/* globs and variables name files we cannot tell */
+	unknown_paths("sed -i 's/a/b/' *.cu $F", "", 1, "");
+	/* a command known not to have run changes nothing */
+	unknown_paths("cd nope && sed -i 's/a/b/' k.cu", "/bin/bash: line 1: "
+		      "cd: nope: No such file or directory", 0, "");
 }
 
 static void t_cwd_and_lists(void **st)
@@ -116,10 +182,11 @@ static void t_cwd_and_lists(void **st)
 	one_write("echo 'int x' > t.c && gcc -c t.c", "/w",
 		  "t.c:1:6: error: expected ';' at end of input", 0,
 		  KT_SH_WRITE, "/w/t.c", "int x\n");
-	/* failed call, unknown whether the write was reached */
-	no_ops("./configure && echo x > f", "/w", "oops", 0);
+	/* failed call, unknown whether the write was reached: the file
+	 * may have changed */
+	one_unknown("./configure && echo x > f", "/w", "oops", 0, "/w/f");
 	/* the right side of || is not known to run */
-	no_ops("make || echo x > f", "/w", "", 1);
+	one_unknown("make || echo x > f", "/w", "", 1, "/w/f");
 	/* refused by the user: nothing ran */
 	p = plan("echo x > f", "/w", "The user doesn't want to proceed with "
 		 "this tool use.", 0);
@@ -536,6 +603,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_heredoc),
 		cmocka_unit_test(t_echo_printf),
+		cmocka_unit_test(t_unknown_changes),
 		cmocka_unit_test(t_cwd_and_lists),
 		cmocka_unit_test(t_rm_mv_cp),
 		cmocka_unit_test(t_compile),
