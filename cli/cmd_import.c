@@ -25,7 +25,9 @@ static const char usage[] =
 	"\n"
 	"  --format F      treat every file as format F (list below)\n"
 	"  --strict        stop at the first problem; nothing of that file is kept\n"
-	"  --json          one JSON object per run: run, name, format, events, added\n"
+	"  --json          one JSON object per run: run, name, format, events, added;\n"
+	"                  then, when files were skipped, {\"skipped\":N,\n"
+	"                  \"skipped_files\":[...]} (the one object without run)\n"
 	"  --redact        replace e-mails, user/host names and secrets first\n"
 	"  --max-size N    archive expansion bound in bytes (default 4 GiB)\n"
 	"  --max-ratio N   archive expansion bound as a ratio to its compressed\n"
@@ -35,7 +37,9 @@ static const char usage[] =
 	"\n"
 	"Prints one line per run: id, events, added, format, name.  Problems are\n"
 	"reported as `ktraj: import: file:line: what` and the exit code stays 0\n"
-	"unless --strict.  Ctrl-C finishes the file being imported, prints the\n"
+	"unless --strict.  A file of a folder or archive in no known format is\n"
+	"reported as `ktraj: import: PATH: skipped: not a recognized trajectory\n"
+	"format`.  Ctrl-C finishes the file being imported, prints the\n"
 	"lines of the runs done and exits 130 (again: stop at once; nothing of\n"
 	"that file is kept).\n"
 	"\n"
@@ -72,6 +76,8 @@ struct ctx {
 	int json;
 	int progress_drawn;
 	unsigned warned;
+	unsigned long long skipped;
+	char **skips;           /* with --json: their paths */
 };
 
 static void on_run(const char *id, const char *name, const char *format,
@@ -107,6 +113,29 @@ static void on_warn(const char *line, void *arg)
 	}
 	x->warned++;
 	fprintf(stderr, "ktraj: %s: %s\n", x->c->cmd, line);
+}
+
+static void on_skip(const char *path, void *arg)
+{
+	struct ctx *x = arg;
+
+	if (x->progress_drawn) {
+		fputs("\r\033[K", stderr);
+		x->progress_drawn = 0;
+	}
+	x->skipped++;
+	fprintf(stderr, "ktraj: %s: %s: skipped: not a recognized trajectory format\n",
+		x->c->cmd, path);
+	if (x->json) {
+		char **nf = realloc(x->skips, x->skipped * sizeof(*nf));
+
+		if (nf) {
+			x->skips = nf;
+			nf[x->skipped - 1] = strdup(path);
+		} else {
+			x->skipped--;
+		}
+	}
 }
 
 static void on_progress(uint64_t done, uint64_t total, void *arg)
@@ -219,6 +248,7 @@ int cmd_import(struct cli *c, int argc, char **argv)
 	o.progress = c->progress;
 	o.on_run = on_run;
 	o.on_warn = on_warn;
+	o.on_skip = on_skip;
 	o.on_progress = on_progress;
 	o.arg = &x;
 	memset(&st, 0, sizeof(st));
@@ -230,6 +260,19 @@ int cmd_import(struct cli *c, int argc, char **argv)
 	sigaction(SIGINT, &old_int, NULL);
 	if (x.progress_drawn)
 		fputs("\r\033[K", stderr);
+	if (x.json && x.skipped) {
+		/* the one object without "run": the files skipped */
+		printf("{\"skipped\":%llu,\"skipped_files\":[", x.skipped);
+		for (i = 0; i < (int)x.skipped; i++) {
+			if (i)
+				putchar(',');
+			cli_json_str(stdout, x.skips[i] ? x.skips[i] : "?");
+		}
+		printf("]}\n");
+	}
+	for (i = 0; x.skips && i < (int)x.skipped; i++)
+		free(x.skips[i]);
+	free(x.skips);
 	free(paths);
 	ex = KT_EXIT_OK;
 	if (interrupted) {

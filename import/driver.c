@@ -1363,6 +1363,8 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 				 "format not recognized: skipped (see --format)");
 			if (imp->opts->strict)
 				return KT_EPARSE;
+		} else {
+			v->unknown = 1;
 		}
 		return 0;
 	}
@@ -1492,6 +1494,11 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 		    rc != KT_ECORRUPT && !imp->opts->strict)
 			rc = 0; /* an importer's fatal problem: warned, go on */
 	}
+	/* unrecognized files, less those a later file's importer claimed
+	 * (an ATIF trajectory claims its metrics.json, which sorts first) */
+	for (i = 0; i < r->n && imp->opts->on_skip; i++)
+		if (r->v[i]->unknown && !r->v[i]->claimed)
+			imp->opts->on_skip(r->v[i]->display, imp->opts->arg);
 	return rc;
 }
 
