@@ -18,7 +18,9 @@ static const char usage[] =
 	"and deleted files diff against /dev/null.  -U N sets the lines of\n"
 	"context (3).  Prints nothing when nothing changed.\n"
 	"--json  one object per changed file: path, from_seq, to_seq (SEQ_A,\n"
-	"        SEQ_B), op (create, modify, delete), before and after (blob\n"
+	"        SEQ_B), op (create, modify, delete; unknown with \"unknown\":\n"
+	"        \"from\"|\"to\" when a side's content is not in the\n"
+	"        trajectory, e.g. after sed -i), before and after (blob\n"
 	"        SHA-256 hex, null when absent), binary (a side is not UTF-8\n"
 	"        text), and diff (the unified diff text; null when binary)\n";
 
@@ -65,11 +67,14 @@ static int state(kt_store *s, const char *run, const char *path, uint64_t at,
 	return rc < 0 ? rc : rc ? 2 : 0;
 }
 
-/* One changed file as the --json object. */
+/* One changed file as the --json object.  `unknown` ("from", "to" or
+ * NULL): the side whose content the trajectory does not show; then op is
+ * "unknown", that side's hash null and diff null. */
 static int put_json(struct cli *c, const char *path, uint64_t a, uint64_t b,
 		    const unsigned char *ha, const unsigned char *hb,
 		    const void *da, size_t la, const void *db, size_t lb,
-		    const char *lab_a, const char *lab_b, int binary, int ctx)
+		    const char *lab_a, const char *lab_b, int binary, int ctx,
+		    const char *unknown)
 {
 	char hex[KT_HASH_HEX + 1], *text = NULL;
 	size_t tlen = 0;
@@ -82,7 +87,10 @@ static int put_json(struct cli *c, const char *path, uint64_t a, uint64_t b,
 	cJSON_AddStringToObject(o, "path", path);
 	cJSON_AddNumberToObject(o, "from_seq", (double)a);
 	cJSON_AddNumberToObject(o, "to_seq", (double)b);
-	cJSON_AddStringToObject(o, "op", !ha ? "create" : !hb ? "delete" : "modify");
+	cJSON_AddStringToObject(o, "op", unknown ? "unknown" : !ha ? "create" :
+				!hb ? "delete" : "modify");
+	if (unknown)
+		cJSON_AddStringToObject(o, "unknown", unknown);
 	if (ha) {
 		kt_hex(ha, KT_HASH_LEN, hex);
 		cJSON_AddStringToObject(o, "before", hex);
@@ -96,7 +104,7 @@ static int put_json(struct cli *c, const char *path, uint64_t a, uint64_t b,
 		cJSON_AddNullToObject(o, "after");
 	}
 	cJSON_AddBoolToObject(o, "binary", binary);
-	if (binary) {
+	if (binary || unknown) {
 		cJSON_AddNullToObject(o, "diff");
 	} else {
 		m = open_memstream(&text, &tlen);
@@ -145,23 +153,12 @@ static int diff_path(struct cli *c, kt_store *s, const char *run,
 		goto out;
 	if (sa == 2 || sb == 2) {
 		/* no diff against content nobody saw */
-		if (json) {
-			cJSON *o = cJSON_CreateObject();
-			char *t;
-
-			cJSON_AddStringToObject(o, "path", path);
-			cJSON_AddNumberToObject(o, "from_seq", (double)a);
-			cJSON_AddNumberToObject(o, "to_seq", (double)b);
-			cJSON_AddStringToObject(o, "op", "unknown");
-			cJSON_AddStringToObject(o, "unknown",
-						sa == 2 ? "from" : "to");
-			cJSON_AddNullToObject(o, "diff");
-			t = cJSON_PrintUnformatted(o);
-			cJSON_Delete(o);
-			if (!t || puts(t) < 0)
-				rc = cli_err(c, t ? "write error" : "out of memory");
-			free(t);
-		} else
+		if (json)
+			rc = put_json(c, path, a, b, sa == 1 ? ha : NULL,
+				      sb == 1 ? hb : NULL, NULL, 0, NULL, 0,
+				      NULL, NULL, 0, ctx,
+				      sa == 2 ? "from" : "to");
+		else
 			printf("Content of %s unknown at step %llu (changed in a way the trajectory does not show)\n",
 			       path, (unsigned long long)(sa == 2 ? a : b));
 		goto out;
@@ -182,7 +179,7 @@ static int diff_path(struct cli *c, kt_store *s, const char *run,
 			      da, la, db, lb, sa ? lab_a : "/dev/null",
 			      sb ? lab_b : "/dev/null",
 			      (da && !cli_is_text(da, la)) ||
-			      (db && !cli_is_text(db, lb)), ctx);
+			      (db && !cli_is_text(db, lb)), ctx, NULL);
 		goto out;
 	}
 	if ((da && memchr(da, 0, la)) || (db && memchr(db, 0, lb))) {

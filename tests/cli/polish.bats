@@ -369,3 +369,25 @@ PY
 	run "$KTRAJ" verify
 	[ "$status" -eq 0 ]
 }
+
+@test "diff --json of a file whose content became unknown (edit op unknown): op unknown, the known hash, no diff" {
+	python3 - <<'PY' | "$KTRAJ" append unk >/dev/null
+import hashlib, json
+t = "int x;\n"
+h = hashlib.sha256(t.encode()).hexdigest()
+print(json.dumps({"blob": h, "path": "/w/x.cu", "text": t}))
+print(json.dumps({"kind": "edit", "payload": {"path": "/w/x.cu", "op": "create", "before": None, "after": h, "tool": "Write"}}))
+print(json.dumps({"kind": "edit", "payload": {"path": "/w/x.cu", "op": "unknown", "before": h, "after": None, "tool": "Bash"}}))
+PY
+	run "$KTRAJ" diff unk 1 2 --json
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	echo "$output" | python3 -c '
+import hashlib, json, sys
+o = json.loads(sys.stdin.read())
+want = {"path": "/w/x.cu", "from_seq": 1, "to_seq": 2, "op": "unknown", "unknown": "to",
+        "before": hashlib.sha256(b"int x;\n").hexdigest(), "after": None, "binary": False, "diff": None}
+assert o == want, o'
+	run "$KTRAJ" diff unk 2 1 --json
+	[[ "$output" == *'"op":"unknown","unknown":"from","before":null,"after":"'* ]]
+}
