@@ -126,12 +126,16 @@ typedef struct kt_an_ev {
 	unsigned char human;   /* message typed by a person */
 	unsigned char qorigin; /* question events: KT_AN_QO_*; human messages
 				  holding a question: KT_AN_QO_HUMAN */
-	unsigned char profiler;/* tool_call running ncu/nsys/a profiler */
+	unsigned char profiler;/* tool_call running ncu/nsys/a profiler
+				  (loaded with KT_AN_LOAD_TOOLS) */
 	unsigned char meta;    /* message flagged meta/compact_summary/... */
+	unsigned char lazy;    /* edit whose body (path, blobs) is not read
+				  yet: kt_an_blame_run reads those it blames */
 	uint32_t call;         /* tool calls up to and including this event */
 	long meas;             /* index into kt_an_run.m for bench, else -1 */
 	char *text;            /* message/question/note text; edit: path;
-				  tool_call: tool name; else NULL */
+				  tool_call: tool name (KT_AN_LOAD_EVERY);
+				  else NULL.  Owned by the run's arena. */
 	long edit;             /* index into kt_an_run.ed for edits, else -1 */
 } kt_an_ev;
 
@@ -148,27 +152,47 @@ typedef struct kt_an_meas {
 	double min_ms, max_ms; /* < 0 when absent */
 	int n;                 /* repetitions, 0 when absent */
 	int correct;           /* 1, 0, or -1 unknown */
-	char hash[72];         /* source_hash or candidate_blob, "" */
-	char workload[64];     /* workload/scenario, "" */
+	uint64_t hkey[2];      /* 128-bit key of source_hash or candidate_blob
+				  (its first 71 bytes): equal keys, equal
+				  sources; 0,0 when absent */
+	const char *workload;  /* workload/scenario (at most 63 bytes), "" */
 } kt_an_meas;
 
 typedef struct kt_an_run {
 	char id[KT_RUN_ID_HEX + 1];
 	char *name;
-	kt_an_ev *ev;
+	kt_an_ev *ev;          /* the loaded events, in seq order (see
+				  kt_an_run_load_ex for which kinds) */
 	size_t nev;
 	kt_an_meas *m;
 	size_t nm;
 	kt_an_edit *ed;
 	size_t ned;
 	uint32_t ncalls;       /* tool calls in the run */
+	uint64_t *tc;          /* their seqs, ascending (ncalls of them) */
+	unsigned load;         /* KT_AN_LOAD_* it was loaded with */
+	void *arena;           /* owns every ev[].text */
 } kt_an_run;
 
+/* kt_an_run_load_ex flags.  Without any, a run holds what blame, stalls
+ * and mining read: message, question, note, edit and bench events; tool
+ * calls only as counts (kt_an_ev.call, ncalls, tc); texts only of messages
+ * an analyzer reads (human, and the agent's own that are not meta). */
+#define KT_AN_LOAD_EVERY 0x1u  /* every event (kinds not read: seq, kind,
+				  parent, ts only) and every message text,
+				  tool calls with their tool name */
+#define KT_AN_LOAD_TOOLS 0x2u  /* tool call events with the profiler flag */
+
 /*
- * Load run `run` (a full id) from s.  *out owns everything; free with
- * kt_an_run_free().  Errors: KT_ENOTFOUND, KT_ENOMEM, KT_ECORRUPT, store
- * errors.  Payloads that are not JSON objects are kept as bare events.
+ * Load run `run` (a full id) from s with one scan of the tool call headers
+ * and one scan of the bodies of the kinds above (kt_event_scan), so a
+ * store that keeps kinds apart decompresses only those.  *out owns
+ * everything; free with kt_an_run_free().  Errors: KT_ENOTFOUND,
+ * KT_ENOMEM, KT_ECORRUPT, store errors.  Payloads that are not JSON
+ * objects are kept as bare events.  kt_an_run_load is flags 0.
  */
+int kt_an_run_load_ex(kt_store *s, const char *run, unsigned flags,
+		      kt_an_run **out);
 int kt_an_run_load(kt_store *s, const char *run, kt_an_run **out);
 void kt_an_run_free(kt_an_run *r);
 
@@ -280,10 +304,12 @@ typedef struct kt_an_blame {
 
 /*
  * Detect jumps in r's series and blame them.  `s` (may be NULL) is used to
- * read edit blobs for content overlap and layer tags.  *out is filled;
- * release with kt_an_blame_free().  Errors: KT_ENOMEM.
+ * read the bodies of the edits it blames (path, blobs: r's events are
+ * filled in) and edit blobs for content overlap and layer tags; without it
+ * those edits keep no path.  *out is filled; release with
+ * kt_an_blame_free().  Errors: KT_ENOMEM, store errors reading an edit.
  */
-int kt_an_blame_run(kt_store *s, const kt_an_run *r, const kt_an_opts *o,
+int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		    kt_an_blame *out);
 void kt_an_blame_free(kt_an_blame *b);
 

@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze.h"
+#include "an_int.h"
 
 /* splitmix64 (Steele, Lea, Flood 2014; public domain reference code) */
 static uint64_t sm64(uint64_t *s)
@@ -232,7 +232,34 @@ static int layer_of_agent_before(const kt_an_run *r, size_t qi)
 	return l;
 }
 
-static int blame_one(kt_store *s, const kt_an_run *r, const kt_an_opts *o,
+struct profctx {
+	int seen;
+};
+
+static int prof_cb(const kt_event *e, void *arg)
+{
+	struct profctx *p = arg;
+
+	if (kt_an_profiler_payload(e->payload, e->payload_len))
+		return 1;
+	return ++p->seen >= 3 ? 2 : 0;
+}
+
+/* Whether one of the first 3 tool calls after q (before seq `before`) runs
+ * a profiler; read errors count as no. */
+static int profiler_after(kt_store *s, const kt_an_run *r, const kt_an_ev *q,
+			  uint64_t before)
+{
+	struct profctx p = {0};
+
+	if (before <= q->seq + 1 || kt_an_calls_at(r, before - 1) == q->call)
+		return 0;
+	return kt_event_scan(s, r->id, q->seq + 1, before - 1,
+			     KT_KIND_BIT(KT_KIND_TOOL_CALL), KT_READ_BODY,
+			     prof_cb, &p) == 1;
+}
+
+static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		     const kt_an_series *se, kt_an_jump *j, uint64_t lower)
 {
 	struct buf resp = {.limit = 65536};
@@ -271,6 +298,11 @@ static int blame_one(kt_store *s, const kt_an_run *r, const kt_an_opts *o,
 			    add_idx(&j->edits, &j->nedits, i))
 				goto out;
 	}
+	/* their paths and blobs */
+	for (i = 0; s && i < j->nedits; i++)
+		if ((rc = kt_an_edit_fetch(s, r, j->edits[i])))
+			goto out;
+	rc = KT_ENOMEM;
 	j->anchor_seq = j->nedits ? r->ev[j->edits[0]].seq :
 				    se->pt[j->p_prev].seq + 1;
 	last_seq = j->nedits ? r->ev[j->edits[j->nedits - 1]].seq : land_seq;
@@ -389,6 +421,11 @@ static int blame_one(kt_store *s, const kt_an_run *r, const kt_an_opts *o,
 			    e->call - q->call <= 3)
 				c->uptake = 1;
 		}
+		/* runs loaded without tool call bodies: read the (at most 3)
+		 * calls after q here */
+		if (c->uptake < 1 && s && !(r->load & KT_AN_LOAD_TOOLS) &&
+		    profiler_after(s, r, q, land_seq))
+			c->uptake = 1;
 		for (i = 0; i < j->nedits; i++)
 			if (j->edits[i] > c->ev)
 				edit_delta(s, r, &r->ev[j->edits[i]], &resp);
@@ -498,9 +535,8 @@ static int blame_one(kt_store *s, const kt_an_run *r, const kt_an_opts *o,
 					break;
 				}
 		}
-		li = kt_an_run_find(r, at);
-		if (li < 0)
-			li = (long)r->nev;
+		/* `at` may be an event of a kind not loaded */
+		li = (long)kt_an_run_lower(r, at);
 		for (long k = li - 1; k >= 0 && r->ev[k].seq > stop; k--) {
 			if (!is_agent_text(&r->ev[k]) || !*r->ev[k].text)
 				continue;
@@ -524,35 +560,126 @@ out:
 }
 
 /* S for question positions pos[0..n) against anchors (tool-call indexes):
- * positions are counted in mark[] (ncalls + 1 slots), each anchor looks
- * back at most window_calls slots for the nearest one, then the marks are
- * cleared: O(n + anchors * W) per permutation. */
+ * positions are set in the bitmap bm (one bit per tool-call index), each
+ * anchor takes the nearest set bit at most window_calls below it (a word
+ * at a time), then the bits are cleared: O(n + anchors * W / 64) per
+ * permutation.  ex[d] = exp(-d / tau_calls), precomputed. */
 static double stat_s(const uint32_t *anc, size_t na, const uint32_t *pos,
-		     size_t n, const kt_an_opts *o, uint32_t *mark)
+		     size_t n, const kt_an_opts *o, uint64_t *bm,
+		     const double *ex)
 {
+	uint32_t w = (uint32_t)(o->window_calls < 0 ? 0 : o->window_calls);
 	double s = 0;
 
-	for (size_t i = 0; i < n; i++)
-		mark[pos[i]]++;
-	for (size_t a = 0; a < na; a++) {
-		uint32_t w = (uint32_t)(o->window_calls < 0 ? 0 : o->window_calls);
+	/* few anchors (the usual case): the nearest position of each
+	 * directly, no bitmap to fill and clear */
+	if (na <= 16) {
+		uint32_t best[16];
 
-		for (uint32_t d = 0; d <= w && d <= anc[a]; d++)
-			if (mark[anc[a] - d]) {
-				s += exp(-(double)d / o->tau_calls);
+		for (size_t a = 0; a < na; a++)
+			best[a] = UINT32_MAX;
+		for (size_t i = 0; i < n; i++)
+			for (size_t a = 0; a < na; a++) {
+				uint32_t d = anc[a] - pos[i];
+
+				if (pos[i] <= anc[a] && d <= w && d < best[a])
+					best[a] = d;
+			}
+		for (size_t a = 0; a < na; a++)
+			if (best[a] != UINT32_MAX)
+				s += ex[best[a]];
+		return s;
+	}
+
+	for (size_t i = 0; i < n; i++)
+		bm[pos[i] >> 6] |= 1ull << (pos[i] & 63);
+	for (size_t a = 0; a < na; a++) {
+		uint32_t x = anc[a], lo = x > w ? x - w : 0;
+		size_t wi = x >> 6;
+		/* bits 0..x%64 of the anchor's word */
+		uint64_t m = bm[wi] & (~0ull >> (63 - (x & 63)));
+
+		for (;;) {
+			if (wi == lo >> 6)
+				m &= ~0ull << (lo & 63);
+			if (m) {
+				uint32_t p = (uint32_t)(wi * 64 + 63 -
+							(size_t)__builtin_clzll(m));
+
+				s += ex[x - p];
 				break;
 			}
+			if (wi == lo >> 6)
+				break;
+			m = bm[--wi];
+		}
 	}
 	for (size_t i = 0; i < n; i++)
-		mark[pos[i]]--;
+		bm[pos[i] >> 6] &= ~(1ull << (pos[i] & 63));
 	return s;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Distance from x down to the nearest of the positions q[0..n) (sorted)
+ * shifted circularly by off (y = (q + off) mod len, 0 < off < len or
+ * off = len = 1) that is <= x; UINT32_MAX when none.  The positions that
+ * do not wrap (q <= x - off) all lie above those that do. */
+static uint32_t shift_nearest(const uint32_t *q, size_t n, uint32_t x,
+			      uint32_t off, uint32_t len)
+{
+	uint32_t t = x >= off ? x - off : x + len - off;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* q[lo..] > t */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (q[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (x >= off) {
+		if (lo)
+			return x - (q[lo - 1] + off);
+		if (n && q[n - 1] >= len - off)
+			return x - (q[n - 1] + off - len);
+		return UINT32_MAX;
+	}
+	if (lo && q[lo - 1] >= len - off)
+		return x - (q[lo - 1] + off - len);
+	return UINT32_MAX;
+}
+
+/* x % d for d > 0, exactly, with m = UINT64_MAX / d precomputed: the
+ * product estimate of x / d is at most 2 short, so at most two
+ * corrections (a division is the costliest step of a permutation). */
+static uint64_t fastmod(uint64_t x, uint64_t d, uint64_t m)
+{
+	uint64_t q = (uint64_t)(((unsigned __int128)x * m) >> 64),
+		 rem = x - q * d;
+
+	while (rem >= d)
+		rem -= d;
+	return rem;
 }
 
 static int permutation(const kt_an_run *r, const kt_an_opts *o,
 		       kt_an_blame *b)
 {
-	uint32_t *anc = NULL, *qp = NULL, *mp = NULL, *tmp = NULL;
-	uint32_t *mark = NULL;
+	uint64_t *inv = NULL;
+	uint32_t *qs = NULL, *best = NULL, w = (uint32_t)(o->window_calls < 0 ?
+							0 : o->window_calls);
+	unsigned char *cov = NULL;
+	uint32_t *anc = NULL, *qp = NULL, *mp = NULL;
+	uint64_t *bm = NULL;
+	double *ex = NULL;
+	size_t nex;
 	size_t nq = 0, nm = 0, i;
 	uint64_t st = o->seed;
 	int rc = KT_ENOMEM, ge_r = 0, ge_s = 0;
@@ -563,14 +690,18 @@ static int permutation(const kt_an_run *r, const kt_an_opts *o,
 	anc = calloc(b->njump + 1, sizeof(*anc));
 	qp = calloc(r->nev + 1, sizeof(*qp));
 	mp = calloc(r->nev + 1, sizeof(*mp));
-	mark = calloc((size_t)r->ncalls + 2, sizeof(*mark));
-	if (!anc || !qp || !mp || !mark)
+	bm = calloc((size_t)r->ncalls / 64 + 2, sizeof(*bm));
+	/* lags never exceed the window nor the number of calls */
+	nex = (size_t)(o->window_calls < 0 ? 0 : o->window_calls);
+	if (nex > r->ncalls)
+		nex = r->ncalls;
+	ex = malloc((nex + 1) * sizeof(*ex));
+	if (!anc || !qp || !mp || !bm || !ex)
 		goto out;
-	for (i = 0; i < b->njump; i++) {
-		long k = kt_an_run_find(r, b->jump[i].anchor_seq);
-
-		anc[i] = k >= 0 ? r->ev[k].call : r->ncalls;
-	}
+	for (i = 0; i <= nex; i++)
+		ex[i] = exp(-(double)i / o->tau_calls);
+	for (i = 0; i < b->njump; i++)
+		anc[i] = kt_an_calls_at(r, b->jump[i].anchor_seq);
 	for (i = 0; i < r->nev; i++) {
 		if (kt_an_is_question_ev(r, i))
 			qp[nq++] = r->ev[i].call;
@@ -578,39 +709,77 @@ static int permutation(const kt_an_run *r, const kt_an_opts *o,
 			mp[nm++] = r->ev[i].call;
 	}
 	b->nquestions = nq;
-	b->s_obs = stat_s(anc, b->njump, qp, nq, o, mark);
+	b->s_obs = stat_s(anc, b->njump, qp, nq, o, bm, ex);
 	if (!b->njump || !nq || o->permutations <= 0) {
 		rc = KT_OK;
 		goto out;
 	}
-	tmp = calloc(nq, sizeof(*tmp));
-	if (!tmp)
+	inv = calloc(nq, sizeof(*inv));
+	if (!inv)
 		goto out;
+	for (i = 0; i < nq && nm > i; i++)
+		inv[i] = UINT64_MAX / (nm - i);
+	qs = malloc(nq * sizeof(*qs));
+	best = malloc(b->njump * sizeof(*best));
+	cov = calloc((size_t)r->ncalls + 1, 1);
+	if (!qs || !best || !cov)
+		goto out;
+	/* the tool-call indexes some anchor's window covers */
+	for (i = 0; i < b->njump; i++)
+		for (uint32_t d = 0; d <= w && d <= anc[i]; d++)
+			cov[anc[i] - d] = 1;
+	memcpy(qs, qp, nq * sizeof(*qs));
+	qsort(qs, nq, sizeof(*qs), cmp_u32);
 	for (int p = 0; p < o->permutations; p++) {
 		/* null 1: the question slots go to random non-question messages */
 		if (nm >= nq) {
-			for (i = 0; i < nq; i++) {
-				/* partial Fisher-Yates on mp, undone below */
-				size_t k = i + (size_t)rnd_below(&st, nm - i);
-				uint32_t t = mp[i];
+			double sr = 0;
 
-				mp[i] = mp[k];
+			for (size_t a = 0; a < b->njump; a++)
+				best[a] = UINT32_MAX;
+			for (i = 0; i < nq; i++) {
+				/* partial Fisher-Yates on mp (the order left
+				 * behind is as random as the one before) */
+				size_t k = i + (size_t)fastmod(sm64(&st), nm - i,
+							       inv[i]);
+				uint32_t t = mp[i], v = mp[k];
+
+				mp[i] = v;
 				mp[k] = t;
-				tmp[i] = mp[i];
+				/* stat_s, fused: most draws are in no window */
+				if (!cov[v])
+					continue;
+				for (size_t a = 0; a < b->njump; a++) {
+					uint32_t d = anc[a] - v;
+
+					if (v <= anc[a] && d <= w && d < best[a])
+						best[a] = d;
+				}
 			}
-			if (stat_s(anc, b->njump, tmp, nq, o, mark) >= b->s_obs - 1e-12)
+			for (size_t a = 0; a < b->njump; a++)
+				if (best[a] != UINT32_MAX)
+					sr += ex[best[a]];
+			if (sr >= b->s_obs - 1e-12)
 				ge_r++;
 		} else {
 			ge_r++; /* too few messages to swap with: no evidence */
 		}
-		/* null 2: circular shift of every question position */
+		/* null 2: circular shift of every question position; the
+		 * nearest shifted position below each anchor is found by
+		 * binary search in the sorted positions (the same S as
+		 * stat_s on the shifted list) */
 		{
 			uint32_t len = r->ncalls + 1,
 				 off = 1 + (uint32_t)rnd_below(&st, len > 1 ? len - 1 : 1);
+			double sh = 0;
 
-			for (i = 0; i < nq; i++)
-				tmp[i] = (qp[i] + off) % len;
-			if (stat_s(anc, b->njump, tmp, nq, o, mark) >= b->s_obs - 1e-12)
+			for (size_t a = 0; a < b->njump; a++) {
+				uint32_t d = shift_nearest(qs, nq, anc[a], off, len);
+
+				if (d <= w)
+					sh += ex[d];
+			}
+			if (sh >= b->s_obs - 1e-12)
 				ge_s++;
 		}
 	}
@@ -622,12 +791,16 @@ out:
 	free(anc);
 	free(qp);
 	free(mp);
-	free(tmp);
-	free(mark);
+	free(bm);
+	free(ex);
+	free(inv);
+	free(qs);
+	free(best);
+	free(cov);
 	return rc;
 }
 
-int kt_an_blame_run(kt_store *s, const kt_an_run *r, const kt_an_opts *o,
+int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		    kt_an_blame *out)
 {
 	kt_an_series *se = &out->series;

@@ -1,5 +1,5 @@
 /*
- * series.c - load a run into memory and build its performance series.
+ * series.c - the performance series of a run (loading: load.c).
  *
  * Speedup basis (issue 4, analysis.md 2.6(a)): the recorded speedup or
  * reference time / kernel time; a run with no reference anywhere is taken
@@ -23,8 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cjson/cJSON.h>
-#include "analyze.h"
+#include "an_int.h"
 
 void kt_an_opts_default(kt_an_opts *o)
 {
@@ -44,338 +43,83 @@ void kt_an_opts_default(kt_an_opts *o)
 	o->stall_calls = 40;
 }
 
-/* ---- loading ---------------------------------------------------------------- */
-struct loadctx {
-	kt_store *s;
-	kt_an_run *r;
-	size_t cap, mcap, ecap;
-	uint32_t calls;
-	int err;
-};
-
-static char *dupn(const char *s, size_t n)
-{
-	char *d = malloc(n + 1);
-
-	if (d) {
-		memcpy(d, s, n);
-		d[n] = 0;
-	}
-	return d;
-}
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double jnum(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : -1.0;
-}
-
-static void jhash(const cJSON *o, const char *k, unsigned char *h,
-		  unsigned char *has)
-{
-	const char *s = jstr(o, k);
-
-	*has = s && strlen(s) == KT_HASH_HEX && kt_unhex(s, h, KT_HASH_LEN) == 0;
-}
-
-static int has_q_cb(const char *s, size_t n, unsigned k, void *a)
-{
-	(void)s;
-	(void)n;
-	(void)k;
-	(void)a;
-	return 1;
-}
-
-static int load_full(const kt_event *e, void *arg);
-
-/* Header-only pass: tool results (most of a run's bytes) and the other
- * kinds blame never reads are kept without decompressing their payloads;
- * the kinds it reads are fetched whole. */
-static int load_one(const kt_event *h, void *arg)
-{
-	struct loadctx *c = arg;
-	kt_event full;
-
-	switch (h->kind) {
-	case KT_KIND_MESSAGE: case KT_KIND_QUESTION: case KT_KIND_NOTE:
-	case KT_KIND_EDIT: case KT_KIND_BENCH: case KT_KIND_TOOL_CALL:
-		if ((c->err = kt_event_get(c->s, c->r->id, h->seq, &full)))
-			return 1;
-		return load_full(&full, arg);
-	default:
-		return load_full(h, arg);
-	}
-}
-
-static int load_full(const kt_event *e, void *arg)
-{
-	struct loadctx *c = arg;
-	kt_an_run *r = c->r;
-	kt_an_ev *v;
-	cJSON *p = NULL;
-
-	if (r->nev == c->cap) {
-		size_t nc = c->cap ? c->cap * 2 : 256;
-		kt_an_ev *nv = realloc(r->ev, nc * sizeof(*nv));
-
-		if (!nv)
-			goto nomem;
-		r->ev = nv;
-		c->cap = nc;
-	}
-	v = &r->ev[r->nev];
-	memset(v, 0, sizeof(*v));
-	v->seq = e->seq;
-	v->parent = e->parent;
-	v->ts = e->ts_ns;
-	v->kind = e->kind;
-	v->meas = -1;
-	v->edit = -1;
-	if (e->kind == KT_KIND_TOOL_CALL) {
-		/* no parse: tool calls can carry whole files as arguments */
-		const char *t = e->payload ? memmem(e->payload, e->payload_len,
-						    "\"tool\":\"", 8) : NULL;
-		c->calls++;
-		if (t) {
-			const char *q = memchr(t + 8, '"', e->payload_len -
-					       (size_t)(t + 8 - e->payload));
-			if (q && q - (t + 8) < 64 && !(v->text = dupn(t + 8,
-						(size_t)(q - (t + 8)))))
-				goto nomem;
-		}
-		/* the command is near the start; tool calls that write whole
-		 * files need not be scanned to the end */
-		if (e->payload) {
-			size_t pl = e->payload_len < 512 ? e->payload_len : 512;
-
-			if (memmem(e->payload, pl, "ncu ", 4) ||
-			    memmem(e->payload, pl, "nsys ", 5) ||
-			    memmem(e->payload, pl, "nsight", 6) ||
-			    memmem(e->payload, pl, "rocprof", 7))
-				v->profiler = 1;
-		}
-	}
-	v->call = c->calls;
-	switch (e->kind) {
-	case KT_KIND_MESSAGE: case KT_KIND_QUESTION: case KT_KIND_NOTE:
-	case KT_KIND_EDIT: case KT_KIND_BENCH:
-		break;
-	default:
-		r->nev++;
-		return 0;
-	}
-	if (!e->payload || !(p = cJSON_ParseWithLength(e->payload,
-						       e->payload_len)) ||
-	    !cJSON_IsObject(p)) {
-		cJSON_Delete(p);
-		r->nev++;
-		return 0;
-	}
-	if (e->kind == KT_KIND_MESSAGE) {
-		const char *role = jstr(p, "role"), *t = jstr(p, "text");
-		const cJSON *fl = cJSON_GetObjectItemCaseSensitive(p, "flags"),
-			    *x;
-
-		v->role = !role ? KT_AN_ROLE_OTHER :
-			  !strcmp(role, "user") ? KT_AN_ROLE_USER :
-			  !strcmp(role, "assistant") ? KT_AN_ROLE_ASSISTANT :
-			  !strcmp(role, "system") ? KT_AN_ROLE_SYSTEM :
-			  KT_AN_ROLE_OTHER;
-		v->human = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p,
-									"human"));
-		cJSON_ArrayForEach(x, fl) {
-			if (cJSON_IsString(x) && strcmp(x->valuestring,
-							"thinking"))
-				v->meta = 1;
-		}
-		if (t && !(v->text = strdup(t)))
-			goto nomem;
-		if (v->human && !v->meta && v->text &&
-		    kt_an_questions_extract(v->text, strlen(v->text), has_q_cb,
-					    NULL))
-			v->qorigin = KT_AN_QO_HUMAN;
-	} else if (e->kind == KT_KIND_QUESTION || e->kind == KT_KIND_NOTE) {
-		const char *t = jstr(p, "text"), *o = jstr(p, "origin");
-
-		if (t && !(v->text = strdup(t)))
-			goto nomem;
-		if (e->kind == KT_KIND_QUESTION)
-			v->qorigin = !o || !strcmp(o, "human") ? KT_AN_QO_HUMAN :
-				     !strcmp(o, "library") ? KT_AN_QO_LIBRARY :
-				     KT_AN_QO_AGENT;
-	} else if (e->kind == KT_KIND_EDIT) {
-		const char *path = jstr(p, "path");
-
-		if (path && !(v->text = strdup(path)))
-			goto nomem;
-		{
-			kt_an_edit *ne = r->ed;
-
-			if (r->ned == c->ecap) {
-				size_t nc = c->ecap ? c->ecap * 2 : 64;
-
-				ne = realloc(r->ed, nc * sizeof(*ne));
-				if (!ne)
-					goto nomem;
-				r->ed = ne;
-				c->ecap = nc;
-			}
-			jhash(p, "before", ne[r->ned].before, &ne[r->ned].has_before);
-			jhash(p, "after", ne[r->ned].after, &ne[r->ned].has_after);
-			v->edit = (long)r->ned++;
-		}
-	} else if (e->kind == KT_KIND_BENCH) {
-		kt_an_meas *m;
-		const cJSON *cj = cJSON_GetObjectItemCaseSensitive(p, "correct");
-		const char *h = jstr(p, "source_hash"), *w = jstr(p, "workload");
-
-		if (r->nm == c->mcap) {
-			size_t nc = c->mcap ? c->mcap * 2 : 64;
-			kt_an_meas *nm = realloc(r->m, nc * sizeof(*nm));
-
-			if (!nm)
-				goto nomem;
-			r->m = nm;
-			c->mcap = nc;
-		}
-		m = &r->m[r->nm];
-		memset(m, 0, sizeof(*m));
-		m->ev = r->nev;
-		m->time_ms = jnum(p, "time_ms");
-		m->speedup = jnum(p, "speedup");
-		m->ref_ms = jnum(p, "ref_time_ms");
-		m->min_ms = jnum(p, "min_ms");
-		m->max_ms = jnum(p, "max_ms");
-		m->n = (int)(jnum(p, "n") > 0 ? jnum(p, "n") : 0);
-		m->correct = cJSON_IsTrue(cj) ? 1 : cJSON_IsFalse(cj) ? 0 : -1;
-		if (!h)
-			h = jstr(p, "candidate_blob");
-		if (h)
-			snprintf(m->hash, sizeof(m->hash), "%s", h);
-		if (!w)
-			w = jstr(p, "scenario");
-		if (w)
-			snprintf(m->workload, sizeof(m->workload), "%s", w);
-		v->meas = (long)r->nm++;
-	}
-	cJSON_Delete(p);
-	r->nev++;
-	return 0;
-nomem:
-	cJSON_Delete(p);
-	c->err = KT_ENOMEM;
-	return 1;
-}
-
-int kt_an_run_load(kt_store *s, const char *run, kt_an_run **out)
-{
-	struct loadctx c = {0};
-	kt_run_info info;
-	kt_an_run *r;
-	int rc;
-
-	*out = NULL;
-	rc = kt_run_get(s, run, &info);
-	if (rc)
-		return rc;
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return KT_ENOMEM;
-	snprintf(r->id, sizeof(r->id), "%s", info.id);
-	r->name = strdup(info.name ? info.name : "");
-	if (!r->name) {
-		rc = KT_ENOMEM;
-		goto out;
-	}
-	c.r = r;
-	/* one allocation for the events: no copying while growing */
-	if (info.n_events && info.n_events < (1u << 26)) {
-		r->ev = malloc((size_t)info.n_events * sizeof(*r->ev));
-		if (!r->ev) {
-			rc = KT_ENOMEM;
-			goto out;
-		}
-		c.cap = (size_t)info.n_events;
-	}
-	c.s = s;
-	rc = kt_event_foreach_head(s, run, 1, 0, 0, load_one, &c);
-	if (c.err)
-		rc = c.err;
-	if (rc)
-		goto out;
-	r->ncalls = c.calls;
-	*out = r;
-	return KT_OK;
-out:
-	kt_an_run_free(r);
-	return rc;
-}
-
-void kt_an_run_free(kt_an_run *r)
-{
-	if (!r)
-		return;
-	for (size_t i = 0; i < r->nev; i++)
-		free(r->ev[i].text);
-	free(r->ev);
-	free(r->m);
-	free(r->ed);
-	free(r->name);
-	free(r);
-}
-
-long kt_an_run_find(const kt_an_run *r, uint64_t seq)
-{
-	size_t lo = 0, hi = r->nev;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->ev[mid].seq < seq)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < r->nev && r->ev[lo].seq == seq ? (long)lo : -1;
-}
-
 /* ---- series ------------------------------------------------------------------ */
-static int cmp_dbl(const void *a, const void *b)
+/* The k-th smallest of v[0..n) (k < n), reordering v so that v[0..k) <=
+ * v[k] <= v(k..n): N. Wirth's FIND (Algorithms + Data Structures =
+ * Programs, 1976, 2.3.4; after Hoare's Algorithm 65), with a
+ * median-of-three pivot.  The same value a full sort puts at k, at linear
+ * expected cost. */
+static double kth(double *v, size_t n, size_t k)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	long l = 0, r = (long)n - 1, kk = (long)k;
 
-	return x < y ? -1 : x > y;
+	while (l < r) {
+		double a = v[l], b = v[kk], c = v[r], x, t;
+		long i = l, j = r;
+
+		x = a < b ? (b < c ? b : (a < c ? c : a)) :
+			    (a < c ? a : (b < c ? c : b));
+		do {
+			while (v[i] < x)
+				i++;
+			while (x < v[j])
+				j--;
+			if (i <= j) {
+				t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				j--;
+			}
+		} while (i <= j);
+		if (j < kk)
+			l = i;
+		if (kk < i)
+			r = j;
+	}
+	return v[k];
 }
 
-/* Median of v[0..n) (sorts v). */
+/* Median of v[0..n) (reorders v). */
 static double median(double *v, size_t n)
 {
+	double a, b;
+
 	if (!n)
 		return 0;
-	qsort(v, n, sizeof(*v), cmp_dbl);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	if (n % 2)
+		return kth(v, n, n / 2);
+	b = kth(v, n, n / 2);
+	/* the largest of the lower half, which kth left below n / 2 */
+	a = v[0];
+	for (size_t i = 1; i < n / 2; i++)
+		if (v[i] > a)
+			a = v[i];
+	return 0.5 * (a + b);
 }
 
 /* qsort has no context argument in C11: the series being sorted */
 static const kt_an_point *sort_pts;
 static const kt_an_run *sort_run;
 
+/* Groups of equal sources, members in point order (the order of groups
+ * does not matter: only the pooled deviations do). */
 static int cmp_hash(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	int c = strcmp(sort_run->m[sort_pts[x].meas].hash,
-		       sort_run->m[sort_pts[y].meas].hash);
+	const uint64_t *hx = sort_run->m[sort_pts[x].meas].hkey,
+		       *hy = sort_run->m[sort_pts[y].meas].hkey;
 
-	return c ? c : (x < y ? -1 : x > y);
+	if (hx[0] != hy[0])
+		return hx[0] < hy[0] ? -1 : 1;
+	if (hx[1] != hy[1])
+		return hx[1] < hy[1] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int same_src(const kt_an_meas *a, const kt_an_meas *b)
+{
+	return a->hkey[0] == b->hkey[0] && a->hkey[1] == b->hkey[1];
 }
 
 int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
@@ -394,10 +138,10 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		out->theta = fmax(log(o->min_gain), o->z * out->sigma * M_SQRT2);
 		return KT_OK;
 	}
-	val = calloc(r->nm, sizeof(*val));
+	val = kt_an_big(r->nm * sizeof(*val));
 	use = calloc(r->nm, 1);
-	tmp = calloc(r->nm * 2 + 4, sizeof(*tmp));
-	out->pt = calloc(r->nm, sizeof(*out->pt));
+	tmp = kt_an_big((r->nm * 2 + 4) * sizeof(*tmp));
+	out->pt = kt_an_big(r->nm * sizeof(*out->pt));
 	if (!val || !use || !tmp || !out->pt)
 		goto out;
 	for (i = 0; i < r->nm; i++) {
@@ -481,14 +225,14 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		sort_run = r;
 		qsort(ord, np, sizeof(*ord), cmp_hash);
 		for (i = 0; i < np;) {
-			const char *h = r->m[out->pt[ord[i]].meas].hash;
+			const kt_an_meas *h = &r->m[out->pt[ord[i]].meas];
 			size_t e = i + 1, g;
 			double grp[64], gc[64], md;
 
-			while (e < np && !strcmp(r->m[out->pt[ord[e]].meas].hash, h))
+			while (e < np && same_src(&r->m[out->pt[ord[e]].meas], h))
 				e++;
 			g = e - i < 64 ? e - i : 64;
-			if (*h && g >= 2) {
+			if (h->hkey[0] && g >= 2) {
 				for (k = 0; k < g; k++)
 					grp[k] = log(out->pt[ord[i + k]].speedup);
 				memcpy(gc, grp, g * sizeof(double));
@@ -528,8 +272,7 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		for (i = 1; i < np; i++)
 			tmp[nd++] = fabs(log(out->pt[i].speedup) -
 					 log(out->pt[i - 1].speedup));
-		qsort(tmp, nd, sizeof(*tmp), cmp_dbl);
-		out->sigma = tmp[(nd - 1) / 4] / 0.4506;
+		out->sigma = kth(tmp, nd, (nd - 1) / 4) / 0.4506;
 		/* few differences give a noisy quartile: shrink toward the
 		 * default as if it were 4 more observations */
 		out->sigma = sqrt(((double)nd * out->sigma * out->sigma +
@@ -595,9 +338,9 @@ floor:
 	}
 	rc = KT_OK;
 out:
-	free(val);
+	kt_an_big_free(val);
 	free(use);
-	free(tmp);
+	kt_an_big_free(tmp);
 	if (rc)
 		kt_an_series_free(out);
 	return rc;
@@ -605,7 +348,7 @@ out:
 
 void kt_an_series_free(kt_an_series *s)
 {
-	free(s->pt);
+	kt_an_big_free(s->pt);
 	s->pt = NULL;
 	s->n = 0;
 }

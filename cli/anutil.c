@@ -90,14 +90,15 @@ int an_opts(struct cli *c, int argc, char **argv, kt_an_opts *o, int *json,
 	return 0;
 }
 
-int an_load(struct cli *c, kt_store *s, const char *spec, kt_an_run **r)
+int an_load(struct cli *c, kt_store *s, const char *spec, unsigned flags,
+	    kt_an_run **r)
 {
 	char id[KT_RUN_ID_HEX + 1];
 	int rc = cli_run(c, s, spec, id);
 
 	if (rc)
 		return rc;
-	rc = kt_an_run_load(s, id, r);
+	rc = kt_an_run_load_ex(s, id, flags, r);
 	if (rc)
 		return cli_store_err(c, s, rc, spec);
 	return 0;

@@ -21,8 +21,10 @@
 int an_opts(struct cli *c, int argc, char **argv, kt_an_opts *o, int *json,
 	    const char *const *keep_val, char **pos, int maxpos, int *npos);
 
-/* Resolve spec and load the run.  Prints the error; 0 or an exit code. */
-int an_load(struct cli *c, kt_store *s, const char *spec, kt_an_run **r);
+/* Resolve spec and load the run (KT_AN_LOAD_* flags).  Prints the error;
+ * 0 or an exit code. */
+int an_load(struct cli *c, kt_store *s, const char *spec, unsigned flags,
+	    kt_an_run **r);
 
 /* "high" / "medium" / "low" (analysis.md 2.6(c)4). */
 const char *an_conf_label(const kt_an_jump *j, const kt_an_opts *o);

@@ -68,7 +68,7 @@ int cmd_blame(struct cli *c, int argc, char **argv)
 		return cli_usage(c, "expected `blame speedup RUN`");
 	if ((rc = cli_open(c, 0, &s)))
 		return rc;
-	if ((rc = an_load(c, s, pos[1], &r)))
+	if ((rc = an_load(c, s, pos[1], 0, &r)))
 		goto out;
 	rc = kt_an_blame_run(s, r, &o, &b);
 	if (rc) {

@@ -336,7 +336,7 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 	o.permutations = 0;
 	if ((rc = cli_open(c, 0, &s)))
 		return rc;
-	if ((rc = an_load(c, s, spec, &r)))
+	if ((rc = an_load(c, s, spec, KT_AN_LOAD_TOOLS, &r)))
 		goto out;
 	if ((rc = kt_an_blame_run(s, r, &o, &b)) ||
 	    (have_b = 1, rc = kt_an_stalls(r, &b, &o, &st, &nst))) {

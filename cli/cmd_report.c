@@ -301,7 +301,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		return cli_usage(c, "expected `report RUN -o FILE.html`");
 	if ((rc = cli_open(c, 0, &s)))
 		return rc;
-	if ((rc = an_load(c, s, spec, &r)))
+	if ((rc = an_load(c, s, spec, KT_AN_LOAD_EVERY | KT_AN_LOAD_TOOLS, &r)))
 		goto out;
 	if ((rc = kt_an_blame_run(s, r, &o, &b)) ||
 	    (have_b = 1, rc = kt_an_stalls(r, &b, &o, &st, &nst))) {

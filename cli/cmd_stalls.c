@@ -42,7 +42,7 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 	o.permutations = 0; /* no baseline needed here */
 	if ((rc = cli_open(c, 0, &s)))
 		return rc;
-	if ((rc = an_load(c, s, pos[0], &r)))
+	if ((rc = an_load(c, s, pos[0], 0, &r)))
 		goto out;
 	if ((rc = kt_an_blame_run(s, r, &o, &b))) {
 		rc = cli_store_err(c, s, rc, "stalls");

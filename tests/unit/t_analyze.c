@@ -5,7 +5,8 @@
  */
 #include "testutil.h"
 #include <math.h>
-#include "../../analyze/analyze.h"
+#include "../../analyze/an_int.h"
+#include <cjson/cJSON.h>
 
 /* ---- text rules ---------------------------------------------------------- */
 static int count_cb(const char *s, size_t n, unsigned k, void *arg)
@@ -383,6 +384,162 @@ static void t_miner(void **st)
 	kt_an_miner_free(m);
 }
 
+/* ---- run loading ----------------------------------------------------------- */
+
+/* The payload scanner gives what cJSON gives, or refuses (then the loader
+ * uses cJSON). */
+static void t_payload_scanner(void **st)
+{
+	static const char *const keys[] = {"text", "n", "flags", "human"};
+	static const char *const ok[] = {
+		"{\"text\":\"plain\",\"n\":3}",
+		" {\"text\" : \"a\\n\\t\\\"b\\\" \\/ \\u4e2d\\ud83d\\ude00\" , \"n\":-0.5e-3}",
+		"{\"n\":12345678901234567890,\"text\":\"first\",\"text\":\"second\"}",
+		"{\"flags\":[\"meta\",{\"x\":[1,2,{}]},null,true],\"human\":false}",
+		"{\"n\":1e400,\"x\":{\"text\":\"nested\"}}",
+		"{\"n\":0.1,\"text\":\"\"}",
+		"{}",
+	};
+	static const char *const refused[] = {
+		"{\"te\\u0078t\":\"x\"}",   /* escaped key */
+		"{\"text\":\"a\\u0000b\"}",  /* NUL */
+		"{\"text\":\"\\ud800\"}",    /* lone surrogate */
+		"{\"text\":\"\\uZZZZ\"}",    /* cJSON reads this as NUL */
+		"{\"n\":01}",
+		"{\"n\":1.}",
+		"{\"text\":\"x\",}",
+		"[1]",
+		"{\"text\":\"tab\there\"}",  /* raw control byte */
+		"{\"n\":1\x0b}",            /* cJSON white space, not JSON's */
+	};
+	kt_an_jv f[4];
+
+	(void)st;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(*ok); i++) {
+		cJSON *j = cJSON_Parse(ok[i]);
+
+		assert_non_null(j);
+		assert_int_equal(kt_an_js_fields(ok[i], strlen(ok[i]), keys, 4, f), 0);
+		for (int k = 0; k < 4; k++) {
+			const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, keys[k]);
+
+			if (f[k].type == KT_AN_JS_NONE) {
+				assert_null(c);
+			} else if (f[k].type == KT_AN_JS_STR) {
+				char d[256];
+
+				assert_true(cJSON_IsString(c));
+				assert_true(kt_an_js_str(&f[k], d, sizeof(d)) >= 0);
+				assert_string_equal(d, c->valuestring);
+			} else if (f[k].type == KT_AN_JS_NUM) {
+				double d = kt_an_js_num(&f[k]);
+
+				assert_true(cJSON_IsNumber(c));
+				assert_memory_equal(&d, &c->valuedouble, sizeof(d));
+			} else if (f[k].type == KT_AN_JS_ARR) {
+				assert_true(cJSON_IsArray(c));
+			}
+		}
+		cJSON_Delete(j);
+	}
+	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++)
+		assert_int_equal(kt_an_js_fields(refused[i], strlen(refused[i]),
+						 keys, 4, f), -1);
+}
+
+/* A run loaded for the analyzers (flags 0) agrees with the full load on
+ * every event it keeps; edits come without a body until blame reads the
+ * ones it blames; the profiler uptake is the same without tool bodies. */
+static void t_load_partial(void **st)
+{
+	struct fx f;
+	kt_an_run *a = NULL, *b = NULL;
+	kt_an_blame ba, bb;
+	kt_an_opts o;
+	size_t i, k;
+
+	(void)st;
+	fx_open(&f, "test:partial");
+	fx_msg(&f, 1, "Make the kernel faster.");
+	fx_ev(&f, KT_KIND_MESSAGE, "system", 0,
+	      "{\"role\":\"system\",\"human\":false,\"text\":\"You are an agent.\"}");
+	fx_ev(&f, KT_KIND_MESSAGE, "agent", 0,
+	      "{\"role\":\"assistant\",\"human\":false,\"text\":\"meta\",\"flags\":[\"meta\"]}");
+	for (i = 0; i < 5; i++)
+		fx_round(&f, 1.0 + 0.01 * (double)(i % 2), 1);
+	fx_msg(&f, 1, "Where does the time go, did you look at the bandwidth in ncu?");
+	fx_ev(&f, KT_KIND_TOOL_CALL, "agent", 0,
+	      "{\"tool\":\"Bash\",\"call_id\":\"p\",\"args\":{\"command\":\"ncu --set full ./bench\"}}");
+	fx_round(&f, 2.0, 1);
+	for (i = 0; i < 4; i++)
+		fx_round(&f, 2.0 + 0.01 * (double)(i % 2), 1);
+	assert_int_equal(kt_store_commit(f.s), KT_OK);
+
+	assert_int_equal(kt_an_run_load(f.s, f.id, &a), KT_OK);
+	assert_int_equal(kt_an_run_load_ex(f.s, f.id, KT_AN_LOAD_EVERY |
+					   KT_AN_LOAD_TOOLS, &b), KT_OK);
+	assert_int_equal(b->nev, f.seq);
+	assert_true(a->nev < b->nev);
+	assert_int_equal(a->ncalls, b->ncalls);
+	assert_int_equal(a->nm, b->nm);
+	for (i = 0, k = 0; i < a->nev; i++) {
+		const kt_an_ev *x = &a->ev[i], *y;
+
+		while (k < b->nev && b->ev[k].seq < x->seq)
+			k++;
+		assert_true(k < b->nev);
+		y = &b->ev[k];
+		assert_int_equal(x->seq, y->seq);
+		assert_int_equal(x->kind, y->kind);
+		assert_int_equal(x->call, y->call);
+		assert_int_equal(x->parent, y->parent);
+		assert_int_equal(x->human, y->human);
+		assert_int_equal(x->qorigin, y->qorigin);
+		assert_int_equal(x->meta, y->meta);
+		assert_true(x->kind != KT_KIND_TOOL_CALL &&
+			    x->kind != KT_KIND_TOOL_RESULT);
+		if (x->kind == KT_KIND_EDIT) {
+			assert_int_equal(x->lazy, 1);
+			assert_null(x->text);
+		} else if (x->text) {
+			assert_string_equal(x->text, y->text);
+		} else if (x->kind == KT_KIND_MESSAGE) {
+			/* texts no analyzer reads: system prompts, meta */
+			assert_true(x->role == KT_AN_ROLE_SYSTEM || x->meta);
+			assert_non_null(y->text);
+		}
+		assert_int_equal(kt_an_calls_at(a, x->seq), y->call);
+	}
+	kt_an_opts_default(&o);
+	assert_int_equal(kt_an_blame_run(f.s, a, &o, &ba), KT_OK);
+	assert_int_equal(kt_an_blame_run(f.s, b, &o, &bb), KT_OK);
+	assert_int_equal(ba.njump, 1);
+	assert_int_equal(bb.njump, 1);
+	assert_int_equal(ba.jump[0].question < 0, bb.jump[0].question < 0);
+	if (ba.jump[0].question >= 0)
+		assert_int_equal(a->ev[ba.jump[0].question].seq,
+				 b->ev[bb.jump[0].question].seq);
+	assert_int_equal(ba.jump[0].ncand, bb.jump[0].ncand);
+	for (i = 0; i < ba.jump[0].ncand; i++) {
+		assert_true(ba.jump[0].cand[i].uptake == bb.jump[0].cand[i].uptake);
+		assert_true(ba.jump[0].cand[i].p == bb.jump[0].cand[i].p);
+	}
+	/* the profiler run right after the question (no reply, no echo) is
+	 * its uptake: read from the store when tool bodies were not loaded */
+	assert_int_equal(ba.jump[0].ncand, 1);
+	assert_true(ba.jump[0].cand[0].uptake == 1);
+	assert_true(ba.p_random == bb.p_random && ba.p_shift == bb.p_shift);
+	/* the blamed edit was read: path and blobs */
+	assert_true(ba.jump[0].nedits >= 1);
+	assert_int_equal(a->ev[ba.jump[0].edits[0]].lazy, 0);
+	assert_string_equal(a->ev[ba.jump[0].edits[0]].text, "k.cu");
+	kt_an_blame_free(&ba);
+	kt_an_blame_free(&bb);
+	kt_an_run_free(a);
+	kt_an_run_free(b);
+	fx_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +553,8 @@ int main(void)
 		cmocka_unit_test(t_stall_claim),
 		cmocka_unit_test(t_empty_run),
 		cmocka_unit_test(t_miner),
+		cmocka_unit_test(t_payload_scanner),
+		cmocka_unit_test(t_load_partial),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,97 @@
+/*
+ * an_int.h - internals shared by the analyzer sources (not a public API):
+ * the payload field scanner of the run loader, call counting and seq
+ * lookups on partially loaded runs.
+ */
+#ifndef KT_AN_INT_H
+#define KT_AN_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "analyze.h"
+
+/* ---- payload field scanner (load.c) -----------------------------------------
+ * The run loader reads a few top-level members of message, edit, bench,
+ * question and note payloads.  Building a cJSON tree for each (one malloc
+ * per node, every text copied) was most of the load time, so members are
+ * located in place.  The scanner is stricter than cJSON (RFC 8259 grammar:
+ * only the four JSON white-space bytes, strict numbers of at most 63 bytes,
+ * keys without escapes, no raw control bytes or NUL in strings, nesting up
+ * to 256): whenever it accepts a text, cJSON_ParseWithLength accepts it too
+ * and yields the same member values (first member of a duplicated key, as
+ * cJSON_GetObjectItemCaseSensitive does); when it refuses, the loader falls
+ * back to cJSON, so results never depend on which path ran.
+ * tests/fuzz/fuzz_anpayload.c checks exactly that against cJSON.
+ */
+enum { KT_AN_JS_NONE = 0, KT_AN_JS_STR, KT_AN_JS_NUM, KT_AN_JS_TRUE,
+       KT_AN_JS_FALSE, KT_AN_JS_NULL, KT_AN_JS_OBJ, KT_AN_JS_ARR };
+
+typedef struct kt_an_jv {
+	const char *v;  /* value bytes: a string without its quotes (still
+			   escaped), else the whole value text */
+	size_t n;
+	int type;       /* KT_AN_JS_*; NONE when the key is absent */
+	int esc;        /* string holds escapes (decode with kt_an_js_str) */
+} kt_an_jv;
+
+/*
+ * Find keys[0..nkeys) among the top-level members of the JSON object text
+ * p[0..n) and fill out[k] for each (type NONE when absent).  Returns 0 when
+ * the whole object is well formed by the rules above, -1 otherwise (out is
+ * then undefined).  Bytes after the object are ignored, as cJSON does.
+ */
+int kt_an_js_fields(const char *p, size_t n, const char *const *keys,
+		    int nkeys, kt_an_jv *out);
+
+/*
+ * Decode string value v (type STR) into dst (cap bytes, NUL-terminated);
+ * returns the decoded length, or -1 when it does not fit or decodes to a
+ * NUL byte.  Escapes are decoded as cJSON does (\uXXXX with surrogate
+ * pairs to UTF-8).
+ */
+long kt_an_js_str(const kt_an_jv *v, char *dst, size_t cap);
+
+/* The number value v (type NUM) as cJSON reads it (strtod of the text). */
+double kt_an_js_num(const kt_an_jv *v);
+
+/*
+ * Call fn(element, arg) for each element of array value v (type ARR);
+ * stops when fn returns non-zero.  v must come from kt_an_js_fields (so it
+ * is well formed).
+ */
+void kt_an_js_array(const kt_an_jv *v, int (*fn)(const kt_an_jv *, void *),
+		    void *arg);
+
+/* ---- large arrays ------------------------------------------------------------
+ * Arrays of a long run (events, measurements, series points: megabytes)
+ * are mapped on transparent huge pages where the kernel offers them
+ * (MADV_HUGEPAGE): first touches of 4 KiB pages were a third of the time
+ * blame spent on a 100k-event run in a virtual machine, where each costs
+ * ~15 us.  Small arrays, other systems and sanitizer builds use calloc.
+ */
+/* n zeroed bytes (NULL when out of memory); free with kt_an_big_free. */
+void *kt_an_big(size_t n);
+/* Resize to n bytes (content kept, new bytes zeroed); NULL and p kept when
+ * out of memory. */
+void *kt_an_big_grow(void *p, size_t n);
+void kt_an_big_free(void *p);
+
+/* ---- runs ------------------------------------------------------------------- */
+
+/* Whether a tool call payload runs a profiler (ncu, nsys, Nsight, rocprof):
+ * the command sits near the start, so the first 512 bytes are searched. */
+int kt_an_profiler_payload(const char *p, size_t n);
+
+/* Tool calls with seq <= `seq` (r->tc, else the events' call counts). */
+uint32_t kt_an_calls_at(const kt_an_run *r, uint64_t seq);
+
+/* Index of the first loaded event with seq >= `seq` (r->nev when none):
+ * with runs loaded without some kinds the exact seq may be absent. */
+size_t kt_an_run_lower(const kt_an_run *r, uint64_t seq);
+
+/* Read the body of edit i when it was loaded lazily (path into the arena,
+ * blobs into r->ed).  Errors: KT_ENOMEM, KT_EINVAL (s NULL), store read
+ * errors. */
+int kt_an_edit_fetch(kt_store *s, kt_an_run *r, size_t i);
+
+#endif /* KT_AN_INT_H */

@@ -1,0 +1,1328 @@
+/*
+ * load.c - load a run into memory for the analyzers.
+ *
+ * Two scans (store.h kt_event_scan): the headers of the tool calls (their
+ * count up to each event is the analyzers' clock), then the bodies of the
+ * kinds the analyzers read.  Tool results, the bulk of a run's bytes, are
+ * never touched.  Payload members are found in place by a strict scanner
+ * (an_int.h) with cJSON as the fallback, and only the texts an analyzer
+ * reads are copied, into one arena per run.
+ *
+ * JSON grammar: RFC 8259 (https://www.rfc-editor.org/rfc/rfc8259); escape
+ * decoding follows cJSON 1.7.15 parse_string / utf16_literal_to_utf8.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include <sys/mman.h>
+#include "an_int.h"
+
+/* ---- payload field scanner ---------------------------------------------------- */
+struct js {
+	const unsigned char *p, *e;
+	int depth;
+};
+
+#define JS_MAXDEPTH 256
+
+static void js_ws(struct js *j)
+{
+	while (j->p < j->e && (*j->p == ' ' || *j->p == '\t' ||
+			       *j->p == '\n' || *j->p == '\r'))
+		j->p++;
+}
+
+static int hex4(const unsigned char *p, const unsigned char *e, unsigned *out)
+{
+	unsigned v = 0;
+
+	if (e - p < 4)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		unsigned c = p[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			v |= c - 'A' + 10;
+		else
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* A string at j->p ('"'): *b and *n its bytes without quotes, *esc whether it
+ * holds escapes.  Escapes are validated as cJSON decodes them; \u0000, lone
+ * surrogates, raw control bytes and NUL are refused (cJSON would keep some
+ * of them, which only sends those texts to the fallback). */
+static int js_str(struct js *j, const unsigned char **b, size_t *n, int *esc)
+{
+	const unsigned char *p = j->p + 1, *e = j->e;
+
+	*esc = 0;
+	for (;;) {
+		unsigned c;
+
+		/* plain bytes first: the common case */
+		while (p < e && *p != '"' && *p != '\\' && *p >= 0x20)
+			p++;
+		if (p >= e || *p < 0x20)
+			return -1;
+		if (*p == '"')
+			break;
+		*esc = 1;
+		if (p + 1 >= e)
+			return -1;
+		c = p[1];
+		if (c == 'u') {
+			unsigned cp, lo;
+
+			if (hex4(p + 2, e, &cp) || cp == 0 ||
+			    (cp >= 0xDC00 && cp <= 0xDFFF))
+				return -1;
+			if (cp >= 0xD800 && cp <= 0xDBFF) {
+				if (e - p < 12 || p[6] != '\\' || p[7] != 'u' ||
+				    hex4(p + 8, e, &lo) || lo < 0xDC00 ||
+				    lo > 0xDFFF)
+					return -1;
+				p += 12;
+			} else {
+				p += 6;
+			}
+			continue;
+		}
+		if (c != 'b' && c != 'f' && c != 'n' && c != 'r' && c != 't' &&
+		    c != '"' && c != '\\' && c != '/')
+			return -1;
+		p += 2;
+	}
+	*b = j->p + 1;
+	*n = (size_t)(p - (j->p + 1));
+	j->p = p + 1;
+	return 0;
+}
+
+static int isdig(unsigned c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int js_num(struct js *j)
+{
+	const unsigned char *p = j->p, *e = j->e;
+
+	if (p < e && *p == '-')
+		p++;
+	if (p >= e)
+		return -1;
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		while (p < e && isdig(*p))
+			p++;
+	else
+		return -1;
+	if (p < e && *p == '.') {
+		if (++p >= e || !isdig(*p))
+			return -1;
+		while (p < e && isdig(*p))
+			p++;
+	}
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < e && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= e || !isdig(*p))
+			return -1;
+		while (p < e && isdig(*p))
+			p++;
+	}
+	/* cJSON reads at most 63 number bytes */
+	if (p - j->p > 63)
+		return -1;
+	j->p = p;
+	return 0;
+}
+
+static int js_lit(struct js *j, const char *w, size_t n)
+{
+	if ((size_t)(j->e - j->p) < n || memcmp(j->p, w, n))
+		return -1;
+	j->p += n;
+	return 0;
+}
+
+static int js_val(struct js *j, kt_an_jv *out);
+
+static int js_obj(struct js *j, const char *const *keys, int nkeys,
+		  kt_an_jv *out)
+{
+	if (++j->depth > JS_MAXDEPTH)
+		return -1;
+	j->p++; /* '{' */
+	js_ws(j);
+	if (j->p < j->e && *j->p == '}') {
+		j->p++;
+		j->depth--;
+		return 0;
+	}
+	for (;;) {
+		const unsigned char *kb;
+		size_t kn;
+		int esc, k = -1;
+		kt_an_jv v;
+
+		js_ws(j);
+		if (j->p >= j->e || *j->p != '"' || js_str(j, &kb, &kn, &esc))
+			return -1;
+		if (esc && nkeys)
+			return -1; /* "te\u0078t" is "text" to cJSON */
+		for (int i = 0; i < nkeys; i++)
+			if (strlen(keys[i]) == kn && !memcmp(keys[i], kb, kn)) {
+				k = i;
+				break;
+			}
+		js_ws(j);
+		if (j->p >= j->e || *j->p != ':')
+			return -1;
+		j->p++;
+		js_ws(j);
+		if (js_val(j, &v))
+			return -1;
+		if (k >= 0 && out[k].type == KT_AN_JS_NONE)
+			out[k] = v;
+		js_ws(j);
+		if (j->p < j->e && *j->p == ',') {
+			j->p++;
+			continue;
+		}
+		if (j->p < j->e && *j->p == '}') {
+			j->p++;
+			j->depth--;
+			return 0;
+		}
+		return -1;
+	}
+}
+
+static int js_arr(struct js *j)
+{
+	if (++j->depth > JS_MAXDEPTH)
+		return -1;
+	j->p++; /* '[' */
+	js_ws(j);
+	if (j->p < j->e && *j->p == ']') {
+		j->p++;
+		j->depth--;
+		return 0;
+	}
+	for (;;) {
+		js_ws(j);
+		if (js_val(j, NULL))
+			return -1;
+		js_ws(j);
+		if (j->p < j->e && *j->p == ',') {
+			j->p++;
+			continue;
+		}
+		if (j->p < j->e && *j->p == ']') {
+			j->p++;
+			j->depth--;
+			return 0;
+		}
+		return -1;
+	}
+}
+
+static int js_val(struct js *j, kt_an_jv *out)
+{
+	const unsigned char *st = j->p;
+	kt_an_jv v = {0};
+	int rc;
+
+	if (j->p >= j->e)
+		return -1;
+	switch (*j->p) {
+	case '"': {
+		const unsigned char *b;
+		size_t n;
+
+		rc = js_str(j, &b, &n, &v.esc);
+		v.type = KT_AN_JS_STR;
+		v.v = (const char *)b;
+		v.n = n;
+		if (out)
+			*out = v;
+		return rc;
+	}
+	case '{':
+		rc = js_obj(j, NULL, 0, NULL);
+		v.type = KT_AN_JS_OBJ;
+		break;
+	case '[':
+		rc = js_arr(j);
+		v.type = KT_AN_JS_ARR;
+		break;
+	case 't':
+		rc = js_lit(j, "true", 4);
+		v.type = KT_AN_JS_TRUE;
+		break;
+	case 'f':
+		rc = js_lit(j, "false", 5);
+		v.type = KT_AN_JS_FALSE;
+		break;
+	case 'n':
+		rc = js_lit(j, "null", 4);
+		v.type = KT_AN_JS_NULL;
+		break;
+	default:
+		rc = js_num(j);
+		v.type = KT_AN_JS_NUM;
+		break;
+	}
+	v.v = (const char *)st;
+	v.n = (size_t)(j->p - st);
+	if (out)
+		*out = v;
+	return rc;
+}
+
+int kt_an_js_fields(const char *p, size_t n, const char *const *keys,
+		    int nkeys, kt_an_jv *out)
+{
+	struct js j = {(const unsigned char *)p, (const unsigned char *)p + n, 0};
+
+	for (int i = 0; i < nkeys; i++)
+		memset(&out[i], 0, sizeof(out[i]));
+	if (!p)
+		return -1;
+	js_ws(&j);
+	if (j.p >= j.e || *j.p != '{')
+		return -1;
+	return js_obj(&j, keys, nkeys, out) ? -1 : 0;
+}
+
+long kt_an_js_str(const kt_an_jv *v, char *dst, size_t cap)
+{
+	const unsigned char *p = (const unsigned char *)v->v, *e = p + v->n;
+	size_t o = 0;
+
+	if (v->type != KT_AN_JS_STR || !cap)
+		return -1;
+	if (!v->esc) {
+		/* js_str let no NUL or control byte through */
+		if (v->n >= cap)
+			return -1;
+		memcpy(dst, v->v, v->n);
+		dst[v->n] = 0;
+		return (long)v->n;
+	}
+	while (p < e) {
+		unsigned cp, lo;
+		unsigned char u[4];
+		size_t ul;
+
+		if (*p != '\\') {
+			if (o + 1 >= cap || !*p)
+				return -1;
+			dst[o++] = (char)*p++;
+			continue;
+		}
+		if (p + 1 >= e)
+			return -1;
+		switch (p[1]) {
+		case 'b': u[0] = '\b'; ul = 1; break;
+		case 'f': u[0] = '\f'; ul = 1; break;
+		case 'n': u[0] = '\n'; ul = 1; break;
+		case 'r': u[0] = '\r'; ul = 1; break;
+		case 't': u[0] = '\t'; ul = 1; break;
+		case '"': case '\\': case '/': u[0] = p[1]; ul = 1; break;
+		case 'u':
+			if (hex4(p + 2, e, &cp) || cp == 0 ||
+			    (cp >= 0xDC00 && cp <= 0xDFFF))
+				return -1;
+			if (cp >= 0xD800 && cp <= 0xDBFF) {
+				if (e - p < 12 || p[6] != '\\' || p[7] != 'u' ||
+				    hex4(p + 8, e, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+					return -1;
+				cp = 0x10000 + (((cp & 0x3FF) << 10) | (lo & 0x3FF));
+				p += 6;
+			}
+			if (cp < 0x80) {
+				u[0] = (unsigned char)cp;
+				ul = 1;
+			} else if (cp < 0x800) {
+				u[0] = (unsigned char)(0xC0 | (cp >> 6));
+				u[1] = (unsigned char)(0x80 | (cp & 0x3F));
+				ul = 2;
+			} else if (cp < 0x10000) {
+				u[0] = (unsigned char)(0xE0 | (cp >> 12));
+				u[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+				u[2] = (unsigned char)(0x80 | (cp & 0x3F));
+				ul = 3;
+			} else {
+				u[0] = (unsigned char)(0xF0 | (cp >> 18));
+				u[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+				u[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+				u[3] = (unsigned char)(0x80 | (cp & 0x3F));
+				ul = 4;
+			}
+			p += 4; /* + 2 below */
+			break;
+		default:
+			return -1;
+		}
+		p += 2;
+		if (o + ul >= cap)
+			return -1;
+		memcpy(dst + o, u, ul);
+		o += ul;
+	}
+	dst[o] = 0;
+	return (long)o;
+}
+
+/* Clinger's fast path (W. D. Clinger, "How to read floating point numbers
+ * accurately", PLDI 1990): a decimal of at most 15 digits times a power of
+ * ten of at most 22 is one correctly rounded IEEE operation on two exact
+ * doubles, so it equals strtod's correctly rounded result.  -1: use strtod. */
+static int fast_num(const char *p, size_t n, double *out)
+{
+	static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+		1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+		1e19, 1e20, 1e21, 1e22};
+	const char *e = p + n;
+	uint64_t m = 0;
+	int neg = 0, digits = 0, e10 = 0, x = 0, xneg = 0;
+	double d;
+
+	if (p < e && *p == '-')
+		neg = 1, p++;
+	for (; p < e && isdig((unsigned char)*p); p++) {
+		if (m || *p != '0')
+			digits++;
+		m = m * 10 + (uint64_t)(*p - '0');
+		if (digits > 15)
+			return -1;
+	}
+	if (p < e && *p == '.')
+		for (p++; p < e && isdig((unsigned char)*p); p++) {
+			if (m || *p != '0')
+				digits++;
+			m = m * 10 + (uint64_t)(*p - '0');
+			e10--;
+			if (digits > 15)
+				return -1;
+		}
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < e && (*p == '+' || *p == '-'))
+			xneg = *p++ == '-';
+		for (; p < e && isdig((unsigned char)*p); p++)
+			if ((x = x * 10 + (*p - '0')) > 400)
+				return -1;
+	}
+	if (p != e)
+		return -1;
+	e10 += xneg ? -x : x;
+	if (e10 < -22 || e10 > 22)
+		return -1;
+	d = (double)m;
+	d = e10 < 0 ? d / p10[-e10] : d * p10[e10];
+	*out = neg ? -d : d;
+	return 0;
+}
+
+double kt_an_js_num(const kt_an_jv *v)
+{
+	char b[64], *end;
+	double d;
+
+	if (v->type != KT_AN_JS_NUM || v->n >= sizeof(b))
+		return NAN;
+	if (!fast_num(v->v, v->n, &d))
+		return d;
+	memcpy(b, v->v, v->n);
+	b[v->n] = 0;
+	d = strtod(b, &end);
+	/* another LC_NUMERIC decimal point: not what cJSON would read */
+	return end == b + v->n ? d : NAN;
+}
+
+void kt_an_js_array(const kt_an_jv *v, int (*fn)(const kt_an_jv *, void *),
+		    void *arg)
+{
+	struct js j = {(const unsigned char *)v->v,
+		       (const unsigned char *)v->v + v->n, 0};
+	kt_an_jv el;
+
+	if (v->type != KT_AN_JS_ARR)
+		return;
+	j.p++;
+	js_ws(&j);
+	if (j.p < j.e && *j.p == ']')
+		return;
+	for (;;) {
+		js_ws(&j);
+		if (js_val(&j, &el) || fn(&el, arg))
+			return;
+		js_ws(&j);
+		if (j.p >= j.e || *j.p != ',')
+			return;
+		j.p++;
+	}
+}
+
+/* ---- large arrays ------------------------------------------------------------ */
+#if defined(__SANITIZE_ADDRESS__)
+#define KT_AN_NO_MMAP 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define KT_AN_NO_MMAP 1
+#endif
+#endif
+
+/* In front of every block: how to release it. */
+struct bighdr {
+	void *map;        /* mmap start, NULL for calloc */
+	size_t maplen, n; /* mapping length; usable bytes */
+	char pad[40];     /* 64 bytes: keeps the array 64-byte aligned */
+};
+
+#define HUGE_SZ (2u << 20)
+
+void *kt_an_big(size_t n)
+{
+	struct bighdr *h = NULL;
+
+	if (n > SIZE_MAX / 2)
+		return NULL;
+#if !defined(KT_AN_NO_MMAP) && defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
+	if (n >= HUGE_SZ / 8) {
+		/* a 2 MiB-aligned start inside a mapping one huge page longer */
+		size_t len = ((n + sizeof(*h) + HUGE_SZ - 1) / HUGE_SZ + 1) *
+			     HUGE_SZ;
+		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m != MAP_FAILED) {
+			uintptr_t a = ((uintptr_t)m + HUGE_SZ - 1) &
+				      ~(uintptr_t)(HUGE_SZ - 1);
+
+			/* advice only: without huge pages this is plain mmap */
+			(void)madvise((void *)a, len - (a - (uintptr_t)m),
+				      MADV_HUGEPAGE);
+			h = (struct bighdr *)a;
+			h->map = m;
+			h->maplen = len;
+			h->n = n;
+			return h + 1;
+		}
+	}
+#endif
+	h = calloc(1, sizeof(*h) + n);
+	if (!h)
+		return NULL;
+	h->n = n;
+	return h + 1;
+}
+
+void *kt_an_big_grow(void *p, size_t n)
+{
+	struct bighdr *h = p ? (struct bighdr *)p - 1 : NULL;
+	void *q;
+
+	if (h && n <= h->n)
+		return p;
+	if (!(q = kt_an_big(n)))
+		return NULL;
+	if (h)
+		memcpy(q, p, h->n);
+	kt_an_big_free(p);
+	return q;
+}
+
+void kt_an_big_free(void *p)
+{
+	struct bighdr *h;
+
+	if (!p)
+		return;
+	h = (struct bighdr *)p - 1;
+	if (h->map)
+		munmap(h->map, h->maplen);
+	else
+		free(h);
+}
+
+/* ---- arena ------------------------------------------------------------------- */
+struct arena {
+	struct arena *next;
+	size_t used, cap;
+	char d[];
+};
+
+#define ARENA_BLOCK 65536
+
+/* n bytes of r's arena (NULL when out of memory).  Blocks double from
+ * 64 KiB to 2 MiB, so a long run's texts sit in a few huge pages. */
+static char *arena_get(kt_an_run *r, size_t n)
+{
+	struct arena *a = r->arena;
+
+	if (!a || a->cap - a->used < n) {
+		size_t cap = a ? a->cap * 2 : ARENA_BLOCK;
+		struct arena *b;
+
+		if (cap > 32 * ARENA_BLOCK)
+			cap = 32 * ARENA_BLOCK;
+		if (n > cap / 4)
+			cap = n;
+		b = kt_an_big(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		/* a big text gets a block of its own behind the current one,
+		 * so the current block's free space stays in use */
+		if (a && cap == n) {
+			b->next = a->next;
+			a->next = b;
+		} else {
+			b->next = a;
+			r->arena = b;
+		}
+		b->used = n;
+		return b->d;
+	}
+	a->used += n;
+	return a->d + a->used - n;
+}
+
+static char *arena_dup(kt_an_run *r, const char *s, size_t n)
+{
+	char *d = arena_get(r, n + 1);
+
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = 0;
+	}
+	return d;
+}
+
+/* ---- loading ------------------------------------------------------------------ */
+struct loadctx {
+	kt_store *s;
+	kt_an_run *r;
+	unsigned flags;
+	size_t cap, mcap, ecap, tccap, pos;
+	char *tmp;          /* decoded strings of one payload */
+	size_t tmpcap;
+	const char *last_work;
+#define QMEMO 16
+	struct qmemo {
+		const char *text;
+		size_t n;
+		uint64_t h;
+		int q;
+	} memo[QMEMO];
+	unsigned memo_next;
+	struct ehead {      /* edits of the header scan, in seq order */
+		uint64_t seq, parent;
+		int64_t ts;
+		uint32_t call;
+	} *eh;
+	size_t neh, ehcap, ehpos;
+	int err;
+};
+
+static int has_q_cb(const char *s, size_t n, unsigned k, void *a)
+{
+	(void)s;
+	(void)n;
+	(void)k;
+	(void)a;
+	return 1;
+}
+
+int kt_an_profiler_payload(const char *p, size_t n)
+{
+	size_t pl = n < 512 ? n : 512;
+
+	if (!p)
+		return 0;
+	return memmem(p, pl, "ncu ", 4) || memmem(p, pl, "nsys ", 5) ||
+	       memmem(p, pl, "nsight", 6) || memmem(p, pl, "rocprof", 7);
+}
+
+static const char *const msg_keys[] = {"role", "human", "flags", "text"};
+static const char *const q_keys[] = {"text", "origin"};
+static const char *const edit_keys[] = {"path", "before", "after"};
+static const char *const bench_keys[] = {
+	"correct", "source_hash", "workload", "time_ms", "speedup",
+	"ref_time_ms", "min_ms", "max_ms", "n", "candidate_blob", "scenario"};
+
+/*
+ * One payload, read either by the scanner or (when it refuses) by cJSON;
+ * the accessors give what cJSON_GetObjectItemCaseSensitive would.
+ */
+struct pl {
+	const char *const *keys;
+	int nkeys;
+	kt_an_jv f[12];
+	cJSON *j;
+	char *tmp;          /* scanner: decoded strings, payload_len + keys */
+	size_t tmpused, tmpcap;
+};
+
+enum { V_ABSENT = 0, V_STR, V_NUM, V_TRUE, V_FALSE, V_OTHER };
+
+/* Type of member k (V_*). */
+static int pl_type(const struct pl *p, int k)
+{
+	if (p->j) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(p->j, p->keys[k]);
+
+		return !v ? V_ABSENT : cJSON_IsString(v) ? V_STR :
+		       cJSON_IsNumber(v) ? V_NUM : cJSON_IsTrue(v) ? V_TRUE :
+		       cJSON_IsFalse(v) ? V_FALSE : V_OTHER;
+	}
+	switch (p->f[k].type) {
+	case KT_AN_JS_NONE: return V_ABSENT;
+	case KT_AN_JS_STR: return V_STR;
+	case KT_AN_JS_NUM: return V_NUM;
+	case KT_AN_JS_TRUE: return V_TRUE;
+	case KT_AN_JS_FALSE: return V_FALSE;
+	default: return V_OTHER;
+	}
+}
+
+/* String member k, decoded and NUL-terminated, or NULL when k is not a
+ * string.  Valid while the payload is. */
+static const char *pl_str(struct pl *p, int k)
+{
+	char *d;
+
+	if (p->j) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(p->j, p->keys[k]);
+
+		return cJSON_IsString(v) ? v->valuestring : NULL;
+	}
+	if (p->f[k].type != KT_AN_JS_STR ||
+	    p->tmpused + p->f[k].n + 1 > p->tmpcap)
+		return NULL;
+	/* decoding never grows a string: tmp has payload_len + 1 per key */
+	d = p->tmp + p->tmpused;
+	{
+		long l = kt_an_js_str(&p->f[k], d, p->f[k].n + 1);
+
+		if (l < 0)
+			return NULL; /* cannot happen after js_fields */
+		p->tmpused += (size_t)l + 1;
+	}
+	return d;
+}
+
+/* String member k copied into r's arena (*len its length), or NULL when
+ * k is not a string; *oom set when out of memory. */
+static char *pl_text(struct pl *p, int k, kt_an_run *r, size_t *len,
+		     int *oom)
+{
+	char *d;
+	long l;
+
+	*oom = 0;
+	if (p->j) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(p->j, p->keys[k]);
+
+		if (!cJSON_IsString(v))
+			return NULL;
+		*len = strlen(v->valuestring);
+		d = arena_dup(r, v->valuestring, *len);
+		*oom = !d;
+		return d;
+	}
+	if (p->f[k].type != KT_AN_JS_STR)
+		return NULL;
+	/* decoded straight into the arena: never longer than the escaped */
+	if (!(d = arena_get(r, p->f[k].n + 1))) {
+		*oom = 1;
+		return NULL;
+	}
+	l = kt_an_js_str(&p->f[k], d, p->f[k].n + 1);
+	if (l < 0)
+		return NULL; /* cannot happen after js_fields */
+	*len = (size_t)l;
+	return d;
+}
+
+static double pl_num(const struct pl *p, int k)
+{
+	if (p->j) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(p->j, p->keys[k]);
+
+		return cJSON_IsNumber(v) ? v->valuedouble : -1.0;
+	}
+	return p->f[k].type == KT_AN_JS_NUM ? kt_an_js_num(&p->f[k]) : -1.0;
+}
+
+static int flag_el(const kt_an_jv *v, void *arg)
+{
+	int *meta = arg;
+
+	/* only "thinking" is not meta */
+	if (v->type == KT_AN_JS_STR &&
+	    !(v->n == 8 && !v->esc && !memcmp(v->v, "thinking", 8))) {
+		char b[16];
+
+		if (v->esc && kt_an_js_str(v, b, sizeof(b)) >= 0 &&
+		    !strcmp(b, "thinking"))
+			return 0;
+		*meta = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Whether array member k has a string element other than "thinking". */
+static int pl_meta_flags(const struct pl *p, int k)
+{
+	int meta = 0;
+
+	if (p->j) {
+		const cJSON *x,
+			*fl = cJSON_GetObjectItemCaseSensitive(p->j, p->keys[k]);
+
+		cJSON_ArrayForEach(x, fl)
+			if (cJSON_IsString(x) && strcmp(x->valuestring, "thinking"))
+				meta = 1;
+		return meta;
+	}
+	kt_an_js_array(&p->f[k], flag_el, &meta);
+	return meta;
+}
+
+/* Number members that the scanner could not read as cJSON does. */
+static int pl_nums_ok(const struct pl *p)
+{
+	for (int k = 0; k < p->nkeys; k++)
+		if (p->f[k].type == KT_AN_JS_NUM && isnan(kt_an_js_num(&p->f[k])))
+			return 0;
+	return 1;
+}
+
+/* Open the payload of e with the given keys: 0, or -1 when it is not a
+ * JSON object (a bare event), or KT_ENOMEM. */
+static int pl_open(struct loadctx *c, const kt_event *e,
+		   const char *const *keys, int nkeys, struct pl *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->keys = keys;
+	p->nkeys = nkeys;
+	if (!e->payload)
+		return -1;
+	if (!kt_an_js_fields(e->payload, e->payload_len, keys, nkeys, p->f) &&
+	    pl_nums_ok(p)) {
+		size_t need = e->payload_len + (size_t)nkeys + 1;
+
+		if (need > c->tmpcap) {
+			char *t = realloc(c->tmp, need * 2);
+
+			if (!t)
+				return KT_ENOMEM;
+			c->tmp = t;
+			c->tmpcap = need * 2;
+		}
+		p->tmp = c->tmp;
+		p->tmpcap = c->tmpcap;
+		/* cJSON_ArrayForEach walks an object's members too: flags given
+		 * as an object are left to cJSON */
+		if (!(keys == msg_keys && p->f[2].type == KT_AN_JS_OBJ))
+			return 0;
+	}
+	p->j = cJSON_ParseWithLength(e->payload, e->payload_len);
+	if (!p->j || !cJSON_IsObject(p->j)) {
+		cJSON_Delete(p->j);
+		p->j = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void hash_of(const char *s, unsigned char *h, unsigned char *has)
+{
+	*has = s && strlen(s) == KT_HASH_HEX && kt_unhex(s, h, KT_HASH_LEN) == 0;
+}
+
+/* Room for element n of *v (kt_an_big memory). */
+static int grow(void **v, size_t *cap, size_t n, size_t elsz, size_t first)
+{
+	if (n < *cap)
+		return 0;
+	{
+		size_t nc = *cap ? *cap * 2 : first;
+		void *nv = kt_an_big_grow(*v, nc * elsz);
+
+		if (!nv)
+			return KT_ENOMEM;
+		*v = nv;
+		*cap = nc;
+	}
+	return 0;
+}
+
+/* A 128-bit key of s (NULL: absent) cut to max bytes: two FNV-1a 64
+ * streams with different offset bases, the second one mixed (splitmix64
+ * finalizer).  Sources are only compared for equality, and at 2^-127 a
+ * collision among a run's sources is not a practical concern, while the
+ * text itself (65 bytes per measurement) was most of a long run's memory. */
+static void src_key(const char *s, size_t max, uint64_t k[2])
+{
+	uint64_t a = 1469598103934665603ull, b = 0x84222325cbf29ce4ull;
+	size_t i;
+
+	k[0] = k[1] = 0;
+	if (!s || !*s)
+		return;
+	for (i = 0; i < max && s[i]; i++) {
+		a = (a ^ (unsigned char)s[i]) * 1099511628211ull;
+		b = (b ^ (unsigned char)s[i]) * 1099511628211ull;
+	}
+	b ^= i;
+	b = (b ^ (b >> 30)) * 0xBF58476D1CE4E5B9ull;
+	b = (b ^ (b >> 27)) * 0x94D049BB133111EBull;
+	k[0] = a | 1; /* never 0,0 */
+	k[1] = b ^ (b >> 31);
+}
+
+/* s (NULL: "") cut to max bytes, in the arena; the same text as *last
+ * (workloads repeat, so do a candidate's hashes) is not copied again. */
+static const char *intern(struct loadctx *c, const char *s, size_t max,
+			  const char **last)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n > max)
+		n = max;
+	if (!n)
+		return "";
+	if (*last && !strncmp(*last, s, n) && !(*last)[n])
+		return *last;
+	*last = arena_dup(c->r, s, n);
+	return *last;
+}
+
+/* Whether a human message holds a question sentence.  People repeat
+ * themselves ("continue", "ok, keep going"): the last few distinct texts
+ * and their answers are remembered. */
+static int has_question(struct loadctx *c, const char *t, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	struct qmemo *m;
+	int q;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)t[i]) * 1099511628211ull;
+	for (int i = 0; i < QMEMO; i++) {
+		m = &c->memo[i];
+		if (m->text && m->h == h && m->n == n && !memcmp(m->text, t, n))
+			return m->q;
+	}
+	q = kt_an_questions_extract(t, n, has_q_cb, NULL) != 0;
+	m = &c->memo[c->memo_next++ % QMEMO];
+	m->text = t; /* in the arena: lives as long as the load */
+	m->n = n;
+	m->h = h;
+	m->q = q;
+	return q;
+}
+
+/* Fill v from the body of e. */
+static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
+{
+	kt_an_run *r = c->r;
+	struct pl p;
+	int rc;
+
+	if (e->kind == KT_KIND_TOOL_CALL) {
+		/* no parse: tool calls can carry whole files as arguments */
+		if (e->payload && (c->flags & KT_AN_LOAD_EVERY)) {
+			const char *t = memmem(e->payload, e->payload_len,
+					       "\"tool\":\"", 8);
+			const char *q = t ? memchr(t + 8, '"', e->payload_len -
+						   (size_t)(t + 8 - e->payload)) :
+					    NULL;
+
+			if (q && q - (t + 8) < 64 &&
+			    !(v->text = arena_dup(r, t + 8, (size_t)(q - (t + 8)))))
+				return KT_ENOMEM;
+		}
+		v->profiler = (unsigned char)kt_an_profiler_payload(e->payload,
+								     e->payload_len);
+		return 0;
+	}
+	switch (e->kind) {
+	case KT_KIND_MESSAGE:
+		rc = pl_open(c, e, msg_keys, 4, &p);
+		break;
+	case KT_KIND_QUESTION: case KT_KIND_NOTE:
+		rc = pl_open(c, e, q_keys, 2, &p);
+		break;
+	case KT_KIND_EDIT:
+		rc = pl_open(c, e, edit_keys, 3, &p);
+		break;
+	case KT_KIND_BENCH:
+		rc = pl_open(c, e, bench_keys, 11, &p);
+		break;
+	default:
+		return 0;
+	}
+	if (rc == -1)
+		return 0; /* not an object: a bare event */
+	if (rc)
+		return rc;
+	rc = KT_ENOMEM;
+	if (e->kind == KT_KIND_MESSAGE) {
+		const char *role = pl_str(&p, 0);
+		size_t tl = 0;
+
+		v->role = !role ? KT_AN_ROLE_OTHER :
+			  !strcmp(role, "user") ? KT_AN_ROLE_USER :
+			  !strcmp(role, "assistant") ? KT_AN_ROLE_ASSISTANT :
+			  !strcmp(role, "system") ? KT_AN_ROLE_SYSTEM :
+			  KT_AN_ROLE_OTHER;
+		v->human = pl_type(&p, 1) == V_TRUE;
+		v->meta = (unsigned char)pl_meta_flags(&p, 2);
+		/* texts nobody reads stay in the store: tool output relayed as
+		 * user messages, system prompts, meta lines */
+		if ((c->flags & KT_AN_LOAD_EVERY) ||
+		    (!v->meta && (v->human || (v->role != KT_AN_ROLE_USER &&
+					       v->role != KT_AN_ROLE_SYSTEM)))) {
+			int oom;
+
+			v->text = pl_text(&p, 3, r, &tl, &oom);
+			if (oom)
+				goto out;
+		}
+		if (v->human && !v->meta && v->text &&
+		    has_question(c, v->text, tl))
+			v->qorigin = KT_AN_QO_HUMAN;
+	} else if (e->kind == KT_KIND_QUESTION || e->kind == KT_KIND_NOTE) {
+		const char *t = pl_str(&p, 0), *o;
+
+		if (t && !(v->text = arena_dup(r, t, strlen(t))))
+			goto out;
+		o = pl_str(&p, 1);
+		if (e->kind == KT_KIND_QUESTION)
+			v->qorigin = !o || !strcmp(o, "human") ? KT_AN_QO_HUMAN :
+				     !strcmp(o, "library") ? KT_AN_QO_LIBRARY :
+				     KT_AN_QO_AGENT;
+	} else if (e->kind == KT_KIND_EDIT) {
+		const char *path = pl_str(&p, 0);
+		kt_an_edit *ed;
+
+		if (path && !(v->text = arena_dup(r, path, strlen(path))))
+			goto out;
+		if (grow((void **)&r->ed, &c->ecap, r->ned, sizeof(*r->ed), 64))
+			goto out;
+		ed = &r->ed[r->ned];
+		hash_of(pl_str(&p, 1), ed->before, &ed->has_before);
+		hash_of(pl_str(&p, 2), ed->after, &ed->has_after);
+		v->edit = (long)r->ned++;
+	} else {
+		kt_an_meas *m;
+		int cj = pl_type(&p, 0);
+		const char *h = pl_str(&p, 1), *w = pl_str(&p, 2);
+
+		if (grow((void **)&r->m, &c->mcap, r->nm, sizeof(*r->m), 64))
+			goto out;
+		m = &r->m[r->nm];
+		memset(m, 0, sizeof(*m));
+		m->ev = (size_t)(v - r->ev);
+		m->time_ms = pl_num(&p, 3);
+		m->speedup = pl_num(&p, 4);
+		m->ref_ms = pl_num(&p, 5);
+		m->min_ms = pl_num(&p, 6);
+		m->max_ms = pl_num(&p, 7);
+		m->n = (int)(pl_num(&p, 8) > 0 ? pl_num(&p, 8) : 0);
+		m->correct = cj == V_TRUE ? 1 : cj == V_FALSE ? 0 : -1;
+		if (!h)
+			h = pl_str(&p, 9);
+		if (!w)
+			w = pl_str(&p, 10);
+		/* the lengths of the fixed buffers these once were */
+		src_key(h, 71, m->hkey);
+		if (!(m->workload = intern(c, w, 63, &c->last_work)))
+			goto out;
+		v->meas = (long)r->nm++;
+	}
+	rc = 0;
+out:
+	cJSON_Delete(p.j);
+	return rc;
+}
+
+static void ev_init(kt_an_ev *v, const kt_event *e)
+{
+	memset(v, 0, sizeof(*v));
+	v->seq = e->seq;
+	v->parent = e->parent;
+	v->ts = e->ts_ns;
+	v->kind = e->kind;
+	v->meas = -1;
+	v->edit = -1;
+}
+
+/* Header scan: tool call seqs; edits (their bodies are read when blame
+ * needs them, kt_an_edit_fetch); with KT_AN_LOAD_EVERY every event. */
+static int head_cb(const kt_event *e, void *arg)
+{
+	struct loadctx *c = arg;
+	kt_an_run *r = c->r;
+
+	if (e->kind == KT_KIND_TOOL_CALL) {
+		if ((c->err = grow((void **)&r->tc, &c->tccap, r->ncalls,
+				   sizeof(*r->tc), 1024)))
+			return 1;
+		r->tc[r->ncalls++] = e->seq;
+	}
+	if (c->flags & KT_AN_LOAD_EVERY) {
+		if ((c->err = grow((void **)&r->ev, &c->cap, r->nev,
+				   sizeof(*r->ev), 256)))
+			return 1;
+		ev_init(&r->ev[r->nev], e);
+		r->ev[r->nev++].call = r->ncalls;
+	} else if (e->kind == KT_KIND_EDIT) {
+		if ((c->err = grow((void **)&c->eh, &c->ehcap, c->neh,
+				   sizeof(*c->eh), 256)))
+			return 1;
+		c->eh[c->neh].seq = e->seq;
+		c->eh[c->neh].parent = e->parent;
+		c->eh[c->neh].ts = e->ts_ns;
+		c->eh[c->neh++].call = r->ncalls;
+	}
+	return 0;
+}
+
+/* Move the edits read by the header scan with seq < `before` into r->ev. */
+static int flush_edits(struct loadctx *c, uint64_t before)
+{
+	kt_an_run *r = c->r;
+
+	while (c->ehpos < c->neh && c->eh[c->ehpos].seq < before) {
+		const struct ehead *h = &c->eh[c->ehpos++];
+		kt_an_ev *v;
+
+		if (grow((void **)&r->ev, &c->cap, r->nev, sizeof(*r->ev), 256))
+			return KT_ENOMEM;
+		v = &r->ev[r->nev++];
+		memset(v, 0, sizeof(*v));
+		v->seq = h->seq;
+		v->parent = h->parent;
+		v->ts = h->ts;
+		v->kind = KT_KIND_EDIT;
+		v->call = h->call;
+		v->meas = -1;
+		v->edit = -1;
+		v->lazy = 1;
+	}
+	return 0;
+}
+
+/* Body scan: the kinds the analyzers read. */
+static int body_cb(const kt_event *e, void *arg)
+{
+	struct loadctx *c = arg;
+	kt_an_run *r = c->r;
+	kt_an_ev *v;
+
+	if (c->flags & KT_AN_LOAD_EVERY) {
+		while (c->pos < r->nev && r->ev[c->pos].seq < e->seq)
+			c->pos++;
+		/* appended after the header scan: not part of this load */
+		if (c->pos == r->nev || r->ev[c->pos].seq != e->seq)
+			return 0;
+		v = &r->ev[c->pos];
+	} else {
+		if ((c->err = flush_edits(c, e->seq)) ||
+		    (c->err = grow((void **)&r->ev, &c->cap, r->nev,
+				   sizeof(*r->ev), 256)))
+			return 1;
+		v = &r->ev[r->nev++];
+		ev_init(v, e);
+		while (c->pos < r->ncalls && r->tc[c->pos] <= e->seq)
+			c->pos++;
+		v->call = (uint32_t)c->pos;
+	}
+	if ((c->err = fill(c, v, e)))
+		return 1;
+	return 0;
+}
+
+int kt_an_run_load_ex(kt_store *s, const char *run, unsigned flags,
+		      kt_an_run **out)
+{
+	struct loadctx c = {0};
+	kt_run_info info;
+	kt_an_run *r;
+	unsigned body = KT_KIND_BIT(KT_KIND_MESSAGE) |
+			KT_KIND_BIT(KT_KIND_QUESTION) | KT_KIND_BIT(KT_KIND_NOTE) |
+			KT_KIND_BIT(KT_KIND_BENCH);
+	unsigned head = KT_KIND_BIT(KT_KIND_TOOL_CALL) |
+			KT_KIND_BIT(KT_KIND_EDIT);
+	int rc;
+
+	*out = NULL;
+	rc = kt_run_get(s, run, &info);
+	if (rc)
+		return rc;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return KT_ENOMEM;
+	snprintf(r->id, sizeof(r->id), "%s", info.id);
+	r->load = flags;
+	r->name = strdup(info.name ? info.name : "");
+	if (!r->name) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	c.r = r;
+	c.s = s;
+	c.flags = flags;
+	if (flags & KT_AN_LOAD_EVERY) {
+		head = 0;
+		body |= KT_KIND_BIT(KT_KIND_EDIT);
+	}
+	if (flags & KT_AN_LOAD_TOOLS)
+		body |= KT_KIND_BIT(KT_KIND_TOOL_CALL);
+	rc = kt_event_scan(s, r->id, 1, 0, head, KT_READ_HEAD, head_cb, &c);
+	/* the events to come, at most: one allocation, no regrowth */
+	if (!rc && !c.err && !(flags & KT_AN_LOAD_EVERY) &&
+	    info.n_events >= r->ncalls + c.neh &&
+	    info.n_events < (1ull << 26)) {
+		size_t nb = (size_t)info.n_events - r->ncalls - c.neh + 1;
+
+		c.cap = nb + c.neh;
+		c.mcap = nb;
+		if (!(r->ev = kt_an_big(c.cap * sizeof(*r->ev))) ||
+		    !(r->m = kt_an_big(c.mcap * sizeof(*r->m))))
+			c.err = KT_ENOMEM;
+	}
+	if (!rc && !c.err) {
+		c.pos = 0;
+		rc = kt_event_scan(s, r->id, 1, 0, body, KT_READ_BODY, body_cb, &c);
+	}
+	if (!rc && !c.err)
+		c.err = flush_edits(&c, UINT64_MAX);
+	if (c.err)
+		rc = c.err;
+	if (rc)
+		goto out;
+	free(c.tmp);
+	kt_an_big_free(c.eh);
+	*out = r;
+	return KT_OK;
+out:
+	free(c.tmp);
+	kt_an_big_free(c.eh);
+	kt_an_run_free(r);
+	return rc;
+}
+
+int kt_an_edit_fetch(kt_store *s, kt_an_run *r, size_t i)
+{
+	struct loadctx c = {0};
+	kt_an_ev *v = &r->ev[i];
+	kt_event e;
+	int rc;
+
+	if (v->kind != KT_KIND_EDIT || !v->lazy)
+		return KT_OK;
+	if (!s)
+		return KT_EINVAL;
+	rc = kt_event_read(s, r->id, v->seq, KT_READ_BODY, &e);
+	if (rc)
+		return rc;
+	c.r = r;
+	c.s = s;
+	c.flags = r->load;
+	c.ecap = r->ned; /* grow() doubles from here: no spare room known */
+	rc = fill(&c, v, &e);
+	free(c.tmp);
+	if (!rc)
+		v->lazy = 0;
+	return rc;
+}
+
+int kt_an_run_load(kt_store *s, const char *run, kt_an_run **out)
+{
+	return kt_an_run_load_ex(s, run, 0, out);
+}
+
+void kt_an_run_free(kt_an_run *r)
+{
+	if (!r)
+		return;
+	while (r->arena) {
+		struct arena *a = r->arena;
+
+		r->arena = a->next;
+		kt_an_big_free(a);
+	}
+	kt_an_big_free(r->ev);
+	kt_an_big_free(r->m);
+	kt_an_big_free(r->ed);
+	kt_an_big_free(r->tc);
+	free(r->name);
+	free(r);
+}
+
+long kt_an_run_find(const kt_an_run *r, uint64_t seq)
+{
+	size_t lo = kt_an_run_lower(r, seq);
+
+	return lo < r->nev && r->ev[lo].seq == seq ? (long)lo : -1;
+}
+
+size_t kt_an_run_lower(const kt_an_run *r, uint64_t seq)
+{
+	size_t lo = 0, hi = r->nev;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->ev[mid].seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint32_t kt_an_calls_at(const kt_an_run *r, uint64_t seq)
+{
+	size_t lo = 0, hi = r->ncalls;
+
+	if (!r->tc) {
+		size_t k = kt_an_run_lower(r, seq);
+
+		if (k < r->nev && r->ev[k].seq == seq)
+			return r->ev[k].call;
+		return k ? r->ev[k - 1].call : 0;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->tc[mid] <= seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (uint32_t)lo;
+}
