@@ -19,6 +19,7 @@
 
 #include "bundle.h"
 #include "export.h"
+#include "../import/import.h"
 #include "outfmt.h"
 
 /* ---- step resolution ------------------------------------------------------ */
@@ -28,8 +29,10 @@ static char *xstrdup(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-/* The command of a shell-like tool call: args.command / args.cmd (string or
- * argv array, as Codex records it). */
+/* The command of a shell tool call: args.command / args.cmd (string or
+ * argv array, as Codex records it).  NULL for any other tool: an editor's
+ * args.command ("create", "view") or SWE-agent's "open f" is no shell
+ * command, and running it would only fail (kt_tool_is_shell). */
 static char *call_command(const cJSON *payload)
 {
 	const cJSON *args = cJSON_GetObjectItem(payload, "args");
@@ -38,6 +41,8 @@ static char *call_command(const cJSON *payload)
 	size_t n = 0;
 	char *out;
 
+	if (!kt_tool_is_shell(cli_jstr(payload, "tool"), args))
+		return NULL;
 	if (!c)
 		c = cJSON_GetObjectItem(args, "cmd");
 	if (cJSON_IsString(c))
@@ -174,8 +179,16 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 	if (!st->command && st->kind == KT_KIND_COMPILE)
 		st->command = xstrdup(cli_jstr(p, "command"));
 	if (!st->command && !st->harness) {
-		snprintf(err, errlen, "step %llu has no recorded shell command to re-run",
-			 (unsigned long long)seq);
+		cJSON *q = st->call ? load_payload(s, run, st->call, &kind, &cur) : NULL;
+		const char *tool = cli_jstr(q, "tool");
+
+		if (tool)
+			snprintf(err, errlen, "step %llu has no recorded shell command to re-run (its tool call %llu, %s, is not a shell command)",
+				 (unsigned long long)seq, (unsigned long long)st->call, tool);
+		else
+			snprintf(err, errlen, "step %llu has no recorded shell command to re-run",
+				 (unsigned long long)seq);
+		cJSON_Delete(q);
 		return KT_EINVAL;
 	}
 	if (st->kind == KT_KIND_BENCH && !st->harness) {

@@ -825,6 +825,40 @@ static const char *const EDITOR_TOOLS[] = {
 	"text_editor", "edit_tool", NULL
 };
 
+/* SWE-agent's own command language and read-only file tools: never shell
+ * commands, whatever their args.command says. */
+static const char *const NOT_SHELL_TOOLS[] = {
+	"open", "goto", "scroll_up", "scroll_down", "create", "edit", "insert",
+	"submit", "find_file", "search_file", "search_dir", "filemap",
+	"exit_forfeit", "exit_cost", "exit_context", "exit_error",
+	"exit_format", "skip", "read", "read_file", "view", "view_file",
+	"multiedit", "finish", "think", NULL
+};
+
+int kt_tool_is_shell(const char *tool, const cJSON *args)
+{
+	const char *c = kt_ag_str(args, "command");
+
+	if (!tool)
+		return 0;
+	if (name_in(tool, EDITOR_TOOLS) || name_in(tool, WRITE_TOOLS) ||
+	    name_in(tool, EDIT_TOOLS) || name_in(tool, NOT_SHELL_TOOLS) ||
+	    !strcasecmp(tool, "edit_file"))
+		return 0;
+	/* an editor by its arguments, whatever its name */
+	if (c && (kt_ag_str(args, "path") || kt_ag_str(args, "file_path")) &&
+	    (!strcmp(c, "view") || !strcmp(c, "create") ||
+	     !strcmp(c, "str_replace") || !strcmp(c, "insert") ||
+	     !strcmp(c, "undo_edit")))
+		return 0;
+	if (name_in(tool, SHELL_TOOLS) || !strcasecmp(tool, "bash_session"))
+		return 1;
+	/* a tool we do not know that carries a command line */
+	return c || cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(args,
+								   "command")) ||
+	       kt_ag_str(args, "cmd");
+}
+
 char *kt_ag_shell_cmd(const cJSON *args)
 {
 	const cJSON *c;
@@ -982,6 +1016,14 @@ int kt_ag_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 						 tool);
 		} else if (cmd && strcmp(cmd, "str_replace") == 0) {
 			rc = do_replace(imp, path, args, call, tool);
+		} else if (cmd && strcmp(cmd, "undo_edit") == 0) {
+			/* the tool shows the file after the undo (cat -n);
+			 * without it the content is unknown, not the old one */
+			char *t = output ? kt_ag_cat_n(output) : NULL;
+
+			rc = t ? kt_ws_write(imp, path, t, strlen(t), call, tool)
+			       : kt_ws_invalidate(imp, path, call, tool);
+			free(t);
 		} else if (cmd && strcmp(cmd, "insert") == 0) {
 			const cJSON *ln = cJSON_GetObjectItemCaseSensitive(
 				args, "insert_line");

@@ -332,7 +332,7 @@ static int edit_lines(swx *x, const char *path, long s, long e,
 
 /* The effect of one SWE-agent command on the workspace (call succeeded). */
 static int swe_edit(swx *x, const char *tool, const cJSON *args,
-		    const char *action, uint64_t call)
+		    const char *action, uint64_t call, const char *obs)
 {
 	char *path = NULL;
 	int rc = 0;
@@ -412,8 +412,8 @@ static int swe_edit(swx *x, const char *tool, const cJSON *args,
 			rc = edit_lines(x, path, at + 1, at, t, call);
 		}
 	} else if (strcmp(tool, "str_replace_editor") == 0) {
-		rc = kt_ag_tool_effects(x->imp, tool, args, x->cwd, call, 0, "",
-					-1, 1, KT_TS_UNKNOWN);
+		rc = kt_ag_tool_effects(x->imp, tool, args, x->cwd, call, 0,
+					obs ? obs : "", -1, 1, KT_TS_UNKNOWN);
 		rc = rc < 0 ? rc : 0;
 	}
 	free(path);
@@ -545,7 +545,8 @@ static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 		goto out;
 	if (edit_tool) {
 		if (ok)
-			rc = swe_edit(x, c->tool, c->args, c->action, c->seq);
+			rc = swe_edit(x, c->tool, c->args, c->action, c->seq,
+				      obs);
 		if (!rc && wtext) {
 			/* the window after the edit corrects the workspace */
 			char *p = resolve(x, wpath);
@@ -574,6 +575,94 @@ out:
 	return rc;
 }
 
+/* Next word of a POSIX-shell-quoted string (SWE-agent writes tool
+ * arguments with Python's shlex.quote: 'a'"'"'b'); malloc'ed, NULL at the
+ * end or on ENOMEM (*oom set). */
+static char *sh_word(const char **pp, int *oom)
+{
+	const char *p = *pp;
+	size_t n = 0, cap;
+	char *w;
+
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	if (!*p) {
+		*pp = p;
+		return NULL;
+	}
+	cap = strlen(p) + 1;
+	if (!(w = malloc(cap))) {
+		*oom = 1;
+		return NULL;
+	}
+	while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
+		if (*p == '\'') {
+			for (p++; *p && *p != '\''; p++)
+				w[n++] = *p;
+			if (*p)
+				p++;
+		} else if (*p == '"') {
+			for (p++; *p && *p != '"'; p++) {
+				if (*p == '\\' && p[1] && strchr("\"\\$`\n", p[1]))
+					p++;
+				w[n++] = *p;
+			}
+			if (*p)
+				p++;
+		} else {
+			if (*p == '\\' && p[1])
+				p++;
+			w[n++] = *p++;
+		}
+	}
+	w[n] = 0;
+	*pp = p;
+	return w;
+}
+
+/* "str_replace_editor CMD PATH [--file_text T] [--old_str O] [--new_str N]
+ * [--insert_line L] [--view_range A B]" (SWE-agent's edit_anthropic tool
+ * bundle, invoked as a command) as the arguments a function call would
+ * carry, so it is an edit or a view like one, never a shell command.
+ * Returns 0 when the string is not of that form (args untouched). */
+static int editor_args(const char *action, cJSON *args, int *oom)
+{
+	const char *p = action;
+	char *w[64];
+	size_t n = 0, i;
+	int ok = 0;
+
+	while (n < 64 && (w[n] = sh_word(&p, oom)))
+		n++;
+	if (*oom || n < 3 || strcmp(w[0], "str_replace_editor") ||
+	    w[1][0] == '-' || w[2][0] == '-')
+		goto out;
+	cJSON_AddStringToObject(args, "command", w[1]);
+	cJSON_AddStringToObject(args, "path", w[2]);
+	for (i = 3; i + 1 < n; i++) {
+		const char *k = w[i];
+
+		if (!strcmp(k, "--file_text") || !strcmp(k, "--old_str") ||
+		    !strcmp(k, "--new_str")) {
+			cJSON_AddStringToObject(args, k + 2, w[++i]);
+		} else if (!strcmp(k, "--insert_line")) {
+			cJSON_AddNumberToObject(args, "insert_line",
+						atof(w[++i]));
+		} else if (!strcmp(k, "--view_range") && i + 2 < n) {
+			cJSON *r = cJSON_AddArrayToObject(args, "view_range");
+
+			cJSON_AddItemToArray(r, cJSON_CreateNumber(atof(w[i + 1])));
+			cJSON_AddItemToArray(r, cJSON_CreateNumber(atof(w[i + 2])));
+			i += 2;
+		}
+	}
+	ok = 1;
+out:
+	for (i = 0; i < n; i++)
+		free(w[i]);
+	return ok;
+}
+
 /* Tool and args of a 0.x action string. */
 static int action_call(swx *x, const char *action, uint64_t parent,
 		       const kt_ag_span *sp)
@@ -595,6 +684,22 @@ static int action_call(swx *x, const char *action, uint64_t parent,
 
 		while (l && (trim[l - 1] == '\n' || trim[l - 1] == ' '))
 			trim[--l] = 0;
+	}
+	if (n == 18 && !memcmp(a, "str_replace_editor", 18)) {
+		int oom = 0;
+
+		if (editor_args(trim ? trim : a, args, &oom)) {
+			int rc = add_call(x, NULL, "str_replace_editor", args,
+					  trim ? trim : a, parent, sp);
+
+			free(trim);
+			return rc;
+		}
+		if (oom) {
+			free(trim);
+			cJSON_Delete(args);
+			return KT_ENOMEM;
+		}
 	}
 	cJSON_AddStringToObject(args, "command", trim ? trim : a);
 	if (n && n < sizeof(tool) && special(a, n)) {

@@ -189,6 +189,17 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
  */
 int kt_bench_parse(const char *text, size_t len, cJSON **results);
 
+/*
+ * Whether a tool call (tool name, args object) runs a shell command that a
+ * replay may re-run: shell tools (Bash, bash, shell, exec_command, ...)
+ * and unknown tools carrying a command line, but never file editors
+ * (str_replace_editor, file_editor, edit_file, Write, Edit ...), editor
+ * subcommands (args.command view/create/str_replace/insert/undo_edit with
+ * a path) or SWE-agent's own commands (open, create, edit, submit ...).
+ * 1 or 0.
+ */
+int kt_tool_is_shell(const char *tool, const cJSON *args);
+
 /* Whether a shell command line runs a benchmark-like program (./x, python
  * script, ncu/nsys, ...), so that its output is worth kt_bench_parse(). */
 int kt_shell_runs_bench(const char *cmd);

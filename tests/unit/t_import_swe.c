@@ -139,6 +139,69 @@ static void t_mini(void **st)
 	it_close(&c);
 }
 
+/* editor_actions.traj: str_replace_editor invoked as an action string
+ * (no tool_calls): create/str_replace/insert are edits with their content,
+ * view observes, undo_edit takes the content its cat -n shows; only the
+ * nvcc line is a shell command. */
+static void t_editor_actions(void **st)
+{
+	char p[4096], *s;
+	it_ctx c;
+	it_counts k;
+	cJSON *pl;
+	int kind;
+
+	(void)st;
+	it_fixture(p, sizeof(p), "swe/editor_actions.traj");
+	it_open(&c);
+	assert_int_equal(it_import(&c, NULL, 0, 1, p), 0);
+	assert_int_equal(c.nruns, 1);
+	k = it_count(&c, c.runs[0].id);
+	/* create, str_replace, undo, insert */
+	IT_EXPECT(k, 9, 1, 7, 7, 4);
+	assert_int_equal(k.compile, 1);
+	pl = it_payload(&c, c.runs[0].id, 4, &kind, NULL, 0);
+	assert_int_equal(kind, KT_KIND_TOOL_CALL);
+	assert_string_equal(cJSON_GetObjectItem(pl, "tool")->valuestring,
+			    "str_replace_editor");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(pl, "args"),
+						"command")->valuestring, "create");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(pl, "args"),
+						"file_text")->valuestring,
+			    "__global__ void k() {}\n");
+	assert_false(kt_tool_is_shell("str_replace_editor",
+				      cJSON_GetObjectItem(pl, "args")));
+	cJSON_Delete(pl);
+	s = it_cat(&c, c.runs[0].id, "/r/k.cu", 0);
+	assert_non_null(s);
+	assert_string_equal(s, "__global__ void k() {}\n// it's fast\n");
+	free(s);
+	it_close(&c);
+}
+
+static void t_tool_is_shell(void **st)
+{
+	cJSON *a = cJSON_Parse("{\"command\":\"make -j\"}");
+	cJSON *e = cJSON_Parse("{\"command\":\"view\",\"path\":\"/a\"}");
+	cJSON *o = cJSON_Parse("{\"command\":\"open f.py\"}");
+
+	(void)st;
+	assert_true(kt_tool_is_shell("Bash", a));
+	assert_true(kt_tool_is_shell("execute_bash", a));
+	assert_true(kt_tool_is_shell("some_new_runner", a));
+	assert_false(kt_tool_is_shell("execute_bash", e));
+	assert_false(kt_tool_is_shell("str_replace_editor", a));
+	assert_false(kt_tool_is_shell("file_editor", e));
+	assert_false(kt_tool_is_shell("edit_file", a));
+	assert_false(kt_tool_is_shell("open", o));
+	assert_false(kt_tool_is_shell("create", o));
+	assert_false(kt_tool_is_shell("submit", o));
+	assert_false(kt_tool_is_shell(NULL, a));
+	cJSON_Delete(a);
+	cJSON_Delete(e);
+	cJSON_Delete(o);
+}
+
 static void t_not_swe(void **st)
 {
 	char p[4200];
@@ -166,6 +229,8 @@ int main(void)
 		cmocka_unit_test(t_v0_demo),
 		cmocka_unit_test(t_v1_repr),
 		cmocka_unit_test(t_mini),
+		cmocka_unit_test(t_editor_actions),
+		cmocka_unit_test(t_tool_is_shell),
 		cmocka_unit_test(t_not_swe),
 	};
 
