@@ -968,7 +968,10 @@ static int do_replace(kt_imp *imp, const char *path, const cJSON *o,
 		return 0;
 	rc = kt_ws_replace(imp, path, os, ns ? ns : "", cJSON_IsTrue(all),
 			   call, tool);
-	return rc == KT_ENOTFOUND ? 0 : rc;
+	/* the tool changed the file, but not from content we know: what it
+	 * holds now is unknown, not what we believed */
+	return rc == KT_ENOTFOUND ? kt_ws_invalidate(imp, path, call, tool)
+				  : rc;
 }
 
 int kt_ag_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
@@ -1033,7 +1036,8 @@ int kt_ag_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 				rc = ws_insert(imp, path, (long)ln->valuedouble,
 					       t, call, tool);
 				if (rc == KT_ENOTFOUND)
-					rc = 0;
+					rc = kt_ws_invalidate(imp, path, call,
+							      tool);
 			}
 		}
 	} else if (name_in(tool, WRITE_TOOLS)) {

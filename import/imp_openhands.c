@@ -324,6 +324,50 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 	return rc;
 }
 
+/* Lines s..e (1-based; e -1 = the last) of path replaced by text; the
+ * content becomes unknown when the file is. */
+static int range_edit(ohx *x, const char *path, long s, long e,
+		      const char *text, uint64_t call, const char *tool)
+{
+	size_t blen = 0, a = 0, b, tl = strlen(text), n;
+	const char *base = kt_ws_get(x->imp, path, &blen);
+	char *nb;
+	long l = 1;
+	int rc;
+
+	if (!base || s < 1 || (e != -1 && e < s - 1))
+		return kt_ws_invalidate(x->imp, path, call, tool);
+	while (l < s && a < blen) {
+		const char *nl = memchr(base + a, '\n', blen - a);
+
+		a = nl ? (size_t)(nl - base) + 1 : blen;
+		l++;
+	}
+	if (l < s) /* starts past the end: we cannot tell what it did */
+		return kt_ws_invalidate(x->imp, path, call, tool);
+	b = a;
+	while ((e == -1 || l <= e) && b < blen) {
+		const char *nl = memchr(base + b, '\n', blen - b);
+
+		b = nl ? (size_t)(nl - base) + 1 : blen;
+		l++;
+	}
+	if (!(nb = malloc(blen + tl + 2)))
+		return KT_ENOMEM;
+	memcpy(nb, base, a);
+	n = a;
+	memcpy(nb + n, text, tl);
+	n += tl;
+	if (tl && text[tl - 1] != '\n' && b < blen)
+		nb[n++] = '\n';
+	memcpy(nb + n, base + b, blen - b);
+	n += blen - b;
+	nb[n] = 0;
+	rc = kt_ws_write(x->imp, path, nb, n, call, tool);
+	free(nb);
+	return rc;
+}
+
 /* The editor arguments inside translated_ipython_code:
  * "print(file_editor(**{'command': 'create', 'path': ..., ...}))". */
 static cJSON *ipython_args(const char *code)
@@ -517,6 +561,17 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 			} else if ((created = creation_diff(content))) {
 				rc = kt_ws_write(x->imp, np, created,
 						 strlen(created), c->seq, c->tool);
+			} else if (ct && cJSON_IsNumber(st) &&
+				   cJSON_IsNumber(en)) {
+				/* the LLM editor's lines start..end (1-based,
+				 * end -1 = to the end) replaced by content */
+				rc = range_edit(x, np, st->valueint,
+						en->valueint, ct, c->seq,
+						c->tool);
+			} else {
+				/* it changed, we cannot tell how */
+				rc = kt_ws_invalidate(x->imp, np, c->seq,
+						      c->tool);
 			}
 			free(created);
 			cJSON_Delete(ipy);

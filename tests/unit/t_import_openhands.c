@@ -121,12 +121,48 @@ static void t_wrapped(void **st)
 	it_close(&c);
 }
 
+/* editor_ranges.json: the LLM editor's line range applied to a file seen
+ * whole; a range past the end and a str_replace whose old text is not in
+ * the believed content leave the content unknown (edit op "unknown"), not
+ * stale. */
+static void t_editor_ranges(void **st)
+{
+	char p[4096], *s;
+	it_ctx c;
+	it_counts k;
+	cJSON *pl;
+	int kind;
+
+	(void)st;
+	it_fixture(p, sizeof(p), "openhands/editor_ranges.json");
+	it_open(&c);
+	assert_int_equal(it_import(&c, NULL, 0, 1, p), 0);
+	assert_int_equal(c.nruns, 1);
+	k = it_count(&c, c.runs[0].id);
+	IT_EXPECT(k, 1, 1, 5, 5, 4);
+	s = it_cat(&c, c.runs[0].id, "/ws/k.cu", 6);
+	assert_non_null(s);
+	assert_string_equal(s, "int a;\nint B;\nint c;\n");
+	free(s);
+	/* then unknown: no content at the end */
+	assert_null(it_cat(&c, c.runs[0].id, "/ws/k.cu", 0));
+	assert_null(it_cat(&c, c.runs[0].id, "/ws/g.cu", 0));
+	pl = it_payload(&c, c.runs[0].id, 15, &kind, NULL, 0);
+	assert_int_equal(kind, KT_KIND_EDIT);
+	assert_string_equal(cJSON_GetObjectItem(pl, "op")->valuestring,
+			    "unknown");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(pl, "after")));
+	cJSON_Delete(pl);
+	it_close(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_corpus),
 		cmocka_unit_test(t_events),
 		cmocka_unit_test(t_wrapped),
+		cmocka_unit_test(t_editor_ranges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
