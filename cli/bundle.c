@@ -715,6 +715,39 @@ static void find_missing(const char *cmd, const cJSON *files, const char *subdir
 	}
 }
 
+/* Absolute paths the command names outside the bundle: the compiler and
+ * the include and library directories of the recording machine (a
+ * FlashInfer torch build: CUDA, torch and Python headers).  A replay needs
+ * them at the same place; the manifest says so instead of leaving it to a
+ * failed run to tell. */
+static void find_external(const char *cmd, cJSON *ext)
+{
+	char *copy = strdup(cmd ? cmd : ""), *tok, *save = NULL;
+
+	if (!copy)
+		return;
+	for (tok = strtok_r(copy, " \t\n;&|()<>'\"=", &save); tok;
+	     tok = strtok_r(NULL, " \t\n;&|()<>'\"=", &save)) {
+		const char *p = tok;
+		const cJSON *it;
+		int dup = 0;
+
+		if (!strncmp(p, "-I", 2) || !strncmp(p, "-L", 2))
+			p += 2;
+		if (p[0] != '/' && strncmp(p, "$HOME/", 6))
+			continue;
+		if (!strncmp(p, "/dev/", 5) || !strcmp(p, "/dev") ||
+		    !strncmp(p, "/tmp/", 5) || !strcmp(p, "/"))
+			continue;
+		cJSON_ArrayForEach(it, ext)
+			if (!strcmp(it->valuestring, p))
+				dup = 1;
+		if (!dup)
+			cJSON_AddItemToArray(ext, cJSON_CreateString(p));
+	}
+	free(copy);
+}
+
 int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 		     const char *out_path, char *err, size_t errlen)
 {
@@ -794,6 +827,7 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 	missing = cJSON_AddArrayToObject(man, "missing");
 	find_missing(cmd, f.list, subdir, missing);
 	missing_includes(&f, missing);
+	find_external(cmd, cJSON_AddArrayToObject(man, "external"));
 	cJSON_AddItemToObject(man, "expect", cJSON_Duplicate(st.expect, 1));
 	{
 		const cJSON *fp = cJSON_GetObjectItem(st.payload, "fingerprint");

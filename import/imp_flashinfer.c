@@ -38,7 +38,8 @@
  *   compile  per trace whose log shows a build (nvcc/c++ lines, not "Solution
  *            skipped after N failures"): exit_code from "FAILED: [code=N]",
  *            0 when the build went through, null for a COMPILE_ERROR whose
- *            log has no code
+ *            log has no code; the command relative to its build directory
+ *            (relative_build; the log's own in extra.recorded_command)
  *   bench    per trace: correct = status PASSED (true) / any other status
  *            (false); time_ms = performance.latency_ms, ref_time_ms =
  *            reference_latency_ms, speedup = speedup_factor, scenario =
@@ -534,6 +535,61 @@ static char *build_command(const char *log)
 	return NULL;
 }
 
+/*
+ * The torch-extension build runs in a per-solution directory of the
+ * recording machine ($HOME/.cache/flashinfer_bench/cache/torch/<ext>/, one
+ * holding the solution's sources): "-I<dir> ... -c <dir>/kernel.cu".  Those
+ * sources are the solution's, which the run's workspace holds at their own
+ * relative paths, so the command is made relative to that directory: the
+ * directory becomes "." and its files their names.  Then a replay bundle
+ * carries the sources it compiles instead of naming a cache that exists
+ * only on that machine.  *dir gets the directory (malloc'ed) and *src the
+ * compiled file's name inside it; the command is rewritten in place (it
+ * only gets shorter).  Nothing changes when the source is not absolute.
+ */
+static void relative_build(char *cmd, char **dir, char **src)
+{
+	const char *c = strstr(cmd, " -c /"), *e, *slash;
+	size_t dl, n;
+	char *r, *w;
+
+	*dir = *src = NULL;
+	if (!c)
+		return;
+	c += 4;
+	e = c + strcspn(c, " \t'\"");
+	for (slash = e; slash > c && slash[-1] != '/'; slash--)
+		;
+	if (slash <= c + 1 || slash == e)
+		return;
+	dl = (size_t)(slash - 1 - c);
+	if (!(*dir = strndup(c, dl)) || !(*src = strndup(slash,
+							   (size_t)(e - slash)))) {
+		free(*dir);
+		*dir = NULL;
+		return;
+	}
+	/* "<dir>/x" -> "x", "<dir>" alone -> "." */
+	for (r = w = cmd; *r;) {
+		if (!strncmp(r, *dir, dl) && (r[dl] == '/' || r[dl] == ' ' ||
+					      r[dl] == 0 || r[dl] == '\'' ||
+					      r[dl] == '"')) {
+			if (r[dl] == '/') {
+				r += dl + 1;
+			} else {
+				*w++ = '.';
+				r += dl;
+			}
+			continue;
+		}
+		*w++ = *r++;
+	}
+	*w = 0;
+	n = strlen(cmd);
+	while (n && cmd[n - 1] == ' ')
+		cmd[--n] = 0;
+}
+
 static const char *const trace_known[] = {
 	"definition", "workload", "solution", "evaluation", NULL
 };
@@ -583,12 +639,20 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 
 		if (cmd) {
 			const char *fail = strstr(log, "FAILED: [code=");
+			char *orig = strdup(cmd), *bdir, *bsrc;
 
-			if (!(p = cJSON_CreateObject())) {
+			if (!orig || !(p = cJSON_CreateObject())) {
+				free(orig);
 				free(cmd);
 				return KT_ENOMEM;
 			}
+			relative_build(cmd, &bdir, &bsrc);
 			cJSON_AddStringToObject(p, "command", cmd);
+			if (bsrc) {
+				cJSON *sa = cJSON_AddArrayToObject(p, "sources");
+
+				cJSON_AddItemToArray(sa, cJSON_CreateString(bsrc));
+			}
 			cJSON_AddStringToObject(p, "compiler", strstr(cmd,
 					"nvcc") ? "nvcc" : "c++");
 			if (fail)
@@ -604,6 +668,15 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 				cJSON_AddStringToObject(x, "solution", sol);
 			if (status)
 				cJSON_AddStringToObject(x, "status", status);
+			if (bdir) {
+				/* the command as the log has it, and where */
+				cJSON_AddStringToObject(x, "build_dir", bdir);
+				cJSON_AddStringToObject(x, "recorded_command",
+							orig);
+			}
+			free(bdir);
+			free(bsrc);
+			free(orig);
 			free(cmd);
 			if ((rc = kt_impx_emit(imp, KT_KIND_COMPILE, 0, ts,
 					       "harness", p, r->f, r->line,

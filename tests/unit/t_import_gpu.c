@@ -182,6 +182,37 @@ static void test_fi_compile_errors(void **state)
 	if_free(&e);
 }
 
+/* flashinfer/cache: a torch-extension build in $HOME/.cache: the compile
+ * command is made relative to its build directory (the solution's sources
+ * are in the workspace), the log's command kept in extra. */
+static void test_fi_cache_build(void **state)
+{
+	struct ifx *f = *state;
+	struct ievs e;
+	const struct iev *c;
+	const cJSON *x;
+
+	assert_int_equal(if_import(f, FIX "flashinfer/cache", NULL, 0), 0);
+	assert_int_equal(f->nruns, 1);
+	e = if_events(f, f->ids[0]);
+	c = if_nth(&e, KT_KIND_COMPILE, 0);
+	assert_non_null(c);
+	assert_int_equal((int)if_num(c->p, "exit_code"), 2);
+	x = cJSON_GetObjectItem(c->p, "command");
+	assert_null(strstr(x->valuestring, ".cache"));
+	assert_non_null(strstr(x->valuestring, " -I. "));
+	assert_non_null(strstr(x->valuestring, " -c kernel.cu -o kernel.cuda.o"));
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(c->p,
+			    "sources"), 0)->valuestring, "kernel.cu");
+	x = cJSON_GetObjectItem(c->p, "extra");
+	assert_string_equal(cJSON_GetObjectItem(x, "build_dir")->valuestring,
+			    "/home/carol/.cache/flashinfer_bench/cache/torch/"
+			    "torch_carol_gemm_cache_cuda_r1_c0_ab12cd");
+	assert_non_null(strstr(cJSON_GetObjectItem(x, "recorded_command")
+			       ->valuestring, "-c /home/carol/.cache/"));
+	if_free(&e);
+}
+
 static void test_fi_fixture(void **state)
 {
 	struct ifx *f = *state;
@@ -499,6 +530,8 @@ int main(void)
 						if_teardown),
 		cmocka_unit_test_setup_teardown(test_fi_compile_errors,
 						if_setup, if_teardown),
+		cmocka_unit_test_setup_teardown(test_fi_cache_build, if_setup,
+						if_teardown),
 		cmocka_unit_test_setup_teardown(test_fi_fixture, if_setup,
 						if_teardown),
 		cmocka_unit_test_setup_teardown(test_kb_corpus, if_setup,
