@@ -131,6 +131,10 @@ typedef struct kt_an_ev {
 	unsigned char meta;    /* message flagged meta/compact_summary/... */
 	unsigned char lazy;    /* edit whose body (path, blobs) is not read
 				  yet: kt_an_blame_run reads those it blames */
+	unsigned char task;    /* human message that is the run's task prompt,
+				  not a question asked during the run
+				  (kt_an_task_prompt): never a question
+				  candidate, never mined */
 	uint32_t call;         /* tool calls up to and including this event */
 	long meas;             /* index into kt_an_run.m for bench, else -1 */
 	char *text;            /* message/question/note text; edit: path;
@@ -168,6 +172,7 @@ typedef struct kt_an_run {
 	size_t nm;
 	kt_an_edit *ed;
 	size_t ned;
+	char format[32];       /* the run's format (importer name), cut */
 	uint32_t ncalls;       /* tool calls in the run */
 	uint64_t *tc;          /* their seqs, ascending (ncalls of them) */
 	unsigned load;         /* KT_AN_LOAD_* it was loaded with */
@@ -198,6 +203,20 @@ void kt_an_run_free(kt_an_run *r);
 
 /* Index of the event with seq, or -1. */
 long kt_an_run_find(const kt_an_run *r, uint64_t seq);
+
+/*
+ * Whether a human message is a task prompt rather than a question a person
+ * asked during the run: the dataset input of an eval sample (Inspect marks
+ * it extra.source "input": `input_source`), any human turn before the
+ * agent's first action (`before_agent` set) in a run of an eval/benchmark
+ * harness format (inspect, swe_agent, mini_swe_agent, atif, openhands:
+ * their opening user turns are the dataset's task text or the harness'
+ * instructions), or text shaped like a system instruction or a problem
+ * statement ("You are a/an ..." of 200+ bytes, "<issue>", "Please solve
+ * this issue", "We're currently solving", "Your task is to").
+ */
+int kt_an_task_prompt(const char *format, int before_agent, int input_source,
+		      const char *text, size_t len);
 
 /* ---- options ----------------------------------------------------------------- */
 typedef struct kt_an_opts {

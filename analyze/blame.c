@@ -194,6 +194,30 @@ static const char *ack_phrases[] = {
 	"correct,", "right,", "you're correct", "确实", "你说得对", "说得对",
 	"没错", "对，", NULL};
 
+/*
+ * The layer of a jump's change, from three texts in order of precedence:
+ *  1. plan: the agent's last plan-like message after the measurement
+ *     before and before the first responsible edit - what it said it was
+ *     changing (a Write of a whole file adds many lines of other layers);
+ *  2. code: the lines the responsible edits added (and their paths);
+ *  3. words: everything the agent said from the measurement before to the
+ *     landing.
+ * The first that classifies decides (kt_an_layer_of: the same text always
+ * gets the same layer), so a jump whose hypothesis is that plan shows the
+ * hypothesis' layer as its edit layer.
+ */
+static int jump_layer(const char *plan, const char *code, size_t ncode,
+		      const char *words, size_t nwords)
+{
+	int l = plan ? kt_an_layer_of(plan, strlen(plan), NULL) : KT_AN_L_NONE;
+
+	if (l == KT_AN_L_NONE && code)
+		l = kt_an_layer_of(code, ncode, NULL);
+	if (l == KT_AN_L_NONE && words)
+		l = kt_an_layer_of(words, nwords, NULL);
+	return l;
+}
+
 /* ---- jumps and attribution ------------------------------------------------------ */
 static int add_idx(size_t **v, size_t *n, size_t x)
 {
@@ -352,28 +376,35 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			      at_ts >= q->ts) ? (double)(at_ts - q->ts) / 60e9 : -1;
 		c->layer = kt_an_layer_of(q->text, strlen(q->text), NULL);
 	}
-	/* edit layer: added lines of E* plus the agent's words after the first
-	 * candidate (or after the measurement before) up to the landing */
+	/* the layer of the change (jump_layer): the agent's plan for it, the
+	 * added lines, the agent's words since the measurement before */
 	{
-		struct buf ed = {.limit = 65536};
-		uint64_t from = se->pt[j->p_prev].seq;
+		struct buf code = {.limit = 65536}, words = {.limit = 65536};
+		uint64_t from = se->pt[j->p_prev].seq,
+			 first = j->nedits ? r->ev[j->edits[0]].seq : land_seq;
+		long plan = -1;
 
 		for (i = 0; i < j->nedits; i++)
-			edit_delta(s, r, &r->ev[j->edits[i]], &ed);
-		for (i = 0; i < j->ncand; i++)
-			if (r->ev[j->cand[i].ev].seq < from)
-				from = r->ev[j->cand[i].ev].seq;
+			edit_delta(s, r, &r->ev[j->edits[i]], &code);
 		li = kt_an_run_find(r, from);
 		for (i = li < 0 ? 0 : (size_t)li; i < r->nev &&
-		     r->ev[i].seq < land_seq; i++)
-			if (is_agent_text(&r->ev[i]))
-				bput(&ed, r->ev[i].text, strlen(r->ev[i].text));
-		if (ed.err) {
-			free(ed.p);
+		     r->ev[i].seq < land_seq; i++) {
+			if (!is_agent_text(&r->ev[i]))
+				continue;
+			bput(&words, r->ev[i].text, strlen(r->ev[i].text));
+			if (r->ev[i].seq < first && *r->ev[i].text &&
+			    plan_like(r->ev[i].text))
+				plan = (long)i;
+		}
+		if (code.err || words.err) {
+			free(code.p);
+			free(words.p);
 			goto out;
 		}
-		j->edit_layer = ed.p ? kt_an_layer_of(ed.p, ed.n, NULL) : 0;
-		free(ed.p);
+		j->edit_layer = jump_layer(plan >= 0 ? r->ev[plan].text : NULL,
+					   code.p, code.n, words.p, words.n);
+		free(code.p);
+		free(words.p);
 	}
 	/* score every candidate */
 	sum = o->w_self;

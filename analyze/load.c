@@ -625,6 +625,7 @@ struct loadctx {
 	char *tmp;          /* decoded strings of one payload */
 	size_t tmpcap;
 	const char *last_work;
+	int acted;          /* an assistant message was seen */
 #define QMEMO 16
 	struct qmemo {
 		const char *text;
@@ -661,7 +662,8 @@ int kt_an_profiler_payload(const char *p, size_t n)
 	       memmem(p, pl, "nsight", 6) || memmem(p, pl, "rocprof", 7);
 }
 
-static const char *const msg_keys[] = {"role", "human", "flags", "text"};
+static const char *const msg_keys[] = {"role", "human", "flags", "text",
+					"extra"};
 static const char *const q_keys[] = {"text", "origin"};
 static const char *const edit_keys[] = {"path", "before", "after"};
 static const char *const bench_keys[] = {
@@ -806,6 +808,25 @@ static int pl_meta_flags(const struct pl *p, int k)
 	}
 	kt_an_js_array(&p->f[k], flag_el, &meta);
 	return meta;
+}
+
+/* Whether object member k has "source": "input" (Inspect's sample input). */
+static int pl_input_source(const struct pl *p, int k)
+{
+	static const char *const src_key[] = {"source"};
+	kt_an_jv v;
+	char b[8];
+
+	if (p->j) {
+		const cJSON *x = cJSON_GetObjectItemCaseSensitive(p->j, p->keys[k]);
+
+		x = cJSON_GetObjectItemCaseSensitive(x, "source");
+		return cJSON_IsString(x) && !strcmp(x->valuestring, "input");
+	}
+	if (p->f[k].type != KT_AN_JS_OBJ ||
+	    kt_an_js_fields(p->f[k].v, p->f[k].n, src_key, 1, &v))
+		return 0;
+	return kt_an_js_str(&v, b, sizeof(b)) == 5 && !strcmp(b, "input");
 }
 
 /* Number members that the scanner could not read as cJSON does. */
@@ -969,7 +990,7 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 	}
 	switch (e->kind) {
 	case KT_KIND_MESSAGE:
-		rc = pl_open(c, e, msg_keys, 4, &p);
+		rc = pl_open(c, e, msg_keys, 5, &p);
 		break;
 	case KT_KIND_QUESTION: case KT_KIND_NOTE:
 		rc = pl_open(c, e, q_keys, 2, &p);
@@ -1010,9 +1031,15 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 			if (oom)
 				goto out;
 		}
-		if (v->human && !v->meta && v->text &&
+		if (v->human && !v->meta && v->text)
+			v->task = (unsigned char)kt_an_task_prompt(r->format,
+				!c->acted && !v->call, pl_input_source(&p, 4),
+				v->text, tl);
+		if (v->human && !v->meta && !v->task && v->text &&
 		    has_question(c, v->text, tl))
 			v->qorigin = KT_AN_QO_HUMAN;
+		if (!v->human && v->role == KT_AN_ROLE_ASSISTANT)
+			c->acted = 1;
 	} else if (e->kind == KT_KIND_QUESTION || e->kind == KT_KIND_NOTE) {
 		const char *t = pl_str(&p, 0), *o;
 
@@ -1186,6 +1213,8 @@ int kt_an_run_load_ex(kt_store *s, const char *run, unsigned flags,
 	if (!r)
 		return KT_ENOMEM;
 	snprintf(r->id, sizeof(r->id), "%s", info.id);
+	snprintf(r->format, sizeof(r->format), "%s",
+		 info.format ? info.format : "");
 	r->load = flags;
 	r->name = strdup(info.name ? info.name : "");
 	if (!r->name) {

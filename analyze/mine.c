@@ -160,7 +160,8 @@ int kt_an_miner_add(kt_an_miner *m, const kt_an_run *r, const kt_an_blame *b)
 			a.origin = e->qorigin ? e->qorigin : KT_AN_QO_HUMAN;
 			if (a.origin == KT_AN_QO_AGENT && !m->include_agent)
 				continue;
-		} else if (!(e->kind == KT_KIND_MESSAGE && e->human && !e->meta)) {
+		} else if (!(e->kind == KT_KIND_MESSAGE && e->human && !e->meta &&
+			     !e->task)) {
 			continue;
 		}
 		for (size_t k = 0; b && k < b->njump; k++)
@@ -535,7 +536,7 @@ int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n)
 		tot_n++;
 	}
 	/* canonical member (medoid by mean Jaccard; clusters up to 64),
-	 * layer by summed lexicon scores, runs.  Members are listed per item
+	 * layer of the canonical text, runs.  Members are listed per item
 	 * by a counting sort so this stays linear. */
 	{
 		size_t *off = calloc(m->nitems + 1, sizeof(*off));
@@ -560,16 +561,13 @@ int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n)
 		off[0] = 0;
 		for (size_t t = 0; t < m->nitems; t++) {
 			kt_an_qitem *it = &m->items[t];
-			double sc[KT_AN_NLAYERS] = {0}, best = -1;
+			double best = -1;
 			size_t bi = SIZE_MAX;
 
 			for (size_t a = off[t]; a < off[t + 1]; a++) {
-				double s1[KT_AN_NLAYERS], mj = 0;
+				double mj = 0;
 
 				i = mem[a];
-				kt_an_layer_of(m->c[i].text, strlen(m->c[i].text), s1);
-				for (int l = 0; l < KT_AN_NLAYERS; l++)
-					sc[l] += s1[l];
 				if (it->count <= 64)
 					for (size_t b2 = off[t]; b2 < off[t + 1]; b2++)
 						if (b2 != a)
@@ -588,11 +586,9 @@ int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n)
 			it->norm = m->c[bi].norm;
 			it->zh = m->c[bi].zh;
 			it->origin = m->c[bi].origin;
-			it->layer = KT_AN_L_NONE;
-			for (int l = 1; l < KT_AN_NLAYERS; l++)
-				if (sc[l] > 0 && (it->layer == KT_AN_L_NONE ||
-						  sc[l] > sc[it->layer]))
-					it->layer = l;
+			/* the canonical text's own layer: the same text has the
+			 * same layer in the library, in blame and in the report */
+			it->layer = m->c[bi].layer;
 			qsort(it->src, it->nsrc, sizeof(*it->src), cmp_src);
 			it->nruns = 0;
 			for (k = 0; k < it->nsrc; k++)

@@ -1096,3 +1096,39 @@ int kt_an_claims(const char *text, size_t len,
 	free(f);
 	return cnt;
 }
+
+/* ---- task prompts ------------------------------------------------------------ */
+static const char *const harness_formats[] = {
+	"inspect", "swe_agent", "mini_swe_agent", "atif", "openhands", NULL};
+
+int kt_an_task_prompt(const char *format, int before_agent, int input_source,
+		      const char *text, size_t len)
+{
+	static const char *const statement[] = {
+		"<issue>", "please solve this issue", "we're currently solving",
+		"we are currently solving", "your task is to", NULL};
+	size_t n, k = 0;
+	char *f;
+	int hit = 0;
+
+	if (input_source)
+		return 1;
+	for (int i = 0; before_agent && format && harness_formats[i]; i++)
+		if (!strcmp(format, harness_formats[i]))
+			return 1;
+	if (!text || !len)
+		return 0;
+	f = fold(text, len > 4096 ? 4096 : len, &n);
+	if (!f)
+		return 0;
+	while (k < n && (f[k] == ' ' || f[k] == '\n' || f[k] == '\t'))
+		k++;
+	if (len >= 200 && (!strncmp(f + k, "you are a ", 10) ||
+			   !strncmp(f + k, "you are an ", 11)))
+		hit = 1;
+	for (int i = 0; !hit && statement[i]; i++)
+		if (memmem(f, n, statement[i], strlen(statement[i])))
+			hit = 1;
+	free(f);
+	return hit;
+}

@@ -205,3 +205,41 @@ assert r["false_jump_rate"] <= 0.01, r' "$output"
 	[[ "$t" != *"system package approach"* ]]
 	[[ "$t" != *"both in the order specified"* ]]
 }
+
+@test "corpus: eval dataset prompts and harness instructions are not mined as questions" {
+	[ -d "$CORPUS/inspect" ] || skip "corpus absent"
+	"$KTRAJ" import "$CORPUS"/inspect/* "$CORPUS"/swe_agent/* >/dev/null 2>&1 || true
+	[ "$("$KTRAJ" ls --json | grep -c inspect)" -ge 3 ]
+	run "$KTRAJ" questions mine --json
+	[ "$status" -eq 0 ]
+	t=$(tr 'A-Z' 'a-z' <<<"$output")
+	# Inspect sample inputs (popularity x10, images, input_task) ...
+	[[ "$t" != *"something you would say"* ]]
+	[[ "$t" != *"what is this a picture of"* ]]
+	[[ "$t" != *"average low temperature"* ]]
+	# ... and SWE-agent instance prompts / harness instructions
+	[[ "$t" != *"verify your fix works"* ]]
+	[[ "$t" != *"pwn-er"* ]]
+	# they are not question candidates for blame either
+	r=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(next(json.loads(l)["run"] for l in sys.stdin if "popularity/1/" in l))')
+	run "$KTRAJ" blame speedup "$r" --json
+	[ "$status" -eq 0 ]
+	grep -q '"questions":0' <<<"$output"
+}
+
+@test "questions mine: a human question after the task prompt of an eval run is kept" {
+	d="$BATS_TEST_TMPDIR/q"
+	mkdir -p "$d"
+	# ktraj JSONL runs are interactive: only text shaped like a task prompt
+	# is left out
+	cat >"$d/a.jsonl" <<'J'
+{"seq":1,"kind":"message","actor":"human","payload":{"role":"user","human":true,"text":"You are an expert GPU engineer. Your task is to make the kernel below faster than the reference implementation while keeping it correct. What is the first thing you would measure, and why?"}}
+{"seq":2,"kind":"message","actor":"agent","payload":{"role":"assistant","human":false,"text":"I will profile it first."}}
+{"seq":3,"kind":"message","actor":"human","payload":{"role":"user","human":true,"text":"Is the kernel really memory-bound, did you check the DRAM throughput?"}}
+J
+	"$KTRAJ" import "$d/a.jsonl" >/dev/null
+	run "$KTRAJ" questions mine --json
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"really memory-bound"* ]]
+	[[ "$output" != *"first thing you would measure"* ]]
+}

@@ -152,7 +152,14 @@ struct fx {
 	int64_t ts;
 };
 
+static void fx_open_fmt(struct fx *f, const char *name, const char *format);
+
 static void fx_open(struct fx *f, const char *name)
+{
+	fx_open_fmt(f, name, "test");
+}
+
+static void fx_open_fmt(struct fx *f, const char *name, const char *format)
 {
 	char path[4200];
 
@@ -163,7 +170,7 @@ static void fx_open(struct fx *f, const char *name)
 	assert_int_equal(kt_store_open(path, KT_OPEN_CREATE, &f->s), KT_OK);
 	kt_run_id_from_identity(name, f->id);
 	assert_int_equal(kt_store_begin(f->s), KT_OK);
-	assert_int_equal(kt_run_create(f->s, f->id, name, "test", NULL), KT_OK);
+	assert_int_equal(kt_run_create(f->s, f->id, name, format, NULL), KT_OK);
 	f->ts = 1700000000000000000LL;
 }
 
@@ -365,6 +372,9 @@ static void t_miner(void **st)
 	assert_int_equal(kt_an_miner_finish(m, &it, &n), KT_OK);
 	assert_int_equal(n, 3);
 	for (i = 0; i < n; i++) {
+		/* the same text has the same layer everywhere */
+		assert_int_equal(it[i].layer, kt_an_layer_of(it[i].text,
+							     strlen(it[i].text), NULL));
 		if (strstr(it[i].text, "coalesced")) {
 			assert_int_equal(it[i].count, 3);
 			assert_int_equal(it[i].nruns, 3);
@@ -540,6 +550,105 @@ static void t_load_partial(void **st)
 	fx_close(&f);
 }
 
+/* A jump's edit layer follows the agent's plan for the edit (its
+ * hypothesis) over the earlier chatter of another layer. */
+static void t_jump_layers(void **st)
+{
+	struct fx f;
+	kt_an_run *r = NULL;
+	kt_an_blame b;
+	kt_an_opts o;
+	static const double plat[] = {1.00, 1.01, 0.99, 1.00, 1.02};
+
+	(void)st;
+	fx_open(&f, "test:layers");
+	fx_msg(&f, 1, "Make the kernel faster.");
+	for (int i = 0; i < 5; i++)
+		fx_round(&f, plat[i], 1);
+	fx_msg(&f, 0, "Tiling helped; trying different tile widths, tiling the shared memory.");
+	fx_msg(&f, 0, "I think register blocking should help: each thread computes one "
+	       "output element now; switching to an 8x8 register tile.");
+	fx_round(&f, 1.8, 1);
+	for (int i = 0; i < 4; i++)
+		fx_round(&f, 1.8 * plat[i], 1);
+	assert_int_equal(kt_store_commit(f.s), KT_OK);
+	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
+	kt_an_opts_default(&o);
+	assert_int_equal(kt_an_blame_run(f.s, r, &o, &b), KT_OK);
+	assert_int_equal(b.njump, 1);
+	assert_true(b.jump[0].hypothesis >= 0);
+	assert_non_null(strstr(r->ev[b.jump[0].hypothesis].text, "register blocking"));
+	assert_int_equal(b.jump[0].hyp_layer, KT_AN_L_ALGORITHM);
+	assert_int_equal(b.jump[0].edit_layer, b.jump[0].hyp_layer);
+	kt_an_blame_free(&b);
+	kt_an_run_free(r);
+	fx_close(&f);
+}
+
+/* Mine run f.id into a fresh miner; the number of library items whose
+ * text contains `needle`. */
+static size_t mined_with(struct fx *f, const char *needle)
+{
+	kt_an_miner *m = NULL;
+	kt_an_run *r = NULL;
+	const kt_an_qitem *it;
+	size_t n, hits = 0;
+
+	assert_int_equal(kt_an_run_load(f->s, f->id, &r), KT_OK);
+	assert_int_equal(kt_an_miner_new(0, &m), KT_OK);
+	assert_int_equal(kt_an_miner_add(m, r, NULL), KT_OK);
+	assert_int_equal(kt_an_miner_finish(m, &it, &n), KT_OK);
+	for (size_t i = 0; i < n; i++)
+		hits += strstr(it[i].text, needle) != NULL;
+	kt_an_miner_free(m);
+	kt_an_run_free(r);
+	return hits;
+}
+
+/* Dataset inputs, harness instructions and problem statements are task
+ * prompts, not questions asked during the run. */
+static void t_task_prompts(void **st)
+{
+	struct fx f;
+
+	(void)st;
+	/* an eval harness: opening user turns are the dataset's */
+	fx_open_fmt(&f, "test:inspect", "inspect");
+	fx_msg(&f, 1, "What is the average low temperature in St. Paul in February?");
+	fx_msg(&f, 0, "About 4 degrees Fahrenheit.");
+	fx_msg(&f, 1, "Why did you not check the bandwidth of the kernel?");
+	fx_ev(&f, KT_KIND_MESSAGE, "human", 0,
+	      "{\"role\":\"user\",\"human\":true,\"text\":\"Is the following "
+	      "statement something you would say?\",\"extra\":{\"source\":\"input\"}}");
+	assert_int_equal(kt_store_commit(f.s), KT_OK);
+	assert_int_equal(mined_with(&f, "temperature"), 0);
+	assert_int_equal(mined_with(&f, "something you would say"), 0);
+	assert_int_equal(mined_with(&f, "bandwidth"), 1);
+	fx_close(&f);
+
+	/* an interactive session: the person's first question counts; text
+	 * shaped like instructions or an issue does not */
+	fx_open_fmt(&f, "test:session", "claude_code");
+	fx_msg(&f, 1, "Why is the softmax kernel slower than the reference?");
+	fx_msg(&f, 1, "You are an expert CUDA engineer working in a sandbox. "
+	       "Follow the instructions exactly, run every command you need, and "
+	       "answer the question at the end. What is the peak bandwidth of the "
+	       "GPU you are running on, and does the kernel reach it?");
+	fx_msg(&f, 1, "Please solve this issue: why does the loader crash on empty files?");
+	fx_msg(&f, 0, "Looking.");
+	fx_msg(&f, 1, "Are the loads coalesced in the inner loop?");
+	assert_int_equal(kt_store_commit(f.s), KT_OK);
+	assert_int_equal(mined_with(&f, "softmax"), 1);
+	assert_int_equal(mined_with(&f, "coalesced"), 1);
+	assert_int_equal(mined_with(&f, "peak bandwidth"), 0);
+	assert_int_equal(mined_with(&f, "loader crash"), 0);
+	fx_close(&f);
+	assert_true(kt_an_task_prompt("swe_agent", 1, 0, "Fix it?", 7));
+	assert_false(kt_an_task_prompt("swe_agent", 0, 0, "Fix it?", 7));
+	assert_false(kt_an_task_prompt("claude_code", 1, 0, "Fix it?", 7));
+	assert_true(kt_an_task_prompt("claude_code", 0, 1, "Fix it?", 7));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -555,6 +664,8 @@ int main(void)
 		cmocka_unit_test(t_miner),
 		cmocka_unit_test(t_payload_scanner),
 		cmocka_unit_test(t_load_partial),
+		cmocka_unit_test(t_task_prompts),
+		cmocka_unit_test(t_jump_layers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
