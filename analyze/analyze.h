@@ -403,6 +403,24 @@ int kt_an_miner_add_text(kt_an_miner *m, const char *run, uint64_t seq,
  */
 int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n);
 
+/*
+ * questions suggest (analysis.md 2.7, 3.6): how well a library question
+ * fits a run stuck in layer `stuck` (KT_AN_L_NONE when unknown), with
+ * `claim` set when the stall keeps claiming a bound ("memory-bound at 87 %
+ * of peak") and `profiled` when the run has measured with a profiler.
+ * Returns a negative value for entries never to suggest: plain
+ * instructions (no question sentence by kt_an_question_kind, or a
+ * request without a system layer that challenges no bound, such as "can
+ * you add a unit test?"), and questions of the stuck layer itself that
+ * challenge no bound (what the agent is already doing).  Otherwise the fit
+ * in [0, 1.7]: 0.5 for another layer than the stuck one, +0.2 when the
+ * question moves layers, a bound challenge +1.0 when the stall claims a
+ * bound (else +0.5 before any profiler run, else +0.2).  Callers rank by
+ * fit + the entry's shrunk mean log gain per ask (kt_an_qitem.score).
+ */
+double kt_an_suggest_fit(int stuck, int claim, int profiled, const char *text,
+			 int layer, unsigned flags);
+
 /* Estimated and exact Jaccard of two texts' shingles (tests). */
 double kt_an_jaccard_text(const char *a, const char *b, double *minhash_est);
 

@@ -628,3 +628,39 @@ out:
 	free(bk);
 	return rc;
 }
+
+/* ---- suggestions ------------------------------------------------------------- */
+static int any_question(const char *s, size_t n, unsigned kind, void *arg)
+{
+	(void)s;
+	(void)n;
+	*(unsigned *)arg |= kind;
+	return 0;
+}
+
+double kt_an_suggest_fit(int stuck, int claim, int profiled, const char *text,
+			 int layer, unsigned flags)
+{
+	unsigned kind = 0;
+	double fit = 0;
+	int bound = (flags & KT_AN_F_BOUND) != 0;
+
+	if (!text)
+		return -1;
+	kt_an_questions_extract(text, strlen(text), any_question, &kind);
+	if (!kind)
+		kind = kt_an_question_kind(text, strlen(text));
+	if (!kind)
+		return -1; /* an instruction, not a question */
+	if (layer == KT_AN_L_NONE && !bound)
+		return -1; /* a request about nothing in the kernel */
+	if (layer == stuck && stuck != KT_AN_L_NONE && !bound)
+		return -1; /* more of what the agent is doing */
+	if (layer != stuck && layer != KT_AN_L_NONE)
+		fit += 0.5;
+	if (flags & KT_AN_F_RELOCATE)
+		fit += 0.2;
+	if (bound)
+		fit += claim ? 1.0 : !profiled ? 0.5 : 0.2;
+	return fit;
+}

@@ -27,10 +27,14 @@ static const char usage[] =
 	"score, sources [{run, seq}].  -o FILE writes the library there instead:\n"
 	"Markdown when FILE ends in .md, else the JSON lines.\n"
 	"\n"
-	"suggest: the layer the run is stuck in (its last stall, else its recent\n"
-	"messages) and the library questions of another layer or that challenge a\n"
-	"bound, best first.  --library reads a JSON-lines library written by\n"
-	"`questions mine --json` / -o; default: mine the whole store.\n";
+	"suggest: the layer the run is stuck in (its last stall, else the agent's\n"
+	"recent messages) and the library questions that fit it, best first: fit\n"
+	"(another layer +0.5, moves layers +0.2, challenges a bound +1.0 when the\n"
+	"stall claims one, +0.5 before any profiler run, else +0.2) plus the\n"
+	"entry's shrunk log gain.  Plain instructions, requests about no layer and\n"
+	"questions of the stuck layer that challenge no bound are never suggested.\n"
+	"--json adds fit and rank.  --library reads a JSON-lines library written\n"
+	"by `questions mine --json` / -o; default: mine the whole store.\n";
 
 static void flags_json(cJSON *o, unsigned f)
 {
@@ -279,16 +283,17 @@ struct sugg {
 	char *text;
 	int layer;
 	unsigned flags;
-	double gain;
+	double gain;   /* shrunk mean gain factor per ask */
 	size_t count;
+	double fit, rank;
 };
 
 static int cmp_sugg(const void *a, const void *b)
 {
 	const struct sugg *x = a, *y = b;
 
-	if (x->gain != y->gain)
-		return x->gain > y->gain ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
 	return strcmp(x->text, y->text);
@@ -355,7 +360,9 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 		for (size_t i = r->nev; i-- > 0 && bl < sizeof(buf) - 1;) {
 			const kt_an_ev *e = &r->ev[i];
 
-			if (e->kind != KT_KIND_MESSAGE || e->human || !e->text)
+			if (e->kind != KT_KIND_MESSAGE || e->human || e->meta ||
+			    !e->text || e->role == KT_AN_ROLE_USER ||
+			    e->role == KT_AN_ROLE_SYSTEM)
 				continue;
 			size_t l = strlen(e->text);
 
@@ -438,19 +445,19 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 			sg[k].count = it[k].count;
 		}
 	}
-	/* keep questions of another layer (or bound challenges); without a
-	 * profiler run yet, bound challenges first (analysis.md 2.7) */
+	/* rank by fit to the stalled stretch plus the shrunk log gain;
+	 * instructions and more-of-the-same never (kt_an_suggest_fit) */
 	{
 		size_t w = 0;
+		int claim = nst && st[nst - 1].claim[0];
 
 		for (size_t k = 0; k < nsg; k++) {
-			int keep_it = (sg[k].layer != stuck &&
-				       sg[k].layer != KT_AN_L_NONE) ||
-				      (sg[k].flags & KT_AN_F_BOUND);
-
-			if (keep_it) {
-				if (!profiled && (sg[k].flags & KT_AN_F_BOUND))
-					sg[k].gain += 1000; /* rank first */
+			sg[k].fit = kt_an_suggest_fit(stuck, claim, profiled,
+						      sg[k].text, sg[k].layer,
+						      sg[k].flags);
+			if (sg[k].fit >= 0) {
+				sg[k].rank = sg[k].fit +
+					     (sg[k].gain > 0 ? log(sg[k].gain) : 0);
 				sg[w++] = sg[k];
 			} else {
 				free(sg[k].text);
@@ -458,9 +465,6 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 		}
 		nsg = w;
 		qsort(sg, nsg, sizeof(*sg), cmp_sugg);
-		for (size_t k = 0; k < nsg; k++)
-			if (sg[k].gain >= 1000)
-				sg[k].gain -= 1000;
 	}
 	if (json) {
 		for (size_t k = 0; k < nsg && k < top && !rc; k++) {
@@ -471,6 +475,8 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 			flags_json(x, sg[k].flags);
 			cJSON_AddNumberToObject(x, "gain", an_r4(sg[k].gain));
 			cJSON_AddNumberToObject(x, "count", (double)sg[k].count);
+			cJSON_AddNumberToObject(x, "fit", an_r4(sg[k].fit));
+			cJSON_AddNumberToObject(x, "rank", an_r4(sg[k].rank));
 			cJSON_AddStringToObject(x, "stuck_layer", kt_an_layer_name(stuck));
 			rc = an_emit(stdout, x);
 		}
@@ -489,10 +495,10 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 		printf("no library question of another layer (mine more runs, or "
 		       "give --library)\n");
 	for (size_t k = 0; k < nsg && k < top; k++)
-		printf("%zu. [%s%s] x%.3f  %s\n", k + 1,
+		printf("%zu. [%s%s] fit %.1f, x%.3f  %s\n", k + 1,
 		       kt_an_layer_name(sg[k].layer),
 		       sg[k].flags & KT_AN_F_BOUND ? ", challenges bound" : "",
-		       sg[k].gain, sg[k].text);
+		       sg[k].fit, sg[k].gain, sg[k].text);
 out:
 	for (size_t k = 0; k < nsg; k++)
 		free(sg[k].text);

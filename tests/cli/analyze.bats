@@ -243,3 +243,53 @@ J
 	[[ "$output" == *"really memory-bound"* ]]
 	[[ "$output" != *"first thing you would measure"* ]]
 }
+
+@test "questions suggest: bound challenges and other layers by fit and gain, never instructions" {
+	d="$BATS_TEST_TMPDIR/s"
+	mkdir -p "$d"
+	# a run stalled in data movement, claiming memory-bound every round
+	python3 - "$d/run.jsonl" <<'PY'
+import json, sys
+ev, seq = [], 0
+def add(kind, actor, payload, parent=None):
+    global seq
+    seq += 1
+    d = {"seq": seq, "kind": kind, "actor": actor, "payload": payload}
+    if parent: d["parent"] = parent
+    ev.append(json.dumps(d))
+    return seq
+add("message", "human", {"role": "user", "human": True, "text": "Make the RMSNorm kernel faster."})
+for i, t in enumerate([3.55, 3.60, 3.52, 3.58, 3.54, 3.61, 3.56, 3.53]):
+    add("message", "agent", {"role": "assistant", "human": False,
+        "text": "The kernel is memory-bound at %d%% of peak DRAM bandwidth; tuning the block size." % (85 + i % 3)})
+    c = add("tool_call", "agent", {"tool": "Bash", "call_id": "c%d" % i, "args": {"command": "./bench"}})
+    add("bench", "tool", {"time_ms": t, "correct": True, "n": 100}, c)
+open(sys.argv[1], "w").write("\n".join(ev) + "\n")
+PY
+	cat >"$d/lib.jsonl" <<'J'
+{"text":"Can you also add a unit test for odd sizes?","layer":"unclassified","flags":[],"gain":3.0,"count":10}
+{"text":"Make sure you commit when you are done.","layer":"unclassified","flags":[],"gain":2.5,"count":8}
+{"text":"Please use float4 loads.","layer":"memory access","flags":[],"gain":2.0,"count":5}
+{"text":"How many bytes does the kernel move from DRAM per element?","layer":"data movement","flags":[],"gain":1.8,"count":3}
+{"text":"Why are bias and activation separate kernels instead of a fused epilogue?","layer":"operator boundary","flags":["moves_layer"],"gain":1.5,"count":4}
+{"text":"Are the global loads coalesced?","layer":"memory access","flags":[],"gain":1.6,"count":1}
+{"text":"Is the kernel really memory-bound, did you measure the DRAM throughput against the peak?","layer":"data movement","flags":["challenges_bound"],"gain":1.2,"count":2}
+J
+	"$KTRAJ" import "$d/run.jsonl" >/dev/null
+	r=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	run "$KTRAJ" questions suggest "$r" --library "$d/lib.jsonl" --json
+	[ "$status" -eq 0 ]
+	python3 - "$output" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+texts = [r["text"] for r in rows]
+assert rows and all(r["stuck_layer"] == "data movement" for r in rows), rows
+# the stall's claimed bound is challenged first, then the other layers
+assert texts[0].startswith("Is the kernel really memory-bound"), texts
+assert texts[1].startswith("Why are bias"), texts
+assert texts[2].startswith("Are the global loads"), texts
+# never instructions, requests about nothing, or more of the same layer
+assert not any(t.startswith(("Can you also add", "Make sure", "Please use", "How many bytes")) for t in texts), texts
+assert [r["rank"] for r in rows] == sorted((r["rank"] for r in rows), reverse=True)
+PY
+}

@@ -585,6 +585,29 @@ static void t_jump_layers(void **st)
 	fx_close(&f);
 }
 
+static void t_suggest_fit(void **st)
+{
+	const char *bq = "Is the kernel really memory-bound, did you measure the DRAM throughput?";
+	const char *oq = "Why are bias and activation separate kernels?";
+
+	(void)st;
+	/* instructions and requests about nothing are never suggested */
+	assert_true(kt_an_suggest_fit(KT_AN_L_DATAMOVE, 1, 0, "Please use float4 loads.",
+				      KT_AN_L_MEMACCESS, 0) < 0);
+	assert_true(kt_an_suggest_fit(KT_AN_L_DATAMOVE, 1, 0, "Can you also add a unit test?",
+				      KT_AN_L_NONE, 0) < 0);
+	/* more of the stuck layer: only as a bound challenge */
+	assert_true(kt_an_suggest_fit(KT_AN_L_DATAMOVE, 1, 0, "How many bytes move per element?",
+				      KT_AN_L_DATAMOVE, 0) < 0);
+	assert_true(kt_an_suggest_fit(KT_AN_L_DATAMOVE, 1, 0, bq, KT_AN_L_DATAMOVE,
+				      KT_AN_F_BOUND) > 0);
+	/* a claimed bound makes its challenge the best fit */
+	assert_true(kt_an_suggest_fit(KT_AN_L_DATAMOVE, 1, 1, bq, KT_AN_L_DATAMOVE, KT_AN_F_BOUND) >
+		    kt_an_suggest_fit(KT_AN_L_DATAMOVE, 1, 1, oq, KT_AN_L_OPBOUND, KT_AN_F_RELOCATE));
+	assert_true(kt_an_suggest_fit(KT_AN_L_DATAMOVE, 0, 1, bq, KT_AN_L_DATAMOVE, KT_AN_F_BOUND) <
+		    kt_an_suggest_fit(KT_AN_L_DATAMOVE, 0, 1, oq, KT_AN_L_OPBOUND, KT_AN_F_RELOCATE));
+}
+
 /* Mine run f.id into a fresh miner; the number of library items whose
  * text contains `needle`. */
 static size_t mined_with(struct fx *f, const char *needle)
@@ -666,6 +689,7 @@ int main(void)
 		cmocka_unit_test(t_load_partial),
 		cmocka_unit_test(t_task_prompts),
 		cmocka_unit_test(t_jump_layers),
+		cmocka_unit_test(t_suggest_fit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
