@@ -689,7 +689,9 @@ static uint32_t shift_nearest(const uint32_t *q, size_t n, uint32_t x,
 
 /* x % d for d > 0, exactly, with m = UINT64_MAX / d precomputed: the
  * product estimate of x / d is at most 2 short, so at most two
- * corrections (a division is the costliest step of a permutation). */
+ * corrections (division by an invariant integer through multiplication,
+ * Granlund & Montgomery, PLDI 1994; a division was the costliest step of
+ * a permutation). */
 static uint64_t fastmod(uint64_t x, uint64_t d, uint64_t m)
 {
 	uint64_t q = (uint64_t)(((unsigned __int128)x * m) >> 64),
