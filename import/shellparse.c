@@ -1919,9 +1919,11 @@ static void run_producer(struct ctx *x, const struct scmd *c, size_t a,
 				app = 1;
 		k = args_of(c, a, v, 64, &ok, "aip");
 		stdin_content(c, pipe_in, &ct);
-		if (reached && ok && k <= 64 && ct.kind)
+		/* tee of output we cannot tell (python gen.py | tee f) */
+		if (reached && ok && k <= 64)
 			for (i = 0; i < k; i++)
-				put_write(x, app ? KT_SH_APPEND : KT_SH_WRITE,
+				put_write(x, !ct.kind ? KT_SH_UNKNOWN :
+					  app ? KT_SH_APPEND : KT_SH_WRITE,
 					  resolve(x, v[i]), &ct);
 	}
 	if (!redirect_out(x, c, &ct, reached)) {

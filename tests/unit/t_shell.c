@@ -152,6 +152,8 @@ static void t_unknown_changes(void **st)
 	unknown_paths("nvcc -c k.cu 2> err.txt >> log.txt", "", 1,
 		      "/w/err.txt /w/log.txt");
 	unknown_paths("./bench > /dev/null 2>&1", "", 1, "");
+	unknown_paths("python gen.py | tee -a out.cu log.txt", "", 1,
+		      "/w/out.cu /w/log.txt");
 	/* globs and variables name files we cannot tell */
 	unknown_paths("sed -i 's/a/b/' *.cu $F", "", 1, "");
 	/* a command known not to have run changes nothing */
