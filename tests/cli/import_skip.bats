@@ -57,3 +57,15 @@ assert L[1]=={"skipped":2,"skipped_files":[d+"/README.md",d+"/sub/blob.bin"]}, L
 	[ "$status" -eq 0 ]
 	[[ "$stderr" != *"metrics.json: skipped"* ]]
 }
+
+@test "corpus: the folder's manifests are the files reported as skipped" {
+	[ -d "${CORPUS:-}" ] || skip "no corpus"
+	run --separate-stderr "$KTRAJ" import --json "$CORPUS/codex"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'skipped: not a recognized trajectory format' <<<"$stderr")" -eq 1 ]
+	grep -q "codex/localpush_manifest.json: skipped: not a recognized trajectory format" <<<"$stderr"
+	[[ "$(tail -1 <<<"$output")" == '{"skipped":1,"skipped_files":["'*'/codex/localpush_manifest.json"]}' ]]
+	# the ATIF folder's metrics sidecars belong to their trajectories
+	run --separate-stderr "$KTRAJ" import "$CORPUS/atif"
+	[[ "$stderr" != *"skipped: not a recognized"* ]]
+}

@@ -129,6 +129,9 @@ static void test_dedup_v3(void **state)
 			 5);
 	assert_int_equal(if_count(&e, KT_KIND_TOOL_RESULT), 5);
 	assert_int_equal(if_count(&e, KT_KIND_COMPILE), 0); /* ls builds nothing */
+	/* each bash call's exit status from its sandbox exec (result 0) */
+	assert_int_equal(if_count_num(&e, KT_KIND_TOOL_RESULT, "exit_code",
+				      -0.5, 0.5), 5);
 	assert_int_equal(if_count(&e, KT_KIND_NOTE), 1);
 	assert_int_equal(if_count(&e, 0), 18);
 	if_free(&e);
