@@ -62,3 +62,16 @@ assert r[0]["added"]==r[0]["events"]>=25, r'
 	[[ "$output" == *'"name":"other"'* ]]
 	KTRAJ_STORE="$B" "$KTRAJ" verify
 }
+
+@test "corpus: a real session exported and imported elsewhere is the same run, byte for byte" {
+	[ -d "${CORPUS:-}" ] || skip "no corpus"
+	C="$BATS_TEST_TMPDIR/c.ktraj"
+	KTRAJ_STORE="$C" "$KTRAJ" import "$CORPUS/claude_code/vsla_sidechains_multiedit_5f8cbb78.jsonl" >/dev/null 2>&1
+	RC=$(KTRAJ_STORE="$C" "$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	KTRAJ_STORE="$C" "$KTRAJ" export "$RC" --format jsonl >"$BATS_TEST_TMPDIR/c.jsonl"
+	run env KTRAJ_STORE="$B" "$KTRAJ" import --json "$BATS_TEST_TMPDIR/c.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"\"run\":\"$RC\""* ]]
+	KTRAJ_STORE="$B" "$KTRAJ" export "$RC" --format jsonl | cmp - "$BATS_TEST_TMPDIR/c.jsonl"
+	KTRAJ_STORE="$B" "$KTRAJ" verify >/dev/null
+}
