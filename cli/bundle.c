@@ -79,7 +79,8 @@ static cJSON *load_payload(kt_store *s, const char *run, uint64_t seq,
 {
 	kt_event ev;
 
-	if (kt_event_get(s, run, seq, &ev))
+	/* no KT_READ_HASH: a point read would rehash from a checkpoint */
+	if (kt_event_read(s, run, seq, KT_READ_BODY, &ev))
 		return NULL;
 	*kind = ev.kind;
 	*parent = ev.parent;

@@ -212,16 +212,70 @@ out:
 	return rc;
 }
 
+struct exp {
+	kt_store *s;
+	const char *run;
+	kt_redactor *red;
+	struct blobset seen;
+	struct refs rs;
+	FILE *out;
+	char *err;
+	size_t errlen;
+};
+
+/* One event (and the blob lines it needs first); a scan callback. */
+static int exp_event(const kt_event *ev, void *arg)
+{
+	struct exp *x = arg;
+	uint64_t seq = ev->seq;
+	cJSON *o, *payload;
+	size_t i;
+	int rc;
+
+	o = kt_evjson(x->run, ev);
+	if (!o) {
+		snprintf(x->err, x->errlen, "seq %llu: payload is not JSON",
+			 (unsigned long long)seq);
+		return KT_ECORRUPT;
+	}
+	payload = cJSON_GetObjectItemCaseSensitive(o, "payload");
+	x->rs.n = 0;
+	rc = collect(payload, &x->rs);
+	for (i = 0; !rc && i < x->rs.n; i++)
+		rc = put_blob(x->s, x->red, &x->seen, &x->rs.r[i], x->out,
+			      x->err, x->errlen, seq);
+	if (!rc && x->red) {
+		rc = kt_redact_json(x->red, payload);
+		if (!rc)
+			rc = kt_redact_json(x->red, cJSON_GetObjectItemCaseSensitive(o, "prov"));
+		for (i = 0; !rc && i < x->rs.n; i++) {
+			struct bent *e = bs_find(&x->seen, x->rs.r[i].h);
+			char hex[KT_HASH_HEX + 1];
+
+			if (!e)
+				continue;
+			kt_hex(e->nh, KT_HASH_LEN, hex);
+			if (!cJSON_SetValuestring(x->rs.r[i].item, hex))
+				rc = KT_ENOMEM;
+		}
+		cJSON_DeleteItemFromObjectCaseSensitive(o, "hash");
+		cJSON_DeleteItemFromObjectCaseSensitive(o, "chain");
+	}
+	if (!rc)
+		rc = put_line(x->out, o);
+	cJSON_Delete(o);
+	if (rc && !x->err[0])
+		snprintf(x->err, x->errlen, "seq %llu: %s",
+			 (unsigned long long)seq, kt_strerror(rc));
+	return rc;
+}
+
 int kt_export_jsonl(kt_store *s, const char *run, int redact, FILE *out,
 		    char *err, size_t errlen)
 {
+	struct exp x = { 0 };
 	kt_run_info ri;
-	kt_redactor *red = NULL;
-	struct blobset seen = { 0 };
-	struct refs rs = { 0 };
 	char dummy[8];
-	uint64_t seq, n;
-	size_t i;
 	int rc;
 
 	if (!err || !errlen) {
@@ -234,66 +288,25 @@ int kt_export_jsonl(kt_store *s, const char *run, int redact, FILE *out,
 		snprintf(err, errlen, "run %s: %s", run, kt_strerror(rc));
 		return rc;
 	}
-	n = ri.n_events;
-	if (redact && !(red = kt_redactor_new()))
+	if (redact && !(x.red = kt_redactor_new()))
 		return KT_ENOMEM;
-	for (seq = 1; seq <= n; seq++) {
-		kt_event ev;
-		cJSON *o, *payload;
-
-		rc = kt_event_get(s, run, seq, &ev);
-		if (rc) {
-			snprintf(err, errlen, "seq %llu: %s",
-				 (unsigned long long)seq, kt_strerror(rc));
-			break;
-		}
-		o = kt_evjson(run, &ev);
-		if (!o) {
-			rc = KT_ECORRUPT;
-			snprintf(err, errlen, "seq %llu: payload is not JSON",
-				 (unsigned long long)seq);
-			break;
-		}
-		payload = cJSON_GetObjectItemCaseSensitive(o, "payload");
-		rs.n = 0;
-		rc = collect(payload, &rs);
-		for (i = 0; !rc && i < rs.n; i++)
-			rc = put_blob(s, red, &seen, &rs.r[i], out, err, errlen,
-				      seq);
-		if (!rc && red) {
-			rc = kt_redact_json(red, payload);
-			if (!rc)
-				rc = kt_redact_json(red, cJSON_GetObjectItemCaseSensitive(o, "prov"));
-			for (i = 0; !rc && i < rs.n; i++) {
-				struct bent *e = bs_find(&seen, rs.r[i].h);
-				char hex[KT_HASH_HEX + 1];
-
-				if (!e)
-					continue;
-				kt_hex(e->nh, KT_HASH_LEN, hex);
-				if (!cJSON_SetValuestring(rs.r[i].item, hex))
-					rc = KT_ENOMEM;
-			}
-			cJSON_DeleteItemFromObjectCaseSensitive(o, "hash");
-			cJSON_DeleteItemFromObjectCaseSensitive(o, "chain");
-		}
-		if (!rc)
-			rc = put_line(out, o);
-		cJSON_Delete(o);
-		if (rc) {
-			if (!err[0])
-				snprintf(err, errlen, "seq %llu: %s",
-					 (unsigned long long)seq,
-					 kt_strerror(rc));
-			break;
-		}
-	}
+	x.s = s;
+	x.run = run;
+	x.out = out;
+	x.err = err;
+	x.errlen = errlen;
+	/* one scan in seq order: the store computes the hash chain as it goes
+	 * (a point read with KT_READ_HASH would rehash from a checkpoint) */
+	rc = kt_event_scan(s, run, 1, ri.n_events, 0,
+			   KT_READ_BODY | KT_READ_HASH, exp_event, &x);
+	if (rc && !err[0])
+		snprintf(err, errlen, "%s", kt_strerror(rc));
 	if (!rc && fflush(out)) {
 		rc = KT_EIO;
 		snprintf(err, errlen, "write: %s", kt_strerror(rc));
 	}
-	free(rs.r);
-	free(seen.e);
-	kt_redactor_free(red);
+	free(x.rs.r);
+	free(x.seen.e);
+	kt_redactor_free(x.red);
 	return rc;
 }
