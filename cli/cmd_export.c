@@ -11,7 +11,7 @@
 
 static const char usage[] =
 	"usage: ktraj export RUN [--format jsonl|atif] [--redact] [-o FILE]\n"
-	"       ktraj export RUN|--all --format ndjson --partition DIR\n"
+	"       ktraj export RUN|--all --format ndjson --partition DIR [--redact]\n"
 	"       ktraj export RUN --step SEQ --bundle FILE.tar.zst\n"
 	"\n"
 	"--format jsonl  (default) ktraj JSONL, one event per line with the\n"
@@ -24,7 +24,7 @@ static const char usage[] =
 	"--step SEQ --bundle FILE\n"
 	"                a self-contained replay bundle of step SEQ\n"
 	"--redact        replace e-mails, user names, host names and secrets with\n"
-	"                stable placeholders (jsonl and atif)\n"
+	"                stable placeholders (every format but --bundle)\n"
 	"-o FILE         write to FILE instead of stdout\n";
 
 int cmd_export(struct cli *c, int argc, char **argv)
@@ -95,8 +95,8 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	if (bundle) {
 		rc = kt_export_bundle(s, run, step, bundle, err, sizeof(err));
 	} else if (partition) {
-		rc = kt_export_ndjson(s, all ? NULL : run, partition, err,
-				      sizeof(err));
+		rc = kt_export_ndjson(s, all ? NULL : run, partition, redact,
+				      err, sizeof(err));
 	} else {
 		if (out_path && !(out = fopen(out_path, "w"))) {
 			rc = cli_err(c, "%s: %s", out_path, strerror(errno));

@@ -15,9 +15,10 @@ int kt_export_jsonl(kt_store *s, const char *run, int redact, FILE *out,
 int kt_export_atif(kt_store *s, const char *run, int redact, FILE *out,
 		   char *err, size_t errlen);
 /* zstd-compressed NDJSON tables partitioned by run under dir
- * (dir/<table>/run=<id>/part-0.ndjson.zst); run NULL = all runs. */
+ * (dir/<table>/run=<id>/part-0.ndjson.zst); run NULL = all runs.  redact:
+ * run names, meta and payloads redacted as kt_export_jsonl does. */
 int kt_export_ndjson(kt_store *s, const char *run, const char *dir,
-		     char *err, size_t errlen);
+		     int redact, char *err, size_t errlen);
 /* Self-contained replay bundle (.tar.zst) of step `seq`. */
 int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 		     const char *out_path, char *err, size_t errlen);

@@ -12,6 +12,10 @@
  * ("Exporting tables"); every row of a table has every column (null when the
  * event has no such field) so schema inference is stable across files.
  * Written with libarchive's raw format and zstd filter.
+ *
+ * With redaction, every string of a run's name, meta and event payloads
+ * goes through the same redactor (one per run) as `--format jsonl
+ * --redact`; the tables are built from the redacted payload.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,11 +29,13 @@
 
 #include "evjson.h"
 #include "export.h"
+#include "../import/import.h"
 
 enum { T_RUNS, T_EVENTS, T_BENCH, T_QUESTIONS, T_N };
 static const char *const table_name[T_N] = { "runs", "events", "bench", "questions" };
 
 struct tables {
+	kt_redactor *red; /* NULL: no redaction */
 	char *buf[T_N];
 	size_t len[T_N];
 	FILE *f[T_N];
@@ -96,17 +102,28 @@ static int each_event(const kt_event *ev, void *arg)
 	};
 	struct tables *t = arg;
 	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len), *o;
+	char *pj = NULL;
 	size_t i;
 
 	if (!p) {
 		t->err = KT_ECORRUPT;
 		return 1;
 	}
+	if (t->red) {
+		int rc = kt_redact_json(t->red, p);
+
+		if (rc || !(pj = cJSON_PrintUnformatted(p))) {
+			t->err = rc ? rc : KT_ENOMEM;
+			cJSON_Delete(p);
+			return 1;
+		}
+	}
 	o = cJSON_CreateObject();
 	kt_evjson_head(o, ev);
 	for (i = 0; i < sizeof(ev_cols) / sizeof(ev_cols[0]); i++)
 		copy_field(o, p, ev_cols[i]);
-	cJSON_AddStringToObject(o, "payload", ev->payload);
+	cJSON_AddStringToObject(o, "payload", pj ? pj : ev->payload);
+	free(pj);
 	row(t, T_EVENTS, o);
 
 	if (ev->kind == KT_KIND_BENCH) {
@@ -172,6 +189,7 @@ out:
 struct ctx {
 	kt_store *s;
 	const char *dir;
+	int redact;
 	char *err;
 	size_t errlen;
 	int rc;
@@ -218,6 +236,10 @@ static int export_run(struct ctx *c, const char *id)
 	rc = kt_run_get(c->s, id, &ri);
 	if (rc)
 		goto out;
+	if (c->redact && !(t.red = kt_redactor_new())) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "name", ri.name ? ri.name : "");
 	cJSON_AddStringToObject(o, "format", ri.format ? ri.format : "");
@@ -227,6 +249,14 @@ static int export_run(struct ctx *c, const char *id)
 	cJSON_AddStringToObject(o, "head", hex);
 	meta = ri.meta_json ? cJSON_Parse(ri.meta_json) : NULL;
 	cJSON_AddItemToObject(o, "meta", meta ? meta : cJSON_CreateObject());
+	/* the name is often the first prompt; "head" is 64 hex, which the
+	 * redactor may take for a secret, so only name and meta */
+	if (t.red &&
+	    ((rc = kt_redact_json(t.red, cJSON_GetObjectItemCaseSensitive(o, "name"))) ||
+	     (rc = kt_redact_json(t.red, cJSON_GetObjectItemCaseSensitive(o, "meta"))))) {
+		cJSON_Delete(o);
+		goto out;
+	}
 	row(&t, T_RUNS, o);
 	rc = kt_event_foreach(c->s, id, 1, 0, 0, each_event, &t);
 	if (!rc && t.err)
@@ -254,13 +284,15 @@ out:
 			fclose(t.f[i]);
 		free(t.buf[i]);
 	}
+	kt_redactor_free(t.red);
 	return rc;
 }
 
 int kt_export_ndjson(kt_store *s, const char *run, const char *dir,
-		     char *err, size_t errlen)
+		     int redact, char *err, size_t errlen)
 {
-	struct ctx c = { .s = s, .dir = dir, .err = err, .errlen = errlen };
+	struct ctx c = { .s = s, .dir = dir, .redact = redact, .err = err,
+			 .errlen = errlen };
 	size_t i;
 	int rc;
 
