@@ -56,6 +56,11 @@ int cli_wants_help(int argc, char **argv, const char *usage);
 /* Parse a decimal u64; 0 on success. */
 int cli_u64(const char *s, uint64_t *out);
 
+/* The whole file at path, NUL-terminated (*len without the NUL; len may
+ * be NULL); malloc'ed.  NULL with errno set when it cannot be opened or
+ * read, or memory runs out. */
+char *cli_slurp(const char *path, size_t *len);
+
 /* JSON string escaping to a FILE (quotes included). */
 void cli_json_str(FILE *f, const char *s);
 /* ---- live recording (record.c) ----------------------------------------- */

@@ -109,37 +109,6 @@ static int find_kernels(char *out, size_t n)
 	return -1;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL, *t;
-	size_t n = 0, cap = 0, r;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (n + 65536 + 1 > cap) {
-			cap = cap ? cap * 2 : 131072;
-			t = realloc(buf, cap);
-			if (!t) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = t;
-		}
-		r = fread(buf + n, 1, 65536, f);
-		n += r;
-		if (r < 65536)
-			break;
-	}
-	fclose(f);
-	buf[n] = 0;
-	if (len)
-		*len = n;
-	return buf;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -178,7 +147,7 @@ static int bench_list(struct cli *c, int json)
 		if (!names[i])
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", td, names[i]);
-		txt = slurp(path, NULL);
+		txt = cli_slurp(path, NULL);
 		spec = txt ? cJSON_Parse(txt) : NULL;
 		free(txt);
 		task = cJSON_GetObjectItem(spec, "task");
@@ -538,7 +507,7 @@ int cmd_bench(struct cli *c, int argc, char **argv)
 		return cli_usage(c, "too many harness arguments");
 	if (access(kernel, R_OK))
 		return cli_err(c, "%s: %s", kernel, strerror(errno));
-	src = slurp(kernel, &srclen);
+	src = cli_slurp(kernel, &srclen);
 	if (!src)
 		return cli_err(c, "%s: %s", kernel, strerror(errno));
 	/* task: a spec path, or a name under kernels/tasks */
@@ -560,7 +529,7 @@ int cmd_bench(struct cli *c, int argc, char **argv)
 		standard = 1;
 	}
 	{
-		char *txt = slurp(spec, NULL);
+		char *txt = cli_slurp(spec, NULL);
 		cJSON *sj = txt ? cJSON_Parse(txt) : NULL;
 		const char *tn = cJSON_GetStringValue(cJSON_GetObjectItem(sj, "task"));
 

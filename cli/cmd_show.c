@@ -75,42 +75,6 @@ static void show_plain(const char *run, const kt_run_info *ri,
 	cJSON_Delete(p);
 }
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf = NULL, *t;
-	size_t cap = 0, n = 0, r;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 65536;
-			t = realloc(buf, cap + 1);
-			if (!t) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = t;
-		}
-		r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	if (buf && ferror(f)) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	if (buf) {
-		buf[n] = 0;
-		*len = n;
-	}
-	return buf;
-}
-
 /* The content of `member` of archive `path` (or, with member NULL, of a
  * compressed single file) whose SHA-256 is `sha`; NULL when absent. */
 static unsigned char *from_archive(const char *path, const char *member,
@@ -243,7 +207,7 @@ static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
 		goto out;
 	}
 	if (!member) {
-		data = slurp(path, &len);
+		data = (unsigned char *)cli_slurp(path, &len);
 		if (!data) {
 			rc = cli_err(c, "source %s: %s", path, strerror(errno));
 			goto out;

@@ -173,6 +173,44 @@ int cli_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+char *cli_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL, *t;
+	size_t cap = 0, n = 0, r;
+	int err = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 65536;
+			t = realloc(buf, cap + 1);
+			if (!t) {
+				err = ENOMEM;
+				break;
+			}
+			buf = t;
+		}
+		r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	if (!err && ferror(f))
+		err = errno ? errno : EIO;
+	fclose(f);
+	if (err) {
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
 void cli_json_str(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");

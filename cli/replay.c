@@ -285,20 +285,10 @@ static char *gpu_name(void)
 
 static cJSON *read_json(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-	cJSON *j = NULL;
+	char *buf = cli_slurp(path, NULL);
+	cJSON *j = buf ? cJSON_Parse(buf) : NULL;
 
-	if (!f)
-		return NULL;
-	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 && !fseek(f, 0, SEEK_SET) &&
-	    (buf = malloc((size_t)n + 1)) && fread(buf, 1, (size_t)n, f) == (size_t)n) {
-		buf[n] = 0;
-		j = cJSON_Parse(buf);
-	}
 	free(buf);
-	fclose(f);
 	return j;
 }
 
