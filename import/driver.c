@@ -961,7 +961,8 @@ static int run_begin(kt_imp *imp, const char *id, const char *identity,
 	imp->added = 0;
 	imp->stored_n = 0;
 	imp->last_ts = KT_TS_UNKNOWN;
-	imp->run_name = xstrdup(name ? name : id ? id : identity);
+	/* one line of valid UTF-8: ls --json, tables and reports print it */
+	imp->run_name = kt_imp_name_clean(name ? name : id ? id : identity);
 	imp->run_format = xstrdup(format ? format : "");
 	if (imp->opts->redact && !imp->red) {
 		imp->red = kt_redactor_new();

@@ -1627,6 +1627,9 @@ static int pre_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 		return 1;
 	if (!memmem(s, n, "\"sessionId\"", 11) && !memmem(s, n, "\"type\"", 6))
 		return 0;
+	/* names and meta only from lines the import accepts (parse_line) */
+	if (!utf8_ok((const unsigned char *)s, n))
+		return 0;
 	o = cJSON_ParseWithLength(s, n);
 	if (!cJSON_IsObject(o)) {
 		cJSON_Delete(o);
@@ -1663,6 +1666,9 @@ static char *summary_at(const kt_file *f, const char *at)
 	b = memchr(at, '\n', (size_t)(end - at));
 	if (!b)
 		b = end;
+	/* a line the import skips as invalid UTF-8 names nothing */
+	if (!utf8_ok((const unsigned char *)a, (size_t)(b - a)))
+		return NULL;
 	o = cJSON_ParseWithLength(a, (size_t)(b - a));
 	if (cJSON_IsObject(o) && jstr(o, "summary") && *jstr(o, "summary"))
 		r = name_from(jstr(o, "summary"));

@@ -42,3 +42,26 @@ PY
 	[[ "$plain" == *"$TOK"* ]]
 	[[ "$plain" == *"alice"* ]]
 }
+
+@test "run names are valid UTF-8 on one line: a skipped summary line with bad bytes names nothing, control characters become spaces" {
+	f="$BATS_TEST_TMPDIR/u.jsonl"
+	printf '{"type":"summary","summary":"bad \xff\xfe name","leafUuid":"u1"}\n' >"$f"
+	cc_session "$BATS_TEST_TMPDIR/c.jsonl" utf-1 "tune the gemm tile sizes"
+	cat "$BATS_TEST_TMPDIR/c.jsonl" >>"$f"
+	run --separate-stderr "$KTRAJ" import "$f"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"invalid UTF-8"* ]]
+	"$KTRAJ" ls --json | python3 -c '
+import json,sys
+raw=sys.stdin.buffer.read(); raw.decode("utf-8")  # strict: fails on bad bytes
+r=json.loads(raw.splitlines()[0]); assert r["name"]=="tune the gemm tile sizes", r["name"]'
+	# a control character in an accepted summary
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/c.ktraj"
+	printf '{"type":"summary","summary":"Fix\\u0007the\\tkernel","leafUuid":"u1"}\n' >"$BATS_TEST_TMPDIR/v.jsonl"
+	cc_session "$BATS_TEST_TMPDIR/c2.jsonl" utf-2 "hello"
+	cat "$BATS_TEST_TMPDIR/c2.jsonl" >>"$BATS_TEST_TMPDIR/v.jsonl"
+	"$KTRAJ" import "$BATS_TEST_TMPDIR/v.jsonl" >/dev/null
+	"$KTRAJ" ls --json | python3 -c '
+import json,sys
+r=json.loads(sys.stdin.readline()); assert r["name"]=="Fix the kernel", r["name"]'
+}

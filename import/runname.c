@@ -1,0 +1,110 @@
+/*
+ * runname.c - run names and text blobs as the driver stores them
+ * (imp_int.h).  A run name is printed by `ls`, `ls --json`, NDJSON tables
+ * and reports, so it must be valid UTF-8 on one line; it is cut only after
+ * redaction so that no part of a secret survives the cut.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "imp_int.h"
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 when invalid
+ * (RFC 3629 section 4: no overlongs, no surrogates, <= U+10FFFF). */
+static size_t seq_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0], lo = 0x80, hi = 0xbf;
+	size_t k, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		k = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		k = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		k = 4;
+	else
+		return 0;
+	if (n < k)
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < k; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return k;
+}
+
+int kt_imp_is_text(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	size_t i = 0, k;
+
+	while (i < len) {
+		if (!p[i] || !(k = seq_len(p + i, len - i)))
+			return 0;
+		i += k;
+	}
+	return 1;
+}
+
+char *kt_imp_name_clean(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, o = 0, k;
+	char *out = malloc(3 * n + 1); /* each bad byte: 3-byte U+FFFD */
+
+	if (!out)
+		return NULL;
+	while (i < n) {
+		k = seq_len(p + i, n - i);
+		if (!k) {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		} else if (k == 1 && (p[i] < 0x20 || p[i] == 0x7f)) {
+			out[o++] = ' ';
+			i++;
+		} else {
+			memcpy(out + o, p + i, k);
+			o += k;
+			i += k;
+		}
+	}
+	out[o] = 0;
+	return out;
+}
+
+void kt_imp_name_cut(char *s, size_t max)
+{
+	size_t n = strlen(s), cut;
+
+	if (n > max) {
+		cut = max;
+		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+			cut--;
+		/* inside a word (maybe a token the redactor did not see
+		 * whole): drop the word rather than keep a piece of it */
+		if (s[cut] != ' ' && cut > 0 && s[cut - 1] != ' ') {
+			size_t w = cut;
+
+			while (w > 0 && s[w - 1] != ' ')
+				w--;
+			if (w > 0)
+				cut = w;
+		}
+		s[cut] = 0;
+		n = cut;
+	}
+	while (n > 0 && s[n - 1] == ' ')
+		s[--n] = 0;
+}
