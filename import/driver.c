@@ -984,6 +984,9 @@ static int run_begin(kt_imp *imp, const char *id, const char *identity,
 			imp->run_name = rn;
 		}
 	}
+	/* cut after redaction: a cut secret would not be recognized */
+	if (imp->run_name)
+		kt_imp_name_cut(imp->run_name, KT_IMP_NAME_MAX);
 	t0 = st_start(imp);
 	rc = kt_run_get(imp->s, imp->run_id, &info);
 	st_stop(imp, t0);

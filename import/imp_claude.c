@@ -34,7 +34,6 @@
 
 #define CC_MAX_LINE (100u << 20)      /* lines over 100 MB are skipped */
 #define CC_INLINE_MAX (64u * 1024u)   /* tool output kept inline */
-#define CC_NAME_MAX 80
 
 /* ---- small string map ---------------------------------------------------- */
 struct smap {
@@ -526,19 +525,13 @@ static char *human_text(const cJSON *o)
 	return tb.p;
 }
 
+/* The first line of text; the driver cuts it to a name's length after
+ * redaction (a secret cut first would survive it). */
 static char *name_from(const char *text)
 {
 	const char *t = skip_ws(text);
-	size_t n = strcspn(t, "\n\r");
-	char *s;
 
-	if (n > CC_NAME_MAX) {
-		n = CC_NAME_MAX;
-		while (n > 0 && ((unsigned char)t[n] & 0xc0) == 0x80)
-			n--;
-	}
-	s = strndup(t, n);
-	return s;
+	return strndup(t, strcspn(t, "\n\r"));
 }
 
 /* ---- line iteration ----------------------------------------------------- */

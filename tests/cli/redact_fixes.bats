@@ -43,6 +43,33 @@ PY
 	[[ "$plain" == *"alice"* ]]
 }
 
+@test "run names are redacted before they are cut: no piece of a token in ls, ls --json, NDJSON runs or ATIF --redact" {
+	p="Please make the softmax kernel faster, thanks a lot $TOK"
+	[ "${#p}" -gt 90 ]
+	cc_session "$BATS_TEST_TMPDIR/c.jsonl" cut-1 "$p"
+	"$KTRAJ" import "$BATS_TEST_TMPDIR/c.jsonl" >/dev/null
+	run "$KTRAJ" ls
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Please make the softmax kernel"* ]]
+	[[ "$output" != *"ghp_"* ]]
+	run "$KTRAJ" ls --json
+	[[ "$output" != *"ghp_"* ]]
+	R=$(echo "$output" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	n=$(echo "$output" | python3 -c 'import json,sys; print(len(json.loads(sys.stdin.readline())["name"].encode()))')
+	[ "$n" -le 80 ]
+	run "$KTRAJ" export "$R" --format atif --redact
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"ghp_"* ]]
+	"$KTRAJ" export --all --format ndjson --partition "$BATS_TEST_TMPDIR/p"
+	[[ "$(zstd -qdc "$BATS_TEST_TMPDIR"/p/runs/run=*/part-0.ndjson.zst)" != *"ghp_"* ]]
+	# a redacted import keeps the placeholder, not a piece of the token
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/r.ktraj"
+	"$KTRAJ" import --redact "$BATS_TEST_TMPDIR/c.jsonl" >/dev/null
+	run "$KTRAJ" ls --json
+	[[ "$output" == *"thanks a lot"* ]]
+	[[ "$output" != *"ghp_"* ]]
+}
+
 @test "run names are valid UTF-8 on one line: a skipped summary line with bad bytes names nothing, control characters become spaces" {
 	f="$BATS_TEST_TMPDIR/u.jsonl"
 	printf '{"type":"summary","summary":"bad \xff\xfe name","leafUuid":"u1"}\n' >"$f"
