@@ -1218,12 +1218,39 @@ int kt_imp_blob(kt_imp *imp, const void *data, size_t len,
 		const char *path_hint, char hex[KT_HASH_HEX + 1])
 {
 	unsigned char h[KT_HASH_LEN];
+	char *rd = NULL, *rp = NULL;
 	uint64_t t0;
 	int rc;
 
+	/* --redact: text blobs are stored redacted, so the hash returned
+	 * (and every reference to it) names the redacted content */
+	if (imp->opts->redact && kt_imp_is_text(data, len)) {
+		size_t rl;
+
+		if (!imp->red && (imp->red = kt_redactor_new()) && imp->cur)
+			kt_redactor_learn(imp->red,
+					  (const char *)imp->cur->f.data,
+					  imp->cur->f.len);
+		if (!imp->red || !(rd = kt_redact_text(imp->red, data, len, &rl)) ||
+		    (path_hint && !(rp = kt_redact_text(imp->red, path_hint,
+							strlen(path_hint), NULL)))) {
+			free(rd);
+			kt_sha256(data, len, h);
+			kt_hex(h, KT_HASH_LEN, hex);
+			if (!imp->err)
+				imp->err = KT_ENOMEM;
+			return KT_ENOMEM;
+		}
+		data = rd;
+		len = rl;
+		if (rp)
+			path_hint = rp;
+	}
 	if (imp->failed || imp->err) {
 		kt_sha256(data, len, h);
 		kt_hex(h, KT_HASH_LEN, hex);
+		free(rd);
+		free(rp);
 		return 0;
 	}
 	t0 = st_start(imp);
@@ -1237,6 +1264,8 @@ int kt_imp_blob(kt_imp *imp, const void *data, size_t len,
 		kt_sha256(data, len, h);
 	}
 	kt_hex(h, KT_HASH_LEN, hex);
+	free(rd);
+	free(rp);
 	return rc;
 }
 

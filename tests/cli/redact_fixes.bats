@@ -92,3 +92,46 @@ r=json.loads(raw.splitlines()[0]); assert r["name"]=="tune the gemm tile sizes",
 import json,sys
 r=json.loads(sys.stdin.readline()); assert r["name"]=="Fix the kernel", r["name"]'
 }
+
+@test "import --redact stores text blobs redacted (written files, compiler output) and the events name the redacted blobs" {
+	python3 - "$BATS_TEST_TMPDIR/b.jsonl" <<'PY'
+import json,sys
+h={"sessionId":"blob-1","cwd":"/home/alice/proj","timestamp":"2025-01-01T00:00:00Z"}
+def L(**k): d=dict(h); d.update(k); return json.dumps(d)+"\n"
+src='// by alice@example.com\n#include "/home/alice/proj/common.h"\n__global__ void k(){}\n'
+ls=[L(type="user",uuid="u1",parentUuid=None,message={"role":"user","content":"write the kernel"}),
+ L(type="assistant",uuid="a1",parentUuid="u1",message={"role":"assistant","id":"m1","model":"x","content":[
+   {"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"/home/alice/proj/k.cu","content":src}}]}),
+ L(type="user",uuid="u2",parentUuid="a1",message={"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"File created"}]}),
+ L(type="assistant",uuid="a2",parentUuid="u2",message={"role":"assistant","id":"m2","model":"x","content":[
+   {"type":"tool_use","id":"t2","name":"Bash","input":{"command":"nvcc -o k k.cu"}}]}),
+ L(type="user",uuid="u3",parentUuid="a2",message={"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","is_error":True,
+   "content":"/home/alice/proj/k.cu(3): error: identifier \"x\" is undefined\n1 error detected in the compilation of \"/home/alice/proj/k.cu\"."}]})]
+open(sys.argv[1],"w").write("".join(ls))
+PY
+	run "$KTRAJ" import --json --redact "$BATS_TEST_TMPDIR/b.jsonl"
+	[ "$status" -eq 0 ]
+	R=$(echo "$output" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	run "$KTRAJ" verify
+	[ "$status" -eq 0 ]
+	"$KTRAJ" export "$R" >"$BATS_TEST_TMPDIR/e.jsonl"
+	# the edit and the compile diagnostics name blobs that exist (their
+	# lines are exported) and hold no user name or e-mail
+	python3 - "$BATS_TEST_TMPDIR/e.jsonl" <<'PY'
+import json,sys,hashlib
+rows=[json.loads(l) for l in open(sys.argv[1])]
+blobs={r["blob"]:r for r in rows if "blob" in r}
+ev=[r for r in rows if "kind" in r]
+edit=[r for r in ev if r["kind"]=="edit"][0]["payload"]
+comp=[r for r in ev if r["kind"]=="compile"][0]["payload"]
+assert edit["after"] in blobs, edit
+assert comp.get("diagnostics_blob") in blobs, comp
+for b in blobs.values():
+    assert hashlib.sha256(b["text"].encode()).hexdigest()==b["blob"]
+    assert "__global__" in b["text"] or "error" in b["text"]
+PY
+	[[ "$(cat "$BATS_TEST_TMPDIR/e.jsonl")" != *alice* ]]
+	# the same import without --redact keeps them (the test can fail)
+	KTRAJ_STORE="$BATS_TEST_TMPDIR/p.ktraj" "$KTRAJ" import "$BATS_TEST_TMPDIR/b.jsonl" >/dev/null
+	[[ "$(KTRAJ_STORE="$BATS_TEST_TMPDIR/p.ktraj" "$KTRAJ" export "$R" | grep '"blob"')" == *alice* ]]
+}
