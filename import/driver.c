@@ -1518,7 +1518,11 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 		for (j = 0; j < r->n; j++) {
 			struct kt_vfile *w = r->v[j];
 
-			if (w->loaded && (w->fspath || w->done || w->claimed))
+			/* an archive member no importer took stays loaded: a
+			 * later file may still open and claim it (an ATIF
+			 * trajectory its metrics.json, which sorts first) */
+			if (w->loaded && (w->fspath || w->claimed ||
+					  (w->done && !w->unknown)))
 				vf_unload(w);
 		}
 		if (rc == KT_EPARSE && !imp->opts->strict)

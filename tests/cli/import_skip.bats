@@ -56,6 +56,15 @@ assert L[1]=={"skipped":2,"skipped_files":[d+"/README.md",d+"/sub/blob.bin"]}, L
 	run --separate-stderr "$KTRAJ" import "$A"
 	[ "$status" -eq 0 ]
 	[[ "$stderr" != *"metrics.json: skipped"* ]]
+	# the same in an archive, where the member read first must stay
+	# readable for the trajectory that claims it
+	tar -C "$BATS_TEST_TMPDIR" -cf "$BATS_TEST_TMPDIR/a.tar" atif
+	run --separate-stderr env KTRAJ_STORE="$BATS_TEST_TMPDIR/t.ktraj" "$KTRAJ" import --json "$BATS_TEST_TMPDIR/a.tar"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"metrics.json: skipped"* ]]
+	[[ "$output" != *'"skipped"'* ]]
+	[ "$(KTRAJ_STORE="$BATS_TEST_TMPDIR/t.ktraj" "$KTRAJ" ls --json | grep -c '"sidecar_metrics"')" -eq \
+	  "$("$KTRAJ" ls --json | grep -c '"sidecar_metrics"')" ]
 }
 
 @test "corpus: the folder's manifests are the files reported as skipped" {
