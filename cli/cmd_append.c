@@ -63,6 +63,8 @@ static int append_line(struct app *a, const char *line, size_t len,
 		cli_err(a->c, "line %llu: %s", (unsigned long long)lineno, err);
 		return KT_EXIT_FAIL;
 	}
+	if (r.is_run)
+		goto out; /* the target run is named on the command line */
 	if (r.is_blob) {
 		rc = kt_store_begin(a->s);
 		if (!rc) {

@@ -1,6 +1,8 @@
 /*
  * jsonl_export.c - `ktraj export --format jsonl`: a run as ktraj JSONL
- * (import/ktraj_jsonl.h, FORMAT.md "JSONL").  Each blob an event refers to
+ * (import/ktraj_jsonl.h, FORMAT.md "JSONL").  A run line with the run's name,
+ * format and meta comes first (`ktraj import` restores them, `ktraj
+ * append` skips it).  Each blob an event refers to
  * is written once, on a line before the first event that needs it, so
  * `ktraj append` into another store rebuilds the same events and the same
  * workspace, and the event hashes come out identical.
@@ -270,6 +272,37 @@ static int exp_event(const kt_event *ev, void *arg)
 	return rc;
 }
 
+/* The run line (FORMAT.md "JSONL"): name, format and meta for `ktraj
+ * import`; redacted with the redactor of the events. */
+static int put_run(const char *run, const kt_run_info *ri, kt_redactor *red,
+		   FILE *out)
+{
+	cJSON *o = cJSON_CreateObject(), *meta;
+	int rc = KT_ENOMEM;
+
+	if (!o)
+		return rc;
+	meta = ri->meta_json ? cJSON_Parse(ri->meta_json) : NULL;
+	if (!cJSON_AddStringToObject(o, "run", run) ||
+	    !cJSON_AddStringToObject(o, "name", ri->name ? ri->name : "") ||
+	    !cJSON_AddStringToObject(o, "format", ri->format ? ri->format : ""))
+		goto out;
+	if (cJSON_IsObject(meta)) {
+		cJSON_AddItemToObject(o, "meta", meta);
+		meta = NULL;
+	}
+	if (red &&
+	    ((rc = kt_redact_json(red, cJSON_GetObjectItemCaseSensitive(o, "name"))) ||
+	     (cJSON_GetObjectItemCaseSensitive(o, "meta") &&
+	      (rc = kt_redact_json(red, cJSON_GetObjectItemCaseSensitive(o, "meta"))))))
+		goto out;
+	rc = put_line(out, o);
+out:
+	cJSON_Delete(meta);
+	cJSON_Delete(o);
+	return rc;
+}
+
 int kt_export_jsonl(kt_store *s, const char *run, int redact, FILE *out,
 		    char *err, size_t errlen)
 {
@@ -295,6 +328,11 @@ int kt_export_jsonl(kt_store *s, const char *run, int redact, FILE *out,
 	x.out = out;
 	x.err = err;
 	x.errlen = errlen;
+	rc = put_run(run, &ri, x.red, out);
+	if (rc) {
+		snprintf(err, errlen, "run line: %s", kt_strerror(rc));
+		goto out;
+	}
 	/* one scan in seq order: the store computes the hash chain as it goes
 	 * (a point read with KT_READ_HASH would rehash from a checkpoint) */
 	rc = kt_event_scan(s, run, 1, ri.n_events, 0,
@@ -305,6 +343,7 @@ int kt_export_jsonl(kt_store *s, const char *run, int redact, FILE *out,
 		rc = KT_EIO;
 		snprintf(err, errlen, "write: %s", kt_strerror(rc));
 	}
+out:
 	free(x.rs.r);
 	free(x.seen.e);
 	kt_redactor_free(x.red);

@@ -207,6 +207,37 @@ static int parse_blob(kt_jsonl_rec *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* {"run":ID,"name":S?,"format":S?,"meta":{...}?}: at least one of the
+ * three, each of its type */
+static int parse_run(kt_jsonl_rec *r, char *err, size_t errlen)
+{
+	cJSON *name = cJSON_GetObjectItemCaseSensitive(r->root, "name");
+	cJSON *format = cJSON_GetObjectItemCaseSensitive(r->root, "format");
+	cJSON *meta = cJSON_GetObjectItemCaseSensitive(r->root, "meta");
+
+	r->is_run = 1;
+	r->run = cJSON_GetObjectItemCaseSensitive(r->root, "run")->valuestring;
+	if (!name && !format && !meta)
+		return fail(err, errlen,
+			    "missing \"kind\" (or \"blob\", or a run line's \"name\", \"format\", \"meta\")");
+	if (name && !cJSON_IsNull(name)) {
+		if (!cJSON_IsString(name))
+			return fail(err, errlen, "run: \"name\" must be a string");
+		r->name = name->valuestring;
+	}
+	if (format && !cJSON_IsNull(format)) {
+		if (!cJSON_IsString(format))
+			return fail(err, errlen, "run: \"format\" must be a string");
+		r->format = format->valuestring;
+	}
+	if (meta && !cJSON_IsNull(meta)) {
+		if (!cJSON_IsObject(meta))
+			return fail(err, errlen, "run: \"meta\" must be an object");
+		r->meta = meta;
+	}
+	return 0;
+}
+
 int kt_jsonl_parse(const char *line, size_t len, kt_jsonl_rec *r,
 		   char *err, size_t errlen)
 {
@@ -227,6 +258,11 @@ int kt_jsonl_parse(const char *line, size_t len, kt_jsonl_rec *r,
 	}
 	if (cJSON_GetObjectItemCaseSensitive(r->root, "blob")) {
 		rc = parse_blob(r, err, errlen);
+		goto out;
+	}
+	if (!cJSON_GetObjectItemCaseSensitive(r->root, "kind") &&
+	    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r->root, "run"))) {
+		rc = parse_run(r, err, errlen);
 		goto out;
 	}
 	rc = KT_EPARSE;
@@ -395,7 +431,7 @@ static int ktraj_detect(const kt_file *f)
 	if (kt_jsonl_parse(p, (size_t)(nl - p), &r, NULL, 0) == 0) {
 		/* kind + payload object (or a checked blob) is specific; seq
 		 * and actor make it certain */
-		score = r.is_blob || (r.has_seq && r.actor) ? 95 : 70;
+		score = r.is_blob || r.is_run || (r.has_seq && r.actor) ? 95 : 70;
 		kt_jsonl_release(&r);
 	}
 	return score;
@@ -465,9 +501,16 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 		 * as the run's id, so export + import into another store
 		 * gives the same run and importing it again adds nothing;
 		 * any other "run" string is an identity. */
-		if (!in_run || (r.run && (!cur_run || strcmp(r.run, cur_run)))) {
+		if (r.is_run || !in_run ||
+		    (r.run && (!cur_run || strcmp(r.run, cur_run)))) {
 			char ident[300];
-			cJSON *meta = cJSON_CreateObject();
+			/* a run line (export) gives the run's name, format
+			 * and meta back */
+			cJSON *meta = r.meta ? cJSON_Duplicate(r.meta, 1)
+					     : cJSON_CreateObject();
+			const char *nm = r.name ? r.name : name;
+			const char *fmt = r.format && *r.format ? r.format
+								: "ktraj";
 
 			if (in_run && (rc = kt_imp_run_end(imp)))
 				goto fail_rec;
@@ -478,22 +521,28 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 				rc = KT_ENOMEM;
 				goto fail_rec;
 			}
-			cJSON_AddStringToObject(meta, "source_run", cur_run);
+			if (!r.meta)
+				cJSON_AddStringToObject(meta, "source_run",
+							cur_run);
 			by_id = r.run && is_run_id(r.run);
 			if (by_id) {
 				/* stdin has no name to give it */
 				rc = kt_imp_run_begin_id(imp, r.run,
-							 strcmp(name, "-") ? name
-							 : r.run, "ktraj", meta);
+							 strcmp(nm, "-") ? nm
+							 : r.run, fmt, meta);
 			} else {
 				snprintf(ident, sizeof(ident), "ktraj:%s",
 					 cur_run);
-				rc = kt_imp_run_begin(imp, ident, name, "ktraj",
+				rc = kt_imp_run_begin(imp, ident, nm, fmt,
 						      meta);
 			}
 			if (rc)
 				goto fail_rec;
 			in_run = 1;
+		}
+		if (r.is_run) {
+			kt_jsonl_release(&r);
+			goto next;
 		}
 		memset(&ev, 0, sizeof(ev));
 		ev.kind = r.kind;

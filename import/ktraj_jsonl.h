@@ -18,6 +18,10 @@
  *          64-hex string of a payload that names a stored blob: edit
  *          before/after, *_blob fields, observed[].blob).  It comes before
  *          the first event that refers to it; HEX is checked.
+ *   run    {"run":ID,"name":S?,"format":S?,"meta":{...}?} (no "kind", no
+ *          "blob"; at least one of name, format, meta): the run the
+ *          following events belong to, as `ktraj export` writes it first.
+ *          The importer restores them; `ktraj append` ignores the line.
  * Other top-level keys are ignored.
  */
 #ifndef KT_KTRAJ_JSONL_H
@@ -48,6 +52,11 @@ typedef struct kt_jsonl_rec {
 	const char *path;  /* NULL when absent */
 	unsigned char *data; /* malloc'ed, NUL past len */
 	size_t len;
+	/* run lines (run is set too) */
+	int is_run;
+	const char *name;  /* NULL when absent */
+	const char *format; /* NULL when absent */
+	cJSON *meta;       /* an object, or NULL when absent */
 } kt_jsonl_rec;
 
 /*

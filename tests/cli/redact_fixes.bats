@@ -135,3 +135,33 @@ PY
 	KTRAJ_STORE="$BATS_TEST_TMPDIR/p.ktraj" "$KTRAJ" import "$BATS_TEST_TMPDIR/b.jsonl" >/dev/null
 	[[ "$(KTRAJ_STORE="$BATS_TEST_TMPDIR/p.ktraj" "$KTRAJ" export "$R" | grep '"blob"')" == *alice* ]]
 }
+
+@test "export then import into another store keeps the run's name, format and meta; append skips the run line and keeps the hashes" {
+	cc_session "$BATS_TEST_TMPDIR/c.jsonl" meta-1 "tune the softmax kernel"
+	R=$("$KTRAJ" import --json "$BATS_TEST_TMPDIR/c.jsonl" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	"$KTRAJ" export "$R" -o "$BATS_TEST_TMPDIR/x.jsonl"
+	head -1 "$BATS_TEST_TMPDIR/x.jsonl" | grep -q '^{"run":"'"$R"'","name":"tune the softmax kernel","format":"claude_code","meta":{'
+	B="$BATS_TEST_TMPDIR/b.ktraj"
+	run env KTRAJ_STORE="$B" "$KTRAJ" import "$BATS_TEST_TMPDIR/x.jsonl"
+	[ "$status" -eq 0 ]
+	python3 - <("$KTRAJ" ls --json) <(KTRAJ_STORE="$B" "$KTRAJ" ls --json) <<'PY'
+import json,sys
+a=json.loads(open(sys.argv[1]).readline()); b=json.loads(open(sys.argv[2]).readline())
+for k in ("run","name","format","events"):
+    assert a[k]==b[k], (k,a[k],b[k])
+assert b["format"]=="claude_code" and b["name"]=="tune the softmax kernel", b
+PY
+	# meta too: the second export is the first, byte for byte
+	KTRAJ_STORE="$B" "$KTRAJ" export "$R" | cmp - "$BATS_TEST_TMPDIR/x.jsonl"
+	# append ignores the run line; the events hash the same
+	run env KTRAJ_STORE="$BATS_TEST_TMPDIR/c.ktraj" "$KTRAJ" append copy <"$BATS_TEST_TMPDIR/x.jsonl"
+	[ "$status" -eq 0 ]
+	cmp <(grep '"kind"' "$BATS_TEST_TMPDIR/x.jsonl" | sed 's/"run":"[0-9a-f]*",//') \
+	    <(KTRAJ_STORE="$BATS_TEST_TMPDIR/c.ktraj" "$KTRAJ" export copy | grep '"kind"' | sed 's/"run":"[0-9a-f]*",//')
+	# export --redact redacts the run line (the meta holds /home/alice)
+	grep -q alice "$BATS_TEST_TMPDIR/x.jsonl"
+	run "$KTRAJ" export "$R" --redact
+	[ "$status" -eq 0 ]
+	[[ "$output" != *alice* ]]
+	[[ "${lines[0]}" == '{"run":"'"$R"'","name":'* ]]
+}
