@@ -272,29 +272,35 @@ static int exp_event(const kt_event *ev, void *arg)
 	return rc;
 }
 
-/* The run line (FORMAT.md "JSONL"): name, format and meta for `ktraj
- * import`; redacted with the redactor of the events. */
+/* The run line (FORMAT.md "JSONL"): {"run":{"id","name","format","meta"}}
+ * for `ktraj import`; redacted with the redactor of the events.  The run's
+ * description sits under "run", the key event lines use for the run id, so
+ * exports of the same events into runs of other names differ only there. */
 static int put_run(const char *run, const kt_run_info *ri, kt_redactor *red,
 		   FILE *out)
 {
-	cJSON *o = cJSON_CreateObject(), *meta;
+	cJSON *o = cJSON_CreateObject(), *r = cJSON_CreateObject(), *meta;
 	int rc = KT_ENOMEM;
 
-	if (!o)
+	if (!o || !r) {
+		cJSON_Delete(o);
+		cJSON_Delete(r);
 		return rc;
+	}
+	cJSON_AddItemToObject(o, "run", r);
 	meta = ri->meta_json ? cJSON_Parse(ri->meta_json) : NULL;
-	if (!cJSON_AddStringToObject(o, "run", run) ||
-	    !cJSON_AddStringToObject(o, "name", ri->name ? ri->name : "") ||
-	    !cJSON_AddStringToObject(o, "format", ri->format ? ri->format : ""))
+	if (!cJSON_AddStringToObject(r, "id", run) ||
+	    !cJSON_AddStringToObject(r, "name", ri->name ? ri->name : "") ||
+	    !cJSON_AddStringToObject(r, "format", ri->format ? ri->format : ""))
 		goto out;
 	if (cJSON_IsObject(meta)) {
-		cJSON_AddItemToObject(o, "meta", meta);
+		cJSON_AddItemToObject(r, "meta", meta);
 		meta = NULL;
 	}
 	if (red &&
-	    ((rc = kt_redact_json(red, cJSON_GetObjectItemCaseSensitive(o, "name"))) ||
-	     (cJSON_GetObjectItemCaseSensitive(o, "meta") &&
-	      (rc = kt_redact_json(red, cJSON_GetObjectItemCaseSensitive(o, "meta"))))))
+	    ((rc = kt_redact_json(red, cJSON_GetObjectItemCaseSensitive(r, "name"))) ||
+	     (cJSON_GetObjectItemCaseSensitive(r, "meta") &&
+	      (rc = kt_redact_json(red, cJSON_GetObjectItemCaseSensitive(r, "meta"))))))
 		goto out;
 	rc = put_line(out, o);
 out:

@@ -207,32 +207,33 @@ static int parse_blob(kt_jsonl_rec *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* {"run":ID,"name":S?,"format":S?,"meta":{...}?}: at least one of the
- * three, each of its type */
+/* {"run":{"id":ID,"name":S?,"format":S?,"meta":{...}?}}: an id string,
+ * the rest each of its type when present */
 static int parse_run(kt_jsonl_rec *r, char *err, size_t errlen)
 {
-	cJSON *name = cJSON_GetObjectItemCaseSensitive(r->root, "name");
-	cJSON *format = cJSON_GetObjectItemCaseSensitive(r->root, "format");
-	cJSON *meta = cJSON_GetObjectItemCaseSensitive(r->root, "meta");
+	cJSON *o = cJSON_GetObjectItemCaseSensitive(r->root, "run");
+	cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
+	cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "name");
+	cJSON *format = cJSON_GetObjectItemCaseSensitive(o, "format");
+	cJSON *meta = cJSON_GetObjectItemCaseSensitive(o, "meta");
 
 	r->is_run = 1;
-	r->run = cJSON_GetObjectItemCaseSensitive(r->root, "run")->valuestring;
-	if (!name && !format && !meta)
-		return fail(err, errlen,
-			    "missing \"kind\" (or \"blob\", or a run line's \"name\", \"format\", \"meta\")");
+	if (!cJSON_IsString(id) || !*id->valuestring)
+		return fail(err, errlen, "run line: \"id\" must be a string");
+	r->run = id->valuestring;
 	if (name && !cJSON_IsNull(name)) {
 		if (!cJSON_IsString(name))
-			return fail(err, errlen, "run: \"name\" must be a string");
+			return fail(err, errlen, "run line: \"name\" must be a string");
 		r->name = name->valuestring;
 	}
 	if (format && !cJSON_IsNull(format)) {
 		if (!cJSON_IsString(format))
-			return fail(err, errlen, "run: \"format\" must be a string");
+			return fail(err, errlen, "run line: \"format\" must be a string");
 		r->format = format->valuestring;
 	}
 	if (meta && !cJSON_IsNull(meta)) {
 		if (!cJSON_IsObject(meta))
-			return fail(err, errlen, "run: \"meta\" must be an object");
+			return fail(err, errlen, "run line: \"meta\" must be an object");
 		r->meta = meta;
 	}
 	return 0;
@@ -261,7 +262,7 @@ int kt_jsonl_parse(const char *line, size_t len, kt_jsonl_rec *r,
 		goto out;
 	}
 	if (!cJSON_GetObjectItemCaseSensitive(r->root, "kind") &&
-	    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r->root, "run"))) {
+	    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(r->root, "run"))) {
 		rc = parse_run(r, err, errlen);
 		goto out;
 	}

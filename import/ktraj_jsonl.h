@@ -18,9 +18,9 @@
  *          64-hex string of a payload that names a stored blob: edit
  *          before/after, *_blob fields, observed[].blob).  It comes before
  *          the first event that refers to it; HEX is checked.
- *   run    {"run":ID,"name":S?,"format":S?,"meta":{...}?} (no "kind", no
- *          "blob"; at least one of name, format, meta): the run the
- *          following events belong to, as `ktraj export` writes it first.
+ *   run    {"run":{"id":ID,"name":S?,"format":S?,"meta":{...}?}} (no
+ *          "kind", no "blob"; "run" an object): the run the following
+ *          events belong to, as `ktraj export` writes it first.
  *          The importer restores them; `ktraj append` ignores the line.
  * Other top-level keys are ignored.
  */

@@ -140,7 +140,7 @@ PY
 	cc_session "$BATS_TEST_TMPDIR/c.jsonl" meta-1 "tune the softmax kernel"
 	R=$("$KTRAJ" import --json "$BATS_TEST_TMPDIR/c.jsonl" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
 	"$KTRAJ" export "$R" -o "$BATS_TEST_TMPDIR/x.jsonl"
-	head -1 "$BATS_TEST_TMPDIR/x.jsonl" | grep -q '^{"run":"'"$R"'","name":"tune the softmax kernel","format":"claude_code","meta":{'
+	head -1 "$BATS_TEST_TMPDIR/x.jsonl" | grep -q '^{"run":{"id":"'"$R"'","name":"tune the softmax kernel","format":"claude_code","meta":{'
 	B="$BATS_TEST_TMPDIR/b.ktraj"
 	run env KTRAJ_STORE="$B" "$KTRAJ" import "$BATS_TEST_TMPDIR/x.jsonl"
 	[ "$status" -eq 0 ]
@@ -163,5 +163,5 @@ PY
 	run "$KTRAJ" export "$R" --redact
 	[ "$status" -eq 0 ]
 	[[ "$output" != *alice* ]]
-	[[ "${lines[0]}" == '{"run":"'"$R"'","name":'* ]]
+	[[ "${lines[0]}" == '{"run":{"id":"'"$R"'","name":'* ]]
 }

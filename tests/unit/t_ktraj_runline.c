@@ -1,6 +1,6 @@
 /* t_ktraj_runline.c - the run line of ktraj JSONL (FORMAT.md "JSONL"):
- * {"run":ID,"name":S?,"format":S?,"meta":{...}?}, as `ktraj export` writes
- * it first. */
+ * {"run":{"id":ID,"name":S?,"format":S?,"meta":{...}?}}, as `ktraj export`
+ * writes it first. */
 #include "testutil.h"
 #include "../../import/ktraj_jsonl.h"
 
@@ -16,8 +16,8 @@ static void t_run_line(void **st)
 	char err[200];
 
 	(void)st;
-	assert_int_equal(parse("{\"run\":\"abc\",\"name\":\"n\",\"format\":\"claude_code\","
-			       "\"meta\":{\"identity\":\"claude_code:x\"}}", &r, err), 0);
+	assert_int_equal(parse("{\"run\":{\"id\":\"abc\",\"name\":\"n\",\"format\":\"claude_code\","
+			       "\"meta\":{\"identity\":\"claude_code:x\"}}}", &r, err), 0);
 	assert_true(r.is_run);
 	assert_false(r.is_blob);
 	assert_string_equal(r.run, "abc");
@@ -28,7 +28,7 @@ static void t_run_line(void **st)
 			    "claude_code:x");
 	kt_jsonl_release(&r);
 	/* name alone; null is absent */
-	assert_int_equal(parse("{\"run\":\"abc\",\"name\":\"n\",\"meta\":null}", &r, err), 0);
+	assert_int_equal(parse("{\"run\":{\"id\":\"abc\",\"name\":\"n\",\"meta\":null}}", &r, err), 0);
 	assert_true(r.is_run);
 	assert_null(r.format);
 	assert_null(r.meta);
@@ -45,9 +45,10 @@ static void t_run_line_refused(void **st)
 	static const struct { const char *line, *why; } bad[] = {
 		{ "{\"run\":\"abc\"}", "missing \"kind\"" },
 		{ "{\"run\":3,\"name\":\"n\"}", "missing \"kind\"" },
-		{ "{\"run\":\"abc\",\"name\":7}", "\"name\" must be" },
-		{ "{\"run\":\"abc\",\"format\":[]}", "\"format\" must be" },
-		{ "{\"run\":\"abc\",\"meta\":\"x\"}", "\"meta\" must be" },
+		{ "{\"run\":{\"name\":\"n\"}}", "\"id\" must be" },
+		{ "{\"run\":{\"id\":\"abc\",\"name\":7}}", "\"name\" must be" },
+		{ "{\"run\":{\"id\":\"abc\",\"format\":[]}}", "\"format\" must be" },
+		{ "{\"run\":{\"id\":\"abc\",\"meta\":\"x\"}}", "\"meta\" must be" },
 	};
 	kt_jsonl_rec r;
 	char err[200];
