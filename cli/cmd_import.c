@@ -25,9 +25,8 @@ static const char usage[] =
 	"\n"
 	"  --format F      treat every file as format F (list below)\n"
 	"  --strict        stop at the first problem; nothing of that file is kept\n"
-	"  --json          one JSON object per run: run, name, format, events, added;\n"
-	"                  then, when files were skipped, {\"skipped\":N,\n"
-	"                  \"skipped_files\":[...]} (the one object without run)\n"
+	"  --json          one JSON object per run: run, name, format, events, added\n"
+	"                  (skipped files are reported on stderr only)\n"
 	"  --redact        replace e-mails, user/host names and secrets first\n"
 	"  --max-size N    archive expansion bound in bytes (default 4 GiB)\n"
 	"  --max-ratio N   archive expansion bound as a ratio to its compressed\n"
@@ -77,7 +76,6 @@ struct ctx {
 	int progress_drawn;
 	unsigned warned;
 	unsigned long long skipped;
-	char **skips;           /* with --json: their paths */
 };
 
 static void on_run(const char *id, const char *name, const char *format,
@@ -124,18 +122,9 @@ static void on_skip(const char *path, void *arg)
 		x->progress_drawn = 0;
 	}
 	x->skipped++;
+	/* stderr only: stdout under --json holds one object per run */
 	fprintf(stderr, "ktraj: %s: %s: skipped: not a recognized trajectory format\n",
 		x->c->cmd, path);
-	if (x->json) {
-		char **nf = realloc(x->skips, x->skipped * sizeof(*nf));
-
-		if (nf) {
-			x->skips = nf;
-			nf[x->skipped - 1] = strdup(path);
-		} else {
-			x->skipped--;
-		}
-	}
 }
 
 static void on_progress(uint64_t done, uint64_t total, void *arg)
@@ -260,19 +249,6 @@ int cmd_import(struct cli *c, int argc, char **argv)
 	sigaction(SIGINT, &old_int, NULL);
 	if (x.progress_drawn)
 		fputs("\r\033[K", stderr);
-	if (x.json && x.skipped) {
-		/* the one object without "run": the files skipped */
-		printf("{\"skipped\":%llu,\"skipped_files\":[", x.skipped);
-		for (i = 0; i < (int)x.skipped; i++) {
-			if (i)
-				putchar(',');
-			cli_json_str(stdout, x.skips[i] ? x.skips[i] : "?");
-		}
-		printf("]}\n");
-	}
-	for (i = 0; x.skips && i < (int)x.skipped; i++)
-		free(x.skips[i]);
-	free(x.skips);
 	free(paths);
 	ex = KT_EXIT_OK;
 	if (interrupted) {
