@@ -69,7 +69,7 @@ assert all(set(("run","name","format","events","added"))<=set(o) for o in L), L'
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'skipped: not a recognized trajectory format' <<<"$stderr")" -eq 1 ]
 	grep -q "codex/localpush_manifest.json: skipped: not a recognized trajectory format" <<<"$stderr"
-	[[ "$(tail -1 <<<"$output")" == '{"skipped":1,"skipped_files":["'*'/codex/localpush_manifest.json"]}' ]]
+	[[ "$output" != *'"skipped"'* ]]
 	# the ATIF folder's metrics sidecars belong to their trajectories
 	run --separate-stderr "$KTRAJ" import "$CORPUS/atif"
 	[[ "$stderr" != *"skipped: not a recognized"* ]]
