@@ -251,7 +251,8 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 		rc = cli_store_err(c, s, rc, "listing paths");
 		goto out;
 	}
-	qsort(ps.p, ps.n, sizeof(*ps.p), cmp_str);
+	if (ps.n) /* qsort(NULL, 0) is undefined (UBSan) */
+		qsort(ps.p, ps.n, sizeof(*ps.p), cmp_str);
 	for (k = 0; k < ps.n && !rc; k++)
 		if (k == 0 || strcmp(ps.p[k], ps.p[k - 1]))
 			rc = diff_path(c, s, run, ps.p[k], a, b, ctx, json);

@@ -391,3 +391,13 @@ assert o == want, o'
 	run "$KTRAJ" diff unk 2 1 --json
 	[[ "$output" == *'"op":"unknown","unknown":"from","before":null,"after":"'* ]]
 }
+
+@test "diff of a run whose workspace has no files: no output, exit 0 (also under UBSan)" {
+	{ note a; note b; } | "$KTRAJ" append notes >/dev/null
+	run "$KTRAJ" diff notes 1 2
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run "$KTRAJ" diff notes 1 2 --json
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
