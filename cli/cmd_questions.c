@@ -464,7 +464,8 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 			}
 		}
 		nsg = w;
-		qsort(sg, nsg, sizeof(*sg), cmp_sugg);
+		if (nsg > 1)
+			qsort(sg, nsg, sizeof(*sg), cmp_sugg);
 	}
 	if (json) {
 		for (size_t k = 0; k < nsg && k < top && !rc; k++) {
