@@ -135,7 +135,8 @@ static int bench_list(struct cli *c, int json)
 			names[n++] = strdup(e->d_name);
 	}
 	closedir(dir);
-	qsort(names, (size_t)n, sizeof(names[0]), cmp_str);
+	if (n > 1) /* names is NULL when the folder is empty */
+		qsort(names, (size_t)n, sizeof(names[0]), cmp_str);
 	if (!json)
 		printf("%-16s %9s  %s\n", "TASK", "SCENARIOS", "KERNELS");
 	for (i = 0; i < n; i++) {

@@ -602,7 +602,8 @@ int kt_cpatch_apply_update(const kt_cp_hunk *h, const char *orig, size_t olen,
 		rs[k].n_new = nn;
 		li = (size_t)at + np;
 	}
-	qsort(rs, h->n_chunks, sizeof(*rs), repl_cmp);
+	if (h->n_chunks > 1)
+		qsort(rs, h->n_chunks, sizeof(*rs), repl_cmp);
 	/* Emit lines in order: untouched ranges and replacements.  Overlapping
 	 * replacements (possible with a pure addition) apply in start order,
 	 * which for non-overlapping input equals Codex's reverse splicing. */

@@ -1265,7 +1265,8 @@ static int import_archive(kt_imp *imp, const kt_file *f, const char *prefix)
 	}
 	if (hf)
 		header = kt_impx_parse(imp, hf);
-	qsort(ms.rel, ms.n, sizeof(*ms.rel), natcmp);
+	if (ms.n > 1) /* ms.rel is NULL in an archive without samples */
+		qsort(ms.rel, ms.n, sizeof(*ms.rel), natcmp);
 	for (size_t i = 0; i < ms.n; i++) {
 		kt_imp_claim(imp, ms.rel[i]);
 		if (member_kind(ms.rel[i] + ms.plen) != M_SAMPLE)

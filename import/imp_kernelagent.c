@@ -678,7 +678,8 @@ static int import_trace(kt_imp *imp, const kt_file *f)
 		kt_imp_warn(imp, f, 0, "no KernelAgent rounds found");
 		goto out;
 	}
-	qsort(t.r, t.nr, sizeof(*t.r), by_n);
+	if (t.nr > 1)
+		qsort(t.r, t.nr, sizeof(*t.r), by_n);
 	for (size_t i = 0; i < sizeof(seed_order) / sizeof(*seed_order) &&
 	     !sf; i++)
 		sf = open_rf(&t, &t.r[0], seed_order[i]);

@@ -149,7 +149,8 @@ static const cJSON **sorted(const cJSON *o, size_t *n)
 		return NULL;
 	cJSON_ArrayForEach(it, o)
 		v[k++] = it;
-	qsort(v, k, sizeof(*v), cmp_items);
+	if (k > 1)
+		qsort(v, k, sizeof(*v), cmp_items);
 	return v;
 }
 
