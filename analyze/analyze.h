@@ -235,6 +235,12 @@ typedef struct kt_an_opts {
 	int permutations;      /* per null (default 2000); 0 = skip */
 	int stall_rounds;      /* stall: measurements without gain (4) */
 	int stall_calls;       /* ... or tool calls without gain (40) */
+	const char *workload;  /* series of this workload only (kt_an_meas.
+				  workload, "" = none recorded); NULL = every
+				  measurement (runs of one workload).  Speedups
+				  of different problems are not one series: a
+				  "jump" from one problem to the next is not an
+				  improvement (kt_an_workloads lists them) */
 } kt_an_opts;
 
 /* Fill *o with the documented defaults above. */
@@ -280,6 +286,14 @@ typedef struct kt_an_series {
 int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		       kt_an_series *out);
 void kt_an_series_free(kt_an_series *s);
+
+/*
+ * The distinct workloads of r's bench results (kt_an_meas.workload, ""
+ * for none), in order of first appearance.  *out is a malloc'ed array of
+ * pointers into r (caller frees the array only; NULL when *n == 0).
+ * Errors: KT_ENOMEM.
+ */
+int kt_an_workloads(const kt_an_run *r, const char ***out, size_t *n);
 
 /* ---- blame ------------------------------------------------------------------ */
 typedef struct kt_an_cand {

@@ -147,6 +147,8 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 	for (i = 0; i < r->nm; i++) {
 		const kt_an_meas *m = &r->m[i];
 
+		if (o->workload && strcmp(m->workload, o->workload))
+			continue;
 		any_true += m->correct == 1;
 		any_ref += m->speedup > 0 || (m->ref_ms > 0 && m->time_ms > 0);
 	}
@@ -155,6 +157,8 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		const kt_an_meas *m = &r->m[i];
 		int ok = out->strict_correct ? m->correct == 1 : m->correct != 0;
 
+		if (o->workload && strcmp(m->workload, o->workload))
+			continue;
 		if (!ok) {
 			out->n_excluded++;
 			continue;
@@ -344,6 +348,42 @@ out:
 	if (rc)
 		kt_an_series_free(out);
 	return rc;
+}
+
+int kt_an_workloads(const kt_an_run *r, const char ***out, size_t *n)
+{
+	const char **w = NULL;
+	size_t nw = 0, i, k;
+
+	*out = NULL;
+	*n = 0;
+	/* workloads come in runs (a problem's attempts, then the next): the
+	 * last one found is checked first */
+	for (i = 0; i < r->nm; i++) {
+		const char *x = r->m[i].workload;
+
+		if (nw && (w[nw - 1] == x || !strcmp(w[nw - 1], x)))
+			continue;
+		for (k = 0; k < nw; k++)
+			if (!strcmp(w[k], x))
+				break;
+		if (k < nw)
+			continue;
+		if (!(nw & (nw - 1)) || !nw) {
+			const char **t = realloc(w, (nw ? nw * 2 : 4) *
+						 sizeof(*w));
+
+			if (!t) {
+				free(w);
+				return KT_ENOMEM;
+			}
+			w = t;
+		}
+		w[nw++] = x;
+	}
+	*out = w;
+	*n = nw;
+	return KT_OK;
 }
 
 void kt_an_series_free(kt_an_series *s)

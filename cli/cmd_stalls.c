@@ -17,9 +17,92 @@ static const char usage[] =
 	"--stall-calls (40) or more tool calls, without a significant new best\n"
 	"(the same threshold as `blame speedup`).  Each names its length, step\n"
 	"range, the layer of the agent's messages there and the claim it repeated\n"
-	"most (\"memory-bound at 87 % of peak\").\n"
+	"most (\"memory-bound at 87 % of peak\").  A run of several workloads has\n"
+	"one series per workload; its stalls are labelled with it.\n"
 	"--json: one object per stall: length, from_step, to_step, from_seq,\n"
-	"to_seq, tool_calls, layer, claim, claim_count, claim_seq, ended_by_jump.\n";
+	"to_seq, tool_calls, layer, claim, claim_count, claim_seq, ended_by_jump\n"
+	"(and workload, in a run of several).\n";
+
+/* Stall st (number num); `wl` (NULL for a run of one workload) labels it. */
+static void print_stall(const kt_an_run *r, const kt_an_stall *st, size_t num,
+			const char *wl)
+{
+	const kt_an_stall *x = st;
+
+	printf("STALL %zu%s%s%s  steps %zu..%zu (seq %llu..%llu)  length %zu "
+	       "measurements, %u tool calls%s\n", num,
+	       wl ? " [" : "", wl ? wl : "", wl ? "]" : "", x->p_first + 1,
+	       x->p_last + 1, (unsigned long long)x->seq_first,
+	       (unsigned long long)x->seq_last, x->length, x->calls,
+	       x->ended_by_jump >= 0 ? "" : "  (still stalled at the end)");
+	printf("  layer of the agent's messages: %s\n",
+	       kt_an_layer_name(x->layer));
+	if (x->claim[0])
+		printf("  kept claiming: \"%s\" (%d message%s, e.g. #%llu)\n",
+		       x->claim, x->claim_count,
+		       x->claim_count == 1 ? "" : "s",
+		       (unsigned long long)(x->claim_ev >= 0 ?
+					    r->ev[x->claim_ev].seq : 0));
+	else
+		printf("  no repeated performance claim\n");
+	if (x->ended_by_jump >= 0)
+		printf("  ended by jump %ld\n", x->ended_by_jump + 1);
+}
+
+/* A run of several workloads: the stalls of each workload's own series
+ * (kt_an_opts.workload), labelled with it. */
+static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
+			const kt_an_opts *o0, int json, const char **wl,
+			size_t nw)
+{
+	kt_an_opts o = *o0;
+	size_t i, k, tot = 0, num = 0;
+	int rc = 0;
+
+	for (i = 0; i < nw && !rc; i++) {
+		kt_an_blame b;
+		kt_an_stall *st = NULL;
+		size_t n = 0;
+		const char *name = *wl[i] ? wl[i] : "(no workload)";
+
+		o.workload = wl[i];
+		if ((rc = kt_an_blame_run(s, r, &o, &b)))
+			return cli_store_err(c, s, rc, "stalls");
+		if ((rc = kt_an_stalls(r, &b, &o, &st, &n))) {
+			kt_an_blame_free(&b);
+			return cli_store_err(c, s, rc, "stalls");
+		}
+		if (!json && !i) {
+			printf("run %s  %s\n", r->id, r->name);
+			printf("%zu workloads, each its own series (a stall is "
+			       "found within one workload); a stall is >= %d "
+			       "measurements or >= %d tool calls without a new "
+			       "best above that workload's threshold\n\n", nw,
+			       o.stall_rounds, o.stall_calls);
+		}
+		tot += n;
+		for (k = 0; k < n && !rc; k++) {
+			if (json) {
+				cJSON *j = an_stall_json(r, &st[k], k);
+
+				if (j && !cJSON_AddStringToObject(j, "workload",
+								  wl[i])) {
+					cJSON_Delete(j);
+					j = NULL;
+				}
+				if ((rc = an_emit(stdout, j)))
+					rc = cli_err(c, "out of memory");
+			} else {
+				print_stall(r, &st[k], ++num, name);
+			}
+		}
+		free(st);
+		kt_an_blame_free(&b);
+	}
+	if (!rc && !json && !tot)
+		printf("no stall within any workload\n");
+	return rc;
+}
 
 int cmd_stalls(struct cli *c, int argc, char **argv)
 {
@@ -31,6 +114,8 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 	size_t n = 0;
 	char *pos[2];
 	int json, npos, rc, have_b = 0;
+	const char **wl = NULL;
+	size_t nw = 0;
 
 	if (cli_wants_help(argc, argv, usage))
 		return 0;
@@ -44,6 +129,14 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 		return rc;
 	if ((rc = an_load(c, s, pos[0], 0, &r)))
 		goto out;
+	if (kt_an_workloads(r, &wl, &nw)) {
+		rc = cli_err(c, "out of memory");
+		goto out;
+	}
+	if (nw > 1) {
+		rc = stalls_multi(c, s, r, &o, json, wl, nw);
+		goto out;
+	}
 	if ((rc = kt_an_blame_run(s, r, &o, &b))) {
 		rc = cli_store_err(c, s, rc, "stalls");
 		goto out;
@@ -66,28 +159,10 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 	       o.stall_rounds, o.stall_calls, exp(b.series.theta));
 	if (!n)
 		printf("no stall\n");
-	for (size_t k = 0; k < n; k++) {
-		const kt_an_stall *x = &st[k];
-
-		printf("STALL %zu  steps %zu..%zu (seq %llu..%llu)  length %zu "
-		       "measurements, %u tool calls%s\n", k + 1, x->p_first + 1,
-		       x->p_last + 1, (unsigned long long)x->seq_first,
-		       (unsigned long long)x->seq_last, x->length, x->calls,
-		       x->ended_by_jump >= 0 ? "" : "  (still stalled at the end)");
-		printf("  layer of the agent's messages: %s\n",
-		       kt_an_layer_name(x->layer));
-		if (x->claim[0])
-			printf("  kept claiming: \"%s\" (%d message%s, e.g. #%llu)\n",
-			       x->claim, x->claim_count,
-			       x->claim_count == 1 ? "" : "s",
-			       (unsigned long long)(x->claim_ev >= 0 ?
-						    r->ev[x->claim_ev].seq : 0));
-		else
-			printf("  no repeated performance claim\n");
-		if (x->ended_by_jump >= 0)
-			printf("  ended by jump %ld\n", x->ended_by_jump + 1);
-	}
+	for (size_t k = 0; k < n; k++)
+		print_stall(r, &st[k], k + 1, NULL);
 out:
+	free(wl);
 	free(st);
 	if (have_b)
 		kt_an_blame_free(&b);

@@ -293,3 +293,62 @@ assert not any(t.startswith(("Can you also add", "Make sure", "Please use", "How
 assert [r["rank"] for r in rows] == sorted((r["rank"] for r in rows), reverse=True)
 PY
 }
+
+@test "blame/stalls: each workload is its own series (no jump from one problem to the next)" {
+	D="$BATS_TEST_DIRNAME/../data/analyze"
+	"$KTRAJ" import "$D/two_workloads.jsonl" "$D/one_each.jsonl" >/dev/null
+	# 8_ResNetBasicBlock stays at 0.40, 9_ResNet18 starts at 0.95 and
+	# doubles: the only jump is the doubling, inside 9_ResNet18
+	run "$KTRAJ" blame speedup two_workloads --json
+	[ "$status" -eq 0 ]
+	python3 - "$output" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+j = [r for r in rows if "gain" in r]
+assert len(j) == 1, j
+assert j[0]["workload"] == "9_ResNet18" and abs(j[0]["before"] - 0.95) < 0.01 and abs(j[0]["gain"] - 2) < 0.05, j
+s = [r for r in rows if "summary" in r]
+assert sorted(r["workload"] for r in s) == ["8_ResNetBasicBlock", "9_ResNet18"], s
+assert {r["workload"]: r["measurements"] for r in s} == {"8_ResNetBasicBlock": 5, "9_ResNet18": 6}, s
+PY
+	run "$KTRAJ" blame speedup two_workloads
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"JUMP 1 [9_ResNet18]  steps 3..4"* ]]
+	[[ "$output" != *"JUMP 2"* ]]
+	run "$KTRAJ" stalls two_workloads --json
+	[ "$status" -eq 0 ]
+	python3 - "$output" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+assert [(r["workload"], r["length"]) for r in rows] == [("8_ResNetBasicBlock", 5)], rows
+PY
+	# one measurement per workload: nothing to compare, no jump, no stall
+	run "$KTRAJ" blame speedup one_each --json
+	[ "$status" -eq 0 ]
+	! grep -q '"gain"' <<<"$output"
+	[ "$(grep -c '"summary"' <<<"$output")" -eq 6 ]
+	run "$KTRAJ" blame speedup one_each
+	[[ "$output" == *"no significant jump within any workload"* ]]
+	run "$KTRAJ" stalls one_each --json
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "blame/stalls: KernelBench results runs are per problem (corpus)" {
+	[ -d "${CORPUS:-}/gpu_kernel/kernelbench" ] || skip "no corpus"
+	"$KTRAJ" import "$CORPUS/gpu_kernel/kernelbench/best_k_kernels_level3.json" \
+		"$CORPUS/gpu_kernel/kernelbench/baseline_time_torch_H100_Modal.json" >/dev/null
+	run "$KTRAJ" blame speedup best_k_kernels_level3 --json
+	[ "$status" -eq 0 ]
+	python3 - "$output" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+assert all("workload" in r for r in rows), rows[:2]
+assert len({r["workload"] for r in rows if "summary" in r}) > 1
+PY
+	run "$KTRAJ" stalls baseline_time_torch_H100_Modal --json
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run "$KTRAJ" blame speedup baseline_time_torch_H100_Modal --json
+	! grep -q '"gain"' <<<"$output"
+}
