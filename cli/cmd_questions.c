@@ -173,16 +173,37 @@ static int mine(struct cli *c, kt_store *s, char **spec, int nspec,
 	if (kt_an_miner_new(agent, &m))
 		return cli_err(c, "out of memory");
 	if (nspec) {
-		for (int i = 0; i < nspec; i++) {
-			char id[KT_RUN_ID_HEX + 1];
+		/* a run named twice (by id, prefix or name) is mined once: its
+		 * questions would count twice and list their sources twice */
+		char (*seen)[KT_RUN_ID_HEX + 1] = malloc((size_t)nspec *
+							  sizeof(*seen));
+		int nseen = 0;
 
-			if ((rc = cli_run(c, s, spec[i], id)))
+		if (!seen) {
+			rc = cli_err(c, "out of memory");
+			goto fail;
+		}
+		for (int i = 0; i < nspec; i++) {
+			char *id = seen[nseen];
+			int k;
+
+			if ((rc = cli_run(c, s, spec[i], id))) {
+				free(seen);
 				goto fail;
+			}
+			for (k = 0; k < nseen; k++)
+				if (!strcmp(seen[k], id))
+					break;
+			if (k < nseen)
+				continue;
+			nseen++;
 			if ((rc = mine_run(s, m, id, &o))) {
+				free(seen);
 				rc = cli_store_err(c, s, rc, spec[i]);
 				goto fail;
 			}
 		}
+		free(seen);
 	} else {
 		if ((rc = kt_run_foreach(s, collect_id, &a))) {
 			rc = cli_store_err(c, s, rc, "runs");

@@ -352,3 +352,19 @@ PY
 	run "$KTRAJ" blame speedup baseline_time_torch_H100_Modal --json
 	! grep -q '"gain"' <<<"$output"
 }
+
+@test "questions mine: a run named twice (id, prefix, name) is mined once" {
+	plant "$BATS_TEST_TMPDIR/p" --runs 1 --seed 16
+	r=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	"$KTRAJ" questions mine "$r" --json >"$BATS_TEST_TMPDIR/one"
+	[ -s "$BATS_TEST_TMPDIR/one" ]
+	"$KTRAJ" questions mine "$r" "${r:0:12}" plant-jump-16-0000 "$r" --json >"$BATS_TEST_TMPDIR/many"
+	cmp "$BATS_TEST_TMPDIR/one" "$BATS_TEST_TMPDIR/many"
+	python3 - "$BATS_TEST_TMPDIR/many" <<'PY'
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    src = [(s["run"], s["seq"]) for s in r["sources"]]
+    assert len(src) == len(set(src)) and r["runs"] == 1, r
+PY
+}
