@@ -404,14 +404,39 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 			rc = cli_err(c, "%s: cannot read", lib);
 			goto out;
 		}
-		while (getline(&line, &len, f) > 0) {
-			cJSON *x = cJSON_Parse(line), *fl;
-			const char *t = cli_jstr(x, "text");
-			struct sugg *ns;
+		ssize_t got;
+		size_t lineno = 0, nonblank = 0;
 
-			if (!t) {
-				cJSON_Delete(x);
+		/* a library is JSON lines of objects with a "text" string (as
+		 * `questions mine --json` writes them); anything else (the
+		 * Markdown library, garbage, an empty file) is refused rather
+		 * than read as a library of no questions */
+		while ((got = getline(&line, &len, f)) > 0) {
+			cJSON *x, *fl;
+			const char *t, *why = NULL;
+			struct sugg *ns;
+			ssize_t sp;
+
+			lineno++;
+			for (sp = 0; sp < got && strchr(" \t\r\n", line[sp]) &&
+			     line[sp]; sp++)
+				;
+			if (sp == got)
 				continue;
+			nonblank++;
+			x = cJSON_ParseWithLength(line, (size_t)got);
+			t = cli_jstr(x, "text");
+			if (!cJSON_IsObject(x))
+				why = "not a JSON object";
+			else if (!t || !*t)
+				why = "no \"text\" string";
+			if (why) {
+				cJSON_Delete(x);
+				free(line);
+				fclose(f);
+				rc = cli_err(c, "%s: not a question library (line %zu: "
+					     "%s)", lib, lineno, why);
+				goto out;
 			}
 			ns = realloc(sg, (nsg + 1) * sizeof(*ns));
 			if (!ns || !(ns[nsg].text = strdup(t))) {
@@ -442,7 +467,17 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 			cJSON_Delete(x);
 		}
 		free(line);
+		if (ferror(f)) {
+			fclose(f);
+			rc = cli_err(c, "%s: cannot read", lib);
+			goto out;
+		}
 		fclose(f);
+		if (!nonblank) {
+			rc = cli_err(c, "%s: not a question library (no entries)",
+				     lib);
+			goto out;
+		}
 	} else {
 		const kt_an_qitem *it;
 		size_t n;

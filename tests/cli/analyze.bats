@@ -368,3 +368,27 @@ for l in open(sys.argv[1]):
     assert len(src) == len(set(src)) and r["runs"] == 1, r
 PY
 }
+
+@test "questions suggest --library: anything but a JSON question library is refused" {
+	plant "$BATS_TEST_TMPDIR/p" --runs 1 --seed 14 --pure
+	d=$BATS_TEST_TMPDIR
+	"$KTRAJ" questions mine -o "$d/lib.md" >/dev/null
+	[ -s "$d/lib.md" ]
+	printf 'hello world\n' >"$d/garbage"
+	: >"$d/empty"
+	printf '\n  \n' >"$d/blank"
+	head -c 300 "$KTRAJ" >"$d/binary"
+	printf '{"text":"Is it memory-bound?"}\n[1,2]\n' >"$d/array"
+	printf '{"layer":"algorithm"}\n' >"$d/notext"
+	for f in lib.md garbage empty blank binary array notext; do
+		run "$KTRAJ" questions suggest plant-noise-14-0000 --library "$d/$f"
+		[ "$status" -ne 0 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "${lines[0]}" == "ktraj: questions: $d/$f: not a question library ("*")" ]]
+	done
+	# a real library is still read
+	printf '{"text":"Is the kernel really memory-bound, did you measure the DRAM throughput against the peak?","layer":"data movement","flags":["challenges_bound"],"gain":1.2,"count":2}\n' >"$d/ok.jsonl"
+	run "$KTRAJ" questions suggest plant-noise-14-0000 --library "$d/ok.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Is the kernel really memory-bound"* ]]
+}
