@@ -859,6 +859,13 @@ int kt_imp_run_end(kt_imp *imp)
 
 	if (!imp->in_run)
 		return 0;
+	imp->in_run = 0;
+	if (imp->new_meta) { /* no event came: the run was never created */
+		free(imp->new_meta);
+		imp->new_meta = NULL;
+		rc = 0;
+		goto reset;
+	}
 	memset(&r, 0, sizeof(r));
 	memcpy(r.id, imp->run_id, sizeof(r.id));
 	r.name = imp->run_name;
@@ -866,7 +873,7 @@ int kt_imp_run_end(kt_imp *imp)
 	r.events = imp->stored_n + imp->added; /* what the store holds now */
 	r.added = imp->added;
 	rc = rep_add(&imp->pend, &imp->npend, &imp->pend_cap, &r);
-	imp->in_run = 0;
+reset:
 	free(imp->run_name);
 	free(imp->run_format);
 	imp->run_name = imp->run_format = NULL;
@@ -1037,11 +1044,26 @@ static int run_begin(kt_imp *imp, const char *id, const char *identity,
 	cJSON_Delete(meta);
 	if (!mj)
 		return KT_ENOMEM;
+	/* created by the first event (run_create): the store is append-only,
+	 * an empty run could never be removed */
+	imp->new_meta = mj;
+	return 0;
+}
+
+/* Store the run begun by run_begin, if it is not stored yet. */
+static int run_create(kt_imp *imp)
+{
+	uint64_t t0;
+	int rc;
+
+	if (!imp->new_meta)
+		return 0;
 	t0 = st_start(imp);
 	rc = kt_run_create(imp->s, imp->run_id, imp->run_name,
-			   imp->run_format, mj);
+			   imp->run_format, imp->new_meta);
 	st_stop(imp, t0);
-	free(mj);
+	free(imp->new_meta);
+	imp->new_meta = NULL;
 	if (rc && !imp->err)
 		imp->err = rc;
 	return rc;
@@ -1198,6 +1220,8 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 	e.payload = pj;
 	e.payload_len = imp->pbuf.n;
 	e.flags = KT_EV_CANONICAL; /* pj is cJSON's print: skip a reparse */
+	if ((rc = run_create(imp)))
+		goto out;
 	t0 = st_start(imp);
 	rc = kt_event_append(imp->s, imp->run_id, &e);
 	st_stop(imp, t0);
@@ -1438,6 +1462,8 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 		st_stop(imp, t0);
 		goto out;
 	}
+	if (!imp->npend) /* no run was created or continued */
+		drv_warn(imp, v->display, "no events for format %s", im->name);
 	rc = kt_store_commit(imp->s);
 	st_stop(imp, t0);
 	if (rc) {
@@ -1663,6 +1689,7 @@ int kt_import_paths(kt_store *s, char *const *paths, int npaths,
 		kt_redactor_free(imp.red);
 	free(imp.run_name);
 	free(imp.run_format);
+	free(imp.new_meta);
 	free(imp.pbuf.p);
 	if (opts->stats)
 		opts->stats->total_ns += cpu_ns() - t_all;

@@ -84,6 +84,9 @@ struct kt_imp {
 	int last_kind;
 	long long last_line, last_off;
 	int frozen;             /* it does not: append nothing to this run */
+	/* meta of a run not in the store yet: it is created with its first
+	 * event, so a source that yields none leaves no empty run behind */
+	char *new_meta;
 	/* provenance of the last emitted event (edits borrow it) */
 	const kt_file *ev_file;
 	uint64_t ev_line, ev_off, ev_len;

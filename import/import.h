@@ -74,7 +74,9 @@ const kt_importer *kt_importer_find(const char *name);
  * id>"); the run id is kt_run_id_from_identity(identity).  A file may emit
  * several runs one after another (Inspect: one per sample and epoch); events
  * go to the run begun last.  Re-importing emits the same events again: the
- * driver appends only events past what the store already has.
+ * driver appends only events past what the store already has.  A new run
+ * is stored with its first event: one that gets none is not created (the
+ * store is append-only), and a source that yields no run is warned about.
  */
 int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
 		     const char *format, cJSON *meta /* consumed, may be NULL */);
