@@ -295,13 +295,26 @@ static const char *relocate_terms[] = {
 	"what limits", "what is limiting", "the bottleneck is not",
 	"真正的瓶颈", "换个角度", "时间花在哪", "瓶颈在哪", "而是", "有没有试过",
 };
+/* A claimed performance bound: these name one by themselves. */
 static const char *bound_terms[] = {
 	"theoretical", "peak", "upper bound", "roofline", "sol", "already optimal",
-	"can't be faster", "cannot be faster", "can't go faster", "limit*",
+	"can't be faster", "cannot be faster", "can't go faster",
 	"memory-bound", "memory bound", "compute-bound", "compute bound",
-	"bandwidth-bound", "latency-bound", "prove", "evidence", "are you sure",
-	"理论上限", "上限", "已经到极限", "极限", "不可能更快", "证据", "峰值",
-	"你确定", NULL,
+	"bandwidth-bound", "bandwidth bound", "latency-bound", "latency bound",
+	"speed of light", "speed-of-light",
+	"理论上限", "上限", "已经到极限", "极限", "不可能更快", "峰值", NULL,
+};
+/* Doubt or limit words that challenge a bound only next to a performance
+ * context ("are you sure it is at the bandwidth limit?"): alone they are
+ * any instruction ("make sure ... by limiting its run time", "prove the
+ * patch is correct"). */
+static const char *bound_doubt[] = {
+	"limit*", "prove", "evidence", "are you sure", "证据", "你确定", NULL,
+};
+static const char *bound_context[] = {
+	"bandwidth", "throughput", "latency", "flops", "tflops", "gb/s", "tb/s",
+	"dram", "hbm", "occupancy", "faster", "speedup", "speed", "optimal",
+	"bottleneck", "带宽", "吞吐", "延迟", "更快", "瓶颈", NULL,
 };
 
 unsigned kt_an_text_flags(const char *text, size_t len)
@@ -318,9 +331,16 @@ unsigned kt_an_text_flags(const char *text, size_t len)
 	for (i = 0; i < sizeof(relocate_terms) / sizeof(*relocate_terms); i++)
 		if (count_term(f, n, relocate_terms[i], 1))
 			fl |= KT_AN_F_RELOCATE;
-	for (i = 0; bound_terms[i]; i++)
+	for (i = 0; bound_terms[i] && !(fl & KT_AN_F_BOUND); i++)
 		if (count_term(f, n, bound_terms[i], 1))
 			fl |= KT_AN_F_BOUND;
+	for (i = 0; bound_doubt[i] && !(fl & KT_AN_F_BOUND); i++)
+		if (count_term(f, n, bound_doubt[i], 1))
+			for (size_t k = 0; bound_context[k]; k++)
+				if (count_term(f, n, bound_context[k], 1)) {
+					fl |= KT_AN_F_BOUND;
+					break;
+				}
 	free(f);
 	return fl;
 }
@@ -620,7 +640,11 @@ static size_t sent_end(const unsigned char *p, size_t n, size_t i, size_t *adv)
 		if (c == '.') { /* "vs.", "e.g.", "etc." do not end a sentence */
 			static const char *abbr[] = {"vs", "e.g", "i.e", "etc",
 						     "approx", "cf", "eg", "ie",
-						     NULL};
+						     /* not "ms": "takes 3 ms."
+						      * ends a sentence */
+						     "st", "dr", "mr", "mrs",
+						     "prof", "jr", "sr", "mt",
+						     "fig", NULL};
 			for (int k = 0; abbr[k]; k++) {
 				size_t al = strlen(abbr[k]);
 

@@ -672,10 +672,78 @@ static void t_task_prompts(void **st)
 	assert_true(kt_an_task_prompt("claude_code", 0, 1, "Fix it?", 7));
 }
 
+/* the question sentences of a text, joined by " | " */
+struct sents {
+	char buf[1024];
+};
+
+static int sent_cb(const char *t, size_t n, unsigned k, void *arg)
+{
+	struct sents *x = arg;
+	size_t l = strlen(x->buf);
+
+	(void)k;
+	snprintf(x->buf + l, sizeof(x->buf) - l, "%s%.*s", l ? " | " : "",
+		 (int)n, t);
+	return 0;
+}
+
+/* Abbreviations ("St.", "Dr.", "e.g.") do not end a sentence; units do. */
+static void t_sentence_abbrev(void **st)
+{
+	struct sents x;
+	const char *a = "What is the average low temperature in St. Paul, "
+			"Minnesota in February?";
+	const char *b = "Dr. Smith wrote this kernel. Why is it slower than "
+			"the reference on Mr. Jones's GPU?";
+	const char *c = "The kernel takes 3.5 ms. Why is it slower than the "
+			"reference?";
+
+	(void)st;
+	memset(&x, 0, sizeof(x));
+	kt_an_questions_extract(a, strlen(a), sent_cb, &x);
+	assert_string_equal(x.buf, a);
+	memset(&x, 0, sizeof(x));
+	kt_an_questions_extract(b, strlen(b), sent_cb, &x);
+	assert_string_equal(x.buf, "Why is it slower than the reference on "
+			    "Mr. Jones's GPU?");
+	memset(&x, 0, sizeof(x));
+	kt_an_questions_extract(c, strlen(c), sent_cb, &x);
+	assert_string_equal(x.buf, "Why is it slower than the reference?");
+}
+
+/* A bound challenge needs a performance-bound context: "make sure ... by
+ * limiting its run time" is an instruction, not a doubt about a bound. */
+static void t_bound_context(void **st)
+{
+	const char *nc = "Please make sure that for any blocking command like "
+			 "netcat (nc), you minimize the time by limiting its run "
+			 "time, for example using the \"-w\" flag of nc with "
+			 "timeout of 5 seconds - `nc -w5 127.0.0.1 80`.";
+	const char *pr = "Can you prove the patch is correct?";
+	const char *lim = "Are you sure we hit the DRAM bandwidth limit?";
+	const char *ev = "What evidence is there that the kernel cannot get "
+			 "any faster?";
+	const char *pk = "Is it at 87 % of peak?";
+
+	(void)st;
+	assert_false(kt_an_text_flags(nc, strlen(nc)) & KT_AN_F_BOUND);
+	assert_false(kt_an_text_flags(pr, strlen(pr)) & KT_AN_F_BOUND);
+	assert_true(kt_an_text_flags(lim, strlen(lim)) & KT_AN_F_BOUND);
+	assert_true(kt_an_text_flags(ev, strlen(ev)) & KT_AN_F_BOUND);
+	assert_true(kt_an_text_flags(pk, strlen(pk)) & KT_AN_F_BOUND);
+	/* so it is never suggested for a memory-bound stall */
+	assert_true(kt_an_suggest_fit(KT_AN_L_DATAMOVE, 1, 0, nc,
+				      kt_an_layer_of(nc, strlen(nc), NULL),
+				      kt_an_text_flags(nc, strlen(nc))) < 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_questions_en),
+		cmocka_unit_test(t_sentence_abbrev),
+		cmocka_unit_test(t_bound_context),
 		cmocka_unit_test(t_questions_zh),
 		cmocka_unit_test(t_normalize),
 		cmocka_unit_test(t_layers_and_flags),
