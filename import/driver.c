@@ -367,8 +367,10 @@ static int vf_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 
 /* ---- folder walking ---------------------------------------------------- */
 
-static int walk(struct kt_root *r, const char *fsdir, const char *rel,
-		const char *name_prefix, int depth, int listed_only)
+/* imp: where an unreadable folder is reported (NULL: not reported) */
+static int walk(kt_imp *imp, struct kt_root *r, const char *fsdir,
+		const char *rel, const char *name_prefix, int depth,
+		int listed_only)
 {
 	DIR *d;
 	struct dirent *de;
@@ -377,8 +379,12 @@ static int walk(struct kt_root *r, const char *fsdir, const char *rel,
 	if (depth > KT_WALK_DEPTH)
 		return 0;
 	d = opendir(fsdir);
-	if (!d)
+	if (!d) {
+		/* like an unreadable file: reported, the rest imports */
+		if (imp)
+			drv_warn(imp, fsdir, "cannot read: %s", strerror(errno));
 		return 0;
+	}
 	while ((de = readdir(d))) {
 		char *fp, *rp;
 		struct stat st;
@@ -397,7 +403,8 @@ static int walk(struct kt_root *r, const char *fsdir, const char *rel,
 			break;
 		}
 		if (lstat(fp, &st) == 0 && S_ISDIR(st.st_mode)) {
-			rc = walk(r, fp, rp, NULL, depth + 1, listed_only);
+			rc = walk(imp, r, fp, rp, NULL, depth + 1,
+				  listed_only);
 		} else if (stat(fp, &st) == 0 && S_ISREG(st.st_mode) &&
 			   !root_find(r, rp)) {
 			struct kt_vfile *v = root_add(r, rp);
@@ -447,7 +454,8 @@ static int scan_prefix(struct kt_root *r, const char *prefix)
 	r->scanned = ns;
 	r->scanned[r->nscanned++] = xstrdup(prefix);
 	fsdir = *dirpart ? join(r->dir, "/", dirpart) : xstrdup(r->dir);
-	rc = fsdir ? walk(r, fsdir, dirpart, slash ? slash + 1 : prefix, 0, 1)
+	rc = fsdir ? walk(NULL, r, fsdir, dirpart,
+			   slash ? slash + 1 : prefix, 0, 1)
 		   : KT_ENOMEM;
 	free(fsdir);
 	free(dirpart);
@@ -1605,7 +1613,7 @@ static int build_root(kt_imp *imp, const char *path, struct kt_root **out)
 			return KT_ENOMEM;
 		r->dir = xstrdup(path);
 		r->abs = realpath(path, NULL);
-		rc = walk(r, path, "", NULL, 0, 0);
+		rc = walk(imp, r, path, "", NULL, 0, 0);
 		if (rc) {
 			root_free(r);
 			return rc;

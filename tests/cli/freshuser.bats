@@ -29,3 +29,31 @@ setup() {
 	run "$KTRAJ" verify
 	[ "$status" -eq 0 ]
 }
+
+@test "import DIR: an unreadable subfolder is one line 'DIR/sub: cannot read: ...', the rest imports, exit 0" {
+	as=()
+	if [ "$(id -u)" -eq 0 ]; then
+		# root reads a mode 000 folder anyway: run as nobody, in a
+		# folder nobody can reach (bats' own is private)
+		command -v setpriv >/dev/null || skip "root and no setpriv"
+		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+		"${as[@]}" test -x "$KTRAJ" || skip "nobody cannot run $KTRAJ"
+		W=$(mktemp -d /tmp/ktraj-fu.XXXXXX)
+		chmod 777 "$W"
+		export KTRAJ_STORE="$W/s.ktraj"
+	else
+		W="$BATS_TEST_TMPDIR"
+	fi
+	D="$W/dl"
+	mkdir -p "$D/sub"
+	cp "$S2X" "$D/"
+	cp "$S2X" "$D/sub/"
+	chmod 000 "$D/sub"
+	run --separate-stderr "${as[@]}" "$KTRAJ" import "$D"
+	chmod 755 "$D/sub"
+	[ "$W" = "$BATS_TEST_TMPDIR" ] || rm -rf "$W"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"claude_code"* ]]
+	[ "$(wc -l <<<"$stderr")" -eq 1 ]
+	grep -qx "ktraj: import: $D/sub: cannot read: Permission denied" <<<"$stderr"
+}
