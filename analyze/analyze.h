@@ -267,6 +267,11 @@ typedef struct kt_an_series {
 	double theta;          /* log threshold for a significant new best */
 	int strict_correct;    /* 1 when only correct:true counted */
 	size_t n_excluded;     /* incorrect or unusable bench events */
+	size_t n_incorrect;    /* ... of them correct:false */
+	size_t n_unknown;      /* ... correctness unknown where others of
+				  the series say correct:true */
+	size_t n_notime;       /* ... correct, without a usable time or
+				  speedup */
 } kt_an_series;
 
 /*

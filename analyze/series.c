@@ -161,6 +161,10 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 			continue;
 		if (!ok) {
 			out->n_excluded++;
+			if (m->correct == 0)
+				out->n_incorrect++;
+			else
+				out->n_unknown++;
 			continue;
 		}
 		if (any_ref) {
@@ -181,8 +185,10 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		}
 		if (val[i] > 0 && isfinite(val[i]) && val[i] < 1e9)
 			use[i] = 1;
-		else
+		else {
 			out->n_excluded++;
+			out->n_notime++;
+		}
 	}
 	out->basis = any_ref ? "reference time / kernel time (recorded speedup "
 			       "or ref_time_ms)" :

@@ -114,6 +114,31 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 	printf("\n");
 }
 
+/* "measurements: N correct (...)" with why bench results were left out. */
+static void print_counts(size_t n, size_t excl, size_t inc, size_t unk,
+			 size_t notime)
+{
+	const char *sep = "";
+
+	printf("measurements: %zu correct (", n);
+	if (!excl) {
+		printf("no bench result excluded)\n");
+		return;
+	}
+	printf("%zu bench result%s excluded: ", excl, excl == 1 ? "" : "s");
+	if (inc) {
+		printf("%zu incorrect", inc);
+		sep = ", ";
+	}
+	if (unk) {
+		printf("%s%zu correctness unknown (others say correct)", sep, unk);
+		sep = ", ";
+	}
+	if (notime)
+		printf("%s%zu without a time", sep, notime);
+	printf(")\n");
+}
+
 static const char *wl_name(const char *w)
 {
 	return *w ? w : "(no workload)";
@@ -131,6 +156,7 @@ static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 	kt_an_blame *b = calloc(nw, sizeof(*b));
 	kt_an_opts o = *o0;
 	size_t i, k, nb = 0, tot = 0, excl = 0, single = 0, nj = 0;
+	size_t inc = 0, unk = 0, notime = 0;
 	int rc = 0;
 
 	if (!b)
@@ -143,6 +169,9 @@ static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 		}
 		tot += b[nb].series.n;
 		excl += b[nb].series.n_excluded;
+		inc += b[nb].series.n_incorrect;
+		unk += b[nb].series.n_unknown;
+		notime += b[nb].series.n_notime;
 		single += b[nb].series.n < 2;
 		nj += b[nb].njump;
 	}
@@ -175,8 +204,7 @@ static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 	       "workload, never across); %zu with a single measurement\n", nw,
 	       single);
 	printf("speedup: %s\n", b[0].series.basis);
-	printf("measurements: %zu correct (%zu bench results excluded: incorrect "
-	       "or without a time)\n", tot, excl);
+	print_counts(tot, excl, inc, unk, notime);
 	printf("threshold: a new best counts when gain > max(--min-gain %.3f, "
 	       "--z %.1f x the noise of a ratio of that workload); --merge %d\n",
 	       o0->min_gain, o0->z, o0->merge_rounds);
@@ -264,8 +292,8 @@ int cmd_blame(struct cli *c, int argc, char **argv)
 	}
 	printf("run %s  %s\n", r->id, r->name);
 	printf("speedup: %s\n", b.series.basis);
-	printf("measurements: %zu correct (%zu bench results excluded: incorrect "
-	       "or without a time)\n", b.series.n, b.series.n_excluded);
+	print_counts(b.series.n, b.series.n_excluded, b.series.n_incorrect,
+		     b.series.n_unknown, b.series.n_notime);
 	printf("noise: %.2f %% per measurement (%s)\n", 100 * b.series.sigma,
 	       b.series.noise_src);
 	printf("threshold: a new best counts when gain > x%.3f = max(--min-gain "

@@ -392,3 +392,14 @@ PY
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"Is the kernel really memory-bound"* ]]
 }
+
+@test "blame: excluded bench results are counted by reason" {
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/analyze/excluded.jsonl" >/dev/null
+	# 3 correct with times; 1 correct:false, 2 without a verdict (one
+	# null, one absent) while others say correct, 1 correct without a time
+	run "$KTRAJ" blame speedup excluded
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"measurements: 3 correct (4 bench results excluded: 1 incorrect, 2 correctness unknown (others say correct), 1 without a time)"* ]]
+	run "$KTRAJ" blame speedup excluded --json
+	python3 -c 'import json,sys; r=[json.loads(l) for l in sys.stdin if l.strip()][-1]; assert r["measurements"] == 3 and r["excluded"] == 4, r' <<<"$output"
+}
