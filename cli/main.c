@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -104,6 +105,58 @@ int cli_store_err(const struct cli *c, kt_store *s, int err, const char *what)
 	return cli_exit_code(err);
 }
 
+/* LMDB's meta page: a 16-byte page header, then mm_magic = MDB_MAGIC
+ * 0xBEEFC0DE (liblmdb mdb.c, struct MDB_meta; little-endian here). */
+static int has_lmdb_magic(const char *path)
+{
+	static const unsigned char magic[4] = { 0xde, 0xc0, 0xef, 0xbe };
+	unsigned char b[20];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(b, 1, sizeof(b), f);
+	fclose(f);
+	return n == sizeof(b) && !memcmp(b + 16, magic, 4);
+}
+
+/* kt_store_open refused c->store_path with rc: say why in words a user can
+ * act on (the store only knows "I/O error" or "corrupt data" for a missing
+ * folder, a folder or a file that is no store). */
+static int open_failed(struct cli *c, int rc)
+{
+	const char *p = c->store_path;
+	struct stat st;
+
+	if (stat(p, &st) != 0) {
+		int e = errno;
+		const char *sl = strrchr(p, '/');
+
+		/* the folder it would go in is what is missing */
+		if (e == ENOENT && sl && sl != p) {
+			char *dir = strndup(p, (size_t)(sl - p));
+
+			if (dir && stat(dir, &st) != 0)
+				e = errno;
+			free(dir);
+		}
+		cli_err(c, "cannot create store %s: %s", p, strerror(e));
+		return KT_EXIT_FAIL;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		cli_err(c, "%s is a directory", p);
+		return KT_EXIT_FAIL;
+	}
+	/* a damaged store keeps its magic: that stays corrupt (exit 3) */
+	if (rc == KT_ECORRUPT && !has_lmdb_magic(p)) {
+		cli_err(c, "%s is not a ktraj store", p);
+		return KT_EXIT_FAIL;
+	}
+	cli_err(c, "%s: %s", p, kt_strerror(rc));
+	return cli_exit_code(rc);
+}
+
 int cli_open(struct cli *c, unsigned flags, kt_store **s)
 {
 	int rc;
@@ -118,10 +171,8 @@ int cli_open(struct cli *c, unsigned flags, kt_store **s)
 			c->store_path);
 		return KT_EXIT_NOTFOUND;
 	}
-	if (rc) {
-		cli_err(c, "%s: %s", c->store_path, kt_strerror(rc));
-		return cli_exit_code(rc);
-	}
+	if (rc)
+		return open_failed(c, rc);
 	return 0;
 }
 

@@ -57,3 +57,24 @@ setup() {
 	[ "$(wc -l <<<"$stderr")" -eq 1 ]
 	grep -qx "ktraj: import: $D/sub: cannot read: Permission denied" <<<"$stderr"
 }
+
+@test "--store errors say what is wrong: missing folder, a directory, a file that is no store" {
+	run --separate-stderr "$KTRAJ" --store "$BATS_TEST_TMPDIR/missing/dir/s.ktraj" init
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "ktraj: init: cannot create store $BATS_TEST_TMPDIR/missing/dir/s.ktraj: No such file or directory" ]
+	[ ! -e "$BATS_TEST_TMPDIR/missing" ]
+	mkdir "$BATS_TEST_TMPDIR/d"
+	for cmd in ls init; do
+		run --separate-stderr "$KTRAJ" --store "$BATS_TEST_TMPDIR/d" $cmd
+		[ "$status" -eq 1 ]
+		[ "$stderr" = "ktraj: $cmd: $BATS_TEST_TMPDIR/d is a directory" ]
+	done
+	printf 'just some notes, long enough to hold an LMDB header\n' >"$BATS_TEST_TMPDIR/notes.txt"
+	for cmd in ls init; do
+		run --separate-stderr "$KTRAJ" --store "$BATS_TEST_TMPDIR/notes.txt" $cmd
+		[ "$status" -eq 1 ]
+		[ "$stderr" = "ktraj: $cmd: $BATS_TEST_TMPDIR/notes.txt is not a ktraj store" ]
+	done
+	# the file is left as it was
+	[ "$(cat "$BATS_TEST_TMPDIR/notes.txt")" = "just some notes, long enough to hold an LMDB header" ]
+}
