@@ -570,6 +570,7 @@ static int page_put(kt_store *s, struct kt_orun *o)
 {
 	unsigned char key[KT_RUN_BIN + 8], *p;
 	size_t n;
+	int rc;
 
 	if (kt_buf_reserve(&s->vbuf, 1 + KT_HASH_LEN + 10 + o->prow.len))
 		return kt_err(s, KT_ENOMEM, "page value");
@@ -581,7 +582,14 @@ static int page_put(kt_store *s, struct kt_orun *o)
 	memcpy(p + n, o->prow.p, o->prow.len);
 	n += o->prow.len;
 	page_key(key, o->run, o->pfirst);
-	return kt_put(s, KT_DB_PAGES, key, sizeof(key), p, n, 0);
+	/* MDB_APPEND fills leaf pages completely when the key sorts last
+	 * (storage_style.md §1.1); otherwise (a rewrite of the open page,
+	 * another run after it) LMDB answers KEYEXIST and a plain put
+	 * decides */
+	rc = kt_put(s, KT_DB_PAGES, key, sizeof(key), p, n, MDB_APPEND);
+	if (rc == KT_EEXIST)
+		rc = kt_put(s, KT_DB_PAGES, key, sizeof(key), p, n, 0);
+	return rc;
 }
 
 static int runrec_put(kt_store *s, struct kt_orun *o)

@@ -130,7 +130,8 @@ static ZSTD_CDict *newest_cdict(kt_store *s)
 		return NULL;
 	kt_be32(kb, d->id);
 	if (mdb_get(txn, s->dbi[KT_DB_DICTS], &k, &v) == 0)
-		d->cdict = ZSTD_createCDict(v.mv_data, v.mv_size, 3);
+		d->cdict = ZSTD_createCDict(v.mv_data, v.mv_size,
+					     KT_BLOCK_LEVEL);
 	kt_rd_end(s, txn);
 	return d->cdict;
 }
@@ -151,7 +152,8 @@ size_t kt_ev_compress(kt_store *s, const void *src, size_t n, void *dst,
 		r = ZSTD_compress_usingCDict(cc, dst, cap, src, n, cd);
 		*dict = s->dicts[s->ndicts - 1].id;
 	} else {
-		ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 3);
+		ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel,
+				       KT_BLOCK_LEVEL);
 		r = ZSTD_compress2(cc, dst, cap, src, n);
 	}
 	if (ZSTD_isError(r) || r >= n)
@@ -269,7 +271,7 @@ int kt_dict_maybe_train(kt_store *s)
 	fp.d = 8;
 	fp.f = 20;
 	fp.accel = 5;
-	fp.zParams.compressionLevel = 3;
+	fp.zParams.compressionLevel = KT_BLOCK_LEVEL;
 	fp.zParams.dictID = id;
 	r = ZDICT_trainFromBuffer_fastCover(dict, dsize, s->samples.p,
 					    s->sample_len,
@@ -291,7 +293,7 @@ int kt_dict_maybe_train(kt_store *s)
 		s->dicts = d;
 		d = &s->dicts[s->ndicts];
 		d->id = id;
-		d->cdict = ZSTD_createCDict(dict, r, 3);
+		d->cdict = ZSTD_createCDict(dict, r, KT_BLOCK_LEVEL);
 		d->ddict = ZSTD_createDDict(dict, r);
 		if (!d->ddict) {
 			ZSTD_freeCDict(d->cdict);

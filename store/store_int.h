@@ -42,9 +42,10 @@ enum { KT_DBS(KT_DB_ENUM) KT_DB_COUNT };
 /* Event layout v2 (FORMAT.md "ev_blocks", "ev_pages").  A block of one
  * (run, kind) stream is sealed once it holds KT_BLOCK_SEAL raw body bytes
  * or KT_BLOCK_MAXN events; a page holds KT_PAGE_N consecutive seqs. */
-#define KT_BLOCK_SEAL (128u * 1024)
+#define KT_BLOCK_SEAL (256u * 1024)
 #define KT_BLOCK_MAXN 4096u
 #define KT_PAGE_N 256u
+#define KT_BLOCK_LEVEL 5     /* zstd level of blocks (FORMAT.md §7.1) */
 #define KT_RUNREC_TAIL 40     /* be64 n_events || head[32] after the meta */
 #define KT_CACHE_DEFAULT ((size_t)64 << 20)
 
