@@ -5,9 +5,11 @@
  * Databases (FORMAT.md "Databases" is normative):
  *   meta        ASCII name           -> small value ("format" = be32 version)
  *   runs        run[16]              -> be64 created | be16 n name | be16 n
- *                                       format | be32 n meta_json
+ *                                       format | be32 n meta_json | be64
+ *                                       n_events | head[32]
  *   run_names   name || 00 || run[16] -> empty
- *   events      run[16] || be64 seq  -> 88-byte header || body (raw or zstd)
+ *   ev_blocks   run[16] || kind || be64 first seq -> block of bodies
+ *   ev_pages    run[16] || be64 first seq -> checkpoint + header rows
  *   blobs       sha256[32]           -> codec | depth | ... (store_blob.c)
  *   blob_heads  path hint            -> sha256[32] of its newest version
  *   paths       run || path || 00 || be64 seq -> state | sha256[32]
