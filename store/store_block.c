@@ -435,6 +435,15 @@ static int block_for(kt_store *s, MDB_txn *txn,
 		s->cache_bytes += dblk_bytes(&e->b);
 		goto out;
 	}
+	/* the cache budget counts what is held: no doubling slack */
+	if (e->b.data.cap > e->b.data.len + 1) {
+		unsigned char *np = realloc(e->b.data.p, e->b.data.len + 1);
+
+		if (np) {
+			e->b.data.p = np;
+			e->b.data.cap = e->b.data.len + 1;
+		}
+	}
 	memcpy(e->key, k.mv_data, KT_RUN_BIN + 9);
 	e->tick = ++s->cache_tick;
 	e->next = s->cache_bucket[ckey_hash(e->key)];

@@ -11,7 +11,9 @@
  *                                body or bodyhash (KT_READ_HEAD, BODY,
  *                                BODY|HASH); "cold" turns the block cache off
  *                                (every BODY read decompresses its block);
- *                                prints the cache hit rate
+ *                                prints the cache hit rate; the cache size
+ *                                is the store's default unless
+ *                                KT_BENCH_CACHE_MB is set
  *   kt_bench scan STORE HOW      kt_event_scan of every run with HOW
  *
  * Each prints one line "name=value ..." with wall and CPU seconds; the CPU
@@ -190,6 +192,9 @@ static int do_read(const char *store, long n)
 		die("no events", s, KT_ENOTFOUND);
 	if (cold)
 		kt_store_set_cache(s, 0);
+	else if (getenv("KT_BENCH_CACHE_MB"))
+		kt_store_set_cache(s, (size_t)atol(getenv("KT_BENCH_CACHE_MB"))
+				   << 20);
 	w0 = now(CLOCK_MONOTONIC);
 	c0 = now(CLOCK_PROCESS_CPUTIME_ID);
 	for (long i = 0; i < n; i++) {
