@@ -230,30 +230,36 @@ int kt_event_append(kt_store *s, const char *run, kt_event *ev);
 
 /*
  * Reads with a choice of what to fill (`how`, bits below), and scans with a
- * mask of kinds.  Costs are those of the store layout (FORMAT.md "events"):
+ * mask of kinds.  Costs are those of layout v2 (FORMAT.md §6.4, §6.9):
  *
  *  KT_READ_HEAD  seq, kind, parent, ts_ns.  actor, prov_json and payload are
  *                NULL, payload_len 0, hash and chain zeroed, flags
- *                KT_EV_HEAD.  Never decompresses: one B-tree lookup (read)
- *                or cursor step (scan) per event.  A corrupt body is found
- *                by a BODY read or by kt_store_verify, not here.
- *  KT_READ_BODY  also actor, prov_json, payload (flags KT_EV_CANONICAL):
- *                decompresses the event body.
+ *                KT_EV_HEAD.  From the run's header pages only, never a
+ *                block: a read is two B-tree lookups and the decode of up
+ *                to 256 page rows; a scan decodes each page once.  A corrupt
+ *                block is found by a BODY read or by kt_store_verify.
+ *  KT_READ_BODY  also actor, prov_json, payload (flags KT_EV_CANONICAL).  A
+ *                read needs the block holding the body: from the handle's
+ *                block cache (kt_store_set_cache), or one decompression of
+ *                ~256 KiB of bodies.  A scan decompresses each block of the
+ *                kinds in `kinds` once, and no block of other kinds.
  *  KT_READ_HASH  also the event hash and the chain value after the event;
- *                without it both are zeroed.  Free with today's layout; a
- *                later layout may compute them (callers that do not need
- *                them should not ask).
+ *                without it both are zeroed.  Hashes are not stored: a read
+ *                hashes every event from its page's checkpoint up to seq
+ *                (up to 256 events, all kinds, bodies from the cache); a
+ *                scan hashes every event from the page of `first` on, of
+ *                every kind, whatever `kinds` says.  Ask only when needed.
  *
  * kt_event_read reads event (run, seq); pointers in *ev are owned by s and
  * valid until the next call on s.  kt_event_scan calls fn for each event of
  * `run` with first <= seq <= last (first 0 = 1, last 0 = to the end) in seq
  * order whose kind is in `kinds` (a mask of KT_KIND_BIT(kind); 0 = all
- * kinds); events of other kinds are skipped without decompression.  fn gets
- * an event whose pointers are valid during the call only; reads
- * (kt_event_read, kt_blob_get) are allowed inside it.  The scan stops when
- * fn returns non-zero and returns that value.
+ * kinds).  fn gets an event whose pointers are valid during the call only;
+ * reads (kt_event_read, kt_blob_get) are allowed inside it.  The scan stops
+ * when fn returns non-zero and returns that value.  Inside a write
+ * transaction both see the transaction's appends.
  * Errors: KT_ENOTFOUND (read: no such event), KT_ECORRUPT, KT_EINVAL
- * (unknown bits in how, bad run id), KT_EIO.
+ * (unknown bits in how, bad run id), KT_ENOMEM, KT_EIO.
  */
 #define KT_READ_HEAD 0u
 #define KT_READ_BODY 1u
