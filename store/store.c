@@ -5,9 +5,11 @@
  * Databases (FORMAT.md "Databases" is normative):
  *   meta        ASCII name           -> small value ("format" = be32 version)
  *   runs        run[16]              -> be64 created | be16 n name | be16 n
- *                                       format | be32 n meta_json
+ *                                       format | be32 n meta_json | be64
+ *                                       n_events | head[32]
  *   run_names   name || 00 || run[16] -> empty
- *   events      run[16] || be64 seq  -> 88-byte header || body (raw or zstd)
+ *   ev_blocks   run[16] || kind || be64 first seq -> block of bodies
+ *   ev_pages    run[16] || be64 first seq -> checkpoint + header rows
  *   blobs       sha256[32]           -> codec | depth | ... (store_blob.c)
  *   blob_heads  path hint            -> sha256[32] of its newest version
  *   paths       run || path || 00 || be64 seq -> state | sha256[32]
@@ -225,8 +227,19 @@ static const char *const db_names[] = {
 	KT_DBS(KT_DB_NAME)
 };
 
+static int check_format(kt_store *s, MDB_txn *txn, int *absent);
+
+/* The meta DB first: a store of another format version is refused by its
+ * version, not by the databases it lacks. */
 static int open_dbis(kt_store *s, MDB_txn *txn, unsigned fl)
 {
+	if (!fl) {
+		int absent, rc = mdb_dbi_open(txn, "meta", 0,
+					      &s->dbi[KT_DB_META]);
+
+		if (rc == 0 && (rc = check_format(s, txn, &absent)) != 0)
+			return rc;
+	}
 	for (int i = 0; i < KT_DB_COUNT; i++) {
 		int rc = mdb_dbi_open(txn, db_names[i], fl, &s->dbi[i]);
 
@@ -256,6 +269,13 @@ static int check_format(kt_store *s, MDB_txn *txn, int *absent)
 	if (v.mv_size != 4)
 		return kt_err(s, KT_ECORRUPT, "%s: bad format record", s->path);
 	ver = kt_rd32(v.mv_data);
+	if (ver && ver < KT_FORMAT_VERSION)
+		return kt_err(s, KT_EVERSION,
+			      "%s: store format %u is older than this ktraj "
+			      "(format %u): export its runs with the ktraj that "
+			      "wrote it (ktraj export RUN --format jsonl) and "
+			      "append or import them into a new store",
+			      s->path, ver, KT_FORMAT_VERSION);
 	if (ver > KT_FORMAT_VERSION)
 		return kt_err(s, KT_EVERSION,
 			      "%s: store format %u is newer than this ktraj "
@@ -347,6 +367,7 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 	if (!s)
 		return KT_ENOMEM;
 	s->flags = flags;
+	s->cache_max = KT_CACHE_DEFAULT;
 	s->path = strdup(path);
 	if (!s->path) {
 		free(s);
@@ -388,6 +409,26 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 	if (flags & KT_OPEN_BULK)
 		ef |= MDB_NOSYNC;
 	rc = mdb_env_open(s->env, path, ef, 0644);
+	if ((rc == EACCES || rc == EROFS) && exists) {
+		/* The lock file (or the store) cannot be written: a read-only
+		 * directory, file or medium.  Open read-only without the lock
+		 * (lmdb.h MDB_NOLOCK): correct as long as no process writes
+		 * the store meanwhile, which this open cannot see (FORMAT.md
+		 * §5).  A failed mdb_env_open leaves the env to be closed. */
+		mdb_env_close(s->env);
+		s->env = NULL;
+		rc = mdb_env_create(&s->env);
+		if (rc) {
+			rc = kt_mdb_err(s, rc, "create environment");
+			goto fail;
+		}
+		mdb_env_set_maxdbs(s->env, KT_DB_COUNT);
+		mdb_env_set_mapsize(s->env, (size_t)map);
+		s->flags |= KT_OPEN_RDONLY;
+		s->flags &= ~KT_OPEN_CREATE;
+		rc = mdb_env_open(s->env, path, (ef & ~MDB_NOSYNC) | MDB_RDONLY |
+				  MDB_NOLOCK, 0644);
+	}
 	if (rc) {
 		rc = kt_mdb_err(s, rc, path);
 		goto fail;
@@ -463,6 +504,18 @@ int kt_store_close(kt_store *s)
 		mdb_env_close(s->env);
 	}
 	free(s->wlog.p);
+	for (int k = 0; k <= KT_KIND_MAX_; k++) {
+		free(s->orun.blk[k].seq);
+		free(s->orun.blk[k].len);
+		free(s->orun.blk[k].raw.p);
+	}
+	free(s->orun.prow.p);
+	kt_cache_free(s);
+	kt_dblk_free(&s->rblk);
+	free(s->vbuf.p);
+	free(s->zbuf.p);
+	free(s->samples.p);
+	free(s->sample_len);
 	free(s->bc.p);
 	free(s->evbuf.p);
 	free(s->tmp.p);
@@ -509,7 +562,7 @@ int kt_store_begin(kt_store *s)
 	if (rc)
 		return rc;
 	s->wlog.len = 0;
-	s->app_valid = 0;
+	kt_ev_forget(s, 0);
 	s->txn_events = 0;
 	return 0;
 }
@@ -607,12 +660,9 @@ int kt_store_commit(kt_store *s)
 		return KT_EINVAL;
 	if (!s->wtxn)
 		return kt_err(s, KT_EBUSY, "no write transaction");
-	if (s->txn_events) {
-		/* best effort: a failed training leaves the store as is */
-		rc = kt_dict_maybe_train(s);
-		if (rc && !s->wtxn)
-			goto out;
-	}
+	rc = kt_ev_flush(s);
+	if (rc)
+		goto out;
 	for (;;) {
 		rc = mdb_txn_commit(s->wtxn);
 		s->wtxn = NULL;
@@ -630,7 +680,8 @@ out:
 		s->wtxn = NULL;
 	}
 	s->wlog.len = 0;
-	s->app_valid = 0;
+	/* another process may append before our next transaction */
+	kt_ev_forget(s, rc != 0);
 	if (s->wlog.cap > (64u << 20)) {
 		free(s->wlog.p);
 		s->wlog.p = NULL;
@@ -658,7 +709,7 @@ void kt_store_abort(kt_store *s)
 	mdb_txn_abort(s->wtxn);
 	s->wtxn = NULL;
 	s->wlog.len = 0;
-	s->app_valid = 0;
+	kt_ev_forget(s, 1);
 	s->bc_valid = 0;
 	/* a dictionary trained in the aborted txn must not stay in use */
 	kt_dicts_free(s);
@@ -770,7 +821,7 @@ int kt_run_create(kt_store *s, const char *id, const char *name,
 		rc = kt_mdb_err(s, rc, "run lookup");
 		goto out;
 	}
-	vl = 8 + 2 + nl + 2 + fl + 4 + ml;
+	vl = 8 + 2 + nl + 2 + fl + 4 + ml + KT_RUNREC_TAIL;
 	v = malloc(vl);
 	kl = (nl > KT_NAME_MAX_KEY ? KT_NAME_MAX_KEY : nl) + 1 + KT_RUN_BIN;
 	k = malloc(kl);
@@ -787,6 +838,8 @@ int kt_run_create(kt_store *s, const char *id, const char *name,
 	kt_be32(v + 12 + nl + fl, (uint32_t)ml);
 	if (ml)
 		memcpy(v + 16 + nl + fl, meta, ml);
+	kt_be64(v + vl - KT_RUNREC_TAIL, 0);
+	kt_chain_h0(v + vl - KT_HASH_LEN);
 	rc = kt_put(s, KT_DB_RUNS, bin, KT_RUN_BIN, v, vl, MDB_NOOVERWRITE);
 	if (rc)
 		goto out;
@@ -806,43 +859,30 @@ out:
 	return rc;
 }
 
-/* Last seq and chain of a run from its last event (0 and h0 when none). */
-int kt_run_tail(kt_store *s, MDB_txn *txn, const unsigned char bin[KT_RUN_BIN],
-		uint64_t *seq, unsigned char chain[KT_HASH_LEN])
+/* n_events and head: the last 40 bytes of a v2 run record (FORMAT.md §6.2),
+ * after the lengths-checked name, format and meta. */
+int kt_runrec_tail(kt_store *s, const MDB_val *v, uint64_t *n,
+		   unsigned char head[KT_HASH_LEN])
 {
-	unsigned char kb[KT_RUN_BIN + 8];
-	MDB_cursor *c;
-	MDB_val k = { sizeof(kb), kb }, v;
-	int rc;
+	const unsigned char *p = v->mv_data;
+	size_t sz = v->mv_size, nl, fl, ml;
 
-	memcpy(kb, bin, KT_RUN_BIN);
-	memset(kb + KT_RUN_BIN, 0xff, 8);
-	rc = mdb_cursor_open(txn, s->dbi[KT_DB_EVENTS], &c);
-	if (rc)
-		return kt_mdb_err(s, rc, "cursor");
-	rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
-	if (rc == 0)
-		rc = mdb_cursor_get(c, &k, &v, MDB_PREV);
-	else if (rc == MDB_NOTFOUND)
-		rc = mdb_cursor_get(c, &k, &v, MDB_LAST);
-	if (rc == 0 && k.mv_size == KT_RUN_BIN + 8 &&
-	    memcmp(k.mv_data, bin, KT_RUN_BIN) == 0) {
-		if (v.mv_size < KT_EV_HDR) {
-			mdb_cursor_close(c);
-			return kt_err(s, KT_ECORRUPT, "short event record");
-		}
-		*seq = kt_rd64((unsigned char *)k.mv_data + KT_RUN_BIN);
-		memcpy(chain, (unsigned char *)v.mv_data + 56, KT_HASH_LEN);
-		rc = 0;
-	} else if (rc == 0 || rc == MDB_NOTFOUND) {
-		*seq = 0;
-		kt_chain_h0(chain);
-		rc = 0;
-	} else {
-		rc = kt_mdb_err(s, rc, "cursor");
-	}
-	mdb_cursor_close(c);
-	return rc;
+	if (sz < 16 + KT_RUNREC_TAIL)
+		goto bad;
+	nl = kt_rd16(p + 8);
+	if (sz < 16 + nl + KT_RUNREC_TAIL)
+		goto bad;
+	fl = kt_rd16(p + 10 + nl);
+	if (sz < 16 + nl + fl + KT_RUNREC_TAIL)
+		goto bad;
+	ml = kt_rd32(p + 12 + nl + fl);
+	if (sz != 16 + nl + fl + ml + KT_RUNREC_TAIL)
+		goto bad;
+	*n = kt_rd64(p + sz - KT_RUNREC_TAIL);
+	memcpy(head, p + sz - KT_HASH_LEN, KT_HASH_LEN);
+	return 0;
+bad:
+	return kt_err(s, KT_ECORRUPT, "bad run record");
 }
 
 static char *dupn(const void *p, size_t n)
@@ -857,25 +897,20 @@ static char *dupn(const void *p, size_t n)
 }
 
 /* Decode a runs record into info (strings into s->run_*). */
-static int run_decode(kt_store *s, MDB_txn *txn, const unsigned char *bin,
+static int run_decode(kt_store *s, const unsigned char *bin,
 		      const MDB_val *v, kt_run_info *info)
 {
 	const unsigned char *p = v->mv_data;
-	size_t n = v->mv_size, nl, fl, ml;
+	size_t nl, fl, ml;
 	int rc;
 
-	if (n < 16)
-		goto bad;
-	nl = kt_rd16(p + 8);
-	if (n < 16 + nl)
-		goto bad;
-	fl = kt_rd16(p + 10 + nl);
-	if (n < 16 + nl + fl)
-		goto bad;
-	ml = kt_rd32(p + 12 + nl + fl);
-	if (n != 16 + nl + fl + ml)
-		goto bad;
 	memset(info, 0, sizeof(*info));
+	rc = kt_runrec_tail(s, v, &info->n_events, info->head);
+	if (rc)
+		return rc;
+	nl = kt_rd16(p + 8);
+	fl = kt_rd16(p + 10 + nl);
+	ml = kt_rd32(p + 12 + nl + fl);
 	kt_hex(bin, KT_RUN_BIN, info->id);
 	info->created_ns = (int64_t)kt_rd64(p);
 	free(s->run_name);
@@ -889,10 +924,7 @@ static int run_decode(kt_store *s, MDB_txn *txn, const unsigned char *bin,
 	info->name = s->run_name;
 	info->format = s->run_format;
 	info->meta_json = s->run_meta;
-	rc = kt_run_tail(s, txn, bin, &info->n_events, info->head);
-	return rc;
-bad:
-	return kt_err(s, KT_ECORRUPT, "bad run record");
+	return 0;
 }
 
 int kt_run_get(kt_store *s, const char *id, kt_run_info *info)
@@ -907,6 +939,8 @@ int kt_run_get(kt_store *s, const char *id, kt_run_info *info)
 	rc = kt_run_bin(s, id, bin);
 	if (rc)
 		return rc;
+	if ((rc = kt_ev_flush(s)) != 0)
+		return rc;
 	rc = kt_rd_begin(s, &txn);
 	if (rc)
 		return rc;
@@ -916,7 +950,7 @@ int kt_run_get(kt_store *s, const char *id, kt_run_info *info)
 	else if (rc)
 		rc = kt_mdb_err(s, rc, "run lookup");
 	else
-		rc = run_decode(s, txn, bin, &v, info);
+		rc = run_decode(s, bin, &v, info);
 	kt_rd_end(s, txn);
 	return rc;
 }
@@ -933,6 +967,8 @@ int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),
 
 	if (!s || !fn)
 		return KT_EINVAL;
+	if ((rc = kt_ev_flush(s)) != 0)
+		return rc;
 	rc = kt_rd_begin(s, &txn);
 	if (rc)
 		return rc;
@@ -948,7 +984,7 @@ int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),
 			goto out;
 		}
 		memcpy(bin, k.mv_data, KT_RUN_BIN);
-		rc = run_decode(s, txn, bin, &v, &info);
+		rc = run_decode(s, bin, &v, &info);
 		if (rc)
 			goto out;
 		rc = fn(&info, arg);

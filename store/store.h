@@ -45,7 +45,8 @@ extern "C" {
 #define KT_ENOTFOUND (-3) /* run, event, blob or key does not exist */
 #define KT_EEXIST   (-4)  /* append of a seq that exists; run exists */
 #define KT_ECORRUPT (-5)  /* stored bytes fail their checks (hash, framing) */
-#define KT_EVERSION (-6)  /* store written by a newer format version */
+#define KT_EVERSION (-6)  /* store of another format version (newer, or
+			     older: re-import it, FORMAT.md Versioning) */
 #define KT_EINVAL   (-7)  /* bad argument (seq not next, bad JSON payload...) */
 #define KT_EAMBIG   (-8)  /* a run prefix or name matches several runs */
 #define KT_ERDONLY  (-9)  /* write on a read-only handle */
@@ -59,7 +60,7 @@ extern "C" {
 const char *kt_strerror(int err);
 
 /* ---- format constants --------------------------------------------------- */
-#define KT_FORMAT_VERSION 1u       /* meta "format"; see FORMAT.md Versioning */
+#define KT_FORMAT_VERSION 2u       /* meta "format"; see FORMAT.md Versioning */
 #define KT_RUN_ID_HEX 32           /* run ids are 32 lowercase hex chars */
 #define KT_HASH_LEN 32             /* SHA-256 */
 #define KT_HASH_HEX 64
@@ -104,10 +105,25 @@ const char *kt_store_default_path(const char *cli_path);
 /*
  * Open (or with KT_OPEN_CREATE create) the store at `path`.  Clears stale
  * reader slots.  On success *out owns the handle; release with
- * kt_store_close().  Errors: KT_ENOTFOUND (absent, no CREATE), KT_EVERSION
- * (newer format), KT_ECORRUPT (not a ktraj store), KT_EIO, KT_ENOMEM.
+ * kt_store_close().  A store whose file or lock file cannot be written
+ * (read-only directory, file or medium) opens read-only without LMDB's
+ * lock (MDB_NOLOCK): reads are then correct only while no other process
+ * writes the store.  Errors: KT_ENOTFOUND (absent, no CREATE), KT_EVERSION
+ * (another format version: a newer store, or a version 1 store, which must
+ * be exported with the ktraj that wrote it and imported again),
+ * KT_ECORRUPT (not a ktraj store), KT_EIO, KT_ENOMEM.
  */
 int kt_store_open(const char *path, unsigned flags, kt_store **out);
+
+/*
+ * Bound the handle's cache of decompressed event blocks to `bytes` (0 turns
+ * it off; the default is 64 MiB).  Point reads of events in a cached block
+ * cost no decompression; without the cache every BODY or HASH point read
+ * decompresses one block (~128 KiB of bodies).  Empties the cache.
+ */
+int kt_store_set_cache(kt_store *s, size_t bytes);
+/* Block cache hits and misses of point reads since open (benchmarks). */
+void kt_store_cache_stats(kt_store *s, uint64_t *hits, uint64_t *misses);
 
 /* Flush and close.  NULL is a no-op.  Returns the sync status. */
 int kt_store_close(kt_store *s);
@@ -214,30 +230,36 @@ int kt_event_append(kt_store *s, const char *run, kt_event *ev);
 
 /*
  * Reads with a choice of what to fill (`how`, bits below), and scans with a
- * mask of kinds.  Costs are those of the store layout (FORMAT.md "events"):
+ * mask of kinds.  Costs are those of layout v2 (FORMAT.md §6.4, §6.9):
  *
  *  KT_READ_HEAD  seq, kind, parent, ts_ns.  actor, prov_json and payload are
  *                NULL, payload_len 0, hash and chain zeroed, flags
- *                KT_EV_HEAD.  Never decompresses: one B-tree lookup (read)
- *                or cursor step (scan) per event.  A corrupt body is found
- *                by a BODY read or by kt_store_verify, not here.
- *  KT_READ_BODY  also actor, prov_json, payload (flags KT_EV_CANONICAL):
- *                decompresses the event body.
+ *                KT_EV_HEAD.  From the run's header pages only, never a
+ *                block: a read is two B-tree lookups and the decode of up
+ *                to 256 page rows; a scan decodes each page once.  A corrupt
+ *                block is found by a BODY read or by kt_store_verify.
+ *  KT_READ_BODY  also actor, prov_json, payload (flags KT_EV_CANONICAL).  A
+ *                read needs the block holding the body: from the handle's
+ *                block cache (kt_store_set_cache), or one decompression of
+ *                ~256 KiB of bodies.  A scan decompresses each block of the
+ *                kinds in `kinds` once, and no block of other kinds.
  *  KT_READ_HASH  also the event hash and the chain value after the event;
- *                without it both are zeroed.  Free with today's layout; a
- *                later layout may compute them (callers that do not need
- *                them should not ask).
+ *                without it both are zeroed.  Hashes are not stored: a read
+ *                hashes every event from its page's checkpoint up to seq
+ *                (up to 256 events, all kinds, bodies from the cache); a
+ *                scan hashes every event from the page of `first` on, of
+ *                every kind, whatever `kinds` says.  Ask only when needed.
  *
  * kt_event_read reads event (run, seq); pointers in *ev are owned by s and
  * valid until the next call on s.  kt_event_scan calls fn for each event of
  * `run` with first <= seq <= last (first 0 = 1, last 0 = to the end) in seq
  * order whose kind is in `kinds` (a mask of KT_KIND_BIT(kind); 0 = all
- * kinds); events of other kinds are skipped without decompression.  fn gets
- * an event whose pointers are valid during the call only; reads
- * (kt_event_read, kt_blob_get) are allowed inside it.  The scan stops when
- * fn returns non-zero and returns that value.
+ * kinds).  fn gets an event whose pointers are valid during the call only;
+ * reads (kt_event_read, kt_blob_get) are allowed inside it.  The scan stops
+ * when fn returns non-zero and returns that value.  Inside a write
+ * transaction both see the transaction's appends.
  * Errors: KT_ENOTFOUND (read: no such event), KT_ECORRUPT, KT_EINVAL
- * (unknown bits in how, bad run id), KT_EIO.
+ * (unknown bits in how, bad run id), KT_ENOMEM, KT_EIO.
  */
 #define KT_READ_HEAD 0u
 #define KT_READ_BODY 1u
@@ -250,7 +272,8 @@ int kt_event_scan(kt_store *s, const char *run, uint64_t first, uint64_t last,
 		  unsigned kinds, unsigned how,
 		  int (*fn)(const kt_event *, void *), void *arg);
 
-/* kt_event_read(s, run, seq, KT_READ_BODY | KT_READ_HASH, ev). */
+/* kt_event_read(s, run, seq, KT_READ_BODY | KT_READ_HASH, ev): costs as
+ * KT_READ_HASH above. */
 int kt_event_get(kt_store *s, const char *run, uint64_t seq, kt_event *ev);
 
 /*

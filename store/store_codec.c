@@ -130,27 +130,30 @@ static ZSTD_CDict *newest_cdict(kt_store *s)
 		return NULL;
 	kt_be32(kb, d->id);
 	if (mdb_get(txn, s->dbi[KT_DB_DICTS], &k, &v) == 0)
-		d->cdict = ZSTD_createCDict(v.mv_data, v.mv_size, 3);
+		d->cdict = ZSTD_createCDict(v.mv_data, v.mv_size,
+					     KT_BLOCK_LEVEL);
 	kt_rd_end(s, txn);
 	return d->cdict;
 }
 
 size_t kt_ev_compress(kt_store *s, const void *src, size_t n, void *dst,
-		      size_t cap)
+		      size_t cap, uint32_t *dict)
 {
 	ZSTD_CCtx *cc = kt_cctx();
 	ZSTD_CDict *cd;
 	size_t r;
 
+	*dict = 0;
 	if (!cc || n < 32)
 		return 0;
 	cd = newest_cdict(s);
+	ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
 	if (cd) {
-		ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
 		r = ZSTD_compress_usingCDict(cc, dst, cap, src, n, cd);
+		*dict = s->dicts[s->ndicts - 1].id;
 	} else {
-		ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
-		ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 3);
+		ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel,
+				       KT_BLOCK_LEVEL);
 		r = ZSTD_compress2(cc, dst, cap, src, n);
 	}
 	if (ZSTD_isError(r) || r >= n)
@@ -159,7 +162,7 @@ size_t kt_ev_compress(kt_store *s, const void *src, size_t n, void *dst,
 }
 
 int kt_ev_decompress(kt_store *s, const void *src, size_t n, size_t raw_len,
-		     struct kt_buf *b, size_t off)
+		     uint32_t dict, struct kt_buf *b, size_t off)
 {
 	ZSTD_DCtx *dc = kt_dctx();
 	unsigned long long fcs = ZSTD_getFrameContentSize(src, n);
@@ -169,9 +172,15 @@ int kt_ev_decompress(kt_store *s, const void *src, size_t n, size_t raw_len,
 
 	if (!dc)
 		return KT_ENOMEM;
-	if (fcs != raw_len || raw_len > KT_EVENT_MAX_BODY ||
-	    raw_len > (uint64_t)n * 32768) /* see brec_decode */
+	/* zstd's block format cannot expand a byte more than ~32768-fold
+	 * (RFC 8878 §3.1.1.2.4: 128 KiB of content in a 3-byte block), so a
+	 * larger claim is corrupt and never worth allocating for */
+	if (fcs != raw_len || raw_len > 2 * (size_t)KT_EVENT_MAX_BODY ||
+	    raw_len > (uint64_t)n * 32768)
 		return kt_err(s, KT_ECORRUPT, "event frame size mismatch");
+	if (id != dict)
+		return kt_err(s, KT_ECORRUPT, "frame dictionary %u, header "
+			      "names %u", id, dict);
 	if (id) {
 		d = dict_find(s, id);
 		if (!d)
@@ -195,156 +204,114 @@ int kt_ev_decompress(kt_store *s, const void *src, size_t n, size_t raw_len,
 	return 0;
 }
 
-/* Decode one stored event value into its body (for training samples). */
-static int body_of(kt_store *s, const MDB_val *v, struct kt_buf *b)
+void kt_dict_sample(kt_store *s, const void *body, size_t n)
 {
-	const unsigned char *p = v->mv_data;
-	size_t bl;
+	if (s->ndicts >= KT_DICT_MAX || s->trained >= 2 ||
+	    s->samples.len + n > KT_SAMPLES_MAX || n < 16)
+		return;
+	if (s->nsamples == s->sample_cap) {
+		size_t cap = s->sample_cap ? 2 * s->sample_cap : 4096;
+		size_t *z = realloc(s->sample_len, cap * sizeof(*z));
 
-	if (v->mv_size < KT_EV_HDR)
-		return KT_ECORRUPT;
-	bl = kt_rd32(p + 20);
-	if (p[0] == KT_CODEC_RAW) {
-		if (v->mv_size - KT_EV_HDR != bl || kt_buf_reserve(b, bl + 1))
-			return KT_ECORRUPT;
-		memcpy(b->p, p + KT_EV_HDR, bl);
-		b->len = bl;
-		return 0;
+		if (!z)
+			return;
+		s->sample_len = z;
+		s->sample_cap = cap;
 	}
-	return kt_ev_decompress(s, p + KT_EV_HDR, v->mv_size - KT_EV_HDR, bl, b,
-				0);
+	if (kt_buf_reserve(&s->samples, s->samples.len + n))
+		return;
+	memcpy(s->samples.p + s->samples.len, body, n);
+	s->samples.len += n;
+	s->sample_len[s->nsamples++] = n;
 }
 
 /*
- * Train a dictionary when the store has grown enough since the last one:
- * the first at KT_DICT_FIRST_AT events, then each time the count grows
- * fourfold (at most 8), so the dictionary follows the content of growing
- * stores while the per-commit cost stays one mdb_stat.  Samples are evenly
- * spaced events, at most 8 MiB and 10000 of them ("~100x the dictionary
- * size ... a few thousand should suffice", zdict.h); the dictionary is 1/16
- * of the samples, at most 512 KiB.
+ * Train a dictionary from the bodies this handle appended: the first when
+ * KT_DICT_FIRST_AT are kept and the store has none, a second, larger one
+ * at KT_DICT_SECOND_AT (or when the sample buffer is full), so one big
+ * import compresses all but its first blocks with a dictionary trained on
+ * its own content.  Training happens inside the write transaction, before
+ * the blocks it serves are compressed.  Small live appends never train.
  *
- * fastCover with fixed k=200, d=8 (zdict.h) instead of ZDICT_trainFromBuffer,
- * which searches k: measured on benchmark events, the same ratio (3.12 vs
- * 3.11) in a fifth of the time (0.05 s for 2 MB of samples).  A 512 KiB
- * dictionary compressed the events 3.44x where 110 KiB gave 3.16x.
- * accel=5 (zdict.h: 1..10, higher is faster and less exact) instead of 1:
- * on the 100k-event benchmark the events took 40.85 MB instead of 40.79 MB
- * (+0.14 %), and training fell from ~27 % to ~20 % of a 20k-event C API
- * import's CPU profile (perf, tests/bench/RESULTS.md "Store").
+ * fastCover with fixed k=200, d=8, accel=5 (zdict.h) instead of
+ * ZDICT_trainFromBuffer, which searches k: the same ratio in a fifth of the
+ * time (tests/bench/RESULTS.md "Store").  Dictionary size: 1/16 of the
+ * samples, at most 1 MiB: on the benchmark events in per-kind blocks of
+ * 128 events a 1 MiB dictionary trained on 20k samples gave 25.0 MB
+ * (FORMAT.md "Why per-kind blocks").
  */
 int kt_dict_maybe_train(kt_store *s)
 {
-	MDB_stat st;
-	MDB_cursor *c = NULL;
-	MDB_val k, v;
-	uint64_t need = KT_DICT_FIRST_AT, stride, i = 0, last_try = 0;
-	struct kt_buf samples = { 0 }, body = { 0 };
-	size_t *sizes = NULL, ns = 0, cap = 0, dsize, r;
+	size_t dsize, r;
 	void *dict = NULL;
 	unsigned char kb[4];
 	uint32_t id;
 	ZDICT_fastCover_params_t fp;
-	int rc;
+	int rc = 0, first = 0;
 
-	if (mdb_stat(s->wtxn, s->dbi[KT_DB_EVENTS], &st))
+	if (!s->wtxn || s->ndicts >= KT_DICT_MAX || s->trained >= 2)
 		return 0;
-	for (size_t d = 0; d < s->ndicts; d++)
-		need *= 4;
-	if (s->ndicts >= 8 || st.ms_entries < need)
+	if (s->trained == 0 && s->ndicts == 0)
+		first = 1;
+	if (first ? s->nsamples < KT_DICT_FIRST_AT :
+	    s->nsamples < KT_DICT_SECOND_AT &&
+	    s->samples.len + (64u << 10) < KT_SAMPLES_MAX)
 		return 0;
-	{
-		MDB_val mk = { 8, (void *)"dict_try" }, mv;
-
-		if (mdb_get(s->wtxn, s->dbi[KT_DB_META], &mk, &mv) == 0 &&
-		    mv.mv_size == 8)
-			last_try = kt_rd64(mv.mv_data);
-		/* a failed attempt waits for the store to double */
-		if (last_try && st.ms_entries < last_try * 2)
-			return 0;
-	}
-	stride = st.ms_entries / 10000 + 1;
-	rc = mdb_cursor_open(s->wtxn, s->dbi[KT_DB_EVENTS], &c);
-	if (rc)
-		return kt_mdb_err(s, rc, "cursor");
-	for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(c, &k, &v, MDB_NEXT), i++) {
-		if (i % stride)
-			continue;
-		if (body_of(s, &v, &body))
-			continue;
-		if (samples.len + body.len > (8u << 20))
-			break;
-		if (ns == cap) {
-			size_t *z = realloc(sizes, (cap = cap ? 2 * cap : 4096) *
-					    sizeof(*z));
-			if (!z)
-				goto out;
-			sizes = z;
-		}
-		if (kt_buf_reserve(&samples, samples.len + body.len + 1))
-			goto out;
-		memcpy(samples.p + samples.len, body.p, body.len);
-		samples.len += body.len;
-		sizes[ns++] = body.len;
-	}
-	mdb_cursor_close(c);
-	c = NULL;
-	dsize = samples.len / 16;
+	dsize = s->samples.len / 16;
 	if (dsize > KT_DICT_SIZE)
 		dsize = KT_DICT_SIZE;
-	rc = 0;
-	if (dsize < 4096 || ns < 100)
-		goto tried;
+	if (dsize < 4096 || s->nsamples < 100)
+		goto done;
 	dict = malloc(dsize);
 	if (!dict)
-		goto out;
+		goto done;
 	id = s->ndicts ? s->dicts[s->ndicts - 1].id + 1 : KT_DICT_ID_BASE;
 	memset(&fp, 0, sizeof(fp));
 	fp.k = 200;
 	fp.d = 8;
 	fp.f = 20;
 	fp.accel = 5;
-	fp.zParams.compressionLevel = 3;
+	fp.zParams.compressionLevel = KT_BLOCK_LEVEL;
 	fp.zParams.dictID = id;
-	r = ZDICT_trainFromBuffer_fastCover(dict, dsize, samples.p, sizes,
-					    (unsigned)ns, fp);
+	r = ZDICT_trainFromBuffer_fastCover(dict, dsize, s->samples.p,
+					    s->sample_len,
+					    (unsigned)s->nsamples, fp);
 	if (ZDICT_isError(r) || ZDICT_getDictID(dict, r) != id)
-		goto tried;
+		goto done;
 	kt_be32(kb, id);
 	rc = kt_put(s, KT_DB_DICTS, kb, 4, dict, r, MDB_NOOVERWRITE);
 	if (rc)
-		goto out;
+		goto done;
 	{
 		struct kt_dict *d = realloc(s->dicts,
 					    (s->ndicts + 1) * sizeof(*d));
 
-		if (!d)
-			goto out;
+		if (!d) {
+			rc = KT_ENOMEM;
+			goto done;
+		}
 		s->dicts = d;
 		d = &s->dicts[s->ndicts];
 		d->id = id;
-		d->cdict = ZSTD_createCDict(dict, r, 3);
+		d->cdict = ZSTD_createCDict(dict, r, KT_BLOCK_LEVEL);
 		d->ddict = ZSTD_createDDict(dict, r);
 		if (!d->ddict) {
 			ZSTD_freeCDict(d->cdict);
-			goto out;
+			rc = KT_ENOMEM;
+			goto done;
 		}
 		s->ndicts++;
 	}
-tried:
-	{
-		unsigned char tv[8];
-
-		kt_be64(tv, st.ms_entries);
-		rc = kt_put(s, KT_DB_META, "dict_try", 8, tv, 8, 0);
+done:
+	/* tried once per threshold: a failed training is not repeated */
+	s->trained = first ? 1 : 2;
+	if (s->trained >= 2) {
+		free(s->samples.p);
+		free(s->sample_len);
+		memset(&s->samples, 0, sizeof(s->samples));
+		s->sample_len = NULL;
+		s->nsamples = s->sample_cap = 0;
 	}
-out:
-	if (c)
-		mdb_cursor_close(c);
 	free(dict);
-	free(samples.p);
-	free(body.p);
-	free(sizes);
 	return rc;
 }

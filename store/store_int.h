@@ -18,7 +18,8 @@
 	X(META, "meta") \
 	X(RUNS, "runs") \
 	X(NAMES, "run_names") \
-	X(EVENTS, "events") \
+	X(BLOCKS, "ev_blocks") \
+	X(PAGES, "ev_pages") \
 	X(BLOBS, "blobs") \
 	X(HEADS, "blob_heads") \
 	X(PATHS, "paths") \
@@ -34,16 +35,27 @@ enum { KT_DBS(KT_DB_ENUM) KT_DB_COUNT };
 #define KT_EVENT_MAX_BODY (64u << 20)
 #define KT_BLOB_MAX ((size_t)1 << 30)
 
-/* event value header (FORMAT.md "events") */
-#define KT_EV_HDR 88
 #define KT_CODEC_RAW 0
 #define KT_CODEC_ZSTD 1
 #define KT_CODEC_ZDELTA 2     /* blobs only */
 
+/* Event layout v2 (FORMAT.md "ev_blocks", "ev_pages").  A block of one
+ * (run, kind) stream is sealed once it holds KT_BLOCK_SEAL raw body bytes
+ * or KT_BLOCK_MAXN events; a page holds KT_PAGE_N consecutive seqs. */
+#define KT_BLOCK_SEAL (256u * 1024)
+#define KT_BLOCK_MAXN 4096u
+#define KT_PAGE_N 256u
+#define KT_BLOCK_LEVEL 5     /* zstd level of blocks (FORMAT.md §7.1) */
+#define KT_RUNREC_TAIL 40     /* be64 n_events || head[32] after the meta */
+#define KT_CACHE_DEFAULT ((size_t)64 << 20)
+
 /* zstd dictionary ids: outside the range zstd reserves for a registrar */
 #define KT_DICT_ID_BASE 32768u
-#define KT_DICT_FIRST_AT 2000u   /* events in store before the first dict */
-#define KT_DICT_SIZE (512u * 1024)
+#define KT_DICT_FIRST_AT 2000u   /* sampled events before the first dict */
+#define KT_DICT_SECOND_AT 20000u /* ... and before the second, larger one */
+#define KT_DICT_SIZE (1024u * 1024)
+#define KT_DICT_MAX 8u
+#define KT_SAMPLES_MAX ((size_t)24 << 20)
 
 struct kt_dict {
 	uint32_t id;
@@ -55,6 +67,51 @@ struct kt_buf {
 	unsigned char *p;
 	size_t len, cap;
 };
+
+/* The open (last, unsealed) block of one (run, kind) stream, in memory. */
+struct kt_oblk {
+	int live;             /* state known (loaded or started) */
+	int dirty;            /* differs from what is stored */
+	uint64_t first;       /* key seq; 0 = empty */
+	uint32_t n;
+	uint64_t *seq;        /* n seqs */
+	uint32_t *len;        /* n body lengths */
+	uint32_t cap;
+	struct kt_buf raw;    /* the n bodies, concatenated */
+};
+
+/* Append state of the run being appended to in the open write txn. */
+struct kt_orun {
+	int valid, dirty;
+	unsigned char run[KT_RUN_BIN];
+	uint64_t n;                        /* last seq */
+	unsigned char head[KT_HASH_LEN];   /* chain after n */
+	/* the open page (seqs pfirst .. pfirst + pn - 1) */
+	uint64_t pfirst;
+	uint32_t pn;
+	int64_t pts;                       /* last known ts of the page */
+	unsigned char pchain[KT_HASH_LEN]; /* chain before pfirst */
+	struct kt_buf prow;                /* encoded rows */
+	struct kt_oblk blk[KT_KIND_MAX_ + 1];
+};
+
+/* A decompressed block: n events, seq[i], body i at data + off[i]. */
+struct kt_dblk {
+	uint32_t n, cap;
+	uint64_t *seq;
+	size_t *off;         /* n + 1 offsets into data */
+	struct kt_buf data;
+};
+
+/* A cached decompressed block. */
+struct kt_centry {
+	unsigned char key[KT_RUN_BIN + 9]; /* run || kind || be64 first */
+	int next;            /* hash chain, -1 = end */
+	uint64_t tick;
+	struct kt_dblk b;
+};
+#define KT_CACHE_BUCKETS 4096
+#define KT_CACHE_ENTRIES 4096
 
 struct kt_store {
 	MDB_env *env;
@@ -70,11 +127,21 @@ struct kt_store {
 	uint64_t grows;        /* times the map grew (tests) */
 
 	/* append state for the run last appended to in the open txn */
-	int app_valid;
-	unsigned char app_run[KT_RUN_BIN];
-	uint64_t app_seq;
-	unsigned char app_chain[KT_HASH_LEN];
+	struct kt_orun orun;
 	uint64_t txn_events;   /* events appended in the open txn */
+	/* dictionary training samples: bodies appended by this handle */
+	struct kt_buf samples;
+	size_t *sample_len;
+	size_t nsamples, sample_cap;
+	unsigned trained;      /* dictionaries this handle trained */
+
+	/* cache of decompressed blocks (bounded by cache_max bytes) */
+	struct kt_centry *cache;
+	int *cache_bucket;
+	size_t ncache, cache_bytes, cache_max;
+	struct kt_dblk rblk;   /* point reads with the cache off */
+	struct kt_buf vbuf, zbuf; /* values being built */
+	uint64_t cache_tick, cache_hits, cache_misses;
 
 	/* dictionaries (loaded at open and after training) */
 	struct kt_dict *dicts;
@@ -113,19 +180,67 @@ void *kt_dctx(void);
 int kt_dicts_load(kt_store *s, MDB_txn *txn);
 void kt_dicts_free(kt_store *s);
 /* Compress src to dst (cap) with the newest dictionary; returns the frame
- * size, or 0 when the frame would not be smaller than src. */
+ * size (and its dictionary id in *dict), or 0 when the frame would not be
+ * smaller than src. */
 size_t kt_ev_compress(kt_store *s, const void *src, size_t n, void *dst,
-		      size_t cap);
-/* Decompress one event frame into b (resized; NUL appended). */
+		      size_t cap, uint32_t *dict);
+/* Decompress one frame of content size raw_len into b at off (resized;
+ * NUL appended).  `dict` is the id the block header names; the frame must
+ * name the same. */
 int kt_ev_decompress(kt_store *s, const void *src, size_t n, size_t raw_len,
-		     struct kt_buf *b, size_t off);
+		     uint32_t dict, struct kt_buf *b, size_t off);
+/* Keep a body as a training sample; train when enough are kept. */
+void kt_dict_sample(kt_store *s, const void *body, size_t n);
 int kt_dict_maybe_train(kt_store *s);
 
 /* ---- store_event.c ---- */
 #define KT_CANON_PREFIX 26    /* fixed part of the canonical bytes */
 void kt_chain_h0(unsigned char out[KT_HASH_LEN]);
-int kt_run_tail(kt_store *s, MDB_txn *txn, const unsigned char bin[KT_RUN_BIN],
-		uint64_t *seq, unsigned char chain[KT_HASH_LEN]);
+void kt_chain_next(const unsigned char prev[KT_HASH_LEN], uint64_t seq,
+		   const unsigned char ev[KT_HASH_LEN],
+		   unsigned char out[KT_HASH_LEN]);
+void kt_canon_prefix(unsigned char *p, int kind, uint64_t seq,
+		     uint64_t parent, int64_t ts);
+/* Add an appended event to the open state of its run (store_block.c). */
+int kt_ev_add(kt_store *s, const unsigned char run[KT_RUN_BIN],
+	      const kt_event *ev, const unsigned char *body, size_t bl,
+	      const unsigned char chain[KT_HASH_LEN]);
+/* Make the open state that of run (loading it); *n and head get its last
+ * seq and chain.  Errors: KT_ENOTFOUND (no run). */
+int kt_ev_use_run(kt_store *s, const unsigned char run[KT_RUN_BIN]);
+/* n_events and head from a run record value (v2 tail). */
+int kt_runrec_tail(kt_store *s, const MDB_val *v, uint64_t *n,
+		   unsigned char head[KT_HASH_LEN]);
+/* Write the open append state (blocks, page, run record) into the write
+ * txn; a no-op when nothing is pending. */
+int kt_ev_flush(kt_store *s);
+/* Forget the append state (abort) and, with `cache`, the block cache. */
+void kt_ev_forget(kt_store *s, int cache);
+void kt_cache_free(kt_store *s);
+/* Decoders of stored values (also the fuzz entry points). */
+struct kt_blkview {
+	int codec;
+	uint32_t dict, n;
+	uint64_t raw_len;
+	const unsigned char *rows, *frame; /* rows: n (delta, len) varints */
+	size_t rows_len, frame_len;
+};
+int kt_block_parse(const unsigned char *p, size_t n, int kind,
+		   struct kt_blkview *b);
+/* Parse and decompress a block value whose key seq is `first` into d. */
+int kt_block_decode(kt_store *s, const unsigned char *p, size_t n, int kind,
+		    uint64_t first, struct kt_dblk *d);
+void kt_dblk_free(struct kt_dblk *d);
+struct kt_prow {
+	int kind;
+	uint64_t parent;
+	int64_t ts;
+};
+/* Decode a page value: chain before its first seq and up to max rows;
+ * *n gets the row count.  Errors: KT_ECORRUPT. */
+int kt_page_parse(const unsigned char *p, size_t len, uint64_t first,
+		  unsigned char chain[KT_HASH_LEN], struct kt_prow *rows,
+		  uint32_t max, uint32_t *n);
 
 /* ---- store_blob.c ---- */
 /* Check every blob (or only `only`, n hashes) decodes to its hash;

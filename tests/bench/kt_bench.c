@@ -5,11 +5,16 @@
  *                                (the `ktraj append` line parser, payloads
  *                                printed once by cJSON, KT_EV_CANONICAL,
  *                                10000 events per transaction, bulk mode)
- *   kt_bench read STORE N        N random kt_event_get point reads
- *   kt_bench scan STORE          kt_event_foreach over every run
- *   kt_bench read-head STORE N   the same with kt_event_head and
- *   kt_bench scan-head STORE     kt_event_foreach_head: header fields only,
- *                                no payload (label these "header-only")
+ *   kt_bench read STORE N HOW [cold]
+ *                                N point reads (kt_event_read) of uniformly
+ *                                random seqs of the largest run; HOW is head,
+ *                                body or bodyhash (KT_READ_HEAD, BODY,
+ *                                BODY|HASH); "cold" turns the block cache off
+ *                                (every BODY read decompresses its block);
+ *                                prints the cache hit rate; the cache size
+ *                                is the store's default unless
+ *                                KT_BENCH_CACHE_MB is set
+ *   kt_bench scan STORE HOW      kt_event_scan of every run with HOW
  *
  * Each prints one line "name=value ..." with wall and CPU seconds; the CPU
  * figure is the fair one on a shared machine (one thread throughout).
@@ -155,8 +160,20 @@ static int first_run(const kt_run_info *ri, void *arg)
 	return 0;
 }
 
-/* set by the *-head modes: header-only reads, no payload decompression */
-static int head;
+static unsigned how;
+static int cold;
+
+static unsigned parse_how(const char *h)
+{
+	if (strcmp(h, "head") == 0)
+		return KT_READ_HEAD;
+	if (strcmp(h, "body") == 0)
+		return KT_READ_BODY;
+	if (strcmp(h, "bodyhash") == 0)
+		return KT_READ_BODY | KT_READ_HASH;
+	fprintf(stderr, "kt_bench: HOW is head, body or bodyhash\n");
+	exit(2);
+}
 
 static int do_read(const char *store, long n)
 {
@@ -173,6 +190,11 @@ static int do_read(const char *store, long n)
 	kt_run_foreach(s, first_run, &best);
 	if (!best.n_events)
 		die("no events", s, KT_ENOTFOUND);
+	if (cold)
+		kt_store_set_cache(s, 0);
+	else if (getenv("KT_BENCH_CACHE_MB"))
+		kt_store_set_cache(s, (size_t)atol(getenv("KT_BENCH_CACHE_MB"))
+				   << 20);
 	w0 = now(CLOCK_MONOTONIC);
 	c0 = now(CLOCK_PROCESS_CPUTIME_ID);
 	for (long i = 0; i < n; i++) {
@@ -181,16 +203,23 @@ static int do_read(const char *store, long n)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		rc = (head ? kt_event_head : kt_event_get)(s, best.id,
-				1 + x % best.n_events, &ev);
+		rc = kt_event_read(s, best.id, 1 + x % best.n_events, how,
+				   &ev);
 		if (rc)
 			die("get", s, rc);
 		bytes += ev.payload_len;
 	}
 	w = now(CLOCK_MONOTONIC) - w0;
 	c = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
-	printf("read n=%ld wall_s=%.3f cpu_s=%.3f reads_per_s_cpu=%.0f "
-	       "payload_mb=%.1f\n", n, w, c, (double)n / c, (double)bytes / 1e6);
+	{
+		uint64_t hits, miss;
+
+		kt_store_cache_stats(s, &hits, &miss);
+		printf("read n=%ld wall_s=%.3f cpu_s=%.3f reads_per_s_cpu=%.0f "
+		       "payload_mb=%.1f cache_hit=%.3f\n", n, w, c,
+		       (double)n / c, (double)bytes / 1e6,
+		       hits + miss ? (double)hits / (double)(hits + miss) : 0);
+	}
 	kt_store_close(s);
 	return 0;
 }
@@ -212,8 +241,7 @@ static int scan_run(const kt_run_info *ri, void *arg)
 	char id[KT_RUN_ID_HEX + 1];
 
 	memcpy(id, ri->id, sizeof(id));
-	return (head ? kt_event_foreach_head : kt_event_foreach)(sc->s, id, 0,
-			0, 0, scan_ev, sc);
+	return kt_event_scan(sc->s, id, 0, 0, 0, how, scan_ev, sc);
 }
 
 static int do_scan(const char *store)
@@ -243,16 +271,16 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && strcmp(argv[1], "import") == 0)
 		return do_import(argv[2], argv[3]);
-	if (argc == 4 && strcmp(argv[1], "read") == 0)
+	if ((argc == 5 || argc == 6) && strcmp(argv[1], "read") == 0) {
+		how = parse_how(argv[4]);
+		cold = argc == 6 && strcmp(argv[5], "cold") == 0;
 		return do_read(argv[2], atol(argv[3]));
-	if (argc == 3 && strcmp(argv[1], "scan") == 0)
+	}
+	if (argc == 4 && strcmp(argv[1], "scan") == 0) {
+		how = parse_how(argv[3]);
 		return do_scan(argv[2]);
-	head = 1;
-	if (argc == 4 && strcmp(argv[1], "read-head") == 0)
-		return do_read(argv[2], atol(argv[3]));
-	if (argc == 3 && strcmp(argv[1], "scan-head") == 0)
-		return do_scan(argv[2]);
-	fprintf(stderr, "usage: kt_bench import STORE FILE | read STORE N | "
-		"scan STORE | read-head STORE N | scan-head STORE\n");
+	}
+	fprintf(stderr, "usage: kt_bench import STORE FILE | read STORE N HOW "
+		"[cold] | scan STORE HOW  (HOW: head, body, bodyhash)\n");
 	return 2;
 }

@@ -1,8 +1,10 @@
 /*
  * fuzz_store_value.c - libFuzzer target for the stored-value decoders: the
- * event record (header, raw body or zstd frame, body lengths), the blob
- * record (codecs, delta chains, depth), dictionaries, the verify path, and
- * append of arbitrary payload text (canonicalization, paths index).
+ * event block (header, varint rows, raw or zstd frame, dictionary id, body
+ * lengths) and the header page (checkpoint, kind/parent/ts rows) of layout
+ * v2, the blob record (codecs, delta chains, depth), dictionaries, the
+ * verify path, and append of arbitrary payload text (canonicalization,
+ * paths index, open blocks).
  *
  * The first input byte picks the target; the rest is written as a value
  * straight into the store's databases inside a write transaction that is
@@ -63,6 +65,12 @@ static int nop(const kt_event *ev, void *arg)
 	return ev->payload[ev->payload_len] != 0; /* must be NUL-terminated */
 }
 
+static int nop_head(const kt_event *ev, void *arg)
+{
+	(void)arg;
+	return ev->payload != NULL;
+}
+
 static int nop_path(const char *p, void *arg)
 {
 	(void)p;
@@ -89,15 +97,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (kt_store_begin(S))
 		abort();
-	switch (data[0] % 4) {
-	case 0: /* an event record replacing seq 1, plus seq 2 */
-		memcpy(key, runbin, KT_RUN_BIN);
-		kt_be64(key + KT_RUN_BIN, 1 + (data[0] >> 7));
-		kt_put(S, KT_DB_EVENTS, key, sizeof(key), data + 1, size - 1, 0);
+	switch (data[0] % 5) {
+	case 0: { /* a block value replacing the seed's note block, or one of
+		   * another kind at seq 1 or 2 */
+		int kind = data[0] & 0x80 ? KT_KIND_NOTE : 1 + (data[0] >> 3) % 10;
+		unsigned char bk[KT_RUN_BIN + 9];
+
+		memcpy(bk, runbin, KT_RUN_BIN);
+		bk[KT_RUN_BIN] = (unsigned char)kind;
+		kt_be64(bk + KT_RUN_BIN + 1, 1 + ((data[0] >> 6) & 1));
+		kt_put(S, KT_DB_BLOCKS, bk, sizeof(bk), data + 1, size - 1, 0);
 		kt_event_get(S, run, 1, &ev);
-		kt_event_get(S, run, 2, &ev);
+		kt_event_read(S, run, 1, KT_READ_BODY, &ev);
 		kt_event_foreach(S, run, 0, 0, 0, nop, NULL);
 		kt_store_verify(S, NULL, &bad, &bseq);
+		break;
+	}
+	case 3: /* a header page replacing the seed's page */
+		memcpy(key, runbin, KT_RUN_BIN);
+		kt_be64(key + KT_RUN_BIN, 1);
+		kt_put(S, KT_DB_PAGES, key, sizeof(key), data + 1, size - 1, 0);
+		kt_event_head(S, run, 1, &ev);
+		kt_event_get(S, run, 1, &ev);
+		kt_event_foreach_head(S, run, 0, 0, 0, nop_head, NULL);
+		kt_event_foreach(S, run, 0, 0, 0, nop, NULL);
+		kt_store_verify(S, run, &bad, &bseq);
 		break;
 	case 1: /* a blob record (possibly a delta naming itself or another) */
 		kt_sha256("a", 1, h);
@@ -106,16 +130,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			free(d);
 		kt_store_verify(S, NULL, &bad, &bseq);
 		break;
-	case 2: { /* a dictionary, then an event compressed or raw */
-		unsigned char id[4];
+	case 2: { /* a dictionary, then a block compressed with it or raw */
+		unsigned char id[4], bk[KT_RUN_BIN + 9];
 		size_t half = (size - 1) / 2;
 
 		kt_be32(id, KT_DICT_ID_BASE);
 		kt_put(S, KT_DB_DICTS, id, 4, data + 1, half, 0);
 		kt_dicts_load(S, S->wtxn);
-		memcpy(key, runbin, KT_RUN_BIN);
-		kt_be64(key + KT_RUN_BIN, 1);
-		kt_put(S, KT_DB_EVENTS, key, sizeof(key), data + 1 + half,
+		memcpy(bk, runbin, KT_RUN_BIN);
+		bk[KT_RUN_BIN] = KT_KIND_NOTE;
+		kt_be64(bk + KT_RUN_BIN + 1, 1);
+		kt_put(S, KT_DB_BLOCKS, bk, sizeof(bk), data + 1 + half,
 		       size - 1 - half, 0);
 		kt_event_get(S, run, 1, &ev);
 		kt_store_verify(S, run, &bad, &bseq);

@@ -427,11 +427,43 @@ static void flip_value(const char *path, const char *db, const void *key,
 	free(copy);
 }
 
-static void evkey(const char *run, uint64_t seq, unsigned char k[24])
+static void pagekey(const char *run, uint64_t first, unsigned char k[24])
 {
 	assert_int_equal(kt_unhex(run, k, 16), 0);
 	for (int i = 0; i < 8; i++)
-		k[16 + i] = (unsigned char)(seq >> (56 - 8 * i));
+		k[16 + i] = (unsigned char)(first >> (56 - 8 * i));
+}
+
+static void blockkey(const char *run, int kind, uint64_t first,
+		     unsigned char k[25])
+{
+	assert_int_equal(kt_unhex(run, k, 16), 0);
+	k[16] = (unsigned char)kind;
+	for (int i = 0; i < 8; i++)
+		k[17 + i] = (unsigned char)(first >> (56 - 8 * i));
+}
+
+/* Size of the stored value of (db, key). */
+static size_t value_size(const char *path, const char *db, const void *key,
+			 size_t kl)
+{
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	MDB_val k = { kl, (void *)key }, v;
+	size_t n;
+
+	assert_int_equal(mdb_env_create(&env), 0);
+	mdb_env_set_maxdbs(env, 16);
+	assert_int_equal(mdb_env_open(env, path, MDB_NOSUBDIR | MDB_RDONLY,
+				      0644), 0);
+	assert_int_equal(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn), 0);
+	assert_int_equal(mdb_dbi_open(txn, db, 0, &dbi), 0);
+	assert_int_equal(mdb_get(txn, dbi, &k, &v), 0);
+	n = v.mv_size;
+	mdb_txn_abort(txn);
+	mdb_env_close(env);
+	return n;
 }
 
 static int head_cb(const kt_event *ev, void *arg)
@@ -512,21 +544,19 @@ static void test_head(void **state)
 					       hcount_cb, &it), 0);
 	assert_int_equal(it.n, 11);
 	assert_int_equal(it.sum, 15 * 11);
-	/* a broken header is refused by the header-only read too; a broken
-	 * body only by the full read (the header-only read never looks) */
+	/* a broken header page is refused by header-only and full reads of
+	 * its seqs (257..300); a broken block only by reads of its bodies */
 	kt_store_close(f->s);
 	f->s = NULL;
-	evkey(f->run, 7, k);
-	flip_value(f->path, "events", k, sizeof(k), 1);
-	evkey(f->run, 8, k);
-	flip_value(f->path, "events", k, sizeof(k), 90);
+	pagekey(f->run, 257, k);
+	flip_value(f->path, "ev_pages", k, 24, 0);
 	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
-	assert_int_equal(kt_event_head(f->s, f->run, 7, &h), KT_ECORRUPT);
-	assert_int_equal(kt_event_get(f->s, f->run, 7, &full), KT_ECORRUPT);
+	assert_int_equal(kt_event_head(f->s, f->run, 270, &h), KT_ECORRUPT);
+	assert_int_equal(kt_event_get(f->s, f->run, 270, &full), KT_ECORRUPT);
 	assert_int_equal(kt_event_head(f->s, f->run, 8, &h), 0);
 	assert_int_equal(h.seq, 8);
-	assert_int_equal(kt_event_foreach_head(f->s, f->run, 1, 6, 0, head_cb,
-					       f), 0);
+	assert_int_equal(kt_event_foreach_head(f->s, f->run, 1, 256, 0,
+					       head_cb, f), 0);
 	assert_int_equal(kt_event_foreach_head(f->s, f->run, 0, 0, 0, head_cb,
 					       f), KT_ECORRUPT);
 }
@@ -680,43 +710,51 @@ static void test_verify(void **state)
 	kt_store_close(f->s);
 	f->s = NULL;
 
-	/* a flipped byte in the (compressed) body of event 20 */
-	evkey(f->run, 20, k);
-	flip_value(f->path, "events", k, sizeof(k), 100);
+	/* a flipped byte in the message block (its last byte: inside the
+	 * zstd frame), then a flipped page checkpoint, then a flipped ts row */
+	{
+		unsigned char bk[25];
+		size_t vs;
+
+		blockkey(f->run, KT_KIND_MESSAGE, 1, bk);
+		vs = value_size(f->path, "ev_blocks", bk, sizeof(bk));
+		flip_value(f->path, "ev_blocks", bk, sizeof(bk), vs - 3);
+		assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+		assert_int_equal(kt_store_verify(f->s, NULL, &bad_run,
+						 &bad_seq), KT_ECORRUPT);
+		assert_non_null(bad_run);
+		assert_string_equal(bad_run, f->run);
+		assert_true(bad_seq >= 1 && bad_seq <= 50);
+		assert_non_null(strstr(kt_store_errmsg(f->s), "seq"));
+		assert_int_equal(kt_store_verify(f->s, f->run, &bad_run,
+						 &bad_seq), KT_ECORRUPT);
+		kt_store_close(f->s);
+		f->s = NULL;
+		flip_value(f->path, "ev_blocks", bk, sizeof(bk), vs - 3);
+		assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+		assert_int_equal(kt_store_verify(f->s, NULL, &bad_run,
+						 &bad_seq), 0);
+		kt_store_close(f->s);
+		f->s = NULL;
+	}
+	pagekey(f->run, 1, k);
+	flip_value(f->path, "ev_pages", k, sizeof(k), 5); /* checkpoint */
 	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
 	assert_int_equal(kt_store_verify(f->s, NULL, &bad_run, &bad_seq),
 			 KT_ECORRUPT);
-	assert_non_null(bad_run);
-	assert_string_equal(bad_run, f->run);
-	assert_int_equal(bad_seq, 20);
-	assert_non_null(strstr(kt_store_errmsg(f->s), "20"));
+	assert_int_equal(bad_seq, 1);
+	kt_store_close(f->s);
+	f->s = NULL;
+	flip_value(f->path, "ev_pages", k, sizeof(k), 5);
+	/* the last byte of the page: the ts code of event 50 */
+	flip_value(f->path, "ev_pages", k, sizeof(k),
+		   value_size(f->path, "ev_pages", k, sizeof(k)) - 1);
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+	assert_int_equal(kt_store_verify(f->s, NULL, &bad_run, &bad_seq),
+			 KT_ECORRUPT);
+	assert_int_equal(bad_seq, 1);
 	assert_int_equal(kt_store_verify(f->s, f->run, &bad_run, &bad_seq),
 			 KT_ECORRUPT);
-	assert_int_equal(bad_seq, 20);
-	kt_store_close(f->s);
-	f->s = NULL;
-	flip_value(f->path, "events", k, sizeof(k), 100); /* restore */
-	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
-	assert_int_equal(kt_store_verify(f->s, NULL, &bad_run, &bad_seq), 0);
-	kt_store_close(f->s);
-	f->s = NULL;
-
-	/* flipped header fields: ts of event 7, stored chain of event 30 */
-	evkey(f->run, 7, k);
-	flip_value(f->path, "events", k, sizeof(k), 19);
-	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
-	assert_int_equal(kt_store_verify(f->s, NULL, &bad_run, &bad_seq),
-			 KT_ECORRUPT);
-	assert_int_equal(bad_seq, 7);
-	kt_store_close(f->s);
-	f->s = NULL;
-	flip_value(f->path, "events", k, sizeof(k), 19);
-	evkey(f->run, 30, k);
-	flip_value(f->path, "events", k, sizeof(k), 60);
-	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
-	assert_int_equal(kt_store_verify(f->s, NULL, &bad_run, &bad_seq),
-			 KT_ECORRUPT);
-	assert_int_equal(bad_seq, 30);
 }
 
 static void test_reopen_and_version(void **state)
@@ -772,6 +810,315 @@ static void test_reopen_and_version(void **state)
 	assert_null(f->s);
 	assert_int_equal(kt_store_open(f->path, KT_OPEN_RDONLY, &f->s),
 			 KT_EVERSION);
+	/* a version 1 store (per-event records) is refused too, telling how
+	 * to move it: it lacks the v2 databases, and the version is what
+	 * decides */
+	{
+		MDB_env *env;
+		MDB_txn *txn;
+		MDB_dbi dbi;
+		char p1[4300];
+		unsigned char ver[4] = { 0, 0, 0, 1 };
+		MDB_val k = { 6, "format" }, v = { 4, ver };
+		kt_store *s1 = NULL;
+
+		snprintf(p1, sizeof(p1), "%s/v1.ktraj", f->dir);
+		assert_int_equal(mdb_env_create(&env), 0);
+		mdb_env_set_maxdbs(env, 16);
+		assert_int_equal(mdb_env_open(env, p1, MDB_NOSUBDIR, 0644), 0);
+		assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
+		assert_int_equal(mdb_dbi_open(txn, "meta", MDB_CREATE, &dbi),
+				 0);
+		assert_int_equal(mdb_put(txn, dbi, &k, &v, 0), 0);
+		assert_int_equal(mdb_dbi_open(txn, "events", MDB_CREATE, &dbi),
+				 0);
+		assert_int_equal(mdb_txn_commit(txn), 0);
+		mdb_env_close(env);
+		assert_int_equal(kt_store_open(p1, 0, &s1), KT_EVERSION);
+		assert_null(s1);
+		assert_int_equal(kt_store_open(p1, KT_OPEN_CREATE, &s1),
+				 KT_EVERSION);
+		assert_int_equal(kt_store_open(p1, KT_OPEN_RDONLY, &s1),
+				 KT_EVERSION);
+	}
+}
+
+/* Bodies of ~2 KB: a block of one kind seals after ~64 of them. */
+static void fill_big(kt_store *s, const char *run, uint64_t from, uint64_t n,
+		     int commit_each)
+{
+	char buf[2300];
+	kt_event ev;
+
+	if (!commit_each)
+		assert_int_equal(kt_store_begin(s), 0);
+	for (uint64_t i = from; i < from + n; i++) {
+		int len = snprintf(buf, sizeof(buf), "{\"text\":\"%llu ",
+				   (unsigned long long)i);
+
+		for (int j = 0; j < 200; j++)
+			len += snprintf(buf + len, sizeof(buf) - len, "%c%03x",
+					'a' + (int)((i * 7 + j) % 26),
+					(unsigned)((i * 131 + j * 17) & 0xfff));
+		snprintf(buf + len, sizeof(buf) - len, "\"}");
+		if (commit_each)
+			assert_int_equal(kt_store_begin(s), 0);
+		mkev(&ev, i, i % 5 ? KT_KIND_TOOL_RESULT : KT_KIND_MESSAGE,
+		     buf);
+		if (i % 7 == 0)
+			ev.ts_ns = KT_TS_UNKNOWN;
+		if (i % 11 == 0)
+			ev.ts_ns = -5 - (int64_t)i; /* before 1970 */
+		assert_int_equal(kt_event_append(s, run, &ev), 0);
+		if (commit_each)
+			assert_int_equal(kt_store_commit(s), 0);
+	}
+	if (!commit_each)
+		assert_int_equal(kt_store_commit(s), 0);
+}
+
+/* Every event of run 1..n: full read equals what fill_big wrote, the hash
+ * is SHA-256 of the canonical bytes, the chain follows from h0 and ends at
+ * the run head; the scans agree. */
+static void check_run_upto(kt_store *s, const char *run, uint64_t n,
+			   uint64_t total)
+{
+	unsigned char chain[KT_HASH_LEN], h[KT_HASH_LEN], *canon;
+	kt_run_info ri;
+	kt_event ev;
+	struct rscan r;
+	size_t cl;
+
+	assert_int_equal(kt_run_get(s, run, &ri), 0);
+	assert_int_equal(ri.n_events, total);
+	kt_sha256("ktraj/1 chain", 13, chain);
+	for (uint64_t seq = 1; seq <= n; seq++) {
+		unsigned char in[73];
+		char want[16];
+
+		assert_int_equal(kt_event_read(s, run, seq, KT_READ_BODY |
+					       KT_READ_HASH, &ev), 0);
+		if (seq >= 524 && seq <= 526) /* the child's (see below) */
+			assert_int_equal(ev.kind, KT_KIND_TOOL_RESULT);
+		else if (ev.kind != (seq % 5 ? KT_KIND_TOOL_RESULT :
+				     KT_KIND_MESSAGE))
+			fail();
+		if (seq >= 524 && seq <= 526)
+			;
+		else if (seq % 11 == 0)
+			assert_true(ev.ts_ns == -5 - (int64_t)seq);
+		else if (seq % 7 == 0)
+			assert_true(ev.ts_ns == KT_TS_UNKNOWN);
+		else
+			assert_true(ev.ts_ns == 1700000000000000000LL +
+				    (int64_t)seq * 1000);
+		snprintf(want, sizeof(want), "{\"text\":\"%llu ",
+			 (unsigned long long)seq);
+		if (seq < 524 || seq > 526)
+			assert_memory_equal(ev.payload, want, strlen(want));
+		assert_int_equal(kt_event_canonical(&ev, &canon, &cl), 0);
+		kt_sha256(canon, cl, h);
+		free(canon);
+		assert_memory_equal(ev.hash, h, KT_HASH_LEN);
+		in[0] = 0;
+		memcpy(in + 1, chain, KT_HASH_LEN);
+		for (int i = 0; i < 8; i++)
+			in[33 + i] = (unsigned char)(seq >> (56 - 8 * i));
+		memcpy(in + 41, h, KT_HASH_LEN);
+		kt_sha256(in, sizeof(in), chain);
+		assert_memory_equal(ev.chain, chain, KT_HASH_LEN);
+	}
+	if (n == total)
+		assert_memory_equal(ri.head, chain, KT_HASH_LEN);
+	memset(&r, 0, sizeof(r));
+	r.s = s;
+	r.run = run;
+	r.how = KT_READ_BODY | KT_READ_HASH;
+	assert_int_equal(kt_event_scan(s, run, 0, n, 0, r.how, rscan_cb, &r),
+			 0);
+	assert_int_equal(r.n, n);
+	assert_int_equal(kt_store_verify(s, run, NULL, NULL), 0);
+}
+
+static void check_run(kt_store *s, const char *run, uint64_t n)
+{
+	check_run_upto(s, run, n, n);
+}
+
+static int n_cb(const kt_event *ev, void *arg)
+{
+	struct iter *it = arg;
+
+	it->n++;
+	assert_true(ev->seq == it->last + 1);
+	assert_non_null(ev->payload);
+	it->last = ev->seq;
+	return 0;
+}
+
+static void test_blocks_seal_reopen(void **state)
+{
+	struct fx *f = *state;
+	char run2[KT_RUN_ID_HEX + 1];
+	kt_store_stats st;
+	kt_event ev;
+
+	kt_run_id_from_identity("test:two", run2);
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, f->run, "r", "test", NULL), 0);
+	assert_int_equal(kt_run_create(f->s, run2, "r2", "test", NULL), 0);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	/* one transaction: several sealed tool_result blocks, 2 pages */
+	fill_big(f->s, f->run, 1, 300, 0);
+	check_run(f->s, f->run, 300);
+	/* the open blocks and page continue in later transactions, one
+	 * event each (live append), and in another handle */
+	fill_big(f->s, f->run, 301, 20, 1);
+	check_run(f->s, f->run, 320);
+	kt_store_close(f->s);
+	f->s = NULL;
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+	check_run(f->s, f->run, 320);
+	fill_big(f->s, f->run, 321, 200, 1);
+	check_run(f->s, f->run, 520);
+	/* another process appends to the open blocks while this handle has
+	 * them in its cache (LMDB allows one env per file per process) */
+	fill_big(f->s, f->run, 521, 3, 1);
+	{
+		pid_t pid = fork();
+		int wst;
+
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			kt_store *s2;
+			kt_run_info ri;
+			int bad = kt_store_open(f->path, 0, &s2) != 0;
+
+			for (uint64_t i = 524; !bad && i < 527; i++) {
+				kt_event ev2;
+
+				mkev(&ev2, i, KT_KIND_TOOL_RESULT,
+				     "{\"text\":\"child\"}");
+				bad = kt_store_begin(s2) ||
+				      kt_event_append(s2, f->run, &ev2) ||
+				      kt_store_commit(s2);
+			}
+			bad = bad || kt_run_get(s2, f->run, &ri) ||
+			      ri.n_events != 526 ||
+			      kt_store_verify(s2, NULL, NULL, NULL);
+			kt_store_close(s2);
+			_exit(bad);
+		}
+		assert_int_equal(waitpid(pid, &wst, 0), pid);
+		assert_true(WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
+	}
+	{
+		kt_event e;
+
+		assert_int_equal(kt_event_read(f->s, f->run, 525, KT_READ_BODY,
+					       &e), 0);
+		assert_string_equal(e.payload, "{\"text\":\"child\"}");
+		assert_int_equal(kt_event_read(f->s, f->run, 510, KT_READ_BODY,
+					       &e), 0);
+		assert_non_null(strstr(e.payload, "510 "));
+	}
+	fill_big(f->s, f->run, 527, 3, 1);
+	assert_int_equal(kt_store_verify(f->s, f->run, NULL, NULL), 0);
+	/* runs interleaved in one transaction; reads inside it see it */
+	assert_int_equal(kt_store_begin(f->s), 0);
+	for (uint64_t i = 0; i < 40; i++) {
+		char pl[64];
+		kt_run_info ri;
+
+		snprintf(pl, sizeof(pl), "{\"text\":\"%llu two\"}",
+			 (unsigned long long)(i + 1));
+		mkev(&ev, i + 1, KT_KIND_NOTE, pl);
+		assert_int_equal(kt_event_append(f->s, run2, &ev), 0);
+		snprintf(pl, sizeof(pl), "{\"text\":\"%llu one\"}",
+			 (unsigned long long)(530 + i));
+		mkev(&ev, 530 + i, KT_KIND_NOTE, pl);
+		assert_int_equal(kt_event_append(f->s, f->run, &ev), 0);
+		if (i % 9 == 0) {
+			assert_int_equal(kt_event_read(f->s, run2, i + 1,
+						       KT_READ_BODY, &ev), 0);
+			assert_non_null(strstr(ev.payload, "two"));
+			assert_int_equal(kt_run_get(f->s, f->run, &ri), 0);
+			assert_int_equal(ri.n_events, 530 + i);
+		}
+	}
+	/* aborting forgets all of it, also what reads had flushed */
+	kt_store_abort(f->s);
+	check_run(f->s, f->run, 529);
+	assert_int_equal(kt_event_read(f->s, run2, 1, KT_READ_HEAD, &ev),
+			 KT_ENOTFOUND);
+	assert_int_equal(kt_store_begin(f->s), 0);
+	for (uint64_t i = 0; i < 40; i++) {
+		char pl[64];
+
+		snprintf(pl, sizeof(pl), "{\"text\":\"%llu two\"}",
+			 (unsigned long long)(i + 1));
+		mkev(&ev, i + 1, KT_KIND_NOTE, pl);
+		assert_int_equal(kt_event_append(f->s, run2, &ev), 0);
+		mkev(&ev, 530 + i, KT_KIND_NOTE, pl);
+		assert_int_equal(kt_event_append(f->s, f->run, &ev), 0);
+	}
+	assert_int_equal(kt_store_commit(f->s), 0);
+	assert_int_equal(kt_store_verify(f->s, NULL, NULL, NULL), 0);
+	assert_int_equal(kt_store_stats_get(f->s, run2, &st), 0);
+	assert_int_equal(st.events, 40);
+	assert_int_equal(st.events_by_kind[KT_KIND_NOTE], 40);
+	/* the cache off: cold reads give the same events */
+	for (int c = 0; c < 2; c++) {
+		struct iter it;
+		uint64_t hits, miss;
+
+		assert_int_equal(kt_store_set_cache(f->s, c ? 300 * 1024 : 0),
+				 0);
+		for (uint64_t seq = 1; seq <= 569; seq += 3) {
+			char want[16];
+
+			assert_int_equal(kt_event_read(f->s, f->run, seq,
+						       KT_READ_BODY, &ev), 0);
+			snprintf(want, sizeof(want), "%llu ",
+				 (unsigned long long)seq);
+			if (seq < 524 || (seq > 526 && seq < 530))
+				assert_non_null(strstr(ev.payload, want));
+		}
+		memset(&it, 0, sizeof(it));
+		assert_int_equal(kt_event_scan(f->s, f->run, 0, 0, 0,
+					       KT_READ_BODY | KT_READ_HASH,
+					       n_cb, &it), 0);
+		assert_int_equal(it.n, 569);
+		kt_store_cache_stats(f->s, &hits, &miss);
+		assert_true(hits > 0 && miss > 0);
+	}
+}
+
+static void test_readonly_open(void **state)
+{
+	struct fx *f = *state;
+	kt_run_info ri;
+	char lock[4300];
+
+	if (geteuid() == 0)
+		skip(); /* root writes anything: no read-only dir to test */
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, f->run, "r", "test", NULL), 0);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	fill(f->s, f->run, 1, 20);
+	kt_store_close(f->s);
+	f->s = NULL;
+	snprintf(lock, sizeof(lock), "%s-lock", f->path);
+	unlink(lock);
+	assert_int_equal(chmod(f->dir, 0555), 0);
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+	assert_int_equal(kt_run_get(f->s, f->run, &ri), 0);
+	assert_int_equal(ri.n_events, 20);
+	assert_int_equal(kt_store_verify(f->s, NULL, NULL, NULL), 0);
+	assert_int_equal(kt_store_begin(f->s), KT_ERDONLY);
+	kt_store_close(f->s);
+	f->s = NULL;
+	assert_int_equal(chmod(f->dir, 0755), 0);
 }
 
 static void test_map_growth(void **state)
@@ -1178,6 +1525,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reopen_and_version, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_map_growth, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_blocks_seal_reopen, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_readonly_open, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_same_hashes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_definition, setup,
 						teardown),
