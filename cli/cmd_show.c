@@ -21,7 +21,9 @@ static const char usage[] =
 	"          from the source file named in the run's metadata; it must still\n"
 	"          exist and have the SHA-256 recorded at import.  With --json one\n"
 	"          object: run, seq, prov and source (the record's text, or\n"
-	"          source_base64 when it is not UTF-8 text)\n";
+	"          source_base64 when it is not UTF-8 text).  An event read from a\n"
+	"          whole file (no line or byte range) prints the file and its\n"
+	"          SHA-256 instead (--json: source null)\n";
 
 /* Multi-line strings print as indented blocks, the rest as JSON. */
 static void show_member(const cJSON *v, const char *key, int depth)
@@ -169,6 +171,45 @@ static int put_source(struct cli *c, const char *run, const kt_event *ev,
 	return KT_EXIT_OK;
 }
 
+/* An event with no line or byte range in its source: the file it came from
+ * on stdout (with --json {run, seq, prov, source: null}), why there is no
+ * record on stderr; exit 0. */
+static int whole_file(struct cli *c, const char *run, const kt_event *ev,
+		      const char *path, const char *member,
+		      const char *sha_hex, int json)
+{
+	cJSON *o, *prov;
+	int rc;
+
+	if (json) {
+		o = cJSON_CreateObject();
+		prov = ev->prov_json ? cJSON_Parse(ev->prov_json) : NULL;
+		if (o) {
+			cJSON_AddStringToObject(o, "run", run);
+			cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
+			if (prov)
+				cJSON_AddItemToObject(o, "prov", prov);
+			else
+				cJSON_AddNullToObject(o, "prov");
+			prov = NULL;
+			cJSON_AddNullToObject(o, "source");
+		}
+		rc = cli_put_json(o); /* consumes o */
+		cJSON_Delete(prov);
+		if (rc)
+			return cli_err(c, rc == KT_ENOMEM ? "out of memory" :
+				       "write error");
+	} else {
+		printf("%s%s%s sha256:%s\n", path, member ? ":" : "",
+		       member ? member : "", sha_hex);
+		if (ferror(stdout))
+			return cli_err(c, "write error");
+	}
+	cli_err(c, "event %llu has no line-level source: it was read from the whole file",
+		(unsigned long long)ev->seq);
+	return KT_EXIT_OK;
+}
+
 static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
 		       const kt_event *ev, int json)
 {
@@ -204,6 +245,14 @@ static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
 	if (!path || !strcmp(path, "-")) {
 		rc = cli_err(c, "event %llu came from stdin; the source is not kept",
 			     (unsigned long long)ev->seq);
+		goto out;
+	}
+	if (!(cJSON_IsNumber(rlen) && rlen->valuedouble > 0) &&
+	    !(cJSON_IsNumber(line) && line->valuedouble >= 1)) {
+		/* the importer read the whole file (an Inspect .json, a
+		 * KernelBench result): dumping it, often hundreds of KB, is not
+		 * the record; say where it came from instead */
+		rc = whole_file(c, run, ev, path, member, sha_hex, json);
 		goto out;
 	}
 	if (!member) {
@@ -246,8 +295,8 @@ static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
 		rc = put_source(c, run, ev, p, (size_t)((nl ? nl : end) - p),
 				json, 1);
 	} else {
-		/* the event came from the whole file */
-		rc = put_source(c, run, ev, data, len, json, 0);
+		rc = cli_err(c, "source %s has no record at offset %.0f",
+			     path, cJSON_IsNumber(off) ? off->valuedouble : -1);
 	}
 out:
 	free(data);

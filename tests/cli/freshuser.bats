@@ -78,3 +78,20 @@ setup() {
 	# the file is left as it was
 	[ "$(cat "$BATS_TEST_TMPDIR/notes.txt")" = "just some notes, long enough to hold an LMDB header" ]
 }
+
+@test "show --source of an event read from a whole file: the file and a note, not the file's content" {
+	F="$BATS_TEST_DIRNAME/../data/import/kernelbench/baseline_time_torch_fx.json"
+	"$KTRAJ" import "$F" >/dev/null
+	run --separate-stderr "$KTRAJ" show baseline_time_torch_fx 1 --source
+	[ "$status" -eq 0 ]
+	sha=$(sha256sum "$F" | cut -d' ' -f1)
+	[ "$output" = "$(realpath "$F") sha256:$sha" ]
+	[ "$stderr" = "ktraj: show: event 1 has no line-level source: it was read from the whole file" ]
+	run --separate-stderr "$KTRAJ" show baseline_time_torch_fx 1 --source --json
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json,sys
+o=json.loads(sys.argv[1])
+assert o["source"] is None and o["seq"]==1, o
+assert o["prov"]["src"]==sys.argv[2] and o["prov"]["line"]==0, o' "$output" "$sha"
+}
