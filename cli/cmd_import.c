@@ -196,7 +196,7 @@ int cmd_import(struct cli *c, int argc, char **argv)
 			o.format = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
 			if (!o.format || !kt_importer_find(o.format)) {
 				free(paths);
-				return cli_usage(c, "unknown format '%s' (see `ktraj import --help`)",
+				return cli_usage(c, "unknown format '%s'",
 						 o.format ? o.format : "");
 			}
 		} else if (!strcmp(a, "--max-size") || !strcmp(a, "--max-ratio")) {

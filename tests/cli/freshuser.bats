@@ -95,3 +95,9 @@ o=json.loads(sys.argv[1])
 assert o["source"] is None and o["seq"]==1, o
 assert o["prov"]["src"]==sys.argv[2] and o["prov"]["line"]==0, o' "$output" "$sha"
 }
+
+@test "import --format nope: one usage line naming --help once, exit 2" {
+	run --separate-stderr "$KTRAJ" import --format nope "$S2X"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "ktraj: import: unknown format 'nope' (see \`ktraj import --help\`)" ]
+}
