@@ -209,6 +209,10 @@ int cmd_log(struct cli *c, int argc, char **argv)
 	}
 	if (!spec)
 		return cli_usage(c, "which run? (ktraj log RUN)");
+	/* to 0 is the end of the run */
+	if (to && to < from)
+		return cli_usage(c, "--from %llu is after --to %llu",
+				 (unsigned long long)from, (unsigned long long)to);
 	rc = cli_open(c, 0, &s);
 	if (rc)
 		return rc;

@@ -101,3 +101,15 @@ assert o["prov"]["src"]==sys.argv[2] and o["prov"]["line"]==0, o' "$output" "$sh
 	[ "$status" -eq 2 ]
 	[ "$stderr" = "ktraj: import: unknown format 'nope' (see \`ktraj import --help\`)" ]
 }
+
+@test "log --from 10 --to 5: a usage error (one line, exit 2), not an empty log" {
+	r=$("$KTRAJ" import "$S2X" | awk '{print $1}')
+	run --separate-stderr "$KTRAJ" log "$r" --from 10 --to 5
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[ "$stderr" = "ktraj: log: --from 10 is after --to 5 (see \`ktraj log --help\`)" ]
+	# a range that is one event still works
+	run --separate-stderr "$KTRAJ" log "$r" --from 5 --to 5
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+}
