@@ -1470,7 +1470,8 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 		st_stop(imp, t0);
 		goto out;
 	}
-	if (!imp->npend) /* no run was created or continued */
+	/* no run was created or continued, and the importer did not say why */
+	if (!imp->npend && !imp->problems)
 		drv_warn(imp, v->display, "no events for format %s", im->name);
 	rc = kt_store_commit(imp->s);
 	st_stop(imp, t0);
