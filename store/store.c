@@ -42,7 +42,7 @@ const char *kt_strerror(int err)
 	case KT_ENOTFOUND: return "not found";
 	case KT_EEXIST: return "already exists";
 	case KT_ECORRUPT: return "corrupt data";
-	case KT_EVERSION: return "store written by a newer ktraj format";
+	case KT_EVERSION: return "store format not supported by this ktraj (an older store: export its runs with the ktraj that wrote it; a newer one: upgrade ktraj)";
 	case KT_EINVAL: return "invalid argument";
 	case KT_EAMBIG: return "ambiguous";
 	case KT_ERDONLY: return "store opened read-only";
