@@ -859,18 +859,29 @@ int kt_ev_add(kt_store *s, const unsigned char run[KT_RUN_BIN],
 /* ---- reads ---------------------------------------------------------------- */
 
 /* n_events of a run in txn; KT_ENOTFOUND when there is no such run. */
+/* The run record of `run` into *v.  KT_ENOTFOUND when absent, with the
+ * message "no run NAME" when `name` is given (callers that probe pass NULL
+ * and say nothing). */
+static int run_rec(kt_store *s, MDB_txn *txn, const unsigned char run[KT_RUN_BIN],
+		   const char *name, MDB_val *v)
+{
+	MDB_val k = { KT_RUN_BIN, (void *)run };
+	int rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &k, v);
+
+	if (rc == MDB_NOTFOUND)
+		return name ? kt_err(s, KT_ENOTFOUND, "no run %s", name) :
+			      KT_ENOTFOUND;
+	return rc ? kt_mdb_err(s, rc, "run lookup") : 0;
+}
+
 static int run_n(kt_store *s, MDB_txn *txn, const unsigned char run[KT_RUN_BIN],
 		 uint64_t *n, unsigned char head[KT_HASH_LEN])
 {
-	MDB_val k = { KT_RUN_BIN, (void *)run }, v;
+	MDB_val v;
 	unsigned char h[KT_HASH_LEN];
-	int rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &k, &v);
+	int rc = run_rec(s, txn, run, NULL, &v);
 
-	if (rc == MDB_NOTFOUND)
-		return KT_ENOTFOUND;
-	if (rc)
-		return kt_mdb_err(s, rc, "run lookup");
-	return kt_runrec_tail(s, &v, n, head ? head : h);
+	return rc ? rc : kt_runrec_tail(s, &v, n, head ? head : h);
 }
 
 static int page_get(kt_store *s, MDB_txn *txn,
@@ -1538,15 +1549,11 @@ int kt_store_verify(kt_store *s, const char *run, const char **bad_run,
 	if (rc)
 		return rc;
 	if (run) {
-		MDB_val rk = { KT_RUN_BIN, bin }, rv;
+		MDB_val rv;
 
-		rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &rk, &rv);
-		if (rc) {
-			rc = rc == MDB_NOTFOUND ?
-				kt_err(s, KT_ENOTFOUND, "no run %s", run) :
-				kt_mdb_err(s, rc, "run lookup");
+		rc = run_rec(s, txn, bin, run, &rv);
+		if (rc)
 			goto out;
-		}
 		rc = verify_run(s, txn, bin, &refs, &bseq);
 		if (rc)
 			goto bad;
@@ -1697,15 +1704,11 @@ int kt_store_stats_get(kt_store *s, const char *run, kt_store_stats *st)
 	if (rc)
 		return rc;
 	if (run) {
-		MDB_val rk = { KT_RUN_BIN, bin }, rv;
+		MDB_val rv;
 
-		rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &rk, &rv);
-		if (rc) {
-			rc = rc == MDB_NOTFOUND ?
-				kt_err(s, KT_ENOTFOUND, "no run %s", run) :
-				kt_mdb_err(s, rc, "run lookup");
+		rc = run_rec(s, txn, bin, run, &rv);
+		if (rc)
 			goto out;
-		}
 		st->runs = 1;
 	} else if (mdb_stat(txn, s->dbi[KT_DB_RUNS], &ms) == 0) {
 		st->runs = ms.ms_entries;
