@@ -133,13 +133,31 @@ out:
 	return buf;
 }
 
+/* {run, seq, prov} of an event's source object (prov null when the event
+ * has none); NULL when out of memory.  Caller owns it. */
+static cJSON *source_obj(const char *run, const kt_event *ev)
+{
+	cJSON *o = cJSON_CreateObject(), *prov;
+
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "run", run);
+	cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
+	prov = ev->prov_json ? cJSON_Parse(ev->prov_json) : NULL;
+	if (prov)
+		cJSON_AddItemToObject(o, "prov", prov);
+	else
+		cJSON_AddNullToObject(o, "prov");
+	return o;
+}
+
 /* The record bytes, raw (and a newline when nl) or, with json, as one
  * object {run, seq, prov, source} ("source_base64" when they are not UTF-8
  * text). */
 static int put_source(struct cli *c, const char *run, const kt_event *ev,
 		      const unsigned char *rec, size_t len, int json, int nl)
 {
-	cJSON *o, *prov;
+	cJSON *o;
 	int rc = KT_EXIT_OK;
 
 	if (!json) {
@@ -148,24 +166,13 @@ static int put_source(struct cli *c, const char *run, const kt_event *ev,
 			fputc('\n', stdout);
 		return ferror(stdout) ? cli_err(c, "write error") : KT_EXIT_OK;
 	}
-	o = cJSON_CreateObject();
-	prov = ev->prov_json ? cJSON_Parse(ev->prov_json) : NULL;
-	if (o) {
-		cJSON_AddStringToObject(o, "run", run);
-		cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
-		if (prov)
-			cJSON_AddItemToObject(o, "prov", prov);
-		else
-			cJSON_AddNullToObject(o, "prov");
-		prov = NULL;
-	}
-	if (!o || cli_json_add_bytes(o, "source", rec, len,
-				     CLI_BYTES_TEXT_OR_BASE64) < 0) {
+	o = source_obj(run, ev);
+	if (o && cli_json_add_bytes(o, "source", rec, len,
+				    CLI_BYTES_TEXT_OR_BASE64) < 0) {
 		cJSON_Delete(o);
 		o = NULL;
 	}
 	rc = cli_put_json(o);
-	cJSON_Delete(prov);
 	if (rc)
 		return cli_err(c, rc == KT_ENOMEM ? "out of memory" : "write error");
 	return KT_EXIT_OK;
@@ -178,24 +185,14 @@ static int whole_file(struct cli *c, const char *run, const kt_event *ev,
 		      const char *path, const char *member,
 		      const char *sha_hex, int json)
 {
-	cJSON *o, *prov;
+	cJSON *o;
 	int rc;
 
 	if (json) {
-		o = cJSON_CreateObject();
-		prov = ev->prov_json ? cJSON_Parse(ev->prov_json) : NULL;
-		if (o) {
-			cJSON_AddStringToObject(o, "run", run);
-			cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
-			if (prov)
-				cJSON_AddItemToObject(o, "prov", prov);
-			else
-				cJSON_AddNullToObject(o, "prov");
-			prov = NULL;
+		o = source_obj(run, ev);
+		if (o)
 			cJSON_AddNullToObject(o, "source");
-		}
 		rc = cli_put_json(o); /* consumes o */
-		cJSON_Delete(prov);
 		if (rc)
 			return cli_err(c, rc == KT_ENOMEM ? "out of memory" :
 				       "write error");
