@@ -32,6 +32,58 @@ static int suffix_cb(const char *path, void *arg)
 	return 0;
 }
 
+/* Paths of edits with op "unknown" that end in "/<want>": a file whose
+ * content became unknown is not in the live listing (the paths index keeps
+ * it as deleted), yet `cat RUN suffix` must say it is unknown, as `cat RUN
+ * full-path` does, rather than "no file". */
+struct unk_ctx {
+	struct suffix_ctx *x;
+	kt_store *s;
+	const char *run;
+	uint64_t at_a, at_b;
+	int err;
+};
+
+static int jstr_is(const cJSON *o, const char *key, const char *want);
+
+static int unk_cb(const kt_event *ev, void *arg)
+{
+	struct unk_ctx *u = arg;
+	const cJSON *pv;
+	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+	int n0 = u->x->n, rc = 0;
+
+	if (!p)
+		return 0;
+	pv = cJSON_GetObjectItemCaseSensitive(p, "path");
+	if (jstr_is(p, "op", "unknown") && cJSON_IsString(pv))
+		suffix_cb(pv->valuestring, u->x);
+	if (u->x->n > n0) {
+		/* count it only when it is unknown at one of the steps */
+		const char *got = u->x->n == 1 ? u->x->match : u->x->second;
+		int ua = got ? cli_ws_unknown(u->s, u->run, got, u->at_a, NULL)
+			     : KT_ENOMEM;
+		int ub = ua == 0 && u->at_b != u->at_a ?
+			 cli_ws_unknown(u->s, u->run, got, u->at_b, NULL) : ua;
+
+		if (ua < 0 || ub < 0) {
+			u->err = ua < 0 ? ua : ub;
+			rc = 1;
+		} else if (!ua && !ub) {
+			u->x->n--;
+			if (u->x->n == 0) {
+				free(u->x->match);
+				u->x->match = NULL;
+			} else {
+				free(u->x->second);
+				u->x->second = NULL;
+			}
+		}
+	}
+	cJSON_Delete(p);
+	return rc;
+}
+
 int cli_path_resolve(struct cli *c, kt_store *s, const char *run,
 		     const char *path, uint64_t at_a, uint64_t at_b,
 		     char **out)
@@ -57,6 +109,17 @@ int cli_path_resolve(struct cli *c, kt_store *s, const char *run,
 	rc = x.wlen ? kt_path_foreach(s, run, at_a, suffix_cb, &x) : 0;
 	if (!rc && x.wlen && at_b != at_a)
 		rc = kt_path_foreach(s, run, at_b, suffix_cb, &x);
+	if (!rc && x.wlen && x.n == 0) {
+		struct unk_ctx u = { &x, s, run, at_a, at_b, 0 };
+		uint64_t last = !at_a || !at_b ? 0 : at_a > at_b ? at_a : at_b;
+
+		rc = kt_event_scan(s, run, 1, last, KT_KIND_BIT(KT_KIND_EDIT),
+				   KT_READ_BODY, unk_cb, &u);
+		if (u.err)
+			rc = u.err;
+		else if (rc == 1)
+			rc = 0;
+	}
 	if (rc) {
 		rc = cli_store_err(c, s, rc, "listing paths");
 	} else if (x.n == 0) {

@@ -11,7 +11,9 @@
  * The stored path that `path` names in run `run` at step at_a or at_b (0 =
  * latest; give the same step twice for one): the path itself when stored,
  * else the one path ending in "/<path>" among the files that exist at
- * either step.  *out is malloc'ed.  Prints the error itself and returns an
+ * either step, or failing that among the files whose content is unknown
+ * at either step (an edit with op "unknown"), so that cat and diff say the
+ * content is unknown rather than "no file".  *out is malloc'ed.  Prints the error itself and returns an
  * exit code (KT_EXIT_NOTFOUND none, KT_EXIT_USAGE several).
  */
 int cli_path_resolve(struct cli *c, kt_store *s, const char *run,
