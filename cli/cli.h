@@ -74,7 +74,9 @@ int64_t cli_now_ns(void);
  * The run that `ktraj append NAME` / `bench --record NAME` write to: the run
  * NAME resolves to (id, unique id prefix or name, as everywhere), else the
  * id of identity "<source>:<NAME>" (*exists 0: cli_record creates it with
- * its first event).  Several matches are an error (KT_EXIT_USAGE).  Prints
+ * its first event).  Several matches are an error (KT_EXIT_USAGE), and so
+ * is a new run's NAME that is not one line of valid UTF-8 (control
+ * characters, invalid bytes: ls and reports print names).  Prints
  * the error itself; returns 0 or an exit code.
  */
 int cli_record_run(struct cli *c, kt_store *s, const char *name,

@@ -14,18 +14,19 @@ static const char usage[] =
 	"--format jsonl` writes) and append each event to run NAME: the run NAME\n"
 	"resolves to (an id, a unique id prefix or a run name, as RUN\n"
 	"everywhere), else a new run named NAME with identity \"append:NAME\"\n"
-	"(so its id is the same in every store), created with the first event.\n"
+	"(so its id is the same in every store), created with the first event;\n"
+	"a new run's NAME must be one line of valid UTF-8.\n"
 	"A NAME that matches several runs is an error.  Each line is committed\n"
 	"durably before the next is read, so a recorder may stream events as\n"
 	"they happen.\n"
 	"An event line needs \"kind\" and \"payload\"; \"seq\" may be left out\n"
 	"(the next one) or given (it must be the next one: a seq that exists\n"
 	"fails), \"actor\" defaults to \"agent\", a missing \"ts\" is the time of\n"
-	"arrival (null: unknown).  A \"hash\" field is checked against the\n"
-	"stored event.  Blob lines {\"blob\",\"text\"|\"base64\"} store file\n"
-	"contents for later events.  The first bad line stops the command;\n"
-	"what came before it stays.  Prints what was appended (--json: one\n"
-	"object).\n";
+	"arrival (null: unknown; a negative one is refused).  A \"hash\" field\n"
+	"is checked against the stored event.  Blob lines\n"
+	"{\"blob\",\"text\"|\"base64\"} store file contents for later events.\n"
+	"The first bad line stops the command; what came before it stays.\n"
+	"Prints what was appended (--json: one object).\n";
 
 struct app {
 	struct cli *c;
@@ -65,6 +66,14 @@ static int append_line(struct app *a, const char *line, size_t len,
 	}
 	if (r.is_run)
 		goto out; /* the target run is named on the command line */
+	/* ns since the epoch: a time before 1970 is a recorder's bug (a
+	 * relative or uninitialized clock), not a time; null is unknown */
+	if (r.has_ts && r.ts_ns != KT_TS_UNKNOWN && r.ts_ns < 0) {
+		cli_err(a->c, "line %llu: \"ts\" %lld is before 1970 (ns since the epoch; null = unknown); not appended",
+			(unsigned long long)lineno, (long long)r.ts_ns);
+		rc = KT_EXIT_FAIL;
+		goto out;
+	}
 	if (r.is_blob) {
 		rc = kt_store_begin(a->s);
 		if (!rc) {

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "outfmt.h"
 
 int64_t cli_now_ns(void)
 {
@@ -50,6 +51,22 @@ int cli_record_run(struct cli *c, kt_store *s, const char *name,
 	}
 	if (rc != KT_ENOTFOUND)
 		return cli_store_err(c, s, rc, name);
+	/* a new run's name is printed by ls, tables and reports: one line of
+	 * valid UTF-8, as the importer makes imported names (runname.c).
+	 * Refused rather than cleaned: the identity, hence the run id, is
+	 * made from the name as given. */
+	{
+		const unsigned char *p = (const unsigned char *)name;
+		size_t n = strlen(name), i;
+		int bad = !cli_is_text(name, n);
+
+		for (i = 0; i < n && !bad; i++)
+			bad = p[i] < 0x20 || p[i] == 0x7f;
+		if (bad) {
+			cli_err(c, "a new run's name must be one line of valid UTF-8 without control characters (tabs, newlines, escapes); this one is not");
+			return KT_EXIT_USAGE;
+		}
+	}
 	snprintf(ident, sizeof(ident), "%s:%s", source, name);
 	kt_run_id_from_identity(ident, run);
 	*exists = 0;
