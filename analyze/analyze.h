@@ -266,6 +266,7 @@ typedef struct kt_an_series {
 	double sigma;          /* log-noise of one measurement */
 	double theta;          /* log threshold for a significant new best */
 	int strict_correct;    /* 1 when only correct:true counted */
+	int has_ref;           /* 1 when speedups are against a reference */
 	size_t n_excluded;     /* incorrect or unusable bench events */
 	size_t n_incorrect;    /* ... of them correct:false */
 	size_t n_unknown;      /* ... correctness unknown where others of
@@ -291,6 +292,17 @@ typedef struct kt_an_series {
 int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		       kt_an_series *out);
 void kt_an_series_free(kt_an_series *s);
+
+/* Why kt_an_series_build left measurement r->m[i] out of series se
+ * (built with o): KT_AN_EX_NONE when it is used or belongs to another
+ * workload than o->workload, KT_AN_EX_INCORRECT (correct:false),
+ * KT_AN_EX_UNKNOWN (no verdict where others of the series say correct),
+ * KT_AN_EX_NOTIME (correct, without a usable time or speedup).  These
+ * are the reasons counted in se->n_incorrect, n_unknown and n_notime. */
+enum { KT_AN_EX_NONE = 0, KT_AN_EX_INCORRECT, KT_AN_EX_UNKNOWN,
+       KT_AN_EX_NOTIME };
+int kt_an_meas_excluded(const kt_an_run *r, const kt_an_series *se,
+			const kt_an_opts *o, size_t i);
 
 /*
  * The distinct workloads of r's bench results (kt_an_meas.workload, ""
@@ -351,6 +363,22 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		    kt_an_blame *out);
 void kt_an_blame_free(kt_an_blame *b);
 
+/*
+ * Blame r the way every analyzer must read a run: a run of two or more
+ * workloads (KernelBench results: one problem after another) is blamed
+ * once per workload on that workload's own series (o->workload set to
+ * each; a speedup of one problem against another is no jump), a run of
+ * at most one workload once over every measurement (o->workload as
+ * given).  *out is a malloc'ed array of *n blames (n >= 1); *wl is NULL
+ * for a run of at most one workload, else a malloc'ed array of the *n
+ * workload names (pointers into r, kt_an_workloads order), wl[i] the
+ * workload of out[i].  Release both with kt_an_blame_workloads_free.
+ * Errors: those of kt_an_blame_run; nothing is left allocated then.
+ */
+int kt_an_blame_workloads(kt_store *s, kt_an_run *r, const kt_an_opts *o,
+			  kt_an_blame **out, const char ***wl, size_t *n);
+void kt_an_blame_workloads_free(kt_an_blame *b, const char **wl, size_t n);
+
 /* Whether event i of r is a question candidate (question event of human or
  * library origin, or a human message holding a question sentence). */
 int kt_an_is_question_ev(const kt_an_run *r, size_t i);
@@ -365,7 +393,13 @@ typedef struct kt_an_stall {
 	char claim[160];          /* most repeated claim, "" when none */
 	int claim_count;
 	long claim_ev;            /* an agent message stating it, -1 */
-	long ended_by_jump;       /* jump index that ended it, -1 */
+	long ended_by_jump;       /* index into the b->jump it was found
+				     with (so the jump numbering of that
+				     workload's series), -1 */
+	size_t n_incorrect, n_unknown, n_notime; /* bench results of the
+				     stretch (seq_first..seq_last) left out
+				     of the series, by kt_an_meas_excluded
+				     reason */
 } kt_an_stall;
 
 /*
@@ -410,6 +444,15 @@ void kt_an_miner_free(kt_an_miner *m);
  * miner.  Errors: KT_ENOMEM.
  */
 int kt_an_miner_add(kt_an_miner *m, const kt_an_run *r, const kt_an_blame *b);
+
+/*
+ * kt_an_miner_add with the nb blames b[0..nb) of r (kt_an_blame_workloads:
+ * one per workload): a question's attributed gain is the sum over the
+ * jumps of every series blamed on it, so only jumps within one workload
+ * count.  b may be NULL when nb is 0.  Errors: KT_ENOMEM.
+ */
+int kt_an_miner_add_n(kt_an_miner *m, const kt_an_run *r,
+		      const kt_an_blame *b, size_t nb);
 
 /* Add one question text from outside a run (tests, fuzzing). */
 int kt_an_miner_add_text(kt_an_miner *m, const char *run, uint64_t seq,

@@ -890,6 +890,53 @@ fail:
 	return rc;
 }
 
+int kt_an_blame_workloads(kt_store *s, kt_an_run *r, const kt_an_opts *o,
+			  kt_an_blame **out, const char ***wl, size_t *n)
+{
+	kt_an_opts ow = *o;
+	kt_an_blame *b = NULL;
+	const char **w = NULL;
+	size_t nw = 0, nb = 0;
+	int rc;
+
+	*out = NULL;
+	*wl = NULL;
+	*n = 0;
+	if ((rc = kt_an_workloads(r, &w, &nw)))
+		return rc;
+	if (nw < 2) {
+		free(w);
+		w = NULL;
+		nw = 1;
+	}
+	b = calloc(nw, sizeof(*b));
+	if (!b) {
+		rc = KT_ENOMEM;
+		goto fail;
+	}
+	for (nb = 0; nb < nw; nb++) {
+		if (w)
+			ow.workload = w[nb];
+		if ((rc = kt_an_blame_run(s, r, &ow, &b[nb])))
+			goto fail;
+	}
+	*out = b;
+	*wl = w;
+	*n = nw;
+	return KT_OK;
+fail:
+	kt_an_blame_workloads_free(b, w, nb);
+	return rc;
+}
+
+void kt_an_blame_workloads_free(kt_an_blame *b, const char **wl, size_t n)
+{
+	for (size_t i = 0; b && i < n; i++)
+		kt_an_blame_free(&b[i]);
+	free(b);
+	free(wl);
+}
+
 void kt_an_blame_free(kt_an_blame *b)
 {
 	for (size_t i = 0; i < b->njump; i++) {
@@ -968,8 +1015,21 @@ int kt_an_stalls(const kt_an_run *r, const kt_an_blame *b,
 			kt_an_stall *nv = realloc(v, (n + 1) * sizeof(*nv)), *st;
 			struct claimtab ct;
 			struct buf tx = {.limit = 65536};
-			uint64_t from = start ? se->pt[start - 1].seq : 0;
-			long li = kt_an_run_find(r, from);
+			uint64_t from = start ? se->pt[start - 1].seq : 0,
+				 to = k < b->njump ?
+				      se->pt[b->jump[k].p_land].seq : UINT64_MAX;
+			long li;
+
+			/* a workload's first stall starts after the last
+			 * result of another workload before it: what the agent
+			 * said about the problem before is not this stall */
+			for (size_t mi = se->pt[0].meas; !start && o->workload &&
+			     mi-- > 0;)
+				if (strcmp(r->m[mi].workload, o->workload)) {
+					from = r->ev[r->m[mi].ev].seq;
+					break;
+				}
+			li = kt_an_run_find(r, from);
 
 			if (!nv) {
 				free(v);
@@ -987,6 +1047,21 @@ int kt_an_stalls(const kt_an_run *r, const kt_an_blame *b,
 			st->seq_last = se->pt[last].seq;
 			st->ended_by_jump = k < b->njump ? (long)k : -1;
 			st->claim_ev = -1;
+			/* what the series left out there, up to the jump that
+			 * ended it, and why (few stalls: a scan of the
+			 * measurements each) */
+			for (size_t mi = 0; mi < r->nm; mi++) {
+				uint64_t ms = r->ev[r->m[mi].ev].seq;
+
+				if (ms <= from ||
+				    (start && ms < st->seq_first) || ms >= to)
+					continue;
+				switch (kt_an_meas_excluded(r, se, o, mi)) {
+				case KT_AN_EX_INCORRECT: st->n_incorrect++; break;
+				case KT_AN_EX_UNKNOWN: st->n_unknown++; break;
+				case KT_AN_EX_NOTIME: st->n_notime++; break;
+				}
+			}
 			for (size_t i = li < 0 ? 0 : (size_t)li;
 			     i < r->nev && r->ev[i].seq <= st->seq_last; i++) {
 				const kt_an_ev *e = &r->ev[i];

@@ -140,6 +140,12 @@ int kt_an_miner_add_text(kt_an_miner *m, const char *run, uint64_t seq,
 
 int kt_an_miner_add(kt_an_miner *m, const kt_an_run *r, const kt_an_blame *b)
 {
+	return kt_an_miner_add_n(m, r, b, b ? 1 : 0);
+}
+
+int kt_an_miner_add_n(kt_an_miner *m, const kt_an_run *r,
+		      const kt_an_blame *b, size_t nb)
+{
 	long last_agent = -1; /* the agent message before a candidate */
 
 	for (size_t i = 0; i < r->nev; i++) {
@@ -164,11 +170,13 @@ int kt_an_miner_add(kt_an_miner *m, const kt_an_run *r, const kt_an_blame *b)
 			     !e->task)) {
 			continue;
 		}
-		for (size_t k = 0; b && k < b->njump; k++)
-			if (b->jump[k].question == (long)i) {
-				a.gain += log(b->jump[k].gain) * b->jump[k].p_question;
-				a.hit = 1;
-			}
+		for (size_t w = 0; w < nb; w++)
+			for (size_t k = 0; k < b[w].njump; k++)
+				if (b[w].jump[k].question == (long)i) {
+					a.gain += log(b[w].jump[k].gain) *
+						  b[w].jump[k].p_question;
+					a.hit = 1;
+				}
 		/* moves the agent to another layer than it worked in */
 		if (last_agent >= 0 && !agent) {
 			const char *pt = r->ev[last_agent].text;

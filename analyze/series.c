@@ -153,6 +153,7 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		any_ref += m->speedup > 0 || (m->ref_ms > 0 && m->time_ms > 0);
 	}
 	out->strict_correct = any_true > 0;
+	out->has_ref = any_ref > 0;
 	for (i = 0; i < r->nm; i++) {
 		const kt_an_meas *m = &r->m[i];
 		int ok = out->strict_correct ? m->correct == 1 : m->correct != 0;
@@ -354,6 +355,30 @@ out:
 	if (rc)
 		kt_an_series_free(out);
 	return rc;
+}
+
+int kt_an_meas_excluded(const kt_an_run *r, const kt_an_series *se,
+			const kt_an_opts *o, size_t i)
+{
+	const kt_an_meas *m = &r->m[i];
+	double v = 0;
+
+	/* the tests of kt_an_series_build, in its order */
+	if (o->workload && strcmp(m->workload, o->workload))
+		return KT_AN_EX_NONE;
+	if (!(se->strict_correct ? m->correct == 1 : m->correct != 0))
+		return m->correct == 0 ? KT_AN_EX_INCORRECT : KT_AN_EX_UNKNOWN;
+	if (se->has_ref) {
+		if (m->speedup > 0 && isfinite(m->speedup))
+			v = m->speedup;
+		else if (m->ref_ms > 0 && m->time_ms > 0)
+			v = m->ref_ms / m->time_ms;
+	} else if (m->time_ms > 0 && isfinite(m->time_ms)) {
+		/* relative to a first correct time: finite when this one is */
+		v = 1;
+	}
+	return v > 0 && isfinite(v) && v < 1e9 ? KT_AN_EX_NONE :
+						 KT_AN_EX_NOTIME;
 }
 
 int kt_an_workloads(const kt_an_run *r, const char ***out, size_t *n)

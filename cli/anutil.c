@@ -222,6 +222,19 @@ cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 	return x;
 }
 
+cJSON *an_excluded_json(cJSON *o, size_t incorrect, size_t unknown,
+			size_t notime)
+{
+	cJSON *x = cJSON_AddObjectToObject(o, "excluded_by_reason");
+
+	if (!x ||
+	    !cJSON_AddNumberToObject(x, "incorrect", (double)incorrect) ||
+	    !cJSON_AddNumberToObject(x, "correctness_unknown", (double)unknown) ||
+	    !cJSON_AddNumberToObject(x, "without_time", (double)notime))
+		return NULL;
+	return x;
+}
+
 cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
 			     const kt_an_opts *o)
 {
@@ -234,6 +247,11 @@ cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
 	cJSON_AddStringToObject(x, "basis", b->series.basis);
 	cJSON_AddNumberToObject(x, "measurements", (double)b->series.n);
 	cJSON_AddNumberToObject(x, "excluded", (double)b->series.n_excluded);
+	if (!an_excluded_json(x, b->series.n_incorrect, b->series.n_unknown,
+			      b->series.n_notime)) {
+		cJSON_Delete(x);
+		return NULL;
+	}
 	cJSON_AddNumberToObject(x, "noise_sigma", an_r4(b->series.sigma));
 	cJSON_AddStringToObject(x, "noise_source", b->series.noise_src);
 	cJSON_AddNumberToObject(x, "min_gain", an_r4(o->min_gain));
@@ -274,6 +292,12 @@ cJSON *an_stall_json(const kt_an_run *r, const kt_an_stall *st, size_t k)
 						(double)r->ev[st->claim_ev].seq);
 	} else {
 		cJSON_AddNullToObject(x, "claim");
+	}
+	cJSON_AddNumberToObject(x, "excluded", (double)(st->n_incorrect +
+			       st->n_unknown + st->n_notime));
+	if (!an_excluded_json(x, st->n_incorrect, st->n_unknown, st->n_notime)) {
+		cJSON_Delete(x);
+		return NULL;
 	}
 	if (st->ended_by_jump >= 0)
 		cJSON_AddNumberToObject(x, "ended_by_jump",

@@ -33,11 +33,21 @@ const char *an_conf_label(const kt_an_jump *j, const kt_an_opts *o);
 cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 		    const kt_an_opts *o);
 
-/* The final summary object of `blame --json` (no "gain" key). */
+/* Add "excluded_by_reason": {incorrect, correctness_unknown,
+ * without_time} (bench results a series left out, kt_an_meas_excluded) to
+ * object o; returns the new object, NULL when out of memory. */
+cJSON *an_excluded_json(cJSON *o, size_t incorrect, size_t unknown,
+			size_t notime);
+
+/* The final summary object of `blame --json` (no "gain" key): counts,
+ * thresholds, noise, the baseline; "excluded" and "excluded_by_reason". */
 cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
 			     const kt_an_opts *o);
 
-/* JSON object for stall k; caller deletes. */
+/* JSON object for stall k ("stall" k + 1; "ended_by_jump" numbered as
+ * an_jump_json numbers the jumps of the same blame; "excluded" and
+ * "excluded_by_reason": bench results of the stretch the series left out);
+ * caller deletes. */
 cJSON *an_stall_json(const kt_an_run *r, const kt_an_stall *st, size_t k);
 
 /* Print cJSON compactly plus a newline and delete it; KT_ENOMEM on failure. */

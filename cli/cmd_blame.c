@@ -32,8 +32,8 @@ static const char usage[] =
 	"reference.  Only correct results count.  A run of several workloads\n"
 	"(bench `workload`, else `scenario`: KernelBench results, one problem\n"
 	"after another) has one series per workload: jumps are found within one\n"
-	"workload and labelled with it (--json: a \"workload\" key on every object,\n"
-	"one summary per workload).\n"
+	"workload, numbered within it and labelled with it (--json: a \"workload\"\n"
+	"key on every object, one summary per workload).\n"
 	"\n"
 	"The baseline swaps the questions with random non-question messages and\n"
 	"shifts them circularly (--permutations each, 2000; --seed 1) and prints\n"
@@ -43,7 +43,9 @@ static const char usage[] =
 	"--json: one object per jump (run, from_seq, to_seq, from_step, to_step,\n"
 	"before, after, gain, edits, files, attribution, question {seq, text,\n"
 	"origin, layer, lag_calls, lag_min, p, ...}, confidence, hypothesis\n"
-	"{seq, text, layer}, candidates), then one summary object (no \"gain\").\n";
+	"{seq, text, layer}, candidates), then one summary object (no \"gain\";\n"
+	"\"excluded\" and \"excluded_by_reason\" {incorrect, correctness_unknown,\n"
+	"without_time} count the bench results left out).\n";
 
 static void print_text(const char *label, const char *t)
 {
@@ -222,9 +224,11 @@ static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 		printf("\n");
 	if (!nj)
 		printf("no significant jump within any workload\n");
-	for (i = 0, nj = 0; i < nw; i++)
+	/* numbered within the workload, as --json's "jump" and the
+	 * "ended by jump N [workload]" of stalls */
+	for (i = 0; i < nw; i++)
 		for (k = 0; k < b[i].njump; k++)
-			print_jump(r, &b[i], k, o0, ++nj, wl_name(wl[i]));
+			print_jump(r, &b[i], k, o0, k + 1, wl_name(wl[i]));
 	for (i = 0; i < nw; i++)
 		if (b[i].njump)
 			printf("baseline [%s]: S = %.3f over %zu jump%s and %zu "

@@ -145,15 +145,19 @@ static int mine_run(kt_store *s, kt_an_miner *m, const char *id,
 		    const kt_an_opts *o)
 {
 	kt_an_run *r = NULL;
-	kt_an_blame b;
+	kt_an_blame *b = NULL;
+	const char **wl = NULL;
+	size_t nb = 0;
 	int rc = kt_an_run_load(s, id, &r);
 
 	if (rc)
 		return rc;
-	rc = kt_an_blame_run(s, r, o, &b);
+	/* gains come from the jumps of each workload's own series (as
+	 * blame reports them), never from one problem to the next */
+	rc = kt_an_blame_workloads(s, r, o, &b, &wl, &nb);
 	if (!rc) {
-		rc = kt_an_miner_add(m, r, &b);
-		kt_an_blame_free(&b);
+		rc = kt_an_miner_add_n(m, r, b, nb);
+		kt_an_blame_workloads_free(b, wl, nb);
 	}
 	kt_an_run_free(r);
 	return rc;
@@ -334,13 +338,14 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 	kt_an_opts o;
 	kt_store *s = NULL;
 	kt_an_run *r = NULL;
-	kt_an_blame b;
-	kt_an_stall *st = NULL;
+	kt_an_blame *bw = NULL;
+	const char **wl = NULL, *last_wl = NULL;
+	kt_an_stall last = {0};
 	kt_an_miner *m = NULL;
 	struct sugg *sg = NULL;
-	size_t nst = 0, nsg = 0;
+	size_t nbw = 0, nst = 0, nsg = 0;
 	char *pos[8], *lib = NULL, *spec = NULL;
-	int json, npos, rc, have_b = 0, stuck, profiled = 0;
+	int json, npos, rc, stuck, profiled = 0;
 	uint64_t top = 5;
 
 	rc = an_opts(c, argc, argv, &o, &json, keep, pos, 8, &npos);
@@ -364,15 +369,34 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 		return rc;
 	if ((rc = an_load(c, s, spec, KT_AN_LOAD_TOOLS, &r)))
 		goto out;
-	if ((rc = kt_an_blame_run(s, r, &o, &b)) ||
-	    (have_b = 1, rc = kt_an_stalls(r, &b, &o, &st, &nst))) {
+	/* the run's last stall: of each workload's own series in a run of
+	 * several (a problem after another is no gain and no stall) */
+	if ((rc = kt_an_blame_workloads(s, r, &o, &bw, &wl, &nbw))) {
 		rc = cli_store_err(c, s, rc, "suggest");
 		goto out;
+	}
+	for (size_t w = 0; w < nbw; w++) {
+		kt_an_opts ow = o;
+		kt_an_stall *st = NULL;
+		size_t n = 0;
+
+		if (wl)
+			ow.workload = wl[w];
+		if ((rc = kt_an_stalls(r, &bw[w], &ow, &st, &n))) {
+			rc = cli_store_err(c, s, rc, "suggest");
+			goto out;
+		}
+		if (n && (!nst || st[n - 1].seq_last > last.seq_last)) {
+			last = st[n - 1];
+			last_wl = wl ? wl[w] : NULL;
+		}
+		nst += n;
+		free(st);
 	}
 	for (size_t i = 0; i < r->nev; i++)
 		profiled |= r->ev[i].profiler;
 	if (nst) {
-		stuck = st[nst - 1].layer;
+		stuck = last.layer;
 	} else {
 		/* no stall: the layer of the agent's last messages */
 		char buf[16384];
@@ -505,7 +529,7 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 	 * instructions and more-of-the-same never (kt_an_suggest_fit) */
 	{
 		size_t w = 0;
-		int claim = nst && st[nst - 1].claim[0];
+		int claim = nst && last.claim[0];
 
 		for (size_t k = 0; k < nsg; k++) {
 			sg[k].fit = kt_an_suggest_fit(stuck, claim, profiled,
@@ -541,11 +565,13 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 	}
 	printf("run %s  %s\n", r->id, r->name);
 	if (nst)
-		printf("stuck: stall of %zu measurements (steps %zu..%zu) in layer "
-		       "%s%s%s%s\n", st[nst - 1].length, st[nst - 1].p_first + 1,
-		       st[nst - 1].p_last + 1, kt_an_layer_name(stuck),
-		       st[nst - 1].claim[0] ? ", claiming \"" : "",
-		       st[nst - 1].claim, st[nst - 1].claim[0] ? "\"" : "");
+		printf("stuck: stall of %zu measurements (steps %zu..%zu%s%s) in "
+		       "layer %s%s%s%s\n", last.length, last.p_first + 1,
+		       last.p_last + 1, last_wl ? " of workload " : "",
+		       last_wl ? (*last_wl ? last_wl : "(no workload)") : "",
+		       kt_an_layer_name(stuck),
+		       last.claim[0] ? ", claiming \"" : "",
+		       last.claim, last.claim[0] ? "\"" : "");
 	else
 		printf("no stall; recent work in layer %s\n", kt_an_layer_name(stuck));
 	if (!nsg)
@@ -561,9 +587,7 @@ out:
 		free(sg[k].text);
 	free(sg);
 	kt_an_miner_free(m);
-	free(st);
-	if (have_b)
-		kt_an_blame_free(&b);
+	kt_an_blame_workloads_free(bw, wl, nbw);
 	kt_an_run_free(r);
 	kt_store_close(s);
 	return rc;

@@ -18,10 +18,14 @@ static const char usage[] =
 	"(the same threshold as `blame speedup`).  Each names its length, step\n"
 	"range, the layer of the agent's messages there and the claim it repeated\n"
 	"most (\"memory-bound at 87 % of peak\").  A run of several workloads has\n"
-	"one series per workload; its stalls are labelled with it.\n"
+	"one series per workload; its stalls are numbered within it, labelled\n"
+	"with it, and \"ended by jump N\" is jump N of that workload in `blame\n"
+	"speedup`.  Bench results left out of the series within a stall\n"
+	"(incorrect, correctness unknown, without a time) are counted.\n"
 	"--json: one object per stall: length, from_step, to_step, from_seq,\n"
-	"to_seq, tool_calls, layer, claim, claim_count, claim_seq, ended_by_jump\n"
-	"(and workload, in a run of several).\n";
+	"to_seq, tool_calls, layer, claim, claim_count, claim_seq, ended_by_jump,\n"
+	"excluded, excluded_by_reason {incorrect, correctness_unknown,\n"
+	"without_time} (and workload, in a run of several).\n";
 
 /* Stall st (number num); `wl` (NULL for a run of one workload) labels it. */
 static void print_stall(const kt_an_run *r, const kt_an_stall *st, size_t num,
@@ -45,8 +49,26 @@ static void print_stall(const kt_an_run *r, const kt_an_stall *st, size_t num,
 					    r->ev[x->claim_ev].seq : 0));
 	else
 		printf("  no repeated performance claim\n");
+	if (x->n_incorrect + x->n_unknown + x->n_notime) {
+		const char *sep = "";
+
+		printf("  bench results left out there:");
+		if (x->n_incorrect) {
+			printf(" %zu incorrect", x->n_incorrect);
+			sep = ",";
+		}
+		if (x->n_unknown) {
+			printf("%s %zu correctness unknown", sep, x->n_unknown);
+			sep = ",";
+		}
+		if (x->n_notime)
+			printf("%s %zu without a time", sep, x->n_notime);
+		printf("\n");
+	}
+	/* the jump numbers of `blame speedup`: within the workload */
 	if (x->ended_by_jump >= 0)
-		printf("  ended by jump %ld\n", x->ended_by_jump + 1);
+		printf("  ended by jump %ld%s%s%s\n", x->ended_by_jump + 1,
+		       wl ? " [" : "", wl ? wl : "", wl ? "]" : "");
 }
 
 /* A run of several workloads: the stalls of each workload's own series
@@ -56,7 +78,7 @@ static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
 			size_t nw)
 {
 	kt_an_opts o = *o0;
-	size_t i, k, tot = 0, num = 0;
+	size_t i, k, tot = 0;
 	int rc = 0;
 
 	for (i = 0; i < nw && !rc; i++) {
@@ -93,7 +115,8 @@ static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
 				if ((rc = an_emit(stdout, j)))
 					rc = cli_err(c, "out of memory");
 			} else {
-				print_stall(r, &st[k], ++num, name);
+				/* numbered within the workload, as --json */
+				print_stall(r, &st[k], k + 1, name);
 			}
 		}
 		free(st);

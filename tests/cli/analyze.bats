@@ -403,3 +403,102 @@ PY
 	run "$KTRAJ" blame speedup excluded --json
 	python3 -c 'import json,sys; r=[json.loads(l) for l in sys.stdin if l.strip()][-1]; assert r["measurements"] == 3 and r["excluded"] == 4, r' <<<"$output"
 }
+
+# wl_jumps.jsonl: workload A_softmax (0.40, a human question, an edit, 0.80)
+# then B_reduce: a human question about B right before its first result
+# (1.00), a stall, an agent plan, an edit, 2.00.  Read as one series, B's
+# start is a x1.23 "jump" right after that question.
+@test "questions mine/suggest: gains only from jumps within one workload" {
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/analyze/wl_jumps.jsonl" >/dev/null
+	run "$KTRAJ" questions mine wl_jumps --json
+	[ "$status" -eq 0 ]
+	python3 - "$output" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+a = [r for r in rows if r["text"].startswith("Are the global loads")][0]
+b = [r for r in rows if r["text"].startswith("Why is the reduction")][0]
+# the question before A's real jump (x1.95) gets its gain
+assert a["hits"] == 1 and a["gain_log_total"] > 0.4, a
+# the question before B's first result gets nothing: B starting above A
+# is no improvement
+assert b["hits"] == 0 and b["gain_log_total"] == 0, b
+PY
+	# suggest, mining the store: the same library gains
+	run "$KTRAJ" questions suggest wl_jumps --json -n 10
+	[ "$status" -eq 0 ]
+	python3 - "$output" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+for r in rows:
+    if r["text"].startswith("Why is the reduction"):
+        assert r["gain"] < 1.3, r  # the shrunk mean with no gain of its own
+PY
+	run "$KTRAJ" questions suggest wl_jumps
+	[ "$status" -eq 0 ]
+	# the last stall is B's own (steps 1..5 of B_reduce), not a stretch
+	# across both problems
+	[[ "$output" == *"stuck: stall of 5 measurements (steps 1..5 of workload B_reduce)"* ]]
+}
+
+@test "stalls: 'ended by jump N' is jump N of that workload in blame" {
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/analyze/wl_jumps.jsonl" >/dev/null
+	"$KTRAJ" blame speedup wl_jumps --json >"$BATS_TEST_TMPDIR/b.json"
+	"$KTRAJ" stalls wl_jumps --json >"$BATS_TEST_TMPDIR/s.json"
+	python3 - "$BATS_TEST_TMPDIR/b.json" "$BATS_TEST_TMPDIR/s.json" <<'PY'
+import json, sys
+jumps = [json.loads(l) for l in open(sys.argv[1]) if '"gain"' in l]
+stalls = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+assert [(j["workload"], j["jump"]) for j in jumps] == [("A_softmax", 1), ("B_reduce", 1)], jumps
+assert len(stalls) == 2, stalls
+for s in stalls:
+    j = [j for j in jumps if j["workload"] == s["workload"] and j["jump"] == s["ended_by_jump"]]
+    # the jump that ended it starts where the stall ends
+    assert len(j) == 1 and j[0]["from_step"] == s["to_step"], (s, jumps)
+PY
+	run "$KTRAJ" blame speedup wl_jumps
+	[[ "$output" == *"JUMP 1 [B_reduce]  steps 5..6"* ]]
+	[[ "$output" != *"JUMP 2"* ]]
+	run "$KTRAJ" stalls wl_jumps
+	[[ "$output" == *"STALL 1 [B_reduce]  steps 1..5"* ]]
+	[[ "$output" == *"ended by jump 1 [B_reduce]"* ]]
+	# B's stall is about B: the agent's words on fusing B's kernels, not A's
+	# float4 loads
+	python3 -c '
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert [x["layer"] for x in s if x["workload"] == "B_reduce"] == ["operator boundary"], s' "$BATS_TEST_TMPDIR/s.json"
+}
+
+@test "blame, stalls --json: excluded bench results by reason" {
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/analyze/excluded.jsonl" \
+		"$BATS_TEST_DIRNAME/../data/analyze/wl_jumps.jsonl" >/dev/null
+	run "$KTRAJ" blame speedup excluded --json
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json, sys
+r = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()][-1]
+assert r["excluded"] == 4, r
+assert r["excluded_by_reason"] == {"incorrect": 1, "correctness_unknown": 2, "without_time": 1}, r' "$output"
+	run "$KTRAJ" stalls excluded --json --patience 3
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+# one stall over the whole run: every left-out result is in it
+assert len(rows) == 1 and rows[0]["excluded"] == 4, rows
+assert rows[0]["excluded_by_reason"] == {"incorrect": 1, "correctness_unknown": 2, "without_time": 1}, rows' "$output"
+	# per workload: A left out an incorrect result, B one without a verdict
+	run "$KTRAJ" blame speedup wl_jumps --json
+	python3 -c '
+import json, sys
+s = {r["workload"]: r["excluded_by_reason"] for r in map(json.loads, sys.argv[1].splitlines()) if "summary" in r}
+assert s == {"A_softmax": {"incorrect": 1, "correctness_unknown": 0, "without_time": 0},
+             "B_reduce": {"incorrect": 0, "correctness_unknown": 1, "without_time": 0}}, s' "$output"
+	run "$KTRAJ" stalls wl_jumps --json
+	python3 -c '
+import json, sys
+s = {r["workload"]: r["excluded_by_reason"] for r in map(json.loads, sys.argv[1].splitlines())}
+assert s["A_softmax"]["incorrect"] == 1 and s["B_reduce"]["correctness_unknown"] == 1, s' "$output"
+	run "$KTRAJ" stalls wl_jumps
+	[[ "$output" == *"bench results left out there: 1 incorrect"* ]]
+}
