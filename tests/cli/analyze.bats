@@ -502,3 +502,127 @@ assert s["A_softmax"]["incorrect"] == 1 and s["B_reduce"]["correctness_unknown"]
 	run "$KTRAJ" stalls wl_jumps
 	[[ "$output" == *"bench results left out there: 1 incorrect"* ]]
 }
+
+@test "report: a run of several workloads has one section, chart and jump table per workload" {
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/analyze/wl_jumps.jsonl" \
+		"$BATS_TEST_DIRNAME/../data/analyze/excluded.jsonl" >/dev/null
+	run "$KTRAJ" report wl_jumps -o "$BATS_TEST_TMPDIR/r.html"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"(2 workloads, 2 jumps, 2 stalls, 26 events)"* ]]
+	python3 - "$BATS_TEST_TMPDIR/r.html" "$BATS_TEST_DIRNAME/../data/analyze/wl_jumps.jsonl" <<'PY'
+import json, re, sys
+h = open(sys.argv[1]).read()
+ev = [json.loads(l) for l in open(sys.argv[2])]
+bench = {wl: {e["seq"] for e in ev if e["kind"] == "bench" and e["payload"]["workload"] == wl}
+         for wl in ("A_softmax", "B_reduce")}
+assert len(re.findall(r"<svg", h)) == 2, "one chart per workload"
+# every event keeps its anchor, ids are unique
+ids = re.findall(r'id="([^"]+)"', h)
+assert len(ids) == len(set(ids)), "duplicate ids"
+assert {"e%d" % e["seq"] for e in ev} <= set(ids)
+secs = re.split(r'<section id="w\d+">', h)[1:]
+assert len(secs) == 2, len(secs)
+for i, (sec, wl) in enumerate(zip(secs, ("A_softmax", "B_reduce"))):
+    sec = sec[:sec.index("</section>")]
+    assert "Workload %d: %s</h2>" % (i + 1, wl) in sec
+    # the chart of a workload holds only that workload's results
+    pts = {int(x) for x in re.findall(r'<circle[^>]*><title>step \d+ \(#(\d+)\)', sec)}
+    assert pts and pts <= bench[wl], (wl, pts)
+    # one jump, x1.95 / x1.96; never B's start over A's best (x1.23)
+    gains = [float(g) for g in re.findall(r'<td>x([0-9.]+)</td>', sec)]
+    assert len(gains) == 1 and 1.9 < gains[0] < 2.0, (wl, gains)
+    assert 'id="w%d-jump1"' % (i + 1) in sec and 'href="#w%d-jump1">jump J1' % (i + 1) in sec
+    assert 'url(#w%d-arr)' % (i + 1) in sec
+# the results left out, by reason, per workload and in all
+assert "2 bench results excluded: 1 incorrect, 1 correctness unknown (others say correct)" in h
+assert "1 bench result excluded: 1 incorrect" in secs[0]
+assert "1 bench result excluded: 1 correctness unknown" in secs[1]
+PY
+	# a run of one workload: one chart, anchors as before, reasons listed
+	run "$KTRAJ" report excluded -o "$BATS_TEST_TMPDIR/x.html" --patience 3
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '<svg' "$BATS_TEST_TMPDIR/x.html")" -eq 1 ]
+	! grep -q '<section' "$BATS_TEST_TMPDIR/x.html"
+	grep -q 'id="stall1"' "$BATS_TEST_TMPDIR/x.html"
+	grep -q '4 bench results excluded: 1 incorrect, 2 correctness unknown (others say correct), 1 without a time' "$BATS_TEST_TMPDIR/x.html"
+}
+
+@test "report: KernelBench results are reported per problem (corpus)" {
+	[ -d "${CORPUS:-}/gpu_kernel/kernelbench" ] || skip "no corpus"
+	"$KTRAJ" import "$CORPUS/gpu_kernel/kernelbench/best_k_kernels_level3.json" >/dev/null
+	"$KTRAJ" blame speedup best_k_kernels_level3 --json >"$BATS_TEST_TMPDIR/b.json"
+	"$KTRAJ" stalls best_k_kernels_level3 --json >"$BATS_TEST_TMPDIR/s.json"
+	run "$KTRAJ" report best_k_kernels_level3 -o "$BATS_TEST_TMPDIR/r.html"
+	[ "$status" -eq 0 ]
+	python3 - "$BATS_TEST_TMPDIR/r.html" "$BATS_TEST_TMPDIR/b.json" "$BATS_TEST_TMPDIR/s.json" <<'PY'
+import html, json, re, sys
+h = open(sys.argv[1]).read()
+rows = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+summ = [r for r in rows if "summary" in r]
+stalls = [json.loads(l) for l in open(sys.argv[3]) if l.strip()]
+charted = [r["workload"] for r in summ if r["measurements"] >= 2]
+assert len(summ) > 10 and len(charted) > 5
+# a section and a chart for each workload of two or more results, in order
+names = [html.unescape(n) for n in re.findall(r'<h2>Workload \d+: ([^<]*)</h2>', h)]
+assert names == charted, (names, charted)
+assert len(re.findall(r"<svg", h)) == len(charted)
+# the index lists every workload; jumps and stalls as blame and stalls count them
+assert len(re.findall(r'<tr id="w\d+-row">', h)) == len(summ)
+assert len(re.findall(r'<tr id="w\d+-jump\d+">', h)) == sum(r["jumps"] for r in summ)
+assert len(re.findall(r'<p id="w\d+-stall\d+">', h)) == len(stalls)
+PY
+}
+
+@test "report of several workloads renders in headless Chromium (a chart per workload)" {
+	command -v chromium >/dev/null || skip "chromium not installed"
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/analyze/wl_jumps.jsonl" >/dev/null
+	"$KTRAJ" report wl_jumps -o "$BATS_TEST_TMPDIR/r.html" >/dev/null
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking --disable-component-update \
+		--disable-sync --user-data-dir="$(mktemp -d "$BATS_TEST_TMPDIR/chr.XXXX")" \
+		--screenshot="$BATS_TEST_TMPDIR/r.png" --window-size=1100,2400 \
+		"file://$BATS_TEST_TMPDIR/r.html" >/dev/null 2>&1 || true
+	[ -s "$BATS_TEST_TMPDIR/r.png" ]
+	python3 - "$BATS_TEST_TMPDIR/r.png" <<'PY'
+import struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+assert d[:8] == b"\x89PNG\r\n\x1a\n"
+w, h, depth, ctype = struct.unpack(">IIBB", d[16:26])
+idat, i = b"", 8
+while i < len(d):
+    n = struct.unpack(">I", d[i:i+4])[0]; t = d[i+4:i+8]
+    if t == b"IDAT": idat += d[i+8:i+8+n]
+    i += 12 + n
+raw = zlib.decompress(idat)
+bpp = {2: 3, 6: 4}[ctype]
+stride = w * bpp
+prev = bytearray(stride); pos = 0; rows = []; green = 0
+for y in range(h):
+    f = raw[pos]; line = bytearray(raw[pos+1:pos+1+stride]); pos += 1 + stride
+    for x in range(stride):
+        a = line[x-bpp] if x >= bpp else 0; b = prev[x]; c = prev[x-bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p-a), abs(p-b), abs(p-c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    # pixels of the plot background (#fbfbfd) on this row
+    n = 0
+    for x in range(0, w, 2):
+        px = tuple(line[x*bpp:x*bpp+3])
+        if px == (0xfb, 0xfb, 0xfd): n += 1
+        if abs(px[0]-0x26) < 30 and abs(px[1]-0xa2) < 30 and abs(px[2]-0x69) < 30: green += 1
+    rows.append(n >= 60)
+    prev = line
+# bands of rows of plot background, apart by 40 rows or more (grid lines
+# split one plot by a row or two): one chart each
+bands, last = 0, -1000
+for y in range(h):
+    if rows[y]:
+        if y - last > 40: bands += 1
+        last = y
+assert bands == 2, bands
+assert green >= 20, green  # jump arrows
+PY
+}
