@@ -1,0 +1,314 @@
+/*
+ * t_an_workloads.c - runs of several workloads (KernelBench results: one
+ * problem after another): one blame per workload (kt_an_blame_workloads),
+ * question gains only from jumps within a workload (kt_an_miner_add_n),
+ * stalls numbered by their workload's jumps, bench results left out by
+ * reason (kt_an_meas_excluded), on runs built through the store API.
+ */
+#include "testutil.h"
+#include <math.h>
+#include "../../analyze/analyze.h"
+
+struct fx {
+	char *dir;
+	kt_store *s;
+	char id[KT_RUN_ID_HEX + 1];
+	uint64_t seq;
+	int64_t ts;
+};
+
+static void fx_open(struct fx *f, const char *name)
+{
+	char path[4200];
+
+	memset(f, 0, sizeof(*f));
+	f->dir = tu_tmpdir();
+	assert_non_null(f->dir);
+	snprintf(path, sizeof(path), "%s/s.ktraj", f->dir);
+	assert_int_equal(kt_store_open(path, KT_OPEN_CREATE, &f->s), KT_OK);
+	kt_run_id_from_identity(name, f->id);
+	assert_int_equal(kt_store_begin(f->s), KT_OK);
+	assert_int_equal(kt_run_create(f->s, f->id, name, "test", NULL), KT_OK);
+	f->ts = 1700000000000000000LL;
+}
+
+/* An event `minutes` after the previous one. */
+static uint64_t fx_ev(struct fx *f, int kind, const char *actor, double minutes,
+		      const char *payload)
+{
+	kt_event ev = {0};
+
+	ev.seq = ++f->seq;
+	ev.ts_ns = (f->ts += (int64_t)(minutes * 60e9));
+	ev.kind = kind;
+	ev.actor = actor;
+	ev.payload = payload;
+	ev.payload_len = strlen(payload);
+	assert_int_equal(kt_event_append(f->s, f->id, &ev), KT_OK);
+	return ev.seq;
+}
+
+static uint64_t fx_msg(struct fx *f, int human, double minutes, const char *text)
+{
+	char buf[2048];
+
+	snprintf(buf, sizeof(buf), "{\"role\":\"%s\",\"human\":%s,\"text\":\"%s\"}",
+		 human ? "user" : "assistant", human ? "true" : "false", text);
+	return fx_ev(f, KT_KIND_MESSAGE, human ? "human" : "agent", minutes, buf);
+}
+
+/* correct: 1, 0, or -1 for no verdict. */
+static uint64_t fx_bench(struct fx *f, const char *wl, double sp, int correct,
+			 double minutes)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "{\"workload\":\"%s\",\"time_ms\":%.4f,"
+		 "\"ref_time_ms\":1,\"speedup\":%.4f%s%s}", wl, 1.0 / sp, sp,
+		 correct < 0 ? "" : ",\"correct\":",
+		 correct < 0 ? "" : correct ? "true" : "false");
+	return fx_ev(f, KT_KIND_BENCH, "tool", minutes, buf);
+}
+
+static void fx_edit(struct fx *f, const char *path)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "{\"path\":\"%s\",\"op\":\"modify\","
+		 "\"before\":null,\"after\":null}", path);
+	fx_ev(f, KT_KIND_EDIT, "agent", 1, buf);
+}
+
+static void fx_close(struct fx *f)
+{
+	kt_store_close(f->s);
+	tu_rmrf(f->dir);
+	free(f->dir);
+}
+
+static uint64_t q_a, q_b;
+
+/*
+ * A_softmax at x0.40, a human question, an edit, x0.80 (a jump); then
+ * B_reduce: a question about B right before its first result (x1.00,
+ * above A's best: a "jump" only when both are read as one series), a
+ * stall of B with a result of no verdict, an agent plan hours later, an
+ * edit, x2.00.
+ */
+static void build(struct fx *f)
+{
+	static const double pa[] = {0.40, 0.41, 0.40, 0.405, 0.40};
+	static const double pb[] = {1.0, 1.01, 0.99, 1.0, 1.02};
+
+	fx_open(f, "test:workloads");
+	fx_msg(f, 1, 0, "Make every kernel faster than the reference.");
+	for (int i = 0; i < 5; i++)
+		fx_bench(f, "A_softmax", pa[i], 1, 2);
+	fx_bench(f, "A_softmax", 0.9, 0, 2);
+	q_a = fx_msg(f, 1, 2, "Are the global loads in the softmax kernel coalesced, "
+		     "or should you vectorize them with float4?");
+	fx_msg(f, 0, 1, "You're right: the global loads are not coalesced. "
+	       "Vectorizing the softmax loads with float4.");
+	fx_edit(f, "softmax.cu");
+	for (int i = 0; i < 3; i++)
+		fx_bench(f, "A_softmax", 0.80 + 0.01 * (i == 1), 1, 2);
+	q_b = fx_msg(f, 1, 2, "Why is the reduction launched as two separate kernels "
+		     "instead of one fused kernel?");
+	fx_msg(f, 0, 1, "Good point: the reduction runs as two separate kernels; "
+	       "I will fuse them into one kernel.");
+	for (int i = 0; i < 5; i++)
+		fx_bench(f, "B_reduce", pb[i], 1, i ? 120 : 2);
+	fx_bench(f, "B_reduce", 1.0, -1, 120);
+	fx_msg(f, 0, 600, "Plan: unroll the inner loop by 4 and keep the partial "
+	       "sums in registers.");
+	fx_edit(f, "reduce.cu");
+	for (int i = 0; i < 3; i++)
+		fx_bench(f, "B_reduce", 2.0 + 0.02 * (i == 1), 1, 2);
+	assert_int_equal(kt_store_commit(f->s), KT_OK);
+}
+
+static long blamed_seq(const kt_an_run *r, const kt_an_jump *j)
+{
+	return j->question >= 0 ? (long)r->ev[j->question].seq : -1;
+}
+
+/* One blame per workload; read as one series, B's start is a jump. */
+static void t_blame_per_workload(void **st)
+{
+	struct fx f;
+	kt_an_run *r = NULL;
+	kt_an_blame *b = NULL, one;
+	const char **wl = NULL;
+	size_t n = 0;
+	kt_an_opts o;
+
+	(void)st;
+	build(&f);
+	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
+	kt_an_opts_default(&o);
+	o.permutations = 50;
+	assert_int_equal(kt_an_blame_workloads(f.s, r, &o, &b, &wl, &n), KT_OK);
+	assert_int_equal(n, 2);
+	assert_non_null(wl);
+	assert_string_equal(wl[0], "A_softmax");
+	assert_string_equal(wl[1], "B_reduce");
+	assert_int_equal(b[0].njump, 1);
+	assert_int_equal(b[1].njump, 1);
+	assert_true(fabs(b[0].jump[0].gain - 0.80 / 0.41) < 0.01);
+	assert_true(fabs(b[1].jump[0].gain - 2.0 / 1.02) < 0.01);
+	assert_int_equal(blamed_seq(r, &b[0].jump[0]), (long)q_a);
+	assert_true(blamed_seq(r, &b[1].jump[0]) != (long)q_b);
+	/* every series holds only its own workload's results */
+	for (size_t w = 0; w < n; w++)
+		for (size_t i = 0; i < b[w].series.n; i++)
+			assert_string_equal(r->m[b[w].series.pt[i].meas].workload,
+					    wl[w]);
+	/* the failure mode kt_an_blame_workloads avoids: one series over
+	 * both problems finds a x1.23 "jump" at B's first result, blamed on
+	 * the question before it */
+	assert_int_equal(kt_an_blame_run(f.s, r, &o, &one), KT_OK);
+	assert_int_equal(one.njump, 3);
+	assert_int_equal(blamed_seq(r, &one.jump[1]), (long)q_b);
+	assert_true(one.jump[1].gain > 1.2 && one.jump[1].gain < 1.3);
+	kt_an_blame_free(&one);
+	kt_an_blame_workloads_free(b, wl, n);
+	kt_an_run_free(r);
+	fx_close(&f);
+}
+
+/* A run of one workload: one blame over every measurement, no names. */
+static void t_blame_one_workload(void **st)
+{
+	struct fx f;
+	kt_an_run *r = NULL;
+	kt_an_blame *b = NULL, one;
+	const char **wl = NULL;
+	size_t n = 0;
+	kt_an_opts o;
+
+	(void)st;
+	fx_open(&f, "test:one");
+	for (int i = 0; i < 5; i++)
+		fx_bench(&f, "gemm", 1.0 + 0.01 * (i & 1), 1, 1);
+	for (int i = 0; i < 3; i++)
+		fx_bench(&f, "gemm", 1.6, 1, 1);
+	assert_int_equal(kt_store_commit(f.s), KT_OK);
+	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
+	kt_an_opts_default(&o);
+	o.permutations = 20;
+	assert_int_equal(kt_an_blame_workloads(f.s, r, &o, &b, &wl, &n), KT_OK);
+	assert_int_equal(n, 1);
+	assert_null(wl);
+	assert_int_equal(kt_an_blame_run(f.s, r, &o, &one), KT_OK);
+	assert_int_equal(b[0].njump, one.njump);
+	assert_int_equal(b[0].series.n, one.series.n);
+	assert_true(b[0].p_value == one.p_value);
+	kt_an_blame_free(&one);
+	kt_an_blame_workloads_free(b, wl, n);
+	kt_an_run_free(r);
+	fx_close(&f);
+}
+
+/* The library's gains: the question before A's jump gets it, the one
+ * before B's first result gets nothing. */
+static void t_miner_per_workload(void **st)
+{
+	struct fx f;
+	kt_an_run *r = NULL;
+	kt_an_blame *b = NULL;
+	const char **wl = NULL;
+	size_t n = 0, ni = 0, seen = 0;
+	kt_an_opts o;
+	kt_an_miner *m = NULL;
+	const kt_an_qitem *it;
+
+	(void)st;
+	build(&f);
+	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
+	kt_an_opts_default(&o);
+	o.permutations = 0;
+	assert_int_equal(kt_an_blame_workloads(f.s, r, &o, &b, &wl, &n), KT_OK);
+	assert_int_equal(kt_an_miner_new(0, &m), KT_OK);
+	assert_int_equal(kt_an_miner_add_n(m, r, b, n), KT_OK);
+	assert_int_equal(kt_an_miner_finish(m, &it, &ni), KT_OK);
+	for (size_t i = 0; i < ni; i++) {
+		assert_int_equal(it[i].nsrc, 1);
+		if (it[i].src[0].seq == q_a) {
+			assert_int_equal(it[i].hits, 1);
+			assert_true(it[i].gain_log > 0.3 * log(0.80 / 0.41));
+			seen |= 1;
+		} else if (it[i].src[0].seq == q_b) {
+			assert_int_equal(it[i].hits, 0);
+			assert_true(it[i].gain_log == 0);
+			seen |= 2;
+		}
+	}
+	assert_int_equal(seen, 3);
+	kt_an_miner_free(m);
+	kt_an_blame_workloads_free(b, wl, n);
+	kt_an_run_free(r);
+	fx_close(&f);
+}
+
+/* Stalls of each workload: ended by that workload's jump 0, the results
+ * left out there counted by reason, the agent's words of that problem. */
+static void t_stalls_per_workload(void **st)
+{
+	struct fx f;
+	kt_an_run *r = NULL;
+	kt_an_blame *b = NULL;
+	const char **wl = NULL;
+	size_t n = 0;
+	kt_an_opts o;
+
+	(void)st;
+	build(&f);
+	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
+	kt_an_opts_default(&o);
+	o.permutations = 0;
+	assert_int_equal(kt_an_blame_workloads(f.s, r, &o, &b, &wl, &n), KT_OK);
+	for (size_t w = 0; w < n; w++) {
+		kt_an_opts ow = o;
+		kt_an_stall *s = NULL;
+		size_t ns = 0, inc = 0, unk = 0;
+
+		ow.workload = wl[w];
+		assert_int_equal(kt_an_stalls(r, &b[w], &ow, &s, &ns), KT_OK);
+		assert_int_equal(ns, 1);
+		assert_int_equal(s[0].length, 5);
+		assert_int_equal(s[0].ended_by_jump, 0);
+		assert_int_equal(s[0].p_last, b[w].jump[0].p_prev);
+		/* the reasons, as the series counted them */
+		for (size_t i = 0; i < r->nm; i++) {
+			int why = kt_an_meas_excluded(r, &b[w].series, &ow, i);
+
+			inc += why == KT_AN_EX_INCORRECT;
+			unk += why == KT_AN_EX_UNKNOWN;
+			assert_true(why != KT_AN_EX_NOTIME);
+		}
+		assert_int_equal(inc, b[w].series.n_incorrect);
+		assert_int_equal(unk, b[w].series.n_unknown);
+		assert_int_equal(s[0].n_incorrect, w == 0 ? 1 : 0);
+		assert_int_equal(s[0].n_unknown, w == 1 ? 1 : 0);
+		assert_int_equal(s[0].n_notime, 0);
+		/* B's stall: B's fusion talk, not A's float4 loads */
+		if (w == 1)
+			assert_int_equal(s[0].layer, KT_AN_L_OPBOUND);
+		free(s);
+	}
+	kt_an_blame_workloads_free(b, wl, n);
+	kt_an_run_free(r);
+	fx_close(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_blame_per_workload),
+		cmocka_unit_test(t_blame_one_workload),
+		cmocka_unit_test(t_miner_per_workload),
+		cmocka_unit_test(t_stalls_per_workload),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
