@@ -163,6 +163,15 @@ int kt_ws_delete(kt_imp *imp, const char *path, uint64_t call,
  * Returns 0 or KT_ENOMEM. */
 int kt_ws_invalidate(kt_imp *imp, const char *path, uint64_t call,
 		     const char *tool);
+/* The tool call changed files it does not name (a script, a patch, git
+ * checkout, a loop; import/README.md "Files a command does not name"):
+ * kt_ws_invalidate for every file whose content or absence the workspace
+ * knows, in path order, that lies under `dir` (dir itself or below it;
+ * "" = every known file), or, with dir NULL, that matches the fnmatch(3)
+ * pattern `glob` (FNM_PATHNAME).  Exactly one of dir and glob.  Returns 0,
+ * KT_EINVAL or KT_ENOMEM. */
+int kt_ws_invalidate_where(kt_imp *imp, const char *dir, const char *glob,
+			   uint64_t call, const char *tool);
 /* Content seen without a change (a Read result, originalFile): seeds or
  * corrects the workspace silently and adds {"path","blob"} to the
  * `observed` array of `payload` (the tool_result about to be emitted). */

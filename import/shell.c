@@ -59,12 +59,48 @@ static char *op_content(kt_imp *imp, const struct kt_sh_op *op, size_t *len,
 	return buf;
 }
 
+/* A patch file applied (KT_SH_PATCH): the files it names, as the
+ * workspace knows the patch, become unknown; all of dir when it does not
+ * know it. */
+static int apply_patch_op(kt_imp *imp, const struct kt_sh_op *op,
+			  uint64_t call)
+{
+	size_t len = 0, n = 0, i;
+	const char *text = kt_ws_get(imp, op->path, &len);
+	char **t = NULL;
+	int rc;
+
+	if (!text)
+		return kt_ws_invalidate_where(imp, op->dir ? op->dir : "", NULL,
+					      call, "shell");
+	rc = kt_sh_diff_targets(text, len, op->dir, op->strip, &t, &n);
+	if (!rc && !n)
+		rc = kt_ws_invalidate_where(imp, op->dir ? op->dir : "", NULL,
+					    call, "shell");
+	for (i = 0; i < n; i++) {
+		if (!rc)
+			rc = kt_ws_invalidate(imp, t[i], call, "shell");
+		free(t[i]);
+	}
+	free(t);
+	return rc;
+}
+
 static int apply_op(kt_imp *imp, const struct kt_sh_op *op, uint64_t call)
 {
-	char *path = kt_ws_path(NULL, op->path), *data = NULL;
+	char *path, *data = NULL;
 	size_t len = 0;
 	int rc = 0;
 
+	if (op->op == KT_SH_UNKNOWN_UNDER)
+		return kt_ws_invalidate_where(imp, op->path, NULL, call,
+					      "shell");
+	if (op->op == KT_SH_UNKNOWN_GLOB)
+		return kt_ws_invalidate_where(imp, NULL, op->path, call,
+					      "shell");
+	if (op->op == KT_SH_PATCH)
+		return apply_patch_op(imp, op, call);
+	path = kt_ws_path(NULL, op->path);
 	if (!path)
 		return KT_ENOMEM;
 	if (op->op == KT_SH_DELETE) {

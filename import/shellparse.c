@@ -139,6 +139,12 @@ struct parser {
 	struct hdref *hd;
 	size_t nhd, caphd;
 	int opaque;
+	size_t opaque_at;       /* where the construct that made it starts */
+	size_t opaque_hd;       /* here-documents pending at that point */
+	/* loose: compound commands (if/for/while/case, subshells, groups)
+	 * are read as plain lists, their keywords and parentheses taken as
+	 * separators, to find what the commands inside may have changed */
+	int loose;
 	int oom;
 };
 
@@ -569,6 +575,13 @@ static int is_keyword(const struct word *w)
 	return 0;
 }
 
+static void set_opaque(struct parser *ps, size_t at)
+{
+	ps->opaque = 1;
+	ps->opaque_at = at;
+	ps->opaque_hd = ps->nhd;
+}
+
 static void parse(struct parser *ps)
 {
 	const char *s = ps->s;
@@ -610,7 +623,12 @@ static void parse(struct parser *ps)
 		}
 		if (c == ';') {
 			if (i + 1 < n && s[i + 1] == ';') {
-				ps->opaque = 1;
+				if (ps->loose) {
+					ps->i += 2;
+					finish_item(ps, OP_SEQ);
+					continue;
+				}
+				set_opaque(ps, i);
 				return;
 			}
 			ps->i++;
@@ -628,7 +646,12 @@ static void parse(struct parser *ps)
 			continue;
 		}
 		if (c == '(' || c == ')') {
-			ps->opaque = 1;
+			if (ps->loose) {
+				ps->i++;
+				finish_item(ps, OP_SEQ);
+				continue;
+			}
+			set_opaque(ps, i);
 			return;
 		}
 		/* redirections: [n]> [n]>> [n]< << <<- <<< &> &>> [n]>& [n]<& */
@@ -741,10 +764,18 @@ static void parse(struct parser *ps)
 				ps->in_cmd = 1;
 				ps->sc.off = i;
 			}
-			if ((!ps->sc.nw && is_keyword(&w)) ||
-			    (ps->i < n && s[ps->i] == '(' && !(w.fl & W_QUOTE))) {
+			if (ps->loose && !ps->sc.nw && is_keyword(&w)) {
 				word_free(&w);
-				ps->opaque = 1;
+				if (!ps->sc.nr)
+					ps->in_cmd = 0;
+				finish_item(ps, OP_SEQ);
+				continue;
+			}
+			if (!ps->loose && ((!ps->sc.nw && is_keyword(&w)) ||
+			    (ps->i < n && s[ps->i] == '(' &&
+			     !(w.fl & W_QUOTE)))) {
+				word_free(&w);
+				set_opaque(ps, i);
 				return;
 			}
 			if (more((void **)&ps->sc.w, &ps->sc.capw, ps->sc.nw,
@@ -1672,15 +1703,16 @@ static void unknown_out(struct ctx *x, const struct scmd *c)
  * worked out).  GNU sed: -i[SUFFIX] or --in-place[=SUFFIX], script from
  * -e/-f or the first operand; BSD's `-i ''` / `-i .bak` suffix word is
  * skipped.  perl: -i[EXT] inside a switch cluster (-pi, -i.bak), program
- * from -e/-E or the first operand.  Words that expand (globs, $vars) name
- * files we cannot tell, so they are left out. */
+ * from -e/-E or the first operand.  A glob makes the known files it
+ * matches unknown, a word with $vars every known file under the cwd. */
+static void unknown_operand(struct ctx *x, const struct word *w, int under);
+
 static void inplace_ops(struct ctx *x, const struct scmd *c, size_t a,
 			int perl)
 {
-	struct content none = { 0 };
 	int inplace = 0, have_script = 0, dd = 0, bsd_suffix = 0;
 	size_t i, first = (size_t)-1;
-	char *ops[64];
+	const struct word *ops[64];
 	size_t nops = 0;
 
 	for (i = a + 1; i < c->nw; i++) {
@@ -1742,14 +1774,10 @@ static void inplace_ops(struct ctx *x, const struct scmd *c, size_t a,
 				continue; /* the script itself */
 		}
 		if (nops < 64)
-			ops[nops++] = resolve(x, w);
+			ops[nops++] = w;
 	}
-	for (i = 0; i < nops; i++) {
-		if (inplace)
-			put_write(x, KT_SH_UNKNOWN, ops[i], &none);
-		else
-			free(ops[i]);
-	}
+	for (i = 0; inplace && i < nops; i++)
+		unknown_operand(x, ops[i], 0);
 }
 
 /* Non-option arguments of c after a (for rm/mv/cp/cat/tee). */
@@ -2038,6 +2066,835 @@ static void add_compile(struct ctx *x, const struct scmd *c, size_t a,
 	(void)in_pipe_tail;
 }
 
+/* ---- files a command does not name ----------------------------------------
+ * Scripts, patches, git and loops change files their command line does not
+ * name.  The workspace must not keep stale content for them, so the plan
+ * marks a set of known files unknown: those under a directory (the cwd, or
+ * every known file when the cwd is not known), those matching a glob, or
+ * those a patch names.  The rules are in import/README.md, "Files a command
+ * does not name"; false positives cost a re-read, so a script counts only
+ * when its name or its inline code says that it edits. */
+
+/* Every known file under dir (NULL: the cwd when known, else all). */
+static void wide_under(struct ctx *x, const char *dir)
+{
+	const char *d = dir ? dir : (x->cwd && !x->cwd_lost) ? x->cwd : "";
+	char *p = strdup(d);
+
+	if (!p) {
+		x->oom = 1;
+		return;
+	}
+	(void)new_op(x, KT_SH_UNKNOWN_UNDER, p);
+}
+
+/* The path a literal word names, for a directory scope: NULL when the
+ * word expands or the cwd is lost (the caller then widens to all). */
+static char *scope_of(struct ctx *x, const struct word *w)
+{
+	if (w->fl & (W_DYN | W_GLOB) || !w->n)
+		return NULL;
+	if (w->v[0] != '/' && (x->cwd_lost || !x->cwd))
+		return NULL;
+	return kt_sh_path(x->cwd, w->v);
+}
+
+/* Every known file a path operand may name: itself and what lies under
+ * it (it may be a directory: `git checkout -- src`), the files a glob
+ * matches, or for a word that expands, every known file under the cwd. */
+static void unknown_operand(struct ctx *x, const struct word *w, int under)
+{
+	struct content none = { 0 };
+	char *p;
+
+	if (!w->n && !(w->fl & W_DYN))
+		return;
+	if (!(w->fl & (W_DYN | W_GLOB))) {
+		p = scope_of(x, w);
+		if (!p) {
+			wide_under(x, "");
+			return;
+		}
+		if (under)
+			(void)new_op(x, KT_SH_UNKNOWN_UNDER, p);
+		else
+			put_write(x, KT_SH_UNKNOWN, p, &none);
+		return;
+	}
+	if (w->fl & W_DYN) {
+		wide_under(x, NULL);
+		return;
+	}
+	/* a glob: fnmatch has no braces, so {a,b} widens to its directory */
+	if (!strchr(w->v, '{')) {
+		p = w->v[0] == '/' ? kt_sh_path(NULL, w->v) :
+		    x->cwd && !x->cwd_lost ? kt_sh_path(x->cwd, w->v) : NULL;
+		if (p)
+			(void)new_op(x, KT_SH_UNKNOWN_GLOB, p);
+		else if (w->v[0] != '/' && (x->cwd_lost || !x->cwd))
+			wide_under(x, "");
+		else
+			x->oom = 1;
+		return;
+	}
+	{
+		const char *sl = NULL, *q;
+		struct word lit = *w;
+		char tmp[4096];
+
+		for (q = w->v; *q && !strchr("*?[{", *q); q++)
+			if (*q == '/')
+				sl = q;
+		if (!sl || (size_t)(sl - w->v) >= sizeof(tmp)) {
+			wide_under(x, NULL);
+			return;
+		}
+		memcpy(tmp, w->v, (size_t)(sl - w->v));
+		tmp[sl - w->v] = 0;
+		if (!tmp[0])
+			strcpy(tmp, "/");
+		lit.v = tmp;
+		lit.n = strlen(tmp);
+		lit.fl = 0;
+		p = scope_of(x, &lit);
+		if (p)
+			(void)new_op(x, KT_SH_UNKNOWN_UNDER, p);
+		else
+			wide_under(x, "");
+	}
+}
+
+/* Words of a script name that say it edits files: fix_kernel.py,
+ * apply_patch.sh, rewriteLaunch.py ("rewrite", "launch"). */
+static const char *const edit_words[] = {
+	"fix", "fixes", "fixed", "fixup", "fixer", "patch", "patches",
+	"patched", "patcher", "apply", "rewrite", "rewriter", "edit", "edits",
+	"editor", "replace", "replacer", "update", "updater", "modify",
+	"refactor", "codemod", "migrate", "inplace", NULL
+};
+
+static int edit_named(const char *path)
+{
+	const char *p = base(path);
+	char tok[32];
+	size_t k = 0;
+	int longtok = 0;
+
+	for (;; p++) {
+		int c = (unsigned char)*p;
+		int cut = !c || !isalnum(c) ||
+			  (k && isupper(c) && islower((unsigned char)p[-1]));
+
+		if (cut) {
+			tok[k] = 0;
+			if (k && !longtok && in_list(edit_words, tok))
+				return 1;
+			k = 0;
+			longtok = 0;
+			if (!c)
+				return 0;
+			if (!isalnum(c))
+				continue;
+		}
+		if (k + 1 < sizeof(tok))
+			tok[k++] = (char)tolower(c);
+		else
+			longtok = 1;
+	}
+}
+
+static const char *find_in(const char *t, size_t n, const char *pat)
+{
+	return memmem(t, n, pat, strlen(pat));
+}
+
+/* Whether inline Python (python -c, python - <<EOF) writes files: a write
+ * call, a rename or removal, or open() with a mode that writes. */
+static int code_writes(const char *t, size_t n)
+{
+	static const char *const calls[] = {
+		".write(", ".writelines(", "write_text(", "write_bytes(",
+		"os.replace(", "os.rename(", "os.remove(", "os.unlink(",
+		".unlink(", ".rename(", "shutil.move(", "shutil.copy",
+		"fileinput.", NULL
+	};
+	const char *p = t, *e = t + n;
+	int i;
+
+	if (!t)
+		return 0;
+	for (i = 0; calls[i]; i++)
+		if (find_in(t, n, calls[i]))
+			return 1;
+	while ((p = find_in(p, (size_t)(e - p), "open("))) {
+		int depth = 0;
+		const char *q = p + 5, *m = NULL;
+
+		/* the mode: the second argument, or mode= */
+		for (; q < e && *q != '\n'; q++) {
+			if (*q == '(' || *q == '[')
+				depth++;
+			else if ((*q == ')' || *q == ']') && depth-- == 0)
+				break;
+			else if (*q == ',' && depth == 0 && !m)
+				m = q + 1;
+			else if (!strncmp(q, "mode=", 5) && q + 5 < e)
+				m = q + 5;
+		}
+		if (m) {
+			while (m < e && (*m == ' ' || !strncmp(m, "mode=", 5)))
+				m += *m == ' ' ? 1 : 5;
+			if (m < e && (*m == '\'' || *m == '"')) {
+				const char *z = m + 1;
+
+				while (z < e && strchr("rwxabt+U", *z))
+					z++;
+				if (z < e && *z == *m && z > m + 1 &&
+				    memchr(m + 1, 'w', (size_t)(z - m - 1)))
+					return 1;
+				if (z < e && *z == *m &&
+				    (memchr(m + 1, 'a', (size_t)(z - m - 1)) ||
+				     memchr(m + 1, 'x', (size_t)(z - m - 1)) ||
+				     memchr(m + 1, '+', (size_t)(z - m - 1))))
+					return 1;
+			}
+		}
+		p += 5;
+	}
+	return 0;
+}
+
+/* The text a command reads on stdin from a here-document or string. */
+static const char *stdin_text(const struct scmd *c, size_t *len)
+{
+	const char *t = NULL;
+	size_t i;
+
+	*len = 0;
+	for (i = 0; i < c->nr; i++) {
+		const struct redir *r = &c->r[i];
+
+		if (r->kind == R_HEREDOC && r->body) {
+			t = r->body;
+			*len = r->blen;
+		} else if (r->kind == R_HERESTR) {
+			t = r->t.v;
+			*len = r->t.n;
+		} else if (r->kind == R_IN) {
+			t = NULL;
+			*len = 0;
+		}
+	}
+	return t;
+}
+
+/* The file a command reads on stdin (< f), or NULL. */
+static const struct word *stdin_file(const struct scmd *c)
+{
+	const struct word *w = NULL;
+	size_t i;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->r[i].kind == R_IN && (c->r[i].fd <= 0))
+			w = &c->r[i].t;
+		else if (c->r[i].kind == R_HEREDOC || c->r[i].kind == R_HERESTR)
+			w = NULL;
+	return w;
+}
+
+/* A patch applied to dir: its targets when the text is here, else a
+ * KT_SH_PATCH op for the workspace to read the patch file. */
+static void patch_ops(struct ctx *x, const char *text, size_t len,
+		      const struct word *file, const char *dir, int strip)
+{
+	char **t = NULL;
+	size_t n = 0, i;
+	const char *d = dir ? dir : (x->cwd && !x->cwd_lost) ? x->cwd : NULL;
+
+	if (text) {
+		if (kt_sh_diff_targets(text, len, d, strip, &t, &n)) {
+			x->oom = 1;
+			return;
+		}
+		if (!n)
+			wide_under(x, d ? d : "");
+		for (i = 0; i < n; i++) {
+			struct content none = { 0 };
+
+			put_write(x, KT_SH_UNKNOWN, t[i], &none);
+		}
+		free(t);
+		return;
+	}
+	if (file) {
+		char *p = resolve(x, file);
+		struct kt_sh_op *o;
+
+		if (p && (o = new_op(x, KT_SH_PATCH, p))) {
+			o->strip = strip;
+			if (d && !(o->dir = strdup(d)))
+				x->oom = 1;
+			return;
+		}
+	}
+	wide_under(x, d ? d : "");
+}
+
+/* patch(1): -pN, -i F, -d D, --dry-run, [origfile [patchfile]] */
+static void patch_cmd(struct ctx *x, const struct scmd *c, size_t a)
+{
+	const struct word *input = NULL, *orig = NULL;
+	char *dir = NULL;
+	int strip = -1, dd = 0;
+	size_t i, len;
+	const char *text;
+
+	for (i = a + 1; i < c->nw; i++) {
+		const struct word *w = &c->w[i];
+		const char *v = w->v;
+
+		if (!dd && v[0] == '-' && v[1]) {
+			const char *arg = NULL;
+
+			if (!strcmp(v, "--")) {
+				dd = 1;
+				continue;
+			}
+			if (!strcmp(v, "--dry-run") || !strcmp(v, "-C") ||
+			    !strcmp(v, "--check"))
+				goto out;
+			if (!strncmp(v, "--strip=", 8))
+				strip = atoi(v + 8);
+			else if (!strncmp(v, "--input=", 8) ||
+				 !strncmp(v, "--directory=", 12)) {
+				/* a word of its own is easier: rare, widen */
+				wide_under(x, NULL);
+				goto out;
+			} else if (v[1] == 'p' || v[1] == 'i' || v[1] == 'd' ||
+				   v[1] == 'o') {
+				if (v[2])
+					arg = v + 2;
+				else if (i + 1 < c->nw)
+					arg = c->w[++i].v;
+				if (!arg)
+					continue;
+				if (v[1] == 'p')
+					strip = atoi(arg);
+				else if (v[1] == 'i')
+					input = v[2] ? NULL : &c->w[i];
+				else if (v[1] == 'o' && !v[2])
+					unknown_operand(x, &c->w[i], 0);
+				else if (v[1] == 'd' && !v[2]) {
+					free(dir);
+					dir = scope_of(x, &c->w[i]);
+					if (!dir) {
+						wide_under(x, "");
+						goto out;
+					}
+				}
+				if (v[2] && v[1] != 'p') {
+					wide_under(x, NULL);
+					goto out;
+				}
+			} else if (strlen(v) == 2 && strchr("BDFgrVYz", v[1]))
+				i++;
+			continue;
+		}
+		if (!orig)
+			orig = w;
+		else if (!input)
+			input = w;
+	}
+	if (orig && (input || stdin_file(c) || stdin_text(c, &len))) {
+		/* patch FILE < x.diff: the one file named */
+		unknown_operand(x, orig, 0);
+		goto out;
+	}
+	if (orig && !input) {
+		/* `... | patch k.cu`: the patch on stdin applies to k.cu */
+		unknown_operand(x, orig, 0);
+		goto out;
+	}
+	text = stdin_text(c, &len);
+	patch_ops(x, input ? NULL : text, len, input ? input : stdin_file(c),
+		  dir, strip);
+out:
+	free(dir);
+}
+
+/* git subcommands that rewrite the working tree */
+static void git_cmd(struct ctx *x, const struct scmd *c, size_t a)
+{
+	size_t i = a + 1, j;
+	char *scope = NULL;
+	const char *sub;
+	int dd = 0, paths = 0, any = 0, hard = 0, newb = 0, check = 0,
+	    cached = 0, index = 0, strip = 1;
+	const struct word *ops[64];
+	size_t nops = 0;
+
+	while (i < c->nw && c->w[i].v[0] == '-') {
+		if (!strcmp(c->w[i].v, "-C") && i + 1 < c->nw) {
+			free(scope);
+			scope = scope_of(x, &c->w[i + 1]);
+			if (!scope && !(scope = strdup("")))
+				x->oom = 1;
+			i++;
+		} else if (!strcmp(c->w[i].v, "-c") && i + 1 < c->nw)
+			i++;
+		i++;
+	}
+	if (i >= c->nw || (c->w[i].fl & W_DYN))
+		goto out;
+	sub = c->w[i].v;
+	for (j = i + 1; j < c->nw; j++) {
+		const char *v = c->w[j].v;
+
+		if (!dd && !strcmp(v, "--")) {
+			dd = 1;
+			paths = 1;
+			continue;
+		}
+		if (!dd && v[0] == '-' && v[1]) {
+			hard |= !strcmp(v, "--hard") || !strcmp(v, "--merge") ||
+				!strcmp(v, "--keep");
+			newb |= !strcmp(v, "-b") || !strcmp(v, "-B") ||
+				!strcmp(v, "--orphan") || !strcmp(v, "-c") ||
+				!strcmp(v, "-C") || !strcmp(v, "--create");
+			check |= !strcmp(v, "--check") || !strcmp(v, "--stat") ||
+				 !strcmp(v, "--numstat") || !strcmp(v, "--summary") ||
+				 !strcmp(v, "-n") || !strcmp(v, "--dry-run");
+			cached |= !strcmp(v, "--cached") || !strcmp(v, "--staged");
+			index |= !strcmp(v, "--index") || !strcmp(v, "--worktree") ||
+				 !strcmp(v, "-W") || !strcmp(v, "--apply");
+			if (!strncmp(v, "-p", 2) && v[2])
+				strip = atoi(v + 2);
+			if ((!strcmp(v, "-s") || !strcmp(v, "--source")) &&
+			    j + 1 < c->nw)
+				j++;
+			continue;
+		}
+		any = 1;
+		if (nops < 64)
+			ops[nops++] = &c->w[j];
+	}
+	if (!strcmp(sub, "checkout") || !strcmp(sub, "restore")) {
+		int restore = sub[0] == 'r';
+
+		if (newb || (restore && cached && !index))
+			goto out;
+		if (!restore && !paths && nops == 1) {
+			const char *v = ops[0]->v;
+
+			/* one word that does not look like a path: a
+			 * branch or commit, the whole tree changes */
+			if (strcmp(v, ".") && !strchr(v, '/') &&
+			    !strchr(v, '.') && !(ops[0]->fl & W_GLOB)) {
+				wide_under(x, scope ? scope : "");
+				goto out;
+			}
+		}
+		for (j = 0; j < nops; j++) {
+			const char *v = ops[j]->v;
+
+			/* checkout TREE-ISH paths...: skip the tree-ish */
+			if (!restore && !paths && j == 0 && nops > 1 &&
+			    strcmp(v, ".") && !strchr(v, '.') &&
+			    !(ops[j]->fl & (W_GLOB | W_DYN)))
+				continue;
+			unknown_operand(x, ops[j], 1);
+		}
+		goto out;
+	}
+	if ((!strcmp(sub, "switch") && !newb) ||
+	    (!strcmp(sub, "reset") && hard) || !strcmp(sub, "merge") ||
+	    !strcmp(sub, "pull") || !strcmp(sub, "rebase") ||
+	    !strcmp(sub, "cherry-pick") || !strcmp(sub, "revert") ||
+	    !strcmp(sub, "am") || (!strcmp(sub, "clean") && !check)) {
+		wide_under(x, scope ? scope : "");
+		goto out;
+	}
+	if (!strcmp(sub, "stash")) {
+		const char *s2 = nops ? ops[0]->v : "push";
+
+		if (!strcmp(s2, "push") || !strcmp(s2, "save") ||
+		    !strcmp(s2, "pop") || !strcmp(s2, "apply") ||
+		    !strcmp(s2, "branch") || !any)
+			wide_under(x, scope ? scope : "");
+		goto out;
+	}
+	if (!strcmp(sub, "apply")) {
+		size_t len;
+		const char *text;
+
+		if ((check && !index) || (cached && !index))
+			goto out;
+		if (!nops) {
+			text = stdin_text(c, &len);
+			patch_ops(x, text, len, text ? NULL : stdin_file(c),
+				  scope, strip);
+		}
+		for (j = 0; j < nops; j++)
+			patch_ops(x, NULL, 0, ops[j], scope, strip);
+	}
+out:
+	free(scope);
+}
+
+/* code formatters that rewrite the files they are given */
+static void formatter_cmd(struct ctx *x, const struct scmd *c, size_t a,
+			  const char *b)
+{
+	int inplace = strcmp(b, "clang-format") && strcmp(b, "autopep8") &&
+		      strcmp(b, "yapf");
+	size_t i, k = 0, first = a + 1;
+
+	if (!strcmp(b, "ruff")) {
+		if (a + 1 >= c->nw)
+			return;
+		if (wis(&c->w[a + 1], "format"))
+			inplace = 1;
+		else if (wis(&c->w[a + 1], "check"))
+			inplace = 0;
+		else
+			return;
+		first = a + 2;
+	}
+	for (i = first; i < c->nw; i++) {
+		const char *v = c->w[i].v;
+
+		if (!strcmp(v, "-i") || !strcmp(v, "--in-place") ||
+		    !strcmp(v, "--fix"))
+			inplace = 1;
+		if (!strcmp(v, "--check") || !strcmp(v, "--diff") ||
+		    !strcmp(v, "--dry-run") || !strcmp(v, "-n") ||
+		    !strcmp(v, "--help") || !strcmp(v, "--version"))
+			return;
+	}
+	if (!inplace)
+		return;
+	for (i = first; i < c->nw; i++) {
+		if (c->w[i].v[0] == '-' && !(c->w[i].fl & W_DYN))
+			continue;
+		unknown_operand(x, &c->w[i], 1);
+		k++;
+	}
+	if (!k && !strcmp(b, "ruff"))
+		wide_under(x, NULL);
+}
+
+/* Whether words [from, to) run sed or perl in place. */
+static int runs_inplace(const struct scmd *c, size_t from, size_t to)
+{
+	size_t i, j;
+
+	for (i = from; i < to; i++) {
+		const char *b = base(c->w[i].v);
+		int perl = !strcmp(b, "perl");
+
+		if (strcmp(b, "sed") && !perl)
+			continue;
+		for (j = i + 1; j < to; j++) {
+			const char *v = c->w[j].v;
+
+			if (!strncmp(v, "--in-place", 10))
+				return 1;
+			if (v[0] != '-' || v[1] == '-')
+				continue;
+			for (v++; *v && (isalpha((unsigned char)*v)); v++) {
+				if (*v == 'i')
+					return 1;
+				if (*v == 'e' || *v == 'E' || *v == 'f')
+					break;
+			}
+		}
+	}
+	return 0;
+}
+
+/* find DIR... -exec sed -i ... / -delete; xargs sed -i ... */
+static void find_xargs_cmd(struct ctx *x, const struct scmd *c, size_t a,
+			   int find)
+{
+	size_t i, nd = 0;
+	int hit = 0;
+
+	if (!find) {
+		if (runs_inplace(c, a + 1, c->nw))
+			wide_under(x, NULL);
+		for (i = a + 1; i < c->nw; i++)
+			if (edit_named(c->w[i].v) &&
+			    (strchr(c->w[i].v, '.') || strchr(c->w[i].v, '/')))
+				hit = 1;
+		if (hit)
+			wide_under(x, NULL);
+		return;
+	}
+	for (i = a + 1; i < c->nw; i++) {
+		const char *v = c->w[i].v;
+
+		if (!strcmp(v, "-delete"))
+			hit = 1;
+		if ((!strcmp(v, "-exec") || !strcmp(v, "-execdir") ||
+		     !strcmp(v, "-ok")) && runs_inplace(c, i + 1, c->nw))
+			hit = 1;
+	}
+	if (!hit)
+		return;
+	for (i = a + 1; i < c->nw; i++) {
+		const char *v = c->w[i].v;
+
+		if ((v[0] == '-' || v[0] == '(' || v[0] == '!') &&
+		    !(c->w[i].fl & W_DYN))
+			break;
+		nd++;
+		unknown_operand(x, &c->w[i], 1);
+	}
+	if (!nd)
+		wide_under(x, NULL);
+}
+
+static int is_python(const char *b)
+{
+	return !strncmp(b, "python", 6) || !strncmp(b, "pypy", 4);
+}
+
+/* Commands that change files they do not name (a command that may have
+ * run: reached and not known to have failed). */
+static void wide_ops(struct ctx *x, const struct scmd *c, size_t a,
+		     const char *b)
+{
+	size_t i, len;
+	const char *t;
+
+	if (!*b)
+		return;
+	if (is_python(b)) {
+		for (i = a + 1; i < c->nw; i++) {
+			const char *v = c->w[i].v;
+
+			if (!strcmp(v, "-c")) {
+				if (i + 1 < c->nw &&
+				    code_writes(c->w[i + 1].v, c->w[i + 1].n))
+					wide_under(x, NULL);
+				return;
+			}
+			if (!strcmp(v, "-m"))
+				return;
+			if (!strcmp(v, "-"))
+				break;
+			if (v[0] == '-') {
+				if (!strcmp(v, "-W") || !strcmp(v, "-X"))
+					i++;
+				continue;
+			}
+			if (edit_named(v))
+				wide_under(x, NULL);
+			return;
+		}
+		t = stdin_text(c, &len);
+		if (t && code_writes(t, len))
+			wide_under(x, NULL);
+		return;
+	}
+	if (!strcmp(b, "patch")) {
+		patch_cmd(x, c, a);
+		return;
+	}
+	if (!strcmp(b, "git")) {
+		git_cmd(x, c, a);
+		return;
+	}
+	if (!strcmp(b, "clang-format") || !strcmp(b, "black") ||
+	    !strcmp(b, "isort") || !strcmp(b, "autopep8") ||
+	    !strcmp(b, "yapf") || !strcmp(b, "ruff")) {
+		formatter_cmd(x, c, a, b);
+		return;
+	}
+	if (!strcmp(b, "find") || !strcmp(b, "xargs")) {
+		find_xargs_cmd(x, c, a, b[0] == 'f');
+		return;
+	}
+	/* a script run by its interpreter or by path: fix_all.sh */
+	if (!strcmp(b, "bash") || !strcmp(b, "sh") || !strcmp(b, "zsh") ||
+	    !strcmp(b, "node") || !strcmp(b, "ruby") || !strcmp(b, "perl")) {
+		if (runs_inplace(c, a, c->nw))
+			return; /* perl -pi fix.pl k.cu: the files named */
+		for (i = a + 1; i < c->nw; i++) {
+			const char *v = c->w[i].v;
+
+			if (v[0] == '-') {
+				if (!strcmp(v, "-c") || !strcmp(v, "-e") ||
+				    !strcmp(v, "-E"))
+					return; /* inline code */
+				continue;
+			}
+			if (edit_named(v))
+				wide_under(x, NULL);
+			return;
+		}
+		return;
+	}
+	if ((strchr(c->w[a].v, '/') || has_ext(b, ".py") ||
+	     has_ext(b, ".sh") || has_ext(b, ".pl")) && edit_named(b))
+		wide_under(x, NULL);
+}
+
+/* The commands of an opaque construct (loop, if, subshell, group, case)
+ * and what follows it, read loosely: each may have run any number of
+ * times, so what it writes is unknown (never a write or a delete), and no
+ * compile or bench is claimed from it. */
+static int loose_ops(struct ctx *x, const char *s, size_t n)
+{
+	struct parser ps = { 0 };
+	size_t i, k;
+
+	ps.s = s;
+	ps.n = n;
+	ps.loose = 1;
+	parse(&ps);
+	if (ps.oom) {
+		parser_free(&ps);
+		return KT_ENOMEM;
+	}
+	for (i = 0; i < ps.nit && !x->oom; i++)
+		for (k = 0; k < ps.it[i].p.n && !x->oom; k++) {
+			const struct scmd *c = &ps.it[i].p.c[k];
+			size_t a = unwrap(c);
+			const char *b;
+			const struct word *v[64];
+			struct content none = { 0 };
+			size_t m, j;
+			int ok;
+
+			unknown_out(x, c);
+			if (a >= c->nw)
+				continue;
+			b = (c->w[a].fl & W_DYN) ? "" : base(c->w[a].v);
+			/* a literal cd is followed: what comes after it in
+			 * the construct runs there, when it runs at all
+			 * (`(cd build && make)`); pushd/popd lose the cwd */
+			if (!strcmp(b, "cd") || !strcmp(b, "pushd") ||
+			    !strcmp(b, "popd")) {
+				set_cwd(x, c, a, b[0] == 'c' ? YES : UNK);
+				continue;
+			}
+			if (!strcmp(b, "sed") || !strcmp(b, "perl"))
+				inplace_ops(x, c, a, b[0] == 'p');
+			if (!strcmp(b, "rm") || !strcmp(b, "mv") ||
+			    !strcmp(b, "cp") || !strcmp(b, "tee")) {
+				m = args_of(c, a, v, 64, &ok, "");
+				/* rm/mv sources and every target: unknown;
+				 * cp's sources stay */
+				for (j = 0; j < m && j < 64; j++)
+					if ((b[0] != 'c' || j + 1 == m) &&
+					    !(v[j]->fl & (W_DYN | W_GLOB)))
+						put_write(x, KT_SH_UNKNOWN,
+							  resolve(x, v[j]), &none);
+			}
+			wide_ops(x, c, a, b);
+		}
+	parser_free(&ps);
+	return x->oom ? KT_ENOMEM : 0;
+}
+
+/* "a/b/c" with strip components removed (-1: the base name), or NULL */
+static const char *strip_path(const char *p, int strip)
+{
+	if (strip < 0)
+		return base(p);
+	while (strip-- > 0) {
+		const char *s = strchr(p, '/');
+
+		if (!s)
+			return NULL;
+		p = s + 1;
+		while (*p == '/')
+			p++;
+	}
+	return *p ? p : NULL;
+}
+
+int kt_sh_diff_targets(const char *text, size_t len, const char *dir,
+		       int strip, char ***out, size_t *n)
+{
+	const char *p = text, *e = text + len;
+	char **v = NULL;
+	size_t nv = 0, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	while (p && p < e) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+		const char *le = nl ? nl : e, *ps = NULL, *pe;
+		char name[4096];
+		const char *st;
+		size_t i;
+
+		if (le - p > 4 && (!strncmp(p, "--- ", 4) ||
+				   !strncmp(p, "+++ ", 4)))
+			ps = p + 4;
+		else if (le - p > 11 && !strncmp(p, "diff --git ", 11))
+			ps = p + 11; /* "a/x b/x": the first is enough */
+		if (ps) {
+			while (ps < le && *ps == ' ')
+				ps++;
+			for (pe = ps; pe < le && *pe != '\t' && *pe != '\r' &&
+			     !(p[0] == 'd' && *pe == ' '); pe++)
+				;
+			/* "--- a/x 2024-01-01 ..." (no tab): cut a date */
+			if (p[0] != 'd') {
+				const char *sp = memchr(ps, ' ', (size_t)(pe - ps));
+
+				if (sp && sp + 1 < pe &&
+				    isdigit((unsigned char)sp[1]))
+					pe = sp;
+			}
+			if (pe > ps && (size_t)(pe - ps) < sizeof(name)) {
+				memcpy(name, ps, (size_t)(pe - ps));
+				name[pe - ps] = 0;
+				st = strcmp(name, "/dev/null") ?
+				     strip_path(name, strip) : NULL;
+				if (st) {
+					char *r = kt_sh_path(st[0] == '/' ? NULL :
+							     dir, st);
+
+					if (!r)
+						goto oom;
+					for (i = 0; i < nv; i++)
+						if (!strcmp(v[i], r))
+							break;
+					if (i < nv || nv >= 4096) {
+						free(r);
+					} else {
+						if (nv == cap) {
+							size_t nc = cap ? cap * 2 : 8;
+							char **q = realloc(v, nc * sizeof(*q));
+
+							if (!q) {
+								free(r);
+								goto oom;
+							}
+							v = q;
+							cap = nc;
+						}
+						v[nv++] = r;
+					}
+				}
+			}
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	*out = v;
+	*n = nv;
+	return 0;
+oom:
+	while (nv)
+		free(v[--nv]);
+	free(v);
+	return KT_ENOMEM;
+}
+
 static void free_op(struct kt_sh_op *o)
 {
 	size_t i;
@@ -2047,6 +2904,7 @@ static void free_op(struct kt_sh_op *o)
 	for (i = 0; i < o->nfiles; i++)
 		free(o->files[i]);
 	free(o->files);
+	free(o->dir);
 }
 
 static void free_cc(struct kt_sh_compile *c)
@@ -2118,8 +2976,19 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 		goto out;
 	}
 	p->opaque = ps.opaque;
-	if (!ps.nit)
+	if (!ps.nit) {
+		/* opaque from the start ("for f in ...; do ...; done") */
+		if (ps.opaque && !ps.opaque_hd && ps.opaque_at < ps.n) {
+			x.p = p;
+			x.out = output;
+			if (cwd && !(x.cwd = strdup(cwd)))
+				rc = KT_ENOMEM;
+			else
+				rc = loose_ops(&x, cmd + ps.opaque_at,
+					       ps.n - ps.opaque_at);
+		}
 		goto out;
+	}
 	reached = malloc(ps.nit * sizeof(int));
 	succ = malloc(ps.nit * sizeof(int));
 	fail = calloc(ps.nit, sizeof(int));
@@ -2302,6 +3171,9 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 				if (reached[i] != NO && succ[i] != NO &&
 				    (!strcmp(b, "sed") || !strcmp(b, "perl")))
 					inplace_ops(&x, c, a, b[0] == 'p');
+				/* scripts, patch, git, formatters */
+				if (reached[i] != NO && succ[i] != NO)
+					wide_ops(&x, c, a, b);
 				if (reached[i] != NO)
 					unknown_out(&x, c);
 			}
@@ -2338,7 +3210,12 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 		}
 		content_free(&pipe);
 	}
-	if (x.oom) {
+	/* 4b. what an opaque construct (a loop, a subshell...) may have
+	 * changed; not when here-documents begun before it are pending (their
+	 * bodies lie in its text) */
+	if (!x.oom && ps.opaque && !ps.opaque_hd && ps.opaque_at < ps.n)
+		rc = loose_ops(&x, cmd + ps.opaque_at, ps.n - ps.opaque_at);
+	if (x.oom || rc) {
 		rc = KT_ENOMEM;
 		goto out;
 	}

@@ -18,7 +18,20 @@
 /* KT_SH_UNKNOWN: the command changed (or may have changed) the file in a
  * way its text does not tell (sed -i, perl -pi, `python gen.py > f`): the
  * workspace must forget the file's content rather than keep a stale one. */
-enum { KT_SH_WRITE = 1, KT_SH_APPEND, KT_SH_DELETE, KT_SH_UNKNOWN };
+enum { KT_SH_WRITE = 1, KT_SH_APPEND, KT_SH_DELETE, KT_SH_UNKNOWN,
+	/* The command changed files it does not name, so every file the
+	 * workspace knows in a set becomes unknown (README "Shell commands",
+	 * "Files a command does not name"):
+	 *  KT_SH_UNKNOWN_UNDER  path is a directory: the files under it;
+	 *                       "" = every file the workspace knows
+	 *  KT_SH_UNKNOWN_GLOB   path is an fnmatch(3) pattern (FNM_PATHNAME):
+	 *                       the files it matches (sed -i s/a/b/ k*.cu)
+	 *  KT_SH_PATCH          path is a patch file applied to dir with -p
+	 *                       strip (patch -p1 < x.diff, git apply x.patch):
+	 *                       the files its headers name, as the workspace
+	 *                       knows the patch; every file under dir when it
+	 *                       does not know it */
+	KT_SH_UNKNOWN_UNDER, KT_SH_UNKNOWN_GLOB, KT_SH_PATCH };
 
 /* One file change.  Content is data[0..len) when have_data, else the
  * concatenation of files[] as the workspace knows them (cat a b > c,
@@ -31,6 +44,9 @@ struct kt_sh_op {
 	size_t len;
 	char **files;
 	size_t nfiles;
+	char *dir;              /* KT_SH_PATCH: where it applies (NULL unknown) */
+	int strip;              /* KT_SH_PATCH: -pN; -1 = basename (patch
+				   without -p) */
 };
 
 struct kt_sh_compile {
@@ -68,6 +84,16 @@ struct kt_sh_plan {
 int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 		     int exit_code, int ok, struct kt_sh_plan *p);
 void kt_sh_plan_free(struct kt_sh_plan *p);
+
+/*
+ * The files a unified or git diff changes: the paths of its "--- ",
+ * "+++ " and "diff --git" headers (not /dev/null), with `strip` leading
+ * components removed (-1: all but the last, as patch does without -p),
+ * resolved against dir.  *out gets a malloc'ed array of *n malloc'ed
+ * paths, each once (at most 4096).  Returns 0 or KT_ENOMEM.
+ */
+int kt_sh_diff_targets(const char *text, size_t len, const char *dir,
+		       int strip, char ***out, size_t *n);
 
 /* "a/./b/../c" -> "a/c", joined to cwd when relative and cwd != NULL;
  * malloc'ed, NULL on allocation failure. */

@@ -8,6 +8,7 @@
  * and is recorded in the tool_result's "observed" array, which the store
  * indexes, so `ktraj cat RUN PATH --at SEQ` can give the true content.
  */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -430,5 +431,59 @@ int kt_ws_observe(kt_imp *imp, const char *path, const char *content,
 	cJSON_AddItemToArray(arr, o);
 out:
 	free(np);
+	return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Whether path lies in dir: dir itself or below it ("" = everywhere). */
+static int under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (!n || (n == 1 && dir[0] == '/'))
+		return !n || path[0] == '/';
+	return !strncmp(path, dir, n) && (path[n] == 0 || path[n] == '/');
+}
+
+int kt_ws_invalidate_where(kt_imp *imp, const char *dir, const char *glob,
+			   uint64_t call, const char *tool)
+{
+	char **v = NULL, *nd = NULL;
+	size_t nv = 0, i;
+	int rc = 0;
+
+	if ((dir && glob) || (!dir && !glob))
+		return KT_EINVAL;
+	if (dir && *dir && !(nd = kt_ws_path(NULL, dir)))
+		return KT_ENOMEM;
+	if (imp->ws.n && !(v = malloc(imp->ws.n * sizeof(*v)))) {
+		free(nd);
+		return KT_ENOMEM;
+	}
+	for (i = 0; i < imp->ws.cap; i++) {
+		const struct kt_ws_ent *e = &imp->ws.e[i];
+
+		/* what the workspace believes: content, or absence */
+		if (!e->path || e->unknown || (!e->data && !e->deleted))
+			continue;
+		if (glob ? fnmatch(glob, e->path, FNM_PATHNAME) != 0 :
+		    !under(e->path, nd ? nd : ""))
+			continue;
+		if (nv < imp->ws.n)
+			v[nv++] = e->path;
+	}
+	/* in path order: the same source gives the same events */
+	if (nv > 1)
+		qsort(v, nv, sizeof(*v), cmp_str);
+	/* kt_ws_invalidate looks each up again; the table does not move
+	 * (no entry is added), so the path pointers stay valid */
+	for (i = 0; i < nv && !rc; i++)
+		rc = kt_ws_invalidate(imp, v[i], call, tool);
+	free(v);
+	free(nd);
 	return rc;
 }
