@@ -860,6 +860,37 @@ static void reps_free(struct kt_runrep *arr, size_t n)
 	free(arr);
 }
 
+void kt_imp_check_reemit(kt_imp *imp)
+{
+	if (imp->in_run && !imp->opts->redact)
+		imp->check_reemit = 1;
+}
+
+/* The end of a run checked with kt_imp_check_reemit: say what changed. */
+static void reemit_report(kt_imp *imp)
+{
+	if (imp->changed_seq) {
+		uint64_t extra = imp->seq > imp->stored_n ?
+				 imp->seq - imp->stored_n : 0;
+
+		char more[96] = "";
+
+		if (extra)
+			snprintf(more, sizeof(more),
+				 "; %llu new event%s of this source not added",
+				 (unsigned long long)extra, extra == 1 ? "" : "s");
+		kt_imp_warn(imp, imp->changed_file, 0,
+			    "changed since run %.12s was imported (its step %llu differs): the run keeps the %llu events first imported%s",
+			    imp->run_id, (unsigned long long)imp->changed_seq,
+			    (unsigned long long)imp->stored_n, more);
+	} else if (!imp->frozen && !imp->failed && imp->seq < imp->stored_n) {
+		kt_imp_warn(imp, NULL, 0,
+			    "gives %llu events, but run %.12s holds %llu from an earlier import: the source changed since; the run is kept as it was",
+			    (unsigned long long)imp->seq, imp->run_id,
+			    (unsigned long long)imp->stored_n);
+	}
+}
+
 int kt_imp_run_end(kt_imp *imp)
 {
 	struct kt_runrep r;
@@ -867,6 +898,11 @@ int kt_imp_run_end(kt_imp *imp)
 
 	if (!imp->in_run)
 		return 0;
+	if (imp->check_reemit)
+		reemit_report(imp);
+	imp->check_reemit = 0;
+	imp->changed_seq = 0;
+	imp->changed_file = NULL;
 	imp->in_run = 0;
 	if (imp->new_meta) { /* no event came: the run was never created */
 		free(imp->new_meta);
@@ -1143,6 +1179,26 @@ static char *prov_json(const kt_file *f, const kt_ev *ev)
 	return buf;
 }
 
+/* Whether ev, re-emitted as event imp->seq, differs from the stored one
+ * (kind or payload; a payload cJSON cannot print counts as the same). */
+static int reemit_differs(kt_imp *imp, const kt_ev *ev)
+{
+	kt_event st;
+	uint64_t t0 = st_start(imp);
+	int rc = kt_event_read(imp->s, imp->run_id, imp->seq, KT_READ_BODY,
+			       &st);
+
+	st_stop(imp, t0);
+	if (rc)
+		return 0;
+	if (st.kind != ev->kind)
+		return 1;
+	if (!ev->payload || kt_imp_json_print(ev->payload, &imp->pbuf))
+		return 0;
+	return st.payload_len != imp->pbuf.n ||
+	       memcmp(st.payload, imp->pbuf.p, imp->pbuf.n) != 0;
+}
+
 int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 {
 	kt_event e;
@@ -1196,6 +1252,12 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 		kt_imp_warn(imp, ev->file, ev->line,
 			    "run %s already holds %llu events that this source does not continue (same identity, other content): nothing appended",
 			    imp->run_id, (unsigned long long)imp->stored_n);
+	}
+	if (imp->check_reemit && imp->seq <= imp->stored_n && !imp->frozen &&
+	    !imp->failed && !imp->err && reemit_differs(imp, ev)) {
+		imp->frozen = 1;
+		imp->changed_seq = imp->seq;
+		imp->changed_file = ev->file ? ev->file : &imp->cur->f;
 	}
 	if (imp->seq <= imp->stored_n || imp->failed || imp->err ||
 	    imp->frozen)

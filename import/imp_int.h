@@ -84,6 +84,11 @@ struct kt_imp {
 	int last_kind;
 	long long last_line, last_off;
 	int frozen;             /* it does not: append nothing to this run */
+	/* kt_imp_check_reemit: the first re-emitted event whose payload
+	 * differs from the stored one (0 none), and where it came from */
+	int check_reemit;
+	uint64_t changed_seq;
+	const kt_file *changed_file;
 	/* meta of a run not in the store yet: it is created with its first
 	 * event, so a source that yields none leaves no empty run behind */
 	char *new_meta;

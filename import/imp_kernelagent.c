@@ -23,7 +23,9 @@
  *    identity is "kernelagent:opt_trace:<sha256 of the first round's first
  *    file>" (the round-1 prompt embeds the problem and starting kernel), so
  *    it does not depend on where the folder lies; a trace that gains rounds
- *    keeps its run and gets the new events appended.
+ *    keeps its run and gets the new events appended.  A trace whose
+ *    imported rounds changed since is warned about (kt_imp_check_reemit)
+ *    and its run left as it was.
  *    Per round, in pipeline order: profile (input NCU), message
  *    (bottleneck prompt: role user, actor system, human false - the
  *    framework wrote it), message (bottleneck response, actor agent), note
@@ -703,6 +705,9 @@ static int import_trace(kt_imp *imp, const kt_file *f)
 				"rounds", (double)t.nr);
 	if ((rc = kt_imp_run_begin(imp, ident, name ? name : FMT, FMT, meta)))
 		goto out;
+	/* rounds and results are files an agent framework may rewrite: a
+	 * re-import that finds a stored step changed says so */
+	kt_imp_check_reemit(imp);
 	for (size_t i = 0; i < t.nr && !rc; i++) {
 		for (int k = 0; k < F_N; k++)
 			if (t.r[i].rel[k])
@@ -966,6 +971,9 @@ static int import_worker(kt_imp *imp, const kt_file *f, cJSON *j)
 					      cJSON_Duplicate(it, 1));
 	if ((rc = kt_imp_run_begin(imp, ident, name ? name : FMT, FMT, meta)))
 		goto out;
+	/* rounds and results are files an agent framework may rewrite: a
+	 * re-import that finds a stored step changed says so */
+	kt_imp_check_reemit(imp);
 	cJSON_ArrayForEach(h, hist) {
 		if (!cJSON_IsObject(h)) {
 			kt_imp_warn(imp, f, 0, "history entry %d is not an "

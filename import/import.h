@@ -87,6 +87,18 @@ int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
 int kt_imp_run_begin_id(kt_imp *imp, const char *id, const char *name,
 			const char *format, cJSON *meta /* consumed */);
 int kt_imp_run_end(kt_imp *imp);
+/* After kt_imp_run_begin, for sources whose parts may change after an
+ * import (a KernelAgent round folder, a worker result rewritten with a new
+ * round): each event re-emitted for the part of the run already stored is
+ * compared with the stored one (kind and payload).  At the first that
+ * differs nothing more is appended to the run (the stored history is kept
+ * as first imported), and at the end of the run one warning says that the
+ * source changed, at which step and from which file, and how many events
+ * of this import were not added.  A source that now yields fewer events
+ * than the run holds is warned about too.  Off under --redact (stored
+ * payloads are redacted).  Costs one stored-event read per re-emitted
+ * event, so only for small sources. */
+void kt_imp_check_reemit(kt_imp *imp);
 /* The current run's id (valid between run_begin and run_end). */
 const char *kt_imp_run_id(const kt_imp *imp);
 
