@@ -1369,3 +1369,49 @@ kt_ag_span kt_ag_span_at(const kt_ag_span *s, long n, long i)
 
 	return (s && i >= 0 && i < n) ? s[i] : z;
 }
+
+int kt_ag_replace_lines(kt_imp *imp, const char *path, long s, long e,
+			const char *text, unsigned flags, uint64_t call,
+			const char *tool)
+{
+	size_t blen = 0, a = 0, b, tl, n;
+	const char *base = kt_ws_get(imp, path, &blen);
+	char *nb;
+	long l = 1;
+	int rc;
+
+	if (!base || !text || s < 1 || (e != -1 && e < s - 1))
+		return KT_ENOTFOUND;
+	tl = strlen(text);
+	while (l < s && a < blen) {
+		const char *nl = memchr(base + a, '\n', blen - a);
+
+		a = nl ? (size_t)(nl - base) + 1 : blen;
+		l++;
+	}
+	/* starts past the end: we cannot tell what the editor did */
+	if (l < s && (flags & KT_AG_LINES_IN_FILE))
+		return KT_ENOTFOUND;
+	b = a;
+	while ((e == -1 || l <= e) && b < blen) {
+		const char *nl = memchr(base + b, '\n', blen - b);
+
+		b = nl ? (size_t)(nl - base) + 1 : blen;
+		l++;
+	}
+	if (!(nb = malloc(blen + tl + 2)))
+		return KT_ENOMEM;
+	memcpy(nb, base, a);
+	n = a;
+	memcpy(nb + n, text, tl);
+	n += tl;
+	if (tl && text[tl - 1] != '\n' &&
+	    (b < blen || (flags & KT_AG_LINES_NL_END)))
+		nb[n++] = '\n';
+	memcpy(nb + n, base + b, blen - b);
+	n += blen - b;
+	nb[n] = 0;
+	rc = kt_ws_write(imp, path, nb, n, call, tool);
+	free(nb);
+	return rc;
+}

@@ -96,6 +96,25 @@ int kt_ag_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
  * list, "cmd", "keystrokes"); malloc'ed or NULL. */
 char *kt_ag_shell_cmd(const cJSON *args);
 
+/*
+ * An editor that replaces lines: lines s..e of workspace file path
+ * (1-based, inclusive; e = s - 1 inserts before line s; e = -1 means to the
+ * end) become text, through kt_ws_write (an edit event when the content
+ * changes; `call`, `tool` as there).  A text without a final newline gets
+ * one when lines follow it, and also at the end of the file with
+ * KT_AG_LINES_NL_END (SWE-agent's edit/insert write whole lines).  With
+ * KT_AG_LINES_IN_FILE a range that starts past the last line + 1 is not
+ * applied.  Returns 0, KT_ENOMEM, or KT_ENOTFOUND (nothing emitted) when
+ * the file's content is unknown, the range is invalid or not applied:
+ * the caller decides what that means (OpenHands: content unknown;
+ * SWE-agent: no change).
+ */
+#define KT_AG_LINES_NL_END  1u
+#define KT_AG_LINES_IN_FILE 2u
+int kt_ag_replace_lines(kt_imp *imp, const char *path, long s, long e,
+			const char *text, unsigned flags, uint64_t call,
+			const char *tool);
+
 /* Truncate output for a tool_result payload: adds "output" (at most 64 KiB
  * inline) and "output_blob" (hash of the full text) when longer. */
 int kt_ag_set_output(kt_imp *imp, cJSON *payload, const char *out);

@@ -325,47 +325,16 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 }
 
 /* Lines s..e (1-based; e -1 = the last) of path replaced by text; the
- * content becomes unknown when the file is. */
+ * content becomes unknown when the file is, or when the range cannot be
+ * applied to what we know. */
 static int range_edit(ohx *x, const char *path, long s, long e,
 		      const char *text, uint64_t call, const char *tool)
 {
-	size_t blen = 0, a = 0, b, tl = strlen(text), n;
-	const char *base = kt_ws_get(x->imp, path, &blen);
-	char *nb;
-	long l = 1;
-	int rc;
+	int rc = kt_ag_replace_lines(x->imp, path, s, e, text,
+				     KT_AG_LINES_IN_FILE, call, tool);
 
-	if (!base || s < 1 || (e != -1 && e < s - 1))
-		return kt_ws_invalidate(x->imp, path, call, tool);
-	while (l < s && a < blen) {
-		const char *nl = memchr(base + a, '\n', blen - a);
-
-		a = nl ? (size_t)(nl - base) + 1 : blen;
-		l++;
-	}
-	if (l < s) /* starts past the end: we cannot tell what it did */
-		return kt_ws_invalidate(x->imp, path, call, tool);
-	b = a;
-	while ((e == -1 || l <= e) && b < blen) {
-		const char *nl = memchr(base + b, '\n', blen - b);
-
-		b = nl ? (size_t)(nl - base) + 1 : blen;
-		l++;
-	}
-	if (!(nb = malloc(blen + tl + 2)))
-		return KT_ENOMEM;
-	memcpy(nb, base, a);
-	n = a;
-	memcpy(nb + n, text, tl);
-	n += tl;
-	if (tl && text[tl - 1] != '\n' && b < blen)
-		nb[n++] = '\n';
-	memcpy(nb + n, base + b, blen - b);
-	n += blen - b;
-	nb[n] = 0;
-	rc = kt_ws_write(x->imp, path, nb, n, call, tool);
-	free(nb);
-	return rc;
+	return rc == KT_ENOTFOUND ? kt_ws_invalidate(x->imp, path, call, tool)
+				  : rc;
 }
 
 /* The editor arguments inside translated_ipython_code:

@@ -289,45 +289,18 @@ static char *resolve(swx *x, const char *p)
 	return kt_ws_path(x->cwd, p);
 }
 
-/* Replace lines s..e (1-based, inclusive) of path with text. */
+/* Replace lines s..e (1-based, inclusive) of path with text; nothing
+ * when the file's content is unknown. */
 static int edit_lines(swx *x, const char *path, long s, long e,
 		      const char *text, uint64_t call)
 {
-	size_t blen = 0, a = 0, b, tl = strlen(text), n;
-	const char *base = kt_ws_get(x->imp, path, &blen);
-	char *nb;
-	long l = 1;
 	int rc;
 
-	if (!base || s < 1 || e < s - 1)
+	if (e < s - 1) /* -1 is not "to the end" here */
 		return 0;
-	while (l < s && a < blen) {
-		const char *nl = memchr(base + a, '\n', blen - a);
-
-		a = nl ? (size_t)(nl - base) + 1 : blen;
-		l++;
-	}
-	b = a;
-	while (l <= e && b < blen) {
-		const char *nl = memchr(base + b, '\n', blen - b);
-
-		b = nl ? (size_t)(nl - base) + 1 : blen;
-		l++;
-	}
-	if (!(nb = malloc(blen + tl + 2)))
-		return KT_ENOMEM;
-	memcpy(nb, base, a);
-	n = a;
-	memcpy(nb + n, text, tl);
-	n += tl;
-	if (tl && text[tl - 1] != '\n')
-		nb[n++] = '\n';
-	memcpy(nb + n, base + b, blen - b);
-	n += blen - b;
-	nb[n] = 0;
-	rc = kt_ws_write(x->imp, path, nb, n, call, "edit");
-	free(nb);
-	return rc;
+	rc = kt_ag_replace_lines(x->imp, path, s, e, text, KT_AG_LINES_NL_END,
+				 call, "edit");
+	return rc == KT_ENOTFOUND ? 0 : rc;
 }
 
 /* The effect of one SWE-agent command on the workspace (call succeeded). */
