@@ -1015,6 +1015,7 @@ int kt_an_stalls(const kt_an_run *r, const kt_an_blame *b,
 			kt_an_stall *nv = realloc(v, (n + 1) * sizeof(*nv)), *st;
 			struct claimtab ct;
 			struct buf tx = {.limit = 65536};
+			size_t mfirst;
 			uint64_t from = start ? se->pt[start - 1].seq : 0,
 				 to = k < b->njump ?
 				      se->pt[b->jump[k].p_land].seq : UINT64_MAX;
@@ -1048,14 +1049,24 @@ int kt_an_stalls(const kt_an_run *r, const kt_an_blame *b,
 			st->ended_by_jump = k < b->njump ? (long)k : -1;
 			st->claim_ev = -1;
 			/* what the series left out there, up to the jump that
-			 * ended it, and why (few stalls: a scan of the
-			 * measurements each) */
-			for (size_t mi = 0; mi < r->nm; mi++) {
-				uint64_t ms = r->ev[r->m[mi].ev].seq;
+			 * ended it, and why: the measurements (in seq order)
+			 * from the first after `from` (binary search) */
+			{
+				size_t lo = 0, hi = r->nm;
+				uint64_t lo_seq = start ? st->seq_first : from + 1;
 
-				if (ms <= from ||
-				    (start && ms < st->seq_first) || ms >= to)
-					continue;
+				while (lo < hi) {
+					size_t mid = lo + (hi - lo) / 2;
+
+					if (r->ev[r->m[mid].ev].seq < lo_seq)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				mfirst = lo;
+			}
+			for (size_t mi = mfirst; mi < r->nm &&
+			     r->ev[r->m[mi].ev].seq < to; mi++) {
 				switch (kt_an_meas_excluded(r, se, o, mi)) {
 				case KT_AN_EX_INCORRECT: st->n_incorrect++; break;
 				case KT_AN_EX_UNKNOWN: st->n_unknown++; break;
