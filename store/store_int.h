@@ -45,7 +45,7 @@ enum { KT_DBS(KT_DB_ENUM) KT_DB_COUNT };
 #define KT_BLOCK_SEAL (256u * 1024)
 #define KT_BLOCK_MAXN 4096u
 #define KT_PAGE_N 256u
-#define KT_BLOCK_LEVEL 5     /* zstd level of blocks (FORMAT.md §7.1) */
+#define KT_BLOCK_LEVEL 3     /* zstd level of blocks (FORMAT.md §7.1) */
 #define KT_RUNREC_TAIL 40     /* be64 n_events || head[32] after the meta */
 #define KT_CACHE_DEFAULT ((size_t)64 << 20)
 
@@ -55,6 +55,8 @@ enum { KT_DBS(KT_DB_ENUM) KT_DB_COUNT };
 #define KT_DICT_SECOND_AT 20000u /* ... and before the second, larger one */
 #define KT_DICT_SIZE (1024u * 1024)
 #define KT_DICT_MAX 8u
+#define KT_DICT_STORE_LEVEL 9 /* zstd level of a stored dictionary (§6.8) */
+#define KT_DICT_STORED_MAX ((size_t)16 << 20) /* largest dictionary read */
 #define KT_SAMPLES_MAX ((size_t)24 << 20)
 
 struct kt_dict {
