@@ -269,8 +269,9 @@ static size_t zdelta(void *dst, size_t cap, const void *src, size_t n,
 	return ZSTD_isError(r) ? 0 : r;
 }
 
-int kt_blob_put(kt_store *s, const void *data, size_t len,
-		const char *path_hint, unsigned char hash[KT_HASH_LEN])
+static int blob_put(kt_store *s, const void *data, size_t len,
+		    const char *path_hint, const unsigned char *known,
+		    unsigned char hash[KT_HASH_LEN])
 {
 	unsigned char h[KT_HASH_LEN], base[KT_HASH_LEN];
 	MDB_val k = { KT_HASH_LEN, h }, v;
@@ -288,7 +289,10 @@ int kt_blob_put(kt_store *s, const void *data, size_t len,
 			      "limit", len);
 	if (hl > KT_PATH_MAX_KEY)
 		hl = KT_PATH_MAX_KEY;
-	kt_sha256(data ? data : "", len, h);
+	if (known)
+		memcpy(h, known, KT_HASH_LEN);
+	else
+		kt_sha256(data ? data : "", len, h);
 	if (hash)
 		memcpy(hash, h, KT_HASH_LEN);
 	rc = mdb_get(s->wtxn, s->dbi[KT_DB_BLOBS], &k, &v);
@@ -376,6 +380,21 @@ head:
 out:
 	free(out.p);
 	return rc;
+}
+
+int kt_blob_put(kt_store *s, const void *data, size_t len,
+		const char *path_hint, unsigned char hash[KT_HASH_LEN])
+{
+	return blob_put(s, data, len, path_hint, NULL, hash);
+}
+
+int kt_blob_put_hashed(kt_store *s, const void *data, size_t len,
+		       const char *path_hint,
+		       const unsigned char hash[KT_HASH_LEN])
+{
+	if (!hash)
+		return KT_EINVAL;
+	return blob_put(s, data, len, path_hint, hash, NULL);
 }
 
 int kt_blob_verify(kt_store *s, const unsigned char *only, size_t n,
