@@ -1308,8 +1308,10 @@ out:
 	return rc;
 }
 
-int kt_imp_blob(kt_imp *imp, const void *data, size_t len,
-		const char *path_hint, char hex[KT_HASH_HEX + 1])
+/* known: the SHA-256 of data when the importer has it, else NULL */
+static int imp_blob(kt_imp *imp, const void *data, size_t len,
+		    const char *path_hint, const unsigned char *known,
+		    char hex[KT_HASH_HEX + 1])
 {
 	unsigned char h[KT_HASH_LEN];
 	char *rd = NULL, *rp = NULL;
@@ -1339,28 +1341,52 @@ int kt_imp_blob(kt_imp *imp, const void *data, size_t len,
 		len = rl;
 		if (rp)
 			path_hint = rp;
+		known = NULL;
 	}
 	if (imp->failed || imp->err) {
-		kt_sha256(data, len, h);
+		if (known)
+			memcpy(h, known, KT_HASH_LEN);
+		else
+			kt_sha256(data, len, h);
 		kt_hex(h, KT_HASH_LEN, hex);
 		free(rd);
 		free(rp);
 		return 0;
 	}
 	t0 = st_start(imp);
-	rc = kt_blob_put(imp->s, data, len, path_hint, h);
+	if (known) {
+		memcpy(h, known, KT_HASH_LEN);
+		rc = kt_blob_put_hashed(imp->s, data, len, path_hint, h);
+	} else {
+		rc = kt_blob_put(imp->s, data, len, path_hint, h);
+	}
 	st_stop(imp, t0);
 	if (imp->opts->stats)
 		imp->opts->stats->blobs++;
 	if (rc) {
 		if (!imp->err)
 			imp->err = rc;
-		kt_sha256(data, len, h);
+		if (!known)
+			kt_sha256(data, len, h);
 	}
 	kt_hex(h, KT_HASH_LEN, hex);
 	free(rd);
 	free(rp);
 	return rc;
+}
+
+int kt_imp_blob(kt_imp *imp, const void *data, size_t len,
+		const char *path_hint, char hex[KT_HASH_HEX + 1])
+{
+	return imp_blob(imp, data, len, path_hint, NULL, hex);
+}
+
+int kt_imp_blob_hashed(kt_imp *imp, const void *data, size_t len,
+		       const char *path_hint,
+		       const unsigned char sha[KT_HASH_LEN],
+		       char hex[KT_HASH_HEX + 1])
+{
+	return imp_blob(imp, data, len, path_hint, sha, hex);
 }
 
 /* ---- siblings ------------------------------------------------------------ */

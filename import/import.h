@@ -125,6 +125,13 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq);
 /* Store bytes as a content-addressed blob; writes its hex hash. */
 int kt_imp_blob(kt_imp *imp, const void *data, size_t len,
 		const char *path_hint, char hex[KT_HASH_HEX + 1]);
+/* The same for content the importer has hashed already (`sha`, trusted:
+ * see kt_blob_put_hashed); under --redact the content may change, and it
+ * is hashed again then. */
+int kt_imp_blob_hashed(kt_imp *imp, const void *data, size_t len,
+		       const char *path_hint,
+		       const unsigned char sha[KT_HASH_LEN],
+		       char hex[KT_HASH_HEX + 1]);
 
 /* Report a problem at file:line (line 0 = whole file).  Under --strict the
  * driver discards the source and stops after the importer returns; the

@@ -516,7 +516,7 @@ int kt_store_close(kt_store *s)
 	free(s->zbuf.p);
 	free(s->samples.p);
 	free(s->sample_len);
-	free(s->bc.p);
+	kt_bc_free(s);
 	free(s->evbuf.p);
 	free(s->tmp.p);
 	free(s->run_name);
@@ -710,7 +710,7 @@ void kt_store_abort(kt_store *s)
 	s->wtxn = NULL;
 	s->wlog.len = 0;
 	kt_ev_forget(s, 1);
-	s->bc_valid = 0;
+	kt_bc_invalidate(s);
 	/* a dictionary trained in the aborted txn must not stay in use */
 	kt_dicts_free(s);
 	if (mdb_txn_begin(s->env, NULL, MDB_RDONLY, &t) == 0) {

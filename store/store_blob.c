@@ -97,8 +97,106 @@ static int brec_decode(const struct brec *r, const struct kt_buf *base,
 	return 0;
 }
 
+void kt_bc_invalidate(kt_store *s)
+{
+	s->bc_valid = 0;
+	for (int i = 0; i < KT_BC_MORE; i++)
+		s->bc_more[i].valid = 0;
+}
+
+void kt_bc_free(kt_store *s)
+{
+	free(s->bc.p);
+	memset(&s->bc, 0, sizeof(s->bc));
+	for (int i = 0; i < KT_BC_MORE; i++) {
+		free(s->bc_more[i].b.p);
+		memset(&s->bc_more[i], 0, sizeof(s->bc_more[i]));
+	}
+	s->bc_valid = 0;
+}
+
+static void bc_swap(kt_store *s, struct kt_bcent *e)
+{
+	struct kt_buf t = s->bc;
+	unsigned char h[KT_HASH_LEN];
+	int v = s->bc_valid;
+
+	s->bc = e->b;
+	e->b = t;
+	memcpy(h, s->bc_hash, KT_HASH_LEN);
+	memcpy(s->bc_hash, e->hash, KT_HASH_LEN);
+	memcpy(e->hash, h, KT_HASH_LEN);
+	s->bc_valid = e->valid;
+	e->valid = v;
+	e->tick = ++s->bc_tick;
+}
+
+/* Keep the current content among the recent ones (its buffer moves there;
+ * s->bc gets the evicted entry's buffer to reuse).  s->bc is invalid
+ * after. */
+static void bc_stash(kt_store *s)
+{
+	struct kt_bcent *e = &s->bc_more[0];
+	size_t held = s->bc.len;
+
+	if (!s->bc_valid || s->bc.len > KT_BC_MAX_LEN) {
+		s->bc_valid = 0;
+		return;
+	}
+	for (int i = 0; i < KT_BC_MORE; i++) {
+		struct kt_bcent *x = &s->bc_more[i];
+
+		if (x->valid && !memcmp(x->hash, s->bc_hash, KT_HASH_LEN)) {
+			s->bc_valid = 0; /* kept already */
+			return;
+		}
+		if (x->valid)
+			held += x->b.len;
+		if (!x->valid ? e->valid : x->tick < e->tick)
+			e = x;
+	}
+	e->valid = 0;
+	bc_swap(s, e);
+	s->bc_valid = 0;
+	/* within the byte budget: drop the oldest others */
+	while (held > KT_BC_BYTES) {
+		struct kt_bcent *old = NULL;
+
+		held = 0;
+		for (int i = 0; i < KT_BC_MORE; i++) {
+			struct kt_bcent *x = &s->bc_more[i];
+
+			if (!x->valid)
+				continue;
+			held += x->b.len;
+			if (x != e && (!old || x->tick < old->tick))
+				old = x;
+		}
+		if (!old || held <= KT_BC_BYTES)
+			break;
+		old->valid = 0;
+		free(old->b.p);
+		memset(&old->b, 0, sizeof(old->b));
+	}
+}
+
+/* Make s->bc the content of h when it is cached: 1 yes, 0 no. */
+static int bc_take(kt_store *s, const unsigned char *h)
+{
+	if (s->bc_valid && !memcmp(s->bc_hash, h, KT_HASH_LEN))
+		return 1;
+	for (int i = 0; i < KT_BC_MORE; i++)
+		if (s->bc_more[i].valid &&
+		    !memcmp(s->bc_more[i].hash, h, KT_HASH_LEN)) {
+			/* the content swapped out stays among the recent */
+			bc_swap(s, &s->bc_more[i]);
+			return 1;
+		}
+	return 0;
+}
+
 /*
- * Reconstruct blob h into s->bc (the one-entry cache) and check its hash.
+ * Reconstruct blob h into s->bc (the cache of recent contents) and check its hash.
  * Walks base links back to a keyframe or to the cached version, then
  * applies the deltas forward.
  */
@@ -110,7 +208,7 @@ static int reconstruct(kt_store *s, MDB_txn *txn, const unsigned char *h)
 	unsigned char got[KT_HASH_LEN];
 	int n = 0, rc, from_cache = 0;
 
-	if (s->bc_valid && memcmp(s->bc_hash, h, KT_HASH_LEN) == 0)
+	if (bc_take(s, h))
 		return 0;
 	memcpy(chain[n++], h, KT_HASH_LEN);
 	for (;;) {
@@ -119,7 +217,7 @@ static int reconstruct(kt_store *s, MDB_txn *txn, const unsigned char *h)
 			goto fail;
 		if (r.codec != KT_CODEC_ZDELTA)
 			break;
-		if (s->bc_valid && memcmp(s->bc_hash, r.base, KT_HASH_LEN) == 0) {
+		if (bc_take(s, r.base)) {
 			from_cache = 1;
 			break;
 		}
@@ -130,7 +228,9 @@ static int reconstruct(kt_store *s, MDB_txn *txn, const unsigned char *h)
 		memcpy(chain[n++], r.base, KT_HASH_LEN);
 	}
 	if (!from_cache) {
-		/* chain[n-1] is a keyframe */
+		/* chain[n-1] is a keyframe; the current content stays
+		 * among the recent ones */
+		bc_stash(s);
 		rc = brec_decode(&r, NULL, nxt);
 		if (rc)
 			goto fail;
@@ -269,8 +369,9 @@ static size_t zdelta(void *dst, size_t cap, const void *src, size_t n,
 	return ZSTD_isError(r) ? 0 : r;
 }
 
-int kt_blob_put(kt_store *s, const void *data, size_t len,
-		const char *path_hint, unsigned char hash[KT_HASH_LEN])
+static int blob_put(kt_store *s, const void *data, size_t len,
+		    const char *path_hint, const unsigned char *known,
+		    unsigned char hash[KT_HASH_LEN])
 {
 	unsigned char h[KT_HASH_LEN], base[KT_HASH_LEN];
 	MDB_val k = { KT_HASH_LEN, h }, v;
@@ -288,7 +389,10 @@ int kt_blob_put(kt_store *s, const void *data, size_t len,
 			      "limit", len);
 	if (hl > KT_PATH_MAX_KEY)
 		hl = KT_PATH_MAX_KEY;
-	kt_sha256(data ? data : "", len, h);
+	if (known)
+		memcpy(h, known, KT_HASH_LEN);
+	else
+		kt_sha256(data ? data : "", len, h);
 	if (hash)
 		memcpy(hash, h, KT_HASH_LEN);
 	rc = mdb_get(s->wtxn, s->dbi[KT_DB_BLOBS], &k, &v);
@@ -360,7 +464,13 @@ int kt_blob_put(kt_store *s, const void *data, size_t len,
 		rc = 0;
 	if (rc)
 		goto out;
-	/* the next version of this path will delta against this one */
+	/* the next version of this path will delta against this one.  The
+	 * content cached so far stays among the recent ones, unless it is
+	 * the base just used: a path's old version is not needed again */
+	if (have_base)
+		s->bc_valid = 0;
+	else
+		bc_stash(s);
 	if (kt_buf_reserve(&s->bc, len + 1) == 0) {
 		if (len)
 			memcpy(s->bc.p, data, len);
@@ -376,6 +486,21 @@ head:
 out:
 	free(out.p);
 	return rc;
+}
+
+int kt_blob_put(kt_store *s, const void *data, size_t len,
+		const char *path_hint, unsigned char hash[KT_HASH_LEN])
+{
+	return blob_put(s, data, len, path_hint, NULL, hash);
+}
+
+int kt_blob_put_hashed(kt_store *s, const void *data, size_t len,
+		       const char *path_hint,
+		       const unsigned char hash[KT_HASH_LEN])
+{
+	if (!hash)
+		return KT_EINVAL;
+	return blob_put(s, data, len, path_hint, hash, NULL);
 }
 
 int kt_blob_verify(kt_store *s, const unsigned char *only, size_t n,
@@ -397,7 +522,7 @@ int kt_blob_verify(kt_store *s, const unsigned char *only, size_t n,
 			/* a hex string that names no blob is just text */
 			if (mdb_get(txn, s->dbi[KT_DB_BLOBS], &ok, &v) != 0)
 				continue;
-			s->bc_valid = 0;
+			kt_bc_invalidate(s);
 			rc = reconstruct(s, txn, only + i * KT_HASH_LEN);
 			if (rc) {
 				rc = KT_ECORRUPT;
@@ -423,7 +548,7 @@ int kt_blob_verify(kt_store *s, const unsigned char *only, size_t n,
 			goto out;
 		}
 		memcpy(h, k.mv_data, KT_HASH_LEN);
-		s->bc_valid = 0; /* check the stored bytes, not the cache */
+		kt_bc_invalidate(s); /* the stored bytes, not the cache */
 		rc = reconstruct(s, txn, h);
 		if (rc) {
 			memcpy(bad, h, KT_HASH_LEN);

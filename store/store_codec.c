@@ -63,13 +63,53 @@ void kt_dicts_free(kt_store *s)
 	s->ndicts = 0;
 }
 
+/*
+ * The dictionary bytes of a `dicts` value (FORMAT.md §6.8): the value
+ * itself when it is a raw zstd dictionary, or the content of the one zstd
+ * frame it holds.  *out points into v or into b; KT_ECORRUPT for anything
+ * else.  Dictionaries are stored compressed because a trained dictionary
+ * is sample text: 1 MiB of it takes ~0.4 MB as a level-9 frame, and on the
+ * store benchmark that is 2 % of the file.
+ */
+static int dict_bytes(const MDB_val *v, struct kt_buf *b, const void **out,
+		      size_t *len)
+{
+	static const unsigned char frame_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+	const unsigned char *p = v->mv_data;
+	unsigned long long fcs;
+	size_t r;
+
+	if (v->mv_size < 8 || memcmp(p, frame_magic, 4) != 0) {
+		*out = v->mv_data;
+		*len = v->mv_size;
+		return 0;
+	}
+	fcs = ZSTD_getFrameContentSize(p, v->mv_size);
+	if (fcs == ZSTD_CONTENTSIZE_UNKNOWN || fcs == ZSTD_CONTENTSIZE_ERROR ||
+	    fcs > KT_DICT_STORED_MAX || fcs > (uint64_t)v->mv_size * 32768)
+		return KT_ECORRUPT;
+	if (kt_buf_reserve(b, (size_t)fcs + 1))
+		return KT_ENOMEM;
+	r = ZSTD_decompressDCtx(kt_dctx(), b->p, (size_t)fcs, p, v->mv_size);
+	if (ZSTD_isError(r) || r != fcs)
+		return KT_ECORRUPT;
+	*out = b->p;
+	*len = r;
+	return 0;
+}
+
 /* Digest every dictionary of the store (ascending id). */
 int kt_dicts_load(kt_store *s, MDB_txn *txn)
 {
 	MDB_cursor *c;
 	MDB_val k, v;
+	struct kt_buf b = { 0 };
+	const void *db;
+	size_t dl;
 	int rc, op = MDB_FIRST;
 
+	if (!kt_dctx())
+		return KT_ENOMEM;
 	kt_dicts_free(s);
 	rc = mdb_cursor_open(txn, s->dbi[KT_DB_DICTS], &c);
 	if (rc)
@@ -89,8 +129,13 @@ int kt_dicts_load(kt_store *s, MDB_txn *txn)
 		d = &s->dicts[s->ndicts];
 		d->id = kt_rd32(k.mv_data);
 		d->cdict = NULL;
+		d->ddict = NULL;
+		rc = dict_bytes(&v, &b, &db, &dl);
+		if (rc == KT_ENOMEM)
+			break;
 		/* ZSTD_createDDict copies the bytes: the map may move */
-		d->ddict = ZSTD_createDDict(v.mv_data, v.mv_size);
+		if (rc == 0)
+			d->ddict = ZSTD_createDDict(db, dl);
 		if (!d->ddict) {
 			rc = kt_err(s, KT_ECORRUPT, "bad dictionary %u", d->id);
 			break;
@@ -98,6 +143,7 @@ int kt_dicts_load(kt_store *s, MDB_txn *txn)
 		s->ndicts++;
 	}
 	mdb_cursor_close(c);
+	free(b.p);
 	if (rc == MDB_NOTFOUND)
 		rc = 0;
 	if (rc > 0)
@@ -129,9 +175,15 @@ static ZSTD_CDict *newest_cdict(kt_store *s)
 	if (kt_rd_begin(s, &txn))
 		return NULL;
 	kt_be32(kb, d->id);
-	if (mdb_get(txn, s->dbi[KT_DB_DICTS], &k, &v) == 0)
-		d->cdict = ZSTD_createCDict(v.mv_data, v.mv_size,
-					     KT_BLOCK_LEVEL);
+	if (mdb_get(txn, s->dbi[KT_DB_DICTS], &k, &v) == 0) {
+		struct kt_buf b = { 0 };
+		const void *db;
+		size_t dl;
+
+		if (dict_bytes(&v, &b, &db, &dl) == 0)
+			d->cdict = ZSTD_createCDict(db, dl, KT_BLOCK_LEVEL);
+		free(b.p);
+	}
 	kt_rd_end(s, txn);
 	return d->cdict;
 }
@@ -218,6 +270,11 @@ void kt_dict_sample(kt_store *s, const void *body, size_t n)
 		s->sample_len = z;
 		s->sample_cap = cap;
 	}
+	/* the whole budget at once: doubling copied the samples over and
+	 * over (~14 % of a Claude Code import's profile); pages of a big
+	 * malloc are only committed once written */
+	if (!s->samples.cap && kt_buf_reserve(&s->samples, KT_SAMPLES_MAX))
+		return;
 	if (kt_buf_reserve(&s->samples, s->samples.len + n))
 		return;
 	memcpy(s->samples.p + s->samples.len, body, n);
@@ -242,8 +299,8 @@ void kt_dict_sample(kt_store *s, const void *body, size_t n)
  */
 int kt_dict_maybe_train(kt_store *s)
 {
-	size_t dsize, r;
-	void *dict = NULL;
+	size_t dsize, r, zl;
+	void *dict = NULL, *zb;
 	unsigned char kb[4];
 	uint32_t id;
 	ZDICT_fastCover_params_t fp;
@@ -279,7 +336,15 @@ int kt_dict_maybe_train(kt_store *s)
 	if (ZDICT_isError(r) || ZDICT_getDictID(dict, r) != id)
 		goto done;
 	kt_be32(kb, id);
-	rc = kt_put(s, KT_DB_DICTS, kb, 4, dict, r, MDB_NOOVERWRITE);
+	/* stored as one zstd frame when that is smaller (dict_bytes) */
+	zb = malloc(ZSTD_compressBound(r));
+	zl = zb ? ZSTD_compressCCtx(kt_cctx(), zb, ZSTD_compressBound(r), dict,
+				    r, KT_DICT_STORE_LEVEL) : 0;
+	if (zb && !ZSTD_isError(zl) && zl < r)
+		rc = kt_put(s, KT_DB_DICTS, kb, 4, zb, zl, MDB_NOOVERWRITE);
+	else
+		rc = kt_put(s, KT_DB_DICTS, kb, 4, dict, r, MDB_NOOVERWRITE);
+	free(zb);
 	if (rc)
 		goto done;
 	{

@@ -45,7 +45,7 @@ enum { KT_DBS(KT_DB_ENUM) KT_DB_COUNT };
 #define KT_BLOCK_SEAL (256u * 1024)
 #define KT_BLOCK_MAXN 4096u
 #define KT_PAGE_N 256u
-#define KT_BLOCK_LEVEL 5     /* zstd level of blocks (FORMAT.md §7.1) */
+#define KT_BLOCK_LEVEL 3     /* zstd level of blocks (FORMAT.md §7.1) */
 #define KT_RUNREC_TAIL 40     /* be64 n_events || head[32] after the meta */
 #define KT_CACHE_DEFAULT ((size_t)64 << 20)
 
@@ -55,6 +55,17 @@ enum { KT_DBS(KT_DB_ENUM) KT_DB_COUNT };
 #define KT_DICT_SECOND_AT 20000u /* ... and before the second, larger one */
 #define KT_DICT_SIZE (1024u * 1024)
 #define KT_DICT_MAX 8u
+/* Recent blob contents kept besides the last one: an agent edits its files
+ * in turn (the Claude Code benchmark session rotates over 40), and each new
+ * version is a delta against its file's previous one; without them every
+ * switch of file decoded the base from its keyframe (35 deltas on average
+ * there).  At most KT_BC_MORE contents of KT_BC_BYTES in all; a content
+ * over KT_BC_MAX_LEN is not kept. */
+#define KT_BC_MORE 64
+#define KT_BC_BYTES ((size_t)32 << 20)
+#define KT_BC_MAX_LEN ((size_t)4 << 20)
+#define KT_DICT_STORE_LEVEL 9 /* zstd level of a stored dictionary (§6.8) */
+#define KT_DICT_STORED_MAX ((size_t)16 << 20) /* largest dictionary read */
 #define KT_SAMPLES_MAX ((size_t)24 << 20)
 
 struct kt_dict {
@@ -67,6 +78,14 @@ struct kt_buf {
 	unsigned char *p;
 	size_t len, cap;
 };
+
+struct kt_bcent {
+	unsigned char hash[KT_HASH_LEN];
+	int valid;
+	uint64_t tick;
+	struct kt_buf b;
+};
+
 
 /* The open (last, unsealed) block of one (run, kind) stream, in memory. */
 struct kt_oblk {
@@ -147,10 +166,13 @@ struct kt_store {
 	struct kt_dict *dicts;
 	size_t ndicts;
 
-	/* blob reconstruction cache: the last blob read or written */
+	/* blob reconstruction cache: the last blob read or written, and
+	 * the heads before it (store_blob.c bc_stash/bc_take) */
 	unsigned char bc_hash[KT_HASH_LEN];
 	int bc_valid;
 	struct kt_buf bc;
+	struct kt_bcent bc_more[KT_BC_MORE];
+	uint64_t bc_tick;
 
 	struct kt_buf evbuf;   /* kt_event_get results */
 	struct kt_buf tmp;     /* scratch */
@@ -179,6 +201,9 @@ void *kt_cctx(void);
 void *kt_dctx(void);
 int kt_dicts_load(kt_store *s, MDB_txn *txn);
 void kt_dicts_free(kt_store *s);
+/* Forget every cached blob content (after an abort, before verify). */
+void kt_bc_invalidate(kt_store *s);
+void kt_bc_free(kt_store *s);
 /* Compress src to dst (cap) with the newest dictionary; returns the frame
  * size (and its dictionary id in *dict), or 0 when the frame would not be
  * smaller than src. */

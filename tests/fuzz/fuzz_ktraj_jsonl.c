@@ -1,7 +1,8 @@
 /*
  * fuzz_ktraj_jsonl.c - the ktraj JSONL line parser (import/imp_ktraj.c)
  * that `ktraj append` and the ktraj importer run on untrusted lines, and
- * the base64 codec of its blob lines.
+ * the base64 codec of its blob lines.  The blob-line fast path must give
+ * what the cJSON path gives: the same result code, message and fields.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,13 +12,30 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	kt_jsonl_rec r;
-	char err[200];
+	kt_jsonl_rec r, q;
+	char err[200], qerr[200];
+	int rc, qrc;
 	unsigned char *dec = NULL;
 	size_t dlen;
 	char *enc;
 
-	if (kt_jsonl_parse((const char *)data, size, &r, err, sizeof(err)) == 0) {
+	err[0] = qerr[0] = 0;
+	rc = kt_jsonl_parse((const char *)data, size, &r, err, sizeof(err));
+	qrc = kt_jsonl_parse_ref((const char *)data, size, &q, qerr,
+				 sizeof(qerr));
+	if (rc != qrc || (rc && strcmp(err, qerr)))
+		abort();
+	if (rc == 0) {
+		if (r.is_blob != q.is_blob)
+			abort();
+		if (r.is_blob &&
+		    (memcmp(r.blob, q.blob, sizeof(r.blob)) || r.len != q.len ||
+		     memcmp(r.data, q.data, r.len + 1) || !r.path != !q.path ||
+		     (r.path && strcmp(r.path, q.path))))
+			abort();
+		kt_jsonl_release(&q);
+	}
+	if (rc == 0) {
 		/* what append reads from a record must be there */
 		if (!r.is_blob && (!r.kind || !r.payload))
 			abort();

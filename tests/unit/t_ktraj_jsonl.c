@@ -130,6 +130,83 @@ static void t_blob(void **st)
 	kt_jsonl_release(&r);
 }
 
+/* A blob line of `text` (JSON-escaped by the caller) whose content is
+ * `raw`, with `extra` members before the text. */
+static char *blob_line(const char *raw, const char *extra, const char *text)
+{
+	unsigned char h[KT_HASH_LEN];
+	char hex[KT_HASH_HEX + 1], *l;
+
+	kt_sha256(raw, strlen(raw), h);
+	kt_hex(h, KT_HASH_LEN, hex);
+	l = malloc(strlen(extra) + strlen(text) + 200);
+	assert_non_null(l);
+	sprintf(l, "{\"blob\":\"%s\"%s,\"text\":\"%s\"}", hex, extra, text);
+	return l;
+}
+
+/* kt_jsonl_parse decodes plain blob lines itself and sends the rest to
+ * cJSON: both routes must give what kt_jsonl_parse_ref (cJSON) gives. */
+static void t_blob_fast_agrees(void **st)
+{
+	static const struct {
+		const char *raw, *extra, *text;
+		int fast; /* expected route: 1 own decoder, 0 cJSON */
+	} c[] = {
+		{ "k<<<1>>>(x);\n\t\"q\" \\ /", ",\"path\":\"/w/k.cu\"",
+		  "k<<<1>>>(x);\\n\\t\\\"q\\\" \\\\ \\/", 1 },
+		{ "a\xc3\xa9\xe4\xb8\xad", ",\"path\":null", "a\\u00e9\\u4e2d", 1 },
+		{ "\x7f\xff raw", ",\"z\":\"1\",\"blob\":\"no\"", "\x7f\xff raw", 1 },
+		{ "x", ",\"n\":1", "x", 0 },             /* a number */
+		{ "\xf0\x9f\x98\x80", "", "\\ud83d\\ude00", 0 }, /* pair */
+		{ "x", ",\"path\":7", "x", 0 },           /* refused path */
+	};
+	kt_jsonl_rec r, q;
+	char err[200], qerr[200];
+
+	(void)st;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char *l = blob_line(c[i].raw, c[i].extra, c[i].text);
+		int rc = kt_jsonl_parse(l, strlen(l), &r, err, sizeof(err));
+		int qrc = kt_jsonl_parse_ref(l, strlen(l), &q, qerr,
+					     sizeof(qerr));
+
+		assert_int_equal(rc, qrc);
+		if (rc) {
+			assert_string_equal(err, qerr);
+		} else {
+			assert_true(r.is_blob && q.is_blob);
+			assert_int_equal(r.len, strlen(c[i].raw));
+			assert_int_equal(q.len, r.len);
+			assert_memory_equal(r.data, c[i].raw, r.len);
+			assert_memory_equal(q.data, c[i].raw, r.len);
+			if (q.path)
+				assert_string_equal(r.path, q.path);
+			else
+				assert_null(r.path);
+			/* the route: no cJSON tree means the own decoder */
+			assert_int_equal(r.root == NULL, c[i].fast);
+			kt_jsonl_release(&q);
+			kt_jsonl_release(&r);
+		}
+		free(l);
+	}
+	/* trailing bytes and odd white space go to cJSON, which may accept */
+	{
+		char *l = blob_line("x", "", "x"), *l2 = malloc(strlen(l) + 8);
+
+		sprintf(l2, "%s \x01", l);
+		assert_int_equal(kt_jsonl_parse(l2, strlen(l2), &r, err,
+						sizeof(err)),
+				 kt_jsonl_parse_ref(l2, strlen(l2), &q, qerr,
+						    sizeof(qerr)));
+		kt_jsonl_release(&r);
+		kt_jsonl_release(&q);
+		free(l2);
+		free(l);
+	}
+}
+
 static void t_base64(void **st)
 {
 	unsigned char in[300], *out;
@@ -167,6 +244,7 @@ int main(void)
 		cmocka_unit_test(t_defaults),
 		cmocka_unit_test(t_refused),
 		cmocka_unit_test(t_blob),
+		cmocka_unit_test(t_blob_fast_agrees),
 		cmocka_unit_test(t_base64),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

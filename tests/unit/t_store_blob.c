@@ -3,6 +3,7 @@
  * a ~40 KB source, keyframes, corruption caught by get and verify;
  * dictionaries: trained automatically, old events keep decoding.
  */
+#include <zstd.h>
 #include "testutil.h"
 #include <lmdb.h>
 #include "../../store/store.h"
@@ -149,6 +150,78 @@ static void test_blob_basic(void **state)
 	assert_int_equal(kt_blob_put(f->s, "gone", 4, "p.c", e), 0);
 	kt_store_abort(f->s);
 	assert_int_equal(kt_blob_exists(f->s, e), 0);
+	/* ... not even in the cache of recent contents */
+	assert_int_equal(kt_blob_get(f->s, e, &d, &n), KT_ENOTFOUND);
+}
+
+/*
+ * Many files edited in turn, more than the store keeps recent contents
+ * of: every version is a delta against its own file's previous one and
+ * reads back exactly, in any order.
+ */
+static void test_blob_interleaved(void **state)
+{
+	enum { NF = 80, NVER = 6 };
+	struct fx *f = *state;
+	static unsigned char h[NF][NVER][KT_HASH_LEN];
+	static char text[NF][NVER][600];
+	char path[32];
+	int deltas = 0;
+	void *d;
+	size_t n;
+
+	assert_int_equal(kt_store_begin(f->s), 0);
+	for (int v = 0; v < NVER; v++)
+		for (int i = 0; i < NF; i++) {
+			int o = 0;
+
+			for (int l = 0; l < 12; l++)
+				o += snprintf(text[i][v] + o, sizeof(text[i][v]) - o,
+					      "file %d line %d: x[%d] = y[%d] * %d;\n",
+					      i, l, l, l, l == v % 12 ? v : 1);
+			snprintf(path, sizeof(path), "src/k%d.cu", i);
+			assert_int_equal(kt_blob_put(f->s, text[i][v], (size_t)o,
+						     path, h[i][v]), 0);
+		}
+	assert_int_equal(kt_store_commit(f->s), 0);
+	kt_store_close(f->s);
+	f->s = NULL;
+	{
+		MDB_env *env;
+		MDB_txn *txn;
+		MDB_dbi dbi;
+
+		assert_int_equal(mdb_env_create(&env), 0);
+		mdb_env_set_maxdbs(env, 16);
+		assert_int_equal(mdb_env_open(env, f->path, MDB_NOSUBDIR |
+					      MDB_RDONLY, 0644), 0);
+		assert_int_equal(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn), 0);
+		assert_int_equal(mdb_dbi_open(txn, "blobs", 0, &dbi), 0);
+		for (int i = 0; i < NF; i++)
+			for (int v = 1; v < NVER; v++) {
+				MDB_val k = { KT_HASH_LEN, h[i][v] }, val;
+
+				assert_int_equal(mdb_get(txn, dbi, &k, &val), 0);
+				/* a delta whose base is this file's previous
+				 * version */
+				if (((unsigned char *)val.mv_data)[0] == 2 &&
+				    !memcmp((unsigned char *)val.mv_data + 10,
+					    h[i][v - 1], KT_HASH_LEN))
+					deltas++;
+			}
+		mdb_txn_abort(txn);
+		mdb_env_close(env);
+	}
+	assert_int_equal(deltas, NF * (NVER - 1));
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+	for (int k = 0; k < NF * NVER; k++) {
+		int i = (int)(rnd() % NF), v = (int)(rnd() % NVER);
+
+		assert_int_equal(kt_blob_get(f->s, h[i][v], &d, &n), 0);
+		assert_int_equal(n, strlen(text[i][v]));
+		assert_memory_equal(d, text[i][v], n);
+		free(d);
+	}
 }
 
 #define NV 2000
@@ -223,7 +296,9 @@ static void test_blob_versions(void **state)
 static void test_blob_depth(void **state)
 {
 	struct fx *f = *state;
-	unsigned char h[100][KT_HASH_LEN];
+	/* three full chains and the start of a fourth */
+	enum { NVERS = 3 * KT_BLOB_KEYFRAME + 4 };
+	static unsigned char h[NVERS][KT_HASH_LEN];
 	MDB_env *env;
 	MDB_txn *txn;
 	MDB_dbi dbi;
@@ -231,7 +306,7 @@ static void test_blob_depth(void **state)
 
 	src_init();
 	assert_int_equal(kt_store_begin(f->s), 0);
-	for (int v = 0; v < 100; v++) {
+	for (int v = 0; v < NVERS; v++) {
 		size_t n;
 		char *t;
 
@@ -250,7 +325,7 @@ static void test_blob_depth(void **state)
 				      0644), 0);
 	assert_int_equal(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn), 0);
 	assert_int_equal(mdb_dbi_open(txn, "blobs", 0, &dbi), 0);
-	for (int v = 0; v < 100; v++) {
+	for (int v = 0; v < NVERS; v++) {
 		MDB_val k = { KT_HASH_LEN, h[v] }, val;
 		const unsigned char *p;
 
@@ -430,6 +505,41 @@ static void test_dictionary(void **state)
 		assert_true(without >= 1);
 		assert_true(with >= 1);
 	}
+	/* the dictionary is stored as a zstd frame (FORMAT.md §6.8); a raw
+	 * dictionary value, the other allowed form, must read the same */
+	{
+		static const unsigned char fm[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+		static const unsigned char dm[4] = { 0x37, 0xa4, 0x30, 0xec };
+		MDB_env *env;
+		MDB_txn *txn;
+		MDB_dbi dbi;
+		MDB_cursor *c;
+		MDB_val k, v, raw;
+		unsigned long long n;
+		void *d;
+
+		assert_int_equal(mdb_env_create(&env), 0);
+		mdb_env_set_maxdbs(env, 16);
+		assert_int_equal(mdb_env_open(env, f->path, MDB_NOSUBDIR, 0644),
+				 0);
+		assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
+		assert_int_equal(mdb_dbi_open(txn, "dicts", 0, &dbi), 0);
+		assert_int_equal(mdb_cursor_open(txn, dbi, &c), 0);
+		assert_int_equal(mdb_cursor_get(c, &k, &v, MDB_FIRST), 0);
+		assert_memory_equal(v.mv_data, fm, 4);
+		n = ZSTD_getFrameContentSize(v.mv_data, v.mv_size);
+		assert_true(n > v.mv_size && n < (64u << 20));
+		d = malloc(n);
+		assert_int_equal(ZSTD_decompress(d, n, v.mv_data, v.mv_size), n);
+		assert_memory_equal(d, dm, 4);
+		raw.mv_size = n;
+		raw.mv_data = d;
+		assert_int_equal(mdb_cursor_put(c, &k, &raw, MDB_CURRENT), 0);
+		mdb_cursor_close(c);
+		assert_int_equal(mdb_txn_commit(txn), 0);
+		mdb_env_close(env);
+		free(d);
+	}
 	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
 	kt_store_close(f->s);
 	f->s = NULL;
@@ -452,6 +562,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_blob_versions, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_blob_depth, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_blob_interleaved, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_blob_corrupt, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_dictionary, setup, teardown),
