@@ -6,7 +6,8 @@
  * Why dictionaries: a block holds ~256 KiB of bodies of one kind of one
  * run, and a dictionary trained on the run's own bodies gives each block
  * the history it lacks at its start: on the store benchmark the events take
- * 25.7 MB with dictionaries against 27.5 MB without (FORMAT.md §7;
+ * 25.7 MB at level 3 with dictionaries, 27.5 MB even at level 5 without
+ * them (FORMAT.md §7;
  * storage_style.md §2.1; zstd README "The case for Small Data
  * compression").  Frames keep their dictID (zstd frame header,
  * RFC 8878 §3.1.1.1.3) so old blocks find their dictionary forever.
