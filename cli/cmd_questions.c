@@ -25,9 +25,12 @@ static const char usage[] =
 	"--json prints one object per entry: text, layer, flags, origin, lang,\n"
 	"count, runs, hits, gain (shrunk mean gain factor per ask), gain_log_total,\n"
 	"score, sources [{run, seq}].  -o FILE writes the library there instead:\n"
-	"Markdown when FILE ends in .md, else the JSON lines.\n"
+	"Markdown when FILE ends in .md, else the JSON lines.  A run of several\n"
+	"workloads (KernelBench results) is blamed per workload, as `blame speedup`\n"
+	"does: gains come only from jumps within one workload's series.\n"
 	"\n"
-	"suggest: the layer the run is stuck in (its last stall, else the agent's\n"
+	"suggest: the layer the run is stuck in (its last stall - of a workload's\n"
+	"own series in a run of several, --json stuck_workload - else the agent's\n"
 	"recent messages) and the library questions that fit it, best first: fit\n"
 	"(another layer +0.5, moves layers +0.2, challenges a bound +1.0 when the\n"
 	"stall claims one, +0.5 before any profiler run, else +0.2) plus the\n"
@@ -559,6 +562,8 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 			cJSON_AddNumberToObject(x, "fit", an_r4(sg[k].fit));
 			cJSON_AddNumberToObject(x, "rank", an_r4(sg[k].rank));
 			cJSON_AddStringToObject(x, "stuck_layer", kt_an_layer_name(stuck));
+			if (last_wl)
+				cJSON_AddStringToObject(x, "stuck_workload", last_wl);
 			rc = an_emit(stdout, x);
 		}
 		goto out;

@@ -429,6 +429,7 @@ PY
 	python3 - "$output" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+assert rows and all(r["stuck_workload"] == "B_reduce" for r in rows), rows
 for r in rows:
     if r["text"].startswith("Why is the reduction"):
         assert r["gain"] < 1.3, r  # the shrunk mean with no gain of its own
