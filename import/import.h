@@ -202,7 +202,11 @@ char *kt_ws_path(const char *cwd, const char *path);
 /* ---- shell classification ----------------------------------------------- */
 /*
  * A finished shell tool call: emits `edit` events for shell writes in cmd
- * (cat > f <<EOF, printf/echo > f, tee) when ok, a `compile` event when cmd
+ * (cat > f <<EOF, printf/echo > f, tee) when ok, `unknown` edits for known
+ * files it may have changed without showing how (sed -i, a program's
+ * output, scripts named as editors, inline code that writes, patch, git
+ * checkout/stash/reset, loops: kt_ws_invalidate[_where], import/README.md
+ * "Files a command does not name"), a `compile` event when cmd
  * builds (nvcc, make, cmake --build, gcc/g++/clang on C/CUDA sources), and
  * `bench` events for benchmark numbers found in output.  exit_code is -1
  * when unknown.  call = seq of the tool_call, result = seq of its result.

@@ -7,8 +7,11 @@
  * one-shot commands: simple commands with words in every quoting style,
  * redirections (> >> < << <<- <<< &> n>&m), pipelines, and lists joined by
  * && || ; & and newlines.  Anything else (subshells, groups, if/for/while,
- * functions) makes the rest of the line opaque: nothing after it is
- * claimed.  The rule throughout is "no edit rather than a wrong edit".
+ * functions) makes the rest of the line opaque: no write, compile or bench
+ * after it is claimed, but what the commands inside may have changed is
+ * still made unknown (a loose reading, README "Files a command does not
+ * name").  The rule throughout is "no edit rather than a wrong edit", and
+ * "unknown rather than stale".
  */
 #ifndef KT_SHELLPARSE_H
 #define KT_SHELLPARSE_H
