@@ -217,13 +217,13 @@ static int dblk_reserve(struct kt_dblk *d, uint32_t n)
 	return 0;
 }
 
-int kt_block_decode(kt_store *s, const unsigned char *p, size_t n, int kind,
-		    uint64_t first, struct kt_dblk *d)
+int kt_block_decode_at(kt_store *s, const unsigned char *p, size_t n,
+		       int kind, uint64_t first, struct kt_dblk *d, size_t head)
 {
 	struct kt_blkview b;
 	const unsigned char *q;
 	uint64_t seq = first;
-	size_t off = 0;
+	size_t off = head;
 	int rc;
 
 	if (kt_block_parse(p, n, kind, &b))
@@ -247,18 +247,25 @@ int kt_block_decode(kt_store *s, const unsigned char *p, size_t n, int kind,
 	d->off[b.n] = off;
 	d->n = 0;
 	if (b.codec == KT_CODEC_RAW) {
-		if (kt_buf_reserve(&d->data, b.raw_len + 1))
+		if (kt_buf_reserve(&d->data, head + b.raw_len + 1))
 			return kt_err(s, KT_ENOMEM, "block");
-		memcpy(d->data.p, b.frame, b.raw_len);
-		d->data.len = b.raw_len;
+		memcpy(d->data.p + head, b.frame, b.raw_len);
+		d->data.len = head + b.raw_len;
+		d->data.p[d->data.len] = 0;
 	} else {
 		rc = kt_ev_decompress(s, b.frame, b.frame_len, b.raw_len,
-				      b.dict, &d->data, 0);
+				      b.dict, &d->data, head);
 		if (rc)
 			return rc;
 	}
 	d->n = b.n;
 	return 0;
+}
+
+int kt_block_decode(kt_store *s, const unsigned char *p, size_t n, int kind,
+		    uint64_t first, struct kt_dblk *d)
+{
+	return kt_block_decode_at(s, p, n, kind, first, d, 0);
 }
 
 /* The block of stream (run, kind) that holds seq: the greatest key
@@ -308,11 +315,17 @@ static int dblk_index(const struct kt_dblk *d, uint64_t seq)
 
 static uint32_t ckey_hash(const unsigned char *k)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
+	uint64_t a, b;
 
-	for (int i = 0; i < KT_RUN_BIN + 9; i++)
-		h = (h ^ k[i]) * 16777619u;
-	return h & (KT_CACHE_BUCKETS - 1);
+	/* run ids are SHA-256 prefixes: 8 of their bytes mix well enough;
+	 * kind and first seq are the low bytes of the key */
+	memcpy(&a, k, 8);
+	b = kt_rd64(k + KT_RUN_BIN + 1) ^ (uint64_t)k[KT_RUN_BIN] << 56;
+	a ^= b * 0x9e3779b97f4a7c15ull;
+	a ^= a >> 29;
+	a *= 0xbf58476d1ce4e5b9ull;
+	a ^= a >> 32;
+	return (uint32_t)a & (KT_CACHE_BUCKETS - 1);
 }
 
 static size_t dblk_bytes(const struct kt_dblk *d)
@@ -320,8 +333,12 @@ static size_t dblk_bytes(const struct kt_dblk *d)
 	return d->data.cap + d->cap * (sizeof(uint64_t) + sizeof(size_t)) + 64;
 }
 
+static void rcache_free(kt_store *s);
+static void pcache_clear(kt_store *s);
+
 void kt_cache_free(kt_store *s)
 {
+	rcache_free(s);
 	for (size_t i = 0; i < s->ncache; i++)
 		kt_dblk_free(&s->cache[i].b);
 	free(s->cache);
@@ -353,6 +370,18 @@ static size_t cache_evict(kt_store *s)
 	cache_unlink(s, lru);
 	s->cache_bytes -= dblk_bytes(&s->cache[lru].b);
 	return lru;
+}
+
+/* The cached block of key k (run || kind || be64 first), or NULL. */
+static struct kt_centry *bcache_find(kt_store *s, const unsigned char *k)
+{
+	if (!s->cache_bucket)
+		return NULL;
+	for (int j = s->cache_bucket[ckey_hash(k)]; j >= 0;
+	     j = s->cache[j].next)
+		if (memcmp(s->cache[j].key, k, KT_RUN_BIN + 9) == 0)
+			return &s->cache[j];
+	return NULL;
 }
 
 /*
@@ -399,12 +428,7 @@ static int block_for(kt_store *s, MDB_txn *txn,
 		}
 		memset(s->cache_bucket, 0xff, KT_CACHE_BUCKETS * sizeof(int));
 	}
-	for (int j = s->cache_bucket[ckey_hash(k.mv_data)]; j >= 0;
-	     j = s->cache[j].next)
-		if (memcmp(s->cache[j].key, k.mv_data, KT_RUN_BIN + 9) == 0) {
-			e = &s->cache[j];
-			break;
-		}
+	e = bcache_find(s, k.mv_data);
 	if (e && (i = dblk_index(&e->b, seq)) >= 0) {
 		s->cache_hits++;
 		e->tick = ++s->cache_tick;
@@ -427,6 +451,23 @@ static int block_for(kt_store *s, MDB_txn *txn,
 	/* entry `slot` is unlinked now; on failure it stays empty */
 	e->tick = 0;
 	memset(e->key, 0, sizeof(e->key));
+	/* the budget counts what is held (dblk_bytes): allocate the data
+	 * exactly, or reuse a buffer less than twice too big (one grown by
+	 * doubling and shrunk after cost an mremap per block) */
+	{
+		struct kt_blkview bv;
+
+		if (kt_block_parse(v.mv_data, v.mv_size, kind, &bv) == 0 &&
+		    (e->b.data.cap < bv.raw_len + 1 ||
+		     e->b.data.cap > 2 * (bv.raw_len + 1))) {
+			free(e->b.data.p);
+			e->b.data.cap = 0;
+			e->b.data.len = 0;
+			e->b.data.p = malloc(bv.raw_len + 1);
+			if (e->b.data.p)
+				e->b.data.cap = bv.raw_len + 1;
+		}
+	}
 	rc = kt_block_decode(s, v.mv_data, v.mv_size, kind,
 			     kt_rd64((unsigned char *)k.mv_data + KT_RUN_BIN +
 				     1), &e->b);
@@ -434,15 +475,6 @@ static int block_for(kt_store *s, MDB_txn *txn,
 		e->b.n = 0;
 		s->cache_bytes += dblk_bytes(&e->b);
 		goto out;
-	}
-	/* the cache budget counts what is held: no doubling slack */
-	if (e->b.data.cap > e->b.data.len + 1) {
-		unsigned char *np = realloc(e->b.data.p, e->b.data.len + 1);
-
-		if (np) {
-			e->b.data.p = np;
-			e->b.data.cap = e->b.data.len + 1;
-		}
 	}
 	memcpy(e->key, k.mv_data, KT_RUN_BIN + 9);
 	e->tick = ++s->cache_tick;
@@ -501,6 +533,133 @@ void kt_store_cache_stats(kt_store *s, uint64_t *hits, uint64_t *misses)
 	*misses = s ? s->cache_misses : 0;
 }
 
+/* ---- read cache: decoded header pages, pooled scan buffers ---------------
+ *
+ * A point read decodes the header page of its seq (up to 256 rows) and
+ * finds the block holding the body with a B-tree search; both cost more
+ * than the body itself.  The page cache keeps decoded pages, and in each
+ * row the key of the block its body lives in (filled when first read) and
+ * its index there, so that a read whose page and block are cached touches
+ * no LMDB page and needs no read transaction.
+ *
+ * Correctness rests on three facts.  Committed events never change and
+ * are never deleted, and a body never moves to another block (an open
+ * block is rewritten under the same key until it seals).  Every entry
+ * records the id of the transaction it was read in; a snapshot with id T
+ * holds everything a transaction with id <= T committed, so an entry is
+ * used only by a read whose transaction id is >= the entry's (outside any
+ * transaction every entry qualifies: the next snapshot is at least as new
+ * as any committed one).  Entries read inside a write transaction that
+ * does not commit are dropped with the block cache (kt_ev_forget).  An
+ * entry of the open (last) page lists only the rows it had: a seq past
+ * them is read again with its run record, so appends by other handles or
+ * processes are never hidden.
+ */
+/* A cached page row: the header fields, and where the body was found. */
+struct kt_crow {
+	int64_t ts;
+	uint64_t parent;
+	uint32_t bdelta;       /* seq - block key seq + 1; 0 = not known */
+	uint32_t boff, blen;   /* the body in the decoded block's data */
+	uint32_t yoff;         /* payload offset in the body; 0: not checked
+				  that the strings end in NULs in place */
+	uint16_t al;           /* actor length */
+	uint8_t kind;
+};
+
+struct kt_pentry {
+	unsigned char run[KT_RUN_BIN];
+	uint64_t pfirst;       /* 0 = empty slot */
+	uint64_t txnid;        /* transaction the page was read in */
+	uint32_t cnt;          /* rows known (<= the page's, <= n - pfirst + 1) */
+	unsigned char chain[KT_HASH_LEN];
+	struct kt_crow rows[KT_PAGE_N];
+};
+
+struct kt_rcache {
+	struct kt_pentry **pages; /* direct mapped, npages slots */
+	size_t npages;
+	/* kiter blocks of the last scan, kept for the next (sizes settle) */
+	struct kt_dblk scan[KT_KIND_MAX_ + 1];
+	int scan_busy;
+};
+
+#define KT_PCACHE_MIN 64u
+#define KT_PCACHE_MAX 65536u
+#define KT_PCACHE_PER ((size_t)128 << 10) /* one page per 128 KiB of budget */
+
+static void rcache_free(kt_store *s)
+{
+	struct kt_rcache *r = s->rcache;
+
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->npages; i++)
+		free(r->pages[i]);
+	free(r->pages);
+	/* while a scan runs it owns the buffers (scan_close frees them) */
+	for (int k = 0; k <= KT_KIND_MAX_ && !r->scan_busy; k++)
+		kt_dblk_free(&r->scan[k]);
+	free(r);
+	s->rcache = NULL;
+}
+
+static void pcache_clear(kt_store *s)
+{
+	struct kt_rcache *r = s->rcache;
+
+	if (r)
+		for (size_t i = 0; i < r->npages; i++)
+			if (r->pages[i])
+				r->pages[i]->pfirst = 0;
+}
+
+static struct kt_rcache *rcache_get(kt_store *s)
+{
+	struct kt_rcache *r = s->rcache;
+	size_t n = KT_PCACHE_MIN;
+
+	if (r)
+		return r;
+	while (n < KT_PCACHE_MAX && (n * 2) * KT_PCACHE_PER <= s->cache_max)
+		n *= 2;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->pages = calloc(n, sizeof(*r->pages));
+	if (!r->pages) {
+		free(r);
+		return NULL;
+	}
+	r->npages = n;
+	s->rcache = r;
+	return r;
+}
+
+/* The slot of page (run, pfirst): pages of one run take consecutive
+ * slots, so a run of up to npages pages never evicts its own. */
+static struct kt_pentry **pcache_slot(struct kt_rcache *r,
+				      const unsigned char run[KT_RUN_BIN],
+				      uint64_t pfirst)
+{
+	uint64_t h;
+
+	memcpy(&h, run, 8);
+	h = (h * 0x9e3779b97f4a7c15ull >> 32) + (pfirst - 1) / KT_PAGE_N;
+	return &r->pages[h & (r->npages - 1)];
+}
+
+/* Id of the snapshot a read on s sees now (UINT64_MAX: none open yet, the
+ * next one will be at least as new as anything cached). */
+static uint64_t cur_txnid(kt_store *s)
+{
+	if (s->wtxn)
+		return mdb_txn_id(s->wtxn);
+	if (s->rdepth > 0 && s->rtxn)
+		return mdb_txn_id(s->rtxn);
+	return UINT64_MAX;
+}
+
 /* ---- open append state ---------------------------------------------------- */
 
 static void oblk_reset(struct kt_oblk *b)
@@ -522,6 +681,7 @@ void kt_ev_forget(kt_store *s, int cache)
 		o->blk[k].live = 0;
 	}
 	if (cache) {
+		pcache_clear(s);
 		for (size_t i = 0; i < s->ncache; i++) {
 			kt_dblk_free(&s->cache[i].b);
 			s->cache[i].next = -1;
@@ -955,17 +1115,220 @@ bad:
 		      (unsigned long long)ev->seq);
 }
 
+/*
+ * Point ev's strings into body p (bl bytes; p[bl] readable) without
+ * copying: each string ends where the next length field begins, whose
+ * first byte is 0 unless that length is >= 2^24 (prov, payload) or the
+ * next body's actor is >= 256 bytes (p[bl]), and the last body of a block
+ * is followed by a NUL.  When a terminator is not 0 the body is copied to
+ * buf, where NULs can be written.
+ */
+static int ev_body_view(kt_store *s, kt_event *ev, const unsigned char *p,
+			size_t bl, struct kt_buf *buf)
+{
+	size_t al, pl, yl;
+
+	if (bl < 10)
+		goto bad;
+	al = kt_rd16(p);
+	if (2 + al + 4 > bl)
+		goto bad;
+	pl = kt_rd32(p + 2 + al);
+	if (2 + al + 4 + pl + 4 > bl)
+		goto bad;
+	yl = kt_rd32(p + 2 + al + 4 + pl);
+	if (2 + al + 4 + pl + 4 + yl != bl)
+		goto bad;
+	if (p[2 + al] || p[2 + al + 4 + pl] || p[bl]) {
+		unsigned char *q;
+
+		if (kt_buf_reserve(buf, bl + 1))
+			return kt_err(s, KT_ENOMEM, "event buffer");
+		q = buf->p;
+		memcpy(q, p, bl);
+		q[2 + al] = 0;
+		q[2 + al + 4 + pl] = 0;
+		q[bl] = 0;
+		p = q;
+	}
+	ev->actor = (const char *)p + 2;
+	ev->prov_json = pl ? (const char *)p + 2 + al + 4 : NULL;
+	ev->payload = (const char *)p + 2 + al + 4 + pl + 4;
+	ev->payload_len = yl;
+	ev->flags = KT_EV_CANONICAL;
+	return 0;
+bad:
+	return kt_err(s, KT_ECORRUPT, "seq %llu: bad event body",
+		      (unsigned long long)ev->seq);
+}
+
+/* A point read's transaction, begun only when a cache misses. */
+struct rd {
+	kt_store *s;
+	MDB_txn *txn;
+};
+
+static int rd_txn(struct rd *r)
+{
+	return r->txn ? 0 : kt_rd_begin(r->s, &r->txn);
+}
+
+/*
+ * Body of row j of cached page pe (seq pe->pfirst + j): through the row's
+ * hint straight from the block cache, else from block_for (which records
+ * the hint).  *d gets the block's data (body at *d + boff).  The hint of a
+ * block read in an older state (an open block, since appended to) still
+ * holds: a block only grows at its end, so a body inside the cached data
+ * is the same body.
+ */
+static int row_body(struct rd *r, struct kt_pentry *pe, uint32_t j,
+		    const unsigned char **body, int *last)
+{
+	kt_store *s = r->s;
+	struct kt_crow *w = &pe->rows[j];
+	uint64_t seq = pe->pfirst + j;
+	const struct kt_dblk *d = NULL;
+	int rc, i = 0;
+
+	if (w->bdelta && s->cache_max) {
+		unsigned char k[KT_RUN_BIN + 9];
+		struct kt_centry *e;
+
+		memcpy(k, pe->run, KT_RUN_BIN);
+		k[KT_RUN_BIN] = w->kind;
+		kt_be64(k + KT_RUN_BIN + 1, seq - (w->bdelta - 1));
+		e = bcache_find(s, k);
+		if (e && (size_t)w->boff + w->blen <= e->b.data.len) {
+			s->cache_hits++;
+			e->tick = ++s->cache_tick;
+			*body = e->b.data.p + w->boff;
+			*last = (size_t)w->boff + w->blen == e->b.data.len;
+			return 0;
+		}
+	}
+	if ((rc = rd_txn(r)) != 0)
+		return rc;
+	rc = block_for(s, r->txn, pe->run, w->kind, seq, &d, &i);
+	if (rc)
+		return rc;
+	w->bdelta = seq - d->seq[0] < UINT32_MAX ?
+		    (uint32_t)(seq - d->seq[0] + 1) : 0;
+	w->boff = (uint32_t)d->off[i];
+	w->blen = (uint32_t)(d->off[i + 1] - d->off[i]);
+	*body = d->data.p + d->off[i];
+	*last = (uint32_t)i + 1 == d->n;
+	return 0;
+}
+
+/*
+ * ev_body_view for row w, remembering in w when the strings can be
+ * pointed at in place (then later reads need not look at the body).  Not
+ * for the last body of a block (`last`): the byte after it is the block's
+ * NUL only until the block grows.
+ */
+static int row_view(kt_store *s, kt_event *ev, struct kt_crow *w,
+		    const unsigned char *p, int last)
+{
+	size_t al, pl;
+	int rc;
+
+	if (w->yoff) {
+		al = w->al;
+		pl = w->yoff - 2 - al - 8;
+		ev->actor = (const char *)p + 2;
+		ev->prov_json = pl ? (const char *)p + 2 + al + 4 : NULL;
+		ev->payload = (const char *)p + w->yoff;
+		ev->payload_len = w->blen - w->yoff;
+		ev->flags = KT_EV_CANONICAL;
+		return 0;
+	}
+	rc = ev_body_view(s, ev, p, w->blen, &s->evbuf);
+	if (rc == 0 && !last && ev->actor == (const char *)p + 2) {
+		w->al = kt_rd16(p);
+		w->yoff = (uint32_t)((const unsigned char *)ev->payload - p);
+	}
+	return rc;
+}
+
+/*
+ * The decoded page of seq with row seq - pfirst known, from the page
+ * cache or read (with the run record: seq <= n) in r's transaction.
+ */
+static int page_for(struct rd *r, const unsigned char run[KT_RUN_BIN],
+		    const char *name, uint64_t seq, struct kt_pentry **out)
+{
+	kt_store *s = r->s;
+	uint64_t pfirst = (seq - 1) / KT_PAGE_N * KT_PAGE_N + 1, n;
+	uint32_t idx = (uint32_t)(seq - pfirst), cnt;
+	struct kt_rcache *rcache = rcache_get(s);
+	struct kt_prow rows[KT_PAGE_N];
+	struct kt_pentry **slot, *pe;
+	MDB_val v;
+	int rc;
+
+	if (!rcache)
+		return kt_err(s, KT_ENOMEM, "page cache");
+	slot = pcache_slot(rcache, run, pfirst);
+	pe = *slot;
+	if (pe && pe->pfirst == pfirst && idx < pe->cnt &&
+	    memcmp(pe->run, run, KT_RUN_BIN) == 0 &&
+	    pe->txnid <= cur_txnid(s)) {
+		*out = pe;
+		return 0;
+	}
+	if ((rc = rd_txn(r)) != 0)
+		return rc;
+	rc = run_n(s, r->txn, run, &n, NULL);
+	if (rc == 0 && (seq == 0 || seq > n))
+		rc = KT_ENOTFOUND;
+	if (rc == KT_ENOTFOUND)
+		return kt_err(s, KT_ENOTFOUND, "no event %s/%llu", name,
+			      (unsigned long long)seq);
+	if (rc)
+		return rc;
+	rc = page_get(s, r->txn, run, seq, &v);
+	if (rc)
+		return rc;
+	if (!pe) {
+		pe = malloc(sizeof(*pe));
+		if (!pe)
+			return kt_err(s, KT_ENOMEM, "page cache");
+		*slot = pe;
+	}
+	pe->pfirst = 0;
+	if (kt_page_parse(v.mv_data, v.mv_size, pfirst, pe->chain, rows,
+			  KT_PAGE_N, &cnt) || cnt <= idx)
+		return kt_err(s, KT_ECORRUPT, "seq %llu: bad header page",
+			      (unsigned long long)seq);
+	/* never more rows than the run record has events */
+	if (cnt > n - pfirst + 1)
+		cnt = (uint32_t)(n - pfirst + 1);
+	for (uint32_t j = 0; j < cnt; j++) {
+		struct kt_crow *w = &pe->rows[j];
+
+		memset(w, 0, sizeof(*w));
+		w->ts = rows[j].ts;
+		w->parent = rows[j].parent;
+		w->kind = (uint8_t)rows[j].kind;
+	}
+	memcpy(pe->run, run, KT_RUN_BIN);
+	pe->cnt = cnt;
+	pe->txnid = mdb_txn_id(r->txn);
+	pe->pfirst = pfirst;
+	*out = pe;
+	return 0;
+}
+
 int kt_event_read(kt_store *s, const char *run, uint64_t seq, unsigned how,
 		  kt_event *ev)
 {
 	unsigned char bin[KT_RUN_BIN], chain[KT_HASH_LEN], h[KT_HASH_LEN];
-	struct kt_prow rows[KT_PAGE_N];
-	uint32_t cnt, idx;
-	uint64_t n, pfirst;
-	MDB_txn *txn;
-	MDB_val v;
-	const struct kt_dblk *d;
-	int rc, i;
+	struct rd r = { s, NULL };
+	struct kt_pentry *pe = NULL;
+	struct kt_crow *w;
+	const unsigned char *bp;
+	uint32_t idx;
+	int rc, last;
 
 	if (!s || !ev || (how & ~(KT_READ_BODY | KT_READ_HASH)))
 		return KT_EINVAL;
@@ -974,62 +1337,49 @@ int kt_event_read(kt_store *s, const char *run, uint64_t seq, unsigned how,
 		return rc;
 	if ((rc = kt_ev_flush(s)) != 0)
 		return rc;
-	rc = kt_rd_begin(s, &txn);
-	if (rc)
-		return rc;
-	rc = run_n(s, txn, bin, &n, NULL);
-	if (rc == 0 && (seq == 0 || seq > n))
-		rc = KT_ENOTFOUND;
-	if (rc == KT_ENOTFOUND) {
-		rc = kt_err(s, KT_ENOTFOUND, "no event %s/%llu", run,
-			    (unsigned long long)seq);
-		goto out;
-	}
+	if (seq == 0)
+		return kt_err(s, KT_ENOTFOUND, "no event %s/0", run);
+	rc = page_for(&r, bin, run, seq, &pe);
 	if (rc)
 		goto out;
-	rc = page_get(s, txn, bin, seq, &v);
-	if (rc)
-		goto out;
-	pfirst = (seq - 1) / KT_PAGE_N * KT_PAGE_N + 1;
-	idx = (uint32_t)(seq - pfirst);
-	if (kt_page_parse(v.mv_data, v.mv_size, pfirst, chain, rows, idx + 1,
-			  &cnt) || cnt <= idx) {
-		rc = kt_err(s, KT_ECORRUPT, "seq %llu: bad header page",
-			    (unsigned long long)seq);
-		goto out;
-	}
-	ev_head_fill(ev, seq, &rows[idx]);
+	idx = (uint32_t)(seq - pe->pfirst);
+	w = &pe->rows[idx];
+	memset(ev, 0, sizeof(*ev));
+	ev->seq = seq;
+	ev->kind = w->kind;
+	ev->parent = w->parent;
+	ev->ts_ns = w->ts;
+	ev->flags = KT_EV_HEAD;
 	if (how & KT_READ_HASH) {
 		/* the chain from the page checkpoint: every event of the page
 		 * up to seq is hashed (bodies from the block cache) */
+		memcpy(chain, pe->chain, KT_HASH_LEN);
 		for (uint32_t j = 0; j <= idx; j++) {
-			rc = block_for(s, txn, bin, rows[j].kind, pfirst + j,
-				       &d, &i);
-			if (rc)
-				goto out;
-			rc = ev_build(s, pfirst + j, &rows[j],
-				      d->data.p + d->off[i],
-				      d->off[i + 1] - d->off[i], &s->evbuf);
+			struct kt_prow row = { pe->rows[j].kind,
+					       pe->rows[j].parent,
+					       pe->rows[j].ts };
+
+			rc = row_body(&r, pe, j, &bp, &last);
+			if (rc == 0)
+				rc = ev_build(s, pe->pfirst + j, &row, bp,
+					      pe->rows[j].blen, &s->evbuf);
 			if (rc)
 				goto out;
 			kt_sha256(s->evbuf.p, s->evbuf.len, h);
-			kt_chain_next(chain, pfirst + j, h, chain);
+			kt_chain_next(chain, pe->pfirst + j, h, chain);
 		}
 		memcpy(ev->hash, h, KT_HASH_LEN);
 		memcpy(ev->chain, chain, KT_HASH_LEN);
+		if (how & KT_READ_BODY)
+			rc = ev_body_fill(s, ev, &s->evbuf);
 	} else if (how & KT_READ_BODY) {
-		rc = block_for(s, txn, bin, rows[idx].kind, seq, &d, &i);
-		if (rc)
-			goto out;
-		rc = ev_build(s, seq, &rows[idx], d->data.p + d->off[i],
-			      d->off[i + 1] - d->off[i], &s->evbuf);
-		if (rc)
-			goto out;
+		rc = row_body(&r, pe, idx, &bp, &last);
+		if (rc == 0)
+			rc = row_view(s, ev, w, bp, last);
 	}
-	if (how & KT_READ_BODY)
-		rc = ev_body_fill(s, ev, &s->evbuf);
 out:
-	kt_rd_end(s, txn);
+	if (r.txn)
+		kt_rd_end(s, r.txn);
 	return rc;
 }
 
@@ -1059,12 +1409,22 @@ struct scan {
 	struct kiter it[KT_KIND_MAX_ + 1];
 	uint64_t kind_events[KT_KIND_MAX_ + 1]; /* events seen per kind */
 	int strict;          /* verify: full pages, checkpoints compared */
+	int pooled;          /* it[].b are the handle's (rcache->scan) */
+	struct kt_rcache *pool;
 	uint64_t bad_seq;
 };
 
-/* Body of seq (kind k) through the scan's own block of that stream. */
+/* Room before a scan block's first body for the canonical prefix. */
+#define SCAN_HEAD 32
+
+/*
+ * Body of seq (kind k) through the scan's own block of that stream.  The
+ * body is writable, and so are the KT_CANON_PREFIX bytes before it (the
+ * end of bodies already passed, or the block's head room): a scan hashes
+ * prefix and body where they lie.
+ */
 static int kiter_get(struct scan *sc, int k, uint64_t seq,
-		     const unsigned char **body, size_t *bl)
+		     unsigned char **body, size_t *bl)
 {
 	struct kiter *it = &sc->it[k];
 	MDB_val key, v;
@@ -1078,10 +1438,11 @@ static int kiter_get(struct scan *sc, int k, uint64_t seq,
 			rc = kt_err(sc->s, KT_ECORRUPT, "no block holds seq "
 				    "%llu", (unsigned long long)seq);
 		if (rc == 0)
-			rc = kt_block_decode(sc->s, v.mv_data, v.mv_size, k,
-					     kt_rd64((unsigned char *)
-						     key.mv_data + KT_RUN_BIN +
-						     1), &it->b);
+			rc = kt_block_decode_at(sc->s, v.mv_data, v.mv_size, k,
+						kt_rd64((unsigned char *)
+							key.mv_data +
+							KT_RUN_BIN + 1),
+						&it->b, SCAN_HEAD);
 		if (rc) {
 			it->b.n = 0;
 			return rc;
@@ -1110,7 +1471,7 @@ static int scan_run(struct scan *sc, uint64_t n, uint64_t first,
 	kt_store *s = sc->s;
 	struct kt_prow rows[KT_PAGE_N];
 	unsigned char pchain[KT_HASH_LEN], h[KT_HASH_LEN];
-	struct kt_buf b = { 0 };
+	struct kt_buf b = { 0 }; /* bodies whose strings need copying */
 	kt_event ev;
 	uint64_t pfirst;
 	int rc = 0, hash = (how & KT_READ_HASH) != 0;
@@ -1162,7 +1523,7 @@ static int scan_run(struct scan *sc, uint64_t n, uint64_t first,
 			int k = rows[i].kind;
 			int want = seq >= first &&
 				   (!kinds || (kinds & KT_KIND_BIT(k)));
-			const unsigned char *bp = NULL;
+			unsigned char *bp = NULL;
 			size_t bl = 0;
 
 			if (seq > last)
@@ -1179,12 +1540,14 @@ static int scan_run(struct scan *sc, uint64_t n, uint64_t first,
 				continue;
 			}
 			rc = kiter_get(sc, k, seq, &bp, &bl);
-			if (rc == 0)
-				rc = ev_build(s, seq, &rows[i], bp, bl, &b);
 			if (rc)
 				goto out;
 			if (hash) {
-				kt_sha256(b.p, b.len, h);
+				/* the canonical bytes in place: no copy */
+				kt_canon_prefix(bp - KT_CANON_PREFIX, k, seq,
+						rows[i].parent, rows[i].ts);
+				kt_sha256(bp - KT_CANON_PREFIX,
+					  KT_CANON_PREFIX + bl, h);
 				kt_chain_next(chain, seq, h, chain);
 			}
 			if (!want)
@@ -1195,7 +1558,7 @@ static int scan_run(struct scan *sc, uint64_t n, uint64_t first,
 				memcpy(ev.chain, chain, KT_HASH_LEN);
 			}
 			if (body || sc->strict) {
-				rc = ev_body_fill(s, &ev, &b);
+				rc = ev_body_view(s, &ev, bp, bl, &b);
 				if (rc)
 					goto out;
 				if (!body) {
@@ -1215,25 +1578,61 @@ out:
 	return rc;
 }
 
+static void scan_close(struct scan *sc);
+
 static int scan_open(struct scan *sc, kt_store *s, MDB_txn *txn,
 		     const unsigned char *run)
 {
 	int rc;
 
+	struct kt_rcache *r = rcache_get(s);
+
 	memset(sc, 0, sizeof(*sc));
 	sc->s = s;
 	sc->txn = txn;
 	sc->run = run;
+	/* the block buffers of the previous scan: sized already, and their
+	 * pages faulted in (a scan inside a scan's callback gets new ones) */
+	if (r && !r->scan_busy) {
+		r->scan_busy = 1;
+		sc->pooled = 1;
+		sc->pool = r;
+		for (int k = 0; k <= KT_KIND_MAX_; k++) {
+			sc->it[k].b = r->scan[k];
+			sc->it[k].b.n = 0;
+		}
+	}
 	rc = mdb_cursor_open(txn, s->dbi[KT_DB_BLOCKS], &sc->c);
-	return rc ? kt_mdb_err(s, rc, "cursor") : 0;
+	if (rc) {
+		sc->c = NULL;
+		scan_close(sc);
+		return kt_mdb_err(s, rc, "cursor");
+	}
+	return 0;
 }
 
 static void scan_close(struct scan *sc)
 {
+	struct kt_rcache *r = sc->s->rcache;
+
 	if (sc->c)
 		mdb_cursor_close(sc->c);
-	for (int k = 0; k <= KT_KIND_MAX_; k++)
-		kt_dblk_free(&sc->it[k].b);
+	sc->c = NULL;
+	/* back to the pool, unless the cache was dropped meanwhile
+	 * (kt_store_set_cache from a callback: rcache_free left them) */
+	if (!(r && r == sc->pool && r->scan_busy))
+		sc->pooled = 0;
+	for (int k = 0; k <= KT_KIND_MAX_; k++) {
+		if (sc->pooled) {
+			r->scan[k] = sc->it[k].b;
+			r->scan[k].n = 0;
+		} else {
+			kt_dblk_free(&sc->it[k].b);
+		}
+	}
+	if (sc->pooled)
+		r->scan_busy = 0;
+	sc->pooled = 0;
 }
 
 int kt_event_scan(kt_store *s, const char *run, uint64_t first, uint64_t last,
