@@ -107,6 +107,7 @@ struct kt_dblk {
 struct kt_centry {
 	unsigned char key[KT_RUN_BIN + 9]; /* run || kind || be64 first */
 	int next;            /* hash chain, -1 = end */
+	int mapped;          /* b.data.p is an mmap of b.data.cap bytes */
 	uint64_t tick;
 	struct kt_dblk b;
 };
