@@ -1525,10 +1525,47 @@ struct scan {
  * the benchmark blocks).  The dictionary is copied in when the block's
  * differs from the one in place, which a stream does about once.
  */
+/*
+ * Length of the dictionary a `dicts` value holds: the value itself, or the
+ * content of the one zstd frame it is when it starts with the frame magic
+ * (a dictionary starts with 0xEC30A437; FORMAT.md §6.8 lets a writer store
+ * it compressed).  0 when the frame is unusable.
+ */
+static size_t dict_len(const MDB_val *dv)
+{
+	static const unsigned char magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+	unsigned long long fcs;
+
+	if (dv->mv_size < 8 || memcmp(dv->mv_data, magic, 4) != 0)
+		return dv->mv_size;
+	fcs = ZSTD_getFrameContentSize(dv->mv_data, dv->mv_size);
+	if (fcs == ZSTD_CONTENTSIZE_UNKNOWN || fcs == ZSTD_CONTENTSIZE_ERROR ||
+	    fcs > (size_t)KT_EVENT_MAX_BODY || fcs == 0 ||
+	    fcs > (uint64_t)dv->mv_size * 32768)
+		return 0;
+	return (size_t)fcs;
+}
+
+/* The dictionary of dv into dst (dict_len bytes). */
+static int dict_fill(const MDB_val *dv, unsigned char *dst, size_t len)
+{
+	size_t r;
+
+	if (len == dv->mv_size && (dv->mv_size < 8 ||
+	    memcmp(dv->mv_data, "\x28\xb5\x2f\xfd", 4) != 0)) {
+		memcpy(dst, dv->mv_data, len);
+		return 0;
+	}
+	if (!kt_dctx())
+		return KT_ENOMEM;
+	r = ZSTD_decompressDCtx(kt_dctx(), dst, len, dv->mv_data, dv->mv_size);
+	return ZSTD_isError(r) || r != len ? KT_ECORRUPT : 0;
+}
+
 /* The shared-memory copy of dictionary id (made on first use); NULL when
  * shared memory is not to be had (then sbuf_dict copies). */
 static struct kt_sdict *sdict_get(struct scan *sc, uint32_t id,
-				  const MDB_val *dv)
+				  const MDB_val *dv, size_t dl)
 {
 	struct kt_rcache *r = sc->s->rcache;
 	struct kt_sdict *d;
@@ -1542,17 +1579,20 @@ static struct kt_sdict *sdict_get(struct scan *sc, uint32_t id,
 			return &r->sdict[i];
 	if (r->nsdict == KT_DICT_MAX + 1)
 		return NULL;
-	mlen = (dv->mv_size + pg - 1) / pg * pg;
+	mlen = (dl + pg - 1) / pg * pg;
 	m = mmap(NULL, mlen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		 -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
+	if (dict_fill(dv, (unsigned char *)m + mlen - dl, dl)) {
+		munmap(m, mlen);
+		return NULL;
+	}
 	d = &r->sdict[r->nsdict++];
 	d->id = id;
 	d->shm = m;
 	d->mlen = mlen;
-	d->dlen = dv->mv_size;
-	memcpy(d->shm + mlen - dv->mv_size, dv->mv_data, dv->mv_size);
+	d->dlen = dl;
 	return d;
 }
 
@@ -1570,7 +1610,7 @@ static int sbuf_dict(struct scan *sc, struct kt_sbuf *sb, uint32_t id,
 	unsigned char kb[4];
 	MDB_val dk = { 4, kb }, dv;
 	struct kt_sdict *d;
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), dl;
 	int rc;
 
 	kt_be32(kb, id);
@@ -1580,9 +1620,12 @@ static int sbuf_dict(struct scan *sc, struct kt_sbuf *sb, uint32_t id,
 			      "dictionary %u", id);
 	if (rc)
 		return kt_mdb_err(s, rc, "dictionary");
+	dl = dict_len(&dv);
+	if (!dl)
+		return kt_err(s, KT_ECORRUPT, "bad dictionary %u", id);
 	sbuf_free(sb);
 #ifdef MREMAP_FIXED
-	d = sdict_get(sc, id, &dv);
+	d = sdict_get(sc, id, &dv, dl);
 	if (d) {
 		/* a little room to grow: the next block is about as big */
 		size_t out = (need + need / 4 + pg - 1) / pg * pg;
@@ -1614,10 +1657,12 @@ static int sbuf_dict(struct scan *sc, struct kt_sbuf *sb, uint32_t id,
 	(void)d;
 	(void)pg;
 #endif
-	if (kt_buf_reserve(&sb->b.data, dv.mv_size + need))
+	if (kt_buf_reserve(&sb->b.data, dl + need))
 		return kt_err(s, KT_ENOMEM, "block");
-	memcpy(sb->b.data.p, dv.mv_data, dv.mv_size);
-	sb->dlen = dv.mv_size;
+	rc = dict_fill(&dv, sb->b.data.p, dl);
+	if (rc)
+		return kt_err(s, rc, "bad dictionary %u", id);
+	sb->dlen = dl;
 	sb->did = id;
 	return 0;
 }

@@ -8,6 +8,8 @@
  */
 #include "testutil.h"
 #include <sys/wait.h>
+#include <lmdb.h>
+#include <zstd.h>
 #include "../../store/store.h"
 
 struct fx {
@@ -408,6 +410,63 @@ static void test_terminators(void **state)
 		}
 }
 
+/* Rewrite every stored dictionary as one zstd frame of itself (what a
+ * writer may store, FORMAT.md §6.8); returns how many there were. */
+static int compress_dicts(const char *path)
+{
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	MDB_cursor *c;
+	MDB_val k, v;
+	int n = 0;
+
+	assert_int_equal(mdb_env_create(&env), 0);
+	assert_int_equal(mdb_env_set_maxdbs(env, 32), 0);
+	assert_int_equal(mdb_env_open(env, path, MDB_NOSUBDIR, 0644), 0);
+	assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	assert_int_equal(mdb_dbi_open(txn, "dicts", 0, &dbi), 0);
+	assert_int_equal(mdb_cursor_open(txn, dbi, &c), 0);
+	while (mdb_cursor_get(c, &k, &v, n ? MDB_NEXT : MDB_FIRST) == 0) {
+		size_t cap = ZSTD_compressBound(v.mv_size), z;
+		void *buf = malloc(cap);
+		MDB_val nv;
+
+		assert_non_null(buf);
+		z = ZSTD_compress(buf, cap, v.mv_data, v.mv_size, 3);
+		assert_false(ZSTD_isError(z));
+		nv.mv_size = z;
+		nv.mv_data = buf;
+		assert_int_equal(mdb_cursor_put(c, &k, &nv, MDB_CURRENT), 0);
+		free(buf);
+		n++;
+	}
+	mdb_cursor_close(c);
+	assert_int_equal(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+	return n;
+}
+
+/* Scans decode blocks whose dictionary is stored as a zstd frame. */
+static void test_compressed_dict(void **state)
+{
+	struct fx *f = *state;
+	struct scanchk c = { NULL, f->run, 1, 0, 0, KT_READ_BODY };
+
+	fill(f->s, f->run, 1, 2600, 0, 1);
+	kt_store_close(f->s);
+	f->s = NULL;
+	assert_true(compress_dicts(f->path) > 0);
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+	c.s = f->s;
+	for (int round = 0; round < 2; round++) {
+		c.next = 1;
+		assert_int_equal(kt_event_scan(f->s, f->run, 0, 0, 0,
+					       KT_READ_BODY, scan_cb, &c), 0);
+		assert_int_equal(c.next, 2601);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -421,6 +480,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_scan_buffers, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_terminators, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_compressed_dict, setup,
 						teardown),
 	};
 
