@@ -643,45 +643,37 @@ struct kt_pentry {
 	struct kt_crow rows[KT_PAGE_N];
 };
 
-/* A scan's block buffer: data holds a dictionary's content (dlen bytes,
- * dictionary did; 0 none), then the bodies of the block, then a NUL. */
+/* Room before a scan block's first body: every body can take its
+ * canonical prefix in front of it, where the scan hashes it. */
+#define SCAN_HEAD 32
+
+/* A scan's block buffer: SCAN_HEAD bytes of room, the bodies, a NUL. */
 struct kt_sbuf {
 	struct kt_dblk b;
-	size_t dlen;
-	uint32_t did;
-	/* mapped layout (sbuf_map): b.data.p points into map */
-	unsigned char *map;
-	size_t maplen;
 };
 
-/* A dictionary's content in shared memory, mapped in front of the scan
- * buffers that need it: one physical copy, however many streams use it. */
-struct kt_sdict {
+/* Where scans decompress a block of dictionary `id`: the dictionary's
+ * content (dlen bytes), then room for the block (sbuf_decode). */
+struct kt_stage {
 	uint32_t id;
-	unsigned char *shm;   /* content ends at shm + mlen */
-	size_t mlen, dlen;
+	size_t dlen;
+	struct kt_buf buf;
 };
 
 struct kt_rcache {
 	struct kt_pentry **pages; /* direct mapped, npages slots */
 	size_t npages;
-	/* block buffers of the last scan, kept for the next: sized, faulted
-	 * in, their dictionaries in place */
+	/* block buffers of the last scan, kept for the next: sized and
+	 * faulted in already */
 	struct kt_sbuf scan[KT_KIND_MAX_ + 1];
 	int scan_busy;
-	struct kt_sdict sdict[KT_DICT_MAX + 1];
-	int nsdict;
+	struct kt_stage stage[KT_DICT_MAX + 1];
+	int nstage;
 };
 
 static void sbuf_free(struct kt_sbuf *sb)
 {
-	if (sb->map) {
-		munmap(sb->map, sb->maplen);
-		sb->b.data.p = NULL;
-		sb->b.data.cap = sb->b.data.len = 0;
-	}
 	kt_dblk_free(&sb->b);
-	memset(sb, 0, sizeof(*sb));
 }
 
 #define KT_PCACHE_MIN 64u
@@ -700,8 +692,8 @@ static void rcache_free(kt_store *s)
 	/* while a scan runs it owns the buffers (scan_close frees them) */
 	for (int k = 0; k <= KT_KIND_MAX_ && !r->scan_busy; k++)
 		sbuf_free(&r->scan[k]);
-	for (int i = 0; i < r->nsdict; i++)
-		munmap(r->sdict[i].shm, r->sdict[i].mlen);
+	for (int i = 0; i < r->nstage; i++)
+		free(r->stage[i].buf.p);
 	free(r);
 	s->rcache = NULL;
 }
@@ -1517,15 +1509,6 @@ struct scan {
 };
 
 /*
- * Decode block value v of kind k (key seq first) into sb.  The bodies go
- * right after the content of the frame's dictionary: zstd then takes the
- * dictionary as a prefix of the output, and its matches into the
- * dictionary are plain back references instead of copies out of a separate
- * buffer (FORMAT.md §7.1 frames decode either way; measured ~25% faster on
- * the benchmark blocks).  The dictionary is copied in when the block's
- * differs from the one in place, which a stream does about once.
- */
-/*
  * Length of the dictionary a `dicts` value holds: the value itself, or the
  * content of the one zstd frame it is when it starts with the frame magic
  * (a dictionary starts with 0xEC30A437; FORMAT.md §6.8 lets a writer store
@@ -1562,117 +1545,78 @@ static int dict_fill(const MDB_val *dv, unsigned char *dst, size_t len)
 	return ZSTD_isError(r) || r != len ? KT_ECORRUPT : 0;
 }
 
-/* The shared-memory copy of dictionary id (made on first use); NULL when
- * shared memory is not to be had (then sbuf_dict copies). */
-static struct kt_sdict *sdict_get(struct scan *sc, uint32_t id,
-				  const MDB_val *dv, size_t dl)
-{
-	struct kt_rcache *r = sc->s->rcache;
-	struct kt_sdict *d;
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), mlen;
-	void *m;
-
-	if (!r)
-		return NULL;
-	for (int i = 0; i < r->nsdict; i++)
-		if (r->sdict[i].id == id)
-			return &r->sdict[i];
-	if (r->nsdict == KT_DICT_MAX + 1)
-		return NULL;
-	mlen = (dl + pg - 1) / pg * pg;
-	m = mmap(NULL, mlen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-		 -1, 0);
-	if (m == MAP_FAILED)
-		return NULL;
-	if (dict_fill(dv, (unsigned char *)m + mlen - dl, dl)) {
-		munmap(m, mlen);
-		return NULL;
-	}
-	d = &r->sdict[r->nsdict++];
-	d->id = id;
-	d->shm = m;
-	d->mlen = mlen;
-	d->dlen = dl;
-	return d;
-}
-
-/*
- * Make sb hold dictionary id's content right before room for `need`
- * bytes.  Linux: the shared copy of the dictionary is mapped (mremap of
- * size 0 duplicates a shared mapping) in front of private pages, so every
- * stream's buffer has the dictionary before it and the cache holds it
- * once.  Elsewhere, or when that fails, a copy.
- */
-static int sbuf_dict(struct scan *sc, struct kt_sbuf *sb, uint32_t id,
-		     size_t need)
+/* The staging buffer of dictionary id with room for `need` bytes after
+ * the dictionary (made on first use, kept in the handle's read cache). */
+static int stage_get(struct scan *sc, uint32_t id, size_t need,
+		     struct kt_stage **out)
 {
 	kt_store *s = sc->s;
+	struct kt_rcache *r = rcache_get(s);
+	struct kt_stage *st = NULL;
 	unsigned char kb[4];
 	MDB_val dk = { 4, kb }, dv;
-	struct kt_sdict *d;
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), dl;
+	size_t dl;
 	int rc;
 
-	kt_be32(kb, id);
-	rc = mdb_get(sc->txn, s->dbi[KT_DB_DICTS], &dk, &dv);
-	if (rc == MDB_NOTFOUND)
-		return kt_err(s, KT_ECORRUPT, "event frame names unknown "
-			      "dictionary %u", id);
-	if (rc)
-		return kt_mdb_err(s, rc, "dictionary");
-	dl = dict_len(&dv);
-	if (!dl)
-		return kt_err(s, KT_ECORRUPT, "bad dictionary %u", id);
-	sbuf_free(sb);
-#ifdef MREMAP_FIXED
-	d = sdict_get(sc, id, &dv, dl);
-	if (d) {
-		/* a little room to grow: the next block is about as big */
-		size_t out = (need + need / 4 + pg - 1) / pg * pg;
-		unsigned char *m = mmap(NULL, d->mlen + out,
-					PROT_READ | PROT_WRITE,
-					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (m != MAP_FAILED &&
-		    mremap(d->shm, 0, d->mlen, MREMAP_MAYMOVE | MREMAP_FIXED,
-			   m) == (void *)m) {
-#if defined(MADV_POPULATE_READ) && defined(MADV_POPULATE_WRITE)
-			/* one call instead of a fault per page (costly in
-			 * VMs); older kernels say EINVAL: faults then */
-			madvise(m, d->mlen, MADV_POPULATE_READ);
-			madvise(m + d->mlen, out, MADV_POPULATE_WRITE);
-#endif
-			sb->map = m;
-			sb->maplen = d->mlen + out;
-			sb->dlen = d->dlen;
-			sb->did = id;
-			sb->b.data.p = m + d->mlen - d->dlen;
-			sb->b.data.cap = d->dlen + out;
-			return 0;
+	if (!r)
+		return kt_err(s, KT_ENOMEM, "read cache");
+	for (int i = 0; i < r->nstage; i++)
+		if (r->stage[i].id == id)
+			st = &r->stage[i];
+	if (!st) {
+		if (r->nstage == KT_DICT_MAX + 1) {
+			/* more dictionaries than a store has: recycle */
+			free(r->stage[0].buf.p);
+			memmove(r->stage, r->stage + 1,
+				(size_t)--r->nstage * sizeof(r->stage[0]));
 		}
-		if (m != MAP_FAILED)
-			munmap(m, d->mlen + out);
+		kt_be32(kb, id);
+		rc = mdb_get(sc->txn, s->dbi[KT_DB_DICTS], &dk, &dv);
+		if (rc == MDB_NOTFOUND)
+			return kt_err(s, KT_ECORRUPT, "event frame names "
+				      "unknown dictionary %u", id);
+		if (rc)
+			return kt_mdb_err(s, rc, "dictionary");
+		dl = dict_len(&dv);
+		if (!dl)
+			return kt_err(s, KT_ECORRUPT, "bad dictionary %u", id);
+		st = &r->stage[r->nstage];
+		memset(st, 0, sizeof(*st));
+		if (kt_buf_reserve(&st->buf, dl + need))
+			return kt_err(s, KT_ENOMEM, "dictionary");
+		rc = dict_fill(&dv, st->buf.p, dl);
+		if (rc) {
+			free(st->buf.p);
+			return kt_err(s, rc, "bad dictionary %u", id);
+		}
+		st->id = id;
+		st->dlen = dl;
+		r->nstage++;
 	}
-#else
-	(void)d;
-	(void)pg;
-#endif
-	if (kt_buf_reserve(&sb->b.data, dl + need))
+	if (kt_buf_reserve(&st->buf, st->dlen + need))
 		return kt_err(s, KT_ENOMEM, "block");
-	rc = dict_fill(&dv, sb->b.data.p, dl);
-	if (rc)
-		return kt_err(s, rc, "bad dictionary %u", id);
-	sb->dlen = dl;
-	sb->did = id;
+	*out = st;
 	return 0;
 }
 
+/*
+ * Decode block value v of kind k (key seq first) into sb, the bodies
+ * SCAN_HEAD bytes in.  A block with a dictionary is decompressed right
+ * after a copy of the dictionary's content and then copied out: zstd then
+ * takes the dictionary as a prefix of its output, and its matches into it
+ * are plain back references instead of copies out of a separate buffer
+ * (FORMAT.md §7.1 frames decode either way).  On the benchmark blocks that
+ * took 10-25 % less time, the copy included, than decompressing with the
+ * digested dictionary straight into the stream's buffer.
+ */
 static int sbuf_decode(struct scan *sc, struct kt_sbuf *sb, int k,
 		       uint64_t first, const MDB_val *v)
 {
 	kt_store *s = sc->s;
 	ZSTD_DCtx *dc = kt_dctx();
 	struct kt_blkview bv;
+	struct kt_stage *st = NULL;
+	unsigned char *out;
 	size_t r;
 	int rc;
 
@@ -1680,22 +1624,13 @@ static int sbuf_decode(struct scan *sc, struct kt_sbuf *sb, int k,
 	if (kt_block_parse(v->mv_data, v->mv_size, k, &bv))
 		return kt_err(s, KT_ECORRUPT, "bad block header (kind %d, "
 			      "seq %llu)", k, (unsigned long long)first);
-	if (bv.codec == KT_CODEC_ZSTD && bv.dict &&
-	    (bv.dict != sb->did || sb->dlen + bv.raw_len + 1 > sb->b.data.cap)) {
-		rc = sbuf_dict(sc, sb, bv.dict, bv.raw_len + 1);
-		if (rc)
-			return rc;
-	} else if (sb->dlen + bv.raw_len + 1 > sb->b.data.cap && sb->map) {
-		/* mapped buffers do not grow in place: start a plain one */
-		sbuf_free(sb);
-	}
-	if ((rc = blk_rows(s, &bv, first, &sb->b, sb->dlen)) != 0)
+	if ((rc = blk_rows(s, &bv, first, &sb->b, SCAN_HEAD)) != 0)
 		return rc;
-	if (!sb->map &&
-	    kt_buf_reserve(&sb->b.data, sb->dlen + bv.raw_len + 1))
+	if (kt_buf_reserve(&sb->b.data, SCAN_HEAD + bv.raw_len + 1))
 		return kt_err(s, KT_ENOMEM, "block");
+	out = sb->b.data.p + SCAN_HEAD;
 	if (bv.codec == KT_CODEC_RAW) {
-		memcpy(sb->b.data.p + sb->dlen, bv.frame, bv.raw_len);
+		memcpy(out, bv.frame, bv.raw_len);
 	} else {
 		/* the checks of kt_ev_decompress */
 		unsigned long long fcs = ZSTD_getFrameContentSize(bv.frame,
@@ -1711,22 +1646,27 @@ static int sbuf_decode(struct scan *sc, struct kt_sbuf *sb, int k,
 		if (id != bv.dict)
 			return kt_err(s, KT_ECORRUPT, "frame dictionary %u, "
 				      "header names %u", id, bv.dict);
-		if (bv.dict)
-			r = ZSTD_decompress_usingDict(dc, sb->b.data.p +
-						      sb->dlen, bv.raw_len,
-						      bv.frame, bv.frame_len,
-						      sb->b.data.p, sb->dlen);
-		else
-			r = ZSTD_decompressDCtx(dc, sb->b.data.p + sb->dlen,
-						bv.raw_len, bv.frame,
+		if (bv.dict) {
+			rc = stage_get(sc, bv.dict, bv.raw_len, &st);
+			if (rc)
+				return rc;
+			r = ZSTD_decompress_usingDict(dc, st->buf.p + st->dlen,
+						      bv.raw_len, bv.frame,
+						      bv.frame_len, st->buf.p,
+						      st->dlen);
+		} else {
+			r = ZSTD_decompressDCtx(dc, out, bv.raw_len, bv.frame,
 						bv.frame_len);
+		}
 		if (ZSTD_isError(r) || r != bv.raw_len)
 			return kt_err(s, KT_ECORRUPT, "event frame does not "
 				      "decode%s%s", ZSTD_isError(r) ? ": " : "",
 				      ZSTD_isError(r) ?
 				      ZSTD_getErrorName(r) : "");
+		if (st)
+			memcpy(out, st->buf.p + st->dlen, bv.raw_len);
 	}
-	sb->b.data.len = sb->dlen + bv.raw_len;
+	sb->b.data.len = SCAN_HEAD + bv.raw_len;
 	sb->b.data.p[sb->b.data.len] = 0;
 	sb->b.n = bv.n;
 	return 0;
@@ -1769,7 +1709,7 @@ static int kiter_get(struct scan *sc, int k, uint64_t seq,
 	}
 	*body = d->data.p + d->off[it->pos];
 	*bl = d->off[it->pos + 1] - d->off[it->pos];
-	*room = d->off[it->pos] >= it->sb.dlen + KT_CANON_PREFIX;
+	*room = d->off[it->pos] >= KT_CANON_PREFIX;
 	return 0;
 }
 
