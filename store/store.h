@@ -121,8 +121,9 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out);
  * cost no decompression; without the cache every BODY or HASH point read
  * decompresses one block (~256 KiB of bodies).  Besides the blocks, a
  * handle keeps decoded header pages (one per 128 KiB of `bytes`, at least
- * 64, ~10 KiB each) and the block buffers of its last scan.  A read whose
- * page and block are cached takes no LMDB lookup.  Empties the caches.
+ * 64, ~10 KiB each) and the block buffers of its last scan, with a copy of
+ * each dictionary it met.  A read whose page and block are cached takes no
+ * LMDB lookup.  Empties the caches.
  */
 int kt_store_set_cache(kt_store *s, size_t bytes);
 /* Block cache hits and misses of point reads since open (benchmarks). */
