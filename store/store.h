@@ -119,7 +119,11 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out);
  * Bound the handle's cache of decompressed event blocks to `bytes` (0 turns
  * it off; the default is 64 MiB).  Point reads of events in a cached block
  * cost no decompression; without the cache every BODY or HASH point read
- * decompresses one block (~128 KiB of bodies).  Empties the cache.
+ * decompresses one block (~256 KiB of bodies).  Besides the blocks, a
+ * handle keeps decoded header pages (one per 128 KiB of `bytes`, at least
+ * 64, ~10 KiB each) and the block buffers of its last scan, with a copy of
+ * each dictionary it met.  A read whose page and block are cached takes no
+ * LMDB lookup.  Empties the caches.
  */
 int kt_store_set_cache(kt_store *s, size_t bytes);
 /* Block cache hits and misses of point reads since open (benchmarks). */
@@ -242,7 +246,9 @@ int kt_event_append(kt_store *s, const char *run, kt_event *ev);
  *                read needs the block holding the body: from the handle's
  *                block cache (kt_store_set_cache), or one decompression of
  *                ~256 KiB of bodies.  A scan decompresses each block of the
- *                kinds in `kinds` once, and no block of other kinds.
+ *                kinds in `kinds` once, and no block of other kinds.  The
+ *                strings usually point into the decompressed block (no
+ *                copy); they are NUL-terminated all the same.
  *  KT_READ_HASH  also the event hash and the chain value after the event;
  *                without it both are zeroed.  Hashes are not stored: a read
  *                hashes every event from its page's checkpoint up to seq

@@ -18,7 +18,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 #include "store_int.h"
 
@@ -217,26 +219,21 @@ static int dblk_reserve(struct kt_dblk *d, uint32_t n)
 	return 0;
 }
 
-int kt_block_decode(kt_store *s, const unsigned char *p, size_t n, int kind,
-		    uint64_t first, struct kt_dblk *d)
+/* Seqs and body offsets (from `head`) of parsed block b into d (d->n 0). */
+static int blk_rows(kt_store *s, const struct kt_blkview *b, uint64_t first,
+		    struct kt_dblk *d, size_t head)
 {
-	struct kt_blkview b;
-	const unsigned char *q;
+	const unsigned char *q = b->rows;
 	uint64_t seq = first;
-	size_t off = 0;
-	int rc;
+	size_t off = head;
 
-	if (kt_block_parse(p, n, kind, &b))
-		return kt_err(s, KT_ECORRUPT, "bad block header (kind %d, "
-			      "seq %llu)", kind, (unsigned long long)first);
-	if (dblk_reserve(d, b.n))
+	if (dblk_reserve(d, b->n))
 		return kt_err(s, KT_ENOMEM, "block");
-	q = b.rows;
-	for (uint32_t i = 0; i < b.n; i++) {
+	for (uint32_t i = 0; i < b->n; i++) {
 		uint64_t dl, l;
 
-		get_uv(&q, b.rows + b.rows_len, &dl);
-		get_uv(&q, b.rows + b.rows_len, &l);
+		get_uv(&q, b->rows + b->rows_len, &dl);
+		get_uv(&q, b->rows + b->rows_len, &l);
 		if (seq + dl < seq)
 			return kt_err(s, KT_ECORRUPT, "bad block rows");
 		seq += dl;
@@ -244,21 +241,42 @@ int kt_block_decode(kt_store *s, const unsigned char *p, size_t n, int kind,
 		d->off[i] = off;
 		off += l;
 	}
-	d->off[b.n] = off;
+	d->off[b->n] = off;
 	d->n = 0;
+	return 0;
+}
+
+int kt_block_decode_at(kt_store *s, const unsigned char *p, size_t n,
+		       int kind, uint64_t first, struct kt_dblk *d, size_t head)
+{
+	struct kt_blkview b;
+	int rc;
+
+	if (kt_block_parse(p, n, kind, &b))
+		return kt_err(s, KT_ECORRUPT, "bad block header (kind %d, "
+			      "seq %llu)", kind, (unsigned long long)first);
+	if ((rc = blk_rows(s, &b, first, d, head)) != 0)
+		return rc;
 	if (b.codec == KT_CODEC_RAW) {
-		if (kt_buf_reserve(&d->data, b.raw_len + 1))
+		if (kt_buf_reserve(&d->data, head + b.raw_len + 1))
 			return kt_err(s, KT_ENOMEM, "block");
-		memcpy(d->data.p, b.frame, b.raw_len);
-		d->data.len = b.raw_len;
+		memcpy(d->data.p + head, b.frame, b.raw_len);
+		d->data.len = head + b.raw_len;
+		d->data.p[d->data.len] = 0;
 	} else {
 		rc = kt_ev_decompress(s, b.frame, b.frame_len, b.raw_len,
-				      b.dict, &d->data, 0);
+				      b.dict, &d->data, head);
 		if (rc)
 			return rc;
 	}
 	d->n = b.n;
 	return 0;
+}
+
+int kt_block_decode(kt_store *s, const unsigned char *p, size_t n, int kind,
+		    uint64_t first, struct kt_dblk *d)
+{
+	return kt_block_decode_at(s, p, n, kind, first, d, 0);
 }
 
 /* The block of stream (run, kind) that holds seq: the greatest key
@@ -308,11 +326,17 @@ static int dblk_index(const struct kt_dblk *d, uint64_t seq)
 
 static uint32_t ckey_hash(const unsigned char *k)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
+	uint64_t a, b;
 
-	for (int i = 0; i < KT_RUN_BIN + 9; i++)
-		h = (h ^ k[i]) * 16777619u;
-	return h & (KT_CACHE_BUCKETS - 1);
+	/* run ids are SHA-256 prefixes: 8 of their bytes mix well enough;
+	 * kind and first seq are the low bytes of the key */
+	memcpy(&a, k, 8);
+	b = kt_rd64(k + KT_RUN_BIN + 1) ^ (uint64_t)k[KT_RUN_BIN] << 56;
+	a ^= b * 0x9e3779b97f4a7c15ull;
+	a ^= a >> 29;
+	a *= 0xbf58476d1ce4e5b9ull;
+	a ^= a >> 32;
+	return (uint32_t)a & (KT_CACHE_BUCKETS - 1);
 }
 
 static size_t dblk_bytes(const struct kt_dblk *d)
@@ -320,10 +344,67 @@ static size_t dblk_bytes(const struct kt_dblk *d)
 	return d->data.cap + d->cap * (sizeof(uint64_t) + sizeof(size_t)) + 64;
 }
 
+/*
+ * Data of a cached block: large ones are mapped and their pages populated
+ * in one call (MADV_POPULATE_WRITE, Linux 5.14+): a fault per 4 KiB page
+ * cost more than decompressing the block in the VMs measured (~17 us a
+ * fault).  Fills e->b.data with `n` bytes of room.
+ */
+#define CBLK_MAP_MIN ((size_t)64 << 10)
+
+static void cblk_data_free(struct kt_centry *e)
+{
+	if (e->mapped)
+		munmap(e->b.data.p, e->b.data.cap);
+	else
+		free(e->b.data.p);
+	e->b.data.p = NULL;
+	e->b.data.cap = e->b.data.len = 0;
+	e->mapped = 0;
+}
+
+static int cblk_data_alloc(struct kt_centry *e, size_t n)
+{
+	cblk_data_free(e);
+#ifdef MAP_ANONYMOUS
+	if (n >= CBLK_MAP_MIN) {
+		size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+		size_t len = (n + pg - 1) / pg * pg;
+		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m != MAP_FAILED) {
+#ifdef MADV_POPULATE_WRITE
+			madvise(m, len, MADV_POPULATE_WRITE);
+#endif
+			e->b.data.p = m;
+			e->b.data.cap = len;
+			e->mapped = 1;
+			return 0;
+		}
+	}
+#endif
+	e->b.data.p = malloc(n);
+	if (!e->b.data.p)
+		return KT_ENOMEM;
+	e->b.data.cap = n;
+	return 0;
+}
+
+static void cblk_free(struct kt_centry *e)
+{
+	cblk_data_free(e);
+	kt_dblk_free(&e->b);
+}
+
+static void rcache_free(kt_store *s);
+static void pcache_clear(kt_store *s);
+
 void kt_cache_free(kt_store *s)
 {
+	rcache_free(s);
 	for (size_t i = 0; i < s->ncache; i++)
-		kt_dblk_free(&s->cache[i].b);
+		cblk_free(&s->cache[i]);
 	free(s->cache);
 	free(s->cache_bucket);
 	s->cache = NULL;
@@ -353,6 +434,18 @@ static size_t cache_evict(kt_store *s)
 	cache_unlink(s, lru);
 	s->cache_bytes -= dblk_bytes(&s->cache[lru].b);
 	return lru;
+}
+
+/* The cached block of key k (run || kind || be64 first), or NULL. */
+static struct kt_centry *bcache_find(kt_store *s, const unsigned char *k)
+{
+	if (!s->cache_bucket)
+		return NULL;
+	for (int j = s->cache_bucket[ckey_hash(k)]; j >= 0;
+	     j = s->cache[j].next)
+		if (memcmp(s->cache[j].key, k, KT_RUN_BIN + 9) == 0)
+			return &s->cache[j];
+	return NULL;
 }
 
 /*
@@ -399,12 +492,7 @@ static int block_for(kt_store *s, MDB_txn *txn,
 		}
 		memset(s->cache_bucket, 0xff, KT_CACHE_BUCKETS * sizeof(int));
 	}
-	for (int j = s->cache_bucket[ckey_hash(k.mv_data)]; j >= 0;
-	     j = s->cache[j].next)
-		if (memcmp(s->cache[j].key, k.mv_data, KT_RUN_BIN + 9) == 0) {
-			e = &s->cache[j];
-			break;
-		}
+	e = bcache_find(s, k.mv_data);
 	if (e && (i = dblk_index(&e->b, seq)) >= 0) {
 		s->cache_hits++;
 		e->tick = ++s->cache_tick;
@@ -427,6 +515,26 @@ static int block_for(kt_store *s, MDB_txn *txn,
 	/* entry `slot` is unlinked now; on failure it stays empty */
 	e->tick = 0;
 	memset(e->key, 0, sizeof(e->key));
+	/* the budget counts what is held (dblk_bytes): allocate the data
+	 * exactly, or reuse a buffer less than twice too big (one grown by
+	 * doubling and shrunk after cost an mremap per block) */
+	{
+		struct kt_blkview bv;
+
+		if (kt_block_parse(v.mv_data, v.mv_size, kind, &bv) == 0 &&
+		    (e->b.data.cap < bv.raw_len + 1 ||
+		     e->b.data.cap > 2 * (bv.raw_len + 1)) &&
+		    cblk_data_alloc(e, bv.raw_len + 1)) {
+			e->b.n = 0;
+			s->cache_bytes += dblk_bytes(&e->b);
+			rc = kt_err(s, KT_ENOMEM, "block cache");
+			goto out;
+		}
+		/* a corrupt block may not parse: decode says so, and must not
+		 * grow a mapped buffer (realloc) */
+		if (e->mapped && bv.raw_len + 1 > e->b.data.cap)
+			cblk_data_free(e);
+	}
 	rc = kt_block_decode(s, v.mv_data, v.mv_size, kind,
 			     kt_rd64((unsigned char *)k.mv_data + KT_RUN_BIN +
 				     1), &e->b);
@@ -434,15 +542,6 @@ static int block_for(kt_store *s, MDB_txn *txn,
 		e->b.n = 0;
 		s->cache_bytes += dblk_bytes(&e->b);
 		goto out;
-	}
-	/* the cache budget counts what is held: no doubling slack */
-	if (e->b.data.cap > e->b.data.len + 1) {
-		unsigned char *np = realloc(e->b.data.p, e->b.data.len + 1);
-
-		if (np) {
-			e->b.data.p = np;
-			e->b.data.cap = e->b.data.len + 1;
-		}
 	}
 	memcpy(e->key, k.mv_data, KT_RUN_BIN + 9);
 	e->tick = ++s->cache_tick;
@@ -463,7 +562,7 @@ static int block_for(kt_store *s, MDB_txn *txn,
 			break;
 		cache_unlink(s, lru);
 		s->cache_bytes -= dblk_bytes(&s->cache[lru].b);
-		kt_dblk_free(&s->cache[lru].b);
+		cblk_free(&s->cache[lru]);
 		s->cache_bytes += dblk_bytes(&s->cache[lru].b);
 		memset(s->cache[lru].key, 0, sizeof(s->cache[lru].key));
 		s->cache[lru].tick = 0;
@@ -501,6 +600,160 @@ void kt_store_cache_stats(kt_store *s, uint64_t *hits, uint64_t *misses)
 	*misses = s ? s->cache_misses : 0;
 }
 
+/* ---- read cache: decoded header pages, pooled scan buffers ---------------
+ *
+ * A point read decodes the header page of its seq (up to 256 rows) and
+ * finds the block holding the body with a B-tree search; both cost more
+ * than the body itself.  The page cache keeps decoded pages, and in each
+ * row the key of the block its body lives in (filled when first read) and
+ * its index there, so that a read whose page and block are cached touches
+ * no LMDB page and needs no read transaction.
+ *
+ * Correctness rests on three facts.  Committed events never change and
+ * are never deleted, and a body never moves to another block (an open
+ * block is rewritten under the same key until it seals).  Every entry
+ * records the id of the transaction it was read in; a snapshot with id T
+ * holds everything a transaction with id <= T committed, so an entry is
+ * used only by a read whose transaction id is >= the entry's (outside any
+ * transaction every entry qualifies: the next snapshot is at least as new
+ * as any committed one).  Entries read inside a write transaction that
+ * does not commit are dropped with the block cache (kt_ev_forget).  An
+ * entry of the open (last) page lists only the rows it had: a seq past
+ * them is read again with its run record, so appends by other handles or
+ * processes are never hidden.
+ */
+/* A cached page row: the header fields, and where the body was found. */
+struct kt_crow {
+	int64_t ts;
+	uint64_t parent;
+	uint32_t bdelta;       /* seq - block key seq + 1; 0 = not known */
+	uint32_t boff, blen;   /* the body in the decoded block's data */
+	uint32_t yoff;         /* payload offset in the body; 0: not checked
+				  that the strings end in NULs in place */
+	uint16_t al;           /* actor length */
+	uint8_t kind;
+};
+
+struct kt_pentry {
+	unsigned char run[KT_RUN_BIN];
+	uint64_t pfirst;       /* 0 = empty slot */
+	uint64_t txnid;        /* transaction the page was read in */
+	uint32_t cnt;          /* rows known (<= the page's, <= n - pfirst + 1) */
+	unsigned char chain[KT_HASH_LEN];
+	struct kt_crow rows[KT_PAGE_N];
+};
+
+/* Room before a scan block's first body: every body can take its
+ * canonical prefix in front of it, where the scan hashes it. */
+#define SCAN_HEAD 32
+
+/* A scan's block buffer: SCAN_HEAD bytes of room, the bodies, a NUL. */
+struct kt_sbuf {
+	struct kt_dblk b;
+};
+
+/* Where scans decompress a block of dictionary `id`: the dictionary's
+ * content (dlen bytes), then room for the block (sbuf_decode). */
+struct kt_stage {
+	uint32_t id;
+	size_t dlen;
+	struct kt_buf buf;
+};
+
+struct kt_rcache {
+	struct kt_pentry **pages; /* direct mapped, npages slots */
+	size_t npages;
+	/* block buffers of the last scan, kept for the next: sized and
+	 * faulted in already */
+	struct kt_sbuf scan[KT_KIND_MAX_ + 1];
+	int scan_busy;
+	struct kt_stage stage[KT_DICT_MAX + 1];
+	int nstage;
+};
+
+static void sbuf_free(struct kt_sbuf *sb)
+{
+	kt_dblk_free(&sb->b);
+}
+
+#define KT_PCACHE_MIN 64u
+#define KT_PCACHE_MAX 65536u
+#define KT_PCACHE_PER ((size_t)128 << 10) /* one page per 128 KiB of budget */
+
+static void rcache_free(kt_store *s)
+{
+	struct kt_rcache *r = s->rcache;
+
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->npages; i++)
+		free(r->pages[i]);
+	free(r->pages);
+	/* while a scan runs it owns the buffers (scan_close frees them) */
+	for (int k = 0; k <= KT_KIND_MAX_ && !r->scan_busy; k++)
+		sbuf_free(&r->scan[k]);
+	for (int i = 0; i < r->nstage; i++)
+		free(r->stage[i].buf.p);
+	free(r);
+	s->rcache = NULL;
+}
+
+static void pcache_clear(kt_store *s)
+{
+	struct kt_rcache *r = s->rcache;
+
+	if (r)
+		for (size_t i = 0; i < r->npages; i++)
+			if (r->pages[i])
+				r->pages[i]->pfirst = 0;
+}
+
+static struct kt_rcache *rcache_get(kt_store *s)
+{
+	struct kt_rcache *r = s->rcache;
+	size_t n = KT_PCACHE_MIN;
+
+	if (r)
+		return r;
+	while (n < KT_PCACHE_MAX && (n * 2) * KT_PCACHE_PER <= s->cache_max)
+		n *= 2;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->pages = calloc(n, sizeof(*r->pages));
+	if (!r->pages) {
+		free(r);
+		return NULL;
+	}
+	r->npages = n;
+	s->rcache = r;
+	return r;
+}
+
+/* The slot of page (run, pfirst): pages of one run take consecutive
+ * slots, so a run of up to npages pages never evicts its own. */
+static struct kt_pentry **pcache_slot(struct kt_rcache *r,
+				      const unsigned char run[KT_RUN_BIN],
+				      uint64_t pfirst)
+{
+	uint64_t h;
+
+	memcpy(&h, run, 8);
+	h = (h * 0x9e3779b97f4a7c15ull >> 32) + (pfirst - 1) / KT_PAGE_N;
+	return &r->pages[h & (r->npages - 1)];
+}
+
+/* Id of the snapshot a read on s sees now (UINT64_MAX: none open yet, the
+ * next one will be at least as new as anything cached). */
+static uint64_t cur_txnid(kt_store *s)
+{
+	if (s->wtxn)
+		return mdb_txn_id(s->wtxn);
+	if (s->rdepth > 0 && s->rtxn)
+		return mdb_txn_id(s->rtxn);
+	return UINT64_MAX;
+}
+
 /* ---- open append state ---------------------------------------------------- */
 
 static void oblk_reset(struct kt_oblk *b)
@@ -522,8 +775,9 @@ void kt_ev_forget(kt_store *s, int cache)
 		o->blk[k].live = 0;
 	}
 	if (cache) {
+		pcache_clear(s);
 		for (size_t i = 0; i < s->ncache; i++) {
-			kt_dblk_free(&s->cache[i].b);
+			cblk_free(&s->cache[i]);
 			s->cache[i].next = -1;
 			s->cache[i].tick = 0;
 		}
@@ -955,17 +1209,220 @@ bad:
 		      (unsigned long long)ev->seq);
 }
 
+/*
+ * Point ev's strings into body p (bl bytes; p[bl] readable) without
+ * copying: each string ends where the next length field begins, whose
+ * first byte is 0 unless that length is >= 2^24 (prov, payload) or the
+ * next body's actor is >= 256 bytes (p[bl]), and the last body of a block
+ * is followed by a NUL.  When a terminator is not 0 the body is copied to
+ * buf, where NULs can be written.
+ */
+static int ev_body_view(kt_store *s, kt_event *ev, const unsigned char *p,
+			size_t bl, struct kt_buf *buf)
+{
+	size_t al, pl, yl;
+
+	if (bl < 10)
+		goto bad;
+	al = kt_rd16(p);
+	if (2 + al + 4 > bl)
+		goto bad;
+	pl = kt_rd32(p + 2 + al);
+	if (2 + al + 4 + pl + 4 > bl)
+		goto bad;
+	yl = kt_rd32(p + 2 + al + 4 + pl);
+	if (2 + al + 4 + pl + 4 + yl != bl)
+		goto bad;
+	if (p[2 + al] || p[2 + al + 4 + pl] || p[bl]) {
+		unsigned char *q;
+
+		if (kt_buf_reserve(buf, bl + 1))
+			return kt_err(s, KT_ENOMEM, "event buffer");
+		q = buf->p;
+		memcpy(q, p, bl);
+		q[2 + al] = 0;
+		q[2 + al + 4 + pl] = 0;
+		q[bl] = 0;
+		p = q;
+	}
+	ev->actor = (const char *)p + 2;
+	ev->prov_json = pl ? (const char *)p + 2 + al + 4 : NULL;
+	ev->payload = (const char *)p + 2 + al + 4 + pl + 4;
+	ev->payload_len = yl;
+	ev->flags = KT_EV_CANONICAL;
+	return 0;
+bad:
+	return kt_err(s, KT_ECORRUPT, "seq %llu: bad event body",
+		      (unsigned long long)ev->seq);
+}
+
+/* A point read's transaction, begun only when a cache misses. */
+struct rd {
+	kt_store *s;
+	MDB_txn *txn;
+};
+
+static int rd_txn(struct rd *r)
+{
+	return r->txn ? 0 : kt_rd_begin(r->s, &r->txn);
+}
+
+/*
+ * Body of row j of cached page pe (seq pe->pfirst + j): through the row's
+ * hint straight from the block cache, else from block_for (which records
+ * the hint).  *d gets the block's data (body at *d + boff).  The hint of a
+ * block read in an older state (an open block, since appended to) still
+ * holds: a block only grows at its end, so a body inside the cached data
+ * is the same body.
+ */
+static int row_body(struct rd *r, struct kt_pentry *pe, uint32_t j,
+		    const unsigned char **body, int *last)
+{
+	kt_store *s = r->s;
+	struct kt_crow *w = &pe->rows[j];
+	uint64_t seq = pe->pfirst + j;
+	const struct kt_dblk *d = NULL;
+	int rc, i = 0;
+
+	if (w->bdelta && s->cache_max) {
+		unsigned char k[KT_RUN_BIN + 9];
+		struct kt_centry *e;
+
+		memcpy(k, pe->run, KT_RUN_BIN);
+		k[KT_RUN_BIN] = w->kind;
+		kt_be64(k + KT_RUN_BIN + 1, seq - (w->bdelta - 1));
+		e = bcache_find(s, k);
+		if (e && (size_t)w->boff + w->blen <= e->b.data.len) {
+			s->cache_hits++;
+			e->tick = ++s->cache_tick;
+			*body = e->b.data.p + w->boff;
+			*last = (size_t)w->boff + w->blen == e->b.data.len;
+			return 0;
+		}
+	}
+	if ((rc = rd_txn(r)) != 0)
+		return rc;
+	rc = block_for(s, r->txn, pe->run, w->kind, seq, &d, &i);
+	if (rc)
+		return rc;
+	w->bdelta = seq - d->seq[0] < UINT32_MAX ?
+		    (uint32_t)(seq - d->seq[0] + 1) : 0;
+	w->boff = (uint32_t)d->off[i];
+	w->blen = (uint32_t)(d->off[i + 1] - d->off[i]);
+	*body = d->data.p + d->off[i];
+	*last = (uint32_t)i + 1 == d->n;
+	return 0;
+}
+
+/*
+ * ev_body_view for row w, remembering in w when the strings can be
+ * pointed at in place (then later reads need not look at the body).  Not
+ * for the last body of a block (`last`): the byte after it is the block's
+ * NUL only until the block grows.
+ */
+static int row_view(kt_store *s, kt_event *ev, struct kt_crow *w,
+		    const unsigned char *p, int last)
+{
+	size_t al, pl;
+	int rc;
+
+	if (w->yoff) {
+		al = w->al;
+		pl = w->yoff - 2 - al - 8;
+		ev->actor = (const char *)p + 2;
+		ev->prov_json = pl ? (const char *)p + 2 + al + 4 : NULL;
+		ev->payload = (const char *)p + w->yoff;
+		ev->payload_len = w->blen - w->yoff;
+		ev->flags = KT_EV_CANONICAL;
+		return 0;
+	}
+	rc = ev_body_view(s, ev, p, w->blen, &s->evbuf);
+	if (rc == 0 && !last && ev->actor == (const char *)p + 2) {
+		w->al = kt_rd16(p);
+		w->yoff = (uint32_t)((const unsigned char *)ev->payload - p);
+	}
+	return rc;
+}
+
+/*
+ * The decoded page of seq with row seq - pfirst known, from the page
+ * cache or read (with the run record: seq <= n) in r's transaction.
+ */
+static int page_for(struct rd *r, const unsigned char run[KT_RUN_BIN],
+		    const char *name, uint64_t seq, struct kt_pentry **out)
+{
+	kt_store *s = r->s;
+	uint64_t pfirst = (seq - 1) / KT_PAGE_N * KT_PAGE_N + 1, n;
+	uint32_t idx = (uint32_t)(seq - pfirst), cnt;
+	struct kt_rcache *rcache = rcache_get(s);
+	struct kt_prow rows[KT_PAGE_N];
+	struct kt_pentry **slot, *pe;
+	MDB_val v;
+	int rc;
+
+	if (!rcache)
+		return kt_err(s, KT_ENOMEM, "page cache");
+	slot = pcache_slot(rcache, run, pfirst);
+	pe = *slot;
+	if (pe && pe->pfirst == pfirst && idx < pe->cnt &&
+	    memcmp(pe->run, run, KT_RUN_BIN) == 0 &&
+	    pe->txnid <= cur_txnid(s)) {
+		*out = pe;
+		return 0;
+	}
+	if ((rc = rd_txn(r)) != 0)
+		return rc;
+	rc = run_n(s, r->txn, run, &n, NULL);
+	if (rc == 0 && (seq == 0 || seq > n))
+		rc = KT_ENOTFOUND;
+	if (rc == KT_ENOTFOUND)
+		return kt_err(s, KT_ENOTFOUND, "no event %s/%llu", name,
+			      (unsigned long long)seq);
+	if (rc)
+		return rc;
+	rc = page_get(s, r->txn, run, seq, &v);
+	if (rc)
+		return rc;
+	if (!pe) {
+		pe = malloc(sizeof(*pe));
+		if (!pe)
+			return kt_err(s, KT_ENOMEM, "page cache");
+		*slot = pe;
+	}
+	pe->pfirst = 0;
+	if (kt_page_parse(v.mv_data, v.mv_size, pfirst, pe->chain, rows,
+			  KT_PAGE_N, &cnt) || cnt <= idx)
+		return kt_err(s, KT_ECORRUPT, "seq %llu: bad header page",
+			      (unsigned long long)seq);
+	/* never more rows than the run record has events */
+	if (cnt > n - pfirst + 1)
+		cnt = (uint32_t)(n - pfirst + 1);
+	for (uint32_t j = 0; j < cnt; j++) {
+		struct kt_crow *w = &pe->rows[j];
+
+		memset(w, 0, sizeof(*w));
+		w->ts = rows[j].ts;
+		w->parent = rows[j].parent;
+		w->kind = (uint8_t)rows[j].kind;
+	}
+	memcpy(pe->run, run, KT_RUN_BIN);
+	pe->cnt = cnt;
+	pe->txnid = mdb_txn_id(r->txn);
+	pe->pfirst = pfirst;
+	*out = pe;
+	return 0;
+}
+
 int kt_event_read(kt_store *s, const char *run, uint64_t seq, unsigned how,
 		  kt_event *ev)
 {
 	unsigned char bin[KT_RUN_BIN], chain[KT_HASH_LEN], h[KT_HASH_LEN];
-	struct kt_prow rows[KT_PAGE_N];
-	uint32_t cnt, idx;
-	uint64_t n, pfirst;
-	MDB_txn *txn;
-	MDB_val v;
-	const struct kt_dblk *d;
-	int rc, i;
+	struct rd r = { s, NULL };
+	struct kt_pentry *pe = NULL;
+	struct kt_crow *w;
+	const unsigned char *bp;
+	uint32_t idx;
+	int rc, last;
 
 	if (!s || !ev || (how & ~(KT_READ_BODY | KT_READ_HASH)))
 		return KT_EINVAL;
@@ -974,62 +1431,49 @@ int kt_event_read(kt_store *s, const char *run, uint64_t seq, unsigned how,
 		return rc;
 	if ((rc = kt_ev_flush(s)) != 0)
 		return rc;
-	rc = kt_rd_begin(s, &txn);
-	if (rc)
-		return rc;
-	rc = run_n(s, txn, bin, &n, NULL);
-	if (rc == 0 && (seq == 0 || seq > n))
-		rc = KT_ENOTFOUND;
-	if (rc == KT_ENOTFOUND) {
-		rc = kt_err(s, KT_ENOTFOUND, "no event %s/%llu", run,
-			    (unsigned long long)seq);
-		goto out;
-	}
+	if (seq == 0)
+		return kt_err(s, KT_ENOTFOUND, "no event %s/0", run);
+	rc = page_for(&r, bin, run, seq, &pe);
 	if (rc)
 		goto out;
-	rc = page_get(s, txn, bin, seq, &v);
-	if (rc)
-		goto out;
-	pfirst = (seq - 1) / KT_PAGE_N * KT_PAGE_N + 1;
-	idx = (uint32_t)(seq - pfirst);
-	if (kt_page_parse(v.mv_data, v.mv_size, pfirst, chain, rows, idx + 1,
-			  &cnt) || cnt <= idx) {
-		rc = kt_err(s, KT_ECORRUPT, "seq %llu: bad header page",
-			    (unsigned long long)seq);
-		goto out;
-	}
-	ev_head_fill(ev, seq, &rows[idx]);
+	idx = (uint32_t)(seq - pe->pfirst);
+	w = &pe->rows[idx];
+	memset(ev, 0, sizeof(*ev));
+	ev->seq = seq;
+	ev->kind = w->kind;
+	ev->parent = w->parent;
+	ev->ts_ns = w->ts;
+	ev->flags = KT_EV_HEAD;
 	if (how & KT_READ_HASH) {
 		/* the chain from the page checkpoint: every event of the page
 		 * up to seq is hashed (bodies from the block cache) */
+		memcpy(chain, pe->chain, KT_HASH_LEN);
 		for (uint32_t j = 0; j <= idx; j++) {
-			rc = block_for(s, txn, bin, rows[j].kind, pfirst + j,
-				       &d, &i);
-			if (rc)
-				goto out;
-			rc = ev_build(s, pfirst + j, &rows[j],
-				      d->data.p + d->off[i],
-				      d->off[i + 1] - d->off[i], &s->evbuf);
+			struct kt_prow row = { pe->rows[j].kind,
+					       pe->rows[j].parent,
+					       pe->rows[j].ts };
+
+			rc = row_body(&r, pe, j, &bp, &last);
+			if (rc == 0)
+				rc = ev_build(s, pe->pfirst + j, &row, bp,
+					      pe->rows[j].blen, &s->evbuf);
 			if (rc)
 				goto out;
 			kt_sha256(s->evbuf.p, s->evbuf.len, h);
-			kt_chain_next(chain, pfirst + j, h, chain);
+			kt_chain_next(chain, pe->pfirst + j, h, chain);
 		}
 		memcpy(ev->hash, h, KT_HASH_LEN);
 		memcpy(ev->chain, chain, KT_HASH_LEN);
+		if (how & KT_READ_BODY)
+			rc = ev_body_fill(s, ev, &s->evbuf);
 	} else if (how & KT_READ_BODY) {
-		rc = block_for(s, txn, bin, rows[idx].kind, seq, &d, &i);
-		if (rc)
-			goto out;
-		rc = ev_build(s, seq, &rows[idx], d->data.p + d->off[i],
-			      d->off[i + 1] - d->off[i], &s->evbuf);
-		if (rc)
-			goto out;
+		rc = row_body(&r, pe, idx, &bp, &last);
+		if (rc == 0)
+			rc = row_view(s, ev, w, bp, last);
 	}
-	if (how & KT_READ_BODY)
-		rc = ev_body_fill(s, ev, &s->evbuf);
 out:
-	kt_rd_end(s, txn);
+	if (r.txn)
+		kt_rd_end(s, r.txn);
 	return rc;
 }
 
@@ -1047,7 +1491,7 @@ int kt_event_head(kt_store *s, const char *run, uint64_t seq, kt_event *ev)
 
 /* One kind's position in its stream during a scan. */
 struct kiter {
-	struct kt_dblk b;
+	struct kt_sbuf sb;
 	uint32_t pos;
 };
 
@@ -1059,41 +1503,213 @@ struct scan {
 	struct kiter it[KT_KIND_MAX_ + 1];
 	uint64_t kind_events[KT_KIND_MAX_ + 1]; /* events seen per kind */
 	int strict;          /* verify: full pages, checkpoints compared */
+	int pooled;          /* it[].b are the handle's (rcache->scan) */
+	struct kt_rcache *pool;
 	uint64_t bad_seq;
 };
 
-/* Body of seq (kind k) through the scan's own block of that stream. */
+/*
+ * Length of the dictionary a `dicts` value holds: the value itself, or the
+ * content of the one zstd frame it is when it starts with the frame magic
+ * (a dictionary starts with 0xEC30A437; FORMAT.md §6.8 lets a writer store
+ * it compressed).  0 when the frame is unusable.
+ */
+static size_t dict_len(const MDB_val *dv)
+{
+	static const unsigned char magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+	unsigned long long fcs;
+
+	if (dv->mv_size < 8 || memcmp(dv->mv_data, magic, 4) != 0)
+		return dv->mv_size;
+	fcs = ZSTD_getFrameContentSize(dv->mv_data, dv->mv_size);
+	if (fcs == ZSTD_CONTENTSIZE_UNKNOWN || fcs == ZSTD_CONTENTSIZE_ERROR ||
+	    fcs > (size_t)KT_EVENT_MAX_BODY || fcs == 0 ||
+	    fcs > (uint64_t)dv->mv_size * 32768)
+		return 0;
+	return (size_t)fcs;
+}
+
+/* The dictionary of dv into dst (dict_len bytes). */
+static int dict_fill(const MDB_val *dv, unsigned char *dst, size_t len)
+{
+	size_t r;
+
+	if (len == dv->mv_size && (dv->mv_size < 8 ||
+	    memcmp(dv->mv_data, "\x28\xb5\x2f\xfd", 4) != 0)) {
+		memcpy(dst, dv->mv_data, len);
+		return 0;
+	}
+	if (!kt_dctx())
+		return KT_ENOMEM;
+	r = ZSTD_decompressDCtx(kt_dctx(), dst, len, dv->mv_data, dv->mv_size);
+	return ZSTD_isError(r) || r != len ? KT_ECORRUPT : 0;
+}
+
+/* The staging buffer of dictionary id with room for `need` bytes after
+ * the dictionary (made on first use, kept in the handle's read cache). */
+static int stage_get(struct scan *sc, uint32_t id, size_t need,
+		     struct kt_stage **out)
+{
+	kt_store *s = sc->s;
+	struct kt_rcache *r = rcache_get(s);
+	struct kt_stage *st = NULL;
+	unsigned char kb[4];
+	MDB_val dk = { 4, kb }, dv;
+	size_t dl;
+	int rc;
+
+	if (!r)
+		return kt_err(s, KT_ENOMEM, "read cache");
+	for (int i = 0; i < r->nstage; i++)
+		if (r->stage[i].id == id)
+			st = &r->stage[i];
+	if (!st) {
+		if (r->nstage == KT_DICT_MAX + 1) {
+			/* more dictionaries than a store has: recycle */
+			free(r->stage[0].buf.p);
+			memmove(r->stage, r->stage + 1,
+				(size_t)--r->nstage * sizeof(r->stage[0]));
+		}
+		kt_be32(kb, id);
+		rc = mdb_get(sc->txn, s->dbi[KT_DB_DICTS], &dk, &dv);
+		if (rc == MDB_NOTFOUND)
+			return kt_err(s, KT_ECORRUPT, "event frame names "
+				      "unknown dictionary %u", id);
+		if (rc)
+			return kt_mdb_err(s, rc, "dictionary");
+		dl = dict_len(&dv);
+		if (!dl)
+			return kt_err(s, KT_ECORRUPT, "bad dictionary %u", id);
+		st = &r->stage[r->nstage];
+		memset(st, 0, sizeof(*st));
+		if (kt_buf_reserve(&st->buf, dl + need))
+			return kt_err(s, KT_ENOMEM, "dictionary");
+		rc = dict_fill(&dv, st->buf.p, dl);
+		if (rc) {
+			free(st->buf.p);
+			return kt_err(s, rc, "bad dictionary %u", id);
+		}
+		st->id = id;
+		st->dlen = dl;
+		r->nstage++;
+	}
+	if (kt_buf_reserve(&st->buf, st->dlen + need))
+		return kt_err(s, KT_ENOMEM, "block");
+	*out = st;
+	return 0;
+}
+
+/*
+ * Decode block value v of kind k (key seq first) into sb, the bodies
+ * SCAN_HEAD bytes in.  A block with a dictionary is decompressed right
+ * after a copy of the dictionary's content and then copied out: zstd then
+ * takes the dictionary as a prefix of its output, and its matches into it
+ * are plain back references instead of copies out of a separate buffer
+ * (FORMAT.md §7.1 frames decode either way).  On the benchmark blocks that
+ * took 10-25 % less time, the copy included, than decompressing with the
+ * digested dictionary straight into the stream's buffer.
+ */
+static int sbuf_decode(struct scan *sc, struct kt_sbuf *sb, int k,
+		       uint64_t first, const MDB_val *v)
+{
+	kt_store *s = sc->s;
+	ZSTD_DCtx *dc = kt_dctx();
+	struct kt_blkview bv;
+	struct kt_stage *st = NULL;
+	unsigned char *out;
+	size_t r;
+	int rc;
+
+	sb->b.n = 0;
+	if (kt_block_parse(v->mv_data, v->mv_size, k, &bv))
+		return kt_err(s, KT_ECORRUPT, "bad block header (kind %d, "
+			      "seq %llu)", k, (unsigned long long)first);
+	if ((rc = blk_rows(s, &bv, first, &sb->b, SCAN_HEAD)) != 0)
+		return rc;
+	if (kt_buf_reserve(&sb->b.data, SCAN_HEAD + bv.raw_len + 1))
+		return kt_err(s, KT_ENOMEM, "block");
+	out = sb->b.data.p + SCAN_HEAD;
+	if (bv.codec == KT_CODEC_RAW) {
+		memcpy(out, bv.frame, bv.raw_len);
+	} else {
+		/* the checks of kt_ev_decompress */
+		unsigned long long fcs = ZSTD_getFrameContentSize(bv.frame,
+								  bv.frame_len);
+		unsigned id = ZSTD_getDictID_fromFrame(bv.frame, bv.frame_len);
+
+		if (!dc)
+			return kt_err(s, KT_ENOMEM, "zstd context");
+		if (fcs != bv.raw_len ||
+		    bv.raw_len > (uint64_t)bv.frame_len * 32768)
+			return kt_err(s, KT_ECORRUPT, "event frame size "
+				      "mismatch");
+		if (id != bv.dict)
+			return kt_err(s, KT_ECORRUPT, "frame dictionary %u, "
+				      "header names %u", id, bv.dict);
+		if (bv.dict) {
+			rc = stage_get(sc, bv.dict, bv.raw_len, &st);
+			if (rc)
+				return rc;
+			r = ZSTD_decompress_usingDict(dc, st->buf.p + st->dlen,
+						      bv.raw_len, bv.frame,
+						      bv.frame_len, st->buf.p,
+						      st->dlen);
+		} else {
+			r = ZSTD_decompressDCtx(dc, out, bv.raw_len, bv.frame,
+						bv.frame_len);
+		}
+		if (ZSTD_isError(r) || r != bv.raw_len)
+			return kt_err(s, KT_ECORRUPT, "event frame does not "
+				      "decode%s%s", ZSTD_isError(r) ? ": " : "",
+				      ZSTD_isError(r) ?
+				      ZSTD_getErrorName(r) : "");
+		if (st)
+			memcpy(out, st->buf.p + st->dlen, bv.raw_len);
+	}
+	sb->b.data.len = SCAN_HEAD + bv.raw_len;
+	sb->b.data.p[sb->b.data.len] = 0;
+	sb->b.n = bv.n;
+	return 0;
+}
+
+/*
+ * Body of seq (kind k) through the scan's own block of that stream.  The
+ * body is writable; *room says whether the KT_CANON_PREFIX bytes before it
+ * are too (the end of bodies already passed, not the dictionary): a scan
+ * hashes prefix and body where they lie.
+ */
 static int kiter_get(struct scan *sc, int k, uint64_t seq,
-		     const unsigned char **body, size_t *bl)
+		     unsigned char **body, size_t *bl, int *room)
 {
 	struct kiter *it = &sc->it[k];
+	struct kt_dblk *d = &it->sb.b;
 	MDB_val key, v;
 	int rc, i;
 
-	while (it->pos < it->b.n && it->b.seq[it->pos] < seq)
+	while (it->pos < d->n && d->seq[it->pos] < seq)
 		it->pos++;
-	if (it->pos >= it->b.n || it->b.seq[it->pos] != seq) {
+	if (it->pos >= d->n || d->seq[it->pos] != seq) {
 		rc = block_find(sc->s, sc->c, sc->run, k, seq, &key, &v);
 		if (rc == KT_ENOTFOUND)
 			rc = kt_err(sc->s, KT_ECORRUPT, "no block holds seq "
 				    "%llu", (unsigned long long)seq);
 		if (rc == 0)
-			rc = kt_block_decode(sc->s, v.mv_data, v.mv_size, k,
-					     kt_rd64((unsigned char *)
-						     key.mv_data + KT_RUN_BIN +
-						     1), &it->b);
+			rc = sbuf_decode(sc, &it->sb, k,
+					 kt_rd64((unsigned char *)key.mv_data +
+						 KT_RUN_BIN + 1), &v);
 		if (rc) {
-			it->b.n = 0;
+			d->n = 0;
 			return rc;
 		}
-		i = dblk_index(&it->b, seq);
+		i = dblk_index(d, seq);
 		if (i < 0)
 			return kt_err(sc->s, KT_ECORRUPT, "block lacks seq "
 				      "%llu", (unsigned long long)seq);
 		it->pos = (uint32_t)i;
 	}
-	*body = it->b.data.p + it->b.off[it->pos];
-	*bl = it->b.off[it->pos + 1] - it->b.off[it->pos];
+	*body = d->data.p + d->off[it->pos];
+	*bl = d->off[it->pos + 1] - d->off[it->pos];
+	*room = d->off[it->pos] >= KT_CANON_PREFIX;
 	return 0;
 }
 
@@ -1110,7 +1726,7 @@ static int scan_run(struct scan *sc, uint64_t n, uint64_t first,
 	kt_store *s = sc->s;
 	struct kt_prow rows[KT_PAGE_N];
 	unsigned char pchain[KT_HASH_LEN], h[KT_HASH_LEN];
-	struct kt_buf b = { 0 };
+	struct kt_buf b = { 0 }; /* bodies whose strings need copying */
 	kt_event ev;
 	uint64_t pfirst;
 	int rc = 0, hash = (how & KT_READ_HASH) != 0;
@@ -1162,8 +1778,9 @@ static int scan_run(struct scan *sc, uint64_t n, uint64_t first,
 			int k = rows[i].kind;
 			int want = seq >= first &&
 				   (!kinds || (kinds & KT_KIND_BIT(k)));
-			const unsigned char *bp = NULL;
+			unsigned char *bp = NULL;
 			size_t bl = 0;
+			int room = 0;
 
 			if (seq > last)
 				break;
@@ -1178,12 +1795,20 @@ static int scan_run(struct scan *sc, uint64_t n, uint64_t first,
 					goto out;
 				continue;
 			}
-			rc = kiter_get(sc, k, seq, &bp, &bl);
-			if (rc == 0)
-				rc = ev_build(s, seq, &rows[i], bp, bl, &b);
+			rc = kiter_get(sc, k, seq, &bp, &bl, &room);
 			if (rc)
 				goto out;
-			if (hash) {
+			if (hash && room) {
+				/* the canonical bytes in place: no copy */
+				kt_canon_prefix(bp - KT_CANON_PREFIX, k, seq,
+						rows[i].parent, rows[i].ts);
+				kt_sha256(bp - KT_CANON_PREFIX,
+					  KT_CANON_PREFIX + bl, h);
+				kt_chain_next(chain, seq, h, chain);
+			} else if (hash) {
+				rc = ev_build(s, seq, &rows[i], bp, bl, &b);
+				if (rc)
+					goto out;
 				kt_sha256(b.p, b.len, h);
 				kt_chain_next(chain, seq, h, chain);
 			}
@@ -1195,7 +1820,7 @@ static int scan_run(struct scan *sc, uint64_t n, uint64_t first,
 				memcpy(ev.chain, chain, KT_HASH_LEN);
 			}
 			if (body || sc->strict) {
-				rc = ev_body_fill(s, &ev, &b);
+				rc = ev_body_view(s, &ev, bp, bl, &b);
 				if (rc)
 					goto out;
 				if (!body) {
@@ -1215,25 +1840,61 @@ out:
 	return rc;
 }
 
+static void scan_close(struct scan *sc);
+
 static int scan_open(struct scan *sc, kt_store *s, MDB_txn *txn,
 		     const unsigned char *run)
 {
 	int rc;
 
+	struct kt_rcache *r = rcache_get(s);
+
 	memset(sc, 0, sizeof(*sc));
 	sc->s = s;
 	sc->txn = txn;
 	sc->run = run;
+	/* the block buffers of the previous scan: sized already, and their
+	 * pages faulted in (a scan inside a scan's callback gets new ones) */
+	if (r && !r->scan_busy) {
+		r->scan_busy = 1;
+		sc->pooled = 1;
+		sc->pool = r;
+		for (int k = 0; k <= KT_KIND_MAX_; k++) {
+			sc->it[k].sb = r->scan[k];
+			sc->it[k].sb.b.n = 0;
+		}
+	}
 	rc = mdb_cursor_open(txn, s->dbi[KT_DB_BLOCKS], &sc->c);
-	return rc ? kt_mdb_err(s, rc, "cursor") : 0;
+	if (rc) {
+		sc->c = NULL;
+		scan_close(sc);
+		return kt_mdb_err(s, rc, "cursor");
+	}
+	return 0;
 }
 
 static void scan_close(struct scan *sc)
 {
+	struct kt_rcache *r = sc->s->rcache;
+
 	if (sc->c)
 		mdb_cursor_close(sc->c);
-	for (int k = 0; k <= KT_KIND_MAX_; k++)
-		kt_dblk_free(&sc->it[k].b);
+	sc->c = NULL;
+	/* back to the pool, unless the cache was dropped meanwhile
+	 * (kt_store_set_cache from a callback: rcache_free left them) */
+	if (!(r && r == sc->pool && r->scan_busy))
+		sc->pooled = 0;
+	for (int k = 0; k <= KT_KIND_MAX_; k++) {
+		if (sc->pooled) {
+			r->scan[k] = sc->it[k].sb;
+			r->scan[k].b.n = 0;
+		} else {
+			sbuf_free(&sc->it[k].sb);
+		}
+	}
+	if (sc->pooled)
+		r->scan_busy = 0;
+	sc->pooled = 0;
 }
 
 int kt_event_scan(kt_store *s, const char *run, uint64_t first, uint64_t last,
@@ -1427,8 +2088,8 @@ static int verify_run(kt_store *s, MDB_txn *txn,
 		}
 		/* framing of blocks the chain pass did not read */
 		if (kt_block_decode(s, v.mv_data, v.mv_size, kp[KT_RUN_BIN],
-				    first, &sc.it[0].b) ||
-		    sc.it[0].b.seq[sc.it[0].b.n - 1] > n) {
+				    first, &sc.it[0].sb.b) ||
+		    sc.it[0].sb.b.seq[sc.it[0].sb.b.n - 1] > n) {
 			rc = kt_err(s, KT_ECORRUPT, "block at seq %llu does "
 				    "not decode", (unsigned long long)first);
 			goto out;

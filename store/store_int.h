@@ -126,6 +126,7 @@ struct kt_dblk {
 struct kt_centry {
 	unsigned char key[KT_RUN_BIN + 9]; /* run || kind || be64 first */
 	int next;            /* hash chain, -1 = end */
+	int mapped;          /* b.data.p is an mmap of b.data.cap bytes */
 	uint64_t tick;
 	struct kt_dblk b;
 };
@@ -161,6 +162,8 @@ struct kt_store {
 	struct kt_dblk rblk;   /* point reads with the cache off */
 	struct kt_buf vbuf, zbuf; /* values being built */
 	uint64_t cache_tick, cache_hits, cache_misses;
+	/* decoded header pages and pooled scan buffers (store_block.c) */
+	struct kt_rcache *rcache;
 
 	/* dictionaries (loaded at open and after training) */
 	struct kt_dict *dicts;
@@ -255,6 +258,11 @@ int kt_block_parse(const unsigned char *p, size_t n, int kind,
 /* Parse and decompress a block value whose key seq is `first` into d. */
 int kt_block_decode(kt_store *s, const unsigned char *p, size_t n, int kind,
 		    uint64_t first, struct kt_dblk *d);
+/* The same with `head` bytes of room before the first body (d->off[]
+ * count from d->data.p, so d->off[0] = head); a NUL follows the last. */
+int kt_block_decode_at(kt_store *s, const unsigned char *p, size_t n,
+		       int kind, uint64_t first, struct kt_dblk *d,
+		       size_t head);
 void kt_dblk_free(struct kt_dblk *d);
 struct kt_prow {
 	int kind;
