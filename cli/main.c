@@ -38,6 +38,8 @@ static const char usage_head[] =
 	"\n"
 	"The store is --store PATH, else $KTRAJ_STORE, else ./" KT_DEFAULT_STORE
 	" (created by commands that write).\n"
+	"$KTRAJ_CACHE_MB sets the cache of decompressed event blocks (MiB,\n"
+	"default 64; 0 turns it off).\n"
 	"RUN is a run id, a unique prefix of one (4+ hex chars), or a run name.\n"
 	"Read commands take --json for NDJSON output, one object per line.\n"
 	"\n"
@@ -165,6 +167,20 @@ int cli_open(struct cli *c, unsigned flags, kt_store **s)
 		flags |= KT_OPEN_CREATE;
 	else
 		flags |= KT_OPEN_RDONLY;
+	const char *cm = getenv("KTRAJ_CACHE_MB");
+	unsigned long long mb = 0;
+	char *end = NULL;
+
+	/* checked first: a bad value must not leave a store behind */
+	if (cm && *cm) {
+		errno = 0;
+		mb = strtoull(cm, &end, 10);
+		if (errno || *end || *cm == '-' || mb > (1ull << 20)) {
+			cli_err(c, "KTRAJ_CACHE_MB must be a number of MiB "
+				"(0 to 1048576), not '%.40s'", cm);
+			return KT_EXIT_USAGE;
+		}
+	}
 	rc = kt_store_open(c->store_path, flags, s);
 	if (rc == KT_ENOTFOUND) {
 		cli_err(c, "no store at %s (run `ktraj init` or `ktraj import`, or set --store / KTRAJ_STORE)",
@@ -173,6 +189,8 @@ int cli_open(struct cli *c, unsigned flags, kt_store **s)
 	}
 	if (rc)
 		return open_failed(c, rc);
+	if (cm && *cm)
+		kt_store_set_cache(*s, (size_t)mb << 20);
 	return 0;
 }
 

@@ -531,3 +531,23 @@ PY
 	run "$KTRAJ" log "$id"
 	[ "$status" -eq 0 ]
 }
+
+@test "KTRAJ_CACHE_MB: any cache size reads the same events; a bad value is a usage error that creates nothing" {
+	load_fixture
+	want=$("$KTRAJ" log ed --json)
+	want_show=$("$KTRAJ" show ed 2 --json)
+	for mb in 0 1 64; do
+		run env KTRAJ_CACHE_MB=$mb "$KTRAJ" log ed --json
+		[ "$status" -eq 0 ]
+		[ "$output" = "$want" ]
+		run env KTRAJ_CACHE_MB=$mb "$KTRAJ" show ed 2 --json
+		[ "$status" -eq 0 ]
+		[ "$output" = "$want_show" ]
+	done
+	run env KTRAJ_CACHE_MB=lots "$KTRAJ" log ed
+	[ "$status" -eq 2 ]
+	[[ "$output" == "ktraj: log: KTRAJ_CACHE_MB must be a number of MiB"* ]]
+	run env KTRAJ_CACHE_MB=-1 KTRAJ_STORE="$BATS_TEST_TMPDIR/new.ktraj" "$KTRAJ" init
+	[ "$status" -eq 2 ]
+	[ ! -e "$BATS_TEST_TMPDIR/new.ktraj" ]
+}
