@@ -1182,19 +1182,29 @@ static void ev_head_fill(kt_event *ev, uint64_t seq, const struct kt_prow *r)
 }
 
 /* Point the strings of ev into canonical bytes b (modifies b). */
+/* The lengths of actor, prov and payload of body p (bl bytes, FORMAT.md
+ * §5): 0, or -1 when they do not add up to bl. */
+static int body_layout(const unsigned char *p, size_t bl, size_t *al,
+		       size_t *pl, size_t *yl)
+{
+	if (bl < 10)
+		return -1;
+	*al = kt_rd16(p);
+	if (2 + *al + 4 > bl)
+		return -1;
+	*pl = kt_rd32(p + 2 + *al);
+	if (2 + *al + 4 + *pl + 4 > bl)
+		return -1;
+	*yl = kt_rd32(p + 2 + *al + 4 + *pl);
+	return 2 + *al + 4 + *pl + 4 + *yl == bl ? 0 : -1;
+}
+
 static int ev_body_fill(kt_store *s, kt_event *ev, struct kt_buf *b)
 {
 	unsigned char *p = b->p + KT_CANON_PREFIX;
 	size_t bl = b->len - KT_CANON_PREFIX, al, pl, yl;
 
-	al = kt_rd16(p);
-	if (2 + al + 4 > bl)
-		goto bad;
-	pl = kt_rd32(p + 2 + al);
-	if (2 + al + 4 + pl + 4 > bl)
-		goto bad;
-	yl = kt_rd32(p + 2 + al + 4 + pl);
-	if (2 + al + 4 + pl + 4 + yl != bl)
+	if (body_layout(p, bl, &al, &pl, &yl))
 		goto bad;
 	p[2 + al] = 0;
 	p[2 + al + 4 + pl] = 0;
@@ -1222,16 +1232,7 @@ static int ev_body_view(kt_store *s, kt_event *ev, const unsigned char *p,
 {
 	size_t al, pl, yl;
 
-	if (bl < 10)
-		goto bad;
-	al = kt_rd16(p);
-	if (2 + al + 4 > bl)
-		goto bad;
-	pl = kt_rd32(p + 2 + al);
-	if (2 + al + 4 + pl + 4 > bl)
-		goto bad;
-	yl = kt_rd32(p + 2 + al + 4 + pl);
-	if (2 + al + 4 + pl + 4 + yl != bl)
+	if (body_layout(p, bl, &al, &pl, &yl))
 		goto bad;
 	if (p[2 + al] || p[2 + al + 4 + pl] || p[bl]) {
 		unsigned char *q;
