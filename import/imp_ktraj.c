@@ -129,6 +129,69 @@ static int fail(char *err, size_t errlen, const char *what)
 	return KT_EPARSE;
 }
 
+/*
+ * The first top-level key that occurs twice, or NULL.  cJSON keeps the
+ * first of two equal keys and Python's json the last, so a line with one
+ * would mean different events to different readers: it is refused.  Small
+ * objects (every line ktraj writes) are compared pairwise; a larger one is
+ * sorted.  *nomem is set when the sort cannot allocate.
+ */
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static const char *dup_key(const cJSON *root, int *nomem)
+{
+	const char *small[32], **k = small, *dup = NULL;
+	const cJSON *it;
+	size_t n = 0;
+
+	for (it = root->child; it; it = it->next)
+		n++;
+	if (n > sizeof(small) / sizeof(small[0])) {
+		k = malloc(n * sizeof(*k));
+		if (!k) {
+			*nomem = 1;
+			return NULL;
+		}
+	}
+	n = 0;
+	for (it = root->child; it; it = it->next)
+		k[n++] = it->string ? it->string : "";
+	if (k == small) {
+		for (size_t i = 0; i < n && !dup; i++)
+			for (size_t j = i + 1; j < n; j++)
+				if (!strcmp(k[i], k[j])) {
+					dup = k[i];
+					break;
+				}
+	} else {
+		qsort(k, n, sizeof(*k), key_cmp);
+		for (size_t i = 1; i < n && !dup; i++)
+			if (!strcmp(k[i - 1], k[i]))
+				dup = k[i];
+		free(k);
+	}
+	return dup;
+}
+
+/* Whether the JSON string text at v (its opening quote included) holds a
+ * \u0000 escape, which cJSON decodes as the end of the string. */
+static int raw_has_nul_escape(const char *v, size_t n)
+{
+	const char *p = v + 1, *end = v + n;
+
+	for (; p < end && *p != '"'; p++) {
+		if (*p != '\\')
+			continue;
+		if (end - p >= 6 && p[1] == 'u' && !memcmp(p + 2, "0000", 4))
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
 /* member `key` as an exact integer >= min: 1 present, 0 absent or null,
  * -1 bad */
 static int int_member(const char *line, size_t len, cJSON *root,
@@ -182,6 +245,7 @@ struct blob_fields {
 	char *text_own;
 	const char *b64;      /* NULL: absent or not a string */
 	size_t b64_len;
+	int text_nul;         /* text held \u0000 (cJSON cut it there) */
 };
 
 static int blob_finish(kt_jsonl_rec *r, struct blob_fields *f, char *err,
@@ -196,6 +260,9 @@ static int blob_finish(kt_jsonl_rec *r, struct blob_fields *f, char *err,
 	if (f->path_state < 0)
 		return fail(err, errlen, "blob: \"path\" must be a string");
 	r->path = f->path_state ? f->path : NULL;
+	if (f->text && f->text_nul)
+		return fail(err, errlen,
+			    "blob: \"text\" contains \\u0000; use \"base64\" for binary content");
 	if (f->text) {
 		r->len = f->text_len;
 		if (f->text_own) {
@@ -225,13 +292,16 @@ static int blob_finish(kt_jsonl_rec *r, struct blob_fields *f, char *err,
 	return 0;
 }
 
-static int parse_blob(kt_jsonl_rec *r, char *err, size_t errlen)
+static int parse_blob(const char *line, size_t len, kt_jsonl_rec *r,
+		      char *err, size_t errlen)
 {
 	cJSON *text = cJSON_GetObjectItemCaseSensitive(r->root, "text");
 	cJSON *b64 = cJSON_GetObjectItemCaseSensitive(r->root, "base64");
 	cJSON *path = cJSON_GetObjectItemCaseSensitive(r->root, "path");
 	cJSON *blob = cJSON_GetObjectItemCaseSensitive(r->root, "blob");
 	struct blob_fields f = { 0 };
+	const char *v;
+	size_t vn;
 
 	if (cJSON_IsString(blob))
 		f.blob = blob->valuestring;
@@ -242,6 +312,9 @@ static int parse_blob(kt_jsonl_rec *r, char *err, size_t errlen)
 	if (cJSON_IsString(text)) {
 		f.text = text->valuestring;
 		f.text_len = strlen(text->valuestring);
+		/* the key is unique (dup_key ran), so this is its text */
+		if (top_member(line, line + len, "text", &v, &vn))
+			f.text_nul = raw_has_nul_escape(v, vn);
 	}
 	if (cJSON_IsString(b64)) {
 		f.b64 = b64->valuestring;
@@ -258,7 +331,8 @@ static int parse_blob(kt_jsonl_rec *r, char *err, size_t errlen)
  * object of string or null members that starts with "blob", is decoded
  * here in one pass.  Anything this parser does not take as it is (another
  * value type, a \u escape outside the basic plane or of NUL, a NUL byte, a
- * byte cJSON would skip as white space, anything after the object) returns
+ * byte cJSON would skip as white space, a key seen twice or more than 8
+ * keys, anything after the object) returns
  * 1 and the line goes to cJSON, so what a line means is always what cJSON
  * says it means; fuzz_ktraj_jsonl checks the two agree.
  */
@@ -362,8 +436,11 @@ static int blob_fast(const char *line, size_t len, kt_jsonl_rec *r,
 	const char *p = line, *end = line + len;
 	struct blob_fields f = { 0 };
 	char *buf = NULL, *o;
-	int odd = 0, rc = 1, first = 1, seen_text = 0, seen_b64 = 0;
-	int seen_path = 0;
+	int odd = 0, rc = 1, first = 1;
+	/* keys so far: a key seen twice sends the line to cJSON, which
+	 * refuses it (dup_key); ktraj writes 3 or 4 */
+	const char *keys[8];
+	size_t klens[8], nkeys = 0;
 
 	p = fb_ws(p, end, &odd);
 	if (odd || end - p < 9 || memcmp(p, "{\"blob\":", 8) != 0)
@@ -389,6 +466,14 @@ static int blob_fast(const char *line, size_t len, kt_jsonl_rec *r,
 		if (p >= end || *p != '"')
 			goto out;
 		ke = p++;
+		if (nkeys == sizeof(keys) / sizeof(keys[0]))
+			goto out;
+		for (size_t i = 0; i < nkeys; i++)
+			if (klens[i] == (size_t)(ke - k) &&
+			    !memcmp(keys[i], k, klens[i]))
+				goto out;
+		keys[nkeys] = k;
+		klens[nkeys++] = (size_t)(ke - k);
 		p = fb_ws(p, end, &odd);
 		if (p >= end || *p != ':')
 			goto out;
@@ -410,20 +495,15 @@ static int blob_fast(const char *line, size_t len, kt_jsonl_rec *r,
 			if (is_null)
 				goto out; /* "blob":null: cJSON's message */
 			f.blob = v;
-		} else if (KEY("path") && !seen_path) {
-			seen_path = 1;
+		} else if (KEY("path")) {
 			f.path_state = is_null ? 0 : 1;
 			f.path = v;
-		} else if (KEY("text") && !seen_text) {
-			seen_text = 1;
+		} else if (KEY("text")) {
 			f.text = v;
 			f.text_len = vl;
-		} else if (KEY("base64") && !seen_b64) {
-			seen_b64 = 1;
+		} else if (KEY("base64")) {
 			f.b64 = v;
 			f.b64_len = vl;
-		} else if (KEY("blob")) {
-			/* a second "blob": cJSON takes the first as well */
 		}
 #undef KEY
 		first = 0;
@@ -510,8 +590,24 @@ static int jsonl_parse(const char *line, size_t len, kt_jsonl_rec *r,
 		rc = fail(err, errlen, "not a JSON object");
 		goto out;
 	}
+	{
+		int nomem = 0;
+		const char *dup = dup_key(r->root, &nomem);
+
+		if (nomem) {
+			rc = KT_ENOMEM;
+			goto out;
+		}
+		if (dup) {
+			if (err && errlen)
+				snprintf(err, errlen, "duplicate key \"%.40s\"",
+					 dup);
+			rc = KT_EPARSE;
+			goto out;
+		}
+	}
 	if (cJSON_GetObjectItemCaseSensitive(r->root, "blob")) {
-		rc = parse_blob(r, err, errlen);
+		rc = parse_blob(line, len, r, err, errlen);
 		goto out;
 	}
 	if (!cJSON_GetObjectItemCaseSensitive(r->root, "kind") &&

@@ -156,7 +156,7 @@ static void t_blob_fast_agrees(void **st)
 		{ "k<<<1>>>(x);\n\t\"q\" \\ /", ",\"path\":\"/w/k.cu\"",
 		  "k<<<1>>>(x);\\n\\t\\\"q\\\" \\\\ \\/", 1 },
 		{ "a\xc3\xa9\xe4\xb8\xad", ",\"path\":null", "a\\u00e9\\u4e2d", 1 },
-		{ "\x7f\xff raw", ",\"z\":\"1\",\"blob\":\"no\"", "\x7f\xff raw", 1 },
+		{ "\x7f\xff raw", ",\"z\":\"1\",\"w\":\"no\"", "\x7f\xff raw", 1 },
 		{ "x", ",\"n\":1", "x", 0 },             /* a number */
 		{ "\xf0\x9f\x98\x80", "", "\\ud83d\\ude00", 0 }, /* pair */
 		{ "x", ",\"path\":7", "x", 0 },           /* refused path */
@@ -207,6 +207,109 @@ static void t_blob_fast_agrees(void **st)
 	}
 }
 
+/* A line with a top-level key twice is refused by both routes: cJSON would
+ * keep the first value and Python's json the last. */
+static void t_duplicate_keys(void **st)
+{
+	static const struct { const char *line, *key; } c[] = {
+		{ "{\"kind\":\"message\",\"kind\":\"bench\",\"payload\":{}}", "kind" },
+		{ "{\"kind\":\"note\",\"ts\":3,\"payload\":{},\"ts\":-5}", "ts" },
+		{ "{\"kind\":\"note\",\"payload\":{\"a\":1},\"payload\":{}}", "payload" },
+		{ "{\"run\":{\"id\":\"a\"},\"run\":{\"id\":\"b\"}}", "run" },
+		/* a nested duplicate is the payload's business */
+		{ "{\"kind\":\"note\",\"payload\":{\"a\":1,\"a\":2}}", NULL },
+	};
+	/* blob lines of content "x", plain enough for the own decoder
+	 * except for the second key */
+	static const char *blob_extra[] = {
+		",\"text\":\"y\"", ",\"path\":\"a\",\"path\":\"b\"",
+		",\"blob\":\"no\"", ",\"q\":null,\"q\":null",
+	};
+	static const char *blob_key[] = { "text", "path", "blob", "q" };
+	kt_jsonl_rec r, q;
+	char err[200], qerr[200], want[64];
+
+	(void)st;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int rc = parse(c[i].line, &r, err);
+		int qrc = kt_jsonl_parse_ref(c[i].line, strlen(c[i].line), &q,
+					     qerr, sizeof(qerr));
+
+		assert_int_equal(rc, qrc);
+		if (!c[i].key) {
+			assert_int_equal(rc, 0);
+			kt_jsonl_release(&r);
+			kt_jsonl_release(&q);
+			continue;
+		}
+		snprintf(want, sizeof(want), "duplicate key \"%s\"", c[i].key);
+		assert_int_equal(rc, KT_EPARSE);
+		assert_string_equal(err, want);
+		assert_string_equal(qerr, want);
+	}
+	for (size_t i = 0; i < sizeof(blob_extra) / sizeof(blob_extra[0]); i++) {
+		char *l = blob_line("x", blob_extra[i], "x");
+		int rc = kt_jsonl_parse(l, strlen(l), &r, err, sizeof(err));
+		int qrc = kt_jsonl_parse_ref(l, strlen(l), &q, qerr,
+					     sizeof(qerr));
+
+		snprintf(want, sizeof(want), "duplicate key \"%s\"",
+			 blob_key[i]);
+		assert_int_equal(rc, KT_EPARSE);
+		assert_int_equal(qrc, KT_EPARSE);
+		assert_string_equal(err, want);
+		assert_string_equal(qerr, want);
+		free(l);
+	}
+}
+
+/* cJSON ends a string at \u0000, so such a text would fail its hash
+ * with a message that hides why: both routes say what to do instead. */
+static void t_blob_text_nul(void **st)
+{
+	static const char *why =
+		"blob: \"text\" contains \\u0000; use \"base64\" for binary content";
+	kt_jsonl_rec r, q;
+	char err[200], qerr[200];
+	/* sha256 of "a\0b", so only the NUL keeps it from being stored */
+	char *l = blob_line("a", "", "a\\u0000b");
+	unsigned char h[KT_HASH_LEN];
+	char hex[KT_HASH_HEX + 1], line[300];
+
+	(void)st;
+	kt_sha256("a\0b", 3, h);
+	kt_hex(h, KT_HASH_LEN, hex);
+	snprintf(line, sizeof(line),
+		 "{\"blob\":\"%s\",\"text\":\"a\\u0000b\"}", hex);
+	assert_int_equal(kt_jsonl_parse(line, strlen(line), &r, err,
+					sizeof(err)), KT_EPARSE);
+	assert_int_equal(kt_jsonl_parse_ref(line, strlen(line), &q, qerr,
+					    sizeof(qerr)), KT_EPARSE);
+	assert_string_equal(err, why);
+	assert_string_equal(qerr, why);
+	/* the hash of the cut text "a" does not help either */
+	assert_int_equal(kt_jsonl_parse(l, strlen(l), &r, err, sizeof(err)),
+			 KT_EPARSE);
+	assert_string_equal(err, why);
+	free(l);
+	/* an escaped backslash before u0000 is text, not a NUL: "\\u0000" */
+	l = blob_line("\\u0000", "", "\\\\u0000");
+	assert_int_equal(kt_jsonl_parse(l, strlen(l), &r, err, sizeof(err)), 0);
+	assert_int_equal(r.len, 6);
+	kt_jsonl_release(&r);
+	assert_int_equal(kt_jsonl_parse_ref(l, strlen(l), &q, qerr,
+					    sizeof(qerr)), 0);
+	kt_jsonl_release(&q);
+	free(l);
+	/* base64 of "a\0b" ("YQBi") stores it */
+	snprintf(line, sizeof(line), "{\"blob\":\"%s\",\"base64\":\"YQBi\"}",
+		 hex);
+	assert_int_equal(kt_jsonl_parse(line, strlen(line), &r, err,
+					sizeof(err)), 0);
+	assert_int_equal(r.len, 3);
+	kt_jsonl_release(&r);
+}
+
 static void t_base64(void **st)
 {
 	unsigned char in[300], *out;
@@ -245,6 +348,8 @@ int main(void)
 		cmocka_unit_test(t_refused),
 		cmocka_unit_test(t_blob),
 		cmocka_unit_test(t_blob_fast_agrees),
+		cmocka_unit_test(t_duplicate_keys),
+		cmocka_unit_test(t_blob_text_nul),
 		cmocka_unit_test(t_base64),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
