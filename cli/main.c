@@ -141,6 +141,8 @@ static int open_failed(struct cli *c, int rc)
 
 			if (dir && stat(dir, &st) != 0)
 				e = errno;
+			else if (dir && access(dir, W_OK) != 0)
+				e = errno; /* the folder is there, not writable */
 			free(dir);
 		}
 		cli_err(c, "cannot create store %s: %s", p, strerror(e));
@@ -148,6 +150,13 @@ static int open_failed(struct cli *c, int rc)
 	}
 	if (S_ISDIR(st.st_mode)) {
 		cli_err(c, "%s is a directory", p);
+		return KT_EXIT_FAIL;
+	}
+	if (rc == KT_ERDONLY) {
+		cli_err(c, "cannot write the store %s: %s", p,
+			access(p, W_OK) != 0 ? "the file is not writable" :
+			"its folder or file system is read-only (the lock "
+			"file cannot be written)");
 		return KT_EXIT_FAIL;
 	}
 	/* a damaged store keeps its magic: that stays corrupt (exit 3) */

@@ -409,6 +409,14 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 	if (flags & KT_OPEN_BULK)
 		ef |= MDB_NOSYNC;
 	rc = mdb_env_open(s->env, path, ef, 0644);
+	if ((rc == EACCES || rc == EROFS) && exists &&
+	    (flags & KT_OPEN_CREATE)) {
+		/* a writer (KT_OPEN_CREATE) must not quietly become a reader:
+		 * the import or append would write nothing and say nothing */
+		rc = kt_err(s, KT_ERDONLY, "%s: cannot open for writing: %s",
+			    path, strerror(rc));
+		goto fail;
+	}
 	if ((rc == EACCES || rc == EROFS) && exists) {
 		/* The lock file (or the store) cannot be written: a read-only
 		 * directory, file or medium.  Open read-only without the lock

@@ -108,7 +108,9 @@ const char *kt_store_default_path(const char *cli_path);
  * kt_store_close().  A store whose file or lock file cannot be written
  * (read-only directory, file or medium) opens read-only without LMDB's
  * lock (MDB_NOLOCK): reads are then correct only while no other process
- * writes the store.  Errors: KT_ENOTFOUND (absent, no CREATE), KT_EVERSION
+ * writes the store; with KT_OPEN_CREATE (a caller that means to write) it
+ * fails with KT_ERDONLY instead.  Errors: KT_ENOTFOUND (absent, no CREATE),
+ * KT_ERDONLY, KT_EVERSION
  * (another format version: a newer store, or a version 1 store, which must
  * be exported with the ktraj that wrote it and imported again),
  * KT_ECORRUPT (not a ktraj store), KT_EIO, KT_ENOMEM.

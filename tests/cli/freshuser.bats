@@ -113,3 +113,34 @@ assert o["prov"]["src"]==sys.argv[2] and o["prov"]["line"]==0, o' "$output" "$sh
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 1 ]
 }
+
+@test "a store that cannot be written: import and append fail with one line, exit 1; reads still work" {
+	as=()
+	if [ "$(id -u)" -eq 0 ]; then
+		command -v setpriv >/dev/null || skip "root and no setpriv"
+		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+		"${as[@]}" test -x "$KTRAJ" || skip "nobody cannot run $KTRAJ"
+	fi
+	W=$(mktemp -d /tmp/ktraj-ro.XXXXXX)
+	chmod 755 "$W"
+	export KTRAJ_STORE="$W/s.ktraj"
+	"$KTRAJ" import "$S2X" >/dev/null
+	before=$("$KTRAJ" log --json "$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')")
+	chmod 444 "$W/s.ktraj"
+	[ "$(id -u)" -eq 0 ] || chmod 555 "$W"
+	run --separate-stderr "${as[@]}" "$KTRAJ" import "$S2X"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "ktraj: import: cannot write the store $W/s.ktraj: "* ]]
+	[ "$(wc -l <<<"$stderr")" -eq 1 ]
+	run --separate-stderr "${as[@]}" "$KTRAJ" append other <<<'{"kind":"note","payload":{"text":"x"}}'
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "ktraj: append: cannot write the store $W/s.ktraj: "* ]]
+	run "${as[@]}" "$KTRAJ" ls
+	[ "$status" -eq 0 ]
+	chmod 755 "$W"
+	chmod 644 "$W/s.ktraj"
+	after=$("$KTRAJ" log --json "$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')")
+	[ "$before" = "$after" ]
+	[ "$("$KTRAJ" ls --json | wc -l)" -eq 1 ]
+	rm -rf "$W"
+}
