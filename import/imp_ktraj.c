@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "import.h"
+#include "imp_int.h"
 #include "ktraj_jsonl.h"
 
 /* ---- exact integers from the raw text ---------------------------------
@@ -825,13 +826,54 @@ static uint64_t prov_u64(const cJSON *prov, const char *key)
 	       v->valuedouble < 9e15 ? (uint64_t)v->valuedouble : 0;
 }
 
+/*
+ * Whether the event of line r, stored as seq `seq` with provenance `prov`
+ * (canonical text or NULL), hashes to the "hash" the line carries: the
+ * canonical bytes are built from the line as given (before --redact), as
+ * the store builds them (FORMAT.md "Canonical event bytes").  *ok gets the
+ * answer; errors KT_ENOMEM, KT_ELIMIT (the event is too large to store
+ * anyway: it is reported as a mismatch by the caller then).
+ */
+static int line_hash_ok(const kt_jsonl_rec *r, uint64_t seq,
+			const char *prov, struct kt_jbuf *pb, int *ok)
+{
+	kt_event e;
+	unsigned char *c = NULL, h[KT_HASH_LEN];
+	size_t cn;
+	int rc;
+
+	*ok = 0;
+	rc = kt_imp_json_print(r->payload, pb);
+	if (rc)
+		return rc;
+	memset(&e, 0, sizeof(e));
+	e.seq = seq;
+	e.parent = r->parent;
+	e.ts_ns = r->ts_ns;
+	e.kind = r->kind;
+	e.actor = r->actor ? r->actor : "agent";
+	e.prov_json = prov;
+	e.payload = pb->p;
+	e.payload_len = pb->n;
+	rc = kt_event_canonical(&e, &c, &cn);
+	if (rc)
+		return rc;
+	kt_sha256(c, cn, h);
+	free(c);
+	*ok = !memcmp(h, r->hash, KT_HASH_LEN);
+	return 0;
+}
+
+/* Bad lines, negative "ts" and changed lines ("hash"): the rules are in
+ * ktraj_jsonl.h. */
 static int ktraj_import(kt_imp *imp, const kt_file *f)
 {
 	const char *p = (const char *)f->data, *end = p + f->len;
 	char *cur_run = NULL, *prov = NULL, name[256], err[200],
 	     hex[KT_HASH_HEX + 1];
-	uint64_t line = 0, got;
-	int in_run = 0, rc = 0, events = 0, by_id = 0;
+	uint64_t line = 0, got, run_n = 0;
+	int in_run = 0, rc = 0, events = 0, by_id = 0, hash_ok = 1;
+	struct kt_jbuf pb = { 0 };
 
 	stem(f->rel ? f->rel : f->path, name, sizeof(name));
 	while (p < end) {
@@ -849,6 +891,15 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 		if (rc) {
 			kt_imp_warn(imp, f, line, "%s", err);
 			rc = 0;
+			goto next;
+		}
+		/* ns since the epoch: before 1970 is a recorder's bug (a
+		 * relative or uninitialized clock), as for `ktraj append` */
+		if (r.has_ts && r.ts_ns != KT_TS_UNKNOWN && r.ts_ns < 0) {
+			kt_imp_warn(imp, f, line,
+				    "\"ts\" %lld is before 1970 (ns since the epoch; null = unknown); not imported",
+				    (long long)r.ts_ns);
+			kt_jsonl_release(&r);
 			goto next;
 		}
 		if (r.is_blob) {
@@ -903,6 +954,7 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 			if (rc)
 				goto fail_rec;
 			in_run = 1;
+			run_n = 0;
 		}
 		if (r.is_run) {
 			kt_jsonl_release(&r);
@@ -921,13 +973,29 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 		 * provenance, null included (the record it came from, which
 		 * `show --source` opens), and so its hash; other lines came
 		 * from this file. */
-		if (by_id && cJSON_GetObjectItemCaseSensitive(r.root, "prov")) {
-			prov = r.prov ? cJSON_PrintUnformatted(r.prov) : NULL;
-			if (r.prov && !prov) {
+		prov = r.prov && (r.has_hash || by_id)
+			       ? cJSON_PrintUnformatted(r.prov) : NULL;
+		if (r.prov && (r.has_hash || by_id) && !prov) {
+			cJSON_Delete(ev.payload);
+			rc = KT_ENOMEM;
+			goto fail_rec;
+		}
+		/* A line whose event does not hash to its "hash" was changed
+		 * after export.  It is reported (--strict drops the source)
+		 * and still imported as it reads now: skipping it would
+		 * shift every later seq and so every "parent" after it.  The
+		 * hash is of the line's own seq and prov, as exported. */
+		hash_ok = 1;
+		if (r.has_hash) {
+			rc = line_hash_ok(&r, r.has_seq ? r.seq : run_n + 1,
+					  prov, &pb, &hash_ok);
+			if (rc == KT_ENOMEM) {
 				cJSON_Delete(ev.payload);
-				rc = KT_ENOMEM;
 				goto fail_rec;
 			}
+			rc = 0;
+		}
+		if (by_id && cJSON_GetObjectItemCaseSensitive(r.root, "prov")) {
 			ev.prov_json = prov ? prov : "";
 			/* the driver tells a grown source from another one by
 			 * the line and offset of the last stored event */
@@ -935,12 +1003,18 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 			ev.off = prov_u64(r.prov, "off");
 			ev.rec_len = prov_u64(r.prov, "len");
 		}
+		if (!hash_ok)
+			kt_imp_warn(imp, f, line,
+				    "seq %llu does not hash to its \"hash\" (the line was changed after export)",
+				    (unsigned long long)(r.has_seq ? r.seq
+						       : run_n + 1));
 		rc = kt_imp_emit(imp, &ev, &got);
 		free(prov);
 		prov = NULL;
 		if (rc)
 			goto fail_rec;
 		events++;
+		run_n = got;
 		if (r.has_seq && r.seq != got)
 			kt_imp_warn(imp, f, line,
 				    "seq %llu stored as %llu (seqs must be dense from 1)",
@@ -964,6 +1038,8 @@ out:
 			rc = rc2;
 	}
 	free(cur_run);
+	free(prov);
+	free(pb.p);
 	return rc;
 }
 

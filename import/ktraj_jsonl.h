@@ -22,7 +22,21 @@
  *          "kind", no "blob"; "run" an object): the run the following
  *          events belong to, as `ktraj export` writes it first.
  *          The importer restores them; `ktraj append` ignores the line.
- * Other top-level keys are ignored.
+ * Other top-level keys are ignored; a top-level key given twice refuses
+ * the line (readers disagree on which value counts: cJSON keeps the
+ * first, Python's json the last).  A blob "text" cannot hold NUL bytes
+ * (\u0000): binary content goes in "base64".
+ *
+ * The importer (ktraj_import) reports each bad line as "file:line: what"
+ * through kt_imp_warn and goes on; --strict keeps nothing of the source.
+ * A line that does not parse, or an event whose "ts" is negative (before
+ * 1970: a recorder's bug, refused by `append` too), is skipped: the valid
+ * rest is imported, and later seqs move down ("seq N stored as M").  An
+ * event that does not hash to its "hash" (hashed with the line's own seq,
+ * prov and fields, as exported) was changed after export: it is reported
+ * ("seq N does not hash to its "hash"") and still imported as it reads
+ * now, since skipping it would shift every later seq and parent; its
+ * stored hash is then the new one.
  */
 #ifndef KT_KTRAJ_JSONL_H
 #define KT_KTRAJ_JSONL_H

@@ -75,3 +75,88 @@ assert r[0]["added"]==r[0]["events"]>=25, r'
 	KTRAJ_STORE="$B" "$KTRAJ" export "$RC" --format jsonl | cmp - "$BATS_TEST_TMPDIR/c.jsonl"
 	KTRAJ_STORE="$B" "$KTRAJ" verify >/dev/null
 }
+
+# Line n (1-based) of the export, with sed expression $2 applied, to $3.
+edit_line() {
+	sed "$1s/$2/" "$BATS_TEST_TMPDIR/e.jsonl" >"$3"
+	! cmp -s "$BATS_TEST_TMPDIR/e.jsonl" "$3"
+}
+
+@test "an exported line changed after export is reported; --strict keeps nothing of it" {
+	n=$(grep -n '"kind":"bench"' "$BATS_TEST_TMPDIR/e.jsonl" | head -1 | cut -d: -f1)
+	seq=$(sed -n "${n}p" "$BATS_TEST_TMPDIR/e.jsonl" | python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["seq"])')
+	edit_line "$n" '"time_ms":\([0-9.]*\)/"time_ms":9\1' "$BATS_TEST_TMPDIR/t2.jsonl"
+	run env KTRAJ_STORE="$B" "$KTRAJ" import "$BATS_TEST_TMPDIR/t2.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"t2.jsonl:$n: seq $seq does not hash to its \"hash\" (the line was changed after export)"* ]]
+	# imported as it reads now, every seq in its place (only that one
+	# event and the chain after it differ from the original)
+	KTRAJ_STORE="$B" "$KTRAJ" export "$R" --format jsonl >"$BATS_TEST_TMPDIR/b.jsonl"
+	python3 - "$BATS_TEST_TMPDIR/e.jsonl" "$BATS_TEST_TMPDIR/b.jsonl" "$seq" <<'PY'
+import json,sys
+a=[json.loads(l) for l in open(sys.argv[1]) if '"kind"' in l]
+b=[json.loads(l) for l in open(sys.argv[2]) if '"kind"' in l]
+s=int(sys.argv[3])
+assert [e["seq"] for e in a]==[e["seq"] for e in b]
+for x,y in zip(a,b):
+    assert (x["hash"]==y["hash"])==(x["seq"]!=s), (x["seq"],)
+    assert x["parent"]==y["parent"]
+PY
+	KTRAJ_STORE="$B" "$KTRAJ" verify
+	C="$BATS_TEST_TMPDIR/c.ktraj"
+	run env KTRAJ_STORE="$C" "$KTRAJ" import --strict "$BATS_TEST_TMPDIR/t2.jsonl"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"does not hash to its \"hash\""* ]]
+	run env KTRAJ_STORE="$C" "$KTRAJ" ls --json
+	[ -z "$output" ] || [[ "$output" != *"$R"* ]]
+}
+
+@test "an event with a negative ts is a bad line, as for append" {
+	n=$(grep -n '"kind":"bench"' "$BATS_TEST_TMPDIR/e.jsonl" | head -1 | cut -d: -f1)
+	edit_line "$n" '"ts":[0-9]*/"ts":-5' "$BATS_TEST_TMPDIR/t3.jsonl"
+	run env KTRAJ_STORE="$B" "$KTRAJ" import --json "$BATS_TEST_TMPDIR/t3.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"t3.jsonl:$n: \"ts\" -5 is before 1970 (ns since the epoch; null = unknown); not imported"* ]]
+	events=$(grep -c '"kind"' "$BATS_TEST_TMPDIR/e.jsonl")
+	[[ "$output" == *"\"added\":$((events - 1))"* ]]
+	run env KTRAJ_STORE="$B" "$KTRAJ" import --strict "$BATS_TEST_TMPDIR/t3.jsonl"
+	[ "$status" -ne 0 ]
+}
+
+@test "a line with a top-level key twice is refused, by import and append alike" {
+	H=2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881
+	printf '%s\n' \
+		'{"run":"dup","kind":"note","payload":{"text":"a"}}' \
+		'{"run":"dup","kind":"message","kind":"bench","payload":{"text":"b"}}' \
+		'{"run":"dup","kind":"note","ts":3,"ts":-5,"payload":{}}' \
+		'{"run":"dup","kind":"note","payload":{"text":"c"},"payload":{}}' \
+		"{\"blob\":\"$H\",\"text\":\"x\",\"text\":\"y\"}" \
+		'{"run":"dup","kind":"note","payload":{"text":"d"}}' >"$BATS_TEST_TMPDIR/d.jsonl"
+	run env KTRAJ_STORE="$B" "$KTRAJ" import --json "$BATS_TEST_TMPDIR/d.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'d.jsonl:2: duplicate key "kind"'* ]]
+	[[ "$output" == *'d.jsonl:3: duplicate key "ts"'* ]]
+	[[ "$output" == *'d.jsonl:4: duplicate key "payload"'* ]]
+	[[ "$output" == *'d.jsonl:5: duplicate key "text"'* ]]
+	[[ "$output" == *'"added":2'* ]]
+	run env KTRAJ_STORE="$B" "$KTRAJ" append dupapp <"$BATS_TEST_TMPDIR/d.jsonl"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'line 2: duplicate key "kind"'* ]]
+}
+
+@test "a blob text holding \\u0000 is refused with a pointer to base64" {
+	# sha256 of "a\0b"; text cut at the NUL would be "a"
+	H=$(printf 'a\0b' | sha256sum | cut -c1-64)
+	printf '%s\n' '{"run":"nul","kind":"note","payload":{"text":"a"}}' \
+		"{\"blob\":\"$H\",\"text\":\"a\\u0000b\"}" >"$BATS_TEST_TMPDIR/z.jsonl"
+	run env KTRAJ_STORE="$B" "$KTRAJ" import "$BATS_TEST_TMPDIR/z.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'z.jsonl:2: blob: "text" contains \u0000; use "base64" for binary content'* ]]
+	[[ "$output" != *"does not hash"* ]]
+	printf '%s\n' '{"run":"nul","kind":"note","payload":{"text":"a"}}' \
+		"{\"blob\":\"$H\",\"base64\":\"YQBi\"}" >"$BATS_TEST_TMPDIR/z2.jsonl"
+	run env KTRAJ_STORE="$B" "$KTRAJ" import "$BATS_TEST_TMPDIR/z2.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"z2.jsonl:2"* ]]
+	KTRAJ_STORE="$B" "$KTRAJ" verify
+}
