@@ -11,11 +11,14 @@
  * the compressed size (with a 1 MiB floor, so tiny archives of very
  * repetitive text still import); the bound is checked while a member is
  * being read, so a zip bomb stops after at most the bound has been buffered.
+ * A stream (stdin, a device, a FIFO) is bounded by max_total too: /dev/zero
+ * would otherwise fill memory.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +80,25 @@ static void st_stop(const kt_imp *imp, uint64_t t0)
 {
 	if (imp->opts->stats)
 		imp->opts->stats->store_ns += cpu_ns() - t0;
+}
+
+/* The one kt_imp of a kt_import_paths call sits in a struct drv, with what
+ * only the driver counts (kt_imp is shared with the importers). */
+struct drv {
+	kt_imp imp;
+	/* sources that could not be read at all (cannot open, cannot read,
+	 * input over the size bound): the call then ends KT_ENOTFOUND, as
+	 * for a missing path */
+	unsigned unreadable;
+	/* folder entries skipped without being read (dangling links, FIFOs,
+	 * devices, sockets) and empty folders: reported, and the call ends
+	 * KT_ENOTFOUND only when no run came of the whole call */
+	unsigned fs_skipped;
+};
+
+static struct drv *drv_of(kt_imp *imp)
+{
+	return (struct drv *)(void *)((char *)imp - offsetof(struct drv, imp));
 }
 
 /* ---- warnings -------------------------------------------------------------- */
@@ -257,18 +279,27 @@ static void vf_fill(struct kt_root *r, struct kt_vfile *v)
 	v->loaded = 1;
 }
 
+/* Reads fd to its end into *out (malloc'd, NUL after *len bytes; the
+ * caller frees it).  max > 0: KT_ELIMIT as soon as more than max bytes
+ * come, having held at most max + 2 bytes (stdin, a device or a FIFO may
+ * never end: /dev/zero).  KT_ENOMEM, KT_EIO. */
 static int read_fd_all(int fd, uint64_t max, unsigned char **out,
 		       size_t *len)
 {
 	size_t cap = 1 << 16, n = 0;
-	unsigned char *buf = malloc(cap + 1), *nb;
+	unsigned char *buf, *nb;
 	ssize_t k;
 
+	if (max && cap > max)
+		cap = (size_t)max + 1;
+	buf = malloc(cap + 1);
 	if (!buf)
 		return KT_ENOMEM;
 	for (;;) {
 		if (n == cap) {
-			cap *= 2;
+			cap = cap > SIZE_MAX / 4 ? SIZE_MAX / 2 : cap * 2;
+			if (max && cap > max)
+				cap = (size_t)max + 1;
 			nb = realloc(buf, cap + 1);
 			if (!nb) {
 				free(buf);
@@ -295,6 +326,25 @@ static int read_fd_all(int fd, uint64_t max, unsigned char **out,
 	*out = buf;
 	*len = n;
 	return 0;
+}
+
+/* The bound on a stream input (stdin, a device, a FIFO): the archive
+ * expansion bound, bytes (--max-size). */
+static uint64_t input_max(const kt_imp *imp)
+{
+	return imp->opts->max_total ? imp->opts->max_total :
+		KT_IMPORT_MAX_TOTAL;
+}
+
+/* the line for a read_fd_all failure of the input at where */
+static void warn_unreadable(kt_imp *imp, const char *where, int rc)
+{
+	if (rc == KT_ELIMIT)
+		drv_warn(imp, where,
+			 "input larger than %llu bytes (limit: --max-size): not imported",
+			 (unsigned long long)input_max(imp));
+	else
+		drv_warn(imp, where, "cannot read: %s", kt_strerror(rc));
 }
 
 static int vf_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
@@ -337,9 +387,12 @@ static int vf_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 		size_t want = (size_t)st.st_size, got = 0;
 		ssize_t k;
 
-		v->data = malloc(want + 1);
+		v->data = want < SIZE_MAX ? malloc(want + 1) : NULL;
 		if (!v->data) {
 			close(fd);
+			drv_warn(imp, v->display, "cannot read: %s (%llu bytes)",
+				 kt_strerror(KT_ENOMEM),
+				 (unsigned long long)st.st_size);
 			return KT_ENOMEM;
 		}
 		while (got < want) {
@@ -354,11 +407,11 @@ static int vf_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 		v->len = got;
 		rc = 0;
 	} else {
-		rc = read_fd_all(fd, 0, &v->data, &v->len);
+		rc = read_fd_all(fd, input_max(imp), &v->data, &v->len);
 	}
 	close(fd);
 	if (rc) {
-		drv_warn(imp, v->display, "cannot read: %s", kt_strerror(rc));
+		warn_unreadable(imp, v->display, rc);
 		return rc;
 	}
 	vf_fill(r, v);
@@ -405,8 +458,29 @@ static int walk(kt_imp *imp, struct kt_root *r, const char *fsdir,
 		if (lstat(fp, &st) == 0 && S_ISDIR(st.st_mode)) {
 			rc = walk(imp, r, fp, rp, NULL, depth + 1,
 				  listed_only);
-		} else if (stat(fp, &st) == 0 && S_ISREG(st.st_mode) &&
-			   !root_find(r, rp)) {
+		} else if (stat(fp, &st) != 0 || !S_ISREG(st.st_mode)) {
+			/* never opened: a FIFO could block, a device never
+			 * end; said, so that nothing goes missing unnoticed */
+			if (imp) {
+				struct stat ls;
+				int e = stat(fp, &st) == 0 ? 0 : errno;
+
+				if (lstat(fp, &ls) != 0)
+					drv_warn(imp, fp, "skipped: %s",
+						 strerror(errno));
+				else if (S_ISLNK(ls.st_mode) && e == ENOENT)
+					drv_warn(imp, fp, "skipped: dangling link");
+				else if (e)
+					drv_warn(imp, fp, "skipped: %s",
+						 strerror(e));
+				else if (S_ISDIR(st.st_mode))
+					drv_warn(imp, fp, "skipped: link to a folder (not followed)");
+				else
+					drv_warn(imp, fp,
+						 "skipped: not a regular file");
+				drv_of(imp)->fs_skipped++;
+			}
+		} else if (!root_find(r, rp)) {
 			struct kt_vfile *v = root_add(r, rp);
 
 			if (!v) {
@@ -1585,10 +1659,17 @@ static int peek_archive(const char *fspath)
 {
 	unsigned char b[512];
 	int fd = open(fspath, O_RDONLY | O_CLOEXEC);
+	struct stat st;
 	ssize_t n;
 
 	if (fd < 0)
 		return 0;
+	/* a FIFO or a device is read once, whole (vf_load): a peek would
+	 * eat its first bytes */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
 	n = read(fd, b, sizeof(b));
 	close(fd);
 	return n > 0 && is_archive(b, (size_t)n);
@@ -1621,10 +1702,13 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 		}
 		if (!v->loaded && vf_load(imp, r, v)) {
 			v->done = 1;
+			drv_of(imp)->unreadable++;
 			continue;
 		}
+		/* (a regular file that is an archive was peeked above) */
 		if (is_archive(v->data, v->len) && (v->member ||
-						    r->kind == KT_ROOT_STDIN)) {
+						    r->kind == KT_ROOT_STDIN ||
+						    r->kind == KT_ROOT_FILE)) {
 			v->done = 1;
 			imp->depth++;
 			rc = process_archive(imp, v->display, NULL, v->data,
@@ -1669,6 +1753,7 @@ static int build_root(kt_imp *imp, const char *path, struct kt_root **out)
 	struct stat st;
 	struct kt_root *r = NULL;
 	struct kt_vfile *v;
+	unsigned skipped;
 	int rc;
 
 	*out = NULL;
@@ -1678,13 +1763,13 @@ static int build_root(kt_imp *imp, const char *path, struct kt_root **out)
 			root_free(r);
 			return KT_ENOMEM;
 		}
-		rc = read_fd_all(0, imp->opts->max_total ? imp->opts->max_total :
-				 KT_IMPORT_MAX_TOTAL, &v->data, &v->len);
+		rc = read_fd_all(0, input_max(imp), &v->data, &v->len);
 		if (rc) {
-			drv_warn(imp, "-", "cannot read stdin: %s",
-				 kt_strerror(rc));
+			warn_unreadable(imp, "-", rc);
+			drv_of(imp)->unreadable++;
 			root_free(r);
-			return rc;
+			/* counted: the other paths still import */
+			return 0;
 		}
 		v->size = v->len;
 		vf_fill(r, v);
@@ -1702,10 +1787,16 @@ static int build_root(kt_imp *imp, const char *path, struct kt_root **out)
 			return KT_ENOMEM;
 		r->dir = xstrdup(path);
 		r->abs = realpath(path, NULL);
+		skipped = drv_of(imp)->fs_skipped;
 		rc = walk(imp, r, path, "", NULL, 0, 0);
 		if (rc) {
 			root_free(r);
 			return rc;
+		}
+		/* (a folder of skipped entries only said so per entry) */
+		if (!r->n && skipped == drv_of(imp)->fs_skipped) {
+			drv_warn(imp, path, "no files");
+			drv_of(imp)->fs_skipped++;
 		}
 	} else {
 		const char *slash = strrchr(path, '/');
@@ -1732,62 +1823,67 @@ static int build_root(kt_imp *imp, const char *path, struct kt_root **out)
 int kt_import_paths(kt_store *s, char *const *paths, int npaths,
 		    const kt_import_opts *opts)
 {
-	kt_imp imp;
+	struct drv d;
 	struct kt_root **roots;
 	int i, rc = 0, rc2;
 	size_t k;
 	uint64_t t_all = opts->stats ? cpu_ns() : 0, t0;
 
-	memset(&imp, 0, sizeof(imp));
-	imp.s = s;
-	imp.opts = opts;
+	memset(&d, 0, sizeof(d));
+	d.imp.s = s;
+	d.imp.opts = opts;
 	roots = calloc((size_t)npaths + 1, sizeof(*roots));
 	if (!roots)
 		return KT_ENOMEM;
 	for (i = 0; i < npaths; i++) {
-		rc2 = build_root(&imp, paths[i], &roots[i]);
+		rc2 = build_root(&d.imp, paths[i], &roots[i]);
 		if (rc2 && !rc)
 			rc = rc2;
 		if (roots[i])
 			for (k = 0; k < roots[i]->n; k++)
-				imp.bytes_total += roots[i]->v[k]->size;
+				d.imp.bytes_total += roots[i]->v[k]->size;
 	}
-	for (i = 0; i < npaths && !STOPPED(&imp); i++) {
+	for (i = 0; i < npaths && !STOPPED(&d.imp); i++) {
 		if (!roots[i])
 			continue;
-		rc2 = process_root(&imp, roots[i]);
+		rc2 = process_root(&d.imp, roots[i]);
 		if (rc2 && !rc)
 			rc = rc2;
 		if (rc2 && opts->strict)
 			break;
 	}
-	t0 = st_start(&imp);
+	t0 = st_start(&d.imp);
 	rc2 = kt_store_sync(s);
-	st_stop(&imp, t0);
+	st_stop(&d.imp, t0);
 	if (rc2 && !rc)
 		rc = rc2;
-	for (k = 0; k < imp.nreps; k++)
+	/* a source that could not be read fails the call like a missing
+	 * path (the others are imported); skipped folder entries and empty
+	 * folders only when nothing at all came of the paths */
+	if (!rc && (d.unreadable || (d.fs_skipped && !d.imp.nreps)))
+		rc = KT_ENOTFOUND;
+	for (k = 0; k < d.imp.nreps; k++)
 		if (opts->on_run)
-			opts->on_run(imp.reps[k].id, imp.reps[k].name,
-				     imp.reps[k].format, imp.reps[k].events,
-				     imp.reps[k].added, opts->arg);
+			opts->on_run(d.imp.reps[k].id, d.imp.reps[k].name,
+				     d.imp.reps[k].format, d.imp.reps[k].events,
+				     d.imp.reps[k].added, opts->arg);
 	for (i = 0; i < npaths; i++)
 		root_free(roots[i]);
 	free(roots);
-	reps_free(imp.reps, imp.nreps);
-	free(imp.pend);
-	free(imp.actors);
-	for (k = 0; k < imp.nintern; k++)
-		free(imp.intern[k]);
-	free(imp.intern);
-	kt_ws_reset(&imp.ws);
-	free(imp.ws.e);
-	if (imp.red)
-		kt_redactor_free(imp.red);
-	free(imp.run_name);
-	free(imp.run_format);
-	free(imp.new_meta);
-	free(imp.pbuf.p);
+	reps_free(d.imp.reps, d.imp.nreps);
+	free(d.imp.pend);
+	free(d.imp.actors);
+	for (k = 0; k < d.imp.nintern; k++)
+		free(d.imp.intern[k]);
+	free(d.imp.intern);
+	kt_ws_reset(&d.imp.ws);
+	free(d.imp.ws.e);
+	if (d.imp.red)
+		kt_redactor_free(d.imp.red);
+	free(d.imp.run_name);
+	free(d.imp.run_format);
+	free(d.imp.new_meta);
+	free(d.imp.pbuf.p);
 	if (opts->stats)
 		opts->stats->total_ns += cpu_ns() - t_all;
 	return rc;

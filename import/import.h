@@ -288,7 +288,13 @@ typedef struct kt_import_stats {
 
 /* Import every path ("-" = stdin).  Returns 0 when all sources imported
  * (with warnings), KT_EPARSE under --strict after the first problem,
- * KT_ELIMIT on an archive bound, or another KT_E* code. */
+ * KT_ELIMIT on an archive bound, KT_ENOTFOUND (after importing the rest)
+ * when a path is missing or a source could not be read at all (cannot
+ * open, cannot read, a stream - stdin, a device, a FIFO - longer than
+ * max_total bytes), or when nothing came of the paths but skipped folder
+ * entries (dangling links, FIFOs, devices) and empty folders (each is
+ * reported through on_warn as "path: skipped: why" / "path: no files"),
+ * or another KT_E* code. */
 int kt_import_paths(kt_store *s, char *const *paths, int npaths,
 		    const kt_import_opts *opts);
 
