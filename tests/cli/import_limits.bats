@@ -1,0 +1,98 @@
+#!/usr/bin/env bats
+# `ktraj import`: streams (stdin, devices, FIFOs) are bounded by --max-size;
+# a source that cannot be read at all exits 1 while the others import;
+# skipped folder entries and empty folders are reported on stderr.
+# Streams in these tests are finite (head -c): never an unbounded read.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	FIX="$BATS_TEST_DIRNAME/../data/import/claude"
+}
+
+@test "stdin longer than --max-size fails that source with a clear line, exit 1" {
+	run --separate-stderr bash -c "head -c 300000 /dev/zero | '$KTRAJ' import --max-size 100000 -"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"ktraj: import: -: input larger than 100000 bytes"*"--max-size"* ]]
+	[ -z "$output" ]
+	# within the bound, stdin is read and imported
+	run --separate-stderr bash -c "'$KTRAJ' import --max-size 100000 - <'$FIX/s2x.jsonl'"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"claude_code"* ]]
+}
+
+@test "a FIFO longer than --max-size fails; the other path still imports" {
+	mkfifo "$BATS_TEST_TMPDIR/p"
+	head -c 300000 /dev/zero >"$BATS_TEST_TMPDIR/p" &
+	run --separate-stderr "$KTRAJ" import --max-size 100000 \
+		--format claude_code "$BATS_TEST_TMPDIR/p" "$FIX/s2x.jsonl"
+	wait
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"/p: input larger than 100000 bytes"* ]]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == *"claude_code"*"Kernel speedup session" ]]
+	run "$KTRAJ" verify
+	[ "$status" -eq 0 ]
+}
+
+@test "a FIFO within the bound is imported whole (not peeked)" {
+	mkfifo "$BATS_TEST_TMPDIR/p"
+	cat "$FIX/s2x.jsonl" >"$BATS_TEST_TMPDIR/p" &
+	run --separate-stderr "$KTRAJ" import --json "$BATS_TEST_TMPDIR/p"
+	wait
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"format":"claude_code"'* ]]
+	[[ "$output" != *'"events":0'* ]]
+}
+
+@test "an unreadable file exits 1 like a missing path; the others import" {
+	[ "$(id -u)" -ne 0 ] || skip "root reads any file"
+	cp "$FIX/s2x.jsonl" "$BATS_TEST_TMPDIR/locked.jsonl"
+	chmod 000 "$BATS_TEST_TMPDIR/locked.jsonl"
+	run --separate-stderr "$KTRAJ" import "$BATS_TEST_TMPDIR/locked.jsonl" "$FIX/s2x.jsonl"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"locked.jsonl: cannot open: Permission denied"* ]]
+	[ "${#lines[@]}" -eq 1 ]
+	run --separate-stderr "$KTRAJ" import "$BATS_TEST_TMPDIR/nope.jsonl" "$FIX/s2x.jsonl"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "malformed lines in a readable file still exit 0" {
+	run --separate-stderr "$KTRAJ" import "$FIX/malformed.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"malformed.jsonl:"[0-9]* ]]
+}
+
+@test "an empty folder says 'no files' and exits 1" {
+	mkdir "$BATS_TEST_TMPDIR/empty"
+	run --separate-stderr "$KTRAJ" import "$BATS_TEST_TMPDIR/empty"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"ktraj: import: $BATS_TEST_TMPDIR/empty: no files"* ]]
+	# next to a path that imports, the exit status stays 0
+	run --separate-stderr "$KTRAJ" import "$BATS_TEST_TMPDIR/empty" "$FIX/s2x.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"empty: no files"* ]]
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "dangling links and FIFOs in a folder are reported as skipped" {
+	D="$BATS_TEST_TMPDIR/d"
+	mkdir "$D"
+	cp "$FIX/s2x.jsonl" "$D/"
+	ln -s "$BATS_TEST_TMPDIR/gone" "$D/dangling.jsonl"
+	mkfifo "$D/fifo.jsonl"
+	run --separate-stderr "$KTRAJ" import "$D"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"$D/dangling.jsonl: skipped: dangling link"* ]]
+	[[ "$stderr" == *"$D/fifo.jsonl: skipped: not a regular file"* ]]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == *"claude_code"* ]]
+	# only skipped entries: nothing imported, exit 1, no 'no files' line
+	rm "$D/s2x.jsonl"
+	run --separate-stderr "$KTRAJ" import "$D"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"dangling link"* ]]
+	[[ "$stderr" != *"no files"* ]]
+}
