@@ -6,6 +6,7 @@
  */
 #include "testutil.h"
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <archive.h>
 #include <archive_entry.h>
 #include "../../import/import.h"
@@ -411,6 +412,68 @@ static void test_strict_and_missing(void **state)
 	assert_int_equal(kt_store_verify(f->s, NULL, NULL, NULL), 0);
 }
 
+/* A stream beyond max_total fails that source (KT_ENOTFOUND, as a missing
+ * path); skipped folder entries and empty folders are reported.  The
+ * stream is a finite file on fd 0 (never /dev/zero: a regression would
+ * read without end). */
+static void test_stream_bound_and_skips(void **state)
+{
+	struct fx *f = *state;
+	struct res r;
+	kt_import_opts o;
+	char path[4300], link[4400], fifo[4400];
+	char *buf = calloc(1, 300000);
+	int fd, saved;
+	size_t len;
+	FILE *fp;
+
+	assert_non_null(buf);
+	snprintf(path, sizeof(path), "%s/zeros", f->dir);
+	fp = fopen(path, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(buf, 1, 300000, fp), 300000);
+	fclose(fp);
+	free(buf);
+	saved = dup(0);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0 && saved >= 0);
+	dup2(fd, 0);
+	close(fd);
+	memset(&o, 0, sizeof(o));
+	o.max_total = 100000;
+	assert_int_equal(import_opts(f->s, "-", &o, &r), KT_ENOTFOUND);
+	dup2(saved, 0);
+	close(saved);
+	assert_int_equal(r.nrun, 0);
+	assert_non_null(strstr(r.warn, "-: input larger than 100000 bytes"));
+	/* an empty folder */
+	snprintf(path, sizeof(path), "%s/empty", f->dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(import1(f->s, path, &r), KT_ENOTFOUND);
+	assert_non_null(strstr(r.warn, "empty: no files"));
+	/* a dangling link and a FIFO beside a session: reported, imported */
+	snprintf(link, sizeof(link), "%s/gone.jsonl", path);
+	assert_int_equal(symlink("/nonexistent/x.jsonl", link), 0);
+	snprintf(fifo, sizeof(fifo), "%s/fifo.jsonl", path);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(import1(f->s, path, &r), KT_ENOTFOUND);
+	assert_int_equal(r.nrun, 0);
+	assert_null(strstr(r.warn, "no files"));
+	buf = tu_slurp(FX "s2x.jsonl", &len);
+	assert_non_null(buf);
+	snprintf(link, sizeof(link), "%s/s2x.jsonl", path);
+	fp = fopen(link, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(buf, 1, len, fp), len);
+	fclose(fp);
+	free(buf);
+	assert_int_equal(import1(f->s, path, &r), 0);
+	assert_int_equal(r.nrun, 1);
+	assert_non_null(strstr(r.warn, "gone.jsonl: skipped: dangling link"));
+	assert_non_null(strstr(r.warn, "fifo.jsonl: skipped: not a regular file"));
+	assert_int_equal(kt_store_verify(f->s, NULL, NULL, NULL), 0);
+}
+
 /* another file with the same identity must not be spliced onto a run */
 static void test_same_identity_other_source(void **state)
 {
@@ -474,6 +537,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bomb_ratio, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stdin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_bound_and_skips,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_strict_and_missing, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_same_identity_other_source,
