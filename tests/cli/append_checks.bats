@@ -64,3 +64,17 @@ assert [x["name"] for x in r]==["ünï run 1"], r'
 	run "$KTRAJ" ls --json
 	[ -z "$output" ]
 }
+
+@test "append NAME: a short hex name that prefixes an imported run's id is refused, never appended to that run" {
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl" >/dev/null
+	id=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	n=$("$KTRAJ" log "$id" --json | wc -l)
+	run --separate-stderr "$KTRAJ" append "${id:0:4}" <<<'{"kind":"note","payload":{"text":"x"}}'
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == "ktraj: append: '${id:0:4}' is a prefix of run $id's id, not a run name"* ]]
+	[ "$("$KTRAJ" log "$id" --json | wc -l)" -eq "$n" ]
+	# by its full id or its exact name the run takes the event
+	run "$KTRAJ" append "$id" <<<'{"kind":"note","payload":{"text":"x"}}'
+	[ "$status" -eq 0 ]
+	[ "$("$KTRAJ" log "$id" --json | wc -l)" -eq $((n + 1)) ]
+}
