@@ -2659,6 +2659,102 @@ static int is_python(const char *b)
 	return !strncmp(b, "python", 6) || !strncmp(b, "pypy", 4);
 }
 
+/*
+ * Tools that write files they reach rather than name: archive extraction
+ * (tar x, unzip, 7z x) and rsync make every known file under the cwd (or
+ * tar's -C folder) unknown; awk -i inplace, truncate and dd of= make the
+ * files they are given unknown.  1 when c was one of them.
+ */
+static int unpack_like(struct ctx *x, const struct scmd *c, size_t a,
+		       const char *b)
+{
+	size_t i;
+
+	if (!strcmp(b, "tar") || !strcmp(b, "bsdtar")) {
+		const struct word *dir = NULL;
+		int ext = 0;
+
+		for (i = a + 1; i < c->nw; i++) {
+			const char *v = c->w[i].v;
+
+			if (!strcmp(v, "-C") && i + 1 < c->nw)
+				dir = &c->w[++i];
+			else if (!strncmp(v, "--directory=", 12))
+				; /* rare: widened below to the cwd */
+			else if (!strcmp(v, "--extract") || !strcmp(v, "--get"))
+				ext = 1;
+			else if (i == a + 1 && v[0] != '-' && strchr(v, 'x'))
+				ext = 1; /* tar xzf a.tgz */
+			else if (v[0] == '-' && v[1] != '-' && strchr(v, 'x'))
+				ext = 1; /* tar -xzf a.tgz */
+		}
+		if (ext) {
+			if (dir)
+				unknown_operand(x, dir, 1);
+			else
+				wide_under(x, NULL);
+		}
+		return 1;
+	}
+	if (!strcmp(b, "unzip") || !strcmp(b, "rsync") ||
+	    (!strcmp(b, "7z") && a + 1 < c->nw &&
+	     (!strcmp(c->w[a + 1].v, "x") || !strcmp(c->w[a + 1].v, "e")))) {
+		wide_under(x, NULL);
+		return 1;
+	}
+	if (!strcmp(b, "awk") || !strcmp(b, "gawk")) {
+		int inplace = 0;
+		size_t prog = 0;
+
+		for (i = a + 1; i < c->nw; i++) {
+			const char *v = c->w[i].v;
+
+			if ((!strcmp(v, "-i") || !strcmp(v, "--include")) &&
+			    i + 1 < c->nw &&
+			    !strcmp(c->w[i + 1].v, "inplace")) {
+				inplace = 1;
+				i++;
+			} else if (!strcmp(v, "-iinplace") ||
+				   !strcmp(v, "--include=inplace")) {
+				inplace = 1;
+			} else if (!strcmp(v, "-f") || !strcmp(v, "-v") ||
+				   !strcmp(v, "-F")) {
+				if (!strcmp(v, "-f"))
+					prog = i + 1; /* the program file */
+				i++;
+			} else if (v[0] != '-' && !prog) {
+				prog = i; /* the program text */
+			} else if (v[0] != '-' && inplace && i != prog) {
+				unknown_operand(x, &c->w[i], 0);
+			}
+		}
+		return 1;
+	}
+	if (!strcmp(b, "truncate")) {
+		for (i = a + 1; i < c->nw; i++) {
+			const char *v = c->w[i].v;
+
+			if (!strcmp(v, "-s") || !strcmp(v, "-r"))
+				i++;
+			else if (v[0] != '-')
+				unknown_operand(x, &c->w[i], 0);
+		}
+		return 1;
+	}
+	if (!strcmp(b, "dd")) {
+		for (i = a + 1; i < c->nw; i++)
+			if (!strncmp(c->w[i].v, "of=", 3)) {
+				struct word w = c->w[i];
+
+				w.v += 3;
+				w.n -= 3;
+				unknown_operand(x, &w, 0);
+			}
+		return 1;
+	}
+	return 0;
+}
+
 /* Commands that change files they do not name (a command that may have
  * run: reached and not known to have failed). */
 static void wide_ops(struct ctx *x, const struct scmd *c, size_t a,
@@ -2715,6 +2811,8 @@ static void wide_ops(struct ctx *x, const struct scmd *c, size_t a,
 		find_xargs_cmd(x, c, a, b[0] == 'f');
 		return;
 	}
+	if (unpack_like(x, c, a, b))
+		return;
 	/* a script run by its interpreter or by path: fix_all.sh */
 	if (!strcmp(b, "bash") || !strcmp(b, "sh") || !strcmp(b, "zsh") ||
 	    !strcmp(b, "node") || !strcmp(b, "ruby") || !strcmp(b, "perl")) {

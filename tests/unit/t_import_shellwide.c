@@ -197,10 +197,33 @@ static void t_loops_and_tools(void **st)
 	ops_are("ruff format", "/w", 1, "D:/w");
 }
 
+/* tools that write what they reach: archives, rsync, in-place awk,
+ * truncate, dd of= */
+static void t_unpack(void **st)
+{
+	(void)st;
+	ops_are("tar xf src.tar", "/w", 1, "D:/w");
+	ops_are("tar -xzf src.tgz -C build", "/w", 1, "D:/w/build");
+	ops_are("tar --extract -f a.tar", "/w", 1, "D:/w");
+	ops_are("unzip -o src.zip", "/w", 1, "D:/w");
+	ops_are("rsync -a /backup/ .", "/w", 1, "D:/w");
+	ops_are("7z x a.7z", "/w", 1, "D:/w");
+	ops_are("awk -i inplace '{print}' k.h", "/w", 1, "U:/w/k.h");
+	ops_are("truncate -s 0 a.cu", "/w", 1, "U:/w/a.cu");
+	ops_are("dd if=/dev/zero of=a.cu bs=1 count=1", "/w", 1, "U:/w/a.cu");
+	/* creating or listing an archive, plain awk: nothing changes */
+	ops_are("tar czf out.tgz src", "/w", 1, "");
+	ops_are("tar -tf a.tar", "/w", 1, "");
+	ops_are("awk '{print $1}' k.h", "/w", 1, "");
+	/* failed, not shown where: it may have extracted part */
+	ops_are("unzip -o src.zip", "/w", 0, "D:/w");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_scripts),
+		cmocka_unit_test(t_unpack),
 		cmocka_unit_test(t_sed_globs_vars),
 		cmocka_unit_test(t_patch),
 		cmocka_unit_test(t_diff_targets),
