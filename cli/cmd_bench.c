@@ -38,7 +38,7 @@ static const char usage[] =
 	"range a-b or name glob, comma-separated.  Arguments after -- go to the\n"
 	"harness as they are (e.g. --budget-ms 400).  With --record RUN the compile\n"
 	"and every scenario's result are appended to run RUN (an existing run's\n"
-	"id, unique prefix or name; else a new run named RUN, identity\n"
+	"full id or name, not an id prefix; else a new run named RUN, identity\n"
 	"\"bench:RUN\"); the candidate source is stored as a blob.  --json prints\n"
 	"one object per scenario with scenario, status, correct, time_ms, speedup,\n"
 	"tflops and the environment fingerprint.  Without a CUDA device the\n"

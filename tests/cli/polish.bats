@@ -46,7 +46,7 @@ note() {
 
 # ---- append / bench --record: the run NAME resolves to ------------------------
 
-@test "append NAME appends to the run NAME names (imported run, id prefix), creates only when none" {
+@test "append NAME appends to the run NAME names (imported run, full id; an id prefix is refused), creates only when none" {
 	mkdir -p "$BATS_TEST_TMPDIR/src"
 	cp "$ED" "$BATS_TEST_TMPDIR/src/e.jsonl"
 	"$KTRAJ" import "$BATS_TEST_TMPDIR/src/e.jsonl" >/dev/null 2>&1
@@ -56,15 +56,17 @@ note() {
 	run "$KTRAJ" append e <<<"$(note 'by name')"
 	[ "$status" -eq 0 ]
 	[[ "$output" == "1 events appended to e (run $id, $((n + 1)) events)" ]]
-	# by unique id prefix and by full id
-	note 'by prefix' | "$KTRAJ" append "${id:0:8}" >/dev/null
+	# an id prefix is not a name: refused, nothing written (a short name
+	# like "beef" must not land in an imported run); the full id adds
+	run "$KTRAJ" append "${id:0:8}" <<<"$(note 'by prefix')"
+	[ "$status" -eq 2 ]
 	note 'by id' | "$KTRAJ" append "$id" >/dev/null
 	[ "$("$KTRAJ" ls --json | wc -l)" -eq 1 ]
 	run "$KTRAJ" log e --json
-	[ "${#lines[@]}" -eq $((n + 3)) ]
-	[[ "${lines[$((n + 2))]}" == *'"kind":"note"'* ]]
+	[ "${#lines[@]}" -eq $((n + 2)) ]
+	[[ "${lines[$((n + 1))]}" == *'"kind":"note"'* ]]
 	run "$KTRAJ" show e $((n + 2)) --json
-	[[ "$output" == *'"text":"by prefix"'* ]]
+	[[ "$output" == *'"text":"by id"'* ]]
 	# nothing matches: a new run of identity append:NAME
 	note 'new' | "$KTRAJ" append fresh >/dev/null
 	want=$(printf 'append:fresh' | sha256sum | cut -c1-32)
