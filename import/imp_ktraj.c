@@ -479,7 +479,20 @@ static int blob_fast(const char *line, size_t len, kt_jsonl_rec *r,
 		if (p >= end || *p != ':')
 			goto out;
 		p = fb_ws(p + 1, end, &odd);
-		if (p < end && *p == '"') {
+		if (p < end && *p == '"' && !first &&
+		    (size_t)(ke - k) == 4 && !memcmp(k, "text", 4)) {
+			/* the file text, most of the line: decoded straight
+			 * into the buffer r keeps (keys are unique here) */
+			f.text_own = malloc((size_t)(end - p) + 1);
+			if (!f.text_own) {
+				rc = KT_ENOMEM;
+				goto out;
+			}
+			p++;
+			if (fb_str(&p, end, f.text_own, &vl))
+				goto out;
+			v = f.text_own;
+		} else if (p < end && *p == '"') {
 			p++;
 			if (fb_str(&p, end, o, &vl))
 				goto out;
@@ -520,16 +533,8 @@ static int blob_fast(const char *line, size_t len, kt_jsonl_rec *r,
 	p = fb_ws(p + 1, end, &odd);
 	if (odd || p != end)
 		goto out;
-	/* text is decoded in buf; hand r a buffer of its own for it and
-	 * keep buf (blob, path) as the record's strings */
-	if (f.text) {
-		f.text_own = malloc(f.text_len + 1);
-		if (!f.text_own) {
-			rc = KT_ENOMEM;
-			goto out;
-		}
-		memcpy(f.text_own, f.text, f.text_len + 1);
-	}
+	/* r keeps buf (blob, path) as its strings; blob_finish takes the
+	 * text's own buffer */
 	r->own = buf;
 	buf = NULL;
 	rc = blob_finish(r, &f, err, errlen);
