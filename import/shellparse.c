@@ -2662,7 +2662,7 @@ static int is_python(const char *b)
 /*
  * Tools that write files they reach rather than name: archive extraction
  * (tar x, unzip, 7z x) and rsync make every known file under the cwd (or
- * tar's -C folder) unknown; awk -i inplace, truncate and dd of= make the
+ * tar's -C folder; --directory=DIR is not read: the cwd) unknown; awk -i inplace, truncate and dd of= make the
  * files they are given unknown.  1 when c was one of them.
  */
 static int unpack_like(struct ctx *x, const struct scmd *c, size_t a,
@@ -2679,8 +2679,6 @@ static int unpack_like(struct ctx *x, const struct scmd *c, size_t a,
 
 			if (!strcmp(v, "-C") && i + 1 < c->nw)
 				dir = &c->w[++i];
-			else if (!strncmp(v, "--directory=", 12))
-				; /* rare: widened below to the cwd */
 			else if (!strcmp(v, "--extract") || !strcmp(v, "--get"))
 				ext = 1;
 			else if (i == a + 1 && v[0] != '-' && strchr(v, 'x'))
