@@ -9,6 +9,18 @@ setup() {
 	S2X="$BATS_TEST_DIRNAME/../data/import/claude/s2x.jsonl"
 }
 
+# as=(...): the prefix that runs a command without root's rights (root
+# reads and writes anything): setpriv to nobody, or nothing for a user;
+# skips the test when that cannot be done
+unprivileged() {
+	as=()
+	if [ "$(id -u)" -eq 0 ]; then
+		command -v setpriv >/dev/null || skip "root and no setpriv"
+		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+		"${as[@]}" test -x "$KTRAJ" || skip "nobody cannot run $KTRAJ"
+	fi
+}
+
 @test "import --format F of a file F cannot read: no empty run, one warning, exit 0" {
 	run --separate-stderr "$KTRAJ" import --format codex "$S2X"
 	[ "$status" -eq 0 ]
@@ -31,13 +43,10 @@ setup() {
 }
 
 @test "import DIR: an unreadable subfolder is one line 'DIR/sub: cannot read: ...', the rest imports, exit 0" {
-	as=()
+	unprivileged
 	if [ "$(id -u)" -eq 0 ]; then
 		# root reads a mode 000 folder anyway: run as nobody, in a
 		# folder nobody can reach (bats' own is private)
-		command -v setpriv >/dev/null || skip "root and no setpriv"
-		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-		"${as[@]}" test -x "$KTRAJ" || skip "nobody cannot run $KTRAJ"
 		W=$(mktemp -d /tmp/ktraj-fu.XXXXXX)
 		chmod 777 "$W"
 		export KTRAJ_STORE="$W/s.ktraj"
@@ -115,12 +124,7 @@ assert o["prov"]["src"]==sys.argv[2] and o["prov"]["line"]==0, o' "$output" "$sh
 }
 
 @test "a store that cannot be written: import and append fail with one line, exit 1; reads still work" {
-	as=()
-	if [ "$(id -u)" -eq 0 ]; then
-		command -v setpriv >/dev/null || skip "root and no setpriv"
-		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-		"${as[@]}" test -x "$KTRAJ" || skip "nobody cannot run $KTRAJ"
-	fi
+	unprivileged
 	W=$(mktemp -d /tmp/ktraj-ro.XXXXXX)
 	chmod 755 "$W"
 	export KTRAJ_STORE="$W/s.ktraj"
