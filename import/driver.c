@@ -1204,10 +1204,16 @@ const char *kt_imp_run_id(const kt_imp *imp)
 	return imp->in_run ? imp->run_id : NULL;
 }
 
-/* JSON string body escaping into buf; returns bytes written (buf is big). */
+/* JSON string body escaping into buf; returns bytes written (buf is big).
+ * cJSON_PrintUnformatted's escapes (cJSON.c print_string_ptr; jsonprint.c),
+ * so prov_json is canonical as printed (KT_EV_PROV_CANONICAL). */
 static size_t json_esc(char *out, const char *s)
 {
 	static const char hx[] = "0123456789abcdef";
+	static const char short_esc[0x20] = {
+		['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r',
+		['\t'] = 't',
+	};
 	size_t n = 0;
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -1215,6 +1221,9 @@ static size_t json_esc(char *out, const char *s)
 		if (*p == '"' || *p == '\\') {
 			out[n++] = '\\';
 			out[n++] = (char)*p;
+		} else if (*p < 0x20 && short_esc[*p]) {
+			out[n++] = '\\';
+			out[n++] = short_esc[*p];
 		} else if (*p < 0x20) {
 			out[n++] = '\\';
 			out[n++] = 'u';
@@ -1364,6 +1373,8 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 	e.payload = pj;
 	e.payload_len = imp->pbuf.n;
 	e.flags = KT_EV_CANONICAL; /* pj is cJSON's print: skip a reparse */
+	if (!ev->prov_json) /* printed by prov_json(), cJSON's way too */
+		e.flags |= KT_EV_PROV_CANONICAL;
 	if ((rc = run_create(imp)))
 		goto out;
 	t0 = st_start(imp);

@@ -24,9 +24,11 @@
  * the failure.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <openssl/evp.h>
@@ -116,12 +118,25 @@ int kt_unhex(const char *hex, unsigned char *bin, size_t n)
 	return hex[2 * n] ? KT_EINVAL : KT_OK;
 }
 
+static EVP_MD *sha256_md;
+
+static void sha256_fetch(void)
+{
+	sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
 void kt_sha256(const void *data, size_t len, unsigned char out[KT_HASH_LEN])
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	unsigned int n = KT_HASH_LEN;
 
-	/* EVP_Digest uses SHA-NI when present (storage_style.md §4) */
-	if (!EVP_Digest(data, len, out, &n, EVP_sha256(), NULL))
+	/* EVP_Digest uses SHA-NI when present (storage_style.md §4).  The
+	 * digest fetched once: EVP_sha256() makes every call look it up in
+	 * the provider store (a lock and a search: ~2 % of an import, which
+	 * hashes once per event and blob).  Kept for the process's life. */
+	pthread_once(&once, sha256_fetch);
+	if (!EVP_Digest(data, len, out, &n,
+			sha256_md ? sha256_md : EVP_sha256(), NULL))
 		memset(out, 0, KT_HASH_LEN);
 }
 
@@ -209,6 +224,35 @@ int kt_buf_reserve(struct kt_buf *b, size_t n)
 	b->p = p;
 	b->cap = cap;
 	return 0;
+}
+
+int kt_big_init(struct kt_big *b, size_t cap)
+{
+	const size_t huge = (size_t)2 << 20;
+	size_t len = (cap + 2 * huge - 1) & ~(huge - 1);
+	unsigned char *m;
+
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return KT_ENOMEM;
+	b->map = m;
+	b->maplen = len;
+	/* huge pages need 2 MiB alignment; the mapping has room for it */
+	b->p = (unsigned char *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
+#ifdef MADV_HUGEPAGE
+	(void)madvise(b->p, (cap + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);
+#endif
+	b->len = 0;
+	b->cap = cap;
+	return 0;
+}
+
+void kt_big_free(struct kt_big *b)
+{
+	if (b->map)
+		munmap(b->map, b->maplen);
+	memset(b, 0, sizeof(*b));
 }
 
 int kt_run_bin(kt_store *s, const char *id, unsigned char bin[KT_RUN_BIN])
@@ -522,8 +566,11 @@ int kt_store_close(kt_store *s)
 	kt_dblk_free(&s->rblk);
 	free(s->vbuf.p);
 	free(s->zbuf.p);
-	free(s->samples.p);
+	kt_big_free(&s->samples);
 	free(s->sample_len);
+	kt_defer_drop(s);
+	kt_big_free(&s->dfr);
+	free(s->dfb);
 	kt_bc_free(s);
 	free(s->evbuf.p);
 	free(s->tmp.p);
@@ -688,6 +735,7 @@ out:
 		s->wtxn = NULL;
 	}
 	s->wlog.len = 0;
+	kt_defer_drop(s); /* empty unless the flush failed */
 	/* another process may append before our next transaction */
 	kt_ev_forget(s, rc != 0);
 	if (s->wlog.cap > (64u << 20)) {
@@ -717,6 +765,7 @@ void kt_store_abort(kt_store *s)
 	mdb_txn_abort(s->wtxn);
 	s->wtxn = NULL;
 	s->wlog.len = 0;
+	kt_defer_drop(s);
 	kt_ev_forget(s, 1);
 	kt_bc_invalidate(s);
 	/* a dictionary trained in the aborted txn must not stay in use */

@@ -218,8 +218,12 @@ typedef struct kt_event {
 /* kt_event.flags: the payload is already canonical (printed by
  * cJSON_PrintUnformatted from a parsed tree, or read back from a store), so
  * append skips its parse + print.  A wrong claim is not detected; the store
- * then hashes the bytes as given.  prov_json is canonicalized always. */
+ * then hashes the bytes as given. */
 #define KT_EV_CANONICAL 0x1u
+/* kt_event.flags: the same claim for prov_json (an importer prints one per
+ * event; its parse + print was 5 % of a Claude Code import).  Without it
+ * prov_json is canonicalized. */
+#define KT_EV_PROV_CANONICAL 0x4u
 /* kt_event.flags, out only: the event came from a header-only read
  * (KT_READ_HEAD without KT_READ_BODY): actor, prov_json and payload are
  * NULL, payload_len is 0.  Never pass it to kt_event_append. */

@@ -789,44 +789,142 @@ void kt_ev_forget(kt_store *s, int cache)
 	}
 }
 
-/* Write open block b of kind k (n >= 1) under run || k || be64 first. */
+/* Hold a sealed block (header p[0..hdr), raw bodies raw) until the
+ * dictionary exists.  KT_ELIMIT when the holding buffer is full. */
+static int defer_add(kt_store *s, const unsigned char *key,
+		     const unsigned char *p, size_t hdr,
+		     const struct kt_buf *raw)
+{
+	struct kt_dfblk *d;
+
+	if (!s->dfr.map && kt_big_init(&s->dfr, KT_SAMPLES_MAX +
+				       2 * (size_t)KT_BLOCK_SEAL))
+		return KT_ELIMIT;
+	if (s->dfr.len + raw->len > s->dfr.cap)
+		return KT_ELIMIT;
+	if (s->ndfb == s->dfb_cap) {
+		size_t cap = s->dfb_cap ? 2 * s->dfb_cap : 64;
+
+		d = realloc(s->dfb, cap * sizeof(*d));
+		if (!d)
+			return KT_ENOMEM;
+		s->dfb = d;
+		s->dfb_cap = cap;
+	}
+	d = &s->dfb[s->ndfb];
+	d->hdr = malloc(hdr);
+	if (!d->hdr)
+		return KT_ENOMEM;
+	memcpy(d->hdr, p, hdr);
+	d->hlen = hdr;
+	memcpy(d->key, key, sizeof(d->key));
+	d->roff = s->dfr.len;
+	d->rlen = raw->len;
+	memcpy(s->dfr.p + s->dfr.len, raw->p, raw->len);
+	s->dfr.len += raw->len;
+	s->ndfb++;
+	return 0;
+}
+
+/* Compress raw bodies behind the header p[0..hdr) of a block value being
+ * built in s->vbuf (capacity for the bound) and put it under key. */
+static int block_write(kt_store *s, const unsigned char *key, size_t hdr,
+		       const unsigned char *raw, size_t rl)
+{
+	unsigned char *p = s->vbuf.p;
+	uint32_t dict = 0;
+	size_t fr;
+
+	fr = kt_ev_compress(s, raw, rl, p + hdr, s->vbuf.cap - hdr, &dict);
+	if (fr) {
+		p[0] = KT_CODEC_ZSTD;
+	} else {
+		p[0] = KT_CODEC_RAW;
+		dict = 0;
+		memcpy(p + hdr, raw, rl);
+		fr = rl;
+	}
+	kt_be32(p + 2, dict);
+	return kt_put(s, KT_DB_BLOCKS, key, KT_RUN_BIN + 9, p, hdr + fr, 0);
+}
+
+void kt_defer_drop(kt_store *s)
+{
+	for (size_t i = 0; i < s->ndfb; i++)
+		free(s->dfb[i].hdr);
+	s->ndfb = 0;
+	s->dfr.len = 0;
+}
+
+int kt_defer_flush(kt_store *s)
+{
+	int rc = 0;
+
+	if (!s->ndfb)
+		goto out;
+	if ((rc = kt_dict_train_pending(s)) != 0)
+		goto out;
+	for (size_t i = 0; i < s->ndfb && !rc; i++) {
+		struct kt_dfblk *d = &s->dfb[i];
+
+		if (kt_buf_reserve(&s->vbuf, d->hlen +
+				   ZSTD_compressBound(d->rlen)))
+			rc = kt_err(s, KT_ENOMEM, "block value");
+		else {
+			memcpy(s->vbuf.p, d->hdr, d->hlen);
+			rc = block_write(s, d->key, d->hlen,
+					 s->dfr.p + d->roff, d->rlen);
+		}
+	}
+	kt_defer_drop(s);
+out:
+	/* nothing more is held once a dictionary exists or was tried */
+	if (!kt_dict_deferring(s) && s->dfr.map)
+		kt_big_free(&s->dfr);
+	return rc;
+}
+
+/* Write block b of kind k (n >= 1) under run || k || be64 first; a sealed
+ * one is held back while the store waits for its first dictionary. */
 static int oblk_put(kt_store *s, const unsigned char run[KT_RUN_BIN], int k,
-		    struct kt_oblk *b)
+		    struct kt_oblk *b, int sealed)
 {
 	unsigned char key[KT_RUN_BIN + 9], *p;
-	size_t hdr, cap, fr;
-	uint32_t dict = 0;
-	uint64_t prev = b->first;
+	size_t hdr;
+	uint64_t prev;
+	int rc, hold = sealed && s->wtxn && kt_dict_deferring(s);
 
-	cap = BLK_HDR + 20 + (size_t)b->n * 20;
-	if (kt_buf_reserve(&s->vbuf, cap + ZSTD_compressBound(b->raw.len)))
+again:
+	if (kt_buf_reserve(&s->vbuf, BLK_HDR + 20 + (size_t)b->n * 20 +
+			   ZSTD_compressBound(b->raw.len)))
 		return kt_err(s, KT_ENOMEM, "block value");
 	p = s->vbuf.p;
 	p[1] = (unsigned char)k;
 	hdr = BLK_HDR;
 	hdr += put_uv(p + hdr, b->n);
 	hdr += put_uv(p + hdr, b->raw.len);
+	prev = b->first;
 	for (uint32_t i = 0; i < b->n; i++) {
 		hdr += put_uv(p + hdr, b->seq[i] - prev);
 		hdr += put_uv(p + hdr, b->len[i]);
 		prev = b->seq[i];
 	}
-	fr = kt_ev_compress(s, b->raw.p, b->raw.len, p + hdr,
-			    s->vbuf.cap - hdr, &dict);
-	if (fr) {
-		p[0] = KT_CODEC_ZSTD;
-	} else {
-		p[0] = KT_CODEC_RAW;
-		dict = 0;
-		memcpy(p + hdr, b->raw.p, b->raw.len);
-		fr = b->raw.len;
-	}
-	kt_be32(p + 2, dict);
 	memcpy(key, run, KT_RUN_BIN);
 	key[KT_RUN_BIN] = (unsigned char)k;
 	kt_be64(key + KT_RUN_BIN + 1, b->first);
 	b->dirty = 0;
-	return kt_put(s, KT_DB_BLOCKS, key, sizeof(key), p, hdr + fr, 0);
+	if (hold) {
+		rc = defer_add(s, key, p, hdr, &b->raw);
+		if (rc != KT_ELIMIT)
+			return rc ? kt_err(s, rc, "deferred block") : 0;
+		/* full: write what is held (trained on it when it is enough;
+		 * the flush used vbuf) and this block after it */
+		if ((rc = kt_defer_flush(s)) != 0)
+			return rc;
+		hold = 0;
+		goto again;
+	}
+	return block_write(s, key, hdr, b->raw.p, b->raw.len);
 }
 
 static int page_put(kt_store *s, struct kt_orun *o)
@@ -875,7 +973,7 @@ static int runrec_put(kt_store *s, struct kt_orun *o)
 	return kt_put(s, KT_DB_RUNS, o->run, KT_RUN_BIN, p, v.mv_size, 0);
 }
 
-int kt_ev_flush(kt_store *s)
+static int ev_flush_open(kt_store *s)
 {
 	struct kt_orun *o = &s->orun;
 	int rc;
@@ -886,7 +984,7 @@ int kt_ev_flush(kt_store *s)
 		struct kt_oblk *b = &o->blk[k];
 
 		if (b->live && b->dirty && b->n) {
-			rc = oblk_put(s, o->run, k, b);
+			rc = oblk_put(s, o->run, k, b, 0);
 			if (rc)
 				goto fail;
 		}
@@ -905,6 +1003,17 @@ fail:
 	/* what is stored no longer matches memory: load again next time */
 	kt_ev_forget(s, 0);
 	return rc;
+}
+
+int kt_ev_flush(kt_store *s)
+{
+	int rc;
+
+	/* held blocks first: a dictionary trained now serves the open ones
+	 * too */
+	if (s->wtxn && (rc = kt_defer_flush(s)) != 0)
+		return rc;
+	return ev_flush_open(s);
 }
 
 /* Load the stored open block of stream (run, k), if its last block is not
@@ -983,9 +1092,18 @@ int kt_ev_use_run(kt_store *s, const unsigned char run[KT_RUN_BIN])
 
 	if (o->valid && memcmp(o->run, run, KT_RUN_BIN) == 0)
 		return 0;
-	rc = kt_ev_flush(s);
+	rc = ev_flush_open(s);
 	if (rc)
 		return rc;
+	/* a block of run held back may have an older, open version stored,
+	 * which oblk_load would take for the open block: write them first.
+	 * Other runs' held blocks wait for the dictionary. */
+	for (size_t i = 0; i < s->ndfb; i++)
+		if (memcmp(s->dfb[i].key, run, KT_RUN_BIN) == 0) {
+			if ((rc = kt_defer_flush(s)) != 0)
+				return rc;
+			break;
+		}
 	kt_ev_forget(s, 0);
 	rc = mdb_get(s->wtxn, s->dbi[KT_DB_RUNS], &k, &v);
 	if (rc == MDB_NOTFOUND)
@@ -1091,7 +1209,7 @@ int kt_ev_add(kt_store *s, const unsigned char run[KT_RUN_BIN],
 	memcpy(o->head, chain, KT_HASH_LEN);
 	o->dirty = 1;
 	if (b->raw.len >= KT_BLOCK_SEAL || b->n >= KT_BLOCK_MAXN) {
-		rc = oblk_put(s, o->run, ev->kind, b);
+		rc = oblk_put(s, o->run, ev->kind, b, 1);
 		if (rc) {
 			kt_ev_forget(s, 0);
 			return rc;

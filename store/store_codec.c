@@ -260,8 +260,14 @@ int kt_ev_decompress(kt_store *s, const void *src, size_t n, size_t raw_len,
 
 void kt_dict_sample(kt_store *s, const void *body, size_t n)
 {
-	if (s->ndicts >= KT_DICT_MAX || s->trained >= 2 ||
-	    s->samples.len + n > KT_SAMPLES_MAX || n < 16)
+	if (s->ndicts >= KT_DICT_MAX || s->trained >= 2 || n < 16)
+		return;
+	/* the whole budget at once, in huge pages: doubling copied the
+	 * samples over and over, and 4 KiB pages cost a fault each (~8 % of
+	 * a Claude Code import's profile) */
+	if (!s->samples.map && kt_big_init(&s->samples, KT_SAMPLES_MAX))
+		return;
+	if (s->samples.len + n > s->samples.cap)
 		return;
 	if (s->nsamples == s->sample_cap) {
 		size_t cap = s->sample_cap ? 2 * s->sample_cap : 4096;
@@ -272,50 +278,51 @@ void kt_dict_sample(kt_store *s, const void *body, size_t n)
 		s->sample_len = z;
 		s->sample_cap = cap;
 	}
-	/* the whole budget at once: doubling copied the samples over and
-	 * over (~14 % of a Claude Code import's profile); pages of a big
-	 * malloc are only committed once written */
-	if (!s->samples.cap && kt_buf_reserve(&s->samples, KT_SAMPLES_MAX))
-		return;
-	if (kt_buf_reserve(&s->samples, s->samples.len + n))
-		return;
 	memcpy(s->samples.p + s->samples.len, body, n);
 	s->samples.len += n;
 	s->sample_len[s->nsamples++] = n;
 }
 
+int kt_dict_deferring(const kt_store *s)
+{
+	return s->ndicts == 0 && s->trained == 0;
+}
+
 /*
- * Train a dictionary from the bodies this handle appended: the first when
- * KT_DICT_FIRST_AT are kept and the store has none, a second, larger one
- * at KT_DICT_SECOND_AT (or when the sample buffer is full), so one big
- * import compresses all but its first blocks with a dictionary trained on
- * its own content.  Training happens inside the write transaction, before
- * the blocks it serves are compressed.  Small live appends never train.
+ * Train a dictionary from the bodies this handle appended.  A fresh store
+ * trains once, when KT_DICT_TRAIN_AT bodies are kept (or the sample buffer
+ * is full); until then its sealed blocks are held raw (kt_defer_flush) and
+ * compressed with the dictionary once it exists, so one big import
+ * compresses all its blocks with a dictionary trained on its own content.
+ * A transaction that ends earlier trains on what it kept, if at least
+ * KT_DICT_MIN_AT bodies.  A store that already has dictionaries trains
+ * one more when this handle kept KT_DICT_SECOND_AT bodies (a big import of
+ * other content).  Training happens inside the write transaction.  Small
+ * live appends never train.
+ *
+ * One training instead of the two of session 3 (2,000 then 20,000
+ * samples): the second cost ~0.3 s of a 100 MB Claude Code import and the
+ * single one with held blocks gives a store no larger (RESULTS.md
+ * "session 4").
  *
  * fastCover with fixed k=200, d=8, accel=5 (zdict.h) instead of
  * ZDICT_trainFromBuffer, which searches k: the same ratio in a fifth of the
- * time (tests/bench/RESULTS.md "Store").  Dictionary size: 1/16 of the
+ * time (tests/bench/RESULTS.md "Store").  f=18 (a 1 MiB frequency table
+ * that stays in the L2 cache) instead of the default 20: training took half
+ * the time for a store 0.1-0.7 % larger (RESULTS.md "session 4").  Dictionary size: 1/16 of the
  * samples, at most 1 MiB: on the benchmark events in per-kind blocks of
  * 128 events a 1 MiB dictionary trained on 20k samples gave 25.0 MB
  * (FORMAT.md "Why per-kind blocks").
  */
-int kt_dict_maybe_train(kt_store *s)
+static int dict_train(kt_store *s)
 {
 	size_t dsize, r, zl;
 	void *dict = NULL, *zb;
 	unsigned char kb[4];
 	uint32_t id;
 	ZDICT_fastCover_params_t fp;
-	int rc = 0, first = 0;
+	int rc = 0;
 
-	if (!s->wtxn || s->ndicts >= KT_DICT_MAX || s->trained >= 2)
-		return 0;
-	if (s->trained == 0 && s->ndicts == 0)
-		first = 1;
-	if (first ? s->nsamples < KT_DICT_FIRST_AT :
-	    s->nsamples < KT_DICT_SECOND_AT &&
-	    s->samples.len + (64u << 10) < KT_SAMPLES_MAX)
-		return 0;
 	dsize = s->samples.len / 16;
 	if (dsize > KT_DICT_SIZE)
 		dsize = KT_DICT_SIZE;
@@ -328,7 +335,7 @@ int kt_dict_maybe_train(kt_store *s)
 	memset(&fp, 0, sizeof(fp));
 	fp.k = 200;
 	fp.d = 8;
-	fp.f = 20;
+	fp.f = 18;
 	fp.accel = 5;
 	fp.zParams.compressionLevel = KT_BLOCK_LEVEL;
 	fp.zParams.dictID = id;
@@ -370,15 +377,36 @@ int kt_dict_maybe_train(kt_store *s)
 		s->ndicts++;
 	}
 done:
-	/* tried once per threshold: a failed training is not repeated */
-	s->trained = first ? 1 : 2;
-	if (s->trained >= 2) {
-		free(s->samples.p);
-		free(s->sample_len);
-		memset(&s->samples, 0, sizeof(s->samples));
-		s->sample_len = NULL;
-		s->nsamples = s->sample_cap = 0;
-	}
+	/* tried once: a failed training is not repeated */
+	s->trained = 2;
+	kt_big_free(&s->samples);
+	free(s->sample_len);
+	s->sample_len = NULL;
+	s->nsamples = s->sample_cap = 0;
 	free(dict);
 	return rc;
+}
+
+int kt_dict_maybe_train(kt_store *s)
+{
+	int fresh, rc;
+
+	if (!s->wtxn || s->ndicts >= KT_DICT_MAX || s->trained >= 2)
+		return 0;
+	fresh = kt_dict_deferring(s);
+	if (s->nsamples < (fresh ? KT_DICT_TRAIN_AT : KT_DICT_SECOND_AT) &&
+	    s->samples.len + (64u << 10) < KT_SAMPLES_MAX)
+		return 0;
+	rc = dict_train(s);
+	if (rc == 0 && fresh)
+		rc = kt_defer_flush(s);
+	return rc;
+}
+
+int kt_dict_train_pending(kt_store *s)
+{
+	if (!s->wtxn || !kt_dict_deferring(s) ||
+	    s->nsamples < KT_DICT_MIN_AT)
+		return 0;
+	return dict_train(s);
 }

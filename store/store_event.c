@@ -261,8 +261,9 @@ int kt_event_append(kt_store *s, const char *run, kt_event *ev)
 			    (unsigned long long)ev->seq);
 		goto out;
 	}
-	/* provenance is small and often printed by hand: always canonical */
-	if (prov && pl) {
+	/* provenance is small and often printed by hand: canonical unless
+	 * the caller printed it so */
+	if (prov && pl && !(ev->flags & KT_EV_PROV_CANONICAL)) {
 		rc = canon_json(prov, pl, 1, &ptree, &cprov);
 		if (rc) {
 			rc = kt_err(s, rc, "seq %llu: provenance is not a JSON "

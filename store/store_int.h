@@ -51,8 +51,14 @@ enum { KT_DBS(KT_DB_ENUM) KT_DB_COUNT };
 
 /* zstd dictionary ids: outside the range zstd reserves for a registrar */
 #define KT_DICT_ID_BASE 32768u
-#define KT_DICT_FIRST_AT 2000u   /* sampled events before the first dict */
-#define KT_DICT_SECOND_AT 20000u /* ... and before the second, larger one */
+/* A fresh store's dictionary is trained once, on KT_DICT_TRAIN_AT sampled
+ * events (or KT_SAMPLES_MAX bytes of them); a transaction that ends before
+ * trains on what it sampled when that is at least KT_DICT_MIN_AT events.
+ * A store that has dictionaries trains one more per handle that samples
+ * KT_DICT_SECOND_AT events (a later big import of other content). */
+#define KT_DICT_MIN_AT 2000u
+#define KT_DICT_TRAIN_AT 10000u
+#define KT_DICT_SECOND_AT 20000u
 #define KT_DICT_SIZE (1024u * 1024)
 #define KT_DICT_MAX 8u
 /* Recent blob contents kept besides the last one: an agent edits its files
@@ -77,6 +83,28 @@ struct kt_dict {
 struct kt_buf {
 	unsigned char *p;
 	size_t len, cap;
+};
+
+/* A buffer of fixed capacity in anonymous memory that asks for transparent
+ * huge pages: this VM charges ~17 us for the first touch of each 4 KiB page,
+ * so 24 MiB of dictionary samples cost ~0.1 s of faults with 4 KiB pages and
+ * ~2 ms with 2 MiB ones (tests/bench/RESULTS.md, session 4). */
+struct kt_big {
+	unsigned char *p;
+	size_t len, cap;
+	void *map;
+	size_t maplen;
+};
+int kt_big_init(struct kt_big *b, size_t cap);
+void kt_big_free(struct kt_big *b);
+
+/* A block sealed while the store has no dictionary yet and this handle will
+ * train one: its value header, and its raw bodies in kt_store.dfr, held
+ * until the dictionary exists (kt_defer_flush). */
+struct kt_dfblk {
+	unsigned char key[KT_RUN_BIN + 9];
+	unsigned char *hdr;
+	size_t hlen, roff, rlen;
 };
 
 struct kt_bcent {
@@ -150,10 +178,14 @@ struct kt_store {
 	struct kt_orun orun;
 	uint64_t txn_events;   /* events appended in the open txn */
 	/* dictionary training samples: bodies appended by this handle */
-	struct kt_buf samples;
+	struct kt_big samples;
 	size_t *sample_len;
 	size_t nsamples, sample_cap;
 	unsigned trained;      /* dictionaries this handle trained */
+	/* blocks sealed in the open txn before the first dictionary */
+	struct kt_big dfr;
+	struct kt_dfblk *dfb;
+	size_t ndfb, dfb_cap;
 
 	/* cache of decompressed blocks (bounded by cache_max bytes) */
 	struct kt_centry *cache;
@@ -220,6 +252,12 @@ int kt_ev_decompress(kt_store *s, const void *src, size_t n, size_t raw_len,
 /* Keep a body as a training sample; train when enough are kept. */
 void kt_dict_sample(kt_store *s, const void *body, size_t n);
 int kt_dict_maybe_train(kt_store *s);
+/* Train the fresh store's dictionary now if enough samples are kept (the
+ * deferred blocks are about to be written). */
+int kt_dict_train_pending(kt_store *s);
+/* Nonzero while sealed blocks are held back for a dictionary to come: the
+ * store has none and this handle has not trained yet. */
+int kt_dict_deferring(const kt_store *s);
 
 /* ---- store_event.c ---- */
 #define KT_CANON_PREFIX 26    /* fixed part of the canonical bytes */
@@ -244,6 +282,11 @@ int kt_runrec_tail(kt_store *s, const MDB_val *v, uint64_t *n,
 int kt_ev_flush(kt_store *s);
 /* Forget the append state (abort) and, with `cache`, the block cache. */
 void kt_ev_forget(kt_store *s, int cache);
+/* Write the deferred blocks (struct kt_dfblk), compressed with the newest
+ * dictionary, training it first when enough samples are kept. */
+int kt_defer_flush(kt_store *s);
+/* Drop the deferred blocks (the txn is aborted). */
+void kt_defer_drop(kt_store *s);
 void kt_cache_free(kt_store *s);
 /* Decoders of stored values (also the fuzz entry points). */
 struct kt_blkview {
