@@ -226,32 +226,38 @@ int kt_buf_reserve(struct kt_buf *b, size_t n)
 	return 0;
 }
 
-int kt_big_init(struct kt_big *b, size_t cap)
+int kt_big_reserve(struct kt_big *b, size_t n)
 {
-	const size_t huge = (size_t)2 << 20;
-	size_t len = (cap + 2 * huge - 1) & ~(huge - 1);
-	unsigned char *m;
+	size_t cap;
+	void *m;
 
-	m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (n <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : (size_t)4 << 20;
+	while (cap < n) {
+		if (cap > SIZE_MAX / 2)
+			return KT_ENOMEM;
+		cap *= 2;
+	}
+	if (b->p)
+		m = mremap(b->p, b->cap, cap, MREMAP_MAYMOVE);
+	else
+		m = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return KT_ENOMEM;
-	b->map = m;
-	b->maplen = len;
-	/* huge pages need 2 MiB alignment; the mapping has room for it */
-	b->p = (unsigned char *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
 #ifdef MADV_HUGEPAGE
-	(void)madvise(b->p, (cap + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);
+	(void)madvise(m, cap, MADV_HUGEPAGE);
 #endif
-	b->len = 0;
+	b->p = m;
 	b->cap = cap;
 	return 0;
 }
 
 void kt_big_free(struct kt_big *b)
 {
-	if (b->map)
-		munmap(b->map, b->maplen);
+	if (b->p)
+		munmap(b->p, b->cap);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -555,7 +561,7 @@ int kt_store_close(kt_store *s)
 		kt_dicts_free(s);
 		mdb_env_close(s->env);
 	}
-	free(s->wlog.p);
+	kt_big_free(&s->wlog);
 	for (int k = 0; k <= KT_KIND_MAX_; k++) {
 		free(s->orun.blk[k].seq);
 		free(s->orun.blk[k].len);
@@ -694,7 +700,7 @@ int kt_put(kt_store *s, int db, const void *k, size_t kl, const void *v,
 		return KT_EEXIST;
 	if (rc)
 		return kt_mdb_err(s, rc, "put");
-	if (kt_buf_reserve(&s->wlog, s->wlog.len + 9 + kl + vl))
+	if (kt_big_reserve(&s->wlog, s->wlog.len + 9 + kl + vl))
 		return kt_err(s, KT_ENOMEM, "write log");
 	p = s->wlog.p + s->wlog.len;
 	p[0] = (unsigned char)db;
@@ -738,11 +744,8 @@ out:
 	kt_defer_drop(s); /* empty unless the flush failed */
 	/* another process may append before our next transaction */
 	kt_ev_forget(s, rc != 0);
-	if (s->wlog.cap > (64u << 20)) {
-		free(s->wlog.p);
-		s->wlog.p = NULL;
-		s->wlog.cap = 0;
-	}
+	if (s->wlog.cap > (64u << 20))
+		kt_big_free(&s->wlog);
 	if (rc) {
 		/* dictionaries trained in the lost txn are gone too */
 		MDB_txn *t;

@@ -797,11 +797,11 @@ static int defer_add(kt_store *s, const unsigned char *key,
 {
 	struct kt_dfblk *d;
 
-	if (!s->dfr.map && kt_big_init(&s->dfr, KT_SAMPLES_MAX +
-				       2 * (size_t)KT_BLOCK_SEAL))
+	/* as much as the samples: the dictionary is trained before */
+	if (s->dfr.len + raw->len > KT_SAMPLES_MAX)
 		return KT_ELIMIT;
-	if (s->dfr.len + raw->len > s->dfr.cap)
-		return KT_ELIMIT;
+	if (kt_big_reserve(&s->dfr, KT_SAMPLES_MAX))
+		return KT_ENOMEM;
 	if (s->ndfb == s->dfb_cap) {
 		size_t cap = s->dfb_cap ? 2 * s->dfb_cap : 64;
 
@@ -879,7 +879,7 @@ int kt_defer_flush(kt_store *s)
 	kt_defer_drop(s);
 out:
 	/* nothing more is held once a dictionary exists or was tried */
-	if (!kt_dict_deferring(s) && s->dfr.map)
+	if (!kt_dict_deferring(s) && s->dfr.p)
 		kt_big_free(&s->dfr);
 	return rc;
 }

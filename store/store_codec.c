@@ -265,9 +265,8 @@ void kt_dict_sample(kt_store *s, const void *body, size_t n)
 	/* the whole budget at once, in huge pages: doubling copied the
 	 * samples over and over, and 4 KiB pages cost a fault each (~8 % of
 	 * a Claude Code import's profile) */
-	if (!s->samples.map && kt_big_init(&s->samples, KT_SAMPLES_MAX))
-		return;
-	if (s->samples.len + n > s->samples.cap)
+	if (s->samples.len + n > KT_SAMPLES_MAX ||
+	    kt_big_reserve(&s->samples, KT_SAMPLES_MAX))
 		return;
 	if (s->nsamples == s->sample_cap) {
 		size_t cap = s->sample_cap ? 2 * s->sample_cap : 4096;

@@ -85,17 +85,17 @@ struct kt_buf {
 	size_t len, cap;
 };
 
-/* A buffer of fixed capacity in anonymous memory that asks for transparent
- * huge pages: this VM charges ~17 us for the first touch of each 4 KiB page,
- * so 24 MiB of dictionary samples cost ~0.1 s of faults with 4 KiB pages and
- * ~2 ms with 2 MiB ones (tests/bench/RESULTS.md, session 4). */
+/* A buffer in anonymous memory that asks for transparent huge pages and
+ * grows with mremap (no copy): this VM charges ~17 us for the first touch of
+ * each 4 KiB page, so 24 MiB of dictionary samples cost ~0.1 s of faults
+ * with 4 KiB pages and ~2 ms with 2 MiB ones (tests/bench/RESULTS.md,
+ * session 4).  For the big per-transaction buffers only. */
 struct kt_big {
 	unsigned char *p;
 	size_t len, cap;
-	void *map;
-	size_t maplen;
 };
-int kt_big_init(struct kt_big *b, size_t cap);
+/* Make room for n bytes in all (contents kept).  KT_ENOMEM. */
+int kt_big_reserve(struct kt_big *b, size_t n);
 void kt_big_free(struct kt_big *b);
 
 /* A block sealed while the store has no dictionary yet and this handle will
@@ -171,7 +171,7 @@ struct kt_store {
 	MDB_txn *wtxn;         /* open write transaction or NULL */
 	MDB_txn *rtxn;         /* reusable read transaction (reset when idle) */
 	int rdepth;            /* nesting of read users of rtxn */
-	struct kt_buf wlog;    /* puts of the open write txn, for map growth */
+	struct kt_big wlog;    /* puts of the open write txn, for map growth */
 	uint64_t grows;        /* times the map grew (tests) */
 
 	/* append state for the run last appended to in the open txn */
