@@ -551,3 +551,20 @@ PY
 	[ "$status" -eq 2 ]
 	[ ! -e "$BATS_TEST_TMPDIR/new.ktraj" ]
 }
+
+@test "provenance of a source whose path has a tab, a newline, a quote and a backslash: export then append gives the same hashes" {
+	d="$BATS_TEST_TMPDIR/we"$'\t'"ird"$'\n'"dir \"q\" \\b"
+	mkdir -p "$d"
+	cp "$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl" "$d/s.jsonl"
+	R=$("$KTRAJ" import --json "$d/s.jsonl" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	# the importer prints prov itself (KT_EV_PROV_CANONICAL): it must be
+	# what cJSON prints, or another store's append would hash other bytes
+	"$KTRAJ" show "$R" 1 --json | python3 -c 'import json,sys; p=json.load(sys.stdin)["prov"]; sys.exit(0 if "\t" in p["file"] and "\n" in p["file"] and "\"q\" \\b" in p["file"] else 1)'
+	"$KTRAJ" export "$R" --format jsonl >"$BATS_TEST_TMPDIR/e1.jsonl"
+	grep -q 'we\\tird\\ndir \\"q\\" \\\\b' "$BATS_TEST_TMPDIR/e1.jsonl"
+	KTRAJ_STORE="$BATS_TEST_TMPDIR/copy.ktraj" "$KTRAJ" append copy <"$BATS_TEST_TMPDIR/e1.jsonl" >/dev/null
+	KTRAJ_STORE="$BATS_TEST_TMPDIR/copy.ktraj" "$KTRAJ" export copy -o "$BATS_TEST_TMPDIR/e2.jsonl"
+	cmp <(sed '1d; s/"run":"[0-9a-f]*",//' "$BATS_TEST_TMPDIR/e1.jsonl") \
+	    <(sed '1d; s/"run":"[0-9a-f]*",//' "$BATS_TEST_TMPDIR/e2.jsonl")
+	"$KTRAJ" verify "$R"
+}

@@ -555,6 +555,270 @@ static void test_dictionary(void **state)
 	assert_int_equal(kt_store_verify(f->s, NULL, NULL, NULL), 0);
 }
 
+/* Blocks of the store at path that name a dictionary (*with) and that do
+ * not (*without): block header bytes 2..5 (FORMAT.md §6.4). */
+static void block_dicts(const char *path, int *with, int *without)
+{
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	MDB_cursor *c;
+	MDB_val k, v;
+
+	*with = *without = 0;
+	assert_int_equal(mdb_env_create(&env), 0);
+	mdb_env_set_maxdbs(env, 16);
+	assert_int_equal(mdb_env_open(env, path, MDB_NOSUBDIR | MDB_RDONLY,
+				      0644), 0);
+	assert_int_equal(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn), 0);
+	assert_int_equal(mdb_dbi_open(txn, "ev_blocks", 0, &dbi), 0);
+	assert_int_equal(mdb_cursor_open(txn, dbi, &c), 0);
+	while (mdb_cursor_get(c, &k, &v, MDB_NEXT) == 0) {
+		const unsigned char *p = v.mv_data;
+		uint32_t id = (uint32_t)p[2] << 24 | p[3] << 16 | p[4] << 8 |
+			      p[5];
+
+		if (id)
+			(*with)++;
+		else
+			(*without)++;
+	}
+	mdb_cursor_close(c);
+	mdb_txn_abort(txn);
+	mdb_env_close(env);
+}
+
+/* A ~400-byte tool call of event i, different enough to need a dictionary
+ * and to seal a 256 KiB block every ~650 events of one run. */
+static void held_append(kt_store *s, const char *run, uint64_t seq,
+			uint64_t i)
+{
+	char pl[1024];
+	kt_event ev;
+
+	snprintf(pl, sizeof(pl),
+		 "{\"tool\":\"Bash\",\"call_id\":\"toolu_%08llx%08llx\","
+		 "\"args\":{\"command\":\"nvcc -O3 -arch=sm_90 kernel_%llu.cu"
+		 " -o k && ./k --m %llu --n %llu --k %llu --tile %llu\","
+		 "\"description\":\"Compile and benchmark the tiled GEMM "
+		 "kernel variant %llu after moving the %s into shared memory "
+		 "and unrolling the inner loop by %llu\"}}",
+		 (unsigned long long)(i * 2654435761u),
+		 (unsigned long long)rnd(), (unsigned long long)(i % 97),
+		 (unsigned long long)(i % 13 * 512),
+		 (unsigned long long)(i % 7 * 256),
+		 (unsigned long long)(rnd() % 4096),
+		 (unsigned long long)(i % 5 * 16), (unsigned long long)i,
+		 i % 3 ? "B tile" : "A tile", (unsigned long long)(i % 8));
+	memset(&ev, 0, sizeof(ev));
+	ev.seq = seq;
+	ev.kind = KT_KIND_TOOL_CALL;
+	ev.actor = "agent";
+	ev.ts_ns = (int64_t)i;
+	ev.payload = pl;
+	assert_int_equal(kt_event_append(s, run, &ev), 0);
+}
+
+/* Every event of the runs reads back as appended (the variant number) and
+ * the store verifies. */
+static void held_check(kt_store *s, char runs[][KT_RUN_ID_HEX + 1],
+		       int nruns, uint64_t per_run)
+{
+	kt_event ev;
+
+	for (int r = 0; r < nruns; r++)
+		for (uint64_t seq = 1; seq <= per_run; seq++) {
+			char want[64];
+
+			assert_int_equal(kt_event_get(s, runs[r], seq, &ev),
+					 0);
+			snprintf(want, sizeof(want), "variant %llu ",
+				 (unsigned long long)((seq - 1) * nruns + r +
+						      1));
+			assert_non_null(strstr(ev.payload, want));
+		}
+	assert_int_equal(kt_store_verify(s, NULL, NULL, NULL), 0);
+}
+
+/* A fresh store's first big transaction holds its sealed blocks until the
+ * dictionary is trained and compresses all of them with it. */
+static void test_dictionary_held(void **state)
+{
+	struct fx *f = *state;
+	char runs[1][KT_RUN_ID_HEX + 1];
+	const uint64_t N = 12000;
+	kt_store_stats st;
+	int with, without;
+
+	kt_run_id_from_identity("held:a", runs[0]);
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, runs[0], "a", "t", NULL), 0);
+	for (uint64_t i = 1; i <= N; i++)
+		held_append(f->s, runs[0], i, i);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	assert_int_equal(kt_store_stats_get(f->s, NULL, &st), 0);
+	assert_int_equal(st.dicts, 1);
+	held_check(f->s, runs, 1, N);
+	kt_store_close(f->s);
+	f->s = NULL;
+	block_dicts(f->path, &with, &without);
+	assert_true(with >= 10);
+	assert_int_equal(without, 0);
+	assert_int_equal(kt_store_open(f->path, KT_OPEN_RDONLY, &f->s), 0);
+	held_check(f->s, runs, 1, N);
+}
+
+/* Two runs appended in turn in one transaction: a run's block sealed while
+ * held has an older, open version stored by the run switch, which
+ * switching back must not take for the open block (the held blocks are
+ * written first). */
+static void test_dictionary_held_two_runs(void **state)
+{
+	struct fx *f = *state;
+	char runs[2][KT_RUN_ID_HEX + 1];
+	const uint64_t N = 12000;
+	kt_store_stats st;
+	int with, without;
+
+	kt_run_id_from_identity("held:a", runs[0]);
+	kt_run_id_from_identity("held:b", runs[1]);
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, runs[0], "a", "t", NULL), 0);
+	assert_int_equal(kt_run_create(f->s, runs[1], "b", "t", NULL), 0);
+	/* 50 events of a, 50 of b, ...; seq s of run r is event
+	 * (s - 1) * 2 + r + 1 in held_check's numbering */
+	for (uint64_t i = 1; i <= N; i += 100)
+		for (int r = 0; r < 2; r++)
+			for (uint64_t j = 0; j < 50; j++) {
+				uint64_t seq = (i - 1) / 2 + j + 1;
+
+				held_append(f->s, runs[r], seq,
+					    (seq - 1) * 2 + (uint64_t)r + 1);
+			}
+	assert_int_equal(kt_store_commit(f->s), 0);
+	assert_int_equal(kt_store_stats_get(f->s, NULL, &st), 0);
+	assert_int_equal(st.dicts, 1);
+	held_check(f->s, runs, 2, N / 2);
+	kt_store_close(f->s);
+	f->s = NULL;
+	block_dicts(f->path, &with, &without);
+	assert_true(with >= 10);
+	assert_int_equal(kt_store_open(f->path, KT_OPEN_RDONLY, &f->s), 0);
+	held_check(f->s, runs, 2, N / 2);
+}
+
+/* The case the switch guards: a run's block seals (at KT_BLOCK_MAXN small
+ * events) right before a switch, so nothing newer of that run is stored
+ * than the open version an earlier switch wrote under the same key. */
+static void test_dictionary_held_switch_after_seal(void **state)
+{
+	struct fx *f = *state;
+	char runs[2][KT_RUN_ID_HEX + 1];
+	uint64_t n[2] = { 0, 0 };
+	/* events of a, b, a, b, a in turn: a's block seals at its 4096th */
+	static const int who[] = { 0, 1, 0, 1, 0 };
+	static const uint64_t cnt[] = { 2048, 2048, 2048, 2048, 10 };
+	char pl[64];
+	kt_event ev;
+
+	kt_run_id_from_identity("held:sa", runs[0]);
+	kt_run_id_from_identity("held:sb", runs[1]);
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, runs[0], "a", "t", NULL), 0);
+	assert_int_equal(kt_run_create(f->s, runs[1], "b", "t", NULL), 0);
+	for (size_t p = 0; p < sizeof(who) / sizeof(who[0]); p++)
+		for (uint64_t j = 0; j < cnt[p]; j++) {
+			int r = who[p];
+			uint64_t seq = ++n[r];
+
+			snprintf(pl, sizeof(pl), "{\"v\":\"variant %llu \"}",
+				 (unsigned long long)((seq - 1) * 2 +
+						      (uint64_t)r + 1));
+			memset(&ev, 0, sizeof(ev));
+			ev.seq = seq;
+			ev.kind = KT_KIND_NOTE;
+			ev.actor = "agent";
+			ev.payload = pl;
+			assert_int_equal(kt_event_append(f->s, runs[r], &ev),
+					 0);
+		}
+	assert_int_equal(kt_store_commit(f->s), 0);
+	for (int r = 0; r < 2; r++)
+		for (uint64_t seq = 1; seq <= n[r]; seq++) {
+			char want[64];
+
+			assert_int_equal(kt_event_get(f->s, runs[r], seq, &ev),
+					 0);
+			snprintf(want, sizeof(want), "variant %llu ",
+				 (unsigned long long)((seq - 1) * 2 +
+						      (uint64_t)r + 1));
+			assert_non_null(strstr(ev.payload, want));
+		}
+	assert_int_equal(kt_store_verify(f->s, NULL, NULL, NULL), 0);
+}
+
+/* A read inside the transaction writes the held blocks first (without a
+ * dictionary when too few bodies were kept to train one). */
+static void test_dictionary_held_read(void **state)
+{
+	struct fx *f = *state;
+	char runs[1][KT_RUN_ID_HEX + 1];
+	kt_event ev;
+	kt_store_stats st;
+	int with, without;
+
+	kt_run_id_from_identity("held:r", runs[0]);
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, runs[0], "r", "t", NULL), 0);
+	for (uint64_t i = 1; i <= 1500; i++)
+		held_append(f->s, runs[0], i, i);
+	/* blocks sealed by now are held; the read must find them */
+	assert_int_equal(kt_event_get(f->s, runs[0], 3, &ev), 0);
+	assert_non_null(strstr(ev.payload, "variant 3 "));
+	for (uint64_t i = 1501; i <= 12000; i++)
+		held_append(f->s, runs[0], i, i);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	assert_int_equal(kt_store_stats_get(f->s, NULL, &st), 0);
+	assert_int_equal(st.dicts, 1);
+	held_check(f->s, runs, 1, 12000);
+	kt_store_close(f->s);
+	f->s = NULL;
+	block_dicts(f->path, &with, &without);
+	assert_true(without >= 1); /* written by the read, before training */
+	assert_true(with >= 1);
+	assert_int_equal(kt_store_open(f->path, KT_OPEN_RDONLY, &f->s), 0);
+	held_check(f->s, runs, 1, 12000);
+}
+
+/* An abort drops what is held: nothing of the transaction stays. */
+static void test_dictionary_held_abort(void **state)
+{
+	struct fx *f = *state;
+	char runs[1][KT_RUN_ID_HEX + 1];
+	kt_event ev;
+	kt_store_stats st;
+
+	kt_run_id_from_identity("held:x", runs[0]);
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, runs[0], "x", "t", NULL), 0);
+	for (uint64_t i = 1; i <= 1900; i++)
+		held_append(f->s, runs[0], i, i);
+	kt_store_abort(f->s);
+	assert_int_not_equal(kt_event_get(f->s, runs[0], 1, &ev), 0);
+	assert_int_equal(kt_store_stats_get(f->s, NULL, &st), 0);
+	assert_int_equal(st.dicts, 0);
+	assert_int_equal(st.events, 0);
+	/* the next transaction starts clean and trains */
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, runs[0], "x", "t", NULL), 0);
+	for (uint64_t i = 1; i <= 12000; i++)
+		held_append(f->s, runs[0], i, i);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	assert_int_equal(kt_store_stats_get(f->s, NULL, &st), 0);
+	assert_int_equal(st.dicts, 1);
+	held_check(f->s, runs, 1, 12000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -567,6 +831,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_blob_corrupt, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_dictionary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dictionary_held, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_dictionary_held_two_runs,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_dictionary_held_switch_after_seal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dictionary_held_read,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dictionary_held_abort,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
