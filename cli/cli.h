@@ -113,6 +113,16 @@ typedef struct cli_event {
 	unsigned char hash[KT_HASH_LEN];
 } cli_event;
 
+/*
+ * Create run `run` (inside the caller's write transaction) as cli_record
+ * creates a new one: named `name`, format `source`, meta `meta` (may be
+ * NULL) plus identity "<source>:<name>" and source.  For a recorder whose
+ * first line is not an event (`append` of blob lines).  Errors as
+ * kt_run_create (KT_EEXIST: the run exists, unchanged), KT_ENOMEM.
+ */
+int cli_record_create(kt_store *s, const char *run, const char *name,
+		      const char *source, const struct cJSON *meta);
+
 /* *e zeroed, then kind, actor, parent, payload set and ts_ns = now. */
 void cli_event_init(cli_event *e, int kind, const char *actor,
 		    uint64_t parent, struct cJSON *payload);

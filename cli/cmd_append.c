@@ -25,8 +25,14 @@ static const char usage[] =
 	"fails), \"actor\" defaults to \"agent\", a missing \"ts\" is the time of\n"
 	"arrival (null: unknown; a negative one is refused).  A \"hash\" field\n"
 	"is checked against the stored event.  Blob lines\n"
-	"{\"blob\",\"text\"|\"base64\"} store file contents for later events.\n"
+	"{\"blob\",\"text\"|\"base64\"} store file contents for later events;\n"
+	"a blob an event names (edit before/after, *_blob fields, observed and\n"
+	"images) must be stored already or come on an earlier line, else the\n"
+	"event is refused.  A blob line creates the run NAME like an event\n"
+	"does (stdin with blob lines only leaves a run of 0 events, which the\n"
+	"next append adds to); stdin without events or blobs creates nothing.\n"
 	"The first bad line stops the command; what came before it stays.\n"
+	"Exit 1 for a bad line (the error names its line), 2 for bad usage.\n"
 	"Prints what was appended (--json: one object).\n";
 
 struct app {
@@ -34,17 +40,24 @@ struct app {
 	kt_store *s;
 	const char *name;
 	char run[KT_RUN_ID_HEX + 1];
-	int have_run;    /* the run exists (found, or created by an event) */
+	int have_run;    /* the run exists (found, or created by an event
+			    or a blob line) */
 	uint64_t n;      /* events in the run */
 	uint64_t added, blobs;
 };
 
+/* A store error on line lineno.  What the line's data caused (a payload
+ * the store refuses, an event or blob too large) exits 1 like every bad
+ * line, not with the usage code cli_exit_code gives KT_EINVAL. */
 static int line_err(struct app *a, uint64_t lineno, int rc)
 {
 	char what[64];
+	int ex;
 
 	snprintf(what, sizeof(what), "line %llu", (unsigned long long)lineno);
-	return cli_store_err(a->c, a->s, rc, what);
+	ex = cli_store_err(a->c, a->s, rc, what);
+	return rc == KT_EINVAL || rc == KT_ELIMIT || rc == KT_EPARSE ?
+		KT_EXIT_FAIL : ex;
 }
 
 /* One line in one durable transaction.  Prints its own error. */
@@ -76,19 +89,56 @@ static int append_line(struct app *a, const char *line, size_t len,
 		goto out;
 	}
 	if (r.is_blob) {
+		/* a blob line creates the run as an event would, in the same
+		 * transaction: a recorder that sends file contents first has
+		 * its run from then on (and `ls` shows it started) */
 		rc = kt_store_begin(a->s);
-		if (!rc) {
-			rc = kt_blob_put(a->s, r.data, r.len, r.path, h);
-			if (rc)
-				kt_store_abort(a->s);
-			else
-				rc = kt_store_commit(a->s);
+		if (!rc && !a->have_run) {
+			rc = cli_record_create(a->s, a->run, a->name, "append",
+					       NULL);
+			if (rc == KT_EEXIST) /* another writer made it */
+				rc = 0;
 		}
+		if (!rc)
+			rc = kt_blob_put(a->s, r.data, r.len, r.path, h);
 		if (rc)
-			rc = line_err(a, lineno, rc);
+			kt_store_abort(a->s);
 		else
+			rc = kt_store_commit(a->s);
+		if (rc) {
+			rc = line_err(a, lineno, rc);
+		} else {
 			a->blobs++;
+			a->have_run = 1;
+		}
 		goto out;
+	}
+	/* a blob the event names must be stored already: an edit whose
+	 * "after" names nothing would read back as a file that does not
+	 * exist (blobs are never deleted, so checking before the event's
+	 * transaction is enough) */
+	{
+		kt_blobref bad;
+		const char *k = kt_kind_name(r.kind);
+
+		rc = kt_blobref_check(a->s, r.kind, r.payload, &bad);
+		if (rc == KT_ENOTFOUND) {
+			cli_err(a->c, "line %llu: %s \"%s\" names blob %s, which is not stored (a blob line must come before the first event that names it); not appended",
+				(unsigned long long)lineno, k, bad.field,
+				bad.item->valuestring);
+			rc = KT_EXIT_FAIL;
+			goto out;
+		}
+		if (rc == KT_EINVAL) {
+			cli_err(a->c, "line %llu: %s \"%s\" is not a blob hash (64 hex chars or null); not appended",
+				(unsigned long long)lineno, k, bad.field);
+			rc = KT_EXIT_FAIL;
+			goto out;
+		}
+		if (rc) {
+			rc = line_err(a, lineno, rc);
+			goto out;
+		}
 	}
 	cli_event_init(&e, r.kind, r.actor ? r.actor : "agent", r.parent,
 		       r.payload);
@@ -118,6 +168,13 @@ static int append_line(struct app *a, const char *line, size_t len,
 		cli_err(a->c, "line %llu: seq %llu does not hash to the \"hash\" it carries (changed in transit?); not appended",
 			(unsigned long long)lineno,
 			(unsigned long long)(r.has_seq ? r.seq : a->n + 1));
+		rc = KT_EXIT_FAIL;
+	} else if (rc == KT_EINVAL &&
+		   r.parent >= (r.has_seq ? r.seq : a->n + 1)) {
+		cli_err(a->c, "line %llu: parent %llu is not an earlier event (this one would be seq %llu of run %s); not appended",
+			(unsigned long long)lineno, (unsigned long long)r.parent,
+			(unsigned long long)(r.has_seq ? r.seq : a->n + 1),
+			a->name);
 		rc = KT_EXIT_FAIL;
 	} else if (rc) {
 		rc = line_err(a, lineno, rc);
@@ -198,12 +255,17 @@ int cmd_append(struct cli *c, int argc, char **argv)
 			fprintf(o, ",\"added\":%llu,\"events\":%llu,\"blobs\":%llu}\n",
 				(unsigned long long)a.added,
 				(unsigned long long)a.n, (unsigned long long)a.blobs);
-		}
-		else
-			fprintf(o, "%s%llu events appended to %s (run %s, %llu events)\n",
+		} else {
+			fprintf(o, "%s%llu events appended to %s (run %s, %llu events)",
 				rc ? "before the error: " : "",
 				(unsigned long long)a.added, a.name,
 				a.have_run ? a.run : "-", (unsigned long long)a.n);
+			if (a.blobs)
+				fprintf(o, "; %llu blob%s stored",
+					(unsigned long long)a.blobs,
+					a.blobs == 1 ? "" : "s");
+			fputc('\n', o);
+		}
 	}
 	free(line);
 	{

@@ -7,7 +7,9 @@ static const char usage[] =
 	"usage: ktraj verify [RUN] [--json]\n"
 	"\n"
 	"Recompute the hash of every event and the hash chain of every run (or\n"
-	"of RUN), and the SHA-256 of every blob they refer to.  Exit 0 when\n"
+	"of RUN), and the SHA-256 of every blob they refer to, and that every\n"
+	"blob an event names (edit before/after, *_blob fields, observed and\n"
+	"images; FORMAT.md \"Blob references\") is stored.  Exit 0 when\n"
 	"all match; exit 3 naming the first bad run and event (or blob) when\n"
 	"the store is corrupt.  --json prints one object: ok, runs, events, or\n"
 	"ok false with run, seq (0: a blob) and error.\n";
@@ -48,6 +50,11 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 	if (spec && (rc = cli_run(c, s, spec, run)))
 		goto out;
 	rc = kt_store_verify(s, spec ? run : NULL, &bad_run, &bad_seq);
+	/* then the blobs the events name: an edit whose content was never
+	 * stored reads back as a file that does not exist */
+	if (!rc)
+		rc = kt_store_verify_blobrefs(s, spec ? run : NULL, &bad_run,
+					      &bad_seq);
 	if (rc == KT_ECORRUPT) {
 		const char *d = kt_store_errmsg(s);
 

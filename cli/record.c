@@ -105,6 +105,25 @@ static char *new_meta(const cli_event *e)
 	return t;
 }
 
+int cli_record_create(kt_store *s, const char *run, const char *name,
+		      const char *source, const cJSON *meta)
+{
+	cli_event e;
+	char *m;
+	int rc;
+
+	memset(&e, 0, sizeof(e));
+	e.new_name = name;
+	e.new_source = source;
+	e.new_meta = meta;
+	m = new_meta(&e);
+	if (!m)
+		return KT_ENOMEM;
+	rc = kt_run_create(s, run, name, source, m);
+	free(m);
+	return rc;
+}
+
 /* Everything between begin and commit; the caller aborts on error. */
 static int record_txn(kt_store *s, const char *run, cli_event *e,
 		      kt_event *ev, char **text, char **prov)

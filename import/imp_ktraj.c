@@ -869,6 +869,144 @@ static int line_hash_ok(const kt_jsonl_rec *r, uint64_t seq,
 	return 0;
 }
 
+/* ---- blobs given by the file --------------------------------------------
+ * The blob lines read so far: each name, and the hash its content was
+ * stored under (another one under --redact, which rewrites text).  An
+ * event may only name a blob given by an earlier line or already stored
+ * (FORMAT.md "Blob line"); under --strict nothing is stored once a problem
+ * is seen, so the file's own blobs are known from here, not the store. */
+struct bmap {
+	unsigned char (*e)[2 * KT_HASH_LEN]; /* name, stored; name 0: free */
+	size_t n, cap;
+};
+
+static size_t bmap_slot(const struct bmap *m, const unsigned char *h)
+{
+	size_t i;
+
+	memcpy(&i, h, sizeof(i)); /* SHA-256 bytes are uniform */
+	for (i &= m->cap - 1;; i = (i + 1) & (m->cap - 1)) {
+		static const unsigned char zero[KT_HASH_LEN];
+
+		if (!memcmp(m->e[i], h, KT_HASH_LEN) ||
+		    !memcmp(m->e[i], zero, KT_HASH_LEN))
+			return i;
+	}
+}
+
+static const unsigned char *bmap_get(const struct bmap *m,
+				     const unsigned char *h)
+{
+	size_t i;
+
+	if (!m->cap)
+		return NULL;
+	i = bmap_slot(m, h);
+	return memcmp(m->e[i], h, KT_HASH_LEN) ? NULL
+					       : m->e[i] + KT_HASH_LEN;
+}
+
+static int bmap_put(struct bmap *m, const unsigned char *name,
+		    const unsigned char *stored)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct bmap nm = { 0 };
+
+		nm.cap = m->cap ? 2 * m->cap : 256;
+		nm.e = calloc(nm.cap, sizeof(*nm.e));
+		if (!nm.e)
+			return KT_ENOMEM;
+		for (i = 0; i < m->cap; i++) {
+			static const unsigned char zero[KT_HASH_LEN];
+
+			if (memcmp(m->e[i], zero, KT_HASH_LEN))
+				memcpy(nm.e[bmap_slot(&nm, m->e[i])], m->e[i],
+				       sizeof(*nm.e));
+		}
+		nm.n = m->n;
+		free(m->e);
+		*m = nm;
+	}
+	i = bmap_slot(m, name);
+	if (memcmp(m->e[i], name, KT_HASH_LEN))
+		m->n++;
+	memcpy(m->e[i], name, KT_HASH_LEN);
+	memcpy(m->e[i] + KT_HASH_LEN, stored, KT_HASH_LEN);
+	return 0;
+}
+
+struct refchk {
+	kt_imp *imp;
+	const struct bmap *m;
+	kt_blobref bad;
+	int why;      /* KT_EINVAL not a hash, KT_ENOTFOUND not given */
+	int rewrite;  /* some reference names a blob stored under another
+			 hash (--redact) */
+};
+
+static int ref_known(kt_blobref *r, void *arg)
+{
+	struct refchk *c = arg;
+	const unsigned char *st;
+	int rc;
+
+	if (!r->ok) {
+		c->why = KT_EINVAL;
+	} else if ((st = bmap_get(c->m, r->hash)) != NULL) {
+		if (memcmp(st, r->hash, KT_HASH_LEN))
+			c->rewrite = 1;
+		return 0;
+	} else if ((rc = kt_blob_exists(c->imp->s, r->hash)) != 0) {
+		return rc < 0 ? rc : 0;
+	} else {
+		c->why = KT_ENOTFOUND;
+	}
+	c->bad = *r;
+	return 1;
+}
+
+/* A reference to a blob stored under another hash names that one. */
+static int ref_rewrite(kt_blobref *r, void *arg)
+{
+	const unsigned char *st = r->ok ? bmap_get(arg, r->hash) : NULL;
+	char hex[KT_HASH_HEX + 1];
+
+	if (!st || !memcmp(st, r->hash, KT_HASH_LEN))
+		return 0;
+	kt_hex(st, KT_HASH_LEN, hex);
+	return cJSON_SetValuestring(r->item, hex) ? 0 : KT_ENOMEM;
+}
+
+/*
+ * Whether every blob the event of r names is given or stored: 0 yes, 1 no
+ * (reported at line; the event is skipped like a bad line), else an error.
+ * *rewrite is set when a reference must be rewritten (ref_rewrite).
+ */
+static int refs_ok(kt_imp *imp, const kt_file *f, uint64_t line,
+		   const struct bmap *m, const kt_jsonl_rec *r, int *rewrite)
+{
+	struct refchk c = { imp, m, { { 0 }, NULL, 0, { 0 } }, 0, 0 };
+	const char *k = kt_kind_name(r->kind);
+	int rc = kt_blobref_foreach(r->kind, r->payload, ref_known, &c);
+
+	*rewrite = c.rewrite;
+	if (rc < 0)
+		return rc;
+	if (!rc)
+		return 0;
+	if (c.why == KT_EINVAL)
+		kt_imp_warn(imp, f, line,
+			    "%s \"%s\" is not a blob hash (64 hex chars or null); event not imported",
+			    k, c.bad.field);
+	else
+		kt_imp_warn(imp, f, line,
+			    "%s \"%s\" names blob %s, which is not stored and no blob line before this one gives (blob lines must come before the events that name them); event not imported",
+			    k, c.bad.field, c.bad.item->valuestring);
+	return 1;
+}
+
 /* Bad lines, negative "ts" and changed lines ("hash"): the rules are in
  * ktraj_jsonl.h. */
 static int ktraj_import(kt_imp *imp, const kt_file *f)
@@ -877,8 +1015,9 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 	char *cur_run = NULL, *prov = NULL, name[256], err[200],
 	     hex[KT_HASH_HEX + 1];
 	uint64_t line = 0, got, run_n = 0;
-	int in_run = 0, rc = 0, events = 0, by_id = 0, hash_ok = 1;
+	int in_run = 0, rc = 0, events = 0, by_id = 0, hash_ok = 1, rewrite = 0;
 	struct kt_jbuf pb = { 0 };
+	struct bmap bm = { 0 };
 
 	stem(f->rel ? f->rel : f->path, name, sizeof(name));
 	while (p < end) {
@@ -908,13 +1047,30 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 			goto next;
 		}
 		if (r.is_blob) {
+			unsigned char st[KT_HASH_LEN];
+
 			/* the parser checked the content against r.blob */
 			rc = kt_imp_blob_hashed(imp, r.data, r.len, r.path,
 						r.blob, hex);
+			if (!rc && (kt_unhex(hex, st, KT_HASH_LEN) ||
+				    bmap_put(&bm, r.blob, st)))
+				rc = KT_ENOMEM;
 			kt_jsonl_release(&r);
 			if (rc)
 				goto out;
 			goto next;
+		}
+		/* an event that names a blob neither given nor stored would
+		 * read back as a file that does not exist */
+		if (!r.is_run) {
+			rc = refs_ok(imp, f, line, &bm, &r, &rewrite);
+			if (rc) {
+				kt_jsonl_release(&r);
+				if (rc < 0)
+					goto out;
+				rc = 0;
+				goto next;
+			}
 		}
 		/* A new source run starts a new ktraj run (concatenated
 		 * exports).  A run id (what `ktraj export` writes) is kept
@@ -1008,6 +1164,12 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 			ev.off = prov_u64(r.prov, "off");
 			ev.rec_len = prov_u64(r.prov, "len");
 		}
+		if (rewrite &&
+		    (rc = kt_blobref_foreach(r.kind, ev.payload, ref_rewrite,
+					     &bm)) != 0) {
+			cJSON_Delete(ev.payload);
+			goto fail_rec;
+		}
 		if (!hash_ok)
 			kt_imp_warn(imp, f, line,
 				    "seq %llu does not hash to its \"hash\" (the line was changed after export)",
@@ -1045,6 +1207,7 @@ out:
 	free(cur_run);
 	free(prov);
 	free(pb.p);
+	free(bm.e);
 	return rc;
 }
 

@@ -17,7 +17,12 @@
  *          "base64":B}: file content the following events refer to (any
  *          64-hex string of a payload that names a stored blob: edit
  *          before/after, *_blob fields, observed[].blob).  It comes before
- *          the first event that refers to it; HEX is checked.
+ *          the first event that refers to it; HEX is checked.  An event
+ *          whose blob references (FORMAT.md "Blob references",
+ *          kt_blobref_foreach) name a blob neither stored nor given by an
+ *          earlier blob line is refused (append) or reported and skipped
+ *          (import); under import --redact a text blob is stored redacted
+ *          and the references to it are rewritten to its new hash.
  *   run    {"run":{"id":ID,"name":S?,"format":S?,"meta":{...}?}} (no
  *          "kind", no "blob"; "run" an object): the run the following
  *          events belong to, as `ktraj export` writes it first.

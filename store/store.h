@@ -372,6 +372,51 @@ int kt_path_foreach(kt_store *s, const char *run, uint64_t at_seq,
 int kt_store_verify(kt_store *s, const char *run, const char **bad_run,
 		    uint64_t *bad_seq);
 
+/* ---- blob references (store_refs.c) --------------------------------------
+ * The fields of a payload that name a blob (FORMAT.md §3 "Blob references"):
+ * an edit's "before" and "after"; every member whose name ends in "_blob",
+ * of the payload and of its "extra" object; "blob" of each object of the
+ * payload's "observed" and "images" arrays.  null names none.  Any other
+ * 64-hex string of a payload is text.
+ */
+struct cJSON;
+
+typedef struct kt_blobref {
+	char field[64];          /* "after", "output_blob", "extra.log_blob",
+				    "observed[2].blob" (cut at 63 bytes) */
+	struct cJSON *item;      /* the value (not null); the caller may
+				    change a string in place */
+	int ok;                  /* a 64-hex string: hash holds it */
+	unsigned char hash[KT_HASH_LEN];
+} kt_blobref;
+
+typedef int (*kt_blobref_fn)(kt_blobref *ref, void *arg);
+
+/* Call fn for each blob reference of a `kind` payload (an object; anything
+ * else has none), in payload order; stop when fn returns non-zero and
+ * return that value.  No store access. */
+int kt_blobref_foreach(int kind, struct cJSON *payload, kt_blobref_fn fn,
+		       void *arg);
+
+/* Whether every blob reference of the payload names a stored blob (the
+ * write transaction's own blobs count).  0 yes; KT_ENOTFOUND (one names
+ * no stored blob) or KT_EINVAL (one is not a 64-hex string) with *bad
+ * (may be NULL) filled with the first such; KT_EIO. */
+int kt_blobref_check(kt_store *s, int kind, struct cJSON *payload,
+		     kt_blobref *bad);
+
+/*
+ * The blob references of every event of `run` (NULL = all runs) name
+ * stored blobs.  kt_store_verify checks the blobs that exist; this checks
+ * that those named exist (`ktraj verify` runs both).  On the first bad
+ * event returns KT_ECORRUPT, sets *bad_run (static buffer in s), *bad_seq,
+ * and the errmsg ('edit "after" names blob HEX, which is not stored').
+ * Costs one BODY scan of the runs; only payloads that can hold a
+ * reference are parsed.  Errors as kt_event_scan.
+ */
+int kt_store_verify_blobrefs(kt_store *s, const char *run,
+			     const char **bad_run, uint64_t *bad_seq);
+
 typedef struct kt_store_stats {
 	uint64_t runs, events, blobs, dicts;
 	uint64_t file_bytes;        /* size of the store file */

@@ -212,7 +212,15 @@ def tool_pair(tool, targs, output, ok=True, exit_code=None):
 
 
 before = sha("\n".join(kernel) + "\n")
-blob_lines = 0
+# the first version is a blob too: the first edit's "before" and the bench
+# events before it name it, and an event naming a blob no line gives is
+# refused (FORMAT.md "Blob references"); written before the first event,
+# without drawing from R, so the rest of the file is unchanged
+out.write(json.dumps({"blob": before, "path": PATH,
+                      "text": "\n".join(kernel) + "\n"},
+                     ensure_ascii=False, separators=(",", ":")))
+out.write("\n")
+blob_lines = 1
 while seq < args.events:
     r = R.random()
     if r < 0.30:

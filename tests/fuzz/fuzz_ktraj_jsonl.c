@@ -3,12 +3,25 @@
  * that `ktraj append` and the ktraj importer run on untrusted lines, and
  * the base64 codec of its blob lines.  The blob-line fast path must give
  * what the cJSON path gives: the same result code, message and fields.
+ * The blob references of a parsed event (kt_blobref_foreach, which append
+ * and the importer run on it) are walked too: each one is a value that is
+ * not null, and a hash only when it is 64 hex chars.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../import/ktraj_jsonl.h"
+
+static int ref_cb(kt_blobref *r, void *arg)
+{
+	(void)arg;
+	if (!r->item || cJSON_IsNull(r->item) || !r->field[0] ||
+	    (r->ok && (!cJSON_IsString(r->item) ||
+		       strlen(r->item->valuestring) != KT_HASH_HEX)))
+		abort();
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -38,6 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0) {
 		/* what append reads from a record must be there */
 		if (!r.is_blob && (!r.kind || !r.payload))
+			abort();
+		if (!r.is_blob && !r.is_run &&
+		    kt_blobref_foreach(r.kind, r.payload, ref_cb, NULL) != 0)
 			abort();
 		if (r.is_blob && !r.data)
 			abort();
