@@ -1675,14 +1675,30 @@ static char *summary_at(const kt_file *f, const char *at)
  * "summary" (both spellings end with it) instead of one memmem per
  * spelling: the whole file is scanned when there is no summary.
  */
+/* memmem(p, end - p, needle) for a needle without NUL, over data with a NUL
+ * at *end (kt_file.data): glibc's strstr is vectorized (AVX-512/EVEX) and
+ * its memmem is not; on the 100 MB benchmark session strstr scanned in
+ * 15 ms what memmem scanned in 45 ms.  Data between NUL bytes is searched
+ * one stretch at a time. */
+static const char *find_str(const char *p, const char *end, const char *needle)
+{
+	while (p < end) {
+		const char *q = strstr(p, needle);
+
+		if (q)
+			return q;
+		p += strlen(p) + 1;
+	}
+	return NULL;
+}
+
 static void find_summary(const kt_file *f, struct prescan *ps)
 {
 	static const char pat[] = "\"summary\"";
 	const char *d = (const char *)f->data, *end = d + f->len, *p = d, *q;
 	const char *first[2] = { NULL, NULL }; /* "type":, "type": */
 
-	while (p < end && (q = memmem(p, (size_t)(end - p), pat,
-				      sizeof(pat) - 1))) {
+	while (p < end && (q = find_str(p, end, pat))) {
 		p = q + 1;
 		if (q - d >= 7 && !memcmp(q - 7, "\"type\":", 7)) {
 			if (!first[0])
@@ -1698,8 +1714,7 @@ static void find_summary(const kt_file *f, struct prescan *ps)
 		return;
 	/* the second spelling only after a failed first: it may lie past
 	 * where the scan stopped */
-	while (!first[1] && p < end &&
-	       (q = memmem(p, (size_t)(end - p), pat, sizeof(pat) - 1))) {
+	while (!first[1] && p < end && (q = find_str(p, end, pat))) {
 		p = q + 1;
 		if (q - d >= 8 && !memcmp(q - 8, "\"type\": ", 8))
 			first[1] = q;

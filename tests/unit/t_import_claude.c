@@ -445,10 +445,41 @@ static void test_corpus_usage_once(void **state)
 	assert_int_equal(c.usage_n, 271);
 }
 
+/* The summary line is found past a NUL byte in the file (the search runs
+ * over the stretches between NUL bytes) and at the end of the file. */
+static void test_summary_after_nul(void **state)
+{
+	struct fx *f = *state;
+	struct imp_res r;
+	char path[4300];
+	FILE *o;
+	static const char user[] =
+		"{\"sessionId\":\"snul\",\"type\":\"user\",\"uuid\":\"u1\","
+		"\"parentUuid\":null,\"timestamp\":\"2025-10-01T10:00:01.000Z\","
+		"\"message\":{\"role\":\"user\",\"content\":\"Make the kernel "
+		"faster\"}}\n";
+	static const char summ[] =
+		"{\"type\":\"summary\",\"summary\":\"Summary after a NUL\","
+		"\"leafUuid\":\"u1\"}\n";
+
+	snprintf(path, sizeof(path), "%s/snul.jsonl", f->dir);
+	o = fopen(path, "wb");
+	assert_non_null(o);
+	fputs(user, o);
+	fwrite("{\"bad\":\"a\0b\"}\n", 1, 14, o);
+	fputs(summ, o);
+	fclose(o);
+	assert_int_equal(import1(f->s, path, 0, &r), 0);
+	assert_int_equal(r.nrun, 1);
+	assert_string_equal(r.name[0], "Summary after a NUL");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fixture_2x, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_summary_after_nul, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_fixture_workspace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fixture_reimport_and_growth,
 						setup, teardown),
