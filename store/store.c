@@ -240,9 +240,16 @@ static int open_dbis(kt_store *s, MDB_txn *txn, unsigned fl)
 		if (rc == 0 && (rc = check_format(s, txn, &absent)) != 0)
 			return rc;
 	}
+	s->has_sums = 1;
 	for (int i = 0; i < KT_DB_COUNT; i++) {
 		int rc = mdb_dbi_open(txn, db_names[i], fl, &s->dbi[i]);
 
+		if (rc == MDB_NOTFOUND && i == KT_DB_SUMS) {
+			/* written before run checksums (FORMAT.md §6.10): a
+			 * writer adds the database at open */
+			s->has_sums = 0;
+			continue;
+		}
 		if (rc == MDB_NOTFOUND)
 			return kt_err(s, KT_ECORRUPT,
 				      "%s: not a ktraj store (no '%s' database)",
@@ -350,6 +357,29 @@ static int env_setup(kt_store *s, int exists)
 	}
 	rc = mdb_txn_commit(txn);
 	return rc ? kt_mdb_err(s, rc, "commit") : 0;
+}
+
+/* A store written before run checksums gets the run_sums database from
+ * the first writer that opens it; its runs keep no checksum (FORMAT.md
+ * §6.10), the runs created from then on get one. */
+static int add_sums(kt_store *s)
+{
+	MDB_txn *txn;
+	int rc = mdb_txn_begin(s->env, NULL, 0, &txn);
+
+	if (rc)
+		return kt_mdb_err(s, rc, "begin");
+	rc = mdb_dbi_open(txn, db_names[KT_DB_SUMS], MDB_CREATE,
+			  &s->dbi[KT_DB_SUMS]);
+	if (rc) {
+		mdb_txn_abort(txn);
+		return kt_mdb_err(s, rc, "add run_sums");
+	}
+	rc = mdb_txn_commit(txn);
+	if (rc)
+		return kt_mdb_err(s, rc, "add run_sums");
+	s->has_sums = 1;
+	return 0;
 }
 
 int kt_store_open(const char *path, unsigned flags, kt_store **out)
@@ -461,6 +491,11 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 	rc = env_setup(s, exists && st.st_size > 0);
 	if (rc)
 		goto fail;
+	if (!s->has_sums && !(s->flags & KT_OPEN_RDONLY)) {
+		rc = add_sums(s);
+		if (rc)
+			goto fail;
+	}
 	{
 		MDB_txn *txn;
 
@@ -851,6 +886,16 @@ int kt_run_create(kt_store *s, const char *id, const char *name,
 	rc = kt_put(s, KT_DB_RUNS, bin, KT_RUN_BIN, v, vl, MDB_NOOVERWRITE);
 	if (rc)
 		goto out;
+	{
+		/* the checksum of name, format and meta (FORMAT.md §6.10) */
+		MDB_val rv = { vl, v };
+		unsigned char sum[KT_HASH_LEN];
+
+		kt_runrec_sum(bin, &rv, sum);
+		rc = kt_put(s, KT_DB_SUMS, bin, KT_RUN_BIN, sum, sizeof(sum), 0);
+		if (rc)
+			goto out;
+	}
 	if (nl) {
 		/* a name can repeat; the key carries the id.  Names are
 		 * indexed by their first KT_NAME_MAX_KEY bytes and checked
@@ -904,8 +949,9 @@ static char *dupn(const void *p, size_t n)
 	return d;
 }
 
-/* Decode a runs record into info (strings into s->run_*). */
-static int run_decode(kt_store *s, const unsigned char *bin,
+/* Decode a runs record into info (strings into s->run_*), checked against
+ * its checksum (one lookup and a SHA-256 of name, format and meta). */
+static int run_decode(kt_store *s, MDB_txn *txn, const unsigned char *bin,
 		      const MDB_val *v, kt_run_info *info)
 {
 	const unsigned char *p = v->mv_data;
@@ -914,6 +960,9 @@ static int run_decode(kt_store *s, const unsigned char *bin,
 
 	memset(info, 0, sizeof(*info));
 	rc = kt_runrec_tail(s, v, &info->n_events, info->head);
+	if (rc)
+		return rc;
+	rc = kt_runrec_check(s, txn, bin, v, &info->checksum);
 	if (rc)
 		return rc;
 	nl = kt_rd16(p + 8);
@@ -958,7 +1007,7 @@ int kt_run_get(kt_store *s, const char *id, kt_run_info *info)
 	else if (rc)
 		rc = kt_mdb_err(s, rc, "run lookup");
 	else
-		rc = run_decode(s, bin, &v, info);
+		rc = run_decode(s, txn, bin, &v, info);
 	kt_rd_end(s, txn);
 	return rc;
 }
@@ -992,7 +1041,7 @@ int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),
 			goto out;
 		}
 		memcpy(bin, k.mv_data, KT_RUN_BIN);
-		rc = run_decode(s, bin, &v, &info);
+		rc = run_decode(s, txn, bin, &v, &info);
 		if (rc)
 			goto out;
 		rc = fn(&info, arg);
