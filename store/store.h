@@ -367,9 +367,13 @@ int kt_path_foreach(kt_store *s, const char *run, uint64_t at_seq,
 
 /*
  * Recompute every event hash and the chain of `run` (NULL = all runs) and
- * every referenced blob hash.  On the first mismatch returns KT_ECORRUPT and
- * sets *bad_run (static buffer in s) and *bad_seq (0 when a blob is bad; the
- * errmsg names it).
+ * every referenced blob hash; check each run record against its checksum,
+ * its run_names entry and its paths index rebuilt from its events, and
+ * (whole store) that no index entry names a missing run (FORMAT.md §4,
+ * §6.10).  A run without a checksum (older store) is not an error:
+ * kt_run_info.checksum tells.  On the first mismatch returns KT_ECORRUPT and
+ * sets *bad_run (static buffer in s) and *bad_seq (0 when the run record or
+ * a blob is bad; the errmsg names it).
  */
 int kt_store_verify(kt_store *s, const char *run, const char **bad_run,
 		    uint64_t *bad_seq);
