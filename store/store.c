@@ -330,7 +330,10 @@ static int env_setup(kt_store *s, int exists)
 				int r2 = mdb_stat(txn, 1 /* MAIN_DBI */, &st);
 
 				mdb_txn_abort(txn);
-				if (r2 == 0 && st.ms_entries > KT_DB_COUNT)
+				/* only a file whose first transaction never
+				 * committed: anything in it belongs to
+				 * another program */
+				if (r2 != 0 || st.ms_entries > 0)
 					return rc ? rc : kt_err(s, KT_ECORRUPT,
 						"%s: not a ktraj store", s->path);
 			}
@@ -382,6 +385,52 @@ static int add_sums(kt_store *s)
 	return 0;
 }
 
+/*
+ * Whether the existing file at path may be opened as a store: an LMDB data
+ * file (its first meta page's magic, lmdb mdb.c MDB_MAGIC 0xBEEFC0DE, in
+ * the host's byte order at offset 16, after the 16-byte page header), or
+ * an empty file that an interrupted create left (LMDB makes "<path>-lock"
+ * first, then the data file, then writes its meta pages; the next writer
+ * finishes the create).  An empty file without that lock file belongs to
+ * someone else: a writer must not take it over (FORMAT.md §5).
+ */
+static int check_file(kt_store *s, const char *path, off_t size,
+		      unsigned flags)
+{
+	const uint32_t magic = 0xBEEFC0DEu;
+	unsigned char b[20];
+	char *lock;
+	struct stat ls;
+	int lk;
+	FILE *f;
+
+	if (size == 0) {
+		lock = malloc(strlen(path) + 6);
+		if (!lock)
+			return kt_err(s, KT_ENOMEM, "lock path");
+		sprintf(lock, "%s-lock", path);
+		lk = stat(lock, &ls) == 0 && S_ISREG(ls.st_mode);
+		free(lock);
+		if (lk && (flags & KT_OPEN_CREATE) && !(flags & KT_OPEN_RDONLY))
+			return 0;
+		return kt_err(s, KT_ECORRUPT, "%s: an empty file, not a ktraj "
+			      "store", path);
+	}
+	f = fopen(path, "rb");
+	if (!f) {
+		/* unreadable: LMDB's open says why */
+		return 0;
+	}
+	if (fread(b, 1, sizeof(b), f) != sizeof(b) ||
+	    memcmp(b + 16, &magic, 4) != 0) {
+		fclose(f);
+		return kt_err(s, KT_ECORRUPT, "%s: not a ktraj store (not an "
+			      "LMDB file)", path);
+	}
+	fclose(f);
+	return 0;
+}
+
 int kt_store_open(const char *path, unsigned flags, kt_store **out)
 {
 	kt_store *s;
@@ -413,15 +462,14 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 		rc = kt_err(s, KT_ENOTFOUND, "%s: no such store", path);
 		goto fail;
 	}
-	if (exists && S_ISREG(st.st_mode) && st.st_size == 0 &&
-	    (flags & KT_OPEN_RDONLY || !(flags & KT_OPEN_CREATE))) {
-		rc = kt_err(s, KT_ECORRUPT, "%s: empty file, not a store", path);
-		goto fail;
-	}
 	if (exists && !S_ISREG(st.st_mode)) {
 		rc = kt_err(s, KT_ECORRUPT, "%s: not a store file", path);
 		goto fail;
 	}
+	/* Checked before LMDB opens it, which would create "<path>-lock"
+	 * beside any file, and initialize an empty one as a new store. */
+	if (exists && (rc = check_file(s, path, st.st_size, flags)) != 0)
+		goto fail;
 	/* LMDB maps at least the committed size; leave room to grow without
 	 * a remap right away */
 	while (exists && map < (uint64_t)st.st_size * 2 && map < KT_MAP_LIMIT)

@@ -2,7 +2,8 @@
  * t_store_runsum.c - what the hash chain does not cover: the run record's
  * checksum (run_sums), the run_names index and the paths index, checked by
  * kt_store_verify and (the checksum) by kt_run_get; a store written before
- * run checksums still opens and verifies.  FORMAT.md §6.10.
+ * run checksums still opens and verifies; an LMDB file of another program
+ * is not taken over.  FORMAT.md §5, §6.10.
  */
 #include "testutil.h"
 #include <lmdb.h>
@@ -396,6 +397,40 @@ static void test_paths_index(void **state)
 	}
 }
 
+/* An LMDB file of another program is not taken over by a writer. */
+static void test_foreign_lmdb(void **state)
+{
+	struct fx *f = *state;
+	char p[4300];
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	MDB_val k = { 3, "key" }, v = { 5, "value" };
+	MDB_stat st;
+	kt_store *s = NULL;
+
+	snprintf(p, sizeof(p), "%s/other.mdb", f->dir);
+	assert_int_equal(mdb_env_create(&env), 0);
+	assert_int_equal(mdb_env_open(env, p, MDB_NOSUBDIR, 0644), 0);
+	assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	assert_int_equal(mdb_dbi_open(txn, NULL, 0, &dbi), 0);
+	assert_int_equal(mdb_put(txn, dbi, &k, &v, 0), 0);
+	assert_int_equal(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+	assert_int_equal(kt_store_open(p, KT_OPEN_RDONLY, &s), KT_ECORRUPT);
+	assert_int_equal(kt_store_open(p, KT_OPEN_CREATE, &s), KT_ECORRUPT);
+	assert_null(s);
+	/* its main database holds its one key, none of ours */
+	assert_int_equal(mdb_env_create(&env), 0);
+	assert_int_equal(mdb_env_open(env, p, MDB_NOSUBDIR | MDB_RDONLY,
+				      0644), 0);
+	assert_int_equal(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn), 0);
+	assert_int_equal(mdb_stat(txn, 1, &st), 0);
+	assert_int_equal(st.ms_entries, 1);
+	mdb_txn_abort(txn);
+	mdb_env_close(env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -408,6 +443,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_names_index, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_paths_index, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_lmdb, setup,
 						teardown),
 	};
 
