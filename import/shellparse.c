@@ -1891,10 +1891,14 @@ static void rm_ops(struct ctx *x, const struct scmd *c, size_t a,
 		}
 		if (!w->n && !(w->fl & W_DYN))
 			continue;
-		if (!certain || (w->fl & (W_DYN | W_GLOB)) ||
-		    !(p = resolve(x, w))) {
+		/* a relative name after the cwd was lost names nothing we
+		 * can follow, as for writes (set_cwd) */
+		if (!(w->fl & (W_DYN | W_GLOB)) && !(p = resolve(x, w)))
+			continue;
+		if (!certain || (w->fl & (W_DYN | W_GLOB))) {
 			size_t from = x->p->nops;
 
+			free(p);
 			unknown_operand(x, w, rec);
 			/* a removal cannot make an absent file exist */
 			for (j = from; j < x->p->nops; j++)

@@ -272,6 +272,10 @@ static void t_rm_recursive(void **st)
 		"DU:/w/build D:/w/build DU:/w/-x D:/w/-x");
 	rm_plan("rm -r build -v", 1, "DU:/w/build D:/w/build");
 	rm_plan("cd sub && rm -rf obj", 1, "DU:/w/sub/obj D:/w/sub/obj");
+	/* after the cwd is lost a relative name is not followed (as for
+	 * writes); an absolute one is */
+	rm_plan("cd $X && rm -rf obj", 1, "");
+	rm_plan("cd $X && rm -rf /w/obj", 1, "DU:/w/obj D:/w/obj");
 	/* not recursive: the file only */
 	rm_plan("rm -f build", 1, "D:/w/build");
 	/* globs: unknown, with -r also what lies under a match */
