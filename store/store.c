@@ -370,6 +370,11 @@ static int add_sums(kt_store *s)
 	MDB_txn *txn;
 	int rc = mdb_txn_begin(s->env, NULL, 0, &txn);
 
+	if (rc == MDB_MAP_RESIZED) {
+		/* another process grew the map: adopt its size (wbegin) */
+		mdb_env_set_mapsize(s->env, 0);
+		rc = mdb_txn_begin(s->env, NULL, 0, &txn);
+	}
 	if (rc)
 		return kt_mdb_err(s, rc, "begin");
 	rc = mdb_dbi_open(txn, db_names[KT_DB_SUMS], MDB_CREATE,
