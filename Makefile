@@ -3,6 +3,8 @@
 #                   harness when nvcc is found)
 #   make check      every test (cmocka units, bats CLI tests), closing with
 #                   "N passed, N failed"
+#   make unit       build and run the cmocka unit tests alone (TAP output,
+#                   "N passed, N failed", non-zero exit on a failure)
 #   make asan       the same suite built with ASan+UBSan in build-asan/
 #   make fuzz       libFuzzer targets (clang), FUZZ_SECONDS each
 #   make bench      tests/bench benchmarks (numbers into tests/bench/RESULTS.md)
@@ -69,6 +71,7 @@ else
 endif
 
 unit: $(UNIT_BIN)
+	@UNIT_ONLY=1 B=$(B) tests/run.sh $(UNIT_BIN)
 check: $(B)/ktraj $(UNIT_BIN)
 	@KTRAJ=$(abspath $(B)/ktraj) B=$(B) tests/run.sh $(UNIT_BIN)
 

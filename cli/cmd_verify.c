@@ -7,12 +7,16 @@ static const char usage[] =
 	"usage: ktraj verify [RUN] [--json]\n"
 	"\n"
 	"Recompute the hash of every event and the hash chain of every run (or\n"
-	"of RUN), and the SHA-256 of every blob they refer to, and that every\n"
-	"blob an event names (edit before/after, *_blob fields, observed and\n"
-	"images; FORMAT.md \"Blob references\") is stored.  Exit 0 when\n"
-	"all match; exit 3 naming the first bad run and event (or blob) when\n"
-	"the store is corrupt.  --json prints one object: ok, runs, events, or\n"
-	"ok false with run, seq (0: a blob) and error.\n";
+	"of RUN), and the SHA-256 of every blob they refer to; check that\n"
+	"every blob an event names (edit before/after, *_blob fields, observed\n"
+	"and images; FORMAT.md \"Blob references\") is stored, that each run\n"
+	"record (name, format, meta) matches its checksum and that the name\n"
+	"and workspace (paths) indexes match the runs and events they are built\n"
+	"from.  Exit 0 when all match; exit 3 naming the first bad run and event\n"
+	"(or blob) when the store is corrupt.  Runs written by a ktraj before\n"
+	"run checksums have none: verify counts them.  --json prints one\n"
+	"object: ok, runs, events, no_checksum (runs without one), or ok false\n"
+	"with run, seq (0: the run record or a blob) and error.\n";
 
 static int count_run(const kt_run_info *ri, void *arg)
 {
@@ -20,6 +24,7 @@ static int count_run(const kt_run_info *ri, void *arg)
 
 	n[0]++;
 	n[1] += ri->n_events;
+	n[2] += !ri->checksum;
 	return 0;
 }
 
@@ -27,7 +32,7 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 {
 	const char *spec = NULL, *bad_run = NULL;
 	char run[KT_RUN_ID_HEX + 1];
-	uint64_t bad_seq = 0, n[2] = { 0, 0 };
+	uint64_t bad_seq = 0, n[3] = { 0, 0, 0 };
 	kt_store *s = NULL;
 	int i, rc, json = 0;
 
@@ -57,6 +62,17 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 					      &bad_seq);
 	if (rc == KT_ECORRUPT) {
 		const char *d = kt_store_errmsg(s);
+		size_t bl = bad_run ? strlen(bad_run) : 0;
+
+		/* the detail starts "run ID[ seq N]: " when it names the run
+		 * the line names already */
+		if (d && bl && !strncmp(d, "run ", 4) &&
+		    !strncmp(d + 4, bad_run, bl)) {
+			const char *q = strstr(d + 4 + bl, ": ");
+
+			if (q)
+				d = q + 2;
+		}
 
 		if (bad_seq)
 			cli_err(c, "run %s seq %llu: corrupt%s%s",
@@ -89,8 +105,17 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 		kt_run_foreach(s, count_run, n);
 	}
 	if (json)
-		printf("{\"ok\":true,\"runs\":%llu,\"events\":%llu}\n",
-		       (unsigned long long)n[0], (unsigned long long)n[1]);
+		printf("{\"ok\":true,\"runs\":%llu,\"events\":%llu,"
+		       "\"no_checksum\":%llu}\n",
+		       (unsigned long long)n[0], (unsigned long long)n[1],
+		       (unsigned long long)n[2]);
+	else if (n[2])
+		printf("ok: %llu run%s, %llu events verified; %llu run "
+		       "record%s without checksum (written before ktraj had "
+		       "them: name, format and meta unchecked)\n",
+		       (unsigned long long)n[0], n[0] == 1 ? "" : "s",
+		       (unsigned long long)n[1], (unsigned long long)n[2],
+		       n[2] == 1 ? "" : "s");
 	else
 		printf("ok: %llu run%s, %llu events verified\n",
 		       (unsigned long long)n[0], n[0] == 1 ? "" : "s",

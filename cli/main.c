@@ -161,7 +161,11 @@ static int open_failed(struct cli *c, int rc)
 	}
 	/* a damaged store keeps its magic: that stays corrupt (exit 3) */
 	if (rc == KT_ECORRUPT && !has_lmdb_magic(p)) {
-		cli_err(c, "%s is not a ktraj store", p);
+		/* nothing was written to it, and no lock file made beside it */
+		cli_err(c, "%s is not a ktraj store (%s; give another --store "
+			"or KTRAJ_STORE)", p, st.st_size == 0 ?
+			"an empty file, which may belong to another program" :
+			"not an LMDB file");
 		return KT_EXIT_FAIL;
 	}
 	cli_err(c, "%s: %s", p, kt_strerror(rc));

@@ -191,6 +191,20 @@ int kt_ws_invalidate(kt_imp *imp, const char *path, uint64_t call,
  * KT_EINVAL or KT_ENOMEM. */
 int kt_ws_invalidate_where(kt_imp *imp, const char *dir, const char *glob,
 			   uint64_t call, const char *tool);
+/* kt_ws_invalidate_where with `how`: KT_WS_TREE, a glob also takes every
+ * file under a directory it matches (`rm -r build/x*`); KT_WS_PRESENT,
+ * only files with content (believed or unknown) are affected, a file known
+ * to be absent stays absent (a removal that may have run cannot create
+ * one).  Returns 0, KT_EINVAL or KT_ENOMEM. */
+#define KT_WS_TREE 0x1u
+#define KT_WS_PRESENT 0x2u
+int kt_ws_invalidate_match(kt_imp *imp, const char *dir, const char *glob,
+			   unsigned how, uint64_t call, const char *tool);
+/* kt_ws_delete of every file with content (known or unknown) under `dir`
+ * (below it, or dir itself when it is a file): `rm -r dir`.  dir must not
+ * be "".  Returns 0, KT_EINVAL or KT_ENOMEM. */
+int kt_ws_delete_under(kt_imp *imp, const char *dir, uint64_t call,
+		       const char *tool);
 /* Content seen without a change (a Read result, originalFile): seeds or
  * corrects the workspace silently and adds {"path","blob"} to the
  * `observed` array of `payload` (the tool_result about to be emitted). */

@@ -92,14 +92,20 @@ static int apply_op(kt_imp *imp, const struct kt_sh_op *op, uint64_t call)
 	size_t len = 0;
 	int rc = 0;
 
+	unsigned how = op->present_only ? KT_WS_PRESENT : 0;
+
 	if (op->op == KT_SH_UNKNOWN_UNDER)
-		return kt_ws_invalidate_where(imp, op->path, NULL, call,
+		return kt_ws_invalidate_match(imp, op->path, NULL, how, call,
 					      "shell");
-	if (op->op == KT_SH_UNKNOWN_GLOB)
-		return kt_ws_invalidate_where(imp, NULL, op->path, call,
-					      "shell");
+	if (op->op == KT_SH_UNKNOWN_GLOB || op->op == KT_SH_UNKNOWN_TREE)
+		return kt_ws_invalidate_match(imp, NULL, op->path, how |
+					      (op->op == KT_SH_UNKNOWN_TREE ?
+					       KT_WS_TREE : 0), call, "shell");
 	if (op->op == KT_SH_PATCH)
 		return apply_patch_op(imp, op, call);
+	if (op->op == KT_SH_DELETE_UNDER)
+		return *op->path ? kt_ws_delete_under(imp, op->path, call,
+						      "shell") : 0;
 	path = kt_ws_path(NULL, op->path);
 	if (!path)
 		return KT_ENOMEM;
@@ -111,8 +117,12 @@ static int apply_op(kt_imp *imp, const struct kt_sh_op *op, uint64_t call)
 	}
 	/* content we cannot work out: the file's old content is stale, so
 	 * the workspace forgets it rather than keep it or guess */
-	if (op->op == KT_SH_UNKNOWN)
+	if (op->op == KT_SH_UNKNOWN) {
+		/* a removal cannot make an absent file exist */
+		if (op->present_only && !kt_ws_get(imp, path, &len))
+			goto out;
 		goto unknown;
+	}
 	data = op_content(imp, op, &len, &rc);
 	if (!data) {
 		if (rc)

@@ -1833,6 +1833,91 @@ static void set_cwd(struct ctx *x, const struct scmd *c, size_t a, int succ)
 	x->cwd_lost = 0;
 }
 
+/*
+ * rm: what it removed.  `certain` (it ran and succeeded): a literal
+ * operand is deleted, and with -r/-R every file known under it.  A glob or
+ * a word that expands makes what it may name unknown instead: the known
+ * files a glob matches (with -r also those under a directory it matches),
+ * for $vars every known file under the cwd (unknown_operand).  Not certain
+ * (it may have run, or ran in a loop): every operand that way.  An option
+ * rm does not have may be -r by another name: then as not certain, -r.
+ */
+static void rm_ops(struct ctx *x, const struct scmd *c, size_t a,
+		   int certain)
+{
+	static const char *const longs[] = { "--force", "--verbose", "--dir",
+		"--one-file-system", "--no-preserve-root", "--preserve-root",
+		"--preserve-root=all", "--interactive", "--interactive=never",
+		"--interactive=once", "--interactive=always", NULL };
+	size_t i, j;
+	int dd = 0, rec = 0, odd = 0;
+
+	for (i = a + 1; i < c->nw; i++) {
+		const char *v = c->w[i].v;
+
+		if (dd || c->w[i].n < 2 || v[0] != '-' ||
+		    (c->w[i].fl & W_DYN))
+			continue;
+		if (!strcmp(v, "--")) {
+			dd = 1;
+			continue;
+		}
+		if (v[1] == '-') {
+			for (j = 0; longs[j] && strcmp(longs[j], v); j++)
+				;
+			if (!strcmp(v, "--recursive"))
+				rec = 1;
+			else if (!longs[j])
+				odd = 1;
+			continue;
+		}
+		if (strspn(v + 1, "rRfivdI") != strlen(v + 1))
+			odd = 1;
+		if (strpbrk(v + 1, "rR"))
+			rec = 1;
+	}
+	if (odd) {
+		certain = 0;
+		rec = 1;
+	}
+	for (dd = 0, i = a + 1; i < c->nw && !x->oom; i++) {
+		const struct word *w = &c->w[i];
+		char *p = NULL, *q;
+
+		if (!dd && w->n > 1 && w->v[0] == '-' && !(w->fl & W_DYN)) {
+			if (!strcmp(w->v, "--"))
+				dd = 1;
+			continue;
+		}
+		if (!w->n && !(w->fl & W_DYN))
+			continue;
+		/* a relative name after the cwd was lost names nothing we
+		 * can follow, as for writes (set_cwd) */
+		if (!(w->fl & (W_DYN | W_GLOB)) && !(p = resolve(x, w)))
+			continue;
+		if (!certain || (w->fl & (W_DYN | W_GLOB))) {
+			size_t from = x->p->nops;
+
+			free(p);
+			unknown_operand(x, w, rec);
+			/* a removal cannot make an absent file exist */
+			for (j = from; j < x->p->nops; j++)
+				x->p->ops[j].present_only = 1;
+			continue;
+		}
+		if (rec) {
+			q = strdup(p);
+			if (!q) {
+				free(p);
+				x->oom = 1;
+				return;
+			}
+			(void)new_op(x, KT_SH_DELETE_UNDER, q);
+		}
+		(void)new_op(x, KT_SH_DELETE, p);
+	}
+}
+
 /* rm / mv / cp of a command known to have succeeded */
 static void file_ops(struct ctx *x, const struct scmd *c, size_t a,
 		     const char *b)
@@ -1842,11 +1927,7 @@ static void file_ops(struct ctx *x, const struct scmd *c, size_t a,
 	size_t k, i;
 
 	if (!strcmp(b, "rm")) {
-		k = args_of(c, a, v, 64, &ok, "rfivdI");
-		if (!ok || k > 64)
-			return;
-		for (i = 0; i < k; i++)
-			(void)new_op(x, KT_SH_DELETE, resolve(x, v[i]));
+		rm_ops(x, c, a, 1);
 		return;
 	}
 	if (strcmp(b, "mv") && strcmp(b, "cp"))
@@ -2130,7 +2211,8 @@ static void unknown_operand(struct ctx *x, const struct word *w, int under)
 		p = w->v[0] == '/' ? kt_sh_path(NULL, w->v) :
 		    x->cwd && !x->cwd_lost ? kt_sh_path(x->cwd, w->v) : NULL;
 		if (p)
-			(void)new_op(x, KT_SH_UNKNOWN_GLOB, p);
+			(void)new_op(x, under ? KT_SH_UNKNOWN_TREE :
+				     KT_SH_UNKNOWN_GLOB, p);
 		else if (w->v[0] != '/' && (x->cwd_lost || !x->cwd))
 			wide_under(x, "");
 		else
@@ -2877,10 +2959,12 @@ static int loose_ops(struct ctx *x, const char *s, size_t n)
 			}
 			if (!strcmp(b, "sed") || !strcmp(b, "perl"))
 				inplace_ops(x, c, a, b[0] == 'p');
-			if (!strcmp(b, "rm") || !strcmp(b, "mv") ||
+			if (!strcmp(b, "rm"))
+				rm_ops(x, c, a, 0);
+			else if (!strcmp(b, "mv") ||
 			    !strcmp(b, "cp") || !strcmp(b, "tee")) {
 				m = args_of(c, a, v, 64, &ok, "");
-				/* rm/mv sources and every target: unknown;
+				/* mv sources and every target: unknown;
 				 * cp's sources stay */
 				for (j = 0; j < m && j < 64; j++)
 					if ((b[0] != 'c' || j + 1 == m) &&
@@ -3262,6 +3346,9 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 				if (pl->n == 1 && reached[i] == YES &&
 				    succ[i] == YES)
 					file_ops(&x, c, a, b);
+				else if (reached[i] != NO && succ[i] != NO &&
+					 !strcmp(b, "rm"))
+					rm_ops(&x, c, a, 0); /* may have run */
 				/* a program's output, or in-place edits of a
 				 * command that may have run */
 				if (reached[i] != NO && succ[i] != NO &&

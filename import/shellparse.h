@@ -34,7 +34,13 @@ enum { KT_SH_WRITE = 1, KT_SH_APPEND, KT_SH_DELETE, KT_SH_UNKNOWN,
 	 *                       the files its headers name, as the workspace
 	 *                       knows the patch; every file under dir when it
 	 *                       does not know it */
-	KT_SH_UNKNOWN_UNDER, KT_SH_UNKNOWN_GLOB, KT_SH_PATCH };
+	KT_SH_UNKNOWN_UNDER, KT_SH_UNKNOWN_GLOB, KT_SH_PATCH,
+	/*  KT_SH_DELETE_UNDER   path is a directory removed whole (rm -r):
+	 *                       every file known under it is deleted
+	 *  KT_SH_UNKNOWN_TREE   path is an fnmatch(3) pattern that may name
+	 *                       directories (rm -r d/x*): the files it
+	 *                       matches and every file under a match */
+	KT_SH_DELETE_UNDER, KT_SH_UNKNOWN_TREE };
 
 /* One file change.  Content is data[0..len) when have_data, else the
  * concatenation of files[] as the workspace knows them (cat a b > c,
@@ -48,6 +54,8 @@ struct kt_sh_op {
 	char **files;
 	size_t nfiles;
 	char *dir;              /* KT_SH_PATCH: where it applies (NULL unknown) */
+	int present_only;       /* KT_SH_UNKNOWN*: a removal (rm) that may
+				   have run: files known absent stay so */
 	int strip;              /* KT_SH_PATCH: -pN; -1 = basename (patch
 				   without -p) */
 };

@@ -449,13 +449,17 @@ static int under(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && (path[n] == 0 || path[n] == '/');
 }
 
-int kt_ws_invalidate_where(kt_imp *imp, const char *dir, const char *glob,
-			   uint64_t call, const char *tool)
+/* Every path the workspace believes something of (content, or absence
+ * with `gone`; unknown content with `unk`) under dir or matching glob with
+ * fnmatch flags fl, in path order, into *out (pointers into the table). */
+static int ws_where(kt_imp *imp, const char *dir, const char *glob, int fl,
+		    int gone, int unk, char ***out, size_t *n)
 {
 	char **v = NULL, *nd = NULL;
 	size_t nv = 0, i;
-	int rc = 0;
 
+	*out = NULL;
+	*n = 0;
 	if ((dir && glob) || (!dir && !glob))
 		return KT_EINVAL;
 	if (dir && *dir && !(nd = kt_ws_path(NULL, dir)))
@@ -467,10 +471,12 @@ int kt_ws_invalidate_where(kt_imp *imp, const char *dir, const char *glob,
 	for (i = 0; i < imp->ws.cap; i++) {
 		const struct kt_ws_ent *e = &imp->ws.e[i];
 
-		/* what the workspace believes: content, or absence */
-		if (!e->path || e->unknown || (!e->data && !e->deleted))
+		if (!e->path)
 			continue;
-		if (glob ? fnmatch(glob, e->path, FNM_PATHNAME) != 0 :
+		if (e->unknown ? !unk :
+		    e->deleted ? !gone : !e->data)
+			continue;
+		if (glob ? fnmatch(glob, e->path, fl) != 0 :
 		    !under(e->path, nd ? nd : ""))
 			continue;
 		if (nv < imp->ws.n)
@@ -479,11 +485,55 @@ int kt_ws_invalidate_where(kt_imp *imp, const char *dir, const char *glob,
 	/* in path order: the same source gives the same events */
 	if (nv > 1)
 		qsort(v, nv, sizeof(*v), cmp_str);
+	free(nd);
+	*out = v;
+	*n = nv;
+	return 0;
+}
+
+int kt_ws_invalidate_match(kt_imp *imp, const char *dir, const char *glob,
+			   unsigned how, uint64_t call, const char *tool)
+{
+	char **v;
+	size_t nv, i;
+	/* FNM_LEADING_DIR (GNU): a match of a leading part of the path
+	 * followed by '/' matches, so the files under a matched directory */
+	int fl = FNM_PATHNAME | (how & KT_WS_TREE ? FNM_LEADING_DIR : 0);
+	/* what the workspace believes: content, or absence */
+	int rc = ws_where(imp, dir, glob, fl, !(how & KT_WS_PRESENT), 0, &v,
+			  &nv);
+
 	/* kt_ws_invalidate looks each up again; the table does not move
 	 * (no entry is added), so the path pointers stay valid */
 	for (i = 0; i < nv && !rc; i++)
 		rc = kt_ws_invalidate(imp, v[i], call, tool);
 	free(v);
-	free(nd);
+	return rc;
+}
+
+int kt_ws_invalidate_where(kt_imp *imp, const char *dir, const char *glob,
+			   uint64_t call, const char *tool)
+{
+	return kt_ws_invalidate_match(imp, dir, glob, 0, call, tool);
+}
+
+int kt_ws_delete_under(kt_imp *imp, const char *dir, uint64_t call,
+		       const char *tool)
+{
+	char **v;
+	size_t nv, i;
+	int rc;
+
+	/* "" (every file) is never what a removal names */
+	if (!dir || !*dir)
+		return KT_EINVAL;
+	/* files with content, known or not; not those already absent */
+	rc = ws_where(imp, dir, NULL, 0, 0, 1, &v, &nv);
+	for (i = 0; i < nv && !rc; i++) {
+		rc = kt_ws_delete(imp, v[i], call, tool);
+		if (rc == KT_ENOTFOUND)
+			rc = 0;
+	}
+	free(v);
 	return rc;
 }

@@ -290,9 +290,16 @@ static int open_dbis(kt_store *s, MDB_txn *txn, unsigned fl)
 		if (rc == 0 && (rc = check_format(s, txn, &absent)) != 0)
 			return rc;
 	}
+	s->has_sums = 1;
 	for (int i = 0; i < KT_DB_COUNT; i++) {
 		int rc = mdb_dbi_open(txn, db_names[i], fl, &s->dbi[i]);
 
+		if (rc == MDB_NOTFOUND && i == KT_DB_SUMS) {
+			/* written before run checksums (FORMAT.md §6.10): a
+			 * writer adds the database at open */
+			s->has_sums = 0;
+			continue;
+		}
 		if (rc == MDB_NOTFOUND)
 			return kt_err(s, KT_ECORRUPT,
 				      "%s: not a ktraj store (no '%s' database)",
@@ -373,7 +380,10 @@ static int env_setup(kt_store *s, int exists)
 				int r2 = mdb_stat(txn, 1 /* MAIN_DBI */, &st);
 
 				mdb_txn_abort(txn);
-				if (r2 == 0 && st.ms_entries > KT_DB_COUNT)
+				/* only a file whose first transaction never
+				 * committed: anything in it belongs to
+				 * another program */
+				if (r2 != 0 || st.ms_entries > 0)
 					return rc ? rc : kt_err(s, KT_ECORRUPT,
 						"%s: not a ktraj store", s->path);
 			}
@@ -400,6 +410,80 @@ static int env_setup(kt_store *s, int exists)
 	}
 	rc = mdb_txn_commit(txn);
 	return rc ? kt_mdb_err(s, rc, "commit") : 0;
+}
+
+/* A store written before run checksums gets the run_sums database from
+ * the first writer that opens it; its runs keep no checksum (FORMAT.md
+ * §6.10), the runs created from then on get one. */
+static int add_sums(kt_store *s)
+{
+	MDB_txn *txn;
+	int rc = mdb_txn_begin(s->env, NULL, 0, &txn);
+
+	if (rc == MDB_MAP_RESIZED) {
+		/* another process grew the map: adopt its size (wbegin) */
+		mdb_env_set_mapsize(s->env, 0);
+		rc = mdb_txn_begin(s->env, NULL, 0, &txn);
+	}
+	if (rc)
+		return kt_mdb_err(s, rc, "begin");
+	rc = mdb_dbi_open(txn, db_names[KT_DB_SUMS], MDB_CREATE,
+			  &s->dbi[KT_DB_SUMS]);
+	if (rc) {
+		mdb_txn_abort(txn);
+		return kt_mdb_err(s, rc, "add run_sums");
+	}
+	rc = mdb_txn_commit(txn);
+	if (rc)
+		return kt_mdb_err(s, rc, "add run_sums");
+	s->has_sums = 1;
+	return 0;
+}
+
+/*
+ * Whether the existing file at path may be opened as a store: an LMDB data
+ * file (its first meta page's magic, lmdb mdb.c MDB_MAGIC 0xBEEFC0DE, in
+ * the host's byte order at offset 16, after the 16-byte page header), or
+ * an empty file that an interrupted create left (LMDB makes "<path>-lock"
+ * first, then the data file, then writes its meta pages; the next writer
+ * finishes the create).  An empty file without that lock file belongs to
+ * someone else: a writer must not take it over (FORMAT.md §5).
+ */
+static int check_file(kt_store *s, const char *path, off_t size,
+		      unsigned flags)
+{
+	const uint32_t magic = 0xBEEFC0DEu;
+	unsigned char b[20];
+	char *lock;
+	struct stat ls;
+	int lk;
+	FILE *f;
+
+	if (size == 0) {
+		lock = malloc(strlen(path) + 6);
+		if (!lock)
+			return kt_err(s, KT_ENOMEM, "lock path");
+		sprintf(lock, "%s-lock", path);
+		lk = stat(lock, &ls) == 0 && S_ISREG(ls.st_mode);
+		free(lock);
+		if (lk && (flags & KT_OPEN_CREATE) && !(flags & KT_OPEN_RDONLY))
+			return 0;
+		return kt_err(s, KT_ECORRUPT, "%s: an empty file, not a ktraj "
+			      "store", path);
+	}
+	f = fopen(path, "rb");
+	if (!f) {
+		/* unreadable: LMDB's open says why */
+		return 0;
+	}
+	if (fread(b, 1, sizeof(b), f) != sizeof(b) ||
+	    memcmp(b + 16, &magic, 4) != 0) {
+		fclose(f);
+		return kt_err(s, KT_ECORRUPT, "%s: not a ktraj store (not an "
+			      "LMDB file)", path);
+	}
+	fclose(f);
+	return 0;
 }
 
 int kt_store_open(const char *path, unsigned flags, kt_store **out)
@@ -433,15 +517,14 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 		rc = kt_err(s, KT_ENOTFOUND, "%s: no such store", path);
 		goto fail;
 	}
-	if (exists && S_ISREG(st.st_mode) && st.st_size == 0 &&
-	    (flags & KT_OPEN_RDONLY || !(flags & KT_OPEN_CREATE))) {
-		rc = kt_err(s, KT_ECORRUPT, "%s: empty file, not a store", path);
-		goto fail;
-	}
 	if (exists && !S_ISREG(st.st_mode)) {
 		rc = kt_err(s, KT_ECORRUPT, "%s: not a store file", path);
 		goto fail;
 	}
+	/* Checked before LMDB opens it, which would create "<path>-lock"
+	 * beside any file, and initialize an empty one as a new store. */
+	if (exists && (rc = check_file(s, path, st.st_size, flags)) != 0)
+		goto fail;
 	/* LMDB maps at least the committed size; leave room to grow without
 	 * a remap right away */
 	while (exists && map < (uint64_t)st.st_size * 2 && map < KT_MAP_LIMIT)
@@ -511,6 +594,11 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 	rc = env_setup(s, exists && st.st_size > 0);
 	if (rc)
 		goto fail;
+	if (!s->has_sums && !(s->flags & KT_OPEN_RDONLY)) {
+		rc = add_sums(s);
+		if (rc)
+			goto fail;
+	}
 	{
 		MDB_txn *txn;
 
@@ -903,6 +991,16 @@ int kt_run_create(kt_store *s, const char *id, const char *name,
 	rc = kt_put(s, KT_DB_RUNS, bin, KT_RUN_BIN, v, vl, MDB_NOOVERWRITE);
 	if (rc)
 		goto out;
+	{
+		/* the checksum of name, format and meta (FORMAT.md §6.10) */
+		MDB_val rv = { vl, v };
+		unsigned char sum[KT_HASH_LEN];
+
+		kt_runrec_sum(bin, &rv, sum);
+		rc = kt_put(s, KT_DB_SUMS, bin, KT_RUN_BIN, sum, sizeof(sum), 0);
+		if (rc)
+			goto out;
+	}
 	if (nl) {
 		/* a name can repeat; the key carries the id.  Names are
 		 * indexed by their first KT_NAME_MAX_KEY bytes and checked
@@ -956,8 +1054,9 @@ static char *dupn(const void *p, size_t n)
 	return d;
 }
 
-/* Decode a runs record into info (strings into s->run_*). */
-static int run_decode(kt_store *s, const unsigned char *bin,
+/* Decode a runs record into info (strings into s->run_*), checked against
+ * its checksum (one lookup and a SHA-256 of name, format and meta). */
+static int run_decode(kt_store *s, MDB_txn *txn, const unsigned char *bin,
 		      const MDB_val *v, kt_run_info *info)
 {
 	const unsigned char *p = v->mv_data;
@@ -966,6 +1065,9 @@ static int run_decode(kt_store *s, const unsigned char *bin,
 
 	memset(info, 0, sizeof(*info));
 	rc = kt_runrec_tail(s, v, &info->n_events, info->head);
+	if (rc)
+		return rc;
+	rc = kt_runrec_check(s, txn, bin, v, &info->checksum);
 	if (rc)
 		return rc;
 	nl = kt_rd16(p + 8);
@@ -1010,7 +1112,7 @@ int kt_run_get(kt_store *s, const char *id, kt_run_info *info)
 	else if (rc)
 		rc = kt_mdb_err(s, rc, "run lookup");
 	else
-		rc = run_decode(s, bin, &v, info);
+		rc = run_decode(s, txn, bin, &v, info);
 	kt_rd_end(s, txn);
 	return rc;
 }
@@ -1044,7 +1146,7 @@ int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),
 			goto out;
 		}
 		memcpy(bin, k.mv_data, KT_RUN_BIN);
-		rc = run_decode(s, bin, &v, &info);
+		rc = run_decode(s, txn, bin, &v, &info);
 		if (rc)
 			goto out;
 		rc = fn(&info, arg);

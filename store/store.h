@@ -166,6 +166,10 @@ typedef struct kt_run_info {
 	uint64_t n_events;     /* == last seq */
 	int64_t created_ns;
 	unsigned char head[KT_HASH_LEN]; /* hash-chain head after n_events */
+	int checksum;          /* 1: name, format, meta and created matched
+				  the run's checksum; 0: the run has none (a
+				  run written by a ktraj before run checksums,
+				  FORMAT.md §6.10) */
 } kt_run_info;
 
 /*
@@ -177,7 +181,9 @@ int kt_run_create(kt_store *s, const char *id, const char *name,
 		  const char *format, const char *meta_json);
 
 /* Fill *info for run `id`.  Strings are owned by s (valid until next call).
- * Errors: KT_ENOTFOUND. */
+ * The record is checked against its checksum (FORMAT.md §6.10).
+ * Errors: KT_ENOTFOUND, KT_ECORRUPT (the record does not match its
+ * checksum; the errmsg names the run). */
 int kt_run_get(kt_store *s, const char *id, kt_run_info *info);
 
 /*
@@ -187,7 +193,7 @@ int kt_run_get(kt_store *s, const char *id, kt_run_info *info);
 int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1]);
 
 /* Call fn for each run in id order; stop early when fn returns non-zero and
- * return that value. */
+ * return that value.  KT_ECORRUPT as kt_run_get, at the first bad run. */
 int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),
 		   void *arg);
 
@@ -365,9 +371,13 @@ int kt_path_foreach(kt_store *s, const char *run, uint64_t at_seq,
 
 /*
  * Recompute every event hash and the chain of `run` (NULL = all runs) and
- * every referenced blob hash.  On the first mismatch returns KT_ECORRUPT and
- * sets *bad_run (static buffer in s) and *bad_seq (0 when a blob is bad; the
- * errmsg names it).
+ * every referenced blob hash; check each run record against its checksum,
+ * its run_names entry and its paths index rebuilt from its events, and
+ * (whole store) that no index entry names a missing run (FORMAT.md §4,
+ * §6.10).  A run without a checksum (older store) is not an error:
+ * kt_run_info.checksum tells.  On the first mismatch returns KT_ECORRUPT and
+ * sets *bad_run (static buffer in s) and *bad_seq (0 when the run record or
+ * a blob is bad; the errmsg names it).
  */
 int kt_store_verify(kt_store *s, const char *run, const char **bad_run,
 		    uint64_t *bad_seq);

@@ -2359,10 +2359,14 @@ int kt_store_verify(kt_store *s, const char *run, const char **bad_run,
 		if (rc)
 			goto out;
 		rc = verify_run(s, txn, bin, &refs, &bseq);
+		if (rc == 0)
+			rc = kt_verify_run_records(s, txn, bin, &bseq);
 		if (rc)
 			goto bad;
 	} else {
 		rc = verify_orphans(s, txn);
+		if (rc == 0)
+			rc = kt_verify_store_records(s, txn);
 		if (rc) {
 			if (bad_run && s->bad_run[0])
 				*bad_run = s->bad_run;
@@ -2381,6 +2385,8 @@ int kt_store_verify(kt_store *s, const char *run, const char **bad_run,
 			}
 			memcpy(bin, k.mv_data, KT_RUN_BIN);
 			rc = verify_run(s, txn, bin, NULL, &bseq);
+			if (rc == 0)
+				rc = kt_verify_run_records(s, txn, bin, &bseq);
 			if (rc)
 				goto bad;
 		}
@@ -2416,8 +2422,11 @@ bad:
 		if (bad_seq)
 			*bad_seq = bseq;
 		snprintf(msg, sizeof(msg), "%s", s->err);
-		kt_err(s, rc, "run %s seq %llu: %s", s->bad_run,
-		       (unsigned long long)bseq, msg);
+		if (bseq)
+			kt_err(s, rc, "run %s seq %llu: %s", s->bad_run,
+			       (unsigned long long)bseq, msg);
+		else
+			kt_err(s, rc, "run %s: %s", s->bad_run, msg);
 	}
 out:
 	if (c)

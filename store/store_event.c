@@ -114,6 +114,8 @@ static int path_put(kt_store *s, const unsigned char run[KT_RUN_BIN],
 	unsigned char k[KT_RUN_BIN + KT_PATH_MAX_KEY + 9], v[1 + KT_HASH_LEN];
 	size_t pl = path ? strlen(path) : 0;
 
+	size_t vl = 1;
+
 	/* longer paths are not indexed (FORMAT.md "paths") */
 	if (!pl || pl > KT_PATH_MAX_KEY)
 		return 0;
@@ -121,15 +123,29 @@ static int path_put(kt_store *s, const unsigned char run[KT_RUN_BIN],
 	memcpy(k + KT_RUN_BIN, path, pl);
 	k[KT_RUN_BIN + pl] = 0;
 	kt_be64(k + KT_RUN_BIN + pl + 1, seq);
-	if (deleted) {
-		v[0] = 1;
-		return kt_put(s, KT_DB_PATHS, k, KT_RUN_BIN + pl + 9, v, 1, 0);
+	v[0] = 1;
+	if (!deleted) {
+		if (!hex || strlen(hex) != KT_HASH_HEX ||
+		    kt_unhex(hex, v + 1, KT_HASH_LEN) != 0)
+			return 0; /* not a content hash: nothing to index */
+		v[0] = 0;
+		vl = sizeof(v);
 	}
-	if (!hex || strlen(hex) != KT_HASH_HEX ||
-	    kt_unhex(hex, v + 1, KT_HASH_LEN) != 0)
-		return 0; /* not a content hash: nothing to index */
-	v[0] = 0;
-	return kt_put(s, KT_DB_PATHS, k, KT_RUN_BIN + pl + 9, v, sizeof(v), 0);
+	if (s->pcollect) {
+		/* verify rebuilds the index (store_check.c) */
+		struct kt_buf *b = s->pcollect;
+		size_t kl = KT_RUN_BIN + pl + 9;
+
+		if (kt_buf_reserve(b, b->len + 3 + kl + vl))
+			return KT_ENOMEM;
+		kt_be16(b->p + b->len, (uint16_t)kl);
+		memcpy(b->p + b->len + 2, k, kl);
+		b->p[b->len + 2 + kl] = (unsigned char)vl;
+		memcpy(b->p + b->len + 3 + kl, v, vl);
+		b->len += 3 + kl + vl;
+		return 0;
+	}
+	return kt_put(s, KT_DB_PATHS, k, KT_RUN_BIN + pl + 9, v, vl, 0);
 }
 
 static const char *jstr(const cJSON *o, const char *name)
@@ -139,8 +155,8 @@ static const char *jstr(const cJSON *o, const char *name)
 	return cJSON_IsString(j) ? j->valuestring : NULL;
 }
 
-static int index_paths(kt_store *s, const unsigned char run[KT_RUN_BIN],
-		       const kt_event *ev, const cJSON *pl)
+int kt_index_paths(kt_store *s, const unsigned char run[KT_RUN_BIN],
+		   const kt_event *ev, const cJSON *pl)
 {
 	int rc = 0;
 
@@ -282,7 +298,7 @@ int kt_event_append(kt_store *s, const char *run, kt_event *ev)
 	kt_sha256(s->tmp.p, s->tmp.len, hash);
 	kt_chain_next(s->orun.head, ev->seq, hash, chain);
 	if (tree) {
-		rc = index_paths(s, bin, ev, tree);
+		rc = kt_index_paths(s, bin, ev, tree);
 		if (rc)
 			goto out;
 	}

@@ -23,7 +23,8 @@
 	X(BLOBS, "blobs") \
 	X(HEADS, "blob_heads") \
 	X(PATHS, "paths") \
-	X(DICTS, "dicts")
+	X(DICTS, "dicts") \
+	X(SUMS, "run_sums")
 #define KT_DB_ENUM(e, n) KT_DB_##e,
 enum { KT_DBS(KT_DB_ENUM) KT_DB_COUNT };
 
@@ -214,6 +215,12 @@ struct kt_store {
 	char *run_name, *run_format, *run_meta; /* kt_run_get results */
 	char bad_run[KT_RUN_ID_HEX + 1];
 	char err[256];
+	/* run_sums exists (FORMAT.md §6.10; a store written before run
+	 * checksums has none until a writer opens it) */
+	int has_sums;
+	/* verify: path_put collects the paths entries here instead of
+	 * writing them (store_check.c) */
+	struct kt_buf *pcollect;
 };
 
 /* ---- store.c ---- */
@@ -317,6 +324,33 @@ struct kt_prow {
 int kt_page_parse(const unsigned char *p, size_t len, uint64_t first,
 		  unsigned char chain[KT_HASH_LEN], struct kt_prow *rows,
 		  uint32_t max, uint32_t *n);
+
+struct cJSON;
+/* Paths index entries of an edit or tool_result event (parsed payload
+ * pl), written with kt_put, or appended to s->pcollect when set as
+ * be16 key length || key || u8 value length || value. */
+int kt_index_paths(kt_store *s, const unsigned char run[KT_RUN_BIN],
+		   const kt_event *ev, const struct cJSON *pl);
+
+/* ---- store_check.c ---- */
+/* The checksum of a run record (FORMAT.md §6.10) into sum; rec must have
+ * passed kt_runrec_tail. */
+void kt_runrec_sum(const unsigned char run[KT_RUN_BIN], const MDB_val *rec,
+		   unsigned char sum[KT_HASH_LEN]);
+/* Check rec (the run record of run) against its checksum: 0 with *have 1
+ * when it matches, 0 with *have 0 when the run has none, KT_ECORRUPT. */
+int kt_runrec_check(kt_store *s, MDB_txn *txn,
+		    const unsigned char run[KT_RUN_BIN], const MDB_val *rec,
+		    int *have);
+/* Verify what kt_store_verify's chain pass does not cover for one run:
+ * its record's checksum, its run_names entry and its paths index rebuilt
+ * from its events.  *bad_seq gets the first event whose paths differ. */
+int kt_verify_run_records(kt_store *s, MDB_txn *txn,
+			  const unsigned char run[KT_RUN_BIN],
+			  uint64_t *bad_seq);
+/* Whole store: every run_names, run_sums and paths key names a run that
+ * exists (and run_names the run's name); s->bad_run gets the run. */
+int kt_verify_store_records(kt_store *s, MDB_txn *txn);
 
 /* ---- store_blob.c ---- */
 /* Check every blob (or only `only`, n hashes) decodes to its hash;

@@ -391,7 +391,7 @@ assert r[1]["ts"] is None and r[1]["actor"]=="harness" and r[0]["actor"]=="agent
 	[[ "$output" == "ok: 1 run, 27 events verified" ]]
 	run "$KTRAJ" verify ed --json
 	[ "$status" -eq 0 ]
-	[ "$output" = '{"ok":true,"runs":1,"events":27}' ]
+	[ "$output" = '{"ok":true,"runs":1,"events":27,"no_checksum":0}' ]
 	python3 - "$KTRAJ" "$KTRAJ_STORE" "$BATS_TEST_TMPDIR/bad.ktraj" <<'PY'
 import os, re, subprocess, sys
 kt, good, bad = sys.argv[1:4]

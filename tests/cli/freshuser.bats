@@ -82,7 +82,7 @@ unprivileged() {
 	for cmd in ls init; do
 		run --separate-stderr "$KTRAJ" --store "$BATS_TEST_TMPDIR/notes.txt" $cmd
 		[ "$status" -eq 1 ]
-		[ "$stderr" = "ktraj: $cmd: $BATS_TEST_TMPDIR/notes.txt is not a ktraj store" ]
+		[ "$stderr" = "ktraj: $cmd: $BATS_TEST_TMPDIR/notes.txt is not a ktraj store (not an LMDB file; give another --store or KTRAJ_STORE)" ]
 	done
 	# the file is left as it was
 	[ "$(cat "$BATS_TEST_TMPDIR/notes.txt")" = "just some notes, long enough to hold an LMDB header" ]

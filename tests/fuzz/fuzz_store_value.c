@@ -4,7 +4,8 @@
  * lengths) and the header page (checkpoint, kind/parent/ts rows) of layout
  * v2, the blob record (codecs, delta chains, depth), dictionaries, the
  * verify path, and append of arbitrary payload text (canonicalization,
- * paths index, open blocks).
+ * paths index, open blocks, verify's rebuild of the paths index), and the
+ * run record (lengths, checksum, name index).
  *
  * The first input byte picks the target; the rest is written as a value
  * straight into the store's databases inside a write transaction that is
@@ -71,6 +72,12 @@ static int nop_head(const kt_event *ev, void *arg)
 	return ev->payload != NULL;
 }
 
+static int nop_run(const kt_run_info *ri, void *arg)
+{
+	(void)arg;
+	return ri->name == NULL;
+}
+
 static int nop_path(const char *p, void *arg)
 {
 	(void)p;
@@ -97,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (kt_store_begin(S))
 		abort();
-	switch (data[0] % 5) {
+	switch (data[0] % 6) {
 	case 0: { /* a block value replacing the seed's note block, or one of
 		   * another kind at seq 1 or 2 */
 		int kind = data[0] & 0x80 ? KT_KIND_NOTE : 1 + (data[0] >> 3) % 10;
@@ -123,6 +130,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		kt_event_foreach(S, run, 0, 0, 0, nop, NULL);
 		kt_store_verify(S, run, &bad, &bseq);
 		break;
+	case 5: { /* a run record replacing the seed's */
+		kt_run_info ri;
+
+		kt_put(S, KT_DB_RUNS, runbin, KT_RUN_BIN, data + 1, size - 1, 0);
+		kt_run_get(S, run, &ri);
+		kt_run_foreach(S, nop_run, NULL);
+		kt_store_verify(S, NULL, &bad, &bseq);
+		kt_store_verify(S, run, &bad, &bseq);
+		break;
+	}
 	case 1: /* a blob record (possibly a delta naming itself or another) */
 		kt_sha256("a", 1, h);
 		kt_put(S, KT_DB_BLOBS, h, KT_HASH_LEN, data + 1, size - 1, 0);
@@ -164,6 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (kt_event_append(S, run, &ev) == 0) {
 			kt_event_get(S, run, 2, &ev);
 			kt_path_foreach(S, run, 0, nop_path, NULL);
+			kt_store_verify(S, run, &bad, &bseq);
 		}
 		free(pl);
 		break;

@@ -223,14 +223,75 @@ static void t_rm_mv_cp(void **st)
 	assert_string_equal(p.ops[4].path, "/w/k2.cu");
 	/* "mv y z": z may be a directory, so nothing is claimed */
 	kt_sh_plan_free(&p);
-	/* globs and failed removals */
-	no_ops("rm test_*.c", "/w", "", 1);
+	/* failed removals */
 	no_ops("rm a.c", "/w", "rm: cannot remove 'a.c': No such file", 0);
+	no_ops("rm -rf build", "/w", "rm: cannot remove 'build': Permission "
+	       "denied", 0);
 	p = plan("cat a.c b.c > all.c", "/w", "", 1);
 	assert_int_equal(p.nops, 1);
 	assert_int_equal(p.ops[0].nfiles, 2);
 	assert_string_equal(p.ops[0].files[1], "/w/b.c");
 	kt_sh_plan_free(&p);
+}
+
+/* The ops of cmd run in /w, as "OP:path" joined by spaces (D delete, DU
+ * delete under, U unknown, UU unknown under, UG unknown glob, UT unknown
+ * tree; a "~" after the op: present_only). */
+static void rm_plan(const char *cmd, int ok, const char *want)
+{
+	struct kt_sh_plan p = plan(cmd, "/w", "", ok);
+	char got[1024] = "";
+
+	for (size_t i = 0; i < p.nops; i++) {
+		const char *o = p.ops[i].op == KT_SH_DELETE ? "D" :
+			p.ops[i].op == KT_SH_DELETE_UNDER ? "DU" :
+			p.ops[i].op == KT_SH_UNKNOWN ? "U" :
+			p.ops[i].op == KT_SH_UNKNOWN_UNDER ? "UU" :
+			p.ops[i].op == KT_SH_UNKNOWN_GLOB ? "UG" :
+			p.ops[i].op == KT_SH_UNKNOWN_TREE ? "UT" : "?";
+
+		snprintf(got + strlen(got), sizeof(got) - strlen(got),
+			 "%s%s%s:%s", i ? " " : "", o,
+			 p.ops[i].present_only ? "~" : "", p.ops[i].path);
+	}
+	if (strcmp(got, want))
+		fail_msg("%s: got '%s', want '%s'", cmd, got, want);
+	kt_sh_plan_free(&p);
+}
+
+/* rm -r: everything known under the directory is deleted; globs and
+ * variables make what they may name unknown (never deleted) */
+static void t_rm_recursive(void **st)
+{
+	(void)st;
+	rm_plan("rm -rf build", 1, "DU:/w/build D:/w/build");
+	rm_plan("rm -fr build/ out/a.txt", 1,
+		"DU:/w/build D:/w/build DU:/w/out/a.txt D:/w/out/a.txt");
+	rm_plan("rm -R -f /abs/dir", 1, "DU:/abs/dir D:/abs/dir");
+	rm_plan("rm --recursive --force -- build -x", 1,
+		"DU:/w/build D:/w/build DU:/w/-x D:/w/-x");
+	rm_plan("rm -r build -v", 1, "DU:/w/build D:/w/build");
+	rm_plan("cd sub && rm -rf obj", 1, "DU:/w/sub/obj D:/w/sub/obj");
+	/* after the cwd is lost a relative name is not followed (as for
+	 * writes); an absolute one is */
+	rm_plan("cd $X && rm -rf obj", 1, "");
+	rm_plan("cd $X && rm -rf /w/obj", 1, "DU:/w/obj D:/w/obj");
+	/* not recursive: the file only */
+	rm_plan("rm -f build", 1, "D:/w/build");
+	/* globs: unknown, with -r also what lies under a match */
+	rm_plan("rm test_*.c", 1, "UG~:/w/test_*.c");
+	rm_plan("rm build/*", 1, "UG~:/w/build/*");
+	rm_plan("rm -rf build/*", 1, "UT~:/w/build/*");
+	/* a variable: every known file under the cwd */
+	rm_plan("rm -rf $DIR", 1, "UU~:/w");
+	rm_plan("rm -f \"$OUT\"/a.o", 1, "UU~:/w");
+	/* an option rm does not have: as if recursive, not certain */
+	rm_plan("rm --bogus build", 1, "UU~:/w/build");
+	/* may have run (make or rm failed; which, the output does not
+	 * say): unknown */
+	rm_plan("make && rm -rf build", 0, "UU~:/w/build");
+	/* in a loop: unknown */
+	rm_plan("for d in a b; do rm -rf build; done", 1, "UU~:/w/build");
 }
 
 static const struct kt_sh_compile *one_cc(struct kt_sh_plan *p)
@@ -608,6 +669,7 @@ int main(void)
 		cmocka_unit_test(t_unknown_changes),
 		cmocka_unit_test(t_cwd_and_lists),
 		cmocka_unit_test(t_rm_mv_cp),
+		cmocka_unit_test(t_rm_recursive),
 		cmocka_unit_test(t_compile),
 		cmocka_unit_test(t_runs_bench),
 		cmocka_unit_test(t_hostile),

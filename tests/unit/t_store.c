@@ -123,19 +123,36 @@ static void test_open_absent(void **state)
 	assert_int_equal(kt_store_open(p, 0, &s), KT_ENOTFOUND);
 	assert_null(s);
 	assert_int_equal(kt_store_open(p, KT_OPEN_RDONLY, &s), KT_ENOTFOUND);
-	/* an empty file is no store, but CREATE makes it one */
+	/* an empty file is no store, and CREATE does not take it over
+	 * (another program may own it) unless the lock file beside it says
+	 * a create was interrupted (LMDB makes the lock file first) */
 	{
 		FILE *fp = fopen(p, "w");
+		char lk[4400];
+		struct stat st;
 
 		assert_non_null(fp);
 		fclose(fp);
+		snprintf(lk, sizeof(lk), "%s-lock", p);
+		assert_int_equal(kt_store_open(p, 0, &s), KT_ECORRUPT);
+		assert_int_equal(kt_store_open(p, KT_OPEN_CREATE, &s),
+				 KT_ECORRUPT);
+		assert_null(s);
+		assert_int_equal(stat(p, &st), 0);
+		assert_int_equal(st.st_size, 0);
+		assert_int_not_equal(stat(lk, &st), 0);
+		fp = fopen(lk, "w");
+		assert_non_null(fp);
+		fclose(fp);
+		assert_int_equal(kt_store_open(p, KT_OPEN_RDONLY, &s),
+				 KT_ECORRUPT);
+		assert_int_equal(kt_store_open(p, KT_OPEN_CREATE, &s), 0);
+		kt_store_close(s);
+		assert_int_equal(kt_store_open(p, KT_OPEN_RDONLY, &s), 0);
+		kt_store_close(s);
+		unlink(p);
+		unlink(lk);
 	}
-	assert_int_equal(kt_store_open(p, 0, &s), KT_ECORRUPT);
-	assert_int_equal(kt_store_open(p, KT_OPEN_CREATE, &s), 0);
-	kt_store_close(s);
-	assert_int_equal(kt_store_open(p, KT_OPEN_RDONLY, &s), 0);
-	kt_store_close(s);
-	unlink(p);
 	/* a file that is not LMDB */
 	{
 		FILE *fp = fopen(p, "w");
@@ -145,7 +162,16 @@ static void test_open_absent(void **state)
 		      "to look like something", fp);
 		fclose(fp);
 	}
-	assert_int_not_equal(kt_store_open(p, 0, &s), 0);
+	assert_int_equal(kt_store_open(p, 0, &s), KT_ECORRUPT);
+	assert_int_equal(kt_store_open(p, KT_OPEN_CREATE, &s), KT_ECORRUPT);
+	{
+		/* refused before LMDB made a lock file beside it */
+		char lk[4400];
+		struct stat st;
+
+		snprintf(lk, sizeof(lk), "%s-lock", p);
+		assert_int_not_equal(stat(lk, &st), 0);
+	}
 }
 
 static void test_runs(void **state)

@@ -1,0 +1,371 @@
+/*
+ * store_check.c - integrity of the records the hash chain does not cover:
+ * the run record's checksum (run_sums), the run_names index and the paths
+ * index.  FORMAT.md §6.10 is normative; §4 lists what verify checks.
+ *
+ * Why these three: the chain (§4) covers every event byte, the blob keys
+ * cover every blob, but a flipped byte in a run's name, format or meta, in
+ * a run_names key or in a paths entry changed what `ls`, `export`, `cat
+ * --at` and `diff` say while `verify` said ok.  The name and paths indexes
+ * are derived data, so verify rebuilds them from their source (the run
+ * records, the edit and tool_result payloads) and compares; the run record
+ * is source data, so it carries a checksum of its own.
+ */
+#include <stdlib.h>
+#include <openssl/evp.h>
+#include <cjson/cJSON.h>
+#include "store_int.h"
+
+/* Domain separation: no chain input (0x00 first), canonical event bytes
+ * (0x01 first) or h_0 ("ktraj/1 chain") begins with these 11 bytes. */
+static const char run_tag[] = "ktraj/1 run";
+static const char runrec_bad[] = "the run record (name, format, meta, "
+	"created) does not match its checksum";
+
+void kt_runrec_sum(const unsigned char run[KT_RUN_BIN], const MDB_val *rec,
+		   unsigned char sum[KT_HASH_LEN])
+{
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	unsigned int n = KT_HASH_LEN;
+
+	/* rec passed kt_runrec_tail: it is at least KT_RUNREC_TAIL long */
+	if (!c || !EVP_DigestInit_ex(c, EVP_sha256(), NULL) ||
+	    !EVP_DigestUpdate(c, run_tag, sizeof(run_tag) - 1) ||
+	    !EVP_DigestUpdate(c, run, KT_RUN_BIN) ||
+	    !EVP_DigestUpdate(c, rec->mv_data,
+			      rec->mv_size - KT_RUNREC_TAIL) ||
+	    !EVP_DigestFinal_ex(c, sum, &n))
+		memset(sum, 0, KT_HASH_LEN);
+	EVP_MD_CTX_free(c);
+}
+
+int kt_runrec_check(kt_store *s, MDB_txn *txn,
+		    const unsigned char run[KT_RUN_BIN], const MDB_val *rec,
+		    int *have)
+{
+	MDB_val k = { KT_RUN_BIN, (void *)run }, v;
+	unsigned char sum[KT_HASH_LEN];
+	char hx[KT_RUN_ID_HEX + 1];
+	int rc;
+
+	*have = 0;
+	if (!s->has_sums)
+		return 0;
+	rc = mdb_get(txn, s->dbi[KT_DB_SUMS], &k, &v);
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	if (rc)
+		return kt_mdb_err(s, rc, "run checksum");
+	kt_hex(run, KT_RUN_BIN, hx);
+	if (rec->mv_size < KT_RUNREC_TAIL)
+		return kt_err(s, KT_ECORRUPT, "run %s: bad run record", hx);
+	kt_runrec_sum(run, rec, sum);
+	if (v.mv_size != KT_HASH_LEN || memcmp(v.mv_data, sum, KT_HASH_LEN))
+		return kt_err(s, KT_ECORRUPT, "run %s: %s", hx, runrec_bad);
+	*have = 1;
+	return 0;
+}
+
+/* ---- paths index rebuilt from the events ---------------------------------- */
+
+struct pent {
+	const unsigned char *k, *v;
+	size_t kl, vl, i;
+};
+
+static int pent_cmp(const void *a, const void *b)
+{
+	const struct pent *x = a, *y = b;
+	size_t n = x->kl < y->kl ? x->kl : y->kl;
+	int c = memcmp(x->k, y->k, n);
+
+	/* LMDB's default order (shorter first on a tie), then input order:
+	 * of equal keys the last put is the one stored */
+	if (c)
+		return c;
+	if (x->kl != y->kl)
+		return x->kl < y->kl ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+struct pscan {
+	kt_store *s;
+	const unsigned char *run;
+};
+
+static int paths_cb(const kt_event *ev, void *arg)
+{
+	struct pscan *ps = arg;
+	cJSON *j;
+	int rc;
+
+	/* as kt_event_append: a tool_result indexes only its "observed" */
+	if (ev->kind == KT_KIND_TOOL_RESULT &&
+	    !memmem(ev->payload, ev->payload_len, "\"observed\"", 10))
+		return 0;
+	j = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+	if (!j)
+		return kt_err(ps->s, KT_ECORRUPT, "seq %llu: payload is not "
+			      "JSON", (unsigned long long)ev->seq);
+	rc = kt_index_paths(ps->s, ps->run, ev, j);
+	cJSON_Delete(j);
+	return rc;
+}
+
+/* The paths entries of run as its events make them, sorted, the last put
+ * of each key kept; *n entries into *out (malloc'ed, pointing into b). */
+static int paths_expected(kt_store *s, const unsigned char run[KT_RUN_BIN],
+			  struct kt_buf *b, struct pent **out, size_t *n)
+{
+	char hx[KT_RUN_ID_HEX + 1];
+	struct pscan ps = { s, run };
+	struct pent *e = NULL;
+	size_t cnt = 0, off, u = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	kt_hex(run, KT_RUN_BIN, hx);
+	s->pcollect = b;
+	rc = kt_event_scan(s, hx, 0, 0, KT_KIND_BIT(KT_KIND_EDIT) |
+			   KT_KIND_BIT(KT_KIND_TOOL_RESULT), KT_READ_BODY,
+			   paths_cb, &ps);
+	s->pcollect = NULL;
+	if (rc)
+		return rc;
+	for (off = 0; off < b->len; cnt++)
+		off += 3 + kt_rd16(b->p + off) + b->p[off + 2 + kt_rd16(b->p + off)];
+	if (cnt && !(e = malloc(cnt * sizeof(*e))))
+		return KT_ENOMEM;
+	for (off = 0, cnt = 0; off < b->len; cnt++) {
+		e[cnt].kl = kt_rd16(b->p + off);
+		e[cnt].k = b->p + off + 2;
+		e[cnt].vl = b->p[off + 2 + e[cnt].kl];
+		e[cnt].v = e[cnt].k + e[cnt].kl + 1;
+		e[cnt].i = cnt;
+		off += 3 + e[cnt].kl + e[cnt].vl;
+	}
+	if (cnt > 1)
+		qsort(e, cnt, sizeof(*e), pent_cmp);
+	for (size_t i = 0; i < cnt; i++) {
+		if (i + 1 < cnt && e[i].kl == e[i + 1].kl &&
+		    !memcmp(e[i].k, e[i + 1].k, e[i].kl))
+			continue; /* overwritten by a later put */
+		e[u++] = e[i];
+	}
+	*out = e;
+	*n = u;
+	return 0;
+}
+
+static int paths_differ(kt_store *s, const unsigned char *k, size_t kl,
+			uint64_t *bad_seq)
+{
+	char p[KT_PATH_MAX_KEY + 1];
+	size_t pl = kl >= KT_RUN_BIN + 9 ? kl - KT_RUN_BIN - 9 : 0;
+
+	if (pl > KT_PATH_MAX_KEY)
+		pl = KT_PATH_MAX_KEY;
+	memcpy(p, k + KT_RUN_BIN, pl);
+	p[pl] = 0;
+	*bad_seq = kl >= KT_RUN_BIN + 9 ? kt_rd64(k + kl - 8) : 0;
+	return kt_err(s, KT_ECORRUPT, "the paths index differs from the "
+		      "events at seq %llu (path '%.200s')",
+		      (unsigned long long)*bad_seq, p);
+}
+
+static int verify_paths(kt_store *s, MDB_txn *txn,
+			const unsigned char run[KT_RUN_BIN], uint64_t *bad_seq)
+{
+	struct kt_buf b = { 0 };
+	struct pent *e = NULL;
+	size_t n = 0, i = 0;
+	MDB_cursor *c = NULL;
+	MDB_val k, v;
+	unsigned char kb[KT_RUN_BIN];
+	int rc;
+
+	rc = paths_expected(s, run, &b, &e, &n);
+	if (rc)
+		goto out;
+	rc = mdb_cursor_open(txn, s->dbi[KT_DB_PATHS], &c);
+	if (rc) {
+		rc = kt_mdb_err(s, rc, "cursor");
+		goto out;
+	}
+	memcpy(kb, run, KT_RUN_BIN);
+	k.mv_size = KT_RUN_BIN;
+	k.mv_data = kb;
+	for (rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE); rc == 0;
+	     rc = mdb_cursor_get(c, &k, &v, MDB_NEXT), i++) {
+		if (k.mv_size < KT_RUN_BIN ||
+		    memcmp(k.mv_data, run, KT_RUN_BIN))
+			break;
+		if (i >= n || k.mv_size != e[i].kl ||
+		    memcmp(k.mv_data, e[i].k, e[i].kl)) {
+			/* an entry no event makes, or one missing before it */
+			const struct pent *w = i < n ? &e[i] : NULL;
+
+			if (w && pent_cmp(&(struct pent){ k.mv_data, NULL,
+				    k.mv_size, 0, 0 }, w) > 0)
+				rc = paths_differ(s, w->k, w->kl, bad_seq);
+			else
+				rc = paths_differ(s, k.mv_data, k.mv_size,
+						  bad_seq);
+			goto out;
+		}
+		if (v.mv_size != e[i].vl || memcmp(v.mv_data, e[i].v, e[i].vl)) {
+			rc = paths_differ(s, e[i].k, e[i].kl, bad_seq);
+			goto out;
+		}
+	}
+	if (rc && rc != MDB_NOTFOUND) {
+		rc = kt_mdb_err(s, rc, "cursor");
+		goto out;
+	}
+	rc = 0;
+	if (i < n)
+		rc = paths_differ(s, e[i].k, e[i].kl, bad_seq);
+out:
+	if (c)
+		mdb_cursor_close(c);
+	free(e);
+	free(b.p);
+	return rc;
+}
+
+int kt_verify_run_records(kt_store *s, MDB_txn *txn,
+			  const unsigned char run[KT_RUN_BIN],
+			  uint64_t *bad_seq)
+{
+	MDB_val k = { KT_RUN_BIN, (void *)run }, v;
+	uint64_t n;
+	unsigned char head[KT_HASH_LEN];
+	int rc, have;
+	size_t nl;
+
+	*bad_seq = 0;
+	rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &k, &v);
+	if (rc)
+		return rc == MDB_NOTFOUND ? kt_err(s, KT_ECORRUPT, "no run "
+						   "record") :
+					    kt_mdb_err(s, rc, "run lookup");
+	rc = kt_runrec_tail(s, &v, &n, head);
+	if (rc == 0)
+		rc = kt_runrec_check(s, txn, run, &v, &have);
+	if (rc == KT_ECORRUPT)
+		/* the caller names the run */
+		return kt_err(s, rc, "%s", runrec_bad);
+	if (rc)
+		return rc;
+	nl = kt_rd16((const unsigned char *)v.mv_data + 8);
+	if (nl) {
+		unsigned char key[KT_NAME_MAX_KEY + 1 + KT_RUN_BIN];
+		size_t pl = nl > KT_NAME_MAX_KEY ? KT_NAME_MAX_KEY : nl;
+		MDB_val nk = { pl + 1 + KT_RUN_BIN, key }, nv;
+
+		memcpy(key, (const unsigned char *)v.mv_data + 10, pl);
+		key[pl] = 0;
+		memcpy(key + pl + 1, run, KT_RUN_BIN);
+		rc = mdb_get(txn, s->dbi[KT_DB_NAMES], &nk, &nv);
+		if (rc == MDB_NOTFOUND)
+			return kt_err(s, KT_ECORRUPT, "the run's name is "
+				      "missing from the run_names index");
+		if (rc)
+			return kt_mdb_err(s, rc, "run_names");
+	}
+	return verify_paths(s, txn, run, bad_seq);
+}
+
+/* ---- whole store ------------------------------------------------------------ */
+
+/* Every key of db names (in its first 16 bytes, or its last 16 for
+ * run_names) a run that exists; run_names keys also the run's name. */
+static int keys_of_runs(kt_store *s, MDB_txn *txn, int db)
+{
+	MDB_cursor *c;
+	MDB_val k, v;
+	unsigned char last[KT_RUN_BIN];
+	int rc, have = 0;
+	const char *what = "";
+
+	rc = mdb_cursor_open(txn, s->dbi[db], &c);
+	if (rc)
+		return kt_mdb_err(s, rc, "cursor");
+	for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+		const unsigned char *kp = k.mv_data, *id;
+		MDB_val rk, rv;
+		size_t pl = 0;
+
+		if (db == KT_DB_NAMES) {
+			if (k.mv_size < 2 + KT_RUN_BIN ||
+			    kp[k.mv_size - KT_RUN_BIN - 1] != 0) {
+				what = "bad run_names key";
+				rc = KT_ECORRUPT;
+				memset(last, 0, sizeof(last));
+				break;
+			}
+			id = kp + k.mv_size - KT_RUN_BIN;
+			pl = k.mv_size - KT_RUN_BIN - 1;
+		} else {
+			if (k.mv_size < KT_RUN_BIN ||
+			    (db == KT_DB_SUMS && (k.mv_size != KT_RUN_BIN ||
+						  v.mv_size != KT_HASH_LEN))) {
+				what = "bad key or value";
+				rc = KT_ECORRUPT;
+				memcpy(last, kp, k.mv_size < KT_RUN_BIN ?
+				       k.mv_size : KT_RUN_BIN);
+				break;
+			}
+			id = kp;
+			if (have && !memcmp(last, id, KT_RUN_BIN))
+				continue;
+		}
+		memcpy(last, id, KT_RUN_BIN);
+		have = 1;
+		rk.mv_size = KT_RUN_BIN;
+		rk.mv_data = (void *)id;
+		rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &rk, &rv);
+		if (rc == MDB_NOTFOUND) {
+			what = "names a run that does not exist";
+			rc = KT_ECORRUPT;
+			break;
+		}
+		if (rc)
+			break;
+		if (db == KT_DB_NAMES) {
+			const unsigned char *r = rv.mv_data;
+			size_t nl = rv.mv_size >= 10 ? kt_rd16(r + 8) : 0;
+
+			if (!nl || (nl > KT_NAME_MAX_KEY ? KT_NAME_MAX_KEY :
+				    nl) != pl || rv.mv_size < 10 + nl ||
+			    memcmp(r + 10, kp, pl)) {
+				what = "differs from the run's name";
+				rc = KT_ECORRUPT;
+				break;
+			}
+		}
+	}
+	mdb_cursor_close(c);
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	if (rc == KT_ECORRUPT) {
+		kt_hex(last, KT_RUN_BIN, s->bad_run);
+		return kt_err(s, KT_ECORRUPT, "%s entry %s",
+			      db == KT_DB_NAMES ? "run_names" :
+			      db == KT_DB_SUMS ? "run_sums" : "paths", what);
+	}
+	return kt_mdb_err(s, rc, "cursor");
+}
+
+int kt_verify_store_records(kt_store *s, MDB_txn *txn)
+{
+	int rc = keys_of_runs(s, txn, KT_DB_NAMES);
+
+	if (rc == 0 && s->has_sums)
+		rc = keys_of_runs(s, txn, KT_DB_SUMS);
+	if (rc == 0)
+		rc = keys_of_runs(s, txn, KT_DB_PATHS);
+	return rc;
+}
