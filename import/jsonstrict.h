@@ -38,6 +38,7 @@
 #include <cjson/cJSON.h>
 #include "import.h"
 
+#define KT_UTF8_BOM "\xef\xbb\xbf" /* U+FEFF in UTF-8 */
 #define KT_JSON_BOM 0x1u          /* ignore a byte order mark before the text */
 #define KT_JSON_MAX_DEPTH CJSON_NESTING_LIMIT /* nested arrays/objects */
 #define KT_JSON_MAX_NUMBER 63     /* bytes of one number (cJSON copies at
