@@ -84,3 +84,20 @@ setup() {
 	[ "$status" -ne 0 ]
 	[[ "$stderr" == *"line 2: invalid JSON (RFC 8259): byte order mark"* ]]
 }
+
+@test "a byte order mark opening a file: detected and imported as without one" {
+	for f in claude/s2x.jsonl swe/mini.json codex/streams.jsonl; do
+		src="$BATS_TEST_DIRNAME/../data/import/$f"
+		b=$(basename "$f")
+		mkdir -p "$BATS_TEST_TMPDIR/plain" "$BATS_TEST_TMPDIR/bom"
+		cp "$src" "$BATS_TEST_TMPDIR/plain/$b"
+		{ printf '\357\273\277'; cat "$src"; } >"$BATS_TEST_TMPDIR/bom/$b"
+		want=$(KTRAJ_STORE="$BATS_TEST_TMPDIR/p.ktraj" "$KTRAJ" import --json "$BATS_TEST_TMPDIR/plain/$b" 2>/dev/null |
+			python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); print(r["format"], r["events"])')
+		run --separate-stderr "$KTRAJ" import --json "$BATS_TEST_TMPDIR/bom/$b"
+		[ "$status" -eq 0 ]
+		[[ "$stderr" != *"byte order mark"* && "$stderr" != *"not recognized"* ]]
+		got=$(echo "$output" | python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); print(r["format"], r["events"])')
+		[ -n "$want" ] && [ "$got" = "$want" ]
+	done
+}
