@@ -24,22 +24,44 @@ static const unsigned char *skip_ws(const unsigned char *p,
 	return p;
 }
 
-/* First byte at or after p that is '"', '\\' or below 0x20, or end. */
+/* the second byte of a two-byte escape [7] */
+static const unsigned char esc1[256] = {
+	['"'] = 1, ['\\'] = 1, ['/'] = 1, ['b'] = 1, ['f'] = 1, ['n'] = 1,
+	['r'] = 1, ['t'] = 1,
+};
+
+#if defined(__SSE2__)
+/* Bit i set when p[i] is '"', '\\' or below 0x20 (16 bytes at p). */
+static inline unsigned special16(const unsigned char *p)
+{
+	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+	const __m128i c1f = _mm_set1_epi8(0x1f);
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+	/* unsigned x <= 0x1f  <=>  min(x, 0x1f) == x */
+	__m128i m = _mm_or_si128(
+		_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, bs)),
+		_mm_cmpeq_epi8(_mm_min_epu8(x, c1f), x));
+
+	return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
+
+/*
+ * First byte at or after p that is '"', '\\' or below 0x20, or end.  With
+ * SSE2, two-byte escapes (\n, \", ...: most escapes in source text) that
+ * lie inside one 16-byte window are stepped over without leaving the
+ * window; the caller handles every other escape.
+ */
 static const unsigned char *str_skip(const unsigned char *p,
 				     const unsigned char *end)
 {
 #if defined(__SSE2__)
-	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
-	const __m128i c1f = _mm_set1_epi8(0x1f);
-
 	while (end - p >= 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-		/* unsigned x <= 0x1f  <=>  min(x, 0x1f) == x */
-		__m128i m = _mm_or_si128(
-			_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, bs)),
-			_mm_cmpeq_epi8(_mm_min_epu8(x, c1f), x));
-		unsigned bits = (unsigned)_mm_movemask_epi8(m);
+		unsigned bits = special16(p), i;
 
+		while (bits && (i = (unsigned)__builtin_ctz(bits)) < 15 &&
+		       p[i] == '\\' && esc1[p[i + 1]])
+			bits &= ~(3u << i);
 		if (bits)
 			return p + __builtin_ctz(bits);
 		p += 16;
@@ -112,14 +134,11 @@ static const unsigned char *check_string(const unsigned char *p,
 			*why = "unterminated string";
 			goto bad;
 		}
-		switch (p[1]) {
-		case '"': case '\\': case '/': case 'b': case 'f': case 'n':
-		case 'r': case 't':
+		if (esc1[p[1]]) {
 			p += 2;
 			continue;
-		case 'u':
-			break;
-		default:
+		}
+		if (p[1] != 'u') {
 			*why = "invalid escape in a string";
 			goto bad;
 		}
