@@ -467,7 +467,8 @@ static int blob_fast(const char *line, size_t len, kt_jsonl_rec *r,
 		if (p >= end || *p != '"')
 			goto out;
 		k = ++p;
-		while (p < end && *p != '"' && *p != '\\' && *p)
+		while (p < end && *p != '"' && *p != '\\' &&
+		       (unsigned char)*p >= 0x20)
 			p++;
 		if (p >= end || *p != '"')
 			goto out;
