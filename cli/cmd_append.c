@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "../import/ktraj_jsonl.h"
+#include "../import/jsonstrict.h"
 
 static const char usage[] =
 	"usage: ktraj append NAME [--json]\n"
@@ -232,13 +233,21 @@ int cmd_append(struct cli *c, int argc, char **argv)
 	}
 	while ((n = getline(&line, &cap, stdin)) > 0) {
 		size_t l = (size_t)n;
+		char *t = line;
 
 		lineno++;
 		while (l && (line[l - 1] == '\n' || line[l - 1] == '\r'))
 			l--;
-		if (strspn(line, " \t") >= l)
+		/* RFC 8259 section 8.1: a byte order mark opening the input
+		 * may be ignored, as the importer does; anywhere else the
+		 * line is refused (kt_jsonl_parse) */
+		if (lineno == 1 && l >= 3 && !memcmp(t, KT_UTF8_BOM, 3)) {
+			t += 3;
+			l -= 3;
+		}
+		if (strspn(t, " \t") >= l)
 			continue;
-		rc = append_line(&a, line, l, lineno);
+		rc = append_line(&a, t, l, lineno);
 		if (rc)
 			break;
 	}

@@ -1572,13 +1572,21 @@ static const kt_importer *pick(kt_imp *imp, const kt_file *f)
 {
 	const kt_importer *best = NULL;
 	int bs = 0, i, sc;
+	kt_file g = *f;
 
 	if (imp->opts->format)
 		return kt_importer_find(imp->opts->format);
+	/* a byte order mark opening the file may be ignored (RFC 8259
+	 * section 8.1; import/README.md "Strict JSON"): detectors look at
+	 * the text after it, importers get the file as it is */
+	if (g.len >= 3 && !memcmp(g.data, "\xef\xbb\xbf", 3)) {
+		g.data += 3;
+		g.len -= 3;
+	}
 	for (i = 0; kt_importers[i]; i++) {
 		if (!kt_importers[i]->detect)
 			continue;
-		sc = kt_importers[i]->detect(f);
+		sc = kt_importers[i]->detect(&g);
 		if (sc > bs) {
 			bs = sc;
 			best = kt_importers[i];

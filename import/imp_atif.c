@@ -33,6 +33,7 @@
 #include <ctype.h>
 #include "import.h"
 #include "imp_agents.h"
+#include "jsonstrict.h"
 
 #define DETECT_WINDOW 16384
 #define MAX_SUB_DEPTH 4
@@ -369,6 +370,9 @@ static int import_ref(atx *x, const kt_file *f, const cJSON *ref, int depth)
 		kt_imp_warn(x->imp, g, 0, "invalid JSON in sub-agent trajectory");
 		goto out;
 	}
+	if (kt_imp_json_strict(x->imp, g, 0, (const char *)g->data, g->len,
+			       &doc))
+		goto out;
 	snprintf(actor, sizeof(actor), "agent:%s",
 		 sid ? sid : kt_ag_str(doc, "session_id") ?
 		 kt_ag_str(doc, "session_id") : kt_ag_base(cand));
@@ -856,8 +860,8 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 			s.want2 = w2;
 			kt_imp_list(imp, dir, find_sidecar, &s);
 			if (s.found && !kt_imp_open(imp, s.found, &g) &&
-			    (mj = cJSON_ParseWithLength((const char *)g->data,
-							g->len))) {
+			    (mj = kt_json_parse((const char *)g->data, g->len,
+						KT_JSON_BOM))) {
 				if (cJSON_IsObject(mj) &&
 				    !cJSON_GetObjectItem(mj, "steps")) {
 					cJSON_AddItemToObject(meta,
@@ -917,6 +921,14 @@ static cJSON *parse_doc(kt_imp *imp, const kt_file *f, int quiet)
 		if (!quiet)
 			kt_imp_warn(imp, f, line,
 				    "invalid JSON: not an ATIF document");
+		return NULL;
+	}
+	if (quiet ? kt_json_check((const char *)f->data, f->len, KT_JSON_BOM,
+				  NULL, NULL) != 0 :
+		    kt_imp_json_strict(imp, f, 0, (const char *)f->data,
+				       f->len, &doc)) {
+		if (quiet)
+			cJSON_Delete(doc);
 		return NULL;
 	}
 	if (!cJSON_IsObject(doc) ||

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "import.h"
+#include "jsonstrict.h"
 
 #define CC_MAX_LINE (100u << 20)      /* lines over 100 MB are skipped */
 #define CC_INLINE_MAX (64u * 1024u)   /* tool output kept inline */
@@ -601,6 +602,8 @@ static cJSON *parse_line(struct cc *cc, const kt_file *f, const char *s,
 				    end && end >= s ? (size_t)(end - s) : (size_t)0);
 		return NULL;
 	}
+	if (kt_imp_json_strict(cc->imp, f, line, s, n, &o))
+		return NULL;
 	if (!cJSON_IsObject(o)) {
 		kt_imp_warn(cc->imp, f, line, "not a JSON object: line skipped");
 		cJSON_Delete(o);
@@ -1623,7 +1626,7 @@ static int pre_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 	/* names and meta only from lines the import accepts (parse_line) */
 	if (!utf8_ok((const unsigned char *)s, n))
 		return 0;
-	o = cJSON_ParseWithLength(s, n);
+	o = kt_json_parse(s, n, s == (const char *)f->data ? KT_JSON_BOM : 0);
 	if (!cJSON_IsObject(o)) {
 		cJSON_Delete(o);
 		return 0;
@@ -1662,7 +1665,7 @@ static char *summary_at(const kt_file *f, const char *at)
 	/* a line the import skips as invalid UTF-8 names nothing */
 	if (!utf8_ok((const unsigned char *)a, (size_t)(b - a)))
 		return NULL;
-	o = cJSON_ParseWithLength(a, (size_t)(b - a));
+	o = kt_json_parse(a, (size_t)(b - a), a == d ? KT_JSON_BOM : 0);
 	if (cJSON_IsObject(o) && jstr(o, "summary") && *jstr(o, "summary"))
 		r = name_from(jstr(o, "summary"));
 	cJSON_Delete(o);

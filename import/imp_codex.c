@@ -37,6 +37,7 @@
 #include "import.h"
 #include "imp_agents.h"
 #include "codex_patch.h"
+#include "jsonstrict.h"
 
 #define DETECT_WINDOW 8192
 
@@ -834,7 +835,9 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 		return KT_ENOMEM;
 	/* pass 1: which streams the file has, and its session_meta */
 	while (next_line(f, &pos, &no, &l)) {
-		cJSON *j = cJSON_ParseWithLength(l.s, l.n);
+		/* session_meta only from lines pass 2 takes */
+		cJSON *j = kt_json_parse(l.s, l.n, l.s == (const char *)f->data ?
+					 KT_JSON_BOM : 0);
 		const cJSON *p;
 		const char *t, *it;
 
@@ -900,6 +903,8 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 		cJSON *j = cJSON_ParseWithLength(l.s, l.n);
 		uint64_t h;
 
+		if (kt_imp_json_strict(imp, f, l.no, l.s, l.n, &j))
+			continue;
 		if (!j || !cJSON_IsObject(j)) {
 			kt_imp_warn(imp, f, l.no, "%s",
 				    j ? "record is not a JSON object" :

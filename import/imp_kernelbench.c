@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "impx.h"
+#include "jsonstrict.h"
 
 #define FMT "kernelbench"
 
@@ -348,8 +349,8 @@ static cJSON *find_baseline(kt_imp *imp, const cJSON *doc,
 
 			if (kt_imp_open(imp, sc.rel[i], &f) != 0 ||
 			    !is_baseline_doc(f) ||
-			    !(b = cJSON_ParseWithLength((const char *)f->data,
-							f->len)))
+			    !(b = kt_json_parse((const char *)f->data, f->len,
+						KT_JSON_BOM)))
 				continue;
 			if (!best || (hw && baseline_hw(b) &&
 				      !strcmp(hw, baseline_hw(b)) &&

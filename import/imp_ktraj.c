@@ -11,6 +11,7 @@
 #include "import.h"
 #include "imp_int.h"
 #include "ktraj_jsonl.h"
+#include "jsonstrict.h"
 
 /* ---- exact integers from the raw text ---------------------------------
  * cJSON keeps numbers as doubles, which round ns timestamps (61 bits), so
@@ -331,15 +332,16 @@ static int parse_blob(const char *line, size_t len, kt_jsonl_rec *r,
  * file at ~160-240 MB/s, half of the import's CPU.  The usual shape, a flat
  * object of string or null members that starts with "blob", is decoded
  * here in one pass.  Anything this parser does not take as it is (another
- * value type, a \u escape outside the basic plane or of NUL, a NUL byte, a
- * byte cJSON would skip as white space, a key seen twice or more than 8
- * keys, anything after the object) returns
+ * value type, a \u escape outside the basic plane or of NUL, a byte below
+ * 0x20 in a string, a byte cJSON would skip as white space, a key seen
+ * twice or more than 8 keys, anything after the object) returns
  * 1 and the line goes to cJSON, so what a line means is always what cJSON
- * says it means; fuzz_ktraj_jsonl checks the two agree.
+ * and the RFC 8259 check (jsonstrict.h) say it means; fuzz_ktraj_jsonl
+ * checks the two agree.
  */
 
 /* JSON white space; cJSON skips every byte <= 32, so other control bytes
- * send the line to cJSON. */
+ * send the line to cJSON (which is then refused: jsonstrict.h). */
 static const char *fb_ws(const char *p, const char *end, int *odd)
 {
 	while (p < end && (unsigned char)*p <= 32) {
@@ -371,12 +373,15 @@ static int fb_str(const char **pp, const char *end, char *o, size_t *olen)
 	for (;;) {
 		const char *q = p;
 
-		while (q < end && *q != '"' && *q != '\\' && *q)
+		/* a raw control byte (NUL included) is not JSON (RFC 8259
+		 * section 7): cJSON's route refuses the line */
+		while (q < end && *q != '"' && *q != '\\' &&
+		       (unsigned char)*q >= 0x20)
 			q++;
 		memcpy(o, p, (size_t)(q - p));
 		o += q - p;
 		p = q;
-		if (p >= end || !*p)
+		if (p >= end || (unsigned char)*p < 0x20)
 			return 1;
 		if (*p == '"')
 			break;
@@ -462,7 +467,8 @@ static int blob_fast(const char *line, size_t len, kt_jsonl_rec *r,
 		if (p >= end || *p != '"')
 			goto out;
 		k = ++p;
-		while (p < end && *p != '"' && *p != '\\' && *p)
+		while (p < end && *p != '"' && *p != '\\' &&
+		       (unsigned char)*p >= 0x20)
 			p++;
 		if (p >= end || *p != '"')
 			goto out;
@@ -591,6 +597,18 @@ static int jsonl_parse(const char *line, size_t len, kt_jsonl_rec *r,
 	if (!r->root) {
 		rc = fail(err, errlen, "not valid JSON");
 		goto out;
+	}
+	{
+		const char *why;
+		size_t off;
+
+		if (kt_json_check(line, len, 0, &off, &why)) {
+			if (err && errlen)
+				snprintf(err, errlen, "invalid JSON (RFC 8259): "
+					 "%s at byte %zu", why, off);
+			rc = KT_EPARSE;
+			goto out;
+		}
 	}
 	if (!cJSON_IsObject(r->root)) {
 		rc = fail(err, errlen, "not a JSON object");
@@ -787,6 +805,8 @@ static int ktraj_detect(const kt_file *f)
 	kt_jsonl_rec r;
 	int score = 0;
 
+	if (end - p >= 3 && !memcmp(p, KT_UTF8_BOM, 3))
+		p += 3;
 	while (p < end && (*p == '\n' || *p == '\r' || *p == ' '))
 		p++;
 	if (p >= end || *p != '{')
@@ -1027,6 +1047,12 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 		kt_ev ev;
 
 		line++;
+		/* RFC 8259 section 8.1: a byte order mark opening the file
+		 * may be ignored (kt_jsonl_parse refuses one anywhere) */
+		if (line == 1 && n >= 3 && !memcmp(p, KT_UTF8_BOM, 3)) {
+			p += 3;
+			n -= 3;
+		}
 		if (strspn(p, " \t\r") >= n)
 			goto next;
 		rc = kt_jsonl_parse(p, n, &r, err, sizeof(err));

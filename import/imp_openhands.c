@@ -30,6 +30,7 @@
 #include <ctype.h>
 #include "import.h"
 #include "imp_agents.h"
+#include "jsonstrict.h"
 
 #define DETECT_WINDOW 16384
 
@@ -568,6 +569,8 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 	x.imp = imp;
 	x.f = f;
 	doc = cJSON_ParseWithLength((const char *)f->data, f->len);
+	if (kt_imp_json_strict(imp, f, 0, (const char *)f->data, f->len, &doc))
+		return KT_EPARSE;
 	if (!doc || !(evs = event_list(doc, &key))) {
 		kt_imp_warn(imp, f, 0, "%s", doc ? "no event list: not an "
 			    "OpenHands trajectory" : "invalid JSON");

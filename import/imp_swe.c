@@ -36,6 +36,7 @@
 #include <ctype.h>
 #include "import.h"
 #include "imp_agents.h"
+#include "jsonstrict.h"
 
 #define DETECT_WINDOW 16384
 
@@ -1080,6 +1081,8 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 	x.imp = imp;
 	x.f = f;
 	doc = cJSON_ParseWithLength((const char *)f->data, f->len);
+	if (kt_imp_json_strict(imp, f, 0, (const char *)f->data, f->len, &doc))
+		return KT_EPARSE;
 	if (!doc || !cJSON_IsObject(doc)) {
 		kt_imp_warn(imp, f, 0, "invalid JSON: not a SWE-agent trajectory");
 		cJSON_Delete(doc);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "impx.h"
+#include "jsonstrict.h"
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant,
  * "chrono-Compatible Low-Level Date Algorithms",
@@ -302,15 +303,10 @@ cJSON *kt_impx_parse(kt_imp *imp, const kt_file *f)
 			    off, f->len);
 		return NULL;
 	}
-	while (end && end < (const char *)f->data + f->len &&
-	       (isspace((unsigned char)*end) || !*end))
-		end++;
-	if (end && end < (const char *)f->data + f->len) {
-		size_t off = (size_t)(end - (const char *)f->data);
-
-		kt_imp_warn(imp, f, line_of(f->data, off),
-			    "data after the JSON document ignored");
-	}
+	/* bytes after the document, raw control characters, numbers like
+	 * 01: not JSON (RFC 8259), so the file is refused like one cJSON
+	 * cannot parse */
+	kt_imp_json_strict(imp, f, 0, (const char *)f->data, f->len, &root);
 	return root;
 }
 
@@ -337,6 +333,9 @@ int kt_impx_jsonl(kt_imp *imp, const kt_file *f,
 			if (!rec) {
 				kt_imp_warn(imp, f, line, "malformed JSON line "
 					    "(%zu bytes) skipped", n);
+			} else if (kt_imp_json_strict(imp, f, line, p, n,
+						      &rec)) {
+				/* warned */
 			} else {
 				rc = fn(rec, line, (uint64_t)(p -
 					(const char *)f->data), n, arg);

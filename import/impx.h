@@ -71,15 +71,18 @@ char *kt_impx_utf8(const char *s, size_t len, size_t *out_len);
 
 /*
  * Parse the whole of f as one JSON document.  On failure warns
- * "invalid JSON" at the line where parsing stopped and returns NULL.
+ * "invalid JSON" at the line where parsing stopped and returns NULL; a
+ * document cJSON takes but RFC 8259 does not (bytes after it, raw control
+ * characters, numbers like 01: jsonstrict.h) is warned and refused too.
  * Caller frees the result with cJSON_Delete.
  */
 cJSON *kt_impx_parse(kt_imp *imp, const kt_file *f);
 
 /*
  * Call fn for every non-blank line of f that parses as JSON (the record is
- * owned by the helper and freed after fn returns).  Lines that do not parse
- * are warned as file:line and skipped.  fn returning non-zero stops the
+ * owned by the helper and freed after fn returns).  Lines that do not parse,
+ * or that RFC 8259 refuses (jsonstrict.h), are warned as file:line and
+ * skipped.  fn returning non-zero stops the
  * walk with that value.  The last line may lack its newline.
  */
 int kt_impx_jsonl(kt_imp *imp, const kt_file *f,

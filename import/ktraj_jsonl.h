@@ -34,7 +34,10 @@
  *
  * The importer (ktraj_import) reports each bad line as "file:line: what"
  * through kt_imp_warn and goes on; --strict keeps nothing of the source.
- * A line that does not parse, or an event whose "ts" is negative (before
+ * A line that does not parse or is not JSON as RFC 8259 has it (bytes
+ * after the object, raw control characters in strings, numbers like 01 or
+ * 1.: import/jsonstrict.h; a byte order mark only opening the file is
+ * ignored), or an event whose "ts" is negative (before
  * 1970: a recorder's bug, refused by `append` too), is skipped: the valid
  * rest is imported, and later seqs move down ("seq N stored as M").  An
  * event that does not hash to its "hash" (hashed with the line's own seq,

@@ -340,6 +340,66 @@ static void t_base64(void **st)
 	assert_int_equal(kt_base64_decode("Z", 1, &out, &len), KT_EPARSE);
 }
 
+/* JSON that cJSON takes but RFC 8259 refuses (import/jsonstrict.h): both
+ * routes refuse it with the same message, blob lines included (a raw
+ * control byte in a key or the text, bytes after the object, 01) */
+static void t_rfc8259(void **st)
+{
+	static const struct {
+		const char *raw, *extra, *text, *why;
+	} c[] = {
+		{ "a\tb", "", "a\tb", "raw control character in a string" },
+		{ "ab", "", "a\x01b", "raw control character in a string" },
+		{ "x", ",\"pa\bth\":null", "x", "raw control character in a string" },
+		{ "x", ",\"path\":\"p\x1f\"", "x", "raw control character in a string" },
+	};
+	static const struct {
+		const char *line, *why;
+	} e[] = {
+		{ "{\"kind\":\"note\",\"payload\":{}} x", "data after the JSON value" },
+		{ "{\"kind\":\"note\",\"payload\":{\"n\":01}}", "leading zero" },
+		{ "{\"kind\":\"note\",\"payload\":{\"n\":1.}}", "decimal point" },
+		{ "{\"kind\":\"note\",\"seq\":-01,\"payload\":{}}", "leading zero" },
+		{ "\xef\xbb\xbf{\"kind\":\"note\",\"payload\":{}}", "byte order mark" },
+		{ "{\"kind\":\"note\",\"payload\":{\"t\":\"\t\"}}", "raw control" },
+	};
+	kt_jsonl_rec r, q;
+	char err[200], qerr[200];
+
+	(void)st;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char *l = blob_line(c[i].raw, c[i].extra, c[i].text);
+
+		assert_int_equal(kt_jsonl_parse(l, strlen(l), &r, err,
+						sizeof(err)), KT_EPARSE);
+		assert_int_equal(kt_jsonl_parse_ref(l, strlen(l), &q, qerr,
+						    sizeof(qerr)), KT_EPARSE);
+		assert_string_equal(err, qerr);
+		if (!strstr(err, "RFC 8259") || !strstr(err, c[i].why))
+			fail_msg("%zu: %s", i, err);
+		free(l);
+	}
+	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
+		const char *l = e[i].line;
+
+		assert_int_equal(kt_jsonl_parse(l, strlen(l), &r, err,
+						sizeof(err)), KT_EPARSE);
+		assert_int_equal(kt_jsonl_parse_ref(l, strlen(l), &q, qerr,
+						    sizeof(qerr)), KT_EPARSE);
+		assert_string_equal(err, qerr);
+		if (!strstr(err, "RFC 8259") || !strstr(err, e[i].why))
+			fail_msg("%s: %s", l, err);
+	}
+	/* the valid neighbours of those lines still parse */
+	{
+		const char *l = "{\"kind\":\"note\",\"payload\":{\"n\":-0,\"m\":0.5e-3,\"t\":\"\\t\"}} \r";
+
+		assert_int_equal(kt_jsonl_parse(l, strlen(l), &r, err,
+						sizeof(err)), 0);
+		kt_jsonl_release(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +411,7 @@ int main(void)
 		cmocka_unit_test(t_duplicate_keys),
 		cmocka_unit_test(t_blob_text_nul),
 		cmocka_unit_test(t_base64),
+		cmocka_unit_test(t_rfc8259),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,399 @@
+/*
+ * jsonstrict.c - RFC 8259 check of JSON texts (see jsonstrict.h).
+ *
+ * Grammar: RFC 8259 sections 2-7, https://www.rfc-editor.org/rfc/rfc8259.
+ * The check runs on every line of every import after cJSON has parsed it,
+ * so it must cost little next to cJSON: string bodies, most of the bytes
+ * of real trajectories, are skipped 16 bytes at a time (SSE2, or 8 with a
+ * portable word loop) looking only for '"', '\\' and bytes below 0x20;
+ * everything outside strings is short and walked byte by byte.
+ */
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#include "jsonstrict.h"
+
+/* RFC 8259 section 2: ws = *( %x20 / %x09 / %x0A / %x0D ) */
+static const unsigned char *skip_ws(const unsigned char *p,
+				    const unsigned char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' ||
+			   *p == '\t'))
+		p++;
+	return p;
+}
+
+/* the second byte of a two-byte escape [7] */
+static const unsigned char esc1[256] = {
+	['"'] = 1, ['\\'] = 1, ['/'] = 1, ['b'] = 1, ['f'] = 1, ['n'] = 1,
+	['r'] = 1, ['t'] = 1,
+};
+
+#if defined(__SSE2__)
+/* Bit i set when p[i] is '"', '\\' or below 0x20 (16 bytes at p). */
+static inline unsigned special16(const unsigned char *p)
+{
+	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+	const __m128i c1f = _mm_set1_epi8(0x1f);
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+	/* unsigned x <= 0x1f  <=>  min(x, 0x1f) == x */
+	__m128i m = _mm_or_si128(
+		_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, bs)),
+		_mm_cmpeq_epi8(_mm_min_epu8(x, c1f), x));
+
+	return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
+
+/*
+ * First byte at or after p that is '"', '\\' or below 0x20, or end.  With
+ * SSE2, two-byte escapes (\n, \", ...: most escapes in source text) that
+ * lie inside one 16-byte window are stepped over without leaving the
+ * window; the caller handles every other escape.
+ */
+static const unsigned char *str_skip(const unsigned char *p,
+				     const unsigned char *end)
+{
+#if defined(__SSE2__)
+	while (end - p >= 16) {
+		unsigned bits = special16(p), i;
+
+		while (bits && (i = (unsigned)__builtin_ctz(bits)) < 15 &&
+		       p[i] == '\\' && esc1[p[i + 1]])
+			bits &= ~(3u << i);
+		if (bits)
+			return p + __builtin_ctz(bits);
+		p += 16;
+	}
+#else
+	/* SWAR: a byte of w is zero / below 0x20 (Hacker's Delight 6-1) */
+	const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
+
+	while (end - p >= 8) {
+		uint64_t w, a, b, c;
+
+		memcpy(&w, p, 8);
+		a = w ^ (ones * '"');
+		b = w ^ (ones * '\\');
+		c = ((a - ones) & ~a) | ((b - ones) & ~b) |
+		    ((w - ones * 0x20) & ~w);
+		if (c & high)
+			break; /* the byte loop below finds which */
+		p += 8;
+	}
+#endif
+	while (p < end && *p != '"' && *p != '\\' && *p >= 0x20)
+		p++;
+	return p;
+}
+
+static int hex4(const unsigned char *p, unsigned *cp)
+{
+	unsigned v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		unsigned c = p[i], d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			d = (c | 0x20) - 'a' + 10;
+		else
+			return -1;
+		v = v << 4 | d;
+	}
+	*cp = v;
+	return 0;
+}
+
+/* String at p (its opening quote) [7]; NULL and *why on a problem, *at
+ * where. */
+static const unsigned char *check_string(const unsigned char *p,
+					 const unsigned char *end,
+					 const unsigned char **at,
+					 const char **why)
+{
+	unsigned cp, lo;
+
+	p++;
+	for (;;) {
+		p = str_skip(p, end);
+		if (p >= end) {
+			*why = "unterminated string";
+			goto bad;
+		}
+		if (*p == '"')
+			return p + 1;
+		if (*p < 0x20) {
+			*why = "raw control character in a string";
+			goto bad;
+		}
+		/* a backslash */
+		if (end - p < 2) {
+			*why = "unterminated string";
+			goto bad;
+		}
+		if (esc1[p[1]]) {
+			p += 2;
+			continue;
+		}
+		if (p[1] != 'u') {
+			*why = "invalid escape in a string";
+			goto bad;
+		}
+		if (end - p < 6 || hex4(p + 2, &cp)) {
+			*why = "invalid \\u escape in a string";
+			goto bad;
+		}
+		if (cp >= 0xdc00 && cp <= 0xdfff) {
+			*why = "unpaired UTF-16 surrogate escape in a string";
+			goto bad;
+		}
+		if (cp >= 0xd800 && cp <= 0xdbff) {
+			if (end - p < 12 || p[6] != '\\' || p[7] != 'u' ||
+			    hex4(p + 8, &lo) || lo < 0xdc00 || lo > 0xdfff) {
+				*why = "unpaired UTF-16 surrogate escape in a string";
+				goto bad;
+			}
+			p += 12;
+		} else {
+			p += 6;
+		}
+	}
+bad:
+	*at = p;
+	return NULL;
+}
+
+#define DIGIT(c) ((unsigned)(c) - '0' < 10u)
+
+/* Number at p [6]. */
+static const unsigned char *check_number(const unsigned char *p,
+					 const unsigned char *end,
+					 const unsigned char **at,
+					 const char **why)
+{
+	const unsigned char *s = p;
+
+	if (*p == '-')
+		p++;
+	if (p >= end || !DIGIT(*p)) {
+		*why = "number without digits";
+		goto bad;
+	}
+	if (*p == '0') {
+		p++;
+		if (p < end && DIGIT(*p)) {
+			*why = "number with a leading zero";
+			goto bad;
+		}
+	} else {
+		while (p < end && DIGIT(*p))
+			p++;
+	}
+	if (p < end && *p == '.') {
+		p++;
+		if (p >= end || !DIGIT(*p)) {
+			*why = "number without digits after its decimal point";
+			goto bad;
+		}
+		while (p < end && DIGIT(*p))
+			p++;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= end || !DIGIT(*p)) {
+			*why = "number without digits in its exponent";
+			goto bad;
+		}
+		while (p < end && DIGIT(*p))
+			p++;
+	}
+	if (p - s > KT_JSON_MAX_NUMBER) {
+		p = s;
+		*why = "number longer than 63 characters";
+		goto bad;
+	}
+	return p;
+bad:
+	*at = p;
+	return NULL;
+}
+
+int kt_json_check(const char *text, size_t n, unsigned flags, size_t *off,
+		  const char **why)
+{
+	const unsigned char *s = (const unsigned char *)text, *p = s;
+	const unsigned char *end = s + n, *at = NULL;
+	/* one bit per open container: 1 object, 0 array */
+	uint64_t stack[(KT_JSON_MAX_DEPTH + 63) / 64] = { 0 };
+	int depth = 0;
+	const char *w = NULL;
+
+	if ((flags & KT_JSON_BOM) && n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
+		p += 3;
+	p = skip_ws(p, end);
+	for (;;) {
+		/* a value is expected at p */
+		if (p >= end) {
+			w = "unexpected end of the text";
+			goto bad;
+		}
+		switch (*p) {
+		case '{':
+		case '[': {
+			int obj = *p == '{';
+
+			if (depth >= KT_JSON_MAX_DEPTH) {
+				w = "nested deeper than the parser allows";
+				goto bad;
+			}
+			if (obj)
+				stack[depth / 64] |= 1ull << (depth % 64);
+			else
+				stack[depth / 64] &= ~(1ull << (depth % 64));
+			depth++;
+			p = skip_ws(p + 1, end);
+			if (p < end && *p == (obj ? '}' : ']')) {
+				depth--; /* empty */
+				p++;
+				break;
+			}
+			if (obj)
+				goto key;
+			continue;
+		}
+		case '"':
+			if (!(p = check_string(p, end, &at, &w)))
+				goto bad_at;
+			break;
+		case 't':
+			if (end - p < 4 || memcmp(p, "true", 4))
+				goto literal;
+			p += 4;
+			break;
+		case 'f':
+			if (end - p < 5 || memcmp(p, "false", 5))
+				goto literal;
+			p += 5;
+			break;
+		case 'n':
+			if (end - p < 4 || memcmp(p, "null", 4))
+				goto literal;
+			p += 4;
+			break;
+		case '-': case '0': case '1': case '2': case '3': case '4':
+		case '5': case '6': case '7': case '8': case '9':
+			if (!(p = check_number(p, end, &at, &w)))
+				goto bad_at;
+			break;
+		case 0xef:
+			if (end - p >= 3 && p[1] == 0xbb && p[2] == 0xbf) {
+				w = "byte order mark";
+				goto bad;
+			}
+			/* fall through */
+		default:
+			goto unexpected;
+		}
+		/* after a value: a separator, a closing bracket or the end */
+		for (;;) {
+			int obj;
+
+			p = skip_ws(p, end);
+			if (!depth) {
+				if (p < end) {
+					w = "data after the JSON value";
+					goto bad;
+				}
+				return 0;
+			}
+			if (p >= end) {
+				w = "unexpected end of the text";
+				goto bad;
+			}
+			obj = stack[(depth - 1) / 64] >> ((depth - 1) % 64) & 1;
+			if (*p == (obj ? '}' : ']')) {
+				depth--;
+				p++;
+				continue;
+			}
+			if (*p != ',')
+				goto unexpected;
+			p = skip_ws(p + 1, end);
+			if (obj)
+				goto key;
+			break;
+		}
+		continue;
+key:
+		/* member = string name-separator value [4] */
+		if (p >= end || *p != '"') {
+			w = p >= end ? "unexpected end of the text" :
+				       "object key is not a string";
+			goto bad;
+		}
+		if (!(p = check_string(p, end, &at, &w)))
+			goto bad_at;
+		p = skip_ws(p, end);
+		if (p >= end || *p != ':') {
+			w = "':' expected after an object key";
+			goto bad;
+		}
+		p = skip_ws(p + 1, end);
+	}
+literal:
+	w = "invalid literal";
+	goto bad;
+unexpected:
+	w = *p < 0x20 ? "control character outside a string" :
+			"unexpected character";
+bad:
+	at = p;
+bad_at:
+	if (off)
+		*off = (size_t)(at - s);
+	if (why)
+		*why = w;
+	return KT_EPARSE;
+}
+
+cJSON *kt_json_parse(const char *s, size_t n, unsigned flags)
+{
+	cJSON *o = cJSON_ParseWithLength(s, n);
+
+	if (o && kt_json_check(s, n, flags, NULL, NULL)) {
+		cJSON_Delete(o);
+		o = NULL;
+	}
+	return o;
+}
+
+int kt_imp_json_strict(kt_imp *imp, const kt_file *f, uint64_t line,
+		       const char *s, size_t n, cJSON **o)
+{
+	const char *why = NULL;
+	size_t off = 0;
+	unsigned flags = f && s == (const char *)f->data ? KT_JSON_BOM : 0;
+
+	if (!*o || !kt_json_check(s, n, flags, &off, &why))
+		return 0;
+	if (line) {
+		kt_imp_warn(imp, f, line, "invalid JSON (RFC 8259): %s at "
+			    "byte %zu: line skipped", why, off);
+	} else {
+		/* a whole-file document: say on which line */
+		uint64_t l = 1;
+
+		for (size_t i = 0; i < off; i++)
+			l += s[i] == '\n';
+		kt_imp_warn(imp, f, l, "invalid JSON (RFC 8259): %s at "
+			    "byte %zu: file skipped", why, off);
+	}
+	cJSON_Delete(*o);
+	*o = NULL;
+	return 1;
+}

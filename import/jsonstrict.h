@@ -1,0 +1,77 @@
+/*
+ * jsonstrict.h - strict JSON text check (RFC 8259) for everything the
+ * importers and `ktraj append` read.  Internal to import/ (and cli/append).
+ *
+ * cJSON (the parser every importer uses) accepts more than RFC 8259
+ * (https://www.rfc-editor.org/rfc/rfc8259) allows: bytes after the value,
+ * raw control characters in strings and any byte <= 0x20 as white space,
+ * numbers like 00, -01, 1., 1.e5 and -.5, and a UTF-8 byte order mark at
+ * the start of every text it parses.  Importers parse with cJSON and then
+ * check the same bytes here; a text this check refuses is reported like any
+ * malformed line (kt_imp_warn) and skipped.
+ *
+ * What is checked (RFC 8259 section in brackets):
+ *   - JSON-text = ws value ws, nothing after the value [2];
+ *   - white space is space, tab, LF and CR only [2];
+ *   - literals true, false, null in lower case [3];
+ *   - objects and arrays with their separators, keys are strings [4] [5];
+ *   - number = [ minus ] int [ frac ] [ exp ], int = 0 / digit1-9 *DIGIT,
+ *     frac = "." 1*DIGIT, exp = ("e"/"E") ["-"/"+"] 1*DIGIT [6];
+ *   - strings: no unescaped code point below U+0020, escapes only
+ *     \" \\ \/ \b \f \n \r \t \uXXXX [7];
+ *   - a byte order mark (EF BB BF) is refused, except at the start of a file
+ *     when the caller passes KT_JSON_BOM: section 8.1 lets a parser ignore it.
+ * Limits [9] (the same as cJSON's, so that a text accepted here is one
+ * cJSON parses whole): containers nest at most KT_JSON_MAX_DEPTH deep, a
+ * number is at most KT_JSON_MAX_NUMBER bytes, and a \u escape of a UTF-16
+ * surrogate must be a high one followed by a low one (section 8.2 leaves
+ * lone surrogates to the implementation; cJSON refuses them).
+ * Not checked: the text's encoding (UTF-8, section 8.1) - importers handle
+ * invalid UTF-8 themselves (import/README.md) - and duplicate object keys
+ * (section 4 says SHOULD be unique; ktraj JSONL refuses them itself).
+ */
+#ifndef KT_JSONSTRICT_H
+#define KT_JSONSTRICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include "import.h"
+
+#define KT_UTF8_BOM "\xef\xbb\xbf" /* U+FEFF in UTF-8 */
+#define KT_JSON_BOM 0x1u          /* ignore a byte order mark before the text */
+#define KT_JSON_MAX_DEPTH CJSON_NESTING_LIMIT /* nested arrays/objects */
+#define KT_JSON_MAX_NUMBER 63     /* bytes of one number (cJSON copies at
+				     most 63 into its strtod buffer) */
+
+/*
+ * Check that s[0..n) (need not be NUL-terminated) is exactly one JSON text
+ * as RFC 8259 defines it, within the limits above.  flags: KT_JSON_BOM or 0.
+ * Returns 0 when it is; KT_EPARSE when not, with *off (may be NULL) the
+ * byte offset of the first problem and *why (may be NULL) a static phrase
+ * saying what it is ("raw control character in a string", ...).
+ * Cost: one pass; string bodies are skipped 16 bytes at a time.
+ */
+int kt_json_check(const char *s, size_t n, unsigned flags, size_t *off,
+		  const char **why);
+
+/*
+ * cJSON_ParseWithLength(s, n) that also passes kt_json_check(s, n, flags):
+ * the tree (caller frees with cJSON_Delete), or NULL when either refuses
+ * the text or on ENOMEM.  For callers that do not report why.
+ */
+cJSON *kt_json_parse(const char *s, size_t n, unsigned flags);
+
+/*
+ * For importers that parsed s[0..n) of f (at line `line`, 0 when the text
+ * is the whole file) into *o with cJSON: when kt_json_check refuses the
+ * text, warn "file:line: invalid JSON (RFC 8259): WHY at byte N: line
+ * skipped" ("... file skipped" for line 0) through kt_imp_warn, cJSON_Delete
+ * *o, set *o = NULL and return 1; else return 0.  Does nothing and returns
+ * 0 when *o is NULL (cJSON refused it: the caller reports that).  A byte
+ * order mark is allowed when s is the start of f's data.
+ */
+int kt_imp_json_strict(kt_imp *imp, const kt_file *f, uint64_t line,
+		       const char *s, size_t n, cJSON **o);
+
+#endif /* KT_JSONSTRICT_H */

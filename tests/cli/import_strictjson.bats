@@ -1,0 +1,103 @@
+#!/usr/bin/env bats
+# JSON that cJSON takes but RFC 8259 does not (import/jsonstrict.h) is a
+# malformed line like any other: "file:line: what" on stderr, exit 0, the
+# valid rest imported; --strict stops and keeps nothing.  JSONL lines
+# (Claude Code, ktraj), whole-file documents (OpenHands), `ktraj append`.
+# Fixtures: tests/data/import/strict (ours).
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	FIX="$BATS_TEST_DIRNAME/../data/import/strict"
+}
+
+@test "Claude Code: each kind of non-RFC 8259 line is reported at its line and skipped" {
+	run --separate-stderr "$KTRAJ" import "$FIX/claude_bad.jsonl"
+	[ "$status" -eq 0 ]
+	e="claude_bad.jsonl"
+	[[ "$stderr" == *"$e:3: invalid JSON (RFC 8259): data after the JSON value at byte "* ]]
+	[[ "$stderr" == *"$e:4: invalid JSON (RFC 8259): raw control character in a string"* ]]
+	[[ "$stderr" == *"$e:5: invalid JSON (RFC 8259): number with a leading zero"* ]]
+	[[ "$stderr" == *"$e:6: invalid JSON (RFC 8259): number without digits after its decimal point"* ]]
+	[[ "$stderr" == *"$e:7: invalid JSON (RFC 8259): number without digits after its decimal point"* ]]
+	[[ "$stderr" == *"$e:8: invalid JSON (RFC 8259): raw control character in a string"* ]]
+	[[ "$stderr" == *"$e:9: invalid JSON (RFC 8259): byte order mark at byte 0"* ]]
+	# lines 1, 2 and 10 are valid (10 has an escaped tab, -0, 0.5e-3, 1E+2)
+	[ "$(grep -c 'RFC 8259' <<<"$stderr")" -eq 7 ]
+	[[ "$stderr" != *"$e:1:"* && "$stderr" != *"$e:2:"* && "$stderr" != *"$e:10:"* ]]
+	[[ "$output" == *" 3 events"*" 3 added"* ]]
+	run "$KTRAJ" log "$(echo "$output" | awk '{print $1}')" --json
+	[[ "$output" == *"strict hello"* && "$output" == *"escaped \\t tab"* ]]
+	[[ "$output" != *"trailing"* && "$output" != *"zero"* ]]
+}
+
+@test "--strict: a non-RFC 8259 line stops the import and keeps nothing" {
+	run --separate-stderr "$KTRAJ" import --strict "$FIX/claude_bad.jsonl"
+	[ "$status" -ne 0 ]
+	[[ "$stderr" == *"claude_bad.jsonl:3: invalid JSON (RFC 8259)"* ]]
+	run "$KTRAJ" ls --json
+	[[ "$output" != *"strict hello"* ]]
+}
+
+@test "ktraj JSONL: a byte order mark opening the file is ignored, bad lines reported" {
+	run --separate-stderr "$KTRAJ" import "$FIX/ktraj_bom.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" 1 events"*" 1 added"*"ktraj"* ]]
+	[[ "$stderr" != *"ktraj_bom.jsonl:1:"* ]]
+	[[ "$stderr" == *"ktraj_bom.jsonl:2: invalid JSON (RFC 8259): raw control character in a string"* ]]
+	[[ "$stderr" == *"ktraj_bom.jsonl:3: invalid JSON (RFC 8259): number with a leading zero"* ]]
+	[[ "$stderr" == *"ktraj_bom.jsonl:4: invalid JSON (RFC 8259): data after the JSON value"* ]]
+}
+
+@test "whole-file JSON: bytes after the document refuse the file, at their line" {
+	src="$BATS_TEST_DIRNAME/../data/import/openhands/events.json"
+	cp "$src" "$BATS_TEST_TMPDIR/oh.json"
+	run "$KTRAJ" import "$BATS_TEST_TMPDIR/oh.json"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"openhands"* ]]
+	printf '{"x": 1}\n' >>"$BATS_TEST_TMPDIR/oh.json"
+	nl=$(wc -l <"$BATS_TEST_TMPDIR/oh.json")
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/t.ktraj"
+	run --separate-stderr "$KTRAJ" import --format openhands "$BATS_TEST_TMPDIR/oh.json"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"oh.json:$nl: invalid JSON (RFC 8259): data after the JSON value"*"file skipped"* ]]
+	run --separate-stderr "$KTRAJ" import --strict --format openhands "$BATS_TEST_TMPDIR/oh.json"
+	[ "$status" -ne 0 ]
+	# a raw tab inside a string of a pretty-printed document
+	sed 's/"Create a.txt"/"Create\ta.txt"/' "$src" >"$BATS_TEST_TMPDIR/tab.json"
+	grep -q "$(printf 'Create\ta')" "$BATS_TEST_TMPDIR/tab.json"
+	run --separate-stderr "$KTRAJ" import --format openhands "$BATS_TEST_TMPDIR/tab.json"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"tab.json:"*": invalid JSON (RFC 8259): raw control character in a string"* ]]
+}
+
+@test "append: a non-RFC 8259 line is refused with its line number; a leading byte order mark is not" {
+	printf '\357\273\277{"kind":"note","payload":{"text":"a"}}\n' |
+		"$KTRAJ" append r1 >/dev/null
+	run "$KTRAJ" log r1 --json
+	[[ "$output" == *'"text":"a"'* ]]
+	run --separate-stderr "$KTRAJ" append r1 <<<'{"kind":"note","payload":{"n":00}}'
+	[ "$status" -ne 0 ]
+	[[ "$stderr" == "ktraj: append: line 1: invalid JSON (RFC 8259): number with a leading zero"* ]]
+	run --separate-stderr "$KTRAJ" append r1 < <(printf '{"kind":"note","payload":{"text":"a"}}\n\357\273\277{"kind":"note","payload":{}}\n')
+	[ "$status" -ne 0 ]
+	[[ "$stderr" == *"line 2: invalid JSON (RFC 8259): byte order mark"* ]]
+}
+
+@test "a byte order mark opening a file: detected and imported as without one" {
+	for f in claude/s2x.jsonl swe/mini.json codex/streams.jsonl; do
+		src="$BATS_TEST_DIRNAME/../data/import/$f"
+		b=$(basename "$f")
+		mkdir -p "$BATS_TEST_TMPDIR/plain" "$BATS_TEST_TMPDIR/bom"
+		cp "$src" "$BATS_TEST_TMPDIR/plain/$b"
+		{ printf '\357\273\277'; cat "$src"; } >"$BATS_TEST_TMPDIR/bom/$b"
+		want=$(KTRAJ_STORE="$BATS_TEST_TMPDIR/p.ktraj" "$KTRAJ" import --json "$BATS_TEST_TMPDIR/plain/$b" 2>/dev/null |
+			python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); print(r["format"], r["events"])')
+		run --separate-stderr "$KTRAJ" import --json "$BATS_TEST_TMPDIR/bom/$b"
+		[ "$status" -eq 0 ]
+		[[ "$stderr" != *"byte order mark"* && "$stderr" != *"not recognized"* ]]
+		got=$(echo "$output" | python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); print(r["format"], r["events"])')
+		[ -n "$want" ] && [ "$got" = "$want" ]
+	done
+}

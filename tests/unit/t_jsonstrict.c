@@ -1,0 +1,308 @@
+/* t_jsonstrict.c - kt_json_check against RFC 8259 (import/jsonstrict.h):
+ * each rule refused where cJSON accepts, valid edge cases accepted (and
+ * parsed by cJSON to the same end), the byte order mark flag, offsets and
+ * reasons, long strings through the 16-byte skip, the nesting limit. */
+#include "testutil.h"
+#include "../../import/jsonstrict.h"
+
+static int check(const char *s, unsigned flags, size_t *off, const char **why)
+{
+	return kt_json_check(s, strlen(s), flags, off, why);
+}
+
+/* valid per RFC 8259, and cJSON takes it whole */
+static void ok(const char *s)
+{
+	const char *why = NULL;
+	size_t off = 0;
+	cJSON *o;
+
+	if (check(s, 0, &off, &why))
+		fail_msg("refused valid %s: %s at %zu", s, why, off);
+	o = cJSON_ParseWithLength(s, strlen(s));
+	if (!o)
+		fail_msg("cJSON refuses %s", s);
+	cJSON_Delete(o);
+}
+
+/* refused at byte off with a reason containing `what` */
+static void bad(const char *s, size_t want_off, const char *what)
+{
+	const char *why = NULL;
+	size_t off = 9999;
+
+	if (check(s, 0, &off, &why) != KT_EPARSE)
+		fail_msg("accepted invalid %s", s);
+	assert_non_null(why);
+	if (!strstr(why, what))
+		fail_msg("%s: reason \"%s\", want \"%s\"", s, why, what);
+	if (off != want_off)
+		fail_msg("%s: offset %zu, want %zu (%s)", s, off, want_off, why);
+}
+
+/* cJSON accepts it (so only this check can catch it) */
+static void cjson_takes(const char *s)
+{
+	cJSON *o = cJSON_ParseWithLength(s, strlen(s));
+
+	if (!o)
+		fail_msg("cJSON refuses %s (test premise)", s);
+	cJSON_Delete(o);
+}
+
+static void t_valid_edges(void **st)
+{
+	(void)st;
+	ok("0");
+	ok("-0");
+	ok("-0.0");
+	ok("0.5e-3");
+	ok("1E+2");
+	ok("1e2");
+	ok("-12.50E-07");
+	ok("123456789012345678901234567890");
+	ok("\"\"");
+	ok("\"\\t\\n\\r\\b\\f\\/\\\\\\\"\"");
+	ok("\"\\u0000 \\u001f \\u00e9 \\uFFFF\"");
+	ok("\"\\ud83d\\ude00\"");             /* surrogate pair */
+	ok("\"\\uD834\\uDD1E\"");
+	ok("\"h\xc3\xa9llo \x7f\"");          /* DEL is not a control here */
+	ok(" \t\r\n{ \"a\" : [ 1 , 2.5 , true , false , null , { } , [ ] ] } \n\r\t ");
+	ok("{\"a\":{\"b\":{\"c\":[[[]]]}}}");
+	ok("[]");
+	ok("{}");
+	ok("true");
+	ok("null");
+	ok("[-1,0,1e-0,0E0]");
+}
+
+static void t_trailing(void **st)
+{
+	(void)st;
+	cjson_takes("{\"a\":1} x");
+	bad("{\"a\":1} x", 8, "data after");
+	bad("{}{}", 2, "data after");
+	bad("1 2", 2, "data after");
+	bad("[1]]", 3, "data after");
+	bad("{\"a\":1}\x01", 7, "data after");
+}
+
+static void t_controls(void **st)
+{
+	(void)st;
+	cjson_takes("{\"a\":\"x\ty\"}");
+	bad("{\"a\":\"x\ty\"}", 7, "raw control character");
+	bad("\"\x01\"", 1, "raw control character");
+	bad("\"a\nb\"", 2, "raw control character");
+	bad("\"a\rb\"", 2, "raw control character");
+	bad("[\"\x1f\"]", 2, "raw control character");
+	/* cJSON skips any byte <= 0x20 as white space */
+	cjson_takes("{\x01\"a\":1}");
+	bad("{\x01\"a\":1}", 1, "not a string");
+	bad("[1,\x0b" "2]", 3, "control character outside");
+	bad("\x0c[]", 0, "control character outside");
+	/* a NUL byte inside the length */
+	{
+		const char s[] = "[\"a\0b\"]";
+		size_t off = 0;
+
+		assert_int_equal(kt_json_check(s, sizeof(s) - 1, 0, &off, NULL),
+				 KT_EPARSE);
+		assert_int_equal(off, 3);
+	}
+}
+
+static void t_numbers(void **st)
+{
+	(void)st;
+	cjson_takes("[00]");
+	cjson_takes("[-01]");
+	cjson_takes("[1.]");
+	cjson_takes("[1.e5]");
+	cjson_takes("[-.5]");
+	bad("[00]", 2, "leading zero");
+	bad("[-01]", 3, "leading zero");
+	bad("007", 1, "leading zero");
+	bad("[1.]", 3, "decimal point");
+	bad("[1.e5]", 3, "decimal point");
+	bad("{\"a\":1.}", 7, "decimal point");
+	bad("[-.5]", 2, "without digits");
+	bad("[-]", 2, "without digits");
+	bad("[1e]", 3, "exponent");
+	bad("[1e+]", 4, "exponent");
+	bad("[+1]", 1, "unexpected character");
+	bad("[.5]", 1, "unexpected character");
+	bad("[0x1f]", 2, "unexpected character");
+	bad("[1.5.3]", 4, "unexpected character");
+	bad("[NaN]", 1, "unexpected character");
+	bad("[Infinity]", 1, "unexpected character");
+	bad("[-Infinity]", 2, "without digits");
+	/* cJSON's 63-byte number buffer is the limit */
+	ok("[123456789012345678901234567890123456789012345678901234567890123]");
+	bad("[1234567890123456789012345678901234567890123456789012345678901234]",
+	    1, "longer than 63");
+}
+
+static void t_strings_escapes(void **st)
+{
+	(void)st;
+	bad("\"\\x\"", 1, "invalid escape");
+	bad("\"\\'\"", 1, "invalid escape");
+	bad("\"\\u12g4\"", 1, "\\u escape");
+	bad("\"\\u12\"", 1, "\\u escape");
+	bad("\"\\ud83d\"", 1, "surrogate");
+	bad("\"\\ud83dx\\ude00\"", 1, "surrogate");
+	bad("\"\\ude00\"", 1, "surrogate");
+	bad("\"\\ud83d\\u0041\"", 1, "surrogate");
+	bad("\"abc", 4, "unterminated");
+	bad("\"abc\\", 4, "unterminated");
+	bad("['a']", 1, "unexpected character");
+}
+
+static void t_structure(void **st)
+{
+	(void)st;
+	bad("", 0, "unexpected end");
+	bad("   ", 3, "unexpected end");
+	bad("[1,]", 3, "unexpected character");
+	bad("[1 2]", 3, "unexpected character");
+	bad("{\"a\" 1}", 5, "':' expected");
+	bad("{\"a\":1,}", 7, "not a string");
+	bad("{a:1}", 1, "not a string");
+	bad("{\"a\":}", 5, "unexpected character");
+	bad("[1}", 2, "unexpected character");
+	bad("{\"a\":1]", 6, "unexpected character");
+	bad("[", 1, "unexpected end");
+	bad("{\"a\":[1,{\"b\":", 13, "unexpected end");
+	bad("tru", 0, "invalid literal");
+	bad("True", 0, "unexpected character");
+	bad("nul", 0, "invalid literal");
+	bad("[fals]", 1, "invalid literal");
+}
+
+static void t_bom(void **st)
+{
+	const char *why = NULL;
+	size_t off = 99;
+
+	(void)st;
+	cjson_takes("\xef\xbb\xbf{\"a\":1}");
+	bad("\xef\xbb\xbf{\"a\":1}", 0, "byte order mark");
+	bad("[\xef\xbb\xbf]", 1, "byte order mark");
+	assert_int_equal(check("\xef\xbb\xbf{\"a\":1}", KT_JSON_BOM, &off, &why), 0);
+	assert_int_equal(check("\xef\xbb\xbf  [1]\n", KT_JSON_BOM, NULL, NULL), 0);
+	/* only one, only first */
+	assert_int_equal(check("\xef\xbb\xbf\xef\xbb\xbf[1]", KT_JSON_BOM, &off, &why),
+			 KT_EPARSE);
+	assert_int_equal(off, 3);
+	assert_int_equal(check(" \xef\xbb\xbf[1]", KT_JSON_BOM, &off, &why), KT_EPARSE);
+	assert_int_equal(off, 1);
+}
+
+/* long strings cross the 16-byte skip at every alignment */
+static void t_long_strings(void **st)
+{
+	char buf[200];
+
+	(void)st;
+	for (int len = 0; len < 80; len++) {
+		for (int pos = -1; pos < len; pos++) {
+			size_t off = 0;
+			const char *why = NULL;
+			int n = 0;
+
+			buf[n++] = '[';
+			buf[n++] = '"';
+			for (int i = 0; i < len; i++)
+				buf[n++] = (char)('a' + i % 26);
+			buf[n++] = '"';
+			buf[n++] = ']';
+			buf[n] = 0;
+			if (pos < 0) {
+				assert_int_equal(kt_json_check(buf, (size_t)n, 0,
+							       &off, &why), 0);
+				continue;
+			}
+			buf[2 + pos] = '\t';
+			assert_int_equal(kt_json_check(buf, (size_t)n, 0, &off,
+						       &why), KT_EPARSE);
+			assert_int_equal(off, (size_t)(2 + pos));
+			buf[2 + pos] = '\\';  /* an invalid escape "\a" etc. or "\"" */
+			if (kt_json_check(buf, (size_t)n, 0, &off, &why) == 0)
+				assert_true(buf[3 + pos] == '"' ||
+					    buf[3 + pos] == 'b' ||
+					    buf[3 + pos] == 'f' ||
+					    buf[3 + pos] == 'n' ||
+					    buf[3 + pos] == 'r' ||
+					    buf[3 + pos] == 't');
+			/* high bytes are string content, not controls */
+			buf[2 + pos] = (char)0xe9;
+			assert_int_equal(kt_json_check(buf, (size_t)n, 0, &off,
+						       &why), 0);
+		}
+	}
+}
+
+static void t_depth(void **st)
+{
+	size_t n = 2 * (KT_JSON_MAX_DEPTH + 1);
+	char *s = malloc(n + 1);
+	size_t off = 0;
+	cJSON *o;
+
+	(void)st;
+	assert_non_null(s);
+	/* exactly the limit: accepted, as cJSON does */
+	memset(s, '[', KT_JSON_MAX_DEPTH);
+	memset(s + KT_JSON_MAX_DEPTH, ']', KT_JSON_MAX_DEPTH);
+	assert_int_equal(kt_json_check(s, 2 * KT_JSON_MAX_DEPTH, 0, NULL, NULL), 0);
+	o = cJSON_ParseWithLength(s, 2 * KT_JSON_MAX_DEPTH);
+	assert_non_null(o);
+	cJSON_Delete(o);
+	/* one more: refused by both */
+	memset(s, '[', KT_JSON_MAX_DEPTH + 1);
+	memset(s + KT_JSON_MAX_DEPTH + 1, ']', KT_JSON_MAX_DEPTH + 1);
+	assert_int_equal(kt_json_check(s, n, 0, &off, NULL), KT_EPARSE);
+	assert_int_equal(off, KT_JSON_MAX_DEPTH);
+	assert_null(cJSON_ParseWithLength(s, n));
+	/* objects and arrays interleaved keep their own closers */
+	assert_int_equal(check("[{\"a\":[{\"b\":[]}]}]", 0, NULL, NULL), 0);
+	assert_int_equal(check("[{\"a\":[{\"b\":[]]}]}", 0, NULL, NULL), KT_EPARSE);
+	free(s);
+}
+
+static void t_parse_wrapper(void **st)
+{
+	cJSON *o;
+
+	(void)st;
+	o = kt_json_parse("{\"a\":[1,2]}", 11, 0);
+	assert_non_null(o);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(o, "a")), 2);
+	cJSON_Delete(o);
+	assert_null(kt_json_parse("{\"a\":01}", 8, 0));
+	assert_null(kt_json_parse("{\"a\":1} 2", 9, 0));
+	assert_null(kt_json_parse("{\"a\":", 5, 0));
+	o = kt_json_parse("\xef\xbb\xbf[]", 5, KT_JSON_BOM);
+	assert_non_null(o);
+	cJSON_Delete(o);
+	assert_null(kt_json_parse("\xef\xbb\xbf[]", 5, 0));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_valid_edges),
+		cmocka_unit_test(t_trailing),
+		cmocka_unit_test(t_controls),
+		cmocka_unit_test(t_numbers),
+		cmocka_unit_test(t_strings_escapes),
+		cmocka_unit_test(t_structure),
+		cmocka_unit_test(t_bom),
+		cmocka_unit_test(t_long_strings),
+		cmocka_unit_test(t_depth),
+		cmocka_unit_test(t_parse_wrapper),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
