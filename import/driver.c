@@ -145,6 +145,17 @@ void kt_imp_warn(kt_imp *imp, const kt_file *f, uint64_t line,
 		imp->failed = 1;
 }
 
+void kt_imp_note(kt_imp *imp, const kt_file *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!f && imp->cur)
+		f = &imp->cur->f;
+	va_start(ap, fmt);
+	warn_line(imp, f && f->path ? f->path : "?", 0, fmt, ap);
+	va_end(ap);
+}
+
 /* ---- roots and files ----------------------------------------------------- */
 
 static void vf_release(struct kt_vfile *v)
@@ -1721,15 +1732,18 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 		imp->root = r;
 		rc = process_source(imp, r, v);
 		imp->root = saved;
-		/* free what is done; files on disk can be read again */
+		/* free what is done of files on disk: they can be read
+		 * again.  An archive member cannot, so it stays loaded until
+		 * its root is done (root_free): a later file may still open
+		 * it, whether or not an importer took it already (a
+		 * KernelBench results file its baseline_time*.json, which
+		 * sorts first and is a run of its own; an ATIF trajectory its
+		 * metrics.json).  archive_collect held every member at once
+		 * already, so this keeps the peak where it was. */
 		for (j = 0; j < r->n; j++) {
 			struct kt_vfile *w = r->v[j];
 
-			/* an archive member no importer took stays loaded: a
-			 * later file may still open and claim it (an ATIF
-			 * trajectory its metrics.json, which sorts first) */
-			if (w->loaded && (w->fspath || w->claimed ||
-					  (w->done && !w->unknown)))
+			if (w->loaded && w->fspath)
 				vf_unload(w);
 		}
 		if (rc == KT_EPARSE && !imp->opts->strict)
