@@ -33,7 +33,10 @@
 #include "imp_int.h"
 
 #define KT_RATIO_FLOOR (1ull << 20)
-#define KT_MAX_DEPTH 2          /* archives inside archives/folders */
+/* archive levels: an archive given (or found in a folder) and the archives
+ * inside it (an Inspect .eval in a .tar.gz, a .jsonl.gz in a tar); an
+ * archive inside those is skipped and reported */
+#define KT_MAX_DEPTH 2
 #define KT_WALK_DEPTH 64
 
 static char *xstrdup(const char *s)
@@ -625,7 +628,9 @@ static char *raw_name(const char *display)
 }
 
 /* Bytes an archive may expand to: max_total, and max_ratio times its
- * compressed size (bytes consumed so far when the size is unknown). */
+ * compressed size (bytes consumed so far when the size is unknown); inside
+ * another archive, no more than what is left of that one's bound
+ * (imp->nest_room), so nesting never multiplies the limits. */
 static uint64_t bound(kt_imp *imp, struct archive *a, uint64_t csize)
 {
 	uint64_t maxt = imp->opts->max_total ? imp->opts->max_total :
@@ -641,16 +646,25 @@ static uint64_t bound(kt_imp *imp, struct archive *a, uint64_t csize)
 		lim = KT_RATIO_FLOOR;
 	if (lim > maxt)
 		lim = maxt;
+	if (imp->depth > 0 && lim > imp->nest_room)
+		lim = imp->nest_room;
 	return lim;
+}
+
+/* what a limit of lim bytes is, for the message that it was reached */
+static const char *bound_why(const kt_imp *imp, uint64_t lim)
+{
+	return imp->depth > 0 && lim == imp->nest_room ?
+		", what is left of its enclosing archive's bound" : "";
 }
 
 /*
  * Read every regular member of `a` into r, checking the expansion bound
  * while reading.  csize is the compressed size (0 = unknown: bytes consumed
- * so far are used instead).
+ * so far are used instead).  *expanded gets the bytes read.
  */
 static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
-			   uint64_t csize)
+			   uint64_t csize, uint64_t *expanded)
 {
 	struct archive_entry *e;
 	uint64_t total = 0, maxt = imp->opts->max_total ?
@@ -695,9 +709,10 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 
 			if (total + want > lim) {
 				drv_warn(imp, r->display,
-					 "member '%s' declares %llu bytes: expands beyond %llu bytes (limits: --max-size %llu, --max-ratio %llu): stopped",
+					 "member '%s' declares %llu bytes: expands beyond %llu bytes%s (limits: --max-size %llu, --max-ratio %llu): stopped",
 					 name, (unsigned long long)want,
 					 (unsigned long long)lim,
+					 bound_why(imp, lim),
 					 (unsigned long long)maxt,
 					 (unsigned long long)ratio);
 				rc = KT_ELIMIT;
@@ -747,8 +762,9 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 			lim = bound(imp, a, csize);
 			if (total > lim) {
 				drv_warn(imp, r->display,
-					 "expands beyond %llu bytes (limits: --max-size %llu, --max-ratio %llu): stopped",
+					 "expands beyond %llu bytes%s (limits: --max-size %llu, --max-ratio %llu): stopped",
 					 (unsigned long long)lim,
+					 bound_why(imp, lim),
 					 (unsigned long long)maxt,
 					 (unsigned long long)ratio);
 				rc = KT_ELIMIT;
@@ -783,6 +799,7 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 		v->size = n;
 		vf_fill(r, v);
 	}
+	*expanded = total;
 	if (!rc && hr != ARCHIVE_EOF) {
 		drv_warn(imp, r->display, "%s archive: %s",
 			 any ? "truncated or damaged" : "not a readable",
@@ -800,7 +817,15 @@ static struct archive *archive_new(void)
 	if (!a)
 		return NULL;
 	archive_read_support_filter_all(a);
-	archive_read_support_format_all(a);
+	/* Container formats only, not format_all: its mtree reader takes
+	 * a text file (a .jsonl.gz) for a manifest, makes each line a member
+	 * name and reads the files so named from the disk; its text
+	 * "formats" would shadow the raw one that a compressed log needs. */
+	archive_read_support_format_tar(a);
+	archive_read_support_format_zip(a);
+	archive_read_support_format_7zip(a);
+	archive_read_support_format_cpio(a);
+	archive_read_support_format_ar(a);
 	archive_read_support_format_raw(a);
 	return a;
 }
@@ -813,7 +838,7 @@ static int process_archive(kt_imp *imp, const char *display, const char *fspath,
 {
 	struct kt_root *r = root_new(KT_ROOT_ARCHIVE, display);
 	struct archive *a = NULL;
-	uint64_t csize = len;
+	uint64_t csize = len, total = 0, room;
 	int rc;
 
 	if (!r)
@@ -846,15 +871,28 @@ static int process_archive(kt_imp *imp, const char *display, const char *fspath,
 		root_free(r);
 		return KT_EPARSE;
 	}
-	rc = archive_collect(imp, r, a, csize);
+	rc = archive_collect(imp, r, a, csize, &total);
+	room = bound(imp, a, csize);
 	archive_read_free(a);
 	if (rc == 0 || rc == KT_EPARSE) {
 		/* a damaged archive still imports the members read before */
+		uint64_t saved_room;
 		int rc2;
 
+		/* An outermost archive lends the archives inside it what is
+		 * left of its bound; a nested one's members use up that
+		 * room, which the next nested one of the same archive gets
+		 * (archives inside it are not opened: KT_MAX_DEPTH). */
+		if (imp->depth > 0)
+			imp->nest_room = imp->nest_room > total ?
+					 imp->nest_room - total : 0;
+		else
+			imp->nest_room = room > total ? room - total : 0;
+		saved_room = imp->nest_room;
 		imp->depth++;
 		rc2 = process_root(imp, r);
 		imp->depth--;
+		imp->nest_room = saved_room;
 		if (rc2)
 			rc = rc2;
 		else if (rc == KT_EPARSE)
@@ -1704,9 +1742,7 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 			continue;
 		if (v->fspath && !v->loaded && peek_archive(v->fspath)) {
 			v->done = 1;
-			imp->depth++;
 			rc = process_archive(imp, v->display, v->fspath, NULL, 0);
-			imp->depth--;
 			imp->bytes_done += v->size;
 			imp->root = saved;
 			continue;
@@ -1721,10 +1757,8 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 						    r->kind == KT_ROOT_STDIN ||
 						    r->kind == KT_ROOT_FILE)) {
 			v->done = 1;
-			imp->depth++;
 			rc = process_archive(imp, v->display, NULL, v->data,
 					     v->len);
-			imp->depth--;
 			imp->root = saved;
 			vf_unload(v);
 			continue;

@@ -110,6 +110,10 @@ struct kt_imp {
 	uint64_t bytes_total, bytes_done;
 	struct kt_jbuf pbuf;    /* payload text of the event being appended */
 	int depth;              /* archive nesting */
+	/* depth > 0: bytes an archive inside the archive being imported may
+	 * still expand to (what is left of the outer one's bound), so a
+	 * nested archive shares its enclosing archive's limits */
+	uint64_t nest_room;
 };
 
 /* jsonprint.c: item as cJSON_PrintUnformatted prints it, into b (b->n
