@@ -939,7 +939,7 @@ const char *kt_imp_actor_of(kt_imp *imp, uint64_t seq)
 
 int kt_imp_next_written(const kt_imp *imp)
 {
-	return imp->in_run && !imp->failed && !imp->frozen &&
+	return imp->in_run && !imp->failed && !imp->frozen && !imp->tail &&
 		imp->seq + 1 > imp->stored_n;
 }
 
@@ -1006,7 +1006,8 @@ static void reemit_report(kt_imp *imp)
 			    "changed since run %.12s was imported (its step %llu differs): the run keeps the %llu events first imported%s",
 			    imp->run_id, (unsigned long long)imp->changed_seq,
 			    (unsigned long long)imp->stored_n, more);
-	} else if (!imp->frozen && !imp->failed && imp->seq < imp->stored_n) {
+	} else if (!imp->frozen && !imp->failed && !imp->tail &&
+		   imp->seq < imp->stored_n) {
 		kt_imp_warn(imp, NULL, 0,
 			    "gives %llu events, but run %.12s holds %llu from an earlier import: the source changed since; the run is kept as it was",
 			    (unsigned long long)imp->seq, imp->run_id,
@@ -1023,6 +1024,17 @@ int kt_imp_run_end(kt_imp *imp)
 		return 0;
 	if (imp->check_reemit)
 		reemit_report(imp);
+	else if (imp->tail && imp->seq > imp->stored_n && !imp->frozen &&
+		 !imp->failed) {
+		uint64_t extra = imp->seq - imp->stored_n;
+
+		kt_imp_warn(imp, NULL, 0,
+			    "run %s has %llu event%s appended after its import (ktraj append, bench --record or replay): the %llu new event%s of this source %s not added, a run's events are never renumbered",
+			    imp->run_id, (unsigned long long)imp->tail,
+			    imp->tail == 1 ? "" : "s",
+			    (unsigned long long)extra, extra == 1 ? "" : "s",
+			    extra == 1 ? "is" : "are");
+	}
 	imp->check_reemit = 0;
 	imp->changed_seq = 0;
 	imp->changed_file = NULL;
@@ -1037,10 +1049,12 @@ int kt_imp_run_end(kt_imp *imp)
 	memcpy(r.id, imp->run_id, sizeof(r.id));
 	r.name = imp->run_name;
 	r.format = imp->run_format;
-	r.events = imp->stored_n + imp->added; /* what the store holds now */
+	/* what the store holds now */
+	r.events = imp->stored_n + imp->tail + imp->added;
 	r.added = imp->added;
 	rc = rep_add(&imp->pend, &imp->npend, &imp->pend_cap, &r);
 reset:
+	imp->tail = 0;
 	free(imp->run_name);
 	free(imp->run_format);
 	imp->run_name = imp->run_format = NULL;
@@ -1084,24 +1098,48 @@ static long long prov_num(const cJSON *p, const char *k)
 	return cJSON_IsNumber(v) ? (long long)v->valuedouble : -1;
 }
 
-/* What the last stored event of the run came from (kind, line, offset). */
+/* Whether a stored event was written by an import: every importer but
+ * the ktraj one gives its events a provenance with the source's hash, and
+ * none writes replay events onto a run it re-emits (ktraj append, bench
+ * --record and replay store no provenance; an imported replay bundle
+ * result's replay event has one). */
+static int by_import(const kt_event *ev, const cJSON *prov)
+{
+	return ev->kind != KT_KIND_REPLAY &&
+	       cJSON_IsString(cJSON_GetObjectItemCaseSensitive(prov, "src"));
+}
+
+/* What the last imported event of the run came from (kind, line, offset),
+ * and how many events were stored after it (imp->tail; stored_n then
+ * counts the imported ones).  A ktraj JSONL source carries its events'
+ * provenance itself, appended events included: all its events count. */
 static void remember_last(kt_imp *imp)
 {
 	kt_event ev;
-	cJSON *p;
-	uint64_t t0 = st_start(imp);
-	int rc;
+	cJSON *p = NULL;
+	int scan = imp->im && strcmp(imp->im->name, "ktraj") != 0;
 
 	imp->last_kind = 0;
 	imp->last_line = imp->last_off = -1;
+	imp->tail = 0;
+	while (imp->stored_n) {
+		uint64_t t0 = st_start(imp);
+		int rc = kt_event_get(imp->s, imp->run_id, imp->stored_n, &ev);
+
+		st_stop(imp, t0);
+		if (rc)
+			return;
+		p = ev.prov_json ? cJSON_Parse(ev.prov_json) : NULL;
+		if (!scan || by_import(&ev, p))
+			break;
+		cJSON_Delete(p);
+		p = NULL;
+		imp->tail++;
+		imp->stored_n--;
+	}
 	if (!imp->stored_n)
 		return;
-	rc = kt_event_get(imp->s, imp->run_id, imp->stored_n, &ev);
-	st_stop(imp, t0);
-	if (rc)
-		return;
 	imp->last_kind = ev.kind;
-	p = ev.prov_json ? cJSON_Parse(ev.prov_json) : NULL;
 	imp->last_line = prov_num(p, "line");
 	imp->last_off = prov_num(p, "off");
 	cJSON_Delete(p);
@@ -1134,6 +1172,7 @@ static int run_begin(kt_imp *imp, const char *id, const char *identity,
 	imp->seq = 0;
 	imp->added = 0;
 	imp->stored_n = 0;
+	imp->tail = 0;
 	imp->last_ts = KT_TS_UNKNOWN;
 	/* one line of valid UTF-8: ls --json, tables and reports print it */
 	imp->run_name = kt_imp_name_clean(name ? name : id ? id : identity);
@@ -1383,7 +1422,7 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 		imp->changed_file = ev->file ? ev->file : &imp->cur->f;
 	}
 	if (imp->seq <= imp->stored_n || imp->failed || imp->err ||
-	    imp->frozen)
+	    imp->frozen || imp->tail)
 		goto out;
 	if (!ev->payload || !cJSON_IsObject(ev->payload)) {
 		rc = KT_EINVAL;
@@ -1645,6 +1684,7 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 		return 0;
 	}
 	imp->cur = v;
+	imp->im = im;
 	imp->problems = 0;
 	imp->failed = 0;
 	imp->err = 0;
@@ -1699,6 +1739,7 @@ out:
 	}
 	imp->npend = 0;
 	imp->cur = NULL;
+	imp->im = NULL;
 	imp->bytes_done += v->len;
 	progress(imp, imp->bytes_done);
 	return rc;

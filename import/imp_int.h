@@ -80,6 +80,12 @@ struct kt_imp {
 	char run_id[KT_RUN_ID_HEX + 1];
 	char *run_name, *run_format;
 	uint64_t stored_n, seq, added;
+	/* events stored after the last one an import wrote (ktraj append,
+	 * bench --record, replay); stored_n counts the imported ones.  The
+	 * source's own events past stored_n cannot take their seqs: while
+	 * tail is set nothing is written to the run (import/README.md). */
+	uint64_t tail;
+	const kt_importer *im;  /* importer of the source being imported */
 	/* the last stored event, to check that this source continues it */
 	int last_kind;
 	long long last_line, last_off;
