@@ -221,6 +221,7 @@ static void root_free(struct kt_root *r)
 	free(r->display);
 	free(r->dir);
 	free(r->abs);
+	free(r->in);
 	free(r);
 }
 
@@ -832,9 +833,12 @@ static struct archive *archive_new(void)
 
 static int process_root(kt_imp *imp, struct kt_root *r);
 
-/* An archive given as a file (fspath) or held in memory (data). */
+/* An archive given as a file (fspath) or held in memory (data); ov: the
+ * member of archive root `outer` that it is, when it is one (NULL else). */
 static int process_archive(kt_imp *imp, const char *display, const char *fspath,
-			   const unsigned char *data, size_t len)
+			   const unsigned char *data, size_t len,
+			   const struct kt_root *outer,
+			   const struct kt_vfile *ov)
 {
 	struct kt_root *r = root_new(KT_ROOT_ARCHIVE, display);
 	struct archive *a = NULL;
@@ -860,6 +864,13 @@ static int process_archive(kt_imp *imp, const char *display, const char *fspath,
 		r->abs = ab ? ab : xstrdup(fspath);
 		csize = stat(fspath, &st) == 0 ? (uint64_t)st.st_size : 0;
 		rc = archive_read_open_filename(a, fspath, 1 << 16);
+	} else if (outer && outer->kind == KT_ROOT_ARCHIVE && ov &&
+		   ov->member) {
+		/* sources name the file on disk and the member holding this
+		 * archive (show --source reads it from there) */
+		r->abs = xstrdup(outer->abs ? outer->abs : outer->display);
+		r->in = xstrdup(ov->member);
+		rc = archive_read_open_memory(a, data, len);
 	} else {
 		r->abs = xstrdup(display);
 		rc = archive_read_open_memory(a, data, len);
@@ -1076,13 +1087,16 @@ static void add_source(cJSON *arr, struct kt_root *r, struct kt_vfile *v)
 	if (v->fspath)
 		abs = realpath(v->fspath, NULL);
 	if (r->kind == KT_ROOT_STDIN || (r->kind == KT_ROOT_ARCHIVE &&
-					 !strcmp(r->display, "-")))
+					 (!strcmp(r->display, "-") ||
+					  (r->abs && !strcmp(r->abs, "-")))))
 		cJSON_AddStringToObject(o, "path", "-");
 	else
 		cJSON_AddStringToObject(o, "path", abs ? abs :
 					r->kind == KT_ROOT_ARCHIVE && r->abs ?
 					r->abs : v->display);
 	cJSON_AddStringToObject(o, "file", v->display);
+	if (r->in) /* the member of path that holds this archive */
+		cJSON_AddStringToObject(o, "in", r->in);
 	if (v->member)
 		cJSON_AddStringToObject(o, "member", v->member);
 	if (v->loaded)
@@ -1783,7 +1797,8 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 			continue;
 		if (v->fspath && !v->loaded && peek_archive(v->fspath)) {
 			v->done = 1;
-			rc = process_archive(imp, v->display, v->fspath, NULL, 0);
+			rc = process_archive(imp, v->display, v->fspath, NULL, 0,
+					     NULL, NULL);
 			imp->bytes_done += v->size;
 			imp->root = saved;
 			continue;
@@ -1799,7 +1814,7 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 						    r->kind == KT_ROOT_FILE)) {
 			v->done = 1;
 			rc = process_archive(imp, v->display, NULL, v->data,
-					     v->len);
+					     v->len, r, v);
 			imp->root = saved;
 			vf_unload(v);
 			continue;

@@ -44,7 +44,10 @@ struct kt_root {
 	int kind;               /* KT_ROOT_* */
 	char *display;          /* as the user gave it */
 	char *dir;              /* file system directory for listing, or NULL */
-	char *abs;              /* absolute path of the file/folder/archive */
+	char *abs;              /* absolute path of the file/folder/archive;
+				   of an archive inside an archive: the
+				   enclosing archive's */
+	char *in;               /* that archive's member name in it, or NULL */
 	struct kt_vfile **v;
 	size_t n, cap;
 	char **scanned;         /* plain-file roots: dirs listed lazily */

@@ -171,3 +171,26 @@ print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss//1024)' "$KTRAJ
 	[ -z "$stderr" ]
 	[[ "$output" == *"1 added  claude_code  hello gz" ]]
 }
+
+@test "show --source of an event from an .eval inside a .tar.gz: the record, as from the .eval itself" {
+	E="$BATS_TEST_DIRNAME/../data/import/inspect/mini.eval"
+	run --separate-stderr "$KTRAJ" import --json "$E"
+	R=$(echo "$output" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	"$KTRAJ" show "$R" 2 --source >"$BATS_TEST_TMPDIR/direct.src"
+	[ -s "$BATS_TEST_TMPDIR/direct.src" ]
+	mkdir "$BATS_TEST_TMPDIR/logs"
+	cp "$E" "$BATS_TEST_TMPDIR/logs/"
+	tar -C "$BATS_TEST_TMPDIR" -czf "$BATS_TEST_TMPDIR/logs.tgz" logs
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/t.ktraj"
+	"$KTRAJ" import "$BATS_TEST_TMPDIR/logs.tgz" >/dev/null 2>&1
+	run --separate-stderr "$KTRAJ" show "$R" 2 --source
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	diff "$BATS_TEST_TMPDIR/direct.src" <(printf '%s\n' "$output")
+	# the source is read from the archive: once it changes, it is said
+	echo changed >"$BATS_TEST_TMPDIR/logs/mini.eval"
+	tar -C "$BATS_TEST_TMPDIR" -czf "$BATS_TEST_TMPDIR/logs.tgz" logs
+	run --separate-stderr "$KTRAJ" show "$R" 2 --source
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "ktraj: show: source $BATS_TEST_TMPDIR/logs.tgz:logs/mini.eval:samples/"*" changed since import"* ]]
+}
