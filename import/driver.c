@@ -1035,8 +1035,9 @@ int kt_imp_run_end(kt_imp *imp)
 		return 0;
 	if (imp->check_reemit)
 		reemit_report(imp);
-	else if (imp->tail && imp->seq > imp->stored_n && !imp->frozen &&
-		 !imp->failed) {
+	/* (a changed source was reported above, and froze the run) */
+	if (imp->tail && imp->seq > imp->stored_n && !imp->frozen &&
+	    !imp->failed) {
 		uint64_t extra = imp->seq - imp->stored_n;
 
 		kt_imp_warn(imp, NULL, 0,
