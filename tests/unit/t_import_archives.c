@@ -8,10 +8,12 @@
  *    .eval itself does; a nested archive expands within what is left of
  *    its enclosing archive's bound (a nested bomb stops with KT_ELIMIT);
  *    an archive two levels down is skipped and reported;
- *  - re-importing a grown source into a run that got events after its
- *    import (ktraj append, bench --record, replay) writes nothing and says
- *    so once; an unchanged source stays silent.
- * Fixtures: tests/data/import/{kernelbench,inspect,claude} (ours); the
+ *  - re-importing a grown source (a Claude Code log, a KernelAgent trace
+ *    folder) into a run that got events after its import (ktraj append,
+ *    bench --record, replay) writes nothing and says so once; an unchanged
+ *    source stays silent.
+ * Fixtures: tests/data/import/{kernelbench,inspect,claude,kernelagent}
+ * (ours); the
  * archives are written here with libarchive.
  */
 #include "testutil.h"
@@ -549,6 +551,37 @@ static void test_grown_after_append(void **state)
 	free(src);
 }
 
+/* A KernelAgent trace folder (re-emission checked against the stored
+ * events) that gained a round after a note was appended: said too. */
+static void test_kernelagent_appended(void **state)
+{
+	it_ctx c;
+	char p[4200], cmd[20000], d[4400], run[KT_RUN_ID_HEX + 1];
+	uint64_t n0;
+
+	(void)state;
+	it_open(&c);
+	snprintf(d, sizeof(d), "%s/trace", c.dir);
+	snprintf(cmd, sizeof(cmd), "cp -r '%s' '%s' && mv '%s/optimization_trace/round_2' '%s/r2'",
+		 it_fixture(p, sizeof(p), "kernelagent/trace_fx"), d, d, c.dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(it_import(&c, NULL, 0, 1, d), 0);
+	assert_int_equal(c.nruns, 1);
+	assert_int_equal(c.nwarn, 0);
+	n0 = c.runs[0].events;
+	memcpy(run, c.runs[0].id, sizeof(run));
+	append_ev(c.s, run, KT_KIND_NOTE, NULL);
+	snprintf(cmd, sizeof(cmd), "mv '%s/r2' '%s/optimization_trace/round_2'",
+		 c.dir, d);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(it_import(&c, NULL, 0, 1, d), 0);
+	assert_int_equal(c.nwarn, 1);
+	assert_non_null(strstr(c.warns, "has 1 event appended after its import"));
+	assert_int_equal(c.runs[0].added, 0);
+	assert_int_equal(c.runs[0].events, n0 + 1);
+	it_close(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -559,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_nested_bomb),
 		cmocka_unit_test(test_nested_too_deep),
 		cmocka_unit_test(test_grown_after_append),
+		cmocka_unit_test(test_kernelagent_appended),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
