@@ -77,10 +77,13 @@ static void show_plain(const char *run, const kt_run_info *ri,
 	cJSON_Delete(p);
 }
 
-/* The content of `member` of archive `path` (or, with member NULL, of a
- * compressed single file) whose SHA-256 is `sha`; NULL when absent. */
-static unsigned char *from_archive(const char *path, const char *member,
-				   const unsigned char *sha, size_t *len)
+/* The content of `member` of archive `path`, or of the archive in memory
+ * (data, dlen) when path is NULL (or, with member NULL, of a compressed
+ * single file) whose SHA-256 is `sha` (NULL: any); NULL when absent.  The
+ * formats are the import driver's (import/driver.c archive_new). */
+static unsigned char *from_archive_in(const char *path, const void *data,
+				      size_t dlen, const char *member,
+				      const unsigned char *sha, size_t *len)
 {
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
@@ -89,9 +92,14 @@ static unsigned char *from_archive(const char *path, const char *member,
 	if (!a)
 		return NULL;
 	archive_read_support_filter_all(a);
-	archive_read_support_format_all(a);
+	archive_read_support_format_tar(a);
+	archive_read_support_format_zip(a);
+	archive_read_support_format_7zip(a);
+	archive_read_support_format_cpio(a);
+	archive_read_support_format_ar(a);
 	archive_read_support_format_raw(a);
-	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK)
+	if ((path ? archive_read_open_filename(a, path, 65536) :
+	     archive_read_open_memory(a, data, dlen)) != ARCHIVE_OK)
 		goto out;
 	while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
 		const char *name = archive_entry_pathname(e);
@@ -119,7 +127,7 @@ static unsigned char *from_archive(const char *path, const char *member,
 			goto out;
 		buf[n] = 0;
 		kt_sha256(buf, n, h);
-		if (!memcmp(h, sha, KT_HASH_LEN)) {
+		if (!sha || !memcmp(h, sha, KT_HASH_LEN)) {
 			*len = n;
 			goto out;
 		}
@@ -131,6 +139,28 @@ static unsigned char *from_archive(const char *path, const char *member,
 out:
 	archive_read_free(a);
 	return buf;
+}
+
+static unsigned char *from_archive(const char *path, const char *member,
+				   const unsigned char *sha, size_t *len)
+{
+	return from_archive_in(path, NULL, 0, member, sha, len);
+}
+
+/* `member` of the archive that is member `in` of archive `path` (an
+ * Inspect .eval in a .tar.gz), whose SHA-256 is `sha`; NULL when absent. */
+static unsigned char *from_nested(const char *path, const char *in,
+				  const char *member, const unsigned char *sha,
+				  size_t *len)
+{
+	size_t n = 0;
+	unsigned char *outer = from_archive(path, in, NULL, &n), *r;
+
+	if (!outer)
+		return NULL;
+	r = from_archive_in(NULL, outer, n, member, sha, len);
+	free(outer);
+	return r;
 }
 
 /* {run, seq, prov} of an event's source object (prov null when the event
@@ -213,7 +243,8 @@ static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
 	cJSON *prov = ev->prov_json ? cJSON_Parse(ev->prov_json) : NULL;
 	cJSON *meta = ri->meta_json ? cJSON_Parse(ri->meta_json) : NULL, *src;
 	const char *sha_hex = cli_jstr(prov, "src"), *file = cli_jstr(prov, "file");
-	const char *member = cli_jstr(prov, "member"), *path = NULL;
+	const char *member = cli_jstr(prov, "member"), *path = NULL, *in = NULL;
+	char *shown = NULL;
 	unsigned char sha[KT_HASH_LEN], h[KT_HASH_LEN], *data = NULL;
 	cJSON *off = cJSON_GetObjectItemCaseSensitive(prov, "off");
 	cJSON *rlen = cJSON_GetObjectItemCaseSensitive(prov, "len");
@@ -234,6 +265,7 @@ static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
 		    (!s && file && cli_jstr(src, "file") &&
 		     !strcmp(cli_jstr(src, "file"), file))) {
 			path = cli_jstr(src, "path");
+			in = cli_jstr(src, "in");
 			break;
 		}
 	}
@@ -249,10 +281,15 @@ static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
 		/* the importer read the whole file (an Inspect .json, a
 		 * KernelBench result): dumping it, often hundreds of KB, is not
 		 * the record; say where it came from instead */
-		rc = whole_file(c, run, ev, path, member, sha_hex, json);
+		if (in && member && asprintf(&shown, "%s:%s", in, member) < 0)
+			shown = NULL;
+		rc = whole_file(c, run, ev, path, shown ? shown : member,
+				sha_hex, json);
 		goto out;
 	}
-	if (!member) {
+	if (in && member) {
+		data = from_nested(path, in, member, sha, &len);
+	} else if (!member) {
 		data = (unsigned char *)cli_slurp(path, &len);
 		if (!data) {
 			rc = cli_err(c, "source %s: %s", path, strerror(errno));
@@ -268,8 +305,9 @@ static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
 		data = from_archive(path, member, sha, &len);
 	}
 	if (!data) {
-		rc = cli_err(c, "source %s%s%s changed since import (SHA-256 differs from %.12s...)",
-			     path, member ? ":" : "", member ? member : "", sha_hex);
+		rc = cli_err(c, "source %s%s%s%s%s changed since import (SHA-256 differs from %.12s...)",
+			     path, in ? ":" : "", in ? in : "",
+			     member ? ":" : "", member ? member : "", sha_hex);
 		goto out;
 	}
 	if (cJSON_IsNumber(off) && cJSON_IsNumber(rlen) && rlen->valuedouble > 0 &&
@@ -297,6 +335,7 @@ static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
 	}
 out:
 	free(data);
+	free(shown);
 	cJSON_Delete(prov);
 	cJSON_Delete(meta);
 	return rc;

@@ -33,7 +33,10 @@
 #include "imp_int.h"
 
 #define KT_RATIO_FLOOR (1ull << 20)
-#define KT_MAX_DEPTH 2          /* archives inside archives/folders */
+/* archive levels: an archive given (or found in a folder) and the archives
+ * inside it (an Inspect .eval in a .tar.gz, a .jsonl.gz in a tar); an
+ * archive inside those is skipped and reported */
+#define KT_MAX_DEPTH 2
 #define KT_WALK_DEPTH 64
 
 static char *xstrdup(const char *s)
@@ -145,6 +148,17 @@ void kt_imp_warn(kt_imp *imp, const kt_file *f, uint64_t line,
 		imp->failed = 1;
 }
 
+void kt_imp_note(kt_imp *imp, const kt_file *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!f && imp->cur)
+		f = &imp->cur->f;
+	va_start(ap, fmt);
+	warn_line(imp, f && f->path ? f->path : "?", 0, fmt, ap);
+	va_end(ap);
+}
+
 /* ---- roots and files ----------------------------------------------------- */
 
 static void vf_release(struct kt_vfile *v)
@@ -207,6 +221,7 @@ static void root_free(struct kt_root *r)
 	free(r->display);
 	free(r->dir);
 	free(r->abs);
+	free(r->in);
 	free(r);
 }
 
@@ -614,7 +629,9 @@ static char *raw_name(const char *display)
 }
 
 /* Bytes an archive may expand to: max_total, and max_ratio times its
- * compressed size (bytes consumed so far when the size is unknown). */
+ * compressed size (bytes consumed so far when the size is unknown); inside
+ * another archive, no more than what is left of that one's bound
+ * (imp->nest_room), so nesting never multiplies the limits. */
 static uint64_t bound(kt_imp *imp, struct archive *a, uint64_t csize)
 {
 	uint64_t maxt = imp->opts->max_total ? imp->opts->max_total :
@@ -630,16 +647,25 @@ static uint64_t bound(kt_imp *imp, struct archive *a, uint64_t csize)
 		lim = KT_RATIO_FLOOR;
 	if (lim > maxt)
 		lim = maxt;
+	if (imp->depth > 0 && lim > imp->nest_room)
+		lim = imp->nest_room;
 	return lim;
+}
+
+/* what a limit of lim bytes is, for the message that it was reached */
+static const char *bound_why(const kt_imp *imp, uint64_t lim)
+{
+	return imp->depth > 0 && lim == imp->nest_room ?
+		", what is left of its enclosing archive's bound" : "";
 }
 
 /*
  * Read every regular member of `a` into r, checking the expansion bound
  * while reading.  csize is the compressed size (0 = unknown: bytes consumed
- * so far are used instead).
+ * so far are used instead).  *expanded gets the bytes read.
  */
 static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
-			   uint64_t csize)
+			   uint64_t csize, uint64_t *expanded)
 {
 	struct archive_entry *e;
 	uint64_t total = 0, maxt = imp->opts->max_total ?
@@ -684,9 +710,10 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 
 			if (total + want > lim) {
 				drv_warn(imp, r->display,
-					 "member '%s' declares %llu bytes: expands beyond %llu bytes (limits: --max-size %llu, --max-ratio %llu): stopped",
+					 "member '%s' declares %llu bytes: expands beyond %llu bytes%s (limits: --max-size %llu, --max-ratio %llu): stopped",
 					 name, (unsigned long long)want,
 					 (unsigned long long)lim,
+					 bound_why(imp, lim),
 					 (unsigned long long)maxt,
 					 (unsigned long long)ratio);
 				rc = KT_ELIMIT;
@@ -736,8 +763,9 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 			lim = bound(imp, a, csize);
 			if (total > lim) {
 				drv_warn(imp, r->display,
-					 "expands beyond %llu bytes (limits: --max-size %llu, --max-ratio %llu): stopped",
+					 "expands beyond %llu bytes%s (limits: --max-size %llu, --max-ratio %llu): stopped",
 					 (unsigned long long)lim,
+					 bound_why(imp, lim),
 					 (unsigned long long)maxt,
 					 (unsigned long long)ratio);
 				rc = KT_ELIMIT;
@@ -772,6 +800,7 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 		v->size = n;
 		vf_fill(r, v);
 	}
+	*expanded = total;
 	if (!rc && hr != ARCHIVE_EOF) {
 		drv_warn(imp, r->display, "%s archive: %s",
 			 any ? "truncated or damaged" : "not a readable",
@@ -789,20 +818,31 @@ static struct archive *archive_new(void)
 	if (!a)
 		return NULL;
 	archive_read_support_filter_all(a);
-	archive_read_support_format_all(a);
+	/* Container formats only, not format_all: its mtree reader takes
+	 * a text file (a .jsonl.gz) for a manifest, makes each line a member
+	 * name and reads the files so named from the disk; its text
+	 * "formats" would shadow the raw one that a compressed log needs. */
+	archive_read_support_format_tar(a);
+	archive_read_support_format_zip(a);
+	archive_read_support_format_7zip(a);
+	archive_read_support_format_cpio(a);
+	archive_read_support_format_ar(a);
 	archive_read_support_format_raw(a);
 	return a;
 }
 
 static int process_root(kt_imp *imp, struct kt_root *r);
 
-/* An archive given as a file (fspath) or held in memory (data). */
+/* An archive given as a file (fspath) or held in memory (data); ov: the
+ * member of archive root `outer` that it is, when it is one (NULL else). */
 static int process_archive(kt_imp *imp, const char *display, const char *fspath,
-			   const unsigned char *data, size_t len)
+			   const unsigned char *data, size_t len,
+			   const struct kt_root *outer,
+			   const struct kt_vfile *ov)
 {
 	struct kt_root *r = root_new(KT_ROOT_ARCHIVE, display);
 	struct archive *a = NULL;
-	uint64_t csize = len;
+	uint64_t csize = len, total = 0, room;
 	int rc;
 
 	if (!r)
@@ -824,6 +864,13 @@ static int process_archive(kt_imp *imp, const char *display, const char *fspath,
 		r->abs = ab ? ab : xstrdup(fspath);
 		csize = stat(fspath, &st) == 0 ? (uint64_t)st.st_size : 0;
 		rc = archive_read_open_filename(a, fspath, 1 << 16);
+	} else if (outer && outer->kind == KT_ROOT_ARCHIVE && ov &&
+		   ov->member) {
+		/* sources name the file on disk and the member holding this
+		 * archive (show --source reads it from there) */
+		r->abs = xstrdup(outer->abs ? outer->abs : outer->display);
+		r->in = xstrdup(ov->member);
+		rc = archive_read_open_memory(a, data, len);
 	} else {
 		r->abs = xstrdup(display);
 		rc = archive_read_open_memory(a, data, len);
@@ -835,15 +882,28 @@ static int process_archive(kt_imp *imp, const char *display, const char *fspath,
 		root_free(r);
 		return KT_EPARSE;
 	}
-	rc = archive_collect(imp, r, a, csize);
+	rc = archive_collect(imp, r, a, csize, &total);
+	room = bound(imp, a, csize);
 	archive_read_free(a);
 	if (rc == 0 || rc == KT_EPARSE) {
 		/* a damaged archive still imports the members read before */
+		uint64_t saved_room;
 		int rc2;
 
+		/* An outermost archive lends the archives inside it what is
+		 * left of its bound; a nested one's members use up that
+		 * room, which the next nested one of the same archive gets
+		 * (archives inside it are not opened: KT_MAX_DEPTH). */
+		if (imp->depth > 0)
+			imp->nest_room = imp->nest_room > total ?
+					 imp->nest_room - total : 0;
+		else
+			imp->nest_room = room > total ? room - total : 0;
+		saved_room = imp->nest_room;
 		imp->depth++;
 		rc2 = process_root(imp, r);
 		imp->depth--;
+		imp->nest_room = saved_room;
 		if (rc2)
 			rc = rc2;
 		else if (rc == KT_EPARSE)
@@ -890,7 +950,7 @@ const char *kt_imp_actor_of(kt_imp *imp, uint64_t seq)
 
 int kt_imp_next_written(const kt_imp *imp)
 {
-	return imp->in_run && !imp->failed && !imp->frozen &&
+	return imp->in_run && !imp->failed && !imp->frozen && !imp->tail &&
 		imp->seq + 1 > imp->stored_n;
 }
 
@@ -957,7 +1017,8 @@ static void reemit_report(kt_imp *imp)
 			    "changed since run %.12s was imported (its step %llu differs): the run keeps the %llu events first imported%s",
 			    imp->run_id, (unsigned long long)imp->changed_seq,
 			    (unsigned long long)imp->stored_n, more);
-	} else if (!imp->frozen && !imp->failed && imp->seq < imp->stored_n) {
+	} else if (!imp->frozen && !imp->failed && !imp->tail &&
+		   imp->seq < imp->stored_n) {
 		kt_imp_warn(imp, NULL, 0,
 			    "gives %llu events, but run %.12s holds %llu from an earlier import: the source changed since; the run is kept as it was",
 			    (unsigned long long)imp->seq, imp->run_id,
@@ -974,6 +1035,18 @@ int kt_imp_run_end(kt_imp *imp)
 		return 0;
 	if (imp->check_reemit)
 		reemit_report(imp);
+	/* (a changed source was reported above, and froze the run) */
+	if (imp->tail && imp->seq > imp->stored_n && !imp->frozen &&
+	    !imp->failed) {
+		uint64_t extra = imp->seq - imp->stored_n;
+
+		kt_imp_warn(imp, NULL, 0,
+			    "run %s has %llu event%s appended after its import (ktraj append, bench --record or replay): the %llu new event%s of this source %s not added, a run's events are never renumbered",
+			    imp->run_id, (unsigned long long)imp->tail,
+			    imp->tail == 1 ? "" : "s",
+			    (unsigned long long)extra, extra == 1 ? "" : "s",
+			    extra == 1 ? "is" : "are");
+	}
 	imp->check_reemit = 0;
 	imp->changed_seq = 0;
 	imp->changed_file = NULL;
@@ -988,10 +1061,12 @@ int kt_imp_run_end(kt_imp *imp)
 	memcpy(r.id, imp->run_id, sizeof(r.id));
 	r.name = imp->run_name;
 	r.format = imp->run_format;
-	r.events = imp->stored_n + imp->added; /* what the store holds now */
+	/* what the store holds now */
+	r.events = imp->stored_n + imp->tail + imp->added;
 	r.added = imp->added;
 	rc = rep_add(&imp->pend, &imp->npend, &imp->pend_cap, &r);
 reset:
+	imp->tail = 0;
 	free(imp->run_name);
 	free(imp->run_format);
 	imp->run_name = imp->run_format = NULL;
@@ -1013,13 +1088,16 @@ static void add_source(cJSON *arr, struct kt_root *r, struct kt_vfile *v)
 	if (v->fspath)
 		abs = realpath(v->fspath, NULL);
 	if (r->kind == KT_ROOT_STDIN || (r->kind == KT_ROOT_ARCHIVE &&
-					 !strcmp(r->display, "-")))
+					 (!strcmp(r->display, "-") ||
+					  (r->abs && !strcmp(r->abs, "-")))))
 		cJSON_AddStringToObject(o, "path", "-");
 	else
 		cJSON_AddStringToObject(o, "path", abs ? abs :
 					r->kind == KT_ROOT_ARCHIVE && r->abs ?
 					r->abs : v->display);
 	cJSON_AddStringToObject(o, "file", v->display);
+	if (r->in) /* the member of path that holds this archive */
+		cJSON_AddStringToObject(o, "in", r->in);
 	if (v->member)
 		cJSON_AddStringToObject(o, "member", v->member);
 	if (v->loaded)
@@ -1035,24 +1113,48 @@ static long long prov_num(const cJSON *p, const char *k)
 	return cJSON_IsNumber(v) ? (long long)v->valuedouble : -1;
 }
 
-/* What the last stored event of the run came from (kind, line, offset). */
+/* Whether a stored event was written by an import: every importer but
+ * the ktraj one gives its events a provenance with the source's hash, and
+ * none writes replay events onto a run it re-emits (ktraj append, bench
+ * --record and replay store no provenance; an imported replay bundle
+ * result's replay event has one). */
+static int by_import(const kt_event *ev, const cJSON *prov)
+{
+	return ev->kind != KT_KIND_REPLAY &&
+	       cJSON_IsString(cJSON_GetObjectItemCaseSensitive(prov, "src"));
+}
+
+/* What the last imported event of the run came from (kind, line, offset),
+ * and how many events were stored after it (imp->tail; stored_n then
+ * counts the imported ones).  A ktraj JSONL source carries its events'
+ * provenance itself, appended events included: all its events count. */
 static void remember_last(kt_imp *imp)
 {
 	kt_event ev;
-	cJSON *p;
-	uint64_t t0 = st_start(imp);
-	int rc;
+	cJSON *p = NULL;
+	int scan = imp->im && strcmp(imp->im->name, "ktraj") != 0;
 
 	imp->last_kind = 0;
 	imp->last_line = imp->last_off = -1;
+	imp->tail = 0;
+	while (imp->stored_n) {
+		uint64_t t0 = st_start(imp);
+		int rc = kt_event_get(imp->s, imp->run_id, imp->stored_n, &ev);
+
+		st_stop(imp, t0);
+		if (rc)
+			return;
+		p = ev.prov_json ? cJSON_Parse(ev.prov_json) : NULL;
+		if (!scan || by_import(&ev, p))
+			break;
+		cJSON_Delete(p);
+		p = NULL;
+		imp->tail++;
+		imp->stored_n--;
+	}
 	if (!imp->stored_n)
 		return;
-	rc = kt_event_get(imp->s, imp->run_id, imp->stored_n, &ev);
-	st_stop(imp, t0);
-	if (rc)
-		return;
 	imp->last_kind = ev.kind;
-	p = ev.prov_json ? cJSON_Parse(ev.prov_json) : NULL;
 	imp->last_line = prov_num(p, "line");
 	imp->last_off = prov_num(p, "off");
 	cJSON_Delete(p);
@@ -1085,6 +1187,7 @@ static int run_begin(kt_imp *imp, const char *id, const char *identity,
 	imp->seq = 0;
 	imp->added = 0;
 	imp->stored_n = 0;
+	imp->tail = 0;
 	imp->last_ts = KT_TS_UNKNOWN;
 	/* one line of valid UTF-8: ls --json, tables and reports print it */
 	imp->run_name = kt_imp_name_clean(name ? name : id ? id : identity);
@@ -1343,7 +1446,7 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 		imp->changed_file = ev->file ? ev->file : &imp->cur->f;
 	}
 	if (imp->seq <= imp->stored_n || imp->failed || imp->err ||
-	    imp->frozen)
+	    imp->frozen || imp->tail)
 		goto out;
 	if (!ev->payload || !cJSON_IsObject(ev->payload)) {
 		rc = KT_EINVAL;
@@ -1615,6 +1718,7 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 		return 0;
 	}
 	imp->cur = v;
+	imp->im = im;
 	imp->problems = 0;
 	imp->failed = 0;
 	imp->err = 0;
@@ -1669,6 +1773,7 @@ out:
 	}
 	imp->npend = 0;
 	imp->cur = NULL;
+	imp->im = NULL;
 	imp->bytes_done += v->len;
 	progress(imp, imp->bytes_done);
 	return rc;
@@ -1712,9 +1817,8 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 			continue;
 		if (v->fspath && !v->loaded && peek_archive(v->fspath)) {
 			v->done = 1;
-			imp->depth++;
-			rc = process_archive(imp, v->display, v->fspath, NULL, 0);
-			imp->depth--;
+			rc = process_archive(imp, v->display, v->fspath, NULL, 0,
+					     NULL, NULL);
 			imp->bytes_done += v->size;
 			imp->root = saved;
 			continue;
@@ -1729,10 +1833,8 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 						    r->kind == KT_ROOT_STDIN ||
 						    r->kind == KT_ROOT_FILE)) {
 			v->done = 1;
-			imp->depth++;
 			rc = process_archive(imp, v->display, NULL, v->data,
-					     v->len);
-			imp->depth--;
+					     v->len, r, v);
 			imp->root = saved;
 			vf_unload(v);
 			continue;
@@ -1740,15 +1842,18 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 		imp->root = r;
 		rc = process_source(imp, r, v);
 		imp->root = saved;
-		/* free what is done; files on disk can be read again */
+		/* free what is done of files on disk: they can be read
+		 * again.  An archive member cannot, so it stays loaded until
+		 * its root is done (root_free): a later file may still open
+		 * it, whether or not an importer took it already (a
+		 * KernelBench results file its baseline_time*.json, which
+		 * sorts first and is a run of its own; an ATIF trajectory its
+		 * metrics.json).  archive_collect held every member at once
+		 * already, so this keeps the peak where it was. */
 		for (j = 0; j < r->n; j++) {
 			struct kt_vfile *w = r->v[j];
 
-			/* an archive member no importer took stays loaded: a
-			 * later file may still open and claim it (an ATIF
-			 * trajectory its metrics.json, which sorts first) */
-			if (w->loaded && (w->fspath || w->claimed ||
-					  (w->done && !w->unknown)))
+			if (w->loaded && w->fspath)
 				vf_unload(w);
 		}
 		if (rc == KT_EPARSE && !imp->opts->strict)

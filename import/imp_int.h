@@ -44,7 +44,10 @@ struct kt_root {
 	int kind;               /* KT_ROOT_* */
 	char *display;          /* as the user gave it */
 	char *dir;              /* file system directory for listing, or NULL */
-	char *abs;              /* absolute path of the file/folder/archive */
+	char *abs;              /* absolute path of the file/folder/archive;
+				   of an archive inside an archive: the
+				   enclosing archive's */
+	char *in;               /* that archive's member name in it, or NULL */
 	struct kt_vfile **v;
 	size_t n, cap;
 	char **scanned;         /* plain-file roots: dirs listed lazily */
@@ -80,6 +83,12 @@ struct kt_imp {
 	char run_id[KT_RUN_ID_HEX + 1];
 	char *run_name, *run_format;
 	uint64_t stored_n, seq, added;
+	/* events stored after the last one an import wrote (ktraj append,
+	 * bench --record, replay); stored_n counts the imported ones.  The
+	 * source's own events past stored_n cannot take their seqs: while
+	 * tail is set nothing is written to the run (import/README.md). */
+	uint64_t tail;
+	const kt_importer *im;  /* importer of the source being imported */
 	/* the last stored event, to check that this source continues it */
 	int last_kind;
 	long long last_line, last_off;
@@ -110,6 +119,10 @@ struct kt_imp {
 	uint64_t bytes_total, bytes_done;
 	struct kt_jbuf pbuf;    /* payload text of the event being appended */
 	int depth;              /* archive nesting */
+	/* depth > 0: bytes an archive inside the archive being imported may
+	 * still expand to (what is left of the outer one's bound), so a
+	 * nested archive shares its enclosing archive's limits */
+	uint64_t nest_room;
 };
 
 /* jsonprint.c: item as cJSON_PrintUnformatted prints it, into b (b->n

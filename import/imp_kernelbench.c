@@ -22,8 +22,10 @@
  *
  * One run per results file, identity "kernelbench:<sha256 of the file>",
  * with ":<baseline sha256>" appended when a baseline file is found beside it
- * (a baseline_time*.json anywhere in the same input root; for a plain file,
- * its folder): then ref_time_ms is the baseline mean of the same level and
+ * (a baseline_time*.json anywhere in the same input root: the folder or
+ * archive given, for a plain file its folder; so a results file gets the
+ * same run and events from its folder, an archive of it or its own path;
+ * stdin has no folder: no baseline then, and a note says so): then ref_time_ms is the baseline mean of the same level and
  * problem (matched by the "<id>_" prefix of the baseline's file name key)
  * and speedup = ref_time_ms / time_ms; the baseline's hardware is kept in
  * extra.ref_hardware because the two files may come from different GPUs.
@@ -718,6 +720,13 @@ static int import_results(kt_imp *imp, const kt_file *f, cJSON *doc)
 		cJSON_AddNumberToObject(x, "level", r.file_level);
 	if ((rc = kt_imp_run_begin(imp, ident, name ? name : FMT, FMT, meta)))
 		goto out;
+	/* stdin has no folder: said, since the speedups are missing then */
+	if (!bf && f->root && !strcmp(f->root, "-") && !f->member)
+		kt_imp_note(imp, f, "KernelBench results on stdin have no "
+			    "baseline_time*.json beside them: no ref_time_ms "
+			    "or speedup (import the file by its path, or pipe "
+			    "a tar of its folder: tar -c -C DIR . | ktraj "
+			    "import -)");
 	if (!(pv = sorted(doc, &np))) {
 		rc = KT_ENOMEM;
 		goto end;

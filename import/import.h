@@ -139,6 +139,14 @@ int kt_imp_blob_hashed(kt_imp *imp, const void *data, size_t len,
 void kt_imp_warn(kt_imp *imp, const kt_file *f, uint64_t line,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* Say something about f that is not a problem of the input (what the
+ * import could not do from where the file came, such as a KernelBench
+ * results file on stdin with no baseline file beside it): reported like a
+ * warning, "file: what", through opts->on_warn, but not counted as a
+ * problem, so --strict goes on. */
+void kt_imp_note(kt_imp *imp, const kt_file *f, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Other files of the same input root (folder or archive), for formats that
  * span files (Claude Code subagents/, ATIF sub-trajectories, KernelAgent
  * round folders).  rel paths are relative to the root and '/'-separated.
