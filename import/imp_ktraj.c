@@ -371,13 +371,10 @@ static int fb_str(const char **pp, const char *end, char *o, size_t *olen)
 	char *o0 = o;
 
 	for (;;) {
-		const char *q = p;
-
 		/* a raw control byte (NUL included) is not JSON (RFC 8259
 		 * section 7): cJSON's route refuses the line */
-		while (q < end && *q != '"' && *q != '\\' &&
-		       (unsigned char)*q >= 0x20)
-			q++;
+		const char *q = kt_json_str_stop(p, end);
+
 		memcpy(o, p, (size_t)(q - p));
 		o += q - p;
 		p = q;

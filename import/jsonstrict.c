@@ -88,6 +88,40 @@ static const unsigned char *str_skip(const unsigned char *p,
 	return p;
 }
 
+const char *kt_json_str_stop(const char *p, const char *end)
+{
+	const unsigned char *q = (const unsigned char *)p;
+	const unsigned char *e = (const unsigned char *)end;
+
+#if defined(__SSE2__)
+	while (e - q >= 16) {
+		unsigned bits = special16(q);
+
+		if (bits)
+			return (const char *)q + __builtin_ctz(bits);
+		q += 16;
+	}
+#else
+	const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
+
+	while (e - q >= 8) {
+		uint64_t w, a, b, c;
+
+		memcpy(&w, q, 8);
+		a = w ^ (ones * '"');
+		b = w ^ (ones * '\\');
+		c = ((a - ones) & ~a) | ((b - ones) & ~b) |
+		    ((w - ones * 0x20) & ~w);
+		if (c & high)
+			break;
+		q += 8;
+	}
+#endif
+	while (q < e && *q != '"' && *q != '\\' && *q >= 0x20)
+		q++;
+	return (const char *)q;
+}
+
 static int hex4(const unsigned char *p, unsigned *cp)
 {
 	unsigned v = 0;

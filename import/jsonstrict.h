@@ -45,6 +45,14 @@
 				     most 63 into its strtod buffer) */
 
 /*
+ * The first byte at or after p (p <= end) that is '"', '\\' or below 0x20
+ * (a string's end, an escape, or a byte RFC 8259 section 7 forbids raw), or
+ * end.  16 bytes a step with SSE2, 8 with plain 64-bit words otherwise: the
+ * fast string decoders use it to copy the plain runs between escapes.
+ */
+const char *kt_json_str_stop(const char *p, const char *end);
+
+/*
  * Check that s[0..n) (need not be NUL-terminated) is exactly one JSON text
  * as RFC 8259 defines it, within the limits above.  flags: KT_JSON_BOM or 0.
  * Returns 0 when it is; KT_EPARSE when not, with *off (may be NULL) the

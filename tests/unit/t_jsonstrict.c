@@ -289,9 +289,38 @@ static void t_parse_wrapper(void **st)
 	assert_null(kt_json_parse("\xef\xbb\xbf[]", 5, 0));
 }
 
+/* kt_json_str_stop finds what a byte loop finds, for every stop byte at
+ * every offset and length (the 16-byte steps and the tail). */
+static void t_str_stop(void **state)
+{
+	static const unsigned char stops[] = { '"', '\\', 0x00, 0x1f, 0x0a };
+	static const unsigned char plain[] = { 'a', ' ', 0x20, 0x7f, 0x80,
+					       0xff, '/', 'n' };
+	unsigned char buf[80];
+
+	(void)state;
+	for (size_t len = 0; len <= 64; len++)
+		for (size_t at = 0; at <= len; at++)
+			for (size_t k = 0; k < sizeof(stops); k++) {
+				const char *b = (const char *)buf, *want;
+
+				for (size_t i = 0; i < sizeof(buf); i++)
+					buf[i] = plain[(i * 7 + len) %
+						       sizeof(plain)];
+				if (at < len)
+					buf[at] = stops[k];
+				/* a stop byte just past the end is not seen */
+				buf[len] = '"';
+				want = b + at;
+				assert_ptr_equal(kt_json_str_stop(b, b + len),
+						 want);
+			}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_str_stop),
 		cmocka_unit_test(t_valid_edges),
 		cmocka_unit_test(t_trailing),
 		cmocka_unit_test(t_controls),
