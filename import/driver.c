@@ -97,6 +97,9 @@ struct drv {
 	 * devices, sockets) and empty folders: reported, and the call ends
 	 * KT_ENOTFOUND only when no run came of the whole call */
 	unsigned fs_skipped;
+	/* sources whose commit failed (nothing of them kept): the call
+	 * ends with the first one's error */
+	int store_rc;
 };
 
 static struct drv *drv_of(kt_imp *imp)
@@ -1761,7 +1764,10 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	rc = kt_store_commit(imp->s);
 	st_stop(imp, t0);
 	if (rc) {
-		drv_warn(imp, v->display, "commit failed: %s", kt_strerror(rc));
+		drv_warn(imp, v->display, "commit failed: %s: %s (nothing of it kept)",
+			 kt_strerror(rc), kt_store_errmsg(imp->s));
+		if (!drv_of(imp)->store_rc)
+			drv_of(imp)->store_rc = rc;
 		goto out;
 	}
 	for (i = 0; i < imp->npend; i++)
@@ -1986,6 +1992,8 @@ int kt_import_paths(kt_store *s, char *const *paths, int npaths,
 	 * folders only when nothing at all came of the paths */
 	if (!rc && (d.unreadable || (d.fs_skipped && !d.imp.nreps)))
 		rc = KT_ENOTFOUND;
+	if (!rc && d.store_rc)
+		rc = d.store_rc;
 	for (k = 0; k < d.imp.nreps; k++)
 		if (opts->on_run)
 			opts->on_run(d.imp.reps[k].id, d.imp.reps[k].name,

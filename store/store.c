@@ -710,6 +710,15 @@ int kt_store_begin(kt_store *s)
 	rc = wbegin(s);
 	if (rc)
 		return rc;
+	/* another process may have trained a dictionary since this handle
+	 * loaded them: training one more with the same id would fail the
+	 * commit, and its blocks would not decode here */
+	rc = kt_dicts_refresh(s, s->wtxn);
+	if (rc) {
+		mdb_txn_abort(s->wtxn);
+		s->wtxn = NULL;
+		return rc;
+	}
 	s->wlog.len = 0;
 	kt_ev_forget(s, 0);
 	s->txn_events = 0;

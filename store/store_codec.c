@@ -101,6 +101,27 @@ static int dict_bytes(const MDB_val *v, struct kt_buf *b, const void **out,
 }
 
 /* Digest every dictionary of the store (ascending id). */
+int kt_dicts_refresh(kt_store *s, MDB_txn *txn)
+{
+	MDB_cursor *c;
+	MDB_val k, v;
+	uint32_t last = 0;
+	int rc;
+
+	rc = mdb_cursor_open(txn, s->dbi[KT_DB_DICTS], &c);
+	if (rc)
+		return kt_mdb_err(s, rc, "cursor");
+	rc = mdb_cursor_get(c, &k, &v, MDB_LAST);
+	mdb_cursor_close(c);
+	if (rc && rc != MDB_NOTFOUND)
+		return kt_mdb_err(s, rc, "dictionaries");
+	if (rc == 0 && k.mv_size == 4)
+		last = kt_rd32(k.mv_data);
+	if (last == (s->ndicts ? s->dicts[s->ndicts - 1].id : 0))
+		return 0;
+	return kt_dicts_load(s, txn);
+}
+
 int kt_dicts_load(kt_store *s, MDB_txn *txn)
 {
 	MDB_cursor *c;
@@ -235,6 +256,15 @@ int kt_ev_decompress(kt_store *s, const void *src, size_t n, size_t raw_len,
 	if (id != dict)
 		return kt_err(s, KT_ECORRUPT, "frame dictionary %u, header "
 			      "names %u", id, dict);
+	if (id && !(d = dict_find(s, id))) {
+		/* trained by another process since this handle loaded them */
+		MDB_txn *t;
+
+		if (kt_rd_begin(s, &t) == 0) {
+			(void)kt_dicts_refresh(s, t);
+			kt_rd_end(s, t);
+		}
+	}
 	if (id) {
 		d = dict_find(s, id);
 		if (!d)

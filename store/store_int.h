@@ -242,6 +242,9 @@ void kt_codec_release(void);
 void *kt_cctx(void);
 void *kt_dctx(void);
 int kt_dicts_load(kt_store *s, MDB_txn *txn);
+/* Load the dictionaries again when txn holds a newer one than this handle
+ * knows (another process trained it since). */
+int kt_dicts_refresh(kt_store *s, MDB_txn *txn);
 void kt_dicts_free(kt_store *s);
 /* Forget every cached blob content (after an abort, before verify). */
 void kt_bc_invalidate(kt_store *s);
