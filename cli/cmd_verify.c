@@ -79,10 +79,12 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 				bad_run ? bad_run : "?",
 				(unsigned long long)bad_seq, d && *d ? ": " : "",
 				d ? d : "");
-		else
-			cli_err(c, "run %s: corrupt%s%s",
-				bad_run && *bad_run ? bad_run : "?",
+		else if (bad_run && *bad_run)
+			cli_err(c, "run %s: corrupt%s%s", bad_run,
 				d && *d ? ": " : "", d ? d : "");
+		else /* a blob or a database no run owns */
+			cli_err(c, "corrupt%s%s", d && *d ? ": " : "",
+				d ? d : "");
 		if (json) {
 			printf("{\"ok\":false,\"run\":\"%s\",\"seq\":%llu,\"error\":",
 			       bad_run ? bad_run : "", (unsigned long long)bad_seq);
