@@ -168,7 +168,18 @@ static int open_failed(struct cli *c, int rc)
 			"not an LMDB file");
 		return KT_EXIT_FAIL;
 	}
-	cli_err(c, "%s: %s", p, kt_strerror(rc));
+	{
+		/* e.g. another program's LMDB file: "PATH: not a ktraj store
+		 * (no 'meta' database)" */
+		const char *why = kt_store_open_errmsg();
+
+		if (*why && !strncmp(why, p, strlen(p)))
+			cli_err(c, "%s", why);
+		else if (*why)
+			cli_err(c, "%s: %s: %s", p, kt_strerror(rc), why);
+		else
+			cli_err(c, "%s: %s", p, kt_strerror(rc));
+	}
 	return cli_exit_code(rc);
 }
 

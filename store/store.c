@@ -486,6 +486,9 @@ static int check_file(kt_store *s, const char *path, off_t size,
 	return 0;
 }
 
+/* why the calling thread's last kt_store_open failed */
+static _Thread_local char open_err[256];
+
 int kt_store_open(const char *path, unsigned flags, kt_store **out)
 {
 	kt_store *s;
@@ -495,6 +498,7 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 	uint64_t map = KT_MAP_INITIAL;
 
 	*out = NULL;
+	open_err[0] = 0;
 	if (!path || !*path)
 		return KT_EINVAL;
 	s = calloc(1, sizeof(*s));
@@ -616,9 +620,15 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 	*out = s;
 	return 0;
 fail:
-	/* the detail dies with the handle; the KT_E* code is the answer */
+	/* the detail outlives the handle for kt_store_open_errmsg */
+	snprintf(open_err, sizeof(open_err), "%s", s->err);
 	kt_store_close(s);
 	return rc;
+}
+
+const char *kt_store_open_errmsg(void)
+{
+	return open_err;
 }
 
 int kt_store_sync(kt_store *s)

@@ -118,6 +118,13 @@ const char *kt_store_default_path(const char *cli_path);
 int kt_store_open(const char *path, unsigned flags, kt_store **out);
 
 /*
+ * Why the calling thread's last kt_store_open failed, in words ("" when it
+ * did not, or said nothing more than its code); a thread-local buffer
+ * valid until that thread's next kt_store_open.
+ */
+const char *kt_store_open_errmsg(void);
+
+/*
  * Bound the handle's cache of decompressed event blocks to `bytes` (0 turns
  * it off; the default is 64 MiB).  Point reads of events in a cached block
  * cost no decompression; without the cache every BODY or HASH point read

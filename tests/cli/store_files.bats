@@ -87,3 +87,17 @@ o=json.load(sys.stdin); assert o["ok"] is False and o["run"]==sys.argv[1] and o[
 	run "$KTRAJ" verify --json
 	[ "$output" = '{"ok":true,"runs":1,"events":39,"no_checksum":0}' ]
 }
+
+@test "another program's LMDB file at the store path: refused with the reason, left as it was" {
+	command -v mdb_load >/dev/null || skip "mdb_load not installed (lmdb-utils)"
+	f="$BATS_TEST_TMPDIR/other.mdb"
+	printf 'VERSION=3\nformat=print\ntype=btree\nHEADER=END\n k\n v\nDATA=END\n' | mdb_load -n "$f"
+	sum=$(sha256sum "$f" | cut -d' ' -f1)
+	run "$KTRAJ" --store "$f" ls
+	[ "$status" -ne 0 ]
+	[[ "$output" == "ktraj: ls: $f: not a ktraj store"* ]]
+	run "$KTRAJ" --store "$f" import "$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"not a ktraj store"* ]]
+	[ "$(sha256sum "$f" | cut -d' ' -f1)" = "$sum" ]
+}
