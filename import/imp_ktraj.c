@@ -1024,6 +1024,97 @@ static int refs_ok(kt_imp *imp, const kt_file *f, uint64_t line,
 	return 1;
 }
 
+/* ---- seqs of the run being imported ------------------------------------
+ * Source seq -> stored seq (0: the event was skipped), so that "parent"
+ * follows its event when a skipped line moves later seqs down.  Keys are
+ * seqs (>= 1); key 0 marks a free slot.  Cleared at each new run. */
+struct smap {
+	uint64_t (*e)[2]; /* source, stored */
+	size_t n, cap;
+};
+
+static size_t smap_slot(const struct smap *m, uint64_t k)
+{
+	/* Fibonacci hashing: dense seqs spread over the table */
+	size_t i = (size_t)((k * 0x9E3779B97F4A7C15ull) >> 32);
+
+	for (i &= m->cap - 1;; i = (i + 1) & (m->cap - 1))
+		if (m->e[i][0] == k || !m->e[i][0])
+			return i;
+}
+
+/* 1 and *stored when src was seen in this run, else 0 */
+static int smap_get(const struct smap *m, uint64_t src, uint64_t *stored)
+{
+	size_t i;
+
+	if (!m->cap || !src)
+		return 0;
+	i = smap_slot(m, src);
+	if (m->e[i][0] != src)
+		return 0;
+	*stored = m->e[i][1];
+	return 1;
+}
+
+/* src (>= 1) -> stored (0: skipped); KT_ENOMEM */
+static int smap_put(struct smap *m, uint64_t src, uint64_t stored)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct smap nm = { 0 };
+
+		nm.cap = m->cap ? 2 * m->cap : 256;
+		nm.e = calloc(nm.cap, sizeof(*nm.e));
+		if (!nm.e)
+			return KT_ENOMEM;
+		for (i = 0; i < m->cap; i++)
+			if (m->e[i][0])
+				memcpy(nm.e[smap_slot(&nm, m->e[i][0])],
+				       m->e[i], sizeof(*nm.e));
+		nm.n = m->n;
+		free(m->e);
+		*m = nm;
+	}
+	i = smap_slot(m, src);
+	if (m->e[i][0] != src)
+		m->n++;
+	m->e[i][0] = src;
+	m->e[i][1] = stored;
+	return 0;
+}
+
+static void smap_clear(struct smap *m)
+{
+	if (m->cap)
+		memset(m->e, 0, m->cap * sizeof(*m->e));
+	m->n = 0;
+}
+
+/* Whether event line r would begin another run than the current one. */
+static int starts_run(const kt_jsonl_rec *r, int in_run, const char *cur_run)
+{
+	return !in_run || (r->run && (!cur_run || strcmp(r->run, cur_run)));
+}
+
+/*
+ * Notes that the event of r (seq given) was skipped, so that a later
+ * "parent" naming it is dropped.  A skipped first event of a new run
+ * starts that run's map (*fresh: the run switch keeps it).  KT_ENOMEM.
+ */
+static int note_skip(struct smap *m, int *fresh, const kt_jsonl_rec *r,
+		     int in_run, const char *cur_run)
+{
+	if (!r->has_seq)
+		return 0;
+	if (!*fresh && starts_run(r, in_run, cur_run)) {
+		smap_clear(m);
+		*fresh = 1;
+	}
+	return smap_put(m, r->seq, 0);
+}
+
 /* Bad lines, negative "ts" and changed lines ("hash"): the rules are in
  * ktraj_jsonl.h. */
 static int ktraj_import(kt_imp *imp, const kt_file *f)
@@ -1033,8 +1124,10 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 	     hex[KT_HASH_HEX + 1];
 	uint64_t line = 0, got, run_n = 0;
 	int in_run = 0, rc = 0, events = 0, by_id = 0, hash_ok = 1, rewrite = 0;
+	int fresh = 0;
 	struct kt_jbuf pb = { 0 };
 	struct bmap bm = { 0 };
+	struct smap sm = { 0 }; /* only seqs moved or skipped: else same */
 
 	stem(f->rel ? f->rel : f->path, name, sizeof(name));
 	while (p < end) {
@@ -1066,7 +1159,10 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 			kt_imp_warn(imp, f, line,
 				    "\"ts\" %lld is before 1970 (ns since the epoch; null = unknown); not imported",
 				    (long long)r.ts_ns);
+			rc = note_skip(&sm, &fresh, &r, in_run, cur_run);
 			kt_jsonl_release(&r);
+			if (rc)
+				goto out;
 			goto next;
 		}
 		if (r.is_blob) {
@@ -1088,10 +1184,12 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 		if (!r.is_run) {
 			rc = refs_ok(imp, f, line, &bm, &r, &rewrite);
 			if (rc) {
+				if (rc > 0) /* skipped: reported */
+					rc = note_skip(&sm, &fresh, &r,
+						       in_run, cur_run);
 				kt_jsonl_release(&r);
-				if (rc < 0)
+				if (rc)
 					goto out;
-				rc = 0;
 				goto next;
 			}
 		}
@@ -1139,6 +1237,9 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 				goto fail_rec;
 			in_run = 1;
 			run_n = 0;
+			if (!fresh)
+				smap_clear(&sm);
+			fresh = 0;
 		}
 		if (r.is_run) {
 			kt_jsonl_release(&r);
@@ -1146,7 +1247,13 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 		}
 		memset(&ev, 0, sizeof(ev));
 		ev.kind = r.kind;
+		/* the parent's stored seq: a skipped line moved it, or it
+		 * was not imported (then none, reported) */
 		ev.parent = r.parent;
+		if (smap_get(&sm, r.parent, &ev.parent) && !ev.parent)
+			kt_imp_warn(imp, f, line,
+				    "parent %llu was not imported; event stored with no parent",
+				    (unsigned long long)r.parent);
 		ev.ts_ns = r.ts_ns;
 		ev.actor = r.actor ? r.actor : "agent";
 		ev.payload = cJSON_DetachItemViaPointer(r.root, r.payload);
@@ -1205,6 +1312,11 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 			goto fail_rec;
 		events++;
 		run_n = got;
+		fresh = 0;
+		/* moved, or given again after a skipped line of that seq */
+		if (r.has_seq && (r.seq != got || sm.n) &&
+		    (rc = smap_put(&sm, r.seq, got)) != 0)
+			goto fail_rec;
 		if (r.has_seq && r.seq != got)
 			kt_imp_warn(imp, f, line,
 				    "seq %llu stored as %llu (seqs must be dense from 1)",
@@ -1231,6 +1343,7 @@ out:
 	free(prov);
 	free(pb.p);
 	free(bm.e);
+	free(sm.e);
 	return rc;
 }
 

@@ -39,7 +39,9 @@
  * 1.: import/jsonstrict.h; a byte order mark only opening the file is
  * ignored), or an event whose "ts" is negative (before
  * 1970: a recorder's bug, refused by `append` too), is skipped: the valid
- * rest is imported, and later seqs move down ("seq N stored as M").  An
+ * rest is imported, and later seqs move down ("seq N stored as M"); a
+ * "parent" follows its event down, and one naming a skipped event (seq
+ * known) is stored as none ("parent N was not imported").  An
  * event that does not hash to its "hash" (hashed with the line's own seq,
  * prov and fields, as exported) was changed after export: it is reported
  * ("seq N does not hash to its "hash"") and still imported as it reads
