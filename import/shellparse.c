@@ -1842,6 +1842,25 @@ static void set_cwd(struct ctx *x, const struct scmd *c, size_t a, int succ)
  * (it may have run, or ran in a loop): every operand that way.  An option
  * rm does not have may be -r by another name: then as not certain, -r.
  */
+/* GNU rm refuses an operand whose last component is . or .. ("refusing
+ * to remove '.' or '..' directory") and, by default (--preserve-root), /
+ * itself: it removes nothing of them. */
+static int rm_refused(const char *v, size_t n)
+{
+	const char *b;
+	size_t bl;
+
+	while (n > 1 && v[n - 1] == '/')
+		n--;
+	if (n == 1 && v[0] == '/')
+		return 1;
+	b = memrchr(v, '/', n);
+	b = b ? b + 1 : v;
+	bl = (size_t)(v + n - b);
+	return (bl == 1 && b[0] == '.') ||
+	       (bl == 2 && b[0] == '.' && b[1] == '.');
+}
+
 static void rm_ops(struct ctx *x, const struct scmd *c, size_t a,
 		   int certain)
 {
@@ -1890,6 +1909,8 @@ static void rm_ops(struct ctx *x, const struct scmd *c, size_t a,
 			continue;
 		}
 		if (!w->n && !(w->fl & W_DYN))
+			continue;
+		if (!(w->fl & (W_DYN | W_GLOB)) && rm_refused(w->v, w->n))
 			continue;
 		/* a relative name after the cwd was lost names nothing we
 		 * can follow, as for writes (set_cwd) */

@@ -292,6 +292,15 @@ static void t_rm_recursive(void **st)
 	rm_plan("make && rm -rf build", 0, "UU~:/w/build");
 	/* in a loop: unknown */
 	rm_plan("for d in a b; do rm -rf build; done", 1, "UU~:/w/build");
+	/* GNU rm refuses . and .. operands and / (preserve-root) */
+	rm_plan("rm -rf .", 1, "");
+	rm_plan("rm -rf ./ build", 1, "DU:/w/build D:/w/build");
+	rm_plan("rm -rf /w/d/sub/..", 1, "");
+	rm_plan("cd d && rm -rf ..", 1, "");
+	rm_plan("rm -rf /", 1, "");
+	rm_plan("rm -rf //", 1, "");
+	rm_plan("rm -rf .build", 1, "DU:/w/.build D:/w/.build");
+	rm_plan("rm -rf ..x", 1, "DU:/w/..x D:/w/..x");
 }
 
 static const struct kt_sh_compile *one_cc(struct kt_sh_plan *p)
