@@ -101,3 +101,28 @@ setup() {
 		[ -n "$want" ] && [ "$got" = "$want" ]
 	done
 }
+
+# \u0000 is valid JSON, but cJSON keeps strings as C strings: the rest of
+# the string would be lost without a word, so the line is refused instead
+@test "Claude Code: a \\u0000 escape in a string is reported and the line skipped; --strict stops" {
+	run --separate-stderr "$KTRAJ" import "$FIX/claude_nul.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *'claude_nul.jsonl:1: \u0000 in a string: ktraj keeps strings as C strings and would cut it at byte '*': line skipped'* ]]
+	[[ "$stderr" != *"claude_nul.jsonl:2:"* && "$stderr" != *"invalid JSON"* ]]
+	[[ "$output" == *" 1 events"*" 1 added"* ]]
+	run "$KTRAJ" log "$(echo "$output" | awk '{print $1}')" --json
+	[[ "$output" == *"nul kept out"* && "$output" != *"before"* ]]
+	run --separate-stderr "$KTRAJ" import --strict "$FIX/claude_nul.jsonl"
+	[ "$status" -ne 0 ]
+	[[ "$stderr" == *'claude_nul.jsonl:1: \u0000 in a string'* ]]
+}
+
+@test "append: a \\u0000 escape in a string is refused (exit 1), nothing appended" {
+	run --separate-stderr "$KTRAJ" append e9 <<<'{"kind":"note","payload":{"text":"a\u0000b"}}'
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == 'ktraj: append: line 1: \u0000 in a string: ktraj keeps strings as C strings and would cut it at byte 35' ]]
+	run "$KTRAJ" append e9 <<<'{"kind":"note","payload":{"text":"ab"}}'
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" log e9 --json
+	[[ "$output" == *'"ab"'* && "$output" != *'"a"'* ]]
+}
