@@ -861,7 +861,7 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 			kt_imp_list(imp, dir, find_sidecar, &s);
 			if (s.found && !kt_imp_open(imp, s.found, &g) &&
 			    (mj = kt_json_parse((const char *)g->data, g->len,
-						KT_JSON_BOM))) {
+						KT_JSON_BOM | KT_JSON_NONUL))) {
 				if (cJSON_IsObject(mj) &&
 				    !cJSON_GetObjectItem(mj, "steps")) {
 					cJSON_AddItemToObject(meta,
@@ -923,8 +923,8 @@ static cJSON *parse_doc(kt_imp *imp, const kt_file *f, int quiet)
 				    "invalid JSON: not an ATIF document");
 		return NULL;
 	}
-	if (quiet ? kt_json_check((const char *)f->data, f->len, KT_JSON_BOM,
-				  NULL, NULL) != 0 :
+	if (quiet ? kt_json_check((const char *)f->data, f->len,
+				  KT_JSON_BOM | KT_JSON_NONUL, NULL, NULL) != 0 :
 		    kt_imp_json_strict(imp, f, 0, (const char *)f->data,
 				       f->len, &doc)) {
 		if (quiet)

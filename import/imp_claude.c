@@ -1626,7 +1626,8 @@ static int pre_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 	/* names and meta only from lines the import accepts (parse_line) */
 	if (!utf8_ok((const unsigned char *)s, n))
 		return 0;
-	o = kt_json_parse(s, n, s == (const char *)f->data ? KT_JSON_BOM : 0);
+	o = kt_json_parse(s, n, KT_JSON_NONUL |
+			  (s == (const char *)f->data ? KT_JSON_BOM : 0));
 	if (!cJSON_IsObject(o)) {
 		cJSON_Delete(o);
 		return 0;
@@ -1665,7 +1666,8 @@ static char *summary_at(const kt_file *f, const char *at)
 	/* a line the import skips as invalid UTF-8 names nothing */
 	if (!utf8_ok((const unsigned char *)a, (size_t)(b - a)))
 		return NULL;
-	o = kt_json_parse(a, (size_t)(b - a), a == d ? KT_JSON_BOM : 0);
+	o = kt_json_parse(a, (size_t)(b - a),
+			  KT_JSON_NONUL | (a == d ? KT_JSON_BOM : 0));
 	if (cJSON_IsObject(o) && jstr(o, "summary") && *jstr(o, "summary"))
 		r = name_from(jstr(o, "summary"));
 	cJSON_Delete(o);

@@ -836,8 +836,9 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 	/* pass 1: which streams the file has, and its session_meta */
 	while (next_line(f, &pos, &no, &l)) {
 		/* session_meta only from lines pass 2 takes */
-		cJSON *j = kt_json_parse(l.s, l.n, l.s == (const char *)f->data ?
-					 KT_JSON_BOM : 0);
+		cJSON *j = kt_json_parse(l.s, l.n, KT_JSON_NONUL |
+					 (l.s == (const char *)f->data ?
+					  KT_JSON_BOM : 0));
 		const cJSON *p;
 		const char *t, *it;
 

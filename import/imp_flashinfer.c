@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "impx.h"
+#include "jsonstrict.h"
 
 #define FMT "flashinfer"
 
@@ -78,6 +79,12 @@ struct set {
 };
 
 /* ---- detect ----------------------------------------------------------------- */
+
+/* p past a UTF-8 byte order mark at p, if any (KT_UTF8_BOM) */
+static const char *skip_bom(const char *p, const char *e)
+{
+	return e - p >= 3 && !memcmp(p, KT_UTF8_BOM, 3) ? p + 3 : p;
+}
 
 static int classify(const cJSON *o)
 {
@@ -113,6 +120,9 @@ static int detect(const kt_file *f)
 	cJSON *o;
 	int k, score = 0;
 
+	/* pick() strips a byte order mark, but sibling scans call us on the
+	 * file as it is */
+	p = skip_bom(p, e);
 	while (p < e && isspace((unsigned char)*p))
 		p++;
 	if (p >= e || *p != '{')
@@ -248,6 +258,10 @@ static int load(struct set *s, const kt_file *f)
 	int rc = 0, jsonl = 0;
 
 	s->cur = f;
+	/* a byte order mark opening the file (RFC 8259 section 8.1) must not
+	 * make a pretty-printed document look like JSONL; the parsers below
+	 * still get the whole file and accept it there */
+	p = skip_bom(p, e);
 	while (p < e && isspace((unsigned char)*p))
 		p++;
 	nl = memchr(p, '\n', (size_t)(e - p));

@@ -352,7 +352,7 @@ static cJSON *find_baseline(kt_imp *imp, const cJSON *doc,
 			if (kt_imp_open(imp, sc.rel[i], &f) != 0 ||
 			    !is_baseline_doc(f) ||
 			    !(b = kt_json_parse((const char *)f->data, f->len,
-						KT_JSON_BOM)))
+						KT_JSON_BOM | KT_JSON_NONUL)))
 				continue;
 			if (!best || (hw && baseline_hw(b) &&
 				      !strcmp(hw, baseline_hw(b)) &&

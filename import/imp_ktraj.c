@@ -599,10 +599,18 @@ static int jsonl_parse(const char *line, size_t len, kt_jsonl_rec *r,
 		const char *why;
 		size_t off;
 
-		if (kt_json_check(line, len, 0, &off, &why)) {
+		/* blob lines explain a \u0000 in "text" themselves
+		 * (blob_finish); other lines would lose the rest of the
+		 * string without a word */
+		unsigned fl = cJSON_GetObjectItemCaseSensitive(r->root,
+				"blob") ? 0 : KT_JSON_NONUL;
+
+		if (kt_json_check(line, len, fl, &off, &why)) {
 			if (err && errlen)
-				snprintf(err, errlen, "invalid JSON (RFC 8259): "
-					 "%s at byte %zu", why, off);
+				snprintf(err, errlen, "%s%s at byte %zu",
+					 strcmp(why, KT_JSON_NUL_WHY) ?
+					 "invalid JSON (RFC 8259): " : "",
+					 why, off);
 			rc = KT_EPARSE;
 			goto out;
 		}

@@ -146,7 +146,7 @@ static int hex4(const unsigned char *p, unsigned *cp)
 static const unsigned char *check_string(const unsigned char *p,
 					 const unsigned char *end,
 					 const unsigned char **at,
-					 const char **why)
+					 const char **why, unsigned flags)
 {
 	unsigned cp, lo;
 
@@ -178,6 +178,10 @@ static const unsigned char *check_string(const unsigned char *p,
 		}
 		if (end - p < 6 || hex4(p + 2, &cp)) {
 			*why = "invalid \\u escape in a string";
+			goto bad;
+		}
+		if (!cp && (flags & KT_JSON_NONUL)) {
+			*why = KT_JSON_NUL_WHY;
 			goto bad;
 		}
 		if (cp >= 0xdc00 && cp <= 0xdfff) {
@@ -301,7 +305,7 @@ int kt_json_check(const char *text, size_t n, unsigned flags, size_t *off,
 			continue;
 		}
 		case '"':
-			if (!(p = check_string(p, end, &at, &w)))
+			if (!(p = check_string(p, end, &at, &w, flags)))
 				goto bad_at;
 			break;
 		case 't':
@@ -370,7 +374,7 @@ key:
 				       "object key is not a string";
 			goto bad;
 		}
-		if (!(p = check_string(p, end, &at, &w)))
+		if (!(p = check_string(p, end, &at, &w, flags)))
 			goto bad_at;
 		p = skip_ws(p, end);
 		if (p >= end || *p != ':') {
@@ -411,21 +415,25 @@ int kt_imp_json_strict(kt_imp *imp, const kt_file *f, uint64_t line,
 {
 	const char *why = NULL;
 	size_t off = 0;
-	unsigned flags = f && s == (const char *)f->data ? KT_JSON_BOM : 0;
+	unsigned flags = KT_JSON_NONUL |
+		(f && s == (const char *)f->data ? KT_JSON_BOM : 0);
+	const char *pre;
 
 	if (!*o || !kt_json_check(s, n, flags, &off, &why))
 		return 0;
+	/* \u0000 is valid JSON: do not call it invalid */
+	pre = strcmp(why, KT_JSON_NUL_WHY) ? "invalid JSON (RFC 8259): " : "";
 	if (line) {
-		kt_imp_warn(imp, f, line, "invalid JSON (RFC 8259): %s at "
-			    "byte %zu: line skipped", why, off);
+		kt_imp_warn(imp, f, line, "%s%s at byte %zu: line skipped",
+			    pre, why, off);
 	} else {
 		/* a whole-file document: say on which line */
 		uint64_t l = 1;
 
 		for (size_t i = 0; i < off; i++)
 			l += s[i] == '\n';
-		kt_imp_warn(imp, f, l, "invalid JSON (RFC 8259): %s at "
-			    "byte %zu: file skipped", why, off);
+		kt_imp_warn(imp, f, l, "%s%s at byte %zu: file skipped",
+			    pre, why, off);
 	}
 	cJSON_Delete(*o);
 	*o = NULL;

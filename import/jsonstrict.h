@@ -21,6 +21,9 @@
  *     \" \\ \/ \b \f \n \r \t \uXXXX [7];
  *   - a byte order mark (EF BB BF) is refused, except at the start of a file
  *     when the caller passes KT_JSON_BOM: section 8.1 lets a parser ignore it.
+ * With KT_JSON_NONUL also refused (valid JSON, but not keepable): a \u0000
+ * escape in a string, which cJSON would decode as the string's end, so the
+ * rest of the string would be lost without a word (KT_JSON_NUL_WHY).
  * Limits [9] (the same as cJSON's, so that a text accepted here is one
  * cJSON parses whole): containers nest at most KT_JSON_MAX_DEPTH deep, a
  * number is at most KT_JSON_MAX_NUMBER bytes, and a \u escape of a UTF-16
@@ -40,6 +43,11 @@
 
 #define KT_UTF8_BOM "\xef\xbb\xbf" /* U+FEFF in UTF-8 */
 #define KT_JSON_BOM 0x1u          /* ignore a byte order mark before the text */
+#define KT_JSON_NONUL 0x2u        /* refuse a \u0000 escape in a string */
+/* why, with KT_JSON_NONUL, for a \u0000 escape: RFC 8259 allows it, but
+ * cJSON decodes strings into C strings and so cuts the string there */
+#define KT_JSON_NUL_WHY \
+	"\\u0000 in a string: ktraj keeps strings as C strings and would cut it"
 #define KT_JSON_MAX_DEPTH CJSON_NESTING_LIMIT /* nested arrays/objects */
 #define KT_JSON_MAX_NUMBER 63     /* bytes of one number (cJSON copies at
 				     most 63 into its strtod buffer) */
@@ -54,7 +62,8 @@ const char *kt_json_str_stop(const char *p, const char *end);
 
 /*
  * Check that s[0..n) (need not be NUL-terminated) is exactly one JSON text
- * as RFC 8259 defines it, within the limits above.  flags: KT_JSON_BOM or 0.
+ * as RFC 8259 defines it, within the limits above.  flags: KT_JSON_BOM,
+ * KT_JSON_NONUL (or'ed) or 0.
  * Returns 0 when it is; KT_EPARSE when not, with *off (may be NULL) the
  * byte offset of the first problem and *why (may be NULL) a static phrase
  * saying what it is ("raw control character in a string", ...).
@@ -77,7 +86,9 @@ cJSON *kt_json_parse(const char *s, size_t n, unsigned flags);
  * skipped" ("... file skipped" for line 0) through kt_imp_warn, cJSON_Delete
  * *o, set *o = NULL and return 1; else return 0.  Does nothing and returns
  * 0 when *o is NULL (cJSON refused it: the caller reports that).  A byte
- * order mark is allowed when s is the start of f's data.
+ * order mark is allowed when s is the start of f's data.  A \u0000 escape
+ * in a string is refused too (KT_JSON_NONUL), warned as
+ * "file:line: \u0000 in a string: ... at byte N: line skipped".
  */
 int kt_imp_json_strict(kt_imp *imp, const kt_file *f, uint64_t line,
 		       const char *s, size_t n, cJSON **o);

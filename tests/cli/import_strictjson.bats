@@ -101,3 +101,70 @@ setup() {
 		[ -n "$want" ] && [ "$got" = "$want" ]
 	done
 }
+
+# \u0000 is valid JSON, but cJSON keeps strings as C strings: the rest of
+# the string would be lost without a word, so the line is refused instead
+@test "Claude Code: a \\u0000 escape in a string is reported and the line skipped; --strict stops" {
+	run --separate-stderr "$KTRAJ" import "$FIX/claude_nul.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *'claude_nul.jsonl:1: \u0000 in a string: ktraj keeps strings as C strings and would cut it at byte '*': line skipped'* ]]
+	[[ "$stderr" != *"claude_nul.jsonl:2:"* && "$stderr" != *"invalid JSON"* ]]
+	[[ "$output" == *" 1 events"*" 1 added"* ]]
+	run "$KTRAJ" log "$(echo "$output" | awk '{print $1}')" --json
+	[[ "$output" == *"nul kept out"* && "$output" != *"before"* ]]
+	run --separate-stderr "$KTRAJ" import --strict "$FIX/claude_nul.jsonl"
+	[ "$status" -ne 0 ]
+	[[ "$stderr" == *'claude_nul.jsonl:1: \u0000 in a string'* ]]
+}
+
+@test "append: a \\u0000 escape in a string is refused (exit 1), nothing appended" {
+	run --separate-stderr "$KTRAJ" append e9 <<<'{"kind":"note","payload":{"text":"a\u0000b"}}'
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == 'ktraj: append: line 1: \u0000 in a string: ktraj keeps strings as C strings and would cut it at byte 35' ]]
+	run "$KTRAJ" append e9 <<<'{"kind":"note","payload":{"text":"ab"}}'
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" log e9 --json
+	[[ "$output" == *'"ab"'* && "$output" != *'"a"'* ]]
+}
+
+# FlashInfer definition/solution files are pretty-printed documents: a byte
+# order mark before the "{" once made the importer read them as JSONL
+bom_same() { # FILE alone: format and events as with a BOM before it
+	local d="$BATS_TEST_TMPDIR/bom$RANDOM" want got
+	mkdir -p "$d/p" "$d/b"
+	cp "$1" "$d/p/"
+	{ printf '\357\273\277'; cat "$1"; } >"$d/b/$(basename "$1")"
+	want=$(KTRAJ_STORE="$d/p.ktraj" "$KTRAJ" import --json "$d/p/$(basename "$1")" 2>/dev/null |
+		python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); print(r["format"], r["events"])')
+	run --separate-stderr "$KTRAJ" --store "$d/b.ktraj" import --json "$d/b/$(basename "$1")"
+	[ "$status" -eq 0 ]
+	got=$(echo "$output" | python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); print(r["format"], r["events"])')
+	echo "want '$want' got '$got'"
+	[[ "$want" == "flashinfer "[1-9]* ]] && [ "$got" = "$want" ]
+}
+
+@test "FlashInfer: a byte order mark opening a definition or solution .json changes nothing" {
+	fx="$BATS_TEST_DIRNAME/../data/import/flashinfer/fib"
+	bom_same "$fx/definitions/gemm/gemm_fx.json"
+	bom_same "$fx/solutions/alice/gemm/gemm_fx/alice_gemm_fx_cuda_r1_c0.json"
+	# siblings found from the solution are read with their BOM too
+	cp -r "$fx" "$BATS_TEST_TMPDIR/fib"
+	s=solutions/alice/gemm/gemm_fx
+	for f in definitions/gemm/gemm_fx.json $s/alice_gemm_fx_cuda_r1_c0.json \
+		$s/alice_gemm_fx_cuda_r2_c0.json; do
+		{ printf '\357\273\277'; cat "$fx/$f"; } >"$BATS_TEST_TMPDIR/fib/$f"
+	done
+	sol=$s/alice_gemm_fx_cuda_r2_c0.json
+	want=$(KTRAJ_STORE="$BATS_TEST_TMPDIR/p2.ktraj" "$KTRAJ" import --json "$fx/$sol" 2>/dev/null |
+		python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["events"])')
+	got=$(KTRAJ_STORE="$BATS_TEST_TMPDIR/b2.ktraj" "$KTRAJ" import --json "$BATS_TEST_TMPDIR/fib/$sol" 2>/dev/null |
+		python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["events"])')
+	[ "$want" -gt 1 ] && [ "$got" = "$want" ]
+}
+
+@test "FlashInfer corpus definition with a byte order mark: 1 event as without" {
+	f="${CORPUS:-}/gpu_kernel/flashinfer_trace/definition_gemm_n4096_k4096.json"
+	[ -n "${CORPUS:-}" ] && [ -d "$CORPUS" ] || skip "corpus not available"
+	[ -f "$f" ] || skip "corpus file missing"
+	bom_same "$f"
+}

@@ -289,6 +289,44 @@ static void t_parse_wrapper(void **st)
 	assert_null(kt_json_parse("\xef\xbb\xbf[]", 5, 0));
 }
 
+/* \u0000 is valid RFC 8259 and passes without the flag; with
+ * KT_JSON_NONUL it is refused at its backslash, in values and keys, while
+ * other \u escapes (and a literal "\\u0000") still pass. */
+static void t_nul_escape(void **st)
+{
+	static const char *const nul[] = {
+		"{\"text\":\"a\\u0000b\"}",
+		"[\"\\u0000\"]",
+		"{\"k\\u0000\":1}",
+	};
+	static const size_t at[] = { 10, 2, 3 };
+	const char *why;
+	size_t off;
+	cJSON *o;
+
+	(void)st;
+	for (size_t i = 0; i < sizeof(nul) / sizeof(nul[0]); i++) {
+		ok(nul[i]);
+		why = NULL;
+		off = 0;
+		assert_int_equal(check(nul[i], KT_JSON_NONUL, &off, &why),
+				 KT_EPARSE);
+		assert_int_equal(off, at[i]);
+		assert_string_equal(why, KT_JSON_NUL_WHY);
+		assert_null(kt_json_parse(nul[i], strlen(nul[i]),
+					  KT_JSON_NONUL));
+		o = kt_json_parse(nul[i], strlen(nul[i]), 0);
+		assert_non_null(o);
+		cJSON_Delete(o);
+	}
+	assert_int_equal(check("[\"\\u0001\\u0100\\\\u0000\"]", KT_JSON_NONUL,
+			       NULL, NULL), 0);
+	assert_int_equal(check("\xef\xbb\xbf[\"a\\u0000\"]",
+			       KT_JSON_BOM | KT_JSON_NONUL, &off, NULL),
+			 KT_EPARSE);
+	assert_int_equal(off, 6);
+}
+
 /* kt_json_str_stop finds what a byte loop finds, for every stop byte at
  * every offset and length (the 16-byte steps and the tail). */
 static void t_str_stop(void **state)
@@ -328,6 +366,7 @@ int main(void)
 		cmocka_unit_test(t_strings_escapes),
 		cmocka_unit_test(t_structure),
 		cmocka_unit_test(t_bom),
+		cmocka_unit_test(t_nul_escape),
 		cmocka_unit_test(t_long_strings),
 		cmocka_unit_test(t_depth),
 		cmocka_unit_test(t_parse_wrapper),
