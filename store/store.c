@@ -585,8 +585,16 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 		MDB_envinfo ei;
 		MDB_stat ms;
 
+		struct stat st2;
+
+		/* the size again after the pages were read: another writer
+		 * may have committed (and grown the file) since the stat
+		 * above, and a file is only short if it still is */
 		if (mdb_env_info(s->env, &ei) == 0 && mdb_env_stat(s->env, &ms) == 0 &&
-		    ((uint64_t)ei.me_last_pgno + 1) * ms.ms_psize > (uint64_t)st.st_size) {
+		    ((uint64_t)ei.me_last_pgno + 1) * ms.ms_psize > (uint64_t)st.st_size &&
+		    stat(path, &st2) == 0 &&
+		    ((uint64_t)ei.me_last_pgno + 1) * ms.ms_psize > (uint64_t)st2.st_size) {
+			st.st_size = st2.st_size;
 			rc = kt_err(s, KT_ECORRUPT, "%s: truncated: %llu bytes, its pages need %llu",
 				    path, (unsigned long long)st.st_size,
 				    ((unsigned long long)ei.me_last_pgno + 1) * ms.ms_psize);
