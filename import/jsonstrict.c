@@ -46,48 +46,7 @@ static inline unsigned special16(const unsigned char *p)
 }
 #endif
 
-/*
- * First byte at or after p that is '"', '\\' or below 0x20, or end.  With
- * SSE2, two-byte escapes (\n, \", ...: most escapes in source text) that
- * lie inside one 16-byte window are stepped over without leaving the
- * window; the caller handles every other escape.
- */
-static const unsigned char *str_skip(const unsigned char *p,
-				     const unsigned char *end)
-{
-#if defined(__SSE2__)
-	while (end - p >= 16) {
-		unsigned bits = special16(p), i;
-
-		while (bits && (i = (unsigned)__builtin_ctz(bits)) < 15 &&
-		       p[i] == '\\' && esc1[p[i + 1]])
-			bits &= ~(3u << i);
-		if (bits)
-			return p + __builtin_ctz(bits);
-		p += 16;
-	}
-#else
-	/* SWAR: a byte of w is zero / below 0x20 (Hacker's Delight 6-1) */
-	const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
-
-	while (end - p >= 8) {
-		uint64_t w, a, b, c;
-
-		memcpy(&w, p, 8);
-		a = w ^ (ones * '"');
-		b = w ^ (ones * '\\');
-		c = ((a - ones) & ~a) | ((b - ones) & ~b) |
-		    ((w - ones * 0x20) & ~w);
-		if (c & high)
-			break; /* the byte loop below finds which */
-		p += 8;
-	}
-#endif
-	while (p < end && *p != '"' && *p != '\\' && *p >= 0x20)
-		p++;
-	return p;
-}
-
+/* jsonstrict.h */
 const char *kt_json_str_stop(const char *p, const char *end)
 {
 	const unsigned char *q = (const unsigned char *)p;
@@ -120,6 +79,32 @@ const char *kt_json_str_stop(const char *p, const char *end)
 	while (q < e && *q != '"' && *q != '\\' && *q >= 0x20)
 		q++;
 	return (const char *)q;
+}
+
+/*
+ * First byte at or after p that is '"', '\\' or below 0x20, or end.  With
+ * SSE2, two-byte escapes (\n, \", ...: most escapes in source text) that
+ * lie inside one 16-byte window are stepped over without leaving the
+ * window; the caller handles every other escape.
+ */
+static const unsigned char *str_skip(const unsigned char *p,
+				     const unsigned char *end)
+{
+#if defined(__SSE2__)
+	while (end - p >= 16) {
+		unsigned bits = special16(p), i;
+
+		while (bits && (i = (unsigned)__builtin_ctz(bits)) < 15 &&
+		       p[i] == '\\' && esc1[p[i + 1]])
+			bits &= ~(3u << i);
+		if (bits)
+			return p + __builtin_ctz(bits);
+		p += 16;
+	}
+#endif
+	/* the rest (all of it without SSE2): the first such byte */
+	return (const unsigned char *)kt_json_str_stop((const char *)p,
+						       (const char *)end);
 }
 
 static int hex4(const unsigned char *p, unsigned *cp)
