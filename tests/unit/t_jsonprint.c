@@ -44,6 +44,32 @@ static void t_strings(void **st)
 	free(b.p);
 }
 
+/* Escapes on each side of the 16-byte windows the printer scans by, in
+ * strings long enough to take the wide path, and at their very end. */
+static void t_string_windows(void **st)
+{
+	static const char esc[] = { '"', '\\', '\n', '\x01', '\x1f' };
+	struct kt_jbuf b = { 0 };
+	char s[80];
+
+	(void)st;
+	for (size_t e = 0; e < sizeof(esc); e++)
+		for (size_t at = 0; at < 48; at++)
+			for (size_t len = at + 1; len < at + 34; len += 11) {
+				cJSON *v;
+
+				memset(s, 'x', len);
+				s[at] = esc[e];
+				s[len] = 0;
+				v = cJSON_CreateString(s);
+				assert_non_null(v);
+				b.n = 0;
+				same(v, &b);
+				cJSON_Delete(v);
+			}
+	free(b.p);
+}
+
 static void t_numbers(void **st)
 {
 	static const double v[] = {
@@ -175,6 +201,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_strings),
+		cmocka_unit_test(t_string_windows),
 		cmocka_unit_test(t_numbers),
 		cmocka_unit_test(t_containers),
 		cmocka_unit_test(t_redact_ref),
