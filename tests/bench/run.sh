@@ -25,7 +25,8 @@
 # median and the range, and a target is met when the median meets it.
 # Environment: BENCH_DIR (work dir, default $TMPDIR/ktraj-bench), EVENTS
 # (default 100000), READS (default 1000000; the slow read modes use READS/50
-# or READS/500), RUNS (default 5), SKIP_SLOW=1 skips zstd -19.
+# or READS/500), RUNS (default 5), SKIP_SLOW=1 skips zstd -19, KT_BENCH (a
+# kt_bench binary built elsewhere, used instead of compiling one).
 set -eu
 KTRAJ=${1:?usage: run.sh path/to/ktraj}
 KTRAJ=$(cd "$(dirname "$KTRAJ")" && pwd)/$(basename "$KTRAJ")
@@ -38,9 +39,14 @@ READS=${READS:-1000000}
 RUNS=${RUNS:-5}
 mkdir -p "$W"
 
-cc -std=c11 -D_GNU_SOURCE -O2 -I"$ROOT" $(pkg-config --cflags libcjson) \
-	-o "$W/kt_bench" "$HERE/kt_bench.c" "$LIB" \
-	$(pkg-config --libs lmdb libzstd libcjson libarchive libcrypto) -lm -lpthread
+if [ -n "${KT_BENCH:-}" ]; then
+	# built elsewhere (a machine without the libraries' headers)
+	cp "$KT_BENCH" "$W/kt_bench"
+else
+	cc -std=c11 -D_GNU_SOURCE -O2 -I"$ROOT" $(pkg-config --cflags libcjson) \
+		-o "$W/kt_bench" "$HERE/kt_bench.c" "$LIB" \
+		$(pkg-config --libs lmdb libzstd libcjson libarchive libcrypto) -lm -lpthread
+fi
 
 J=$W/gen.jsonl
 if [ ! -s "$J" ] || [ "$HERE/gen.py" -nt "$J" ] || [ ! -f "$W/gen.$EVENTS" ]; then
