@@ -1034,11 +1034,16 @@ static int refs_ok(kt_imp *imp, const kt_file *f, uint64_t line,
 
 /* ---- seqs of the run being imported ------------------------------------
  * Source seq -> stored seq (0: the event was skipped), so that "parent"
- * follows its event when a skipped line moves later seqs down.  Keys are
- * seqs (>= 1); key 0 marks a free slot.  Cleared at each new run. */
+ * (and the seqs a payload holds: seq_fields) follows its event when a
+ * skipped line moves later seqs down.  Keys are seqs (>= 1); key 0 marks a
+ * free slot.  Cleared at each new run. */
 struct smap {
 	uint64_t (*e)[2]; /* source, stored */
 	size_t n, cap;
+	uint64_t hi;      /* the greatest source seq of the run so far (a
+			     line without "seq" counts as the next one) */
+	uint64_t bad;     /* lines that did not parse since the last event
+			     line, of this run or the next */
 };
 
 static size_t smap_slot(const struct smap *m, uint64_t k)
@@ -1093,11 +1098,42 @@ static int smap_put(struct smap *m, uint64_t src, uint64_t stored)
 	return 0;
 }
 
+/* A new run: its seqs start again.  m->bad stays, since a line that did
+ * not parse before the first event of a run may have been one of its. */
 static void smap_clear(struct smap *m)
 {
 	if (m->cap)
 		memset(m->e, 0, m->cap * sizeof(*m->e));
 	m->n = 0;
+	m->hi = 0;
+}
+
+/*
+ * Event line r of the current run parsed (stored or skipped).  A line
+ * that did not parse has no seq we could read, yet its event took one:
+ * when r's seq jumps past every seq so far and such lines came between,
+ * the seqs after the greatest one are taken as theirs (at most one per
+ * line), so a "parent" naming them is dropped instead of landing on
+ * whatever event is stored there once later seqs move down.  A jump
+ * without such lines (seqs from 5, a gap) marks nothing.  KT_ENOMEM.
+ */
+static int note_seq(struct smap *m, const kt_jsonl_rec *r)
+{
+	uint64_t k;
+	int rc;
+
+	if (!r->has_seq) {
+		m->hi++;
+		m->bad = 0;
+		return 0;
+	}
+	for (k = m->hi + 1; k < r->seq && k <= m->hi + m->bad; k++)
+		if ((rc = smap_put(m, k, 0)) != 0)
+			return rc;
+	if (r->seq > m->hi)
+		m->hi = r->seq;
+	m->bad = 0;
+	return 0;
 }
 
 /* Whether event line r would begin another run than the current one. */
@@ -1114,13 +1150,50 @@ static int starts_run(const kt_jsonl_rec *r, int in_run, const char *cur_run)
 static int note_skip(struct smap *m, int *fresh, const kt_jsonl_rec *r,
 		     int in_run, const char *cur_run)
 {
-	if (!r->has_seq)
-		return 0;
+	int rc;
+
 	if (!*fresh && starts_run(r, in_run, cur_run)) {
 		smap_clear(m);
 		*fresh = 1;
 	}
+	rc = note_seq(m, r);
+	if (rc || !r->has_seq)
+		return rc;
 	return smap_put(m, r->seq, 0);
+}
+
+/*
+ * Payload members that hold a seq of the same run (FORMAT.md section 2:
+ * edit "call", the tool_call; replay "step", the step replayed) follow
+ * their event like "parent": moved down with it, or removed (reported)
+ * when it was not imported.  A value that is not a whole number >= 1 is
+ * left as it is.
+ */
+static void seq_fields(kt_imp *imp, const kt_file *f, uint64_t line,
+		       const struct smap *m, int kind, cJSON *payload)
+{
+	const char *key = kind == KT_KIND_EDIT ? "call"
+			: kind == KT_KIND_REPLAY ? "step" : NULL;
+	cJSON *it = key ? cJSON_GetObjectItemCaseSensitive(payload, key)
+			: NULL;
+	uint64_t src, st;
+
+	/* 2^53: a double holds every whole number up to it */
+	if (!cJSON_IsNumber(it) || !(it->valuedouble >= 1 &&
+				     it->valuedouble <= 9007199254740992.0))
+		return;
+	src = (uint64_t)it->valuedouble;
+	if ((double)src != it->valuedouble || !smap_get(m, src, &st) ||
+	    st == src)
+		return;
+	if (st) {
+		cJSON_SetNumberValue(it, (double)st);
+		return;
+	}
+	kt_imp_warn(imp, f, line,
+		    "%s \"%s\" %llu was not imported; removed from the payload",
+		    kt_kind_name(kind), key, (unsigned long long)src);
+	cJSON_DeleteItemFromObjectCaseSensitive(payload, key);
 }
 
 /* Bad lines, negative "ts" and changed lines ("hash"): the rules are in
@@ -1158,6 +1231,7 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 			goto out;
 		if (rc) {
 			kt_imp_warn(imp, f, line, "%s", err);
+			sm.bad++;
 			rc = 0;
 			goto next;
 		}
@@ -1250,18 +1324,31 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 			fresh = 0;
 		}
 		if (r.is_run) {
+			/* a bad line before it was of the run before */
+			sm.bad = 0;
 			kt_jsonl_release(&r);
 			goto next;
 		}
+		if ((rc = note_seq(&sm, &r)) != 0)
+			goto fail_rec;
 		memset(&ev, 0, sizeof(ev));
 		ev.kind = r.kind;
 		/* the parent's stored seq: a skipped line moved it, or it
 		 * was not imported (then none, reported) */
 		ev.parent = r.parent;
-		if (smap_get(&sm, r.parent, &ev.parent) && !ev.parent)
+		if (smap_get(&sm, r.parent, &ev.parent) && !ev.parent) {
 			kt_imp_warn(imp, f, line,
 				    "parent %llu was not imported; event stored with no parent",
 				    (unsigned long long)r.parent);
+		} else if (ev.parent > run_n) {
+			/* the store refuses it (and so the whole file): the
+			 * event is kept, its parent is not */
+			kt_imp_warn(imp, f, line,
+				    "parent %llu is not an earlier event (this one is stored as seq %llu); event stored with no parent",
+				    (unsigned long long)r.parent,
+				    (unsigned long long)(run_n + 1));
+			ev.parent = 0;
+		}
 		ev.ts_ns = r.ts_ns;
 		ev.actor = r.actor ? r.actor : "agent";
 		ev.payload = cJSON_DetachItemViaPointer(r.root, r.payload);
@@ -1302,6 +1389,8 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 			ev.off = prov_u64(r.prov, "off");
 			ev.rec_len = prov_u64(r.prov, "len");
 		}
+		/* after the hash check, which takes the line as given */
+		seq_fields(imp, f, line, &sm, r.kind, ev.payload);
 		if (rewrite &&
 		    (rc = kt_blobref_foreach(r.kind, ev.payload, ref_rewrite,
 					     &bm)) != 0) {
