@@ -1032,6 +1032,50 @@ static int refs_ok(kt_imp *imp, const kt_file *f, uint64_t line,
 	return 1;
 }
 
+/* ---- events the store would refuse --------------------------------------
+ * FORMAT.md section 3: an actor is at most 65535 bytes and an event's body
+ * (10 bytes, actor, provenance, payload) at most 64 MiB.  The store refuses
+ * a larger event by failing the transaction, which loses the whole file;
+ * such a line is skipped (reported) here instead.  cJSON prints a value in
+ * at most ~3.2x its text (strings never grow; "1e14," prints as 16 bytes),
+ * so a line under CHECK_LINE cannot reach the limit and is not printed an
+ * extra time.  PROV_ROOM is room for the provenance the driver writes (file
+ * path, archive member). */
+#define EV_ACTOR_MAX 65535u
+#define EV_BODY_MAX (64u << 20)
+#define EV_CHECK_LINE (16u << 20)
+#define EV_PROV_ROOM (64u << 10)
+
+/* 0 storable, 1 not (reported at line), else an error */
+static int too_large(kt_imp *imp, const kt_file *f, uint64_t line,
+		     const kt_jsonl_rec *r, size_t n, struct kt_jbuf *pb)
+{
+	size_t al = r->actor ? strlen(r->actor) : 0, pl = EV_PROV_ROOM;
+	int rc;
+
+	if (al > EV_ACTOR_MAX) {
+		kt_imp_warn(imp, f, line,
+			    "\"actor\" is %zu bytes (at most %u); event not imported",
+			    al, EV_ACTOR_MAX);
+		return 1;
+	}
+	if (n < EV_CHECK_LINE)
+		return 0;
+	if (r->prov) {
+		if ((rc = kt_imp_json_print(r->prov, pb)) != 0)
+			return rc;
+		pl += pb->n;
+	}
+	if ((rc = kt_imp_json_print(r->payload, pb)) != 0)
+		return rc;
+	if (10 + al + pl + pb->n <= EV_BODY_MAX)
+		return 0;
+	kt_imp_warn(imp, f, line,
+		    "event too large to store (%zu bytes of payload; an event is at most 64 MiB, FORMAT.md section 3); not imported",
+		    pb->n);
+	return 1;
+}
+
 /* ---- seqs of the run being imported ------------------------------------
  * Source seq -> stored seq (0: the event was skipped), so that "parent"
  * (and the seqs a payload holds: seq_fields) follows its event when a
@@ -1265,6 +1309,18 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 		 * read back as a file that does not exist */
 		if (!r.is_run) {
 			rc = refs_ok(imp, f, line, &bm, &r, &rewrite);
+			if (rc) {
+				if (rc > 0) /* skipped: reported */
+					rc = note_skip(&sm, &fresh, &r,
+						       in_run, cur_run);
+				kt_jsonl_release(&r);
+				if (rc)
+					goto out;
+				goto next;
+			}
+		}
+		if (!r.is_run) {
+			rc = too_large(imp, f, line, &r, n, &pb);
 			if (rc) {
 				if (rc > 0) /* skipped: reported */
 					rc = note_skip(&sm, &fresh, &r,

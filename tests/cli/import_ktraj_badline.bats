@@ -192,3 +192,30 @@ print(" ".join(out))')
 	[ "$(KTRAJ_STORE="$C" shape "$r2")" = "$want" ]
 	KTRAJ_STORE="$C" "$KTRAJ" verify
 }
+
+# The store refuses an actor over 65535 bytes and an event body over 64 MiB
+# (FORMAT.md section 3) by failing the whole transaction: such a line is
+# skipped like a bad one instead of losing the file.
+@test "an event the store would refuse (actor or payload too large) is skipped, not the file" {
+	python3 - "$BATS_TEST_TMPDIR/big.jsonl" <<-'EOF'
+	import json, sys
+	with open(sys.argv[1], "w") as o:
+	    for e in ({"seq": 1, "kind": "note", "payload": {"text": "a"}},
+	              {"seq": 2, "kind": "note", "parent": 1, "actor": "x" * 70000, "payload": {"text": "b"}},
+	              {"seq": 3, "kind": "note", "parent": 1, "payload": {"text": "x" * (65 << 20)}},
+	              {"seq": 4, "kind": "note", "parent": 1, "payload": {"text": "c"}},
+	              {"seq": 5, "kind": "note", "parent": 3, "payload": {"text": "d"}}):
+	        o.write(json.dumps(e) + "\n")
+	EOF
+	run -0 --separate-stderr "$KTRAJ" import "$BATS_TEST_TMPDIR/big.jsonl"
+	[[ "$stderr" == *'big.jsonl:2: "actor" is 70000 bytes'* ]]
+	[[ "$stderr" == *"big.jsonl:3: event too large to store"* ]]
+	[[ "$stderr" == *"big.jsonl:5: parent 3 was not imported"* ]]
+	[[ "$stderr" != *"not imported:"* ]]
+	[ "$(shape "$(runs)")" = "1:0 2:1 3:0" ]
+	run --separate-stderr env KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" \
+		"$KTRAJ" import --strict "$BATS_TEST_TMPDIR/big.jsonl"
+	[ "$status" -ne 0 ]
+	[[ "$stderr" == *"stopped at the first problem (--strict)"* ]]
+	[ -z "$(KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" ls --json)" ]
+}
