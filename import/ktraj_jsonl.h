@@ -49,7 +49,9 @@
  * marks nothing).  The seqs a payload holds, edit "call" and replay
  * "step", follow their event the same way (removed, reported, when it
  * was not imported).  A "parent" that is not an earlier event of the
- * run (the store refuses one) is stored as none, reported.  An
+ * run (the store refuses one) is stored as none, reported; an event the
+ * store would refuse (actor or body over the limits of FORMAT.md section
+ * 3) is skipped like a bad line.  An
  * event that does not hash to its "hash" (hashed with the line's own seq,
  * prov and fields, as exported) was changed after export: it is reported
  * ("seq N does not hash to its "hash"") and still imported as it reads
