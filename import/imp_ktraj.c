@@ -16,8 +16,8 @@
 /* ---- exact integers from the raw text ---------------------------------
  * cJSON keeps numbers as doubles, which round ns timestamps (61 bits), so
  * seq, parent and ts are read again from the line itself.  The line has
- * already parsed as a JSON object when this runs; the scanner still never
- * reads past end. */
+ * mostly parsed as a JSON object when this runs (ktraj_detect also looks
+ * into one that did not); the scanner never reads past end. */
 static const char *skip_ws(const char *p, const char *end)
 {
 	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
@@ -804,30 +804,58 @@ int kt_base64_decode(const char *s, size_t len, unsigned char **out,
 }
 
 /* ---- the importer --------------------------------------------------------- */
+/* Whether line [p, end), which did not parse, still reads as a ktraj line
+ * up to where it broke: a top-level "kind", "seq" or "blob", or a "run"
+ * object (top_member finds the members before the damage). */
+static int ktraj_ish(const char *p, const char *end)
+{
+	const char *v;
+	size_t vn;
+
+	return top_member(p, end, "kind", &v, &vn) ||
+	       top_member(p, end, "seq", &v, &vn) ||
+	       top_member(p, end, "blob", &v, &vn) ||
+	       (top_member(p, end, "run", &v, &vn) && *v == '{');
+}
+
+/* A first line that does not parse (cut short, a wrong type) would hide a
+ * whole file from `import` without --format: when it still reads as a
+ * ktraj line, up to DETECT_LINES lines of at most DETECT_MAX bytes are
+ * tried, and the first that parses decides, with a lower score. */
+#define DETECT_LINES 4
+#define DETECT_MAX (1u << 20)
+
 static int ktraj_detect(const kt_file *f)
 {
 	const char *p = (const char *)f->data, *end = p + f->len, *nl;
 	kt_jsonl_rec r;
-	int score = 0;
+	int score = 0, tries;
 
 	if (end - p >= 3 && !memcmp(p, KT_UTF8_BOM, 3))
 		p += 3;
-	while (p < end && (*p == '\n' || *p == '\r' || *p == ' '))
-		p++;
-	if (p >= end || *p != '{')
-		return 0;
-	nl = memchr(p, '\n', (size_t)(end - p));
-	if (!nl)
-		nl = end;
-	if ((size_t)(nl - p) > (64u << 20))
-		return 0;
-	if (kt_jsonl_parse(p, (size_t)(nl - p), &r, NULL, 0) == 0) {
-		/* kind + payload object (or a checked blob) is specific; seq
-		 * and actor make it certain */
-		score = r.is_blob || r.is_run || (r.has_seq && r.actor) ? 95 : 70;
-		kt_jsonl_release(&r);
+	for (tries = 0; tries < DETECT_LINES && p < end; tries++) {
+		while (p < end && (*p == '\n' || *p == '\r' || *p == ' '))
+			p++;
+		if (p >= end || *p != '{')
+			return 0;
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - p) > (tries ? DETECT_MAX : 64u << 20))
+			return 0;
+		if (kt_jsonl_parse(p, (size_t)(nl - p), &r, NULL, 0) == 0) {
+			/* kind + payload object (or a checked blob) is
+			 * specific; seq and actor make it certain */
+			score = r.is_blob || r.is_run || (r.has_seq && r.actor)
+					? 95 : 70;
+			kt_jsonl_release(&r);
+			return tries ? score - 20 : score;
+		}
+		if (!ktraj_ish(p, nl))
+			return 0;
+		p = nl;
 	}
-	return score;
+	return 0;
 }
 
 static void stem(const char *rel, char *out, size_t n)

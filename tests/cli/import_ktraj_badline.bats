@@ -219,3 +219,16 @@ print(" ".join(out))')
 	[[ "$stderr" == *"stopped at the first problem (--strict)"* ]]
 	[ -z "$(KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" ls --json)" ]
 }
+
+@test "a first line that does not parse does not hide the file from format detection" {
+	tail -n +3 "$D/bad_mid.jsonl" >"$BATS_TEST_TMPDIR/first.jsonl"
+	run -0 --separate-stderr "$KTRAJ" import --json "$BATS_TEST_TMPDIR/first.jsonl"
+	[[ "$stderr" == *"first.jsonl:1: not valid JSON"* ]]
+	[[ "$stderr" != *"not recognized"* ]]
+	[[ "$output" == *'"format":"ktraj"'*'"added":3'* ]]
+	# a line that is not ktraj at all still is not taken for it
+	printf '%s\n' '{"type":"user","text":"a"' '{"seq":1,"kind":"note","payload":{"text":"b"}}' \
+		>"$BATS_TEST_TMPDIR/other.jsonl"
+	run --separate-stderr "$KTRAJ" import "$BATS_TEST_TMPDIR/other.jsonl"
+	[[ "$stderr" == *"other.jsonl: format not recognized"* ]]
+}

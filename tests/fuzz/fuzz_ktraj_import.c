@@ -6,8 +6,11 @@
  * refuses an event the importer built (a parent not before its seq, an
  * event over the limits): that fails the transaction and loses the whole
  * file, where the importer must skip or mend the one line (ktraj_jsonl.h).
+ * The detector runs on the input too (it looks past a first line that does
+ * not parse).
  */
 #include "fuzz_imp_common.h"
+#include "../../import/ktraj_jsonl.h"
 
 static void on_warn(const char *line, void *arg)
 {
@@ -24,8 +27,20 @@ static void on_warn(const char *line, void *arg)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	kt_import_opts o;
+	kt_file kf;
 	char p[1200], *pp = p;
+	unsigned char *copy = malloc(size + 1);
 
+	if (!copy)
+		return 0;
+	memcpy(copy, data, size);
+	copy[size] = 0; /* kt_file data is NUL-terminated past len */
+	memset(&kf, 0, sizeof(kf));
+	kf.path = kf.rel = "a.jsonl";
+	kf.data = copy;
+	kf.len = size;
+	(void)kt_importer_ktraj.detect(&kf);
+	free(copy);
 	fz_init();
 	fz_put("a.jsonl", data, size);
 	memset(&o, 0, sizeof(o));
