@@ -16,8 +16,8 @@
 /* ---- exact integers from the raw text ---------------------------------
  * cJSON keeps numbers as doubles, which round ns timestamps (61 bits), so
  * seq, parent and ts are read again from the line itself.  The line has
- * already parsed as a JSON object when this runs; the scanner still never
- * reads past end. */
+ * mostly parsed as a JSON object when this runs (ktraj_detect also looks
+ * into one that did not); the scanner never reads past end. */
 static const char *skip_ws(const char *p, const char *end)
 {
 	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
@@ -804,30 +804,58 @@ int kt_base64_decode(const char *s, size_t len, unsigned char **out,
 }
 
 /* ---- the importer --------------------------------------------------------- */
+/* Whether line [p, end), which did not parse, still reads as a ktraj line
+ * up to where it broke: a top-level "kind", "seq" or "blob", or a "run"
+ * object (top_member finds the members before the damage). */
+static int ktraj_ish(const char *p, const char *end)
+{
+	const char *v;
+	size_t vn;
+
+	return top_member(p, end, "kind", &v, &vn) ||
+	       top_member(p, end, "seq", &v, &vn) ||
+	       top_member(p, end, "blob", &v, &vn) ||
+	       (top_member(p, end, "run", &v, &vn) && *v == '{');
+}
+
+/* A first line that does not parse (cut short, a wrong type) would hide a
+ * whole file from `import` without --format: when it still reads as a
+ * ktraj line, up to DETECT_LINES lines of at most DETECT_MAX bytes are
+ * tried, and the first that parses decides, with a lower score. */
+#define DETECT_LINES 4
+#define DETECT_MAX (1u << 20)
+
 static int ktraj_detect(const kt_file *f)
 {
 	const char *p = (const char *)f->data, *end = p + f->len, *nl;
 	kt_jsonl_rec r;
-	int score = 0;
+	int score = 0, tries;
 
 	if (end - p >= 3 && !memcmp(p, KT_UTF8_BOM, 3))
 		p += 3;
-	while (p < end && (*p == '\n' || *p == '\r' || *p == ' '))
-		p++;
-	if (p >= end || *p != '{')
-		return 0;
-	nl = memchr(p, '\n', (size_t)(end - p));
-	if (!nl)
-		nl = end;
-	if ((size_t)(nl - p) > (64u << 20))
-		return 0;
-	if (kt_jsonl_parse(p, (size_t)(nl - p), &r, NULL, 0) == 0) {
-		/* kind + payload object (or a checked blob) is specific; seq
-		 * and actor make it certain */
-		score = r.is_blob || r.is_run || (r.has_seq && r.actor) ? 95 : 70;
-		kt_jsonl_release(&r);
+	for (tries = 0; tries < DETECT_LINES && p < end; tries++) {
+		while (p < end && (*p == '\n' || *p == '\r' || *p == ' '))
+			p++;
+		if (p >= end || *p != '{')
+			return 0;
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - p) > (tries ? DETECT_MAX : 64u << 20))
+			return 0;
+		if (kt_jsonl_parse(p, (size_t)(nl - p), &r, NULL, 0) == 0) {
+			/* kind + payload object (or a checked blob) is
+			 * specific; seq and actor make it certain */
+			score = r.is_blob || r.is_run || (r.has_seq && r.actor)
+					? 95 : 70;
+			kt_jsonl_release(&r);
+			return tries ? score - 20 : score;
+		}
+		if (!ktraj_ish(p, nl))
+			return 0;
+		p = nl;
 	}
-	return score;
+	return 0;
 }
 
 static void stem(const char *rel, char *out, size_t n)
@@ -1032,13 +1060,62 @@ static int refs_ok(kt_imp *imp, const kt_file *f, uint64_t line,
 	return 1;
 }
 
+/* ---- events the store would refuse --------------------------------------
+ * FORMAT.md section 3: an actor is at most 65535 bytes and an event's body
+ * (10 bytes, actor, provenance, payload) at most 64 MiB.  The store refuses
+ * a larger event by failing the transaction, which loses the whole file;
+ * such a line is skipped (reported) here instead.  cJSON prints a value in
+ * at most ~3.2x its text (strings never grow; "1e14," prints as 16 bytes),
+ * so a line under CHECK_LINE cannot reach the limit and is not printed an
+ * extra time.  PROV_ROOM is room for the provenance the driver writes (file
+ * path, archive member). */
+#define EV_ACTOR_MAX 65535u
+#define EV_BODY_MAX (64u << 20)
+#define EV_CHECK_LINE (16u << 20)
+#define EV_PROV_ROOM (64u << 10)
+
+/* 0 storable, 1 not (reported at line), else an error */
+static int too_large(kt_imp *imp, const kt_file *f, uint64_t line,
+		     const kt_jsonl_rec *r, size_t n, struct kt_jbuf *pb)
+{
+	size_t al = r->actor ? strlen(r->actor) : 0, pl = EV_PROV_ROOM;
+	int rc;
+
+	if (al > EV_ACTOR_MAX) {
+		kt_imp_warn(imp, f, line,
+			    "\"actor\" is %zu bytes (at most %u); event not imported",
+			    al, EV_ACTOR_MAX);
+		return 1;
+	}
+	if (n < EV_CHECK_LINE)
+		return 0;
+	if (r->prov) {
+		if ((rc = kt_imp_json_print(r->prov, pb)) != 0)
+			return rc;
+		pl += pb->n;
+	}
+	if ((rc = kt_imp_json_print(r->payload, pb)) != 0)
+		return rc;
+	if (10 + al + pl + pb->n <= EV_BODY_MAX)
+		return 0;
+	kt_imp_warn(imp, f, line,
+		    "event too large to store (%zu bytes of payload; an event is at most 64 MiB, FORMAT.md section 3); not imported",
+		    pb->n);
+	return 1;
+}
+
 /* ---- seqs of the run being imported ------------------------------------
  * Source seq -> stored seq (0: the event was skipped), so that "parent"
- * follows its event when a skipped line moves later seqs down.  Keys are
- * seqs (>= 1); key 0 marks a free slot.  Cleared at each new run. */
+ * (and the seqs a payload holds: seq_fields) follows its event when a
+ * skipped line moves later seqs down.  Keys are seqs (>= 1); key 0 marks a
+ * free slot.  Cleared at each new run. */
 struct smap {
 	uint64_t (*e)[2]; /* source, stored */
 	size_t n, cap;
+	uint64_t hi;      /* the greatest source seq of the run so far (a
+			     line without "seq" counts as the next one) */
+	uint64_t bad;     /* lines that did not parse since the last event
+			     line, of this run or the next */
 };
 
 static size_t smap_slot(const struct smap *m, uint64_t k)
@@ -1093,11 +1170,42 @@ static int smap_put(struct smap *m, uint64_t src, uint64_t stored)
 	return 0;
 }
 
+/* A new run: its seqs start again.  m->bad stays, since a line that did
+ * not parse before the first event of a run may have been one of its. */
 static void smap_clear(struct smap *m)
 {
 	if (m->cap)
 		memset(m->e, 0, m->cap * sizeof(*m->e));
 	m->n = 0;
+	m->hi = 0;
+}
+
+/*
+ * Event line r of the current run parsed (stored or skipped).  A line
+ * that did not parse has no seq we could read, yet its event took one:
+ * when r's seq jumps past every seq so far and such lines came between,
+ * the seqs after the greatest one are taken as theirs (at most one per
+ * line), so a "parent" naming them is dropped instead of landing on
+ * whatever event is stored there once later seqs move down.  A jump
+ * without such lines (seqs from 5, a gap) marks nothing.  KT_ENOMEM.
+ */
+static int note_seq(struct smap *m, const kt_jsonl_rec *r)
+{
+	uint64_t k;
+	int rc;
+
+	if (!r->has_seq) {
+		m->hi++;
+		m->bad = 0;
+		return 0;
+	}
+	for (k = m->hi + 1; k < r->seq && k <= m->hi + m->bad; k++)
+		if ((rc = smap_put(m, k, 0)) != 0)
+			return rc;
+	if (r->seq > m->hi)
+		m->hi = r->seq;
+	m->bad = 0;
+	return 0;
 }
 
 /* Whether event line r would begin another run than the current one. */
@@ -1114,13 +1222,50 @@ static int starts_run(const kt_jsonl_rec *r, int in_run, const char *cur_run)
 static int note_skip(struct smap *m, int *fresh, const kt_jsonl_rec *r,
 		     int in_run, const char *cur_run)
 {
-	if (!r->has_seq)
-		return 0;
+	int rc;
+
 	if (!*fresh && starts_run(r, in_run, cur_run)) {
 		smap_clear(m);
 		*fresh = 1;
 	}
+	rc = note_seq(m, r);
+	if (rc || !r->has_seq)
+		return rc;
 	return smap_put(m, r->seq, 0);
+}
+
+/*
+ * Payload members that hold a seq of the same run (FORMAT.md section 2:
+ * edit "call", the tool_call; replay "step", the step replayed) follow
+ * their event like "parent": moved down with it, or removed (reported)
+ * when it was not imported.  A value that is not a whole number >= 1 is
+ * left as it is.
+ */
+static void seq_fields(kt_imp *imp, const kt_file *f, uint64_t line,
+		       const struct smap *m, int kind, cJSON *payload)
+{
+	const char *key = kind == KT_KIND_EDIT ? "call"
+			: kind == KT_KIND_REPLAY ? "step" : NULL;
+	cJSON *it = key ? cJSON_GetObjectItemCaseSensitive(payload, key)
+			: NULL;
+	uint64_t src, st;
+
+	/* 2^53: a double holds every whole number up to it */
+	if (!cJSON_IsNumber(it) || !(it->valuedouble >= 1 &&
+				     it->valuedouble <= 9007199254740992.0))
+		return;
+	src = (uint64_t)it->valuedouble;
+	if ((double)src != it->valuedouble || !smap_get(m, src, &st) ||
+	    st == src)
+		return;
+	if (st) {
+		cJSON_SetNumberValue(it, (double)st);
+		return;
+	}
+	kt_imp_warn(imp, f, line,
+		    "%s \"%s\" %llu was not imported; removed from the payload",
+		    kt_kind_name(kind), key, (unsigned long long)src);
+	cJSON_DeleteItemFromObjectCaseSensitive(payload, key);
 }
 
 /* Bad lines, negative "ts" and changed lines ("hash"): the rules are in
@@ -1158,6 +1303,7 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 			goto out;
 		if (rc) {
 			kt_imp_warn(imp, f, line, "%s", err);
+			sm.bad++;
 			rc = 0;
 			goto next;
 		}
@@ -1191,6 +1337,18 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 		 * read back as a file that does not exist */
 		if (!r.is_run) {
 			rc = refs_ok(imp, f, line, &bm, &r, &rewrite);
+			if (rc) {
+				if (rc > 0) /* skipped: reported */
+					rc = note_skip(&sm, &fresh, &r,
+						       in_run, cur_run);
+				kt_jsonl_release(&r);
+				if (rc)
+					goto out;
+				goto next;
+			}
+		}
+		if (!r.is_run) {
+			rc = too_large(imp, f, line, &r, n, &pb);
 			if (rc) {
 				if (rc > 0) /* skipped: reported */
 					rc = note_skip(&sm, &fresh, &r,
@@ -1250,18 +1408,31 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 			fresh = 0;
 		}
 		if (r.is_run) {
+			/* a bad line before it was of the run before */
+			sm.bad = 0;
 			kt_jsonl_release(&r);
 			goto next;
 		}
+		if ((rc = note_seq(&sm, &r)) != 0)
+			goto fail_rec;
 		memset(&ev, 0, sizeof(ev));
 		ev.kind = r.kind;
 		/* the parent's stored seq: a skipped line moved it, or it
 		 * was not imported (then none, reported) */
 		ev.parent = r.parent;
-		if (smap_get(&sm, r.parent, &ev.parent) && !ev.parent)
+		if (smap_get(&sm, r.parent, &ev.parent) && !ev.parent) {
 			kt_imp_warn(imp, f, line,
 				    "parent %llu was not imported; event stored with no parent",
 				    (unsigned long long)r.parent);
+		} else if (ev.parent > run_n) {
+			/* the store refuses it (and so the whole file): the
+			 * event is kept, its parent is not */
+			kt_imp_warn(imp, f, line,
+				    "parent %llu is not an earlier event (this one is stored as seq %llu); event stored with no parent",
+				    (unsigned long long)r.parent,
+				    (unsigned long long)(run_n + 1));
+			ev.parent = 0;
+		}
 		ev.ts_ns = r.ts_ns;
 		ev.actor = r.actor ? r.actor : "agent";
 		ev.payload = cJSON_DetachItemViaPointer(r.root, r.payload);
@@ -1302,6 +1473,8 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 			ev.off = prov_u64(r.prov, "off");
 			ev.rec_len = prov_u64(r.prov, "len");
 		}
+		/* after the hash check, which takes the line as given */
+		seq_fields(imp, f, line, &sm, r.kind, ev.payload);
 		if (rewrite &&
 		    (rc = kt_blobref_foreach(r.kind, ev.payload, ref_rewrite,
 					     &bm)) != 0) {

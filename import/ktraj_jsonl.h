@@ -40,8 +40,18 @@
  * ignored), or an event whose "ts" is negative (before
  * 1970: a recorder's bug, refused by `append` too), is skipped: the valid
  * rest is imported, and later seqs move down ("seq N stored as M"); a
- * "parent" follows its event down, and one naming a skipped event (seq
- * known) is stored as none ("parent N was not imported").  An
+ * "parent" follows its event down, and one naming a skipped event is
+ * stored as none ("parent N was not imported").  A line that does not
+ * parse has no seq to read: when the next event line's seq jumps past
+ * every seq of the run so far, the seqs right after the greatest are
+ * taken as those of the lines that did not parse since the last event
+ * line (at most one each; a jump with no such line, as in seqs from 5,
+ * marks nothing).  The seqs a payload holds, edit "call" and replay
+ * "step", follow their event the same way (removed, reported, when it
+ * was not imported).  A "parent" that is not an earlier event of the
+ * run (the store refuses one) is stored as none, reported; an event the
+ * store would refuse (actor or body over the limits of FORMAT.md section
+ * 3) is skipped like a bad line.  An
  * event that does not hash to its "hash" (hashed with the line's own seq,
  * prov and fields, as exported) was changed after export: it is reported
  * ("seq N does not hash to its "hash"") and still imported as it reads

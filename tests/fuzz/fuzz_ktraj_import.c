@@ -1,0 +1,57 @@
+/*
+ * fuzz_ktraj_import.c - libFuzzer target for the ktraj importer
+ * (import/imp_ktraj.c ktraj_import): the input is one ktraj JSONL file,
+ * imported with the format forced into a scratch store.  Besides crashes,
+ * leaks and a store that no longer verifies, it is a bug when the store
+ * refuses an event the importer built (a parent not before its seq, an
+ * event over the limits): that fails the transaction and loses the whole
+ * file, where the importer must skip or mend the one line (ktraj_jsonl.h).
+ * The detector runs on the input too (it looks past a first line that does
+ * not parse).
+ */
+#include "fuzz_imp_common.h"
+#include "../../import/ktraj_jsonl.h"
+
+static void on_warn(const char *line, void *arg)
+{
+	(void)arg;
+	/* driver.c process_source: "<file>: not imported: <kt_strerror>:
+	 * <store message>" */
+	if (strstr(line, ": not imported: invalid argument") ||
+	    strstr(line, ": not imported: size limit exceeded")) {
+		fprintf(stderr, "whole file refused by the store: %s\n", line);
+		abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	kt_import_opts o;
+	kt_file kf;
+	char p[1200], *pp = p;
+	unsigned char *copy = malloc(size + 1);
+
+	if (!copy)
+		return 0;
+	memcpy(copy, data, size);
+	copy[size] = 0; /* kt_file data is NUL-terminated past len */
+	memset(&kf, 0, sizeof(kf));
+	kf.path = kf.rel = "a.jsonl";
+	kf.data = copy;
+	kf.len = size;
+	(void)kt_importer_ktraj.detect(&kf);
+	free(copy);
+	fz_init();
+	fz_put("a.jsonl", data, size);
+	memset(&o, 0, sizeof(o));
+	o.format = "ktraj";
+	o.on_warn = on_warn;
+	snprintf(p, sizeof(p), "%s/in/a.jsonl", fz_dir);
+	(void)kt_import_paths(fz_store, &pp, 1, &o);
+	if (kt_store_verify(fz_store, NULL, NULL, NULL) == KT_ECORRUPT)
+		abort();
+	snprintf(p, sizeof(p), "%s/in", fz_dir);
+	if (nftw(p, fz_rm, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		abort();
+	return 0;
+}
