@@ -1977,18 +1977,25 @@ lose:
  * (it may have run, or ran in a loop): every operand that way.  An option
  * rm does not have may be -r by another name: then as not certain, -r.
  */
+/* Whether an rm operand names / itself ("/", "//"...). */
+static int rm_root(const char *v, size_t n)
+{
+	return n && strspn(v, "/") == n;
+}
+
 /* GNU rm refuses an operand whose last component is . or .. ("refusing
  * to remove '.' or '..' directory") and, by default (--preserve-root), /
- * itself: it removes nothing of them. */
+ * itself: it removes nothing of them.  With --no-preserve-root (and -r)
+ * it removes / like any directory: rm_ops lets it through. */
 static int rm_refused(const char *v, size_t n)
 {
 	const char *b;
 	size_t bl;
 
+	if (rm_root(v, n))
+		return 1;
 	while (n > 1 && v[n - 1] == '/')
 		n--;
-	if (n == 1 && v[0] == '/')
-		return 1;
 	b = memrchr(v, '/', n);
 	b = b ? b + 1 : v;
 	bl = (size_t)(v + n - b);
@@ -2004,7 +2011,7 @@ static void rm_ops(struct ctx *x, const struct scmd *c, size_t a,
 		"--preserve-root=all", "--interactive", "--interactive=never",
 		"--interactive=once", "--interactive=always", NULL };
 	size_t i, j;
-	int dd = 0, rec = 0, odd = 0;
+	int dd = 0, rec = 0, odd = 0, root_ok = 0;
 
 	for (i = a + 1; i < c->nw; i++) {
 		const char *v = c->w[i].v;
@@ -2023,6 +2030,11 @@ static void rm_ops(struct ctx *x, const struct scmd *c, size_t a,
 				rec = 1;
 			else if (!longs[j])
 				odd = 1;
+			/* the last of them counts */
+			if (!strcmp(v, "--no-preserve-root"))
+				root_ok = 1;
+			else if (!strncmp(v, "--preserve-root", 15))
+				root_ok = 0;
 			continue;
 		}
 		if (strspn(v + 1, "rRfivdI") != strlen(v + 1))
@@ -2045,7 +2057,8 @@ static void rm_ops(struct ctx *x, const struct scmd *c, size_t a,
 		}
 		if (!w->n && !(w->fl & W_DYN))
 			continue;
-		if (!(w->fl & (W_DYN | W_GLOB)) && rm_refused(w->v, w->n))
+		if (!(w->fl & (W_DYN | W_GLOB)) && rm_refused(w->v, w->n) &&
+		    !(rec && root_ok && rm_root(w->v, w->n)))
 			continue;
 		/* a relative name after the cwd was lost names nothing we
 		 * can follow, as for writes (set_cwd) */
@@ -2070,7 +2083,10 @@ static void rm_ops(struct ctx *x, const struct scmd *c, size_t a,
 			}
 			(void)new_op(x, KT_SH_DELETE_UNDER, q);
 		}
-		(void)new_op(x, KT_SH_DELETE, p);
+		if (rm_root(w->v, w->n))
+			free(p);        /* / is no file: only what is under it */
+		else
+			(void)new_op(x, KT_SH_DELETE, p);
 	}
 }
 

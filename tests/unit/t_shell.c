@@ -349,6 +349,23 @@ static void t_rm_recursive(void **st)
 	rm_plan("cd d && rm -rf ..", 1, "");
 	rm_plan("rm -rf /", 1, "");
 	rm_plan("rm -rf //", 1, "");
+	/* --no-preserve-root: / goes like any directory, with everything
+	 * known under it (the last of it and --preserve-root counts); not
+	 * without -r, and . and .. stay refused */
+	rm_plan("rm -rf --no-preserve-root /", 1, "DU:/");
+	rm_plan("rm -r --no-preserve-root /", 1, "DU:/");
+	rm_plan("rm --no-preserve-root -fR // build", 1,
+		"DU:/ DU:/w/build D:/w/build");
+	rm_plan("cd /tmp && rm -rf --no-preserve-root /", 1, "DU:/");
+	rm_plan("rm -rf --no-preserve-root --preserve-root /", 1, "");
+	rm_plan("rm -rf --preserve-root=all /", 1, "");
+	rm_plan("rm --no-preserve-root /", 1, "");
+	rm_plan("rm -rf --no-preserve-root . ..", 1, "");
+	rm_plan("rm -rf --no-preserve-root /w/d/..", 1, "");
+	rm_plan("rm -rf -- --no-preserve-root /", 1,
+		"DU:/w/--no-preserve-root D:/w/--no-preserve-root");
+	/* may have run: what is under / becomes unknown */
+	rm_plan("make && rm -rf --no-preserve-root /", 0, "UU~:/");
 	rm_plan("rm -rf .build", 1, "DU:/w/.build D:/w/.build");
 	rm_plan("rm -rf ..x", 1, "DU:/w/..x D:/w/..x");
 }
