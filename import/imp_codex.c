@@ -939,7 +939,8 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 		cJSON *j = cJSON_ParseWithLength(l.s, l.n);
 		uint64_t h;
 
-		if (kt_imp_json_strict(imp, f, l.no, l.s, l.n, &j))
+		if (kt_imp_json_strict(imp, f, l.no, l.s, l.n, &j) ||
+		    (!j && kt_imp_json_bom(imp, f, l.no, l.s, l.n)))
 			continue;
 		if (!j || !cJSON_IsObject(j)) {
 			kt_imp_warn(imp, f, l.no, "%s",
