@@ -367,7 +367,10 @@ static int import_ref(atx *x, const kt_file *f, const cJSON *ref, int depth)
 		goto out;
 	kt_imp_claim(x->imp, cand);
 	if (!(doc = cJSON_ParseWithLength((const char *)g->data, g->len))) {
-		kt_imp_warn(x->imp, g, 0, "invalid JSON in sub-agent trajectory");
+		if (!kt_imp_json_bom(x->imp, g, 0, (const char *)g->data,
+				     g->len))
+			kt_imp_warn(x->imp, g, 0,
+				    "invalid JSON in sub-agent trajectory");
 		goto out;
 	}
 	if (kt_imp_json_strict(x->imp, g, 0, (const char *)g->data, g->len,
@@ -918,7 +921,8 @@ static cJSON *parse_doc(kt_imp *imp, const kt_file *f, int quiet)
 				line += *p == '\n';
 		else
 			line = 0;
-		if (!quiet)
+		if (!quiet && !kt_imp_json_bom(imp, f, 0,
+					       (const char *)f->data, f->len))
 			kt_imp_warn(imp, f, line,
 				    "invalid JSON: not an ATIF document");
 		return NULL;

@@ -589,6 +589,8 @@ static cJSON *parse_line(struct cc *cc, const kt_file *f, const char *s,
 	}
 	o = cJSON_ParseWithLengthOpts(s, n, &end, 0);
 	if (!o) {
+		if (kt_imp_json_bom(cc->imp, f, line, s, n))
+			return NULL;    /* warned, as every importer does */
 		if (max_depth(s, n) >= CJSON_NESTING_LIMIT)
 			kt_imp_warn(cc->imp, f, line,
 				    "JSON nested deeper than %d levels: line skipped",

@@ -343,6 +343,37 @@ static int is_shell_tool(const char *n)
 		     strcmp(n, "container.exec") == 0);
 }
 
+/*
+ * The directory a shell call runs in (malloc'ed, or NULL when not known):
+ * Codex runs it in the turn's cwd joined with the call's `workdir`
+ * (codex-rs core/src/codex.rs, TurnContext::resolve_path:
+ * cwd.join(workdir), so an absolute workdir replaces the cwd and a
+ * relative one lies below it).  With no cwd known a relative workdir stays
+ * relative to it, as every relative path of that session does
+ * (kt_ws_path); it is never taken for a directory of its own.  *rc gets
+ * 0 or KT_ENOMEM.
+ */
+static char *call_dir(const cJSON *args, const char *cwd, int *rc)
+{
+	const char *wd = kt_ag_str2(args, "workdir", "cwd");
+	char *d;
+
+	*rc = 0;
+	if (!wd)
+		wd = kt_ag_str(args, "working_directory");
+	if (!wd || !*wd)
+		wd = ".";
+	d = kt_ws_path(wd[0] == '/' ? NULL : cwd, wd);
+	if (!d)
+		*rc = KT_ENOMEM;
+	/* "./" with no cwd: the session's own directory, as no workdir */
+	else if (!strcmp(d, ".")) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
 /* A new tool call: function_call, custom_tool_call, local_shell_call,
  * web_search_call. */
 static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
@@ -406,6 +437,14 @@ static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 		else if (in)
 			cc->patch = strdup(in); /* fails to parse later */
 	} else if (is_shell_tool(name)) {
+		char *wd = call_dir(args, c->cwd, &rc);
+
+		if (rc) {
+			ccall_free(cc);
+			return rc;
+		}
+		free(cc->cwd);
+		cc->cwd = wd;
 		cc->cmd = kt_ag_shell_cmd(args);
 		if (cc->cmd && (strstr(cc->cmd, "apply_patch") ||
 				strstr(cc->cmd, "applypatch")) &&
@@ -577,16 +616,12 @@ static int on_output(cx *c, const cJSON *p, int64_t ts, const cline *l)
 		if (ok)
 			rc = apply_patch_call(c, cc, l);
 	} else if (cc->cmd) {
-		const char *wd = kt_ag_str2(cc->args, "workdir", "cwd");
-
-		if (!wd)
-			wd = kt_ag_str(cc->args, "working_directory");
 		if (!(cmdout = command_output(out))) {
 			free(out);
 			return KT_ENOMEM;
 		}
 		rc = kt_shell_classify(c->imp, cc->seq, rseq, cc->cmd,
-				       wd ? wd : cc->cwd, cmdout, ec, ok, ts);
+				       cc->cwd, cmdout, ec, ok, ts);
 		if (rc > 0)
 			rc = 0;
 	}
@@ -904,7 +939,8 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 		cJSON *j = cJSON_ParseWithLength(l.s, l.n);
 		uint64_t h;
 
-		if (kt_imp_json_strict(imp, f, l.no, l.s, l.n, &j))
+		if (kt_imp_json_strict(imp, f, l.no, l.s, l.n, &j) ||
+		    (!j && kt_imp_json_bom(imp, f, l.no, l.s, l.n)))
 			continue;
 		if (!j || !cJSON_IsObject(j)) {
 			kt_imp_warn(imp, f, l.no, "%s",

@@ -569,7 +569,8 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 	x.imp = imp;
 	x.f = f;
 	doc = cJSON_ParseWithLength((const char *)f->data, f->len);
-	if (kt_imp_json_strict(imp, f, 0, (const char *)f->data, f->len, &doc))
+	if (kt_imp_json_strict(imp, f, 0, (const char *)f->data, f->len, &doc) ||
+	    (!doc && kt_imp_json_bom(imp, f, 0, (const char *)f->data, f->len)))
 		return KT_EPARSE;
 	if (!doc || !(evs = event_list(doc, &key))) {
 		kt_imp_warn(imp, f, 0, "%s", doc ? "no event list: not an "

@@ -1081,7 +1081,8 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 	x.imp = imp;
 	x.f = f;
 	doc = cJSON_ParseWithLength((const char *)f->data, f->len);
-	if (kt_imp_json_strict(imp, f, 0, (const char *)f->data, f->len, &doc))
+	if (kt_imp_json_strict(imp, f, 0, (const char *)f->data, f->len, &doc) ||
+	    (!doc && kt_imp_json_bom(imp, f, 0, (const char *)f->data, f->len)))
 		return KT_EPARSE;
 	if (!doc || !cJSON_IsObject(doc)) {
 		kt_imp_warn(imp, f, 0, "invalid JSON: not a SWE-agent trajectory");

@@ -194,7 +194,8 @@ int kt_ws_invalidate(kt_imp *imp, const char *path, uint64_t call,
  * checkout, a loop; import/README.md "Files a command does not name"):
  * kt_ws_invalidate for every file whose content or absence the workspace
  * knows, in path order, that lies under `dir` (dir itself or below it;
- * "" = every known file), or, with dir NULL, that matches the fnmatch(3)
+ * "" and "/" = every known file, relative paths included), or, with dir
+ * NULL, that matches the fnmatch(3)
  * pattern `glob` (FNM_PATHNAME).  Exactly one of dir and glob.  Returns 0,
  * KT_EINVAL or KT_ENOMEM. */
 int kt_ws_invalidate_where(kt_imp *imp, const char *dir, const char *glob,
@@ -209,8 +210,9 @@ int kt_ws_invalidate_where(kt_imp *imp, const char *dir, const char *glob,
 int kt_ws_invalidate_match(kt_imp *imp, const char *dir, const char *glob,
 			   unsigned how, uint64_t call, const char *tool);
 /* kt_ws_delete of every file with content (known or unknown) under `dir`
- * (below it, or dir itself when it is a file): `rm -r dir`.  dir must not
- * be "".  Returns 0, KT_EINVAL or KT_ENOMEM. */
+ * (below it, or dir itself when it is a file): `rm -r dir`; "/" takes
+ * every file, relative paths included.  dir must not be "".  Returns 0,
+ * KT_EINVAL or KT_ENOMEM. */
 int kt_ws_delete_under(kt_imp *imp, const char *dir, uint64_t call,
 		       const char *tool);
 /* Content seen without a change (a Read result, originalFile): seeds or

@@ -296,6 +296,8 @@ cJSON *kt_impx_parse(kt_imp *imp, const kt_file *f)
 		size_t off = end && end >= (const char *)f->data ?
 			(size_t)(end - (const char *)f->data) : 0;
 
+		if (kt_imp_json_bom(imp, f, 0, (const char *)f->data, f->len))
+			return NULL;
 		if (off > f->len)
 			off = f->len;
 		kt_imp_warn(imp, f, line_of(f->data, off),
@@ -331,8 +333,10 @@ int kt_impx_jsonl(kt_imp *imp, const kt_file *f,
 		if (q < le) {
 			rec = cJSON_ParseWithLength(p, n);
 			if (!rec) {
-				kt_imp_warn(imp, f, line, "malformed JSON line "
-					    "(%zu bytes) skipped", n);
+				if (!kt_imp_json_bom(imp, f, line, p, n))
+					kt_imp_warn(imp, f, line, "malformed "
+						    "JSON line (%zu bytes) "
+						    "skipped", n);
 			} else if (kt_imp_json_strict(imp, f, line, p, n,
 						      &rec)) {
 				/* warned */

@@ -315,7 +315,7 @@ int kt_json_check(const char *text, size_t n, unsigned flags, size_t *off,
 			break;
 		case 0xef:
 			if (end - p >= 3 && p[1] == 0xbb && p[2] == 0xbf) {
-				w = "byte order mark";
+				w = KT_JSON_BOM_WHY;
 				goto bad;
 			}
 			/* fall through */
@@ -376,6 +376,10 @@ unexpected:
 			"unexpected character";
 bad:
 	at = p;
+	/* a mark between tokens (before a key, after a value) is named as
+	 * one wherever it stands, not as the token that was expected */
+	if (end - at >= 3 && at[0] == 0xef && at[1] == 0xbb && at[2] == 0xbf)
+		w = KT_JSON_BOM_WHY;
 bad_at:
 	if (off)
 		*off = (size_t)(at - s);
@@ -395,19 +399,15 @@ cJSON *kt_json_parse(const char *s, size_t n, unsigned flags)
 	return o;
 }
 
-int kt_imp_json_strict(kt_imp *imp, const kt_file *f, uint64_t line,
-		       const char *s, size_t n, cJSON **o)
+/* "file:line: invalid JSON (RFC 8259): WHY at byte OFF: line skipped",
+ * or for a whole file (line 0) at the line of OFF, "file skipped" */
+static void strict_warn(kt_imp *imp, const kt_file *f, uint64_t line,
+			const char *s, size_t off, const char *why)
 {
-	const char *why = NULL;
-	size_t off = 0;
-	unsigned flags = KT_JSON_NONUL |
-		(f && s == (const char *)f->data ? KT_JSON_BOM : 0);
-	const char *pre;
-
-	if (!*o || !kt_json_check(s, n, flags, &off, &why))
-		return 0;
 	/* \u0000 is valid JSON: do not call it invalid */
-	pre = strcmp(why, KT_JSON_NUL_WHY) ? "invalid JSON (RFC 8259): " : "";
+	const char *pre = strcmp(why, KT_JSON_NUL_WHY) ?
+			  "invalid JSON (RFC 8259): " : "";
+
 	if (line) {
 		kt_imp_warn(imp, f, line, "%s%s at byte %zu: line skipped",
 			    pre, why, off);
@@ -420,7 +420,37 @@ int kt_imp_json_strict(kt_imp *imp, const kt_file *f, uint64_t line,
 		kt_imp_warn(imp, f, l, "%s%s at byte %zu: file skipped",
 			    pre, why, off);
 	}
+}
+
+static unsigned strict_flags(const kt_file *f, const char *s)
+{
+	return KT_JSON_NONUL |
+	       (f && s == (const char *)f->data ? KT_JSON_BOM : 0);
+}
+
+int kt_imp_json_strict(kt_imp *imp, const kt_file *f, uint64_t line,
+		       const char *s, size_t n, cJSON **o)
+{
+	const char *why = NULL;
+	size_t off = 0;
+
+	if (!*o || !kt_json_check(s, n, strict_flags(f, s), &off, &why))
+		return 0;
+	strict_warn(imp, f, line, s, off, why);
 	cJSON_Delete(*o);
 	*o = NULL;
+	return 1;
+}
+
+int kt_imp_json_bom(kt_imp *imp, const kt_file *f, uint64_t line,
+		    const char *s, size_t n)
+{
+	const char *why = NULL;
+	size_t off = 0;
+
+	if (!kt_json_check(s, n, strict_flags(f, s), &off, &why) ||
+	    strcmp(why, KT_JSON_BOM_WHY))
+		return 0;
+	strict_warn(imp, f, line, s, off, why);
 	return 1;
 }

@@ -44,6 +44,8 @@
 #define KT_UTF8_BOM "\xef\xbb\xbf" /* U+FEFF in UTF-8 */
 #define KT_JSON_BOM 0x1u          /* ignore a byte order mark before the text */
 #define KT_JSON_NONUL 0x2u        /* refuse a \u0000 escape in a string */
+/* why, for a byte order mark where a token or the end was expected */
+#define KT_JSON_BOM_WHY "byte order mark"
 /* why, with KT_JSON_NONUL, for a \u0000 escape: RFC 8259 allows it, but
  * cJSON decodes strings into C strings and so cuts the string there */
 #define KT_JSON_NUL_WHY \
@@ -92,5 +94,20 @@ cJSON *kt_json_parse(const char *s, size_t n, unsigned flags);
  */
 int kt_imp_json_strict(kt_imp *imp, const kt_file *f, uint64_t line,
 		       const char *s, size_t n, cJSON **o);
+
+/*
+ * For importers whose cJSON parse of s[0..n) (line `line` of f, 0 when the
+ * text is the whole file) failed: when what RFC 8259 first refuses in it
+ * is a byte order mark (one anywhere but at the start of the file: files
+ * joined with cat, a line pasted from an editor), warn as
+ * kt_imp_json_strict does, "file:line: invalid JSON (RFC 8259): byte
+ * order mark at byte N: line skipped" ("file skipped" for line 0), and
+ * return 1, so that every importer reports it in the same words (cJSON
+ * itself skips a mark opening any text it parses, so for a JSONL line
+ * that begins with one kt_imp_json_strict says the same).  Else warn
+ * nothing and return 0: the caller reports the failure its own way.
+ */
+int kt_imp_json_bom(kt_imp *imp, const kt_file *f, uint64_t line,
+		    const char *s, size_t n);
 
 #endif /* KT_JSONSTRICT_H */

@@ -1389,13 +1389,38 @@ static int claimed(const struct parser *ps, size_t i, size_t k, const char *b)
 /* ---- plan ------------------------------------------------------------------- */
 enum { UNK = -1, NO = 0, YES = 1 };
 
+/* A working directory as the model knows it: dir NULL and lost 0 is the
+ * directory the command started in when the caller does not know it
+ * (relative paths then stay relative); lost 1 is one we cannot follow. */
+struct wdir {
+	char *dir;
+	int lost;
+};
+
 struct ctx {
 	struct kt_sh_plan *p;
 	const char *out;
 	char *cwd;      /* current, or NULL */
 	int cwd_lost;   /* a cd that may or may not have run */
+	/* bash's OLDPWD (`cd -`), known once a cd of this command set it:
+	 * what it was before the command, the model cannot tell */
+	struct wdir old;
+	int old_known;
+	/* pushd's directory stack, the entries this command pushed (what
+	 * was on it before is not known) */
+	struct wdir *stk;
+	size_t nstk, capstk;
 	int oom;
 };
+
+static void ctx_free(struct ctx *x)
+{
+	free(x->cwd);
+	free(x->old.dir);
+	while (x->nstk)
+		free(x->stk[--x->nstk].dir);
+	free(x->stk);
+}
 
 static char *resolve(struct ctx *x, const struct word *w)
 {
@@ -1808,29 +1833,139 @@ static size_t args_of(const struct scmd *c, size_t a, const struct word **v,
 	return k;
 }
 
+/* Forget where the command is: relative paths from here on name nothing
+ * we can follow; OLDPWD and the stack are not known either. */
+static void cwd_lose(struct ctx *x)
+{
+	free(x->cwd);
+	x->cwd = NULL;
+	x->cwd_lost = 1;
+	free(x->old.dir);
+	x->old.dir = NULL;
+	x->old_known = 0;
+	while (x->nstk)
+		free(x->stk[--x->nstk].dir);
+}
+
+/* Change to d (owned; lost: a directory we cannot follow), the old one
+ * becoming OLDPWD as bash's cd, pushd and popd do. */
+static void cwd_go(struct ctx *x, struct wdir d)
+{
+	free(x->old.dir);
+	x->old.dir = x->cwd;
+	x->old.lost = x->cwd_lost;
+	x->old_known = 1;
+	x->cwd = d.dir;
+	x->cwd_lost = d.lost;
+}
+
+/* Where a cd operand leads: lost when it expands or is relative to a
+ * directory we do not know.  Returns 0, or -1 on ENOMEM. */
+static int cwd_target(struct ctx *x, const struct word *w, struct wdir *d)
+{
+	d->dir = NULL;
+	d->lost = 1;
+	if ((w->fl & (W_DYN | W_GLOB)) ||
+	    (w->v[0] != '/' && (x->cwd_lost || !x->cwd)))
+		return 0;
+	if (!(d->dir = kt_sh_path(x->cwd, w->v)))
+		return -1;
+	d->lost = 0;
+	return 0;
+}
+
+static char *dup_or_null(const char *s, int *oom)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		*oom = 1;
+	return d;
+}
+
+/*
+ * cd, pushd and popd (bash manual, "Bourne Shell Builtins" and "Directory
+ * Stack Builtins"): `cd` alone goes home (not known: lost), `cd -` to
+ * OLDPWD, `pushd DIR` pushes the current directory and goes to DIR,
+ * `pushd` alone swaps with the top of the stack, `popd` goes to the top
+ * and removes it.  Anything else (+N/-N, a stack entry pushed before this
+ * command, a step that may or may not have run) loses the cwd.
+ */
 static void set_cwd(struct ctx *x, const struct scmd *c, size_t a, int succ)
 {
-	char *nc;
+	const char *b = base(c->w[a].v);
+	const struct word *arg = NULL;
+	struct wdir d = { NULL, 1 };
+	size_t i, na = 0;
+	int is_cd = !strcmp(b, "cd");
 
 	if (succ == NO)
 		return;
-	if (succ == UNK || a + 1 >= c->nw || a + 2 < c->nw ||
-	    (c->w[a + 1].fl & (W_DYN | W_GLOB)) || wis(&c->w[a + 1], "-") ||
-	    (c->w[a + 1].v[0] != '/' && (x->cwd_lost || !x->cwd))) {
-		/* cd somewhere we cannot follow: relative paths are lost */
-		free(x->cwd);
-		x->cwd = NULL;
-		x->cwd_lost = 1;
+	for (i = a + 1; i < c->nw; i++) {
+		const struct word *w = &c->w[i];
+
+		/* cd -L/-P only choose how symlinks are followed */
+		if (!na && is_cd && (wis(w, "-L") || wis(w, "-P") ||
+				     wis(w, "--")))
+			continue;
+		if (!na)
+			arg = w;
+		na++;
+	}
+	if (succ == UNK || na > 1)
+		goto lose;
+	if (arg && !is_cd && (arg->fl & W_DYN || arg->v[0] == '+' ||
+			      arg->v[0] == '-'))
+		goto lose;      /* pushd/popd +N -N -n */
+	if (is_cd) {
+		if (arg && wis(arg, "-")) {
+			if (!x->old_known)
+				goto lose;
+			d.lost = x->old.lost;
+			d.dir = dup_or_null(x->old.dir, &x->oom);
+		} else if (arg && cwd_target(x, arg, &d)) {
+			x->oom = 1;
+		}
+		/* no operand: $HOME, which we do not know (d lost) */
+		if (x->oom)
+			return;
+		cwd_go(x, d);
 		return;
 	}
-	nc = kt_sh_path(x->cwd, c->w[a + 1].v);
-	if (!nc) {
-		x->oom = 1;
+	if (!strcmp(b, "pushd")) {
+		struct wdir top = { NULL, 0 };
+
+		if (!arg) {
+			/* swap the two top entries */
+			if (!x->nstk)
+				goto lose;
+			top = x->stk[--x->nstk];
+		} else if (cwd_target(x, arg, &top)) {
+			x->oom = 1;
+			return;
+		}
+		if (more((void **)&x->stk, &x->capstk, x->nstk,
+			 sizeof(*x->stk))) {
+			free(top.dir);
+			x->oom = 1;
+			return;
+		}
+		x->stk[x->nstk].dir = dup_or_null(x->cwd, &x->oom);
+		x->stk[x->nstk++].lost = x->cwd_lost;
+		if (x->oom) {
+			free(top.dir);
+			return;
+		}
+		cwd_go(x, top);
 		return;
 	}
-	free(x->cwd);
-	x->cwd = nc;
-	x->cwd_lost = 0;
+	/* popd */
+	if (arg || !x->nstk)
+		goto lose;
+	cwd_go(x, x->stk[--x->nstk]);
+	return;
+lose:
+	cwd_lose(x);
 }
 
 /*
@@ -1842,18 +1977,25 @@ static void set_cwd(struct ctx *x, const struct scmd *c, size_t a, int succ)
  * (it may have run, or ran in a loop): every operand that way.  An option
  * rm does not have may be -r by another name: then as not certain, -r.
  */
+/* Whether an rm operand names / itself ("/", "//"...). */
+static int rm_root(const char *v, size_t n)
+{
+	return n && strspn(v, "/") == n;
+}
+
 /* GNU rm refuses an operand whose last component is . or .. ("refusing
  * to remove '.' or '..' directory") and, by default (--preserve-root), /
- * itself: it removes nothing of them. */
+ * itself: it removes nothing of them.  With --no-preserve-root (and -r)
+ * it removes / like any directory: rm_ops lets it through. */
 static int rm_refused(const char *v, size_t n)
 {
 	const char *b;
 	size_t bl;
 
+	if (rm_root(v, n))
+		return 1;
 	while (n > 1 && v[n - 1] == '/')
 		n--;
-	if (n == 1 && v[0] == '/')
-		return 1;
 	b = memrchr(v, '/', n);
 	b = b ? b + 1 : v;
 	bl = (size_t)(v + n - b);
@@ -1869,7 +2011,7 @@ static void rm_ops(struct ctx *x, const struct scmd *c, size_t a,
 		"--preserve-root=all", "--interactive", "--interactive=never",
 		"--interactive=once", "--interactive=always", NULL };
 	size_t i, j;
-	int dd = 0, rec = 0, odd = 0;
+	int dd = 0, rec = 0, odd = 0, root_ok = 0;
 
 	for (i = a + 1; i < c->nw; i++) {
 		const char *v = c->w[i].v;
@@ -1888,6 +2030,11 @@ static void rm_ops(struct ctx *x, const struct scmd *c, size_t a,
 				rec = 1;
 			else if (!longs[j])
 				odd = 1;
+			/* the last of them counts */
+			if (!strcmp(v, "--no-preserve-root"))
+				root_ok = 1;
+			else if (!strncmp(v, "--preserve-root", 15))
+				root_ok = 0;
 			continue;
 		}
 		if (strspn(v + 1, "rRfivdI") != strlen(v + 1))
@@ -1910,7 +2057,8 @@ static void rm_ops(struct ctx *x, const struct scmd *c, size_t a,
 		}
 		if (!w->n && !(w->fl & W_DYN))
 			continue;
-		if (!(w->fl & (W_DYN | W_GLOB)) && rm_refused(w->v, w->n))
+		if (!(w->fl & (W_DYN | W_GLOB)) && rm_refused(w->v, w->n) &&
+		    !(rec && root_ok && rm_root(w->v, w->n)))
 			continue;
 		/* a relative name after the cwd was lost names nothing we
 		 * can follow, as for writes (set_cwd) */
@@ -1935,7 +2083,10 @@ static void rm_ops(struct ctx *x, const struct scmd *c, size_t a,
 			}
 			(void)new_op(x, KT_SH_DELETE_UNDER, q);
 		}
-		(void)new_op(x, KT_SH_DELETE, p);
+		if (rm_root(w->v, w->n))
+			free(p);        /* / is no file: only what is under it */
+		else
+			(void)new_op(x, KT_SH_DELETE, p);
 	}
 }
 
@@ -2972,10 +3123,10 @@ static int loose_ops(struct ctx *x, const char *s, size_t n)
 			b = (c->w[a].fl & W_DYN) ? "" : base(c->w[a].v);
 			/* a literal cd is followed: what comes after it in
 			 * the construct runs there, when it runs at all
-			 * (`(cd build && make)`); pushd/popd lose the cwd */
+			 * (`(cd build && make)`); so are pushd and popd */
 			if (!strcmp(b, "cd") || !strcmp(b, "pushd") ||
 			    !strcmp(b, "popd")) {
-				set_cwd(x, c, a, b[0] == 'c' ? YES : UNK);
+				set_cwd(x, c, a, YES);
 				continue;
 			}
 			if (!strcmp(b, "sed") || !strcmp(b, "perl"))
@@ -3361,8 +3512,8 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 			} else if (!strcmp(b, "cd") || !strcmp(b, "pushd") ||
 				   !strcmp(b, "popd")) {
 				if (pl->n == 1 && reached[i] != NO)
-					set_cwd(&x, c, a, strcmp(b, "cd") ? UNK
-						: reached[i] == YES ? succ[i] : UNK);
+					set_cwd(&x, c, a, reached[i] == YES ?
+						succ[i] : UNK);
 			} else {
 				if (pl->n == 1 && reached[i] == YES &&
 				    succ[i] == YES)
@@ -3494,7 +3645,7 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 	}
 	p->ncc = i;
 out:
-	free(x.cwd);
+	ctx_free(&x);
 	free(reached);
 	free(succ);
 	free(fail);

@@ -439,13 +439,15 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Whether path lies in dir: dir itself or below it ("" = everywhere). */
+/* Whether path lies in dir: dir itself or below it ("" = everywhere).
+ * "/" is everywhere too: a relative path (its run's cwd was not known)
+ * names a file below / all the same (`rm -rf --no-preserve-root /`). */
 static int under(const char *path, const char *dir)
 {
 	size_t n = strlen(dir);
 
 	if (!n || (n == 1 && dir[0] == '/'))
-		return !n || path[0] == '/';
+		return 1;
 	return !strncmp(path, dir, n) && (path[n] == 0 || path[n] == '/');
 }
 

@@ -261,6 +261,56 @@ static void t_invalid_utf8(void **st)
 	it_close(&c);
 }
 
+/* A shell call's `workdir` is resolved as Codex does (cwd.join(workdir)):
+ * a relative one below the session's cwd, for rm, for a cd in the
+ * command and for apply_patch run through the shell; with no cwd known,
+ * below the session's own (relative) paths.  Never a file elsewhere. */
+static void workdir_case(const char *fx, const char *root)
+{
+	char p[4096], f[256], *s;
+	it_ctx c;
+	const char *run;
+
+	it_fixture(p, sizeof(p), fx);
+	it_open(&c);
+	assert_int_equal(it_import(&c, NULL, 0, 1, p), 0);
+	assert_int_equal(c.nruns, 1);
+	run = c.runs[0].id;
+	/* rm a.c with workdir "sub": sub/a.c goes, a.c stays */
+	snprintf(f, sizeof(f), "%ssub/a.c", root);
+	s = it_cat(&c, run, f, 9);
+	assert_non_null(s);
+	assert_string_equal(s, "int s;\n");
+	free(s);
+	assert_null(it_cat(&c, run, f, 0));
+	snprintf(f, sizeof(f), "%sa.c", root);
+	s = it_cat(&c, run, f, 0);
+	assert_non_null(s);
+	assert_string_equal(s, "int a;\n");
+	free(s);
+	/* cd .. from workdir sub/deep */
+	snprintf(f, sizeof(f), "%ssub/c.c", root);
+	s = it_cat(&c, run, f, 12);
+	assert_non_null(s);
+	free(s);
+	assert_null(it_cat(&c, run, f, 0));
+	/* apply_patch in the shell, workdir sub: Update File b.c */
+	snprintf(f, sizeof(f), "%ssub/b.c", root);
+	s = it_cat(&c, run, f, 0);
+	assert_non_null(s);
+	assert_string_equal(s, "int b2;\n");
+	free(s);
+	assert_int_equal(it_count(&c, run).edit, 7);
+	it_close(&c);
+}
+
+static void t_workdir(void **st)
+{
+	(void)st;
+	workdir_case("codex/workdir.jsonl", "/w/");
+	workdir_case("codex/workdir_nocwd.jsonl", "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +323,7 @@ int main(void)
 		cmocka_unit_test(t_legacy),
 		cmocka_unit_test(t_strict_and_growth),
 		cmocka_unit_test(t_invalid_utf8),
+		cmocka_unit_test(t_workdir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

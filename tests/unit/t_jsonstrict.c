@@ -189,6 +189,15 @@ static void t_bom(void **st)
 	cjson_takes("\xef\xbb\xbf{\"a\":1}");
 	bad("\xef\xbb\xbf{\"a\":1}", 0, "byte order mark");
 	bad("[\xef\xbb\xbf]", 1, "byte order mark");
+	/* named as a mark wherever it stands between tokens (a key or the
+	 * end was expected there): the same words from every importer */
+	bad("{\"a\":1,\xef\xbb\xbf\"b\":2}", 7, "byte order mark");
+	bad("{ \xef\xbb\xbf\"a\":1}", 2, "byte order mark");
+	bad("{\"a\"\xef\xbb\xbf:1}", 4, "byte order mark");
+	bad("[1]\n\xef\xbb\xbf", 4, "byte order mark");
+	bad("[1\xef\xbb\xbf]", 2, "byte order mark");
+	/* in a string it is a character like any other */
+	assert_int_equal(check("[\"\xef\xbb\xbf\"]", 0, NULL, NULL), 0);
 	assert_int_equal(check("\xef\xbb\xbf{\"a\":1}", KT_JSON_BOM, &off, &why), 0);
 	assert_int_equal(check("\xef\xbb\xbf  [1]\n", KT_JSON_BOM, NULL, NULL), 0);
 	/* only one, only first */

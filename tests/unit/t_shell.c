@@ -195,6 +195,56 @@ static void t_cwd_and_lists(void **st)
 	assert_true(p.nothing_ran);
 	assert_int_equal(p.nops, 0);
 	kt_sh_plan_free(&p);
+	/* cd - returns to OLDPWD as bash does; before any cd of the command
+	 * OLDPWD is not known, so relative paths are not followed */
+	one_write("cd build && cd - && echo x > f", "/w", "", 1, KT_SH_WRITE,
+		  "/w/f", "x\n");
+	one_write("cd /a; cd /b; cd -; echo x > f", NULL, "", 1, KT_SH_WRITE,
+		  "/a/f", "x\n");
+	one_write("cd /a && cd /b && cd - >/dev/null && cd - && echo x > f",
+		  "/w", "", 1, KT_SH_WRITE, "/b/f", "x\n");
+	/* back to a start the caller did not know: relative again */
+	one_write("cd /abs && cd - && echo x > f", NULL, "", 1, KT_SH_WRITE,
+		  "f", "x\n");
+	no_ops("cd - && echo x > f", "/w", "", 1);
+	no_ops("cd $D && cd /a && cd - && echo x > f", "/w", "", 1);
+	/* cd alone (or ~) goes home, which we do not know: relative paths
+	 * unknown, absolute ones kept; cd - comes back */
+	no_ops("cd && echo x > f", "/w", "", 1);
+	no_ops("cd ~ && echo x > f", "/w", "", 1);
+	one_write("cd && echo x > /abs/f", "/w", "", 1, KT_SH_WRITE, "/abs/f",
+		  "x\n");
+	one_write("cd; cd -; echo x > f", "/w", "", 1, KT_SH_WRITE, "/w/f",
+		  "x\n");
+	one_write("cd -P build && echo x > f", "/w", "", 1, KT_SH_WRITE,
+		  "/w/build/f", "x\n");
+	/* pushd DIR / popd / pushd (swap) */
+	one_write("pushd build && echo x > f", "/w", "", 1, KT_SH_WRITE,
+		  "/w/build/f", "x\n");
+	one_write("pushd build >/dev/null && make && popd && echo x > f", "/w",
+		  "", 1, KT_SH_WRITE, "/w/f", "x\n");
+	one_write("pushd /a; pushd /b; popd; echo x > f", "/w", "", 1,
+		  KT_SH_WRITE, "/a/f", "x\n");
+	one_write("pushd /a && pushd /b && pushd && echo x > f", "/w", "", 1,
+		  KT_SH_WRITE, "/a/f", "x\n");
+	one_write("pushd /a && pushd && echo x > f", "/w", "", 1,
+		  KT_SH_WRITE, "/w/f", "x\n");
+	/* a stack entry from before the command, +N/-N: not followed */
+	no_ops("popd && echo x > f", "/w", "", 1);
+	no_ops("pushd && echo x > f", "/w", "", 1);
+	no_ops("pushd /a && pushd +1 && echo x > f", "/w", "", 1);
+	no_ops("pushd /a && popd -0 && echo x > f", "/w", "", 1);
+	/* a popd that failed changed nothing */
+	no_ops("pushd nope && echo x > f", "/w",
+	       "/bin/bash: line 1: pushd: nope: No such file or directory", 0);
+	/* chains: each step runs where the cds before it led */
+	p = plan("cd sub && rm old.c && cd - && rm k.cu && cd /t && "
+		 "echo x > f", "/w", "", 1);
+	assert_int_equal(p.nops, 3);
+	assert_string_equal(p.ops[0].path, "/w/sub/old.c");
+	assert_string_equal(p.ops[1].path, "/w/k.cu");
+	assert_string_equal(p.ops[2].path, "/t/f");
+	kt_sh_plan_free(&p);
 	/* opaque constructs stop the analysis */
 	p = plan("for f in a b; do echo x > $f; done", "/w", "", 1);
 	assert_true(p.opaque);
@@ -299,6 +349,23 @@ static void t_rm_recursive(void **st)
 	rm_plan("cd d && rm -rf ..", 1, "");
 	rm_plan("rm -rf /", 1, "");
 	rm_plan("rm -rf //", 1, "");
+	/* --no-preserve-root: / goes like any directory, with everything
+	 * known under it (the last of it and --preserve-root counts); not
+	 * without -r, and . and .. stay refused */
+	rm_plan("rm -rf --no-preserve-root /", 1, "DU:/");
+	rm_plan("rm -r --no-preserve-root /", 1, "DU:/");
+	rm_plan("rm --no-preserve-root -fR // build", 1,
+		"DU:/ DU:/w/build D:/w/build");
+	rm_plan("cd /tmp && rm -rf --no-preserve-root /", 1, "DU:/");
+	rm_plan("rm -rf --no-preserve-root --preserve-root /", 1, "");
+	rm_plan("rm -rf --preserve-root=all /", 1, "");
+	rm_plan("rm --no-preserve-root /", 1, "");
+	rm_plan("rm -rf --no-preserve-root . ..", 1, "");
+	rm_plan("rm -rf --no-preserve-root /w/d/..", 1, "");
+	rm_plan("rm -rf -- --no-preserve-root /", 1,
+		"DU:/w/--no-preserve-root D:/w/--no-preserve-root");
+	/* may have run: what is under / becomes unknown */
+	rm_plan("make && rm -rf --no-preserve-root /", 0, "UU~:/");
 	rm_plan("rm -rf .build", 1, "DU:/w/.build D:/w/.build");
 	rm_plan("rm -rf ..x", 1, "DU:/w/..x D:/w/..x");
 }
