@@ -344,7 +344,8 @@ int kt_export_jsonl(kt_store *s, const char *run, int redact, FILE *out,
 	rc = kt_event_scan(s, run, 1, ri.n_events, 0,
 			   KT_READ_BODY | KT_READ_HASH, exp_event, &x);
 	if (rc && !err[0])
-		snprintf(err, errlen, "%s", kt_strerror(rc));
+		snprintf(err, errlen, "%s%s%s", kt_strerror(rc),
+			 *kt_store_errmsg(s) ? ": " : "", kt_store_errmsg(s));
 	if (!rc && fflush(out)) {
 		rc = KT_EIO;
 		snprintf(err, errlen, "write: %s", kt_strerror(rc));

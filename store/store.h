@@ -273,7 +273,12 @@ int kt_event_append(kt_store *s, const char *run, kt_event *ev);
  *                hashes every event from its page's checkpoint up to seq
  *                (up to 256 events, all kinds, bodies from the cache); a
  *                scan hashes every event from the page of `first` on, of
- *                every kind, whatever `kinds` says.  Ask only when needed.
+ *                every kind, whatever `kinds` says, checks the chain
+ *                against each page checkpoint it passes and, when it runs
+ *                to the run's last event, against the run head
+ *                (KT_ECORRUPT after fn saw the events: a caller that
+ *                writes them out must treat the output as void).  Ask
+ *                only when needed.
  *
  * kt_event_read reads event (run, seq); pointers in *ev are owned by s and
  * valid until the next call on s.  kt_event_scan calls fn for each event of
