@@ -614,6 +614,17 @@ static int jsonl_parse(const char *line, size_t len, kt_jsonl_rec *r,
 			rc = KT_EPARSE;
 			goto out;
 		}
+		/* RFC 8259 section 8.1: the text is UTF-8.  cJSON keeps any
+		 * bytes, and an event holding others would make every JSON
+		 * reader of `log --json` or an export choke.  (A blob line's
+		 * text is file content, stored and read back as bytes.) */
+		if (fl && !kt_utf8_valid(line, len, &off)) {
+			if (err && errlen)
+				snprintf(err, errlen,
+					 "invalid UTF-8 at byte %zu", off);
+			rc = KT_EPARSE;
+			goto out;
+		}
 	}
 	if (!cJSON_IsObject(r->root)) {
 		rc = fail(err, errlen, "not a JSON object");

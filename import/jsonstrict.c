@@ -454,3 +454,62 @@ int kt_imp_json_bom(kt_imp *imp, const kt_file *f, uint64_t line,
 	strict_warn(imp, f, line, s, off, why);
 	return 1;
 }
+
+/* jsonstrict.h.  RFC 3629 section 4's syntax, byte by byte outside runs of
+ * ASCII, which are skipped 16 bytes (SSE2: the high bits) or 8 at a time. */
+int kt_utf8_valid(const char *text, size_t n, size_t *bad)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned c = s[i];
+
+		if (c < 0x80) {
+#if defined(__SSE2__)
+			while (i + 16 <= n &&
+			       !_mm_movemask_epi8(_mm_loadu_si128(
+				       (const __m128i *)(const void *)(s + i))))
+				i += 16;
+#endif
+			while (i + 8 <= n) {
+				uint64_t w;
+
+				memcpy(&w, s + i, 8);
+				if (w & 0x8080808080808080ull)
+					break;
+				i += 8;
+			}
+			while (i < n && s[i] < 0x80)
+				i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			if (i + 1 >= n || (s[i + 1] & 0xc0) != 0x80)
+				break;
+			i += 2;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			if (i + 2 >= n || (s[i + 1] & 0xc0) != 0x80 ||
+			    (s[i + 2] & 0xc0) != 0x80 ||
+			    (c == 0xe0 && s[i + 1] < 0xa0) ||
+			    (c == 0xed && s[i + 1] > 0x9f))
+				break;
+			i += 3;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			if (i + 3 >= n || (s[i + 1] & 0xc0) != 0x80 ||
+			    (s[i + 2] & 0xc0) != 0x80 ||
+			    (s[i + 3] & 0xc0) != 0x80 ||
+			    (c == 0xf0 && s[i + 1] < 0x90) ||
+			    (c == 0xf4 && s[i + 1] > 0x8f))
+				break;
+			i += 4;
+		} else {
+			break;
+		}
+	}
+	if (i >= n)
+		return 1;
+	if (bad)
+		*bad = i;
+	return 0;
+}

@@ -78,3 +78,26 @@ assert [x["name"] for x in r]==["ünï run 1"], r'
 	[ "$status" -eq 0 ]
 	[ "$("$KTRAJ" log "$id" --json | wc -l)" -eq $((n + 1)) ]
 }
+
+@test "append and import: an event line that is not UTF-8 is refused at its line (RFC 8259 8.1); log --json stays valid" {
+	good='{"kind":"message","payload":{"role":"user","text":"caf\u00e9 ok"}}'
+	bad=$(printf '{"kind":"message","payload":{"role":"user","text":"a\x9db"}}')
+	run "$KTRAJ" append uapp <<<"$good"$'\n'"$bad"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'ktraj: append: line 2: invalid UTF-8 at byte 52'* ]]
+	printf '%s\n%s\n%s\n' "$good" "$bad" '{"kind":"note","payload":{"text":"after"}}' \
+		>"$BATS_TEST_TMPDIR/u.jsonl"
+	run "$KTRAJ" import "$BATS_TEST_TMPDIR/u.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'u.jsonl:2: invalid UTF-8 at byte 52'* ]]
+	run --separate-stderr "$KTRAJ" import --strict "$BATS_TEST_TMPDIR/u.jsonl"
+	[ "$status" -ne 0 ]
+	"$KTRAJ" log uapp --json | python3 -c '
+import json,sys
+rows=[json.loads(l) for l in sys.stdin.buffer.read().decode("utf-8").splitlines()]
+assert [r["text"] for r in rows]==["caf\u00e9 ok"], rows'
+	"$KTRAJ" ls --json | python3 -c '
+import json,sys
+runs=[json.loads(l) for l in sys.stdin.buffer.read().decode("utf-8").splitlines()]
+assert sorted(r["events"] for r in runs)==[1,2], runs'
+}

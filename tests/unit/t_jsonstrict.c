@@ -364,6 +364,48 @@ static void t_str_stop(void **state)
 			}
 }
 
+/* kt_utf8_valid against RFC 3629 section 4, each bad sequence also at
+ * every offset around the 16- and 8-byte ASCII strides. */
+static void t_utf8(void **st)
+{
+	static const struct { const char *s; int ok; } v[] = {
+		{ "plain ascii", 1 }, { "caf\xc3\xa9", 1 },
+		{ "\xe2\x82\xac", 1 }, { "\xf0\x9f\x98\x80", 1 },
+		{ "\xef\xbf\xbd", 1 }, { "\xf4\x8f\xbf\xbf", 1 },
+		{ "\x9d", 0 },                 /* lone continuation byte */
+		{ "\xc3", 0 },                 /* truncated */
+		{ "\xc0\xaf", 0 },             /* overlong '/' */
+		{ "\xe0\x80\xaf", 0 },         /* overlong */
+		{ "\xed\xa0\x80", 0 },         /* surrogate U+D800 */
+		{ "\xf4\x90\x80\x80", 0 },     /* past U+10FFFF */
+		{ "\xf5\x80\x80\x80", 0 }, { "\xff", 0 },
+		{ "\xe2\x82", 0 },             /* truncated three bytes */
+	};
+	char buf[128];
+	size_t bad;
+
+	(void)st;
+	assert_int_equal(kt_utf8_valid("", 0, NULL), 1);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		size_t l = strlen(v[i].s);
+
+		for (size_t at = 0; at < 40; at++) {
+			memset(buf, 'a', at);
+			memcpy(buf + at, v[i].s, l);
+			memset(buf + at + l, 'z', 20);
+			bad = 999;
+			/* the truncated ones are only bad at the end of the
+			 * text or before an ASCII byte: both are tried */
+			assert_int_equal(kt_utf8_valid(buf, at + l + 20, &bad),
+					 v[i].ok);
+			assert_int_equal(kt_utf8_valid(buf, at + l, &bad),
+					 v[i].ok);
+			if (!v[i].ok)
+				assert_int_equal(bad, at);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +421,7 @@ int main(void)
 		cmocka_unit_test(t_long_strings),
 		cmocka_unit_test(t_depth),
 		cmocka_unit_test(t_parse_wrapper),
+		cmocka_unit_test(t_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
