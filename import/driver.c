@@ -1003,6 +1003,12 @@ void kt_imp_check_reemit(kt_imp *imp)
 		imp->check_reemit = 1;
 }
 
+void kt_imp_check_reemit_all(kt_imp *imp)
+{
+	if (imp->in_run && !imp->opts->redact)
+		imp->check_reemit = 2;
+}
+
 /* The end of a run checked with kt_imp_check_reemit: say what changed. */
 static void reemit_report(kt_imp *imp)
 {
@@ -1369,7 +1375,8 @@ static char *prov_json(const kt_file *f, const kt_ev *ev)
 }
 
 /* Whether ev, re-emitted as event imp->seq, differs from the stored one
- * (kind or payload; a payload cJSON cannot print counts as the same). */
+ * (kind or payload, and with check_reemit 2 parent, ts and actor; a
+ * payload cJSON cannot print counts as the same). */
 static int reemit_differs(kt_imp *imp, const kt_ev *ev)
 {
 	kt_event st;
@@ -1381,6 +1388,10 @@ static int reemit_differs(kt_imp *imp, const kt_ev *ev)
 	if (rc)
 		return 0;
 	if (st.kind != ev->kind)
+		return 1;
+	if (imp->check_reemit == 2 &&
+	    (st.parent != ev->parent || st.ts_ns != ev->ts_ns ||
+	     strcmp(st.actor ? st.actor : "", ev->actor ? ev->actor : "")))
 		return 1;
 	if (!ev->payload || kt_imp_json_print(ev->payload, &imp->pbuf))
 		return 0;

@@ -95,7 +95,7 @@ struct kt_imp {
 	int frozen;             /* it does not: append nothing to this run */
 	/* kt_imp_check_reemit: the first re-emitted event whose payload
 	 * differs from the stored one (0 none), and where it came from */
-	int check_reemit;
+	int check_reemit;       /* 1: kind, payload; 2: and parent, ts, actor */
 	uint64_t changed_seq;
 	const kt_file *changed_file;
 	/* meta of a run not in the store yet: it is created with its first

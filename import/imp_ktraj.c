@@ -1412,6 +1412,10 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 			}
 			if (rc)
 				goto fail_rec;
+			/* a run id names an exported run: a copy that differs
+			 * from the stored run must not pass for it */
+			if (by_id)
+				kt_imp_check_reemit_all(imp);
 			in_run = 1;
 			run_n = 0;
 			if (!fresh)

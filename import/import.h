@@ -99,6 +99,11 @@ int kt_imp_run_end(kt_imp *imp);
  * payloads are redacted).  Costs one stored-event read per re-emitted
  * event, so only for small sources. */
 void kt_imp_check_reemit(kt_imp *imp);
+/* kt_imp_check_reemit that also compares parent, ts and actor: for a
+ * source that gives them itself (a ktraj JSONL export, whose run id it
+ * keeps), so that a changed copy of an imported run is reported instead
+ * of being taken as the run already stored. */
+void kt_imp_check_reemit_all(kt_imp *imp);
 /* The current run's id (valid between run_begin and run_end). */
 const char *kt_imp_run_id(const kt_imp *imp);
 

@@ -56,7 +56,11 @@
  * prov and fields, as exported) was changed after export: it is reported
  * ("seq N does not hash to its "hash"") and still imported as it reads
  * now, since skipping it would shift every later seq and parent; its
- * stored hash is then the new one.
+ * stored hash is then the new one.  A file whose run id names a run
+ * already stored is compared event by event with it (kind, parent, ts,
+ * actor, payload): a copy that differs is reported ("changed since run X
+ * was imported (its step N differs)") and adds nothing, so the stored run
+ * is never silently taken for that copy, nor the copy for it.
  */
 #ifndef KT_KTRAJ_JSONL_H
 #define KT_KTRAJ_JSONL_H

@@ -111,6 +111,30 @@ PY
 	[ -z "$output" ] || [[ "$output" != *"$R"* ]]
 }
 
+@test "the original export imported after a changed copy of it is reported, not taken as the stored run" {
+	n=$(grep -n '"kind":"bench"' "$BATS_TEST_TMPDIR/e.jsonl" | head -1 | cut -d: -f1)
+	seq=$(sed -n "${n}p" "$BATS_TEST_TMPDIR/e.jsonl" | python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["seq"])')
+	edit_line "$n" '"time_ms":\([0-9.]*\)/"time_ms":9\1' "$BATS_TEST_TMPDIR/t2.jsonl"
+	KTRAJ_STORE="$B" "$KTRAJ" import "$BATS_TEST_TMPDIR/t2.jsonl" >/dev/null 2>&1
+	run env KTRAJ_STORE="$B" "$KTRAJ" import "$BATS_TEST_TMPDIR/e.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"e.jsonl: changed since run ${R:0:12} was imported (its step $seq differs)"* ]]
+	# a parent changed (the event's payload kept) is a change too
+	p=$(grep -n '"parent":[0-9]' "$BATS_TEST_TMPDIR/e.jsonl" | sed -n 3p | cut -d: -f1)
+	pseq=$(sed -n "${p}p" "$BATS_TEST_TMPDIR/e.jsonl" | python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["seq"])')
+	edit_line "$p" '"parent":[0-9]*/"parent":1' "$BATS_TEST_TMPDIR/t3.jsonl"
+	D="$BATS_TEST_TMPDIR/d.ktraj"
+	KTRAJ_STORE="$D" "$KTRAJ" import "$BATS_TEST_TMPDIR/t3.jsonl" >/dev/null 2>&1
+	run env KTRAJ_STORE="$D" "$KTRAJ" import "$BATS_TEST_TMPDIR/e.jsonl"
+	[[ "$output" == *"(its step $pseq differs)"* ]]
+	# the same file again, or the original into its own store: silent
+	run env KTRAJ_STORE="$D" "$KTRAJ" import "$BATS_TEST_TMPDIR/t3.jsonl"
+	[[ "$output" != *"changed since"* ]]
+	run "$KTRAJ" import "$BATS_TEST_TMPDIR/e.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"changed since"* ]]
+}
+
 @test "an event with a negative ts is a bad line, as for append" {
 	n=$(grep -n '"kind":"bench"' "$BATS_TEST_TMPDIR/e.jsonl" | head -1 | cut -d: -f1)
 	edit_line "$n" '"ts":[0-9]*/"ts":-5' "$BATS_TEST_TMPDIR/t3.jsonl"
