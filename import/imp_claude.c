@@ -589,6 +589,26 @@ static cJSON *parse_line(struct cc *cc, const kt_file *f, const char *s,
 	}
 	o = cJSON_ParseWithLengthOpts(s, n, &end, 0);
 	if (!o) {
+		/* Node writes a string cut inside a surrogate pair as a
+		 * lone \ud83d: keep the line, with U+FFFD for the half */
+		size_t at = 0;
+		char *fx = kt_json_fix_surrogates(s, n, &at);
+
+		if (fx) {
+			o = cJSON_ParseWithLengthOpts(fx, n, &end, 0);
+			if (o && kt_imp_json_strict(cc->imp, f, line, fx, n,
+						    &o)) {
+				free(fx);
+				return NULL;    /* warned */
+			}
+			free(fx);
+			if (o) {
+				kt_imp_warn(cc->imp, f, line,
+					    "unpaired UTF-16 surrogate escape at byte %zu: replaced by U+FFFD",
+					    at);
+				goto parsed;
+			}
+		}
 		if (kt_imp_json_bom(cc->imp, f, line, s, n))
 			return NULL;    /* warned, as every importer does */
 		if (max_depth(s, n) >= CJSON_NESTING_LIMIT)
@@ -606,6 +626,7 @@ static cJSON *parse_line(struct cc *cc, const kt_file *f, const char *s,
 	}
 	if (kt_imp_json_strict(cc->imp, f, line, s, n, &o))
 		return NULL;
+parsed:
 	if (!cJSON_IsObject(o)) {
 		kt_imp_warn(cc->imp, f, line, "not a JSON object: line skipped");
 		cJSON_Delete(o);

@@ -8,6 +8,7 @@
  * portable word loop) looking only for '"', '\\' and bytes below 0x20;
  * everything outside strings is short and walked byte by byte.
  */
+#include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -512,4 +513,46 @@ int kt_utf8_valid(const char *text, size_t n, size_t *bad)
 	if (bad)
 		*bad = i;
 	return 0;
+}
+
+/* jsonstrict.h */
+char *kt_json_fix_surrogates(const char *s, size_t n, size_t *first)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out = NULL;
+	size_t i = 0;
+
+	/* a backslash only ever stands in a string, as an escape's start */
+	while (i + 1 < n) {
+		unsigned cp, lo;
+
+		if (p[i] != '\\') {
+			i++;
+			continue;
+		}
+		if (p[i + 1] != 'u' || n - i < 6 || hex4(p + i + 2, &cp)) {
+			i += 2;
+			continue;
+		}
+		if (cp >= 0xd800 && cp <= 0xdbff && n - i >= 12 &&
+		    p[i + 6] == '\\' && p[i + 7] == 'u' &&
+		    !hex4(p + i + 8, &lo) && lo >= 0xdc00 && lo <= 0xdfff) {
+			i += 12;
+			continue;
+		}
+		if (cp >= 0xd800 && cp <= 0xdfff) {
+			if (!out) {
+				out = malloc(n + 1);
+				if (!out)
+					return NULL;
+				memcpy(out, s, n);
+				out[n] = 0;
+				if (first)
+					*first = i;
+			}
+			memcpy(out + i, "\\ufffd", 6);
+		}
+		i += 6;
+	}
+	return out;
 }

@@ -63,6 +63,17 @@
 const char *kt_json_str_stop(const char *p, const char *end);
 
 /*
+ * A copy of s[0..n) (NUL-terminated, same length) in which every \u escape
+ * of a UTF-16 surrogate that is not one half of a pair is \ufffd, or NULL
+ * when there is none (or no memory).  RFC 8259 section 8.2 leaves such
+ * strings to the implementation and cJSON refuses them; JavaScript's
+ * JSON.stringify writes them when a string was cut inside a surrogate
+ * pair (an emoji truncated by a Node agent).  *first (may be NULL): the
+ * offset of the first one replaced.  The caller frees the copy.
+ */
+char *kt_json_fix_surrogates(const char *s, size_t n, size_t *first);
+
+/*
  * Whether text[0..n) is UTF-8 (RFC 3629 section 4: no overlong forms, no
  * surrogates, nothing past U+10FFFF), which RFC 8259 section 8.1 requires
  * of JSON exchanged between systems.  Returns 1, or 0 with *bad (may be

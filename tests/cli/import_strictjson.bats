@@ -168,3 +168,28 @@ bom_same() { # FILE alone: format and events as with a BOM before it
 	[ -f "$f" ] || skip "corpus file missing"
 	bom_same "$f"
 }
+
+@test "Claude Code: a lone UTF-16 surrogate escape (a Node string cut inside an emoji) keeps its line, with U+FFFD" {
+	S="$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl"
+	python3 - "$S" "$BATS_TEST_TMPDIR/sur.jsonl" <<'PY'
+import json,sys
+L=open(sys.argv[1]).read().splitlines()
+s=json.dumps(json.loads(L[1]),separators=(',',':'))
+i=s.index('"text":"')+8
+L[1]=s[:i]+'\\ud83d'+s[i:]
+open(sys.argv[2],'w').write('\n'.join(L)+'\n')
+PY
+	run --separate-stderr "$KTRAJ" import --json "$BATS_TEST_TMPDIR/sur.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"sur.jsonl:2: unpaired UTF-16 surrogate escape at byte "*": replaced by U+FFFD"* ]]
+	# every event of the original is there (the line's tool call too)
+	"$KTRAJ" import --json "$S" >/dev/null 2>&1 || true
+	"$KTRAJ" ls --json | python3 -c '
+import json,sys
+r=[json.loads(l) for l in sys.stdin]
+assert len(r)==1 and r[0]["events"]==39, r'
+	"$KTRAJ" log 3db88dd1 --json | python3 -c '
+import json,sys
+r=[json.loads(l) for l in sys.stdin]
+assert r[1]["text"].startswith("\ufffdLet me look"), r[1]'
+}

@@ -406,6 +406,42 @@ static void t_utf8(void **st)
 	}
 }
 
+/* Lone surrogate escapes become \ufffd in a copy of the same length;
+ * pairs, escaped backslashes before a "u" and texts without any stay. */
+static void t_fix_surrogates(void **st)
+{
+	static const struct { const char *in, *out; size_t first; } v[] = {
+		{ "\"a\\ud83db\"", "\"a\\ufffdb\"", 2 },
+		{ "\"\\udc00\"", "\"\\ufffd\"", 1 },
+		{ "[\"\\ud83d\",\"\\ud83d\\ude00\",\"\\ude00\"]",
+		  "[\"\\ufffd\",\"\\ud83d\\ude00\",\"\\ufffd\"]", 2 },
+		{ "\"\\ud83d\\u0041\"", "\"\\ufffd\\u0041\"", 1 },
+		{ "\"x\\ud800", "\"x\\ufffd", 2 },     /* at the very end */
+	};
+	static const char *same[] = {
+		"\"\\ud83d\\ude00\"", "\"\\\\ud83d\"", "\"plain\"", "\"\\u00e9\"",
+		"\"\\ud83", "",
+	};
+	size_t first;
+	char *o;
+
+	(void)st;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		first = 999;
+		o = kt_json_fix_surrogates(v[i].in, strlen(v[i].in), &first);
+		assert_non_null(o);
+		assert_string_equal(o, v[i].out);
+		assert_int_equal(first, v[i].first);
+		assert_int_equal(kt_json_check(o, strlen(o), 0, NULL, NULL),
+				 strchr(o + strlen(o) - 1, '"') ||
+				 o[strlen(o) - 1] == ']' ? 0 : KT_EPARSE);
+		free(o);
+	}
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++)
+		assert_null(kt_json_fix_surrogates(same[i], strlen(same[i]),
+						   &first));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +458,7 @@ int main(void)
 		cmocka_unit_test(t_depth),
 		cmocka_unit_test(t_parse_wrapper),
 		cmocka_unit_test(t_utf8),
+		cmocka_unit_test(t_fix_surrogates),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
