@@ -155,6 +155,7 @@ struct cc {
 	struct smap usage_done;    /* message ids whose usage is counted */
 	struct smap side;          /* sidechain uuid -> sub-agent id */
 	struct smap tasks;         /* Task prompt -> tool_use id */
+	struct smap lines;         /* uuid + hash of the line -> line no. */
 	struct pline *pend;
 	size_t npend, pcap;
 	char *pend_id;
@@ -1547,6 +1548,41 @@ static int handle_summary(struct cc *cc, const struct pline *pl)
 
 /* ---- per line ------------------------------------------------------------ */
 
+/*
+ * A line given twice (same uuid, same bytes: a log concatenated with
+ * itself, a line written again) is skipped with a warning; its text would
+ * otherwise be a second message (tool calls and results are kept once by
+ * id anyway).  Lines that share a uuid but differ are all read.  Returns
+ * 0 (new), -1 (a repeat: warned, skip it) or KT_ENOMEM.
+ */
+static int seen_line(struct cc *cc, const kt_file *f, const cJSON *o,
+		     const char *s, size_t n, uint64_t line)
+{
+	const char *uuid = jstr(o, "uuid");
+	uint64_t h = 1469598103934665603ull;
+	char key[300];
+	void **slot;
+
+	if (!uuid || strlen(uuid) > 256)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	snprintf(key, sizeof(key), "%s\x1f%016llx", uuid,
+		 (unsigned long long)h);
+	slot = sm_slot(&cc->lines, key, 0);
+	if (slot) {
+		kt_imp_warn(cc->imp, f, line,
+			    "repeats line %llu (uuid %.60s): skipped",
+			    (unsigned long long)(uintptr_t)*slot, uuid);
+		return -1;
+	}
+	slot = sm_slot(&cc->lines, key, 1);
+	if (!slot)
+		return KT_ENOMEM;
+	*slot = (void *)(uintptr_t)line;
+	return 0;
+}
+
 static int on_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 		   uint64_t line, uint64_t off, void *arg)
 {
@@ -1570,6 +1606,10 @@ static int on_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 		kt_imp_warn(cc->imp, f, line, "no \"type\" string: line skipped");
 		cJSON_Delete(o);
 		return 0;
+	}
+	if ((rc = seen_line(cc, f, o, s, n, line)) != 0) {
+		cJSON_Delete(o);
+		return rc < 0 ? 0 : rc;
 	}
 	if (!strcmp(type, "assistant")) {
 		m = jget(o, "message");
@@ -1946,6 +1986,7 @@ out:
 	sm_free(&cc.usage_done, NULL);
 	sm_free(&cc.side, side_free);
 	sm_free(&cc.tasks, side_free);
+	sm_free(&cc.lines, NULL);
 	cJSON_Delete(cc.meta);
 	free(ps.cwd);
 	free(ps.version);

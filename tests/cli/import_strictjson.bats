@@ -193,3 +193,33 @@ import json,sys
 r=[json.loads(l) for l in sys.stdin]
 assert r[1]["text"].startswith("\ufffdLet me look"), r[1]'
 }
+
+@test "Claude Code: a line given twice (same uuid, same bytes) is skipped with a warning; lines sharing only a uuid are both read" {
+	S="$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl"
+	awk 'NR==2{print}{print}' "$S" >"$BATS_TEST_TMPDIR/d.jsonl"
+	cat "$S" "$S" >"$BATS_TEST_TMPDIR/dd.jsonl"
+	for f in d dd; do
+		run --separate-stderr env KTRAJ_STORE="$BATS_TEST_TMPDIR/$f.ktraj" "$KTRAJ" import --json "$BATS_TEST_TMPDIR/$f.jsonl"
+		[ "$status" -eq 0 ]
+		[[ "$stderr" == *"$f.jsonl:3: repeats line 2 (uuid "*"): skipped"* ]] || [ "$f" = dd ]
+		echo "$output" | python3 -c '
+import json,sys
+r=[json.loads(l) for l in sys.stdin]
+assert len(r)==1 and r[0]["events"]==39, r'
+	done
+	[[ "$stderr" == *"dd.jsonl:24: repeats line 1 "* || "$stderr" == *"dd.jsonl:"*": repeats line 1 (uuid"* ]]
+	# same uuid, other bytes: read (the corpus edge-case file has one)
+	python3 - "$S" "$BATS_TEST_TMPDIR/u.jsonl" <<'PY'
+import json,sys
+L=open(sys.argv[1]).read().splitlines()
+o=json.loads(L[0]); o["message"]["content"]="a second prompt with the same uuid"
+L.insert(1,json.dumps(o))
+open(sys.argv[2],'w').write('\n'.join(L)+'\n')
+PY
+	run --separate-stderr env KTRAJ_STORE="$BATS_TEST_TMPDIR/u.ktraj" "$KTRAJ" import --json "$BATS_TEST_TMPDIR/u.jsonl"
+	[[ "$stderr" != *"repeats line"* ]]
+	echo "$output" | python3 -c '
+import json,sys
+r=[json.loads(l) for l in sys.stdin]
+assert r[0]["events"]==40, r'
+}
