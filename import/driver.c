@@ -1231,6 +1231,14 @@ static int run_begin(kt_imp *imp, const char *id, const char *identity,
 	if (rc == 0) {
 		imp->stored_n = info.n_events;
 		remember_last(imp);
+		/* the run stays as first stored: say so when that copy was
+		 * not redacted, or it would be published as it is */
+		if (imp->opts->redact &&
+		    !(info.meta_json && strstr(info.meta_json,
+					       "\"redacted\":true")))
+			kt_imp_warn(imp, NULL, 0,
+				    "run %.12s was imported before without --redact and stays as stored, not redacted (import into a new store for a redacted copy)",
+				    imp->run_id);
 		if (info.name) {
 			free(imp->run_name);
 			imp->run_name = xstrdup(info.name);
@@ -1268,8 +1276,11 @@ static int run_begin(kt_imp *imp, const char *id, const char *identity,
 	}
 	if (!cJSON_GetObjectItemCaseSensitive(meta, "source"))
 		cJSON_AddStringToObject(meta, "source", imp->cur->display);
-	if (imp->red)
+	if (imp->red) {
 		kt_redact_json(imp->red, meta);
+		if (!cJSON_GetObjectItemCaseSensitive(meta, "redacted"))
+			cJSON_AddTrueToObject(meta, "redacted");
+	}
 	mj = cJSON_PrintUnformatted(meta);
 	cJSON_Delete(meta);
 	if (!mj)

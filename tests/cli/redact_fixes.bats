@@ -165,3 +165,27 @@ PY
 	[[ "$output" != *alice* ]]
 	[[ "${lines[0]}" == '{"run":{"id":"'"$R"'","name":'* ]]
 }
+
+@test "import --redact of a run stored before without --redact says it stays unredacted; a redacted run is marked in its meta" {
+	S="$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl"
+	A="$BATS_TEST_TMPDIR/a.ktraj"
+	KTRAJ_STORE="$A" "$KTRAJ" import "$S" >/dev/null
+	run --separate-stderr env KTRAJ_STORE="$A" "$KTRAJ" import --redact "$S"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"run 3db88dd1ab52 was imported before without --redact and stays as stored, not redacted"* ]]
+	run env KTRAJ_STORE="$A" "$KTRAJ" import --redact --strict "$S"
+	[ "$status" -ne 0 ]
+	B="$BATS_TEST_TMPDIR/b.ktraj"
+	KTRAJ_STORE="$B" "$KTRAJ" import --redact "$S" >/dev/null
+	run --separate-stderr env KTRAJ_STORE="$B" "$KTRAJ" import --redact "$S"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"not redacted"* ]]
+	KTRAJ_STORE="$B" "$KTRAJ" ls --json | python3 -c '
+import json,sys
+r=json.loads(sys.stdin.readline())
+assert r["meta"]["redacted"] is True, r["meta"]'
+	KTRAJ_STORE="$A" "$KTRAJ" ls --json | python3 -c '
+import json,sys
+r=json.loads(sys.stdin.readline())
+assert "redacted" not in r["meta"], r["meta"]'
+}
