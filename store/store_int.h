@@ -359,6 +359,18 @@ int kt_verify_run_records(kt_store *s, MDB_txn *txn,
  * exists (and run_names the run's name); s->bad_run gets the run. */
 int kt_verify_store_records(kt_store *s, MDB_txn *txn);
 
+/* ---- store_refs.c ---- */
+/* The first event of `run` (NULL: of every run, in key order) whose payload
+ * names blob `hash` in a reference field (FORMAT.md "Blob references"):
+ * 0 with out = its run id, *seq and what = 'edit "after"' (wl bytes);
+ * KT_ENOTFOUND when none does.  One BODY scan of the runs, parsing only
+ * payloads that hold the hex text; for verify's message.  Errors as
+ * kt_event_scan. */
+int kt_blobref_find(kt_store *s, const char *run,
+		    const unsigned char hash[KT_HASH_LEN],
+		    char out[KT_RUN_ID_HEX + 1], uint64_t *seq, char *what,
+		    size_t wl);
+
 /* ---- store_pages.c ---- */
 /* Where the bytes of an LMDB data file come from: fd (pread), or mem when
  * fd is -1 (the fuzz target); size bytes in all. */

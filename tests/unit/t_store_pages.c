@@ -9,7 +9,8 @@
  * offset array and meta page is tried, plus the headers of the first and
  * last nodes of each page and every 53rd byte elsewhere.  The child must
  * exit with verify's answer: ok, KT_ECORRUPT or KT_EVERSION (a changed
- * format record).
+ * format record).  Also: a damaged blob is reported with an event that
+ * names it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,12 +35,13 @@ struct fx {
 
 /* A store with a branch page (blobs), an overflow run (a big blob), event
  * blocks and header pages, the paths index and a run record. */
+static unsigned char big[9000];
+
 static void build(const char *path)
 {
 	kt_store *s;
 	unsigned char h[KT_HASH_LEN];
 	char hx[KT_HASH_HEX + 1], pl[512];
-	static unsigned char big[9000];
 	uint32_t x = 12345;
 	kt_event ev;
 
@@ -51,6 +53,16 @@ static void build(const char *path)
 		big[i] = (unsigned char)(x >> 16);
 	}
 	assert_int_equal(kt_blob_put(s, big, sizeof(big), "big.bin", h), 0);
+	kt_hex(h, KT_HASH_LEN, hx);
+	memset(&ev, 0, sizeof(ev));
+	ev.seq = 1;
+	ev.ts_ns = KT_TS_UNKNOWN;
+	ev.kind = KT_KIND_TOOL_RESULT;
+	ev.actor = "tool";
+	snprintf(pl, sizeof(pl), "{\"call_id\":\"c1\",\"ok\":true,"
+		 "\"output\":\"...\",\"output_blob\":\"%s\"}", hx);
+	ev.payload = pl;
+	assert_int_equal(kt_event_append(s, run_a, &ev), 0);
 	for (int i = 0; i < 160; i++) {
 		char body[64];
 		int n = snprintf(body, sizeof(body), "blob %d of the page test\n",
@@ -59,7 +71,7 @@ static void build(const char *path)
 		assert_int_equal(kt_blob_put(s, body, (size_t)n, NULL, h), 0);
 		kt_hex(h, KT_HASH_LEN, hx);
 		memset(&ev, 0, sizeof(ev));
-		ev.seq = (uint64_t)i + 1;
+		ev.seq = (uint64_t)i + 2;
 		ev.ts_ns = 1700000000000000000ll + i;
 		ev.kind = KT_KIND_EDIT;
 		ev.actor = "agent";
@@ -433,12 +445,48 @@ static void t_open_names_page(void **state)
 	free(d);
 }
 
+/* A damaged blob: verify names the event that reads it. */
+static void t_blob_named(void **state)
+{
+	struct fx *f = *state;
+	size_t n = 0;
+	unsigned char *d = (unsigned char *)tu_slurp(f->path, &n), *at;
+	const char *br = NULL;
+	uint64_t bs = 0;
+	kt_store *s;
+	int fd;
+
+	assert_non_null(d);
+	/* incompressible: stored as is, in an overflow run */
+	at = memmem(d, n, big + 4000, 64);
+	assert_non_null(at);
+	fd = open(f->path, O_WRONLY);
+	assert_true(fd >= 0);
+	at[10] ^= 0x20;
+	assert_int_equal(pwrite(fd, at + 10, 1, (off_t)(at + 10 - d)), 1);
+	close(fd);
+	assert_int_equal(kt_store_open(f->path, KT_OPEN_RDONLY | KT_OPEN_CHECK,
+				       &s), 0);
+	assert_int_equal(kt_store_verify(s, NULL, &br, &bs), KT_ECORRUPT);
+	assert_non_null(br);
+	assert_string_equal(br, run_a);
+	assert_int_equal(bs, 1);
+	assert_non_null(strstr(kt_store_errmsg(s), "(its tool_result "
+			       "\"output_blob\") does not match its hash"));
+	/* and verify of that run alone */
+	assert_int_equal(kt_store_verify(s, run_a, &br, &bs), KT_ECORRUPT);
+	assert_int_equal(bs, 1);
+	kt_store_close(s);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(t_messages, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_open_names_page, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(t_blob_named, setup, teardown),
 		cmocka_unit_test_setup_teardown(t_flips_never_crash, setup,
 						teardown),
 	};
