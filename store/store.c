@@ -533,9 +533,10 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 	 * beside any file, and initialize an empty one as a new store. */
 	if (exists && (rc = check_file(s, path, st.st_size, flags)) != 0)
 		goto fail;
-	/* before mdb_env_open, which trusts the meta pages' page size */
+	/* before mdb_env_open, which trusts the meta pages' page size; the
+	 * other pages are checked under the first read txn (env_setup) */
 	if (exists && st.st_size > 0 && (flags & KT_OPEN_CHECK) &&
-	    (rc = kt_pages_check(s)) != 0)
+	    (rc = kt_pages_check_metas(s)) != 0)
 		goto fail;
 	/* LMDB maps at least the committed size; leave room to grow without
 	 * a remap right away */

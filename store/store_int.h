@@ -382,18 +382,22 @@ struct kt_pgsrc {
 #define KT_PAGES_NEWEST UINT64_MAX
 /* Check the structure of every LMDB page that the snapshot of transaction
  * `want` (KT_PAGES_NEWEST: the meta page LMDB picks at open) reaches, as
- * the comment atop store_pages.c lists; *txnid gets the snapshot checked.
- * 0; KT_ECORRUPT with why (wl bytes) naming the page and what is wrong;
- * KT_EBUSY when no meta page holds `want` any more; KT_EIO, KT_ENOMEM.
- * Touches no LMDB handle: safe on any bytes. */
+ * the comment atop store_pages.c lists, or with metas_only the two meta
+ * pages alone; *txnid gets the snapshot.  0; KT_ECORRUPT with why (wl
+ * bytes) naming the page and what is wrong; KT_EBUSY when no meta page
+ * holds `want` any more; KT_EIO, KT_ENOMEM.  Touches no LMDB handle: safe
+ * on any bytes.  Pages of a snapshot no read transaction holds may be
+ * reused by a writer meanwhile: check a live store's pages through
+ * kt_pages_pin. */
 int kt_pages_check_src(const struct kt_pgsrc *src, uint64_t want,
-		       uint64_t *txnid, char *why, size_t wl);
-/* The same for the store's file, newest snapshot (before mdb_env_open);
- * the errmsg names the file and the page. */
-int kt_pages_check(kt_store *s);
-/* A handle opened with KT_OPEN_CHECK: check the snapshot of read txn txn
- * unless it is the one checked last (renewing txn when a writer overwrote
- * its meta page meanwhile).  0 at once without KT_OPEN_CHECK. */
+		       int metas_only, uint64_t *txnid, char *why, size_t wl);
+/* The meta pages of the store's file, before mdb_env_open trusts their
+ * page size; the errmsg names the file and the page. */
+int kt_pages_check_metas(kt_store *s);
+/* A handle opened with KT_OPEN_CHECK: check the pages of the snapshot of
+ * read txn `txn` (which holds them in place) unless it is the one checked
+ * last, renewing txn when a writer overwrote its meta page meanwhile; the
+ * errmsg names the file and the page.  0 at once without KT_OPEN_CHECK. */
 int kt_pages_pin(kt_store *s, MDB_txn *txn);
 
 /* ---- store_blob.c ---- */

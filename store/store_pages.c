@@ -485,7 +485,7 @@ static int read_meta(struct ck *c, unsigned i, uint64_t off,
 }
 
 int kt_pages_check_src(const struct kt_pgsrc *src, uint64_t want,
-		       uint64_t *txnid, char *why, size_t wl)
+		       int metas_only, uint64_t *txnid, char *why, size_t wl)
 {
 	unsigned char m[2][META_SIZE];
 	struct ck c = { 0 };
@@ -534,6 +534,8 @@ int kt_pages_check_src(const struct kt_pgsrc *src, uint64_t want,
 		return bad(&c, "meta page %u: last page %llu, the file holds "
 			   "pages 0..%llu", k, (unsigned long long)last,
 			   (unsigned long long)(src->size / c.psize) - 1);
+	if (metas_only)
+		return 0;
 	c.npages = last + 1;
 	c.seen = calloc((size_t)(c.npages / 8 + 1), 1);
 	c.pg = malloc(c.psize);
@@ -578,7 +580,7 @@ out:
 	return rc;
 }
 
-static int check_file(kt_store *s, uint64_t want)
+static int check_file(kt_store *s, uint64_t want, int metas_only)
 {
 	struct kt_pgsrc src = { -1, NULL, 0 };
 	struct stat st;
@@ -594,10 +596,13 @@ static int check_file(kt_store *s, uint64_t want)
 		goto out;
 	}
 	src.size = (uint64_t)st.st_size;
-	rc = kt_pages_check_src(&src, want, &tx, why, sizeof(why));
+	rc = kt_pages_check_src(&src, want, metas_only, &tx, why,
+				sizeof(why));
 	if (rc == 0) {
-		s->pages_txnid = tx;
-		s->pages_checked = 1;
+		if (!metas_only) {
+			s->pages_txnid = tx;
+			s->pages_checked = 1;
+		}
 	} else if (rc == KT_ECORRUPT) {
 		rc = kt_err(s, rc, "%s: damaged LMDB %s", s->path, why);
 	} else if (rc == KT_EIO) {
@@ -610,9 +615,9 @@ out:
 	return rc;
 }
 
-int kt_pages_check(kt_store *s)
+int kt_pages_check_metas(kt_store *s)
 {
-	return check_file(s, KT_PAGES_NEWEST);
+	return check_file(s, KT_PAGES_NEWEST, 1);
 }
 
 int kt_pages_pin(kt_store *s, MDB_txn *txn)
@@ -626,7 +631,7 @@ int kt_pages_pin(kt_store *s, MDB_txn *txn)
 
 		if (s->pages_checked && id == s->pages_txnid)
 			return 0;
-		rc = check_file(s, id);
+		rc = check_file(s, id, 0);
 		if (rc != KT_EBUSY)
 			return rc;
 		/* two commits since txn began overwrote its meta page: take

@@ -106,7 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] == 0) {
 		struct kt_pgsrc src = { -1, data + 1, size - 1 };
 
-		kt_pages_check_src(&src, KT_PAGES_NEWEST, &tx, why, sizeof(why));
+		kt_pages_check_src(&src, KT_PAGES_NEWEST, 0, &tx, why,
+				   sizeof(why));
 		return 0;
 	}
 	memcpy(work, base, nbase);
@@ -119,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		struct kt_pgsrc src = { -1, work, nbase };
 
-		rc = kt_pages_check_src(&src, KT_PAGES_NEWEST, &tx, why,
+		rc = kt_pages_check_src(&src, KT_PAGES_NEWEST, 0, &tx, why,
 					sizeof(why));
 	}
 	if (rc == 0) {

@@ -301,7 +301,7 @@ static int check_mem(const unsigned char *d, size_t n, char *why, size_t wl)
 	struct kt_pgsrc src = { -1, d, n };
 	uint64_t tx;
 
-	return kt_pages_check_src(&src, KT_PAGES_NEWEST, &tx, why, wl);
+	return kt_pages_check_src(&src, KT_PAGES_NEWEST, 0, &tx, why, wl);
 }
 
 typedef void (*damage_fn)(unsigned char *page);
