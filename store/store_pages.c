@@ -53,8 +53,8 @@
  * no page is reached twice (a cycle, or two trees sharing a page); depth
  * at most 32 (CURSOR_STACK).  ktraj creates no sorted-duplicate databases,
  * so a DUPSORT flag or a F_DUPDATA node is damage, as is a main DB entry
- * that is not a database.  The entry and page counts of each MDB_db are
- * compared with what the walk finds.
+ * that is not a database.  The entry and page counts of each MDB_db (but
+ * the free DB's) are compared with what the walk finds.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -103,9 +103,11 @@ struct item {
 	uint32_t depth, tree;
 };
 
+enum { T_NAMED, T_MAIN, T_FREE };
+
 struct tree {
 	char name[40];
-	int main;                 /* the main DB: its leaves name databases */
+	int type;                 /* T_*: the main DB's leaves name databases */
 	unsigned depth;           /* md_depth */
 	uint64_t want[4], got[4]; /* branch, leaf, overflow pages; entries */
 };
@@ -255,7 +257,7 @@ static void set_name(char *out, size_t cap, const unsigned char *k, size_t n)
 
 /* An MDB_db record (meta page or F_SUBDATA node): a tree to walk. */
 static int add_tree(struct ck *c, const unsigned char *db, const char *name,
-		    int main)
+		    int type)
 {
 	unsigned flags = rd16h(db + DB_FLAGS), depth = rd16h(db + DB_DEPTH);
 	uint64_t root = rdz(db + DB_ROOT);
@@ -274,7 +276,7 @@ static int add_tree(struct ck *c, const unsigned char *db, const char *name,
 	t = &c->t[c->nt];
 	memset(t, 0, sizeof(*t));
 	snprintf(t->name, sizeof(t->name), "%s", name);
-	t->main = main;
+	t->type = type;
 	t->depth = depth;
 	t->want[0] = rdz(db + DB_BRANCH);
 	t->want[1] = rdz(db + DB_LEAF);
@@ -283,11 +285,11 @@ static int add_tree(struct ck *c, const unsigned char *db, const char *name,
 	c->nt++;
 	/* the free DB keeps LMDB's environment flags in md_flags (mm_flags);
 	 * ktraj opens its databases with none */
-	if (strcmp(name, "free") && flags)
+	if (type != T_FREE && flags)
 		return bad(c, "database %s: flags 0x%x (ktraj sets none; "
 			   "sorted-duplicate flags make LMDB read pages this "
 			   "check does not)", name, flags);
-	if (!strcmp(name, "free") && (flags & DUP_FLAGS))
+	if (type == T_FREE && (flags & DUP_FLAGS))
 		return bad(c, "database free: flags 0x%x", flags);
 	if (root == (uint64_t)(size_t)-1) {
 		if (depth || t->want[0] || t->want[1] || t->want[2] ||
@@ -358,8 +360,9 @@ static int leaf_node(struct ck *c, const struct item *it, unsigned i,
 	const struct tree *t = &c->t[it->tree];
 	unsigned long long pg = (unsigned long long)it->pgno;
 
-	if (fl & ~(F_BIGDATA | F_SUBDATA) || (fl & F_SUBDATA && !t->main) ||
-	    (t->main && fl != F_SUBDATA))
+	if (fl & ~(F_BIGDATA | F_SUBDATA) ||
+	    (fl & F_SUBDATA && t->type != T_MAIN) ||
+	    (t->type == T_MAIN && fl != F_SUBDATA))
 		return bad(c, "page %llu (database %s): node %u has flags "
 			   "0x%x", pg, t->name, i, fl);
 	if (fl & F_BIGDATA) {
@@ -382,7 +385,7 @@ static int leaf_node(struct ck *c, const struct item *it, unsigned i,
 				   "database record of %llu bytes, not %u", pg,
 				   i, (unsigned long long)ds, DB_SIZE);
 		set_name(name, sizeof(name), nd + NODESIZE, ks);
-		return add_tree(c, nd + NODESIZE + ks, name, 0);
+		return add_tree(c, nd + NODESIZE + ks, name, T_NAMED);
 	}
 	return 0;
 }
@@ -546,7 +549,7 @@ int kt_pages_check_src(const struct kt_pgsrc *src, uint64_t want,
 	mark(&c, 0);
 	mark(&c, 1);
 	/* the main DB first: its leaves add the named ones */
-	rc = add_tree(&c, m[k] + META_DBS + DB_SIZE, "main", 1);
+	rc = add_tree(&c, m[k] + META_DBS + DB_SIZE, "main", T_MAIN);
 	for (int pass = 0; rc == 0 && pass < 2; pass++) {
 		while (rc == 0 && c.n > 0) {
 			struct item it = c.stk[--c.n];
@@ -555,15 +558,18 @@ int kt_pages_check_src(const struct kt_pgsrc *src, uint64_t want,
 		}
 		/* the free DB last: LMDB readers never read it, writers do */
 		if (rc == 0 && pass == 0)
-			rc = add_tree(&c, m[k] + META_DBS, "free", 0);
+			rc = add_tree(&c, m[k] + META_DBS, "free", T_FREE);
 	}
+	/* not of the free DB: LMDB rewrites it while it commits, and no
+	 * reader uses it */
 	for (size_t i = 0; rc == 0 && i < c.nt; i++) {
 		static const char *const what[4] = {
 			"branch pages", "leaf pages", "overflow pages",
 			"entries"
 		};
 
-		for (int j = 0; j < 4 && rc == 0; j++)
+		for (int j = 0; j < 4 && rc == 0 && c.t[i].type != T_FREE;
+		     j++)
 			if (c.t[i].want[j] != c.t[i].got[j])
 				rc = bad(&c, "database %s: its record counts "
 					 "%llu %s, its pages hold %llu",
