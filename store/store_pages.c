@@ -75,7 +75,6 @@
 #define P_META 0x08u
 #define F_BIGDATA 0x01u
 #define F_SUBDATA 0x02u
-#define F_DUPDATA 0x04u
 #define DB_SIZE (8u + 5u * ZS)                   /* sizeof(MDB_db) */
 #define DB_FLAGS 4u
 #define DB_DEPTH 6u
