@@ -12,11 +12,14 @@ static const char usage[] =
 	"and images; FORMAT.md \"Blob references\") is stored, that each run\n"
 	"record (name, format, meta) matches its checksum and that the name\n"
 	"and workspace (paths) indexes match the runs and events they are built\n"
-	"from.  Exit 0 when all match; exit 3 naming the first bad run and event\n"
-	"(or blob) when the store is corrupt.  Runs written by a ktraj before\n"
+	"from.  LMDB's own pages are checked first (LMDB trusts them, and a\n"
+	"damaged one could crash it).  Exit 0 when all match; exit 3 naming the\n"
+	"first bad run and event, LMDB page or blob (with an event that names\n"
+	"the blob) when the store is corrupt.  Runs written by a ktraj before\n"
 	"run checksums have none: verify counts them.  --json prints one\n"
 	"object: ok, runs, events, no_checksum (runs without one), or ok false\n"
-	"with run, seq (0: the run record or a blob) and error.\n";
+	"with run, seq (0: the run record, or a blob no event names) and\n"
+	"error.\n";
 
 static int count_run(const kt_run_info *ri, void *arg)
 {
@@ -49,7 +52,16 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 			return cli_usage(c, "unexpected argument '%s'", argv[i]);
 		spec = argv[i];
 	}
-	rc = cli_open(c, 0, &s);
+	/* LMDB trusts its pages: check them before it reads any */
+	rc = cli_open(c, KT_OPEN_CHECK, &s);
+	if (rc == KT_EXIT_CORRUPT && json) {
+		/* a damaged LMDB page, or not a store at all */
+		const char *d = kt_store_open_errmsg();
+
+		printf("{\"ok\":false,\"run\":\"\",\"seq\":0,\"error\":");
+		cli_json_str(stdout, d && *d ? d : "corrupt");
+		printf("}\n");
+	}
 	if (rc)
 		return rc;
 	if (spec && (rc = cli_run(c, s, spec, run)))

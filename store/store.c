@@ -355,6 +355,10 @@ static int env_setup(kt_store *s, int exists)
 		rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
 		if (rc)
 			return kt_mdb_err(s, rc, "begin");
+		if ((rc = kt_pages_pin(s, txn)) != 0) {
+			mdb_txn_abort(txn);
+			return rc;
+		}
 		/* the unnamed DB lists the named ones; a fresh file from
 		 * an interrupted create has none */
 		rc = open_dbis(s, txn, 0);
@@ -529,6 +533,11 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 	 * beside any file, and initialize an empty one as a new store. */
 	if (exists && (rc = check_file(s, path, st.st_size, flags)) != 0)
 		goto fail;
+	/* before mdb_env_open, which trusts the meta pages' page size; the
+	 * other pages are checked under the first read txn (env_setup) */
+	if (exists && st.st_size > 0 && (flags & KT_OPEN_CHECK) &&
+	    (rc = kt_pages_check_metas(s)) != 0)
+		goto fail;
 	/* LMDB maps at least the committed size; leave room to grow without
 	 * a remap right away */
 	while (exists && map < (uint64_t)st.st_size * 2 && map < KT_MAP_LIMIT)
@@ -619,7 +628,9 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 			rc = kt_mdb_err(s, rc, "begin");
 			goto fail;
 		}
-		rc = kt_dicts_load(s, txn);
+		rc = kt_pages_pin(s, txn);
+		if (rc == 0)
+			rc = kt_dicts_load(s, txn);
 		mdb_txn_abort(txn);
 		if (rc)
 			goto fail;
@@ -925,6 +936,12 @@ again:
 	if (rc) {
 		s->rdepth--;
 		return kt_mdb_err(s, rc, "begin read");
+	}
+	/* KT_OPEN_CHECK: a newer snapshot's pages, before LMDB reads them */
+	if ((rc = kt_pages_pin(s, s->rtxn)) != 0) {
+		s->rdepth--;
+		mdb_txn_reset(s->rtxn);
+		return rc;
 	}
 	*txn = s->rtxn;
 	return 0;

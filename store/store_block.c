@@ -2416,11 +2416,28 @@ int kt_store_verify(kt_store *s, const char *run, const char **bad_run,
 		rc = kt_blob_verify(s, NULL, 0, badh);
 	}
 	if (rc == KT_ECORRUPT) {
-		char hx[KT_HASH_HEX + 1];
+		char hx[KT_HASH_HEX + 1], ref[KT_RUN_ID_HEX + 1], what[100];
+		uint64_t rs = 0;
 
 		kt_hex(badh, KT_HASH_LEN, hx);
-		rc = kt_err(s, KT_ECORRUPT, "blob %s does not match its hash",
-			    hx);
+		/* name an event that reads it: the blob alone says nothing of
+		 * what its damage costs (a lookup only on this failure) */
+		int frc = kt_blobref_find(s, run, badh, ref, &rs, what,
+					  sizeof(what));
+
+		if (frc == 0) {
+			memcpy(s->bad_run, ref, sizeof(ref));
+			if (bad_run)
+				*bad_run = s->bad_run;
+			if (bad_seq)
+				*bad_seq = rs;
+			rc = kt_err(s, KT_ECORRUPT, "blob %s (its %s) does "
+				    "not match its hash", hx, what);
+		} else {
+			rc = kt_err(s, KT_ECORRUPT, "blob %s does not match "
+				    "its hash%s", hx, frc == KT_ENOTFOUND ?
+				    " (no event names it)" : "");
+		}
 	}
 	goto out;
 bad:

@@ -221,6 +221,10 @@ struct kt_store {
 	/* verify: path_put collects the paths entries here instead of
 	 * writing them (store_check.c) */
 	struct kt_buf *pcollect;
+	/* KT_OPEN_CHECK: the snapshot whose pages were last checked
+	 * (store_pages.c) */
+	uint64_t pages_txnid;
+	int pages_checked;
 };
 
 /* ---- store.c ---- */
@@ -354,6 +358,47 @@ int kt_verify_run_records(kt_store *s, MDB_txn *txn,
 /* Whole store: every run_names, run_sums and paths key names a run that
  * exists (and run_names the run's name); s->bad_run gets the run. */
 int kt_verify_store_records(kt_store *s, MDB_txn *txn);
+
+/* ---- store_refs.c ---- */
+/* The first event of `run` (NULL: of every run, in key order) whose payload
+ * names blob `hash` in a reference field (FORMAT.md "Blob references"):
+ * 0 with out = its run id, *seq and what = 'edit "after"' (wl bytes);
+ * KT_ENOTFOUND when none does.  One BODY scan of the runs, parsing only
+ * payloads that hold the hex text; for verify's message.  Errors as
+ * kt_event_scan. */
+int kt_blobref_find(kt_store *s, const char *run,
+		    const unsigned char hash[KT_HASH_LEN],
+		    char out[KT_RUN_ID_HEX + 1], uint64_t *seq, char *what,
+		    size_t wl);
+
+/* ---- store_pages.c ---- */
+/* Where the bytes of an LMDB data file come from: fd (pread), or mem when
+ * fd is -1 (the fuzz target); size bytes in all. */
+struct kt_pgsrc {
+	int fd;
+	const unsigned char *mem;
+	uint64_t size;
+};
+#define KT_PAGES_NEWEST UINT64_MAX
+/* Check the structure of every LMDB page that the snapshot of transaction
+ * `want` (KT_PAGES_NEWEST: the meta page LMDB picks at open) reaches, as
+ * the comment atop store_pages.c lists, or with metas_only the two meta
+ * pages alone; *txnid gets the snapshot.  0; KT_ECORRUPT with why (wl
+ * bytes) naming the page and what is wrong; KT_EBUSY when no meta page
+ * holds `want` any more; KT_EIO, KT_ENOMEM.  Touches no LMDB handle: safe
+ * on any bytes.  Pages of a snapshot no read transaction holds may be
+ * reused by a writer meanwhile: check a live store's pages through
+ * kt_pages_pin. */
+int kt_pages_check_src(const struct kt_pgsrc *src, uint64_t want,
+		       int metas_only, uint64_t *txnid, char *why, size_t wl);
+/* The meta pages of the store's file, before mdb_env_open trusts their
+ * page size; the errmsg names the file and the page. */
+int kt_pages_check_metas(kt_store *s);
+/* A handle opened with KT_OPEN_CHECK: check the pages of the snapshot of
+ * read txn `txn` (which holds them in place) unless it is the one checked
+ * last, renewing txn when a writer overwrote its meta page meanwhile; the
+ * errmsg names the file and the page.  0 at once without KT_OPEN_CHECK. */
+int kt_pages_pin(kt_store *s, MDB_txn *txn);
 
 /* ---- store_blob.c ---- */
 /* Check every blob (or only `only`, n hashes) decodes to its hash;

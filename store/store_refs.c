@@ -260,3 +260,88 @@ out:
 	free(l.id);
 	return rc;
 }
+
+/* ---- which event names a blob (verify's message) ---------------------- */
+
+struct vfind {
+	const unsigned char *hash;
+	char hex[KT_HASH_HEX + 1];
+	uint64_t seq;
+	int kind;
+	char field[64];
+};
+
+static int find_one(kt_blobref *r, void *arg)
+{
+	struct vfind *v = arg;
+
+	if (!r->ok || memcmp(r->hash, v->hash, KT_HASH_LEN))
+		return 0;
+	snprintf(v->field, sizeof(v->field), "%s", r->field);
+	return 1;
+}
+
+static int find_ev(const kt_event *ev, void *arg)
+{
+	struct vfind *v = arg;
+	cJSON *p;
+	int rc;
+
+	/* the hex text first: only payloads holding it are parsed (a
+	 * reference field is lower-case hex; kt_unhex takes either case) */
+	if (!ev->payload || !memmem(ev->payload, ev->payload_len, v->hex,
+				    KT_HASH_HEX))
+		return 0;
+	p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+	if (!p)
+		return 0;
+	rc = kt_blobref_foreach(ev->kind, p, find_one, v);
+	cJSON_Delete(p);
+	if (rc == 1) {
+		v->seq = ev->seq;
+		v->kind = ev->kind;
+	}
+	return rc;
+}
+
+int kt_blobref_find(kt_store *s, const char *run,
+		    const unsigned char hash[KT_HASH_LEN],
+		    char out[KT_RUN_ID_HEX + 1], uint64_t *seq, char *what,
+		    size_t wl)
+{
+	struct runlist l = { 0 };
+	struct vfind v;
+	int rc;
+
+	memset(&v, 0, sizeof(v));
+	v.hash = hash;
+	kt_hex(hash, KT_HASH_LEN, v.hex);
+	if (run) {
+		kt_run_info ri;
+
+		rc = kt_run_get(s, run, &ri);
+		if (!rc)
+			rc = list_run(&ri, &l);
+	} else {
+		rc = kt_run_foreach(s, list_run, &l);
+	}
+	for (size_t i = 0; rc == 0 && i < l.n; i++) {
+		rc = kt_event_scan(s, l.id[i], 0, 0, 0, KT_READ_BODY, find_ev,
+				   &v);
+		if (rc == 1) {
+			const char *k = kt_kind_name(v.kind);
+
+			memcpy(out, l.id[i], KT_RUN_ID_HEX + 1);
+			*seq = v.seq;
+			snprintf(what, wl, "%s \"%s\"", k ? k : "event",
+				 v.field);
+			rc = 0;
+			goto out;
+		}
+	}
+	if (rc == 0)
+		rc = KT_ENOTFOUND;
+out:
+	free(l.id);
+	return rc;
+}
