@@ -125,6 +125,8 @@ struct ck {
 	size_t wl;
 };
 
+#define NOT_KTRAJ "not a ktraj store"
+
 static int bad(struct ck *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static int bad(struct ck *c, const char *fmt, ...)
@@ -359,6 +361,11 @@ static int leaf_node(struct ck *c, const struct item *it, unsigned i,
 	const struct tree *t = &c->t[it->tree];
 	unsigned long long pg = (unsigned long long)it->pgno;
 
+	/* plain entries in the main database: another program's LMDB
+	 * file (ktraj keeps only named databases there) */
+	if (t->type == T_MAIN && fl == 0)
+		return bad(c, NOT_KTRAJ " (its main database holds plain "
+			   "entries, page %llu)", pg);
 	if (fl & ~(F_BIGDATA | F_SUBDATA) ||
 	    (fl & F_SUBDATA && t->type != T_MAIN) ||
 	    (t->type == T_MAIN && fl != F_SUBDATA))
@@ -608,6 +615,9 @@ static int check_file(kt_store *s, uint64_t want, int metas_only)
 			s->pages_txnid = tx;
 			s->pages_checked = 1;
 		}
+	} else if (rc == KT_ECORRUPT &&
+		   !strncmp(why, NOT_KTRAJ, sizeof(NOT_KTRAJ) - 1)) {
+		rc = kt_err(s, rc, "%s: %s", s->path, why);
 	} else if (rc == KT_ECORRUPT) {
 		rc = kt_err(s, rc, "%s: damaged LMDB %s", s->path, why);
 	} else if (rc == KT_EIO) {

@@ -46,6 +46,14 @@ PY
 	run --separate-stderr "$KTRAJ" verify --json
 	[ "$status" -eq 3 ]
 	[[ "$output" == '{"ok":false,"run":"","seq":0,"error":"'*'damaged LMDB page '* ]]
+	# the read commands check the pages of a store this size too: one
+	# line and exit 3, where LMDB crashed ls and search before
+	for cmd in ls "search the" stats "log g"; do
+		run --separate-stderr "$KTRAJ" $cmd
+		[ "$status" -eq 3 ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[[ "${stderr_lines[0]}" == "ktraj: ${cmd%% *}: $KTRAJ_STORE: damaged LMDB page "* ]]
+	done
 }
 
 @test "verify: an overflow page count past the file is one line, exit 3" {
