@@ -45,7 +45,7 @@ run() {
 	t0=$(date +%s.%N)
 	/usr/bin/time -f '%U %S' -o "$W/time.txt" "$@" >/dev/null 2>"$W/err.txt"
 	t1=$(date +%s.%N)
-	eval "${v}_wall=$(echo "$t1 - $t0" | bc -l)"
+	eval "${v}_wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b - a}')"
 	eval "${v}_cpu=$(tail -1 "$W/time.txt" | awk '{printf "%.2f", $1+$2}')"
 	eval "${v}_store=$(sed -n 's/.*= store \([0-9.]*\) + importer.*/\1/p' "$W/err.txt" | tail -1)"
 	eval "${v}_imp=$(sed -n 's/.* + importer \([0-9.]*\)$/\1/p' "$W/err.txt" | tail -1)"
@@ -55,7 +55,7 @@ best() {
 	local v=$1 c
 	eval "c=\${${v}_cpu}"
 	if eval "[ -z \"\${best_${v}_cpu:-}\" ]" ||
-	   [ "$(echo "$c < $(eval echo \${best_${v}_cpu})" | bc -l)" = 1 ]; then
+	   awk -v a="$c" -v b="$(eval echo \${best_${v}_cpu})" 'BEGIN{exit !(a < b)}'; then
 		for f in cpu wall store imp; do
 			eval "best_${v}_$f=\${${v}_$f:-}"
 		done
@@ -64,9 +64,11 @@ best() {
 # The headline runs without --stats: its clock reads (CLOCK_THREAD_CPUTIME_ID,
 # a system call each, two per store call) cost 0.15-0.2 s of this import;
 # a --stats run of its own gives the split.
+FIRSTS=()
 for i in $(seq "$RUNS"); do
 	rm -f "$W/s.ktraj" "$W/s.ktraj-lock"
 	run first "$KTRAJ" --no-progress import "$J"; best first
+	FIRSTS+=("$first_cpu")
 	rm -f "$W/s.ktraj" "$W/s.ktraj-lock"
 	run split "$KTRAJ" --no-progress import --stats "$J"; best split
 	run again "$KTRAJ" --no-progress import "$J"; best again
@@ -75,7 +77,7 @@ done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 EV=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(sum(json.loads(l)["events"] for l in sys.stdin))')
 # MB = 10^6 bytes, as in run.sh and zstd's own figures
-mbs() { echo "scale=1; $BYTES / 1000000 / $1" | bc -l; }
+mbs() { awk -v b="$BYTES" -v c="$1" 'BEGIN{printf "%.1f", b / 1000000 / c}'; }
 {
 echo "### Claude Code import ($(date -u +%Y-%m-%d), $(uname -m), $(nproc) cores shared, load $LOAD0 -> $LOAD1)"
 echo
@@ -84,6 +86,8 @@ echo
 echo "| what | CPU s | wall s | MB/s (CPU) |"
 echo "|---|---|---|---|"
 echo "| import into an empty store (end to end) | $best_first_cpu | $(printf %.2f "$best_first_wall") | $(mbs "$best_first_cpu") |"
+MED=$(printf '%s\n' "${FIRSTS[@]}" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}')
+echo "| the same, median of the $RUNS runs (${FIRSTS[*]}) | $MED | | $(mbs "$MED") |"
 echo "| the same with \`--stats\` (its clock reads cost CPU too) | $best_split_cpu | $(printf %.2f "$best_split_wall") | $(mbs "$best_split_cpu") |"
 echo "| - of which store calls (\`--stats\`) | $best_split_store | | |"
 echo "| - of which importer, workspace, driver (\`--stats\`) | $best_split_imp | | $(mbs "$best_split_imp") |"
