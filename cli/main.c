@@ -179,6 +179,9 @@ static int open_failed(struct cli *c, int rc)
 			cli_err(c, "%s: %s: %s", p, kt_strerror(rc), why);
 		else
 			cli_err(c, "%s: %s", p, kt_strerror(rc));
+		/* the wrong file, not a damaged store (README exit codes) */
+		if (strstr(why, "not a ktraj store"))
+			return KT_EXIT_FAIL;
 	}
 	return cli_exit_code(rc);
 }

@@ -94,7 +94,7 @@ o=json.load(sys.stdin); assert o["ok"] is False and o["run"]==sys.argv[1] and o[
 	printf 'VERSION=3\nformat=print\ntype=btree\nHEADER=END\n k\n v\nDATA=END\n' | mdb_load -n "$f"
 	sum=$(sha256sum "$f" | cut -d' ' -f1)
 	run "$KTRAJ" --store "$f" ls
-	[ "$status" -ne 0 ]
+	[ "$status" -eq 1 ]
 	[[ "$output" == "ktraj: ls: $f: not a ktraj store"* ]]
 	run "$KTRAJ" --store "$f" import "$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl"
 	[ "$status" -ne 0 ]
