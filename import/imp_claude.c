@@ -155,7 +155,7 @@ struct cc {
 	struct smap usage_done;    /* message ids whose usage is counted */
 	struct smap side;          /* sidechain uuid -> sub-agent id */
 	struct smap tasks;         /* Task prompt -> tool_use id */
-	struct smap lines;         /* uuid + hash of the line -> line no. */
+	struct smap lines;         /* uuid -> struct uline of its first line */
 	struct pline *pend;
 	size_t npend, pcap;
 	char *pend_id;
@@ -1548,38 +1548,56 @@ static int handle_summary(struct cc *cc, const struct pline *pl)
 
 /* ---- per line ------------------------------------------------------------ */
 
+/* The first line of a uuid: where its bytes are (in the file being read). */
+struct uline {
+	const kt_file *f;
+	const char *s;
+	size_t n;
+	uint64_t line;
+};
+
 /*
  * A line given twice (same uuid, same bytes: a log concatenated with
  * itself, a line written again) is skipped with a warning; its text would
  * otherwise be a second message (tool calls and results are kept once by
- * id anyway).  Lines that share a uuid but differ are all read.  Returns
- * 0 (new), -1 (a repeat: warned, skip it) or KT_ENOMEM.
+ * id anyway).  Lines that share a uuid but differ are all read.  Only a
+ * uuid seen before costs a comparison (hashing every line cost ~10 % of
+ * the import); lines of sub-agent files are not compared.  Returns 0
+ * (new), -1 (a repeat: warned, skip it) or KT_ENOMEM.
  */
 static int seen_line(struct cc *cc, const kt_file *f, const cJSON *o,
 		     const char *s, size_t n, uint64_t line)
 {
 	const char *uuid = jstr(o, "uuid");
-	uint64_t h = 1469598103934665603ull;
-	char key[300];
+	struct uline *u;
 	void **slot;
 
-	if (!uuid || strlen(uuid) > 256)
+	/* the session file stays mapped while cc reads it; sub-agent files
+	 * come and go */
+	if (!uuid || f != cc->f)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	snprintf(key, sizeof(key), "%s\x1f%016llx", uuid,
-		 (unsigned long long)h);
-	slot = sm_slot(&cc->lines, key, 0);
+	slot = sm_slot(&cc->lines, uuid, 0);
 	if (slot) {
-		kt_imp_warn(cc->imp, f, line,
-			    "repeats line %llu (uuid %.60s): skipped",
-			    (unsigned long long)(uintptr_t)*slot, uuid);
-		return -1;
+		u = *slot;
+		if (u && u->f == f && u->n == n && !memcmp(u->s, s, n)) {
+			kt_imp_warn(cc->imp, f, line,
+				    "repeats line %llu (uuid %.60s): skipped",
+				    (unsigned long long)u->line, uuid);
+			return -1;
+		}
+		return 0;
 	}
-	slot = sm_slot(&cc->lines, key, 1);
-	if (!slot)
+	u = malloc(sizeof(*u));
+	slot = u ? sm_slot(&cc->lines, uuid, 1) : NULL;
+	if (!slot) {
+		free(u);
 		return KT_ENOMEM;
-	*slot = (void *)(uintptr_t)line;
+	}
+	u->f = f;
+	u->s = s;
+	u->n = n;
+	u->line = line;
+	*slot = u;
 	return 0;
 }
 
@@ -1986,7 +2004,7 @@ out:
 	sm_free(&cc.usage_done, NULL);
 	sm_free(&cc.side, side_free);
 	sm_free(&cc.tasks, side_free);
-	sm_free(&cc.lines, NULL);
+	sm_free(&cc.lines, free);
 	cJSON_Delete(cc.meta);
 	free(ps.cwd);
 	free(ps.version);
