@@ -9,6 +9,7 @@
 #include <math.h>
 #include "imp_agents.h"
 #include "impx.h"
+#include "jsonstrict.h"
 
 #define OUT_INLINE (64u * 1024u)
 
@@ -579,37 +580,6 @@ int kt_ag_keep_extra(cJSON *payload, const cJSON *o, const char *const *known)
 }
 
 /* ---- events ------------------------------------------------------------- */
-/* Whether s is valid UTF-8 (RFC 3629: no overlongs, surrogates or values
- * past U+10FFFF). */
-static int utf8_ok(const unsigned char *s)
-{
-	while (*s) {
-		unsigned c = *s, n, cp, i;
-
-		if (c < 0x80) {
-			s++;
-			continue;
-		}
-		if (c >= 0xC2 && c <= 0xDF)
-			n = 1, cp = c & 0x1F;
-		else if (c >= 0xE0 && c <= 0xEF)
-			n = 2, cp = c & 0x0F;
-		else if (c >= 0xF0 && c <= 0xF4)
-			n = 3, cp = c & 0x07;
-		else
-			return 0;
-		for (i = 1; i <= n; i++) {
-			if ((s[i] & 0xC0) != 0x80)
-				return 0;
-			cp = (cp << 6) | (s[i] & 0x3F);
-		}
-		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
-		    cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-			return 0;
-		s += n + 1;
-	}
-	return 1;
-}
 
 /* Source text may hold invalid UTF-8 (truncated or binary tool output):
  * every string of a payload is made valid (U+FFFD) before it is stored,
@@ -621,7 +591,7 @@ static int fix_utf8(cJSON *n, int depth)
 	if (depth > 200)
 		return 0;
 	if (cJSON_IsString(n) && n->valuestring &&
-	    !utf8_ok((const unsigned char *)n->valuestring)) {
+	    !kt_utf8_valid(n->valuestring, strlen(n->valuestring), NULL)) {
 		char *f = kt_impx_utf8(n->valuestring, strlen(n->valuestring),
 				       NULL);
 
@@ -633,7 +603,7 @@ static int fix_utf8(cJSON *n, int depth)
 		}
 		free(f);
 	}
-	if (n->string && !utf8_ok((const unsigned char *)n->string) &&
+	if (n->string && !kt_utf8_valid(n->string, strlen(n->string), NULL) &&
 	    !(n->type & cJSON_StringIsConst)) {
 		char *f = kt_impx_utf8(n->string, strlen(n->string), NULL);
 

@@ -277,53 +277,6 @@ static int64_t iso_ns(const char *s)
 	return t * 1000000000 + ns;
 }
 
-static int utf8_ok(const unsigned char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned c = s[i];
-
-		if (c < 0x80) {
-			/* fast path over ASCII, 8 bytes at a time */
-			while (i + 8 <= n) {
-				uint64_t w;
-
-				memcpy(&w, s + i, 8);
-				if (w & 0x8080808080808080ull)
-					break;
-				i += 8;
-			}
-			if (i < n && s[i] < 0x80)
-				i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			if (i + 1 >= n || (s[i + 1] & 0xc0) != 0x80)
-				return 0;
-			i += 2;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			if (i + 2 >= n || (s[i + 1] & 0xc0) != 0x80 ||
-			    (s[i + 2] & 0xc0) != 0x80 ||
-			    (c == 0xe0 && s[i + 1] < 0xa0) ||
-			    (c == 0xed && s[i + 1] > 0x9f))
-				return 0;
-			i += 3;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			if (i + 3 >= n || (s[i + 1] & 0xc0) != 0x80 ||
-			    (s[i + 2] & 0xc0) != 0x80 ||
-			    (s[i + 3] & 0xc0) != 0x80 ||
-			    (c == 0xf0 && s[i + 1] < 0x90) ||
-			    (c == 0xf4 && s[i + 1] > 0x8f))
-				return 0;
-			i += 4;
-		} else {
-			return 0;
-		}
-	}
-	return 1;
-}
-
 /* Deepest bracket nesting outside strings (only used to explain a parse
  * failure). */
 static int max_depth(const char *s, size_t n)
@@ -584,7 +537,7 @@ static cJSON *parse_line(struct cc *cc, const kt_file *f, const char *s,
 			    "line of %zu bytes is over the 100 MB limit: skipped", n);
 		return NULL;
 	}
-	if (!utf8_ok((const unsigned char *)s, n)) {
+	if (!kt_utf8_valid(s, n, NULL)) {
 		kt_imp_warn(cc->imp, f, line, "invalid UTF-8: line skipped");
 		return NULL;
 	}
@@ -1705,7 +1658,7 @@ static int pre_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 	if (!memmem(s, n, "\"sessionId\"", 11) && !memmem(s, n, "\"type\"", 6))
 		return 0;
 	/* names and meta only from lines the import accepts (parse_line) */
-	if (!utf8_ok((const unsigned char *)s, n))
+	if (!kt_utf8_valid(s, n, NULL))
 		return 0;
 	o = kt_json_parse(s, n, KT_JSON_NONUL |
 			  (s == (const char *)f->data ? KT_JSON_BOM : 0));
@@ -1745,7 +1698,7 @@ static char *summary_at(const kt_file *f, const char *at)
 	if (!b)
 		b = end;
 	/* a line the import skips as invalid UTF-8 names nothing */
-	if (!utf8_ok((const unsigned char *)a, (size_t)(b - a)))
+	if (!kt_utf8_valid(a, (size_t)(b - a), NULL))
 		return NULL;
 	o = kt_json_parse(a, (size_t)(b - a),
 			  KT_JSON_NONUL | (a == d ? KT_JSON_BOM : 0));
