@@ -1983,6 +1983,20 @@ out:
 	return rc;
 }
 
+/* The chain after a run's n events is not its head: the damaged event is
+ * in the last page, which no checkpoint follows.  *bad_seq (may be NULL)
+ * gets that page's first seq (0 for no events).  KT_ECORRUPT. */
+static int head_mismatch(kt_store *s, uint64_t n, uint64_t *bad_seq)
+{
+	uint64_t from = n ? (n - 1) / KT_PAGE_N * KT_PAGE_N + 1 : 0;
+
+	if (bad_seq)
+		*bad_seq = from;
+	return kt_err(s, KT_ECORRUPT, "chain does not match the run head: "
+		      "an event of seqs %llu..%llu differs",
+		      (unsigned long long)from, (unsigned long long)n);
+}
+
 static void scan_close(struct scan *sc);
 
 static int scan_open(struct scan *sc, kt_store *s, MDB_txn *txn,
@@ -2079,11 +2093,7 @@ int kt_event_scan(kt_store *s, const char *run, uint64_t first, uint64_t last,
 	 * computed over the damage, and imported elsewhere as a sound run. */
 	if (rc == 0 && (how & KT_READ_HASH) && (first ? first : 1) <= n &&
 	    (!last || last >= n) && memcmp(chain, head, KT_HASH_LEN) != 0)
-		rc = kt_err(s, KT_ECORRUPT, "chain does not match the run "
-			    "head: an event of seqs %llu..%llu differs",
-			    (unsigned long long)((n - 1) / KT_PAGE_N *
-						 KT_PAGE_N + 1),
-			    (unsigned long long)n);
+		rc = head_mismatch(s, n, NULL);
 	scan_close(&sc);
 	kt_rd_end(s, txn);
 	return rc;
@@ -2205,11 +2215,7 @@ static int verify_run(kt_store *s, MDB_txn *txn,
 		}
 	}
 	if (memcmp(chain, head, KT_HASH_LEN) != 0) {
-		*bad_seq = n ? (n - 1) / KT_PAGE_N * KT_PAGE_N + 1 : 0;
-		rc = kt_err(s, KT_ECORRUPT, "chain does not match the run "
-			    "head: an event of seqs %llu..%llu differs",
-			    (unsigned long long)*bad_seq,
-			    (unsigned long long)n);
+		rc = head_mismatch(s, n, bad_seq);
 		goto out;
 	}
 	/* blocks: framing of each, and no event outside 1..n or twice */
