@@ -419,7 +419,9 @@ static int page(struct ck *c, const struct item *it)
 			   "of %u (a %s page expected)", pg, t->name, flags,
 			   it->depth, t->depth,
 			   want == P_LEAF ? "leaf" : "branch");
-	if (lower < PAGEHDRSZ + 2 || (lower - PAGEHDRSZ) & 1 ||
+	/* nodes are laid out in even sizes from the even page end down, so
+	 * upper, the start of the lowest one, is even (mdb.c EVEN()) */
+	if (lower < PAGEHDRSZ + 2 || (lower - PAGEHDRSZ) & 1 || upper & 1 ||
 	    lower > upper || upper > c->psize)
 		return bad(c, "page %llu (database %s): free space bounds "
 			   "lower %u, upper %u (page of %u bytes)", pg,
@@ -432,10 +434,13 @@ static int page(struct ck *c, const struct item *it)
 		unsigned off = rd16h(p + PAGEHDRSZ + 2 * i), ks;
 		const unsigned char *nd = p + off;
 
-		if (off & 1 || off < upper || off > c->psize - NODESIZE)
+		if (off < upper || off > c->psize - NODESIZE)
 			return bad(c, "page %llu (database %s): node %u at "
 				   "offset %u, outside %u..%u", pg, t->name,
 				   i, off, upper, c->psize - NODESIZE);
+		if (off & 1)
+			return bad(c, "page %llu (database %s): node %u at "
+				   "odd offset %u", pg, t->name, i, off);
 		if (want == P_LEAF) {
 			if ((rc = leaf_node(c, it, i, nd, c->psize - off)))
 				return rc;

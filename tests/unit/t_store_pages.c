@@ -332,6 +332,26 @@ static void leaf_lower(unsigned char *pg)
 	memcpy(pg + HDR - 4, &v, 2);
 }
 
+/* upper one byte lower: odd, and LMDB lays nodes out in even sizes */
+static void leaf_upper_odd(unsigned char *pg)
+{
+	uint16_t v;
+
+	memcpy(&v, pg + HDR - 2, 2);
+	v--;
+	memcpy(pg + HDR - 2, &v, 2);
+}
+
+/* node 0 one byte further in: inside the page's nodes, but odd */
+static void leaf_ptr_odd(unsigned char *pg)
+{
+	uint16_t v;
+
+	memcpy(&v, pg + HDR, 2);
+	v++;
+	memcpy(pg + HDR, &v, 2);
+}
+
 static void ovf_pages(unsigned char *pg)
 {
 	pg[HDR - 1] = 0x40;            /* mp_pages, high byte */
@@ -388,6 +408,8 @@ static void t_messages(void **state)
 	each_page(d, n, 0x02, leaf_ptr, "node 0 at offset 4094, outside");
 	each_page(d, n, 0x01, branch_child, "node 1 names page");
 	each_page(d, n, 0x02, leaf_lower, "free space bounds lower 4096");
+	each_page(d, n, 0x02, leaf_upper_odd, "free space bounds lower");
+	each_page(d, n, 0x02, leaf_ptr_odd, "at odd offset");
 	each_page(d, n, 0x04, ovf_pages, "overflow run of");
 
 	/* a truncated file */
