@@ -13,7 +13,6 @@
  * RFC 8878 §3.1.1.1.3) so old blocks find their dictionary forever.
  */
 #include <stdlib.h>
-#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_c_forceAttachDict: libzstd >= 1.3.6 */
 #include <zstd.h>
 #define ZDICT_STATIC_LINKING_ONLY /* fastCover: exported by libzstd 1.5 */
 #include <zdict.h>
@@ -225,17 +224,7 @@ size_t kt_ev_compress(kt_store *s, const void *src, size_t n, void *dst,
 	cd = newest_cdict(s);
 	ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
 	if (cd) {
-		/*
-		 * Attach the digested dictionary's tables instead of copying
-		 * them into the context, which zstd does by default for inputs
-		 * over its cutoff (a block is ~256 KiB): on the benchmark
-		 * blocks 21 % fewer instructions for the same frames (the
-		 * matches found are those of the copy).
-		 */
-		ZSTD_CCtx_setParameter(cc, ZSTD_c_forceAttachDict,
-				       ZSTD_dictForceAttach);
-		ZSTD_CCtx_refCDict(cc, cd);
-		r = ZSTD_compress2(cc, dst, cap, src, n);
+		r = ZSTD_compress_usingCDict(cc, dst, cap, src, n, cd);
 		*dict = s->dicts[s->ndicts - 1].id;
 	} else {
 		ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel,
