@@ -510,6 +510,7 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 		return KT_ENOMEM;
 	s->flags = flags;
 	s->cache_max = KT_CACHE_DEFAULT;
+	s->scan_threads = -1;
 	s->path = strdup(path);
 	if (!s->path) {
 		free(s);

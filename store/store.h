@@ -17,6 +17,10 @@
  *  - Do not append or put from inside a kt_event_foreach callback that runs
  *    inside the same write transaction (the cursor may not survive a map
  *    growth); collect, then write.
+ *  - A long BODY scan outside a write transaction may decompress blocks on
+ *    helper threads of its own while its callback runs (joined before
+ *    kt_event_scan returns; kt_store_set_scan_threads): a callback that
+ *    forks must exec or _exit in the child.
  *  - Pointers returned inside structs filled by the store (kt_event_view,
  *    kt_run_info) are owned by the store handle and stay valid only until the
  *    next call on the same handle, unless the function says otherwise.
@@ -143,6 +147,20 @@ const char *kt_store_open_errmsg(void);
  * LMDB lookup.  Empties the caches.
  */
 int kt_store_set_cache(kt_store *s, size_t bytes);
+
+/*
+ * How many helper threads a BODY or HASH kt_event_scan of the handle may
+ * use to decompress blocks ahead of it: 0 = none (every block is decoded in
+ * the calling thread), n = up to n (at most 3), -1 = the default: one fewer
+ * than the CPUs the process may run on (sched_getaffinity), at most 3.  The
+ * helpers run only inside kt_event_scan, in its read transaction (never in
+ * a write transaction), for scans of at least 2,048 events, each with its
+ * own zstd context; the scan's callback is always called in the calling
+ * thread, in seq order, with the same events either way.  A single core
+ * decodes ~1.4 GB/s of bodies (tests/bench/RESULTS.md "session 6").
+ * KT_EINVAL for n < -1.
+ */
+int kt_store_set_scan_threads(kt_store *s, int n);
 /* Block cache hits and misses of point reads since open (benchmarks). */
 void kt_store_cache_stats(kt_store *s, uint64_t *hits, uint64_t *misses);
 

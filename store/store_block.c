@@ -585,6 +585,14 @@ out:
 	return rc;
 }
 
+int kt_store_set_scan_threads(kt_store *s, int n)
+{
+	if (!s || n < -1)
+		return KT_EINVAL;
+	s->scan_threads = n > KT_AHEAD_THREADS ? KT_AHEAD_THREADS : n;
+	return 0;
+}
+
 int kt_store_set_cache(kt_store *s, size_t bytes)
 {
 	if (!s)
@@ -1625,6 +1633,32 @@ struct scan {
 	int pooled;          /* it[].b are the handle's (rcache->scan) */
 	struct kt_rcache *pool;
 	uint64_t bad_seq;
+	uint64_t last;       /* the last seq the scan wants */
+	/* decoding ahead on helper threads (store_ahead.c): the blocks after
+	 * the ones in it[], in the order the scan will need them */
+	int nthreads;        /* 0: every block decoded in this thread */
+	struct kt_ahead *ah; /* started with the first block decoded ahead */
+	MDB_cursor *c2;      /* finds the blocks to decode ahead */
+	struct kt_pfb {
+		int job;             /* kt_ahead job, -1 when decoded */
+		uint64_t first;
+		struct kt_dblk d;
+	} pf[KT_AHEAD_JOBS];
+	int pfree[KT_AHEAD_JOBS], npfree;
+	/* per kind: its blocks decoded ahead (pf slots, oldest first) and
+	 * the next block of its stream not handed out yet */
+	int q[KT_KIND_MAX_ + 1][KT_AHEAD_JOBS], qh[KT_KIND_MAX_ + 1],
+	    qn[KT_KIND_MAX_ + 1];
+	struct kt_knext {
+		int has;
+		unsigned char key[KT_RUN_BIN + 9];
+		MDB_val v;
+		uint64_t first;
+	} nx[KT_KIND_MAX_ + 1];
+	/* the helpers' dictionaries: copies owned by the scan (the read
+	 * cache's may move or go while a callback runs) */
+	struct { uint32_t id; unsigned char *p; size_t len; } sd[KT_DICT_MAX + 1];
+	int nsd;
 };
 
 /*
@@ -1815,6 +1849,199 @@ static int sbuf_decode(struct scan *sc, struct kt_sbuf *sb, int k,
 	return 0;
 }
 
+/* ---- decoding ahead -------------------------------------------------------- */
+
+/* The block after nx[k].key in kind k's stream (nx[k].has = 0 at its end
+ * or past the scan's last seq). */
+static void ahead_next(struct scan *sc, int k)
+{
+	struct kt_knext *x = &sc->nx[k];
+	MDB_val key = { sizeof(x->key), x->key }, v;
+	int rc;
+
+	x->has = 0;
+	rc = mdb_cursor_get(sc->c2, &key, &v, MDB_SET_KEY);
+	if (rc == 0)
+		rc = mdb_cursor_get(sc->c2, &key, &v, MDB_NEXT);
+	if (rc || key.mv_size != sizeof(x->key) ||
+	    memcmp(key.mv_data, sc->run, KT_RUN_BIN) != 0 ||
+	    ((unsigned char *)key.mv_data)[KT_RUN_BIN] != (unsigned char)k)
+		return;
+	memcpy(x->key, key.mv_data, sizeof(x->key));
+	x->v = v;
+	x->first = kt_rd64(x->key + KT_RUN_BIN + 1);
+	x->has = x->first <= sc->last;
+}
+
+/* Kind k's stream is read from the block at key on: decode ahead from
+ * the block after it. */
+static void ahead_start(struct scan *sc, int k, const MDB_val *key)
+{
+	if (key->mv_size != sizeof(sc->nx[k].key))
+		return;
+	memcpy(sc->nx[k].key, key->mv_data, sizeof(sc->nx[k].key));
+	ahead_next(sc, k);
+}
+
+/* The scan's copy of dictionary id's content. */
+static int ahead_dict(struct scan *sc, uint32_t id, const unsigned char **p,
+		      size_t *len)
+{
+	struct kt_stage *st;
+	int rc, i;
+
+	for (i = 0; i < sc->nsd; i++)
+		if (sc->sd[i].id == id) {
+			*p = sc->sd[i].p;
+			*len = sc->sd[i].len;
+			return 0;
+		}
+	if (sc->nsd == KT_DICT_MAX + 1)
+		return KT_ENOMEM;
+	if ((rc = stage_get(sc, id, 0, &st)) != 0)
+		return rc;
+	sc->sd[i].p = malloc(st->dlen);
+	if (!sc->sd[i].p)
+		return KT_ENOMEM;
+	memcpy(sc->sd[i].p, st->buf.p, st->dlen);
+	sc->sd[i].len = st->dlen;
+	sc->sd[i].id = id;
+	sc->nsd++;
+	*p = sc->sd[i].p;
+	*len = sc->sd[i].len;
+	return 0;
+}
+
+/*
+ * Hand kind k's next block to the helpers.  Nonzero when it cannot be (a
+ * block that does not parse, the helpers do not start, ...): the stream is
+ * then decoded here when the scan reaches it, and anything wrong with the
+ * block is reported from there.
+ */
+static int ahead_submit(struct scan *sc, int k)
+{
+	struct kt_knext *x = &sc->nx[k];
+	struct kt_blkview bv;
+	const unsigned char *dp = NULL;
+	size_t dl = 0;
+	struct kt_pfb *p;
+	int slot;
+
+	if (kt_block_parse(x->v.mv_data, x->v.mv_size, k, &bv))
+		return -1;
+	if (bv.codec != KT_CODEC_RAW) {
+		if (ZSTD_getFrameContentSize(bv.frame, bv.frame_len) !=
+		    bv.raw_len ||
+		    bv.raw_len > (uint64_t)bv.frame_len * 32768 ||
+		    ZSTD_getDictID_fromFrame(bv.frame, bv.frame_len) != bv.dict)
+			return -1;
+		if (bv.dict && ahead_dict(sc, bv.dict, &dp, &dl))
+			return -1;
+		if (!sc->ah && kt_ahead_open(sc->nthreads, &sc->ah)) {
+			sc->nthreads = 0;
+			return -1;
+		}
+	}
+	slot = sc->pfree[--sc->npfree];
+	p = &sc->pf[slot];
+	if (blk_rows(sc->s, &bv, x->first, &p->d, SCAN_HEAD) ||
+	    sbuf_reserve(&p->d.data, SCAN_HEAD + bv.raw_len + 1))
+		goto fail;
+	p->first = x->first;
+	p->job = -1;
+	if (bv.codec == KT_CODEC_RAW) {
+		memcpy(p->d.data.p + SCAN_HEAD, bv.frame, bv.raw_len);
+	} else {
+		p->job = kt_ahead_submit(sc->ah, bv.frame, bv.frame_len,
+					 bv.raw_len, dp, dl,
+					 p->d.data.p + SCAN_HEAD);
+		if (p->job < 0)
+			goto fail;
+	}
+	p->d.data.len = SCAN_HEAD + bv.raw_len;
+	p->d.data.p[p->d.data.len] = 0;
+	p->d.n = bv.n;
+	sc->q[k][(sc->qh[k] + sc->qn[k]) % KT_AHEAD_JOBS] = slot;
+	sc->qn[k]++;
+	return 0;
+fail:
+	p->d.n = 0;
+	sc->pfree[sc->npfree++] = slot;
+	return -1;
+}
+
+/* Keep the helpers busy: hand out the next blocks of the streams met so
+ * far, the one the scan will need first first. */
+static void ahead_fill(struct scan *sc)
+{
+	while (sc->npfree > 0) {
+		int best = -1;
+
+		for (int k = 0; k <= KT_KIND_MAX_; k++)
+			if (sc->nx[k].has &&
+			    (best < 0 || sc->nx[k].first < sc->nx[best].first))
+				best = k;
+		if (best < 0)
+			return;
+		if (ahead_submit(sc, best)) {
+			sc->nx[best].has = 0;
+			continue;
+		}
+		ahead_next(sc, best);
+	}
+}
+
+/* Forget kind k's blocks decoded ahead. */
+static void ahead_drop(struct scan *sc, int k)
+{
+	const char *why;
+
+	while (sc->qn[k]) {
+		int slot = sc->q[k][sc->qh[k]];
+		struct kt_pfb *p = &sc->pf[slot];
+
+		if (p->job >= 0)
+			(void)kt_ahead_wait(sc->ah, p->job, &why);
+		p->job = -1;
+		p->d.n = 0;
+		sc->pfree[sc->npfree++] = slot;
+		sc->qh[k] = (sc->qh[k] + 1) % KT_AHEAD_JOBS;
+		sc->qn[k]--;
+	}
+	sc->nx[k].has = 0;
+}
+
+/*
+ * Make kind k's oldest block decoded ahead the scan's block of the kind
+ * when it holds seq: 0 done, 1 when it does not (or did not decode: the
+ * block is then decoded here, which reports what is wrong with it).
+ */
+static int ahead_take(struct scan *sc, int k, uint64_t seq)
+{
+	int slot = sc->q[k][sc->qh[k]], i, rc = 0;
+	struct kt_pfb *p = &sc->pf[slot];
+	struct kt_dblk t;
+	const char *why;
+
+	if (p->job >= 0)
+		rc = kt_ahead_wait(sc->ah, p->job, &why);
+	p->job = -1;
+	i = rc ? -1 : dblk_index(&p->d, seq);
+	if (i < 0) {
+		ahead_drop(sc, k);
+		return 1;
+	}
+	t = sc->it[k].sb.b;
+	sc->it[k].sb.b = p->d;
+	p->d = t;
+	p->d.n = 0;
+	sc->it[k].pos = (uint32_t)i;
+	sc->pfree[sc->npfree++] = slot;
+	sc->qh[k] = (sc->qh[k] + 1) % KT_AHEAD_JOBS;
+	sc->qn[k]--;
+	return 0;
+}
+
 /*
  * Body of seq (kind k) through the scan's own block of that stream.  The
  * body is writable; *room says whether the KT_CANON_PREFIX bytes before it
@@ -1831,6 +2058,13 @@ static int kiter_get(struct scan *sc, int k, uint64_t seq,
 
 	while (it->pos < d->n && d->seq[it->pos] < seq)
 		it->pos++;
+	if ((it->pos >= d->n || d->seq[it->pos] != seq) && sc->qn[k]) {
+		rc = ahead_take(sc, k, seq);
+		if (rc < 0)
+			return kt_err(sc->s, KT_ENOMEM, "block");
+		if (rc == 0)
+			ahead_fill(sc);
+	}
 	if (it->pos >= d->n || d->seq[it->pos] != seq) {
 		rc = block_find(sc->s, sc->c, sc->run, k, seq, &key, &v);
 		if (rc == KT_ENOTFOUND)
@@ -1849,6 +2083,10 @@ static int kiter_get(struct scan *sc, int k, uint64_t seq,
 			return kt_err(sc->s, KT_ECORRUPT, "block lacks seq "
 				      "%llu", (unsigned long long)seq);
 		it->pos = (uint32_t)i;
+		if (sc->nthreads) {
+			ahead_start(sc, k, &key);
+			ahead_fill(sc);
+		}
 	}
 	*body = d->data.p + d->off[it->pos];
 	*bl = d->off[it->pos + 1] - d->off[it->pos];
@@ -1879,6 +2117,7 @@ static int scan_run(struct scan *sc, uint64_t n, uint64_t first,
 		first = 1;
 	if (!last || last > n)
 		last = n;
+	sc->last = last;
 	for (pfirst = (first - 1) / KT_PAGE_N * KT_PAGE_N + 1;
 	     first <= last && pfirst <= last; pfirst += KT_PAGE_N) {
 		MDB_val v;
@@ -2034,6 +2273,17 @@ static void scan_close(struct scan *sc)
 {
 	struct kt_rcache *r = sc->s->rcache;
 
+	/* the helpers first: they write into the buffers freed below */
+	kt_ahead_close(sc->ah);
+	sc->ah = NULL;
+	for (int i = 0; i < KT_AHEAD_JOBS; i++)
+		kt_dblk_free(&sc->pf[i].d);
+	for (int i = 0; i < sc->nsd; i++)
+		free(sc->sd[i].p);
+	sc->nsd = 0;
+	if (sc->c2)
+		mdb_cursor_close(sc->c2);
+	sc->c2 = NULL;
 	if (sc->c)
 		mdb_cursor_close(sc->c);
 	sc->c = NULL;
@@ -2085,6 +2335,28 @@ int kt_event_scan(kt_store *s, const char *run, uint64_t first, uint64_t last,
 	if (rc) {
 		kt_rd_end(s, txn);
 		return rc;
+	}
+	/*
+	 * Decode ahead on helper threads only in a read transaction: the
+	 * frames they read lie in its snapshot, which nothing changes while
+	 * it is open, whereas in a write transaction a callback's append may
+	 * move the pages under them.  Not for a few events: starting threads
+	 * costs more than decoding a block or two.
+	 */
+	if ((how & (KT_READ_BODY | KT_READ_HASH)) && txn != s->wtxn &&
+	    (last && last < n ? last : n) + 1 >= (first ? first : 1) +
+	    KT_AHEAD_MIN_EVENTS) {
+		sc.nthreads = s->scan_threads < 0 ? kt_ahead_threads() :
+						    s->scan_threads;
+		if (sc.nthreads && mdb_cursor_open(txn, s->dbi[KT_DB_BLOCKS],
+						   &sc.c2) != 0) {
+			sc.c2 = NULL;
+			sc.nthreads = 0;
+		}
+		for (int i = 0; i < KT_AHEAD_JOBS; i++) {
+			sc.pf[i].job = -1;
+			sc.pfree[sc.npfree++] = i;
+		}
 	}
 	rc = scan_run(&sc, n, first, last, kinds, how, chain, fn, arg);
 	/* Each page's checkpoint checked the chain up to it; the events of

@@ -225,6 +225,7 @@ struct kt_store {
 	 * (store_pages.c) */
 	uint64_t pages_txnid;
 	int pages_checked;
+	int scan_threads;      /* kt_store_set_scan_threads; -1 = auto */
 };
 
 /* ---- store.c ---- */
@@ -241,6 +242,27 @@ int kt_buf_reserve(struct kt_buf *b, size_t n);
 int kt_run_bin(kt_store *s, const char *id, unsigned char bin[KT_RUN_BIN]);
 
 /* ---- store_codec.c ---- */
+/* Decoding blocks ahead of a scan on helper threads (store_ahead.c).
+ * kt_ahead_threads: how many helpers help, from the CPUs this process may
+ * run on (0: none).  kt_ahead_open starts n (KT_ENOMEM when none starts);
+ * kt_ahead_submit queues the decompression of a frame of raw_len bytes into
+ * dst (with the dictionary content dict, dlen bytes, or none) and returns a
+ * job number, or -1 when all KT_AHEAD_JOBS are taken; frame, dict and dst
+ * must stay valid until kt_ahead_wait returns for that job (0, or
+ * KT_ECORRUPT / KT_ENOMEM with *why a static text) or kt_ahead_close (which
+ * joins the threads; queued jobs are dropped). */
+#define KT_AHEAD_THREADS 3
+#define KT_AHEAD_JOBS 16
+#define KT_AHEAD_MIN_EVENTS 2048 /* smaller scans decode in their thread */
+struct kt_ahead;
+int kt_ahead_threads(void);
+int kt_ahead_open(int nthreads, struct kt_ahead **out);
+void kt_ahead_close(struct kt_ahead *a);
+int kt_ahead_submit(struct kt_ahead *a, const void *frame, size_t flen,
+		    size_t raw_len, const unsigned char *dict, size_t dlen,
+		    unsigned char *dst);
+int kt_ahead_wait(struct kt_ahead *a, int id, const char **why);
+
 int kt_codec_acquire(void);
 void kt_codec_release(void);
 void *kt_cctx(void);
