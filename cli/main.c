@@ -39,7 +39,9 @@ static const char usage_head[] =
 	"The store is --store PATH, else $KTRAJ_STORE, else ./" KT_DEFAULT_STORE
 	" (created by commands that write).\n"
 	"$KTRAJ_CACHE_MB sets the cache of decompressed event blocks (MiB,\n"
-	"default 64; 0 turns it off).\n"
+	"default 64; 0 turns it off).  $KTRAJ_SCAN_THREADS (0-3) bounds the\n"
+	"helper threads that decompress ahead of a long scan (default: one\n"
+	"fewer than the CPUs ktraj may use, at most 3).\n"
 	"RUN is a run id, a unique prefix of one (4+ hex chars), or a run name.\n"
 	"Read commands take --json for NDJSON output, one object per line.\n"
 	"\n"
@@ -221,6 +223,18 @@ int cli_open(struct cli *c, unsigned flags, kt_store **s)
 			return KT_EXIT_USAGE;
 		}
 	}
+	const char *ts = getenv("KTRAJ_SCAN_THREADS");
+	long nth = -1;
+
+	if (ts && *ts) {
+		errno = 0;
+		nth = strtol(ts, &end, 10);
+		if (errno || *end || nth < 0 || nth > 3) {
+			cli_err(c, "KTRAJ_SCAN_THREADS must be 0 to 3, not "
+				"'%.40s'", ts);
+			return KT_EXIT_USAGE;
+		}
+	}
 	rc = kt_store_open(c->store_path, flags, s);
 	if (rc == KT_ENOTFOUND) {
 		cli_err(c, "no store at %s (run `ktraj init` or `ktraj import`, or set --store / KTRAJ_STORE)",
@@ -231,6 +245,8 @@ int cli_open(struct cli *c, unsigned flags, kt_store **s)
 		return open_failed(c, rc);
 	if (cm && *cm)
 		kt_store_set_cache(*s, (size_t)mb << 20);
+	if (nth >= 0)
+		kt_store_set_scan_threads(*s, (int)nth);
 	return 0;
 }
 
