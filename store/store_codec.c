@@ -1,7 +1,8 @@
 /*
  * store_codec.c - zstd for event bodies: one compression and one
- * decompression context per process, digested dictionaries per handle, and
- * dictionary training (ZDICT) once a store holds enough events.
+ * decompression context per process (and one more per helper thread while a
+ * long scan decodes ahead, store_ahead.c), digested dictionaries per handle,
+ * and dictionary training (ZDICT) once a store holds enough events.
  *
  * Why dictionaries: a block holds ~256 KiB of bodies of one kind of one
  * run, and a dictionary trained on the run's own bodies gives each block
