@@ -646,6 +646,12 @@ int kt_pages_pin(kt_store *s, MDB_txn *txn)
 
 	if (!(s->flags & KT_OPEN_CHECK))
 		return 0;
+	/* A writer checks once, at open, before its first transaction: what
+	 * it and other writers commit after that, LMDB writes from the
+	 * checked pages, and a check after each of an import's commits would
+	 * cost a pread of the whole file each. */
+	if (s->pages_checked && !(s->flags & KT_OPEN_RDONLY))
+		return 0;
 	for (int tries = 0; tries < 8; tries++) {
 		uint64_t id = mdb_txn_id(txn);
 
