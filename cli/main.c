@@ -189,11 +189,13 @@ static int open_failed(struct cli *c, int rc)
 }
 
 /*
- * Read commands check LMDB's own pages before LMDB reads them
- * (KT_OPEN_CHECK) when the store is at most this big: LMDB trusts its
- * pages, and a damaged one crashed `ls` or `search` instead of ending in
- * one error line.  The check reads every page in use (~3 ms for the 30 MB
- * benchmark store); bigger stores are left to `ktraj verify`.
+ * Commands check LMDB's own pages before LMDB reads them (KT_OPEN_CHECK)
+ * when the store is at most this big: LMDB trusts its pages, and a damaged
+ * one crashed `ls` or `search` instead of ending in one error line, and
+ * aborted `append` and `import` inside LMDB (or let them write over pages
+ * in use).  The check reads every page in use (~3 ms for the 30 MB
+ * benchmark store); a writer checks once, at open.  Bigger stores are left
+ * to `ktraj verify`.
  */
 #define CLI_CHECK_MAX ((off_t)256 << 20)
 
@@ -202,13 +204,9 @@ int cli_open(struct cli *c, unsigned flags, kt_store **s)
 	struct stat st;
 	int rc;
 
-	if (c->flags & KT_CMD_WRITES) {
-		flags |= KT_OPEN_CREATE;
-	} else {
-		flags |= KT_OPEN_RDONLY;
-		if (stat(c->store_path, &st) == 0 && st.st_size <= CLI_CHECK_MAX)
-			flags |= KT_OPEN_CHECK;
-	}
+	flags |= c->flags & KT_CMD_WRITES ? KT_OPEN_CREATE : KT_OPEN_RDONLY;
+	if (stat(c->store_path, &st) == 0 && st.st_size <= CLI_CHECK_MAX)
+		flags |= KT_OPEN_CHECK;
 	const char *cm = getenv("KTRAJ_CACHE_MB");
 	unsigned long long mb = 0;
 	char *end = NULL;

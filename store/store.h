@@ -100,12 +100,18 @@ typedef struct kt_store kt_store;
 #define KT_OPEN_BULK    0x4u  /* bulk import: no fsync per commit; durable
 				 at kt_store_sync() and kt_store_close() */
 #define KT_OPEN_CHECK   0x8u  /* check the structure of LMDB's pages before
-				 LMDB reads them, at open and for each newer
-				 snapshot a read then sees (`ktraj verify`:
-				 LMDB trusts its pages, and a damaged one
-				 can crash it; FORMAT.md §6.10).  Costs a
-				 pread of every page in use per snapshot:
-				 meant for read-only handles */
+				 LMDB reads them (`ktraj verify`: LMDB
+				 trusts its pages, and a damaged one can
+				 crash it or make a writer overwrite pages
+				 in use; FORMAT.md §5 "LMDB's pages").  A
+				 damaged page fails kt_store_open with
+				 KT_ECORRUPT, the file untouched.  Costs a
+				 pread of every page in use: read-only
+				 handles check at open and each newer
+				 snapshot a read then sees; writable ones
+				 once, at open, before their first write
+				 transaction (what they commit after, LMDB
+				 wrote from checked pages) */
 
 /*
  * Resolve the store path: `cli_path` when not NULL, else $KTRAJ_STORE, else
@@ -125,7 +131,8 @@ const char *kt_store_default_path(const char *cli_path);
  * (another format version: a newer store, or a version 1 store, which must
  * be exported with the ktraj that wrote it and imported again),
  * KT_ECORRUPT (not a ktraj store; with KT_OPEN_CHECK also a damaged LMDB
- * page, the errmsg naming it), KT_EIO, KT_ENOMEM.
+ * page, the errmsg naming it: nothing was written, by a writer neither),
+ * KT_EIO, KT_ENOMEM.
  */
 int kt_store_open(const char *path, unsigned flags, kt_store **out);
 

@@ -418,8 +418,9 @@ int kt_pages_check_src(const struct kt_pgsrc *src, uint64_t want,
 int kt_pages_check_metas(kt_store *s);
 /* A handle opened with KT_OPEN_CHECK: check the pages of the snapshot of
  * read txn `txn` (which holds them in place) unless it is the one checked
- * last, renewing txn when a writer overwrote its meta page meanwhile; the
- * errmsg names the file and the page.  0 at once without KT_OPEN_CHECK. */
+ * last (a writable handle: unless any was checked, at open), renewing txn
+ * when a writer overwrote its meta page meanwhile; the errmsg names the
+ * file and the page.  0 at once without KT_OPEN_CHECK. */
 int kt_pages_pin(kt_store *s, MDB_txn *txn);
 
 /* ---- store_blob.c ---- */

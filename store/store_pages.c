@@ -55,6 +55,13 @@
  * so a DUPSORT flag or a F_DUPDATA node is damage, as is a main DB entry
  * that is not a database.  The entry and page counts of each MDB_db (but
  * the free DB's) are compared with what the walk finds.
+ *
+ * A writer also reads the free DB's data: each record is an IDL (midl.h:
+ * a count, then that many page numbers, descending) of pages it may take
+ * and write over (mdb_page_alloc).  So each record's key is a transaction
+ * id (sizeof(size_t) bytes, 1..the snapshot's), its count fits in it, its
+ * pages are in range and descending, and no page listed free is reached
+ * by a tree or listed twice: LMDB would overwrite a page in use.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -115,6 +122,9 @@ struct ck {
 	const struct kt_pgsrc *src;
 	unsigned psize;
 	uint64_t npages;          /* mm_last_pg + 1 */
+	uint64_t txnid;           /* the snapshot's */
+	uint64_t *fr;             /* the free DB's lists: page, txn pairs */
+	size_t nfr, frcap;
 	unsigned char *seen;      /* one bit per page */
 	unsigned char *pg;
 	struct item *stk;
@@ -353,6 +363,90 @@ static int overflow(struct ck *c, uint64_t from, uint32_t t, unsigned i,
 	return 0;
 }
 
+/*
+ * A free DB record: the key is the id of the transaction that freed the
+ * pages, the data an IDL (midl.h): a count, then that many page numbers in
+ * descending order.  A writer takes pages from these lists
+ * (mdb_page_alloc reads `count` numbers and merges them into a sorted
+ * list, mdb_midl_xmerge) and writes over those pages: a count past the
+ * record reads outside it, a page in use listed free is overwritten.  The
+ * pages are kept here and checked against the trees once all are walked.
+ */
+static int free_list(struct ck *c, const struct item *it, unsigned i,
+		     const unsigned char *key, unsigned ks,
+		     const unsigned char *d, uint64_t ds)
+{
+	unsigned long long pg = (unsigned long long)it->pgno;
+	uint64_t tx, n, prev = UINT64_MAX;
+
+	if (ks != ZS)
+		return bad(c, "page %llu (database free): node %u has a key "
+			   "of %u bytes, not a transaction id", pg, i, ks);
+	tx = rdz(key);
+	if (tx < 1 || tx > c->txnid)
+		return bad(c, "page %llu (database free): node %u lists the "
+			   "pages of transaction %llu, outside 1..%llu", pg, i,
+			   (unsigned long long)tx,
+			   (unsigned long long)c->txnid);
+	if (ds < ZS || ds % ZS)
+		return bad(c, "page %llu (database free): node %u holds a page "
+			   "list of %llu bytes", pg, i,
+			   (unsigned long long)ds);
+	n = rdz(d);
+	if (n > ds / ZS - 1)
+		return bad(c, "page %llu (database free): node %u counts %llu "
+			   "free pages in room for %llu", pg, i,
+			   (unsigned long long)n,
+			   (unsigned long long)(ds / ZS - 1));
+	if (c->nfr + 2 * n > c->frcap) {
+		size_t cap = c->frcap ? c->frcap : 256;
+		uint64_t *f;
+
+		while (cap < c->nfr + 2 * n)
+			cap *= 2;
+		if (!(f = realloc(c->fr, cap * sizeof(*f))))
+			return KT_ENOMEM;
+		c->fr = f;
+		c->frcap = cap;
+	}
+	for (uint64_t j = 1; j <= n; j++) {
+		uint64_t p = rdz(d + j * ZS);
+
+		if (p < 2 || p >= c->npages)
+			return bad(c, "page %llu (database free): node %u lists "
+				   "page %llu free, outside pages 2..%llu", pg,
+				   i, (unsigned long long)p,
+				   (unsigned long long)c->npages - 1);
+		if (p >= prev)
+			return bad(c, "page %llu (database free): node %u lists "
+				   "page %llu after page %llu (not in "
+				   "descending order)", pg, i,
+				   (unsigned long long)p,
+				   (unsigned long long)prev);
+		prev = p;
+		c->fr[c->nfr++] = p;
+		c->fr[c->nfr++] = tx;
+	}
+	return 0;
+}
+
+/* The free DB's data in an overflow run, checked as free_list does. */
+static int free_list_ovf(struct ck *c, const struct item *it, unsigned i,
+			 const unsigned char *key, unsigned ks, uint64_t ov,
+			 uint64_t ds)
+{
+	unsigned char *d;
+	int rc;
+
+	if (ds > SIZE_MAX || !(d = malloc(ds ? (size_t)ds : 1)))
+		return KT_ENOMEM;
+	rc = src_read(c->src, ov * c->psize + PAGEHDRSZ, d, (size_t)ds);
+	if (rc == 0)
+		rc = free_list(c, it, i, key, ks, d, ds);
+	free(d);
+	return rc;
+}
+
 static int leaf_node(struct ck *c, const struct item *it, unsigned i,
 		     const unsigned char *nd, unsigned room)
 {
@@ -376,8 +470,12 @@ static int leaf_node(struct ck *c, const struct item *it, unsigned i,
 			return bad(c, "page %llu (database %s): node %u (key "
 				   "%u bytes) runs past the end of the page",
 				   pg, t->name, i, ks);
-		return overflow(c, it->pgno, it->tree, i,
-				rdz(nd + NODESIZE + ks), ds);
+		uint64_t ov = rdz(nd + NODESIZE + ks);
+		int rc = overflow(c, it->pgno, it->tree, i, ov, ds);
+
+		if (rc == 0 && t->type == T_FREE)
+			rc = free_list_ovf(c, it, i, nd + NODESIZE, ks, ov, ds);
+		return rc;
 	}
 	if (NODESIZE + ks + ds > room)
 		return bad(c, "page %llu (database %s): node %u (key %u, "
@@ -393,6 +491,9 @@ static int leaf_node(struct ck *c, const struct item *it, unsigned i,
 		set_name(name, sizeof(name), nd + NODESIZE, ks);
 		return add_tree(c, nd + NODESIZE + ks, name, T_NAMED);
 	}
+	if (t->type == T_FREE)
+		return free_list(c, it, i, nd + NODESIZE, ks,
+				 nd + NODESIZE + ks, ds);
 	return 0;
 }
 
@@ -542,7 +643,7 @@ int kt_pages_check_src(const struct kt_pgsrc *src, uint64_t want,
 		if (tx[k] != want)
 			return KT_EBUSY; /* overwritten: two commits since */
 	}
-	*txnid = tx[k];
+	*txnid = c.txnid = tx[k];
 	last = rdz(m[k] + META_LAST);
 	if (last < 1 || last >= src->size / c.psize)
 		return bad(&c, "meta page %u: last page %llu, the file holds "
@@ -589,7 +690,24 @@ int kt_pages_check_src(const struct kt_pgsrc *src, uint64_t want,
 					 what[j],
 					 (unsigned long long)c.t[i].got[j]);
 	}
+	/* every tree is walked: a page listed free must be in none of them,
+	 * nor listed twice (LMDB would hand it out twice) */
+	for (size_t i = 0; rc == 0 && i < c.nfr; i += 2)
+		if (seen(&c, c.fr[i]))
+			rc = bad(&c, "database free: transaction %llu's list "
+				 "has page %llu, a page in use",
+				 (unsigned long long)c.fr[i + 1],
+				 (unsigned long long)c.fr[i]);
+	for (size_t i = 0; rc == 0 && i < c.nfr; i += 2) {
+		if (seen(&c, c.fr[i]))
+			rc = bad(&c, "database free: page %llu is listed free "
+				 "twice (transaction %llu's list has it again)",
+				 (unsigned long long)c.fr[i],
+				 (unsigned long long)c.fr[i + 1]);
+		mark(&c, c.fr[i]);
+	}
 out:
+	free(c.fr);
 	free(c.seen);
 	free(c.pg);
 	free(c.stk);
@@ -645,6 +763,12 @@ int kt_pages_pin(kt_store *s, MDB_txn *txn)
 	int rc;
 
 	if (!(s->flags & KT_OPEN_CHECK))
+		return 0;
+	/* A writer checks once, at open, before its first transaction: what
+	 * it and other writers commit after that, LMDB writes from the
+	 * checked pages, and a check after each of an import's commits would
+	 * cost a pread of the whole file each. */
+	if (s->pages_checked && !(s->flags & KT_OPEN_RDONLY))
 		return 0;
 	for (int tries = 0; tries < 8; tries++) {
 		uint64_t id = mdb_txn_id(txn);

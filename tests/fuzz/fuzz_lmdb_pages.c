@@ -9,7 +9,8 @@
  * overflow run): 4-byte records, be24 offset (mod the file size) and the
  * new byte.  The patched file is checked in memory; when the check passes,
  * it is written out and opened with KT_OPEN_CHECK and verified, as
- * `ktraj verify` does, so LMDB reads it.
+ * `ktraj verify` does, so LMDB reads it; then opened for writing, as
+ * `ktraj append` does, and a run of one event written to it.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -134,6 +135,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (kt_store_open(path, KT_OPEN_RDONLY | KT_OPEN_CHECK, &s) == 0) {
 			if (kt_store_verify(s, NULL, &br, &bs) == 0)
 				kt_store_verify_blobrefs(s, NULL, &br, &bs);
+			kt_store_close(s);
+		}
+		if (kt_store_open(path, KT_OPEN_CREATE | KT_OPEN_BULK |
+				  KT_OPEN_CHECK, &s) == 0) {
+			static const char run[] =
+				"ffeeddccbbaa99887766554433221100";
+			kt_event ev;
+
+			memset(&ev, 0, sizeof(ev));
+			ev.seq = 1;
+			ev.ts_ns = KT_TS_UNKNOWN;
+			ev.kind = KT_KIND_NOTE;
+			ev.actor = "harness";
+			ev.payload = "{\"text\":\"written by the fuzzer\"}";
+			if (kt_store_begin(s) == 0) {
+				if (kt_run_create(s, run, "w", "test", NULL) ||
+				    kt_event_append(s, run, &ev))
+					kt_store_abort(s);
+				else
+					kt_store_commit(s);
+			}
 			kt_store_close(s);
 		}
 	}
