@@ -109,12 +109,39 @@ static struct drv *drv_of(kt_imp *imp)
 
 /* ---- warnings -------------------------------------------------------------- */
 
+/* What a warning of an importer ends with to say what of the source it
+ * drops ("file:3: invalid UTF-8: line skipped").  Under --strict nothing
+ * of the source is kept, which the driver says next ("not imported
+ * (--strict): nothing of this file was kept"), so they are left out: a
+ * line said to be skipped would read as if the rest had been kept. */
+static const char *const drop_words[] = {
+	": line skipped", ": file skipped", ": skipped", "; skipped",
+	"; event not imported", "; not imported",
+};
+
+static void drop_suffix(char *msg)
+{
+	size_t n = strlen(msg);
+
+	for (size_t i = 0; i < sizeof(drop_words) / sizeof(*drop_words); i++) {
+		size_t k = strlen(drop_words[i]);
+
+		if (n > k && !strcmp(msg + n - k, drop_words[i])) {
+			msg[n - k] = 0;
+			return;
+		}
+	}
+}
+
+/* drop: a problem of the source (kt_imp_warn), which --strict discards */
 static void warn_line(kt_imp *imp, const char *where, uint64_t line,
-		      const char *fmt, va_list ap)
+		      int drop, const char *fmt, va_list ap)
 {
 	char msg[1024], out[1400];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (drop && imp->opts->strict)
+		drop_suffix(msg);
 	if (line)
 		snprintf(out, sizeof(out), "%s:%llu: %s", where,
 			 (unsigned long long)line, msg);
@@ -132,7 +159,7 @@ static void drv_warn(kt_imp *imp, const char *where, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	warn_line(imp, where, 0, fmt, ap);
+	warn_line(imp, where, 0, 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -141,10 +168,16 @@ void kt_imp_warn(kt_imp *imp, const kt_file *f, uint64_t line,
 {
 	va_list ap;
 
+	/* --strict stops at the first problem: what an importer still
+	 * finds in the source it goes on reading is not reported */
+	if (imp->opts->strict && imp->failed) {
+		imp->problems++;
+		return;
+	}
 	if (!f && imp->cur)
 		f = &imp->cur->f;
 	va_start(ap, fmt);
-	warn_line(imp, f && f->path ? f->path : "?", line, fmt, ap);
+	warn_line(imp, f && f->path ? f->path : "?", line, 1, fmt, ap);
 	va_end(ap);
 	imp->problems++;
 	if (imp->opts->strict)
@@ -158,7 +191,7 @@ void kt_imp_note(kt_imp *imp, const kt_file *f, const char *fmt, ...)
 	if (!f && imp->cur)
 		f = &imp->cur->f;
 	va_start(ap, fmt);
-	warn_line(imp, f && f->path ? f->path : "?", 0, fmt, ap);
+	warn_line(imp, f && f->path ? f->path : "?", 0, 0, fmt, ap);
 	va_end(ap);
 }
 
