@@ -1419,9 +1419,10 @@ static char *prov_json(const kt_file *f, const kt_ev *ev)
 }
 
 /* Whether ev, re-emitted as event imp->seq, differs from the stored one
- * (kind or payload, and with check_reemit 2 parent, ts and actor; a
- * payload cJSON cannot print counts as the same). */
-static int reemit_differs(kt_imp *imp, const kt_ev *ev)
+ * in kind or payload, and with `all` in parent, ts and actor too: 1 it
+ * does, 0 it does not, -1 unknown (the stored event cannot be read, or
+ * the payload printed). */
+static int reemit_cmp(kt_imp *imp, const kt_ev *ev, int all)
 {
 	kt_event st;
 	uint64_t t0 = st_start(imp);
@@ -1430,17 +1431,39 @@ static int reemit_differs(kt_imp *imp, const kt_ev *ev)
 
 	st_stop(imp, t0);
 	if (rc)
-		return 0;
+		return -1;
 	if (st.kind != ev->kind)
 		return 1;
-	if (imp->check_reemit == 2 &&
+	if (all &&
 	    (st.parent != ev->parent || st.ts_ns != ev->ts_ns ||
 	     strcmp(st.actor ? st.actor : "", ev->actor ? ev->actor : "")))
 		return 1;
 	if (!ev->payload || kt_imp_json_print(ev->payload, &imp->pbuf))
-		return 0;
+		return -1;
 	return st.payload_len != imp->pbuf.n ||
 	       memcmp(st.payload, imp->pbuf.p, imp->pbuf.n) != 0;
+}
+
+/* For kt_imp_check_reemit: a payload cJSON cannot print counts as the
+ * same. */
+static int reemit_differs(kt_imp *imp, const kt_ev *ev)
+{
+	return reemit_cmp(imp, ev, imp->check_reemit == 2) == 1;
+}
+
+/* Whether ev, re-emitted as the last stored event of the run but from
+ * another line or offset than that event's provenance, is that event all
+ * the same (kind, parent, ts, actor, payload): the source holds the same
+ * events, on other lines (a byte-identical line repeated, which the
+ * importer skips, or such a line gone).  Then this source continues the
+ * run: the stored events keep their provenance (the copy they were
+ * imported from), the new ones get theirs in this copy.  Under --redact
+ * the stored payloads were redacted and this one is not yet: unknown, so
+ * not the same. */
+static int moved_same(kt_imp *imp, const kt_ev *ev)
+{
+	return ev->kind == imp->last_kind && !imp->opts->redact &&
+	       reemit_cmp(imp, ev, 1) == 0;
 }
 
 int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
@@ -1491,7 +1514,8 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 	if (imp->seq == imp->stored_n && imp->last_kind &&
 	    (ev->kind != imp->last_kind ||
 	     (imp->last_line >= 0 && (long long)ev->line != imp->last_line) ||
-	     (imp->last_off >= 0 && (long long)ev->off != imp->last_off))) {
+	     (imp->last_off >= 0 && (long long)ev->off != imp->last_off)) &&
+	    !moved_same(imp, ev)) {
 		imp->frozen = 1;
 		kt_imp_warn(imp, ev->file, ev->line,
 			    "run %s already holds %llu events that this source does not continue (same identity, other content): nothing appended",
