@@ -943,7 +943,7 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 		    (!j && kt_imp_json_bad(imp, f, l.no, l.s, l.n)))
 			continue;
 		if (!cJSON_IsObject(j)) {
-			kt_imp_warn(imp, f, l.no, "record is not a JSON object");
+			kt_imp_warn(imp, f, l.no, "not a JSON object: line skipped");
 			cJSON_Delete(j);
 			continue;
 		}
