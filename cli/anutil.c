@@ -63,7 +63,9 @@ int an_opts(struct cli *c, int argc, char **argv, kt_an_opts *o, int *json,
 		if (!strcmp(a, "--seed")) {
 			uint64_t s;
 
-			if (!v || cli_u64(v, &s))
+			if (!v)
+				return cli_usage(c, "--seed needs a value");
+			if (cli_u64(v, &s))
 				return cli_usage(c, "--seed needs an unsigned integer");
 			o->seed = s;
 			i++;
@@ -82,7 +84,7 @@ int an_opts(struct cli *c, int argc, char **argv, kt_an_opts *o, int *json,
 			continue;
 		}
 		if (a[0] == '-' && a[1])
-			return cli_usage(c, "unknown option %s", a);
+			return cli_usage(c, "unknown option '%s'", a);
 		if (*npos >= maxpos)
 			return cli_usage(c, "too many arguments");
 		pos[(*npos)++] = argv[i];

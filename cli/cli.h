@@ -50,6 +50,17 @@ int cli_open(struct cli *c, unsigned flags, kt_store **s);
 int cli_run(struct cli *c, kt_store *s, const char *spec,
 	    char out[KT_RUN_ID_HEX + 1]);
 
+/*
+ * For a command's option loop, on an option it did not take: a usage error
+ * (returns KT_EXIT_USAGE), "OPT needs a value" when usage_text shows OPT
+ * with a value, in its synopsis (the lines up to the first blank one:
+ * "[--kind KIND]", "-o FILE") or opening a line of its option list
+ * ("  --cache DIR  ..."): the loop only leaves such an option when nothing
+ * follows it.  Else "unknown option 'OPT'".
+ */
+int cli_bad_option(const struct cli *c, const char *usage_text,
+		   const char *opt);
+
 /* When argv has -h/--help: print usage to stdout and return 1. */
 int cli_wants_help(int argc, char **argv, const char *usage);
 

@@ -86,7 +86,7 @@ int cmd_cat(struct cli *c, int argc, char **argv)
 		else if (!strcmp(argv[i], "--base64"))
 			b64 = 1;
 		else if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage(c, "unknown option '%s'", argv[i]);
+			return cli_bad_option(c, usage, argv[i]);
 		else if (!spec)
 			spec = argv[i];
 		else if (!path)

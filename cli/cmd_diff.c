@@ -220,7 +220,7 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage(c, "unknown option '%s'", argv[i]);
+			return cli_bad_option(c, usage, argv[i]);
 		} else if (np < 4) {
 			pos[np++] = argv[i];
 		} else {

@@ -60,7 +60,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 		else if (!strcmp(a, "--all"))
 			all = 1;
 		else if (a[0] == '-' && a[1])
-			return cli_usage(c, "unknown option '%s' (or it needs a value)", a);
+			return cli_bad_option(c, usage, a);
 		else if (!spec)
 			spec = a;
 		else

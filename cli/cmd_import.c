@@ -206,15 +206,19 @@ int cmd_import(struct cli *c, int argc, char **argv)
 			want_stats = 1;
 		} else if (!strcmp(a, "--format") || !strncmp(a, "--format=", 9)) {
 			o.format = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!o.format || !kt_importer_find(o.format)) {
+			if (!o.format) {
 				free(paths);
-				return cli_usage(c, "unknown format '%s'",
-						 o.format ? o.format : "");
+				return cli_usage(c, "%s needs a value", a);
+			}
+			if (!kt_importer_find(o.format)) {
+				free(paths);
+				return cli_usage(c, "unknown format '%s'", o.format);
 			}
 		} else if (!strcmp(a, "--max-size") || !strcmp(a, "--max-ratio")) {
 			if (i + 1 >= argc || cli_u64(argv[i + 1], &v) || v == 0) {
 				free(paths);
-				return cli_usage(c, "%s needs a positive number", a);
+				return cli_usage(c, "%s needs a %s", a, i + 1 >= argc ?
+						 "value" : "positive number");
 			}
 			if (a[6] == 's')
 				o.max_total = v;
@@ -223,7 +227,7 @@ int cmd_import(struct cli *c, int argc, char **argv)
 			i++;
 		} else if (a[0] == '-' && a[1]) {
 			free(paths);
-			return cli_usage(c, "unknown option '%s'", a);
+			return cli_bad_option(c, usage, a);
 		} else {
 			paths[n++] = argv[i];
 		}

@@ -200,7 +200,7 @@ int cmd_log(struct cli *c, int argc, char **argv)
 				return cli_usage(c, "%s needs a sequence number", argv[i]);
 			i++;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage(c, "unknown option '%s'", argv[i]);
+			return cli_bad_option(c, usage, argv[i]);
 		} else if (!spec) {
 			spec = argv[i];
 		} else {

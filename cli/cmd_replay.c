@@ -113,7 +113,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			if (cli_u64(argv[++i], &lim.mem_bytes) || !lim.mem_bytes)
 				return cli_usage(c, "--mem needs bytes");
 		} else if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage(c, "unknown option %s", argv[i]);
+			return cli_bad_option(c, usage, argv[i]);
 		else if (!spec)
 			spec = argv[i];
 		else if (!seqs)

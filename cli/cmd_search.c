@@ -198,7 +198,7 @@ int cmd_search(struct cli *c, int argc, char **argv)
 			}
 		} else if (argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--")) {
 			free(text);
-			return cli_usage(c, "unknown option '%s'", argv[i]);
+			return cli_bad_option(c, usage, argv[i]);
 		} else {
 			/* the words of TEXT form one phrase */
 			size_t l = strlen(argv[i]);

@@ -266,6 +266,48 @@ int cli_run(struct cli *c, kt_store *s, const char *spec,
 	return 0;
 }
 
+/* Whether opt at p (in usage_text) stands as a token of its own followed
+ * by one space and a value: a token that is not another option nor a
+ * bracket ("KIND", "FILE.cu", "jsonl|atif"). */
+static int opt_with_value(const char *usage_text, const char *p, size_t n)
+{
+	const char *q = p + n;
+
+	return (p == usage_text || strchr(" [|", p[-1])) && q[0] == ' ' &&
+	       q[1] && !strchr("-[]| \n", q[1]);
+}
+
+/* Whether usage_text shows opt with a value: anywhere in its synopsis
+ * (the lines up to the first blank one), or opening an indented line of
+ * its option list ("  --cache DIR   where ..."); not in running text. */
+static int takes_value(const char *usage_text, const char *opt)
+{
+	const char *syn = strstr(usage_text, "\n\n"), *p = usage_text;
+	size_t n = strlen(opt);
+
+	if (!syn)
+		syn = usage_text + strlen(usage_text);
+	while ((p = strstr(p, opt))) {
+		const char *b = p;
+
+		while (b > usage_text && b[-1] == ' ')
+			b--;
+		if ((p < syn || (b > usage_text && b[-1] == '\n' && b < p)) &&
+		    opt_with_value(usage_text, p, n))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+int cli_bad_option(const struct cli *c, const char *usage_text,
+		   const char *opt)
+{
+	if (strcmp(opt, "--") && takes_value(usage_text, opt))
+		return cli_usage(c, "%s needs a value", opt);
+	return cli_usage(c, "unknown option '%s'", opt);
+}
+
 int cli_wants_help(int argc, char **argv, const char *usage_text)
 {
 	int i;

@@ -109,12 +109,39 @@ static struct drv *drv_of(kt_imp *imp)
 
 /* ---- warnings -------------------------------------------------------------- */
 
+/* What a warning of an importer ends with to say what of the source it
+ * drops ("file:3: invalid UTF-8: line skipped").  Under --strict nothing
+ * of the source is kept, which the driver says next ("not imported
+ * (--strict): nothing of this file was kept"), so they are left out: a
+ * line said to be skipped would read as if the rest had been kept. */
+static const char *const drop_words[] = {
+	": line skipped", ": file skipped", ": skipped", "; skipped",
+	"; event not imported", "; not imported",
+};
+
+static void drop_suffix(char *msg)
+{
+	size_t n = strlen(msg);
+
+	for (size_t i = 0; i < sizeof(drop_words) / sizeof(*drop_words); i++) {
+		size_t k = strlen(drop_words[i]);
+
+		if (n > k && !strcmp(msg + n - k, drop_words[i])) {
+			msg[n - k] = 0;
+			return;
+		}
+	}
+}
+
+/* drop: a problem of the source (kt_imp_warn), which --strict discards */
 static void warn_line(kt_imp *imp, const char *where, uint64_t line,
-		      const char *fmt, va_list ap)
+		      int drop, const char *fmt, va_list ap)
 {
 	char msg[1024], out[1400];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (drop && imp->opts->strict)
+		drop_suffix(msg);
 	if (line)
 		snprintf(out, sizeof(out), "%s:%llu: %s", where,
 			 (unsigned long long)line, msg);
@@ -132,7 +159,7 @@ static void drv_warn(kt_imp *imp, const char *where, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	warn_line(imp, where, 0, fmt, ap);
+	warn_line(imp, where, 0, 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -141,10 +168,16 @@ void kt_imp_warn(kt_imp *imp, const kt_file *f, uint64_t line,
 {
 	va_list ap;
 
+	/* --strict stops at the first problem: what an importer still
+	 * finds in the source it goes on reading is not reported */
+	if (imp->opts->strict && imp->failed) {
+		imp->problems++;
+		return;
+	}
 	if (!f && imp->cur)
 		f = &imp->cur->f;
 	va_start(ap, fmt);
-	warn_line(imp, f && f->path ? f->path : "?", line, fmt, ap);
+	warn_line(imp, f && f->path ? f->path : "?", line, 1, fmt, ap);
 	va_end(ap);
 	imp->problems++;
 	if (imp->opts->strict)
@@ -158,7 +191,7 @@ void kt_imp_note(kt_imp *imp, const kt_file *f, const char *fmt, ...)
 	if (!f && imp->cur)
 		f = &imp->cur->f;
 	va_start(ap, fmt);
-	warn_line(imp, f && f->path ? f->path : "?", 0, fmt, ap);
+	warn_line(imp, f && f->path ? f->path : "?", 0, 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -1386,9 +1419,10 @@ static char *prov_json(const kt_file *f, const kt_ev *ev)
 }
 
 /* Whether ev, re-emitted as event imp->seq, differs from the stored one
- * (kind or payload, and with check_reemit 2 parent, ts and actor; a
- * payload cJSON cannot print counts as the same). */
-static int reemit_differs(kt_imp *imp, const kt_ev *ev)
+ * in kind or payload, and with `all` in parent, ts and actor too: 1 it
+ * does, 0 it does not, -1 unknown (the stored event cannot be read, or
+ * the payload printed). */
+static int reemit_cmp(kt_imp *imp, const kt_ev *ev, int all)
 {
 	kt_event st;
 	uint64_t t0 = st_start(imp);
@@ -1397,17 +1431,39 @@ static int reemit_differs(kt_imp *imp, const kt_ev *ev)
 
 	st_stop(imp, t0);
 	if (rc)
-		return 0;
+		return -1;
 	if (st.kind != ev->kind)
 		return 1;
-	if (imp->check_reemit == 2 &&
+	if (all &&
 	    (st.parent != ev->parent || st.ts_ns != ev->ts_ns ||
 	     strcmp(st.actor ? st.actor : "", ev->actor ? ev->actor : "")))
 		return 1;
 	if (!ev->payload || kt_imp_json_print(ev->payload, &imp->pbuf))
-		return 0;
+		return -1;
 	return st.payload_len != imp->pbuf.n ||
 	       memcmp(st.payload, imp->pbuf.p, imp->pbuf.n) != 0;
+}
+
+/* For kt_imp_check_reemit: a payload cJSON cannot print counts as the
+ * same. */
+static int reemit_differs(kt_imp *imp, const kt_ev *ev)
+{
+	return reemit_cmp(imp, ev, imp->check_reemit == 2) == 1;
+}
+
+/* Whether ev, re-emitted as the last stored event of the run but from
+ * another line or offset than that event's provenance, is that event all
+ * the same (kind, parent, ts, actor, payload): the source holds the same
+ * events, on other lines (a byte-identical line repeated, which the
+ * importer skips, or such a line gone).  Then this source continues the
+ * run: the stored events keep their provenance (the copy they were
+ * imported from), the new ones get theirs in this copy.  Under --redact
+ * the stored payloads were redacted and this one is not yet: unknown, so
+ * not the same. */
+static int moved_same(kt_imp *imp, const kt_ev *ev)
+{
+	return ev->kind == imp->last_kind && !imp->opts->redact &&
+	       reemit_cmp(imp, ev, 1) == 0;
 }
 
 int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
@@ -1458,7 +1514,8 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 	if (imp->seq == imp->stored_n && imp->last_kind &&
 	    (ev->kind != imp->last_kind ||
 	     (imp->last_line >= 0 && (long long)ev->line != imp->last_line) ||
-	     (imp->last_off >= 0 && (long long)ev->off != imp->last_off))) {
+	     (imp->last_off >= 0 && (long long)ev->off != imp->last_off)) &&
+	    !moved_same(imp, ev)) {
 		imp->frozen = 1;
 		kt_imp_warn(imp, ev->file, ev->line,
 			    "run %s already holds %llu events that this source does not continue (same identity, other content): nothing appended",

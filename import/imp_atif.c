@@ -367,10 +367,7 @@ static int import_ref(atx *x, const kt_file *f, const cJSON *ref, int depth)
 		goto out;
 	kt_imp_claim(x->imp, cand);
 	if (!(doc = cJSON_ParseWithLength((const char *)g->data, g->len))) {
-		if (!kt_imp_json_bom(x->imp, g, 0, (const char *)g->data,
-				     g->len))
-			kt_imp_warn(x->imp, g, 0,
-				    "invalid JSON in sub-agent trajectory");
+		kt_imp_json_bad(x->imp, g, 0, (const char *)g->data, g->len);
 		goto out;
 	}
 	if (kt_imp_json_strict(x->imp, g, 0, (const char *)g->data, g->len,
@@ -911,20 +908,9 @@ static cJSON *parse_doc(kt_imp *imp, const kt_file *f, int quiet)
 	cJSON *doc = cJSON_ParseWithLength((const char *)f->data, f->len);
 
 	if (!doc) {
-		const char *e = cJSON_GetErrorPtr();
-		uint64_t line = 1;
-		const char *p;
-
-		if (e && e >= (const char *)f->data &&
-		    e <= (const char *)f->data + f->len)
-			for (p = (const char *)f->data; p < e; p++)
-				line += *p == '\n';
-		else
-			line = 0;
-		if (!quiet && !kt_imp_json_bom(imp, f, 0,
-					       (const char *)f->data, f->len))
-			kt_imp_warn(imp, f, line,
-				    "invalid JSON: not an ATIF document");
+		if (!quiet)
+			kt_imp_json_bad(imp, f, 0, (const char *)f->data,
+					f->len);
 		return NULL;
 	}
 	if (quiet ? kt_json_check((const char *)f->data, f->len,

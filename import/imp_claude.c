@@ -569,13 +569,9 @@ static cJSON *parse_line(struct cc *cc, const kt_file *f, const char *s,
 			kt_imp_warn(cc->imp, f, line,
 				    "JSON nested deeper than %d levels: line skipped",
 				    CJSON_NESTING_LIMIT);
-		else if (s + n == (const char *)f->data + f->len)
-			kt_imp_warn(cc->imp, f, line,
-				    "truncated JSON (last line, file still being written?): skipped");
-		else
-			kt_imp_warn(cc->imp, f, line,
-				    "invalid JSON at byte %zu: line skipped",
-				    end && end >= s ? (size_t)(end - s) : (size_t)0);
+		else    /* truncated or what RFC 8259 refuses, as every
+			 * importer says it */
+			kt_imp_json_bad(cc->imp, f, line, s, n);
 		return NULL;
 	}
 	if (kt_imp_json_strict(cc->imp, f, line, s, n, &o))

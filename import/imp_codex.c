@@ -940,12 +940,10 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 		uint64_t h;
 
 		if (kt_imp_json_strict(imp, f, l.no, l.s, l.n, &j) ||
-		    (!j && kt_imp_json_bom(imp, f, l.no, l.s, l.n)))
+		    (!j && kt_imp_json_bad(imp, f, l.no, l.s, l.n)))
 			continue;
-		if (!j || !cJSON_IsObject(j)) {
-			kt_imp_warn(imp, f, l.no, "%s",
-				    j ? "record is not a JSON object" :
-					"malformed JSON line");
+		if (!cJSON_IsObject(j)) {
+			kt_imp_warn(imp, f, l.no, "not a JSON object: line skipped");
 			cJSON_Delete(j);
 			continue;
 		}

@@ -76,6 +76,7 @@ struct set {
 	size_t ndefs;
 	const kt_file *cur;	/* file being loaded */
 	int rc;
+	int unparsed;		/* a file was not JSON (warned) */
 };
 
 /* ---- detect ----------------------------------------------------------------- */
@@ -284,8 +285,10 @@ static int load(struct set *s, const kt_file *f)
 	cJSON_Delete(one);
 	if (jsonl)
 		return kt_impx_jsonl(s->imp, f, on_line, s);
-	if (!(one = kt_impx_parse(s->imp, f)))
+	if (!(one = kt_impx_parse(s->imp, f))) {
+		s->unparsed = 1;
 		return 0;
+	}
 	if (cJSON_IsArray(one)) {
 		while (!rc && (it = cJSON_DetachItemFromArray(one, 0)))
 			rc = add_rec(s, it, 0, 0, 0);
@@ -882,7 +885,9 @@ static int import(kt_imp *imp, const kt_file *f)
 	if ((rc = load(&s, f)))
 		goto out;
 	if (!s.n) {
-		kt_imp_warn(imp, f, 0, "no FlashInfer records");
+		/* a file that is not JSON has said why already */
+		if (!s.unparsed)
+			kt_imp_warn(imp, f, 0, "no FlashInfer records");
 		goto out;
 	}
 	if ((rc = load_siblings(&s, f)))

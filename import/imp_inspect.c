@@ -733,7 +733,7 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 	if (!extra_tmp)
 		return KT_ENOMEM;
 	if (!role) {
-		kt_imp_warn(c->imp, c->f, 0, "message without a role skipped");
+		kt_imp_warn(c->imp, c->f, 0, "message without a role: skipped");
 		goto out;
 	}
 	if ((rc = split_content(c, cJSON_GetObjectItemCaseSensitive(m,

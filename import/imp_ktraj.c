@@ -1313,7 +1313,11 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 		if (rc == KT_ENOMEM)
 			goto out;
 		if (rc) {
-			kt_imp_warn(imp, f, line, "%s", err);
+			/* a byte order mark, a cut last line: in the words
+			 * of every importer (jsonstrict.h) */
+			if (!kt_imp_json_bom(imp, f, line, p, n) &&
+			    !kt_imp_json_cut(imp, f, line, p, n))
+				kt_imp_warn(imp, f, line, "%s", err);
 			sm.bad++;
 			rc = 0;
 			goto next;

@@ -570,11 +570,11 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 	x.f = f;
 	doc = cJSON_ParseWithLength((const char *)f->data, f->len);
 	if (kt_imp_json_strict(imp, f, 0, (const char *)f->data, f->len, &doc) ||
-	    (!doc && kt_imp_json_bom(imp, f, 0, (const char *)f->data, f->len)))
+	    (!doc && kt_imp_json_bad(imp, f, 0, (const char *)f->data, f->len)))
 		return KT_EPARSE;
-	if (!doc || !(evs = event_list(doc, &key))) {
-		kt_imp_warn(imp, f, 0, "%s", doc ? "no event list: not an "
-			    "OpenHands trajectory" : "invalid JSON");
+	if (!(evs = event_list(doc, &key))) {
+		kt_imp_warn(imp, f, 0, "no event list: not an OpenHands "
+			    "trajectory");
 		cJSON_Delete(doc);
 		return KT_EPARSE;
 	}

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "imp_int.h"
+#include "jsonstrict.h"
 #include "replay_judge.h"
 
 static int detect(const kt_file *f)
@@ -82,7 +83,12 @@ static int import(kt_imp *imp, const kt_file *f)
 	kt_ev ev = { 0 };
 	int rc = 0;
 
-	if (!res || !run || !cJSON_IsNumber(seq) || !kname ||
+	if (!res) {
+		kt_imp_json_bad(imp, f, 0, (const char *)f->data, f->len);
+		rc = KT_EPARSE;
+		goto out;
+	}
+	if (!run || !cJSON_IsNumber(seq) || !kname ||
 	    seq->valuedouble < 1 || seq->valuedouble > 9007199254740992.0 ||
 	    seq->valuedouble != (double)(uint64_t)seq->valuedouble) {
 		kt_imp_warn(imp, f, 0, "replay result without a manifest naming run, an integer seq and kind");

@@ -1082,10 +1082,10 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 	x.f = f;
 	doc = cJSON_ParseWithLength((const char *)f->data, f->len);
 	if (kt_imp_json_strict(imp, f, 0, (const char *)f->data, f->len, &doc) ||
-	    (!doc && kt_imp_json_bom(imp, f, 0, (const char *)f->data, f->len)))
+	    (!doc && kt_imp_json_bad(imp, f, 0, (const char *)f->data, f->len)))
 		return KT_EPARSE;
-	if (!doc || !cJSON_IsObject(doc)) {
-		kt_imp_warn(imp, f, 0, "invalid JSON: not a SWE-agent trajectory");
+	if (!cJSON_IsObject(doc)) {
+		kt_imp_warn(imp, f, 0, "not a JSON object: not a SWE-agent trajectory");
 		cJSON_Delete(doc);
 		return KT_EPARSE;
 	}

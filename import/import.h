@@ -140,7 +140,12 @@ int kt_imp_blob_hashed(kt_imp *imp, const void *data, size_t len,
 
 /* Report a problem at file:line (line 0 = whole file).  Under --strict the
  * driver discards the source and stops after the importer returns; the
- * importer may keep going (its output is thrown away). */
+ * importer may keep going (its output is thrown away, and its later
+ * problems are counted but not reported).  A message may end by saying
+ * what of the source it drops (": line skipped", ": file skipped",
+ * ": skipped", "; skipped", "; not imported", "; event not imported");
+ * under --strict, where nothing of the source is kept, the driver leaves
+ * that out. */
 void kt_imp_warn(kt_imp *imp, const kt_file *f, uint64_t line,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 

@@ -275,34 +275,13 @@ int kt_impx_text(kt_imp *imp, cJSON *payload, const char *key,
 	return rc;
 }
 
-/* 1-based line number of byte offset off in data. */
-static uint64_t line_of(const unsigned char *data, size_t off)
-{
-	uint64_t line = 1;
-
-	for (size_t i = 0; i < off; i++)
-		line += data[i] == '\n';
-	return line;
-}
-
 cJSON *kt_impx_parse(kt_imp *imp, const kt_file *f)
 {
-	const char *end = NULL;
 	cJSON *root;
 
-	root = cJSON_ParseWithLengthOpts((const char *)f->data, f->len, &end,
-					 0);
+	root = cJSON_ParseWithLength((const char *)f->data, f->len);
 	if (!root) {
-		size_t off = end && end >= (const char *)f->data ?
-			(size_t)(end - (const char *)f->data) : 0;
-
-		if (kt_imp_json_bom(imp, f, 0, (const char *)f->data, f->len))
-			return NULL;
-		if (off > f->len)
-			off = f->len;
-		kt_imp_warn(imp, f, line_of(f->data, off),
-			    "invalid JSON (parse stopped at byte %zu of %zu)",
-			    off, f->len);
+		kt_imp_json_bad(imp, f, 0, (const char *)f->data, f->len);
 		return NULL;
 	}
 	/* bytes after the document, raw control characters, numbers like
@@ -333,10 +312,7 @@ int kt_impx_jsonl(kt_imp *imp, const kt_file *f,
 		if (q < le) {
 			rec = cJSON_ParseWithLength(p, n);
 			if (!rec) {
-				if (!kt_imp_json_bom(imp, f, line, p, n))
-					kt_imp_warn(imp, f, line, "malformed "
-						    "JSON line (%zu bytes) "
-						    "skipped", n);
+				kt_imp_json_bad(imp, f, line, p, n);
 			} else if (kt_imp_json_strict(imp, f, line, p, n,
 						      &rec)) {
 				/* warned */

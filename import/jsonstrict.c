@@ -8,6 +8,7 @@
  * portable word loop) looking only for '"', '\\' and bytes below 0x20;
  * everything outside strings is short and walked byte by byte.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__)
@@ -400,6 +401,88 @@ cJSON *kt_json_parse(const char *s, size_t n, unsigned flags)
 	return o;
 }
 
+static int is_hex(unsigned c)
+{
+	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+/* Whether s[off..n) is where a text cut inside a value stops: the first
+ * len bytes (or fewer) of lit. */
+static int prefix_of(const char *s, size_t n, size_t off, const char *lit)
+{
+	size_t l = strlen(lit);
+
+	return off < n && n - off < l && !memcmp(s + off, lit, n - off);
+}
+
+/* jsonstrict.h.  From what kt_json_check refuses and where: every problem
+ * it reports at the end of the text is one of running out (an unclosed
+ * container, a key without its ':' or value, a number that needs another
+ * digit); the others it reports where the token began, so the rest must
+ * be checked to be a prefix of one (a literal, a \u escape, the low half
+ * of a surrogate pair). */
+int kt_json_truncated(const char *text, size_t n, unsigned flags)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	const char *why = NULL;
+	size_t off = 0, i = 0;
+
+	if ((flags & KT_JSON_BOM) && n >= 3 && !memcmp(s, KT_UTF8_BOM, 3))
+		i = 3;
+	/* nothing but white space: no value was begun */
+	if (skip_ws(s + i, s + n) == s + n ||
+	    !kt_json_check(text, n, flags, &off, &why))
+		return 0;
+	if (!strcmp(why, "unterminated string"))
+		return 1;       /* reported only where the text ends */
+	if (!strcmp(why, "invalid literal"))
+		return prefix_of(text, n, off, "true") ||
+		       prefix_of(text, n, off, "false") ||
+		       prefix_of(text, n, off, "null");
+	if (!strcmp(why, "invalid \\u escape in a string")) {
+		/* off: the backslash; "\\u" and fewer than 4 hex digits */
+		if (n - off >= 6)
+			return 0;
+		for (i = off + 2; i < n; i++)
+			if (!is_hex(s[i]))
+				return 0;
+		return 1;
+	}
+	if (!strcmp(why, "unpaired UTF-16 surrogate escape in a string")) {
+		/* off: a high surrogate's \\uD800..\\uDBFF (complete: a
+		 * shorter one is an invalid \\u escape), then a prefix of
+		 * the low one's \\uDC00..\\uDFFF where the text ends */
+		if (n - off >= 12 || (s[off + 2] | 0x20) != 'd' ||
+		    !strchr("89ab", s[off + 3] | 0x20))
+			return 0;
+		for (i = off + 6; i < n; i++) {
+			unsigned c = s[i];
+
+			switch (i - off - 6) {
+			case 0: if (c != '\\') return 0; break;
+			case 1: if (c != 'u') return 0; break;
+			case 2: if ((c | 0x20) != 'd') return 0; break;
+			case 3: if (!strchr("cdef", c | 0x20)) return 0; break;
+			default: if (!is_hex(c)) return 0; break;
+			}
+		}
+		return 1;
+	}
+	if (!strcmp(why, KT_JSON_BOM_WHY) || !strcmp(why, KT_JSON_NUL_WHY))
+		return 0;
+	/* an unclosed container, a key or value missing, a number ending
+	 * in '-', '.' or 'e': all at the very end */
+	return off == n;
+}
+
+/* The words a warning about line `line` (0: the whole file) ends with:
+ * what is not kept.  Under --strict nothing of the source is kept and the
+ * driver says so, so the driver leaves them out (kt_imp_warn). */
+static const char *skipped(uint64_t line)
+{
+	return line ? "line skipped" : "file skipped";
+}
+
 /* "file:line: invalid JSON (RFC 8259): WHY at byte OFF: line skipped",
  * or for a whole file (line 0) at the line of OFF, "file skipped" */
 static void strict_warn(kt_imp *imp, const kt_file *f, uint64_t line,
@@ -410,16 +493,16 @@ static void strict_warn(kt_imp *imp, const kt_file *f, uint64_t line,
 			  "invalid JSON (RFC 8259): " : "";
 
 	if (line) {
-		kt_imp_warn(imp, f, line, "%s%s at byte %zu: line skipped",
-			    pre, why, off);
+		kt_imp_warn(imp, f, line, "%s%s at byte %zu: %s",
+			    pre, why, off, skipped(line));
 	} else {
 		/* a whole-file document: say on which line */
 		uint64_t l = 1;
 
 		for (size_t i = 0; i < off; i++)
 			l += s[i] == '\n';
-		kt_imp_warn(imp, f, l, "%s%s at byte %zu: file skipped",
-			    pre, why, off);
+		kt_imp_warn(imp, f, l, "%s%s at byte %zu: %s",
+			    pre, why, off, skipped(0));
 	}
 }
 
@@ -453,6 +536,50 @@ int kt_imp_json_bom(kt_imp *imp, const kt_file *f, uint64_t line,
 	    strcmp(why, KT_JSON_BOM_WHY))
 		return 0;
 	strict_warn(imp, f, line, s, off, why);
+	return 1;
+}
+
+/* RFC 8259 section 2's white space */
+static int json_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+int kt_imp_json_cut(kt_imp *imp, const kt_file *f, uint64_t line,
+		    const char *s, size_t n)
+{
+	const char *fs = f ? (const char *)f->data : NULL, *fe, *q;
+
+	/* s must lie in f (a caller's repaired copy is not where f ends) */
+	if (!fs || s < fs || n > f->len || s - fs > (ptrdiff_t)(f->len - n))
+		return 0;
+	fe = fs + f->len;
+	for (q = s + n; q < fe; q++)
+		if (!json_ws(*q))
+			return 0;
+	/* a \u0000 or a byte order mark before the cut is not what ends it */
+	if (!kt_json_truncated(s, n, s == fs ? KT_JSON_BOM : 0))
+		return 0;
+	kt_imp_warn(imp, f, line, "truncated: the file ends inside a JSON "
+		    "value: %s", skipped(line));
+	return 1;
+}
+
+int kt_imp_json_bad(kt_imp *imp, const kt_file *f, uint64_t line,
+		    const char *s, size_t n)
+{
+	const char *why = NULL;
+	size_t off = 0;
+
+	if (kt_imp_json_cut(imp, f, line, s, n))
+		return 1;
+	if (kt_json_check(s, n, strict_flags(f, s), &off, &why)) {
+		strict_warn(imp, f, line, s, off, why);
+		return 1;
+	}
+	/* cJSON refused what the check accepts: it ran out of memory */
+	kt_imp_warn(imp, f, line, "JSON not parsed (out of memory?): %s",
+		    skipped(line));
 	return 1;
 }
 

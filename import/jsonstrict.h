@@ -129,4 +129,40 @@ int kt_imp_json_strict(kt_imp *imp, const kt_file *f, uint64_t line,
 int kt_imp_json_bom(kt_imp *imp, const kt_file *f, uint64_t line,
 		    const char *s, size_t n);
 
+/*
+ * Whether s[0..n) is a JSON text cut inside its value: kt_json_check
+ * (flags as there) refuses it only for running out - an unclosed string,
+ * container or literal, a key without its value, a number ending in '-',
+ * '.' or 'e', an escape cut short - so some bytes added at the end would
+ * make it JSON.  0 for empty or white-space-only text, for a text valid
+ * as it is (a number cut between digits cannot be told) and for any other
+ * problem before the end.
+ */
+int kt_json_truncated(const char *s, size_t n, unsigned flags);
+
+/*
+ * For importers whose cJSON parse of s[0..n) (line `line` of f, 0 when the
+ * text is the whole file; s must point into f's data) failed: when f ends
+ * inside that text's value (kt_json_truncated, and only white space after
+ * s[0..n) in f: a log cut while being written, a download cut short), warn
+ * "file:line: truncated: the file ends inside a JSON value: line skipped"
+ * ("file: ...: file skipped" for line 0) and return 1, so that every
+ * importer reports it in the same words.  Else warn nothing and return 0.
+ * (Under --strict the driver leaves the ": line skipped" out: nothing of
+ * the file is kept, kt_imp_warn.)
+ */
+int kt_imp_json_cut(kt_imp *imp, const kt_file *f, uint64_t line,
+		    const char *s, size_t n);
+
+/*
+ * For importers whose cJSON parse of s[0..n) (as for kt_imp_json_cut)
+ * failed: warn why in the words every importer shares, and return 1 -
+ * truncated (kt_imp_json_cut), else what kt_json_check first refuses
+ * (as kt_imp_json_strict: "file:line: invalid JSON (RFC 8259): WHY at byte
+ * N: line skipped", a byte order mark included, "file skipped" at the
+ * line of N for line 0).
+ */
+int kt_imp_json_bad(kt_imp *imp, const kt_file *f, uint64_t line,
+		    const char *s, size_t n);
+
 #endif /* KT_JSONSTRICT_H */

@@ -5,7 +5,8 @@
 # kt_imp_json_strict / kt_imp_json_bom (import/jsonstrict.h):
 #   JSONL:      FILE:LINE: invalid JSON (RFC 8259): byte order mark at byte N: line skipped
 #   a document: FILE:LINE: invalid JSON (RFC 8259): byte order mark at byte N: file skipped
-# and the rest of a JSONL file is imported; a mark at byte 0 is accepted.
+# and the rest of a JSONL file is imported (ktraj JSONL too); a mark at
+# byte 0 is accepted.  Under --strict the words end before ": line skipped".
 # Fixtures: copies of our own tests/data/import files with a mark put in.
 
 bats_require_minimum_version 1.5.0
@@ -80,4 +81,22 @@ $fi:5: $W $fioff: line skipped" ]
 		[[ "$stderr" != *"byte order mark"* ]]
 		[ -n "$output" ]
 	done
+}
+
+@test "ktraj JSONL: a mark opening a later line, or inside one, in the same words; --strict without 'line skipped'" {
+	printf '%s\n' '{"kind":"note","payload":{"text":"a"}}' \
+		'{"kind":"note","payload":{"text":"b"}}' \
+		'{"kind":"note","payload":{"text":"c"}}' >"$T/kt.jsonl"
+	bom_line "$T/kt.jsonl" "$T/kt_line.jsonl" 2
+	off=$(bom_mid "$T/kt.jsonl" "$T/kt_mid.jsonl" 3)
+	run --separate-stderr "$KTRAJ" import --json "$T/kt_line.jsonl" "$T/kt_mid.jsonl"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "ktraj: import: $T/kt_line.jsonl:2: $W 0: line skipped
+ktraj: import: $T/kt_mid.jsonl:3: $W $off: line skipped" ]
+	# the other lines are imported
+	[ "$(grep -c '"added":2' <<<"$output")" -eq 2 ]
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/strict.ktraj"
+	run --separate-stderr "$KTRAJ" import --strict "$T/kt_mid.jsonl"
+	[ "$status" -eq 1 ]
+	[ "${stderr%%$'\n'*}" = "ktraj: import: $T/kt_mid.jsonl:3: $W $off" ]
 }

@@ -6,7 +6,10 @@
  *   - it agrees with a plain recursive-descent reading of the RFC 8259
  *     grammar below (no 16-byte skipping), on accept and on reject;
  *   - offsets stay inside the text, a reason is always given;
- *   - KT_JSON_BOM changes nothing but a leading byte order mark.
+ *   - KT_JSON_BOM changes nothing but a leading byte order mark;
+ *   - kt_json_truncated: a text it calls cut is refused, and every proper
+ *     prefix of an accepted text (up to 512 bytes) is either accepted,
+ *     blank, or called cut.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -200,6 +203,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if ((rc == 0) != ref_ok(data, size))
 		abort();
+	if (kt_json_truncated(s, size, 0) && !rc)
+		abort();
+	if (!rc && size <= 512)
+		for (size_t k = 1; k < size; k++) {
+			size_t b = 0;
+
+			while (b < k && s[b] && strchr(" \t\n\r", s[b]))
+				b++;
+			if (b < k && kt_json_truncated(s, k, 0) ==
+			    !kt_json_check(s, k, 0, NULL, NULL))
+				abort();
+		}
 	/* the flag only skips a leading mark */
 	if (kt_json_check(s, size, KT_JSON_BOM, NULL, NULL) !=
 	    (bom ? kt_json_check(s + 3, size - 3, 0, NULL, NULL) : rc))

@@ -442,6 +442,55 @@ static void t_fix_surrogates(void **st)
 						   &first));
 }
 
+/* kt_json_truncated: every proper prefix of a valid text that is not
+ * valid itself is one cut inside the value (and is not reported as
+ * anything else); a text with a problem before its end is not, nor one
+ * that is empty or valid. */
+static void t_truncated(void **st)
+{
+	static const char *const texts[] = {
+		"{\"a\": [1, -2.5e+10, true, false, null], \"b\": {\"c\": \"x\\n\\u00e9\"}}",
+		"[\"\\ud83d\\ude00\", \"\\\"q\\\\\", {}, [], 0, -0.5E-3]",
+		"{\"k\":{\"l\":[[[\"deep\"]]]},\"m\":\"\\/\\b\\f\\r\\t\"}",
+		"\"a string\"",
+		"  [ 1 , 2 ]  ",
+	};
+	static const char *const not_cut[] = {
+		"", "   ", "\r\n", "{\"a\":01", "[1,]", "{\"a\" 1", "\"\\q",
+		"[tx", "[trUe", "{1:", "[\"\\udc00", "[\"\\ud83d\\u0041",
+		"[\"\\ud83d\\ud8", "[\"\\u12g", "[1]]", "{\"a\":1}x", "[\"a\tb",
+		"[1 2", "{\"a\":1}", "12", "[nul l",
+	};
+	char buf[256];
+
+	(void)st;
+	for (size_t t = 0; t < sizeof(texts) / sizeof(*texts); t++) {
+		size_t n = strlen(texts[t]);
+
+		assert_int_equal(kt_json_truncated(texts[t], n, 0), 0);
+		for (size_t k = 1; k < n; k++) {
+			int valid = !kt_json_check(texts[t], k, 0, NULL, NULL);
+			int blank = strspn(texts[t], " ") >= k;
+
+			if (kt_json_truncated(texts[t], k, 0) != !(valid || blank))
+				fail_msg("prefix %zu of %s: truncated %d", k,
+					 texts[t], !(valid || blank));
+		}
+	}
+	for (size_t t = 0; t < sizeof(not_cut) / sizeof(*not_cut); t++)
+		if (kt_json_truncated(not_cut[t], strlen(not_cut[t]), 0))
+			fail_msg("%s taken for a cut text", not_cut[t]);
+	/* a byte order mark opening the text: skipped with KT_JSON_BOM only */
+	snprintf(buf, sizeof(buf), "%s{\"a\":", KT_UTF8_BOM);
+	assert_int_equal(kt_json_truncated(buf, strlen(buf), KT_JSON_BOM), 1);
+	assert_int_equal(kt_json_truncated(buf, strlen(buf), 0), 0);
+	assert_int_equal(kt_json_truncated(KT_UTF8_BOM, 3, KT_JSON_BOM), 0);
+	/* with KT_JSON_NONUL a \u0000 before the cut is the first problem
+	 * (kt_imp_json_cut checks without it: the text is cut all the same) */
+	assert_int_equal(kt_json_truncated("[\"\\u0000", 8, KT_JSON_NONUL), 0);
+	assert_int_equal(kt_json_truncated("[\"\\u0000", 8, 0), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -459,6 +508,7 @@ int main(void)
 		cmocka_unit_test(t_parse_wrapper),
 		cmocka_unit_test(t_utf8),
 		cmocka_unit_test(t_fix_surrogates),
+		cmocka_unit_test(t_truncated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,92 @@
+#!/usr/bin/env bats
+# An option that takes a value, given last with nothing after it, is a
+# usage error that says so: one line "ktraj: CMD: OPT needs a value (see
+# `ktraj CMD --help`)", exit 2 - not "unknown option" (cli_bad_option in
+# cli/main.c reads which options take a value from the command's usage).
+# Options are parsed before the store is opened: RUN needs not exist.
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+}
+
+# needs CMD ARGS... : the last of ARGS is an option left without its value
+needs() {
+	local c=$1 opt=${!#}
+	run "$KTRAJ" "$@" </dev/null
+	echo "$*: $output"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$output" = "ktraj: $c: $opt needs a value (see \`ktraj $c --help\`)" ]
+}
+
+@test "every option that takes a value, given last: 'OPT needs a value', exit 2, one line" {
+	needs log r --kind
+	needs log r --from
+	needs log r --to
+	needs cat r p --at
+	needs diff r 1 2 -U
+	needs export r --format
+	needs export r -o
+	needs export r --partition
+	needs export r --bundle
+	needs export r --step
+	needs import --format
+	needs replay r 1 --timeout
+	needs replay r 1 --mem
+	needs replay r 1 --cache
+	needs search x --run
+	needs search x --kind
+	needs search x --limit
+	needs bench --task
+	needs bench --kernel
+	needs blame speedup r --z
+	needs stalls r --patience
+	needs report r -o
+	needs questions suggest r --library
+	needs questions mine -o
+}
+
+@test "every bracketed '[--opt VALUE]' of every command's synopsis, given last, needs a value" {
+	cmds=$("$KTRAJ" --help | sed -n '/^commands:/,/^$/p' | awk 'NF && $1 != "commands:" {print $1}')
+	# "CMD SUB OPT" for each such option of each synopsis line (the lines
+	# up to the first blank one), SUB the subcommand of its line or "-"
+	list=$(for c in $cmds; do
+		"$KTRAJ" "$c" --help | sed '/^$/q' | awk -v c="$c" '
+			$2 == "ktraj" || $1 == "ktraj" {
+				i = $1 == "ktraj" ? 3 : 4
+				sub_ = $i ~ /^[a-z]+$/ ? $i : "-"
+			}
+			{
+				s = $0
+				while (match(s, /\[--?[a-zA-Z][-a-zA-Z]* [A-Za-z][^] ]*\]/)) {
+					o = substr(s, RSTART + 1, RLENGTH - 2)
+					sub(/ .*/, "", o)
+					print c, sub_, o
+					s = substr(s, RSTART + RLENGTH)
+				}
+			}'
+	done | sort -u)
+	echo "$list"
+	[ "$(echo "$list" | wc -l)" -ge 20 ]
+	while read -r c s o; do
+		# bench takes no RUN
+		if [ "$c" = bench ]; then needs "$c" "$o"
+		elif [ "$s" = - ]; then needs "$c" r "$o"
+		else needs "$c" "$s" r "$o"; fi
+	done <<<"$list"
+}
+
+@test "an option no command knows is still 'unknown option'; a value that is there is used" {
+	run "$KTRAJ" log r --nope
+	[ "$status" -eq 2 ]
+	[ "$output" = "ktraj: log: unknown option '--nope' (see \`ktraj log --help\`)" ]
+	run "$KTRAJ" import -C
+	[ "$status" -eq 2 ]
+	[ "$output" = "ktraj: import: unknown option '-C' (see \`ktraj import --help\`)" ]
+	run "$KTRAJ" log r --kind nosuch
+	[ "$status" -eq 2 ]
+	[ "$output" = "ktraj: log: unknown kind 'nosuch' (see \`ktraj log --help\`)" ]
+	run "$KTRAJ" import --format nosuch x
+	[ "$status" -eq 2 ]
+	[ "$output" = "ktraj: import: unknown format 'nosuch' (see \`ktraj import --help\`)" ]
+}
