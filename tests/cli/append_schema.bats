@@ -154,3 +154,38 @@ assert need <= k, need - k'
 	KTRAJ_STORE="$BATS_TEST_TMPDIR/f.ktraj" "$KTRAJ" verify >/dev/null
 	KTRAJ_STORE="$BATS_TEST_TMPDIR/g.ktraj" "$KTRAJ" verify >/dev/null
 }
+
+# replay events (ktraj replay, and a bundle's result.json imported) pass
+# too; a result.json whose fields have the wrong types adds nothing
+@test "replay events round-trip through append; a result.json of wrong types is reported and adds nothing" {
+	command -v cc >/dev/null || skip "no C compiler"
+	FIX="$BATS_TEST_DIRNAME/../data/replay"
+	"$KTRAJ" import "$FIX/cc_bench_session.jsonl" >/dev/null
+	R=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	S=$("$KTRAJ" log "$R" --json | python3 -c '
+import json,sys
+print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]=="bench"))')
+	"$KTRAJ" replay "$R" "$S" >/dev/null
+	# the same step's result.json, hand-made: once right, once of wrong types
+	res() {
+		printf '{"ktraj_replay":1,"exit_code":%s,"duration_ms":%s,"finished":1700000000,"manifest":{"run":"%s","seq":%s,"kind":"bench","expect":%s},"gpu":"g","stdout":"2.50 ms\\n","stderr":""}\n' "$@"
+	}
+	res 0 12 "$R" "$S" '{"time_ms":2.5}' >"$BATS_TEST_TMPDIR/ok.json"
+	res 1.5 12 "$R" "$S" '{"time_ms":2.5}' >"$BATS_TEST_TMPDIR/ec.json"
+	res 0 -4 "$R" "$S" '{"time_ms":2.5}' >"$BATS_TEST_TMPDIR/du.json"
+	res 0 12 "$R" "$S" '"fast"' >"$BATS_TEST_TMPDIR/ex.json"
+	run -0 "$KTRAJ" import "$BATS_TEST_TMPDIR/ok.json"
+	[ "$("$KTRAJ" log "$R" --kind replay --json | wc -l)" -eq 2 ]
+	run --separate-stderr "$KTRAJ" import "$BATS_TEST_TMPDIR/ec.json"
+	[[ "$stderr" == *"ec.json: replay result: replay.results.exit_code: expected an integer, got number 1.5: skipped"* ]]
+	run --separate-stderr "$KTRAJ" import "$BATS_TEST_TMPDIR/du.json"
+	[[ "$stderr" == *"du.json: replay result: replay.results.duration_ms: expected a number >= 0, got number -4: skipped"* ]]
+	run --separate-stderr "$KTRAJ" import "$BATS_TEST_TMPDIR/ex.json"
+	[[ "$stderr" == *'ex.json: replay result: replay.expected: expected an object, got string "fast": skipped'* ]]
+	[ "$("$KTRAJ" log "$R" --kind replay --json | wc -l)" -eq 2 ]
+	# the whole run, replays included, appends into a fresh store
+	"$KTRAJ" export "$R" --format jsonl >"$BATS_TEST_TMPDIR/r.jsonl"
+	run -0 --separate-stderr env KTRAJ_STORE="$BATS_TEST_TMPDIR/f.ktraj" \
+		"$KTRAJ" append again <"$BATS_TEST_TMPDIR/r.jsonl"
+	[ "$(KTRAJ_STORE="$BATS_TEST_TMPDIR/f.ktraj" "$KTRAJ" log again --kind replay --json | wc -l)" -eq 2 ]
+}
