@@ -705,13 +705,15 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 		cJSON_AddStringToObject(p, "scenario", kt_impx_str(wl, "uuid"));
 	if (sol)
 		cJSON_AddStringToObject(p, "candidate", sol);
-	if (kt_impx_num(perf, "latency_ms", &v))
+	/* FORMAT.md section 2: times >= 0, a speedup > 0 (import/schema.h
+	 * refuses others); a value out of range is no measurement */
+	if (kt_impx_num(perf, "latency_ms", &v) && v >= 0)
 		cJSON_AddNumberToObject(p, "time_ms", v);
 	else
 		cJSON_AddNullToObject(p, "time_ms");
-	if (kt_impx_num(perf, "reference_latency_ms", &v))
+	if (kt_impx_num(perf, "reference_latency_ms", &v) && v >= 0)
 		cJSON_AddNumberToObject(p, "ref_time_ms", v);
-	if (kt_impx_num(perf, "speedup_factor", &v))
+	if (kt_impx_num(perf, "speedup_factor", &v) && v > 0)
 		cJSON_AddNumberToObject(p, "speedup", v);
 	/* PASSED is the only good status (flashinfer_bench/data/trace.py
 	 * EvaluationStatus); an absent status says nothing */
@@ -721,9 +723,9 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 		cJSON_AddBoolToObject(p, "correct", !strcmp(status, "PASSED"));
 	if (cJSON_IsObject(corr)) {
 		o = cJSON_AddObjectToObject(p, "error");
-		if (kt_impx_num(corr, "max_absolute_error", &v))
+		if (kt_impx_num(corr, "max_absolute_error", &v) && v >= 0)
 			cJSON_AddNumberToObject(o, "max_abs", v);
-		if (kt_impx_num(corr, "max_relative_error", &v))
+		if (kt_impx_num(corr, "max_relative_error", &v) && v >= 0)
 			cJSON_AddNumberToObject(o, "max_rel", v);
 		if (cJSON_GetObjectItemCaseSensitive(corr, "extra") &&
 		    !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(corr,

@@ -159,20 +159,28 @@ static const cJSON **sorted(const cJSON *o, size_t *n)
 
 /* ---- baseline ------------------------------------------------------------------ */
 
+/* a whole number of trials (FORMAT.md section 2 "n": an int >= 0) */
+static int count(double v)
+{
+	return v >= 0 && v <= 9007199254740992.0 && v == (double)(int64_t)v;
+}
+
 static int baseline_stats(cJSON *b, const cJSON *st)
 {
 	double v;
 	cJSON *fp = NULL;
 
-	if (kt_impx_num(st, "mean", &v))
+	/* FORMAT.md section 2: times >= 0, n a whole count (import/schema.h
+	 * refuses others); KernelBench writes -1 for no time */
+	if (kt_impx_num(st, "mean", &v) && v >= 0)
 		cJSON_AddNumberToObject(b, "time_ms", v);
 	else
 		cJSON_AddNullToObject(b, "time_ms");
-	if (kt_impx_num(st, "min", &v))
+	if (kt_impx_num(st, "min", &v) && v >= 0)
 		cJSON_AddNumberToObject(b, "min_ms", v);
-	if (kt_impx_num(st, "max", &v))
+	if (kt_impx_num(st, "max", &v) && v >= 0)
 		cJSON_AddNumberToObject(b, "max_ms", v);
-	if (kt_impx_num(st, "num_trials", &v))
+	if (kt_impx_num(st, "num_trials", &v) && count(v))
 		cJSON_AddNumberToObject(b, "n", v);
 	if (kt_impx_str(st, "hardware") || kt_impx_str(st, "device")) {
 		fp = cJSON_AddObjectToObject(b, "fingerprint");
@@ -578,7 +586,7 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 		cJSON_AddNumberToObject(p, "min_ms", v);
 	if (rt >= 0 && kt_impx_num(st, "max", &v) && v >= 0)
 		cJSON_AddNumberToObject(p, "max_ms", v);
-	if (rt >= 0 && kt_impx_num(st, "num_trials", &v))
+	if (rt >= 0 && kt_impx_num(st, "num_trials", &v) && count(v))
 		cJSON_AddNumberToObject(p, "n", v);
 	if (bkey) {
 		const cJSON *bs = baseline_of(r->base, lv, pid, &bkey);
@@ -601,7 +609,7 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 		if (err) {
 			cJSON *o = cJSON_AddObjectToObject(p, "error");
 
-			if (kt_impx_numv(err, &v))
+			if (kt_impx_numv(err, &v) && v >= 0)
 				cJSON_AddNumberToObject(o, "max_abs", v);
 			else
 				cJSON_AddItemToObject(o, "max_difference",
