@@ -189,3 +189,30 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]=="bench"))')
 		"$KTRAJ" append again <"$BATS_TEST_TMPDIR/r.jsonl"
 	[ "$(KTRAJ_STORE="$BATS_TEST_TMPDIR/f.ktraj" "$KTRAJ" log again --kind replay --json | wc -l)" -eq 2 ]
 }
+
+# bench --record (the harness's compile and result records, untimed
+# scenarios with null times) round-trips through append; with the real
+# ktraj-harness built (nvcc here), its compile records too
+@test "bench --record events round-trip through append (fake harness; the real one where built)" {
+	ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	echo '__global__ void k(){} // candidate' >"$BATS_TEST_TMPDIR/cand.cu"
+	KTRAJ_HARNESS="$ROOT/tests/data/bench/fake_harness.sh" \
+		"$KTRAJ" bench --task attention_fwd --kernel "$BATS_TEST_TMPDIR/cand.cu" \
+		--record rec1 >/dev/null 2>&1 || true
+	[ "$("$KTRAJ" log rec1 --kind bench --json | wc -l)" -eq 2 ]
+	H=$(dirname "$KTRAJ")/harness/ktraj-harness
+	if [ -x "$H" ]; then
+		KTRAJ_HARNESS="$H" KTRAJ_HARNESS_CACHE="$BATS_TEST_TMPDIR/cache" \
+			"$KTRAJ" bench --task rmsnorm --kernel "$ROOT/kernels/rmsnorm/01_rowwise.cu" \
+			--record rec2 >/dev/null 2>&1 || true
+	fi
+	local r n
+	for r in rec1 rec2; do
+		n=$("$KTRAJ" log "$r" --json 2>/dev/null | wc -l)
+		[ "$r" = rec2 ] && [ "$n" -eq 0 ] && continue
+		"$KTRAJ" export "$r" --format jsonl >"$BATS_TEST_TMPDIR/$r.jsonl"
+		run -0 --separate-stderr env KTRAJ_STORE="$BATS_TEST_TMPDIR/f.ktraj" \
+			"$KTRAJ" append "$r" <"$BATS_TEST_TMPDIR/$r.jsonl"
+		[ "$(KTRAJ_STORE="$BATS_TEST_TMPDIR/f.ktraj" "$KTRAJ" log "$r" --json | wc -l)" -eq "$n" ]
+	done
+}
