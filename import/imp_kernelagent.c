@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "impx.h"
+#include "schema.h"
 
 #define FMT "kernelagent"
 
@@ -435,9 +436,8 @@ static int emit_bench(kt_imp *imp, const kt_file *f, long round,
 			cJSON_AddNullToObject(p, "time_ms");
 			cJSON_AddNullToObject(p, "correct");
 		}
-		if (kt_impx_num(j, "repeat", &v) && v >= 0 &&
-		    v <= 9007199254740992.0 && v == (double)(int64_t)v)
-			cJSON_AddNumberToObject(p, "n", v);
+		if (kt_impx_num(j, "repeat", &v))
+			kt_imp_add_count(p, "n", v);
 		fp = cJSON_AddObjectToObject(p, "fingerprint");
 		if (kt_impx_str(j, "device"))
 			cJSON_AddStringToObject(fp, "device",

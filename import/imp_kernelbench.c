@@ -44,6 +44,7 @@
 #include <string.h>
 #include "impx.h"
 #include "jsonstrict.h"
+#include "schema.h"
 
 #define FMT "kernelbench"
 
@@ -159,12 +160,6 @@ static const cJSON **sorted(const cJSON *o, size_t *n)
 
 /* ---- baseline ------------------------------------------------------------------ */
 
-/* a whole number of trials (FORMAT.md section 2 "n": an int >= 0) */
-static int count(double v)
-{
-	return v >= 0 && v <= 9007199254740992.0 && v == (double)(int64_t)v;
-}
-
 static int baseline_stats(cJSON *b, const cJSON *st)
 {
 	double v;
@@ -180,8 +175,8 @@ static int baseline_stats(cJSON *b, const cJSON *st)
 		cJSON_AddNumberToObject(b, "min_ms", v);
 	if (kt_impx_num(st, "max", &v) && v >= 0)
 		cJSON_AddNumberToObject(b, "max_ms", v);
-	if (kt_impx_num(st, "num_trials", &v) && count(v))
-		cJSON_AddNumberToObject(b, "n", v);
+	if (kt_impx_num(st, "num_trials", &v))
+		kt_imp_add_count(b, "n", v);
 	if (kt_impx_str(st, "hardware") || kt_impx_str(st, "device")) {
 		fp = cJSON_AddObjectToObject(b, "fingerprint");
 		if (kt_impx_str(st, "hardware"))
@@ -586,8 +581,8 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 		cJSON_AddNumberToObject(p, "min_ms", v);
 	if (rt >= 0 && kt_impx_num(st, "max", &v) && v >= 0)
 		cJSON_AddNumberToObject(p, "max_ms", v);
-	if (rt >= 0 && kt_impx_num(st, "num_trials", &v) && count(v))
-		cJSON_AddNumberToObject(p, "n", v);
+	if (rt >= 0 && kt_impx_num(st, "num_trials", &v))
+		kt_imp_add_count(p, "n", v);
 	if (bkey) {
 		const cJSON *bs = baseline_of(r->base, lv, pid, &bkey);
 		double ref;

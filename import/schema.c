@@ -371,6 +371,13 @@ static int check_members(struct ctx *c, const struct field *tab,
 	return 0;
 }
 
+int kt_imp_add_count(cJSON *o, const char *key, double v)
+{
+	if (!(is_int(v) && v >= 0))
+		return 0;
+	return cJSON_AddNumberToObject(o, key, v) != NULL;
+}
+
 int kt_imp_check_payload(int kind, const cJSON *payload, char *why,
 			 size_t whylen)
 {

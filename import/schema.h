@@ -46,4 +46,14 @@
  */
 int kt_imp_check_payload(int kind, const cJSON *payload, char *why,
 			 size_t whylen);
+
+/*
+ * For importers that take a count from the source as written (message
+ * "usage" tokens, bench "n"): add member key = v to object o when v is a
+ * count kt_imp_check_payload accepts (a whole number, 0 <= v <= 2^53),
+ * else add nothing (a missing count is unknown; -1, 2.5, NaN or 1e999 is
+ * no count).  Returns 1 added, 0 not (v out of range, or no memory: the
+ * member is optional either way).
+ */
+int kt_imp_add_count(cJSON *o, const char *key, double v);
 #endif

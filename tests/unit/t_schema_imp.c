@@ -1,6 +1,6 @@
 /* t_schema_imp.c - the importers whose numbers come from the source as
  * written (FlashInfer traces, KernelBench timings, KernelAgent results, the
- * benchmark text patterns) write only events that pass the payload type
+ * benchmark text patterns, token counts of agent logs) write only events that pass the payload type
  * check (import/schema.h): a negative time, a speedup of 0, a fractional
  * trial count or an infinite error bound in the source is no measurement,
  * and is left out instead of stored where readers would misread it.
@@ -114,6 +114,58 @@ static void t_kernelagent(void **state)
 	assert_true(all_pass(f) >= 1);
 }
 
+/* token counts as a source writes them: one that is no count (negative,
+ * fractional, past 2^53) is left out of "usage", the others kept */
+static void t_usage(void **state)
+{
+	struct ifx *f = *state;
+	struct ievs e;
+	const cJSON *u = NULL;
+	size_t k;
+
+	put(f, "s.jsonl",
+	    "{\"sessionId\":\"su\",\"cwd\":\"/w\",\"version\":\"2.0.50\","
+	    "\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,"
+	    "\"timestamp\":\"2025-10-01T10:00:01.000Z\",\"message\":"
+	    "{\"role\":\"user\",\"content\":\"go\"}}\n"
+	    "{\"sessionId\":\"su\",\"cwd\":\"/w\",\"version\":\"2.0.50\","
+	    "\"type\":\"assistant\",\"uuid\":\"a1\",\"parentUuid\":\"u1\","
+	    "\"timestamp\":\"2025-10-01T10:00:02.000Z\",\"requestId\":\"r1\","
+	    "\"message\":{\"id\":\"m1\",\"type\":\"message\","
+	    "\"role\":\"assistant\",\"model\":\"m\",\"content\":"
+	    "[{\"type\":\"text\",\"text\":\"ok\"}],\"usage\":"
+	    "{\"input_tokens\":-5,\"output_tokens\":2.5,"
+	    "\"cache_read_input_tokens\":9007199254740994,"
+	    "\"cache_creation_input_tokens\":7}}}\n");
+	assert_int_equal(if_import(f, f->path, NULL, 0), 0);
+	all_pass(f);
+	e = if_events(f, f->ids[0]);
+	for (k = 0; k < e.n && !u; k++)
+		u = cJSON_GetObjectItem(e.v[k].p, "usage");
+	assert_non_null(u);
+	assert_null(cJSON_GetObjectItem(u, "input"));
+	assert_null(cJSON_GetObjectItem(u, "output"));
+	assert_null(cJSON_GetObjectItem(u, "cache_read"));
+	assert_true(cJSON_GetObjectItem(u, "cache_creation")->valuedouble == 7);
+	if_free(&e);
+}
+
+static void t_add_count(void **state)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	(void)state;
+	assert_int_equal(kt_imp_add_count(o, "a", 0), 1);
+	assert_int_equal(kt_imp_add_count(o, "b", 9007199254740992.0), 1);
+	assert_int_equal(kt_imp_add_count(o, "c", -1), 0);
+	assert_int_equal(kt_imp_add_count(o, "d", 2.5), 0);
+	assert_int_equal(kt_imp_add_count(o, "e", NAN), 0);
+	assert_int_equal(kt_imp_add_count(o, "f", INFINITY), 0);
+	assert_int_equal(kt_imp_add_count(o, "g", 9007199254740994.0), 0);
+	assert_int_equal(cJSON_GetArraySize(o), 2);
+	cJSON_Delete(o);
+}
+
 /* the text patterns (Claude Code, Codex... tool outputs): a printed 0.00x
  * is no speedup */
 static void t_benchpat(void **state)
@@ -147,6 +199,9 @@ int main(void)
 						if_teardown),
 		cmocka_unit_test_setup_teardown(t_kernelagent, if_setup,
 						if_teardown),
+		cmocka_unit_test_setup_teardown(t_usage, if_setup,
+						if_teardown),
+		cmocka_unit_test(t_add_count),
 		cmocka_unit_test(t_benchpat),
 	};
 
