@@ -47,6 +47,7 @@
  *            error.  Timestamps are naive ISO, taken as UTC (impx.h).
  */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -653,6 +654,7 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 
 		if (cmd) {
 			const char *fail = strstr(log, "FAILED: [code=");
+			long ec = fail ? strtol(fail + 14, NULL, 10) : 0;
 			char *orig = strdup(cmd), *bdir, *bsrc;
 
 			if (!orig || !(p = cJSON_CreateObject())) {
@@ -669,9 +671,13 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 			}
 			cJSON_AddStringToObject(p, "compiler", strstr(cmd,
 					"nvcc") ? "nvcc" : "c++");
-			if (fail)
+			/* an exit status is an int (FORMAT.md section 2);
+			 * a code past that is no status */
+			if (fail && ec >= INT_MIN && ec <= INT_MAX)
 				cJSON_AddNumberToObject(p, "exit_code",
-					strtol(fail + 14, NULL, 10));
+							(double)ec);
+			else if (fail)
+				cJSON_AddNullToObject(p, "exit_code");
 			else if (same(status, "COMPILE_ERROR"))
 				cJSON_AddNullToObject(p, "exit_code");
 			else

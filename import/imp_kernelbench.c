@@ -589,7 +589,9 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 
 		if (kt_impx_num(bs, "mean", &ref) && ref > 0) {
 			cJSON_AddNumberToObject(p, "ref_time_ms", ref);
-			if (rt > 0)
+			/* > 0 (FORMAT.md section 2): a ratio that
+			 * underflows is none */
+			if (rt > 0 && ref / rt > 0)
 				cJSON_AddNumberToObject(p, "speedup", ref / rt);
 		}
 	}

@@ -66,15 +66,29 @@ static void t_flashinfer(void **state)
 	    "\"correctness\": {\"max_relative_error\": 0.5, "
 	    "\"max_absolute_error\": 0.25, \"extra\": null}, \"performance\": "
 	    "{\"latency_ms\": 0.5, \"reference_latency_ms\": 1.0, "
-	    "\"speedup_factor\": 2.0}}}\n");
+	    "\"speedup_factor\": 2.0}}}\n"
+	    "{\"definition\": \"gemm_fx\", \"workload\": {\"uuid\": \"w2\"}, "
+	    "\"solution\": \"s2\", \"evaluation\": {\"status\": "
+	    "\"COMPILE_ERROR\", \"environment\": {\"hardware\": \"H100\"}, "
+	    "\"log\": \"[1/1] /usr/local/cuda/bin/nvcc -c kernel.cu -o "
+	    "kernel.o\\nFAILED: [code=99999999999999999999] kernel.o\\n\", "
+	    "\"correctness\": null, \"performance\": null}}\n");
 	assert_int_equal(if_import(f, f->path, NULL, 0), 0);
-	assert_int_equal(all_pass(f), 2);
+	assert_int_equal(all_pass(f), 3);
 	/* the valid trace keeps every number */
-	e = if_events(f, f->ids[0]);
+	assert_true(if_run_named(f, "s1/gemm_fx") >= 0);
+	e = if_events(f, f->ids[if_run_named(f, "s1/gemm_fx")]);
 	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "time_ms", 0, 1), 1);
 	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "speedup", 0, 9), 1);
 	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "ref_time_ms", 0, 9),
 			 1);
+	if_free(&e);
+	/* a build log's exit code past an int is no exit status: null */
+	assert_true(if_run_named(f, "s2/gemm_fx") >= 0);
+	e = if_events(f, f->ids[if_run_named(f, "s2/gemm_fx")]);
+	assert_int_equal(if_count(&e, KT_KIND_COMPILE), 1);
+	assert_int_equal(if_count_num(&e, KT_KIND_COMPILE, "exit_code", -1e300,
+				      1e300), 0);
 	if_free(&e);
 }
 
