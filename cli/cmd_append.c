@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "../import/ktraj_jsonl.h"
 #include "../import/jsonstrict.h"
+#include "../import/schema.h"
 
 static const char usage[] =
 	"usage: ktraj append NAME [--json]\n"
@@ -25,7 +26,10 @@ static const char usage[] =
 	"(the next one) or given (it must be the next one: a seq that exists\n"
 	"fails), \"actor\" defaults to \"agent\", a missing \"ts\" is the time of\n"
 	"arrival (null: unknown; a negative one is refused).  A \"hash\" field\n"
-	"is checked against the stored event.  Blob lines\n"
+	"is checked against the stored event.  The payload's fields that\n"
+	"FORMAT.md section 2 types (\"correct\" true/false/null, \"time_ms\"\n"
+	"a number >= 0, \"op\" one of its values...) must have their type;\n"
+	"other fields are kept as given.  Blob lines\n"
 	"{\"blob\",\"text\"|\"base64\"} store file contents for later events;\n"
 	"a blob an event names (edit before/after, *_blob fields, observed and\n"
 	"images) must be stored already or come on an earlier line, else the\n"
@@ -140,6 +144,14 @@ static int append_line(struct app *a, const char *line, size_t len,
 			rc = line_err(a, lineno, rc);
 			goto out;
 		}
+	}
+	/* the typed fields of FORMAT.md section 2: readers (log --json,
+	 * blame, stats) would misread "correct":"yes" or "time_ms":"fast" */
+	if (kt_imp_check_payload(r.kind, r.payload, err, sizeof(err))) {
+		cli_err(a->c, "line %llu: %s; not appended",
+			(unsigned long long)lineno, err);
+		rc = KT_EXIT_FAIL;
+		goto out;
 	}
 	cli_event_init(&e, r.kind, r.actor ? r.actor : "agent", r.parent,
 		       r.payload);

@@ -1079,7 +1079,10 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 		add_num(o, "min_ms", r->mn);
 		add_num(o, "max_ms", r->mx);
 		add_num(o, "ref_time_ms", r->ref);
-		add_num(o, "speedup", r->sp);
+		/* FORMAT.md section 2: a speedup is > 0; a printed 0.00x
+		 * (or a reference time of 0) is no ratio of two times */
+		if (r->sp > 0)
+			add_num(o, "speedup", r->sp);
 		add_num(o, "tflops", r->tf);
 		add_num(o, "gbps", r->gb);
 		if (r->n)

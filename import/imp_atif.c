@@ -34,6 +34,7 @@
 #include "import.h"
 #include "imp_agents.h"
 #include "jsonstrict.h"
+#include "schema.h"
 
 #define DETECT_WINDOW 16384
 #define MAX_SUB_DEPTH 4
@@ -154,11 +155,11 @@ static cJSON *usage_of(const cJSON *metrics, cJSON **cost)
 	in = cJSON_IsNumber(pt) ? pt->valuedouble : 0;
 	if (cJSON_IsNumber(ca))
 		in -= ca->valuedouble;
-	cJSON_AddNumberToObject(u, "input", in > 0 ? in : 0);
-	cJSON_AddNumberToObject(u, "output",
-				cJSON_IsNumber(ct) ? ct->valuedouble : 0);
-	cJSON_AddNumberToObject(u, "cache_read",
-				cJSON_IsNumber(ca) ? ca->valuedouble : 0);
+	/* counts as written: one out of range is left out (schema.h) */
+	kt_imp_add_count(u, "input", in > 0 ? in : 0);
+	kt_imp_add_count(u, "output", cJSON_IsNumber(ct) ? ct->valuedouble : 0);
+	kt_imp_add_count(u, "cache_read",
+			 cJSON_IsNumber(ca) ? ca->valuedouble : 0);
 	cJSON_AddNumberToObject(u, "cache_creation", 0);
 	return u;
 }

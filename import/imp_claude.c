@@ -32,6 +32,7 @@
 
 #include "import.h"
 #include "jsonstrict.h"
+#include "schema.h"
 
 #define CC_MAX_LINE (100u << 20)      /* lines over 100 MB are skipped */
 #define CC_INLINE_MAX (64u * 1024u)   /* tool output kept inline */
@@ -770,14 +771,15 @@ static cJSON *usage_json(const cJSON *u)
 
 	if (!o)
 		return NULL;
+	/* counts as written: one out of range is left out (schema.h) */
 	v = jget(u, "input_tokens");
-	cJSON_AddNumberToObject(o, "input", cJSON_IsNumber(v) ? v->valuedouble : 0);
+	kt_imp_add_count(o, "input", cJSON_IsNumber(v) ? v->valuedouble : 0);
 	v = jget(u, "output_tokens");
-	cJSON_AddNumberToObject(o, "output", cJSON_IsNumber(v) ? v->valuedouble : 0);
+	kt_imp_add_count(o, "output", cJSON_IsNumber(v) ? v->valuedouble : 0);
 	v = jget(u, "cache_read_input_tokens");
-	cJSON_AddNumberToObject(o, "cache_read", cJSON_IsNumber(v) ? v->valuedouble : 0);
+	kt_imp_add_count(o, "cache_read", cJSON_IsNumber(v) ? v->valuedouble : 0);
 	v = jget(u, "cache_creation_input_tokens");
-	cJSON_AddNumberToObject(o, "cache_creation", cJSON_IsNumber(v) ? v->valuedouble : 0);
+	kt_imp_add_count(o, "cache_creation", cJSON_IsNumber(v) ? v->valuedouble : 0);
 	return o;
 }
 

@@ -38,6 +38,7 @@
 #include "imp_agents.h"
 #include "codex_patch.h"
 #include "jsonstrict.h"
+#include "schema.h"
 
 #define DETECT_WINDOW 8192
 
@@ -661,9 +662,10 @@ static int on_token_count(cx *c, const cJSON *p)
 	if (!(u = cJSON_CreateObject()))
 		return KT_ENOMEM;
 	/* OpenAI input_tokens include cached ones; ktraj's input does not */
-	cJSON_AddNumberToObject(u, "input", in - cached > 0 ? in - cached : 0);
-	cJSON_AddNumberToObject(u, "output", outt);
-	cJSON_AddNumberToObject(u, "cache_read", cached);
+	/* counts as written: one out of range is left out (schema.h) */
+	kt_imp_add_count(u, "input", in - cached > 0 ? in - cached : 0);
+	kt_imp_add_count(u, "output", outt);
+	kt_imp_add_count(u, "cache_read", cached);
 	cJSON_AddNumberToObject(u, "cache_creation", 0);
 	if (reas == reas)
 		cJSON_AddNumberToObject(u, "reasoning", reas);

@@ -47,6 +47,7 @@
  *            error.  Timestamps are naive ISO, taken as UTC (impx.h).
  */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -656,6 +657,7 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 
 		if (cmd) {
 			const char *fail = strstr(log, "FAILED: [code=");
+			long ec = fail ? strtol(fail + 14, NULL, 10) : 0;
 			char *orig = strdup(cmd), *bdir, *bsrc;
 
 			if (!orig || !(p = cJSON_CreateObject())) {
@@ -672,9 +674,13 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 			}
 			cJSON_AddStringToObject(p, "compiler", strstr(cmd,
 					"nvcc") ? "nvcc" : "c++");
-			if (fail)
+			/* an exit status is an int (FORMAT.md section 2);
+			 * a code past that is no status */
+			if (fail && ec >= INT_MIN && ec <= INT_MAX)
 				cJSON_AddNumberToObject(p, "exit_code",
-					strtol(fail + 14, NULL, 10));
+							(double)ec);
+			else if (fail)
+				cJSON_AddNullToObject(p, "exit_code");
 			else if (same(status, "COMPILE_ERROR"))
 				cJSON_AddNullToObject(p, "exit_code");
 			else
@@ -708,13 +714,15 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 		cJSON_AddStringToObject(p, "scenario", kt_impx_str(wl, "uuid"));
 	if (sol)
 		cJSON_AddStringToObject(p, "candidate", sol);
-	if (kt_impx_num(perf, "latency_ms", &v))
+	/* FORMAT.md section 2: times >= 0, a speedup > 0 (import/schema.h
+	 * refuses others); a value out of range is no measurement */
+	if (kt_impx_num(perf, "latency_ms", &v) && v >= 0)
 		cJSON_AddNumberToObject(p, "time_ms", v);
 	else
 		cJSON_AddNullToObject(p, "time_ms");
-	if (kt_impx_num(perf, "reference_latency_ms", &v))
+	if (kt_impx_num(perf, "reference_latency_ms", &v) && v >= 0)
 		cJSON_AddNumberToObject(p, "ref_time_ms", v);
-	if (kt_impx_num(perf, "speedup_factor", &v))
+	if (kt_impx_num(perf, "speedup_factor", &v) && v > 0)
 		cJSON_AddNumberToObject(p, "speedup", v);
 	/* PASSED is the only good status (flashinfer_bench/data/trace.py
 	 * EvaluationStatus); an absent status says nothing */
@@ -724,9 +732,9 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 		cJSON_AddBoolToObject(p, "correct", !strcmp(status, "PASSED"));
 	if (cJSON_IsObject(corr)) {
 		o = cJSON_AddObjectToObject(p, "error");
-		if (kt_impx_num(corr, "max_absolute_error", &v))
+		if (kt_impx_num(corr, "max_absolute_error", &v) && v >= 0)
 			cJSON_AddNumberToObject(o, "max_abs", v);
-		if (kt_impx_num(corr, "max_relative_error", &v))
+		if (kt_impx_num(corr, "max_relative_error", &v) && v >= 0)
 			cJSON_AddNumberToObject(o, "max_rel", v);
 		if (cJSON_GetObjectItemCaseSensitive(corr, "extra") &&
 		    !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(corr,

@@ -53,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "impx.h"
+#include "schema.h"
 
 #define FMT "inspect"
 
@@ -594,14 +595,15 @@ static cJSON *usage_of(const cJSON *u)
 
 	if (!cJSON_IsObject(u) || !(o = cJSON_CreateObject()))
 		return NULL;
+	/* counts as written: one out of range is left out (schema.h) */
 	if (kt_impx_num(u, "input_tokens", &v))
-		cJSON_AddNumberToObject(o, "input", v);
+		kt_imp_add_count(o, "input", v);
 	if (kt_impx_num(u, "output_tokens", &v))
-		cJSON_AddNumberToObject(o, "output", v);
+		kt_imp_add_count(o, "output", v);
 	if (kt_impx_num(u, "input_tokens_cache_read", &v))
-		cJSON_AddNumberToObject(o, "cache_read", v);
+		kt_imp_add_count(o, "cache_read", v);
 	if (kt_impx_num(u, "input_tokens_cache_write", &v))
-		cJSON_AddNumberToObject(o, "cache_creation", v);
+		kt_imp_add_count(o, "cache_creation", v);
 	return o;
 }
 

@@ -44,11 +44,13 @@
  *    error{max_abs,max_rel}; time_ms from kt_bench_parse when the output
  *    has timings, else null).  Timestamps are naive ISO, taken as UTC.
  */
+#include <float.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "impx.h"
+#include "schema.h"
 
 #define FMT "kernelagent"
 
@@ -425,7 +427,9 @@ static int emit_bench(kt_imp *imp, const kt_file *f, long round,
 		cJSON_AddStringToObject(p, "candidate", cand);
 		if (src_hash)
 			cJSON_AddStringToObject(p, "source_hash", src_hash);
-		if (kt_impx_num(k, "time_ms", &v)) {
+		/* FORMAT.md section 2: a time >= 0, n a whole count
+		 * (import/schema.h refuses others) */
+		if (kt_impx_num(k, "time_ms", &v) && v >= 0) {
 			cJSON_AddNumberToObject(p, "time_ms", v);
 			cJSON_AddBoolToObject(p, "correct", 1);
 		} else {
@@ -433,7 +437,7 @@ static int emit_bench(kt_imp *imp, const kt_file *f, long round,
 			cJSON_AddNullToObject(p, "correct");
 		}
 		if (kt_impx_num(j, "repeat", &v))
-			cJSON_AddNumberToObject(p, "n", v);
+			kt_imp_add_count(p, "n", v);
 		fp = cJSON_AddObjectToObject(p, "fingerprint");
 		if (kt_impx_str(j, "device"))
 			cJSON_AddStringToObject(fp, "device",
@@ -883,11 +887,13 @@ static int worker_attempt(kt_imp *imp, const kt_file *f, const cJSON *h,
 	if (strstr(out, "NUMERICAL MISMATCH")) {
 		cJSON *e = cJSON_AddObjectToObject(p, "error");
 
+		/* error bounds are finite and >= 0 (FORMAT.md section 2);
+		 * "nan" or "inf" printed there is no bound */
 		v = after(out, "Max absolute difference:", &ok);
-		if (ok)
+		if (ok && v >= 0 && v <= DBL_MAX)
 			cJSON_AddNumberToObject(e, "max_abs", v);
 		v = after(out, "Max relative error:", &ok);
-		if (ok)
+		if (ok && v >= 0 && v <= DBL_MAX)
 			cJSON_AddNumberToObject(e, "max_rel", v);
 		cJSON_AddStringToObject(p, "status", "numerical_mismatch");
 	} else {

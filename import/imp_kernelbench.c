@@ -44,6 +44,7 @@
 #include <string.h>
 #include "impx.h"
 #include "jsonstrict.h"
+#include "schema.h"
 
 #define FMT "kernelbench"
 
@@ -164,16 +165,18 @@ static int baseline_stats(cJSON *b, const cJSON *st)
 	double v;
 	cJSON *fp = NULL;
 
-	if (kt_impx_num(st, "mean", &v))
+	/* FORMAT.md section 2: times >= 0, n a whole count (import/schema.h
+	 * refuses others); KernelBench writes -1 for no time */
+	if (kt_impx_num(st, "mean", &v) && v >= 0)
 		cJSON_AddNumberToObject(b, "time_ms", v);
 	else
 		cJSON_AddNullToObject(b, "time_ms");
-	if (kt_impx_num(st, "min", &v))
+	if (kt_impx_num(st, "min", &v) && v >= 0)
 		cJSON_AddNumberToObject(b, "min_ms", v);
-	if (kt_impx_num(st, "max", &v))
+	if (kt_impx_num(st, "max", &v) && v >= 0)
 		cJSON_AddNumberToObject(b, "max_ms", v);
 	if (kt_impx_num(st, "num_trials", &v))
-		cJSON_AddNumberToObject(b, "n", v);
+		kt_imp_add_count(b, "n", v);
 	if (kt_impx_str(st, "hardware") || kt_impx_str(st, "device")) {
 		fp = cJSON_AddObjectToObject(b, "fingerprint");
 		if (kt_impx_str(st, "hardware"))
@@ -579,14 +582,16 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 	if (rt >= 0 && kt_impx_num(st, "max", &v) && v >= 0)
 		cJSON_AddNumberToObject(p, "max_ms", v);
 	if (rt >= 0 && kt_impx_num(st, "num_trials", &v))
-		cJSON_AddNumberToObject(p, "n", v);
+		kt_imp_add_count(p, "n", v);
 	if (bkey) {
 		const cJSON *bs = baseline_of(r->base, lv, pid, &bkey);
 		double ref;
 
 		if (kt_impx_num(bs, "mean", &ref) && ref > 0) {
 			cJSON_AddNumberToObject(p, "ref_time_ms", ref);
-			if (rt > 0)
+			/* > 0 (FORMAT.md section 2): a ratio that
+			 * underflows is none */
+			if (rt > 0 && ref / rt > 0)
 				cJSON_AddNumberToObject(p, "speedup", ref / rt);
 		}
 	}
@@ -601,7 +606,7 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 		if (err) {
 			cJSON *o = cJSON_AddObjectToObject(p, "error");
 
-			if (kt_impx_numv(err, &v))
+			if (kt_impx_numv(err, &v) && v >= 0)
 				cJSON_AddNumberToObject(o, "max_abs", v);
 			else
 				cJSON_AddItemToObject(o, "max_difference",

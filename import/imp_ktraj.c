@@ -12,6 +12,7 @@
 #include "imp_int.h"
 #include "ktraj_jsonl.h"
 #include "jsonstrict.h"
+#include "schema.h"
 
 /* ---- exact integers from the raw text ---------------------------------
  * cJSON keeps numbers as doubles, which round ns timestamps (61 bits), so
@@ -1361,6 +1362,19 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 					goto out;
 				goto next;
 			}
+		}
+		/* a payload whose typed fields (FORMAT.md section 2) have
+		 * the wrong type would be misread by every reader */
+		if (!r.is_run &&
+		    kt_imp_check_payload(r.kind, r.payload, err,
+					 sizeof(err))) {
+			kt_imp_warn(imp, f, line, "%s; event not imported",
+				    err);
+			rc = note_skip(&sm, &fresh, &r, in_run, cur_run);
+			kt_jsonl_release(&r);
+			if (rc)
+				goto out;
+			goto next;
 		}
 		if (!r.is_run) {
 			rc = too_large(imp, f, line, &r, n, &pb);

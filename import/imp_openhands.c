@@ -31,6 +31,7 @@
 #include "import.h"
 #include "imp_agents.h"
 #include "jsonstrict.h"
+#include "schema.h"
 
 #define DETECT_WINDOW 16384
 
@@ -127,10 +128,11 @@ static cJSON *usage_once(ohx *x, const cJSON *ev, const char **model)
 		cached = 0;
 	if (!(u = cJSON_CreateObject()))
 		return NULL;
-	cJSON_AddNumberToObject(u, "input", pt - cached > 0 ? pt - cached : 0);
-	cJSON_AddNumberToObject(u, "output", ct);
-	cJSON_AddNumberToObject(u, "cache_read", cached);
-	cJSON_AddNumberToObject(u, "cache_creation",
+	/* counts as written: one out of range is left out (schema.h) */
+	kt_imp_add_count(u, "input", pt - cached > 0 ? pt - cached : 0);
+	kt_imp_add_count(u, "output", ct);
+	kt_imp_add_count(u, "cache_read", cached);
+	kt_imp_add_count(u, "cache_creation",
 		cJSON_IsNumber(cJSON_GetObjectItem(us,
 			"cache_creation_input_tokens")) ?
 		cJSON_GetObjectItem(us, "cache_creation_input_tokens")->valuedouble :

@@ -16,6 +16,7 @@
 #include "imp_int.h"
 #include "jsonstrict.h"
 #include "replay_judge.h"
+#include "schema.h"
 
 static int detect(const kt_file *f)
 {
@@ -153,6 +154,15 @@ static int import(kt_imp *imp, const kt_file *f)
 				cJSON_GetStringValue(cJSON_GetObjectItem(res, "gpu")) : "");
 	cJSON_AddStringToObject(p, "result_sha", sha);
 	cJSON_AddStringToObject(p, "origin", "bundle");
+	/* exit_code, duration_ms and the manifest's expect come from the
+	 * file as written: an event of the wrong types would be misread, and
+	 * refused by `append` of its export */
+	if (kt_imp_check_payload(KT_KIND_REPLAY, p, reason, sizeof(reason))) {
+		kt_imp_warn(imp, f, 0, "replay result: %s: skipped", reason);
+		cJSON_Delete(p);
+		rc = KT_EPARSE;
+		goto end;
+	}
 	ev.kind = KT_KIND_REPLAY;
 	ev.parent = (uint64_t)seq->valuedouble;
 	{

@@ -37,6 +37,7 @@
 #include "import.h"
 #include "imp_agents.h"
 #include "jsonstrict.h"
+#include "schema.h"
 
 #define DETECT_WINDOW 16384
 
@@ -997,10 +998,12 @@ static int import_mini(swx *x, const cJSON *msgs, const kt_ag_span *sp,
 							    "completion_tokens"));
 
 				if (u) {
-					cJSON_AddNumberToObject(u, "input",
-								pt == pt ? pt : 0);
-					cJSON_AddNumberToObject(u, "output",
-								ct == ct ? ct : 0);
+					/* counts as written: one out of
+					 * range is left out (schema.h) */
+					kt_imp_add_count(u, "input",
+							 pt == pt ? pt : 0);
+					kt_imp_add_count(u, "output",
+							 ct == ct ? ct : 0);
 					cJSON_AddNumberToObject(u, "cache_read", 0);
 					cJSON_AddNumberToObject(u,
 								"cache_creation", 0);

@@ -37,8 +37,10 @@
  * A line that does not parse or is not JSON as RFC 8259 has it (bytes
  * after the object, raw control characters in strings, numbers like 01 or
  * 1.: import/jsonstrict.h; a byte order mark only opening the file is
- * ignored), or an event whose "ts" is negative (before
- * 1970: a recorder's bug, refused by `append` too), is skipped: the valid
+ * ignored), an event whose "ts" is negative (before
+ * 1970: a recorder's bug, refused by `append` too), or one whose payload
+ * fails the type check of FORMAT.md section 2 (import/schema.h, e.g.
+ * "correct":"yes"; `append` refuses it too) is skipped: the valid
  * rest is imported, and later seqs move down ("seq N stored as M"); a
  * "parent" follows its event down, and one naming a skipped event is
  * stored as none ("parent N was not imported").  A line that does not

@@ -7,10 +7,65 @@
  * event over the limits): that fails the transaction and loses the whole
  * file, where the importer must skip or mend the one line (ktraj_jsonl.h).
  * The detector runs on the input too (it looks past a first line that does
- * not parse).
+ * not parse).  Every event the importer stored must pass the payload type
+ * check (import/schema.h): a line that fails it is skipped, and nothing the
+ * importer does to a payload afterwards (moving an edit's "call" or a
+ * replay's "step", rewriting blob references under --redact) may make one
+ * fail.
  */
 #include "fuzz_imp_common.h"
 #include "../../import/ktraj_jsonl.h"
+#include "../../import/schema.h"
+
+static int ev_typed(const kt_event *ev, void *arg)
+{
+	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+	char why[300];
+
+	(void)arg;
+	if (p && kt_imp_check_payload(ev->kind, p, why, sizeof(why))) {
+		fprintf(stderr, "stored event %llu fails the type check: %s\n",
+			(unsigned long long)ev->seq, why);
+		abort();
+	}
+	cJSON_Delete(p);
+	return 0;
+}
+
+struct ids {
+	char (*id)[KT_RUN_ID_HEX + 1];
+	size_t n, cap;
+};
+
+/* collected first: no event reads inside the run iteration */
+static int run_id(const kt_run_info *ri, void *arg)
+{
+	struct ids *r = arg;
+
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 16;
+		void *t = realloc(r->id, cap * sizeof(*r->id));
+
+		if (!t)
+			abort();
+		r->id = t;
+		r->cap = cap;
+	}
+	memcpy(r->id[r->n++], ri->id, sizeof(*r->id));
+	return 0;
+}
+
+static void check_typed(void)
+{
+	struct ids r = { NULL, 0, 0 };
+	size_t i;
+
+	(void)kt_run_foreach(fz_store, run_id, &r);
+	for (i = 0; i < r.n; i++)
+		(void)kt_event_foreach(fz_store, r.id[i], 1, 0, 0, ev_typed,
+				       NULL);
+	free(r.id);
+}
 
 static void on_warn(const char *line, void *arg)
 {
@@ -50,6 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)kt_import_paths(fz_store, &pp, 1, &o);
 	if (kt_store_verify(fz_store, NULL, NULL, NULL) == KT_ECORRUPT)
 		abort();
+	check_typed();
 	snprintf(p, sizeof(p), "%s/in", fz_dir);
 	if (nftw(p, fz_rm, 16, FTW_DEPTH | FTW_PHYS) != 0)
 		abort();
