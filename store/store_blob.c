@@ -215,6 +215,11 @@ static int reconstruct(kt_store *s, MDB_txn *txn, const unsigned char *h)
 	memcpy(chain[n++], h, KT_HASH_LEN);
 	for (;;) {
 		rc = brec_get(s, txn, chain[n - 1], &r);
+		/* a stored blob whose delta base is not stored is damage, not
+		 * an unknown hash: export took it for text and left the blob
+		 * out of its output with exit 0 */
+		if (rc == KT_ENOTFOUND && n > 1)
+			rc = KT_ECORRUPT;
 		if (rc)
 			goto fail;
 		if (r.codec != KT_CODEC_ZDELTA)

@@ -422,6 +422,17 @@ static void test_blob_corrupt(void **state)
 	/* the run names blob 5 in a payload: the run's verify catches it */
 	assert_int_equal(kt_store_verify(f->s, run, &bad_run, &bad_seq),
 			 KT_ECORRUPT);
+	/* version 2's delta base hash changed: it names no stored blob.  The
+	 * blob is stored, so that is damage (KT_ECORRUPT), not KT_ENOTFOUND,
+	 * which export took for a hex string that names no blob */
+	kt_store_close(f->s);
+	f->s = NULL;
+	flip(f->path, "blobs", h[2], KT_HASH_LEN, 10 + 7);
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+	assert_int_equal(kt_blob_get(f->s, h[2], &d, &n), KT_ECORRUPT);
+	assert_int_equal(kt_blob_get(f->s, h[3], &d, &n), KT_ECORRUPT);
+	memset(h[9], 0x5a, KT_HASH_LEN);
+	assert_int_equal(kt_blob_get(f->s, h[9], &d, &n), KT_ENOTFOUND);
 }
 
 /* Events written before a dictionary existed still decode after one is
