@@ -14,7 +14,7 @@
 enum {
 	T_STR = 1, /* string */
 	T_BOOL,    /* true or false */
-	T_INT,     /* whole number, |x| <= 2^53 */
+	T_INT,     /* whole number, |x| < 10^15 */
 	T_UINT,    /* T_INT >= 0: a count */
 	T_SEQ,     /* T_INT >= 1: a seq of the same run */
 	T_NNUM,    /* finite number >= 0: a time, a rate, an error bound */
@@ -42,9 +42,11 @@ struct field {
 /* every payload MAY carry extra (FORMAT.md section 2) */
 #define EXTRA FO("extra", NULL)
 
-/* 2^53: every whole number up to it is a double exactly (FORMAT.md
- * section 1 "Numbers": larger ones travel as strings) */
-#define INT_MAX_EXACT 9007199254740992.0
+/* 10^15 - 1: every whole number up to it is a double exactly and comes
+ * back from cJSON's canonical print (%1.15g) unchanged; 5000000000000001
+ * prints as 5e+15 (FORMAT.md section 1 "Numbers": larger ones travel as
+ * strings) */
+#define INT_MAX_EXACT 999999999999999.0
 
 static const char *const roles[] = { "user", "assistant", "system", NULL };
 static const char *const ops[] = { "create", "modify", "delete", "rename",

@@ -23,7 +23,7 @@
  *   - enums: message "role", edit "op", question "origin", replay
  *     "verdict" and "origin";
  *   - numbers are finite (cJSON reads 1e999 as infinity); integers are
- *     whole and at most 2^53 in magnitude (FORMAT.md section 1
+ *     whole and at most 10^15 - 1 in magnitude (FORMAT.md section 1
  *     "Numbers"); counts (usage tokens, bench "n") are >= 0; times
  *     (*_ms, "duration_ms"), "tflops", "gbps" and error bounds are >= 0;
  *     "speedup" is > 0; seq references (edit "call", replay "step") are
@@ -50,7 +50,7 @@ int kt_imp_check_payload(int kind, const cJSON *payload, char *why,
 /*
  * For importers that take a count from the source as written (message
  * "usage" tokens, bench "n"): add member key = v to object o when v is a
- * count kt_imp_check_payload accepts (a whole number, 0 <= v <= 2^53),
+ * count kt_imp_check_payload accepts (a whole number, 0 <= v < 10^15),
  * else add nothing (a missing count is unknown; -1, 2.5, NaN or 1e999 is
  * no count).  Returns 1 added, 0 not (v out of range, or no memory: the
  * member is optional either way).

@@ -216,11 +216,15 @@ static void t_numbers(void **st)
 	    "message.usage.input: expected an integer >= 0, got number 1.5");
 	bad(MESSAGE, "{\"usage\":{\"cache_read\":-1}}",
 	    "message.usage.cache_read: expected an integer >= 0, got number -1");
-	/* FORMAT.md section 1: integers past 2^53 are not exact as numbers */
-	good(MESSAGE, "{\"usage\":{\"output\":9007199254740992}}");
-	bad(MESSAGE, "{\"usage\":{\"output\":9007199254740994}}",
+	/* FORMAT.md section 1: integers of 16 digits do not come back from
+	 * the canonical print exact (5000000000000001 prints as 5e+15) */
+	good(MESSAGE, "{\"usage\":{\"output\":999999999999999}}");
+	bad(MESSAGE, "{\"usage\":{\"output\":5000000000000001}}",
 	    "message.usage.output: expected an integer >= 0, got number "
-	    "9.00719925474099e+15");
+	    "5e+15");
+	bad(MESSAGE, "{\"usage\":{\"output\":1000000000000000}}",
+	    "message.usage.output: expected an integer >= 0, got number "
+	    "1e+15");
 	bad(COMPILE, "{\"exit_code\":\"1\"}",
 	    "compile.exit_code: expected an integer or null, got string \"1\"");
 	bad(COMPILE, "{\"exit_code\":1.5}",
@@ -246,7 +250,10 @@ static void t_seqs(void **st)
 	    "edit.call: expected a seq (an integer >= 1), got number 2.5");
 	bad(EDIT, "{\"call\":\"3\"}",
 	    "edit.call: expected a seq (an integer >= 1), got string \"3\"");
-	good(REPLAY, "{\"step\":9007199254740992}");
+	good(REPLAY, "{\"step\":999999999999999}");
+	bad(REPLAY, "{\"step\":9007199254740991}",
+	    "replay.step: expected a seq (an integer >= 1), got number "
+	    "9.00719925474099e+15");
 	bad(REPLAY, "{\"step\":-1}",
 	    "replay.step: expected a seq (an integer >= 1), got number -1");
 }
