@@ -225,9 +225,8 @@ int cli_open(struct cli *c, unsigned flags, kt_store **s)
 	long nth = -1;
 
 	if (ts && *ts) {
-		errno = 0;
-		nth = strtol(ts, &end, 10);
-		if (errno || *end || nth < 0 || nth > 3) {
+		nth = ts[0] - '0';
+		if (ts[1] || nth < 0 || nth > 3) {
 			cli_err(c, "KTRAJ_SCAN_THREADS must be 0 to 3, not "
 				"'%.40s'", ts);
 			return KT_EXIT_USAGE;

@@ -45,7 +45,7 @@ setup() {
 }
 
 @test "a bad KTRAJ_SCAN_THREADS is a usage error naming the variable" {
-	for v in 4 -1 x 1x; do
+	for v in 4 -1 x 1x " 1" +1 -0 "1 " 01; do
 		KTRAJ_SCAN_THREADS=$v run "$KTRAJ" ls
 		[ "$status" -eq 2 ]
 		[ "${#lines[@]}" -eq 1 ]
