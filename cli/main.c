@@ -41,7 +41,7 @@ static const char usage_head[] =
 	"$KTRAJ_CACHE_MB sets the cache of decompressed event blocks (MiB,\n"
 	"default 64; 0 turns it off).  $KTRAJ_SCAN_THREADS (0-3) bounds the\n"
 	"helper threads that decompress ahead of a long scan (default: one\n"
-	"fewer than the CPUs ktraj may use, at most 3).\n"
+	"fewer than the CPUs ktraj may use, at most 3, none below 3 CPUs).\n"
 	"RUN is a run id, a unique prefix of one (4+ hex chars), or a run name.\n"
 	"Read commands take --json for NDJSON output, one object per line.\n"
 	"\n"

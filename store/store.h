@@ -159,7 +159,9 @@ int kt_store_set_cache(kt_store *s, size_t bytes);
  * How many helper threads a BODY or HASH kt_event_scan of the handle may
  * use to decompress blocks ahead of it: 0 = none (every block is decoded in
  * the calling thread), n = up to n (at most 3), -1 = the default: one fewer
- * than the CPUs the process may run on (sched_getaffinity), at most 3.  The
+ * than the CPUs the process may run on (sched_getaffinity), at most 3, and
+ * none when that is one (a single helper cost more in hand-offs than it
+ * saved on the 2-vCPU build machine).  The
  * helpers run only inside kt_event_scan, in its read transaction (never in
  * a write transaction), for scans of at least 2,048 events, each with its
  * own zstd context; the scan's callback is always called in the calling

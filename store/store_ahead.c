@@ -137,11 +137,14 @@ int kt_ahead_threads(void)
 	int n;
 
 	/* the CPUs this process may run on, not the machine's: a scan pinned
-	 * to one core (taskset) gains nothing from threads that wait for it */
+	 * to one core (taskset) gains nothing from threads that wait for it.
+	 * One helper is not worth its hand-offs: on the 2-vCPU build machine
+	 * a BODY scan with one gave 0.82M events/s, 0.98M/s without
+	 * (tests/bench/RESULTS.md "session 6"); with three, 2x on the device */
 	if (sched_getaffinity(0, sizeof(set), &set) != 0)
 		return 0;
 	n = CPU_COUNT(&set) - 1;
-	return n < 0 ? 0 : n > KT_AHEAD_THREADS ? KT_AHEAD_THREADS : n;
+	return n < 2 ? 0 : n > KT_AHEAD_THREADS ? KT_AHEAD_THREADS : n;
 }
 
 int kt_ahead_open(int nthreads, struct kt_ahead **out)
