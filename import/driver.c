@@ -847,6 +847,51 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 	return rc;
 }
 
+/*
+ * Whether a zip's tail holds its End of Central Directory record (APPNOTE
+ * 4.3.16: signature 0x06054b50, 22 bytes plus a comment of up to 65535).
+ * libarchive reads a zip member by member from the front and stops at the
+ * central directory without reading it, so a zip cut inside its central
+ * directory (an Inspect .eval whose writer died) read to a clean end.
+ * tail/n: the file's last n bytes.
+ */
+static int zip_has_eocd(const unsigned char *tail, size_t n)
+{
+	for (size_t i = n >= 22 ? n - 22 + 1 : 0; i-- > 0;)
+		if (tail[i] == 'P' && tail[i + 1] == 'K' && tail[i + 2] == 5 &&
+		    tail[i + 3] == 6)
+			return 1;
+	return 0;
+}
+
+/* The zip of fspath (or data/len) lacks its end: 1, else 0. */
+static int zip_cut(const char *fspath, const unsigned char *data, size_t len)
+{
+	unsigned char *b;
+	size_t want = 22 + 65535, n = 0;
+	int fd, cut;
+
+	if (!fspath)
+		return !zip_has_eocd(len > want ? data + len - want : data,
+				     len > want ? want : len);
+	fd = open(fspath, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	b = malloc(want);
+	if (b) {
+		off_t end = lseek(fd, 0, SEEK_END);
+		off_t from = end > (off_t)want ? end - (off_t)want : 0;
+		ssize_t got = end > 0 ? pread(fd, b, (size_t)(end - from), from)
+				      : 0;
+
+		n = got > 0 ? (size_t)got : 0;
+	}
+	close(fd);
+	cut = b && !zip_has_eocd(b, n);
+	free(b);
+	return cut;
+}
+
 static struct archive *archive_new(void)
 {
 	struct archive *a = archive_read_new();
@@ -919,6 +964,22 @@ static int process_archive(kt_imp *imp, const char *display, const char *fspath,
 		return KT_EPARSE;
 	}
 	rc = archive_collect(imp, r, a, csize, &total);
+	if (rc == 0 && (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) ==
+	    ARCHIVE_FORMAT_ZIP && zip_cut(fspath, data, len)) {
+		drv_warn(imp, r->display, "truncated zip archive: its end of "
+			 "central directory is missing%s",
+			 imp->opts->strict ? "" :
+			 ": the members before the cut were read");
+		rc = KT_EPARSE;
+		if (imp->opts->strict) {
+			/* nothing of a source with a problem is kept */
+			imp->problems++;
+			imp->failed = 1;
+			archive_read_free(a);
+			root_free(r);
+			return KT_EPARSE;
+		}
+	}
 	room = bound(imp, a, csize);
 	archive_read_free(a);
 	if (rc == 0 || rc == KT_EPARSE) {

@@ -77,3 +77,38 @@ ktraj: import: stopped at the first problem (--strict)" ]
 	[[ "$stderr" == *"end.jsonl:5: invalid JSON (RFC 8259): object key is not a string at byte 17: line skipped"* ]]
 	[[ "$stderr" != *"truncated"* ]]
 }
+
+@test "a zip (Inspect .eval) cut inside its central directory: one warning, the members read are imported; --strict keeps nothing" {
+	# libarchive reads a zip from the front and stops at the central
+	# directory without reading it: a cut there read to a clean end
+	python3 - "$BATS_TEST_TMPDIR" "$D/ktraj.jsonl" <<'PY'
+import sys, zipfile
+d, src = sys.argv[1], sys.argv[2]
+lines = open(src, encoding="utf-8").read().split("\n")
+whole = "\n".join(l for l in lines[:-1]) + "\n"   # the fixture less its cut line
+with zipfile.ZipFile(d + "/whole.zip", "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("run/events.jsonl", whole)
+data = open(d + "/whole.zip", "rb").read()
+open(d + "/cut.zip", "wb").write(data[:-10])
+PY
+	run --separate-stderr "$KTRAJ" import "$BATS_TEST_TMPDIR/whole.zip"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/cut.ktraj"
+	run --separate-stderr "$KTRAJ" import --json "$BATS_TEST_TMPDIR/cut.zip"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "ktraj: import: $BATS_TEST_TMPDIR/cut.zip: truncated zip archive: its end of central directory is missing: the members before the cut were read" ]
+	[[ "$output" == *'"added":2'* ]]
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/strict.ktraj"
+	run --separate-stderr "$KTRAJ" import --strict "$BATS_TEST_TMPDIR/cut.zip"
+	[ "$status" -ne 0 ]
+	[[ "$stderr" == *"cut.zip: truncated zip archive: its end of central directory is missing"$'\n'* ]]
+	run "$KTRAJ" ls --json
+	[ -z "$output" ]
+	# from stdin too
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/stdin.ktraj"
+	run --separate-stderr "$KTRAJ" import - <"$BATS_TEST_TMPDIR/cut.zip"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == "ktraj: import: -: truncated zip archive"* ]]
+}
