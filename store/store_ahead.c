@@ -64,6 +64,8 @@ static void decode(struct aworker *w, struct ajob *j)
 {
 	size_t r;
 
+	j->rc = 0;
+	j->why = NULL;
 	if (!j->dict) {
 		r = ZSTD_decompressDCtx(w->dc, j->dst, j->raw_len, j->frame,
 					j->flen);
@@ -120,8 +122,6 @@ static void *worker_main(void *arg)
 		j = &a->job[i];
 		j->state = J_RUNNING;
 		pthread_mutex_unlock(&a->mu);
-		j->rc = 0;
-		j->why = NULL;
 		decode(w, j);
 		pthread_mutex_lock(&a->mu);
 		j->state = J_DONE;
@@ -160,21 +160,12 @@ int kt_ahead_open(int nthreads, struct kt_ahead **out)
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return KT_ENOMEM;
-	if (pthread_mutex_init(&a->mu, NULL) != 0) {
-		free(a);
-		return KT_ENOMEM;
-	}
-	if (pthread_cond_init(&a->work, NULL) != 0) {
-		pthread_mutex_destroy(&a->mu);
-		free(a);
-		return KT_ENOMEM;
-	}
-	if (pthread_cond_init(&a->done, NULL) != 0) {
-		pthread_cond_destroy(&a->work);
-		pthread_mutex_destroy(&a->mu);
-		free(a);
-		return KT_ENOMEM;
-	}
+	if (pthread_mutex_init(&a->mu, NULL) != 0)
+		goto no_mutex;
+	if (pthread_cond_init(&a->work, NULL) != 0)
+		goto no_work;
+	if (pthread_cond_init(&a->done, NULL) != 0)
+		goto no_done;
 	for (i = 0; i < nthreads; i++) {
 		struct aworker *w = &a->w[a->nw];
 
@@ -195,6 +186,13 @@ int kt_ahead_open(int nthreads, struct kt_ahead **out)
 	}
 	*out = a;
 	return 0;
+no_done:
+	pthread_cond_destroy(&a->work);
+no_work:
+	pthread_mutex_destroy(&a->mu);
+no_mutex:
+	free(a);
+	return KT_ENOMEM;
 }
 
 void kt_ahead_close(struct kt_ahead *a)
@@ -267,8 +265,6 @@ int kt_ahead_wait(struct kt_ahead *a, int id, const char **why)
 		a->rlen--;
 		j->state = J_RUNNING;
 		pthread_mutex_unlock(&a->mu);
-		j->rc = 0;
-		j->why = NULL;
 		decode(&a->mine, j);
 		pthread_mutex_lock(&a->mu);
 		j->state = J_DONE;

@@ -1641,7 +1641,6 @@ struct scan {
 	MDB_cursor *c2;      /* finds the blocks to decode ahead */
 	struct kt_pfb {
 		int job;             /* kt_ahead job, -1 when decoded */
-		uint64_t first;
 		struct kt_dblk d;
 	} pf[KT_AHEAD_JOBS];
 	int pfree[KT_AHEAD_JOBS], npfree;
@@ -1809,18 +1808,16 @@ static int sbuf_decode(struct scan *sc, struct kt_sbuf *sb, int k,
 	if (bv.codec == KT_CODEC_RAW) {
 		memcpy(out, bv.frame, bv.raw_len);
 	} else {
-		/* the checks of kt_ev_decompress */
-		unsigned long long fcs = ZSTD_getFrameContentSize(bv.frame,
-								  bv.frame_len);
-		unsigned id = ZSTD_getDictID_fromFrame(bv.frame, bv.frame_len);
+		unsigned id = 0;
+		int bad = kt_ev_frame_check(bv.frame, bv.frame_len,
+					    bv.raw_len, bv.dict, &id);
 
 		if (!dc)
 			return kt_err(s, KT_ENOMEM, "zstd context");
-		if (fcs != bv.raw_len ||
-		    bv.raw_len > (uint64_t)bv.frame_len * 32768)
+		if (bad == KT_FRAME_SIZE)
 			return kt_err(s, KT_ECORRUPT, "event frame size "
 				      "mismatch");
-		if (id != bv.dict)
+		if (bad)
 			return kt_err(s, KT_ECORRUPT, "frame dictionary %u, "
 				      "header names %u", id, bv.dict);
 		if (bv.dict) {
@@ -1930,10 +1927,10 @@ static int ahead_submit(struct scan *sc, int k)
 	if (kt_block_parse(x->v.mv_data, x->v.mv_size, k, &bv))
 		return -1;
 	if (bv.codec != KT_CODEC_RAW) {
-		if (ZSTD_getFrameContentSize(bv.frame, bv.frame_len) !=
-		    bv.raw_len ||
-		    bv.raw_len > (uint64_t)bv.frame_len * 32768 ||
-		    ZSTD_getDictID_fromFrame(bv.frame, bv.frame_len) != bv.dict)
+		unsigned id;
+
+		if (kt_ev_frame_check(bv.frame, bv.frame_len, bv.raw_len,
+				      bv.dict, &id))
 			return -1;
 		if (bv.dict && ahead_dict(sc, bv.dict, &dp, &dl))
 			return -1;
@@ -1947,7 +1944,6 @@ static int ahead_submit(struct scan *sc, int k)
 	if (blk_rows(sc->s, &bv, x->first, &p->d, SCAN_HEAD) ||
 	    sbuf_reserve(&p->d.data, SCAN_HEAD + bv.raw_len + 1))
 		goto fail;
-	p->first = x->first;
 	p->job = -1;
 	if (bv.codec == KT_CODEC_RAW) {
 		memcpy(p->d.data.p + SCAN_HEAD, bv.frame, bv.raw_len);
@@ -1991,23 +1987,30 @@ static void ahead_fill(struct scan *sc)
 	}
 }
 
+/* Kind k's oldest block decoded ahead, waited for (its job's result in
+ * *rc), out of the queue; its slot is free again once the caller has taken
+ * or dropped its buffer. */
+static struct kt_pfb *ahead_pop(struct scan *sc, int k, int *rc)
+{
+	int slot = sc->q[k][sc->qh[k]];
+	struct kt_pfb *p = &sc->pf[slot];
+	const char *why;
+
+	*rc = p->job >= 0 ? kt_ahead_wait(sc->ah, p->job, &why) : 0;
+	p->job = -1;
+	sc->pfree[sc->npfree++] = slot;
+	sc->qh[k] = (sc->qh[k] + 1) % KT_AHEAD_JOBS;
+	sc->qn[k]--;
+	return p;
+}
+
 /* Forget kind k's blocks decoded ahead. */
 static void ahead_drop(struct scan *sc, int k)
 {
-	const char *why;
+	int rc;
 
-	while (sc->qn[k]) {
-		int slot = sc->q[k][sc->qh[k]];
-		struct kt_pfb *p = &sc->pf[slot];
-
-		if (p->job >= 0)
-			(void)kt_ahead_wait(sc->ah, p->job, &why);
-		p->job = -1;
-		p->d.n = 0;
-		sc->pfree[sc->npfree++] = slot;
-		sc->qh[k] = (sc->qh[k] + 1) % KT_AHEAD_JOBS;
-		sc->qn[k]--;
-	}
+	while (sc->qn[k])
+		ahead_pop(sc, k, &rc)->d.n = 0;
 	sc->nx[k].has = 0;
 }
 
@@ -2018,16 +2021,13 @@ static void ahead_drop(struct scan *sc, int k)
  */
 static int ahead_take(struct scan *sc, int k, uint64_t seq)
 {
-	int slot = sc->q[k][sc->qh[k]], i, rc = 0;
-	struct kt_pfb *p = &sc->pf[slot];
+	int rc, i;
+	struct kt_pfb *p = ahead_pop(sc, k, &rc);
 	struct kt_dblk t;
-	const char *why;
 
-	if (p->job >= 0)
-		rc = kt_ahead_wait(sc->ah, p->job, &why);
-	p->job = -1;
 	i = rc ? -1 : dblk_index(&p->d, seq);
 	if (i < 0) {
+		p->d.n = 0;
 		ahead_drop(sc, k);
 		return 1;
 	}
@@ -2036,9 +2036,6 @@ static int ahead_take(struct scan *sc, int k, uint64_t seq)
 	p->d = t;
 	p->d.n = 0;
 	sc->it[k].pos = (uint32_t)i;
-	sc->pfree[sc->npfree++] = slot;
-	sc->qh[k] = (sc->qh[k] + 1) % KT_AHEAD_JOBS;
-	sc->qn[k]--;
 	return 0;
 }
 
@@ -2058,13 +2055,9 @@ static int kiter_get(struct scan *sc, int k, uint64_t seq,
 
 	while (it->pos < d->n && d->seq[it->pos] < seq)
 		it->pos++;
-	if ((it->pos >= d->n || d->seq[it->pos] != seq) && sc->qn[k]) {
-		rc = ahead_take(sc, k, seq);
-		if (rc < 0)
-			return kt_err(sc->s, KT_ENOMEM, "block");
-		if (rc == 0)
-			ahead_fill(sc);
-	}
+	if ((it->pos >= d->n || d->seq[it->pos] != seq) && sc->qn[k] &&
+	    ahead_take(sc, k, seq) == 0)
+		ahead_fill(sc);
 	if (it->pos >= d->n || d->seq[it->pos] != seq) {
 		rc = block_find(sc->s, sc->c, sc->run, k, seq, &key, &v);
 		if (rc == KT_ENOTFOUND)

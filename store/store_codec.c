@@ -237,24 +237,34 @@ size_t kt_ev_compress(kt_store *s, const void *src, size_t n, void *dst,
 	return r;
 }
 
+int kt_ev_frame_check(const void *src, size_t n, size_t raw_len,
+		      uint32_t dict, unsigned *id)
+{
+	/* zstd's block format cannot expand a byte more than ~32768-fold
+	 * (RFC 8878 §3.1.1.2.4: 128 KiB of content in a 3-byte block), so a
+	 * larger claim is corrupt and never worth allocating for */
+	if (ZSTD_getFrameContentSize(src, n) != raw_len ||
+	    raw_len > (uint64_t)n * 32768)
+		return KT_FRAME_SIZE;
+	*id = ZSTD_getDictID_fromFrame(src, n);
+	return *id != dict ? KT_FRAME_DICT : 0;
+}
+
 int kt_ev_decompress(kt_store *s, const void *src, size_t n, size_t raw_len,
 		     uint32_t dict, struct kt_buf *b, size_t off)
 {
 	ZSTD_DCtx *dc = kt_dctx();
-	unsigned long long fcs = ZSTD_getFrameContentSize(src, n);
-	unsigned id = ZSTD_getDictID_fromFrame(src, n);
+	unsigned id = 0;
 	struct kt_dict *d = NULL;
 	size_t r;
+	int bad;
 
 	if (!dc)
 		return KT_ENOMEM;
-	/* zstd's block format cannot expand a byte more than ~32768-fold
-	 * (RFC 8878 §3.1.1.2.4: 128 KiB of content in a 3-byte block), so a
-	 * larger claim is corrupt and never worth allocating for */
-	if (fcs != raw_len || raw_len > 2 * (size_t)KT_EVENT_MAX_BODY ||
-	    raw_len > (uint64_t)n * 32768)
+	bad = kt_ev_frame_check(src, n, raw_len, dict, &id);
+	if (bad == KT_FRAME_SIZE || raw_len > 2 * (size_t)KT_EVENT_MAX_BODY)
 		return kt_err(s, KT_ECORRUPT, "event frame size mismatch");
-	if (id != dict)
+	if (bad)
 		return kt_err(s, KT_ECORRUPT, "frame dictionary %u, header "
 			      "names %u", id, dict);
 	if (id && !(d = dict_find(s, id))) {

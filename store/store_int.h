@@ -280,6 +280,14 @@ void kt_bc_free(kt_store *s);
  * smaller than src. */
 size_t kt_ev_compress(kt_store *s, const void *src, size_t n, void *dst,
 		      size_t cap, uint32_t *dict);
+/* What is wrong with an event frame of n bytes that its block says decodes
+ * to raw_len bytes with dictionary `dict` (FORMAT.md §7.1): 0 nothing,
+ * KT_FRAME_SIZE its content size differs or claims more than zstd's block
+ * format can expand to, KT_FRAME_DICT it names dictionary *id instead. */
+#define KT_FRAME_SIZE 1
+#define KT_FRAME_DICT 2
+int kt_ev_frame_check(const void *src, size_t n, size_t raw_len,
+		      uint32_t dict, unsigned *id);
 /* Decompress one frame of content size raw_len into b at off (resized;
  * NUL appended).  `dict` is the id the block header names; the frame must
  * name the same. */
