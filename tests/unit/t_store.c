@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <cjson/cJSON.h>
 #include "../../store/store.h"
+#include "tu_lmdb.h"
 
 struct fx {
 	char *dir;
@@ -425,35 +426,6 @@ static void test_iterate(void **state)
 	assert_int_equal(it.n, 6);
 }
 
-/* Flip one byte of the stored value of (db, key) through the LMDB API. */
-static void flip_value(const char *path, const char *db, const void *key,
-		       size_t kl, size_t off)
-{
-	MDB_env *env;
-	MDB_txn *txn;
-	MDB_dbi dbi;
-	MDB_val k = { kl, (void *)key }, v, nv;
-	unsigned char *copy;
-
-	assert_int_equal(mdb_env_create(&env), 0);
-	mdb_env_set_maxdbs(env, 16);
-	mdb_env_set_mapsize(env, 1ull << 30);
-	assert_int_equal(mdb_env_open(env, path, MDB_NOSUBDIR, 0644), 0);
-	assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
-	assert_int_equal(mdb_dbi_open(txn, db, 0, &dbi), 0);
-	assert_int_equal(mdb_get(txn, dbi, &k, &v), 0);
-	assert_true(off < v.mv_size);
-	copy = malloc(v.mv_size);
-	memcpy(copy, v.mv_data, v.mv_size);
-	copy[off] ^= 0x20;
-	nv.mv_size = v.mv_size;
-	nv.mv_data = copy;
-	assert_int_equal(mdb_put(txn, dbi, &k, &nv, 0), 0);
-	assert_int_equal(mdb_txn_commit(txn), 0);
-	mdb_env_close(env);
-	free(copy);
-}
-
 static void pagekey(const char *run, uint64_t first, unsigned char k[24])
 {
 	assert_int_equal(kt_unhex(run, k, 16), 0);
@@ -576,7 +548,7 @@ static void test_head(void **state)
 	kt_store_close(f->s);
 	f->s = NULL;
 	pagekey(f->run, 257, k);
-	flip_value(f->path, "ev_pages", k, 24, 0);
+	tu_flip_value(f->path, "ev_pages", k, 24, 0, 0x20);
 	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
 	assert_int_equal(kt_event_head(f->s, f->run, 270, &h), KT_ECORRUPT);
 	assert_int_equal(kt_event_get(f->s, f->run, 270, &full), KT_ECORRUPT);
@@ -752,7 +724,8 @@ static void test_verify(void **state)
 
 		blockkey(f->run, KT_KIND_MESSAGE, 1, bk);
 		vs = value_size(f->path, "ev_blocks", bk, sizeof(bk));
-		flip_value(f->path, "ev_blocks", bk, sizeof(bk), vs - 3);
+		tu_flip_value(f->path, "ev_blocks", bk, sizeof(bk), vs - 3,
+			      0x20);
 		assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
 		assert_int_equal(kt_store_verify(f->s, NULL, &bad_run,
 						 &bad_seq), KT_ECORRUPT);
@@ -764,7 +737,8 @@ static void test_verify(void **state)
 						 &bad_seq), KT_ECORRUPT);
 		kt_store_close(f->s);
 		f->s = NULL;
-		flip_value(f->path, "ev_blocks", bk, sizeof(bk), vs - 3);
+		tu_flip_value(f->path, "ev_blocks", bk, sizeof(bk), vs - 3,
+			      0x20);
 		assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
 		assert_int_equal(kt_store_verify(f->s, NULL, &bad_run,
 						 &bad_seq), 0);
@@ -772,17 +746,18 @@ static void test_verify(void **state)
 		f->s = NULL;
 	}
 	pagekey(f->run, 1, k);
-	flip_value(f->path, "ev_pages", k, sizeof(k), 5); /* checkpoint */
+	/* checkpoint */
+	tu_flip_value(f->path, "ev_pages", k, sizeof(k), 5, 0x20);
 	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
 	assert_int_equal(kt_store_verify(f->s, NULL, &bad_run, &bad_seq),
 			 KT_ECORRUPT);
 	assert_int_equal(bad_seq, 1);
 	kt_store_close(f->s);
 	f->s = NULL;
-	flip_value(f->path, "ev_pages", k, sizeof(k), 5);
+	tu_flip_value(f->path, "ev_pages", k, sizeof(k), 5, 0x20);
 	/* the last byte of the page: the ts code of event 50 */
-	flip_value(f->path, "ev_pages", k, sizeof(k),
-		   value_size(f->path, "ev_pages", k, sizeof(k)) - 1);
+	tu_flip_value(f->path, "ev_pages", k, sizeof(k),
+		      value_size(f->path, "ev_pages", k, sizeof(k)) - 1, 0x20);
 	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
 	assert_int_equal(kt_store_verify(f->s, NULL, &bad_run, &bad_seq),
 			 KT_ECORRUPT);

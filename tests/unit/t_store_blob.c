@@ -7,6 +7,7 @@
 #include "testutil.h"
 #include <lmdb.h>
 #include "../../store/store.h"
+#include "tu_lmdb.h"
 
 struct fx {
 	char *dir;
@@ -343,33 +344,6 @@ static void test_blob_depth(void **state)
 	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
 }
 
-static void flip(const char *path, const char *db, const void *key, size_t kl,
-		 size_t off)
-{
-	MDB_env *env;
-	MDB_txn *txn;
-	MDB_dbi dbi;
-	MDB_val k = { kl, (void *)key }, v, nv;
-	unsigned char *copy;
-
-	assert_int_equal(mdb_env_create(&env), 0);
-	mdb_env_set_maxdbs(env, 16);
-	assert_int_equal(mdb_env_open(env, path, MDB_NOSUBDIR, 0644), 0);
-	assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
-	assert_int_equal(mdb_dbi_open(txn, db, 0, &dbi), 0);
-	assert_int_equal(mdb_get(txn, dbi, &k, &v), 0);
-	assert_true(off < v.mv_size);
-	copy = malloc(v.mv_size);
-	memcpy(copy, v.mv_data, v.mv_size);
-	copy[off] ^= 0x01;
-	nv.mv_size = v.mv_size;
-	nv.mv_data = copy;
-	assert_int_equal(mdb_put(txn, dbi, &k, &nv, 0), 0);
-	assert_int_equal(mdb_txn_commit(txn), 0);
-	mdb_env_close(env);
-	free(copy);
-}
-
 static void test_blob_corrupt(void **state)
 {
 	struct fx *f = *state;
@@ -408,7 +382,7 @@ static void test_blob_corrupt(void **state)
 	kt_store_close(f->s);
 	f->s = NULL;
 	/* flip a byte in the delta frame of version 5 (after its header) */
-	flip(f->path, "blobs", h[5], KT_HASH_LEN, 10 + 32 + 8);
+	tu_flip_value(f->path, "blobs", h[5], KT_HASH_LEN, 10 + 32 + 8, 0x01);
 	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
 	assert_int_equal(kt_blob_get(f->s, h[5], &d, &n), KT_ECORRUPT);
 	/* versions after 5 are built on it: also caught */
@@ -427,7 +401,7 @@ static void test_blob_corrupt(void **state)
 	 * which export took for a hex string that names no blob */
 	kt_store_close(f->s);
 	f->s = NULL;
-	flip(f->path, "blobs", h[2], KT_HASH_LEN, 10 + 7);
+	tu_flip_value(f->path, "blobs", h[2], KT_HASH_LEN, 10 + 7, 0x01);
 	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
 	assert_int_equal(kt_blob_get(f->s, h[2], &d, &n), KT_ECORRUPT);
 	assert_int_equal(kt_blob_get(f->s, h[3], &d, &n), KT_ECORRUPT);

@@ -9,6 +9,7 @@
 #include <lmdb.h>
 #include <openssl/evp.h>
 #include "../../store/store.h"
+#include "tu_lmdb.h"
 
 #define NEV 12000u
 
@@ -334,34 +335,6 @@ static int nth_block(const char *path, const char *run, int kind, int nth,
 	return found;
 }
 
-static void flip_value(const char *path, const unsigned char key[25],
-		       size_t off)
-{
-	MDB_env *env;
-	MDB_txn *txn;
-	MDB_dbi dbi;
-	MDB_val k = { 25, (void *)key }, v, nv;
-	unsigned char *copy;
-
-	assert_int_equal(mdb_env_create(&env), 0);
-	mdb_env_set_maxdbs(env, 16);
-	mdb_env_set_mapsize(env, 1ull << 30);
-	assert_int_equal(mdb_env_open(env, path, MDB_NOSUBDIR, 0644), 0);
-	assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
-	assert_int_equal(mdb_dbi_open(txn, "ev_blocks", 0, &dbi), 0);
-	assert_int_equal(mdb_get(txn, dbi, &k, &v), 0);
-	copy = malloc(v.mv_size);
-	assert_non_null(copy);
-	memcpy(copy, v.mv_data, v.mv_size);
-	copy[off] ^= 0x5a;
-	nv.mv_size = v.mv_size;
-	nv.mv_data = copy;
-	assert_int_equal(mdb_put(txn, dbi, &k, &nv, 0), 0);
-	assert_int_equal(mdb_txn_commit(txn), 0);
-	mdb_env_close(env);
-	free(copy);
-}
-
 static void damaged_block(void **state)
 {
 	struct fx *f = *state;
@@ -376,7 +349,7 @@ static void damaged_block(void **state)
 				   key, &vs), 0);
 	kt_store_close(f->s);
 	f->s = NULL;
-	flip_value(f->path, key, vs / 2);
+	tu_flip_value(f->path, "ev_blocks", key, 25, vs / 2, 0x5a);
 	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
 	ra = scan(f, 0, 0, 0, 0, KT_READ_BODY, NULL, a, &na);
 	snprintf(ea, sizeof(ea), "%s", kt_store_errmsg(f->s));
