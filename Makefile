@@ -18,6 +18,14 @@ OPT      ?= -O2 -g
 SAN      ?=
 PKGS     := lmdb libzstd libcjson libarchive libcrypto
 TESTPKGS := cmocka
+# The allocator linked into the ktraj binary, a pkg-config name; empty for the
+# C library's malloc.  An import allocates and frees millions of small blocks
+# (cJSON makes a node and a key string per JSON member): glibc's malloc took
+# ~10 % of a Claude Code import, and jemalloc cut its CPU time by 6-8 %
+# (tests/bench/RESULTS.md "session 7").  Only the binary: libktraj.a leaves
+# the choice to the program that links it, and sanitizer and fuzz builds keep
+# their own (ASan replaces malloc).
+MALLOC   ?= jemalloc
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -29,6 +37,10 @@ CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Wshadow \
 	$(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(SAN) $(LDFLAGS)
 LIBS_ALL = $(PKG_LIBS) -lm -lpthread
+# --no-as-needed: nothing calls it by name, it replaces malloc and free
+MALLOC_LINK = -Wl,--push-state,--no-as-needed \
+	$(shell pkg-config --libs $(MALLOC) 2>/dev/null) -Wl,--pop-state
+MALLOC_LIBS = $(if $(MALLOC),$(MALLOC_LINK))
 
 # library modules: store <- import, analyze <- cli
 LIB_SRC  := $(sort $(wildcard store/*.c import/*.c analyze/*.c))
@@ -54,7 +66,8 @@ $(B)/libktraj.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/ktraj: $(CLI_OBJ) $(B)/libktraj.a
-	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(B)/libktraj.a $(LIBS_ALL)
+	@[ -z "$(MALLOC)" ] || pkg-config --exists $(MALLOC) || { echo "ktraj: the allocator '$(MALLOC)' is not installed: make deps, or build with MALLOC= for the C library's malloc" >&2; exit 1; }
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(B)/libktraj.a $(MALLOC_LIBS) $(LIBS_ALL)
 
 $(B)/tests/%: tests/unit/%.c $(B)/libktraj.a tests/unit/testutil.h
 	@mkdir -p $(dir $@)
@@ -76,7 +89,7 @@ check: $(B)/ktraj $(UNIT_BIN)
 	@KTRAJ=$(abspath $(B)/ktraj) B=$(B) tests/run.sh $(UNIT_BIN)
 
 asan:
-	$(MAKE) B=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	$(MAKE) B=build-asan OPT="-O1 -g -fno-omit-frame-pointer" MALLOC= \
 		SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" check
 
 FUZZ_SECONDS ?= 20
@@ -106,7 +119,7 @@ deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 		build-essential clang pkg-config liblmdb-dev libzstd-dev libcjson-dev \
-		libarchive-dev libssl-dev libcmocka-dev bats lmdb-utils zstd \
+		libarchive-dev libssl-dev libjemalloc-dev libcmocka-dev bats lmdb-utils zstd \
 		python3 tar zip unzip xz-utils ca-certificates
 
 install: $(B)/ktraj $(B)/libktraj.a
