@@ -538,11 +538,13 @@ static cJSON *parse_line(struct cc *cc, const kt_file *f, const char *s,
 			    "line of %zu bytes is over the 100 MB limit: skipped", n);
 		return NULL;
 	}
-	if (!kt_utf8_valid(s, n, NULL)) {
+	/* UTF-8 is checked with the strict JSON check below, in its pass
+	 * (kt_imp_json_strict_utf8), or here when cJSON refuses the line */
+	o = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+	if (!o && !kt_utf8_valid(s, n, NULL)) {
 		kt_imp_warn(cc->imp, f, line, "invalid UTF-8: line skipped");
 		return NULL;
 	}
-	o = cJSON_ParseWithLengthOpts(s, n, &end, 0);
 	if (!o) {
 		/* Node writes a string cut inside a surrogate pair as a
 		 * lone \ud83d: keep the line, with U+FFFD for the half */
@@ -575,8 +577,15 @@ static cJSON *parse_line(struct cc *cc, const kt_file *f, const char *s,
 			kt_imp_json_bad(cc->imp, f, line, s, n);
 		return NULL;
 	}
-	if (kt_imp_json_strict(cc->imp, f, line, s, n, &o))
+	switch (kt_imp_json_strict_utf8(cc->imp, f, line, s, n, &o)) {
+	case 0:
+		break;
+	case -1:
+		kt_imp_warn(cc->imp, f, line, "invalid UTF-8: line skipped");
 		return NULL;
+	default:
+		return NULL;    /* warned */
+	}
 parsed:
 	if (!cJSON_IsObject(o)) {
 		kt_imp_warn(cc->imp, f, line, "not a JSON object: line skipped");

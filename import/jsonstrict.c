@@ -33,8 +33,9 @@ static const unsigned char esc1[256] = {
 };
 
 #if defined(__SSE2__)
-/* Bit i set when p[i] is '"', '\\' or below 0x20 (16 bytes at p). */
-static inline unsigned special16(const unsigned char *p)
+/* Bit i set when p[i] is '"', '\\' or below 0x20 (16 bytes at p); with
+ * hi, also when p[i] is 0x80 or more. */
+static inline unsigned special16(const unsigned char *p, int hi)
 {
 	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
 	const __m128i c1f = _mm_set1_epi8(0x1f);
@@ -44,7 +45,8 @@ static inline unsigned special16(const unsigned char *p)
 		_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, bs)),
 		_mm_cmpeq_epi8(_mm_min_epu8(x, c1f), x));
 
-	return (unsigned)_mm_movemask_epi8(m);
+	return (unsigned)_mm_movemask_epi8(m) |
+	       (hi ? (unsigned)_mm_movemask_epi8(x) : 0);
 }
 #endif
 
@@ -56,7 +58,7 @@ const char *kt_json_str_stop(const char *p, const char *end)
 
 #if defined(__SSE2__)
 	while (e - q >= 16) {
-		unsigned bits = special16(q);
+		unsigned bits = special16(q, 0);
 
 		if (bits)
 			return (const char *)q + __builtin_ctz(bits);
@@ -84,9 +86,10 @@ const char *kt_json_str_stop(const char *p, const char *end)
 }
 
 /*
- * First byte at or after p that is '"', '\\' or below 0x20, or end.  With
- * SSE2, two-byte escapes (\n, \", ...: most escapes in source text) that
- * lie inside one 16-byte window are stepped over without leaving the
+ * First byte at or after p that is '"', '\\', below 0x20 or 0x80 and more
+ * (the start of a UTF-8 sequence, which check_string checks), or end.
+ * With SSE2, two-byte escapes (\n, \", ...: most escapes in source text)
+ * that lie inside one 16-byte window are stepped over without leaving the
  * window; the caller handles every other escape.
  */
 static const unsigned char *str_skip(const unsigned char *p,
@@ -94,7 +97,7 @@ static const unsigned char *str_skip(const unsigned char *p,
 {
 #if defined(__SSE2__)
 	while (end - p >= 16) {
-		unsigned bits = special16(p), i;
+		unsigned bits = special16(p, 1), i;
 
 		while (bits && (i = (unsigned)__builtin_ctz(bits)) < 15 &&
 		       p[i] == '\\' && esc1[p[i + 1]])
@@ -104,9 +107,32 @@ static const unsigned char *str_skip(const unsigned char *p,
 		p += 16;
 	}
 #endif
-	/* the rest (all of it without SSE2): the first such byte */
-	return (const unsigned char *)kt_json_str_stop((const char *)p,
-						       (const char *)end);
+	while (p < end && *p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x80)
+		p++;
+	return p;
+}
+
+/* The length of the UTF-8 sequence (RFC 3629 section 4: no overlong
+ * forms, no surrogates, nothing past U+10FFFF) that starts at s, a byte
+ * of 0x80 or more before end; 0 when there is none. */
+static size_t utf8_seq(const unsigned char *s, const unsigned char *end)
+{
+	unsigned c = s[0];
+	size_t left = (size_t)(end - s);
+
+	if (c >= 0xc2 && c <= 0xdf)
+		return left >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef)
+		return left >= 3 && (s[1] & 0xc0) == 0x80 &&
+		       (s[2] & 0xc0) == 0x80 &&
+		       !(c == 0xe0 && s[1] < 0xa0) &&
+		       !(c == 0xed && s[1] > 0x9f) ? 3 : 0;
+	if (c >= 0xf0 && c <= 0xf4)
+		return left >= 4 && (s[1] & 0xc0) == 0x80 &&
+		       (s[2] & 0xc0) == 0x80 && (s[3] & 0xc0) == 0x80 &&
+		       !(c == 0xf0 && s[1] < 0x90) &&
+		       !(c == 0xf4 && s[1] > 0x8f) ? 4 : 0;
+	return 0;
 }
 
 static int hex4(const unsigned char *p, unsigned *cp)
@@ -146,6 +172,16 @@ static const unsigned char *check_string(const unsigned char *p,
 		}
 		if (*p == '"')
 			return p + 1;
+		if (*p >= 0x80) {
+			size_t k = utf8_seq(p, end);
+
+			if (!k && (flags & KT_JSON_UTF8)) {
+				*why = KT_JSON_UTF8_WHY;
+				goto bad;
+			}
+			p += k ? k : 1;
+			continue;
+		}
 		if (*p < 0x20) {
 			*why = "raw control character in a string";
 			goto bad;
@@ -526,6 +562,22 @@ int kt_imp_json_strict(kt_imp *imp, const kt_file *f, uint64_t line,
 	return 1;
 }
 
+int kt_imp_json_strict_utf8(kt_imp *imp, const kt_file *f, uint64_t line,
+			    const char *s, size_t n, cJSON **o)
+{
+	if (!*o || !kt_json_check(s, n, strict_flags(f, s) | KT_JSON_UTF8,
+				  NULL, NULL))
+		return 0;
+	/* something is wrong: invalid UTF-8 anywhere is said first, as when
+	 * the caller checked it before parsing */
+	if (!kt_utf8_valid(s, n, NULL)) {
+		cJSON_Delete(*o);
+		*o = NULL;
+		return -1;
+	}
+	return kt_imp_json_strict(imp, f, line, s, n, o);
+}
+
 int kt_imp_json_bom(kt_imp *imp, const kt_file *f, uint64_t line,
 		    const char *s, size_t n)
 {
@@ -612,27 +664,12 @@ int kt_utf8_valid(const char *text, size_t n, size_t *bad)
 				i++;
 			continue;
 		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			if (i + 1 >= n || (s[i + 1] & 0xc0) != 0x80)
+		{
+			size_t k = utf8_seq(s + i, s + n);
+
+			if (!k)
 				break;
-			i += 2;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			if (i + 2 >= n || (s[i + 1] & 0xc0) != 0x80 ||
-			    (s[i + 2] & 0xc0) != 0x80 ||
-			    (c == 0xe0 && s[i + 1] < 0xa0) ||
-			    (c == 0xed && s[i + 1] > 0x9f))
-				break;
-			i += 3;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			if (i + 3 >= n || (s[i + 1] & 0xc0) != 0x80 ||
-			    (s[i + 2] & 0xc0) != 0x80 ||
-			    (s[i + 3] & 0xc0) != 0x80 ||
-			    (c == 0xf0 && s[i + 1] < 0x90) ||
-			    (c == 0xf4 && s[i + 1] > 0x8f))
-				break;
-			i += 4;
-		} else {
-			break;
+			i += k;
 		}
 	}
 	if (i >= n)

@@ -29,7 +29,10 @@
  * number is at most KT_JSON_MAX_NUMBER bytes, and a \u escape of a UTF-16
  * surrogate must be a high one followed by a low one (section 8.2 leaves
  * lone surrogates to the implementation; cJSON refuses them).
- * Not checked: the text's encoding (UTF-8, section 8.1) - importers handle
+ * With KT_JSON_UTF8 also refused: a string that is not UTF-8 (section 8.1;
+ * RFC 3629 as kt_utf8_valid), so a caller needs no pass of its own over the
+ * text (a byte of 0x80 or more outside a string is refused by the grammar).
+ * Not checked: the text's encoding without KT_JSON_UTF8 - importers handle
  * invalid UTF-8 themselves (import/README.md) - and duplicate object keys
  * (section 4 says SHOULD be unique; ktraj JSONL refuses them itself).
  */
@@ -44,6 +47,9 @@
 #define KT_UTF8_BOM "\xef\xbb\xbf" /* U+FEFF in UTF-8 */
 #define KT_JSON_BOM 0x1u          /* ignore a byte order mark before the text */
 #define KT_JSON_NONUL 0x2u        /* refuse a \u0000 escape in a string */
+#define KT_JSON_UTF8 0x4u         /* refuse a string that is not UTF-8 */
+/* why, with KT_JSON_UTF8, for the first byte of a string that is not UTF-8 */
+#define KT_JSON_UTF8_WHY "invalid UTF-8 in a string"
 /* why, for a byte order mark where a token or the end was expected */
 #define KT_JSON_BOM_WHY "byte order mark"
 /* why, with KT_JSON_NONUL, for a \u0000 escape: RFC 8259 allows it, but
@@ -84,7 +90,7 @@ int kt_utf8_valid(const char *text, size_t n, size_t *bad);
 /*
  * Check that s[0..n) (need not be NUL-terminated) is exactly one JSON text
  * as RFC 8259 defines it, within the limits above.  flags: KT_JSON_BOM,
- * KT_JSON_NONUL (or'ed) or 0.
+ * KT_JSON_NONUL, KT_JSON_UTF8 (or'ed) or 0.
  * Returns 0 when it is; KT_EPARSE when not, with *off (may be NULL) the
  * byte offset of the first problem and *why (may be NULL) a static phrase
  * saying what it is ("raw control character in a string", ...).
@@ -113,6 +119,18 @@ cJSON *kt_json_parse(const char *s, size_t n, unsigned flags);
  */
 int kt_imp_json_strict(kt_imp *imp, const kt_file *f, uint64_t line,
 		       const char *s, size_t n, cJSON **o);
+
+/*
+ * kt_imp_json_strict for a text that must also be UTF-8 everywhere, in one
+ * pass instead of kt_utf8_valid's and kt_json_check's (the Claude Code
+ * importer's lines: a pass over a 100 MB session costs ~1 % of its import).
+ * Returns 0 when *o is NULL or the text passes both; -1 when the text is not
+ * UTF-8 (RFC 3629) somewhere - nothing is warned, *o is freed and set to
+ * NULL, the caller reports it as it reports invalid UTF-8 - whatever else
+ * is wrong with it; else what kt_imp_json_strict returns, having warned.
+ */
+int kt_imp_json_strict_utf8(kt_imp *imp, const kt_file *f, uint64_t line,
+			    const char *s, size_t n, cJSON **o);
 
 /*
  * For importers whose cJSON parse of s[0..n) (line `line` of f, 0 when the

@@ -406,6 +406,62 @@ static void t_utf8(void **st)
 	}
 }
 
+/* KT_JSON_UTF8: a string is refused exactly where kt_utf8_valid finds the
+ * first byte that is not UTF-8, at every position in and across the
+ * 16-byte windows and in the scalar tail, next to escapes; without the
+ * flag the same texts pass; outside a string the grammar refuses them. */
+static void t_utf8_in_strings(void **st)
+{
+	static const char *seq[] = {
+		"caf\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf",
+		"\x9d", "\xc3", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80",
+		"\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xff", "\xe2\x82",
+		"\xe2\x82\xac\\n\xc3", "\\\"\xc3\xa9\\t",
+	};
+	char buf[256];
+	const char *why;
+	size_t off, bad;
+
+	(void)st;
+	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		size_t l = strlen(seq[i]);
+
+		for (size_t at = 0; at < 40; at++) {
+			for (size_t tail = 0; tail < 20; tail += 19) {
+				size_t n = 0;
+				int valid;
+
+				n += (size_t)sprintf(buf + n, "{\"k\":\"");
+				memset(buf + n, 'a', at);
+				n += at;
+				memcpy(buf + n, seq[i], l);
+				n += l;
+				memset(buf + n, 'z', tail);
+				n += tail;
+				n += (size_t)sprintf(buf + n, "\"}");
+				bad = 0;
+				valid = kt_utf8_valid(buf, n, &bad);
+				why = NULL;
+				off = 9999;
+				assert_int_equal(kt_json_check(buf, n, KT_JSON_UTF8,
+							       &off, &why),
+						 valid ? 0 : KT_EPARSE);
+				if (!valid) {
+					assert_string_equal(why, KT_JSON_UTF8_WHY);
+					assert_int_equal(off, bad);
+				}
+				assert_int_equal(kt_json_check(buf, n, 0, NULL,
+							       NULL), 0);
+			}
+		}
+	}
+	/* outside a string: refused with or without the flag */
+	assert_int_equal(kt_json_check("[\xc3\xa9]", 4, 0, NULL, NULL),
+			 KT_EPARSE);
+	assert_int_equal(kt_json_check("[\xc3\xa9]", 4, KT_JSON_UTF8, NULL,
+				       NULL), KT_EPARSE);
+}
+
 /* Lone surrogate escapes become \ufffd in a copy of the same length;
  * pairs, escaped backslashes before a "u" and texts without any stay. */
 static void t_fix_surrogates(void **st)
@@ -507,6 +563,7 @@ int main(void)
 		cmocka_unit_test(t_depth),
 		cmocka_unit_test(t_parse_wrapper),
 		cmocka_unit_test(t_utf8),
+		cmocka_unit_test(t_utf8_in_strings),
 		cmocka_unit_test(t_fix_surrogates),
 		cmocka_unit_test(t_truncated),
 	};
