@@ -7,6 +7,8 @@
  *     grammar below (no 16-byte skipping), on accept and on reject;
  *   - offsets stay inside the text, a reason is always given;
  *   - KT_JSON_BOM changes nothing but a leading byte order mark;
+ *   - KT_JSON_UTF8 accepts exactly what is accepted without it and is
+ *     UTF-8 (kt_utf8_valid), and refuses UTF-8 at the first bad byte;
  *   - kt_json_truncated: a text it calls cut is refused, and every proper
  *     prefix of an accepted text (up to 512 bytes) is either accepted,
  *     blank, or called cut.
@@ -215,6 +217,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    !kt_json_check(s, k, 0, NULL, NULL))
 				abort();
 		}
+	/* KT_JSON_UTF8 = accepted and UTF-8; the bad byte is where it stops */
+	{
+		size_t u8off = (size_t)-1, bad = (size_t)-1;
+		const char *u8why = NULL;
+		int valid = kt_utf8_valid(s, size, &bad);
+		int u8 = kt_json_check(s, size, KT_JSON_UTF8, &u8off, &u8why);
+
+		if ((u8 == 0) != (rc == 0 && valid))
+			abort();
+		if (u8 && u8why && !strcmp(u8why, KT_JSON_UTF8_WHY) &&
+		    (valid || u8off != bad))
+			abort();
+		if (!rc && !valid && strcmp(u8why, KT_JSON_UTF8_WHY))
+			abort();
+	}
 	/* the flag only skips a leading mark */
 	if (kt_json_check(s, size, KT_JSON_BOM, NULL, NULL) !=
 	    (bom ? kt_json_check(s + 3, size - 3, 0, NULL, NULL) : rc))
