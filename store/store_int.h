@@ -60,7 +60,7 @@ enum { KT_DBS(KT_DB_ENUM) KT_DB_COUNT };
 #define KT_DICT_MIN_AT 2000u
 #define KT_DICT_TRAIN_AT 10000u
 #define KT_DICT_SECOND_AT 20000u
-#define KT_DICT_SIZE (1024u * 1024)
+#define KT_DICT_SIZE (512u * 1024)
 #define KT_DICT_MAX 8u
 /* Recent blob contents kept besides the last one: an agent edits its files
  * in turn (the Claude Code benchmark session rotates over 40), and each new
