@@ -118,6 +118,13 @@ struct kt_imp {
 	size_t nreps, reps_cap;
 	uint64_t bytes_total, bytes_done;
 	struct kt_jbuf pbuf;    /* payload text of the event being appended */
+	/* provenance text shared by the events of one file (prov_json) */
+	struct {
+		char sha[KT_HASH_LEN * 2 + 1];
+		char *path, *member;    /* the file's, copied: the key */
+		char *pre, *suf;        /* before "line" and after "len" */
+		size_t lpre, lsuf;
+	} provc;
 	int depth;              /* archive nesting */
 	/* depth > 0: bytes an archive inside the archive being imported may
 	 * still expand to (what is left of the outer one's bound), so a
