@@ -279,31 +279,139 @@ static const char *const db_names[] = {
 
 static int check_format(kt_store *s, MDB_txn *txn, int *absent);
 
+/* What LMDB's main database lists, walked with a cursor: a cursor steps
+ * through the entries as stored, where a lookup (mdb_dbi_open) takes a
+ * binary search that keys out of order send astray. */
+struct mainlist {
+	int ours;              /* entries named as one of ktraj's databases */
+	unsigned listed;       /* bit i: db_names[i] is one of them */
+	char other[48];        /* the first entry of another name */
+	char order[100];       /* "'A' before 'B'": the first key below the
+				  one before it */
+};
+
+/* A key as text for a message: bytes outside printable ASCII as '?'. */
+static void key_text(char *out, size_t cap, const MDB_val *k)
+{
+	const unsigned char *p = k->mv_data;
+	size_t i;
+
+	for (i = 0; i < k->mv_size && i + 1 < cap; i++)
+		out[i] = p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\'' ?
+			 (char)p[i] : '?';
+	out[i] = 0;
+}
+
+static void main_list(MDB_txn *txn, struct mainlist *ml)
+{
+	MDB_cursor *c;
+	MDB_val k, v, prev = { 0, NULL };
+	int op = MDB_FIRST;
+
+	memset(ml, 0, sizeof(*ml));
+	if (mdb_cursor_open(txn, 1 /* MAIN_DBI */, &c) != 0)
+		return;
+	while (mdb_cursor_get(c, &k, &v, op) == 0) {
+		size_t n = prev.mv_size < k.mv_size ? prev.mv_size : k.mv_size;
+		int cmp = memcmp(prev.mv_data, k.mv_data, n), i;
+
+		op = MDB_NEXT;
+		/* LMDB's default order: memcmp, then the shorter first */
+		if (prev.mv_data && !ml->order[0] &&
+		    (cmp > 0 || (cmp == 0 && prev.mv_size >= k.mv_size))) {
+			char a[40], b[40];
+
+			key_text(a, sizeof(a), &prev);
+			key_text(b, sizeof(b), &k);
+			snprintf(ml->order, sizeof(ml->order),
+				 "'%s' before '%s'", a, b);
+		}
+		prev = k;
+		for (i = 0; i < KT_DB_COUNT; i++)
+			if (k.mv_size == strlen(db_names[i]) &&
+			    !memcmp(k.mv_data, db_names[i], k.mv_size))
+				break;
+		if (i < KT_DB_COUNT) {
+			ml->ours++;
+			ml->listed |= 1u << i;
+		} else if (!ml->other[0]) {
+			key_text(ml->other, sizeof(ml->other), &k);
+		}
+	}
+	mdb_cursor_close(c);
+}
+
+/*
+ * Database i of ktraj's is not in LMDB's main database (rc MDB_NOTFOUND)
+ * or not a database there (MDB_INCOMPATIBLE).  Another program's LMDB
+ * file, or a damaged store?  One flipped bit in the page that lists the
+ * databases hides a name, or with its keys out of order several from a
+ * lookup, but leaves the other names in place, where another program's
+ * file lists none of ours, or one by coincidence ("meta", "paths").  So a
+ * format record or two of ktraj's names make it a damaged store
+ * (FORMAT.md §5 "What is a store file"), which no writer may touch.
+ */
+static int db_missing(kt_store *s, MDB_txn *txn, int i, int rc, int fmt)
+{
+	struct mainlist ml;
+
+	main_list(txn, &ml);
+	if (!fmt && ml.ours < 2)
+		return rc == MDB_NOTFOUND ?
+		       kt_err(s, KT_ECORRUPT, "%s: not a ktraj store (no '%s' "
+			      "database)", s->path, db_names[i]) :
+		       kt_mdb_err(s, rc, "open database");
+	if (rc != MDB_NOTFOUND)
+		return kt_err(s, KT_ECORRUPT, "%s: damaged store: the '%s' "
+			      "entry of LMDB's main database is not a database "
+			      "record", s->path, db_names[i]);
+	if (ml.listed >> i & 1)
+		return kt_err(s, KT_ECORRUPT, "%s: damaged store: LMDB's main "
+			      "database lists '%s' but its keys are out of "
+			      "order (%s), so lookups miss it", s->path,
+			      db_names[i], ml.order);
+	if (ml.other[0])
+		return kt_err(s, KT_ECORRUPT, "%s: damaged store: LMDB's main "
+			      "database has no '%s' database, but one named "
+			      "'%s'", s->path, db_names[i], ml.other);
+	return kt_err(s, KT_ECORRUPT, "%s: damaged store: LMDB's main "
+		      "database has no '%s' database", s->path, db_names[i]);
+}
+
 /* The meta DB first: a store of another format version is refused by its
  * version, not by the databases it lacks. */
 static int open_dbis(kt_store *s, MDB_txn *txn, unsigned fl)
 {
+	int fmt = 0;
+
 	if (!fl) {
 		int absent, rc = mdb_dbi_open(txn, "meta", 0,
 					      &s->dbi[KT_DB_META]);
 
 		if (rc == 0 && (rc = check_format(s, txn, &absent)) != 0)
 			return rc;
+		fmt = rc == 0 && !absent;
 	}
 	s->has_sums = 1;
 	for (int i = 0; i < KT_DB_COUNT; i++) {
 		int rc = mdb_dbi_open(txn, db_names[i], fl, &s->dbi[i]);
 
 		if (rc == MDB_NOTFOUND && i == KT_DB_SUMS) {
+			struct mainlist ml;
+
 			/* written before run checksums (FORMAT.md §6.10): a
-			 * writer adds the database at open */
+			 * writer adds the database at open.  Not when the
+			 * main database lists another name: that is likely
+			 * run_sums's own, damaged, and a writer adding an
+			 * empty run_sums would leave every run unchecked. */
+			main_list(txn, &ml);
+			if (ml.listed >> i & 1 || ml.other[0])
+				return db_missing(s, txn, i, rc, fmt);
 			s->has_sums = 0;
 			continue;
 		}
-		if (rc == MDB_NOTFOUND)
-			return kt_err(s, KT_ECORRUPT,
-				      "%s: not a ktraj store (no '%s' database)",
-				      s->path, db_names[i]);
+		if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE)
+			return db_missing(s, txn, i, rc, fmt);
 		if (rc)
 			return kt_mdb_err(s, rc, "open database");
 	}
@@ -364,18 +472,22 @@ static int env_setup(kt_store *s, int exists)
 		rc = open_dbis(s, txn, 0);
 		if (rc == 0)
 			rc = check_format(s, txn, &absent);
-		if (rc == 0 && !absent) {
+		/* every database there but no format: a create commits them
+		 * with the format in one transaction, so the meta database
+		 * is damaged (its key), not a create interrupted */
+		if (rc == 0 && absent)
+			rc = kt_err(s, KT_ECORRUPT, "%s: damaged store: its meta "
+				    "database holds no format record", s->path);
+		if (rc == 0) {
 			/* DBI handles survive only a committed txn (lmdb.h
 			 * mdb_dbi_open), read-only ones included */
 			rc = mdb_txn_commit(txn);
 			return rc ? kt_mdb_err(s, rc, "open databases") : 0;
 		}
 		mdb_txn_abort(txn);
-		if (rc && rc != KT_ECORRUPT)
+		if (rc != KT_ECORRUPT || s->flags & KT_OPEN_RDONLY ||
+		    !(s->flags & KT_OPEN_CREATE))
 			return rc;
-		if (s->flags & KT_OPEN_RDONLY || !(s->flags & KT_OPEN_CREATE))
-			return rc ? rc : kt_err(s, KT_ECORRUPT,
-				"%s: not a ktraj store (no format)", s->path);
 		/* an empty LMDB file (create interrupted): initialise */
 		{
 			MDB_stat st;
@@ -388,8 +500,7 @@ static int env_setup(kt_store *s, int exists)
 				 * committed: anything in it belongs to
 				 * another program */
 				if (r2 != 0 || st.ms_entries > 0)
-					return rc ? rc : kt_err(s, KT_ECORRUPT,
-						"%s: not a ktraj store", s->path);
+					return rc;
 			}
 		}
 	}
