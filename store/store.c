@@ -1325,7 +1325,28 @@ static int is_hex(const char *p, size_t n)
 	return 1;
 }
 
-/* Runs whose name equals spec: count and the first id. */
+/* The record v of run bin, checked as kt_run_get checks it.  Resolving
+ * must not pass over a damaged record (its name may be the one asked
+ * for), nor land on one: the caller would take the damage for "no such
+ * run" or for "not a run name", and `append` would start a new run. */
+static int run_sound(kt_store *s, MDB_txn *txn, const unsigned char *bin,
+		     const MDB_val *v)
+{
+	unsigned char head[KT_HASH_LEN];
+	char hx[KT_RUN_ID_HEX + 1];
+	uint64_t n;
+	int have;
+
+	if (kt_runrec_tail(s, v, &n, head) != 0) {
+		kt_hex(bin, KT_RUN_BIN, hx);
+		return kt_err(s, KT_ECORRUPT, "run %s: bad run record", hx);
+	}
+	return kt_runrec_check(s, txn, bin, v, &have);
+}
+
+/* Runs whose name equals spec: count and the first id.  KT_ECORRUPT with
+ * *count -1 and found = the run when a run the index lists under spec has
+ * a damaged record. */
 static int resolve_name(kt_store *s, MDB_txn *txn, const char *spec,
 			unsigned char found[KT_RUN_BIN], int *count)
 {
@@ -1333,7 +1354,7 @@ static int resolve_name(kt_store *s, MDB_txn *txn, const char *spec,
 	MDB_cursor *c;
 	MDB_val k, v;
 	unsigned char *kb;
-	int rc;
+	int rc, err = 0;
 
 	*count = 0;
 	if (!sl)
@@ -1356,9 +1377,14 @@ static int resolve_name(kt_store *s, MDB_txn *txn, const char *spec,
 		const unsigned char *id = (unsigned char *)k.mv_data + kl + 1;
 		MDB_val rk = { KT_RUN_BIN, (void *)id }, rv;
 
+		rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &rk, &rv);
+		if (rc == 0 && (err = run_sound(s, txn, id, &rv)) != 0) {
+			memcpy(found, id, KT_RUN_BIN);
+			*count = -1;
+			break;
+		}
 		/* long names: the index holds a prefix; compare in full */
-		if (mdb_get(txn, s->dbi[KT_DB_RUNS], &rk, &rv) == 0 &&
-		    rv.mv_size >= 10 + sl &&
+		if (rc == 0 && rv.mv_size >= 10 + sl &&
 		    kt_rd16((unsigned char *)rv.mv_data + 8) == sl &&
 		    memcmp((unsigned char *)rv.mv_data + 10, spec, sl) == 0) {
 			if ((*count)++ == 0)
@@ -1368,6 +1394,8 @@ static int resolve_name(kt_store *s, MDB_txn *txn, const char *spec,
 	}
 	mdb_cursor_close(c);
 	free(kb);
+	if (err)
+		return err;
 	return rc == 0 || rc == MDB_NOTFOUND ? 0 : kt_mdb_err(s, rc, "cursor");
 }
 
@@ -1416,6 +1444,7 @@ int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1])
 
 	if (!s || !spec || !*spec)
 		return KT_EINVAL;
+	out[0] = 0;
 	sl = strlen(spec);
 	rc = kt_rd_begin(s, &txn);
 	if (rc)
@@ -1450,7 +1479,18 @@ int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1])
 		}
 	}
 done:
+	if (rc == 0 && n == 1) {
+		MDB_val k = { KT_RUN_BIN, bin }, v;
+
+		rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &k, &v);
+		rc = rc ? kt_mdb_err(s, rc, "run lookup") :
+			  run_sound(s, txn, bin, &v);
+		n = rc == KT_ECORRUPT ? -1 : n;
+	}
 	kt_rd_end(s, txn);
+	/* a damaged record: out names the run (verify reports it) */
+	if (rc == KT_ECORRUPT && n < 0)
+		kt_hex(bin, KT_RUN_BIN, out);
 	if (rc)
 		return rc;
 	if (n == 0)

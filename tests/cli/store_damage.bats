@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
-# A damaged store is exit 3 with one line, never "not a ktraj store" (exit 1),
-# and no writer changes it: one bit flipped in LMDB's main database page (the
-# page that lists the named databases, FORMAT.md §5 "What is a store file").
+# A damaged store is exit 3 with one line, never "not a ktraj store" (exit 1)
+# nor another command's complaint, and no writer changes it: one bit flipped
+# in LMDB's main database page (the page that lists the named databases,
+# FORMAT.md §5 "What is a store file") or in a run record (§6.10) that a
+# command resolves by name, id or id prefix.
 
 bats_require_minimum_version 1.5.0
 
@@ -96,4 +98,81 @@ expect_damaged() {
 		done
 		[ "$(sha256sum "$f" | cut -d' ' -f1)" = "$sum" ]
 	done
+}
+
+# one bit of the name $1 in its run record, not in its run_names key: the
+# record holds be16 length then the name, the key starts with the name
+# after LMDB's node header (LMDB keeps older copies of pages: all of them)
+flip_record() {
+	python3 - "$GOOD" "$KTRAJ_STORE" "$1" <<'PY'
+import struct, sys
+src, dst, name = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+d = bytearray(open(src, 'rb').read())
+n = 0
+i = d.find(name)
+while i >= 0:
+    if d[i - 2:i] == struct.pack('>H', len(name)):
+        d[i + 2] ^= 1
+        n += 1
+    i = d.find(name, i + 1)
+assert n >= 1
+open(dst, 'wb').write(d)
+PY
+	rm -f "$KTRAJ_STORE-lock"
+}
+
+@test "a damaged run record: every command resolving the run by name, id or prefix exits 3 with the damage line; append adds nothing" {
+	NAME=$("$KTRAJ" --store "$GOOD" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["name"])')
+	cp "$GOOD" "$KTRAJ_STORE"
+	rm -f "$KTRAJ_STORE-lock"
+	python3 - "$KTRAJ_STORE" <<'PY'
+import sys
+p = sys.argv[1]
+d = bytearray(open(p, 'rb').read())
+m = b'"cwd":"/home/dev/softmax"'
+i = d.find(m); n = 0
+while i >= 0:
+    d[i + 2] ^= 1; n += 1
+    i = d.find(m, i + 1)
+assert n >= 1
+open(p, 'wb').write(d)
+PY
+	sum=$(sha256sum "$KTRAJ_STORE" | cut -d' ' -f1)
+	bad="run $R: the run record (name, format, meta, created) does not match its checksum"
+	for spec in "$NAME" "$R" 3db88dd1; do
+		for cmd in "append" "log" "show @ 1" "export" "cat @ softmax.cu" "diff @ 1 2" \
+			   "blame speedup @" "stats" "stalls" "questions suggest @" "replay @ 1"; do
+			set -- $cmd
+			c=$1
+			args=()
+			shift
+			for a in "$@"; do [ "$a" = @ ] && args+=("$spec") || args+=("$a"); done
+			[[ "$cmd" == *@* ]] || args+=("$spec")
+			run --separate-stderr "$KTRAJ" "$c" "${args[@]}" <<<'{"kind":"note","payload":{"text":"x"}}'
+			echo "$c ${args[*]}: $status $stderr"
+			[ "$status" -eq 3 ]
+			[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+			[[ "$stderr" == "ktraj: $c: "*": corrupt data: $bad" ]]
+		done
+		run --separate-stderr "$KTRAJ" search softmax --run "$spec"
+		[ "$status" -eq 3 ]
+		[[ "$stderr" == *": $bad" ]]
+		# verify reports it in its own words, --json included
+		run --separate-stderr "$KTRAJ" verify "$spec" --json
+		[ "$status" -eq 3 ]
+		echo "$output" | python3 -c 'import json,sys; o=json.load(sys.stdin); assert o["ok"] is False and o["run"]==sys.argv[1] and o["seq"]==0 and "checksum" in o["error"], o' "$R"
+	done
+	[ "$(sha256sum "$KTRAJ_STORE" | cut -d' ' -f1)" = "$sum" ]
+}
+
+@test "a run record whose name is damaged: append NAME refuses (exit 3) instead of starting a new run of that name" {
+	NAME=$("$KTRAJ" --store "$GOOD" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["name"])')
+	flip_record "$NAME"
+	sum=$(sha256sum "$KTRAJ_STORE" | cut -d' ' -f1)
+	run --separate-stderr "$KTRAJ" append "$NAME" <<<'{"kind":"note","payload":{"text":"x"}}'
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == "ktraj: append: $NAME: corrupt data: run $R: the run record"* ]]
+	[ "$(sha256sum "$KTRAJ_STORE" | cut -d' ' -f1)" = "$sum" ]
+	run "$KTRAJ" log "$NAME"
+	[ "$status" -eq 3 ]
 }

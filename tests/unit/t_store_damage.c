@@ -1,7 +1,9 @@
 /*
  * t_store_damage.c - a damaged store is KT_ECORRUPT, said as damage, and
  * left as it is by writers; another program's LMDB file stays "not a ktraj
- * store" (FORMAT.md §5 "What is a store file").
+ * store" (FORMAT.md §5 "What is a store file").  And kt_run_resolve does
+ * not pass over, nor land on, a run whose record fails its checksum
+ * (FORMAT.md §6.10): it says KT_ECORRUPT and names the run.
  *
  * The main database is damaged here through LMDB's own API (a database
  * dropped or added), which leaves pages LMDB and the page check accept;
@@ -189,6 +191,52 @@ static void test_foreign_one_name(void **state)
 	}
 }
 
+/* kt_run_resolve by name, full id and id prefix of a run whose record
+ * fails its checksum: KT_ECORRUPT, out and the errmsg naming the run. */
+static void expect_resolve_bad(const char *path, const char *run,
+			       const char *name, const char *other)
+{
+	const char *specs[3];
+	char pre[9], out[KT_RUN_ID_HEX + 1];
+	kt_store *s;
+
+	snprintf(pre, sizeof(pre), "%.8s", run);
+	specs[0] = name;
+	specs[1] = run;
+	specs[2] = pre;
+	assert_int_equal(kt_store_open(path, KT_OPEN_RDONLY, &s), 0);
+	for (int i = 0; i < 3; i++) {
+		memset(out, 'x', sizeof(out));
+		assert_int_equal(kt_run_resolve(s, specs[i], out), KT_ECORRUPT);
+		assert_string_equal(out, run);
+		assert_non_null(strstr(kt_store_errmsg(s), run));
+		assert_non_null(strstr(kt_store_errmsg(s), "checksum"));
+	}
+	/* the other run resolves; a name of none is not found */
+	assert_int_equal(kt_run_resolve(s, "beta", out), 0);
+	assert_string_equal(out, other);
+	assert_int_equal(kt_run_resolve(s, "gamma", out), KT_ENOTFOUND);
+	assert_string_equal(out, "");
+	kt_store_close(s);
+}
+
+static void test_resolve_damaged_record(void **state)
+{
+	struct fx *f = *state;
+	unsigned char bin[16];
+
+	assert_int_equal(kt_unhex(f->a, bin, 16), 0);
+	/* meta (the record: be64 created, be16 5, "alpha", be16 4, "test",
+	 * be32 M, then the meta text; byte 30 is inside it) */
+	tu_flip_value(f->path, "runs", bin, 16, 30, 0x01);
+	expect_resolve_bad(f->path, f->a, "alpha", f->b);
+	tu_flip_value(f->path, "runs", bin, 16, 30, 0x01);
+	/* the name itself: the run_names index still lists the run under
+	 * "alpha", and the record can no longer say it is not */
+	tu_flip_value(f->path, "runs", bin, 16, 11, 0x01);
+	expect_resolve_bad(f->path, f->a, "alpha", f->b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -200,6 +248,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_one_name, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_resolve_damaged_record,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
