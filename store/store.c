@@ -313,7 +313,8 @@ static void main_list(MDB_txn *txn, struct mainlist *ml)
 		return;
 	while (mdb_cursor_get(c, &k, &v, op) == 0) {
 		size_t n = prev.mv_size < k.mv_size ? prev.mv_size : k.mv_size;
-		int cmp = memcmp(prev.mv_data, k.mv_data, n), i;
+		int cmp = prev.mv_data ? memcmp(prev.mv_data, k.mv_data, n) : -1;
+		int i;
 
 		op = MDB_NEXT;
 		/* LMDB's default order: memcmp, then the shorter first */
@@ -349,7 +350,7 @@ static void main_list(MDB_txn *txn, struct mainlist *ml)
  * lookup, but leaves the other names in place, where another program's
  * file lists none of ours, or one by coincidence ("meta", "paths").  So a
  * format record or two of ktraj's names make it a damaged store
- * (FORMAT.md §5 "What is a store file"), which no writer may touch.
+ * (FORMAT.md §5 "Damaged, or not a store"), which no writer may touch.
  */
 static int db_missing(kt_store *s, MDB_txn *txn, int i, int rc, int fmt)
 {

@@ -460,7 +460,7 @@ static int leaf_node(struct ck *c, const struct item *it, unsigned i,
 	/* plain entries in the main database: another program's LMDB
 	 * file (ktraj keeps only named databases there), unless beside two
 	 * of ktraj's databases: then one bit cleared F_SUBDATA of ours
-	 * (FORMAT.md §5 "What is a store file"), a damaged page */
+	 * (FORMAT.md §5 "Damaged, or not a store"), a damaged page */
 	if (t->type == T_MAIN && fl == 0 && c->ours < 2)
 		return bad(c, NOT_KTRAJ " (its main database holds plain "
 			   "entries, page %llu)", pg);

@@ -2,7 +2,7 @@
 # A damaged store is exit 3 with one line, never "not a ktraj store" (exit 1)
 # nor another command's complaint, and no writer changes it: one bit flipped
 # in LMDB's main database page (the page that lists the named databases,
-# FORMAT.md §5 "What is a store file") or in a run record (§6.10) that a
+# FORMAT.md §5 "Damaged, or not a store") or in a run record (§6.10) that a
 # command resolves by name, id or id prefix.
 
 bats_require_minimum_version 1.5.0

@@ -1,7 +1,7 @@
 /*
  * t_store_damage.c - a damaged store is KT_ECORRUPT, said as damage, and
  * left as it is by writers; another program's LMDB file stays "not a ktraj
- * store" (FORMAT.md §5 "What is a store file").  And kt_run_resolve does
+ * store" (FORMAT.md §5 "Damaged, or not a store").  And kt_run_resolve does
  * not pass over, nor land on, a run whose record fails its checksum
  * (FORMAT.md §6.10): it says KT_ECORRUPT and names the run.
  *
