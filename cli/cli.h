@@ -46,9 +46,13 @@ int cli_store_err(const struct cli *c, kt_store *s, int err, const char *what);
 /* Open the store at c->store_path; with write commands it is created when
  * missing.  Prints the error itself; returns 0 or an exit code. */
 int cli_open(struct cli *c, unsigned flags, kt_store **s);
-/* Resolve RUN (id, unique prefix, name); prints the error itself. */
+/* Resolve RUN (id, unique prefix, name); prints the error itself.  A run
+ * record it must read that is damaged is KT_EXIT_CORRUPT, as everywhere. */
 int cli_run(struct cli *c, kt_store *s, const char *spec,
 	    char out[KT_RUN_ID_HEX + 1]);
+/* The error of kt_run_resolve(s, spec, ...) = rc, printed as cli_run
+ * prints it; returns the exit code. */
+int cli_run_failed(struct cli *c, kt_store *s, const char *spec, int rc);
 
 /*
  * For a command's option loop, on an option it did not take: a usage error

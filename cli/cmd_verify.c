@@ -64,8 +64,13 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 	}
 	if (rc)
 		return rc;
-	if (spec && (rc = cli_run(c, s, spec, run)))
+	/* a damaged run record is reported below, as verify reports damage
+	 * (the run, seq 0, --json) */
+	if (spec && (rc = kt_run_resolve(s, spec, run)) &&
+	    !(rc == KT_ECORRUPT && run[0])) {
+		rc = cli_run_failed(c, s, spec, rc);
 		goto out;
+	}
 	rc = kt_store_verify(s, spec ? run : NULL, &bad_run, &bad_seq);
 	/* then the blobs the events name: an edit whose content was never
 	 * stored reads back as a file that does not exist */

@@ -252,6 +252,11 @@ int cli_run(struct cli *c, kt_store *s, const char *spec,
 {
 	int rc = kt_run_resolve(s, spec, out);
 
+	return rc ? cli_run_failed(c, s, spec, rc) : 0;
+}
+
+int cli_run_failed(struct cli *c, kt_store *s, const char *spec, int rc)
+{
 	if (rc == KT_ENOTFOUND) {
 		cli_err(c, "no run '%s' (see `ktraj ls`)", spec);
 		return KT_EXIT_NOTFOUND;
@@ -260,9 +265,7 @@ int cli_run(struct cli *c, kt_store *s, const char *spec,
 		cli_err(c, "'%s' matches several runs; give more of the id", spec);
 		return KT_EXIT_USAGE;
 	}
-	if (rc)
-		return cli_store_err(c, s, rc, spec);
-	return 0;
+	return cli_store_err(c, s, rc, spec);
 }
 
 /* Whether opt at p (in usage_text) stands as a token of its own followed

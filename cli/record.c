@@ -46,9 +46,10 @@ int cli_record_run(struct cli *c, kt_store *s, const char *name,
 		/* a write goes to a run named exactly, or by its full id: a
 		 * short name that happens to be a prefix of an imported run's
 		 * id ("beef", "cafe") must not append to that run */
+		if (strcmp(name, run) != 0 && (rc = kt_run_get(s, run, &ri)))
+			return cli_store_err(c, s, rc, name);
 		if (strcmp(name, run) != 0 &&
-		    (kt_run_get(s, run, &ri) != 0 || !ri.name ||
-		     strcmp(ri.name, name) != 0)) {
+		    (!ri.name || strcmp(ri.name, name) != 0)) {
 			cli_err(c, "'%s' is a prefix of run %s's id, not a run name: give the full id to add to that run, or another name for a new one",
 				name, run);
 			return KT_EXIT_USAGE;

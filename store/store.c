@@ -279,31 +279,140 @@ static const char *const db_names[] = {
 
 static int check_format(kt_store *s, MDB_txn *txn, int *absent);
 
+/* What LMDB's main database lists, walked with a cursor: a cursor steps
+ * through the entries as stored, where a lookup (mdb_dbi_open) takes a
+ * binary search that keys out of order send astray. */
+struct mainlist {
+	int ours;              /* entries named as one of ktraj's databases */
+	unsigned listed;       /* bit i: db_names[i] is one of them */
+	char other[48];        /* the first entry of another name */
+	char order[100];       /* "'A' before 'B'": the first key below the
+				  one before it */
+};
+
+/* A key as text for a message: bytes outside printable ASCII as '?'. */
+static void key_text(char *out, size_t cap, const MDB_val *k)
+{
+	const unsigned char *p = k->mv_data;
+	size_t i;
+
+	for (i = 0; i < k->mv_size && i + 1 < cap; i++)
+		out[i] = p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\'' ?
+			 (char)p[i] : '?';
+	out[i] = 0;
+}
+
+static void main_list(MDB_txn *txn, struct mainlist *ml)
+{
+	MDB_cursor *c;
+	MDB_val k, v, prev = { 0, NULL };
+	int op = MDB_FIRST;
+
+	memset(ml, 0, sizeof(*ml));
+	if (mdb_cursor_open(txn, 1 /* MAIN_DBI */, &c) != 0)
+		return;
+	while (mdb_cursor_get(c, &k, &v, op) == 0) {
+		size_t n = prev.mv_size < k.mv_size ? prev.mv_size : k.mv_size;
+		int cmp = prev.mv_data ? memcmp(prev.mv_data, k.mv_data, n) : -1;
+		int i;
+
+		op = MDB_NEXT;
+		/* LMDB's default order: memcmp, then the shorter first */
+		if (prev.mv_data && !ml->order[0] &&
+		    (cmp > 0 || (cmp == 0 && prev.mv_size >= k.mv_size))) {
+			char a[40], b[40];
+
+			key_text(a, sizeof(a), &prev);
+			key_text(b, sizeof(b), &k);
+			snprintf(ml->order, sizeof(ml->order),
+				 "'%s' before '%s'", a, b);
+		}
+		prev = k;
+		for (i = 0; i < KT_DB_COUNT; i++)
+			if (k.mv_size == strlen(db_names[i]) &&
+			    !memcmp(k.mv_data, db_names[i], k.mv_size))
+				break;
+		if (i < KT_DB_COUNT) {
+			ml->ours++;
+			ml->listed |= 1u << i;
+		} else if (!ml->other[0]) {
+			key_text(ml->other, sizeof(ml->other), &k);
+		}
+	}
+	mdb_cursor_close(c);
+}
+
+/*
+ * Database i of ktraj's is not in LMDB's main database (rc MDB_NOTFOUND)
+ * or not a database there (MDB_INCOMPATIBLE).  Another program's LMDB
+ * file, or a damaged store?  One flipped bit in the page that lists the
+ * databases hides a name, or with its keys out of order several from a
+ * lookup, but leaves the other names in place, where another program's
+ * file lists none of ours, or one by coincidence ("meta", "paths").  So a
+ * format record or two of ktraj's names make it a damaged store
+ * (FORMAT.md §5 "Damaged, or not a store"), which no writer may touch.
+ */
+static int db_missing(kt_store *s, MDB_txn *txn, int i, int rc, int fmt)
+{
+	struct mainlist ml;
+
+	main_list(txn, &ml);
+	if (!fmt && ml.ours < 2)
+		return rc == MDB_NOTFOUND ?
+		       kt_err(s, KT_ECORRUPT, "%s: not a ktraj store (no '%s' "
+			      "database)", s->path, db_names[i]) :
+		       kt_mdb_err(s, rc, "open database");
+	if (rc != MDB_NOTFOUND)
+		return kt_err(s, KT_ECORRUPT, "%s: damaged store: the '%s' "
+			      "entry of LMDB's main database is not a database "
+			      "record", s->path, db_names[i]);
+	if (ml.listed >> i & 1)
+		return kt_err(s, KT_ECORRUPT, "%s: damaged store: LMDB's main "
+			      "database lists '%s' but its keys are out of "
+			      "order (%s), so lookups miss it", s->path,
+			      db_names[i], ml.order);
+	if (ml.other[0])
+		return kt_err(s, KT_ECORRUPT, "%s: damaged store: LMDB's main "
+			      "database has no '%s' database, but one named "
+			      "'%s'", s->path, db_names[i], ml.other);
+	return kt_err(s, KT_ECORRUPT, "%s: damaged store: LMDB's main "
+		      "database has no '%s' database", s->path, db_names[i]);
+}
+
 /* The meta DB first: a store of another format version is refused by its
  * version, not by the databases it lacks. */
 static int open_dbis(kt_store *s, MDB_txn *txn, unsigned fl)
 {
+	int fmt = 0;
+
 	if (!fl) {
 		int absent, rc = mdb_dbi_open(txn, "meta", 0,
 					      &s->dbi[KT_DB_META]);
 
 		if (rc == 0 && (rc = check_format(s, txn, &absent)) != 0)
 			return rc;
+		fmt = rc == 0 && !absent;
 	}
 	s->has_sums = 1;
 	for (int i = 0; i < KT_DB_COUNT; i++) {
 		int rc = mdb_dbi_open(txn, db_names[i], fl, &s->dbi[i]);
 
 		if (rc == MDB_NOTFOUND && i == KT_DB_SUMS) {
+			struct mainlist ml;
+
 			/* written before run checksums (FORMAT.md §6.10): a
-			 * writer adds the database at open */
+			 * writer adds the database at open.  Not when the
+			 * main database lists another name: that is likely
+			 * run_sums's own, damaged, and a writer adding an
+			 * empty run_sums would leave every run unchecked. */
+			main_list(txn, &ml);
+			if (ml.listed >> i & 1 || ml.other[0])
+				return db_missing(s, txn, i, rc, fmt);
 			s->has_sums = 0;
 			continue;
 		}
-		if (rc == MDB_NOTFOUND)
-			return kt_err(s, KT_ECORRUPT,
-				      "%s: not a ktraj store (no '%s' database)",
-				      s->path, db_names[i]);
+		if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE)
+			return db_missing(s, txn, i, rc, fmt);
 		if (rc)
 			return kt_mdb_err(s, rc, "open database");
 	}
@@ -364,18 +473,22 @@ static int env_setup(kt_store *s, int exists)
 		rc = open_dbis(s, txn, 0);
 		if (rc == 0)
 			rc = check_format(s, txn, &absent);
-		if (rc == 0 && !absent) {
+		/* every database there but no format: a create commits them
+		 * with the format in one transaction, so the meta database
+		 * is damaged (its key), not a create interrupted */
+		if (rc == 0 && absent)
+			rc = kt_err(s, KT_ECORRUPT, "%s: damaged store: its meta "
+				    "database holds no format record", s->path);
+		if (rc == 0) {
 			/* DBI handles survive only a committed txn (lmdb.h
 			 * mdb_dbi_open), read-only ones included */
 			rc = mdb_txn_commit(txn);
 			return rc ? kt_mdb_err(s, rc, "open databases") : 0;
 		}
 		mdb_txn_abort(txn);
-		if (rc && rc != KT_ECORRUPT)
+		if (rc != KT_ECORRUPT || s->flags & KT_OPEN_RDONLY ||
+		    !(s->flags & KT_OPEN_CREATE))
 			return rc;
-		if (s->flags & KT_OPEN_RDONLY || !(s->flags & KT_OPEN_CREATE))
-			return rc ? rc : kt_err(s, KT_ECORRUPT,
-				"%s: not a ktraj store (no format)", s->path);
 		/* an empty LMDB file (create interrupted): initialise */
 		{
 			MDB_stat st;
@@ -388,8 +501,7 @@ static int env_setup(kt_store *s, int exists)
 				 * committed: anything in it belongs to
 				 * another program */
 				if (r2 != 0 || st.ms_entries > 0)
-					return rc ? rc : kt_err(s, KT_ECORRUPT,
-						"%s: not a ktraj store", s->path);
+					return rc;
 			}
 		}
 	}
@@ -1214,7 +1326,28 @@ static int is_hex(const char *p, size_t n)
 	return 1;
 }
 
-/* Runs whose name equals spec: count and the first id. */
+/* The record v of run bin, checked as kt_run_get checks it.  Resolving
+ * must not pass over a damaged record (its name may be the one asked
+ * for), nor land on one: the caller would take the damage for "no such
+ * run" or for "not a run name", and `append` would start a new run. */
+static int run_sound(kt_store *s, MDB_txn *txn, const unsigned char *bin,
+		     const MDB_val *v)
+{
+	unsigned char head[KT_HASH_LEN];
+	char hx[KT_RUN_ID_HEX + 1];
+	uint64_t n;
+	int have;
+
+	if (kt_runrec_tail(s, v, &n, head) != 0) {
+		kt_hex(bin, KT_RUN_BIN, hx);
+		return kt_err(s, KT_ECORRUPT, "run %s: bad run record", hx);
+	}
+	return kt_runrec_check(s, txn, bin, v, &have);
+}
+
+/* Runs whose name equals spec: count and the first id.  KT_ECORRUPT with
+ * *count -1 and found = the run when a run the index lists under spec has
+ * a damaged record. */
 static int resolve_name(kt_store *s, MDB_txn *txn, const char *spec,
 			unsigned char found[KT_RUN_BIN], int *count)
 {
@@ -1222,7 +1355,7 @@ static int resolve_name(kt_store *s, MDB_txn *txn, const char *spec,
 	MDB_cursor *c;
 	MDB_val k, v;
 	unsigned char *kb;
-	int rc;
+	int rc, err = 0;
 
 	*count = 0;
 	if (!sl)
@@ -1245,9 +1378,14 @@ static int resolve_name(kt_store *s, MDB_txn *txn, const char *spec,
 		const unsigned char *id = (unsigned char *)k.mv_data + kl + 1;
 		MDB_val rk = { KT_RUN_BIN, (void *)id }, rv;
 
+		rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &rk, &rv);
+		if (rc == 0 && (err = run_sound(s, txn, id, &rv)) != 0) {
+			memcpy(found, id, KT_RUN_BIN);
+			*count = -1;
+			break;
+		}
 		/* long names: the index holds a prefix; compare in full */
-		if (mdb_get(txn, s->dbi[KT_DB_RUNS], &rk, &rv) == 0 &&
-		    rv.mv_size >= 10 + sl &&
+		if (rc == 0 && rv.mv_size >= 10 + sl &&
 		    kt_rd16((unsigned char *)rv.mv_data + 8) == sl &&
 		    memcmp((unsigned char *)rv.mv_data + 10, spec, sl) == 0) {
 			if ((*count)++ == 0)
@@ -1257,6 +1395,8 @@ static int resolve_name(kt_store *s, MDB_txn *txn, const char *spec,
 	}
 	mdb_cursor_close(c);
 	free(kb);
+	if (err)
+		return err;
 	return rc == 0 || rc == MDB_NOTFOUND ? 0 : kt_mdb_err(s, rc, "cursor");
 }
 
@@ -1305,6 +1445,7 @@ int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1])
 
 	if (!s || !spec || !*spec)
 		return KT_EINVAL;
+	out[0] = 0;
 	sl = strlen(spec);
 	rc = kt_rd_begin(s, &txn);
 	if (rc)
@@ -1339,7 +1480,18 @@ int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1])
 		}
 	}
 done:
+	if (rc == 0 && n == 1) {
+		MDB_val k = { KT_RUN_BIN, bin }, v;
+
+		rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &k, &v);
+		rc = rc ? kt_mdb_err(s, rc, "run lookup") :
+			  run_sound(s, txn, bin, &v);
+		n = rc == KT_ECORRUPT ? -1 : n;
+	}
 	kt_rd_end(s, txn);
+	/* a damaged record: out names the run (verify reports it) */
+	if (rc == KT_ECORRUPT && n < 0)
+		kt_hex(bin, KT_RUN_BIN, out);
 	if (rc)
 		return rc;
 	if (n == 0)

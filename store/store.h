@@ -230,7 +230,10 @@ int kt_run_get(kt_store *s, const char *id, kt_run_info *info);
 
 /*
  * Resolve what a user typed: a full id, a unique id prefix (>= 4 chars), or
- * a run name.  Writes the id to out.  Errors: KT_ENOTFOUND, KT_EAMBIG.
+ * a run name.  Writes the id to out.  Errors: KT_ENOTFOUND, KT_EAMBIG,
+ * KT_ECORRUPT: the run it resolves to, or one the name index lists under
+ * spec, has a record that fails its checks (kt_run_get): out then holds
+ * that run's id and the errmsg names it (on other errors out is "").
  */
 int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1]);
 

@@ -133,6 +133,8 @@ struct ck {
 	size_t nt, tcap;
 	char *why;
 	size_t wl;
+	int ours;                 /* database records of ktraj's names in the
+				     main DB leaf being checked */
 };
 
 #define NOT_KTRAJ "not a ktraj store"
@@ -456,8 +458,10 @@ static int leaf_node(struct ck *c, const struct item *it, unsigned i,
 	unsigned long long pg = (unsigned long long)it->pgno;
 
 	/* plain entries in the main database: another program's LMDB
-	 * file (ktraj keeps only named databases there) */
-	if (t->type == T_MAIN && fl == 0)
+	 * file (ktraj keeps only named databases there), unless beside two
+	 * of ktraj's databases: then one bit cleared F_SUBDATA of ours
+	 * (FORMAT.md §5 "Damaged, or not a store"), a damaged page */
+	if (t->type == T_MAIN && fl == 0 && c->ours < 2)
 		return bad(c, NOT_KTRAJ " (its main database holds plain "
 			   "entries, page %llu)", pg);
 	if (fl & ~(F_BIGDATA | F_SUBDATA) ||
@@ -497,6 +501,37 @@ static int leaf_node(struct ck *c, const struct item *it, unsigned i,
 	return 0;
 }
 
+/* How many nodes of a main DB leaf are database records named as one of
+ * ktraj's databases; nodes out of bounds are left to the node checks. */
+static int our_dbs(const struct ck *c, const unsigned char *p,
+		   unsigned nkeys, unsigned upper)
+{
+	static const char *const ours[] = {
+#define KT_DB_NAME(e, n) n,
+		KT_DBS(KT_DB_NAME)
+#undef KT_DB_NAME
+	};
+	int n = 0;
+
+	for (unsigned i = 0; i < nkeys; i++) {
+		unsigned off = rd16h(p + PAGEHDRSZ + 2 * i), ks;
+
+		if (off < upper || off > c->psize - NODESIZE || off & 1)
+			continue;
+		ks = rd16h(p + off + 6);
+		if (rd16h(p + off + 4) != F_SUBDATA ||
+		    NODESIZE + ks > c->psize - off)
+			continue;
+		for (size_t j = 0; j < sizeof(ours) / sizeof(ours[0]); j++)
+			if (ks == strlen(ours[j]) &&
+			    !memcmp(p + off + NODESIZE, ours[j], ks)) {
+				n++;
+				break;
+			}
+	}
+	return n;
+}
+
 static int page(struct ck *c, const struct item *it)
 {
 	unsigned char *p = c->pg;
@@ -528,6 +563,8 @@ static int page(struct ck *c, const struct item *it)
 			   "lower %u, upper %u (page of %u bytes)", pg,
 			   t->name, lower, upper, c->psize);
 	nkeys = (lower - PAGEHDRSZ) / 2;
+	if (t->type == T_MAIN && want == P_LEAF)
+		c->ours = our_dbs(c, p, nkeys, upper);
 	t->got[want == P_LEAF] += 1;
 	if (want == P_LEAF)
 		t->got[3] += nkeys;

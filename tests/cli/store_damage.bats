@@ -1,0 +1,178 @@
+#!/usr/bin/env bats
+# A damaged store is exit 3 with one line, never "not a ktraj store" (exit 1)
+# nor another command's complaint, and no writer changes it: one bit flipped
+# in LMDB's main database page (the page that lists the named databases,
+# FORMAT.md §5 "Damaged, or not a store") or in a run record (§6.10) that a
+# command resolves by name, id or id prefix.
+
+bats_require_minimum_version 1.5.0
+
+SAMPLE="$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl"
+KEY="$BATS_TEST_DIRNAME/../data/store/lmdb_key.py"
+R=3db88dd1ab522b4e190e8ab88aad55fa
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	GOOD="$BATS_TEST_TMPDIR/good.ktraj"
+	if [ ! -e "$GOOD" ]; then
+		"$KTRAJ" --store "$GOOD" import "$SAMPLE" >/dev/null
+		rm -f "$GOOD-lock"
+	fi
+}
+
+# copy the good store to $KTRAJ_STORE with byte $1 XOR $2
+flip() {
+	local b
+	cp "$GOOD" "$KTRAJ_STORE"
+	rm -f "$KTRAJ_STORE-lock"
+	b=$(od -An -tu1 -j "$1" -N1 "$GOOD")
+	printf "$(printf '\\%03o' $((b ^ $2)))" |
+		dd of="$KTRAJ_STORE" bs=1 seek="$1" conv=notrunc status=none
+	! cmp -s "$GOOD" "$KTRAJ_STORE"
+}
+
+# the commands in CMDS (default: readers and writers): exit 3, one line
+# naming the damage, the file as it was
+expect_damaged() {
+	local want="$1" sum cmd c
+	sum=$(sha256sum "$KTRAJ_STORE" | cut -d' ' -f1)
+	[ ${#CMDS[@]} -gt 0 ] ||
+		CMDS=(ls verify "log $R" "show 3db8 1" init "import $SAMPLE" "append fresh")
+	for cmd in "${CMDS[@]}"; do
+		run --separate-stderr "$KTRAJ" $cmd </dev/null
+		c=${cmd%% *}
+		echo "$cmd: $status $stderr"
+		[ "$status" -eq 3 ]
+		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+		[[ "$stderr" == "ktraj: $c: $KTRAJ_STORE: "*"$want"* ]]
+		[[ "$stderr" != *"not a ktraj store"* ]]
+		[ "$(sha256sum "$KTRAJ_STORE" | cut -d' ' -f1)" = "$sum" ]
+	done
+	run --separate-stderr "$KTRAJ" verify --json
+	[ "$status" -eq 3 ]
+	[[ "$output" == '{"ok":false,"run":"","seq":0,"error":"'*"$want"* ]]
+}
+
+@test "a named database's key flipped in LMDB's main database page: damaged (exit 3), not 'not a ktraj store', for every database" {
+	offs=$(python3 "$KEY" "$GOOD" meta runs run_names ev_blocks ev_pages blobs blob_heads paths dicts run_sums)
+	[ "$(echo "$offs" | wc -l)" -eq 10 ]
+	# a reader and the writers (the other readers open the same way,
+	# the next tests run them all)
+	CMDS=("log $R" "import $SAMPLE" "append fresh")
+	for off in $offs; do
+		# the first byte's high bit moves the key out of order; its low
+		# bit gives another name in place
+		for mask in 0x80 0x01; do
+			flip "$off" "$mask"
+			expect_damaged "damaged store: LMDB's main database"
+		done
+	done
+	# the good store is untouched by all this
+	run "$KTRAJ" --store "$GOOD" verify
+	[ "$status" -eq 0 ]
+}
+
+@test "a main database entry that is not a database record (F_SUBDATA cleared): a damaged page, exit 3" {
+	for off in $(python3 "$KEY" "$GOOD" meta@flags paths@flags); do
+		flip "$off" 0x02
+		expect_damaged "damaged LMDB page"
+	done
+}
+
+@test "the format key of the meta database flipped: damaged (exit 3), no writer takes the store over" {
+	flip "$(python3 "$KEY" "$GOOD" meta/format)" 0x01
+	expect_damaged "damaged store: its meta database holds no format record"
+}
+
+@test "another program's LMDB file with one database of a ktraj name is still not a ktraj store (exit 1), left as it was" {
+	command -v mdb_load >/dev/null || skip "mdb_load not installed (lmdb-utils)"
+	for db in meta paths; do
+		f="$BATS_TEST_TMPDIR/other-$db.mdb"
+		printf 'VERSION=3\nformat=print\ntype=btree\nHEADER=END\n k\n v\nDATA=END\n' |
+			mdb_load -n -s "$db" "$f"
+		sum=$(sha256sum "$f" | cut -d' ' -f1)
+		for cmd in ls "import $SAMPLE"; do
+			run --separate-stderr "$KTRAJ" --store "$f" $cmd
+			[ "$status" -eq 1 ]
+			[[ "$stderr" == "ktraj: ${cmd%% *}: $f: not a ktraj store"* ]]
+		done
+		[ "$(sha256sum "$f" | cut -d' ' -f1)" = "$sum" ]
+	done
+}
+
+# one bit of the name $1 in its run record, not in its run_names key: the
+# record holds be16 length then the name, the key starts with the name
+# after LMDB's node header (LMDB keeps older copies of pages: all of them)
+flip_record() {
+	python3 - "$GOOD" "$KTRAJ_STORE" "$1" <<'PY'
+import struct, sys
+src, dst, name = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+d = bytearray(open(src, 'rb').read())
+n = 0
+i = d.find(name)
+while i >= 0:
+    if d[i - 2:i] == struct.pack('>H', len(name)):
+        d[i + 2] ^= 1
+        n += 1
+    i = d.find(name, i + 1)
+assert n >= 1
+open(dst, 'wb').write(d)
+PY
+	rm -f "$KTRAJ_STORE-lock"
+}
+
+@test "a damaged run record: every command resolving the run by name, id or prefix exits 3 with the damage line; append adds nothing" {
+	NAME=$("$KTRAJ" --store "$GOOD" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["name"])')
+	cp "$GOOD" "$KTRAJ_STORE"
+	rm -f "$KTRAJ_STORE-lock"
+	python3 - "$KTRAJ_STORE" <<'PY'
+import sys
+p = sys.argv[1]
+d = bytearray(open(p, 'rb').read())
+m = b'"cwd":"/home/dev/softmax"'
+i = d.find(m); n = 0
+while i >= 0:
+    d[i + 2] ^= 1; n += 1
+    i = d.find(m, i + 1)
+assert n >= 1
+open(p, 'wb').write(d)
+PY
+	sum=$(sha256sum "$KTRAJ_STORE" | cut -d' ' -f1)
+	bad="run $R: the run record (name, format, meta, created) does not match its checksum"
+	for spec in "$NAME" "$R" 3db88dd1; do
+		for cmd in "append" "log" "show @ 1" "export" "cat @ softmax.cu" "diff @ 1 2" \
+			   "blame speedup @" "stats" "stalls" "questions suggest @" "replay @ 1"; do
+			set -- $cmd
+			c=$1
+			args=()
+			shift
+			for a in "$@"; do [ "$a" = @ ] && args+=("$spec") || args+=("$a"); done
+			[[ "$cmd" == *@* ]] || args+=("$spec")
+			run --separate-stderr "$KTRAJ" "$c" "${args[@]}" <<<'{"kind":"note","payload":{"text":"x"}}'
+			echo "$c ${args[*]}: $status $stderr"
+			[ "$status" -eq 3 ]
+			[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+			[[ "$stderr" == "ktraj: $c: "*": corrupt data: $bad" ]]
+		done
+		run --separate-stderr "$KTRAJ" search softmax --run "$spec"
+		[ "$status" -eq 3 ]
+		[[ "$stderr" == *": $bad" ]]
+		# verify reports it in its own words, --json included
+		run --separate-stderr "$KTRAJ" verify "$spec" --json
+		[ "$status" -eq 3 ]
+		echo "$output" | python3 -c 'import json,sys; o=json.load(sys.stdin); assert o["ok"] is False and o["run"]==sys.argv[1] and o["seq"]==0 and "checksum" in o["error"], o' "$R"
+	done
+	[ "$(sha256sum "$KTRAJ_STORE" | cut -d' ' -f1)" = "$sum" ]
+}
+
+@test "a run record whose name is damaged: append NAME refuses (exit 3) instead of starting a new run of that name" {
+	NAME=$("$KTRAJ" --store "$GOOD" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["name"])')
+	flip_record "$NAME"
+	sum=$(sha256sum "$KTRAJ_STORE" | cut -d' ' -f1)
+	run --separate-stderr "$KTRAJ" append "$NAME" <<<'{"kind":"note","payload":{"text":"x"}}'
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == "ktraj: append: $NAME: corrupt data: run $R: the run record"* ]]
+	[ "$(sha256sum "$KTRAJ_STORE" | cut -d' ' -f1)" = "$sum" ]
+	run "$KTRAJ" log "$NAME"
+	[ "$status" -eq 3 ]
+}
