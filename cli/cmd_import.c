@@ -274,7 +274,10 @@ int cmd_import(struct cli *c, int argc, char **argv)
 		cli_err(c, "interrupted: the file being imported was finished, the rest not read");
 		ex = 128 + SIGINT;
 	} else if (rc == KT_EPARSE && o.strict)
-		ex = cli_err(c, "stopped at the first problem (--strict)");
+		/* the line of the first problem said it: one line, as the
+		 * help says; this one only when no line said anything */
+		ex = x.warned ? KT_EXIT_FAIL :
+			cli_err(c, "stopped at the first problem (--strict)");
 	else if (rc == KT_ELIMIT)
 		ex = cli_err(c, "an archive exceeded the expansion bound (--max-size/--max-ratio)");
 	else if (rc == KT_ENOTFOUND)

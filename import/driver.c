@@ -111,9 +111,9 @@ static struct drv *drv_of(kt_imp *imp)
 
 /* What a warning of an importer ends with to say what of the source it
  * drops ("file:3: invalid UTF-8: line skipped").  Under --strict nothing
- * of the source is kept, which the driver says next ("not imported
- * (--strict): nothing of this file was kept"), so they are left out: a
- * line said to be skipped would read as if the rest had been kept. */
+ * of the source is kept (what --strict means), so they are left out: a
+ * line said to be skipped would read as if the rest had been kept.  That
+ * first problem is the one line --strict prints for the source. */
 static const char *const drop_words[] = {
 	": line skipped", ": file skipped", ": skipped", "; skipped",
 	"; event not imported", "; not imported",
@@ -979,6 +979,15 @@ static int process_archive(kt_imp *imp, const char *display, const char *fspath,
 			root_free(r);
 			return KT_EPARSE;
 		}
+	} else if (rc == KT_EPARSE && imp->opts->strict) {
+		/* a tar or member cut short or damaged (archive_collect
+		 * said where): under --strict nothing of the archive is kept
+		 * either, as for a cut zip */
+		imp->problems++;
+		imp->failed = 1;
+		archive_read_free(a);
+		root_free(r);
+		return KT_EPARSE;
 	}
 	room = bound(imp, a, csize);
 	archive_read_free(a);
@@ -1901,10 +1910,10 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 		goto out;
 	}
 	if (imp->opts->strict && imp->problems) {
+		/* the first problem, reported, is all --strict says: nothing
+		 * of the file is kept is what --strict means */
 		kt_store_abort(imp->s);
 		st_stop(imp, t0);
-		drv_warn(imp, v->display,
-			 "not imported (--strict): nothing of this file was kept");
 		rc = KT_EPARSE;
 		goto out;
 	}
