@@ -36,7 +36,8 @@ int an_opts(struct cli *c, int argc, char **argv, kt_an_opts *o, int *json,
 	*json = 0;
 	*npos = 0;
 	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *a = argv[i];
+		const char *v = cli_has_value(argc, argv, i) ? argv[i + 1] : NULL;
 		int k;
 
 		if (!strcmp(a, "--json")) {

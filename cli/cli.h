@@ -65,6 +65,17 @@ int cli_run_failed(struct cli *c, kt_store *s, const char *spec, int rc);
 int cli_bad_option(const struct cli *c, const char *usage_text,
 		   const char *opt);
 
+/*
+ * For a command's option loop: whether the option argv[i] has its value
+ * after it - an argument that is there and does not read as an option
+ * ("-x", "--xy", "--"; "-" alone and numbers such as "-1" or "-.5" are
+ * values).  When it has not, the loop leaves the option to cli_bad_option,
+ * so `--format -o x` is "--format needs a value" as a last `--format` is,
+ * not "-o" taken for the format.  A value that starts with '-' is given
+ * as --opt=VALUE where the command takes that form.
+ */
+int cli_has_value(int argc, char **argv, int i);
+
 /* When argv has -h/--help: print usage to stdout and return 1. */
 int cli_wants_help(int argc, char **argv, const char *usage);
 

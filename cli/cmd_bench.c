@@ -486,7 +486,7 @@ int cmd_bench(struct cli *c, int argc, char **argv)
 			   strcmp(a, "--scenarios") && strcmp(a, "--record") &&
 			   strcmp(a, "--baseline")) {
 			return cli_usage(c, "unknown option '%s'", a);
-		} else if (i + 1 >= argc) {
+		} else if (!cli_has_value(argc, argv, i)) {
 			return cli_usage(c, "%s needs a value", a);
 		} else if (!strcmp(a, "--task")) {
 			task = argv[++i];

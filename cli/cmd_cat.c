@@ -77,7 +77,7 @@ int cmd_cat(struct cli *c, int argc, char **argv)
 	if (cli_wants_help(argc, argv, usage))
 		return KT_EXIT_OK;
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--at") && i + 1 < argc)
+		if (!strcmp(argv[i], "--at") && cli_has_value(argc, argv, i))
 			at_arg = argv[++i];
 		else if (!strncmp(argv[i], "--at=", 5))
 			at_arg = argv[i] + 5;

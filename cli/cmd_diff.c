@@ -211,7 +211,7 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 	if (cli_wants_help(argc, argv, usage))
 		return KT_EXIT_OK;
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-U") && i + 1 < argc) {
+		if (!strcmp(argv[i], "-U") && cli_has_value(argc, argv, i)) {
 			uint64_t u;
 
 			if (cli_u64(argv[++i], &u) || u > 100000)

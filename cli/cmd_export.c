@@ -41,7 +41,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 		return KT_EXIT_OK;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		int more = i + 1 < argc;
+		int more = cli_has_value(argc, argv, i);
 
 		if (!strcmp(a, "--format") && more)
 			format = argv[++i];

@@ -205,7 +205,8 @@ int cmd_import(struct cli *c, int argc, char **argv)
 		} else if (!strcmp(a, "--stats")) {
 			want_stats = 1;
 		} else if (!strcmp(a, "--format") || !strncmp(a, "--format=", 9)) {
-			o.format = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+			o.format = a[8] == '=' ? a + 9 :
+				   cli_has_value(argc, argv, i) ? argv[++i] : NULL;
 			if (!o.format) {
 				free(paths);
 				return cli_usage(c, "%s needs a value", a);
@@ -215,9 +216,11 @@ int cmd_import(struct cli *c, int argc, char **argv)
 				return cli_usage(c, "unknown format '%s'", o.format);
 			}
 		} else if (!strcmp(a, "--max-size") || !strcmp(a, "--max-ratio")) {
-			if (i + 1 >= argc || cli_u64(argv[i + 1], &v) || v == 0) {
+			int has = cli_has_value(argc, argv, i);
+
+			if (!has || cli_u64(argv[i + 1], &v) || v == 0) {
 				free(paths);
-				return cli_usage(c, "%s needs a %s", a, i + 1 >= argc ?
+				return cli_usage(c, "%s needs a %s", a, !has ?
 						 "value" : "positive number");
 			}
 			if (a[6] == 's')
@@ -271,7 +274,10 @@ int cmd_import(struct cli *c, int argc, char **argv)
 		cli_err(c, "interrupted: the file being imported was finished, the rest not read");
 		ex = 128 + SIGINT;
 	} else if (rc == KT_EPARSE && o.strict)
-		ex = cli_err(c, "stopped at the first problem (--strict)");
+		/* the line of the first problem said it: one line, as the
+		 * help says; this one only when no line said anything */
+		ex = x.warned ? KT_EXIT_FAIL :
+			cli_err(c, "stopped at the first problem (--strict)");
 	else if (rc == KT_ELIMIT)
 		ex = cli_err(c, "an archive exceeded the expansion bound (--max-size/--max-ratio)");
 	else if (rc == KT_ENOTFOUND)

@@ -188,12 +188,13 @@ int cmd_log(struct cli *c, int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			x.json = 1;
-		} else if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "--kind") &&
+			   cli_has_value(argc, argv, i)) {
 			kind = kt_kind_from_name(argv[++i]);
 			if (!kind)
 				return cli_usage(c, "unknown kind '%s'", argv[i]);
 		} else if ((!strcmp(argv[i], "--from") || !strcmp(argv[i], "--to")) &&
-			   i + 1 < argc) {
+			   cli_has_value(argc, argv, i)) {
 			uint64_t *dst = argv[i][2] == 'f' ? &from : &to;
 
 			if (cli_u64(argv[i + 1], dst))

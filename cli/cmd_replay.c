@@ -100,16 +100,19 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			all = 1;
 		else if (!strcmp(argv[i], "--allow-network"))
 			lim.allow_network = 1;
-		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+		else if (!strcmp(argv[i], "--timeout") &&
+			   cli_has_value(argc, argv, i)) {
 			uint64_t v;
 
 			if (cli_u64(argv[++i], &v) || !v)
 				return cli_usage(c, "--timeout needs seconds");
 			lim.timeout_s = (unsigned)v;
 			lim.cpu_s = (unsigned)(2 * v);
-		} else if (!strcmp(argv[i], "--cache") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "--cache") &&
+			   cli_has_value(argc, argv, i)) {
 			cache_opt = argv[++i];
-		} else if (!strcmp(argv[i], "--mem") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "--mem") &&
+			   cli_has_value(argc, argv, i)) {
 			if (cli_u64(argv[++i], &lim.mem_bytes) || !lim.mem_bytes)
 				return cli_usage(c, "--mem needs bytes");
 		} else if (argv[i][0] == '-' && argv[i][1])

@@ -184,14 +184,17 @@ int cmd_search(struct cli *c, int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			x.json = 1;
-		} else if (!strcmp(argv[i], "--run") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "--run") &&
+			   cli_has_value(argc, argv, i)) {
 			spec = argv[++i];
-		} else if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "--kind") &&
+			   cli_has_value(argc, argv, i)) {
 			if (!(x.kind = kt_kind_from_name(argv[++i]))) {
 				free(text);
 				return cli_usage(c, "unknown kind '%s'", argv[i]);
 			}
-		} else if (!strcmp(argv[i], "--limit") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "--limit") &&
+			   cli_has_value(argc, argv, i)) {
 			if (cli_u64(argv[++i], &x.limit)) {
 				free(text);
 				return cli_usage(c, "--limit needs a number");

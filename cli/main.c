@@ -310,6 +310,17 @@ int cli_bad_option(const struct cli *c, const char *usage_text,
 	return cli_usage(c, "unknown option '%s'", opt);
 }
 
+int cli_has_value(int argc, char **argv, int i)
+{
+	const char *v;
+
+	if (i < 0 || i + 1 >= argc)
+		return 0;
+	v = argv[i + 1];
+	return v[0] != '-' || !v[1] || (v[1] >= '0' && v[1] <= '9') ||
+	       (v[1] == '.' && v[2] >= '0' && v[2] <= '9');
+}
+
 int cli_wants_help(int argc, char **argv, const char *usage_text)
 {
 	int i;
@@ -423,7 +434,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		if (!strcmp(argv[i], "--store")) {
-			if (i + 1 >= argc) {
+			if (!cli_has_value(argc, argv, i)) {
 				fputs("ktraj: --store needs a path\n", stderr);
 				free(args);
 				return KT_EXIT_USAGE;

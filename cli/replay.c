@@ -25,6 +25,7 @@
 #include "replay.h"
 #include "../import/import.h"
 #include "../import/replay_judge.h"
+#include "../import/schema.h"
 
 /* ---- running ---------------------------------------------------------------- */
 
@@ -389,6 +390,20 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 		cJSON_AddBoolToObject(is, "network", (iso & ISO_NET) != 0);
 		cJSON_AddBoolToObject(is, "pid", (iso & ISO_PID) != 0);
 		cJSON_AddBoolToObject(is, "readonly_root", (iso & ISO_FS) != 0);
+	}
+	/* result.json and the manifest are files of the bundle, where the
+	 * replayed commands run and may write (result.json's writer, .result,
+	 * is one of them too), and a bundle can be edited by hand: what the
+	 * payload takes from them gets the type check of every payload from
+	 * outside (import of a result.json, append; import/schema.h), so a
+	 * wrong type is refused instead of stored */
+	if (kt_imp_check_payload(KT_KIND_REPLAY, payload, reason,
+				 sizeof(reason))) {
+		snprintf(err, errlen, "step %llu: the replay's result does not "
+			 "fit a replay event (%s): nothing recorded",
+			 (unsigned long long)seq, reason);
+		rc = KT_EPARSE;
+		goto out;
 	}
 	rc = record(s, run, seq, payload, err, errlen);
 	if (rc)

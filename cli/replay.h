@@ -31,8 +31,10 @@ typedef struct kt_replay_limits {
  * run.  *out gets the replay payload (caller frees): step, verdict, reason,
  * results.  `cache_dir` (may be NULL) is passed to the bundle as
  * KTRAJ_CACHE so compiled binaries are reused by source hash.
- * Errors: the KT_E* of exporting or recording; a step that ran and failed
- * is not an error (verdict "failed").
+ * Errors: the KT_E* of exporting or recording; KT_EPARSE (nothing
+ * recorded, err says which field) when the payload taken from the bundle's
+ * files fails the replay event's type check (import/schema.h); a step that
+ * ran and failed is not an error (verdict "failed").
  */
 int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 		   const kt_replay_limits *lim, const char *cache_dir,

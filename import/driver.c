@@ -111,9 +111,9 @@ static struct drv *drv_of(kt_imp *imp)
 
 /* What a warning of an importer ends with to say what of the source it
  * drops ("file:3: invalid UTF-8: line skipped").  Under --strict nothing
- * of the source is kept, which the driver says next ("not imported
- * (--strict): nothing of this file was kept"), so they are left out: a
- * line said to be skipped would read as if the rest had been kept. */
+ * of the source is kept (what --strict means), so they are left out: a
+ * line said to be skipped would read as if the rest had been kept.  That
+ * first problem is the one line --strict prints for the source. */
 static const char *const drop_words[] = {
 	": line skipped", ": file skipped", ": skipped", "; skipped",
 	"; event not imported", "; not imported",
@@ -979,6 +979,15 @@ static int process_archive(kt_imp *imp, const char *display, const char *fspath,
 			root_free(r);
 			return KT_EPARSE;
 		}
+	} else if (rc == KT_EPARSE && imp->opts->strict) {
+		/* a tar or member cut short or damaged (archive_collect
+		 * said where): under --strict nothing of the archive is kept
+		 * either, as for a cut zip */
+		imp->problems++;
+		imp->failed = 1;
+		archive_read_free(a);
+		root_free(r);
+		return KT_EPARSE;
 	}
 	room = bound(imp, a, csize);
 	archive_read_free(a);
@@ -1322,14 +1331,21 @@ static int run_begin(kt_imp *imp, const char *id, const char *identity,
 	rc = kt_run_get(imp->s, imp->run_id, &info);
 	st_stop(imp, t0);
 	imp->frozen = 0;
+	imp->plain_stored = 0;
 	if (rc == 0) {
 		imp->stored_n = info.n_events;
 		remember_last(imp);
 		/* the run stays as first stored: say so when that copy was
 		 * not redacted, or it would be published as it is */
-		if (imp->opts->redact &&
+		imp->plain_stored = imp->opts->redact &&
 		    !(info.meta_json && strstr(info.meta_json,
-					       "\"redacted\":true")))
+					       "\"redacted\":true"));
+		/* the meta the importer gives first went through the
+		 * redactor before the events when the run was stored: so it
+		 * does now, for the placeholders' numbers (kt_imp_emit) */
+		if (imp->red && !imp->plain_stored && meta)
+			kt_redact_json(imp->red, meta);
+		if (imp->plain_stored)
 			kt_imp_warn(imp, NULL, 0,
 				    "run %.12s was imported before without --redact and stays as stored, not redacted (import into a new store for a redacted copy)",
 				    imp->run_id);
@@ -1588,12 +1604,10 @@ static int reemit_differs(kt_imp *imp, const kt_ev *ev)
  * importer skips, or such a line gone).  Then this source continues the
  * run: the stored events keep their provenance (the copy they were
  * imported from), the new ones get theirs in this copy.  Under --redact
- * the stored payloads were redacted and this one is not yet: unknown, so
- * not the same. */
+ * ev's payload is redacted already, as the stored one was (kt_imp_emit). */
 static int moved_same(kt_imp *imp, const kt_ev *ev)
 {
-	return ev->kind == imp->last_kind && !imp->opts->redact &&
-	       reemit_cmp(imp, ev, 1) == 0;
+	return ev->kind == imp->last_kind && reemit_cmp(imp, ev, 1) == 0;
 }
 
 int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
@@ -1637,6 +1651,16 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 		imp->ev_off = ev->off;
 		imp->ev_len = ev->rec_len;
 	}
+	/* --redact: every payload, those of the events stored already too,
+	 * goes through the redactor in the source's order before anything
+	 * compares it with a stored one.  Placeholders are numbered as they
+	 * are met ("<email-1>", ...), so a re-import numbers them as the
+	 * import that stored the run did, and an event re-emitted at the
+	 * stored end reads as stored (moved_same).  A run stored without
+	 * --redact (run_begin warns) is compared as it is. */
+	if (imp->red && !imp->plain_stored && ev->payload &&
+	    cJSON_IsObject(ev->payload))
+		kt_redact_json(imp->red, ev->payload);
 	/* A source that re-emits a run must re-emit its stored events in
 	 * the same order (a grown log does); when the event at the stored
 	 * end does not match, this is another source with the same
@@ -1664,7 +1688,7 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 		rc = KT_EINVAL;
 		goto out;
 	}
-	if (imp->red)
+	if (imp->red && imp->plain_stored)
 		kt_redact_json(imp->red, ev->payload);
 	/* cJSON_PrintUnformatted's bytes, in a buffer reused for every event */
 	if (kt_imp_json_print(ev->payload, &imp->pbuf) == 0)
@@ -1955,10 +1979,10 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 		goto out;
 	}
 	if (imp->opts->strict && imp->problems) {
+		/* the first problem, reported, is all --strict says: nothing
+		 * of the file is kept is what --strict means */
 		kt_store_abort(imp->s);
 		st_stop(imp, t0);
-		drv_warn(imp, v->display,
-			 "not imported (--strict): nothing of this file was kept");
 		rc = KT_EPARSE;
 		goto out;
 	}

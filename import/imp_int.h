@@ -93,6 +93,9 @@ struct kt_imp {
 	int last_kind;
 	long long last_line, last_off;
 	int frozen;             /* it does not: append nothing to this run */
+	/* --redact on a run stored without it: its events are compared
+	 * unredacted, the new ones redacted when appended (kt_imp_emit) */
+	int plain_stored;
 	/* kt_imp_check_reemit: the first re-emitted event whose payload
 	 * differs from the stored one (0 none), and where it came from */
 	int check_reemit;       /* 1: kind, payload; 2: and parent, ts, actor */

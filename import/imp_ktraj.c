@@ -593,7 +593,19 @@ static int jsonl_parse(const char *line, size_t len, kt_jsonl_rec *r,
 		goto out;
 	r->root = cJSON_ParseWithLength(line, len);
 	if (!r->root) {
-		rc = fail(err, errlen, "not valid JSON");
+		const char *why;
+		size_t off;
+
+		/* why, in the words every importer uses (jsonstrict.h
+		 * kt_imp_json_bad); the check's limits are cJSON's, so
+		 * a text it accepts is one cJSON ran out of memory on */
+		if (!kt_json_check(line, len, 0, &off, &why))
+			rc = fail(err, errlen, "JSON not parsed (out of memory?)");
+		else if (err && errlen)
+			snprintf(err, errlen,
+				 "invalid JSON (RFC 8259): %s at byte %zu",
+				 why, off);
+		rc = KT_EPARSE;
 		goto out;
 	}
 	{
@@ -1314,10 +1326,16 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 		if (rc == KT_ENOMEM)
 			goto out;
 		if (rc) {
-			/* a byte order mark, a cut last line: in the words
-			 * of every importer (jsonstrict.h) */
+			const char *why;
+			size_t off;
+
+			/* a byte order mark, a line that is not JSON, a cut
+			 * last line: in the words of every importer
+			 * (jsonstrict.h kt_imp_json_bad, "...: line
+			 * skipped") */
 			if (!kt_imp_json_bom(imp, f, line, p, n) &&
-			    !kt_imp_json_cut(imp, f, line, p, n))
+			    !(kt_json_check(p, n, 0, &off, &why) &&
+			      kt_imp_json_bad(imp, f, line, p, n)))
 				kt_imp_warn(imp, f, line, "%s", err);
 			sm.bad++;
 			rc = 0;

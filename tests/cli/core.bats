@@ -341,7 +341,7 @@ assert r[1]["ts"] is None and r[1]["actor"]=="harness" and r[0]["actor"]=="agent
 		'{"kind":"note","payload":{"text":"four"}}' >"$BATS_TEST_TMPDIR/in"
 	run "$KTRAJ" append live <"$BATS_TEST_TMPDIR/in"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"ktraj: append: line 3: not valid JSON"* ]]
+	[ "${lines[0]}" = "ktraj: append: line 3: invalid JSON (RFC 8259): unexpected end of the text at byte 25" ]
 	[ "$("$KTRAJ" log live --json | wc -l)" -eq 2 ]
 	# a writer killed mid-stream loses nothing it already sent
 	mkfifo "$BATS_TEST_TMPDIR/fifo"

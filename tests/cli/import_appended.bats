@@ -50,7 +50,8 @@ grow_test() {
 	# --strict: the same problem stops it, non-zero, the run unchanged
 	run --separate-stderr "$KTRAJ" import --strict --format claude_code "$L"
 	[ "$status" -eq 1 ]
-	[[ "$stderr" == *"has 1 event appended after its import"*"not imported (--strict)"* ]]
+	[[ "$stderr" == "ktraj: import: $L: run $R has 1 event appended after its import"* ]]
+	[[ "$stderr" != *$'\n'* ]]
 	[ "$(hashes "$R")" = "$before" ]
 	run "$KTRAJ" verify
 	[ "$status" -eq 0 ]

@@ -102,3 +102,49 @@ imp() {
 	[ "$n2" -eq "$n" ] && [ "$a2" -eq 0 ]
 	grep -q "already holds $n events that this source does not continue" "$T/err"
 }
+
+# The same copies with e-mail addresses in them (three, the first one
+# twice), for --redact: "<email-N>" is numbered as the addresses are met.
+pii() {
+	python3 - "$1" "$2" <<-'PY'
+	import sys
+	s = open(sys.argv[1]).read()
+	s = s.replace("Make the kernel faster", "Make the kernel faster for bob@example.org")
+	s = s.replace("build and run", "build and run, ask carol@example.net")
+	s = s.replace("made the kernel faster.", "made the kernel faster; dave@example.com agrees, so does bob@example.org.")
+	open(sys.argv[2], "w").write(s)
+	PY
+}
+
+@test "--redact: a copy with a repeated line continues a run imported from the copy without it, as without --redact" {
+	for d in plain rep plain13 rep13; do
+		mkdir -p "$T/r$d" && pii "$T/$d/s.jsonl" "$T/r$d/s.jsonl"
+	done
+	grep -q carol@example.net "$T/rplain13/s.jsonl"
+	grep -q dave@example.com "$T/rrep/s.jsonl" && ! grep -q dave@example.com "$T/rplain13/s.jsonl"
+	for order in "plain rep" "rep plain" "plain13 rep" "rep13 plain"; do
+		set -- $order
+		export KTRAJ_STORE="$T/red_$1.ktraj"
+		"$KTRAJ" import --json --redact "$T/r$1/s.jsonl" >"$T/first" 2>"$T/err"
+		read -r n a < <(python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); print(r["events"], r["added"])' <"$T/first")
+		id=$(python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])' <"$T/first")
+		before=$(events "$id")
+		"$KTRAJ" import --json --redact "$T/r$2/s.jsonl" >"$T/second" 2>"$T/err"
+		cat "$T/err"
+		read -r n2 a2 < <(python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); print(r["events"], r["added"])' <"$T/second")
+		! grep -q "does not continue" "$T/err"
+		# the whole session, as a fresh redacted import of the copy
+		# gives it: the same placeholders for the same addresses
+		want=$(KTRAJ_STORE="$T/rfresh_$1.ktraj" "$KTRAJ" import --json --redact "$T/r$2/s.jsonl" 2>/dev/null |
+			python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["events"])')
+		[ "$n2" -eq "$want" ] && [ "$a2" -eq $((want - n)) ]
+		[ "$(events "$id" | head -n "$n")" = "$before" ]
+		[ "$(events "$id" | tail -n +"$((n + 1))")" = \
+		  "$(KTRAJ_STORE="$T/rfresh_$1.ktraj" events "$id" | tail -n +"$((n + 1))")" ]
+		# redacted, and three addresses are three placeholders
+		out=$("$KTRAJ" export "$id" --format jsonl)
+		[[ "$out" != *@example.* ]]
+		[[ "$out" == *"<email-1>"* && "$out" == *"<email-2>"* && "$out" == *"<email-3>"* ]]
+		"$KTRAJ" verify >/dev/null
+	done
+}

@@ -36,9 +36,7 @@ ktraj: import: $T/cx.jsonl:3: not a JSON object: line skipped" ]
 	export KTRAJ_STORE="$T/strict.ktraj"
 	run --separate-stderr "$KTRAJ" import --strict "$T/norole.json"
 	[ "$status" -eq 1 ]
-	[ "$stderr" = "ktraj: import: $T/norole.json: message without a role
-ktraj: import: $T/norole.json: not imported (--strict): nothing of this file was kept
-ktraj: import: stopped at the first problem (--strict)" ]
+	[ "$stderr" = "ktraj: import: $T/norole.json: message without a role" ]
 }
 
 @test "--strict: only the first problem of a file, without what would be skipped" {
@@ -52,8 +50,6 @@ ktraj: import: $T/two.jsonl:6: not a JSON object: line skipped" ]
 	export KTRAJ_STORE="$T/strict.ktraj"
 	run --separate-stderr "$KTRAJ" import --strict "$T/two.jsonl"
 	[ "$status" -eq 1 ]
-	[ "$stderr" = "ktraj: import: $T/two.jsonl:3: invalid UTF-8
-ktraj: import: $T/two.jsonl: not imported (--strict): nothing of this file was kept
-ktraj: import: stopped at the first problem (--strict)" ]
+	[ "$stderr" = "ktraj: import: $T/two.jsonl:3: invalid UTF-8" ]
 	[ -z "$("$KTRAJ" ls --json)" ]
 }

@@ -90,3 +90,60 @@ needs() {
 	[ "$status" -eq 2 ]
 	[ "$output" = "ktraj: import: unknown format 'nosuch' (see \`ktraj import --help\`)" ]
 }
+
+# needs_before CMD ARGS... OPT NEXT: OPT is followed by another option
+needs_before() {
+	local c=$1 n=$(($# - 1))
+	local opt=${!n}
+	run "$KTRAJ" "$@" </dev/null
+	echo "$*: $output"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$output" = "ktraj: $c: $opt needs a value (see \`ktraj $c --help\`)" ]
+}
+
+@test "an option that takes a value followed by another option: 'OPT needs a value', not the next option taken for the value" {
+	# the case that was reported: -o taken for the format, x left over
+	run "$KTRAJ" export r --format -o x
+	[ "$status" -eq 2 ]
+	[ "$output" = "ktraj: export: --format needs a value (see \`ktraj export --help\`)" ]
+	run "$KTRAJ" import --format --strict x
+	[ "$output" = "ktraj: import: --format needs a value (see \`ktraj import --help\`)" ]
+	run "$KTRAJ" import --max-size --json x
+	[ "$output" = "ktraj: import: --max-size needs a value (see \`ktraj import --help\`)" ]
+	run "$KTRAJ" log r --kind --from 3
+	[ "$output" = "ktraj: log: --kind needs a value (see \`ktraj log --help\`)" ]
+	run "$KTRAJ" search x --run --
+	[ "$output" = "ktraj: search: --run needs a value (see \`ktraj search --help\`)" ]
+	# every option of the list above and of every synopsis, before --json
+	for a in "log r --kind" "log r --from" "log r --to" "cat r p --at" "diff r 1 2 -U" \
+		"export r --format" "export r -o" "export r --partition" "export r --bundle" \
+		"export r --step" "import --format" "import --max-size" "import --max-ratio" \
+		"replay r 1 --timeout" "replay r 1 --mem" "replay r 1 --cache" \
+		"search x --run" "search x --kind" "search x --limit" "bench --task" "bench --kernel" \
+		"bench --scenarios" "bench --record" "bench --baseline" "blame speedup r --z" \
+		"blame speedup r --min-gain" "blame speedup r --seed" "stalls r --patience" \
+		"stalls r --stall-calls" "report r -o" "report r --z" "questions suggest r --library" \
+		"questions suggest r -n" "questions mine -o"; do
+		needs_before $a --json
+		needs_before $a -x
+	done
+	# --store (global): the same check, its own words
+	run "$KTRAJ" --store --json ls
+	[ "$status" -eq 2 ]
+	[ "$output" = "ktraj: --store needs a path" ]
+}
+
+@test "a value that starts with '-' but is no option is still a value: '-' and negative numbers" {
+	run "$KTRAJ" log r --kind -
+	[ "$status" -eq 2 ]
+	[ "$output" = "ktraj: log: unknown kind '-' (see \`ktraj log --help\`)" ]
+	run "$KTRAJ" blame speedup r --z -1
+	[ "$status" -eq 2 ]
+	[ "$output" = "ktraj: blame: --z: bad value '-1' (see \`ktraj blame --help\`)" ]
+	run "$KTRAJ" diff r 1 2 -U -3
+	[ "$output" = "ktraj: diff: -U needs a number of lines (see \`ktraj diff --help\`)" ]
+	# --opt=VALUE takes any value
+	run "$KTRAJ" export r --format=-o
+	[ "$output" = "ktraj: export: unknown format '-o' (jsonl, atif, ndjson) (see \`ktraj export --help\`)" ]
+}

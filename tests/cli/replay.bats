@@ -3,6 +3,8 @@
 # (tests/data/replay/make_fixture.py): the recording says 2.50 ms; one
 # program prints 2.50 (reproduces), the other 1.00 (faster).
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
 	FIX="$BATS_TEST_DIRNAME/../data/replay"
@@ -144,4 +146,64 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 	"$KTRAJ" export "$R" --step "$S" --bundle "$BATS_TEST_TMPDIR/s.tar.zst"
 	tar --zstd -xOf "$BATS_TEST_TMPDIR/s.tar.zst" ktraj-bundle/manifest.json |
 		python3 -c 'import json,sys; m=json.load(sys.stdin); sys.exit(0 if "bench.h" in m["missing"] and any(f["path"]=="softmax.cu" for f in m["files"]) else 1)'
+}
+
+# A session whose build step also puts its own program in place of the
+# bundle's result writer (.result, compiled in the bundle before the step's
+# commands run, in the bundle dir they may write): result.json then says
+# "exit_code":"0", a string.  Such a result is refused with one line, and
+# no replay event is stored (its export would be refused by append).
+evil_session() {
+	python3 - "$FIX/cc_bench_session.jsonl" "$1" <<-'EOF'
+	import json, sys
+	fake = '#!/bin/sh\necho \'{"ktraj_replay":1,"exit_code":"0","duration_ms":1}\'\n'
+	out = []
+	for l in open(sys.argv[1]):
+	    o = json.loads(l)
+	    o["sessionId"] = "replay-fixture-wrong-type"
+	    for c in (o.get("message") or {}).get("content") or []:
+	        if isinstance(c, dict) and c.get("type") == "tool_use":
+	            i = c["input"]
+	            if i.get("command") == "cc -O2 -o bench bench.c":
+	                i["command"] = "cc -O2 -o bench bench.c && cp fake ../.result"
+	            if i.get("file_path", "").endswith("bench.c"):
+	                w = json.loads(json.dumps(o))
+	    out.append(o)
+	# the agent writes "fake" too, before the build
+	w["uuid"] = "u0002b"
+	w["message"]["content"][0]["id"] = "toolu_1b"
+	w["message"]["content"][0]["input"] = {"file_path": "/home/alice/proj/fake", "content": fake}
+	r = json.loads(json.dumps(out[2]))
+	r["uuid"] = "u0003b"
+	r["message"]["content"][0]["tool_use_id"] = "toolu_1b"
+	r["message"]["content"][0]["content"] = "File created successfully at: /home/alice/proj/fake"
+	r["toolUseResult"] = {"type": "create", "filePath": "/home/alice/proj/fake", "content": fake}
+	out[3:3] = [w, r]
+	open(sys.argv[2], "w").write("".join(json.dumps(o) + "\n" for o in out))
+	EOF
+}
+
+@test "a replay result of the wrong type (result.json written by the step's own program) is refused with one line, nothing stored" {
+	evil_session "$BATS_TEST_TMPDIR/wrong.jsonl"
+	R=$(run_of "$BATS_TEST_TMPDIR/wrong.jsonl")
+	C=$(seq_of "$R" compile)
+	n=$("$KTRAJ" log "$R" --json | wc -l)
+	run --separate-stderr "$KTRAJ" replay "$R" "$C" --json
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$stderr" = "ktraj: replay: step $C: the replay's result does not fit a replay event (replay.results.exit_code: expected an integer, got string \"0\"): nothing recorded" ]
+	[ "$("$KTRAJ" log "$R" --json | wc -l)" -eq "$n" ]
+	[ -z "$("$KTRAJ" log "$R" --kind replay --json)" ]
+	# --all-bench: the bench step's row says so, exit 1, nothing stored
+	run --separate-stderr "$KTRAJ" replay "$R" --all-bench --json
+	[ "$status" -eq 1 ]
+	echo "$output" | python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); sys.exit(0 if r["verdict"]=="failed" and "nothing recorded" in r["reason"] else 1)'
+	[ -z "$("$KTRAJ" log "$R" --kind replay --json)" ]
+	"$KTRAJ" verify
+	# the session without the swap replays and records as before
+	R2=$(run_of "$FIX/cc_bench_session.jsonl")
+	run "$KTRAJ" replay "$R2" "$(seq_of "$R2" compile)"
+	[ "$status" -eq 0 ]
+	[ "$("$KTRAJ" log "$R2" --kind replay --json | wc -l)" -eq 1 ]
 }

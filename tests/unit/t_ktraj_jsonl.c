@@ -70,8 +70,8 @@ static void t_defaults(void **st)
 static void t_refused(void **st)
 {
 	static const struct { const char *line, *why; } bad[] = {
-		{ "", "not valid JSON" },
-		{ "{\"kind\":\"note\"", "not valid JSON" },
+		{ "", "invalid JSON (RFC 8259): " },
+		{ "{\"kind\":\"note\"", "invalid JSON (RFC 8259): " },
 		{ "[1,2]", "not a JSON object" },
 		{ "{\"payload\":{}}", "missing \"kind\"" },
 		{ "{\"kind\":\"gossip\",\"payload\":{}}", "unknown kind" },
@@ -106,6 +106,35 @@ static void t_refused(void **st)
 		if (!strstr(err, bad[i].why))
 			fail_msg("%s: error '%s' lacks '%s'", bad[i].line, err,
 				 bad[i].why);
+	}
+}
+
+/* A line cJSON does not parse is refused in the words every importer
+ * uses (import/jsonstrict.h kt_imp_json_bad): what the RFC 8259 check finds
+ * first, and where - not "not valid JSON". */
+static void t_not_json_words(void **st)
+{
+	static const struct { const char *line, *err; } bad[] = {
+		{ "", "invalid JSON (RFC 8259): unexpected end of the text at byte 0" },
+		{ "{\"kind\":\"note\"", "invalid JSON (RFC 8259): unexpected end of the text at byte 14" },
+		{ "{\"kind\":}", "invalid JSON (RFC 8259): unexpected character at byte 8" },
+		{ "{\"seq\":1,,}", "invalid JSON (RFC 8259): object key is not a string at byte 9" },
+		{ "xx", "invalid JSON (RFC 8259): unexpected character at byte 0" },
+	};
+	kt_jsonl_rec r;
+	char err[200], qerr[200];
+	size_t i;
+
+	(void)st;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *l = bad[i].line;
+
+		assert_int_equal(kt_jsonl_parse(l, strlen(l), &r, err,
+						sizeof(err)), KT_EPARSE);
+		assert_string_equal(err, bad[i].err);
+		assert_int_equal(kt_jsonl_parse_ref(l, strlen(l), &r, qerr,
+						    sizeof(qerr)), KT_EPARSE);
+		assert_string_equal(qerr, bad[i].err);
 	}
 }
 
@@ -406,6 +435,7 @@ int main(void)
 		cmocka_unit_test(t_exact_integers),
 		cmocka_unit_test(t_defaults),
 		cmocka_unit_test(t_refused),
+		cmocka_unit_test(t_not_json_words),
 		cmocka_unit_test(t_blob),
 		cmocka_unit_test(t_blob_fast_agrees),
 		cmocka_unit_test(t_duplicate_keys),
