@@ -54,7 +54,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 
-.PHONY: all check unit cli-test asan fuzz fuzz-replay bench deps install clean harness lint
+.PHONY: all check unit cli-test asan fuzz fuzz-replay bench deps install clean harness lint FORCE
 all: $(B)/ktraj $(B)/libktraj.a harness
 
 $(B)/%.o: %.c
@@ -65,7 +65,12 @@ $(B)/libktraj.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/ktraj: $(CLI_OBJ) $(B)/libktraj.a
+# the allocator the binary was linked with: a different MALLOC relinks it
+$(B)/malloc.flag: FORCE
+	@mkdir -p $(B); echo '$(MALLOC)' | cmp -s - $@ || echo '$(MALLOC)' >$@
+FORCE:
+
+$(B)/ktraj: $(CLI_OBJ) $(B)/libktraj.a $(B)/malloc.flag
 	@[ -z "$(MALLOC)" ] || pkg-config --exists $(MALLOC) || { echo "ktraj: the allocator '$(MALLOC)' is not installed: make deps, or build with MALLOC= for the C library's malloc" >&2; exit 1; }
 	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(B)/libktraj.a $(MALLOC_LIBS) $(LIBS_ALL)
 
