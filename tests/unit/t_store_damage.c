@@ -57,14 +57,10 @@ static int teardown(void **state)
 static void mainlist(const char *path, const char *drop, const char *add,
 		     const char *del)
 {
-	MDB_env *env;
+	MDB_env *env = tu_env_open(path);
 	MDB_txn *txn;
 	MDB_dbi dbi;
 
-	assert_int_equal(mdb_env_create(&env), 0);
-	mdb_env_set_maxdbs(env, 16);
-	mdb_env_set_mapsize(env, 1ull << 30);
-	assert_int_equal(mdb_env_open(env, path, MDB_NOSUBDIR, 0644), 0);
 	assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
 	if (drop) {
 		assert_int_equal(mdb_dbi_open(txn, drop, 0, &dbi), 0);

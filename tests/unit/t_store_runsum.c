@@ -6,7 +6,7 @@
  * is not taken over.  FORMAT.md §5, §6.10.
  */
 #include "testutil.h"
-#include <lmdb.h>
+#include "tu_lmdb.h"
 #include "../../store/store.h"
 
 #define MARK_META "RUNMETA-4f1c9e"
@@ -183,43 +183,26 @@ static void test_flip_record_in_file(void **state)
 	free(d);
 }
 
-/* Raw LMDB access to one named database of the store. */
-enum { RAW_PUT, RAW_DEL, RAW_DROP, RAW_FLIP };
+/* Raw LMDB access to one named database of the store (a flipped byte:
+ * tu_flip_value). */
+enum { RAW_PUT, RAW_DEL, RAW_DROP };
 
 static void raw(const char *path, const char *db, const void *key, size_t kl,
-		const void *val, size_t vl, int op, size_t off)
+		const void *val, size_t vl, int op)
 {
-	MDB_env *env;
+	MDB_env *env = tu_env_open(path);
 	MDB_txn *txn;
 	MDB_dbi dbi;
 	MDB_val k = { kl, (void *)key }, v = { vl, (void *)val };
 
-	assert_int_equal(mdb_env_create(&env), 0);
-	mdb_env_set_maxdbs(env, 16);
-	mdb_env_set_mapsize(env, 1ull << 30);
-	assert_int_equal(mdb_env_open(env, path, MDB_NOSUBDIR, 0644), 0);
 	assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
 	assert_int_equal(mdb_dbi_open(txn, db, 0, &dbi), 0);
-	if (op == RAW_PUT) {
+	if (op == RAW_PUT)
 		assert_int_equal(mdb_put(txn, dbi, &k, &v, 0), 0);
-	} else if (op == RAW_DEL) {
+	else if (op == RAW_DEL)
 		assert_int_equal(mdb_del(txn, dbi, &k, NULL), 0);
-	} else if (op == RAW_DROP) {
+	else
 		assert_int_equal(mdb_drop(txn, dbi, 1), 0);
-	} else {
-		MDB_val cur;
-		unsigned char *c;
-
-		assert_int_equal(mdb_get(txn, dbi, &k, &cur), 0);
-		assert_true(off < cur.mv_size);
-		c = malloc(cur.mv_size);
-		memcpy(c, cur.mv_data, cur.mv_size);
-		c[off] ^= 0x10;
-		v.mv_size = cur.mv_size;
-		v.mv_data = c;
-		assert_int_equal(mdb_put(txn, dbi, &k, &v, 0), 0);
-		free(c);
-	}
 	assert_int_equal(mdb_txn_commit(txn), 0);
 	mdb_env_close(env);
 }
@@ -231,11 +214,11 @@ static void test_created_and_sum(void **state)
 
 	assert_int_equal(kt_unhex(f->run, bin, 16), 0);
 	/* created (offset 7: the low byte of the ns) */
-	raw(f->path, "runs", bin, 16, NULL, 0, RAW_FLIP, 7);
+	tu_flip_value(f->path, "runs", bin, 16, 7, 0x10);
 	expect_runrec_bad(f->path, f->run, f->other);
-	raw(f->path, "runs", bin, 16, NULL, 0, RAW_FLIP, 7);
+	tu_flip_value(f->path, "runs", bin, 16, 7, 0x10);
 	/* the stored checksum itself */
-	raw(f->path, "run_sums", bin, 16, NULL, 0, RAW_FLIP, 31);
+	tu_flip_value(f->path, "run_sums", bin, 16, 31, 0x10);
 	expect_runrec_bad(f->path, f->run, f->other);
 }
 
@@ -267,7 +250,7 @@ static void test_old_store(void **state)
 	unsigned char bin[16];
 
 	/* a store as a ktraj before run checksums left it */
-	raw(f->path, "run_sums", NULL, 0, NULL, 0, RAW_DROP, 0);
+	raw(f->path, "run_sums", NULL, 0, NULL, 0, RAW_DROP);
 	assert_int_equal(kt_store_open(f->path, KT_OPEN_RDONLY, &s), 0);
 	assert_int_equal(kt_run_get(s, f->run, &ri), 0);
 	assert_int_equal(ri.checksum, 0);
@@ -288,7 +271,7 @@ static void test_old_store(void **state)
 	kt_store_close(s);
 	/* a run an older ktraj created in a store that has run_sums */
 	assert_int_equal(kt_unhex(third, bin, 16), 0);
-	raw(f->path, "run_sums", bin, 16, NULL, 0, RAW_DEL, 0);
+	raw(f->path, "run_sums", bin, 16, NULL, 0, RAW_DEL);
 	expect_verify(f->path, 0, NULL, 0, NULL);
 	/* a checksum of a run that does not exist */
 	{
@@ -297,8 +280,7 @@ static void test_old_store(void **state)
 
 		kt_run_id_from_identity("test:ghost", gh);
 		assert_int_equal(kt_unhex(gh, ghost, 16), 0);
-		raw(f->path, "run_sums", ghost, 16, sum, sizeof(sum), RAW_PUT,
-		    0);
+		raw(f->path, "run_sums", ghost, 16, sum, sizeof(sum), RAW_PUT);
 		expect_verify(f->path, KT_ECORRUPT, gh, 0,
 			      "run_sums entry names a run that does not exist");
 	}
@@ -314,16 +296,16 @@ static void test_names_index(void **state)
 	key[nl] = 0;
 	assert_int_equal(kt_unhex(f->run, key + nl + 1, 16), 0);
 	/* an entry lost: the run cannot be found by its name */
-	raw(f->path, "run_names", key, nl + 17, "", 0, RAW_DEL, 0);
+	raw(f->path, "run_names", key, nl + 17, "", 0, RAW_DEL);
 	expect_verify(f->path, KT_ECORRUPT, f->run, 0, "run_names");
 	/* a flipped entry: names the run, not by its name */
 	key[0] ^= 0x01;
-	raw(f->path, "run_names", key, nl + 17, "", 0, RAW_PUT, 0);
+	raw(f->path, "run_names", key, nl + 17, "", 0, RAW_PUT);
 	expect_verify(f->path, KT_ECORRUPT, f->run, 0,
 		      "run_names entry differs from the run's name");
-	raw(f->path, "run_names", key, nl + 17, "", 0, RAW_DEL, 0);
+	raw(f->path, "run_names", key, nl + 17, "", 0, RAW_DEL);
 	key[0] ^= 0x01;
-	raw(f->path, "run_names", key, nl + 17, "", 0, RAW_PUT, 0);
+	raw(f->path, "run_names", key, nl + 17, "", 0, RAW_PUT);
 	expect_verify(f->path, 0, NULL, 0, NULL);
 }
 
@@ -359,30 +341,30 @@ static void test_paths_index(void **state)
 	kt_store_close(s);
 	/* a flipped content hash of k.cu at seq 2 */
 	kl = pathkey(f->run, "/w/k.cu", 2, k);
-	raw(f->path, "paths", k, kl, NULL, 0, RAW_FLIP, 5);
+	tu_flip_value(f->path, "paths", k, kl, 5, 0x10);
 	expect_verify(f->path, KT_ECORRUPT, f->run, 2, "/w/k.cu");
-	raw(f->path, "paths", k, kl, NULL, 0, RAW_FLIP, 5);
+	tu_flip_value(f->path, "paths", k, kl, 5, 0x10);
 	expect_verify(f->path, 0, NULL, 0, NULL);
 	/* an entry lost */
 	kl = pathkey(f->run, "/w/k2.cu", 4, k);
-	raw(f->path, "paths", k, kl, NULL, 0, RAW_DEL, 0);
+	raw(f->path, "paths", k, kl, NULL, 0, RAW_DEL);
 	expect_verify(f->path, KT_ECORRUPT, f->run, 4, "/w/k2.cu");
 	/* a deletion where the event gave content */
 	{
 		unsigned char v[1 + KT_HASH_LEN] = { 1 };
 
-		raw(f->path, "paths", k, kl, v, 1, RAW_PUT, 0);
+		raw(f->path, "paths", k, kl, v, 1, RAW_PUT);
 		expect_verify(f->path, KT_ECORRUPT, f->run, 4, "/w/k2.cu");
 		v[0] = 0;
 		assert_int_equal(kt_unhex(f->b_hex, v + 1, KT_HASH_LEN), 0);
-		raw(f->path, "paths", k, kl, v, sizeof(v), RAW_PUT, 0);
+		raw(f->path, "paths", k, kl, v, sizeof(v), RAW_PUT);
 		expect_verify(f->path, 0, NULL, 0, NULL);
 		/* an entry no event made (its seq flipped) */
 		kl = pathkey(f->run, "/w/k2.cu", 4 ^ 0x40, k);
-		raw(f->path, "paths", k, kl, v, sizeof(v), RAW_PUT, 0);
+		raw(f->path, "paths", k, kl, v, sizeof(v), RAW_PUT);
 		expect_verify(f->path, KT_ECORRUPT, f->run, 4 ^ 0x40,
 			      "/w/k2.cu");
-		raw(f->path, "paths", k, kl, NULL, 0, RAW_DEL, 0);
+		raw(f->path, "paths", k, kl, NULL, 0, RAW_DEL);
 	}
 	/* paths of a run that does not exist */
 	{
@@ -391,7 +373,7 @@ static void test_paths_index(void **state)
 
 		kt_run_id_from_identity("test:ghost2", gh);
 		kl = pathkey(gh, "/w/a", 1, k);
-		raw(f->path, "paths", k, kl, v, 1, RAW_PUT, 0);
+		raw(f->path, "paths", k, kl, v, 1, RAW_PUT);
 		expect_verify(f->path, KT_ECORRUPT, gh, 0,
 			      "paths entry names a run that does not exist");
 	}
