@@ -971,18 +971,11 @@ static int process_archive(kt_imp *imp, const char *display, const char *fspath,
 			 imp->opts->strict ? "" :
 			 ": the members before the cut were read");
 		rc = KT_EPARSE;
-		if (imp->opts->strict) {
-			/* nothing of a source with a problem is kept */
-			imp->problems++;
-			imp->failed = 1;
-			archive_read_free(a);
-			root_free(r);
-			return KT_EPARSE;
-		}
-	} else if (rc == KT_EPARSE && imp->opts->strict) {
-		/* a tar or member cut short or damaged (archive_collect
-		 * said where): under --strict nothing of the archive is kept
-		 * either, as for a cut zip */
+	}
+	if (rc == KT_EPARSE && imp->opts->strict) {
+		/* a cut zip, or a tar or member cut short or damaged
+		 * (archive_collect said where): under --strict nothing of the
+		 * archive is kept */
 		imp->problems++;
 		imp->failed = 1;
 		archive_read_free(a);
@@ -1489,9 +1482,9 @@ static int provc_for(kt_imp *imp, const kt_file *f)
 
 	if (imp->provc.pre && !strcmp(imp->provc.sha, f->sha_hex) &&
 	    !strcmp(imp->provc.path, f->path) &&
-	    !strcmp(imp->provc.member ? imp->provc.member : "",
-		    f->member ? f->member : "") &&
-	    !imp->provc.member == !f->member)
+	    (imp->provc.member && f->member ?
+	     !strcmp(imp->provc.member, f->member) :
+	     imp->provc.member == f->member))
 		return 0;
 	provc_free(imp);
 	snprintf(imp->provc.sha, sizeof(imp->provc.sha), "%s", f->sha_hex);
