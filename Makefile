@@ -42,8 +42,10 @@ MALLOC_LINK = -Wl,--push-state,--no-as-needed \
 	$(shell pkg-config --libs $(MALLOC) 2>/dev/null) -Wl,--pop-state
 MALLOC_LIBS = $(if $(MALLOC),$(MALLOC_LINK))
 
-# library modules: store <- import, analyze <- cli
-LIB_SRC  := $(sort $(wildcard store/*.c import/*.c analyze/*.c))
+# library modules, lowest first: base <- store <- import, analyze <-
+# export, replay <- cli.  A folder that does not exist yet adds nothing.
+LIB_DIRS := base store import analyze export replay
+LIB_SRC  := $(sort $(wildcard $(LIB_DIRS:%=%/*.c)))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/t_*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
@@ -54,8 +56,12 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 
-.PHONY: all check unit cli-test asan fuzz fuzz-replay bench deps install clean harness lint FORCE
+.PHONY: print-lib-src all check unit cli-test asan fuzz fuzz-replay bench deps install clean harness lint FORCE
 all: $(B)/ktraj $(B)/libktraj.a harness
+
+# the library's sources, one per line (.ci/run compiles them once for fuzzing)
+print-lib-src:
+	@printf '%s\n' $(LIB_SRC)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
