@@ -235,6 +235,13 @@ int cli_open(struct cli *c, unsigned flags, kt_store **s)
 		}
 	}
 	rc = kt_store_open(c->store_path, flags, s);
+	/* a store behind a folder we may not enter is there, not missing */
+	if (rc == KT_ENOTFOUND && stat(c->store_path, &st) != 0 &&
+	    errno == EACCES) {
+		cli_err(c, "cannot open the store %s: %s", c->store_path,
+			strerror(EACCES));
+		return KT_EXIT_FAIL;
+	}
 	if (rc == KT_ENOTFOUND) {
 		cli_err(c, "no store at %s (run `ktraj init` or `ktraj import`, or set --store / KTRAJ_STORE)",
 			c->store_path);
