@@ -123,7 +123,8 @@ bench: $(B)/ktraj
 	tests/bench/run.sh $(abspath $(B)/ktraj)
 
 lint:
-	@! grep -nE '#include +"\.\./(cli|import|analyze)/' store/*.c store/*.h || { echo "store/ must not depend on other modules"; exit 1; }
+	@! grep -nE '#include +"' base/*.c base/*.h | grep -v '"kt_base\.h"' || { echo "base/ must not depend on other modules"; exit 1; }
+	@! grep -nE '#include +"\.\./' store/*.c store/*.h | grep -v '"\.\./base/' || { echo "store/ must depend on base/ only"; exit 1; }
 	@! grep -nE '#include +"\.\./cli/' import/*.c analyze/*.c 2>/dev/null || { echo "import/ and analyze/ must not depend on cli/"; exit 1; }
 
 deps:
