@@ -916,6 +916,19 @@ void kt_store_abort(kt_store *s)
 	}
 }
 
+int kt_run_begin(kt_store *s, const char *run,
+		 unsigned char bin[KT_RUN_BIN], MDB_txn **txn)
+{
+	int rc;
+
+	if (run && (rc = kt_run_bin(s, run, bin)) != 0)
+		return rc;
+	/* a read must see the appends still held in memory */
+	if ((rc = kt_ev_flush(s)) != 0)
+		return rc;
+	return kt_rd_begin(s, txn);
+}
+
 int kt_rd_begin(kt_store *s, MDB_txn **txn)
 {
 	int rc, tries = 0;
@@ -1153,13 +1166,9 @@ int kt_run_get(kt_store *s, const char *id, kt_run_info *info)
 
 	if (!s || !info)
 		return KT_EINVAL;
-	rc = kt_run_bin(s, id, bin);
-	if (rc)
-		return rc;
-	if ((rc = kt_ev_flush(s)) != 0)
-		return rc;
-	rc = kt_rd_begin(s, &txn);
-	if (rc)
+	if (!id) /* one run: NULL is a bad run id, not the whole store */
+		return kt_run_bin(s, id, bin);
+	if ((rc = kt_run_begin(s, id, bin, &txn)) != 0)
 		return rc;
 	rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &k, &v);
 	if (rc == MDB_NOTFOUND)

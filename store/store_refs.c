@@ -345,3 +345,57 @@ out:
 	free(l.id);
 	return rc;
 }
+
+/* ---- the blob references of raw payload text (verify, stats) ---------- */
+
+static int hash_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, KT_HASH_LEN);
+}
+
+/* Collect "<64 hex>" JSON strings of a text: the blobs it references. */
+int kt_collect_refs(const char *p, size_t n, struct kt_buf *refs)
+{
+	for (size_t i = 0; i + 66 <= n; i++) {
+		unsigned char h[KT_HASH_LEN];
+		char tmp[KT_HASH_HEX + 1];
+
+		if (p[i] != '"' || p[i + 65] != '"')
+			continue;
+		memcpy(tmp, p + i + 1, KT_HASH_HEX);
+		tmp[KT_HASH_HEX] = 0;
+		if (kt_unhex(tmp, h, KT_HASH_LEN))
+			continue;
+		if (kt_buf_reserve(refs, refs->len + KT_HASH_LEN))
+			return KT_ENOMEM;
+		memcpy(refs->p + refs->len, h, KT_HASH_LEN);
+		refs->len += KT_HASH_LEN;
+		i += 65;
+	}
+	return 0;
+}
+
+/* Sort and deduplicate refs; returns the count. */
+size_t kt_refs_uniq(struct kt_buf *refs)
+{
+	size_t n = refs->len / KT_HASH_LEN, u = 0;
+
+	if (n)
+		qsort(refs->p, n, KT_HASH_LEN, hash_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (!u || memcmp(refs->p + (u - 1) * KT_HASH_LEN,
+				 refs->p + i * KT_HASH_LEN, KT_HASH_LEN))
+			memmove(refs->p + u++ * KT_HASH_LEN,
+				refs->p + i * KT_HASH_LEN, KT_HASH_LEN);
+	refs->len = u * KT_HASH_LEN;
+	return u;
+}
+
+int kt_refs_cb(const kt_event *ev, void *arg)
+{
+	struct kt_buf *refs = arg;
+
+	if (!refs || !ev->payload)
+		return 0;
+	return kt_collect_refs(ev->payload, ev->payload_len, refs);
+}
