@@ -672,6 +672,14 @@ size_t kt_refs_uniq(struct kt_buf *refs);
  * arg (a struct kt_buf *; NULL collects nothing). */
 int kt_refs_cb(const kt_event *ev, void *arg);
 
+/* The ids of one run (NULL: of every run, in key order) into l (free
+ * l->id); kt_run_get's and kt_run_foreach's errors. */
+struct kt_runlist {
+	char (*id)[KT_RUN_ID_HEX + 1];
+	size_t n, cap;
+};
+int kt_run_list(kt_store *s, const char *run, struct kt_runlist *l);
+
 /* ---- store_pages.c ---- */
 /* Where the bytes of an LMDB data file come from: fd (pread), or mem when
  * fd is -1 (the fuzz target); size bytes in all. */

@@ -1,6 +1,8 @@
 /*
  * store_refs.c - the blob references of event payloads (FORMAT.md §3 "Blob
- * references") and the check that each names a stored blob.
+ * references"): which fields hold them, the check that each names a stored
+ * blob (kt_store_verify_blobrefs, in store_verify.c, walks every event with
+ * it), and which event names a given blob.
  *
  * An edit whose "after" names content that was never stored reads back as
  * a file that does not exist (`ktraj cat`), so writers refuse such events
@@ -149,60 +151,11 @@ int kt_blobref_check(kt_store *s, int kind, cJSON *payload, kt_blobref *bad)
 	return c.err;
 }
 
-/* ---- verify ----------------------------------------------------------- */
-
-struct vrun {
-	kt_store *s;
-	uint64_t bad_seq;
-	char what[200];
-};
-
-static int verify_ev(const kt_event *ev, void *arg)
-{
-	struct vrun *v = arg;
-	kt_blobref bad;
-	cJSON *p;
-	int rc;
-
-	/* parse only payloads that can hold a reference */
-	if (!ev->payload || (ev->kind != KT_KIND_EDIT &&
-			     !memmem(ev->payload, ev->payload_len, "_blob\"", 6) &&
-			     !memmem(ev->payload, ev->payload_len, "\"blob\"", 6)))
-		return 0;
-	p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
-	if (!p) {
-		v->bad_seq = ev->seq;
-		snprintf(v->what, sizeof(v->what), "payload is not JSON");
-		return KT_ECORRUPT;
-	}
-	rc = kt_blobref_check(v->s, ev->kind, p, &bad);
-	if (rc == KT_ENOTFOUND || rc == KT_EINVAL) {
-		const char *k = kt_kind_name(ev->kind);
-
-		v->bad_seq = ev->seq;
-		if (rc == KT_ENOTFOUND)
-			snprintf(v->what, sizeof(v->what),
-				 "%s \"%s\" names blob %s, which is not stored",
-				 k ? k : "event", bad.field,
-				 bad.item->valuestring);
-		else
-			snprintf(v->what, sizeof(v->what),
-				 "%s \"%s\" is not a blob hash (64 hex chars or null)",
-				 k ? k : "event", bad.field);
-		rc = KT_ECORRUPT;
-	}
-	cJSON_Delete(p);
-	return rc;
-}
-
-struct runlist {
-	char (*id)[KT_RUN_ID_HEX + 1];
-	size_t n, cap;
-};
+/* ---- the runs a check walks --------------------------------------------- */
 
 static int list_run(const kt_run_info *ri, void *arg)
 {
-	struct runlist *l = arg;
+	struct kt_runlist *l = arg;
 
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 64;
@@ -217,48 +170,15 @@ static int list_run(const kt_run_info *ri, void *arg)
 	return 0;
 }
 
-int kt_store_verify_blobrefs(kt_store *s, const char *run,
-			     const char **bad_run, uint64_t *bad_seq)
+int kt_run_list(kt_store *s, const char *run, struct kt_runlist *l)
 {
-	struct runlist l = { 0 };
-	struct vrun v;
-	int rc = 0;
-
-	if (!s)
-		return KT_EINVAL;
-	if (bad_run)
-		*bad_run = NULL;
-	if (bad_seq)
-		*bad_seq = 0;
 	if (run) {
 		kt_run_info ri;
+		int rc = kt_run_get(s, run, &ri);
 
-		rc = kt_run_get(s, run, &ri);
-		if (!rc)
-			rc = list_run(&ri, &l);
-	} else {
-		rc = kt_run_foreach(s, list_run, &l);
+		return rc ? rc : list_run(&ri, l);
 	}
-	if (rc)
-		goto out;
-	for (size_t i = 0; i < l.n && !rc; i++) {
-		memset(&v, 0, sizeof(v));
-		v.s = s;
-		rc = kt_event_scan(s, l.id[i], 0, 0, 0, KT_READ_BODY,
-				   verify_ev, &v);
-		if (rc == KT_ECORRUPT && v.bad_seq) {
-			snprintf(s->bad_run, sizeof(s->bad_run), "%s",
-				 l.id[i]);
-			if (bad_run)
-				*bad_run = s->bad_run;
-			if (bad_seq)
-				*bad_seq = v.bad_seq;
-			rc = kt_err(s, KT_ECORRUPT, "%s", v.what);
-		}
-	}
-out:
-	free(l.id);
-	return rc;
+	return kt_run_foreach(s, list_run, l);
 }
 
 /* ---- which event names a blob (verify's message) ---------------------- */
@@ -309,22 +229,14 @@ int kt_blobref_find(kt_store *s, const char *run,
 		    char out[KT_RUN_ID_HEX + 1], uint64_t *seq, char *what,
 		    size_t wl)
 {
-	struct runlist l = { 0 };
+	struct kt_runlist l = { 0 };
 	struct vfind v;
 	int rc;
 
 	memset(&v, 0, sizeof(v));
 	v.hash = hash;
 	kt_hex(hash, KT_HASH_LEN, v.hex);
-	if (run) {
-		kt_run_info ri;
-
-		rc = kt_run_get(s, run, &ri);
-		if (!rc)
-			rc = list_run(&ri, &l);
-	} else {
-		rc = kt_run_foreach(s, list_run, &l);
-	}
+	rc = kt_run_list(s, run, &l);
 	for (size_t i = 0; rc == 0 && i < l.n; i++) {
 		rc = kt_event_scan(s, l.id[i], 0, 0, 0, KT_READ_BODY, find_ev,
 				   &v);

@@ -14,13 +14,14 @@
  * tool_result payloads) and compares; the run record is source data, so
  * it carries a checksum of its own.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/evp.h>
 #include <cjson/cJSON.h>
 #include "store_int.h"
 
-/* ---- verify ---------------------------------------------------------------- */
+/* ---- pages, blocks and the hash chain of a run; orphans ------------------ */
 
 /*
  * Check one run: pages 1..n present and full, every block of the run
@@ -305,6 +306,87 @@ out:
 		mdb_cursor_close(c);
 	kt_rd_end(s, txn);
 	free(refs.p);
+	return rc;
+}
+
+/* ---- blob references: each names a stored blob ---------------------- */
+
+struct vrun {
+	kt_store *s;
+	uint64_t bad_seq;
+	char what[200];
+};
+
+static int verify_ev(const kt_event *ev, void *arg)
+{
+	struct vrun *v = arg;
+	kt_blobref bad;
+	cJSON *p;
+	int rc;
+
+	/* parse only payloads that can hold a reference */
+	if (!ev->payload || (ev->kind != KT_KIND_EDIT &&
+			     !memmem(ev->payload, ev->payload_len, "_blob\"", 6) &&
+			     !memmem(ev->payload, ev->payload_len, "\"blob\"", 6)))
+		return 0;
+	p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+	if (!p) {
+		v->bad_seq = ev->seq;
+		snprintf(v->what, sizeof(v->what), "payload is not JSON");
+		return KT_ECORRUPT;
+	}
+	rc = kt_blobref_check(v->s, ev->kind, p, &bad);
+	if (rc == KT_ENOTFOUND || rc == KT_EINVAL) {
+		const char *k = kt_kind_name(ev->kind);
+
+		v->bad_seq = ev->seq;
+		if (rc == KT_ENOTFOUND)
+			snprintf(v->what, sizeof(v->what),
+				 "%s \"%s\" names blob %s, which is not stored",
+				 k ? k : "event", bad.field,
+				 bad.item->valuestring);
+		else
+			snprintf(v->what, sizeof(v->what),
+				 "%s \"%s\" is not a blob hash (64 hex chars or null)",
+				 k ? k : "event", bad.field);
+		rc = KT_ECORRUPT;
+	}
+	cJSON_Delete(p);
+	return rc;
+}
+
+int kt_store_verify_blobrefs(kt_store *s, const char *run,
+			     const char **bad_run, uint64_t *bad_seq)
+{
+	struct kt_runlist l = { 0 };
+	struct vrun v;
+	int rc = 0;
+
+	if (!s)
+		return KT_EINVAL;
+	if (bad_run)
+		*bad_run = NULL;
+	if (bad_seq)
+		*bad_seq = 0;
+	if ((rc = kt_run_list(s, run, &l)) != 0)
+		goto out;
+	for (size_t i = 0; i < l.n && !rc; i++) {
+		memset(&v, 0, sizeof(v));
+		v.s = s;
+		rc = kt_event_scan(s, l.id[i], 0, 0, 0, KT_READ_BODY,
+				   verify_ev, &v);
+		if (rc == KT_ECORRUPT && v.bad_seq) {
+			snprintf(s->bad_run, sizeof(s->bad_run), "%s",
+				 l.id[i]);
+			if (bad_run)
+				*bad_run = s->bad_run;
+			if (bad_seq)
+				*bad_seq = v.bad_seq;
+			rc = kt_err(s, KT_ECORRUPT, "%s", v.what);
+		}
+	}
+out:
+	free(l.id);
 	return rc;
 }
 
