@@ -979,4 +979,5 @@ const kt_importer kt_importer_atif = {
 		   "non-conforming variants)",
 	.detect = atif_detect,
 	.import = atif_import,
+	.flags = KT_IMPF_HARNESS_PROMPTS,
 };

@@ -1366,4 +1366,5 @@ const kt_importer kt_importer_inspect = {
 		   "sample and epoch",
 	.detect = detect,
 	.import = import,
+	.flags = KT_IMPF_HARNESS_PROMPTS,
 };

@@ -660,4 +660,5 @@ const kt_importer kt_importer_openhands = {
 	.summary = "OpenHands event stream (trajectory export, list of events)",
 	.detect = oh_detect,
 	.import = oh_import,
+	.flags = KT_IMPF_HARNESS_PROMPTS,
 };

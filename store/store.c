@@ -34,28 +34,6 @@
 #include <cjson/cJSON.h>
 #include "store_int.h"
 
-static const char *const kind_names[] = {
-	NULL, "message", "tool_call", "tool_result", "edit", "compile",
-	"bench", "profile", "question", "replay", "note",
-};
-
-const char *kt_kind_name(int kind)
-{
-	if (kind < 1 || kind > KT_KIND_MAX_)
-		return NULL;
-	return kind_names[kind];
-}
-
-int kt_kind_from_name(const char *name)
-{
-	if (!name)
-		return 0;
-	for (int k = 1; k <= KT_KIND_MAX_; k++)
-		if (strcmp(kind_names[k], name) == 0)
-			return k;
-	return 0;
-}
-
 void kt_run_id_from_identity(const char *identity, char out[KT_RUN_ID_HEX + 1])
 {
 	unsigned char h[KT_HASH_LEN];

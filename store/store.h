@@ -37,8 +37,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../base/kt_base.h" /* error codes, KT_HASH_LEN, KT_TS_UNKNOWN,
-				  kt_hex, kt_unhex, kt_sha256 */
+#include "../base/kt_base.h"
+#include "event_model.h"  /* kinds, blob references, payload schema */ /* error codes, KT_HASH_LEN,
+				  KT_TS_UNKNOWN, hex, SHA-256 */
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,26 +50,6 @@ extern "C" {
 #define KT_RUN_ID_HEX 32           /* run ids are 32 lowercase hex chars */
 #define KT_DEFAULT_STORE ".ktraj"  /* in the current directory */
 
-/* Event kinds.  The numeric values are stored on disk (FORMAT.md) and never
- * change; new kinds get new numbers. */
-enum kt_kind {
-	KT_KIND_MESSAGE = 1,
-	KT_KIND_TOOL_CALL = 2,
-	KT_KIND_TOOL_RESULT = 3,
-	KT_KIND_EDIT = 4,
-	KT_KIND_COMPILE = 5,
-	KT_KIND_BENCH = 6,
-	KT_KIND_PROFILE = 7,
-	KT_KIND_QUESTION = 8,
-	KT_KIND_REPLAY = 9,
-	KT_KIND_NOTE = 10,
-	KT_KIND_MAX_ = 10
-};
-
-/* "message", "tool_call", ...; NULL for an unknown value. */
-const char *kt_kind_name(int kind);
-/* The kind for a name, or 0 when the name is not a kind. */
-int kt_kind_from_name(const char *name);
 
 /* ---- store handle ------------------------------------------------------- */
 typedef struct kt_store kt_store;
@@ -410,32 +391,7 @@ int kt_path_foreach(kt_store *s, const char *run, uint64_t at_seq,
 int kt_store_verify(kt_store *s, const char *run, const char **bad_run,
 		    uint64_t *bad_seq);
 
-/* ---- blob references (store_refs.c) --------------------------------------
- * The fields of a payload that name a blob (FORMAT.md §3 "Blob references"):
- * an edit's "before" and "after"; every member whose name ends in "_blob",
- * of the payload and of its "extra" object; "blob" of each object of the
- * payload's "observed" and "images" arrays.  null names none.  Any other
- * 64-hex string of a payload is text.
- */
-struct cJSON;
-
-typedef struct kt_blobref {
-	char field[64];          /* "after", "output_blob", "extra.log_blob",
-				    "observed[2].blob" (cut at 63 bytes) */
-	struct cJSON *item;      /* the value (not null); the caller may
-				    change a string in place */
-	int ok;                  /* a 64-hex string: hash holds it */
-	unsigned char hash[KT_HASH_LEN];
-} kt_blobref;
-
-typedef int (*kt_blobref_fn)(kt_blobref *ref, void *arg);
-
-/* Call fn for each blob reference of a `kind` payload (an object; anything
- * else has none), in payload order; stop when fn returns non-zero and
- * return that value.  No store access. */
-int kt_blobref_foreach(int kind, struct cJSON *payload, kt_blobref_fn fn,
-		       void *arg);
-
+/* ---- blob references: the fields are event_model.h's; checked here ---- */
 /* Whether every blob reference of the payload names a stored blob (the
  * write transaction's own blobs count).  0 yes; KT_ENOTFOUND (one names
  * no stored blob) or KT_EINVAL (one is not a 64-hex string) with *bad
