@@ -42,8 +42,9 @@ MALLOC_LINK = -Wl,--push-state,--no-as-needed \
 	$(shell pkg-config --libs $(MALLOC) 2>/dev/null) -Wl,--pop-state
 MALLOC_LIBS = $(if $(MALLOC),$(MALLOC_LINK))
 
-# library modules, lowest first: base <- store <- import, analyze <-
-# export, replay <- cli.  A folder that does not exist yet adds nothing.
+# library modules, lowest first: base <- store <- import <- analyze <-
+# export, replay <- cli (analyze reads import's importer table only).  A
+# folder that does not exist yet adds nothing.
 LIB_DIRS := base store import analyze export replay
 LIB_SRC  := $(sort $(wildcard $(LIB_DIRS:%=%/*.c)))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
