@@ -147,7 +147,8 @@ int64_t kt_days_from_civil(int64_t y, unsigned m, unsigned d);
  * since the epoch: "YYYY-MM-DD" then optionally 'T', 't' or ' ' and
  * "hh:mm[:ss[.frac]]" (',' for '.' too; up to 9 fraction digits count), then
  * 'Z'/'z' or an offset "+hh", "+hhmm" or "+hh:mm" ('-' too); spaces
- * around the whole are allowed.
+ * before it and after a time are allowed (a space after a date alone
+ * reads as the separator of a time that is not there).
  * KT_TS_UNKNOWN for NULL, anything else, or a time outside int64 ns
  * (1677..2262).  With a non-NULL end the text may go on after the time
  * (*end points there) and the date must carry a time.
