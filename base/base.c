@@ -30,7 +30,7 @@ const char *kt_strerror(int err)
 	return "unknown error";
 }
 
-/* ---- strings -------------------------------------------------------------- */
+/* ---- strings ------------------------------------------------------------- */
 char *kt_xstrdup(const char *s)
 {
 	return s ? strdup(s) : NULL;
@@ -43,7 +43,7 @@ const char *kt_basename(const char *p)
 	return s ? s + 1 : (p ? p : "");
 }
 
-/* ---- hex ------------------------------------------------------------------ */
+/* ---- hex ----------------------------------------------------------------- */
 int kt_hexval(int c)
 {
 	if (c >= '0' && c <= '9')
@@ -83,7 +83,7 @@ int kt_unhex(const char *hex, unsigned char *bin, size_t n)
 	return hex[2 * n] ? KT_EINVAL : KT_OK;
 }
 
-/* ---- SHA-256 -------------------------------------------------------------- */
+/* ---- SHA-256 ------------------------------------------------------------- */
 static EVP_MD *sha256_md;
 
 static void sha256_fetch(void)
@@ -114,7 +114,7 @@ void kt_sha256_hex(const void *data, size_t len, char out[KT_HASH_HEX + 1])
 	kt_hex(h, KT_HASH_LEN, out);
 }
 
-/* ---- cJSON ---------------------------------------------------------------- */
+/* ---- cJSON --------------------------------------------------------------- */
 const char *kt_json_str(const struct cJSON *o, const char *key)
 {
 	const cJSON *v;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include "kt_base.h"
 
-/* ---- buffer --------------------------------------------------------------- */
+/* ---- buffer -------------------------------------------------------------- */
 int kt_buf_reserve(struct kt_buf *b, size_t n)
 {
 	size_t cap;
@@ -96,7 +96,7 @@ void kt_buf_free(struct kt_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-/* ---- string map ----------------------------------------------------------- */
+/* ---- string map ---------------------------------------------------------- */
 static uint64_t fnv(const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -122,8 +122,9 @@ static int grow(kt_strmap *m)
 	for (j = 0; j < m->cap; j++) {
 		if (!m->keys[j])
 			continue;
-		for (i = fnv(m->keys[j]) & (nc - 1); nk[i]; i = (i + 1) & (nc - 1))
-			;
+		i = fnv(m->keys[j]) & (nc - 1);
+		while (nk[i])
+			i = (i + 1) & (nc - 1);
 		nk[i] = m->keys[j];
 		nv[i] = m->vals[j];
 	}

@@ -9,7 +9,7 @@
 #endif
 #include "kt_base.h"
 
-/* ---- UTF-8 (RFC 3629 section 4) ------------------------------------------- */
+/* ---- UTF-8 (RFC 3629 section 4) ------------------------------------------ */
 size_t kt_utf8_seq(const unsigned char *s, size_t n)
 {
 	unsigned c;
@@ -99,7 +99,7 @@ int kt_utf8_put(struct kt_buf *b, unsigned long cp)
 	return kt_buf_add(b, t, k);
 }
 
-/* ---- time ----------------------------------------------------------------- */
+/* ---- time ---------------------------------------------------------------- */
 int64_t kt_days_from_civil(int64_t y, unsigned m, unsigned d)
 {
 	int64_t era;
@@ -265,8 +265,8 @@ int kt_base64_decode_ex(const char *s, size_t len, unsigned flags,
 	for (i = 0; i < len; i++) {
 		int v;
 
-		if ((flags & KT_B64_LENIENT) &&
-		    (s[i] == '=' || s[i] == '\n' || s[i] == '\r' || s[i] == ' '))
+		if ((flags & KT_B64_LENIENT) && s[i] &&
+		    strchr("=\n\r ", s[i]))
 			continue;
 		if ((v = b64val((unsigned char)s[i], flags)) < 0) {
 			free(buf);

@@ -17,7 +17,7 @@
 #include <zstd.h>
 #include "store_int.h"
 
-/* ---- open append state ---------------------------------------------------- */
+/* ---- open append state --------------------------------------------------- */
 
 static void oblk_reset(struct kt_oblk *b)
 {

@@ -13,7 +13,7 @@
 #include <zstd.h>
 #include "store_int.h"
 
-/* ---- reads ---------------------------------------------------------------- */
+/* ---- reads --------------------------------------------------------------- */
 
 /* n_events of a run in txn; KT_ENOTFOUND when there is no such run. */
 /* The run record of `run` into *v.  KT_ENOTFOUND when absent, with the

@@ -14,7 +14,7 @@
 #include <zstd.h>
 #include "store_int.h"
 
-/* ---- scans ---------------------------------------------------------------- */
+/* ---- scans --------------------------------------------------------------- */
 
 
 /*
@@ -203,7 +203,7 @@ static int sbuf_decode(struct kt_scan *sc, struct kt_sbuf *sb, int k,
 	return 0;
 }
 
-/* ---- decoding ahead -------------------------------------------------------- */
+/* ---- decoding ahead ------------------------------------------------------ */
 
 /* The block after nx[k].key in kind k's stream (nx[k].has = 0 at its end
  * or past the scan's last seq). */

@@ -10,7 +10,7 @@
 #include <zstd.h>
 #include "store_int.h"
 
-/* ---- statistics ------------------------------------------------------------ */
+/* ---- statistics ---------------------------------------------------------- */
 
 /* Pages and blocks of one run (or all, run NULL) into st. */
 static int stats_events(kt_store *s, MDB_txn *txn, const unsigned char *run,

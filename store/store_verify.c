@@ -442,7 +442,7 @@ int kt_runrec_check(kt_store *s, MDB_txn *txn,
 	return 0;
 }
 
-/* ---- paths index rebuilt from the events ---------------------------------- */
+/* ---- paths index rebuilt from the events --------------------------------- */
 
 struct pent {
 	const unsigned char *k, *v;
@@ -653,7 +653,7 @@ int kt_verify_run_records(kt_store *s, MDB_txn *txn,
 	return verify_paths(s, txn, run, bad_seq);
 }
 
-/* ---- whole store ------------------------------------------------------------ */
+/* ---- whole store --------------------------------------------------------- */
 
 /* Every key of db names (in its first 16 bytes, or its last 16 for
  * run_names) a run that exists; run_names keys also the run's name. */
