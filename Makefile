@@ -42,8 +42,9 @@ MALLOC_LINK = -Wl,--push-state,--no-as-needed \
 	$(shell pkg-config --libs $(MALLOC) 2>/dev/null) -Wl,--pop-state
 MALLOC_LIBS = $(if $(MALLOC),$(MALLOC_LINK))
 
-# library modules, lowest first: base <- store <- import, analyze <-
-# export, replay <- cli.  A folder that does not exist yet adds nothing.
+# library modules, lowest first: base <- store <- import <- analyze <-
+# export, replay <- cli (analyze reads import's importer table only).  A
+# folder that does not exist yet adds nothing.
 LIB_DIRS := base store import analyze export replay
 LIB_SRC  := $(sort $(wildcard $(LIB_DIRS:%=%/*.c)))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
@@ -123,7 +124,8 @@ bench: $(B)/ktraj
 	tests/bench/run.sh $(abspath $(B)/ktraj)
 
 lint:
-	@! grep -nE '#include +"\.\./(cli|import|analyze)/' store/*.c store/*.h || { echo "store/ must not depend on other modules"; exit 1; }
+	@! grep -nE '#include +"' base/*.c base/*.h | grep -v '"kt_base\.h"' || { echo "base/ must not depend on other modules"; exit 1; }
+	@! grep -nE '#include +"\.\./' store/*.c store/*.h | grep -v '"\.\./base/' || { echo "store/ must depend on base/ only"; exit 1; }
 	@! grep -nE '#include +"\.\./cli/' import/*.c analyze/*.c 2>/dev/null || { echo "import/ and analyze/ must not depend on cli/"; exit 1; }
 
 deps:

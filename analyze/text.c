@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 #include "analyze.h"
+#include "../import/import.h" /* which formats have harness prompts */
 
 static const char *layer_names[KT_AN_NLAYERS] = {
 	"unclassified", "algorithm", "operator boundary", "data movement",
@@ -1122,8 +1123,6 @@ int kt_an_claims(const char *text, size_t len,
 }
 
 /* ---- task prompts ------------------------------------------------------------ */
-static const char *const harness_formats[] = {
-	"inspect", "swe_agent", "mini_swe_agent", "atif", "openhands", NULL};
 
 int kt_an_task_prompt(const char *format, int before_agent, int input_source,
 		      const char *text, size_t len)
@@ -1131,15 +1130,17 @@ int kt_an_task_prompt(const char *format, int before_agent, int input_source,
 	static const char *const statement[] = {
 		"<issue>", "please solve this issue", "we're currently solving",
 		"we are currently solving", "your task is to", NULL};
+	const kt_importer *im;
 	size_t n, k = 0;
 	char *f;
 	int hit = 0;
 
 	if (input_source)
 		return 1;
-	for (int i = 0; before_agent && format && harness_formats[i]; i++)
-		if (!strcmp(format, harness_formats[i]))
-			return 1;
+	/* which formats: their importers say (KT_IMPF_HARNESS_PROMPTS) */
+	if (before_agent && (im = kt_importer_of_format(format)) &&
+	    (im->flags & KT_IMPF_HARNESS_PROMPTS))
+		return 1;
 	if (!text || !len)
 		return 0;
 	f = fold(text, len > 4096 ? 4096 : len, &n);

@@ -39,14 +39,10 @@
 #define KT_MAX_DEPTH 2
 #define KT_WALK_DEPTH 64
 
+/* NULL reads as "" here */
 static char *xstrdup(const char *s)
 {
-	size_t n = strlen(s ? s : "");
-	char *p = malloc(n + 1);
-
-	if (p)
-		memcpy(p, s ? s : "", n + 1);
-	return p;
+	return kt_xstrdup(s ? s : "");
 }
 
 static char *join(const char *a, const char *sep, const char *b)

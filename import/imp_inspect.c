@@ -483,35 +483,13 @@ static int exit_of(struct ctx *c, const char *call_id)
 
 /* ---- content ---------------------------------------------------------------- */
 
-struct buf {
-	char *s;
-	size_t n, cap;
-};
-
-static int buf_add(struct buf *b, const char *s, size_t n)
-{
-	if (b->n + n + 2 > b->cap) {
-		size_t cap = (b->n + n + 2) * 2;
-		char *ns = realloc(b->s, cap);
-
-		if (!ns)
-			return KT_ENOMEM;
-		b->s = ns;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-	b->s[b->n] = 0;
-	return 0;
-}
-
-static int buf_para(struct buf *b, const char *s)
+static int buf_para(struct kt_buf *b, const char *s)
 {
 	if (!s || !*s)
 		return 0;
-	if (b->n && buf_add(b, "\n", 1))
+	if (b->len && kt_buf_add(b, "\n", 1))
 		return KT_ENOMEM;
-	return buf_add(b, s, strlen(s));
+	return kt_buf_add(b, s, strlen(s));
 }
 
 /*
@@ -519,8 +497,9 @@ static int buf_para(struct buf *b, const char *s)
  * image, audio, video, data, ...) into visible text, reasoning text and a
  * list of media kept as blobs (extra.media).
  */
-static int split_content(struct ctx *c, const cJSON *content, struct buf *text,
-			 struct buf *think, cJSON *extra)
+static int split_content(struct ctx *c, const cJSON *content,
+			 struct kt_buf *text, struct kt_buf *think,
+			 cJSON *extra)
 {
 	const cJSON *p;
 	cJSON *media = NULL;
@@ -663,7 +642,7 @@ static int editor_edit(struct ctx *c, const char *fn, const cJSON *args,
 		const char *n = kt_impx_str(args, "new_str"), *cur, *at;
 		size_t len;
 		double line;
-		struct buf b = { 0 };
+		struct kt_buf b = { 0 };
 		int rc = 0;
 
 		if (!n || !kt_impx_num(args, "insert_line", &line) ||
@@ -676,13 +655,13 @@ static int editor_edit(struct ctx *c, const char *fn, const cJSON *args,
 								   at));
 			at = nl ? nl + 1 : cur + len;
 		}
-		if (buf_add(&b, cur, (size_t)(at - cur)) ||
-		    (at > cur && at[-1] != '\n' && buf_add(&b, "\n", 1)) ||
-		    buf_add(&b, n, strlen(n)) || buf_add(&b, "\n", 1) ||
-		    buf_add(&b, at, (size_t)(cur + len - at)))
+		if (kt_buf_add(&b, cur, (size_t)(at - cur)) ||
+		    (at > cur && at[-1] != '\n' && kt_buf_add(&b, "\n", 1)) ||
+		    kt_buf_add(&b, n, strlen(n)) || kt_buf_add(&b, "\n", 1) ||
+		    kt_buf_add(&b, at, (size_t)(cur + len - at)))
 			rc = KT_ENOMEM;
 		else
-			rc = kt_ws_write(c->imp, path, b.s, b.n, call, fn);
+			rc = kt_ws_write(c->imp, path, b.s, b.len, call, fn);
 		free(b.s);
 		return rc;
 	}
@@ -723,7 +702,7 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 	const char *role = kt_impx_str(m, "role");
 	const char *id = kt_impx_str(m, "id");
 	const char *src = kt_impx_str(m, "source");
-	struct buf text = { 0 }, think = { 0 };
+	struct kt_buf text = { 0 }, think = { 0 };
 	cJSON *p = NULL, *extra_tmp = cJSON_CreateObject();
 	const cJSON *tc, *tcall;
 	struct ent *e;
@@ -762,7 +741,7 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 		cJSON_AddStringToObject(p, "call_id", call_id ? call_id : "");
 		cJSON_AddBoolToObject(p, "ok", ok);
 		if ((rc = kt_impx_text(c->imp, p, "output", "output_blob",
-				       text.s, text.n)))
+				       text.s, text.len)))
 			goto out;
 		keep_unknown(p, m, msg_known);
 		if (!ok || fn) {
@@ -836,7 +815,7 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 	if (!p && !(p = cJSON_CreateObject()))
 		goto nomem;
 	/* reasoning first: it precedes the visible answer */
-	if (think.n) {
+	if (think.len) {
 		cJSON *q = cJSON_CreateObject();
 		cJSON *fl;
 
@@ -844,7 +823,7 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 			goto nomem;
 		cJSON_AddStringToObject(q, "role", role);
 		cJSON_AddBoolToObject(q, "human", 0);
-		kt_impx_text(c->imp, q, "text", NULL, think.s, think.n);
+		kt_impx_text(c->imp, q, "text", NULL, think.s, think.len);
 		fl = cJSON_AddArrayToObject(q, "flags");
 		cJSON_AddItemToArray(fl, cJSON_CreateString("thinking"));
 		if (id)
@@ -855,12 +834,12 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 	}
 	tc = cJSON_GetObjectItemCaseSensitive(m, "tool_calls");
 	/* an assistant turn that only calls tools has no message of its own */
-	if (text.n || !cJSON_GetArraySize(tc) || strcmp(role, "assistant")) {
+	if (text.len || !cJSON_GetArraySize(tc) || strcmp(role, "assistant")) {
 		cJSON *usage = cJSON_DetachItemFromObject(p, "usage");
 
 		cJSON_AddStringToObject(p, "role", role);
 		cJSON_AddBoolToObject(p, "human", human);
-		kt_impx_text(c->imp, p, "text", NULL, text.s, text.n);
+		kt_impx_text(c->imp, p, "text", NULL, text.s, text.len);
 		if (kt_impx_str(m, "model"))
 			cJSON_AddStringToObject(p, "model",
 						kt_impx_str(m, "model"));
@@ -1058,7 +1037,7 @@ static int end_note(struct ctx *c)
 							       "scores");
 	const cJSON *err = cJSON_GetObjectItemCaseSensitive(c->sample, "error");
 	const cJSON *s;
-	struct buf t = { 0 };
+	struct kt_buf t = { 0 };
 	cJSON *p;
 	int rc;
 
@@ -1366,4 +1345,5 @@ const kt_importer kt_importer_inspect = {
 		   "sample and epoch",
 	.detect = detect,
 	.import = import,
+	.flags = KT_IMPF_HARNESS_PROMPTS,
 };

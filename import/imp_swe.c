@@ -1227,4 +1227,6 @@ const kt_importer kt_importer_swe_agent = {
 		   "trajectories",
 	.detect = swe_detect,
 	.import = swe_import,
+	.flags = KT_IMPF_HARNESS_PROMPTS,
+	.aliases = (const char *const[]){ "mini_swe_agent", NULL },
 };

@@ -63,11 +63,24 @@ typedef struct kt_importer {
 	/* Parse f and emit its runs.  Returns 0, or a KT_E* code when nothing
 	 * sensible could be imported (a fatal problem; also warned). */
 	int (*import)(kt_imp *imp, const kt_file *f);
+	unsigned flags;     /* KT_IMPF_* */
+	/* other run formats this importer writes or once wrote (NULL-
+	 * terminated, may be NULL): runs of those formats are its runs */
+	const char *const *aliases;
 } kt_importer;
+
+/* The user messages of its runs before the agent's first reply are the
+ * eval harness's task prompt, never a person's words (analyze/text.c
+ * kt_an_task_prompt: never a question, never a blame candidate). */
+#define KT_IMPF_HARNESS_PROMPTS 0x1u
 
 /* NULL-terminated table of every importer (import/registry.c). */
 extern const kt_importer *const kt_importers[];
 const kt_importer *kt_importer_find(const char *name);
+/* The importer whose runs have run format `format` (its name or one of
+ * its aliases); NULL for none (a format no importer writes: "ktraj"
+ * imports keep the format of the run exported). */
+const kt_importer *kt_importer_of_format(const char *format);
 
 /* ---- what importers call --------------------------------------------------
  * Runs: identity is the source's own stable identity ("claude_code:<session

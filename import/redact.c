@@ -47,36 +47,15 @@ struct kt_redactor {
 	size_t nwords, capwords;
 };
 
-struct sb {
-	char *p;
-	size_t n, cap;
-	int oom;
-};
-
-static void sb_put(struct sb *b, const char *s, size_t n)
+/* The passes write into a kt_buf; out is NULL when a pass only learns
+ * names, and an empty piece allocates nothing. */
+static void sb_put(struct kt_buf *b, const char *s, size_t n)
 {
-	if (!b || b->oom || !n)
-		return;
-	if (b->n + n + 1 > b->cap) {
-		size_t c = b->cap ? b->cap : 256;
-		char *q;
-
-		while (c < b->n + n + 1)
-			c *= 2;
-		q = realloc(b->p, c);
-		if (!q) {
-			b->oom = 1;
-			return;
-		}
-		b->p = q;
-		b->cap = c;
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = 0;
+	if (b && n)
+		kt_buf_add(b, s, n);
 }
 
-static void sb_puts(struct sb *b, const char *s)
+static void sb_puts(struct kt_buf *b, const char *s)
 {
 	sb_put(b, s, strlen(s));
 }
@@ -190,14 +169,14 @@ static const char *placeholder(kt_redactor *r, int cls, const char *v,
 	return r->tab[j].ph;
 }
 
-static void put_ph(kt_redactor *r, struct sb *out, int cls, const char *v,
+static void put_ph(kt_redactor *r, struct kt_buf *out, int cls, const char *v,
 		   size_t n)
 {
 	const char *p = placeholder(r, cls, v, n);
 
 	if (!p) {
 		if (out)
-			out->oom = 1;
+			out->err = KT_ENOMEM;
 		return;
 	}
 	sb_puts(out, p);
@@ -389,7 +368,7 @@ static int secret_value(const char *v, size_t n, int quoted, int call)
  * Try a secret at in[i] (a word start).  Returns the number of input bytes
  * consumed (0 = no secret here), after writing the replacement.
  */
-static size_t try_secret(kt_redactor *r, struct sb *out, const char *in,
+static size_t try_secret(kt_redactor *r, struct kt_buf *out, const char *in,
 			 size_t i, size_t n)
 {
 	const struct tokpfx *t;
@@ -537,7 +516,7 @@ no:
 }
 
 static void pass_secrets(kt_redactor *r, const char *in, size_t n,
-			 struct sb *out)
+			 struct kt_buf *out)
 {
 	size_t i = 0, c;
 
@@ -590,7 +569,7 @@ static const char *const public_git[] = {
 };
 
 static void pass_email(kt_redactor *r, const char *in, size_t n,
-		       struct sb *out)
+		       struct kt_buf *out)
 {
 	size_t i, done = 0;
 
@@ -662,7 +641,7 @@ static size_t home_prefix(const char *in, size_t i, size_t n)
 }
 
 static void pass_home(kt_redactor *r, const char *in, size_t n,
-		      struct sb *out, int learn)
+		      struct kt_buf *out, int learn)
 {
 	size_t i = 0, done = 0, p, u;
 
@@ -727,7 +706,7 @@ static int remote_cmd_before(const char *in, size_t l)
 }
 
 static void pass_userhost(kt_redactor *r, const char *in, size_t n,
-			  struct sb *out, int learn)
+			  struct kt_buf *out, int learn)
 {
 	size_t i, done = 0;
 
@@ -840,7 +819,7 @@ static int public_domain(const char *s, size_t n)
 }
 
 static void pass_fqdn(kt_redactor *r, const char *in, size_t n,
-		      struct sb *out)
+		      struct kt_buf *out)
 {
 	size_t i = 0, done = 0;
 
@@ -879,7 +858,7 @@ static void pass_fqdn(kt_redactor *r, const char *in, size_t n,
 
 /* ---- learned words everywhere ------------------------------------------- */
 static void pass_words(kt_redactor *r, const char *in, size_t n,
-		       struct sb *out)
+		       struct kt_buf *out)
 {
 	size_t i = 0, done = 0, w;
 
@@ -929,16 +908,16 @@ int kt_redactor_learn(kt_redactor *r, const char *text, size_t len)
 	return 0;
 }
 
-typedef void (*pass_fn)(kt_redactor *, const char *, size_t, struct sb *);
+typedef void (*pass_fn)(kt_redactor *, const char *, size_t, struct kt_buf *);
 
 static void pass_home_w(kt_redactor *r, const char *in, size_t n,
-			struct sb *out)
+			struct kt_buf *out)
 {
 	pass_home(r, in, n, out, 0);
 }
 
 static void pass_userhost_w(kt_redactor *r, const char *in, size_t n,
-			    struct sb *out)
+			    struct kt_buf *out)
 {
 	pass_userhost(r, in, n, out, 0);
 }
@@ -951,7 +930,7 @@ char *kt_redact_text(kt_redactor *r, const char *text, size_t len,
 	static const pass_fn passes[] = { pass_home_w, pass_userhost_w,
 					  pass_secrets, pass_email,
 					  pass_fqdn, pass_words };
-	struct sb a = { 0 }, b = { 0 };
+	struct kt_buf a = { 0 }, b = { 0 };
 	const char *in = text;
 	size_t n = len, k;
 
@@ -959,34 +938,35 @@ char *kt_redact_text(kt_redactor *r, const char *text, size_t len,
 		return NULL;
 	kt_redactor_learn(r, text ? text : "", len);
 	for (k = 0; k < sizeof(passes) / sizeof(passes[0]); k++) {
-		b.n = 0;
-		sb_put(&b, "", 0);
+		b.len = 0;
+		if (b.s)
+			b.s[0] = 0;
 		passes[k](r, in, n, &b);
-		if (b.oom) {
-			free(a.p);
-			free(b.p);
+		if (b.err) {
+			free(a.s);
+			free(b.s);
 			return NULL;
 		}
 		/* swap: the output becomes the next pass's input */
 		{
-			struct sb t = a;
+			struct kt_buf t = a;
 
 			a = b;
 			b = t;
 		}
-		in = a.p ? a.p : "";
-		n = a.n;
+		in = a.s ? a.s : "";
+		n = a.len;
 	}
-	free(b.p);
-	if (!a.p) {
-		a.p = malloc(1);
-		if (!a.p)
+	free(b.s);
+	if (!a.s) {
+		a.s = malloc(1);
+		if (!a.s)
 			return NULL;
-		a.p[0] = 0;
+		a.s[0] = 0;
 	}
 	if (out_len)
-		*out_len = a.n;
-	return a.p;
+		*out_len = a.len;
+	return a.s;
 }
 
 /* Replace *s by its redacted copy; the old string is freed when `owned`

@@ -45,3 +45,15 @@ const kt_importer *kt_importer_find(const char *name)
 			return kt_importers[i];
 	return NULL;
 }
+
+const kt_importer *kt_importer_of_format(const char *format)
+{
+	const kt_importer *im = kt_importer_find(format);
+
+	for (size_t i = 0; !im && format && kt_importers[i]; i++)
+		for (const char *const *a = kt_importers[i]->aliases; a && *a;
+		     a++)
+			if (!strcmp(*a, format))
+				return kt_importers[i];
+	return im;
+}

@@ -37,60 +37,19 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "../base/kt_base.h"
+#include "event_model.h"  /* kinds, blob references, payload schema */ /* error codes, KT_HASH_LEN,
+				  KT_TS_UNKNOWN, hex, SHA-256 */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* ---- error codes ------------------------------------------------------- */
-#define KT_OK        0
-#define KT_EIO      (-1)  /* file system or LMDB I/O failure (errno kept) */
-#define KT_ENOMEM   (-2)  /* allocation failed */
-#define KT_ENOTFOUND (-3) /* run, event, blob or key does not exist */
-#define KT_EEXIST   (-4)  /* append of a seq that exists; run exists */
-#define KT_ECORRUPT (-5)  /* stored bytes fail their checks (hash, framing) */
-#define KT_EVERSION (-6)  /* store of another format version (newer, or
-			     older: re-import it, FORMAT.md Versioning) */
-#define KT_EINVAL   (-7)  /* bad argument (seq not next, bad JSON payload...) */
-#define KT_EAMBIG   (-8)  /* a run prefix or name matches several runs */
-#define KT_ERDONLY  (-9)  /* write on a read-only handle */
-#define KT_EBUSY    (-10) /* a write transaction is already open */
-#define KT_ELIMIT   (-11) /* a documented size limit was exceeded */
-#define KT_EPARSE   (-12) /* malformed input (importers, JSONL) */
-#define KT_ENODEV   (-13) /* no CUDA device (bench, replay) */
-#define KT_ECHILD   (-14) /* a child process failed or was killed */
-
-/* Static text for a KT_E* code; never NULL. */
-const char *kt_strerror(int err);
-
 /* ---- format constants --------------------------------------------------- */
 #define KT_FORMAT_VERSION 2u       /* meta "format"; see FORMAT.md Versioning */
 #define KT_RUN_ID_HEX 32           /* run ids are 32 lowercase hex chars */
-#define KT_HASH_LEN 32             /* SHA-256 */
-#define KT_HASH_HEX 64
-#define KT_TS_UNKNOWN INT64_MIN
 #define KT_DEFAULT_STORE ".ktraj"  /* in the current directory */
 
-/* Event kinds.  The numeric values are stored on disk (FORMAT.md) and never
- * change; new kinds get new numbers. */
-enum kt_kind {
-	KT_KIND_MESSAGE = 1,
-	KT_KIND_TOOL_CALL = 2,
-	KT_KIND_TOOL_RESULT = 3,
-	KT_KIND_EDIT = 4,
-	KT_KIND_COMPILE = 5,
-	KT_KIND_BENCH = 6,
-	KT_KIND_PROFILE = 7,
-	KT_KIND_QUESTION = 8,
-	KT_KIND_REPLAY = 9,
-	KT_KIND_NOTE = 10,
-	KT_KIND_MAX_ = 10
-};
-
-/* "message", "tool_call", ...; NULL for an unknown value. */
-const char *kt_kind_name(int kind);
-/* The kind for a name, or 0 when the name is not a kind. */
-int kt_kind_from_name(const char *name);
 
 /* ---- store handle ------------------------------------------------------- */
 typedef struct kt_store kt_store;
@@ -432,32 +391,7 @@ int kt_path_foreach(kt_store *s, const char *run, uint64_t at_seq,
 int kt_store_verify(kt_store *s, const char *run, const char **bad_run,
 		    uint64_t *bad_seq);
 
-/* ---- blob references (store_refs.c) --------------------------------------
- * The fields of a payload that name a blob (FORMAT.md §3 "Blob references"):
- * an edit's "before" and "after"; every member whose name ends in "_blob",
- * of the payload and of its "extra" object; "blob" of each object of the
- * payload's "observed" and "images" arrays.  null names none.  Any other
- * 64-hex string of a payload is text.
- */
-struct cJSON;
-
-typedef struct kt_blobref {
-	char field[64];          /* "after", "output_blob", "extra.log_blob",
-				    "observed[2].blob" (cut at 63 bytes) */
-	struct cJSON *item;      /* the value (not null); the caller may
-				    change a string in place */
-	int ok;                  /* a 64-hex string: hash holds it */
-	unsigned char hash[KT_HASH_LEN];
-} kt_blobref;
-
-typedef int (*kt_blobref_fn)(kt_blobref *ref, void *arg);
-
-/* Call fn for each blob reference of a `kind` payload (an object; anything
- * else has none), in payload order; stop when fn returns non-zero and
- * return that value.  No store access. */
-int kt_blobref_foreach(int kind, struct cJSON *payload, kt_blobref_fn fn,
-		       void *arg);
-
+/* ---- blob references: the fields are event_model.h's; checked here ---- */
 /* Whether every blob reference of the payload names a stored blob (the
  * write transaction's own blobs count).  0 yes; KT_ENOTFOUND (one names
  * no stored blob) or KT_EINVAL (one is not a 64-hex string) with *bad
@@ -489,11 +423,6 @@ typedef struct kt_store_stats {
 /* Fill *st for `run` (NULL = whole store).  For one run the blob fields
  * stay 0 (blobs are shared between runs). */
 int kt_store_stats_get(kt_store *s, const char *run, kt_store_stats *st);
-
-/* ---- small helpers shared by every module -------------------------------- */
-void kt_hex(const unsigned char *bin, size_t n, char *out /* 2n+1 */);
-int kt_unhex(const char *hex, unsigned char *bin, size_t n); /* 0 or KT_EINVAL */
-void kt_sha256(const void *data, size_t len, unsigned char out[KT_HASH_LEN]);
 
 #ifdef __cplusplus
 }

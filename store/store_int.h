@@ -81,11 +81,6 @@ struct kt_dict {
 	void *ddict;   /* ZSTD_DDict* */
 };
 
-struct kt_buf {
-	unsigned char *p;
-	size_t len, cap;
-};
-
 /* A buffer in anonymous memory that asks for transparent huge pages and
  * grows with mremap (no copy): this VM charges ~17 us for the first touch of
  * each 4 KiB page, so 24 MiB of dictionary samples cost ~0.1 s of faults
@@ -219,7 +214,7 @@ struct kt_store {
 	 * checksums has none until a writer opens it) */
 	int has_sums;
 	/* verify: path_put collects the paths entries here instead of
-	 * writing them (store_check.c) */
+	 * writing them (store_verify.c) */
 	struct kt_buf *pcollect;
 	/* KT_OPEN_CHECK: the snapshot whose pages were last checked
 	 * (store_pages.c) */
@@ -228,7 +223,45 @@ struct kt_store {
 	int scan_threads;      /* kt_store_set_scan_threads; -1 = auto */
 };
 
+/* ---- byte order: stored integers are big-endian (FORMAT.md) ---- */
+static inline void kt_be64(unsigned char *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		p[i] = (unsigned char)v;
+}
+static inline uint64_t kt_rd64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+static inline void kt_be32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+static inline uint32_t kt_rd32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+static inline void kt_be16(unsigned char *p, uint16_t v)
+{
+	p[0] = (unsigned char)(v >> 8);
+	p[1] = (unsigned char)v;
+}
+static inline uint16_t kt_rd16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
 /* ---- store.c ---- */
+/* n_events and head from a run record value (v2 tail). */
+int kt_runrec_tail(kt_store *s, const MDB_val *v, uint64_t *n,
+		   unsigned char head[KT_HASH_LEN]);
 int kt_err(kt_store *s, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int kt_mdb_err(kt_store *s, int rc, const char *what);
@@ -238,10 +271,15 @@ int kt_put(kt_store *s, int db, const void *k, size_t kl, const void *v,
  * users share it).  Pass kt_rd_end the txn kt_rd_begin gave. */
 int kt_rd_begin(kt_store *s, MDB_txn **txn);
 void kt_rd_end(kt_store *s, MDB_txn *txn);
-int kt_buf_reserve(struct kt_buf *b, size_t n);
 int kt_run_bin(kt_store *s, const char *id, unsigned char bin[KT_RUN_BIN]);
+/* The prologue of a read of one run (NULL: of the whole store): resolve
+ * run into bin (kt_run_bin's errors), write the appends held in memory
+ * (kt_ev_flush), and open a read transaction (kt_rd_begin; end it with
+ * kt_rd_end).  On an error nothing is left open. */
+int kt_run_begin(kt_store *s, const char *run,
+		 unsigned char bin[KT_RUN_BIN], MDB_txn **txn);
 
-/* ---- store_codec.c ---- */
+/* ---- store_ahead.c ---- */
 /* Decoding blocks ahead of a scan on helper threads (store_ahead.c).
  * kt_ahead_threads: how many helpers help, from the CPUs this process may
  * run on (0: none).  kt_ahead_open starts n (KT_ENOMEM when none starts);
@@ -263,6 +301,7 @@ int kt_ahead_submit(struct kt_ahead *a, const void *frame, size_t flen,
 		    unsigned char *dst);
 int kt_ahead_wait(struct kt_ahead *a, int id, const char **why);
 
+/* ---- store_codec.c ---- */
 int kt_codec_acquire(void);
 void kt_codec_release(void);
 void *kt_cctx(void);
@@ -272,9 +311,6 @@ int kt_dicts_load(kt_store *s, MDB_txn *txn);
  * knows (another process trained it since). */
 int kt_dicts_refresh(kt_store *s, MDB_txn *txn);
 void kt_dicts_free(kt_store *s);
-/* Forget every cached blob content (after an abort, before verify). */
-void kt_bc_invalidate(kt_store *s);
-void kt_bc_free(kt_store *s);
 /* Compress src to dst (cap) with the newest dictionary; returns the frame
  * size (and its dictionary id in *dict), or 0 when the frame would not be
  * smaller than src. */
@@ -311,26 +347,15 @@ void kt_chain_next(const unsigned char prev[KT_HASH_LEN], uint64_t seq,
 		   unsigned char out[KT_HASH_LEN]);
 void kt_canon_prefix(unsigned char *p, int kind, uint64_t seq,
 		     uint64_t parent, int64_t ts);
-/* Add an appended event to the open state of its run (store_block.c). */
-int kt_ev_add(kt_store *s, const unsigned char run[KT_RUN_BIN],
-	      const kt_event *ev, const unsigned char *body, size_t bl,
-	      const unsigned char chain[KT_HASH_LEN]);
-/* Make the open state that of run (loading it); *n and head get its last
- * seq and chain.  Errors: KT_ENOTFOUND (no run). */
-int kt_ev_use_run(kt_store *s, const unsigned char run[KT_RUN_BIN]);
-/* n_events and head from a run record value (v2 tail). */
-int kt_runrec_tail(kt_store *s, const MDB_val *v, uint64_t *n,
-		   unsigned char head[KT_HASH_LEN]);
-/* Write the open append state (blocks, page, run record) into the write
- * txn; a no-op when nothing is pending. */
-int kt_ev_flush(kt_store *s);
-/* Forget the append state (abort) and, with `cache`, the block cache. */
-void kt_ev_forget(kt_store *s, int cache);
-/* Write the deferred blocks (struct kt_dfblk), compressed with the newest
- * dictionary, training it first when enough samples are kept. */
-int kt_defer_flush(kt_store *s);
-/* Drop the deferred blocks (the txn is aborted). */
-void kt_defer_drop(kt_store *s);
+
+struct cJSON;
+/* Paths index entries of an edit or tool_result event (parsed payload
+ * pl), written with kt_put, or appended to s->pcollect when set as
+ * be16 key length || key || u8 value length || value. */
+int kt_index_paths(kt_store *s, const unsigned char run[KT_RUN_BIN],
+		   const kt_event *ev, const struct cJSON *pl);
+
+/* ---- store_block.c: layout shared by append, reads and scans ---- */
 void kt_cache_free(kt_store *s);
 /* Decoders of stored values (also the fuzz entry points). */
 struct kt_blkview {
@@ -362,14 +387,252 @@ int kt_page_parse(const unsigned char *p, size_t len, uint64_t first,
 		  unsigned char chain[KT_HASH_LEN], struct kt_prow *rows,
 		  uint32_t max, uint32_t *n);
 
-struct cJSON;
-/* Paths index entries of an edit or tool_result event (parsed payload
- * pl), written with kt_put, or appended to s->pcollect when set as
- * be16 key length || key || u8 value length || value. */
-int kt_index_paths(kt_store *s, const unsigned char run[KT_RUN_BIN],
-		   const kt_event *ev, const struct cJSON *pl);
+#define BLK_HDR 6 /* codec, kind, be32 dict */
+#define BLK_RAW_MAX ((uint64_t)KT_BLOCK_SEAL + KT_EVENT_MAX_BODY)
 
-/* ---- store_check.c ---- */
+/* varints (LEB128, as protobuf: 7 bits a byte, low group first) */
+
+static inline size_t put_uv(unsigned char *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (unsigned char)v;
+	return n;
+}
+
+static inline int get_uv(const unsigned char **pp, const unsigned char *end,
+		  uint64_t *v)
+{
+	const unsigned char *p = *pp;
+	uint64_t r = 0;
+
+	for (int sh = 0; sh < 64 && p < end; sh += 7) {
+		unsigned char c = *p++;
+
+		if (sh == 63 && c > 1)
+			return -1;
+		r |= (uint64_t)(c & 0x7f) << sh;
+		if (!(c & 0x80)) {
+			*pp = p;
+			*v = r;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static inline uint64_t zz(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t unzz(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* Page row timestamp code (FORMAT.md §6.9): 0 unknown, 1 absolute be64
+ * follows, else zigzag(ts - prev) + 2. */
+static inline size_t put_ts(unsigned char *p, int64_t ts, int64_t *prev)
+{
+	uint64_t z;
+
+	if (ts == KT_TS_UNKNOWN) {
+		p[0] = 0;
+		return 1;
+	}
+	z = zz((int64_t)((uint64_t)ts - (uint64_t)*prev));
+	*prev = ts;
+	if (z > UINT64_MAX - 2) {
+		p[0] = 1;
+		kt_be64(p + 1, (uint64_t)ts);
+		return 9;
+	}
+	return put_uv(p, z + 2);
+}
+
+
+/* ---- store_block.c: the read cache ---- */
+/* A cached page row: the header fields, and where the body was found. */
+struct kt_crow {
+	int64_t ts;
+	uint64_t parent;
+	uint32_t bdelta;       /* seq - block key seq + 1; 0 = not known */
+	uint32_t boff, blen;   /* the body in the decoded block's data */
+	uint32_t yoff;         /* payload offset in the body; 0: not checked
+				  that the strings end in NULs in place */
+	uint16_t al;           /* actor length */
+	uint8_t kind;
+};
+
+struct kt_pentry {
+	unsigned char run[KT_RUN_BIN];
+	uint64_t pfirst;       /* 0 = empty slot */
+	uint64_t txnid;        /* transaction the page was read in */
+	uint32_t cnt;          /* rows known (<= the page's, <= n - pfirst + 1) */
+	unsigned char chain[KT_HASH_LEN];
+	struct kt_crow rows[KT_PAGE_N];
+};
+
+/* Room before a scan block's first body: every body can take its
+ * canonical prefix in front of it, where the scan hashes it. */
+#define SCAN_HEAD 32
+
+/* A scan's block buffer: SCAN_HEAD bytes of room, the bodies, a NUL. */
+struct kt_sbuf {
+	struct kt_dblk b;
+};
+
+/* Where scans decompress a block of dictionary `id`: the dictionary's
+ * content (dlen bytes), then room for the block (sbuf_decode). */
+struct kt_stage {
+	uint32_t id;
+	size_t dlen;
+	struct kt_buf buf;
+};
+
+struct kt_rcache {
+	struct kt_pentry **pages; /* direct mapped, npages slots */
+	size_t npages;
+	/* block buffers of the last scan, kept for the next: sized and
+	 * faulted in already */
+	struct kt_sbuf scan[KT_KIND_MAX_ + 1];
+	int scan_busy;
+	struct kt_stage stage[KT_DICT_MAX + 1];
+	int nstage;
+};
+
+/* ---- store_scan.c: a scan's state (verify walks runs with it) ---- */
+/* One kind's position in its stream during a scan. */
+struct kiter {
+	struct kt_sbuf sb;
+	uint32_t pos;
+};
+
+struct kt_scan {
+	kt_store *s;
+	MDB_txn *txn;
+	MDB_cursor *c;
+	const unsigned char *run;
+	struct kiter it[KT_KIND_MAX_ + 1];
+	uint64_t kind_events[KT_KIND_MAX_ + 1]; /* events seen per kind */
+	int strict;          /* verify: full pages, checkpoints compared */
+	int pooled;          /* it[].b are the handle's (rcache->scan) */
+	struct kt_rcache *pool;
+	uint64_t bad_seq;
+	uint64_t last;       /* the last seq the scan wants */
+	/* decoding ahead on helper threads (store_ahead.c): the blocks after
+	 * the ones in it[], in the order the scan will need them */
+	int nthreads;        /* 0: every block decoded in this thread */
+	struct kt_ahead *ah; /* started with the first block decoded ahead */
+	MDB_cursor *c2;      /* finds the blocks to decode ahead */
+	struct kt_pfb {
+		int job;             /* kt_ahead job, -1 when decoded */
+		struct kt_dblk d;
+	} pf[KT_AHEAD_JOBS];
+	int pfree[KT_AHEAD_JOBS], npfree;
+	/* per kind: its blocks decoded ahead (pf slots, oldest first) and
+	 * the next block of its stream not handed out yet */
+	int q[KT_KIND_MAX_ + 1][KT_AHEAD_JOBS], qh[KT_KIND_MAX_ + 1],
+	    qn[KT_KIND_MAX_ + 1];
+	struct kt_knext {
+		int has;
+		unsigned char key[KT_RUN_BIN + 9];
+		MDB_val v;
+		uint64_t first;
+	} nx[KT_KIND_MAX_ + 1];
+	/* the helpers' dictionaries: copies owned by the scan (the read
+	 * cache's may move or go while a callback runs) */
+	struct { uint32_t id; unsigned char *p; size_t len; } sd[KT_DICT_MAX + 1];
+	int nsd;
+};
+
+/* ---- store_append.c ---- */
+/* Add an appended event to the open state of its run. */
+int kt_ev_add(kt_store *s, const unsigned char run[KT_RUN_BIN],
+	      const kt_event *ev, const unsigned char *body, size_t bl,
+	      const unsigned char chain[KT_HASH_LEN]);
+/* Make the open state that of run (loading it); *n and head get its last
+ * seq and chain.  Errors: KT_ENOTFOUND (no run). */
+int kt_ev_use_run(kt_store *s, const unsigned char run[KT_RUN_BIN]);
+/* Write the open append state (blocks, page, run record) into the write
+ * txn; a no-op when nothing is pending. */
+int kt_ev_flush(kt_store *s);
+/* Forget the append state (abort) and, with `cache`, the block cache. */
+void kt_ev_forget(kt_store *s, int cache);
+/* Write the deferred blocks (struct kt_dfblk), compressed with the newest
+ * dictionary, training it first when enough samples are kept. */
+int kt_defer_flush(kt_store *s);
+/* Drop the deferred blocks (the txn is aborted). */
+void kt_defer_drop(kt_store *s);
+
+/* ---- store_block.c: blocks, pages and their caches ---- */
+/* The ev_pages key of the page that holds seq. */
+void kt_page_key(unsigned char k[KT_RUN_BIN + 8],
+		 const unsigned char run[KT_RUN_BIN], uint64_t seq);
+/* The ev_blocks entry (cursor c) of kind's stream that holds seq. */
+int kt_block_find(kt_store *s, MDB_cursor *c,
+		  const unsigned char run[KT_RUN_BIN], int kind,
+		  uint64_t seq, MDB_val *k, MDB_val *v);
+/* Decode the rows of block b (key seq first) into d, head bytes of room
+ * before the first body. */
+int kt_blk_rows(kt_store *s, const struct kt_blkview *b, uint64_t first,
+		struct kt_dblk *d, size_t head);
+/* Index of seq in decoded block d, -1 when it is not there. */
+int kt_dblk_index(const struct kt_dblk *d, uint64_t seq);
+/* The decoded block of kind's stream holding seq, from the block cache
+ * or decoded into it; *idx its row. */
+int kt_block_for(kt_store *s, MDB_txn *txn,
+		 const unsigned char run[KT_RUN_BIN], int kind,
+		 uint64_t seq, const struct kt_dblk **out, int *idx);
+struct kt_centry *kt_bcache_find(kt_store *s, const unsigned char *k);
+void kt_cblk_free(struct kt_centry *e);
+/* The read cache of s, made on first use (NULL when out of memory). */
+struct kt_rcache *kt_rcache_get(kt_store *s);
+struct kt_pentry **kt_pcache_slot(struct kt_rcache *r,
+				  const unsigned char run[KT_RUN_BIN],
+				  uint64_t pfirst);
+void kt_pcache_clear(kt_store *s);
+void kt_sbuf_free(struct kt_sbuf *sb);
+/* Id of the read transaction reads use now (0 outside one). */
+uint64_t kt_cur_txnid(kt_store *s);
+
+/* ---- store_read.c: point reads, and what scans share with them ---- */
+/* The run record of `run` into *v.  KT_ENOTFOUND when absent, with the
+ * message "no run NAME" when `name` is given (callers that probe pass NULL
+ * and say nothing). */
+int kt_run_rec(kt_store *s, MDB_txn *txn, const unsigned char run[KT_RUN_BIN],
+	       const char *name, MDB_val *v);
+/* n_events and head of a run in txn; KT_ENOTFOUND when there is none. */
+int kt_run_n(kt_store *s, MDB_txn *txn, const unsigned char run[KT_RUN_BIN],
+	     uint64_t *n, unsigned char head[KT_HASH_LEN]);
+/* The ev_pages value of the page holding seq. */
+int kt_page_get(kt_store *s, MDB_txn *txn,
+		const unsigned char run[KT_RUN_BIN], uint64_t seq,
+		MDB_val *v);
+int kt_ev_build(kt_store *s, uint64_t seq, const struct kt_prow *row,
+		const unsigned char *body, size_t bl, struct kt_buf *b);
+void kt_ev_head_fill(kt_event *ev, uint64_t seq, const struct kt_prow *r);
+int kt_ev_body_view(kt_store *s, kt_event *ev, const unsigned char *p,
+		    size_t bl, struct kt_buf *buf);
+
+/* ---- store_scan.c ---- */
+int kt_scan_open(struct kt_scan *sc, kt_store *s, MDB_txn *txn,
+		 const unsigned char *run);
+void kt_scan_close(struct kt_scan *sc);
+/* Walk seqs first..last of a run of n events in seq order, the chain
+ * recomputed into chain (strict: compared with every checkpoint). */
+int kt_scan_run(struct kt_scan *sc, uint64_t n, uint64_t first,
+		uint64_t last, unsigned kinds, unsigned how,
+		unsigned char chain[KT_HASH_LEN],
+		int (*fn)(const kt_event *, void *), void *arg);
+int kt_head_mismatch(kt_store *s, uint64_t n, uint64_t *bad_seq);
+
+/* ---- store_verify.c ---- */
 /* The checksum of a run record (FORMAT.md §6.10) into sum; rec must have
  * passed kt_runrec_tail. */
 void kt_runrec_sum(const unsigned char run[KT_RUN_BIN], const MDB_val *rec,
@@ -400,6 +663,22 @@ int kt_blobref_find(kt_store *s, const char *run,
 		    const unsigned char hash[KT_HASH_LEN],
 		    char out[KT_RUN_ID_HEX + 1], uint64_t *seq, char *what,
 		    size_t wl);
+/* Append to refs the 32-byte hashes of every "<64 hex>" JSON string of
+ * p[0..n): the blobs a payload may reference.  0 or KT_ENOMEM. */
+int kt_collect_refs(const char *p, size_t n, struct kt_buf *refs);
+/* Sort and deduplicate the hashes of refs; returns their count. */
+size_t kt_refs_uniq(struct kt_buf *refs);
+/* A kt_event_scan callback: kt_collect_refs of the event's payload into
+ * arg (a struct kt_buf *; NULL collects nothing). */
+int kt_refs_cb(const kt_event *ev, void *arg);
+
+/* The ids of one run (NULL: of every run, in key order) into l (free
+ * l->id); kt_run_get's and kt_run_foreach's errors. */
+struct kt_runlist {
+	char (*id)[KT_RUN_ID_HEX + 1];
+	size_t n, cap;
+};
+int kt_run_list(kt_store *s, const char *run, struct kt_runlist *l);
 
 /* ---- store_pages.c ---- */
 /* Where the bytes of an LMDB data file come from: fd (pread), or mem when
@@ -432,44 +711,13 @@ int kt_pages_check_metas(kt_store *s);
 int kt_pages_pin(kt_store *s, MDB_txn *txn);
 
 /* ---- store_blob.c ---- */
+/* Forget every cached blob content (after an abort, before verify). */
+void kt_bc_invalidate(kt_store *s);
+void kt_bc_free(kt_store *s);
 /* Check every blob (or only `only`, n hashes) decodes to its hash;
  * *bad gets the first bad hash. */
 int kt_blob_verify(kt_store *s, const unsigned char *only, size_t n,
 		   unsigned char bad[KT_HASH_LEN]);
 int kt_blob_stats(kt_store *s, MDB_txn *txn, kt_store_stats *st);
-
-static inline void kt_be64(unsigned char *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		p[i] = (unsigned char)v;
-}
-static inline uint64_t kt_rd64(const unsigned char *p)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-static inline void kt_be32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
-}
-static inline uint32_t kt_rd32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-static inline void kt_be16(unsigned char *p, uint16_t v)
-{
-	p[0] = (unsigned char)(v >> 8);
-	p[1] = (unsigned char)v;
-}
-static inline uint16_t kt_rd16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
 
 #endif

@@ -1,6 +1,8 @@
 /*
  * store_refs.c - the blob references of event payloads (FORMAT.md §3 "Blob
- * references") and the check that each names a stored blob.
+ * references"): which fields hold them, the check that each names a stored
+ * blob (kt_store_verify_blobrefs, in store_verify.c, walks every event with
+ * it), and which event names a given blob.
  *
  * An edit whose "after" names content that was never stored reads back as
  * a file that does not exist (`ktraj cat`), so writers refuse such events
@@ -16,101 +18,6 @@
 #include <cjson/cJSON.h>
 
 #include "store_int.h"
-
-static int name_ends_blob(const char *k)
-{
-	size_t n = k ? strlen(k) : 0;
-
-	return n > 5 && !memcmp(k + n - 5, "_blob", 5);
-}
-
-/* One reference at item (null: none, not reported). */
-static int ref(cJSON *item, const char *field, kt_blobref_fn fn, void *arg)
-{
-	kt_blobref r;
-
-	if (!item || cJSON_IsNull(item))
-		return 0;
-	memset(&r, 0, sizeof(r));
-	snprintf(r.field, sizeof(r.field), "%s", field);
-	r.item = item;
-	r.ok = cJSON_IsString(item) && item->valuestring &&
-	       strlen(item->valuestring) == KT_HASH_HEX &&
-	       kt_unhex(item->valuestring, r.hash, KT_HASH_LEN) == 0;
-	return fn(&r, arg);
-}
-
-/* Members named *_blob of object o; prefix "" or "extra.". */
-static int blob_members(cJSON *o, const char *prefix, kt_blobref_fn fn,
-			void *arg)
-{
-	char field[sizeof(((kt_blobref *)0)->field)];
-	cJSON *it;
-	int rc;
-
-	cJSON_ArrayForEach(it, o) {
-		if (!name_ends_blob(it->string))
-			continue;
-		snprintf(field, sizeof(field), "%s%s", prefix, it->string);
-		if ((rc = ref(it, field, fn, arg)) != 0)
-			return rc;
-	}
-	return 0;
-}
-
-/* "blob" of each object of array `key` (observed, images). */
-static int blob_array(cJSON *payload, const char *key, kt_blobref_fn fn,
-		      void *arg)
-{
-	char field[sizeof(((kt_blobref *)0)->field)];
-	cJSON *a = cJSON_GetObjectItemCaseSensitive(payload, key), *it;
-	unsigned i = 0;
-	int rc;
-
-	if (!cJSON_IsArray(a))
-		return 0;
-	cJSON_ArrayForEach(it, a) {
-		if (cJSON_IsObject(it)) {
-			snprintf(field, sizeof(field), "%s[%u].blob", key, i);
-			rc = ref(cJSON_GetObjectItemCaseSensitive(it, "blob"),
-				 field, fn, arg);
-			if (rc)
-				return rc;
-		}
-		i++;
-	}
-	return 0;
-}
-
-int kt_blobref_foreach(int kind, cJSON *payload, kt_blobref_fn fn, void *arg)
-{
-	cJSON *extra;
-	int rc;
-
-	if (!fn)
-		return KT_EINVAL;
-	if (!cJSON_IsObject(payload))
-		return 0;
-	if (kind == KT_KIND_EDIT) {
-		rc = ref(cJSON_GetObjectItemCaseSensitive(payload, "before"),
-			 "before", fn, arg);
-		if (!rc)
-			rc = ref(cJSON_GetObjectItemCaseSensitive(payload,
-								  "after"),
-				 "after", fn, arg);
-		if (rc)
-			return rc;
-	}
-	if ((rc = blob_members(payload, "", fn, arg)) != 0)
-		return rc;
-	extra = cJSON_GetObjectItemCaseSensitive(payload, "extra");
-	if (cJSON_IsObject(extra) &&
-	    (rc = blob_members(extra, "extra.", fn, arg)) != 0)
-		return rc;
-	if ((rc = blob_array(payload, "observed", fn, arg)) != 0)
-		return rc;
-	return blob_array(payload, "images", fn, arg);
-}
 
 struct check {
 	kt_store *s;
@@ -149,60 +56,11 @@ int kt_blobref_check(kt_store *s, int kind, cJSON *payload, kt_blobref *bad)
 	return c.err;
 }
 
-/* ---- verify ----------------------------------------------------------- */
-
-struct vrun {
-	kt_store *s;
-	uint64_t bad_seq;
-	char what[200];
-};
-
-static int verify_ev(const kt_event *ev, void *arg)
-{
-	struct vrun *v = arg;
-	kt_blobref bad;
-	cJSON *p;
-	int rc;
-
-	/* parse only payloads that can hold a reference */
-	if (!ev->payload || (ev->kind != KT_KIND_EDIT &&
-			     !memmem(ev->payload, ev->payload_len, "_blob\"", 6) &&
-			     !memmem(ev->payload, ev->payload_len, "\"blob\"", 6)))
-		return 0;
-	p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
-	if (!p) {
-		v->bad_seq = ev->seq;
-		snprintf(v->what, sizeof(v->what), "payload is not JSON");
-		return KT_ECORRUPT;
-	}
-	rc = kt_blobref_check(v->s, ev->kind, p, &bad);
-	if (rc == KT_ENOTFOUND || rc == KT_EINVAL) {
-		const char *k = kt_kind_name(ev->kind);
-
-		v->bad_seq = ev->seq;
-		if (rc == KT_ENOTFOUND)
-			snprintf(v->what, sizeof(v->what),
-				 "%s \"%s\" names blob %s, which is not stored",
-				 k ? k : "event", bad.field,
-				 bad.item->valuestring);
-		else
-			snprintf(v->what, sizeof(v->what),
-				 "%s \"%s\" is not a blob hash (64 hex chars or null)",
-				 k ? k : "event", bad.field);
-		rc = KT_ECORRUPT;
-	}
-	cJSON_Delete(p);
-	return rc;
-}
-
-struct runlist {
-	char (*id)[KT_RUN_ID_HEX + 1];
-	size_t n, cap;
-};
+/* ---- the runs a check walks --------------------------------------------- */
 
 static int list_run(const kt_run_info *ri, void *arg)
 {
-	struct runlist *l = arg;
+	struct kt_runlist *l = arg;
 
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 64;
@@ -217,48 +75,15 @@ static int list_run(const kt_run_info *ri, void *arg)
 	return 0;
 }
 
-int kt_store_verify_blobrefs(kt_store *s, const char *run,
-			     const char **bad_run, uint64_t *bad_seq)
+int kt_run_list(kt_store *s, const char *run, struct kt_runlist *l)
 {
-	struct runlist l = { 0 };
-	struct vrun v;
-	int rc = 0;
-
-	if (!s)
-		return KT_EINVAL;
-	if (bad_run)
-		*bad_run = NULL;
-	if (bad_seq)
-		*bad_seq = 0;
 	if (run) {
 		kt_run_info ri;
+		int rc = kt_run_get(s, run, &ri);
 
-		rc = kt_run_get(s, run, &ri);
-		if (!rc)
-			rc = list_run(&ri, &l);
-	} else {
-		rc = kt_run_foreach(s, list_run, &l);
+		return rc ? rc : list_run(&ri, l);
 	}
-	if (rc)
-		goto out;
-	for (size_t i = 0; i < l.n && !rc; i++) {
-		memset(&v, 0, sizeof(v));
-		v.s = s;
-		rc = kt_event_scan(s, l.id[i], 0, 0, 0, KT_READ_BODY,
-				   verify_ev, &v);
-		if (rc == KT_ECORRUPT && v.bad_seq) {
-			snprintf(s->bad_run, sizeof(s->bad_run), "%s",
-				 l.id[i]);
-			if (bad_run)
-				*bad_run = s->bad_run;
-			if (bad_seq)
-				*bad_seq = v.bad_seq;
-			rc = kt_err(s, KT_ECORRUPT, "%s", v.what);
-		}
-	}
-out:
-	free(l.id);
-	return rc;
+	return kt_run_foreach(s, list_run, l);
 }
 
 /* ---- which event names a blob (verify's message) ---------------------- */
@@ -309,22 +134,14 @@ int kt_blobref_find(kt_store *s, const char *run,
 		    char out[KT_RUN_ID_HEX + 1], uint64_t *seq, char *what,
 		    size_t wl)
 {
-	struct runlist l = { 0 };
+	struct kt_runlist l = { 0 };
 	struct vfind v;
 	int rc;
 
 	memset(&v, 0, sizeof(v));
 	v.hash = hash;
 	kt_hex(hash, KT_HASH_LEN, v.hex);
-	if (run) {
-		kt_run_info ri;
-
-		rc = kt_run_get(s, run, &ri);
-		if (!rc)
-			rc = list_run(&ri, &l);
-	} else {
-		rc = kt_run_foreach(s, list_run, &l);
-	}
+	rc = kt_run_list(s, run, &l);
 	for (size_t i = 0; rc == 0 && i < l.n; i++) {
 		rc = kt_event_scan(s, l.id[i], 0, 0, 0, KT_READ_BODY, find_ev,
 				   &v);
@@ -344,4 +161,58 @@ int kt_blobref_find(kt_store *s, const char *run,
 out:
 	free(l.id);
 	return rc;
+}
+
+/* ---- the blob references of raw payload text (verify, stats) ---------- */
+
+static int hash_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, KT_HASH_LEN);
+}
+
+/* Collect "<64 hex>" JSON strings of a text: the blobs it references. */
+int kt_collect_refs(const char *p, size_t n, struct kt_buf *refs)
+{
+	for (size_t i = 0; i + 66 <= n; i++) {
+		unsigned char h[KT_HASH_LEN];
+		char tmp[KT_HASH_HEX + 1];
+
+		if (p[i] != '"' || p[i + 65] != '"')
+			continue;
+		memcpy(tmp, p + i + 1, KT_HASH_HEX);
+		tmp[KT_HASH_HEX] = 0;
+		if (kt_unhex(tmp, h, KT_HASH_LEN))
+			continue;
+		if (kt_buf_reserve(refs, refs->len + KT_HASH_LEN))
+			return KT_ENOMEM;
+		memcpy(refs->p + refs->len, h, KT_HASH_LEN);
+		refs->len += KT_HASH_LEN;
+		i += 65;
+	}
+	return 0;
+}
+
+/* Sort and deduplicate refs; returns the count. */
+size_t kt_refs_uniq(struct kt_buf *refs)
+{
+	size_t n = refs->len / KT_HASH_LEN, u = 0;
+
+	if (n)
+		qsort(refs->p, n, KT_HASH_LEN, hash_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (!u || memcmp(refs->p + (u - 1) * KT_HASH_LEN,
+				 refs->p + i * KT_HASH_LEN, KT_HASH_LEN))
+			memmove(refs->p + u++ * KT_HASH_LEN,
+				refs->p + i * KT_HASH_LEN, KT_HASH_LEN);
+	refs->len = u * KT_HASH_LEN;
+	return u;
+}
+
+int kt_refs_cb(const kt_event *ev, void *arg)
+{
+	struct kt_buf *refs = arg;
+
+	if (!refs || !ev->payload)
+		return 0;
+	return kt_collect_refs(ev->payload, ev->payload_len, refs);
 }

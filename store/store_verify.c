@@ -1,20 +1,396 @@
 /*
- * store_check.c - integrity of the records the hash chain does not cover:
- * the run record's checksum (run_sums), the run_names index and the paths
- * index.  FORMAT.md §6.10 is normative; §4 lists what verify checks.
+ * store_verify.c - every check `ktraj verify` runs (FORMAT.md §4 lists
+ * them): a run's pages, blocks and hash chain through a strict scan
+ * (store_scan.c), the orphans of the whole store, then the records the
+ * chain does not cover (below).
  *
- * Why these three: the chain (§4) covers every event byte, the blob keys
- * cover every blob, but a flipped byte in a run's name, format or meta, in
- * a run_names key or in a paths entry changed what `ls`, `export`, `cat
- * --at` and `diff` say while `verify` said ok.  The name and paths indexes
- * are derived data, so verify rebuilds them from their source (the run
- * records, the edit and tool_result payloads) and compares; the run record
- * is source data, so it carries a checksum of its own.
+ * The records the chain does not cover: the run record's checksum
+ * (run_sums), the run_names index and the paths index (FORMAT.md §6.10).
+ * The chain covers every event byte, the blob keys cover every blob, but
+ * a flipped byte in a run's name, format or meta, in a run_names key or in
+ * a paths entry changed what `ls`, `export`, `cat --at` and `diff` say
+ * while `verify` said ok.  The name and paths indexes are derived data, so
+ * verify rebuilds them from their source (the run records, the edit and
+ * tool_result payloads) and compares; the run record is source data, so
+ * it carries a checksum of its own.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <openssl/evp.h>
 #include <cjson/cJSON.h>
 #include "store_int.h"
+
+/* ---- pages, blocks and the hash chain of a run; orphans ------------------ */
+
+/*
+ * Check one run: pages 1..n present and full, every block of the run
+ * frames and decodes, every event's body is in exactly one block of its
+ * kind, the chain recomputed from h0 matches every page checkpoint and the
+ * head in the run record.  Refs of the payloads go to refs (may be NULL).
+ */
+static int verify_run(kt_store *s, MDB_txn *txn,
+		      const unsigned char run[KT_RUN_BIN], struct kt_buf *refs,
+		      uint64_t *bad_seq)
+{
+	unsigned char head[KT_HASH_LEN], chain[KT_HASH_LEN], kb[KT_RUN_BIN];
+	uint64_t n, blk_events[KT_KIND_MAX_ + 1] = { 0 }, pages = 0;
+	struct kt_scan sc;
+	MDB_cursor *c = NULL;
+	MDB_val k, v;
+	int rc;
+
+	*bad_seq = 0;
+	rc = kt_run_n(s, txn, run, &n, head);
+	if (rc)
+		return rc == KT_ENOTFOUND ? kt_err(s, KT_ECORRUPT, "no run "
+						   "record") : rc;
+	rc = kt_scan_open(&sc, s, txn, run);
+	if (rc)
+		return rc;
+	sc.strict = 1;
+	kt_chain_h0(chain);
+	if (n) {
+		rc = kt_scan_run(&sc, n, 1, n, 0, KT_READ_BODY | KT_READ_HASH,
+			      chain, kt_refs_cb, refs);
+		if (rc) {
+			*bad_seq = sc.bad_seq;
+			goto out;
+		}
+	}
+	if (memcmp(chain, head, KT_HASH_LEN) != 0) {
+		rc = kt_head_mismatch(s, n, bad_seq);
+		goto out;
+	}
+	/* blocks: framing of each, and no event outside 1..n or twice */
+	memcpy(kb, run, KT_RUN_BIN);
+	k.mv_size = KT_RUN_BIN;
+	k.mv_data = kb;
+	for (rc = mdb_cursor_get(sc.c, &k, &v, MDB_SET_RANGE); rc == 0;
+	     rc = mdb_cursor_get(sc.c, &k, &v, MDB_NEXT)) {
+		const unsigned char *kp = k.mv_data;
+		struct kt_blkview bv;
+		uint64_t first;
+
+		if (k.mv_size < KT_RUN_BIN || memcmp(kp, run, KT_RUN_BIN))
+			break;
+		first = k.mv_size == KT_RUN_BIN + 9 ?
+			kt_rd64(kp + KT_RUN_BIN + 1) : 0;
+		*bad_seq = first;
+		if (k.mv_size != KT_RUN_BIN + 9 || kp[KT_RUN_BIN] < 1 ||
+		    kp[KT_RUN_BIN] > KT_KIND_MAX_ ||
+		    kt_block_parse(v.mv_data, v.mv_size, kp[KT_RUN_BIN],
+				   &bv)) {
+			rc = kt_err(s, KT_ECORRUPT, "bad block at seq %llu",
+				    (unsigned long long)first);
+			goto out;
+		}
+		if (first == 0 || first > n) {
+			rc = kt_err(s, KT_ECORRUPT, "block beyond the run's "
+				    "last event");
+			goto out;
+		}
+		/* framing of blocks the chain pass did not read */
+		if (kt_block_decode(s, v.mv_data, v.mv_size, kp[KT_RUN_BIN],
+				    first, &sc.it[0].sb.b) ||
+		    sc.it[0].sb.b.seq[sc.it[0].sb.b.n - 1] > n) {
+			rc = kt_err(s, KT_ECORRUPT, "block at seq %llu does "
+				    "not decode", (unsigned long long)first);
+			goto out;
+		}
+		blk_events[kp[KT_RUN_BIN]] += bv.n;
+	}
+	if (rc && rc != MDB_NOTFOUND) {
+		rc = kt_mdb_err(s, rc, "cursor");
+		goto out;
+	}
+	rc = 0;
+	*bad_seq = 0;
+	for (int kd = 1; kd <= KT_KIND_MAX_; kd++)
+		if (blk_events[kd] != sc.kind_events[kd]) {
+			rc = kt_err(s, KT_ECORRUPT, "blocks of kind %s hold "
+				    "%llu events, the pages %llu",
+				    kt_kind_name(kd),
+				    (unsigned long long)blk_events[kd],
+				    (unsigned long long)sc.kind_events[kd]);
+			goto out;
+		}
+	/* pages: exactly those of 1..n */
+	rc = mdb_cursor_open(txn, s->dbi[KT_DB_PAGES], &c);
+	if (rc) {
+		rc = kt_mdb_err(s, rc, "cursor");
+		goto out;
+	}
+	k.mv_size = KT_RUN_BIN;
+	k.mv_data = kb;
+	for (rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE); rc == 0;
+	     rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+		if (k.mv_size < KT_RUN_BIN ||
+		    memcmp(k.mv_data, run, KT_RUN_BIN))
+			break;
+		pages++;
+	}
+	rc = 0;
+	if (pages != (n + KT_PAGE_N - 1) / KT_PAGE_N)
+		rc = kt_err(s, KT_ECORRUPT, "%llu header pages for %llu "
+			    "events", (unsigned long long)pages,
+			    (unsigned long long)n);
+out:
+	if (c)
+		mdb_cursor_close(c);
+	kt_scan_close(&sc);
+	return rc;
+}
+
+/* Keys of blocks and pages whose run does not exist. */
+static int verify_orphans(kt_store *s, MDB_txn *txn)
+{
+	static const int dbs[] = { KT_DB_BLOCKS, KT_DB_PAGES };
+	int rc = 0;
+
+	for (size_t d = 0; d < 2 && rc == 0; d++) {
+		MDB_cursor *c;
+		MDB_val k, v;
+		unsigned char last[KT_RUN_BIN];
+		int have = 0;
+
+		rc = mdb_cursor_open(txn, s->dbi[dbs[d]], &c);
+		if (rc)
+			return kt_mdb_err(s, rc, "cursor");
+		for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0;
+		     rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+			MDB_val rk = { KT_RUN_BIN, k.mv_data }, rv;
+
+			if (k.mv_size < KT_RUN_BIN) {
+				rc = KT_ECORRUPT;
+				break;
+			}
+			if (have && !memcmp(last, k.mv_data, KT_RUN_BIN))
+				continue;
+			memcpy(last, k.mv_data, KT_RUN_BIN);
+			have = 1;
+			if (mdb_get(txn, s->dbi[KT_DB_RUNS], &rk, &rv) != 0) {
+				rc = KT_ECORRUPT;
+				break;
+			}
+		}
+		mdb_cursor_close(c);
+		if (rc == MDB_NOTFOUND)
+			rc = 0;
+		if (rc == KT_ECORRUPT) {
+			kt_hex(last, KT_RUN_BIN, s->bad_run);
+			return kt_err(s, KT_ECORRUPT, "events of a run that "
+				      "does not exist");
+		}
+		if (rc)
+			return kt_mdb_err(s, rc, "cursor");
+	}
+	return 0;
+}
+
+int kt_store_verify(kt_store *s, const char *run, const char **bad_run,
+		    uint64_t *bad_seq)
+{
+	unsigned char bin[KT_RUN_BIN], badh[KT_HASH_LEN];
+	struct kt_buf refs = { 0 };
+	MDB_txn *txn;
+	MDB_cursor *c = NULL;
+	MDB_val k, v;
+	uint64_t bseq = 0;
+	int rc;
+
+	if (!s)
+		return KT_EINVAL;
+	if (bad_run)
+		*bad_run = NULL;
+	if (bad_seq)
+		*bad_seq = 0;
+	s->bad_run[0] = 0;
+	if ((rc = kt_run_begin(s, run, bin, &txn)) != 0)
+		return rc;
+	if (run) {
+		MDB_val rv;
+
+		rc = kt_run_rec(s, txn, bin, run, &rv);
+		if (rc)
+			goto out;
+		rc = verify_run(s, txn, bin, &refs, &bseq);
+		if (rc == 0)
+			rc = kt_verify_run_records(s, txn, bin, &bseq);
+		if (rc)
+			goto bad;
+	} else {
+		rc = verify_orphans(s, txn);
+		if (rc == 0)
+			rc = kt_verify_store_records(s, txn);
+		if (rc) {
+			if (bad_run && s->bad_run[0])
+				*bad_run = s->bad_run;
+			goto out;
+		}
+		rc = mdb_cursor_open(txn, s->dbi[KT_DB_RUNS], &c);
+		if (rc) {
+			rc = kt_mdb_err(s, rc, "cursor");
+			goto out;
+		}
+		for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0;
+		     rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+			if (k.mv_size != KT_RUN_BIN) {
+				rc = kt_err(s, KT_ECORRUPT, "bad run key");
+				goto out;
+			}
+			memcpy(bin, k.mv_data, KT_RUN_BIN);
+			rc = verify_run(s, txn, bin, NULL, &bseq);
+			if (rc == 0)
+				rc = kt_verify_run_records(s, txn, bin, &bseq);
+			if (rc)
+				goto bad;
+		}
+		if (rc != MDB_NOTFOUND) {
+			rc = kt_mdb_err(s, rc, "cursor");
+			goto out;
+		}
+		mdb_cursor_close(c);
+		c = NULL;
+	}
+	if (run) {
+		size_t u = kt_refs_uniq(&refs);
+
+		rc = kt_blob_verify(s, refs.p, u, badh);
+	} else {
+		rc = kt_blob_verify(s, NULL, 0, badh);
+	}
+	if (rc == KT_ECORRUPT) {
+		char hx[KT_HASH_HEX + 1], ref[KT_RUN_ID_HEX + 1], what[100];
+		uint64_t rs = 0;
+
+		kt_hex(badh, KT_HASH_LEN, hx);
+		/* name an event that reads it: the blob alone says nothing of
+		 * what its damage costs (a lookup only on this failure) */
+		int frc = kt_blobref_find(s, run, badh, ref, &rs, what,
+					  sizeof(what));
+
+		if (frc == 0) {
+			memcpy(s->bad_run, ref, sizeof(ref));
+			if (bad_run)
+				*bad_run = s->bad_run;
+			if (bad_seq)
+				*bad_seq = rs;
+			rc = kt_err(s, KT_ECORRUPT, "blob %s (its %s) does "
+				    "not match its hash", hx, what);
+		} else {
+			rc = kt_err(s, KT_ECORRUPT, "blob %s does not match "
+				    "its hash%s", hx, frc == KT_ENOTFOUND ?
+				    " (no event names it)" : "");
+		}
+	}
+	goto out;
+bad:
+	if (rc == KT_ECORRUPT || rc == KT_ENOMEM) {
+		char msg[sizeof(s->err)];
+
+		kt_hex(bin, KT_RUN_BIN, s->bad_run);
+		if (bad_run)
+			*bad_run = s->bad_run;
+		if (bad_seq)
+			*bad_seq = bseq;
+		snprintf(msg, sizeof(msg), "%s", s->err);
+		if (bseq)
+			kt_err(s, rc, "run %s seq %llu: %s", s->bad_run,
+			       (unsigned long long)bseq, msg);
+		else
+			kt_err(s, rc, "run %s: %s", s->bad_run, msg);
+	}
+out:
+	if (c)
+		mdb_cursor_close(c);
+	kt_rd_end(s, txn);
+	free(refs.p);
+	return rc;
+}
+
+/* ---- blob references: each names a stored blob ---------------------- */
+
+struct vrun {
+	kt_store *s;
+	uint64_t bad_seq;
+	char what[200];
+};
+
+static int verify_ev(const kt_event *ev, void *arg)
+{
+	struct vrun *v = arg;
+	kt_blobref bad;
+	cJSON *p;
+	int rc;
+
+	/* parse only payloads that can hold a reference */
+	if (!ev->payload || (ev->kind != KT_KIND_EDIT &&
+			     !memmem(ev->payload, ev->payload_len, "_blob\"", 6) &&
+			     !memmem(ev->payload, ev->payload_len, "\"blob\"", 6)))
+		return 0;
+	p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+	if (!p) {
+		v->bad_seq = ev->seq;
+		snprintf(v->what, sizeof(v->what), "payload is not JSON");
+		return KT_ECORRUPT;
+	}
+	rc = kt_blobref_check(v->s, ev->kind, p, &bad);
+	if (rc == KT_ENOTFOUND || rc == KT_EINVAL) {
+		const char *k = kt_kind_name(ev->kind);
+
+		v->bad_seq = ev->seq;
+		if (rc == KT_ENOTFOUND)
+			snprintf(v->what, sizeof(v->what),
+				 "%s \"%s\" names blob %s, which is not stored",
+				 k ? k : "event", bad.field,
+				 bad.item->valuestring);
+		else
+			snprintf(v->what, sizeof(v->what),
+				 "%s \"%s\" is not a blob hash (64 hex chars or null)",
+				 k ? k : "event", bad.field);
+		rc = KT_ECORRUPT;
+	}
+	cJSON_Delete(p);
+	return rc;
+}
+
+int kt_store_verify_blobrefs(kt_store *s, const char *run,
+			     const char **bad_run, uint64_t *bad_seq)
+{
+	struct kt_runlist l = { 0 };
+	struct vrun v;
+	int rc = 0;
+
+	if (!s)
+		return KT_EINVAL;
+	if (bad_run)
+		*bad_run = NULL;
+	if (bad_seq)
+		*bad_seq = 0;
+	if ((rc = kt_run_list(s, run, &l)) != 0)
+		goto out;
+	for (size_t i = 0; i < l.n && !rc; i++) {
+		memset(&v, 0, sizeof(v));
+		v.s = s;
+		rc = kt_event_scan(s, l.id[i], 0, 0, 0, KT_READ_BODY,
+				   verify_ev, &v);
+		if (rc == KT_ECORRUPT && v.bad_seq) {
+			snprintf(s->bad_run, sizeof(s->bad_run), "%s",
+				 l.id[i]);
+			if (bad_run)
+				*bad_run = s->bad_run;
+			if (bad_seq)
+				*bad_seq = v.bad_seq;
+			rc = kt_err(s, KT_ECORRUPT, "%s", v.what);
+		}
+	}
+out:
+	free(l.id);
+	return rc;
+}
+
+/* ---- records the chain does not cover ---------------------------------- */
 
 /* Domain separation: no chain input (0x00 first), canonical event bytes
  * (0x01 first) or h_0 ("ktraj/1 chain") begins with these 11 bytes. */
@@ -66,7 +442,7 @@ int kt_runrec_check(kt_store *s, MDB_txn *txn,
 	return 0;
 }
 
-/* ---- paths index rebuilt from the events ---------------------------------- */
+/* ---- paths index rebuilt from the events --------------------------------- */
 
 struct pent {
 	const unsigned char *k, *v;
@@ -277,7 +653,7 @@ int kt_verify_run_records(kt_store *s, MDB_txn *txn,
 	return verify_paths(s, txn, run, bad_seq);
 }
 
-/* ---- whole store ------------------------------------------------------------ */
+/* ---- whole store --------------------------------------------------------- */
 
 /* Every key of db names (in its first 16 bytes, or its last 16 for
  * run_names) a run that exists; run_names keys also the run's name. */

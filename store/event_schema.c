@@ -1,15 +1,15 @@
 /*
- * schema.c - type check of event payloads (schema.h).  The tables below are
- * FORMAT.md section 2 "Event kinds", field by field; a change there is a
- * change here.  Fields the schema names without a type (note "...",
+ * event_schema.c - type check of event payloads (event_model.h).  The
+ * tables below are FORMAT.md section 2 "Event kinds", field by field; a
+ * change there is a change here.  Fields the schema names without a type (note "...",
  * bench "fingerprint" members) are not checked below the level it gives.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "schema.h"
-#include "../store/store.h"
+#include <cjson/cJSON.h>
+#include "event_model.h"
 
 enum {
 	T_STR = 1, /* string */

@@ -1,0 +1,287 @@
+/* t_base.c - the base layer (base/kt_base.h): the buffer's growth, text
+ * appends and sticky out-of-memory flag, the string map, UTF-8, ISO-8601
+ * in both modes, base64 strict and lenient, hex, SHA-256 and the cJSON
+ * getter, each against values worked out by hand or from the RFCs. */
+#include "testutil.h"
+#include <cjson/cJSON.h>
+#include "../../base/kt_base.h"
+
+static void t_buf(void **st)
+{
+	struct kt_buf b = { 0 };
+	char *s;
+
+	(void)st;
+	assert_int_equal(kt_buf_add(&b, "", 0), 0);
+	assert_string_equal(b.s, ""); /* an empty append leaves a C string */
+	assert_int_equal(kt_buf_puts(&b, "ab"), 0);
+	assert_int_equal(kt_buf_putc(&b, 'c'), 0);
+	assert_int_equal(kt_buf_printf(&b, "-%d-%s", 42, "x"), 0);
+	assert_int_equal(kt_buf_puts(&b, NULL), 0);
+	assert_int_equal(b.len, 8);
+	assert_string_equal(b.s, "abc-42-x");
+	/* growth past the first capacity keeps the content */
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(kt_buf_puts(&b, "0123456789"), 0);
+	assert_int_equal(b.len, 8 + 10000);
+	assert_true(b.cap > b.len);
+	assert_int_equal(memcmp(b.s + 8 + 9990, "0123456789", 11), 0);
+	s = kt_buf_take(&b);
+	assert_non_null(s);
+	assert_int_equal(strlen(s), 8 + 10000);
+	assert_null(b.s);
+	assert_int_equal(b.len, 0);
+	free(s);
+	/* nothing appended: take gives an allocated "" */
+	s = kt_buf_take(&b);
+	assert_string_equal(s, "");
+	free(s);
+	/* out of memory is sticky: later appends do nothing, take fails */
+	assert_int_equal(kt_buf_puts(&b, "x"), 0);
+	assert_int_equal(kt_buf_reserve(&b, SIZE_MAX), KT_ENOMEM);
+	assert_int_equal(b.err, KT_ENOMEM);
+	assert_int_equal(kt_buf_puts(&b, "y"), KT_ENOMEM);
+	assert_int_equal(b.len, 1);
+	assert_null(kt_buf_take(&b));
+	assert_int_equal(b.err, 0);
+	kt_buf_free(&b);
+}
+
+static void t_strmap(void **st)
+{
+	kt_strmap m = { 0 };
+	char key[32];
+	void **slot;
+
+	(void)st;
+	assert_null(kt_strmap_get(&m, "a"));
+	assert_null(kt_strmap_slot(&m, "a", 0));
+	assert_int_equal(kt_strmap_put(&m, NULL, "v"), KT_EINVAL);
+	/* enough keys to grow the table several times */
+	for (int i = 0; i < 500; i++) {
+		snprintf(key, sizeof(key), "key%d", i);
+		assert_int_equal(kt_strmap_put(&m, key, (void *)(intptr_t)(i + 1)), 0);
+	}
+	assert_int_equal(m.n, 500);
+	for (int i = 0; i < 500; i++) {
+		snprintf(key, sizeof(key), "key%d", i);
+		assert_int_equal((intptr_t)kt_strmap_get(&m, key), i + 1);
+	}
+	/* put again replaces; the key count stays */
+	assert_int_equal(kt_strmap_put(&m, "key7", (void *)(intptr_t)99), 0);
+	assert_int_equal((intptr_t)kt_strmap_get(&m, "key7"), 99);
+	assert_int_equal(m.n, 500);
+	/* slot with create: a new key starts NULL, and is counted */
+	slot = kt_strmap_slot(&m, "new", 1);
+	assert_non_null(slot);
+	assert_null(*slot);
+	*slot = strdup("owned");
+	assert_int_equal(m.n, 501);
+	assert_string_equal(kt_strmap_get(&m, "new"), "owned");
+	free(kt_strmap_get(&m, "new"));
+	assert_int_equal(kt_strmap_put(&m, "new", NULL), 0);
+	kt_strmap_free(&m, NULL); /* small integers: nothing to free */
+	assert_int_equal(m.n, 0);
+	assert_null(m.keys);
+}
+
+/* kt_strmap_free calls free_val only for values that are not NULL. */
+static void t_strmap_free_vals(void **st)
+{
+	kt_strmap m = { 0 };
+
+	(void)st;
+	assert_int_equal(kt_strmap_put(&m, "a", strdup("1")), 0);
+	assert_int_equal(kt_strmap_put(&m, "b", NULL), 0);
+	kt_strmap_free(&m, free);
+	assert_int_equal(m.cap, 0);
+}
+
+static void t_utf8(void **st)
+{
+	size_t bad = 99;
+
+	(void)st;
+	assert_int_equal(kt_utf8_seq((const unsigned char *)"a", 1), 1);
+	assert_int_equal(kt_utf8_seq((const unsigned char *)"\xc3\xa9", 2), 2);
+	assert_int_equal(kt_utf8_seq((const unsigned char *)"\xc3\xa9", 1), 0);
+	assert_int_equal(kt_utf8_seq((const unsigned char *)"\xe2\x82\xac", 3), 3);
+	assert_int_equal(kt_utf8_seq((const unsigned char *)"\xf0\x9f\x98\x80", 4), 4);
+	/* RFC 3629: overlong, surrogate, past U+10FFFF, lone continuation */
+	assert_int_equal(kt_utf8_seq((const unsigned char *)"\xc0\xaf", 2), 0);
+	assert_int_equal(kt_utf8_seq((const unsigned char *)"\xe0\x80\xaf", 3), 0);
+	assert_int_equal(kt_utf8_seq((const unsigned char *)"\xed\xa0\x80", 3), 0);
+	assert_int_equal(kt_utf8_seq((const unsigned char *)"\xf4\x90\x80\x80", 4), 0);
+	assert_int_equal(kt_utf8_seq((const unsigned char *)"\x80", 1), 0);
+	assert_int_equal(kt_utf8_seq((const unsigned char *)"", 0), 0);
+	assert_true(kt_utf8_valid("plain ascii, long enough to skip by 16 bytes", 44, &bad));
+	assert_int_equal(bad, 99);
+	assert_false(kt_utf8_valid("0123456789abcdefghij\xff", 21, &bad));
+	assert_int_equal(bad, 20);
+	assert_true(kt_utf8_valid("a\0b", 3, NULL));
+}
+
+static void t_utf8_put(void **st)
+{
+	struct kt_buf b = { 0 };
+
+	(void)st;
+	assert_int_equal(kt_utf8_put(&b, 'A'), 0);
+	assert_int_equal(kt_utf8_put(&b, 0xe9), 0);
+	assert_int_equal(kt_utf8_put(&b, 0x20ac), 0);
+	assert_int_equal(kt_utf8_put(&b, 0x1f600), 0);
+	assert_int_equal(kt_utf8_put(&b, 0xd800), 0);    /* surrogate */
+	assert_int_equal(kt_utf8_put(&b, 0x110000), 0);  /* too large */
+	assert_string_equal(b.s, "A\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
+			    "\xef\xbf\xbd\xef\xbf\xbd");
+	kt_buf_free(&b);
+}
+
+static void t_iso8601(void **st)
+{
+	const char *end;
+
+	(void)st;
+	/* 2025-07-17T12:34:56Z = 1752755696 s (date -d @...) */
+	assert_true(kt_iso8601_ns("2025-07-17T12:34:56Z", NULL) ==
+		    1752755696LL * 1000000000);
+	assert_true(kt_iso8601_ns("2025-07-17T12:34:56.789Z", NULL) ==
+		    1752755696LL * 1000000000 + 789000000);
+	assert_true(kt_iso8601_ns("2025-07-17 14:34:56,5+02:00", NULL) ==
+		    1752755696LL * 1000000000 + 500000000);
+	assert_true(kt_iso8601_ns("2025-07-17T07:34:56-0500", NULL) ==
+		    1752755696LL * 1000000000);
+	/* naive: UTC; more than 9 fraction digits: the rest is dropped */
+	assert_true(kt_iso8601_ns("2025-07-17T12:34:56.1234567891", NULL) ==
+		    1752755696LL * 1000000000 + 123456789);
+	assert_true(kt_iso8601_ns("1970-01-01", NULL) == 0);
+	assert_true(kt_iso8601_ns(" 1970-01-02T00:00 ", NULL) ==
+		    86400LL * 1000000000);
+	assert_true(kt_iso8601_ns("1969-12-31T23:59:59Z", NULL) ==
+		    -1000000000LL);
+	/* refused: NULL, trailing text, bad fields, out of int64 ns */
+	assert_true(kt_iso8601_ns(NULL, NULL) == KT_TS_UNKNOWN);
+	assert_true(kt_iso8601_ns("2025-07-17T12:34:56Zjunk", NULL) ==
+		    KT_TS_UNKNOWN);
+	assert_true(kt_iso8601_ns("2025-13-01", NULL) == KT_TS_UNKNOWN);
+	assert_true(kt_iso8601_ns("2025-07-17T24:00", NULL) == KT_TS_UNKNOWN);
+	assert_true(kt_iso8601_ns("2025-07-17T12:34:56.", NULL) ==
+		    KT_TS_UNKNOWN);
+	assert_true(kt_iso8601_ns("2300-01-01", NULL) == KT_TS_UNKNOWN);
+	/* prefix mode: what follows is left to the caller, a time is needed */
+	assert_true(kt_iso8601_ns("2025-07-17T12:34:56Z trailing", &end) ==
+		    1752755696LL * 1000000000);
+	assert_string_equal(end, " trailing");
+	assert_true(kt_iso8601_ns("2025-07-17", &end) == KT_TS_UNKNOWN);
+	assert_true(kt_days_from_civil(2000, 3, 1) == 11017);
+}
+
+static void t_base64(void **st)
+{
+	unsigned char *out;
+	size_t n;
+	char *e;
+
+	(void)st;
+	/* RFC 4648 section 10 test vectors */
+	e = kt_base64_encode("foobar", 6);
+	assert_string_equal(e, "Zm9vYmFy");
+	free(e);
+	e = kt_base64_encode("fo", 2);
+	assert_string_equal(e, "Zm8=");
+	free(e);
+	e = kt_base64_encode("f", 1);
+	assert_string_equal(e, "Zg==");
+	free(e);
+	assert_int_equal(kt_base64_decode("Zm9vYg==", 8, &out, &n), 0);
+	assert_int_equal(n, 4);
+	assert_string_equal((char *)out, "foob");
+	free(out);
+	assert_int_equal(kt_base64_decode("Zm9vYg", 6, &out, &n), 0);
+	assert_int_equal(n, 4);
+	free(out);
+	/* strict: no URL-safe alphabet, no line breaks, no dangling char */
+	assert_int_equal(kt_base64_decode("-_8=", 4, &out, &n), KT_EPARSE);
+	assert_int_equal(kt_base64_decode("Zm9v\nYg==", 9, &out, &n), KT_EPARSE);
+	assert_int_equal(kt_base64_decode("Zm9vY", 5, &out, &n), KT_EPARSE);
+	assert_int_equal(kt_base64_decode("Zm=9", 4, &out, &n), KT_EPARSE);
+	/* lenient: both alphabets, line breaks and padding skipped */
+	assert_int_equal(kt_base64_decode_ex("-_8=\n", 5, KT_B64_LENIENT, &out,
+					     &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(out[0], 0xfb);
+	assert_int_equal(out[1], 0xff);
+	free(out);
+	assert_int_equal(kt_base64_decode_ex("Zm9v\r\nYg==", 10,
+					     KT_B64_LENIENT, &out, &n), 0);
+	assert_string_equal((char *)out, "foob");
+	free(out);
+	assert_int_equal(kt_base64_decode_ex("Zm9v!", 5, KT_B64_LENIENT, &out,
+					     &n), KT_EPARSE);
+}
+
+static void t_hex_sha(void **st)
+{
+	unsigned char b[3];
+	char hex[KT_HASH_HEX + 1];
+
+	(void)st;
+	assert_int_equal(kt_hexval('0'), 0);
+	assert_int_equal(kt_hexval('F'), 15);
+	assert_int_equal(kt_hexval('f'), 15);
+	assert_int_equal(kt_hexval('g'), -1);
+	assert_int_equal(kt_unhex("00aBff", b, 3), 0);
+	assert_int_equal(b[1], 0xab);
+	assert_int_equal(kt_unhex("00abf", b, 3), KT_EINVAL);
+	assert_int_equal(kt_unhex("00abff0", b, 3), KT_EINVAL);
+	assert_int_equal(kt_unhex(NULL, b, 3), KT_EINVAL);
+	kt_hex(b, 3, hex);
+	assert_string_equal(hex, "00abff");
+	/* FIPS 180-4 example "abc" */
+	kt_sha256_hex("abc", 3, hex);
+	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223"
+				 "b00361a396177a9cb410ff61f20015ad");
+}
+
+static void t_strings_json(void **st)
+{
+	cJSON *o = cJSON_Parse("{\"a\":\"x\",\"n\":1,\"A\":\"y\"}");
+	cJSON *arr = cJSON_Parse("[\"a\"]");
+	char *d;
+
+	(void)st;
+	assert_string_equal(kt_json_str(o, "a"), "x");
+	assert_string_equal(kt_json_str(o, "A"), "y");
+	assert_null(kt_json_str(o, "n"));
+	assert_null(kt_json_str(o, "missing"));
+	assert_null(kt_json_str(arr, "a"));
+	assert_null(kt_json_str(NULL, "a"));
+	cJSON_Delete(o);
+	cJSON_Delete(arr);
+	assert_string_equal(kt_basename("a/b/c.txt"), "c.txt");
+	assert_string_equal(kt_basename("c.txt"), "c.txt");
+	assert_string_equal(kt_basename("dir/"), "");
+	assert_string_equal(kt_basename(NULL), "");
+	assert_null(kt_xstrdup(NULL));
+	d = kt_xstrdup("z");
+	assert_string_equal(d, "z");
+	free(d);
+	assert_string_equal(kt_strerror(KT_ECHILD), "child process failed");
+	assert_string_equal(kt_strerror(-999), "unknown error");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_buf),
+		cmocka_unit_test(t_strmap),
+		cmocka_unit_test(t_strmap_free_vals),
+		cmocka_unit_test(t_utf8),
+		cmocka_unit_test(t_utf8_put),
+		cmocka_unit_test(t_iso8601),
+		cmocka_unit_test(t_base64),
+		cmocka_unit_test(t_hex_sha),
+		cmocka_unit_test(t_strings_json),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
