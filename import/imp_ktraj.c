@@ -1035,7 +1035,7 @@ static int ref_known(kt_blobref *r, void *arg)
 		if (memcmp(st, r->hash, KT_HASH_LEN))
 			c->rewrite = 1;
 		return 0;
-	} else if ((rc = kt_blob_exists(c->imp->s, r->hash)) != 0) {
+	} else if ((rc = kt_imp_blob_stored(c->imp, r->hash)) != 0) {
 		return rc < 0 ? rc : 0;
 	} else {
 		c->why = KT_ENOTFOUND;
