@@ -33,6 +33,7 @@
 #include <ctype.h>
 #include "import.h"
 #include "imp_agents.h"
+#include "impx.h"
 #include "jsonstrict.h"
 #include "schema.h"
 

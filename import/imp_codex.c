@@ -37,6 +37,7 @@
 #include "import.h"
 #include "imp_agents.h"
 #include "codex_patch.h"
+#include "impx.h"
 #include "jsonstrict.h"
 #include "schema.h"
 

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "import.h"
+#include "impx.h"
 
 struct kt_ws_ent {
 	char *path;             /* normalized, malloc'ed; NULL = empty slot */
@@ -61,12 +62,6 @@ struct kt_root {
 };
 
 enum { KT_ROOT_FILE = 1, KT_ROOT_DIR, KT_ROOT_ARCHIVE, KT_ROOT_STDIN };
-
-/* a growable text buffer reused across events (jsonprint.c) */
-struct kt_jbuf {
-	char *p;                /* NUL-terminated at n */
-	size_t n, cap;
-};
 
 struct kt_runrep {
 	char id[KT_RUN_ID_HEX + 1];
@@ -209,11 +204,6 @@ void kt_imp_warn_at(kt_imp *imp, const char *where, const char *fmt, ...)
 void kt_imp_source_end(kt_imp *imp, int keep);
 /* Free what the session holds at the end of kt_import_paths. */
 void kt_imp_session_free(kt_imp *imp);
-
-/* jsonprint.c: item as cJSON_PrintUnformatted prints it, into b (b->n
- * bytes, NUL-terminated; b->p stays owned by b).  KT_ENOMEM, or KT_EINVAL
- * for an item cJSON cannot print. */
-int kt_imp_json_print(const cJSON *item, struct kt_jbuf *b);
 
 /* workspace.c */
 void kt_ws_reset(struct kt_ws *ws);

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "import.h"
-#include "imp_int.h"
 #include "ktraj_jsonl.h"
+#include "impx.h"
 #include "jsonstrict.h"
 #include "schema.h"
 
@@ -1331,7 +1331,7 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 
 			/* a byte order mark, a line that is not JSON, a cut
 			 * last line: in the words of every importer
-			 * (jsonstrict.h kt_imp_json_bad, "...: line
+			 * (impx.h kt_imp_json_bad, "...: line
 			 * skipped") */
 			if (!kt_imp_json_bom(imp, f, line, p, n) &&
 			    !(kt_json_check(p, n, 0, &off, &why) &&

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "import.h"
+#include "impx.h"
 #include "jsonstrict.h"
 #include "replay_judge.h"
 #include "schema.h"
