@@ -7,7 +7,7 @@
 #include <math.h>
 #include <dirent.h>
 #include "testutil.h"
-#include "../../import/impx.h"
+#include "../../import/imp_int.h"
 
 /* both printers agree on item */
 static void same(const cJSON *item, struct kt_jbuf *b)

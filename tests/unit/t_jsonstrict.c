@@ -3,7 +3,6 @@
  * parsed by cJSON to the same end), the byte order mark flag, offsets and
  * reasons, long strings through the 16-byte skip, the nesting limit. */
 #include "testutil.h"
-#include "../../import/impx.h"
 #include "../../import/jsonstrict.h"
 
 static int check(const char *s, unsigned flags, size_t *off, const char **why)

@@ -110,7 +110,7 @@ static void t_refused(void **st)
 }
 
 /* A line cJSON does not parse is refused in the words every importer
- * uses (import/impx.h kt_imp_json_bad): what the RFC 8259 check finds
+ * uses (import/jsonstrict.h kt_imp_json_bad): what the RFC 8259 check finds
  * first, and where - not "not valid JSON". */
 static void t_not_json_words(void **st)
 {
