@@ -24,11 +24,6 @@
 
 /* ---- step resolution ------------------------------------------------------ */
 
-static char *xstrdup(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
 /* The command of a shell tool call: args.command / args.cmd (string or
  * argv array, as Codex records it).  NULL for any other tool: an editor's
  * args.command ("create", "view") or SWE-agent's "open f" is no shell
@@ -154,7 +149,7 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 	}
 	if (kind == KT_KIND_BENCH && cJSON_GetObjectItem(p, "harness"))
 		st->harness = 1;
-	st->cwd = xstrdup(cli_jstr(p, "cwd"));
+	st->cwd = kt_xstrdup(cli_jstr(p, "cwd"));
 	/* Walk up the causal links to the tool call that ran the command. */
 	cur = seq;
 	for (hops = 0; hops < 4 && kind != KT_KIND_TOOL_CALL && parent; hops++) {
@@ -166,9 +161,9 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 			st->call = parent;
 			st->command = call_command(q);
 			if (!st->cwd)
-				st->cwd = xstrdup(cli_jstr(cJSON_GetObjectItem(q, "args"), "workdir"));
+				st->cwd = kt_xstrdup(cli_jstr(cJSON_GetObjectItem(q, "args"), "workdir"));
 			if (!st->cwd)
-				st->cwd = xstrdup(cli_jstr(cJSON_GetObjectItem(q, "extra"), "cwd"));
+				st->cwd = kt_xstrdup(cli_jstr(cJSON_GetObjectItem(q, "extra"), "cwd"));
 		}
 		cJSON_Delete(q);
 		parent = cur;
@@ -178,7 +173,7 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 		st->command = call_command(p);
 	}
 	if (!st->command && st->kind == KT_KIND_COMPILE)
-		st->command = xstrdup(cli_jstr(p, "command"));
+		st->command = kt_xstrdup(cli_jstr(p, "command"));
 	if (!st->command && !st->harness) {
 		cJSON *q = st->call ? load_payload(s, run, st->call, &kind, &cur) : NULL;
 		const char *tool = cli_jstr(q, "tool");
@@ -204,14 +199,14 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 	if (!rc && ri.meta_json)
 		meta = cJSON_Parse(ri.meta_json);
 	if (!st->cwd)
-		st->cwd = xstrdup(cli_jstr(meta, "cwd"));
+		st->cwd = kt_xstrdup(cli_jstr(meta, "cwd"));
 	/* The workspace root is the session's project directory when the
 	 * step ran inside it, else the step's own directory. */
 	if (cli_jstr(meta, "cwd") && st->cwd &&
 	    !strncmp(st->cwd, cli_jstr(meta, "cwd"), strlen(cli_jstr(meta, "cwd"))))
-		st->root = xstrdup(cli_jstr(meta, "cwd"));
+		st->root = kt_xstrdup(cli_jstr(meta, "cwd"));
 	else
-		st->root = xstrdup(st->cwd);
+		st->root = kt_xstrdup(st->cwd);
 	/* The compile step of a `ktraj bench` run: the harness compiles the
 	 * candidate again (--compile-only) from the bundle's sources. */
 	if (kind == KT_KIND_COMPILE && cli_jstr(p, "source_hash") && cli_jstr(p, "role") &&

@@ -66,46 +66,12 @@ void cli_ts_short(int64_t ts_ns, char *buf, size_t len)
 
 const char *cli_jstr(const cJSON *o, const char *key)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsString(it) ? it->valuestring : NULL;
+	return kt_json_str(o, key);
 }
 
 int cli_is_text(const void *data, size_t n)
 {
-	const unsigned char *p = data;
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned c = p[i];
-		size_t k, need;
-
-		if (c == 0)
-			return 0;
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			need = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			need = 2;
-		else if (c >= 0xf0 && c <= 0xf4)
-			need = 3;
-		else
-			return 0;
-		for (k = 1; k <= need; k++)
-			if (i + k >= n || (p[i + k] & 0xc0) != 0x80)
-				return 0;
-		/* overlong 3/4-byte forms, surrogates, > U+10FFFF */
-		if ((c == 0xe0 && p[i + 1] < 0xa0) ||
-		    (c == 0xed && p[i + 1] >= 0xa0) ||
-		    (c == 0xf0 && p[i + 1] < 0x90) ||
-		    (c == 0xf4 && p[i + 1] >= 0x90))
-			return 0;
-		i += need + 1;
-	}
-	return 1;
+	return !memchr(data, 0, n) && kt_utf8_valid(data, n, NULL);
 }
 
 int cli_json_add_bytes(cJSON *o, const char *key, const void *data,

@@ -15,12 +15,7 @@
 
 const char *kt_ag_str(const cJSON *o, const char *key)
 {
-	const cJSON *v;
-
-	if (!o || !cJSON_IsObject(o))
-		return NULL;
-	v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
+	return kt_json_str(o, key);
 }
 
 const char *kt_ag_str2(const cJSON *o, const char *k1, const char *k2)
@@ -32,106 +27,12 @@ const char *kt_ag_str2(const cJSON *o, const char *k1, const char *k2)
 
 const char *kt_ag_base(const char *p)
 {
-	const char *s = p ? strrchr(p, '/') : NULL;
-
-	return s ? s + 1 : (p ? p : "");
-}
-
-/* ---- time ----------------------------------------------------------------
- * Days from 1970-01-01 for a proleptic Gregorian date: H. Hinnant,
- * "chrono-Compatible Low-Level Date Algorithms", days_from_civil,
- * https://howardhinnant.github.io/date_algorithms.html
- */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-	int64_t era;
-	unsigned yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (unsigned)(y - era * 400);
-	doy = (153 * (m + (m > 2 ? (unsigned)-3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (int64_t)doe - 719468;
-}
-
-static int digits(const char **p, int n, int *out)
-{
-	int v = 0, i;
-
-	for (i = 0; i < n; i++) {
-		if (!isdigit((unsigned char)(*p)[i]))
-			return -1;
-		v = v * 10 + ((*p)[i] - '0');
-	}
-	*p += n;
-	*out = v;
-	return 0;
+	return kt_basename(p);
 }
 
 int64_t kt_ag_ts(const char *s)
 {
-	int Y, M, D, h = 0, mi = 0, sec = 0, oh = 0, om = 0;
-	int64_t ns = 0, t;
-	int nd = 0, sign = 0;
-
-	if (!s)
-		return KT_TS_UNKNOWN;
-	while (*s == ' ')
-		s++;
-	if (digits(&s, 4, &Y) || *s++ != '-' || digits(&s, 2, &M) ||
-	    *s++ != '-' || digits(&s, 2, &D))
-		return KT_TS_UNKNOWN;
-	if (M < 1 || M > 12 || D < 1 || D > 31)
-		return KT_TS_UNKNOWN;
-	if (*s == 'T' || *s == 't' || *s == ' ') {
-		s++;
-		if (digits(&s, 2, &h) || *s++ != ':' || digits(&s, 2, &mi))
-			return KT_TS_UNKNOWN;
-		if (*s == ':') {
-			s++;
-			if (digits(&s, 2, &sec))
-				return KT_TS_UNKNOWN;
-		}
-		if (*s == '.' || *s == ',') {
-			s++;
-			while (isdigit((unsigned char)*s)) {
-				if (nd < 9) {
-					ns = ns * 10 + (*s - '0');
-					nd++;
-				}
-				s++;
-			}
-			while (nd < 9) {
-				ns *= 10;
-				nd++;
-			}
-		}
-	}
-	if (h > 24 || mi > 59 || sec > 60)
-		return KT_TS_UNKNOWN;
-	if (*s == 'Z' || *s == 'z') {
-		s++;
-	} else if (*s == '+' || *s == '-') {
-		sign = *s == '-' ? -1 : 1;
-		s++;
-		if (digits(&s, 2, &oh))
-			return KT_TS_UNKNOWN;
-		if (*s == ':')
-			s++;
-		if (isdigit((unsigned char)*s) && digits(&s, 2, &om))
-			return KT_TS_UNKNOWN;
-	}
-	while (*s == ' ')
-		s++;
-	if (*s)
-		return KT_TS_UNKNOWN;
-	t = days_from_civil(Y, (unsigned)M, (unsigned)D) * 86400 + h * 3600 +
-	    mi * 60 + sec;
-	t -= (int64_t)sign * (oh * 3600 + om * 60);
-	if (t > INT64_MAX / 1000000000 - 1 || t < INT64_MIN / 1000000000 + 1)
-		return KT_TS_UNKNOWN;
-	return t * 1000000000 + ns;
+	return kt_iso8601_ns(s, NULL);
 }
 
 int64_t kt_ag_ts_json(const cJSON *v)
@@ -201,21 +102,15 @@ static int put_utf8(char **b, size_t *n, size_t *cap, unsigned long cp)
 	return 0;
 }
 
+/* The n hex digits at s as a number; -1 when one is not a hex digit. */
 static int hexval(const char *s, int n, unsigned long *out)
 {
 	unsigned long v = 0;
-	int i;
 
-	for (i = 0; i < n; i++) {
-		int c = (unsigned char)s[i], d;
+	for (int i = 0; i < n; i++) {
+		int d = kt_hexval((unsigned char)s[i]);
 
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
+		if (d < 0)
 			return -1;
 		v = v * 16 + (unsigned long)d;
 	}
@@ -1032,86 +927,6 @@ int kt_ag_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 	}
 	free(path);
 	return rc < 0 ? rc : known;
-}
-
-/* ---- map ------------------------------------------------------------------ */
-static uint64_t fnv(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
-void *kt_ag_map_get(const kt_ag_map *m, const char *key)
-{
-	size_t i;
-
-	if (!m->cap || !key)
-		return NULL;
-	for (i = fnv(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
-		if (strcmp(m->keys[i], key) == 0)
-			return m->vals[i];
-	return NULL;
-}
-
-int kt_ag_map_put(kt_ag_map *m, const char *key, void *val)
-{
-	size_t i;
-
-	if (!key)
-		return KT_EINVAL;
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 64, j;
-		char **nk = calloc(nc, sizeof(*nk));
-		void **nv = calloc(nc, sizeof(*nv));
-
-		if (!nk || !nv) {
-			free(nk);
-			free(nv);
-			return KT_ENOMEM;
-		}
-		for (j = 0; j < m->cap; j++) {
-			if (!m->keys[j])
-				continue;
-			for (i = fnv(m->keys[j]) & (nc - 1); nk[i];
-			     i = (i + 1) & (nc - 1))
-				;
-			nk[i] = m->keys[j];
-			nv[i] = m->vals[j];
-		}
-		free(m->keys);
-		free(m->vals);
-		m->keys = nk;
-		m->vals = nv;
-		m->cap = nc;
-	}
-	for (i = fnv(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
-		if (strcmp(m->keys[i], key) == 0) {
-			m->vals[i] = val;
-			return 0;
-		}
-	if (!(m->keys[i] = strdup(key)))
-		return KT_ENOMEM;
-	m->vals[i] = val;
-	m->n++;
-	return 0;
-}
-
-void kt_ag_map_free(kt_ag_map *m, void (*free_val)(void *))
-{
-	size_t i;
-
-	for (i = 0; i < m->cap; i++)
-		if (m->keys[i]) {
-			free(m->keys[i]);
-			if (free_val)
-				free_val(m->vals[i]);
-		}
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
 }
 
 int kt_ag_sniff(const unsigned char *buf, size_t n, const char *key,

@@ -127,23 +127,9 @@ int kt_ag_set_output(kt_imp *imp, cJSON *payload, const char *out);
  */
 char *kt_ag_cat_n(const char *out);
 
-/* Basename of a '/'-separated path (pointer into p). */
+/* Basename of a '/'-separated path (pointer into p): kt_basename. */
 const char *kt_ag_base(const char *p);
 
-
-/* ---- a small string-keyed map (open addressing, FNV-1a) ----------------- */
-typedef struct kt_ag_map {
-	char **keys;
-	void **vals;
-	size_t cap, n;
-} kt_ag_map;
-
-/* Value for key, NULL when absent. */
-void *kt_ag_map_get(const kt_ag_map *m, const char *key);
-/* Set key (copied) to val; 0 or KT_ENOMEM. */
-int kt_ag_map_put(kt_ag_map *m, const char *key, void *val);
-/* Free keys and the table; free_val (may be NULL) is called per value. */
-void kt_ag_map_free(kt_ag_map *m, void (*free_val)(void *));
 
 /*
  * Cheap content sniffing for detect(): whether the first n bytes of buf hold

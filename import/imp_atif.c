@@ -52,10 +52,10 @@ typedef struct acall {
 typedef struct atx {
 	kt_imp *imp;
 	const kt_file *top;
-	kt_ag_map calls;   /* call id -> acall (whole run, sub-agents too) */
-	kt_ag_map held;    /* call id -> const cJSON *step (result first) */
-	kt_ag_map visited; /* rel of files imported into this run */
-	kt_ag_map later;   /* call id -> 1: calls that some step holds */
+	kt_strmap calls;   /* call id -> acall (whole run, sub-agents too) */
+	kt_strmap held;    /* call id -> const cJSON *step (result first) */
+	kt_strmap visited; /* rel of files imported into this run */
+	kt_strmap later;   /* call id -> 1: calls that some step holds */
 } atx;
 
 static void acall_free(void *p)
@@ -195,7 +195,7 @@ static int emit_result(atx *x, const kt_file *f, const char *cid,
 		       const char *content, int ok, const cJSON *extra_res,
 		       int64_t ts, const char *actor, const kt_ag_span *sp)
 {
-	acall *c = cid ? kt_ag_map_get(&x->calls, cid) : NULL;
+	acall *c = cid ? kt_strmap_get(&x->calls, cid) : NULL;
 	cJSON *pl = cJSON_CreateObject();
 	uint64_t rseq = 0;
 	int ec = kt_ag_exit_code(content), rc;
@@ -363,9 +363,9 @@ static int import_ref(atx *x, const kt_file *f, const cJSON *ref, int depth)
 			    sid ? sid : "?");
 		goto out;
 	}
-	if (kt_ag_map_get(&x->visited, cand))
+	if (kt_strmap_get(&x->visited, cand))
 		goto out; /* already in this run (a reference cycle) */
-	if ((rc = kt_ag_map_put(&x->visited, cand, (void *)1)))
+	if ((rc = kt_strmap_put(&x->visited, cand, (void *)1)))
 		goto out;
 	kt_imp_claim(x->imp, cand);
 	if (!(doc = cJSON_ParseWithLength((const char *)g->data, g->len))) {
@@ -425,7 +425,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 		cJSON_ArrayForEach(tc, tcs) {
 			const char *id = kt_ag_str2(tc, "tool_call_id", "id");
 
-			if (id && (rc = kt_ag_map_put(&x->later, id, (void *)1)))
+			if (id && (rc = kt_strmap_put(&x->later, id, (void *)1)))
 				goto done;
 		}
 	}
@@ -458,10 +458,10 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 			char idb[256];
 			const char *cid = result_step_id(step, idb, sizeof(idb));
 
-			if (cid && kt_ag_map_get(&x->later, cid) &&
-			    !kt_ag_map_get(&x->calls, cid)) {
+			if (cid && kt_strmap_get(&x->later, cid) &&
+			    !kt_strmap_get(&x->calls, cid)) {
 				/* its call comes later: hold it */
-				if ((rc = kt_ag_map_put(&x->held, cid,
+				if ((rc = kt_strmap_put(&x->held, cid,
 							(void *)step)))
 					goto done;
 				continue;
@@ -557,7 +557,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 				rc = KT_ENOMEM;
 				goto next;
 			}
-			if (!id || kt_ag_map_get(&x->calls, id)) {
+			if (!id || kt_strmap_get(&x->calls, id)) {
 				snprintf(idb, sizeof(idb), "%s#%llu.%zu",
 					 id ? id : "call",
 					 (unsigned long long)line, k);
@@ -583,9 +583,9 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 				goto next;
 			}
 			{
-				acall *old = kt_ag_map_get(&x->calls, id);
+				acall *old = kt_strmap_get(&x->calls, id);
 
-				if ((rc = kt_ag_map_put(&x->calls, id, c))) {
+				if ((rc = kt_strmap_put(&x->calls, id, c))) {
 					acall_free(c);
 					goto next;
 				}
@@ -596,9 +596,9 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 				rc = KT_ENOMEM;
 				goto next;
 			}
-			held = kt_ag_map_get(&x->held, id);
+			held = kt_strmap_get(&x->held, id);
 			if (held) {
-				kt_ag_map_put(&x->held, id, NULL);
+				kt_strmap_put(&x->held, id, NULL);
 				if ((rc = tool_result_step(x, f, held, sub ?
 							   actor : "tool",
 							   sp)))
@@ -639,7 +639,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 					if (nres == 1 && ncalls > 0)
 						cid = ids[ncalls - 1];
 					for (q = 0; !cid && q < ncalls; q++) {
-						acall *ac = kt_ag_map_get(
+						acall *ac = kt_strmap_get(
 							&x->calls, ids[q]);
 
 						if (ac && !ac->has_result)
@@ -667,7 +667,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 		 * assumed (ATIF results are optional) only for steps that
 		 * record no observation at all */
 		for (k = 0; !rc && k < ncalls; k++) {
-			acall *c = ids[k] ? kt_ag_map_get(&x->calls, ids[k]) :
+			acall *c = ids[k] ? kt_strmap_get(&x->calls, ids[k]) :
 					    NULL;
 
 			if (c && !c->has_result && !ob && c->args) {
@@ -882,7 +882,7 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 	if ((rc = kt_imp_run_begin(imp, ident, name, "atif", meta)))
 		goto out;
 	meta = NULL;
-	if ((rc = kt_ag_map_put(&x.visited, rel, (void *)1)) == 0)
+	if ((rc = kt_strmap_put(&x.visited, rel, (void *)1)) == 0)
 		rc = import_doc(&x, mf, doc, "agent", 0);
 	{
 		int r2 = kt_imp_run_end(imp);
@@ -893,10 +893,10 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 out:
 	cJSON_Delete(meta);
 	cJSON_Delete(doc);
-	kt_ag_map_free(&x.calls, acall_free);
-	kt_ag_map_free(&x.held, NULL);
-	kt_ag_map_free(&x.visited, NULL);
-	kt_ag_map_free(&x.later, NULL);
+	kt_strmap_free(&x.calls, acall_free);
+	kt_strmap_free(&x.held, NULL);
+	kt_strmap_free(&x.visited, NULL);
+	kt_strmap_free(&x.later, NULL);
 	free(ident);
 	free(name);
 	free(dir);

@@ -38,88 +38,6 @@
 #define CC_MAX_LINE (100u << 20)      /* lines over 100 MB are skipped */
 #define CC_INLINE_MAX (64u * 1024u)   /* tool output kept inline */
 
-/* ---- small string map ---------------------------------------------------- */
-struct smap {
-	char **k;
-	void **v;
-	size_t cap, n;
-};
-
-static uint64_t sm_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-static void **sm_slot(struct smap *m, const char *key, int create)
-{
-	size_t i, mask;
-
-	if (create && (m->n + 1) * 2 > m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 64, j;
-		char **nk = calloc(nc, sizeof(*nk));
-		void **nv = calloc(nc, sizeof(*nv));
-
-		if (!nk || !nv) {
-			free(nk);
-			free(nv);
-			return NULL;
-		}
-		for (j = 0; j < m->cap; j++) {
-			if (!m->k[j])
-				continue;
-			i = sm_hash(m->k[j]) & (nc - 1);
-			while (nk[i])
-				i = (i + 1) & (nc - 1);
-			nk[i] = m->k[j];
-			nv[i] = m->v[j];
-		}
-		free(m->k);
-		free(m->v);
-		m->k = nk;
-		m->v = nv;
-		m->cap = nc;
-	}
-	if (!m->cap)
-		return NULL;
-	mask = m->cap - 1;
-	for (i = sm_hash(key) & mask; m->k[i]; i = (i + 1) & mask)
-		if (!strcmp(m->k[i], key))
-			return &m->v[i];
-	if (!create)
-		return NULL;
-	m->k[i] = strdup(key);
-	if (!m->k[i])
-		return NULL;
-	m->v[i] = NULL;
-	m->n++;
-	return &m->v[i];
-}
-
-static void *sm_get(struct smap *m, const char *key)
-{
-	void **s = sm_slot(m, key, 0);
-
-	return s ? *s : NULL;
-}
-
-static void sm_free(struct smap *m, void (*fv)(void *))
-{
-	size_t i;
-
-	for (i = 0; i < m->cap; i++) {
-		if (m->k[i] && fv && m->v[i])
-			fv(m->v[i]);
-		free(m->k[i]);
-	}
-	free(m->k);
-	free(m->v);
-	memset(m, 0, sizeof(*m));
-}
-
 /* ---- state ----------------------------------------------------------------- */
 
 struct call {
@@ -151,13 +69,13 @@ struct cc {
 	int begun;
 	char *identity, *name, *stem;
 	cJSON *meta;
-	struct smap calls;         /* tool_use id -> struct call */
-	struct smap seen_use;      /* tool_use ids emitted */
-	struct smap seen_res;      /* tool_result ids emitted */
-	struct smap usage_done;    /* message ids whose usage is counted */
-	struct smap side;          /* sidechain uuid -> sub-agent id */
-	struct smap tasks;         /* Task prompt -> tool_use id */
-	struct smap lines;         /* uuid -> struct uline of its first line */
+	kt_strmap calls;         /* tool_use id -> struct call */
+	kt_strmap seen_use;      /* tool_use ids emitted */
+	kt_strmap seen_res;      /* tool_result ids emitted */
+	kt_strmap usage_done;    /* message ids whose usage is counted */
+	kt_strmap side;          /* sidechain uuid -> sub-agent id */
+	kt_strmap tasks;         /* Task prompt -> tool_use id */
+	kt_strmap lines;         /* uuid -> struct uline of its first line */
 	struct pline *pend;
 	size_t npend, pcap;
 	char *pend_id;
@@ -181,11 +99,11 @@ static void call_free(void *p)
 
 /* ---- helpers --------------------------------------------------------------- */
 
+/* the string member k of o (kt_json_str; the short name keeps the
+ * reading lines short) */
 static const char *jstr(const cJSON *o, const char *k)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
+	return kt_json_str(o, k);
 }
 
 static int jtrue(const cJSON *o, const char *k)
@@ -198,85 +116,13 @@ static const cJSON *jget(const cJSON *o, const char *k)
 	return cJSON_GetObjectItemCaseSensitive(o, k);
 }
 
-/* Days from 1970-01-01 for a proleptic Gregorian date (H. Hinnant,
- * http://howardhinnant.github.io/date_algorithms.html#days_from_civil). */
-static int64_t days_civil(int64_t y, unsigned m, unsigned d)
-{
-	int64_t era;
-	unsigned yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (unsigned)(y - era * 400);
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (int64_t)doe - 719468;
-}
-
-static int digits(const char *s, int n, int *out)
-{
-	int v = 0, i;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-/* ISO-8601 "2025-07-17T12:34:56.789Z" (offsets too) -> ns since epoch. */
+/* A Claude Code timestamp ("2025-07-17T12:34:56.789Z", offsets too) to
+ * ns since the epoch; what follows the time is not looked at. */
 static int64_t iso_ns(const char *s)
 {
-	int Y, M, D, h, mi, sec = 0;
-	int64_t ns = 0, t;
-	const char *p;
+	const char *end;
 
-	if (!s || strlen(s) < 16 || digits(s, 4, &Y) || s[4] != '-' ||
-	    digits(s + 5, 2, &M) || s[7] != '-' || digits(s + 8, 2, &D) ||
-	    (s[10] != 'T' && s[10] != ' ') || digits(s + 11, 2, &h) ||
-	    s[13] != ':' || digits(s + 14, 2, &mi))
-		return KT_TS_UNKNOWN;
-	if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || mi > 59)
-		return KT_TS_UNKNOWN;
-	p = s + 16;
-	if (*p == ':') {
-		if (digits(p + 1, 2, &sec) || sec > 60)
-			return KT_TS_UNKNOWN;
-		p += 3;
-		if (*p == '.') {
-			int nd = 0;
-
-			p++;
-			while (*p >= '0' && *p <= '9') {
-				if (nd < 9) {
-					ns = ns * 10 + (*p - '0');
-					nd++;
-				}
-				p++;
-			}
-			while (nd++ < 9)
-				ns *= 10;
-		}
-	}
-	t = ((days_civil(Y, (unsigned)M, (unsigned)D) * 24 + h) * 60 + mi) * 60
-		+ sec;
-	if (*p == '+' || *p == '-') {
-		int oh, om = 0, sign = *p == '-' ? -1 : 1;
-
-		if (digits(p + 1, 2, &oh))
-			return KT_TS_UNKNOWN;
-		if (p[3] == ':')
-			digits(p + 4, 2, &om);
-		else
-			digits(p + 3, 2, &om);
-		t -= sign * (oh * 3600 + om * 60);
-	}
-	/* int64 ns spans 1677..2262 */
-	if (t > INT64_MAX / 1000000000 - 1 || t < INT64_MIN / 1000000000 + 1)
-		return KT_TS_UNKNOWN;
-	return t * 1000000000 + ns;
+	return kt_iso8601_ns(s, &end);
 }
 
 /* Deepest bracket nesting outside strings (only used to explain a parse
@@ -306,73 +152,14 @@ static int max_depth(const char *s, size_t n)
 	return m;
 }
 
-static int b64v(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+' || c == '-')
-		return 62;
-	if (c == '/' || c == '_')
-		return 63;
-	return -1;
-}
-
+/* An image's data: base64 in either alphabet, padding and line breaks
+ * skipped (NULL when it is not base64 or out of memory). */
 static unsigned char *b64dec(const char *s, size_t *out)
 {
-	size_t n = strlen(s), o = 0;
-	unsigned char *buf = malloc(n / 4 * 3 + 4);
-	unsigned acc = 0;
-	int bits = 0, v;
+	unsigned char *bin;
 
-	if (!buf)
-		return NULL;
-	for (; *s; s++) {
-		if (*s == '=' || *s == '\n' || *s == '\r' || *s == ' ')
-			continue;
-		v = b64v((unsigned char)*s);
-		if (v < 0) {
-			free(buf);
-			return NULL;
-		}
-		acc = (acc << 6) | (unsigned)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			buf[o++] = (unsigned char)(acc >> bits);
-		}
-	}
-	*out = o;
-	return buf;
-}
-
-/* Growable text buffer. */
-struct tbuf {
-	char *p;
-	size_t n, cap;
-};
-
-static int tb_add(struct tbuf *b, const char *s, size_t n)
-{
-	if (b->n + n + 1 > b->cap) {
-		size_t nc = b->cap ? b->cap * 2 : 256;
-		char *np;
-
-		while (nc < b->n + n + 1)
-			nc *= 2;
-		np = realloc(b->p, nc);
-		if (!np)
-			return KT_ENOMEM;
-		b->p = np;
-		b->cap = nc;
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = 0;
-	return 0;
+	return kt_base64_decode_ex(s, strlen(s), KT_B64_LENIENT, &bin, out) ?
+	       NULL : bin;
 }
 
 /* payload[key] = s without a copy: a string reference, so s must outlive
@@ -450,7 +237,7 @@ static const char *nonhuman_flag(const cJSON *o, const char *text)
 static char *human_text(const cJSON *o)
 {
 	const cJSON *m = jget(o, "message"), *c, *b;
-	struct tbuf tb = { 0 };
+	struct kt_buf tb = { 0 };
 
 	if (!cJSON_IsObject(m))
 		return NULL;
@@ -466,20 +253,20 @@ static char *human_text(const cJSON *o)
 		const char *t = jstr(b, "type");
 
 		if (t && !strcmp(t, "tool_result")) {
-			free(tb.p);
+			free(tb.s);
 			return NULL;
 		}
 		if (t && !strcmp(t, "text") && jstr(b, "text")) {
-			if (tb.n)
-				tb_add(&tb, "\n", 1);
-			tb_add(&tb, jstr(b, "text"), strlen(jstr(b, "text")));
+			if (tb.len)
+				kt_buf_add(&tb, "\n", 1);
+			kt_buf_add(&tb, jstr(b, "text"), strlen(jstr(b, "text")));
 		}
 	}
-	if (!tb.p || nonhuman_flag(o, tb.p)) {
-		free(tb.p);
+	if (!tb.s || nonhuman_flag(o, tb.s)) {
+		free(tb.s);
 		return NULL;
 	}
-	return tb.p;
+	return tb.s;
 }
 
 /* The first line of text; the driver cuts it to a name's length after
@@ -709,7 +496,7 @@ static const char *line_agent(struct cc *cc, const cJSON *o,
 	if (!jtrue(o, "isSidechain"))
 		return NULL;
 	if (par)
-		id = sm_get(&cc->side, par);
+		id = kt_strmap_get(&cc->side, par);
 	if (!id && aid)
 		id = aid;
 	if (!id) {
@@ -719,10 +506,10 @@ static const char *line_agent(struct cc *cc, const cJSON *o,
 
 		c = cJSON_IsObject(m) ? jget(m, "content") : NULL;
 		if (cJSON_IsString(c))
-			id = sm_get(&cc->tasks, c->valuestring);
+			id = kt_strmap_get(&cc->tasks, c->valuestring);
 		else if (cJSON_IsArray(c) && cJSON_GetArraySize(c) > 0 &&
 			 jstr(cJSON_GetArrayItem(c, 0), "text"))
-			id = sm_get(&cc->tasks,
+			id = kt_strmap_get(&cc->tasks,
 				    jstr(cJSON_GetArrayItem(c, 0), "text"));
 		if (!id) {
 			snprintf(buf, sizeof(buf), "sidechain-%u", ++cc->nside);
@@ -730,12 +517,12 @@ static const char *line_agent(struct cc *cc, const cJSON *o,
 		}
 	}
 	/* keep the id alive in the map (values are owned strings) */
-	if (uuid && (slot = sm_slot(&cc->side, uuid, 1))) {
+	if (uuid && (slot = kt_strmap_slot(&cc->side, uuid, 1))) {
 		if (!*slot)
 			*slot = strdup(id);
 		return *slot;
 	}
-	slot = sm_slot(&cc->side, id, 1); /* ids without uuid: key by id */
+	slot = kt_strmap_slot(&cc->side, id, 1); /* ids without uuid: key by id */
 	if (slot && !*slot)
 		*slot = strdup(id);
 	return slot ? *slot : NULL;
@@ -810,8 +597,8 @@ static int flush_response(struct cc *cc)
 	if (usage) {
 		if (!mid) {
 			give_usage = 1;
-		} else if (!sm_get(&cc->usage_done, mid)) {
-			void **s = sm_slot(&cc->usage_done, mid, 1);
+		} else if (!kt_strmap_get(&cc->usage_done, mid)) {
+			void **s = kt_strmap_slot(&cc->usage_done, mid, 1);
 
 			if (s)
 				*s = (void *)1;
@@ -907,9 +694,9 @@ static int flush_response(struct cc *cc)
 						    "tool_use without id or name: skipped");
 					continue;
 				}
-				if (sm_get(&cc->seen_use, id))
+				if (kt_strmap_get(&cc->seen_use, id))
 					continue; /* the same call written twice */
-				slot = sm_slot(&cc->seen_use, id, 1);
+				slot = kt_strmap_slot(&cc->seen_use, id, 1);
 				if (slot)
 					*slot = (void *)1;
 				cl = calloc(1, sizeof(*cl));
@@ -937,7 +724,7 @@ static int flush_response(struct cc *cc)
 					cJSON_AddStringToObject(p, "msg_id", mid);
 				rc = emit(cc, pl, KT_KIND_TOOL_CALL, 0, ts, actor, p,
 					  &seq);
-				slot = sm_slot(&cc->calls, id, 1);
+				slot = kt_strmap_slot(&cc->calls, id, 1);
 				if (!slot) {
 					call_free(cl);
 					return KT_ENOMEM;
@@ -953,7 +740,7 @@ static int flush_response(struct cc *cc)
 				cl->ts = ts;
 				if ((!strcmp(nm, "Task") || !strcmp(nm, "Agent")) &&
 				    jstr(cl->input, "prompt") &&
-				    (slot = sm_slot(&cc->tasks,
+				    (slot = kt_strmap_slot(&cc->tasks,
 						    jstr(cl->input, "prompt"), 1)) &&
 				    !*slot)
 					*slot = strdup(id);
@@ -1196,8 +983,8 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 	const char *id = jstr(b, "tool_use_id");
 	const cJSON *content = jget(b, "content");
 	struct call *cl;
-	struct tbuf out = { 0 };
-	const char *text;       /* the output: content itself or out.p */
+	struct kt_buf out = { 0 };
+	const char *text;       /* the output: content itself or out.s */
 	size_t tn;
 	cJSON *p, *imgs = NULL, *x;
 	int ok, rc = 0, exit_code = -1;
@@ -1211,12 +998,12 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 			    "tool_result without tool_use_id: skipped");
 		return 0;
 	}
-	if (sm_get(&cc->seen_res, id))
+	if (kt_strmap_get(&cc->seen_res, id))
 		return 0;
-	slot = sm_slot(&cc->seen_res, id, 1);
+	slot = kt_strmap_slot(&cc->seen_res, id, 1);
 	if (slot)
 		*slot = (void *)1;
-	cl = sm_get(&cc->calls, id);
+	cl = kt_strmap_get(&cc->calls, id);
 	/* a 2.x sub-agent finished: its own file goes before its result */
 	aid = jstr(o, "agentId");
 	if (!aid && cJSON_IsObject(tur))
@@ -1238,13 +1025,13 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 			const char *t = jstr(c, "type");
 
 			if (cJSON_IsString(c)) {
-				if (out.n)
-					tb_add(&out, "\n", 1);
-				tb_add(&out, c->valuestring, strlen(c->valuestring));
+				if (out.len)
+					kt_buf_add(&out, "\n", 1);
+				kt_buf_add(&out, c->valuestring, strlen(c->valuestring));
 			} else if (t && !strcmp(t, "text") && jstr(c, "text")) {
-				if (out.n)
-					tb_add(&out, "\n", 1);
-				tb_add(&out, jstr(c, "text"), strlen(jstr(c, "text")));
+				if (out.len)
+					kt_buf_add(&out, "\n", 1);
+				kt_buf_add(&out, jstr(c, "text"), strlen(jstr(c, "text")));
 			} else if (t && !strcmp(t, "image")) {
 				const cJSON *src = jget(c, "source");
 				const char *data = jstr(src, "data");
@@ -1269,13 +1056,13 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 			}
 		}
 	}
-	if (!out.p && !cJSON_IsString(content))
-		tb_add(&out, "", 0);
-	text = cJSON_IsString(content) ? content->valuestring : out.p;
-	tn = cJSON_IsString(content) ? strlen(text) : out.n;
+	if (!out.s && !cJSON_IsString(content))
+		kt_buf_add(&out, "", 0);
+	text = cJSON_IsString(content) ? content->valuestring : out.s;
+	tn = cJSON_IsString(content) ? strlen(text) : out.len;
 	p = cJSON_CreateObject();
 	if (!p || !text) {
-		free(out.p);
+		free(out.s);
 		cJSON_Delete(p);
 		cJSON_Delete(imgs);
 		return KT_ENOMEM;
@@ -1308,7 +1095,7 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 		rc = observe(cc, cl, tur, p);
 	if (rc) {
 		cJSON_Delete(p);
-		free(out.p);
+		free(out.s);
 		return rc;
 	}
 	rc = emit(cc, pl, KT_KIND_TOOL_RESULT, cl ? cl->seq : 0, ts, actor, p,
@@ -1320,7 +1107,7 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 		rc = kt_shell_classify(cc->imp, cl->seq, rseq,
 				       jstr(cl->input, "command"), cl->cwd,
 				       text, exit_code, ok, ts);
-	free(out.p);
+	free(out.s);
 	return rc;
 }
 
@@ -1331,7 +1118,7 @@ static int handle_user(struct cc *cc, const struct pline *pl)
 	const cJSON *o = pl->o, *m = jget(o, "message"), *c, *b;
 	const char *agent = line_agent(cc, o, pl);
 	int64_t ts = iso_ns(jstr(o, "timestamp"));
-	struct tbuf tb = { 0 };
+	struct kt_buf tb = { 0 };
 	cJSON *imgs = NULL, *p, *fl;
 	const char *flag;
 	char actor[300];
@@ -1344,7 +1131,7 @@ static int handle_user(struct cc *cc, const struct pline *pl)
 	}
 	c = jget(m, "content");
 	if (cJSON_IsString(c)) {
-		tb_add(&tb, c->valuestring, strlen(c->valuestring));
+		kt_buf_add(&tb, c->valuestring, strlen(c->valuestring));
 		any_text = 1;
 	} else if (cJSON_IsArray(c)) {
 		actor_of(agent, actor, sizeof(actor), "tool");
@@ -1361,9 +1148,9 @@ static int handle_user(struct cc *cc, const struct pline *pl)
 				if (rc)
 					goto out;
 			} else if (!strcmp(t, "text") && jstr(b, "text")) {
-				if (tb.n)
-					tb_add(&tb, "\n", 1);
-				tb_add(&tb, jstr(b, "text"), strlen(jstr(b, "text")));
+				if (tb.len)
+					kt_buf_add(&tb, "\n", 1);
+				kt_buf_add(&tb, jstr(b, "text"), strlen(jstr(b, "text")));
 				any_text = 1;
 			} else if (!strcmp(t, "image")) {
 				const cJSON *src = jget(b, "source");
@@ -1401,13 +1188,13 @@ static int handle_user(struct cc *cc, const struct pline *pl)
 	}
 	if (!any_text)
 		goto out;
-	if (!tb.p)
-		tb_add(&tb, "", 0);
-	flag = nonhuman_flag(o, tb.p);
+	if (!tb.s)
+		kt_buf_add(&tb, "", 0);
+	flag = nonhuman_flag(o, tb.s);
 	if (agent && !flag)
 		flag = "subagent_prompt";
 	if (!flag) {
-		rc = ensure_run(cc, tb.p);
+		rc = ensure_run(cc, tb.s);
 		if (rc && rc != KT_EEXIST)
 			goto out;
 	}
@@ -1419,7 +1206,7 @@ static int handle_user(struct cc *cc, const struct pline *pl)
 	}
 	cJSON_AddStringToObject(p, "role", "user");
 	cJSON_AddBoolToObject(p, "human", !flag);
-	rc = add_text(cc->imp, p, "text", "text_blob", tb.p, tb.n);
+	rc = add_text(cc->imp, p, "text", "text_blob", tb.s, tb.len);
 	if (agent)
 		cJSON_AddStringToObject(p, "subagent", agent);
 	if (flag) {
@@ -1444,7 +1231,7 @@ static int handle_user(struct cc *cc, const struct pline *pl)
 	rc = emit(cc, pl, KT_KIND_MESSAGE, 0, ts, actor, p, NULL);
 out:
 	cJSON_Delete(imgs);
-	free(tb.p);
+	free(tb.s);
 	return rc;
 }
 
@@ -1537,7 +1324,7 @@ static int seen_line(struct cc *cc, const kt_file *f, const cJSON *o,
 	 * come and go */
 	if (!uuid || f != cc->f)
 		return 0;
-	slot = sm_slot(&cc->lines, uuid, 0);
+	slot = kt_strmap_slot(&cc->lines, uuid, 0);
 	if (slot) {
 		u = *slot;
 		if (u && u->f == f && u->n == n && !memcmp(u->s, s, n)) {
@@ -1549,7 +1336,7 @@ static int seen_line(struct cc *cc, const kt_file *f, const cJSON *o,
 		return 0;
 	}
 	u = malloc(sizeof(*u));
-	slot = u ? sm_slot(&cc->lines, uuid, 1) : NULL;
+	slot = u ? kt_strmap_slot(&cc->lines, uuid, 1) : NULL;
 	if (!slot) {
 		free(u);
 		return KT_ENOMEM;
@@ -1959,13 +1746,13 @@ out:
 		free(cc.subs[i].agent);
 	}
 	free(cc.subs);
-	sm_free(&cc.calls, call_free);
-	sm_free(&cc.seen_use, NULL);
-	sm_free(&cc.seen_res, NULL);
-	sm_free(&cc.usage_done, NULL);
-	sm_free(&cc.side, side_free);
-	sm_free(&cc.tasks, side_free);
-	sm_free(&cc.lines, free);
+	kt_strmap_free(&cc.calls, call_free);
+	kt_strmap_free(&cc.seen_use, NULL);
+	kt_strmap_free(&cc.seen_res, NULL);
+	kt_strmap_free(&cc.usage_done, NULL);
+	kt_strmap_free(&cc.side, side_free);
+	kt_strmap_free(&cc.tasks, side_free);
+	kt_strmap_free(&cc.lines, free);
 	cJSON_Delete(cc.meta);
 	free(ps.cwd);
 	free(ps.version);

@@ -60,8 +60,8 @@ typedef struct cx {
 	int has_user_ev, has_asst_item, has_reason_item;
 	/* state */
 	char *cwd, *model;
-	kt_ag_map calls;   /* call_id -> ccall */
-	kt_ag_map seen;    /* line hash -> (void *)1 */
+	kt_strmap calls;   /* call_id -> ccall */
+	kt_strmap seen;    /* line hash -> (void *)1 */
 	cJSON *last_total; /* previous token_count total_token_usage */
 	/* one event held back so that a following token_count can add its
 	 * usage to it */
@@ -183,7 +183,7 @@ static int flush(cx *c)
 		c->last_asst = seq;
 	c->pend = NULL;
 	if (!rc && c->pend_call_id) {
-		ccall *cc = kt_ag_map_get(&c->calls, c->pend_call_id);
+		ccall *cc = kt_strmap_get(&c->calls, c->pend_call_id);
 
 		if (cc)
 			cc->seq = seq;
@@ -417,7 +417,7 @@ static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 			 (unsigned long long)l->no);
 		cid = idbuf;
 	}
-	if (kt_ag_map_get(&c->calls, cid)) {
+	if (kt_strmap_get(&c->calls, cid)) {
 		cJSON_Delete(args); /* replayed item of a resumed session */
 		return 0;
 	}
@@ -453,7 +453,7 @@ static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 		    kt_cpatch_find(cc->cmd, strlen(cc->cmd), &ps, &plen))
 			cc->patch = strndup(ps, plen);
 	}
-	if ((rc = kt_ag_map_put(&c->calls, cid, cc))) {
+	if ((rc = kt_strmap_put(&c->calls, cid, cc))) {
 		ccall_free(cc);
 		return rc;
 	}
@@ -564,7 +564,7 @@ static int on_output(cx *c, const cJSON *p, int64_t ts, const cline *l)
 
 	if (!cid)
 		cid = "";
-	cc = kt_ag_map_get(&c->calls, cid);
+	cc = kt_strmap_get(&c->calls, cid);
 	if (cc && cc->done)
 		return 0; /* duplicate output */
 	if ((rc = flush(c)))
@@ -956,11 +956,11 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 
 			snprintf(hk, sizeof(hk), "%016llx",
 				 (unsigned long long)h);
-			if (kt_ag_map_get(&c.seen, hk)) {
+			if (kt_strmap_get(&c.seen, hk)) {
 				cJSON_Delete(j);
 				continue; /* an exact duplicate line */
 			}
-			if ((rc = kt_ag_map_put(&c.seen, hk, (void *)1))) {
+			if ((rc = kt_strmap_put(&c.seen, hk, (void *)1))) {
 				cJSON_Delete(j);
 				break;
 			}
@@ -988,8 +988,8 @@ out:
 	cJSON_Delete(c.pend);
 	free(c.pend_call_id);
 	cJSON_Delete(c.last_total);
-	kt_ag_map_free(&c.calls, ccall_free);
-	kt_ag_map_free(&c.seen, NULL);
+	kt_strmap_free(&c.calls, ccall_free);
+	kt_strmap_free(&c.seen, NULL);
 	free(c.cwd);
 	free(c.model);
 	free(ident);

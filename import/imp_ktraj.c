@@ -353,17 +353,6 @@ static const char *fb_ws(const char *p, const char *end, int *odd)
 	return p;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Decode the string at p (just past its opening quote) into o (room for
  * end - p bytes); 0 and *pp past the closing quote, or 1: not ours. */
 static int fb_str(const char **pp, const char *end, char *o, size_t *olen)
@@ -400,7 +389,7 @@ static int fb_str(const char **pp, const char *end, char *o, size_t *olen)
 			if (end - p < 6)
 				return 1;
 			for (int i = 2; i < 6; i++) {
-				int v = hexval((unsigned char)p[i]);
+				int v = kt_hexval((unsigned char)p[i]);
 
 				if (v < 0)
 					return 1;
@@ -757,74 +746,6 @@ int kt_jsonl_parse_ref(const char *line, size_t len, kt_jsonl_rec *r,
 		       char *err, size_t errlen)
 {
 	return jsonl_parse(line, len, r, err, errlen, 0);
-}
-
-/* ---- base64 (RFC 4648 section 4) ---------------------------------------- */
-static const char b64[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-char *kt_base64_encode(const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	char *out = malloc((len + 2) / 3 * 4 + 1), *o = out;
-	size_t i;
-
-	if (!out)
-		return NULL;
-	for (i = 0; i + 2 < len; i += 3) {
-		*o++ = b64[p[i] >> 2];
-		*o++ = b64[(p[i] & 3) << 4 | p[i + 1] >> 4];
-		*o++ = b64[(p[i + 1] & 15) << 2 | p[i + 2] >> 6];
-		*o++ = b64[p[i + 2] & 63];
-	}
-	if (i < len) {
-		*o++ = b64[p[i] >> 2];
-		if (i + 1 < len) {
-			*o++ = b64[(p[i] & 3) << 4 | p[i + 1] >> 4];
-			*o++ = b64[(p[i + 1] & 15) << 2];
-		} else {
-			*o++ = b64[(p[i] & 3) << 4];
-			*o++ = '=';
-		}
-		*o++ = '=';
-	}
-	*o = 0;
-	return out;
-}
-
-int kt_base64_decode(const char *s, size_t len, unsigned char **out,
-		     size_t *out_len)
-{
-	unsigned char *buf;
-	uint32_t acc = 0;
-	size_t i, n = 0;
-	int bits = 0;
-
-	while (len && s[len - 1] == '=')
-		len--;
-	if (len % 4 == 1)
-		return KT_EPARSE;
-	buf = malloc(len / 4 * 3 + 3);
-	if (!buf)
-		return KT_ENOMEM;
-	for (i = 0; i < len; i++) {
-		const char *c = s[i] ? strchr(b64, s[i]) : NULL;
-
-		if (!c) {
-			free(buf);
-			return KT_EPARSE;
-		}
-		acc = acc << 6 | (uint32_t)(c - b64);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			buf[n++] = (unsigned char)(acc >> bits);
-		}
-	}
-	buf[n] = 0;
-	*out = buf;
-	*out_len = n;
-	return 0;
 }
 
 /* ---- the importer --------------------------------------------------------- */

@@ -45,8 +45,8 @@ typedef struct ocall {
 typedef struct ohx {
 	kt_imp *imp;
 	const kt_file *f;
-	kt_ag_map calls;  /* event id -> ocall */
-	kt_ag_map resp;   /* model_response ids already counted */
+	kt_strmap calls;  /* event id -> ocall */
+	kt_strmap resp;   /* model_response ids already counted */
 	char *cwd;
 } ohx;
 
@@ -112,9 +112,9 @@ static cJSON *usage_once(ohx *x, const cJSON *ev, const char **model)
 	double pt, ct, cached;
 
 	*model = kt_ag_str(mr, "model");
-	if (!cJSON_IsObject(us) || !id || kt_ag_map_get(&x->resp, id))
+	if (!cJSON_IsObject(us) || !id || kt_strmap_get(&x->resp, id))
 		return NULL;
-	if (kt_ag_map_put(&x->resp, id, (void *)1))
+	if (kt_strmap_put(&x->resp, id, (void *)1))
 		return NULL;
 	pt = cJSON_GetNumberValue(cJSON_GetObjectItem(us, "prompt_tokens"));
 	ct = cJSON_GetNumberValue(cJSON_GetObjectItem(us, "completion_tokens"));
@@ -316,9 +316,9 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 		rc = emit(x, KT_KIND_TOOL_CALL, mseq, ts, "agent", pl, sp, &c->seq);
 		if (!rc) {
 			/* a repeated event id: the later action wins */
-			ocall *old = kt_ag_map_get(&x->calls, idb);
+			ocall *old = kt_strmap_get(&x->calls, idb);
 
-			rc = kt_ag_map_put(&x->calls, idb, c);
+			rc = kt_strmap_put(&x->calls, idb, c);
 			if (!rc)
 				ocall_free(old);
 		}
@@ -412,7 +412,7 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 		content = "";
 	if (cJSON_IsNumber(cause)) {
 		snprintf(key, sizeof(key), "%.0f", cause->valuedouble);
-		c = kt_ag_map_get(&x->calls, key);
+		c = kt_strmap_get(&x->calls, key);
 	}
 	if (!c) {
 		cJSON *m;
@@ -645,8 +645,8 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 			rc = r2;
 	}
 out:
-	kt_ag_map_free(&x.calls, ocall_free);
-	kt_ag_map_free(&x.resp, NULL);
+	kt_strmap_free(&x.calls, ocall_free);
+	kt_strmap_free(&x.resp, NULL);
 	free(x.cwd);
 	free(sp);
 	free(ident);

@@ -11,104 +11,14 @@
 #include "impx.h"
 #include "jsonstrict.h"
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant,
- * "chrono-Compatible Low-Level Date Algorithms",
- * https://howardhinnant.github.io/date_algorithms.html#days_from_civil). */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-	int64_t era;
-	unsigned yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (unsigned)(y - era * 400);
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (int64_t)doe - 719468;
-}
-
-/* Read exactly n digits; -1 when they are not there. */
-static int digits(const char **p, int n)
-{
-	int v = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (!isdigit((unsigned char)(*p)[i]))
-			return -1;
-		v = v * 10 + ((*p)[i] - '0');
-	}
-	*p += n;
-	return v;
-}
-
 int64_t kt_impx_ts(const char *s)
 {
-	int y, mo, d, h = 0, mi = 0, sec = 0, off = 0;
-	int64_t frac = 0, ns;
-	const char *p = s;
-
-	if (!s)
-		return KT_TS_UNKNOWN;
-	while (*p == ' ')
-		p++;
-	if ((y = digits(&p, 4)) < 0 || *p++ != '-' ||
-	    (mo = digits(&p, 2)) < 1 || mo > 12 || *p++ != '-' ||
-	    (d = digits(&p, 2)) < 1 || d > 31)
-		return KT_TS_UNKNOWN;
-	if (*p == 'T' || *p == 't' || *p == ' ') {
-		p++;
-		if ((h = digits(&p, 2)) < 0 || h > 23 || *p++ != ':' ||
-		    (mi = digits(&p, 2)) < 0 || mi > 59)
-			return KT_TS_UNKNOWN;
-		if (*p == ':') {
-			p++;
-			if ((sec = digits(&p, 2)) < 0 || sec > 60)
-				return KT_TS_UNKNOWN;
-			if (*p == '.' || *p == ',') {
-				int n = 0;
-
-				p++;
-				if (!isdigit((unsigned char)*p))
-					return KT_TS_UNKNOWN;
-				for (; isdigit((unsigned char)*p); p++, n++)
-					if (n < 9)
-						frac = frac * 10 + (*p - '0');
-				for (; n < 9; n++)
-					frac *= 10;
-			}
-		}
-		if (*p == 'Z' || *p == 'z') {
-			p++;
-		} else if (*p == '+' || *p == '-') {
-			int sign = *p++ == '-' ? -1 : 1, oh, om = 0;
-
-			if ((oh = digits(&p, 2)) < 0 || oh > 23)
-				return KT_TS_UNKNOWN;
-			if (*p == ':')
-				p++;
-			if (isdigit((unsigned char)*p) &&
-			    ((om = digits(&p, 2)) < 0 || om > 59))
-				return KT_TS_UNKNOWN;
-			off = sign * (oh * 3600 + om * 60);
-		}
-	}
-	while (*p == ' ')
-		p++;
-	if (*p)
-		return KT_TS_UNKNOWN;
-	ns = (days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
-	      h * 3600 + mi * 60 + sec - off);
-	/* int64 ns since 1970 spans 1677..2262: outside that, unknown */
-	if (ns >= INT64_MAX / 1000000000 || ns <= INT64_MIN / 1000000000)
-		return KT_TS_UNKNOWN;
-	return ns * 1000000000 + frac;
+	return kt_iso8601_ns(s, NULL);
 }
 
 const char *kt_impx_str(const cJSON *o, const char *key)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
+	return kt_json_str(o, key);
 }
 
 int kt_impx_numv(const cJSON *v, double *out)
@@ -177,42 +87,6 @@ int kt_impx_emit(kt_imp *imp, int kind, uint64_t parent, int64_t ts_ns,
 	return kt_imp_emit(imp, &ev, seq);
 }
 
-/* Length of the valid UTF-8 sequence at s (max n bytes), 0 when invalid
- * (RFC 3629 section 4: no overlongs, no surrogates, <= U+10FFFF). */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t k;
-	unsigned lo = 0x80, hi = 0xBF;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		k = 2;
-	else if (c >= 0xE0 && c <= 0xEF)
-		k = 3;
-	else if (c >= 0xF0 && c <= 0xF4)
-		k = 4;
-	else
-		return 0;
-	if (n < k)
-		return 0;
-	if (c == 0xE0)
-		lo = 0xA0;
-	else if (c == 0xED)
-		hi = 0x9F;
-	else if (c == 0xF0)
-		lo = 0x90;
-	else if (c == 0xF4)
-		hi = 0x8F;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < k; i++)
-		if (s[i] < 0x80 || s[i] > 0xBF)
-			return 0;
-	return k;
-}
-
 char *kt_impx_utf8(const char *s, size_t len, size_t *out_len)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -227,7 +101,7 @@ char *kt_impx_utf8(const char *s, size_t len, size_t *out_len)
 			i++;
 			continue;
 		}
-		k = utf8_seq(p + i, len - i);
+		k = kt_utf8_seq(p + i, len - i);
 		if (k) {
 			memcpy(out + o, p + i, k);
 			o += k;
@@ -506,9 +380,7 @@ cJSON *kt_impx_pyrepr(const char *text)
 
 const char *kt_impx_base(const char *p)
 {
-	const char *s = p ? strrchr(p, '/') : NULL;
-
-	return s ? s + 1 : p;
+	return p ? kt_basename(p) : NULL;
 }
 
 int kt_impx_has(const kt_file *f, size_t n, const char *needle)

@@ -112,29 +112,6 @@ static const unsigned char *str_skip(const unsigned char *p,
 	return p;
 }
 
-/* The length of the UTF-8 sequence (RFC 3629 section 4: no overlong
- * forms, no surrogates, nothing past U+10FFFF) that starts at s, a byte
- * of 0x80 or more before end; 0 when there is none. */
-static size_t utf8_seq(const unsigned char *s, const unsigned char *end)
-{
-	unsigned c = s[0];
-	size_t left = (size_t)(end - s);
-
-	if (c >= 0xc2 && c <= 0xdf)
-		return left >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef)
-		return left >= 3 && (s[1] & 0xc0) == 0x80 &&
-		       (s[2] & 0xc0) == 0x80 &&
-		       !(c == 0xe0 && s[1] < 0xa0) &&
-		       !(c == 0xed && s[1] > 0x9f) ? 3 : 0;
-	if (c >= 0xf0 && c <= 0xf4)
-		return left >= 4 && (s[1] & 0xc0) == 0x80 &&
-		       (s[2] & 0xc0) == 0x80 && (s[3] & 0xc0) == 0x80 &&
-		       !(c == 0xf0 && s[1] < 0x90) &&
-		       !(c == 0xf4 && s[1] > 0x8f) ? 4 : 0;
-	return 0;
-}
-
 static int hex4(const unsigned char *p, unsigned *cp)
 {
 	unsigned v = 0;
@@ -173,7 +150,7 @@ static const unsigned char *check_string(const unsigned char *p,
 		if (*p == '"')
 			return p + 1;
 		if (*p >= 0x80) {
-			size_t k = utf8_seq(p, end);
+			size_t k = kt_utf8_seq(p, (size_t)(end - p));
 
 			if (!k && (flags & KT_JSON_UTF8)) {
 				*why = KT_JSON_UTF8_WHY;
@@ -509,50 +486,6 @@ int kt_json_truncated(const char *text, size_t n, unsigned flags)
 	/* an unclosed container, a key or value missing, a number ending
 	 * in '-', '.' or 'e': all at the very end */
 	return off == n;
-}
-
-/* jsonstrict.h.  RFC 3629 section 4's syntax, byte by byte outside runs of
- * ASCII, which are skipped 16 bytes (SSE2: the high bits) or 8 at a time. */
-int kt_utf8_valid(const char *text, size_t n, size_t *bad)
-{
-	const unsigned char *s = (const unsigned char *)text;
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned c = s[i];
-
-		if (c < 0x80) {
-#if defined(__SSE2__)
-			while (i + 16 <= n &&
-			       !_mm_movemask_epi8(_mm_loadu_si128(
-				       (const __m128i *)(const void *)(s + i))))
-				i += 16;
-#endif
-			while (i + 8 <= n) {
-				uint64_t w;
-
-				memcpy(&w, s + i, 8);
-				if (w & 0x8080808080808080ull)
-					break;
-				i += 8;
-			}
-			while (i < n && s[i] < 0x80)
-				i++;
-			continue;
-		}
-		{
-			size_t k = utf8_seq(s + i, s + n);
-
-			if (!k)
-				break;
-			i += k;
-		}
-	}
-	if (i >= n)
-		return 1;
-	if (bad)
-		*bad = i;
-	return 0;
 }
 
 /* jsonstrict.h */

@@ -44,7 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cjson/cJSON.h>
-#include "../store/store.h" /* KT_EPARSE */
+#include "../base/kt_base.h" /* KT_EPARSE, kt_utf8_valid */
 
 #define KT_UTF8_BOM "\xef\xbb\xbf" /* U+FEFF in UTF-8 */
 #define KT_JSON_BOM 0x1u          /* ignore a byte order mark before the text */
@@ -81,13 +81,8 @@ const char *kt_json_str_stop(const char *p, const char *end);
  */
 char *kt_json_fix_surrogates(const char *s, size_t n, size_t *first);
 
-/*
- * Whether text[0..n) is UTF-8 (RFC 3629 section 4: no overlong forms, no
- * surrogates, nothing past U+10FFFF), which RFC 8259 section 8.1 requires
- * of JSON exchanged between systems.  Returns 1, or 0 with *bad (may be
- * NULL) the offset of the first byte that does not fit.
- */
-int kt_utf8_valid(const char *text, size_t n, size_t *bad);
+/* kt_utf8_valid (RFC 8259 section 8.1 requires UTF-8 of JSON exchanged
+ * between systems) is in ../base/kt_base.h, included here. */
 
 /*
  * Check that s[0..n) (need not be NUL-terminated) is exactly one JSON text

@@ -118,12 +118,7 @@ int kt_jsonl_parse_ref(const char *line, size_t len, kt_jsonl_rec *r,
 		       char *err, size_t errlen);
 void kt_jsonl_release(kt_jsonl_rec *r);
 
-/* RFC 4648 base64 of data (malloc'ed, NUL-terminated), NULL on ENOMEM. */
-char *kt_base64_encode(const void *data, size_t len);
-/* Decode RFC 4648 base64 (padding optional, no whitespace) into a
- * malloc'ed buffer (NUL past *out_len).  KT_EPARSE on a bad character. */
-int kt_base64_decode(const char *s, size_t len, unsigned char **out,
-		     size_t *out_len);
+/* base64 (kt_base64_encode, kt_base64_decode): ../base/kt_base.h. */
 
 /* The importer of this format, for import/registry.c. */
 struct kt_importer;

@@ -39,11 +39,11 @@ static double num(const cJSON *o, const char *k, double dflt)
 	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
+/* the string member k of o (kt_json_str; the short name keeps the
+ * reading lines short) */
 static const char *jstr(const cJSON *o, const char *k)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
+	return kt_json_str(o, k);
 }
 
 /* Whether a command builds or runs CUDA code (a missing GPU matters). */

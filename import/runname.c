@@ -9,48 +9,13 @@
 
 #include "imp_int.h"
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 when invalid
- * (RFC 3629 section 4: no overlongs, no surrogates, <= U+10FFFF). */
-static size_t seq_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0], lo = 0x80, hi = 0xbf;
-	size_t k, i;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		k = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		k = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		k = 4;
-	else
-		return 0;
-	if (n < k)
-		return 0;
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < k; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return k;
-}
-
 int kt_imp_is_text(const void *data, size_t len)
 {
 	const unsigned char *p = data;
 	size_t i = 0, k;
 
 	while (i < len) {
-		if (!p[i] || !(k = seq_len(p + i, len - i)))
+		if (!p[i] || !(k = kt_utf8_seq(p + i, len - i)))
 			return 0;
 		i += k;
 	}
@@ -66,7 +31,7 @@ char *kt_imp_name_clean(const char *s)
 	if (!out)
 		return NULL;
 	while (i < n) {
-		k = seq_len(p + i, n - i);
+		k = kt_utf8_seq(p + i, n - i);
 		if (!k) {
 			memcpy(out + o, "\xef\xbf\xbd", 3);
 			o += 3;

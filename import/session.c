@@ -15,12 +15,7 @@
 
 char *kt_imp_strdup(const char *s)
 {
-	size_t n = strlen(s ? s : "");
-	char *p = malloc(n + 1);
-
-	if (p)
-		memcpy(p, s ? s : "", n + 1);
-	return p;
+	return kt_xstrdup(s ? s : "");
 }
 
 /* ---- warnings -------------------------------------------------------------- */

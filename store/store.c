@@ -31,31 +31,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <openssl/evp.h>
 #include <cjson/cJSON.h>
 #include "store_int.h"
-
-const char *kt_strerror(int err)
-{
-	switch (err) {
-	case KT_OK: return "success";
-	case KT_EIO: return "I/O error";
-	case KT_ENOMEM: return "out of memory";
-	case KT_ENOTFOUND: return "not found";
-	case KT_EEXIST: return "already exists";
-	case KT_ECORRUPT: return "corrupt data";
-	case KT_EVERSION: return "store format not supported by this ktraj (an older store: export its runs with the ktraj that wrote it; a newer one: upgrade ktraj)";
-	case KT_EINVAL: return "invalid argument";
-	case KT_EAMBIG: return "ambiguous";
-	case KT_ERDONLY: return "store opened read-only";
-	case KT_EBUSY: return "busy";
-	case KT_ELIMIT: return "size limit exceeded";
-	case KT_EPARSE: return "malformed input";
-	case KT_ENODEV: return "no CUDA device";
-	case KT_ECHILD: return "child process failed";
-	}
-	return "unknown error";
-}
 
 static const char *const kind_names[] = {
 	NULL, "message", "tool_call", "tool_result", "edit", "compile",
@@ -77,67 +54,6 @@ int kt_kind_from_name(const char *name)
 		if (strcmp(kind_names[k], name) == 0)
 			return k;
 	return 0;
-}
-
-void kt_hex(const unsigned char *bin, size_t n, char *out)
-{
-	static const char d[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = d[bin[i] >> 4];
-		out[2 * i + 1] = d[bin[i] & 15];
-	}
-	out[2 * n] = 0;
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-int kt_unhex(const char *hex, unsigned char *bin, size_t n)
-{
-	if (!hex)
-		return KT_EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		int a = hexval((unsigned char)hex[2 * i]), b;
-
-		if (a < 0)
-			return KT_EINVAL;
-		b = hexval((unsigned char)hex[2 * i + 1]);
-		if (b < 0)
-			return KT_EINVAL;
-		bin[i] = (unsigned char)(a << 4 | b);
-	}
-	return hex[2 * n] ? KT_EINVAL : KT_OK;
-}
-
-static EVP_MD *sha256_md;
-
-static void sha256_fetch(void)
-{
-	sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
-}
-
-void kt_sha256(const void *data, size_t len, unsigned char out[KT_HASH_LEN])
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	unsigned int n = KT_HASH_LEN;
-
-	/* EVP_Digest uses SHA-NI when present (storage_style.md §4).  The
-	 * digest fetched once: EVP_sha256() makes every call look it up in
-	 * the provider store (a lock and a search: ~2 % of an import, which
-	 * hashes once per event and blob).  Kept for the process's life. */
-	pthread_once(&once, sha256_fetch);
-	if (!EVP_Digest(data, len, out, &n,
-			sha256_md ? sha256_md : EVP_sha256(), NULL))
-		memset(out, 0, KT_HASH_LEN);
 }
 
 void kt_run_id_from_identity(const char *identity, char out[KT_RUN_ID_HEX + 1])
@@ -206,24 +122,6 @@ int kt_mdb_err(kt_store *s, int rc, const char *what)
 		break;
 	}
 	return kt_err(s, code, "%s: %s", what, mdb_strerror(rc));
-}
-
-int kt_buf_reserve(struct kt_buf *b, size_t n)
-{
-	size_t cap;
-	unsigned char *p;
-
-	if (n <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 4096;
-	while (cap < n)
-		cap *= 2;
-	p = realloc(b->p, cap);
-	if (!p)
-		return KT_ENOMEM;
-	b->p = p;
-	b->cap = cap;
-	return 0;
 }
 
 int kt_big_reserve(struct kt_big *b, size_t n)
@@ -1321,7 +1219,7 @@ out:
 static int is_hex(const char *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (hexval((unsigned char)p[i]) < 0)
+		if (kt_hexval((unsigned char)p[i]) < 0)
 			return 0;
 	return 1;
 }
@@ -1411,10 +1309,10 @@ static int resolve_prefix(kt_store *s, MDB_txn *txn, const char *spec,
 
 	*count = 0;
 	for (size_t i = 0; i < nb; i++)
-		pre[i] = (unsigned char)(hexval((unsigned char)spec[2 * i]) << 4 |
-					 hexval((unsigned char)spec[2 * i + 1]));
+		pre[i] = (unsigned char)(kt_hexval((unsigned char)spec[2 * i]) << 4 |
+					 kt_hexval((unsigned char)spec[2 * i + 1]));
 	if (odd) {
-		last = hexval((unsigned char)spec[sl - 1]);
+		last = kt_hexval((unsigned char)spec[sl - 1]);
 		pre[nb] = (unsigned char)(last << 4);
 	}
 	rc = mdb_cursor_open(txn, s->dbi[KT_DB_RUNS], &c);

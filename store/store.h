@@ -37,38 +37,16 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "../base/kt_base.h" /* error codes, KT_HASH_LEN, KT_TS_UNKNOWN,
+				  kt_hex, kt_unhex, kt_sha256 */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* ---- error codes ------------------------------------------------------- */
-#define KT_OK        0
-#define KT_EIO      (-1)  /* file system or LMDB I/O failure (errno kept) */
-#define KT_ENOMEM   (-2)  /* allocation failed */
-#define KT_ENOTFOUND (-3) /* run, event, blob or key does not exist */
-#define KT_EEXIST   (-4)  /* append of a seq that exists; run exists */
-#define KT_ECORRUPT (-5)  /* stored bytes fail their checks (hash, framing) */
-#define KT_EVERSION (-6)  /* store of another format version (newer, or
-			     older: re-import it, FORMAT.md Versioning) */
-#define KT_EINVAL   (-7)  /* bad argument (seq not next, bad JSON payload...) */
-#define KT_EAMBIG   (-8)  /* a run prefix or name matches several runs */
-#define KT_ERDONLY  (-9)  /* write on a read-only handle */
-#define KT_EBUSY    (-10) /* a write transaction is already open */
-#define KT_ELIMIT   (-11) /* a documented size limit was exceeded */
-#define KT_EPARSE   (-12) /* malformed input (importers, JSONL) */
-#define KT_ENODEV   (-13) /* no CUDA device (bench, replay) */
-#define KT_ECHILD   (-14) /* a child process failed or was killed */
-
-/* Static text for a KT_E* code; never NULL. */
-const char *kt_strerror(int err);
-
 /* ---- format constants --------------------------------------------------- */
 #define KT_FORMAT_VERSION 2u       /* meta "format"; see FORMAT.md Versioning */
 #define KT_RUN_ID_HEX 32           /* run ids are 32 lowercase hex chars */
-#define KT_HASH_LEN 32             /* SHA-256 */
-#define KT_HASH_HEX 64
-#define KT_TS_UNKNOWN INT64_MIN
 #define KT_DEFAULT_STORE ".ktraj"  /* in the current directory */
 
 /* Event kinds.  The numeric values are stored on disk (FORMAT.md) and never
@@ -489,11 +467,6 @@ typedef struct kt_store_stats {
 /* Fill *st for `run` (NULL = whole store).  For one run the blob fields
  * stay 0 (blobs are shared between runs). */
 int kt_store_stats_get(kt_store *s, const char *run, kt_store_stats *st);
-
-/* ---- small helpers shared by every module -------------------------------- */
-void kt_hex(const unsigned char *bin, size_t n, char *out /* 2n+1 */);
-int kt_unhex(const char *hex, unsigned char *bin, size_t n); /* 0 or KT_EINVAL */
-void kt_sha256(const void *data, size_t len, unsigned char out[KT_HASH_LEN]);
 
 #ifdef __cplusplus
 }

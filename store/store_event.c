@@ -148,27 +148,20 @@ static int path_put(kt_store *s, const unsigned char run[KT_RUN_BIN],
 	return kt_put(s, KT_DB_PATHS, k, KT_RUN_BIN + pl + 9, v, vl, 0);
 }
 
-static const char *jstr(const cJSON *o, const char *name)
-{
-	const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, name);
-
-	return cJSON_IsString(j) ? j->valuestring : NULL;
-}
-
 int kt_index_paths(kt_store *s, const unsigned char run[KT_RUN_BIN],
 		   const kt_event *ev, const cJSON *pl)
 {
 	int rc = 0;
 
 	if (ev->kind == KT_KIND_EDIT) {
-		const char *path = jstr(pl, "path"), *op = jstr(pl, "op");
-		const char *after = jstr(pl, "after"), *from;
+		const char *path = kt_json_str(pl, "path"), *op = kt_json_str(pl, "op");
+		const char *after = kt_json_str(pl, "after"), *from;
 		int del = (op && strcmp(op, "delete") == 0) ||
 			  cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(pl,
 								"after"));
 
 		if (op && strcmp(op, "rename") == 0 &&
-		    ((from = jstr(pl, "from")) || (from = jstr(pl, "old_path"))))
+		    ((from = kt_json_str(pl, "from")) || (from = kt_json_str(pl, "old_path"))))
 			rc = path_put(s, run, from, ev->seq, NULL, 1);
 		if (rc == 0 && path)
 			rc = path_put(s, run, path, ev->seq, after, del);
@@ -180,7 +173,7 @@ int kt_index_paths(kt_store *s, const unsigned char run[KT_RUN_BIN],
 		cJSON_ArrayForEach(o, obs) {
 			const cJSON *b = cJSON_GetObjectItemCaseSensitive(o,
 									  "blob");
-			const char *path = jstr(o, "path");
+			const char *path = kt_json_str(o, "path");
 
 			if (!path)
 				continue;

@@ -81,11 +81,6 @@ struct kt_dict {
 	void *ddict;   /* ZSTD_DDict* */
 };
 
-struct kt_buf {
-	unsigned char *p;
-	size_t len, cap;
-};
-
 /* A buffer in anonymous memory that asks for transparent huge pages and
  * grows with mremap (no copy): this VM charges ~17 us for the first touch of
  * each 4 KiB page, so 24 MiB of dictionary samples cost ~0.1 s of faults
@@ -238,7 +233,6 @@ int kt_put(kt_store *s, int db, const void *k, size_t kl, const void *v,
  * users share it).  Pass kt_rd_end the txn kt_rd_begin gave. */
 int kt_rd_begin(kt_store *s, MDB_txn **txn);
 void kt_rd_end(kt_store *s, MDB_txn *txn);
-int kt_buf_reserve(struct kt_buf *b, size_t n);
 int kt_run_bin(kt_store *s, const char *id, unsigned char bin[KT_RUN_BIN]);
 
 /* ---- store_codec.c ---- */

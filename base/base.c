@@ -1,0 +1,126 @@
+/*
+ * base.c - error texts, strings, hex, SHA-256 and cJSON getters (kt_base.h).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include <openssl/evp.h>
+#include "kt_base.h"
+
+const char *kt_strerror(int err)
+{
+	switch (err) {
+	case KT_OK: return "success";
+	case KT_EIO: return "I/O error";
+	case KT_ENOMEM: return "out of memory";
+	case KT_ENOTFOUND: return "not found";
+	case KT_EEXIST: return "already exists";
+	case KT_ECORRUPT: return "corrupt data";
+	case KT_EVERSION: return "store format not supported by this ktraj (an older store: export its runs with the ktraj that wrote it; a newer one: upgrade ktraj)";
+	case KT_EINVAL: return "invalid argument";
+	case KT_EAMBIG: return "ambiguous";
+	case KT_ERDONLY: return "store opened read-only";
+	case KT_EBUSY: return "busy";
+	case KT_ELIMIT: return "size limit exceeded";
+	case KT_EPARSE: return "malformed input";
+	case KT_ENODEV: return "no CUDA device";
+	case KT_ECHILD: return "child process failed";
+	}
+	return "unknown error";
+}
+
+/* ---- strings -------------------------------------------------------------- */
+char *kt_xstrdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+const char *kt_basename(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+
+	return s ? s + 1 : (p ? p : "");
+}
+
+/* ---- hex ------------------------------------------------------------------ */
+int kt_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+void kt_hex(const unsigned char *bin, size_t n, char *out)
+{
+	static const char d[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = d[bin[i] >> 4];
+		out[2 * i + 1] = d[bin[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+int kt_unhex(const char *hex, unsigned char *bin, size_t n)
+{
+	if (!hex)
+		return KT_EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		int a = kt_hexval((unsigned char)hex[2 * i]), b;
+
+		if (a < 0)
+			return KT_EINVAL;
+		b = kt_hexval((unsigned char)hex[2 * i + 1]);
+		if (b < 0)
+			return KT_EINVAL;
+		bin[i] = (unsigned char)(a << 4 | b);
+	}
+	return hex[2 * n] ? KT_EINVAL : KT_OK;
+}
+
+/* ---- SHA-256 -------------------------------------------------------------- */
+static EVP_MD *sha256_md;
+
+static void sha256_fetch(void)
+{
+	sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
+void kt_sha256(const void *data, size_t len, unsigned char out[KT_HASH_LEN])
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	unsigned int n = KT_HASH_LEN;
+
+	/* EVP_Digest uses SHA-NI when present (storage_style.md §4).  The
+	 * digest fetched once: EVP_sha256() makes every call look it up in
+	 * the provider store (a lock and a search: ~2 % of an import, which
+	 * hashes once per event and blob).  Kept for the process's life. */
+	pthread_once(&once, sha256_fetch);
+	if (!EVP_Digest(data, len, out, &n,
+			sha256_md ? sha256_md : EVP_sha256(), NULL))
+		memset(out, 0, KT_HASH_LEN);
+}
+
+void kt_sha256_hex(const void *data, size_t len, char out[KT_HASH_HEX + 1])
+{
+	unsigned char h[KT_HASH_LEN];
+
+	kt_sha256(data, len, h);
+	kt_hex(h, KT_HASH_LEN, out);
+}
+
+/* ---- cJSON ---------------------------------------------------------------- */
+const char *kt_json_str(const struct cJSON *o, const char *key)
+{
+	const cJSON *v;
+
+	if (!cJSON_IsObject(o))
+		return NULL;
+	v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}

@@ -1,0 +1,181 @@
+/*
+ * kt_base.h - the base layer of ktraj: the error codes of every module and
+ * the small helpers every module shares (owned buffers, a string map,
+ * UTF-8, ISO-8601, base64, hex, SHA-256, JSON getters).
+ *
+ * Depends on the C library, cJSON and libcrypto only; nothing here knows
+ * about the store, importers, analyzers or the CLI (`make lint` checks
+ * that).  Nothing here prints or exits: functions return 0 or a negative
+ * KT_E* code, or NULL where they say so.  The CUDA harness (harness/) keeps
+ * a libc-only copy of what it needs by design: it is built by nvcc alone.
+ */
+#ifndef KT_BASE_H
+#define KT_BASE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- error codes of every module ----------------------------------------- */
+#define KT_OK        0
+#define KT_EIO      (-1)  /* file system or LMDB I/O failure (errno kept) */
+#define KT_ENOMEM   (-2)  /* allocation failed */
+#define KT_ENOTFOUND (-3) /* run, event, blob or key does not exist */
+#define KT_EEXIST   (-4)  /* append of a seq that exists; run exists */
+#define KT_ECORRUPT (-5)  /* stored bytes fail their checks (hash, framing) */
+#define KT_EVERSION (-6)  /* store of another format version (newer, or
+			     older: re-import it, FORMAT.md Versioning) */
+#define KT_EINVAL   (-7)  /* bad argument (seq not next, bad JSON payload...) */
+#define KT_EAMBIG   (-8)  /* a run prefix or name matches several runs */
+#define KT_ERDONLY  (-9)  /* write on a read-only handle */
+#define KT_EBUSY    (-10) /* a write transaction is already open */
+#define KT_ELIMIT   (-11) /* a documented size limit was exceeded */
+#define KT_EPARSE   (-12) /* malformed input (importers, JSONL) */
+#define KT_ENODEV   (-13) /* no CUDA device (bench, replay) */
+#define KT_ECHILD   (-14) /* a child process failed or was killed */
+
+/* Static text for a KT_E* code; never NULL ("unknown error" for others). */
+const char *kt_strerror(int err);
+
+/* ---- constants shared by every module ------------------------------------ */
+#define KT_HASH_LEN 32             /* SHA-256 */
+#define KT_HASH_HEX 64
+#define KT_TS_UNKNOWN INT64_MIN    /* a time the source does not give */
+
+/* ---- strings ------------------------------------------------------------- */
+/* malloc'ed copy of s; NULL for NULL s or out of memory. */
+char *kt_xstrdup(const char *s);
+/* The last '/'-separated component of p: a pointer into p ("" for NULL p;
+ * "" too when p ends in '/'). */
+const char *kt_basename(const char *p);
+
+/* ---- hex ----------------------------------------------------------------- */
+/* Value of one hex digit (either case), -1 for any other character. */
+int kt_hexval(int c);
+/* n bytes as 2n lowercase hex digits and a NUL into out (2n+1 bytes). */
+void kt_hex(const unsigned char *bin, size_t n, char *out /* 2n+1 */);
+/* Exactly 2n hex digits (either case) followed by the end of the string
+ * into n bytes; 0, or KT_EINVAL (NULL, a non-hex digit, short or long). */
+int kt_unhex(const char *hex, unsigned char *bin, size_t n);
+
+/* ---- SHA-256 (FIPS 180-4, through libcrypto's EVP) ----------------------- */
+/* Digest of len bytes into out; all zero in the (never seen) case that
+ * libcrypto fails. */
+void kt_sha256(const void *data, size_t len, unsigned char out[KT_HASH_LEN]);
+/* The same as 64 lowercase hex digits and a NUL. */
+void kt_sha256_hex(const void *data, size_t len, char out[KT_HASH_HEX + 1]);
+
+/* ---- one owned, growable buffer (bytes or text) -------------------------- */
+/*
+ * Zero-initialise ({0}) before use; p/s is NULL until the first growth.
+ * Every append keeps a NUL after len (so s is a C string once anything was
+ * appended), which len does not count.  Out of memory is sticky: the first
+ * failed growth sets err to KT_ENOMEM and later appends do nothing and
+ * return it, so a writer may append many pieces and look once at the end.
+ * Capacity grows by doubling from 4 KiB; kt_buf_free releases it.
+ */
+struct kt_buf {
+	union {
+		unsigned char *p;  /* bytes */
+		char *s;           /* text */
+	};
+	size_t len, cap;
+	int err;               /* 0 or KT_ENOMEM, sticky */
+};
+/* Capacity of at least n bytes in total (not n more); 0 or KT_ENOMEM. */
+int kt_buf_reserve(struct kt_buf *b, size_t n);
+/* Append n bytes of p (n may be 0: the buffer then still holds a NUL-
+ * terminated string); 0 or KT_ENOMEM (sticky, see above). */
+int kt_buf_add(struct kt_buf *b, const void *p, size_t n);
+/* Append the string s (NULL appends nothing); 0 or KT_ENOMEM. */
+int kt_buf_puts(struct kt_buf *b, const char *s);
+/* Append one byte; 0 or KT_ENOMEM. */
+int kt_buf_putc(struct kt_buf *b, int c);
+/* Append printf-formatted text; 0, KT_ENOMEM or KT_EINVAL (bad format). */
+int kt_buf_printf(struct kt_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The text, handed to the caller (free() it): "" (allocated) when nothing
+ * was appended, NULL when out of memory (sticky err included: the partial
+ * text is freed).  The buffer is empty afterwards. */
+char *kt_buf_take(struct kt_buf *b);
+/* Release the memory; the buffer is empty (and err clear) afterwards. */
+void kt_buf_free(struct kt_buf *b);
+
+/* ---- one string-keyed map (open addressing, FNV-1a) ---------------------- */
+/* Zero-initialise ({0}).  Keys are copied; values are the caller's. */
+typedef struct kt_strmap {
+	char **keys;
+	void **vals;
+	size_t cap, n;
+} kt_strmap;
+/* Value for key, NULL when absent (or key NULL). */
+void *kt_strmap_get(const kt_strmap *m, const char *key);
+/* Set key (copied) to val; 0, KT_EINVAL (key NULL) or KT_ENOMEM. */
+int kt_strmap_put(kt_strmap *m, const char *key, void *val);
+/* The value slot of key, so a caller can test and set in one lookup; with
+ * create, a missing key is added with a NULL value.  NULL when absent
+ * (without create), key NULL, or out of memory. */
+void **kt_strmap_slot(kt_strmap *m, const char *key, int create);
+/* Free keys and table; free_val (may be NULL) is called for each non-NULL
+ * value.  The map is empty afterwards. */
+void kt_strmap_free(kt_strmap *m, void (*free_val)(void *));
+
+/* ---- UTF-8 (RFC 3629 section 4) ------------------------------------------ */
+/* Length of the valid UTF-8 sequence starting at s, of at most n bytes: 1
+ * for ASCII (NUL included), 2-4 for a well-formed multi-byte sequence (no
+ * overlong forms, no surrogates, nothing past U+10FFFF), 0 for none
+ * (n == 0 included). */
+size_t kt_utf8_seq(const unsigned char *s, size_t n);
+/* Whether the n bytes at text are valid UTF-8 (NUL bytes count as valid);
+ * 1, or 0 with *bad (may be NULL) the offset of the first bad byte. */
+int kt_utf8_valid(const char *text, size_t n, size_t *bad);
+/* Append code point cp as UTF-8 (a surrogate or one past U+10FFFF as
+ * U+FFFD); 0 or KT_ENOMEM. */
+int kt_utf8_put(struct kt_buf *b, unsigned long cp);
+
+/* ---- time ---------------------------------------------------------------- */
+/* Days from 1970-01-01 of the proleptic Gregorian date y-m-d (H. Hinnant,
+ * "chrono-Compatible Low-Level Date Algorithms", days_from_civil,
+ * https://howardhinnant.github.io/date_algorithms.html). */
+int64_t kt_days_from_civil(int64_t y, unsigned m, unsigned d);
+/*
+ * An ISO-8601 / RFC 3339 date or date-time, as importers meet them, to ns
+ * since the epoch: "YYYY-MM-DD" then optionally 'T', 't' or ' ' and
+ * "hh:mm[:ss[.frac]]" (',' for '.' too; up to 9 fraction digits count), then
+ * 'Z'/'z' or an offset "+hh", "+hhmm" or "+hh:mm" ('-' too); spaces
+ * around the whole are allowed.
+ * KT_TS_UNKNOWN for NULL, anything else, or a time outside int64 ns
+ * (1677..2262).  With a non-NULL end the text may go on after the time
+ * (*end points there) and the date must carry a time.
+ */
+int64_t kt_iso8601_ns(const char *s, const char **end);
+
+/* ---- base64 (RFC 4648) --------------------------------------------------- */
+/* Standard alphabet with '=' padding, malloc'ed and NUL-terminated; NULL
+ * when out of memory. */
+char *kt_base64_encode(const void *data, size_t len);
+/* Decode len bytes of s into *out (malloc'ed, NUL after *out_len bytes):
+ * the standard alphabet, '=' only at the end, not one character past a
+ * group of 4.  0, KT_EPARSE or KT_ENOMEM. */
+int kt_base64_decode(const char *s, size_t len, unsigned char **out,
+		     size_t *out_len);
+#define KT_B64_LENIENT 0x1u /* also the URL-safe alphabet ('-', '_'), and
+			       skip '=', spaces and line breaks anywhere */
+/* kt_base64_decode with flags (0 or KT_B64_LENIENT). */
+int kt_base64_decode_ex(const char *s, size_t len, unsigned flags,
+			unsigned char **out, size_t *out_len);
+
+/* ---- cJSON getters ------------------------------------------------------- */
+struct cJSON;
+/* The string member key of object o (case-sensitive); NULL when o is NULL
+ * or not an object, or the member is absent or not a string. */
+const char *kt_json_str(const struct cJSON *o, const char *key);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KT_BASE_H */
