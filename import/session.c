@@ -370,6 +370,18 @@ static void remember_last(kt_imp *imp)
 	cJSON_Delete(p);
 }
 
+/* The current run is imp->run_id, of which the store holds `stored`
+ * events; the next one emitted gets seq stored + 1. */
+static void run_start(kt_imp *imp, uint64_t stored)
+{
+	imp->in_run = 1;
+	imp->seq = stored;
+	imp->stored_n = stored;
+	imp->added = 0;
+	imp->tail = 0;
+	imp->last_ts = KT_TS_UNKNOWN;
+}
+
 /* id NULL: the id of identity; else the run id itself (identity NULL). */
 static int run_begin(kt_imp *imp, const char *id, const char *identity,
 		     const char *name, const char *format, cJSON *meta)
@@ -393,12 +405,7 @@ static int run_begin(kt_imp *imp, const char *id, const char *identity,
 		memcpy(imp->run_id, id, KT_RUN_ID_HEX + 1);
 	else
 		kt_run_id_from_identity(identity, imp->run_id);
-	imp->in_run = 1;
-	imp->seq = 0;
-	imp->added = 0;
-	imp->stored_n = 0;
-	imp->tail = 0;
-	imp->last_ts = KT_TS_UNKNOWN;
+	run_start(imp, 0);
 	/* one line of valid UTF-8: ls --json, tables and reports print it */
 	imp->run_name = kt_imp_name_clean(name ? name : id ? id : identity);
 	imp->run_format = kt_imp_strdup(format ? format : "");
@@ -550,17 +557,13 @@ int kt_imp_run_continue(kt_imp *imp, const char *id)
 	free(imp->run_format);
 	imp->run_name = kt_imp_strdup(info.name);
 	imp->run_format = kt_imp_strdup(info.format);
-	imp->in_run = 1;
 	/* every event emitted from here on is new: no re-emitted prefix to
 	 * skip or compare, nothing stored after an import to wait behind */
-	imp->seq = imp->stored_n = info.n_events;
-	imp->added = 0;
-	imp->tail = 0;
+	run_start(imp, info.n_events);
 	imp->last_kind = 0;
 	imp->frozen = 0;
 	imp->plain_stored = 0;
 	imp->check_reemit = 0;
-	imp->last_ts = KT_TS_UNKNOWN;
 	return 0;
 }
 
