@@ -97,7 +97,7 @@ endif
 
 unit: $(UNIT_BIN)
 	@UNIT_ONLY=1 B=$(B) tests/run.sh $(UNIT_BIN)
-check: $(B)/ktraj $(UNIT_BIN)
+check: lint $(B)/ktraj $(UNIT_BIN)
 	@KTRAJ=$(abspath $(B)/ktraj) B=$(B) tests/run.sh $(UNIT_BIN)
 
 asan:
@@ -123,10 +123,16 @@ fuzz:
 bench: $(B)/ktraj
 	tests/bench/run.sh $(abspath $(B)/ktraj)
 
+# the module boundaries (import.h, import/README.md "Adding an import format"),
+# part of `make check`
 lint:
 	@! grep -nE '#include +"' base/*.c base/*.h | grep -v '"kt_base\.h"' || { echo "base/ must not depend on other modules"; exit 1; }
 	@! grep -nE '#include +"\.\./' store/*.c store/*.h | grep -v '"\.\./base/' || { echo "store/ must depend on base/ only"; exit 1; }
 	@! grep -nE '#include +"\.\./cli/' import/*.c analyze/*.c 2>/dev/null || { echo "import/ and analyze/ must not depend on cli/"; exit 1; }
+	@! grep -nE '#include +"imp_int\.h"|\bimp->s\b|\bkt_store_[a-z_]+\(' import/imp_*.c || { echo "importers use the session (import.h), never its state (imp_int.h) or the store"; exit 1; }
+	@! grep -nE '#include +["<](import|imp_int|impx|archive)\.h' import/jsonstrict.c import/jsonstrict.h || { echo "jsonstrict is a pure check: no session, no libarchive"; exit 1; }
+	@! grep -nE '\bkt_in_[a-z_]+\(|\bkt_import_paths\(' import/workspace.c import/shell.c import/sh_*.c import/shellparse.c || { echo "the workspace and the shell classifier do not call the driver"; exit 1; }
+	@! grep -nE '#include +"(\.\./import/)?imp_int\.h"' cli/*.c || { echo "cli/ uses import.h, never the session's state"; exit 1; }
 
 deps:
 	apt-get update

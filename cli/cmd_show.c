@@ -4,10 +4,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <archive.h>
 #include <archive_entry.h>
 #include <cjson/cJSON.h>
 
+#include "../import/archive_policy.h"
 #include "cli.h"
 #include "evjson.h"
 #include "outfmt.h"
@@ -118,24 +118,17 @@ static void show_plain(const char *run, const kt_run_info *ri,
 /* The content of `member` of archive `path`, or of the archive in memory
  * (data, dlen) when path is NULL (or, with member NULL, of a compressed
  * single file) whose SHA-256 is `sha` (NULL: any); NULL when absent.  The
- * formats are the import driver's (import/driver.c archive_new). */
+ * formats are the import driver's (import/archive_policy.h). */
 static unsigned char *from_archive_in(const char *path, const void *data,
 				      size_t dlen, const char *member,
 				      const unsigned char *sha, size_t *len)
 {
-	struct archive *a = archive_read_new();
+	struct archive *a = kt_archive_reader();
 	struct archive_entry *e;
 	unsigned char *buf = NULL, h[KT_HASH_LEN];
 
 	if (!a)
 		return NULL;
-	archive_read_support_filter_all(a);
-	archive_read_support_format_tar(a);
-	archive_read_support_format_zip(a);
-	archive_read_support_format_7zip(a);
-	archive_read_support_format_cpio(a);
-	archive_read_support_format_ar(a);
-	archive_read_support_format_raw(a);
 	if ((path ? archive_read_open_filename(a, path, 65536) :
 	     archive_read_open_memory(a, data, dlen)) != ARCHIVE_OK)
 		goto out;

@@ -32,7 +32,7 @@
 #include <stdio.h>
 #include <ctype.h>
 #include "import.h"
-#include "imp_agents.h"
+#include "impx.h"
 #include "jsonstrict.h"
 #include "schema.h"
 
@@ -81,13 +81,13 @@ static int atif_detect(const kt_file *f)
 		i++;
 	if (i >= n || d[i] != '{')
 		return 0;
-	steps = kt_ag_sniff(d, n, "steps", NULL);
-	ver = kt_ag_sniff(d, n, "schema_version", NULL);
+	steps = kt_impx_sniff(d, n, "steps", NULL);
+	ver = kt_impx_sniff(d, n, "schema_version", NULL);
 	if (ver && memmem(d, n, "ATIF", 4) && (steps ||
-					      kt_ag_sniff(d, n, "session_id", NULL)))
+					      kt_impx_sniff(d, n, "session_id", NULL)))
 		return 95;
-	if (steps && kt_ag_sniff(d, n, "step_id", NULL) &&
-	    kt_ag_sniff(d, n, "source", NULL))
+	if (steps && kt_impx_sniff(d, n, "step_id", NULL) &&
+	    kt_impx_sniff(d, n, "source", NULL))
 		return ver ? 85 : 70;
 	return 0;
 }
@@ -129,7 +129,7 @@ static char *step_text(const cJSON *step)
 {
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(step, "message");
 
-	return kt_ag_content_text(m);
+	return kt_impx_content_text(m);
 }
 
 static cJSON *usage_of(const cJSON *metrics, cJSON **cost)
@@ -192,12 +192,12 @@ static cJSON *step_extra(const cJSON *step)
 /* ---- results ---------------------------------------------------------------- */
 static int emit_result(atx *x, const kt_file *f, const char *cid,
 		       const char *content, int ok, const cJSON *extra_res,
-		       int64_t ts, const char *actor, const kt_ag_span *sp)
+		       int64_t ts, const char *actor, const kt_impx_span *sp)
 {
 	acall *c = cid ? kt_strmap_get(&x->calls, cid) : NULL;
 	cJSON *pl = cJSON_CreateObject();
 	uint64_t rseq = 0;
-	int ec = kt_ag_exit_code(content), rc;
+	int ec = kt_impx_exit_code(content), rc;
 
 	if (!pl)
 		return KT_ENOMEM;
@@ -205,7 +205,7 @@ static int emit_result(atx *x, const kt_file *f, const char *cid,
 		ok = ec > 0 ? 0 : 1;
 	cJSON_AddStringToObject(pl, "call_id", cid ? cid : "");
 	cJSON_AddBoolToObject(pl, "ok", ok);
-	if ((rc = kt_ag_set_output(x->imp, pl, content ? content : ""))) {
+	if ((rc = kt_impx_set_output(x->imp, pl, content ? content : ""))) {
 		cJSON_Delete(pl);
 		return rc;
 	}
@@ -218,29 +218,29 @@ static int emit_result(atx *x, const kt_file *f, const char *cid,
 			cJSON_AddItemToObject(ex, "result",
 					      cJSON_Duplicate(extra_res, 1));
 	}
-	rc = kt_ag_emit(x->imp, f == x->top ? NULL : f, KT_KIND_TOOL_RESULT,
+	rc = kt_impx_emit_valid(x->imp, f == x->top ? NULL : f, KT_KIND_TOOL_RESULT,
 			c ? c->seq : 0, ts, actor, pl, sp->line,
 			sp->off, sp->len, &rseq);
 	if (rc || !c)
 		return rc;
 	c->has_result = 1;
-	rc = kt_ag_tool_effects(x->imp, c->tool, c->args, NULL, c->seq, rseq,
+	rc = kt_impx_tool_effects(x->imp, c->tool, c->args, NULL, c->seq, rseq,
 				content, ec, ok, ts);
 	return rc < 0 ? rc : 0;
 }
 
 /* A non-conforming tool-result step (OpenAgents "ATIF 1.4"). */
 static int tool_result_step(atx *x, const kt_file *f, const cJSON *step,
-			    const char *actor, const kt_ag_span *sp)
+			    const char *actor, const kt_impx_span *sp)
 {
 	const cJSON *ob = cJSON_GetObjectItemCaseSensitive(step, "observation");
 	const cJSON *res = cJSON_GetObjectItemCaseSensitive(ob, "result");
 	const cJSON *succ = cJSON_GetObjectItemCaseSensitive(res, "success");
-	const char *msg = kt_ag_str(step, "message");
-	const char *cid = kt_ag_str2(ob, "tool_call_id", "source_call_id");
-	const char *content = kt_ag_str(ob, "content");
+	const char *msg = kt_impx_str(step, "message");
+	const char *cid = kt_impx_str2(ob, "tool_call_id", "source_call_id");
+	const char *content = kt_impx_str(ob, "content");
 	char idb[256];
-	int64_t ts = kt_ag_ts_json(cJSON_GetObjectItem(step, "timestamp"));
+	int64_t ts = kt_impx_ts_json(cJSON_GetObjectItem(step, "timestamp"));
 
 	if (!cid && msg && strncmp(msg, "Tool result for ", 16) == 0) {
 		snprintf(idb, sizeof(idb), "%s", msg + 16);
@@ -248,7 +248,7 @@ static int tool_result_step(atx *x, const kt_file *f, const cJSON *step,
 		cid = idb;
 	}
 	if (!content)
-		content = kt_ag_str2(res, "output", "error");
+		content = kt_impx_str2(res, "output", "error");
 	return emit_result(x, f, cid, content,
 			   cJSON_IsBool(succ) ? cJSON_IsTrue(succ) : -1, res, ts,
 			   actor, sp);
@@ -257,7 +257,7 @@ static int tool_result_step(atx *x, const kt_file *f, const cJSON *step,
 static int is_result_step(const cJSON *step)
 {
 	const cJSON *ob = cJSON_GetObjectItemCaseSensitive(step, "observation");
-	const char *t = kt_ag_str(ob, "type");
+	const char *t = kt_impx_str(ob, "type");
 
 	return t && strcmp(t, "tool_result") == 0 &&
 	       !cJSON_GetObjectItem(ob, "results");
@@ -266,8 +266,8 @@ static int is_result_step(const cJSON *step)
 static const char *result_step_id(const cJSON *step, char *buf, size_t n)
 {
 	const cJSON *ob = cJSON_GetObjectItemCaseSensitive(step, "observation");
-	const char *cid = kt_ag_str2(ob, "tool_call_id", "source_call_id");
-	const char *msg = kt_ag_str(step, "message");
+	const char *cid = kt_impx_str2(ob, "tool_call_id", "source_call_id");
+	const char *msg = kt_impx_str(step, "message");
 
 	if (cid)
 		return cid;
@@ -307,17 +307,17 @@ static int find_by_sid(const char *rel, void *arg)
 		return 0;
 	snprintf(pat, sizeof(pat), "\"%s\"", fc->sid);
 	if (memmem(g->data, g->len, pat, strlen(pat)) &&
-	    kt_ag_sniff(g->data, g->len, "session_id", fc->sid))
+	    kt_impx_sniff(g->data, g->len, "session_id", fc->sid))
 		fc->found = strdup(rel);
 	return 0;
 }
 
 static int import_ref(atx *x, const kt_file *f, const cJSON *ref, int depth)
 {
-	const char *sid = kt_ag_str(ref, "session_id");
-	const char *path = kt_ag_str(ref, "trajectory_path");
-	const char *rel = f->rel ? f->rel : kt_ag_base(f->path);
-	char *dir = dir_of(rel), *stem = stem_of(kt_ag_base(rel));
+	const char *sid = kt_impx_str(ref, "session_id");
+	const char *path = kt_impx_str(ref, "trajectory_path");
+	const char *rel = f->rel ? f->rel : kt_basename(f->path);
+	char *dir = dir_of(rel), *stem = stem_of(kt_basename(rel));
 	char *cand = NULL, actor[300];
 	const kt_file *g = NULL;
 	cJSON *doc;
@@ -375,8 +375,8 @@ static int import_ref(atx *x, const kt_file *f, const cJSON *ref, int depth)
 			       &doc))
 		goto out;
 	snprintf(actor, sizeof(actor), "agent:%s",
-		 sid ? sid : kt_ag_str(doc, "session_id") ?
-		 kt_ag_str(doc, "session_id") : kt_ag_base(cand));
+		 sid ? sid : kt_impx_str(doc, "session_id") ?
+		 kt_impx_str(doc, "session_id") : kt_basename(cand));
 	rc = import_doc(x, g, doc, actor, depth + 1);
 	cJSON_Delete(doc);
 out:
@@ -387,9 +387,9 @@ out:
 }
 
 static int emit_msg(atx *x, const kt_file *f, cJSON *m, const char *actor,
-		    int64_t ts, const kt_ag_span *sp, uint64_t *seq)
+		    int64_t ts, const kt_impx_span *sp, uint64_t *seq)
 {
-	return kt_ag_emit(x->imp, f == x->top ? NULL : f, KT_KIND_MESSAGE, 0,
+	return kt_impx_emit_valid(x->imp, f == x->top ? NULL : f, KT_KIND_MESSAGE, 0,
 			  ts, actor, m, sp->line, sp->off, sp->len, seq);
 }
 
@@ -398,14 +398,14 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 {
 	const cJSON *steps = cJSON_GetObjectItemCaseSensitive(doc, "steps");
 	const cJSON *step, *ag = cJSON_GetObjectItemCaseSensitive(doc, "agent");
-	const char *dmodel = kt_ag_str2(ag, "model_name", "model");
+	const char *dmodel = kt_impx_str2(ag, "model_name", "model");
 	int sub = depth > 0, handoff = 0, rc = 0;
 	uint64_t line = 0;
-	kt_ag_span *spans = NULL, spv;
+	kt_impx_span *spans = NULL, spv;
 	size_t k2;
-	long nspans = kt_ag_spans((const char *)f->data, f->len, "steps",
+	long nspans = kt_impx_spans((const char *)f->data, f->len, "steps",
 				  &spans);
-	const kt_ag_span *sp = &spv;
+	const kt_impx_span *sp = &spv;
 
 	if (depth > MAX_SUB_DEPTH) {
 		kt_imp_warn(x->imp, f, 0, "sub-agent trajectories nested too "
@@ -422,20 +422,20 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 		const cJSON *tc, *tcs = cJSON_GetObjectItem(step, "tool_calls");
 
 		cJSON_ArrayForEach(tc, tcs) {
-			const char *id = kt_ag_str2(tc, "tool_call_id", "id");
+			const char *id = kt_impx_str2(tc, "tool_call_id", "id");
 
 			if (id && (rc = kt_strmap_put(&x->later, id, (void *)1)))
 				goto done;
 		}
 	}
 	cJSON_ArrayForEach(step, steps) {
-		const char *src = kt_ag_str(step, "source");
+		const char *src = kt_impx_str(step, "source");
 		const cJSON *tcs = cJSON_GetObjectItem(step, "tool_calls");
 		const cJSON *ob = cJSON_GetObjectItem(step, "observation");
 		const cJSON *results = cJSON_GetObjectItem(ob, "results");
 		const cJSON *tc, *r;
-		int64_t ts = kt_ag_ts_json(cJSON_GetObjectItem(step, "timestamp"));
-		const char *model = kt_ag_str(step, "model_name");
+		int64_t ts = kt_impx_ts_json(cJSON_GetObjectItem(step, "timestamp"));
+		const char *model = kt_impx_str(step, "model_name");
 		const cJSON *copied = cJSON_GetObjectItem(step,
 							  "is_copied_context");
 		char *text = NULL;
@@ -444,7 +444,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 		uint64_t mseq = 0;
 		cJSON *m;
 
-		spv = kt_ag_span_at(spans, nspans, (long)line);
+		spv = kt_impx_span_at(spans, nspans, (long)line);
 		line++;
 		if (!cJSON_IsObject(step)) {
 			kt_imp_warn(x->imp, f, 0, "step %llu is not an object",
@@ -477,7 +477,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 			 * harness writes after a summarization */
 			int human = !sub && !handoff && !cJSON_IsTrue(copied);
 
-			m = kt_ag_msg("user", human, text,
+			m = kt_impx_msg("user", human, text,
 				      human ? NULL : (handoff ? "meta,handoff" :
 						      "meta"));
 			handoff = 0;
@@ -485,15 +485,15 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 								  "system"),
 				      ts, sp, &mseq);
 		} else if (strcmp(src, "system") == 0) {
-			m = kt_ag_msg("system", 0, text, "meta");
+			m = kt_impx_msg("system", 0, text, "meta");
 			rc = emit_msg(x, f, m, sub ? actor : "system", ts, sp,
 				      &mseq);
 		} else {
-			const char *rs = kt_ag_str(step, "reasoning_content");
+			const char *rs = kt_impx_str(step, "reasoning_content");
 			cJSON *cost = NULL, *u;
 
 			if (rs && *rs) {
-				m = kt_ag_msg("assistant", 0, rs, "thinking");
+				m = kt_impx_msg("assistant", 0, rs, "thinking");
 				if (m && (model || dmodel))
 					cJSON_AddStringToObject(m, "model",
 								model ? model :
@@ -502,7 +502,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 						   NULL)))
 					goto next;
 			}
-			m = kt_ag_msg("assistant", 0, text,
+			m = kt_impx_msg("assistant", 0, text,
 				      cJSON_IsTrue(copied) ? "meta" : NULL);
 			if (!m) {
 				rc = KT_ENOMEM;
@@ -541,10 +541,10 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 		}
 		k = 0;
 		cJSON_ArrayForEach(tc, tcs) {
-			const char *id = kt_ag_str2(tc, "tool_call_id", "id");
-			const char *fn = kt_ag_str2(tc, "function_name", "name");
+			const char *id = kt_impx_str2(tc, "tool_call_id", "id");
+			const char *fn = kt_impx_str2(tc, "function_name", "name");
 			const cJSON *a = cJSON_GetObjectItem(tc, "arguments");
-			cJSON *pl = cJSON_CreateObject(), *args = kt_ag_args(a);
+			cJSON *pl = cJSON_CreateObject(), *args = kt_impx_args(a);
 			acall *c = calloc(1, sizeof(*c));
 			char idb[64];
 			const cJSON *held;
@@ -574,7 +574,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 			c->args = cJSON_Duplicate(args, 1);
 			c->ts = ts;
 			c->actor = strdup(actor);
-			if ((rc = kt_ag_emit(x->imp, f == x->top ? NULL : f,
+			if ((rc = kt_impx_emit_valid(x->imp, f == x->top ? NULL : f,
 					     KT_KIND_TOOL_CALL, mseq, ts, actor,
 					     pl, sp->line, sp->off, sp->len,
 					     &c->seq))) {
@@ -608,15 +608,15 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 		nres = (size_t)cJSON_GetArraySize(results);
 		k = 0;
 		cJSON_ArrayForEach(r, results) {
-			const char *scid = kt_ag_str(r, "source_call_id");
+			const char *scid = kt_impx_str(r, "source_call_id");
 			const cJSON *refs = cJSON_GetObjectItem(r,
 						"subagent_trajectory_ref");
-			const char *content = kt_ag_str(r, "content");
+			const char *content = kt_impx_str(r, "content");
 			char *ctext = NULL;
 			const cJSON *ref;
 
 			if (!content && cJSON_GetObjectItem(r, "content")) {
-				ctext = kt_ag_content_text(
+				ctext = kt_impx_content_text(
 					cJSON_GetObjectItem(r, "content"));
 				content = ctext;
 			}
@@ -651,7 +651,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 							 NULL, ts, sub ? actor :
 							 "tool", sp);
 				else {
-					m = kt_ag_msg("user", 0, content,
+					m = kt_impx_msg("user", 0, content,
 						      "meta,observation");
 					rc = emit_msg(x, f, m, sub ? actor :
 						      "system", ts, sp, NULL);
@@ -670,7 +670,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 					    NULL;
 
 			if (c && !c->has_result && !ob && c->args) {
-				rc = kt_ag_tool_effects(x->imp, c->tool, c->args,
+				rc = kt_impx_tool_effects(x->imp, c->tool, c->args,
 							NULL, c->seq, 0, "", -1,
 							1, ts);
 				rc = rc < 0 ? rc : 0;
@@ -687,7 +687,7 @@ next:
 	/* results whose call never came: keep them, unattached */
 	for (k2 = 0; k2 < x->held.cap; k2++) {
 		const cJSON *hs = x->held.vals[k2];
-		kt_ag_span z = { 0, 0, 0 };
+		kt_impx_span z = { 0, 0, 0 };
 
 		if (!x->held.keys[k2] || !hs)
 			continue;
@@ -783,7 +783,7 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 {
 	atx x;
 	cJSON *meta = NULL;
-	const char *sid, *rel = mf->rel ? mf->rel : kt_ag_base(mf->path);
+	const char *sid, *rel = mf->rel ? mf->rel : kt_basename(mf->path);
 	const cJSON *ag;
 	char *ident = NULL, *name = NULL, *dir = NULL, *stem = NULL;
 	int rc = 0;
@@ -791,9 +791,9 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 	memset(&x, 0, sizeof(x));
 	x.imp = imp;
 	x.top = top;
-	sid = kt_ag_str(doc, "session_id");
+	sid = kt_impx_str(doc, "session_id");
 	dir = dir_of(rel);
-	stem = stem_of(kt_ag_base(rel));
+	stem = stem_of(kt_basename(rel));
 	if (!dir || !stem) {
 		rc = KT_ENOMEM;
 		goto out;
@@ -810,7 +810,7 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 			snprintf(ident, n, "atif:%s", sid);
 		else
 			snprintf(ident, n, "atif:%s:%s", sid ? sid : "",
-				 kt_ag_base(rel));
+				 kt_basename(rel));
 	}
 	name = strdup(*stem ? stem : (sid ? sid : "trajectory"));
 	if (!name || !(meta = cJSON_CreateObject())) {
@@ -818,9 +818,9 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 		goto out;
 	}
 	cJSON_AddStringToObject(meta, "source", rel);
-	if (kt_ag_str(doc, "schema_version"))
+	if (kt_impx_str(doc, "schema_version"))
 		cJSON_AddStringToObject(meta, "schema_version",
-					kt_ag_str(doc, "schema_version"));
+					kt_impx_str(doc, "schema_version"));
 	if (sid)
 		cJSON_AddStringToObject(meta, "session_id", sid);
 	ag = cJSON_GetObjectItem(doc, "agent");
@@ -830,9 +830,9 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 		/* tool definitions are long and say nothing about the run */
 		cJSON_DeleteItemFromObject(a, "tool_definitions");
 		cJSON_AddItemToObject(meta, "agent", a);
-		if (kt_ag_str2(ag, "model_name", "model"))
+		if (kt_impx_str2(ag, "model_name", "model"))
 			cJSON_AddStringToObject(meta, "model",
-						kt_ag_str2(ag, "model_name",
+						kt_impx_str2(ag, "model_name",
 							   "model"));
 	}
 	if (cJSON_GetObjectItem(doc, "final_metrics"))
@@ -935,7 +935,7 @@ static cJSON *parse_doc(kt_imp *imp, const kt_file *f, int quiet)
 
 static int atif_import(kt_imp *imp, const kt_file *f)
 {
-	const char *rel = f->rel ? f->rel : kt_ag_base(f->path);
+	const char *rel = f->rel ? f->rel : kt_basename(f->path);
 	const char *sid;
 	cJSON *doc = parse_doc(imp, f, 0), *pdoc;
 	char *dir;
@@ -943,7 +943,7 @@ static int atif_import(kt_imp *imp, const kt_file *f)
 
 	if (!doc)
 		return KT_EPARSE;
-	sid = kt_ag_str(doc, "session_id");
+	sid = kt_impx_str(doc, "session_id");
 	memset(&x, 0, sizeof(x));
 	x.imp = imp;
 	/*
@@ -954,8 +954,8 @@ static int atif_import(kt_imp *imp, const kt_file *f)
 	 */
 	if (sid && !placeholder_id(sid) && strlen(sid) < 250 &&
 	    !(f->root && f->path && strcmp(f->root, f->path) == 0) &&
-	    maybe_sub(doc, kt_ag_base(rel)) && (dir = dir_of(rel))) {
-		refctx r = { &x, rel, sid, kt_ag_base(rel), strlen(dir), 0, 0,
+	    maybe_sub(doc, kt_basename(rel)) && (dir = dir_of(rel))) {
+		refctx r = { &x, rel, sid, kt_basename(rel), strlen(dir), 0, 0,
 			     NULL };
 		const kt_file *pf;
 

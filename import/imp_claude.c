@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "import.h"
+#include "impx.h"
 #include "jsonstrict.h"
 #include "schema.h"
 

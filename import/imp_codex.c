@@ -35,8 +35,8 @@
 #include <stdio.h>
 #include <ctype.h>
 #include "import.h"
-#include "imp_agents.h"
 #include "codex_patch.h"
+#include "impx.h"
 #include "jsonstrict.h"
 #include "schema.h"
 
@@ -102,19 +102,19 @@ static int codex_detect(const kt_file *f)
 		i++;
 	if (i >= n || d[i] != '{')
 		return 0;
-	if (kt_ag_sniff(d, n, "type", "session_meta") &&
-	    kt_ag_sniff(d, n, "payload", NULL))
+	if (kt_impx_sniff(d, n, "type", "session_meta") &&
+	    kt_impx_sniff(d, n, "payload", NULL))
 		return 95;
-	if (kt_ag_sniff(d, n, "payload", NULL) &&
-	    (kt_ag_sniff(d, n, "type", "response_item") ||
-	     kt_ag_sniff(d, n, "type", "event_msg") ||
-	     kt_ag_sniff(d, n, "type", "turn_context")))
+	if (kt_impx_sniff(d, n, "payload", NULL) &&
+	    (kt_impx_sniff(d, n, "type", "response_item") ||
+	     kt_impx_sniff(d, n, "type", "event_msg") ||
+	     kt_impx_sniff(d, n, "type", "turn_context")))
 		return 90;
 	/* legacy: bare header line, then items and {"record_type":"state"} */
-	if (kt_ag_sniff(d, n, "instructions", NULL) &&
-	    kt_ag_sniff(d, n, "id", NULL) &&
-	    (kt_ag_sniff(d, n, "record_type", NULL) ||
-	     kt_ag_sniff(d, n, "type", "message")))
+	if (kt_impx_sniff(d, n, "instructions", NULL) &&
+	    kt_impx_sniff(d, n, "id", NULL) &&
+	    (kt_impx_sniff(d, n, "record_type", NULL) ||
+	     kt_impx_sniff(d, n, "type", "message")))
 		return 60;
 	return 0;
 }
@@ -151,7 +151,7 @@ static int next_line(const kt_file *f, size_t *pos, uint64_t *no, cline *l)
 /* The record and payload of a line, enveloped or legacy. */
 static const char *rec_type(const cJSON *j, const cJSON **payload)
 {
-	const char *t = kt_ag_str(j, "type");
+	const char *t = kt_impx_str(j, "type");
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "payload");
 
 	if (t && p) {
@@ -162,7 +162,7 @@ static const char *rec_type(const cJSON *j, const cJSON **payload)
 	if (t && (strcmp(t, "message") == 0 || strcmp(t, "reasoning") == 0 ||
 		  strstr(t, "call")))
 		return "response_item";
-	if (!t && kt_ag_str(j, "id") && cJSON_GetObjectItem(j, "instructions"))
+	if (!t && kt_impx_str(j, "id") && cJSON_GetObjectItem(j, "instructions"))
 		return "session_meta";
 	return t ? t : "";
 }
@@ -175,7 +175,7 @@ static int flush(cx *c)
 
 	if (!c->pend)
 		return 0;
-	rc = kt_ag_emit(c->imp, NULL, c->pend_kind, c->pend_parent, c->pend_ts,
+	rc = kt_impx_emit_valid(c->imp, NULL, c->pend_kind, c->pend_parent, c->pend_ts,
 			"agent", c->pend, c->pend_line, c->pend_off, c->pend_len,
 			&seq);
 	if (!rc && c->pend_kind == KT_KIND_MESSAGE)
@@ -224,7 +224,7 @@ static int emit_now(cx *c, int kind, uint64_t parent, const char *actor,
 		cJSON_Delete(payload);
 		return rc;
 	}
-	return kt_ag_emit(c->imp, NULL, kind, parent, ts, actor, payload, l->no,
+	return kt_impx_emit_valid(c->imp, NULL, kind, parent, ts, actor, payload, l->no,
 			  l->off, l->n, seq);
 }
 
@@ -267,8 +267,8 @@ static int add_model(cx *c, cJSON *m)
 /* ---- records ---------------------------------------------------------------- */
 static int on_message(cx *c, const cJSON *p, int64_t ts, const cline *l)
 {
-	const char *role = kt_ag_str(p, "role");
-	char *text = kt_ag_content_text(
+	const char *role = kt_impx_str(p, "role");
+	char *text = kt_impx_content_text(
 		cJSON_GetObjectItemCaseSensitive(p, "content"));
 	cJSON *m = NULL;
 	int rc = 0;
@@ -278,9 +278,9 @@ static int on_message(cx *c, const cJSON *p, int64_t ts, const cline *l)
 	if (strcmp(role, "assistant") == 0) {
 		if (!c->has_asst_item)
 			goto out;
-		m = kt_ag_msg("assistant", 0, text, NULL);
+		m = kt_impx_msg("assistant", 0, text, NULL);
 		if (m) {
-			const char *ph = kt_ag_str(p, "phase");
+			const char *ph = kt_impx_str(p, "phase");
 
 			cJSON *ex;
 
@@ -288,7 +288,7 @@ static int on_message(cx *c, const cJSON *p, int64_t ts, const cline *l)
 			if (ph && (ex = cJSON_AddObjectToObject(m, "extra")))
 				cJSON_AddStringToObject(ex, "phase", ph);
 		}
-		kt_ag_keep_extra(m, p, MSG_KNOWN);
+		kt_impx_keep_extra(m, p, MSG_KNOWN);
 		rc = hold(c, KT_KIND_MESSAGE, m, ts, l, NULL);
 	} else if (strcmp(role, "user") == 0) {
 		int inj = injected(text);
@@ -297,12 +297,12 @@ static int on_message(cx *c, const cJSON *p, int64_t ts, const cline *l)
 		 * imported from there; only injected context remains here */
 		if (c->has_user_ev && !inj)
 			goto out;
-		m = kt_ag_msg("user", !inj, text, inj ? "meta" : NULL);
-		kt_ag_keep_extra(m, p, MSG_KNOWN);
+		m = kt_impx_msg("user", !inj, text, inj ? "meta" : NULL);
+		kt_impx_keep_extra(m, p, MSG_KNOWN);
 		rc = emit_now(c, KT_KIND_MESSAGE, 0, inj ? "system" : "human",
 			      m, ts, l, NULL);
 	} else {
-		m = kt_ag_msg("system", 0, text, "meta");
+		m = kt_impx_msg("system", 0, text, "meta");
 		if (m)
 			cJSON_AddStringToObject(m, "extra_role", role);
 		rc = emit_now(c, KT_KIND_MESSAGE, 0, "system", m, ts, l, NULL);
@@ -315,19 +315,19 @@ out:
 static int on_reasoning_item(cx *c, const cJSON *p, int64_t ts,
 			     const cline *l)
 {
-	char *text = kt_ag_content_text(
+	char *text = kt_impx_content_text(
 		cJSON_GetObjectItemCaseSensitive(p, "summary"));
 	cJSON *m;
 	int rc = 0;
 
 	if (!text) {
-		char *t2 = kt_ag_content_text(
+		char *t2 = kt_impx_content_text(
 			cJSON_GetObjectItemCaseSensitive(p, "content"));
 
 		text = t2;
 	}
 	if (text && *text) {
-		m = kt_ag_msg("assistant", 0, text, "thinking");
+		m = kt_impx_msg("assistant", 0, text, "thinking");
 		if (m)
 			add_model(c, m);
 		rc = hold(c, KT_KIND_MESSAGE, m, ts, l, NULL);
@@ -356,12 +356,12 @@ static int is_shell_tool(const char *n)
  */
 static char *call_dir(const cJSON *args, const char *cwd, int *rc)
 {
-	const char *wd = kt_ag_str2(args, "workdir", "cwd");
+	const char *wd = kt_impx_str2(args, "workdir", "cwd");
 	char *d;
 
 	*rc = 0;
 	if (!wd)
-		wd = kt_ag_str(args, "working_directory");
+		wd = kt_impx_str(args, "working_directory");
 	if (!wd || !*wd)
 		wd = ".";
 	d = kt_ws_path(wd[0] == '/' ? NULL : cwd, wd);
@@ -380,8 +380,8 @@ static char *call_dir(const cJSON *args, const char *cwd, int *rc)
 static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 		   const cline *l)
 {
-	const char *name = kt_ag_str(p, "name");
-	const char *cid = kt_ag_str(p, "call_id");
+	const char *name = kt_impx_str(p, "name");
+	const char *cid = kt_impx_str(p, "call_id");
 	char idbuf[48];
 	ccall *cc;
 	cJSON *pl, *args;
@@ -390,21 +390,21 @@ static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 	int rc;
 
 	if (!cid)
-		cid = kt_ag_str(p, "id");
+		cid = kt_impx_str(p, "id");
 	if (strcmp(type, "web_search_call") == 0) {
 		name = "web_search";
-		args = kt_ag_args(cJSON_GetObjectItemCaseSensitive(p, "action"));
+		args = kt_impx_args(cJSON_GetObjectItemCaseSensitive(p, "action"));
 	} else if (strcmp(type, "local_shell_call") == 0) {
 		name = "local_shell";
-		args = kt_ag_args(cJSON_GetObjectItemCaseSensitive(p, "action"));
+		args = kt_impx_args(cJSON_GetObjectItemCaseSensitive(p, "action"));
 	} else if (strcmp(type, "custom_tool_call") == 0) {
-		const char *in = kt_ag_str(p, "input");
+		const char *in = kt_impx_str(p, "input");
 
 		args = cJSON_CreateObject();
 		if (args)
 			cJSON_AddStringToObject(args, "input", in ? in : "");
 	} else {
-		args = kt_ag_args(cJSON_GetObjectItemCaseSensitive(p,
+		args = kt_impx_args(cJSON_GetObjectItemCaseSensitive(p,
 								   "arguments"));
 	}
 	if (!args)
@@ -429,10 +429,10 @@ static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 	cc->cwd = c->cwd ? strdup(c->cwd) : NULL;
 	if (strcmp(name, "apply_patch") == 0 ||
 	    strcmp(name, "applypatch") == 0) {
-		const char *in = kt_ag_str2(args, "input", "patch");
+		const char *in = kt_impx_str2(args, "input", "patch");
 
 		if (!in)
-			in = kt_ag_str(args, "_raw");
+			in = kt_impx_str(args, "_raw");
 		if (in && kt_cpatch_find(in, strlen(in), &ps, &plen))
 			cc->patch = strndup(ps, plen);
 		else if (in)
@@ -446,7 +446,7 @@ static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 		}
 		free(cc->cwd);
 		cc->cwd = wd;
-		cc->cmd = kt_ag_shell_cmd(args);
+		cc->cmd = kt_impx_shell_cmd(args);
 		if (cc->cmd && (strstr(cc->cmd, "apply_patch") ||
 				strstr(cc->cmd, "applypatch")) &&
 		    kt_cpatch_find(cc->cmd, strlen(cc->cmd), &ps, &plen))
@@ -462,17 +462,17 @@ static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 	cJSON_AddStringToObject(pl, "call_id", cid);
 	cJSON_AddItemToObject(pl, "args", cJSON_Duplicate(args, 1));
 	if (strcmp(type, "function_call") != 0 ||
-	    kt_ag_str(p, "status")) {
+	    kt_impx_str(p, "status")) {
 		cJSON *ex = cJSON_AddObjectToObject(pl, "extra");
 
 		if (ex) {
 			cJSON_AddStringToObject(ex, "item_type", type);
-			if (kt_ag_str(p, "status"))
+			if (kt_impx_str(p, "status"))
 				cJSON_AddStringToObject(ex, "status",
-							kt_ag_str(p, "status"));
+							kt_impx_str(p, "status"));
 		}
 	}
-	kt_ag_keep_extra(pl, p, CALL_KNOWN);
+	kt_impx_keep_extra(pl, p, CALL_KNOWN);
 	return hold(c, KT_KIND_TOOL_CALL, pl, ts, l, cid);
 }
 
@@ -490,7 +490,7 @@ static char *output_text(const cJSON *o, int *ok_hint)
 			*ok_hint = cJSON_IsTrue(v);
 		v = cJSON_GetObjectItemCaseSensitive(o, "content");
 		if (v) {
-			char *t = kt_ag_content_text(v);
+			char *t = kt_impx_content_text(v);
 
 			if (t)
 				return t;
@@ -500,7 +500,7 @@ static char *output_text(const cJSON *o, int *ok_hint)
 			return strdup(v->valuestring);
 	}
 	if (cJSON_IsArray(o))
-		return kt_ag_content_text(o);
+		return kt_impx_content_text(o);
 	return o ? cJSON_PrintUnformatted(o) : strdup("");
 }
 
@@ -517,7 +517,7 @@ static char *command_output(const char *out)
 	if (p)
 		return strdup(p + 9);
 	if (*out == '{' && (j = cJSON_Parse(out))) {
-		const char *s = kt_ag_str(j, "output");
+		const char *s = kt_impx_str(j, "output");
 
 		if (s)
 			r = strdup(s);
@@ -554,7 +554,7 @@ static int apply_patch_call(cx *c, ccall *cc, const cline *l)
 
 static int on_output(cx *c, const cJSON *p, int64_t ts, const cline *l)
 {
-	const char *cid = kt_ag_str(p, "call_id");
+	const char *cid = kt_impx_str(p, "call_id");
 	ccall *cc;
 	cJSON *pl;
 	char *out, *cmdout = NULL;
@@ -571,7 +571,7 @@ static int on_output(cx *c, const cJSON *p, int64_t ts, const cline *l)
 	out = output_text(cJSON_GetObjectItemCaseSensitive(p, "output"), &okh);
 	if (!out)
 		return KT_ENOMEM;
-	ec = kt_ag_exit_code(out);
+	ec = kt_impx_exit_code(out);
 	if (okh >= 0)
 		ok = okh;
 	else if (ec >= 0)
@@ -591,7 +591,7 @@ static int on_output(cx *c, const cJSON *p, int64_t ts, const cline *l)
 	}
 	cJSON_AddStringToObject(pl, "call_id", cid);
 	cJSON_AddBoolToObject(pl, "ok", ok);
-	if ((rc = kt_ag_set_output(c->imp, pl, out))) {
+	if ((rc = kt_impx_set_output(c->imp, pl, out))) {
 		cJSON_Delete(pl);
 		free(out);
 		return rc;
@@ -604,8 +604,8 @@ static int on_output(cx *c, const cJSON *p, int64_t ts, const cline *l)
 		if (ex)
 			cJSON_AddBoolToObject(ex, "orphan", 1);
 	}
-	kt_ag_keep_extra(pl, p, OUT_KNOWN);
-	rc = kt_ag_emit(c->imp, NULL, KT_KIND_TOOL_RESULT, cc ? cc->seq : 0, ts,
+	kt_impx_keep_extra(pl, p, OUT_KNOWN);
+	rc = kt_impx_emit_valid(c->imp, NULL, KT_KIND_TOOL_RESULT, cc ? cc->seq : 0, ts,
 			"tool", pl, l->no, l->off, l->n, &rseq);
 	c->last_asst = 0; /* the next call belongs to a new response */
 	if (rc || !cc) {
@@ -686,22 +686,22 @@ static int on_token_count(cx *c, const cJSON *p)
 
 static int on_event(cx *c, const cJSON *p, int64_t ts, const cline *l)
 {
-	const char *t = kt_ag_str(p, "type");
+	const char *t = kt_impx_str(p, "type");
 	cJSON *m;
 
 	if (!t)
 		return 0;
 	if (strcmp(t, "user_message") == 0) {
-		const char *msg = kt_ag_str(p, "message");
+		const char *msg = kt_impx_str(p, "message");
 		int inj = injected(msg);
 
-		m = kt_ag_msg("user", !inj, msg, inj ? "meta" : NULL);
+		m = kt_impx_msg("user", !inj, msg, inj ? "meta" : NULL);
 		c->last_asst = 0;
 		return emit_now(c, KT_KIND_MESSAGE, 0, inj ? "system" : "human",
 				m, ts, l, NULL);
 	}
 	if (strcmp(t, "agent_message") == 0 && !c->has_asst_item) {
-		m = kt_ag_msg("assistant", 0, kt_ag_str(p, "message"), NULL);
+		m = kt_impx_msg("assistant", 0, kt_impx_str(p, "message"), NULL);
 		if (m)
 			add_model(c, m);
 		return hold(c, KT_KIND_MESSAGE, m, ts, l, NULL);
@@ -709,18 +709,18 @@ static int on_event(cx *c, const cJSON *p, int64_t ts, const cline *l)
 	if ((strcmp(t, "agent_reasoning") == 0 ||
 	     strcmp(t, "agent_reasoning_raw_content") == 0) &&
 	    !c->has_reason_item) {
-		m = kt_ag_msg("assistant", 0, kt_ag_str(p, "text"), "thinking");
+		m = kt_impx_msg("assistant", 0, kt_impx_str(p, "text"), "thinking");
 		if (m)
 			add_model(c, m);
 		return hold(c, KT_KIND_MESSAGE, m, ts, l, NULL);
 	}
 	if (strcmp(t, "turn_aborted") == 0) {
 		char buf[160];
-		const char *r = kt_ag_str(p, "reason");
+		const char *r = kt_impx_str(p, "reason");
 
 		snprintf(buf, sizeof(buf), "[turn aborted: %s]",
 			 r ? r : "unknown");
-		m = kt_ag_msg("user", 0, buf, "interrupt");
+		m = kt_impx_msg("user", 0, buf, "interrupt");
 		return emit_now(c, KT_KIND_MESSAGE, 0, "system", m, ts, l,
 				NULL);
 	}
@@ -731,12 +731,12 @@ static int on_event(cx *c, const cJSON *p, int64_t ts, const cline *l)
 
 static int on_compacted(cx *c, const cJSON *p, int64_t ts, const cline *l)
 {
-	const char *msg = kt_ag_str(p, "message");
+	const char *msg = kt_impx_str(p, "message");
 	const cJSON *rh = cJSON_GetObjectItemCaseSensitive(p,
 							   "replacement_history");
 	cJSON *m;
 
-	m = kt_ag_msg("user", 0, msg ? msg : "", "compact_summary");
+	m = kt_impx_msg("user", 0, msg ? msg : "", "compact_summary");
 	if (m && cJSON_IsArray(rh)) {
 		cJSON *ex = cJSON_AddObjectToObject(m, "extra");
 
@@ -759,18 +759,18 @@ static int on_record(cx *c, const cJSON *j, const cline *l)
 {
 	const cJSON *p;
 	const char *t = rec_type(j, &p);
-	int64_t ts = kt_ag_ts_json(cJSON_GetObjectItemCaseSensitive(j,
+	int64_t ts = kt_impx_ts_json(cJSON_GetObjectItemCaseSensitive(j,
 								   "timestamp"));
 	const char *it;
 
 	if (strcmp(t, "turn_context") == 0) {
-		set_str(&c->cwd, kt_ag_str(p, "cwd"));
-		set_str(&c->model, kt_ag_str(p, "model"));
+		set_str(&c->cwd, kt_impx_str(p, "cwd"));
+		set_str(&c->model, kt_impx_str(p, "model"));
 		return 0;
 	}
 	if (strcmp(t, "session_meta") == 0) {
 		if (!c->cwd)
-			set_str(&c->cwd, kt_ag_str(p, "cwd"));
+			set_str(&c->cwd, kt_impx_str(p, "cwd"));
 		return 0;
 	}
 	if (strcmp(t, "compacted") == 0)
@@ -779,7 +779,7 @@ static int on_record(cx *c, const cJSON *j, const cline *l)
 		return on_event(c, p, ts, l);
 	if (strcmp(t, "response_item") != 0)
 		return 0;
-	it = kt_ag_str(p, "type");
+	it = kt_impx_str(p, "type");
 	if (!it)
 		return 0;
 	if (strcmp(it, "message") == 0)
@@ -818,7 +818,7 @@ static int is_uuid(const char *s, size_t n)
 
 static char *identity(const kt_file *f, const char *sid, const cline *first)
 {
-	const char *b = kt_ag_base(f->rel ? f->rel : f->path);
+	const char *b = kt_basename(f->rel ? f->rel : f->path);
 	size_t bl = strlen(b), n;
 	unsigned char h[KT_HASH_LEN];
 	char hex[KT_HASH_HEX + 1], *r;
@@ -886,9 +886,9 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 		if (!j)
 			continue;
 		t = rec_type(j, &p);
-		it = kt_ag_str(p, "type");
+		it = kt_impx_str(p, "type");
 		if (strcmp(t, "session_meta") == 0 && !sid) {
-			sid = kt_ag_str(p, "id") ? strdup(kt_ag_str(p, "id")) :
+			sid = kt_impx_str(p, "id") ? strdup(kt_impx_str(p, "id")) :
 						    NULL;
 			cJSON_AddItemToObject(meta, "session",
 					      cJSON_Duplicate(p, 1));
@@ -903,16 +903,16 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 			c.has_user_ev = 1;
 		} else if (strcmp(t, "response_item") == 0 && it) {
 			if (strcmp(it, "message") == 0 &&
-			    kt_ag_str(p, "role") &&
-			    strcmp(kt_ag_str(p, "role"), "assistant") == 0)
+			    kt_impx_str(p, "role") &&
+			    strcmp(kt_impx_str(p, "role"), "assistant") == 0)
 				c.has_asst_item = 1;
 			if (strcmp(it, "reasoning") == 0)
 				c.has_reason_item = 1;
 		} else if (strcmp(t, "turn_context") == 0 &&
 			   !cJSON_GetObjectItem(meta, "model") &&
-			   kt_ag_str(p, "model")) {
+			   kt_impx_str(p, "model")) {
 			cJSON_AddStringToObject(meta, "model",
-						kt_ag_str(p, "model"));
+						kt_impx_str(p, "model"));
 		}
 		nrec++;
 		cJSON_Delete(j);
@@ -923,7 +923,7 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 		return 0;
 	}
 	ident = identity(f, sid, &first);
-	name = strdup(kt_ag_base(f->rel ? f->rel : f->path));
+	name = strdup(kt_basename(f->rel ? f->rel : f->path));
 	if (!ident || !name) {
 		rc = KT_ENOMEM;
 		cJSON_Delete(meta);

@@ -1,11 +1,17 @@
 /*
- * imp_int.h - driver state shared by import/driver.c and import/workspace.c.
- * Not a public header: importers use import.h only.
+ * imp_int.h - the import session's state, shared by the driver's three
+ * files (input.c: input roots and archives; session.c: what importers
+ * call; driver.c: kt_import_paths) and by the typed helpers that emit
+ * through the session (workspace.c, shell.c).  Not a public header:
+ * importers use import.h only.
  */
 #ifndef KT_IMP_INT_H
 #define KT_IMP_INT_H
 
+#include <time.h>
+
 #include "import.h"
+#include "impx.h"
 
 struct kt_ws_ent {
 	char *path;             /* normalized, malloc'ed; NULL = empty slot */
@@ -56,12 +62,6 @@ struct kt_root {
 };
 
 enum { KT_ROOT_FILE = 1, KT_ROOT_DIR, KT_ROOT_ARCHIVE, KT_ROOT_STDIN };
-
-/* a growable text buffer reused across events (jsonprint.c) */
-struct kt_jbuf {
-	char *p;                /* NUL-terminated at n */
-	size_t n, cap;
-};
 
 struct kt_runrep {
 	char id[KT_RUN_ID_HEX + 1];
@@ -133,12 +133,77 @@ struct kt_imp {
 	 * still expand to (what is left of the outer one's bound), so a
 	 * nested archive shares its enclosing archive's limits */
 	uint64_t nest_room;
+	/* sources that could not be read at all (cannot open, cannot read,
+	 * input over the size bound): the call then ends KT_ENOTFOUND, as
+	 * for a missing path */
+	unsigned unreadable;
+	/* folder entries skipped without being read (dangling links, FIFOs,
+	 * devices, sockets) and empty folders: reported, and the call ends
+	 * KT_ENOTFOUND only when no run came of the whole call */
+	unsigned fs_skipped;
+	/* sources whose commit failed (nothing of them kept): the call
+	 * ends with the first one's error */
+	int store_rc;
 };
 
-/* jsonprint.c: item as cJSON_PrintUnformatted prints it, into b (b->n
- * bytes, NUL-terminated; b->p stays owned by b).  KT_ENOMEM, or KT_EINVAL
- * for an item cJSON cannot print. */
-int kt_imp_json_print(const cJSON *item, struct kt_jbuf *b);
+/* ---- CPU accounting (opts->stats) ---- */
+static inline uint64_t kt_imp_cpu_ns(void)
+{
+	struct timespec t;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t))
+		return 0;
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Bracket a store call: st_stop adds its CPU time to stats->store_ns. */
+static inline uint64_t st_start(const kt_imp *imp)
+{
+	return imp->opts->stats ? kt_imp_cpu_ns() : 0;
+}
+
+static inline void st_stop(const kt_imp *imp, uint64_t t0)
+{
+	if (imp->opts->stats)
+		imp->opts->stats->store_ns += kt_imp_cpu_ns() - t0;
+}
+
+/* ---- input.c: input roots ---- */
+/* The root for one path the user gave ("-" = stdin), its files listed
+ * (a folder walked) but not read: *out, NULL with 0 when the path was
+ * counted unreadable (stdin over the bound) and the other paths go on.
+ * KT_ENOTFOUND (warned), KT_ENOMEM. */
+int kt_in_root(kt_imp *imp, const char *path, struct kt_root **out);
+void kt_in_root_free(struct kt_root *r);
+/* A folder's or archive's files in byte order of their rel paths. */
+void kt_in_sort(struct kt_root *r);
+/* Read v (a file on disk) into memory: 0, or KT_EIO, KT_ENOMEM,
+ * KT_ELIMIT (warned), KT_ENOTFOUND (an archive member already dropped). */
+int kt_in_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v);
+/* Drop v's content (a file on disk can be read again). */
+void kt_in_unload(struct kt_vfile *v);
+/* Whether the regular file fspath starts like an archive (its first 512
+ * bytes, kt_archive_magic); 0 for streams, which cannot be peeked. */
+int kt_in_peek_archive(const char *fspath);
+/* Open and read an archive into a root of its own (input.c says how). */
+int kt_in_archive_read(kt_imp *imp, const char *display, const char *fspath,
+		       const unsigned char *data, size_t len,
+		       const struct kt_root *outer, const struct kt_vfile *ov,
+		       struct kt_root **out, uint64_t *total, uint64_t *room);
+
+/* ---- session.c: the session's bookkeeping for the driver ---- */
+/* malloc'ed copy of s (NULL taken as ""); NULL on ENOMEM */
+char *kt_imp_strdup(const char *s);
+/* Report "where: what", a problem that is not about a source (an unsafe
+ * archive member, an unreadable path): not counted against --strict. */
+void kt_imp_warn_at(kt_imp *imp, const char *where, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The source is done: keep (its transaction committed) adds the runs it
+ * touched to those reported at the end of the call; either way they are
+ * forgotten for the next source. */
+void kt_imp_source_end(kt_imp *imp, int keep);
+/* Free what the session holds at the end of kt_import_paths. */
+void kt_imp_session_free(kt_imp *imp);
 
 /* workspace.c */
 void kt_ws_reset(struct kt_ws *ws);

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "import.h"
-#include "imp_int.h"
 #include "ktraj_jsonl.h"
+#include "impx.h"
 #include "jsonstrict.h"
 #include "schema.h"
 
@@ -956,7 +956,7 @@ static int ref_known(kt_blobref *r, void *arg)
 		if (memcmp(st, r->hash, KT_HASH_LEN))
 			c->rewrite = 1;
 		return 0;
-	} else if ((rc = kt_blob_exists(c->imp->s, r->hash)) != 0) {
+	} else if ((rc = kt_imp_blob_stored(c->imp, r->hash)) != 0) {
 		return rc < 0 ? rc : 0;
 	} else {
 		c->why = KT_ENOTFOUND;
@@ -1252,7 +1252,7 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 
 			/* a byte order mark, a line that is not JSON, a cut
 			 * last line: in the words of every importer
-			 * (jsonstrict.h kt_imp_json_bad, "...: line
+			 * (impx.h kt_imp_json_bad, "...: line
 			 * skipped") */
 			if (!kt_imp_json_bom(imp, f, line, p, n) &&
 			    !(kt_json_check(p, n, 0, &off, &why) &&

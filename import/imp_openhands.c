@@ -29,7 +29,7 @@
 #include <stdio.h>
 #include <ctype.h>
 #include "import.h"
-#include "imp_agents.h"
+#include "impx.h"
 #include "jsonstrict.h"
 #include "schema.h"
 
@@ -72,10 +72,10 @@ static int oh_detect(const kt_file *f)
 		i++;
 	if (i >= n || (d[i] != '[' && d[i] != '{'))
 		return 0;
-	if (kt_ag_sniff(d, n, "id", NULL) && kt_ag_sniff(d, n, "source", NULL) &&
-	    kt_ag_sniff(d, n, "timestamp", NULL) &&
-	    (kt_ag_sniff(d, n, "action", NULL) ||
-	     kt_ag_sniff(d, n, "observation", NULL)))
+	if (kt_impx_sniff(d, n, "id", NULL) && kt_impx_sniff(d, n, "source", NULL) &&
+	    kt_impx_sniff(d, n, "timestamp", NULL) &&
+	    (kt_impx_sniff(d, n, "action", NULL) ||
+	     kt_impx_sniff(d, n, "observation", NULL)))
 		return d[i] == '[' ? 90 : 75;
 	return 0;
 }
@@ -106,11 +106,11 @@ static cJSON *usage_once(ohx *x, const cJSON *ev, const char **model)
 	const cJSON *tm = cJSON_GetObjectItem(ev, "tool_call_metadata");
 	const cJSON *mr = cJSON_GetObjectItem(tm, "model_response");
 	const cJSON *us = cJSON_GetObjectItem(mr, "usage");
-	const char *id = kt_ag_str(mr, "id");
+	const char *id = kt_impx_str(mr, "id");
 	cJSON *u;
 	double pt, ct, cached;
 
-	*model = kt_ag_str(mr, "model");
+	*model = kt_impx_str(mr, "model");
 	if (!cJSON_IsObject(us) || !id || kt_strmap_get(&x->resp, id))
 		return NULL;
 	if (kt_strmap_put(&x->resp, id, (void *)1))
@@ -165,10 +165,10 @@ static cJSON *extra_of(const cJSON *ev)
 }
 
 static int emit(ohx *x, int kind, uint64_t parent, int64_t ts,
-		const char *actor, cJSON *pl, const kt_ag_span *sp,
+		const char *actor, cJSON *pl, const kt_impx_span *sp,
 		uint64_t *seq)
 {
-	return kt_ag_emit(x->imp, NULL, kind, parent, ts, actor, pl, sp->line,
+	return kt_impx_emit_valid(x->imp, NULL, kind, parent, ts, actor, pl, sp->line,
 			  sp->off, sp->len, seq);
 }
 
@@ -189,12 +189,12 @@ static int is_tool_action(const char *a, const cJSON *ev)
 }
 
 static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
-		     const kt_ag_span *sp)
+		     const kt_impx_span *sp)
 {
-	const char *src = kt_ag_str(ev, "source");
+	const char *src = kt_impx_str(ev, "source");
 	const cJSON *args = cJSON_GetObjectItem(ev, "args");
 	const cJSON *tm = cJSON_GetObjectItem(ev, "tool_call_metadata");
-	const char *thought = kt_ag_str(args, "thought");
+	const char *thought = kt_impx_str(args, "thought");
 	const char *model = NULL;
 	cJSON *usage = usage_once(x, ev, &model), *m, *pl;
 	uint64_t mseq = 0;
@@ -218,7 +218,7 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 	if (strcmp(a, "message") == 0 || strcmp(a, "system") == 0 ||
 	    (!is_tool_action(a, ev) && strcmp(a, "finish") != 0 &&
 	     strcmp(a, "think") != 0)) {
-		const char *text = kt_ag_str(args, "content");
+		const char *text = kt_impx_str(args, "content");
 		int user = strcmp(src, "user") == 0 && strcmp(a, "message") == 0;
 		const char *role = user ? "user" :
 				   strcmp(a, "message") == 0 &&
@@ -226,13 +226,13 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 				   "system";
 
 		if (!text)
-			text = kt_ag_str(ev, "message");
+			text = kt_impx_str(ev, "message");
 		if (strcmp(a, "message") != 0 && strcmp(a, "system") != 0 &&
 		    (!text || !*text)) {
 			cJSON_Delete(usage);
 			return 0; /* state changes and the like: noise */
 		}
-		m = kt_ag_msg(role, user, text, strcmp(role, "system") == 0 ?
+		m = kt_impx_msg(role, user, text, strcmp(role, "system") == 0 ?
 			      "meta" : NULL);
 		if (m && usage)
 			cJSON_AddItemToObject(m, "usage", usage);
@@ -254,7 +254,7 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 	}
 	/* a tool call: the thought first */
 	if (thought && *thought) {
-		m = kt_ag_msg("assistant", 0, thought, NULL);
+		m = kt_impx_msg("assistant", 0, thought, NULL);
 		if (m && usage) {
 			cJSON_AddItemToObject(m, "usage", usage);
 			usage = NULL;
@@ -267,8 +267,8 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 		}
 	}
 	{
-		const char *fn = kt_ag_str(tm, "function_name");
-		const char *cid = kt_ag_str(tm, "tool_call_id");
+		const char *fn = kt_impx_str(tm, "function_name");
+		const char *cid = kt_impx_str(tm, "tool_call_id");
 		ocall *c = calloc(1, sizeof(*c));
 		char cidb[64];
 		cJSON *ex;
@@ -333,8 +333,8 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 static int range_edit(ohx *x, const char *path, long s, long e,
 		      const char *text, uint64_t call, const char *tool)
 {
-	int rc = kt_ag_replace_lines(x->imp, path, s, e, text,
-				     KT_AG_LINES_IN_FILE, call, tool);
+	int rc = kt_impx_replace_lines(x->imp, path, s, e, text,
+				     KT_IMPX_LINES_IN_FILE, call, tool);
 
 	return rc == KT_ENOTFOUND ? kt_ws_invalidate(x->imp, path, call, tool)
 				  : rc;
@@ -352,7 +352,7 @@ static cJSON *ipython_args(const char *code)
 	e = strrchr(s, '}');
 	if (!e)
 		return NULL;
-	return kt_ag_pyrepr(s, (size_t)(e - s) + 1);
+	return kt_impx_pylit(s, (size_t)(e - s) + 1);
 }
 
 /* A unified diff that creates a file ("@@ -0,0 +1,N @@", all lines '+'):
@@ -390,14 +390,14 @@ static char *creation_diff(const char *d)
 }
 
 static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
-			  const kt_ag_span *sp)
+			  const kt_impx_span *sp)
 {
 	const cJSON *cause = cJSON_GetObjectItem(ev, "cause");
 	const cJSON *extras = cJSON_GetObjectItem(ev, "extras");
 	const cJSON *md = cJSON_GetObjectItem(extras, "metadata");
 	const cJSON *ecv = cJSON_GetObjectItem(md, "exit_code");
 	const cJSON *succ = cJSON_GetObjectItem(ev, "success");
-	const char *content = kt_ag_str(ev, "content");
+	const char *content = kt_impx_str(ev, "content");
 	char key[48];
 	ocall *c = NULL;
 	cJSON *pl, *ex;
@@ -418,7 +418,7 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 
 		if (!*content)
 			return 0;
-		m = kt_ag_msg("system", 0, content, "meta,observation");
+		m = kt_impx_msg("system", 0, content, "meta,observation");
 		if (m && (ex = extra_of(ev))) {
 			cJSON_AddStringToObject(ex, "observation", o);
 			cJSON_AddItemToObject(m, "extra", ex);
@@ -438,7 +438,7 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 		return KT_ENOMEM;
 	cJSON_AddStringToObject(pl, "call_id", c->id);
 	cJSON_AddBoolToObject(pl, "ok", ok);
-	if ((rc = kt_ag_set_output(x->imp, pl, content))) {
+	if ((rc = kt_impx_set_output(x->imp, pl, content))) {
 		cJSON_Delete(pl);
 		return rc;
 	}
@@ -459,9 +459,9 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 	/* a read of a whole file shows its content */
 	if (strcmp(o, "read") == 0 && ok &&
 	    !cJSON_GetObjectItem(c->args, "view_range")) {
-		const char *path = kt_ag_str(extras, "path");
+		const char *path = kt_impx_str(extras, "path");
 
-		if (path && (seen = kt_ag_cat_n(content)) &&
+		if (path && (seen = kt_impx_cat_n(content)) &&
 		    (rc = kt_ws_observe(x->imp, path, seen, strlen(seen), pl))) {
 			free(seen);
 			cJSON_Delete(pl);
@@ -473,11 +473,11 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 	if (rc)
 		return rc;
 	if (strcmp(o, "run") == 0 || strcmp(c->action, "run") == 0) {
-		const char *cmd = kt_ag_str(c->args, "command");
-		const char *wd = kt_ag_str(md, "working_dir");
+		const char *cmd = kt_impx_str(c->args, "command");
+		const char *wd = kt_impx_str(md, "working_dir");
 
 		if (!wd)
-			wd = kt_ag_str(c->args, "cwd");
+			wd = kt_impx_str(c->args, "cwd");
 		if (wd)
 			free(x->cwd), x->cwd = strdup(wd);
 		if (cmd) {
@@ -489,14 +489,14 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 		return rc;
 	}
 	if (strcmp(o, "edit") == 0 || strcmp(c->action, "edit") == 0) {
-		const char *path = kt_ag_str(extras, "path");
-		const char *nc = kt_ag_str(extras, "new_content");
-		const char *oc = kt_ag_str(extras, "old_content");
+		const char *path = kt_impx_str(extras, "path");
+		const char *nc = kt_impx_str(extras, "new_content");
+		const char *oc = kt_impx_str(extras, "old_content");
 		const cJSON *pe = cJSON_GetObjectItem(extras, "prev_exist");
 		char *np;
 
 		if (!path)
-			path = kt_ag_str(c->args, "path");
+			path = kt_impx_str(c->args, "path");
 		if (!ok || !path)
 			return 0;
 		if (!(np = kt_ws_path(x->cwd, path)))
@@ -509,17 +509,17 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 				rc = kt_ws_write(x->imp, np, nc, strlen(nc),
 						 c->seq, c->tool);
 		} else {
-			const char *cmd = kt_ag_str(c->args, "command");
-			const char *ct = kt_ag_str(c->args, "content");
+			const char *cmd = kt_impx_str(c->args, "command");
+			const char *ct = kt_impx_str(c->args, "content");
 			const cJSON *st = cJSON_GetObjectItem(c->args, "start");
 			const cJSON *en = cJSON_GetObjectItem(c->args, "end");
 
-			cJSON *ipy = cmd ? NULL : ipython_args(kt_ag_str(
+			cJSON *ipy = cmd ? NULL : ipython_args(kt_impx_str(
 				c->args, "translated_ipython_code"));
 			char *created = NULL;
 
-			if (cmd || (ipy && kt_ag_str(ipy, "command"))) {
-				rc = kt_ag_tool_effects(x->imp,
+			if (cmd || (ipy && kt_impx_str(ipy, "command"))) {
+				rc = kt_impx_tool_effects(x->imp,
 							"str_replace_editor",
 							cmd ? c->args : ipy,
 							x->cwd, c->seq, rseq,
@@ -551,7 +551,7 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 		free(np);
 		return rc;
 	}
-	rc = kt_ag_tool_effects(x->imp, c->tool, c->args, x->cwd, c->seq, rseq,
+	rc = kt_impx_tool_effects(x->imp, c->tool, c->args, x->cwd, c->seq, rseq,
 				content, ec, ok, ts);
 	return rc < 0 ? rc : 0;
 }
@@ -561,8 +561,8 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 	ohx x;
 	cJSON *doc, *meta = NULL;
 	const cJSON *evs, *ev, *first = NULL;
-	const char *key, *rel = f->rel ? f->rel : kt_ag_base(f->path);
-	kt_ag_span *sp = NULL;
+	const char *key, *rel = f->rel ? f->rel : kt_basename(f->path);
+	kt_impx_span *sp = NULL;
 	long nsp, i = -1;
 	char *ident = NULL, *name = NULL;
 	int rc = 0;
@@ -586,7 +586,7 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 			break;
 		}
 	{
-		const char *fts = kt_ag_str(first, "timestamp");
+		const char *fts = kt_impx_str(first, "timestamp");
 		size_t n = strlen(rel) + (fts ? strlen(fts) : 0) + 32;
 
 		/* exports carry no session id; the first event's time and
@@ -595,10 +595,10 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 			rc = KT_ENOMEM;
 			goto out;
 		}
-		snprintf(ident, n, "openhands:%s:%s", kt_ag_base(rel),
+		snprintf(ident, n, "openhands:%s:%s", kt_basename(rel),
 			 fts ? fts : f->sha_hex);
 	}
-	if (!(name = strdup(kt_ag_base(rel))) || !(meta = cJSON_CreateObject())) {
+	if (!(name = strdup(kt_basename(rel))) || !(meta = cJSON_CreateObject())) {
 		rc = KT_ENOMEM;
 		goto out;
 	}
@@ -609,14 +609,14 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 	if ((rc = kt_imp_run_begin(imp, ident, name, "openhands", meta)))
 		goto out;
 	meta = NULL;
-	nsp = kt_ag_spans((const char *)f->data, f->len, key, &sp);
+	nsp = kt_impx_spans((const char *)f->data, f->len, key, &sp);
 	cJSON_ArrayForEach(ev, evs) {
-		kt_ag_span s;
+		kt_impx_span s;
 		const char *a, *o;
 		int64_t ts;
 
 		i++;
-		s = kt_ag_span_at(sp, nsp, i);
+		s = kt_impx_span_at(sp, nsp, i);
 		if (cJSON_IsNull(ev))
 			continue; /* null entries exist in real exports */
 		if (!cJSON_IsObject(ev)) {
@@ -624,9 +624,9 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 				    i);
 			continue;
 		}
-		ts = kt_ag_ts(kt_ag_str(ev, "timestamp"));
-		a = kt_ag_str(ev, "action");
-		o = kt_ag_str(ev, "observation");
+		ts = kt_impx_ts(kt_impx_str(ev, "timestamp"));
+		a = kt_impx_str(ev, "action");
+		o = kt_impx_str(ev, "observation");
 		if (a)
 			rc = on_action(&x, ev, a, ts, &s);
 		else if (o)

@@ -35,7 +35,7 @@
 #include <stdio.h>
 #include <ctype.h>
 #include "import.h"
-#include "imp_agents.h"
+#include "impx.h"
 #include "jsonstrict.h"
 #include "schema.h"
 
@@ -65,7 +65,7 @@ static int swe_detect(const kt_file *f)
 {
 	size_t n = f->len < DETECT_WINDOW ? f->len : DETECT_WINDOW;
 	const unsigned char *d = f->data;
-	const char *b = kt_ag_base(f->rel ? f->rel : f->path);
+	const char *b = kt_basename(f->rel ? f->rel : f->path);
 	size_t i = 0, bl = strlen(b);
 	int traj = bl > 5 && strcmp(b + bl - 5, ".traj") == 0;
 
@@ -73,21 +73,21 @@ static int swe_detect(const kt_file *f)
 		i++;
 	if (i >= n || d[i] != '{')
 		return 0;
-	if (kt_ag_sniff(d, n, "trajectory_format", NULL) &&
+	if (kt_impx_sniff(d, n, "trajectory_format", NULL) &&
 	    memmem(d, n, "mini-swe-agent", 14))
 		return 95;
-	if (kt_ag_sniff(d, n, "history", NULL) &&
-	    kt_ag_sniff(d, n, "role", NULL) &&
-	    (kt_ag_sniff(d, n, "agent", NULL) ||
-	     kt_ag_sniff(d, n, "message_type", NULL) ||
-	     kt_ag_sniff(d, n, "trajectory", NULL)))
+	if (kt_impx_sniff(d, n, "history", NULL) &&
+	    kt_impx_sniff(d, n, "role", NULL) &&
+	    (kt_impx_sniff(d, n, "agent", NULL) ||
+	     kt_impx_sniff(d, n, "message_type", NULL) ||
+	     kt_impx_sniff(d, n, "trajectory", NULL)))
 		return traj ? 90 : 80;
-	if (kt_ag_sniff(d, n, "trajectory", NULL) &&
-	    kt_ag_sniff(d, n, "action", NULL) &&
-	    kt_ag_sniff(d, n, "observation", NULL))
+	if (kt_impx_sniff(d, n, "trajectory", NULL) &&
+	    kt_impx_sniff(d, n, "action", NULL) &&
+	    kt_impx_sniff(d, n, "observation", NULL))
 		return traj ? 85 : 70;
-	if (kt_ag_sniff(d, n, "messages", NULL) &&
-	    kt_ag_sniff(d, n, "mini_version", NULL))
+	if (kt_impx_sniff(d, n, "messages", NULL) &&
+	    kt_impx_sniff(d, n, "mini_version", NULL))
 		return 80;
 	return 0;
 }
@@ -114,7 +114,7 @@ static cJSON *field(const cJSON *o, const char *key)
 		return NULL;
 	if (cJSON_IsString(v) && (v->valuestring[0] == '{' ||
 				  v->valuestring[0] == '[') &&
-	    (d = kt_ag_parse_lenient(v->valuestring)))
+	    (d = kt_impx_parse_lenient(v->valuestring)))
 		return d;
 	return cJSON_Duplicate(v, 1);
 }
@@ -161,8 +161,8 @@ static void state_of(swx *x, const cJSON *step)
 
 	if (!st)
 		return;
-	of = kt_ag_str(st, "open_file");
-	wd = kt_ag_str(st, "working_dir");
+	of = kt_impx_str(st, "open_file");
+	wd = kt_impx_str(st, "working_dir");
 	if (wd && *wd)
 		set_str(&x->cwd, wd, strlen(wd));
 	if (of && strcmp(of, "n/a") != 0)
@@ -300,7 +300,7 @@ static int edit_lines(swx *x, const char *path, long s, long e,
 
 	if (e < s - 1) /* -1 is not "to the end" here */
 		return 0;
-	rc = kt_ag_replace_lines(x->imp, path, s, e, text, KT_AG_LINES_NL_END,
+	rc = kt_impx_replace_lines(x->imp, path, s, e, text, KT_IMPX_LINES_NL_END,
 				 call, "edit");
 	return rc == KT_ENOTFOUND ? 0 : rc;
 }
@@ -313,7 +313,7 @@ static int swe_edit(swx *x, const char *tool, const cJSON *args,
 	int rc = 0;
 
 	if (strcmp(tool, "create") == 0) {
-		const char *fn = kt_ag_str2(args, "filename", "path");
+		const char *fn = kt_impx_str2(args, "filename", "path");
 		char tmp[1024] = "";
 
 		if (!fn && action) {
@@ -333,8 +333,8 @@ static int swe_edit(swx *x, const char *tool, const cJSON *args,
 			x->open_file = strdup(path);
 		}
 	} else if (strcmp(tool, "edit") == 0 && x->open_file) {
-		const char *se = kt_ag_str(args, "search");
-		const char *re = kt_ag_str(args, "replace");
+		const char *se = kt_impx_str(args, "search");
+		const char *re = kt_impx_str(args, "replace");
 
 		if (!(path = resolve(x, x->open_file)))
 			return KT_ENOMEM;
@@ -363,7 +363,7 @@ static int swe_edit(swx *x, const char *tool, const cJSON *args,
 			}
 		}
 	} else if (strcmp(tool, "insert") == 0 && x->open_file) {
-		const char *t = kt_ag_str(args, "text");
+		const char *t = kt_impx_str(args, "text");
 		const cJSON *ln = cJSON_GetObjectItem(args, "line");
 		size_t blen;
 		const char *base;
@@ -387,7 +387,7 @@ static int swe_edit(swx *x, const char *tool, const cJSON *args,
 			rc = edit_lines(x, path, at + 1, at, t, call);
 		}
 	} else if (strcmp(tool, "str_replace_editor") == 0) {
-		rc = kt_ag_tool_effects(x->imp, tool, args, x->cwd, call, 0,
+		rc = kt_impx_tool_effects(x->imp, tool, args, x->cwd, call, 0,
 					obs ? obs : "", -1, 1, KT_TS_UNKNOWN);
 		rc = rc < 0 ? rc : 0;
 	}
@@ -408,7 +408,7 @@ static void scall_clear(scall *c)
 }
 
 static int add_call(swx *x, const char *id, const char *tool, cJSON *args,
-		    const char *action, uint64_t parent, const kt_ag_span *sp)
+		    const char *action, uint64_t parent, const kt_impx_span *sp)
 {
 	cJSON *pl = cJSON_CreateObject();
 	scall *c;
@@ -446,13 +446,13 @@ static int add_call(swx *x, const char *id, const char *tool, cJSON *args,
 	cJSON_AddStringToObject(pl, "call_id", id);
 	cJSON_AddItemToObject(pl, "args", cJSON_Duplicate(args, 1));
 	x->nact++;
-	return kt_ag_emit(x->imp, NULL, KT_KIND_TOOL_CALL, parent, KT_TS_UNKNOWN,
+	return kt_impx_emit_valid(x->imp, NULL, KT_KIND_TOOL_CALL, parent, KT_TS_UNKNOWN,
 			  "agent", pl, sp->line, sp->off, sp->len, &c->seq);
 }
 
 /* The result of pending call c: obs is the observation text. */
 static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
-		       const kt_ag_span *sp, const cJSON *tstep)
+		       const kt_impx_span *sp, const cJSON *tstep)
 {
 	cJSON *pl = cJSON_CreateObject();
 	char *wpath = NULL, *wtext;
@@ -466,7 +466,7 @@ static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 		state_of(x, tstep);
 	footer_state(x, obs);
 	wtext = window_file(obs, &wpath);
-	scmd = kt_ag_str(c->args, "command");
+	scmd = kt_impx_str(c->args, "command");
 	edit_tool = strcmp(c->tool, "edit") == 0 ||
 		    strcmp(c->tool, "create") == 0 ||
 		    strcmp(c->tool, "insert") == 0 ||
@@ -475,7 +475,7 @@ static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 	ok = exit_code > 0 ? 0 : !obs_failed(obs);
 	cJSON_AddStringToObject(pl, "call_id", c->id);
 	cJSON_AddBoolToObject(pl, "ok", ok);
-	if ((rc = kt_ag_set_output(x->imp, pl, obs)))
+	if ((rc = kt_impx_set_output(x->imp, pl, obs)))
 		goto out;
 	if (exit_code >= 0)
 		cJSON_AddNumberToObject(pl, "exit_code", exit_code);
@@ -492,11 +492,11 @@ static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 	}
 	/* str_replace_editor view of a whole file (SWE-agent 1.x tools) */
 	if (!wtext && strcmp(c->tool, "str_replace_editor") == 0 &&
-	    kt_ag_str(c->args, "path") && kt_ag_str(c->args, "command") &&
-	    strcmp(kt_ag_str(c->args, "command"), "view") == 0 &&
+	    kt_impx_str(c->args, "path") && kt_impx_str(c->args, "command") &&
+	    strcmp(kt_impx_str(c->args, "command"), "view") == 0 &&
 	    !cJSON_GetObjectItem(c->args, "view_range") &&
-	    (wtext = kt_ag_cat_n(obs)))
-		wpath = strdup(kt_ag_str(c->args, "path"));
+	    (wtext = kt_impx_cat_n(obs)))
+		wpath = strdup(kt_impx_str(c->args, "path"));
 	if (wtext && wpath && !edit_tool) {
 		char *p = resolve(x, wpath);
 
@@ -513,7 +513,7 @@ static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 		if ((rc = submission_files(x, x->submission, pl)))
 			goto out;
 	}
-	rc = kt_ag_emit(x->imp, NULL, KT_KIND_TOOL_RESULT, c->seq, KT_TS_UNKNOWN,
+	rc = kt_impx_emit_valid(x->imp, NULL, KT_KIND_TOOL_RESULT, c->seq, KT_TS_UNKNOWN,
 			"tool", pl, sp->line, sp->off, sp->len, &rseq);
 	pl = NULL;
 	if (rc)
@@ -533,7 +533,7 @@ static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 			}
 		}
 	} else if (strcmp(c->tool, "bash") == 0) {
-		const char *cmd = kt_ag_str(c->args, "command");
+		const char *cmd = kt_impx_str(c->args, "command");
 
 		if (cmd) {
 			rc = kt_shell_classify(x->imp, c->seq, rseq, cmd, x->cwd,
@@ -640,7 +640,7 @@ out:
 
 /* Tool and args of a 0.x action string. */
 static int action_call(swx *x, const char *action, uint64_t parent,
-		       const kt_ag_span *sp)
+		       const kt_impx_span *sp)
 {
 	const char *a = action;
 	size_t n;
@@ -693,7 +693,7 @@ static int action_call(swx *x, const char *action, uint64_t parent,
 }
 
 static int flush_pending(swx *x, const char *obs, int ec, const char *only_id,
-			 const kt_ag_span *sp)
+			 const kt_impx_span *sp)
 {
 	size_t i, j = 0;
 	int rc = 0;
@@ -725,11 +725,11 @@ static const char *const HIST_KNOWN[] = {
 	"tool_call_ids", "message_type", NULL
 };
 
-static int history_msg(swx *x, const cJSON *m, const kt_ag_span *sp)
+static int history_msg(swx *x, const cJSON *m, const kt_impx_span *sp)
 {
-	const char *role = kt_ag_str(m, "role");
-	const char *mt = kt_ag_str(m, "message_type");
-	char *text = kt_ag_content_text(cJSON_GetObjectItem(m, "content"));
+	const char *role = kt_impx_str(m, "role");
+	const char *mt = kt_impx_str(m, "message_type");
+	char *text = kt_impx_content_text(cJSON_GetObjectItem(m, "content"));
 	cJSON *tcs = NULL, *ids = NULL, *msg;
 	uint64_t mseq = 0;
 	int rc = 0;
@@ -738,17 +738,17 @@ static int history_msg(swx *x, const cJSON *m, const kt_ag_span *sp)
 		role = "user";
 	if (strcmp(role, "system") == 0 ||
 	    (mt && strcmp(mt, "system_prompt") == 0)) {
-		msg = kt_ag_msg("system", 0, text, "meta");
-		rc = kt_ag_emit(x->imp, NULL, KT_KIND_MESSAGE, 0, KT_TS_UNKNOWN,
+		msg = kt_impx_msg("system", 0, text, "meta");
+		rc = kt_impx_emit_valid(x->imp, NULL, KT_KIND_MESSAGE, 0, KT_TS_UNKNOWN,
 				"system", msg, sp->line, sp->off, sp->len, NULL);
 	} else if (strcmp(role, "assistant") == 0) {
-		const char *action = kt_ag_str(m, "action");
+		const char *action = kt_impx_str(m, "action");
 		const cJSON *tc;
 
-		msg = kt_ag_msg("assistant", 0, text && *text ? text :
-				kt_ag_str(m, "thought"), NULL);
-		kt_ag_keep_extra(msg, m, HIST_KNOWN);
-		if ((rc = kt_ag_emit(x->imp, NULL, KT_KIND_MESSAGE, 0,
+		msg = kt_impx_msg("assistant", 0, text && *text ? text :
+				kt_impx_str(m, "thought"), NULL);
+		kt_impx_keep_extra(msg, m, HIST_KNOWN);
+		if ((rc = kt_impx_emit_valid(x->imp, NULL, KT_KIND_MESSAGE, 0,
 				     KT_TS_UNKNOWN, "agent", msg, sp->line,
 				     sp->off, sp->len, &mseq)))
 			goto out;
@@ -760,11 +760,11 @@ static int history_msg(swx *x, const cJSON *m, const kt_ag_span *sp)
 			cJSON_ArrayForEach(tc, tcs) {
 				const cJSON *fn = cJSON_GetObjectItem(tc,
 								      "function");
-				const char *name = kt_ag_str(fn, "name");
+				const char *name = kt_impx_str(fn, "name");
 
-				rc = add_call(x, kt_ag_str(tc, "id"),
+				rc = add_call(x, kt_impx_str(tc, "id"),
 					      name ? name : "unknown",
-					      kt_ag_args(cJSON_GetObjectItem(fn,
+					      kt_impx_args(cJSON_GetObjectItem(fn,
 							"arguments")),
 					      action, mseq, sp);
 				if (rc)
@@ -793,10 +793,10 @@ static int history_msg(swx *x, const cJSON *m, const kt_ag_span *sp)
 		} else {
 			int human = !x->seen_issue && strcmp(role, "user") == 0;
 
-			msg = kt_ag_msg("user", human, text,
+			msg = kt_impx_msg("user", human, text,
 					human ? NULL : "meta");
 			x->seen_issue = 1;
-			rc = kt_ag_emit(x->imp, NULL, KT_KIND_MESSAGE, 0,
+			rc = kt_impx_emit_valid(x->imp, NULL, KT_KIND_MESSAGE, 0,
 					KT_TS_UNKNOWN, human ? "human" : "system",
 					msg, sp->line, sp->off, sp->len, NULL);
 		}
@@ -808,7 +808,7 @@ out:
 	return rc;
 }
 
-static int import_history(swx *x, const cJSON *hist, const kt_ag_span *sp,
+static int import_history(swx *x, const cJSON *hist, const kt_impx_span *sp,
 			  long nsp)
 {
 	const cJSON *m;
@@ -816,10 +816,10 @@ static int import_history(swx *x, const cJSON *hist, const kt_ag_span *sp,
 	int rc = 0;
 
 	cJSON_ArrayForEach(m, hist) {
-		kt_ag_span s;
+		kt_impx_span s;
 
 		i++;
-		s = kt_ag_span_at(sp, nsp, i);
+		s = kt_impx_span_at(sp, nsp, i);
 		if (!cJSON_IsObject(m)) {
 			kt_imp_warn(x->imp, x->f, s.line,
 				    "history entry is not an object");
@@ -831,14 +831,14 @@ static int import_history(swx *x, const cJSON *hist, const kt_ag_span *sp,
 			return rc;
 	}
 	if (x->npend) {
-		kt_ag_span z = { 0, 0, 0 };
+		kt_impx_span z = { 0, 0, 0 };
 
 		rc = flush_pending(x, "", -1, NULL, &z);
 	}
 	return rc;
 }
 
-static int import_trajectory(swx *x, const cJSON *traj, const kt_ag_span *sp,
+static int import_trajectory(swx *x, const cJSON *traj, const kt_impx_span *sp,
 			     long nsp)
 {
 	const cJSON *st;
@@ -846,18 +846,18 @@ static int import_trajectory(swx *x, const cJSON *traj, const kt_ag_span *sp,
 	int rc = 0;
 
 	cJSON_ArrayForEach(st, traj) {
-		kt_ag_span s;
+		kt_impx_span s;
 		const char *th, *ac, *ob;
 		uint64_t mseq = 0;
 		cJSON *msg;
 
 		i++;
-		s = kt_ag_span_at(sp, nsp, i);
-		th = kt_ag_str2(st, "response", "thought");
-		ac = kt_ag_str(st, "action");
-		ob = kt_ag_str(st, "observation");
-		msg = kt_ag_msg("assistant", 0, th, NULL);
-		if ((rc = kt_ag_emit(x->imp, NULL, KT_KIND_MESSAGE, 0,
+		s = kt_impx_span_at(sp, nsp, i);
+		th = kt_impx_str2(st, "response", "thought");
+		ac = kt_impx_str(st, "action");
+		ob = kt_impx_str(st, "observation");
+		msg = kt_impx_msg("assistant", 0, th, NULL);
+		if ((rc = kt_impx_emit_valid(x->imp, NULL, KT_KIND_MESSAGE, 0,
 				     KT_TS_UNKNOWN, "agent", msg, s.line, s.off,
 				     s.len, &mseq)))
 			return rc;
@@ -951,7 +951,7 @@ static char *mini_output(const char *t, int *ec)
 {
 	const char *s = strstr(t, "<output>"), *e;
 
-	*ec = kt_ag_exit_code(t);
+	*ec = kt_impx_exit_code(t);
 	if (!s)
 		return strdup(t);
 	s += 8;
@@ -961,7 +961,7 @@ static char *mini_output(const char *t, int *ec)
 	return strndup(s, e ? (size_t)(e - s) : strlen(s));
 }
 
-static int import_mini(swx *x, const cJSON *msgs, const kt_ag_span *sp,
+static int import_mini(swx *x, const cJSON *msgs, const kt_impx_span *sp,
 		       long nsp)
 {
 	const cJSON *m;
@@ -969,14 +969,14 @@ static int import_mini(swx *x, const cJSON *msgs, const kt_ag_span *sp,
 	int rc = 0, seen_task = 0;
 
 	cJSON_ArrayForEach(m, msgs) {
-		const char *role = kt_ag_str(m, "role");
-		char *text = kt_ag_content_text(cJSON_GetObjectItem(m, "content"));
-		kt_ag_span s;
+		const char *role = kt_impx_str(m, "role");
+		char *text = kt_impx_content_text(cJSON_GetObjectItem(m, "content"));
+		kt_impx_span s;
 		cJSON *msg;
 		uint64_t mseq = 0;
 
 		i++;
-		s = kt_ag_span_at(sp, nsp, i);
+		s = kt_impx_span_at(sp, nsp, i);
 		if (!role)
 			role = "user";
 		if (strcmp(role, "assistant") == 0) {
@@ -985,10 +985,10 @@ static int import_mini(swx *x, const cJSON *msgs, const kt_ag_span *sp,
 			const cJSON *us = cJSON_GetObjectItem(resp, "usage");
 			char *cmd = bash_block(text);
 
-			msg = kt_ag_msg("assistant", 0, text, NULL);
-			if (msg && kt_ag_str(resp, "model"))
+			msg = kt_impx_msg("assistant", 0, text, NULL);
+			if (msg && kt_impx_str(resp, "model"))
 				cJSON_AddStringToObject(msg, "model",
-							kt_ag_str(resp, "model"));
+							kt_impx_str(resp, "model"));
 			if (msg && cJSON_IsObject(us)) {
 				cJSON *u = cJSON_AddObjectToObject(msg, "usage");
 				double pt = cJSON_GetNumberValue(
@@ -1012,7 +1012,7 @@ static int import_mini(swx *x, const cJSON *msgs, const kt_ag_span *sp,
 			if (x->npend)
 				rc = flush_pending(x, "", -1, NULL, &s);
 			if (!rc)
-				rc = kt_ag_emit(x->imp, NULL, KT_KIND_MESSAGE, 0,
+				rc = kt_impx_emit_valid(x->imp, NULL, KT_KIND_MESSAGE, 0,
 						KT_TS_UNKNOWN, "agent", msg, s.line,
 						s.off, s.len, &mseq);
 			else
@@ -1028,8 +1028,8 @@ static int import_mini(swx *x, const cJSON *msgs, const kt_ag_span *sp,
 			}
 			free(cmd);
 		} else if (strcmp(role, "system") == 0) {
-			msg = kt_ag_msg("system", 0, text, "meta");
-			rc = kt_ag_emit(x->imp, NULL, KT_KIND_MESSAGE, 0,
+			msg = kt_impx_msg("system", 0, text, "meta");
+			rc = kt_impx_emit_valid(x->imp, NULL, KT_KIND_MESSAGE, 0,
 					KT_TS_UNKNOWN, "system", msg, s.line,
 					s.off, s.len, NULL);
 		} else if (x->npend && text && strstr(text, "<returncode>")) {
@@ -1046,10 +1046,10 @@ static int import_mini(swx *x, const cJSON *msgs, const kt_ag_span *sp,
 				rc = flush_pending(x, text ? text : "", -1, NULL,
 						   &s);
 			seen_task = 1;
-			msg = kt_ag_msg("user", human, text,
+			msg = kt_impx_msg("user", human, text,
 					human ? NULL : "meta");
 			if (!rc)
-				rc = kt_ag_emit(x->imp, NULL, KT_KIND_MESSAGE, 0,
+				rc = kt_impx_emit_valid(x->imp, NULL, KT_KIND_MESSAGE, 0,
 						KT_TS_UNKNOWN,
 						human ? "human" : "system", msg,
 						s.line, s.off, s.len, NULL);
@@ -1061,7 +1061,7 @@ static int import_mini(swx *x, const cJSON *msgs, const kt_ag_span *sp,
 			return rc;
 	}
 	if (x->npend) {
-		kt_ag_span z = { 0, 0, 0 };
+		kt_impx_span z = { 0, 0, 0 };
 
 		rc = flush_pending(x, "", -1, NULL, &z);
 	}
@@ -1074,9 +1074,9 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 	swx x;
 	cJSON *doc, *meta = NULL, *info;
 	const cJSON *hist, *traj, *msgs;
-	const char *rel = f->rel ? f->rel : kt_ag_base(f->path), *fmt;
+	const char *rel = f->rel ? f->rel : kt_basename(f->path), *fmt;
 	char ident[KT_HASH_HEX + 16], *name = NULL;
-	kt_ag_span *sp = NULL;
+	kt_impx_span *sp = NULL;
 	long nsp;
 	int rc = 0, mini, agent_turns = 0;
 
@@ -1095,7 +1095,7 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 	hist = cJSON_GetObjectItem(doc, "history");
 	traj = cJSON_GetObjectItem(doc, "trajectory");
 	msgs = cJSON_GetObjectItem(doc, "messages");
-	fmt = kt_ag_str(doc, "trajectory_format");
+	fmt = kt_impx_str(doc, "trajectory_format");
 	mini = (fmt && strncmp(fmt, "mini-swe-agent", 14) == 0) ||
 	       (cJSON_IsArray(msgs) && !cJSON_IsArray(hist));
 	if (!mini && !cJSON_IsArray(hist) && !cJSON_IsArray(traj)) {
@@ -1107,7 +1107,7 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 	/* no session id exists: the content names the run */
 	snprintf(ident, sizeof(ident), "%s:%.32s",
 		 mini ? "mini_swe_agent" : "swe_agent", f->sha_hex);
-	if (!(name = strdup(kt_ag_base(rel))) ||
+	if (!(name = strdup(kt_basename(rel))) ||
 	    !(meta = cJSON_CreateObject())) {
 		rc = KT_ENOMEM;
 		goto out;
@@ -1117,9 +1117,9 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 	cJSON_AddStringToObject(meta, "source", rel);
 	if (fmt)
 		cJSON_AddStringToObject(meta, "trajectory_format", fmt);
-	if (kt_ag_str(doc, "environment"))
+	if (kt_impx_str(doc, "environment"))
 		cJSON_AddStringToObject(meta, "environment",
-					kt_ag_str(doc, "environment"));
+					kt_impx_str(doc, "environment"));
 	info = field(doc, "info");
 	if (cJSON_IsObject(info)) {
 		cJSON *ms = field(info, "model_stats");
@@ -1137,13 +1137,13 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 		cJSON *rc_ = field(doc, "replay_config");
 		const cJSON *ag = cJSON_GetObjectItem(rc_, "agent");
 		const cJSON *model = cJSON_GetObjectItem(ag, "model");
-		const char *mn = kt_ag_str2(model, "name", "model_name");
+		const char *mn = kt_impx_str2(model, "name", "model_name");
 
 		if (mn)
 			cJSON_AddStringToObject(meta, "model", mn);
 		cJSON_Delete(rc_);
 	}
-	x.submission = kt_ag_str(cJSON_GetObjectItem(doc, "info"), "submission");
+	x.submission = kt_impx_str(cJSON_GetObjectItem(doc, "info"), "submission");
 	/* one importer, one format name (--format swe_agent); the flavour is
 	 * in the meta */
 	if (mini && !fmt)
@@ -1153,20 +1153,20 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 		goto out;
 	meta = NULL;
 	if (mini) {
-		nsp = kt_ag_spans((const char *)f->data, f->len, "messages", &sp);
+		nsp = kt_impx_spans((const char *)f->data, f->len, "messages", &sp);
 		rc = import_mini(&x, msgs, sp, nsp);
 	} else {
 		const cJSON *m;
 
 		cJSON_ArrayForEach(m, hist)
 			if (!truthy(cJSON_GetObjectItem(m, "is_demo")) &&
-			    kt_ag_str(m, "role") &&
-			    strcmp(kt_ag_str(m, "role"), "assistant") == 0)
+			    kt_impx_str(m, "role") &&
+			    strcmp(kt_impx_str(m, "role"), "assistant") == 0)
 				agent_turns++;
 		if (agent_turns || !cJSON_IsArray(traj) ||
 		    cJSON_GetArraySize(traj) == 0) {
 			x.traj = traj;
-			nsp = kt_ag_spans((const char *)f->data, f->len,
+			nsp = kt_impx_spans((const char *)f->data, f->len,
 					  "history", &sp);
 			rc = import_history(&x, hist, sp, nsp);
 		} else {
@@ -1174,16 +1174,16 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 
 			/* system prompt and issue from history, steps from
 			 * trajectory */
-			nsp = kt_ag_spans((const char *)f->data, f->len,
+			nsp = kt_impx_spans((const char *)f->data, f->len,
 					  "history", &sp);
 			{
 				long i = -1;
 
 				cJSON_ArrayForEach(m2, hist) {
-					kt_ag_span s;
+					kt_impx_span s;
 
 					i++;
-					s = kt_ag_span_at(sp, nsp, i);
+					s = kt_impx_span_at(sp, nsp, i);
 					if (!cJSON_IsObject(m2) ||
 					    truthy(cJSON_GetObjectItem(m2,
 								"is_demo")))
@@ -1196,7 +1196,7 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 			sp = NULL;
 			x.traj = traj;
 			if (!rc) {
-				nsp = kt_ag_spans((const char *)f->data, f->len,
+				nsp = kt_impx_spans((const char *)f->data, f->len,
 						  "trajectory", &sp);
 				rc = import_trajectory(&x, traj, sp, nsp);
 			}

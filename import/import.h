@@ -117,6 +117,22 @@ void kt_imp_check_reemit(kt_imp *imp);
  * keeps), so that a changed copy of an imported run is reported instead
  * of being taken as the run already stored. */
 void kt_imp_check_reemit_all(kt_imp *imp);
+/* Continue the stored run `id` (32 lowercase hex) instead of beginning
+ * one: for a source that adds to a run another source made (a replay
+ * bundle's result.json records a `replay` event on a step of its run).
+ * The run as stored is not re-emitted: the events emitted from now on get
+ * the seqs after its last event and are all appended (nothing is
+ * compared), until kt_imp_run_end.  Returns 0, KT_EINVAL (id NULL),
+ * KT_ENOTFOUND (the store has no such run) or a store error. */
+int kt_imp_run_continue(kt_imp *imp, const char *id);
+/* Reads of the current run as the store holds it (begun or continued):
+ * the header of event seq (kt_event_head: seq, kind, parent, ts_ns) and
+ * every stored event of one kind (0 all) in seq order, fn as for
+ * kt_event_foreach (non-zero stops and is returned).  KT_EINVAL outside a
+ * run, KT_ENOTFOUND, or a store error. */
+int kt_imp_stored_head(kt_imp *imp, uint64_t seq, kt_event *ev);
+int kt_imp_stored_foreach(kt_imp *imp, int kind,
+			  int (*fn)(const kt_event *, void *), void *arg);
 /* The current run's id (valid between run_begin and run_end). */
 const char *kt_imp_run_id(const kt_imp *imp);
 
@@ -150,6 +166,10 @@ int kt_imp_blob_hashed(kt_imp *imp, const void *data, size_t len,
 		       const char *path_hint,
 		       const unsigned char sha[KT_HASH_LEN],
 		       char hex[KT_HASH_HEX + 1]);
+
+/* Whether the store holds a blob (a reference a source gives without the
+ * content): 1 yes, 0 no, negative KT_E* on error (kt_blob_exists). */
+int kt_imp_blob_stored(kt_imp *imp, const unsigned char hash[KT_HASH_LEN]);
 
 /* Report a problem at file:line (line 0 = whole file).  Under --strict the
  * driver discards the source and stops after the importer returns; the

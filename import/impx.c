@@ -391,3 +391,129 @@ int kt_impx_has(const kt_file *f, size_t n, const char *needle)
 		n = f->len;
 	return m <= n && memmem(f->data, n, needle, m) != NULL;
 }
+
+/* ---- strict JSON warnings (impx.h) ---- */
+
+/* The words a warning about line `line` (0: the whole file) ends with:
+ * what is not kept.  Under --strict nothing of the source is kept and the
+ * driver says so, so the driver leaves them out (kt_imp_warn). */
+static const char *skipped(uint64_t line)
+{
+	return line ? "line skipped" : "file skipped";
+}
+
+/* "file:line: invalid JSON (RFC 8259): WHY at byte OFF: line skipped",
+ * or for a whole file (line 0) at the line of OFF, "file skipped" */
+static void strict_warn(kt_imp *imp, const kt_file *f, uint64_t line,
+			const char *s, size_t off, const char *why)
+{
+	/* \u0000 is valid JSON: do not call it invalid */
+	const char *pre = strcmp(why, KT_JSON_NUL_WHY) ?
+			  "invalid JSON (RFC 8259): " : "";
+
+	if (line) {
+		kt_imp_warn(imp, f, line, "%s%s at byte %zu: %s",
+			    pre, why, off, skipped(line));
+	} else {
+		/* a whole-file document: say on which line */
+		uint64_t l = 1;
+
+		for (size_t i = 0; i < off; i++)
+			l += s[i] == '\n';
+		kt_imp_warn(imp, f, l, "%s%s at byte %zu: %s",
+			    pre, why, off, skipped(0));
+	}
+}
+
+static unsigned strict_flags(const kt_file *f, const char *s)
+{
+	return KT_JSON_NONUL |
+	       (f && s == (const char *)f->data ? KT_JSON_BOM : 0);
+}
+
+int kt_imp_json_strict(kt_imp *imp, const kt_file *f, uint64_t line,
+		       const char *s, size_t n, cJSON **o)
+{
+	const char *why = NULL;
+	size_t off = 0;
+
+	if (!*o || !kt_json_check(s, n, strict_flags(f, s), &off, &why))
+		return 0;
+	strict_warn(imp, f, line, s, off, why);
+	cJSON_Delete(*o);
+	*o = NULL;
+	return 1;
+}
+
+int kt_imp_json_strict_utf8(kt_imp *imp, const kt_file *f, uint64_t line,
+			    const char *s, size_t n, cJSON **o)
+{
+	if (!*o || !kt_json_check(s, n, strict_flags(f, s) | KT_JSON_UTF8,
+				  NULL, NULL))
+		return 0;
+	/* something is wrong: invalid UTF-8 anywhere is said first, as when
+	 * the caller checked it before parsing */
+	if (!kt_utf8_valid(s, n, NULL)) {
+		cJSON_Delete(*o);
+		*o = NULL;
+		return -1;
+	}
+	return kt_imp_json_strict(imp, f, line, s, n, o);
+}
+
+int kt_imp_json_bom(kt_imp *imp, const kt_file *f, uint64_t line,
+		    const char *s, size_t n)
+{
+	const char *why = NULL;
+	size_t off = 0;
+
+	if (!kt_json_check(s, n, strict_flags(f, s), &off, &why) ||
+	    strcmp(why, KT_JSON_BOM_WHY))
+		return 0;
+	strict_warn(imp, f, line, s, off, why);
+	return 1;
+}
+
+/* RFC 8259 section 2's white space */
+static int json_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+int kt_imp_json_cut(kt_imp *imp, const kt_file *f, uint64_t line,
+		    const char *s, size_t n)
+{
+	const char *fs = f ? (const char *)f->data : NULL, *fe, *q;
+
+	/* s must lie in f (a caller's repaired copy is not where f ends) */
+	if (!fs || s < fs || n > f->len || s - fs > (ptrdiff_t)(f->len - n))
+		return 0;
+	fe = fs + f->len;
+	for (q = s + n; q < fe; q++)
+		if (!json_ws(*q))
+			return 0;
+	/* a \u0000 or a byte order mark before the cut is not what ends it */
+	if (!kt_json_truncated(s, n, s == fs ? KT_JSON_BOM : 0))
+		return 0;
+	kt_imp_warn(imp, f, line, "truncated: the file ends inside a JSON "
+		    "value: %s", skipped(line));
+	return 1;
+}
+
+int kt_imp_json_bad(kt_imp *imp, const kt_file *f, uint64_t line,
+		    const char *s, size_t n)
+{
+	const char *why = NULL;
+	size_t off = 0;
+
+	if (kt_imp_json_cut(imp, f, line, s, n))
+		return 1;
+	if (kt_json_check(s, n, strict_flags(f, s), &off, &why)) {
+		strict_warn(imp, f, line, s, off, why);
+		return 1;
+	}
+	/* cJSON refused what the check accepts: it ran out of memory */
+	kt_imp_warn(imp, f, line, "JSON not parsed (out of memory?): %s",
+		    skipped(line));
+	return 1;
+}

@@ -1,7 +1,12 @@
 /*
- * impx.h - small helpers shared by the Inspect AI, FlashInfer-Bench,
- * KernelBench and KernelAgent importers (imp_inspect.c, imp_flashinfer.c,
- * imp_kernelbench.c, imp_kernelagent.c).  Internal to import/.
+ * impx.h - the importer helpers ("import extras"): the one library every
+ * importer (import/imp_<format>.c) uses beside the session calls of
+ * import.h.  impx.c: JSON and JSONL reading with the warnings every format
+ * shares, typed getters, ISO-8601 times, Python literals, text cut to a
+ * blob, event emission; impx_tools.c: what agent logs share - tool-call
+ * arguments and effects (editor tools become workspace edits, shell tools
+ * go to kt_shell_classify), messages, exit codes in output, editor
+ * listings, provenance spans of JSON arrays.  Internal to import/.
  *
  * None of these print or exit; problems go through kt_imp_warn().
  */
@@ -12,6 +17,7 @@
 #include <stdint.h>
 #include <cjson/cJSON.h>
 #include "import.h"
+#include "jsonstrict.h"
 
 /* Inline tool output limit (brief: "output ... truncated to 64 KiB inline,
  * output_blob when longer"). */
@@ -102,5 +108,219 @@ const char *kt_impx_base(const char *p);
 
 /* For detect(): 1 when needle occurs in the first n bytes of f. */
 int kt_impx_has(const kt_file *f, size_t n, const char *needle);
+
+/* ---- agent logs: tool calls, messages, spans (impx_tools.c) ---------- */
+/* First of several keys that holds a string. */
+const char *kt_impx_str2(const cJSON *o, const char *k1, const char *k2);
+
+/* kt_impx_ts for a JSON value: ISO string, or a number of seconds (ms when it is
+ * larger than 1e11, as JavaScript writes). */
+int64_t kt_impx_ts_json(const cJSON *v);
+
+/*
+ * Python literal (repr of dict/list/str/int/float/True/False/None, as
+ * SWE-agent writes some fields) to cJSON.  Returns NULL when s is not a
+ * literal.  Caller frees with cJSON_Delete.  Depth limited to 64.
+ */
+cJSON *kt_impx_pylit(const char *s, size_t len);
+/* JSON text, else Python literal; NULL when neither (caller frees). */
+cJSON *kt_impx_parse_lenient(const char *s);
+/*
+ * Arguments given as a value or a string holding JSON: a detached copy of
+ * an object (caller frees).  A string that does not decode becomes
+ * {"_raw": s}, a non-object value {"_value": v}, NULL {}.
+ */
+cJSON *kt_impx_args(const cJSON *v);
+
+/*
+ * Keep what a typed payload has no field for: members of the source object
+ * o whose names are not in `known` (NULL-terminated) are copied into
+ * payload's "extra" object (created when needed).  Returns 0 or KT_ENOMEM.
+ */
+int kt_impx_keep_extra(cJSON *payload, const cJSON *o, const char *const *known);
+
+/* kt_impx_emit (arguments in another order) that first makes every string
+ * of the payload valid UTF-8 (U+FFFD), for formats whose text may not be:
+ * KT_ENOMEM for a NULL payload.  payload consumed. */
+int kt_impx_emit_valid(kt_imp *imp, const kt_file *f, int kind,
+		       uint64_t parent, int64_t ts, const char *actor,
+		       cJSON *payload, uint64_t line, uint64_t off, uint64_t len,
+		       uint64_t *seq);
+
+/* A message payload {role, human, text}; flags (may be NULL) is a
+ * comma-separated list added as "flags":[...]. */
+cJSON *kt_impx_msg(const char *role, int human, const char *text,
+		 const char *flags);
+
+/* Text of a message content that is a string, or a list of parts with
+ * "text" (joined with "\n"): malloc'ed, NULL when there is none. */
+char *kt_impx_content_text(const cJSON *content);
+
+/*
+ * Exit code written in a command's output text: Codex exec_command
+ * ("Process exited with code N"), Codex shell ("Exit code: N" or JSON
+ * {"metadata":{"exit_code":N}}), mini-swe-agent ("<returncode>N"), Claude
+ * Code ("Exit code N").  -1 when none is found.
+ */
+int kt_impx_exit_code(const char *out);
+
+/*
+ * What a tool call does to the workspace and whether it builds or
+ * benchmarks, for tool names common to these formats:
+ *   editor  - Write/write_file/create (path, content|file_text),
+ *             Edit (old_string/new_string, replace_all), MultiEdit,
+ *             str_replace_editor/file_editor/edit_file (command create,
+ *             str_replace, insert), SWE-agent's `create`.
+ *   shell   - Bash/bash/shell/execute_bash/exec_command/run/bash_command
+ *             and friends: kt_shell_classify(cmd, cwd, output, exit).
+ * Called after the tool_result (res = its seq, 0 when there is none).
+ * Edits happen only when ok.  Returns 1 when the tool was recognized, 0
+ * when not, or a negative KT_E* code.
+ */
+int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
+		       const char *cwd, uint64_t call, uint64_t res,
+		       const char *output, int exit_code, int ok, int64_t ts);
+
+/* The shell command of a tool call's args ("command" string or argv
+ * list, "cmd", "keystrokes"); malloc'ed or NULL. */
+char *kt_impx_shell_cmd(const cJSON *args);
+
+/*
+ * An editor that replaces lines: lines s..e of workspace file path
+ * (1-based, inclusive; e = s - 1 inserts before line s; e = -1 means to the
+ * end) become text, through kt_ws_write (an edit event when the content
+ * changes; `call`, `tool` as there).  A text without a final newline gets
+ * one when lines follow it, and also at the end of the file with
+ * KT_IMPX_LINES_NL_END (SWE-agent's edit/insert write whole lines).  With
+ * KT_IMPX_LINES_IN_FILE a range that starts past the last line + 1 is not
+ * applied.  Returns 0, KT_ENOMEM, or KT_ENOTFOUND (nothing emitted) when
+ * the file's content is unknown, the range is invalid or not applied:
+ * the caller decides what that means (OpenHands: content unknown;
+ * SWE-agent: no change).
+ */
+#define KT_IMPX_LINES_NL_END  1u
+#define KT_IMPX_LINES_IN_FILE 2u
+int kt_impx_replace_lines(kt_imp *imp, const char *path, long s, long e,
+			const char *text, unsigned flags, uint64_t call,
+			const char *tool);
+
+/* Truncate output for a tool_result payload: adds "output" (at most 64 KiB
+ * inline) and "output_blob" (hash of the full text) when longer. */
+int kt_impx_set_output(kt_imp *imp, cJSON *payload, const char *out);
+
+/*
+ * The whole file shown by an editor "view" (OpenHands, SWE-agent 1.x and
+ * Anthropic's str_replace_editor: "Here's the result of running `cat -n`
+ * on P:" then "     1\tline" rows numbered from 1), malloc'ed; NULL when
+ * the output is not such a listing or says it was clipped.
+ */
+char *kt_impx_cat_n(const char *out);
+
+
+/*
+ * Cheap content sniffing for detect(): whether the first n bytes of buf hold
+ * "key" followed by optional spaces, ':' and (when val is not NULL) the
+ * JSON string "val".  n is clamped to the buffer.
+ */
+int kt_impx_sniff(const unsigned char *buf, size_t n, const char *key,
+		const char *val);
+
+/*
+ * Where the elements of a JSON array lie in the raw text, for provenance
+ * (line, byte offset and length of each step/event record): the array is
+ * the value of top-level key `key` of the object in buf, or buf itself when
+ * key is NULL.  Returns the number of elements and sets *out (malloc'ed,
+ * caller frees), or -1 when the text does not have that shape.
+ */
+typedef struct kt_impx_span {
+	size_t off, len;
+	uint64_t line; /* 1-based */
+} kt_impx_span;
+long kt_impx_spans(const char *buf, size_t len, const char *key,
+		 kt_impx_span **out);
+/* The span i of n, or a zero span when i is out of range. */
+kt_impx_span kt_impx_span_at(const kt_impx_span *s, long n, long i);
+
+
+/* ---- printing JSON ---- */
+/* a growable text buffer reused across events (jsonprint.c) */
+struct kt_jbuf {
+	char *p;                /* NUL-terminated at n */
+	size_t n, cap;
+};
+
+/* jsonprint.c: item as cJSON_PrintUnformatted prints it, into b (b->n
+ * bytes, NUL-terminated; b->p stays owned by b).  KT_ENOMEM, or KT_EINVAL
+ * for an item cJSON cannot print. */
+int kt_imp_json_print(const cJSON *item, struct kt_jbuf *b);
+
+/* ---- strict JSON, warned in the words every importer shares ----------
+ * The RFC 8259 check itself is jsonstrict.h's kt_json_check; these report
+ * what it refuses through kt_imp_warn. */
+/*
+ * For importers that parsed s[0..n) of f (at line `line`, 0 when the text
+ * is the whole file) into *o with cJSON: when kt_json_check refuses the
+ * text, warn "file:line: invalid JSON (RFC 8259): WHY at byte N: line
+ * skipped" ("... file skipped" for line 0) through kt_imp_warn, cJSON_Delete
+ * *o, set *o = NULL and return 1; else return 0.  Does nothing and returns
+ * 0 when *o is NULL (cJSON refused it: the caller reports that).  A byte
+ * order mark is allowed when s is the start of f's data.  A \u0000 escape
+ * in a string is refused too (KT_JSON_NONUL), warned as
+ * "file:line: \u0000 in a string: ... at byte N: line skipped".
+ */
+int kt_imp_json_strict(kt_imp *imp, const kt_file *f, uint64_t line,
+		       const char *s, size_t n, cJSON **o);
+
+/*
+ * kt_imp_json_strict for a text that must also be UTF-8 everywhere, in one
+ * pass instead of kt_utf8_valid's and kt_json_check's (the Claude Code
+ * importer's lines: a pass over a 100 MB session costs ~1 % of its import).
+ * Returns 0 when *o is NULL or the text passes both; -1 when the text is not
+ * UTF-8 (RFC 3629) somewhere - nothing is warned, *o is freed and set to
+ * NULL, the caller reports it as it reports invalid UTF-8 - whatever else
+ * is wrong with it; else what kt_imp_json_strict returns, having warned.
+ */
+int kt_imp_json_strict_utf8(kt_imp *imp, const kt_file *f, uint64_t line,
+			    const char *s, size_t n, cJSON **o);
+
+/*
+ * For importers whose cJSON parse of s[0..n) (line `line` of f, 0 when the
+ * text is the whole file) failed: when what RFC 8259 first refuses in it
+ * is a byte order mark (one anywhere but at the start of the file: files
+ * joined with cat, a line pasted from an editor), warn as
+ * kt_imp_json_strict does, "file:line: invalid JSON (RFC 8259): byte
+ * order mark at byte N: line skipped" ("file skipped" for line 0), and
+ * return 1, so that every importer reports it in the same words (cJSON
+ * itself skips a mark opening any text it parses, so for a JSONL line
+ * that begins with one kt_imp_json_strict says the same).  Else warn
+ * nothing and return 0: the caller reports the failure its own way.
+ */
+int kt_imp_json_bom(kt_imp *imp, const kt_file *f, uint64_t line,
+		    const char *s, size_t n);
+
+/*
+ * For importers whose cJSON parse of s[0..n) (line `line` of f, 0 when the
+ * text is the whole file; s must point into f's data) failed: when f ends
+ * inside that text's value (kt_json_truncated, and only white space after
+ * s[0..n) in f: a log cut while being written, a download cut short), warn
+ * "file:line: truncated: the file ends inside a JSON value: line skipped"
+ * ("file: ...: file skipped" for line 0) and return 1, so that every
+ * importer reports it in the same words.  Else warn nothing and return 0.
+ * (Under --strict the driver leaves the ": line skipped" out: nothing of
+ * the file is kept, kt_imp_warn.)
+ */
+int kt_imp_json_cut(kt_imp *imp, const kt_file *f, uint64_t line,
+		    const char *s, size_t n);
+
+/*
+ * For importers whose cJSON parse of s[0..n) (as for kt_imp_json_cut)
+ * failed: warn why in the words every importer shares, and return 1 -
+ * truncated (kt_imp_json_cut), else what kt_json_check first refuses
+ * (as kt_imp_json_strict: "file:line: invalid JSON (RFC 8259): WHY at byte
+ * N: line skipped", a byte order mark included, "file skipped" at the
+ * line of N for line 0).
+ */
+int kt_imp_json_bad(kt_imp *imp, const kt_file *f, uint64_t line,
+		    const char *s, size_t n);
 
 #endif /* KT_IMPX_H */

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imp_int.h"
+#include "impx.h"
 #include "jsonstrict.h"
 
 static int jb_reserve(struct kt_jbuf *b, size_t more)

@@ -8,7 +8,9 @@
  * numbers like 00, -01, 1., 1.e5 and -.5, and a UTF-8 byte order mark at
  * the start of every text it parses.  Importers parse with cJSON and then
  * check the same bytes here; a text this check refuses is reported like any
- * malformed line (kt_imp_warn) and skipped.
+ * malformed line and skipped.  This file only checks and says where and
+ * why (a pure function of the bytes, for `ktraj append` as for imports);
+ * the importers' warnings in shared words are impx.h's kt_imp_json_*.
  *
  * What is checked (RFC 8259 section in brackets):
  *   - JSON-text = ws value ws, nothing after the value [2];
@@ -42,7 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cjson/cJSON.h>
-#include "import.h"
+#include "../base/kt_base.h" /* KT_EPARSE, kt_utf8_valid */
 
 #define KT_UTF8_BOM "\xef\xbb\xbf" /* U+FEFF in UTF-8 */
 #define KT_JSON_BOM 0x1u          /* ignore a byte order mark before the text */
@@ -80,7 +82,7 @@ const char *kt_json_str_stop(const char *p, const char *end);
 char *kt_json_fix_surrogates(const char *s, size_t n, size_t *first);
 
 /* kt_utf8_valid (RFC 8259 section 8.1 requires UTF-8 of JSON exchanged
- * between systems) is in ../base/kt_base.h, which import.h brings in. */
+ * between systems) is in ../base/kt_base.h, included here. */
 
 /*
  * Check that s[0..n) (need not be NUL-terminated) is exactly one JSON text
@@ -102,47 +104,6 @@ int kt_json_check(const char *s, size_t n, unsigned flags, size_t *off,
 cJSON *kt_json_parse(const char *s, size_t n, unsigned flags);
 
 /*
- * For importers that parsed s[0..n) of f (at line `line`, 0 when the text
- * is the whole file) into *o with cJSON: when kt_json_check refuses the
- * text, warn "file:line: invalid JSON (RFC 8259): WHY at byte N: line
- * skipped" ("... file skipped" for line 0) through kt_imp_warn, cJSON_Delete
- * *o, set *o = NULL and return 1; else return 0.  Does nothing and returns
- * 0 when *o is NULL (cJSON refused it: the caller reports that).  A byte
- * order mark is allowed when s is the start of f's data.  A \u0000 escape
- * in a string is refused too (KT_JSON_NONUL), warned as
- * "file:line: \u0000 in a string: ... at byte N: line skipped".
- */
-int kt_imp_json_strict(kt_imp *imp, const kt_file *f, uint64_t line,
-		       const char *s, size_t n, cJSON **o);
-
-/*
- * kt_imp_json_strict for a text that must also be UTF-8 everywhere, in one
- * pass instead of kt_utf8_valid's and kt_json_check's (the Claude Code
- * importer's lines: a pass over a 100 MB session costs ~1 % of its import).
- * Returns 0 when *o is NULL or the text passes both; -1 when the text is not
- * UTF-8 (RFC 3629) somewhere - nothing is warned, *o is freed and set to
- * NULL, the caller reports it as it reports invalid UTF-8 - whatever else
- * is wrong with it; else what kt_imp_json_strict returns, having warned.
- */
-int kt_imp_json_strict_utf8(kt_imp *imp, const kt_file *f, uint64_t line,
-			    const char *s, size_t n, cJSON **o);
-
-/*
- * For importers whose cJSON parse of s[0..n) (line `line` of f, 0 when the
- * text is the whole file) failed: when what RFC 8259 first refuses in it
- * is a byte order mark (one anywhere but at the start of the file: files
- * joined with cat, a line pasted from an editor), warn as
- * kt_imp_json_strict does, "file:line: invalid JSON (RFC 8259): byte
- * order mark at byte N: line skipped" ("file skipped" for line 0), and
- * return 1, so that every importer reports it in the same words (cJSON
- * itself skips a mark opening any text it parses, so for a JSONL line
- * that begins with one kt_imp_json_strict says the same).  Else warn
- * nothing and return 0: the caller reports the failure its own way.
- */
-int kt_imp_json_bom(kt_imp *imp, const kt_file *f, uint64_t line,
-		    const char *s, size_t n);
-
-/*
  * Whether s[0..n) is a JSON text cut inside its value: kt_json_check
  * (flags as there) refuses it only for running out - an unclosed string,
  * container or literal, a key without its value, a number ending in '-',
@@ -152,30 +113,5 @@ int kt_imp_json_bom(kt_imp *imp, const kt_file *f, uint64_t line,
  * problem before the end.
  */
 int kt_json_truncated(const char *s, size_t n, unsigned flags);
-
-/*
- * For importers whose cJSON parse of s[0..n) (line `line` of f, 0 when the
- * text is the whole file; s must point into f's data) failed: when f ends
- * inside that text's value (kt_json_truncated, and only white space after
- * s[0..n) in f: a log cut while being written, a download cut short), warn
- * "file:line: truncated: the file ends inside a JSON value: line skipped"
- * ("file: ...: file skipped" for line 0) and return 1, so that every
- * importer reports it in the same words.  Else warn nothing and return 0.
- * (Under --strict the driver leaves the ": line skipped" out: nothing of
- * the file is kept, kt_imp_warn.)
- */
-int kt_imp_json_cut(kt_imp *imp, const kt_file *f, uint64_t line,
-		    const char *s, size_t n);
-
-/*
- * For importers whose cJSON parse of s[0..n) (as for kt_imp_json_cut)
- * failed: warn why in the words every importer shares, and return 1 -
- * truncated (kt_imp_json_cut), else what kt_json_check first refuses
- * (as kt_imp_json_strict: "file:line: invalid JSON (RFC 8259): WHY at byte
- * N: line skipped", a byte order mark included, "file skipped" at the
- * line of N for line 0).
- */
-int kt_imp_json_bad(kt_imp *imp, const kt_file *f, uint64_t line,
-		    const char *s, size_t n);
 
 #endif /* KT_JSONSTRICT_H */

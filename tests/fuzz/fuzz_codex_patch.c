@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../../import/codex_patch.h"
-#include "../../import/imp_agents.h"
+#include "../../import/impx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(base);
 		kt_cpatch_free(p);
 	}
-	j = kt_ag_pyrepr(t, a);
+	j = kt_impx_pylit(t, a);
 	cJSON_Delete(j);
 	return 0;
 }

@@ -1,46 +1,31 @@
 /*
- * imp_agents.c - helpers shared by the Codex, ATIF, SWE-agent and OpenHands
- * importers (see imp_agents.h).
+ * impx_tools.c - the importer helpers (impx.h) that agent logs share: the
+ * Codex, ATIF, SWE-agent and OpenHands importers, and any other whose tool
+ * calls name editors and shells.
  */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
 #include <math.h>
-#include "imp_agents.h"
 #include "impx.h"
 #include "jsonstrict.h"
 
 #define OUT_INLINE (64u * 1024u)
 
-const char *kt_ag_str(const cJSON *o, const char *key)
+const char *kt_impx_str2(const cJSON *o, const char *k1, const char *k2)
 {
-	return kt_json_str(o, key);
+	const char *s = kt_impx_str(o, k1);
+
+	return s ? s : kt_impx_str(o, k2);
 }
 
-const char *kt_ag_str2(const cJSON *o, const char *k1, const char *k2)
-{
-	const char *s = kt_ag_str(o, k1);
-
-	return s ? s : kt_ag_str(o, k2);
-}
-
-const char *kt_ag_base(const char *p)
-{
-	return kt_basename(p);
-}
-
-int64_t kt_ag_ts(const char *s)
-{
-	return kt_iso8601_ns(s, NULL);
-}
-
-int64_t kt_ag_ts_json(const cJSON *v)
+int64_t kt_impx_ts_json(const cJSON *v)
 {
 	double d;
 
 	if (cJSON_IsString(v))
-		return kt_ag_ts(v->valuestring);
+		return kt_impx_ts(v->valuestring);
 	if (!cJSON_IsNumber(v))
 		return KT_TS_UNKNOWN;
 	d = v->valuedouble;
@@ -387,7 +372,7 @@ static cJSON *py_value(pyp *p)
 	return r;
 }
 
-cJSON *kt_ag_pyrepr(const char *s, size_t len)
+cJSON *kt_impx_pylit(const char *s, size_t len)
 {
 	pyp p;
 	cJSON *v;
@@ -408,7 +393,7 @@ cJSON *kt_ag_pyrepr(const char *s, size_t len)
 	return v;
 }
 
-cJSON *kt_ag_parse_lenient(const char *s)
+cJSON *kt_impx_parse_lenient(const char *s)
 {
 	cJSON *v;
 
@@ -416,10 +401,10 @@ cJSON *kt_ag_parse_lenient(const char *s)
 		return NULL;
 	if ((v = cJSON_Parse(s)))
 		return v;
-	return kt_ag_pyrepr(s, strlen(s));
+	return kt_impx_pylit(s, strlen(s));
 }
 
-cJSON *kt_ag_args(const cJSON *v)
+cJSON *kt_impx_args(const cJSON *v)
 {
 	cJSON *o, *d;
 
@@ -428,7 +413,7 @@ cJSON *kt_ag_args(const cJSON *v)
 	if (cJSON_IsObject(v))
 		return cJSON_Duplicate(v, 1);
 	if (cJSON_IsString(v)) {
-		d = kt_ag_parse_lenient(v->valuestring);
+		d = kt_impx_parse_lenient(v->valuestring);
 		if (d && cJSON_IsObject(d))
 			return d;
 		o = cJSON_CreateObject();
@@ -448,7 +433,7 @@ cJSON *kt_ag_args(const cJSON *v)
 	return o;
 }
 
-int kt_ag_keep_extra(cJSON *payload, const cJSON *o, const char *const *known)
+int kt_impx_keep_extra(cJSON *payload, const cJSON *o, const char *const *known)
 {
 	const cJSON *it;
 	cJSON *ex;
@@ -519,33 +504,22 @@ static int fix_utf8(cJSON *n, int depth)
 	return 0;
 }
 
-int kt_ag_emit(kt_imp *imp, const kt_file *f, int kind, uint64_t parent,
-	       int64_t ts, const char *actor, cJSON *payload, uint64_t line,
-	       uint64_t off, uint64_t len, uint64_t *seq)
+int kt_impx_emit_valid(kt_imp *imp, const kt_file *f, int kind,
+		       uint64_t parent, int64_t ts, const char *actor,
+		       cJSON *payload, uint64_t line, uint64_t off, uint64_t len,
+		       uint64_t *seq)
 {
-	kt_ev ev;
-	uint64_t dummy;
-
 	if (!payload)
 		return KT_ENOMEM;
 	if (fix_utf8(payload, 0)) {
 		cJSON_Delete(payload);
 		return KT_ENOMEM;
 	}
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = kind;
-	ev.parent = parent;
-	ev.ts_ns = ts;
-	ev.actor = actor ? actor : "agent";
-	ev.payload = payload;
-	ev.file = f;
-	ev.line = line;
-	ev.off = off;
-	ev.rec_len = len;
-	return kt_imp_emit(imp, &ev, seq ? seq : &dummy);
+	return kt_impx_emit(imp, kind, parent, ts, actor ? actor : "agent",
+			    payload, f, line, off, len, seq);
 }
 
-cJSON *kt_ag_msg(const char *role, int human, const char *text,
+cJSON *kt_impx_msg(const char *role, int human, const char *text,
 		 const char *flags)
 {
 	cJSON *m = cJSON_CreateObject(), *fl;
@@ -574,7 +548,7 @@ cJSON *kt_ag_msg(const char *role, int human, const char *text,
 	return m;
 }
 
-char *kt_ag_content_text(const cJSON *content)
+char *kt_impx_content_text(const cJSON *content)
 {
 	const cJSON *it;
 	char *b = NULL;
@@ -586,7 +560,7 @@ char *kt_ag_content_text(const cJSON *content)
 		return NULL;
 	cJSON_ArrayForEach(it, content) {
 		const char *t = cJSON_IsString(it) ? it->valuestring :
-				kt_ag_str(it, "text");
+				kt_impx_str(it, "text");
 		size_t tl;
 		char *nb;
 
@@ -608,7 +582,7 @@ char *kt_ag_content_text(const cJSON *content)
 	return b;
 }
 
-int kt_ag_exit_code(const char *out)
+int kt_impx_exit_code(const char *out)
 {
 	const char *p;
 	cJSON *j, *md, *ec;
@@ -639,7 +613,7 @@ int kt_ag_exit_code(const char *out)
 	return v;
 }
 
-int kt_ag_set_output(kt_imp *imp, cJSON *payload, const char *out)
+int kt_impx_set_output(kt_imp *imp, cJSON *payload, const char *out)
 {
 	size_t n = out ? strlen(out) : 0, cut;
 	char hex[KT_HASH_HEX + 1];
@@ -702,7 +676,7 @@ static const char *const NOT_SHELL_TOOLS[] = {
 
 int kt_tool_is_shell(const char *tool, const cJSON *args)
 {
-	const char *c = kt_ag_str(args, "command");
+	const char *c = kt_impx_str(args, "command");
 
 	if (!tool)
 		return 0;
@@ -711,7 +685,7 @@ int kt_tool_is_shell(const char *tool, const cJSON *args)
 	    !strcasecmp(tool, "edit_file"))
 		return 0;
 	/* an editor by its arguments, whatever its name */
-	if (c && (kt_ag_str(args, "path") || kt_ag_str(args, "file_path")) &&
+	if (c && (kt_impx_str(args, "path") || kt_impx_str(args, "file_path")) &&
 	    (!strcmp(c, "view") || !strcmp(c, "create") ||
 	     !strcmp(c, "str_replace") || !strcmp(c, "insert") ||
 	     !strcmp(c, "undo_edit")))
@@ -721,10 +695,10 @@ int kt_tool_is_shell(const char *tool, const cJSON *args)
 	/* a tool we do not know that carries a command line */
 	return c || cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(args,
 								   "command")) ||
-	       kt_ag_str(args, "cmd");
+	       kt_impx_str(args, "cmd");
 }
 
-char *kt_ag_shell_cmd(const cJSON *args)
+char *kt_impx_shell_cmd(const cJSON *args)
 {
 	const cJSON *c;
 	const char *s;
@@ -769,7 +743,7 @@ char *kt_ag_shell_cmd(const cJSON *args)
 	}
 	if (cJSON_IsString(c))
 		return strdup(c->valuestring);
-	if ((s = kt_ag_str(args, "keystrokes"))) {
+	if ((s = kt_impx_str(args, "keystrokes"))) {
 		/* terminus: keystrokes end with the Enter key */
 		char *r = strdup(s);
 		size_t n;
@@ -824,8 +798,8 @@ static int ws_insert(kt_imp *imp, const char *path, long after,
 static int do_replace(kt_imp *imp, const char *path, const cJSON *o,
 		      uint64_t call, const char *tool)
 {
-	const char *os = kt_ag_str2(o, "old_string", "old_str");
-	const char *ns = kt_ag_str2(o, "new_string", "new_str");
+	const char *os = kt_impx_str2(o, "old_string", "old_str");
+	const char *ns = kt_impx_str2(o, "new_string", "new_str");
 	const cJSON *all = cJSON_GetObjectItemCaseSensitive(o, "replace_all");
 	int rc;
 
@@ -839,7 +813,7 @@ static int do_replace(kt_imp *imp, const char *path, const cJSON *o,
 				  : rc;
 }
 
-int kt_ag_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
+int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 		       const char *cwd, uint64_t call, uint64_t res,
 		       const char *output, int exit_code, int ok, int64_t ts)
 {
@@ -849,17 +823,17 @@ int kt_ag_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 
 	if (!tool || !args)
 		return 0;
-	p = kt_ag_str(args, "file_path");
+	p = kt_impx_str(args, "file_path");
 	if (!p)
-		p = kt_ag_str2(args, "path", "filename");
+		p = kt_impx_str2(args, "path", "filename");
 	if (!p)
-		p = kt_ag_str(args, "file");
+		p = kt_impx_str(args, "file");
 	if (name_in(tool, SHELL_TOOLS)) {
-		const char *wd = kt_ag_str2(args, "workdir", "cwd");
+		const char *wd = kt_impx_str2(args, "workdir", "cwd");
 
 		if (!wd)
-			wd = kt_ag_str(args, "working_directory");
-		if (!(sc = kt_ag_shell_cmd(args)))
+			wd = kt_impx_str(args, "working_directory");
+		if (!(sc = kt_impx_shell_cmd(args)))
 			return 1;
 		rc = kt_shell_classify(imp, call, res, sc, wd ? wd : cwd,
 				       output ? output : "", exit_code, ok, ts);
@@ -875,9 +849,9 @@ int kt_ag_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 	if (!(path = kt_ws_path(cwd, p)))
 		return KT_ENOMEM;
 	if (name_in(tool, EDITOR_TOOLS)) {
-		cmd = kt_ag_str(args, "command");
+		cmd = kt_impx_str(args, "command");
 		if (cmd && strcmp(cmd, "create") == 0) {
-			const char *t = kt_ag_str2(args, "file_text", "content");
+			const char *t = kt_impx_str2(args, "file_text", "content");
 
 			if (t)
 				rc = kt_ws_write(imp, path, t, strlen(t), call,
@@ -887,7 +861,7 @@ int kt_ag_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 		} else if (cmd && strcmp(cmd, "undo_edit") == 0) {
 			/* the tool shows the file after the undo (cat -n);
 			 * without it the content is unknown, not the old one */
-			char *t = output ? kt_ag_cat_n(output) : NULL;
+			char *t = output ? kt_impx_cat_n(output) : NULL;
 
 			rc = t ? kt_ws_write(imp, path, t, strlen(t), call, tool)
 			       : kt_ws_invalidate(imp, path, call, tool);
@@ -895,7 +869,7 @@ int kt_ag_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 		} else if (cmd && strcmp(cmd, "insert") == 0) {
 			const cJSON *ln = cJSON_GetObjectItemCaseSensitive(
 				args, "insert_line");
-			const char *t = kt_ag_str2(args, "new_str", "text");
+			const char *t = kt_impx_str2(args, "new_str", "text");
 
 			if (cJSON_IsNumber(ln) && t) {
 				rc = ws_insert(imp, path, (long)ln->valuedouble,
@@ -906,10 +880,10 @@ int kt_ag_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 			}
 		}
 	} else if (name_in(tool, WRITE_TOOLS)) {
-		const char *t = kt_ag_str2(args, "content", "file_text");
+		const char *t = kt_impx_str2(args, "content", "file_text");
 
 		if (!t)
-			t = kt_ag_str(args, "text");
+			t = kt_impx_str(args, "text");
 		if (t)
 			rc = kt_ws_write(imp, path, t, strlen(t), call, tool);
 	} else if (name_in(tool, EDIT_TOOLS)) {
@@ -929,7 +903,7 @@ int kt_ag_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 	return rc < 0 ? rc : known;
 }
 
-int kt_ag_sniff(const unsigned char *buf, size_t n, const char *key,
+int kt_impx_sniff(const unsigned char *buf, size_t n, const char *key,
 		const char *val)
 {
 	char pat[128];
@@ -967,7 +941,7 @@ int kt_ag_sniff(const unsigned char *buf, size_t n, const char *key,
 
 /* "Here's the result of running `cat -n` on P:\n     1\tline\n..." as the
  * whole file, or NULL. */
-char *kt_ag_cat_n(const char *out)
+char *kt_impx_cat_n(const char *out)
 {
 	const char *p = strstr(out, "`cat -n` on ");
 	char *buf;
@@ -1062,11 +1036,11 @@ static size_t sp_skip(const char *b, size_t n, size_t i)
 	return n;
 }
 
-long kt_ag_spans(const char *b, size_t n, const char *key, kt_ag_span **out)
+long kt_impx_spans(const char *b, size_t n, const char *key, kt_impx_span **out)
 {
 	size_t i = sp_ws(b, n, 0), cap = 0, ln_pos = 0;
 	uint64_t line = 1;
-	kt_ag_span *v = NULL;
+	kt_impx_span *v = NULL;
 	long cnt = 0;
 
 	*out = NULL;
@@ -1115,7 +1089,7 @@ long kt_ag_spans(const char *b, size_t n, const char *key, kt_ag_span **out)
 		i = sp_skip(b, n, i);
 		if ((size_t)cnt == cap) {
 			size_t nc = cap ? cap * 2 : 64;
-			kt_ag_span *nv = realloc(v, nc * sizeof(*nv));
+			kt_impx_span *nv = realloc(v, nc * sizeof(*nv));
 
 			if (!nv) {
 				free(v);
@@ -1148,14 +1122,14 @@ long kt_ag_spans(const char *b, size_t n, const char *key, kt_ag_span **out)
 	return cnt;
 }
 
-kt_ag_span kt_ag_span_at(const kt_ag_span *s, long n, long i)
+kt_impx_span kt_impx_span_at(const kt_impx_span *s, long n, long i)
 {
-	kt_ag_span z = { 0, 0, 0 };
+	kt_impx_span z = { 0, 0, 0 };
 
 	return (s && i >= 0 && i < n) ? s[i] : z;
 }
 
-int kt_ag_replace_lines(kt_imp *imp, const char *path, long s, long e,
+int kt_impx_replace_lines(kt_imp *imp, const char *path, long s, long e,
 			const char *text, unsigned flags, uint64_t call,
 			const char *tool)
 {
@@ -1175,7 +1149,7 @@ int kt_ag_replace_lines(kt_imp *imp, const char *path, long s, long e,
 		l++;
 	}
 	/* starts past the end: we cannot tell what the editor did */
-	if (l < s && (flags & KT_AG_LINES_IN_FILE))
+	if (l < s && (flags & KT_IMPX_LINES_IN_FILE))
 		return KT_ENOTFOUND;
 	b = a;
 	while ((e == -1 || l <= e) && b < blen) {
@@ -1191,7 +1165,7 @@ int kt_ag_replace_lines(kt_imp *imp, const char *path, long s, long e,
 	memcpy(nb + n, text, tl);
 	n += tl;
 	if (tl && text[tl - 1] != '\n' &&
-	    (b < blen || (flags & KT_AG_LINES_NL_END)))
+	    (b < blen || (flags & KT_IMPX_LINES_NL_END)))
 		nb[n++] = '\n';
 	memcpy(nb + n, base + b, blen - b);
 	n += blen - b;

@@ -1,0 +1,1000 @@
+/*
+ * input.c - input roots: the files, folders, archives and stdin an import
+ * is given, turned into kt_files (imp_int.h struct kt_root), and the files
+ * beside a source that importers list and open (kt_imp_list, kt_imp_open).
+ *
+ * Archives are read with libarchive (https://libarchive.org) straight from
+ * the file or from memory, never extracted to disk, in the formats of
+ * archive_policy.h.  Members with absolute names, ".." components, links
+ * or special types are skipped and reported.  Expansion is bounded by
+ * opts->max_total bytes and by opts->max_ratio times the compressed size
+ * (with a 1 MiB floor, so tiny archives of very repetitive text still
+ * import); the bound is checked while a member is being read, so a zip
+ * bomb stops after at most the bound has been buffered.  A stream (stdin,
+ * a device, a FIFO) is bounded by max_total too: /dev/zero would otherwise
+ * fill memory.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "archive_policy.h"
+#include "imp_int.h"
+
+#define KT_RATIO_FLOOR (1ull << 20)
+/* archive levels: an archive given (or found in a folder) and the archives
+ * inside it (an Inspect .eval in a .tar.gz, a .jsonl.gz in a tar); an
+ * archive inside those is skipped and reported */
+#define KT_MAX_DEPTH 2
+#define KT_WALK_DEPTH 64
+
+static char *join(const char *a, const char *sep, const char *b)
+{
+	size_t na = strlen(a), ns = strlen(sep), nb = strlen(b);
+	char *p = malloc(na + ns + nb + 1);
+
+	if (!p)
+		return NULL;
+	memcpy(p, a, na);
+	memcpy(p + na, sep, ns);
+	memcpy(p + na + ns, b, nb + 1);
+	return p;
+}
+
+/* ---- roots and files ----------------------------------------------------- */
+
+static void vf_release(struct kt_vfile *v)
+{
+	if (v->mapped)
+		munmap(v->data, v->len);
+	else
+		free(v->data);
+	v->data = NULL;
+	v->mapped = 0;
+}
+
+void kt_in_unload(struct kt_vfile *v)
+{
+	if (!v->loaded)
+		return;
+	vf_release(v);
+	v->loaded = 0;
+}
+
+static void vf_free(struct kt_vfile *v)
+{
+	if (!v)
+		return;
+	vf_release(v);
+	free(v->rel);
+	free(v->fspath);
+	free(v->display);
+	free(v->member);
+	free(v);
+}
+
+static struct kt_root *root_new(int kind, const char *display)
+{
+	struct kt_root *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->kind = kind;
+	r->display = kt_imp_strdup(display);
+	if (!r->display) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void kt_in_root_free(struct kt_root *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->n; i++)
+		vf_free(r->v[i]);
+	for (i = 0; i < r->nscanned; i++)
+		free(r->scanned[i]);
+	free(r->scanned);
+	free(r->v);
+	free(r->display);
+	free(r->dir);
+	free(r->abs);
+	free(r->in);
+	free(r);
+}
+
+static struct kt_vfile *root_add(struct kt_root *r, const char *rel)
+{
+	struct kt_vfile *v;
+
+	if (r->n == r->cap) {
+		size_t nc = r->cap ? r->cap * 2 : 16;
+		struct kt_vfile **nv = realloc(r->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		r->v = nv;
+		r->cap = nc;
+	}
+	v = calloc(1, sizeof(*v));
+	if (!v || !(v->rel = kt_imp_strdup(rel))) {
+		free(v);
+		return NULL;
+	}
+	if (r->kind == KT_ROOT_DIR)
+		v->display = !strcmp(r->display, ".") ? kt_imp_strdup(rel) :
+			join(r->display, r->display[0] &&
+			     r->display[strlen(r->display) - 1] == '/' ?
+			     "" : "/", rel);
+	else if (r->kind == KT_ROOT_ARCHIVE)
+		v->display = join(r->display, ":", rel);
+	else if (r->kind == KT_ROOT_FILE && r->n > 0 && r->dir)
+		v->display = join(r->dir, "/", rel);
+	else
+		v->display = kt_imp_strdup(r->display);
+	if (!v->display) {
+		vf_free(v);
+		return NULL;
+	}
+	r->v[r->n++] = v;
+	return v;
+}
+
+static int vf_cmp(const void *a, const void *b)
+{
+	const struct kt_vfile *x = *(struct kt_vfile *const *)a;
+	const struct kt_vfile *y = *(struct kt_vfile *const *)b;
+
+	return strcmp(x->rel, y->rel);
+}
+
+void kt_in_sort(struct kt_root *r)
+{
+	if ((r->kind == KT_ROOT_DIR || r->kind == KT_ROOT_ARCHIVE) && r->n > 1)
+		qsort(r->v, r->n, sizeof(*r->v), vf_cmp);
+}
+
+static struct kt_vfile *root_find(struct kt_root *r, const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (!strcmp(r->v[i]->rel, rel))
+			return r->v[i];
+	return NULL;
+}
+
+/* Fill v->f from v->data (already loaded). */
+static void vf_fill(struct kt_root *r, struct kt_vfile *v)
+{
+	v->f.path = v->display;
+	v->f.rel = v->rel;
+	v->f.member = v->member;
+	v->f.data = v->data;
+	v->f.len = v->len;
+	v->f.root = r->display;
+	kt_sha256(v->data, v->len, v->f.sha);
+	kt_hex(v->f.sha, KT_HASH_LEN, v->f.sha_hex);
+	v->loaded = 1;
+}
+
+/* Reads fd to its end into *out (malloc'd, NUL after *len bytes; the
+ * caller frees it).  max > 0: KT_ELIMIT as soon as more than max bytes
+ * come, having held at most max + 2 bytes (stdin, a device or a FIFO may
+ * never end: /dev/zero).  KT_ENOMEM, KT_EIO. */
+static int read_fd_all(int fd, uint64_t max, unsigned char **out,
+		       size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	unsigned char *buf, *nb;
+	ssize_t k;
+
+	if (max && cap > max)
+		cap = (size_t)max + 1;
+	buf = malloc(cap + 1);
+	if (!buf)
+		return KT_ENOMEM;
+	for (;;) {
+		if (n == cap) {
+			cap = cap > SIZE_MAX / 4 ? SIZE_MAX / 2 : cap * 2;
+			if (max && cap > max)
+				cap = (size_t)max + 1;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				return KT_ENOMEM;
+			}
+			buf = nb;
+		}
+		k = read(fd, buf + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			free(buf);
+			return KT_EIO;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+		if (max && n > max) {
+			free(buf);
+			return KT_ELIMIT;
+		}
+	}
+	buf[n] = 0;
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+/* The bound on a stream input (stdin, a device, a FIFO): the archive
+ * expansion bound, bytes (--max-size). */
+static uint64_t input_max(const kt_imp *imp)
+{
+	return imp->opts->max_total ? imp->opts->max_total :
+		KT_IMPORT_MAX_TOTAL;
+}
+
+/* the line for a read_fd_all failure of the input at where */
+static void warn_unreadable(kt_imp *imp, const char *where, int rc)
+{
+	if (rc == KT_ELIMIT)
+		kt_imp_warn_at(imp, where,
+			 "input larger than %llu bytes (limit: --max-size): not imported",
+			 (unsigned long long)input_max(imp));
+	else
+		kt_imp_warn_at(imp, where, "cannot read: %s", kt_strerror(rc));
+}
+
+int kt_in_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
+{
+	int fd, rc;
+	struct stat st;
+
+	if (v->loaded)
+		return 0;
+	if (!v->fspath)
+		return KT_ENOTFOUND; /* archive member already dropped */
+	fd = open(v->fspath, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		kt_imp_warn_at(imp, v->display, "cannot open: %s", strerror(errno));
+		return KT_EIO;
+	}
+	/* Big files are mapped: reading them costs a copy and a fault per
+	 * page, more CPU than parsing them (tests/bench/import_claude.sh).
+	 * Only when the size is not a page multiple, so the zero fill of the
+	 * last page is the NUL kt_file promises past len.  (A file truncated
+	 * by another process while being imported would fault; logs grow,
+	 * they are not truncated in place.) */
+	if (fstat(fd, &st) != 0)
+		st.st_mode = 0;
+	if (S_ISREG(st.st_mode) && st.st_size >= (1 << 20) &&
+	    st.st_size % sysconf(_SC_PAGESIZE) != 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ,
+			       MAP_PRIVATE | MAP_POPULATE, fd, 0);
+
+		if (m != MAP_FAILED) {
+			close(fd);
+			v->data = m;
+			v->len = (size_t)st.st_size;
+			v->mapped = 1;
+			vf_fill(r, v);
+			return 0;
+		}
+	}
+	if (S_ISREG(st.st_mode)) {
+		size_t want = (size_t)st.st_size, got = 0;
+		ssize_t k;
+
+		v->data = want < SIZE_MAX ? malloc(want + 1) : NULL;
+		if (!v->data) {
+			close(fd);
+			kt_imp_warn_at(imp, v->display, "cannot read: %s (%llu bytes)",
+				 kt_strerror(KT_ENOMEM),
+				 (unsigned long long)st.st_size);
+			return KT_ENOMEM;
+		}
+		while (got < want) {
+			k = read(fd, v->data + got, want - got);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+		}
+		v->data[got] = 0;
+		v->len = got;
+		rc = 0;
+	} else {
+		rc = read_fd_all(fd, input_max(imp), &v->data, &v->len);
+	}
+	close(fd);
+	if (rc) {
+		warn_unreadable(imp, v->display, rc);
+		return rc;
+	}
+	vf_fill(r, v);
+	return 0;
+}
+
+/* ---- folder walking ---------------------------------------------------- */
+
+/* imp: where an unreadable folder is reported (NULL: not reported) */
+static int walk(kt_imp *imp, struct kt_root *r, const char *fsdir,
+		const char *rel, const char *name_prefix, int depth,
+		int listed_only)
+{
+	DIR *d;
+	struct dirent *de;
+	int rc = 0;
+
+	if (depth > KT_WALK_DEPTH)
+		return 0;
+	d = opendir(fsdir);
+	if (!d) {
+		/* like an unreadable file: reported, the rest imports */
+		if (imp)
+			kt_imp_warn_at(imp, fsdir, "cannot read: %s", strerror(errno));
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		char *fp, *rp;
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (name_prefix && strncmp(de->d_name, name_prefix,
+					   strlen(name_prefix)))
+			continue;
+		fp = join(fsdir, "/", de->d_name);
+		rp = *rel ? join(rel, "/", de->d_name) : kt_imp_strdup(de->d_name);
+		if (!fp || !rp) {
+			free(fp);
+			free(rp);
+			rc = KT_ENOMEM;
+			break;
+		}
+		if (lstat(fp, &st) == 0 && S_ISDIR(st.st_mode)) {
+			rc = walk(imp, r, fp, rp, NULL, depth + 1,
+				  listed_only);
+		} else if (stat(fp, &st) != 0 || !S_ISREG(st.st_mode)) {
+			/* never opened: a FIFO could block, a device never
+			 * end; said, so that nothing goes missing unnoticed */
+			if (imp) {
+				struct stat ls;
+				int e = stat(fp, &st) == 0 ? 0 : errno;
+
+				if (lstat(fp, &ls) != 0)
+					kt_imp_warn_at(imp, fp, "skipped: %s",
+						 strerror(errno));
+				else if (S_ISLNK(ls.st_mode) && e == ENOENT)
+					kt_imp_warn_at(imp, fp, "skipped: dangling link");
+				else if (e)
+					kt_imp_warn_at(imp, fp, "skipped: %s",
+						 strerror(e));
+				else if (S_ISDIR(st.st_mode))
+					kt_imp_warn_at(imp, fp, "skipped: link to a folder (not followed)");
+				else
+					kt_imp_warn_at(imp, fp,
+						 "skipped: not a regular file");
+				imp->fs_skipped++;
+			}
+		} else if (!root_find(r, rp)) {
+			struct kt_vfile *v = root_add(r, rp);
+
+			if (!v) {
+				rc = KT_ENOMEM;
+			} else {
+				v->fspath = fp;
+				fp = NULL;
+				v->size = (uint64_t)st.st_size;
+				v->done = listed_only;
+			}
+		}
+		free(fp);
+		free(rp);
+		if (rc)
+			break;
+	}
+	closedir(d);
+	return rc;
+}
+
+/* Plain-file roots list their directory lazily, only under `prefix`. */
+static int scan_prefix(struct kt_root *r, const char *prefix)
+{
+	const char *slash = strrchr(prefix, '/');
+	char *dirpart, *fsdir, **ns;
+	size_t i;
+	int rc;
+
+	if (!r->dir || strstr(prefix, "..") || prefix[0] == '/')
+		return 0;
+	dirpart = slash ? strndup(prefix, (size_t)(slash - prefix)) :
+		kt_imp_strdup("");
+	if (!dirpart)
+		return KT_ENOMEM;
+	for (i = 0; i < r->nscanned; i++)
+		if (!strcmp(r->scanned[i], prefix)) {
+			free(dirpart);
+			return 0;
+		}
+	ns = realloc(r->scanned, (r->nscanned + 1) * sizeof(*ns));
+	if (!ns) {
+		free(dirpart);
+		return KT_ENOMEM;
+	}
+	r->scanned = ns;
+	r->scanned[r->nscanned++] = kt_imp_strdup(prefix);
+	fsdir = *dirpart ? join(r->dir, "/", dirpart) : kt_imp_strdup(r->dir);
+	rc = fsdir ? walk(NULL, r, fsdir, dirpart,
+			   slash ? slash + 1 : prefix, 0, 1)
+		   : KT_ENOMEM;
+	free(fsdir);
+	free(dirpart);
+	return rc;
+}
+
+/* ---- archives ------------------------------------------------------------ */
+
+static int member_unsafe(const char *name)
+{
+	const char *p = name;
+
+	if (name[0] == '/' || name[0] == '\\')
+		return 1;
+	if (((name[0] | 0x20) >= 'a' && (name[0] | 0x20) <= 'z') &&
+	    name[1] == ':')
+		return 1;
+	while (*p) {
+		size_t k = strcspn(p, "/\\");
+
+		if (k == 2 && p[0] == '.' && p[1] == '.')
+			return 1;
+		p += k;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
+static const char *strip_dot_slash(const char *s)
+{
+	while (s[0] == '.' && s[1] == '/')
+		s += 2;
+	while (*s == '/')
+		s++;
+	return s;
+}
+
+/* A name for the single member of a compressed non-archive ("x.jsonl.gz"). */
+static char *raw_name(const char *display)
+{
+	const char *b = strrchr(display, '/');
+	const char *sfx[] = { ".gz", ".zst", ".xz", ".bz2", ".tgz", NULL };
+	char *n = kt_imp_strdup(b ? b + 1 : display);
+	size_t i, ln;
+
+	if (!n)
+		return NULL;
+	ln = strlen(n);
+	for (i = 0; sfx[i]; i++) {
+		size_t ls = strlen(sfx[i]);
+
+		if (ln > ls && !strcmp(n + ln - ls, sfx[i])) {
+			n[ln - ls] = 0;
+			break;
+		}
+	}
+	if (!*n || !strcmp(n, "-")) {
+		free(n);
+		n = kt_imp_strdup("stdin");
+	}
+	return n;
+}
+
+/* Bytes an archive may expand to: max_total, and max_ratio times its
+ * compressed size (bytes consumed so far when the size is unknown); inside
+ * another archive, no more than what is left of that one's bound
+ * (imp->nest_room), so nesting never multiplies the limits. */
+static uint64_t bound(kt_imp *imp, struct archive *a, uint64_t csize)
+{
+	uint64_t maxt = imp->opts->max_total ? imp->opts->max_total :
+		KT_IMPORT_MAX_TOTAL;
+	uint64_t ratio = imp->opts->max_ratio ? imp->opts->max_ratio :
+		KT_IMPORT_MAX_RATIO;
+	uint64_t cs = csize ? csize : (uint64_t)archive_filter_bytes(a, -1);
+	uint64_t lim = cs * ratio;
+
+	if (cs && lim / ratio != cs)
+		lim = UINT64_MAX;
+	if (lim < KT_RATIO_FLOOR)
+		lim = KT_RATIO_FLOOR;
+	if (lim > maxt)
+		lim = maxt;
+	if (imp->depth > 0 && lim > imp->nest_room)
+		lim = imp->nest_room;
+	return lim;
+}
+
+/* what a limit of lim bytes is, for the message that it was reached */
+static const char *bound_why(const kt_imp *imp, uint64_t lim)
+{
+	return imp->depth > 0 && lim == imp->nest_room ?
+		", what is left of its enclosing archive's bound" : "";
+}
+
+/*
+ * Read every regular member of `a` into r, checking the expansion bound
+ * while reading.  csize is the compressed size (0 = unknown: bytes consumed
+ * so far are used instead).  *expanded gets the bytes read.
+ */
+static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
+			   uint64_t csize, uint64_t *expanded)
+{
+	struct archive_entry *e;
+	uint64_t total = 0, maxt = imp->opts->max_total ?
+		imp->opts->max_total : KT_IMPORT_MAX_TOTAL;
+	uint64_t ratio = imp->opts->max_ratio ? imp->opts->max_ratio :
+		KT_IMPORT_MAX_RATIO;
+	int rc = 0, hr, any = 0;
+
+	while ((hr = archive_read_next_header(a, &e)) == ARCHIVE_OK ||
+	       hr == ARCHIVE_WARN) {
+		const char *name = archive_entry_pathname(e);
+		const char *rel;
+		struct kt_vfile *v;
+		unsigned char *buf = NULL, *nb;
+		size_t cap = 0, n = 0;
+		int ft = archive_entry_filetype(e);
+		int is_raw = archive_format(a) == ARCHIVE_FORMAT_RAW;
+
+		any = 1;
+		if (!name)
+			name = "";
+		if (ft == AE_IFDIR)
+			continue;
+		if (archive_entry_symlink(e) || archive_entry_hardlink(e) ||
+		    ft != AE_IFREG) {
+			kt_imp_warn_at(imp, r->display,
+				 "member '%s': link or special file, unsafe: skipped",
+				 name);
+			continue;
+		}
+		if (!is_raw && (member_unsafe(name) || !*strip_dot_slash(name))) {
+			kt_imp_warn_at(imp, r->display,
+				 "member '%s': absolute path or '..' escapes the archive, unsafe: skipped",
+				 name);
+			continue;
+		}
+		/* a declared size beyond the bound fails before inflating
+		 * anything; a declared size within it sizes the buffer */
+		if (archive_entry_size_is_set(e) && archive_entry_size(e) >= 0) {
+			uint64_t want = (uint64_t)archive_entry_size(e);
+			uint64_t lim = bound(imp, a, csize);
+
+			if (total + want > lim) {
+				kt_imp_warn_at(imp, r->display,
+					 "member '%s' declares %llu bytes: expands beyond %llu bytes%s (limits: --max-size %llu, --max-ratio %llu): stopped",
+					 name, (unsigned long long)want,
+					 (unsigned long long)lim,
+					 bound_why(imp, lim),
+					 (unsigned long long)maxt,
+					 (unsigned long long)ratio);
+				rc = KT_ELIMIT;
+				break;
+			}
+			cap = (size_t)want + 65536;
+			buf = malloc(cap + 1);
+			if (!buf) {
+				rc = KT_ENOMEM;
+				break;
+			}
+		}
+		for (;;) {
+			uint64_t lim;
+			ssize_t k;
+
+			if (n + 65536 > cap) {
+				size_t nc = cap ? cap + cap / 2 : 65536;
+				uint64_t lb = bound(imp, a, csize);
+				uint64_t room = lb > total ? lb - total : 0;
+
+				if (nc < n + 65536)
+					nc = n + 65536;
+				/* never more than the bound allows */
+				if ((uint64_t)nc > n + room + 65536)
+					nc = (size_t)(n + room + 65536);
+				nb = realloc(buf, nc + 1);
+				if (!nb) {
+					rc = KT_ENOMEM;
+					break;
+				}
+				buf = nb;
+				cap = nc;
+			}
+			k = archive_read_data(a, buf + n, 65536);
+			if (k < 0) {
+				kt_imp_warn_at(imp, r->display, "member '%s': %s",
+					 name, archive_error_string(a) ?
+					 archive_error_string(a) : "read error");
+				rc = KT_EPARSE;
+				break;
+			}
+			if (k == 0)
+				break;
+			n += (size_t)k;
+			total += (uint64_t)k;
+			lim = bound(imp, a, csize);
+			if (total > lim) {
+				kt_imp_warn_at(imp, r->display,
+					 "expands beyond %llu bytes%s (limits: --max-size %llu, --max-ratio %llu): stopped",
+					 (unsigned long long)lim,
+					 bound_why(imp, lim),
+					 (unsigned long long)maxt,
+					 (unsigned long long)ratio);
+				rc = KT_ELIMIT;
+				break;
+			}
+		}
+		if (rc) {
+			free(buf);
+			break;
+		}
+		if (!buf && !(buf = malloc(1))) {
+			rc = KT_ENOMEM;
+			break;
+		}
+		buf[n] = 0;
+		if (is_raw) {
+			char *rn = raw_name(r->display);
+
+			v = rn ? root_add(r, rn) : NULL;
+			free(rn);
+		} else {
+			rel = strip_dot_slash(name);
+			v = root_add(r, rel);
+		}
+		if (!v || !(v->member = kt_imp_strdup(v->rel))) {
+			free(buf);
+			rc = KT_ENOMEM;
+			break;
+		}
+		v->data = buf;
+		v->len = n;
+		v->size = n;
+		vf_fill(r, v);
+	}
+	*expanded = total;
+	if (!rc && hr != ARCHIVE_EOF) {
+		kt_imp_warn_at(imp, r->display, "%s archive: %s",
+			 any ? "truncated or damaged" : "not a readable",
+			 archive_error_string(a) ? archive_error_string(a) :
+			 "read error");
+		rc = KT_EPARSE;
+	}
+	return rc;
+}
+
+/*
+ * Whether a zip's tail holds its End of Central Directory record (APPNOTE
+ * 4.3.16: signature 0x06054b50, 22 bytes plus a comment of up to 65535).
+ * libarchive reads a zip member by member from the front and stops at the
+ * central directory without reading it, so a zip cut inside its central
+ * directory (an Inspect .eval whose writer died) read to a clean end.
+ * tail/n: the file's last n bytes.
+ */
+static int zip_has_eocd(const unsigned char *tail, size_t n)
+{
+	for (size_t i = n >= 22 ? n - 22 + 1 : 0; i-- > 0;)
+		if (tail[i] == 'P' && tail[i + 1] == 'K' && tail[i + 2] == 5 &&
+		    tail[i + 3] == 6)
+			return 1;
+	return 0;
+}
+
+/* The zip of fspath (or data/len) lacks its end: 1, else 0. */
+static int zip_cut(const char *fspath, const unsigned char *data, size_t len)
+{
+	unsigned char *b;
+	size_t want = 22 + 65535, n = 0;
+	int fd, cut;
+
+	if (!fspath)
+		return !zip_has_eocd(len > want ? data + len - want : data,
+				     len > want ? want : len);
+	fd = open(fspath, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	b = malloc(want);
+	if (b) {
+		off_t end = lseek(fd, 0, SEEK_END);
+		off_t from = end > (off_t)want ? end - (off_t)want : 0;
+		ssize_t got = end > 0 ? pread(fd, b, (size_t)(end - from), from)
+				      : 0;
+
+		n = got > 0 ? (size_t)got : 0;
+	}
+	close(fd);
+	cut = b && !zip_has_eocd(b, n);
+	free(b);
+	return cut;
+}
+
+/*
+ * Open the archive given as a file (fspath) or held in memory (data, len;
+ * ov: the member of archive root `outer` that it is, when it is one, else
+ * NULL) and read its members into a new root, bounded as the file's head
+ * says.  *out gets the root (the caller imports it and frees it with
+ * kt_in_root_free) when rc is 0 or, for a damaged archive whose members
+ * before the damage were read, KT_EPARSE; else NULL: too deep (0, warned),
+ * cannot open (KT_EPARSE, warned), damaged under --strict (KT_EPARSE, the
+ * source failed), KT_ELIMIT, KT_ENOMEM.  *total: bytes its members
+ * expanded to; *room: its bound (bound()).
+ */
+int kt_in_archive_read(kt_imp *imp, const char *display, const char *fspath,
+		       const unsigned char *data, size_t len,
+		       const struct kt_root *outer, const struct kt_vfile *ov,
+		       struct kt_root **out, uint64_t *total, uint64_t *room)
+{
+	struct kt_root *r = root_new(KT_ROOT_ARCHIVE, display);
+	struct archive *a = NULL;
+	uint64_t csize = len;
+	int rc;
+
+	*out = NULL;
+	*total = 0;
+	if (!r)
+		return KT_ENOMEM;
+	if (imp->depth >= KT_MAX_DEPTH) {
+		kt_imp_warn_at(imp, display, "archive nested too deep: skipped");
+		kt_in_root_free(r);
+		return 0;
+	}
+	a = kt_archive_reader();
+	if (!a) {
+		kt_in_root_free(r);
+		return KT_ENOMEM;
+	}
+	if (fspath) {
+		struct stat st;
+		char *ab = realpath(fspath, NULL);
+
+		r->abs = ab ? ab : kt_imp_strdup(fspath);
+		csize = stat(fspath, &st) == 0 ? (uint64_t)st.st_size : 0;
+		rc = archive_read_open_filename(a, fspath, 1 << 16);
+	} else if (outer && outer->kind == KT_ROOT_ARCHIVE && ov &&
+		   ov->member) {
+		/* sources name the file on disk and the member holding this
+		 * archive (show --source reads it from there) */
+		r->abs = kt_imp_strdup(outer->abs ? outer->abs : outer->display);
+		r->in = kt_imp_strdup(ov->member);
+		rc = archive_read_open_memory(a, data, len);
+	} else {
+		r->abs = kt_imp_strdup(display);
+		rc = archive_read_open_memory(a, data, len);
+	}
+	if (rc != ARCHIVE_OK) {
+		kt_imp_warn_at(imp, display, "cannot open archive: %s",
+			       archive_error_string(a) ? archive_error_string(a) : "?");
+		archive_read_free(a);
+		kt_in_root_free(r);
+		return KT_EPARSE;
+	}
+	rc = archive_collect(imp, r, a, csize, total);
+	if (rc == 0 && (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) ==
+	    ARCHIVE_FORMAT_ZIP && zip_cut(fspath, data, len)) {
+		kt_imp_warn_at(imp, r->display, "truncated zip archive: its end of "
+			       "central directory is missing%s",
+			       imp->opts->strict ? "" :
+			       ": the members before the cut were read");
+		rc = KT_EPARSE;
+	}
+	if (rc == KT_EPARSE && imp->opts->strict) {
+		/* a cut zip, or a tar or member cut short or damaged
+		 * (archive_collect said where): under --strict nothing of the
+		 * archive is kept */
+		imp->problems++;
+		imp->failed = 1;
+		archive_read_free(a);
+		kt_in_root_free(r);
+		return KT_EPARSE;
+	}
+	*room = bound(imp, a, csize);
+	archive_read_free(a);
+	if (rc == 0 || rc == KT_EPARSE)
+		*out = r;
+	else
+		kt_in_root_free(r);
+	return rc;
+}
+
+/* ---- siblings ------------------------------------------------------------ */
+
+int kt_imp_list(kt_imp *imp, const char *prefix,
+		int (*fn)(const char *rel, void *), void *arg)
+{
+	struct kt_root *r = imp->root;
+	size_t i, n, lp = strlen(prefix);
+	char **names;
+	int rc = 0;
+
+	if (!r)
+		return KT_EINVAL;
+	if (r->kind == KT_ROOT_FILE) {
+		rc = scan_prefix(r, prefix);
+		if (rc)
+			return rc;
+	}
+	/* snapshot the names: fn may open files (which may add vfiles) */
+	names = calloc(r->n + 1, sizeof(*names));
+	if (!names)
+		return KT_ENOMEM;
+	for (i = n = 0; i < r->n; i++)
+		if (!strncmp(r->v[i]->rel, prefix, lp))
+			names[n++] = r->v[i]->rel;
+	for (i = 1; i < n; i++) { /* insertion sort: lists are short */
+		char *t = names[i];
+		size_t j = i;
+
+		while (j > 0 && strcmp(names[j - 1], t) > 0) {
+			names[j] = names[j - 1];
+			j--;
+		}
+		names[j] = t;
+	}
+	for (i = 0; i < n && !rc; i++)
+		rc = fn(names[i], arg);
+	free(names);
+	return rc;
+}
+
+int kt_imp_open(kt_imp *imp, const char *rel, const kt_file **out)
+{
+	struct kt_root *r = imp->root;
+	struct kt_vfile *v;
+	int rc;
+
+	*out = NULL;
+	if (!r || !rel)
+		return KT_EINVAL;
+	v = root_find(r, rel);
+	if (!v && r->kind == KT_ROOT_FILE && r->dir && !member_unsafe(rel)) {
+		char *fp = join(r->dir, "/", rel);
+		struct stat st;
+
+		if (!fp)
+			return KT_ENOMEM;
+		if (stat(fp, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (v = root_add(r, rel))) {
+			v->fspath = fp;
+			v->done = 1;
+			fp = NULL;
+		}
+		free(fp);
+	}
+	if (!v)
+		return KT_ENOTFOUND;
+	rc = kt_in_load(imp, r, v);
+	if (rc)
+		return rc;
+	*out = &v->f;
+	return 0;
+}
+
+void kt_imp_claim(kt_imp *imp, const char *rel)
+{
+	struct kt_vfile *v = imp->root ? root_find(imp->root, rel) : NULL;
+
+	if (v)
+		v->claimed = 1;
+}
+
+int kt_in_peek_archive(const char *fspath)
+{
+	unsigned char b[512];
+	int fd = open(fspath, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	/* a FIFO or a device is read once, whole (vf_load): a peek would
+	 * eat its first bytes */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	n = read(fd, b, sizeof(b));
+	close(fd);
+	return n > 0 && kt_archive_magic(b, (size_t)n);
+}
+
+/* ---- entry point --------------------------------------------------------- */
+
+int kt_in_root(kt_imp *imp, const char *path, struct kt_root **out)
+{
+	struct stat st;
+	struct kt_root *r = NULL;
+	struct kt_vfile *v;
+	unsigned skipped;
+	int rc;
+
+	*out = NULL;
+	if (!strcmp(path, "-")) {
+		r = root_new(KT_ROOT_STDIN, "-");
+		if (!r || !(v = root_add(r, "-"))) {
+			kt_in_root_free(r);
+			return KT_ENOMEM;
+		}
+		rc = read_fd_all(0, input_max(imp), &v->data, &v->len);
+		if (rc) {
+			warn_unreadable(imp, "-", rc);
+			imp->unreadable++;
+			kt_in_root_free(r);
+			/* counted: the other paths still import */
+			return 0;
+		}
+		v->size = v->len;
+		vf_fill(r, v);
+		r->direct = 1;
+		*out = r;
+		return 0;
+	}
+	if (stat(path, &st) != 0) {
+		kt_imp_warn_at(imp, path, "%s", strerror(errno));
+		return KT_ENOTFOUND;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		r = root_new(KT_ROOT_DIR, path);
+		if (!r)
+			return KT_ENOMEM;
+		r->dir = kt_imp_strdup(path);
+		r->abs = realpath(path, NULL);
+		skipped = imp->fs_skipped;
+		rc = walk(imp, r, path, "", NULL, 0, 0);
+		if (rc) {
+			kt_in_root_free(r);
+			return rc;
+		}
+		/* (a folder of skipped entries only said so per entry) */
+		if (!r->n && skipped == imp->fs_skipped) {
+			kt_imp_warn_at(imp, path, "no files");
+			imp->fs_skipped++;
+		}
+	} else {
+		const char *slash = strrchr(path, '/');
+
+		r = root_new(KT_ROOT_FILE, path);
+		if (!r)
+			return KT_ENOMEM;
+		r->dir = slash ? (slash == path ? kt_imp_strdup("/") :
+				  strndup(path, (size_t)(slash - path)))
+			       : kt_imp_strdup(".");
+		r->abs = realpath(path, NULL);
+		r->direct = 1;
+		v = root_add(r, slash ? slash + 1 : path);
+		if (!v || !(v->fspath = kt_imp_strdup(path))) {
+			kt_in_root_free(r);
+			return KT_ENOMEM;
+		}
+		v->size = (uint64_t)st.st_size;
+	}
+	*out = r;
+	return 0;
+}

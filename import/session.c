@@ -1,0 +1,1015 @@
+/*
+ * session.c - the import session: what importers call while they read a
+ * source (import.h "what importers call"): problems and notes, runs begun
+ * and continued, events emitted with their sequence numbers and
+ * provenance, blobs, progress.  A re-import re-emits a run's events; the
+ * session appends only those past what the store holds, and checks that
+ * the source continues the stored run (import/README.md "Re-importing a
+ * grown source").  Every store call is made here or in driver.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imp_int.h"
+
+char *kt_imp_strdup(const char *s)
+{
+	return kt_xstrdup(s ? s : "");
+}
+
+/* ---- warnings -------------------------------------------------------------- */
+
+/* What a warning of an importer ends with to say what of the source it
+ * drops ("file:3: invalid UTF-8: line skipped").  Under --strict nothing
+ * of the source is kept (what --strict means), so they are left out: a
+ * line said to be skipped would read as if the rest had been kept.  That
+ * first problem is the one line --strict prints for the source. */
+static const char *const drop_words[] = {
+	": line skipped", ": file skipped", ": skipped", "; skipped",
+	"; event not imported", "; not imported",
+};
+
+static void drop_suffix(char *msg)
+{
+	size_t n = strlen(msg);
+
+	for (size_t i = 0; i < sizeof(drop_words) / sizeof(*drop_words); i++) {
+		size_t k = strlen(drop_words[i]);
+
+		if (n > k && !strcmp(msg + n - k, drop_words[i])) {
+			msg[n - k] = 0;
+			return;
+		}
+	}
+}
+
+/* drop: a problem of the source (kt_imp_warn), which --strict discards */
+static void warn_line(kt_imp *imp, const char *where, uint64_t line,
+		      int drop, const char *fmt, va_list ap)
+{
+	char msg[1024], out[1400];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (drop && imp->opts->strict)
+		drop_suffix(msg);
+	if (line)
+		snprintf(out, sizeof(out), "%s:%llu: %s", where,
+			 (unsigned long long)line, msg);
+	else
+		snprintf(out, sizeof(out), "%s: %s", where, msg);
+	if (imp->opts->on_warn)
+		imp->opts->on_warn(out, imp->opts->arg);
+}
+
+void kt_imp_warn_at(kt_imp *imp, const char *where, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	warn_line(imp, where, 0, 0, fmt, ap);
+	va_end(ap);
+}
+
+void kt_imp_warn(kt_imp *imp, const kt_file *f, uint64_t line,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	/* --strict stops at the first problem: what an importer still
+	 * finds in the source it goes on reading is not reported */
+	if (imp->opts->strict && imp->failed) {
+		imp->problems++;
+		return;
+	}
+	if (!f && imp->cur)
+		f = &imp->cur->f;
+	va_start(ap, fmt);
+	warn_line(imp, f && f->path ? f->path : "?", line, 1, fmt, ap);
+	va_end(ap);
+	imp->problems++;
+	if (imp->opts->strict)
+		imp->failed = 1;
+}
+
+void kt_imp_note(kt_imp *imp, const kt_file *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!f && imp->cur)
+		f = &imp->cur->f;
+	va_start(ap, fmt);
+	warn_line(imp, f && f->path ? f->path : "?", 0, 0, fmt, ap);
+	va_end(ap);
+}
+
+
+/* ---- runs and events ----------------------------------------------------- */
+
+static const char *intern(kt_imp *imp, const char *s)
+{
+	size_t i;
+	char *c;
+
+	if (!s)
+		s = "agent";
+	for (i = 0; i < imp->nintern; i++)
+		if (!strcmp(imp->intern[i], s))
+			return imp->intern[i];
+	if (imp->nintern == imp->intern_cap) {
+		size_t nc = imp->intern_cap ? imp->intern_cap * 2 : 16;
+		char **ni = realloc(imp->intern, nc * sizeof(*ni));
+
+		if (!ni)
+			return "agent";
+		imp->intern = ni;
+		imp->intern_cap = nc;
+	}
+	c = kt_imp_strdup(s);
+	if (!c)
+		return "agent";
+	imp->intern[imp->nintern++] = c;
+	return c;
+}
+
+const char *kt_imp_actor_of(kt_imp *imp, uint64_t seq)
+{
+	if (seq && seq < imp->actors_cap && imp->actors[seq])
+		return imp->actors[seq];
+	return "agent";
+}
+
+int kt_imp_next_written(const kt_imp *imp)
+{
+	return imp->in_run && !imp->failed && !imp->frozen && !imp->tail &&
+		imp->seq + 1 > imp->stored_n;
+}
+
+static int rep_add(struct kt_runrep **arr, size_t *n, size_t *cap,
+		   const struct kt_runrep *r)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++) {
+		if (!strcmp((*arr)[i].id, r->id)) {
+			(*arr)[i].added += r->added;
+			if (r->events > (*arr)[i].events)
+				(*arr)[i].events = r->events;
+			return 0;
+		}
+	}
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		struct kt_runrep *na = realloc(*arr, nc * sizeof(*na));
+
+		if (!na)
+			return KT_ENOMEM;
+		*arr = na;
+		*cap = nc;
+	}
+	(*arr)[*n] = *r;
+	(*arr)[*n].name = kt_imp_strdup(r->name ? r->name : "");
+	(*arr)[*n].format = kt_imp_strdup(r->format ? r->format : "");
+	(*n)++;
+	return 0;
+}
+
+static void reps_free(struct kt_runrep *arr, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(arr[i].name);
+		free(arr[i].format);
+	}
+	free(arr);
+}
+
+void kt_imp_source_end(kt_imp *imp, int keep)
+{
+	size_t i;
+
+	for (i = 0; keep && i < imp->npend; i++)
+		rep_add(&imp->reps, &imp->nreps, &imp->reps_cap, &imp->pend[i]);
+	for (i = 0; i < imp->npend; i++) {
+		free(imp->pend[i].name);
+		free(imp->pend[i].format);
+	}
+	imp->npend = 0;
+}
+
+void kt_imp_check_reemit(kt_imp *imp)
+{
+	if (imp->in_run && !imp->opts->redact)
+		imp->check_reemit = 1;
+}
+
+void kt_imp_check_reemit_all(kt_imp *imp)
+{
+	if (imp->in_run && !imp->opts->redact)
+		imp->check_reemit = 2;
+}
+
+/* The end of a run checked with kt_imp_check_reemit: say what changed. */
+static void reemit_report(kt_imp *imp)
+{
+	if (imp->changed_seq) {
+		uint64_t extra = imp->seq > imp->stored_n ?
+				 imp->seq - imp->stored_n : 0;
+
+		char more[96] = "";
+
+		if (extra)
+			snprintf(more, sizeof(more),
+				 "; %llu new event%s of this source not added",
+				 (unsigned long long)extra, extra == 1 ? "" : "s");
+		kt_imp_warn(imp, imp->changed_file, 0,
+			    "changed since run %.12s was imported (its step %llu differs): the run keeps the %llu events first imported%s",
+			    imp->run_id, (unsigned long long)imp->changed_seq,
+			    (unsigned long long)imp->stored_n, more);
+	} else if (!imp->frozen && !imp->failed && !imp->tail &&
+		   imp->seq < imp->stored_n) {
+		kt_imp_warn(imp, NULL, 0,
+			    "gives %llu events, but run %.12s holds %llu from an earlier import: the source changed since; the run is kept as it was",
+			    (unsigned long long)imp->seq, imp->run_id,
+			    (unsigned long long)imp->stored_n);
+	}
+}
+
+int kt_imp_run_end(kt_imp *imp)
+{
+	struct kt_runrep r;
+	int rc;
+
+	if (!imp->in_run)
+		return 0;
+	if (imp->check_reemit)
+		reemit_report(imp);
+	/* (a changed source was reported above, and froze the run) */
+	if (imp->tail && imp->seq > imp->stored_n && !imp->frozen &&
+	    !imp->failed) {
+		uint64_t extra = imp->seq - imp->stored_n;
+
+		kt_imp_warn(imp, NULL, 0,
+			    "run %s has %llu event%s appended after its import (ktraj append, bench --record or replay): the %llu new event%s of this source %s not added, a run's events are never renumbered",
+			    imp->run_id, (unsigned long long)imp->tail,
+			    imp->tail == 1 ? "" : "s",
+			    (unsigned long long)extra, extra == 1 ? "" : "s",
+			    extra == 1 ? "is" : "are");
+	}
+	imp->check_reemit = 0;
+	imp->changed_seq = 0;
+	imp->changed_file = NULL;
+	imp->in_run = 0;
+	if (imp->new_meta) { /* no event came: the run was never created */
+		free(imp->new_meta);
+		imp->new_meta = NULL;
+		rc = 0;
+		goto reset;
+	}
+	memset(&r, 0, sizeof(r));
+	memcpy(r.id, imp->run_id, sizeof(r.id));
+	r.name = imp->run_name;
+	r.format = imp->run_format;
+	/* what the store holds now */
+	r.events = imp->stored_n + imp->tail + imp->added;
+	r.added = imp->added;
+	rc = rep_add(&imp->pend, &imp->npend, &imp->pend_cap, &r);
+reset:
+	imp->tail = 0;
+	free(imp->run_name);
+	free(imp->run_format);
+	imp->run_name = imp->run_format = NULL;
+	kt_ws_reset(&imp->ws);
+	if (imp->red) {
+		kt_redactor_free(imp->red);
+		imp->red = NULL;
+	}
+	return rc;
+}
+
+static void add_source(cJSON *arr, struct kt_root *r, struct kt_vfile *v)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *abs = NULL;
+
+	if (!o)
+		return;
+	if (v->fspath)
+		abs = realpath(v->fspath, NULL);
+	if (r->kind == KT_ROOT_STDIN || (r->kind == KT_ROOT_ARCHIVE &&
+					 (!strcmp(r->display, "-") ||
+					  (r->abs && !strcmp(r->abs, "-")))))
+		cJSON_AddStringToObject(o, "path", "-");
+	else
+		cJSON_AddStringToObject(o, "path", abs ? abs :
+					r->kind == KT_ROOT_ARCHIVE && r->abs ?
+					r->abs : v->display);
+	cJSON_AddStringToObject(o, "file", v->display);
+	if (r->in) /* the member of path that holds this archive */
+		cJSON_AddStringToObject(o, "in", r->in);
+	if (v->member)
+		cJSON_AddStringToObject(o, "member", v->member);
+	if (v->loaded)
+		cJSON_AddStringToObject(o, "sha", v->f.sha_hex);
+	cJSON_AddItemToArray(arr, o);
+	free(abs);
+}
+
+static long long prov_num(const cJSON *p, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(p, k);
+
+	return cJSON_IsNumber(v) ? (long long)v->valuedouble : -1;
+}
+
+/* Whether a stored event was written by an import: every importer but
+ * the ktraj one gives its events a provenance with the source's hash, and
+ * none writes replay events onto a run it re-emits (ktraj append, bench
+ * --record and replay store no provenance; an imported replay bundle
+ * result's replay event has one). */
+static int by_import(const kt_event *ev, const cJSON *prov)
+{
+	return ev->kind != KT_KIND_REPLAY &&
+	       cJSON_IsString(cJSON_GetObjectItemCaseSensitive(prov, "src"));
+}
+
+/* What the last imported event of the run came from (kind, line, offset),
+ * and how many events were stored after it (imp->tail; stored_n then
+ * counts the imported ones).  A ktraj JSONL source carries its events'
+ * provenance itself, appended events included: all its events count. */
+static void remember_last(kt_imp *imp)
+{
+	kt_event ev;
+	cJSON *p = NULL;
+	int scan = imp->im && strcmp(imp->im->name, "ktraj") != 0;
+
+	imp->last_kind = 0;
+	imp->last_line = imp->last_off = -1;
+	imp->tail = 0;
+	while (imp->stored_n) {
+		uint64_t t0 = st_start(imp);
+		int rc = kt_event_get(imp->s, imp->run_id, imp->stored_n, &ev);
+
+		st_stop(imp, t0);
+		if (rc)
+			return;
+		p = ev.prov_json ? cJSON_Parse(ev.prov_json) : NULL;
+		if (!scan || by_import(&ev, p))
+			break;
+		cJSON_Delete(p);
+		p = NULL;
+		imp->tail++;
+		imp->stored_n--;
+	}
+	if (!imp->stored_n)
+		return;
+	imp->last_kind = ev.kind;
+	imp->last_line = prov_num(p, "line");
+	imp->last_off = prov_num(p, "off");
+	cJSON_Delete(p);
+}
+
+/* The current run is imp->run_id, of which the store holds `stored`
+ * events; the next one emitted gets seq stored + 1. */
+static void run_start(kt_imp *imp, uint64_t stored)
+{
+	imp->in_run = 1;
+	imp->seq = stored;
+	imp->stored_n = stored;
+	imp->added = 0;
+	imp->tail = 0;
+	imp->last_ts = KT_TS_UNKNOWN;
+}
+
+/* id NULL: the id of identity; else the run id itself (identity NULL). */
+static int run_begin(kt_imp *imp, const char *id, const char *identity,
+		     const char *name, const char *format, cJSON *meta)
+{
+	kt_run_info info;
+	int rc;
+	char *mj = NULL;
+	cJSON *srcs;
+	size_t i;
+	uint64_t t0;
+
+	if (imp->in_run)
+		kt_imp_run_end(imp);
+	if (id ? strlen(id) != KT_RUN_ID_HEX ||
+		 strspn(id, "0123456789abcdef") != KT_RUN_ID_HEX :
+		 !identity || !*identity) {
+		cJSON_Delete(meta);
+		return KT_EINVAL;
+	}
+	if (id)
+		memcpy(imp->run_id, id, KT_RUN_ID_HEX + 1);
+	else
+		kt_run_id_from_identity(identity, imp->run_id);
+	run_start(imp, 0);
+	/* one line of valid UTF-8: ls --json, tables and reports print it */
+	imp->run_name = kt_imp_name_clean(name ? name : id ? id : identity);
+	imp->run_format = kt_imp_strdup(format ? format : "");
+	if (imp->opts->redact && !imp->red) {
+		imp->red = kt_redactor_new();
+		/* names seen anywhere in the source are replaced from their
+		 * first mention on */
+		if (imp->red && imp->cur)
+			kt_redactor_learn(imp->red,
+					  (const char *)imp->cur->f.data,
+					  imp->cur->f.len);
+	}
+	if (imp->red && imp->run_name) {
+		/* the name is often the first prompt: it is published too */
+		size_t rl;
+		char *rn = kt_redact_text(imp->red, imp->run_name,
+					  strlen(imp->run_name), &rl);
+
+		if (rn) {
+			free(imp->run_name);
+			imp->run_name = rn;
+		}
+	}
+	/* cut after redaction: a cut secret would not be recognized */
+	if (imp->run_name)
+		kt_imp_name_cut(imp->run_name, KT_IMP_NAME_MAX);
+	t0 = st_start(imp);
+	rc = kt_run_get(imp->s, imp->run_id, &info);
+	st_stop(imp, t0);
+	imp->frozen = 0;
+	imp->plain_stored = 0;
+	if (rc == 0) {
+		imp->stored_n = info.n_events;
+		remember_last(imp);
+		/* the run stays as first stored: say so when that copy was
+		 * not redacted, or it would be published as it is */
+		imp->plain_stored = imp->opts->redact &&
+		    !(info.meta_json && strstr(info.meta_json,
+					       "\"redacted\":true"));
+		/* the meta the importer gives first went through the
+		 * redactor before the events when the run was stored: so it
+		 * does now, for the placeholders' numbers (kt_imp_emit) */
+		if (imp->red && !imp->plain_stored && meta)
+			kt_redact_json(imp->red, meta);
+		if (imp->plain_stored)
+			kt_imp_warn(imp, NULL, 0,
+				    "run %.12s was imported before without --redact and stays as stored, not redacted (import into a new store for a redacted copy)",
+				    imp->run_id);
+		if (info.name) {
+			free(imp->run_name);
+			imp->run_name = kt_imp_strdup(info.name);
+		}
+		cJSON_Delete(meta);
+		return 0;
+	}
+	if (rc != KT_ENOTFOUND) {
+		cJSON_Delete(meta);
+		if (!imp->err)
+			imp->err = rc;
+		return rc;
+	}
+	if (imp->failed) {
+		cJSON_Delete(meta);
+		return 0;
+	}
+	if (!meta || !cJSON_IsObject(meta)) {
+		cJSON_Delete(meta);
+		meta = cJSON_CreateObject();
+	}
+	if (!meta)
+		return KT_ENOMEM;
+	if (identity && !cJSON_GetObjectItemCaseSensitive(meta, "identity"))
+		cJSON_AddStringToObject(meta, "identity", identity);
+	if (!cJSON_GetObjectItemCaseSensitive(meta, "sources") &&
+	    (srcs = cJSON_AddArrayToObject(meta, "sources"))) {
+		add_source(srcs, imp->root, imp->cur);
+		for (i = 0; i < imp->root->n; i++) {
+			struct kt_vfile *v = imp->root->v[i];
+
+			if (v != imp->cur && v->claimed && v->loaded)
+				add_source(srcs, imp->root, v);
+		}
+	}
+	if (!cJSON_GetObjectItemCaseSensitive(meta, "source"))
+		cJSON_AddStringToObject(meta, "source", imp->cur->display);
+	if (imp->red) {
+		kt_redact_json(imp->red, meta);
+		if (!cJSON_GetObjectItemCaseSensitive(meta, "redacted"))
+			cJSON_AddTrueToObject(meta, "redacted");
+	}
+	mj = cJSON_PrintUnformatted(meta);
+	cJSON_Delete(meta);
+	if (!mj)
+		return KT_ENOMEM;
+	/* created by the first event (run_create): the store is append-only,
+	 * an empty run could never be removed */
+	imp->new_meta = mj;
+	return 0;
+}
+
+/* Store the run begun by run_begin, if it is not stored yet. */
+static int run_create(kt_imp *imp)
+{
+	uint64_t t0;
+	int rc;
+
+	if (!imp->new_meta)
+		return 0;
+	t0 = st_start(imp);
+	rc = kt_run_create(imp->s, imp->run_id, imp->run_name,
+			   imp->run_format, imp->new_meta);
+	st_stop(imp, t0);
+	free(imp->new_meta);
+	imp->new_meta = NULL;
+	if (rc && !imp->err)
+		imp->err = rc;
+	return rc;
+}
+
+int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
+		     const char *format, cJSON *meta)
+{
+	return run_begin(imp, NULL, identity, name, format, meta);
+}
+
+int kt_imp_run_begin_id(kt_imp *imp, const char *id, const char *name,
+			const char *format, cJSON *meta)
+{
+	return run_begin(imp, id, NULL, name, format, meta);
+}
+
+int kt_imp_run_continue(kt_imp *imp, const char *id)
+{
+	kt_run_info info;
+	uint64_t t0;
+	int rc;
+
+	if (imp->in_run)
+		kt_imp_run_end(imp);
+	if (!id)
+		return KT_EINVAL;
+	t0 = st_start(imp);
+	rc = kt_run_get(imp->s, id, &info);
+	st_stop(imp, t0);
+	if (rc)
+		return rc;
+	memcpy(imp->run_id, info.id, sizeof(imp->run_id));
+	free(imp->run_name);
+	free(imp->run_format);
+	imp->run_name = kt_imp_strdup(info.name);
+	imp->run_format = kt_imp_strdup(info.format);
+	/* every event emitted from here on is new: no re-emitted prefix to
+	 * skip or compare, nothing stored after an import to wait behind */
+	run_start(imp, info.n_events);
+	imp->last_kind = 0;
+	imp->frozen = 0;
+	imp->plain_stored = 0;
+	imp->check_reemit = 0;
+	return 0;
+}
+
+int kt_imp_stored_head(kt_imp *imp, uint64_t seq, kt_event *ev)
+{
+	uint64_t t0;
+	int rc;
+
+	if (!imp->in_run)
+		return KT_EINVAL;
+	t0 = st_start(imp);
+	rc = kt_event_head(imp->s, imp->run_id, seq, ev);
+	st_stop(imp, t0);
+	return rc;
+}
+
+int kt_imp_stored_foreach(kt_imp *imp, int kind,
+			  int (*fn)(const kt_event *, void *), void *arg)
+{
+	uint64_t t0;
+	int rc;
+
+	if (!imp->in_run)
+		return KT_EINVAL;
+	t0 = st_start(imp);
+	rc = kt_event_foreach(imp->s, imp->run_id, 1, 0, kind, fn, arg);
+	st_stop(imp, t0);
+	return rc;
+}
+
+int kt_imp_blob_stored(kt_imp *imp, const unsigned char hash[KT_HASH_LEN])
+{
+	uint64_t t0 = st_start(imp);
+	int rc = kt_blob_exists(imp->s, hash);
+
+	st_stop(imp, t0);
+	return rc;
+}
+
+const char *kt_imp_run_id(const kt_imp *imp)
+{
+	return imp->in_run ? imp->run_id : NULL;
+}
+
+/* JSON string body escaping into buf; returns bytes written (buf is big).
+ * cJSON_PrintUnformatted's escapes (cJSON.c print_string_ptr; jsonprint.c),
+ * so prov_json is canonical as printed (KT_EV_PROV_CANONICAL). */
+static size_t json_esc(char *out, const char *s)
+{
+	static const char hx[] = "0123456789abcdef";
+	static const char short_esc[0x20] = {
+		['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r',
+		['\t'] = 't',
+	};
+	size_t n = 0;
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			out[n++] = '\\';
+			out[n++] = (char)*p;
+		} else if (*p < 0x20 && short_esc[*p]) {
+			out[n++] = '\\';
+			out[n++] = short_esc[*p];
+		} else if (*p < 0x20) {
+			out[n++] = '\\';
+			out[n++] = 'u';
+			out[n++] = '0';
+			out[n++] = '0';
+			out[n++] = hx[*p >> 4];
+			out[n++] = hx[*p & 15];
+		} else {
+			out[n++] = (char)*p;
+		}
+	}
+	out[n] = 0;
+	return n;
+}
+
+static void provc_free(kt_imp *imp)
+{
+	free(imp->provc.path);
+	free(imp->provc.member);
+	free(imp->provc.pre);
+	free(imp->provc.suf);
+	memset(&imp->provc, 0, sizeof(imp->provc));
+}
+
+/* imp->provc for f: what every event of f has before "line" and after
+ * "len", escaped.  KT_ENOMEM. */
+static int provc_for(kt_imp *imp, const kt_file *f)
+{
+	size_t lp = strlen(f->path), lm = f->member ? strlen(f->member) : 0;
+
+	if (imp->provc.pre && !strcmp(imp->provc.sha, f->sha_hex) &&
+	    !strcmp(imp->provc.path, f->path) &&
+	    (imp->provc.member && f->member ?
+	     !strcmp(imp->provc.member, f->member) :
+	     imp->provc.member == f->member))
+		return 0;
+	provc_free(imp);
+	snprintf(imp->provc.sha, sizeof(imp->provc.sha), "%s", f->sha_hex);
+	imp->provc.path = strdup(f->path);
+	imp->provc.member = f->member ? strdup(f->member) : NULL;
+	imp->provc.pre = malloc(6 * lp + 96);
+	imp->provc.suf = malloc(6 * lm + 16);
+	if (!imp->provc.path || (f->member && !imp->provc.member) ||
+	    !imp->provc.pre || !imp->provc.suf) {
+		provc_free(imp);
+		return KT_ENOMEM;
+	}
+	imp->provc.lpre = (size_t)sprintf(imp->provc.pre,
+					  "{\"src\":\"%s\",\"file\":\"",
+					  f->sha_hex);
+	imp->provc.lpre += json_esc(imp->provc.pre + imp->provc.lpre,
+				    f->path);
+	imp->provc.pre[imp->provc.lpre++] = '"';
+	imp->provc.lsuf = 0;
+	if (f->member) {
+		imp->provc.lsuf = (size_t)sprintf(imp->provc.suf,
+						  ",\"member\":\"");
+		imp->provc.lsuf += json_esc(imp->provc.suf + imp->provc.lsuf,
+					    f->member);
+		imp->provc.suf[imp->provc.lsuf++] = '"';
+	}
+	imp->provc.suf[imp->provc.lsuf++] = '}';
+	imp->provc.suf[imp->provc.lsuf] = 0;
+	return 0;
+}
+
+/* ",\"KEY\":" and v in decimal at p; the end */
+static char *put_num(char *p, const char *key, size_t lk, uint64_t v)
+{
+	char d[20];
+	size_t n = 0;
+
+	memcpy(p, key, lk);
+	p += lk;
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n)
+		*p++ = d[--n];
+	return p;
+}
+
+/* The provenance of ev of f, as cJSON prints it (KT_EV_PROV_CANONICAL):
+ * {"src","file","line","off","len"[,"member"]}, malloc'd; NULL for no
+ * memory.  What is the same for every event of f is printed once per file
+ * (provc_for): two sprintf and the path's escape per event were ~1.4 % of
+ * a Claude Code import's instructions. */
+static char *prov_json(kt_imp *imp, const kt_file *f, const kt_ev *ev)
+{
+	static const char kl[] = ",\"line\":", ko[] = ",\"off\":",
+			  kn[] = ",\"len\":";
+	char *buf, *p;
+
+	if (provc_for(imp, f))
+		return NULL;
+	buf = malloc(imp->provc.lpre + imp->provc.lsuf + 3 * 20 + 32);
+	if (!buf)
+		return NULL;
+	memcpy(buf, imp->provc.pre, imp->provc.lpre);
+	p = buf + imp->provc.lpre;
+	p = put_num(p, kl, sizeof(kl) - 1, ev->line);
+	p = put_num(p, ko, sizeof(ko) - 1, ev->off);
+	p = put_num(p, kn, sizeof(kn) - 1, ev->rec_len);
+	memcpy(p, imp->provc.suf, imp->provc.lsuf + 1);
+	return buf;
+}
+
+/* Whether ev, re-emitted as event imp->seq, differs from the stored one
+ * in kind or payload, and with `all` in parent, ts and actor too: 1 it
+ * does, 0 it does not, -1 unknown (the stored event cannot be read, or
+ * the payload printed). */
+static int reemit_cmp(kt_imp *imp, const kt_ev *ev, int all)
+{
+	kt_event st;
+	uint64_t t0 = st_start(imp);
+	int rc = kt_event_read(imp->s, imp->run_id, imp->seq, KT_READ_BODY,
+			       &st);
+
+	st_stop(imp, t0);
+	if (rc)
+		return -1;
+	if (st.kind != ev->kind)
+		return 1;
+	if (all &&
+	    (st.parent != ev->parent || st.ts_ns != ev->ts_ns ||
+	     strcmp(st.actor ? st.actor : "", ev->actor ? ev->actor : "")))
+		return 1;
+	if (!ev->payload || kt_imp_json_print(ev->payload, &imp->pbuf))
+		return -1;
+	return st.payload_len != imp->pbuf.n ||
+	       memcmp(st.payload, imp->pbuf.p, imp->pbuf.n) != 0;
+}
+
+/* For kt_imp_check_reemit: a payload cJSON cannot print counts as the
+ * same. */
+static int reemit_differs(kt_imp *imp, const kt_ev *ev)
+{
+	return reemit_cmp(imp, ev, imp->check_reemit == 2) == 1;
+}
+
+/* Whether ev, re-emitted as the last stored event of the run but from
+ * another line or offset than that event's provenance, is that event all
+ * the same (kind, parent, ts, actor, payload): the source holds the same
+ * events, on other lines (a byte-identical line repeated, which the
+ * importer skips, or such a line gone).  Then this source continues the
+ * run: the stored events keep their provenance (the copy they were
+ * imported from), the new ones get theirs in this copy.  Under --redact
+ * ev's payload is redacted already, as the stored one was (kt_imp_emit). */
+static int moved_same(kt_imp *imp, const kt_ev *ev)
+{
+	return ev->kind == imp->last_kind && reemit_cmp(imp, ev, 1) == 0;
+}
+
+int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
+{
+	kt_event e;
+	const kt_file *f;
+	const char *pj = NULL;
+	char *prov = NULL;
+	int rc = 0;
+	uint64_t t0;
+
+	if (!imp->in_run) {
+		cJSON_Delete(ev->payload);
+		ev->payload = NULL;
+		return KT_EINVAL;
+	}
+	imp->seq++;
+	if (seq)
+		*seq = imp->seq;
+	if (imp->seq >= imp->actors_cap) {
+		size_t nc = imp->actors_cap ? imp->actors_cap * 2 : 1024;
+		const char **na;
+
+		while (nc <= imp->seq)
+			nc *= 2;
+		na = realloc(imp->actors, nc * sizeof(*na));
+		if (na) {
+			memset(na + imp->actors_cap, 0,
+			       (nc - imp->actors_cap) * sizeof(*na));
+			imp->actors = na;
+			imp->actors_cap = nc;
+		}
+	}
+	if (imp->seq < imp->actors_cap)
+		imp->actors[imp->seq] = intern(imp, ev->actor);
+	if (ev->ts_ns != KT_TS_UNKNOWN)
+		imp->last_ts = ev->ts_ns;
+	if (ev->kind != KT_KIND_EDIT) {
+		imp->ev_file = ev->file;
+		imp->ev_line = ev->line;
+		imp->ev_off = ev->off;
+		imp->ev_len = ev->rec_len;
+	}
+	/* --redact: every payload, those of the events stored already too,
+	 * goes through the redactor in the source's order before anything
+	 * compares it with a stored one.  Placeholders are numbered as they
+	 * are met ("<email-1>", ...), so a re-import numbers them as the
+	 * import that stored the run did, and an event re-emitted at the
+	 * stored end reads as stored (moved_same).  A run stored without
+	 * --redact (run_begin warns) is compared as it is. */
+	if (imp->red && !imp->plain_stored && ev->payload &&
+	    cJSON_IsObject(ev->payload))
+		kt_redact_json(imp->red, ev->payload);
+	/* A source that re-emits a run must re-emit its stored events in
+	 * the same order (a grown log does); when the event at the stored
+	 * end does not match, this is another source with the same
+	 * identity, and appending would splice two histories. */
+	if (imp->seq == imp->stored_n && imp->last_kind &&
+	    (ev->kind != imp->last_kind ||
+	     (imp->last_line >= 0 && (long long)ev->line != imp->last_line) ||
+	     (imp->last_off >= 0 && (long long)ev->off != imp->last_off)) &&
+	    !moved_same(imp, ev)) {
+		imp->frozen = 1;
+		kt_imp_warn(imp, ev->file, ev->line,
+			    "run %s already holds %llu events that this source does not continue (same identity, other content): nothing appended",
+			    imp->run_id, (unsigned long long)imp->stored_n);
+	}
+	if (imp->check_reemit && imp->seq <= imp->stored_n && !imp->frozen &&
+	    !imp->failed && !imp->err && reemit_differs(imp, ev)) {
+		imp->frozen = 1;
+		imp->changed_seq = imp->seq;
+		imp->changed_file = ev->file ? ev->file : &imp->cur->f;
+	}
+	if (imp->seq <= imp->stored_n || imp->failed || imp->err ||
+	    imp->frozen || imp->tail)
+		goto out;
+	if (!ev->payload || !cJSON_IsObject(ev->payload)) {
+		rc = KT_EINVAL;
+		goto out;
+	}
+	if (imp->red && imp->plain_stored)
+		kt_redact_json(imp->red, ev->payload);
+	/* cJSON_PrintUnformatted's bytes, in a buffer reused for every event */
+	if (kt_imp_json_print(ev->payload, &imp->pbuf) == 0)
+		pj = imp->pbuf.p;
+	f = ev->file ? ev->file : &imp->cur->f;
+	if (ev->prov_json) /* "" = none */
+		prov = *ev->prov_json ? kt_imp_strdup(ev->prov_json) : NULL;
+	else
+		prov = prov_json(imp, f, ev);
+	if (!pj || (!prov && !(ev->prov_json && !*ev->prov_json))) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	memset(&e, 0, sizeof(e));
+	e.seq = imp->seq;
+	e.parent = ev->parent;
+	e.ts_ns = ev->ts_ns;
+	e.kind = ev->kind;
+	e.actor = ev->actor ? ev->actor : "agent";
+	e.prov_json = prov;
+	e.payload = pj;
+	e.payload_len = imp->pbuf.n;
+	e.flags = KT_EV_CANONICAL; /* pj is cJSON's print: skip a reparse */
+	if (!ev->prov_json) /* printed by prov_json(), cJSON's way too */
+		e.flags |= KT_EV_PROV_CANONICAL;
+	if ((rc = run_create(imp)))
+		goto out;
+	t0 = st_start(imp);
+	rc = kt_event_append(imp->s, imp->run_id, &e);
+	st_stop(imp, t0);
+	if (rc == 0) {
+		imp->added++;
+		if (imp->opts->stats)
+			imp->opts->stats->events++;
+	} else if (!imp->err)
+		imp->err = rc;
+out:
+	cJSON_Delete(ev->payload);
+	ev->payload = NULL;
+	free(prov);
+	return rc;
+}
+
+/* known: the SHA-256 of data when the importer has it, else NULL */
+static int imp_blob(kt_imp *imp, const void *data, size_t len,
+		    const char *path_hint, const unsigned char *known,
+		    char hex[KT_HASH_HEX + 1])
+{
+	unsigned char h[KT_HASH_LEN];
+	char *rd = NULL, *rp = NULL;
+	uint64_t t0;
+	int rc;
+
+	/* --redact: text blobs are stored redacted, so the hash returned
+	 * (and every reference to it) names the redacted content */
+	if (imp->opts->redact && kt_imp_is_text(data, len)) {
+		size_t rl;
+
+		if (!imp->red && (imp->red = kt_redactor_new()) && imp->cur)
+			kt_redactor_learn(imp->red,
+					  (const char *)imp->cur->f.data,
+					  imp->cur->f.len);
+		if (!imp->red || !(rd = kt_redact_text(imp->red, data, len, &rl)) ||
+		    (path_hint && !(rp = kt_redact_text(imp->red, path_hint,
+							strlen(path_hint), NULL)))) {
+			free(rd);
+			kt_sha256(data, len, h);
+			kt_hex(h, KT_HASH_LEN, hex);
+			if (!imp->err)
+				imp->err = KT_ENOMEM;
+			return KT_ENOMEM;
+		}
+		data = rd;
+		len = rl;
+		if (rp)
+			path_hint = rp;
+		known = NULL;
+	}
+	if (imp->failed || imp->err) {
+		if (known)
+			memcpy(h, known, KT_HASH_LEN);
+		else
+			kt_sha256(data, len, h);
+		kt_hex(h, KT_HASH_LEN, hex);
+		free(rd);
+		free(rp);
+		return 0;
+	}
+	t0 = st_start(imp);
+	if (known) {
+		memcpy(h, known, KT_HASH_LEN);
+		rc = kt_blob_put_hashed(imp->s, data, len, path_hint, h);
+	} else {
+		rc = kt_blob_put(imp->s, data, len, path_hint, h);
+	}
+	st_stop(imp, t0);
+	if (imp->opts->stats)
+		imp->opts->stats->blobs++;
+	if (rc) {
+		if (!imp->err)
+			imp->err = rc;
+		if (!known)
+			kt_sha256(data, len, h);
+	}
+	kt_hex(h, KT_HASH_LEN, hex);
+	free(rd);
+	free(rp);
+	return rc;
+}
+
+int kt_imp_blob(kt_imp *imp, const void *data, size_t len,
+		const char *path_hint, char hex[KT_HASH_HEX + 1])
+{
+	return imp_blob(imp, data, len, path_hint, NULL, hex);
+}
+
+int kt_imp_blob_hashed(kt_imp *imp, const void *data, size_t len,
+		       const char *path_hint,
+		       const unsigned char sha[KT_HASH_LEN],
+		       char hex[KT_HASH_HEX + 1])
+{
+	return imp_blob(imp, data, len, path_hint, sha, hex);
+}
+
+
+void kt_imp_progress(kt_imp *imp, uint64_t done)
+{
+	if (imp->opts->progress && imp->opts->on_progress)
+		imp->opts->on_progress(imp->bytes_done + done, imp->bytes_total,
+				       imp->opts->arg);
+}
+
+
+void kt_imp_session_free(kt_imp *imp)
+{
+	size_t k;
+
+	reps_free(imp->reps, imp->nreps);
+	free(imp->pend);
+	free(imp->actors);
+	for (k = 0; k < imp->nintern; k++)
+		free(imp->intern[k]);
+	free(imp->intern);
+	kt_ws_reset(&imp->ws);
+	free(imp->ws.e);
+	if (imp->red)
+		kt_redactor_free(imp->red);
+	free(imp->run_name);
+	free(imp->run_format);
+	free(imp->new_meta);
+	free(imp->pbuf.p);
+	provc_free(imp);
+}
