@@ -43,7 +43,7 @@ MALLOC_LINK = -Wl,--push-state,--no-as-needed \
 MALLOC_LIBS = $(if $(MALLOC),$(MALLOC_LINK))
 
 # library modules, lowest first: base <- store <- import, analyze <-
-# export, replay <- cli.  A folder that does not exist yet adds nothing.
+# replay <- export <- cli.  A folder that does not exist yet adds nothing.
 LIB_DIRS := base store import analyze export replay
 LIB_SRC  := $(sort $(wildcard $(LIB_DIRS:%=%/*.c)))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
@@ -125,6 +125,9 @@ bench: $(B)/ktraj
 lint:
 	@! grep -nE '#include +"\.\./(cli|import|analyze)/' store/*.c store/*.h || { echo "store/ must not depend on other modules"; exit 1; }
 	@! grep -nE '#include +"\.\./cli/' import/*.c analyze/*.c 2>/dev/null || { echo "import/ and analyze/ must not depend on cli/"; exit 1; }
+	@! grep -nE '#include +"\.\./(cli|export|replay)/' import/*.[ch] analyze/*.[ch] 2>/dev/null || { echo "import/ and analyze/ must not depend on replay/, export/ or cli/"; exit 1; }
+	@! grep -nE '#include +"\.\./(cli|export)/' replay/*.[ch] 2>/dev/null || { echo "replay/ must not depend on export/ or cli/"; exit 1; }
+	@! grep -nE '#include +"\.\./cli/' export/*.[ch] 2>/dev/null || { echo "export/ must not depend on cli/"; exit 1; }
 
 deps:
 	apt-get update

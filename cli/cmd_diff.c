@@ -6,7 +6,7 @@
 
 #include "cli.h"
 #include "outfmt.h"
-#include "udiff.h"
+#include "../export/export.h"
 #include "wsutil.h"
 
 static const char usage[] =
@@ -108,7 +108,7 @@ static int put_json(struct cli *c, const char *path, uint64_t a, uint64_t b,
 		cJSON_AddNullToObject(o, "diff");
 	} else {
 		m = open_memstream(&text, &tlen);
-		if (!m || kt_udiff(da, la, db, lb, lab_a, lab_b, ctx, m) < 0 ||
+		if (!m || kt_export_udiff(da, la, db, lb, lab_a, lab_b, ctx, m) < 0 ||
 		    fclose(m))
 			goto oom;
 		m = NULL;
@@ -178,8 +178,8 @@ static int diff_path(struct cli *c, kt_store *s, const char *run,
 		rc = put_json(c, path, a, b, sa ? ha : NULL, sb ? hb : NULL,
 			      da, la, db, lb, sa ? lab_a : "/dev/null",
 			      sb ? lab_b : "/dev/null",
-			      (da && !cli_is_text(da, la)) ||
-			      (db && !cli_is_text(db, lb)), ctx, NULL);
+			      (da && !kt_export_is_text(da, la)) ||
+			      (db && !kt_export_is_text(db, lb)), ctx, NULL);
 		goto out;
 	}
 	if ((da && memchr(da, 0, la)) || (db && memchr(db, 0, lb))) {
@@ -187,7 +187,7 @@ static int diff_path(struct cli *c, kt_store *s, const char *run,
 		       sa ? lab_a : "/dev/null", sb ? lab_b : "/dev/null");
 		goto out;
 	}
-	if (kt_udiff(da, la, db, lb, sa ? lab_a : "/dev/null",
+	if (kt_export_udiff(da, la, db, lb, sa ? lab_a : "/dev/null",
 		     sb ? lab_b : "/dev/null", ctx, stdout) < 0)
 		rc = cli_err(c, "out of memory");
 out:

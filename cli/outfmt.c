@@ -6,7 +6,6 @@
 
 #include "outfmt.h"
 #include "../store/store.h"
-#include "../import/ktraj_jsonl.h"
 
 void cli_oneline(const char *s, size_t max, char *out)
 {
@@ -69,75 +68,6 @@ const char *cli_jstr(const cJSON *o, const char *key)
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
 
 	return cJSON_IsString(it) ? it->valuestring : NULL;
-}
-
-int cli_is_text(const void *data, size_t n)
-{
-	const unsigned char *p = data;
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned c = p[i];
-		size_t k, need;
-
-		if (c == 0)
-			return 0;
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			need = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			need = 2;
-		else if (c >= 0xf0 && c <= 0xf4)
-			need = 3;
-		else
-			return 0;
-		for (k = 1; k <= need; k++)
-			if (i + k >= n || (p[i + k] & 0xc0) != 0x80)
-				return 0;
-		/* overlong 3/4-byte forms, surrogates, > U+10FFFF */
-		if ((c == 0xe0 && p[i + 1] < 0xa0) ||
-		    (c == 0xed && p[i + 1] >= 0xa0) ||
-		    (c == 0xf0 && p[i + 1] < 0x90) ||
-		    (c == 0xf4 && p[i + 1] >= 0x90))
-			return 0;
-		i += need + 1;
-	}
-	return 1;
-}
-
-int cli_json_add_bytes(cJSON *o, const char *key, const void *data,
-		       size_t len, int b64)
-{
-	char k[64], *t;
-	int text = cli_is_text(data, len);
-
-	if (text && b64 != CLI_BYTES_BASE64) {
-		/* data may lack the NUL cJSON wants */
-		t = malloc(len + 1);
-		if (!t)
-			return -1;
-		memcpy(t, data, len);
-		t[len] = 0;
-		if (!cJSON_AddStringToObject(o, key, t)) {
-			free(t);
-			return -1;
-		}
-		free(t);
-		return 1;
-	}
-	if (b64 == CLI_BYTES_TEXT)
-		return 0;
-	snprintf(k, sizeof(k), "%s_base64", key);
-	t = kt_base64_encode(data, len);
-	if (!t || !cJSON_AddStringToObject(o, k, t)) {
-		free(t);
-		return -1;
-	}
-	free(t);
-	return text;
 }
 
 int cli_put_json(cJSON *o)

@@ -1430,6 +1430,34 @@ const char *kt_imp_run_id(const kt_imp *imp)
 	return imp->in_run ? imp->run_id : NULL;
 }
 
+int kt_imp_run_continue(kt_imp *imp, const char *id)
+{
+	kt_run_info info;
+	int rc;
+
+	if (imp->in_run)
+		kt_imp_run_end(imp);
+	rc = kt_run_get(imp->s, id, &info);
+	if (rc)
+		return rc;
+	memcpy(imp->run_id, info.id, sizeof(imp->run_id));
+	free(imp->run_name);
+	free(imp->run_format);
+	imp->run_name = strdup(info.name ? info.name : "");
+	imp->run_format = strdup(info.format ? info.format : "");
+	imp->in_run = 1;
+	imp->seq = info.n_events;
+	imp->stored_n = info.n_events;
+	imp->added = 0;
+	imp->last_ts = KT_TS_UNKNOWN;
+	return 0;
+}
+
+kt_store *kt_imp_store(kt_imp *imp)
+{
+	return imp->s;
+}
+
 /* JSON string body escaping into buf; returns bytes written (buf is big).
  * cJSON_PrintUnformatted's escapes (cJSON.c print_string_ptr; jsonprint.c),
  * so prov_json is canonical as printed (KT_EV_PROV_CANONICAL). */

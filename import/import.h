@@ -106,6 +106,15 @@ void kt_imp_check_reemit(kt_imp *imp);
 void kt_imp_check_reemit_all(kt_imp *imp);
 /* The current run's id (valid between run_begin and run_end). */
 const char *kt_imp_run_id(const kt_imp *imp);
+/* Continue run `id` (32 lowercase hex), which the store holds: events
+ * emitted from now on get the seqs after its last event and are all
+ * written (a replay bundle's result adds its replay event to the run it
+ * came from).  Ends the current run first.  End it with kt_imp_run_end.
+ * Errors: kt_run_get's (KT_ENOTFOUND: no such run). */
+int kt_imp_run_continue(kt_imp *imp, const char *id);
+/* The store being imported into, for reads only (what a continued run
+ * holds already); writes go through kt_imp_emit and kt_imp_blob. */
+kt_store *kt_imp_store(kt_imp *imp);
 
 typedef struct kt_ev {
 	int kind;            /* enum kt_kind */

@@ -1,6 +1,6 @@
 /*
- * imp_replay.c - importer for the result.json a replay bundle writes
- * (cli/bundle.h): judges it against the expectations in its manifest and
+ * result_import.c - importer for the result.json a replay bundle writes
+ * (replay.h), registered in import/registry.c as "replay_result": judges it against the expectations in its manifest and
  * records a `replay` event on the original step of the original run, so a
  * bundle run on another machine comes back into the store like a local
  * `ktraj replay`.
@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imp_int.h"
-#include "jsonstrict.h"
-#include "replay_judge.h"
-#include "schema.h"
+#include "replay_int.h"
+#include "../import/import.h"
+#include "../import/jsonstrict.h"
+#include "../import/schema.h"
 
 static int detect(const kt_file *f)
 {
@@ -41,31 +41,6 @@ static int find_dup(const kt_event *ev, void *arg)
 		d->found = 1;
 	cJSON_Delete(p);
 	return d->found;
-}
-
-/* Continue run `id`: events emitted from now on get the seqs after its last
- * event and are all written. */
-static int attach(kt_imp *imp, const char *id)
-{
-	kt_run_info info;
-	int rc;
-
-	if (imp->in_run)
-		kt_imp_run_end(imp);
-	rc = kt_run_get(imp->s, id, &info);
-	if (rc)
-		return rc;
-	memcpy(imp->run_id, info.id, sizeof(imp->run_id));
-	free(imp->run_name);
-	free(imp->run_format);
-	imp->run_name = strdup(info.name ? info.name : "");
-	imp->run_format = strdup(info.format ? info.format : "");
-	imp->in_run = 1;
-	imp->seq = info.n_events;
-	imp->stored_n = info.n_events;
-	imp->added = 0;
-	imp->last_ts = KT_TS_UNKNOWN;
-	return 0;
 }
 
 static int import(kt_imp *imp, const kt_file *f)
@@ -116,7 +91,7 @@ static int import(kt_imp *imp, const kt_file *f)
 		kt_hex(h, KT_HASH_LEN, sha);
 		free(canon);
 	}
-	rc = attach(imp, run);
+	rc = kt_imp_run_continue(imp, run);
 	if (rc == KT_ENOTFOUND) {
 		kt_imp_warn(imp, f, 0, "replay result for run %s, which this store does not have: skipped", run);
 		rc = 0;
@@ -125,14 +100,14 @@ static int import(kt_imp *imp, const kt_file *f)
 	if (rc)
 		goto out;
 	/* the step must exist and be what the manifest says it is */
-	rc = kt_event_head(imp->s, imp->run_id, (uint64_t)seq->valuedouble, &step);
+	rc = kt_event_head(kt_imp_store(imp), kt_imp_run_id(imp), (uint64_t)seq->valuedouble, &step);
 	if (rc || step.kind != kt_kind_from_name(kname) || step.kind == KT_KIND_REPLAY) {
 		kt_imp_warn(imp, f, 0, "replay result for step %.0f of run %s, which is not a %s step there: skipped",
 			    seq->valuedouble, run, kname);
 		rc = rc == KT_ENOTFOUND || !rc ? 0 : rc;
 		goto end;
 	}
-	rc = kt_event_foreach(imp->s, imp->run_id, 1, 0, KT_KIND_REPLAY, find_dup, &d);
+	rc = kt_event_foreach(kt_imp_store(imp), kt_imp_run_id(imp), 1, 0, KT_KIND_REPLAY, find_dup, &d);
 	if (rc < 0 || d.found) {
 		rc = rc < 0 ? rc : 0;
 		goto end;

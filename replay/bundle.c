@@ -1,5 +1,5 @@
 /*
- * bundle.c - replay bundles (see bundle.h for the layout).
+ * bundle.c - replay bundles (see replay.h for the layout).
  *
  * Why a bundle holds only what the trajectory showed: replay must say what it
  * could not reconstruct rather than silently pick up files from the host, so
@@ -17,10 +17,8 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include "bundle.h"
-#include "export.h"
+#include "replay_int.h"
 #include "../import/import.h"
-#include "outfmt.h"
 
 /* ---- step resolution ------------------------------------------------------ */
 
@@ -41,7 +39,7 @@ static char *call_command(const cJSON *payload)
 	size_t n = 0;
 	char *out;
 
-	if (!kt_tool_is_shell(cli_jstr(payload, "tool"), args))
+	if (!kt_tool_is_shell(kt_replay_jstr(payload, "tool"), args))
 		return NULL;
 	if (!c)
 		c = cJSON_GetObjectItem(args, "cmd");
@@ -127,7 +125,7 @@ static char *build_before(kt_store *s, const char *run, uint64_t before)
 	return cmd;
 }
 
-int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
+int kt_replay_target_load(kt_store *s, const char *run, uint64_t seq, kt_replay_target *st,
 		 char *err, size_t errlen)
 {
 	kt_run_info ri;
@@ -154,7 +152,7 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 	}
 	if (kind == KT_KIND_BENCH && cJSON_GetObjectItem(p, "harness"))
 		st->harness = 1;
-	st->cwd = xstrdup(cli_jstr(p, "cwd"));
+	st->cwd = xstrdup(kt_replay_jstr(p, "cwd"));
 	/* Walk up the causal links to the tool call that ran the command. */
 	cur = seq;
 	for (hops = 0; hops < 4 && kind != KT_KIND_TOOL_CALL && parent; hops++) {
@@ -166,9 +164,9 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 			st->call = parent;
 			st->command = call_command(q);
 			if (!st->cwd)
-				st->cwd = xstrdup(cli_jstr(cJSON_GetObjectItem(q, "args"), "workdir"));
+				st->cwd = xstrdup(kt_replay_jstr(cJSON_GetObjectItem(q, "args"), "workdir"));
 			if (!st->cwd)
-				st->cwd = xstrdup(cli_jstr(cJSON_GetObjectItem(q, "extra"), "cwd"));
+				st->cwd = xstrdup(kt_replay_jstr(cJSON_GetObjectItem(q, "extra"), "cwd"));
 		}
 		cJSON_Delete(q);
 		parent = cur;
@@ -178,10 +176,10 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 		st->command = call_command(p);
 	}
 	if (!st->command && st->kind == KT_KIND_COMPILE)
-		st->command = xstrdup(cli_jstr(p, "command"));
+		st->command = xstrdup(kt_replay_jstr(p, "command"));
 	if (!st->command && !st->harness) {
 		cJSON *q = st->call ? load_payload(s, run, st->call, &kind, &cur) : NULL;
-		const char *tool = cli_jstr(q, "tool");
+		const char *tool = kt_replay_jstr(q, "tool");
 
 		if (tool)
 			snprintf(err, errlen, "step %llu has no recorded shell command to re-run (its tool call %llu, %s, is not a shell command)",
@@ -204,26 +202,26 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 	if (!rc && ri.meta_json)
 		meta = cJSON_Parse(ri.meta_json);
 	if (!st->cwd)
-		st->cwd = xstrdup(cli_jstr(meta, "cwd"));
+		st->cwd = xstrdup(kt_replay_jstr(meta, "cwd"));
 	/* The workspace root is the session's project directory when the
 	 * step ran inside it, else the step's own directory. */
-	if (cli_jstr(meta, "cwd") && st->cwd &&
-	    !strncmp(st->cwd, cli_jstr(meta, "cwd"), strlen(cli_jstr(meta, "cwd"))))
-		st->root = xstrdup(cli_jstr(meta, "cwd"));
+	if (kt_replay_jstr(meta, "cwd") && st->cwd &&
+	    !strncmp(st->cwd, kt_replay_jstr(meta, "cwd"), strlen(kt_replay_jstr(meta, "cwd"))))
+		st->root = xstrdup(kt_replay_jstr(meta, "cwd"));
 	else
 		st->root = xstrdup(st->cwd);
 	/* The compile step of a `ktraj bench` run: the harness compiles the
 	 * candidate again (--compile-only) from the bundle's sources. */
-	if (kind == KT_KIND_COMPILE && cli_jstr(p, "source_hash") && cli_jstr(p, "role") &&
-	    cli_jstr(meta, "task") && !cJSON_GetObjectItem(p, "harness")) {
+	if (kind == KT_KIND_COMPILE && kt_replay_jstr(p, "source_hash") && kt_replay_jstr(p, "role") &&
+	    kt_replay_jstr(meta, "task") && !cJSON_GetObjectItem(p, "harness")) {
 		char cmdbuf[1024];
 		cJSON *h = cJSON_AddObjectToObject(p, "harness");
 
 		snprintf(cmdbuf, sizeof(cmdbuf),
 			 "make -s -C harness NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc) B=$PWD/build/harness >&2 && "
 			 "build/harness/ktraj-harness --task kernels/tasks/%s.json --kernel workspace/candidate.cu --compile-only",
-			 cli_jstr(meta, "task"));
-		cJSON_AddStringToObject(h, "task", cli_jstr(meta, "task"));
+			 kt_replay_jstr(meta, "task"));
+		cJSON_AddStringToObject(h, "task", kt_replay_jstr(meta, "task"));
 		cJSON_AddStringToObject(h, "bundle_command", cmdbuf);
 		st->harness = 1;
 	}
@@ -250,7 +248,7 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 	return 0;
 }
 
-void kt_step_release(kt_step *st)
+void kt_replay_target_release(kt_replay_target *st)
 {
 	free(st->command);
 	free(st->build);
@@ -280,7 +278,7 @@ static int append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 	return 0;
 }
 
-char *kt_bundle_unhost(const char *text, const char *root)
+char *kt_replay_unhost(const char *text, const char *root)
 {
 	size_t len = 0, cap = 0, rl = root ? strlen(root) : 0;
 	char *out = NULL;
@@ -337,7 +335,7 @@ static int tw_add(struct tw *t, const char *name, const void *data, size_t len,
 
 	if (!e)
 		return KT_ENOMEM;
-	snprintf(path, sizeof(path), "%s/%s", KT_BUNDLE_DIR, name);
+	snprintf(path, sizeof(path), "%s/%s", KT_REPLAY_BUNDLE_DIR, name);
 	archive_entry_set_pathname(e, path);
 	archive_entry_set_filetype(e, AE_IFREG);
 	archive_entry_set_perm(e, mode);
@@ -583,7 +581,7 @@ static int known_file(const cJSON *files, const char *path)
 	const cJSON *it;
 
 	cJSON_ArrayForEach(it, files)
-		if (cli_jstr(it, "path") && !strcmp(cli_jstr(it, "path"), path))
+		if (kt_replay_jstr(it, "path") && !strcmp(kt_replay_jstr(it, "path"), path))
 			return 1;
 	return 0;
 }
@@ -683,7 +681,7 @@ static void find_missing(const char *cmd, const cJSON *files, const char *subdir
 		else
 			snprintf(want, sizeof(want), "%s", tok);
 		cJSON_ArrayForEach(it, files) {
-			const char *p = cli_jstr(it, "path");
+			const char *p = kt_replay_jstr(it, "path");
 			size_t pl = p ? strlen(p) : 0, wl = strlen(want);
 
 			if (p && (!strcmp(p, want) ||
@@ -691,7 +689,7 @@ static void find_missing(const char *cmd, const cJSON *files, const char *subdir
 				known = 1;
 		}
 		if (!known) {
-			char *u = kt_bundle_unhost(tok, NULL);
+			char *u = kt_replay_unhost(tok, NULL);
 
 			cJSON_AddItemToArray(missing, cJSON_CreateString(u ? u : tok));
 			free(u);
@@ -709,7 +707,7 @@ static void find_missing(const char *cmd, const cJSON *files, const char *subdir
 		snprintf(want, sizeof(want), "%s%s%s", subdir && *subdir ? subdir : "",
 			 subdir && *subdir ? "/" : "", bf);
 		cJSON_ArrayForEach(it, files)
-			if (cli_jstr(it, "path") && !strcmp(cli_jstr(it, "path"), want))
+			if (kt_replay_jstr(it, "path") && !strcmp(kt_replay_jstr(it, "path"), want))
 				known = 1;
 		if (!known)
 			cJSON_AddItemToArray(missing, cJSON_CreateString(want));
@@ -749,12 +747,12 @@ static void find_external(const char *cmd, cJSON *ext)
 	free(copy);
 }
 
-int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
+int kt_replay_bundle_write(kt_store *s, const char *run, uint64_t seq,
 		     const char *out_path, char *err, size_t errlen)
 {
 	struct tw t = { 0 };
 	struct files f = { 0 };
-	kt_step st;
+	kt_replay_target st;
 	cJSON *man = NULL, *missing;
 	char *mtext = NULL, *cmd = NULL, *script = NULL, *sub = NULL;
 	char src[4096];
@@ -762,7 +760,7 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 	size_t sl;
 	int rc;
 
-	rc = kt_step_load(s, run, seq, &st, err, errlen);
+	rc = kt_replay_target_load(s, run, seq, &st, err, errlen);
 	if (rc)
 		goto out;
 	t.a = archive_write_new();
@@ -806,14 +804,14 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 	    !strncmp(st.cwd, st.root, sl) && st.cwd[sl] == '/' && safe_rel(st.cwd + sl + 1))
 		subdir = st.cwd + sl + 1;
 	cJSON_AddStringToObject(man, "cwd", subdir);
-	cmd = kt_bundle_unhost(st.command ? st.command : "", st.root);
+	cmd = kt_replay_unhost(st.command ? st.command : "", st.root);
 	if (!cmd) {
 		rc = KT_ENOMEM;
 		goto out;
 	}
 	cJSON_AddStringToObject(man, "command", cmd);
 	if (st.build) {
-		char *b = kt_bundle_unhost(st.build, st.root), *both = NULL;
+		char *b = kt_replay_unhost(st.build, st.root), *both = NULL;
 
 		if (!b || asprintf(&both, "# build (the last successful build before the step)\n%s || exit $?\n# the step\n%s\n", b, cmd) < 0) {
 			free(b);
@@ -879,19 +877,19 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 		cJSON_ReplaceItemInObject(man, "missing", cJSON_CreateArray());
 		/* the candidate source, when the trajectory kept it */
 		{
-			const char *cb = cli_jstr(st.payload, "candidate_blob");
+			const char *cb = kt_replay_jstr(st.payload, "candidate_blob");
 			unsigned char h2[KT_HASH_LEN];
 			void *data;
 			size_t len;
 
 			if (!cb)
-				cb = cli_jstr(st.payload, "source_hash");
+				cb = kt_replay_jstr(st.payload, "source_hash");
 			if (cb && !kt_unhex(cb, h2, KT_HASH_LEN) && !kt_blob_get(s, h2, &data, &len)) {
 				rc = tw_add(&t, "workspace/candidate.cu", data, len, 0644);
 				free(data);
 				if (rc)
 					goto out;
-			} else if (cb && cli_jstr(st.payload, "source") && safe_rel(cli_jstr(st.payload, "source"))) {
+			} else if (cb && kt_replay_jstr(st.payload, "source") && safe_rel(kt_replay_jstr(st.payload, "source"))) {
 				/* a sample kernel of the source tree, when it is still
 				 * the very file that was compiled */
 				char path[4600];
@@ -901,7 +899,7 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 				char *buf = NULL;
 				FILE *in;
 
-				snprintf(path, sizeof(path), "%s/%s", src, cli_jstr(st.payload, "source"));
+				snprintf(path, sizeof(path), "%s/%s", src, kt_replay_jstr(st.payload, "source"));
 				if ((in = fopen(path, "rb"))) {
 					size_t cap = 1 << 20;
 
@@ -935,7 +933,7 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 	}
 	/* No host path may leave the machine in the manifest. */
 	{
-		char *clean = kt_bundle_unhost(mtext, st.root);
+		char *clean = kt_replay_unhost(mtext, st.root);
 
 		free(mtext);
 		mtext = clean;
@@ -948,7 +946,7 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 	    (rc = tw_add(&t, "command.sh", cmd, strlen(cmd), 0755)) ||
 	    (rc = tw_add(&t, "result.c", result_c, sizeof(result_c) - 1, 0644)))
 		goto out;
-	sub = kt_bundle_unhost(subdir, NULL);
+	sub = kt_replay_unhost(subdir, NULL);
 	{
 		/* Harness steps run from the bundle root (their recorded
 		 * bundle_command names harness/, kernels/, workspace/); with
@@ -1016,6 +1014,6 @@ out:
 	free(sub);
 	free(script);
 	cJSON_Delete(man);
-	kt_step_release(&st);
+	kt_replay_target_release(&st);
 	return rc;
 }
