@@ -12,7 +12,7 @@
 static const char usage[] =
 	"usage: ktraj export RUN [--format jsonl|atif] [--redact] [-o FILE]\n"
 	"       ktraj export RUN|--all --format ndjson --partition DIR [--redact]\n"
-	"       ktraj export RUN --step SEQ --bundle FILE.tar.zst\n"
+	"       ktraj export RUN --step SEQ --bundle FILE.tar.gz|DIR/\n"
 	"\n"
 	"--format jsonl  (default) ktraj JSONL, one event per line with the\n"
 	"                blobs its events refer to (FORMAT.md \"JSONL\"); `ktraj\n"
@@ -22,7 +22,9 @@ static const char usage[] =
 	"                zstd-compressed NDJSON tables partitioned by run:\n"
 	"                DIR/<table>/run=<id>/part-0.ndjson.zst (--all: every run)\n"
 	"--step SEQ --bundle FILE\n"
-	"                a self-contained replay bundle of step SEQ\n"
+	"                a self-contained replay bundle of step SEQ: a .tar.gz\n"
+	"                (`tar -xzf` unpacks it; .tar.zst and .tar by name), or\n"
+	"                the unpacked folder when FILE ends in / or is a directory\n"
 	"--redact        replace e-mails, user names, host names and secrets with\n"
 	"                stable placeholders (every format but --bundle)\n"
 	"-o FILE         write to FILE instead of stdout\n";

@@ -174,6 +174,11 @@ int kt_replay_target_load(kt_store *s, const char *run, uint64_t seq, kt_replay_
 	if (st->kind == KT_KIND_TOOL_CALL) {
 		st->call = seq;
 		st->command = call_command(p);
+		/* the directory the call ran in, as a parent call's above */
+		if (!st->cwd)
+			st->cwd = xstrdup(kt_replay_jstr(cJSON_GetObjectItem(p, "args"), "workdir"));
+		if (!st->cwd)
+			st->cwd = xstrdup(kt_replay_jstr(cJSON_GetObjectItem(p, "extra"), "cwd"));
 	}
 	if (!st->command && st->kind == KT_KIND_COMPILE)
 		st->command = xstrdup(kt_replay_jstr(p, "command"));
@@ -323,6 +328,8 @@ fail:
 
 struct tw {
 	struct archive *a;
+	const char *dir;  /* writing a directory: the folder the bundle's
+			     top folder goes into; NULL for a tar */
 	char err[256];
 };
 
@@ -335,14 +342,19 @@ static int tw_add(struct tw *t, const char *name, const void *data, size_t len,
 
 	if (!e)
 		return KT_ENOMEM;
-	snprintf(path, sizeof(path), "%s/%s", KT_REPLAY_BUNDLE_DIR, name);
+	if (t->dir)
+		snprintf(path, sizeof(path), "%s/%s/%s", t->dir,
+			 KT_REPLAY_BUNDLE_DIR, name);
+	else
+		snprintf(path, sizeof(path), "%s/%s", KT_REPLAY_BUNDLE_DIR, name);
 	archive_entry_set_pathname(e, path);
 	archive_entry_set_filetype(e, AE_IFREG);
 	archive_entry_set_perm(e, mode);
 	archive_entry_set_size(e, (la_int64_t)len);
 	archive_entry_set_mtime(e, 0, 0); /* reproducible bundles */
 	if (archive_write_header(t->a, e) != ARCHIVE_OK ||
-	    (len && archive_write_data(t->a, data, len) != (la_ssize_t)len)) {
+	    (len && archive_write_data(t->a, data, len) != (la_ssize_t)len) ||
+	    (t->dir && archive_write_finish_entry(t->a) != ARCHIVE_OK)) {
 		snprintf(t->err, sizeof(t->err), "%s", archive_error_string(t->a));
 		rc = KT_EIO;
 	}
@@ -747,6 +759,59 @@ static void find_external(const char *cmd, cJSON *ext)
 	free(copy);
 }
 
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+/* What out_path names: a directory (ends in '/' or exists as one: the
+ * bundle's top folder is written into it, links and ".." refused as when
+ * a tar is unpacked), else a pax tar compressed as its name says - gzip
+ * by default (".tar.gz", ".tgz", any other name), zstd for ".tar.zst" or
+ * ".tzst", none for ".tar".  gzip because `tar -xzf` unpacks it on any
+ * machine; a zstd tar needs the zstd program, which many images lack. */
+static int bundle_open(struct tw *t, const char *out_path, char *err,
+		       size_t errlen)
+{
+	struct stat st;
+	int r;
+
+	if (ends_with(out_path, "/") ||
+	    (!stat(out_path, &st) && S_ISDIR(st.st_mode))) {
+		if (mkdir(out_path, 0755) && errno != EEXIST) {
+			snprintf(err, errlen, "%s: %s", out_path, strerror(errno));
+			return KT_EIO;
+		}
+		t->a = archive_write_disk_new();
+		if (!t->a)
+			return KT_ENOMEM;
+		t->dir = out_path;
+		archive_write_disk_set_options(t->a, ARCHIVE_EXTRACT_PERM |
+					       ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+					       ARCHIVE_EXTRACT_SECURE_SYMLINKS);
+		return 0;
+	}
+	t->a = archive_write_new();
+	if (!t->a)
+		return KT_ENOMEM;
+	if (ends_with(out_path, ".tar.zst") || ends_with(out_path, ".tzst"))
+		r = archive_write_add_filter_zstd(t->a);
+	else if (ends_with(out_path, ".tar"))
+		r = archive_write_add_filter_none(t->a);
+	else if ((r = archive_write_add_filter_gzip(t->a)) == ARCHIVE_OK)
+		/* no time in the gzip header: the same step, the same bytes */
+		r = archive_write_set_filter_option(t->a, "gzip", "timestamp", NULL);
+	if (r != ARCHIVE_OK ||
+	    archive_write_set_format_pax_restricted(t->a) != ARCHIVE_OK ||
+	    archive_write_open_filename(t->a, out_path) != ARCHIVE_OK) {
+		snprintf(err, errlen, "%s: %s", out_path, archive_error_string(t->a));
+		return KT_EIO;
+	}
+	return 0;
+}
+
 int kt_replay_bundle_write(kt_store *s, const char *run, uint64_t seq,
 		     const char *out_path, char *err, size_t errlen)
 {
@@ -763,18 +828,9 @@ int kt_replay_bundle_write(kt_store *s, const char *run, uint64_t seq,
 	rc = kt_replay_target_load(s, run, seq, &st, err, errlen);
 	if (rc)
 		goto out;
-	t.a = archive_write_new();
-	if (!t.a) {
-		rc = KT_ENOMEM;
+	rc = bundle_open(&t, out_path, err, errlen);
+	if (rc)
 		goto out;
-	}
-	if (archive_write_set_format_pax_restricted(t.a) != ARCHIVE_OK ||
-	    archive_write_add_filter_zstd(t.a) != ARCHIVE_OK ||
-	    archive_write_open_filename(t.a, out_path) != ARCHIVE_OK) {
-		snprintf(err, errlen, "%s: %s", out_path, archive_error_string(t.a));
-		rc = KT_EIO;
-		goto out;
-	}
 	man = cJSON_CreateObject();
 	cJSON_AddStringToObject(man, "ktraj_bundle", "1");
 	cJSON_AddStringToObject(man, "run", run);
@@ -801,7 +857,8 @@ int kt_replay_bundle_write(kt_store *s, const char *run, uint64_t seq,
 	}
 	/* the step's directory inside the workspace */
 	if (st.cwd && st.root && (sl = strlen(st.root)) &&
-	    !strncmp(st.cwd, st.root, sl) && st.cwd[sl] == '/' && safe_rel(st.cwd + sl + 1))
+	    !strncmp(st.cwd, st.root, sl) && st.cwd[sl] == '/' && safe_rel(st.cwd + sl + 1) &&
+	    !strchr(st.cwd, '\n')) /* workdir holds one line */
 		subdir = st.cwd + sl + 1;
 	cJSON_AddStringToObject(man, "cwd", subdir);
 	cmd = kt_replay_unhost(st.command ? st.command : "", st.root);
@@ -964,12 +1021,26 @@ int kt_replay_bundle_write(kt_store *s, const char *run, uint64_t seq,
 			post = "[ -n \"${KTRAJ_CACHE:-}\" ] && [ -x build/harness/ktraj-harness ] && [ ! -d \"$KTRAJ_CACHE/harness-build\" ] &&\n"
 			       "\tcp -r build/harness \"$KTRAJ_CACHE/harness-build\"\n";
 		} else {
-			snprintf(cd, sizeof(cd), "mkdir -p \"$B/workspace/%s\"\ncd \"$B/workspace/%s\" || exit 1\n",
-				 sub ? sub : "", sub ? sub : "");
+			/* the step's directory is data (the file workdir), read
+			 * into a variable and used quoted: a recorded cwd such
+			 * as x$(...) or x"; rm ... names a folder, never runs */
+			char wd[4200];
+
+			snprintf(cd, sizeof(cd),
+				 "W=\nIFS= read -r W <\"$B/workdir\"\n"
+				 "mkdir -p -- \"$B/workspace/$W\" && cd -- \"$B/workspace/$W\" || exit 1\n");
+			snprintf(wd, sizeof(wd), "%s\n", sub ? sub : "");
+			if ((rc = tw_add(&t, "workdir", wd, strlen(wd), 0644)))
+				goto out;
 		}
 		if (asprintf(&script,
 			     "#!/bin/sh\n"
 			     "# ktraj replay bundle: run %s step %llu (%s).\n"
+			     "# NO ISOLATION: this script runs the recorded commands (command.sh)\n"
+			     "# as you, with your files, network and processes in reach; it applies\n"
+			     "# no sandbox.  Read command.sh first, or use `ktraj replay`.\n"
+			     "# Recorded values (the step's directory: workdir) are read as data,\n"
+			     "# never run as shell text.\n"
 			     "# Needs sh, a C compiler and, for CUDA steps, the CUDA Toolkit.\n"
 			     "# Writes result.json next to this script; `ktraj import result.json`\n"
 			     "# records it as a replay event on the original step.\n"
@@ -1005,7 +1076,7 @@ out:
 		snprintf(err, errlen, "%s", t.err[0] ? t.err : kt_strerror(rc));
 	if (t.a)
 		archive_write_free(t.a);
-	if (rc && t.a)
+	if (rc && t.a && !t.dir)
 		unlink(out_path);
 	free(f.paths);
 	cJSON_Delete(f.incl);

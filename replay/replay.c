@@ -323,7 +323,7 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 		snprintf(err, errlen, "cannot create a temp directory: %s", strerror(errno));
 		return KT_EIO;
 	}
-	snprintf(tarball, sizeof(tarball), "%s/bundle.tar.zst", dir);
+	snprintf(tarball, sizeof(tarball), "%s/bundle.tar.gz", dir);
 	snprintf(xdir, sizeof(xdir), "%s/x", dir);
 	rc = kt_replay_bundle_write(s, run, seq, tarball, err, errlen);
 	if (rc)
