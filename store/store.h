@@ -59,6 +59,11 @@ extern "C" {
 #define KT_EPARSE   (-12) /* malformed input (importers, JSONL) */
 #define KT_ENODEV   (-13) /* no CUDA device (bench, replay) */
 #define KT_ECHILD   (-14) /* a child process failed or was killed */
+#define KT_ECHANGED (-15) /* a store this handle reads without its lock
+			     (kt_store_open: read-only file or directory)
+			     changed while it read: what failed a check may
+			     be a page another process was rewriting, not
+			     damage; reading again sees it */
 
 /* Static text for a KT_E* code; never NULL. */
 const char *kt_strerror(int err);
@@ -142,6 +147,17 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out);
  * valid until that thread's next kt_store_open.
  */
 const char *kt_store_open_errmsg(void);
+
+/*
+ * Whether s reads its store without the lock (kt_store_open fell back to
+ * MDB_NOLOCK) and the store file has been written since s opened it (its
+ * size or modification time differ).  A KT_ECORRUPT such a handle meets
+ * then may be a page the writer was rewriting (no reader table tells the
+ * writer to keep it): report KT_ECHANGED instead, exit 3 is for damage.
+ * The store's own checks do so (kt_err); this is for callers that got
+ * KT_ECORRUPT from a code path that did not.  0 for a locked handle.
+ */
+int kt_store_changed(kt_store *s);
 
 /*
  * Bound the handle's cache of decompressed event blocks to `bytes` (0 turns
