@@ -43,7 +43,7 @@ MALLOC_LINK = -Wl,--push-state,--no-as-needed \
 MALLOC_LIBS = $(if $(MALLOC),$(MALLOC_LINK))
 
 # library modules, lowest first: base <- store <- import <- analyze <-
-# export, replay <- cli (analyze reads import's importer table only).  A
+# replay <- export <- cli (analyze reads import's importer table only).  A
 # folder that does not exist yet adds nothing.
 LIB_DIRS := base store import analyze export replay
 LIB_SRC  := $(sort $(wildcard $(LIB_DIRS:%=%/*.c)))
@@ -133,6 +133,9 @@ lint:
 	@! grep -nE '#include +["<](import|imp_int|impx|archive)\.h' import/jsonstrict.c import/jsonstrict.h || { echo "jsonstrict is a pure check: no session, no libarchive"; exit 1; }
 	@! grep -nE '\bkt_in_[a-z_]+\(|\bkt_import_paths\(' import/workspace.c import/shell.c import/sh_*.c import/shellparse.c || { echo "the workspace and the shell classifier do not call the driver"; exit 1; }
 	@! grep -nE '#include +"(\.\./import/)?imp_int\.h"' cli/*.c || { echo "cli/ uses import.h, never the session's state"; exit 1; }
+	@! grep -nE '#include +"\.\./(cli|export|replay)/' import/*.[ch] analyze/*.[ch] 2>/dev/null || { echo "import/ and analyze/ must not depend on replay/, export/ or cli/"; exit 1; }
+	@! grep -nE '#include +"\.\./(cli|export)/' replay/*.[ch] 2>/dev/null || { echo "replay/ must not depend on export/ or cli/"; exit 1; }
+	@! grep -nE '#include +"\.\./cli/' export/*.[ch] 2>/dev/null || { echo "export/ must not depend on cli/"; exit 1; }
 
 deps:
 	apt-get update

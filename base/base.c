@@ -26,6 +26,7 @@ const char *kt_strerror(int err)
 	case KT_EPARSE: return "malformed input";
 	case KT_ENODEV: return "no CUDA device";
 	case KT_ECHILD: return "child process failed";
+	case KT_ECHANGED: return "the store changed during the read (another process wrote it; this reader cannot take its lock): read again";
 	}
 	return "unknown error";
 }

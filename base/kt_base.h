@@ -37,6 +37,11 @@ extern "C" {
 #define KT_EPARSE   (-12) /* malformed input (importers, JSONL) */
 #define KT_ENODEV   (-13) /* no CUDA device (bench, replay) */
 #define KT_ECHILD   (-14) /* a child process failed or was killed */
+#define KT_ECHANGED (-15) /* a store this handle reads without its lock
+			     (kt_store_open: read-only file or directory)
+			     changed while it read: what failed a check may
+			     be a page another process was rewriting, not
+			     damage; reading again sees it */
 
 /* Static text for a KT_E* code; never NULL ("unknown error" for others). */
 const char *kt_strerror(int err);

@@ -36,6 +36,10 @@ static const char usage[] =
 	"event is refused.  A blob line creates the run NAME like an event\n"
 	"does (stdin with blob lines only leaves a run of 0 events, which the\n"
 	"next append adds to); stdin without events or blobs creates nothing.\n"
+	"A run line {\"run\":{...}} (what export writes first) gives a new run\n"
+	"the exported run's meta (its working directory, task, ...; the\n"
+	"exported id, format, identity and source go to meta \"origin\"); a\n"
+	"run that exists keeps its own.\n"
 	"The first bad line stops the command; what came before it stays.\n"
 	"Exit 1 for a bad line (the error names its line), 2 for bad usage.\n"
 	"Prints what was appended (--json: one object).\n";
@@ -49,7 +53,43 @@ struct app {
 			    or a blob line) */
 	uint64_t n;      /* events in the run */
 	uint64_t added, blobs;
+	cJSON *meta;     /* a new run's meta, from the input's run line */
 };
+
+/*
+ * The meta of the run NAME creates, from a run line (what `export` writes
+ * first): every field of the exported run's meta (its working directory
+ * "cwd", task, sources...) is kept, so a replay bundle of the copy finds
+ * its workspace as the original's does.  identity and source are the new
+ * run's ("append:NAME", "append": its id is derived from them); the
+ * exported run's id, format, identity and source go to "origin".
+ */
+static int take_run_line(struct app *a, const kt_jsonl_rec *r)
+{
+	cJSON *m = r->meta ? cJSON_Duplicate(r->meta, 1) : cJSON_CreateObject();
+	cJSON *o = cJSON_CreateObject();
+	static const char *const moved[] = { "identity", "source" };
+	size_t i;
+
+	if (!m || !o || !cJSON_AddItemToObject(m, "origin", o)) {
+		cJSON_Delete(m);
+		cJSON_Delete(o);
+		return KT_ENOMEM;
+	}
+	if (r->run)
+		cJSON_AddStringToObject(o, "run", r->run);
+	if (r->format)
+		cJSON_AddStringToObject(o, "format", r->format);
+	for (i = 0; i < sizeof(moved) / sizeof(moved[0]); i++) {
+		cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(m, moved[i]);
+
+		if (v)
+			cJSON_AddItemToObject(o, moved[i], v);
+	}
+	cJSON_Delete(a->meta);
+	a->meta = m;
+	return 0;
+}
 
 /* A store error on line lineno.  What the line's data caused (a payload
  * the store refuses, an event or blob too large) exits 1 like every bad
@@ -83,8 +123,14 @@ static int append_line(struct app *a, const char *line, size_t len,
 		cli_err(a->c, "line %llu: %s", (unsigned long long)lineno, err);
 		return KT_EXIT_FAIL;
 	}
-	if (r.is_run)
-		goto out; /* the target run is named on the command line */
+	if (r.is_run) {
+		/* the target run is named on the command line; a new one
+		 * takes the line's meta, an existing run keeps its own */
+		if (!a->have_run && take_run_line(a, &r))
+			rc = cli_err(a->c, "line %llu: out of memory",
+				     (unsigned long long)lineno);
+		goto out;
+	}
 	/* ns since the epoch: a time before 1970 is a recorder's bug (a
 	 * relative or uninitialized clock), not a time; null is unknown */
 	if (r.has_ts && r.ts_ns != KT_TS_UNKNOWN && r.ts_ns < 0) {
@@ -100,7 +146,7 @@ static int append_line(struct app *a, const char *line, size_t len,
 		rc = kt_store_begin(a->s);
 		if (!rc && !a->have_run) {
 			rc = cli_record_create(a->s, a->run, a->name, "append",
-					       NULL);
+					       a->meta);
 			if (rc == KT_EEXIST) /* another writer made it */
 				rc = 0;
 		}
@@ -162,6 +208,7 @@ static int append_line(struct app *a, const char *line, size_t len,
 	e.expect = r.has_hash ? r.hash : NULL;
 	e.new_name = a->name;
 	e.new_source = "append";
+	e.new_meta = a->meta;
 	rc = cli_record(a->s, a->run, &e);
 	if (e.created || !rc)
 		a->have_run = 1;
@@ -289,6 +336,7 @@ int cmd_append(struct cli *c, int argc, char **argv)
 		}
 	}
 	free(line);
+	cJSON_Delete(a.meta);
 	{
 		int rc2 = kt_store_close(a.s);
 

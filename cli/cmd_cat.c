@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "outfmt.h"
+#include "../export/export.h"
 #include "wsutil.h"
 
 static const char usage[] =
@@ -55,10 +56,10 @@ static int put_json(struct cli *c, kt_store *s, const char *run,
 		cJSON_AddNumberToObject(o, "at", (double)at);
 		cJSON_AddStringToObject(o, "blob", hex);
 		cJSON_AddNumberToObject(o, "bytes", (double)len);
-		cJSON_AddBoolToObject(o, "binary", !cli_is_text(data, len));
+		cJSON_AddBoolToObject(o, "binary", !kt_export_is_text(data, len));
 	}
-	if (o && cli_json_add_bytes(o, "content", data, len,
-				    b64 ? CLI_BYTES_BASE64 : CLI_BYTES_TEXT) < 0) {
+	if (o && kt_export_add_bytes(o, "content", data, len,
+				    b64 ? KT_EXPORT_BYTES_BASE64 : KT_EXPORT_BYTES_TEXT) < 0) {
 		cJSON_Delete(o);
 		o = NULL;
 	}

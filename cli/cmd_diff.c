@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "outfmt.h"
-#include "udiff.h"
+#include "../export/export.h"
 #include "wsutil.h"
 
 static const char usage[] =
@@ -111,7 +111,7 @@ static int put_json(struct cli *c, const char *path, uint64_t a, uint64_t b,
 		cJSON_AddNullToObject(o, "diff");
 	} else {
 		m = open_memstream(&text, &tlen);
-		if (!m || kt_udiff(da, la, db, lb, lab_a, lab_b, ctx, m) < 0 ||
+		if (!m || kt_export_udiff(da, la, db, lb, lab_a, lab_b, ctx, m) < 0 ||
 		    fclose(m))
 			goto oom;
 		m = NULL;
@@ -181,8 +181,8 @@ static int diff_path(struct cli *c, kt_store *s, const char *run,
 		rc = put_json(c, path, a, b, sa ? ha : NULL, sb ? hb : NULL,
 			      da, la, db, lb, sa ? lab_a : "/dev/null",
 			      sb ? lab_b : "/dev/null",
-			      (da && !cli_is_text(da, la)) ||
-			      (db && !cli_is_text(db, lb)), ctx, NULL);
+			      (da && !kt_export_is_text(da, la)) ||
+			      (db && !kt_export_is_text(db, lb)), ctx, NULL);
 		goto out;
 	}
 	if ((da && memchr(da, 0, la)) || (db && memchr(db, 0, lb))) {
@@ -196,7 +196,7 @@ static int diff_path(struct cli *c, kt_store *s, const char *run,
 		char *t = NULL;
 		size_t tl = 0;
 		FILE *m = open_memstream(&t, &tl);
-		int r = m ? kt_udiff(da, la, db, lb, sa ? lab_a : "/dev/null",
+		int r = m ? kt_export_udiff(da, la, db, lb, sa ? lab_a : "/dev/null",
 				     sb ? lab_b : "/dev/null", ctx, m) : -1;
 
 		if (m && fclose(m))
@@ -206,7 +206,7 @@ static int diff_path(struct cli *c, kt_store *s, const char *run,
 		else
 			cli_put_safe(stdout, t, tl);
 		free(t);
-	} else if (kt_udiff(da, la, db, lb, sa ? lab_a : "/dev/null",
+	} else if (kt_export_udiff(da, la, db, lb, sa ? lab_a : "/dev/null",
 			    sb ? lab_b : "/dev/null", ctx, stdout) < 0) {
 		rc = cli_err(c, "out of memory");
 	}

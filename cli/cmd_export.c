@@ -1,18 +1,18 @@
 /* cmd_export.c - `ktraj export`: a run as JSONL, ATIF, NDJSON tables or a
- * replay bundle.  The exporters live in jsonl_export.c, export_atif.c,
- * export_ndjson.c and bundle.c (export.h). */
+ * replay bundle.  Options are checked here against the chosen exporter's
+ * flags; the exporters are the table of export/export.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "export.h"
+#include "../export/export.h"
 
 static const char usage[] =
 	"usage: ktraj export RUN [--format jsonl|atif] [--redact] [-o FILE]\n"
 	"       ktraj export RUN|--all --format ndjson --partition DIR [--redact]\n"
-	"       ktraj export RUN --step SEQ --bundle FILE.tar.zst\n"
+	"       ktraj export RUN --step SEQ --bundle FILE.tar.gz|DIR/\n"
 	"\n"
 	"--format jsonl  (default) ktraj JSONL, one event per line with the\n"
 	"                blobs its events refer to (FORMAT.md \"JSONL\"); `ktraj\n"
@@ -22,10 +22,26 @@ static const char usage[] =
 	"                zstd-compressed NDJSON tables partitioned by run:\n"
 	"                DIR/<table>/run=<id>/part-0.ndjson.zst (--all: every run)\n"
 	"--step SEQ --bundle FILE\n"
-	"                a self-contained replay bundle of step SEQ\n"
+	"                a self-contained replay bundle of step SEQ: a .tar.gz\n"
+	"                (`tar -xzf` unpacks it; .tar.zst and .tar by name), or\n"
+	"                the unpacked folder when FILE ends in / or is a directory\n"
 	"--redact        replace e-mails, user names, host names and secrets with\n"
 	"                stable placeholders (every format but --bundle)\n"
 	"-o FILE         write to FILE instead of stdout\n";
+
+/* "unknown format 'x' (jsonl, atif, ndjson)": the formats --format takes,
+ * from the exporter table. */
+static int unknown_format(struct cli *c, const char *format)
+{
+	char names[256] = "";
+	size_t i, n = 0;
+
+	for (i = 0; kt_exporters[i]; i++)
+		if (!(kt_exporters[i]->flags & KT_EXPORT_STEP) && n < sizeof(names))
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+					      n ? ", " : "", kt_exporters[i]->name);
+	return cli_usage(c, "unknown format '%s' (%s)", format, names);
+}
 
 int cmd_export(struct cli *c, int argc, char **argv)
 {
@@ -36,6 +52,8 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	uint64_t step = 0;
 	kt_store *s = NULL;
 	FILE *out = stdout;
+	const kt_exporter *ex;
+	kt_export_args args = { 0 };
 
 	if (cli_wants_help(argc, argv, usage))
 		return KT_EXIT_OK;
@@ -73,17 +91,19 @@ int cmd_export(struct cli *c, int argc, char **argv)
 			return cli_usage(c, "--step SEQ and --bundle FILE go together");
 		if (cli_u64(step_arg, &step) || !step)
 			return cli_usage(c, "--step needs a sequence number >= 1");
-	} else if (!strcmp(format, "ndjson")) {
-		if (!partition)
-			return cli_usage(c, "--format ndjson needs --partition DIR");
-	} else if (strcmp(format, "jsonl") && strcmp(format, "atif")) {
-		return cli_usage(c, "unknown format '%s' (jsonl, atif, ndjson)", format);
-	} else if (partition) {
-		return cli_usage(c, "--partition goes with --format ndjson");
+		ex = kt_exporter_find("bundle");
+	} else {
+		ex = kt_exporter_find(format);
+		if (!ex || (ex->flags & KT_EXPORT_STEP))
+			return unknown_format(c, format);
+		if ((ex->flags & KT_EXPORT_DIR) && !partition)
+			return cli_usage(c, "--format %s needs --partition DIR", format);
+		if (!(ex->flags & KT_EXPORT_DIR) && partition)
+			return cli_usage(c, "--partition goes with --format ndjson");
 	}
 	if (all && spec)
 		return cli_usage(c, "give RUN or --all, not both");
-	if (all && (bundle || strcmp(format, "ndjson")))
+	if (all && !(ex->flags & KT_EXPORT_ALL))
 		return cli_usage(c, "--all works with --format ndjson --partition only");
 	if (!all && !spec)
 		return cli_usage(c, "which run? (ktraj export RUN ...)");
@@ -92,21 +112,18 @@ int cmd_export(struct cli *c, int argc, char **argv)
 		return rc;
 	if (spec && (rc = cli_run(c, s, spec, run)))
 		goto out;
-	if (bundle) {
-		rc = kt_export_bundle(s, run, step, bundle, err, sizeof(err));
-	} else if (partition) {
-		rc = kt_export_ndjson(s, all ? NULL : run, partition, redact,
-				      err, sizeof(err));
-	} else {
+	args.run = all ? NULL : run;
+	args.step = step;
+	args.redact = redact;
+	args.path = bundle ? bundle : partition;
+	if (ex->flags & KT_EXPORT_STREAM) {
 		if (out_path && !(out = fopen(out_path, "w"))) {
 			rc = cli_err(c, "%s: %s", out_path, strerror(errno));
 			out = stdout;
 			goto out;
 		}
-		if (!strcmp(format, "jsonl"))
-			rc = kt_export_jsonl(s, run, redact, out, err, sizeof(err));
-		else
-			rc = kt_export_atif(s, run, redact, out, err, sizeof(err));
+		args.out = out;
+		rc = ex->write(s, &args, err, sizeof(err));
 		if (out != stdout) {
 			if (fclose(out) && !rc)
 				rc = KT_EIO;
@@ -116,6 +133,8 @@ int cmd_export(struct cli *c, int argc, char **argv)
 		} else if (fflush(stdout) && !rc) {
 			rc = KT_EIO;
 		}
+	} else {
+		rc = ex->write(s, &args, err, sizeof(err));
 	}
 	if (rc) {
 		cli_err(c, "%s", err[0] ? err : kt_strerror(rc));

@@ -5,7 +5,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
-#include "evjson.h"
+#include "../export/export.h"
 #include "outfmt.h"
 
 static const char usage[] =
@@ -50,7 +50,7 @@ static int log_json(const kt_event *ev, cJSON *p)
 	cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
 	cJSON_AddStringToObject(o, "kind", kn ? kn : "unknown");
 	cJSON_AddStringToObject(o, "actor", ev->actor ? ev->actor : "");
-	kt_json_add_ns(o, "ts", ev->ts_ns);
+	kt_export_add_ns(o, "ts", ev->ts_ns);
 	if (ev->parent)
 		cJSON_AddNumberToObject(o, "parent", (double)ev->parent);
 	else

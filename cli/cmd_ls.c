@@ -7,7 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
-#include "evjson.h"
+#include "../export/export.h"
 #include "outfmt.h"
 #include "../import/impx.h"
 
@@ -117,7 +117,7 @@ static int put_row(const kt_run_info *ri, int json, size_t i)
 		cJSON_AddStringToObject(o, "name", ri->name);
 		cJSON_AddStringToObject(o, "format", ri->format);
 		cJSON_AddNumberToObject(o, "events", (double)ri->n_events);
-		kt_json_add_ns(o, "created", ri->created_ns);
+		kt_export_add_ns(o, "created", ri->created_ns);
 		meta = ri->meta_json ? cJSON_Parse(ri->meta_json) : NULL;
 		if (meta)
 			cJSON_AddItemToObject(o, "meta", meta);

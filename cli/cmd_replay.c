@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "outfmt.h"
-#include "replay.h"
+#include "../replay/replay.h"
 
 static const char usage[] =
 	"usage: ktraj replay RUN SEQ [--json] [--timeout S] [--mem BYTES] [--allow-network]\n"
@@ -59,6 +59,28 @@ static int collect(const kt_event *ev, void *arg)
 	}
 	b->seq[b->n++] = ev->seq;
 	return 0;
+}
+
+/* Replay step seq and record its verdict as a `replay` event on it (the
+ * library runs and judges; recording is the command's, as for append and
+ * bench --record). */
+static int replay_one(kt_store *s, const char *run, uint64_t seq,
+		      const kt_replay_limits *lim, const char *cache,
+		      cJSON **out, char *err, size_t errlen)
+{
+	cli_event e;
+	int rc = kt_replay_step(s, run, seq, lim, cache, out, err, errlen);
+
+	if (rc)
+		return rc;
+	cli_event_init(&e, KT_KIND_REPLAY, "harness", seq, *out);
+	rc = cli_record(s, run, &e);
+	if (rc) {
+		snprintf(err, errlen, "recording the replay: %s", kt_strerror(rc));
+		cJSON_Delete(*out);
+		*out = NULL;
+	}
+	return rc;
 }
 
 static void print_row(const char *run, const cJSON *p, int json)
@@ -155,8 +177,8 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 		if (all && c->progress)
 			fprintf(stderr, "\rktraj: replay: [%zu/%zu] step %llu ", k + 1, b.n,
 				(unsigned long long)b.seq[k]);
-		rc = kt_replay_step(s, run, b.seq[k], &lim,
-				    cache_opt ? cache_opt : all ? cache : NULL, &p, err, sizeof(err));
+		rc = replay_one(s, run, b.seq[k], &lim,
+				cache_opt ? cache_opt : all ? cache : NULL, &p, err, sizeof(err));
 		if (rc) {
 			int code = cli_exit_code(rc);
 
@@ -171,7 +193,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			 * still gets its row, verdict failed */
 			p = cJSON_CreateObject();
 			cJSON_AddNumberToObject(p, "step", (double)b.seq[k]);
-			cJSON_AddStringToObject(p, "verdict", KT_V_FAILED);
+			cJSON_AddStringToObject(p, "verdict", KT_REPLAY_FAILED);
 			cJSON_AddStringToObject(p, "reason", err);
 			print_row(run, p, json);
 			cJSON_Delete(p);

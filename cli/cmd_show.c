@@ -9,7 +9,7 @@
 
 #include "../import/archive_policy.h"
 #include "cli.h"
-#include "evjson.h"
+#include "../export/export.h"
 #include "outfmt.h"
 
 static const char usage[] =
@@ -83,7 +83,7 @@ static void show_plain(const char *run, const kt_run_info *ri,
 	char ts[40], hex[KT_HASH_HEX + 1];
 	const char *kn = kt_kind_name(ev->kind);
 
-	kt_ts_iso(ev->ts_ns, ts, sizeof(ts));
+	kt_export_ts_iso(ev->ts_ns, ts, sizeof(ts));
 	printf("run     %s (", run);
 	put_text(ri->name ? ri->name : "", ri->name ? strlen(ri->name) : 0, raw);
 	printf(")\n");
@@ -235,8 +235,8 @@ static int put_source(struct cli *c, const char *run, const kt_event *ev,
 		return ferror(stdout) ? cli_err(c, "write error") : KT_EXIT_OK;
 	}
 	o = source_obj(run, ev);
-	if (o && cli_json_add_bytes(o, "source", rec, len,
-				    CLI_BYTES_TEXT_OR_BASE64) < 0) {
+	if (o && kt_export_add_bytes(o, "source", rec, len,
+				    KT_EXPORT_BYTES_TEXT_OR_BASE64) < 0) {
 		cJSON_Delete(o);
 		o = NULL;
 	}
@@ -440,7 +440,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 				 json ? SRC_JSON :
 				 !raw && isatty(STDOUT_FILENO) ? SRC_SAFE : 0);
 	} else if (json) {
-		if (cli_put_json(kt_evjson(run, &ev)))
+		if (cli_put_json(kt_export_event(run, &ev)))
 			rc = cli_err(c, "event %llu: payload is not JSON",
 				     (unsigned long long)seq);
 	} else {

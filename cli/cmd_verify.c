@@ -77,6 +77,8 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 	if (!rc)
 		rc = kt_store_verify_blobrefs(s, spec ? run : NULL, &bad_run,
 					      &bad_seq);
+	if (rc == KT_ECORRUPT && kt_store_changed(s))
+		rc = KT_ECHANGED; /* printed below: exit 1, not 3 */
 	if (rc == KT_ECORRUPT) {
 		const char *d = kt_store_errmsg(s);
 		size_t bl = bad_run ? strlen(bad_run) : 0;

@@ -104,6 +104,11 @@ int cli_store_err(const struct cli *c, kt_store *s, int err, const char *what)
 {
 	const char *detail = s ? kt_store_errmsg(s) : "";
 
+	/* exit 3 is for damage: a lock-less reader's failed check while
+	 * another process wrote the store is not (kt_store_changed) */
+	if (err == KT_ECORRUPT && kt_store_changed(s))
+		err = KT_ECHANGED;
+
 	if (detail && *detail)
 		cli_err(c, "%s: %s: %s", what, kt_strerror(err), detail);
 	else

@@ -6,7 +6,6 @@
 
 #include "outfmt.h"
 #include "../store/store.h"
-#include "../import/ktraj_jsonl.h"
 
 void cli_oneline(const char *s, size_t max, char *out)
 {
@@ -122,43 +121,6 @@ int cli_put_safe(FILE *f, const char *s, size_t n)
 const char *cli_jstr(const cJSON *o, const char *key)
 {
 	return kt_json_str(o, key);
-}
-
-int cli_is_text(const void *data, size_t n)
-{
-	return !memchr(data, 0, n) && kt_utf8_valid(data, n, NULL);
-}
-
-int cli_json_add_bytes(cJSON *o, const char *key, const void *data,
-		       size_t len, int b64)
-{
-	char k[64], *t;
-	int text = cli_is_text(data, len);
-
-	if (text && b64 != CLI_BYTES_BASE64) {
-		/* data may lack the NUL cJSON wants */
-		t = malloc(len + 1);
-		if (!t)
-			return -1;
-		memcpy(t, data, len);
-		t[len] = 0;
-		if (!cJSON_AddStringToObject(o, key, t)) {
-			free(t);
-			return -1;
-		}
-		free(t);
-		return 1;
-	}
-	if (b64 == CLI_BYTES_TEXT)
-		return 0;
-	snprintf(k, sizeof(k), "%s_base64", key);
-	t = kt_base64_encode(data, len);
-	if (!t || !cJSON_AddStringToObject(o, k, t)) {
-		free(t);
-		return -1;
-	}
-	free(t);
-	return text;
 }
 
 int cli_put_json(cJSON *o)

@@ -35,18 +35,4 @@ int cli_put_safe(FILE *f, const char *s, size_t n);
 
 /* String member of o, or NULL. */
 const char *cli_jstr(const cJSON *o, const char *key);
-/* Valid UTF-8 (RFC 3629: no overlong forms, surrogates or code points past
- * U+10FFFF) without NUL: bytes that can travel as a JSON string. */
-int cli_is_text(const void *data, size_t n);
-
-/* How cli_json_add_bytes stores bytes that are not text (cli_is_text). */
-#define CLI_BYTES_TEXT 0        /* omitted */
-#define CLI_BYTES_TEXT_OR_BASE64 1 /* "<key>_base64" instead */
-#define CLI_BYTES_BASE64 2      /* always "<key>_base64", text too */
-
-/* Add data to o as the string `key` when it is text, else as `how` says
- * (base64 per RFC 4648).  Returns 1 when added as text, 0 when not
- * (omitted or base64), -1 on allocation failure. */
-int cli_json_add_bytes(cJSON *o, const char *key, const void *data,
-		       size_t len, int how);
 #endif

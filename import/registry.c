@@ -17,6 +17,8 @@ extern const kt_importer kt_importer_codex;
 extern const kt_importer kt_importer_atif;
 extern const kt_importer kt_importer_swe_agent;
 extern const kt_importer kt_importer_openhands;
+/* the result.json of a replay bundle: replay/result_import.c, beside the
+ * bundle writer and the judge it uses */
 extern const kt_importer kt_importer_replay;
 
 const kt_importer *const kt_importers[] = {

@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
+#include <unistd.h>
 #include <cjson/cJSON.h>
 #include "store_int.h"
 
@@ -61,6 +62,22 @@ const char *kt_store_errmsg(const kt_store *s)
 	return s ? s->err : "";
 }
 
+/* ns of a stat's modification time */
+static int64_t mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+int kt_store_changed(kt_store *s)
+{
+	struct stat st;
+
+	if (!s || !s->nolock)
+		return 0;
+	return stat(s->path, &st) || (int64_t)st.st_size != s->mark_size ||
+	       mtime_ns(&st) != s->mark_mtime_ns;
+}
+
 int kt_err(kt_store *s, int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -68,6 +85,11 @@ int kt_err(kt_store *s, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->err, sizeof(s->err), fmt, ap);
 	va_end(ap);
+	/* without the lock, a writer may reuse a page this handle still
+	 * reads (lmdb.h MDB_NOLOCK): a failed check after the file changed
+	 * is no proof of damage */
+	if (code == KT_ECORRUPT && kt_store_changed(s))
+		code = KT_ECHANGED;
 	return code;
 }
 
@@ -507,7 +529,7 @@ static int check_file(kt_store *s, const char *path, off_t size,
 /* why the calling thread's last kt_store_open failed */
 static _Thread_local char open_err[256];
 
-int kt_store_open(const char *path, unsigned flags, kt_store **out)
+static int open_once(const char *path, unsigned flags, kt_store **out)
 {
 	kt_store *s;
 	struct stat st;
@@ -595,6 +617,9 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out)
 		mdb_env_set_mapsize(s->env, (size_t)map);
 		s->flags |= KT_OPEN_RDONLY;
 		s->flags &= ~KT_OPEN_CREATE;
+		s->nolock = 1;
+		s->mark_size = (int64_t)st.st_size;
+		s->mark_mtime_ns = mtime_ns(&st);
 		rc = mdb_env_open(s->env, path, (ef & ~MDB_NOSYNC) | MDB_RDONLY |
 				  MDB_NOLOCK, 0644);
 	}
@@ -657,6 +682,45 @@ fail:
 	/* the detail outlives the handle for kt_store_open_errmsg */
 	snprintf(open_err, sizeof(open_err), "%s", s->err);
 	kt_store_close(s);
+	return rc;
+}
+
+/* Whether this process would read the store at path without its lock:
+ * the lock file (or, when it is missing, the folder) cannot be written. */
+static int lock_unwritable(const char *path)
+{
+	char lock[4200];
+
+	snprintf(lock, sizeof(lock), "%s-lock", path);
+	if (access(lock, W_OK) == 0)
+		return 0;
+	return errno == EACCES || errno == EROFS;
+}
+
+int kt_store_open(const char *path, unsigned flags, kt_store **out)
+{
+	int rc, tries;
+
+	/* A reader without the lock checks pages (KT_OPEN_CHECK, the meta
+	 * pages) that a writer may be rewriting: a failure while the file
+	 * changed is tried again, twice, then KT_ECHANGED - never the
+	 * KT_ECORRUPT that means damage */
+	for (tries = 0;; tries++) {
+		struct stat a, b;
+		int had = path && stat(path, &a) == 0;
+
+		rc = open_once(path, flags, out);
+		if (rc == KT_ECORRUPT && had && !(flags & KT_OPEN_CREATE) &&
+		    lock_unwritable(path) &&
+		    (stat(path, &b) || b.st_size != a.st_size ||
+		     mtime_ns(&b) != mtime_ns(&a)))
+			rc = KT_ECHANGED;
+		if (rc != KT_ECHANGED || tries == 2)
+			break;
+	}
+	if (rc == KT_ECHANGED)
+		snprintf(open_err, sizeof(open_err), "%s: %s", path,
+			 kt_strerror(KT_ECHANGED));
 	return rc;
 }
 

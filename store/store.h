@@ -103,6 +103,17 @@ int kt_store_open(const char *path, unsigned flags, kt_store **out);
 const char *kt_store_open_errmsg(void);
 
 /*
+ * Whether s reads its store without the lock (kt_store_open fell back to
+ * MDB_NOLOCK) and the store file has been written since s opened it (its
+ * size or modification time differ).  A KT_ECORRUPT such a handle meets
+ * then may be a page the writer was rewriting (no reader table tells the
+ * writer to keep it): report KT_ECHANGED instead, exit 3 is for damage.
+ * The store's own checks do so (kt_err); this is for callers that got
+ * KT_ECORRUPT from a code path that did not.  0 for a locked handle.
+ */
+int kt_store_changed(kt_store *s);
+
+/*
  * Bound the handle's cache of decompressed event blocks to `bytes` (0 turns
  * it off; the default is 64 MiB).  Point reads of events in a cached block
  * cost no decompression; without the cache every BODY or HASH point read

@@ -163,6 +163,11 @@ struct kt_store {
 	unsigned flags;
 	char *path;
 	uint64_t mapsize;
+	/* opened without the lock (MDB_NOLOCK): the file's size and
+	 * modification time when the open began, to tell a concurrent
+	 * writer's rewritten page from damage (kt_err, kt_store_changed) */
+	int nolock;
+	int64_t mark_size, mark_mtime_ns;
 
 	MDB_txn *wtxn;         /* open write transaction or NULL */
 	MDB_txn *rtxn;         /* reusable read transaction (reset when idle) */

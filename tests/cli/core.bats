@@ -471,7 +471,7 @@ assert [c["exit_code"] for c in k("compile")].count(0)==3'
 	run "$KTRAJ" blame speedup 3db88dd1
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"Could you keep the row in registers"* ]]
-	run "$KTRAJ" diff 3db88dd1 14 32
+	run "$KTRAJ" diff 3db88dd1 16 34
 	[[ "$output" == *"+	// online softmax"* ]]
 }
 

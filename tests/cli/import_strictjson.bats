@@ -187,7 +187,7 @@ PY
 	"$KTRAJ" ls --json | python3 -c '
 import json,sys
 r=[json.loads(l) for l in sys.stdin]
-assert len(r)==1 and r[0]["events"]==39, r'
+assert len(r)==1 and r[0]["events"]==41, r'
 	"$KTRAJ" log 3db88dd1 --json | python3 -c '
 import json,sys
 r=[json.loads(l) for l in sys.stdin]
@@ -205,7 +205,7 @@ assert r[1]["text"].startswith("\ufffdLet me look"), r[1]'
 		echo "$output" | python3 -c '
 import json,sys
 r=[json.loads(l) for l in sys.stdin]
-assert len(r)==1 and r[0]["events"]==39, r'
+assert len(r)==1 and r[0]["events"]==41, r'
 	done
 	[[ "$stderr" == *"dd.jsonl:24: repeats line 1 "* || "$stderr" == *"dd.jsonl:"*": repeats line 1 (uuid"* ]]
 	# same uuid, other bytes: read (the corpus edge-case file has one)
@@ -221,5 +221,5 @@ PY
 	echo "$output" | python3 -c '
 import json,sys
 r=[json.loads(l) for l in sys.stdin]
-assert r[0]["events"]==40, r'
+assert r[0]["events"]==42, r'
 }

@@ -140,8 +140,21 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 	tar --zstd -xOf "$BATS_TEST_TMPDIR/c.tar.zst" ktraj-bundle/command.sh | grep -q -- '--task kernels/tasks/rmsnorm.json --kernel workspace/candidate.cu --compile-only'
 }
 
-@test "a local header the bundled sources include but the trajectory never showed is listed as missing" {
+@test "the README sample's bench step bundles the kernel and its bench.h, nothing missing" {
 	R=$(run_of "$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl")
+	S=$(seq_of "$R" bench)
+	"$KTRAJ" export "$R" --step "$S" --bundle "$BATS_TEST_TMPDIR/s.tar.gz"
+	tar -xzOf "$BATS_TEST_TMPDIR/s.tar.gz" ktraj-bundle/manifest.json |
+		python3 -c 'import json,sys; m=json.load(sys.stdin); p=[f["path"] for f in m["files"]]; sys.exit(0 if m["missing"]==[] and "bench.h" in p and "softmax.cu" in p and m["build_command"].startswith("nvcc") else 1)'
+	tar -xzOf "$BATS_TEST_TMPDIR/s.tar.gz" ktraj-bundle/workspace/bench.h |
+		cmp - "$BATS_TEST_DIRNAME/../data/sample/bench.h"
+}
+
+@test "a local header the bundled sources include but the trajectory never showed is listed as missing" {
+	# the sample without its read of bench.h
+	grep -v '"file_path":"/home/dev/softmax/bench.h"\|"filePath":"/home/dev/softmax/bench.h"' \
+		"$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl" >"$BATS_TEST_TMPDIR/nohdr.jsonl"
+	R=$(run_of "$BATS_TEST_TMPDIR/nohdr.jsonl")
 	S=$(seq_of "$R" bench)
 	"$KTRAJ" export "$R" --step "$S" --bundle "$BATS_TEST_TMPDIR/s.tar.zst"
 	tar --zstd -xOf "$BATS_TEST_TMPDIR/s.tar.zst" ktraj-bundle/manifest.json |

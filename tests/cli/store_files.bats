@@ -47,7 +47,7 @@ setup() {
 	[ "$status" -eq 0 ]
 	run "$KTRAJ" verify
 	[ "$status" -eq 0 ]
-	[ "$output" = "ok: 1 run, 39 events verified" ]
+	[ "$output" = "ok: 1 run, 41 events verified" ]
 }
 
 @test "bytes flipped in the run record (meta, name) in the store file: verify exits 3 naming the run, ls and export refuse it" {
@@ -85,7 +85,7 @@ o=json.load(sys.stdin); assert o["ok"] is False and o["run"]==sys.argv[1] and o[
 	done
 	cp "$BATS_TEST_TMPDIR/good" "$KTRAJ_STORE"
 	run "$KTRAJ" verify --json
-	[ "$output" = '{"ok":true,"runs":1,"events":39,"no_checksum":0}' ]
+	[ "$output" = '{"ok":true,"runs":1,"events":41,"no_checksum":0}' ]
 }
 
 @test "another program's LMDB file at the store path: refused with the reason, left as it was" {

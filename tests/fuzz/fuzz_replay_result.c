@@ -5,7 +5,7 @@
  * may name.  Any crash, leak or sanitizer report is a bug.
  */
 #include "fuzz_imp_common.h"
-#include "../../import/replay_judge.h"
+#include "../../replay/replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
  * results: every verdict, the noise band, and the reasons users read. */
 #include "testutil.h"
 #include "../../import/import.h"
-#include "../../import/replay_judge.h"
+#include "../../replay/replay.h"
 
 static const char *judge(int kind, const char *man, const char *res,
 			 const char *gpu, char *reason)

@@ -1,11 +1,11 @@
 /*
- * t_udiff.c - the unified diff of cli/udiff.c: exact output on small cases
+ * t_udiff.c - the unified diff of export/udiff.c (kt_export_udiff): exact output on small cases
  * (the format of GNU diff -u), and on random inputs that applying the diff
  * to a gives b and that the diff is minimal (as many changed lines as
  * len(a) + len(b) - 2 * LCS, computed by dynamic programming).
  */
 #include "testutil.h"
-#include "../../cli/udiff.c"
+#include "../../export/export.h"
 
 static char *run_diff(const char *a, const char *b, int ctx, int *hunks)
 {
@@ -14,7 +14,7 @@ static char *run_diff(const char *a, const char *b, int ctx, int *hunks)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	*hunks = kt_udiff(a, strlen(a), b, strlen(b), "a", "b", ctx, f);
+	*hunks = kt_export_udiff(a, strlen(a), b, strlen(b), "a", "b", ctx, f);
 	fclose(f);
 	return buf;
 }
@@ -233,7 +233,7 @@ static void t_large(void **st)
 		sprintf(b + 7 * i, "b%05zu\n", i);
 	}
 	/* nothing in common: linear space, one hunk */
-	assert_int_equal(kt_udiff(a, strlen(a), b, strlen(b), "a", "b", 3, f),
+	assert_int_equal(kt_export_udiff(a, strlen(a), b, strlen(b), "a", "b", 3, f),
 			 1);
 	fclose(f);
 	free(a);

@@ -4,12 +4,16 @@
 README and tests.  An agent speeds up a row-softmax CUDA kernel: it reads
 the file, edits, compiles with nvcc (one failed build), benchmarks, and a
 person asks a question right before the biggest speedup.  Run from this
-folder; the output is committed, this script documents how it was made."""
+folder; the output is committed, this script documents how it was made.
+bench.h, the benchmark driver the kernel includes, is shipped beside it and
+read in the session, so a bench step's replay bundle can build and run."""
 import json, uuid
 
 SID = "5f0c7d2e-9a41-4b8e-8c3f-2d6a1e0b7c55"
 CWD = "/home/dev/softmax"
 SRC = CWD + "/softmax.cu"
+HDR = CWD + "/bench.h"
+BENCH_H = open("bench.h").read()  # shipped beside this script
 t = [1748779200]  # 2025-06-01T12:00:00Z
 lines, last = [], [None]
 
@@ -180,6 +184,10 @@ user("The row softmax in softmax.cu is too slow on the H100 (4096 rows of 4096 f
 tool("Read", {"file_path": SRC}, V0, {"type": "text", "file": {"filePath": SRC, "content": V0,
      "numLines": V0.count("\n"), "startLine": 1, "totalLines": V0.count("\n")}},
      say="Let me look at the kernel and get a baseline first.")
+# the benchmark driver softmax.cu includes: read here, so the trajectory
+# (and a replay bundle of a bench step) has it (issue 16)
+tool("Read", {"file_path": HDR}, BENCH_H, {"type": "text", "file": {"filePath": HDR, "content": BENCH_H,
+     "numLines": BENCH_H.count("\n"), "startLine": 1, "totalLines": BENCH_H.count("\n")}})
 bash(BUILD, "")
 bash(BENCH, bench_out(1.874, err="0.0e+00"))
 cur = edit(OLD1, NEW1, V0, say="One thread per row leaves most lanes idle and every access is uncoalesced. "

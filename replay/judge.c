@@ -1,6 +1,6 @@
 /*
- * replay_judge.c - judging a replay result against its recording (shared by
- * `ktraj replay` and the importer of bundle results, import/imp_replay.c).
+ * judge.c - judging a replay result against its recording (shared by
+ * `ktraj replay` and the importer of bundle results, result_import.c).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import.h"
-#include "replay_judge.h"
+#include "../import/import.h"
+#include "replay_int.h"
 
 /* ---- judging ---------------------------------------------------------------- */
 
@@ -39,9 +39,7 @@ static double num(const cJSON *o, const char *k, double dflt)
 	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
-/* the string member k of o (kt_json_str; the short name keeps the
- * reading lines short) */
-static const char *jstr(const cJSON *o, const char *k)
+const char *kt_replay_jstr(const cJSON *o, const char *k)
 {
 	return kt_json_str(o, k);
 }
@@ -94,8 +92,8 @@ static void missing_reason(const cJSON *manifest, char *reason, size_t len)
  * in stdout first, else benchmark patterns in the text. */
 cJSON *kt_replay_measured(const cJSON *manifest, const cJSON *result)
 {
-	const char *out = jstr(result, "stdout");
-	const char *want = jstr(cJSON_GetObjectItem(manifest, "expect"), "scenario");
+	const char *out = kt_replay_jstr(result, "stdout");
+	const char *want = kt_replay_jstr(cJSON_GetObjectItem(manifest, "expect"), "scenario");
 	cJSON *arr = NULL, *it, *pick = NULL;
 	const char *p;
 	int harness = 0;
@@ -114,12 +112,12 @@ cJSON *kt_replay_measured(const cJSON *manifest, const cJSON *result)
 		row = cJSON_ParseWithLength(p, e ? (size_t)(e - p) : strlen(p));
 		if (!row)
 			continue;
-		type = jstr(row, "type");
+		type = kt_replay_jstr(row, "type");
 		if (type)
 			harness = 1;
 		if ((!type || !strcmp(type, "result")) &&
 		    cJSON_IsNumber(cJSON_GetObjectItem(row, "time_ms")) &&
-		    (!want || !jstr(row, "scenario") || !strcmp(jstr(row, "scenario"), want))) {
+		    (!want || !kt_replay_jstr(row, "scenario") || !strcmp(kt_replay_jstr(row, "scenario"), want))) {
 			cJSON_Delete(pick);
 			pick = row;
 			if (want)
@@ -135,7 +133,7 @@ cJSON *kt_replay_measured(const cJSON *manifest, const cJSON *result)
 	cJSON_ArrayForEach(it, arr) {
 		if (!cJSON_IsNumber(cJSON_GetObjectItem(it, "time_ms")))
 			continue;
-		if (!want || !jstr(it, "scenario") || !strcmp(jstr(it, "scenario"), want)) {
+		if (!want || !kt_replay_jstr(it, "scenario") || !strcmp(kt_replay_jstr(it, "scenario"), want)) {
 			pick = cJSON_Duplicate(it, 1);
 			break;
 		}
@@ -156,8 +154,8 @@ static void harness_error(const char *out, char *buf, size_t n)
 		return;
 	e = strchr(p, '\n');
 	row = cJSON_ParseWithLength(p, e ? (size_t)(e - p) : strlen(p));
-	if (jstr(row, "error"))
-		snprintf(buf, n, "%s", jstr(row, "error"));
+	if (kt_replay_jstr(row, "error"))
+		snprintf(buf, n, "%s", kt_replay_jstr(row, "error"));
 	cJSON_Delete(row);
 }
 
@@ -167,19 +165,19 @@ const char *kt_replay_judge(int kind, const cJSON *manifest,
 {
 	const cJSON *expect = cJSON_GetObjectItem(manifest, "expect");
 	const cJSON *fp = cJSON_GetObjectItem(manifest, "fingerprint");
-	const char *verdict = KT_V_REPRODUCED;
-	const char *gpu_then = jstr(fp, "gpu_name") ? jstr(fp, "gpu_name") : jstr(fp, "gpu");
+	const char *verdict = KT_REPLAY_REPRODUCED;
+	const char *gpu_then = kt_replay_jstr(fp, "gpu_name") ? kt_replay_jstr(fp, "gpu_name") : kt_replay_jstr(fp, "gpu");
 	int rc;
 
 	reason[0] = 0;
-	if (!gpu_here && result && jstr(result, "gpu") && *jstr(result, "gpu"))
-		gpu_here = jstr(result, "gpu");
+	if (!gpu_here && result && kt_replay_jstr(result, "gpu") && *kt_replay_jstr(result, "gpu"))
+		gpu_here = kt_replay_jstr(result, "gpu");
 	if (gpu_then && (!gpu_here || strcmp(gpu_then, gpu_here)))
 		add_reason(reason, len, "recorded on %s, replayed on %s", gpu_then,
 			   gpu_here ? gpu_here : "a machine without a GPU");
 	if (!result) {
 		add_reason(reason, len, "the bundle produced no result (killed by a limit or crashed)");
-		return KT_V_FAILED;
+		return KT_REPLAY_FAILED;
 	}
 	rc = (int)num(result, "exit_code", -1);
 	if (kind == KT_KIND_COMPILE || kind == KT_KIND_TOOL_CALL ||
@@ -191,19 +189,19 @@ const char *kt_replay_judge(int kind, const cJSON *manifest,
 		if ((rc == 0) == (want == 0)) {
 			add_reason(reason, len, rc == 0 ? "same outcome: the command succeeded"
 				   : "same outcome: the command failed as recorded (exit %d)", rc);
-			return KT_V_REPRODUCED;
+			return KT_REPLAY_REPRODUCED;
 		}
 		if (rc != 0) {
-			first_line(jstr(result, "stderr"), line, sizeof(line));
+			first_line(kt_replay_jstr(result, "stderr"), line, sizeof(line));
 			add_reason(reason, len, "the command failed here (exit %d) but succeeded in the recording%s%s",
 				   rc, *line ? ": " : "", line);
 			missing_reason(manifest, reason, len);
-			if (!gpu_here && cuda_command(jstr(manifest, "command")))
+			if (!gpu_here && cuda_command(kt_replay_jstr(manifest, "command")))
 				add_reason(reason, len, "no GPU on this machine");
-			return KT_V_FAILED;
+			return KT_REPLAY_FAILED;
 		}
 		add_reason(reason, len, "the command succeeded here but failed in the recording (exit %d)", want);
-		return KT_V_DIVERGED;
+		return KT_REPLAY_DIVERGED;
 	}
 	/* bench */
 	{
@@ -217,16 +215,16 @@ const char *kt_replay_judge(int kind, const cJSON *manifest,
 		if (!m) {
 			char line[200];
 
-			harness_error(jstr(result, "stdout"), line, sizeof(line));
+			harness_error(kt_replay_jstr(result, "stdout"), line, sizeof(line));
 			if (*line) {
 				add_reason(reason, len, "the harness reported: %s", line);
-				return KT_V_FAILED;
+				return KT_REPLAY_FAILED;
 			}
-			first_line(jstr(result, "stderr"), line, sizeof(line));
+			first_line(kt_replay_jstr(result, "stderr"), line, sizeof(line));
 			add_reason(reason, len, "no benchmark result in the output (exit %d%s%s)", rc,
 				   *line ? ": " : "", line);
 			missing_reason(manifest, reason, len);
-			return KT_V_FAILED;
+			return KT_REPLAY_FAILED;
 		}
 		gc = cJSON_GetObjectItem(m, "correct");
 		t1 = num(m, "time_ms", NAN);
@@ -235,12 +233,12 @@ const char *kt_replay_judge(int kind, const cJSON *manifest,
 				   cJSON_IsTrue(ec) ? "correct" : "incorrect",
 				   cJSON_IsTrue(gc) ? "correct" : "incorrect");
 			cJSON_Delete(m);
-			return KT_V_DIVERGED;
+			return KT_REPLAY_DIVERGED;
 		}
 		if (isnan(t0) || isnan(t1)) {
 			add_reason(reason, len, "no recorded time to compare with");
 			cJSON_Delete(m);
-			return KT_V_REPRODUCED;
+			return KT_REPLAY_REPRODUCED;
 		}
 		spread = (!isnan(lo) && !isnan(hi) && t0 > 0) ? (hi - lo) / 2 / t0 : 0;
 		if (spread > band)
@@ -250,15 +248,15 @@ const char *kt_replay_judge(int kind, const cJSON *manifest,
 		if (fabs(t1 - t0) <= band * t0) {
 			add_reason(reason, len, "median %.4g ms vs recorded %.4g ms, inside the %.1f %% band",
 				   t1, t0, band * 100);
-			verdict = KT_V_REPRODUCED;
+			verdict = KT_REPLAY_REPRODUCED;
 		} else if (t1 < t0) {
 			add_reason(reason, len, "median %.4g ms vs recorded %.4g ms: %.2fx faster (band %.1f %%)",
 				   t1, t0, t0 / t1, band * 100);
-			verdict = KT_V_FASTER;
+			verdict = KT_REPLAY_FASTER;
 		} else {
 			add_reason(reason, len, "median %.4g ms vs recorded %.4g ms: %.2fx slower (band %.1f %%)",
 				   t1, t0, t1 / t0, band * 100);
-			verdict = KT_V_SLOWER;
+			verdict = KT_REPLAY_SLOWER;
 		}
 		cJSON_Delete(m);
 	}

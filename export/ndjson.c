@@ -1,5 +1,5 @@
 /*
- * export_ndjson.c - the store as zstd-compressed NDJSON tables, partitioned
+ * ndjson.c - the store as zstd-compressed NDJSON tables, partitioned
  * by run in the Hive layout that DuckDB, Spark and Polars read directly:
  *
  *   DIR/runs/run=<id>/part-0.ndjson.zst
@@ -27,7 +27,6 @@
 #include <archive_entry.h>
 #include <cjson/cJSON.h>
 
-#include "evjson.h"
 #include "export.h"
 #include "../import/import.h"
 
@@ -119,7 +118,7 @@ static int each_event(const kt_event *ev, void *arg)
 		}
 	}
 	o = cJSON_CreateObject();
-	kt_evjson_head(o, ev);
+	kt_export_event_head(o, ev);
 	for (i = 0; i < sizeof(ev_cols) / sizeof(ev_cols[0]); i++)
 		copy_field(o, p, ev_cols[i]);
 	cJSON_AddStringToObject(o, "payload", pj ? pj : ev->payload);
@@ -129,7 +128,7 @@ static int each_event(const kt_event *ev, void *arg)
 	if (ev->kind == KT_KIND_BENCH) {
 		o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
-		kt_json_add_ns(o, "ts", ev->ts_ns);
+		kt_export_add_ns(o, "ts", ev->ts_ns);
 		for (i = 0; i < sizeof(bench_cols) / sizeof(bench_cols[0]); i++)
 			copy_field(o, p, bench_cols[i]);
 		row(t, T_BENCH, o);
@@ -140,7 +139,7 @@ static int each_event(const kt_event *ev, void *arg)
 	     looks_like_question(cJSON_GetStringValue(cJSON_GetObjectItem(p, "text"))))) {
 		o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
-		kt_json_add_ns(o, "ts", ev->ts_ns);
+		kt_export_add_ns(o, "ts", ev->ts_ns);
 		copy_field(o, p, "text");
 		if (ev->kind == KT_KIND_QUESTION) {
 			copy_field(o, p, "origin");
@@ -244,7 +243,7 @@ static int export_run(struct ctx *c, const char *id)
 	cJSON_AddStringToObject(o, "name", ri.name ? ri.name : "");
 	cJSON_AddStringToObject(o, "format", ri.format ? ri.format : "");
 	cJSON_AddNumberToObject(o, "events", (double)ri.n_events);
-	kt_json_add_ns(o, "created", ri.created_ns);
+	kt_export_add_ns(o, "created", ri.created_ns);
 	kt_hex(ri.head, KT_HASH_LEN, hex);
 	cJSON_AddStringToObject(o, "head", hex);
 	meta = ri.meta_json ? cJSON_Parse(ri.meta_json) : NULL;
@@ -288,11 +287,12 @@ out:
 	return rc;
 }
 
-int kt_export_ndjson(kt_store *s, const char *run, const char *dir,
-		     int redact, char *err, size_t errlen)
+static int write_ndjson(kt_store *s, const kt_export_args *args, char *err,
+			size_t errlen)
 {
-	struct ctx c = { .s = s, .dir = dir, .redact = redact, .err = err,
-			 .errlen = errlen };
+	const char *run = args->run, *dir = args->path;
+	struct ctx c = { .s = s, .dir = dir, .redact = args->redact,
+			 .err = err, .errlen = errlen };
 	size_t i;
 	int rc;
 
@@ -317,3 +317,6 @@ out:
 	free(c.ids);
 	return rc;
 }
+
+const kt_exporter kt_exporter_ndjson = { "ndjson", KT_EXPORT_DIR | KT_EXPORT_ALL,
+					 write_ndjson };

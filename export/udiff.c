@@ -1,5 +1,5 @@
 /*
- * udiff.c - unified diff of two texts by lines (see udiff.h).
+ * udiff.c - unified diff of two texts by lines (see export.h).
  *
  * Lines are interned to integers first, so the O(ND) search compares ints.
  * The search marks which lines of a are deleted and which lines of b are
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "udiff.h"
+#include "export.h"
 
 struct line {
 	const char *p;
@@ -319,7 +319,7 @@ static int emit(struct ud *u, int context, const char *la, const char *lb,
 	return hunks;
 }
 
-int kt_udiff(const char *a, size_t alen, const char *b, size_t blen,
+int kt_export_udiff(const char *a, size_t alen, const char *b, size_t blen,
 	     const char *label_a, const char *label_b, int context,
 	     FILE *out)
 {

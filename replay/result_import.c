@@ -1,6 +1,6 @@
 /*
- * imp_replay.c - importer for the result.json a replay bundle writes
- * (cli/bundle.h): judges it against the expectations in its manifest and
+ * result_import.c - importer for the result.json a replay bundle writes
+ * (replay.h), registered in import/registry.c as "replay_result": judges it against the expectations in its manifest and
  * records a `replay` event on the original step of the original run, so a
  * bundle run on another machine comes back into the store like a local
  * `ktraj replay`.
@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import.h"
-#include "impx.h"
-#include "jsonstrict.h"
-#include "replay_judge.h"
-#include "schema.h"
+#include "replay_int.h"
+#include "../import/import.h"
+#include "../import/impx.h"
+#include "../import/jsonstrict.h"
+#include "../import/schema.h"
 
 static int detect(const kt_file *f)
 {

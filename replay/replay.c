@@ -19,12 +19,8 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include "bundle.h"
-#include "cli.h"
-#include "export.h"
-#include "replay.h"
+#include "replay_int.h"
 #include "../import/import.h"
-#include "../import/replay_judge.h"
 #include "../import/schema.h"
 
 /* ---- running ---------------------------------------------------------------- */
@@ -284,26 +280,31 @@ static char *gpu_name(void)
 	return out;
 }
 
+/* The JSON document in file `path`, or NULL when it cannot be read or
+ * parsed. */
 static cJSON *read_json(const char *path)
 {
-	char *buf = cli_slurp(path, NULL);
-	cJSON *j = buf ? cJSON_Parse(buf) : NULL;
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0;
+	cJSON *j = NULL;
 
+	if (!f)
+		return NULL;
+	if (!fseek(f, 0, SEEK_END)) {
+		long n = ftell(f);
+
+		if (n >= 0 && !fseek(f, 0, SEEK_SET) &&
+		    (buf = malloc((size_t)n + 1)))
+			len = fread(buf, 1, (size_t)n, f);
+	}
+	fclose(f);
+	if (buf) {
+		buf[len] = 0;
+		j = cJSON_Parse(buf);
+	}
 	free(buf);
 	return j;
-}
-
-static int record(kt_store *s, const char *run, uint64_t seq, cJSON *payload,
-		  char *err, size_t errlen)
-{
-	cli_event e;
-	int rc;
-
-	cli_event_init(&e, KT_KIND_REPLAY, "harness", seq, payload);
-	rc = cli_record(s, run, &e);
-	if (rc)
-		snprintf(err, errlen, "recording the replay: %s", kt_strerror(rc));
-	return rc;
 }
 
 int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
@@ -322,9 +323,9 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 		snprintf(err, errlen, "cannot create a temp directory: %s", strerror(errno));
 		return KT_EIO;
 	}
-	snprintf(tarball, sizeof(tarball), "%s/bundle.tar.zst", dir);
+	snprintf(tarball, sizeof(tarball), "%s/bundle.tar.gz", dir);
 	snprintf(xdir, sizeof(xdir), "%s/x", dir);
-	rc = kt_export_bundle(s, run, seq, tarball, err, errlen);
+	rc = kt_replay_bundle_write(s, run, seq, tarball, err, errlen);
 	if (rc)
 		goto out;
 	if (mkdir(xdir, 0700)) {
@@ -334,9 +335,9 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 	rc = extract(tarball, xdir, err, errlen);
 	if (rc)
 		goto out;
-	snprintf(script, sizeof(script), "%s/%s/run.sh", xdir, KT_BUNDLE_DIR);
-	snprintf(resfile, sizeof(resfile), "%s/%s/result.json", xdir, KT_BUNDLE_DIR);
-	snprintf(reason, sizeof(reason), "%s/%s/manifest.json", xdir, KT_BUNDLE_DIR);
+	snprintf(script, sizeof(script), "%s/%s/run.sh", xdir, KT_REPLAY_BUNDLE_DIR);
+	snprintf(resfile, sizeof(resfile), "%s/%s/result.json", xdir, KT_REPLAY_BUNDLE_DIR);
+	snprintf(reason, sizeof(reason), "%s/%s/manifest.json", xdir, KT_REPLAY_BUNDLE_DIR);
 	manifest = read_json(reason);
 	if (!manifest) {
 		snprintf(err, errlen, "bundle has no readable manifest");
@@ -348,7 +349,7 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 	{
 		char bdir[300];
 
-		snprintf(bdir, sizeof(bdir), "%s/%s", xdir, KT_BUNDLE_DIR);
+		snprintf(bdir, sizeof(bdir), "%s/%s", xdir, KT_REPLAY_BUNDLE_DIR);
 		run_limited(script, bdir, lim, cache_dir, &timed_out, &iso);
 	}
 	result = read_json(resfile);
@@ -405,9 +406,6 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 		rc = KT_EPARSE;
 		goto out;
 	}
-	rc = record(s, run, seq, payload, err, errlen);
-	if (rc)
-		goto out;
 	*out = payload;
 	payload = NULL;
 out:

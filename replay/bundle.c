@@ -1,5 +1,5 @@
 /*
- * bundle.c - replay bundles (see bundle.h for the layout).
+ * bundle.c - replay bundles (see replay.h for the layout).
  *
  * Why a bundle holds only what the trajectory showed: replay must say what it
  * could not reconstruct rather than silently pick up files from the host, so
@@ -17,10 +17,8 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include "bundle.h"
-#include "export.h"
+#include "replay_int.h"
 #include "../import/import.h"
-#include "outfmt.h"
 
 /* ---- step resolution ------------------------------------------------------ */
 
@@ -36,7 +34,7 @@ static char *call_command(const cJSON *payload)
 	size_t n = 0;
 	char *out;
 
-	if (!kt_tool_is_shell(cli_jstr(payload, "tool"), args))
+	if (!kt_tool_is_shell(kt_replay_jstr(payload, "tool"), args))
 		return NULL;
 	if (!c)
 		c = cJSON_GetObjectItem(args, "cmd");
@@ -122,7 +120,7 @@ static char *build_before(kt_store *s, const char *run, uint64_t before)
 	return cmd;
 }
 
-int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
+int kt_replay_target_load(kt_store *s, const char *run, uint64_t seq, kt_replay_target *st,
 		 char *err, size_t errlen)
 {
 	kt_run_info ri;
@@ -149,7 +147,7 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 	}
 	if (kind == KT_KIND_BENCH && cJSON_GetObjectItem(p, "harness"))
 		st->harness = 1;
-	st->cwd = kt_xstrdup(cli_jstr(p, "cwd"));
+	st->cwd = kt_xstrdup(kt_replay_jstr(p, "cwd"));
 	/* Walk up the causal links to the tool call that ran the command. */
 	cur = seq;
 	for (hops = 0; hops < 4 && kind != KT_KIND_TOOL_CALL && parent; hops++) {
@@ -161,9 +159,9 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 			st->call = parent;
 			st->command = call_command(q);
 			if (!st->cwd)
-				st->cwd = kt_xstrdup(cli_jstr(cJSON_GetObjectItem(q, "args"), "workdir"));
+				st->cwd = kt_xstrdup(kt_replay_jstr(cJSON_GetObjectItem(q, "args"), "workdir"));
 			if (!st->cwd)
-				st->cwd = kt_xstrdup(cli_jstr(cJSON_GetObjectItem(q, "extra"), "cwd"));
+				st->cwd = kt_xstrdup(kt_replay_jstr(cJSON_GetObjectItem(q, "extra"), "cwd"));
 		}
 		cJSON_Delete(q);
 		parent = cur;
@@ -171,12 +169,17 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 	if (st->kind == KT_KIND_TOOL_CALL) {
 		st->call = seq;
 		st->command = call_command(p);
+		/* the directory the call ran in, as a parent call's above */
+		if (!st->cwd)
+			st->cwd = kt_xstrdup(kt_replay_jstr(cJSON_GetObjectItem(p, "args"), "workdir"));
+		if (!st->cwd)
+			st->cwd = kt_xstrdup(kt_replay_jstr(cJSON_GetObjectItem(p, "extra"), "cwd"));
 	}
 	if (!st->command && st->kind == KT_KIND_COMPILE)
-		st->command = kt_xstrdup(cli_jstr(p, "command"));
+		st->command = kt_xstrdup(kt_replay_jstr(p, "command"));
 	if (!st->command && !st->harness) {
 		cJSON *q = st->call ? load_payload(s, run, st->call, &kind, &cur) : NULL;
-		const char *tool = cli_jstr(q, "tool");
+		const char *tool = kt_replay_jstr(q, "tool");
 
 		if (tool)
 			snprintf(err, errlen, "step %llu has no recorded shell command to re-run (its tool call %llu, %s, is not a shell command)",
@@ -199,26 +202,26 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 	if (!rc && ri.meta_json)
 		meta = cJSON_Parse(ri.meta_json);
 	if (!st->cwd)
-		st->cwd = kt_xstrdup(cli_jstr(meta, "cwd"));
+		st->cwd = kt_xstrdup(kt_replay_jstr(meta, "cwd"));
 	/* The workspace root is the session's project directory when the
 	 * step ran inside it, else the step's own directory. */
-	if (cli_jstr(meta, "cwd") && st->cwd &&
-	    !strncmp(st->cwd, cli_jstr(meta, "cwd"), strlen(cli_jstr(meta, "cwd"))))
-		st->root = kt_xstrdup(cli_jstr(meta, "cwd"));
+	if (kt_replay_jstr(meta, "cwd") && st->cwd &&
+	    !strncmp(st->cwd, kt_replay_jstr(meta, "cwd"), strlen(kt_replay_jstr(meta, "cwd"))))
+		st->root = kt_xstrdup(kt_replay_jstr(meta, "cwd"));
 	else
 		st->root = kt_xstrdup(st->cwd);
 	/* The compile step of a `ktraj bench` run: the harness compiles the
 	 * candidate again (--compile-only) from the bundle's sources. */
-	if (kind == KT_KIND_COMPILE && cli_jstr(p, "source_hash") && cli_jstr(p, "role") &&
-	    cli_jstr(meta, "task") && !cJSON_GetObjectItem(p, "harness")) {
+	if (kind == KT_KIND_COMPILE && kt_replay_jstr(p, "source_hash") && kt_replay_jstr(p, "role") &&
+	    kt_replay_jstr(meta, "task") && !cJSON_GetObjectItem(p, "harness")) {
 		char cmdbuf[1024];
 		cJSON *h = cJSON_AddObjectToObject(p, "harness");
 
 		snprintf(cmdbuf, sizeof(cmdbuf),
 			 "make -s -C harness NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc) B=$PWD/build/harness >&2 && "
 			 "build/harness/ktraj-harness --task kernels/tasks/%s.json --kernel workspace/candidate.cu --compile-only",
-			 cli_jstr(meta, "task"));
-		cJSON_AddStringToObject(h, "task", cli_jstr(meta, "task"));
+			 kt_replay_jstr(meta, "task"));
+		cJSON_AddStringToObject(h, "task", kt_replay_jstr(meta, "task"));
 		cJSON_AddStringToObject(h, "bundle_command", cmdbuf);
 		st->harness = 1;
 	}
@@ -245,7 +248,7 @@ int kt_step_load(kt_store *s, const char *run, uint64_t seq, kt_step *st,
 	return 0;
 }
 
-void kt_step_release(kt_step *st)
+void kt_replay_target_release(kt_replay_target *st)
 {
 	free(st->command);
 	free(st->build);
@@ -275,7 +278,7 @@ static int append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 	return 0;
 }
 
-char *kt_bundle_unhost(const char *text, const char *root)
+char *kt_replay_unhost(const char *text, const char *root)
 {
 	size_t len = 0, cap = 0, rl = root ? strlen(root) : 0;
 	char *out = NULL;
@@ -320,6 +323,8 @@ fail:
 
 struct tw {
 	struct archive *a;
+	const char *dir;  /* writing a directory: the folder the bundle's
+			     top folder goes into; NULL for a tar */
 	char err[256];
 };
 
@@ -332,14 +337,19 @@ static int tw_add(struct tw *t, const char *name, const void *data, size_t len,
 
 	if (!e)
 		return KT_ENOMEM;
-	snprintf(path, sizeof(path), "%s/%s", KT_BUNDLE_DIR, name);
+	if (t->dir)
+		snprintf(path, sizeof(path), "%s/%s/%s", t->dir,
+			 KT_REPLAY_BUNDLE_DIR, name);
+	else
+		snprintf(path, sizeof(path), "%s/%s", KT_REPLAY_BUNDLE_DIR, name);
 	archive_entry_set_pathname(e, path);
 	archive_entry_set_filetype(e, AE_IFREG);
 	archive_entry_set_perm(e, mode);
 	archive_entry_set_size(e, (la_int64_t)len);
 	archive_entry_set_mtime(e, 0, 0); /* reproducible bundles */
 	if (archive_write_header(t->a, e) != ARCHIVE_OK ||
-	    (len && archive_write_data(t->a, data, len) != (la_ssize_t)len)) {
+	    (len && archive_write_data(t->a, data, len) != (la_ssize_t)len) ||
+	    (t->dir && archive_write_finish_entry(t->a) != ARCHIVE_OK)) {
 		snprintf(t->err, sizeof(t->err), "%s", archive_error_string(t->a));
 		rc = KT_EIO;
 	}
@@ -578,7 +588,7 @@ static int known_file(const cJSON *files, const char *path)
 	const cJSON *it;
 
 	cJSON_ArrayForEach(it, files)
-		if (cli_jstr(it, "path") && !strcmp(cli_jstr(it, "path"), path))
+		if (kt_replay_jstr(it, "path") && !strcmp(kt_replay_jstr(it, "path"), path))
 			return 1;
 	return 0;
 }
@@ -678,7 +688,7 @@ static void find_missing(const char *cmd, const cJSON *files, const char *subdir
 		else
 			snprintf(want, sizeof(want), "%s", tok);
 		cJSON_ArrayForEach(it, files) {
-			const char *p = cli_jstr(it, "path");
+			const char *p = kt_replay_jstr(it, "path");
 			size_t pl = p ? strlen(p) : 0, wl = strlen(want);
 
 			if (p && (!strcmp(p, want) ||
@@ -686,7 +696,7 @@ static void find_missing(const char *cmd, const cJSON *files, const char *subdir
 				known = 1;
 		}
 		if (!known) {
-			char *u = kt_bundle_unhost(tok, NULL);
+			char *u = kt_replay_unhost(tok, NULL);
 
 			cJSON_AddItemToArray(missing, cJSON_CreateString(u ? u : tok));
 			free(u);
@@ -704,7 +714,7 @@ static void find_missing(const char *cmd, const cJSON *files, const char *subdir
 		snprintf(want, sizeof(want), "%s%s%s", subdir && *subdir ? subdir : "",
 			 subdir && *subdir ? "/" : "", bf);
 		cJSON_ArrayForEach(it, files)
-			if (cli_jstr(it, "path") && !strcmp(cli_jstr(it, "path"), want))
+			if (kt_replay_jstr(it, "path") && !strcmp(kt_replay_jstr(it, "path"), want))
 				known = 1;
 		if (!known)
 			cJSON_AddItemToArray(missing, cJSON_CreateString(want));
@@ -744,12 +754,65 @@ static void find_external(const char *cmd, cJSON *ext)
 	free(copy);
 }
 
-int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+/* What out_path names: a directory (ends in '/' or exists as one: the
+ * bundle's top folder is written into it, links and ".." refused as when
+ * a tar is unpacked), else a pax tar compressed as its name says - gzip
+ * by default (".tar.gz", ".tgz", any other name), zstd for ".tar.zst" or
+ * ".tzst", none for ".tar".  gzip because `tar -xzf` unpacks it on any
+ * machine; a zstd tar needs the zstd program, which many images lack. */
+static int bundle_open(struct tw *t, const char *out_path, char *err,
+		       size_t errlen)
+{
+	struct stat st;
+	int r;
+
+	if (ends_with(out_path, "/") ||
+	    (!stat(out_path, &st) && S_ISDIR(st.st_mode))) {
+		if (mkdir(out_path, 0755) && errno != EEXIST) {
+			snprintf(err, errlen, "%s: %s", out_path, strerror(errno));
+			return KT_EIO;
+		}
+		t->a = archive_write_disk_new();
+		if (!t->a)
+			return KT_ENOMEM;
+		t->dir = out_path;
+		archive_write_disk_set_options(t->a, ARCHIVE_EXTRACT_PERM |
+					       ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+					       ARCHIVE_EXTRACT_SECURE_SYMLINKS);
+		return 0;
+	}
+	t->a = archive_write_new();
+	if (!t->a)
+		return KT_ENOMEM;
+	if (ends_with(out_path, ".tar.zst") || ends_with(out_path, ".tzst"))
+		r = archive_write_add_filter_zstd(t->a);
+	else if (ends_with(out_path, ".tar"))
+		r = archive_write_add_filter_none(t->a);
+	else if ((r = archive_write_add_filter_gzip(t->a)) == ARCHIVE_OK)
+		/* no time in the gzip header: the same step, the same bytes */
+		r = archive_write_set_filter_option(t->a, "gzip", "timestamp", NULL);
+	if (r != ARCHIVE_OK ||
+	    archive_write_set_format_pax_restricted(t->a) != ARCHIVE_OK ||
+	    archive_write_open_filename(t->a, out_path) != ARCHIVE_OK) {
+		snprintf(err, errlen, "%s: %s", out_path, archive_error_string(t->a));
+		return KT_EIO;
+	}
+	return 0;
+}
+
+int kt_replay_bundle_write(kt_store *s, const char *run, uint64_t seq,
 		     const char *out_path, char *err, size_t errlen)
 {
 	struct tw t = { 0 };
 	struct files f = { 0 };
-	kt_step st;
+	kt_replay_target st;
 	cJSON *man = NULL, *missing;
 	char *mtext = NULL, *cmd = NULL, *script = NULL, *sub = NULL;
 	char src[4096];
@@ -757,21 +820,12 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 	size_t sl;
 	int rc;
 
-	rc = kt_step_load(s, run, seq, &st, err, errlen);
+	rc = kt_replay_target_load(s, run, seq, &st, err, errlen);
 	if (rc)
 		goto out;
-	t.a = archive_write_new();
-	if (!t.a) {
-		rc = KT_ENOMEM;
+	rc = bundle_open(&t, out_path, err, errlen);
+	if (rc)
 		goto out;
-	}
-	if (archive_write_set_format_pax_restricted(t.a) != ARCHIVE_OK ||
-	    archive_write_add_filter_zstd(t.a) != ARCHIVE_OK ||
-	    archive_write_open_filename(t.a, out_path) != ARCHIVE_OK) {
-		snprintf(err, errlen, "%s: %s", out_path, archive_error_string(t.a));
-		rc = KT_EIO;
-		goto out;
-	}
 	man = cJSON_CreateObject();
 	cJSON_AddStringToObject(man, "ktraj_bundle", "1");
 	cJSON_AddStringToObject(man, "run", run);
@@ -798,17 +852,18 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 	}
 	/* the step's directory inside the workspace */
 	if (st.cwd && st.root && (sl = strlen(st.root)) &&
-	    !strncmp(st.cwd, st.root, sl) && st.cwd[sl] == '/' && safe_rel(st.cwd + sl + 1))
+	    !strncmp(st.cwd, st.root, sl) && st.cwd[sl] == '/' && safe_rel(st.cwd + sl + 1) &&
+	    !strchr(st.cwd, '\n')) /* workdir holds one line */
 		subdir = st.cwd + sl + 1;
 	cJSON_AddStringToObject(man, "cwd", subdir);
-	cmd = kt_bundle_unhost(st.command ? st.command : "", st.root);
+	cmd = kt_replay_unhost(st.command ? st.command : "", st.root);
 	if (!cmd) {
 		rc = KT_ENOMEM;
 		goto out;
 	}
 	cJSON_AddStringToObject(man, "command", cmd);
 	if (st.build) {
-		char *b = kt_bundle_unhost(st.build, st.root), *both = NULL;
+		char *b = kt_replay_unhost(st.build, st.root), *both = NULL;
 
 		if (!b || asprintf(&both, "# build (the last successful build before the step)\n%s || exit $?\n# the step\n%s\n", b, cmd) < 0) {
 			free(b);
@@ -874,19 +929,19 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 		cJSON_ReplaceItemInObject(man, "missing", cJSON_CreateArray());
 		/* the candidate source, when the trajectory kept it */
 		{
-			const char *cb = cli_jstr(st.payload, "candidate_blob");
+			const char *cb = kt_replay_jstr(st.payload, "candidate_blob");
 			unsigned char h2[KT_HASH_LEN];
 			void *data;
 			size_t len;
 
 			if (!cb)
-				cb = cli_jstr(st.payload, "source_hash");
+				cb = kt_replay_jstr(st.payload, "source_hash");
 			if (cb && !kt_unhex(cb, h2, KT_HASH_LEN) && !kt_blob_get(s, h2, &data, &len)) {
 				rc = tw_add(&t, "workspace/candidate.cu", data, len, 0644);
 				free(data);
 				if (rc)
 					goto out;
-			} else if (cb && cli_jstr(st.payload, "source") && safe_rel(cli_jstr(st.payload, "source"))) {
+			} else if (cb && kt_replay_jstr(st.payload, "source") && safe_rel(kt_replay_jstr(st.payload, "source"))) {
 				/* a sample kernel of the source tree, when it is still
 				 * the very file that was compiled */
 				char path[4600];
@@ -896,7 +951,7 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 				char *buf = NULL;
 				FILE *in;
 
-				snprintf(path, sizeof(path), "%s/%s", src, cli_jstr(st.payload, "source"));
+				snprintf(path, sizeof(path), "%s/%s", src, kt_replay_jstr(st.payload, "source"));
 				if ((in = fopen(path, "rb"))) {
 					size_t cap = 1 << 20;
 
@@ -930,7 +985,7 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 	}
 	/* No host path may leave the machine in the manifest. */
 	{
-		char *clean = kt_bundle_unhost(mtext, st.root);
+		char *clean = kt_replay_unhost(mtext, st.root);
 
 		free(mtext);
 		mtext = clean;
@@ -943,7 +998,7 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 	    (rc = tw_add(&t, "command.sh", cmd, strlen(cmd), 0755)) ||
 	    (rc = tw_add(&t, "result.c", result_c, sizeof(result_c) - 1, 0644)))
 		goto out;
-	sub = kt_bundle_unhost(subdir, NULL);
+	sub = kt_replay_unhost(subdir, NULL);
 	{
 		/* Harness steps run from the bundle root (their recorded
 		 * bundle_command names harness/, kernels/, workspace/); with
@@ -961,12 +1016,26 @@ int kt_export_bundle(kt_store *s, const char *run, uint64_t seq,
 			post = "[ -n \"${KTRAJ_CACHE:-}\" ] && [ -x build/harness/ktraj-harness ] && [ ! -d \"$KTRAJ_CACHE/harness-build\" ] &&\n"
 			       "\tcp -r build/harness \"$KTRAJ_CACHE/harness-build\"\n";
 		} else {
-			snprintf(cd, sizeof(cd), "mkdir -p \"$B/workspace/%s\"\ncd \"$B/workspace/%s\" || exit 1\n",
-				 sub ? sub : "", sub ? sub : "");
+			/* the step's directory is data (the file workdir), read
+			 * into a variable and used quoted: a recorded cwd such
+			 * as x$(...) or x"; rm ... names a folder, never runs */
+			char wd[4200];
+
+			snprintf(cd, sizeof(cd),
+				 "W=\nIFS= read -r W <\"$B/workdir\"\n"
+				 "mkdir -p -- \"$B/workspace/$W\" && cd -- \"$B/workspace/$W\" || exit 1\n");
+			snprintf(wd, sizeof(wd), "%s\n", sub ? sub : "");
+			if ((rc = tw_add(&t, "workdir", wd, strlen(wd), 0644)))
+				goto out;
 		}
 		if (asprintf(&script,
 			     "#!/bin/sh\n"
 			     "# ktraj replay bundle: run %s step %llu (%s).\n"
+			     "# NO ISOLATION: this script runs the recorded commands (command.sh)\n"
+			     "# as you, with your files, network and processes in reach; it applies\n"
+			     "# no sandbox.  Read command.sh first, or use `ktraj replay`.\n"
+			     "# Recorded values (the step's directory: workdir) are read as data,\n"
+			     "# never run as shell text.\n"
 			     "# Needs sh, a C compiler and, for CUDA steps, the CUDA Toolkit.\n"
 			     "# Writes result.json next to this script; `ktraj import result.json`\n"
 			     "# records it as a replay event on the original step.\n"
@@ -1002,7 +1071,7 @@ out:
 		snprintf(err, errlen, "%s", t.err[0] ? t.err : kt_strerror(rc));
 	if (t.a)
 		archive_write_free(t.a);
-	if (rc && t.a)
+	if (rc && t.a && !t.dir)
 		unlink(out_path);
 	free(f.paths);
 	cJSON_Delete(f.incl);
@@ -1011,6 +1080,6 @@ out:
 	free(sub);
 	free(script);
 	cJSON_Delete(man);
-	kt_step_release(&st);
+	kt_replay_target_release(&st);
 	return rc;
 }

@@ -1,11 +1,13 @@
-/* evjson.c - stored event -> JSON (see evjson.h). */
+/* event.c - stored event -> JSON, and bytes as JSON strings (see export.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "evjson.h"
+#include "export.h"
+#include "../import/ktraj_jsonl.h"
 
-void kt_ts_iso(int64_t ts_ns, char *buf, size_t len)
+void kt_export_ts_iso(int64_t ts_ns, char *buf, size_t len)
 {
 	struct tm tm;
 	time_t sec;
@@ -29,7 +31,7 @@ void kt_ts_iso(int64_t ts_ns, char *buf, size_t len)
 		 tm.tm_min, tm.tm_sec, (long long)ns);
 }
 
-void kt_json_add_ns(cJSON *o, const char *key, int64_t ns)
+void kt_export_add_ns(cJSON *o, const char *key, int64_t ns)
 {
 	char num[32];
 
@@ -41,7 +43,7 @@ void kt_json_add_ns(cJSON *o, const char *key, int64_t ns)
 	cJSON_AddRawToObject(o, key, num);
 }
 
-void kt_evjson_head(cJSON *o, const kt_event *ev)
+void kt_export_event_head(cJSON *o, const kt_event *ev)
 {
 	const char *kname = kt_kind_name(ev->kind);
 
@@ -50,12 +52,12 @@ void kt_evjson_head(cJSON *o, const kt_event *ev)
 		cJSON_AddNumberToObject(o, "parent", (double)ev->parent);
 	else
 		cJSON_AddNullToObject(o, "parent");
-	kt_json_add_ns(o, "ts", ev->ts_ns);
+	kt_export_add_ns(o, "ts", ev->ts_ns);
 	cJSON_AddStringToObject(o, "kind", kname ? kname : "unknown");
 	cJSON_AddStringToObject(o, "actor", ev->actor ? ev->actor : "");
 }
 
-cJSON *kt_evjson(const char *run, const kt_event *ev)
+cJSON *kt_export_event(const char *run, const kt_event *ev)
 {
 	cJSON *o = cJSON_CreateObject(), *payload = NULL, *prov = NULL;
 	char hex[KT_HASH_HEX + 1];
@@ -68,7 +70,7 @@ cJSON *kt_evjson(const char *run, const kt_event *ev)
 	if (ev->prov_json && *ev->prov_json)
 		prov = cJSON_Parse(ev->prov_json);
 	cJSON_AddStringToObject(o, "run", run);
-	kt_evjson_head(o, ev);
+	kt_export_event_head(o, ev);
 	if (prov)
 		cJSON_AddItemToObject(o, "prov", prov);
 	else
@@ -82,4 +84,41 @@ cJSON *kt_evjson(const char *run, const kt_event *ev)
 fail:
 	cJSON_Delete(o);
 	return NULL;
+}
+
+int kt_export_is_text(const void *data, size_t n)
+{
+	return !memchr(data, 0, n) && kt_utf8_valid(data, n, NULL);
+}
+
+int kt_export_add_bytes(cJSON *o, const char *key, const void *data,
+			size_t len, int b64)
+{
+	char k[64], *t;
+	int text = kt_export_is_text(data, len);
+
+	if (text && b64 != KT_EXPORT_BYTES_BASE64) {
+		/* data may lack the NUL cJSON wants */
+		t = malloc(len + 1);
+		if (!t)
+			return -1;
+		memcpy(t, data, len);
+		t[len] = 0;
+		if (!cJSON_AddStringToObject(o, key, t)) {
+			free(t);
+			return -1;
+		}
+		free(t);
+		return 1;
+	}
+	if (b64 == KT_EXPORT_BYTES_TEXT)
+		return 0;
+	snprintf(k, sizeof(k), "%s_base64", key);
+	t = kt_base64_encode(data, len);
+	if (!t || !cJSON_AddStringToObject(o, k, t)) {
+		free(t);
+		return -1;
+	}
+	free(t);
+	return text;
 }

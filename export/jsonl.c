@@ -1,5 +1,5 @@
 /*
- * jsonl_export.c - `ktraj export --format jsonl`: a run as ktraj JSONL
+ * jsonl.c - `ktraj export --format jsonl`: a run as ktraj JSONL
  * (import/ktraj_jsonl.h, FORMAT.md "JSONL").  A run line with the run's name,
  * format and meta comes first (`ktraj import` restores them, `ktraj
  * append` skips it).  Each blob an event refers to
@@ -15,8 +15,6 @@
 #include <string.h>
 
 #include "export.h"
-#include "outfmt.h"
-#include "evjson.h"
 #include "../import/import.h"
 #include "../import/ktraj_jsonl.h"
 
@@ -172,7 +170,7 @@ static int put_blob(kt_store *s, kt_redactor *red, struct blobset *seen,
 	if (!e || !o)
 		goto out;
 	memcpy(e->nh, ref->h, KT_HASH_LEN);
-	if (red && cli_is_text(data, len)) {
+	if (red && kt_export_is_text(data, len)) {
 		size_t rl;
 
 		red_data = kt_redact_text(red, data, len, &rl);
@@ -197,7 +195,7 @@ static int put_blob(kt_store *s, kt_redactor *red, struct blobset *seen,
 		}
 		cJSON_AddStringToObject(o, "path", red_path ? red_path : ref->hint);
 	}
-	if (cli_is_text(data, len)) {
+	if (kt_export_is_text(data, len)) {
 		cJSON_AddStringToObject(o, "text", data);
 	} else {
 		b64 = kt_base64_encode(data, len);
@@ -234,7 +232,7 @@ static int exp_event(const kt_event *ev, void *arg)
 	size_t i;
 	int rc;
 
-	o = kt_evjson(x->run, ev);
+	o = kt_export_event(x->run, ev);
 	if (!o) {
 		snprintf(x->err, x->errlen, "seq %llu: payload is not JSON",
 			 (unsigned long long)seq);
@@ -309,9 +307,12 @@ out:
 	return rc;
 }
 
-int kt_export_jsonl(kt_store *s, const char *run, int redact, FILE *out,
-		    char *err, size_t errlen)
+static int write_jsonl(kt_store *s, const kt_export_args *args, char *err,
+		       size_t errlen)
 {
+	const char *run = args->run;
+	int redact = args->redact;
+	FILE *out = args->out;
 	struct exp x = { 0 };
 	kt_run_info ri;
 	char dummy[8];
@@ -356,3 +357,5 @@ out:
 	kt_redactor_free(x.red);
 	return rc;
 }
+
+const kt_exporter kt_exporter_jsonl = { "jsonl", KT_EXPORT_STREAM, write_jsonl };

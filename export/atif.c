@@ -1,5 +1,5 @@
 /*
- * export_atif.c - a run as an ATIF trajectory (Agent Trajectory Interchange
+ * atif.c - a run as an ATIF trajectory (Agent Trajectory Interchange
  * Format, Harbor RFC 0001 "docs/rfcs/0001-trajectory-format.md", version
  * ATIF-v1.5, the newest documented one; see shared/research/formats.md §3).
  *
@@ -21,10 +21,16 @@
 
 #include <cjson/cJSON.h>
 
-#include "evjson.h"
 #include "export.h"
 #include "../import/import.h"
-#include "outfmt.h"
+
+/* String member of o, or NULL. */
+static const char *jstr(const cJSON *o, const char *key)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(it) ? it->valuestring : NULL;
+}
 
 #define ATIF_VERSION "ATIF-v1.5"
 
@@ -47,7 +53,7 @@ static cJSON *new_step(struct atif *a, const char *source, int64_t ts)
 		return NULL;
 	}
 	cJSON_AddNumberToObject(st, "step_id", cJSON_GetArraySize(a->steps) + 1);
-	kt_ts_iso(ts, iso, sizeof(iso));
+	kt_export_ts_iso(ts, iso, sizeof(iso));
 	if (*iso)
 		cJSON_AddStringToObject(st, "timestamp", iso);
 	cJSON_AddStringToObject(st, "source", source);
@@ -91,8 +97,8 @@ static void add_usage(struct atif *a, cJSON *st, const cJSON *usage)
 
 static void on_message(struct atif *a, const kt_event *ev, cJSON *p)
 {
-	const char *role = cli_jstr(p, "role"), *text = cli_jstr(p, "text");
-	const char *model = cli_jstr(p, "model");
+	const char *role = jstr(p, "role"), *text = jstr(p, "text");
+	const char *model = jstr(p, "model");
 	const cJSON *flags = cJSON_GetObjectItem(p, "flags");
 	const cJSON *f;
 	int thinking = 0;
@@ -104,8 +110,8 @@ static void on_message(struct atif *a, const kt_event *ev, cJSON *p)
 	if (role && !strcmp(role, "assistant")) {
 		/* Thinking blocks of one response belong to the agent step
 		 * that follows; a step opened for them is reused. */
-		if (a->cur && !strcmp(cli_jstr(a->cur, "source"), "agent") &&
-		    !*cli_jstr(a->cur, "message") &&
+		if (a->cur && !strcmp(jstr(a->cur, "source"), "agent") &&
+		    !*jstr(a->cur, "message") &&
 		    !cJSON_GetObjectItem(a->cur, "tool_calls"))
 			st = a->cur;
 		else
@@ -140,11 +146,11 @@ static void on_message(struct atif *a, const kt_event *ev, cJSON *p)
 
 static void on_tool_call(struct atif *a, const kt_event *ev, cJSON *p)
 {
-	const char *id = cli_jstr(p, "call_id"), *tool = cli_jstr(p, "tool");
+	const char *id = jstr(p, "call_id"), *tool = jstr(p, "tool");
 	char idbuf[32];
 	cJSON *st = a->cur, *calls, *c, *args;
 
-	if (!st || strcmp(cli_jstr(st, "source"), "agent") ||
+	if (!st || strcmp(jstr(st, "source"), "agent") ||
 	    cJSON_GetObjectItem(st, "observation"))
 		st = new_step(a, "agent", ev->ts_ns);
 	if (!st)
@@ -177,7 +183,7 @@ static void on_tool_call(struct atif *a, const kt_event *ev, cJSON *p)
 
 static void on_tool_result(struct atif *a, const kt_event *ev, cJSON *p)
 {
-	const char *id = cli_jstr(p, "call_id"), *out = cli_jstr(p, "output");
+	const char *id = jstr(p, "call_id"), *out = jstr(p, "output");
 	const cJSON *idx = id ? cJSON_GetObjectItem(a->calls, id) : NULL;
 	cJSON *st, *obs, *res, *r;
 
@@ -236,9 +242,12 @@ static int each_event(const kt_event *ev, void *arg)
 	return a->err ? 1 : 0;
 }
 
-int kt_export_atif(kt_store *s, const char *run, int redact, FILE *out,
-		   char *err, size_t errlen)
+static int write_atif(kt_store *s, const kt_export_args *args, char *err,
+		      size_t errlen)
 {
+	const char *run = args->run;
+	int redact = args->redact;
+	FILE *out = args->out;
 	struct atif a = { 0 };
 	kt_run_info ri;
 	cJSON *doc = NULL, *agent, *fm, *extra;
@@ -315,3 +324,5 @@ out:
 	cJSON_Delete(doc);
 	return rc;
 }
+
+const kt_exporter kt_exporter_atif = { "atif", KT_EXPORT_STREAM, write_atif };

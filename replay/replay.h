@@ -1,0 +1,114 @@
+/*
+ * replay.h - re-executing a recorded step: the bundle that carries it to
+ * another machine (writer replay/bundle.c; its result.json comes back
+ * through the "replay_result" importer, replay/result_import.c), running
+ * one here under limits (replay/replay.c) and judging the result
+ * (replay/judge.c).
+ *
+ * Untrusted code from a trajectory runs only through kt_replay_step, only
+ * when the user asks (`ktraj replay`), in a child process in its own
+ * process group with CPU time and memory limits, a wall-clock watchdog and,
+ * where the OS allows, no network (a new network namespace).
+ *
+ * Module order (Makefile LIB_DIRS): store <- import <- replay <- export;
+ * replay/ includes nothing of export/ or cli/ and prints nothing.
+ *
+ * Layout of a bundle OUT.tar.zst (every name relative, no "..", no links):
+ *   ktraj-bundle/manifest.json   run, seq, kind, commands, source hashes,
+ *                                recorded toolchain and GPU fingerprint,
+ *                                expected results and tolerances, missing
+ *   ktraj-bundle/run.sh          the one entry script (sh); writes
+ *                                ktraj-bundle/result.json
+ *   ktraj-bundle/result.c        turns the captured output into result.json
+ *                                (built by run.sh with cc; no other tools)
+ *   ktraj-bundle/workspace/...   the workspace reconstructed at the step
+ *   ktraj-bundle/harness/, kernels/  for harness steps (`ktraj bench`)
+ *
+ * result.json is accepted by `ktraj import` (format "replay_result") and
+ * recorded as a `replay` event on the original step.
+ */
+#ifndef KT_REPLAY_H
+#define KT_REPLAY_H
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include "../store/store.h"
+
+/* The one top folder of a bundle. */
+#define KT_REPLAY_BUNDLE_DIR "ktraj-bundle"
+
+/* ---- bundle (replay/bundle.c) ---------------------------------------------- */
+
+/*
+ * Write the self-contained replay bundle of step `seq` of `run` (32 hex) to
+ * out_path (a zstd-compressed tar, replaced; removed again on failure).
+ * Returns 0, or with a one-line reason in err: KT_ENOTFOUND (no such
+ * event), KT_EINVAL (the event is not a compile, bench or shell tool call,
+ * or its harness sources are not found: set KTRAJ_SRC), KT_ENOMEM, KT_EIO
+ * (writing), or the store's codes.
+ */
+int kt_replay_bundle_write(kt_store *s, const char *run, uint64_t seq,
+			   const char *out_path, char *err, size_t errlen);
+
+/* ---- running (replay/replay.c) ------------------------------------------- */
+
+typedef struct kt_replay_limits {
+	unsigned timeout_s;   /* wall clock, default 600 */
+	unsigned cpu_s;       /* RLIMIT_CPU, default 1200 */
+	uint64_t mem_bytes;   /* RLIMIT_DATA, default 16 GiB (not RLIMIT_AS:
+				 the CUDA driver reserves huge address space) */
+	uint64_t file_bytes;  /* RLIMIT_FSIZE: largest file it may write,
+				 default 4 GiB */
+	int allow_network;    /* 0: try to run in a new network namespace */
+} kt_replay_limits;
+
+/*
+ * Export the bundle of (run, seq) into a fresh temp directory, run it under
+ * limits and judge it.  *out gets the payload of the `replay` event to
+ * record on the step (parent = seq; caller records and frees it): step,
+ * verdict, reason, results, expected, missing, gpu, isolation.  Nothing is
+ * written to the store.  `cache_dir` (may be NULL) is passed to the bundle
+ * as KTRAJ_CACHE so compiled binaries are reused by source hash.
+ * Errors: the KT_E* of kt_replay_bundle_write; KT_ECORRUPT (the bundle has
+ * no readable manifest); KT_EPARSE (err says which field) when the payload
+ * taken from the bundle's files fails the replay event's type check
+ * (import/schema.h); a step that ran and failed is not an error (verdict
+ * "failed").
+ */
+int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
+		   const kt_replay_limits *lim, const char *cache_dir,
+		   cJSON **out, char *err, size_t errlen);
+
+/* ---- judging (replay/judge.c): pure functions over JSON, no I/O ---------- */
+
+#define KT_REPLAY_REPRODUCED "reproduced"
+#define KT_REPLAY_FASTER "faster"
+#define KT_REPLAY_SLOWER "slower"
+#define KT_REPLAY_DIVERGED "diverged"
+#define KT_REPLAY_FAILED "failed"
+
+/*
+ * Judge a replay: `kind` is the step's kind (enum kt_kind), `manifest` the
+ * bundle manifest (expectations, missing files, fingerprint), `result` the
+ * bundle's result.json (NULL when the bundle produced none), `gpu_here` the
+ * name of the replaying machine's GPU or NULL (then result's "gpu" is used).
+ * Returns a static verdict string (KT_REPLAY_*) and writes a one-line
+ * reason (causes joined by "; ").
+ *
+ * Rules: compile and shell steps compare exit status (the same success or
+ * the same failure reproduces; failing where the recording succeeded is
+ * `failed`, the reverse `diverged`); bench steps compare correctness first
+ * (a different answer is `diverged`), then the median against the recorded
+ * one with a band of max(manifest noise_band, the recorded spread
+ * (max-min)/2/median, 3 %): inside is `reproduced`, below `faster`, above
+ * `slower`; no result at all is `failed`.
+ */
+const char *kt_replay_judge(int kind, const cJSON *manifest,
+			    const cJSON *result, const char *gpu_here,
+			    char *reason, size_t len);
+
+/* The measured bench result in a replay's output that matches the recorded
+ * scenario (harness NDJSON rows first, then benchmark text patterns), or
+ * NULL.  New tree; caller frees. */
+cJSON *kt_replay_measured(const cJSON *manifest, const cJSON *result);
+#endif
