@@ -16,7 +16,7 @@ PREFIX   ?= /usr/local
 WERROR   ?= -Werror
 OPT      ?= -O2 -g
 SAN      ?=
-PKGS     := lmdb libzstd libcjson libarchive libcrypto
+PKGS     := lmdb libzstd libcjson libarchive libcrypto libseccomp
 TESTPKGS := cmocka
 # The allocator linked into the ktraj binary, a pkg-config name; empty for the
 # C library's malloc.  An import allocates and frees millions of small blocks
