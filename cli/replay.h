@@ -2,9 +2,9 @@
  * replay.h - re-executing a recorded step and judging the result.
  *
  * Untrusted code from a trajectory runs only here, only when the user asks
- * (`ktraj replay`), in a child process in its own process group with CPU
- * time and memory limits, a wall-clock watchdog and, where the OS allows, no
- * network (a new network namespace).
+ * (`ktraj replay`), under bubblewrap with the limits below
+ * (replay/sandbox.h), or with the limits alone when the user asks for no
+ * sandbox.
  */
 #ifndef KT_REPLAY_H
 #define KT_REPLAY_H
@@ -18,21 +18,26 @@
 typedef struct kt_replay_limits {
 	unsigned timeout_s;   /* wall clock, default 600 */
 	unsigned cpu_s;       /* RLIMIT_CPU, default 1200 */
-	uint64_t mem_bytes;   /* RLIMIT_DATA, default 16 GiB (not RLIMIT_AS:
-				 the CUDA driver reserves huge address space) */
+	uint64_t mem_bytes;   /* RLIMIT_AS per process, default 16 GiB
+				 (RLIMIT_DATA for GPU steps: the CUDA driver
+				 reserves huge address space) */
 	uint64_t file_bytes;  /* RLIMIT_FSIZE: largest file it may write,
 				 default 4 GiB */
-	int allow_network;    /* 0: try to run in a new network namespace */
+	int allow_network;    /* 0: a new network namespace */
+	uint64_t output_bytes; /* all it may write (its tmpfs), 0: mem/2 */
+	unsigned max_procs;   /* processes in the sandbox, 0: 256 */
+	int no_sandbox;       /* 1: without bubblewrap, limits only */
 } kt_replay_limits;
 
 /*
- * Export the bundle of (run, seq) into a fresh temp directory, run it under
- * limits, judge it, and record a `replay` event (parent = the step) in the
- * run.  *out gets the replay payload (caller frees): step, verdict, reason,
+ * Export the bundle of (run, seq) into memory, run it in the sandbox
+ * (replay/sandbox.h; without it when lim->no_sandbox), judge it, and
+ * record a `replay` event (parent = the step) in the run.  *out gets the replay payload (caller frees): step, verdict, reason,
  * results.  `cache_dir` (may be NULL) is passed to the bundle as
  * KTRAJ_CACHE so compiled binaries are reused by source hash.
- * Errors: the KT_E* of exporting or recording; KT_EPARSE (nothing
- * recorded, err says which field) when the payload taken from the bundle's
+ * Errors: the KT_E* of exporting or recording; those of kt_sandbox_run
+ * (KT_ENOTFOUND: bubblewrap is not installed; KT_ECHILD: the sandbox did
+ * not start); KT_EPARSE (nothing recorded, err says which field) when the payload taken from the bundle's
  * files fails the replay event's type check (import/schema.h); a step that
  * ran and failed is not an error (verdict "failed").
  */
