@@ -182,7 +182,9 @@ int kt_sandbox_seccomp_fd(void)
 		CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP, 0x80 /* CLONE_NEWTIME */
 	};
 	/* personality() flags that switch off ASLR or make data executable
-	 * or map page zero: the setuid-exec clearing list of the kernel */
+	 * or map page zero: the setuid-exec clearing list of the kernel
+	 * (0xffffffff only asks for the current persona: bit 31, never a
+	 * flag, tells it apart; one condition per argument in a rule) */
 	static const unsigned long bad_persona[] = {
 		ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, MMAP_PAGE_ZERO,
 		ADDR_COMPAT_LAYOUT
@@ -203,7 +205,8 @@ int kt_sandbox_seccomp_fd(void)
 				      SCMP_A0(SCMP_CMP_MASKED_EQ, newns[i], newns[i]));
 	for (i = 0; i < sizeof(bad_persona) / sizeof(*bad_persona) && !rc; i++)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(personality), 1,
-				      SCMP_A0(SCMP_CMP_MASKED_EQ, bad_persona[i], bad_persona[i]));
+				      SCMP_A0(SCMP_CMP_MASKED_EQ, bad_persona[i] | 0x80000000u,
+					      bad_persona[i]));
 	/* TIOCSTI pushes input into the terminal ktraj runs in */
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,

@@ -1,0 +1,171 @@
+/* t_sandbox.c - replay/sandbox.h: the seccomp program refuses what it
+ * names (loaded into a child, each call's errno checked against a call the
+ * filter lets through), bwrap is looked up in PATH, and a small bundle runs
+ * and returns its result with and without bubblewrap. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <archive.h>
+#include <archive_entry.h>
+#include "testutil.h"
+#include "../../store/store.h"
+#include "../../replay/sandbox.h"
+
+/* In a child with the filter loaded: bit i of the exit status set when
+ * check i did not get the errno the filter promises. */
+static int filtered_child(int fd)
+{
+	struct sock_filter prog[4096];
+	struct sock_fprog fp;
+	ssize_t n = read(fd, prog, sizeof(prog));
+	int bad = 0;
+
+	if (n <= 0 || n % (ssize_t)sizeof(prog[0]))
+		return 0x80;
+	fp.len = (unsigned short)(n / (ssize_t)sizeof(prog[0]));
+	fp.filter = prog;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp))
+		return 0x80;
+	if (!(unshare(CLONE_NEWUSER) == -1 && errno == EPERM))
+		bad |= 0x1;
+	/* allowed without the filter, to anyone */
+	if (!(ptrace(PTRACE_TRACEME, 0, NULL, NULL) == -1 && errno == EPERM))
+		bad |= 0x2;
+	if (!(mount("none", "/nonexistent-ktraj", "tmpfs", 0, NULL) == -1 && errno == EPERM))
+		bad |= 0x4;
+	if (!(syscall(SYS_keyctl, 0 /* GET_KEYRING_ID */, -3, 0) == -1 && errno == EPERM))
+		bad |= 0x8;
+	if (!(personality(ADDR_NO_RANDOMIZE) == -1 && errno == EPERM))
+		bad |= 0x10;
+	/* what a compiler needs still works: a plain fork, a persona query */
+	if (personality(0xffffffff) == -1)
+		bad |= 0x20;
+	{
+		pid_t p = fork();
+		int st;
+
+		if (p == 0)
+			_exit(7);
+		if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st) != 7)
+			bad |= 0x40;
+	}
+	return bad;
+}
+
+static void t_seccomp(void **state)
+{
+	int fd = kt_sandbox_seccomp_fd(), st;
+	pid_t p;
+
+	(void)state;
+	assert_true(fd >= 0);
+	p = fork();
+	assert_true(p >= 0);
+	if (p == 0)
+		_exit(filtered_child(fd));
+	close(fd);
+	assert_int_equal(waitpid(p, &st, 0), p);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+static void t_find(void **state)
+{
+	char path[4096], ver[64], *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+
+	(void)state;
+	setenv("PATH", "/nonexistent-ktraj", 1);
+	assert_int_equal(kt_sandbox_find(path, sizeof(path), ver, sizeof(ver)), KT_ENOTFOUND);
+	if (old)
+		setenv("PATH", old, 1);
+	free(old);
+}
+
+/* A plain tar in a memory file: b/run.sh, which writes b/result.json. */
+static int bundle(void)
+{
+	static const char run[] = "#!/bin/sh\nB=$(cd \"$(dirname \"$0\")\" && pwd)\n"
+				  "printf '{\"ok\":%s}' \"$(id -u)\" >\"$B/result.json\"\n";
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+	int fd = memfd_create("t", 0);
+
+	assert_true(a && e && fd >= 0);
+	archive_write_set_format_pax_restricted(a);
+	assert_int_equal(archive_write_open_fd(a, fd), ARCHIVE_OK);
+	archive_entry_set_pathname(e, "b/run.sh");
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0755);
+	archive_entry_set_size(e, sizeof(run) - 1);
+	assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
+	assert_int_equal(archive_write_data(a, run, sizeof(run) - 1), (la_ssize_t)sizeof(run) - 1);
+	archive_write_close(a);
+	archive_write_free(a);
+	archive_entry_free(e);
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+static void run_one(int no_sandbox)
+{
+	kt_sandbox_spec sp = { 0 };
+	kt_sandbox_result r;
+	char err[256] = "", want[64];
+	int fd = bundle();
+	const char *sb;
+
+	sp.timeout_s = 60;
+	sp.cpu_s = 60;
+	sp.mem_bytes = 1ull << 30;
+	sp.file_bytes = 1ull << 30;
+	sp.no_sandbox = no_sandbox;
+	sp.bundle_dir = "b";
+	assert_int_equal(kt_sandbox_run(fd, &sp, &r, err, sizeof(err)), 0);
+	close(fd);
+	snprintf(want, sizeof(want), "{\"ok\":%u}", no_sandbox ? (unsigned)getuid() : kt_sandbox_uid());
+	assert_non_null(r.out);
+	assert_string_equal(r.out, want);
+	assert_false(r.timed_out);
+	sb = cJSON_GetStringValue(cJSON_GetObjectItem(r.isolation, "sandbox"));
+	assert_string_equal(sb, no_sandbox ? "none" : "bubblewrap");
+	kt_sandbox_result_free(&r);
+}
+
+static void t_run_plain(void **state)
+{
+	(void)state;
+	run_one(1);
+}
+
+static void t_run_bwrap(void **state)
+{
+	char path[4096], ver[64];
+
+	(void)state;
+	if (kt_sandbox_find(path, sizeof(path), ver, sizeof(ver)))
+		skip();
+	run_one(0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_seccomp),
+		cmocka_unit_test(t_find),
+		cmocka_unit_test(t_run_plain),
+		cmocka_unit_test(t_run_bwrap),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
