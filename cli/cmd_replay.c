@@ -11,6 +11,9 @@
 #include "replay.h"
 #include "../replay/sandbox.h"
 
+/* the replay event's numbers are exact below 10^15 (FORMAT.md section 1) */
+#define KT_REPLAY_MAX_BYTES (1ull << 50)
+
 static const char usage[] =
 	"usage: ktraj replay RUN SEQ [--json] [--timeout S] [--mem BYTES] [--allow-network]\n"
 	"       ktraj replay RUN --all-bench [--json] [...]\n"
@@ -111,8 +114,9 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			lim.no_sandbox = 1;
 		else if (!strcmp(argv[i], "--max-output") &&
 			 cli_has_value(argc, argv, i)) {
-			if (cli_u64(argv[++i], &lim.output_bytes) || lim.output_bytes < 4096)
-				return cli_usage(c, "--max-output needs bytes (at least 4096)");
+			if (cli_u64(argv[++i], &lim.output_bytes) || lim.output_bytes < 4096 ||
+			    lim.output_bytes > KT_REPLAY_MAX_BYTES)
+				return cli_usage(c, "--max-output needs bytes (4096 to 2^50)");
 		} else if (!strcmp(argv[i], "--max-procs") &&
 			   cli_has_value(argc, argv, i)) {
 			uint64_t v;
@@ -134,8 +138,9 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			cache_opt = argv[++i];
 		} else if (!strcmp(argv[i], "--mem") &&
 			   cli_has_value(argc, argv, i)) {
-			if (cli_u64(argv[++i], &lim.mem_bytes) || !lim.mem_bytes)
-				return cli_usage(c, "--mem needs bytes");
+			if (cli_u64(argv[++i], &lim.mem_bytes) || !lim.mem_bytes ||
+			    lim.mem_bytes > KT_REPLAY_MAX_BYTES)
+				return cli_usage(c, "--mem needs bytes (up to 2^50)");
 		} else if (argv[i][0] == '-' && argv[i][1])
 			return cli_bad_option(c, usage, argv[i]);
 		else if (!spec)
