@@ -94,7 +94,8 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 	kt_replay_limits lim = { 600, 1200, 16ull << 30, 4ull << 30, 0, 0, 0, 0 };
 	const char *spec = NULL, *seqs = NULL, *cache_opt = NULL;
 	char run[KT_RUN_ID_HEX + 1], err[1024] = "";
-	char cache[] = "/tmp/ktraj-cache.XXXXXX";
+	char cache[4200];
+	kt_janitor jan = { -1, -1 };
 	struct bench_list b = { 0 };
 	kt_store *s = NULL;
 	int json = 0, all = 0, i, rc = 0, failed = 0;
@@ -175,8 +176,16 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			rc = cli_err(c, "run %s has no bench steps", spec);
 			goto out;
 		}
+		snprintf(cache, sizeof(cache), "%s/ktraj-cache.XXXXXX",
+			 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 		if (!cache_opt && !mkdtemp(cache)) {
 			rc = cli_err(c, "cannot create a cache directory");
+			goto out;
+		}
+		/* a kill -9 of ktraj must not leave it behind */
+		if (!cache_opt && kt_sandbox_janitor(cache, &jan)) {
+			rmdir(cache);
+			rc = cli_err(c, "cannot start the cleanup of the cache directory");
 			goto out;
 		}
 		/* as root the step runs as nobody and writes the cache */
@@ -224,12 +233,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 		fputc('\n', stderr);
 	rc = failed ? KT_EXIT_FAIL : 0;
 out:
-	if (all && !cache_opt && cache[sizeof(cache) - 7] != 'X') {
-		char cmd[128];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cache);
-		if (system(cmd) != 0) { /* leftover cache is harmless */ }
-	}
+	kt_sandbox_janitor_done(&jan);
 	free(b.seq);
 	kt_store_close(s);
 	return rc;

@@ -762,3 +762,59 @@ void kt_sandbox_result_free(kt_sandbox_result *res)
 	cJSON_Delete(res->isolation);
 	res->isolation = NULL;
 }
+
+int kt_sandbox_janitor(const char *dir, kt_janitor *j)
+{
+	int p[2];
+
+	j->fd = -1;
+	j->pid = -1;
+	if (pipe2(p, O_CLOEXEC))
+		return KT_EIO;
+	j->pid = fork();
+	if (j->pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return KT_EIO;
+	}
+	if (j->pid == 0) {
+		char c;
+
+		/* its own session: a Ctrl-C meant for ktraj does not take
+		 * it along, and nothing of ktraj's but the pipe stays open */
+		setsid();
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		if (dup2(p[0], 0) < 0)
+			_exit(1);
+		close_range(1, ~0u, 0);
+		while (read(0, &c, 1) < 0 && errno == EINTR)
+			;
+		/* ktraj is gone or done; a sandbox killed with it may still
+		 * be dying for a moment, writing here */
+		for (int i = 0; i < 20; i++) {
+			struct stat st;
+
+			nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+			if (lstat(dir, &st))
+				break;
+			usleep(100000);
+		}
+		_exit(0);
+	}
+	close(p[0]);
+	j->fd = p[1];
+	return 0;
+}
+
+void kt_sandbox_janitor_done(kt_janitor *j)
+{
+	if (j->fd >= 0)
+		close(j->fd);
+	if (j->pid > 0)
+		while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	j->fd = -1;
+	j->pid = -1;
+}

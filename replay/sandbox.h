@@ -104,6 +104,23 @@ int kt_sandbox_seccomp_fd(void);
 int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res,
 		   char *err, size_t errlen);
 
+typedef struct kt_janitor {
+	int fd;   /* the pipe's write end, close-on-exec */
+	int pid;  /* the process that removes the directory */
+} kt_janitor;
+
+/*
+ * Remove `dir` (recursively) once this process is gone, however it ends: a
+ * child in its own session waits for the end of a pipe whose write end
+ * only this process holds (close-on-exec), which the kernel closes at its
+ * exit, kill -9 included.  *j is what kt_sandbox_janitor_done needs.
+ * Returns 0, or KT_EIO when no pipe or process could be made.
+ */
+int kt_sandbox_janitor(const char *dir, kt_janitor *j);
+
+/* Remove the directory now: close the pipe and wait for the janitor. */
+void kt_sandbox_janitor_done(kt_janitor *j);
+
 /* Free what kt_sandbox_run put in *res (safe on a zeroed one). */
 void kt_sandbox_result_free(kt_sandbox_result *res);
 #endif

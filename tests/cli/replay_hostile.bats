@@ -333,6 +333,28 @@ sys.exit(0)
 	done
 }
 
+@test "kill -9 of ktraj replay --all-bench leaves no cache directory behind" {
+	for who in $WHO; do
+		dir=$(userdir "$who")
+		mkdir -p "$dir/tmp"
+		[ "$who" = me ] || chown "$who" "$dir/tmp"
+		cp "$BATS_TEST_DIRNAME/../data/replay/cc_bench_session.jsonl" "$dir/"
+		chmod 644 "$dir/cc_bench_session.jsonl"
+		as "$who" env KTRAJ_STORE="$dir/s.ktraj" "$D/ktraj" import "$dir/cc_bench_session.jsonl" >/dev/null
+		R=$(as "$who" env KTRAJ_STORE="$dir/s.ktraj" "$D/ktraj" ls --json |
+			"$PY" -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+		as "$who" env TMPDIR="$dir/tmp" KTRAJ_STORE="$dir/s.ktraj" "$D/ktraj" replay "$R" --all-bench \
+			>"$D/bg.out" 2>&1 </dev/null 3>&- &
+		pid=$!
+		for _ in $(seq 200); do ls "$dir/tmp" | grep -q ktraj-cache && break; sleep 0.05; done
+		ls "$dir/tmp" | grep -q ktraj-cache
+		kill -9 "$pid"
+		wait "$pid" || true
+		for _ in $(seq 50); do ls "$dir/tmp" | grep -q ktraj-cache || break; sleep 0.1; done
+		[ -z "$(ls "$dir/tmp")" ]
+	done
+}
+
 @test "the watchdog kills the whole sandbox at the timeout, a setsid daemon with it" {
 	dur=$((70000 + RANDOM))
 	for who in $WHO; do

@@ -1,12 +1,14 @@
 /* t_sandbox.c - replay/sandbox.h: the seccomp program refuses what it
  * names (loaded into a child, each call's errno checked against a call the
- * filter lets through), bwrap is looked up in PATH, and a small bundle runs
- * and returns its result with and without bubblewrap. */
+ * filter lets through), bwrap is looked up in PATH, a small bundle runs
+ * and returns its result with and without bubblewrap, and the janitor
+ * removes its directory when its process is killed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -158,6 +160,42 @@ static void t_run_bwrap(void **state)
 	run_one(0);
 }
 
+/* kill -9 of the process that made the janitor: the directory goes */
+static void t_janitor(void **state)
+{
+	char *dir = tu_tmpdir(), sub[4200];
+	struct stat st;
+	kt_janitor j;
+	pid_t p;
+	int i, stt;
+
+	(void)state;
+	assert_non_null(dir);
+	snprintf(sub, sizeof(sub), "%s/a", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	p = fork();
+	assert_true(p >= 0);
+	if (p == 0) {
+		if (kt_sandbox_janitor(dir, &j))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	usleep(200000);
+	assert_int_equal(lstat(dir, &st), 0);
+	kill(p, SIGKILL);
+	assert_int_equal(waitpid(p, &stt, 0), p);
+	for (i = 0; i < 100 && lstat(dir, &st) == 0; i++)
+		usleep(50000);
+	assert_int_not_equal(lstat(dir, &st), 0);
+	/* and kt_sandbox_janitor_done removes it at once */
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(kt_sandbox_janitor(dir, &j), 0);
+	kt_sandbox_janitor_done(&j);
+	assert_int_not_equal(lstat(dir, &st), 0);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,6 +203,7 @@ int main(void)
 		cmocka_unit_test(t_find),
 		cmocka_unit_test(t_run_plain),
 		cmocka_unit_test(t_run_bwrap),
+		cmocka_unit_test(t_janitor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
