@@ -105,6 +105,15 @@ refused() { # the step ran in the sandbox, was judged, and its attack failed
 	[ "$(get results.exit_code)" = 3 ]
 }
 
+refused_by_all() { # refused_by_all COMMAND [replay options]: refused for each user
+	local who cmd=$1
+	shift
+	for who in $WHO; do
+		hostile "$who" "$cmd" "$@"
+		refused "$who"
+	done
+}
+
 @test "an honest step still reproduces, and the replay event says how it was isolated" {
 	for who in $WHO; do
 		step "$who" "echo hello" "hello"
@@ -155,17 +164,11 @@ refused() { # the step ran in the sandbox, was judged, and its attack failed
 }
 
 @test "umount /proc and new mounts are refused" {
-	for who in $WHO; do
-		hostile "$who" "umount /proc 2>/dev/null && exit 0; umount -l /proc 2>/dev/null && exit 0; mount -t tmpfs none /tmp 2>/dev/null && exit 0; exit 3"
-		refused "$who"
-	done
+	refused_by_all "umount /proc 2>/dev/null && exit 0; umount -l /proc 2>/dev/null && exit 0; mount -t tmpfs none /tmp 2>/dev/null && exit 0; exit 3"
 }
 
 @test "nsenter into another process's namespaces is refused" {
-	for who in $WHO; do
-		hostile "$who" 'for p in $(ls /proc | grep -E "^[0-9]+$"); do nsenter -t $p -a true 2>/dev/null && exit 0; nsenter -t $p -m -n true 2>/dev/null && exit 0; done; unshare -Ur true 2>/dev/null && exit 0; unshare -n true 2>/dev/null && exit 0; exit 3'
-		refused "$who"
-	done
+	refused_by_all 'for p in $(ls /proc | grep -E "^[0-9]+$"); do nsenter -t $p -a true 2>/dev/null && exit 0; nsenter -t $p -m -n true 2>/dev/null && exit 0; done; unshare -Ur true 2>/dev/null && exit 0; unshare -n true 2>/dev/null && exit 0; exit 3'
 }
 
 @test "the seccomp filter refuses mount, unshare, setns, ptrace, keyrings, bpf, perf, userfaultfd and ASLR-off personality" {
@@ -192,10 +195,7 @@ sys.exit(3 if not bad else 0)
 }
 
 @test "nothing of the host's secrets or its /tmp is visible: /etc/shadow, /root, /home, the store" {
-	for who in $WHO; do
-		hostile "$who" "[ -e /etc/shadow ] && exit 0; [ -e /root ] && exit 0; [ -e /home ] && exit 0; [ -e '$D' ] && exit 0; cat /etc/shadow /root/.ssh/* 2>/dev/null && exit 0; exit 3"
-		refused "$who"
-	done
+	refused_by_all "[ -e /etc/shadow ] && exit 0; [ -e /root ] && exit 0; [ -e /home ] && exit 0; [ -e '$D' ] && exit 0; cat /etc/shadow /root/.ssh/* 2>/dev/null && exit 0; exit 3"
 }
 
 @test "writes to /tmp, /dev/shm, /var/tmp and /etc do not reach the host" {
@@ -210,10 +210,7 @@ sys.exit(3 if not bad else 0)
 }
 
 @test "/dev is private: no block device, nothing but the standard nodes" {
-	for who in $WHO; do
-		hostile "$who" 'for e in /dev/*; do case ${e#/dev/} in core|fd|full|null|ptmx|pts|random|shm|stderr|stdin|stdout|tty|urandom|zero) ;; *) exit 0 ;; esac; done; [ -n "$(find /dev -type b 2>/dev/null)" ] && exit 0; exit 3'
-		refused "$who"
-	done
+	refused_by_all 'for e in /dev/*; do case ${e#/dev/} in core|fd|full|null|ptmx|pts|random|shm|stderr|stdin|stdout|tty|urandom|zero) ;; *) exit 0 ;; esac; done; [ -n "$(find /dev -type b 2>/dev/null)" ] && exit 0; exit 3'
 }
 
 @test "/sys, /run and /var/run are not there, and a unix socket under /run cannot be reached" {
@@ -225,10 +222,7 @@ s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); os.chmod(sys.argv[1],0o666
 		LISTENER=$!
 		for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
 	fi
-	for who in $WHO; do
-		hostile "$who" "[ -e /sys/kernel ] && exit 0; [ -e /run ] && exit 0; [ -e /var/run ] && exit 0; [ -n '$sock' ] && python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"$sock\")' 2>/dev/null && exit 0; exit 3"
-		refused "$who"
-	done
+	refused_by_all "[ -e /sys/kernel ] && exit 0; [ -e /run ] && exit 0; [ -e /var/run ] && exit 0; [ -n '$sock' ] && python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"$sock\")' 2>/dev/null && exit 0; exit 3"
 }
 
 @test "a listener on the host's 127.0.0.1 cannot be reached" {
@@ -265,10 +259,7 @@ sys.exit(0 if n >= 100 else 3)
 }
 
 @test "/tmp and /dev/shm are inside the memory limit (3 GiB under 1 GiB, scaled: 300 MiB under 256 MiB)" {
-	for who in $WHO; do
-		hostile "$who" "dd if=/dev/zero of=/tmp/big bs=1M count=300 2>/dev/null && exit 0; rm -f /tmp/big; dd if=/dev/zero of=/dev/shm/big bs=1M count=300 2>/dev/null && exit 0; exit 3" --mem 268435456
-		refused "$who"
-	done
+	refused_by_all "dd if=/dev/zero of=/tmp/big bs=1M count=300 2>/dev/null && exit 0; rm -f /tmp/big; dd if=/dev/zero of=/dev/shm/big bs=1M count=300 2>/dev/null && exit 0; exit 3" --mem 268435456
 }
 
 @test "a shared mapping is inside the memory limit (3 GiB under 1 GiB, scaled: 600 MiB under 256 MiB)" {
