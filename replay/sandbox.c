@@ -367,7 +367,7 @@ static int data_fd(const char *text)
 }
 
 /* Descriptors the child hands to bwrap, at these numbers. */
-enum { FD_SECCOMP = 3, FD_PASSWD, FD_GROUP, FD_HOSTS, FD_COUNT };
+enum { FD_SECCOMP = 3, FD_PASSWD, FD_GROUP, FD_HOSTS, FD_STATUS, FD_COUNT };
 
 /* How output_bytes is shared among the three tmpfs the step may write:
  * half for the workspace, 3/8 for /tmp, 1/8 for /dev/shm. */
@@ -400,7 +400,7 @@ static void build_bwrap(struct args *a, const char *bwrap, const kt_sandbox_spec
 	add(a, "--die-with-parent");
 	add(a, "--new-session");
 	add3(a, "--hostname", "ktraj-replay", NULL);
-	addf(a, "--seccomp");
+	add(a, "--seccomp");
 	addf(a, "%d", FD_SECCOMP);
 	add3(a, "--ro-bind", "/usr", "/usr");
 	for (i = 0; top[i]; i++)
@@ -417,6 +417,10 @@ static void build_bwrap(struct args *a, const char *bwrap, const kt_sandbox_spec
 	add(a, "--ro-bind-data");
 	addf(a, "%d", FD_HOSTS);
 	add(a, "/etc/hosts");
+	/* bwrap writes here once the sandbox is set up: without it, the
+	 * sandbox never started and nothing of the step ran */
+	add(a, "--json-status-fd");
+	addf(a, "%d", FD_STATUS);
 	add3(a, "--proc", "/proc", NULL);
 	add3(a, "--dev", "/dev", NULL);
 	*ngpu = 0;
@@ -609,7 +613,8 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 	struct sizes z = { out_bytes / 2, out_bytes / 8 * 3, out_bytes / 8 };
 	unsigned procs = sp->max_procs ? sp->max_procs : DEF_PROCS;
 	unsigned uid = kt_sandbox_uid(), gid = sandbox_gid();
-	int fds[FD_COUNT - 3] = { -1, -1, -1, -1 }, po[2] = { -1, -1 }, pe[2] = { -1, -1 };
+	int fds[FD_COUNT - 3] = { -1, -1, -1, -1, -1 }, po[2] = { -1, -1 }, pe[2] = { -1, -1 };
+	int ps[2] = { -1, -1 };
 	int ngpu = 0, rc = 0, st = 0, oopen = 1, eopen = 1, exited = 0;
 	pid_t pid, parent = getpid();
 	double deadline, grace = 0;
@@ -648,6 +653,12 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 			goto out;
 		}
 		fds[FD_HOSTS - 3] = h;
+		if (pipe2(ps, O_CLOEXEC | O_NONBLOCK)) {
+			rc = KT_EIO;
+			snprintf(err, errlen, "cannot make a pipe: %s", strerror(errno));
+			goto out;
+		}
+		fds[FD_STATUS - 3] = ps[1];
 		build_bwrap(&a, bwrap, sp, &z, procs, &ngpu);
 	} else {
 		add3(&a, "/bin/sh", "-c", wrapper);
@@ -693,6 +704,10 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 	close(po[1]);
 	close(pe[1]);
 	po[1] = pe[1] = -1;
+	if (fds[FD_STATUS - 3] >= 0) {
+		close(fds[FD_STATUS - 3]);
+		fds[FD_STATUS - 3] = ps[1] = -1;
+	}
 	deadline = now_s() + sp->timeout_s;
 	while (oopen || eopen || !exited) {
 		struct pollfd p[2];
@@ -731,6 +746,18 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 	/* without the sandbox, what the step left in its process group */
 	kill(-pid, SIGKILL);
 	res->status = st;
+	if (ps[0] >= 0 && !res->timed_out) {
+		char buf[256];
+		ssize_t n = read(ps[0], buf, sizeof(buf) - 1);
+
+		if (n <= 0) {
+			rc = KT_ECHILD;
+			snprintf(err, errlen, "the sandbox did not start%s%s", *res->diag ? ": " : "",
+				 res->diag);
+			err[strcspn(err, "\n")] = 0;
+			goto out;
+		}
+	}
 	isolation_json(res, sp, version, &z, procs, ngpu);
 	if (!res->isolation)
 		rc = KT_ENOMEM;
@@ -746,6 +773,8 @@ out:
 		close(po[1]);
 	if (pe[1] >= 0)
 		close(pe[1]);
+	if (ps[0] >= 0)
+		close(ps[0]);
 	if (sp->no_sandbox && dir[sizeof(dir) - 2] != 'X')
 		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	args_free(&a);

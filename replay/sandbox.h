@@ -99,7 +99,9 @@ int kt_sandbox_seccomp_fd(void);
  * kt_sandbox_result_free) whenever 0 is returned, whatever the step did.
  * Errors (nothing ran): KT_ENOTFOUND when bubblewrap is not installed and
  * sp->no_sandbox is 0; KT_ECHILD when the sandbox could not be started
- * (err says why); KT_ENOMEM; KT_EIO (temp directory, pipes).
+ * (bwrap never reported it set up: no user namespaces, say; err says
+ * "the sandbox did not start: " and bwrap's message); KT_ENOMEM; KT_EIO
+ * (temp directory, pipes).
  */
 int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res,
 		   char *err, size_t errlen);

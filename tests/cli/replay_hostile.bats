@@ -366,13 +366,28 @@ sys.exit(0)
 	done
 }
 
+@test "no descriptor of ktraj (the store's files, its pipes) reaches the step" {
+	refused_by_all '[ $(ls /proc/self/fd | wc -l) -le 4 ] && exit 3; ls -l /proc/self/fd; exit 0'
+}
+
+@test "a sandbox that cannot start is an error, not a failed step, and nothing is recorded" {
+	mkdir -p "$D/fake"
+	printf '#!/bin/sh\n[ "$1" = --version ] && { echo "bubblewrap 0.8.0"; exit 0; }\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n' >"$D/fake/bwrap"
+	chmod 755 "$D/fake/bwrap"
+	step me "echo hello" "hello"
+	run env PATH="$D/fake:$PATH" KTRAJ_STORE="$D/me/s.ktraj" "$D/ktraj" replay h 1 --json
+	[ "$status" -eq 1 ]
+	[ "$output" = "ktraj: replay: the sandbox did not start: bwrap: setting up uid map: Permission denied" ]
+	[ "$(KTRAJ_STORE="$D/me/s.ktraj" "$D/ktraj" log h --kind replay --json | wc -l)" -eq 0 ]
+}
+
 @test "without bubblewrap, replay refuses with the install line; --no-sandbox runs and says so" {
 	step me "echo hello" "hello"
 	run env PATH=/nonexistent KTRAJ_STORE="$D/me/s.ktraj" "$D/ktraj" replay h 1 --json
 	[ "$status" -eq 1 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == "ktraj: replay: "*"apt-get install bubblewrap"* ]]
-	[ "$("$D/ktraj" log h --kind replay --json 2>/dev/null | wc -l)" -eq 0 ] || true
+	[ "$(KTRAJ_STORE="$D/me/s.ktraj" "$D/ktraj" log h --kind replay --json | wc -l)" -eq 0 ]
 	run env KTRAJ_STORE="$D/me/s.ktraj" "$D/ktraj" replay h 1 --json --no-sandbox
 	[ "$status" -eq 0 ]
 	[ "$(get verdict)" = reproduced ]
