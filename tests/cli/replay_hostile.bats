@@ -36,6 +36,11 @@ user_half() {
 
 setup() {
 	command -v bwrap >/dev/null || skip "bubblewrap is not installed (apt-get install bubblewrap)"
+	# the sandbox needs unprivileged user namespaces (as root it runs as nobody)
+	local as=()
+	[ "$(id -u)" = 0 ] && as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	"${as[@]}" bwrap --unshare-all --unshare-user --ro-bind / / true 2>/dev/null ||
+		skip "bubblewrap cannot make user namespaces here"
 	command -v cc >/dev/null || skip "no C compiler"
 	D=$(mktemp -d /tmp/ktraj-hostile.XXXXXX)
 	chmod 755 "$D"
