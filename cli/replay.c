@@ -10,9 +10,6 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
-#include <archive.h>
-#include <archive_entry.h>
-
 #include "bundle.h"
 #include "cli.h"
 #include "export.h"
@@ -21,115 +18,6 @@
 #include "../import/import.h"
 #include "../import/replay_judge.h"
 #include "../import/schema.h"
-
-/* ---- the bundle, for the sandbox ---------------------------------------------- */
-
-/* Copy the exported bundle (a compressed tar in in_fd) into a plain tar in
- * a new memory file (*out_fd, rewound): the sandbox unpacks it with `tar`
- * alone, which needs no decompressor there.  Our own bundle, but checked
- * like any archive: only relative names without "..", only files and
- * folders.  *manifest gets manifest.json's text (caller frees). */
-static int plain_tar(int in_fd, int *out_fd, char **manifest, char *err, size_t errlen)
-{
-	struct archive *a = archive_read_new(), *w = archive_write_new();
-	struct archive_entry *e;
-	int rc = 0, r, fd = memfd_create("ktraj-bundle", MFD_CLOEXEC);
-
-	*out_fd = -1;
-	*manifest = NULL;
-	if (!a || !w || fd < 0) {
-		rc = fd < 0 ? KT_EIO : KT_ENOMEM;
-		goto out;
-	}
-	archive_read_support_filter_all(a);
-	archive_read_support_format_tar(a);
-	if (lseek(in_fd, 0, SEEK_SET) || archive_read_open_fd(a, in_fd, 1 << 16) != ARCHIVE_OK ||
-	    archive_write_set_format_pax_restricted(w) != ARCHIVE_OK ||
-	    archive_write_open_fd(w, fd) != ARCHIVE_OK) {
-		snprintf(err, errlen, "%s", archive_error_string(a) ? archive_error_string(a) :
-			 archive_error_string(w) ? archive_error_string(w) : "bundle");
-		rc = KT_EIO;
-		goto out;
-	}
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(e);
-		int is_manifest = name && !strcmp(name, KT_BUNDLE_DIR "/manifest.json");
-		size_t mlen = 0;
-		char buf[1 << 16];
-		la_ssize_t n;
-
-		if (!name || name[0] == '/' || strstr(name, "..") ||
-		    (archive_entry_filetype(e) != AE_IFREG &&
-		     archive_entry_filetype(e) != AE_IFDIR)) {
-			snprintf(err, errlen, "unsafe bundle entry %s", name ? name : "(null)");
-			rc = KT_ECORRUPT;
-			goto out;
-		}
-		if (archive_write_header(w, e) != ARCHIVE_OK) {
-			snprintf(err, errlen, "%s", archive_error_string(w));
-			rc = KT_EIO;
-			goto out;
-		}
-		while ((n = archive_read_data(a, buf, sizeof(buf))) > 0) {
-			if (archive_write_data(w, buf, (size_t)n) != n) {
-				snprintf(err, errlen, "%s", archive_error_string(w));
-				rc = KT_EIO;
-				goto out;
-			}
-			if (is_manifest) {
-				char *p = realloc(*manifest, mlen + (size_t)n + 1);
-
-				if (!p) {
-					rc = KT_ENOMEM;
-					goto out;
-				}
-				memcpy(p + mlen, buf, (size_t)n);
-				mlen += (size_t)n;
-				p[mlen] = 0;
-				*manifest = p;
-			}
-		}
-		if (n < 0) {
-			snprintf(err, errlen, "%s", archive_error_string(a));
-			rc = KT_EIO;
-			goto out;
-		}
-	}
-	if (r != ARCHIVE_EOF) {
-		snprintf(err, errlen, "%s", archive_error_string(a));
-		rc = KT_EIO;
-		goto out;
-	}
-	if (archive_write_close(w) != ARCHIVE_OK || lseek(fd, 0, SEEK_SET)) {
-		snprintf(err, errlen, "%s", archive_error_string(w));
-		rc = KT_EIO;
-	}
-out:
-	if (a)
-		archive_read_free(a);
-	if (w)
-		archive_write_free(w);
-	if (rc) {
-		if (fd >= 0)
-			close(fd);
-		free(*manifest);
-		*manifest = NULL;
-	} else {
-		*out_fd = fd;
-	}
-	return rc;
-}
-
-/* A step that needs the GPU: a harness bundle, or one that builds or runs
- * CUDA, on a host that has an NVIDIA device.  It gets /dev/nvidia* and a
- * data-segment limit instead of an address-space one (sandbox.h). */
-static int needs_gpu(const cJSON *manifest, const char *mtext)
-{
-	if (access("/dev/nvidiactl", F_OK))
-		return 0;
-	return cJSON_GetObjectItem(manifest, "harness") || strstr(mtext, "nvcc") ||
-	       strstr(mtext, ".cu\"") || strstr(mtext, "cuda");
-}
 
 static char *gpu_name(void)
 {
@@ -185,7 +73,7 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 	rc = kt_export_bundle(s, run, seq, path, err, errlen);
 	if (rc)
 		goto out;
-	rc = plain_tar(bfd, &tfd, &mtext, err, errlen);
+	rc = kt_sandbox_plain_tar(bfd, KT_BUNDLE_DIR "/manifest.json", &tfd, &mtext, err, errlen);
 	if (rc)
 		goto out;
 	manifest = mtext ? cJSON_Parse(mtext) : NULL;
@@ -204,7 +92,7 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 	sp.max_procs = lim->max_procs;
 	sp.allow_network = lim->allow_network;
 	sp.no_sandbox = lim->no_sandbox;
-	sp.gpu = needs_gpu(manifest, mtext);
+	sp.gpu = kt_sandbox_needs_gpu(manifest, mtext);
 	sp.cache_dir = cache_dir;
 	sp.bundle_dir = KT_BUNDLE_DIR;
 	rc = kt_sandbox_run(tfd, &sp, &sr, err, errlen);

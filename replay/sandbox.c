@@ -32,6 +32,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <seccomp.h>
 
 #include "sandbox.h"
@@ -453,6 +455,109 @@ static void build_bwrap(struct args *a, const char *bwrap, const kt_sandbox_spec
 	add3(a, wrapper, "ktraj-sandbox", SB_WORK);
 	addf(a, "%u", procs);
 	add3(a, sp->bundle_dir, sp->cache_dir ? SB_CACHE : "", "/tmp");
+}
+
+/* ---- the bundle, for the sandbox ------------------------------------------------ */
+
+/* The sandbox unpacks with `tar` alone, which needs no decompressor there. */
+int kt_sandbox_plain_tar(int in_fd, const char *manifest_name, int *out_fd,
+			 char **manifest, char *err, size_t errlen)
+{
+	struct archive *a = archive_read_new(), *w = archive_write_new();
+	struct archive_entry *e;
+	int rc = 0, r, fd = memfd_create("ktraj-bundle", MFD_CLOEXEC);
+
+	*out_fd = -1;
+	*manifest = NULL;
+	if (!a || !w || fd < 0) {
+		rc = fd < 0 ? KT_EIO : KT_ENOMEM;
+		goto out;
+	}
+	archive_read_support_filter_all(a);
+	archive_read_support_format_tar(a);
+	if (lseek(in_fd, 0, SEEK_SET) || archive_read_open_fd(a, in_fd, 1 << 16) != ARCHIVE_OK ||
+	    archive_write_set_format_pax_restricted(w) != ARCHIVE_OK ||
+	    archive_write_open_fd(w, fd) != ARCHIVE_OK) {
+		snprintf(err, errlen, "%s", archive_error_string(a) ? archive_error_string(a) :
+			 archive_error_string(w) ? archive_error_string(w) : "bundle");
+		rc = KT_EIO;
+		goto out;
+	}
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(e);
+		int is_manifest = name && !strcmp(name, manifest_name);
+		size_t mlen = 0;
+		char buf[1 << 16];
+		la_ssize_t n;
+
+		if (!name || name[0] == '/' || strstr(name, "..") ||
+		    (archive_entry_filetype(e) != AE_IFREG &&
+		     archive_entry_filetype(e) != AE_IFDIR)) {
+			snprintf(err, errlen, "unsafe bundle entry %s", name ? name : "(null)");
+			rc = KT_ECORRUPT;
+			goto out;
+		}
+		if (archive_write_header(w, e) != ARCHIVE_OK) {
+			snprintf(err, errlen, "%s", archive_error_string(w));
+			rc = KT_EIO;
+			goto out;
+		}
+		while ((n = archive_read_data(a, buf, sizeof(buf))) > 0) {
+			if (archive_write_data(w, buf, (size_t)n) != n) {
+				snprintf(err, errlen, "%s", archive_error_string(w));
+				rc = KT_EIO;
+				goto out;
+			}
+			if (is_manifest) {
+				char *p = realloc(*manifest, mlen + (size_t)n + 1);
+
+				if (!p) {
+					rc = KT_ENOMEM;
+					goto out;
+				}
+				memcpy(p + mlen, buf, (size_t)n);
+				mlen += (size_t)n;
+				p[mlen] = 0;
+				*manifest = p;
+			}
+		}
+		if (n < 0) {
+			snprintf(err, errlen, "%s", archive_error_string(a));
+			rc = KT_EIO;
+			goto out;
+		}
+	}
+	if (r != ARCHIVE_EOF) {
+		snprintf(err, errlen, "%s", archive_error_string(a));
+		rc = KT_EIO;
+		goto out;
+	}
+	if (archive_write_close(w) != ARCHIVE_OK || lseek(fd, 0, SEEK_SET)) {
+		snprintf(err, errlen, "%s", archive_error_string(w));
+		rc = KT_EIO;
+	}
+out:
+	if (a)
+		archive_read_free(a);
+	if (w)
+		archive_write_free(w);
+	if (rc) {
+		if (fd >= 0)
+			close(fd);
+		free(*manifest);
+		*manifest = NULL;
+	} else {
+		*out_fd = fd;
+	}
+	return rc;
+}
+
+int kt_sandbox_needs_gpu(const cJSON *manifest, const char *mtext)
+{
+	if (access("/dev/nvidiactl", F_OK))
+		return 0;
+	return cJSON_GetObjectItem(manifest, "harness") || strstr(mtext, "nvcc") ||
+	       strstr(mtext, ".cu\"") || strstr(mtext, "cuda");
 }
 
 /* ---- running ----------------------------------------------------------------- */

@@ -91,6 +91,27 @@ unsigned kt_sandbox_uid(void);
 int kt_sandbox_seccomp_fd(void);
 
 /*
+ * Copy a bundle (a tar, compressed or not, read from in_fd from its start)
+ * into a plain tar in a new memory file: *out_fd (close-on-exec, rewound,
+ * caller closes), what kt_sandbox_run takes.  Checked like any archive:
+ * only relative names without "..", only files and folders.  *manifest
+ * gets the text of the member named manifest_name (caller frees; NULL when
+ * there is none).  Errors: KT_ECORRUPT (an unsafe entry, err names it),
+ * KT_EIO (reading, writing, the memory file; err from libarchive),
+ * KT_ENOMEM.
+ */
+int kt_sandbox_plain_tar(int in_fd, const char *manifest_name, int *out_fd,
+			 char **manifest, char *err, size_t errlen);
+
+/*
+ * Whether a bundle's step needs the GPU: the host has /dev/nvidiactl, and
+ * the manifest has a "harness" (a `ktraj bench` step) or its text mentions
+ * nvcc, CUDA or a .cu file.  Such a step gets /dev/nvidia*, /sys read-only
+ * and RLIMIT_DATA instead of RLIMIT_AS (kt_sandbox_spec.gpu).
+ */
+int kt_sandbox_needs_gpu(const cJSON *manifest, const char *mtext);
+
+/*
  * Run the bundle read from tar_fd (a plain tar, seekable or not; it becomes
  * the sandbox's stdin) under sp.  The sandbox unpacks it into its tmpfs,
  * runs `sh <bundle_dir>/run.sh` with HOME, TMPDIR and (when cache_dir is

@@ -160,6 +160,69 @@ static void t_run_bwrap(void **state)
 	run_one(0);
 }
 
+/* A tar (gzip) in a memory file with one member of the given type. */
+static int one_member(const char *name, int type, const char *body)
+{
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+	int fd = memfd_create("t", 0);
+
+	assert_true(a && e && fd >= 0);
+	archive_write_set_format_pax_restricted(a);
+	archive_write_add_filter_gzip(a);
+	assert_int_equal(archive_write_open_fd(a, fd), ARCHIVE_OK);
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, (unsigned)type);
+	archive_entry_set_perm(e, 0644);
+	if (type == AE_IFLNK)
+		archive_entry_set_symlink(e, "/etc/shadow");
+	else
+		archive_entry_set_size(e, (la_int64_t)strlen(body));
+	assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
+	if (type == AE_IFREG)
+		archive_write_data(a, body, strlen(body));
+	archive_write_close(a);
+	archive_write_free(a);
+	archive_entry_free(e);
+	return fd;
+}
+
+static void t_plain_tar(void **state)
+{
+	static const struct { const char *name; int type; int rc; } cases[] = {
+		{ "b/manifest.json", AE_IFREG, 0 },
+		{ "b/../../etc/x", AE_IFREG, KT_ECORRUPT },
+		{ "/etc/x", AE_IFREG, KT_ECORRUPT },
+		{ "b/link", AE_IFLNK, KT_ECORRUPT },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		int in = one_member(cases[i].name, cases[i].type, "{\"kind\":\"bench\"}");
+		int out = -1;
+		char err[256] = "", *m = NULL;
+
+		assert_int_equal(kt_sandbox_plain_tar(in, "b/manifest.json", &out, &m, err,
+						      sizeof(err)), cases[i].rc);
+		if (cases[i].rc) {
+			assert_int_equal(out, -1);
+			assert_null(m);
+			assert_non_null(strstr(err, "unsafe bundle entry"));
+		} else {
+			char head[512];
+
+			/* plain: a ustar/pax header, no gzip magic */
+			assert_int_equal(read(out, head, sizeof(head)), (ssize_t)sizeof(head));
+			assert_false((unsigned char)head[0] == 0x1f && (unsigned char)head[1] == 0x8b);
+			assert_string_equal(m, "{\"kind\":\"bench\"}");
+			close(out);
+		}
+		free(m);
+		close(in);
+	}
+}
+
 /* kill -9 of the process that made the janitor: the directory goes */
 static void t_janitor(void **state)
 {
@@ -203,6 +266,7 @@ int main(void)
 		cmocka_unit_test(t_find),
 		cmocka_unit_test(t_run_plain),
 		cmocka_unit_test(t_run_bwrap),
+		cmocka_unit_test(t_plain_tar),
 		cmocka_unit_test(t_janitor),
 	};
 
