@@ -16,7 +16,7 @@ PREFIX   ?= /usr/local
 WERROR   ?= -Werror
 OPT      ?= -O2 -g
 SAN      ?=
-PKGS     := lmdb libzstd libcjson libarchive libcrypto
+PKGS     := lmdb libzstd libcjson libarchive libcrypto libseccomp
 TESTPKGS := cmocka
 # The allocator linked into the ktraj binary, a pkg-config name; empty for the
 # C library's malloc.  An import allocates and frees millions of small blocks
@@ -141,8 +141,9 @@ deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 		build-essential clang pkg-config liblmdb-dev libzstd-dev libcjson-dev \
-		libarchive-dev libssl-dev libjemalloc-dev libcmocka-dev bats lmdb-utils zstd \
-		python3 tar zip unzip xz-utils ca-certificates
+		libarchive-dev libssl-dev libjemalloc-dev libcmocka-dev libseccomp-dev bats \
+		lmdb-utils zstd python3 tar zip unzip xz-utils ca-certificates \
+		bubblewrap util-linux passwd
 
 install: $(B)/ktraj $(B)/libktraj.a
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/ktraj

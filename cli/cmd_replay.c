@@ -9,35 +9,45 @@
 #include "cli.h"
 #include "outfmt.h"
 #include "../replay/replay.h"
+#include "../replay/sandbox.h"
+
+/* the replay event's numbers are exact below 10^15 (FORMAT.md section 1) */
+#define KT_REPLAY_MAX_BYTES (1ull << 50)
 
 static const char usage[] =
 	"usage: ktraj replay RUN SEQ [--json] [--timeout S] [--mem BYTES] [--allow-network]\n"
 	"       ktraj replay RUN --all-bench [--json] [...]\n"
 	"\n"
 	"Re-execute a recorded step: export its bundle (workspace at the step,\n"
-	"recorded commands, harness sources for `ktraj bench` steps), run it here\n"
-	"in a child process with time and memory limits and no network (where the\n"
-	"OS allows), compare with the recording and record a `replay` event.\n"
-	"This runs code from the trajectory: only use it on trajectories you trust\n"
-	"enough to run inside those limits.\n"
+	"recorded commands, harness sources for `ktraj bench` steps), run it in a\n"
+	"sandbox, compare with the recording and record a `replay` event.\n"
 	"\n"
 	"Verdicts: reproduced, faster, slower, diverged, failed (with the reason).\n"
-	"Isolation (recorded in the replay event): where the kernel allows it\n"
-	"(root), the step runs in its own PID, mount and network namespaces with\n"
-	"the root file system read-only except its bundle and the cache, so it\n"
-	"can neither write elsewhere, nor signal other processes, nor reach the\n"
-	"network; elsewhere it runs with your full file system access.\n"
+	"Isolation (recorded in the replay event): the step runs under bubblewrap\n"
+	"(apt-get install bubblewrap) in new user, PID, mount, IPC, UTS, network\n"
+	"and cgroup namespaces, with no capabilities, a seccomp filter, a\n"
+	"read-only root holding only the toolchain (/usr, /etc/ld.so.cache,\n"
+	"/etc/alternatives; nothing of $HOME, /root, /run), a private /dev (the\n"
+	"NVIDIA devices for GPU steps), its workspace, /tmp and /dev/shm on\n"
+	"size-limited tmpfs, and it dies with ktraj.  As root it runs as nobody.\n"
 	"Exit status: 0 when every step ran and was judged (whatever the\n"
 	"verdict), 4 when the run or step does not exist, 1 when a step could\n"
-	"not be exported or run.\n"
+	"not be exported or run, or bubblewrap is missing.\n"
 	"  --json           one row per replayed step: run, step, verdict, reason\n"
 	"  --timeout S      wall-clock limit per step (default 600)\n"
-	"  --mem BYTES      data-segment limit, RLIMIT_DATA (default 16 GiB; heap and\n"
-	"                   private mappings, not the GPU's memory)\n"
-	"  --allow-network  do not isolate the network\n"
+	"  --mem BYTES      address-space limit per process, RLIMIT_AS (default\n"
+	"                   16 GiB; RLIMIT_DATA for GPU steps, whose driver\n"
+	"                   reserves address space; not the GPU's memory)\n"
+	"  --max-output BYTES  all the step may write, its tmpfs (default half of\n"
+	"                   --mem): half the workspace, 3/8 /tmp, 1/8 /dev/shm\n"
+	"  --max-procs N    processes in the sandbox (default 256)\n"
+	"  --allow-network  keep the host's network\n"
+	"  --no-sandbox     run without bubblewrap: your full file system access,\n"
+	"                   with the limits alone (only for trajectories you trust)\n"
 	"  --all-bench      replay every bench step, reusing compiled binaries\n"
 	"  --cache DIR      where compiled binaries are kept and reused by source\n"
-	"                   hash (default: a temp dir for this command)\n";
+	"                   hash (default: a temp dir for this command); the step\n"
+	"                   writes it, so it must be writable by the step's user\n";
 
 struct bench_list {
 	uint64_t *seq;
@@ -103,10 +113,11 @@ static void print_row(const char *run, const cJSON *p, int json)
 
 int cmd_replay(struct cli *c, int argc, char **argv)
 {
-	kt_replay_limits lim = { 600, 1200, 16ull << 30, 4ull << 30, 0 };
+	kt_replay_limits lim = { 600, 1200, 16ull << 30, 4ull << 30, 0, 0, 0, 0 };
 	const char *spec = NULL, *seqs = NULL, *cache_opt = NULL;
 	char run[KT_RUN_ID_HEX + 1], err[1024] = "";
-	char cache[] = "/tmp/ktraj-cache.XXXXXX";
+	char cache[4200];
+	kt_janitor jan = { -1, -1 };
 	struct bench_list b = { 0 };
 	kt_store *s = NULL;
 	int json = 0, all = 0, i, rc = 0, failed = 0;
@@ -122,6 +133,21 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			all = 1;
 		else if (!strcmp(argv[i], "--allow-network"))
 			lim.allow_network = 1;
+		else if (!strcmp(argv[i], "--no-sandbox"))
+			lim.no_sandbox = 1;
+		else if (!strcmp(argv[i], "--max-output") &&
+			 cli_has_value(argc, argv, i)) {
+			if (cli_u64(argv[++i], &lim.output_bytes) || lim.output_bytes < 4096 ||
+			    lim.output_bytes > KT_REPLAY_MAX_BYTES)
+				return cli_usage(c, "--max-output needs bytes (4096 to 2^50)");
+		} else if (!strcmp(argv[i], "--max-procs") &&
+			   cli_has_value(argc, argv, i)) {
+			uint64_t v;
+
+			if (cli_u64(argv[++i], &v) || !v || v > 1u << 20)
+				return cli_usage(c, "--max-procs needs a count");
+			lim.max_procs = (unsigned)v;
+		}
 		else if (!strcmp(argv[i], "--timeout") &&
 			   cli_has_value(argc, argv, i)) {
 			uint64_t v;
@@ -135,8 +161,9 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			cache_opt = argv[++i];
 		} else if (!strcmp(argv[i], "--mem") &&
 			   cli_has_value(argc, argv, i)) {
-			if (cli_u64(argv[++i], &lim.mem_bytes) || !lim.mem_bytes)
-				return cli_usage(c, "--mem needs bytes");
+			if (cli_u64(argv[++i], &lim.mem_bytes) || !lim.mem_bytes ||
+			    lim.mem_bytes > KT_REPLAY_MAX_BYTES)
+				return cli_usage(c, "--mem needs bytes (up to 2^50)");
 		} else if (argv[i][0] == '-' && argv[i][1])
 			return cli_bad_option(c, usage, argv[i]);
 		else if (!spec)
@@ -150,6 +177,13 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 		return cli_usage(c, "give RUN and SEQ, or RUN --all-bench");
 	if (seqs && cli_u64(seqs, &seq))
 		return cli_usage(c, "SEQ must be a step number, not '%s'", seqs);
+	if (!lim.no_sandbox) {
+		char bw[4096], ver[64];
+
+		if (kt_sandbox_find(bw, sizeof(bw), ver, sizeof(ver)))
+			return cli_err(c, "bubblewrap (bwrap) is not installed: apt-get install "
+				       "bubblewrap, or --no-sandbox to run the step without isolation");
+	}
 	if ((rc = cli_open(c, 0, &s)))
 		return rc;
 	if ((rc = cli_run(c, s, spec, run)))
@@ -164,8 +198,22 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			rc = cli_err(c, "run %s has no bench steps", spec);
 			goto out;
 		}
+		snprintf(cache, sizeof(cache), "%s/ktraj-cache.XXXXXX",
+			 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 		if (!cache_opt && !mkdtemp(cache)) {
 			rc = cli_err(c, "cannot create a cache directory");
+			goto out;
+		}
+		/* a kill -9 of ktraj must not leave it behind */
+		if (!cache_opt && kt_sandbox_janitor(cache, &jan)) {
+			rmdir(cache);
+			rc = cli_err(c, "cannot start the cleanup of the cache directory");
+			goto out;
+		}
+		/* as root the step runs as nobody and writes the cache */
+		if (!cache_opt && !lim.no_sandbox && getuid() == 0 &&
+		    chown(cache, kt_sandbox_uid(), (gid_t)-1)) {
+			rc = cli_err(c, "cannot hand the cache directory to the sandbox");
 			goto out;
 		}
 	} else {
@@ -207,12 +255,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 		fputc('\n', stderr);
 	rc = failed ? KT_EXIT_FAIL : 0;
 out:
-	if (all && !cache_opt && cache[sizeof(cache) - 7] != 'X') {
-		char cmd[128];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cache);
-		if (system(cmd) != 0) { /* leftover cache is harmless */ }
-	}
+	kt_sandbox_janitor_done(&jan);
 	free(b.seq);
 	kt_store_close(s);
 	return rc;

@@ -6,14 +6,14 @@
  * (replay/judge.c).
  *
  * Untrusted code from a trajectory runs only through kt_replay_step, only
- * when the user asks (`ktraj replay`), in a child process in its own
- * process group with CPU time and memory limits, a wall-clock watchdog and,
- * where the OS allows, no network (a new network namespace).
+ * when the user asks (`ktraj replay`), under bubblewrap with the limits
+ * below (replay/sandbox.h), or with the limits alone when the user asks
+ * for no sandbox.
  *
  * Module order (Makefile LIB_DIRS): store <- import <- replay <- export;
  * replay/ includes nothing of export/ or cli/ and prints nothing.
  *
- * Layout of a bundle OUT.tar.zst (every name relative, no "..", no links):
+ * Layout of a bundle OUT.tar.gz (every name relative, no "..", no links):
  *   ktraj-bundle/manifest.json   run, seq, kind, commands, source hashes,
  *                                recorded toolchain and GPU fingerprint,
  *                                expected results and tolerances, missing
@@ -55,25 +55,33 @@ int kt_replay_bundle_write(kt_store *s, const char *run, uint64_t seq,
 typedef struct kt_replay_limits {
 	unsigned timeout_s;   /* wall clock, default 600 */
 	unsigned cpu_s;       /* RLIMIT_CPU, default 1200 */
-	uint64_t mem_bytes;   /* RLIMIT_DATA, default 16 GiB (not RLIMIT_AS:
-				 the CUDA driver reserves huge address space) */
+	uint64_t mem_bytes;   /* RLIMIT_AS per process, default 16 GiB
+				 (RLIMIT_DATA for GPU steps: the CUDA driver
+				 reserves huge address space) */
 	uint64_t file_bytes;  /* RLIMIT_FSIZE: largest file it may write,
 				 default 4 GiB */
-	int allow_network;    /* 0: try to run in a new network namespace */
+	int allow_network;    /* 0: a new network namespace */
+	uint64_t output_bytes; /* all it may write (its tmpfs), 0: mem/2 */
+	unsigned max_procs;   /* processes in the sandbox, 0: 256 */
+	int no_sandbox;       /* 1: without bubblewrap, limits only */
 } kt_replay_limits;
 
 /*
- * Export the bundle of (run, seq) into a fresh temp directory, run it under
- * limits and judge it.  *out gets the payload of the `replay` event to
- * record on the step (parent = seq; caller records and frees it): step,
- * verdict, reason, results, expected, missing, gpu, isolation.  Nothing is
+ * Export the bundle of (run, seq) into memory (a gzip tar in a memfd: no
+ * temp dir for a kill -9 to leave), run it in the sandbox (replay/sandbox.h;
+ * without it when lim->no_sandbox) and judge it.  *out gets the payload of
+ * the `replay` event to record on the step (parent = seq; caller records
+ * and frees it): step, verdict, reason, results, expected, missing, gpu,
+ * network_isolated, isolation (what kt_sandbox_run applied).  Nothing is
  * written to the store.  `cache_dir` (may be NULL) is passed to the bundle
  * as KTRAJ_CACHE so compiled binaries are reused by source hash.
- * Errors: the KT_E* of kt_replay_bundle_write; KT_ECORRUPT (the bundle has
- * no readable manifest); KT_EPARSE (err says which field) when the payload
- * taken from the bundle's files fails the replay event's type check
- * (import/schema.h); a step that ran and failed is not an error (verdict
- * "failed").
+ * Errors: the KT_E* of kt_replay_bundle_write and kt_sandbox_plain_tar
+ * (KT_ECORRUPT also when the bundle has no readable manifest); those of
+ * kt_sandbox_run (KT_ENOTFOUND: bubblewrap is not installed; KT_ECHILD:
+ * the sandbox did not start); KT_EIO (no memory file); KT_EPARSE (err
+ * says which field) when the payload taken from the bundle's files fails
+ * the replay event's type check (import/schema.h); a step that ran and
+ * failed is not an error (verdict "failed").
  */
 int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 		   const kt_replay_limits *lim, const char *cache_dir,

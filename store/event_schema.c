@@ -125,9 +125,20 @@ static const struct field results[] = {
 	F("exit_code", T_INT), F("duration_ms", T_NNUM),
 	FO("measured", NULL), END
 };
+static const char *const rlimits[] = { "RLIMIT_AS", "RLIMIT_DATA", NULL };
+static const struct field iso_limits[] = {
+	F("timeout_s", T_UINT), F("cpu_s", T_UINT), FE("memory", rlimits),
+	F("mem_bytes", T_UINT), F("file_bytes", T_UINT), F("procs", T_UINT),
+	F("output_bytes", T_UINT), END
+};
 static const struct field isolation[] = {
-	F("network", T_BOOL), F("pid", T_BOOL), F("readonly_root", T_BOOL),
-	END
+	F("sandbox", T_STR), F("version", T_STR), FA("namespaces", el_str),
+	F("seccomp", T_BOOL), F("caps", T_STR), F("uid", T_STR),
+	F("root", T_STR), F("dev", T_STR), F("gpu_devices", T_UINT),
+	F("work_bytes", T_UINT), F("tmp_bytes", T_UINT), F("shm_bytes", T_UINT),
+	F("cache", T_BOOL), F("network", T_BOOL), FO("limits", iso_limits),
+	/* replay events written before the sandbox */
+	F("pid", T_BOOL), F("readonly_root", T_BOOL), END
 };
 static const struct field replay[] = {
 	F("step", T_SEQ), FE("verdict", verdicts), F("reason", T_STR),

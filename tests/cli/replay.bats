@@ -11,6 +11,14 @@ setup() {
 	command -v cc >/dev/null || skip "no C compiler"
 }
 
+need_sandbox() { # replay runs each step under bubblewrap (replay/sandbox.h)
+	command -v bwrap >/dev/null || skip "bubblewrap is not installed"
+	local as=()
+	[ "$(id -u)" = 0 ] && as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	"${as[@]}" bwrap --unshare-all --unshare-user --ro-bind / / true 2>/dev/null ||
+		skip "bubblewrap cannot make user namespaces here"
+}
+
 run_of() { # run_of FILE -> run id
 	"$KTRAJ" import --json "$1" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])'
 }
@@ -58,6 +66,7 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 }
 
 @test "replay of a bench step that reproduces, and of one that is faster" {
+	need_sandbox
 	R=$(run_of "$FIX/cc_bench_session.jsonl")
 	S=$(seq_of "$R" bench)
 	run "$KTRAJ" replay "$R" "$S" --json
@@ -74,6 +83,7 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 }
 
 @test "replay of a compile step reproduces; --all-bench replays every bench step" {
+	need_sandbox
 	R=$(run_of "$FIX/cc_bench_session.jsonl")
 	C=$(seq_of "$R" compile)
 	run "$KTRAJ" replay "$R" "$C"
@@ -85,6 +95,7 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 }
 
 @test "a step whose files the trajectory never showed fails and says why" {
+	need_sandbox
 	printf '%s\n' '{"seq":1,"kind":"tool_call","actor":"agent","payload":{"tool":"Bash","call_id":"c1","args":{"command":"nvcc -o k kernel.cu"}}}' \
 		'{"seq":2,"parent":1,"kind":"tool_result","actor":"tool","payload":{"call_id":"c1","ok":true,"output":""}}' \
 		'{"seq":3,"parent":1,"kind":"compile","actor":"agent","payload":{"command":"nvcc -o k kernel.cu","exit_code":0}}' |
@@ -95,6 +106,7 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 }
 
 @test "replay refuses steps that are not commands, with a clear error" {
+	need_sandbox
 	R=$(run_of "$FIX/cc_bench_session.jsonl")
 	run "$KTRAJ" replay "$R" 1
 	[ "$status" -ne 0 ]
@@ -104,6 +116,7 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 }
 
 @test "the watchdog stops a step that runs too long" {
+	need_sandbox
 	printf '%s\n' '{"seq":1,"kind":"tool_call","actor":"agent","payload":{"tool":"Bash","call_id":"c1","args":{"command":"sleep 30"}}}' |
 		"$KTRAJ" append slow >/dev/null
 	start=$(date +%s)
@@ -114,7 +127,7 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 }
 
 @test "a replayed command cannot write outside its bundle or leave processes behind" {
-	[ "$(id -u)" = 0 ] || skip "namespaces need root here"
+	need_sandbox
 	m="$BATS_TEST_TMPDIR/outside_marker"
 	printf '{"seq":1,"kind":"tool_call","actor":"agent","payload":{"tool":"Bash","call_id":"c1","args":{"command":"echo x > %s; setsid sleep 7777 & echo in > inside.txt; cat inside.txt"}}}\n' "$m" |
 		"$KTRAJ" append esc >/dev/null
@@ -122,7 +135,7 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 	[ "$status" -eq 0 ]
 	[ ! -e "$m" ]
 	! pgrep -f "sleep 7777"
-	echo "$output" | python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); i=r["isolation"]; sys.exit(0 if i["pid"] and i["readonly_root"] and i["network"] else 1)'
+	echo "$output" | python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); i=r["isolation"]; sys.exit(0 if i["sandbox"]=="bubblewrap" and "pid" in i["namespaces"] and i["root"]=="minimal-readonly" and i["network"] else 1)'
 }
 
 @test "the compile step of a ktraj bench run bundles the harness, the kernels and the candidate" {
@@ -197,6 +210,7 @@ evil_session() {
 }
 
 @test "a replay result of the wrong type (result.json written by the step's own program) is refused with one line, nothing stored" {
+	need_sandbox
 	evil_session "$BATS_TEST_TMPDIR/wrong.jsonl"
 	R=$(run_of "$BATS_TEST_TMPDIR/wrong.jsonl")
 	C=$(seq_of "$R" compile)

@@ -87,6 +87,14 @@ static void t_full(void **st)
 	     "\"isolation\":{\"network\":true,\"pid\":false,"
 	     "\"readonly_root\":true},\"result_sha\":\"" H64 "\","
 	     "\"origin\":\"bundle\"}");
+	good(REPLAY, "{\"step\":4,\"verdict\":\"reproduced\",\"reason\":\"r\","
+	     "\"isolation\":{\"sandbox\":\"bubblewrap\",\"version\":\"0.8.0\","
+	     "\"namespaces\":[\"user\",\"pid\"],\"seccomp\":true,\"caps\":\"none\","
+	     "\"uid\":\"nobody\",\"root\":\"minimal-readonly\",\"dev\":\"private\","
+	     "\"gpu_devices\":0,\"work_bytes\":1,\"tmp_bytes\":1,\"shm_bytes\":1,"
+	     "\"cache\":false,\"network\":true,\"limits\":{\"timeout_s\":600,"
+	     "\"cpu_s\":1200,\"memory\":\"RLIMIT_AS\",\"mem_bytes\":1,"
+	     "\"file_bytes\":1,\"procs\":256,\"output_bytes\":3}}}");
 	good(NOTE, "{\"text\":\"t\",\"n\":\"anything\",\"extra\":{}}");
 }
 
@@ -127,6 +135,9 @@ static void t_types(void **st)
 	    "profile.metrics: expected an object, got an array");
 	bad(REPLAY, "{\"isolation\":{\"pid\":\"yes\"}}",
 	    "replay.isolation.pid: expected true or false, got string \"yes\"");
+	bad(REPLAY, "{\"isolation\":{\"limits\":{\"memory\":\"RLIMIT_NOFILE\"}}}",
+	    "replay.isolation.limits.memory: expected one of \"RLIMIT_AS\", "
+	    "\"RLIMIT_DATA\", got string \"RLIMIT_NOFILE\"");
 	bad(REPLAY, "{\"results\":{\"measured\":5}}",
 	    "replay.results.measured: expected an object, got number 5");
 	bad(REPLAY, "{\"missing\":[null]}",

@@ -1,0 +1,954 @@
+/*
+ * sandbox.c - bubblewrap sandbox for replayed steps (see sandbox.h).
+ *
+ * bwrap does the namespaces, the mounts and the capability drop; this file
+ * decides what the sandbox contains, builds the seccomp program, sets the
+ * resource limits bwrap inherits, runs the watchdog and reports what was
+ * applied.  Options used are those of bubblewrap 0.8.0 (Debian 12), see
+ * bwrap(1).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <glob.h>
+#include <grp.h>
+#include <limits.h>
+#include <poll.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <seccomp.h>
+
+#include "sandbox.h"
+#include "../store/store.h"
+
+#define OUT_MAX (1u << 20)   /* result.json kept, bytes */
+#define DEF_PROCS 256u
+/* Inside the sandbox: where the bundle is unpacked (a tmpfs of its own, so
+ * a full /tmp leaves room for the result) and where the cache appears. */
+#define SB_WORK "/ktraj"
+#define SB_CACHE "/ktraj-cache"
+
+/* Runs as the sandbox's first command: set the process limit (inside the
+ * new user namespace, where it counts only the sandbox's processes; dash
+ * spells it -p, bash -u), unpack the bundle from stdin, run it with nothing
+ * of ktraj's descriptors, print its result.  result.json is made 64 KiB
+ * long before the step runs: a step that fills its workspace then still
+ * leaves the room for its result.  Arguments: work dir, process limit (0:
+ * none), the bundle's folder, the cache dir ("" for none), TMPDIR ("":
+ * inside the work dir). */
+static const char wrapper[] =
+	"set -u\n"
+	"W=$1 N=$2 D=$3 C=$4 T=${5:-$1/tmp}\n"
+	"if [ \"$N\" != 0 ]; then\n"
+	"\tulimit -p \"$N\" 2>/dev/null || ulimit -u \"$N\" 2>/dev/null ||\n"
+	"\t\t{ echo 'cannot set the process limit' >&2; exit 125; }\n"
+	"fi\n"
+	"mkdir -p \"$W/home\" \"$T\" && cd \"$W\" || exit 125\n"
+	"tar -xof - || { echo 'the bundle did not unpack' >&2; exit 125; }\n"
+	"head -c 65536 /dev/zero >\"$W/$D/result.json\" || exit 125\n"
+	"HOME=$W/home TMPDIR=$T; export HOME TMPDIR\n"
+	"if [ -n \"$C\" ]; then KTRAJ_CACHE=$C; export KTRAJ_CACHE; fi\n"
+	"sh \"$W/$D/run.sh\" </dev/null >/dev/null 2>&1\n"
+	"cat \"$W/$D/result.json\" 2>/dev/null\n"
+	"exit 0\n";
+
+/* ---- finding bwrap --------------------------------------------------------- */
+
+static int read_all(int fd, char *buf, size_t cap)
+{
+	size_t n = 0;
+	ssize_t r;
+
+	while (n + 1 < cap && (r = read(fd, buf + n, cap - 1 - n)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		n += (size_t)r;
+	}
+	buf[n] = 0;
+	return (int)n;
+}
+
+static void bwrap_version(const char *path, char *version, size_t vlen)
+{
+	int p[2], st;
+	pid_t pid;
+	char buf[256], *v;
+
+	*version = 0;
+	if (pipe2(p, O_CLOEXEC))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		execl(path, "bwrap", "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	if (pid > 0)
+		read_all(p[0], buf, sizeof(buf));
+	close(p[0]);
+	if (pid < 0)
+		return;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	/* "bubblewrap 0.8.0" */
+	if (!strncmp(buf, "bubblewrap ", 11)) {
+		v = buf + 11;
+		v[strcspn(v, " \r\n")] = 0;
+		snprintf(version, vlen, "%s", v);
+	}
+}
+
+int kt_sandbox_find(char *path, size_t pathlen, char *version, size_t vlen)
+{
+	const char *env = getenv("PATH");
+	char *dirs = strdup(env ? env : ""), *save = NULL, *d;
+	int found = 0;
+
+	if (!dirs)
+		return KT_ENOMEM;
+	for (d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		snprintf(path, pathlen, "%s/bwrap", d);
+		found = *d == '/' && access(path, X_OK) == 0;
+	}
+	free(dirs);
+	if (!found)
+		return KT_ENOTFOUND;
+	bwrap_version(path, version, vlen);
+	return 0;
+}
+
+unsigned kt_sandbox_uid(void)
+{
+	struct passwd *pw;
+
+	if (getuid() != 0)
+		return (unsigned)getuid();
+	pw = getpwnam("nobody");
+	return pw && pw->pw_uid != 0 ? (unsigned)pw->pw_uid : 65534u;
+}
+
+static unsigned sandbox_gid(void)
+{
+	struct passwd *pw;
+
+	if (getuid() != 0)
+		return (unsigned)getgid();
+	pw = getpwnam("nobody");
+	return pw && pw->pw_gid != 0 ? (unsigned)pw->pw_gid : 65534u;
+}
+
+/* ---- seccomp ---------------------------------------------------------------- */
+
+/* What a replayed compile or benchmark never needs and an escape does:
+ * mounts and namespaces (the way out of bwrap's), tracing other processes,
+ * kernel interfaces with a history of privilege escalations (bpf, keyrings,
+ * userfaultfd, perf, io_uring), and the machine's own state. */
+static const char *const refused[] = {
+	"mount", "umount", "umount2", "fsopen", "fsconfig", "fsmount", "fspick",
+	"move_mount", "open_tree", "mount_setattr", "setns", "unshare",
+	"pivot_root", "chroot", "ptrace", "process_vm_readv",
+	"process_vm_writev", "bpf", "keyctl", "add_key", "request_key",
+	"init_module", "finit_module", "delete_module", "reboot", "kexec_load",
+	"kexec_file_load", "open_by_handle_at", "name_to_handle_at",
+	"perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter",
+	"io_uring_register", "swapon", "swapoff", "acct", "quotactl",
+	"lookup_dcookie", "vhangup", "iopl", "ioperm", NULL
+};
+
+int kt_sandbox_seccomp_fd(void)
+{
+	static const unsigned long newns[] = {
+		CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
+		CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP, 0x80 /* CLONE_NEWTIME */
+	};
+	/* personality() flags that switch off ASLR or make data executable
+	 * or map page zero: the setuid-exec clearing list of the kernel
+	 * (0xffffffff only asks for the current persona: bit 31, never a
+	 * flag, tells it apart; one condition per argument in a rule) */
+	static const unsigned long bad_persona[] = {
+		ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, MMAP_PAGE_ZERO,
+		ADDR_COMPAT_LAYOUT
+	};
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int fd = -1, rc = 0, nr;
+	size_t i;
+
+	if (!ctx)
+		return KT_ENOMEM;
+	for (i = 0; refused[i] && !rc; i++) {
+		nr = seccomp_syscall_resolve_name(refused[i]);
+		if (nr != __NR_SCMP_ERROR)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+	}
+	for (i = 0; i < sizeof(newns) / sizeof(*newns) && !rc; i++)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+				      SCMP_A0(SCMP_CMP_MASKED_EQ, newns[i], newns[i]));
+	for (i = 0; i < sizeof(bad_persona) / sizeof(*bad_persona) && !rc; i++)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(personality), 1,
+				      SCMP_A0(SCMP_CMP_MASKED_EQ, bad_persona[i] | 0x80000000u,
+					      bad_persona[i]));
+	/* TIOCSTI pushes input into the terminal ktraj runs in */
+	if (!rc)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+				      SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI));
+	if (!rc)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+				      SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX));
+	if (!rc)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	if (!rc) {
+		fd = memfd_create("ktraj-seccomp", MFD_CLOEXEC);
+		if (fd < 0 || seccomp_export_bpf(ctx, fd) || lseek(fd, 0, SEEK_SET)) {
+			if (fd >= 0)
+				close(fd);
+			fd = KT_EIO;
+		}
+	} else {
+		fd = KT_EIO;
+	}
+	seccomp_release(ctx);
+	return fd;
+}
+
+/* ---- bwrap's command line ------------------------------------------------------- */
+
+struct args {
+	char **v;
+	size_t n, cap;
+	int oom;
+};
+
+static void add(struct args *a, const char *s)
+{
+	if (a->oom)
+		return;
+	if (a->n + 2 > a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 128;
+		char **p = realloc(a->v, cap * sizeof(*p));
+
+		if (!p) {
+			a->oom = 1;
+			return;
+		}
+		a->v = p;
+		a->cap = cap;
+	}
+	if (!(a->v[a->n] = strdup(s))) {
+		a->oom = 1;
+		return;
+	}
+	a->v[++a->n] = NULL;
+}
+
+__attribute__((format(printf, 2, 3)))
+static void addf(struct args *a, const char *fmt, ...)
+{
+	char buf[4200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	add(a, buf);
+}
+
+static void add3(struct args *a, const char *x, const char *y, const char *z)
+{
+	add(a, x);
+	add(a, y);
+	if (z)
+		add(a, z);
+}
+
+static void args_free(struct args *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+}
+
+/* The top-level folders of the toolchain: a usr-merged system has them as
+ * symlinks into /usr, which are recreated rather than bound. */
+static void add_toplevel(struct args *a, const char *name)
+{
+	char path[64], target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/%s", name);
+	if (lstat(path, &st))
+		return;
+	if (S_ISLNK(st.st_mode)) {
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n > 0) {
+			target[n] = 0;
+			add3(a, "--symlink", target, path);
+		}
+	} else if (S_ISDIR(st.st_mode)) {
+		add3(a, "--ro-bind", path, path);
+	}
+}
+
+/* A CUDA Toolkit whose /usr/local/cuda* symlink points out of /usr. */
+static void add_cuda(struct args *a)
+{
+	glob_t g;
+	char real[PATH_MAX];
+	size_t i;
+
+	if (glob("/usr/local/cuda*", 0, NULL, &g))
+		return;
+	for (i = 0; i < g.gl_pathc; i++)
+		if (realpath(g.gl_pathv[i], real) && strncmp(real, "/usr/", 5))
+			add3(a, "--ro-bind-try", real, real);
+	globfree(&g);
+}
+
+/* /dev/nvidia* (nvidia0.., nvidiactl, nvidia-uvm, nvidia-caps/): the
+ * device nodes bound with device access.  Returns how many. */
+static int add_gpu_devices(struct args *a)
+{
+	DIR *d = opendir("/dev");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "nvidia", 6)) {
+			char p[300];
+
+			snprintf(p, sizeof(p), "/dev/%s", e->d_name);
+			add3(a, "--dev-bind-try", p, p);
+			n++;
+		}
+	closedir(d);
+	return n;
+}
+
+/* A pipe holding `text`, its read end returned (bwrap reads it to the end;
+ * small enough for the pipe's buffer). */
+static int data_fd(const char *text)
+{
+	int p[2];
+	size_t n = strlen(text);
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	if (write(p[1], text, n) != (ssize_t)n) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	close(p[1]);
+	return p[0];
+}
+
+/* Descriptors the child hands to bwrap, at these numbers. */
+enum { FD_SECCOMP = 3, FD_PASSWD, FD_GROUP, FD_HOSTS, FD_STATUS, FD_COUNT };
+
+/* How output_bytes is shared among the three tmpfs the step may write:
+ * half for the workspace, 3/8 for /tmp, 1/8 for /dev/shm. */
+struct sizes {
+	uint64_t work, tmp, shm;
+};
+
+static void build_bwrap(struct args *a, const char *bwrap, const kt_sandbox_spec *sp,
+			const struct sizes *z, unsigned procs, int *ngpu)
+{
+	static const char *const top[] = { "bin", "sbin", "lib", "lib32", "lib64",
+					   "libx32", NULL };
+	/* what a compiler and the CUDA runtime read in /etc: the dynamic
+	 * linker's cache and the alternatives cc and c++ go through */
+	static const char *const etc[] = { "/etc/ld.so.cache", "/etc/ld.so.conf",
+					   "/etc/ld.so.conf.d", "/etc/alternatives",
+					   "/etc/localtime", NULL };
+	static const char *const keep_env[] = { "PATH", "LANG", "LC_ALL", "TZ",
+						"LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH",
+						"CUDA_VISIBLE_DEVICES", NULL };
+	size_t i;
+
+	add(a, bwrap);
+	add(a, "--unshare-all");
+	add(a, "--unshare-user");
+	if (sp->allow_network)
+		add(a, "--share-net");
+	add(a, "--disable-userns");
+	add3(a, "--cap-drop", "ALL", NULL);
+	add(a, "--die-with-parent");
+	add(a, "--new-session");
+	add3(a, "--hostname", "ktraj-replay", NULL);
+	add(a, "--seccomp");
+	addf(a, "%d", FD_SECCOMP);
+	add3(a, "--ro-bind", "/usr", "/usr");
+	for (i = 0; top[i]; i++)
+		add_toplevel(a, top[i]);
+	add_cuda(a);
+	for (i = 0; etc[i]; i++)
+		add3(a, "--ro-bind-try", etc[i], etc[i]);
+	add(a, "--ro-bind-data");
+	addf(a, "%d", FD_PASSWD);
+	add(a, "/etc/passwd");
+	add(a, "--ro-bind-data");
+	addf(a, "%d", FD_GROUP);
+	add(a, "/etc/group");
+	add(a, "--ro-bind-data");
+	addf(a, "%d", FD_HOSTS);
+	add(a, "/etc/hosts");
+	/* bwrap writes here once the sandbox is set up: without it, the
+	 * sandbox never started and nothing of the step ran */
+	add(a, "--json-status-fd");
+	addf(a, "%d", FD_STATUS);
+	add3(a, "--proc", "/proc", NULL);
+	add3(a, "--dev", "/dev", NULL);
+	*ngpu = 0;
+	if (sp->gpu) {
+		*ngpu = add_gpu_devices(a);
+		/* the CUDA driver reads the PCI topology; read-only */
+		add3(a, "--ro-bind-try", "/sys", "/sys");
+	}
+	add(a, "--size");
+	addf(a, "%llu", (unsigned long long)z->work);
+	add3(a, "--tmpfs", SB_WORK, NULL);
+	add(a, "--size");
+	addf(a, "%llu", (unsigned long long)z->tmp);
+	add3(a, "--tmpfs", "/tmp", NULL);
+	add(a, "--size");
+	addf(a, "%llu", (unsigned long long)z->shm);
+	add3(a, "--tmpfs", "/dev/shm", NULL);
+	if (sp->cache_dir)
+		add3(a, "--bind", sp->cache_dir, SB_CACHE);
+	/* bwrap's own root is a tmpfs without a size: nothing may write it */
+	add3(a, "--remount-ro", "/", NULL);
+	add3(a, "--chdir", SB_WORK, NULL);
+	add(a, "--clearenv");
+	for (i = 0; keep_env[i]; i++)
+		if (getenv(keep_env[i]))
+			add3(a, "--setenv", keep_env[i], getenv(keep_env[i]));
+	if (!getenv("PATH"))
+		add3(a, "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin");
+	add3(a, "--", "/bin/sh", "-c");
+	add3(a, wrapper, "ktraj-sandbox", SB_WORK);
+	addf(a, "%u", procs);
+	add3(a, sp->bundle_dir, sp->cache_dir ? SB_CACHE : "", "/tmp");
+}
+
+/* ---- the bundle, for the sandbox ------------------------------------------------ */
+
+/* The sandbox unpacks with `tar` alone, which needs no decompressor there. */
+int kt_sandbox_plain_tar(int in_fd, const char *manifest_name, int *out_fd,
+			 char **manifest, char *err, size_t errlen)
+{
+	struct archive *a = archive_read_new(), *w = archive_write_new();
+	struct archive_entry *e;
+	int rc = 0, r, fd = memfd_create("ktraj-bundle", MFD_CLOEXEC);
+
+	*out_fd = -1;
+	*manifest = NULL;
+	if (!a || !w || fd < 0) {
+		rc = fd < 0 ? KT_EIO : KT_ENOMEM;
+		goto out;
+	}
+	archive_read_support_filter_all(a);
+	archive_read_support_format_tar(a);
+	if (lseek(in_fd, 0, SEEK_SET) || archive_read_open_fd(a, in_fd, 1 << 16) != ARCHIVE_OK ||
+	    archive_write_set_format_pax_restricted(w) != ARCHIVE_OK ||
+	    archive_write_open_fd(w, fd) != ARCHIVE_OK) {
+		snprintf(err, errlen, "%s", archive_error_string(a) ? archive_error_string(a) :
+			 archive_error_string(w) ? archive_error_string(w) : "bundle");
+		rc = KT_EIO;
+		goto out;
+	}
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(e);
+		int is_manifest = name && !strcmp(name, manifest_name);
+		size_t mlen = 0;
+		char buf[1 << 16];
+		la_ssize_t n;
+
+		if (!name || name[0] == '/' || strstr(name, "..") ||
+		    (archive_entry_filetype(e) != AE_IFREG &&
+		     archive_entry_filetype(e) != AE_IFDIR)) {
+			snprintf(err, errlen, "unsafe bundle entry %s", name ? name : "(null)");
+			rc = KT_ECORRUPT;
+			goto out;
+		}
+		if (archive_write_header(w, e) != ARCHIVE_OK) {
+			snprintf(err, errlen, "%s", archive_error_string(w));
+			rc = KT_EIO;
+			goto out;
+		}
+		while ((n = archive_read_data(a, buf, sizeof(buf))) > 0) {
+			if (archive_write_data(w, buf, (size_t)n) != n) {
+				snprintf(err, errlen, "%s", archive_error_string(w));
+				rc = KT_EIO;
+				goto out;
+			}
+			if (is_manifest) {
+				char *p = realloc(*manifest, mlen + (size_t)n + 1);
+
+				if (!p) {
+					rc = KT_ENOMEM;
+					goto out;
+				}
+				memcpy(p + mlen, buf, (size_t)n);
+				mlen += (size_t)n;
+				p[mlen] = 0;
+				*manifest = p;
+			}
+		}
+		if (n < 0) {
+			snprintf(err, errlen, "%s", archive_error_string(a));
+			rc = KT_EIO;
+			goto out;
+		}
+	}
+	if (r != ARCHIVE_EOF) {
+		snprintf(err, errlen, "%s", archive_error_string(a));
+		rc = KT_EIO;
+		goto out;
+	}
+	if (archive_write_close(w) != ARCHIVE_OK || lseek(fd, 0, SEEK_SET)) {
+		snprintf(err, errlen, "%s", archive_error_string(w));
+		rc = KT_EIO;
+	}
+out:
+	if (a)
+		archive_read_free(a);
+	if (w)
+		archive_write_free(w);
+	if (rc) {
+		if (fd >= 0)
+			close(fd);
+		free(*manifest);
+		*manifest = NULL;
+	} else {
+		*out_fd = fd;
+	}
+	return rc;
+}
+
+int kt_sandbox_needs_gpu(const cJSON *manifest, const char *mtext)
+{
+	if (access("/dev/nvidiactl", F_OK))
+		return 0;
+	return cJSON_GetObjectItem(manifest, "harness") || strstr(mtext, "nvcc") ||
+	       strstr(mtext, ".cu\"") || strstr(mtext, "cuda");
+}
+
+/* ---- running ----------------------------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void set_limit(int res, uint64_t v)
+{
+	struct rlimit rl;
+
+	rl.rlim_cur = rl.rlim_max = (rlim_t)v;
+	setrlimit(res, &rl);
+}
+
+/* In the child: put `fds[i]` at number 3 + i (0, 1, 2 are given apart) and
+ * close everything else, so nothing of ktraj (the store's LMDB file, its
+ * lock) reaches the step. */
+static int place_fds(int in, int out, int errfd, const int *fds, int n)
+{
+	int hi[FD_COUNT + 3], i;
+	int src[FD_COUNT + 3];
+
+	src[0] = in;
+	src[1] = out;
+	src[2] = errfd;
+	for (i = 0; i < n; i++)
+		src[3 + i] = fds[i];
+	for (i = 0; i < 3 + n; i++)
+		if ((hi[i] = fcntl(src[i], F_DUPFD, 64)) < 0)
+			return -1;
+	for (i = 0; i < 3 + n; i++)
+		if (dup2(hi[i], i) < 0)
+			return -1;
+	if (close_range((unsigned)(3 + n), ~0u, 0)) {
+		long i2, max = sysconf(_SC_OPEN_MAX);
+
+		for (i2 = 3 + n; i2 < (max > 0 ? max : 65536); i2++)
+			close((int)i2);
+	}
+	return 0;
+}
+
+static void child_fail(const char *what)
+{
+	char buf[256];
+	int n = snprintf(buf, sizeof(buf), "%s: %s\n", what, strerror(errno));
+
+	if (n > 0 && write(2, buf, (size_t)n) < 0) { /* nothing left to tell */ }
+	_exit(126);
+}
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	remove(p);
+	return 0;
+}
+
+static void isolation_json(kt_sandbox_result *res, const kt_sandbox_spec *sp,
+			   const char *version, const struct sizes *z,
+			   unsigned procs, int ngpu)
+{
+	cJSON *is = cJSON_CreateObject(), *lim;
+
+	if (!is)
+		return;
+	if (sp->no_sandbox) {
+		cJSON_AddStringToObject(is, "sandbox", "none");
+	} else {
+		static const char *const ns[] = { "user", "pid", "mount", "ipc", "uts",
+						  "net", "cgroup", NULL };
+		cJSON *a = cJSON_AddArrayToObject(is, "namespaces");
+		int i;
+
+		cJSON_AddStringToObject(is, "sandbox", "bubblewrap");
+		cJSON_AddStringToObject(is, "version", version);
+		for (i = 0; ns[i]; i++)
+			if (strcmp(ns[i], "net") || !sp->allow_network)
+				cJSON_AddItemToArray(a, cJSON_CreateString(ns[i]));
+		cJSON_AddBoolToObject(is, "seccomp", 1);
+		cJSON_AddStringToObject(is, "caps", "none");
+		cJSON_AddStringToObject(is, "uid", getuid() == 0 ? "nobody" : "caller");
+		cJSON_AddStringToObject(is, "root", "minimal-readonly");
+		cJSON_AddStringToObject(is, "dev", ngpu ? "private+nvidia" : "private");
+		cJSON_AddNumberToObject(is, "gpu_devices", ngpu);
+		cJSON_AddNumberToObject(is, "work_bytes", (double)z->work);
+		cJSON_AddNumberToObject(is, "tmp_bytes", (double)z->tmp);
+		cJSON_AddNumberToObject(is, "shm_bytes", (double)z->shm);
+		cJSON_AddBoolToObject(is, "cache", sp->cache_dir != NULL);
+	}
+	cJSON_AddBoolToObject(is, "network", !sp->no_sandbox && !sp->allow_network);
+	lim = cJSON_AddObjectToObject(is, "limits");
+	cJSON_AddNumberToObject(lim, "timeout_s", sp->timeout_s);
+	cJSON_AddNumberToObject(lim, "cpu_s", sp->cpu_s);
+	cJSON_AddStringToObject(lim, "memory", sp->gpu ? "RLIMIT_DATA" : "RLIMIT_AS");
+	cJSON_AddNumberToObject(lim, "mem_bytes", (double)sp->mem_bytes);
+	cJSON_AddNumberToObject(lim, "file_bytes", (double)sp->file_bytes);
+	if (!sp->no_sandbox) {
+		cJSON_AddNumberToObject(lim, "procs", procs);
+		cJSON_AddNumberToObject(lim, "output_bytes", (double)(z->work + z->tmp + z->shm));
+	}
+	res->isolation = is;
+}
+
+/* Read what is there on the two pipes; a full result is kept, stderr's
+ * tail is kept in diag, the rest is drained so the writer never blocks. */
+static void drain(int fd, int *open_, char **out, size_t *len, char *diag, size_t dlen)
+{
+	char buf[8192];
+	ssize_t r = read(fd, buf, sizeof(buf));
+
+	if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) {
+		*open_ = 0;
+		return;
+	}
+	if (r < 0)
+		return;
+	if (out) {
+		if (*len + (size_t)r <= OUT_MAX) {
+			char *p = realloc(*out, *len + (size_t)r + 1);
+
+			if (!p)
+				return;
+			memcpy(p + *len, buf, (size_t)r);
+			*len += (size_t)r;
+			p[*len] = 0;
+			*out = p;
+		}
+	} else {
+		size_t have = strlen(diag), n = (size_t)r;
+
+		if (n >= dlen)
+			n = dlen - 1;
+		if (have + n >= dlen) {
+			memmove(diag, diag + (have + n - (dlen - 1)), dlen - 1 - n);
+			have = dlen - 1 - n;
+		}
+		memcpy(diag + have, buf + (size_t)r - n, n);
+		diag[have + n] = 0;
+	}
+}
+
+int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res,
+		   char *err, size_t errlen)
+{
+	char bwrap[PATH_MAX], version[64] = "", dir[] = "/tmp/ktraj-replay.XXXXXX";
+	char text[512];
+	struct args a = { 0 };
+	uint64_t out_bytes = sp->output_bytes ? sp->output_bytes : sp->mem_bytes / 2;
+	struct sizes z = { out_bytes / 2, out_bytes / 8 * 3, out_bytes / 8 };
+	unsigned procs = sp->max_procs ? sp->max_procs : DEF_PROCS;
+	unsigned uid = kt_sandbox_uid(), gid = sandbox_gid();
+	int fds[FD_COUNT - 3] = { -1, -1, -1, -1, -1 }, po[2] = { -1, -1 }, pe[2] = { -1, -1 };
+	int ps[2] = { -1, -1 };
+	int ngpu = 0, rc = 0, st = 0, oopen = 1, eopen = 1, exited = 0;
+	pid_t pid, parent = getpid();
+	double deadline, grace = 0;
+	size_t i;
+
+	memset(res, 0, sizeof(*res));
+	if (!sp->no_sandbox) {
+		if ((rc = kt_sandbox_find(bwrap, sizeof(bwrap), version, sizeof(version)))) {
+			snprintf(err, errlen, "bubblewrap is not installed");
+			return rc;
+		}
+		fds[0] = kt_sandbox_seccomp_fd();
+		if (fds[0] < 0) {
+			rc = fds[0];
+			snprintf(err, errlen, "cannot build the seccomp filter");
+			goto out;
+		}
+		snprintf(text, sizeof(text), "ktraj:x:%u:%u:replay:" SB_WORK "/home:/bin/sh\n",
+			 uid, gid);
+		fds[1] = data_fd(text);
+		snprintf(text, sizeof(text), "ktraj:x:%u:\n", gid);
+		fds[2] = data_fd(text);
+	} else if (!mkdtemp(dir)) {
+		snprintf(err, errlen, "cannot create a temp directory: %s", strerror(errno));
+		return KT_EIO;
+	}
+	if (!sp->no_sandbox) {
+		int h = data_fd("127.0.0.1 localhost\n::1 localhost\n");
+
+		/* fds[] holds seccomp, passwd, group; hosts goes last */
+		if (fds[1] < 0 || fds[2] < 0 || h < 0) {
+			if (h >= 0)
+				close(h);
+			rc = KT_EIO;
+			snprintf(err, errlen, "cannot make a pipe: %s", strerror(errno));
+			goto out;
+		}
+		fds[FD_HOSTS - 3] = h;
+		if (pipe2(ps, O_CLOEXEC | O_NONBLOCK)) {
+			rc = KT_EIO;
+			snprintf(err, errlen, "cannot make a pipe: %s", strerror(errno));
+			goto out;
+		}
+		fds[FD_STATUS - 3] = ps[1];
+		build_bwrap(&a, bwrap, sp, &z, procs, &ngpu);
+	} else {
+		add3(&a, "/bin/sh", "-c", wrapper);
+		add3(&a, "ktraj-sandbox", dir, "0");
+		add3(&a, sp->bundle_dir, sp->cache_dir ? sp->cache_dir : "", "");
+	}
+	if (a.oom) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC)) {
+		rc = KT_EIO;
+		snprintf(err, errlen, "cannot make a pipe: %s", strerror(errno));
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		rc = KT_ECHILD;
+		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		if (dup2(pe[1], 2) < 0)
+			_exit(126);
+		if (!sp->no_sandbox && getuid() == 0 &&
+		    (setgroups(0, NULL) || setgid(gid) || setuid(uid)))
+			child_fail("dropping root");
+		/* after the uid change, which clears it: ktraj's death kills
+		 * bwrap, whose --die-with-parent then kills the sandbox */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(126);
+		set_limit(RLIMIT_CPU, sp->cpu_s);
+		set_limit(sp->gpu ? RLIMIT_DATA : RLIMIT_AS, sp->mem_bytes);
+		set_limit(RLIMIT_FSIZE, sp->file_bytes);
+		set_limit(RLIMIT_CORE, 0);
+		if (place_fds(tar_fd, po[1], pe[1], fds, sp->no_sandbox ? 0 : FD_COUNT - 3))
+			child_fail("passing descriptors");
+		execv(a.v[0], a.v);
+		child_fail(a.v[0]);
+	}
+	close(po[1]);
+	close(pe[1]);
+	po[1] = pe[1] = -1;
+	if (fds[FD_STATUS - 3] >= 0) {
+		close(fds[FD_STATUS - 3]);
+		fds[FD_STATUS - 3] = ps[1] = -1;
+	}
+	deadline = now_s() + sp->timeout_s;
+	while (oopen || eopen || !exited) {
+		struct pollfd p[2];
+		int np = 0;
+
+		if (oopen)
+			p[np++] = (struct pollfd){ .fd = po[0], .events = POLLIN };
+		if (eopen)
+			p[np++] = (struct pollfd){ .fd = pe[0], .events = POLLIN };
+		if (np)
+			poll(p, (nfds_t)np, 50);
+		else
+			usleep(20000);
+		for (i = 0; i < (size_t)np; i++)
+			if (p[i].revents)
+				drain(p[i].fd, p[i].fd == po[0] ? &oopen : &eopen,
+				      p[i].fd == po[0] ? &res->out : NULL, &res->out_len,
+				      res->diag, sizeof(res->diag));
+		if (!exited && waitpid(pid, &st, WNOHANG) == pid) {
+			exited = 1;
+			/* in the sandbox everything died with bwrap; without,
+			 * a process left running may hold the pipes */
+			grace = now_s() + 1;
+		}
+		if (exited && now_s() > grace)
+			break;
+		if (!exited && now_s() > deadline) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+			res->timed_out = 1;
+			break;
+		}
+	}
+	/* without the sandbox, what the step left in its process group */
+	kill(-pid, SIGKILL);
+	res->status = st;
+	if (ps[0] >= 0 && !res->timed_out) {
+		char buf[256];
+		ssize_t n = read(ps[0], buf, sizeof(buf) - 1);
+
+		if (n <= 0) {
+			rc = KT_ECHILD;
+			snprintf(err, errlen, "the sandbox did not start%s%s", *res->diag ? ": " : "",
+				 res->diag);
+			err[strcspn(err, "\n")] = 0;
+			goto out;
+		}
+	}
+	isolation_json(res, sp, version, &z, procs, ngpu);
+	if (!res->isolation)
+		rc = KT_ENOMEM;
+out:
+	for (i = 0; i < FD_COUNT - 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	if (po[0] >= 0)
+		close(po[0]);
+	if (pe[0] >= 0)
+		close(pe[0]);
+	if (po[1] >= 0)
+		close(po[1]);
+	if (pe[1] >= 0)
+		close(pe[1]);
+	if (ps[0] >= 0)
+		close(ps[0]);
+	if (sp->no_sandbox && dir[sizeof(dir) - 2] != 'X')
+		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	args_free(&a);
+	if (rc)
+		kt_sandbox_result_free(res);
+	return rc;
+}
+
+void kt_sandbox_result_free(kt_sandbox_result *res)
+{
+	free(res->out);
+	res->out = NULL;
+	res->out_len = 0;
+	cJSON_Delete(res->isolation);
+	res->isolation = NULL;
+}
+
+int kt_sandbox_janitor(const char *dir, kt_janitor *j)
+{
+	int p[2];
+
+	j->fd = -1;
+	j->pid = -1;
+	if (pipe2(p, O_CLOEXEC))
+		return KT_EIO;
+	j->pid = fork();
+	if (j->pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return KT_EIO;
+	}
+	if (j->pid == 0) {
+		char c;
+
+		/* its own session: a Ctrl-C meant for ktraj does not take
+		 * it along, and nothing of ktraj's but the pipe stays open */
+		setsid();
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		if (dup2(p[0], 0) < 0)
+			_exit(1);
+		close_range(1, ~0u, 0);
+		while (read(0, &c, 1) < 0 && errno == EINTR)
+			;
+		/* ktraj is gone or done; a sandbox killed with it may still
+		 * be dying for a moment, writing here */
+		for (int i = 0; i < 20; i++) {
+			struct stat st;
+
+			nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+			if (lstat(dir, &st))
+				break;
+			usleep(100000);
+		}
+		_exit(0);
+	}
+	close(p[0]);
+	j->fd = p[1];
+	return 0;
+}
+
+void kt_sandbox_janitor_done(kt_janitor *j)
+{
+	if (j->fd >= 0)
+		close(j->fd);
+	if (j->pid > 0)
+		while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	j->fd = -1;
+	j->pid = -1;
+}

@@ -1,0 +1,274 @@
+/* t_sandbox.c - replay/sandbox.h: the seccomp program refuses what it
+ * names (loaded into a child, each call's errno checked against a call the
+ * filter lets through), bwrap is looked up in PATH, a small bundle runs
+ * and returns its result with and without bubblewrap, and the janitor
+ * removes its directory when its process is killed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <archive.h>
+#include <archive_entry.h>
+#include "testutil.h"
+#include "../../store/store.h"
+#include "../../replay/sandbox.h"
+
+/* In a child with the filter loaded: bit i of the exit status set when
+ * check i did not get the errno the filter promises. */
+static int filtered_child(int fd)
+{
+	struct sock_filter prog[4096];
+	struct sock_fprog fp;
+	ssize_t n = read(fd, prog, sizeof(prog));
+	int bad = 0;
+
+	if (n <= 0 || n % (ssize_t)sizeof(prog[0]))
+		return 0x80;
+	fp.len = (unsigned short)(n / (ssize_t)sizeof(prog[0]));
+	fp.filter = prog;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp))
+		return 0x80;
+	if (!(unshare(CLONE_NEWUSER) == -1 && errno == EPERM))
+		bad |= 0x1;
+	/* allowed without the filter, to anyone */
+	if (!(ptrace(PTRACE_TRACEME, 0, NULL, NULL) == -1 && errno == EPERM))
+		bad |= 0x2;
+	if (!(mount("none", "/nonexistent-ktraj", "tmpfs", 0, NULL) == -1 && errno == EPERM))
+		bad |= 0x4;
+	if (!(syscall(SYS_keyctl, 0 /* GET_KEYRING_ID */, -3, 0) == -1 && errno == EPERM))
+		bad |= 0x8;
+	if (!(personality(ADDR_NO_RANDOMIZE) == -1 && errno == EPERM))
+		bad |= 0x10;
+	/* what a compiler needs still works: a plain fork, a persona query */
+	if (personality(0xffffffff) == -1)
+		bad |= 0x20;
+	{
+		pid_t p = fork();
+		int st;
+
+		if (p == 0)
+			_exit(7);
+		if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st) != 7)
+			bad |= 0x40;
+	}
+	return bad;
+}
+
+static void t_seccomp(void **state)
+{
+	int fd = kt_sandbox_seccomp_fd(), st;
+	pid_t p;
+
+	(void)state;
+	assert_true(fd >= 0);
+	p = fork();
+	assert_true(p >= 0);
+	if (p == 0)
+		_exit(filtered_child(fd));
+	close(fd);
+	assert_int_equal(waitpid(p, &st, 0), p);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+static void t_find(void **state)
+{
+	char path[4096], ver[64], *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+
+	(void)state;
+	setenv("PATH", "/nonexistent-ktraj", 1);
+	assert_int_equal(kt_sandbox_find(path, sizeof(path), ver, sizeof(ver)), KT_ENOTFOUND);
+	if (old)
+		setenv("PATH", old, 1);
+	free(old);
+}
+
+/* A plain tar in a memory file: b/run.sh, which writes b/result.json. */
+static int bundle(void)
+{
+	static const char run[] = "#!/bin/sh\nB=$(cd \"$(dirname \"$0\")\" && pwd)\n"
+				  "printf '{\"ok\":%s}' \"$(id -u)\" >\"$B/result.json\"\n";
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+	int fd = memfd_create("t", 0);
+
+	assert_true(a && e && fd >= 0);
+	archive_write_set_format_pax_restricted(a);
+	assert_int_equal(archive_write_open_fd(a, fd), ARCHIVE_OK);
+	archive_entry_set_pathname(e, "b/run.sh");
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0755);
+	archive_entry_set_size(e, sizeof(run) - 1);
+	assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
+	assert_int_equal(archive_write_data(a, run, sizeof(run) - 1), (la_ssize_t)sizeof(run) - 1);
+	archive_write_close(a);
+	archive_write_free(a);
+	archive_entry_free(e);
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+static void run_one(int no_sandbox)
+{
+	kt_sandbox_spec sp = { 0 };
+	kt_sandbox_result r;
+	char err[256] = "", want[64];
+	int fd = bundle();
+	const char *sb;
+
+	sp.timeout_s = 60;
+	sp.cpu_s = 60;
+	sp.mem_bytes = 1ull << 30;
+	sp.file_bytes = 1ull << 30;
+	sp.no_sandbox = no_sandbox;
+	sp.bundle_dir = "b";
+	assert_int_equal(kt_sandbox_run(fd, &sp, &r, err, sizeof(err)), 0);
+	close(fd);
+	snprintf(want, sizeof(want), "{\"ok\":%u}", no_sandbox ? (unsigned)getuid() : kt_sandbox_uid());
+	assert_non_null(r.out);
+	assert_string_equal(r.out, want);
+	assert_false(r.timed_out);
+	sb = cJSON_GetStringValue(cJSON_GetObjectItem(r.isolation, "sandbox"));
+	assert_string_equal(sb, no_sandbox ? "none" : "bubblewrap");
+	kt_sandbox_result_free(&r);
+}
+
+static void t_run_plain(void **state)
+{
+	(void)state;
+	run_one(1);
+}
+
+static void t_run_bwrap(void **state)
+{
+	char path[4096], ver[64];
+
+	(void)state;
+	if (kt_sandbox_find(path, sizeof(path), ver, sizeof(ver)))
+		skip();
+	run_one(0);
+}
+
+/* A tar (gzip) in a memory file with one member of the given type. */
+static int one_member(const char *name, int type, const char *body)
+{
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+	int fd = memfd_create("t", 0);
+
+	assert_true(a && e && fd >= 0);
+	archive_write_set_format_pax_restricted(a);
+	archive_write_add_filter_gzip(a);
+	assert_int_equal(archive_write_open_fd(a, fd), ARCHIVE_OK);
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, (unsigned)type);
+	archive_entry_set_perm(e, 0644);
+	if (type == AE_IFLNK)
+		archive_entry_set_symlink(e, "/etc/shadow");
+	else
+		archive_entry_set_size(e, (la_int64_t)strlen(body));
+	assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
+	if (type == AE_IFREG)
+		archive_write_data(a, body, strlen(body));
+	archive_write_close(a);
+	archive_write_free(a);
+	archive_entry_free(e);
+	return fd;
+}
+
+static void t_plain_tar(void **state)
+{
+	static const struct { const char *name; int type; int rc; } cases[] = {
+		{ "b/manifest.json", AE_IFREG, 0 },
+		{ "b/../../etc/x", AE_IFREG, KT_ECORRUPT },
+		{ "/etc/x", AE_IFREG, KT_ECORRUPT },
+		{ "b/link", AE_IFLNK, KT_ECORRUPT },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		int in = one_member(cases[i].name, cases[i].type, "{\"kind\":\"bench\"}");
+		int out = -1;
+		char err[256] = "", *m = NULL;
+
+		assert_int_equal(kt_sandbox_plain_tar(in, "b/manifest.json", &out, &m, err,
+						      sizeof(err)), cases[i].rc);
+		if (cases[i].rc) {
+			assert_int_equal(out, -1);
+			assert_null(m);
+			assert_non_null(strstr(err, "unsafe bundle entry"));
+		} else {
+			char head[512];
+
+			/* plain: a ustar/pax header, no gzip magic */
+			assert_int_equal(read(out, head, sizeof(head)), (ssize_t)sizeof(head));
+			assert_false((unsigned char)head[0] == 0x1f && (unsigned char)head[1] == 0x8b);
+			assert_string_equal(m, "{\"kind\":\"bench\"}");
+			close(out);
+		}
+		free(m);
+		close(in);
+	}
+}
+
+/* kill -9 of the process that made the janitor: the directory goes */
+static void t_janitor(void **state)
+{
+	char *dir = tu_tmpdir(), sub[4200];
+	struct stat st;
+	kt_janitor j;
+	pid_t p;
+	int i, stt;
+
+	(void)state;
+	assert_non_null(dir);
+	snprintf(sub, sizeof(sub), "%s/a", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	p = fork();
+	assert_true(p >= 0);
+	if (p == 0) {
+		if (kt_sandbox_janitor(dir, &j))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	usleep(200000);
+	assert_int_equal(lstat(dir, &st), 0);
+	kill(p, SIGKILL);
+	assert_int_equal(waitpid(p, &stt, 0), p);
+	for (i = 0; i < 100 && lstat(dir, &st) == 0; i++)
+		usleep(50000);
+	assert_int_not_equal(lstat(dir, &st), 0);
+	/* and kt_sandbox_janitor_done removes it at once */
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(kt_sandbox_janitor(dir, &j), 0);
+	kt_sandbox_janitor_done(&j);
+	assert_int_not_equal(lstat(dir, &st), 0);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_seccomp),
+		cmocka_unit_test(t_find),
+		cmocka_unit_test(t_run_plain),
+		cmocka_unit_test(t_run_bwrap),
+		cmocka_unit_test(t_plain_tar),
+		cmocka_unit_test(t_janitor),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
