@@ -25,9 +25,10 @@
  * Tiles (H200, tests/bench/RESULTS.md "Rung 06"): D=64 3 consumers (192
  * rows) x 128 keys x 4 stages; D=128 2 consumers x 128 keys x 3 stages
  * (229 KB of shared memory, one block per SM); D=256 2 consumers x 64 keys
- * x 2 stages.  Not done (FA3 has them): ping-pong named barriers between
- * the consumer warpgroups, a persistent grid with the epilogue overlapped,
- * O stored through shared memory and TMA.
+ * x 2 stages; at D=64 the consumers take turns to issue their GEMMs
+ * (FA3's ping-pong, named barriers).  Not done (FA3 has them): a
+ * persistent grid with the epilogue overlapped, O stored through shared
+ * memory and TMA.
  *
  * The tensor maps are encoded on the host for every call (a few
  * microseconds); the encoder comes from the CUDA runtime's driver
@@ -41,6 +42,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <ktraj_kernel.h>
+
 
 /* ---- wgmma wrappers: m64nNk16, fp32 accumulators, A from shared memory
  * (ss, both operands K-major) or registers (rs, B N-major).  acc = 0 zeroes
@@ -192,6 +194,10 @@ __device__ __forceinline__ void tma3(void *dst, const CUtensorMap *m, int c0, in
 		     " [%0], [%1, {%2, %3, %4}], [%5];\n"
 		     :: "r"(sa(dst)), "l"((uint64_t)m), "r"(c0), "r"(c1), "r"(c2), "r"(sa(b)) : "memory");
 }
+/* named barriers 1..NC pass the turn to issue GEMMs from one consumer
+ * warpgroup to the next (128 threads arrive, 128 wait) */
+__device__ __forceinline__ void nbar_sync(int id) { asm volatile("bar.sync %0, 256;\n" :: "r"(id) : "memory"); }
+__device__ __forceinline__ void nbar_arrive(int id) { asm volatile("bar.arrive %0, 256;\n" :: "r"(id) : "memory"); }
 __device__ __forceinline__ void wg_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void wg_wait(void)
@@ -232,7 +238,9 @@ template <int D, int BN, int ST, int NC> struct cfg {
 	static constexpr int SMEM = 1024 + QB + 2 * ST * KB + 8 * (1 + 3 * ST);
 };
 
-template <typename T, int D, int BN, int ST, int NC>
+/* PP: the consumer warpgroups take turns to issue their GEMMs (named
+ * barriers) instead of issuing freely */
+template <typename T, int D, int BN, int ST, int NC, bool PP>
 __global__ void __launch_bounds__(128 * (NC + 1), 1)
 attn_wgmma(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
 	   const __grid_constant__ CUtensorMap tv, T *__restrict__ o, int Hq, int Hkv,
@@ -389,13 +397,27 @@ attn_wgmma(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUten
 		}
 	};
 
+	/* ping-pong (FA3 section 3.1): the consumers take turns to issue their
+	 * GEMMs, so one warpgroup's softmax runs under the others' GEMMs */
+	auto turn_wait = [&]() {
+		if (PP)
+			nbar_sync(1 + c);
+	};
+	auto turn_pass = [&]() {
+		if (PP)
+			nbar_arrive(1 + (c + 1) % NC);
+	};
+	if (PP && c == NC - 1)
+		nbar_arrive(1);
 	if (nt > 0) {
 		float c0, c1;
 
 		bar_wait(bq, 0);
 		bar_wait(&bk[0], 0);
+		turn_wait();
 		wg_fence();
 		qk(0);
+		turn_pass();
 		wg_wait<0>();
 		keepf(S);
 		softmax(0, c0, c1);
@@ -407,9 +429,11 @@ attn_wgmma(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUten
 			bar_wait(&bv[sp], ((n - 1) / ST) & 1);
 			keepf(O);
 			keepu(P);
+			turn_wait();
 			wg_fence();
 			qk(n);
 			pv(n - 1);
+			turn_pass();
 			wg_wait<1>();
 			keepf(S);
 			softmax(n, c0, c1);
@@ -431,12 +455,16 @@ attn_wgmma(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUten
 		bar_wait(&bv[(nt - 1) % ST], ((nt - 1) / ST) & 1);
 		keepf(O);
 		keepu(P);
+		turn_wait();
 		wg_fence();
 		pv(nt - 1);
+		turn_pass();
 		wg_wait<0>();
 		keepf(O);
 		keepu(P);
 	}
+	if (PP && c == 0)
+		nbar_sync(1);   /* the last warpgroup's final pass */
 	l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
 	l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
 	l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
@@ -471,7 +499,7 @@ static int tmap(encode_fn enc, CUtensorMap *m, const void *p, int64_t bh, int64_
 		   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS;
 }
 
-template <typename T, int D, int BN, int ST, int NC>
+template <typename T, int D, int BN, int ST, int NC, bool PP>
 static int launch(const ktraj_args *a, cudaStream_t st)
 {
 	using C = cfg<D, BN, ST, NC>;
@@ -490,7 +518,7 @@ static int launch(const ktraj_args *a, cudaStream_t st)
 		enc = (encode_fn)f;
 	}
 	if (!attr) {
-		if (cudaFuncSetAttribute(attn_wgmma<T, D, BN, ST, NC>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM))
+		if (cudaFuncSetAttribute(attn_wgmma<T, D, BN, ST, NC, PP>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM))
 			return 2;
 		attr = true;
 	}
@@ -498,27 +526,23 @@ static int launch(const ktraj_args *a, cudaStream_t st)
 	    tmap<T>(enc, &mv, a->in[2], B * Hkv, Sk, D, BN))
 		return 4;
 	dim3 grid((unsigned)((Sq + C::BM - 1) / C::BM), (unsigned)(B * Hq));
-	attn_wgmma<T, D, BN, ST, NC><<<grid, C::NT, C::SMEM, st>>>(mq, mk, mv, (T *)a->out[0], (int)Hq, (int)Hkv,
+	attn_wgmma<T, D, BN, ST, NC, PP><<<grid, C::NT, C::SMEM, st>>>(mq, mk, mv, (T *)a->out[0], (int)Hq, (int)Hkv,
 		(int)Sq, (int)Sk, a->causal, a->scale);
 	return 0;
 }
 
 /* tile choices per head dimension (BN keys per stage, stages, consumer
- * warpgroups): D64_ST 3 / D64_NC 2 / D128_ST 2 were 0.70-0.93x these on the
- * 24 large shapes (H200, tests/bench/RESULTS.md "Rung 06") */
-#ifndef D64_ST
-#define D64_ST 4
-#define D64_NC 3
-#define D128_ST 3
-#endif
-
+ * warpgroups, ping-pong), measured on the H200 (tests/bench/RESULTS.md
+ * "Rung 06"): D64 with 2 consumers x 3 stages and D128 with 2 stages were
+ * 0.70-0.93x these on the 24 large shapes; ping-pong gave D64 1.01-1.13x,
+ * D128 0.99-1.05x (left off there) */
 template <typename T>
 static int by_dim(const ktraj_args *a, cudaStream_t s)
 {
 	switch (a->dims[5]) {
-	case 64: return launch<T, 64, 128, D64_ST, D64_NC>(a, s);
-	case 128: return launch<T, 128, 128, D128_ST, 2>(a, s);
-	case 256: return launch<T, 256, 64, 2, 2>(a, s);
+	case 64: return launch<T, 64, 128, 4, 3, true>(a, s);
+	case 128: return launch<T, 128, 128, 3, 2, false>(a, s);
+	case 256: return launch<T, 256, 64, 2, 2, false>(a, s);
 	}
 	return 1;
 }

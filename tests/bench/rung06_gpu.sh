@@ -5,9 +5,15 @@
 #   build   the harness                    check  06 on all attention_fwd scenarios, no timing
 #   seed    06 (or $SEED_KERNEL) with --seed random, no timing, on every scenario
 #   large   06 against 05 (or $LARGE_BASE) on attention_large.json (24 shapes), timed
+#   largevar  $VARIANT against 06 on the same 24 shapes, timed
 #   ladder  06 against 05 on the 8 ladder scenarios, timed
 #   sdpa    PyTorch SDPA cuDNN / flash on the 24 shapes (tests/bench/harness_ref.py)
 #   sass    HGMMA / barrier counts of 06's object      ncu  one ncu profile of 06 (D128)
+#   sweep   06 timed over all attention_fwd scenarios (kernels[0]'s sweep)
+#   accept  ../shared/acceptance/harness.sh's GPU part (a full sweep of kernels[0]
+#           through ktraj bench, tests/bench/accept_gpu.sh)
+#   record  the ladder 01..06 recorded with `ktraj bench --record ladder` on
+#           REC_SCEN, exported as ktraj JSONL (ktraj from $KTRAJ_BIN)
 # Objects compiled before the call may sit in .devcarry/cache (same nvcc).
 # Results: OUTDIR/r06.tgz and OUTDIR/summary.txt; numbers go to
 # tests/bench/RESULTS.md "Rung 06".
@@ -27,7 +33,7 @@ export KTRAJ_HARNESS_CACHE=$W/cache
 mkdir -p "$W/cache"
 for d in .devcarry/cache .devcarry/kernel/cache; do [ -d $d ] && cp $d/*.so "$W/cache/" 2>/dev/null; done
 log() { echo "[$(date +%T)] $*" | tee -a "$W/summary.txt"; }
-pack() { (cd "$W" && tar czf "$OUTD/r06.tgz" --exclude=cache --exclude='*.so' . 2>/dev/null); }
+pack() { (cd "$W" && tar czf "$OUTD/r06.tgz" --exclude=cache --exclude='*.so' --exclude='*.ktraj' . 2>/dev/null); }
 # one line per result that is not ok, then counts
 verdict() {
 	python3 - "$1" <<'PY'
@@ -80,6 +86,10 @@ for ph in $PHASES; do
 	large)
 		timeout ${LARGE_LIMIT:-200} $H --task $LARGE --kernel $K6 --baseline ${LARGE_BASE:-$K5} --budget-ms ${BUDGET:-120} --timeout 60 >"$W/large.ndjson" 2>"$W/large.err"
 		log "large rc=$?"; table "$W/large.ndjson" | tee -a "$W/summary.txt" ;;
+	largevar)
+		# a variant ($VARIANT) as candidate against 06 as baseline, same shapes
+		timeout ${LARGE_LIMIT:-200} $H --task $LARGE --kernel $VARIANT --baseline $K6 --budget-ms ${BUDGET:-120} --timeout 60 >"$W/largevar.ndjson" 2>"$W/largevar.err"
+		log "largevar rc=$? ($VARIANT over 06)"; table "$W/largevar.ndjson" | tee -a "$W/summary.txt" ;;
 	ladder)
 		timeout 90 $H --task $SPEC --kernel $K6 --baseline $K5 --scenarios "$LADDER" --budget-ms 100 >"$W/ladder.ndjson" 2>"$W/ladder.err"
 		log "ladder rc=$?"; table "$W/ladder.ndjson" | tee -a "$W/summary.txt" ;;
@@ -97,9 +107,28 @@ for l in open('$W/sdpa.ndjson'):
 		log "sass: $(grep -c HGMMA "$W/k06.sass") HGMMA, $(grep -c 'WARPGROUP.DEPBAR' "$W/k06.sass") WARPGROUP.DEPBAR, $(grep -c 'WARPGROUP.ARRIVE' "$W/k06.sass") WARPGROUP.ARRIVE, $(grep -c 'UTMALDG' "$W/k06.sass") UTMALDG, $(grep -c 'SYNCS' "$W/k06.sass") SYNCS" ;;
 	ncu)
 		$H --task $LARGE --kernel $K6 --compile-only --keep-so "$W/k06.so" >/dev/null 2>&1
-		timeout 150 ncu --clock-control none --kernel-name regex:attn_wgmma --launch-count 1 --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy \
+		timeout 150 ncu --clock-control none --kernel-name regex:attn_wgmma --launch-count 1 --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis --section Occupancy \
 			$H --task $LARGE --kernel $K6 --scenarios ${NCU_SCEN:-large_b4_h16_s16384_d128_full_bf16} --no-timing >"$W/ncu.txt" 2>&1
-		log "ncu rc=$?"; grep -E "Duration|Throughput|Pipe|Stall|Issue|Eligible|Registers|Achieved" "$W/ncu.txt" | head -40 | tee -a "$W/summary.txt" ;;
+		log "ncu rc=$?"; grep -E "Duration|Throughput|Pipe|pipe|Stall|stall|Issue|Eligible|Registers|Achieved|Busy|Hit Rate" "$W/ncu.txt" | head -60 | tee -a "$W/summary.txt" ;;
+	sweep)
+		s0=$(date +%s)
+		timeout ${SWEEP_LIMIT:-240} $H --task $SPEC --kernel $K6 >"$W/sweep.ndjson" 2>"$W/sweep.err"
+		log "sweep rc=$? wall_s=$(( $(date +%s) - s0 ))"; verdict "$W/sweep.ndjson" | tail -20 | tee -a "$W/summary.txt" ;;
+	accept)
+		timeout ${ACCEPT_LIMIT:-200} bash tests/bench/accept_gpu.sh "$W" 2>&1 | tail -12 | tee -a "$W/summary.txt"
+		verdict "$W/sweep.ndjson" | tail -12 | tee -a "$W/summary.txt" ;;
+	record)
+		KB=${KTRAJ_BIN:-build/ktraj}
+		export LD_LIBRARY_PATH=$PWD/.devcarry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+		export KTRAJ_STORE=$W/ladder.ktraj KTRAJ_KERNELS=$PWD/kernels KTRAJ_HARNESS=$PWD/$H
+		for k in ${REC_RUNGS:-01_naive 02_tiled_smem 03_online_softmax 04_mma_tensorcore 05_mma_pipelined 06_wgmma_tma}; do
+			timeout 120 $KB bench --task attention_fwd --kernel kernels/attention_fwd/$k.cu --record ladder --json \
+				--scenarios "${REC_SCEN:-grid_s512_d64_full_bf16,grid_s1024_d128_full_bf16,grid_s2048_d64_causal_bf16}" \
+				-- --budget-ms 60 >>"$W/record.ndjson" 2>>"$W/record.err"
+			log "record $k rc=$?"
+		done
+		$KB export ladder --format jsonl -o "$W/ladder.jsonl" 2>>"$W/record.err"
+		log "export rc=$? $(wc -l <"$W/ladder.jsonl") lines"; tail -5 "$W/record.err" ;;
 	esac
 	log "phase $ph: $(( $(date +%s) - t0 )) s"
 	pack
