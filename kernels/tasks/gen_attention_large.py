@@ -21,7 +21,7 @@ for S in (1024, 2048, 4096, 6144, 8192, 16384):
                        "dtype": "bf16", "note": "FA3-paper-size forward: H*D=2048, B*S>=16k"})
 
 spec = {
-    "task": "attention_fwd",
+    "task": "attention_large",
     "version": 1,
     "op": "attention_fwd",
     "description": "attention_fwd.json's operator on 24 large bf16 shapes (library comparison set)",
