@@ -34,42 +34,34 @@ mkdir -p "$W/cache"
 for d in .devcarry/cache .devcarry/kernel/cache; do [ -d $d ] && cp $d/*.so "$W/cache/" 2>/dev/null; done
 log() { echo "[$(date +%T)] $*" | tee -a "$W/summary.txt"; }
 pack() { (cd "$W" && tar czf "$OUTD/r06.tgz" --exclude=cache --exclude='*.so' --exclude='*.ktraj' . 2>/dev/null); }
-# one line per result that is not ok, then counts
-verdict() {
-	python3 - "$1" <<'PY'
+# results of a harness NDJSON file: "verdict" prints one line per result
+# that is not ok, then the counts; "table" one line per result with the
+# candidate's and the baseline's TFLOP/s and the speedup interval
+results() {
+	python3 - "$1" "$2" <<'PY'
 import json, sys
-ok = bad = 0
-for line in open(sys.argv[1]):
+mode, ok, bad = sys.argv[1], 0, 0
+for line in open(sys.argv[2]):
     try:
         r = json.loads(line)
     except ValueError:
         continue
     if r.get("type") != "result":
         continue
-    if r.get("status") == "ok":
+    if mode == "table":
+        print("  %-40s %-9s 06 %7.1f TF/s (%.4f ms)  05 %7.1f TF/s  x%.3f [%s]" % (
+            r["scenario"], r["status"], r.get("tflops") or 0, r.get("time_ms") or 0,
+            r.get("ref_tflops") or 0, r.get("speedup") or 0,
+            ",".join("%.3f" % x for x in (r.get("speedup_ci") or []))))
+    elif r.get("status") == "ok":
         ok += 1
-        continue
-    bad += 1
-    w = (r.get("check") or {}).get("worst") or {}
-    print("  NOT OK", r.get("scenario"), r.get("status"), (r.get("reason") or "")[:120],
-          "max_abs=%s rel_l2=%s mism=%s nonfin=%s" % (w.get("max_abs"), w.get("rel_l2"), w.get("mismatches"), w.get("nonfinite")))
-print("  ok %d, not ok %d" % (ok, bad))
-PY
-}
-table() {
-	python3 - "$1" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    try:
-        r = json.loads(line)
-    except ValueError:
-        continue
-    if r.get("type") != "result":
-        continue
-    print("  %-40s %-9s 06 %7.1f TF/s (%.4f ms)  05 %7.1f TF/s  x%.3f [%s]" % (
-        r["scenario"], r["status"], r.get("tflops") or 0, r.get("time_ms") or 0,
-        r.get("ref_tflops") or 0, r.get("speedup") or 0,
-        ",".join("%.3f" % x for x in (r.get("speedup_ci") or []))))
+    else:
+        bad += 1
+        w = (r.get("check") or {}).get("worst") or {}
+        print("  NOT OK", r.get("scenario"), r.get("status"), (r.get("reason") or "")[:120],
+              "max_abs=%s rel_l2=%s mism=%s nonfin=%s" % (w.get("max_abs"), w.get("rel_l2"), w.get("mismatches"), w.get("nonfinite")))
+if mode != "table":
+    print("  ok %d, not ok %d" % (ok, bad))
 PY
 }
 for ph in $PHASES; do
@@ -79,20 +71,20 @@ for ph in $PHASES; do
 		make -C harness -j16 NVCC=/usr/local/cuda/bin/nvcc B="$PWD/build/harness" >"$W/build.log" 2>&1 || { log "harness build failed"; tail -20 "$W/build.log"; } ;;
 	check)
 		timeout 170 $H --task $SPEC --kernel $K6 --no-timing --timeout 25 >"$W/check.ndjson" 2>"$W/check.err"
-		log "check rc=$?"; verdict "$W/check.ndjson" | tail -40 | tee -a "$W/summary.txt" ;;
+		log "check rc=$?"; results verdict "$W/check.ndjson" | tail -40 | tee -a "$W/summary.txt" ;;
 	seed)
 		timeout 120 $H --task $SPEC --kernel ${SEED_KERNEL:-$K6} --no-timing --seed random --timeout 25 >"$W/seed.ndjson" 2>"$W/seed.err"
-		log "seed random rc=$? $(grep -o '"master_seed":"*[0-9]*' "$W/seed.ndjson" | head -1)"; verdict "$W/seed.ndjson" | tail -20 | tee -a "$W/summary.txt" ;;
+		log "seed random rc=$? $(grep -o '"master_seed":"[^"]*"' "$W/seed.ndjson" | head -1)"; results verdict "$W/seed.ndjson" | tail -20 | tee -a "$W/summary.txt" ;;
 	large)
 		timeout ${LARGE_LIMIT:-200} $H --task $LARGE --kernel $K6 --baseline ${LARGE_BASE:-$K5} --budget-ms ${BUDGET:-120} --timeout 60 >"$W/large.ndjson" 2>"$W/large.err"
-		log "large rc=$?"; table "$W/large.ndjson" | tee -a "$W/summary.txt" ;;
+		log "large rc=$?"; results table "$W/large.ndjson" | tee -a "$W/summary.txt" ;;
 	largevar)
 		# a variant ($VARIANT) as candidate against 06 as baseline, same shapes
 		timeout ${LARGE_LIMIT:-200} $H --task $LARGE --kernel $VARIANT --baseline $K6 --budget-ms ${BUDGET:-120} --timeout 60 >"$W/largevar.ndjson" 2>"$W/largevar.err"
-		log "largevar rc=$? ($VARIANT over 06)"; table "$W/largevar.ndjson" | tee -a "$W/summary.txt" ;;
+		log "largevar rc=$? ($VARIANT over 06)"; results table "$W/largevar.ndjson" | tee -a "$W/summary.txt" ;;
 	ladder)
 		timeout 90 $H --task $SPEC --kernel $K6 --baseline $K5 --scenarios "$LADDER" --budget-ms 100 >"$W/ladder.ndjson" 2>"$W/ladder.err"
-		log "ladder rc=$?"; table "$W/ladder.ndjson" | tee -a "$W/summary.txt" ;;
+		log "ladder rc=$?"; results table "$W/ladder.ndjson" | tee -a "$W/summary.txt" ;;
 	sdpa)
 		names=$(python3 -c "import json;print(' '.join(s['name'] for s in json.load(open('$LARGE'))['scenarios']))")
 		timeout 150 python3 tests/bench/harness_ref.py sdpa $LARGE $names >"$W/sdpa.ndjson" 2>"$W/sdpa.err"
@@ -113,10 +105,10 @@ for l in open('$W/sdpa.ndjson'):
 	sweep)
 		s0=$(date +%s)
 		timeout ${SWEEP_LIMIT:-240} $H --task $SPEC --kernel $K6 >"$W/sweep.ndjson" 2>"$W/sweep.err"
-		log "sweep rc=$? wall_s=$(( $(date +%s) - s0 ))"; verdict "$W/sweep.ndjson" | tail -20 | tee -a "$W/summary.txt" ;;
+		log "sweep rc=$? wall_s=$(( $(date +%s) - s0 ))"; results verdict "$W/sweep.ndjson" | tail -20 | tee -a "$W/summary.txt" ;;
 	accept)
 		timeout ${ACCEPT_LIMIT:-200} bash tests/bench/accept_gpu.sh "$W" 2>&1 | tail -12 | tee -a "$W/summary.txt"
-		verdict "$W/sweep.ndjson" | tail -12 | tee -a "$W/summary.txt" ;;
+		results verdict "$W/sweep.ndjson" | tail -12 | tee -a "$W/summary.txt" ;;
 	record)
 		KB=${KTRAJ_BIN:-build/ktraj}
 		export LD_LIBRARY_PATH=$PWD/.devcarry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
