@@ -69,8 +69,8 @@ needs() {
 	echo "$list"
 	[ "$(echo "$list" | wc -l)" -ge 20 ]
 	while read -r c s o; do
-		# bench takes no RUN
-		if [ "$c" = bench ]; then needs "$c" "$o"
+		# bench and ls take no RUN
+		if [ "$c" = bench ] || [ "$c" = ls ]; then needs "$c" "$o"
 		elif [ "$s" = - ]; then needs "$c" r "$o"
 		else needs "$c" "$s" r "$o"; fi
 	done <<<"$list"
