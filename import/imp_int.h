@@ -133,6 +133,8 @@ struct kt_imp {
 	 * still expand to (what is left of the outer one's bound), so a
 	 * nested archive shares its enclosing archive's limits */
 	uint64_t nest_room;
+	/* what the run names as graded, for benchmark text (benchout.c) */
+	kt_bench_hint bench_hint;
 };
 
 /* jsonprint.c: item as cJSON_PrintUnformatted prints it, into b (b->n

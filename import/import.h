@@ -258,6 +258,57 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 int kt_bench_parse(const char *text, size_t len, cJSON **results);
 
 /*
+ * What the run says about its graded result, for kt_bench_parse_hint.
+ * metric: the metric a verifier names as graded ("speedup_vs_compile"), or
+ * NULL; baseline: the baseline the task names ("torch.compile", "eager",
+ * "reference", "cublas"), or NULL.  Strings are borrowed.
+ */
+typedef struct kt_bench_hint {
+	const char *metric;
+	const char *baseline;
+} kt_bench_hint;
+
+/*
+ * kt_bench_parse with what the run names as graded (hint may be NULL).
+ * Besides the fields above a result may carry (FORMAT.md section 2
+ * "bench"): metric, baseline, graded (the hint chose it), alternatives and
+ * choice (several speedups printed for one result), flags ("suspicious"
+ * from a verifier), extra.reward.  Autotuner candidate tables are not
+ * results, a result printed again is given once, and benchmark-looking
+ * output with no figure read gives one {time_ms: null, status: "unparsed",
+ * pattern: "table"}.  Errors: KT_EINVAL (results NULL), KT_ENOMEM.
+ */
+int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
+			cJSON **results);
+
+/*
+ * The baseline a task prompt names as the one to beat ("faster than
+ * torch.compile(...)", "beat the eager PyTorch reference"), as
+ * kt_bench_hint.baseline spells it, or NULL when it names none or several.
+ * Returns a static string.
+ */
+const char *kt_bench_task_baseline(const char *prompt);
+
+/*
+ * Sets what the current import names as graded (kt_bench_hint) for the
+ * benchmark output of the shell calls that follow; NULLs clear it.  The
+ * strings are borrowed and must outlive the import (static strings).
+ */
+void kt_imp_bench_hint(kt_imp *imp, const char *metric, const char *baseline);
+
+/*
+ * A failed build that a program's output reports, when the command was no
+ * compiler: Triton's CompilationError, torch.compile (inductor, dynamo
+ * backend) errors, torch.utils.cpp_extension / ninja build failures, and
+ * nvcc errors printed by a JIT build.  Returns the compiler's name
+ * ("triton", "torch.compile", "cpp_extension", "nvcc") and sets *at and
+ * *n to the diagnostic's first line and length (at most 8 KiB), or returns
+ * NULL when the output reports none.
+ */
+const char *kt_out_build_error(const char *out, size_t len, size_t *at,
+			       size_t *n);
+
+/*
  * Whether a tool call (tool name, args object) runs a shell command that a
  * replay may re-run: shell tools (Bash, bash, shell, exec_command, ...)
  * and unknown tools carrying a command line, but never file editors
