@@ -324,8 +324,25 @@ int kt_tool_is_shell(const char *tool, const cJSON *args);
 int kt_shell_runs_bench(const char *cmd);
 
 /* ---- the driver --------------------------------------------------------- */
+/*
+ * A map for per-round JSON/JSONL logs (imp_map.c, README "Custom round
+ * logs", FORMAT.md section 11): a JSON object whose values name the
+ * record's fields (dotted paths) or constants.  kt_map_parse reads one from
+ * text; on KT_EPARSE err gets "LINE: what" (LINE 1-based in the map's
+ * text).  Errors: KT_EPARSE, KT_ENOMEM.  Free with kt_map_free.
+ */
+typedef struct kt_map kt_map;
+int kt_map_parse(const char *text, size_t len, kt_map **out, char *err,
+		 size_t cap);
+void kt_map_free(kt_map *m);
+/* Whether text looks like per-round JSONL the map importer could read:
+ * lines of JSON objects, at least half with a time- or speedup-like key.
+ * 1 or 0. */
+int kt_map_looks_like_rounds(const char *text, size_t len);
+
 typedef struct kt_import_opts {
 	const char *format;     /* force a format (NULL = detect) */
+	const kt_map *map;      /* --map: read files with it (format "map") */
 	int strict;             /* first problem stops the source, nothing kept */
 	int redact;             /* redact before storing */
 	int progress;           /* draw a progress bar on stderr */

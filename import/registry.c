@@ -18,6 +18,7 @@ extern const kt_importer kt_importer_atif;
 extern const kt_importer kt_importer_swe_agent;
 extern const kt_importer kt_importer_openhands;
 extern const kt_importer kt_importer_replay;
+extern const kt_importer kt_importer_map;
 
 const kt_importer *const kt_importers[] = {
 	&kt_importer_claude_code,
@@ -31,6 +32,7 @@ const kt_importer *const kt_importers[] = {
 	&kt_importer_swe_agent,
 	&kt_importer_openhands,
 	&kt_importer_replay,
+	&kt_importer_map,
 	NULL
 };
 
