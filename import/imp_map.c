@@ -110,7 +110,15 @@ int kt_map_parse(const char *text, size_t len, kt_map **out, char *err,
 	m->hib = -1;
 	cJSON_ArrayForEach(c, j) {
 		unsigned ln = line_of(text, len, c->string);
+		const cJSON *d;
 
+		for (d = j->child; d != c; d = d->next)
+			if (!strcmp(d->string, c->string))
+				break;
+		if (d != c) {
+			rc = bad(err, cap, ln, "\"%s\": given twice", c->string);
+			break;
+		}
 		if (!strcmp(c->string, "higher_is_better")) {
 			if (!cJSON_IsBool(c)) {
 				rc = bad(err, cap, ln, "%shigher_is_better: "
