@@ -1018,25 +1018,27 @@ static int numeric_table(const char *t, size_t len, char *title, size_t cap)
 static void choose_speedup(const struct res *r, const kt_bench_hint *h,
 			   cJSON *o)
 {
-	int c = -1, i, graded = 0;
+	static const char *const said[2] = {
+		"the graded metric the verifier names",
+		"the baseline the task names" };
+	int c = -1, i, graded, pass;
 	char why[160] = "";
 
 	if (!r->nsp)
 		return;
-	for (i = 0; h && h->metric && c < 0 && i < r->nsp; i++)
-		if (!strcasecmp(r->spc[i].metric, h->metric)) {
-			c = i;
-			graded = 1;
-			snprintf(why, sizeof(why), "the graded metric the "
-				 "verifier names (%s)", h->metric);
-		}
-	for (i = 0; h && h->baseline && c < 0 && i < r->nsp; i++)
-		if (!strcmp(r->spc[i].base, h->baseline)) {
-			c = i;
-			graded = 1;
-			snprintf(why, sizeof(why), "the baseline the task names "
-				 "(%s)", h->baseline);
-		}
+	/* pass 0: the verifier's metric; pass 1: the task's baseline */
+	for (pass = 0; h && pass < 2 && c < 0; pass++) {
+		const char *want = pass ? h->baseline : h->metric;
+
+		for (i = 0; want && c < 0 && i < r->nsp; i++)
+			if (!strcasecmp(pass ? r->spc[i].base :
+					r->spc[i].metric, want)) {
+				c = i;
+				snprintf(why, sizeof(why), "%s (%s)", said[pass],
+					 want);
+			}
+	}
+	graded = c >= 0;
 	if (c < 0) {
 		c = 0;
 		if (r->nsp > 1)

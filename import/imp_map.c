@@ -59,8 +59,9 @@ void kt_map_free(kt_map *m)
 	free(m);
 }
 
-/* 1-based line of the first `"key"` in the map's text (for messages). */
-static unsigned line_of(const char *t, size_t n, const char *key)
+/* 1-based line of the nth (from 0) `"key"` in the map's text (for
+ * messages; a value spelled like the key may be found instead). */
+static unsigned line_of(const char *t, size_t n, const char *key, int nth)
 {
 	char q[80];
 	const char *p;
@@ -69,6 +70,8 @@ static unsigned line_of(const char *t, size_t n, const char *key)
 
 	snprintf(q, sizeof(q), "\"%s\"", key);
 	p = strstr(t, q);
+	while (p && nth-- > 0)
+		p = strstr(p + 1, q);
 	if (!p || (size_t)(p - t) > n)
 		return 1;
 	for (i = 0; t + i < p; i++)
@@ -109,14 +112,15 @@ int kt_map_parse(const char *text, size_t len, kt_map **out, char *err,
 	}
 	m->hib = -1;
 	cJSON_ArrayForEach(c, j) {
-		unsigned ln = line_of(text, len, c->string);
+		unsigned ln = line_of(text, len, c->string, 0);
 		const cJSON *d;
 
 		for (d = j->child; d != c; d = d->next)
 			if (!strcmp(d->string, c->string))
 				break;
 		if (d != c) {
-			rc = bad(err, cap, ln, "\"%s\": given twice", c->string);
+			rc = bad(err, cap, line_of(text, len, c->string, 1),
+				 "\"%s\": given twice", c->string);
 			break;
 		}
 		if (!strcmp(c->string, "higher_is_better")) {

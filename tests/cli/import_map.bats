@@ -76,28 +76,22 @@ J
 	[[ "$output" == *" 2 events "* ]]
 }
 
-@test "bad maps: one line naming the map's file and line, exit 2" {
-	printf '{\n  "run": "a",\n  "tme_ms": "x"\n}\n' >"$D/m1.json"
-	run --separate-stderr "$KTRAJ" import --map "$D/m1.json" "$D/rounds.jsonl"
+# one bad map: exit 2 and one line starting with want
+bad_map() {
+	printf '%s' "$1" >"$D/m.json"
+	run --separate-stderr "$KTRAJ" import --map "$D/m.json" "$D/rounds.jsonl"
 	[ "$status" -eq 2 ]
-	[[ "$stderr" == "ktraj: import: $D/m1.json:3: \"tme_ms\": not a map key"* ]]
+	[[ "$stderr" == "ktraj: import: $D/m.json:$2"* ]]
 	[ "$(wc -l <<<"$stderr")" -le 2 ]
-	printf '{"run": "a"}' >"$D/m2.json"
-	run --separate-stderr "$KTRAJ" import --map "$D/m2.json" "$D/rounds.jsonl"
-	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"m2.json:1: the map names neither time_ms nor speedup"* ]]
-	printf '{"time_ms": ["x"]}' >"$D/m3.json"
-	run --separate-stderr "$KTRAJ" import --map "$D/m3.json" "$D/rounds.jsonl"
-	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"m3.json:1: time_ms: expected a field name"* ]]
-	printf '{"time_ms": "x", "origin": {"field": "w"}}' >"$D/m4.json"
-	run --separate-stderr "$KTRAJ" import --map "$D/m4.json" "$D/rounds.jsonl"
-	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"origin: expected"* ]]
-	printf '{"time_ms": ' >"$D/m5.json"
-	run --separate-stderr "$KTRAJ" import --map "$D/m5.json" "$D/rounds.jsonl"
-	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"m5.json:1: not valid JSON"* ]]
+}
+
+@test "bad maps: one line naming the map's file and line, exit 2" {
+	bad_map $'{\n  "run": "a",\n  "tme_ms": "x"\n}\n' '3: "tme_ms": not a map key'
+	bad_map '{"run": "a"}' '1: the map names neither time_ms nor speedup'
+	bad_map '{"time_ms": ["x"]}' '1: time_ms: expected a field name'
+	bad_map '{"time_ms": "x", "origin": {"field": "w"}}' '1: origin: expected'
+	bad_map '{"time_ms": ' '1: not valid JSON'
+	bad_map $'{"time_ms": "a",\n "time_ms": "b"}' '2: "time_ms": given twice'
 }
 
 @test "bad records: one line each at FILE:LINE, the others kept; --strict stops" {
