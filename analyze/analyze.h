@@ -338,6 +338,12 @@ typedef struct kt_an_series {
 	size_t n;
 	const char *key;       /* the series key (o->workload, "" for all) */
 	int sweep;             /* 1 when the points are sweeps */
+	int unordered;         /* 1 when nothing orders the results in time
+				  (no timestamp on them, no edit and no tool
+				  call in the run: a KernelBench best-of-k
+				  table, sorted by runtime): a table, not
+				  successive attempts - no new best, no jump,
+				  no stall is read from it */
 	const char *basis;     /* static: how speedup was computed */
 	const char *noise_src; /* static: where sigma came from */
 	int noise_kind;        /* KT_AN_NOISE_* */

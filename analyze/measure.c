@@ -74,17 +74,18 @@ static void key_of(const kt_an_meas *m, unsigned by, int noscen, char *buf)
 	}
 }
 
-/* One step of one candidate: the results of one tool call, or without a
- * parent, results naming the same candidate. */
+/* One step of one candidate: consecutive results naming the same
+ * candidate (FlashInfer: the first trace hangs on the compile, the others
+ * on nothing), else the results of one tool call. */
 static int same_step(const kt_an_run *r, const kt_an_meas *a,
 		     const kt_an_meas *b)
 {
 	uint64_t pa = r->ev[a->ev].parent, pb = r->ev[b->ev].parent;
 
-	if (pa || pb)
-		return pa == pb;
-	return *a->candidate && !strcmp(a->candidate, b->candidate) &&
-	       !strcmp(a->source, b->source);
+	if (*a->candidate || *b->candidate)
+		return !strcmp(a->candidate, b->candidate) &&
+		       !strcmp(a->source, b->source);
+	return pa && pa == pb;
 }
 
 /* The key text in r's arena, the previous one reused when equal (a run's

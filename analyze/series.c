@@ -280,12 +280,22 @@ static int n_scen(const kt_an_run *r, const size_t *mem, size_t p0,
 	return n;
 }
 
+/* Whether r records any edit (edits are loaded lazily: r->ned counts only
+ * those read so far). */
+static int has_edits(const kt_an_run *r)
+{
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].kind == KT_KIND_EDIT)
+			return 1;
+	return 0;
+}
+
 /* Whether the code changed between the bench results at seqs a and b
  * (a < b) of results ma and mb: an edit between them, or two different
  * declared codes; a run with no edit and no declared code cannot tell,
  * and is taken as changed. */
 static int changed(const kt_an_run *r, uint64_t a, uint64_t b,
-		   const kt_an_meas *ma, const kt_an_meas *mb)
+		   const kt_an_meas *ma, const kt_an_meas *mb, int edits)
 {
 	int ha = ma->hkey[0] || ma->hkey[1], hb = mb->hkey[0] || mb->hkey[1];
 	long i = kt_an_run_find(r, a);
@@ -296,13 +306,14 @@ static int changed(const kt_an_run *r, uint64_t a, uint64_t b,
 			return 1;
 	if (ha && hb)
 		return ma->hkey[0] != mb->hkey[0] || ma->hkey[1] != mb->hkey[1];
-	return !r->ned && !ha && !hb;
+	return !edits && !ha && !hb;
 }
 
 int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		       kt_an_series *out)
 {
 	size_t i, k, np = 0, nmem = 0, any_true = 0, any_ref = 0;
+	int edits;
 	double *lv = NULL, *lev = NULL, *tmp = NULL;
 	size_t *mem = NULL, *p0 = NULL, *pn = NULL, *idx = NULL;
 	int rc = KT_ENOMEM;
@@ -428,6 +439,12 @@ floor:
 	if (!(out->sigma >= o->sigma_floor))
 		out->sigma = o->sigma_floor;
 	out->theta = fmax(log(o->min_gain), o->z * out->sigma * M_SQRT2);
+	/* results that nothing orders in time are a table, not attempts */
+	edits = has_edits(r);
+	out->unordered = !edits && !r->ncalls;
+	for (i = 0; i < nmem && out->unordered; i++)
+		if (r->ev[r->m[mem[i]].ev].ts != KT_TS_UNKNOWN)
+			out->unordered = 0;
 	/* levels and new bests against the running best */
 	lev = malloc((np + 1) * sizeof(*lev));
 	if (!lev)
@@ -469,13 +486,13 @@ floor:
 			}
 			p->speedup = exp(lev[i]);
 			p->gain = i ? exp(lev[i] - lev[best]) : 1;
-			if (i && lev[i] - lev[best] > out->theta) {
+			if (i && !out->unordered && lev[i] - lev[best] > out->theta) {
 				const kt_an_point *q = &out->pt[i - 1];
 
 				p->newbest = 1;
 				out->n_newbest++;
 				if (changed(r, q->seq, p->seq_first,
-					    &r->m[q->meas], &r->m[p->meas]))
+					    &r->m[q->meas], &r->m[p->meas], edits))
 					p->accepted = 1;
 				else {
 					p->nochange = 1;

@@ -160,7 +160,7 @@ int kt_an_stalls(const kt_an_run *r, const kt_an_blame *b,
 
 	*out = NULL;
 	*nout = 0;
-	if (!se->n)
+	if (!se->n || se->unordered)
 		return KT_OK;
 	ref = se->pt[0].best;
 	for (size_t k = 1; k <= se->n; k++) {

@@ -453,6 +453,7 @@ cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
 
 	if (!cJSON_AddStringToObject(x, "series", se->key) ||
 	    !cJSON_AddBoolToObject(x, "sweep", se->sweep) ||
+	    !cJSON_AddBoolToObject(x, "ordered", !se->unordered) ||
 	    !cJSON_AddNumberToObject(x, "results", (double)se->n_results) ||
 	    !cJSON_AddNumberToObject(x, "correct", (double)se->n_correct) ||
 	    !cJSON_AddNumberToObject(x, "not_checked",
@@ -469,7 +470,27 @@ cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
 	    !cJSON_AddNumberToObject(x, "new_bests", (double)se->n_newbest) ||
 	    !cJSON_AddNumberToObject(x, "new_bests_without_change",
 				     (double)se->n_nochange) ||
-	    !(u = cJSON_AddArrayToObject(x, "unparsed_seqs")))
+	    !cJSON_AddNumberToObject(x, "points", (double)se->n) ||
+	    !(u = cJSON_AddArrayToObject(x, "improvements")))
+		return NULL;
+	/* every point above the best so far, significant or not */
+	for (size_t i = 1; i < se->n; i++) {
+		const kt_an_point *p = &se->pt[i];
+		cJSON *v;
+
+		if (!(p->gain > 1))
+			continue;
+		if (!(v = cJSON_CreateObject()))
+			return NULL;
+		cJSON_AddItemToArray(u, v);
+		if (!cJSON_AddNumberToObject(v, "step", (double)(i + 1)) ||
+		    !cJSON_AddNumberToObject(v, "seq", (double)p->seq) ||
+		    !cJSON_AddNumberToObject(v, "gain", an_r4(p->gain)) ||
+		    !cJSON_AddBoolToObject(v, "significant", p->newbest) ||
+		    !cJSON_AddBoolToObject(v, "jump", p->accepted))
+			return NULL;
+	}
+	if (!(u = cJSON_AddArrayToObject(x, "unparsed_seqs")))
 		return NULL;
 	for (size_t i = 0; i < nu && i < 64; i++)
 		cJSON_AddItemToArray(u, cJSON_CreateNumber((double)seq[i]));

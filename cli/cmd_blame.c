@@ -143,6 +143,10 @@ static void print_series(const kt_an_series *se, const kt_an_opts *o,
 	else if (*se->key)
 		printf("series: %s\n", se->key);
 	printf("speedup: %s\n", se->basis);
+	if (se->unordered)
+		printf("%sorder: none (no timestamp, edit or tool call): the "
+		       "results are a table, not successive attempts; no new "
+		       "best, jump or stall is read from them\n", wl ? "  " : "");
 	printf("%s", wl ? "  " : "");
 	an_print_counts(se, o);
 	printf("%snoise: %.2f %% per measurement (%s)\n", wl ? "  " : "",
