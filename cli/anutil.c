@@ -485,7 +485,7 @@ cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
 		cJSON_AddItemToArray(u, v);
 		if (!cJSON_AddNumberToObject(v, "step", (double)(i + 1)) ||
 		    !cJSON_AddNumberToObject(v, "seq", (double)p->seq) ||
-		    !cJSON_AddNumberToObject(v, "gain", an_r4(p->gain)) ||
+		    !cJSON_AddNumberToObject(v, "over_best", an_r4(p->gain)) ||
 		    !cJSON_AddBoolToObject(v, "significant", p->newbest) ||
 		    !cJSON_AddBoolToObject(v, "jump", p->accepted))
 			return NULL;
