@@ -471,6 +471,8 @@ cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
 	    !cJSON_AddNumberToObject(x, "new_bests_without_change",
 				     (double)se->n_nochange) ||
 	    !cJSON_AddNumberToObject(x, "points", (double)se->n) ||
+	    !cJSON_AddNumberToObject(x, "first", se->n ?
+				     an_r4(se->pt[0].speedup) : 0) ||
 	    !(u = cJSON_AddArrayToObject(x, "improvements")))
 		return NULL;
 	/* every point above the best so far, significant or not */

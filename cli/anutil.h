@@ -72,7 +72,8 @@ void an_print_counts(const kt_an_series *se, const kt_an_opts *o);
 void an_print_unparsed(const kt_an_run *r);
 
 /* Add the series' model fields to x: series, sweep, ordered, results,
- * points, improvements [{step, seq, over_best (the ratio), significant, jump}: every
+ * points, first (the first point's speedup: a sweep's geometric mean,
+ * 1 without a reference), improvements [{step, seq, over_best (the ratio), significant, jump}: every
  * point above the best so far], correct,
  * not_checked, assume_correct, noise_sigma, noise_source, noise_kind
  * ("repeats", "spread", "default"), noise_results, new_bests,
