@@ -312,6 +312,30 @@ static void t_running_best(void **st)
 	fx_close(&f);
 }
 
+static void claim_cb(const char *key, double pct, void *arg)
+{
+	double *out = arg;
+
+	out[0] = !strcmp(key, "memory-bound") ? 1 : 2;
+	out[1] = pct;
+}
+
+/* A utilization claim never takes the other resource's figure. */
+static void t_claims(void **st)
+{
+	static const char mem[] = "Still memory-bound: compute SOL is 9.4% of "
+				  "peak, memory SOL 39.5% of peak.";
+	static const char cmp[] = "It is compute-bound, memory SOL 20% of peak "
+				  "and SM throughput at 91% of peak.";
+	double got[2] = {0, 0};
+
+	(void)st;
+	assert_int_equal(kt_an_claims(mem, strlen(mem), claim_cb, got), 1);
+	assert_true(got[0] == 1 && fabs(got[1] - 39.5) < 1e-9);
+	assert_int_equal(kt_an_claims(cmp, strlen(cmp), claim_cb, got), 1);
+	assert_true(got[0] == 2 && fabs(got[1] - 91) < 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +344,7 @@ int main(void)
 		cmocka_unit_test(t_sweeps),
 		cmocka_unit_test(t_noise),
 		cmocka_unit_test(t_running_best),
+		cmocka_unit_test(t_claims),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
