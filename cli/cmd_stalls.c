@@ -86,6 +86,21 @@ static void print_stall(const kt_an_run *r, const kt_an_stall *st, size_t num,
 		       wl ? " [" : "", wl ? wl : "", wl ? "]" : "");
 }
 
+/* The noise behind the threshold, correctness and order of series se. */
+static void print_model(const kt_an_series *se, const kt_an_opts *o,
+			const char *ind)
+{
+	char nb[256];
+
+	printf("%snoise: %.2f %% per measurement (%s)\n", ind, 100 * se->sigma,
+	       an_noise_text(se, nb, sizeof(nb)));
+	printf("%s", ind);
+	an_print_counts(se, o);
+	if (se->unordered)
+		printf("%sorder: none (no timestamp, edit or tool call): a table, "
+		       "not successive attempts; no stall is read from it\n", ind);
+}
+
 /* A run of several workloads: the stalls of each workload's own series
  * (kt_an_opts.workload), labelled with it. */
 static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
@@ -118,6 +133,10 @@ static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
 			       nw, o.stall_rounds, o.stall_calls);
 			an_print_unparsed(r);
 			printf("\n");
+		}
+		if (!json && (n || b.series.n >= 2)) {
+			printf("series %s:\n", name);
+			print_model(&b.series, &o, "  ");
 		}
 		tot += n;
 		for (k = 0; k < n && !rc; k++) {
@@ -209,9 +228,11 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 		printf("series: %s\n", b.series.key);
 	an_print_unparsed(r);
 	printf("%zu measurement%s%s; a stall is >= %d measurements or >= %d "
-	       "tool calls without a gain above x%.3f in total\n\n", b.series.n,
+	       "tool calls without a gain above x%.3f in total\n", b.series.n,
 	       b.series.n == 1 ? "" : "s", b.series.sweep ? " (sweeps)" : "",
 	       o.stall_rounds, o.stall_calls, exp(b.series.theta));
+	print_model(&b.series, &o, "");
+	printf("\n");
 	if (!n)
 		printf("no stall\n");
 	for (size_t k = 0; k < n; k++)
