@@ -1,6 +1,7 @@
 /* cmd_cat.c - `ktraj cat RUN PATH [--at SEQ]`: a workspace file at a step. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -9,7 +10,7 @@
 #include "wsutil.h"
 
 static const char usage[] =
-	"usage: ktraj cat RUN PATH [--at SEQ] [--json [--base64]]\n"
+	"usage: ktraj cat RUN PATH [--at SEQ] [--json [--base64]] [--raw]\n"
 	"\n"
 	"Print the content of PATH in the workspace of RUN after step SEQ\n"
 	"(default: after the last step), as rebuilt from the run's edits and\n"
@@ -23,7 +24,10 @@ static const char usage[] =
 	"          the content), bytes, binary, and content (the text; left out\n"
 	"          for a file that is not UTF-8 text)\n"
 	"--base64  with --json: content_base64 (the exact bytes) instead of\n"
-	"          content, for every file\n";
+	"          content, for every file\n"
+	"--raw     the bytes as stored also on a terminal: there, without it,\n"
+	"          control characters print visibly (ESC as ^[); a file or pipe\n"
+	"          always gets the bytes as stored\n";
 
 static int put_json(struct cli *c, kt_store *s, const char *run,
 		    const char *path, uint64_t at, const void *data, size_t len,
@@ -72,7 +76,7 @@ int cmd_cat(struct cli *c, int argc, char **argv)
 	void *data = NULL;
 	size_t len;
 	kt_store *s = NULL;
-	int i, rc, deleted, json = 0, b64 = 0;
+	int i, rc, deleted, json = 0, b64 = 0, raw = 0;
 
 	if (cli_wants_help(argc, argv, usage))
 		return KT_EXIT_OK;
@@ -83,6 +87,8 @@ int cmd_cat(struct cli *c, int argc, char **argv)
 			at_arg = argv[i] + 5;
 		else if (!strcmp(argv[i], "--json"))
 			json = 1;
+		else if (!strcmp(argv[i], "--raw"))
+			raw = 1;
 		else if (!strcmp(argv[i], "--base64"))
 			b64 = 1;
 		else if (argv[i][0] == '-' && argv[i][1])
@@ -124,6 +130,10 @@ int cmd_cat(struct cli *c, int argc, char **argv)
 		rc = cli_store_err(c, s, rc, stored);
 	} else if (json) {
 		rc = put_json(c, s, run, stored, at, data, len, b64);
+	} else if (!raw && isatty(STDOUT_FILENO)) {
+		if (cli_put_safe(stdout, (const char *)data, len) ||
+		    fflush(stdout))
+			rc = cli_err(c, "write error");
 	} else if (fwrite(data, 1, len, stdout) != len || fflush(stdout)) {
 		rc = cli_err(c, "write error");
 	}

@@ -1,6 +1,7 @@
 /* cmd_diff.c - `ktraj diff RUN A B [PATH]`: the workspace between steps. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -10,7 +11,7 @@
 #include "wsutil.h"
 
 static const char usage[] =
-	"usage: ktraj diff RUN SEQ_A SEQ_B [PATH] [-U N] [--json]\n"
+	"usage: ktraj diff RUN SEQ_A SEQ_B [PATH] [-U N] [--json] [--raw]\n"
 	"\n"
 	"Unified diff (diff -u, git style a/ b/ labels) of the workspace of RUN\n"
 	"between the state after step SEQ_A and after step SEQ_B: every file\n"
@@ -22,7 +23,9 @@ static const char usage[] =
 	"        \"from\"|\"to\" when a side's content is not in the\n"
 	"        trajectory, e.g. after sed -i), before and after (blob\n"
 	"        SHA-256 hex, null when absent), binary (a side is not UTF-8\n"
-	"        text), and diff (the unified diff text; null when binary)\n";
+	"        text), and diff (the unified diff text; null when binary)\n"
+	"--raw   the diff as stored also on a terminal: there, without it,\n"
+	"        control characters print visibly (ESC as ^[)\n";
 
 struct paths {
 	char **p;
@@ -134,7 +137,7 @@ out:
 
 static int diff_path(struct cli *c, kt_store *s, const char *run,
 		     const char *path, uint64_t a, uint64_t b, int ctx,
-		     int json)
+		     int json, int safe)
 {
 	unsigned char ha[KT_HASH_LEN], hb[KT_HASH_LEN];
 	void *da = NULL, *db = NULL;
@@ -187,9 +190,26 @@ static int diff_path(struct cli *c, kt_store *s, const char *run,
 		       sa ? lab_a : "/dev/null", sb ? lab_b : "/dev/null");
 		goto out;
 	}
-	if (kt_udiff(da, la, db, lb, sa ? lab_a : "/dev/null",
-		     sb ? lab_b : "/dev/null", ctx, stdout) < 0)
+	if (safe) {
+		/* the diff is trajectory text: on a terminal its controls
+		 * print visibly (cli_put_safe) */
+		char *t = NULL;
+		size_t tl = 0;
+		FILE *m = open_memstream(&t, &tl);
+		int r = m ? kt_udiff(da, la, db, lb, sa ? lab_a : "/dev/null",
+				     sb ? lab_b : "/dev/null", ctx, m) : -1;
+
+		if (m && fclose(m))
+			r = -1;
+		if (r < 0)
+			rc = cli_err(c, "out of memory");
+		else
+			cli_put_safe(stdout, t, tl);
+		free(t);
+	} else if (kt_udiff(da, la, db, lb, sa ? lab_a : "/dev/null",
+			    sb ? lab_b : "/dev/null", ctx, stdout) < 0) {
 		rc = cli_err(c, "out of memory");
+	}
 out:
 	free(da);
 	free(db);
@@ -205,7 +225,7 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 	struct paths ps = { 0 };
 	uint64_t a, b;
 	kt_store *s = NULL;
-	int i, np = 0, rc, ctx = 3, json = 0;
+	int i, np = 0, rc, ctx = 3, json = 0, raw = 0, safe;
 	size_t k;
 
 	if (cli_wants_help(argc, argv, usage))
@@ -219,6 +239,8 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 			ctx = (int)u;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
+		} else if (!strcmp(argv[i], "--raw")) {
+			raw = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return cli_bad_option(c, usage, argv[i]);
 		} else if (np < 4) {
@@ -229,6 +251,7 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 	}
 	if (np < 3)
 		return cli_usage(c, "needs RUN SEQ_A SEQ_B [PATH]");
+	safe = !json && !raw && isatty(STDOUT_FILENO);
 	rc = cli_open(c, 0, &s);
 	if (rc)
 		return rc;
@@ -239,7 +262,7 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 	if (pos[3]) {
 		if ((rc = cli_path_resolve(c, s, run, pos[3], a, b, &stored)))
 			goto out;
-		rc = diff_path(c, s, run, stored, a, b, ctx, json);
+		rc = diff_path(c, s, run, stored, a, b, ctx, json, safe);
 		goto out;
 	}
 	/* files that exist at either step (one deleted in between exists
@@ -255,7 +278,8 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 		qsort(ps.p, ps.n, sizeof(*ps.p), cmp_str);
 	for (k = 0; k < ps.n && !rc; k++)
 		if (k == 0 || strcmp(ps.p[k], ps.p[k - 1]))
-			rc = diff_path(c, s, run, ps.p[k], a, b, ctx, json);
+			rc = diff_path(c, s, run, ps.p[k], a, b, ctx, json,
+				       safe);
 out:
 	for (k = 0; k < ps.n; k++)
 		free(ps.p[k]);

@@ -285,7 +285,8 @@ int cmd_import(struct cli *c, int argc, char **argv)
 		ex = x.warned ? KT_EXIT_FAIL :
 			cli_err(c, "some paths could not be read");
 	else if (rc)
-		ex = cli_store_err(c, s, rc, "import");
+		/* "stopped", not "import": the line reads "ktraj: import: ..." */
+		ex = cli_store_err(c, s, rc, "stopped");
 	rc = kt_store_close(s);
 	if (rc && ex == KT_EXIT_OK)
 		ex = cli_store_err(c, NULL, rc, "close");

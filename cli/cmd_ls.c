@@ -1,38 +1,121 @@
-/* cmd_ls.c - `ktraj ls`: the runs of the store. */
+/* cmd_ls.c - `ktraj ls`: the runs of the store, newest first. */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
 #include "cli.h"
 #include "evjson.h"
 #include "outfmt.h"
+#include "../import/impx.h"
 
 static const char usage[] =
-	"usage: ktraj ls [--json]\n"
+	"usage: ktraj ls [--sort KEY] [--reverse] [--format F] [--name GLOB]\n"
+	"                [--since WHEN] [--json]\n"
 	"\n"
-	"List the runs of the store: id, events, format, creation time, name.\n"
-	"--json prints one object per run: run, name, format, events, created\n"
-	"(ns since the epoch or null), meta.\n";
+	"List the runs of the store: id, events, format, creation time, name;\n"
+	"newest first.\n"
+	"--sort KEY     created (newest first, the default), name (A-Z),\n"
+	"               events (most first), format (A-Z) or id\n"
+	"--reverse      the other way round\n"
+	"--format F     only runs of format F (an importer name, `append`,\n"
+	"               `bench`: what the FORMAT column shows)\n"
+	"--name GLOB    only runs whose name matches the shell pattern GLOB\n"
+	"               (`--name 'gpt-5/*'`)\n"
+	"--since WHEN   only runs created at or after WHEN: a date or time\n"
+	"               (2026-11-30, 2026-11-30T14:00Z; UTC when no zone is\n"
+	"               given) or an age (90m, 12h, 7d)\n"
+	"--json         one object per run: run, name, format, events, created\n"
+	"               (ns since the epoch or null), meta\n";
 
-struct ls_ctx {
-	int json, n;
+/* one row, copied out of the store (kt_run_info is valid for one call) */
+struct row {
+	kt_run_info ri;
 };
 
-static int ls_row(const kt_run_info *ri, void *arg)
+struct ls_ctx {
+	struct row *v;
+	size_t n, cap;
+	const char *format, *glob;
+	int64_t since; /* KT_TS_UNKNOWN: no lower bound */
+};
+
+static int ls_collect(const kt_run_info *ri, void *arg)
 {
 	struct ls_ctx *x = arg;
+	struct row *r;
+
+	if (x->format && strcmp(ri->format ? ri->format : "", x->format))
+		return 0;
+	if (x->glob && fnmatch(x->glob, ri->name ? ri->name : "", 0))
+		return 0;
+	if (x->since != KT_TS_UNKNOWN &&
+	    (ri->created_ns == KT_TS_UNKNOWN || ri->created_ns < x->since))
+		return 0;
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? 2 * x->cap : 64;
+		struct row *v = realloc(x->v, cap * sizeof(*v));
+
+		if (!v)
+			return KT_ENOMEM;
+		x->v = v;
+		x->cap = cap;
+	}
+	r = &x->v[x->n];
+	r->ri = *ri;
+	r->ri.name = strdup(ri->name ? ri->name : "");
+	r->ri.format = strdup(ri->format ? ri->format : "");
+	r->ri.meta_json = ri->meta_json ? strdup(ri->meta_json) : NULL;
+	x->n++;
+	if (!r->ri.name || !r->ri.format || (ri->meta_json && !r->ri.meta_json))
+		return KT_ENOMEM;
+	return 0;
+}
+
+/* the sort key, and the direction, qsort's comparator reads */
+static int sort_key, sort_dir;
+enum { BY_CREATED, BY_NAME, BY_EVENTS, BY_FORMAT, BY_ID };
+
+static int cmp_row(const void *pa, const void *pb)
+{
+	const kt_run_info *a = &((const struct row *)pa)->ri;
+	const kt_run_info *b = &((const struct row *)pb)->ri;
+	int c = 0;
+
+	switch (sort_key) {
+	case BY_CREATED: /* newest first; unknown times last */
+		c = (b->created_ns > a->created_ns) - (b->created_ns < a->created_ns);
+		break;
+	case BY_NAME:
+		c = strcmp(a->name, b->name);
+		break;
+	case BY_EVENTS:
+		c = (b->n_events > a->n_events) - (b->n_events < a->n_events);
+		break;
+	case BY_FORMAT:
+		c = strcmp(a->format, b->format);
+		break;
+	}
+	/* ties in id order, so the listing is the same every time */
+	if (!c)
+		c = strcmp(a->id, b->id);
+	return sort_dir * c;
+}
+
+static int put_row(const kt_run_info *ri, int json, size_t i)
+{
 	char when[32];
 
-	x->n++;
-	if (x->json) {
+	if (json) {
 		cJSON *o = cJSON_CreateObject(), *meta;
 
 		if (!o)
 			return KT_ENOMEM;
 		cJSON_AddStringToObject(o, "run", ri->id);
-		cJSON_AddStringToObject(o, "name", ri->name ? ri->name : "");
-		cJSON_AddStringToObject(o, "format", ri->format ? ri->format : "");
+		cJSON_AddStringToObject(o, "name", ri->name);
+		cJSON_AddStringToObject(o, "format", ri->format);
 		cJSON_AddNumberToObject(o, "events", (double)ri->n_events);
 		kt_json_add_ns(o, "created", ri->created_ns);
 		meta = ri->meta_json ? cJSON_Parse(ri->meta_json) : NULL;
@@ -40,39 +123,107 @@ static int ls_row(const kt_run_info *ri, void *arg)
 			cJSON_AddItemToObject(o, "meta", meta);
 		return cli_put_json(o);
 	}
-	if (x->n == 1)
+	if (i == 0)
 		printf("%-12s %8s  %-12s %-19s  %s\n", "RUN", "EVENTS", "FORMAT",
 		       "CREATED (UTC)", "NAME");
 	cli_ts_short(ri->created_ns, when, sizeof(when));
-	printf("%-12.12s %8llu  %-12s %-19s  %s\n", ri->id,
-	       (unsigned long long)ri->n_events, ri->format ? ri->format : "",
-	       when, ri->name ? ri->name : "");
+	printf("%-12.12s %8llu  %-12s %-19s  ", ri->id,
+	       (unsigned long long)ri->n_events, ri->format, when);
+	cli_put_safe(stdout, ri->name, strlen(ri->name));
+	fputc('\n', stdout);
 	return 0;
+}
+
+/* WHEN of --since as ns since the epoch: an ISO-8601 date or time, or an
+ * age "N[mhd]" before now; KT_TS_UNKNOWN when it is neither */
+static int64_t since_ns(const char *w)
+{
+	char *end;
+	unsigned long long n;
+	int64_t unit;
+
+	if (w[0] >= '0' && w[0] <= '9' && !strchr(w, '-')) {
+		n = strtoull(w, &end, 10);
+		unit = !strcmp(end, "m") ? 60 : !strcmp(end, "h") ? 3600 :
+		       !strcmp(end, "d") ? 86400 : 0;
+		if (!unit || end == w || n > 100000ULL * 365)
+			return KT_TS_UNKNOWN;
+		return ((int64_t)time(NULL) - (int64_t)n * unit) * 1000000000LL;
+	}
+	return kt_impx_ts(w);
 }
 
 int cmd_ls(struct cli *c, int argc, char **argv)
 {
-	struct ls_ctx x = { 0, 0 };
+	static const char *const keys[] = { "created", "name", "events",
+					    "format", "id" };
+	struct ls_ctx x = { 0 };
 	kt_store *s = NULL;
-	int i, rc;
+	int i, rc, json = 0, reverse = 0;
+	size_t k;
 
 	if (cli_wants_help(argc, argv, usage))
 		return KT_EXIT_OK;
+	x.since = KT_TS_UNKNOWN;
+	sort_key = BY_CREATED;
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			x.json = 1;
-		else
-			return cli_usage(c, "unexpected argument '%s'", argv[i]);
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--json")) {
+			json = 1;
+		} else if (!strcmp(a, "--reverse") || !strcmp(a, "-r")) {
+			reverse = 1;
+		} else if (!strcmp(a, "--sort") && cli_has_value(argc, argv, i)) {
+			for (k = 0; k < sizeof(keys) / sizeof(*keys); k++)
+				if (!strcmp(argv[i + 1], keys[k]))
+					break;
+			if (k == sizeof(keys) / sizeof(*keys))
+				return cli_usage(c, "--sort takes created, name, events, format or id, not '%s'",
+						 argv[i + 1]);
+			sort_key = (int)k;
+			i++;
+		} else if (!strcmp(a, "--format") && cli_has_value(argc, argv, i)) {
+			x.format = argv[++i];
+		} else if (!strcmp(a, "--name") && cli_has_value(argc, argv, i)) {
+			x.glob = argv[++i];
+		} else if (!strcmp(a, "--since") && cli_has_value(argc, argv, i)) {
+			x.since = since_ns(argv[++i]);
+			if (x.since == KT_TS_UNKNOWN)
+				return cli_usage(c, "--since takes a date or time (2026-11-30, 2026-11-30T14:00Z) or an age (90m, 12h, 7d), not '%s'",
+						 argv[i]);
+		} else if (a[0] == '-' && a[1]) {
+			return cli_bad_option(c, usage, a);
+		} else {
+			return cli_usage(c, "unexpected argument '%s'", a);
+		}
 	}
+	sort_dir = reverse ? -1 : 1;
 	rc = cli_open(c, 0, &s);
 	if (rc)
 		return rc;
-	rc = kt_run_foreach(s, ls_row, &x);
-	if (rc < 0)
+	rc = kt_run_foreach(s, ls_collect, &x);
+	if (rc < 0) {
 		rc = cli_store_err(c, s, rc, "listing runs");
-	else if (x.n == 0 && !x.json)
-		fprintf(stderr, "no runs in %s (add some with `ktraj import`)\n",
-			c->store_path);
+	} else {
+		qsort(x.v, x.n, sizeof(*x.v), cmp_row);
+		for (k = 0; k < x.n && rc >= 0; k++)
+			rc = put_row(&x.v[k].ri, json, k);
+		if (rc < 0)
+			rc = cli_err(c, rc == KT_ENOMEM ? "out of memory" :
+				     "write error");
+		else if (x.n == 0 && !json && (x.format || x.glob ||
+					       x.since != KT_TS_UNKNOWN))
+			fprintf(stderr, "no run in %s matches\n", c->store_path);
+		else if (x.n == 0 && !json)
+			fprintf(stderr, "no runs in %s (add some with `ktraj import`)\n",
+				c->store_path);
+	}
+	for (k = 0; k < x.n; k++) {
+		free((char *)x.v[k].ri.name);
+		free((char *)x.v[k].ri.format);
+		free((char *)x.v[k].ri.meta_json);
+	}
+	free(x.v);
 	kt_store_close(s);
 	return rc;
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -12,11 +13,15 @@
 #include "outfmt.h"
 
 static const char usage[] =
-	"usage: ktraj show RUN SEQ [--json] [--source]\n"
+	"usage: ktraj show RUN SEQ [--json] [--source] [--raw]\n"
 	"\n"
 	"Print event SEQ of RUN in full: its header (seq, parent, time, kind,\n"
 	"actor, provenance, hash) and every payload field.\n"
 	"--json    the event as one JSON object (as in `export --format jsonl`)\n"
+	"--raw     trajectory text as stored; without it, control characters\n"
+	"          (escape sequences, carriage returns, bells) print visibly,\n"
+	"          as cat -v writes them (ESC as ^[), so a trajectory cannot\n"
+	"          drive the terminal\n"
 	"--source  the original record the event was imported from, read back\n"
 	"          from the source file named in the run's metadata; it must still\n"
 	"          exist and have the SHA-256 recorded at import.  With --json one\n"
@@ -25,55 +30,88 @@ static const char usage[] =
 	"          whole file (no line or byte range) prints the file and its\n"
 	"          SHA-256 instead (--json: source null)\n";
 
+/* Trajectory text: made safe for a terminal (cli_put_safe) unless raw */
+static void put_text(const char *t, size_t n, int raw)
+{
+	if (raw)
+		fwrite(t, 1, n, stdout);
+	else
+		cli_put_safe(stdout, t, n);
+}
+
+/* "<indent><label>: <text>\n" with the label and the text shown by put_text */
+static void put_line(int depth, const char *key, const char *t, size_t n,
+		     int raw)
+{
+	printf("%*s", depth, "");
+	put_text(key, strlen(key), raw);
+	fputs(": ", stdout);
+	put_text(t, n, raw);
+	fputc('\n', stdout);
+}
+
 /* Multi-line strings print as indented blocks, the rest as JSON. */
-static void show_member(const cJSON *v, const char *key, int depth)
+static void show_member(const cJSON *v, const char *key, int depth, int raw)
 {
 	if (cJSON_IsString(v) && strchr(v->valuestring, '\n')) {
 		const char *p = v->valuestring;
 
-		printf("%*s%s: |\n", depth, "", key);
+		put_line(depth, key, "|", 1, raw);
 		while (*p) {
 			size_t n = strcspn(p, "\n");
 
-			printf("%*s    %.*s\n", depth, "", (int)n, p);
+			printf("%*s    ", depth, "");
+			put_text(p, n, raw);
+			fputc('\n', stdout);
 			p += n + (p[n] == '\n');
 		}
 	} else if (cJSON_IsString(v)) {
-		printf("%*s%s: %s\n", depth, "", key, v->valuestring);
+		put_line(depth, key, v->valuestring, strlen(v->valuestring),
+			 raw);
 	} else {
 		char *t = cJSON_PrintUnformatted(v);
 
-		printf("%*s%s: %s\n", depth, "", key, t ? t : "?");
+		put_line(depth, key, t ? t : "?", t ? strlen(t) : 1, raw);
 		free(t);
 	}
 }
 
 static void show_plain(const char *run, const kt_run_info *ri,
-		       const kt_event *ev)
+		       const kt_event *ev, int raw)
 {
 	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len), *m;
 	char ts[40], hex[KT_HASH_HEX + 1];
 	const char *kn = kt_kind_name(ev->kind);
 
 	kt_ts_iso(ev->ts_ns, ts, sizeof(ts));
-	printf("run     %s (%s)\n", run, ri->name ? ri->name : "");
+	printf("run     %s (", run);
+	put_text(ri->name ? ri->name : "", ri->name ? strlen(ri->name) : 0, raw);
+	printf(")\n");
 	printf("seq     %llu\n", (unsigned long long)ev->seq);
 	if (ev->parent)
 		printf("parent  %llu\n", (unsigned long long)ev->parent);
 	printf("time    %s\n", ts[0] ? ts : "unknown");
 	printf("kind    %s\n", kn ? kn : "?");
-	printf("actor   %s\n", ev->actor ? ev->actor : "");
-	if (ev->prov_json)
-		printf("prov    %s\n", ev->prov_json);
+	printf("actor   ");
+	put_text(ev->actor ? ev->actor : "", ev->actor ? strlen(ev->actor) : 0,
+		 raw);
+	fputc('\n', stdout);
+	if (ev->prov_json) {
+		printf("prov    ");
+		put_text(ev->prov_json, strlen(ev->prov_json), raw);
+		fputc('\n', stdout);
+	}
 	kt_hex(ev->hash, KT_HASH_LEN, hex);
 	printf("hash    %s\n", hex);
 	printf("payload\n");
 	if (!p) {
-		printf("    %.*s\n", (int)ev->payload_len, ev->payload);
+		printf("    ");
+		put_text(ev->payload, ev->payload_len, raw);
+		fputc('\n', stdout);
 		return;
 	}
 	cJSON_ArrayForEach(m, p)
-		show_member(m, m->string, 4);
+		show_member(m, m->string, 4, raw);
 	cJSON_Delete(p);
 }
 
@@ -181,17 +219,24 @@ static cJSON *source_obj(const char *run, const kt_event *ev)
 	return o;
 }
 
-/* The record bytes, raw (and a newline when nl) or, with json, as one
- * object {run, seq, prov, source} ("source_base64" when they are not UTF-8
- * text). */
+/* How show_source prints a record */
+#define SRC_JSON 1 /* one object {run, seq, prov, source} */
+#define SRC_SAFE 2 /* control characters made visible (cli_put_safe) */
+
+/* The record bytes, as stored or made safe (and a newline when nl) or, with
+ * SRC_JSON, as one object {run, seq, prov, source} ("source_base64" when
+ * they are not UTF-8 text). */
 static int put_source(struct cli *c, const char *run, const kt_event *ev,
-		      const unsigned char *rec, size_t len, int json, int nl)
+		      const unsigned char *rec, size_t len, int how, int nl)
 {
 	cJSON *o;
 	int rc = KT_EXIT_OK;
 
-	if (!json) {
-		fwrite(rec, 1, len, stdout);
+	if (!(how & SRC_JSON)) {
+		if (how & SRC_SAFE)
+			cli_put_safe(stdout, (const char *)rec, len);
+		else
+			fwrite(rec, 1, len, stdout);
 		if (nl)
 			fputc('\n', stdout);
 		return ferror(stdout) ? cli_err(c, "write error") : KT_EXIT_OK;
@@ -238,8 +283,9 @@ static int whole_file(struct cli *c, const char *run, const kt_event *ev,
 }
 
 static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
-		       const kt_event *ev, int json)
+		       const kt_event *ev, int how)
 {
+	int json = how & SRC_JSON;
 	cJSON *prov = ev->prov_json ? cJSON_Parse(ev->prov_json) : NULL;
 	cJSON *meta = ri->meta_json ? cJSON_Parse(ri->meta_json) : NULL, *src;
 	const char *sha_hex = cli_jstr(prov, "src"), *file = cli_jstr(prov, "file");
@@ -313,7 +359,7 @@ static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
 	if (cJSON_IsNumber(off) && cJSON_IsNumber(rlen) && rlen->valuedouble > 0 &&
 	    off->valuedouble >= 0 && off->valuedouble + rlen->valuedouble <= (double)len) {
 		rc = put_source(c, run, ev, data + (size_t)off->valuedouble,
-				(size_t)rlen->valuedouble, json, 1);
+				(size_t)rlen->valuedouble, how, 1);
 	} else if (cJSON_IsNumber(line) && line->valuedouble >= 1) {
 		const unsigned char *p = data, *end = data + len, *nl;
 		double l;
@@ -328,7 +374,7 @@ static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
 		}
 		nl = memchr(p, '\n', (size_t)(end - p));
 		rc = put_source(c, run, ev, p, (size_t)((nl ? nl : end) - p),
-				json, 1);
+				how, 1);
 	} else {
 		rc = cli_err(c, "source %s has no record at offset %.0f",
 			     path, cJSON_IsNumber(off) ? off->valuedouble : -1);
@@ -345,7 +391,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 {
 	const char *spec = NULL, *seqs = NULL;
 	char run[KT_RUN_ID_HEX + 1];
-	int i, rc, json = 0, source = 0;
+	int i, rc, json = 0, source = 0, raw = 0;
 	kt_run_info ri;
 	kt_event ev;
 	uint64_t seq;
@@ -358,6 +404,8 @@ int cmd_show(struct cli *c, int argc, char **argv)
 			json = 1;
 		else if (!strcmp(argv[i], "--source"))
 			source = 1;
+		else if (!strcmp(argv[i], "--raw"))
+			raw = 1;
 		else if (argv[i][0] == '-' && argv[i][1])
 			return cli_usage(c, "unknown option '%s'", argv[i]);
 		else if (!spec)
@@ -394,13 +442,16 @@ int cmd_show(struct cli *c, int argc, char **argv)
 	} else if (rc) {
 		rc = cli_store_err(c, s, rc, "reading the event");
 	} else if (source) {
-		rc = show_source(c, run, &ri, &ev, json);
+		/* the record as stored when it goes to a file or pipe */
+		rc = show_source(c, run, &ri, &ev,
+				 json ? SRC_JSON :
+				 !raw && isatty(STDOUT_FILENO) ? SRC_SAFE : 0);
 	} else if (json) {
 		if (cli_put_json(kt_evjson(run, &ev)))
 			rc = cli_err(c, "event %llu: payload is not JSON",
 				     (unsigned long long)seq);
 	} else {
-		show_plain(run, &ri, &ev);
+		show_plain(run, &ri, &ev, raw);
 	}
 	free((char *)ri.name);
 	free((char *)ri.meta_json);

@@ -2,12 +2,14 @@
  * main.c - the ktraj command: global options, the command table, dispatch.
  * Each command lives in cli/cmd_<name>.c (see commands.h).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -233,6 +235,13 @@ int cli_open(struct cli *c, unsigned flags, kt_store **s)
 		}
 	}
 	rc = kt_store_open(c->store_path, flags, s);
+	/* a store behind a folder we may not enter is there, not missing */
+	if (rc == KT_ENOTFOUND && stat(c->store_path, &st) != 0 &&
+	    errno == EACCES) {
+		cli_err(c, "cannot open the store %s: %s", c->store_path,
+			strerror(EACCES));
+		return KT_EXIT_FAIL;
+	}
 	if (rc == KT_ENOTFOUND) {
 		cli_err(c, "no store at %s (run `ktraj init` or `ktraj import`, or set --store / KTRAJ_STORE)",
 			c->store_path);
@@ -247,22 +256,75 @@ int cli_open(struct cli *c, unsigned flags, kt_store **s)
 	return 0;
 }
 
+/* The runs a spec that did not resolve to one run may mean: ids it
+ * abbreviates and names it equals or begins */
+struct cands {
+	const char *spec;
+	size_t sl, n, nname;      /* matches; of them, by name prefix */
+	char id[KT_RUN_ID_HEX + 1]; /* the name-prefix match, when one */
+	char shown[512];          /* "<id12> <name>, ..." of the first few */
+};
+
+static int cand_cb(const kt_run_info *ri, void *arg)
+{
+	struct cands *x = arg;
+	const char *name = ri->name ? ri->name : "";
+	int by_id = !strncasecmp(ri->id, x->spec, x->sl);
+	int by_name = !strncmp(name, x->spec, x->sl);
+	size_t used = strlen(x->shown);
+
+	if (!by_id && !by_name)
+		return 0;
+	if (by_name && !by_id) {
+		x->nname++;
+		memcpy(x->id, ri->id, sizeof(x->id));
+	}
+	if (++x->n <= 4 && used < sizeof(x->shown) - 1)
+		snprintf(x->shown + used, sizeof(x->shown) - used, "%s%.12s %.60s",
+			 used ? ", " : "", ri->id, name);
+	return 0;
+}
+
 int cli_run(struct cli *c, kt_store *s, const char *spec,
 	    char out[KT_RUN_ID_HEX + 1])
 {
+	struct cands x = { spec, strlen(spec), 0, 0, "", "" };
 	int rc = kt_run_resolve(s, spec, out);
 
+	/* a name prefix works as an id prefix does: when it is unique */
+	if (rc == KT_ENOTFOUND && x.sl && kt_run_foreach(s, cand_cb, &x) == 0 &&
+	    x.n == 1 && x.nname == 1) {
+		rc = kt_run_resolve(s, x.id, out); /* checks its record */
+		return rc ? cli_run_failed(c, s, spec, rc) : 0;
+	}
 	return rc ? cli_run_failed(c, s, spec, rc) : 0;
 }
 
 int cli_run_failed(struct cli *c, kt_store *s, const char *spec, int rc)
 {
+	struct cands x = { spec, strlen(spec), 0, 0, "", "" };
+	size_t i;
+	int hex = x.sl > 0;
+
+	for (i = 0; i < x.sl; i++)
+		hex &= isxdigit((unsigned char)spec[i]) != 0;
+	if (rc == KT_ENOTFOUND || rc == KT_EAMBIG)
+		kt_run_foreach(s, cand_cb, &x);
+	if (rc == KT_ENOTFOUND && x.n > 1) {
+		rc = KT_EAMBIG;
+	} else if (rc == KT_ENOTFOUND && hex && x.sl < 4) {
+		cli_err(c, "no run '%s': an id prefix needs 4 or more characters (see `ktraj ls`)",
+			spec);
+		return KT_EXIT_USAGE;
+	}
 	if (rc == KT_ENOTFOUND) {
 		cli_err(c, "no run '%s' (see `ktraj ls`)", spec);
 		return KT_EXIT_NOTFOUND;
 	}
 	if (rc == KT_EAMBIG) {
-		cli_err(c, "'%s' matches several runs; give more of the id", spec);
+		/* as git lists the candidates of an ambiguous abbreviation */
+		cli_err(c, "'%s' matches several runs: %s%s; give more of the id",
+			spec, x.shown, x.n > 4 ? ", ..." : "");
 		return KT_EXIT_USAGE;
 	}
 	return cli_store_err(c, s, rc, spec);

@@ -6,6 +6,7 @@
 #define KT_OUTFMT_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <cjson/cJSON.h>
 
 /* s folded to one line (runs of whitespace -> one space, leading space
@@ -19,6 +20,18 @@ void cli_ts_short(int64_t ts_ns, char *buf, size_t len);
 /* Print o as one NDJSON line on stdout and free it (NULL: nothing is
  * printed).  Returns 0, KT_ENOMEM (o NULL or printing failed) or KT_EIO. */
 int cli_put_json(cJSON *o);
+
+/*
+ * Write n bytes of trajectory text to f with every terminal control
+ * character made visible, so that text from a trajectory cannot retitle,
+ * clear or reprogram the terminal it is shown on: C0 controls but tab and
+ * newline, and DEL, as caret notation (ESC "^[", BEL "^G", CR "^M", DEL
+ * "^?"); C1 controls (U+0080..U+009F, which 8-bit terminals obey as ESC
+ * sequences) as "M-^[" and so on, as cat -v writes them; bytes that are not
+ * UTF-8 as "\xNN".  Everything else is written as it is.  Returns 0, or
+ * -1 when f reports a write error.
+ */
+int cli_put_safe(FILE *f, const char *s, size_t n);
 
 /* String member of o, or NULL. */
 const char *cli_jstr(const cJSON *o, const char *key);

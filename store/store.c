@@ -29,7 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <openssl/evp.h>
 #include <cjson/cJSON.h>
@@ -175,9 +177,33 @@ int kt_err(kt_store *s, int code, const char *fmt, ...)
 	return code;
 }
 
+/* Whether the file system holding path has (almost) no room left.  LMDB
+ * reports a short write of its commit as EIO (mdb.c mdb_page_flush: "TODO:
+ * Use which error code?"), which a full disk gives; the room left tells the
+ * two apart. */
+static int disk_full(const char *path)
+{
+	char *dir = path ? strdup(path) : NULL, *sl;
+	struct statvfs v;
+	int full = 0;
+
+	if (!dir)
+		return 0;
+	sl = strrchr(dir, '/');
+	if (sl)
+		*(sl == dir ? sl + 1 : sl) = 0;
+	if (statvfs(sl ? dir : ".", &v) == 0)
+		full = (unsigned long long)v.f_bavail * v.f_frsize < (1ull << 20);
+	free(dir);
+	return full;
+}
+
 int kt_mdb_err(kt_store *s, int rc, const char *what)
 {
 	int code = KT_EIO;
+
+	if ((rc == EIO || rc == ENOSPC) && s && disk_full(s->path))
+		return kt_err(s, code, "%s: %s", what, strerror(ENOSPC));
 
 	switch (rc) {
 	case 0:

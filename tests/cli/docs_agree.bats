@@ -1,0 +1,28 @@
+#!/usr/bin/env bats
+# What README.md and FORMAT.md say matches what ktraj does.
+
+setup() {
+	ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+}
+
+@test "the export run line has the form README and FORMAT.md give, and append/import take it" {
+	grep -qF '{"run":{"id":"<id>","name":...,"format":...,"meta":{...}}}' "$ROOT/README.md"
+	grep -qF '{"run":{"id":"<id>","name":"<name>"?,"format":"<format>"?,"meta":{...}?}}' "$ROOT/FORMAT.md"
+	echo '{"kind":"note","payload":{"text":"x"}}' | "$KTRAJ" append r1
+	"$KTRAJ" export r1 --format jsonl > "$BATS_TEST_TMPDIR/e.jsonl"
+	head -1 "$BATS_TEST_TMPDIR/e.jsonl" | python3 -c 'import json,sys; r=json.load(sys.stdin)["run"]; assert isinstance(r, dict) and len(r["id"]) == 32 and r["name"] == "r1"'
+	KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" import "$BATS_TEST_TMPDIR/e.jsonl"
+	[ "$(KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["name"])')" = r1 ]
+}
+
+@test "store path precedence as FORMAT.md §5 says: --store, then KTRAJ_STORE, then ./.ktraj" {
+	grep -qF '(`--store PATH` when given, else' "$ROOT/FORMAT.md"
+	cd "$BATS_TEST_TMPDIR"
+	echo '{"kind":"note","payload":{"text":"x"}}' | KTRAJ_STORE=env.ktraj "$KTRAJ" --store opt.ktraj append a
+	[ -f opt.ktraj ] && [ ! -e env.ktraj ] && [ ! -e .ktraj ]
+	echo '{"kind":"note","payload":{"text":"x"}}' | KTRAJ_STORE=env.ktraj "$KTRAJ" append b
+	[ -f env.ktraj ] && [ ! -e .ktraj ]
+	echo '{"kind":"note","payload":{"text":"x"}}' | env -u KTRAJ_STORE "$KTRAJ" append c
+	[ -f .ktraj ]
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bats
+# A store the user may not reach is reported as such, not as missing.
+
+@test "a store inside a folder the user cannot enter: 'Permission denied', exit 1 (not 'no store', exit 4)" {
+	[ "$(id -u)" = 0 ] || skip "needs root to act as another user"
+	command -v setpriv >/dev/null || skip "no setpriv"
+	d=$(mktemp -d /tmp/ktraj-locked.XXXXXX)
+	echo '{"kind":"note","payload":{"text":"x"}}' | "$KTRAJ" --store "$d/s.ktraj" append a
+	chmod 700 "$d"
+	# the binary must be reachable by that user
+	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$KTRAJ" || { rm -rf "$d"; skip "ktraj is not reachable by nobody"; }
+	run setpriv --reuid=65534 --regid=65534 --clear-groups "$KTRAJ" --store "$d/s.ktraj" ls
+	rm -rf "$d"
+	[ "$status" -eq 1 ]
+	[ "$output" = "ktraj: ls: cannot open the store $d/s.ktraj: Permission denied" ]
+}
+
+@test "a full disk says 'No space left on device' once per file and once for the import (not I/O error, not 'import: import:')" {
+	[ "$(id -u)" = 0 ] || skip "needs root to mount a small file system"
+	d=$(mktemp -d /tmp/ktraj-full.XXXXXX)
+	mount -t tmpfs -o size=400k tmpfs "$d" 2>/dev/null || { rmdir "$d"; skip "cannot mount a tmpfs here"; }
+	ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	# 1 MB of text that does not compress, in one run
+	python3 -c '
+import base64, json, os
+for i in range(64):
+    t = base64.b64encode(os.urandom(12000)).decode()
+    print(json.dumps({"kind": "note", "payload": {"text": t}}))' > "$BATS_TEST_TMPDIR/big.jsonl"
+	run "$KTRAJ" --store "$d/s.ktraj" import "$BATS_TEST_TMPDIR/big.jsonl"
+	umount "$d"; rmdir "$d"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"commit failed: I/O error: commit: No space left on device (nothing of it kept)"* ]]
+	[[ "$output" == *"ktraj: import: stopped: I/O error: commit: No space left on device" ]]
+	[[ "$output" != *"import: import:"* ]]
+	[[ "$output" != *"Input/output error"* ]]
+}
