@@ -89,6 +89,13 @@ uint32_t kt_an_calls_at(const kt_an_run *r, uint64_t seq);
  * with runs loaded without some kinds the exact seq may be absent. */
 size_t kt_an_run_lower(const kt_an_run *r, uint64_t seq);
 
+/* A NUL-terminated copy of s[0..n) in r's arena (lives as long as r);
+ * NULL when out of memory. */
+char *kt_an_arena_dup(kt_an_run *r, const char *s, size_t n);
+
+/* Whether event e is the agent's own text (not a person's, not meta). */
+int kt_an_is_agent_text(const kt_an_ev *e);
+
 /* Read the body of edit i when it was loaded lazily (path into the arena,
  * blobs into r->ed).  Errors: KT_ENOMEM, KT_EINVAL (s NULL), store read
  * errors. */

@@ -241,6 +241,15 @@ static int question_between(const kt_an_run *r, uint64_t a, uint64_t b)
 	return 0;
 }
 
+static int edit_between(const kt_an_run *r, uint64_t a, uint64_t b)
+{
+	for (size_t i = kt_an_run_lower(r, a + 1); i < r->nev &&
+	     r->ev[i].seq < b; i++)
+		if (r->ev[i].kind == KT_KIND_EDIT)
+			return 1;
+	return 0;
+}
+
 static int layer_of_agent_before(const kt_an_run *r, size_t qi)
 {
 	struct buf b = {.limit = 8192};
@@ -850,9 +859,14 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			continue;
 		if (out->njump) {
 			j = &out->jump[out->njump - 1];
+			/* distinct changes measured one after the other are
+			 * two jumps: only a re-measurement of the same code
+			 * (no edit in between) merges */
 			if (i - j->p_last <= (size_t)o->merge_rounds &&
 			    !question_between(r, se->pt[j->p_last].seq,
-					      se->pt[i].seq)) {
+					      se->pt[i].seq) &&
+			    !edit_between(r, se->pt[j->p_last].seq,
+					  se->pt[i].seq)) {
 				j->p_last = i;
 				j->after = se->pt[i].best;
 				j->gain = j->after / j->before;
@@ -947,181 +961,4 @@ void kt_an_blame_free(kt_an_blame *b)
 	b->jump = NULL;
 	b->njump = 0;
 	kt_an_series_free(&b->series);
-}
-
-/* ---- stalls (analysis.md 2.7) ------------------------------------------------------ */
-struct claimtab {
-	struct {
-		const char *key;
-		int count;
-		double lo, hi;
-		long ev;
-	} c[16];
-	int n;
-	long cur_ev;
-	const char *seen[16];
-	int nseen;
-};
-
-static void claim_cb(const char *key, double pct, void *arg)
-{
-	struct claimtab *t = arg;
-	int i;
-
-	for (i = 0; i < t->nseen; i++)
-		if (t->seen[i] == key)
-			break;
-	for (int k = 0; k < t->n; k++)
-		if (t->c[k].key == key) {
-			if (i == t->nseen)
-				t->c[k].count++; /* once per message */
-			if (pct >= 0) {
-				if (t->c[k].lo < 0 || pct < t->c[k].lo)
-					t->c[k].lo = pct;
-				if (pct > t->c[k].hi)
-					t->c[k].hi = pct;
-			}
-			goto seen;
-		}
-	if (t->n < 16) {
-		t->c[t->n].key = key;
-		t->c[t->n].count = 1;
-		t->c[t->n].lo = pct;
-		t->c[t->n].hi = pct;
-		t->c[t->n].ev = t->cur_ev;
-		t->n++;
-	}
-seen:
-	if (i == t->nseen && t->nseen < 16)
-		t->seen[t->nseen++] = key;
-}
-
-int kt_an_stalls(const kt_an_run *r, const kt_an_blame *b,
-		 const kt_an_opts *o, kt_an_stall **out, size_t *nout)
-{
-	const kt_an_series *se = &b->series;
-	kt_an_stall *v = NULL;
-	size_t n = 0, start = 0;
-
-	*out = NULL;
-	*nout = 0;
-	for (size_t k = 0; k <= b->njump && se->n; k++) {
-		size_t last = k < b->njump ? b->jump[k].p_land - 1 : se->n - 1;
-		size_t len = last >= start ? last - start + 1 : 0;
-		uint32_t calls = len ? se->pt[last].call - se->pt[start].call : 0;
-
-		if (len >= (size_t)o->stall_rounds ||
-		    (len >= 2 && calls >= (uint32_t)o->stall_calls)) {
-			kt_an_stall *nv = realloc(v, (n + 1) * sizeof(*nv)), *st;
-			struct claimtab ct;
-			struct buf tx = {.limit = 65536};
-			size_t mfirst;
-			uint64_t from = start ? se->pt[start - 1].seq : 0,
-				 to = k < b->njump ?
-				      se->pt[b->jump[k].p_land].seq : UINT64_MAX;
-			long li;
-
-			/* a workload's first stall starts after the last
-			 * result of another workload before it: what the agent
-			 * said about the problem before is not this stall */
-			for (size_t mi = se->pt[0].meas; !start && o->workload &&
-			     mi-- > 0;)
-				if (strcmp(r->m[mi].workload, o->workload)) {
-					from = r->ev[r->m[mi].ev].seq;
-					break;
-				}
-			li = kt_an_run_find(r, from);
-
-			if (!nv) {
-				free(v);
-				return KT_ENOMEM;
-			}
-			v = nv;
-			st = &v[n++];
-			memset(st, 0, sizeof(*st));
-			memset(&ct, 0, sizeof(ct));
-			st->p_first = start;
-			st->p_last = last;
-			st->length = len;
-			st->calls = calls;
-			st->seq_first = se->pt[start].seq;
-			st->seq_last = se->pt[last].seq;
-			st->ended_by_jump = k < b->njump ? (long)k : -1;
-			st->claim_ev = -1;
-			/* what the series left out there, up to the jump that
-			 * ended it, and why: the measurements (in seq order)
-			 * from the first after `from` (binary search) */
-			{
-				size_t lo = 0, hi = r->nm;
-				uint64_t lo_seq = start ? st->seq_first : from + 1;
-
-				while (lo < hi) {
-					size_t mid = lo + (hi - lo) / 2;
-
-					if (r->ev[r->m[mid].ev].seq < lo_seq)
-						lo = mid + 1;
-					else
-						hi = mid;
-				}
-				mfirst = lo;
-			}
-			for (size_t mi = mfirst; mi < r->nm &&
-			     r->ev[r->m[mi].ev].seq < to; mi++) {
-				switch (kt_an_meas_excluded(r, se, o, mi)) {
-				case KT_AN_EX_INCORRECT: st->n_incorrect++; break;
-				case KT_AN_EX_UNKNOWN: st->n_unknown++; break;
-				case KT_AN_EX_NOTIME: st->n_notime++; break;
-				}
-			}
-			for (size_t i = li < 0 ? 0 : (size_t)li;
-			     i < r->nev && r->ev[i].seq <= st->seq_last; i++) {
-				const kt_an_ev *e = &r->ev[i];
-
-				if (e->seq <= from && from)
-					continue;
-				if (!(is_agent_text(e) ||
-				      (e->kind == KT_KIND_NOTE && e->text)))
-					continue;
-				bput(&tx, e->text, strlen(e->text));
-				ct.cur_ev = (long)i;
-				ct.nseen = 0;
-				kt_an_claims(e->text, strlen(e->text), claim_cb, &ct);
-			}
-			if (tx.err) {
-				free(tx.p);
-				free(v);
-				return KT_ENOMEM;
-			}
-			st->layer = tx.p ? kt_an_layer_of(tx.p, tx.n, NULL) : 0;
-			free(tx.p);
-			{
-				int bi = -1;
-
-				for (int c = 0; c < ct.n; c++)
-					if (bi < 0 || ct.c[c].count > ct.c[bi].count)
-						bi = c;
-				if (bi >= 0) {
-					st->claim_count = ct.c[bi].count;
-					st->claim_ev = ct.c[bi].ev;
-					if (ct.c[bi].lo < 0)
-						snprintf(st->claim, sizeof(st->claim),
-							 "%s", ct.c[bi].key);
-					else if (ct.c[bi].hi - ct.c[bi].lo < 0.05)
-						snprintf(st->claim, sizeof(st->claim),
-							 "%s at %.1f %% of peak",
-							 ct.c[bi].key, ct.c[bi].lo);
-					else
-						snprintf(st->claim, sizeof(st->claim),
-							 "%s at %.1f-%.1f %% of peak",
-							 ct.c[bi].key, ct.c[bi].lo,
-							 ct.c[bi].hi);
-				}
-			}
-		}
-		if (k < b->njump)
-			start = b->jump[k].p_last;
-	}
-	*out = v;
-	*nout = n;
-	return KT_OK;
 }

@@ -1039,8 +1039,39 @@ static const struct claim_pat claim_pats[] = {
 	{"已经到极限", "near the limit"}, {"理论上限", "near the limit"},
 	{NULL, NULL}};
 
-/* The percentage of peak stated near a match: "82.8% of peak", "at 87 %". */
-static double find_pct(const char *s, size_t n)
+/* Distance from the span [b, e) of s[0..n) to the nearest of words[]
+ * within 40 bytes either side; SIZE_MAX when none. */
+static size_t near_word(const char *s, size_t n, size_t b, size_t e,
+			const char *const *words)
+{
+	size_t v0 = b > 40 ? b - 40 : 0, w1 = e + 40 < n ? e + 40 : n, best = SIZE_MAX;
+
+	for (int k = 0; words[k]; k++) {
+		size_t tl = strlen(words[k]);
+
+		for (const char *m = s + v0; m + tl <= s + w1 &&
+		     (m = memmem(m, (size_t)(s + w1 - m), words[k], tl)); m++) {
+			size_t at = (size_t)(m - s),
+			       d = at + tl <= b ? b - (at + tl) : at >= e ? at - e : 0;
+
+			if (d < best)
+				best = d;
+		}
+	}
+	return best;
+}
+
+static const char *const mem_words[] = {"memory", "dram", "hbm", "bandwidth",
+					"l2", "带宽", "访存", "内存", NULL};
+static const char *const cmp_words[] = {"compute", "sm ", "sm%", "tensor",
+					"flop", "alu", "fma", "occupancy",
+					"计算", "算力", NULL};
+
+/* The percentage of peak stated near a match: "82.8% of peak", "at 87 %".
+ * A memory claim takes a figure of memory (its nearest resource word is a
+ * memory word), a compute claim one of compute: "memory-bound: 47 %
+ * memory SOL, 9 % SM throughput" is memory-bound at 47 %, never 9-47 %. */
+static double find_pct(const char *s, size_t n, const char *key)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] != '%')
@@ -1071,6 +1102,14 @@ static double find_pct(const char *s, size_t n)
 					ok = 1;
 			}
 			if (!ok)
+				continue;
+		}
+		if (!strcmp(key, "memory-bound") || !strcmp(key, "compute-bound")) {
+			size_t dm = near_word(s, n, b, i + 1, mem_words),
+			       dc = near_word(s, n, b, i + 1, cmp_words);
+			int mem = key[0] == 'm';
+
+			if (mem ? !(dm < dc) : !(dc < dm))
 				continue;
 		}
 		return strtod(s + b, NULL);
@@ -1112,7 +1151,8 @@ int kt_an_claims(const char *text, size_t len,
 				cnt++;
 				if (cb)
 					cb(claim_pats[k].key,
-					   find_pct(f + st, i - st), arg);
+					   find_pct(f + st, i - st,
+						    claim_pats[k].key), arg);
 				break;
 			}
 		}
