@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""score.py - score ktraj on sessions written by gen.py (this folder).
+
+Usage: score.py DIR [DIR...]      (KTRAJ = the binary, default build/ktraj)
+Imports each DIR's sessions into a fresh store with `ktraj import`, runs
+`ktraj blame speedup RUN --json --permutations P` on each and compares with
+DIR/truth.json.  Events are matched through the transcript itself: a planted
+jump lands at the bench results of the Bash call with the planted
+tool_use_id; a planted question is the human message with its text.
+
+A reported jump matches a planted one when one of the planted landing's bench
+seqs lies in its (from_seq, to_seq] (each reported jump matches at most one).
+Attribution is right when the matched jump names the planted question's seq,
+or says "agent alone" for a jump the agent made alone.
+  detection recall     = planted jumps matched / planted jumps
+  detection precision  = reported jumps matching a planted one / reported jumps
+  attribution recall   = planted jumps matched and rightly attributed / planted
+  attribution precision= matched reported jumps rightly attributed / matched
+                         reported jumps (detection errors are counted once,
+                         in detection precision)
+  false jumps          = reported jumps per session of a --pure DIR
+  null p<0.05          = fraction of sessions of a --null DIR with p < 0.05
+  power                = fraction of other sessions with >= 3 question-caused
+                         jumps with p < 0.05
+Prints one JSON object (also by bench format, language, echo).
+"""
+import json, os, subprocess, sys, tempfile
+
+PERMS = os.environ.get("PERMS", "2000")
+
+
+def run(k, env, *a):
+    return subprocess.run([k] + list(a), env=env, check=True, capture_output=True, text=True).stdout
+
+
+def jl(s):
+    return [json.loads(l) for l in s.splitlines() if l.strip()]
+
+
+def ratio(a, b):
+    return round(a / b, 4) if b else None
+
+
+def main():
+    k = os.environ.get("KTRAJ") or "build/ktraj"
+    dirs = sys.argv[1:]
+    if not dirs:
+        sys.exit(__doc__)
+    T = dict(planted=0, found=0, attr_ok=0, reported=0, rep_matched=0, pure_sessions=0, pure_jumps=0,
+             null_sessions=0, null_sig=0, power_sessions=0, power_sig=0, sessions=0)
+    by = {}
+    misses = []
+    pvals = dict(null=[], power=[])
+
+    def bump(key, f, v=1):
+        by.setdefault(key, dict(planted=0, found=0, attr_ok=0))[f] += v
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for di, d in enumerate(dirs):
+            truth = json.load(open(os.path.join(d, "truth.json")))
+            env = dict(os.environ, KTRAJ_STORE=os.path.join(tmp, "s%d.ktraj" % di))
+            names = sorted(truth["sessions"])
+            run(k, env, "import", *[os.path.join(d, n + ".jsonl") for n in names])
+            runs = {}
+            for r in jl(run(k, env, "ls", "--json")):
+                runs[os.path.basename(r["meta"]["source"])[:-6]] = r["run"]
+            for n in names:
+                tr = truth["sessions"][n]
+                rid = runs[n]
+                T["sessions"] += 1
+                rows = jl(run(k, env, "blame", "speedup", rid, "--json", "--permutations", PERMS))
+                jumps = [r for r in rows if "gain" in r]
+                summ = [r for r in rows if "gain" not in r]
+                p = min([s.get("p_value", 1.0) if s.get("p_value") is not None else 1.0 for s in summ] or [1.0])
+                if truth["mode"] == "pure":
+                    T["pure_sessions"] += 1
+                    T["pure_jumps"] += len(jumps)
+                    continue
+                if truth["mode"] == "null":
+                    T["null_sessions"] += 1
+                    T["null_sig"] += p < 0.05
+                    pvals["null"].append(p)
+                nq = sum(1 for j in tr["jumps"] if j["cause"] == "question")
+                if truth["mode"] != "null" and nq >= 3:
+                    T["power_sessions"] += 1
+                    T["power_sig"] += p < 0.05
+                    pvals["power"].append(p)
+                calls = {e["call_id"]: e["seq"] for e in jl(run(k, env, "log", rid, "--kind", "tool_call", "--json"))}
+                res = {e["parent"]: e["seq"] for e in jl(run(k, env, "log", rid, "--kind", "tool_result", "--json"))}
+                bench = jl(run(k, env, "log", rid, "--kind", "bench", "--json"))
+                msgs = [e for e in jl(run(k, env, "log", rid, "--kind", "message", "--json")) if e.get("human")]
+                T["reported"] += len(jumps)
+                used = set()
+                for pj in tr["jumps"]:
+                    T["planted"] += 1
+                    keys = ["fmt:" + pj["format"], "cause:" + pj["cause"]]
+                    if pj["cause"] == "question":
+                        keys += ["lang:" + ("zh" if pj["zh"] else "en"), "echo:%s" % pj["echoed"]]
+                    for kk in keys:
+                        bump(kk, "planted")
+                    cs = calls.get(pj["tool_use_id"])
+                    parents = {cs, res.get(cs)}
+                    seqs = [b["seq"] for b in bench if b["parent"] in parents]
+                    qseq = None
+                    if pj["question"]:
+                        qs = [m["seq"] for m in msgs if (m.get("text") or "").strip() == pj["question"]]
+                        # the last asking before the landing
+                        qs = [q for q in qs if seqs and q < seqs[0]]
+                        qseq = qs[-1] if qs else -1
+                    hit = None
+                    for i, j in enumerate(jumps):
+                        if i not in used and any(j["from_seq"] < s <= j["to_seq"] for s in seqs):
+                            hit = i
+                            break
+                    if hit is None:
+                        misses.append(dict(session=n, jump=pj, why="not detected (bench seqs %s)" % seqs[:3]))
+                        continue
+                    used.add(hit)
+                    T["found"] += 1
+                    for kk in keys:
+                        bump(kk, "found")
+                    j = jumps[hit]
+                    q = j.get("question") or {}
+                    ok = (qseq is None and j.get("attribution") == "agent alone") or \
+                         (qseq is not None and q.get("seq") == qseq)
+                    if ok:
+                        T["attr_ok"] += 1
+                        for kk in keys:
+                            bump(kk, "attr_ok")
+                    else:
+                        misses.append(dict(session=n, jump=pj, why="attributed to %s, planted %s" %
+                                           (q.get("seq") or "agent alone", qseq)))
+                T["rep_matched"] += len(used)
+    r = dict(T)
+    r["detection_recall"] = ratio(T["found"], T["planted"])
+    r["detection_precision"] = ratio(T["rep_matched"], T["reported"])
+    r["attribution_recall"] = ratio(T["attr_ok"], T["planted"])
+    r["attribution_precision"] = ratio(T["attr_ok"], T["rep_matched"])
+    r["false_jumps_per_pure_session"] = ratio(T["pure_jumps"], T["pure_sessions"])
+    r["null_p_below_0.05"] = ratio(T["null_sig"], T["null_sessions"])
+    r["null_p_equal_1"] = ratio(sum(1 for p in pvals["null"] if p >= 0.999), len(pvals["null"]))
+    r["power"] = ratio(T["power_sig"], T["power_sessions"])
+    r["by"] = {kk: dict(v, detection_recall=ratio(v["found"], v["planted"]),
+                        attribution_recall=ratio(v["attr_ok"], v["planted"]),
+                        attribution_given_found=ratio(v["attr_ok"], v["found"]))
+               for kk, v in sorted(by.items())}
+    r["misses"] = misses[:int(os.environ.get("MISSES", "15"))]
+    print(json.dumps(r, indent=1, sort_keys=True, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
