@@ -338,6 +338,8 @@ typedef struct kt_an_jump {
 	int artifact;          /* edits touch a benchmark/timing harness */
 	uint64_t anchor_seq;   /* first responsible edit (or first event after
 				  p_prev) */
+	double p_any_question; /* combined share of all candidate questions
+				  against the agent alone */
 } kt_an_jump;
 
 typedef struct kt_an_blame {

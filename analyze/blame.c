@@ -21,6 +21,7 @@
  *      all question positions (arXiv 2512.17372); p = (1 + #{S0 >= S}) /
  *      (N + 1), seeded splitmix64 so output is reproducible.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,18 +175,21 @@ static const char *plan_markers[] = {
 	"next", "strategy", "root cause", "improve", "optimiz", "reduce",
 	"改为", "应该", "尝试", "瓶颈", "打算", "计划", "试试", "优化", NULL};
 
+/* Whether t states a plan; markers are matched on a lowercased copy of the
+ * first 4 KiB ("I will", "Let's" at a sentence start). */
 static int plan_like(const char *t)
 {
+	char low[4096];
 	size_t n = strlen(t);
 
+	if (n >= sizeof(low))
+		n = sizeof(low) - 1;
+	for (size_t i = 0; i < n; i++)
+		low[i] = (char)tolower((unsigned char)t[i]);
+	low[n] = 0;
 	for (int i = 0; plan_markers[i]; i++)
-		if (memmem(t, n, plan_markers[i], strlen(plan_markers[i])))
+		if (memmem(low, n, plan_markers[i], strlen(plan_markers[i])))
 			return 1;
-	/* case-insensitive for the first letters of English markers */
-	if (!strncmp(t, "Hypothesis", 10) || !strncmp(t, "Plan", 4) ||
-	    !strncmp(t, "I think", 7) || !strncmp(t, "Let", 3) ||
-	    !strncmp(t, "Next", 4) || !strncmp(t, "Try", 3))
-		return 1;
 	return 0;
 }
 
@@ -241,6 +245,15 @@ static int question_between(const kt_an_run *r, uint64_t a, uint64_t b)
 	return 0;
 }
 
+static int edit_between(const kt_an_run *r, uint64_t a, uint64_t b)
+{
+	for (size_t i = kt_an_run_lower(r, a + 1); i < r->nev &&
+	     r->ev[i].seq < b; i++)
+		if (r->ev[i].kind == KT_KIND_EDIT)
+			return 1;
+	return 0;
+}
+
 static int layer_of_agent_before(const kt_an_run *r, size_t qi)
 {
 	struct buf b = {.limit = 8192};
@@ -283,6 +296,94 @@ static int profiler_after(kt_store *s, const kt_an_run *r, const kt_an_ev *q,
 			     prof_cb, &p) == 1;
 }
 
+/* Whether the agent's first message after question event qi is plan-like
+ * and the first responsible edit after qi follows with no human message
+ * in between (the agent answered q with what it then did). */
+static int answered_by_plan(const kt_an_run *r, size_t qi, const kt_an_jump *j)
+{
+	size_t first = SIZE_MAX;
+	int said = 0;
+
+	for (size_t i = 0; i < j->nedits; i++)
+		if (j->edits[i] > qi) {
+			first = j->edits[i];
+			break;
+		}
+	for (size_t i = qi + 1; i < r->nev && i < first; i++) {
+		const kt_an_ev *e = &r->ev[i];
+
+		if (e->kind == KT_KIND_MESSAGE && e->human && !e->meta)
+			return 0;
+		if (!said && is_agent_text(e) && *e->text) {
+			if (!plan_like(e->text))
+				return 0;
+			said = 1;
+		}
+	}
+	return said && first != SIZE_MAX;
+}
+
+/*
+ * The agent alone's weight for jump j: o->w_self, +0.3 when the agent
+ * states a plan of its own after the latest candidate question and before
+ * the last responsible edit (last_seq) that shares no words with any
+ * question.  The first agent message after that question is its answer
+ * to it (in other words than the question's, often), not a plan of its
+ * own, and is skipped; so are acknowledgements ("you're right, ...").
+ */
+static int self_plan(const kt_an_run *r, const kt_an_jump *j, uint64_t last_seq,
+		     double *self)
+{
+	size_t latest = 0, i;
+	int answered = 0;
+	long li = kt_an_run_find(r, last_seq);
+
+	for (size_t ci = 0; ci < j->ncand; ci++)
+		if (j->cand[ci].ev >= latest)
+			latest = j->cand[ci].ev;
+	for (i = latest + 1; j->ncand && li >= 0 && i < (size_t)li; i++) {
+		const kt_an_ev *e = &r->ev[i];
+		uint64_t *tm = NULL;
+		size_t ntm = 0;
+		int indep = 1;
+
+		if (!is_agent_text(e) || !*e->text)
+			continue;
+		if (!answered) {
+			answered = 1;
+			continue;
+		}
+		if (!plan_like(e->text))
+			continue;
+		for (int a = 0; ack_phrases[a] && indep; a++)
+			if (strstr(e->text, ack_phrases[a]))
+				indep = 0;
+		if (!indep)
+			continue;
+		if (kt_an_tokens(e->text, strlen(e->text), &tm, &ntm))
+			return KT_ENOMEM;
+		for (size_t ci = 0; ci < j->ncand && indep; ci++) {
+			const char *qt = r->ev[j->cand[ci].ev].text;
+			uint64_t *tq = NULL;
+			size_t ntq = 0;
+
+			if (kt_an_tokens(qt, strlen(qt), &tq, &ntq)) {
+				free(tm);
+				return KT_ENOMEM;
+			}
+			if (kt_an_containment(tq, ntq, tm, ntm) >= 0.15)
+				indep = 0;
+			free(tq);
+		}
+		free(tm);
+		if (indep) {
+			*self += 0.3;
+			break;
+		}
+	}
+	return KT_OK;
+}
+
 static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		     const kt_an_series *se, kt_an_jump *j, uint64_t lower)
 {
@@ -293,7 +394,6 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 	int rc = KT_ENOMEM;
 	uint64_t *tr = NULL;
 	size_t ntr = 0;
-	double sum;
 
 	/* E*: edits between the measurement before and each increment */
 	for (size_t p = j->p_land; p <= j->p_last; p++) {
@@ -407,13 +507,14 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		free(words.p);
 	}
 	/* score every candidate */
-	sum = o->w_self;
 	for (size_t ci = 0; ci < j->ncand; ci++) {
 		kt_an_cand *c = &j->cand[ci];
 		const kt_an_ev *q = &r->ev[c->ev];
 		uint64_t *tq = NULL;
 		size_t ntq = 0, agent_msgs = 0;
-		double wl;
+		int acted = 0; /* taken up in words or deeds, not only by
+				  a profiler run that may have been planned
+				  anyway */
 
 		free(resp.p);
 		memset(&resp, 0, sizeof(resp));
@@ -424,7 +525,7 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			/* acting on it with no word in between is uptake too */
 			if (e->kind == KT_KIND_EDIT && !agent_msgs && !c->uptake &&
 			    j->nedits && i >= j->edits[0])
-				c->uptake = 0.5;
+				c->uptake = 0.5, acted = 1;
 			if (is_agent_text(e)) {
 				bput(&resp, e->text, strlen(e->text));
 				if (agent_msgs++ == 0) {
@@ -434,7 +535,7 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 
 					for (int a = 0; ack_phrases[a]; a++)
 						if (strstr(e->text, ack_phrases[a]))
-							c->uptake = 1;
+							c->uptake = 1, acted = 1;
 					if (kt_an_tokens(q->text, strlen(q->text),
 							 &tq, &ntq) ||
 					    kt_an_tokens(e->text, strlen(e->text),
@@ -444,13 +545,14 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 						goto out;
 					}
 					if (kt_an_containment(tq, ntq, ta, nta) >= 0.25)
-						c->uptake = 1;
+						c->uptake = 1, acted = 1;
 					free(ta);
 				}
 			}
 			if (e->kind == KT_KIND_TOOL_CALL && e->profiler &&
-			    e->call - q->call <= 3)
+			    e->call - q->call <= 3) {
 				c->uptake = 1;
+			}
 		}
 		/* runs loaded without tool call bodies: read the (at most 3)
 		 * calls after q here */
@@ -480,75 +582,23 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		if (c->layer_match &&
 		    layer_of_agent_before(r, c->ev) != c->layer)
 			c->relocation = 1;
-		wl = exp(-c->lag_calls / o->tau_calls);
-		if (c->lag_min >= 0)
-			wl *= exp(-c->lag_min / o->tau_min);
-		c->raw = wl * (0.1 + 0.5 * fmin(1.0, c->overlap / 0.5) +
-			       0.15 * c->layer_match + 0.1 * c->relocation +
-			       0.25 * c->uptake);
-		sum += c->raw;
+		/* the agent's first words after q state a plan and the change
+		 * follows before anyone speaks again: it acted on q even when
+		 * it did not repeat q's words */
+		if (c->uptake < 0.5 && answered_by_plan(r, c->ev, j))
+			c->uptake = 0.5, acted = 1;
+		c->raw = kt_an_cand_raw(c, o, c->layer != KT_AN_L_NONE ||
+			(kt_an_text_flags(q->text, strlen(q->text)) &
+			 KT_AN_F_BOUND) || c->overlap >= 0.1 || acted);
 	}
-	/* the agent's own plan after the latest question, sharing nothing
-	 * with any question, speaks for the agent alone */
 	{
 		double self = o->w_self;
-		size_t latest = 0;
 
-		for (size_t ci = 0; ci < j->ncand; ci++)
-			if (j->cand[ci].ev > latest)
-				latest = j->cand[ci].ev;
-		li = kt_an_run_find(r, last_seq);
-		for (i = latest + 1; j->ncand && li >= 0 && i < (size_t)li; i++) {
-			const kt_an_ev *e = &r->ev[i];
-			uint64_t *tm = NULL;
-			size_t ntm = 0;
-			int indep = 1;
-
-			if (!is_agent_text(e) || !plan_like(e->text))
-				continue;
-			/* "you're right, ..." answers the question */
-			for (int a = 0; ack_phrases[a] && indep; a++)
-				if (strstr(e->text, ack_phrases[a]))
-					indep = 0;
-			if (!indep)
-				continue;
-			if (kt_an_tokens(e->text, strlen(e->text), &tm, &ntm))
-				goto out;
-			for (size_t ci = 0; ci < j->ncand && indep; ci++) {
-				const char *qt = r->ev[j->cand[ci].ev].text;
-				uint64_t *tq = NULL;
-				size_t ntq = 0;
-
-				if (kt_an_tokens(qt, strlen(qt), &tq, &ntq)) {
-					free(tm);
-					goto out;
-				}
-				if (kt_an_containment(tq, ntq, tm, ntm) >= 0.15)
-					indep = 0;
-				free(tq);
-			}
-			free(tm);
-			if (indep) {
-				self += 0.3;
-				break;
-			}
-		}
-		sum += self - o->w_self;
-		j->p_question = self / sum;
+		if ((rc = self_plan(r, j, last_seq, &self)))
+			goto out;
+		rc = KT_ENOMEM;
+		kt_an_decide(j, self);
 	}
-	j->question = -1;
-	for (size_t ci = 0; ci < j->ncand; ci++) {
-		kt_an_cand *c = &j->cand[ci];
-
-		c->p = c->raw / sum;
-		/* ties go to the later (closer) question: candidates are in
-		 * reverse order, so strict > keeps the first seen */
-		if (c->p > j->p_question) {
-			j->p_question = c->p;
-			j->question = (long)c->ev;
-		}
-	}
-	j->confidence = j->p_question / sqrt(j->nedits > 1 ? (double)j->nedits : 1.0);
 	/* the agent's own hypothesis right before the responsible edit */
 	{
 		/* agent alone: the last responsible edit (earlier ones in E*
@@ -850,9 +900,14 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			continue;
 		if (out->njump) {
 			j = &out->jump[out->njump - 1];
+			/* distinct changes measured one after the other are
+			 * two jumps: only a re-measurement of the same code
+			 * (no edit in between) merges */
 			if (i - j->p_last <= (size_t)o->merge_rounds &&
 			    !question_between(r, se->pt[j->p_last].seq,
-					      se->pt[i].seq)) {
+					      se->pt[i].seq) &&
+			    !edit_between(r, se->pt[j->p_last].seq,
+					  se->pt[i].seq)) {
 				j->p_last = i;
 				j->after = se->pt[i].best;
 				j->gain = j->after / j->before;
@@ -880,6 +935,24 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		rc = blame_one(s, r, o, se, &out->jump[k], lower);
 		if (rc)
 			goto fail;
+	}
+	/* no jump without a change: in a run that records edits, a new best
+	 * with no edit since the measurement before is the same code measured
+	 * again (noise); nor one whose gain ended under --min-gain */
+	{
+		size_t w = 0;
+
+		for (size_t k = 0; k < out->njump; k++) {
+			kt_an_jump *j = &out->jump[k];
+
+			if ((r->ned && !j->nedits) || j->gain < o->min_gain) {
+				free(j->edits);
+				free(j->cand);
+				continue;
+			}
+			out->jump[w++] = *j;
+		}
+		out->njump = w;
 	}
 	rc = permutation(r, o, out);
 	if (rc)
