@@ -112,4 +112,11 @@ double kt_an_cand_raw(const kt_an_cand *c, const kt_an_opts *o, int tech);
  * winner's share of the questions, or P(agent alone); / sqrt(edits)). */
 void kt_an_decide(kt_an_jump *j, double self);
 
+/* ---- the run test (runtest.c) --------------------------------------------- */
+
+/* Fill b's run-test fields (nquestions .. seed) from b->series and r's
+ * questions with o->permutations random placements (seed o->seed).
+ * Errors: KT_ENOMEM. */
+int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b);
+
 #endif /* KT_AN_INT_H */

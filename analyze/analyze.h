@@ -346,10 +346,24 @@ typedef struct kt_an_blame {
 	kt_an_series series;
 	kt_an_jump *jump;
 	size_t njump;
-	/* permutation baseline for the whole claim */
+	/* the run test (analyze/runtest.c): do gains follow questions more
+	 * closely than questions placed at random? */
 	size_t nquestions;     /* question positions used */
-	double s_obs;          /* sum over jumps of max exp(-lag/tau) */
-	double p_random, p_shift, p_value; /* p_value = max of both */
+	size_t n_newbest;      /* new bests of the series used (every point
+				  above the running best) */
+	double s_obs;          /* sum over new bests of ln(gain) *
+				  exp(-lag/tau_calls) to the nearest question
+				  within window_calls before the change */
+	double p_random;       /* randomized p, questions placed uniformly at
+				  random over tool-call positions; -1 when
+				  not computed (permutations 0, no question
+				  or no new best) */
+	double p_shift;        /* the same under a circular shift of every
+				  question position (reported, not combined) */
+	double p_value;        /* = p_random */
+	double s_null_mean, s_null_sd; /* of S over the random placements
+				  (effect size: s_obs / s_null_mean); -1 when
+				  not computed */
 	int permutations;
 	uint64_t seed;
 } kt_an_blame;

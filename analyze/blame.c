@@ -1,25 +1,20 @@
 /*
  * blame.c - speedup jumps, their edits, the question (or the agent alone)
- * behind them, a permutation baseline, and stalls.
+ * behind them, and stalls.
  *
  * Algorithm: ../shared/research/analysis.md 2.6 (a)-(d) and 2.7.
  *  (a) a new best counts when log(s) - log(best) > theta (series.c);
  *      accepted increments within merge_rounds measurements with no question
- *      between them merge into one jump; gain = after / before.
+ *      and no edit between them merge into one jump (distinct changes are
+ *      distinct jumps); gain = after / before.  A jump needs an edit in a
+ *      run that records edits, and a gain of at least min_gain.
  *  (b) passive bracketing: E* = edits between the last measurement below
  *      and the first above each increment.
  *  (c) candidates: questions after the previous landing, before the last
- *      edit of E*, within window_calls tool calls.  raw(q) = w_lag *
- *      (0.1 + 0.5 min(1, overlap/0.5) + 0.15 layer_match + 0.1 relocation
- *      + 0.25 uptake), w_lag = exp(-calls/tau_calls) * exp(-min/tau_min);
- *      normalized together with the "agent alone" prior w_self.  The
- *      weights are the 2.6(c)3 defaults with the constant lowered so that a
- *      question nobody took up cannot beat the agent alone on lag only.
- *  (d) S = sum over jumps of max exp(-lag/tau_calls) of questions within
- *      window_calls before the jump's first edit; nulls: random
- *      non-question messages in the question slots, and a circular shift of
- *      all question positions (arXiv 2512.17372); p = (1 + #{S0 >= S}) /
- *      (N + 1), seeded splitmix64 so output is reproducible.
+ *      edit of E*, within window_calls tool calls, each scored on lag,
+ *      overlap, uptake, layer match and relocation and weighed together
+ *      against the agent alone (attrib.c).
+ *  (d) the run test: runtest.c.
  */
 #include <ctype.h>
 #include <math.h>
@@ -27,21 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "an_int.h"
-
-/* splitmix64 (Steele, Lea, Flood 2014; public domain reference code) */
-static uint64_t sm64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rnd_below(uint64_t *s, uint64_t n)
-{
-	return n ? sm64(s) % n : 0;
-}
 
 int kt_an_is_question_ev(const kt_an_run *r, size_t i)
 {
@@ -296,9 +276,10 @@ static int profiler_after(kt_store *s, const kt_an_run *r, const kt_an_ev *q,
 			     prof_cb, &p) == 1;
 }
 
-/* Whether the agent's first message after question event qi is plan-like
- * and the first responsible edit after qi follows with no human message
- * in between (the agent answered q with what it then did). */
+/* Whether the agent's first message after event qi (a question, or the
+ * last measurement after it) is plan-like and the first responsible edit
+ * after qi follows with no human message in between (the agent answered q
+ * with what it then did). */
 static int answered_by_plan(const kt_an_run *r, size_t qi, const kt_an_jump *j)
 {
 	size_t first = SIZE_MAX;
@@ -512,6 +493,7 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		const kt_an_ev *q = &r->ev[c->ev];
 		uint64_t *tq = NULL;
 		size_t ntq = 0, agent_msgs = 0;
+		size_t from;
 		int acted = 0; /* taken up in words or deeds, not only by
 				  a profiler run that may have been planned
 				  anyway */
@@ -519,7 +501,18 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		free(resp.p);
 		memset(&resp, 0, sizeof(resp));
 		resp.limit = 65536;
+		/* a measurement between q and the change means the agent's
+		 * first answer to q was tried and measured already: q is judged
+		 * on what the agent said and did after that measurement */
+		from = c->ev;
 		for (i = c->ev + 1; i < r->nev && r->ev[i].seq < land_seq; i++) {
+			if (r->ev[i].kind == KT_KIND_EDIT && j->nedits &&
+			    i >= j->edits[0])
+				break;
+			if (r->ev[i].kind == KT_KIND_BENCH)
+				from = i;
+		}
+		for (i = from + 1; i < r->nev && r->ev[i].seq < land_seq; i++) {
 			const kt_an_ev *e = &r->ev[i];
 
 			/* acting on it with no word in between is uptake too */
@@ -585,7 +578,7 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		/* the agent's first words after q state a plan and the change
 		 * follows before anyone speaks again: it acted on q even when
 		 * it did not repeat q's words */
-		if (c->uptake < 0.5 && answered_by_plan(r, c->ev, j))
+		if (c->uptake < 0.5 && answered_by_plan(r, from, j))
 			c->uptake = 0.5, acted = 1;
 		c->raw = kt_an_cand_raw(c, o, c->layer != KT_AN_L_NONE ||
 			(kt_an_text_flags(q->text, strlen(q->text)) &
@@ -637,249 +630,6 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 out:
 	free(resp.p);
 	free(tr);
-	return rc;
-}
-
-/* S for question positions pos[0..n) against anchors (tool-call indexes):
- * positions are set in the bitmap bm (one bit per tool-call index), each
- * anchor takes the nearest set bit at most window_calls below it (a word
- * at a time), then the bits are cleared: O(n + anchors * W / 64) per
- * permutation.  ex[d] = exp(-d / tau_calls), precomputed. */
-static double stat_s(const uint32_t *anc, size_t na, const uint32_t *pos,
-		     size_t n, const kt_an_opts *o, uint64_t *bm,
-		     const double *ex)
-{
-	uint32_t w = (uint32_t)(o->window_calls < 0 ? 0 : o->window_calls);
-	double s = 0;
-
-	/* few anchors (the usual case): the nearest position of each
-	 * directly, no bitmap to fill and clear */
-	if (na <= 16) {
-		uint32_t best[16];
-
-		for (size_t a = 0; a < na; a++)
-			best[a] = UINT32_MAX;
-		for (size_t i = 0; i < n; i++)
-			for (size_t a = 0; a < na; a++) {
-				uint32_t d = anc[a] - pos[i];
-
-				if (pos[i] <= anc[a] && d <= w && d < best[a])
-					best[a] = d;
-			}
-		for (size_t a = 0; a < na; a++)
-			if (best[a] != UINT32_MAX)
-				s += ex[best[a]];
-		return s;
-	}
-
-	for (size_t i = 0; i < n; i++)
-		bm[pos[i] >> 6] |= 1ull << (pos[i] & 63);
-	for (size_t a = 0; a < na; a++) {
-		uint32_t x = anc[a], lo = x > w ? x - w : 0;
-		size_t wi = x >> 6;
-		/* bits 0..x%64 of the anchor's word */
-		uint64_t m = bm[wi] & (~0ull >> (63 - (x & 63)));
-
-		for (;;) {
-			if (wi == lo >> 6)
-				m &= ~0ull << (lo & 63);
-			if (m) {
-				uint32_t p = (uint32_t)(wi * 64 + 63 -
-							(size_t)__builtin_clzll(m));
-
-				s += ex[x - p];
-				break;
-			}
-			if (wi == lo >> 6)
-				break;
-			m = bm[--wi];
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		bm[pos[i] >> 6] &= ~(1ull << (pos[i] & 63));
-	return s;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Distance from x down to the nearest of the positions q[0..n) (sorted)
- * shifted circularly by off (y = (q + off) mod len, 0 < off < len or
- * off = len = 1) that is <= x; UINT32_MAX when none.  The positions that
- * do not wrap (q <= x - off) all lie above those that do. */
-static uint32_t shift_nearest(const uint32_t *q, size_t n, uint32_t x,
-			      uint32_t off, uint32_t len)
-{
-	uint32_t t = x >= off ? x - off : x + len - off;
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) { /* q[lo..] > t */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (q[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (x >= off) {
-		if (lo)
-			return x - (q[lo - 1] + off);
-		if (n && q[n - 1] >= len - off)
-			return x - (q[n - 1] + off - len);
-		return UINT32_MAX;
-	}
-	if (lo && q[lo - 1] >= len - off)
-		return x - (q[lo - 1] + off - len);
-	return UINT32_MAX;
-}
-
-/* x % d for d > 0, exactly, with m = UINT64_MAX / d precomputed: the
- * product estimate of x / d is at most 2 short, so at most two
- * corrections (division by an invariant integer through multiplication,
- * Granlund & Montgomery, PLDI 1994; a division was the costliest step of
- * a permutation). */
-static uint64_t fastmod(uint64_t x, uint64_t d, uint64_t m)
-{
-	uint64_t q = (uint64_t)(((unsigned __int128)x * m) >> 64),
-		 rem = x - q * d;
-
-	while (rem >= d)
-		rem -= d;
-	return rem;
-}
-
-static int permutation(const kt_an_run *r, const kt_an_opts *o,
-		       kt_an_blame *b)
-{
-	uint64_t *inv = NULL;
-	uint32_t *qs = NULL, *best = NULL, w = (uint32_t)(o->window_calls < 0 ?
-							0 : o->window_calls);
-	unsigned char *cov = NULL;
-	uint32_t *anc = NULL, *qp = NULL, *mp = NULL;
-	uint64_t *bm = NULL;
-	double *ex = NULL;
-	size_t nex;
-	size_t nq = 0, nm = 0, i;
-	uint64_t st = o->seed;
-	int rc = KT_ENOMEM, ge_r = 0, ge_s = 0;
-
-	b->p_random = b->p_shift = b->p_value = 1.0;
-	b->permutations = o->permutations;
-	b->seed = o->seed;
-	anc = calloc(b->njump + 1, sizeof(*anc));
-	qp = calloc(r->nev + 1, sizeof(*qp));
-	mp = calloc(r->nev + 1, sizeof(*mp));
-	bm = calloc((size_t)r->ncalls / 64 + 2, sizeof(*bm));
-	/* lags never exceed the window nor the number of calls */
-	nex = (size_t)(o->window_calls < 0 ? 0 : o->window_calls);
-	if (nex > r->ncalls)
-		nex = r->ncalls;
-	ex = malloc((nex + 1) * sizeof(*ex));
-	if (!anc || !qp || !mp || !bm || !ex)
-		goto out;
-	for (i = 0; i <= nex; i++)
-		ex[i] = exp(-(double)i / o->tau_calls);
-	for (i = 0; i < b->njump; i++)
-		anc[i] = kt_an_calls_at(r, b->jump[i].anchor_seq);
-	for (i = 0; i < r->nev; i++) {
-		if (kt_an_is_question_ev(r, i))
-			qp[nq++] = r->ev[i].call;
-		else if (r->ev[i].kind == KT_KIND_MESSAGE && !r->ev[i].meta)
-			mp[nm++] = r->ev[i].call;
-	}
-	b->nquestions = nq;
-	b->s_obs = stat_s(anc, b->njump, qp, nq, o, bm, ex);
-	if (!b->njump || !nq || o->permutations <= 0) {
-		rc = KT_OK;
-		goto out;
-	}
-	inv = calloc(nq, sizeof(*inv));
-	if (!inv)
-		goto out;
-	for (i = 0; i < nq && nm > i; i++)
-		inv[i] = UINT64_MAX / (nm - i);
-	qs = malloc(nq * sizeof(*qs));
-	best = malloc(b->njump * sizeof(*best));
-	cov = calloc((size_t)r->ncalls + 1, 1);
-	if (!qs || !best || !cov)
-		goto out;
-	/* the tool-call indexes some anchor's window covers */
-	for (i = 0; i < b->njump; i++)
-		for (uint32_t d = 0; d <= w && d <= anc[i]; d++)
-			cov[anc[i] - d] = 1;
-	memcpy(qs, qp, nq * sizeof(*qs));
-	qsort(qs, nq, sizeof(*qs), cmp_u32);
-	for (int p = 0; p < o->permutations; p++) {
-		/* null 1: the question slots go to random non-question messages */
-		if (nm >= nq) {
-			double sr = 0;
-
-			for (size_t a = 0; a < b->njump; a++)
-				best[a] = UINT32_MAX;
-			for (i = 0; i < nq; i++) {
-				/* partial Fisher-Yates on mp (the order left
-				 * behind is as random as the one before) */
-				size_t k = i + (size_t)fastmod(sm64(&st), nm - i,
-							       inv[i]);
-				uint32_t t = mp[i], v = mp[k];
-
-				mp[i] = v;
-				mp[k] = t;
-				/* stat_s, fused: most draws are in no window */
-				if (!cov[v])
-					continue;
-				for (size_t a = 0; a < b->njump; a++) {
-					uint32_t d = anc[a] - v;
-
-					if (v <= anc[a] && d <= w && d < best[a])
-						best[a] = d;
-				}
-			}
-			for (size_t a = 0; a < b->njump; a++)
-				if (best[a] != UINT32_MAX)
-					sr += ex[best[a]];
-			if (sr >= b->s_obs - 1e-12)
-				ge_r++;
-		} else {
-			ge_r++; /* too few messages to swap with: no evidence */
-		}
-		/* null 2: circular shift of every question position; the
-		 * nearest shifted position below each anchor is found by
-		 * binary search in the sorted positions (the same S as
-		 * stat_s on the shifted list) */
-		{
-			uint32_t len = r->ncalls + 1,
-				 off = 1 + (uint32_t)rnd_below(&st, len > 1 ? len - 1 : 1);
-			double sh = 0;
-
-			for (size_t a = 0; a < b->njump; a++) {
-				uint32_t d = shift_nearest(qs, nq, anc[a], off, len);
-
-				if (d <= w)
-					sh += ex[d];
-			}
-			if (sh >= b->s_obs - 1e-12)
-				ge_s++;
-		}
-	}
-	b->p_random = (1.0 + ge_r) / (o->permutations + 1.0);
-	b->p_shift = (1.0 + ge_s) / (o->permutations + 1.0);
-	b->p_value = fmax(b->p_random, b->p_shift);
-	rc = KT_OK;
-out:
-	free(anc);
-	free(qp);
-	free(mp);
-	free(bm);
-	free(ex);
-	free(inv);
-	free(qs);
-	free(best);
-	free(cov);
 	return rc;
 }
 
@@ -954,7 +704,7 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		}
 		out->njump = w;
 	}
-	rc = permutation(r, o, out);
+	rc = kt_an_runtest(r, o, out);
 	if (rc)
 		goto fail;
 	return KT_OK;

@@ -35,10 +35,13 @@ static const char usage[] =
 	"workload, numbered within it and labelled with it (--json: a \"workload\"\n"
 	"key on every object, one summary per workload).\n"
 	"\n"
-	"The baseline swaps the questions with random non-question messages and\n"
-	"shifts them circularly (--permutations each, 2000; --seed 1) and prints\n"
-	"how often jumps follow questions by chance as a p-value.  The same input\n"
-	"and seed give byte-identical output.\n"
+	"The run test asks whether gains follow questions more closely than\n"
+	"chance: S sums, over every new best, its log gain times exp(-lag/15)\n"
+	"to the nearest question before the change; p compares S with the\n"
+	"questions placed at random (--permutations, 2000; --seed 1;\n"
+	"randomized ties, so p is uniform when questions do not matter) and the\n"
+	"effect is S over its mean by chance.  --permutations 0 skips it.  The\n"
+	"same input and seed give byte-identical output.\n"
 	"\n"
 	"--json: one object per jump (run, from_seq, to_seq, from_step, to_step,\n"
 	"before, after, gain, edits, files, attribution, question {seq, text,\n"
@@ -229,16 +232,12 @@ static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 	for (i = 0; i < nw; i++)
 		for (k = 0; k < b[i].njump; k++)
 			print_jump(r, &b[i], k, o0, k + 1, wl_name(wl[i]));
-	for (i = 0; i < nw; i++)
-		if (b[i].njump)
-			printf("baseline [%s]: S = %.3f over %zu jump%s and %zu "
-			       "question%s; p (random messages) = %.4f, p (circular "
-			       "shift) = %.4f -> p = %.4f (%d permutations, seed "
-			       "%llu)\n", wl_name(wl[i]), b[i].s_obs, b[i].njump,
-			       b[i].njump == 1 ? "" : "s", b[i].nquestions,
-			       b[i].nquestions == 1 ? "" : "s", b[i].p_random,
-			       b[i].p_shift, b[i].p_value, b[i].permutations,
-			       (unsigned long long)b[i].seed);
+	for (i = 0; i < nw; i++) {
+		char line[512];
+
+		an_runtest_line(&b[i], line, sizeof(line));
+		printf("[%s] %s\n", wl_name(wl[i]), line);
+	}
 	printf("note: people ask questions often and during stalls; \"jumps "
 	       "follow questions\" holds only when p is small.\n");
 out:
@@ -311,12 +310,12 @@ int cmd_blame(struct cli *c, int argc, char **argv)
 		printf("no significant jump\n");
 	for (size_t k = 0; k < b.njump; k++)
 		print_jump(r, &b, k, &o, k + 1, NULL);
-	printf("baseline: S = %.3f over %zu jump%s and %zu question%s; "
-	       "p (random messages) = %.4f, p (circular shift) = %.4f -> "
-	       "p = %.4f (%d permutations, seed %llu)\n", b.s_obs, b.njump,
-	       b.njump == 1 ? "" : "s", b.nquestions,
-	       b.nquestions == 1 ? "" : "s", b.p_random, b.p_shift, b.p_value,
-	       b.permutations, (unsigned long long)b.seed);
+	{
+		char line[512];
+
+		an_runtest_line(&b, line, sizeof(line));
+		printf("%s\n", line);
+	}
 	printf("note: people ask questions often and during stalls; \"jumps "
 	       "follow questions\" holds only when p is small.\n");
 out:

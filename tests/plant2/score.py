@@ -19,9 +19,10 @@ or says "agent alone" for a jump the agent made alone.
                          reported jumps (detection errors are counted once,
                          in detection precision)
   false jumps          = reported jumps per session of a --pure DIR
-  null p<0.05          = fraction of sessions of a --null DIR with p < 0.05
-  power                = fraction of other sessions with >= 3 question-caused
-                         jumps with p < 0.05
+  null p<0.05          = fraction of run tests (one per workload series with
+                         a p) of a --null DIR with p < 0.05
+  power                = fraction of workload series with >= 3 question-
+                         caused jumps (other DIRs) whose p < 0.05
 Prints one JSON object (also by bench format, language, echo).
 """
 import json, os, subprocess, sys, tempfile
@@ -71,20 +72,29 @@ def main():
                 rows = jl(run(k, env, "blame", "speedup", rid, "--json", "--permutations", PERMS))
                 jumps = [r for r in rows if "gain" in r]
                 summ = [r for r in rows if "gain" not in r]
-                p = min([s.get("p_value", 1.0) if s.get("p_value") is not None else 1.0 for s in summ] or [1.0])
+                # one run test per workload series; a series with no
+                # question or no new best has no p (not a test)
+                ps = {sm.get("workload", ""): sm["p_value"] for sm in summ if sm.get("p_value") is not None}
                 if truth["mode"] == "pure":
                     T["pure_sessions"] += 1
                     T["pure_jumps"] += len(jumps)
                     continue
                 if truth["mode"] == "null":
-                    T["null_sessions"] += 1
-                    T["null_sig"] += p < 0.05
-                    pvals["null"].append(p)
-                nq = sum(1 for j in tr["jumps"] if j["cause"] == "question")
-                if truth["mode"] != "null" and nq >= 3:
-                    T["power_sessions"] += 1
-                    T["power_sig"] += p < 0.05
-                    pvals["power"].append(p)
+                    for p in ps.values():
+                        T["null_sessions"] += 1
+                        T["null_sig"] += p < 0.05
+                        pvals["null"].append(p)
+                # power: the workload series that got >= 3 question-caused jumps
+                nq = {}
+                for j in tr["jumps"]:
+                    if j["cause"] == "question":
+                        nq[j["workload"]] = nq.get(j["workload"], 0) + 1
+                for wl, c in nq.items():
+                    if truth["mode"] != "null" and c >= 3:
+                        p = ps.get(wl, ps.get("", 1.0) if len(ps) == 1 else 1.0)
+                        T["power_sessions"] += 1
+                        T["power_sig"] += p < 0.05
+                        pvals["power"].append(p)
                 calls = {e["call_id"]: e["seq"] for e in jl(run(k, env, "log", rid, "--kind", "tool_call", "--json"))}
                 res = {e["parent"]: e["seq"] for e in jl(run(k, env, "log", rid, "--kind", "tool_result", "--json"))}
                 bench = jl(run(k, env, "log", rid, "--kind", "bench", "--json"))
