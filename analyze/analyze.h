@@ -81,6 +81,18 @@ int kt_an_questions_extract(const char *text, size_t len, kt_an_q_cb cb,
 			    void *arg);
 
 /*
+ * The one definition of a question a person asked, used by the loader
+ * (kt_an_is_question_ev), questions, blame, report and the NDJSON export:
+ * a human message that is not a task or harness prompt (kt_an_task_prompt
+ * with the same arguments) and holds at least one question sentence
+ * (kt_an_questions_extract: interrogatives and challenges; not
+ * instructions, quoted or pasted text, code or LaTeX, a '?' used as a
+ * symbol).  Returns 1 or 0.
+ */
+int kt_an_human_question(const char *format, int before_agent,
+			 int input_source, const char *text, size_t len);
+
+/*
  * Normalize for deduplication: full-width ASCII folded, ASCII lowercased,
  * numbers -> "<num>", paths -> "<path>", code identifiers -> "<id>"
  * (technical whitelist kept), punctuation dropped, whitespace collapsed.

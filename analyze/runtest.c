@@ -126,9 +126,11 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 	for (size_t i = 0; i < r->nev; i++) {
 		if (kt_an_is_question_ev(r, i))
 			q[nq++] = r->ev[i].call;
+		/* not by text: how a run was loaded must not change p */
 		if (kt_an_is_question_ev(r, i) ||
 		    (r->ev[i].kind == KT_KIND_MESSAGE && !r->ev[i].meta &&
-		     r->ev[i].text && *r->ev[i].text))
+		     (r->ev[i].human || (r->ev[i].role != KT_AN_ROLE_USER &&
+					 r->ev[i].role != KT_AN_ROLE_SYSTEM))))
 			slot[nslot++] = r->ev[i].call;
 	}
 	b->nquestions = nq;

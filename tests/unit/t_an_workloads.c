@@ -163,13 +163,13 @@ static void t_blame_per_workload(void **st)
 		for (size_t i = 0; i < b[w].series.n; i++)
 			assert_string_equal(r->m[b[w].series.pt[i].meas].workload,
 					    wl[w]);
-	/* the failure mode kt_an_blame_workloads avoids: one series over
-	 * both problems finds a x1.23 "jump" at B's first result, blamed on
-	 * the question before it */
+	/* one series over both problems: B's first result is x1.23 above
+	 * A's best, but no edit lies between them, so it is no jump (a jump
+	 * needs a change); the two real jumps stay */
 	assert_int_equal(kt_an_blame_run(f.s, r, &o, &one), KT_OK);
-	assert_int_equal(one.njump, 3);
-	assert_int_equal(blamed_seq(r, &one.jump[1]), (long)q_b);
-	assert_true(one.jump[1].gain > 1.2 && one.jump[1].gain < 1.3);
+	assert_int_equal(one.njump, 2);
+	for (size_t k = 0; k < one.njump; k++)
+		assert_true(blamed_seq(r, &one.jump[k]) != (long)q_b);
 	kt_an_blame_free(&one);
 	kt_an_blame_workloads_free(b, wl, n);
 	kt_an_run_free(r);
