@@ -511,6 +511,18 @@ int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n);
 double kt_an_suggest_fit(int stuck, int claim, int profiled, const char *text,
 			 int layer, unsigned flags);
 
+/* kt_an_suggest_fit, and in *why (may be NULL) why an entry is never
+ * suggested: KT_AN_SUG_NOT_QUESTION (an instruction: no question
+ * sentence), KT_AN_SUG_NO_LAYER (no system layer and no bound challenge),
+ * KT_AN_SUG_SAME_LAYER (the stuck layer itself, no bound challenge), or
+ * KT_AN_SUG_FITS when the fit is >= 0.  `questions suggest` counts these
+ * to say why nothing fits. */
+enum { KT_AN_SUG_FITS = 0, KT_AN_SUG_NOT_QUESTION, KT_AN_SUG_NO_LAYER,
+       KT_AN_SUG_SAME_LAYER, KT_AN_SUG_NREASONS };
+double kt_an_suggest_fit_why(int stuck, int claim, int profiled,
+			     const char *text, int layer, unsigned flags,
+			     int *why);
+
 /* Estimated and exact Jaccard of two texts' shingles (tests). */
 double kt_an_jaccard_text(const char *a, const char *b, double *minhash_est);
 

@@ -86,3 +86,21 @@ assert a["attribution_given_found"] >= 0.8, a
 assert r["detection_precision"] >= 0.75, r["detection_precision"]
 PY
 }
+
+@test "questions suggest: proposes a library question when one fits, says why when none does" {
+	cc_session 'Can you add a unit test for the odd sizes?' >"$BATS_TEST_TMPDIR/a.jsonl"
+	"$KTRAJ" import "$BATS_TEST_TMPDIR/a.jsonl" >/dev/null
+	R=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	run "$KTRAJ" questions suggest "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"no suggestion: none of the library's 1 entry fits: 0 are an instruction, not a question; 1 names no system layer"* ]]
+	run "$KTRAJ" questions suggest "$R" --json
+	[ "$status" -eq 0 ]
+	python3 -c 'import json,sys; x=json.loads(sys.argv[1]); assert x["text"] is None and x["library"] == 1 and x["left_out"]["no_layer"] == 1, x' "$output"
+	cc_session 'Why is the reduction launched as two kernels instead of one fused kernel?' |
+		sed 's/11111111-2222/11111111-9999/' >"$BATS_TEST_TMPDIR/b.jsonl"
+	"$KTRAJ" import "$BATS_TEST_TMPDIR/b.jsonl" >/dev/null
+	run "$KTRAJ" questions suggest "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1. [operator boundary"*"two kernels instead of one fused kernel"* ]]
+}
