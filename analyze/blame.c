@@ -5,8 +5,9 @@
  * Algorithm: ../shared/research/analysis.md 2.6 (a)-(d) and 2.7.
  *  (a) a new best counts when log(s) - log(best) > theta (series.c);
  *      accepted increments within merge_rounds measurements with no question
- *      and no edit between them merge into one jump (distinct changes are
- *      distinct jumps); gain = after / before.  A jump needs an edit in a
+ *      between them merge into one jump unless an edit lies between and the
+ *      later increment clears max(2 theta, ln 1.2) by itself (a distinct
+ *      change is a distinct jump); gain = after / before.  A jump needs an edit in a
  *      run that records edits, and a gain of at least min_gain.
  *  (b) passive bracketing: E* = edits between the last measurement below
  *      and the first above each increment.
@@ -650,14 +651,19 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			continue;
 		if (out->njump) {
 			j = &out->jump[out->njump - 1];
-			/* distinct changes measured one after the other are
-			 * two jumps: only a re-measurement of the same code
-			 * (no edit in between) merges */
+			/* a distinct change measured right after a jump is a
+			 * jump of its own when it clears the stricter bar
+			 * max(2 theta, ln 1.2) by itself; smaller increments
+			 * after an edit are the tail of the same change
+			 * (tuning), and a re-measurement (no edit) merges */
+			double inc = log(se->pt[i].best / se->pt[i - 1].best);
+
 			if (i - j->p_last <= (size_t)o->merge_rounds &&
 			    !question_between(r, se->pt[j->p_last].seq,
 					      se->pt[i].seq) &&
-			    !edit_between(r, se->pt[j->p_last].seq,
-					  se->pt[i].seq)) {
+			    !(inc >= fmax(2 * se->theta, log(1.2)) &&
+			      edit_between(r, se->pt[j->p_last].seq,
+					   se->pt[i].seq))) {
 				j->p_last = i;
 				j->after = se->pt[i].best;
 				j->gain = j->after / j->before;

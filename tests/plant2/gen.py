@@ -293,6 +293,11 @@ def build(rnd, name, noise, lang, mode, qjumps):
         w["body"] = len(w["bodies"]) - 1
         s.edit(w["path"], w["bodies"][w["body"]])
 
+    # every workload is measured once before any change (its baseline)
+    for w in st:
+        s.say("Measuring the starting point of %s." % w["wl"])
+        run_bench(w)
+
     layers = list(Q)
     used_q = set()
     jumps_total = rnd.randint(2, 5) if mode != "pure" else 0
@@ -422,6 +427,7 @@ def build(rnd, name, noise, lang, mode, qjumps):
                    "==PROF== Profiling \"kern\": 0%....50%....100% - 36 passes\n  DRAM Throughput  %  71.3\n")
     s.human(rnd.choice(["Thanks, that's enough for today.", "好的，今天就到这里。"]), "courtesy")
     s.truth["null_questions"] = qmsgs
+    s.truth["workloads"] = {w["wl"]: dict(cmd=w["cmd"], format=w["fmt"]) for w in st}
     return s
 
 

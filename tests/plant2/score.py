@@ -8,8 +8,9 @@ DIR/truth.json.  Events are matched through the transcript itself: a planted
 jump lands at the bench results of the Bash call with the planted
 tool_use_id; a planted question is the human message with its text.
 
-A reported jump matches a planted one when one of the planted landing's bench
-seqs lies in its (from_seq, to_seq] (each reported jump matches at most one).
+A reported jump matches a planted one when it is of the planted jump's
+workload and one of the planted landing's bench seqs lies in its
+(from_seq, to_seq] (each reported jump matches at most one).
 Attribution is right when the matched jump names the planted question's seq,
 or says "agent alone" for a jump the agent made alone.
   detection recall     = planted jumps matched / planted jumps
@@ -23,11 +24,18 @@ or says "agent alone" for a jump the agent made alone.
                          a p) of a --null DIR with p < 0.05
   power                = fraction of workload series with >= 3 question-
                          caused jumps (other DIRs) whose p < 0.05
-Prints one JSON object (also by bench format, language, echo).
+Prints one JSON object (also by bench format, language, echo, and "core":
+the same figures over the bench formats the importer reads today - plain
+lines, do_bench prints, verifier JSON - with detection precision over the
+reported jumps of those workloads).
 """
 import json, os, subprocess, sys, tempfile
 
 PERMS = os.environ.get("PERMS", "2000")
+# the formats the importer reads today; the others (a markdown table's
+# correctness column, torch.compile autotune logs, triton perf_report
+# tables) are the importer's open work, so figures are given both ways
+CORE = {"lines", "dobench", "verifier"}
 
 
 def run(k, env, *a):
@@ -48,7 +56,8 @@ def main():
     if not dirs:
         sys.exit(__doc__)
     T = dict(planted=0, found=0, attr_ok=0, reported=0, rep_matched=0, pure_sessions=0, pure_jumps=0,
-             null_sessions=0, null_sig=0, power_sessions=0, power_sig=0, sessions=0)
+             null_sessions=0, null_sig=0, power_sessions=0, power_sig=0, sessions=0,
+             core_reported=0, core_rep_matched=0)
     by = {}
     misses = []
     pvals = dict(null=[], power=[])
@@ -100,10 +109,23 @@ def main():
                 bench = jl(run(k, env, "log", rid, "--kind", "bench", "--json"))
                 msgs = [e for e in jl(run(k, env, "log", rid, "--kind", "message", "--json")) if e.get("human")]
                 T["reported"] += len(jumps)
+                wls = tr.get("workloads", {})
+
+                def fmt_of(j):
+                    if len(wls) == 1:
+                        return next(iter(wls.values()))["format"]
+                    for w in wls.values():
+                        if j.get("workload") and j["workload"] in w["cmd"]:
+                            return w["format"]
+                    return None
+                core_rep = [i for i, j in enumerate(jumps) if fmt_of(j) in CORE]
+                T["core_reported"] += len(core_rep)
                 used = set()
                 for pj in tr["jumps"]:
                     T["planted"] += 1
-                    keys = ["fmt:" + pj["format"], "cause:" + pj["cause"]]
+                    keys = ["fmt:" + pj["format"], "cause:" + pj["cause"], "all"]
+                    if pj["format"] in CORE:
+                        keys.append("core")
                     if pj["cause"] == "question":
                         keys += ["lang:" + ("zh" if pj["zh"] else "en"), "echo:%s" % pj["echoed"]]
                     for kk in keys:
@@ -119,7 +141,8 @@ def main():
                         qseq = qs[-1] if qs else -1
                     hit = None
                     for i, j in enumerate(jumps):
-                        if i not in used and any(j["from_seq"] < s <= j["to_seq"] for s in seqs):
+                        same_wl = not j.get("workload") or j["workload"] in wls.get(pj["workload"], {}).get("cmd", j["workload"])
+                        if i not in used and same_wl and any(j["from_seq"] < s <= j["to_seq"] for s in seqs):
                             hit = i
                             break
                     if hit is None:
@@ -141,6 +164,7 @@ def main():
                         misses.append(dict(session=n, jump=pj, why="attributed to %s, planted %s" %
                                            (q.get("seq") or "agent alone", qseq)))
                 T["rep_matched"] += len(used)
+                T["core_rep_matched"] += len(used & set(core_rep))
     r = dict(T)
     r["detection_recall"] = ratio(T["found"], T["planted"])
     r["detection_precision"] = ratio(T["rep_matched"], T["reported"])
@@ -150,6 +174,11 @@ def main():
     r["null_p_below_0.05"] = ratio(T["null_sig"], T["null_sessions"])
     r["null_p_equal_1"] = ratio(sum(1 for p in pvals["null"] if p >= 0.999), len(pvals["null"]))
     r["power"] = ratio(T["power_sig"], T["power_sessions"])
+    c = by.get("core", dict(planted=0, found=0, attr_ok=0))
+    r["core"] = dict(detection_recall=ratio(c["found"], c["planted"]),
+                     detection_precision=ratio(T["core_rep_matched"], T["core_reported"]),
+                     attribution_recall=ratio(c["attr_ok"], c["planted"]),
+                     attribution_precision=ratio(c["attr_ok"], c["found"]), planted=c["planted"])
     r["by"] = {kk: dict(v, detection_recall=ratio(v["found"], v["planted"]),
                         attribution_recall=ratio(v["attr_ok"], v["planted"]),
                         attribution_given_found=ratio(v["attr_ok"], v["found"]))
