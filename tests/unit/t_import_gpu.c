@@ -142,7 +142,9 @@ static void test_fi_traces_gpt5(void **state)
 	/* the folder groups the same files the same way: same run */
 	IF_CORPUS(dir, "gpu_kernel/flashinfer_trace");
 	assert_int_equal(if_import(f, dir, NULL, 0), 0);
-	assert_int_equal(f->nruns, 3);
+	assert_int_equal(f->nruns, 4);
+	/* gemm_n128_k2048: one solution over 25 shapes, a run of its own */
+	assert_true(if_run_named(f, "gpt-5/gemm_n128_k2048") >= 0);
 	assert_int_equal(f->nwarn, 0);
 	assert_true(if_run_named(f, "gpt-5/gemm_n2048_k4096") >= 0);
 	assert_string_equal(f->ids[if_run_named(f, "gpt-5/gemm_n2048_k4096")],
@@ -408,7 +410,8 @@ static void test_ka_rmsnorm(void **state)
 	/* from the parent folder: the same single run, plus the worker */
 	IF_CORPUS(p, "gpu_kernel/kernelagent");
 	assert_int_equal(if_import(f, p, NULL, 0), 0);
-	assert_int_equal(f->nruns, 2);
+	assert_int_equal(f->nruns, 3);
+	assert_true(if_run_named(f, "opt_trace_04_MatVec") >= 0);
 	assert_true(if_run_named(f, "opt_trace_36_RMSNorm") >= 0);
 	assert_string_equal(f->ids[if_run_named(f, "opt_trace_36_RMSNorm")],
 			    id);
