@@ -47,34 +47,45 @@ static double rt_unif(uint64_t *s)
 	return (double)(rt_next(s) >> 11) * 0x1.0p-53;
 }
 
-static int cmp_u32r(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* S for sorted positions q[0..nq) against anchors anc/weights w[0..na). */
+/* S for the positions set in bitmap bm (one bit per tool-call index)
+ * against anchors anc/weights w[0..na): each anchor takes the nearest set
+ * bit at most win below it, a word at a time.  ex[d] = exp(-d / tau). */
 static double stat(const uint32_t *anc, const double *w, size_t na,
-		   const uint32_t *q, size_t nq, uint32_t win, double tau)
+		   const uint64_t *bm, uint32_t win, const double *ex)
 {
 	double s = 0;
 
 	for (size_t a = 0; a < na; a++) {
-		size_t lo = 0, hi = nq;
+		uint32_t x = anc[a], lo = x > win ? x - win : 0;
+		size_t wi = x >> 6;
+		uint64_t m = bm[wi] & (~0ull >> (63 - (x & 63)));
 
-		while (lo < hi) { /* first q > anc[a] */
-			size_t mid = lo + (hi - lo) / 2;
+		for (;;) {
+			if (wi == lo >> 6)
+				m &= ~0ull << (lo & 63);
+			if (m) {
+				uint32_t p = (uint32_t)(wi * 64 + 63 -
+							(size_t)__builtin_clzll(m));
 
-			if (q[mid] <= anc[a])
-				lo = mid + 1;
-			else
-				hi = mid;
+				s += w[a] * ex[x - p];
+				break;
+			}
+			if (wi == lo >> 6)
+				break;
+			m = bm[--wi];
 		}
-		if (lo && anc[a] - q[lo - 1] <= win)
-			s += w[a] * exp(-(double)(anc[a] - q[lo - 1]) / tau);
 	}
 	return s;
+}
+
+static void bits(uint64_t *bm, const uint32_t *pos, size_t n, int set)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (set)
+			bm[pos[i] >> 6] |= 1ull << (pos[i] & 63);
+		else
+			bm[pos[i] >> 6] &= ~(1ull << (pos[i] & 63));
+	}
 }
 
 /* Randomized p-value of s among null draws: above, ties. */
@@ -89,7 +100,8 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 	const kt_an_series *se = &b->series;
 	uint32_t *anc = NULL, *q = NULL, *qs = NULL, len = r->ncalls + 1,
 		 win = (uint32_t)(o->window_calls < 0 ? 0 : o->window_calls);
-	double *w = NULL, sum = 0, sum2 = 0;
+	double *w = NULL, *ex = NULL, sum = 0, sum2 = 0;
+	uint64_t *bm = NULL;
 	uint32_t *slot = NULL;
 	size_t nslot = 0, na = 0, nq = 0, ab_r = 0, tie_r = 0, ab_s = 0, tie_s = 0;
 	uint64_t st = o->seed;
@@ -105,8 +117,12 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 	q = malloc((r->nev + 1) * sizeof(*q));
 	qs = malloc((r->nev + 1) * sizeof(*qs));
 	slot = malloc((r->nev + 1) * sizeof(*slot));
-	if (!anc || !w || !q || !qs || !slot)
+	bm = calloc((size_t)len / 64 + 1, sizeof(*bm));
+	ex = malloc(((size_t)win + 1) * sizeof(*ex));
+	if (!anc || !w || !q || !qs || !slot || !bm || !ex)
 		goto out;
+	for (uint32_t d = 0; d <= win; d++)
+		ex[d] = exp(-(double)d / o->tau_calls);
 	for (size_t i = 1; i < se->n; i++) {
 		const kt_an_point *p = &se->pt[i];
 		double prev = se->pt[i - 1].best;
@@ -135,8 +151,9 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 	}
 	b->nquestions = nq;
 	b->n_newbest = na;
-	qsort(q, nq, sizeof(*q), cmp_u32r);
-	b->s_obs = stat(anc, w, na, q, nq, win, o->tau_calls);
+	bits(bm, q, nq, 1);
+	b->s_obs = stat(anc, w, na, bm, win, ex);
+	bits(bm, q, nq, 0);
 	if (o->permutations <= 0 || !na || !nq) {
 		rc = KT_OK;
 		goto out;
@@ -152,18 +169,19 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 
 			slot[i] = slot[k];
 			slot[k] = t;
-			qs[i] = slot[i];
 		}
-		qsort(qs, nq, sizeof(*qs), cmp_u32r);
-		s0 = stat(anc, w, na, qs, nq, win, o->tau_calls);
+		bits(bm, slot, nq, 1);
+		s0 = stat(anc, w, na, bm, win, ex);
+		bits(bm, slot, nq, 0);
 		sum += s0;
 		sum2 += s0 * s0;
 		ab_r += s0 > b->s_obs + 1e-12;
 		tie_r += fabs(s0 - b->s_obs) <= 1e-12;
 		for (size_t i = 0; i < nq; i++)
-			qs[i] = (q[i] + off) % len;
-		qsort(qs, nq, sizeof(*qs), cmp_u32r);
-		s1 = stat(anc, w, na, qs, nq, win, o->tau_calls);
+			qs[i] = q[i] + off >= len ? q[i] + off - len : q[i] + off;
+		bits(bm, qs, nq, 1);
+		s1 = stat(anc, w, na, bm, win, ex);
+		bits(bm, qs, nq, 0);
 		ab_s += s1 > b->s_obs + 1e-12;
 		tie_s += fabs(s1 - b->s_obs) <= 1e-12;
 	}
@@ -180,5 +198,7 @@ out:
 	free(q);
 	free(qs);
 	free(slot);
+	free(bm);
+	free(ex);
 	return rc;
 }

@@ -37,6 +37,7 @@ fig mix10 --sessions 40 --seed 15 --noise 0.10 --lang mix
 fig pure5 --sessions 40 --seed 16 --noise 0.05 --pure
 fig null2 --sessions 150 --seed 17 --noise 0.02 --lang mix --null
 fig q3    --sessions 60 --seed 18 --noise 0.02 --lang mix --qjumps 3
+python3 $G/summary.py "$O"
 # the first generator, for comparison
 for s in 0.02 0.05; do
 	python3 tests/plant/plant.py "$O/plant1-$s" --runs 40 --noise $s --seed 21 >/dev/null

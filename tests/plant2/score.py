@@ -57,7 +57,7 @@ def main():
         sys.exit(__doc__)
     T = dict(planted=0, found=0, attr_ok=0, reported=0, rep_matched=0, pure_sessions=0, pure_jumps=0,
              null_sessions=0, null_sig=0, power_sessions=0, power_sig=0, sessions=0,
-             core_reported=0, core_rep_matched=0)
+             core_reported=0, core_rep_matched=0, power_core_series=0, power_core_sig=0)
     by = {}
     misses = []
     pvals = dict(null=[], power=[])
@@ -76,6 +76,7 @@ def main():
                 runs[os.path.basename(r["meta"]["source"])[:-6]] = r["run"]
             for n in names:
                 tr = truth["sessions"][n]
+                wls = tr.get("workloads", {})
                 rid = runs[n]
                 T["sessions"] += 1
                 rows = jl(run(k, env, "blame", "speedup", rid, "--json", "--permutations", PERMS))
@@ -104,12 +105,14 @@ def main():
                         T["power_sessions"] += 1
                         T["power_sig"] += p < 0.05
                         pvals["power"].append(p)
+                        if wls.get(wl, {}).get("format") in CORE:
+                            T["power_core_series"] += 1
+                            T["power_core_sig"] += p < 0.05
                 calls = {e["call_id"]: e["seq"] for e in jl(run(k, env, "log", rid, "--kind", "tool_call", "--json"))}
                 res = {e["parent"]: e["seq"] for e in jl(run(k, env, "log", rid, "--kind", "tool_result", "--json"))}
                 bench = jl(run(k, env, "log", rid, "--kind", "bench", "--json"))
                 msgs = [e for e in jl(run(k, env, "log", rid, "--kind", "message", "--json")) if e.get("human")]
                 T["reported"] += len(jumps)
-                wls = tr.get("workloads", {})
 
                 def fmt_of(j):
                     if len(wls) == 1:
@@ -174,6 +177,7 @@ def main():
     r["null_p_below_0.05"] = ratio(T["null_sig"], T["null_sessions"])
     r["null_p_equal_1"] = ratio(sum(1 for p in pvals["null"] if p >= 0.999), len(pvals["null"]))
     r["power"] = ratio(T["power_sig"], T["power_sessions"])
+    r["power_core"] = ratio(T["power_core_sig"], T["power_core_series"])
     c = by.get("core", dict(planted=0, found=0, attr_ok=0))
     r["core"] = dict(detection_recall=ratio(c["found"], c["planted"]),
                      detection_precision=ratio(T["core_rep_matched"], T["core_reported"]),
