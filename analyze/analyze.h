@@ -92,6 +92,10 @@ int kt_an_questions_extract(const char *text, size_t len, kt_an_q_cb cb,
 int kt_an_human_question(const char *format, int before_agent,
 			 int input_source, const char *text, size_t len);
 
+/* Whether text holds at least one question sentence
+ * (kt_an_questions_extract finds one).  Returns 1 or 0. */
+int kt_an_has_question(const char *text, size_t len);
+
 /*
  * Normalize for deduplication: full-width ASCII folded, ASCII lowercased,
  * numbers -> "<num>", paths -> "<path>", code identifiers -> "<id>"

@@ -1245,10 +1245,14 @@ static int any_q_cb(const char *s, size_t n, unsigned kind, void *arg)
 	return 1;
 }
 
+int kt_an_has_question(const char *text, size_t len)
+{
+	return kt_an_questions_extract(text, len, any_q_cb, NULL) != 0;
+}
+
 int kt_an_human_question(const char *format, int before_agent,
 			 int input_source, const char *text, size_t len)
 {
 	return !kt_an_task_prompt(format, before_agent, input_source, text,
-				  len) &&
-	       kt_an_questions_extract(text, len, any_q_cb, NULL) != 0;
+				  len) && kt_an_has_question(text, len);
 }
