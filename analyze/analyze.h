@@ -81,6 +81,22 @@ int kt_an_questions_extract(const char *text, size_t len, kt_an_q_cb cb,
 			    void *arg);
 
 /*
+ * The one definition of a question a person asked, used by the loader
+ * (kt_an_is_question_ev), questions, blame, report and the NDJSON export:
+ * a human message that is not a task or harness prompt (kt_an_task_prompt
+ * with the same arguments) and holds at least one question sentence
+ * (kt_an_questions_extract: interrogatives and challenges; not
+ * instructions, quoted or pasted text, code or LaTeX, a '?' used as a
+ * symbol).  Returns 1 or 0.
+ */
+int kt_an_human_question(const char *format, int before_agent,
+			 int input_source, const char *text, size_t len);
+
+/* Whether text holds at least one question sentence
+ * (kt_an_questions_extract finds one).  Returns 1 or 0. */
+int kt_an_has_question(const char *text, size_t len);
+
+/*
  * Normalize for deduplication: full-width ASCII folded, ASCII lowercased,
  * numbers -> "<num>", paths -> "<path>", code identifiers -> "<id>"
  * (technical whitelist kept), punctuation dropped, whitespace collapsed.
@@ -445,16 +461,32 @@ typedef struct kt_an_jump {
 	int artifact;          /* edits touch a benchmark/timing harness */
 	uint64_t anchor_seq;   /* first responsible edit (or first event after
 				  p_prev) */
+	double p_any_question; /* combined share of all candidate questions
+				  against the agent alone */
 } kt_an_jump;
 
 typedef struct kt_an_blame {
 	kt_an_series series;
 	kt_an_jump *jump;
 	size_t njump;
-	/* permutation baseline for the whole claim */
+	/* the run test (analyze/runtest.c): do gains follow questions more
+	 * closely than questions placed at random? */
 	size_t nquestions;     /* question positions used */
-	double s_obs;          /* sum over jumps of max exp(-lag/tau) */
-	double p_random, p_shift, p_value; /* p_value = max of both */
+	size_t n_newbest;      /* new bests of the series used (every point
+				  above the running best) */
+	double s_obs;          /* sum over new bests of ln(gain) *
+				  exp(-lag/tau_calls) to the nearest question
+				  within window_calls before the change */
+	double p_random;       /* randomized p, questions placed uniformly at
+				  random over tool-call positions; -1 when
+				  not computed (permutations 0, no question
+				  or no new best) */
+	double p_shift;        /* the same under a circular shift of every
+				  question position (reported, not combined) */
+	double p_value;        /* = p_random */
+	double s_null_mean, s_null_sd; /* of S over the random placements
+				  (effect size: s_obs / s_null_mean); -1 when
+				  not computed */
 	int permutations;
 	uint64_t seed;
 } kt_an_blame;
@@ -604,6 +636,18 @@ int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n);
  */
 double kt_an_suggest_fit(int stuck, int claim, int profiled, const char *text,
 			 int layer, unsigned flags);
+
+/* kt_an_suggest_fit, and in *why (may be NULL) why an entry is never
+ * suggested: KT_AN_SUG_NOT_QUESTION (an instruction: no question
+ * sentence), KT_AN_SUG_NO_LAYER (no system layer and no bound challenge),
+ * KT_AN_SUG_SAME_LAYER (the stuck layer itself, no bound challenge), or
+ * KT_AN_SUG_FITS when the fit is >= 0.  `questions suggest` counts these
+ * to say why nothing fits. */
+enum { KT_AN_SUG_FITS = 0, KT_AN_SUG_NOT_QUESTION, KT_AN_SUG_NO_LAYER,
+       KT_AN_SUG_SAME_LAYER, KT_AN_SUG_NREASONS };
+double kt_an_suggest_fit_why(int stuck, int claim, int profiled,
+			     const char *text, int layer, unsigned flags,
+			     int *why);
 
 /* Estimated and exact Jaccard of two texts' shingles (tests). */
 double kt_an_jaccard_text(const char *a, const char *b, double *minhash_est);

@@ -649,15 +649,6 @@ struct loadctx {
 	int err;
 };
 
-static int has_q_cb(const char *s, size_t n, unsigned k, void *a)
-{
-	(void)s;
-	(void)n;
-	(void)k;
-	(void)a;
-	return 1;
-}
-
 int kt_an_profiler_payload(const char *p, size_t n)
 {
 	size_t pl = n < 512 ? n : 512;
@@ -962,7 +953,7 @@ static int has_question(struct loadctx *c, const char *t, size_t n)
 		if (m->text && m->h == h && m->n == n && !memcmp(m->text, t, n))
 			return m->q;
 	}
-	q = kt_an_questions_extract(t, n, has_q_cb, NULL) != 0;
+	q = kt_an_has_question(t, n);
 	m = &c->memo[c->memo_next++ % QMEMO];
 	m->text = t; /* in the arena: lives as long as the load */
 	m->n = n;
@@ -1042,6 +1033,7 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 			v->task = (unsigned char)kt_an_task_prompt(r->format,
 				!c->acted && !v->call, pl_input_source(&p, 4),
 				v->text, tl);
+		/* kt_an_human_question, with the answer memoized */
 		if (v->human && !v->meta && !v->task && v->text &&
 		    has_question(c, v->text, tl))
 			v->qorigin = KT_AN_QO_HUMAN;

@@ -290,10 +290,26 @@ cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
 	cJSON_AddNumberToObject(x, "jumps", (double)b->njump);
 	cJSON_AddNumberToObject(x, "questions", (double)b->nquestions);
 	cJSON_AddNumberToObject(x, "window_calls", o->window_calls);
+	cJSON_AddNumberToObject(x, "new_bests", (double)b->n_newbest);
 	cJSON_AddNumberToObject(x, "s_observed", an_r4(b->s_obs));
-	cJSON_AddNumberToObject(x, "p_random_messages", an_r4(b->p_random));
-	cJSON_AddNumberToObject(x, "p_time_shift", an_r4(b->p_shift));
-	cJSON_AddNumberToObject(x, "p_value", an_r4(b->p_value));
+	if (b->p_value < 0) {
+		cJSON_AddNullToObject(x, "p_random_placement");
+		cJSON_AddNullToObject(x, "p_time_shift");
+		cJSON_AddNullToObject(x, "p_value");
+		cJSON_AddNullToObject(x, "s_null_mean");
+		cJSON_AddNullToObject(x, "effect");
+	} else {
+		cJSON_AddNumberToObject(x, "p_random_placement",
+					an_r4(b->p_random));
+		cJSON_AddNumberToObject(x, "p_time_shift", an_r4(b->p_shift));
+		cJSON_AddNumberToObject(x, "p_value", an_r4(b->p_value));
+		cJSON_AddNumberToObject(x, "s_null_mean", an_r4(b->s_null_mean));
+		if (b->s_null_mean > 0)
+			cJSON_AddNumberToObject(x, "effect",
+						an_r4(b->s_obs / b->s_null_mean));
+		else
+			cJSON_AddNullToObject(x, "effect");
+	}
 	cJSON_AddNumberToObject(x, "permutations", b->permutations);
 	cJSON_AddNumberToObject(x, "seed", (double)b->seed);
 	return x;
@@ -499,4 +515,32 @@ cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
 	if (!cJSON_AddNumberToObject(x, "unparsed", (double)nu))
 		return NULL;
 	return x;
+}
+
+void an_runtest_line(const kt_an_blame *b, char *buf, size_t n)
+{
+	int k = snprintf(buf, n, "run test: S = %.3f over %zu new best%s and "
+			 "%zu question%s; ", b->s_obs, b->n_newbest,
+			 b->n_newbest == 1 ? "" : "s", b->nquestions,
+			 b->nquestions == 1 ? "" : "s");
+
+	if (k < 0 || (size_t)k >= n)
+		return;
+	if (b->p_value < 0) {
+		snprintf(buf + k, n - (size_t)k, "p: not computed (%s)",
+			 b->permutations <= 0 ? "--permutations 0" :
+			 !b->nquestions ? "no question" : "no new best");
+		return;
+	}
+	if (b->s_null_mean > 0)
+		k += snprintf(buf + k, n - (size_t)k, "effect x%.2f of chance "
+			      "(S by chance %.3f +- %.3f), ", b->s_obs /
+			      b->s_null_mean, b->s_null_mean, b->s_null_sd);
+	else
+		k += snprintf(buf + k, n - (size_t)k, "effect: none by chance, ");
+	if (k < 0 || (size_t)k >= n)
+		return;
+	snprintf(buf + k, n - (size_t)k, "p = %.4f (questions placed at random; "
+		 "circular shift %.4f; %d permutations, seed %llu)", b->p_value,
+		 b->p_shift, b->permutations, (unsigned long long)b->seed);
 }

@@ -87,4 +87,9 @@ int an_emit(FILE *f, cJSON *o);
 
 /* Round to 4 decimals (stable, readable JSON numbers). */
 double an_r4(double x);
+
+/* The run test of b in one line (no newline) into buf: S, the new bests
+ * and questions it used, the effect size and p, or "p: not computed" and
+ * why.  Used by blame and report alike. */
+void an_runtest_line(const kt_an_blame *b, char *buf, size_t n);
 #endif

@@ -44,10 +44,13 @@ static const char usage[] =
 	"series was checked, or with --assume-correct, and are shown as \"not\n"
 	"checked\".  Benchmark output with no readable time is counted and listed.\n"
 	"\n"
-	"The baseline swaps the questions with random non-question messages and\n"
-	"shifts them circularly (--permutations each, 2000; --seed 1) and prints\n"
-	"how often jumps follow questions by chance as a p-value.  The same input\n"
-	"and seed give byte-identical output.\n"
+	"The run test asks whether gains follow questions more closely than\n"
+	"chance: S sums, over every new best, its log gain times exp(-lag/15)\n"
+	"to the nearest question before the change; p compares S with the\n"
+	"questions placed at random (--permutations, 2000; --seed 1;\n"
+	"randomized ties, so p is uniform when questions do not matter) and the\n"
+	"effect is S over its mean by chance.  --permutations 0 skips it.  The\n"
+	"same input and seed give byte-identical output.\n"
 	"\n"
 	"--json: one object per jump (run, series, from_seq, to_seq, from_step,\n"
 	"to_step, best_step, best_seq, before, after, gain, correctness, edits,\n"
@@ -246,17 +249,13 @@ static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 	 * "ended by jump N [series]" of stalls */
 	for (i = 0; i < nw; i++)
 		for (k = 0; k < b[i].njump; k++)
-			print_jump(r, &b[i], k, o0, k + 1, wl[i]);
-	for (i = 0; i < nw; i++)
-		if (b[i].njump)
-			printf("baseline [%s]: S = %.3f over %zu jump%s and %zu "
-			       "question%s; p (random messages) = %.4f, p (circular "
-			       "shift) = %.4f -> p = %.4f (%d permutations, seed "
-			       "%llu)\n", an_key_name(wl[i]), b[i].s_obs, b[i].njump,
-			       b[i].njump == 1 ? "" : "s", b[i].nquestions,
-			       b[i].nquestions == 1 ? "" : "s", b[i].p_random,
-			       b[i].p_shift, b[i].p_value, b[i].permutations,
-			       (unsigned long long)b[i].seed);
+			print_jump(r, &b[i], k, o0, k + 1, an_key_name(wl[i]));
+	for (i = 0; i < nw; i++) {
+		char line[512];
+
+		an_runtest_line(&b[i], line, sizeof(line));
+		printf("[%s] %s\n", an_key_name(wl[i]), line);
+	}
 	printf("note: people ask questions often and during stalls; \"jumps "
 	       "follow questions\" holds only when p is small.\n");
 out:
@@ -322,12 +321,12 @@ int cmd_blame(struct cli *c, int argc, char **argv)
 		printf("no significant jump\n");
 	for (size_t k = 0; k < b.njump; k++)
 		print_jump(r, &b, k, &o, k + 1, NULL);
-	printf("baseline: S = %.3f over %zu jump%s and %zu question%s; "
-	       "p (random messages) = %.4f, p (circular shift) = %.4f -> "
-	       "p = %.4f (%d permutations, seed %llu)\n", b.s_obs, b.njump,
-	       b.njump == 1 ? "" : "s", b.nquestions,
-	       b.nquestions == 1 ? "" : "s", b.p_random, b.p_shift, b.p_value,
-	       b.permutations, (unsigned long long)b.seed);
+	{
+		char line[512];
+
+		an_runtest_line(&b, line, sizeof(line));
+		printf("%s\n", line);
+	}
 	printf("note: people ask questions often and during stalls; \"jumps "
 	       "follow questions\" holds only when p is small.\n");
 out:

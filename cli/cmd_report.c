@@ -463,11 +463,11 @@ static void series_tables(FILE *f, const kt_an_run *r, const kt_an_blame *b,
 
 static void baseline_html(FILE *f, const kt_an_blame *b)
 {
-	fprintf(f, "baseline: p (random messages) = %.4f, p (circular shift) = "
-		"%.4f, p = %.4f over %zu jump(s) and %zu question(s) (%d "
-		"permutations, seed %llu).", b->p_random, b->p_shift, b->p_value,
-		b->njump, b->nquestions, b->permutations,
-		(unsigned long long)b->seed);
+	char line[512];
+
+	an_runtest_line(b, line, sizeof(line));
+	fputs(line, f);
+	fputc('.', f);
 }
 
 static void thresh_html(FILE *f, const kt_an_blame *b, const kt_an_opts *o)

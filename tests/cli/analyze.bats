@@ -40,7 +40,11 @@ PY
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"threshold: a new best counts when its gain over the best so far > x"* ]]
 	[[ "$output" == *"JUMP 1"* ]]
-	[[ "$output" == *"p (random messages)"* ]]
+	[[ "$output" == *"run test: S = "* ]]
+	[[ "$output" == *"p = "*"questions placed at random"* ]]
+	run "$KTRAJ" blame speedup plant-jump-11-0000 --permutations 0
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"p: not computed (--permutations 0)"* ]]
 }
 
 @test "blame speedup: same input and seed give byte-identical output; --min-gain hides jumps" {

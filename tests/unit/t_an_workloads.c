@@ -174,6 +174,8 @@ static void t_blame_per_workload(void **st)
 		if (one.series.pt[i].nochange)
 			assert_true(one.series.pt[i].gain > 1.2 &&
 				    one.series.pt[i].gain < 1.3);
+	for (size_t k = 0; k < one.njump; k++)
+		assert_true(blamed_seq(r, &one.jump[k]) != (long)q_b);
 	kt_an_blame_free(&one);
 	kt_an_blame_workloads_free(b, wl, n);
 	kt_an_run_free(r);
