@@ -803,7 +803,19 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 		set_limit(RLIMIT_CORE, 0);
 		if (place_fds(tar_fd, po[1], pe[1], fds, sp->no_sandbox ? 0 : FD_COUNT - 3))
 			child_fail("passing descriptors");
-		execv(a.v[0], a.v);
+		if (sp->no_sandbox) {
+			execv(a.v[0], a.v);
+		} else {
+			/* bwrap's own process stays inside as PID 1, and the
+			 * step can read its /proc/1/environ: bwrap gets no
+			 * environment of ktraj's (--clearenv only cleans the
+			 * step's) */
+			static char *const clean_env[] = {
+				"PATH=/usr/bin:/bin", NULL
+			};
+
+			execve(a.v[0], a.v, clean_env);
+		}
 		child_fail(a.v[0]);
 	}
 	close(po[1]);
