@@ -9,7 +9,6 @@
 #include "cli.h"
 #include "../export/export.h"
 #include "outfmt.h"
-#include "../import/impx.h"
 
 static const char usage[] =
 	"usage: ktraj ls [--sort KEY] [--reverse] [--format F] [--name GLOB]\n"
@@ -150,7 +149,7 @@ static int64_t since_ns(const char *w)
 			return KT_TS_UNKNOWN;
 		return ((int64_t)time(NULL) - (int64_t)n * unit) * 1000000000LL;
 	}
-	return kt_impx_ts(w);
+	return kt_iso8601_ns(w, NULL);
 }
 
 int cmd_ls(struct cli *c, int argc, char **argv)

@@ -63,27 +63,6 @@ void cli_ts_short(int64_t ts_ns, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-/* Length of the valid UTF-8 sequence at p (RFC 3629), 0 when there is none */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-	size_t need, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] < 0xc2 || p[0] > 0xf4)
-		return 0;
-	need = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : 2;
-	if (n < need)
-		return 0;
-	for (i = 1; i < need; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
-	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
-		return 0;
-	return need;
-}
-
 int cli_put_safe(FILE *f, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -96,7 +75,7 @@ int cli_put_safe(FILE *f, const char *s, size_t n)
 			i++;
 			continue;
 		}
-		k = utf8_len(p + i, n - i);
+		k = kt_utf8_seq(p + i, n - i);
 		/* U+0080..U+009F are C2 80..C2 9F */
 		if (k > 1 && !(c == 0xc2 && p[i + 1] < 0xa0)) {
 			i += k;
