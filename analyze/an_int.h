@@ -89,9 +89,41 @@ uint32_t kt_an_calls_at(const kt_an_run *r, uint64_t seq);
  * with runs loaded without some kinds the exact seq may be absent. */
 size_t kt_an_run_lower(const kt_an_run *r, uint64_t seq);
 
+/* A NUL-terminated copy of s[0..n) in r's arena (lives as long as r);
+ * NULL when out of memory. */
+char *kt_an_arena_dup(kt_an_run *r, const char *s, size_t n);
+
+/* Whether event e is the agent's own text (not a person's, not meta). */
+int kt_an_is_agent_text(const kt_an_ev *e);
+
 /* Read the body of edit i when it was loaded lazily (path into the arena,
  * blobs into r->ed).  Errors: KT_ENOMEM, KT_EINVAL (s NULL), store read
  * errors. */
 int kt_an_edit_fetch(kt_store *s, kt_an_run *r, size_t i);
+
+/* ---- attribution (attrib.c) ------------------------------------------------ */
+
+/* The raw weight of candidate c (lag, overlap, uptake, layer_match and
+ * relocation filled in): w_lag * (tech ? 1 : 0.3) * (0.3 + 0.45 min(1,
+ * overlap / 0.4) + 0.15 layer_match + 0.1 relocation + 0.25 uptake),
+ * w_lag = exp(-calls / tau_calls) * exp(-min / tau_min).  tech: the
+ * question names a system layer, challenges a bound, shares words with the
+ * change, or the agent took it up in words or by acting on it. */
+double kt_an_cand_raw(const kt_an_cand *c, const kt_an_opts *o, int tech);
+
+/* Decide jump j from its scored candidates (raw set) and the agent-alone
+ * weight self: every c->p = raw / (self + sum of raw); a question wins when
+ * the sum over all candidates exceeds self, and then the one of largest raw
+ * (the later on ties) is named.  Sets question, p_question (the named
+ * cause's share), p_any_question and confidence (P(some question) x the
+ * winner's share of the questions, or P(agent alone); / sqrt(edits)). */
+void kt_an_decide(kt_an_jump *j, double self);
+
+/* ---- the run test (runtest.c) --------------------------------------------- */
+
+/* Fill b's run-test fields (nquestions .. seed) from b->series and r's
+ * questions with o->permutations random placements (seed o->seed).
+ * Errors: KT_ENOMEM. */
+int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b);
 
 #endif /* KT_AN_INT_H */

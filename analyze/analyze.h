@@ -81,6 +81,22 @@ int kt_an_questions_extract(const char *text, size_t len, kt_an_q_cb cb,
 			    void *arg);
 
 /*
+ * The one definition of a question a person asked, used by the loader
+ * (kt_an_is_question_ev), questions, blame, report and the NDJSON export:
+ * a human message that is not a task or harness prompt (kt_an_task_prompt
+ * with the same arguments) and holds at least one question sentence
+ * (kt_an_questions_extract: interrogatives and challenges; not
+ * instructions, quoted or pasted text, code or LaTeX, a '?' used as a
+ * symbol).  Returns 1 or 0.
+ */
+int kt_an_human_question(const char *format, int before_agent,
+			 int input_source, const char *text, size_t len);
+
+/* Whether text holds at least one question sentence
+ * (kt_an_questions_extract finds one).  Returns 1 or 0. */
+int kt_an_has_question(const char *text, size_t len);
+
+/*
  * Normalize for deduplication: full-width ASCII folded, ASCII lowercased,
  * numbers -> "<num>", paths -> "<path>", code identifiers -> "<id>"
  * (technical whitelist kept), punctuation dropped, whitespace collapsed.
@@ -148,6 +164,8 @@ typedef struct kt_an_edit {
 	unsigned char has_before, has_after;
 } kt_an_edit;
 
+#define KT_AN_FIELD_MAX 255
+
 typedef struct kt_an_meas {
 	size_t ev;             /* index into kt_an_run.ev */
 	double time_ms;        /* < 0 when absent */
@@ -157,9 +175,22 @@ typedef struct kt_an_meas {
 	int n;                 /* repetitions, 0 when absent */
 	int correct;           /* 1, 0, or -1 unknown */
 	uint64_t hkey[2];      /* 128-bit key of source_hash or candidate_blob
-				  (its first 71 bytes): equal keys, equal
-				  sources; 0,0 when absent */
-	const char *workload;  /* workload/scenario (at most 63 bytes), "" */
+				  (its first 71 bytes), else of `candidate`:
+				  equal keys, equal code; 0,0 when absent */
+	/* the bench fields of FORMAT.md's measurement model, each cut to
+	 * KT_AN_FIELD_MAX bytes, "" when absent (pointers into the run's
+	 * arena): scenarios such as "benchmark=variable_shape_conv
+	 * method=vsla_automatic signal_size=128 kernel_size=16" differ only
+	 * at their end */
+	const char *workload, *scenario, *metric, *baseline, *source,
+		   *candidate;
+	const char *key;       /* series key under r->keyed_by
+				  (kt_an_series_keys); sweep members carry
+				  their sweep's key (no scenario) */
+	long sweep;            /* sweep number (0, 1, ...) when the result is
+				  one of a sweep, else -1 */
+	unsigned char unparsed;/* status "unparsed": output that looked like a
+				  benchmark, no time could be read */
 } kt_an_meas;
 
 typedef struct kt_an_run {
@@ -176,6 +207,8 @@ typedef struct kt_an_run {
 	uint32_t ncalls;       /* tool calls in the run */
 	uint64_t *tc;          /* their seqs, ascending (ncalls of them) */
 	unsigned load;         /* KT_AN_LOAD_* it was loaded with */
+	unsigned keyed_by;     /* KT_AN_BY_* of the m[].key values */
+	size_t nsweeps;        /* sweeps found by kt_an_series_keys */
 	void *arena;           /* owns every ev[].text */
 } kt_an_run;
 
@@ -223,7 +256,10 @@ typedef struct kt_an_opts {
 	double min_gain;       /* minimum effect as a ratio (default 1.05) */
 	double z;              /* noise multiplier (default 3) */
 	double sigma_default;  /* log-noise when nothing can be estimated
-				  (default 0.02 = 2 %) */
+				  (default 0.03 = 3 %: the top of the
+				  1-3 % run-to-run noise of warmed-up GPU
+				  timings, so a default never makes noise a
+				  jump) */
 	double sigma_floor;    /* lower bound on estimated noise (0.005) */
 	int merge_rounds;      /* accepted increments within this many
 				  measurements merge (default 2) */
@@ -235,59 +271,139 @@ typedef struct kt_an_opts {
 	int permutations;      /* per null (default 2000); 0 = skip */
 	int stall_rounds;      /* stall: measurements without gain (4) */
 	int stall_calls;       /* ... or tool calls without gain (40) */
-	const char *workload;  /* series of this workload only (kt_an_meas.
-				  workload, "" = none recorded); NULL = every
-				  measurement (runs of one workload).  Speedups
-				  of different problems are not one series: a
-				  "jump" from one problem to the next is not an
-				  improvement (kt_an_workloads lists them) */
+	const char *workload;  /* the series of this key only (kt_an_meas.
+				  key, "" = no field recorded); NULL = every
+				  measurement (runs of one series).  Results
+				  of different workloads, scenarios or metrics
+				  are not one series: a "jump" from one problem
+				  to the next is not an improvement
+				  (kt_an_workloads lists the keys).  The name
+				  stays for the callers of before the key */
+	unsigned series_by;    /* KT_AN_BY_* fields of the series key
+				  (default all four) */
+	int assume_correct;    /* 1: correctness not checked counts as
+				  correct (--assume-correct); default 0 */
 } kt_an_opts;
+
+/* ---- series keys (FORMAT.md "Measurement model") ---------------------------- */
+#define KT_AN_BY_WORKLOAD 0x1u
+#define KT_AN_BY_SCENARIO 0x2u
+#define KT_AN_BY_METRIC   0x4u
+#define KT_AN_BY_BASELINE 0x8u
+#define KT_AN_BY_DEFAULT  0xfu
+
+/*
+ * Parse a --series-by list ("workload,scenario,metric,baseline", any
+ * subset, comma separated, no repeats) into *by.  Errors: KT_EINVAL
+ * (empty, unknown or repeated name).
+ */
+int kt_an_series_by_parse(const char *s, unsigned *by);
+
+/*
+ * Compute every r->m[i].key from the fields `by` selects (the values
+ * joined by " | ", "" when all are empty) and find the sweeps: results of
+ * one candidate over two or more scenarios at one step - the bench results
+ * of one tool call (same parent), or, without a parent, consecutive
+ * results naming the same candidate - with the same key apart from the
+ * scenario.  A sweep's results take that key without the scenario (their
+ * series is the sequence of sweeps, compared scenario by scenario,
+ * kt_an_series_build) and m[i].sweep their sweep's number.  The loader
+ * calls it with KT_AN_BY_DEFAULT; call it again for another grouping.
+ * Errors: KT_ENOMEM (keys are then those of before).
+ */
+int kt_an_series_keys(kt_an_run *r, unsigned by);
 
 /* Fill *o with the documented defaults above. */
 void kt_an_opts_default(kt_an_opts *o);
 
 /* ---- performance series --------------------------------------------------- */
 typedef struct kt_an_point {
-	size_t meas;           /* index into run->m */
+	size_t meas;           /* index into run->m (first result of the point) */
 	uint64_t seq;          /* bench event seq (last of a group) */
+	uint64_t seq_first;    /* bench event seq (first of a group) */
 	uint32_t call;
-	double speedup;        /* per the basis */
-	double best;           /* best-so-far after this point */
-	int accepted;          /* 1 when this point is a significant new best */
-	int outlier;           /* 1 when a new best was not confirmed by any of
-				  the next 3 measurements (not counted) */
+	double speedup;        /* per the basis; a sweep: the chained geomean
+				  index (its gain over the best sweep times
+				  that sweep's index) */
+	double best;           /* running best after this point */
+	double gain;           /* speedup / running best before it (> 1: a
+				  new best), 1 for the first point */
+	int accepted;          /* 1 when this point is a jump: a new best by
+				  more than the threshold with a change
+				  since the measurement before */
+	int newbest;           /* 1 when above the threshold (a jump or not) */
+	int nochange;          /* newbest without an edit or a declared change
+				  (other candidate / source hash) since the
+				  measurement before: not a jump */
+	int outlier;           /* always 0 (kept for callers of before) */
+	int unchecked;         /* results of the point whose correctness was
+				  not checked (counted with --assume-correct
+				  or when nothing of the series was checked) */
+	int nscen;             /* sweep: scenarios measured (else 1) */
+	int ncmp;              /* sweep: scenarios shared with the running
+				  best it was compared with (0: none shared,
+				  not comparable) */
+	size_t nres;           /* bench results in the point */
 } kt_an_point;
+
+/* Where sigma came from (kt_an_series.noise_kind). */
+enum { KT_AN_NOISE_DEFAULT = 0, KT_AN_NOISE_REPEATS, KT_AN_NOISE_SPREAD };
 
 typedef struct kt_an_series {
 	kt_an_point *pt;
 	size_t n;
+	const char *key;       /* the series key (o->workload, "" for all) */
+	int sweep;             /* 1 when the points are sweeps */
+	int unordered;         /* 1 when nothing orders the results in time
+				  (no timestamp on them, no edit and no tool
+				  call in the run: a KernelBench best-of-k
+				  table, sorted by runtime): a table, not
+				  successive attempts - no new best, no jump,
+				  no stall is read from it */
 	const char *basis;     /* static: how speedup was computed */
 	const char *noise_src; /* static: where sigma came from */
+	int noise_kind;        /* KT_AN_NOISE_* */
+	size_t noise_n;        /* results sigma was estimated from (repeats:
+				  results in groups of unchanged code; spread:
+				  results reporting min/max) */
+	size_t noise_groups;   /* repeats: code states measured twice or more */
 	double sigma;          /* log-noise of one measurement */
 	double theta;          /* log threshold for a significant new best */
 	int strict_correct;    /* 1 when only correct:true counted */
 	int has_ref;           /* 1 when speedups are against a reference */
+	size_t n_results;      /* bench results of the series */
+	size_t n_correct;      /* ... checked correct (correct:true) */
+	size_t n_unchecked;    /* ... used although never checked */
 	size_t n_excluded;     /* incorrect or unusable bench events */
 	size_t n_incorrect;    /* ... of them correct:false */
 	size_t n_unknown;      /* ... correctness unknown where others of
 				  the series say correct:true */
 	size_t n_notime;       /* ... correct, without a usable time or
 				  speedup */
+	size_t n_unparsed;     /* ... benchmark output no time was read from */
+	size_t n_newbest;      /* points above the threshold */
+	size_t n_nochange;     /* ... of them with no change before them */
 } kt_an_series;
 
 /*
- * Build the speedup series of r: speedup = reported speedup, or reference /
- * kernel time, or (without any reference) first correct time / time, per
- * workload; bench events sharing a parent tool call are one measurement
- * (geometric mean).  Noise: pooled 1.4826*MAD of log time over repeats of one
- * source hash; else recorded min/max spread (range/4); else the lower
- * quartile of successive differences (shrunk toward the default); else
- * o->sigma_default.  theta = max(ln min_gain, z * sigma * sqrt 2).  A new
- * best counts when it is above the plateau level (median of the plateau's
- * points within theta of the best) by theta (max(2 theta, ln 1.2) while
- * the run's first plateau has one point) and one of the next 3
- * measurements confirms it.  out->pt is malloc'ed; release with
- * kt_an_series_free().  Errors: KT_ENOMEM.
+ * Build the series o->workload (a key of kt_an_series_keys; NULL: every
+ * result) of r (FORMAT.md "Measurement model").  Value: the recorded
+ * speedup, or reference / kernel time, or (no reference in the series)
+ * first time / time.  Results of one tool call are one point (geometric
+ * mean); a sweep is one point, compared with the running best sweep
+ * scenario by scenario (mean log ratio over the scenarios both measured).
+ * Correctness: false never counts; not checked counts only when nothing
+ * of the series was checked or o->assume_correct.  Noise, in order:
+ * pooled SD of log value over repeats of unchanged code (same source
+ * hash or candidate, per scenario; 2+ degrees of freedom), the
+ * reported spread (median ln(max/min)/4, at most 0.1, when half the points
+ * report it), o->sigma_default; never differences between candidates;
+ * never below o->sigma_floor.  theta = max(ln min_gain, z * sigma *
+ * sqrt 2).  A point is a new best when its gain over the running best
+ * exceeds theta, and a jump when in addition an edit (or a change of
+ * candidate / source hash) lies between it and the measurement before
+ * (runs that record no edit and no code identity: assumed).  out->pt is
+ * malloc'ed; release with kt_an_series_free().  Errors: KT_ENOMEM.
  */
 int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		       kt_an_series *out);
@@ -295,22 +411,29 @@ void kt_an_series_free(kt_an_series *s);
 
 /* Why kt_an_series_build left measurement r->m[i] out of series se
  * (built with o): KT_AN_EX_NONE when it is used or belongs to another
- * workload than o->workload, KT_AN_EX_INCORRECT (correct:false),
- * KT_AN_EX_UNKNOWN (no verdict where others of the series say correct),
- * KT_AN_EX_NOTIME (correct, without a usable time or speedup).  These
- * are the reasons counted in se->n_incorrect, n_unknown and n_notime. */
+ * series than o->workload, KT_AN_EX_INCORRECT (correct:false),
+ * KT_AN_EX_UNKNOWN (not checked where others of the series say correct,
+ * without --assume-correct), KT_AN_EX_NOTIME (without a usable time or
+ * speedup), KT_AN_EX_UNPARSED (benchmark output no time was read from).
+ * These are the reasons counted in se->n_incorrect, n_unknown, n_notime
+ * and n_unparsed. */
 enum { KT_AN_EX_NONE = 0, KT_AN_EX_INCORRECT, KT_AN_EX_UNKNOWN,
-       KT_AN_EX_NOTIME };
+       KT_AN_EX_NOTIME, KT_AN_EX_UNPARSED };
 int kt_an_meas_excluded(const kt_an_run *r, const kt_an_series *se,
 			const kt_an_opts *o, size_t i);
 
 /*
- * The distinct workloads of r's bench results (kt_an_meas.workload, ""
- * for none), in order of first appearance.  *out is a malloc'ed array of
+ * The distinct series keys of r's bench results (kt_an_meas.key, "" for
+ * none), in order of first appearance.  *out is a malloc'ed array of
  * pointers into r (caller frees the array only; NULL when *n == 0).
  * Errors: KT_ENOMEM.
  */
 int kt_an_workloads(const kt_an_run *r, const char ***out, size_t *n);
+
+/* Bench results of r that looked like a benchmark but gave no time
+ * (kt_an_meas.unparsed); their event seqs go to seqs[0..max) when seqs is
+ * not NULL.  Returns the count. */
+size_t kt_an_unparsed(const kt_an_run *r, uint64_t *seqs, size_t max);
 
 /* ---- blame ------------------------------------------------------------------ */
 typedef struct kt_an_cand {
@@ -338,16 +461,32 @@ typedef struct kt_an_jump {
 	int artifact;          /* edits touch a benchmark/timing harness */
 	uint64_t anchor_seq;   /* first responsible edit (or first event after
 				  p_prev) */
+	double p_any_question; /* combined share of all candidate questions
+				  against the agent alone */
 } kt_an_jump;
 
 typedef struct kt_an_blame {
 	kt_an_series series;
 	kt_an_jump *jump;
 	size_t njump;
-	/* permutation baseline for the whole claim */
+	/* the run test (analyze/runtest.c): do gains follow questions more
+	 * closely than questions placed at random? */
 	size_t nquestions;     /* question positions used */
-	double s_obs;          /* sum over jumps of max exp(-lag/tau) */
-	double p_random, p_shift, p_value; /* p_value = max of both */
+	size_t n_newbest;      /* new bests of the series used (every point
+				  above the running best) */
+	double s_obs;          /* sum over new bests of ln(gain) *
+				  exp(-lag/tau_calls) to the nearest question
+				  within window_calls before the change */
+	double p_random;       /* randomized p, questions placed uniformly at
+				  random over tool-call positions; -1 when
+				  not computed (permutations 0, no question
+				  or no new best) */
+	double p_shift;        /* the same under a circular shift of every
+				  question position (reported, not combined) */
+	double p_value;        /* = p_random */
+	double s_null_mean, s_null_sd; /* of S over the random placements
+				  (effect size: s_obs / s_null_mean); -1 when
+				  not computed */
 	int permutations;
 	uint64_t seed;
 } kt_an_blame;
@@ -395,17 +534,32 @@ typedef struct kt_an_stall {
 	long claim_ev;            /* an agent message stating it, -1 */
 	long ended_by_jump;       /* index into the b->jump it was found
 				     with (so the jump numbering of that
-				     workload's series), -1 */
-	size_t n_incorrect, n_unknown, n_notime; /* bench results of the
-				     stretch (seq_first..seq_last) left out
-				     of the series, by kt_an_meas_excluded
-				     reason */
+				     series), -1 */
+	int ended;                /* KT_AN_STALL_* */
+	double gain;              /* running best at the end of the stretch
+				     over the one at its start (< threshold) */
+	size_t n_incorrect, n_unknown, n_notime, n_unparsed; /* bench
+				     results of the stretch (seq_first..
+				     seq_last) left out of the series, by
+				     kt_an_meas_excluded reason */
 } kt_an_stall;
+
+/* How a stall ended. */
+enum { KT_AN_STALL_JUMP = 0, /* a jump */
+       KT_AN_STALL_GAIN,     /* the running best crept above the
+				threshold without one jump (small gains or
+				a new best with no change) */
+       KT_AN_STALL_END };    /* still stalled at the end of the run */
 
 /*
  * Stretches of >= o->stall_rounds measurements (or >= o->stall_calls tool
- * calls and 2 measurements) without a significant new best, from b's
- * series.  *out is malloc'ed (caller frees).  Errors: KT_ENOMEM.
+ * calls and 2 measurements) of b's series (one series: successive attempts
+ * at one key; a sweep series counts sweeps) in which the running best
+ * grows by no more than the threshold, in total.  A stretch ends at a
+ * jump, or where small gains add up to more than the threshold (a run
+ * that improved is not stalled).  Utilization claims are kept apart by
+ * resource (kt_an_claims: a memory claim with a memory figure).  *out is
+ * malloc'ed (caller frees).  Errors: KT_ENOMEM.
  */
 int kt_an_stalls(const kt_an_run *r, const kt_an_blame *b,
 		 const kt_an_opts *o, kt_an_stall **out, size_t *n);
@@ -482,6 +636,18 @@ int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n);
  */
 double kt_an_suggest_fit(int stuck, int claim, int profiled, const char *text,
 			 int layer, unsigned flags);
+
+/* kt_an_suggest_fit, and in *why (may be NULL) why an entry is never
+ * suggested: KT_AN_SUG_NOT_QUESTION (an instruction: no question
+ * sentence), KT_AN_SUG_NO_LAYER (no system layer and no bound challenge),
+ * KT_AN_SUG_SAME_LAYER (the stuck layer itself, no bound challenge), or
+ * KT_AN_SUG_FITS when the fit is >= 0.  `questions suggest` counts these
+ * to say why nothing fits. */
+enum { KT_AN_SUG_FITS = 0, KT_AN_SUG_NOT_QUESTION, KT_AN_SUG_NO_LAYER,
+       KT_AN_SUG_SAME_LAYER, KT_AN_SUG_NREASONS };
+double kt_an_suggest_fit_why(int stuck, int claim, int profiled,
+			     const char *text, int layer, unsigned flags,
+			     int *why);
 
 /* Estimated and exact Jaccard of two texts' shingles (tests). */
 double kt_an_jaccard_text(const char *a, const char *b, double *minhash_est);

@@ -1,46 +1,28 @@
 /*
  * blame.c - speedup jumps, their edits, the question (or the agent alone)
- * behind them, a permutation baseline, and stalls.
+ * behind them, and stalls.
  *
  * Algorithm: ../shared/research/analysis.md 2.6 (a)-(d) and 2.7.
  *  (a) a new best counts when log(s) - log(best) > theta (series.c);
  *      accepted increments within merge_rounds measurements with no question
- *      between them merge into one jump; gain = after / before.
+ *      between them merge into one jump unless an edit lies between and the
+ *      later increment clears max(2 theta, ln 1.2) by itself (a distinct
+ *      change is a distinct jump); gain = after / before.  A jump needs an edit in a
+ *      run that records edits, and a gain of at least min_gain.
  *  (b) passive bracketing: E* = edits between the last measurement below
  *      and the first above each increment.
  *  (c) candidates: questions after the previous landing, before the last
- *      edit of E*, within window_calls tool calls.  raw(q) = w_lag *
- *      (0.1 + 0.5 min(1, overlap/0.5) + 0.15 layer_match + 0.1 relocation
- *      + 0.25 uptake), w_lag = exp(-calls/tau_calls) * exp(-min/tau_min);
- *      normalized together with the "agent alone" prior w_self.  The
- *      weights are the 2.6(c)3 defaults with the constant lowered so that a
- *      question nobody took up cannot beat the agent alone on lag only.
- *  (d) S = sum over jumps of max exp(-lag/tau_calls) of questions within
- *      window_calls before the jump's first edit; nulls: random
- *      non-question messages in the question slots, and a circular shift of
- *      all question positions (arXiv 2512.17372); p = (1 + #{S0 >= S}) /
- *      (N + 1), seeded splitmix64 so output is reproducible.
+ *      edit of E*, within window_calls tool calls, each scored on lag,
+ *      overlap, uptake, layer match and relocation and weighed together
+ *      against the agent alone (attrib.c).
+ *  (d) the run test: runtest.c.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "an_int.h"
-
-/* splitmix64 (Steele, Lea, Flood 2014; public domain reference code) */
-static uint64_t sm64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rnd_below(uint64_t *s, uint64_t n)
-{
-	return n ? sm64(s) % n : 0;
-}
 
 int kt_an_is_question_ev(const kt_an_run *r, size_t i)
 {
@@ -174,18 +156,21 @@ static const char *plan_markers[] = {
 	"next", "strategy", "root cause", "improve", "optimiz", "reduce",
 	"改为", "应该", "尝试", "瓶颈", "打算", "计划", "试试", "优化", NULL};
 
+/* Whether t states a plan; markers are matched on a lowercased copy of the
+ * first 4 KiB ("I will", "Let's" at a sentence start). */
 static int plan_like(const char *t)
 {
+	char low[4096];
 	size_t n = strlen(t);
 
+	if (n >= sizeof(low))
+		n = sizeof(low) - 1;
+	for (size_t i = 0; i < n; i++)
+		low[i] = (char)tolower((unsigned char)t[i]);
+	low[n] = 0;
 	for (int i = 0; plan_markers[i]; i++)
-		if (memmem(t, n, plan_markers[i], strlen(plan_markers[i])))
+		if (memmem(low, n, plan_markers[i], strlen(plan_markers[i])))
 			return 1;
-	/* case-insensitive for the first letters of English markers */
-	if (!strncmp(t, "Hypothesis", 10) || !strncmp(t, "Plan", 4) ||
-	    !strncmp(t, "I think", 7) || !strncmp(t, "Let", 3) ||
-	    !strncmp(t, "Next", 4) || !strncmp(t, "Try", 3))
-		return 1;
 	return 0;
 }
 
@@ -241,6 +226,15 @@ static int question_between(const kt_an_run *r, uint64_t a, uint64_t b)
 	return 0;
 }
 
+static int edit_between(const kt_an_run *r, uint64_t a, uint64_t b)
+{
+	for (size_t i = kt_an_run_lower(r, a + 1); i < r->nev &&
+	     r->ev[i].seq < b; i++)
+		if (r->ev[i].kind == KT_KIND_EDIT)
+			return 1;
+	return 0;
+}
+
 static int layer_of_agent_before(const kt_an_run *r, size_t qi)
 {
 	struct buf b = {.limit = 8192};
@@ -283,6 +277,95 @@ static int profiler_after(kt_store *s, const kt_an_run *r, const kt_an_ev *q,
 			     prof_cb, &p) == 1;
 }
 
+/* Whether the agent's first message after event qi (a question, or the
+ * last measurement after it) is plan-like and the first responsible edit
+ * after qi follows with no human message in between (the agent answered q
+ * with what it then did). */
+static int answered_by_plan(const kt_an_run *r, size_t qi, const kt_an_jump *j)
+{
+	size_t first = SIZE_MAX;
+	int said = 0;
+
+	for (size_t i = 0; i < j->nedits; i++)
+		if (j->edits[i] > qi) {
+			first = j->edits[i];
+			break;
+		}
+	for (size_t i = qi + 1; i < r->nev && i < first; i++) {
+		const kt_an_ev *e = &r->ev[i];
+
+		if (e->kind == KT_KIND_MESSAGE && e->human && !e->meta)
+			return 0;
+		if (!said && is_agent_text(e) && *e->text) {
+			if (!plan_like(e->text))
+				return 0;
+			said = 1;
+		}
+	}
+	return said && first != SIZE_MAX;
+}
+
+/*
+ * The agent alone's weight for jump j: o->w_self, +0.3 when the agent
+ * states a plan of its own after the latest candidate question and before
+ * the last responsible edit (last_seq) that shares no words with any
+ * question.  The first agent message after that question is its answer
+ * to it (in other words than the question's, often), not a plan of its
+ * own, and is skipped; so are acknowledgements ("you're right, ...").
+ */
+static int self_plan(const kt_an_run *r, const kt_an_jump *j, uint64_t last_seq,
+		     double *self)
+{
+	size_t latest = 0, i;
+	int answered = 0;
+	long li = kt_an_run_find(r, last_seq);
+
+	for (size_t ci = 0; ci < j->ncand; ci++)
+		if (j->cand[ci].ev >= latest)
+			latest = j->cand[ci].ev;
+	for (i = latest + 1; j->ncand && li >= 0 && i < (size_t)li; i++) {
+		const kt_an_ev *e = &r->ev[i];
+		uint64_t *tm = NULL;
+		size_t ntm = 0;
+		int indep = 1;
+
+		if (!is_agent_text(e) || !*e->text)
+			continue;
+		if (!answered) {
+			answered = 1;
+			continue;
+		}
+		if (!plan_like(e->text))
+			continue;
+		for (int a = 0; ack_phrases[a] && indep; a++)
+			if (strstr(e->text, ack_phrases[a]))
+				indep = 0;
+		if (!indep)
+			continue;
+		if (kt_an_tokens(e->text, strlen(e->text), &tm, &ntm))
+			return KT_ENOMEM;
+		for (size_t ci = 0; ci < j->ncand && indep; ci++) {
+			const char *qt = r->ev[j->cand[ci].ev].text;
+			uint64_t *tq = NULL;
+			size_t ntq = 0;
+
+			if (kt_an_tokens(qt, strlen(qt), &tq, &ntq)) {
+				free(tm);
+				return KT_ENOMEM;
+			}
+			if (kt_an_containment(tq, ntq, tm, ntm) >= 0.15)
+				indep = 0;
+			free(tq);
+		}
+		free(tm);
+		if (indep) {
+			*self += 0.3;
+			break;
+		}
+	}
+	return KT_OK;
+}
+
 static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		     const kt_an_series *se, kt_an_jump *j, uint64_t lower)
 {
@@ -293,7 +376,6 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 	int rc = KT_ENOMEM;
 	uint64_t *tr = NULL;
 	size_t ntr = 0;
-	double sum;
 
 	/* E*: edits between the measurement before and each increment */
 	for (size_t p = j->p_land; p <= j->p_last; p++) {
@@ -407,24 +489,37 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		free(words.p);
 	}
 	/* score every candidate */
-	sum = o->w_self;
 	for (size_t ci = 0; ci < j->ncand; ci++) {
 		kt_an_cand *c = &j->cand[ci];
 		const kt_an_ev *q = &r->ev[c->ev];
 		uint64_t *tq = NULL;
 		size_t ntq = 0, agent_msgs = 0;
-		double wl;
+		size_t from;
+		int acted = 0; /* taken up in words or deeds, not only by
+				  a profiler run that may have been planned
+				  anyway */
 
 		free(resp.p);
 		memset(&resp, 0, sizeof(resp));
 		resp.limit = 65536;
+		/* a measurement between q and the change means the agent's
+		 * first answer to q was tried and measured already: q is judged
+		 * on what the agent said and did after that measurement */
+		from = c->ev;
 		for (i = c->ev + 1; i < r->nev && r->ev[i].seq < land_seq; i++) {
+			if (r->ev[i].kind == KT_KIND_EDIT && j->nedits &&
+			    i >= j->edits[0])
+				break;
+			if (r->ev[i].kind == KT_KIND_BENCH)
+				from = i;
+		}
+		for (i = from + 1; i < r->nev && r->ev[i].seq < land_seq; i++) {
 			const kt_an_ev *e = &r->ev[i];
 
 			/* acting on it with no word in between is uptake too */
 			if (e->kind == KT_KIND_EDIT && !agent_msgs && !c->uptake &&
 			    j->nedits && i >= j->edits[0])
-				c->uptake = 0.5;
+				c->uptake = 0.5, acted = 1;
 			if (is_agent_text(e)) {
 				bput(&resp, e->text, strlen(e->text));
 				if (agent_msgs++ == 0) {
@@ -434,7 +529,7 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 
 					for (int a = 0; ack_phrases[a]; a++)
 						if (strstr(e->text, ack_phrases[a]))
-							c->uptake = 1;
+							c->uptake = 1, acted = 1;
 					if (kt_an_tokens(q->text, strlen(q->text),
 							 &tq, &ntq) ||
 					    kt_an_tokens(e->text, strlen(e->text),
@@ -444,13 +539,14 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 						goto out;
 					}
 					if (kt_an_containment(tq, ntq, ta, nta) >= 0.25)
-						c->uptake = 1;
+						c->uptake = 1, acted = 1;
 					free(ta);
 				}
 			}
 			if (e->kind == KT_KIND_TOOL_CALL && e->profiler &&
-			    e->call - q->call <= 3)
+			    e->call - q->call <= 3) {
 				c->uptake = 1;
+			}
 		}
 		/* runs loaded without tool call bodies: read the (at most 3)
 		 * calls after q here */
@@ -480,75 +576,23 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		if (c->layer_match &&
 		    layer_of_agent_before(r, c->ev) != c->layer)
 			c->relocation = 1;
-		wl = exp(-c->lag_calls / o->tau_calls);
-		if (c->lag_min >= 0)
-			wl *= exp(-c->lag_min / o->tau_min);
-		c->raw = wl * (0.1 + 0.5 * fmin(1.0, c->overlap / 0.5) +
-			       0.15 * c->layer_match + 0.1 * c->relocation +
-			       0.25 * c->uptake);
-		sum += c->raw;
+		/* the agent's first words after q state a plan and the change
+		 * follows before anyone speaks again: it acted on q even when
+		 * it did not repeat q's words */
+		if (c->uptake < 0.5 && answered_by_plan(r, from, j))
+			c->uptake = 0.5, acted = 1;
+		c->raw = kt_an_cand_raw(c, o, c->layer != KT_AN_L_NONE ||
+			(kt_an_text_flags(q->text, strlen(q->text)) &
+			 KT_AN_F_BOUND) || c->overlap >= 0.1 || acted);
 	}
-	/* the agent's own plan after the latest question, sharing nothing
-	 * with any question, speaks for the agent alone */
 	{
 		double self = o->w_self;
-		size_t latest = 0;
 
-		for (size_t ci = 0; ci < j->ncand; ci++)
-			if (j->cand[ci].ev > latest)
-				latest = j->cand[ci].ev;
-		li = kt_an_run_find(r, last_seq);
-		for (i = latest + 1; j->ncand && li >= 0 && i < (size_t)li; i++) {
-			const kt_an_ev *e = &r->ev[i];
-			uint64_t *tm = NULL;
-			size_t ntm = 0;
-			int indep = 1;
-
-			if (!is_agent_text(e) || !plan_like(e->text))
-				continue;
-			/* "you're right, ..." answers the question */
-			for (int a = 0; ack_phrases[a] && indep; a++)
-				if (strstr(e->text, ack_phrases[a]))
-					indep = 0;
-			if (!indep)
-				continue;
-			if (kt_an_tokens(e->text, strlen(e->text), &tm, &ntm))
-				goto out;
-			for (size_t ci = 0; ci < j->ncand && indep; ci++) {
-				const char *qt = r->ev[j->cand[ci].ev].text;
-				uint64_t *tq = NULL;
-				size_t ntq = 0;
-
-				if (kt_an_tokens(qt, strlen(qt), &tq, &ntq)) {
-					free(tm);
-					goto out;
-				}
-				if (kt_an_containment(tq, ntq, tm, ntm) >= 0.15)
-					indep = 0;
-				free(tq);
-			}
-			free(tm);
-			if (indep) {
-				self += 0.3;
-				break;
-			}
-		}
-		sum += self - o->w_self;
-		j->p_question = self / sum;
+		if ((rc = self_plan(r, j, last_seq, &self)))
+			goto out;
+		rc = KT_ENOMEM;
+		kt_an_decide(j, self);
 	}
-	j->question = -1;
-	for (size_t ci = 0; ci < j->ncand; ci++) {
-		kt_an_cand *c = &j->cand[ci];
-
-		c->p = c->raw / sum;
-		/* ties go to the later (closer) question: candidates are in
-		 * reverse order, so strict > keeps the first seen */
-		if (c->p > j->p_question) {
-			j->p_question = c->p;
-			j->question = (long)c->ev;
-		}
-	}
-	j->confidence = j->p_question / sqrt(j->nedits > 1 ? (double)j->nedits : 1.0);
 	/* the agent's own hypothesis right before the responsible edit */
 	{
 		/* agent alone: the last responsible edit (earlier ones in E*
@@ -590,249 +634,6 @@ out:
 	return rc;
 }
 
-/* S for question positions pos[0..n) against anchors (tool-call indexes):
- * positions are set in the bitmap bm (one bit per tool-call index), each
- * anchor takes the nearest set bit at most window_calls below it (a word
- * at a time), then the bits are cleared: O(n + anchors * W / 64) per
- * permutation.  ex[d] = exp(-d / tau_calls), precomputed. */
-static double stat_s(const uint32_t *anc, size_t na, const uint32_t *pos,
-		     size_t n, const kt_an_opts *o, uint64_t *bm,
-		     const double *ex)
-{
-	uint32_t w = (uint32_t)(o->window_calls < 0 ? 0 : o->window_calls);
-	double s = 0;
-
-	/* few anchors (the usual case): the nearest position of each
-	 * directly, no bitmap to fill and clear */
-	if (na <= 16) {
-		uint32_t best[16];
-
-		for (size_t a = 0; a < na; a++)
-			best[a] = UINT32_MAX;
-		for (size_t i = 0; i < n; i++)
-			for (size_t a = 0; a < na; a++) {
-				uint32_t d = anc[a] - pos[i];
-
-				if (pos[i] <= anc[a] && d <= w && d < best[a])
-					best[a] = d;
-			}
-		for (size_t a = 0; a < na; a++)
-			if (best[a] != UINT32_MAX)
-				s += ex[best[a]];
-		return s;
-	}
-
-	for (size_t i = 0; i < n; i++)
-		bm[pos[i] >> 6] |= 1ull << (pos[i] & 63);
-	for (size_t a = 0; a < na; a++) {
-		uint32_t x = anc[a], lo = x > w ? x - w : 0;
-		size_t wi = x >> 6;
-		/* bits 0..x%64 of the anchor's word */
-		uint64_t m = bm[wi] & (~0ull >> (63 - (x & 63)));
-
-		for (;;) {
-			if (wi == lo >> 6)
-				m &= ~0ull << (lo & 63);
-			if (m) {
-				uint32_t p = (uint32_t)(wi * 64 + 63 -
-							(size_t)__builtin_clzll(m));
-
-				s += ex[x - p];
-				break;
-			}
-			if (wi == lo >> 6)
-				break;
-			m = bm[--wi];
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		bm[pos[i] >> 6] &= ~(1ull << (pos[i] & 63));
-	return s;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Distance from x down to the nearest of the positions q[0..n) (sorted)
- * shifted circularly by off (y = (q + off) mod len, 0 < off < len or
- * off = len = 1) that is <= x; UINT32_MAX when none.  The positions that
- * do not wrap (q <= x - off) all lie above those that do. */
-static uint32_t shift_nearest(const uint32_t *q, size_t n, uint32_t x,
-			      uint32_t off, uint32_t len)
-{
-	uint32_t t = x >= off ? x - off : x + len - off;
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) { /* q[lo..] > t */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (q[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (x >= off) {
-		if (lo)
-			return x - (q[lo - 1] + off);
-		if (n && q[n - 1] >= len - off)
-			return x - (q[n - 1] + off - len);
-		return UINT32_MAX;
-	}
-	if (lo && q[lo - 1] >= len - off)
-		return x - (q[lo - 1] + off - len);
-	return UINT32_MAX;
-}
-
-/* x % d for d > 0, exactly, with m = UINT64_MAX / d precomputed: the
- * product estimate of x / d is at most 2 short, so at most two
- * corrections (division by an invariant integer through multiplication,
- * Granlund & Montgomery, PLDI 1994; a division was the costliest step of
- * a permutation). */
-static uint64_t fastmod(uint64_t x, uint64_t d, uint64_t m)
-{
-	uint64_t q = (uint64_t)(((unsigned __int128)x * m) >> 64),
-		 rem = x - q * d;
-
-	while (rem >= d)
-		rem -= d;
-	return rem;
-}
-
-static int permutation(const kt_an_run *r, const kt_an_opts *o,
-		       kt_an_blame *b)
-{
-	uint64_t *inv = NULL;
-	uint32_t *qs = NULL, *best = NULL, w = (uint32_t)(o->window_calls < 0 ?
-							0 : o->window_calls);
-	unsigned char *cov = NULL;
-	uint32_t *anc = NULL, *qp = NULL, *mp = NULL;
-	uint64_t *bm = NULL;
-	double *ex = NULL;
-	size_t nex;
-	size_t nq = 0, nm = 0, i;
-	uint64_t st = o->seed;
-	int rc = KT_ENOMEM, ge_r = 0, ge_s = 0;
-
-	b->p_random = b->p_shift = b->p_value = 1.0;
-	b->permutations = o->permutations;
-	b->seed = o->seed;
-	anc = calloc(b->njump + 1, sizeof(*anc));
-	qp = calloc(r->nev + 1, sizeof(*qp));
-	mp = calloc(r->nev + 1, sizeof(*mp));
-	bm = calloc((size_t)r->ncalls / 64 + 2, sizeof(*bm));
-	/* lags never exceed the window nor the number of calls */
-	nex = (size_t)(o->window_calls < 0 ? 0 : o->window_calls);
-	if (nex > r->ncalls)
-		nex = r->ncalls;
-	ex = malloc((nex + 1) * sizeof(*ex));
-	if (!anc || !qp || !mp || !bm || !ex)
-		goto out;
-	for (i = 0; i <= nex; i++)
-		ex[i] = exp(-(double)i / o->tau_calls);
-	for (i = 0; i < b->njump; i++)
-		anc[i] = kt_an_calls_at(r, b->jump[i].anchor_seq);
-	for (i = 0; i < r->nev; i++) {
-		if (kt_an_is_question_ev(r, i))
-			qp[nq++] = r->ev[i].call;
-		else if (r->ev[i].kind == KT_KIND_MESSAGE && !r->ev[i].meta)
-			mp[nm++] = r->ev[i].call;
-	}
-	b->nquestions = nq;
-	b->s_obs = stat_s(anc, b->njump, qp, nq, o, bm, ex);
-	if (!b->njump || !nq || o->permutations <= 0) {
-		rc = KT_OK;
-		goto out;
-	}
-	inv = calloc(nq, sizeof(*inv));
-	if (!inv)
-		goto out;
-	for (i = 0; i < nq && nm > i; i++)
-		inv[i] = UINT64_MAX / (nm - i);
-	qs = malloc(nq * sizeof(*qs));
-	best = malloc(b->njump * sizeof(*best));
-	cov = calloc((size_t)r->ncalls + 1, 1);
-	if (!qs || !best || !cov)
-		goto out;
-	/* the tool-call indexes some anchor's window covers */
-	for (i = 0; i < b->njump; i++)
-		for (uint32_t d = 0; d <= w && d <= anc[i]; d++)
-			cov[anc[i] - d] = 1;
-	memcpy(qs, qp, nq * sizeof(*qs));
-	qsort(qs, nq, sizeof(*qs), cmp_u32);
-	for (int p = 0; p < o->permutations; p++) {
-		/* null 1: the question slots go to random non-question messages */
-		if (nm >= nq) {
-			double sr = 0;
-
-			for (size_t a = 0; a < b->njump; a++)
-				best[a] = UINT32_MAX;
-			for (i = 0; i < nq; i++) {
-				/* partial Fisher-Yates on mp (the order left
-				 * behind is as random as the one before) */
-				size_t k = i + (size_t)fastmod(sm64(&st), nm - i,
-							       inv[i]);
-				uint32_t t = mp[i], v = mp[k];
-
-				mp[i] = v;
-				mp[k] = t;
-				/* stat_s, fused: most draws are in no window */
-				if (!cov[v])
-					continue;
-				for (size_t a = 0; a < b->njump; a++) {
-					uint32_t d = anc[a] - v;
-
-					if (v <= anc[a] && d <= w && d < best[a])
-						best[a] = d;
-				}
-			}
-			for (size_t a = 0; a < b->njump; a++)
-				if (best[a] != UINT32_MAX)
-					sr += ex[best[a]];
-			if (sr >= b->s_obs - 1e-12)
-				ge_r++;
-		} else {
-			ge_r++; /* too few messages to swap with: no evidence */
-		}
-		/* null 2: circular shift of every question position; the
-		 * nearest shifted position below each anchor is found by
-		 * binary search in the sorted positions (the same S as
-		 * stat_s on the shifted list) */
-		{
-			uint32_t len = r->ncalls + 1,
-				 off = 1 + (uint32_t)rnd_below(&st, len > 1 ? len - 1 : 1);
-			double sh = 0;
-
-			for (size_t a = 0; a < b->njump; a++) {
-				uint32_t d = shift_nearest(qs, nq, anc[a], off, len);
-
-				if (d <= w)
-					sh += ex[d];
-			}
-			if (sh >= b->s_obs - 1e-12)
-				ge_s++;
-		}
-	}
-	b->p_random = (1.0 + ge_r) / (o->permutations + 1.0);
-	b->p_shift = (1.0 + ge_s) / (o->permutations + 1.0);
-	b->p_value = fmax(b->p_random, b->p_shift);
-	rc = KT_OK;
-out:
-	free(anc);
-	free(qp);
-	free(mp);
-	free(bm);
-	free(ex);
-	free(inv);
-	free(qs);
-	free(best);
-	free(cov);
-	return rc;
-}
-
 int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		    kt_an_blame *out)
 {
@@ -850,9 +651,14 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			continue;
 		if (out->njump) {
 			j = &out->jump[out->njump - 1];
+			/* distinct changes measured one after the other are
+			 * two jumps: only a re-measurement of the same code
+			 * (no edit in between) merges */
 			if (i - j->p_last <= (size_t)o->merge_rounds &&
 			    !question_between(r, se->pt[j->p_last].seq,
-					      se->pt[i].seq)) {
+					      se->pt[i].seq) &&
+			    !edit_between(r, se->pt[j->p_last].seq,
+					  se->pt[i].seq)) {
 				j->p_last = i;
 				j->after = se->pt[i].best;
 				j->gain = j->after / j->before;
@@ -881,7 +687,25 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		if (rc)
 			goto fail;
 	}
-	rc = permutation(r, o, out);
+	/* no jump without a change: in a run that records edits, a new best
+	 * with no edit since the measurement before is the same code measured
+	 * again (noise); nor one whose gain ended under --min-gain */
+	{
+		size_t w = 0;
+
+		for (size_t k = 0; k < out->njump; k++) {
+			kt_an_jump *j = &out->jump[k];
+
+			if ((r->ned && !j->nedits) || j->gain < o->min_gain) {
+				free(j->edits);
+				free(j->cand);
+				continue;
+			}
+			out->jump[w++] = *j;
+		}
+		out->njump = w;
+	}
+	rc = kt_an_runtest(r, o, out);
 	if (rc)
 		goto fail;
 	return KT_OK;
@@ -947,181 +771,4 @@ void kt_an_blame_free(kt_an_blame *b)
 	b->jump = NULL;
 	b->njump = 0;
 	kt_an_series_free(&b->series);
-}
-
-/* ---- stalls (analysis.md 2.7) ------------------------------------------------------ */
-struct claimtab {
-	struct {
-		const char *key;
-		int count;
-		double lo, hi;
-		long ev;
-	} c[16];
-	int n;
-	long cur_ev;
-	const char *seen[16];
-	int nseen;
-};
-
-static void claim_cb(const char *key, double pct, void *arg)
-{
-	struct claimtab *t = arg;
-	int i;
-
-	for (i = 0; i < t->nseen; i++)
-		if (t->seen[i] == key)
-			break;
-	for (int k = 0; k < t->n; k++)
-		if (t->c[k].key == key) {
-			if (i == t->nseen)
-				t->c[k].count++; /* once per message */
-			if (pct >= 0) {
-				if (t->c[k].lo < 0 || pct < t->c[k].lo)
-					t->c[k].lo = pct;
-				if (pct > t->c[k].hi)
-					t->c[k].hi = pct;
-			}
-			goto seen;
-		}
-	if (t->n < 16) {
-		t->c[t->n].key = key;
-		t->c[t->n].count = 1;
-		t->c[t->n].lo = pct;
-		t->c[t->n].hi = pct;
-		t->c[t->n].ev = t->cur_ev;
-		t->n++;
-	}
-seen:
-	if (i == t->nseen && t->nseen < 16)
-		t->seen[t->nseen++] = key;
-}
-
-int kt_an_stalls(const kt_an_run *r, const kt_an_blame *b,
-		 const kt_an_opts *o, kt_an_stall **out, size_t *nout)
-{
-	const kt_an_series *se = &b->series;
-	kt_an_stall *v = NULL;
-	size_t n = 0, start = 0;
-
-	*out = NULL;
-	*nout = 0;
-	for (size_t k = 0; k <= b->njump && se->n; k++) {
-		size_t last = k < b->njump ? b->jump[k].p_land - 1 : se->n - 1;
-		size_t len = last >= start ? last - start + 1 : 0;
-		uint32_t calls = len ? se->pt[last].call - se->pt[start].call : 0;
-
-		if (len >= (size_t)o->stall_rounds ||
-		    (len >= 2 && calls >= (uint32_t)o->stall_calls)) {
-			kt_an_stall *nv = realloc(v, (n + 1) * sizeof(*nv)), *st;
-			struct claimtab ct;
-			struct buf tx = {.limit = 65536};
-			size_t mfirst;
-			uint64_t from = start ? se->pt[start - 1].seq : 0,
-				 to = k < b->njump ?
-				      se->pt[b->jump[k].p_land].seq : UINT64_MAX;
-			long li;
-
-			/* a workload's first stall starts after the last
-			 * result of another workload before it: what the agent
-			 * said about the problem before is not this stall */
-			for (size_t mi = se->pt[0].meas; !start && o->workload &&
-			     mi-- > 0;)
-				if (strcmp(r->m[mi].workload, o->workload)) {
-					from = r->ev[r->m[mi].ev].seq;
-					break;
-				}
-			li = kt_an_run_find(r, from);
-
-			if (!nv) {
-				free(v);
-				return KT_ENOMEM;
-			}
-			v = nv;
-			st = &v[n++];
-			memset(st, 0, sizeof(*st));
-			memset(&ct, 0, sizeof(ct));
-			st->p_first = start;
-			st->p_last = last;
-			st->length = len;
-			st->calls = calls;
-			st->seq_first = se->pt[start].seq;
-			st->seq_last = se->pt[last].seq;
-			st->ended_by_jump = k < b->njump ? (long)k : -1;
-			st->claim_ev = -1;
-			/* what the series left out there, up to the jump that
-			 * ended it, and why: the measurements (in seq order)
-			 * from the first after `from` (binary search) */
-			{
-				size_t lo = 0, hi = r->nm;
-				uint64_t lo_seq = start ? st->seq_first : from + 1;
-
-				while (lo < hi) {
-					size_t mid = lo + (hi - lo) / 2;
-
-					if (r->ev[r->m[mid].ev].seq < lo_seq)
-						lo = mid + 1;
-					else
-						hi = mid;
-				}
-				mfirst = lo;
-			}
-			for (size_t mi = mfirst; mi < r->nm &&
-			     r->ev[r->m[mi].ev].seq < to; mi++) {
-				switch (kt_an_meas_excluded(r, se, o, mi)) {
-				case KT_AN_EX_INCORRECT: st->n_incorrect++; break;
-				case KT_AN_EX_UNKNOWN: st->n_unknown++; break;
-				case KT_AN_EX_NOTIME: st->n_notime++; break;
-				}
-			}
-			for (size_t i = li < 0 ? 0 : (size_t)li;
-			     i < r->nev && r->ev[i].seq <= st->seq_last; i++) {
-				const kt_an_ev *e = &r->ev[i];
-
-				if (e->seq <= from && from)
-					continue;
-				if (!(is_agent_text(e) ||
-				      (e->kind == KT_KIND_NOTE && e->text)))
-					continue;
-				bput(&tx, e->text, strlen(e->text));
-				ct.cur_ev = (long)i;
-				ct.nseen = 0;
-				kt_an_claims(e->text, strlen(e->text), claim_cb, &ct);
-			}
-			if (tx.err) {
-				free(tx.p);
-				free(v);
-				return KT_ENOMEM;
-			}
-			st->layer = tx.p ? kt_an_layer_of(tx.p, tx.n, NULL) : 0;
-			free(tx.p);
-			{
-				int bi = -1;
-
-				for (int c = 0; c < ct.n; c++)
-					if (bi < 0 || ct.c[c].count > ct.c[bi].count)
-						bi = c;
-				if (bi >= 0) {
-					st->claim_count = ct.c[bi].count;
-					st->claim_ev = ct.c[bi].ev;
-					if (ct.c[bi].lo < 0)
-						snprintf(st->claim, sizeof(st->claim),
-							 "%s", ct.c[bi].key);
-					else if (ct.c[bi].hi - ct.c[bi].lo < 0.05)
-						snprintf(st->claim, sizeof(st->claim),
-							 "%s at %.1f %% of peak",
-							 ct.c[bi].key, ct.c[bi].lo);
-					else
-						snprintf(st->claim, sizeof(st->claim),
-							 "%s at %.1f-%.1f %% of peak",
-							 ct.c[bi].key, ct.c[bi].lo,
-							 ct.c[bi].hi);
-				}
-			}
-		}
-		if (k < b->njump)
-			start = b->jump[k].p_last;
-	}
-	*out = v;
-	*nout = n;
-	return KT_OK;
 }

@@ -616,6 +616,11 @@ static char *arena_dup(kt_an_run *r, const char *s, size_t n)
 	return d;
 }
 
+char *kt_an_arena_dup(kt_an_run *r, const char *s, size_t n)
+{
+	return arena_dup(r, s, n);
+}
+
 /* ---- loading ------------------------------------------------------------------ */
 struct loadctx {
 	kt_store *s;
@@ -624,7 +629,8 @@ struct loadctx {
 	size_t cap, mcap, ecap, tccap, pos;
 	char *tmp;          /* decoded strings of one payload */
 	size_t tmpcap;
-	const char *last_work;
+	const char *last_work, *last_scen, *last_metric, *last_base,
+		   *last_src, *last_cand;
 	int acted;          /* an assistant message was seen */
 #define QMEMO 16
 	struct qmemo {
@@ -643,15 +649,6 @@ struct loadctx {
 	int err;
 };
 
-static int has_q_cb(const char *s, size_t n, unsigned k, void *a)
-{
-	(void)s;
-	(void)n;
-	(void)k;
-	(void)a;
-	return 1;
-}
-
 int kt_an_profiler_payload(const char *p, size_t n)
 {
 	size_t pl = n < 512 ? n : 512;
@@ -668,7 +665,8 @@ static const char *const q_keys[] = {"text", "origin"};
 static const char *const edit_keys[] = {"path", "before", "after"};
 static const char *const bench_keys[] = {
 	"correct", "source_hash", "workload", "time_ms", "speedup",
-	"ref_time_ms", "min_ms", "max_ms", "n", "candidate_blob", "scenario"};
+	"ref_time_ms", "min_ms", "max_ms", "n", "candidate_blob", "scenario",
+	"metric", "baseline", "source", "candidate", "status"};
 
 /*
  * One payload, read either by the scanner or (when it refuses) by cJSON;
@@ -677,7 +675,7 @@ static const char *const bench_keys[] = {
 struct pl {
 	const char *const *keys;
 	int nkeys;
-	kt_an_jv f[12];
+	kt_an_jv f[16];
 	cJSON *j;
 	char *tmp;          /* scanner: decoded strings, payload_len + keys */
 	size_t tmpused, tmpcap;
@@ -955,7 +953,7 @@ static int has_question(struct loadctx *c, const char *t, size_t n)
 		if (m->text && m->h == h && m->n == n && !memcmp(m->text, t, n))
 			return m->q;
 	}
-	q = kt_an_questions_extract(t, n, has_q_cb, NULL) != 0;
+	q = kt_an_has_question(t, n);
 	m = &c->memo[c->memo_next++ % QMEMO];
 	m->text = t; /* in the arena: lives as long as the load */
 	m->n = n;
@@ -999,7 +997,7 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		rc = pl_open(c, e, edit_keys, 3, &p);
 		break;
 	case KT_KIND_BENCH:
-		rc = pl_open(c, e, bench_keys, 11, &p);
+		rc = pl_open(c, e, bench_keys, 16, &p);
 		break;
 	default:
 		return 0;
@@ -1035,6 +1033,7 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 			v->task = (unsigned char)kt_an_task_prompt(r->format,
 				!c->acted && !v->call, pl_input_source(&p, 4),
 				v->text, tl);
+		/* kt_an_human_question, with the answer memoized */
 		if (v->human && !v->meta && !v->task && v->text &&
 		    has_question(c, v->text, tl))
 			v->qorigin = KT_AN_QO_HUMAN;
@@ -1079,13 +1078,30 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		m->max_ms = pl_num(&p, 7);
 		m->n = (int)(pl_num(&p, 8) > 0 ? pl_num(&p, 8) : 0);
 		m->correct = cj == V_TRUE ? 1 : cj == V_FALSE ? 0 : -1;
+		const char *st = pl_str(&p, 15);
+
 		if (!h)
 			h = pl_str(&p, 9);
-		if (!w)
-			w = pl_str(&p, 10);
+		/* a declared candidate identifies the code as a hash does */
+		if (!h)
+			h = pl_str(&p, 14);
 		/* the lengths of the fixed buffers these once were */
 		src_key(h, 71, m->hkey);
-		if (!(m->workload = intern(c, w, 63, &c->last_work)))
+		m->sweep = -1;
+		m->key = "";
+		m->unparsed = st && !strcmp(st, "unparsed");
+		if (!(m->workload = intern(c, w, KT_AN_FIELD_MAX,
+					   &c->last_work)) ||
+		    !(m->scenario = intern(c, pl_str(&p, 10), KT_AN_FIELD_MAX,
+					   &c->last_scen)) ||
+		    !(m->metric = intern(c, pl_str(&p, 11), KT_AN_FIELD_MAX,
+					 &c->last_metric)) ||
+		    !(m->baseline = intern(c, pl_str(&p, 12), KT_AN_FIELD_MAX,
+					   &c->last_base)) ||
+		    !(m->source = intern(c, pl_str(&p, 13), KT_AN_FIELD_MAX,
+					 &c->last_src)) ||
+		    !(m->candidate = intern(c, pl_str(&p, 14), KT_AN_FIELD_MAX,
+					    &c->last_cand)))
 			goto out;
 		v->meas = (long)r->nm++;
 	}
@@ -1251,6 +1267,8 @@ int kt_an_run_load_ex(kt_store *s, const char *run, unsigned flags,
 		c.err = flush_edits(&c, UINT64_MAX);
 	if (c.err)
 		rc = c.err;
+	if (!rc)
+		rc = kt_an_series_keys(r, KT_AN_BY_DEFAULT);
 	if (rc)
 		goto out;
 	free(c.tmp);

@@ -646,29 +646,51 @@ static int any_question(const char *s, size_t n, unsigned kind, void *arg)
 	return 0;
 }
 
-double kt_an_suggest_fit(int stuck, int claim, int profiled, const char *text,
-			 int layer, unsigned flags)
+double kt_an_suggest_fit_why(int stuck, int claim, int profiled,
+			     const char *text, int layer, unsigned flags,
+			     int *why)
 {
 	unsigned kind = 0;
 	double fit = 0;
-	int bound = (flags & KT_AN_F_BOUND) != 0;
+	int bound = (flags & KT_AN_F_BOUND) != 0, w = KT_AN_SUG_FITS;
 
-	if (!text)
-		return -1;
+	if (!text) {
+		w = KT_AN_SUG_NOT_QUESTION;
+		goto no;
+	}
 	kt_an_questions_extract(text, strlen(text), any_question, &kind);
 	if (!kind)
 		kind = kt_an_question_kind(text, strlen(text));
-	if (!kind)
-		return -1; /* an instruction, not a question */
-	if (layer == KT_AN_L_NONE && !bound)
-		return -1; /* a request about nothing in the kernel */
-	if (layer == stuck && stuck != KT_AN_L_NONE && !bound)
-		return -1; /* more of what the agent is doing */
+	if (!kind) {
+		w = KT_AN_SUG_NOT_QUESTION; /* an instruction */
+		goto no;
+	}
+	if (layer == KT_AN_L_NONE && !bound) {
+		w = KT_AN_SUG_NO_LAYER; /* a request about nothing in the kernel */
+		goto no;
+	}
+	if (layer == stuck && stuck != KT_AN_L_NONE && !bound) {
+		w = KT_AN_SUG_SAME_LAYER; /* more of what the agent is doing */
+		goto no;
+	}
 	if (layer != stuck && layer != KT_AN_L_NONE)
 		fit += 0.5;
 	if (flags & KT_AN_F_RELOCATE)
 		fit += 0.2;
 	if (bound)
 		fit += claim ? 1.0 : !profiled ? 0.5 : 0.2;
+	if (why)
+		*why = w;
 	return fit;
+no:
+	if (why)
+		*why = w;
+	return -1;
+}
+
+double kt_an_suggest_fit(int stuck, int claim, int profiled, const char *text,
+			 int layer, unsigned flags)
+{
+	return kt_an_suggest_fit_why(stuck, claim, profiled, text, layer, flags,
+				     NULL);
 }

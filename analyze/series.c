@@ -1,23 +1,31 @@
 /*
- * series.c - the performance series of a run (loading: load.c).
+ * series.c - the performance series of one key of a run (keys and sweeps:
+ * measure.c; loading: load.c).  FORMAT.md "Measurement model" is the
+ * user's account of the rules here.
  *
- * Speedup basis (issue 4, analysis.md 2.6(a)): the recorded speedup or
- * reference time / kernel time; a run with no reference anywhere is taken
- * relative to its first correct result per workload.  Only correct results
- * count: when any bench of the run says correct:true, only those; when none
- * says anything (KernelAgent rounds carry no check), the unknown ones, but
- * never correct:false.
+ * Value (issue 4, analysis.md 2.6(a)): the recorded speedup or reference
+ * time / kernel time; a series with no reference is taken relative to its
+ * first usable result.  correct:false never counts; correctness not
+ * checked counts only when nothing of the series was checked (KernelAgent
+ * rounds, free text) or under --assume-correct, and is said so.
  *
- * Noise (analysis.md 2.6(a)2, Hoefler & Belli SC'15: robust, nonparametric):
- * 1. pooled 1.4826*MAD of log-speedup over repeats of one source hash;
- * 2. else the recorded spread, median over points of ln(max/min)/4 (the
+ * Noise (issue 15; Hoefler & Belli SC'15: noise is a property of the
+ * measurement, so it is read from measurements of the same thing):
+ * 1. pooled SD of the log value over repeats of unchanged code (one
+ *    source hash or candidate, per scenario), with at least 2 degrees of
+ *    freedom;
+ * 2. else the spread the results report, median of ln(max/min)/4 (the
  *    range rule for ~n>=20 repetitions), capped at 0.1;
- * 3. else, with >= 6 points, the lower quartile of |successive log
- *    differences| / 0.4506 (for d ~ N(0, 2 sigma^2) the 25th percentile of
- *    |d| is 0.3186*sqrt(2)*sigma); the lower quartile stays put when up to
- *    half of the steps are real changes (jumps, failed attempts);
- * 4. else o->sigma_default (2 %, the corpus-level default of 2.6(a)2).
- * The estimate never goes below o->sigma_floor.
+ * 3. else o->sigma_default (3 %: the top of the 1-3 % run-to-run noise of
+ *    warmed-up GPU timings; 2.6(a)2's corpus-level 2 % let 6 of 100
+ *    pure-noise planted runs at 3 % noise report a jump).
+ * Differences between successive candidates are never used: they hold
+ * the very changes being looked for (11-25 % "noise" on KernelAgent runs
+ * timed at 1-3 %).  The estimate never goes below o->sigma_floor.
+ *
+ * Gains are against the running best of the series, never against the
+ * measurement before: KernelAgent MatVec round 8 gains x2.07 over round
+ * 4's best, not x2.35 over round 7.
  */
 #include <math.h>
 #include <stdio.h>
@@ -30,7 +38,7 @@ void kt_an_opts_default(kt_an_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->min_gain = 1.05;
 	o->z = 3.0;
-	o->sigma_default = 0.02;
+	o->sigma_default = 0.03;
 	o->sigma_floor = 0.005;
 	o->merge_rounds = 2;
 	o->window_calls = 60;
@@ -41,6 +49,7 @@ void kt_an_opts_default(kt_an_opts *o)
 	o->permutations = 2000;
 	o->stall_rounds = 4;
 	o->stall_calls = 40;
+	o->series_by = KT_AN_BY_DEFAULT;
 }
 
 /* ---- series ------------------------------------------------------------------ */
@@ -98,260 +107,412 @@ static double median(double *v, size_t n)
 	return 0.5 * (a + b);
 }
 
-/* qsort has no context argument in C11: the series being sorted */
-static const kt_an_point *sort_pts;
-static const kt_an_run *sort_run;
-
-/* Groups of equal sources, members in point order (the order of groups
- * does not matter: only the pooled deviations do). */
-static int cmp_hash(const void *a, const void *b)
+/* ---- one result ------------------------------------------------------------- */
+static int in_series(const kt_an_meas *m, const kt_an_opts *o)
 {
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	const uint64_t *hx = sort_run->m[sort_pts[x].meas].hkey,
-		       *hy = sort_run->m[sort_pts[y].meas].hkey;
-
-	if (hx[0] != hy[0])
-		return hx[0] < hy[0] ? -1 : 1;
-	if (hx[1] != hy[1])
-		return hx[1] < hy[1] ? -1 : 1;
-	return x < y ? -1 : x > y;
+	return !o->workload || !strcmp(m->key, o->workload);
 }
 
-static int same_src(const kt_an_meas *a, const kt_an_meas *b)
+/* Log value of m: log speedup (recorded, or reference / kernel time) when
+ * the series has a reference, else -log time; 0 when unusable. */
+static int lval(const kt_an_meas *m, int has_ref, double *lv)
 {
-	return a->hkey[0] == b->hkey[0] && a->hkey[1] == b->hkey[1];
+	double v = -1;
+
+	if (has_ref) {
+		if (m->speedup > 0 && isfinite(m->speedup))
+			v = m->speedup;
+		else if (m->ref_ms > 0 && m->time_ms > 0)
+			v = m->ref_ms / m->time_ms;
+		if (!(v > 0 && isfinite(v) && v < 1e9))
+			return 0;
+		*lv = log(v);
+		return 1;
+	}
+	if (!(m->time_ms > 0 && isfinite(m->time_ms) && m->time_ms < 1e12))
+		return 0;
+	*lv = -log(m->time_ms);
+	return 1;
+}
+
+/* Why m is left out (KT_AN_EX_*), given whether the series has a check
+ * saying correct (strict) and a reference. */
+static int ex_reason(const kt_an_meas *m, int strict, int has_ref,
+		     const kt_an_opts *o)
+{
+	double lv;
+
+	if (m->unparsed)
+		return KT_AN_EX_UNPARSED;
+	if (m->correct == 0)
+		return KT_AN_EX_INCORRECT;
+	if (m->correct < 0 && strict && !o->assume_correct)
+		return KT_AN_EX_UNKNOWN;
+	return lval(m, has_ref, &lv) ? KT_AN_EX_NONE : KT_AN_EX_NOTIME;
+}
+
+/* ---- noise from repeats of unchanged code --------------------------------------- */
+/* qsort has no context argument in C11: the run being sorted */
+static const kt_an_run *sort_run;
+
+/* The code a result measured: its source hash or candidate; 0,0 when
+ * unknown.  Not its tool call: one script's output often holds several
+ * sizes under one label (vsla "GPU Benchmark" x3), which are no repeats. */
+static void code_id(const kt_an_run *r, const kt_an_meas *m, uint64_t id[2])
+{
+	(void)r;
+	id[0] = m->hkey[0];
+	id[1] = m->hkey[1];
+}
+
+static int cmp_code(const void *a, const void *b)
+{
+	const kt_an_meas *x = &sort_run->m[*(const size_t *)a],
+			 *y = &sort_run->m[*(const size_t *)b];
+	uint64_t ix[2], iy[2];
+	int c;
+
+	code_id(sort_run, x, ix);
+	code_id(sort_run, y, iy);
+	if (ix[0] != iy[0])
+		return ix[0] < iy[0] ? -1 : 1;
+	if (ix[1] != iy[1])
+		return ix[1] < iy[1] ? -1 : 1;
+	if ((c = strcmp(x->scenario, y->scenario)))
+		return c;
+	return x->ev < y->ev ? -1 : x->ev > y->ev;
+}
+
+/* Pooled SD of the log values lv[] (by result index) over groups of one
+ * code and scenario: sum of squared deviations from each group's mean over
+ * the degrees of freedom.  Returns the degrees of freedom (0: none). */
+static size_t pooled_sd(const kt_an_run *r, size_t *idx, size_t n,
+			const double *lv, double *sd, size_t *nres,
+			size_t *ngroups)
+{
+	double ss = 0;
+	size_t df = 0;
+
+	*nres = *ngroups = 0;
+	sort_run = r;
+	qsort(idx, n, sizeof(*idx), cmp_code);
+	for (size_t i = 0; i < n;) {
+		size_t e = i + 1;
+		uint64_t a[2], b[2];
+		double mean = 0;
+
+		code_id(r, &r->m[idx[i]], a);
+		for (; e < n; e++) {
+			code_id(r, &r->m[idx[e]], b);
+			if (a[0] != b[0] || a[1] != b[1] ||
+			    strcmp(r->m[idx[i]].scenario, r->m[idx[e]].scenario))
+				break;
+		}
+		if ((a[0] || a[1]) && e - i >= 2) {
+			for (size_t k = i; k < e; k++)
+				mean += lv[idx[k]];
+			mean /= (double)(e - i);
+			for (size_t k = i; k < e; k++)
+				ss += (lv[idx[k]] - mean) * (lv[idx[k]] - mean);
+			df += e - i - 1;
+			*nres += e - i;
+			++*ngroups;
+		}
+		i = e;
+	}
+	*sd = df ? sqrt(ss / (double)df) : 0;
+	return df;
+}
+
+/* ---- the series ---------------------------------------------------------------- */
+/* Mean log ratio of point a over point b, scenario by scenario (each
+ * scenario's mean log value in either), over the scenarios both measured;
+ * *nsh their number. */
+static double sweep_cmp(const kt_an_run *r, const size_t *mem,
+			const double *lv, size_t a0, size_t an, size_t b0,
+			size_t bn, int *nsh)
+{
+	double d = 0;
+
+	*nsh = 0;
+	for (size_t i = a0; i < a0 + an; i++) {
+		const char *sc = r->m[mem[i]].scenario;
+		double sa = 0, sb = 0;
+		size_t na = 0, nb = 0, k;
+
+		for (k = a0; k < i; k++)
+			if (!strcmp(r->m[mem[k]].scenario, sc))
+				break;
+		if (k < i)
+			continue; /* this scenario was counted */
+		for (k = i; k < a0 + an; k++)
+			if (!strcmp(r->m[mem[k]].scenario, sc)) {
+				sa += lv[mem[k]];
+				na++;
+			}
+		for (k = b0; k < b0 + bn; k++)
+			if (!strcmp(r->m[mem[k]].scenario, sc)) {
+				sb += lv[mem[k]];
+				nb++;
+			}
+		if (nb) {
+			d += sa / (double)na - sb / (double)nb;
+			++*nsh;
+		}
+	}
+	return *nsh ? d / *nsh : 0;
+}
+
+/* Distinct scenarios of point [p0, p0 + pn). */
+static int n_scen(const kt_an_run *r, const size_t *mem, size_t p0,
+		  size_t pn)
+{
+	int n = 0;
+
+	for (size_t i = p0; i < p0 + pn; i++) {
+		size_t k;
+
+		for (k = p0; k < i; k++)
+			if (!strcmp(r->m[mem[k]].scenario, r->m[mem[i]].scenario))
+				break;
+		n += k == i;
+	}
+	return n;
+}
+
+/* Whether r records any edit (edits are loaded lazily: r->ned counts only
+ * those read so far). */
+static int has_edits(const kt_an_run *r)
+{
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].kind == KT_KIND_EDIT)
+			return 1;
+	return 0;
+}
+
+/* Whether the code changed between the bench results at seqs a and b
+ * (a < b) of results ma and mb: an edit between them, or two different
+ * declared codes; a run with no edit and no declared code cannot tell,
+ * and is taken as changed. */
+static int changed(const kt_an_run *r, uint64_t a, uint64_t b,
+		   const kt_an_meas *ma, const kt_an_meas *mb, int edits)
+{
+	int ha = ma->hkey[0] || ma->hkey[1], hb = mb->hkey[0] || mb->hkey[1];
+	long i = kt_an_run_find(r, a);
+
+	for (size_t k = i < 0 ? kt_an_run_lower(r, a) : (size_t)i;
+	     k < r->nev && r->ev[k].seq < b; k++)
+		if (r->ev[k].kind == KT_KIND_EDIT && r->ev[k].seq > a)
+			return 1;
+	if (ha && hb)
+		return ma->hkey[0] != mb->hkey[0] || ma->hkey[1] != mb->hkey[1];
+	return !edits && !ha && !hb;
 }
 
 int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		       kt_an_series *out)
 {
-	size_t i, k, np = 0, any_true = 0, any_ref = 0, base[64], nbase = 0;
-	double *val = NULL, *tmp = NULL;
-	char *use = NULL;
+	size_t i, k, np = 0, nmem = 0, any_true = 0, any_ref = 0;
+	int edits;
+	double *lv = NULL, *lev = NULL, *tmp = NULL;
+	size_t *mem = NULL, *p0 = NULL, *pn = NULL, *idx = NULL;
 	int rc = KT_ENOMEM;
 
 	memset(out, 0, sizeof(*out));
+	out->key = o->workload ? o->workload : "";
 	out->basis = "no benchmark results";
-	out->noise_src = "default";
+	out->noise_src = "default (--noise): no repeats of unchanged code, no "
+			 "reported spread";
+	out->noise_kind = KT_AN_NOISE_DEFAULT;
 	out->sigma = o->sigma_default;
 	if (!r->nm) {
 		out->theta = fmax(log(o->min_gain), o->z * out->sigma * M_SQRT2);
 		return KT_OK;
 	}
-	val = kt_an_big(r->nm * sizeof(*val));
-	use = calloc(r->nm, 1);
-	tmp = kt_an_big((r->nm * 2 + 4) * sizeof(*tmp));
+	lv = kt_an_big(r->nm * sizeof(*lv));
+	mem = kt_an_big(r->nm * sizeof(*mem));
+	idx = kt_an_big(r->nm * sizeof(*idx));
+	tmp = kt_an_big((r->nm + 1) * sizeof(*tmp));
 	out->pt = kt_an_big(r->nm * sizeof(*out->pt));
-	if (!val || !use || !tmp || !out->pt)
+	if (!lv || !mem || !idx || !tmp || !out->pt)
 		goto out;
 	for (i = 0; i < r->nm; i++) {
 		const kt_an_meas *m = &r->m[i];
 
-		if (o->workload && strcmp(m->workload, o->workload))
+		if (!in_series(m, o))
 			continue;
-		any_true += m->correct == 1;
-		any_ref += m->speedup > 0 || (m->ref_ms > 0 && m->time_ms > 0);
+		any_true += m->correct == 1 && !m->unparsed;
+		any_ref += !m->unparsed && (m->speedup > 0 ||
+					    (m->ref_ms > 0 && m->time_ms > 0));
 	}
-	out->strict_correct = any_true > 0;
+	out->strict_correct = any_true > 0 && !o->assume_correct;
 	out->has_ref = any_ref > 0;
 	for (i = 0; i < r->nm; i++) {
 		const kt_an_meas *m = &r->m[i];
-		int ok = out->strict_correct ? m->correct == 1 : m->correct != 0;
 
-		if (o->workload && strcmp(m->workload, o->workload))
+		if (!in_series(m, o))
 			continue;
-		if (!ok) {
-			out->n_excluded++;
-			if (m->correct == 0)
-				out->n_incorrect++;
-			else
-				out->n_unknown++;
+		out->n_results++;
+		switch (ex_reason(m, any_true > 0, out->has_ref, o)) {
+		case KT_AN_EX_NONE:
+			lval(m, out->has_ref, &lv[i]);
+			mem[nmem++] = i;
+			out->n_correct += m->correct == 1;
+			out->n_unchecked += m->correct < 0;
+			out->sweep |= m->sweep >= 0;
 			continue;
+		case KT_AN_EX_INCORRECT: out->n_incorrect++; break;
+		case KT_AN_EX_UNKNOWN: out->n_unknown++; break;
+		case KT_AN_EX_UNPARSED: out->n_unparsed++; break;
+		default: out->n_notime++; break;
 		}
-		if (any_ref) {
-			if (m->speedup > 0 && isfinite(m->speedup))
-				val[i] = m->speedup;
-			else if (m->ref_ms > 0 && m->time_ms > 0)
-				val[i] = m->ref_ms / m->time_ms;
-		} else if (m->time_ms > 0 && isfinite(m->time_ms)) {
-			/* first correct time of the same workload (few distinct
-			 * workloads: a short list of first indexes) */
-			for (k = 0; k < nbase; k++)
-				if (!strcmp(r->m[base[k]].workload, m->workload))
-					break;
-			if (k == nbase && nbase < 64)
-				base[nbase++] = i;
-			val[i] = (k < nbase ? r->m[base[k]].time_ms : m->time_ms) /
-				 m->time_ms;
-		}
-		if (val[i] > 0 && isfinite(val[i]) && val[i] < 1e9)
-			use[i] = 1;
-		else {
-			out->n_excluded++;
-			out->n_notime++;
-		}
+		out->n_excluded++;
 	}
-	out->basis = any_ref ? "reference time / kernel time (recorded speedup "
-			       "or ref_time_ms)" :
-			       "relative to the first correct result (no "
-			       "reference time recorded)";
-	/* one point per tool call: bench events that share a parent */
-	for (i = 0; i < r->nm; i++) {
-		double lsum;
-		size_t cnt, last = i;
+	out->basis = out->has_ref ?
+		"reference time / kernel time (recorded speedup or "
+		"ref_time_ms)" :
+		"relative to the first correct result (no reference time "
+		"recorded)";
+	if (out->sweep)
+		out->basis = out->has_ref ?
+			"sweeps: geometric mean of speedup over the scenarios, "
+			"compared scenario by scenario" :
+			"sweeps: time compared scenario by scenario with the "
+			"running best sweep (the first sweep is 1)";
+	/* points: a sweep, or the results of one tool call */
+	p0 = malloc((nmem + 1) * sizeof(*p0));
+	pn = malloc((nmem + 1) * sizeof(*pn));
+	if (!p0 || !pn)
+		goto out;
+	for (i = 0; i < nmem;) {
+		const kt_an_meas *a = &r->m[mem[i]];
+		uint64_t pa = r->ev[a->ev].parent;
 
-		if (!use[i])
-			continue;
-		lsum = log(val[i]);
-		cnt = 1;
-		for (k = i + 1; k < r->nm; k++) {
-			uint64_t pa = r->ev[r->m[i].ev].parent;
+		for (k = i + 1; k < nmem; k++) {
+			const kt_an_meas *b = &r->m[mem[k]];
 
-			if (!pa || r->ev[r->m[k].ev].parent != pa)
+			if (a->sweep >= 0 ? b->sweep != a->sweep :
+			    (b->sweep >= 0 || !pa || r->ev[b->ev].parent != pa))
 				break;
-			if (use[k]) {
-				lsum += log(val[k]);
-				cnt++;
-				last = k;
-				use[k] = 0;
-			}
 		}
-		out->pt[np].meas = i;
-		out->pt[np].seq = r->ev[r->m[last].ev].seq;
-		out->pt[np].call = r->ev[r->m[last].ev].call;
-		out->pt[np].speedup = exp(lsum / (double)cnt);
+		p0[np] = i;
+		pn[np] = k - i;
 		np++;
+		i = k;
 	}
 	out->n = np;
-	/* noise 1: repeats of one source hash (points sorted by hash, each
-	 * group's deviations from its median) */
+	/* noise 1: repeats of unchanged code */
 	{
-		size_t nd = 0, *ord = malloc((np + 1) * sizeof(*ord));
+		double sd;
+		size_t nres, ng;
 
-		if (!ord)
-			goto out;
-		for (i = 0; i < np; i++)
-			ord[i] = i;
-		sort_pts = out->pt;
-		sort_run = r;
-		qsort(ord, np, sizeof(*ord), cmp_hash);
-		for (i = 0; i < np;) {
-			const kt_an_meas *h = &r->m[out->pt[ord[i]].meas];
-			size_t e = i + 1, g;
-			double grp[64], gc[64], md;
-
-			while (e < np && same_src(&r->m[out->pt[ord[e]].meas], h))
-				e++;
-			g = e - i < 64 ? e - i : 64;
-			if (h->hkey[0] && g >= 2) {
-				for (k = 0; k < g; k++)
-					grp[k] = log(out->pt[ord[i + k]].speedup);
-				memcpy(gc, grp, g * sizeof(double));
-				md = median(gc, g);
-				for (k = 0; k < g && nd < r->nm * 2; k++)
-					tmp[nd++] = fabs(grp[k] - md);
-			}
-			i = e;
-		}
-		free(ord);
-		if (nd >= 3) {
-			out->sigma = 1.4826 * median(tmp, nd);
-			out->noise_src = "repeats of the same source hash";
+		memcpy(idx, mem, nmem * sizeof(*idx));
+		if (pooled_sd(r, idx, nmem, lv, &sd, &nres, &ng) >= 2) {
+			out->sigma = sd;
+			out->noise_kind = KT_AN_NOISE_REPEATS;
+			out->noise_src = "repeats of unchanged code (same source "
+					 "hash or candidate)";
+			out->noise_n = nres;
+			out->noise_groups = ng;
 			goto floor;
 		}
 	}
-	/* noise 2: recorded spread */
+	/* noise 2: the spread the results report */
 	{
 		size_t nd = 0;
 
-		for (i = 0; i < np; i++) {
-			const kt_an_meas *m = &r->m[out->pt[i].meas];
+		for (i = 0; i < nmem; i++) {
+			const kt_an_meas *m = &r->m[mem[i]];
 
 			if (m->min_ms > 0 && m->max_ms >= m->min_ms)
 				tmp[nd++] = log(m->max_ms / m->min_ms) / 4.0;
 		}
-		if (nd >= 1 && nd * 2 >= np) {
+		if (nd >= 1 && nd * 2 >= nmem) {
 			out->sigma = fmin(0.1, median(tmp, nd));
-			out->noise_src = "recorded spread (ln(max/min)/4)";
-			goto floor;
+			out->noise_kind = KT_AN_NOISE_SPREAD;
+			out->noise_src = "reported spread (median ln(max/min)/4 "
+					 "of the results)";
+			out->noise_n = nd;
 		}
-	}
-	/* noise 3: successive differences */
-	if (np >= 6) {
-		size_t nd = 0;
-
-		for (i = 1; i < np; i++)
-			tmp[nd++] = fabs(log(out->pt[i].speedup) -
-					 log(out->pt[i - 1].speedup));
-		out->sigma = kth(tmp, nd, (nd - 1) / 4) / 0.4506;
-		/* few differences give a noisy quartile: shrink toward the
-		 * default as if it were 4 more observations */
-		out->sigma = sqrt(((double)nd * out->sigma * out->sigma +
-				   4.0 * o->sigma_default * o->sigma_default) /
-				  ((double)nd + 4.0));
-		out->noise_src = "successive differences (lower quartile, "
-				 "shrunk toward the default)";
 	}
 floor:
 	if (!(out->sigma >= o->sigma_floor))
 		out->sigma = o->sigma_floor;
 	out->theta = fmax(log(o->min_gain), o->z * out->sigma * M_SQRT2);
-	/* best-so-far with significant new bests.  The test compares a
-	 * candidate with the level of the current plateau - the median of its
-	 * points within theta of the best - not with the best itself, which
-	 * the luckiest measurement inflates.  A new best must be confirmed:
-	 * one of the next 3 measurements (when there are any) is also above
-	 * that level by theta; otherwise it was a lucky measurement and is
-	 * skipped, not counted toward the best.  While the run's first
-	 * plateau rests on one point (often a cold run) the bar is
-	 * max(2 theta, ln 1.2). */
+	/* results that nothing orders in time are a table, not attempts */
+	edits = has_edits(r);
+	out->unordered = !edits && !r->ncalls;
+	for (i = 0; i < nmem && out->unordered; i++)
+		if (r->ev[r->m[mem[i]].ev].ts != KT_TS_UNKNOWN)
+			out->unordered = 0;
+	/* levels and new bests against the running best */
+	lev = malloc((np + 1) * sizeof(*lev));
+	if (!lev)
+		goto out;
 	{
-		double best = 0;
-		size_t ps = 0; /* first point of the current plateau */
+		size_t best = 0;
+		double first = 0;
 
 		for (i = 0; i < np; i++) {
 			kt_an_point *p = &out->pt[i];
+			size_t a = p0[i], n = pn[i];
+			double sum = 0;
 
-			/* only a new best can be a jump; the plateau level costs a
-			 * median, so it is computed for those points only */
-			if (i && p->speedup > best) {
-				double lb = log(best), lvl, bar = out->theta;
-				size_t nl = 0;
+			p->meas = mem[a];
+			p->nres = n;
+			p->seq_first = r->ev[r->m[mem[a]].ev].seq;
+			p->seq = r->ev[r->m[mem[a + n - 1]].ev].seq;
+			p->call = r->ev[r->m[mem[a + n - 1]].ev].call;
+			p->nscen = out->sweep ? n_scen(r, mem, a, n) : 1;
+			for (k = a; k < a + n; k++) {
+				sum += lv[mem[k]];
+				p->unchecked += r->m[mem[k]].correct < 0;
+			}
+			if (!out->sweep) {
+				if (!i)
+					first = out->has_ref ? 0 : sum / (double)n;
+				lev[i] = sum / (double)n - first;
+				p->ncmp = 1;
+			} else if (!i) {
+				lev[i] = out->has_ref ? sum / (double)n : 0;
+				p->ncmp = p->nscen;
+			} else {
+				double d = sweep_cmp(r, mem, lv, a, n, p0[best],
+						     pn[best], &p->ncmp);
 
-				for (k = ps; k < i; k++)
-					if (!out->pt[k].outlier &&
-					    log(out->pt[k].speedup) >= lb - out->theta)
-						tmp[nl++] = log(out->pt[k].speedup);
-				lvl = nl ? median(tmp, nl) : lb;
-				/* the run's first plateau resting on one point (often
-				 * a cold run): not a baseline to trust for small gains */
-				if (ps == 0 && nl <= 1)
-					bar = fmax(2 * bar, log(1.2));
-				if (p->speedup > best && log(p->speedup) - lvl > bar) {
-					int conf = i + 1 == np;
+				/* nothing in common: level with the best, no
+				 * gain can be claimed */
+				lev[i] = lev[best] + (p->ncmp ? d : 0);
+			}
+			p->speedup = exp(lev[i]);
+			p->gain = i ? exp(lev[i] - lev[best]) : 1;
+			if (i && !out->unordered && lev[i] - lev[best] > out->theta) {
+				const kt_an_point *q = &out->pt[i - 1];
 
-					for (k = i + 1; k < np && k <= i + 3; k++)
-						if (log(out->pt[k].speedup) - lvl > bar)
-							conf = 1;
-					if (!conf) {
-						p->best = best;
-						p->outlier = 1;
-						continue;
-					}
+				p->newbest = 1;
+				out->n_newbest++;
+				if (changed(r, q->seq, p->seq_first,
+					    &r->m[q->meas], &r->m[p->meas], edits))
 					p->accepted = 1;
-					ps = i;
+				else {
+					p->nochange = 1;
+					out->n_nochange++;
 				}
 			}
-			if (p->speedup > best)
-				best = p->speedup;
-			p->best = best;
+			if (!i || lev[i] > lev[best])
+				best = i;
+			p->best = exp(lev[best]);
 		}
 	}
 	rc = KT_OK;
 out:
-	kt_an_big_free(val);
-	free(use);
+	kt_an_big_free(lv);
+	kt_an_big_free(mem);
+	kt_an_big_free(idx);
 	kt_an_big_free(tmp);
+	free(p0);
+	free(pn);
+	free(lev);
 	if (rc)
 		kt_an_series_free(out);
 	return rc;
@@ -361,24 +522,11 @@ int kt_an_meas_excluded(const kt_an_run *r, const kt_an_series *se,
 			const kt_an_opts *o, size_t i)
 {
 	const kt_an_meas *m = &r->m[i];
-	double v = 0;
 
-	/* the tests of kt_an_series_build, in its order */
-	if (o->workload && strcmp(m->workload, o->workload))
+	if (!in_series(m, o))
 		return KT_AN_EX_NONE;
-	if (!(se->strict_correct ? m->correct == 1 : m->correct != 0))
-		return m->correct == 0 ? KT_AN_EX_INCORRECT : KT_AN_EX_UNKNOWN;
-	if (se->has_ref) {
-		if (m->speedup > 0 && isfinite(m->speedup))
-			v = m->speedup;
-		else if (m->ref_ms > 0 && m->time_ms > 0)
-			v = m->ref_ms / m->time_ms;
-	} else if (m->time_ms > 0 && isfinite(m->time_ms)) {
-		/* relative to a first correct time: finite when this one is */
-		v = 1;
-	}
-	return v > 0 && isfinite(v) && v < 1e9 ? KT_AN_EX_NONE :
-						 KT_AN_EX_NOTIME;
+	/* strict_correct is off under --assume-correct, so is the test */
+	return ex_reason(m, se->strict_correct, se->has_ref, o);
 }
 
 int kt_an_workloads(const kt_an_run *r, const char ***out, size_t *n)
@@ -391,7 +539,7 @@ int kt_an_workloads(const kt_an_run *r, const char ***out, size_t *n)
 	/* workloads come in runs (a problem's attempts, then the next): the
 	 * last one found is checked first */
 	for (i = 0; i < r->nm; i++) {
-		const char *x = r->m[i].workload;
+		const char *x = r->m[i].key;
 
 		if (nw && (w[nw - 1] == x || !strcmp(w[nw - 1], x)))
 			continue;

@@ -348,6 +348,67 @@ unsigned kt_an_text_flags(const char *text, size_t len)
 
 /* ---- question rules (analysis.md 3.2) -------------------------------------- */
 
+/* Whether the '?' at p[i] is a symbol rather than a question mark: right
+ * after a quote, backtick, space, '(' or the start, or a "??" run. */
+static int symbol_qmark(const unsigned char *p, size_t n, size_t i)
+{
+	size_t a = i;
+
+	while (a > 0 && p[a - 1] == '?')
+		a--;
+	if (i + 1 < n && p[i + 1] == '?' && a == i)
+		return symbol_qmark(p, n, i + 1) || a == 0 || p[a - 1] == ' ';
+	if (a == 0)
+		return 1;
+	if (a < i && (p[a - 1] == ' ' || p[a - 1] == '\t'))
+		return 1;
+	return p[a - 1] == '"' || p[a - 1] == '\'' || p[a - 1] == '`' ||
+	       p[a - 1] == ' ' || p[a - 1] == '\t' || p[a - 1] == '(' ||
+	       (a >= 3 && p[a - 3] == 0xE2 && p[a - 2] == 0x80 &&
+		(p[a - 1] == 0x9C || p[a - 1] == 0x9D || p[a - 1] == 0x98 ||
+		 p[a - 1] == 0x99));
+}
+
+/* A sentence that carries LaTeX or code: a backslash command (\mathrm,
+ * \cite), braces, or an assignment/call shape - quoted material, not a
+ * question a person asks. */
+static int code_like(const char *s, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (s[i] == '\\' && isalpha((unsigned char)s[i + 1]))
+			return 1;
+		if (s[i] == '{' || s[i] == '}' || (s[i] == ';' && i + 1 == n - 1))
+			return 1;
+		if (s[i] == '(' && s[i + 1] == ')')
+			return 1;
+	}
+	return 0;
+}
+
+/* A line of pasted tabular or reference material: cells split by tabs or
+ * by runs of 4+ spaces after text. */
+static int tabular_line(const char *l, size_t n)
+{
+	size_t k = 0, sp = 0;
+	int text = 0;
+
+	while (k < n && (l[k] == ' ' || l[k] == '\t'))
+		k++;
+	for (; k < n; k++) {
+		if (l[k] == '\t' && text)
+			return 1;
+		if (l[k] == ' ') {
+			if (++sp >= 4 && text)
+				return 1;
+		} else {
+			sp = 0;
+			text = 1;
+		}
+	}
+	return 0;
+}
+
+
 static int starts_word(const char *s, const char *w)
 {
 	size_t l = strlen(w);
@@ -404,6 +465,9 @@ static const char *perf_words[] = {
 	"bandwidth", "bound", "peak", "roofline", "ncu", "nsys", "bottleneck",
 	"occupancy", "limit", "throughput", "dram", "hbm", "sol", "speedup",
 	"latency", NULL};
+static const char *claim_words[] = {
+	"really", "actually", "claim", "you said", "your", "correct",
+	"faster", "slower", "optimal", "fastest", NULL};
 static const char *doubt_en[] = {
 	"are you sure", "i doubt", "that can't", "that cannot", "why not",
 	"what if", "not the bottleneck", "where is the time",
@@ -481,7 +545,7 @@ unsigned kt_an_question_kind(const char *sent, size_t len)
 	if (!f)
 		return 0;
 	zh = kt_an_is_zh(f, n);
-	if (content_tokens(f, n) < 3)
+	if (content_tokens(f, n) < 3 || code_like(f, n))
 		goto out;
 	s = skip_sp(f);
 	/* trim trailing spaces and closing quotes to see the final mark */
@@ -490,7 +554,9 @@ unsigned kt_an_question_kind(const char *sent, size_t len)
 			 e[-1] == '\'' || e[-1] == ')' || e[-1] == '*'))
 		e--;
 	{
-		int qmark = e > s && e[-1] == '?';
+		int qmark = e > s && e[-1] == '?' &&
+			    !symbol_qmark((const unsigned char *)f, (size_t)(e - f),
+					  (size_t)(e - f) - 1);
 		/* courtesy: "can you continue?" and the like */
 		const char *c = s;
 		size_t pl;
@@ -535,8 +601,17 @@ unsigned kt_an_question_kind(const char *sent, size_t len)
 		c = s;
 		while (match_any_start(c, prefixes, &pl))
 			c = skip_sp(c + pl);
-		if (match_any_start(c, strong_challenge, NULL))
-			kind |= KT_AN_Q_CHALLENGE;
+		if (match_any_start(c, strong_challenge, &pl)) {
+			/* "verify that/whether ...", or about a performance
+			 * figure or a claim; "verify the paper compiles" is a
+			 * request to do a task */
+			const char *nx = skip_sp(c + pl);
+
+			if (match_any_start(nx, weak_objects, NULL) ||
+			    contains_any(s, (size_t)(e - s), perf_words) ||
+			    contains_any(s, (size_t)(e - s), claim_words))
+				kind |= KT_AN_Q_CHALLENGE;
+		}
 		else if (match_any_start(c, weak_challenge, &pl)) {
 			const char *nx = skip_sp(c + pl);
 			int k;
@@ -635,6 +710,10 @@ static size_t sent_end(const unsigned char *p, size_t n, size_t i, size_t *adv)
 {
 	uint32_t c = u8dec(p + i, n - i, adv);
 
+	/* '?' written as a symbol: quoted ("?"), standing alone ("with ?
+	 * marks"), or LaTeX's "??" for an undefined reference */
+	if (c == '?' && symbol_qmark(p, n, i))
+		return 0;
 	if (c == '?' || c == '!' || c == ';' || c == '.') {
 		size_t j = i + 1;
 
@@ -699,7 +778,7 @@ int kt_an_questions_extract(const char *text, size_t len, kt_an_q_cb cb,
 			if (fence || (k < ln && l[k] == '>') ||
 			    k >= 4 || (ln - k >= 4 && !strncmp(l + k, "http", 4)))
 				goto next;
-			if (pasted_start(l + k, ln - k))
+			if (pasted_start(l + k, ln - k) || tabular_line(l, ln))
 				return 0; /* the rest is pasted output */
 		}
 		st = ls;
@@ -1039,8 +1118,39 @@ static const struct claim_pat claim_pats[] = {
 	{"已经到极限", "near the limit"}, {"理论上限", "near the limit"},
 	{NULL, NULL}};
 
-/* The percentage of peak stated near a match: "82.8% of peak", "at 87 %". */
-static double find_pct(const char *s, size_t n)
+/* Distance from the span [b, e) of s[0..n) to the nearest of words[]
+ * within 40 bytes either side; SIZE_MAX when none. */
+static size_t near_word(const char *s, size_t n, size_t b, size_t e,
+			const char *const *words)
+{
+	size_t v0 = b > 40 ? b - 40 : 0, w1 = e + 40 < n ? e + 40 : n, best = SIZE_MAX;
+
+	for (int k = 0; words[k]; k++) {
+		size_t tl = strlen(words[k]);
+
+		for (const char *m = s + v0; m + tl <= s + w1 &&
+		     (m = memmem(m, (size_t)(s + w1 - m), words[k], tl)); m++) {
+			size_t at = (size_t)(m - s),
+			       d = at + tl <= b ? b - (at + tl) : at >= e ? at - e : 0;
+
+			if (d < best)
+				best = d;
+		}
+	}
+	return best;
+}
+
+static const char *const mem_words[] = {"memory", "dram", "hbm", "bandwidth",
+					"l2", "带宽", "访存", "内存", NULL};
+static const char *const cmp_words[] = {"compute", "sm ", "sm%", "tensor",
+					"flop", "alu", "fma", "occupancy",
+					"计算", "算力", NULL};
+
+/* The percentage of peak stated near a match: "82.8% of peak", "at 87 %".
+ * A memory claim takes a figure of memory (its nearest resource word is a
+ * memory word), a compute claim one of compute: "memory-bound: 47 %
+ * memory SOL, 9 % SM throughput" is memory-bound at 47 %, never 9-47 %. */
+static double find_pct(const char *s, size_t n, const char *key)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] != '%')
@@ -1071,6 +1181,14 @@ static double find_pct(const char *s, size_t n)
 					ok = 1;
 			}
 			if (!ok)
+				continue;
+		}
+		if (!strcmp(key, "memory-bound") || !strcmp(key, "compute-bound")) {
+			size_t dm = near_word(s, n, b, i + 1, mem_words),
+			       dc = near_word(s, n, b, i + 1, cmp_words);
+			int mem = key[0] == 'm';
+
+			if (mem ? !(dm < dc) : !(dc < dm))
 				continue;
 		}
 		return strtod(s + b, NULL);
@@ -1112,7 +1230,8 @@ int kt_an_claims(const char *text, size_t len,
 				cnt++;
 				if (cb)
 					cb(claim_pats[k].key,
-					   find_pct(f + st, i - st), arg);
+					   find_pct(f + st, i - st,
+						    claim_pats[k].key), arg);
 				break;
 			}
 		}
@@ -1156,4 +1275,25 @@ int kt_an_task_prompt(const char *format, int before_agent, int input_source,
 			hit = 1;
 	free(f);
 	return hit;
+}
+
+static int any_q_cb(const char *s, size_t n, unsigned kind, void *arg)
+{
+	(void)s;
+	(void)n;
+	(void)kind;
+	(void)arg;
+	return 1;
+}
+
+int kt_an_has_question(const char *text, size_t len)
+{
+	return kt_an_questions_extract(text, len, any_q_cb, NULL) != 0;
+}
+
+int kt_an_human_question(const char *format, int before_agent,
+			 int input_source, const char *text, size_t len)
+{
+	return !kt_an_task_prompt(format, before_agent, input_source, text,
+				  len) && kt_an_has_question(text, len);
 }

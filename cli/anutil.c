@@ -44,6 +44,18 @@ int an_opts(struct cli *c, int argc, char **argv, kt_an_opts *o, int *json,
 			*json = 1;
 			continue;
 		}
+		if (!strcmp(a, "--assume-correct")) {
+			o->assume_correct = 1;
+			continue;
+		}
+		if (!strcmp(a, "--series-by")) {
+			if (!v || kt_an_series_by_parse(v, &o->series_by))
+				return cli_usage(c, "--series-by needs a list of "
+						 "workload, scenario, metric, "
+						 "baseline (comma separated)");
+			i++;
+			continue;
+		}
 #define NUM(name, lo, hi, field, cast)                                   \
 		if (!strcmp(a, name)) {                                  \
 			if ((rc = num_arg(c, name, v, lo, hi, &d)))      \
@@ -141,6 +153,19 @@ cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 	cJSON_AddNumberToObject(x, "from_seq", (double)se->pt[j->p_prev].seq);
 	cJSON_AddNumberToObject(x, "to_seq", (double)se->pt[j->p_last].seq);
 	cJSON_AddNumberToObject(x, "from_step", (double)(j->p_prev + 1));
+	{
+		size_t bs = j->p_prev;
+
+		/* the running best it is compared with */
+		while (bs > 0 && se->pt[bs].speedup != se->pt[j->p_prev].best)
+			bs--;
+		cJSON_AddNumberToObject(x, "best_step", (double)(bs + 1));
+		cJSON_AddNumberToObject(x, "best_seq", (double)se->pt[bs].seq);
+	}
+	cJSON_AddStringToObject(x, "series", se->key);
+	cJSON_AddStringToObject(x, "correctness",
+				se->pt[j->p_land].unchecked ? "not checked" :
+				"correct");
 	cJSON_AddNumberToObject(x, "to_step", (double)(j->p_last + 1));
 	cJSON_AddNumberToObject(x, "before", an_r4(j->before));
 	cJSON_AddNumberToObject(x, "after", an_r4(j->after));
@@ -255,18 +280,36 @@ cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
 		cJSON_Delete(x);
 		return NULL;
 	}
-	cJSON_AddNumberToObject(x, "noise_sigma", an_r4(b->series.sigma));
-	cJSON_AddStringToObject(x, "noise_source", b->series.noise_src);
+	if (!an_series_json(x, r, &b->series, o)) {
+		cJSON_Delete(x);
+		return NULL;
+	}
 	cJSON_AddNumberToObject(x, "min_gain", an_r4(o->min_gain));
 	cJSON_AddNumberToObject(x, "z", o->z);
 	cJSON_AddNumberToObject(x, "threshold", an_r4(exp(b->series.theta)));
 	cJSON_AddNumberToObject(x, "jumps", (double)b->njump);
 	cJSON_AddNumberToObject(x, "questions", (double)b->nquestions);
 	cJSON_AddNumberToObject(x, "window_calls", o->window_calls);
+	cJSON_AddNumberToObject(x, "new_bests", (double)b->n_newbest);
 	cJSON_AddNumberToObject(x, "s_observed", an_r4(b->s_obs));
-	cJSON_AddNumberToObject(x, "p_random_messages", an_r4(b->p_random));
-	cJSON_AddNumberToObject(x, "p_time_shift", an_r4(b->p_shift));
-	cJSON_AddNumberToObject(x, "p_value", an_r4(b->p_value));
+	if (b->p_value < 0) {
+		cJSON_AddNullToObject(x, "p_random_placement");
+		cJSON_AddNullToObject(x, "p_time_shift");
+		cJSON_AddNullToObject(x, "p_value");
+		cJSON_AddNullToObject(x, "s_null_mean");
+		cJSON_AddNullToObject(x, "effect");
+	} else {
+		cJSON_AddNumberToObject(x, "p_random_placement",
+					an_r4(b->p_random));
+		cJSON_AddNumberToObject(x, "p_time_shift", an_r4(b->p_shift));
+		cJSON_AddNumberToObject(x, "p_value", an_r4(b->p_value));
+		cJSON_AddNumberToObject(x, "s_null_mean", an_r4(b->s_null_mean));
+		if (b->s_null_mean > 0)
+			cJSON_AddNumberToObject(x, "effect",
+						an_r4(b->s_obs / b->s_null_mean));
+		else
+			cJSON_AddNullToObject(x, "effect");
+	}
 	cJSON_AddNumberToObject(x, "permutations", b->permutations);
 	cJSON_AddNumberToObject(x, "seed", (double)b->seed);
 	return x;
@@ -297,8 +340,16 @@ cJSON *an_stall_json(const kt_an_run *r, const kt_an_stall *st, size_t k)
 		cJSON_AddNullToObject(x, "claim");
 	}
 	cJSON_AddNumberToObject(x, "excluded", (double)(st->n_incorrect +
-			       st->n_unknown + st->n_notime));
-	if (!an_excluded_json(x, st->n_incorrect, st->n_unknown, st->n_notime)) {
+			       st->n_unknown + st->n_notime + st->n_unparsed));
+	cJSON_AddNumberToObject(x, "gain", an_r4(st->gain));
+	cJSON_AddStringToObject(x, "ended", st->ended == KT_AN_STALL_JUMP ?
+				"jump" : st->ended == KT_AN_STALL_GAIN ?
+				"small gains above the threshold" :
+				"still stalled at the end");
+	if (!an_excluded_json(x, st->n_incorrect, st->n_unknown, st->n_notime) ||
+	    (st->n_unparsed && !cJSON_AddNumberToObject(
+		    cJSON_GetObjectItem(x, "excluded_by_reason"), "unparsed",
+		    (double)st->n_unparsed))) {
 		cJSON_Delete(x);
 		return NULL;
 	}
@@ -321,4 +372,175 @@ int an_emit(FILE *f, cJSON *o)
 	fputc('\n', f);
 	free(t);
 	return 0;
+}
+
+int an_series_prepare(struct cli *c, kt_an_run *r, const kt_an_opts *o,
+		      const char ***keys, size_t *n)
+{
+	*keys = NULL;
+	*n = 0;
+	if ((r->keyed_by != o->series_by &&
+	     kt_an_series_keys(r, o->series_by)) ||
+	    kt_an_workloads(r, keys, n))
+		return cli_err(c, "out of memory");
+	return 0;
+}
+
+const char *an_key_name(const char *k)
+{
+	return *k ? k : "(no workload, scenario or metric recorded)";
+}
+
+const char *an_noise_text(const kt_an_series *se, char *buf, size_t cap)
+{
+	switch (se->noise_kind) {
+	case KT_AN_NOISE_REPEATS:
+		snprintf(buf, cap, "%s: %zu results of %zu code states",
+			 se->noise_src, se->noise_n, se->noise_groups);
+		break;
+	case KT_AN_NOISE_SPREAD:
+		snprintf(buf, cap, "%s: %zu results", se->noise_src,
+			 se->noise_n);
+		break;
+	default:
+		snprintf(buf, cap, "%s", se->noise_src);
+	}
+	return buf;
+}
+
+void an_print_counts(const kt_an_series *se, const kt_an_opts *o)
+{
+	const char *sep = "";
+
+	printf("measurements: %zu", se->n);
+	if (se->sweep)
+		printf(" sweep%s", se->n == 1 ? "" : "s");
+	printf(" from %zu bench result%s: %zu correct, %zu not checked",
+	       se->n_results, se->n_results == 1 ? "" : "s", se->n_correct,
+	       se->n_unchecked);
+	if (se->n_unchecked)
+		printf(o->assume_correct ? " (counted: --assume-correct)" :
+		       " (counted: nothing in the series was checked; "
+		       "correctness unknown)");
+	if (!se->n_excluded) {
+		printf("; no bench result excluded\n");
+		return;
+	}
+	printf("; %zu excluded: ", se->n_excluded);
+	if (se->n_incorrect) {
+		printf("%zu incorrect", se->n_incorrect);
+		sep = ", ";
+	}
+	if (se->n_unknown) {
+		printf("%s%zu not checked (others say correct)", sep,
+		       se->n_unknown);
+		sep = ", ";
+	}
+	if (se->n_notime) {
+		printf("%s%zu without a time", sep, se->n_notime);
+		sep = ", ";
+	}
+	if (se->n_unparsed)
+		printf("%s%zu benchmark output%s with no readable time", sep,
+		       se->n_unparsed, se->n_unparsed == 1 ? "" : "s");
+	printf("\n");
+}
+
+void an_print_unparsed(const kt_an_run *r)
+{
+	uint64_t seq[8];
+	size_t n = kt_an_unparsed(r, seq, 8);
+
+	if (!n)
+		return;
+	printf("unparsed: %zu output%s looked like a benchmark but gave no "
+	       "time (seq", n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n && i < 8; i++)
+		printf(" %llu", (unsigned long long)seq[i]);
+	printf("%s); they are in no series\n", n > 8 ? " ..." : "");
+}
+
+cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
+		      const kt_an_opts *o)
+{
+	cJSON *u;
+	uint64_t seq[64];
+	size_t nu = kt_an_unparsed(r, seq, 64);
+
+	if (!cJSON_AddStringToObject(x, "series", se->key) ||
+	    !cJSON_AddBoolToObject(x, "sweep", se->sweep) ||
+	    !cJSON_AddBoolToObject(x, "ordered", !se->unordered) ||
+	    !cJSON_AddNumberToObject(x, "results", (double)se->n_results) ||
+	    !cJSON_AddNumberToObject(x, "correct", (double)se->n_correct) ||
+	    !cJSON_AddNumberToObject(x, "not_checked",
+				     (double)se->n_unchecked) ||
+	    !cJSON_AddBoolToObject(x, "assume_correct", o->assume_correct) ||
+	    !cJSON_AddNumberToObject(x, "noise_sigma", an_r4(se->sigma)) ||
+	    !cJSON_AddStringToObject(x, "noise_source", se->noise_src) ||
+	    !cJSON_AddStringToObject(x, "noise_kind",
+				     se->noise_kind == KT_AN_NOISE_REPEATS ?
+				     "repeats" : se->noise_kind ==
+				     KT_AN_NOISE_SPREAD ? "spread" :
+				     "default") ||
+	    !cJSON_AddNumberToObject(x, "noise_results", (double)se->noise_n) ||
+	    !cJSON_AddNumberToObject(x, "new_bests", (double)se->n_newbest) ||
+	    !cJSON_AddNumberToObject(x, "new_bests_without_change",
+				     (double)se->n_nochange) ||
+	    !cJSON_AddNumberToObject(x, "points", (double)se->n) ||
+	    !cJSON_AddNumberToObject(x, "first", se->n ?
+				     an_r4(se->pt[0].speedup) : 0) ||
+	    !(u = cJSON_AddArrayToObject(x, "improvements")))
+		return NULL;
+	/* every point above the best so far, significant or not */
+	for (size_t i = 1; i < se->n; i++) {
+		const kt_an_point *p = &se->pt[i];
+		cJSON *v;
+
+		if (!(p->gain > 1))
+			continue;
+		if (!(v = cJSON_CreateObject()))
+			return NULL;
+		cJSON_AddItemToArray(u, v);
+		if (!cJSON_AddNumberToObject(v, "step", (double)(i + 1)) ||
+		    !cJSON_AddNumberToObject(v, "seq", (double)p->seq) ||
+		    !cJSON_AddNumberToObject(v, "over_best", an_r4(p->gain)) ||
+		    !cJSON_AddBoolToObject(v, "significant", p->newbest) ||
+		    !cJSON_AddBoolToObject(v, "jump", p->accepted))
+			return NULL;
+	}
+	if (!(u = cJSON_AddArrayToObject(x, "unparsed_seqs")))
+		return NULL;
+	for (size_t i = 0; i < nu && i < 64; i++)
+		cJSON_AddItemToArray(u, cJSON_CreateNumber((double)seq[i]));
+	if (!cJSON_AddNumberToObject(x, "unparsed", (double)nu))
+		return NULL;
+	return x;
+}
+
+void an_runtest_line(const kt_an_blame *b, char *buf, size_t n)
+{
+	int k = snprintf(buf, n, "run test: S = %.3f over %zu new best%s and "
+			 "%zu question%s; ", b->s_obs, b->n_newbest,
+			 b->n_newbest == 1 ? "" : "s", b->nquestions,
+			 b->nquestions == 1 ? "" : "s");
+
+	if (k < 0 || (size_t)k >= n)
+		return;
+	if (b->p_value < 0) {
+		snprintf(buf + k, n - (size_t)k, "p: not computed (%s)",
+			 b->permutations <= 0 ? "--permutations 0" :
+			 !b->nquestions ? "no question" : "no new best");
+		return;
+	}
+	if (b->s_null_mean > 0)
+		k += snprintf(buf + k, n - (size_t)k, "effect x%.2f of chance "
+			      "(S by chance %.3f +- %.3f), ", b->s_obs /
+			      b->s_null_mean, b->s_null_mean, b->s_null_sd);
+	else
+		k += snprintf(buf + k, n - (size_t)k, "effect: none by chance, ");
+	if (k < 0 || (size_t)k >= n)
+		return;
+	snprintf(buf + k, n - (size_t)k, "p = %.4f (questions placed at random; "
+		 "circular shift %.4f; %d permutations, seed %llu)", b->p_value,
+		 b->p_shift, b->permutations, (unsigned long long)b->seed);
 }

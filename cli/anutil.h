@@ -50,9 +50,46 @@ cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
  * caller deletes. */
 cJSON *an_stall_json(const kt_an_run *r, const kt_an_stall *st, size_t k);
 
+/* Key the run's results by o->series_by (when they are keyed otherwise)
+ * and list the series keys (kt_an_workloads; *keys malloc'ed, caller
+ * frees).  Prints the error; 0 or an exit code. */
+int an_series_prepare(struct cli *c, kt_an_run *r, const kt_an_opts *o,
+		      const char ***keys, size_t *n);
+
+/* A series key for people: "(no workload, scenario or metric recorded)"
+ * for "". */
+const char *an_key_name(const char *k);
+
+/* Where sigma came from, with the counts behind it, into buf. */
+const char *an_noise_text(const kt_an_series *se, char *buf, size_t cap);
+
+/* "measurements: ..." of one series: points, results, correct / not
+ * checked (and why those count), the results left out by reason. */
+void an_print_counts(const kt_an_series *se, const kt_an_opts *o);
+
+/* "unparsed: N outputs looked like a benchmark but gave no time (seq
+ * ...)" when the run has any (kt_an_unparsed); nothing otherwise. */
+void an_print_unparsed(const kt_an_run *r);
+
+/* Add the series' model fields to x: series, sweep, ordered, results,
+ * points, first (the first point's speedup: a sweep's geometric mean,
+ * 1 without a reference), improvements [{step, seq, over_best (the ratio), significant, jump}: every
+ * point above the best so far], correct,
+ * not_checked, assume_correct, noise_sigma, noise_source, noise_kind
+ * ("repeats", "spread", "default"), noise_results, new_bests,
+ * new_bests_without_change, unparsed, unparsed_seqs (the run's, at most
+ * 64).  Returns x, NULL when out of memory. */
+cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
+		      const kt_an_opts *o);
+
 /* Print cJSON compactly plus a newline and delete it; KT_ENOMEM on failure. */
 int an_emit(FILE *f, cJSON *o);
 
 /* Round to 4 decimals (stable, readable JSON numbers). */
 double an_r4(double x);
+
+/* The run test of b in one line (no newline) into buf: S, the new bests
+ * and questions it used, the effect size and p, or "p: not computed" and
+ * why.  Used by blame and report alike. */
+void an_runtest_line(const kt_an_blame *b, char *buf, size_t n);
 #endif

@@ -14,7 +14,8 @@
 static const char usage[] =
 	"usage: ktraj blame speedup RUN [--json] [--min-gain X] [--z Z] [--seed N]\n"
 	"                               [--permutations N] [--window CALLS] [--merge N]\n"
-	"                               [--noise SIGMA]\n"
+	"                               [--noise SIGMA] [--series-by FIELDS]\n"
+	"                               [--assume-correct]\n"
 	"\n"
 	"Find the significant jumps of a run's best-so-far speedup and blame each:\n"
 	"the edits between the last measurement below and the first above it, the\n"
@@ -23,29 +24,42 @@ static const char usage[] =
 	"and layer match - or \"agent alone\" when none fits - and the agent's own\n"
 	"hypothesis right before the responsible edit.\n"
 	"\n"
-	"A new best counts when its gain is above max(--min-gain, Z x noise) where\n"
-	"noise is the SD of the log-ratio of two measurements (default --min-gain\n"
-	"1.05, --z 3); increments within --merge measurements (2) merge.  Noise is\n"
-	"estimated from repeats of one source hash, else recorded min/max spread,\n"
-	"else successive differences, else --noise (0.02).  Speedup is reference\n"
-	"time / kernel time, or relative to the first correct result without a\n"
-	"reference.  Only correct results count.  A run of several workloads\n"
-	"(bench `workload`, else `scenario`: KernelBench results, one problem\n"
-	"after another) has one series per workload: jumps are found within one\n"
-	"workload, numbered within it and labelled with it (--json: a \"workload\"\n"
-	"key on every object, one summary per workload).\n"
+	"Series (FORMAT.md \"Measurement model\"): results are grouped by the bench\n"
+	"fields workload, scenario, metric and baseline (--series-by picks the\n"
+	"fields, comma separated); results of different keys are never compared\n"
+	"and each key is blamed on its own series (--json: a \"series\" key on\n"
+	"every object, one summary per series).  One candidate measured over\n"
+	"several scenarios at one step is a sweep: one point, compared scenario\n"
+	"by scenario with the best sweep before it.\n"
 	"\n"
-	"The baseline swaps the questions with random non-question messages and\n"
-	"shifts them circularly (--permutations each, 2000; --seed 1) and prints\n"
-	"how often jumps follow questions by chance as a p-value.  The same input\n"
-	"and seed give byte-identical output.\n"
+	"A new best counts when its gain over the running best of the series is\n"
+	"above max(--min-gain, Z x noise), noise being the SD of the log-ratio of\n"
+	"two measurements (default --min-gain 1.05, --z 3), and is a jump only\n"
+	"when an edit (or another candidate / source hash) lies between it and\n"
+	"the measurement before.  Noise comes from repeats of unchanged code,\n"
+	"else the spread the results report (min/max), else --noise (0.03); the\n"
+	"output says which.  Speedup is reference time / kernel time, or relative\n"
+	"to the first result without a reference.  Incorrect results never count;\n"
+	"results whose correctness was not checked count only when nothing of the\n"
+	"series was checked, or with --assume-correct, and are shown as \"not\n"
+	"checked\".  Benchmark output with no readable time is counted and listed.\n"
 	"\n"
-	"--json: one object per jump (run, from_seq, to_seq, from_step, to_step,\n"
-	"before, after, gain, edits, files, attribution, question {seq, text,\n"
-	"origin, layer, lag_calls, lag_min, p, ...}, confidence, hypothesis\n"
-	"{seq, text, layer}, candidates), then one summary object (no \"gain\";\n"
+	"The run test asks whether gains follow questions more closely than\n"
+	"chance: S sums, over every new best, its log gain times exp(-lag/15)\n"
+	"to the nearest question before the change; p compares S with the\n"
+	"questions placed at random (--permutations, 2000; --seed 1;\n"
+	"randomized ties, so p is uniform when questions do not matter) and the\n"
+	"effect is S over its mean by chance.  --permutations 0 skips it.  The\n"
+	"same input and seed give byte-identical output.\n"
+	"\n"
+	"--json: one object per jump (run, series, from_seq, to_seq, from_step,\n"
+	"to_step, best_step, best_seq, before, after, gain, correctness, edits,\n"
+	"files, attribution, question {seq, text, origin, layer, lag_calls,\n"
+	"lag_min, p, ...}, confidence, hypothesis {seq, text, layer}, candidates),\n"
+	"then one summary object per series (no \"gain\"; series, sweep, results,\n"
+	"correct, not_checked, noise_sigma, noise_source, noise_kind, unparsed,\n"
 	"\"excluded\" and \"excluded_by_reason\" {incorrect, correctness_unknown,\n"
-	"without_time} count the bench results left out).\n";
+	"without_time}).\n";
 
 static void print_text(const char *label, const char *t)
 {
@@ -61,13 +75,18 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 {
 	const kt_an_jump *j = &b->jump[k];
 
-	printf("JUMP %zu%s%s%s  steps %zu..%zu (seq %llu..%llu)  speedup %.3f -> "
-	       "%.3f  gain x%.3f\n", num, wl ? " [" : "",
-	       wl ? (*wl ? wl : "(no workload)") : "", wl ? "]" : "",
-	       j->p_prev + 1, j->p_last + 1,
-	       (unsigned long long)b->series.pt[j->p_prev].seq,
-	       (unsigned long long)b->series.pt[j->p_last].seq,
-	       j->before, j->after, j->gain);
+	size_t bs = j->p_prev;
+
+	/* the running best it is compared with */
+	while (bs > 0 && b->series.pt[bs].speedup != b->series.pt[j->p_prev].best)
+		bs--;
+	printf("JUMP %zu%s%s%s  step %zu (seq %llu) over the best so far, step "
+	       "%zu (seq %llu)  speedup %.3f -> %.3f  gain x%.3f%s\n", num,
+	       wl ? " [" : "", wl ? an_key_name(wl) : "", wl ? "]" : "",
+	       j->p_last + 1, (unsigned long long)b->series.pt[j->p_last].seq,
+	       bs + 1, (unsigned long long)b->series.pt[bs].seq,
+	       j->before, j->after, j->gain,
+	       b->series.pt[j->p_land].unchecked ? "  (not checked)" : "");
 	printf("  edits:");
 	if (!j->nedits)
 		printf(" none recorded");
@@ -116,40 +135,54 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 	printf("\n");
 }
 
-/* "measurements: N correct (...)" with why bench results were left out. */
-static void print_counts(size_t n, size_t excl, size_t inc, size_t unk,
-			 size_t notime)
+/* The header lines of series se (key `wl`, NULL for a run of one). */
+static void print_series(const kt_an_series *se, const kt_an_opts *o,
+			 const char *wl, size_t njump)
 {
-	const char *sep = "";
+	char nb[256];
 
-	printf("measurements: %zu correct (", n);
-	if (!excl) {
-		printf("no bench result excluded)\n");
-		return;
-	}
-	printf("%zu bench result%s excluded: ", excl, excl == 1 ? "" : "s");
-	if (inc) {
-		printf("%zu incorrect", inc);
-		sep = ", ";
-	}
-	if (unk) {
-		printf("%s%zu correctness unknown (others say correct)", sep, unk);
-		sep = ", ";
-	}
-	if (notime)
-		printf("%s%zu without a time", sep, notime);
-	printf(")\n");
-}
+	if (wl)
+		printf("series %s:\n  ", an_key_name(wl));
+	else if (*se->key)
+		printf("series: %s\n", se->key);
+	printf("speedup: %s\n", se->basis);
+	if (se->unordered)
+		printf("%sorder: none (no timestamp, edit or tool call): the "
+		       "results are a table, not successive attempts; no new "
+		       "best, jump or stall is read from them\n", wl ? "  " : "");
+	printf("%s", wl ? "  " : "");
+	an_print_counts(se, o);
+	printf("%snoise: %.2f %% per measurement (%s)\n", wl ? "  " : "",
+	       100 * se->sigma, an_noise_text(se, nb, sizeof(nb)));
+	for (size_t i = 0; se->sweep && i < se->n; i++) {
+		const kt_an_point *p = &se->pt[i];
 
-static const char *wl_name(const char *w)
-{
-	return *w ? w : "(no workload)";
+		printf("%ssweep %zu (seq %llu..%llu): %zu results over %d "
+		       "scenarios, %s x%.3f", wl ? "  " : "", i + 1,
+		       (unsigned long long)p->seq_first,
+		       (unsigned long long)p->seq, p->nres, p->nscen,
+		       se->has_ref ? "geomean speedup" : "index", p->speedup);
+		if (i && p->ncmp)
+			printf(", x%.3f over the best sweep before it on the %d "
+			       "scenarios both measured", p->gain, p->ncmp);
+		else if (i)
+			printf(", no scenario in common with the best sweep "
+			       "before it: not compared");
+		printf("%s\n", p->unchecked ? " (not checked)" : "");
+	}
+	printf("%sthreshold: a new best counts when its gain over the best so "
+	       "far > x%.3f = max(--min-gain %.3f, --z %.1f x %.2f %% noise of "
+	       "a ratio); %zu new best%s, %zu without an edit before it (no "
+	       "jump); %zu jump%s\n", wl ? "  " : "", exp(se->theta),
+	       o->min_gain, o->z, 100 * se->sigma * M_SQRT2, se->n_newbest,
+	       se->n_newbest == 1 ? "" : "s", se->n_nochange, njump,
+	       njump == 1 ? "" : "s");
 }
 
 /*
- * A run of several workloads (KernelBench results: one problem after
- * another): speedups of different problems are not one series, so each
- * workload is blamed on its own series and every jump is labelled.
+ * A run of several series (KernelBench results: one problem after
+ * another; one operator at several sizes): results of different keys are
+ * not one series, so each is blamed on its own and every jump is labelled.
  */
 static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 		       const kt_an_opts *o0, int json, const char **wl,
@@ -157,8 +190,7 @@ static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 {
 	kt_an_blame *b = calloc(nw, sizeof(*b));
 	kt_an_opts o = *o0;
-	size_t i, k, nb = 0, tot = 0, excl = 0, single = 0, nj = 0;
-	size_t inc = 0, unk = 0, notime = 0;
+	size_t i, k, nb = 0, single = 0, nj = 0;
 	int rc = 0;
 
 	if (!b)
@@ -169,11 +201,6 @@ static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 			rc = cli_store_err(c, s, rc, "blame");
 			goto out;
 		}
-		tot += b[nb].series.n;
-		excl += b[nb].series.n_excluded;
-		inc += b[nb].series.n_incorrect;
-		unk += b[nb].series.n_unknown;
-		notime += b[nb].series.n_notime;
 		single += b[nb].series.n < 2;
 		nj += b[nb].njump;
 	}
@@ -182,6 +209,8 @@ static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 			for (k = 0; k < b[i].njump && !rc; k++) {
 				cJSON *j = an_jump_json(r, &b[i], k, o0);
 
+				/* "workload": the series key, as before keys
+				 * had more than the workload */
 				if (j && !cJSON_AddStringToObject(j, "workload", wl[i])) {
 					cJSON_Delete(j);
 					j = NULL;
@@ -202,43 +231,31 @@ static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 		goto out;
 	}
 	printf("run %s  %s\n", r->id, r->name);
-	printf("workloads: %zu, each its own series (jumps are found within one "
-	       "workload, never across); %zu with a single measurement\n", nw,
-	       single);
-	printf("speedup: %s\n", b[0].series.basis);
-	print_counts(tot, excl, inc, unk, notime);
-	printf("threshold: a new best counts when gain > max(--min-gain %.3f, "
-	       "--z %.1f x the noise of a ratio of that workload); --merge %d\n",
-	       o0->min_gain, o0->z, o0->merge_rounds);
+	printf("series: %zu, each compared only with itself (jumps are found "
+	       "within one workload, scenario and metric, never across); %zu "
+	       "with a single measurement\n", nw, single);
+	an_print_unparsed(r);
 	printf("attribution: window %d tool calls, lag decay %.0f calls / %.0f "
 	       "min, agent-alone prior %.2f\n\n", o0->window_calls, o0->tau_calls,
 	       o0->tau_min, o0->w_self);
 	for (i = 0, k = 0; i < nw; i++)
-		if (b[i].series.n >= 2 && ++k)
-			printf("workload %s: %zu measurements, noise %.2f %% (%s), "
-			       "threshold x%.3f, %zu jump%s\n", wl_name(wl[i]),
-			       b[i].series.n, 100 * b[i].series.sigma,
-			       b[i].series.noise_src, exp(b[i].series.theta),
-			       b[i].njump, b[i].njump == 1 ? "" : "s");
+		if ((b[i].series.n >= 2 || b[i].series.sweep) && ++k)
+			print_series(&b[i].series, o0, wl[i], b[i].njump);
 	if (k)
 		printf("\n");
 	if (!nj)
-		printf("no significant jump within any workload\n");
-	/* numbered within the workload, as --json's "jump" and the
-	 * "ended by jump N [workload]" of stalls */
+		printf("no significant jump within any series\n");
+	/* numbered within the series, as --json's "jump" and the
+	 * "ended by jump N [series]" of stalls */
 	for (i = 0; i < nw; i++)
 		for (k = 0; k < b[i].njump; k++)
-			print_jump(r, &b[i], k, o0, k + 1, wl_name(wl[i]));
-	for (i = 0; i < nw; i++)
-		if (b[i].njump)
-			printf("baseline [%s]: S = %.3f over %zu jump%s and %zu "
-			       "question%s; p (random messages) = %.4f, p (circular "
-			       "shift) = %.4f -> p = %.4f (%d permutations, seed "
-			       "%llu)\n", wl_name(wl[i]), b[i].s_obs, b[i].njump,
-			       b[i].njump == 1 ? "" : "s", b[i].nquestions,
-			       b[i].nquestions == 1 ? "" : "s", b[i].p_random,
-			       b[i].p_shift, b[i].p_value, b[i].permutations,
-			       (unsigned long long)b[i].seed);
+			print_jump(r, &b[i], k, o0, k + 1, an_key_name(wl[i]));
+	for (i = 0; i < nw; i++) {
+		char line[512];
+
+		an_runtest_line(&b[i], line, sizeof(line));
+		printf("[%s] %s\n", an_key_name(wl[i]), line);
+	}
 	printf("note: people ask questions often and during stalls; \"jumps "
 	       "follow questions\" holds only when p is small.\n");
 out:
@@ -271,14 +288,14 @@ int cmd_blame(struct cli *c, int argc, char **argv)
 		return rc;
 	if ((rc = an_load(c, s, pos[1], 0, &r)))
 		goto out;
-	if (kt_an_workloads(r, &wl, &nw)) {
-		rc = cli_err(c, "out of memory");
+	if ((rc = an_series_prepare(c, r, &o, &wl, &nw)))
 		goto out;
-	}
 	if (nw > 1) {
 		rc = blame_multi(c, s, r, &o, json, wl, nw);
 		goto out;
 	}
+	if (nw == 1)
+		o.workload = wl[0]; /* the same results, and the key is shown */
 	rc = kt_an_blame_run(s, r, &o, &b);
 	if (rc) {
 		rc = cli_store_err(c, s, rc, "blame");
@@ -295,15 +312,8 @@ int cmd_blame(struct cli *c, int argc, char **argv)
 		goto out;
 	}
 	printf("run %s  %s\n", r->id, r->name);
-	printf("speedup: %s\n", b.series.basis);
-	print_counts(b.series.n, b.series.n_excluded, b.series.n_incorrect,
-		     b.series.n_unknown, b.series.n_notime);
-	printf("noise: %.2f %% per measurement (%s)\n", 100 * b.series.sigma,
-	       b.series.noise_src);
-	printf("threshold: a new best counts when gain > x%.3f = max(--min-gain "
-	       "%.3f, --z %.1f x %.2f %% noise of a ratio); --merge %d\n",
-	       exp(b.series.theta), o.min_gain, o.z,
-	       100 * b.series.sigma * M_SQRT2, o.merge_rounds);
+	an_print_unparsed(r);
+	print_series(&b.series, &o, NULL, b.njump);
 	printf("attribution: window %d tool calls, lag decay %.0f calls / %.0f "
 	       "min, agent-alone prior %.2f\n\n", o.window_calls, o.tau_calls,
 	       o.tau_min, o.w_self);
@@ -311,12 +321,12 @@ int cmd_blame(struct cli *c, int argc, char **argv)
 		printf("no significant jump\n");
 	for (size_t k = 0; k < b.njump; k++)
 		print_jump(r, &b, k, &o, k + 1, NULL);
-	printf("baseline: S = %.3f over %zu jump%s and %zu question%s; "
-	       "p (random messages) = %.4f, p (circular shift) = %.4f -> "
-	       "p = %.4f (%d permutations, seed %llu)\n", b.s_obs, b.njump,
-	       b.njump == 1 ? "" : "s", b.nquestions,
-	       b.nquestions == 1 ? "" : "s", b.p_random, b.p_shift, b.p_value,
-	       b.permutations, (unsigned long long)b.seed);
+	{
+		char line[512];
+
+		an_runtest_line(&b, line, sizeof(line));
+		printf("%s\n", line);
+	}
 	printf("note: people ask questions often and during stalls; \"jumps "
 	       "follow questions\" holds only when p is small.\n");
 out:

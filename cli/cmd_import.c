@@ -15,8 +15,8 @@
 #include "../import/import.h"
 
 static const char usage[] =
-	"usage: ktraj import [--format F] [--strict] [--json] [--redact]\n"
-	"                    [--max-size BYTES] [--max-ratio N] PATH...\n"
+	"usage: ktraj import [--format F] [--map MAP.json] [--strict] [--json]\n"
+	"                    [--redact] [--max-size BYTES] [--max-ratio N] PATH...\n"
 	"\n"
 	"Import trajectories from files, folders (recursively), archives (tar,\n"
 	"tar.gz, tar.zst, tar.xz, zip, Inspect .eval) or stdin (-).  The format\n"
@@ -28,6 +28,12 @@ static const char usage[] =
 	"pipe an archive of the folder instead (tar -c -C DIR . | ktraj import -).\n"
 	"\n"
 	"  --format F      treat every file as format F (list below)\n"
+	"  --map MAP.json  read per-round JSON/JSONL records with a map: a JSON\n"
+	"                  object naming, per ktraj field (run, step, parent, ts,\n"
+	"                  time_ms, ref_time_ms, speedup, higher_is_better,\n"
+	"                  correct, text, origin, workload, scenario, metric,\n"
+	"                  baseline), the record's field (\"a.b\") or a constant\n"
+	"                  ({\"const\": V}); README \"Custom round logs\"\n"
 	"  --strict        stop at the first problem; nothing of that file is kept\n"
 	"  --json          one JSON object per run: run, name, format, events, added\n"
 	"                  (skipped files are reported on stderr only)\n"
@@ -161,6 +167,8 @@ static void on_progress(uint64_t done, uint64_t total, void *arg)
 
 int cmd_import(struct cli *c, int argc, char **argv)
 {
+	const char *map_path = NULL;
+	kt_map *map = NULL;
 	kt_import_opts o;
 	struct sigaction old_int;
 	kt_import_stats st;
@@ -215,6 +223,13 @@ int cmd_import(struct cli *c, int argc, char **argv)
 				free(paths);
 				return cli_usage(c, "unknown format '%s'", o.format);
 			}
+		} else if (!strcmp(a, "--map") || !strncmp(a, "--map=", 6)) {
+			map_path = a[5] == '=' ? a + 6 :
+				cli_has_value(argc, argv, i) ? argv[++i] : NULL;
+			if (!map_path) {
+				free(paths);
+				return cli_usage(c, "%s needs a value", a);
+			}
 		} else if (!strcmp(a, "--max-size") || !strcmp(a, "--max-ratio")) {
 			int has = cli_has_value(argc, argv, i);
 
@@ -239,6 +254,26 @@ int cmd_import(struct cli *c, int argc, char **argv)
 		free(paths);
 		return cli_usage(c, "no PATH given (a file, folder, archive or -)");
 	}
+	if (map_path) {
+		char err[300], *mt;
+		size_t ml = 0;
+		int mrc;
+
+		if (!(mt = cli_slurp(map_path, &ml))) {
+			free(paths);
+			return cli_err(c, "%s: cannot read the map", map_path);
+		}
+		mrc = kt_map_parse(mt, ml, &map, err, sizeof(err));
+		free(mt);
+		if (mrc) {
+			free(paths);
+			return mrc == KT_EPARSE ? cli_usage(c, "%s:%s", map_path, err)
+						: cli_err(c, "out of memory");
+		}
+		o.map = map;
+		if (!o.format)
+			o.format = "map";
+	}
 #ifdef __GLIBC__
 	/* An import allocates and frees buffers of 128 KiB to a few MiB per
 	 * event (zstd contexts, payload text, LMDB pages): from the heap they
@@ -251,6 +286,7 @@ int cmd_import(struct cli *c, int argc, char **argv)
 	rc = cli_open(c, KT_OPEN_BULK, &s);
 	if (rc) {
 		free(paths);
+		kt_map_free(map);
 		return rc;
 	}
 	o.progress = c->progress;
@@ -287,6 +323,7 @@ int cmd_import(struct cli *c, int argc, char **argv)
 	else if (rc)
 		/* "stopped", not "import": the line reads "ktraj: import: ..." */
 		ex = cli_store_err(c, s, rc, "stopped");
+	kt_map_free(map);
 	rc = kt_store_close(s);
 	if (rc && ex == KT_EXIT_OK)
 		ex = cli_store_err(c, NULL, rc, "close");

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "../export/export.h"
+#include "../analyze/analyze.h"
 #include "outfmt.h"
 
 static const char usage[] =
@@ -17,7 +18,11 @@ static const char usage[] =
 	"--json prints one object per event: seq, kind, actor, ts (ns or null),\n"
 	"parent (seq or null) and per kind: message role, human, text;\n"
 	"tool_call tool, call_id; tool_result call_id, ok, exit_code; edit path,\n"
-	"op; compile exit_code, command; bench correct, time_ms, speedup;\n"
+	"op; compile exit_code, command; bench correct (null: not checked),\n"
+	"time_ms, speedup, status, and the measurement model's fields\n"
+	"(FORMAT.md): workload, scenario, metric, baseline, source, candidate\n"
+	"(null when absent), series (the series key `blame speedup` groups by)\n"
+	"and sweep (its number when the result is one of a sweep, else null);\n"
 	"replay step, verdict; question text, origin; note text; profile tool.\n";
 
 /* The payload fields a log row carries, per kind (index = enum kt_kind). */
@@ -27,7 +32,7 @@ static const char *const row_fields[KT_KIND_MAX_ + 1][5] = {
 	[KT_KIND_TOOL_RESULT] = { "call_id", "ok", "exit_code" },
 	[KT_KIND_EDIT] = { "path", "op" },
 	[KT_KIND_COMPILE] = { "exit_code", "command" },
-	[KT_KIND_BENCH] = { "correct", "time_ms", "speedup" },
+	[KT_KIND_BENCH] = { "correct", "time_ms", "speedup", "status" },
 	[KT_KIND_PROFILE] = { "tool" },
 	[KT_KIND_QUESTION] = { "text", "origin" },
 	[KT_KIND_REPLAY] = { "step", "verdict" },
@@ -37,9 +42,40 @@ static const char *const row_fields[KT_KIND_MAX_ + 1][5] = {
 struct log_ctx {
 	int json;
 	int err;
+	kt_an_run *an;  /* the run as the analyzers read it (bench keys) */
 };
 
-static int log_json(const kt_event *ev, cJSON *p)
+/* The measurement model's fields of a bench row, and its series key. */
+static void bench_key_json(cJSON *o, cJSON *p, const kt_an_run *an,
+			   uint64_t seq)
+{
+	static const char *const f[] = {"workload", "scenario", "metric",
+					"baseline", "source", "candidate"};
+	long i = an ? kt_an_run_find(an, seq) : -1;
+	const kt_an_meas *m = i >= 0 && an->ev[i].meas >= 0 ?
+			      &an->m[an->ev[i].meas] : NULL;
+
+	if (!cJSON_GetObjectItemCaseSensitive(o, "correct"))
+		cJSON_AddNullToObject(o, "correct");
+	for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++) {
+		const char *v = cli_jstr(p, f[k]);
+
+		if (v)
+			cJSON_AddStringToObject(o, f[k], v);
+		else
+			cJSON_AddNullToObject(o, f[k]);
+	}
+	if (m)
+		cJSON_AddStringToObject(o, "series", m->key);
+	else
+		cJSON_AddNullToObject(o, "series");
+	if (m && m->sweep >= 0)
+		cJSON_AddNumberToObject(o, "sweep", (double)m->sweep + 1);
+	else
+		cJSON_AddNullToObject(o, "sweep");
+}
+
+static int log_json(const kt_event *ev, cJSON *p, const kt_an_run *an)
 {
 	cJSON *o = cJSON_CreateObject();
 	const char *kn = kt_kind_name(ev->kind);
@@ -63,6 +99,8 @@ static int log_json(const kt_event *ev, cJSON *p)
 				cJSON_AddItemToObject(o, row_fields[ev->kind][i],
 						      cJSON_Duplicate(v, 1));
 		}
+	if (ev->kind == KT_KIND_BENCH)
+		bench_key_json(o, p, an, ev->seq);
 	return cli_put_json(o);
 }
 
@@ -131,9 +169,12 @@ static void summary(const kt_event *ev, const cJSON *p, char *buf, size_t n)
 		num_part(buf, n, p, "time_ms", "time %.4g ms ");
 		num_part(buf, n, p, "speedup", "speedup %.3gx ");
 		v = cJSON_GetObjectItemCaseSensitive(p, "correct");
-		if (cJSON_IsBool(v))
-			snprintf(buf + strlen(buf), n - strlen(buf), "%s ",
-				 cJSON_IsTrue(v) ? "correct" : "INCORRECT");
+		snprintf(buf + strlen(buf), n - strlen(buf), "%s ",
+			 cJSON_IsTrue(v) ? "correct" : cJSON_IsFalse(v) ?
+			 "INCORRECT" : "not checked");
+		if ((s = cli_jstr(p, "status")) && !strcmp(s, "unparsed"))
+			snprintf(buf + strlen(buf), n - strlen(buf),
+				 "no readable time ");
 		if ((s = cli_jstr(p, "scenario")) || (s = cli_jstr(p, "workload")))
 			snprintf(buf + strlen(buf), n - strlen(buf), "(%s)", s);
 		break;
@@ -159,7 +200,7 @@ static int log_row(const kt_event *ev, void *arg)
 	int rc = 0;
 
 	if (x->json) {
-		rc = log_json(ev, p);
+		rc = log_json(ev, p, x->an);
 	} else {
 		cli_ts_short(ev->ts_ns, when, sizeof(when));
 		summary(ev, p, raw, sizeof(raw));
@@ -176,7 +217,7 @@ static int log_row(const kt_event *ev, void *arg)
 
 int cmd_log(struct cli *c, int argc, char **argv)
 {
-	struct log_ctx x = { 0, 0 };
+	struct log_ctx x = { 0, 0, NULL };
 	const char *spec = NULL;
 	char run[KT_RUN_ID_HEX + 1];
 	uint64_t from = 1, to = 0;
@@ -220,10 +261,17 @@ int cmd_log(struct cli *c, int argc, char **argv)
 	rc = cli_run(c, s, spec, run);
 	if (rc)
 		goto out;
+	/* bench rows show their series key, which needs the run's results */
+	if (x.json && (!kind || kind == KT_KIND_BENCH) &&
+	    (rc = kt_an_run_load(s, run, &x.an))) {
+		rc = cli_store_err(c, s, rc, "reading events");
+		goto out;
+	}
 	rc = kt_event_foreach(s, run, from ? from : 1, to, kind, log_row, &x);
 	if (rc)
 		rc = cli_store_err(c, s, rc, "reading events");
 out:
+	kt_an_run_free(x.an);
 	kt_store_close(s);
 	return rc;
 }

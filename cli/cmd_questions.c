@@ -36,7 +36,10 @@ static const char usage[] =
 	"stall claims one, +0.5 before any profiler run, else +0.2) plus the\n"
 	"entry's shrunk log gain.  Plain instructions, requests about no layer and\n"
 	"questions of the stuck layer that challenge no bound are never suggested.\n"
-	"--json adds fit and rank.  --library reads a JSON-lines library written\n"
+	"When nothing fits it says why: how many entries each rule left out, or\n"
+	"that the library is empty.  --json adds fit and rank (when nothing\n"
+	"fits: one object with text null, why, library, left_out {not_a_question,\n"
+	"no_layer, stuck_layer}).  --library reads a JSON-lines library written\n"
 	"by `questions mine --json` / -o; default: mine the whole store.\n";
 
 static void flags_json(cJSON *o, unsigned f)
@@ -335,6 +338,33 @@ static int layer_from_name(const char *n)
 	return KT_AN_L_NONE;
 }
 
+/* Why no library entry fits, in one sentence: what the library held and
+ * what left each entry out (kt_an_suggest_fit_why's reasons). */
+static void none_why(char *buf, size_t n, size_t nlib, const size_t *nwhy,
+		     int stuck, int given)
+{
+	if (!nlib) {
+		snprintf(buf, n, "the library is empty (%s)", given ?
+			 "the --library file has no entry" :
+			 "no run of this store has a question a person asked; "
+			 "import more runs or give --library");
+		return;
+	}
+	snprintf(buf, n, "none of the library's %zu entr%s fits: %zu %s an "
+		 "instruction, not a question; %zu name%s no system layer and "
+		 "challenge%s no bound; %zu %s about the stuck layer (%s) without "
+		 "challenging a bound - more of what the agent is doing "
+		 "(mine more runs, or give --library)", nlib,
+		 nlib == 1 ? "y" : "ies", nwhy[KT_AN_SUG_NOT_QUESTION],
+		 nwhy[KT_AN_SUG_NOT_QUESTION] == 1 ? "is" : "are",
+		 nwhy[KT_AN_SUG_NO_LAYER],
+		 nwhy[KT_AN_SUG_NO_LAYER] == 1 ? "s" : "",
+		 nwhy[KT_AN_SUG_NO_LAYER] == 1 ? "s" : "",
+		 nwhy[KT_AN_SUG_SAME_LAYER],
+		 nwhy[KT_AN_SUG_SAME_LAYER] == 1 ? "is" : "are",
+		 kt_an_layer_name(stuck));
+}
+
 static int do_suggest(struct cli *c, int argc, char **argv)
 {
 	static const char *const keep[] = {"--library", "-n", NULL};
@@ -346,8 +376,9 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 	kt_an_stall last = {0};
 	kt_an_miner *m = NULL;
 	struct sugg *sg = NULL;
-	size_t nbw = 0, nst = 0, nsg = 0;
-	char *pos[8], *lib = NULL, *spec = NULL;
+	size_t nbw = 0, nst = 0, nsg = 0, nlib = 0,
+	       nwhy[KT_AN_SUG_NREASONS] = {0};
+	char *pos[8], *lib = NULL, *spec = NULL, nowhy[512];
 	int json, npos, rc, stuck, profiled = 0;
 	uint64_t top = 5;
 
@@ -530,14 +561,18 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 	}
 	/* rank by fit to the stalled stretch plus the shrunk log gain;
 	 * instructions and more-of-the-same never (kt_an_suggest_fit) */
+	nlib = nsg;
 	{
 		size_t w = 0;
 		int claim = nst && last.claim[0];
 
 		for (size_t k = 0; k < nsg; k++) {
-			sg[k].fit = kt_an_suggest_fit(stuck, claim, profiled,
-						      sg[k].text, sg[k].layer,
-						      sg[k].flags);
+			int why;
+
+			sg[k].fit = kt_an_suggest_fit_why(stuck, claim, profiled,
+							  sg[k].text, sg[k].layer,
+							  sg[k].flags, &why);
+			nwhy[why]++;
 			if (sg[k].fit >= 0) {
 				sg[k].rank = sg[k].fit +
 					     (sg[k].gain > 0 ? log(sg[k].gain) : 0);
@@ -550,7 +585,27 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 		if (nsg > 1)
 			qsort(sg, nsg, sizeof(*sg), cmp_sugg);
 	}
+	if (!nsg)
+		none_why(nowhy, sizeof(nowhy), nlib, nwhy, stuck, lib != NULL);
 	if (json) {
+		if (!nsg) {
+			cJSON *x = cJSON_CreateObject(), *rj;
+
+			cJSON_AddNullToObject(x, "text");
+			cJSON_AddStringToObject(x, "why", nowhy);
+			cJSON_AddNumberToObject(x, "library", (double)nlib);
+			rj = cJSON_AddObjectToObject(x, "left_out");
+			cJSON_AddNumberToObject(rj, "not_a_question",
+						(double)nwhy[KT_AN_SUG_NOT_QUESTION]);
+			cJSON_AddNumberToObject(rj, "no_layer",
+						(double)nwhy[KT_AN_SUG_NO_LAYER]);
+			cJSON_AddNumberToObject(rj, "stuck_layer",
+						(double)nwhy[KT_AN_SUG_SAME_LAYER]);
+			cJSON_AddStringToObject(x, "stuck_layer", kt_an_layer_name(stuck));
+			if (last_wl)
+				cJSON_AddStringToObject(x, "stuck_workload", last_wl);
+			rc = an_emit(stdout, x);
+		}
 		for (size_t k = 0; k < nsg && k < top && !rc; k++) {
 			cJSON *x = cJSON_CreateObject();
 
@@ -580,8 +635,7 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 	else
 		printf("no stall; recent work in layer %s\n", kt_an_layer_name(stuck));
 	if (!nsg)
-		printf("no library question of another layer (mine more runs, or "
-		       "give --library)\n");
+		printf("no suggestion: %s\n", nowhy);
 	for (size_t k = 0; k < nsg && k < top; k++)
 		printf("%zu. [%s%s] fit %.1f, x%.3f  %s\n", k + 1,
 		       kt_an_layer_name(sg[k].layer),

@@ -91,7 +91,7 @@ static double cy(const struct chart *c, double sp)
  * run's one series). */
 static int of_wl(const kt_an_meas *m, const char *wl)
 {
-	return !wl || !strcmp(m->workload, wl);
+	return !wl || !strcmp(m->key, wl);
 }
 
 /*
@@ -306,7 +306,7 @@ static void ev_summary(FILE *f, const kt_an_run *r, const kt_an_ev *e,
 
 		if (multi) {
 			fputs("[", f);
-			esc(f, *m->workload ? m->workload : "(no workload)", 0);
+			esc(f, an_key_name(m->key), 0);
 			fputs("] ", f);
 		}
 
@@ -315,7 +315,7 @@ static void ev_summary(FILE *f, const kt_an_run *r, const kt_an_ev *e,
 		if (m->speedup >= 0)
 			fprintf(f, "speedup x%.3g ", m->speedup);
 		fputs(m->correct == 1 ? "correct" : m->correct == 0 ? "<b>incorrect</b>" :
-		      "unchecked", f);
+		      "not checked", f);
 		return;
 	}
 	if (!e->text)
@@ -359,8 +359,7 @@ static void excl_html(FILE *f, size_t inc, size_t unk, size_t notime)
 		sep = ", ";
 	}
 	if (unk) {
-		fprintf(f, "%s%zu correctness unknown (others say correct)", sep,
-			unk);
+		fprintf(f, "%s%zu not checked (others say correct)", sep, unk);
 		sep = ", ";
 	}
 	if (notime)
@@ -464,19 +463,22 @@ static void series_tables(FILE *f, const kt_an_run *r, const kt_an_blame *b,
 
 static void baseline_html(FILE *f, const kt_an_blame *b)
 {
-	fprintf(f, "baseline: p (random messages) = %.4f, p (circular shift) = "
-		"%.4f, p = %.4f over %zu jump(s) and %zu question(s) (%d "
-		"permutations, seed %llu).", b->p_random, b->p_shift, b->p_value,
-		b->njump, b->nquestions, b->permutations,
-		(unsigned long long)b->seed);
+	char line[512];
+
+	an_runtest_line(b, line, sizeof(line));
+	fputs(line, f);
+	fputc('.', f);
 }
 
 static void thresh_html(FILE *f, const kt_an_blame *b, const kt_an_opts *o)
 {
+	char nb[256];
+
 	fprintf(f, "noise %.2f %% per measurement (", 100 * b->series.sigma);
-	esc(f, b->series.noise_src, 0);
-	fprintf(f, "); a new best counts above x%.3f = max(min-gain %.3f, %.1f x "
-		"noise of a ratio), confirmed by a later measurement.",
+	esc(f, an_noise_text(&b->series, nb, sizeof(nb)), 0);
+	fprintf(f, "); a new best counts when its gain over the best so far is "
+		"above x%.3f = max(min-gain %.3f, %.1f x noise of a ratio), and "
+		"is a jump when the code changed since the measurement before.",
 		exp(b->series.theta), o->min_gain, o->z);
 }
 
@@ -587,6 +589,10 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		return rc;
 	if ((rc = an_load(c, s, spec, KT_AN_LOAD_EVERY | KT_AN_LOAD_TOOLS, &r)))
 		goto out;
+	if (r->keyed_by != o.series_by && kt_an_series_keys(r, o.series_by)) {
+		rc = cli_err(c, "out of memory");
+		goto out;
+	}
 	/* one series per workload (kt_an_blame_workloads), its stalls */
 	if ((rc = kt_an_blame_workloads(s, r, &o, &b, &wl, &nb))) {
 		rc = cli_store_err(c, s, rc, "report");
@@ -621,12 +627,29 @@ int cmd_report(struct cli *c, int argc, char **argv)
 	fputs("<h1>ktraj report: ", f);
 	esc(f, r->name, 200);
 	fputs("</h1>\n", f);
+	{
+		uint64_t useq[8];
+		size_t nu = kt_an_unparsed(r, useq, 8);
+
+		if (nu) {
+			fprintf(f, "<p class=\"meta\">%zu output%s looked like a "
+				"benchmark but gave no time (seq", nu,
+				nu == 1 ? "" : "s");
+			for (size_t i = 0; i < nu && i < 8; i++)
+				fprintf(f, " %llu", (unsigned long long)useq[i]);
+			fprintf(f, "%s); they are in no series.</p>\n",
+				nu > 8 ? " ..." : "");
+		}
+	}
 	if (wl) {
 		workload_sections(f, r, b, st, nst, wl, nb, &o);
 	} else {
 		fprintf(f, "<p class=\"meta\">run <span class=\"k\">%s</span>, "
-			"%zu events, %u tool calls, %zu correct measurements (",
-			r->id, r->nev, r->ncalls, b->series.n);
+			"%zu events, %u tool calls, %zu measurement%s from %zu "
+			"bench results (%zu correct, %zu not checked; ",
+			r->id, r->nev, r->ncalls, b->series.n,
+			b->series.n == 1 ? "" : "s", b->series.n_results,
+			b->series.n_correct, b->series.n_unchecked);
 		excl_html(f, b->series.n_incorrect, b->series.n_unknown,
 			  b->series.n_notime);
 		fputs(").<br>speedup: ", f);

@@ -11,21 +11,28 @@
 
 static const char usage[] =
 	"usage: ktraj stalls RUN [--json] [--patience N] [--stall-calls N]\n"
-	"                        [--min-gain X] [--z Z]\n"
+	"                        [--min-gain X] [--z Z] [--series-by FIELDS]\n"
+	"                        [--assume-correct] [--noise SIGMA]\n"
 	"\n"
-	"Stretches of --patience (4) or more benchmark measurements, or of\n"
-	"--stall-calls (40) or more tool calls, without a significant new best\n"
-	"(the same threshold as `blame speedup`).  Each names its length, step\n"
-	"range, the layer of the agent's messages there and the claim it repeated\n"
-	"most (\"memory-bound at 87 % of peak\").  A run of several workloads has\n"
-	"one series per workload; its stalls are numbered within it, labelled\n"
-	"with it, and \"ended by jump N\" is jump N of that workload in `blame\n"
-	"speedup`.  Bench results left out of the series within a stall\n"
-	"(incorrect, correctness unknown, without a time) are counted.\n"
+	"Stretches of --patience (4) or more measurements of one series, or of\n"
+	"--stall-calls (40) or more tool calls, in which the best so far grows by\n"
+	"no more than the threshold of `blame speedup` in total: a stretch ends\n"
+	"at a jump, or where small gains add up to more than the threshold (a\n"
+	"run that improved is not stalled).  A series is successive attempts at\n"
+	"one workload, scenario and metric (--series-by, as in `blame speedup`);\n"
+	"a sweep of one candidate over many scenarios is one attempt.  Each stall\n"
+	"names its length, step range, the layer of the agent's messages there\n"
+	"and the claim it repeated most (\"memory-bound at 87 % of peak\"; a\n"
+	"memory claim with memory figures only).  Stalls are numbered within\n"
+	"their series and \"ended by jump N\" is jump N of that series in `blame\n"
+	"speedup`.  Bench results left out within a stall (incorrect, not\n"
+	"checked, without a time, benchmark output with no readable time) are\n"
+	"counted.\n"
 	"--json: one object per stall: length, from_step, to_step, from_seq,\n"
-	"to_seq, tool_calls, layer, claim, claim_count, claim_seq, ended_by_jump,\n"
-	"excluded, excluded_by_reason {incorrect, correctness_unknown,\n"
-	"without_time} (and workload, in a run of several).\n";
+	"to_seq, tool_calls, layer, claim, claim_count, claim_seq, gain, ended,\n"
+	"ended_by_jump, excluded, excluded_by_reason {incorrect,\n"
+	"correctness_unknown, without_time[, unparsed]}, series (and workload,\n"
+	"the same key, in a run of several).\n";
 
 /* Stall st (number num); `wl` (NULL for a run of one workload) labels it. */
 static void print_stall(const kt_an_run *r, const kt_an_stall *st, size_t num,
@@ -34,11 +41,14 @@ static void print_stall(const kt_an_run *r, const kt_an_stall *st, size_t num,
 	const kt_an_stall *x = st;
 
 	printf("STALL %zu%s%s%s  steps %zu..%zu (seq %llu..%llu)  length %zu "
-	       "measurements, %u tool calls%s\n", num,
+	       "measurements, %u tool calls, best so far x%.3f over the "
+	       "stretch%s\n", num,
 	       wl ? " [" : "", wl ? wl : "", wl ? "]" : "", x->p_first + 1,
 	       x->p_last + 1, (unsigned long long)x->seq_first,
-	       (unsigned long long)x->seq_last, x->length, x->calls,
-	       x->ended_by_jump >= 0 ? "" : "  (still stalled at the end)");
+	       (unsigned long long)x->seq_last, x->length, x->calls, x->gain,
+	       x->ended == KT_AN_STALL_END ? "  (still stalled at the end)" :
+	       x->ended == KT_AN_STALL_GAIN ? "  (ended by small gains adding "
+	       "up past the threshold)" : "");
 	printf("  layer of the agent's messages: %s\n",
 	       kt_an_layer_name(x->layer));
 	if (x->claim[0])
@@ -49,7 +59,7 @@ static void print_stall(const kt_an_run *r, const kt_an_stall *st, size_t num,
 					    r->ev[x->claim_ev].seq : 0));
 	else
 		printf("  no repeated performance claim\n");
-	if (x->n_incorrect + x->n_unknown + x->n_notime) {
+	if (x->n_incorrect + x->n_unknown + x->n_notime + x->n_unparsed) {
 		const char *sep = "";
 
 		printf("  bench results left out there:");
@@ -58,17 +68,37 @@ static void print_stall(const kt_an_run *r, const kt_an_stall *st, size_t num,
 			sep = ",";
 		}
 		if (x->n_unknown) {
-			printf("%s %zu correctness unknown", sep, x->n_unknown);
+			printf("%s %zu not checked", sep, x->n_unknown);
 			sep = ",";
 		}
-		if (x->n_notime)
+		if (x->n_notime) {
 			printf("%s %zu without a time", sep, x->n_notime);
+			sep = ",";
+		}
+		if (x->n_unparsed)
+			printf("%s %zu benchmark output%s with no readable time",
+			       sep, x->n_unparsed, x->n_unparsed == 1 ? "" : "s");
 		printf("\n");
 	}
 	/* the jump numbers of `blame speedup`: within the workload */
 	if (x->ended_by_jump >= 0)
 		printf("  ended by jump %ld%s%s%s\n", x->ended_by_jump + 1,
 		       wl ? " [" : "", wl ? wl : "", wl ? "]" : "");
+}
+
+/* The noise behind the threshold, correctness and order of series se. */
+static void print_model(const kt_an_series *se, const kt_an_opts *o,
+			const char *ind)
+{
+	char nb[256];
+
+	printf("%snoise: %.2f %% per measurement (%s)\n", ind, 100 * se->sigma,
+	       an_noise_text(se, nb, sizeof(nb)));
+	printf("%s", ind);
+	an_print_counts(se, o);
+	if (se->unordered)
+		printf("%sorder: none (no timestamp, edit or tool call): a table, "
+		       "not successive attempts; no stall is read from it\n", ind);
 }
 
 /* A run of several workloads: the stalls of each workload's own series
@@ -85,7 +115,7 @@ static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
 		kt_an_blame b;
 		kt_an_stall *st = NULL;
 		size_t n = 0;
-		const char *name = *wl[i] ? wl[i] : "(no workload)";
+		const char *name = an_key_name(wl[i]);
 
 		o.workload = wl[i];
 		if ((rc = kt_an_blame_run(s, r, &o, &b)))
@@ -96,19 +126,27 @@ static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
 		}
 		if (!json && !i) {
 			printf("run %s  %s\n", r->id, r->name);
-			printf("%zu workloads, each its own series (a stall is "
-			       "found within one workload); a stall is >= %d "
-			       "measurements or >= %d tool calls without a new "
-			       "best above that workload's threshold\n\n", nw,
-			       o.stall_rounds, o.stall_calls);
+			printf("%zu series, each read on its own (a stall is "
+			       "found within one workload, scenario and metric); "
+			       "a stall is >= %d measurements or >= %d tool calls "
+			       "without a gain above that series' threshold\n",
+			       nw, o.stall_rounds, o.stall_calls);
+			an_print_unparsed(r);
+			printf("\n");
+		}
+		if (!json && (n || b.series.n >= 2)) {
+			printf("series %s:\n", name);
+			print_model(&b.series, &o, "  ");
 		}
 		tot += n;
 		for (k = 0; k < n && !rc; k++) {
 			if (json) {
 				cJSON *j = an_stall_json(r, &st[k], k);
 
-				if (j && !cJSON_AddStringToObject(j, "workload",
-								  wl[i])) {
+				if (j && (!cJSON_AddStringToObject(j, "workload",
+								   wl[i]) ||
+					  !cJSON_AddStringToObject(j, "series",
+								   wl[i]))) {
 					cJSON_Delete(j);
 					j = NULL;
 				}
@@ -123,7 +161,7 @@ static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
 		kt_an_blame_free(&b);
 	}
 	if (!rc && !json && !tot)
-		printf("no stall within any workload\n");
+		printf("no stall within any series\n");
 	return rc;
 }
 
@@ -152,14 +190,14 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 		return rc;
 	if ((rc = an_load(c, s, pos[0], 0, &r)))
 		goto out;
-	if (kt_an_workloads(r, &wl, &nw)) {
-		rc = cli_err(c, "out of memory");
+	if ((rc = an_series_prepare(c, r, &o, &wl, &nw)))
 		goto out;
-	}
 	if (nw > 1) {
 		rc = stalls_multi(c, s, r, &o, json, wl, nw);
 		goto out;
 	}
+	if (nw == 1)
+		o.workload = wl[0]; /* the same results, and the key is shown */
 	if ((rc = kt_an_blame_run(s, r, &o, &b))) {
 		rc = cli_store_err(c, s, rc, "stalls");
 		goto out;
@@ -171,15 +209,30 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 	}
 	if (json) {
 		for (size_t k = 0; k < n && !rc; k++)
-			rc = an_emit(stdout, an_stall_json(r, &st[k], k));
+		{
+			cJSON *j = an_stall_json(r, &st[k], k);
+
+			if (j && !cJSON_AddStringToObject(j, "series",
+							  b.series.key)) {
+				cJSON_Delete(j);
+				j = NULL;
+			}
+			rc = an_emit(stdout, j);
+		}
 		if (rc)
 			rc = cli_err(c, "out of memory");
 		goto out;
 	}
 	printf("run %s  %s\n", r->id, r->name);
-	printf("%zu measurements; a stall is >= %d measurements or >= %d tool "
-	       "calls without a new best above x%.3f\n\n", b.series.n,
+	if (*b.series.key)
+		printf("series: %s\n", b.series.key);
+	an_print_unparsed(r);
+	printf("%zu measurement%s%s; a stall is >= %d measurements or >= %d "
+	       "tool calls without a gain above x%.3f in total\n", b.series.n,
+	       b.series.n == 1 ? "" : "s", b.series.sweep ? " (sweeps)" : "",
 	       o.stall_rounds, o.stall_calls, exp(b.series.theta));
+	print_model(&b.series, &o, "");
+	printf("\n");
 	if (!n)
 		printf("no stall\n");
 	for (size_t k = 0; k < n; k++)

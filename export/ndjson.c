@@ -27,6 +27,7 @@
 #include <archive_entry.h>
 #include <cjson/cJSON.h>
 
+#include "../analyze/analyze.h"
 #include "export.h"
 #include "../import/import.h"
 
@@ -39,7 +40,18 @@ struct tables {
 	size_t len[T_N];
 	FILE *f[T_N];
 	int err;
+	const char *format; /* the run's importer: task prompts (questions) */
+	int acted;          /* the agent has spoken (task prompts come before) */
 };
+
+/* Whether human message payload p asks a question (kt_an_human_question). */
+static int human_question(const struct tables *t, const cJSON *p)
+{
+	const char *text = cJSON_GetStringValue(cJSON_GetObjectItem(p, "text"));
+
+	return text && kt_an_human_question(t->format, !t->acted, 0, text,
+					    strlen(text));
+}
 
 static int mkdir_p(const char *path)
 {
@@ -82,11 +94,6 @@ static void copy_field(cJSON *dst, const cJSON *p, const char *key)
 	cJSON_AddItemToObject(dst, key, v ? cJSON_Duplicate(v, 1) : cJSON_CreateNull());
 }
 
-/* A human message that asks something: '?' (ASCII or full-width). */
-static int looks_like_question(const char *text)
-{
-	return text && (strchr(text, '?') || strstr(text, "\xef\xbc\x9f"));
-}
 
 static int each_event(const kt_event *ev, void *arg)
 {
@@ -125,6 +132,12 @@ static int each_event(const kt_event *ev, void *arg)
 	free(pj);
 	row(t, T_EVENTS, o);
 
+	if (ev->kind == KT_KIND_MESSAGE &&
+	    !cJSON_IsTrue(cJSON_GetObjectItem(p, "human")) &&
+	    cJSON_IsString(cJSON_GetObjectItem(p, "role")) &&
+	    !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(p, "role")),
+		    "assistant"))
+		t->acted = 1;
 	if (ev->kind == KT_KIND_BENCH) {
 		o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
@@ -133,10 +146,11 @@ static int each_event(const kt_event *ev, void *arg)
 			copy_field(o, p, bench_cols[i]);
 		row(t, T_BENCH, o);
 	}
+	/* the definition of a question every analyzer uses (kt_an_human_question) */
 	if (ev->kind == KT_KIND_QUESTION ||
 	    (ev->kind == KT_KIND_MESSAGE &&
 	     cJSON_IsTrue(cJSON_GetObjectItem(p, "human")) &&
-	     looks_like_question(cJSON_GetStringValue(cJSON_GetObjectItem(p, "text"))))) {
+	     human_question(t, p))) {
 		o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
 		kt_export_add_ns(o, "ts", ev->ts_ns);
@@ -235,6 +249,7 @@ static int export_run(struct ctx *c, const char *id)
 	rc = kt_run_get(c->s, id, &ri);
 	if (rc)
 		goto out;
+	t.format = ri.format;
 	if (c->redact && !(t.red = kt_redactor_new())) {
 		rc = KT_ENOMEM;
 		goto out;

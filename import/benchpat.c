@@ -28,7 +28,7 @@
 #include "import.h"
 
 /* ---- tables -------------------------------------------------------------- */
-enum { V_TIME = 1, V_SPEEDUP, V_TFLOPS, V_GBPS };
+enum { V_TIME = 1, V_SPEEDUP, V_TFLOPS, V_GBPS, V_CORRECT };
 
 /* Units after a number.  `labelled`: only after a time word ("time: 2 s"). */
 static const struct unit {
@@ -75,7 +75,45 @@ static const char *const skip_words[] = { "compil", "build", "built",
 	"warm-up", "warming", "eta ", "passed in", "failed in", "finished in",
 	"took", "cmake", "ninja", "make[", "%]", "elapsed real", "real\t",
 	"user\t", "sys\t", "wall clock", "wall time", "exit code", "startup", "loading", "import ",
-	"std", "stddev", "\xc2\xb1", "+-", "variance", NULL };
+	"std", "stddev", "\xc2\xb1", "+-", "variance", "autotun", NULL };
+
+static int any_word(const char *l, const char *const *w);
+
+/* Whether a line is never read (skip_words).  "compil" names a build step,
+ * but torch.compile as a baseline ("speedup vs torch.compile: 0.78x") is a
+ * measurement: those spellings are blanked before the test. */
+static int skip_line(const char *low)
+{
+	static const char *const base_spell[] = { "torch.compile",
+		"vs_compile", "vs compile", "vs. compile", "over compile",
+		"than compile", "compiled baseline", NULL };
+	char b[1024];
+	int i;
+
+	snprintf(b, sizeof(b), "%s", low);
+	for (i = 0; base_spell[i]; i++) {
+		char *p = b;
+
+		while ((p = strstr(p, base_spell[i])))
+			memset(p, '_', strlen(base_spell[i]));
+	}
+	return any_word(b, skip_words);
+}
+
+/* An autotuner's table of candidate configs (torch.compile max-autotune:
+ * "AUTOTUNE mm(16x14336, 14336x4096)" then "  triton_mm_11 0.2232 ms
+ * 100.0% ..." rows): it times the baseline's configs, not the agent's
+ * kernel.  Returns 1 for a line of such a table (its header included). */
+static int autotune_row(const char *l, size_t n, const char *low)
+{
+	size_t i = 0;
+
+	if (!strncmp(low, "autotune ", 9) && memchr(l, '(', n))
+		return 1;
+	while (i < n && (l[i] == ' ' || l[i] == '\t'))
+		i++;
+	return i < n && !strncmp(low + i, "triton_", 7) && memchr(l, '%', n);
+}
 
 /* JSON keys (lower case): what a number under such a key means. */
 enum { K_NONE, K_TIME, K_MIN, K_MAX, K_REF, K_SPEEDUP, K_TFLOPS, K_GFLOPS,
@@ -90,6 +128,16 @@ struct res {
 	char scen[256];
 	const char *pattern;
 	int block;
+	/* every speedup printed for this result, in order: one is chosen at
+	 * the end (choose_speedup), the others are kept as alternatives */
+	struct spc {
+		double v;
+		char metric[40];
+		char base[32];
+	} spc[4];
+	int nsp;
+	int suspicious; /* a verifier's "suspicious": true */
+	double reward;  /* a verifier's "reward", NAN when none */
 };
 
 struct rs {
@@ -121,7 +169,79 @@ static struct res *new_res(struct rs *s, const char *pattern, int block)
 	r->scen[0] = 0;
 	r->pattern = pattern;
 	r->block = block;
+	r->nsp = 0;
+	r->suspicious = 0;
+	r->reward = NAN;
 	return r;
+}
+
+/* What a speedup is relative to, from the words around it (lower case):
+ * the baselines that kernel tasks name.  "" when none is named.  The order
+ * matters: "torch.compile" before "torch". */
+static const char *baseline_in(const char *low)
+{
+	static const char *const b[][2] = {
+		{ "compile", "torch.compile" }, { "inductor", "torch.compile" },
+		{ "eager", "eager" }, { "cublas", "cublas" },
+		{ "cudnn", "cudnn" }, { "reference", "reference" },
+		{ "ref", "reference" }, { "pytorch", "torch" },
+		{ "torch", "torch" }, { "naive", "naive" },
+		{ "baseline", "baseline" }, { NULL, NULL } };
+	int i;
+
+	for (i = 0; b[i][0]; i++) {
+		const char *p = low;
+
+		/* at a word's start: "ref" names no baseline in "prefill" */
+		while ((p = strstr(p, b[i][0])) &&
+		       p > low && isalpha((unsigned char)p[-1]))
+			p++;
+		if (p)
+			return b[i][1];
+	}
+	return "";
+}
+
+/* Adds a speedup figure to r.  key: the JSON key that named it (its metric,
+ * e.g. "speedup_vs_compile") or NULL for text, whose metric is made from
+ * the baseline ("speedup_vs_eager", "speedup" when none is named). */
+static void add_speedup(struct res *r, double v, const char *key,
+			const char *base)
+{
+	struct spc *c;
+	size_t i;
+
+	if (r->nsp >= 4)
+		return;
+	c = &r->spc[r->nsp++];
+	c->v = v;
+	snprintf(c->base, sizeof(c->base), "%s", base);
+	if (key) {
+		snprintf(c->metric, sizeof(c->metric), "%s", key);
+		for (i = 0; c->metric[i]; i++)
+			c->metric[i] = (char)tolower((unsigned char)c->metric[i]);
+	} else if (*base) {
+		const char *d = strrchr(base, '.');
+
+		snprintf(c->metric, sizeof(c->metric), "speedup_vs_%s",
+			 d ? d + 1 : base);
+	} else {
+		snprintf(c->metric, sizeof(c->metric), "speedup");
+	}
+	if (isnan(r->sp))
+		r->sp = v;
+}
+
+/* Whether r already has a speedup against base (or one without a named
+ * baseline, when base is ""): a new figure then starts a new result. */
+static int has_speedup_vs(const struct res *r, const char *base)
+{
+	int i;
+
+	for (i = 0; i < r->nsp; i++)
+		if (!*base || !*r->spc[i].base || !strcmp(r->spc[i].base, base))
+			return 1;
+	return 0;
 }
 
 static int has_metric(const struct res *r)
@@ -178,7 +298,12 @@ static int key_kind(const char *key, double *scale, int *prio)
 	n = strlen(k);
 	*scale = 1;
 	*prio = 5;
-	if (strstr(k, "std") || strstr(k, "var") || strstr(k, "compile") ||
+	if (strstr(k, "std") || strstr(k, "var"))
+		return K_NONE;
+	/* before "compile": speedup_vs_compile is a speedup, not a build */
+	if (strstr(k, "speedup") || !strcmp(k, "speed_up"))
+		return K_SPEEDUP;
+	if (strstr(k, "compile") ||
 	    strstr(k, "build") || strstr(k, "warmup") || strstr(k, "setup") ||
 	    strstr(k, "init") || strstr(k, "load") || strstr(k, "total") ||
 	    strstr(k, "stamp") || strstr(k, "p9") || strstr(k, "memory") ||
@@ -309,6 +434,16 @@ static void json_fill(struct res *r, const cJSON *o, int depth, int top)
 				continue;
 			}
 		}
+		/* a Harbor/KernelBench verifier's verdict (kb_verifier.py
+		 * writes reward, suspicious, static_ok, compile_ok) */
+		if (!strcasecmp(c->string, "suspicious")) {
+			r->suspicious |= cJSON_IsTrue(c);
+			continue;
+		}
+		if (!strcasecmp(c->string, "reward") && cJSON_IsNumber(c)) {
+			r->reward = c->valuedouble;
+			continue;
+		}
 		if (!cJSON_IsNumber(c))
 			continue;
 		kk = key_kind(c->string, &sc, &prio);
@@ -322,7 +457,13 @@ static void json_fill(struct res *r, const cJSON *o, int depth, int top)
 		case K_MIN: if (isnan(r->mn)) r->mn = c->valuedouble * sc; break;
 		case K_MAX: if (isnan(r->mx)) r->mx = c->valuedouble * sc; break;
 		case K_REF: if (isnan(r->ref)) r->ref = c->valuedouble * sc; break;
-		case K_SPEEDUP: if (isnan(r->sp)) r->sp = c->valuedouble; break;
+		case K_SPEEDUP: {
+			char lk[64];
+
+			lower(lk, c->string, strlen(c->string), sizeof(lk));
+			add_speedup(r, c->valuedouble, c->string, baseline_in(lk));
+			break;
+		}
 		case K_TFLOPS: if (isnan(r->tf)) r->tf = c->valuedouble; break;
 		case K_GFLOPS: if (isnan(r->tf)) r->tf = c->valuedouble / 1e3; break;
 		case K_GBPS: if (isnan(r->gb)) r->gb = c->valuedouble; break;
@@ -353,6 +494,7 @@ static void json_walk(struct rs *s, const cJSON *j, int depth)
 	tmp.t = tmp.mn = tmp.mx = tmp.ref = tmp.sp = tmp.tf = tmp.gb = NAN;
 	tmp.tprio = 99;
 	tmp.correct = -1;
+	tmp.reward = NAN;
 	json_fill(&tmp, j, 0, 1);
 	if (has_metric(&tmp)) {
 		r = new_res(s, "json", -1);
@@ -480,6 +622,7 @@ struct val {
 	double v;       /* converted */
 	size_t at;      /* offset of the number in the line */
 	int ref, min, max, slower;
+	const char *base;       /* a speedup's baseline (baseline_in) */
 };
 
 /* A number at l[i]: its length, or 0. */
@@ -653,6 +796,14 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 				v[nv].slower = strstr(rest, "slower") != NULL;
 				if (v[nv].slower && x > 0)
 					v[nv].v = 1.0 / x;
+				/* "5.8x vs eager", "speedup over cuBLAS: 1.2x";
+				 * not the next figure's words */
+				rest[strcspn(rest, ",;|0123456789")] = 0;
+				v[nv].base = baseline_in(rest);
+				if (!*v[nv].base)
+					v[nv].base = baseline_in(lab);
+			} else {
+				v[nv].base = "";
 			}
 			nv++;
 			last = j + ul;
@@ -688,8 +839,16 @@ static int marker_z(const char *l, const char *low)
 	static const char *const good[] = { "all close", "allclose: true",
 		"results match", "outputs match", "correct: true",
 		"correctness: pass", NULL };
+	static const char *const unchecked[] = { "not checked",
+		"unchecked", "not verified", "skipped", "correct: none",
+		"correct: null", "correct: n/a", "correct: unknown",
+		"correctness: none", "correctness: n/a", "correctness: unknown",
+		"correctness: skip", NULL };
 	const char *p;
 
+	/* correctness named but not checked: unknown, never "correct" */
+	if (any_word(low, unchecked))
+		return -1;
 	if (any_word(low, bad))
 		return 0;
 	if ((p = strstr(l, "FAIL")) && (p == l || !isalpha((unsigned char)p[-1])))
@@ -707,6 +866,28 @@ static int marker_z(const char *l, const char *low)
 }
 
 /* ---- 2. tables ------------------------------------------------------------- */
+/* A correctness cell: 1 yes, 0 no, -1 neither (n/a, -, skipped). */
+static int cell_verdict(const char *c, size_t n)
+{
+	static const char *const yes[] = { "yes", "y", "true", "pass",
+		"passed", "ok", "correct", "\xe2\x9c\x93", "\xe2\x9c\x94",
+		"\xe2\x9c\x85", NULL };
+	static const char *const no[] = { "no", "n", "false", "fail",
+		"failed", "wrong", "incorrect", "mismatch", "\xe2\x9c\x97",
+		"\xe2\x9d\x8c", "\xe2\x9c\x98", NULL };
+	char v[32];
+	int i;
+
+	lower(v, c, n, sizeof(v));
+	for (i = 0; yes[i]; i++)
+		if (!strcmp(v, yes[i]))
+			return 1;
+	for (i = 0; no[i]; i++)
+		if (!strcmp(v, no[i]))
+			return 0;
+	return -1;
+}
+
 static size_t split_cells(const char *l, size_t n, size_t *st, size_t *en,
 			  size_t max)
 {
@@ -745,6 +926,12 @@ static int head_kind(const char *c, size_t n, double *scale, int *ref)
 	lower(h, c, n, sizeof(h));
 	*scale = 1;
 	*ref = word_in(h, ref_words);
+	if (!strcmp(h, "correct") || !strcmp(h, "correctness") ||
+	    !strcmp(h, "correct?") || !strcmp(h, "match") ||
+	    !strcmp(h, "allclose") || !strcmp(h, "ok") ||
+	    !strcmp(h, "pass") || !strcmp(h, "passed") ||
+	    !strcmp(h, "valid") || !strcmp(h, "verified"))
+		return V_CORRECT;
 	if (strstr(h, "speedup"))
 		return V_SPEEDUP;
 	if (strstr(h, "tflop"))
@@ -773,6 +960,138 @@ static int head_kind(const char *c, size_t n, double *scale, int *ref)
 	return 0;
 }
 
+/* ---- results out ------------------------------------------------------------ */
+/* Benchmark-looking output with no time we understand: a header row of
+ * names over at least two rows of numbers only (triton perf_report prints
+ * "matmul-performance:" then "   M  cuBLAS  Triton" and rows "0 256.0 4.1
+ * 4.2", its index column first).  Returns 1 and the title line above the
+ * header (or the header) in title. */
+static int numeric_table(const char *t, size_t len, char *title, size_t cap)
+{
+	size_t i = 0, hc = 0, rows = 0;
+	char prev[96] = "", head[96] = "";
+
+	while (i < len) {
+		const char *l = t + i;
+		const char *nl = memchr(l, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - l) : len - i;
+		size_t st[16], en[16], nc = split_cells(l, n, st, en, 16), c, num = 0;
+		double x;
+
+		i += n + (nl ? 1 : 0);
+		for (c = 0; c < nc; c++)
+			if (num_at(l + st[c], en[c] - st[c], 0, &x) ==
+			    en[c] - st[c])
+				num++;
+		if (hc && nc && num == nc && (nc == hc || nc == hc + 1)) {
+			if (++rows >= 2) {
+				title[0] = 0;
+				scen_add(title, cap, *prev ? prev : head,
+					 strlen(*prev ? prev : head));
+				return 1;
+			}
+			continue;
+		}
+		if (nc >= 2 && !num) {
+			/* prev stays the title just above ("name:"), if any */
+			if (*head)
+				prev[0] = 0;
+			snprintf(head, sizeof(head), "%.*s", (int)(n < 95 ? n : 95), l);
+			hc = nc;
+			rows = 0;
+			continue;
+		}
+		hc = rows = 0;
+		snprintf(head, sizeof(head), "%.*s", (int)(n < 95 ? n : 95), l);
+		prev[0] = 0;
+		if (n && l[n - 1] == ':') {
+			snprintf(prev, sizeof(prev), "%.*s", (int)(n - 1 < 94 ? n - 1 : 94), l);
+			head[0] = 0;
+		}
+	}
+	return 0;
+}
+
+/* Which of r's speedups is the result (FORMAT.md section 2 "bench": metric,
+ * baseline, graded, alternatives, choice): the metric a verifier names,
+ * else the baseline the task names, else the first printed, saying so. */
+static void choose_speedup(const struct res *r, const kt_bench_hint *h,
+			   cJSON *o)
+{
+	static const char *const said[2] = {
+		"the graded metric the verifier names",
+		"the baseline the task names" };
+	int c = -1, i, graded, pass;
+	char why[160] = "";
+
+	if (!r->nsp)
+		return;
+	/* pass 0: the verifier's metric; pass 1: the task's baseline */
+	for (pass = 0; h && pass < 2 && c < 0; pass++) {
+		const char *want = pass ? h->baseline : h->metric;
+
+		for (i = 0; want && c < 0 && i < r->nsp; i++)
+			if (!strcasecmp(pass ? r->spc[i].base :
+					r->spc[i].metric, want)) {
+				c = i;
+				snprintf(why, sizeof(why), "%s (%s)", said[pass],
+					 want);
+			}
+	}
+	graded = c >= 0;
+	if (c < 0) {
+		c = 0;
+		if (r->nsp > 1)
+			snprintf(why, sizeof(why), "the first printed: nothing "
+				 "named the graded one");
+	}
+	cJSON_DeleteItemFromObject(o, "speedup");
+	if (r->spc[c].v > 0)
+		cJSON_AddNumberToObject(o, "speedup", r->spc[c].v);
+	if (!cJSON_GetObjectItem(o, "metric"))
+		cJSON_AddStringToObject(o, "metric", r->spc[c].metric);
+	if (*r->spc[c].base)
+		cJSON_AddStringToObject(o, "baseline", r->spc[c].base);
+	if (graded)
+		cJSON_AddBoolToObject(o, "graded", 1);
+	if (r->nsp > 1) {
+		cJSON *alt = cJSON_AddArrayToObject(o, "alternatives");
+
+		for (i = 0; alt && i < r->nsp; i++) {
+			cJSON *a;
+
+			if (i == c || !(a = cJSON_CreateObject()))
+				continue;
+			cJSON_AddStringToObject(a, "metric", r->spc[i].metric);
+			cJSON_AddNumberToObject(a, "value", r->spc[i].v);
+			if (*r->spc[i].base)
+				cJSON_AddStringToObject(a, "baseline",
+							r->spc[i].base);
+			cJSON_AddItemToArray(alt, a);
+		}
+	}
+	if (*why)
+		cJSON_AddStringToObject(o, "choice", why);
+}
+
+/* Whether o repeats a result already in arr (a verifier's JSON printed and
+ * then `cat reward.json`): same figures, scenario and verdict.  A text
+ * result needs two figures to count as a repeat: one equal time may be a
+ * second measurement. */
+static int repeated(const cJSON *arr, const cJSON *o, const struct res *r)
+{
+	const cJSON *p;
+	int figs = !isnan(r->t) + (r->nsp > 0) + !isnan(r->ref) +
+		   !isnan(r->tf) + !isnan(r->gb);
+
+	if (strcmp(r->pattern, "json") && figs < 2)
+		return 0;
+	cJSON_ArrayForEach(p, arr)
+		if (cJSON_Compare(p, o, 1))
+			return 1;
+	return 0;
+}
+
 /* ---- driver ---------------------------------------------------------------- */
 struct heading {
 	int indent;
@@ -787,10 +1106,16 @@ static void add_num(cJSON *o, const char *k, double v)
 
 int kt_bench_parse(const char *text, size_t len, cJSON **results)
 {
+	return kt_bench_parse_hint(text, len, NULL, results);
+}
+
+int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
+			cJSON **results)
+{
 	struct rs s = { 0 };
 	struct heading hs[8];
 	size_t nh = 0, i = 0, k;
-	int block = 0, votes[2] = { 0, 0 };
+	int block = 0, votes[2] = { 0, 0 }, in_autotune = 0;
 	long long json_budget = 64ll << 20;
 	char prev[96] = "";
 	cJSON *arr;
@@ -817,6 +1142,7 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 			ind++;
 		if (ind == n) {
 			block++;
+			in_autotune = 0;
 			continue;
 		}
 		/* 1. JSON value starting on this line; the scan budget keeps
@@ -840,15 +1166,29 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 			}
 		}
 		lower(low, l, n, sizeof(low));
+		/* an autotuner's table: its header starts it, a blank line
+		 * ends it; rows of other choices ("  mm 0.2500 ms 89.3%")
+		 * are known by their percentage */
+		if (autotune_row(l, n, low)) {
+			in_autotune = 1;
+			continue;
+		}
+		if (in_autotune && strstr(low, " ms") && memchr(l, '%', n))
+			continue;
 		/* 2. a table header: cells, one of them a time/speed column */
 		{
 			size_t st[16], en[16], nc = split_cells(l, n, st, en, 16), c;
 			int kinds[16], refs[16], any = 0;
 			double sc[16];
+			const char *sbase[16];
 
 			for (c = 0; nc >= 2 && c < nc; c++) {
+				char hl[96];
+
 				kinds[c] = head_kind(l + st[c], en[c] - st[c], &sc[c],
 						     &refs[c]);
+				lower(hl, l + st[c], en[c] - st[c], sizeof(hl));
+				sbase[c] = baseline_in(hl);
 				any |= kinds[c] == V_TIME;
 			}
 			if (nc >= 2 && any && !strstr(low, "compil") &&
@@ -861,6 +1201,7 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 					size_t rn = rnl ? (size_t)(rnl - rl) : len - i;
 					size_t rst[16], ren[16], rc;
 					struct res *r;
+					int col_ok;
 
 					size_t sp = 0;
 
@@ -878,11 +1219,16 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 					r = new_res(&s, "table", block);
 					if (!r)
 						break;
+					col_ok = -1;
 					for (c = 0; c < nc; c++) {
 						double x;
 						const char *cs = rl + rst[c];
 						size_t cl = ren[c] - rst[c];
 
+						if (kinds[c] == V_CORRECT) {
+							col_ok = cell_verdict(cs, cl);
+							continue;
+						}
 						if (!kinds[c] || !num_at(cs, cl, 0, &x)) {
 							if (!kinds[c] && !num_at(cs, cl, 0, &x))
 								scen_add(r->scen, sizeof(r->scen), cs, cl);
@@ -894,7 +1240,7 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 						else if (kinds[c] == V_TIME && isnan(r->t))
 							r->t = x;
 						else if (kinds[c] == V_SPEEDUP)
-							r->sp = x;
+							add_speedup(r, x, NULL, sbase[c]);
 						else if (kinds[c] == V_TFLOPS)
 							r->tf = x;
 						else if (kinds[c] == V_GBPS)
@@ -906,7 +1252,8 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 						lower(rlow, rl, rn, sizeof(rlow));
 						mk = marker(rl, rn, rlow);
 					}
-					r->correct = mk;
+					/* the table's own column says it, "NO" too */
+					r->correct = col_ok >= 0 ? col_ok : mk;
 					if (!has_metric(r))
 						s.n--;
 					rows++;
@@ -919,7 +1266,7 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 		}
 		/* 3. lines */
 		mk = marker(l, n, low);
-		if (any_word(low, skip_words)) {
+		if (skip_line(low)) {
 			if (mk >= 0)
 				votes[mk]++;
 			continue;
@@ -1002,7 +1349,7 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 
 				if (!fresh) {
 					if ((x->kind == V_TIME && !x->ref && !x->min && !x->max && !isnan(r->t)) ||
-					    (x->kind == V_SPEEDUP && !isnan(r->sp)) ||
+					    (x->kind == V_SPEEDUP && has_speedup_vs(r, x->base)) ||
 					    (x->kind == V_TFLOPS && !isnan(r->tf)) ||
 					    (x->kind == V_GBPS && !isnan(r->gb)))
 						fresh = 1;
@@ -1039,7 +1386,7 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 					else if (x->max) r->mx = x->v;
 					else r->t = x->v;
 					break;
-				case V_SPEEDUP: r->sp = x->v; break;
+				case V_SPEEDUP: add_speedup(r, x->v, NULL, x->base); break;
 				case V_TFLOPS: r->tf = x->v; break;
 				case V_GBPS: r->gb = x->v; break;
 				}
@@ -1094,9 +1441,96 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results)
 		if (r->scen[0])
 			cJSON_AddStringToObject(o, "scenario", r->scen);
 		cJSON_AddStringToObject(o, "pattern", r->pattern);
-		cJSON_AddItemToArray(arr, o);
+		if (!isnan(r->t))
+			cJSON_AddStringToObject(o, "metric", "time");
+		else if (!r->nsp && !isnan(r->sp))
+			cJSON_AddStringToObject(o, "metric", "speedup");
+		else if (!r->nsp)
+			cJSON_AddStringToObject(o, "metric",
+						isnan(r->tf) ? "gbps" : "tflops");
+		choose_speedup(r, hint, o);
+		if (r->suspicious) {
+			cJSON *f = cJSON_AddArrayToObject(o, "flags");
+
+			if (f)
+				cJSON_AddItemToArray(f, cJSON_CreateString(
+							     "suspicious"));
+		}
+		if (!isnan(r->reward)) {
+			cJSON *x = cJSON_AddObjectToObject(o, "extra");
+
+			if (x)
+				cJSON_AddNumberToObject(x, "reward", r->reward);
+		}
+		if (repeated(arr, o, r))
+			cJSON_Delete(o);
+		else
+			cJSON_AddItemToArray(arr, o);
 	}
 	free(s.r);
+	if (!cJSON_GetArraySize(arr)) {
+		char title[96];
+		cJSON *o;
+
+		if (numeric_table(text, len, title, sizeof(title)) &&
+		    (o = cJSON_CreateObject())) {
+			cJSON_AddNullToObject(o, "time_ms");
+			cJSON_AddNullToObject(o, "correct");
+			cJSON_AddStringToObject(o, "status", "unparsed");
+			cJSON_AddStringToObject(o, "pattern", "table");
+			if (*title)
+				cJSON_AddStringToObject(o, "scenario", title);
+			cJSON_AddItemToArray(arr, o);
+		}
+	}
 	*results = arr;
 	return 0;
+}
+
+const char *kt_bench_task_baseline(const char *prompt)
+{
+	static const char *const cue[] = { "faster than", "beat ",
+		"beating ", "outperform", "speedup over", "speedup vs",
+		"speedup relative to", "speed-up over", "compared to",
+		"relative to", NULL };
+	const char *found = NULL;
+	size_t n;
+	char *low;
+	int i;
+
+	if (!prompt)
+		return NULL;
+	n = strlen(prompt);
+	if (!(low = malloc(n + 1)))
+		return NULL;
+	lower(low, prompt, n, n + 1);
+	for (i = 0; cue[i]; i++) {
+		const char *p = low;
+
+		while ((p = strstr(p, cue[i]))) {
+			char win[72];
+			const char *b;
+
+			/* the words right after the cue, up to the sentence's end */
+			p += strlen(cue[i]);
+			snprintf(win, sizeof(win), "%s", p);
+			win[strcspn(win, "\n;")] = 0;
+			{
+				char *dot = strstr(win, ". ");
+
+				if (dot)
+					*dot = 0;
+			}
+			b = baseline_in(win);
+			if (!*b)
+				continue;
+			if (found && strcmp(found, b)) {
+				free(low);
+				return NULL;    /* two baselines named: no choice */
+			}
+			found = b;
+		}
+	}
+	free(low);
+	return found;
 }

@@ -51,6 +51,11 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	if (!im) {
 		if (r->direct || imp->opts->format) {
 			kt_imp_warn_at(imp, v->display,
+				 kt_map_looks_like_rounds((const char *)v->f.data,
+							  v->f.len) ?
+				 "format not recognized: looks like per-round "
+				 "JSON: try --map MAP.json (README \"Custom "
+				 "round logs\"); skipped" :
 				 "format not recognized: skipped (see --format)");
 			if (imp->opts->strict)
 				return KT_EPARSE;

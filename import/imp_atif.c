@@ -55,6 +55,8 @@ typedef struct atx {
 	kt_strmap held;    /* call id -> const cJSON *step (result first) */
 	kt_strmap visited; /* rel of files imported into this run */
 	kt_strmap later;   /* call id -> 1: calls that some step holds */
+	const char *task_baseline; /* the baseline the task prompt names */
+	int64_t last_ts;   /* of the latest step: the verdict's time */
 } atx;
 
 static void acall_free(void *p)
@@ -393,13 +395,23 @@ static int emit_msg(atx *x, const kt_file *f, cJSON *m, const char *actor,
 			  ts, actor, m, sp->line, sp->off, sp->len, seq);
 }
 
+/* A harness's prompt in the first user step: terminus-2 writes its
+ * instructions and the task there ("You are an AI assistant tasked with
+ * solving command-line tasks ... Task Description:"); no person typed it. */
+static int harness_prompt(const char *text)
+{
+	return text && strstr(text, "Task Description:") &&
+	       (strstr(text, "You are an AI assistant tasked with ") ||
+		strstr(text, "\"keystrokes\""));
+}
+
 static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 		      const char *actor, int depth)
 {
 	const cJSON *steps = cJSON_GetObjectItemCaseSensitive(doc, "steps");
 	const cJSON *step, *ag = cJSON_GetObjectItemCaseSensitive(doc, "agent");
 	const char *dmodel = kt_impx_str2(ag, "model_name", "model");
-	int sub = depth > 0, handoff = 0, rc = 0;
+	int sub = depth > 0, handoff = 0, rc = 0, first_user = 1;
 	uint64_t line = 0;
 	kt_impx_span *spans = NULL, spv;
 	size_t k2;
@@ -435,6 +447,9 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 		const cJSON *results = cJSON_GetObjectItem(ob, "results");
 		const cJSON *tc, *r;
 		int64_t ts = kt_impx_ts_json(cJSON_GetObjectItem(step, "timestamp"));
+
+		if (ts > x->last_ts)
+			x->last_ts = ts;
 		const char *model = kt_impx_str(step, "model_name");
 		const cJSON *copied = cJSON_GetObjectItem(step,
 							  "is_copied_context");
@@ -473,13 +488,23 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 		text = step_text(step);
 		if (strcmp(src, "user") == 0) {
 			/* a person's words, unless this is a sub-agent's
-			 * prompt, copied context or the hand-off text the
-			 * harness writes after a summarization */
-			int human = !sub && !handoff && !cJSON_IsTrue(copied);
+			 * prompt, copied context, the hand-off text the
+			 * harness writes after a summarization, or the
+			 * harness's own prompt that opens the run */
+			int hp = !sub && first_user &&
+				 harness_prompt(text);
+			int human = !sub && !handoff && !cJSON_IsTrue(copied) &&
+				    !hp;
 
+			if (!sub && first_user && text) {
+				x->task_baseline = kt_bench_task_baseline(text);
+				kt_imp_bench_hint(x->imp, NULL,
+						  x->task_baseline);
+			}
+			first_user = 0;
 			m = kt_impx_msg("user", human, text,
-				      human ? NULL : (handoff ? "meta,handoff" :
-						      "meta"));
+				      human ? NULL : hp ? "meta,task_prompt" :
+				      (handoff ? "meta,handoff" : "meta"));
 			handoff = 0;
 			rc = emit_msg(x, f, m, human ? "human" : (sub ? actor :
 								  "system"),
@@ -774,6 +799,78 @@ static int find_sidecar(const char *rel, void *arg)
 }
 
 /*
+ * The verifier's verdict beside a Harbor/KernelBench trajectory:
+ * "reward.json" (kb_verifier.py writes {reward, correct,
+ * speedup_vs_compile, speedup_vs_eager, max_err, static_ok, compile_ok,
+ * suspicious, error}) in the trajectory's folder or its "verifier/"
+ * folder.  It becomes the run's last event, a bench with graded true and
+ * source "reward.json": the figures kt_bench_parse_hint reads from it
+ * (the speedup the task names chosen, the others kept as alternatives,
+ * "suspicious" kept in flags), correct as the verifier says (null when it
+ * has no "correct"), and time_ms null when it gives no figure (a kernel
+ * that failed its checks).
+ */
+static int reward_sidecar(atx *x, const char *dir)
+{
+	size_t n = strlen(dir) + 24;
+	char *w1 = malloc(n), *w2 = malloc(n);
+	sidectx s = { x, NULL, NULL, NULL };
+	const kt_file *g;
+	cJSON *j = NULL, *res = NULL, *b = NULL, *e;
+	kt_bench_hint h = { NULL, x->task_baseline };
+	int rc = 0;
+
+	if (!w1 || !w2) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	snprintf(w1, n, "%sreward.json", dir);
+	snprintf(w2, n, "%sverifier/reward.json", dir);
+	s.want1 = w1;
+	s.want2 = w2;
+	kt_imp_list(x->imp, dir, find_sidecar, &s);
+	if (!s.found || kt_imp_open(x->imp, s.found, &g) ||
+	    !(j = kt_json_parse((const char *)g->data, g->len,
+				KT_JSON_BOM | KT_JSON_NONUL)) ||
+	    !cJSON_IsObject(j) || cJSON_GetObjectItem(j, "steps"))
+		goto out;
+	kt_imp_claim(x->imp, s.found);
+	if ((rc = kt_bench_parse_hint((const char *)g->data, g->len, &h, &res)))
+		goto out;
+	b = cJSON_DetachItemFromArray(res, 0);
+	if (!b && !(b = cJSON_CreateObject())) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	if (!cJSON_GetObjectItem(b, "time_ms"))
+		cJSON_AddNullToObject(b, "time_ms");
+	cJSON_DeleteItemFromObject(b, "correct");
+	e = cJSON_GetObjectItem(j, "correct");
+	if (cJSON_IsBool(e))
+		cJSON_AddBoolToObject(b, "correct", cJSON_IsTrue(e));
+	else
+		cJSON_AddNullToObject(b, "correct");
+	cJSON_DeleteItemFromObject(b, "graded");
+	cJSON_AddBoolToObject(b, "graded", 1);
+	cJSON_DeleteItemFromObject(b, "pattern");
+	cJSON_AddStringToObject(b, "source", "reward.json");
+	e = cJSON_GetObjectItem(j, "error");
+	if (cJSON_IsString(e) && *e->valuestring)
+		cJSON_AddStringToObject(b, "status", "error");
+	rc = kt_impx_emit_valid(x->imp, g, KT_KIND_BENCH, 0, x->last_ts, "system", b,
+			0, 0, 0, NULL);
+	b = NULL;
+out:
+	cJSON_Delete(b);
+	cJSON_Delete(res);
+	cJSON_Delete(j);
+	free(s.found);
+	free(w1);
+	free(w2);
+	return rc;
+}
+
+/*
  * Import the trajectory `doc` of file mf as one run.  top is the file the
  * driver asked for (mf, or a sub-trajectory of mf met before it).  doc is
  * consumed.
@@ -883,6 +980,9 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 	meta = NULL;
 	if ((rc = kt_strmap_put(&x.visited, rel, (void *)1)) == 0)
 		rc = import_doc(&x, mf, doc, "agent", 0);
+	if (!rc)
+		rc = reward_sidecar(&x, dir);
+	kt_imp_bench_hint(imp, NULL, NULL);
 	{
 		int r2 = kt_imp_run_end(imp);
 

@@ -144,6 +144,8 @@ struct kt_imp {
 	/* sources whose commit failed (nothing of them kept): the call
 	 * ends with the first one's error */
 	int store_rc;
+	/* what the run names as graded, for benchmark text (benchout.c) */
+	kt_bench_hint bench_hint;
 };
 
 /* ---- CPU accounting (opts->stats) ---- */

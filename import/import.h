@@ -135,6 +135,9 @@ int kt_imp_stored_foreach(kt_imp *imp, int kind,
 			  int (*fn)(const kt_event *, void *), void *arg);
 /* The current run's id (valid between run_begin and run_end). */
 const char *kt_imp_run_id(const kt_imp *imp);
+/* The --map of this import (kt_import_opts.map), NULL when none: the map
+ * importer reads its records with it.  Owned by the caller of kt_import. */
+const struct kt_map *kt_imp_map(const kt_imp *imp);
 
 typedef struct kt_ev {
 	int kind;            /* enum kt_kind */
@@ -291,6 +294,57 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 int kt_bench_parse(const char *text, size_t len, cJSON **results);
 
 /*
+ * What the run says about its graded result, for kt_bench_parse_hint.
+ * metric: the metric a verifier names as graded ("speedup_vs_compile"), or
+ * NULL; baseline: the baseline the task names ("torch.compile", "eager",
+ * "reference", "cublas"), or NULL.  Strings are borrowed.
+ */
+typedef struct kt_bench_hint {
+	const char *metric;
+	const char *baseline;
+} kt_bench_hint;
+
+/*
+ * kt_bench_parse with what the run names as graded (hint may be NULL).
+ * Besides the fields above a result may carry (FORMAT.md section 2
+ * "bench"): metric, baseline, graded (the hint chose it), alternatives and
+ * choice (several speedups printed for one result), flags ("suspicious"
+ * from a verifier), extra.reward.  Autotuner candidate tables are not
+ * results, a result printed again is given once, and benchmark-looking
+ * output with no figure read gives one {time_ms: null, status: "unparsed",
+ * pattern: "table"}.  Errors: KT_EINVAL (results NULL), KT_ENOMEM.
+ */
+int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
+			cJSON **results);
+
+/*
+ * The baseline a task prompt names as the one to beat ("faster than
+ * torch.compile(...)", "beat the eager PyTorch reference"), as
+ * kt_bench_hint.baseline spells it, or NULL when it names none or several.
+ * Returns a static string.
+ */
+const char *kt_bench_task_baseline(const char *prompt);
+
+/*
+ * Sets what the current import names as graded (kt_bench_hint) for the
+ * benchmark output of the shell calls that follow; NULLs clear it.  The
+ * strings are borrowed and must outlive the import (static strings).
+ */
+void kt_imp_bench_hint(kt_imp *imp, const char *metric, const char *baseline);
+
+/*
+ * A failed build that a program's output reports, when the command was no
+ * compiler: Triton's CompilationError, torch.compile (inductor, dynamo
+ * backend) errors, torch.utils.cpp_extension / ninja build failures, and
+ * nvcc errors printed by a JIT build.  Returns the compiler's name
+ * ("triton", "torch.compile", "cpp_extension", "nvcc") and sets *at and
+ * *n to the diagnostic's first line and length (at most 8 KiB), or returns
+ * NULL when the output reports none.
+ */
+const char *kt_out_build_error(const char *out, size_t len, size_t *at,
+			       size_t *n);
+
+/*
  * Whether a tool call (tool name, args object) runs a shell command that a
  * replay may re-run: shell tools (Bash, bash, shell, exec_command, ...)
  * and unknown tools carrying a command line, but never file editors
@@ -306,8 +360,25 @@ int kt_tool_is_shell(const char *tool, const cJSON *args);
 int kt_shell_runs_bench(const char *cmd);
 
 /* ---- the driver --------------------------------------------------------- */
+/*
+ * A map for per-round JSON/JSONL logs (imp_map.c, README "Custom round
+ * logs", FORMAT.md section 11): a JSON object whose values name the
+ * record's fields (dotted paths) or constants.  kt_map_parse reads one from
+ * text; on KT_EPARSE err gets "LINE: what" (LINE 1-based in the map's
+ * text).  Errors: KT_EPARSE, KT_ENOMEM.  Free with kt_map_free.
+ */
+typedef struct kt_map kt_map;
+int kt_map_parse(const char *text, size_t len, kt_map **out, char *err,
+		 size_t cap);
+void kt_map_free(kt_map *m);
+/* Whether text looks like per-round JSONL the map importer could read:
+ * lines of JSON objects, at least half with a time- or speedup-like key.
+ * 1 or 0. */
+int kt_map_looks_like_rounds(const char *text, size_t len);
+
 typedef struct kt_import_opts {
 	const char *format;     /* force a format (NULL = detect) */
+	const kt_map *map;      /* --map: read files with it (format "map") */
 	int strict;             /* first problem stops the source, nothing kept */
 	int redact;             /* redact before storing */
 	int progress;           /* draw a progress bar on stderr */

@@ -20,6 +20,7 @@ extern const kt_importer kt_importer_openhands;
 /* the result.json of a replay bundle: replay/result_import.c, beside the
  * bundle writer and the judge it uses */
 extern const kt_importer kt_importer_replay;
+extern const kt_importer kt_importer_map;
 
 const kt_importer *const kt_importers[] = {
 	&kt_importer_claude_code,
@@ -33,6 +34,7 @@ const kt_importer *const kt_importers[] = {
 	&kt_importer_swe_agent,
 	&kt_importer_openhands,
 	&kt_importer_replay,
+	&kt_importer_map,
 	NULL
 };
 

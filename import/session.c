@@ -608,6 +608,11 @@ const char *kt_imp_run_id(const kt_imp *imp)
 	return imp->in_run ? imp->run_id : NULL;
 }
 
+const struct kt_map *kt_imp_map(const kt_imp *imp)
+{
+	return imp->opts ? imp->opts->map : NULL;
+}
+
 /* JSON string body escaping into buf; returns bytes written (buf is big).
  * cJSON_PrintUnformatted's escapes (cJSON.c print_string_ptr; jsonprint.c),
  * so prov_json is canonical as printed (KT_EV_PROV_CANONICAL). */

@@ -221,6 +221,39 @@ static int emit_compile(kt_imp *imp, const struct kt_sh_compile *c,
 	return emit(imp, KT_KIND_COMPILE, call, ts, call, p);
 }
 
+/* A program that built its kernel at run time and failed (Triton, torch.compile,
+ * a cpp_extension or nvcc JIT build: kt_out_build_error) gives a failed
+ * compile event; its exit code is 1 whatever the program returned, as
+ * the KernelAgent importer writes for the same errors. */
+static int emit_jit_failure(kt_imp *imp, const struct kt_sh_plan *plan,
+			    const char *cmd, const char *output, uint64_t call,
+			    int64_t ts)
+{
+	size_t at = 0, n = 0;
+	const char *who = kt_out_build_error(output, strlen(output), &at, &n);
+	char hex[KT_HASH_HEX + 1];
+	cJSON *p, *x;
+	int rc;
+
+	if (!who)
+		return 0;
+	if (!(p = cJSON_CreateObject()))
+		return KT_ENOMEM;
+	cJSON_AddStringToObject(p, "command", plan->bench_src ?
+				plan->bench_src : cmd);
+	cJSON_AddStringToObject(p, "compiler", who);
+	cJSON_AddNumberToObject(p, "exit_code", 1);
+	rc = kt_imp_blob(imp, output + at, n, "diagnostics.txt", hex);
+	if (rc) {
+		cJSON_Delete(p);
+		return rc;
+	}
+	cJSON_AddStringToObject(p, "diagnostics_blob", hex);
+	if ((x = cJSON_AddObjectToObject(p, "extra")))
+		cJSON_AddStringToObject(x, "reported_by", "program output");
+	return emit(imp, KT_KIND_COMPILE, call, ts, call, p);
+}
+
 int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 		      const char *cmd, const char *cwd, const char *output,
 		      int exit_code, int ok, int64_t ts_ns)
@@ -239,14 +272,23 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 		rc = apply_op(imp, &plan.ops[i], call);
 	for (i = 0; i < plan.ncc && !rc; i++)
 		rc = emit_compile(imp, &plan.cc[i], call, ts_ns);
+	if (!rc && plan.bench && !plan.ncc && output && *output)
+		rc = emit_jit_failure(imp, &plan, cmd, output, call, ts_ns);
 	if (!rc && plan.bench && output && *output) {
-		rc = kt_bench_parse(output, strlen(output), &bench);
+		rc = kt_bench_parse_hint(output, strlen(output),
+					 &imp->bench_hint, &bench);
 		cJSON_ArrayForEach(b, bench) {
 			if (rc)
 				break;
-			if (plan.bench_prog && !cJSON_GetObjectItem(b, "workload"))
+			/* "python -" names no workload */
+			if (plan.bench_prog && strcmp(plan.bench_prog, "python -") &&
+			    strcmp(plan.bench_prog, "python -c") &&
+			    !cJSON_GetObjectItem(b, "workload"))
 				cJSON_AddStringToObject(b, "workload",
 							plan.bench_prog);
+			if (plan.bench_src && !cJSON_GetObjectItem(b, "source"))
+				cJSON_AddStringToObject(b, "source",
+							plan.bench_src);
 			{
 				cJSON *d = cJSON_Duplicate(b, 1);
 

@@ -1066,6 +1066,7 @@ void kt_sh_plan_free(struct kt_sh_plan *p)
 		free_cc(&p->cc[i]);
 	free(p->cc);
 	free(p->bench_prog);
+	free(p->bench_src);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -1076,6 +1077,71 @@ struct ccinfo {
 	int pipe_tail;  /* last command of its pipeline */
 	const char *argv0;
 };
+
+/* A script without a name: python - (stdin) or python -c. */
+static int anon_prog(const char *name)
+{
+	return name && (!strcmp(name, "python -") ||
+			!strcmp(name, "python -c"));
+}
+
+/* The first statement of inline code: not blank, a comment or an import
+ * (the first line that is not blank when all are imports). */
+static char *first_statement(const char *code, size_t n)
+{
+	size_t i = 0, fb = n, fe = n;
+
+	while (i < n) {
+		size_t e = i, b;
+
+		while (e < n && code[e] != '\n')
+			e++;
+		b = i;
+		while (b < e && (code[b] == ' ' || code[b] == '\t'))
+			b++;
+		if (b < e && code[b] != '#' && strncmp(code + b, "import ", 7) &&
+		    strncmp(code + b, "from ", 5))
+			return strndup(code + b, e - b < 160 ? e - b : 160);
+		if (b < e && fb == n) {
+			fb = b;
+			fe = e;
+		}
+		i = e + 1;
+	}
+	return fb < n ? strndup(code + fb, fe - fb < 160 ? fe - fb : 160) : NULL;
+}
+
+/* The command that measured, for a bench's `source`: its words from the
+ * program on (at most 200 bytes), or for code on stdin or in -c its first
+ * statement, since "python -" names nothing. */
+static char *bench_source(const struct scmd *c, size_t a)
+{
+	char buf[208];
+	size_t i, k = 0;
+
+	for (i = a + 1; i < c->nw; i++)
+		if (!strcmp(c->w[i].v, "-c") && i + 1 < c->nw)
+			return first_statement(c->w[i + 1].v,
+					       strlen(c->w[i + 1].v));
+	for (i = 0; i < c->nr; i++)
+		if ((c->r[i].kind == R_HEREDOC || c->r[i].kind == R_HERESTR) &&
+		    c->r[i].body && (c->nw == a + 1 ||
+				     !strcmp(c->w[c->nw - 1].v, "-")))
+			return first_statement(c->r[i].body, c->r[i].blen);
+	for (i = a; i < c->nw && k < 200; i++) {
+		int w = snprintf(buf + k, sizeof(buf) - k, "%s%s", k ? " " : "",
+				 (c->w[i].fl & W_DYN) ? "$..." : c->w[i].v);
+
+		if (w < 0 || (size_t)w >= sizeof(buf) - k) {
+			k = sizeof(buf) - 1;
+			break;
+		}
+		k += (size_t)w;
+	}
+	buf[k] = 0;
+	return k ? strdup(buf) : NULL;
+}
+
 
 int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 		     int exit_code, int ok, struct kt_sh_plan *p)
@@ -1335,9 +1401,16 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 					    i == last_reached, exit_code, ok,
 					    k + 1 == pl->n);
 			}
-			if (!p->bench && sh_bench_cmd(c, a, &bn)) {
+			/* a named program measures rather than a script
+			 * on stdin before it (often the edit of a file) */
+			if ((!p->bench || anon_prog(p->bench_prog)) &&
+			    sh_bench_cmd(c, a, &bn) &&
+			    (!p->bench || !anon_prog(bn))) {
 				p->bench = 1;
+				free(p->bench_prog);
+				free(p->bench_src);
 				p->bench_prog = strdup(bn);
+				p->bench_src = bench_source(c, a);
 			}
 		}
 		content_free(&pipe);

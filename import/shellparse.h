@@ -82,6 +82,9 @@ struct kt_sh_plan {
 	size_t ncc;
 	int bench;              /* a benchmark-like program ran */
 	char *bench_prog;       /* its name ("bench_gemm", "run.py"), or NULL */
+	char *bench_src;        /* the command that measured ("python verify.py
+				 * ref.py sol.py"; for a script on stdin or in
+				 * -c, its first statement), or NULL */
 	int opaque;             /* part of the command was not understood */
 	int nothing_ran;        /* the call was refused before running */
 };

@@ -38,9 +38,13 @@ for j,t in zip(jumps,truth):
 PY
 	run "$KTRAJ" blame speedup plant-jump-11-0000
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"threshold: a new best counts when gain > x"* ]]
+	[[ "$output" == *"threshold: a new best counts when its gain over the best so far > x"* ]]
 	[[ "$output" == *"JUMP 1"* ]]
-	[[ "$output" == *"p (random messages)"* ]]
+	[[ "$output" == *"run test: S = "* ]]
+	[[ "$output" == *"p = "*"questions placed at random"* ]]
+	run "$KTRAJ" blame speedup plant-jump-11-0000 --permutations 0
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"p: not computed (--permutations 0)"* ]]
 }
 
 @test "blame speedup: same input and seed give byte-identical output; --min-gain hides jumps" {
@@ -313,7 +317,7 @@ assert {r["workload"]: r["measurements"] for r in s} == {"8_ResNetBasicBlock": 5
 PY
 	run "$KTRAJ" blame speedup two_workloads
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"JUMP 1 [9_ResNet18]  steps 3..4"* ]]
+	[[ "$output" == *"JUMP 1 [9_ResNet18]  step 4 (seq 10) over the best so far, step 3 (seq 9)"* ]]
 	[[ "$output" != *"JUMP 2"* ]]
 	run "$KTRAJ" stalls two_workloads --json
 	[ "$status" -eq 0 ]
@@ -328,7 +332,7 @@ PY
 	! grep -q '"gain"' <<<"$output"
 	[ "$(grep -c '"summary"' <<<"$output")" -eq 6 ]
 	run "$KTRAJ" blame speedup one_each
-	[[ "$output" == *"no significant jump within any workload"* ]]
+	[[ "$output" == *"no significant jump within any series"* ]]
 	run "$KTRAJ" stalls one_each --json
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
@@ -399,7 +403,7 @@ PY
 	# null, one absent) while others say correct, 1 correct without a time
 	run "$KTRAJ" blame speedup excluded
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"measurements: 3 correct (4 bench results excluded: 1 incorrect, 2 correctness unknown (others say correct), 1 without a time)"* ]]
+	[[ "$output" == *"measurements: 3 from 7 bench results: 3 correct, 0 not checked; 4 excluded: 1 incorrect, 2 not checked (others say correct), 1 without a time"* ]]
 	run "$KTRAJ" blame speedup excluded --json
 	python3 -c 'import json,sys; r=[json.loads(l) for l in sys.stdin if l.strip()][-1]; assert r["measurements"] == 3 and r["excluded"] == 4, r' <<<"$output"
 }
@@ -457,7 +461,7 @@ for s in stalls:
     assert len(j) == 1 and j[0]["from_step"] == s["to_step"], (s, jumps)
 PY
 	run "$KTRAJ" blame speedup wl_jumps
-	[[ "$output" == *"JUMP 1 [B_reduce]  steps 5..6"* ]]
+	[[ "$output" == *"JUMP 1 [B_reduce]  step 6 (seq 24) over the best so far, step 5 (seq 20)"* ]]
 	[[ "$output" != *"JUMP 2"* ]]
 	run "$KTRAJ" stalls wl_jumps
 	[[ "$output" == *"STALL 1 [B_reduce]  steps 1..5"* ]]
@@ -535,9 +539,9 @@ for i, (sec, wl) in enumerate(zip(secs, ("A_softmax", "B_reduce"))):
     assert 'id="w%d-jump1"' % (i + 1) in sec and 'href="#w%d-jump1">jump J1' % (i + 1) in sec
     assert 'url(#w%d-arr)' % (i + 1) in sec
 # the results left out, by reason, per workload and in all
-assert "2 bench results excluded: 1 incorrect, 1 correctness unknown (others say correct)" in h
+assert "2 bench results excluded: 1 incorrect, 1 not checked (others say correct)" in h
 assert "1 bench result excluded: 1 incorrect" in secs[0]
-assert "1 bench result excluded: 1 correctness unknown" in secs[1]
+assert "1 bench result excluded: 1 not checked" in secs[1]
 PY
 	# a run of one workload: one chart, anchors as before, reasons listed
 	run "$KTRAJ" report excluded -o "$BATS_TEST_TMPDIR/x.html" --patience 3
@@ -545,7 +549,7 @@ PY
 	[ "$(grep -c '<svg' "$BATS_TEST_TMPDIR/x.html")" -eq 1 ]
 	! grep -q '<section' "$BATS_TEST_TMPDIR/x.html"
 	grep -q 'id="stall1"' "$BATS_TEST_TMPDIR/x.html"
-	grep -q '4 bench results excluded: 1 incorrect, 2 correctness unknown (others say correct), 1 without a time' "$BATS_TEST_TMPDIR/x.html"
+	grep -q '4 bench results excluded: 1 incorrect, 2 not checked (others say correct), 1 without a time' "$BATS_TEST_TMPDIR/x.html"
 }
 
 @test "report: KernelBench results are reported per problem (corpus)" {

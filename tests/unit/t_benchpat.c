@@ -309,6 +309,138 @@ static void t_limits(void **st)
 	free(big);
 }
 
+/* The Harbor kb_verifier prints two speedups; the graded one is chosen,
+ * the other kept, and why is said.  Today's code dropped
+ * speedup_vs_compile (the key has "compile") and stored 5.85x. */
+static const char verdict[] =
+	"{\n  \"reward\": 0,\n  \"correct\": true,\n"
+	"  \"speedup_vs_compile\": 0.78,\n  \"speedup_vs_eager\": 5.85,\n"
+	"  \"max_err\": 0.008,\n  \"static_ok\": true,\n  \"compile_ok\": true,\n"
+	"  \"suspicious\": true,\n  \"error\": null\n}\n";
+
+static void t_graded(void **st)
+{
+	kt_bench_hint task = { NULL, "torch.compile" }, ver = {
+		"speedup_vs_eager", "torch.compile" };
+	cJSON *r = NULL, *o, *alt;
+
+	(void)st;
+	/* nothing named: all kept, the first printed, and the choice said */
+	r = parse(verdict);
+	assert_int_equal(cJSON_GetArraySize(r), 1);
+	o = cJSON_GetArrayItem(r, 0);
+	NEAR(num(o, "speedup"), 0.78);
+	assert_string_equal(str(o, "metric"), "speedup_vs_compile");
+	assert_string_equal(str(o, "baseline"), "torch.compile");
+	assert_null(cJSON_GetObjectItem(o, "graded"));
+	assert_non_null(strstr(str(o, "choice"), "first printed"));
+	alt = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "alternatives"), 0);
+	assert_string_equal(str(alt, "metric"), "speedup_vs_eager");
+	NEAR(num(alt, "value"), 5.85);
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "flags"),
+					       0)->valuestring, "suspicious");
+	assert_int_equal(correct(o), 1);
+	cJSON_Delete(r);
+	/* the task names torch.compile: graded */
+	assert_int_equal(kt_bench_parse_hint(verdict, strlen(verdict), &task,
+					     &r), 0);
+	o = cJSON_GetArrayItem(r, 0);
+	NEAR(num(o, "speedup"), 0.78);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(o, "graded")));
+	assert_non_null(strstr(str(o, "choice"), "task names"));
+	cJSON_Delete(r);
+	/* a verifier's named metric wins over the task's baseline */
+	assert_int_equal(kt_bench_parse_hint(verdict, strlen(verdict), &ver,
+					     &r), 0);
+	o = cJSON_GetArrayItem(r, 0);
+	NEAR(num(o, "speedup"), 5.85);
+	assert_string_equal(str(o, "baseline"), "eager");
+	cJSON_Delete(r);
+	/* text: two baselines on two lines are one result */
+	assert_int_equal(kt_bench_parse_hint("speedup vs torch.compile: 0.78x\n"
+		"speedup vs eager: 5.85x\n", 55, &task, &r), 0);
+	assert_int_equal(cJSON_GetArraySize(r), 1);
+	o = cJSON_GetArrayItem(r, 0);
+	NEAR(num(o, "speedup"), 0.78);
+	assert_string_equal(str(o, "metric"), "speedup_vs_compile");
+	cJSON_Delete(r);
+	/* the task prompt's baseline */
+	assert_string_equal(kt_bench_task_baseline("## You pass iff\ncorrect "
+		"**AND** faster than `torch.compile(Model, mode=\"max-autotune\")`"
+		" by the configured\nthreshold."), "torch.compile");
+	assert_string_equal(kt_bench_task_baseline("Beat the eager PyTorch "
+		"reference."), "eager");
+	assert_null(kt_bench_task_baseline("Make it fast. Do not call "
+		"torch.matmul or cublas."));
+	assert_null(kt_bench_task_baseline("faster than eager and faster "
+		"than cuBLAS"));
+}
+
+/* torch.compile max-autotune times the baseline's candidate configs; the
+ * verifier's result printed, then `cat reward.json`, is one result. */
+static void t_autotune_dedupe(void **st)
+{
+	static const char out[] =
+		"AUTOTUNE mm(16x14336, 14336x4096)\n"
+		"  triton_mm_11 0.2232 ms 100.0% ACC_TYPE='tl.float32', BLOCK_K=64, GROUP_M=8, n\n"
+		"um_stages=3, num_warps=4\n"
+		"  triton_mm_1 0.2294 ms 97.3% ACC_TYPE='tl.float32', BLOCK_K=128\n"
+		"  mm 0.2500 ms 89.3%\n"
+		"SingleProcess AUTOTUNE benchmarking takes 1.9155 seconds and 0.9972 seconds precompiling\n"
+		"{\n  \"correct\": true,\n  \"speedup_vs_compile\": 0.78,\n"
+		"  \"speedup_vs_eager\": 5.85\n}\n"
+		"root@modal:/app# cat reward.json\n"
+		"{\n  \"correct\": true,\n  \"speedup_vs_compile\": 0.78,\n"
+		"  \"speedup_vs_eager\": 5.85\n}\n";
+	cJSON *r = parse(out);
+
+	(void)st;
+	assert_int_equal(cJSON_GetArraySize(r), 1);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(r, 0),
+						     "time_ms")));
+	cJSON_Delete(r);
+	/* a header cut off: the rows are still known */
+	none("  triton_mm_11 0.2232 ms 100.0% BLOCK_K=64\n");
+	/* two equal times are two measurements, not a repeat */
+	r = parse("run 1: 1.250 ms\n\nrun 2: 1.250 ms\n");
+	assert_int_equal(cJSON_GetArraySize(r), 2);
+	cJSON_Delete(r);
+}
+
+/* A yes/NO column is read; correctness not checked is null, never true;
+ * a perf_report table with no time column is marked unparsed. */
+static void t_table_correct_unparsed(void **st)
+{
+	cJSON *r, *o;
+
+	(void)st;
+	r = parse("shape       time (ms)   correct\n"
+		  "1024        0.50        yes\n"
+		  "2048        0.10        NO\n");
+	assert_int_equal(cJSON_GetArraySize(r), 2);
+	assert_int_equal(correct(cJSON_GetArrayItem(r, 0)), 1);
+	assert_int_equal(correct(cJSON_GetArrayItem(r, 1)), 0);
+	cJSON_Delete(r);
+	r = parse("time: 1.5 ms\ncorrectness: not checked\n");
+	assert_int_equal(correct(cJSON_GetArrayItem(r, 0)), -1);
+	cJSON_Delete(r);
+	r = parse("matmul-performance-fp16:\n"
+		  "        M      cuBLAS      Triton\n"
+		  "0   256.0    4.096000    4.096000\n"
+		  "1   384.0   12.288000   12.288000\n"
+		  "2   512.0   26.214401   23.831273\n");
+	assert_int_equal(cJSON_GetArraySize(r), 1);
+	o = cJSON_GetArrayItem(r, 0);
+	assert_string_equal(str(o, "status"), "unparsed");
+	assert_string_equal(str(o, "pattern"), "table");
+	assert_string_equal(str(o, "scenario"), "matmul-performance-fp16");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "time_ms")));
+	assert_int_equal(correct(o), -1);
+	cJSON_Delete(r);
+	/* plain numbers with no header are no benchmark */
+	none("1 2 3\n4 5 6\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +452,9 @@ int main(void)
 		cmocka_unit_test(t_table),
 		cmocka_unit_test(t_negative),
 		cmocka_unit_test(t_limits),
+		cmocka_unit_test(t_graded),
+		cmocka_unit_test(t_autotune_dedupe),
+		cmocka_unit_test(t_table_correct_unparsed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

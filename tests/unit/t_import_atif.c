@@ -89,11 +89,13 @@ static void t_corpus_files(void **st)
 	(void)st;
 	corpus_one("atif/harbor_openhands_hello_world.trajectory.json",
 		   6, 1, 2, 1, 1, 0);
-	/* 7 calls of its own + 2 of the summarization sub-trajectory */
+	/* 7 calls of its own + 2 of the summarization sub-trajectory; the
+	 * terminus-2 prompt of step 1 ("You are an AI assistant tasked with
+	 * ... Task Description:") is the harness's, not a person's */
 	corpus_one("atif/harbor_terminus2_context_summarization.trajectory.json",
-		   15, 1, 9, 9, 3, 0);
+		   15, 0, 9, 9, 3, 0);
 	corpus_one("atif/harbor_terminus2_invalid_json.trajectory.json",
-		   10, 1, 3, 3, 1, 0);
+		   10, 0, 3, 3, 1, 0);
 	/* non-conforming: results are separate system steps */
 	corpus_one("atif/openagents_regex_log.trajectory.json", 4, 1, 5, 5, 1,
 		   0);

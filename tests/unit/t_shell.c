@@ -737,6 +737,51 @@ static void t_end_to_end(void **st)
 	free(dir);
 }
 
+/* The command that measured: the verifier, not an edit script on stdin
+ * before it; for code on stdin or in -c, its first statement. */
+static void t_bench_source(void **st)
+{
+	struct kt_sh_plan p;
+	size_t at = 0, n = 0;
+	static const char tb[] =
+		"Traceback (most recent call last):\n  File \"x.py\"\n"
+		"triton.compiler.errors.CompilationError: at 26:18:\n"
+		"NameError(\"Cannot access global variable GROUP\")\n";
+
+	(void)st;
+	p = plan("python3 - <<'PY'\np='solution.py'\ns=open(p).read()\nPY\n"
+		 "python kb_verifier.py reference.py solution.py config.json "
+		 "reward.json\ncat reward.json\n", "/app", "", 1);
+	assert_true(p.bench);
+	assert_string_equal(p.bench_prog, "kb_verifier.py");
+	assert_string_equal(p.bench_src, "python kb_verifier.py reference.py "
+			    "solution.py config.json reward.json");
+	kt_sh_plan_free(&p);
+	p = plan("python - <<'EOF'\nimport torch\n\n# time it\n"
+		 "print(bench(k))\nEOF\n", "/app", "", 1);
+	assert_string_equal(p.bench_prog, "python -");
+	assert_string_equal(p.bench_src, "print(bench(k))");
+	kt_sh_plan_free(&p);
+	p = plan("python -c 'import t; t.run(4096)'", "/app", "", 1);
+	assert_string_equal(p.bench_src, "import t; t.run(4096)");
+	kt_sh_plan_free(&p);
+	/* builds that fail inside a program: failed compiles */
+	assert_string_equal(kt_out_build_error(tb, strlen(tb), &at, &n),
+			    "triton");
+	assert_int_equal(at, strlen("Traceback (most recent call last):\n"
+				    "  File \"x.py\"\n"));
+	assert_string_equal(kt_out_build_error("E: torch._inductor.exc."
+		"InductorError: LoweringException", 50, &at, &n),
+		"torch.compile");
+	assert_string_equal(kt_out_build_error("ninja: build stopped: "
+		"subcommand failed.\nRuntimeError: Error building extension "
+		"'w4'\n", 80, &at, &n), "cpp_extension");
+	assert_string_equal(kt_out_build_error("/tmp/x/k.cu(12): error: "
+		"identifier \"foo\" is undefined\n", 55, &at, &n), "nvcc");
+	assert_null(kt_out_build_error("time: 1.2 ms\nall correct\n", 25, &at,
+				       &n));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -752,6 +797,7 @@ int main(void)
 		cmocka_unit_test(t_paths),
 		cmocka_unit_test(t_corpus_session),
 		cmocka_unit_test(t_end_to_end),
+		cmocka_unit_test(t_bench_source),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

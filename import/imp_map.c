@@ -1,0 +1,628 @@
+/*
+ * imp_map.c - per-round JSON/JSONL logs read with a declarative map
+ * (`ktraj import --map MAP.json FILE`, README "Custom round logs",
+ * FORMAT.md section 11).
+ *
+ * Kernel-optimization systems write their own round logs: one JSON object
+ * per attempt (a tree-search node, a round with its hypothesis and measured
+ * runtime).  The map names, for each ktraj field, the record's field that
+ * holds it (a dotted path, "a.b.0.c") or a constant ({"const": V}, or any
+ * value that is not a string).  Each record becomes, in file order, a
+ * message with its idea (`text`, when mapped) and a bench event; `parent`
+ * links a record to the bench of the record whose `step` it names.
+ * Records that name different `run` values go to different runs.
+ *
+ * A bad map is refused whole with one line (kt_map_parse); a bad record is
+ * reported with one line at its line and skipped (a problem: --strict stops).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "import.h"
+#include "impx.h"
+#include "jsonstrict.h"
+
+/* map keys, in the order the help lists them */
+enum { M_RUN, M_STEP, M_PARENT, M_TS, M_TIME, M_REF, M_SPEEDUP, M_CORRECT,
+	M_TEXT, M_WORKLOAD, M_SCENARIO, M_METRIC, M_BASELINE, M_N };
+
+static const char *const mkeys[M_N] = { "run", "step", "parent", "ts",
+	"time_ms", "ref_time_ms", "speedup", "correct", "text", "workload",
+	"scenario", "metric", "baseline" };
+
+struct mfield {
+	char *path;             /* dotted path, or NULL */
+	cJSON *cval;            /* constant, or NULL */
+};
+
+struct kt_map {
+	struct mfield f[M_N];
+	int hib;                /* higher_is_better: -1 not given */
+	char *origin_field;
+	cJSON *origin_human;    /* array of values */
+};
+
+void kt_map_free(kt_map *m)
+{
+	int i;
+
+	if (!m)
+		return;
+	for (i = 0; i < M_N; i++) {
+		free(m->f[i].path);
+		cJSON_Delete(m->f[i].cval);
+	}
+	free(m->origin_field);
+	cJSON_Delete(m->origin_human);
+	free(m);
+}
+
+/* 1-based line of the nth (from 0) `"key"` in the map's text (for
+ * messages; a value spelled like the key may be found instead). */
+static unsigned line_of(const char *t, size_t n, const char *key, int nth)
+{
+	char q[80];
+	const char *p;
+	unsigned l = 1;
+	size_t i;
+
+	snprintf(q, sizeof(q), "\"%s\"", key);
+	p = strstr(t, q);
+	while (p && nth-- > 0)
+		p = strstr(p + 1, q);
+	if (!p || (size_t)(p - t) > n)
+		return 1;
+	for (i = 0; t + i < p; i++)
+		l += t[i] == '\n';
+	return l;
+}
+
+static int bad(char *err, size_t cap, unsigned line, const char *fmt,
+	       const char *a)
+{
+	int k = snprintf(err, cap, "%u: ", line);
+
+	if (k > 0 && (size_t)k < cap)
+		snprintf(err + k, cap - (size_t)k, fmt, a);
+	return KT_EPARSE;
+}
+
+int kt_map_parse(const char *text, size_t len, kt_map **out, char *err,
+		 size_t cap)
+{
+	cJSON *j, *c;
+	kt_map *m;
+	int rc = 0, i, any = 0;
+
+	*out = NULL;
+	if (cap)
+		err[0] = 0;
+	j = kt_json_parse(text, len, KT_JSON_BOM | KT_JSON_NONUL);
+	if (!j)
+		return bad(err, cap, 1, "%snot valid JSON", "");
+	if (!cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		return bad(err, cap, 1, "%sa map is a JSON object", "");
+	}
+	if (!(m = calloc(1, sizeof(*m)))) {
+		cJSON_Delete(j);
+		return KT_ENOMEM;
+	}
+	m->hib = -1;
+	cJSON_ArrayForEach(c, j) {
+		unsigned ln = line_of(text, len, c->string, 0);
+		const cJSON *d;
+
+		for (d = j->child; d != c; d = d->next)
+			if (!strcmp(d->string, c->string))
+				break;
+		if (d != c) {
+			rc = bad(err, cap, line_of(text, len, c->string, 1),
+				 "\"%s\": given twice", c->string);
+			break;
+		}
+		if (!strcmp(c->string, "higher_is_better")) {
+			if (!cJSON_IsBool(c)) {
+				rc = bad(err, cap, ln, "%shigher_is_better: "
+					 "expected true or false", "");
+				break;
+			}
+			m->hib = cJSON_IsTrue(c);
+			continue;
+		}
+		if (!strcmp(c->string, "origin")) {
+			const cJSON *fd = cJSON_GetObjectItem(c, "field");
+			const cJSON *hu = cJSON_GetObjectItem(c, "human");
+
+			if (!cJSON_IsObject(c) || !cJSON_IsString(fd) ||
+			    !*fd->valuestring || !cJSON_IsArray(hu)) {
+				rc = bad(err, cap, ln, "%sorigin: expected "
+					 "{\"field\": F, \"human\": [values]}",
+					 "");
+				break;
+			}
+			if (!(m->origin_field = strdup(fd->valuestring)) ||
+			    !(m->origin_human = cJSON_Duplicate(hu, 1))) {
+				rc = KT_ENOMEM;
+				break;
+			}
+			continue;
+		}
+		for (i = 0; i < M_N; i++)
+			if (!strcmp(c->string, mkeys[i]))
+				break;
+		if (i == M_N) {
+			rc = bad(err, cap, ln, "\"%s\": not a map key (run, step, "
+				 "parent, ts, time_ms, ref_time_ms, speedup, "
+				 "higher_is_better, correct, text, origin, "
+				 "workload, scenario, metric, baseline)",
+				 c->string);
+			break;
+		}
+		if (cJSON_IsString(c)) {
+			if (!*c->valuestring) {
+				rc = bad(err, cap, ln, "%s: an empty field name",
+					 c->string);
+				break;
+			}
+			m->f[i].path = strdup(c->valuestring);
+		} else if (cJSON_IsObject(c) && cJSON_GetObjectItem(c, "const") &&
+			   cJSON_GetArraySize(c) == 1) {
+			m->f[i].cval = cJSON_Duplicate(cJSON_GetObjectItem(c,
+								"const"), 1);
+		} else if (cJSON_IsNumber(c) || cJSON_IsBool(c)) {
+			m->f[i].cval = cJSON_Duplicate(c, 1);
+		} else {
+			rc = bad(err, cap, ln, "%s: expected a field name "
+				 "(\"a.b\") or a constant ({\"const\": V})",
+				 c->string);
+			break;
+		}
+		if (!m->f[i].path && !m->f[i].cval) {
+			rc = KT_ENOMEM;
+			break;
+		}
+		any |= i == M_TIME || i == M_SPEEDUP;
+	}
+	if (!rc && !any)
+		rc = bad(err, cap, 1, "%sthe map names neither time_ms nor "
+			 "speedup", "");
+	cJSON_Delete(j);
+	if (rc) {
+		kt_map_free(m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+/* The value at a dotted path ("a.b.0.c": members, array indexes). */
+static const cJSON *at_path(const cJSON *o, const char *path)
+{
+	char seg[128];
+	const char *p = path;
+
+	while (o && *p) {
+		size_t n = strcspn(p, ".");
+
+		if (n >= sizeof(seg))
+			return NULL;
+		memcpy(seg, p, n);
+		seg[n] = 0;
+		p += n + (p[n] == '.');
+		if (cJSON_IsArray(o) && n && strspn(seg, "0123456789") == n)
+			o = cJSON_GetArrayItem(o, atoi(seg));
+		else if (cJSON_IsObject(o))
+			o = cJSON_GetObjectItemCaseSensitive(o, seg);
+		else
+			return NULL;
+	}
+	return o;
+}
+
+static const cJSON *get(const kt_map *m, int k, const cJSON *rec)
+{
+	if (m->f[k].cval)
+		return m->f[k].cval;
+	if (!m->f[k].path)
+		return NULL;
+	return at_path(rec, m->f[k].path);
+}
+
+/* A value as text (string, number, bool), in buf; NULL for none/null. */
+static const char *as_text(const cJSON *v, char *buf, size_t cap)
+{
+	if (cJSON_IsString(v))
+		return v->valuestring;
+	if (cJSON_IsNumber(v)) {
+		snprintf(buf, cap, "%.17g", v->valuedouble);
+		return buf;
+	}
+	if (cJSON_IsBool(v))
+		return cJSON_IsTrue(v) ? "true" : "false";
+	return NULL;
+}
+
+typedef struct mctx {
+	kt_imp *imp;
+	const kt_file *f;
+	const kt_map *m;
+	int quiet;              /* the first pass: problems are said once */
+	/* step value -> seq of its bench, in this run */
+	char **steps;
+	uint64_t *seqs;
+	size_t n, cap;
+} mctx;
+
+static uint64_t step_seq(const mctx *x, const char *step)
+{
+	size_t i;
+
+	for (i = x->n; i-- > 0;)
+		if (!strcmp(x->steps[i], step))
+			return x->seqs[i];
+	return 0;
+}
+
+static int remember(mctx *x, const char *step, uint64_t seq)
+{
+	if (x->n == x->cap) {
+		size_t c = x->cap ? 2 * x->cap : 64;
+		char **s = realloc(x->steps, c * sizeof(*s));
+		uint64_t *q;
+
+		if (!s)
+			return KT_ENOMEM;
+		x->steps = s;
+		if (!(q = realloc(x->seqs, c * sizeof(*q))))
+			return KT_ENOMEM;
+		x->seqs = q;
+		x->cap = c;
+	}
+	if (!(x->steps[x->n] = strdup(step)))
+		return KT_ENOMEM;
+	x->seqs[x->n++] = seq;
+	return 0;
+}
+
+/* A number field: 1 and *v, 0 when absent or null, -1 when of another
+ * type (warned).  A value <= 0 is no measurement (FORMAT.md section 2):
+ * *v is then NAN. */
+static int num_field(mctx *x, int k, const cJSON *rec, uint64_t line,
+		     double *v)
+{
+	const cJSON *c = get(x->m, k, rec);
+
+	if (!c || cJSON_IsNull(c))
+		return 0;
+	if (!cJSON_IsNumber(c)) {
+		kt_imp_warn(x->imp, x->f, line, "%s: field \"%s\" is not a "
+			    "number; record skipped", mkeys[k],
+			    x->m->f[k].path ? x->m->f[k].path : "const");
+		return -1;
+	}
+	*v = c->valuedouble > 0 && c->valuedouble < 1e300 ? c->valuedouble : -1;
+	return 1;
+}
+
+static int one_record(mctx *x, const cJSON *rec, uint64_t line, uint64_t off,
+		      uint64_t rlen)
+{
+	const kt_map *m = x->m;
+	char b1[64], b2[64];
+	const char *step = as_text(get(m, M_STEP, rec), b1, sizeof(b1));
+	const char *par = as_text(get(m, M_PARENT, rec), b2, sizeof(b2));
+	const char *text;
+	const cJSON *c;
+	double t = -2, ref = -2, sp = -2;
+	int64_t ts = kt_impx_ts_json(get(m, M_TS, rec));
+	uint64_t parent = 0, seq = 0;
+	int human = 0, rc, k;
+	cJSON *p;
+	static const int strs[] = { M_WORKLOAD, M_SCENARIO, M_METRIC,
+				    M_BASELINE };
+
+	if (num_field(x, M_TIME, rec, line, &t) < 0 ||
+	    num_field(x, M_REF, rec, line, &ref) < 0 ||
+	    num_field(x, M_SPEEDUP, rec, line, &sp) < 0)
+		return 0;
+	text = cJSON_IsString(get(m, M_TEXT, rec)) ?
+	       get(m, M_TEXT, rec)->valuestring : NULL;
+	if (par) {
+		parent = step_seq(x, par);
+		if (!parent)
+			kt_imp_warn(x->imp, x->f, line, "parent \"%s\": no "
+				    "earlier record has this step; kept "
+				    "without a parent", par);
+	}
+	if (m->origin_field) {
+		const cJSON *o = at_path(rec, m->origin_field), *h;
+
+		cJSON_ArrayForEach(h, m->origin_human)
+			if (o && cJSON_Compare(o, h, 1))
+				human = 1;
+	}
+	if (text && *text) {
+		cJSON *msg = kt_impx_msg(human ? "user" : "assistant", human, text,
+				       NULL);
+
+		rc = kt_impx_emit_valid(x->imp, NULL, KT_KIND_MESSAGE, parent, ts,
+				human ? "human" : "agent", msg, line, off, rlen,
+				NULL);
+		if (rc)
+			return rc;
+	}
+	if (!(p = cJSON_CreateObject()))
+		return KT_ENOMEM;
+	if (t > 0)
+		cJSON_AddNumberToObject(p, "time_ms", t);
+	else
+		cJSON_AddNullToObject(p, "time_ms");
+	if (ref > 0)
+		cJSON_AddNumberToObject(p, "ref_time_ms", ref);
+	if (sp > 0)
+		cJSON_AddNumberToObject(p, "speedup", sp);
+	c = get(m, M_CORRECT, rec);
+	if (cJSON_IsBool(c))
+		cJSON_AddBoolToObject(p, "correct", cJSON_IsTrue(c));
+	else if (cJSON_IsString(c) && (!strcasecmp(c->valuestring, "true") ||
+				       !strcasecmp(c->valuestring, "yes") ||
+				       !strcasecmp(c->valuestring, "pass") ||
+				       !strcasecmp(c->valuestring, "passed")))
+		cJSON_AddBoolToObject(p, "correct", 1);
+	else if (cJSON_IsString(c) && (!strcasecmp(c->valuestring, "false") ||
+				       !strcasecmp(c->valuestring, "no") ||
+				       !strcasecmp(c->valuestring, "fail") ||
+				       !strcasecmp(c->valuestring, "failed")))
+		cJSON_AddBoolToObject(p, "correct", 0);
+	else if (cJSON_IsNumber(c) && (c->valuedouble == 0 ||
+				       c->valuedouble == 1))
+		cJSON_AddBoolToObject(p, "correct", c->valuedouble == 1);
+	else
+		cJSON_AddNullToObject(p, "correct");   /* not checked */
+	for (k = 0; k < 4; k++) {
+		char b3[64];
+		const char *s = as_text(get(m, strs[k], rec), b3, sizeof(b3));
+
+		if (s && *s)
+			cJSON_AddStringToObject(p, mkeys[strs[k]], s);
+	}
+	if (!cJSON_GetObjectItem(p, "metric"))
+		cJSON_AddStringToObject(p, "metric", t > -2 ? "time" : "speedup");
+	cJSON_AddStringToObject(p, "source", "map");
+	if (step || m->hib >= 0) {
+		cJSON *e = cJSON_AddObjectToObject(p, "extra");
+
+		if (e && step)
+			cJSON_AddStringToObject(e, "step", step);
+		if (e && m->hib >= 0)
+			cJSON_AddBoolToObject(e, "higher_is_better", m->hib);
+	}
+	rc = kt_impx_emit_valid(x->imp, NULL, KT_KIND_BENCH, parent, ts,
+			human ? "human" : "agent", p, line, off, rlen, &seq);
+	if (!rc && step)
+		rc = remember(x, step, seq);
+	return rc;
+}
+
+/* The records of f: JSONL objects, or one JSON array of objects.  Calls
+ * fn for each object with its line, offset and length; a line that is not
+ * a JSON object is warned and skipped. */
+typedef int (*rec_fn)(mctx *x, const cJSON *rec, uint64_t line, uint64_t off,
+		      uint64_t len, void *arg);
+
+static int each_record(mctx *x, rec_fn fn, void *arg)
+{
+	const char *t = (const char *)x->f->data;
+	size_t n = x->f->len, i = 0;
+	uint64_t line = 0;
+	int rc = 0;
+
+	while (i < n && isspace((unsigned char)t[i]))
+		i++;
+	if (i < n && t[i] == '[') {
+		cJSON *a = kt_json_parse(t, n, KT_JSON_BOM | KT_JSON_NONUL), *o;
+
+		if (!cJSON_IsArray(a)) {
+			cJSON_Delete(a);
+			if (!x->quiet)
+				kt_imp_warn(x->imp, x->f, 0, "not a JSON array "
+					    "of records nor JSONL");
+			return KT_EPARSE;
+		}
+		cJSON_ArrayForEach(o, a) {
+			line++;
+			if (!cJSON_IsObject(o)) {
+				if (!x->quiet)
+					kt_imp_warn(x->imp, x->f, 0, "record "
+						    "%llu is not an object; "
+						    "skipped",
+						    (unsigned long long)line);
+			}
+			else if ((rc = fn(x, o, 0, 0, 0, arg)))
+				break;
+		}
+		cJSON_Delete(a);
+		return rc;
+	}
+	i = 0;
+	while (i < n && !rc) {
+		const char *nl = memchr(t + i, '\n', n - i);
+		size_t e = nl ? (size_t)(nl - t) : n, b = i;
+		cJSON *o;
+
+		line++;
+		i = e + 1;
+		while (b < e && isspace((unsigned char)t[b]))
+			b++;
+		if (b == e)
+			continue;
+		o = kt_json_parse(t + b, e - b, KT_JSON_NONUL);
+		if (!cJSON_IsObject(o)) {
+			if (!x->quiet)
+				kt_imp_warn(x->imp, x->f, line, "not a JSON "
+					    "object; record skipped");
+		}
+		else
+			rc = fn(x, o, line, b, e - b, arg);
+		cJSON_Delete(o);
+	}
+	return rc;
+}
+
+/* ---- runs: records grouped by their `run` value, in order of appearance */
+struct runs {
+	char **v;
+	size_t n;
+	const char *want;       /* the run being imported */
+};
+
+static const char *run_of(const kt_map *m, const cJSON *rec, char *buf,
+			  size_t cap)
+{
+	const char *r = as_text(get(m, M_RUN, rec), buf, cap);
+
+	return r && *r ? r : "";
+}
+
+static int collect_run(mctx *x, const cJSON *rec, uint64_t line, uint64_t off,
+		       uint64_t len, void *arg)
+{
+	struct runs *r = arg;
+	char b[64];
+	const char *v = run_of(x->m, rec, b, sizeof(b));
+	size_t i;
+	char **q;
+
+	(void)line, (void)off, (void)len;
+	for (i = 0; i < r->n; i++)
+		if (!strcmp(r->v[i], v))
+			return 0;
+	if (!(q = realloc(r->v, (r->n + 1) * sizeof(*q))))
+		return KT_ENOMEM;
+	r->v = q;
+	if (!(r->v[r->n] = strdup(v)))
+		return KT_ENOMEM;
+	r->n++;
+	return 0;
+}
+
+static int import_rec(mctx *x, const cJSON *rec, uint64_t line, uint64_t off,
+		      uint64_t len, void *arg)
+{
+	struct runs *r = arg;
+	char b[64];
+
+	if (strcmp(run_of(x->m, rec, b, sizeof(b)), r->want))
+		return 0;
+	return one_record(x, rec, line, off, len);
+}
+
+static int map_detect(const kt_file *f)
+{
+	(void)f;
+	return 0;       /* only with --map */
+}
+
+static int map_import(kt_imp *imp, const kt_file *f)
+{
+	const kt_map *m = kt_imp_map(imp);
+	mctx x;
+	struct runs r = { NULL, 0, NULL };
+	size_t i, j;
+	int rc;
+
+	if (!m) {
+		kt_imp_warn(imp, f, 0, "format map needs --map MAP.json");
+		return KT_EINVAL;
+	}
+	memset(&x, 0, sizeof(x));
+	x.imp = imp;
+	x.f = f;
+	x.m = m;
+	x.quiet = 1;
+	rc = each_record(&x, collect_run, &r);
+	x.quiet = 0;
+	if (rc == KT_EPARSE)    /* say it once, then give up */
+		rc = each_record(&x, collect_run, &r);
+	for (i = 0; !rc && i < r.n; i++) {
+		const char *base = kt_impx_base(f->rel ? f->rel : f->path);
+		size_t n = strlen(base) + strlen(r.v[i]) + 8;
+		char *ident = malloc(n);
+		cJSON *meta = cJSON_CreateObject();
+
+		if (!ident || !meta) {
+			free(ident);
+			cJSON_Delete(meta);
+			rc = KT_ENOMEM;
+			break;
+		}
+		snprintf(ident, n, "map:%s:%s", base, r.v[i]);
+		cJSON_AddStringToObject(meta, "source", base);
+		r.want = r.v[i];
+		rc = kt_imp_run_begin(imp, ident, *r.v[i] ? r.v[i] : base, "map",
+				      meta);
+		free(ident);
+		if (rc)
+			break;
+		rc = each_record(&x, import_rec, &r);
+		{
+			int r2 = kt_imp_run_end(imp);
+
+			if (!rc)
+				rc = r2;
+		}
+		for (j = 0; j < x.n; j++)
+			free(x.steps[j]);
+		x.n = 0;
+	}
+	for (i = 0; i < r.n; i++)
+		free(r.v[i]);
+	free(r.v);
+	for (j = 0; j < x.n; j++)
+		free(x.steps[j]);
+	free(x.steps);
+	free(x.seqs);
+	return rc;
+}
+
+int kt_map_looks_like_rounds(const char *t, size_t n)
+{
+	static const char *const keys[] = { "time_ms", "_ms\"", "\"ms\"",
+		"runtime",
+		"latency", "speedup", "\"time\"", "elapsed", NULL };
+	size_t i = 0, objs = 0, hits = 0;
+
+	/* the first few lines: JSON objects, most with a time-like field */
+	while (i < n && objs < 8) {
+		const char *nl = memchr(t + i, '\n', n - i);
+		size_t e = nl ? (size_t)(nl - t) : n, b = i, k;
+		int hit = 0;
+
+		i = e + 1;
+		while (b < e && isspace((unsigned char)t[b]))
+			b++;
+		if (b == e)
+			continue;
+		if (t[b] != '{' || t[e - 1 - (t[e - 1] == '\r')] != '}')
+			return 0;
+		objs++;
+		for (k = 0; keys[k] && !hit; k++) {
+			size_t kl = strlen(keys[k]), q;
+
+			for (q = b; q + kl <= e && !hit; q++)
+				hit = !memcmp(t + q, keys[k], kl);
+		}
+		hits += hit;
+	}
+	return objs >= 2 && hits * 2 >= objs;
+}
+
+const kt_importer kt_importer_map = {
+	.name = "map",
+	.summary = "per-round JSON/JSONL read with --map MAP.json (README "
+		   "\"Custom round logs\")",
+	.detect = map_detect,
+	.import = map_import,
+};

@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+# `ktraj import --map MAP.json FILE`: per-round JSON/JSONL read with a
+# declarative map (README "Custom round logs").  Fixtures: the map shipped
+# for the corpus's tree-search journal (tests/data/import/map/) and logs
+# made up here; the corpus file itself is read from $CORPUS.
+
+bats_require_minimum_version 1.5.0
+
+CORPUS="${CORPUS:-$BATS_TEST_DIRNAME/../../../shared/corpus}"
+JOURNAL="$CORPUS/gpu_kernel/custom_journal/tree_harness_agent_gemm_journal.jsonl"
+MAPS="$BATS_TEST_DIRNAME/../data/import/map"
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	D="$BATS_TEST_TMPDIR"
+	# rounds with nested fields, a person's idea, a parent and a timestamp
+	cat >"$D/rounds.jsonl" <<'J'
+{"id": 1, "who": "llm", "idea": "tile 128x128", "res": {"ms": 2.0, "ok": true}, "at": "2026-01-02T03:04:05Z"}
+{"id": 2, "from": 1, "who": "user", "idea": "why not use TMA?", "res": {"ms": 1.2, "ok": true}, "at": "2026-01-02T03:05:05Z"}
+{"id": 3, "from": 2, "who": "llm", "idea": "fp8", "res": {"ms": 0.9, "ok": false}}
+J
+	cat >"$D/rounds.map.json" <<'J'
+{"run": {"const": "gemm-rounds"}, "step": "id", "parent": "from",
+ "ts": "at", "time_ms": "res.ms", "correct": "res.ok", "text": "idea",
+ "origin": {"field": "who", "human": ["user"]},
+ "workload": {"const": "gemm"}, "scenario": {"const": "4096^3 fp16"}}
+J
+}
+
+@test "corpus tree-search journal: one run, one bench and one idea per node" {
+	[ -f "$JOURNAL" ] || skip "corpus absent"
+	run "$KTRAJ" import --map "$MAPS/tree_journal.map.json" "$JOURNAL"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" 28 events "*"map"*"agent_gemm"* ]]
+	run "$KTRAJ" log agent_gemm --kind bench --json
+	[ "${#lines[@]}" -eq 14 ]
+	# labelled from the raw file: nodes 1-2 are "cheat" (0.0 ms: not
+	# measured), node 4 is fast but wrong (1.51x, max_abs_err 2.5), the
+	# last-but-one node is the best correct one (0.6262 ms, 1.0106x)
+	[[ "${lines[0]}" == *'"correct":false,"time_ms":null}' ]]
+	[[ "${lines[3]}" == *'"correct":false,"time_ms":0.421'* ]]
+	[[ "${lines[12]}" == *'"correct":true,"time_ms":0.6262'* ]]
+	[ "$(grep -c '"correct":true' <<<"$output")" -eq 9 ]
+	run "$KTRAJ" log agent_gemm --kind message --json
+	[[ "${lines[0]}" == *'"human":false,"text":"f32acc_swizzle"'* ]]
+}
+
+@test "an unknown per-round log named alone: a hint to try --map, exit 0" {
+	[ -f "$JOURNAL" ] || skip "corpus absent"
+	run --separate-stderr "$KTRAJ" import "$JOURNAL"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"looks like per-round JSON: try --map"* ]]
+	run --separate-stderr "$KTRAJ" import "$D/rounds.jsonl"
+	[[ "$stderr" == *"looks like per-round JSON: try --map"* ]]
+}
+
+@test "made-up rounds: dotted paths, parent, ts, a person's idea, constants" {
+	run "$KTRAJ" import --map "$D/rounds.map.json" "$D/rounds.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" 6 events "*"gemm-rounds"* ]]
+	run "$KTRAJ" log gemm-rounds --json
+	[[ "${lines[0]}" == *'"kind":"message","actor":"agent"'*'"human":false,"text":"tile 128x128"'* ]]
+	[[ "${lines[1]}" == *'"kind":"bench"'*'"parent":null,"correct":true,"time_ms":2'* ]]
+	[[ "${lines[2]}" == *'"actor":"human"'*'"parent":2,"role":"user","human":true,"text":"why not use TMA?"'* ]]
+	[[ "${lines[3]}" == *'"ts":1767323105000000000,"parent":2,"correct":true,"time_ms":1.2'* ]]
+	[[ "${lines[5]}" == *'"ts":null,"parent":4,"correct":false,"time_ms":0.9'* ]]
+	run "$KTRAJ" show gemm-rounds 2 --json
+	[[ "$output" == *'"workload":"gemm","scenario":"4096^3 fp16","metric":"time","source":"map","extra":{"step":"1"}'* ]]
+}
+
+@test "a JSON array of records reads like JSONL" {
+	printf '[{"t": 3.5}, {"t": 3.1, "sp": 1.1}]\n' >"$D/a.json"
+	printf '{"time_ms": "t", "speedup": "sp"}\n' >"$D/a.map"
+	run "$KTRAJ" import --map "$D/a.map" "$D/a.json"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" 2 events "* ]]
+}
+
+# one bad map: exit 2 and one line starting with want
+bad_map() {
+	printf '%s' "$1" >"$D/m.json"
+	run --separate-stderr "$KTRAJ" import --map "$D/m.json" "$D/rounds.jsonl"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == "ktraj: import: $D/m.json:$2"* ]]
+	[ "$(wc -l <<<"$stderr")" -le 2 ]
+}
+
+@test "bad maps: one line naming the map's file and line, exit 2" {
+	bad_map $'{\n  "run": "a",\n  "tme_ms": "x"\n}\n' '3: "tme_ms": not a map key'
+	bad_map '{"run": "a"}' '1: the map names neither time_ms nor speedup'
+	bad_map '{"time_ms": ["x"]}' '1: time_ms: expected a field name'
+	bad_map '{"time_ms": "x", "origin": {"field": "w"}}' '1: origin: expected'
+	bad_map '{"time_ms": ' '1: not valid JSON'
+	bad_map $'{"time_ms": "a",\n "time_ms": "b"}' '2: "time_ms": given twice'
+}
+
+@test "bad records: one line each at FILE:LINE, the others kept; --strict stops" {
+	printf '{"ms": 1.5}\n{"ms": "fast"}\nnot json\n{"ms": 1.2}\n' >"$D/b.jsonl"
+	printf '{"time_ms": "ms"}\n' >"$D/b.map"
+	run --separate-stderr "$KTRAJ" import --map "$D/b.map" "$D/b.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" 2 events "* ]]
+	grep -qx "ktraj: import: $D/b.jsonl:2: time_ms: field \"ms\" is not a number; record skipped" <<<"$stderr"
+	grep -qx "ktraj: import: $D/b.jsonl:3: not a JSON object; record skipped" <<<"$stderr"
+	[ "$(wc -l <<<"$stderr")" -eq 2 ]
+	run "$KTRAJ" --store "$D/t.ktraj" import --strict --map "$D/b.map" "$D/b.jsonl"
+	[ "$status" -eq 1 ]
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bats
+# The measurement model against labels written from the raw corpus files
+# (tests/data/labels/corpus.json): series, sweeps, new bests over the
+# running best and their gains, jumps and stalls of every real kernel run
+# (KernelAgent, FlashInfer, KernelBench, Harbor) and the Claude Code vsla
+# sessions.  Label items of the import side are reported, not failed.
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	CORPUS="${CORPUS:-$BATS_TEST_DIRNAME/../../../shared/corpus}"
+}
+
+# Import corpus path $1 (relative) and set R to its run id; skip the test
+# without it (not in a subshell: skip must end the test).
+import_corpus() {
+	[ -e "$CORPUS/$1" ] || skip "corpus absent"
+	R=$("$KTRAJ" import --json "$CORPUS/$1" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+}
+
+@test "corpus labels: series, sweeps, new bests, jumps and stalls agree with ktraj" {
+	[ -d "$CORPUS/gpu_kernel" ] || skip "corpus absent"
+	run env KTRAJ="$KTRAJ" python3 "$BATS_TEST_DIRNAME/../data/labels/check.py" "$CORPUS"
+	echo "$output" | grep -v '^ok' >&3 || true
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json, sys
+r = json.loads(sys.argv[1].splitlines()[-1])
+assert r["runs"] >= 10 and r["fail"] == 0 and r["agree"] >= 70, r' "$output"
+}
+
+@test "corpus labels: MatVec round 8 gains x2.07 over round 4's best, not x2.35 over round 7" {
+	import_corpus gpu_kernel/kernelagent/opt_trace_04_MatVec
+	run "$KTRAJ" blame speedup "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"step 4 (seq 38) over the best so far, step 2 (seq 18)  speedup 1.097 -> 1.688  gain x1.539"* ]]
+	[[ "$output" == *"step 8 (seq 78) over the best so far, step 4 (seq 38)  speedup 1.688 -> 3.486  gain x2.066"* ]]
+	[[ "$output" == *"noise: 3.00 % per measurement (default (--noise): no repeats of unchanged code, no reported spread)"* ]]
+}
+
+@test "corpus labels: a FlashInfer trace is one sweep, never a stall" {
+	import_corpus gpu_kernel/flashinfer_trace/traces_gpt-5_gemm_n128_k2048.jsonl
+	run "$KTRAJ" blame speedup "$R"
+	[[ "$output" == *"sweep 1 (seq 1..25): 22 results over 22 scenarios, geomean speedup x0.169"* ]]
+	run "$KTRAJ" stalls "$R"
+	[[ "$output" == *"no stall"* ]]
+}
+
+@test "corpus labels: vsla never compares a matmul with a convolution; nothing checked is 'not checked'" {
+	import_corpus claude_code/vsla_cuda_dev_f67ab274.jsonl
+	run "$KTRAJ" blame speedup "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"35.377"* ]]
+	[[ "$output" != *" correct (no bench"* ]]
+	[[ "$output" == *"0 correct, 138 not checked (counted: nothing in the series was checked; correctness unknown)"* ]]
+	[[ "$output" == *"no significant jump within any series"* ]]
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bats
+# The measurement model through the commands (FORMAT.md "Measurement
+# model"): series keys, --series-by, correctness not checked,
+# --assume-correct, benchmark output with no readable time, log's key.
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	D="$BATS_TEST_DIRNAME/../data/analyze"
+}
+
+# two_sizes.jsonl: softmax at N=1024 (1.0 ms) and N=4096 (3.0 ms), an
+# output with no readable time (seq 7), an edit, then 0.5 ms and 2.9 ms.
+@test "blame: each size is its own series; the unparsed output is counted and named" {
+	"$KTRAJ" import "$D/two_sizes.jsonl" >/dev/null
+	run "$KTRAJ" blame speedup two_sizes
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"series: 2, each compared only with itself"* ]]
+	[[ "$output" == *"unparsed: 1 output looked like a benchmark but gave no time (seq 7); they are in no series"* ]]
+	[[ "$output" == *"JUMP 1 [softmax | N=1024]  step 2 (seq 10) over the best so far, step 1 (seq 3)  speedup 1.000 -> 2.000  gain x2.000  (not checked)"* ]]
+	[[ "$output" != *"JUMP 2"* ]]
+	[[ "$output" == *"0 correct, 2 not checked (counted: nothing in the series was checked; correctness unknown)"* ]]
+	run "$KTRAJ" blame speedup two_sizes --json
+	python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+j = [r for r in rows if "gain" in r]
+s = [r for r in rows if "summary" in r]
+assert len(j) == 1 and j[0]["series"] == "softmax | N=1024" and j[0]["correctness"] == "not checked", j
+assert [r["series"] for r in s] == ["softmax | N=1024", "softmax | N=4096"], s
+assert all(r["unparsed"] == 1 and r["unparsed_seqs"] == [7] and r["not_checked"] == 2 and r["correct"] == 0 for r in s), s
+assert all(r["noise_kind"] == "default" and "default" in r["noise_source"] for r in s), s' "$output"
+	run "$KTRAJ" stalls two_sizes
+	[[ "$output" == *"unparsed: 1 output looked like a benchmark but gave no time (seq 7)"* ]]
+}
+
+@test "blame --series-by workload reads both sizes as one series; a bad list is a usage error" {
+	"$KTRAJ" import "$D/two_sizes.jsonl" >/dev/null
+	run "$KTRAJ" blame speedup two_sizes --series-by workload
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"series: softmax"* ]]
+	[[ "$output" == *"measurements: 4 from 5 bench results"* ]]
+	run "$KTRAJ" blame speedup two_sizes --series-by size
+	[ "$status" -eq 2 ]
+	[[ "$output" == "ktraj: blame: --series-by needs a list of workload, scenario, metric, baseline (comma separated)"* ]]
+}
+
+@test "log --kind bench --json: the model's fields, not checked as null, the series key" {
+	"$KTRAJ" import "$D/two_sizes.jsonl" >/dev/null
+	run "$KTRAJ" log two_sizes --kind bench --json
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert len(rows) == 5, rows
+r = rows[0]
+assert r["workload"] == "softmax" and r["scenario"] == "N=1024" and r["metric"] is None and r["baseline"] is None, r
+assert r["source"] is None and r["candidate"] is None and r["correct"] is None and r["series"] == "softmax | N=1024" and r["sweep"] is None, r
+assert rows[2]["status"] == "unparsed", rows[2]' "$output"
+	run "$KTRAJ" log two_sizes --kind bench
+	[[ "$output" == *"time 1 ms not checked (N=1024)"* ]]
+	[[ "$output" == *"not checked no readable time"* ]]
+}
+
+@test "blame --assume-correct counts results nobody checked next to checked ones" {
+	"$KTRAJ" import "$D/excluded.jsonl" >/dev/null
+	run "$KTRAJ" blame speedup excluded
+	[[ "$output" == *"2 not checked (others say correct)"* ]]
+	run "$KTRAJ" blame speedup excluded --assume-correct
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"measurements: 5 from 7 bench results: 3 correct, 2 not checked (counted: --assume-correct)"* ]]
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""check.py - compare ktraj's series, new bests, jumps and stalls with the
+labels written from the raw corpus files (corpus.json beside this file).
+
+Usage: check.py CORPUS_DIR [LABELS.json]   (KTRAJ: the binary, default build/ktraj)
+
+Every run is imported into a store of its own; `blame speedup --json`,
+`stalls --json` and `log --kind bench --json` are compared with its labels.
+Prints one line per label item (ok / FAIL / PENDING) and a last JSON line
+with the counts.  Items of owner "import" (what the importer extracts) are
+PENDING when they disagree: they are reported, not failed.  Exit 1 when a
+series/detection item disagrees, 0 otherwise; runs whose file is absent are
+skipped.
+"""
+import json, os, subprocess, sys, tempfile
+
+KT = os.environ.get("KTRAJ") or "build/ktraj"
+
+
+def key(r):
+    # "series" (the model's key); a ktraj of before the model had only
+    # "workload" in runs of several (so this also scores older builds)
+    return r.get("series", r.get("workload", ""))
+
+
+def rows(args, env):
+    out = subprocess.run([KT] + args, env=env, check=True, capture_output=True,
+                         text=True).stdout
+    return [json.loads(l) for l in out.splitlines() if l.strip()]
+
+
+def main():
+    corpus = sys.argv[1]
+    labels = json.load(open(sys.argv[2] if len(sys.argv) > 2 else
+                            os.path.join(os.path.dirname(__file__), "corpus.json")))
+    tot = dict(runs=0, skipped=0, items=0, agree=0, pending=0, fail=0)
+
+    def item(name, cond, owner="measure"):
+        tot["items"] += 1
+        if cond:
+            tot["agree"] += 1
+            print("ok      %s" % name)
+        elif owner == "import":
+            tot["pending"] += 1
+            print("PENDING %s (import side)" % name)
+        else:
+            tot["fail"] += 1
+            print("FAIL    %s" % name)
+
+    for lab in labels["runs"]:
+        path = os.path.join(corpus, lab["path"])
+        if not os.path.exists(path):
+            tot["skipped"] += 1
+            continue
+        tot["runs"] += 1
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(os.environ, KTRAJ_STORE=os.path.join(tmp, "s"))
+            imp = rows(["import", "--json", path], env)
+            run = imp[0]["run"]
+            blame = rows(["blame", "speedup", run, "--json"], env)
+            stalls = rows(["stalls", run, "--json"], env)
+            bench = rows(["log", run, "--kind", "bench", "--json"], env)
+        p = lab["path"]
+        summ = [r for r in blame if "summary" in r]
+        jumps = [r for r in blame if "gain" in r]
+        if "series_count" in lab:
+            item("%s: %d series (got %d)" % (p, lab["series_count"], len(summ)),
+                 len(summ) == lab["series_count"], lab.get("series_count_owner", "measure"))
+        if "jumps_total" in lab:
+            item("%s: %d jumps (got %d)" % (p, lab["jumps_total"], len(jumps)),
+                 len(jumps) == lab["jumps_total"])
+        for s in lab.get("series", []):
+            m = [r for r in summ if all(x in key(r) for x in s["match"])]
+            if not m and len(summ) == 1 and "series" not in summ[0]:
+                m = summ
+            name = "%s [%s]" % (p, " ".join(s["match"]) or "the series")
+            item("%s: found once" % name, len(m) == 1)
+            if len(m) != 1:
+                continue
+            r = m[0]
+            for k in ("results", "points", "sweep", "ordered", "correct"):
+                if k in s:
+                    item("%s: %s %s (got %s)" % (name, k, s[k], r.get(k)), r.get(k) == s[k])
+            if "geomean" in s:
+                # the first sweep's index is its geometric mean speedup
+                item("%s: sweep geomean %.4f (got %s)" % (name, s["geomean"], r.get("first")),
+                     abs(r.get("first", 0) / s["geomean"] - 1) < 0.001)
+            if "improvements" in s:
+                got = [(i["step"], i["over_best"]) for i in r.get("improvements", [])]
+                want = [tuple(x) for x in s["improvements"]]
+                same = len(got) == len(want) and all(
+                    a[0] == b[0] and abs(a[1] / b[1] - 1) < 0.01 for a, b in zip(got, want))
+                item("%s: new bests over the running best %s (got %s)" % (name, want, got), same)
+            js = sorted(j["to_step"] for j in jumps if key(j) == key(r))
+            req, allowed = set(s.get("jumps_required", [])), set(s.get("jumps_allowed", []))
+            item("%s: jumps at %s%s (got %s)" % (name, sorted(req),
+                 " (+ maybe %s)" % sorted(allowed) if allowed else "", js),
+                 req <= set(js) <= req | allowed)
+            for j in jumps:
+                if key(j) == key(r) and j["to_step"] in req | allowed:
+                    want = dict(s.get("improvements", [])).get(j["to_step"])
+                    if want:
+                        item("%s: jump at step %d gains x%.3f over the best so far (got x%.3f)"
+                             % (name, j["to_step"], want, j["gain"]),
+                             abs(j["gain"] / want - 1) < 0.01)
+        if "stalls" in lab:
+            want = lab["stalls"]
+            got = [(key(st), st["from_step"], st["to_step"], st.get("ended") or
+                    ("jump" if st.get("ended_by_jump") else "still stalled at the end"))
+                   for st in stalls]
+            ok = len(got) == len(want) and all(
+                (all(x in g[0] for x in w["match"]) or not g[0]) and g[1:] == (w["from_step"], w["to_step"], w["ended"])
+                for g, w in zip(got, want))
+            item("%s: stalls %s (got %s)" % (p, [(w["from_step"], w["to_step"], w["ended"]) for w in want],
+                                            [g[1:] for g in got]), ok)
+        for a, b in lab.get("apart", []):
+            mixed = set()
+            by = {}
+            for j in bench:
+                by.setdefault(j.get("series"), []).append(j.get("scenario") or "")
+            for k, sc in by.items():
+                if any(a in x for x in sc) and any(b in x for x in sc):
+                    mixed.add(k)
+            item("%s: '%s' and '%s' never in one series" % (p, a, b), not mixed)
+        imp_lab = lab.get("import")
+        if imp_lab:
+            graded = [j for j in bench if j.get("metric") == imp_lab["graded_metric"]]
+            item("%s: %d graded result (%s)" % (p, imp_lab["graded_results"], imp_lab["graded_metric"]),
+                 len(graded) == imp_lab["graded_results"], "import")
+    print(json.dumps(tot, sort_keys=True))
+    return 1 if tot["fail"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
