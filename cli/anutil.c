@@ -49,10 +49,13 @@ int an_opts(struct cli *c, int argc, char **argv, kt_an_opts *o, int *json,
 			continue;
 		}
 		if (!strcmp(a, "--series-by")) {
-			if (!v || kt_an_series_by_parse(v, &o->series_by))
-				return cli_usage(c, "--series-by needs a list of "
+			if (!v)
+				return cli_usage(c, "--series-by needs a value");
+			if (kt_an_series_by_parse(v, &o->series_by))
+				return cli_usage(c, "--series-by: bad value '%s' "
+						 "(a comma-separated list of "
 						 "workload, scenario, metric, "
-						 "baseline (comma separated)");
+						 "baseline)", v);
 			i++;
 			continue;
 		}

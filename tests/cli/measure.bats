@@ -41,7 +41,7 @@ assert all(r["noise_kind"] == "default" and "default" in r["noise_source"] for r
 	[[ "$output" == *"measurements: 4 from 5 bench results"* ]]
 	run "$KTRAJ" blame speedup two_sizes --series-by size
 	[ "$status" -eq 2 ]
-	[[ "$output" == "ktraj: blame: --series-by needs a list of workload, scenario, metric, baseline (comma separated)"* ]]
+	[[ "$output" == "ktraj: blame: --series-by: bad value 'size' (a comma-separated list of workload, scenario, metric, baseline)"* ]]
 }
 
 @test "log --kind bench --json: the model's fields, not checked as null, the series key" {

@@ -46,6 +46,14 @@ def jl(s):
     return [json.loads(l) for l in s.splitlines() if l.strip()]
 
 
+def cmd_of(j):
+    """The benchmark command of a reported jump: the first field of its
+    series key "WORKLOAD | SCENARIO | METRIC | BASELINE" (blame --json's
+    "workload"), which is what the generator's truth names per workload."""
+    w = j.get("workload") or ""
+    return w.split(" | ")[0]
+
+
 def ratio(a, b):
     return round(a / b, 4) if b else None
 
@@ -118,7 +126,7 @@ def main():
                     if len(wls) == 1:
                         return next(iter(wls.values()))["format"]
                     for w in wls.values():
-                        if j.get("workload") and j["workload"] in w["cmd"]:
+                        if cmd_of(j) and cmd_of(j) in w["cmd"]:
                             return w["format"]
                     return None
                 core_rep = [i for i, j in enumerate(jumps) if fmt_of(j) in CORE]
@@ -144,7 +152,7 @@ def main():
                         qseq = qs[-1] if qs else -1
                     hit = None
                     for i, j in enumerate(jumps):
-                        same_wl = not j.get("workload") or j["workload"] in wls.get(pj["workload"], {}).get("cmd", j["workload"])
+                        same_wl = not cmd_of(j) or cmd_of(j) in wls.get(pj["workload"], {}).get("cmd", cmd_of(j))
                         if i not in used and same_wl and any(j["from_seq"] < s <= j["to_seq"] for s in seqs):
                             hit = i
                             break
