@@ -318,6 +318,17 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			cJSON **results);
 
 /*
+ * Whether the bench payload o (as kt_bench_parse gives it) repeats one in
+ * the array arr: a result printed again (a verifier's JSON, then `cat
+ * reward.json`), not a second measurement.  A JSON result must equal an
+ * earlier one in every field; a text result also needs two or more
+ * figures (time, speedup, reference time, TFLOPS, GB/s), since one equal
+ * time alone may be a new measurement that printed the same.  A result
+ * with no pattern is never a repeat.
+ */
+int kt_bench_repeats(const cJSON *arr, const cJSON *o);
+
+/*
  * The baseline a task prompt names as the one to beat ("faster than
  * torch.compile(...)", "beat the eager PyTorch reference"), as
  * kt_bench_hint.baseline spells it, or NULL when it names none or several.
