@@ -92,3 +92,24 @@ s = [json.loads(l) for l in sys.argv[1].splitlines()]
 s = [r for r in s if "summary" in r and r["series"].startswith("bench.py")]
 assert len(s) == 1 and s[0]["noise_kind"] == "repeats" and s[0]["noise_results"] == 4, s' "$output"
 }
+
+@test "report: --help lists the analyzer options, and --series-by, --assume-correct, --noise change the report" {
+	run "$KTRAJ" report --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"[--series-by FIELDS] [--assume-correct]"* ]]
+	[[ "$output" == *"[--noise SIGMA]"* ]]
+	"$KTRAJ" import "$D/two_sizes.jsonl" "$D/excluded.jsonl" >/dev/null
+	H="$BATS_TEST_TMPDIR/r.html"
+	run "$KTRAJ" report two_sizes -o "$H"
+	[[ "$output" == *"(2 workloads, 1 jumps"* ]]
+	run "$KTRAJ" report two_sizes -o "$H" --series-by workload
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"workloads"* ]]
+	run "$KTRAJ" report two_sizes -o "$H" --noise 0.1
+	grep -q 'noise 10.00 % per measurement (default (--noise)' "$H"
+	run "$KTRAJ" report excluded -o "$H" --assume-correct
+	grep -q '5 measurements from 7 bench results (3 correct, 2 not checked' "$H"
+	run "$KTRAJ" report two_sizes -o "$H" --series-by size
+	[ "$status" -eq 2 ]
+	[[ "$output" == "ktraj: report: --series-by: bad value 'size'"* ]]
+}
