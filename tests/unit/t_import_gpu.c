@@ -98,6 +98,17 @@ static void test_utf8(void **state)
 
 /* ---- FlashInfer-Bench ------------------------------------------------------- */
 
+/* All n bench events of e name the measurement model's fields (FORMAT.md
+ * section 14): this workload, metric time, this baseline and source. */
+static void model_fields(const struct ievs *e, size_t n, const char *wl,
+			 const char *base, const char *src)
+{
+	assert_int_equal(if_count_str(e, KT_KIND_BENCH, "workload", wl), n);
+	assert_int_equal(if_count_str(e, KT_KIND_BENCH, "metric", "time"), n);
+	assert_int_equal(if_count_str(e, KT_KIND_BENCH, "baseline", base), n);
+	assert_int_equal(if_count_str(e, KT_KIND_BENCH, "source", src), n);
+}
+
 static void test_fi_traces_gpt5(void **state)
 {
 	struct ifx *f = *state;
@@ -133,13 +144,8 @@ static void test_fi_traces_gpt5(void **state)
 	 * (raw: workload.axes {"M": 6}), timed against the reference */
 	assert_string_equal(cJSON_GetObjectItem(b->p, "scenario")->valuestring,
 			    "M=6");
-	assert_int_equal(if_count_str(&e, KT_KIND_BENCH, "workload",
-				      "gemm_n2048_k4096"), 29);
-	assert_int_equal(if_count_str(&e, KT_KIND_BENCH, "metric", "time"), 29);
-	assert_int_equal(if_count_str(&e, KT_KIND_BENCH, "baseline",
-				      "reference"), 29);
-	assert_int_equal(if_count_str(&e, KT_KIND_BENCH, "source",
-				      "flashinfer-bench"), 29);
+	model_fields(&e, 29, "gemm_n2048_k4096", "reference",
+		     "flashinfer-bench");
 	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(b->p,
 				"extra"), "workload_uuid")->valuestring,
 			    "bcc2cc41b7464e54b0c4d11e65da96d8");
@@ -304,13 +310,7 @@ static void test_kb_corpus(void **state)
 	assert_string_equal(cJSON_GetObjectItem(b->p, "scenario")->valuestring,
 			    "level1/1_Square_matrix_multiplication_");
 	/* the harness's runtime against baseline_time_torch (eager) */
-	assert_int_equal(if_count_str(&e, KT_KIND_BENCH, "workload",
-				      "level1/problem_1"), 8);
-	assert_int_equal(if_count_str(&e, KT_KIND_BENCH, "metric", "time"), 8);
-	assert_int_equal(if_count_str(&e, KT_KIND_BENCH, "baseline", "eager"),
-			 8);
-	assert_int_equal(if_count_str(&e, KT_KIND_BENCH, "source",
-				      "kernelbench eval"), 8);
+	model_fields(&e, 8, "level1/problem_1", "eager", "kernelbench eval");
 	if_free(&e);
 
 	IF_CORPUS(p, "gpu_kernel/kernelbench/best_k_kernels_level3.json");
@@ -415,13 +415,7 @@ static void test_ka_rmsnorm(void **state)
 			 8);
 	assert_int_equal(if_count_bool(&e, KT_KIND_BENCH, "correct", 1), 8);
 	/* every round's prompt: "PyTorch Eager baseline: 10.9546 ms" */
-	assert_int_equal(if_count_str(&e, KT_KIND_BENCH, "workload",
-				      "./problem.py"), 8);
-	assert_int_equal(if_count_str(&e, KT_KIND_BENCH, "metric", "time"), 8);
-	assert_int_equal(if_count_str(&e, KT_KIND_BENCH, "baseline", "eager"),
-			 8);
-	assert_int_equal(if_count_str(&e, KT_KIND_BENCH, "source",
-				      "benchmark_results.json"), 8);
+	model_fields(&e, 8, "./problem.py", "eager", "benchmark_results.json");
 	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "ref_time_ms",
 				      10.9545, 10.9547), 8);
 	assert_int_equal(if_count(&e, KT_KIND_PROFILE), 16);
