@@ -216,16 +216,6 @@ void kt_imp_session_free(kt_imp *imp);
 
 /* workspace.c */
 void kt_ws_reset(struct kt_ws *ws);
-/* The identity of the code the run has edited so far, for a bench
- * result's source_hash (FORMAT.md section 14 "Noise"): the SHA-256 of the
- * sorted paths of every file an edit named in this run, each with its
- * content hash, "deleted" or "unknown" and its edit count (a file changed
- * in a way nobody saw is new code each time).  Documentation and data
- * files (.md .txt .rst .json .jsonl .csv .log) are left out: writing a
- * note or a result file does not change what is measured.  Fills hex and
- * returns 1, 0 when no code file was edited (the run cannot tell), or
- * KT_ENOMEM. */
-int kt_ws_code_hash(kt_imp *imp, char hex[KT_HASH_HEX + 1]);
 /* the actor of the event with seq (the tool call an edit belongs to) */
 const char *kt_imp_actor_of(kt_imp *imp, uint64_t seq);
 /* whether the next emitted event will really be written */
