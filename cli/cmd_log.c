@@ -50,7 +50,8 @@ static void bench_key_json(cJSON *o, cJSON *p, const kt_an_run *an,
 			   uint64_t seq)
 {
 	static const char *const f[] = {"workload", "scenario", "metric",
-					"baseline", "source", "candidate"};
+					"baseline", "source", "candidate",
+					"source_hash"};
 	long i = an ? kt_an_run_find(an, seq) : -1;
 	const kt_an_meas *m = i >= 0 && an->ev[i].meas >= 0 ?
 			      &an->m[an->ev[i].meas] : NULL;

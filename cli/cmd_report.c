@@ -22,6 +22,8 @@
 
 static const char usage[] =
 	"usage: ktraj report RUN -o FILE.html [--min-gain X] [--z Z] [--seed N]\n"
+	"                        [--series-by FIELDS] [--assume-correct]\n"
+	"                        [--noise SIGMA]\n"
 	"\n"
 	"Write one offline HTML file (no JavaScript, no network): an SVG chart of\n"
 	"speedup over steps on a log scale with every correct measurement, the\n"
@@ -29,7 +31,10 @@ static const char usage[] =
 	"colored by system layer, jumps (arrows from the blamed question) and\n"
 	"stalls (shaded); the jump table with the blamed questions, the stalls,\n"
 	"the permutation baseline, and a timeline of every event with an anchor\n"
-	"#e<seq>.  Analyzer options as for `blame speedup`.\n"
+	"#e<seq>.  Analyzer options as for `blame speedup`: --series-by picks\n"
+	"the fields of a series key (workload, scenario, metric, baseline),\n"
+	"--assume-correct counts results nobody checked, --noise is the noise\n"
+	"used when the run shows neither repeats nor a reported spread.\n"
 	"\n"
 	"A run of several workloads (bench `workload`, else `scenario`: KernelBench\n"
 	"results, one problem after another) has one series per workload: the\n"

@@ -1074,17 +1074,20 @@ static void choose_speedup(const struct res *r, const kt_bench_hint *h,
 		cJSON_AddStringToObject(o, "choice", why);
 }
 
-/* Whether o repeats a result already in arr (a verifier's JSON printed and
- * then `cat reward.json`): same figures, scenario and verdict.  A text
- * result needs two figures to count as a repeat: one equal time may be a
- * second measurement. */
-static int repeated(const cJSON *arr, const cJSON *o, const struct res *r)
+static int has_num(const cJSON *o, const char *k)
 {
-	const cJSON *p;
-	int figs = !isnan(r->t) + (r->nsp > 0) + !isnan(r->ref) +
-		   !isnan(r->tf) + !isnan(r->gb);
+	return cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, k));
+}
 
-	if (strcmp(r->pattern, "json") && figs < 2)
+int kt_bench_repeats(const cJSON *arr, const cJSON *o)
+{
+	const cJSON *p, *pat = cJSON_GetObjectItemCaseSensitive(o, "pattern");
+	int figs = has_num(o, "time_ms") + has_num(o, "speedup") +
+		   has_num(o, "ref_time_ms") + has_num(o, "tflops") +
+		   has_num(o, "gbps");
+
+	if (!cJSON_IsString(pat) || (strcmp(pat->valuestring, "json") &&
+				     figs < 2))
 		return 0;
 	cJSON_ArrayForEach(p, arr)
 		if (cJSON_Compare(p, o, 1))
@@ -1462,7 +1465,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			if (x)
 				cJSON_AddNumberToObject(x, "reward", r->reward);
 		}
-		if (repeated(arr, o, r))
+		if (kt_bench_repeats(arr, o))
 			cJSON_Delete(o);
 		else
 			cJSON_AddItemToArray(arr, o);

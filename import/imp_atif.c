@@ -807,8 +807,9 @@ static int find_sidecar(const char *rel, void *arg)
  * source "reward.json": the figures kt_bench_parse_hint reads from it
  * (the speedup the task names chosen, the others kept as alternatives,
  * "suspicious" kept in flags), correct as the verifier says (null when it
- * has no "correct"), and time_ms null when it gives no figure (a kernel
- * that failed its checks).
+ * has no "correct"), time_ms null when it gives no figure (a kernel that
+ * failed its checks), and the source_hash of the code the trajectory left
+ * (kt_ws_code_hash), which is what the verifier ran on.
  */
 static int reward_sidecar(atx *x, const char *dir)
 {
@@ -854,6 +855,16 @@ static int reward_sidecar(atx *x, const char *dir)
 	cJSON_AddBoolToObject(b, "graded", 1);
 	cJSON_DeleteItemFromObject(b, "pattern");
 	cJSON_AddStringToObject(b, "source", "reward.json");
+	/* the verifier graded the code the trajectory ended with */
+	{
+		char code[KT_HASH_HEX + 1];
+
+		if ((rc = kt_ws_code_hash(x->imp, code)) < 0)
+			goto out;
+		if (rc)
+			cJSON_AddStringToObject(b, "source_hash", code);
+		rc = 0;
+	}
 	e = cJSON_GetObjectItem(j, "error");
 	if (cJSON_IsString(e) && *e->valuestring)
 		cJSON_AddStringToObject(b, "status", "error");

@@ -42,9 +42,13 @@
  *            (relative_build; the log's own in extra.recorded_command)
  *   bench    per trace: correct = status PASSED (true) / any other status
  *            (false); time_ms = performance.latency_ms, ref_time_ms =
- *            reference_latency_ms, speedup = speedup_factor, scenario =
- *            workload uuid, candidate = solution name, error = max abs/rel
- *            error.  Timestamps are naive ISO, taken as UTC (impx.h).
+ *            reference_latency_ms, speedup = speedup_factor, workload =
+ *            definition, scenario = the workload's shape axes ("M=6"; its
+ *            uuid in extra.workload_uuid), candidate = solution name,
+ *            metric "time", baseline "reference", source
+ *            "flashinfer-bench", error = max abs/rel error: one solution's
+ *            traces are one sweep (FORMAT.md section 14).  Timestamps are
+ *            naive ISO, taken as UTC (impx.h).
  */
 #include <ctype.h>
 #include <limits.h>
@@ -632,6 +636,45 @@ static void keep_rest(cJSON *extra, const cJSON *o, const char *const *known)
 	}
 }
 
+
+/* The scenario of a trace: its workload's shape axes in the order given
+ * ("M=6", "batch_size=1 max_num_pages=2 num_pages=11923"), so that one
+ * solution's traces form one sweep over shapes (FORMAT.md section 14); the
+ * workload uuid when it has no axes (it is kept in extra.workload_uuid). */
+static int add_scenario(cJSON *p, const cJSON *wl)
+{
+	const cJSON *ax = cJSON_GetObjectItemCaseSensitive(wl, "axes"), *a;
+	char sc[256];
+	size_t n = 0;
+	double v;
+
+	sc[0] = 0;
+	if (!cJSON_IsObject(ax))
+		ax = NULL;
+	cJSON_ArrayForEach(a, ax) {
+		char one[96];
+
+		if (!a->string)
+			continue;
+		if (kt_impx_numv(a, &v))
+			snprintf(one, sizeof(one), "%s=%.17g", a->string, v);
+		else if (cJSON_IsString(a))
+			snprintf(one, sizeof(one), "%s=%s", a->string,
+				 a->valuestring);
+		else
+			continue;
+		n += (size_t)snprintf(sc + n, sizeof(sc) - n, "%s%s",
+				      n ? " " : "", one);
+		if (n >= sizeof(sc))
+			break;
+	}
+	if (!sc[0] && kt_impx_str(wl, "uuid"))
+		snprintf(sc, sizeof(sc), "%s", kt_impx_str(wl, "uuid"));
+	if (sc[0] && !cJSON_AddStringToObject(p, "scenario", sc))
+		return KT_ENOMEM;
+	return 0;
+}
+
 static int emit_trace(kt_imp *imp, const struct rec *r)
 {
 	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(r->j, "evaluation");
@@ -710,10 +753,15 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 	if (!(p = cJSON_CreateObject()))
 		return KT_ENOMEM;
 	cJSON_AddStringToObject(p, "workload", r->def);
-	if (kt_impx_str(wl, "uuid"))
-		cJSON_AddStringToObject(p, "scenario", kt_impx_str(wl, "uuid"));
+	if ((rc = add_scenario(p, wl)))
+		return rc;
 	if (sol)
 		cJSON_AddStringToObject(p, "candidate", sol);
+	/* flashinfer-bench times the solution against the definition's
+	 * reference implementation (performance.reference_latency_ms) */
+	cJSON_AddStringToObject(p, "metric", "time");
+	cJSON_AddStringToObject(p, "baseline", "reference");
+	cJSON_AddStringToObject(p, "source", "flashinfer-bench");
 	/* FORMAT.md section 2: times >= 0, a speedup > 0 (import/schema.h
 	 * refuses others); a value out of range is no measurement */
 	if (kt_impx_num(perf, "latency_ms", &v) && v >= 0)
@@ -752,6 +800,9 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 	if (cJSON_GetObjectItemCaseSensitive(wl, "axes"))
 		cJSON_AddItemToObject(x, "axes", cJSON_Duplicate(
 			cJSON_GetObjectItemCaseSensitive(wl, "axes"), 1));
+	if (kt_impx_str(wl, "uuid"))
+		cJSON_AddStringToObject(x, "workload_uuid",
+					kt_impx_str(wl, "uuid"));
 	if (have_log)
 		cJSON_AddStringToObject(x, "log_blob", hex);
 	keep_rest(x, r->j, trace_known);

@@ -23,6 +23,8 @@ struct kt_ws_ent {
 	int deleted;
 	int unknown;            /* changed in a way we cannot tell (data NULL)
 				   since the last write or observation */
+	int edited;             /* an edit event named it in this run */
+	unsigned edits;         /* how many: tells unknown contents apart */
 };
 
 struct kt_ws {
@@ -146,6 +148,11 @@ struct kt_imp {
 	int store_rc;
 	/* what the run names as graded, for benchmark text (benchout.c) */
 	kt_bench_hint bench_hint;
+	/* free-text bench results given since the code last changed
+	 * (shell.c: a result printed again in a later call is not stored
+	 * twice), and the code hash they were given under */
+	cJSON *bench_seen;
+	char bench_code[KT_HASH_HEX + 1];
 };
 
 /* ---- CPU accounting (opts->stats) ---- */

@@ -32,7 +32,10 @@
  *    (strategy), message (opt prompt), message (opt reply), edit of
  *    "kernel.py" (kernel.py when present, else the reply's code fence),
  *    bench (time_ms from benchmark_results.json, correct true: the
- *    framework only benchmarks kernels that passed its tests), profile
+ *    framework only benchmarks kernels that passed its tests; workload the
+ *    problem, metric "time", baseline "eager" with ref_time_ms from the
+ *    prompt's "PyTorch Eager baseline: X ms", source
+ *    "benchmark_results.json"), profile
  *    (optimized NCU), message (reflexion).  There are no timestamps.
  *
  * 2. Worker results: {worker_id, success, kernel_code, rounds,
@@ -45,6 +48,7 @@
  *    has timings, else null).  Timestamps are naive ISO, taken as UTC.
  */
 #include <float.h>
+#include <math.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -384,8 +388,40 @@ static char *worker_of(const char *path)
 	return n ? strndup(w, n) : NULL;
 }
 
+/* The reference time the optimization prompt states ("PyTorch Eager
+ * baseline: 2.0928 ms", KernelAgent's opt_manager prints the problem's
+ * eager time into every round's prompt); NAN when it states none. */
+static double eager_ms(const kt_file *f)
+{
+	static const char key[] = "PyTorch Eager baseline:";
+	const char *d = f ? (const char *)f->data : NULL, *p;
+	char num[32];
+	size_t n = 0;
+	double v;
+
+	if (!d || !(p = memmem(d, f->len, key, sizeof(key) - 1)))
+		return NAN;
+	p += sizeof(key) - 1;
+	while (p < d + f->len && *p == ' ')
+		p++;
+	while (p + n < d + f->len && n + 1 < sizeof(num) &&
+	       (isdigit((unsigned char)p[n]) || p[n] == '.'))
+		n++;
+	memcpy(num, p, n);
+	num[n] = 0;
+	if (!n || p + n + 3 > d + f->len || memcmp(p + n, " ms", 3))
+		return NAN;
+	v = strtod(num, NULL);
+	return v > 0 && v <= DBL_MAX ? v : NAN;
+}
+
+/* Each kernel of benchmark_results.json is one result of the series
+ * (problem, size/dtype, time, eager): KernelAgent times every round's
+ * kernel on the problem against the PyTorch eager reference, whose time
+ * (ref_ms, NAN when the prompt gave none) the round's prompt states. */
 static int emit_bench(kt_imp *imp, const kt_file *f, long round,
-		      uint64_t parent, const char *src_hash, const char *name)
+		      uint64_t parent, const char *src_hash, const char *name,
+		      double ref_ms)
 {
 	cJSON *j = kt_impx_parse(imp, f);
 	const cJSON *ks = cJSON_GetObjectItemCaseSensitive(j, "kernels"), *k;
@@ -427,6 +463,11 @@ static int emit_bench(kt_imp *imp, const kt_file *f, long round,
 		cJSON_AddStringToObject(p, "candidate", cand);
 		if (src_hash)
 			cJSON_AddStringToObject(p, "source_hash", src_hash);
+		cJSON_AddStringToObject(p, "metric", "time");
+		cJSON_AddStringToObject(p, "baseline", "eager");
+		cJSON_AddStringToObject(p, "source", rnames[F_BENCH]);
+		if (!isnan(ref_ms))
+			cJSON_AddNumberToObject(p, "ref_time_ms", ref_ms);
 		/* FORMAT.md section 2: a time >= 0, n a whole count
 		 * (import/schema.h refuses others) */
 		if (kt_impx_num(k, "time_ms", &v) && v >= 0) {
@@ -557,6 +598,7 @@ static int import_round(struct trace *t, const struct round *r,
 	const kt_file *f;
 	uint64_t seq = 0, prompt = 0, code_seq = 0;
 	char hash[KT_HASH_HEX + 1], *code = NULL;
+	double ref_ms = NAN;
 	const char *src_hash = NULL;
 	int rc = 0;
 
@@ -581,6 +623,7 @@ static int import_round(struct trace *t, const struct round *r,
 	    (rc = emit_msg(imp, f, "user", "system", r->n, rnames[F_OPROMPT],
 			   0, NULL, &prompt)))
 		return rc;
+	ref_ms = eager_ms(f);
 	if ((f = open_rf(t, r, F_OREPLY))) {
 		if ((rc = emit_msg(imp, f, "assistant", "agent", r->n,
 				   rnames[F_OREPLY], prompt, NULL, &code_seq)))
@@ -616,7 +659,8 @@ static int import_round(struct trace *t, const struct round *r,
 			    "no code block in the optimization reply");
 	}
 	if ((f = open_rf(t, r, F_BENCH)) &&
-	    (rc = emit_bench(imp, f, r->n, code_seq, src_hash, name)))
+	    (rc = emit_bench(imp, f, r->n, code_seq, src_hash, name,
+			       ref_ms)))
 		goto out;
 	if ((f = open_rf(t, r, F_OUT_NCU)) &&
 	    (rc = emit_ncu(imp, f, r->n, "optimized", src_hash)))

@@ -27,7 +27,9 @@
  * same run and events from its folder, an archive of it or its own path;
  * stdin has no folder: no baseline then, and a note says so): then ref_time_ms is the baseline mean of the same level and
  * problem (matched by the "<id>_" prefix of the baseline's file name key)
- * and speedup = ref_time_ms / time_ms; the baseline's hardware is kept in
+ * and speedup = ref_time_ms / time_ms, baseline "eager" (or "torch.compile"
+ * for a baseline_time_torch_compile_* file); metric "time" and source
+ * "kernelbench eval" always; the baseline's hardware is kept in
  * extra.ref_hardware because the two files may come from different GPUs.
  * Per entry: an edit of the kernel source when the entry or a sibling
  * level_<L>_problem_<P>_sample_<S>_kernel.py has it (after a note naming
@@ -252,6 +254,8 @@ static int import_baseline(kt_imp *imp, const kt_file *f, cJSON *doc)
 			cJSON_AddStringToObject(p, "scenario", wl);
 			cJSON_AddStringToObject(p, "candidate", "torch_eager");
 			cJSON_AddStringToObject(p, "reference", "torch_eager");
+			cJSON_AddStringToObject(p, "metric", "time");
+			cJSON_AddStringToObject(p, "source", "kernelbench baseline");
 			baseline_stats(p, st);
 			cJSON_AddNullToObject(p, "correct");
 			{
@@ -404,6 +408,7 @@ struct res {
 	kt_imp *imp;
 	const kt_file *f;
 	const cJSON *base;	/* baseline document or NULL */
+	const char *base_of;	/* what it timed: "eager", "torch.compile" */
 	int file_level;
 	char *dir;		/* rel folder of the results file */
 };
@@ -569,6 +574,9 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 		cJSON_AddStringToObject(p, "scenario", wl);
 	}
 	cJSON_AddStringToObject(p, "candidate", cand);
+	/* the harness's runtime (ms), its speedup over the baseline file */
+	cJSON_AddStringToObject(p, "metric", "time");
+	cJSON_AddStringToObject(p, "source", "kernelbench eval");
 	if (kt_impx_num(e, "runtime", &rt) && rt >= 0)
 		cJSON_AddNumberToObject(p, "time_ms", rt);
 	else if (st && kt_impx_num(st, "mean", &rt) && rt >= 0)
@@ -588,6 +596,7 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 		double ref;
 
 		if (kt_impx_num(bs, "mean", &ref) && ref > 0) {
+			cJSON_AddStringToObject(p, "baseline", r->base_of);
 			cJSON_AddNumberToObject(p, "ref_time_ms", ref);
 			/* > 0 (FORMAT.md section 2): a ratio that
 			 * underflows is none */
@@ -694,6 +703,11 @@ static int import_results(kt_imp *imp, const kt_file *f, cJSON *doc)
 	r.imp = imp;
 	r.f = f;
 	r.base = base;
+	/* KernelBench times its baselines eagerly (baseline_time_torch.json)
+	 * or compiled (baseline_time_torch_compile_<backend>_<mode>.json) */
+	r.base_of = bf && strstr(kt_impx_base(bf->rel ? bf->rel : bf->path ?
+					      bf->path : ""), "compile") ?
+		    "torch.compile" : "eager";
 	r.file_level = level_in(b);
 	if (!(r.dir = strndup(rel, (size_t)(b - rel)))) {
 		rc = KT_ENOMEM;

@@ -269,6 +269,17 @@ int kt_ws_observe(kt_imp *imp, const char *path, const char *content,
 /* Resolve a path against cwd as above; returns a malloc'ed string. */
 char *kt_ws_path(const char *cwd, const char *path);
 
+/* The identity of the code the run has edited so far, for a bench
+ * result's source_hash (FORMAT.md section 14 "Noise"): the SHA-256 of the
+ * sorted paths of every file an edit named in this run, each with its
+ * content hash, "deleted" or "unknown" and its edit count (a file changed
+ * in a way nobody saw is new code each time).  Documentation and data
+ * files (.md .txt .rst .json .jsonl .csv .log) are left out: writing a
+ * note or a result file does not change what is measured.  Fills hex and
+ * returns 1, 0 when no code file was edited (the run cannot tell), or
+ * KT_ENOMEM. */
+int kt_ws_code_hash(kt_imp *imp, char hex[KT_HASH_HEX + 1]);
+
 /* ---- shell classification ----------------------------------------------- */
 /*
  * A finished shell tool call: emits `edit` events for shell writes in cmd
@@ -316,6 +327,17 @@ typedef struct kt_bench_hint {
  */
 int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			cJSON **results);
+
+/*
+ * Whether the bench payload o (as kt_bench_parse gives it) repeats one in
+ * the array arr: a result printed again (a verifier's JSON, then `cat
+ * reward.json`), not a second measurement.  A JSON result must equal an
+ * earlier one in every field; a text result also needs two or more
+ * figures (time, speedup, reference time, TFLOPS, GB/s), since one equal
+ * time alone may be a new measurement that printed the same.  A result
+ * with no pattern is never a repeat.
+ */
+int kt_bench_repeats(const cJSON *arr, const cJSON *o);
 
 /*
  * The baseline a task prompt names as the one to beat ("faster than

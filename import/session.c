@@ -281,6 +281,8 @@ reset:
 	free(imp->run_format);
 	imp->run_name = imp->run_format = NULL;
 	kt_ws_reset(&imp->ws);
+	cJSON_Delete(imp->bench_seen);
+	imp->bench_seen = NULL;
 	if (imp->red) {
 		kt_redactor_free(imp->red);
 		imp->red = NULL;
@@ -1010,6 +1012,7 @@ void kt_imp_session_free(kt_imp *imp)
 	free(imp->intern);
 	kt_ws_reset(&imp->ws);
 	free(imp->ws.e);
+	cJSON_Delete(imp->bench_seen);
 	if (imp->red)
 		kt_redactor_free(imp->red);
 	free(imp->run_name);

@@ -254,12 +254,35 @@ static int emit_jit_failure(kt_imp *imp, const struct kt_sh_plan *plan,
 	return emit(imp, KT_KIND_COMPILE, call, ts, call, p);
 }
 
+/* The code the run's edits left (kt_ws_code_hash) into code, "" when no
+ * code file was edited.  Results seen under other code are forgotten: a
+ * result printed again counts as one only while the code is unchanged
+ * (FORMAT.md section 14 "Noise": repeats of unchanged code are what
+ * noise is read from, a re-print is not a repeat). */
+static int code_state(kt_imp *imp, char code[KT_HASH_HEX + 1])
+{
+	int rc = kt_ws_code_hash(imp, code);
+
+	if (rc < 0)
+		return rc;
+	if (!rc)
+		*code = 0;
+	if (!imp->bench_seen || strcmp(code, imp->bench_code)) {
+		cJSON_Delete(imp->bench_seen);
+		if (!(imp->bench_seen = cJSON_CreateArray()))
+			return KT_ENOMEM;
+		memcpy(imp->bench_code, code, KT_HASH_HEX + 1);
+	}
+	return 0;
+}
+
 int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 		      const char *cmd, const char *cwd, const char *output,
 		      int exit_code, int ok, int64_t ts_ns)
 {
 	struct kt_sh_plan plan;
 	cJSON *bench = NULL, *b;
+	char code[KT_HASH_HEX + 1] = "";
 	size_t i;
 	int rc;
 
@@ -277,9 +300,18 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 	if (!rc && plan.bench && output && *output) {
 		rc = kt_bench_parse_hint(output, strlen(output),
 					 &imp->bench_hint, &bench);
+		if (!rc)
+			rc = code_state(imp, code);
 		cJSON_ArrayForEach(b, bench) {
 			if (rc)
 				break;
+			if (kt_bench_repeats(imp->bench_seen, b))
+				continue;
+			if (!cJSON_AddItemToArray(imp->bench_seen,
+						  cJSON_Duplicate(b, 1))) {
+				rc = KT_ENOMEM;
+				break;
+			}
 			/* "python -" names no workload */
 			if (plan.bench_prog && strcmp(plan.bench_prog, "python -") &&
 			    strcmp(plan.bench_prog, "python -c") &&
@@ -289,6 +321,9 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 			if (plan.bench_src && !cJSON_GetObjectItem(b, "source"))
 				cJSON_AddStringToObject(b, "source",
 							plan.bench_src);
+			if (*code && !cJSON_GetObjectItem(b, "source_hash") &&
+			    !cJSON_GetObjectItem(b, "status"))
+				cJSON_AddStringToObject(b, "source_hash", code);
 			{
 				cJSON *d = cJSON_Duplicate(b, 1);
 

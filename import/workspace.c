@@ -220,6 +220,14 @@ static int emit_edit(kt_imp *imp, const char *path, const char *op,
 	cJSON_AddStringToObject(p, "tool", tool ? tool : "?");
 	if (call)
 		cJSON_AddNumberToObject(p, "call", (double)call);
+	{
+		struct kt_ws_ent *e = ws_find(&imp->ws, path, 0);
+
+		if (e) {
+			e->edited = 1;
+			e->edits++;
+		}
+	}
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = KT_KIND_EDIT;
 	ev.parent = call;
@@ -431,6 +439,78 @@ int kt_ws_observe(kt_imp *imp, const char *path, const char *content,
 	cJSON_AddItemToArray(arr, o);
 out:
 	free(np);
+	return rc;
+}
+
+/* Files whose content is not the code measured (notes, results, logs). */
+static int not_code(const char *path)
+{
+	static const char *const ext[] = { ".md", ".txt", ".rst", ".json",
+					   ".jsonl", ".csv", ".log", NULL };
+	const char *dot = strrchr(path, '.');
+	int i;
+
+	if (!dot || strchr(dot, '/'))
+		return 0;
+	for (i = 0; ext[i]; i++)
+		if (!strcmp(dot, ext[i]))
+			return 1;
+	return 0;
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const struct kt_ws_ent *x = *(const struct kt_ws_ent *const *)a;
+	const struct kt_ws_ent *y = *(const struct kt_ws_ent *const *)b;
+
+	return strcmp(x->path, y->path);
+}
+
+int kt_ws_code_hash(kt_imp *imp, char hex[KT_HASH_HEX + 1])
+{
+	struct kt_ws_ent **v;
+	struct kt_buf b = { 0 };
+	size_t i, n = 0;
+	int rc;
+
+	v = imp->ws.n ? malloc(imp->ws.n * sizeof(*v)) : NULL;
+	if (imp->ws.n && !v)
+		return KT_ENOMEM;
+	for (i = 0; i < imp->ws.cap; i++)
+		if (imp->ws.e[i].path && imp->ws.e[i].edited &&
+		    !not_code(imp->ws.e[i].path))
+			v[n++] = &imp->ws.e[i];
+	if (!n) {
+		free(v);
+		return 0;
+	}
+	qsort(v, n, sizeof(*v), cmp_ent);
+	for (i = 0; i < n; i++) {
+		struct kt_ws_ent *e = v[i];
+
+		kt_buf_puts(&b, e->path);
+		kt_buf_putc(&b, 0);
+		if (e->unknown)
+			kt_buf_printf(&b, "unknown %u", e->edits);
+		else if (e->deleted || !e->data)
+			kt_buf_puts(&b, "deleted");
+		else {
+			char h[KT_HASH_HEX + 1];
+
+			if (!e->hashed)
+				kt_sha256(e->data, e->len, e->hash);
+			e->hashed = 1;
+			kt_hex(e->hash, KT_HASH_LEN, h);
+			kt_buf_puts(&b, h);
+		}
+		kt_buf_putc(&b, 0);
+	}
+	free(v);
+	if ((rc = b.err) == 0) {
+		kt_sha256_hex(b.p, b.len, hex);
+		rc = 1;
+	}
+	kt_buf_free(&b);
 	return rc;
 }
 

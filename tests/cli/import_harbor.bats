@@ -55,3 +55,15 @@ setup() {
 	[[ "$output" == *'"graded":true,"source":"reward.json"'* ]]
 	[[ "$output" == *'"extra":{"reward":0}'* ]]
 }
+
+# No step edits solution.py after the second verifier run (step 5), so the
+# harness's own verification (reward.json) graded the same code: both
+# results carry one source_hash, and noise can read them as repeats.
+@test "harbor: the verifier run and reward.json measured the same code" {
+	run "$KTRAJ" log "$RUN" --kind bench --json
+	python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+h = [r["source_hash"] for r in rows]
+assert len(h) == 2 and h[0] and len(h[0]) == 64 and h[0] == h[1], h' "$output"
+}

@@ -69,3 +69,47 @@ assert rows[2]["status"] == "unparsed", rows[2]' "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"measurements: 5 from 7 bench results: 3 correct, 2 not checked (counted: --assume-correct)"* ]]
 }
+
+# repeats.jsonl (Claude Code): k.py written, `python bench.py` four times
+# (1.000 1.040 0.980 1.020 ms), an edit, `python verify.py` prints a JSON
+# result, `python -c "print(open('result.json').read())"` prints it again,
+# then bench.py once more (0.510 ms).
+@test "free-text results carry the code they measured; a re-printed result is one result" {
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/claude/repeats.jsonl" >/dev/null
+	run "$KTRAJ" log 'Make the kernel' --kind bench --json
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert [r["time_ms"] for r in rows] == [1, 1.04, 0.98, 1.02, 0.5, 0.51], rows
+h = [r.get("source_hash") for r in rows]
+assert h[0] and len(h[0]) == 64 and h[:4] == [h[0]] * 4, h
+assert h[4] and h[4] == h[5] and h[4] != h[0], h' "$output"
+	run "$KTRAJ" blame speedup 'Make the kernel' --json
+	python3 -c '
+import json, sys
+s = [json.loads(l) for l in sys.argv[1].splitlines()]
+s = [r for r in s if "summary" in r and r["series"].startswith("bench.py")]
+assert len(s) == 1 and s[0]["noise_kind"] == "repeats" and s[0]["noise_results"] == 4, s' "$output"
+}
+
+@test "report: --help lists the analyzer options, and --series-by, --assume-correct, --noise change the report" {
+	run "$KTRAJ" report --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"[--series-by FIELDS] [--assume-correct]"* ]]
+	[[ "$output" == *"[--noise SIGMA]"* ]]
+	"$KTRAJ" import "$D/two_sizes.jsonl" "$D/excluded.jsonl" >/dev/null
+	H="$BATS_TEST_TMPDIR/r.html"
+	run "$KTRAJ" report two_sizes -o "$H"
+	[[ "$output" == *"(2 workloads, 1 jumps"* ]]
+	run "$KTRAJ" report two_sizes -o "$H" --series-by workload
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"workloads"* ]]
+	run "$KTRAJ" report two_sizes -o "$H" --noise 0.1
+	grep -q 'noise 10.00 % per measurement (default (--noise)' "$H"
+	run "$KTRAJ" report excluded -o "$H" --assume-correct
+	grep -q '5 measurements from 7 bench results (3 correct, 2 not checked' "$H"
+	run "$KTRAJ" report two_sizes -o "$H" --series-by size
+	[ "$status" -eq 2 ]
+	[[ "$output" == "ktraj: report: --series-by: bad value 'size'"* ]]
+}

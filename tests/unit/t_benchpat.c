@@ -421,6 +421,15 @@ static void t_table_correct_unparsed(void **st)
 	assert_int_equal(correct(cJSON_GetArrayItem(r, 0)), 1);
 	assert_int_equal(correct(cJSON_GetArrayItem(r, 1)), 0);
 	cJSON_Delete(r);
+	/* a markdown table: a NO, FAIL or cross row is wrong however fast */
+	r = parse("| kernel | ms | correct |\n|---|---|---|\n"
+		  "| v1 | 1.20 | \u2713 |\n| v2 | 0.40 | \u2717 |\n"
+		  "| v3 | 0.90 | pass |\n| v4 | 0.30 | FAIL |\n"
+		  "| v5 | 0.80 | yes |\n| v6 | 0.20 | NO |\n");
+	assert_int_equal(cJSON_GetArraySize(r), 6);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(correct(cJSON_GetArrayItem(r, i)), i % 2 == 0);
+	cJSON_Delete(r);
 	r = parse("time: 1.5 ms\ncorrectness: not checked\n");
 	assert_int_equal(correct(cJSON_GetArrayItem(r, 0)), -1);
 	cJSON_Delete(r);

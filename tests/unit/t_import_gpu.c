@@ -98,6 +98,17 @@ static void test_utf8(void **state)
 
 /* ---- FlashInfer-Bench ------------------------------------------------------- */
 
+/* All n bench events of e name the measurement model's fields (FORMAT.md
+ * section 14): this workload, metric time, this baseline and source. */
+static void model_fields(const struct ievs *e, size_t n, const char *wl,
+			 const char *base, const char *src)
+{
+	assert_int_equal(if_count_str(e, KT_KIND_BENCH, "workload", wl), n);
+	assert_int_equal(if_count_str(e, KT_KIND_BENCH, "metric", "time"), n);
+	assert_int_equal(if_count_str(e, KT_KIND_BENCH, "baseline", base), n);
+	assert_int_equal(if_count_str(e, KT_KIND_BENCH, "source", src), n);
+}
+
 static void test_fi_traces_gpt5(void **state)
 {
 	struct ifx *f = *state;
@@ -129,7 +140,14 @@ static void test_fi_traces_gpt5(void **state)
 			 1);
 	assert_int_equal(e.v[0].kind, KT_KIND_MESSAGE);
 	b = if_nth(&e, KT_KIND_BENCH, 0);
+	/* one solution over 29 shapes: a sweep keyed by the shape axes
+	 * (raw: workload.axes {"M": 6}), timed against the reference */
 	assert_string_equal(cJSON_GetObjectItem(b->p, "scenario")->valuestring,
+			    "M=6");
+	model_fields(&e, 29, "gemm_n2048_k4096", "reference",
+		     "flashinfer-bench");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(b->p,
+				"extra"), "workload_uuid")->valuestring,
 			    "bcc2cc41b7464e54b0c4d11e65da96d8");
 	assert_string_equal(cJSON_GetObjectItem(b->p, "candidate")->valuestring,
 			    "gpt-5_gemm_n2048_k4096_cuda_optimized_r8_c0_high");
@@ -291,6 +309,8 @@ static void test_kb_corpus(void **state)
 	assert_true(if_num(b->p, "n") == 100);
 	assert_string_equal(cJSON_GetObjectItem(b->p, "scenario")->valuestring,
 			    "level1/1_Square_matrix_multiplication_");
+	/* the harness's runtime against baseline_time_torch (eager) */
+	model_fields(&e, 8, "level1/problem_1", "eager", "kernelbench eval");
 	if_free(&e);
 
 	IF_CORPUS(p, "gpu_kernel/kernelbench/best_k_kernels_level3.json");
@@ -394,6 +414,10 @@ static void test_ka_rmsnorm(void **state)
 	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "time_ms", 3.4, 3.7),
 			 8);
 	assert_int_equal(if_count_bool(&e, KT_KIND_BENCH, "correct", 1), 8);
+	/* every round's prompt: "PyTorch Eager baseline: 10.9546 ms" */
+	model_fields(&e, 8, "./problem.py", "eager", "benchmark_results.json");
+	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "ref_time_ms",
+				      10.9545, 10.9547), 8);
 	assert_int_equal(if_count(&e, KT_KIND_PROFILE), 16);
 	/* per round: 2 prompts, bottleneck answer, reply, reflexion */
 	assert_int_equal(if_count(&e, KT_KIND_MESSAGE), 40);
