@@ -93,6 +93,11 @@ static int replay_one(kt_store *s, const char *run, uint64_t seq,
 	return rc;
 }
 
+static void put_safe(FILE *f, const char *s)
+{
+	cli_put_safe(f, s, strlen(s));
+}
+
 static void print_row(const char *run, const cJSON *p, int json)
 {
 	const cJSON *v = cJSON_GetObjectItem(p, "verdict");
@@ -106,9 +111,23 @@ static void print_row(const char *run, const cJSON *p, int json)
 		cli_put_json(row);
 		return;
 	}
-	printf("step %d: %s - %s\n", st ? st->valueint : 0,
-	       cJSON_GetStringValue(v) ? cJSON_GetStringValue(v) : "?",
-	       cJSON_GetStringValue(r) ? cJSON_GetStringValue(r) : "");
+	/* the reason quotes the trajectory (file names the command needs,
+	 * the recorded GPU, the harness's and the sandbox's messages) */
+	printf("step %d: ", st ? st->valueint : 0);
+	put_safe(stdout, cJSON_GetStringValue(v) ? cJSON_GetStringValue(v) : "?");
+	fputs(" - ", stdout);
+	put_safe(stdout, cJSON_GetStringValue(r) ? cJSON_GetStringValue(r) : "");
+	putchar('\n');
+}
+
+/* The command's error line for an err that may quote the trajectory (the
+ * sandbox's messages, a result's field): as cli_err, terminal-safe. */
+static int err_safe(const struct cli *c, const char *err)
+{
+	fprintf(stderr, "ktraj: %s: ", c->cmd ? c->cmd : "replay");
+	put_safe(stderr, err);
+	fputc('\n', stderr);
+	return KT_EXIT_FAIL;
 }
 
 int cmd_replay(struct cli *c, int argc, char **argv)
@@ -232,7 +251,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 
 			if (all && c->progress)
 				fputc('\n', stderr);
-			cli_err(c, "%s", err);
+			err_safe(c, err);
 			if (!all) {
 				rc = code == KT_EXIT_USAGE ? KT_EXIT_FAIL : code;
 				goto out;

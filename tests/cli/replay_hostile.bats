@@ -160,6 +160,21 @@ refused_by_all() { # refused_by_all COMMAND [replay options]: refused for each u
 	done
 }
 
+@test "the text output shows the trajectory's control characters instead of sending them to the terminal" {
+	for who in $WHO; do
+		# a file name the command needs and the trajectory never showed
+		# is quoted in the reason
+		step "$who" $'cat \e[2J\e]0;x\a\e[31mx.c' "hi"
+		run as "$who" env KTRAJ_STORE="$D/$who/s.ktraj" "$D/ktraj" replay h 1
+		echo "# $who: status $status: $(printf %q "$output")" >&3
+		[ "$status" -eq 0 ]
+		[[ "$output" == *'never showed'* ]]
+		[[ "$output" != *$'\e'* ]]
+		[[ "$output" != *$'\a'* ]]
+		[[ "$output" == *'x^G^[[31mx.c'* ]]
+	done
+}
+
 @test "remounting / read-write and writing the host's /etc is refused" {
 	for who in $WHO; do
 		hostile "$who" "mount -o remount,rw / 2>/dev/null; mount -o remount,rw /etc 2>/dev/null; echo x >/etc/$MARK 2>/dev/null && exit 0; exit 3"
