@@ -162,34 +162,57 @@ static unsigned sandbox_gid(void)
 /* ---- seccomp ---------------------------------------------------------------- */
 
 /* What a replayed compile or benchmark never needs and an escape does:
- * mounts and namespaces (the way out of bwrap's), tracing other processes,
- * kernel interfaces with a history of privilege escalations (bpf, keyrings,
- * userfaultfd, perf, io_uring), and the machine's own state. */
+ * mounts and namespaces (the way out of bwrap's), tracing or reaching into
+ * other processes (ptrace, process_vm_*, pidfd_getfd, kcmp,
+ * process_madvise), kernel interfaces with a history of privilege
+ * escalations (bpf, keyrings, userfaultfd, perf, io_uring, modify_ldt,
+ * the kernel log), the machine's own state (modules, reboot, kexec, swap,
+ * the clock, quotas) and obsolete calls nothing current makes.  Names a
+ * kernel or architecture lacks are skipped. */
 static const char *const refused[] = {
 	"mount", "umount", "umount2", "fsopen", "fsconfig", "fsmount", "fspick",
 	"move_mount", "open_tree", "mount_setattr", "setns", "unshare",
 	"pivot_root", "chroot", "ptrace", "process_vm_readv",
-	"process_vm_writev", "bpf", "keyctl", "add_key", "request_key",
-	"init_module", "finit_module", "delete_module", "reboot", "kexec_load",
-	"kexec_file_load", "open_by_handle_at", "name_to_handle_at",
-	"perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter",
-	"io_uring_register", "swapon", "swapoff", "acct", "quotactl",
-	"lookup_dcookie", "vhangup", "iopl", "ioperm", NULL
+	"process_vm_writev", "pidfd_getfd", "kcmp", "process_madvise",
+	"bpf", "keyctl", "add_key", "request_key", "init_module",
+	"finit_module", "delete_module", "create_module", "query_module",
+	"get_kernel_syms", "reboot", "kexec_load", "kexec_file_load",
+	"open_by_handle_at", "name_to_handle_at", "perf_event_open",
+	"userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
+	"swapon", "swapoff", "acct", "quotactl", "quotactl_fd",
+	"lookup_dcookie", "vhangup", "iopl", "ioperm", "modify_ldt", "syslog",
+	"settimeofday", "clock_settime", "clock_adjtime", "stime", "nfsservctl",
+	"uselib", "_sysctl", "ustat", "vm86", "vm86old", NULL
 };
+
+/* personality(): refuse every persona but the query (0xffffffff) and the
+ * current one, so no ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, MMAP_PAGE_ZERO,
+ * ... in any combination.  The kernel reads only the low 32 bits (its
+ * argument is an unsigned int), and a libseccomp rule takes one condition
+ * per argument, so the refused values are covered by aligned blocks, each
+ * one masked compare: [lo, lo + 2^bits) holding neither allowed value is a
+ * rule, one holding one is split in halves (at most 2 x 32 rules). */
+static int persona_rules(scmp_filter_ctx ctx, uint32_t keep, uint64_t lo, unsigned bits)
+{
+	uint64_t hi = lo + (1ull << bits);
+	int has_keep = keep >= lo && keep < hi, has_query = 0xffffffffull >= lo &&
+		0xffffffffull < hi, rc;
+
+	if (!has_keep && !has_query)
+		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(personality), 1,
+					SCMP_A0(SCMP_CMP_MASKED_EQ,
+						0xffffffffull & ~((1ull << bits) - 1), lo));
+	if (!bits)
+		return 0;
+	rc = persona_rules(ctx, keep, lo, bits - 1);
+	return rc ? rc : persona_rules(ctx, keep, lo + (1ull << (bits - 1)), bits - 1);
+}
 
 int kt_sandbox_seccomp_fd(void)
 {
 	static const unsigned long newns[] = {
 		CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
 		CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP, 0x80 /* CLONE_NEWTIME */
-	};
-	/* personality() flags that switch off ASLR or make data executable
-	 * or map page zero: the setuid-exec clearing list of the kernel
-	 * (0xffffffff only asks for the current persona: bit 31, never a
-	 * flag, tells it apart; one condition per argument in a rule) */
-	static const unsigned long bad_persona[] = {
-		ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, MMAP_PAGE_ZERO,
-		ADDR_COMPAT_LAYOUT
 	};
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int fd = -1, rc = 0, nr;
@@ -205,10 +228,8 @@ int kt_sandbox_seccomp_fd(void)
 	for (i = 0; i < sizeof(newns) / sizeof(*newns) && !rc; i++)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
 				      SCMP_A0(SCMP_CMP_MASKED_EQ, newns[i], newns[i]));
-	for (i = 0; i < sizeof(bad_persona) / sizeof(*bad_persona) && !rc; i++)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(personality), 1,
-				      SCMP_A0(SCMP_CMP_MASKED_EQ, bad_persona[i] | 0x80000000u,
-					      bad_persona[i]));
+	if (!rc)
+		rc = persona_rules(ctx, (uint32_t)personality(0xffffffff), 0, 32);
 	/* TIOCSTI pushes input into the terminal ktraj runs in */
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,

@@ -79,13 +79,18 @@ unsigned kt_sandbox_uid(void);
  * what bwrap's --seccomp reads), written to a new memory file and rewound.
  * Refused with EPERM: mount, umount2, the new mount API, setns, unshare,
  * clone with any CLONE_NEW* flag, pivot_root, chroot, ptrace,
- * process_vm_readv/writev, bpf, keyctl, add_key, request_key, module
- * loading and removal, reboot, kexec, open_by_handle_at, perf_event_open,
- * userfaultfd, io_uring, swapon/swapoff, acct, quotactl, the TIOCSTI and
- * TIOCLINUX ioctls and personality() with ADDR_NO_RANDOMIZE,
- * READ_IMPLIES_EXEC, MMAP_PAGE_ZERO or ADDR_COMPAT_LAYOUT; clone3 gets
- * ENOSYS (its flags are out of the filter's reach; the C library then falls
- * back to clone).  Syscalls of other architectures kill the process.
+ * process_vm_readv/writev, pidfd_getfd, kcmp, process_madvise, bpf,
+ * keyctl, add_key, request_key, module loading and removal, reboot, kexec,
+ * open_by_handle_at, name_to_handle_at, perf_event_open, userfaultfd,
+ * io_uring, swapon/swapoff, acct, quotactl(_fd), iopl/ioperm,
+ * modify_ldt, syslog, setting the clock, obsolete calls (uselib, _sysctl,
+ * ustat, nfsservctl, vm86, ...), the TIOCSTI and TIOCLINUX ioctls, and
+ * personality() with any value but the query (0xffffffff) and the caller's
+ * current persona (compared on the low 32 bits, which the kernel reads);
+ * clone3 gets ENOSYS (its flags are out of the filter's reach; the C
+ * library then falls back to clone).  Syscalls of other architectures kill
+ * the process.  The list was checked against the refusals of Docker's
+ * default seccomp profile (moby, profiles/seccomp/default.json).
  * Returns the fd (caller closes), or KT_ENOMEM / KT_EIO.
  */
 int kt_sandbox_seccomp_fd(void);

@@ -191,7 +191,7 @@ refused_by_all() { # refused_by_all COMMAND [replay options]: refused for each u
 	refused_by_all 'for p in $(ls /proc | grep -E "^[0-9]+$"); do nsenter -t $p -a true 2>/dev/null && exit 0; nsenter -t $p -m -n true 2>/dev/null && exit 0; done; unshare -Ur true 2>/dev/null && exit 0; unshare -n true 2>/dev/null && exit 0; exit 3'
 }
 
-@test "the seccomp filter refuses mount, unshare, setns, ptrace, keyrings, bpf, perf, userfaultfd and ASLR-off personality" {
+@test "the seccomp filter refuses mount, unshare, setns, ptrace, pidfd_getfd, kcmp, keyrings, bpf, perf, userfaultfd and any persona but the query and the current one" {
 	[ "$(uname -m)" = x86_64 ] || skip "syscall numbers below are x86_64's"
 	for who in $WHO; do
 		hostile "$who" "python3 -c '
@@ -201,7 +201,8 @@ libc.syscall.restype = ctypes.c_long
 L = ctypes.c_long
 calls = [(165, b\"none\", b\"/tmp\", b\"tmpfs\", L(0), None), (272, L(0x10000000)), (308, L(0), L(0)),
          (101, L(0), L(0), L(0), L(0)), (250, L(0), L(-3), L(0)), (248, b\"user\", b\"k\", b\"v\", L(1), L(-2)),
-         (321, L(0), None, L(0)), (298, None, L(0), L(-1), L(-1), L(0)), (323, L(0)), (135, L(0x0040000))]
+         (321, L(0), None, L(0)), (298, None, L(0), L(-1), L(-1), L(0)), (323, L(0)), (135, L(0x0040000)),
+         (135, L(0x80040000)), (135, L(0x100400000)), (438, L(-1), L(0), L(0)), (312, L(1), L(1), L(0), L(0), L(0))]
 bad = []
 for c in calls:
     r = libc.syscall(L(c[0]), *c[1:])
