@@ -219,6 +219,12 @@ sys.exit(3 if not bad else 0)
 	refused_by_all "[ -e /etc/shadow ] && exit 0; [ -e /root ] && exit 0; [ -e /home ] && exit 0; [ -e '$D' ] && exit 0; cat /etc/shadow /root/.ssh/* 2>/dev/null && exit 0; exit 3"
 }
 
+@test "ktraj's environment (its secrets) is not readable: /proc/1/environ (bwrap), /proc/self/environ, the parent's" {
+	# the value is assembled in the step, so no command line holds it
+	export KTRAJ_TEST_SECRET=hostile-$MARK-value
+	refused_by_all "v=hostile-$MARK; v=\$v-value; for f in /proc/1/environ /proc/self/environ /proc/\$PPID/environ /proc/[0-9]*/environ; do tr '\\0' '\\n' <\$f 2>/dev/null | grep -qx \"KTRAJ_TEST_SECRET=\$v\" && exit 0; done; exit 3"
+}
+
 @test "writes to /tmp, /dev/shm, /var/tmp and /etc do not reach the host" {
 	for who in $WHO; do
 		hostile "$who" "for f in /tmp/$MARK /dev/shm/$MARK /var/tmp/$MARK /etc/$MARK; do echo x >\$f 2>/dev/null; done; exit 3"
