@@ -42,6 +42,9 @@ static const char usage[] =
 	"                   --mem): half the workspace, 3/8 /tmp, 1/8 /dev/shm\n"
 	"  --max-procs N    processes in the sandbox (default 256)\n"
 	"  --allow-network  keep the host's network\n"
+	"  --gpu            the GPU profile (/dev/nvidia*, /sys read-only,\n"
+	"                   RLIMIT_DATA) for a step that needs it and is not a\n"
+	"                   bench step, an nvcc compile or a run of what nvcc built\n"
 	"  --no-sandbox     run without bubblewrap: your full file system access,\n"
 	"                   with the limits alone (only for trajectories you trust)\n"
 	"  --all-bench      replay every bench step, reusing compiled binaries\n"
@@ -154,6 +157,8 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			lim.allow_network = 1;
 		else if (!strcmp(argv[i], "--no-sandbox"))
 			lim.no_sandbox = 1;
+		else if (!strcmp(argv[i], "--gpu"))
+			lim.gpu = 1;
 		else if (!strcmp(argv[i], "--max-output") &&
 			 cli_has_value(argc, argv, i)) {
 			if (cli_u64(argv[++i], &lim.output_bytes) || lim.output_bytes < 4096 ||

@@ -75,7 +75,7 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 	sp.max_procs = lim->max_procs;
 	sp.allow_network = lim->allow_network;
 	sp.no_sandbox = lim->no_sandbox;
-	sp.gpu = kt_sandbox_needs_gpu(manifest, mtext);
+	sp.gpu = lim->gpu || kt_sandbox_needs_gpu(manifest);
 	sp.cache_dir = cache_dir;
 	sp.bundle_dir = KT_REPLAY_BUNDLE_DIR;
 	rc = kt_sandbox_run(tfd, &sp, &sr, err, errlen);

@@ -64,6 +64,9 @@ typedef struct kt_replay_limits {
 	uint64_t output_bytes; /* all it may write (its tmpfs), 0: mem/2 */
 	unsigned max_procs;   /* processes in the sandbox, 0: 256 */
 	int no_sandbox;       /* 1: without bubblewrap, limits only */
+	int gpu;              /* 1: the GPU profile whatever the step is
+				 (kt_sandbox_needs_gpu decides otherwise) */
+	uint64_t cache_max;   /* bytes the cache dir may hold, 0: no cap */
 } kt_replay_limits;
 
 /*

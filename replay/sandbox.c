@@ -573,12 +573,146 @@ out:
 	return rc;
 }
 
-int kt_sandbox_needs_gpu(const cJSON *manifest, const char *mtext)
+/* ---- which profile ------------------------------------------------------------ */
+
+/* The program of the simple command at *p (after assignments, wrappers
+ * like env/time/nice/timeout N and shell keywords), its base name copied to
+ * prog; *p moves past that command.  What the command prints or names as
+ * an argument is never a program. */
+static const char *const wrappers[] = { "env", "time", "nice", "exec", "nohup", "command",
+					"sudo", "stdbuf", "then", "do", "else", "if", "while",
+					"until", "!", "{", NULL };
+
+static size_t word(const char *p, char *w, size_t wlen)
 {
-	if (access("/dev/nvidiactl", F_OK))
-		return 0;
-	return cJSON_GetObjectItem(manifest, "harness") || strstr(mtext, "nvcc") ||
-	       strstr(mtext, ".cu\"") || strstr(mtext, "cuda");
+	size_t n = 0, i = 0;
+	char q = 0;
+
+	for (; p[i]; i++) {
+		char ch = p[i];
+
+		if (q) {
+			if (ch == q) {
+				q = 0;
+				continue;
+			}
+		} else if (ch == '\'' || ch == '"') {
+			q = ch;
+			continue;
+		} else if (strchr(" \t\n;&|()`<>", ch)) {
+			break;
+		}
+		if (n + 1 < wlen)
+			w[n++] = ch;
+	}
+	w[n] = 0;
+	return i;
+}
+
+static const char *base(const char *w)
+{
+	const char *b = strrchr(w, '/');
+
+	return b ? b + 1 : w;
+}
+
+/* Scan cmd's simple commands; outs collects the -o outputs of nvcc runs
+ * (their base names, "\n"-separated).  Returns 1 when a command runs nvcc
+ * or one of the outputs already in outs. */
+static int scan_cuda(const char *cmd, char *outs, size_t olen)
+{
+	const char *p = cmd;
+	char w[512];
+	int found = 0;
+
+	while (p && *p) {
+		int prog = 1, nvcc = 0, want_out = 0, skip_num = 0;
+
+		while (*p && strchr(" \t\n;&|()`$", *p))
+			p++;
+		while (*p && !strchr(";&|()`\n", *p)) {
+			size_t n = word(p, w, sizeof(w));
+
+			p += n ? n : 1;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (!*w)
+				continue;
+			if (prog) {
+				size_t i;
+				int wrap = 0;
+
+				if (skip_num && strspn(w, "0123456789.smhd") == strlen(w)) {
+					skip_num = 0;
+					continue;
+				}
+				for (i = 0; wrappers[i]; i++)
+					wrap |= !strcmp(w, wrappers[i]);
+				if (wrap || (strchr(w, '=') && w[0] != '=' && w[0] != '-')) {
+					continue;
+				}
+				if (!strcmp(w, "timeout")) {
+					skip_num = 1;
+					continue;
+				}
+				if (w[0] == '-')
+					continue;  /* a wrapper's option */
+				prog = 0;
+				nvcc = !strcmp(base(w), "nvcc");
+				if (nvcc) {
+					found = 1;
+				} else {
+					char key[520];
+
+					snprintf(key, sizeof(key), "\n%s\n", base(w));
+					if (*base(w) && strstr(outs, key))
+						found = 1;
+				}
+				continue;
+			}
+			if (nvcc && want_out) {
+				size_t have = strlen(outs);
+
+				if (!have && olen > 1)
+					outs[have++] = '\n', outs[have] = 0;
+				snprintf(outs + have, olen - have, "%s\n", base(w));
+				want_out = 0;
+			} else if (nvcc && (!strcmp(w, "-o") || !strcmp(w, "--output-file"))) {
+				want_out = 1;
+			} else if (nvcc && !strncmp(w, "-o", 2)) {
+				size_t have = strlen(outs);
+
+				if (!have && olen > 1)
+					outs[have++] = '\n', outs[have] = 0;
+				snprintf(outs + have, olen - have, "%s\n", base(w + 2));
+			}
+		}
+	}
+	return found;
+}
+
+int kt_sandbox_step_gpu(const cJSON *manifest)
+{
+	const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(manifest, "kind"));
+	const char *compiler = cJSON_GetStringValue(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(manifest, "toolchain"), "compiler"));
+	const char *build = cJSON_GetStringValue(cJSON_GetObjectItem(manifest, "build_command"));
+	const char *cmd = cJSON_GetStringValue(cJSON_GetObjectItem(manifest, "command"));
+	char outs[2048] = "";
+
+	if (cJSON_GetObjectItem(manifest, "harness") || (kind && !strcmp(kind, "bench")))
+		return 1;
+	if (kind && !strcmp(kind, "compile") && compiler && !strcmp(base(compiler), "nvcc"))
+		return 1;
+	/* the build first: its outputs are the CUDA binaries the step runs */
+	if (build && scan_cuda(build, outs, sizeof(outs)))
+		return 1;
+	return cmd && scan_cuda(cmd, outs, sizeof(outs));
+}
+
+int kt_sandbox_needs_gpu(const cJSON *manifest)
+{
+	return !access("/dev/nvidiactl", F_OK) && kt_sandbox_step_gpu(manifest);
 }
 
 /* ---- running ----------------------------------------------------------------- */

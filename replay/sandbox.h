@@ -109,12 +109,24 @@ int kt_sandbox_plain_tar(int in_fd, const char *manifest_name, int *out_fd,
 			 char **manifest, char *err, size_t errlen);
 
 /*
- * Whether a bundle's step needs the GPU: the host has /dev/nvidiactl, and
- * the manifest has a "harness" (a `ktraj bench` step) or its text mentions
- * nvcc, CUDA or a .cu file.  Such a step gets /dev/nvidia*, /sys read-only
- * and RLIMIT_DATA instead of RLIMIT_AS (kt_sandbox_spec.gpu).
+ * Whether a bundle's step is a GPU step, from what the step runs, never
+ * from what its text mentions: manifest (FORMAT.md section 13) has a
+ * "harness" or kind "bench"; or kind "compile" with toolchain.compiler
+ * nvcc; or a simple command of its "build_command" or "command" runs
+ * nvcc (the program word, after VAR=value assignments and wrappers such as
+ * env, time, nice, timeout N), or runs a binary that an nvcc command
+ * before it wrote with -o.  A step that only prints or names "cuda" or
+ * "nvcc" as an argument is not.  Pure: 1 or 0.
  */
-int kt_sandbox_needs_gpu(const cJSON *manifest, const char *mtext);
+int kt_sandbox_step_gpu(const cJSON *manifest);
+
+/*
+ * The GPU profile for this step here: the host has /dev/nvidiactl and
+ * kt_sandbox_step_gpu says so.  Such a step gets /dev/nvidia*, /sys
+ * read-only and RLIMIT_DATA instead of RLIMIT_AS (kt_sandbox_spec.gpu);
+ * `replay --gpu` asks for the profile whatever this says.
+ */
+int kt_sandbox_needs_gpu(const cJSON *manifest);
 
 /*
  * Run the bundle read from tar_fd (a plain tar, seekable or not; it becomes

@@ -314,6 +314,18 @@ sys.exit(0)
 	done
 }
 
+@test "a step that only prints cuda gets the CPU profile (RLIMIT_AS, no /dev/nvidia*); --gpu asks for the GPU one" {
+	for who in $WHO; do
+		hostile "$who" "echo cuda nvcc /usr/local/cuda .cu; [ -e /dev/nvidiactl ] && exit 0; [ -e /sys/kernel ] && exit 0; exit 3"
+		refused "$who"
+		[ "$(get isolation.limits.memory)" = RLIMIT_AS ]
+		[ "$(get isolation.dev)" = private ]
+		run as "$who" env KTRAJ_STORE="$D/$who/s.ktraj" "$D/ktraj" replay h 1 --json --gpu
+		[ "$status" -eq 0 ]
+		[ "$(get isolation.limits.memory)" = RLIMIT_DATA ]
+	done
+}
+
 @test "a setsid daemon does not outlive the replay" {
 	dur=$((70000 + RANDOM))
 	for who in $WHO; do

@@ -201,6 +201,40 @@ static void t_seccomp(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* The GPU profile follows what the step runs, not what its text says. */
+static void t_step_gpu(void **state)
+{
+	static const struct {
+		const char *manifest;
+		int gpu;
+	} cases[] = {
+		{ "{\"kind\":\"tool_call\",\"command\":\"echo cuda; echo nvcc; ls /usr/local/cuda\"}", 0 },
+		{ "{\"kind\":\"tool_call\",\"command\":\"grep -r cuda . && cat k.cu\"}", 0 },
+		{ "{\"kind\":\"tool_call\",\"command\":\"printf '%s' \\\"nvcc -o x x.cu\\\"\"}", 0 },
+		{ "{\"kind\":\"tool_call\",\"command\":\"cd src && nvcc -O3 -o k k.cu\"}", 1 },
+		{ "{\"kind\":\"tool_call\",\"command\":\"CUDA_HOME=/x time /usr/local/cuda/bin/nvcc k.cu\"}", 1 },
+		{ "{\"kind\":\"tool_call\",\"command\":\"timeout 60 nvcc k.cu\"}", 1 },
+		{ "{\"kind\":\"tool_call\",\"command\":\"nvcc -o bin/k k.cu && ./bin/k 1024\"}", 1 },
+		{ "{\"kind\":\"shell\",\"command\":\"./k 1024\",\"build_command\":\"nvcc -ok k.cu\"}", 1 },
+		{ "{\"kind\":\"shell\",\"command\":\"./k 1024\",\"build_command\":\"gcc -o k k.c\"}", 0 },
+		{ "{\"kind\":\"compile\",\"command\":\"make\",\"toolchain\":{\"compiler\":\"/usr/local/cuda/bin/nvcc\"}}", 1 },
+		{ "{\"kind\":\"compile\",\"command\":\"gcc -DCUDA=0 x.c\",\"toolchain\":{\"compiler\":\"gcc\"}}", 0 },
+		{ "{\"kind\":\"bench\",\"command\":\"./bench\"}", 1 },
+		{ "{\"kind\":\"tool_call\",\"command\":\"python3 x.py\",\"harness\":{}}", 1 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		cJSON *m = cJSON_Parse(cases[i].manifest);
+
+		assert_non_null(m);
+		if (kt_sandbox_step_gpu(m) != cases[i].gpu)
+			fail_msg("%s: want %d", cases[i].manifest, cases[i].gpu);
+		cJSON_Delete(m);
+	}
+}
+
 static void t_find(void **state)
 {
 	char path[4096], ver[64], *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
@@ -382,6 +416,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_seccomp),
+		cmocka_unit_test(t_step_gpu),
 		cmocka_unit_test(t_find),
 		cmocka_unit_test(t_run_plain),
 		cmocka_unit_test(t_run_bwrap),
