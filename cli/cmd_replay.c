@@ -13,6 +13,8 @@
 
 /* the replay event's numbers are exact below 10^15 (FORMAT.md section 1) */
 #define KT_REPLAY_MAX_BYTES (1ull << 50)
+/* --cache-max's default: a few hundred harness builds' objects */
+#define KT_REPLAY_CACHE_MAX (4ull << 30)
 
 static const char usage[] =
 	"usage: ktraj replay RUN SEQ [--json] [--timeout S] [--mem BYTES] [--allow-network]\n"
@@ -50,7 +52,11 @@ static const char usage[] =
 	"  --all-bench      replay every bench step, reusing compiled binaries\n"
 	"  --cache DIR      where compiled binaries are kept and reused by source\n"
 	"                   hash (default: a temp dir for this command); the step\n"
-	"                   writes it, so it must be writable by the step's user\n";
+	"                   writes it, so it must be writable by the step's user\n"
+	"  --cache-max BYTES  the cache's size (default 4 GiB): before each step\n"
+	"                   and after the last, its oldest entries are removed\n"
+	"                   until it fits (said on stderr); a step that adds more\n"
+	"                   than this is stopped (verdict failed)\n";
 
 struct bench_list {
 	uint64_t *seq;
@@ -133,9 +139,25 @@ static int err_safe(const struct cli *c, const char *err)
 	return KT_EXIT_FAIL;
 }
 
+/* Keep the cache within --cache-max (the steps grow a host directory);
+ * what was removed is said on stderr. */
+static void trim_cache(const struct cli *c, const char *dir, uint64_t max)
+{
+	unsigned n;
+	uint64_t gone, total;
+
+	if (!dir || !max || kt_sandbox_cache_trim(dir, max, &n, &gone, &total) || !n)
+		return;
+	fprintf(stderr, "ktraj: %s: cache %s held %llu bytes, over --cache-max %llu: "
+		"removed its %u oldest entries (%llu bytes)\n", c->cmd ? c->cmd : "replay", dir,
+		(unsigned long long)total, (unsigned long long)max, n,
+		(unsigned long long)gone);
+}
+
 int cmd_replay(struct cli *c, int argc, char **argv)
 {
-	kt_replay_limits lim = { 600, 1200, 16ull << 30, 4ull << 30, 0, 0, 0, 0 };
+	kt_replay_limits lim = { 600, 1200, 16ull << 30, 4ull << 30, 0, 0, 0, 0, 0,
+				 KT_REPLAY_CACHE_MAX };
 	const char *spec = NULL, *seqs = NULL, *cache_opt = NULL;
 	char run[KT_RUN_ID_HEX + 1], err[1024] = "";
 	char cache[4200];
@@ -183,6 +205,11 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 		} else if (!strcmp(argv[i], "--cache") &&
 			   cli_has_value(argc, argv, i)) {
 			cache_opt = argv[++i];
+		} else if (!strcmp(argv[i], "--cache-max") &&
+			   cli_has_value(argc, argv, i)) {
+			if (cli_u64(argv[++i], &lim.cache_max) || lim.cache_max < 4096 ||
+			    lim.cache_max > KT_REPLAY_MAX_BYTES)
+				return cli_usage(c, "--cache-max needs bytes (4096 to 2^50)");
 		} else if (!strcmp(argv[i], "--mem") &&
 			   cli_has_value(argc, argv, i)) {
 			if (cli_u64(argv[++i], &lim.mem_bytes) || !lim.mem_bytes ||
@@ -249,6 +276,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 		if (all && c->progress)
 			fprintf(stderr, "\rktraj: replay: [%zu/%zu] step %llu ", k + 1, b.n,
 				(unsigned long long)b.seq[k]);
+		trim_cache(c, cache_opt ? cache_opt : all ? cache : NULL, lim.cache_max);
 		rc = replay_one(s, run, b.seq[k], &lim,
 				cache_opt ? cache_opt : all ? cache : NULL, &p, err, sizeof(err));
 		if (rc) {
@@ -277,6 +305,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 	}
 	if (all && c->progress)
 		fputc('\n', stderr);
+	trim_cache(c, cache_opt, lim.cache_max);
 	rc = failed ? KT_EXIT_FAIL : 0;
 out:
 	kt_sandbox_janitor_done(&jan);

@@ -715,6 +715,136 @@ int kt_sandbox_needs_gpu(const cJSON *manifest)
 	return !access("/dev/nvidiactl", F_OK) && kt_sandbox_step_gpu(manifest);
 }
 
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f);
+
+/* ---- the cache's size ------------------------------------------------------------ */
+
+/* Bytes of the files under dirfd/name (not following links; depth-bound
+ * against a hostile tree; what cannot be read counts 0). */
+static uint64_t tree_bytes(int at, const char *name, int depth)
+{
+	struct stat st;
+	uint64_t n = 0;
+	DIR *d;
+	struct dirent *e;
+	int fd;
+
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW))
+		return 0;
+	if (!S_ISDIR(st.st_mode))
+		return S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	if (depth > 64 || (fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				      O_CLOEXEC)) < 0)
+		return 0;
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return 0;
+	}
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n += tree_bytes(dirfd(d), e->d_name, depth + 1);
+	closedir(d);
+	return n;
+}
+
+uint64_t kt_sandbox_cache_bytes(const char *dir)
+{
+	return tree_bytes(AT_FDCWD, dir, 0);
+}
+
+struct centry {
+	char *path;
+	time_t mtime;
+	uint64_t bytes;
+};
+
+static int centry_cmp(const void *a, const void *b)
+{
+	const struct centry *x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+/* Add the children of dir (objects/ is opened one level deeper) to *v. */
+static int list_entries(const char *dir, int top, struct centry **v, size_t *n, size_t *cap)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d)
+		return top ? KT_EIO : 0;
+	while (!rc && (e = readdir(d))) {
+		struct stat st;
+		char *p;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (asprintf(&p, "%s/%s", dir, e->d_name) < 0) {
+			rc = KT_ENOMEM;
+			break;
+		}
+		if (lstat(p, &st)) {
+			free(p);
+			continue;
+		}
+		if (top && S_ISDIR(st.st_mode) && !strcmp(e->d_name, "objects")) {
+			rc = list_entries(p, 0, v, n, cap);
+			free(p);
+			continue;
+		}
+		if (*n == *cap) {
+			size_t c2 = *cap ? *cap * 2 : 64;
+			struct centry *q = realloc(*v, c2 * sizeof(*q));
+
+			if (!q) {
+				free(p);
+				rc = KT_ENOMEM;
+				break;
+			}
+			*v = q;
+			*cap = c2;
+		}
+		(*v)[*n].path = p;
+		(*v)[*n].mtime = st.st_mtime;
+		(*v)[*n].bytes = tree_bytes(AT_FDCWD, p, 1);
+		(*n)++;
+	}
+	closedir(d);
+	return rc;
+}
+
+int kt_sandbox_cache_trim(const char *dir, uint64_t max, unsigned *removed,
+			  uint64_t *removed_bytes, uint64_t *total)
+{
+	struct centry *v = NULL;
+	size_t n = 0, cap = 0, i;
+	uint64_t sum = 0;
+	int rc;
+
+	*removed = 0;
+	*removed_bytes = 0;
+	rc = list_entries(dir, 1, &v, &n, &cap);
+	for (i = 0; i < n; i++)
+		sum += v[i].bytes;
+	*total = sum;
+	if (!rc && sum > max) {
+		qsort(v, n, sizeof(*v), centry_cmp);
+		for (i = 0; i < n && sum > max; i++) {
+			nftw(v[i].path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+			sum -= v[i].bytes;
+			*removed_bytes += v[i].bytes;
+			(*removed)++;
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+	return rc;
+}
+
 /* ---- running ----------------------------------------------------------------- */
 
 static double now_s(void)
@@ -822,6 +952,8 @@ static void isolation_json(kt_sandbox_result *res, const kt_sandbox_spec *sp,
 		cJSON_AddNumberToObject(lim, "procs", procs);
 		cJSON_AddNumberToObject(lim, "output_bytes", (double)(z->work + z->tmp + z->shm));
 	}
+	if (sp->cache_dir && sp->cache_max)
+		cJSON_AddNumberToObject(lim, "cache_bytes", (double)sp->cache_max);
 	res->isolation = is;
 }
 
@@ -877,7 +1009,8 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 	int ps[2] = { -1, -1 };
 	int ngpu = 0, rc = 0, st = 0, oopen = 1, eopen = 1, exited = 0;
 	pid_t pid, parent = getpid();
-	double deadline, grace = 0;
+	double deadline, grace = 0, cache_check = 0;
+	uint64_t cache_start = 0;
 	size_t i;
 
 	memset(res, 0, sizeof(*res));
@@ -981,6 +1114,10 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 		fds[FD_STATUS - 3] = ps[1] = -1;
 	}
 	deadline = now_s() + sp->timeout_s;
+	if (sp->cache_dir && sp->cache_max) {
+		cache_start = kt_sandbox_cache_bytes(sp->cache_dir);
+		cache_check = now_s() + 0.5;
+	}
 	while (oopen || eopen || !exited) {
 		struct pollfd p[2];
 		int np = 0;
@@ -1006,19 +1143,28 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 		}
 		if (exited && now_s() > grace)
 			break;
+		/* the cache is a host directory: what one step may add to it
+		 * is bounded too, not only what is kept between steps */
+		if (!exited && cache_check && now_s() > cache_check) {
+			cache_check = now_s() + 0.5;
+			if (kt_sandbox_cache_bytes(sp->cache_dir) > cache_start + sp->cache_max) {
+				res->cache_full = 1;
+				deadline = 0;
+			}
+		}
 		if (!exited && now_s() > deadline) {
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 				;
-			res->timed_out = 1;
+			res->timed_out = !res->cache_full;
 			break;
 		}
 	}
 	/* without the sandbox, what the step left in its process group */
 	kill(-pid, SIGKILL);
 	res->status = st;
-	if (ps[0] >= 0 && !res->timed_out) {
+	if (ps[0] >= 0 && !res->timed_out && !res->cache_full) {
 		char buf[256];
 		ssize_t n = read(ps[0], buf, sizeof(buf) - 1);
 

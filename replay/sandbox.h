@@ -43,6 +43,8 @@ typedef struct kt_sandbox_spec {
 				   directory, with the rlimits only */
 	const char *cache_dir;  /* host directory kept across steps (bound
 				   read-write at /ktraj-cache), or NULL */
+	uint64_t cache_max;     /* what the step may add to cache_dir, bytes;
+				   beyond it the sandbox is killed (0: no cap) */
 	const char *bundle_dir; /* the bundle's top folder in the tar, where
 				   run.sh and result.json are */
 } kt_sandbox_spec;
@@ -51,6 +53,8 @@ typedef struct kt_sandbox_result {
 	int status;       /* wait status of the sandbox (bwrap exits with the
 			     step's wrapper's status) */
 	int timed_out;    /* 1: killed by the wall-clock watchdog */
+	int cache_full;   /* 1: killed for adding more than cache_max bytes
+			     to the cache */
 	char *out;        /* the bundle's result.json as printed, NUL-terminated
 			     (at most 1 MiB kept), or NULL */
 	size_t out_len;
@@ -160,6 +164,22 @@ int kt_sandbox_janitor(const char *dir, kt_janitor *j);
 
 /* Remove the directory now: close the pipe and wait for the janitor. */
 void kt_sandbox_janitor_done(kt_janitor *j);
+
+/* Bytes of the regular files under dir (links not followed; 0 when it
+ * cannot be read). */
+uint64_t kt_sandbox_cache_bytes(const char *dir);
+
+/*
+ * Cap the replay cache `dir` at max bytes (kt_sandbox_cache_bytes): when it
+ * holds more, its entries are removed oldest first (modification time)
+ * until it fits.  An entry is each file of dir/objects/ (the harness's
+ * compiled objects, one per source hash) and each other name directly in
+ * dir as a whole (harness-build/, ...).  *total gets the bytes before,
+ * *removed and *removed_bytes what went.  Returns 0, KT_EIO (dir cannot
+ * be read) or KT_ENOMEM.
+ */
+int kt_sandbox_cache_trim(const char *dir, uint64_t max, unsigned *removed,
+			  uint64_t *removed_bytes, uint64_t *total);
 
 /* Free what kt_sandbox_run put in *res (safe on a zeroed one). */
 void kt_sandbox_result_free(kt_sandbox_result *res);

@@ -326,6 +326,50 @@ sys.exit(0)
 	done
 }
 
+# bytes of the files under a directory
+bytes_in() { find "$1" -type f -printf '%s\n' | awk '{n += $1} END {print n + 0}'; }
+
+@test "--cache-max caps a --cache DIR: the oldest entries go, with a line that says so" {
+	for who in $WHO; do
+		c=$(userdir "$who")/cache
+		mkdir -p "$c/objects" "$c/harness-build"
+		for i in 1 2 3 4; do
+			head -c 1048576 /dev/zero >"$c/objects/o$i.so"
+			touch -d "@$((1700000000 + i * 100))" "$c/objects/o$i.so"
+		done
+		head -c 1048576 /dev/zero >"$c/harness-build/ktraj-harness"
+		touch -d @1700000250 "$c/harness-build"
+		chmod -R a+rwX "$c"
+		step "$who" "echo hello" "hello"
+		run --separate-stderr as "$who" env KTRAJ_STORE="$D/$who/s.ktraj" "$D/ktraj" replay h 1 --json \
+			--cache "$c" --cache-max 2621440
+		echo "# $who: $status: $output / $stderr" >&3
+		[ "$status" -eq 0 ]
+		[ "$(get verdict)" = reproduced ]
+		[ "$(get isolation.limits.cache_bytes)" = 2621440 ]
+		[ "$stderr" = "ktraj: replay: cache $c held 5242880 bytes, over --cache-max 2621440: removed its 3 oldest entries (3145728 bytes)" ]
+		# oldest first: o1, o2, then harness-build (as a whole), not o3, o4
+		[ "$(cd "$c" && find . -type f | sort | tr '\n' ' ')" = "./objects/o3.so ./objects/o4.so " ]
+	done
+}
+
+@test "a step that fills the cache is stopped at --cache-max, and the cache is trimmed after it" {
+	for who in $WHO; do
+		c=$(userdir "$who")/cache
+		mkdir -p "$c"
+		chmod 777 "$c"
+		step "$who" 'for i in $(seq 48); do head -c 1048576 /dev/zero >"$KTRAJ_CACHE/f$i" || exit 3; done; sleep 4; exit 0'
+		run --separate-stderr as "$who" env KTRAJ_STORE="$D/$who/s.ktraj" "$D/ktraj" replay h 1 --json \
+			--cache "$c" --cache-max 8388608
+		echo "# $who: $status: $output / $stderr" >&3
+		[ "$status" -eq 0 ]
+		[ "$(get verdict)" = failed ]
+		[[ "$(get reason)" == *"stopped: the step added more than --cache-max (8388608 bytes) to the cache"* ]]
+		[[ "$stderr" == "ktraj: replay: cache $c held "*" bytes, over --cache-max 8388608: removed its "* ]]
+		[ "$(bytes_in "$c")" -le 8388608 ]
+	done
+}
+
 @test "a setsid daemon does not outlive the replay" {
 	dur=$((70000 + RANDOM))
 	for who in $WHO; do
