@@ -41,7 +41,9 @@
 
 /*
  * Write the self-contained replay bundle of step `seq` of `run` (32 hex) to
- * out_path (a zstd-compressed tar, replaced; removed again on failure).
+ * out_path (a gzip-compressed tar; zstd for a name ending .tar.zst or .tzst,
+ * none for .tar, the members in the directory for a name ending "/";
+ * replaced, removed again on failure).
  * Returns 0, or with a one-line reason in err: KT_ENOTFOUND (no such
  * event), KT_EINVAL (the event is not a compile, bench or shell tool call,
  * or its harness sources are not found: set KTRAJ_SRC), KT_ENOMEM, KT_EIO
