@@ -616,6 +616,16 @@ static const char *base(const char *w)
 	return b ? b + 1 : w;
 }
 
+/* Append "name\n" to the list outs ("\n"-led, so "\nNAME\n" finds one). */
+static void add_out(char *outs, size_t olen, const char *name)
+{
+	size_t have = strlen(outs);
+
+	if (!have && olen > 1)
+		outs[have++] = '\n', outs[have] = 0;
+	snprintf(outs + have, olen - have, "%s\n", name);
+}
+
 /* Scan cmd's simple commands; outs collects the -o outputs of nvcc runs
  * (their base names, "\n"-separated).  Returns 1 when a command runs nvcc
  * or one of the outputs already in outs. */
@@ -671,20 +681,12 @@ static int scan_cuda(const char *cmd, char *outs, size_t olen)
 				continue;
 			}
 			if (nvcc && want_out) {
-				size_t have = strlen(outs);
-
-				if (!have && olen > 1)
-					outs[have++] = '\n', outs[have] = 0;
-				snprintf(outs + have, olen - have, "%s\n", base(w));
+				add_out(outs, olen, base(w));
 				want_out = 0;
 			} else if (nvcc && (!strcmp(w, "-o") || !strcmp(w, "--output-file"))) {
 				want_out = 1;
 			} else if (nvcc && !strncmp(w, "-o", 2)) {
-				size_t have = strlen(outs);
-
-				if (!have && olen > 1)
-					outs[have++] = '\n', outs[have] = 0;
-				snprintf(outs + have, olen - have, "%s\n", base(w + 2));
+				add_out(outs, olen, base(w + 2));
 			}
 		}
 	}
