@@ -13,6 +13,8 @@
 
 /* the replay event's numbers are exact below 10^15 (FORMAT.md section 1) */
 #define KT_REPLAY_MAX_BYTES (1ull << 50)
+/* --cache-max's default: a few hundred harness builds' objects */
+#define KT_REPLAY_CACHE_MAX (4ull << 30)
 
 static const char usage[] =
 	"usage: ktraj replay RUN SEQ [--json] [--timeout S] [--mem BYTES] [--allow-network]\n"
@@ -42,12 +44,19 @@ static const char usage[] =
 	"                   --mem): half the workspace, 3/8 /tmp, 1/8 /dev/shm\n"
 	"  --max-procs N    processes in the sandbox (default 256)\n"
 	"  --allow-network  keep the host's network\n"
+	"  --gpu            the GPU profile (/dev/nvidia*, /sys read-only,\n"
+	"                   RLIMIT_DATA) for a step that needs it and is not a\n"
+	"                   bench step, an nvcc compile or a run of what nvcc built\n"
 	"  --no-sandbox     run without bubblewrap: your full file system access,\n"
 	"                   with the limits alone (only for trajectories you trust)\n"
 	"  --all-bench      replay every bench step, reusing compiled binaries\n"
 	"  --cache DIR      where compiled binaries are kept and reused by source\n"
 	"                   hash (default: a temp dir for this command); the step\n"
-	"                   writes it, so it must be writable by the step's user\n";
+	"                   writes it, so it must be writable by the step's user\n"
+	"  --cache-max BYTES  the cache's size (default 4 GiB): before each step\n"
+	"                   and after the last, its oldest entries are removed\n"
+	"                   until it fits (said on stderr); a step that adds more\n"
+	"                   than this is stopped (verdict failed)\n";
 
 struct bench_list {
 	uint64_t *seq;
@@ -93,6 +102,11 @@ static int replay_one(kt_store *s, const char *run, uint64_t seq,
 	return rc;
 }
 
+static void put_safe(FILE *f, const char *s)
+{
+	cli_put_safe(f, s, strlen(s));
+}
+
 static void print_row(const char *run, const cJSON *p, int json)
 {
 	const cJSON *v = cJSON_GetObjectItem(p, "verdict");
@@ -106,14 +120,44 @@ static void print_row(const char *run, const cJSON *p, int json)
 		cli_put_json(row);
 		return;
 	}
-	printf("step %d: %s - %s\n", st ? st->valueint : 0,
-	       cJSON_GetStringValue(v) ? cJSON_GetStringValue(v) : "?",
-	       cJSON_GetStringValue(r) ? cJSON_GetStringValue(r) : "");
+	/* the reason quotes the trajectory (file names the command needs,
+	 * the recorded GPU, the harness's and the sandbox's messages) */
+	printf("step %d: ", st ? st->valueint : 0);
+	put_safe(stdout, cJSON_GetStringValue(v) ? cJSON_GetStringValue(v) : "?");
+	fputs(" - ", stdout);
+	put_safe(stdout, cJSON_GetStringValue(r) ? cJSON_GetStringValue(r) : "");
+	putchar('\n');
+}
+
+/* The command's error line for an err that may quote the trajectory (the
+ * sandbox's messages, a result's field): as cli_err, terminal-safe. */
+static int err_safe(const struct cli *c, const char *err)
+{
+	fprintf(stderr, "ktraj: %s: ", c->cmd ? c->cmd : "replay");
+	put_safe(stderr, err);
+	fputc('\n', stderr);
+	return KT_EXIT_FAIL;
+}
+
+/* Keep the cache within --cache-max (the steps grow a host directory);
+ * what was removed is said on stderr. */
+static void trim_cache(const struct cli *c, const char *dir, uint64_t max)
+{
+	unsigned n;
+	uint64_t gone, total;
+
+	if (!dir || !max || kt_sandbox_cache_trim(dir, max, &n, &gone, &total) || !n)
+		return;
+	fprintf(stderr, "ktraj: %s: cache %s held %llu bytes, over --cache-max %llu: "
+		"removed its %u oldest entries (%llu bytes)\n", c->cmd ? c->cmd : "replay", dir,
+		(unsigned long long)total, (unsigned long long)max, n,
+		(unsigned long long)gone);
 }
 
 int cmd_replay(struct cli *c, int argc, char **argv)
 {
-	kt_replay_limits lim = { 600, 1200, 16ull << 30, 4ull << 30, 0, 0, 0, 0 };
+	kt_replay_limits lim = { 600, 1200, 16ull << 30, 4ull << 30, 0, 0, 0, 0, 0,
+				 KT_REPLAY_CACHE_MAX };
 	const char *spec = NULL, *seqs = NULL, *cache_opt = NULL;
 	char run[KT_RUN_ID_HEX + 1], err[1024] = "";
 	char cache[4200];
@@ -135,6 +179,8 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			lim.allow_network = 1;
 		else if (!strcmp(argv[i], "--no-sandbox"))
 			lim.no_sandbox = 1;
+		else if (!strcmp(argv[i], "--gpu"))
+			lim.gpu = 1;
 		else if (!strcmp(argv[i], "--max-output") &&
 			 cli_has_value(argc, argv, i)) {
 			if (cli_u64(argv[++i], &lim.output_bytes) || lim.output_bytes < 4096 ||
@@ -159,6 +205,11 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 		} else if (!strcmp(argv[i], "--cache") &&
 			   cli_has_value(argc, argv, i)) {
 			cache_opt = argv[++i];
+		} else if (!strcmp(argv[i], "--cache-max") &&
+			   cli_has_value(argc, argv, i)) {
+			if (cli_u64(argv[++i], &lim.cache_max) || lim.cache_max < 4096 ||
+			    lim.cache_max > KT_REPLAY_MAX_BYTES)
+				return cli_usage(c, "--cache-max needs bytes (4096 to 2^50)");
 		} else if (!strcmp(argv[i], "--mem") &&
 			   cli_has_value(argc, argv, i)) {
 			if (cli_u64(argv[++i], &lim.mem_bytes) || !lim.mem_bytes ||
@@ -225,6 +276,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 		if (all && c->progress)
 			fprintf(stderr, "\rktraj: replay: [%zu/%zu] step %llu ", k + 1, b.n,
 				(unsigned long long)b.seq[k]);
+		trim_cache(c, cache_opt ? cache_opt : all ? cache : NULL, lim.cache_max);
 		rc = replay_one(s, run, b.seq[k], &lim,
 				cache_opt ? cache_opt : all ? cache : NULL, &p, err, sizeof(err));
 		if (rc) {
@@ -232,7 +284,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 
 			if (all && c->progress)
 				fputc('\n', stderr);
-			cli_err(c, "%s", err);
+			err_safe(c, err);
 			if (!all) {
 				rc = code == KT_EXIT_USAGE ? KT_EXIT_FAIL : code;
 				goto out;
@@ -253,6 +305,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 	}
 	if (all && c->progress)
 		fputc('\n', stderr);
+	trim_cache(c, cache_opt, lim.cache_max);
 	rc = failed ? KT_EXIT_FAIL : 0;
 out:
 	kt_sandbox_janitor_done(&jan);

@@ -75,17 +75,22 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 	sp.max_procs = lim->max_procs;
 	sp.allow_network = lim->allow_network;
 	sp.no_sandbox = lim->no_sandbox;
-	sp.gpu = kt_sandbox_needs_gpu(manifest, mtext);
+	sp.gpu = lim->gpu || kt_sandbox_needs_gpu(manifest);
 	sp.cache_dir = cache_dir;
+	sp.cache_max = lim->cache_max;
 	sp.bundle_dir = KT_REPLAY_BUNDLE_DIR;
 	rc = kt_sandbox_run(tfd, &sp, &sr, err, errlen);
 	if (rc)
 		goto out;
 	result = sr.out ? cJSON_Parse(sr.out) : NULL;
 	gpu = gpu_name();
-	verdict = kt_replay_judge(kind, manifest, sr.timed_out ? NULL : result, gpu,
-				  reason, sizeof(reason));
-	if (sr.timed_out)
+	verdict = kt_replay_judge(kind, manifest, sr.timed_out || sr.cache_full ? NULL : result,
+				  gpu, reason, sizeof(reason));
+	if (sr.cache_full)
+		snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+			 "%sstopped: the step added more than --cache-max (%llu bytes) to the cache",
+			 *reason ? "; " : "", (unsigned long long)lim->cache_max);
+	else if (sr.timed_out)
 		snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
 			 "%sstopped by the %u s watchdog", *reason ? "; " : "", lim->timeout_s);
 	else if (!result && WIFEXITED(sr.status) && WEXITSTATUS(sr.status) >= 125 && *sr.diag)

@@ -41,7 +41,9 @@
 
 /*
  * Write the self-contained replay bundle of step `seq` of `run` (32 hex) to
- * out_path (a zstd-compressed tar, replaced; removed again on failure).
+ * out_path (a gzip-compressed tar; zstd for a name ending .tar.zst or .tzst,
+ * none for .tar, the members in the directory for a name ending "/";
+ * replaced, removed again on failure).
  * Returns 0, or with a one-line reason in err: KT_ENOTFOUND (no such
  * event), KT_EINVAL (the event is not a compile, bench or shell tool call,
  * or its harness sources are not found: set KTRAJ_SRC), KT_ENOMEM, KT_EIO
@@ -64,6 +66,9 @@ typedef struct kt_replay_limits {
 	uint64_t output_bytes; /* all it may write (its tmpfs), 0: mem/2 */
 	unsigned max_procs;   /* processes in the sandbox, 0: 256 */
 	int no_sandbox;       /* 1: without bubblewrap, limits only */
+	int gpu;              /* 1: the GPU profile whatever the step is
+				 (kt_sandbox_needs_gpu decides otherwise) */
+	uint64_t cache_max;   /* bytes the cache dir may hold, 0: no cap */
 } kt_replay_limits;
 
 /*

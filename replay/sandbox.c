@@ -162,34 +162,57 @@ static unsigned sandbox_gid(void)
 /* ---- seccomp ---------------------------------------------------------------- */
 
 /* What a replayed compile or benchmark never needs and an escape does:
- * mounts and namespaces (the way out of bwrap's), tracing other processes,
- * kernel interfaces with a history of privilege escalations (bpf, keyrings,
- * userfaultfd, perf, io_uring), and the machine's own state. */
+ * mounts and namespaces (the way out of bwrap's), tracing or reaching into
+ * other processes (ptrace, process_vm_*, pidfd_getfd, kcmp,
+ * process_madvise), kernel interfaces with a history of privilege
+ * escalations (bpf, keyrings, userfaultfd, perf, io_uring, modify_ldt,
+ * the kernel log), the machine's own state (modules, reboot, kexec, swap,
+ * the clock, quotas) and obsolete calls nothing current makes.  Names a
+ * kernel or architecture lacks are skipped. */
 static const char *const refused[] = {
 	"mount", "umount", "umount2", "fsopen", "fsconfig", "fsmount", "fspick",
 	"move_mount", "open_tree", "mount_setattr", "setns", "unshare",
 	"pivot_root", "chroot", "ptrace", "process_vm_readv",
-	"process_vm_writev", "bpf", "keyctl", "add_key", "request_key",
-	"init_module", "finit_module", "delete_module", "reboot", "kexec_load",
-	"kexec_file_load", "open_by_handle_at", "name_to_handle_at",
-	"perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter",
-	"io_uring_register", "swapon", "swapoff", "acct", "quotactl",
-	"lookup_dcookie", "vhangup", "iopl", "ioperm", NULL
+	"process_vm_writev", "pidfd_getfd", "kcmp", "process_madvise",
+	"bpf", "keyctl", "add_key", "request_key", "init_module",
+	"finit_module", "delete_module", "create_module", "query_module",
+	"get_kernel_syms", "reboot", "kexec_load", "kexec_file_load",
+	"open_by_handle_at", "name_to_handle_at", "perf_event_open",
+	"userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
+	"swapon", "swapoff", "acct", "quotactl", "quotactl_fd",
+	"lookup_dcookie", "vhangup", "iopl", "ioperm", "modify_ldt", "syslog",
+	"settimeofday", "clock_settime", "clock_adjtime", "stime", "nfsservctl",
+	"uselib", "_sysctl", "ustat", "vm86", "vm86old", NULL
 };
+
+/* personality(): refuse every persona but the query (0xffffffff) and the
+ * current one, so no ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, MMAP_PAGE_ZERO,
+ * ... in any combination.  The kernel reads only the low 32 bits (its
+ * argument is an unsigned int), and a libseccomp rule takes one condition
+ * per argument, so the refused values are covered by aligned blocks, each
+ * one masked compare: [lo, lo + 2^bits) holding neither allowed value is a
+ * rule, one holding one is split in halves (at most 2 x 32 rules). */
+static int persona_rules(scmp_filter_ctx ctx, uint32_t keep, uint64_t lo, unsigned bits)
+{
+	uint64_t hi = lo + (1ull << bits);
+	int has_keep = keep >= lo && keep < hi, has_query = 0xffffffffull >= lo &&
+		0xffffffffull < hi, rc;
+
+	if (!has_keep && !has_query)
+		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(personality), 1,
+					SCMP_A0(SCMP_CMP_MASKED_EQ,
+						0xffffffffull & ~((1ull << bits) - 1), lo));
+	if (!bits)
+		return 0;
+	rc = persona_rules(ctx, keep, lo, bits - 1);
+	return rc ? rc : persona_rules(ctx, keep, lo + (1ull << (bits - 1)), bits - 1);
+}
 
 int kt_sandbox_seccomp_fd(void)
 {
 	static const unsigned long newns[] = {
 		CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
 		CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP, 0x80 /* CLONE_NEWTIME */
-	};
-	/* personality() flags that switch off ASLR or make data executable
-	 * or map page zero: the setuid-exec clearing list of the kernel
-	 * (0xffffffff only asks for the current persona: bit 31, never a
-	 * flag, tells it apart; one condition per argument in a rule) */
-	static const unsigned long bad_persona[] = {
-		ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, MMAP_PAGE_ZERO,
-		ADDR_COMPAT_LAYOUT
 	};
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int fd = -1, rc = 0, nr;
@@ -205,10 +228,8 @@ int kt_sandbox_seccomp_fd(void)
 	for (i = 0; i < sizeof(newns) / sizeof(*newns) && !rc; i++)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
 				      SCMP_A0(SCMP_CMP_MASKED_EQ, newns[i], newns[i]));
-	for (i = 0; i < sizeof(bad_persona) / sizeof(*bad_persona) && !rc; i++)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(personality), 1,
-				      SCMP_A0(SCMP_CMP_MASKED_EQ, bad_persona[i] | 0x80000000u,
-					      bad_persona[i]));
+	if (!rc)
+		rc = persona_rules(ctx, (uint32_t)personality(0xffffffff), 0, 32);
 	/* TIOCSTI pushes input into the terminal ktraj runs in */
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
@@ -552,12 +573,278 @@ out:
 	return rc;
 }
 
-int kt_sandbox_needs_gpu(const cJSON *manifest, const char *mtext)
+/* ---- which profile ------------------------------------------------------------ */
+
+/* The program of the simple command at *p (after assignments, wrappers
+ * like env/time/nice/timeout N and shell keywords), its base name copied to
+ * prog; *p moves past that command.  What the command prints or names as
+ * an argument is never a program. */
+static const char *const wrappers[] = { "env", "time", "nice", "exec", "nohup", "command",
+					"sudo", "stdbuf", "then", "do", "else", "if", "while",
+					"until", "!", "{", NULL };
+
+static size_t word(const char *p, char *w, size_t wlen)
 {
-	if (access("/dev/nvidiactl", F_OK))
+	size_t n = 0, i = 0;
+	char q = 0;
+
+	for (; p[i]; i++) {
+		char ch = p[i];
+
+		if (q) {
+			if (ch == q) {
+				q = 0;
+				continue;
+			}
+		} else if (ch == '\'' || ch == '"') {
+			q = ch;
+			continue;
+		} else if (strchr(" \t\n;&|()`<>", ch)) {
+			break;
+		}
+		if (n + 1 < wlen)
+			w[n++] = ch;
+	}
+	w[n] = 0;
+	return i;
+}
+
+static const char *base(const char *w)
+{
+	const char *b = strrchr(w, '/');
+
+	return b ? b + 1 : w;
+}
+
+/* Append "name\n" to the list outs ("\n"-led, so "\nNAME\n" finds one). */
+static void add_out(char *outs, size_t olen, const char *name)
+{
+	size_t have = strlen(outs);
+
+	if (!have && olen > 1)
+		outs[have++] = '\n', outs[have] = 0;
+	snprintf(outs + have, olen - have, "%s\n", name);
+}
+
+/* Scan cmd's simple commands; outs collects the -o outputs of nvcc runs
+ * (their base names, "\n"-separated).  Returns 1 when a command runs nvcc
+ * or one of the outputs already in outs. */
+static int scan_cuda(const char *cmd, char *outs, size_t olen)
+{
+	const char *p = cmd;
+	char w[512];
+	int found = 0;
+
+	while (p && *p) {
+		int prog = 1, nvcc = 0, want_out = 0, skip_num = 0;
+
+		while (*p && strchr(" \t\n;&|()`$", *p))
+			p++;
+		while (*p && !strchr(";&|()`\n", *p)) {
+			size_t n = word(p, w, sizeof(w));
+
+			p += n ? n : 1;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (!*w)
+				continue;
+			if (prog) {
+				size_t i;
+				int wrap = 0;
+
+				if (skip_num && strspn(w, "0123456789.smhd") == strlen(w)) {
+					skip_num = 0;
+					continue;
+				}
+				for (i = 0; wrappers[i]; i++)
+					wrap |= !strcmp(w, wrappers[i]);
+				if (wrap || (strchr(w, '=') && w[0] != '=' && w[0] != '-')) {
+					continue;
+				}
+				if (!strcmp(w, "timeout")) {
+					skip_num = 1;
+					continue;
+				}
+				if (w[0] == '-')
+					continue;  /* a wrapper's option */
+				prog = 0;
+				nvcc = !strcmp(base(w), "nvcc");
+				if (nvcc) {
+					found = 1;
+				} else {
+					char key[520];
+
+					snprintf(key, sizeof(key), "\n%s\n", base(w));
+					if (*base(w) && strstr(outs, key))
+						found = 1;
+				}
+				continue;
+			}
+			if (nvcc && want_out) {
+				add_out(outs, olen, base(w));
+				want_out = 0;
+			} else if (nvcc && (!strcmp(w, "-o") || !strcmp(w, "--output-file"))) {
+				want_out = 1;
+			} else if (nvcc && !strncmp(w, "-o", 2)) {
+				add_out(outs, olen, base(w + 2));
+			}
+		}
+	}
+	return found;
+}
+
+int kt_sandbox_step_gpu(const cJSON *manifest)
+{
+	const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(manifest, "kind"));
+	const char *compiler = cJSON_GetStringValue(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(manifest, "toolchain"), "compiler"));
+	const char *build = cJSON_GetStringValue(cJSON_GetObjectItem(manifest, "build_command"));
+	const char *cmd = cJSON_GetStringValue(cJSON_GetObjectItem(manifest, "command"));
+	char outs[2048] = "";
+
+	if (cJSON_GetObjectItem(manifest, "harness") || (kind && !strcmp(kind, "bench")))
+		return 1;
+	if (kind && !strcmp(kind, "compile") && compiler && !strcmp(base(compiler), "nvcc"))
+		return 1;
+	/* the build first: its outputs are the CUDA binaries the step runs */
+	if (build && scan_cuda(build, outs, sizeof(outs)))
+		return 1;
+	return cmd && scan_cuda(cmd, outs, sizeof(outs));
+}
+
+int kt_sandbox_needs_gpu(const cJSON *manifest)
+{
+	return !access("/dev/nvidiactl", F_OK) && kt_sandbox_step_gpu(manifest);
+}
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f);
+
+/* ---- the cache's size ------------------------------------------------------------ */
+
+/* Bytes of the files under dirfd/name (not following links; depth-bound
+ * against a hostile tree; what cannot be read counts 0). */
+static uint64_t tree_bytes(int at, const char *name, int depth)
+{
+	struct stat st;
+	uint64_t n = 0;
+	DIR *d;
+	struct dirent *e;
+	int fd;
+
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW))
 		return 0;
-	return cJSON_GetObjectItem(manifest, "harness") || strstr(mtext, "nvcc") ||
-	       strstr(mtext, ".cu\"") || strstr(mtext, "cuda");
+	if (!S_ISDIR(st.st_mode))
+		return S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	if (depth > 64 || (fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				      O_CLOEXEC)) < 0)
+		return 0;
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return 0;
+	}
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n += tree_bytes(dirfd(d), e->d_name, depth + 1);
+	closedir(d);
+	return n;
+}
+
+uint64_t kt_sandbox_cache_bytes(const char *dir)
+{
+	return tree_bytes(AT_FDCWD, dir, 0);
+}
+
+struct centry {
+	char *path;
+	time_t mtime;
+	uint64_t bytes;
+};
+
+static int centry_cmp(const void *a, const void *b)
+{
+	const struct centry *x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+/* Add the children of dir (objects/ is opened one level deeper) to *v. */
+static int list_entries(const char *dir, int top, struct centry **v, size_t *n, size_t *cap)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d)
+		return top ? KT_EIO : 0;
+	while (!rc && (e = readdir(d))) {
+		struct stat st;
+		char *p;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (asprintf(&p, "%s/%s", dir, e->d_name) < 0) {
+			rc = KT_ENOMEM;
+			break;
+		}
+		if (lstat(p, &st)) {
+			free(p);
+			continue;
+		}
+		if (top && S_ISDIR(st.st_mode) && !strcmp(e->d_name, "objects")) {
+			rc = list_entries(p, 0, v, n, cap);
+			free(p);
+			continue;
+		}
+		if (*n == *cap) {
+			size_t c2 = *cap ? *cap * 2 : 64;
+			struct centry *q = realloc(*v, c2 * sizeof(*q));
+
+			if (!q) {
+				free(p);
+				rc = KT_ENOMEM;
+				break;
+			}
+			*v = q;
+			*cap = c2;
+		}
+		(*v)[*n].path = p;
+		(*v)[*n].mtime = st.st_mtime;
+		(*v)[*n].bytes = tree_bytes(AT_FDCWD, p, 1);
+		(*n)++;
+	}
+	closedir(d);
+	return rc;
+}
+
+int kt_sandbox_cache_trim(const char *dir, uint64_t max, unsigned *removed,
+			  uint64_t *removed_bytes, uint64_t *total)
+{
+	struct centry *v = NULL;
+	size_t n = 0, cap = 0, i;
+	uint64_t sum = 0;
+	int rc;
+
+	*removed = 0;
+	*removed_bytes = 0;
+	rc = list_entries(dir, 1, &v, &n, &cap);
+	for (i = 0; i < n; i++)
+		sum += v[i].bytes;
+	*total = sum;
+	if (!rc && sum > max) {
+		qsort(v, n, sizeof(*v), centry_cmp);
+		for (i = 0; i < n && sum > max; i++) {
+			nftw(v[i].path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+			sum -= v[i].bytes;
+			*removed_bytes += v[i].bytes;
+			(*removed)++;
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+	return rc;
 }
 
 /* ---- running ----------------------------------------------------------------- */
@@ -667,6 +954,8 @@ static void isolation_json(kt_sandbox_result *res, const kt_sandbox_spec *sp,
 		cJSON_AddNumberToObject(lim, "procs", procs);
 		cJSON_AddNumberToObject(lim, "output_bytes", (double)(z->work + z->tmp + z->shm));
 	}
+	if (sp->cache_dir && sp->cache_max)
+		cJSON_AddNumberToObject(lim, "cache_bytes", (double)sp->cache_max);
 	res->isolation = is;
 }
 
@@ -722,7 +1011,8 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 	int ps[2] = { -1, -1 };
 	int ngpu = 0, rc = 0, st = 0, oopen = 1, eopen = 1, exited = 0;
 	pid_t pid, parent = getpid();
-	double deadline, grace = 0;
+	double deadline, grace = 0, cache_check = 0;
+	uint64_t cache_start = 0;
 	size_t i;
 
 	memset(res, 0, sizeof(*res));
@@ -826,6 +1116,10 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 		fds[FD_STATUS - 3] = ps[1] = -1;
 	}
 	deadline = now_s() + sp->timeout_s;
+	if (sp->cache_dir && sp->cache_max) {
+		cache_start = kt_sandbox_cache_bytes(sp->cache_dir);
+		cache_check = now_s() + 0.5;
+	}
 	while (oopen || eopen || !exited) {
 		struct pollfd p[2];
 		int np = 0;
@@ -851,19 +1145,28 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 		}
 		if (exited && now_s() > grace)
 			break;
+		/* the cache is a host directory: what one step may add to it
+		 * is bounded too, not only what is kept between steps */
+		if (!exited && cache_check && now_s() > cache_check) {
+			cache_check = now_s() + 0.5;
+			if (kt_sandbox_cache_bytes(sp->cache_dir) > cache_start + sp->cache_max) {
+				res->cache_full = 1;
+				deadline = 0;
+			}
+		}
 		if (!exited && now_s() > deadline) {
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 				;
-			res->timed_out = 1;
+			res->timed_out = !res->cache_full;
 			break;
 		}
 	}
 	/* without the sandbox, what the step left in its process group */
 	kill(-pid, SIGKILL);
 	res->status = st;
-	if (ps[0] >= 0 && !res->timed_out) {
+	if (ps[0] >= 0 && !res->timed_out && !res->cache_full) {
 		char buf[256];
 		ssize_t n = read(ps[0], buf, sizeof(buf) - 1);
 

@@ -43,6 +43,8 @@ typedef struct kt_sandbox_spec {
 				   directory, with the rlimits only */
 	const char *cache_dir;  /* host directory kept across steps (bound
 				   read-write at /ktraj-cache), or NULL */
+	uint64_t cache_max;     /* what the step may add to cache_dir, bytes;
+				   beyond it the sandbox is killed (0: no cap) */
 	const char *bundle_dir; /* the bundle's top folder in the tar, where
 				   run.sh and result.json are */
 } kt_sandbox_spec;
@@ -51,6 +53,8 @@ typedef struct kt_sandbox_result {
 	int status;       /* wait status of the sandbox (bwrap exits with the
 			     step's wrapper's status) */
 	int timed_out;    /* 1: killed by the wall-clock watchdog */
+	int cache_full;   /* 1: killed for adding more than cache_max bytes
+			     to the cache */
 	char *out;        /* the bundle's result.json as printed, NUL-terminated
 			     (at most 1 MiB kept), or NULL */
 	size_t out_len;
@@ -79,13 +83,18 @@ unsigned kt_sandbox_uid(void);
  * what bwrap's --seccomp reads), written to a new memory file and rewound.
  * Refused with EPERM: mount, umount2, the new mount API, setns, unshare,
  * clone with any CLONE_NEW* flag, pivot_root, chroot, ptrace,
- * process_vm_readv/writev, bpf, keyctl, add_key, request_key, module
- * loading and removal, reboot, kexec, open_by_handle_at, perf_event_open,
- * userfaultfd, io_uring, swapon/swapoff, acct, quotactl, the TIOCSTI and
- * TIOCLINUX ioctls and personality() with ADDR_NO_RANDOMIZE,
- * READ_IMPLIES_EXEC, MMAP_PAGE_ZERO or ADDR_COMPAT_LAYOUT; clone3 gets
- * ENOSYS (its flags are out of the filter's reach; the C library then falls
- * back to clone).  Syscalls of other architectures kill the process.
+ * process_vm_readv/writev, pidfd_getfd, kcmp, process_madvise, bpf,
+ * keyctl, add_key, request_key, module loading and removal, reboot, kexec,
+ * open_by_handle_at, name_to_handle_at, perf_event_open, userfaultfd,
+ * io_uring, swapon/swapoff, acct, quotactl(_fd), iopl/ioperm,
+ * modify_ldt, syslog, setting the clock, obsolete calls (uselib, _sysctl,
+ * ustat, nfsservctl, vm86, ...), the TIOCSTI and TIOCLINUX ioctls, and
+ * personality() with any value but the query (0xffffffff) and the caller's
+ * current persona (compared on the low 32 bits, which the kernel reads);
+ * clone3 gets ENOSYS (its flags are out of the filter's reach; the C
+ * library then falls back to clone).  Syscalls of other architectures kill
+ * the process.  The list was checked against the refusals of Docker's
+ * default seccomp profile (moby, profiles/seccomp/default.json).
  * Returns the fd (caller closes), or KT_ENOMEM / KT_EIO.
  */
 int kt_sandbox_seccomp_fd(void);
@@ -104,12 +113,24 @@ int kt_sandbox_plain_tar(int in_fd, const char *manifest_name, int *out_fd,
 			 char **manifest, char *err, size_t errlen);
 
 /*
- * Whether a bundle's step needs the GPU: the host has /dev/nvidiactl, and
- * the manifest has a "harness" (a `ktraj bench` step) or its text mentions
- * nvcc, CUDA or a .cu file.  Such a step gets /dev/nvidia*, /sys read-only
- * and RLIMIT_DATA instead of RLIMIT_AS (kt_sandbox_spec.gpu).
+ * Whether a bundle's step is a GPU step, from what the step runs, never
+ * from what its text mentions: manifest (FORMAT.md section 13) has a
+ * "harness" or kind "bench"; or kind "compile" with toolchain.compiler
+ * nvcc; or a simple command of its "build_command" or "command" runs
+ * nvcc (the program word, after VAR=value assignments and wrappers such as
+ * env, time, nice, timeout N), or runs a binary that an nvcc command
+ * before it wrote with -o.  A step that only prints or names "cuda" or
+ * "nvcc" as an argument is not.  Pure: 1 or 0.
  */
-int kt_sandbox_needs_gpu(const cJSON *manifest, const char *mtext);
+int kt_sandbox_step_gpu(const cJSON *manifest);
+
+/*
+ * The GPU profile for this step here: the host has /dev/nvidiactl and
+ * kt_sandbox_step_gpu says so.  Such a step gets /dev/nvidia*, /sys
+ * read-only and RLIMIT_DATA instead of RLIMIT_AS (kt_sandbox_spec.gpu);
+ * `replay --gpu` asks for the profile whatever this says.
+ */
+int kt_sandbox_needs_gpu(const cJSON *manifest);
 
 /*
  * Run the bundle read from tar_fd (a plain tar, seekable or not; it becomes
@@ -143,6 +164,22 @@ int kt_sandbox_janitor(const char *dir, kt_janitor *j);
 
 /* Remove the directory now: close the pipe and wait for the janitor. */
 void kt_sandbox_janitor_done(kt_janitor *j);
+
+/* Bytes of the regular files under dir (links not followed; 0 when it
+ * cannot be read). */
+uint64_t kt_sandbox_cache_bytes(const char *dir);
+
+/*
+ * Cap the replay cache `dir` at max bytes (kt_sandbox_cache_bytes): when it
+ * holds more, its entries are removed oldest first (modification time)
+ * until it fits.  An entry is each file of dir/objects/ (the harness's
+ * compiled objects, one per source hash) and each other name directly in
+ * dir as a whole (harness-build/, ...).  *total gets the bytes before,
+ * *removed and *removed_bytes what went.  Returns 0, KT_EIO (dir cannot
+ * be read) or KT_ENOMEM.
+ */
+int kt_sandbox_cache_trim(const char *dir, uint64_t max, unsigned *removed,
+			  uint64_t *removed_bytes, uint64_t *total);
 
 /* Free what kt_sandbox_run put in *res (safe on a zeroed one). */
 void kt_sandbox_result_free(kt_sandbox_result *res);

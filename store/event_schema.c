@@ -129,7 +129,7 @@ static const char *const rlimits[] = { "RLIMIT_AS", "RLIMIT_DATA", NULL };
 static const struct field iso_limits[] = {
 	F("timeout_s", T_UINT), F("cpu_s", T_UINT), FE("memory", rlimits),
 	F("mem_bytes", T_UINT), F("file_bytes", T_UINT), F("procs", T_UINT),
-	F("output_bytes", T_UINT), END
+	F("output_bytes", T_UINT), F("cache_bytes", T_UINT), END
 };
 static const struct field isolation[] = {
 	F("sandbox", T_STR), F("version", T_STR), FA("namespaces", el_str),

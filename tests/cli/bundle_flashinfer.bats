@@ -24,10 +24,10 @@ print([r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]=="compile"][0])'
 	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/flashinfer/cache" >/dev/null
 	R=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
 	S=$(compile_seq "$R")
-	run "$KTRAJ" export "$R" --step "$S" --bundle "$BATS_TEST_TMPDIR/b.tar.zst"
+	run "$KTRAJ" export "$R" --step "$S" --bundle "$BATS_TEST_TMPDIR/b.tar.gz"
 	[ "$status" -eq 0 ]
 	mkdir "$BATS_TEST_TMPDIR/x"
-	tar -C "$BATS_TEST_TMPDIR/x" -xf "$BATS_TEST_TMPDIR/b.tar.zst"
+	tar -C "$BATS_TEST_TMPDIR/x" -xf "$BATS_TEST_TMPDIR/b.tar.gz"
 	B="$BATS_TEST_TMPDIR/x/ktraj-bundle"
 	[ -f "$B/workspace/kernel.cu" ]
 	[ -f "$B/workspace/kernel.h" ]
@@ -47,10 +47,10 @@ PY
 	"$KTRAJ" import "$CORPUS/gpu_kernel/flashinfer_trace/traces_qwen_dsa_topk_indexer_compile_error.jsonl" >/dev/null 2>&1
 	R=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
 	S=$(compile_seq "$R")
-	run "$KTRAJ" export "$R" --step "$S" --bundle "$BATS_TEST_TMPDIR/b.tar.zst"
+	run "$KTRAJ" export "$R" --step "$S" --bundle "$BATS_TEST_TMPDIR/b.tar.gz"
 	[ "$status" -eq 0 ]
 	mkdir "$BATS_TEST_TMPDIR/x"
-	tar -C "$BATS_TEST_TMPDIR/x" -xf "$BATS_TEST_TMPDIR/b.tar.zst"
+	tar -C "$BATS_TEST_TMPDIR/x" -xf "$BATS_TEST_TMPDIR/b.tar.gz"
 	B="$BATS_TEST_TMPDIR/x/ktraj-bundle"
 	! grep -q '\.cache' "$B/command.sh"
 	python3 - "$B/manifest.json" <<'PY'

@@ -31,10 +31,10 @@ print(" ".join(str(r["seq"]) for r in map(json.loads,sys.stdin) if r["kind"]=="t
 
 @test "a bundle of an editor call is refused, never run as a command" {
 	for s in $(calls_of str_replace_editor) $(calls_of submit); do
-		run "$KTRAJ" export "$R" --step "$s" --bundle "$BATS_TEST_TMPDIR/b$s.tar.zst"
+		run "$KTRAJ" export "$R" --step "$s" --bundle "$BATS_TEST_TMPDIR/b$s.tar.gz"
 		[ "$status" -eq 1 ]
 		[[ "$output" == *"step $s has no recorded shell command to re-run"*"is not a shell command"* ]]
-		[ ! -e "$BATS_TEST_TMPDIR/b$s.tar.zst" ]
+		[ ! -e "$BATS_TEST_TMPDIR/b$s.tar.gz" ]
 	done
 	run "$KTRAJ" replay "$R" "$(calls_of str_replace_editor | cut -d' ' -f1)"
 	[ "$status" -ne 0 ]
@@ -43,9 +43,9 @@ print(" ".join(str(r["seq"]) for r in map(json.loads,sys.stdin) if r["kind"]=="t
 
 @test "the shell step next to them still bundles its own command" {
 	s=$(calls_of bash)
-	run "$KTRAJ" export "$R" --step "$s" --bundle "$BATS_TEST_TMPDIR/b.tar.zst"
+	run "$KTRAJ" export "$R" --step "$s" --bundle "$BATS_TEST_TMPDIR/b.tar.gz"
 	[ "$status" -eq 0 ]
 	mkdir "$BATS_TEST_TMPDIR/x"
-	tar -C "$BATS_TEST_TMPDIR/x" -xf "$BATS_TEST_TMPDIR/b.tar.zst"
+	tar -C "$BATS_TEST_TMPDIR/x" -xf "$BATS_TEST_TMPDIR/b.tar.gz"
 	[ "$(cat "$BATS_TEST_TMPDIR/x/ktraj-bundle/command.sh")" = "nvcc -c /r/k.cu -o /r/k.o" ]
 }

@@ -32,15 +32,15 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 @test "a bundle is a tar.zst with manifest, run.sh and the workspace, no host paths" {
 	R=$(run_of "$FIX/cc_bench_session.jsonl")
 	S=$(seq_of "$R" bench)
-	run "$KTRAJ" export "$R" --step "$S" --bundle "$BATS_TEST_TMPDIR/b.tar.zst"
+	run "$KTRAJ" export "$R" --step "$S" --bundle "$BATS_TEST_TMPDIR/b.tar.gz"
 	[ "$status" -eq 0 ]
-	tar --zstd -tf "$BATS_TEST_TMPDIR/b.tar.zst" >"$BATS_TEST_TMPDIR/list"
+	tar -ztf "$BATS_TEST_TMPDIR/b.tar.gz" >"$BATS_TEST_TMPDIR/list"
 	grep -qx 'ktraj-bundle/manifest.json' "$BATS_TEST_TMPDIR/list"
 	grep -qx 'ktraj-bundle/run.sh' "$BATS_TEST_TMPDIR/list"
 	grep -qx 'ktraj-bundle/workspace/bench.c' "$BATS_TEST_TMPDIR/list"
 	! grep -qE '^/|(^|/)\.\.(/|$)' "$BATS_TEST_TMPDIR/list"
 	mkdir "$BATS_TEST_TMPDIR/x"
-	tar --zstd -xf "$BATS_TEST_TMPDIR/b.tar.zst" -C "$BATS_TEST_TMPDIR/x"
+	tar -zxf "$BATS_TEST_TMPDIR/b.tar.gz" -C "$BATS_TEST_TMPDIR/x"
 	! grep -q '/home/alice' "$BATS_TEST_TMPDIR/x/ktraj-bundle/manifest.json"
 	# the bench step carries the build that precedes it
 	python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if m["build_command"]=="cc -O2 -o bench bench.c" and m["expect"]["time_ms"]==2.5 else 1)' \
@@ -50,9 +50,9 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 @test "the bundle runs on its own and its result imports as a replay event on the step" {
 	R=$(run_of "$FIX/cc_bench_session.jsonl")
 	S=$(seq_of "$R" bench)
-	"$KTRAJ" export "$R" --step "$S" --bundle "$BATS_TEST_TMPDIR/b.tar.zst"
+	"$KTRAJ" export "$R" --step "$S" --bundle "$BATS_TEST_TMPDIR/b.tar.gz"
 	mkdir "$BATS_TEST_TMPDIR/x"
-	tar --zstd -xf "$BATS_TEST_TMPDIR/b.tar.zst" -C "$BATS_TEST_TMPDIR/x"
+	tar -zxf "$BATS_TEST_TMPDIR/b.tar.gz" -C "$BATS_TEST_TMPDIR/x"
 	(cd / && env -i PATH=/usr/bin:/bin sh "$BATS_TEST_TMPDIR/x/ktraj-bundle/run.sh")
 	[ -s "$BATS_TEST_TMPDIR/x/ktraj-bundle/result.json" ]
 	run "$KTRAJ" import --json "$BATS_TEST_TMPDIR/x/ktraj-bundle/result.json"
@@ -143,14 +143,14 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 	cd "$BATS_TEST_DIRNAME/../.."
 	"$KTRAJ" bench --task rmsnorm --kernel kernels/rmsnorm/01_rowwise.cu --record r1 >/dev/null 2>&1 || true
 	C=$("$KTRAJ" log r1 --json | python3 -c 'import json,sys; print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]=="compile"))')
-	run "$KTRAJ" export r1 --step "$C" --bundle "$BATS_TEST_TMPDIR/c.tar.zst"
+	run "$KTRAJ" export r1 --step "$C" --bundle "$BATS_TEST_TMPDIR/c.tar.gz"
 	[ "$status" -eq 0 ]
-	tar --zstd -tf "$BATS_TEST_TMPDIR/c.tar.zst" >"$BATS_TEST_TMPDIR/list"
+	tar -ztf "$BATS_TEST_TMPDIR/c.tar.gz" >"$BATS_TEST_TMPDIR/list"
 	grep -qx 'ktraj-bundle/workspace/candidate.cu' "$BATS_TEST_TMPDIR/list"
 	grep -qx 'ktraj-bundle/harness/Makefile' "$BATS_TEST_TMPDIR/list"
 	grep -qx 'ktraj-bundle/kernels/tasks/rmsnorm.json' "$BATS_TEST_TMPDIR/list"
-	tar --zstd -xOf "$BATS_TEST_TMPDIR/c.tar.zst" ktraj-bundle/workspace/candidate.cu | cmp - kernels/rmsnorm/01_rowwise.cu
-	tar --zstd -xOf "$BATS_TEST_TMPDIR/c.tar.zst" ktraj-bundle/command.sh | grep -q -- '--task kernels/tasks/rmsnorm.json --kernel workspace/candidate.cu --compile-only'
+	tar -zxOf "$BATS_TEST_TMPDIR/c.tar.gz" ktraj-bundle/workspace/candidate.cu | cmp - kernels/rmsnorm/01_rowwise.cu
+	tar -zxOf "$BATS_TEST_TMPDIR/c.tar.gz" ktraj-bundle/command.sh | grep -q -- '--task kernels/tasks/rmsnorm.json --kernel workspace/candidate.cu --compile-only'
 }
 
 @test "the README sample's bench step bundles the kernel and its bench.h, nothing missing" {
@@ -169,8 +169,8 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 		"$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl" >"$BATS_TEST_TMPDIR/nohdr.jsonl"
 	R=$(run_of "$BATS_TEST_TMPDIR/nohdr.jsonl")
 	S=$(seq_of "$R" bench)
-	"$KTRAJ" export "$R" --step "$S" --bundle "$BATS_TEST_TMPDIR/s.tar.zst"
-	tar --zstd -xOf "$BATS_TEST_TMPDIR/s.tar.zst" ktraj-bundle/manifest.json |
+	"$KTRAJ" export "$R" --step "$S" --bundle "$BATS_TEST_TMPDIR/s.tar.gz"
+	tar -zxOf "$BATS_TEST_TMPDIR/s.tar.gz" ktraj-bundle/manifest.json |
 		python3 -c 'import json,sys; m=json.load(sys.stdin); sys.exit(0 if "bench.h" in m["missing"] and any(f["path"]=="softmax.cu" for f in m["files"]) else 1)'
 }
 

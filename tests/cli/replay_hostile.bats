@@ -160,6 +160,21 @@ refused_by_all() { # refused_by_all COMMAND [replay options]: refused for each u
 	done
 }
 
+@test "the text output shows the trajectory's control characters instead of sending them to the terminal" {
+	for who in $WHO; do
+		# a file name the command needs and the trajectory never showed
+		# is quoted in the reason
+		step "$who" $'cat \e[2J\e]0;x\a\e[31mx.c' "hi"
+		run as "$who" env KTRAJ_STORE="$D/$who/s.ktraj" "$D/ktraj" replay h 1
+		echo "# $who: status $status: $(printf %q "$output")" >&3
+		[ "$status" -eq 0 ]
+		[[ "$output" == *'never showed'* ]]
+		[[ "$output" != *$'\e'* ]]
+		[[ "$output" != *$'\a'* ]]
+		[[ "$output" == *'x^G^[[31mx.c'* ]]
+	done
+}
+
 @test "remounting / read-write and writing the host's /etc is refused" {
 	for who in $WHO; do
 		hostile "$who" "mount -o remount,rw / 2>/dev/null; mount -o remount,rw /etc 2>/dev/null; echo x >/etc/$MARK 2>/dev/null && exit 0; exit 3"
@@ -176,7 +191,7 @@ refused_by_all() { # refused_by_all COMMAND [replay options]: refused for each u
 	refused_by_all 'for p in $(ls /proc | grep -E "^[0-9]+$"); do nsenter -t $p -a true 2>/dev/null && exit 0; nsenter -t $p -m -n true 2>/dev/null && exit 0; done; unshare -Ur true 2>/dev/null && exit 0; unshare -n true 2>/dev/null && exit 0; exit 3'
 }
 
-@test "the seccomp filter refuses mount, unshare, setns, ptrace, keyrings, bpf, perf, userfaultfd and ASLR-off personality" {
+@test "the seccomp filter refuses mount, unshare, setns, ptrace, pidfd_getfd, kcmp, keyrings, bpf, perf, userfaultfd and any persona but the query and the current one" {
 	[ "$(uname -m)" = x86_64 ] || skip "syscall numbers below are x86_64's"
 	for who in $WHO; do
 		hostile "$who" "python3 -c '
@@ -186,7 +201,8 @@ libc.syscall.restype = ctypes.c_long
 L = ctypes.c_long
 calls = [(165, b\"none\", b\"/tmp\", b\"tmpfs\", L(0), None), (272, L(0x10000000)), (308, L(0), L(0)),
          (101, L(0), L(0), L(0), L(0)), (250, L(0), L(-3), L(0)), (248, b\"user\", b\"k\", b\"v\", L(1), L(-2)),
-         (321, L(0), None, L(0)), (298, None, L(0), L(-1), L(-1), L(0)), (323, L(0)), (135, L(0x0040000))]
+         (321, L(0), None, L(0)), (298, None, L(0), L(-1), L(-1), L(0)), (323, L(0)), (135, L(0x0040000)),
+         (135, L(0x80040000)), (135, L(0x100400000)), (438, L(-1), L(0), L(0)), (312, L(1), L(1), L(0), L(0), L(0))]
 bad = []
 for c in calls:
     r = libc.syscall(L(c[0]), *c[1:])
@@ -201,6 +217,12 @@ sys.exit(3 if not bad else 0)
 
 @test "nothing of the host's secrets or its /tmp is visible: /etc/shadow, /root, /home, the store" {
 	refused_by_all "[ -e /etc/shadow ] && exit 0; [ -e /root ] && exit 0; [ -e /home ] && exit 0; [ -e '$D' ] && exit 0; cat /etc/shadow /root/.ssh/* 2>/dev/null && exit 0; exit 3"
+}
+
+@test "ktraj's environment (its secrets) is not readable: /proc/1/environ (bwrap), /proc/self/environ, the parent's" {
+	# the value is assembled in the step, so no command line holds it
+	export KTRAJ_TEST_SECRET=hostile-$MARK-value
+	refused_by_all "v=hostile-$MARK; v=\$v-value; for f in /proc/1/environ /proc/self/environ /proc/\$PPID/environ /proc/[0-9]*/environ; do tr '\\0' '\\n' <\$f 2>/dev/null | grep -qx \"KTRAJ_TEST_SECRET=\$v\" && exit 0; done; exit 3"
 }
 
 @test "writes to /tmp, /dev/shm, /var/tmp and /etc do not reach the host" {
@@ -289,6 +311,62 @@ sys.exit(0)
 		hostile "$who" "for i in 1 2 3; do dd if=/dev/zero of=f\$i bs=1M count=12 2>/dev/null || exit 3; done; exit 0" --max-output 67108864
 		refused "$who"
 		[ "$(get isolation.work_bytes)" = 33554432 ]
+	done
+}
+
+@test "a step that only prints cuda gets the CPU profile (RLIMIT_AS, no /dev/nvidia*); --gpu asks for the GPU one" {
+	for who in $WHO; do
+		hostile "$who" "echo cuda nvcc /usr/local/cuda .cu; [ -e /dev/nvidiactl ] && exit 0; [ -e /sys/kernel ] && exit 0; exit 3"
+		refused "$who"
+		[ "$(get isolation.limits.memory)" = RLIMIT_AS ]
+		[ "$(get isolation.dev)" = private ]
+		run as "$who" env KTRAJ_STORE="$D/$who/s.ktraj" "$D/ktraj" replay h 1 --json --gpu
+		[ "$status" -eq 0 ]
+		[ "$(get isolation.limits.memory)" = RLIMIT_DATA ]
+	done
+}
+
+# bytes of the files under a directory
+bytes_in() { find "$1" -type f -printf '%s\n' | awk '{n += $1} END {print n + 0}'; }
+
+@test "--cache-max caps a --cache DIR: the oldest entries go, with a line that says so" {
+	for who in $WHO; do
+		c=$(userdir "$who")/cache
+		mkdir -p "$c/objects" "$c/harness-build"
+		for i in 1 2 3 4; do
+			head -c 1048576 /dev/zero >"$c/objects/o$i.so"
+			touch -d "@$((1700000000 + i * 100))" "$c/objects/o$i.so"
+		done
+		head -c 1048576 /dev/zero >"$c/harness-build/ktraj-harness"
+		touch -d @1700000250 "$c/harness-build"
+		chmod -R a+rwX "$c"
+		step "$who" "echo hello" "hello"
+		run --separate-stderr as "$who" env KTRAJ_STORE="$D/$who/s.ktraj" "$D/ktraj" replay h 1 --json \
+			--cache "$c" --cache-max 2621440
+		echo "# $who: $status: $output / $stderr" >&3
+		[ "$status" -eq 0 ]
+		[ "$(get verdict)" = reproduced ]
+		[ "$(get isolation.limits.cache_bytes)" = 2621440 ]
+		[ "$stderr" = "ktraj: replay: cache $c held 5242880 bytes, over --cache-max 2621440: removed its 3 oldest entries (3145728 bytes)" ]
+		# oldest first: o1, o2, then harness-build (as a whole), not o3, o4
+		[ "$(cd "$c" && find . -type f | sort | tr '\n' ' ')" = "./objects/o3.so ./objects/o4.so " ]
+	done
+}
+
+@test "a step that fills the cache is stopped at --cache-max, and the cache is trimmed after it" {
+	for who in $WHO; do
+		c=$(userdir "$who")/cache
+		mkdir -p "$c"
+		chmod 777 "$c"
+		step "$who" 'for i in $(seq 48); do head -c 1048576 /dev/zero >"$KTRAJ_CACHE/f$i" || exit 3; done; sleep 4; exit 0'
+		run --separate-stderr as "$who" env KTRAJ_STORE="$D/$who/s.ktraj" "$D/ktraj" replay h 1 --json \
+			--cache "$c" --cache-max 8388608
+		echo "# $who: $status: $output / $stderr" >&3
+		[ "$status" -eq 0 ]
+		[ "$(get verdict)" = failed ]
+		[[ "$(get reason)" == *"stopped: the step added more than --cache-max (8388608 bytes) to the cache"* ]]
+		[[ "$stderr" == "ktraj: replay: cache $c held "*" bytes, over --cache-max 8388608: removed its "* ]]
+		[ "$(bytes_in "$c")" -le 8388608 ]
 	done
 }
 
