@@ -48,7 +48,7 @@ static struct {
 } L;
 
 /* The cached plan of one shape. */
-#define MAXD 48
+#define MAXD 128
 static struct {
 	int ok;
 	int64_t key[9];
@@ -62,20 +62,23 @@ static struct {
 	int causal, shifted, engines, engine_used, variant;
 } P;
 
-/* Usual homes of libcudnn.so.9: the CUDA Toolkit, the distribution, and the
- * wheels PyTorch installs (nvidia-cudnn-cu12/cu13 put it in
- * site-packages/nvidia/cudnn/lib; some builds ship it in torch/lib). */
+/* Usual homes of libcudnn.so.9, PyTorch's first: the wheels it installs
+ * (nvidia-cudnn-cu12/cu13 put it in site-packages/nvidia/cudnn/lib; some
+ * builds ship it in torch/lib) hold the cuDNN that PyTorch's SDPA uses, so a
+ * claim against "cuDNN" means the same library in and outside the harness
+ * (on the H200 the distribution's copy was 9.14, PyTorch's 9.19); then the
+ * CUDA Toolkit and the distribution. */
 static const char *const search[] = {
-	"/usr/local/cuda/lib64/libcudnn.so.9",
-	"/usr/local/cuda/lib/libcudnn.so.9",
-	"/usr/local/cuda-*/lib*/libcudnn.so.9",
-	"/usr/lib/x86_64-linux-gnu/libcudnn.so.9",
-	"/usr/lib/aarch64-linux-gnu/libcudnn.so.9",
 	"/opt/*/.venv/lib/python3*/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
 	"/usr/local/lib/python3*/*-packages/nvidia/cudnn/lib/libcudnn.so.9",
 	"/usr/lib/python3*/*-packages/nvidia/cudnn/lib/libcudnn.so.9",
 	"/opt/*/.venv/lib/python3*/site-packages/torch/lib/libcudnn.so.9",
 	"/usr/local/lib/python3*/*-packages/torch/lib/libcudnn.so.9",
+	"/usr/local/cuda/lib64/libcudnn.so.9",
+	"/usr/local/cuda/lib/libcudnn.so.9",
+	"/usr/local/cuda-*/lib*/libcudnn.so.9",
+	"/usr/lib/x86_64-linux-gnu/libcudnn.so.9",
+	"/usr/lib/aarch64-linux-gnu/libcudnn.so.9",
 	NULL
 };
 

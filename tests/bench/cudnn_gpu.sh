@@ -27,7 +27,7 @@ for line in open(sys.argv[1]):
     b = (r.get("check") or {}).get("baseline") or {}
     print("  %-36s %-14s 06 %6.1f TF/s cudnn %6.1f TF/s x%.3f [%s] base_ok=%s rel_l2=%.2g %s %s" % (
         r["scenario"], r["status"], r.get("tflops") or 0, r.get("ref_tflops") or 0,
-        r.get("speedup") or 0, ",".join("%.3f" % x for x in (r.get("speedup_ci") or [])),
+        r.get("speedup") or 0, ",".join("%.3f" % x for x in (r.get("speedup_ci") or []) if x is not None),
         b.get("pass"), b.get("rel_l2") or 0, json.dumps(r.get("baseline_plan")),
         (r.get("reason") or "")[:300]))
 PY
@@ -56,5 +56,20 @@ for ph in $PHASES; do
 import json
 for l in open('$OUTD/sdpa.ndjson'):
     r=json.loads(l); print('  %-36s sdpa-cudnn %7.1f flash %7.1f' % (r['scenario'], r.get('cudnn_tflops') or 0, r.get('flash_tflops') or 0))" | tee -a "$OUTD/summary.txt" ;;
+	ncu)
+		# what limits the weakest shape: rung 06's kernel, then cuDNN's (its
+		# kernel names carry sdpa/fmha/flash/fprop; 06's and the harness's
+		# own kernels match none of them)
+		sc=${NCU_SCEN:-large_b16_h32_s1024_d64_causal_bf16}
+		for who in 06:attn_wgmma cudnn:'sdpa|fmha|flash|fprop|cudnn|Attention|attention'; do
+			timeout ${NCU_LIMIT:-90} ncu --clock-control none --kernel-name "regex:${who#*:}" --launch-count 1 \
+				--section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
+				--section SchedulerStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+				$H --task $LARGE --kernel $K6 --baseline cudnn ${CUDNN:+--cudnn $CUDNN} --scenarios $sc \
+				--no-timing --timeout 80 >"$OUTD/ncu_${who%%:*}.txt" 2>&1
+			log "ncu ${who%%:*} rc=$?"
+			grep -E '^  [a-zA-Z_].*\(|Duration|SM Throughput|Compute \(SM\)|Memory Throughput|DRAM Throughput|Registers Per|Shared Memory Config|Block Size|Grid Size|Waves Per SM|Theoretical Occ|Achieved Occ|Issue Slots Busy|No Eligible|Eligible Warps|Warp Cycles Per Issued|Executed Ipc Active|L1/TEX Hit|L2 Hit' \
+				"$OUTD/ncu_${who%%:*}.txt" | head -40 | tee -a "$OUTD/summary.txt"
+		done ;;
 	esac
 done
