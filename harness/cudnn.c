@@ -269,10 +269,28 @@ static int tensor(ktc_desc *t, int64_t uid, int dt, const int64_t dim[4],
 	return 0;
 }
 
+/* An operation descriptor of `type` whose n attributes names[i] are the
+ * descriptors d[i] (a NULL one is left unset), finalized. */
+static int operation(ktc_desc *op, int type, int n, const int *names, const ktc_desc *d)
+{
+	if (newd(type, op))
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (d[i])
+			TRY(L.set(*op, names[i], KTC_TYPE_BACKEND_DESCRIPTOR, 1, &d[i]), "operation input");
+	TRY(L.fin(*op), "operation finalize");
+	return 0;
+}
+
 /* y = mode(x [, b [, t]]); axis >= 0 for GEN_INDEX */
 static int pointwise(ktc_desc *op, int mode, int prec, int64_t axis, ktc_desc x,
 		     ktc_desc b, ktc_desc t, ktc_desc y)
 {
+	static const int names[] = {
+		KTC_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, KTC_ATTR_OPERATION_POINTWISE_XDESC,
+		KTC_ATTR_OPERATION_POINTWISE_BDESC, KTC_ATTR_OPERATION_POINTWISE_TDESC,
+		KTC_ATTR_OPERATION_POINTWISE_YDESC
+	};
 	ktc_desc pw;
 
 	if (newd(KTC_POINTWISE_DESCRIPTOR, &pw))
@@ -282,21 +300,17 @@ static int pointwise(ktc_desc *op, int mode, int prec, int64_t axis, ktc_desc x,
 	if (axis >= 0)
 		TRY(L.set(pw, KTC_ATTR_POINTWISE_AXIS, KTC_TYPE_INT64, 1, &axis), "pointwise axis");
 	TRY(L.fin(pw), "pointwise finalize");
-	if (newd(KTC_OPERATION_POINTWISE_DESCRIPTOR, op))
-		return -1;
-	TRY(L.set(*op, KTC_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, KTC_TYPE_BACKEND_DESCRIPTOR, 1, &pw), "pointwise op");
-	TRY(L.set(*op, KTC_ATTR_OPERATION_POINTWISE_XDESC, KTC_TYPE_BACKEND_DESCRIPTOR, 1, &x), "pointwise x");
-	if (b)
-		TRY(L.set(*op, KTC_ATTR_OPERATION_POINTWISE_BDESC, KTC_TYPE_BACKEND_DESCRIPTOR, 1, &b), "pointwise b");
-	if (t)
-		TRY(L.set(*op, KTC_ATTR_OPERATION_POINTWISE_TDESC, KTC_TYPE_BACKEND_DESCRIPTOR, 1, &t), "pointwise t");
-	TRY(L.set(*op, KTC_ATTR_OPERATION_POINTWISE_YDESC, KTC_TYPE_BACKEND_DESCRIPTOR, 1, &y), "pointwise y");
-	TRY(L.fin(*op), "pointwise op finalize");
-	return 0;
+	return operation(op, KTC_OPERATION_POINTWISE_DESCRIPTOR, 5, names,
+			 (const ktc_desc[]){ pw, x, b, t, y });
 }
 
+/* c = a b (fp32 accumulation) */
 static int matmul(ktc_desc *op, ktc_desc a, ktc_desc b, ktc_desc c)
 {
+	static const int names[] = {
+		KTC_ATTR_OPERATION_MATMUL_ADESC, KTC_ATTR_OPERATION_MATMUL_BDESC,
+		KTC_ATTR_OPERATION_MATMUL_CDESC, KTC_ATTR_OPERATION_MATMUL_DESC
+	};
 	ktc_desc mm;
 	int f32 = KTC_DATA_FLOAT;
 
@@ -304,18 +318,17 @@ static int matmul(ktc_desc *op, ktc_desc a, ktc_desc b, ktc_desc c)
 		return -1;
 	TRY(L.set(mm, KTC_ATTR_MATMUL_COMP_TYPE, KTC_TYPE_DATA_TYPE, 1, &f32), "matmul type");
 	TRY(L.fin(mm), "matmul finalize");
-	if (newd(KTC_OPERATION_MATMUL_DESCRIPTOR, op))
-		return -1;
-	TRY(L.set(*op, KTC_ATTR_OPERATION_MATMUL_ADESC, KTC_TYPE_BACKEND_DESCRIPTOR, 1, &a), "matmul a");
-	TRY(L.set(*op, KTC_ATTR_OPERATION_MATMUL_BDESC, KTC_TYPE_BACKEND_DESCRIPTOR, 1, &b), "matmul b");
-	TRY(L.set(*op, KTC_ATTR_OPERATION_MATMUL_CDESC, KTC_TYPE_BACKEND_DESCRIPTOR, 1, &c), "matmul c");
-	TRY(L.set(*op, KTC_ATTR_OPERATION_MATMUL_DESC, KTC_TYPE_BACKEND_DESCRIPTOR, 1, &mm), "matmul desc");
-	TRY(L.fin(*op), "matmul op finalize");
-	return 0;
+	return operation(op, KTC_OPERATION_MATMUL_DESCRIPTOR, 4, names,
+			 (const ktc_desc[]){ a, b, c, mm });
 }
 
+/* y = mode-reduction of x over the axes where y's dimension is 1 */
 static int reduction(ktc_desc *op, int mode, ktc_desc x, ktc_desc y)
 {
+	static const int names[] = {
+		KTC_ATTR_OPERATION_REDUCTION_XDESC, KTC_ATTR_OPERATION_REDUCTION_YDESC,
+		KTC_ATTR_OPERATION_REDUCTION_DESC
+	};
 	ktc_desc rd;
 	int f32 = KTC_DATA_FLOAT;
 
@@ -324,13 +337,8 @@ static int reduction(ktc_desc *op, int mode, ktc_desc x, ktc_desc y)
 	TRY(L.set(rd, KTC_ATTR_REDUCTION_OPERATOR, KTC_TYPE_REDUCTION_OPERATOR_TYPE, 1, &mode), "reduction mode");
 	TRY(L.set(rd, KTC_ATTR_REDUCTION_COMP_TYPE, KTC_TYPE_DATA_TYPE, 1, &f32), "reduction type");
 	TRY(L.fin(rd), "reduction finalize");
-	if (newd(KTC_OPERATION_REDUCTION_DESCRIPTOR, op))
-		return -1;
-	TRY(L.set(*op, KTC_ATTR_OPERATION_REDUCTION_XDESC, KTC_TYPE_BACKEND_DESCRIPTOR, 1, &x), "reduction x");
-	TRY(L.set(*op, KTC_ATTR_OPERATION_REDUCTION_YDESC, KTC_TYPE_BACKEND_DESCRIPTOR, 1, &y), "reduction y");
-	TRY(L.set(*op, KTC_ATTR_OPERATION_REDUCTION_DESC, KTC_TYPE_BACKEND_DESCRIPTOR, 1, &rd), "reduction desc");
-	TRY(L.fin(*op), "reduction op finalize");
-	return 0;
+	return operation(op, KTC_OPERATION_REDUCTION_DESCRIPTOR, 3, names,
+			 (const ktc_desc[]){ x, y, rd });
 }
 
 static void drop_plan(void)

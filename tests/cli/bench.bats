@@ -123,6 +123,24 @@ PY
 	[[ "$output" != *"libcudnn.so.9 not found"* ]]
 }
 
+@test "cudnn baseline: every descriptor of the attention graph finalizes against the real library" {
+	NV=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+	[ -x "$NV" ] || skip "no nvcc"
+	LIB=$(ls /usr/local/cuda/lib64/libcudnn.so.9 /usr/lib/x86_64-linux-gnu/libcudnn.so.9 2>/dev/null | head -1)
+	[ -n "$LIB" ] || skip "no libcudnn.so.9 on this machine"
+	"$NV" -x c -I"$ROOT/harness" "$ROOT/tests/harness/cudnn_graph_check.c" -o "$BATS_TEST_TMPDIR/gc" -ldl -lcudart
+	# full: 14 tensors, 2 matmuls, 6 pointwise ops and 2 reductions (each op
+	# with its own descriptor) and the graph = 35; causal adds 5 tensors and
+	# 4 pointwise ops (row/column index, compare, select) = 48; causal with
+	# Sq != Sk adds the bottom-right row shift (2 tensors, 1 op) = 52
+	for shape in "2 4 2 128 128 64 0:35" "2 4 2 128 128 64 1:48" "2 4 2 128 256 64 1:52"; do
+		run "$BATS_TEST_TMPDIR/gc" "$LIB" ${shape%:*}
+		echo "$shape -> $output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == "descriptors ${shape#*:} stop cudnn: graph handle"* ]]
+	done
+}
+
 @test "bench --baseline cudnn --cudnn PATH reach the harness" {
 	"$KTRAJ" init >/dev/null
 	echo '__global__ void k(){} // candidate' >"$BATS_TEST_TMPDIR/cand.cu"
