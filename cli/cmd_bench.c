@@ -24,7 +24,8 @@
 static const char usage[] =
 	"usage: ktraj bench --list [--json]\n"
 	"       ktraj bench --task NAME|SPEC.json --kernel FILE.cu [--scenarios LIST]\n"
-	"                   [--baseline FILE.cu] [--record RUN] [--json] [-- HARNESS-ARGS]\n"
+	"                   [--baseline FILE.cu|cudnn [--cudnn PATH]] [--record RUN] [--json]\n"
+	"                   [-- HARNESS-ARGS]\n"
 	"\n"
 	"--list prints the harness tasks: name, scenario count and the sample\n"
 	"kernels (kernels/ is found from $KTRAJ_KERNELS, next to the ktraj binary,\n"
@@ -34,7 +35,9 @@ static const char usage[] =
 	"$KTRAJ_HARNESS, or built on the fly with nvcc) on FILE.cu: compile with\n"
 	"nvcc, static check, correctness on seeded input sets, timing against the\n"
 	"task's reference (or --baseline) with L2 flushes, interleaved blocks and\n"
-	"a bootstrap interval of the speedup.  LIST selects scenarios by index,\n"
+	"a bootstrap interval of the speedup.  --baseline cudnn times cuDNN's\n"
+	"fused attention instead (libcudnn.so.9 from --cudnn PATH, $KTRAJ_CUDNN or\n"
+	"its usual homes), checked like the candidate.  LIST selects scenarios by index,\n"
 	"range a-b or name glob, comma-separated.  Arguments after -- go to the\n"
 	"harness as they are (e.g. --budget-ms 400).  With --record RUN the compile\n"
 	"and every scenario's result are appended to run RUN (an existing run's\n"
@@ -452,7 +455,7 @@ static const char *first_line(const char *s, char *buf, size_t n,
 int cmd_bench(struct cli *c, int argc, char **argv)
 {
 	const char *task = NULL, *kernel = NULL, *subset = NULL, *record = NULL;
-	const char *baseline = NULL;
+	const char *baseline = NULL, *cudnn = NULL;
 	int json = 0, list = 0, i, nextra = 0, rc = 0, hrc = -1, pfd[2];
 	int results = 0, notok = 0, nodev = 0, compile_failed = 0, standard = 0;
 	char **extra = NULL, kd[PATH_MAX], spec[PATH_MAX * 2], hb[PATH_MAX];
@@ -484,7 +487,7 @@ int cmd_bench(struct cli *c, int argc, char **argv)
 			json = 1;
 		} else if (strcmp(a, "--task") && strcmp(a, "--kernel") &&
 			   strcmp(a, "--scenarios") && strcmp(a, "--record") &&
-			   strcmp(a, "--baseline")) {
+			   strcmp(a, "--baseline") && strcmp(a, "--cudnn")) {
 			return cli_usage(c, "unknown option '%s'", a);
 		} else if (!cli_has_value(argc, argv, i)) {
 			return cli_usage(c, "%s needs a value", a);
@@ -496,6 +499,8 @@ int cmd_bench(struct cli *c, int argc, char **argv)
 			subset = argv[++i];
 		} else if (!strcmp(a, "--record")) {
 			record = argv[++i];
+		} else if (!strcmp(a, "--cudnn")) {
+			cudnn = argv[++i];
 		} else {
 			baseline = argv[++i];
 		}
@@ -582,6 +587,10 @@ int cmd_bench(struct cli *c, int argc, char **argv)
 		if (baseline) {
 			hargv[n++] = "--baseline";
 			hargv[n++] = (char *)baseline;
+		}
+		if (cudnn) {
+			hargv[n++] = "--cudnn";
+			hargv[n++] = (char *)cudnn;
 		}
 		for (i = 0; i < nextra; i++)
 			hargv[n++] = extra[i];

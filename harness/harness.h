@@ -6,7 +6,9 @@
  */
 #ifndef KTH_HARNESS_H
 #define KTH_HARNESS_H
+#include <stddef.h>
 #include <stdint.h>
+#include <cuda_runtime_api.h>
 #include "kt_json.h"
 #include "../kernels/include/ktraj_kernel.h"
 
@@ -51,6 +53,7 @@ struct kth_task {
 struct kth_opts {
 	const char *spec, *kernel, *baseline, *subset, *cache_dir, *arch;
 	const char *include_dir;
+	const char *cudnn;      /* --cudnn PATH (library or its folder) */
 	double budget_ms;       /* timed samples per arm and scenario */
 	double warmup_ms;
 	int warmup_calls;
@@ -80,6 +83,25 @@ struct kth_host {
 int kth_child(const struct kth_task *t, const struct kth_opts *o,
 	      const struct kth_host *h, const char *cand_so, const char *base_so,
 	      const int *sel, int nsel, int first, int fd);
+
+/* cudnn.c: the declared baseline `--baseline cudnn` (cuDNN's fused
+ * attention forward through its backend graph API, opened with dlopen).
+ * kth_cudnn_find: resolve the library without loading CUDA (given path or
+ * folder, else $KTRAJ_CUDNN, else the usual homes, else the loader's search);
+ * 0 and the path in `path`, or -1 when there is none.  kth_cudnn_load (child
+ * only): open it and create a handle; 0, or -1 with the reason in err.
+ * kth_cudnn_entry has the candidates' entry type; non-zero on failure with
+ * the reason in kth_cudnn_error().  kth_cudnn_engine: 1 when a plan is built,
+ * with the chosen heuristics result, the count, the workspace size and the
+ * graph variant (0 A with statistics, 1 A without, 2-3 the same with the
+ * fallback heuristics). */
+int kth_cudnn_find(const char *given, char *path, size_t n);
+int kth_cudnn_load(const char *path, char *err, size_t el);
+long kth_cudnn_version(void);
+const char *kth_cudnn_path(void);
+const char *kth_cudnn_error(void);
+int kth_cudnn_entry(const struct ktraj_args *a, cudaStream_t s);
+int kth_cudnn_engine(int *used, int *count, long long *ws_bytes, int *variant);
 
 /* Probe child: write the compute capability ("90") or "none" to fd. */
 int kth_probe(int fd);

@@ -34,6 +34,9 @@ static const char usage[] =
 	"usage: ktraj-harness --task SPEC.json|NAME --kernel FILE.cu [options]\n"
 	"  --scenarios LIST   comma list of indices, ranges a-b or name globs\n"
 	"  --baseline FILE.cu time against this candidate, not the reference\n"
+	"  --baseline cudnn   time against cuDNN's fused attention (attention_fwd)\n"
+	"  --cudnn PATH       libcudnn.so.9 or its folder (default: $KTRAJ_CUDNN,\n"
+	"                     the CUDA Toolkit, PyTorch's nvidia/cudnn/lib)\n"
 	"  --budget-ms MS     timed samples per arm and scenario (default 150)\n"
 	"  --blocks N         interleaved blocks (default 6)\n"
 	"  --min-samples N    per block (default 3); --max-samples N (200)\n"
@@ -807,8 +810,9 @@ int main(int argc, char **argv)
 		"/tmp/ktraj-harness.XXXXXX", cc[32], arch[32];
 	const char *nvcc = getenv("NVCC");
 	int i, *sel = NULL, nsel, rc = 0, list = 0, nbad;
-	char nvcc_buf[PATH_MAX];
+	char nvcc_buf[PATH_MAX], cudnn_path[PATH_MAX] = "";
 	const char *keep_so = NULL;
+	int use_cudnn;
 
 	o.budget_ms = 150;
 	o.warmup_ms = 25;
@@ -844,6 +848,8 @@ int main(int argc, char **argv)
 			o.kernel = v;
 		} else if (!strcmp(a, "--baseline")) {
 			o.baseline = v;
+		} else if (!strcmp(a, "--cudnn")) {
+			o.cudnn = v;
 		} else if (!strcmp(a, "--scenarios")) {
 			o.subset = v;
 		} else if (!strcmp(a, "--cache")) {
@@ -907,6 +913,19 @@ int main(int argc, char **argv)
 	}
 	if (!o.kernel)
 		return die_usage("--kernel is required");
+	/* a declared library baseline is not compiled and not checked for
+	 * symbols: it is the library the claim names */
+	use_cudnn = o.baseline && !strcmp(o.baseline, "cudnn");
+	if (use_cudnn && t.op != KTRAJ_OP_ATTENTION_FWD) {
+		fprintf(stderr, "ktraj-harness: --baseline cudnn: only for attention_fwd tasks (%s is not)\n",
+			t.name);
+		return 2;
+	}
+	if (use_cudnn && kth_cudnn_find(o.cudnn, cudnn_path, sizeof(cudnn_path))) {
+		fprintf(stderr, "ktraj-harness: --baseline cudnn: libcudnn.so.9 not found%s%s (give --cudnn PATH or set KTRAJ_CUDNN)\n",
+			o.cudnn ? " at " : "", o.cudnn ? o.cudnn : "");
+		return 2;
+	}
 	sel = calloc((size_t)t.n, sizeof(*sel));
 	nsel = sel ? select_scen(&t, o.subset, sel) : -1;
 	if (nsel <= 0)
@@ -948,7 +967,7 @@ int main(int argc, char **argv)
 	}
 	if (keep_so && copy_file(cand.so, keep_so))
 		fprintf(stderr, "ktraj-harness: --keep-so %s: %s\n", keep_so, strerror(errno));
-	if (o.baseline && compile("baseline", o.baseline, nvcc, arch,
+	if (o.baseline && !use_cudnn && compile("baseline", o.baseline, nvcc, arch,
 				  o.include_dir, workdir, o.cache_dir, &h, &base)) {
 		rc = 3;
 		goto out;
@@ -963,14 +982,15 @@ int main(int argc, char **argv)
 		rc = 4;
 		goto out;
 	}
-	if (!cand.static_ok || (o.baseline && !base.static_ok)) {
+	if (!cand.static_ok || (o.baseline && !use_cudnn && !base.static_ok)) {
 		for (i = 0; i < nsel; i++)
 			emit_status(&t, sel[i], "rejected",
 				    "static check: the object uses forbidden symbols (see the compile record)");
 		rc = 1;
 		goto out;
 	}
-	nbad = run_children(&t, &o, &h, cand.so, o.baseline ? base.so : NULL,
+	nbad = run_children(&t, &o, &h, cand.so,
+			    use_cudnn ? cudnn_path : o.baseline ? base.so : NULL,
 			    sel, nsel);
 	if (nbad == -4) {
 		fprintf(stderr, "ktraj-harness: no CUDA device\n");

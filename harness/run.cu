@@ -257,6 +257,13 @@ static void build_fingerprint(const struct kth_host *h)
 		  dev.peak_tflops16, dev.peak_tflops32, dev.peak_gbps);
 	kb_printf(b, ",\"harness_version\":\"%s\",\"protocol_version\":%d",
 		  KTH_VERSION, KTH_PROTOCOL_VERSION);
+	/* only with a declared library baseline, so other runs keep their id */
+	if (kth_cudnn_version() > 0) {
+		kb_printf(b, ",\"baseline_library\":{\"name\":\"cudnn\",\"version\":%ld", kth_cudnn_version());
+		kb_key(b, "path");
+		kb_jstr(b, kth_cudnn_path());
+		kb_put(b, "}", 1);
+	}
 	snprintf(dev.fp_id, sizeof(dev.fp_id), "%016llx",
 		 (unsigned long long)kth_fnv64(KTH_FNV_INIT, b->s, b->n));
 }
@@ -664,7 +671,10 @@ static int call_arm(struct scen *S, entry_fn fn, void *const in[4], void *out)
 	args_for(S, &a, in, out);
 	r = fn(&a, S->hs);
 	if (r) {
-		snprintf(S->err, sizeof(S->err), "candidate returned %d", r);
+		if (fn == kth_cudnn_entry)
+			snprintf(S->err, sizeof(S->err), "baseline: %s", kth_cudnn_error());
+		else
+			snprintf(S->err, sizeof(S->err), "candidate returned %d", r);
 		return -2;
 	}
 	CK(cudaGetLastError());
@@ -809,6 +819,8 @@ static int run_one(const struct kth_task *t, const struct kth_opts *o,
 	const struct kth_scenario *s = &t->scen[sidx];
 	kth_buf b, flags;
 	struct cmp worst = { 0, 0, 0, 0, 0, 1 }, c, zc, cc, post = { 0, 0, 0, 0, 0, 1 };
+	struct cmp base_worst = { 0, 0, 0, 0, 0, 1 };
+	int base_checked = 0;
 	const char *status = "ok", *reason = NULL;
 	int correct = 1, fatal = 0, side = 0, determ = 1, inputs_ok = 1, rc;
 	unsigned long long diffs = 0, h;
@@ -983,6 +995,43 @@ static int run_one(const struct kth_task *t, const struct kth_opts *o,
 	}
 	if (side)
 		kb_put(&flags, "\"side_stream\"", 13);
+	/* The baseline is held to the candidate's check on every input set: a
+	 * speedup over a wrong baseline would compare unequal work. */
+	for (int k = 0; base && k < S->K; k++) {
+		for (int i = 0; i < S->nin; i++)
+			if (cudaMemcpyAsync(S->work[i], S->pin[k][i], S->n_in[i] * S->esz,
+					    cudaMemcpyDeviceToDevice, S->hs)) {
+				fatal = 1;
+				goto result;
+			}
+		if (cudaMemsetAsync(S->out0, 0xFF, S->n_out * S->esz, S->hs) ||
+		    cudaMemsetAsync(S->scratch, 0, S->scratch_bytes, S->hs)) {
+			fatal = 1;
+			goto result;
+		}
+		rc = call_arm(S, base, S->work, S->out0);
+		if (rc == -2) {
+			status = "runtime_error";
+			reason = S->err;
+			goto result;
+		}
+		if (rc || cudaDeviceSynchronize() || compare_set(S, S->out0, k, &c)) {
+			fatal = 1;
+			goto result;
+		}
+		/* keep the first failure, else the largest error */
+		if (!base_checked || (base_worst.pass && (!c.pass || c.rel_l2 > base_worst.rel_l2)))
+			base_worst = c;
+		base_checked = 1;
+	}
+	if (base_checked && !base_worst.pass) {
+		if (flags.n)
+			kb_put(&flags, ",", 1);
+		kb_put(&flags, "\"baseline_incorrect\"", 20);
+		status = "flagged";
+		reason = "the baseline's output differs from the fp32 reference: no speedup against it";
+		goto result;
+	}
 	if (o->no_timing)
 		goto result;
 
@@ -1191,6 +1240,8 @@ result:
 	kb_jnum(&b, side_ms);
 	if (post_set >= 0)
 		put_cmp(&b, "post_timing", &post);
+	if (base_checked)
+		put_cmp(&b, "baseline", &base_worst);
 	kb_put(&b, "}", 1);
 	/* timing */
 	kb_key(&b, "time_ms");
@@ -1214,7 +1265,16 @@ result:
 	kb_jnum(&b, timed ? ra.max : NAN);
 	kb_printf(&b, ",\"ref_n\":%d", timed ? ra.n : 0);
 	kb_key(&b, "reference");
-	if (base)
+	if (base == kth_cudnn_entry) {
+		int used, count, variant;
+		long long ws;
+
+		kb_jstr(&b, "cudnn");
+		if (kth_cudnn_engine(&used, &count, &ws, &variant))
+			kb_printf(&b, ",\"baseline_plan\":{\"heuristics_result\":%d,\"results\":%d,\"workspace_bytes\":%lld,\"graph_variant\":%d}",
+				  used, count, ws, variant);
+	}
+	else if (base)
 		kb_jstr(&b, "baseline");
 	else
 		kb_jstr(&b, t->reference);
@@ -1317,6 +1377,8 @@ extern "C" int kth_child(const struct kth_task *t, const struct kth_opts *o,
 	int n = 0, dv = 0;
 	char err[512] = "";
 	entry_fn cand, base = NULL;
+	int cudnn_ok = 0;
+	char cudnn_err[512] = "";
 	int4 *flush = NULL;
 	int64_t flush_n;
 	char line[64];
@@ -1325,10 +1387,17 @@ extern "C" int kth_child(const struct kth_task *t, const struct kth_opts *o,
 		return 4;
 	if (cudaGetDevice(&dv) || cudaGetDeviceProperties(&dev.p, dv))
 		return 4;
+	/* the library is opened first: its version is part of the fingerprint */
+	if (o->baseline && !strcmp(o->baseline, "cudnn") && base_so)
+		cudnn_ok = kth_cudnn_load(base_so, cudnn_err, sizeof(cudnn_err)) == 0;
 	build_fingerprint(h);
 	rng_state ^= o->seed;
 	cand = load_entry(cand_so, err, sizeof(err));
-	if (cand && base_so)
+	if (cand && base_so && cudnn_ok)
+		base = kth_cudnn_entry;
+	else if (cand && base_so && cudnn_err[0])
+		snprintf(err, sizeof(err), "baseline: %s", cudnn_err);
+	else if (cand && base_so)
 		base = load_entry(base_so, err, sizeof(err));
 	/* L2 flush buffer: 2x the L2 size (module comment, step 4) */
 	flush_n = (int64_t)dev.p.l2CacheSize * 2 / 16;

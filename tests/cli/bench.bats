@@ -102,6 +102,58 @@ PY
 	[[ "$output" == *"matches nothing"* ]]
 }
 
+@test "ktraj-harness --baseline cudnn: no library or a non-attention task fails with one clear line" {
+	need_harness
+	run "$H" --task "$ROOT/kernels/tasks/attention_fwd.json" --kernel x.cu \
+		--baseline cudnn --cudnn "$BATS_TEST_TMPDIR/none"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "ktraj-harness: --baseline cudnn: libcudnn.so.9 not found at $BATS_TEST_TMPDIR/none"* ]]
+	KTRAJ_CUDNN="$BATS_TEST_TMPDIR/none" run "$H" --task "$ROOT/kernels/tasks/attention_fwd.json" \
+		--kernel x.cu --baseline cudnn
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"libcudnn.so.9 not found"* ]]
+	run "$H" --task "$ROOT/kernels/tasks/gemm.json" --kernel x.cu --baseline cudnn
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"only for attention_fwd tasks (gemm is not)"* ]]
+	# a folder holding the library is accepted: the run goes on to compile x.cu
+	mkdir -p "$BATS_TEST_TMPDIR/lib" && : >"$BATS_TEST_TMPDIR/lib/libcudnn.so.9"
+	run "$H" --task "$ROOT/kernels/tasks/attention_fwd.json" --kernel "$BATS_TEST_TMPDIR/none.cu" \
+		--baseline cudnn --cudnn "$BATS_TEST_TMPDIR/lib"
+	[[ "$output" != *"libcudnn.so.9 not found"* ]]
+}
+
+@test "cudnn baseline: every descriptor of the attention graph finalizes against the real library" {
+	NV=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+	[ -x "$NV" ] || skip "no nvcc"
+	LIB=$(ls /usr/local/cuda/lib64/libcudnn.so.9 /usr/lib/x86_64-linux-gnu/libcudnn.so.9 2>/dev/null | head -1)
+	[ -n "$LIB" ] || skip "no libcudnn.so.9 on this machine"
+	"$NV" -x c -I"$ROOT/harness" "$ROOT/tests/harness/cudnn_graph_check.c" -o "$BATS_TEST_TMPDIR/gc" -ldl -lcudart
+	# full: 14 tensors, 2 matmuls, 6 pointwise ops and 2 reductions (each op
+	# with its own descriptor) and the graph = 35; causal adds 5 tensors and
+	# 4 pointwise ops (row/column index, compare, select) = 48; causal with
+	# Sq != Sk adds the bottom-right row shift (2 tensors, 1 op) = 52
+	for shape in "2 4 2 128 128 64 0:35" "2 4 2 128 128 64 1:48" "2 4 2 128 256 64 1:52"; do
+		run "$BATS_TEST_TMPDIR/gc" "$LIB" ${shape%:*}
+		echo "$shape -> $output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == "descriptors ${shape#*:} stop cudnn: graph handle"* ]]
+	done
+}
+
+@test "bench --baseline cudnn --cudnn PATH reach the harness" {
+	"$KTRAJ" init >/dev/null
+	echo '__global__ void k(){} // candidate' >"$BATS_TEST_TMPDIR/cand.cu"
+	export KTRAJ_HARNESS="$ROOT/tests/data/bench/fake_harness.sh" FAKE_ARGV="$BATS_TEST_TMPDIR/argv"
+	run "$KTRAJ" bench --task attention_fwd --kernel "$BATS_TEST_TMPDIR/cand.cu" \
+		--baseline cudnn --cudnn /opt/cudnn/lib
+	[ "$status" -eq 1 ]
+	tr '\n' ' ' <"$FAKE_ARGV" | grep -q -- '--baseline cudnn --cudnn /opt/cudnn/lib'
+	run "$KTRAJ" bench --task attention_fwd --kernel "$BATS_TEST_TMPDIR/cand.cu" --cudnn
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--cudnn needs a value"* ]]
+}
+
 @test "static check: library fallback and host threads are rejected before running" {
 	need_harness
 	command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || skip "no nvcc"
