@@ -21,6 +21,7 @@ extern const kt_importer kt_importer_openhands;
  * bundle writer and the judge it uses */
 extern const kt_importer kt_importer_replay;
 extern const kt_importer kt_importer_map;
+extern const kt_importer kt_importer_codex_exec;
 
 const kt_importer *const kt_importers[] = {
 	&kt_importer_claude_code,
@@ -35,6 +36,7 @@ const kt_importer *const kt_importers[] = {
 	&kt_importer_openhands,
 	&kt_importer_replay,
 	&kt_importer_map,
+	&kt_importer_codex_exec,
 	NULL
 };
 
