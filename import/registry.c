@@ -22,6 +22,7 @@ extern const kt_importer kt_importer_openhands;
 extern const kt_importer kt_importer_replay;
 extern const kt_importer kt_importer_map;
 extern const kt_importer kt_importer_codex_exec;
+extern const kt_importer kt_importer_amp;
 
 const kt_importer *const kt_importers[] = {
 	&kt_importer_claude_code,
@@ -37,6 +38,7 @@ const kt_importer *const kt_importers[] = {
 	&kt_importer_replay,
 	&kt_importer_map,
 	&kt_importer_codex_exec,
+	&kt_importer_amp,
 	NULL
 };
 
