@@ -23,6 +23,7 @@ extern const kt_importer kt_importer_replay;
 extern const kt_importer kt_importer_map;
 extern const kt_importer kt_importer_codex_exec;
 extern const kt_importer kt_importer_amp;
+extern const kt_importer kt_importer_pi_agent;
 
 const kt_importer *const kt_importers[] = {
 	&kt_importer_claude_code,
@@ -39,6 +40,7 @@ const kt_importer *const kt_importers[] = {
 	&kt_importer_map,
 	&kt_importer_codex_exec,
 	&kt_importer_amp,
+	&kt_importer_pi_agent,
 	NULL
 };
 
