@@ -25,6 +25,7 @@ extern const kt_importer kt_importer_codex_exec;
 extern const kt_importer kt_importer_amp;
 extern const kt_importer kt_importer_pi_agent;
 extern const kt_importer kt_importer_gemini_cli;
+extern const kt_importer kt_importer_copilot_cli;
 
 const kt_importer *const kt_importers[] = {
 	&kt_importer_claude_code,
@@ -43,6 +44,7 @@ const kt_importer *const kt_importers[] = {
 	&kt_importer_amp,
 	&kt_importer_pi_agent,
 	&kt_importer_gemini_cli,
+	&kt_importer_copilot_cli,
 	NULL
 };
 
