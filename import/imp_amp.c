@@ -115,7 +115,7 @@ static int on_result(ampx *x, const cJSON *b, int64_t ts,
 	if (st && (extra = cJSON_CreateObject()))
 		cJSON_AddStringToObject(extra, "status", st);
 	rc = kt_impx_result(x->imp, &x->calls, id, text ? text : "", ok, ec,
-			    x->cwd, ts, extra, at);
+			    x->cwd, ts, extra, at, NULL);
 	free(text);
 	return rc;
 }

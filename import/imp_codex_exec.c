@@ -276,11 +276,11 @@ static int on_item(cxe *x, const cJSON *rec, const char *ev,
 			call = kt_impx_call_seq(&x->calls, b);
 			rc = kt_impx_result(x->imp, &x->calls, b,
 					    res ? res : out, ok, code, NULL,
-					    KT_TS_UNKNOWN, NULL, at);
+					    KT_TS_UNKNOWN, NULL, at, NULL);
 		} else {
 			rc = kt_impx_result(x->imp, &x->calls, id,
 					    res ? res : out, ok, code, NULL,
-					    KT_TS_UNKNOWN, NULL, at);
+					    KT_TS_UNKNOWN, NULL, at, NULL);
 		}
 		free(res);
 		if (!rc && ok && call && !strcmp(type, "file_change"))

@@ -102,7 +102,7 @@ static int result(copx *x, const char *id, const char *out, int ok,
 	if (ec > 0)
 		ok = 0;
 	return kt_impx_result(x->imp, &x->calls, id, out ? out : "", ok, ec,
-			      x->cwd, ts, NULL, at);
+			      x->cwd, ts, NULL, at, NULL);
 }
 
 static int on_event(copx *x, const cJSON *e, const kt_impx_at *at)

@@ -172,7 +172,7 @@ static int on_call(gx *x, const cJSON *tc, int64_t mts, const kt_impx_at *at)
 	if (st && (ex = cJSON_CreateObject()))
 		cJSON_AddStringToObject(ex, "status", st);
 	rc = kt_impx_result(x->imp, &x->calls, id, out ? out : "", ok, ec, NULL,
-			    ts, ex, at);
+			    ts, ex, at, NULL);
 	free(out);
 	return rc;
 }
@@ -199,7 +199,7 @@ static int on_user(gx *x, const cJSON *m, int64_t ts, const kt_impx_at *at)
 			cJSON_PrintUnformatted(resp);
 		rc = kt_impx_result(x->imp, &x->calls, kt_impx_str(fr, "id"),
 				    t ? t : "", !cJSON_GetObjectItem(resp, "error"),
-				    -1, NULL, ts, NULL, at);
+				    -1, NULL, ts, NULL, at, NULL);
 		free(t);
 		if (rc)
 			goto out;

@@ -143,7 +143,7 @@ static int on_message(pix *x, pent *p, const cJSON *m)
 		p->branch = 0;
 		rc = kt_impx_result(x->imp, &x->calls,
 				    kt_impx_str(m, "toolCallId"), t ? t : "",
-				    ok, -1, x->cwd, p->ts, ex, p->at);
+				    ok, -1, x->cwd, p->ts, ex, p->at, &p->parent);
 		free(t);
 		return rc;
 	}
@@ -171,7 +171,7 @@ static int on_message(pix *x, pent *p, const cJSON *m)
 				ec == 0 && !cJSON_IsTrue(cJSON_GetObjectItem(
 					m, "cancelled")),
 				ec >= 0 && ec < 1e6 ? (int)ec : -1, x->cwd,
-				p->ts, links(p->e, 0), p->at);
+				p->ts, links(p->e, 0), p->at, &p->parent);
 		return rc;
 	}
 	{

@@ -354,12 +354,13 @@ int kt_impx_call(kt_imp *imp, kt_impx_calls *c, const char *id,
  * (64 KiB inline, output_blob when longer), exit_code when >= 0, extra
  * (consumed)} whose parent is the call, then the call's effects
  * (kt_impx_tool_effects with cwd).  A result whose call is unknown is
- * kept as a tool_result without parent, extra.unpaired true.  Returns 0
- * or KT_E*.
+ * kept as a tool_result without parent, extra.unpaired true.  *seq (may
+ * be NULL) gets the tool_result's seq.  Returns 0 or KT_E*.
  */
 int kt_impx_result(kt_imp *imp, kt_impx_calls *c, const char *id,
 		   const char *output, int ok, int exit_code, const char *cwd,
-		   int64_t ts, cJSON *extra, const kt_impx_at *at);
+		   int64_t ts, cJSON *extra, const kt_impx_at *at,
+		   uint64_t *seq);
 
 /* Whether call `id` is known (its seq, 0 when not). */
 uint64_t kt_impx_call_seq(const kt_impx_calls *c, const char *id);

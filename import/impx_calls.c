@@ -83,7 +83,8 @@ uint64_t kt_impx_call_seq(const kt_impx_calls *c, const char *id)
 
 int kt_impx_result(kt_imp *imp, kt_impx_calls *c, const char *id,
 		   const char *output, int ok, int exit_code, const char *cwd,
-		   int64_t ts, cJSON *extra, const kt_impx_at *at)
+		   int64_t ts, cJSON *extra, const kt_impx_at *at,
+		   uint64_t *seq)
 {
 	icall *k = id ? kt_strmap_get(&c->m, id) : NULL;
 	cJSON *pl = cJSON_CreateObject();
@@ -116,6 +117,8 @@ int kt_impx_result(kt_imp *imp, kt_impx_calls *c, const char *id,
 				k ? k->seq : 0, ts, "tool", pl,
 				at ? at->line : 0, at ? at->off : 0,
 				at ? at->len : 0, &rseq);
+	if (seq)
+		*seq = rseq;
 	if (rc || !k)
 		return rc;
 	rc = kt_impx_tool_effects(imp, k->tool, k->args, cwd, k->seq, rseq,
