@@ -54,7 +54,6 @@ static int amp_detect(const kt_file *f)
 typedef struct ampx {
 	kt_imp *imp;
 	kt_impx_calls calls;
-	char *cwd;
 } ampx;
 
 static cJSON *usage_of(const cJSON *m, const char **model)
@@ -115,7 +114,7 @@ static int on_result(ampx *x, const cJSON *b, int64_t ts,
 	if (st && (extra = cJSON_CreateObject()))
 		cJSON_AddStringToObject(extra, "status", st);
 	rc = kt_impx_result(x->imp, &x->calls, id, text ? text : "", ok, ec,
-			    x->cwd, ts, extra, at, NULL);
+			    NULL, ts, extra, at, NULL);
 	free(text);
 	return rc;
 }
@@ -239,10 +238,12 @@ static int amp_import(kt_imp *imp, const kt_file *f)
 			cJSON_GetObjectItem(doc, "created"), 1));
 	cJSON_AddStringToObject(meta, "timestamps",
 				"per message when meta.sentAt is given");
-	if ((rc = kt_imp_run_begin(imp, ident, title ? title : id ? id :
-				   kt_basename(f->path), "amp", meta)))
-		goto out;
+	/* meta is the session's from here, whatever it returns */
+	rc = kt_imp_run_begin(imp, ident, title ? title : id ? id :
+			      kt_basename(f->path), "amp", meta);
 	meta = NULL;
+	if (rc)
+		goto out;
 	nsp = kt_impx_spans((const char *)f->data, f->len, "messages", &sp);
 	cJSON_ArrayForEach(m, msgs) {
 		kt_impx_span s;
@@ -270,7 +271,6 @@ static int amp_import(kt_imp *imp, const kt_file *f)
 	}
 out:
 	kt_impx_calls_free(&x.calls);
-	free(x.cwd);
 	free(sp);
 	free(ident);
 	cJSON_Delete(meta);

@@ -347,10 +347,12 @@ static int cxe_import(kt_imp *imp, const kt_file *f)
 	cJSON_AddStringToObject(meta, "timestamps", "none in the source");
 	if (tid)
 		cJSON_AddStringToObject(meta, "thread_id", tid);
-	if ((rc = kt_imp_run_begin(imp, ident, tid ? tid : kt_basename(f->path),
-				   "codex_exec", meta)))
-		goto out;
+	/* meta is the session's from here, whatever it returns */
+	rc = kt_imp_run_begin(imp, ident, tid ? tid : kt_basename(f->path),
+			      "codex_exec", meta);
 	meta = NULL;
+	if (rc)
+		goto out;
 	for (i = 0; i < n && !rc; i++) {
 		const char *ty = kt_impx_str(r[i].o, "type");
 

@@ -318,6 +318,8 @@ static int cop_import(kt_imp *imp, const kt_file *f)
 		cJSON_Delete(doc);
 		return rc;
 	}
+	if (!doc && kt_impx_doc_bad(imp, f))
+		return KT_EPARSE;
 	cJSON_Delete(doc);
 	if ((rc = kt_impx_jsonl_all(imp, f, &r, &n)))
 		return rc;

@@ -70,12 +70,6 @@ typedef struct gmsg {
 	kt_impx_at at;
 } gmsg;
 
-/* Text of a Part[] (text parts joined), a string, or NULL. */
-static char *parts_text(const cJSON *c)
-{
-	return kt_impx_content_text(c);
-}
-
 /* Gemini's shell result: "Exit Code: N" on a line of its own. */
 static int exit_of(const char *out)
 {
@@ -148,7 +142,7 @@ static int on_call(gx *x, const cJSON *tc, int64_t mts, const kt_impx_at *at)
 		else if (resp)
 			t = cJSON_PrintUnformatted(resp);
 		else
-			t = parts_text(fr);
+			t = kt_impx_content_text(fr);
 		if (!t)
 			continue;
 		if (out) {
@@ -181,7 +175,7 @@ static int on_user(gx *x, const cJSON *m, int64_t ts, const kt_impx_at *at)
 {
 	const cJSON *c = cJSON_GetObjectItem(m, "content");
 	const cJSON *dc = cJSON_GetObjectItem(m, "displayContent"), *p;
-	char *text = parts_text(c), *disp = dc ? parts_text(dc) : NULL;
+	char *text = kt_impx_content_text(c), *disp = dc ? kt_impx_content_text(dc) : NULL;
 	const char *flags = NULL, *shown = text;
 	int human = 1, rc = 0;
 	cJSON *pl;
@@ -259,7 +253,7 @@ static int on_gemini(gx *x, const cJSON *m, int64_t ts, const kt_impx_at *at)
 	const cJSON *th, *tc, *tk = cJSON_GetObjectItem(m, "tokens");
 	const char *model = kt_impx_str(m, "model");
 	cJSON *usage = usage_of(tk);
-	char *text = parts_text(cJSON_GetObjectItem(m, "content"));
+	char *text = kt_impx_content_text(cJSON_GetObjectItem(m, "content"));
 	size_t tl = 0;
 	char *thought = NULL;
 	int rc = 0;
@@ -331,7 +325,7 @@ static int on_message(gx *x, const cJSON *m, const kt_impx_at *at)
 	if (!strcmp(ty, "gemini"))
 		return on_gemini(x, m, ts, at);
 	{
-		char *t = parts_text(cJSON_GetObjectItem(m, "content"));
+		char *t = kt_impx_content_text(cJSON_GetObjectItem(m, "content"));
 		char fl[32];
 		cJSON *pl;
 
@@ -454,6 +448,10 @@ static int gem_import(kt_imp *imp, const kt_file *f)
 						      cJSON_Duplicate(it, 1));
 		sid = kt_impx_str(doc, "sessionId");
 	} else {
+		if (!doc && kt_impx_doc_bad(imp, f)) {
+			rc = KT_EPARSE;
+			goto out;
+		}
 		cJSON_Delete(doc);
 		doc = NULL;
 		if ((rc = kt_impx_jsonl_all(imp, f, &r, &nr)))

@@ -337,10 +337,12 @@ static int pi_import(kt_imp *imp, const kt_file *f)
 	if (kt_impx_str2(h, "branchedFrom", "parentSession"))
 		cJSON_AddStringToObject(meta, "branched_from",
 			kt_impx_str2(h, "branchedFrom", "parentSession"));
-	if ((rc = kt_imp_run_begin(imp, ident, sid ? sid : kt_basename(f->path),
-				   "pi_agent", meta)))
-		goto out;
+	/* meta is the session's from here, whatever it returns */
+	rc = kt_imp_run_begin(imp, ident, sid ? sid : kt_basename(f->path),
+			      "pi_agent", meta);
 	meta = NULL;
+	if (rc)
+		goto out;
 	for (; i < n && !rc; i++) {
 		if (!kt_impx_str(r[i].o, "type")) {
 			kt_imp_warn(imp, f, r[i].at.line, "no \"type\": line "

@@ -380,4 +380,14 @@ int kt_impx_jsonl_all(kt_imp *imp, const kt_file *f, kt_impx_rec **out,
 		      size_t *n);
 void kt_impx_recs_free(kt_impx_rec *r, size_t n);
 
+/*
+ * For formats that are one JSON document or JSONL (Gemini CLI, Copilot
+ * CLI), after cJSON failed on the whole of f: when its first line does
+ * not hold a whole value (a pretty-printed document opens with a lone
+ * "{"), f is a damaged document, not JSONL - warn as kt_imp_json_bad does
+ * for a document ("file skipped") and return 1; else return 0 (read it
+ * as JSONL, line by line).
+ */
+int kt_impx_doc_bad(kt_imp *imp, const kt_file *f);
+
 #endif /* KT_IMPX_H */

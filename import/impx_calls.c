@@ -183,3 +183,22 @@ void kt_impx_recs_free(kt_impx_rec *r, size_t n)
 		cJSON_Delete(r[i].o);
 	free(r);
 }
+
+int kt_impx_doc_bad(kt_imp *imp, const kt_file *f)
+{
+	const char *d = (const char *)f->data;
+	const char *nl = memchr(d, '\n', f->len);
+	size_t n = nl ? (size_t)(nl - d) : f->len;
+	cJSON *o = cJSON_ParseWithLength(d, n);
+
+	if (o) {
+		cJSON_Delete(o);
+		return 0;
+	}
+	/* a line that is no whole value but holds a key: JSONL whose first
+	 * line is bad, reported line by line */
+	if (memchr(d, ':', n))
+		return 0;
+	kt_imp_json_bad(imp, f, 0, d, f->len);
+	return 1;
+}
