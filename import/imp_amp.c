@@ -202,7 +202,6 @@ static int amp_import(kt_imp *imp, const kt_file *f)
 	const char *id, *title;
 	kt_impx_span *sp = NULL;
 	long nsp, i = -1;
-	char *ident = NULL;
 	ampx x;
 	int rc = 0;
 
@@ -219,14 +218,9 @@ static int amp_import(kt_imp *imp, const kt_file *f)
 	}
 	id = kt_impx_str(doc, "id");
 	title = kt_impx_str(doc, "title");
-	{
-		size_t l = strlen(id ? id : f->sha_hex) + 8;
-
-		if (!(ident = malloc(l)) || !(meta = cJSON_CreateObject())) {
-			rc = KT_ENOMEM;
-			goto out;
-		}
-		snprintf(ident, l, "amp:%s", id ? id : f->sha_hex);
+	if (!(meta = cJSON_CreateObject())) {
+		rc = KT_ENOMEM;
+		goto out;
 	}
 	tree = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
 		cJSON_GetObjectItem(doc, "env"), "initial"), "trees"), 0);
@@ -239,24 +233,17 @@ static int amp_import(kt_imp *imp, const kt_file *f)
 	cJSON_AddStringToObject(meta, "timestamps",
 				"per message when meta.sentAt is given");
 	/* meta is the session's from here, whatever it returns */
-	rc = kt_imp_run_begin(imp, ident, title ? title : id ? id :
-			      kt_basename(f->path), "amp", meta);
+	rc = kt_impx_begin(imp, f, "amp", id, title, meta);
 	meta = NULL;
 	if (rc)
 		goto out;
 	nsp = kt_impx_spans((const char *)f->data, f->len, "messages", &sp);
 	cJSON_ArrayForEach(m, msgs) {
-		kt_impx_span s;
-		kt_impx_at at;
+		kt_impx_at at = kt_impx_at_span(sp, nsp, ++i);
 
-		i++;
-		s = kt_impx_span_at(sp, nsp, i);
-		at.line = s.line;
-		at.off = s.off;
-		at.len = s.len;
 		rc = cJSON_IsObject(m) ? on_message(&x, m, &at) : 1;
 		if (rc == 1) {
-			kt_imp_warn(imp, f, s.line, "message %ld has no role: "
+			kt_imp_warn(imp, f, at.line, "message %ld has no role: "
 				    "skipped", i);
 			rc = 0;
 		}
@@ -272,7 +259,6 @@ static int amp_import(kt_imp *imp, const kt_file *f)
 out:
 	kt_impx_calls_free(&x.calls);
 	free(sp);
-	free(ident);
 	cJSON_Delete(meta);
 	cJSON_Delete(doc);
 	return rc;

@@ -295,7 +295,6 @@ static int cxe_import(kt_imp *imp, const kt_file *f)
 	size_t n = 0, i;
 	cxe x;
 	const char *tid = NULL;
-	char *ident = NULL;
 	cJSON *meta = NULL, **turn_usage = NULL;
 	size_t nturn = 0, t = 0;
 	int rc;
@@ -335,21 +334,15 @@ static int cxe_import(kt_imp *imp, const kt_file *f)
 			turn_usage[nturn++] = m;
 		}
 	}
-	{
-		size_t l = strlen(tid ? tid : f->sha_hex) + 16;
-
-		if (!(ident = malloc(l)) || !(meta = cJSON_CreateObject())) {
-			rc = KT_ENOMEM;
-			goto out;
-		}
-		snprintf(ident, l, "codex_exec:%s", tid ? tid : f->sha_hex);
+	if (!(meta = cJSON_CreateObject())) {
+		rc = KT_ENOMEM;
+		goto out;
 	}
 	cJSON_AddStringToObject(meta, "timestamps", "none in the source");
 	if (tid)
 		cJSON_AddStringToObject(meta, "thread_id", tid);
 	/* meta is the session's from here, whatever it returns */
-	rc = kt_imp_run_begin(imp, ident, tid ? tid : kt_basename(f->path),
-			      "codex_exec", meta);
+	rc = kt_impx_begin(imp, f, "codex_exec", tid, NULL, meta);
 	meta = NULL;
 	if (rc)
 		goto out;
@@ -392,7 +385,6 @@ out:
 	free(turn_usage);
 	cJSON_Delete(x.usage);
 	cJSON_Delete(meta);
-	free(ident);
 	kt_impx_calls_free(&x.calls);
 	kt_strmap_free(&x.seen, NULL);
 	kt_impx_recs_free(r, n);

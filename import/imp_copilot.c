@@ -239,24 +239,6 @@ static int on_item(copx *x, const cJSON *t, const kt_impx_at *at)
 		   kt_impx_str(t, "id"));
 }
 
-static int begin(kt_imp *imp, const kt_file *f, const char *sid,
-		 cJSON *meta)
-{
-	size_t l = strlen(sid ? sid : f->sha_hex) + 16;
-	char *ident = malloc(l);
-	int rc;
-
-	if (!ident) {
-		cJSON_Delete(meta);
-		return KT_ENOMEM;
-	}
-	snprintf(ident, l, "copilot_cli:%s", sid ? sid : f->sha_hex);
-	rc = kt_imp_run_begin(imp, ident, sid ? sid : kt_basename(f->path),
-			      "copilot_cli", meta);
-	free(ident);
-	return rc;
-}
-
 static int legacy(copx *x, const kt_file *f, cJSON *doc)
 {
 	const cJSON *tl = cJSON_GetObjectItem(doc, "timeline"), *t;
@@ -268,21 +250,16 @@ static int legacy(copx *x, const kt_file *f, cJSON *doc)
 	if (meta && kt_impx_str(doc, "startTime"))
 		cJSON_AddStringToObject(meta, "start_time",
 					kt_impx_str(doc, "startTime"));
-	if ((rc = begin(x->imp, f, kt_impx_str(doc, "sessionId"), meta)))
+	if ((rc = kt_impx_begin(x->imp, f, "copilot_cli",
+				kt_impx_str(doc, "sessionId"), NULL, meta)))
 		return rc;
 	nsp = kt_impx_spans((const char *)f->data, f->len, "timeline", &sp);
 	cJSON_ArrayForEach(t, tl) {
-		kt_impx_span s;
-		kt_impx_at at;
+		kt_impx_at at = kt_impx_at_span(sp, nsp, ++i);
 
-		i++;
-		s = kt_impx_span_at(sp, nsp, i);
-		at.line = s.line;
-		at.off = s.off;
-		at.len = s.len;
 		rc = cJSON_IsObject(t) ? on_item(x, t, &at) : 1;
 		if (rc == 1) {
-			kt_imp_warn(x->imp, f, s.line, "timeline item %ld has "
+			kt_imp_warn(x->imp, f, at.line, "timeline item %ld has "
 				    "no type: skipped", i);
 			rc = 0;
 		}
@@ -346,7 +323,7 @@ static int cop_import(kt_imp *imp, const kt_file *f)
 						      cJSON_Duplicate(ctx, 1));
 		}
 	}
-	if ((rc = begin(imp, f, sid, meta)))
+	if ((rc = kt_impx_begin(imp, f, "copilot_cli", sid, NULL, meta)))
 		goto out;
 	for (i = 0; i < n && !rc; i++) {
 		rc = on_event(&x, r[i].o, &r[i].at);

@@ -403,7 +403,6 @@ static int gem_import(kt_imp *imp, const kt_file *f)
 	size_t nr = 0, nm = 0, i;
 	gmsg *ms = NULL;
 	const char *sid = NULL;
-	char *ident = NULL;
 	gx x;
 	int rc = 0;
 
@@ -432,12 +431,8 @@ static int gem_import(kt_imp *imp, const kt_file *f)
 			goto out;
 		}
 		cJSON_ArrayForEach(m, cJSON_GetObjectItem(doc, "messages")) {
-			kt_impx_span s = kt_impx_span_at(sp, nsp, (long)nm);
-
 			ms[nm].o = m;
-			ms[nm].at.line = s.line;
-			ms[nm].at.off = s.off;
-			ms[nm].at.len = s.len;
+			ms[nm].at = kt_impx_at_span(sp, nsp, (long)nm);
 			nm++;
 		}
 		free(sp);
@@ -461,18 +456,11 @@ static int gem_import(kt_imp *imp, const kt_file *f)
 		if ((rc = jsonl_messages(r, nr, &ms, &nm, meta)))
 			goto out;
 	}
-	{
-		size_t l = strlen(sid ? sid : f->sha_hex) + 16;
-
-		if (!(ident = malloc(l))) {
-			rc = KT_ENOMEM;
-			goto out;
-		}
-		snprintf(ident, l, "gemini_cli:%s", sid ? sid : f->sha_hex);
-	}
-	rc = kt_imp_run_begin(imp, ident, sid ? sid : kt_basename(f->path),
-			      "gemini_cli", meta);
+	/* meta is the session's from here, whatever it returns */
+	rc = kt_impx_begin(imp, f, "gemini_cli", sid, NULL, meta);
 	meta = NULL;
+	if (rc)
+		goto out;
 	for (i = 0; i < nm && !rc; i++) {
 		rc = cJSON_IsObject(ms[i].o) ? on_message(&x, ms[i].o, &ms[i].at)
 					     : 1;
@@ -490,7 +478,6 @@ static int gem_import(kt_imp *imp, const kt_file *f)
 	}
 out:
 	free(ms);
-	free(ident);
 	cJSON_Delete(meta);
 	cJSON_Delete(doc);
 	kt_impx_calls_free(&x.calls);

@@ -304,7 +304,6 @@ static int pi_import(kt_imp *imp, const kt_file *f)
 	size_t n = 0, i = 0;
 	const cJSON *h = NULL;
 	const char *sid = NULL;
-	char *ident = NULL;
 	cJSON *meta = NULL;
 	pix x;
 	int rc;
@@ -320,14 +319,9 @@ static int pi_import(kt_imp *imp, const kt_file *f)
 		x.cwd = kt_impx_str(h, "cwd");
 		i = 1;
 	}
-	{
-		size_t l = strlen(sid ? sid : f->sha_hex) + 16;
-
-		if (!(ident = malloc(l)) || !(meta = cJSON_CreateObject())) {
-			rc = KT_ENOMEM;
-			goto out;
-		}
-		snprintf(ident, l, "pi_agent:%s", sid ? sid : f->sha_hex);
+	if (!(meta = cJSON_CreateObject())) {
+		rc = KT_ENOMEM;
+		goto out;
 	}
 	if (x.cwd)
 		cJSON_AddStringToObject(meta, "cwd", x.cwd);
@@ -338,8 +332,7 @@ static int pi_import(kt_imp *imp, const kt_file *f)
 		cJSON_AddStringToObject(meta, "branched_from",
 			kt_impx_str2(h, "branchedFrom", "parentSession"));
 	/* meta is the session's from here, whatever it returns */
-	rc = kt_imp_run_begin(imp, ident, sid ? sid : kt_basename(f->path),
-			      "pi_agent", meta);
+	rc = kt_impx_begin(imp, f, "pi_agent", sid, NULL, meta);
 	meta = NULL;
 	if (rc)
 		goto out;
@@ -364,7 +357,6 @@ static int pi_import(kt_imp *imp, const kt_file *f)
 	}
 out:
 	cJSON_Delete(meta);
-	free(ident);
 	kt_impx_calls_free(&x.calls);
 	kt_strmap_free(&x.last, NULL);
 	kt_strmap_free(&x.kids, NULL);

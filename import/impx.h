@@ -390,4 +390,17 @@ void kt_impx_recs_free(kt_impx_rec *r, size_t n);
  */
 int kt_impx_doc_bad(kt_imp *imp, const kt_file *f);
 
+/*
+ * kt_imp_run_begin for a session whose own id is `id`: the identity is
+ * "<format>:<id>", or "<format>:<sha256 of f>" when the source has none
+ * (FORMAT.md section 11 "Run ids"); the name is `name`, else id, else
+ * f's base name.  meta is consumed in every case.  Returns 0 or KT_E*.
+ */
+int kt_impx_begin(kt_imp *imp, const kt_file *f, const char *format,
+		  const char *id, const char *name, cJSON *meta);
+
+/* Where element i of n array elements lies (kt_impx_spans), as a
+ * kt_impx_at: zero when i is out of range. */
+kt_impx_at kt_impx_at_span(const kt_impx_span *sp, long n, long i);
+
 #endif /* KT_IMPX_H */

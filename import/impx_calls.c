@@ -202,3 +202,30 @@ int kt_impx_doc_bad(kt_imp *imp, const kt_file *f)
 	kt_imp_json_bad(imp, f, 0, d, f->len);
 	return 1;
 }
+
+kt_impx_at kt_impx_at_span(const kt_impx_span *sp, long n, long i)
+{
+	kt_impx_span s = kt_impx_span_at(sp, n, i);
+	kt_impx_at at = { s.line, s.off, s.len };
+
+	return at;
+}
+
+int kt_impx_begin(kt_imp *imp, const kt_file *f, const char *format,
+		  const char *id, const char *name, cJSON *meta)
+{
+	const char *own = id ? id : f->sha_hex;
+	size_t l = strlen(format) + strlen(own) + 2;
+	char *ident = malloc(l);
+	int rc;
+
+	if (!ident) {
+		cJSON_Delete(meta);
+		return KT_ENOMEM;
+	}
+	snprintf(ident, l, "%s:%s", format, own);
+	rc = kt_imp_run_begin(imp, ident, name ? name : id ? id :
+			      kt_basename(f->path), format, meta);
+	free(ident);
+	return rc;
+}
