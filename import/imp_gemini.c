@@ -361,7 +361,7 @@ static int jsonl_messages(kt_impx_rec *r, size_t n, gmsg **out, size_t *nm,
 			}
 			continue;
 		}
-		if (!kt_impx_str(o, "type")) {
+		if (cJSON_IsObject(o) && !kt_impx_str(o, "type") && !id) {
 			/* the session line */
 			const cJSON *it;
 
