@@ -90,9 +90,29 @@ static int emit_msg(gx *x, cJSON *pl, const char *actor, int64_t ts,
 				  pl, at->line, at->off, at->len, NULL);
 }
 
+/*
+ * A read_file of a whole file (no offset, limit or line range) returns its
+ * text as is (gemini-cli tools/read-file.ts; a cut one says "IMPORTANT:
+ * The file content has been truncated"): the workspace learns the file,
+ * so a later write_file of it is a change, not a creation.
+ */
+static int observe(gx *x, const cJSON *args, const char *out)
+{
+	const char *p = kt_impx_str(args, "file_path");
+	const cJSON *a;
+
+	cJSON_ArrayForEach(a, args)
+		if (strcmp(a->string, "file_path"))
+			return 0;
+	if (!p || !strncmp(out, "IMPORTANT:", 10))
+		return 0;
+	return kt_ws_observe(x->imp, p, out, strlen(out), NULL);
+}
+
 static int on_call(gx *x, const cJSON *tc, int64_t mts, const kt_impx_at *at)
 {
 	const char *id = kt_impx_str(tc, "id"), *st = kt_impx_str(tc, "status");
+	const char *name = kt_impx_str(tc, "name");
 	const cJSON *r, *fr, *resp;
 	int64_t ts = kt_impx_ts_json(cJSON_GetObjectItem(tc, "timestamp"));
 	char *out = NULL;
@@ -118,7 +138,7 @@ static int on_call(gx *x, const cJSON *tc, int64_t mts, const kt_impx_at *at)
 		cJSON_Delete(ex);
 		ex = NULL;
 	}
-	if ((rc = kt_impx_call(x->imp, &x->calls, id, kt_impx_str(tc, "name"),
+	if ((rc = kt_impx_call(x->imp, &x->calls, id, name,
 			       cJSON_GetObjectItem(tc, "args"), 0, ts, "agent",
 			       ex, at, NULL)))
 		return rc;
@@ -159,9 +179,17 @@ static int on_call(gx *x, const cJSON *tc, int64_t mts, const kt_impx_at *at)
 	}
 	if (!out && kt_impx_str(tc, "resultDisplay"))
 		out = strdup(kt_impx_str(tc, "resultDisplay"));
-	ec = out ? exit_of(out) : -1;
+	/* only the shell tool's text ends in its exit code; a file read may
+	 * hold those words too */
+	ec = out && name && !strcmp(name, "run_shell_command") ? exit_of(out)
+							       : -1;
 	if (ec > 0)
 		ok = 0;
+	if (ok && out && name && !strcmp(name, "read_file") &&
+	    (rc = observe(x, cJSON_GetObjectItem(tc, "args"), out))) {
+		free(out);
+		return rc;
+	}
 	ex = NULL;
 	if (st && (ex = cJSON_CreateObject()))
 		cJSON_AddStringToObject(ex, "status", st);

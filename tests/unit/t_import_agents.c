@@ -156,9 +156,19 @@ static void t_gemini(void **st)
 	it_fixture(p, sizeof(p), "gemini_cli/session.json");
 	it_open(&c);
 	expect(one(&c, p, "gemini_cli", NULL),
-	       (want){ 2, 1, 1, 1, 0, 1, 0, 0 });
+	       (want){ 2, 1, 3, 3, 1, 1, 0, 0 });
 	assert_int_equal(c.nwarn, 1);
-	assert_non_null(strstr(c.warns, "session.json:11:"));
+	assert_non_null(strstr(c.warns, "session.json:15:"));
+	/* a file's text that reads like a shell's exit is no failure */
+	pl = at(&c, 7, KT_KIND_TOOL_RESULT);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(pl, "ok")));
+	cJSON_Delete(pl);
+	/* the whole-file read seeds the file: the write changes it */
+	pl = at(&c, 10, KT_KIND_EDIT);
+	assert_string_equal(cJSON_GetObjectItem(pl, "op")->valuestring,
+			    "modify");
+	assert_false(cJSON_IsNull(cJSON_GetObjectItem(pl, "before")));
+	cJSON_Delete(pl);
 	it_close(&c);
 }
 
