@@ -82,6 +82,41 @@ static void t_corpus(void **st)
 		   (want){ 1, 0, 1, 1, 0, 0, 0, 0 }, 0);
 }
 
+static int count_op(const kt_event *ev, void *arg)
+{
+	int *n = arg;
+	cJSON *pl = cJSON_Parse(ev->payload);
+	const cJSON *op = cJSON_GetObjectItem(pl, "op");
+
+	if (ev->kind == KT_KIND_EDIT && cJSON_IsString(op))
+		n[!strcmp(op->valuestring, "create") ? 0 : 1]++;
+	cJSON_Delete(pl);
+	return 0;
+}
+
+/* Real Gemini output says which write_file created a file and which
+ * overwrote one it had read: the edits agree. */
+static void t_gemini_real_ops(void **st)
+{
+	char p[4096];
+	it_ctx c;
+	int n[2] = { 0, 0 };
+
+	(void)st;
+	if (!it_corpus(p, sizeof(p),
+		       "gemini_cli/vct_legacy_session_2026-03-27.json"))
+		skip();
+	it_open(&c);
+	one(&c, p, "gemini_cli", NULL);
+	assert_int_equal(kt_event_foreach(c.s, c.runs[0].id, 1, 0, 0,
+					  count_op, n), 0);
+	/* "Successfully created and wrote to new file: .../CONTRIBUTING.md"
+	 * and three "Successfully overwrote file: .../README*.md" */
+	assert_int_equal(n[0], 1);
+	assert_int_equal(n[1], 3);
+	it_close(&c);
+}
+
 /* Payload of seq as a parsed object, its kind checked. */
 static cJSON *at(it_ctx *c, uint64_t seq, int kind)
 {
@@ -275,6 +310,7 @@ int main(void)
 		cmocka_unit_test(t_corpus),
 		cmocka_unit_test(t_codex_exec),
 		cmocka_unit_test(t_gemini),
+		cmocka_unit_test(t_gemini_real_ops),
 		cmocka_unit_test(t_copilot),
 		cmocka_unit_test(t_pi),
 		cmocka_unit_test(t_amp),
