@@ -323,4 +323,84 @@ int kt_imp_json_cut(kt_imp *imp, const kt_file *f, uint64_t line,
 int kt_imp_json_bad(kt_imp *imp, const kt_file *f, uint64_t line,
 		    const char *s, size_t n);
 
+/* ---- agent logs that link tool results by call id (impx_calls.c) -----
+ * Gemini CLI, Copilot CLI, codex exec, Pi and Amp write a tool call and,
+ * later, its result naming the call's id.  kt_impx_calls remembers each
+ * call (seq, tool, args) so the result becomes its tool_result and then
+ * goes through kt_impx_tool_effects (edits, compile, bench) like every
+ * other importer's. */
+typedef struct kt_impx_at {      /* where a record lies (provenance) */
+	uint64_t line, off, len;
+} kt_impx_at;
+typedef struct kt_impx_calls {
+	kt_strmap m;             /* call id -> its call */
+	unsigned anon;           /* calls without an id so far */
+} kt_impx_calls;
+
+/*
+ * Emit a tool_call {tool, call_id, args (a copy; {} when NULL), extra
+ * (consumed, may be NULL)} with parent `parent` and remember it under
+ * `id` (a call without an id gets "call-N").  A second call under one id
+ * replaces the first for the results that follow.  *seq (may be NULL)
+ * gets its seq.  Returns 0 or KT_E*.
+ */
+int kt_impx_call(kt_imp *imp, kt_impx_calls *c, const char *id,
+		 const char *tool, const cJSON *args, uint64_t parent,
+		 int64_t ts, const char *actor, cJSON *extra,
+		 const kt_impx_at *at, uint64_t *seq);
+
+/*
+ * The result of call `id`: a tool_result {call_id, ok, output
+ * (64 KiB inline, output_blob when longer), exit_code when >= 0, extra
+ * (consumed)} whose parent is the call, then the call's effects
+ * (kt_impx_tool_effects with cwd).  A result whose call is unknown is
+ * kept as a tool_result without parent, extra.unpaired true.  *seq (may
+ * be NULL) gets the tool_result's seq.  Returns 0 or KT_E*.
+ */
+int kt_impx_result(kt_imp *imp, kt_impx_calls *c, const char *id,
+		   const char *output, int ok, int exit_code, const char *cwd,
+		   int64_t ts, cJSON *extra, const kt_impx_at *at,
+		   uint64_t *seq);
+
+/* Whether call `id` is known (its seq, 0 when not). */
+uint64_t kt_impx_call_seq(const kt_impx_calls *c, const char *id);
+void kt_impx_calls_free(kt_impx_calls *c);
+
+/*
+ * Every JSON record of a JSONL file, in order, with where each lies: for
+ * formats read in two passes (a later line updates an earlier one).  Bad
+ * lines are warned and left out as kt_impx_jsonl does.  *out (caller
+ * frees with kt_impx_recs_free) gets n records.  Returns 0 or KT_E*.
+ */
+typedef struct kt_impx_rec {
+	cJSON *o;
+	kt_impx_at at;
+} kt_impx_rec;
+int kt_impx_jsonl_all(kt_imp *imp, const kt_file *f, kt_impx_rec **out,
+		      size_t *n);
+void kt_impx_recs_free(kt_impx_rec *r, size_t n);
+
+/*
+ * For formats that are one JSON document or JSONL (Gemini CLI, Copilot
+ * CLI), after cJSON failed on the whole of f: when its first line does
+ * not hold a whole value (a pretty-printed document opens with a lone
+ * "{"), f is a damaged document, not JSONL - warn as kt_imp_json_bad does
+ * for a document ("file skipped") and return 1; else return 0 (read it
+ * as JSONL, line by line).
+ */
+int kt_impx_doc_bad(kt_imp *imp, const kt_file *f);
+
+/*
+ * kt_imp_run_begin for a session whose own id is `id`: the identity is
+ * "<format>:<id>", or "<format>:<sha256 of f>" when the source has none
+ * (FORMAT.md section 11 "Run ids"); the name is `name`, else id, else
+ * f's base name.  meta is consumed in every case.  Returns 0 or KT_E*.
+ */
+int kt_impx_begin(kt_imp *imp, const kt_file *f, const char *format,
+		  const char *id, const char *name, cJSON *meta);
+
+/* Where element i of n array elements lies (kt_impx_spans), as a
+ * kt_impx_at: zero when i is out of range. */
+kt_impx_at kt_impx_at_span(const kt_impx_span *sp, long n, long i);
+
 #endif /* KT_IMPX_H */

@@ -803,6 +803,12 @@ static int do_replace(kt_imp *imp, const char *path, const cJSON *o,
 	const cJSON *all = cJSON_GetObjectItemCaseSensitive(o, "replace_all");
 	int rc;
 
+	/* Pi's edit tool (pi-mono coding-agent tools/edit.ts) */
+	if (!os) {
+		os = kt_impx_str(o, "oldText");
+		ns = kt_impx_str(o, "newText");
+	}
+
 	if (!os)
 		return 0;
 	rc = kt_ws_replace(imp, path, os, ns ? ns : "", cJSON_IsTrue(all),

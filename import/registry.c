@@ -21,6 +21,11 @@ extern const kt_importer kt_importer_openhands;
  * bundle writer and the judge it uses */
 extern const kt_importer kt_importer_replay;
 extern const kt_importer kt_importer_map;
+extern const kt_importer kt_importer_codex_exec;
+extern const kt_importer kt_importer_amp;
+extern const kt_importer kt_importer_pi_agent;
+extern const kt_importer kt_importer_gemini_cli;
+extern const kt_importer kt_importer_copilot_cli;
 
 const kt_importer *const kt_importers[] = {
 	&kt_importer_claude_code,
@@ -35,6 +40,11 @@ const kt_importer *const kt_importers[] = {
 	&kt_importer_openhands,
 	&kt_importer_replay,
 	&kt_importer_map,
+	&kt_importer_codex_exec,
+	&kt_importer_amp,
+	&kt_importer_pi_agent,
+	&kt_importer_gemini_cli,
+	&kt_importer_copilot_cli,
 	NULL
 };
 
