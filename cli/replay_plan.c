@@ -296,6 +296,7 @@ int cli_replay_collect(struct cli *c, const char *dir, int json)
 	cJSON_ArrayForEach(t, tasks) {
 		int id = cJSON_GetObjectItem(t, "task")->valueint, v;
 		const char *verdict = "missing";
+		struct recorded r = { .verdict = "not recorded (see the warning above)" };
 		cJSON *res = NULL, *row;
 		char *text;
 
@@ -306,7 +307,6 @@ int cli_replay_collect(struct cli *c, const char *dir, int json)
 		if (res) {
 			/* the verdict is the one recorded: the replay event
 			 * whose result_sha is this result's */
-			struct recorded r = { .verdict = "not recorded (see the warning above)" };
 			char *canon = cJSON_PrintUnformatted(res);
 			unsigned char h[KT_HASH_LEN];
 
@@ -343,7 +343,8 @@ int cli_replay_collect(struct cli *c, const char *dir, int json)
 		cJSON_AddStringToObject(row, "verdict", verdict);
 		cJSON_AddStringToObject(row, "reason", reason);
 		if (json) {
-			cli_put_json(row);
+			cli_put_json(row); /* frees row */
+			row = NULL;
 		} else if (strcmp(verdict, KT_REPLAY_REPRODUCED)) {
 			printf("task %d (run %.8s step %d): %s - ", id,
 			       cJSON_GetStringValue(cJSON_GetObjectItem(t, "run")),
