@@ -81,6 +81,10 @@ int cli_wants_help(int argc, char **argv, const char *usage);
 
 /* Parse a decimal u64; 0 on success. */
 int cli_u64(const char *s, uint64_t *out);
+/* Parse a size: a decimal u64 with an optional K, M, G or T suffix
+ * (powers of 1024, also as KiB/KB...); 0 on success, -1 when malformed or
+ * past 2^64. */
+int cli_size(const char *s, uint64_t *out);
 
 /* The whole file at path, NUL-terminated (*len without the NUL; len may
  * be NULL); malloc'ed.  NULL with errno set when it cannot be opened or

@@ -12,6 +12,7 @@
 static const char usage[] =
 	"usage: ktraj export RUN [--format jsonl|atif] [--redact] [-o FILE]\n"
 	"       ktraj export RUN|--all --format ndjson --partition DIR [--redact]\n"
+	"                    [--since-last] [--part-size SIZE] [--compress C]\n"
 	"       ktraj export RUN --step SEQ --bundle FILE.tar.gz|DIR/\n"
 	"\n"
 	"--format jsonl  (default) ktraj JSONL, one event per line with the\n"
@@ -19,8 +20,16 @@ static const char usage[] =
 	"                append NAME` or `ktraj import` read it back\n"
 	"--format atif   one ATIF JSON document (Agent Trajectory Interchange)\n"
 	"--format ndjson --partition DIR\n"
-	"                zstd-compressed NDJSON tables partitioned by run:\n"
-	"                DIR/<table>/run=<id>/part-0.ndjson.zst (--all: every run)\n"
+	"                NDJSON tables (runs, events, bench, questions) in the\n"
+	"                Hive layout, `run` a column of every row:\n"
+	"                DIR/<table>/format=<importer>/date=<day>/part-E-K.ndjson.zst\n"
+	"                and DIR/_manifest.json (files, rows, the watermark)\n"
+	"--since-last    add to DIR's export only the runs and events it lacks\n"
+	"                (without it, a DIR that holds an export is refused)\n"
+	"--part-size SIZE\n"
+	"                uncompressed bytes per file (default 128M; K, M, G)\n"
+	"--compress zstd|gzip|none\n"
+	"                how each file is compressed (default zstd)\n"
 	"--step SEQ --bundle FILE\n"
 	"                a self-contained replay bundle of step SEQ: a .tar.gz\n"
 	"                (`tar -xzf` unpacks it; .tar.zst and .tar by name), or\n"
@@ -47,6 +56,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 {
 	const char *spec = NULL, *format = NULL, *out_path = NULL;
 	const char *partition = NULL, *bundle = NULL, *step_arg = NULL;
+	const char *part_size = NULL, *compress = NULL;
 	char run[KT_RUN_ID_HEX + 1], err[512] = "";
 	int i, rc, all = 0, redact = 0;
 	uint64_t step = 0;
@@ -75,6 +85,12 @@ int cmd_export(struct cli *c, int argc, char **argv)
 			step_arg = argv[++i];
 		else if (!strcmp(a, "--redact"))
 			redact = 1;
+		else if (!strcmp(a, "--since-last"))
+			args.since_last = 1;
+		else if (!strcmp(a, "--part-size") && more)
+			part_size = argv[++i];
+		else if (!strcmp(a, "--compress") && more)
+			compress = argv[++i];
 		else if (!strcmp(a, "--all"))
 			all = 1;
 		else if (a[0] == '-' && a[1])
@@ -100,6 +116,21 @@ int cmd_export(struct cli *c, int argc, char **argv)
 			return cli_usage(c, "--format %s needs --partition DIR", format);
 		if (!(ex->flags & KT_EXPORT_DIR) && partition)
 			return cli_usage(c, "--partition goes with --format ndjson");
+	}
+	if ((args.since_last || part_size || compress) && !partition)
+		return cli_usage(c, "--since-last, --part-size and --compress go with --format ndjson --partition DIR");
+	if (part_size && (cli_size(part_size, &args.part_size) ||
+			  args.part_size < 4096 || args.part_size > ((uint64_t)1 << 40)))
+		return cli_usage(c, "--part-size: bad value '%s' (a size from 4K to 1T, e.g. 128M)", part_size);
+	if (compress) {
+		if (!strcmp(compress, "zstd"))
+			args.compress = KT_EXPORT_ZSTD;
+		else if (!strcmp(compress, "gzip"))
+			args.compress = KT_EXPORT_GZIP;
+		else if (!strcmp(compress, "none"))
+			args.compress = KT_EXPORT_NONE;
+		else
+			return cli_usage(c, "--compress: bad value '%s' (zstd, gzip or none)", compress);
 	}
 	if (all && spec)
 		return cli_usage(c, "give RUN or --all, not both");

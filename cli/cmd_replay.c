@@ -10,6 +10,7 @@
 #include "outfmt.h"
 #include "../replay/replay.h"
 #include "../replay/sandbox.h"
+#include "replay_plan.h"
 
 /* the replay event's numbers are exact below 10^15 (FORMAT.md section 1) */
 #define KT_REPLAY_MAX_BYTES (1ull << 50)
@@ -18,7 +19,11 @@
 
 static const char usage[] =
 	"usage: ktraj replay RUN SEQ [--json] [--timeout S] [--mem BYTES] [--allow-network]\n"
-	"       ktraj replay RUN --all-bench [--json] [...]\n"
+	"       ktraj replay RUN --all-bench|--all-compile|--steps SEL [--shard I/N] [--json] [...]\n"
+	"       ktraj replay --plan DIR RUN... --all-bench|--all-compile|--steps SEL\n"
+	"                    [--array-max M] [--timeout S]\n"
+	"       ktraj replay --task DIR N [--timeout S] [...]\n"
+	"       ktraj replay --collect DIR [--json]\n"
 	"\n"
 	"Re-execute a recorded step: export its bundle (workspace at the step,\n"
 	"recorded commands, harness sources for `ktraj bench` steps), run it in a\n"
@@ -50,6 +55,19 @@ static const char usage[] =
 	"  --no-sandbox     run without bubblewrap: your full file system access,\n"
 	"                   with the limits alone (only for trajectories you trust)\n"
 	"  --all-bench      replay every bench step, reusing compiled binaries\n"
+	"  --all-compile    every compile step;  --steps SEL  the steps listed\n"
+	"                   (\"3,7,10-12\")\n"
+	"  --shard I/N      only share I of N of the chosen steps (0 <= I < N):\n"
+	"                   the N shares are disjoint and cover them, for\n"
+	"                   engines that give each worker a number\n"
+	"Plans (README \"Replay on a cluster\"): --plan DIR writes a bundle per\n"
+	"chosen step, DIR/plan.json, Slurm array scripts (slurm.sbatch, and\n"
+	"slurm-gpu.sbatch with --gres=gpu:1 for GPU steps; --array-max M caps\n"
+	"the tasks running at once) and DIR/local.sh (xargs -P on this machine).\n"
+	"Each task runs `ktraj replay --task DIR N`: the bundle in the sandbox,\n"
+	"its result in DIR/results/.  --collect DIR records every result as a\n"
+	"replay event on its step (again adds nothing) and reports missing,\n"
+	"failed and diverged tasks (exit 1 when one is missing or failed).\n"
 	"  --cache DIR      where compiled binaries are kept and reused by source\n"
 	"                   hash (default: a temp dir for this command); the step\n"
 	"                   writes it, so it must be writable by the step's user\n"
@@ -159,6 +177,11 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 	kt_replay_limits lim = { 600, 1200, 16ull << 30, 4ull << 30, 0, 0, 0, 0, 0,
 				 KT_REPLAY_CACHE_MAX };
 	const char *spec = NULL, *seqs = NULL, *cache_opt = NULL;
+	const char *plan_dir = NULL, *task_dir = NULL, *collect_dir = NULL;
+	struct replay_sel sel = { 0 };
+	kt_replay_plan_opts popt = { 0 };
+	char **specs = NULL;
+	int nspecs = 0;
 	char run[KT_RUN_ID_HEX + 1], err[1024] = "";
 	char cache[4200];
 	kt_janitor jan = { -1, -1 };
@@ -174,7 +197,29 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 		if (!strcmp(argv[i], "--json"))
 			json = 1;
 		else if (!strcmp(argv[i], "--all-bench"))
+			all = sel.all_bench = 1;
+		else if (!strcmp(argv[i], "--all-compile"))
+			all = sel.all_compile = 1;
+		else if (!strcmp(argv[i], "--steps") && cli_has_value(argc, argv, i)) {
+			if (cli_replay_sel_check(argv[++i]))
+				return cli_usage(c, "--steps: bad value '%s' (e.g. 3,7,10-12)", argv[i]);
+			sel.steps = argv[i];
 			all = 1;
+		} else if (!strcmp(argv[i], "--shard") && cli_has_value(argc, argv, i)) {
+			if (cli_replay_shard_parse(argv[++i], &sel))
+				return cli_usage(c, "--shard: bad value '%s' (I/N with 0 <= I < N)", argv[i]);
+		} else if (!strcmp(argv[i], "--array-max") && cli_has_value(argc, argv, i)) {
+			uint64_t v;
+
+			if (cli_u64(argv[++i], &v) || !v || v > 1u << 20)
+				return cli_usage(c, "--array-max: bad value '%s' (a count)", argv[i]);
+			popt.array_max = (unsigned)v;
+		} else if (!strcmp(argv[i], "--plan") && cli_has_value(argc, argv, i))
+			plan_dir = argv[++i];
+		else if (!strcmp(argv[i], "--task") && cli_has_value(argc, argv, i))
+			task_dir = argv[++i];
+		else if (!strcmp(argv[i], "--collect") && cli_has_value(argc, argv, i))
+			collect_dir = argv[++i];
 		else if (!strcmp(argv[i], "--allow-network"))
 			lim.allow_network = 1;
 		else if (!strcmp(argv[i], "--no-sandbox"))
@@ -217,15 +262,54 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 				return cli_usage(c, "--mem needs bytes (up to 2^50)");
 		} else if (argv[i][0] == '-' && argv[i][1])
 			return cli_bad_option(c, usage, argv[i]);
-		else if (!spec)
+		else if (plan_dir) {
+			if (!specs && !(specs = calloc((size_t)argc, sizeof(*specs))))
+				return cli_err(c, "out of memory");
+			specs[nspecs++] = argv[i];
+		} else if (!spec)
 			spec = argv[i];
 		else if (!seqs)
 			seqs = argv[i];
 		else
 			return cli_usage(c, "too many arguments");
 	}
+	if (!!plan_dir + !!task_dir + !!collect_dir > 1) {
+		free(specs);
+		return cli_usage(c, "--plan, --task and --collect are separate steps: give one");
+	}
+	if (plan_dir) {
+		popt.timeout_s = lim.timeout_s;
+		if (!nspecs || !all)
+			rc = cli_usage(c, "--plan DIR needs RUN... and --all-bench, --all-compile or --steps SEL");
+		else if (sel.shard_n)
+			rc = cli_usage(c, "--shard goes with a replay here, not with --plan (a plan's tasks are the shares)");
+		else
+			rc = cli_replay_plan(c, plan_dir, specs, nspecs, &sel, &popt,
+					     getenv("KTRAJ") && *getenv("KTRAJ") ? getenv("KTRAJ") : NULL);
+		free(specs);
+		return rc;
+	}
+	if (task_dir) {
+		if (!spec || seqs || all)
+			return cli_usage(c, "--task DIR N: the plan's folder and one task number");
+		if (!lim.no_sandbox) {
+			char bw[4096], ver[64];
+
+			if (kt_sandbox_find(bw, sizeof(bw), ver, sizeof(ver)))
+				return cli_err(c, "bubblewrap (bwrap) is not installed: apt-get install "
+					       "bubblewrap, or --no-sandbox to run the step without isolation");
+		}
+		return cli_replay_task(c, task_dir, spec, &lim, cache_opt);
+	}
+	if (collect_dir) {
+		if (spec || all)
+			return cli_usage(c, "--collect DIR takes no RUN or step");
+		return cli_replay_collect(c, collect_dir, json);
+	}
 	if (!spec || (!seqs && !all) || (seqs && all))
-		return cli_usage(c, "give RUN and SEQ, or RUN --all-bench");
+		return cli_usage(c, "give RUN and SEQ, or RUN --all-bench, --all-compile or --steps SEL");
+	if (sel.shard_n && !all)
+		return cli_usage(c, "--shard I/N shares out --all-bench, --all-compile or --steps");
 	if (seqs && cli_u64(seqs, &seq))
 		return cli_usage(c, "SEQ must be a step number, not '%s'", seqs);
 	if (!lim.no_sandbox) {
@@ -240,13 +324,14 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 	if ((rc = cli_run(c, s, spec, run)))
 		goto out;
 	if (all) {
-		rc = kt_event_foreach(s, run, 1, 0, KT_KIND_BENCH, collect, &b);
+		rc = cli_replay_select(s, run, &sel, &b.seq, &b.n);
 		if (rc) {
-			rc = cli_store_err(c, s, rc, "listing bench steps");
+			rc = cli_store_err(c, s, rc, "listing steps");
 			goto out;
 		}
 		if (!b.n) {
-			rc = cli_err(c, "run %s has no bench steps", spec);
+			rc = sel.shard_n ? 0 : cli_err(c, "run %s has no %s steps", spec,
+				sel.steps ? "such" : sel.all_bench ? "bench" : "compile");
 			goto out;
 		}
 		snprintf(cache, sizeof(cache), "%s/ktraj-cache.XXXXXX",

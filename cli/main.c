@@ -418,6 +418,32 @@ int cli_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+int cli_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	const char *u;
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	if (*end && (u = strchr(units, *end & ~0x20))) {
+		shift = 10 * (int)(u - units + 1);
+		end++;
+		if (!strcmp(end, "iB") || !strcmp(end, "B") || !strcmp(end, "b"))
+			end += strlen(end);
+	}
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
 char *cli_slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

@@ -41,7 +41,20 @@ typedef struct kt_export_args {
 	FILE *out;        /* KT_EXPORT_STREAM: the open stream (not closed) */
 	const char *path; /* KT_EXPORT_DIR: the directory (created);
 			     KT_EXPORT_STEP: the file (replaced) */
+	/* KT_EXPORT_DIR tables (export/ndjson.c): */
+	int compress;       /* KT_EXPORT_ZSTD (0), _GZIP or _NONE */
+	uint64_t part_size; /* uncompressed bytes per file; 0 =
+			       KT_EXPORT_PART_SIZE.  A folder keeps the size
+			       of its first export */
+	int since_last;     /* 1: add to the export in path what its
+			       _manifest.json does not hold yet; without it a
+			       folder that holds an export is refused */
 } kt_export_args;
+
+#define KT_EXPORT_ZSTD 0
+#define KT_EXPORT_GZIP 1
+#define KT_EXPORT_NONE 2
+#define KT_EXPORT_PART_SIZE ((uint64_t)128 << 20)
 
 typedef struct kt_exporter {
 	const char *name; /* "jsonl", "atif", "ndjson", "bundle" */
@@ -51,7 +64,11 @@ typedef struct kt_exporter {
 	 * KT_ENOTFOUND (no such run or step), KT_EINVAL (a step that cannot be
 	 * exported this way), KT_ENOMEM, KT_EIO (writing failed: a partial
 	 * output may be left for the caller to remove), or the store's codes
-	 * when reading fails (KT_ECORRUPT ...). */
+	 * when reading fails (KT_ECORRUPT ...).  Tables (ndjson) also:
+	 * KT_EEXIST (the folder holds an export and since_last is 0, or
+	 * tables of the old run=<id> layout), KT_EPARSE (a _manifest.json
+	 * that is not ktraj's), KT_EVERSION (a manifest of another schema),
+	 * KT_EINVAL (since_last with another compression than the folder's). */
 	int (*write)(kt_store *s, const kt_export_args *args, char *err,
 		     size_t errlen);
 } kt_exporter;

@@ -92,6 +92,56 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 		   const kt_replay_limits *lim, const char *cache_dir,
 		   cJSON **out, char *err, size_t errlen);
 
+/* ---- plans (replay/plan.c): many steps run by an engine the user has ---- */
+
+/* A step of a plan: run (32 hex) and seq. */
+typedef struct kt_replay_plan_step {
+	char run[KT_RUN_ID_HEX + 1];
+	uint64_t seq;
+} kt_replay_plan_step;
+
+/* What the job scripts of a plan ask the engine for. */
+typedef struct kt_replay_plan_opts {
+	unsigned array_max;     /* Slurm array concurrency (%M); 0: none */
+	unsigned cpus_per_task; /* 0: 1 */
+	unsigned timeout_s;     /* a step's wall-clock limit; the job's time
+				   limit is this plus 5 minutes (0: 600 s) */
+} kt_replay_plan_opts;
+
+/*
+ * Write a replay plan of steps[0..n) into dir (created; refused when it
+ * holds a plan): one bundle per step, plan.json, Slurm array scripts (one
+ * for the CPU steps, one with --gres=gpu:1 for the GPU steps), the task
+ * lists they read and local.sh (xargs -P).  Every script runs
+ * `KTRAJ replay --task DIR N`, KTRAJ the path given as ktraj (the
+ * environment's $KTRAJ wins).  Layout: replay/plan.c.  Errors, with a
+ * one-line reason in err: KT_EEXIST (a plan is there), KT_EIO, KT_ENOMEM,
+ * and those of kt_replay_bundle_write (the reason names run and step).
+ */
+int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,
+			 size_t n, const char *dir, const char *ktraj,
+			 const kt_replay_plan_opts *o, char *err, size_t errlen);
+
+/*
+ * Read and check dir/plan.json: tasks numbered 0.. in order, each with a
+ * run, a step and a bundle under bundles/ (no other path).  *plan is the
+ * document (caller frees).  Errors: KT_ENOTFOUND (no plan.json), KT_EIO,
+ * KT_EPARSE (not a plan; err says so).
+ */
+int kt_replay_plan_load(const char *dir, cJSON **plan, char *err, size_t errlen);
+
+/*
+ * Run task `task` of the plan in dir: its bundle in the sandbox under lim
+ * (as kt_replay_step), then write dir/results/NNNNNN.json (the bundle's
+ * result.json, which `ktraj import` records as a replay event) or, when the
+ * step gave none, dir/results/NNNNNN.err saying why.  Returns 0 when the
+ * task ran, whatever the step did; KT_ENOTFOUND (no such task, or
+ * bubblewrap missing), KT_EPARSE (no plan), KT_ECORRUPT (a bundle without
+ * a manifest), KT_ECHILD (the sandbox did not start), KT_EIO, KT_ENOMEM.
+ */
+int kt_replay_task_run(const char *dir, unsigned task, const kt_replay_limits *lim,
+		       const char *cache_dir, char *err, size_t errlen);
+
 /* ---- judging (replay/judge.c): pure functions over JSON, no I/O ---------- */
 
 #define KT_REPLAY_REPRODUCED "reproduced"

@@ -26,14 +26,16 @@ count() { # count RUN KIND: events of KIND (messages: those with text)
 	[ "$(KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" count "$R2" message)" -eq "$(count "$R" message)" ]
 }
 
-@test "partitioned NDJSON export writes zstd tables per run" {
+@test "partitioned NDJSON export writes zstd tables partitioned by format and date, one file per table here" {
 	run_of "$FIX/replay/cc_bench_session.jsonl" >/dev/null
 	run_of "$FIX/replay/cc_bench_faster.jsonl" >/dev/null
 	run "$KTRAJ" export --all --format ndjson --partition "$BATS_TEST_TMPDIR/p"
 	[ "$status" -eq 0 ]
-	[ "$(find "$BATS_TEST_TMPDIR/p" -name 'part-0.ndjson.zst' | wc -l)" -eq 8 ]
-	f=$(ls "$BATS_TEST_TMPDIR"/p/bench/run=*/part-0.ndjson.zst | head -1)
-	zstd -dc "$f" | python3 -c 'import json,sys; r=[json.loads(l) for l in sys.stdin]; sys.exit(0 if len(r)==1 and r[0]["time_ms"]==2.5 and r[0]["correct"] is True else 1)'
+	# two runs of one format imported today: one partition, one file per
+	# table that has rows (questions has none)
+	[ "$(find "$BATS_TEST_TMPDIR/p" -name 'part-*.ndjson.zst' | wc -l)" -eq 3 ]
+	f=$(ls "$BATS_TEST_TMPDIR"/p/bench/format=claude_code/date=*/part-00001-00000.ndjson.zst)
+	zstd -dc "$f" | python3 -c 'import json,sys; r=[json.loads(l) for l in sys.stdin]; sys.exit(0 if len(r)==2 and r[0]["time_ms"]==2.5 and r[0]["correct"] is True and r[0]["run"] != r[1]["run"] else 1)'
 }
 
 @test "DuckDB reads the partitioned export with the query in README.md" {
@@ -47,6 +49,17 @@ count() { # count RUN KIND: events of KIND (messages: those with text)
 	echo "$output" | python3 -c '
 import json,sys
 d=json.loads(sys.stdin.read())
-ok = d["runs"]=={"rows":2,"runs":2} and d["events"]["rows"]==20 and d["bench"]["rows"]==2 and d["kinds"]["bench"]==2 and d["kinds"]["tool_call"]==6 and d["first_bench"]["time_ms"]==2.5
+ok = d["runs"]=={"rows":2,"runs":2,"files":1} and d["events"]["rows"]==20 and d["events"]["files"]==1 and d["bench"]["rows"]==2 and d["kinds"]["bench"]==2 and d["kinds"]["tool_call"]==6 and d["first_bench"]["time_ms"]==2.5 and d["questions"]["rows"]==0 and d["runs_latest"]==2 and [p["format"] for p in d["partitions"]]==["claude_code"]
+print(d)
 sys.exit(0 if ok else 1)'
+	# an incremental export after adding a run: DuckDB reads both exports
+	"$KTRAJ" append more <<<'{"kind":"note","payload":{"text":"x"}}' >/dev/null
+	"$KTRAJ" export --all --format ndjson --partition "$BATS_TEST_TMPDIR/p" --since-last
+	run node "$BATS_TEST_DIRNAME/../duckdb/query.mjs" "$BATS_TEST_TMPDIR/p"
+	[ "$status" -eq 0 ]
+	echo "$output" | python3 -c '
+import json,sys
+d=json.loads(sys.stdin.read())
+print(d)
+sys.exit(0 if d["runs"]["rows"]==3 and d["events"]["rows"]==21 and d["kinds"]["note"]==1 and sorted(p["format"] for p in d["partitions"])==["append","claude_code"] else 1)'
 }

@@ -42,7 +42,7 @@ PY
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 	"$KTRAJ" export --all --format ndjson --partition "$BATS_TEST_TMPDIR/nd"
-	n=$(cat "$BATS_TEST_TMPDIR"/nd/questions/run=*/part-0.ndjson* 2>/dev/null | { zstd -dc 2>/dev/null || cat; } | wc -l)
+	n=$(find "$BATS_TEST_TMPDIR/nd/questions" -name 'part-*' -exec zstd -qdc {} + 2>/dev/null | wc -l)
 	[ "$n" -eq 0 ]
 }
 
@@ -65,7 +65,7 @@ Sets    Why not \mathrm{}?    conventional' \
 	[[ "$output" == *"really memory-bound"* ]]
 	[[ "$output" == *"bank冲突"* ]]
 	"$KTRAJ" export --all --format ndjson --partition "$BATS_TEST_TMPDIR/nd"
-	n=$(cat "$BATS_TEST_TMPDIR"/nd/questions/run=*/part-0.ndjson* | { zstd -dc 2>/dev/null || cat; } | wc -l)
+	n=$(find "$BATS_TEST_TMPDIR/nd/questions" -name 'part-*' -exec zstd -qdc {} + | wc -l)
 	[ "$n" -eq 3 ]
 }
 

@@ -45,8 +45,16 @@ static void export_run(const char *run, uint64_t n_events)
 				(void)ex->write(fz_store, &a, err, sizeof(err));
 				fclose(a.out);
 			} else if (ex->flags & KT_EXPORT_DIR) {
-				snprintf(path, sizeof(path), "%s/out.%s", fz_dir, ex->name);
+				/* every run of the input into one folder: the
+				 * first export writes it, the others add to it;
+				 * redacted tables go to a folder of their own,
+				 * uncompressed, in files of 4 KiB */
+				snprintf(path, sizeof(path), "%s/out.%s%s", fz_dir,
+					 ex->name, redact ? ".r" : "");
 				a.path = path;
+				a.since_last = 1;
+				a.compress = redact ? KT_EXPORT_NONE : KT_EXPORT_ZSTD;
+				a.part_size = redact ? 4096 : 0;
 				(void)ex->write(fz_store, &a, err, sizeof(err));
 			} else if (ex->flags & KT_EXPORT_STEP && !redact) {
 				snprintf(path, sizeof(path), "%s/out.%s", fz_dir, ex->name);
@@ -81,6 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* out.* and the partition tree go with the folder at exit; a fresh
 	 * store per input keeps every input's runs its own */
 	snprintf(out, sizeof(out), "%s/out.ndjson", fz_dir);
+	(void)nftw(out, fz_rm, 16, FTW_DEPTH | FTW_PHYS);
+	snprintf(out, sizeof(out), "%s/out.ndjson.r", fz_dir);
 	(void)nftw(out, fz_rm, 16, FTW_DEPTH | FTW_PHYS);
 	fz_drop_store();
 	return 0;

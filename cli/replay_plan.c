@@ -1,0 +1,370 @@
+/*
+ * replay_plan.c - the parts of `ktraj replay` that go past one machine:
+ * choosing steps (--all-bench, --all-compile, --steps SEL, --shard I/N),
+ * writing a plan (--plan DIR), running one of its tasks (--task DIR N) and
+ * collecting the results (--collect DIR).  The library does the work
+ * (replay/plan.c); this file parses and reports.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "outfmt.h"
+#include "replay_plan.h"
+#include "../import/import.h"
+#include "../replay/replay.h"
+
+struct pick {
+	const struct replay_sel *sel;
+	uint64_t *seq;
+	size_t n, cap;
+	int err;
+};
+
+/* Whether seq is in SEL: "3,7,10-12". */
+static int in_list(const char *list, uint64_t seq)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		unsigned long long a = strtoull(p, &end, 10), b = a;
+
+		if (*end == '-')
+			b = strtoull(end + 1, &end, 10);
+		if (seq >= a && seq <= b)
+			return 1;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return 0;
+}
+
+int cli_replay_sel_check(const char *list)
+{
+	const char *p = list;
+
+	if (!list || !*list)
+		return -1;
+	while (*p) {
+		char *end;
+		unsigned long long a, b;
+
+		if (*p < '0' || *p > '9')
+			return -1;
+		a = strtoull(p, &end, 10);
+		b = a;
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9')
+				return -1;
+			b = strtoull(end + 1, &end, 10);
+		}
+		if (!a || b < a || (*end && *end != ',') || (*end == ',' && !end[1]))
+			return -1;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static int pick(const kt_event *ev, void *arg)
+{
+	struct pick *p = arg;
+	const struct replay_sel *s = p->sel;
+
+	if (!((s->all_bench && ev->kind == KT_KIND_BENCH) ||
+	      (s->all_compile && ev->kind == KT_KIND_COMPILE) ||
+	      (s->steps && in_list(s->steps, ev->seq))))
+		return 0;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 32;
+		uint64_t *q = realloc(p->seq, cap * sizeof(*q));
+
+		if (!q) {
+			p->err = KT_ENOMEM;
+			return 1;
+		}
+		p->seq = q;
+		p->cap = cap;
+	}
+	p->seq[p->n++] = ev->seq;
+	return 0;
+}
+
+int cli_replay_select(kt_store *s, const char *run, const struct replay_sel *sel,
+		      uint64_t **seqs, size_t *n)
+{
+	struct pick p = { .sel = sel };
+	size_t i, k = 0;
+	int rc;
+
+	*seqs = NULL;
+	*n = 0;
+	/* every kind when --steps names seqs; the kind's own scan otherwise */
+	rc = kt_event_foreach_head(s, run, 1, 0,
+				   sel->steps ? 0 : sel->all_bench && !sel->all_compile ?
+				   KT_KIND_BENCH : !sel->all_bench ? KT_KIND_COMPILE : 0,
+				   pick, &p);
+	if (!rc)
+		rc = p.err;
+	if (rc) {
+		free(p.seq);
+		return rc;
+	}
+	/* share I of N: the steps at positions I, I+N, ... of this list, so
+	 * the N shares are disjoint and cover it (the list is in seq order,
+	 * the same on every worker) */
+	for (i = 0; i < p.n; i++)
+		if (!sel->shard_n || i % sel->shard_n == sel->shard_i)
+			p.seq[k++] = p.seq[i];
+	*seqs = p.seq;
+	*n = k;
+	return 0;
+}
+
+int cli_replay_shard_parse(const char *v, struct replay_sel *sel)
+{
+	char *end;
+	unsigned long i, n;
+
+	i = strtoul(v, &end, 10);
+	if (end == v || *end != '/' || !end[1])
+		return -1;
+	n = strtoul(end + 1, &end, 10);
+	if (*end || !n || n > UINT_MAX || i >= n)
+		return -1;
+	sel->shard_i = (unsigned)i;
+	sel->shard_n = (unsigned)n;
+	return 0;
+}
+
+int cli_replay_plan(struct cli *c, const char *dir, char **specs, int nspecs,
+		    const struct replay_sel *sel, const kt_replay_plan_opts *o,
+		    const char *self)
+{
+	kt_replay_plan_step *st = NULL;
+	size_t n = 0, cap = 0, k, m;
+	kt_store *s = NULL;
+	char err[1024] = "", run[KT_RUN_ID_HEX + 1], exe[4096];
+	uint64_t *seqs = NULL;
+	int i, rc;
+
+	if ((rc = cli_open(c, 0, &s)))
+		return rc;
+	for (i = 0; i < nspecs; i++) {
+		if ((rc = cli_run(c, s, specs[i], run)))
+			goto out;
+		if ((rc = cli_replay_select(s, run, sel, &seqs, &m))) {
+			rc = cli_store_err(c, s, rc, "listing steps");
+			goto out;
+		}
+		for (k = 0; k < m; k++) {
+			if (n == cap) {
+				void *q;
+
+				cap = cap ? cap * 2 : 64;
+				if (!(q = realloc(st, cap * sizeof(*st)))) {
+					rc = cli_err(c, "out of memory");
+					goto out;
+				}
+				st = q;
+			}
+			memcpy(st[n].run, run, sizeof(run));
+			st[n++].seq = seqs[k];
+		}
+		free(seqs);
+		seqs = NULL;
+	}
+	if (!n) {
+		rc = cli_err(c, "no step of %s is selected: nothing to plan", nspecs > 1 ? "these runs" : specs[0]);
+		goto out;
+	}
+	if (!self) {
+		/* the scripts call this very binary, by its absolute path */
+		ssize_t l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		if (l <= 0) {
+			rc = cli_err(c, "cannot tell where ktraj is: set KTRAJ to its path");
+			goto out;
+		}
+		exe[l] = 0;
+		self = exe;
+	}
+	rc = kt_replay_plan_write(s, st, n, dir, self, o, err, sizeof(err));
+	if (rc) {
+		rc = cli_err(c, "%s", err[0] ? err : kt_strerror(rc));
+		goto out;
+	}
+	printf("planned %zu steps in %s: submit `sbatch %s/slurm.sbatch` (GPU steps: "
+	       "slurm-gpu.sbatch), or run `%s/local.sh` here; then `ktraj replay "
+	       "--collect %s`\n", n, dir, dir, dir, dir);
+out:
+	free(seqs);
+	free(st);
+	kt_store_close(s);
+	return rc;
+}
+
+int cli_replay_task(struct cli *c, const char *dir, const char *task,
+		    const kt_replay_limits *lim, const char *cache)
+{
+	char err[1024] = "";
+	uint64_t t;
+	int rc;
+
+	if (cli_u64(task, &t) || t > UINT_MAX)
+		return cli_usage(c, "--task DIR N: N is a task number, not '%s'", task);
+	rc = kt_replay_task_run(dir, (unsigned)t, lim, cache, err, sizeof(err));
+	if (rc)
+		return cli_err(c, "%s", err[0] ? err : kt_strerror(rc));
+	return 0;
+}
+
+struct recorded {
+	char sha[KT_HASH_HEX + 1];
+	const char *verdict;
+	char vbuf[32];
+	char *reason;
+	size_t rlen;
+	int found;
+};
+
+static int find_recorded(const kt_event *ev, void *arg)
+{
+	struct recorded *r = arg;
+	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+	const char *sha = cJSON_GetStringValue(cJSON_GetObjectItem(p, "result_sha"));
+
+	if (sha && !strcmp(sha, r->sha)) {
+		const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(p, "verdict"));
+		const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(p, "reason"));
+
+		snprintf(r->vbuf, sizeof(r->vbuf), "%s", v ? v : "?");
+		snprintf(r->reason, r->rlen, "%s", why ? why : "");
+		r->found = 1;
+	}
+	cJSON_Delete(p);
+	return r->found;
+}
+
+static void on_warn(const char *line, void *arg)
+{
+	struct cli *c = arg;
+
+	cli_err(c, "%s", line);
+}
+
+int cli_replay_collect(struct cli *c, const char *dir, int json)
+{
+	static const char *const verdicts[] = { KT_REPLAY_REPRODUCED, KT_REPLAY_FASTER,
+		KT_REPLAY_SLOWER, KT_REPLAY_DIVERGED, KT_REPLAY_FAILED };
+	size_t count[5] = { 0 }, missing = 0, nres = 0;
+	char err[1024] = "", path[4300], reason[2048];
+	char **paths = NULL;
+	const cJSON *t, *tasks;
+	cJSON *plan = NULL;
+	kt_store *s = NULL;
+	kt_import_opts io = { .format = "replay_result", .on_warn = on_warn };
+	int rc, i;
+
+	io.arg = c;
+	if ((rc = kt_replay_plan_load(dir, &plan, err, sizeof(err))))
+		return cli_err(c, "%s", err);
+	tasks = cJSON_GetObjectItem(plan, "tasks");
+	if (!(paths = calloc((size_t)cJSON_GetArraySize(tasks) + 1, sizeof(*paths)))) {
+		cJSON_Delete(plan);
+		return cli_err(c, "out of memory");
+	}
+	cJSON_ArrayForEach(t, tasks) {
+		snprintf(path, sizeof(path), "%s/results/%06d.json", dir,
+			 cJSON_GetObjectItem(t, "task")->valueint);
+		if (!access(path, R_OK) && !(paths[nres++] = kt_xstrdup(path))) {
+			rc = cli_err(c, "out of memory");
+			goto out;
+		}
+	}
+	if ((rc = cli_open(c, 0, &s)))
+		goto out;
+	/* results already recorded add nothing (their result_sha is there) */
+	if (nres && (rc = kt_import_paths(s, paths, (int)nres, &io)) &&
+	    rc != KT_ENOTFOUND) {
+		rc = cli_store_err(c, s, rc, "recording the results");
+		goto out;
+	}
+	rc = 0;
+	cJSON_ArrayForEach(t, tasks) {
+		int id = cJSON_GetObjectItem(t, "task")->valueint, v;
+		const char *verdict = "missing";
+		struct recorded r = { .verdict = "not recorded (see the warning above)" };
+		cJSON *res = NULL, *row;
+		char *text;
+
+		snprintf(path, sizeof(path), "%s/results/%06d.json", dir, id);
+		if ((text = cli_slurp(path, NULL)))
+			res = cJSON_Parse(text);
+		free(text);
+		if (res) {
+			/* the verdict is the one recorded: the replay event
+			 * whose result_sha is this result's */
+			char *canon = cJSON_PrintUnformatted(res);
+			unsigned char h[KT_HASH_LEN];
+
+			if (canon) {
+				kt_sha256(canon, strlen(canon), h);
+				kt_hex(h, KT_HASH_LEN, r.sha);
+				free(canon);
+			}
+			snprintf(reason, sizeof(reason), "the result is in no replay event of run %s",
+				 cJSON_GetStringValue(cJSON_GetObjectItem(t, "run")));
+			r.reason = reason;
+			r.rlen = sizeof(reason);
+			if (kt_event_foreach(s, cJSON_GetStringValue(cJSON_GetObjectItem(t, "run")),
+					     1, 0, KT_KIND_REPLAY, find_recorded, &r) < 0)
+				r.verdict = "not recorded (the run cannot be read)";
+			verdict = r.found ? r.vbuf : r.verdict;
+			if (!r.found)
+				missing++;
+		} else {
+			snprintf(path, sizeof(path), "%s/results/%06d.err", dir, id);
+			text = cli_slurp(path, NULL);
+			snprintf(reason, sizeof(reason), "%s", text ? text : "the task has not run (no result)");
+			reason[strcspn(reason, "\n")] = 0;
+			free(text);
+			missing++;
+		}
+		for (v = 0; v < 5; v++)
+			if (!strcmp(verdict, verdicts[v]))
+				count[v]++;
+		row = cJSON_CreateObject();
+		cJSON_AddNumberToObject(row, "task", id);
+		cJSON_AddItemToObject(row, "run", cJSON_Duplicate(cJSON_GetObjectItem(t, "run"), 1));
+		cJSON_AddItemToObject(row, "step", cJSON_Duplicate(cJSON_GetObjectItem(t, "step"), 1));
+		cJSON_AddStringToObject(row, "verdict", verdict);
+		cJSON_AddStringToObject(row, "reason", reason);
+		if (json) {
+			cli_put_json(row); /* frees row */
+			row = NULL;
+		} else if (strcmp(verdict, KT_REPLAY_REPRODUCED)) {
+			printf("task %d (run %.8s step %d): %s - ", id,
+			       cJSON_GetStringValue(cJSON_GetObjectItem(t, "run")),
+			       cJSON_GetObjectItem(t, "step")->valueint, verdict);
+			cli_put_safe(stdout, reason, strlen(reason));
+			putchar('\n');
+		}
+		cJSON_Delete(row);
+		cJSON_Delete(res);
+	}
+	if (!json)
+		printf("%d tasks: %zu reproduced, %zu faster, %zu slower, %zu diverged, "
+		       "%zu failed, %zu missing\n", cJSON_GetArraySize(tasks), count[0],
+		       count[1], count[2], count[3], count[4], missing);
+	rc = missing || count[4] ? KT_EXIT_FAIL : 0;
+out:
+	for (i = 0; paths && paths[i]; i++)
+		free(paths[i]);
+	free(paths);
+	cJSON_Delete(plan);
+	kt_store_close(s);
+	return rc;
+}

@@ -1,0 +1,371 @@
+/*
+ * plan.c - replay plans: many steps replayed by an engine the user already
+ * has (a Slurm array job, xargs -P on one box, one command per worker of
+ * Kubernetes indexed Jobs or Ray), their results collected back (replay.h
+ * "plans").
+ *
+ * A plan is a folder:
+ *   plan.json            {"ktraj_plan": 1, "tasks": [{"task", "run",
+ *                         "step", "kind", "bundle", "gpu", "expected"}]}
+ *   bundles/<task>.tar.gz   one replay bundle per step (replay.h layout)
+ *   results/<task>.json     written by the task: the bundle's result.json
+ *                           (format "replay_result", read by `ktraj import`)
+ *   results/<task>.err      why a task produced no result (when it did not)
+ *   slurm.sbatch, slurm-gpu.sbatch  array jobs over the CPU / GPU tasks
+ *   tasks-cpu.txt, tasks-gpu.txt    the task numbers each array runs
+ *   local.sh             every task on this machine through xargs -P
+ * Every task runs `ktraj replay --task DIR N`: the bundle in the sandbox
+ * (sandbox.h) under the limits given there, never without it unless that
+ * command says --no-sandbox.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "replay_int.h"
+#include "sandbox.h"
+
+static int put_file(const char *path, const char *text, int mode, char *err,
+		    size_t errlen)
+{
+	char tmp[4200];
+	FILE *f;
+	int ok;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (!(f = fopen(tmp, "w"))) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		return KT_EIO;
+	}
+	ok = fputs(text, f) >= 0 && !fflush(f) && !fsync(fileno(f));
+	ok = !fclose(f) && ok && !chmod(tmp, (mode_t)mode) && !rename(tmp, path);
+	if (!ok) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		unlink(tmp);
+		return KT_EIO;
+	}
+	return 0;
+}
+
+static int mkdir_in(const char *dir, const char *sub, char *err, size_t errlen)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s%s%s", dir, sub ? "/" : "", sub ? sub : "");
+	if (mkdir(path, 0777) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+		return KT_EIO;
+	}
+	return 0;
+}
+
+/* sh single-quoted s ('...', with ' as '\'') appended to b. */
+static void sh_quote(struct kt_buf *b, const char *s)
+{
+	kt_buf_puts(b, "'");
+	for (; *s; s++)
+		if (*s == '\'')
+			kt_buf_puts(b, "'\\''");
+		else
+			kt_buf_add(b, s, 1);
+	kt_buf_puts(b, "'");
+}
+
+static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
+			 const kt_replay_plan_opts *o, char *err, size_t errlen)
+{
+	struct kt_buf list[2], b;
+
+	memset(list, 0, sizeof(list));
+	memset(&b, 0, sizeof(b));
+	size_t n[2] = { 0, 0 };
+	const cJSON *t;
+	char path[PATH_MAX + 64], *text;
+	int g, rc = 0;
+
+	cJSON_ArrayForEach(t, tasks) {
+		g = cJSON_IsTrue(cJSON_GetObjectItem(t, "gpu"));
+		kt_buf_printf(&list[g], "%d\n", cJSON_GetObjectItem(t, "task")->valueint);
+		n[g]++;
+	}
+	for (g = 0; g < 2 && !rc; g++) {
+		snprintf(path, sizeof(path), "%s/tasks-%s.txt", dir, g ? "gpu" : "cpu");
+		text = kt_buf_take(&list[g]);
+		rc = text ? put_file(path, text, 0644, err, errlen) : KT_ENOMEM;
+		free(text);
+		if (rc || !n[g])
+			continue;
+		/* an array task reads its task number from the list: index i
+		 * is line i + 1 */
+		kt_buf_puts(&b, "#!/bin/sh\n# ktraj replay plan: one array task per step (");
+		kt_buf_puts(&b, g ? "GPU" : "CPU");
+		kt_buf_printf(&b, " steps). Submit: sbatch %s\n", g ? "slurm-gpu.sbatch" : "slurm.sbatch");
+		kt_buf_puts(&b, "#SBATCH --job-name=ktraj-replay\n");
+		kt_buf_printf(&b, "#SBATCH --array=0-%zu", n[g] - 1);
+		if (o->array_max)
+			kt_buf_printf(&b, "%%%u", o->array_max);
+		kt_buf_puts(&b, "\n#SBATCH --ntasks=1\n");
+		kt_buf_printf(&b, "#SBATCH --cpus-per-task=%u\n", o->cpus_per_task ? o->cpus_per_task : 1);
+		kt_buf_printf(&b, "#SBATCH --time=%u\n", (o->timeout_s ? o->timeout_s : 600) / 60 + 5);
+		if (g)
+			kt_buf_puts(&b, "#SBATCH --gres=gpu:1\n");
+		kt_buf_printf(&b, "#SBATCH --output=%s/logs/%%A_%%a.out\n", dir);
+		kt_buf_puts(&b, "set -eu\nPLAN=");
+		sh_quote(&b, dir);
+		kt_buf_puts(&b, "\nKTRAJ=${KTRAJ:-");
+		sh_quote(&b, ktraj);
+		kt_buf_printf(&b, "}\nTASK=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" \"$PLAN/tasks-%s.txt\")\n",
+			    g ? "gpu" : "cpu");
+		kt_buf_puts(&b, "exec \"$KTRAJ\" replay --task \"$PLAN\" \"$TASK\"\n");
+		snprintf(path, sizeof(path), "%s/%s", dir, g ? "slurm-gpu.sbatch" : "slurm.sbatch");
+		text = kt_buf_take(&b);
+		rc = text ? put_file(path, text, 0755, err, errlen) : KT_ENOMEM;
+		free(text);
+	}
+	if (!rc) {
+		kt_buf_puts(&b, "#!/bin/sh\n# ktraj replay plan: every task on this machine, JOBS at once\n"
+			       "# (default: the number of CPUs). GPU tasks share the visible GPUs.\nset -eu\nPLAN=");
+		sh_quote(&b, dir);
+		kt_buf_puts(&b, "\nKTRAJ=${KTRAJ:-");
+		sh_quote(&b, ktraj);
+		kt_buf_puts(&b, "}\ncat \"$PLAN/tasks-cpu.txt\" \"$PLAN/tasks-gpu.txt\" |\n"
+			       "\txargs -P \"${JOBS:-$(nproc)}\" -I{} \"$KTRAJ\" replay --task \"$PLAN\" {}\n");
+		snprintf(path, sizeof(path), "%s/local.sh", dir);
+		text = kt_buf_take(&b);
+		rc = text ? put_file(path, text, 0755, err, errlen) : KT_ENOMEM;
+		free(text);
+	}
+	kt_buf_free(&list[0]);
+	kt_buf_free(&list[1]);
+	kt_buf_free(&b);
+	return rc;
+}
+
+/* The manifest of the bundle at path and whether its step needs the GPU. */
+static int bundle_manifest(const char *path, cJSON **manifest, int *gpu,
+			   char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), tfd = -1, rc;
+	char *mtext = NULL;
+
+	*manifest = NULL;
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return KT_EIO;
+	}
+	rc = kt_sandbox_plain_tar(fd, KT_REPLAY_BUNDLE_DIR "/manifest.json", &tfd,
+				  &mtext, err, errlen);
+	close(fd);
+	if (tfd >= 0)
+		close(tfd);
+	if (!rc && !(*manifest = mtext ? cJSON_Parse(mtext) : NULL)) {
+		snprintf(err, errlen, "%s: no readable manifest", path);
+		rc = KT_ECORRUPT;
+	}
+	if (!rc)
+		*gpu = kt_sandbox_needs_gpu(*manifest, mtext);
+	free(mtext);
+	return rc;
+}
+
+int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,
+			 size_t n, const char *dir, const char *ktraj,
+			 const kt_replay_plan_opts *o, char *err, size_t errlen)
+{
+	cJSON *plan = cJSON_CreateObject(), *tasks;
+	char path[4096], rel[64], abs[PATH_MAX], *text = NULL;
+	size_t i;
+	int rc;
+
+	err[0] = 0;
+	if (!plan || !(tasks = cJSON_AddArrayToObject(plan, "tasks"))) {
+		cJSON_Delete(plan);
+		return KT_ENOMEM;
+	}
+	cJSON_AddNumberToObject(plan, "ktraj_plan", 1);
+	if ((rc = mkdir_in(dir, NULL, err, errlen)) ||
+	    (rc = mkdir_in(dir, "bundles", err, errlen)) ||
+	    (rc = mkdir_in(dir, "results", err, errlen)) ||
+	    (rc = mkdir_in(dir, "logs", err, errlen)))
+		goto out;
+	snprintf(path, sizeof(path), "%s/plan.json", dir);
+	if (!access(path, F_OK)) {
+		snprintf(err, errlen, "%s holds a plan already: plan into a new folder", dir);
+		rc = KT_EEXIST;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		cJSON *t, *m = NULL;
+		int gpu = 0;
+
+		snprintf(rel, sizeof(rel), "bundles/%06zu.tar.gz", i);
+		snprintf(path, sizeof(path), "%s/%s", dir, rel);
+		rc = kt_replay_bundle_write(s, steps[i].run, steps[i].seq, path,
+					    err, errlen);
+		if (!rc)
+			rc = bundle_manifest(path, &m, &gpu, err, errlen);
+		if (rc) {
+			char e[512];
+
+			snprintf(e, sizeof(e), "%s", err);
+			snprintf(err, errlen, "run %s step %llu: %s", steps[i].run,
+				 (unsigned long long)steps[i].seq, e);
+			cJSON_Delete(m);
+			goto out;
+		}
+		t = cJSON_CreateObject();
+		cJSON_AddItemToArray(tasks, t);
+		cJSON_AddNumberToObject(t, "task", (double)i);
+		cJSON_AddStringToObject(t, "run", steps[i].run);
+		cJSON_AddNumberToObject(t, "step", (double)steps[i].seq);
+		cJSON_AddItemToObject(t, "kind", cJSON_Duplicate(cJSON_GetObjectItem(m, "kind"), 1));
+		cJSON_AddStringToObject(t, "bundle", rel);
+		cJSON_AddBoolToObject(t, "gpu", gpu);
+		cJSON_AddItemToObject(t, "expected",
+				      cJSON_Duplicate(cJSON_GetObjectItem(m, "expect"), 1));
+		cJSON_Delete(m);
+	}
+	/* the scripts run wherever the engine starts them: absolute paths */
+	if (!realpath(dir, abs)) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		rc = KT_EIO;
+		goto out;
+	}
+	if ((rc = write_scripts(abs, ktraj, tasks, o, err, errlen)))
+		goto out;
+	/* plan.json last: a folder without it is no plan */
+	snprintf(path, sizeof(path), "%s/plan.json", dir);
+	if (!(text = cJSON_Print(plan))) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	rc = put_file(path, text, 0644, err, errlen);
+out:
+	free(text);
+	cJSON_Delete(plan);
+	return rc;
+}
+
+int kt_replay_plan_load(const char *dir, cJSON **plan, char *err, size_t errlen)
+{
+	char path[4096];
+	struct kt_buf b = { 0 };
+	char chunk[65536];
+	size_t k;
+	FILE *f;
+	const cJSON *t, *tasks;
+
+	*plan = NULL;
+	snprintf(path, sizeof(path), "%s/plan.json", dir);
+	if (!(f = fopen(path, "rb"))) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return errno == ENOENT ? KT_ENOTFOUND : KT_EIO;
+	}
+	while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		kt_buf_add(&b, chunk, k);
+	fclose(f);
+	*plan = b.s ? cJSON_ParseWithLength(b.s, b.len) : NULL;
+	kt_buf_free(&b);
+	tasks = cJSON_GetObjectItem(*plan, "tasks");
+	if (!cJSON_IsArray(tasks))
+		goto bad;
+	k = 0;
+	cJSON_ArrayForEach(t, tasks) {
+		const cJSON *id = cJSON_GetObjectItem(t, "task");
+		const char *bundle = cJSON_GetStringValue(cJSON_GetObjectItem(t, "bundle"));
+		const char *run = cJSON_GetStringValue(cJSON_GetObjectItem(t, "run"));
+
+		/* the task's files are named from these: nothing that leaves
+		 * the plan's folder */
+		if (!cJSON_IsNumber(id) || id->valuedouble != (double)k++ || !bundle ||
+		    strncmp(bundle, "bundles/", 8) || strstr(bundle, "..") ||
+		    strchr(bundle + 8, '/') || !run ||
+		    !cJSON_IsNumber(cJSON_GetObjectItem(t, "step")))
+			goto bad;
+	}
+	return 0;
+bad:
+	snprintf(err, errlen, "%s: not a ktraj replay plan", path);
+	cJSON_Delete(*plan);
+	*plan = NULL;
+	return KT_EPARSE;
+}
+
+int kt_replay_task_run(const char *dir, unsigned task, const kt_replay_limits *lim,
+		       const char *cache_dir, char *err, size_t errlen)
+{
+	cJSON *plan = NULL, *manifest = NULL;
+	const cJSON *t;
+	kt_sandbox_spec sp = { 0 };
+	kt_sandbox_result sr = { 0 };
+	char path[4096], why[1024] = "";
+	char *mtext = NULL;
+	int rc, fd = -1, tfd = -1;
+
+	err[0] = 0;
+	if ((rc = kt_replay_plan_load(dir, &plan, err, errlen)))
+		return rc;
+	if (!(t = cJSON_GetArrayItem(cJSON_GetObjectItem(plan, "tasks"), (int)task))) {
+		snprintf(err, errlen, "%s: no task %u in the plan", dir, task);
+		rc = KT_ENOTFOUND;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir,
+		 cJSON_GetStringValue(cJSON_GetObjectItem(t, "bundle")));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		rc = KT_EIO;
+		goto out;
+	}
+	rc = kt_sandbox_plain_tar(fd, KT_REPLAY_BUNDLE_DIR "/manifest.json", &tfd,
+				  &mtext, err, errlen);
+	if (rc)
+		goto out;
+	if (!(manifest = mtext ? cJSON_Parse(mtext) : NULL)) {
+		snprintf(err, errlen, "%s: no readable manifest", path);
+		rc = KT_ECORRUPT;
+		goto out;
+	}
+	sp.timeout_s = lim->timeout_s;
+	sp.cpu_s = lim->cpu_s;
+	sp.mem_bytes = lim->mem_bytes;
+	sp.output_bytes = lim->output_bytes;
+	sp.file_bytes = lim->file_bytes;
+	sp.max_procs = lim->max_procs;
+	sp.allow_network = lim->allow_network;
+	sp.no_sandbox = lim->no_sandbox;
+	sp.gpu = kt_sandbox_needs_gpu(manifest, mtext);
+	sp.cache_dir = cache_dir;
+	sp.bundle_dir = KT_REPLAY_BUNDLE_DIR;
+	if ((rc = kt_sandbox_run(tfd, &sp, &sr, err, errlen)))
+		goto out;
+	if (sr.timed_out)
+		snprintf(why, sizeof(why), "stopped by the %u s watchdog\n", lim->timeout_s);
+	else if (!sr.out)
+		snprintf(why, sizeof(why), "no result.json (exit status %d)%s%.300s\n",
+			 WIFEXITED(sr.status) ? WEXITSTATUS(sr.status) : 128 + WTERMSIG(sr.status),
+			 *sr.diag ? "; the sandbox said: " : "", sr.diag);
+	snprintf(path, sizeof(path), "%s/results/%06u.%s", dir, task, *why ? "err" : "json");
+	rc = put_file(path, *why ? why : sr.out, 0644, err, errlen);
+	if (!rc) {
+		/* the other file of the task, from an earlier try, goes */
+		snprintf(path, sizeof(path), "%s/results/%06u.%s", dir, task, *why ? "json" : "err");
+		unlink(path);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tfd >= 0)
+		close(tfd);
+	kt_sandbox_result_free(&sr);
+	free(mtext);
+	cJSON_Delete(manifest);
+	cJSON_Delete(plan);
+	return rc;
+}

@@ -1,0 +1,131 @@
+#!/usr/bin/env bats
+# Replay past one machine (issue 19): --plan DIR writes bundles, plan.json
+# and job scripts; each task runs in the sandbox through `replay --task`;
+# --collect records every result once and reports what is missing;
+# --shard I/N shares are disjoint and complete.  The Slurm cluster test is
+# tests/cli/replay_slurm.bats.
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	FIX="$BATS_TEST_DIRNAME/../data"
+	"$KTRAJ" import "$FIX/replay/cc_bench_session.jsonl" >/dev/null
+	R=645f1b7e727f89057b7c07023044f3e3
+}
+
+need_bwrap() {
+	command -v bwrap >/dev/null || skip "bubblewrap not installed"
+	bwrap --unshare-all --die-with-parent --ro-bind / / true 2>/dev/null || skip "no user namespaces here"
+}
+
+@test "plan: a bundle per chosen step, plan.json, Slurm array scripts and local.sh with absolute paths" {
+	run "$KTRAJ" replay --plan "$BATS_TEST_TMPDIR/p" "$R" --all-compile --steps 10 --array-max 4
+	[ "$status" -eq 0 ]
+	[[ "$output" == "planned 2 steps in $BATS_TEST_TMPDIR/p: submit"* ]]
+	P="$BATS_TEST_TMPDIR/p"
+	[ -f "$P/bundles/000000.tar.gz" ] && [ -f "$P/bundles/000001.tar.gz" ]
+	tar -tzf "$P/bundles/000001.tar.gz" | grep -qx 'ktraj-bundle/run.sh'
+	python3 - "$P/plan.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+t = p["tasks"]
+assert [(x["task"], x["step"], x["kind"], x["gpu"]) for x in t] == [(0, 7, "compile", False), (1, 10, "bench", False)], t
+assert t[1]["expected"] == {"correct": True, "time_ms": 2.5}
+PY
+	grep -qx '#SBATCH --array=0-1%4' "$P/slurm.sbatch"
+	grep -qx "#SBATCH --output=$P/logs/%A_%a.out" "$P/slurm.sbatch"
+	! grep -q gres "$P/slurm.sbatch"
+	[ ! -e "$P/slurm-gpu.sbatch" ]
+	[ "$(cat "$P/tasks-cpu.txt")" = "$(printf '0\n1')" ]
+	[ ! -s "$P/tasks-gpu.txt" ]
+	grep -q "replay --task \"\$PLAN\"" "$P/local.sh"
+	grep -qx "PLAN='$P'" "$P/local.sh"
+	sh -n "$P/slurm.sbatch" && sh -n "$P/local.sh"
+	# a folder that holds a plan is not planned over
+	run "$KTRAJ" replay --plan "$P" "$R" --all-compile
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"holds a plan already"* ]]
+}
+
+@test "plan: usage errors say what is missing" {
+	run "$KTRAJ" replay --plan "$BATS_TEST_TMPDIR/p" "$R"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--plan DIR needs RUN... and --all-bench, --all-compile or --steps SEL"* ]]
+	run "$KTRAJ" replay --plan "$BATS_TEST_TMPDIR/p" "$R" --steps 3-
+	[ "$status" -eq 2 ]
+	run "$KTRAJ" replay --plan "$BATS_TEST_TMPDIR/p" "$R" --all-bench --shard 0/2
+	[ "$status" -eq 2 ]
+	run "$KTRAJ" replay "$R" --all-bench --shard 2/2
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--shard: bad value '2/2'"* ]]
+	run "$KTRAJ" replay --plan "$BATS_TEST_TMPDIR/p" "$R" --steps 999
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no step of $R is selected"* ]]
+	run "$KTRAJ" replay --collect "$BATS_TEST_TMPDIR/none"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"none/plan.json: No such file or directory"* ]]
+}
+
+@test "plan: local.sh runs every task in the sandbox; --collect records each result once and reports a missing one" {
+	need_bwrap
+	P="$BATS_TEST_TMPDIR/p"
+	"$KTRAJ" replay --plan "$P" "$R" --all-compile --steps 10 >/dev/null
+	KTRAJ="$KTRAJ" JOBS=2 run "$P/local.sh"
+	[ "$status" -eq 0 ]
+	[ -f "$P/results/000000.json" ] && [ -f "$P/results/000001.json" ]
+	run "$KTRAJ" replay --collect "$P"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "2 tasks: 2 reproduced, 0 faster, 0 slower, 0 diverged, 0 failed, 0 missing" ]
+	[ "$("$KTRAJ" log "$R" --kind replay | wc -l)" -eq 2 ]
+	run "$KTRAJ" replay --collect "$P" --json
+	[ "$status" -eq 0 ]
+	[ "$("$KTRAJ" log "$R" --kind replay | wc -l)" -eq 2 ]
+	python3 -c '
+import json, sys
+r = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert [(x["task"], x["step"], x["verdict"]) for x in r] == [(0, 7, "reproduced"), (1, 10, "reproduced")], r
+assert "inside the" in r[1]["reason"], r' "$output"
+	# the step ran in the sandbox: the replay event says so
+	"$KTRAJ" log "$R" --kind replay --json | grep -q '"step":10'
+	# a task that has not run is missing: exit 1, named with its step
+	rm "$P/results/000001.json"
+	run "$KTRAJ" replay --collect "$P"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"task 1 (run 645f1b7e step 10): missing - the task has not run (no result)"* ]]
+	# --task again writes it back; a task number the plan lacks is an error
+	run "$KTRAJ" replay --task "$P" 1
+	[ "$status" -eq 0 ]
+	[ -f "$P/results/000001.json" ]
+	run "$KTRAJ" replay --task "$P" 7
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no task 7 in the plan"* ]]
+}
+
+@test "plan: a plan.json that names files outside its folder is refused before anything runs" {
+	P="$BATS_TEST_TMPDIR/p"
+	"$KTRAJ" replay --plan "$P" "$R" --all-compile >/dev/null
+	python3 - "$P/plan.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["tasks"][0]["bundle"] = "bundles/../../../etc/passwd"
+json.dump(p, open(sys.argv[1], "w"))
+PY
+	run "$KTRAJ" replay --task "$P" 0
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"plan.json: not a ktraj replay plan"* ]]
+	run "$KTRAJ" replay --collect "$P"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"not a ktraj replay plan"* ]]
+}
+
+@test "shard: --shard I/N picks disjoint shares whose union is every chosen step" {
+	need_bwrap
+	for i in 0 1 2; do
+		"$KTRAJ" replay "$R" --steps 1-10 --shard "$i/3" --json 2>/dev/null |
+			python3 -c 'import json,sys; [print(json.loads(l)["step"]) for l in sys.stdin]' >"$BATS_TEST_TMPDIR/s$i" || true
+	done
+	cat "$BATS_TEST_TMPDIR"/s0 "$BATS_TEST_TMPDIR"/s1 "$BATS_TEST_TMPDIR"/s2 | sort -n >"$BATS_TEST_TMPDIR/all"
+	# every step of 1-10 once (steps that are not replayable get a failed row)
+	[ "$(cat "$BATS_TEST_TMPDIR/all" | tr '\n' ' ')" = "1 2 3 4 5 6 7 8 9 10 " ]
+	[ "$(sort "$BATS_TEST_TMPDIR/all" | uniq -d | wc -l)" -eq 0 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/s0" | tr '\n' ' ')" = "1 4 7 10 " ]
+}
