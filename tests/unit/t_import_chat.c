@@ -1,0 +1,251 @@
+/*
+ * t_import_chat.c - the chat-shaped agent formats (STS, Aider, Cline/Roo,
+ * OTLP GenAI spans, OpenCode): exact counts on every corpus sample of each
+ * (messages, human messages, tool calls and results, edits, compiles), and
+ * fixtures written from the agents' own sources for what the corpus lacks:
+ * results paired by id out of order, SEARCH/REPLACE blocks applied or
+ * failed, Cline's older task folder, spans attached by parentSpanId.
+ */
+#include "testutil.h"
+#include "imp_testlib.h"
+
+/* One file (or folder) of the corpus: one run of `fmt` with these counts. */
+static void corpus_one(const char *rel, const char *fmt, int m, int h, int tc,
+		       int tr, int ed, int cc)
+{
+	char p[4096];
+	it_ctx c;
+	it_counts k;
+
+	if (!it_corpus(p, sizeof(p), rel))
+		skip();
+	it_open(&c);
+	assert_int_equal(it_import(&c, NULL, 0, 1, p), 0);
+	assert_int_equal(c.nruns, 1);
+	assert_string_equal(c.runs[0].format, fmt);
+	k = it_count(&c, c.runs[0].id);
+	IT_EXPECT(k, m, h, tc, tr, ed);
+	assert_int_equal(k.compile, cc);
+	assert_int_equal(c.nwarn, 0);
+	it_close(&c);
+}
+
+static void t_corpus(void **st)
+{
+	(void)st;
+	/* header + 4 messages: the empty assistant text beside its tool call
+	 * is no message */
+	corpus_one("sts/hf-spec_example.sts.jsonl", "sts", 2, 1, 1, 1, 0, 0);
+	/* 9 sessions, 49 "####" groups of which 9 answer y/n prompts, 27
+	 * SEARCH/REPLACE blocks (the 28th is inside Aider's failure report),
+	 * 10 "> Running" commands */
+	corpus_one("aider/afi-core_.aider.chat.history.md", "aider", 173, 40,
+		   37, 37, 13, 0);
+	/* 4 sessions, 8 inputs (/add and /copy-context), no edits */
+	corpus_one("aider/zen-mcp-server_.aider.chat.history.md", "aider", 24,
+		   8, 0, 0, 0, 0);
+	/* 32 messages: 5 typed by the person, 11 holding only tool results,
+	 * 14 assistant texts; the system prompt; 11 tool_use/tool_result pairs;
+	 * the 4 editor calls modify the file the first message inlined */
+	corpus_one("cline", "cline", 20, 5, 11, 11, 4, 0);
+	corpus_one("cline/cline-sdk_session.messages.json", "cline", 20, 5, 11,
+		   11, 4, 0);
+	/* one invoke_agent and three execute_tool spans (run_build is no
+	 * shell command) */
+	corpus_one("otel_genai/vs-copilot_sample-1_traces.jsonl", "otel_genai",
+		   1, 0, 3, 3, 0, 0);
+	/* two invoke_agent roots of one trace, each with its own tools */
+	corpus_one("otel_genai/vs-copilot_sample-4_traces.jsonl", "otel_genai",
+		   2, 0, 3, 3, 0, 0);
+}
+
+/* The tool calls of the second agent turn hang under its own invoke_agent
+ * message, not under the line before them. */
+static void t_otel_parents(void **st)
+{
+	char p[4096];
+	it_ctx c;
+	cJSON *pl;
+	int kind, seq;
+	const char *run;
+
+	(void)st;
+	if (!it_corpus(p, sizeof(p), "otel_genai/vs-copilot_sample-4_traces.jsonl"))
+		skip();
+	it_open(&c);
+	assert_int_equal(it_import(&c, NULL, 0, 1, p), 0);
+	run = c.runs[0].id;
+	for (seq = 1; seq <= 8; seq++) {
+		kt_event ev;
+
+		assert_int_equal(kt_event_get(c.s, run, (uint64_t)seq, &ev), 0);
+		pl = cJSON_Parse(ev.payload);
+		kind = ev.kind;
+		if (kind == KT_KIND_TOOL_CALL &&
+		    !strcmp(cJSON_GetObjectItem(pl, "call_id")->valuestring,
+			    "call_0041"))
+			/* file_search: under the second root (seq 6) */
+			assert_int_equal(ev.parent, 6);
+		if (kind == KT_KIND_TOOL_CALL &&
+		    !strcmp(cJSON_GetObjectItem(pl, "call_id")->valuestring,
+			    "call_0031"))
+			assert_int_equal(ev.parent, 1);
+		cJSON_Delete(pl);
+	}
+	it_close(&c);
+}
+
+static void t_sts_fixture(void **st)
+{
+	char p[4096], *s;
+	it_ctx c;
+	it_counts k;
+
+	(void)st;
+	it_fixture(p, sizeof(p), "sts/tools.sts.jsonl");
+	it_open(&c);
+	assert_int_equal(it_import(&c, NULL, 0, 1, p), 0);
+	assert_int_equal(c.nruns, 1);
+	k = it_count(&c, c.runs[0].id);
+	/* system, user, assistant, and the orphan result kept as a system
+	 * message */
+	IT_EXPECT(k, 4, 1, 2, 2, 1);
+	assert_int_equal(k.compile, 1);
+	/* results paired by toolCallId, not order: the write applies */
+	s = it_cat(&c, c.runs[0].id, "/w/k.cu", 0);
+	assert_non_null(s);
+	assert_string_equal(s, "__global__ void k(){}\n");
+	free(s);
+	/* the orphan result, the cut line and the unknown line */
+	assert_int_equal(c.nwarn, 3);
+	assert_non_null(strstr(c.warns, "tools.sts.jsonl:7: tool result for "
+			       "unknown call zz"));
+	assert_non_null(strstr(c.warns, "tools.sts.jsonl:9: not a message"));
+	it_close(&c);
+	/* --strict keeps nothing */
+	it_open(&c);
+	assert_int_not_equal(it_import(&c, NULL, 1, 1, p), 0);
+	assert_int_equal(c.nruns, 0);
+	it_close(&c);
+}
+
+static void t_aider_fixture(void **st)
+{
+	char p[4096], *s;
+	it_ctx c;
+	it_counts k;
+
+	(void)st;
+	it_fixture(p, sizeof(p), "aider/edits.md");
+	it_open(&c);
+	assert_int_equal(it_import(&c, NULL, 0, 1, p), 0);
+	assert_int_equal(c.nruns, 1);
+	assert_string_equal(c.runs[0].format, "aider");
+	k = it_count(&c, c.runs[0].id);
+	IT_EXPECT(k, 11, 3, 5, 5, 2);
+	/* the create, the shell command, the rename; not the block Aider
+	 * reported unmatched, nor the one never confirmed */
+	assert_int_equal(k.result_ok, 3);
+	assert_int_equal(k.compile, 1);
+	s = it_cat(&c, c.runs[0].id, "k.cu", 0);
+	assert_non_null(s);
+	assert_string_equal(s, "__global__ void k2() {}\n");
+	free(s);
+	assert_null(it_cat(&c, c.runs[0].id, "other.c", 0));
+	assert_int_equal(c.nwarn, 0);
+	it_close(&c);
+}
+
+static void t_cline_task(void **st)
+{
+	char p[4096], *s;
+	it_ctx c;
+	it_counts k;
+
+	(void)st;
+	it_fixture(p, sizeof(p), "cline/tasks");
+	it_open(&c);
+	assert_int_equal(it_import(&c, NULL, 0, 1, p), 0);
+	/* api_conversation_history.json and task_metadata.json are read with
+	 * ui_messages.json, not as runs of their own */
+	assert_int_equal(c.nruns, 1);
+	assert_string_equal(c.runs[0].format, "cline");
+	k = it_count(&c, c.runs[0].id);
+	IT_EXPECT(k, 5, 2, 4, 4, 3);
+	assert_int_equal(k.compile, 1);
+	assert_int_equal(k.usage, 1);
+	/* created, edited by its SEARCH/REPLACE diff, then deleted */
+	s = it_cat(&c, c.runs[0].id, "hello.c", 5);
+	assert_non_null(s);
+	assert_string_equal(s, "int main(void)\n{\n\treturn 1;\n}\n");
+	free(s);
+	s = it_cat(&c, c.runs[0].id, "hello.c", 8);
+	assert_non_null(s);
+	assert_string_equal(s, "int main(void)\n{\n\treturn 0;\n}\n");
+	free(s);
+	assert_null(it_cat(&c, c.runs[0].id, "hello.c", 0));
+	assert_int_equal(c.nwarn, 1);
+	assert_non_null(strstr(c.warns, "message 15 is not an object"));
+	it_close(&c);
+}
+
+static void t_otel_fixture(void **st)
+{
+	char p[4096], *s;
+	it_ctx c;
+	it_counts k;
+	cJSON *pl;
+	int kind;
+	kt_event ev;
+
+	(void)st;
+	it_fixture(p, sizeof(p), "otel_genai/chat.json");
+	it_open(&c);
+	assert_int_equal(it_import(&c, "otel_genai", 0, 1, p), 0);
+	/* the trace of one plain HTTP span gives no run */
+	assert_int_equal(c.nruns, 1);
+	k = it_count(&c, c.runs[0].id);
+	/* invoke_agent, the user's text once (the chat span repeats it), the
+	 * chat output */
+	IT_EXPECT(k, 3, 1, 2, 2, 1);
+	assert_int_equal(k.compile, 1);
+	assert_int_equal(k.usage, 1);
+	s = it_cat(&c, c.runs[0].id, "/w/a.txt", 0);
+	assert_non_null(s);
+	assert_string_equal(s, "hi\n");
+	free(s);
+	/* write_file hangs under the chat message, bash under the agent */
+	assert_int_equal(kt_event_get(c.s, c.runs[0].id, 4, &ev), 0);
+	assert_int_equal(ev.kind, KT_KIND_TOOL_CALL);
+	assert_int_equal(ev.parent, 3);
+	assert_true(ev.ts_ns == 1700000001000000000LL);
+	assert_int_equal(kt_event_get(c.s, c.runs[0].id, 7, &ev), 0);
+	assert_int_equal(ev.kind, KT_KIND_TOOL_CALL);
+	assert_int_equal(ev.parent, 1);
+	/* the result is at the span's end; status ERROR is a failure */
+	pl = it_payload(&c, c.runs[0].id, 8, &kind, NULL, 0);
+	assert_int_equal(kind, KT_KIND_TOOL_RESULT);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(pl, "ok")));
+	assert_string_equal(cJSON_GetObjectItem(pl, "output")->valuestring,
+			    "exit 1");
+	assert_true(cJSON_GetObjectItem(cJSON_GetObjectItem(pl, "extra"),
+					"duration_ms")->valuedouble == 500);
+	cJSON_Delete(pl);
+	assert_int_equal(c.nwarn, 1);
+	assert_non_null(strstr(c.warns, "span without traceId"));
+	it_close(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_corpus),
+		cmocka_unit_test(t_otel_parents),
+		cmocka_unit_test(t_sts_fixture),
+		cmocka_unit_test(t_aider_fixture),
+		cmocka_unit_test(t_cline_task),
+		cmocka_unit_test(t_otel_fixture),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
