@@ -31,6 +31,7 @@ int kt_conv_init(kt_conv *cv, kt_imp *imp, const kt_file *f, const char *cwd)
 	memset(cv, 0, sizeof(*cv));
 	cv->imp = imp;
 	cv->f = f;
+	cv->ec = -1;
 	if (cwd && *cwd && !(cv->cwd = strdup(cwd)))
 		return KT_ENOMEM;
 	return 0;
@@ -148,8 +149,16 @@ uint64_t kt_conv_call_seq(const kt_conv *cv, const char *id)
 int kt_conv_result(kt_conv *cv, const char *id, const char *out, int ok,
 		   cJSON *extra, int64_t ts, const kt_impx_span *sp)
 {
+	return kt_conv_result_ec(cv, id, out, ok, -2, extra, ts, sp);
+}
+
+int kt_conv_result_ec(kt_conv *cv, const char *id, const char *out, int ok,
+		      int ec, cJSON *extra, int64_t ts, const kt_impx_span *sp)
+{
 	conv_call *c = id ? kt_strmap_get(&cv->calls, id) : NULL;
-	int ec = out ? kt_impx_exit_code(out) : -1;
+
+	if (ec == -2)
+		ec = out ? kt_impx_exit_code(out) : -1;
 	uint64_t rseq = 0;
 	cJSON *pl;
 	int rc;

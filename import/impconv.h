@@ -36,6 +36,9 @@ typedef struct kt_conv {
 	kt_conv_effects_fn effects; /* NULL: kt_impx_tool_effects only */
 	uint64_t last_assistant;/* seq of the last assistant message, 0 none */
 	uint64_t nanon;         /* calls given no id so far */
+	int ec;                 /* for effects: the exit code of the result
+				   being handled, -1 unknown (a format sets
+				   it when it knows one) */
 } kt_conv;
 
 /* Zero cv and bind it to the import of f; cwd (may be NULL) is copied.
@@ -78,6 +81,11 @@ int kt_conv_call(kt_conv *cv, const char *id, const char *tool,
  */
 int kt_conv_result(kt_conv *cv, const char *id, const char *out, int ok,
 		   cJSON *extra, int64_t ts, const kt_impx_span *sp);
+
+/* kt_conv_result with the exit code the source gives (-1 none; -2: look
+ * for one in the output, as kt_conv_result does). */
+int kt_conv_result_ec(kt_conv *cv, const char *id, const char *out, int ok,
+		      int ec, cJSON *extra, int64_t ts, const kt_impx_span *sp);
 
 /* Seq of the call remembered under id, 0 when none. */
 uint64_t kt_conv_call_seq(const kt_conv *cv, const char *id);

@@ -25,6 +25,7 @@ extern const kt_importer kt_importer_sts;
 extern const kt_importer kt_importer_aider;
 extern const kt_importer kt_importer_cline;
 extern const kt_importer kt_importer_otel_genai;
+extern const kt_importer kt_importer_opencode;
 
 const kt_importer *const kt_importers[] = {
 	&kt_importer_claude_code,
@@ -43,6 +44,7 @@ const kt_importer *const kt_importers[] = {
 	&kt_importer_aider,
 	&kt_importer_cline,
 	&kt_importer_otel_genai,
+	&kt_importer_opencode,
 	NULL
 };
 

@@ -4,8 +4,10 @@
  * (messages, human messages, tool calls and results, edits, compiles), and
  * fixtures written from the agents' own sources for what the corpus lacks:
  * results paired by id out of order, SEARCH/REPLACE blocks applied or
- * failed, Cline's older task folder, spans attached by parentSpanId.
+ * failed, Cline's older task folder, spans attached by parentSpanId,
+ * OpenCode's storage tree and its SQLite database (no corpus sample).
  */
+#include <sqlite3.h>
 #include "testutil.h"
 #include "imp_testlib.h"
 
@@ -236,6 +238,89 @@ static void t_otel_fixture(void **st)
 	it_close(&c);
 }
 
+static void t_opencode_tree(void **st)
+{
+	char p[4096], *s;
+	it_ctx c;
+	it_counts k;
+	cJSON *pl;
+	int kind;
+
+	(void)st;
+	it_fixture(p, sizeof(p), "opencode/tree");
+	it_open(&c);
+	assert_int_equal(it_import(&c, NULL, 0, 1, p), 0);
+	/* message and part files are read with their session, not alone */
+	assert_int_equal(c.nruns, 1);
+	assert_string_equal(c.runs[0].format, "opencode");
+	k = it_count(&c, c.runs[0].id);
+	/* the typed text, the synthetic Read text (not human), reasoning and
+	 * the reply; five tool parts, four finished */
+	IT_EXPECT(k, 4, 1, 5, 4, 2);
+	assert_int_equal(k.compile, 1);
+	assert_int_equal(k.usage, 1);
+	s = it_cat(&c, c.runs[0].id, "/p/k.cu", 0);
+	assert_non_null(s);
+	assert_string_equal(s, "__global__ void k(float *x) { x[0] = 2; }\n");
+	free(s);
+	/* bash's metadata.exit is the exit code */
+	pl = it_payload(&c, c.runs[0].id, 12, &kind, NULL, 0);
+	assert_int_equal(kind, KT_KIND_TOOL_RESULT);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(pl, "ok")));
+	assert_int_equal(cJSON_GetObjectItem(pl, "exit_code")->valueint, 2);
+	cJSON_Delete(pl);
+	assert_int_equal(c.nwarn, 0);
+	it_close(&c);
+}
+
+/* The database is built from opencode.sql with SQLite itself. */
+static void t_opencode_db(void **st)
+{
+	char p[4096], db[4200], *sql = NULL;
+	it_ctx c;
+	it_counts k;
+	sqlite3 *h;
+	FILE *fp;
+	long n;
+	int i, sub = -1;
+
+	(void)st;
+	it_fixture(p, sizeof(p), "opencode/opencode.sql");
+	assert_non_null(fp = fopen(p, "rb"));
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	assert_non_null(sql = calloc(1, (size_t)n + 1));
+	assert_int_equal(fread(sql, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	it_open(&c);
+	snprintf(db, sizeof(db), "%s/opencode.db", c.dir);
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	free(sql);
+	assert_int_equal(it_import(&c, NULL, 0, 1, db), 0);
+	assert_int_equal(c.nruns, 2);
+	for (i = 0; i < 2; i++) {
+		assert_string_equal(c.runs[i].format, "opencode");
+		k = it_count(&c, c.runs[i].id);
+		if (!strcmp(c.runs[i].name, "Subagent: check build")) {
+			/* the parent agent's prompt: not a person's */
+			IT_EXPECT(k, 1, 0, 0, 0, 0);
+			sub = i;
+			continue;
+		}
+		/* rows inserted out of order come back in time order */
+		IT_EXPECT(k, 3, 1, 2, 2, 1);
+		assert_int_equal(k.compile, 1);
+	}
+	assert_true(sub >= 0);
+	/* the part row whose data is not JSON */
+	assert_int_equal(c.nwarn, 1);
+	assert_non_null(strstr(c.warns, "not a JSON object"));
+	it_close(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +330,8 @@ int main(void)
 		cmocka_unit_test(t_aider_fixture),
 		cmocka_unit_test(t_cline_task),
 		cmocka_unit_test(t_otel_fixture),
+		cmocka_unit_test(t_opencode_tree),
+		cmocka_unit_test(t_opencode_db),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
