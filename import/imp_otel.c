@@ -275,7 +275,7 @@ static int user_inputs(otx *x, const cJSON *a, const ospan *o)
 	cJSON_ArrayForEach(m, ms) {
 		const char *role = kt_impx_str(m, "role");
 		char *t;
-		void **slot;
+		void **slot = NULL;
 
 		if (!role || strcmp(role, "user"))
 			continue;
