@@ -63,8 +63,14 @@ static int cline_detect(const kt_file *f)
 	size_t n = f->len < WIN ? f->len : WIN;
 	const char *b = kt_impx_base(rel_of(f));
 
+	/* {version, updated_at, agent, sessionId, messages, system_prompt};
+	 * Gemini CLI's session document has sessionId and messages too, with
+	 * projectHash and startTime instead */
 	if (kt_impx_sniff(f->data, n, "sessionId", NULL) &&
-	    kt_impx_sniff(f->data, n, "messages", NULL))
+	    kt_impx_sniff(f->data, n, "messages", NULL) &&
+	    (kt_impx_sniff(f->data, n, "agent", NULL) ||
+	     kt_impx_sniff(f->data, n, "updated_at", NULL)) &&
+	    !kt_impx_sniff(f->data, n, "projectHash", NULL))
 		return 80;
 	if (kt_impx_sniff(f->data, n, "session_id", NULL) &&
 	    kt_impx_sniff(f->data, n, "messages_path", NULL))

@@ -61,6 +61,25 @@ static void t_corpus(void **st)
 		   2, 0, 3, 3, 0, 0);
 }
 
+/* Gemini CLI's session document also has sessionId and messages: it is
+ * not a Cline messages file. */
+static void t_not_cline(void **st)
+{
+	char p[4096];
+	it_ctx c;
+
+	(void)st;
+	if (!it_corpus(p, sizeof(p), "gemini_cli/vct_legacy_session_2026-03-27.json"))
+		skip();
+	it_open(&c);
+	it_import(&c, NULL, 0, 1, p);
+	for (int i = 0; i < c.nruns; i++)
+		assert_string_not_equal(c.runs[i].format, "cline");
+	/* taken for one, its messages were all refused */
+	assert_null(strstr(c.warns, "message without a user or assistant"));
+	it_close(&c);
+}
+
 /* The tool calls of the second agent turn hang under its own invoke_agent
  * message, not under the line before them. */
 static void t_otel_parents(void **st)
@@ -325,6 +344,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_corpus),
+		cmocka_unit_test(t_not_cline),
 		cmocka_unit_test(t_otel_parents),
 		cmocka_unit_test(t_sts_fixture),
 		cmocka_unit_test(t_aider_fixture),
