@@ -26,6 +26,11 @@ extern const kt_importer kt_importer_amp;
 extern const kt_importer kt_importer_pi_agent;
 extern const kt_importer kt_importer_gemini_cli;
 extern const kt_importer kt_importer_copilot_cli;
+extern const kt_importer kt_importer_sts;
+extern const kt_importer kt_importer_aider;
+extern const kt_importer kt_importer_cline;
+extern const kt_importer kt_importer_otel_genai;
+extern const kt_importer kt_importer_opencode;
 
 const kt_importer *const kt_importers[] = {
 	&kt_importer_claude_code,
@@ -45,6 +50,11 @@ const kt_importer *const kt_importers[] = {
 	&kt_importer_pi_agent,
 	&kt_importer_gemini_cli,
 	&kt_importer_copilot_cli,
+	&kt_importer_sts,
+	&kt_importer_aider,
+	&kt_importer_cline,
+	&kt_importer_otel_genai,
+	&kt_importer_opencode,
 	NULL
 };
 

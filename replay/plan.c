@@ -169,7 +169,7 @@ static int bundle_manifest(const char *path, cJSON **manifest, int *gpu,
 		rc = KT_ECORRUPT;
 	}
 	if (!rc)
-		*gpu = kt_sandbox_needs_gpu(*manifest, mtext);
+		*gpu = kt_sandbox_needs_gpu(*manifest);
 	free(mtext);
 	return rc;
 }
@@ -340,7 +340,7 @@ int kt_replay_task_run(const char *dir, unsigned task, const kt_replay_limits *l
 	sp.max_procs = lim->max_procs;
 	sp.allow_network = lim->allow_network;
 	sp.no_sandbox = lim->no_sandbox;
-	sp.gpu = kt_sandbox_needs_gpu(manifest, mtext);
+	sp.gpu = lim->gpu || kt_sandbox_needs_gpu(manifest);
 	sp.cache_dir = cache_dir;
 	sp.bundle_dir = KT_REPLAY_BUNDLE_DIR;
 	if ((rc = kt_sandbox_run(tfd, &sp, &sr, err, errlen)))
