@@ -34,11 +34,26 @@ s.setAttribute('data-frac',(s.getBoundingClientRect().width/window.innerWidth).t
 i = h.rindex("</body>")
 open(sys.argv[2], "w").write(h[:i] + js + h[i:])
 PY
+	headless --dump-dom "file://$probe" >"$2"
+	[ -s "$2" ]
+}
+
+# headless ARGS...: Chromium at a 1400x900 window, offline, a fresh profile
+headless() {
 	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
 		--no-first-run --disable-background-networking --disable-component-update \
 		--disable-sync --user-data-dir="$(mktemp -d "$BATS_TEST_TMPDIR/chr.XXXX")" \
-		--window-size=1400,900 --dump-dom "file://$probe" >"$2" 2>/dev/null || true
-	[ -s "$2" ]
+		--window-size=1400,900 "$@" 2>/dev/null || true
+}
+
+# check RUN NCHARTS: report RUN, render it, compare with blame and log
+# (PYCHECK below); prints "charts jump-markers question-markers rows"
+check() {
+	"$KTRAJ" report "$1" -o "$BATS_TEST_TMPDIR/$1.html" >/dev/null
+	render "$BATS_TEST_TMPDIR/$1.html" "$BATS_TEST_TMPDIR/$1.dom"
+	"$KTRAJ" blame speedup "$1" --json >"$BATS_TEST_TMPDIR/$1.json"
+	python3 -c "$PYCHECK" "$BATS_TEST_TMPDIR/$1.dom" "$2" "$BATS_TEST_TMPDIR/$1.json" \
+		"$("$KTRAJ" log "$1" | wc -l)"
 }
 
 # The checks every rendered report passes: DOM $1, expected charts $2,
@@ -121,22 +136,16 @@ PY
 }
 
 @test "report renders in headless Chromium: one chart, 2 jumps in two colours, a row per event, search box, nothing fetched" {
-	"$KTRAJ" report fx -o "$BATS_TEST_TMPDIR/r.html" >/dev/null
-	render "$BATS_TEST_TMPDIR/r.html" "$BATS_TEST_TMPDIR/r.dom"
-	"$KTRAJ" blame speedup fx --json >"$BATS_TEST_TMPDIR/b.json"
-	nev=$("$KTRAJ" log fx | wc -l)
-	run python3 -c "$PYCHECK" "$BATS_TEST_TMPDIR/r.dom" 1 "$BATS_TEST_TMPDIR/b.json" "$nev"
+	command -v chromium >/dev/null || skip "chromium not installed"
+	run check fx 1
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = "1 2 1 20" ]
-	# the page script did not run the hostile text: the title is ours
-	grep -q '<title>ktraj report: fx</title>' "$BATS_TEST_TMPDIR/r.dom"
-	! grep -q pwned'</title>' "$BATS_TEST_TMPDIR/r.dom"
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
-		--no-first-run --disable-background-networking --disable-component-update \
-		--disable-sync --user-data-dir="$(mktemp -d "$BATS_TEST_TMPDIR/chr.XXXX")" \
-		--screenshot="$BATS_TEST_TMPDIR/r.png" --window-size=1400,900 \
-		"file://$BATS_TEST_TMPDIR/r.html" >/dev/null 2>&1 || true
+	# the hostile message ran nothing: the title is still ours
+	grep -q '<title>ktraj report: fx</title>' "$BATS_TEST_TMPDIR/fx.dom"
+	run grep -c pwned'</title>' "$BATS_TEST_TMPDIR/fx.dom"
+	[ "$output" = 0 ]
+	headless --screenshot="$BATS_TEST_TMPDIR/r.png" "file://$BATS_TEST_TMPDIR/fx.html" >/dev/null
 	python3 - "$BATS_TEST_TMPDIR/r.png" <<'PY'
 import struct, sys
 d = open(sys.argv[1], "rb").read()
@@ -145,27 +154,21 @@ PY
 }
 
 @test "report of several series renders as small multiples side by side in Chromium" {
+	command -v chromium >/dev/null || skip "chromium not installed"
 	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/analyze/wl_jumps.jsonl" >/dev/null
-	"$KTRAJ" report wl_jumps -o "$BATS_TEST_TMPDIR/w.html" >/dev/null
-	render "$BATS_TEST_TMPDIR/w.html" "$BATS_TEST_TMPDIR/w.dom"
-	"$KTRAJ" blame speedup wl_jumps --json >"$BATS_TEST_TMPDIR/b.json"
-	nev=$("$KTRAJ" log wl_jumps | wc -l)
-	run python3 -c "$PYCHECK" "$BATS_TEST_TMPDIR/w.dom" 2 "$BATS_TEST_TMPDIR/b.json" "$nev"
+	run check wl_jumps 2
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = "2 2 2 26" ]
 }
 
 @test "report of a real run renders in Chromium (corpus: kernelagent)" {
+	command -v chromium >/dev/null || skip "chromium not installed"
 	[ -d "$CORPUS/gpu_kernel/kernelagent/opt_trace_04_MatVec" ] || skip "no corpus"
-	run_id=$("$KTRAJ" import --json "$CORPUS/gpu_kernel/kernelagent/opt_trace_04_MatVec" |
-		python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
-	"$KTRAJ" report "$run_id" -o "$BATS_TEST_TMPDIR/k.html" >/dev/null
-	render "$BATS_TEST_TMPDIR/k.html" "$BATS_TEST_TMPDIR/k.dom"
-	"$KTRAJ" blame speedup "$run_id" --json >"$BATS_TEST_TMPDIR/b.json"
-	nev=$("$KTRAJ" log "$run_id" | wc -l)
-	nser=$(grep -c '"summary"' "$BATS_TEST_TMPDIR/b.json")
-	run python3 -c "$PYCHECK" "$BATS_TEST_TMPDIR/k.dom" "$nser" "$BATS_TEST_TMPDIR/b.json" "$nev"
+	"$KTRAJ" import "$CORPUS/gpu_kernel/kernelagent/opt_trace_04_MatVec" >/dev/null
+	# one series; its 2 jumps are the agent's own (blame speedup says so)
+	run check opt_trace_04_MatVec 1
 	echo "$output"
 	[ "$status" -eq 0 ]
+	[ "$output" = "1 2 0 80" ]
 }
