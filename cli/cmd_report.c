@@ -1,56 +1,86 @@
 /*
  * cmd_report.c - `ktraj report RUN -o FILE.html`: one self-contained HTML
- * file (inline CSS and SVG, no JavaScript, nothing fetched) with the
- * speedup-over-steps chart (log scale; question markers colored by layer;
- * jumps and stalls marked), the jump table with the blamed questions, the
- * stalls, and a step timeline with an anchor id="e<seq>" for every event.
+ * file (inline CSS, SVG and a small script; nothing fetched) meant for a
+ * paper's appendix:
+ *  - one chart per series (the analyzers' series keys, FORMAT.md §14; a run
+ *    of several workloads gets small multiples in a grid that follows the
+ *    window's width), each with every correct measurement, the best so far,
+ *    new-best steps, incorrect results, questions (colored by layer), jumps
+ *    (an arrow from the blamed question, or from the step before when the
+ *    agent made it alone, in two colours) and stalls (shaded);
+ *  - per series the jump table (question, edits and their diff, hypothesis)
+ *    and the stalls;
+ *  - the timeline: every event as `ktraj log` summarizes it (commands of
+ *    tool calls, exit codes, bench numbers), failed builds and commands
+ *    marked, with an anchor id="e<seq>", and a search box.
+ * Everything is readable with scripts off (links, <title> tooltips,
+ * <details>); the script only filters the timeline and highlights, on
+ * hover, a jump's question and edits.  All trajectory text is escaped.
  * Layout follows analysis.md 4.2 (1, 3, 7) and 4.3 (static SVG, <title>
  * tooltips, <a href="#..."> deep links, <details> for long text).
- *
- * A run of several workloads (KernelBench results: one problem after
- * another) has one series per workload (kt_an_blame_workloads), so the
- * report has one section per workload - its own chart over the steps of
- * that problem, its jumps and stalls, anchors "w<N>-jump<K>" - after an
- * index table of every workload; a speedup of one problem over another is
- * never drawn or listed as a jump.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "anutil.h"
 #include "outfmt.h"
+#include "../export/export.h"
 
 static const char usage[] =
 	"usage: ktraj report RUN -o FILE.html [--min-gain X] [--z Z] [--seed N]\n"
 	"                        [--series-by FIELDS] [--assume-correct]\n"
 	"                        [--noise SIGMA]\n"
 	"\n"
-	"Write one offline HTML file (no JavaScript, no network): an SVG chart of\n"
-	"speedup over steps on a log scale with every correct measurement, the\n"
-	"best-so-far line, incorrect results as red crosses, question markers\n"
-	"colored by system layer, jumps (arrows from the blamed question) and\n"
-	"stalls (shaded); the jump table with the blamed questions, the stalls,\n"
-	"the permutation baseline, and a timeline of every event with an anchor\n"
-	"#e<seq>.  Analyzer options as for `blame speedup`: --series-by picks\n"
-	"the fields of a series key (workload, scenario, metric, baseline),\n"
-	"--assume-correct counts results nobody checked, --noise is the noise\n"
-	"used when the run shows neither repeats nor a reported spread.\n"
+	"Write one offline HTML file (inline CSS, SVG and script; nothing is\n"
+	"fetched; all of it readable with scripts off): one chart per series\n"
+	"(small multiples when the run has several) of speedup over steps on a\n"
+	"log scale with every correct measurement, the best-so-far line, new-best\n"
+	"steps, incorrect results as red crosses, question markers colored by\n"
+	"system layer, jumps (arrows from the blamed question, or from the step\n"
+	"before when the agent made it alone, in another colour) and stalls\n"
+	"(shaded); per series the jump table with the blamed question, the edits\n"
+	"and their diff, and the stalls; the permutation baseline; and a timeline\n"
+	"of every event as `ktraj log` shows it (commands, exit codes, bench\n"
+	"numbers; failed builds and commands marked) with a search box and an\n"
+	"anchor #e<seq> per event.  Analyzer options as for `blame speedup`:\n"
+	"--series-by picks the fields of a series key (workload, scenario,\n"
+	"metric, baseline), --assume-correct counts results nobody checked,\n"
+	"--noise is the noise used when the run shows neither repeats nor a\n"
+	"reported spread.\n"
 	"\n"
-	"A run of several workloads (bench `workload`, else `scenario`: KernelBench\n"
-	"results, one problem after another) has one series per workload: the\n"
-	"report opens with a table of the workloads (measurements, best speedup,\n"
-	"jumps, stalls, results left out by reason) linking to one section per\n"
-	"workload of two or more measurements, each with its own chart, jump table\n"
-	"and stalls (anchors #w<N>, #w<N>-jump<K>, #w<N>-stall<K>; jumps numbered\n"
-	"as `blame speedup` numbers them within the workload).\n";
+	"A run of several series (bench `workload`, else `scenario`: KernelBench\n"
+	"results, one problem after another) opens with the charts of every\n"
+	"series of two or more measurements side by side and a table of the\n"
+	"series (measurements, best speedup, jumps, stalls, results left out by\n"
+	"reason), then one section per charted series with its jump table and\n"
+	"stalls (anchors #w<N>, #w<N>-chart, #w<N>-jump<K>, #w<N>-stall<K>; jumps\n"
+	"numbered as `blame speedup` numbers them within the series).\n";
 
 static const char *const layer_color[KT_AN_NLAYERS] = {
 	"#7f7f7f", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
 	"#8c564b", "#e377c2",
 };
 
-/* HTML/XML text escape; at most max bytes of s (0 = all), cut on a UTF-8
- * boundary with an ellipsis. */
+/* A jump after a blamed question and one the agent made alone are told
+ * apart by colour (and by the legend), colours no question layer uses. */
+#define COL_JQ "#00838f"
+#define COL_JA "#222222"
+
+/* What every part of the page needs. */
+struct rep {
+	FILE *f;
+	kt_store *s;
+	kt_an_run *r;
+	const kt_an_opts *o;
+	int multi;             /* several series */
+};
+
+/*
+ * HTML/XML text escape; at most max bytes of s (0 = all), cut on a UTF-8
+ * boundary with an ellipsis.  Control characters but tab and newline
+ * become a space (they are not allowed in HTML text and a terminal escape
+ * has no business in a report).
+ */
 static void esc(FILE *f, const char *s, size_t max)
 {
 	size_t n = 0;
@@ -67,7 +97,8 @@ static void esc(FILE *f, const char *s, size_t max)
 		case '"': fputs("&quot;", f); break;
 		case '\'': fputs("&#39;", f); break;
 		default:
-			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
+			if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') ||
+			    *s == 0x7f)
 				fputc(' ', f);
 			else
 				fputc(*s, f);
@@ -75,9 +106,24 @@ static void esc(FILE *f, const char *s, size_t max)
 	}
 }
 
+/* Long text folded into <details> (the first 200 bytes as its summary). */
+static void esc_long(FILE *f, const char *s, size_t fold, size_t max)
+{
+	if (strlen(s) <= fold) {
+		esc(f, s, 0);
+		return;
+	}
+	fputs("<details><summary>", f);
+	esc(f, s, 200);
+	fputs("</summary><pre>", f);
+	esc(f, s, max);
+	fputs("</pre></details>", f);
+}
+
 struct chart {
 	double x0, x1, y0, y1;   /* data ranges: seq, log speedup */
-	double L, T, W, H;       /* plot box in px */
+	double L, T, W, H;       /* plot box in viewBox units */
+	double VW, VH;           /* the viewBox */
 };
 
 static double cx(const struct chart *c, double seq)
@@ -100,53 +146,88 @@ static int of_wl(const kt_an_meas *m, const char *wl)
 }
 
 /*
- * The chart of one series: over the whole run (wl NULL), or over the
- * steps of workload wl - its first to its last result, and the questions
- * blamed for its jumps - with anchors and the arrow marker prefixed by pfx
- * ("" or "w<N>-"; several charts share the page).
+ * The seq range of the chart of workload wl: from after the last result of
+ * another series before this one's first (the questions asked in between
+ * are about this one) to this one's last result, widened to the questions
+ * blamed for its jumps.  The whole run for wl NULL.
  */
-static void svg_chart(FILE *f, const kt_an_run *r, const kt_an_blame *b,
-		      const kt_an_stall *st, size_t nst, const char *wl,
-		      const char *pfx)
+static void chart_range(const kt_an_run *r, const kt_an_blame *b,
+			const char *wl, struct chart *c)
 {
-	const kt_an_series *se = &b->series;
-	struct chart c = {0, 1, 0, 1, 70, 20, 860, 300};
-	double lo = INFINITY, hi = -INFINITY;
-	size_t i;
+	size_t i, first = r->nm;
 
-	c.x0 = r->nev ? (double)r->ev[0].seq : 0;
-	c.x1 = r->nev ? (double)r->ev[r->nev - 1].seq : 1;
+	c->x0 = r->nev ? (double)r->ev[0].seq : 0;
+	c->x1 = r->nev ? (double)r->ev[r->nev - 1].seq : 1;
 	if (wl) {
-		/* from after the last result of another problem before this
-		 * one's first (the questions asked in between are about this
-		 * one), to this one's last result */
-		size_t first = r->nm;
-
-		c.x0 = INFINITY;
-		c.x1 = -INFINITY;
+		c->x0 = INFINITY;
+		c->x1 = -INFINITY;
 		for (i = 0; i < r->nm; i++)
 			if (of_wl(&r->m[i], wl)) {
 				if (first == r->nm)
 					first = i;
-				c.x1 = fmax(c.x1, (double)r->ev[r->m[i].ev].seq);
+				c->x1 = fmax(c->x1, (double)r->ev[r->m[i].ev].seq);
 			}
 		if (first < r->nm) {
-			c.x0 = r->nev ? (double)r->ev[0].seq : 0;
+			c->x0 = r->nev ? (double)r->ev[0].seq : 0;
 			for (i = first; i-- > 0;)
 				if (!of_wl(&r->m[i], wl)) {
-					c.x0 = (double)r->ev[r->m[i].ev].seq + 1;
+					c->x0 = (double)r->ev[r->m[i].ev].seq + 1;
 					break;
 				}
 		}
 		for (i = 0; i < b->njump; i++)
 			if (b->jump[i].question >= 0)
-				c.x0 = fmin(c.x0, (double)
-					    r->ev[b->jump[i].question].seq);
-		if (!isfinite(c.x0))
-			c.x0 = 0, c.x1 = 1;
+				c->x0 = fmin(c->x0, (double)
+					     r->ev[b->jump[i].question].seq);
+		if (!isfinite(c->x0))
+			c->x0 = 0, c->x1 = 1;
 	}
-	if (c.x1 <= c.x0)
-		c.x1 = c.x0 + 1;
+	if (c->x1 <= c->x0)
+		c->x1 = c->x0 + 1;
+}
+
+/* data-rel of jump j: the timeline rows (and question markers) a hover on
+ * it highlights - its question and its edits. */
+static void jump_rel(FILE *f, const kt_an_run *r, const kt_an_jump *j)
+{
+	const char *sep = "";
+
+	fputs(" data-rel=\"", f);
+	if (j->question >= 0) {
+		fprintf(f, "e%llu", (unsigned long long)r->ev[j->question].seq);
+		sep = " ";
+	}
+	for (size_t i = 0; i < j->nedits; i++, sep = " ")
+		fprintf(f, "%se%llu", sep, (unsigned long long)r->ev[j->edits[i]].seq);
+	fputc('"', f);
+}
+
+/*
+ * The chart of one series (svg class "chart"): over the whole run (wl
+ * NULL) or over the steps of workload wl, in a viewBox that the page
+ * scales to the width it has (wide: the run's only chart; else one of the
+ * small multiples).  Anchors and arrow markers are prefixed by pfx (""
+ * or "w<N>-": several charts share the page).  Jump labels are placed
+ * inside the viewBox: left of the landing when they would cross the right
+ * edge, below it when they would cross the top.
+ */
+static void svg_chart(struct rep *x, const kt_an_blame *b,
+		      const kt_an_stall *st, size_t nst, const char *wl,
+		      const char *pfx, int wide)
+{
+	FILE *f = x->f;
+	const kt_an_run *r = x->r;
+	const kt_an_series *se = &b->series;
+	struct chart c = {0, 1, 0, 1, 64, 18, 0, 0, 1200, 380};
+	double lo = INFINITY, hi = -INFINITY, fs = wide ? 14 : 13;
+	int nx = wide ? 10 : 5, nt = 0;
+	size_t i;
+
+	if (!wide)
+		c.VW = 640, c.VH = 300, c.L = 58;
+	c.W = c.VW - c.L - 14;
+	c.H = c.VH - c.T - 44;
+	chart_range(r, b, wl, &c);
 	for (i = 0; i < se->n; i++) {
 		lo = fmin(lo, log(se->pt[i].speedup));
 		hi = fmax(hi, log(se->pt[i].speedup));
@@ -156,22 +237,29 @@ static void svg_chart(FILE *f, const kt_an_run *r, const kt_an_blame *b,
 	if (hi - lo < 0.1)
 		lo -= 0.05, hi += 0.05;
 	c.y0 = lo - 0.08 * (hi - lo);
-	c.y1 = hi + 0.08 * (hi - lo);
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" "
-		"height=\"370\" viewBox=\"0 0 960 370\" role=\"img\" "
-		"aria-label=\"speedup over steps\">\n");
-	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"960\" height=\"370\" fill=\"#ffffff\"/>\n");
-	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-		"fill=\"#fbfbfd\" stroke=\"#999\"/>\n", c.L, c.T, c.W, c.H);
-	/* stalls: shaded bands */
+	c.y1 = hi + 0.12 * (hi - lo);
+	fprintf(f, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+		"viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" role=\"img\" "
+		"aria-label=\"speedup over steps\" data-series=\"", c.VW, c.VH);
+	esc(f, wl ? wl : "", 0);
+	fprintf(f, "\">\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		"height=\"%.1f\" fill=\"#fbfbfd\" stroke=\"#999\"/>\n",
+		c.L, c.T, c.W, c.H);
+	fprintf(f, "<defs><marker id=\"%sarrq\" viewBox=\"0 0 10 10\" refX=\"9\" "
+		"refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\">"
+		"<path d=\"M0 0 L10 5 L0 10 z\" fill=\"" COL_JQ "\"/></marker>"
+		"<marker id=\"%sarra\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" "
+		"markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path "
+		"d=\"M0 0 L10 5 L0 10 z\" fill=\"" COL_JA "\"/></marker></defs>\n",
+		pfx, pfx);
 	for (i = 0; i < nst; i++) {
 		double a = cx(&c, (double)st[i].seq_first), z = cx(&c, (double)st[i].seq_last);
 
-		fprintf(f, "<a href=\"#%sstall%zu\"><rect x=\"%.1f\" y=\"%.1f\" "
-			"width=\"%.1f\" height=\"%.1f\" fill=\"#f4c542\" "
-			"fill-opacity=\"0.22\"><title>stall %zu: %zu measurements",
-			pfx, i + 1, a, c.T, fmax(2, z - a), c.H, i + 1,
-			st[i].length);
+		fprintf(f, "<a href=\"#%sstall%zu\"><rect class=\"stall\" "
+			"x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			"fill=\"#f4c542\" fill-opacity=\"0.25\"><title>stall %zu: "
+			"%zu measurements", pfx, i + 1, a, c.T, fmax(2, z - a), c.H,
+			i + 1, st[i].length);
 		if (st[i].claim[0]) {
 			fputs(", kept claiming ", f);
 			esc(f, st[i].claim, 0);
@@ -186,52 +274,55 @@ static void svg_chart(FILE *f, const kt_an_run *r, const kt_an_blame *b,
 			if (log(v) < c.y0 || log(v) > c.y1)
 				continue;
 			y = cy(&c, v);
+			nt++;
 			fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
 				"stroke=\"#e3e3e3\"/><text x=\"%.1f\" y=\"%.1f\" "
-				"font-size=\"11\" text-anchor=\"end\" fill=\"#333\">x%g</text>\n",
-				c.L, c.L + c.W, y, y, c.L - 6, y + 4, v);
+				"font-size=\"%.0f\" text-anchor=\"end\" fill=\"#333\">x%g</text>\n",
+				c.L, c.L + c.W, y, y, c.L - 6, y + 4, fs - 1, v);
 		}
-	/* a narrow range has few 1-2-5 ticks: label the edges too */
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\" "
-		"fill=\"#777\">x%.3g</text><text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" "
-		"text-anchor=\"end\" fill=\"#777\">x%.3g</text>\n", c.L - 6,
-		c.T + 10, exp(c.y1), c.L - 6, c.T + c.H, exp(c.y0));
-	fprintf(f, "<text x=\"16\" y=\"%.1f\" font-size=\"12\" fill=\"#333\" "
-		"transform=\"rotate(-90 16 %.1f)\" text-anchor=\"middle\">speedup "
-		"(log)</text>\n", c.T + c.H / 2, c.T + c.H / 2);
-	/* x ticks: event seq */
-	for (int k = 0; k <= 8; k++) {
+	/* a narrow range has few 1-2-5 ticks: label the edges instead */
+	if (nt < 3)
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" "
+			"text-anchor=\"end\" fill=\"#777\">x%.3g</text><text "
+			"x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" text-anchor=\"end\" "
+			"fill=\"#777\">x%.3g</text>\n", c.L - 6, c.T + 10, fs - 2,
+			exp(c.y1), c.L - 6, c.T + c.H, fs - 2, exp(c.y0));
+	fprintf(f, "<text x=\"14\" y=\"%.1f\" font-size=\"%.0f\" fill=\"#333\" "
+		"transform=\"rotate(-90 14 %.1f)\" text-anchor=\"middle\">speedup "
+		"(log)</text>\n", c.T + c.H / 2, fs, c.T + c.H / 2);
+	for (int k = 0; k <= nx; k++) {
 		/* whole seqs, each labelled once (a range of a few steps) */
-		double s = floor(c.x0 + (c.x1 - c.x0) * k / 8.0 + 0.5), x = cx(&c, s);
+		double s = floor(c.x0 + (c.x1 - c.x0) * k / nx + 0.5);
 
-		if (k && s == floor(c.x0 + (c.x1 - c.x0) * (k - 1) / 8.0 + 0.5))
+		if (k && s == floor(c.x0 + (c.x1 - c.x0) * (k - 1) / nx + 0.5))
 			continue;
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
-			"text-anchor=\"middle\" fill=\"#333\">%.0f</text>\n",
-			x, c.T + c.H + 16, s);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" "
+			"text-anchor=\"%s\" fill=\"#333\">%.0f</text>\n", cx(&c, s),
+			c.T + c.H + 16, fs - 1, k == nx ? "end" : "middle", s);
 	}
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" "
 		"text-anchor=\"middle\" fill=\"#333\">step (event seq)</text>\n",
-		c.L + c.W / 2, c.T + c.H + 34);
-	/* question markers */
+		c.L + c.W / 2, c.T + c.H + 34, fs);
+	/* questions: a dashed line with a triangle, colored by layer */
 	for (i = 0; i < r->nev; i++) {
 		const kt_an_ev *e = &r->ev[i];
 		int l;
-		double x;
+		double xq;
 
 		if (!kt_an_is_question_ev(r, i) || !e->text ||
 		    (double)e->seq < c.x0 || (double)e->seq > c.x1)
 			continue;
 		l = kt_an_layer_of(e->text, strlen(e->text), NULL);
-		x = cx(&c, (double)e->seq);
-		fprintf(f, "<a href=\"#e%llu\"><line x1=\"%.1f\" x2=\"%.1f\" "
-			"y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\" "
-			"stroke-dasharray=\"4 3\"/><path d=\"M%.1f %.1f l6 9 l-12 0 z\" "
-			"fill=\"%s\"><title>Q #%llu (%s): ", (unsigned long long)e->seq,
-			x, x, c.T, c.T + c.H, layer_color[l], x, c.T + 1,
+		xq = cx(&c, (double)e->seq);
+		fprintf(f, "<a class=\"qm\" href=\"#e%llu\" data-ev=\"e%llu\"><line "
+			"x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			"stroke-width=\"2\" stroke-dasharray=\"4 3\"/><path d=\"M%.1f "
+			"%.1f l6 9 l-12 0 z\" fill=\"%s\"/><title>Q #%llu (%s): ",
+			(unsigned long long)e->seq, (unsigned long long)e->seq,
+			xq, xq, c.T, c.T + c.H, layer_color[l], xq, c.T + 1,
 			layer_color[l], (unsigned long long)e->seq, kt_an_layer_name(l));
 		esc(f, e->text, 300);
-		fputs("</title></path></a>\n", f);
+		fputs("</title></a>\n", f);
 	}
 	/* best-so-far step line */
 	if (se->n) {
@@ -245,108 +336,94 @@ static void svg_chart(FILE *f, const kt_an_run *r, const kt_an_blame *b,
 		}
 		fprintf(f, "%.1f,%.1f\"/>\n", c.L + c.W, cy(&c, se->pt[se->n - 1].best));
 	}
-	/* every correct measurement */
+	/* every correct measurement; a new best (above the threshold) is a
+	 * larger blue dot */
 	for (i = 0; i < se->n; i++) {
 		const kt_an_point *p = &se->pt[i];
 
-		fprintf(f, "<a href=\"#e%llu\"><circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
-			"fill=\"%s\" stroke=\"#333\" stroke-width=\"0.5\"><title>step %zu "
-			"(#%llu): x%.3f%s</title></circle></a>\n",
-			(unsigned long long)p->seq, cx(&c, (double)p->seq),
-			cy(&c, p->speedup), p->accepted ? "#26a269" : "#9a9a9a", i + 1,
+		fprintf(f, "<a href=\"#e%llu\"><circle class=\"%s\" cx=\"%.1f\" "
+			"cy=\"%.1f\" r=\"%d\" fill=\"%s\" stroke=\"#333\" "
+			"stroke-width=\"0.5\"><title>step %zu (#%llu): x%.3f%s</title>"
+			"</circle></a>\n", (unsigned long long)p->seq,
+			p->newbest ? "pt nb" : "pt", cx(&c, (double)p->seq),
+			cy(&c, p->speedup), p->newbest ? 6 : 4,
+			p->newbest ? "#1a5fb4" : "#b0b0b0", i + 1,
 			(unsigned long long)p->seq, p->speedup,
-			p->outlier ? " (unconfirmed, not counted)" : "");
+			p->newbest ? ", new best" : "");
 	}
 	/* incorrect results: a rug of red crosses */
 	for (i = 0; i < r->nm; i++) {
 		const kt_an_meas *m = &r->m[i];
-		double x;
+		double xi;
 
 		if (m->correct != 0 || !of_wl(m, wl))
 			continue;
-		x = cx(&c, (double)r->ev[m->ev].seq);
-		fprintf(f, "<a href=\"#e%llu\"><path d=\"M%.1f %.1f l6 6 m0 -6 l-6 6\" "
-			"stroke=\"#c01c28\" stroke-width=\"2\"><title>incorrect result "
-			"#%llu</title></path></a>\n", (unsigned long long)r->ev[m->ev].seq,
-			x - 3, c.T + c.H - 9, (unsigned long long)r->ev[m->ev].seq);
+		xi = cx(&c, (double)r->ev[m->ev].seq);
+		fprintf(f, "<a href=\"#e%llu\"><path class=\"bad\" d=\"M%.1f %.1f "
+			"l6 6 m0 -6 l-6 6\" stroke=\"#c01c28\" stroke-width=\"2\">"
+			"<title>incorrect result #%llu</title></path></a>\n",
+			(unsigned long long)r->ev[m->ev].seq, xi - 3, c.T + c.H - 9,
+			(unsigned long long)r->ev[m->ev].seq);
 	}
-	/* jumps: arrow from the blamed question (or the step before) up to the
-	 * landing, with a label */
+	/* jumps: an arrow from the blamed question (or the step before) up to
+	 * the landing, labelled inside the viewBox */
 	for (i = 0; i < b->njump; i++) {
 		const kt_an_jump *j = &b->jump[i];
 		double xl = cx(&c, (double)se->pt[j->p_last].seq), yl = cy(&c, j->after);
 		double xs = j->question >= 0 ? cx(&c, (double)r->ev[j->question].seq) :
 			    cx(&c, (double)se->pt[j->p_prev].seq);
-		double ys = cy(&c, j->before);
+		double ys = cy(&c, j->before), tx = xl + 6, ty = yl - 9, w;
+		int q = j->question >= 0;
+		char label[48];
 
-		fprintf(f, "<a href=\"#%sjump%zu\"><line x1=\"%.1f\" y1=\"%.1f\" "
-			"x2=\"%.1f\" y2=\"%.1f\" stroke=\"#26a269\" stroke-width=\"2.5\" "
-			"marker-end=\"url(#%sarr)\"/><text x=\"%.1f\" y=\"%.1f\" "
-			"font-size=\"12\" font-weight=\"bold\" fill=\"#1c7c44\">J%zu x%.2f"
-			"</text></a>\n", pfx, i + 1, xs, ys, xl, yl, pfx, xl + 4,
-			yl - 8, i + 1, j->gain);
+		snprintf(label, sizeof(label), "J%zu x%.2f", i + 1, j->gain);
+		/* bold digits are about 0.62 em wide */
+		w = 0.62 * (fs + 1) * (double)strlen(label);
+		if (tx + w > c.VW - 2)
+			tx = fmax(2 + w, xl - 8);
+		if (ty < fs + 2)
+			ty = yl + fs + 8;
+		fprintf(f, "<a class=\"jump %s\" href=\"#%sjump%zu\"", q ? "jq" : "ja",
+			pfx, i + 1);
+		jump_rel(f, r, j);
+		fprintf(f, "><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			"stroke=\"%s\" stroke-width=\"2.5\" marker-end=\"url(#%sarr%c)\"/>"
+			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" font-weight=\"bold\" "
+			"text-anchor=\"%s\" fill=\"%s\" paint-order=\"stroke\" "
+			"stroke=\"#fff\" stroke-width=\"3\">%s</text><title>%s: x%.3f "
+			"&#8594; x%.3f, ", xs, ys, xl, yl, q ? COL_JQ : COL_JA, pfx,
+			q ? 'q' : 'a', tx, ty, fs + 1, tx == xl + 6 ? "start" : "end",
+			q ? COL_JQ : COL_JA, label, label, j->before, j->after);
+		if (q) {
+			fprintf(f, "after question #%llu: ",
+				(unsigned long long)r->ev[j->question].seq);
+			esc(f, r->ev[j->question].text, 200);
+		} else {
+			fputs("the agent alone", f);
+		}
+		fputs("</title></a>\n", f);
 	}
-	fprintf(f, "<defs><marker id=\"%sarr\" viewBox=\"0 0 10 10\" refX=\"9\" "
-		"refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" "
-		"orient=\"auto-start-reverse\"><path d=\"M0 0 L10 5 L0 10 z\" "
-		"fill=\"#26a269\"/></marker></defs>\n", pfx);
 	fputs("</svg>\n", f);
-	/* legend */
-	fputs("<p class=\"legend\">", f);
+}
+
+/* One legend for every chart of the page. */
+static void legend(FILE *f)
+{
+	fputs("<p class=\"legend\"><b>questions:</b> ", f);
 	for (int l = 1; l < KT_AN_NLAYERS; l++)
 		fprintf(f, "<span><i style=\"background:%s\"></i>%s</span> ",
 			layer_color[l], kt_an_layer_name(l));
-	fprintf(f, "<span><i style=\"background:%s\"></i>unclassified</span> "
-		"<span><i style=\"background:#26a269\"></i>jump</span> "
-		"<span><i style=\"background:#f4c542\"></i>stall</span> "
-		"<span><i style=\"background:#c01c28\"></i>incorrect</span></p>\n",
-		layer_color[0]);
+	fprintf(f, "<span><i style=\"background:%s\"></i>unclassified</span><br>"
+		"<span><i style=\"background:" COL_JQ "\"></i>jump after a question "
+		"(arrow from it)</span> <span><i style=\"background:" COL_JA "\">"
+		"</i>jump by the agent alone (arrow from the step before)</span> "
+		"<span><i class=\"dot\" style=\"background:#1a5fb4\"></i>new best"
+		"</span> <span><i class=\"dot\" style=\"background:#b0b0b0\"></i>"
+		"other correct measurement</span> <span><i style=\"background:"
+		"#1a5fb4;height:3px\"></i>best so far</span> <span><i style=\""
+		"background:#f4c542\"></i>stall</span> <span><i style=\"background:"
+		"#c01c28\"></i>incorrect result</span></p>\n", layer_color[0]);
 }
-
-static void ev_summary(FILE *f, const kt_an_run *r, const kt_an_ev *e,
-		       int multi)
-{
-	if (e->kind == KT_KIND_BENCH && e->meas >= 0) {
-		const kt_an_meas *m = &r->m[e->meas];
-
-		if (multi) {
-			fputs("[", f);
-			esc(f, an_key_name(m->key), 0);
-			fputs("] ", f);
-		}
-
-		if (m->time_ms >= 0)
-			fprintf(f, "%.4g ms ", m->time_ms);
-		if (m->speedup >= 0)
-			fprintf(f, "speedup x%.3g ", m->speedup);
-		fputs(m->correct == 1 ? "correct" : m->correct == 0 ? "<b>incorrect</b>" :
-		      "not checked", f);
-		return;
-	}
-	if (!e->text)
-		return;
-	if (strlen(e->text) > 300) {
-		fputs("<details><summary>", f);
-		esc(f, e->text, 200);
-		fputs("</summary><pre>", f);
-		esc(f, e->text, 20000);
-		fputs("</pre></details>", f);
-	} else {
-		esc(f, e->text, 0);
-	}
-}
-
-static const char css[] =
-	"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}"
-	"h1{font-size:20px}h2{font-size:17px;margin-top:28px}"
-	"table{border-collapse:collapse;width:100%}td,th{border:1px solid #ddd;"
-	"padding:4px 6px;vertical-align:top;text-align:left}th{background:#f2f2f2}"
-	".legend span{margin-right:12px;white-space:nowrap}.legend i{display:inline-block;"
-	"width:12px;height:12px;margin-right:4px;vertical-align:middle}"
-	"tr:target{background:#fff6c8}.k{color:#555;font-family:monospace}"
-	"pre{white-space:pre-wrap;font-size:12px}.q{background:#eef6ff}"
-	".meta{color:#555}section{border-top:2px solid #ccc;margin-top:28px}"
-	"section:target{background:#fffbea}";
 
 /* "N bench results excluded: 1 incorrect, ..." (the reasons of
  * kt_an_meas_excluded; nothing when none). */
@@ -371,25 +448,100 @@ static void excl_html(FILE *f, size_t inc, size_t unk, size_t notime)
 		fprintf(f, "%s%zu without a time", sep, notime);
 }
 
+
+static void baseline_html(FILE *f, const kt_an_blame *b)
+{
+	char line[512];
+
+	an_runtest_line(b, line, sizeof(line));
+	fputs(line, f);
+	fputc('.', f);
+}
+
+static void thresh_html(FILE *f, const kt_an_blame *b, const kt_an_opts *o)
+{
+	char nb[256];
+
+	fprintf(f, "noise %.2f %% per measurement (", 100 * b->series.sigma);
+	esc(f, an_noise_text(&b->series, nb, sizeof(nb)), 0);
+	fprintf(f, "); a new best counts when its gain over the best so far is "
+		"above x%.3f = max(min-gain %.3f, %.1f x noise of a ratio), and "
+		"is a jump when the code changed since the measurement before.",
+		exp(b->series.theta), o->min_gain, o->z);
+}
+
+
+/*
+ * The unified diff of the edits of jump j (each edit's file before and
+ * after it, as `ktraj diff` writes them), folded in <details>; a note for
+ * an edit whose content the trajectory does not hold.
+ */
+static void jump_diff(struct rep *x, const kt_an_jump *j)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return;
+	for (size_t i = 0; i < j->nedits; i++) {
+		const kt_an_ev *e = &x->r->ev[j->edits[i]];
+		const kt_an_edit *ed = e->edit >= 0 ? &x->r->ed[e->edit] : NULL;
+		const char *path = e->text ? e->text : "?";
+		void *a = NULL, *z = NULL;
+		size_t al = 0, zl = 0;
+		char la[300], lz[300];
+
+		if (!ed || (!ed->has_before && !ed->has_after) ||
+		    (ed->has_before && kt_blob_get(x->s, ed->before, &a, &al)) ||
+		    (ed->has_after && kt_blob_get(x->s, ed->after, &z, &zl))) {
+			fprintf(m, "#%llu %s: content not in the trajectory\n",
+				(unsigned long long)e->seq, path);
+		} else {
+			snprintf(la, sizeof(la), "%s%s", ed->has_before ? "a/" : "",
+				 ed->has_before ? path : "/dev/null");
+			snprintf(lz, sizeof(lz), "%s%s", ed->has_after ? "b/" : "",
+				 ed->has_after ? path : "/dev/null");
+			fprintf(m, "#%llu\n", (unsigned long long)e->seq);
+			kt_export_udiff(a, al, z, zl, la, lz, 3, m);
+		}
+		free(a);
+		free(z);
+	}
+	if (fclose(m) == 0 && len) {
+		fprintf(x->f, "<details class=\"diff\"><summary>diff of %zu "
+			"edit%s</summary><pre>", j->nedits, j->nedits == 1 ? "" : "s");
+		esc(x->f, buf, 60000);
+		fputs("</pre></details>", x->f);
+	}
+	free(buf);
+}
+
 /* The jump table and the stalls of one series; anchors prefixed by pfx,
  * headings of level h ("h2", "h3"). */
-static void series_tables(FILE *f, const kt_an_run *r, const kt_an_blame *b,
-			  const kt_an_stall *st, size_t nst,
-			  const kt_an_opts *o, const char *pfx, const char *h)
+static void series_tables(struct rep *x, const kt_an_blame *b,
+			  const kt_an_stall *st, size_t nst, const char *pfx,
+			  const char *h)
 {
+	FILE *f = x->f;
+	const kt_an_run *r = x->r;
+
 	fprintf(f, "<%s>Jumps</%s>\n", h, h);
 	if (!b->njump)
 		fputs("<p>No significant jump.</p>\n", f);
 	else
-		fputs("<table><tr><th>#</th><th>steps</th><th>speedup</th><th>gain</th>"
-		      "<th>edits</th><th>blamed</th><th>lag</th><th>confidence</th>"
-		      "<th>hypothesis</th></tr>\n", f);
+		fputs("<table class=\"jumps\"><tr><th>#</th><th>steps</th>"
+		      "<th>speedup</th><th>gain</th><th>edits</th><th>blamed</th>"
+		      "<th>lag</th><th>confidence</th><th>hypothesis</th></tr>\n", f);
 	for (size_t k = 0; k < b->njump; k++) {
 		const kt_an_jump *j = &b->jump[k];
 
-		fprintf(f, "<tr id=\"%sjump%zu\"><td>J%zu</td><td><a href=\"#e%llu\">%zu</a>"
+		fprintf(f, "<tr id=\"%sjump%zu\" class=\"%s\"", pfx, k + 1,
+			j->question >= 0 ? "jq" : "ja");
+		jump_rel(f, r, j);
+		fprintf(f, "><td><b>J%zu</b></td><td><a href=\"#e%llu\">%zu</a>"
 			"&#8594;<a href=\"#e%llu\">%zu</a></td><td>%.3f &#8594; %.3f</td>"
-			"<td>x%.3f</td><td>", pfx, k + 1, k + 1,
+			"<td>x%.3f</td><td>", k + 1,
 			(unsigned long long)b->series.pt[j->p_prev].seq, j->p_prev + 1,
 			(unsigned long long)b->series.pt[j->p_last].seq, j->p_last + 1,
 			j->before, j->after, j->gain);
@@ -401,8 +553,10 @@ static void series_tables(FILE *f, const kt_an_run *r, const kt_an_blame *b,
 			esc(f, e->text ? e->text : "", 80);
 			fputs("<br>", f);
 		}
-		fprintf(f, "layer: %s%s</td><td>", kt_an_layer_name(j->edit_layer),
+		fprintf(f, "layer: %s%s", kt_an_layer_name(j->edit_layer),
 			j->artifact ? "<br><b>touches benchmark code</b>" : "");
+		jump_diff(x, j);
+		fputs("</td><td>", f);
 		if (j->question >= 0) {
 			const kt_an_ev *q = &r->ev[j->question];
 			const kt_an_cand *cd = NULL;
@@ -426,7 +580,7 @@ static void series_tables(FILE *f, const kt_an_run *r, const kt_an_blame *b,
 			fputs("agent alone</td><td>-", f);
 		}
 		fprintf(f, "</td><td>%.2f (%s)</td><td>", j->confidence,
-			an_conf_label(j, o));
+			an_conf_label(j, x->o));
 		if (j->hypothesis >= 0) {
 			fprintf(f, "<a href=\"#e%llu\">#%llu</a> [%s] ",
 				(unsigned long long)r->ev[j->hypothesis].seq,
@@ -466,34 +620,20 @@ static void series_tables(FILE *f, const kt_an_run *r, const kt_an_blame *b,
 	}
 }
 
-static void baseline_html(FILE *f, const kt_an_blame *b)
+/* A series' name for people. */
+static void wl_name(FILE *f, const char *wl)
 {
-	char line[512];
-
-	an_runtest_line(b, line, sizeof(line));
-	fputs(line, f);
-	fputc('.', f);
+	esc(f, *wl ? wl : "(no workload)", 0);
 }
 
-static void thresh_html(FILE *f, const kt_an_blame *b, const kt_an_opts *o)
+/* A run of several series: the charts side by side, the index of every
+ * series, one section per charted series (two or more measurements). */
+static void workload_sections(struct rep *x, const kt_an_blame *b,
+			      kt_an_stall *const *st, const size_t *nst,
+			      const char **wl, size_t nw)
 {
-	char nb[256];
-
-	fprintf(f, "noise %.2f %% per measurement (", 100 * b->series.sigma);
-	esc(f, an_noise_text(&b->series, nb, sizeof(nb)), 0);
-	fprintf(f, "); a new best counts when its gain over the best so far is "
-		"above x%.3f = max(min-gain %.3f, %.1f x noise of a ratio), and "
-		"is a jump when the code changed since the measurement before.",
-		exp(b->series.theta), o->min_gain, o->z);
-}
-
-/* The index of a run of several workloads and one section per workload
- * of two or more measurements. */
-static void workload_sections(FILE *f, const kt_an_run *r,
-			      const kt_an_blame *b, kt_an_stall *const *st,
-			      const size_t *nst, const char **wl, size_t nw,
-			      const kt_an_opts *o)
-{
+	FILE *f = x->f;
+	const kt_an_run *r = x->r;
 	size_t i, tot = 0, inc = 0, unk = 0, notime = 0, nj = 0, ns = 0;
 	char pfx[32];
 
@@ -516,8 +656,27 @@ static void workload_sections(FILE *f, const kt_an_run *r,
 	esc(f, b[0].series.basis, 0);
 	fprintf(f, ".<br>a new best counts above max(min-gain %.3f, %.1f x the "
 		"noise of a ratio of that workload), confirmed by a later "
-		"measurement.</p>\n", o->min_gain, o->z);
-	fputs("<h2>Workloads</h2>\n<table><tr><th>#</th><th>workload</th>"
+		"measurement.</p>\n", x->o->min_gain, x->o->z);
+	fputs("<h2>Speedup over steps, one chart per series</h2>\n", f);
+	legend(f);
+	fputs("<div class=\"grid\">\n", f);
+	for (i = 0; i < nw; i++) {
+		const kt_an_series *se = &b[i].series;
+
+		if (se->n < 2)
+			continue;
+		snprintf(pfx, sizeof(pfx), "w%zu-", i + 1);
+		fprintf(f, "<figure class=\"series\" id=\"w%zu-chart\"><figcaption>"
+			"<a href=\"#w%zu\">%zu. ", i + 1, i + 1, i + 1);
+		wl_name(f, wl[i]);
+		fprintf(f, "</a> <span class=\"meta\">%zu measurements, best "
+			"x%.3f, %zu jump%s, %zu stall%s</span></figcaption>\n", se->n,
+			se->pt[se->n - 1].best, b[i].njump, b[i].njump == 1 ? "" : "s",
+			nst[i], nst[i] == 1 ? "" : "s");
+		svg_chart(x, &b[i], st[i], nst[i], wl[i], pfx, 0);
+		fputs("</figure>\n", f);
+	}
+	fputs("</div>\n<h2>Workloads</h2>\n<table><tr><th>#</th><th>workload</th>"
 	      "<th>measurements</th><th>best speedup</th><th>jumps</th>"
 	      "<th>stalls</th><th>excluded</th></tr>\n", f);
 	for (i = 0; i < nw; i++) {
@@ -526,7 +685,7 @@ static void workload_sections(FILE *f, const kt_an_run *r,
 		fprintf(f, "<tr id=\"w%zu-row\"><td>%zu</td><td>", i + 1, i + 1);
 		if (se->n >= 2)
 			fprintf(f, "<a href=\"#w%zu\">", i + 1);
-		esc(f, *wl[i] ? wl[i] : "(no workload)", 0);
+		wl_name(f, wl[i]);
 		fprintf(f, "%s</td><td>%zu</td><td>", se->n >= 2 ? "</a>" : "",
 			se->n);
 		if (se->n)
@@ -545,21 +704,152 @@ static void workload_sections(FILE *f, const kt_an_run *r,
 		snprintf(pfx, sizeof(pfx), "w%zu-", i + 1);
 		fprintf(f, "<section id=\"w%zu\">\n<h2>Workload %zu: ", i + 1,
 			i + 1);
-		esc(f, *wl[i] ? wl[i] : "(no workload)", 0);
-		fprintf(f, "</h2>\n<p class=\"meta\">%zu correct measurements (",
-			b[i].series.n);
+		wl_name(f, wl[i]);
+		fprintf(f, "</h2>\n<p class=\"meta\"><a href=\"#w%zu-chart\">chart"
+			"</a>; %zu correct measurements (", i + 1, b[i].series.n);
 		excl_html(f, b[i].series.n_incorrect, b[i].series.n_unknown,
 			  b[i].series.n_notime);
 		fputs(").<br>", f);
-		thresh_html(f, &b[i], o);
+		thresh_html(f, &b[i], x->o);
 		fputs("<br>", f);
 		baseline_html(f, &b[i]);
-		fputs("</p>\n<h3>Speedup over steps</h3>\n", f);
-		svg_chart(f, r, &b[i], st[i], nst[i], wl[i], pfx);
-		series_tables(f, r, &b[i], st[i], nst[i], o, pfx, "h3");
+		fputs("</p>\n", f);
+		series_tables(x, &b[i], st[i], nst[i], pfx, "h3");
 		fputs("</section>\n", f);
 	}
 }
+
+/* A run of one series. */
+static void one_series(struct rep *x, const kt_an_blame *b,
+		       const kt_an_stall *st, size_t nst)
+{
+	FILE *f = x->f;
+	const kt_an_run *r = x->r;
+
+	fprintf(f, "<p class=\"meta\">run <span class=\"k\">%s</span>, "
+		"%zu events, %u tool calls, %zu measurement%s from %zu "
+		"bench results (%zu correct, %zu not checked; ",
+		r->id, r->nev, r->ncalls, b->series.n,
+		b->series.n == 1 ? "" : "s", b->series.n_results,
+		b->series.n_correct, b->series.n_unchecked);
+	excl_html(f, b->series.n_incorrect, b->series.n_unknown,
+		  b->series.n_notime);
+	fputs(").<br>speedup: ", f);
+	esc(f, b->series.basis, 0);
+	fputs(".<br>", f);
+	thresh_html(f, b, x->o);
+	fputs("<br>", f);
+	baseline_html(f, b);
+	fputs("</p>\n<h2>Speedup over steps</h2>\n", f);
+	legend(f);
+	fputs("<div class=\"grid one\"><figure class=\"series\" id=\"chart\">\n", f);
+	svg_chart(x, b, st, nst, NULL, "", 1);
+	fputs("</figure></div>\n", f);
+	series_tables(x, b, st, nst, "", "h2");
+}
+
+/* One timeline row per event, as `ktraj log` summarizes it, with its
+ * status (exit code, correctness) in a column of its own. */
+static int timeline_row(const kt_event *ev, void *arg)
+{
+	struct rep *x = arg;
+	FILE *f = x->f;
+	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(p, "exit_code");
+	const cJSON *ok = cJSON_GetObjectItemCaseSensitive(p, "ok");
+	const char *kn = kt_kind_name(ev->kind);
+	long i = kt_an_run_find(x->r, ev->seq);
+	const kt_an_meas *m = i >= 0 && x->r->ev[i].meas >= 0 ?
+			      &x->r->m[x->r->ev[i].meas] : NULL;
+	int q = i >= 0 && kt_an_is_question_ev(x->r, (size_t)i), fail = 0;
+	char ts[32], *what = malloc(16384);
+	char st[64] = "";
+
+	if (!what) {
+		cJSON_Delete(p);
+		return KT_ENOMEM;
+	}
+	cli_event_summary(ev, p, what, 16384);
+	cli_ts_short(ev->ts_ns, ts, sizeof(ts));
+	if ((ev->kind == KT_KIND_COMPILE || ev->kind == KT_KIND_TOOL_RESULT) &&
+	    cJSON_IsNumber(v)) {
+		fail = v->valueint != 0;
+		snprintf(st, sizeof(st), "%sexit %d",
+			 fail && ev->kind == KT_KIND_COMPILE ? "build FAILED, " : "",
+			 v->valueint);
+	} else if (ev->kind == KT_KIND_COMPILE && cJSON_IsFalse(ok)) {
+		fail = 1;
+		snprintf(st, sizeof(st), "build FAILED");
+	} else if (ev->kind == KT_KIND_TOOL_RESULT) {
+		fail = cJSON_IsFalse(ok);
+		snprintf(st, sizeof(st), "%s", fail ? "error" : "ok");
+	} else if (ev->kind == KT_KIND_BENCH) {
+		v = cJSON_GetObjectItemCaseSensitive(p, "correct");
+		fail = cJSON_IsFalse(v);
+		snprintf(st, sizeof(st), "%s", cJSON_IsTrue(v) ? "correct" :
+			 fail ? "INCORRECT" : "not checked");
+	}
+	fprintf(f, "<tr id=\"e%llu\" data-ev=\"e%llu\" class=\"k-%s%s%s\"><td>"
+		"<a href=\"#e%llu\">%llu</a></td><td>%s</td><td>%s</td><td>",
+		(unsigned long long)ev->seq, (unsigned long long)ev->seq,
+		kn ? kn : "unknown", q ? " q" : "", fail ? " fail" : "",
+		(unsigned long long)ev->seq, (unsigned long long)ev->seq, ts,
+		kn ? kn : "?");
+	esc(f, ev->actor ? ev->actor : "", 40);
+	fprintf(f, "</td><td>%s</td><td>", st);
+	if (m && x->multi) {
+		fputs("<span class=\"sk\">[", f);
+		esc(f, an_key_name(m->key), 0);
+		fputs("]</span> ", f);
+	}
+	esc_long(f, what, 300, 16384);
+	fputs("</td></tr>\n", f);
+	free(what);
+	cJSON_Delete(p);
+	return ferror(f) ? KT_EIO : 0;
+}
+
+static const char css[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:16px 24px;color:#222}"
+	"h1{font-size:20px}h2{font-size:17px;margin-top:28px}h3{font-size:15px}"
+	"table{border-collapse:collapse;width:100%}td,th{border:1px solid #ddd;"
+	"padding:3px 6px;vertical-align:top;text-align:left}th{background:#f2f2f2}"
+	".legend span{margin-right:12px;white-space:nowrap}.legend i{display:"
+	"inline-block;width:12px;height:12px;margin-right:4px;vertical-align:"
+	"middle}.legend i.dot{border-radius:6px}"
+	".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,"
+	"1fr));gap:10px 18px}.grid.one{grid-template-columns:1fr}"
+	"figure{margin:0;border:1px solid #e4e4e4;padding:4px}figcaption{"
+	"font-weight:600;margin:2px 4px}svg.chart{display:block;height:auto}"
+	"tr:target,section:target,figure:target{background:#fff6c8}"
+	".k{color:#555;font-family:monospace}.meta{color:#555;font-weight:normal}"
+	"pre{white-space:pre-wrap;font-size:12px;margin:2px 0}"
+	"#tl td:last-child{white-space:pre-wrap;word-break:break-word}"
+	"#tl td:nth-child(2){white-space:nowrap}.q{background:#eef6ff}"
+	"tr.fail td:nth-child(5){color:#c01c28;font-weight:bold}tr.fail{"
+	"background:#fdecec}tr.jq td:first-child{border-left:4px solid " COL_JQ "}"
+	"tr.ja td:first-child{border-left:4px solid " COL_JA "}.sk{color:#555}"
+	"section{border-top:2px solid #ccc;margin-top:28px}"
+	".hl,tr.hl{background:#ffe27a!important}.qm.hl line,.qm.hl path{"
+	"stroke:#000;stroke-width:4}.jump:hover line{stroke-width:4}"
+	"#find{width:24em;font:inherit;padding:2px 6px}";
+
+/* Search (filters the timeline rows) and the hover highlight of a jump's
+ * question and edits; without it the page loses only these two. */
+static const char script[] =
+	"(function(){var q=document.getElementById('find'),"
+	"n=document.getElementById('nfound'),"
+	"rows=document.querySelectorAll('#tl tr[id]');q.disabled=false;"
+	"q.addEventListener('input',function(){var t=q.value.toLowerCase(),k=0;"
+	"rows.forEach(function(r){var m=!t||r.textContent.toLowerCase()."
+	"indexOf(t)>=0;r.hidden=!m;if(m)k++;});n.textContent=t?k+' of '+"
+	"rows.length+' events':'';});"
+	"function hl(e,on){e.getAttribute('data-rel').split(' ').forEach("
+	"function(id){if(id)document.querySelectorAll('[data-ev=\"'+id+'\"]')."
+	"forEach(function(y){y.classList.toggle('hl',on);});});}"
+	"document.querySelectorAll('[data-rel]').forEach(function(e){"
+	"e.addEventListener('mouseenter',function(){hl(e,true);});"
+	"e.addEventListener('mouseleave',function(){hl(e,false);});});})();";
 
 int cmd_report(struct cli *c, int argc, char **argv)
 {
@@ -574,6 +864,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 	char *pos[4], *outp = NULL, *spec = NULL;
 	int json, npos, rc;
 	FILE *f = NULL;
+	struct rep x;
 
 	if (cli_wants_help(argc, argv, usage))
 		return 0;
@@ -625,7 +916,9 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		rc = cli_err(c, "%s: cannot write", outp);
 		goto out;
 	}
+	x = (struct rep){f, s, r, &o, wl != NULL};
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	      "<meta name=\"viewport\" content=\"width=device-width\">"
 	      "<title>ktraj report: ", f);
 	esc(f, r->name, 120);
 	fprintf(f, "</title><style>%s</style></head><body>\n", css);
@@ -641,57 +934,32 @@ int cmd_report(struct cli *c, int argc, char **argv)
 				"benchmark but gave no time (seq", nu,
 				nu == 1 ? "" : "s");
 			for (size_t i = 0; i < nu && i < 8; i++)
-				fprintf(f, " %llu", (unsigned long long)useq[i]);
+				fprintf(f, " <a href=\"#e%llu\">%llu</a>",
+					(unsigned long long)useq[i],
+					(unsigned long long)useq[i]);
 			fprintf(f, "%s); they are in no series.</p>\n",
 				nu > 8 ? " ..." : "");
 		}
 	}
-	if (wl) {
-		workload_sections(f, r, b, st, nst, wl, nb, &o);
-	} else {
-		fprintf(f, "<p class=\"meta\">run <span class=\"k\">%s</span>, "
-			"%zu events, %u tool calls, %zu measurement%s from %zu "
-			"bench results (%zu correct, %zu not checked; ",
-			r->id, r->nev, r->ncalls, b->series.n,
-			b->series.n == 1 ? "" : "s", b->series.n_results,
-			b->series.n_correct, b->series.n_unchecked);
-		excl_html(f, b->series.n_incorrect, b->series.n_unknown,
-			  b->series.n_notime);
-		fputs(").<br>speedup: ", f);
-		esc(f, b->series.basis, 0);
-		fputs(".<br>", f);
-		thresh_html(f, b, &o);
-		fputs("<br>", f);
-		baseline_html(f, b);
-		fputs("</p>\n<h2>Speedup over steps</h2>\n", f);
-		svg_chart(f, r, b, st[0], nst[0], NULL, "");
-		series_tables(f, r, b, st[0], nst[0], &o, "", "h2");
+	if (wl)
+		workload_sections(&x, b, st, nst, wl, nb);
+	else
+		one_series(&x, b, st[0], nst[0]);
+	fprintf(f, "<h2 id=\"timeline\">Timeline</h2>\n<p><input type=\"search\" "
+		"id=\"find\" placeholder=\"search the %zu events\" aria-label=\""
+		"search the timeline\" disabled> <span id=\"nfound\" class=\"meta\">"
+		"</span><noscript> (search needs scripts: use the browser's find)"
+		"</noscript></p>\n<table id=\"tl\"><tr><th>seq</th><th>time (UTC)"
+		"</th><th>kind</th><th>actor</th><th>status</th><th>what</th></tr>\n",
+		r->nev);
+	rc = kt_event_foreach(s, r->id, 1, 0, 0, timeline_row, &x);
+	if (rc) {
+		rc = cli_store_err(c, s, rc, "report");
+		goto out;
 	}
-	/* timeline */
-	fputs("<h2>Timeline</h2>\n<table><tr><th>seq</th><th>time (UTC)</th>"
-	      "<th>kind</th><th>actor</th><th>calls</th><th>what</th></tr>\n", f);
-	for (size_t i = 0; i < r->nev; i++) {
-		const kt_an_ev *e = &r->ev[i];
-		char ts[32];
-		const char *kn = kt_kind_name(e->kind);
-
-		cli_ts_short(e->ts, ts, sizeof(ts));
-		fprintf(f, "<tr id=\"e%llu\"%s><td><a href=\"#e%llu\">%llu</a></td>"
-			"<td>%s</td><td>%s</td><td>%s</td><td>%u</td><td>",
-			(unsigned long long)e->seq,
-			kt_an_is_question_ev(r, i) ? " class=\"q\"" : "",
-			(unsigned long long)e->seq, (unsigned long long)e->seq, ts,
-			kn ? kn : "?",
-			e->kind == KT_KIND_MESSAGE ? (e->human ? "human" :
-			e->role == KT_AN_ROLE_ASSISTANT ? "agent" :
-			e->role == KT_AN_ROLE_SYSTEM ? "system" : "user") :
-			e->kind == KT_KIND_TOOL_CALL || e->kind == KT_KIND_EDIT ? "agent" :
-			"tool", e->call);
-		ev_summary(f, r, e, wl != NULL);
-		fputs("</td></tr>\n", f);
-	}
-	fputs("</table>\n<p class=\"meta\">Written by ktraj report; works offline, "
-	      "no scripts.</p>\n</body></html>\n", f);
+	fprintf(f, "</table>\n<p class=\"meta\">Written by ktraj report; works "
+		"offline, nothing is fetched.</p>\n<script>%s</script>\n"
+		"</body></html>\n", script);
 	if (ferror(f)) {
 		rc = cli_err(c, "%s: write failed", outp);
 		goto out;

@@ -35,4 +35,15 @@ int cli_put_safe(FILE *f, const char *s, size_t n);
 
 /* String member of o, or NULL. */
 const char *cli_jstr(const cJSON *o, const char *key);
+/*
+ * What a person wants to see of event ev (its parsed payload p, may be
+ * NULL) on one line, into buf (n bytes, cut to fit): a message's text, a
+ * tool call's tool and command (else its path, pattern or arguments), a
+ * tool result's "ok:"/"error:" and output, an edit's op and path, a
+ * compile's exit code and command, a bench result's time, speedup and
+ * correctness.  `log` prints it; `report` shows it in its timeline.
+ */
+struct kt_event;
+void cli_event_summary(const struct kt_event *ev, const cJSON *p, char *buf,
+		       size_t n);
 #endif
