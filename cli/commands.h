@@ -7,6 +7,7 @@
 X(init,      KT_CMD_WRITES, "create an empty store")
 X(import,    KT_CMD_WRITES, "import trajectories from files, folders, archives or stdin")
 X(append,    KT_CMD_WRITES, "append ktraj JSONL events from stdin to a run (live recording)")
+X(hook,      KT_CMD_WRITES, "record Claude Code / Codex sessions live from their hooks; install them")
 X(ls,        0,             "list runs")
 X(log,       0,             "list the events of a run")
 X(show,      0,             "show one event in full")
