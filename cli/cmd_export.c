@@ -10,7 +10,8 @@
 #include "../export/export.h"
 
 static const char usage[] =
-	"usage: ktraj export RUN [--format jsonl|atif] [--redact] [-o FILE]\n"
+	"usage: ktraj export RUN [--format jsonl|atif|claude_code|sts|otlp]\n"
+	"                        [--redact] [-o FILE]\n"
 	"       ktraj export RUN|--all --format ndjson --partition DIR [--redact]\n"
 	"       ktraj export RUN --step SEQ --bundle FILE.tar.gz|DIR/\n"
 	"\n"
@@ -18,6 +19,10 @@ static const char usage[] =
 	"                blobs its events refer to (FORMAT.md \"JSONL\"); `ktraj\n"
 	"                append NAME` or `ktraj import` read it back\n"
 	"--format atif   one ATIF JSON document (Agent Trajectory Interchange)\n"
+	"--format claude_code\n"
+	"                a Claude Code session transcript (JSONL)\n"
+	"--format sts     Session Trace Simple Format JSONL (Hugging Face Hub)\n"
+	"--format otlp    OTLP/JSON GenAI spans (Jaeger, Phoenix, Langfuse)\n"
 	"--format ndjson --partition DIR\n"
 	"                zstd-compressed NDJSON tables partitioned by run:\n"
 	"                DIR/<table>/run=<id>/part-0.ndjson.zst (--all: every run)\n"

@@ -16,7 +16,7 @@ X(diff,      0,             "unified diff of a run's workspace between two steps
 X(verify,    0,             "recompute hash chains, blob hashes, run checksums, indexes")
 X(stats,     0,             "sizes and counts of the store or a run")
 X(search,    0,             "full-text search over messages and tool text")
-X(export,    0,             "export a run (jsonl, atif, ndjson tables, replay bundle)")
+X(export,    0,             "export a run (jsonl, atif, claude_code, sts, otlp, ndjson tables, replay bundle)")
 X(blame,     0,             "blame speedup: which question preceded each speedup jump")
 X(stalls,    0,             "stretches without significant gain")
 X(questions, 0,             "mine questions into a library; suggest questions for a run")
