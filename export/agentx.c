@@ -119,6 +119,8 @@ int kt_xrun_open(kt_xrun *x, kt_store *s, const char *run, FILE *out,
 		 kt_xstr(meta, "cwd") ? kt_xstr(meta, "cwd") : "");
 	snprintf(x->model, sizeof(x->model), "%s",
 		 kt_xstr(meta, "model") ? kt_xstr(meta, "model") : "");
+	snprintf(x->version, sizeof(x->version), "%s",
+		 kt_xstr(meta, "version") ? kt_xstr(meta, "version") : "");
 	cJSON_Delete(meta);
 	if (redact && !(x->r = kt_redactor_new())) {
 		snprintf(err, errlen, "out of memory");

@@ -20,6 +20,7 @@ typedef struct kt_xrun {
 	char format[64];        /* the importer that made the run */
 	char cwd[1024];         /* meta "cwd" ("" when none) */
 	char model[256];        /* meta "model" ("" when none) */
+	char version[64];       /* meta "version", the source agent's ("") */
 	int rc;                 /* first error (KT_E*), sticky */
 } kt_xrun;
 

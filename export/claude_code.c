@@ -34,6 +34,8 @@
 
 struct cc {
 	char sid[40];
+	char version[64];      /* the source's Claude Code version, or 0.0.0 */
+	int64_t last_ts;       /* for events of unknown time */
 	char last[40];         /* uuid of the last main-chain line */
 	struct side {
 		char name[128];
@@ -85,21 +87,32 @@ static cJSON *envelope(kt_xrun *x, struct cc *cc, const kt_event *ev,
 		cJSON_AddNullToObject(o, "parentUuid");
 	cJSON_AddBoolToObject(o, "isSidechain", sub != NULL);
 	cJSON_AddStringToObject(o, "userType", "external");
-	if (x->cwd[0])
-		cJSON_AddStringToObject(o, "cwd", x->cwd);
+	/* claude-code-log's transcript model requires cwd, version, uuid and
+	 * timestamp on every line (claude_code_log/models.py
+	 * BaseTranscriptEntry), so they are never left out */
+	cJSON_AddStringToObject(o, "cwd", x->cwd);
 	cJSON_AddStringToObject(o, "sessionId", cc->sid);
+	cJSON_AddStringToObject(o, "version", cc->version);
 	return o;
 }
 
-static void finish(kt_xrun *x, cJSON *o, const kt_event *ev, char *chain,
-		   const char *uuid)
+static void finish(kt_xrun *x, struct cc *cc, cJSON *o, const kt_event *ev,
+		   char *chain, const char *uuid)
 {
 	char iso[40];
 
 	cJSON_AddStringToObject(o, "uuid", uuid);
-	kt_export_ts_iso(ev->ts_ns, iso, sizeof(iso));
-	if (*iso)
-		cJSON_AddStringToObject(o, "timestamp", iso);
+	if (ev->ts_ns != KT_TS_UNKNOWN)
+		cc->last_ts = ev->ts_ns;
+	/* milliseconds, as Claude Code writes them; an event of unknown
+	 * time takes the time before it */
+	kt_export_ts_iso(ev->ts_ns != KT_TS_UNKNOWN ? ev->ts_ns : cc->last_ts,
+			 iso, sizeof(iso));
+	if (strlen(iso) == 30) {
+		iso[23] = 'Z';
+		iso[24] = 0;
+	}
+	cJSON_AddStringToObject(o, "timestamp", *iso ? iso : "1970-01-01T00:00:00.000Z");
 	snprintf(chain, 40, "%s", uuid);
 	kt_xrun_line(x, o);
 }
@@ -140,8 +153,9 @@ static cJSON *assistant(kt_xrun *x, const kt_event *ev, const cJSON *p,
 	cJSON_AddStringToObject(msg, "id", id);
 	cJSON_AddStringToObject(msg, "type", "message");
 	cJSON_AddStringToObject(msg, "role", "assistant");
-	if (model || x->model[0])
-		cJSON_AddStringToObject(msg, "model", model ? model : x->model);
+	/* a required field of readers (claude-code-log) */
+	cJSON_AddStringToObject(msg, "model", model ? model :
+				x->model[0] ? x->model : "unknown");
 	content = cJSON_AddArrayToObject(msg, "content");
 	cJSON_AddItemToArray(content, block);
 	cJSON_AddNullToObject(msg, "stop_reason");
@@ -175,7 +189,7 @@ static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 		cJSON_AddBoolToObject(o, "isMeta", 0);
 		cJSON_AddStringToObject(o, "level", "info");
 		free(text);
-		finish(x, o, ev, chain, uuid);
+		finish(x, cc, o, ev, chain, uuid);
 		return x->rc;
 	}
 	if (ev->kind == KT_KIND_MESSAGE && role && !strcmp(role, "assistant")) {
@@ -237,7 +251,7 @@ static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 	free(text);
 	cJSON_AddStringToObject(o, "type", type);
 	cJSON_AddItemToObject(o, "message", msg);
-	finish(x, o, ev, chain, uuid);
+	finish(x, cc, o, ev, chain, uuid);
 	return x->rc;
 }
 
@@ -255,6 +269,8 @@ static int write_cc(kt_store *s, const kt_export_args *args, char *err,
 	rc = kt_xrun_open(&x, s, args->run, args->out, args->redact, err, errlen);
 	if (!rc) {
 		kt_xrun_uuid(args->run, cc->sid);
+		snprintf(cc->version, sizeof(cc->version), "%s",
+			 x.version[0] ? x.version : "0.0.0");
 		rc = kt_xrun_walk(&x, on_event, cc, err, errlen);
 		kt_xrun_close(&x);
 	}

@@ -87,8 +87,18 @@ setup() {
 	assert len(lines) == 7 + 12 + 12
 	assert len({l["sessionId"] for l in lines}) == 1
 	prev = None
+	# the fields claude-code-log's transcript model requires of every line
+	# (BaseTranscriptEntry) and of an assistant message (AssistantMessageModel)
+	need = {"parentUuid", "isSidechain", "userType", "cwd", "sessionId",
+	        "version", "uuid", "timestamp"}
 	for l in lines:
 	    assert l["parentUuid"] == prev and l["type"] in ("user", "assistant")
+	    assert need <= set(l), need - set(l)
+	    assert all(isinstance(l[k], str) for k in need - {"parentUuid", "isSidechain"})
+	    assert len(l["timestamp"]) == 24 and l["timestamp"].endswith("Z")
+	    if l["type"] == "assistant":
+	        m = l["message"]
+	        assert {"id", "type", "role", "model", "content"} <= set(m), m
 	    prev = l["uuid"]
 	uses = [b for l in lines if l["type"] == "assistant" for b in l["message"]["content"] if b["type"] == "tool_use"]
 	res = [b for l in lines if l["type"] == "user" and isinstance(l["message"]["content"], list) for b in l["message"]["content"]]
