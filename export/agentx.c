@@ -28,26 +28,33 @@ void kt_xrun_uuid(const char *run, char *buf)
 		 run + 16, run + 20);
 }
 
-char *kt_xrun_text(kt_xrun *x, const cJSON *p, const char *key)
+char *kt_xrun_blob_text(kt_xrun *x, const char *hex)
 {
-	char bkey[64];
-	const char *inl = kt_xstr(p, key), *ref;
 	unsigned char h[KT_HASH_LEN];
 	void *data = NULL;
 	size_t len = 0;
+
+	if (!hex || strlen(hex) != KT_HASH_HEX || kt_unhex(hex, h, KT_HASH_LEN) ||
+	    kt_blob_get(x->s, h, &data, &len))
+		return NULL;
+	if (!memchr(data, 0, len))
+		return data; /* kt_blob_get ends it with a NUL */
+	free(data);
+	return NULL;
+}
+
+char *kt_xrun_text(kt_xrun *x, const cJSON *p, const char *key)
+{
+	char bkey[64];
+	const char *inl = kt_xstr(p, key);
 	char *t;
 
 	snprintf(bkey, sizeof(bkey), "%s_blob", key);
-	ref = kt_xstr(p, bkey);
 	/* a text cut at 64 KiB inline is whole in its blob; a blob that is
 	 * missing or not text leaves the inline part, which is what `show`
 	 * prints too */
-	if (ref && strlen(ref) == KT_HASH_HEX && !kt_unhex(ref, h, KT_HASH_LEN) &&
-	    !kt_blob_get(x->s, h, &data, &len)) {
-		if (!memchr(data, 0, len))
-			return data; /* kt_blob_get ends it with a NUL */
-		free(data);
-	}
+	if ((t = kt_xrun_blob_text(x, kt_xstr(p, bkey))))
+		return t;
 	t = strdup(inl ? inl : "");
 	if (!t && !x->rc)
 		x->rc = KT_ENOMEM;

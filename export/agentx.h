@@ -52,6 +52,10 @@ int kt_xrun_line(kt_xrun *x, cJSON *o);
  * memory runs out, noted in x->rc). */
 char *kt_xrun_text(kt_xrun *x, const cJSON *p, const char *key);
 
+/* The blob named by hex (64 hex digits) as a malloc'ed string, or NULL when
+ * it is not stored, not text (holds a NUL) or hex is NULL. */
+char *kt_xrun_blob_text(kt_xrun *x, const char *hex);
+
 /* String member of o, or NULL. */
 const char *kt_xstr(const cJSON *o, const char *key);
 

@@ -20,6 +20,10 @@
  *   every other kind         -> not written (edits, compiles and benchmarks
  *                               are what ktraj derives from the tool calls:
  *                               an import of the export derives them again)
+ * The result of a Read, Edit, MultiEdit or Write carries "toolUseResult" as
+ * Claude Code writes it where ktraj knows the file: a Read's content (its
+ * observed blob) as file.content, an edit's content before (the edit
+ * event's "before") as originalFile, so the edits come back on import.
  * Each line's uuid is the run id with the seq in its last 12 hex digits, and
  * parentUuid chains the lines (sub-agent lines, "isSidechain":true, chain
  * per sub-agent), so the file is one conversation path.  sessionId is the
@@ -43,7 +47,74 @@ struct cc {
 	} side[16];
 	int nside;
 	char sidelast[40];     /* sub-agents past 16 share one chain */
+	cJSON *calls;          /* call_id -> [tool_call seq, tool] */
+	cJSON *before;         /* "<tool_call seq>" -> [path, before hash] */
 };
+
+/* First pass: the content each edit tool call started from. */
+static int each_edit(const kt_event *ev, void *arg)
+{
+	struct cc *cc = arg;
+	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+	const cJSON *call = cJSON_GetObjectItemCaseSensitive(p, "call");
+	const char *path = kt_xstr(p, "path"), *before = kt_xstr(p, "before");
+	char key[32];
+
+	if (p && cJSON_IsNumber(call) && path && before) {
+		snprintf(key, sizeof(key), "%.0f", call->valuedouble);
+		if (!cJSON_GetObjectItemCaseSensitive(cc->before, key)) {
+			cJSON *v = cJSON_CreateArray();
+
+			cJSON_AddItemToArray(v, cJSON_CreateString(path));
+			cJSON_AddItemToArray(v, cJSON_CreateString(before));
+			cJSON_AddItemToObject(cc->before, key, v);
+		}
+	}
+	cJSON_Delete(p);
+	return 0;
+}
+
+/* toolUseResult of a Read or edit tool's result, or NULL. */
+static cJSON *tool_use_result(kt_xrun *x, struct cc *cc, const cJSON *p)
+{
+	const char *id = kt_xstr(p, "call_id");
+	const cJSON *c = id ? cJSON_GetObjectItemCaseSensitive(cc->calls, id) : NULL;
+	const char *tool = cJSON_GetStringValue(cJSON_GetArrayItem(c, 1));
+	cJSON *t = NULL;
+	char key[32], *text;
+
+	if (!tool)
+		return NULL;
+	if (!strcmp(tool, "Read")) {
+		const cJSON *o = cJSON_GetArrayItem(
+			cJSON_GetObjectItemCaseSensitive(p, "observed"), 0);
+
+		if (!kt_xstr(o, "path") || !(text = kt_xrun_blob_text(x, kt_xstr(o, "blob"))))
+			return NULL;
+		t = cJSON_CreateObject();
+		cJSON_AddStringToObject(t, "type", "text");
+		c = cJSON_AddObjectToObject(t, "file");
+		cJSON_AddStringToObject((cJSON *)c, "filePath", kt_xstr(o, "path"));
+		cJSON_AddStringToObject((cJSON *)c, "content", text);
+		free(text);
+	} else if (!strcmp(tool, "Edit") || !strcmp(tool, "MultiEdit") ||
+		   !strcmp(tool, "Write")) {
+		const cJSON *b;
+
+		snprintf(key, sizeof(key), "%.0f",
+			 cJSON_GetNumberValue(cJSON_GetArrayItem(c, 0)));
+		b = cJSON_GetObjectItemCaseSensitive(cc->before, key);
+		if (!b || !(text = kt_xrun_blob_text(x,
+				cJSON_GetStringValue(cJSON_GetArrayItem(b, 1)))))
+			return NULL;
+		t = cJSON_CreateObject();
+		cJSON_AddStringToObject(t, "filePath",
+			cJSON_GetStringValue(cJSON_GetArrayItem(b, 0)));
+		cJSON_AddStringToObject(t, "originalFile", text);
+		free(text);
+	}
+	return t;
+}
 
 static void line_uuid(const char *run, uint64_t seq, char *buf)
 {
@@ -170,7 +241,7 @@ static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 	const char *sub = kt_xstr(p, "subagent"), *role = kt_xstr(p, "role");
 	const char *type = "user";
 	char uuid[40], *chain, *text = NULL;
-	cJSON *o, *msg = NULL, *block;
+	cJSON *o, *msg = NULL, *block, *tur = NULL;
 
 	if (ev->kind != KT_KIND_MESSAGE && ev->kind != KT_KIND_TOOL_CALL &&
 	    ev->kind != KT_KIND_TOOL_RESULT)
@@ -222,6 +293,14 @@ static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 				 (unsigned long long)ev->seq);
 			id = idbuf;
 		}
+		{
+			cJSON *v = cJSON_CreateArray();
+
+			cJSON_AddItemToArray(v, cJSON_CreateNumber((double)ev->seq));
+			cJSON_AddItemToArray(v, cJSON_CreateString(tool ? tool : ""));
+			cJSON_DeleteItemFromObjectCaseSensitive(cc->calls, id);
+			cJSON_AddItemToObject(cc->calls, id, v);
+		}
 		block = cJSON_CreateObject();
 		cJSON_AddStringToObject(block, "type", "tool_use");
 		cJSON_AddStringToObject(block, "id", id);
@@ -247,10 +326,13 @@ static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 		cJSON_AddStringToObject(msg, "role", "user");
 		content = cJSON_AddArrayToObject(msg, "content");
 		cJSON_AddItemToArray(content, block);
+		tur = tool_use_result(x, cc, p);
 	}
 	free(text);
 	cJSON_AddStringToObject(o, "type", type);
 	cJSON_AddItemToObject(o, "message", msg);
+	if (tur)
+		cJSON_AddItemToObject(o, "toolUseResult", tur);
 	finish(x, cc, o, ev, chain, uuid);
 	return x->rc;
 }
@@ -266,7 +348,20 @@ static int write_cc(kt_store *s, const kt_export_args *args, char *err,
 		snprintf(err, errlen, "out of memory");
 		return KT_ENOMEM;
 	}
+	cc->calls = cJSON_CreateObject();
+	cc->before = cJSON_CreateObject();
 	rc = kt_xrun_open(&x, s, args->run, args->out, args->redact, err, errlen);
+	if (!rc && (!cc->calls || !cc->before)) {
+		kt_xrun_close(&x);
+		snprintf(err, errlen, "out of memory");
+		rc = KT_ENOMEM;
+	}
+	if (!rc && (rc = kt_event_foreach(s, args->run, 1, 0, KT_KIND_EDIT,
+					  each_edit, cc))) {
+		kt_xrun_close(&x);
+		snprintf(err, errlen, "reading events of %s: %s", args->run,
+			 kt_strerror(rc));
+	}
 	if (!rc) {
 		kt_xrun_uuid(args->run, cc->sid);
 		snprintf(cc->version, sizeof(cc->version), "%s",
@@ -274,6 +369,8 @@ static int write_cc(kt_store *s, const kt_export_args *args, char *err,
 		rc = kt_xrun_walk(&x, on_event, cc, err, errlen);
 		kt_xrun_close(&x);
 	}
+	cJSON_Delete(cc->calls);
+	cJSON_Delete(cc->before);
 	free(cc);
 	return rc;
 }
