@@ -110,6 +110,19 @@ static cJSON *message(const char *role, int human, const char *text)
 	return p;
 }
 
+/* Free r and close its store; the hook's exit code for rc. */
+static int finish(struct rec *r, int rc)
+{
+	cJSON_Delete(r->meta);
+	if (r->s) {
+		int rc2 = kt_store_close(r->s);
+
+		if (!rc && rc2)
+			rc = cli_store_err(r->c, NULL, rc2, "closing the store");
+	}
+	return hook_exit(rc);
+}
+
 /* ---- the run of a session ------------------------------------------------ */
 
 static int open_run(struct rec *r, const char *prefix, const char *session,
@@ -417,15 +430,8 @@ static int hook_claude(struct cli *c)
 		free(text);
 	}
 out:
-	cJSON_Delete(r.meta);
 	cJSON_Delete(in);
-	if (r.s) {
-		int rc2 = kt_store_close(r.s);
-
-		if (!rc && rc2)
-			rc = cli_store_err(c, NULL, rc2, "closing the store");
-	}
-	return hook_exit(rc);
+	return finish(&r, rc);
 }
 
 /* ---- Codex ---------------------------------------------------------------- */
@@ -462,15 +468,8 @@ static int hook_codex(struct cli *c, const char *json)
 		rc = put(&r, KT_KIND_MESSAGE, "agent", 0,
 			 message("assistant", 0, jstr(in, "last-assistant-message")),
 			 NULL, 0);
-	cJSON_Delete(r.meta);
 	cJSON_Delete(in);
-	if (r.s) {
-		int rc2 = kt_store_close(r.s);
-
-		if (!rc && rc2)
-			rc = cli_store_err(c, NULL, rc2, "closing the store");
-	}
-	return hook_exit(rc);
+	return finish(&r, rc);
 }
 
 /* ---- install -------------------------------------------------------------- */

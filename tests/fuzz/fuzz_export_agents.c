@@ -13,24 +13,10 @@
 #include "fuzz_imp_common.h"
 #include "../../export/export.h"
 
-struct ids {
-	char id[8][KT_RUN_ID_HEX + 1];
-	int n;
-};
-
-static int collect(const kt_run_info *ri, void *arg)
-{
-	struct ids *r = arg;
-
-	if (r->n < 8)
-		memcpy(r->id[r->n++], ri->id, KT_RUN_ID_HEX + 1);
-	return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const formats[] = { "sts", "otlp", "claude_code" };
-	struct ids r = { .n = 0 };
+	struct fz_ids r = { .n = 0 };
 	char path[1200], err[512];
 	size_t k;
 	int i, redact;
@@ -38,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_init();
 	fz_put("in.jsonl", data, size);
 	fz_run("in.jsonl", "claude_code");
-	if (kt_run_foreach(fz_store, collect, &r))
+	if (kt_run_foreach(fz_store, fz_collect, &r))
 		abort();
 	for (i = 0; i < r.n; i++)
 		for (k = 0; k < sizeof(formats) / sizeof(formats[0]); k++)
