@@ -16,7 +16,7 @@ PREFIX   ?= /usr/local
 WERROR   ?= -Werror
 OPT      ?= -O2 -g
 SAN      ?=
-PKGS     := lmdb libzstd libcjson libarchive libcrypto libseccomp
+PKGS     := lmdb libzstd libcjson libarchive libcrypto libseccomp sqlite3
 TESTPKGS := cmocka
 # The allocator linked into the ktraj binary, a pkg-config name; empty for the
 # C library's malloc.  An import allocates and frees millions of small blocks
@@ -142,6 +142,7 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 		build-essential clang pkg-config liblmdb-dev libzstd-dev libcjson-dev \
 		libarchive-dev libssl-dev libjemalloc-dev libcmocka-dev libseccomp-dev bats \
+		libsqlite3-dev \
 		lmdb-utils zstd python3 tar zip unzip xz-utils ca-certificates \
 		bubblewrap util-linux passwd
 

@@ -21,6 +21,11 @@ extern const kt_importer kt_importer_openhands;
  * bundle writer and the judge it uses */
 extern const kt_importer kt_importer_replay;
 extern const kt_importer kt_importer_map;
+extern const kt_importer kt_importer_sts;
+extern const kt_importer kt_importer_aider;
+extern const kt_importer kt_importer_cline;
+extern const kt_importer kt_importer_otel_genai;
+extern const kt_importer kt_importer_opencode;
 
 const kt_importer *const kt_importers[] = {
 	&kt_importer_claude_code,
@@ -35,6 +40,11 @@ const kt_importer *const kt_importers[] = {
 	&kt_importer_openhands,
 	&kt_importer_replay,
 	&kt_importer_map,
+	&kt_importer_sts,
+	&kt_importer_aider,
+	&kt_importer_cline,
+	&kt_importer_otel_genai,
+	&kt_importer_opencode,
 	NULL
 };
 

@@ -1,0 +1,326 @@
+/*
+ * impconv.c - messages, tool calls and results paired by call id, and
+ * SEARCH/REPLACE edit blocks, for the chat-shaped agent formats
+ * (impconv.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "impconv.h"
+
+typedef struct conv_call {
+	uint64_t seq;
+	char *tool;
+	cJSON *args;
+} conv_call;
+
+static void call_free(void *p)
+{
+	conv_call *c = p;
+
+	if (!c)
+		return;
+	free(c->tool);
+	cJSON_Delete(c->args);
+	free(c);
+}
+
+int kt_conv_init(kt_conv *cv, kt_imp *imp, const kt_file *f, const char *cwd)
+{
+	memset(cv, 0, sizeof(*cv));
+	cv->imp = imp;
+	cv->f = f;
+	cv->ec = -1;
+	if (cwd && *cwd && !(cv->cwd = strdup(cwd)))
+		return KT_ENOMEM;
+	return 0;
+}
+
+void kt_conv_free(kt_conv *cv)
+{
+	kt_strmap_free(&cv->calls, call_free);
+	free(cv->cwd);
+	cv->cwd = NULL;
+}
+
+static int emit(kt_conv *cv, int kind, uint64_t parent, int64_t ts,
+		const char *actor, cJSON *pl, const kt_impx_span *sp,
+		uint64_t *seq)
+{
+	kt_impx_span z = { 0, 0, 0 };
+
+	if (!sp)
+		sp = &z;
+	return kt_impx_emit_valid(cv->imp, cv->f, kind, parent, ts, actor, pl,
+				  sp->line, sp->off, sp->len, seq);
+}
+
+/* Move the members of more into pl (more is freed). */
+static void merge(cJSON *pl, cJSON *more)
+{
+	cJSON *it;
+
+	if (!pl || !more) {
+		cJSON_Delete(more);
+		return;
+	}
+	while ((it = more->child)) {
+		cJSON_DetachItemViaPointer(more, it);
+		if (it->string && cJSON_GetObjectItemCaseSensitive(pl,
+								   it->string))
+			cJSON_Delete(it); /* the typed field wins */
+		else
+			cJSON_AddItemToObject(pl, it->string, it);
+	}
+	cJSON_Delete(more);
+}
+
+int kt_conv_msg(kt_conv *cv, const char *role, int human, const char *text,
+		const char *flags, cJSON *more, int64_t ts,
+		const kt_impx_span *sp, uint64_t *seq)
+{
+	cJSON *m = kt_impx_msg(role, human, text, flags);
+	int assistant = strcmp(role, "assistant") == 0;
+	uint64_t s = 0;
+	int rc;
+
+	merge(m, more);
+	rc = emit(cv, KT_KIND_MESSAGE, 0, ts, human ? "human" :
+		  assistant ? "agent" : "system", m, sp, &s);
+	if (!rc && assistant)
+		cv->last_assistant = s;
+	if (!rc && seq)
+		*seq = s;
+	return rc;
+}
+
+int kt_conv_call(kt_conv *cv, const char *id, const char *tool,
+		 const cJSON *args, cJSON *extra, uint64_t parent, int64_t ts,
+		 const kt_impx_span *sp, uint64_t *seq)
+{
+	conv_call *c = calloc(1, sizeof(*c));
+	cJSON *pl = cJSON_CreateObject();
+	char idb[48];
+	void **slot;
+	int rc;
+
+	if (!c || !pl || !(c->tool = strdup(tool && *tool ? tool : "unknown")) ||
+	    !(c->args = kt_impx_args(args))) {
+		call_free(c);
+		cJSON_Delete(pl);
+		cJSON_Delete(extra);
+		return KT_ENOMEM;
+	}
+	if (!id) {
+		snprintf(idb, sizeof(idb), "call-%llu",
+			 (unsigned long long)++cv->nanon);
+		id = idb;
+	}
+	cJSON_AddStringToObject(pl, "tool", c->tool);
+	cJSON_AddStringToObject(pl, "call_id", id);
+	cJSON_AddItemToObject(pl, "args", cJSON_Duplicate(c->args, 1));
+	if (extra)
+		cJSON_AddItemToObject(pl, "extra", extra);
+	rc = emit(cv, KT_KIND_TOOL_CALL, parent ? parent : cv->last_assistant,
+		  ts, "agent", pl, sp, &c->seq);
+	if (rc) {
+		call_free(c);
+		return rc;
+	}
+	if (!(slot = kt_strmap_slot(&cv->calls, id, 1))) {
+		call_free(c);
+		return KT_ENOMEM;
+	}
+	call_free(*slot); /* an id given twice: the later call wins */
+	*slot = c;
+	if (seq)
+		*seq = c->seq;
+	return 0;
+}
+
+uint64_t kt_conv_call_seq(const kt_conv *cv, const char *id)
+{
+	const conv_call *c = kt_strmap_get(&cv->calls, id);
+
+	return c ? c->seq : 0;
+}
+
+int kt_conv_result(kt_conv *cv, const char *id, const char *out, int ok,
+		   cJSON *extra, int64_t ts, const kt_impx_span *sp)
+{
+	return kt_conv_result_ec(cv, id, out, ok, -2, extra, ts, sp);
+}
+
+int kt_conv_result_ec(kt_conv *cv, const char *id, const char *out, int ok,
+		      int ec, cJSON *extra, int64_t ts, const kt_impx_span *sp)
+{
+	conv_call *c = id ? kt_strmap_get(&cv->calls, id) : NULL;
+
+	if (ec == -2)
+		ec = out ? kt_impx_exit_code(out) : -1;
+	uint64_t rseq = 0;
+	cJSON *pl;
+	int rc;
+
+	if (!out)
+		out = "";
+	if (!c) {
+		cJSON *more = NULL;
+
+		kt_imp_warn(cv->imp, cv->f, sp ? sp->line : 0,
+			    "tool result for unknown call %.80s: kept as a "
+			    "system message", id ? id : "(no id)");
+		if (extra && (more = cJSON_CreateObject()))
+			cJSON_AddItemToObject(more, "extra", extra);
+		else
+			cJSON_Delete(extra);
+		return kt_conv_msg(cv, "system", 0, out, "meta,tool_result",
+				   more, ts, sp, NULL);
+	}
+	if (ok < 0)
+		ok = ec <= 0;
+	if (!(pl = cJSON_CreateObject())) {
+		cJSON_Delete(extra);
+		return KT_ENOMEM;
+	}
+	cJSON_AddStringToObject(pl, "call_id", id);
+	cJSON_AddBoolToObject(pl, "ok", ok);
+	if ((rc = kt_impx_set_output(cv->imp, pl, out))) {
+		cJSON_Delete(pl);
+		cJSON_Delete(extra);
+		return rc;
+	}
+	if (ec >= 0)
+		cJSON_AddNumberToObject(pl, "exit_code", ec);
+	if (extra)
+		cJSON_AddItemToObject(pl, "extra", extra);
+	if ((rc = emit(cv, KT_KIND_TOOL_RESULT, c->seq, ts, "tool", pl, sp,
+		       &rseq)))
+		return rc;
+	rc = cv->effects ? cv->effects(cv, c->tool, c->args, c->seq, rseq, out,
+				       ok, ts) : 0;
+	if (rc == 0)
+		rc = kt_impx_tool_effects(cv->imp, c->tool, c->args, cv->cwd,
+					  c->seq, rseq, out, ec, ok, ts);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- SEARCH/REPLACE blocks ----------------------------------------------- */
+/* Whether the line at p (up to its newline) is `n`+ copies of ch, then
+ * optionally a space and word, then blanks only. */
+static int marker(const char *p, char ch, const char *word)
+{
+	int n = 0;
+
+	while (*p == ch)
+		p++, n++;
+	if (n < 5)
+		return 0;
+	if (word) {
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, word, strlen(word)))
+			return 0;
+		p += strlen(word);
+	}
+	while (*p == ' ' || *p == '\t' || *p == '\r')
+		p++;
+	return *p == '\n' || !*p;
+}
+
+static const char *next_line(const char *p)
+{
+	const char *nl = strchr(p, '\n');
+
+	return nl ? nl + 1 : p + strlen(p);
+}
+
+/* One block after the SEARCH marker line at p: the search and replace
+ * texts (each without the newline before the next marker), *end past the
+ * REPLACE marker.  0, or -1 when the block is not closed. */
+static int sr_block(const char *p, const char **s, size_t *sn, const char **r,
+		    size_t *rn, const char **end)
+{
+	const char *q;
+
+	*s = p = next_line(p);
+	for (q = p; *q && !marker(q, '=', NULL); q = next_line(q))
+		;
+	if (!*q)
+		return -1;
+	*sn = (size_t)(q - *s);
+	*r = q = next_line(q);
+	for (; *q && !marker(q, '>', "REPLACE"); q = next_line(q))
+		;
+	if (!*q)
+		return -1;
+	*rn = (size_t)(q - *r);
+	*end = next_line(q);
+	return 0;
+}
+
+int kt_conv_search_replace(kt_imp *imp, const char *cwd, const char *path,
+			   const char *text, uint64_t call, const char *tool)
+{
+	const char *p = text, *s, *r, *end;
+	size_t sn, rn;
+	char *abs, *os = NULL, *ns = NULL;
+	int n = 0, rc = 0, lost = 0;
+
+	if (!path || !text)
+		return 0;
+	if (!(abs = kt_ws_path(cwd, path)))
+		return KT_ENOMEM;
+	for (; *p && !rc; p = next_line(p)) {
+		if (!marker(p, '<', "SEARCH"))
+			continue;
+		if (sr_block(p, &s, &sn, &r, &rn, &end))
+			break;
+		n++;
+		free(os);
+		free(ns);
+		if (!(os = strndup(s, sn)) || !(ns = strndup(r, rn))) {
+			rc = KT_ENOMEM;
+			break;
+		}
+		if (lost) {
+			p = end - 1;
+			continue;
+		}
+		if (!sn) {
+			size_t have = 0;
+			const char *cur = kt_ws_get(imp, abs, &have);
+
+			/* an empty SEARCH: a new file, or text added at its
+			 * end (Aider appends to an existing one) */
+			if (!cur) {
+				rc = kt_ws_write(imp, abs, ns, rn, call, tool);
+			} else {
+				char *cat = malloc(have + rn + 1);
+
+				if (!cat) {
+					rc = KT_ENOMEM;
+					break;
+				}
+				memcpy(cat, cur, have);
+				memcpy(cat + have, ns, rn);
+				cat[have + rn] = 0;
+				rc = kt_ws_write(imp, abs, cat, have + rn, call,
+						 tool);
+				free(cat);
+			}
+		} else {
+			rc = kt_ws_replace(imp, abs, os, ns, 0, call, tool);
+			if (rc == KT_ENOTFOUND) {
+				lost = 1;
+				rc = kt_ws_invalidate(imp, abs, call, tool);
+			}
+		}
+		p = end - 1; /* next_line() moves past the REPLACE line */
+	}
+	free(os);
+	free(ns);
+	free(abs);
+	return rc < 0 ? rc : n;
+}
