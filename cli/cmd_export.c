@@ -10,7 +10,8 @@
 #include "../export/export.h"
 
 static const char usage[] =
-	"usage: ktraj export RUN [--format jsonl|atif] [--redact] [-o FILE]\n"
+	"usage: ktraj export RUN [--format jsonl|atif|claude_code|sts|otlp]\n"
+	"                        [--redact] [-o FILE]\n"
 	"       ktraj export RUN|--all --format ndjson --partition DIR [--redact]\n"
 	"                    [--since-last] [--part-size SIZE] [--compress C]\n"
 	"       ktraj export RUN --step SEQ --bundle FILE.tar.gz|DIR/\n"
@@ -19,6 +20,10 @@ static const char usage[] =
 	"                blobs its events refer to (FORMAT.md \"JSONL\"); `ktraj\n"
 	"                append NAME` or `ktraj import` read it back\n"
 	"--format atif   one ATIF JSON document (Agent Trajectory Interchange)\n"
+	"--format claude_code\n"
+	"                a Claude Code session transcript (JSONL)\n"
+	"--format sts     Session Trace Simple Format JSONL (Hugging Face Hub)\n"
+	"--format otlp    OTLP/JSON GenAI spans (Jaeger, Phoenix, Langfuse)\n"
 	"--format ndjson --partition DIR\n"
 	"                NDJSON tables (runs, events, bench, questions) in the\n"
 	"                Hive layout, `run` a column of every row:\n"

@@ -12,6 +12,9 @@
 extern const kt_exporter kt_exporter_jsonl;
 extern const kt_exporter kt_exporter_atif;
 extern const kt_exporter kt_exporter_ndjson;
+extern const kt_exporter kt_exporter_claude_code;
+extern const kt_exporter kt_exporter_sts;
+extern const kt_exporter kt_exporter_otlp;
 
 static int write_bundle(kt_store *s, const kt_export_args *args, char *err,
 			size_t errlen)
@@ -28,6 +31,9 @@ const kt_exporter *const kt_exporters[] = {
 	&kt_exporter_jsonl,
 	&kt_exporter_atif,
 	&kt_exporter_ndjson,
+	&kt_exporter_claude_code,
+	&kt_exporter_sts,
+	&kt_exporter_otlp,
 	&kt_exporter_bundle,
 	NULL
 };

@@ -71,6 +71,8 @@ needs() {
 	while read -r c s o; do
 		# bench and ls take no RUN
 		if [ "$c" = bench ] || [ "$c" = ls ]; then needs "$c" "$o"
+		# hook install takes no RUN either
+		elif [ "$c" = hook ]; then needs "$c" "$s" "$o"
 		elif [ "$s" = - ]; then needs "$c" r "$o"
 		else needs "$c" "$s" r "$o"; fi
 	done <<<"$list"
@@ -145,5 +147,5 @@ needs_before() {
 	[ "$output" = "ktraj: diff: -U needs a number of lines (see \`ktraj diff --help\`)" ]
 	# --opt=VALUE takes any value
 	run "$KTRAJ" export r --format=-o
-	[ "$output" = "ktraj: export: unknown format '-o' (jsonl, atif, ndjson) (see \`ktraj export --help\`)" ]
+	[ "$output" = "ktraj: export: unknown format '-o' (jsonl, atif, ndjson, claude_code, sts, otlp) (see \`ktraj export --help\`)" ]
 }

@@ -11,20 +11,6 @@
 #include "fuzz_imp_common.h"
 #include "../../export/export.h"
 
-struct ids {
-	char id[8][KT_RUN_ID_HEX + 1];
-	int n;
-};
-
-static int collect(const kt_run_info *ri, void *arg)
-{
-	struct ids *r = arg;
-
-	if (r->n < 8)
-		memcpy(r->id[r->n++], ri->id, KT_RUN_ID_HEX + 1);
-	return 0;
-}
-
 static void export_run(const char *run, uint64_t n_events)
 {
 	char path[1200], err[512];
@@ -70,14 +56,14 @@ static void export_run(const char *run, uint64_t n_events)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ids r = { .n = 0 };
+	struct fz_ids r = { .n = 0 };
 	char out[1200];
 	int i;
 
 	fz_init();
 	fz_put("in.jsonl", data, size);
 	fz_run("in.jsonl", "ktraj");
-	if (kt_run_foreach(fz_store, collect, &r))
+	if (kt_run_foreach(fz_store, fz_collect, &r))
 		abort();
 	for (i = 0; i < r.n; i++) {
 		kt_run_info ri;

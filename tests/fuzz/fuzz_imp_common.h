@@ -124,6 +124,21 @@ static inline void fz_run(const char *rel, const char *format)
 	fz_run_opts(rel, &o);
 }
 
+/* The first 8 runs of the scratch store (kt_run_foreach callback). */
+struct fz_ids {
+	char id[8][KT_RUN_ID_HEX + 1];
+	int n;
+};
+
+static inline int fz_collect(const kt_run_info *ri, void *arg)
+{
+	struct fz_ids *r = arg;
+
+	if (r->n < 8)
+		memcpy(r->id[r->n++], ri->id, KT_RUN_ID_HEX + 1);
+	return 0;
+}
+
 /* Split data at the first NUL: the part before and after. */
 static inline size_t fz_split(const uint8_t *data, size_t size)
 {

@@ -1,0 +1,696 @@
+/*
+ * cmd_hook.c - `ktraj hook`: live recording from inside the agents.
+ *
+ *   ktraj hook claude-code   a Claude Code command hook: one hook event as
+ *                            JSON on stdin (https://docs.claude.com/en/docs/
+ *                            claude-code/hooks, "Hook Input"), recorded as
+ *                            ktraj events of the session's run
+ *   ktraj hook codex JSON    Codex's `notify` program: one
+ *                            agent-turn-complete payload as the last
+ *                            argument (Codex docs/config.md "notify")
+ *   ktraj hook install       the hooks written into .claude/settings.json
+ *
+ * Every event goes through cli_record, the durable path of `ktraj append`:
+ * one transaction per event, committed before the hook returns, so what the
+ * agent did is in the store while the session goes on.  A hook never exits
+ * 2: Claude Code reads exit 2 as "block this tool call / prompt", and a
+ * recorder must never change what the agent does; failures exit 1 with one
+ * line on stderr, and stdout stays empty (Claude Code adds the stdout of
+ * SessionStart and UserPromptSubmit hooks to the model's context).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+
+static const char usage[] =
+	"usage: ktraj hook claude-code\n"
+	"       ktraj hook codex JSON\n"
+	"       ktraj hook install [--settings FILE] [--codex]\n"
+	"\n"
+	"claude-code  record one Claude Code hook event (JSON on stdin) in the\n"
+	"             run \"claude-code:<session_id>\": SessionStart and\n"
+	"             SessionEnd -> note, UserPromptSubmit -> the typed message\n"
+	"             (human), PreToolUse -> tool_call, PostToolUse and\n"
+	"             PostToolUseFailure -> tool_result, Stop -> the assistant's\n"
+	"             last message; other events are ignored\n"
+	"codex        record a Codex `notify` payload (agent-turn-complete) in\n"
+	"             the run \"codex:<thread-id>\": the turn's input messages\n"
+	"             (human) and the assistant's last message\n"
+	"install      add the claude-code hook for SessionStart,\n"
+	"             UserPromptSubmit, PreToolUse, PostToolUse and Stop to\n"
+	"             .claude/settings.json (or --settings FILE), keeping every\n"
+	"             other setting; running it again changes nothing.  The\n"
+	"             hook names this ktraj and this store by absolute path.\n"
+	"             --codex prints the `notify` line for ~/.codex/config.toml\n"
+	"             instead\n"
+	"\n"
+	"A hook exits 0, or 1 with one line on stderr; never 2 (which Claude\n"
+	"Code reads as blocking the agent).\n";
+
+#define HOOK_INLINE_MAX (64u * 1024u) /* tool output kept inline */
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(it) ? it->valuestring : NULL;
+}
+
+/* A hook's exit code: a recorder reports, it never blocks the agent. */
+static int hook_exit(int rc)
+{
+	return rc ? KT_EXIT_FAIL : KT_EXIT_OK;
+}
+
+struct rec {
+	struct cli *c;
+	kt_store *s;
+	char run[KT_RUN_ID_HEX + 1];
+	const char *name, *source;
+	cJSON *meta;
+};
+
+/* Append one event (payload consumed).  blob: the whole tool output when
+ * the payload's inline "output" was cut.  Prints its own error. */
+static int put(struct rec *r, int kind, const char *actor, uint64_t parent,
+	       cJSON *payload, const char *blob, size_t blob_len)
+{
+	cli_event e;
+	int rc;
+
+	if (!payload)
+		return cli_err(r->c, "out of memory");
+	cli_event_init(&e, kind, actor, parent, payload);
+	e.new_name = r->name;
+	e.new_source = r->source;
+	e.new_meta = r->meta;
+	if (blob) {
+		e.blob = blob;
+		e.blob_len = blob_len;
+		e.blob_key = "output_blob";
+	}
+	rc = cli_record(r->s, r->run, &e);
+	cJSON_Delete(payload);
+	return rc ? cli_store_err(r->c, r->s, rc, r->name) : 0;
+}
+
+static cJSON *message(const char *role, int human, const char *text)
+{
+	cJSON *p = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(p, "role", role);
+	cJSON_AddBoolToObject(p, "human", human);
+	cJSON_AddStringToObject(p, "text", text);
+	return p;
+}
+
+/* Free r and close its store; the hook's exit code for rc. */
+static int finish(struct rec *r, int rc)
+{
+	cJSON_Delete(r->meta);
+	if (r->s) {
+		int rc2 = kt_store_close(r->s);
+
+		if (!rc && rc2)
+			rc = cli_store_err(r->c, NULL, rc2, "closing the store");
+	}
+	return hook_exit(rc);
+}
+
+/* ---- the run of a session ------------------------------------------------ */
+
+static int open_run(struct rec *r, const char *prefix, const char *session,
+		    const char *source, char *name, size_t namelen)
+{
+	int exists, rc;
+
+	if (!session || !*session || strlen(session) > 200 ||
+	    strpbrk(session, "\n\r\t"))
+		return cli_err(r->c, "the hook input has no usable session id");
+	/* the prefix keeps a hex session id from reading as a run id prefix */
+	snprintf(name, namelen, "%s:%s", prefix, session);
+	r->name = name;
+	r->source = source;
+	rc = cli_open(r->c, 0, &r->s);
+	if (rc)
+		return rc;
+	rc = cli_record_run(r->c, r->s, name, source, r->run, &exists);
+	return rc;
+}
+
+/* ---- Claude Code ---------------------------------------------------------- */
+
+/* The text a tool returned, from PostToolUse's tool_response: Bash gives
+ * {stdout, stderr, interrupted}, Read {file: {content}}, most tools an
+ * object of their own, some a string. */
+static char *tool_output(const cJSON *resp, int *ok)
+{
+	const cJSON *file = cJSON_GetObjectItemCaseSensitive(resp, "file");
+	const char *out = jstr(resp, "stdout"), *err = jstr(resp, "stderr");
+	char *t;
+
+	if (cJSON_IsString(resp))
+		return strdup(resp->valuestring);
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(resp, "interrupted")) ||
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(resp, "is_error")))
+		*ok = 0;
+	if (out || err) {
+		size_t n = strlen(out ? out : "") + strlen(err ? err : "") + 2;
+
+		if (!(t = malloc(n)))
+			return NULL;
+		snprintf(t, n, "%s%s%s", out ? out : "",
+			 out && *out && err && *err ? "\n" : "", err ? err : "");
+		return t;
+	}
+	if (jstr(file, "content"))
+		return strdup(jstr(file, "content"));
+	if (!resp)
+		return strdup("");
+	return cJSON_PrintUnformatted(resp);
+}
+
+struct calls {
+	const char *id, *tool;  /* what to find (id may be NULL) */
+	const char *args;       /* compact JSON of the input, for no id */
+	uint64_t seq;           /* out: the tool_call, 0 none */
+	char call_id[200];      /* out: its call_id */
+	/* calls without a result, newest last (matching without an id) */
+	struct open { uint64_t seq; char id[200]; } open[64];
+	int nopen;
+};
+
+/* The tool_call a result answers: by tool_use_id, or (Claude Code before
+ * tool_use_id was passed to hooks) the newest unanswered call of the same
+ * tool with the same input. */
+static int find_call(const kt_event *ev, void *arg)
+{
+	struct calls *k = arg;
+	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+	const char *id = jstr(p, "call_id");
+	int i;
+
+	if (!p)
+		return 0;
+	if (ev->kind == KT_KIND_TOOL_CALL && id) {
+		char *a = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(p, "args"));
+
+		if (k->id && !strcmp(id, k->id)) {
+			k->seq = ev->seq;
+			snprintf(k->call_id, sizeof(k->call_id), "%s", id);
+		} else if (!k->id && jstr(p, "tool") && k->tool &&
+			   !strcmp(jstr(p, "tool"), k->tool) && a && k->args &&
+			   !strcmp(a, k->args)) {
+			if (k->nopen == 64) {
+				memmove(k->open, k->open + 1, 63 * sizeof(k->open[0]));
+				k->nopen--;
+			}
+			k->open[k->nopen].seq = ev->seq;
+			snprintf(k->open[k->nopen++].id, sizeof(k->open[0].id), "%s", id);
+		}
+		free(a);
+	} else if (ev->kind == KT_KIND_TOOL_RESULT && id && !k->id) {
+		for (i = 0; i < k->nopen; i++)
+			if (!strcmp(k->open[i].id, id)) {
+				memmove(k->open + i, k->open + i + 1,
+					(size_t)(k->nopen - i - 1) * sizeof(k->open[0]));
+				k->nopen--;
+				break;
+			}
+	}
+	cJSON_Delete(p);
+	return 0;
+}
+
+static int cc_tool_result(struct rec *r, const cJSON *in, int failed)
+{
+	struct calls *k = calloc(1, sizeof(*k));
+	const cJSON *resp = cJSON_GetObjectItemCaseSensitive(in, "tool_response");
+	char *args = NULL, *out;
+	const char *cut_blob = NULL;
+	size_t len, cut;
+	int ok = !failed, rc;
+	cJSON *p;
+
+	if (!k)
+		return cli_err(r->c, "out of memory");
+	k->id = jstr(in, "tool_use_id");
+	k->tool = jstr(in, "tool_name");
+	args = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(in, "tool_input"));
+	k->args = args;
+	rc = kt_event_foreach(r->s, r->run, 1, 0, 0, find_call, k);
+	if (rc) {
+		free(args);
+		free(k);
+		return cli_store_err(r->c, r->s, rc, r->name);
+	}
+	if (!k->id && k->nopen) {
+		k->seq = k->open[k->nopen - 1].seq;
+		snprintf(k->call_id, sizeof(k->call_id), "%s", k->open[k->nopen - 1].id);
+	}
+	out = failed ? strdup(jstr(in, "error") ? jstr(in, "error") : "")
+		     : tool_output(resp, &ok);
+	if (!out) {
+		free(args);
+		free(k);
+		return cli_err(r->c, "out of memory");
+	}
+	len = strlen(out);
+	cut = len;
+	if (len > HOOK_INLINE_MAX) {
+		/* FORMAT.md: output is at most 64 KiB inline, the whole of
+		 * it a blob; the cut falls on a UTF-8 character boundary */
+		cut = HOOK_INLINE_MAX;
+		while (cut > 0 && ((unsigned char)out[cut] & 0xc0) == 0x80)
+			cut--;
+		cut_blob = out;
+	}
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "call_id", k->seq ? k->call_id :
+				k->id ? k->id : "");
+	cJSON_AddBoolToObject(p, "ok", ok);
+	{
+		char *inl = strndup(out, cut);
+
+		cJSON_AddStringToObject(p, "output", inl ? inl : "");
+		free(inl);
+	}
+	rc = put(r, KT_KIND_TOOL_RESULT, "tool", k->seq, p, cut_blob, len);
+	free(out);
+	free(args);
+	free(k);
+	return rc;
+}
+
+/* The text of the transcript's last assistant line that has text: the
+ * Stop hook of Claude Code before last_assistant_message existed. */
+static char *last_assistant_text(const char *path)
+{
+	FILE *f = path ? fopen(path, "r") : NULL;
+	char *line = NULL, *best = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return NULL;
+	while (getline(&line, &cap, f) > 0) {
+		cJSON *o, *c;
+		const cJSON *b;
+
+		if (!strstr(line, "\"assistant\"") || !strstr(line, "\"text\""))
+			continue;
+		o = cJSON_Parse(line);
+		c = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(o, "message"), "content");
+		if (jstr(o, "type") && !strcmp(jstr(o, "type"), "assistant"))
+			cJSON_ArrayForEach(b, c)
+				if (jstr(b, "type") && !strcmp(jstr(b, "type"), "text") &&
+				    jstr(b, "text")) {
+					free(best);
+					best = strdup(jstr(b, "text"));
+				}
+		cJSON_Delete(o);
+	}
+	free(line);
+	fclose(f);
+	return best;
+}
+
+static int hook_claude(struct cli *c)
+{
+	struct rec r = { .c = c };
+	char name[300], *buf = NULL, *text;
+	size_t cap = 0, len = 0;
+	cJSON *in, *p;
+	const char *ev;
+	int rc = 0;
+
+	{
+		char chunk[65536];
+		size_t n;
+
+		while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
+			char *nb;
+
+			if (len + n + 1 > cap) {
+				cap = 2 * (len + n + 1);
+				if (!(nb = realloc(buf, cap))) {
+					free(buf);
+					return cli_err(c, "out of memory");
+				}
+				buf = nb;
+			}
+			memcpy(buf + len, chunk, n);
+			len += n;
+		}
+	}
+	in = buf ? cJSON_ParseWithLength(buf, len) : NULL;
+	free(buf);
+	if (!cJSON_IsObject(in)) {
+		cJSON_Delete(in);
+		return cli_err(c, "stdin is not a hook event (a JSON object)");
+	}
+	ev = jstr(in, "hook_event_name");
+	if (!ev) {
+		cJSON_Delete(in);
+		return cli_err(c, "the hook input has no hook_event_name");
+	}
+	if (strcmp(ev, "SessionStart") && strcmp(ev, "SessionEnd") &&
+	    strcmp(ev, "UserPromptSubmit") && strcmp(ev, "PreToolUse") &&
+	    strcmp(ev, "PostToolUse") && strcmp(ev, "PostToolUseFailure") &&
+	    strcmp(ev, "Stop")) {
+		cJSON_Delete(in); /* Notification, PreCompact, ...: not a turn */
+		return 0;
+	}
+	r.meta = cJSON_CreateObject();
+	if (jstr(in, "session_id"))
+		cJSON_AddStringToObject(r.meta, "session", jstr(in, "session_id"));
+	if (jstr(in, "cwd"))
+		cJSON_AddStringToObject(r.meta, "cwd", jstr(in, "cwd"));
+	if (jstr(in, "transcript_path"))
+		cJSON_AddStringToObject(r.meta, "transcript", jstr(in, "transcript_path"));
+	rc = open_run(&r, "claude-code", jstr(in, "session_id"), "claude_code_hook",
+		      name, sizeof(name));
+	if (rc)
+		goto out;
+	if (!strcmp(ev, "SessionStart") || !strcmp(ev, "SessionEnd")) {
+		const char *why = jstr(in, !strcmp(ev, "SessionStart") ? "source" : "reason");
+		char t[300];
+
+		snprintf(t, sizeof(t), "%s%s%s", ev, why ? ": " : "", why ? why : "");
+		p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "text", t);
+		cJSON_AddStringToObject(p, "hook", ev);
+		if (why)
+			cJSON_AddStringToObject(p, "source", why);
+		if (jstr(in, "model"))
+			cJSON_AddStringToObject(p, "model", jstr(in, "model"));
+		rc = put(&r, KT_KIND_NOTE, "system", 0, p, NULL, 0);
+	} else if (!strcmp(ev, "UserPromptSubmit")) {
+		/* what the person typed, before Claude Code adds anything */
+		rc = put(&r, KT_KIND_MESSAGE, "human", 0,
+			 message("user", 1, jstr(in, "prompt") ? jstr(in, "prompt") : ""),
+			 NULL, 0);
+	} else if (!strcmp(ev, "PreToolUse")) {
+		const cJSON *args = cJSON_GetObjectItemCaseSensitive(in, "tool_input");
+		char id[64];
+
+		p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "tool", jstr(in, "tool_name") ?
+					jstr(in, "tool_name") : "unknown");
+		if (jstr(in, "tool_use_id")) {
+			cJSON_AddStringToObject(p, "call_id", jstr(in, "tool_use_id"));
+		} else {
+			/* no tool_use_id (older Claude Code): an id of our own
+			 * that PostToolUse finds again by tool and input */
+			kt_run_info ri;
+
+			snprintf(id, sizeof(id), "hook-%llu",
+				 (unsigned long long)(kt_run_get(r.s, r.run, &ri) ? 1 :
+						      ri.n_events + 1));
+			cJSON_AddStringToObject(p, "call_id", id);
+		}
+		cJSON_AddItemToObject(p, "args", cJSON_IsObject(args) ?
+				      cJSON_Duplicate(args, 1) : cJSON_CreateObject());
+		rc = put(&r, KT_KIND_TOOL_CALL, "agent", 0, p, NULL, 0);
+	} else if (!strcmp(ev, "PostToolUse") || !strcmp(ev, "PostToolUseFailure")) {
+		rc = cc_tool_result(&r, in, !strcmp(ev, "PostToolUseFailure"));
+	} else { /* Stop */
+		text = jstr(in, "last_assistant_message") ?
+			strdup(jstr(in, "last_assistant_message")) :
+			last_assistant_text(jstr(in, "transcript_path"));
+		if (text)
+			rc = put(&r, KT_KIND_MESSAGE, "agent", 0,
+				 message("assistant", 0, text), NULL, 0);
+		free(text);
+	}
+out:
+	cJSON_Delete(in);
+	return finish(&r, rc);
+}
+
+/* ---- Codex ---------------------------------------------------------------- */
+
+static int hook_codex(struct cli *c, const char *json)
+{
+	struct rec r = { .c = c };
+	cJSON *in = cJSON_Parse(json);
+	const cJSON *m;
+	const char *type = jstr(in, "type");
+	char name[300];
+	int rc;
+
+	if (!cJSON_IsObject(in)) {
+		cJSON_Delete(in);
+		return hook_exit(cli_err(c, "the notify argument is not a JSON object"));
+	}
+	if (!type || strcmp(type, "agent-turn-complete")) {
+		cJSON_Delete(in); /* the only kind Codex sends today */
+		return 0;
+	}
+	r.meta = cJSON_CreateObject();
+	if (jstr(in, "thread-id"))
+		cJSON_AddStringToObject(r.meta, "session", jstr(in, "thread-id"));
+	if (jstr(in, "cwd"))
+		cJSON_AddStringToObject(r.meta, "cwd", jstr(in, "cwd"));
+	rc = open_run(&r, "codex", jstr(in, "thread-id"), "codex_notify", name,
+		      sizeof(name));
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(in, "input-messages"))
+		if (!rc && cJSON_IsString(m))
+			rc = put(&r, KT_KIND_MESSAGE, "human", 0,
+				 message("user", 1, m->valuestring), NULL, 0);
+	if (!rc && jstr(in, "last-assistant-message"))
+		rc = put(&r, KT_KIND_MESSAGE, "agent", 0,
+			 message("assistant", 0, jstr(in, "last-assistant-message")),
+			 NULL, 0);
+	cJSON_Delete(in);
+	return finish(&r, rc);
+}
+
+/* ---- install -------------------------------------------------------------- */
+
+/* s in single quotes for sh (Claude Code runs hook commands with a shell). */
+static void sh_quote(char *out, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	if (len < 3)
+		return;
+	out[n++] = '\'';
+	for (; *s && n + 6 < len; s++) {
+		if (*s == '\'') {
+			memcpy(out + n, "'\\''", 4);
+			n += 4;
+		} else {
+			out[n++] = *s;
+		}
+	}
+	out[n++] = '\'';
+	out[n] = 0;
+}
+
+static int abs_paths(struct cli *c, char *exe, size_t elen, char *store,
+		     size_t slen)
+{
+	ssize_t n = readlink("/proc/self/exe", exe, elen - 1);
+	char *dir;
+
+	if (n <= 0)
+		return cli_err(c, "cannot find the ktraj executable: %s", strerror(errno));
+	exe[n] = 0;
+	if (c->store_path[0] == '/') {
+		snprintf(store, slen, "%s", c->store_path);
+		return 0;
+	}
+	dir = getcwd(NULL, 0);
+	if (!dir)
+		return cli_err(c, "cannot read the current directory: %s", strerror(errno));
+	snprintf(store, slen, "%s/%s", dir, c->store_path);
+	free(dir);
+	return 0;
+}
+
+/* The hook entry of one event: a matcher group whose command is ours is
+ * brought up to date; else one is added. */
+static int add_hook(cJSON *hooks, const char *event, const char *cmd, int tools)
+{
+	cJSON *list = cJSON_GetObjectItemCaseSensitive(hooks, event), *g, *h, *grp;
+	int changed = 0;
+
+	if (!cJSON_IsArray(list)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(hooks, event);
+		list = cJSON_AddArrayToObject(hooks, event);
+		changed = 1;
+	}
+	cJSON_ArrayForEach(g, list)
+		cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(g, "hooks")) {
+			const char *hc = jstr(h, "command");
+
+			if (hc && strstr(hc, " hook claude-code")) {
+				if (strcmp(hc, cmd)) {
+					cJSON_ReplaceItemInObjectCaseSensitive(
+						h, "command", cJSON_CreateString(cmd));
+					changed = 1;
+				}
+				return changed;
+			}
+		}
+	grp = cJSON_CreateObject();
+	if (tools)
+		cJSON_AddStringToObject(grp, "matcher", "*");
+	h = cJSON_CreateObject();
+	cJSON_AddStringToObject(h, "type", "command");
+	cJSON_AddStringToObject(h, "command", cmd);
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(grp, "hooks"), h);
+	cJSON_AddItemToArray(list, grp);
+	return 1;
+}
+
+static int read_file(const char *path, char **data)
+{
+	FILE *f = fopen(path, "r");
+	long n;
+
+	*data = NULL;
+	if (!f)
+		return errno == ENOENT ? 0 : -1;
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
+	    !(*data = calloc(1, (size_t)n + 1)) ||
+	    fread(*data, 1, (size_t)n, f) != (size_t)n) {
+		fclose(f);
+		free(*data);
+		*data = NULL;
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int hook_install(struct cli *c, const char *settings, int codex)
+{
+	static const char *const events[] = {
+		"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
+		"Stop",
+	};
+	char exe[4096], store[4096], qe[8300], qs[8300], cmd[17000];
+	char tmp[4200], *old = NULL, *text = NULL;
+	cJSON *doc, *hooks;
+	size_t i;
+	int changed = 0, rc = 0;
+	FILE *f;
+
+	if (abs_paths(c, exe, sizeof(exe), store, sizeof(store)))
+		return KT_EXIT_FAIL;
+	if (codex) {
+		/* TOML basic strings take JSON's escapes for these paths */
+		cJSON *a = cJSON_CreateArray();
+		char *t;
+
+		cJSON_AddItemToArray(a, cJSON_CreateString(exe));
+		cJSON_AddItemToArray(a, cJSON_CreateString("--store"));
+		cJSON_AddItemToArray(a, cJSON_CreateString(store));
+		cJSON_AddItemToArray(a, cJSON_CreateString("hook"));
+		cJSON_AddItemToArray(a, cJSON_CreateString("codex"));
+		t = cJSON_PrintUnformatted(a);
+		cJSON_Delete(a);
+		if (!t)
+			return cli_err(c, "out of memory");
+		printf("# add to ~/.codex/config.toml (top level):\nnotify = %s\n", t);
+		free(t);
+		return 0;
+	}
+	sh_quote(qe, sizeof(qe), exe);
+	sh_quote(qs, sizeof(qs), store);
+	snprintf(cmd, sizeof(cmd), "%s --store %s hook claude-code", qe, qs);
+	if (!settings) {
+		if (mkdir(".claude", 0777) && errno != EEXIST)
+			return cli_err(c, ".claude: %s", strerror(errno));
+		settings = ".claude/settings.json";
+	}
+	if (read_file(settings, &old))
+		return cli_err(c, "%s: %s", settings, strerror(errno));
+	doc = old && old[strspn(old, " \t\r\n")] ? cJSON_Parse(old) : cJSON_CreateObject();
+	free(old);
+	if (!cJSON_IsObject(doc)) {
+		cJSON_Delete(doc);
+		/* the user's file is left as it is: we cannot merge into it */
+		return cli_err(c, "%s is not a JSON object; not changed", settings);
+	}
+	hooks = cJSON_GetObjectItemCaseSensitive(doc, "hooks");
+	if (!cJSON_IsObject(hooks)) {
+		if (hooks) {
+			cJSON_Delete(doc);
+			return cli_err(c, "%s: \"hooks\" is not an object; not changed",
+				       settings);
+		}
+		hooks = cJSON_AddObjectToObject(doc, "hooks");
+	}
+	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		changed |= add_hook(hooks, events[i], cmd,
+				    !strcmp(events[i], "PreToolUse") ||
+				    !strcmp(events[i], "PostToolUse"));
+	if (!changed) {
+		cJSON_Delete(doc);
+		printf("%s already records to %s\n", settings, store);
+		return 0;
+	}
+	text = cJSON_Print(doc);
+	cJSON_Delete(doc);
+	snprintf(tmp, sizeof(tmp), "%s.ktraj-tmp", settings);
+	/* replaced whole by rename: Claude Code never reads half a file */
+	if (!text || !(f = fopen(tmp, "w"))) {
+		free(text);
+		return cli_err(c, "%s: %s", tmp, text ? strerror(errno) : "out of memory");
+	}
+	if (fputs(text, f) < 0 || fputc('\n', f) == EOF)
+		rc = -1;
+	if (fclose(f))
+		rc = -1;
+	free(text);
+	if (rc || rename(tmp, settings)) {
+		rc = cli_err(c, "%s: %s", settings, strerror(errno));
+		unlink(tmp);
+		return rc;
+	}
+	printf("%s: Claude Code sessions are recorded to %s\n", settings, store);
+	return 0;
+}
+
+int cmd_hook(struct cli *c, int argc, char **argv)
+{
+	const char *settings = NULL;
+	int i, codex = 0;
+
+	if (cli_wants_help(argc, argv, usage))
+		return KT_EXIT_OK;
+	if (argc < 2)
+		return cli_usage(c, "which hook? (claude-code, codex or install)");
+	if (!strcmp(argv[1], "claude-code")) {
+		if (argc > 2)
+			return hook_exit(cli_err(c, "claude-code takes no arguments (the event comes on stdin)"));
+		return hook_claude(c);
+	}
+	if (!strcmp(argv[1], "codex")) {
+		/* Codex appends the payload as the last argument */
+		if (argc < 3)
+			return hook_exit(cli_err(c, "codex needs the notify JSON as its last argument"));
+		return hook_codex(c, argv[argc - 1]);
+	}
+	if (strcmp(argv[1], "install"))
+		return cli_usage(c, "unknown hook '%s' (claude-code, codex or install)",
+				 argv[1]);
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--settings") && cli_has_value(argc, argv, i))
+			settings = argv[++i];
+		else if (!strcmp(argv[i], "--codex"))
+			codex = 1;
+		else
+			return cli_bad_option(c, usage, argv[i]);
+	}
+	return hook_install(c, settings, codex);
+}

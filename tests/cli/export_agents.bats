@@ -1,0 +1,116 @@
+#!/usr/bin/env bats
+# The exports into other agents' formats (README "Other exports"): the
+# sample session's 7 messages, 12 tool calls and 12 tool results, as the
+# STS spec and the OTLP/JSON GenAI span conventions lay them out, read by a
+# plain JSON parser.  (That the claude_code export imports back the same is
+# tests/unit/t_export_agents.c.)
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl" >/dev/null
+	RUN=3db88dd1ab522b4e190e8ab88aad55fa
+}
+
+@test "sts: a session header, then every message, tool call and result in order" {
+	"$KTRAJ" export "$RUN" --format sts -o "$BATS_TEST_TMPDIR/s.jsonl"
+	python3 - "$BATS_TEST_TMPDIR/s.jsonl" "$RUN" <<-'PY'
+	import json, sys
+	lines = [json.loads(l) for l in open(sys.argv[1])]
+	h = lines[0]
+	assert h["type"] == "session" and h["harness"] == "ktraj" and h["id"] == sys.argv[2], h
+	assert h["source_format"] == "claude_code" and h["cwd"] == "/home/dev/softmax"
+	msgs = [l["message"] for l in lines[1:]]
+	assert all(l["type"] == "message" for l in lines[1:])
+	roles = [m["role"] for m in msgs]
+	calls = [c for m in msgs for c in m.get("toolCalls", [])]
+	tools = [m for m in msgs if m["role"] == "tool"]
+	assert roles.count("user") == 2 and len(calls) == 12 and len(tools) == 12, roles
+	# 5 assistant texts; tool calls ride on them or on messages of their own
+	assert sum(1 for m in msgs if m["role"] == "assistant" and m["content"]) == 5
+	# every result answers a call made before it, in order
+	seen = []
+	for m in msgs:
+	    seen += [c["id"] for c in m.get("toolCalls", [])]
+	    if m["role"] == "tool":
+	        assert m["toolCallId"] in seen, m
+	for c in calls:
+	    assert isinstance(json.loads(c["function"]["arguments"]), dict)
+	assert sum(1 for m in tools if m.get("isError")) == 1
+	assert all(m["timestamp"].endswith("Z") for m in msgs)
+	PY
+}
+
+@test "otlp: one request, invoke_agent root, a chat span per response, an execute_tool span per call" {
+	"$KTRAJ" export "$RUN" --format otlp -o "$BATS_TEST_TMPDIR/o.json"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/o.json")" -eq 1 ]
+	python3 - "$BATS_TEST_TMPDIR/o.json" "$RUN" <<-'PY'
+	import json, sys
+	doc = json.load(open(sys.argv[1]))
+	spans = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+	attrs = lambda s: {a["key"]: list(a["value"].values())[0] for a in s["attributes"]}
+	root = spans[0]
+	assert root["name"] == "invoke_agent claude_code" and root["parentSpanId"] == ""
+	assert attrs(root)["gen_ai.operation.name"] == "invoke_agent"
+	ids = [s["spanId"] for s in spans]
+	assert len(set(ids)) == len(ids) and all(len(i) == 16 for i in ids)
+	assert all(s["traceId"] == sys.argv[2] for s in spans)
+	assert all(s["parentSpanId"] == root["spanId"] for s in spans[1:])
+	tools = [s for s in spans if s["name"].startswith("execute_tool ")]
+	chats = [s for s in spans if attrs(s)["gen_ai.operation.name"] == "chat"]
+	assert len(tools) == 12 and len(spans) == 1 + len(tools) + len(chats)
+	for s in spans:
+	    assert int(s["startTimeUnixNano"]) <= int(s["endTimeUnixNano"])
+	    assert int(root["startTimeUnixNano"]) <= int(s["startTimeUnixNano"])
+	    assert int(s["endTimeUnixNano"]) <= int(root["endTimeUnixNano"])
+	for s in tools:
+	    a = attrs(s)
+	    assert isinstance(json.loads(a["gen_ai.tool.call.arguments"]), dict)
+	    assert "gen_ai.tool.call.result" in a and s["status"]["code"] in (1, 2)
+	assert sum(s["status"]["code"] == 2 for s in tools) == 1
+	# every message of the run is in one chat span's input or output
+	ins = [m for s in chats for m in json.loads(attrs(s)["gen_ai.input.messages"])]
+	outs = [p for s in chats for m in json.loads(attrs(s)["gen_ai.output.messages"]) for p in m["parts"]]
+	late = json.loads(attrs(root).get("gen_ai.input.messages", "[]"))
+	users = [m for m in ins + late if m["role"] == "user"]
+	assert len(users) == 2 and sum(m["role"] == "tool" for m in ins) == 12
+	assert sum(p["type"] == "text" for p in outs) == 5
+	assert [p["id"] for p in outs if p["type"] == "tool_call"] == \
+	       [attrs(s)["gen_ai.tool.call.id"] for s in tools]
+	PY
+}
+
+@test "claude_code: every line is a transcript line of one session, chained" {
+	"$KTRAJ" export "$RUN" --format claude_code -o "$BATS_TEST_TMPDIR/c.jsonl"
+	python3 - "$BATS_TEST_TMPDIR/c.jsonl" <<-'PY'
+	import json, sys
+	lines = [json.loads(l) for l in open(sys.argv[1])]
+	assert len(lines) == 7 + 12 + 12
+	assert len({l["sessionId"] for l in lines}) == 1
+	prev = None
+	# the fields claude-code-log's transcript model requires of every line
+	# (BaseTranscriptEntry) and of an assistant message (AssistantMessageModel)
+	need = {"parentUuid", "isSidechain", "userType", "cwd", "sessionId",
+	        "version", "uuid", "timestamp"}
+	for l in lines:
+	    assert l["parentUuid"] == prev and l["type"] in ("user", "assistant")
+	    assert need <= set(l), need - set(l)
+	    assert all(isinstance(l[k], str) for k in need - {"parentUuid", "isSidechain"})
+	    assert len(l["timestamp"]) == 24 and l["timestamp"].endswith("Z")
+	    if l["type"] == "assistant":
+	        m = l["message"]
+	        assert {"id", "type", "role", "model", "content"} <= set(m), m
+	    prev = l["uuid"]
+	uses = [b for l in lines if l["type"] == "assistant" for b in l["message"]["content"] if b["type"] == "tool_use"]
+	res = [b for l in lines if l["type"] == "user" and isinstance(l["message"]["content"], list) for b in l["message"]["content"]]
+	assert len(uses) == 12 and [b["tool_use_id"] for b in res] == [b["id"] for b in uses]
+	PY
+}
+
+@test "the agent exports redact like the others" {
+	"$KTRAJ" export "$RUN" --format sts --redact >"$BATS_TEST_TMPDIR/r.jsonl"
+	! grep -q '/home/dev' "$BATS_TEST_TMPDIR/r.jsonl"
+	"$KTRAJ" export "$RUN" --format otlp --redact >"$BATS_TEST_TMPDIR/r.json"
+	! grep -q '/home/dev' "$BATS_TEST_TMPDIR/r.json"
+	"$KTRAJ" export "$RUN" --format claude_code --redact >"$BATS_TEST_TMPDIR/r2.jsonl"
+	! grep -q '/home/dev' "$BATS_TEST_TMPDIR/r2.jsonl"
+}

@@ -1,0 +1,168 @@
+#!/usr/bin/env bats
+# `ktraj hook`: live recording from Claude Code's hooks and Codex's notify
+# program.  A fake Claude Code (fake_claude below) reads the hooks that
+# `ktraj hook install` wrote into .claude/settings.json and runs them as
+# Claude Code does: the hook's command through sh, from the project
+# folder, with the event's JSON on stdin (session_id, transcript_path, cwd,
+# permission_mode, hook_event_name and the event's own fields), PreToolUse
+# and PostToolUse only where the matcher matches the tool.  The store is
+# checked after every turn.
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	PROJ="$BATS_TEST_TMPDIR/proj"
+	mkdir -p "$PROJ"
+	SID=6f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9
+}
+
+# fake_claude EVENT JSON-FIELDS: run every hook the settings give for EVENT,
+# as Claude Code runs them; fails when a hook exits non-zero or writes to
+# stdout (Claude Code would show it to the model).
+fake_claude() {
+	python3 - "$PROJ" "$SID" "$1" "$2" <<-'PY'
+	import json, re, subprocess, sys
+	proj, sid, event, fields = sys.argv[1:5]
+	cfg = json.load(open(proj + "/.claude/settings.json"))
+	payload = {"session_id": sid,
+	           "transcript_path": proj + "/transcript.jsonl",
+	           "cwd": proj, "permission_mode": "default",
+	           "hook_event_name": event}
+	payload.update(json.loads(fields))
+	for group in cfg.get("hooks", {}).get(event, []):
+	    m = group.get("matcher", "")
+	    if event in ("PreToolUse", "PostToolUse") and m not in ("", "*") \
+	       and not re.fullmatch(m, payload["tool_name"]):
+	        continue
+	    for h in group["hooks"]:
+	        r = subprocess.run(["sh", "-c", h["command"]], cwd=proj,
+	                           input=json.dumps(payload).encode(),
+	                           capture_output=True)
+	        assert r.returncode == 0, (event, r.returncode, r.stderr)
+	        assert r.stdout == b"", (event, r.stdout)
+	PY
+}
+
+# counts KIND...: the run's events as "kind:n" in the order given, then
+# human messages and tool results paired with a tool_call (parent set).
+counts() {
+	"$KTRAJ" log "claude-code:$SID" --json | python3 -c '
+import json, sys
+ev = [json.loads(l) for l in sys.stdin]
+k = lambda n: sum(e["kind"] == n for e in ev)
+print("message:%d tool_call:%d tool_result:%d note:%d human:%d paired:%d" % (
+    k("message"), k("tool_call"), k("tool_result"), k("note"),
+    sum(e.get("human") is True for e in ev),
+    sum(e["kind"] == "tool_result" and e["parent"] is not None for e in ev)))'
+}
+
+@test "hook install writes the five hooks, keeps other settings, and is idempotent" {
+	mkdir -p "$PROJ/.claude"
+	printf '{"model":"opus","permissions":{"allow":["Bash(make:*)"]},"hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]}]}}\n' >"$PROJ/.claude/settings.json"
+	cd "$PROJ"
+	run "$KTRAJ" hook install
+	[ "$status" -eq 0 ]
+	cp .claude/settings.json "$BATS_TEST_TMPDIR/first.json"
+	run "$KTRAJ" hook install
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"already records"* ]]
+	cmp .claude/settings.json "$BATS_TEST_TMPDIR/first.json"
+	python3 - "$KTRAJ_STORE" <<-'PY'
+	import json, sys
+	s = json.load(open(".claude/settings.json"))
+	assert s["model"] == "opus" and s["permissions"] == {"allow": ["Bash(make:*)"]}
+	h = s["hooks"]
+	assert sorted(h) == ["PostToolUse", "PreToolUse", "SessionStart", "Stop", "UserPromptSubmit"]
+	# the user's own Stop hook stays, ours comes after it
+	assert h["Stop"][0]["hooks"][0]["command"] == "notify-send done"
+	for ev, groups in h.items():
+	    ours = [x for g in groups for x in g["hooks"] if "hook claude-code" in x["command"]]
+	    assert len(ours) == 1, (ev, groups)
+	    assert ("--store '%s'" % sys.argv[1]) in ours[0]["command"]
+	assert h["PreToolUse"][0]["matcher"] == "*"
+	PY
+}
+
+@test "hook install refuses a settings file that is not JSON and leaves it" {
+	mkdir -p "$PROJ/.claude"
+	printf '{"model": "opus",\n' >"$PROJ/.claude/settings.json"
+	cd "$PROJ"
+	run "$KTRAJ" hook install
+	[ "$status" -eq 1 ]
+	[[ "$output" == "ktraj: hook: .claude/settings.json is not a JSON object; not changed" ]]
+	[ "$(cat .claude/settings.json)" = '{"model": "opus",' ]
+}
+
+@test "a scripted Claude Code session is recorded turn by turn" {
+	(cd "$PROJ" && "$KTRAJ" hook install >/dev/null)
+	fake_claude SessionStart '{"source":"startup","model":"claude-opus-4-1"}'
+	[ "$(counts)" = "message:0 tool_call:0 tool_result:0 note:1 human:0 paired:0" ]
+
+	# turn 1: a prompt, a build that fails, a fix, a build that passes
+	fake_claude UserPromptSubmit '{"prompt":"Build softmax.cu for sm_90 and fix what breaks."}'
+	[ "$(counts)" = "message:1 tool_call:0 tool_result:0 note:1 human:1 paired:0" ]
+	fake_claude PreToolUse '{"tool_name":"Bash","tool_use_id":"toolu_A1","tool_input":{"command":"nvcc -O3 -arch=sm_90 -o softmax softmax.cu"}}'
+	fake_claude PostToolUse '{"tool_name":"Bash","tool_use_id":"toolu_A1","tool_input":{"command":"nvcc -O3 -arch=sm_90 -o softmax softmax.cu"},"tool_response":{"stdout":"","stderr":"softmax.cu(4): error: expected a \";\"","interrupted":false,"isImage":false}}'
+	fake_claude PreToolUse '{"tool_name":"Edit","tool_use_id":"toolu_A2","tool_input":{"file_path":"'"$PROJ"'/softmax.cu","old_string":"int r","new_string":"int r;"}}'
+	fake_claude PostToolUse '{"tool_name":"Edit","tool_use_id":"toolu_A2","tool_input":{"file_path":"'"$PROJ"'/softmax.cu","old_string":"int r","new_string":"int r;"},"tool_response":{"filePath":"'"$PROJ"'/softmax.cu","oldString":"int r","newString":"int r;"}}'
+	fake_claude Stop '{"stop_hook_active":false,"last_assistant_message":"Fixed the missing semicolon; it builds now."}'
+	[ "$(counts)" = "message:2 tool_call:2 tool_result:2 note:1 human:1 paired:2" ]
+
+	# turn 2: a tool call without tool_use_id (Claude Code before it was
+	# passed to hooks) is paired by tool and input; the assistant's text
+	# comes from the transcript when Stop does not carry it
+	fake_claude UserPromptSubmit '{"prompt":"Now time it."}'
+	fake_claude PreToolUse '{"tool_name":"Bash","tool_input":{"command":"./softmax --bench"}}'
+	fake_claude PostToolUse '{"tool_name":"Bash","tool_input":{"command":"./softmax --bench"},"tool_response":{"stdout":"time: 0.118 ms","stderr":"","interrupted":false,"isImage":false}}'
+	printf '%s\n' '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"It takes 0.118 ms."}]}}' >"$PROJ/transcript.jsonl"
+	fake_claude Stop '{"stop_hook_active":false}'
+	[ "$(counts)" = "message:4 tool_call:3 tool_result:3 note:1 human:2 paired:3" ]
+
+	"$KTRAJ" log "claude-code:$SID" --json >"$BATS_TEST_TMPDIR/log.json"
+	python3 - "$BATS_TEST_TMPDIR/log.json" <<-'PY'
+	import json, sys
+	ev = [json.loads(l) for l in open(sys.argv[1])]
+	msgs = [(e["role"], e["human"], e["text"]) for e in ev if e["kind"] == "message"]
+	assert msgs == [("user", True, "Build softmax.cu for sm_90 and fix what breaks."),
+	                ("assistant", False, "Fixed the missing semicolon; it builds now."),
+	                ("user", True, "Now time it."),
+	                ("assistant", False, "It takes 0.118 ms.")], msgs
+	calls = {e["seq"]: e for e in ev if e["kind"] == "tool_call"}
+	res = [e for e in ev if e["kind"] == "tool_result"]
+	assert [calls[r["parent"]]["call_id"] for r in res] == [r["call_id"] for r in res]
+	assert [r["call_id"] for r in res][:2] == ["toolu_A1", "toolu_A2"]
+	PY
+	run "$KTRAJ" show "claude-code:$SID" 4 --json
+	[[ "$output" == *'softmax.cu(4): error: expected a'* ]]
+	"$KTRAJ" verify >/dev/null
+}
+
+@test "a bad hook input exits 1 with one line, never 2; unknown events are ignored" {
+	run sh -c "echo 'not json' | '$KTRAJ' hook claude-code"
+	[ "$status" -eq 1 ]
+	[ "$output" = "ktraj: hook: stdin is not a hook event (a JSON object)" ]
+	run sh -c "echo '{\"hook_event_name\":\"Stop\"}' | '$KTRAJ' hook claude-code"
+	[ "$status" -eq 1 ]
+	[ "$output" = "ktraj: hook: the hook input has no usable session id" ]
+	run sh -c "echo '{\"hook_event_name\":\"Notification\",\"session_id\":\"x\",\"message\":\"hi\"}' | '$KTRAJ' hook claude-code"
+	[ "$status" -eq 0 ]
+	[ "$output" = "" ]
+	run sh -c "echo '{}' | '$KTRAJ' hook claude-code extra"
+	[ "$status" -eq 1 ]
+}
+
+@test "hook codex records each notify payload as a turn of the thread's run" {
+	P='{"type":"agent-turn-complete","thread-id":"th-7","turn-id":"1","cwd":"/w","input-messages":["Make the kernel faster."],"last-assistant-message":"Done: 2.1x."}'
+	"$KTRAJ" hook codex "$P"
+	"$KTRAJ" hook codex '{"type":"agent-turn-complete","thread-id":"th-7","turn-id":"2","cwd":"/w","input-messages":["Thanks"],"last-assistant-message":"You are welcome."}'
+	"$KTRAJ" log codex:th-7 --json >"$BATS_TEST_TMPDIR/c.json"
+	python3 - "$BATS_TEST_TMPDIR/c.json" <<-'PY'
+	import json, sys
+	ev = [json.loads(l) for l in open(sys.argv[1])]
+	assert [(e["role"], e["human"], e["text"]) for e in ev] == [
+	    ("user", True, "Make the kernel faster."), ("assistant", False, "Done: 2.1x."),
+	    ("user", True, "Thanks"), ("assistant", False, "You are welcome.")], ev
+	PY
+	run "$KTRAJ" hook install --codex
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'notify = ["'*'","--store","'"$KTRAJ_STORE"'","hook","codex"]'* ]]
+}
