@@ -11,7 +11,8 @@
 
 static const char usage[] =
 	"usage: ktraj export RUN [--format jsonl|atif] [--redact] [-o FILE]\n"
-	"       ktraj export RUN|--all --format ndjson --partition DIR [--redact]\n"
+	"       ktraj export RUN|--all [--hidden] --format ndjson --partition DIR\n"
+	"                [--redact]\n"
 	"       ktraj export RUN --step SEQ --bundle FILE.tar.gz|DIR/\n"
 	"\n"
 	"--format jsonl  (default) ktraj JSONL, one event per line with the\n"
@@ -20,7 +21,8 @@ static const char usage[] =
 	"--format atif   one ATIF JSON document (Agent Trajectory Interchange)\n"
 	"--format ndjson --partition DIR\n"
 	"                zstd-compressed NDJSON tables partitioned by run:\n"
-	"                DIR/<table>/run=<id>/part-0.ndjson.zst (--all: every run)\n"
+	"                DIR/<table>/run=<id>/part-0.ndjson.zst (--all: every run\n"
+	"                but hidden ones, `ktraj hide`; --hidden: those too)\n"
 	"--step SEQ --bundle FILE\n"
 	"                a self-contained replay bundle of step SEQ: a .tar.gz\n"
 	"                (`tar -xzf` unpacks it; .tar.zst and .tar by name), or\n"
@@ -48,7 +50,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	const char *spec = NULL, *format = NULL, *out_path = NULL;
 	const char *partition = NULL, *bundle = NULL, *step_arg = NULL;
 	char run[KT_RUN_ID_HEX + 1], err[512] = "";
-	int i, rc, all = 0, redact = 0;
+	int i, rc, all = 0, redact = 0, hidden = 0;
 	uint64_t step = 0;
 	kt_store *s = NULL;
 	FILE *out = stdout;
@@ -77,6 +79,8 @@ int cmd_export(struct cli *c, int argc, char **argv)
 			redact = 1;
 		else if (!strcmp(a, "--all"))
 			all = 1;
+		else if (!strcmp(a, "--hidden"))
+			hidden = 1;
 		else if (a[0] == '-' && a[1])
 			return cli_bad_option(c, usage, a);
 		else if (!spec)
@@ -107,6 +111,8 @@ int cmd_export(struct cli *c, int argc, char **argv)
 		return cli_usage(c, "--all works with --format ndjson --partition only");
 	if (!all && !spec)
 		return cli_usage(c, "which run? (ktraj export RUN ...)");
+	if (hidden && !all)
+		return cli_usage(c, "--hidden goes with --all");
 	rc = cli_open(c, 0, &s);
 	if (rc)
 		return rc;
@@ -115,6 +121,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	args.run = all ? NULL : run;
 	args.step = step;
 	args.redact = redact;
+	args.hidden = hidden;
 	args.path = bundle ? bundle : partition;
 	if (ex->flags & KT_EXPORT_STREAM) {
 		if (out_path && !(out = fopen(out_path, "w"))) {

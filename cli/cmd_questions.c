@@ -10,13 +10,14 @@
 #include "outfmt.h"
 
 static const char usage[] =
-	"usage: ktraj questions mine [RUN...] [--json] [--agent] [-o FILE]\n"
+	"usage: ktraj questions mine [RUN...] [--json] [--agent] [--all] [-o FILE]\n"
 	"       ktraj questions suggest RUN [--library FILE] [--json] [-n N]\n"
 	"\n"
 	"mine: extract the questions people asked (EN and ZH rules: question\n"
 	"marks, wh-words, inverted auxiliaries, challenge verbs such as verify or\n"
 	"prove, doubt phrases; 吗/呢/为什么/怎么/是不是/确认/证明/上限...; plain\n"
-	"instructions are not questions) from RUNs (default: every run), and\n"
+	"instructions are not questions) from RUNs (default: every run but those\n"
+	"hidden with `ktraj hide`; --all: those too), and\n"
 	"library questions the agent applied; --agent adds the agent's own\n"
 	"questions (origin \"agent\").  Near-duplicates merge (MinHash/Jaccard\n"
 	"confirmed by token cosine); each entry gets a system layer, flags\n"
@@ -127,12 +128,16 @@ struct mine_all {
 	const kt_an_opts *o;
 	char (*ids)[KT_RUN_ID_HEX + 1];
 	size_t n, cap;
+	int all; /* --all: hidden runs too */
 };
 
 static int collect_id(const kt_run_info *ri, void *arg)
 {
 	struct mine_all *a = arg;
+	int h = cli_hidden_skip(a->s, ri->id, a->all);
 
+	if (h)
+		return h < 0 ? h : 0;
 	if (a->n == a->cap) {
 		size_t nc = a->cap ? a->cap * 2 : 64;
 		void *nv = realloc(a->ids, nc * sizeof(*a->ids));
@@ -169,14 +174,15 @@ static int mine_run(kt_store *s, kt_an_miner *m, const char *id,
 	return rc;
 }
 
-/* Mine the given specs (or every run) and finish. */
+/* Mine the given specs (or every run but hidden ones unless `all`) and
+ * finish. */
 static int mine(struct cli *c, kt_store *s, char **spec, int nspec,
-		int agent, const kt_an_opts *o0, kt_an_miner **mout,
+		int agent, int all, const kt_an_opts *o0, kt_an_miner **mout,
 		const kt_an_qitem **items, size_t *n)
 {
 	kt_an_opts o = *o0;
 	kt_an_miner *m = NULL;
-	struct mine_all a = {0};
+	struct mine_all a = { .s = s, .all = all };
 	int rc;
 
 	o.permutations = 0; /* the library needs attributions, not p */
@@ -247,7 +253,7 @@ static int do_mine(struct cli *c, int argc, char **argv)
 	const kt_an_qitem *it;
 	size_t n;
 	char *pos[1024], *spec[1024], *outp = NULL;
-	int json, npos, nspec = 0, agent = 0, rc;
+	int json, npos, nspec = 0, agent = 0, all = 0, rc;
 	FILE *f = stdout;
 
 	char **av = calloc((size_t)argc + 1, sizeof(*av));
@@ -258,6 +264,8 @@ static int do_mine(struct cli *c, int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--agent"))
 			agent = 1;
+		else if (!strcmp(argv[i], "--all"))
+			all = 1;
 		else
 			av[ac++] = argv[i];
 	}
@@ -273,7 +281,7 @@ static int do_mine(struct cli *c, int argc, char **argv)
 	}
 	if ((rc = cli_open(c, 0, &s)))
 		return rc;
-	if ((rc = mine(c, s, spec, nspec, agent, &o, &m, &it, &n)))
+	if ((rc = mine(c, s, spec, nspec, agent, all, &o, &m, &it, &n)))
 		goto out;
 	if (outp && !(f = fopen(outp, "w"))) {
 		rc = cli_err(c, "%s: cannot write", outp);
@@ -540,7 +548,7 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 		const kt_an_qitem *it;
 		size_t n;
 
-		if ((rc = mine(c, s, NULL, 0, 0, &o, &m, &it, &n)))
+		if ((rc = mine(c, s, NULL, 0, 0, 0, &o, &m, &it, &n)))
 			goto out;
 		sg = calloc(n + 1, sizeof(*sg));
 		if (!sg) {

@@ -41,6 +41,8 @@ typedef struct kt_export_args {
 	FILE *out;        /* KT_EXPORT_STREAM: the open stream (not closed) */
 	const char *path; /* KT_EXPORT_DIR: the directory (created);
 			     KT_EXPORT_STEP: the file (replaced) */
+	int hidden;       /* run NULL: 1 also exports hidden runs
+			     (kt_run_hide), 0 leaves them out */
 } kt_export_args;
 
 typedef struct kt_exporter {

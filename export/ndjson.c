@@ -202,7 +202,7 @@ out:
 struct ctx {
 	kt_store *s;
 	const char *dir;
-	int redact;
+	int redact, hidden;
 	char *err;
 	size_t errlen;
 	int rc;
@@ -215,7 +215,12 @@ struct ctx {
 static int collect(const kt_run_info *ri, void *arg)
 {
 	struct ctx *c = arg;
+	int h;
 
+	if (!c->hidden && (h = kt_run_hidden(c->s, ri->id)) != 0) {
+		c->rc = h < 0 ? h : 0;
+		return h < 0;
+	}
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 64;
 		void *p = realloc(c->ids, cap * sizeof(*c->ids));
@@ -307,7 +312,7 @@ static int write_ndjson(kt_store *s, const kt_export_args *args, char *err,
 {
 	const char *run = args->run, *dir = args->path;
 	struct ctx c = { .s = s, .dir = dir, .redact = args->redact,
-			 .err = err, .errlen = errlen };
+			 .hidden = args->hidden, .err = err, .errlen = errlen };
 	size_t i;
 	int rc;
 
