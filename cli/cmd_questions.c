@@ -3,6 +3,7 @@
  * `ktraj questions suggest` (library questions for a stalled run).
  * Method: analyze/mine.c (analysis.md 3).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +41,9 @@ static const char usage[] =
 	"When nothing fits it says why: how many entries each rule left out, or\n"
 	"that the library is empty.  --json adds fit and rank (when nothing\n"
 	"fits: one object with text null, why, library, left_out {not_a_question,\n"
-	"no_layer, stuck_layer}).  --library reads a JSON-lines library written\n"
-	"by `questions mine --json` / -o; default: mine the whole store.\n";
+	"no_layer, stuck_layer}).  --library reads a library written by\n"
+	"`questions mine --json` / -o (JSON lines, or the Markdown of -o FILE.md);\n"
+	"default: mine the whole store.\n";
 
 static void flags_json(cJSON *o, unsigned f)
 {
@@ -98,9 +100,77 @@ static void md_cell(FILE *f, const char *s)
 	}
 }
 
+/* The library first line write_md writes: how suggest --library tells
+ * the Markdown library from the JSON lines one. */
+#define MD_TITLE "# Question library"
+
+/*
+ * One entry row of write_md's table ("| 3 | text | layer | flags | count |
+ * runs | hits | gain | sources |", '|' in a cell escaped as "\|") as the
+ * object `questions mine --json` would give for what the row holds:
+ * text, layer, flags, count, gain.  NULL for any other line (the title,
+ * the prose, the header and rule rows), or when memory runs out.
+ */
+static cJSON *md_entry(const char *line, size_t len)
+{
+	char *cell[9], *buf, *w;
+	const char *p = line, *end = line + len;
+	int n = 0;
+	cJSON *o = NULL, *fl;
+
+	if (len < 4 || line[0] != '|' || line[1] != ' ' ||
+	    !(line[2] >= '0' && line[2] <= '9'))
+		return NULL;
+	if (!(buf = malloc(len + 1)))
+		return NULL;
+	w = buf;
+	p++; /* the leading '|' */
+	cell[n++] = w;
+	for (; p < end && *p != '\n' && *p != '\r'; p++) {
+		if (*p == '\\' && p + 1 < end && p[1] == '|') {
+			*w++ = *++p;
+		} else if (*p == '|') {
+			*w++ = '\0';
+			if (n == 9)
+				break;
+			cell[n++] = w;
+		} else {
+			*w++ = *p;
+		}
+	}
+	*w = '\0';
+	if (n < 9)
+		goto out;
+	for (int i = 0; i < n; i++) { /* trim the one space each side */
+		size_t l = strlen(cell[i]);
+
+		if (l && cell[i][l - 1] == ' ')
+			cell[i][--l] = '\0';
+		if (cell[i][0] == ' ')
+			cell[i]++;
+	}
+	if (!(o = cJSON_CreateObject()) ||
+	    !cJSON_AddStringToObject(o, "text", cell[1]) ||
+	    !cJSON_AddStringToObject(o, "layer", cell[2]) ||
+	    !(fl = cJSON_AddArrayToObject(o, "flags")) ||
+	    !cJSON_AddNumberToObject(o, "count", strtod(cell[4], NULL)) ||
+	    !cJSON_AddNumberToObject(o, "gain", strtod(cell[7], NULL))) {
+		cJSON_Delete(o);
+		o = NULL;
+		goto out;
+	}
+	if (strstr(cell[3], "moves layer"))
+		cJSON_AddItemToArray(fl, cJSON_CreateString("moves_layer"));
+	if (strstr(cell[3], "challenges bound"))
+		cJSON_AddItemToArray(fl, cJSON_CreateString("challenges_bound"));
+out:
+	free(buf);
+	return o;
+}
+
 static void write_md(FILE *f, const kt_an_qitem *it, size_t n)
 {
-	fprintf(f, "# Question library\n\n%zu questions, best first (gain: "
+	fprintf(f, MD_TITLE "\n\n%zu questions, best first (gain: "
 		"shrunk mean speedup factor blamed per ask).\n\n", n);
 	fprintf(f, "| # | question | layer | flags | count | runs | hits | gain | sources |\n");
 	fprintf(f, "|---|---|---|---|---|---|---|---|---|\n");
@@ -467,16 +537,22 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 		char *line = NULL;
 
 		if (!f) {
-			rc = cli_err(c, "%s: cannot read", lib);
+			int e = errno;
+
+			rc = cli_err(c, "%s: cannot read: %s", lib, strerror(e));
+			if (e == ENOENT) /* README: 4 is a path not found */
+				rc = KT_EXIT_NOTFOUND;
 			goto out;
 		}
 		ssize_t got;
 		size_t lineno = 0, nonblank = 0;
+		int md = 0; /* the Markdown library of mine -o FILE.md */
 
 		/* a library is JSON lines of objects with a "text" string (as
-		 * `questions mine --json` writes them); anything else (the
-		 * Markdown library, garbage, an empty file) is refused rather
-		 * than read as a library of no questions */
+		 * `questions mine --json` writes them) or the Markdown table of
+		 * `mine -o FILE.md` (its title first); anything else (garbage,
+		 * an empty file) is refused rather than read as a library of
+		 * no questions */
 		while ((got = getline(&line, &len, f)) > 0) {
 			cJSON *x, *fl;
 			const char *t, *why = NULL;
@@ -489,8 +565,14 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 				;
 			if (sp == got)
 				continue;
+			if (nonblank == 0 &&
+			    !strncmp(line, MD_TITLE, strlen(MD_TITLE)))
+				md = 1;
+			if (md && !(x = md_entry(line, (size_t)got)))
+				continue;
 			nonblank++;
-			x = cJSON_ParseWithLength(line, (size_t)got);
+			if (!md)
+				x = cJSON_ParseWithLength(line, (size_t)got);
 			t = cli_jstr(x, "text");
 			if (!cJSON_IsObject(x))
 				why = "not a JSON object";
@@ -535,7 +617,8 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 		free(line);
 		if (ferror(f)) {
 			fclose(f);
-			rc = cli_err(c, "%s: cannot read", lib);
+			rc = cli_err(c, "%s: cannot read: %s", lib,
+				     strerror(errno));
 			goto out;
 		}
 		fclose(f);
@@ -631,7 +714,7 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 		}
 		goto out;
 	}
-	printf("run %s  %s\n", r->id, r->name);
+	an_put_run(r);
 	if (nst)
 		printf("stuck: stall of %zu measurements (steps %zu..%zu%s%s) in "
 		       "layer %s%s%s%s\n", last.length, last.p_first + 1,

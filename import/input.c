@@ -553,6 +553,7 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 	uint64_t ratio = imp->opts->max_ratio ? imp->opts->max_ratio :
 		KT_IMPORT_MAX_RATIO;
 	int rc = 0, hr, any = 0;
+	size_t nread = 0; /* members read whole */
 
 	while ((hr = archive_read_next_header(a, &e)) == ARCHIVE_OK ||
 	       hr == ARCHIVE_WARN) {
@@ -630,9 +631,13 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 			}
 			k = archive_read_data(a, buf + n, 65536);
 			if (k < 0) {
-				kt_imp_warn_at(imp, r->display, "member '%s': %s",
+				/* a cut archive (a download cut short) ends
+				 * here: say how far it was read */
+				kt_imp_warn_at(imp, r->display,
+					 "archive truncated or damaged: member '%s': %s: members after %zu not read",
 					 name, archive_error_string(a) ?
-					 archive_error_string(a) : "read error");
+					 archive_error_string(a) : "read error",
+					 nread);
 				rc = KT_EPARSE;
 				break;
 			}
@@ -679,13 +684,19 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 		v->len = n;
 		v->size = n;
 		vf_fill(r, v);
+		nread++;
 	}
 	*expanded = total;
 	if (!rc && hr != ARCHIVE_EOF) {
-		kt_imp_warn_at(imp, r->display, "%s archive: %s",
-			 any ? "truncated or damaged" : "not a readable",
-			 archive_error_string(a) ? archive_error_string(a) :
-			 "read error");
+		if (any)
+			kt_imp_warn_at(imp, r->display,
+				 "truncated or damaged archive: %s: members after %zu not read",
+				 archive_error_string(a) ?
+				 archive_error_string(a) : "read error", nread);
+		else
+			kt_imp_warn_at(imp, r->display, "not a readable archive: %s",
+				 archive_error_string(a) ?
+				 archive_error_string(a) : "read error");
 		rc = KT_EPARSE;
 	}
 	return rc;
