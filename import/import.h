@@ -426,6 +426,12 @@ typedef struct kt_import_stats {
 
 #define KT_IMPORT_MAX_TOTAL (4ull << 30)  /* 4 GiB expanded per archive */
 #define KT_IMPORT_MAX_RATIO 200ull        /* expanded/compressed */
+/* Bytes of SHA-256 of a source record kept in an event's provenance as
+ * "rec" (hex, FORMAT.md §1): 64 bits tell a changed record from the one
+ * imported (not meant against forgery: the chain covers the events) at
+ * 16 hex characters per event instead of 64. */
+#define KT_REC_HASH_LEN 8
+
 /* 256 MiB: above the 100 MB line the Claude Code importer still parses
  * (imp_claude.c CC_MAX_LINE), so no line an importer would keep is cut;
  * a stream without newlines (/dev/zero) stops there, not after
