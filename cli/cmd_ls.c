@@ -215,7 +215,8 @@ int cmd_ls(struct cli *c, int argc, char **argv)
 	if (rc < 0) {
 		rc = cli_store_err(c, s, rc, "listing runs");
 	} else {
-		qsort(x.v, x.n, sizeof(*x.v), cmp_row);
+		if (x.n) /* x.v is NULL then: qsort's pointer must not be */
+			qsort(x.v, x.n, sizeof(*x.v), cmp_row);
 		for (k = 0; k < x.n && rc >= 0; k++)
 			rc = put_row(&x.v[k].ri, json, k);
 		if (rc < 0)

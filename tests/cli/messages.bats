@@ -7,13 +7,8 @@ bats_require_minimum_version 1.5.0
 
 setup() {
 	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
-	PLANT="$BATS_TEST_DIRNAME/../plant"
-}
-
-plant() {
-	local d=$1; shift
-	python3 "$PLANT/plant.py" "$d" "$@" >/dev/null
-	"$KTRAJ" import "$d"/*.jsonl >/dev/null
+	# planted runs (tests/plant/plant.py, fixed seeds), as analyze.bats
+	GEN="$BATS_TEST_DIRNAME/../plant/plant.py"
 }
 
 @test "--min-gain out of range says the valid range" {
@@ -26,7 +21,8 @@ plant() {
 }
 
 @test "questions suggest --library: a missing file says why, exit 4; the Markdown of mine -o is read" {
-	plant "$BATS_TEST_TMPDIR/p" --runs 2 --seed 14
+	python3 "$GEN" "$BATS_TEST_TMPDIR/p" --runs 2 --seed 14 >/dev/null
+	"$KTRAJ" import "$BATS_TEST_TMPDIR"/p/*.jsonl >/dev/null
 	run=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
 	run "$KTRAJ" questions suggest "$run" --library /nonexist/lib.jsonl
 	[ "$status" -eq 4 ]
@@ -78,7 +74,7 @@ for j in range(300):
 @test "blame, stalls and questions suggest print a run's name with its control characters visible" {
 	# the importers turn C0 controls of a name into spaces but keep C1
 	# ones (U+009B is CSI on 8-bit terminals): a file named so
-	python3 "$PLANT/plant.py" "$BATS_TEST_TMPDIR/p" --runs 1 --seed 11 >/dev/null
+	python3 "$GEN" "$BATS_TEST_TMPDIR/p" --runs 1 --seed 11 >/dev/null
 	f="$BATS_TEST_TMPDIR/"$'evil\xc2\x9b2J.jsonl'
 	cp "$BATS_TEST_TMPDIR"/p/*.jsonl "$f"
 	"$KTRAJ" import "$f" >/dev/null
