@@ -261,9 +261,9 @@ int cmd_import(struct cli *c, int argc, char **argv)
 				free(paths);
 				return cli_usage(c, "%s needs a value", a);
 			}
-		} else if (!strcmp(a, "--max-line")) {
-			if (!cli_has_value(argc, argv, i) ||
-			    size_arg(argv[i + 1], &o.max_line)) {
+		} else if (!strcmp(a, "--max-line") &&
+			   cli_has_value(argc, argv, i)) {
+			if (size_arg(argv[i + 1], &o.max_line)) {
 				free(paths);
 				return cli_usage(c, "--max-line needs a size in bytes (or 64K, 256M, 1G), at least 1");
 			}
