@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "anutil.h"
+#include "outfmt.h"
 
 double an_r4(double x)
 {
@@ -21,7 +22,8 @@ static int num_arg(struct cli *c, const char *opt, const char *v, double lo,
 		return cli_usage(c, "%s needs a value", opt);
 	d = strtod(v, &end);
 	if (end == v || *end || !(d >= lo && d <= hi))
-		return cli_usage(c, "%s: bad value '%s'", opt, v);
+		return cli_usage(c, "%s: bad value '%s': valid from %.15g to "
+				 "%.15g", opt, v, lo, hi);
 	*out = d;
 	return 0;
 }
@@ -392,6 +394,19 @@ int an_series_prepare(struct cli *c, kt_an_run *r, const kt_an_opts *o,
 const char *an_key_name(const char *k)
 {
 	return *k ? k : "(no workload, scenario or metric recorded)";
+}
+
+void an_put_safe(const char *pre, const char *s, const char *post)
+{
+	fputs(pre, stdout);
+	cli_put_safe(stdout, s ? s : "", s ? strlen(s) : 0);
+	fputs(post, stdout);
+}
+
+void an_put_run(const kt_an_run *r)
+{
+	printf("run %s  ", r->id);
+	an_put_safe("", r->name, "\n");
 }
 
 const char *an_noise_text(const kt_an_series *se, char *buf, size_t cap)

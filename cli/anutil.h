@@ -60,6 +60,14 @@ int an_series_prepare(struct cli *c, kt_an_run *r, const kt_an_opts *o,
  * for "". */
 const char *an_key_name(const char *k);
 
+/* pre, then s as cli_put_safe writes trajectory text (control
+ * characters visible: a run name or workload from a trajectory must not
+ * drive the terminal), then post, on stdout. */
+void an_put_safe(const char *pre, const char *s, const char *post);
+
+/* "run <id>  <name>\n", the name through an_put_safe. */
+void an_put_run(const kt_an_run *r);
+
 /* Where sigma came from, with the counts behind it, into buf. */
 const char *an_noise_text(const kt_an_series *se, char *buf, size_t cap);
 

@@ -76,6 +76,12 @@ int cli_bad_option(const struct cli *c, const char *usage_text,
  */
 int cli_has_value(int argc, char **argv, int i);
 
+/* For commands that walk every run (ls, search, questions mine): 1 when
+ * run `id` is hidden (`ktraj hide`) and `all` (their --all) is 0, so the
+ * walk leaves it out; else 0; a negative KT_E* code when the hide record
+ * cannot be read (kt_run_hidden). */
+int cli_hidden_skip(kt_store *s, const char *id, int all);
+
 /* When argv has -h/--help: print usage to stdout and return 1. */
 int cli_wants_help(int argc, char **argv, const char *usage);
 

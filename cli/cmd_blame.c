@@ -142,9 +142,9 @@ static void print_series(const kt_an_series *se, const kt_an_opts *o,
 	char nb[256];
 
 	if (wl)
-		printf("series %s:\n  ", an_key_name(wl));
+		an_put_safe("series ", an_key_name(wl), ":\n  ");
 	else if (*se->key)
-		printf("series: %s\n", se->key);
+		an_put_safe("series: ", se->key, "\n");
 	printf("speedup: %s\n", se->basis);
 	if (se->unordered)
 		printf("%sorder: none (no timestamp, edit or tool call): the "
@@ -230,7 +230,7 @@ static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 			rc = cli_err(c, "out of memory");
 		goto out;
 	}
-	printf("run %s  %s\n", r->id, r->name);
+	an_put_run(r);
 	printf("series: %zu, each compared only with itself (jumps are found "
 	       "within one workload, scenario and metric, never across); %zu "
 	       "with a single measurement\n", nw, single);
@@ -254,7 +254,8 @@ static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 		char line[512];
 
 		an_runtest_line(&b[i], line, sizeof(line));
-		printf("[%s] %s\n", an_key_name(wl[i]), line);
+		an_put_safe("[", an_key_name(wl[i]), "] ");
+		an_put_safe("", line, "\n");
 	}
 	printf("note: people ask questions often and during stalls; \"jumps "
 	       "follow questions\" holds only when p is small.\n");
@@ -311,7 +312,7 @@ int cmd_blame(struct cli *c, int argc, char **argv)
 			rc = cli_err(c, "out of memory");
 		goto out;
 	}
-	printf("run %s  %s\n", r->id, r->name);
+	an_put_run(r);
 	an_print_unparsed(r);
 	print_series(&b.series, &o, NULL, b.njump);
 	printf("attribution: window %d tool calls, lag decay %.0f calls / %.0f "

@@ -12,7 +12,7 @@
 static const char usage[] =
 	"usage: ktraj export RUN [--format jsonl|atif|claude_code|sts|otlp]\n"
 	"                        [--redact] [-o FILE]\n"
-	"       ktraj export RUN|--all --format ndjson --partition DIR [--redact]\n"
+	"       ktraj export RUN|--all [--hidden] --format ndjson --partition DIR [--redact]\n"
 	"                    [--since-last] [--part-size SIZE] [--compress C]\n"
 	"       ktraj export RUN --step SEQ --bundle FILE.tar.gz|DIR/\n"
 	"\n"
@@ -31,6 +31,7 @@ static const char usage[] =
 	"                and DIR/_manifest.json (files, rows, the watermark)\n"
 	"--since-last    add to DIR's export only the runs and events it lacks\n"
 	"                (without it, a DIR that holds an export is refused)\n"
+	"--all           every run but hidden ones (`ktraj hide`); --hidden: those too\n"
 	"--part-size SIZE\n"
 	"                uncompressed bytes per file (default 128M; K, M, G)\n"
 	"--compress zstd|gzip|none\n"
@@ -63,7 +64,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	const char *partition = NULL, *bundle = NULL, *step_arg = NULL;
 	const char *part_size = NULL, *compress = NULL;
 	char run[KT_RUN_ID_HEX + 1], err[512] = "";
-	int i, rc, all = 0, redact = 0;
+	int i, rc, all = 0, redact = 0, hidden = 0;
 	uint64_t step = 0;
 	kt_store *s = NULL;
 	FILE *out = stdout;
@@ -98,6 +99,8 @@ int cmd_export(struct cli *c, int argc, char **argv)
 			compress = argv[++i];
 		else if (!strcmp(a, "--all"))
 			all = 1;
+		else if (!strcmp(a, "--hidden"))
+			hidden = 1;
 		else if (a[0] == '-' && a[1])
 			return cli_bad_option(c, usage, a);
 		else if (!spec)
@@ -143,6 +146,8 @@ int cmd_export(struct cli *c, int argc, char **argv)
 		return cli_usage(c, "--all works with --format ndjson --partition only");
 	if (!all && !spec)
 		return cli_usage(c, "which run? (ktraj export RUN ...)");
+	if (hidden && !all)
+		return cli_usage(c, "--hidden goes with --all");
 	rc = cli_open(c, 0, &s);
 	if (rc)
 		return rc;
@@ -151,6 +156,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	args.run = all ? NULL : run;
 	args.step = step;
 	args.redact = redact;
+	args.hidden = hidden;
 	args.path = bundle ? bundle : partition;
 	if (ex->flags & KT_EXPORT_STREAM) {
 		if (out_path && !(out = fopen(out_path, "w"))) {

@@ -2,6 +2,7 @@
  * cmd_import.c - `ktraj import`: files, folders, archives or stdin into the
  * store (the work is import/driver.c's kt_import_paths).
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,8 @@
 
 static const char usage[] =
 	"usage: ktraj import [--format F] [--map MAP.json] [--strict] [--json]\n"
-	"                    [--redact] [--max-size BYTES] [--max-ratio N] PATH...\n"
+	"                    [--redact] [--max-size BYTES] [--max-ratio N]\n"
+	"                    [--max-line SIZE] PATH...\n"
 	"\n"
 	"Import trajectories from files, folders (recursively), archives (tar,\n"
 	"tar.gz, tar.zst, tar.xz, zip, Inspect .eval) or stdin (-).  The format\n"
@@ -41,7 +43,10 @@ static const char usage[] =
 	"  --max-size N    bound in bytes on archive expansion and on stdin,\n"
 	"                  FIFO or device input (default 4 GiB)\n"
 	"  --max-ratio N   archive expansion bound as a ratio to its compressed\n"
-	"                  size (default 200, never below 1 MiB)\n"
+	"                  size (default 200, never below 1 MiB)\n"	"  --max-line SIZE stdin, FIFO or device input: stop reading before the\n"
+	"                  first line longer than SIZE (bytes, or with K, M, G:\n"
+	"                  KiB, MiB, GiB; default 256M), import the lines before\n"
+	"                  it and exit 1 (/dev/zero stops after SIZE bytes)\n"
 	"  --stats         print CPU seconds on stderr at the end: the whole\n"
 	"                  process, and the import split into store and importer\n"
 	"\n"
@@ -129,6 +134,32 @@ static void on_warn(const char *line, void *arg)
 	}
 	x->warned++;
 	fprintf(stderr, "ktraj: %s: %s\n", x->c->cmd, line);
+}
+
+/* SIZE of --max-line: bytes, or a number with K, M or G (powers of
+ * 1024); 0 or -1 (not a size, 0, or over 2^62) */
+static int size_arg(const char *a, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	int sh = 0;
+
+	if (*a < '0' || *a > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(a, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		sh = 10;
+	else if (*end == 'M' || *end == 'm')
+		sh = 20;
+	else if (*end == 'G' || *end == 'g')
+		sh = 30;
+	if (sh)
+		end++;
+	if (errno || *end || !v || v > (1ULL << (62 - sh)))
+		return -1;
+	*out = (uint64_t)v << sh;
+	return 0;
 }
 
 static void on_skip(const char *path, void *arg)
@@ -230,6 +261,13 @@ int cmd_import(struct cli *c, int argc, char **argv)
 				free(paths);
 				return cli_usage(c, "%s needs a value", a);
 			}
+		} else if (!strcmp(a, "--max-line") &&
+			   cli_has_value(argc, argv, i)) {
+			if (size_arg(argv[i + 1], &o.max_line)) {
+				free(paths);
+				return cli_usage(c, "--max-line needs a size in bytes (or 64K, 256M, 1G), at least 1");
+			}
+			i++;
 		} else if (!strcmp(a, "--max-size") || !strcmp(a, "--max-ratio")) {
 			int has = cli_has_value(argc, argv, i);
 

@@ -12,7 +12,7 @@
 
 static const char usage[] =
 	"usage: ktraj ls [--sort KEY] [--reverse] [--format F] [--name GLOB]\n"
-	"                [--since WHEN] [--json]\n"
+	"                [--since WHEN] [--all] [--json]\n"
 	"\n"
 	"List the runs of the store: id, events, format, creation time, name;\n"
 	"newest first.\n"
@@ -26,6 +26,7 @@ static const char usage[] =
 	"--since WHEN   only runs created at or after WHEN: a date or time\n"
 	"               (2026-11-30, 2026-11-30T14:00Z; UTC when no zone is\n"
 	"               given) or an age (90m, 12h, 7d)\n"
+	"--all          hidden runs too (`ktraj hide`)\n"
 	"--json         one object per run: run, name, format, events, created\n"
 	"               (ns since the epoch or null), meta\n";
 
@@ -39,13 +40,20 @@ struct ls_ctx {
 	size_t n, cap;
 	const char *format, *glob;
 	int64_t since; /* KT_TS_UNKNOWN: no lower bound */
+	kt_store *s;
+	int all, hidden; /* --all; runs left out as hidden */
 };
 
 static int ls_collect(const kt_run_info *ri, void *arg)
 {
 	struct ls_ctx *x = arg;
 	struct row *r;
+	int h = cli_hidden_skip(x->s, ri->id, x->all);
 
+	if (h) {
+		x->hidden += h > 0;
+		return h < 0 ? h : 0;
+	}
 	if (x->format && strcmp(ri->format ? ri->format : "", x->format))
 		return 0;
 	if (x->glob && fnmatch(x->glob, ri->name ? ri->name : "", 0))
@@ -170,6 +178,8 @@ int cmd_ls(struct cli *c, int argc, char **argv)
 
 		if (!strcmp(a, "--json")) {
 			json = 1;
+		} else if (!strcmp(a, "--all") || !strcmp(a, "-a")) {
+			x.all = 1;
 		} else if (!strcmp(a, "--reverse") || !strcmp(a, "-r")) {
 			reverse = 1;
 		} else if (!strcmp(a, "--sort") && cli_has_value(argc, argv, i)) {
@@ -200,6 +210,7 @@ int cmd_ls(struct cli *c, int argc, char **argv)
 	rc = cli_open(c, 0, &s);
 	if (rc)
 		return rc;
+	x.s = s;
 	rc = kt_run_foreach(s, ls_collect, &x);
 	if (rc < 0) {
 		rc = cli_store_err(c, s, rc, "listing runs");
@@ -214,6 +225,9 @@ int cmd_ls(struct cli *c, int argc, char **argv)
 		else if (x.n == 0 && !json && (x.format || x.glob ||
 					       x.since != KT_TS_UNKNOWN))
 			fprintf(stderr, "no run in %s matches\n", c->store_path);
+		else if (x.n == 0 && !json && x.hidden)
+			fprintf(stderr, "no runs in %s but %d hidden (`ktraj ls --all`)\n",
+				c->store_path, x.hidden);
 		else if (x.n == 0 && !json)
 			fprintf(stderr, "no runs in %s (add some with `ktraj import`)\n",
 				c->store_path);

@@ -3,6 +3,7 @@
  * `ktraj questions suggest` (library questions for a stalled run).
  * Method: analyze/mine.c (analysis.md 3).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,13 +11,14 @@
 #include "outfmt.h"
 
 static const char usage[] =
-	"usage: ktraj questions mine [RUN...] [--json] [--agent] [-o FILE]\n"
+	"usage: ktraj questions mine [RUN...] [--json] [--agent] [--all] [-o FILE]\n"
 	"       ktraj questions suggest RUN [--library FILE] [--json] [-n N]\n"
 	"\n"
 	"mine: extract the questions people asked (EN and ZH rules: question\n"
 	"marks, wh-words, inverted auxiliaries, challenge verbs such as verify or\n"
 	"prove, doubt phrases; 吗/呢/为什么/怎么/是不是/确认/证明/上限...; plain\n"
-	"instructions are not questions) from RUNs (default: every run), and\n"
+	"instructions are not questions) from RUNs (default: every run but those\n"
+	"hidden with `ktraj hide`; --all: those too), and\n"
 	"library questions the agent applied; --agent adds the agent's own\n"
 	"questions (origin \"agent\").  Near-duplicates merge (MinHash/Jaccard\n"
 	"confirmed by token cosine); each entry gets a system layer, flags\n"
@@ -39,8 +41,9 @@ static const char usage[] =
 	"When nothing fits it says why: how many entries each rule left out, or\n"
 	"that the library is empty.  --json adds fit and rank (when nothing\n"
 	"fits: one object with text null, why, library, left_out {not_a_question,\n"
-	"no_layer, stuck_layer}).  --library reads a JSON-lines library written\n"
-	"by `questions mine --json` / -o; default: mine the whole store.\n";
+	"no_layer, stuck_layer}).  --library reads a library written by\n"
+	"`questions mine --json` / -o (JSON lines, or the Markdown of -o FILE.md);\n"
+	"default: mine the whole store.\n";
 
 static void flags_json(cJSON *o, unsigned f)
 {
@@ -97,9 +100,77 @@ static void md_cell(FILE *f, const char *s)
 	}
 }
 
+/* The library first line write_md writes: how suggest --library tells
+ * the Markdown library from the JSON lines one. */
+#define MD_TITLE "# Question library"
+
+/*
+ * One entry row of write_md's table ("| 3 | text | layer | flags | count |
+ * runs | hits | gain | sources |", '|' in a cell escaped as "\|") as the
+ * object `questions mine --json` would give for what the row holds:
+ * text, layer, flags, count, gain.  NULL for any other line (the title,
+ * the prose, the header and rule rows), or when memory runs out.
+ */
+static cJSON *md_entry(const char *line, size_t len)
+{
+	char *cell[9], *buf, *w;
+	const char *p = line, *end = line + len;
+	int n = 0;
+	cJSON *o = NULL, *fl;
+
+	if (len < 4 || line[0] != '|' || line[1] != ' ' ||
+	    !(line[2] >= '0' && line[2] <= '9'))
+		return NULL;
+	if (!(buf = malloc(len + 1)))
+		return NULL;
+	w = buf;
+	p++; /* the leading '|' */
+	cell[n++] = w;
+	for (; p < end && *p != '\n' && *p != '\r'; p++) {
+		if (*p == '\\' && p + 1 < end && p[1] == '|') {
+			*w++ = *++p;
+		} else if (*p == '|') {
+			*w++ = '\0';
+			if (n == 9)
+				break;
+			cell[n++] = w;
+		} else {
+			*w++ = *p;
+		}
+	}
+	*w = '\0';
+	if (n < 9)
+		goto out;
+	for (int i = 0; i < n; i++) { /* trim the one space each side */
+		size_t l = strlen(cell[i]);
+
+		if (l && cell[i][l - 1] == ' ')
+			cell[i][--l] = '\0';
+		if (cell[i][0] == ' ')
+			cell[i]++;
+	}
+	if (!(o = cJSON_CreateObject()) ||
+	    !cJSON_AddStringToObject(o, "text", cell[1]) ||
+	    !cJSON_AddStringToObject(o, "layer", cell[2]) ||
+	    !(fl = cJSON_AddArrayToObject(o, "flags")) ||
+	    !cJSON_AddNumberToObject(o, "count", strtod(cell[4], NULL)) ||
+	    !cJSON_AddNumberToObject(o, "gain", strtod(cell[7], NULL))) {
+		cJSON_Delete(o);
+		o = NULL;
+		goto out;
+	}
+	if (strstr(cell[3], "moves layer"))
+		cJSON_AddItemToArray(fl, cJSON_CreateString("moves_layer"));
+	if (strstr(cell[3], "challenges bound"))
+		cJSON_AddItemToArray(fl, cJSON_CreateString("challenges_bound"));
+out:
+	free(buf);
+	return o;
+}
+
 static void write_md(FILE *f, const kt_an_qitem *it, size_t n)
 {
-	fprintf(f, "# Question library\n\n%zu questions, best first (gain: "
+	fprintf(f, MD_TITLE "\n\n%zu questions, best first (gain: "
 		"shrunk mean speedup factor blamed per ask).\n\n", n);
 	fprintf(f, "| # | question | layer | flags | count | runs | hits | gain | sources |\n");
 	fprintf(f, "|---|---|---|---|---|---|---|---|---|\n");
@@ -127,12 +198,16 @@ struct mine_all {
 	const kt_an_opts *o;
 	char (*ids)[KT_RUN_ID_HEX + 1];
 	size_t n, cap;
+	int all; /* --all: hidden runs too */
 };
 
 static int collect_id(const kt_run_info *ri, void *arg)
 {
 	struct mine_all *a = arg;
+	int h = cli_hidden_skip(a->s, ri->id, a->all);
 
+	if (h)
+		return h < 0 ? h : 0;
 	if (a->n == a->cap) {
 		size_t nc = a->cap ? a->cap * 2 : 64;
 		void *nv = realloc(a->ids, nc * sizeof(*a->ids));
@@ -169,14 +244,15 @@ static int mine_run(kt_store *s, kt_an_miner *m, const char *id,
 	return rc;
 }
 
-/* Mine the given specs (or every run) and finish. */
+/* Mine the given specs (or every run but hidden ones unless `all`) and
+ * finish. */
 static int mine(struct cli *c, kt_store *s, char **spec, int nspec,
-		int agent, const kt_an_opts *o0, kt_an_miner **mout,
+		int agent, int all, const kt_an_opts *o0, kt_an_miner **mout,
 		const kt_an_qitem **items, size_t *n)
 {
 	kt_an_opts o = *o0;
 	kt_an_miner *m = NULL;
-	struct mine_all a = {0};
+	struct mine_all a = { .s = s, .all = all };
 	int rc;
 
 	o.permutations = 0; /* the library needs attributions, not p */
@@ -247,7 +323,7 @@ static int do_mine(struct cli *c, int argc, char **argv)
 	const kt_an_qitem *it;
 	size_t n;
 	char *pos[1024], *spec[1024], *outp = NULL;
-	int json, npos, nspec = 0, agent = 0, rc;
+	int json, npos, nspec = 0, agent = 0, all = 0, rc;
 	FILE *f = stdout;
 
 	char **av = calloc((size_t)argc + 1, sizeof(*av));
@@ -258,6 +334,8 @@ static int do_mine(struct cli *c, int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--agent"))
 			agent = 1;
+		else if (!strcmp(argv[i], "--all"))
+			all = 1;
 		else
 			av[ac++] = argv[i];
 	}
@@ -273,7 +351,7 @@ static int do_mine(struct cli *c, int argc, char **argv)
 	}
 	if ((rc = cli_open(c, 0, &s)))
 		return rc;
-	if ((rc = mine(c, s, spec, nspec, agent, &o, &m, &it, &n)))
+	if ((rc = mine(c, s, spec, nspec, agent, all, &o, &m, &it, &n)))
 		goto out;
 	if (outp && !(f = fopen(outp, "w"))) {
 		rc = cli_err(c, "%s: cannot write", outp);
@@ -459,16 +537,22 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 		char *line = NULL;
 
 		if (!f) {
-			rc = cli_err(c, "%s: cannot read", lib);
+			int e = errno;
+
+			rc = cli_err(c, "%s: cannot read: %s", lib, strerror(e));
+			if (e == ENOENT) /* README: 4 is a path not found */
+				rc = KT_EXIT_NOTFOUND;
 			goto out;
 		}
 		ssize_t got;
 		size_t lineno = 0, nonblank = 0;
+		int md = 0; /* the Markdown library of mine -o FILE.md */
 
 		/* a library is JSON lines of objects with a "text" string (as
-		 * `questions mine --json` writes them); anything else (the
-		 * Markdown library, garbage, an empty file) is refused rather
-		 * than read as a library of no questions */
+		 * `questions mine --json` writes them) or the Markdown table of
+		 * `mine -o FILE.md` (its title first); anything else (garbage,
+		 * an empty file) is refused rather than read as a library of
+		 * no questions */
 		while ((got = getline(&line, &len, f)) > 0) {
 			cJSON *x, *fl;
 			const char *t, *why = NULL;
@@ -481,8 +565,14 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 				;
 			if (sp == got)
 				continue;
+			if (nonblank == 0 &&
+			    !strncmp(line, MD_TITLE, strlen(MD_TITLE)))
+				md = 1;
+			if (md && !(x = md_entry(line, (size_t)got)))
+				continue;
 			nonblank++;
-			x = cJSON_ParseWithLength(line, (size_t)got);
+			if (!md)
+				x = cJSON_ParseWithLength(line, (size_t)got);
 			t = cli_jstr(x, "text");
 			if (!cJSON_IsObject(x))
 				why = "not a JSON object";
@@ -527,7 +617,8 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 		free(line);
 		if (ferror(f)) {
 			fclose(f);
-			rc = cli_err(c, "%s: cannot read", lib);
+			rc = cli_err(c, "%s: cannot read: %s", lib,
+				     strerror(errno));
 			goto out;
 		}
 		fclose(f);
@@ -540,7 +631,7 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 		const kt_an_qitem *it;
 		size_t n;
 
-		if ((rc = mine(c, s, NULL, 0, 0, &o, &m, &it, &n)))
+		if ((rc = mine(c, s, NULL, 0, 0, 0, &o, &m, &it, &n)))
 			goto out;
 		sg = calloc(n + 1, sizeof(*sg));
 		if (!sg) {
@@ -623,7 +714,7 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 		}
 		goto out;
 	}
-	printf("run %s  %s\n", r->id, r->name);
+	an_put_run(r);
 	if (nst)
 		printf("stuck: stall of %zu measurements (steps %zu..%zu%s%s) in "
 		       "layer %s%s%s%s\n", last.length, last.p_first + 1,

@@ -10,13 +10,15 @@
 #include "outfmt.h"
 
 static const char usage[] =
-	"usage: ktraj search TEXT... [--run RUN] [--kind KIND] [--limit N] [--json]\n"
+	"usage: ktraj search TEXT... [--run RUN] [--kind KIND] [--limit N] [--all]\n"
+	"                    [--json]\n"
 	"\n"
 	"Find TEXT (case-insensitive; several words are one phrase) in message\n"
 	"text, tool call names and arguments, tool results (including outputs\n"
 	"kept as blobs), questions and notes.  Prints run, seq, kind and a\n"
 	"snippet per matching event; --json prints objects with run, name, seq,\n"
-	"kind, snippet.  Exit 0 with no output when nothing matches.\n";
+	"kind, snippet.  Exit 0 with no output when nothing matches.  Hidden\n"
+	"runs (`ktraj hide`) are searched with --all or --run only.\n";
 
 struct hit_run {
 	char id[KT_RUN_ID_HEX + 1];
@@ -27,7 +29,8 @@ struct search_ctx {
 	const char *text;
 	const char *run;
 	const char *name;
-	int json, kind;
+	int json, kind, all;
+	kt_store *s;
 	int escaped; /* text has characters JSON escapes: no raw pre-test */
 	uint64_t limit, hits;
 	uint64_t *blob_seqs; /* tool results whose full output is a blob */
@@ -151,7 +154,12 @@ static int search_ev(const kt_event *ev, void *arg)
 static int add_run(const kt_run_info *ri, void *arg)
 {
 	struct search_ctx *x = arg;
+	int h;
 
+	/* x->s is set for the walk of every run only: --run RUN is read
+	 * hidden or not */
+	if (x->s && (h = cli_hidden_skip(x->s, ri->id, x->all)) != 0)
+		return h < 0 ? h : 0;
 	if (x->nruns == x->capruns) {
 		size_t cap = x->capruns ? 2 * x->capruns : 16;
 		struct hit_run *t = realloc(x->runs, cap * sizeof(*t));
@@ -184,6 +192,8 @@ int cmd_search(struct cli *c, int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			x.json = 1;
+		} else if (!strcmp(argv[i], "--all")) {
+			x.all = 1;
 		} else if (!strcmp(argv[i], "--run") &&
 			   cli_has_value(argc, argv, i)) {
 			spec = argv[++i];
@@ -244,7 +254,7 @@ int cmd_search(struct cli *c, int argc, char **argv)
 			rc = cli_store_err(c, s, rc, spec);
 			goto out;
 		}
-	} else if ((rc = kt_run_foreach(s, add_run, &x))) {
+	} else if ((x.s = s, rc = kt_run_foreach(s, add_run, &x))) {
 		rc = cli_store_err(c, s, rc, "listing runs");
 		goto out;
 	}

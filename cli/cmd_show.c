@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "../import/archive_policy.h"
+#include "../import/import.h"
 #include "cli.h"
 #include "../export/export.h"
 #include "outfmt.h"
@@ -24,7 +25,9 @@ static const char usage[] =
 	"          drive the terminal\n"
 	"--source  the original record the event was imported from, read back\n"
 	"          from the source file named in the run's metadata; it must still\n"
-	"          exist and have the SHA-256 recorded at import.  With --json one\n"
+	"          exist and have the SHA-256 recorded at import, or (a log that\n"
+	"          grew) hold the record at its offset with the record's own\n"
+	"          hash recorded at import (prov \"rec\").  With --json one\n"
 	"          object: run, seq, prov and source (the record's text, or\n"
 	"          source_base64 when it is not UTF-8 text).  An event read from a\n"
 	"          whole file (no line or byte range) prints the file and its\n"
@@ -275,6 +278,26 @@ static int whole_file(struct cli *c, const char *run, const kt_event *ev,
 	return KT_EXIT_OK;
 }
 
+/* Whether the record at off/rlen of data (a source file as it is now)
+ * still hashes to rec, the record hash the import kept in the provenance
+ * (FORMAT.md §1 "rec"): a log that grew since has another SHA-256 but the
+ * same record. */
+static int rec_matches(const char *rec, const unsigned char *data,
+		       size_t len, const cJSON *off, const cJSON *rlen)
+{
+	unsigned char h[KT_HASH_LEN];
+	char hex[2 * KT_HASH_LEN + 1];
+
+	if (!rec || strlen(rec) != 2 * KT_REC_HASH_LEN ||
+	    !cJSON_IsNumber(off) || !cJSON_IsNumber(rlen) ||
+	    rlen->valuedouble <= 0 || off->valuedouble < 0 ||
+	    off->valuedouble + rlen->valuedouble > (double)len)
+		return 0;
+	kt_sha256(data + (size_t)off->valuedouble, (size_t)rlen->valuedouble, h);
+	kt_hex(h, KT_REC_HASH_LEN, hex);
+	return !strcmp(hex, rec);
+}
+
 static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
 		       const kt_event *ev, int how)
 {
@@ -335,7 +358,8 @@ static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
 			goto out;
 		}
 		kt_sha256(data, len, h);
-		if (memcmp(h, sha, KT_HASH_LEN)) {
+		if (memcmp(h, sha, KT_HASH_LEN) &&
+		    !rec_matches(cli_jstr(prov, "rec"), data, len, off, rlen)) {
 			/* a compressed file is recorded by its content */
 			free(data);
 			data = from_archive(path, NULL, sha, &len);

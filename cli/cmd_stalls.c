@@ -125,7 +125,7 @@ static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
 			return cli_store_err(c, s, rc, "stalls");
 		}
 		if (!json && !i) {
-			printf("run %s  %s\n", r->id, r->name);
+			an_put_run(r);
 			printf("%zu series, each read on its own (a stall is "
 			       "found within one workload, scenario and metric); "
 			       "a stall is >= %d measurements or >= %d tool calls "
@@ -135,7 +135,7 @@ static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
 			printf("\n");
 		}
 		if (!json && (n || b.series.n >= 2)) {
-			printf("series %s:\n", name);
+			an_put_safe("series ", name, ":\n");
 			print_model(&b.series, &o, "  ");
 		}
 		tot += n;
@@ -223,7 +223,7 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 			rc = cli_err(c, "out of memory");
 		goto out;
 	}
-	printf("run %s  %s\n", r->id, r->name);
+	an_put_run(r);
 	if (*b.series.key)
 		printf("series: %s\n", b.series.key);
 	an_print_unparsed(r);

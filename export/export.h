@@ -49,6 +49,8 @@ typedef struct kt_export_args {
 	int since_last;     /* 1: add to the export in path what its
 			       _manifest.json does not hold yet; without it a
 			       folder that holds an export is refused */
+	int hidden;       /* run NULL: 1 also exports hidden runs
+			     (kt_run_hide), 0 leaves them out */
 } kt_export_args;
 
 #define KT_EXPORT_ZSTD 0

@@ -535,7 +535,12 @@ out:
 static int collect(const kt_run_info *ri, void *arg)
 {
 	struct ctx *c = arg;
+	int h;
 
+	if (!c->args->hidden && (h = kt_run_hidden(c->s, ri->id)) != 0) {
+		c->rc = h < 0 ? h : 0;
+		return h < 0;
+	}
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 64;
 		void *p = realloc(c->ids, cap * sizeof(*c->ids));

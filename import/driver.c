@@ -129,11 +129,12 @@ out:
 static int process_root(kt_imp *imp, struct kt_root *r);
 
 /* An archive given as a file (fspath) or held in memory (data); ov: the
- * member of archive root `outer` that it is, when it is one (NULL else). */
+ * member of archive root `outer` that it is, when it is one (NULL else);
+ * direct: the user named it (a path or stdin), not a folder or archive. */
 static int process_archive(kt_imp *imp, const char *display, const char *fspath,
 			   const unsigned char *data, size_t len,
 			   const struct kt_root *outer,
-			   const struct kt_vfile *ov)
+			   const struct kt_vfile *ov, int direct)
 {
 	struct kt_root *r;
 	uint64_t total, room = 0, saved_room;
@@ -143,6 +144,15 @@ static int process_archive(kt_imp *imp, const char *display, const char *fspath,
 				&r, &total, &room);
 	if (!r)
 		return rc;
+	/* an archive with no file in it (libarchive reads zero bytes, a
+	 * .gz of /dev/zero, as an empty tar) would leave no trace: named by
+	 * the user, it fails the call like a path that cannot be read */
+	if (r->n == 0 && rc == 0) {
+		kt_imp_warn_at(imp, display, "skipped: an archive with no "
+			       "files in it (an empty tar, or only zero bytes)");
+		if (direct)
+			imp->unreadable++;
+	}
 	/* a damaged archive (KT_EPARSE) still imports the members read
 	 * before.  An outermost archive lends the archives inside it what
 	 * is left of its bound; a nested one's members use up that room,
@@ -184,7 +194,8 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 		if (v->fspath && !v->loaded && kt_in_peek_archive(v->fspath)) {
 			v->done = 1;
 			rc = process_archive(imp, v->display, v->fspath, NULL, 0,
-					     NULL, NULL);
+					     NULL, NULL, r->direct ||
+					     r->kind == KT_ROOT_STDIN);
 			imp->bytes_done += v->size;
 			imp->root = saved;
 			continue;
@@ -200,7 +211,8 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 						    r->kind == KT_ROOT_FILE)) {
 			v->done = 1;
 			rc = process_archive(imp, v->display, NULL, v->data,
-					     v->len, r, v);
+					     v->len, r, v, r->direct ||
+					     r->kind == KT_ROOT_STDIN);
 			imp->root = saved;
 			kt_in_unload(v);
 			continue;

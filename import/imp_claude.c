@@ -83,6 +83,9 @@ struct cc {
 	size_t nsubs;
 	unsigned nside;
 	int depth;                 /* subagent file nesting */
+	const kt_file *utf8_warned; /* the file whose repair was warned */
+	const kt_file *kept_f;     /* the line whose unknown fields were */
+	uint64_t kept_line;        /* kept (unknown_fields) */
 };
 
 static void call_free(void *p)
@@ -309,6 +312,56 @@ static int each_line(struct cc *cc, const kt_file *f, line_fn fn, void *arg,
 	return rc;
 }
 
+static cJSON *parse_line(struct cc *cc, const kt_file *f, const char *s,
+			 size_t n, uint64_t line);
+
+/*
+ * A line with bytes that are not UTF-8 (a tool's binary output pasted in
+ * a text field, a write cut inside a character), parsed with each
+ * maximal invalid sequence replaced by U+FFFD, as an escaped lone
+ * surrogate is (Unicode 15.0 section 3.9 "U+FFFD Substitution of Maximal
+ * Subparts"; here each byte kt_utf8_seq refuses is one subpart): the line
+ * is kept, and one warning per file says so, naming the first line
+ * and byte.
+ */
+static cJSON *parse_repaired(struct cc *cc, const kt_file *f, const char *s,
+			     size_t n, uint64_t line)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, o = 0, k, bad = 0, first = 0;
+	char *fx = malloc(3 * n + 1);
+	cJSON *obj;
+
+	if (!fx) {
+		kt_imp_warn(cc->imp, f, line, "out of memory: line skipped");
+		return NULL;
+	}
+	while (i < n) {
+		k = kt_utf8_seq(p + i, n - i);
+		if (k) {
+			memcpy(fx + o, p + i, k);
+			o += k;
+			i += k;
+			continue;
+		}
+		if (!bad++)
+			first = i;
+		memcpy(fx + o, "\xef\xbf\xbd", 3);
+		o += 3;
+		i++;
+	}
+	fx[o] = 0;
+	obj = parse_line(cc, f, fx, o, line);
+	free(fx);
+	if (obj && cc->utf8_warned != f) {
+		cc->utf8_warned = f;
+		kt_imp_warn(cc->imp, f, line,
+			    "invalid UTF-8 at byte %zu: replaced by U+FFFD "
+			    "(said once per file)", first);
+	}
+	return obj;
+}
+
 /* Parse one line; warns and returns NULL when it is not a usable object. */
 static cJSON *parse_line(struct cc *cc, const kt_file *f, const char *s,
 			 size_t n, uint64_t line)
@@ -329,10 +382,8 @@ static cJSON *parse_line(struct cc *cc, const kt_file *f, const char *s,
 	/* UTF-8 is checked with the strict JSON check below, in its pass
 	 * (kt_imp_json_strict_utf8), or here when cJSON refuses the line */
 	o = cJSON_ParseWithLengthOpts(s, n, &end, 0);
-	if (!o && !kt_utf8_valid(s, n, NULL)) {
-		kt_imp_warn(cc->imp, f, line, "invalid UTF-8: line skipped");
-		return NULL;
-	}
+	if (!o && !kt_utf8_valid(s, n, NULL))
+		return parse_repaired(cc, f, s, n, line);
 	if (!o) {
 		/* Node writes a string cut inside a surrogate pair as a
 		 * lone \ud83d: keep the line, with U+FFFD for the half */
@@ -369,8 +420,7 @@ static cJSON *parse_line(struct cc *cc, const kt_file *f, const char *s,
 	case 0:
 		break;
 	case -1:
-		kt_imp_warn(cc->imp, f, line, "invalid UTF-8: line skipped");
-		return NULL;
+		return parse_repaired(cc, f, s, n, line);
 	default:
 		return NULL;    /* warned */
 	}
@@ -455,12 +505,123 @@ static int ensure_run(struct cc *cc, const char *human)
 	return rc;
 }
 
+/*
+ * The fields this importer reads from a line (or knowingly leaves to the
+ * run: sessionId, cwd, version, gitBranch), at the top, in "message" and
+ * in its "usage".  Any other field a line has (userType, requestId,
+ * entrypoint, stop_reason, service_tier, Claude Code 2.x's usage
+ * iterations, speed, inference_geo, ...) is kept by unknown_fields.
+ */
+static const char *const top_known[] = {
+	"agentId", "compactMetadata", "content", "cwd", "gitBranch",
+	"isCompactSummary", "isMeta", "isSidechain", "leafUuid", "level",
+	"logicalParentUuid", "message", "parentUuid", "sessionId", "subtype",
+	"summary", "timestamp", "toolUseResult", "type", "uuid", "version",
+	NULL
+};
+static const char *const msg_known[] = {
+	"content", "id", "model", "role", "type", "usage", NULL
+};
+static const char *const usage_known[] = {
+	"cache_creation_input_tokens", "cache_read_input_tokens",
+	"input_tokens", "output_tokens", NULL
+};
+
+static int known(const char *const *names, const char *k)
+{
+	for (; *names; names++)
+		if (!strcmp(*names, k))
+			return 1;
+	return 0;
+}
+
+/* Copies of the members of o whose names are not in names into *into
+ * (created on the first); 0 or KT_ENOMEM. */
+static int copy_unknown(const cJSON *o, const char *const *names,
+			cJSON **into)
+{
+	const cJSON *it;
+	cJSON *c;
+
+	cJSON_ArrayForEach(it, o) {
+		if (!it->string || known(names, it->string))
+			continue;
+		if (!*into && !(*into = cJSON_CreateObject()))
+			return KT_ENOMEM;
+		if (!(c = cJSON_Duplicate(it, 1)) ||
+		    !cJSON_AddItemToObject(*into, it->string, c)) {
+			cJSON_Delete(c);
+			return KT_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The fields of line o this importer does not read, so that nothing the
+ * source said is lost: {"top": {...}, "message": {...}, "usage": {...}}
+ * with the parts that have any, or NULL (none, or out of memory: *rc).
+ */
+static cJSON *unknown_fields(const cJSON *o, int *rc)
+{
+	cJSON *u = NULL, *top = NULL, *msg = NULL, *use = NULL;
+	const cJSON *m = jget(o, "message");
+	const cJSON *us = cJSON_IsObject(m) ? jget(m, "usage") : NULL;
+
+	*rc = copy_unknown(o, top_known, &top);
+	if (!*rc && cJSON_IsObject(m))
+		*rc = copy_unknown(m, msg_known, &msg);
+	if (!*rc && cJSON_IsObject(us))
+		*rc = copy_unknown(us, usage_known, &use);
+	if (!*rc && (top || msg || use) && !(u = cJSON_CreateObject()))
+		*rc = KT_ENOMEM;
+	if (*rc) {
+		cJSON_Delete(top);
+		cJSON_Delete(msg);
+		cJSON_Delete(use);
+		return NULL;
+	}
+	if (top)
+		cJSON_AddItemToObject(u, "top", top);
+	if (msg)
+		cJSON_AddItemToObject(u, "message", msg);
+	if (use)
+		cJSON_AddItemToObject(u, "usage", use);
+	return u;
+}
+
 static int emit(struct cc *cc, const struct pline *pl, int kind,
 		uint64_t parent, int64_t ts, const char *actor, cJSON *payload,
 		uint64_t *seq)
 {
 	kt_ev ev;
 	int rc = ensure_run(cc, NULL);
+
+	/* the first event of a line keeps the fields of the line nobody
+	 * read, in extra.unknown (a line of several events: once) */
+	if ((!rc || rc == KT_EEXIST) &&
+	    (cc->kept_f != pl->f || cc->kept_line != pl->line)) {
+		int urc;
+		cJSON *u = unknown_fields(pl->o, &urc), *x;
+
+		cc->kept_f = pl->f;
+		cc->kept_line = pl->line;
+		if (urc) {
+			cJSON_Delete(payload);
+			return urc;
+		}
+		if (u) {
+			x = cJSON_GetObjectItemCaseSensitive(payload, "extra");
+			if (!x)
+				x = cJSON_AddObjectToObject(payload, "extra");
+			if (!cJSON_IsObject(x) ||
+			    !cJSON_AddItemToObject(x, "unknown", u)) {
+				cJSON_Delete(u);
+				cJSON_Delete(payload);
+				return KT_ENOMEM;
+			}
+		}
+	}
 
 	if (rc && rc != KT_EEXIST) {
 		cJSON_Delete(payload);

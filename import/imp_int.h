@@ -129,6 +129,11 @@ struct kt_imp {
 		char *path, *member;    /* the file's, copied: the key */
 		char *pre, *suf;        /* before "line" and after "len" */
 		size_t lpre, lsuf;
+		/* the last record hashed for "rec" (a line of several
+		 * events is hashed once) */
+		const unsigned char *rec_at;
+		uint64_t rec_len;
+		char rec[17];
 	} provc;
 	int depth;              /* archive nesting */
 	/* depth > 0: bytes an archive inside the archive being imported may

@@ -406,6 +406,9 @@ typedef struct kt_import_opts {
 	int progress;           /* draw a progress bar on stderr */
 	uint64_t max_total;     /* archive expansion bound, bytes */
 	uint64_t max_ratio;     /* archive expansion ratio bound */
+	uint64_t max_line;      /* stdin, FIFO or device input: reading stops
+				   before the first line longer than this,
+				   bytes (0: KT_IMPORT_MAX_LINE) */
 	/* Called once per run touched: id, name, format, events, added. */
 	void (*on_run)(const char *id, const char *name, const char *format,
 		       uint64_t events, uint64_t added, void *arg);
@@ -445,6 +448,17 @@ typedef struct kt_import_stats {
 
 #define KT_IMPORT_MAX_TOTAL (4ull << 30)  /* 4 GiB expanded per archive */
 #define KT_IMPORT_MAX_RATIO 200ull        /* expanded/compressed */
+/* Bytes of SHA-256 of a source record kept in an event's provenance as
+ * "rec" (hex, FORMAT.md §1): 64 bits tell a changed record from the one
+ * imported (not meant against forgery: the chain covers the events) at
+ * 16 hex characters per event instead of 64. */
+#define KT_REC_HASH_LEN 8
+
+/* 256 MiB: above the 100 MB line the Claude Code importer still parses
+ * (imp_claude.c CC_MAX_LINE), so no line an importer would keep is cut;
+ * a stream without newlines (/dev/zero) stops there, not after
+ * KT_IMPORT_MAX_TOTAL bytes */
+#define KT_IMPORT_MAX_LINE (256ull << 20)
 
 /* Import every path ("-" = stdin).  Returns 0 when all sources imported
  * (with warnings), KT_EPARSE under --strict after the first problem,

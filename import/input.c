@@ -196,14 +196,25 @@ static void vf_fill(struct kt_root *r, struct kt_vfile *v)
 /* Reads fd to its end into *out (malloc'd, NUL after *len bytes; the
  * caller frees it).  max > 0: KT_ELIMIT as soon as more than max bytes
  * come, having held at most max + 2 bytes (stdin, a device or a FIFO may
- * never end: /dev/zero).  KT_ENOMEM, KT_EIO. */
-static int read_fd_all(int fd, uint64_t max, unsigned char **out,
-		       size_t *len)
+ * never end: /dev/zero).  max_line > 0: reading stops once a line (the
+ * bytes after the last newline) is longer than max_line; *out then holds
+ * the lines before it and *cut_line is its number (1-based; else 0), so
+ * a stream without newlines costs max_line plus one read's window, not
+ * max.  KT_ENOMEM, KT_EIO. */
+static int read_fd_all(int fd, uint64_t max, uint64_t max_line,
+		       unsigned char **out, size_t *len, uint64_t *cut_line)
 {
-	size_t cap = 1 << 16, n = 0;
-	unsigned char *buf, *nb;
+	size_t cap = 1 << 16, n = 0, line0 = 0; /* line0: where the last
+						   line starts */
+	unsigned char *buf, *nb, *nl;
 	ssize_t k;
 
+	*cut_line = 0;
+	/* room for a line at the cap at once: growing to it by doubling
+	 * held the old buffer and the new one (1.5 times the cap) while
+	 * realloc copied; pages of the room not read into are never touched */
+	if (max_line && max_line < SIZE_MAX / 2)
+		cap = (size_t)max_line + 1;
 	if (max && cap > max)
 		cap = (size_t)max + 1;
 	buf = malloc(cap + 1);
@@ -214,6 +225,12 @@ static int read_fd_all(int fd, uint64_t max, unsigned char **out,
 			cap = cap > SIZE_MAX / 4 ? SIZE_MAX / 2 : cap * 2;
 			if (max && cap > max)
 				cap = (size_t)max + 1;
+			/* no further than one byte past the line cap: what
+			 * shows the line is over it */
+			if (max_line && cap - line0 > max_line + 1)
+				cap = line0 + (size_t)max_line + 1;
+			if (cap <= n)
+				cap = n + 1;
 			nb = realloc(buf, cap + 1);
 			if (!nb) {
 				free(buf);
@@ -230,7 +247,21 @@ static int read_fd_all(int fd, uint64_t max, unsigned char **out,
 		}
 		if (k == 0)
 			break;
+		nl = memrchr(buf + n, '\n', (size_t)k);
 		n += (size_t)k;
+		if (nl)
+			line0 = (size_t)(nl - buf) + 1;
+		if (max_line && n - line0 > max_line) {
+			uint64_t lines = 1;
+
+			for (nl = buf; (nl = memchr(nl, '\n', line0 -
+						    (size_t)(nl - buf)));
+			     nl++)
+				lines++;
+			*cut_line = lines;
+			n = line0;
+			break;
+		}
 		if (max && n > max) {
 			free(buf);
 			return KT_ELIMIT;
@@ -248,6 +279,32 @@ static uint64_t input_max(const kt_imp *imp)
 {
 	return imp->opts->max_total ? imp->opts->max_total :
 		KT_IMPORT_MAX_TOTAL;
+}
+
+static uint64_t input_max_line(const kt_imp *imp)
+{
+	return imp->opts->max_line ? imp->opts->max_line : KT_IMPORT_MAX_LINE;
+}
+
+/* read_fd_all of a stream input, where, with its bounds; a line over the
+ * line cap is said here and counted as unreadable (the lines before it
+ * are imported, the call fails as for a path it could not read) */
+static int read_stream(kt_imp *imp, int fd, const char *where,
+		       unsigned char **out, size_t *len)
+{
+	uint64_t cut = 0;
+	int rc = read_fd_all(fd, input_max(imp), input_max_line(imp), out,
+			     len, &cut);
+
+	if (!rc && cut) {
+		kt_imp_warn_at(imp, where,
+			 "line %llu is longer than %llu bytes (limit: --max-line): stopped reading there; the %llu lines before it are imported",
+			 (unsigned long long)cut,
+			 (unsigned long long)input_max_line(imp),
+			 (unsigned long long)(cut - 1));
+		imp->unreadable++;
+	}
+	return rc;
 }
 
 /* the line for a read_fd_all failure of the input at where */
@@ -321,7 +378,7 @@ int kt_in_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 		v->len = got;
 		rc = 0;
 	} else {
-		rc = read_fd_all(fd, input_max(imp), &v->data, &v->len);
+		rc = read_stream(imp, fd, v->display, &v->data, &v->len);
 	}
 	close(fd);
 	if (rc) {
@@ -553,6 +610,7 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 	uint64_t ratio = imp->opts->max_ratio ? imp->opts->max_ratio :
 		KT_IMPORT_MAX_RATIO;
 	int rc = 0, hr, any = 0;
+	size_t nread = 0; /* members read whole */
 
 	while ((hr = archive_read_next_header(a, &e)) == ARCHIVE_OK ||
 	       hr == ARCHIVE_WARN) {
@@ -630,9 +688,13 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 			}
 			k = archive_read_data(a, buf + n, 65536);
 			if (k < 0) {
-				kt_imp_warn_at(imp, r->display, "member '%s': %s",
+				/* a cut archive (a download cut short) ends
+				 * here: say how far it was read */
+				kt_imp_warn_at(imp, r->display,
+					 "archive truncated or damaged: member '%s': %s: members after %zu not read",
 					 name, archive_error_string(a) ?
-					 archive_error_string(a) : "read error");
+					 archive_error_string(a) : "read error",
+					 nread);
 				rc = KT_EPARSE;
 				break;
 			}
@@ -679,13 +741,19 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 		v->len = n;
 		v->size = n;
 		vf_fill(r, v);
+		nread++;
 	}
 	*expanded = total;
 	if (!rc && hr != ARCHIVE_EOF) {
-		kt_imp_warn_at(imp, r->display, "%s archive: %s",
-			 any ? "truncated or damaged" : "not a readable",
-			 archive_error_string(a) ? archive_error_string(a) :
-			 "read error");
+		if (any)
+			kt_imp_warn_at(imp, r->display,
+				 "truncated or damaged archive: %s: members after %zu not read",
+				 archive_error_string(a) ?
+				 archive_error_string(a) : "read error", nread);
+		else
+			kt_imp_warn_at(imp, r->display, "not a readable archive: %s",
+				 archive_error_string(a) ?
+				 archive_error_string(a) : "read error");
 		rc = KT_EPARSE;
 	}
 	return rc;
@@ -942,7 +1010,7 @@ int kt_in_root(kt_imp *imp, const char *path, struct kt_root **out)
 			kt_in_root_free(r);
 			return KT_ENOMEM;
 		}
-		rc = read_fd_all(0, input_max(imp), &v->data, &v->len);
+		rc = read_stream(imp, 0, "-", &v->data, &v->len);
 		if (rc) {
 			warn_unreadable(imp, "-", rc);
 			imp->unreadable++;

@@ -718,8 +718,10 @@ static char *put_num(char *p, const char *key, size_t lk, uint64_t v)
 }
 
 /* The provenance of ev of f, as cJSON prints it (KT_EV_PROV_CANONICAL):
- * {"src","file","line","off","len"[,"member"]}, malloc'd; NULL for no
- * memory.  What is the same for every event of f is printed once per file
+ * {"src","file","line","off","len"[,"rec"][,"member"]}, malloc'd; NULL for no
+ * memory.  "rec" (FORMAT.md §1) is the record's own hash, so `show
+ * --source` still finds it in a log that grew since (its "src" then
+ * differs).  What is the same for every event of f is printed once per file
  * (provc_for): two sprintf and the path's escape per event were ~1.4 % of
  * a Claude Code import's instructions. */
 static char *prov_json(kt_imp *imp, const kt_file *f, const kt_ev *ev)
@@ -730,7 +732,8 @@ static char *prov_json(kt_imp *imp, const kt_file *f, const kt_ev *ev)
 
 	if (provc_for(imp, f))
 		return NULL;
-	buf = malloc(imp->provc.lpre + imp->provc.lsuf + 3 * 20 + 32);
+	buf = malloc(imp->provc.lpre + imp->provc.lsuf + 3 * 20 + 32 +
+		     2 * KT_REC_HASH_LEN + 12);
 	if (!buf)
 		return NULL;
 	memcpy(buf, imp->provc.pre, imp->provc.lpre);
@@ -738,6 +741,23 @@ static char *prov_json(kt_imp *imp, const kt_file *f, const kt_ev *ev)
 	p = put_num(p, kl, sizeof(kl) - 1, ev->line);
 	p = put_num(p, ko, sizeof(ko) - 1, ev->off);
 	p = put_num(p, kn, sizeof(kn) - 1, ev->rec_len);
+	if (ev->rec_len && ev->off <= f->len && ev->rec_len <= f->len - ev->off) {
+		const unsigned char *r = (const unsigned char *)f->data +
+					 ev->off;
+
+		if (imp->provc.rec_at != r || imp->provc.rec_len != ev->rec_len) {
+			unsigned char h[KT_HASH_LEN];
+
+			kt_sha256(r, (size_t)ev->rec_len, h);
+			kt_hex(h, KT_REC_HASH_LEN, imp->provc.rec);
+			imp->provc.rec_at = r;
+			imp->provc.rec_len = ev->rec_len;
+		}
+		memcpy(p, ",\"rec\":\"", 8);
+		memcpy(p + 8, imp->provc.rec, 2 * KT_REC_HASH_LEN);
+		p += 8 + 2 * KT_REC_HASH_LEN;
+		*p++ = '"';
+	}
 	memcpy(p, imp->provc.suf, imp->provc.lsuf + 1);
 	return buf;
 }

@@ -212,6 +212,32 @@ int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1]);
 int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),
 		   void *arg);
 
+/*
+ * Hide run `id` (hide 1) or show it again (hide 0), inside a write
+ * transaction, by appending a run mark (FORMAT.md §6.1 "Run marks"):
+ * nothing is deleted or rewritten, and the run stays readable by id.
+ * Returns 0 when a mark was appended, 1 when the run already was in
+ * that state (nothing written).  Errors: KT_ENOTFOUND (no such run),
+ * KT_EINVAL (hide not 0 or 1, bad id), KT_EBUSY (no transaction),
+ * KT_ECORRUPT (the run's last mark is malformed), KT_EIO.
+ */
+int kt_run_hide(kt_store *s, const char *id, int hide);
+
+/* Whether run `id` is hidden: 1 yes, 0 no (also for a run never marked,
+ * and for an id no run has), or a negative KT_E* code (KT_EINVAL: bad
+ * id; KT_ECORRUPT: its last mark is malformed; KT_EIO). */
+int kt_run_hidden(kt_store *s, const char *id);
+
+typedef struct kt_marks_stats {
+	uint64_t records, record_bytes;        /* every run mark (key+value) */
+	uint64_t superseded, superseded_bytes; /* marks a later mark of the
+						  same run overrides */
+} kt_marks_stats;
+
+/* Count the store's run marks (for `ktraj gc --dry-run`).  Errors:
+ * KT_EINVAL, KT_EIO. */
+int kt_run_marks_stats(kt_store *s, kt_marks_stats *st);
+
 /* ---- events ----------------------------------------------------------------
  * An event as the caller supplies it (kt_event_append) and as the store
  * returns it (kt_event_get / iteration).  The payload is a JSON object whose

@@ -169,7 +169,7 @@ assert len(e["hash"])==64 and len(e["chain"])==64 and len(e["run"])==32'
 	[[ "$output" == "ktraj: show: run "*" has no event 99 (it has 27)" ]]
 }
 
-@test "show --source reads the original record back, and refuses a changed file" {
+@test "show --source reads the original record back, also from a log that grew, and refuses a changed record" {
 	mkdir -p "$BATS_TEST_TMPDIR/src"
 	cp "$ED" "$BATS_TEST_TMPDIR/src/e.jsonl"
 	"$KTRAJ" import "$BATS_TEST_TMPDIR/src/e.jsonl" >/dev/null 2>&1
@@ -183,7 +183,20 @@ assert len(e["hash"])==64 and len(e["chain"])==64 and len(e["run"])==32'
 	run env KTRAJ_STORE="$BATS_TEST_TMPDIR/a.ktraj" "$KTRAJ" show e 5 --source
 	[ "$status" -eq 0 ]
 	[ "$output" = "$want" ]
+	# a log that grew: the record's own hash still matches
 	echo '{}' >>"$BATS_TEST_TMPDIR/src/e.jsonl"
+	run "$KTRAJ" show e 5 --source
+	[ "$status" -eq 0 ]
+	[ "$output" = "$want" ]
+	# the record itself changed (one byte of its line): refused
+	python3 - "$BATS_TEST_TMPDIR/src/e.jsonl" <<'PY'
+import sys
+p = sys.argv[1]
+lines = open(p).read().split("\n")
+i = next(k for k, l in enumerate(lines) if '"seq":5,' in l)
+lines[i] = lines[i].replace('"seq":5,', '"seq":5 ,', 1)
+open(p, "w").write("\n".join(lines))
+PY
 	run "$KTRAJ" show e 5 --source
 	[ "$status" -eq 1 ]
 	[[ "$output" == "ktraj: show: source "*"changed since import"* ]]

@@ -40,16 +40,18 @@ ktraj: import: $T/cx.jsonl:3: not a JSON object: line skipped" ]
 }
 
 @test "--strict: only the first problem of a file, without what would be skipped" {
-	# Claude Code: invalid UTF-8 on line 3, a line that is not an object
-	# on line 5: without --strict both, each line skipped
+	# Claude Code: invalid UTF-8 on line 3 (repaired, then a user line
+	# without a message), a line that is not an object on line 6: without
+	# --strict all three, the lines skipped
 	{ head -2 "$D/claude/s2x.jsonl"; printf '{"type":"user","x":"\377"}\n'; sed -n 3,4p "$D/claude/s2x.jsonl"; echo '[1]'; } >"$T/two.jsonl"
 	run --separate-stderr "$KTRAJ" import "$T/two.jsonl"
 	[ "$status" -eq 0 ]
-	[ "$stderr" = "ktraj: import: $T/two.jsonl:3: invalid UTF-8: line skipped
+	[ "$stderr" = "ktraj: import: $T/two.jsonl:3: invalid UTF-8 at byte 20: replaced by U+FFFD (said once per file)
+ktraj: import: $T/two.jsonl:3: user line: message is not an object: skipped
 ktraj: import: $T/two.jsonl:6: not a JSON object: line skipped" ]
 	export KTRAJ_STORE="$T/strict.ktraj"
 	run --separate-stderr "$KTRAJ" import --strict "$T/two.jsonl"
 	[ "$status" -eq 1 ]
-	[ "$stderr" = "ktraj: import: $T/two.jsonl:3: invalid UTF-8" ]
+	[ "$stderr" = "ktraj: import: $T/two.jsonl:3: invalid UTF-8 at byte 20: replaced by U+FFFD (said once per file)" ]
 	[ -z "$("$KTRAJ" ls --json)" ]
 }

@@ -82,12 +82,12 @@ strict_one() {
 	export KTRAJ_STORE="$T/cut.ktraj"
 	run --separate-stderr "$KTRAJ" import --json "$T/cut.tar"
 	[ "$status" -eq 0 ]
-	[ "$stderr" = "ktraj: import: $T/cut.tar: member 'd/z.txt': Truncated tar archive" ]
+	[ "$stderr" = "ktraj: import: $T/cut.tar: archive truncated or damaged: member 'd/z.txt': Truncated tar archive: members after 1 not read" ]
 	[[ "$output" == *'"format":"claude_code"'* ]]
 	export KTRAJ_STORE="$T/strict.ktraj"
 	run --separate-stderr "$KTRAJ" import --strict "$T/cut.tar"
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
-	[ "$stderr" = "ktraj: import: $T/cut.tar: member 'd/z.txt': Truncated tar archive" ]
+	[ "$stderr" = "ktraj: import: $T/cut.tar: archive truncated or damaged: member 'd/z.txt': Truncated tar archive: members after 1 not read" ]
 	[ -z "$("$KTRAJ" ls --json)" ]
 }

@@ -142,7 +142,7 @@ needs_before() {
 	[ "$output" = "ktraj: log: unknown kind '-' (see \`ktraj log --help\`)" ]
 	run "$KTRAJ" blame speedup r --z -1
 	[ "$status" -eq 2 ]
-	[ "$output" = "ktraj: blame: --z: bad value '-1' (see \`ktraj blame --help\`)" ]
+	[ "$output" = "ktraj: blame: --z: bad value '-1': valid from 0 to 100 (see \`ktraj blame --help\`)" ]
 	run "$KTRAJ" diff r 1 2 -U -3
 	[ "$output" = "ktraj: diff: -U needs a number of lines (see \`ktraj diff --help\`)" ]
 	# --opt=VALUE takes any value

@@ -312,17 +312,18 @@ static void test_malformed(void **state)
 	kt_run_info ri;
 
 	assert_int_equal(import1(f->s, FX "malformed.jsonl", 0, &r), 0);
-	/* 8 bad lines, each reported as file:line */
+	/* 8 bad lines, each reported as file:line; the one with invalid
+	 * UTF-8 is repaired (U+FFFD) and kept: a human message */
 	assert_int_equal(r.warns, 8);
 	assert_non_null(strstr(r.lastwarn, "malformed.jsonl:10:"));
 	kt_run_id_from_identity("claude_code:malformed-1", id);
 	counts_of(f->s, id, &c);
-	assert_int_equal(c.kind[KT_KIND_MESSAGE], 2);
-	assert_int_equal(c.human, 1);
+	assert_int_equal(c.kind[KT_KIND_MESSAGE], 3);
+	assert_int_equal(c.human, 2);
 	/* strict: the whole source is discarded, nothing new is stored */
 	kt_run_id_from_identity("claude_code:malformed-1", id);
 	assert_int_equal(kt_run_get(f->s, id, &ri), 0);
-	assert_int_equal(ri.n_events, 2);
+	assert_int_equal(ri.n_events, 3);
 }
 
 static void test_malformed_strict(void **state)
