@@ -75,7 +75,7 @@ assert rows[2]["status"] == "unparsed", rows[2]' "$output"
 # result, `python -c "print(open('result.json').read())"` prints it again,
 # then bench.py once more (0.510 ms).
 @test "free-text results carry the code they measured; a re-printed result is one result" {
-	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/claude/repeats.jsonl" >/dev/null
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/analyze/repeats_cc.jsonl" >/dev/null
 	run "$KTRAJ" log 'Make the kernel' --kind bench --json
 	[ "$status" -eq 0 ]
 	python3 -c '
