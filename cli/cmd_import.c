@@ -13,6 +13,7 @@
 #endif
 
 #include "cli.h"
+#include "outfmt.h"
 #include "../import/import.h"
 
 static const char usage[] =
@@ -133,7 +134,10 @@ static void on_warn(const char *line, void *arg)
 		x->progress_drawn = 0;
 	}
 	x->warned++;
-	fprintf(stderr, "ktraj: %s: %s\n", x->c->cmd, line);
+	/* a warning quotes the input (a field, a name): terminal-safe */
+	fprintf(stderr, "ktraj: %s: ", x->c->cmd);
+	cli_put_safe(stderr, line, strlen(line));
+	fputc('\n', stderr);
 }
 
 /* SIZE of --max-line: bytes, or a number with K, M or G (powers of

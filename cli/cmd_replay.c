@@ -180,7 +180,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 	const char *plan_dir = NULL, *task_dir = NULL, *collect_dir = NULL;
 	struct replay_sel sel = { 0 };
 	kt_replay_plan_opts popt = { 0 };
-	char **specs = NULL;
+	char **specs = NULL, *task_args = NULL;
 	int nspecs = 0;
 	char run[KT_RUN_ID_HEX + 1], err[1024] = "";
 	char cache[4200];
@@ -279,6 +279,8 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 	}
 	if (plan_dir) {
 		popt.timeout_s = lim.timeout_s;
+		/* the limits given here are every task's */
+		popt.task_args = task_args = cli_replay_task_args(argc, argv);
 		if (!nspecs || !all)
 			rc = cli_usage(c, "--plan DIR needs RUN... and --all-bench, --all-compile or --steps SEL");
 		else if (sel.shard_n)
@@ -287,6 +289,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			rc = cli_replay_plan(c, plan_dir, specs, nspecs, &sel, &popt,
 					     getenv("KTRAJ") && *getenv("KTRAJ") ? getenv("KTRAJ") : NULL);
 		free(specs);
+		free(task_args);
 		return rc;
 	}
 	if (task_dir) {

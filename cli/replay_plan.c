@@ -5,7 +5,9 @@
  * collecting the results (--collect DIR).  The library does the work
  * (replay/plan.c); this file parses and reports.
  */
+#include <fcntl.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +141,36 @@ int cli_replay_shard_parse(const char *v, struct replay_sel *sel)
 	return 0;
 }
 
+char *cli_replay_task_args(int argc, char **argv)
+{
+	static const char *const flags[] = { "--allow-network", "--no-sandbox", "--gpu", NULL };
+	static const char *const valued[] = { "--timeout", "--mem", "--max-output",
+		"--max-procs", "--cache", "--cache-max", NULL };
+	struct kt_buf b = { 0 };
+	int i, k;
+
+	for (i = 1; i < argc; i++) {
+		for (k = 0; flags[k]; k++)
+			if (!strcmp(argv[i], flags[k]))
+				kt_buf_printf(&b, "%s%s", b.len ? " " : "", flags[k]);
+		for (k = 0; valued[k]; k++)
+			if (!strcmp(argv[i], valued[k]) && i + 1 < argc) {
+				const char *v = argv[++i];
+
+				/* sh single quotes: the value as given */
+				kt_buf_printf(&b, "%s%s '", b.len ? " " : "", valued[k]);
+				for (; *v; v++)
+					if (*v == '\'')
+						kt_buf_puts(&b, "'\\''");
+					else
+						kt_buf_putc(&b, *v);
+				kt_buf_putc(&b, '\'');
+				break;
+			}
+	}
+	return b.len ? kt_buf_take(&b) : (kt_buf_free(&b), NULL);
+}
+
 int cli_replay_plan(struct cli *c, const char *dir, char **specs, int nspecs,
 		    const struct replay_sel *sel, const kt_replay_plan_opts *o,
 		    const char *self)
@@ -206,6 +238,16 @@ out:
 	return rc;
 }
 
+/* err comes from bundle member names and plan files: printed the
+ * terminal-safe way */
+static int safe_err(struct cli *c, const char *msg)
+{
+	fprintf(stderr, "ktraj: %s: ", c->cmd);
+	cli_put_safe(stderr, msg, strlen(msg));
+	fputc('\n', stderr);
+	return KT_EXIT_FAIL;
+}
+
 int cli_replay_task(struct cli *c, const char *dir, const char *task,
 		    const kt_replay_limits *lim, const char *cache)
 {
@@ -216,14 +258,15 @@ int cli_replay_task(struct cli *c, const char *dir, const char *task,
 	if (cli_u64(task, &t) || t > UINT_MAX)
 		return cli_usage(c, "--task DIR N: N is a task number, not '%s'", task);
 	rc = kt_replay_task_run(dir, (unsigned)t, lim, cache, err, sizeof(err));
-	if (rc)
-		return cli_err(c, "%s", err[0] ? err : kt_strerror(rc));
+	if (rc) {
+		safe_err(c, err[0] ? err : kt_strerror(rc));
+		return cli_exit_code(rc) == KT_EXIT_USAGE ? KT_EXIT_FAIL : cli_exit_code(rc);
+	}
 	return 0;
 }
 
 struct recorded {
 	char sha[KT_HASH_HEX + 1];
-	const char *verdict;
 	char vbuf[32];
 	char *reason;
 	size_t rlen;
@@ -250,39 +293,92 @@ static int find_recorded(const kt_event *ev, void *arg)
 
 static void on_warn(const char *line, void *arg)
 {
-	struct cli *c = arg;
+	safe_err(arg, line);
+}
 
-	cli_err(c, "%s", line);
+/* A task's result file as text: a regular file of at most RESULT_MAX bytes,
+ * never through a link (a plan folder is data: its files are read, not
+ * followed).  NULL when absent or not such a file. */
+#define RESULT_MAX (8u << 20)
+static char *read_result(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	char *buf = NULL;
+	ssize_t n = 0, r;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > RESULT_MAX ||
+	    !(buf = malloc((size_t)st.st_size + 1))) {
+		close(fd);
+		return NULL;
+	}
+	while (n < st.st_size && (r = read(fd, buf + n, (size_t)(st.st_size - n))) > 0)
+		n += r;
+	close(fd);
+	buf[n] = 0;
+	return buf;
+}
+
+/* Whether result (a task's result.json) is about the task's own step: a
+ * step writes its result itself and could name another run's. */
+static int result_is_task(const cJSON *res, const cJSON *t)
+{
+	const cJSON *m = cJSON_GetObjectItem(res, "manifest");
+	const char *run = cJSON_GetStringValue(cJSON_GetObjectItem(m, "run"));
+	const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(m, "kind"));
+	const char *tkind = cJSON_GetStringValue(cJSON_GetObjectItem(t, "kind"));
+	const cJSON *seq = cJSON_GetObjectItem(m, "seq");
+
+	return run && cJSON_IsNumber(seq) &&
+	       !strcmp(run, cJSON_GetStringValue(cJSON_GetObjectItem(t, "run"))) &&
+	       seq->valuedouble == cJSON_GetObjectItem(t, "step")->valuedouble &&
+	       (!tkind || (kind && !strcmp(kind, tkind)));
 }
 
 int cli_replay_collect(struct cli *c, const char *dir, int json)
 {
 	static const char *const verdicts[] = { KT_REPLAY_REPRODUCED, KT_REPLAY_FASTER,
 		KT_REPLAY_SLOWER, KT_REPLAY_DIVERGED, KT_REPLAY_FAILED };
-	size_t count[5] = { 0 }, missing = 0, nres = 0;
+	size_t count[5] = { 0 }, missing = 0, nres = 0, ntask;
 	char err[1024] = "", path[4300], reason[2048];
 	char **paths = NULL;
 	const cJSON *t, *tasks;
-	cJSON *plan = NULL;
+	cJSON *plan = NULL, **res = NULL;
 	kt_store *s = NULL;
 	kt_import_opts io = { .format = "replay_result", .on_warn = on_warn };
 	int rc, i;
 
 	io.arg = c;
-	if ((rc = kt_replay_plan_load(dir, &plan, err, sizeof(err))))
-		return cli_err(c, "%s", err);
-	tasks = cJSON_GetObjectItem(plan, "tasks");
-	if (!(paths = calloc((size_t)cJSON_GetArraySize(tasks) + 1, sizeof(*paths)))) {
-		cJSON_Delete(plan);
-		return cli_err(c, "out of memory");
+	if ((rc = kt_replay_plan_load(dir, &plan, err, sizeof(err)))) {
+		safe_err(c, err);
+		return cli_exit_code(rc) == KT_EXIT_USAGE ? KT_EXIT_FAIL : cli_exit_code(rc);
 	}
+	tasks = cJSON_GetObjectItem(plan, "tasks");
+	ntask = (size_t)cJSON_GetArraySize(tasks);
+	paths = calloc(ntask + 1, sizeof(*paths));
+	res = calloc(ntask + 1, sizeof(*res));
+	if (!paths || !res) {
+		rc = cli_err(c, "out of memory");
+		goto out;
+	}
+	/* only results about their own task's step are recorded */
+	i = 0;
 	cJSON_ArrayForEach(t, tasks) {
-		snprintf(path, sizeof(path), "%s/results/%06d.json", dir,
-			 cJSON_GetObjectItem(t, "task")->valueint);
-		if (!access(path, R_OK) && !(paths[nres++] = kt_xstrdup(path))) {
+		char *text;
+
+		snprintf(path, sizeof(path), "%s/results/%06d.json", dir, i);
+		if ((text = read_result(path))) {
+			res[i] = cJSON_Parse(text);
+			free(text);
+		}
+		if (res[i] && result_is_task(res[i], t) &&
+		    !(paths[nres++] = kt_xstrdup(path))) {
 			rc = cli_err(c, "out of memory");
 			goto out;
 		}
+		i++;
 	}
 	if ((rc = cli_open(c, 0, &s)))
 		goto out;
@@ -293,21 +389,24 @@ int cli_replay_collect(struct cli *c, const char *dir, int json)
 		goto out;
 	}
 	rc = 0;
+	i = 0;
 	cJSON_ArrayForEach(t, tasks) {
-		int id = cJSON_GetObjectItem(t, "task")->valueint, v;
 		const char *verdict = "missing";
-		struct recorded r = { .verdict = "not recorded (see the warning above)" };
-		cJSON *res = NULL, *row;
+		struct recorded r = { .reason = reason, .rlen = sizeof(reason) };
+		const char *run = cJSON_GetStringValue(cJSON_GetObjectItem(t, "run"));
+		int v, id = i++;
+		cJSON *row;
 		char *text;
 
-		snprintf(path, sizeof(path), "%s/results/%06d.json", dir, id);
-		if ((text = cli_slurp(path, NULL)))
-			res = cJSON_Parse(text);
-		free(text);
-		if (res) {
+		if (res[id] && !result_is_task(res[id], t)) {
+			verdict = "rejected";
+			snprintf(reason, sizeof(reason), "the result is not about this task's step "
+				 "(its manifest names another run or step): not recorded");
+			missing++;
+		} else if (res[id]) {
 			/* the verdict is the one recorded: the replay event
 			 * whose result_sha is this result's */
-			char *canon = cJSON_PrintUnformatted(res);
+			char *canon = cJSON_PrintUnformatted(res[id]);
 			unsigned char h[KT_HASH_LEN];
 
 			if (canon) {
@@ -315,19 +414,17 @@ int cli_replay_collect(struct cli *c, const char *dir, int json)
 				kt_hex(h, KT_HASH_LEN, r.sha);
 				free(canon);
 			}
-			snprintf(reason, sizeof(reason), "the result is in no replay event of run %s",
-				 cJSON_GetStringValue(cJSON_GetObjectItem(t, "run")));
-			r.reason = reason;
-			r.rlen = sizeof(reason);
-			if (kt_event_foreach(s, cJSON_GetStringValue(cJSON_GetObjectItem(t, "run")),
-					     1, 0, KT_KIND_REPLAY, find_recorded, &r) < 0)
-				r.verdict = "not recorded (the run cannot be read)";
-			verdict = r.found ? r.vbuf : r.verdict;
-			if (!r.found)
+			snprintf(reason, sizeof(reason), "the result is in no replay event of run %s", run);
+			verdict = "not recorded (see the warning above)";
+			if (kt_event_foreach(s, run, 1, 0, KT_KIND_REPLAY, find_recorded, &r) < 0)
+				verdict = "not recorded (the run cannot be read)";
+			if (r.found)
+				verdict = r.vbuf;
+			else
 				missing++;
 		} else {
 			snprintf(path, sizeof(path), "%s/results/%06d.err", dir, id);
-			text = cli_slurp(path, NULL);
+			text = read_result(path);
 			snprintf(reason, sizeof(reason), "%s", text ? text : "the task has not run (no result)");
 			reason[strcspn(reason, "\n")] = 0;
 			free(text);
@@ -336,34 +433,35 @@ int cli_replay_collect(struct cli *c, const char *dir, int json)
 		for (v = 0; v < 5; v++)
 			if (!strcmp(verdict, verdicts[v]))
 				count[v]++;
-		row = cJSON_CreateObject();
-		cJSON_AddNumberToObject(row, "task", id);
-		cJSON_AddItemToObject(row, "run", cJSON_Duplicate(cJSON_GetObjectItem(t, "run"), 1));
-		cJSON_AddItemToObject(row, "step", cJSON_Duplicate(cJSON_GetObjectItem(t, "step"), 1));
-		cJSON_AddStringToObject(row, "verdict", verdict);
-		cJSON_AddStringToObject(row, "reason", reason);
 		if (json) {
+			row = cJSON_CreateObject();
+			cJSON_AddNumberToObject(row, "task", id);
+			cJSON_AddStringToObject(row, "run", run);
+			cJSON_AddItemToObject(row, "step", cJSON_Duplicate(cJSON_GetObjectItem(t, "step"), 1));
+			cJSON_AddStringToObject(row, "verdict", verdict);
+			cJSON_AddStringToObject(row, "reason", reason);
 			cli_put_json(row); /* frees row */
-			row = NULL;
 		} else if (strcmp(verdict, KT_REPLAY_REPRODUCED)) {
-			printf("task %d (run %.8s step %d): %s - ", id,
-			       cJSON_GetStringValue(cJSON_GetObjectItem(t, "run")),
-			       cJSON_GetObjectItem(t, "step")->valueint, verdict);
+			printf("task %d (run %.8s step %d): ", id, run,
+			       cJSON_GetObjectItem(t, "step")->valueint);
+			cli_put_safe(stdout, verdict, strlen(verdict));
+			fputs(" - ", stdout);
 			cli_put_safe(stdout, reason, strlen(reason));
 			putchar('\n');
 		}
-		cJSON_Delete(row);
-		cJSON_Delete(res);
 	}
 	if (!json)
-		printf("%d tasks: %zu reproduced, %zu faster, %zu slower, %zu diverged, "
-		       "%zu failed, %zu missing\n", cJSON_GetArraySize(tasks), count[0],
+		printf("%zu tasks: %zu reproduced, %zu faster, %zu slower, %zu diverged, "
+		       "%zu failed, %zu missing\n", ntask, count[0],
 		       count[1], count[2], count[3], count[4], missing);
 	rc = missing || count[4] ? KT_EXIT_FAIL : 0;
 out:
 	for (i = 0; paths && paths[i]; i++)
 		free(paths[i]);
 	free(paths);
+	for (i = 0; res && (size_t)i < ntask; i++)
+		cJSON_Delete(res[i]);
+	free(res);
 	cJSON_Delete(plan);
 	kt_store_close(s);
 	return rc;

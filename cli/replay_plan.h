@@ -24,6 +24,11 @@ int cli_replay_shard_parse(const char *v, struct replay_sel *sel);
  * frees).  The store's codes. */
 int cli_replay_select(kt_store *s, const char *run, const struct replay_sel *sel,
 		      uint64_t **seqs, size_t *n);
+/* The limits options of argv (--timeout, --mem, --max-output, --max-procs,
+ * --cache, --cache-max, --allow-network, --no-sandbox, --gpu) as sh words
+ * for the plan's `replay --task` lines; malloc'ed, NULL when none (or no
+ * memory). */
+char *cli_replay_task_args(int argc, char **argv);
 /* `replay --plan DIR RUN...`: exit code. */
 int cli_replay_plan(struct cli *c, const char *dir, char **specs, int nspecs,
 		    const struct replay_sel *sel, const kt_replay_plan_opts *o,

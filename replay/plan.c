@@ -31,20 +31,34 @@
 #include "replay_int.h"
 #include "sandbox.h"
 
+/* Write text to path through path.tmp and a rename.  The temp file is
+ * created new (O_EXCL) and never through a link (O_NOFOLLOW): a link
+ * planted under that name (the folder is the caller's, but be sure) is
+ * removed, not followed. */
 static int put_file(const char *path, const char *text, int mode, char *err,
 		    size_t errlen)
 {
 	char tmp[4200];
-	FILE *f;
-	int ok;
+	size_t n = strlen(text), off = 0;
+	int fd, ok = 1;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (!(f = fopen(tmp, "w"))) {
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
+	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
 		return KT_EIO;
 	}
-	ok = fputs(text, f) >= 0 && !fflush(f) && !fsync(fileno(f));
-	ok = !fclose(f) && ok && !chmod(tmp, (mode_t)mode) && !rename(tmp, path);
+	while (ok && off < n) {
+		ssize_t w = write(fd, text + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		ok = w > 0;
+		off += ok ? (size_t)w : 0;
+	}
+	ok = ok && !fchmod(fd, (mode_t)mode) && !fsync(fd);
+	ok = !close(fd) && ok && !rename(tmp, path);
 	if (!ok) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		unlink(tmp);
@@ -122,7 +136,8 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 		sh_quote(&b, ktraj);
 		kt_buf_printf(&b, "}\nTASK=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" \"$PLAN/tasks-%s.txt\")\n",
 			    g ? "gpu" : "cpu");
-		kt_buf_puts(&b, "exec \"$KTRAJ\" replay --task \"$PLAN\" \"$TASK\"\n");
+		kt_buf_printf(&b, "exec \"$KTRAJ\" replay --task \"$PLAN\" \"$TASK\"%s%s\n",
+			      o->task_args ? " " : "", o->task_args ? o->task_args : "");
 		snprintf(path, sizeof(path), "%s/%s", dir, g ? "slurm-gpu.sbatch" : "slurm.sbatch");
 		text = kt_buf_take(&b);
 		rc = text ? put_file(path, text, 0755, err, errlen) : KT_ENOMEM;
@@ -134,8 +149,9 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 		sh_quote(&b, dir);
 		kt_buf_puts(&b, "\nKTRAJ=${KTRAJ:-");
 		sh_quote(&b, ktraj);
-		kt_buf_puts(&b, "}\ncat \"$PLAN/tasks-cpu.txt\" \"$PLAN/tasks-gpu.txt\" |\n"
-			       "\txargs -P \"${JOBS:-$(nproc)}\" -I{} \"$KTRAJ\" replay --task \"$PLAN\" {}\n");
+		kt_buf_printf(&b, "}\ncat \"$PLAN/tasks-cpu.txt\" \"$PLAN/tasks-gpu.txt\" |\n"
+			      "\txargs -P \"${JOBS:-$(nproc)}\" -I{} \"$KTRAJ\" replay --task \"$PLAN\" {}%s%s\n",
+			      o->task_args ? " " : "", o->task_args ? o->task_args : "");
 		snprintf(path, sizeof(path), "%s/local.sh", dir);
 		text = kt_buf_take(&b);
 		rc = text ? put_file(path, text, 0755, err, errlen) : KT_ENOMEM;
@@ -189,17 +205,23 @@ int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,
 		return KT_ENOMEM;
 	}
 	cJSON_AddNumberToObject(plan, "ktraj_plan", 1);
-	if ((rc = mkdir_in(dir, NULL, err, errlen)) ||
-	    (rc = mkdir_in(dir, "bundles", err, errlen)) ||
+	/* a folder of the caller's making: in one that exists, somebody else
+	 * may have planted links under the names written below, or may swap
+	 * the scripts before they run */
+	if (mkdir(dir, 0755)) {
+		int e = errno;
+
+		if (e == EEXIST)
+			snprintf(err, errlen, "%s exists: a plan goes into a new folder", dir);
+		else
+			snprintf(err, errlen, "cannot create %s: %s", dir, strerror(e));
+		rc = e == EEXIST ? KT_EEXIST : KT_EIO;
+		goto out;
+	}
+	if ((rc = mkdir_in(dir, "bundles", err, errlen)) ||
 	    (rc = mkdir_in(dir, "results", err, errlen)) ||
 	    (rc = mkdir_in(dir, "logs", err, errlen)))
 		goto out;
-	snprintf(path, sizeof(path), "%s/plan.json", dir);
-	if (!access(path, F_OK)) {
-		snprintf(err, errlen, "%s holds a plan already: plan into a new folder", dir);
-		rc = KT_EEXIST;
-		goto out;
-	}
 	for (i = 0; i < n; i++) {
 		cJSON *t, *m = NULL;
 		int gpu = 0;
@@ -285,8 +307,10 @@ int kt_replay_plan_load(const char *dir, cJSON **plan, char *err, size_t errlen)
 		 * the plan's folder */
 		if (!cJSON_IsNumber(id) || id->valuedouble != (double)k++ || !bundle ||
 		    strncmp(bundle, "bundles/", 8) || strstr(bundle, "..") ||
-		    strchr(bundle + 8, '/') || !run ||
-		    !cJSON_IsNumber(cJSON_GetObjectItem(t, "step")))
+		    strchr(bundle + 8, '/') || !run || strlen(run) != KT_RUN_ID_HEX ||
+		    strspn(run, "0123456789abcdef") != KT_RUN_ID_HEX ||
+		    !cJSON_IsNumber(cJSON_GetObjectItem(t, "step")) ||
+		    cJSON_GetObjectItem(t, "step")->valuedouble < 1)
 			goto bad;
 	}
 	return 0;

@@ -106,16 +106,19 @@ typedef struct kt_replay_plan_opts {
 	unsigned cpus_per_task; /* 0: 1 */
 	unsigned timeout_s;     /* a step's wall-clock limit; the job's time
 				   limit is this plus 5 minutes (0: 600 s) */
+	const char *task_args;  /* appended to every `replay --task DIR N`
+				   line of the scripts as given (the limits
+				   options, already quoted for sh), or NULL */
 } kt_replay_plan_opts;
 
 /*
- * Write a replay plan of steps[0..n) into dir (created; refused when it
- * holds a plan): one bundle per step, plan.json, Slurm array scripts (one
+ * Write a replay plan of steps[0..n) into dir (created with mode 0755; a
+ * dir that exists is refused, so nobody else's links or files are in it): one bundle per step, plan.json, Slurm array scripts (one
  * for the CPU steps, one with --gres=gpu:1 for the GPU steps), the task
  * lists they read and local.sh (xargs -P).  Every script runs
  * `KTRAJ replay --task DIR N`, KTRAJ the path given as ktraj (the
  * environment's $KTRAJ wins).  Layout: replay/plan.c.  Errors, with a
- * one-line reason in err: KT_EEXIST (a plan is there), KT_EIO, KT_ENOMEM,
+ * one-line reason in err: KT_EEXIST (dir exists), KT_EIO, KT_ENOMEM,
  * and those of kt_replay_bundle_write (the reason names run and step).
  */
 int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,
@@ -124,7 +127,8 @@ int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,
 
 /*
  * Read and check dir/plan.json: tasks numbered 0.. in order, each with a
- * run, a step and a bundle under bundles/ (no other path).  *plan is the
+ * run (32 lowercase hex), a step (>= 1) and a bundle under bundles/ (no
+ * other path).  *plan is the
  * document (caller frees).  Errors: KT_ENOTFOUND (no plan.json), KT_EIO,
  * KT_EPARSE (not a plan; err says so).
  */

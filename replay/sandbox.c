@@ -465,6 +465,10 @@ static void build_bwrap(struct args *a, const char *bwrap, const kt_sandbox_spec
 		add3(a, "--bind", sp->cache_dir, SB_CACHE);
 	/* bwrap's own root is a tmpfs without a size: nothing may write it */
 	add3(a, "--remount-ro", "/", NULL);
+	/* --dev makes /dev a tmpfs of its own, without a size: read-only once
+	 * its nodes, the NVIDIA binds and the /dev/shm tmpfs are in place
+	 * (writing a device node needs no write access to its mount) */
+	add3(a, "--remount-ro", "/dev", NULL);
 	add3(a, "--chdir", SB_WORK, NULL);
 	add(a, "--clearenv");
 	for (i = 0; keep_env[i]; i++)

@@ -289,6 +289,10 @@ sys.exit(0 if n >= 100 else 3)
 	refused_by_all "dd if=/dev/zero of=/tmp/big bs=1M count=300 2>/dev/null && exit 0; rm -f /tmp/big; dd if=/dev/zero of=/dev/shm/big bs=1M count=300 2>/dev/null && exit 0; exit 3" --mem 268435456
 }
 
+@test "/dev itself cannot be filled: it is read-only, /dev/null still takes writes (300 MiB under --max-output 64 MiB)" {
+	refused_by_all "echo x >/dev/null || exit 4; head -c 314572800 /dev/zero >/dev/ktraj_fill 2>/dev/null && exit 0; exit 3" --max-output 67108864 --mem 268435456
+}
+
 @test "a shared mapping is inside the memory limit (3 GiB under 1 GiB, scaled: 600 MiB under 256 MiB)" {
 	for who in $WHO; do
 		hostile "$who" "python3 -c '

@@ -40,10 +40,55 @@ PY
 	grep -q "replay --task \"\$PLAN\"" "$P/local.sh"
 	grep -qx "PLAN='$P'" "$P/local.sh"
 	sh -n "$P/slurm.sbatch" && sh -n "$P/local.sh"
-	# a folder that holds a plan is not planned over
+	# a folder that exists is not planned into: somebody else's links or
+	# files could be in it (a link planted where a script goes is left
+	# alone, its target untouched)
 	run "$KTRAJ" replay --plan "$P" "$R" --all-compile
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"holds a plan already"* ]]
+	[[ "$output" == *"$P exists: a plan goes into a new folder"* ]]
+	mkdir -m 777 "$BATS_TEST_TMPDIR/q"
+	echo keep >"$BATS_TEST_TMPDIR/target"
+	ln -s "$BATS_TEST_TMPDIR/target" "$BATS_TEST_TMPDIR/q/local.sh.tmp"
+	run "$KTRAJ" replay --plan "$BATS_TEST_TMPDIR/q" "$R" --all-compile
+	[ "$status" -ne 0 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/target")" = keep ]
+	[ ! -e "$BATS_TEST_TMPDIR/q/plan.json" ]
+}
+
+@test "plan: the limits given to --plan are every task's (in each script's replay --task line)" {
+	P="$BATS_TEST_TMPDIR/p"
+	run "$KTRAJ" replay --plan "$P" "$R" --steps 7 --timeout 5 --mem 268435456 --max-procs 10 --allow-network
+	[ "$status" -eq 0 ]
+	grep -qF "replay --task \"\$PLAN\" \"\$TASK\" --timeout '5' --mem '268435456' --max-procs '10' --allow-network" "$P/slurm.sbatch"
+	grep -qF -- "--timeout '5' --mem '268435456' --max-procs '10' --allow-network" "$P/local.sh"
+}
+
+@test "collect: a result about another run's step is rejected, not recorded there; result files are read, never followed" {
+	P="$BATS_TEST_TMPDIR/p"
+	"$KTRAJ" append victim <<<'{"kind":"tool_call","payload":{"tool":"Bash","call_id":"c1","args":{"command":"true"}}}' >/dev/null
+	V=$("$KTRAJ" ls --json | python3 -c 'import json,sys; [print(r["run"]) for r in map(json.loads,sys.stdin) if r["name"]=="victim"]')
+	"$KTRAJ" replay --plan "$P" "$R" --all-compile >/dev/null
+	# what a hostile step can write as its result: a manifest naming the
+	# victim's step, a kind with terminal escapes
+	python3 - "$P/results/000000.json" "$V" <<'PY'
+import json, sys
+json.dump({"ktraj_replay": 1, "exit_code": 0, "duration_ms": 1, "finished": 1700000000,
+           "manifest": {"run": sys.argv[2], "seq": 1, "kind": "tool_call\u001b]0;PWNED\u0007", "expect": {"exit_code": 7}},
+           "gpu": "", "stdout": "", "stderr": ""}, open(sys.argv[1], "w"))
+PY
+	run "$KTRAJ" replay --collect "$P"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"task 0 (run 645f1b7e step 7): rejected - the result is not about this task's step"* ]]
+	[[ "$output" != *$'\e'* ]]
+	[ "$("$KTRAJ" log "$V" --kind replay | wc -l)" -eq 0 ]
+	# a result or an .err that is a link to a secret is not read
+	echo 'root:$6$SECRET' >"$BATS_TEST_TMPDIR/shadow"
+	rm "$P/results/000000.json"
+	ln -s "$BATS_TEST_TMPDIR/shadow" "$P/results/000000.err"
+	run "$KTRAJ" replay --collect "$P" --json
+	[ "$status" -eq 1 ]
+	[[ "$output" != *SECRET* ]]
+	[[ "$output" == *'"verdict":"missing","reason":"the task has not run (no result)"'* ]]
 }
 
 @test "plan: usage errors say what is missing" {
