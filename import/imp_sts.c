@@ -7,8 +7,10 @@
  * (string or parts with text), toolCalls?:[{id, function:{name,
  * arguments (a JSON string)}}], toolCallId? (role tool), timestamp?
  * (epoch ms), model?}}.
- *  - user text is a person's (human true): the format has no other kind of
- *    user line; system lines are meta; tool lines are the results of the
+ *  - user text is a person's (human true) unless the line says "human":
+ *    false (ktraj's export marks text no person typed so); system lines
+ *    are meta; an assistant's "reasoning" is a thinking message before its
+ *    text; a tool line's "isError": true is a failed call; tool lines are the results of the
  *    call their toolCallId names (paired by id, not by order).
  *  - Run identity: "sts:<harness>:<id>"; a file without a header gets its
  *    content hash and one warning.
@@ -70,7 +72,7 @@ static int on_message(stsx *x, const cJSON *m, const kt_impx_span *sp)
 {
 	static const char *const known[] = {
 		"role", "content", "toolCalls", "toolCallId", "timestamp",
-		"model", NULL
+		"model", "human", "isError", "reasoning", NULL
 	};
 	const char *role = kt_impx_str(m, "role");
 	const cJSON *tcs = cJSON_GetObjectItem(m, "toolCalls"), *tc;
@@ -91,8 +93,11 @@ static int on_message(stsx *x, const cJSON *m, const kt_impx_span *sp)
 		goto out;
 	}
 	if (!strcmp(role, "tool")) {
+		/* isError (written by ktraj's export, and by harnesses that
+		 * know) says the call failed; without it, from the output */
 		rc = kt_conv_result(&x->cv, kt_impx_str(m, "toolCallId"), text,
-				    -1, cJSON_DetachItemFromObject(more, "extra"),
+				    cJSON_IsTrue(cJSON_GetObjectItem(m, "isError")) ? 0 : -1,
+				    cJSON_DetachItemFromObject(more, "extra"),
 				    ts, sp);
 		goto out;
 	}
@@ -100,6 +105,12 @@ static int on_message(stsx *x, const cJSON *m, const kt_impx_span *sp)
 		if (kt_impx_str(m, "model"))
 			cJSON_AddStringToObject(more, "model",
 						kt_impx_str(m, "model"));
+		/* the model's reasoning before its answer, as a thinking
+		 * message (how the other importers keep thoughts) */
+		if (kt_impx_str(m, "reasoning") && *kt_impx_str(m, "reasoning") &&
+		    (rc = kt_conv_msg(&x->cv, "assistant", 0, kt_impx_str(m, "reasoning"),
+				      "thinking", NULL, ts, sp, NULL)))
+			goto out;
 		/* an empty text beside tool calls is no message */
 		if ((text && *text) || !cJSON_GetArraySize(tcs)) {
 			rc = kt_conv_msg(&x->cv, "assistant", 0, text, NULL,
@@ -119,8 +130,11 @@ static int on_message(stsx *x, const cJSON *m, const kt_impx_span *sp)
 		}
 		goto out;
 	}
+	/* a user line is a person's unless it says otherwise ("human":
+	 * false, as ktraj's export marks text no person typed) */
 	rc = kt_conv_msg(&x->cv, !strcmp(role, "user") ? "user" : "system",
-			 !strcmp(role, "user"), text,
+			 !strcmp(role, "user") &&
+			 !cJSON_IsFalse(cJSON_GetObjectItem(m, "human")), text,
 			 !strcmp(role, "user") ? NULL : "meta", more, ts, sp,
 			 NULL);
 	more = NULL;
