@@ -356,17 +356,7 @@ int kt_replay_task_run(const char *dir, unsigned task, const kt_replay_limits *l
 		rc = KT_ECORRUPT;
 		goto out;
 	}
-	sp.timeout_s = lim->timeout_s;
-	sp.cpu_s = lim->cpu_s;
-	sp.mem_bytes = lim->mem_bytes;
-	sp.output_bytes = lim->output_bytes;
-	sp.file_bytes = lim->file_bytes;
-	sp.max_procs = lim->max_procs;
-	sp.allow_network = lim->allow_network;
-	sp.no_sandbox = lim->no_sandbox;
-	sp.gpu = lim->gpu || kt_sandbox_needs_gpu(manifest);
-	sp.cache_dir = cache_dir;
-	sp.bundle_dir = KT_REPLAY_BUNDLE_DIR;
+	kt_replay_spec(&sp, lim, manifest, cache_dir);
 	if ((rc = kt_sandbox_run(tfd, &sp, &sr, err, errlen)))
 		goto out;
 	if (sr.timed_out)

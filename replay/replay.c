@@ -32,6 +32,24 @@ static char *gpu_name(void)
 	return out;
 }
 
+void kt_replay_spec(kt_sandbox_spec *sp, const kt_replay_limits *lim,
+		    const cJSON *manifest, const char *cache_dir)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->timeout_s = lim->timeout_s;
+	sp->cpu_s = lim->cpu_s;
+	sp->mem_bytes = lim->mem_bytes;
+	sp->output_bytes = lim->output_bytes;
+	sp->file_bytes = lim->file_bytes;
+	sp->max_procs = lim->max_procs;
+	sp->allow_network = lim->allow_network;
+	sp->no_sandbox = lim->no_sandbox;
+	sp->gpu = lim->gpu || kt_sandbox_needs_gpu(manifest);
+	sp->cache_dir = cache_dir;
+	sp->cache_max = lim->cache_max;
+	sp->bundle_dir = KT_REPLAY_BUNDLE_DIR;
+}
+
 int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 		   const kt_replay_limits *lim, const char *cache_dir,
 		   cJSON **out, char *err, size_t errlen)
@@ -67,18 +85,7 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 	}
 	kind = kt_kind_from_name(cJSON_GetStringValue(cJSON_GetObjectItem(manifest, "kind")) ?
 				 cJSON_GetStringValue(cJSON_GetObjectItem(manifest, "kind")) : "");
-	sp.timeout_s = lim->timeout_s;
-	sp.cpu_s = lim->cpu_s;
-	sp.mem_bytes = lim->mem_bytes;
-	sp.output_bytes = lim->output_bytes;
-	sp.file_bytes = lim->file_bytes;
-	sp.max_procs = lim->max_procs;
-	sp.allow_network = lim->allow_network;
-	sp.no_sandbox = lim->no_sandbox;
-	sp.gpu = lim->gpu || kt_sandbox_needs_gpu(manifest);
-	sp.cache_dir = cache_dir;
-	sp.cache_max = lim->cache_max;
-	sp.bundle_dir = KT_REPLAY_BUNDLE_DIR;
+	kt_replay_spec(&sp, lim, manifest, cache_dir);
 	rc = kt_sandbox_run(tfd, &sp, &sr, err, errlen);
 	if (rc)
 		goto out;

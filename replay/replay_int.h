@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cjson/cJSON.h>
 #include "replay.h"
+#include "sandbox.h"
 
 /* What a step is, as replay understands it. */
 typedef struct kt_replay_target {
@@ -35,6 +36,13 @@ void kt_replay_target_release(kt_replay_target *st);
 /* Rewrite host paths in text: the workspace root becomes "." and home
  * directories "$HOME"; malloc'ed. */
 char *kt_replay_unhost(const char *text, const char *root);
+
+/* The sandbox spec of a step replayed under lim: the limits, the GPU
+ * profile (lim->gpu, or what kt_sandbox_needs_gpu reads in the manifest),
+ * the cache, the bundle's folder (replay.c; used by kt_replay_step and the
+ * plan tasks). */
+void kt_replay_spec(kt_sandbox_spec *sp, const kt_replay_limits *lim,
+		    const cJSON *manifest, const char *cache_dir);
 
 /* String member of o, or NULL (judge.c). */
 const char *kt_replay_jstr(const cJSON *o, const char *key);
