@@ -58,22 +58,12 @@ typedef struct ampx {
 
 static cJSON *usage_of(const cJSON *m, const char **model)
 {
+	static const char *const keys[4] = { "inputTokens", "outputTokens",
+		"cacheReadInputTokens", "cacheCreationInputTokens" };
 	const cJSON *u = cJSON_GetObjectItem(m, "usage");
-	cJSON *o;
-	double v;
 
 	*model = kt_impx_str(u, "model");
-	if (!cJSON_IsObject(u) || !(o = cJSON_CreateObject()))
-		return NULL;
-	if (kt_impx_num(u, "inputTokens", &v))
-		kt_imp_add_count(o, "input", v);
-	if (kt_impx_num(u, "outputTokens", &v))
-		kt_imp_add_count(o, "output", v);
-	if (kt_impx_num(u, "cacheReadInputTokens", &v))
-		kt_imp_add_count(o, "cache_read", v);
-	if (kt_impx_num(u, "cacheCreationInputTokens", &v))
-		kt_imp_add_count(o, "cache_creation", v);
-	return o;
+	return kt_impx_usage(u, keys);
 }
 
 /* A tool_result block: its text, exit code and outcome. */

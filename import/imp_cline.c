@@ -202,21 +202,10 @@ static int effects(kt_conv *cv, const char *tool, const cJSON *a,
 /* ---- newer layout: <id>.json + <id>.messages.json ------------------------ */
 static cJSON *usage_of(const cJSON *m)
 {
-	const cJSON *u = cJSON_GetObjectItem(m, "metrics");
-	cJSON *o;
-	double v;
+	static const char *const keys[4] = { "inputTokens", "outputTokens",
+		"cacheReadTokens", "cacheWriteTokens" };
 
-	if (!cJSON_IsObject(u) || !(o = cJSON_CreateObject()))
-		return NULL;
-	if (kt_impx_num(u, "inputTokens", &v))
-		kt_imp_add_count(o, "input", v);
-	if (kt_impx_num(u, "outputTokens", &v))
-		kt_imp_add_count(o, "output", v);
-	if (kt_impx_num(u, "cacheReadTokens", &v))
-		kt_imp_add_count(o, "cache_read", v);
-	if (kt_impx_num(u, "cacheWriteTokens", &v))
-		kt_imp_add_count(o, "cache_creation", v);
-	return o;
+	return kt_impx_usage(cJSON_GetObjectItem(m, "metrics"), keys);
 }
 
 static int sdk_message(kt_conv *cv, const cJSON *m, const kt_impx_span *sp)
@@ -477,19 +466,11 @@ static int end_command(uix *x)
 
 static cJSON *api_usage(const char *text)
 {
-	cJSON *j = text ? cJSON_Parse(text) : NULL, *o = NULL;
-	double v;
+	static const char *const keys[4] = { "tokensIn", "tokensOut",
+		"cacheReads", "cacheWrites" };
+	cJSON *j = text ? cJSON_Parse(text) : NULL;
+	cJSON *o = kt_impx_usage(j, keys);
 
-	if (cJSON_IsObject(j) && (o = cJSON_CreateObject())) {
-		if (kt_impx_num(j, "tokensIn", &v))
-			kt_imp_add_count(o, "input", v);
-		if (kt_impx_num(j, "tokensOut", &v))
-			kt_imp_add_count(o, "output", v);
-		if (kt_impx_num(j, "cacheReads", &v))
-			kt_imp_add_count(o, "cache_read", v);
-		if (kt_impx_num(j, "cacheWrites", &v))
-			kt_imp_add_count(o, "cache_creation", v);
-	}
 	cJSON_Delete(j);
 	return o;
 }

@@ -569,21 +569,11 @@ static void keep_unknown(cJSON *payload, const cJSON *o,
 
 static cJSON *usage_of(const cJSON *u)
 {
-	cJSON *o;
-	double v;
+	static const char *const keys[4] = { "input_tokens", "output_tokens",
+		"input_tokens_cache_read", "input_tokens_cache_write" };
 
-	if (!cJSON_IsObject(u) || !(o = cJSON_CreateObject()))
-		return NULL;
 	/* counts as written: one out of range is left out (schema.h) */
-	if (kt_impx_num(u, "input_tokens", &v))
-		kt_imp_add_count(o, "input", v);
-	if (kt_impx_num(u, "output_tokens", &v))
-		kt_imp_add_count(o, "output", v);
-	if (kt_impx_num(u, "input_tokens_cache_read", &v))
-		kt_imp_add_count(o, "cache_read", v);
-	if (kt_impx_num(u, "input_tokens_cache_write", &v))
-		kt_imp_add_count(o, "cache_creation", v);
-	return o;
+	return kt_impx_usage(u, keys);
 }
 
 /* ---- tools ------------------------------------------------------------------ */

@@ -68,20 +68,10 @@ typedef struct pix {
 
 static cJSON *pi_usage(const cJSON *u)
 {
-	cJSON *o;
-	double v;
+	static const char *const keys[4] = { "input", "output", "cacheRead",
+		"cacheWrite" };
 
-	if (!cJSON_IsObject(u) || !(o = cJSON_CreateObject()))
-		return NULL;
-	if (kt_impx_num(u, "input", &v))
-		kt_imp_add_count(o, "input", v);
-	if (kt_impx_num(u, "output", &v))
-		kt_imp_add_count(o, "output", v);
-	if (kt_impx_num(u, "cacheRead", &v))
-		kt_imp_add_count(o, "cache_read", v);
-	if (kt_impx_num(u, "cacheWrite", &v))
-		kt_imp_add_count(o, "cache_creation", v);
-	return o;
+	return kt_impx_usage(u, keys);
 }
 
 /* The tree links of an entry, for every event it gives. */

@@ -49,6 +49,22 @@ int kt_impx_num(const cJSON *o, const char *key, double *out)
 	return kt_impx_numv(cJSON_GetObjectItemCaseSensitive(o, key), out);
 }
 
+cJSON *kt_impx_usage(const cJSON *u, const char *const keys[4])
+{
+	static const char *const ours[4] = { "input", "output", "cache_read",
+					     "cache_creation" };
+	cJSON *o;
+	double v;
+	int i;
+
+	if (!cJSON_IsObject(u) || !(o = cJSON_CreateObject()))
+		return NULL;
+	for (i = 0; i < 4; i++)
+		if (keys[i] && kt_impx_num(u, keys[i], &v))
+			kt_imp_add_count(o, ours[i], v);
+	return o;
+}
+
 int kt_impx_bool(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);

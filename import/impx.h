@@ -43,6 +43,11 @@ const char *kt_impx_str(const cJSON *o, const char *key);
  * and sets *out when it is one, else 0.
  */
 int kt_impx_num(const cJSON *o, const char *key, double *out);
+/* Token usage {input, output, cache_read, cache_creation} (kt_imp_add_count)
+ * from the counts of object u under the source's own names, in that order
+ * (keys[0..3]; a NULL name or a missing or unreadable count is left out).
+ * NULL when u is not an object or memory runs out; caller frees. */
+cJSON *kt_impx_usage(const cJSON *u, const char *const keys[4]);
 /* The same for a node itself. */
 int kt_impx_numv(const cJSON *v, double *out);
 
