@@ -562,3 +562,16 @@ void an_runtest_line(const kt_an_blame *b, char *buf, size_t n)
 		 "circular shift %.4f; %d permutations, seed %llu)", b->p_value,
 		 b->p_shift, b->permutations, (unsigned long long)b->seed);
 }
+
+int an_open_series(struct cli *c, const char *spec, kt_an_opts *o,
+		   kt_store **s, kt_an_run **r, const char ***keys, size_t *n)
+{
+	int rc;
+
+	if ((rc = cli_open(c, 0, s)) || (rc = an_load(c, *s, spec, 0, r)) ||
+	    (rc = an_series_prepare(c, *r, o, keys, n)))
+		return rc;
+	if (*n == 1)
+		o->workload = (*keys)[0];
+	return 0;
+}

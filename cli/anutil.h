@@ -56,6 +56,14 @@ cJSON *an_stall_json(const kt_an_run *r, const kt_an_stall *st, size_t k);
 int an_series_prepare(struct cli *c, kt_an_run *r, const kt_an_opts *o,
 		      const char ***keys, size_t *n);
 
+/* Open the store, load run spec and key its results (an_load,
+ * an_series_prepare); with one series, o->workload is it (the same
+ * results, and the key is shown).  *s, *r and *keys are set as far as it
+ * got: the caller frees them on error as after success.  Prints the
+ * error; 0 or an exit code. */
+int an_open_series(struct cli *c, const char *spec, kt_an_opts *o,
+		   kt_store **s, kt_an_run **r, const char ***keys, size_t *n);
+
 /* A series key for people: "(no workload, scenario or metric recorded)"
  * for "". */
 const char *an_key_name(const char *k);

@@ -285,18 +285,12 @@ int cmd_blame(struct cli *c, int argc, char **argv)
 		return rc;
 	if (npos != 2 || strcmp(pos[0], "speedup"))
 		return cli_usage(c, "expected `blame speedup RUN`");
-	if ((rc = cli_open(c, 0, &s)))
-		return rc;
-	if ((rc = an_load(c, s, pos[1], 0, &r)))
-		goto out;
-	if ((rc = an_series_prepare(c, r, &o, &wl, &nw)))
+	if ((rc = an_open_series(c, pos[1], &o, &s, &r, &wl, &nw)))
 		goto out;
 	if (nw > 1) {
 		rc = blame_multi(c, s, r, &o, json, wl, nw);
 		goto out;
 	}
-	if (nw == 1)
-		o.workload = wl[0]; /* the same results, and the key is shown */
 	rc = kt_an_blame_run(s, r, &o, &b);
 	if (rc) {
 		rc = cli_store_err(c, s, rc, "blame");

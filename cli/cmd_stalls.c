@@ -186,18 +186,12 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 	if (npos != 1)
 		return cli_usage(c, "expected `stalls RUN`");
 	o.permutations = 0; /* no baseline needed here */
-	if ((rc = cli_open(c, 0, &s)))
-		return rc;
-	if ((rc = an_load(c, s, pos[0], 0, &r)))
-		goto out;
-	if ((rc = an_series_prepare(c, r, &o, &wl, &nw)))
+	if ((rc = an_open_series(c, pos[0], &o, &s, &r, &wl, &nw)))
 		goto out;
 	if (nw > 1) {
 		rc = stalls_multi(c, s, r, &o, json, wl, nw);
 		goto out;
 	}
-	if (nw == 1)
-		o.workload = wl[0]; /* the same results, and the key is shown */
 	if ((rc = kt_an_blame_run(s, r, &o, &b))) {
 		rc = cli_store_err(c, s, rc, "stalls");
 		goto out;
