@@ -132,6 +132,24 @@ static int fail(char *err, size_t errlen, const char *what)
 	return KT_EPARSE;
 }
 
+/* Member key of o, absent or null (left as it is) or a string (*dst points
+ * into o); KT_EPARSE with the reason in err when it is another type. */
+static int opt_str(const cJSON *o, const char *key, const char **dst,
+		   char *err, size_t errlen)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+	char what[64];
+
+	if (!it || cJSON_IsNull(it))
+		return 0;
+	if (!cJSON_IsString(it)) {
+		snprintf(what, sizeof(what), "\"%s\" must be a string", key);
+		return fail(err, errlen, what);
+	}
+	*dst = it->valuestring;
+	return 0;
+}
+
 /*
  * The first top-level key that occurs twice, or NULL.  cJSON keeps the
  * first of two equal keys and Python's json the last, so a line with one
@@ -675,22 +693,9 @@ static int jsonl_parse(const char *line, size_t len, kt_jsonl_rec *r,
 		fail(err, errlen, "\"payload\" must be a JSON object");
 		goto out;
 	}
-	it = cJSON_GetObjectItemCaseSensitive(r->root, "run");
-	if (it && !cJSON_IsNull(it)) {
-		if (!cJSON_IsString(it)) {
-			fail(err, errlen, "\"run\" must be a string");
-			goto out;
-		}
-		r->run = it->valuestring;
-	}
-	it = cJSON_GetObjectItemCaseSensitive(r->root, "actor");
-	if (it && !cJSON_IsNull(it)) {
-		if (!cJSON_IsString(it)) {
-			fail(err, errlen, "\"actor\" must be a string");
-			goto out;
-		}
-		r->actor = it->valuestring;
-	}
+	if (opt_str(r->root, "run", &r->run, err, errlen) ||
+	    opt_str(r->root, "actor", &r->actor, err, errlen))
+		goto out;
 	it = cJSON_GetObjectItemCaseSensitive(r->root, "prov");
 	if (it && !cJSON_IsNull(it)) {
 		if (!cJSON_IsObject(it)) {
