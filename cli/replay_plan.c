@@ -228,9 +228,18 @@ int cli_replay_plan(struct cli *c, const char *dir, char **specs, int nspecs,
 		rc = cli_err(c, "%s", err[0] ? err : kt_strerror(rc));
 		goto out;
 	}
-	printf("planned %zu steps in %s: submit `sbatch %s/slurm.sbatch` (GPU steps: "
-	       "slurm-gpu.sbatch), or run `%s/local.sh` here; then `ktraj replay "
-	       "--collect %s`\n", n, dir, dir, dir, dir);
+	{
+		char sc[4300], sg[4300];
+
+		snprintf(sc, sizeof(sc), "%s/slurm.sbatch", dir);
+		snprintf(sg, sizeof(sg), "%s/slurm-gpu.sbatch", dir);
+		printf("planned %zu steps in %s:", n, dir);
+		if (!access(sc, F_OK))
+			printf(" `sbatch %s` (CPU steps);", sc);
+		if (!access(sg, F_OK))
+			printf(" `sbatch %s` (GPU steps);", sg);
+		printf(" or `%s/local.sh` here; then `ktraj replay --collect %s`\n", dir, dir);
+	}
 out:
 	free(seqs);
 	free(st);

@@ -976,14 +976,19 @@ void kt_imp_claim(kt_imp *imp, const char *rel)
 int kt_in_peek_archive(const char *fspath)
 {
 	unsigned char b[512];
-	int fd = open(fspath, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	ssize_t n;
+	int fd;
 
+	/* a FIFO or a device is read once, whole (vf_load): a peek would
+	 * eat its first bytes, and even opening a FIFO to look connects its
+	 * writer, whose data the close then throws away (the real read waits
+	 * for a writer that is gone); so look before opening */
+	if (stat(fspath, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	fd = open(fspath, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
-	/* a FIFO or a device is read once, whole (vf_load): a peek would
-	 * eat its first bytes */
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return 0;

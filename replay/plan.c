@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,14 @@ static int mkdir_in(const char *dir, const char *sub, char *err, size_t errlen)
 		return KT_EIO;
 	}
 	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int type,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return type == FTW_DP ? rmdir(path) : unlink(path);
 }
 
 /* sh single-quoted s ('...', with ' as '\'') appended to b. */
@@ -185,7 +194,9 @@ static int bundle_manifest(const char *path, cJSON **manifest, int *gpu,
 		rc = KT_ECORRUPT;
 	}
 	if (!rc)
-		*gpu = kt_sandbox_needs_gpu(*manifest);
+		/* what the step runs, not whether this machine has a GPU:
+		 * plans are made on login nodes for GPU nodes */
+		*gpu = kt_sandbox_step_gpu(*manifest);
 	free(mtext);
 	return rc;
 }
@@ -195,6 +206,7 @@ int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,
 			 const kt_replay_plan_opts *o, char *err, size_t errlen)
 {
 	cJSON *plan = cJSON_CreateObject(), *tasks;
+	int made = 0;
 	char path[4096], rel[64], abs[PATH_MAX], *text = NULL;
 	size_t i;
 	int rc;
@@ -208,7 +220,7 @@ int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,
 	/* a folder of the caller's making: in one that exists, somebody else
 	 * may have planted links under the names written below, or may swap
 	 * the scripts before they run */
-	if (mkdir(dir, 0755)) {
+	if (!(made = !mkdir(dir, 0755))) {
 		int e = errno;
 
 		if (e == EEXIST)
@@ -271,6 +283,10 @@ int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,
 out:
 	free(text);
 	cJSON_Delete(plan);
+	/* the folder this call made goes with its failure, so the same
+	 * command can be given again (an existing folder is refused) */
+	if (rc && rc != KT_EEXIST && made)
+		(void)nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
 }
 

@@ -45,3 +45,13 @@ setup() {
 	done
 	echo "$note" | "$KTRAJ" import --max-line 1G - >/dev/null
 }
+
+@test "a named FIFO is read once: what a short-lived writer wrote is imported, no hang" {
+	mkfifo "$BATS_TEST_TMPDIR/ff"
+	( sleep 1; printf '%s\n' '{"type":"session","harness":"h","id":"z"}' \
+		'{"type":"message","message":{"role":"user","content":"hi"}}' >"$BATS_TEST_TMPDIR/ff" ) &
+	run timeout 20 "$KTRAJ" import "$BATS_TEST_TMPDIR/ff"
+	wait
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" 1 events "*"sts"* ]]
+}

@@ -20,7 +20,9 @@ need_bwrap() {
 @test "plan: a bundle per chosen step, plan.json, Slurm array scripts and local.sh with absolute paths" {
 	run "$KTRAJ" replay --plan "$BATS_TEST_TMPDIR/p" "$R" --all-compile --steps 10 --array-max 4
 	[ "$status" -eq 0 ]
-	[[ "$output" == "planned 2 steps in $BATS_TEST_TMPDIR/p: submit"* ]]
+	# the compile step runs on CPUs; a bench step is a GPU task (what
+	# the step runs decides, not this machine)
+	[ "$output" = "planned 2 steps in $BATS_TEST_TMPDIR/p: \`sbatch $BATS_TEST_TMPDIR/p/slurm.sbatch\` (CPU steps); \`sbatch $BATS_TEST_TMPDIR/p/slurm-gpu.sbatch\` (GPU steps); or \`$BATS_TEST_TMPDIR/p/local.sh\` here; then \`ktraj replay --collect $BATS_TEST_TMPDIR/p\`" ]
 	P="$BATS_TEST_TMPDIR/p"
 	[ -f "$P/bundles/000000.tar.gz" ] && [ -f "$P/bundles/000001.tar.gz" ]
 	tar -tzf "$P/bundles/000001.tar.gz" | grep -qx 'ktraj-bundle/run.sh'
@@ -28,18 +30,19 @@ need_bwrap() {
 import json, sys
 p = json.load(open(sys.argv[1]))
 t = p["tasks"]
-assert [(x["task"], x["step"], x["kind"], x["gpu"]) for x in t] == [(0, 7, "compile", False), (1, 10, "bench", False)], t
+assert [(x["task"], x["step"], x["kind"], x["gpu"]) for x in t] == [(0, 7, "compile", False), (1, 10, "bench", True)], t
 assert t[1]["expected"] == {"correct": True, "time_ms": 2.5}
 PY
-	grep -qx '#SBATCH --array=0-1%4' "$P/slurm.sbatch"
+	grep -qx '#SBATCH --array=0-0%4' "$P/slurm.sbatch"
+	grep -qx '#SBATCH --array=0-0%4' "$P/slurm-gpu.sbatch"
 	grep -qx "#SBATCH --output=$P/logs/%A_%a.out" "$P/slurm.sbatch"
 	! grep -q gres "$P/slurm.sbatch"
-	[ ! -e "$P/slurm-gpu.sbatch" ]
-	[ "$(cat "$P/tasks-cpu.txt")" = "$(printf '0\n1')" ]
-	[ ! -s "$P/tasks-gpu.txt" ]
+	grep -qx '#SBATCH --gres=gpu:1' "$P/slurm-gpu.sbatch"
+	[ "$(cat "$P/tasks-cpu.txt")" = 0 ]
+	[ "$(cat "$P/tasks-gpu.txt")" = 1 ]
 	grep -q "replay --task \"\$PLAN\"" "$P/local.sh"
 	grep -qx "PLAN='$P'" "$P/local.sh"
-	sh -n "$P/slurm.sbatch" && sh -n "$P/local.sh"
+	sh -n "$P/slurm.sbatch" && sh -n "$P/slurm-gpu.sbatch" && sh -n "$P/local.sh"
 	# a folder that exists is not planned into: somebody else's links or
 	# files could be in it (a link planted where a script goes is left
 	# alone, its target untouched)
@@ -105,6 +108,11 @@ PY
 	run "$KTRAJ" replay --plan "$BATS_TEST_TMPDIR/p" "$R" --steps 999
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"no step of $R is selected"* ]]
+	# a plan that fails part-way leaves no folder: the same command can
+	# be given again (step 1 is a message, which has no bundle)
+	run "$KTRAJ" replay --plan "$BATS_TEST_TMPDIR/p1" "$R" --steps 1
+	[ "$status" -eq 1 ]
+	[ ! -e "$BATS_TEST_TMPDIR/p1" ]
 	run "$KTRAJ" replay --collect "$BATS_TEST_TMPDIR/none"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"none/plan.json: No such file or directory"* ]]
@@ -173,4 +181,15 @@ PY
 	[ "$(cat "$BATS_TEST_TMPDIR/all" | tr '\n' ' ')" = "1 2 3 4 5 6 7 8 9 10 " ]
 	[ "$(sort "$BATS_TEST_TMPDIR/all" | uniq -d | wc -l)" -eq 0 ]
 	[ "$(cat "$BATS_TEST_TMPDIR/s0" | tr '\n' ' ')" = "1 4 7 10 " ]
+}
+
+@test "plan: a CUDA bench step is a GPU task whatever the planning machine has (plans are made on login nodes)" {
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl" >/dev/null
+	S=$("$KTRAJ" ls --json | python3 -c 'import json,sys; [print(r["run"]) for r in map(json.loads,sys.stdin) if r["format"]=="claude_code" and r["run"]!="645f1b7e727f89057b7c07023044f3e3"]')
+	P="$BATS_TEST_TMPDIR/g"
+	run "$KTRAJ" replay --plan "$P" "$S" --all-bench
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"\`sbatch $P/slurm-gpu.sbatch\` (GPU steps)"* ]]
+	grep -qx '#SBATCH --gres=gpu:1' "$P/slurm-gpu.sbatch"
+	python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["tasks"]; assert t and all(x["gpu"] for x in t), t' "$P/plan.json"
 }

@@ -2,7 +2,7 @@
 # A replay plan run as a real Slurm array job (issue 19): a one-node cluster
 # on this machine (munged, slurmctld and slurmd from Debian's munge and
 # slurm-wlm, a configuration written here, ports of its own), a plan of CPU
-# steps - the fixture's compile and bench steps and the first compile steps
+# steps - the fixture's compile step and the first compile steps
 # of a real corpus session - submitted with `sbatch --wait`, then
 # `replay --collect`.  Skipped, saying why, where the packages are missing
 # or the test does not run as root (slurmd starts jobs as their user).
@@ -85,7 +85,9 @@ teardown_file() {
 		[ -n "$s" ]
 	fi
 	P="$BATS_TEST_TMPDIR/plan"
-	"$KTRAJ" replay --plan "$P" "${runs[@]}" --all-compile --steps 10 --array-max 2 >/dev/null
+	# CPU steps only (the one-node cluster has no GPU; bench steps are
+	# GPU tasks): the fixture's compile step
+	"$KTRAJ" replay --plan "$P" "${runs[@]}" --all-compile --array-max 2 >/dev/null
 	if [ -n "${s:-}" ]; then
 		"$KTRAJ" replay --plan "$P.c" "$R2" --steps "$s" >/dev/null
 	fi
@@ -93,7 +95,7 @@ teardown_file() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	job=$output
-	[ -f "$P/logs/${job}_0.out" ] && [ -f "$P/logs/${job}_1.out" ]
+	[ -f "$P/logs/${job}_0.out" ]
 	if [ -n "${s:-}" ]; then
 		run timeout 600 sbatch --wait "$P.c/slurm.sbatch"
 		[ "$status" -eq 0 ]
@@ -103,8 +105,8 @@ teardown_file() {
 	python3 -c '
 import json, sys
 r = [json.loads(l) for l in sys.argv[1].splitlines()]
-assert [(x["step"], x["verdict"]) for x in r] == [(7, "reproduced"), (10, "reproduced")], r' "$output"
-	[ "$("$KTRAJ" log 645f1b7e --kind replay | wc -l)" -eq 2 ]
+assert [(x["step"], x["verdict"]) for x in r] == [(7, "reproduced")], r' "$output"
+	[ "$("$KTRAJ" log 645f1b7e --kind replay | wc -l)" -eq 1 ]
 	if [ -n "${s:-}" ]; then
 		# every corpus step has a verdict recorded in the store (what it
 		# is depends on the machine: its make may find no CUDA here)
