@@ -295,7 +295,9 @@ cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
 	cJSON_AddNumberToObject(x, "jumps", (double)b->njump);
 	cJSON_AddNumberToObject(x, "questions", (double)b->nquestions);
 	cJSON_AddNumberToObject(x, "window_calls", o->window_calls);
-	cJSON_AddNumberToObject(x, "new_bests", (double)b->n_newbest);
+	/* every result above the running best (the run test's), not the
+	 * series' new bests over the threshold ("new_bests" below) */
+	cJSON_AddNumberToObject(x, "run_test_improvements", (double)b->n_newbest);
 	cJSON_AddNumberToObject(x, "s_observed", an_r4(b->s_obs));
 	if (b->p_value < 0) {
 		cJSON_AddNullToObject(x, "p_random_placement");
@@ -537,7 +539,9 @@ cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
 
 void an_runtest_line(const kt_an_blame *b, char *buf, size_t n)
 {
-	int k = snprintf(buf, n, "run test: S = %.3f over %zu new best%s and "
+	/* the run test weighs every result above the running best, also
+	 * those under the jump threshold: not the series' "new bests" */
+	int k = snprintf(buf, n, "run test: S = %.3f over %zu improvement%s and "
 			 "%zu question%s; ", b->s_obs, b->n_newbest,
 			 b->n_newbest == 1 ? "" : "s", b->nquestions,
 			 b->nquestions == 1 ? "" : "s");

@@ -113,3 +113,20 @@ assert len(s) == 1 and s[0]["noise_kind"] == "repeats" and s[0]["noise_results"]
 	[ "$status" -eq 2 ]
 	[[ "$output" == "ktraj: report: --series-by: bad value 'size'"* ]]
 }
+
+@test "blame --json rows have no key twice (the run test's improvements are not the series' new bests)" {
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl" >/dev/null
+	R=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	"$KTRAJ" blame speedup "$R" --json --permutations 50 | python3 -c '
+import json, sys
+from collections import Counter
+for l in sys.stdin:
+    keys = [k for k, v in json.loads(l, object_pairs_hook=lambda p: p)]
+    d = [k for k, n in Counter(keys).items() if n > 1]
+    assert not d, d
+    row = json.loads(l)
+    if "run_test_improvements" in row:
+        assert row["run_test_improvements"] >= row["new_bests"], row'
+	run "$KTRAJ" blame speedup "$R"
+	[[ "$output" == *"run test: S = "*" improvement"* ]]
+}
