@@ -12,6 +12,9 @@
 #include "../replay/sandbox.h"
 #include "replay_plan.h"
 
+/* RUNs one `replay --plan` takes */
+#define KT_PLAN_MAX_RUNS 4096
+
 /* the replay event's numbers are exact below 10^15 (FORMAT.md section 1) */
 #define KT_REPLAY_MAX_BYTES (1ull << 50)
 /* --cache-max's default: a few hundred harness builds' objects */
@@ -180,7 +183,9 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 	const char *plan_dir = NULL, *task_dir = NULL, *collect_dir = NULL;
 	struct replay_sel sel = { 0 };
 	kt_replay_plan_opts popt = { 0 };
-	char **specs = NULL, *task_args = NULL;
+	/* the RUNs of --plan; on the stack, so that every early return of
+	 * the option parsing leaves nothing behind */
+	char *specs[KT_PLAN_MAX_RUNS], *task_args = NULL;
 	int nspecs = 0;
 	char run[KT_RUN_ID_HEX + 1], err[1024] = "";
 	char cache[4200];
@@ -263,8 +268,9 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 		} else if (argv[i][0] == '-' && argv[i][1])
 			return cli_bad_option(c, usage, argv[i]);
 		else if (plan_dir) {
-			if (!specs && !(specs = calloc((size_t)argc, sizeof(*specs))))
-				return cli_err(c, "out of memory");
+			if (nspecs == KT_PLAN_MAX_RUNS)
+				return cli_usage(c, "--plan takes at most %d runs: make several plans",
+						 KT_PLAN_MAX_RUNS);
 			specs[nspecs++] = argv[i];
 		} else if (!spec)
 			spec = argv[i];
@@ -274,7 +280,6 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			return cli_usage(c, "too many arguments");
 	}
 	if (!!plan_dir + !!task_dir + !!collect_dir > 1) {
-		free(specs);
 		return cli_usage(c, "--plan, --task and --collect are separate steps: give one");
 	}
 	if (plan_dir) {
@@ -288,7 +293,6 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 		else
 			rc = cli_replay_plan(c, plan_dir, specs, nspecs, &sel, &popt,
 					     getenv("KTRAJ") && *getenv("KTRAJ") ? getenv("KTRAJ") : NULL);
-		free(specs);
 		free(task_args);
 		return rc;
 	}
