@@ -176,7 +176,8 @@ static void finish(kt_xrun *x, struct cc *cc, cJSON *o, const kt_event *ev,
 	if (ev->ts_ns != KT_TS_UNKNOWN)
 		cc->last_ts = ev->ts_ns;
 	/* milliseconds, as Claude Code writes them; an event of unknown
-	 * time takes the time before it */
+	 * time takes the time before it, and before any known time the
+	 * epoch, which ktraj's importer reads back as unknown */
 	kt_export_ts_iso(ev->ts_ns != KT_TS_UNKNOWN ? ev->ts_ns : cc->last_ts,
 			 iso, sizeof(iso));
 	if (strlen(iso) == 30) {

@@ -120,12 +120,16 @@ static const cJSON *jget(const cJSON *o, const char *k)
 }
 
 /* A Claude Code timestamp ("2025-07-17T12:34:56.789Z", offsets too) to
- * ns since the epoch; what follows the time is not looked at. */
+ * ns since the epoch; what follows the time is not looked at.  The epoch
+ * itself is no time a session was written: it is what ktraj's claude_code
+ * export writes for an event of unknown time (its readers need a
+ * timestamp on every line), so it reads back as unknown. */
 static int64_t iso_ns(const char *s)
 {
 	const char *end;
+	int64_t ns = kt_iso8601_ns(s, &end);
 
-	return kt_iso8601_ns(s, &end);
+	return ns == 0 ? KT_TS_UNKNOWN : ns;
 }
 
 /* Deepest bracket nesting outside strings (only used to explain a parse

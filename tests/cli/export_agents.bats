@@ -114,3 +114,12 @@ setup() {
 	"$KTRAJ" export "$RUN" --format claude_code --redact >"$BATS_TEST_TMPDIR/r2.jsonl"
 	! grep -q '/home/dev' "$BATS_TEST_TMPDIR/r2.jsonl"
 }
+
+@test "claude_code export: an event of unknown time reads back as unknown, not as 1970" {
+	"$KTRAJ" append notime <<<'{"kind":"message","ts":null,"payload":{"role":"user","human":true,"text":"hello"}}' >/dev/null
+	"$KTRAJ" export notime --format claude_code -o "$BATS_TEST_TMPDIR/n.jsonl"
+	grep -q '"timestamp":"1970-01-01T00:00:00.000Z"' "$BATS_TEST_TMPDIR/n.jsonl"
+	KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" import "$BATS_TEST_TMPDIR/n.jsonl" >/dev/null
+	R=$(KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" log "$R" --json | python3 -c 'import json,sys; r=[json.loads(l) for l in sys.stdin]; assert r and all(x["ts"] is None for x in r), r'
+}
