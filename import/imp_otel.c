@@ -130,6 +130,8 @@ static cJSON *attrs_of(const cJSON *s)
 	return o;
 }
 
+/* A span time in ns.  0 is OTLP's "not set" (the proto3 default, and what
+ * ktraj's otlp export writes for an unknown time): unknown, not 1970. */
 static int64_t nanos(const cJSON *v)
 {
 	double d;
@@ -138,9 +140,9 @@ static int64_t nanos(const cJSON *v)
 		char *e;
 		long long x = strtoll(v->valuestring, &e, 10);
 
-		return *e || e == v->valuestring ? KT_TS_UNKNOWN : (int64_t)x;
+		return *e || e == v->valuestring || x <= 0 ? KT_TS_UNKNOWN : (int64_t)x;
 	}
-	if (kt_impx_numv(v, &d) && d >= 0 && d < 9.2e18)
+	if (kt_impx_numv(v, &d) && d > 0 && d < 9.2e18)
 		return (int64_t)d;
 	return KT_TS_UNKNOWN;
 }

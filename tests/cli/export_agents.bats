@@ -123,3 +123,11 @@ setup() {
 	R=$(KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
 	KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" log "$R" --json | python3 -c 'import json,sys; r=[json.loads(l) for l in sys.stdin]; assert r and all(x["ts"] is None for x in r), r'
 }
+
+@test "otlp export: an event of unknown time reads back as unknown (0 is OTLP's unset time)" {
+	"$KTRAJ" append notime <<<'{"kind":"message","ts":null,"payload":{"role":"user","human":true,"text":"hello"}}' >/dev/null
+	"$KTRAJ" export notime --format otlp -o "$BATS_TEST_TMPDIR/n.json"
+	KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" import "$BATS_TEST_TMPDIR/n.json" >/dev/null
+	R=$(KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" log "$R" --json | python3 -c 'import json,sys; r=[json.loads(l) for l in sys.stdin]; assert r and all(x["ts"] is None for x in r), r'
+}
