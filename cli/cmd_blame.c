@@ -198,7 +198,7 @@ static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 	for (nb = 0; nb < nw; nb++) {
 		o.workload = wl[nb];
 		if ((rc = kt_an_blame_run(s, r, &o, &b[nb]))) {
-			rc = cli_store_err(c, s, rc, "blame");
+			rc = cli_store_err(c, s, rc, "analyzing the run");
 			goto out;
 		}
 		single += b[nb].series.n < 2;
@@ -293,7 +293,7 @@ int cmd_blame(struct cli *c, int argc, char **argv)
 	}
 	rc = kt_an_blame_run(s, r, &o, &b);
 	if (rc) {
-		rc = cli_store_err(c, s, rc, "blame");
+		rc = cli_store_err(c, s, rc, "analyzing the run");
 		goto out;
 	}
 	have_b = 1;

@@ -891,7 +891,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 	}
 	/* one series per workload (kt_an_blame_workloads), its stalls */
 	if ((rc = kt_an_blame_workloads(s, r, &o, &b, &wl, &nb))) {
-		rc = cli_store_err(c, s, rc, "report");
+		rc = cli_store_err(c, s, rc, "analyzing the run");
 		goto out;
 	}
 	st = calloc(nb, sizeof(*st));
@@ -906,7 +906,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		if (wl)
 			ow.workload = wl[i];
 		if ((rc = kt_an_stalls(r, &b[i], &ow, &st[i], &nst[i]))) {
-			rc = cli_store_err(c, s, rc, "report");
+			rc = cli_store_err(c, s, rc, "analyzing the run");
 			goto out;
 		}
 		njump += b[i].njump;
@@ -954,7 +954,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		r->nev);
 	rc = kt_event_foreach(s, r->id, 1, 0, 0, timeline_row, &x);
 	if (rc) {
-		rc = cli_store_err(c, s, rc, "report");
+		rc = cli_store_err(c, s, rc, "analyzing the run");
 		goto out;
 	}
 	fprintf(f, "</table>\n<p class=\"meta\">Written by ktraj report; works "

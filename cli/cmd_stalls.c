@@ -119,10 +119,10 @@ static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
 
 		o.workload = wl[i];
 		if ((rc = kt_an_blame_run(s, r, &o, &b)))
-			return cli_store_err(c, s, rc, "stalls");
+			return cli_store_err(c, s, rc, "analyzing the run");
 		if ((rc = kt_an_stalls(r, &b, &o, &st, &n))) {
 			kt_an_blame_free(&b);
-			return cli_store_err(c, s, rc, "stalls");
+			return cli_store_err(c, s, rc, "analyzing the run");
 		}
 		if (!json && !i) {
 			an_put_run(r);
@@ -193,12 +193,12 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 		goto out;
 	}
 	if ((rc = kt_an_blame_run(s, r, &o, &b))) {
-		rc = cli_store_err(c, s, rc, "stalls");
+		rc = cli_store_err(c, s, rc, "analyzing the run");
 		goto out;
 	}
 	have_b = 1;
 	if ((rc = kt_an_stalls(r, &b, &o, &st, &n))) {
-		rc = cli_store_err(c, s, rc, "stalls");
+		rc = cli_store_err(c, s, rc, "analyzing the run");
 		goto out;
 	}
 	if (json) {
