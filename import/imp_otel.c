@@ -8,7 +8,8 @@
  * semantic conventions (semantic-conventions docs/gen-ai/gen-ai-spans.md,
  * gen-ai-agent-spans.md: gen_ai.operation.name invoke_agent | chat |
  * execute_tool, gen_ai.tool.call.id/arguments/result, gen_ai.input.messages
- * and gen_ai.output.messages as JSON [{role, parts:[{type:"text",
+ * and gen_ai.output.messages as JSON [{role, parts:[{type:"text" (or
+ * "reasoning": a thinking message before the text),
  * content}, ...]}], gen_ai.usage.input_tokens/output_tokens).
  *
  * resourceSpans[].scopeSpans[].spans[] {traceId, spanId, parentSpanId,
@@ -307,8 +308,24 @@ static int outputs(otx *x, const cJSON *a, const ospan *o, uint64_t *seq)
 	cJSON_ArrayForEach(m, ms) {
 		char *t = parts_text(m);
 		cJSON *more = cJSON_CreateObject(), *u;
+		const cJSON *p;
 		double v;
 
+		/* the response's reasoning parts first, each a thinking
+		 * message (as the other importers keep thoughts) */
+		cJSON_ArrayForEach(p, cJSON_GetObjectItem(m, "parts")) {
+			const char *c = kt_impx_str2(p, "content", "text");
+			const char *ty = kt_impx_str(p, "type");
+
+			if (!rc && c && *c && ty && !strcmp(ty, "reasoning"))
+				rc = kt_conv_msg(&x->cv, "assistant", 0, c, "thinking",
+						 NULL, o->start, &o->sp, NULL);
+		}
+		if (rc) {
+			free(t);
+			cJSON_Delete(more);
+			break;
+		}
 		if (!t || !more) {
 			free(t);
 			cJSON_Delete(more);

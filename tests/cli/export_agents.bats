@@ -131,3 +131,19 @@ setup() {
 	R=$(KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
 	KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" log "$R" --json | python3 -c 'import json,sys; r=[json.loads(l) for l in sys.stdin]; assert r and all(x["ts"] is None for x in r), r'
 }
+
+@test "otlp export: the model's thinking comes back as a thinking message before its answer" {
+	"$KTRAJ" append think <<'J' >/dev/null
+{"kind":"message","payload":{"role":"user","human":true,"text":"Why is it slow?"}}
+{"kind":"message","payload":{"role":"assistant","human":false,"text":"The loads are not coalesced.","flags":["thinking"]}}
+{"kind":"message","payload":{"role":"assistant","human":false,"text":"Because of uncoalesced loads."}}
+J
+	"$KTRAJ" export think --format otlp -o "$BATS_TEST_TMPDIR/t.json"
+	KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" import "$BATS_TEST_TMPDIR/t.json" >/dev/null
+	R=$(KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	KTRAJ_STORE="$BATS_TEST_TMPDIR/b.ktraj" "$KTRAJ" export "$R" --format jsonl | python3 -c '
+import json, sys
+r = [json.loads(l)["payload"] for l in sys.stdin if json.loads(l).get("kind") == "message"]
+a = [(x.get("text"), "thinking" in (x.get("flags") or [])) for x in r if x.get("role") == "assistant"]
+assert a == [("The loads are not coalesced.", True), ("Because of uncoalesced loads.", False)], a'
+}

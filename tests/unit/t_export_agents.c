@@ -210,7 +210,10 @@ static void t_claude_corpus(void **st)
 /* The STS and OTLP exports read back by ktraj's own STS and OTLP GenAI
  * importers.  STS keeps everything the signature compares, the human flag,
  * failed calls and thinking included, also on cc_mixed; OTLP on the sample
- * (its importer does not read the "reasoning" part back). */
+ * (not on cc_mixed: its importer takes user text from the chat spans'
+ * input messages and keeps a repeated text once, so the order of a user
+ * message after a tool call can change; export_agents.bats checks that
+ * thinking comes back). */
 static void t_sts(void **st)
 {
 	(void)st;
