@@ -1,6 +1,7 @@
 /*
  * buf.c - the owned growable buffer and the string map (kt_base.h).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,35 @@ int kt_buf_putc(struct kt_buf *b, int c)
 	unsigned char ch = (unsigned char)c;
 
 	return kt_buf_add(b, &ch, 1);
+}
+
+int kt_buf_sh_quote(struct kt_buf *b, const char *s)
+{
+	kt_buf_putc(b, '\'');
+	for (; *s; s++)
+		if (*s == '\'')
+			kt_buf_puts(b, "'\\''");
+		else
+			kt_buf_putc(b, *s);
+	return kt_buf_putc(b, '\'');
+}
+
+int kt_buf_read_file(struct kt_buf *b, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char chunk[65536];
+	size_t n;
+	int bad, e;
+
+	if (!f)
+		return errno == ENOENT ? KT_ENOTFOUND : KT_EIO;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		kt_buf_add(b, chunk, n);
+	bad = ferror(f);
+	e = errno;
+	fclose(f);
+	errno = e;
+	return bad ? KT_EIO : b->err ? KT_ENOMEM : 0;
 }
 
 int kt_buf_printf(struct kt_buf *b, const char *fmt, ...)

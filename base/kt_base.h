@@ -100,6 +100,12 @@ int kt_buf_add(struct kt_buf *b, const void *p, size_t n);
 int kt_buf_puts(struct kt_buf *b, const char *s);
 /* Append one byte; 0 or KT_ENOMEM. */
 int kt_buf_putc(struct kt_buf *b, int c);
+/* Append s as one sh word in single quotes (POSIX sh 2.2.2: nothing is
+ * special inside them; a ' is written as '\''); 0 or KT_ENOMEM. */
+int kt_buf_sh_quote(struct kt_buf *b, const char *s);
+/* Append the whole file at path.  0; KT_ENOTFOUND when it does not exist;
+ * KT_EIO when it cannot be opened or read (errno kept); KT_ENOMEM. */
+int kt_buf_read_file(struct kt_buf *b, const char *path);
 /* Append printf-formatted text; 0, KT_ENOMEM or KT_EINVAL (bad format). */
 int kt_buf_printf(struct kt_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -474,26 +474,6 @@ static int hook_codex(struct cli *c, const char *json)
 
 /* ---- install -------------------------------------------------------------- */
 
-/* s in single quotes for sh (Claude Code runs hook commands with a shell). */
-static void sh_quote(char *out, size_t len, const char *s)
-{
-	size_t n = 0;
-
-	if (len < 3)
-		return;
-	out[n++] = '\'';
-	for (; *s && n + 6 < len; s++) {
-		if (*s == '\'') {
-			memcpy(out + n, "'\\''", 4);
-			n += 4;
-		} else {
-			out[n++] = *s;
-		}
-	}
-	out[n++] = '\'';
-	out[n] = 0;
-}
-
 static int abs_paths(struct cli *c, char *exe, size_t elen, char *store,
 		     size_t slen)
 {
@@ -551,33 +531,14 @@ static int add_hook(cJSON *hooks, const char *event, const char *cmd, int tools)
 	return 1;
 }
 
-static int read_file(const char *path, char **data)
-{
-	FILE *f = fopen(path, "r");
-	long n;
-
-	*data = NULL;
-	if (!f)
-		return errno == ENOENT ? 0 : -1;
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
-	    !(*data = calloc(1, (size_t)n + 1)) ||
-	    fread(*data, 1, (size_t)n, f) != (size_t)n) {
-		fclose(f);
-		free(*data);
-		*data = NULL;
-		return -1;
-	}
-	fclose(f);
-	return 0;
-}
-
 static int hook_install(struct cli *c, const char *settings, int codex)
 {
 	static const char *const events[] = {
 		"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
 		"Stop",
 	};
-	char exe[4096], store[4096], qe[8300], qs[8300], cmd[17000];
+	char exe[4096], store[4096], cmd[17000];
+	struct kt_buf qb = { 0 };
 	char tmp[4200], *old = NULL, *text = NULL;
 	cJSON *doc, *hooks;
 	size_t i;
@@ -604,15 +565,26 @@ static int hook_install(struct cli *c, const char *settings, int codex)
 		free(t);
 		return 0;
 	}
-	sh_quote(qe, sizeof(qe), exe);
-	sh_quote(qs, sizeof(qs), store);
-	snprintf(cmd, sizeof(cmd), "%s --store %s hook claude-code", qe, qs);
+	/* Claude Code runs hook commands with a shell: each path one word */
+	kt_buf_sh_quote(&qb, exe);
+	kt_buf_puts(&qb, " --store ");
+	kt_buf_sh_quote(&qb, store);
+	kt_buf_puts(&qb, " hook claude-code");
+	if (qb.err || qb.len >= sizeof(cmd)) {
+		const char *why = qb.err ? "out of memory" :
+			"the paths of ktraj and the store are too long for a hook command";
+
+		kt_buf_free(&qb);
+		return cli_err(c, "%s", why);
+	}
+	memcpy(cmd, qb.s, qb.len + 1);
+	kt_buf_free(&qb);
 	if (!settings) {
 		if (mkdir(".claude", 0777) && errno != EEXIST)
 			return cli_err(c, ".claude: %s", strerror(errno));
 		settings = ".claude/settings.json";
 	}
-	if (read_file(settings, &old))
+	if (!(old = cli_slurp(settings, NULL)) && errno != ENOENT)
 		return cli_err(c, "%s: %s", settings, strerror(errno));
 	doc = old && old[strspn(old, " \t\r\n")] ? cJSON_Parse(old) : cJSON_CreateObject();
 	free(old);

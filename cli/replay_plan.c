@@ -155,16 +155,9 @@ char *cli_replay_task_args(int argc, char **argv)
 				kt_buf_printf(&b, "%s%s", b.len ? " " : "", flags[k]);
 		for (k = 0; valued[k]; k++)
 			if (!strcmp(argv[i], valued[k]) && i + 1 < argc) {
-				const char *v = argv[++i];
-
-				/* sh single quotes: the value as given */
-				kt_buf_printf(&b, "%s%s '", b.len ? " " : "", valued[k]);
-				for (; *v; v++)
-					if (*v == '\'')
-						kt_buf_puts(&b, "'\\''");
-					else
-						kt_buf_putc(&b, *v);
-				kt_buf_putc(&b, '\'');
+				/* the value as given, one sh word */
+				kt_buf_printf(&b, "%s%s ", b.len ? " " : "", valued[k]);
+				kt_buf_sh_quote(&b, argv[++i]);
 				break;
 			}
 	}

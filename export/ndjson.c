@@ -556,22 +556,6 @@ static int collect(const kt_run_info *ri, void *arg)
 	return 0;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct kt_buf b = { 0 };
-	char chunk[65536];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		kt_buf_add(&b, chunk, n);
-	fclose(f);
-	*len = b.len;
-	return kt_buf_take(&b);
-}
-
 static const char *const compress_name[] = { "zstd", "gzip", "none" };
 
 /* Read DIR/_manifest.json of an earlier export.  0 with c->manifest NULL
@@ -580,18 +564,20 @@ static int read_manifest(struct ctx *c)
 {
 	char path[4096];
 	const cJSON *ex, *by, *x, *cp, *ps;
-	size_t len = 0;
-	char *text;
+	struct kt_buf b = { 0 };
+	int rc;
 
 	snprintf(path, sizeof(path), "%s/_manifest.json", c->dir);
-	if (!(text = slurp(path, &len))) {
-		if (errno == ENOENT)
+	if ((rc = kt_buf_read_file(&b, path))) {
+		kt_buf_free(&b);
+		if (rc == KT_ENOTFOUND)
 			return 0;
-		snprintf(c->err, c->errlen, "%s: %s", path, strerror(errno));
-		return KT_EIO;
+		if (rc == KT_EIO)
+			snprintf(c->err, c->errlen, "%s: %s", path, strerror(errno));
+		return rc;
 	}
-	c->manifest = cJSON_ParseWithLength(text, len);
-	free(text);
+	c->manifest = cJSON_ParseWithLength(b.s ? b.s : "", b.len);
+	kt_buf_free(&b);
 	ex = cJSON_GetObjectItemCaseSensitive(c->manifest, "exports");
 	by = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(c->manifest, "watermark"), "by_run");

@@ -72,7 +72,7 @@ static int mkdir_in(const char *dir, const char *sub, char *err, size_t errlen)
 {
 	char path[4096];
 
-	snprintf(path, sizeof(path), "%s%s%s", dir, sub ? "/" : "", sub ? sub : "");
+	snprintf(path, sizeof(path), "%s/%s", dir, sub);
 	if (mkdir(path, 0777) && errno != EEXIST) {
 		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
 		return KT_EIO;
@@ -86,18 +86,6 @@ static int rm_entry(const char *path, const struct stat *st, int type,
 	(void)st;
 	(void)ftw;
 	return type == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-/* sh single-quoted s ('...', with ' as '\'') appended to b. */
-static void sh_quote(struct kt_buf *b, const char *s)
-{
-	kt_buf_puts(b, "'");
-	for (; *s; s++)
-		if (*s == '\'')
-			kt_buf_puts(b, "'\\''");
-		else
-			kt_buf_add(b, s, 1);
-	kt_buf_puts(b, "'");
 }
 
 static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
@@ -140,9 +128,9 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 			kt_buf_puts(&b, "#SBATCH --gres=gpu:1\n");
 		kt_buf_printf(&b, "#SBATCH --output=%s/logs/%%A_%%a.out\n", dir);
 		kt_buf_puts(&b, "set -eu\nPLAN=");
-		sh_quote(&b, dir);
+		kt_buf_sh_quote(&b, dir);
 		kt_buf_puts(&b, "\nKTRAJ=${KTRAJ:-");
-		sh_quote(&b, ktraj);
+		kt_buf_sh_quote(&b, ktraj);
 		kt_buf_printf(&b, "}\nTASK=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" \"$PLAN/tasks-%s.txt\")\n",
 			    g ? "gpu" : "cpu");
 		kt_buf_printf(&b, "exec \"$KTRAJ\" replay --task \"$PLAN\" \"$TASK\"%s%s\n",
@@ -155,9 +143,9 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 	if (!rc) {
 		kt_buf_puts(&b, "#!/bin/sh\n# ktraj replay plan: every task on this machine, JOBS at once\n"
 			       "# (default: the number of CPUs). GPU tasks share the visible GPUs.\nset -eu\nPLAN=");
-		sh_quote(&b, dir);
+		kt_buf_sh_quote(&b, dir);
 		kt_buf_puts(&b, "\nKTRAJ=${KTRAJ:-");
-		sh_quote(&b, ktraj);
+		kt_buf_sh_quote(&b, ktraj);
 		kt_buf_printf(&b, "}\ncat \"$PLAN/tasks-cpu.txt\" \"$PLAN/tasks-gpu.txt\" |\n"
 			      "\txargs -P \"${JOBS:-$(nproc)}\" -I{} \"$KTRAJ\" replay --task \"$PLAN\" {}%s%s\n",
 			      o->task_args ? " " : "", o->task_args ? o->task_args : "");
@@ -294,20 +282,18 @@ int kt_replay_plan_load(const char *dir, cJSON **plan, char *err, size_t errlen)
 {
 	char path[4096];
 	struct kt_buf b = { 0 };
-	char chunk[65536];
 	size_t k;
-	FILE *f;
+	int rc;
 	const cJSON *t, *tasks;
 
 	*plan = NULL;
 	snprintf(path, sizeof(path), "%s/plan.json", dir);
-	if (!(f = fopen(path, "rb"))) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return errno == ENOENT ? KT_ENOTFOUND : KT_EIO;
+	if ((rc = kt_buf_read_file(&b, path))) {
+		if (rc != KT_ENOMEM)
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		kt_buf_free(&b);
+		return rc;
 	}
-	while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		kt_buf_add(&b, chunk, k);
-	fclose(f);
 	*plan = b.s ? cJSON_ParseWithLength(b.s, b.len) : NULL;
 	kt_buf_free(&b);
 	tasks = cJSON_GetObjectItem(*plan, "tasks");
