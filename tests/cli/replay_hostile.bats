@@ -92,7 +92,10 @@ hostile() { # hostile WHO COMMAND [replay options]: append and replay (bats run)
 	local who=$1 cmd=$2
 	shift 2
 	step "$who" "$cmd"
-	run as "$who" env KTRAJ_STORE="$D/$who/s.ktraj" "$D/ktraj" replay h 1 --json "$@"
+	# KTRAJ_HOSTILE_OPTS: options added to every case, e.g. --gpu to run
+	# them under the GPU profile on a GPU machine (harness/GPU_LOG.md)
+	# shellcheck disable=SC2086
+	run as "$who" env KTRAJ_STORE="$D/$who/s.ktraj" "$D/ktraj" replay h 1 --json ${KTRAJ_HOSTILE_OPTS:-} "$@"
 }
 
 get() { # get PATH: a field of the replay row in $output ("a.b.c")
