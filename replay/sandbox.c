@@ -208,6 +208,52 @@ static int persona_rules(scmp_filter_ctx ctx, uint32_t keep, uint64_t lo, unsign
 	return rc ? rc : persona_rules(ctx, keep, lo + (1ull << (bits - 1)), bits - 1);
 }
 
+/* No setuid or setgid file made by the step: what it writes to a --cache
+ * DIR stays on the host after it, where such a file would run as the
+ * step's user (nobody, or the caller).  Refused: chmod, fchmod, fchmodat
+ * (and fchmodat2) with either bit in the mode, and a file created with one
+ * (open, openat, creat, mknod, mknodat; open's mode is read only with
+ * O_CREAT or O_TMPFILE, so a rule needs the flag as well).  openat2 passes
+ * its mode in a struct a filter cannot read: ENOSYS, and the C library
+ * falls back to openat. */
+static int setid_rules(scmp_filter_ctx ctx)
+{
+	static const struct { const char *name; int flags, mode; } calls[] = {
+		{ "chmod", -1, 1 }, { "fchmod", -1, 1 }, { "fchmodat", -1, 2 },
+		{ "fchmodat2", -1, 2 }, { "creat", -1, 1 }, { "mknod", -1, 1 },
+		{ "mknodat", -1, 2 }, { "open", 1, 2 }, { "openat", 2, 3 },
+	};
+	static const unsigned long bits[] = { S_ISUID, S_ISGID };
+	static const unsigned long creating[] = { O_CREAT, 020000000 /* __O_TMPFILE */ };
+	size_t i, b, c;
+	int rc = 0, nr;
+
+	for (i = 0; i < sizeof(calls) / sizeof(*calls) && !rc; i++) {
+		if ((nr = seccomp_syscall_resolve_name(calls[i].name)) == __NR_SCMP_ERROR)
+			continue;
+		for (b = 0; b < 2 && !rc; b++) {
+			struct scmp_arg_cmp m = { (unsigned)calls[i].mode, SCMP_CMP_MASKED_EQ,
+						  bits[b], bits[b] };
+
+			if (calls[i].flags < 0) {
+				rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, m);
+				continue;
+			}
+			for (c = 0; c < 2 && !rc; c++) {
+				struct scmp_arg_cmp f = { (unsigned)calls[i].flags,
+							  SCMP_CMP_MASKED_EQ, creating[c],
+							  creating[c] };
+
+				rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 2, f, m);
+			}
+		}
+	}
+	nr = seccomp_syscall_resolve_name("openat2");
+	if (!rc && nr != __NR_SCMP_ERROR)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+	return rc;
+}
+
 int kt_sandbox_seccomp_fd(void)
 {
 	static const unsigned long newns[] = {
@@ -239,6 +285,8 @@ int kt_sandbox_seccomp_fd(void)
 				      SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX));
 	if (!rc)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	if (!rc)
+		rc = setid_rules(ctx);
 	if (!rc) {
 		fd = memfd_create("ktraj-seccomp", MFD_CLOEXEC);
 		if (fd < 0 || seccomp_export_bpf(ctx, fd) || lseek(fd, 0, SEEK_SET)) {
@@ -726,8 +774,11 @@ static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *
 /* ---- the cache's size ------------------------------------------------------------ */
 
 /* Bytes of the files under dirfd/name (not following links; depth-bound
- * against a hostile tree; what cannot be read counts 0). */
-static uint64_t tree_bytes(int at, const char *name, int depth)
+ * against a hostile tree; what cannot be read counts 0).  With strip, the
+ * setuid and setgid bits of every file found are cleared on the way: only
+ * once the step has ended (its processes died with the sandbox's PID
+ * namespace), so nothing swaps a name between the check and the chmod. */
+static uint64_t tree_walk(int at, const char *name, int depth, int strip)
 {
 	struct stat st;
 	uint64_t n = 0;
@@ -737,6 +788,8 @@ static uint64_t tree_bytes(int at, const char *name, int depth)
 
 	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW))
 		return 0;
+	if (strip && !S_ISLNK(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)))
+		fchmodat(at, name, st.st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID), 0);
 	if (!S_ISDIR(st.st_mode))
 		return S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 	if (depth > 64 || (fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
@@ -748,14 +801,19 @@ static uint64_t tree_bytes(int at, const char *name, int depth)
 	}
 	while ((e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n += tree_bytes(dirfd(d), e->d_name, depth + 1);
+			n += tree_walk(dirfd(d), e->d_name, depth + 1, strip);
 	closedir(d);
 	return n;
 }
 
 uint64_t kt_sandbox_cache_bytes(const char *dir)
 {
-	return tree_bytes(AT_FDCWD, dir, 0);
+	return tree_walk(AT_FDCWD, dir, 0, 0);
+}
+
+uint64_t kt_sandbox_cache_strip(const char *dir)
+{
+	return tree_walk(AT_FDCWD, dir, 0, 1);
 }
 
 struct centry {
@@ -815,7 +873,7 @@ static int list_entries(const char *dir, int top, struct centry **v, size_t *n, 
 		}
 		(*v)[*n].path = p;
 		(*v)[*n].mtime = st.st_mtime;
-		(*v)[*n].bytes = tree_bytes(AT_FDCWD, p, 1);
+		(*v)[*n].bytes = tree_walk(AT_FDCWD, p, 1, 0);
 		(*n)++;
 	}
 	closedir(d);
@@ -1170,6 +1228,11 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 	/* without the sandbox, what the step left in its process group */
 	kill(-pid, SIGKILL);
 	res->status = st;
+	/* the cache outlives the step on the host: no program the step left
+	 * there may run as its owner (the seccomp filter refuses setting the
+	 * bits; this clears what got through another way) */
+	if (sp->cache_dir && !sp->no_sandbox)
+		kt_sandbox_cache_strip(sp->cache_dir);
 	if (ps[0] >= 0 && !res->timed_out && !res->cache_full) {
 		char buf[256];
 		ssize_t n = read(ps[0], buf, sizeof(buf) - 1);

@@ -169,6 +169,12 @@ void kt_sandbox_janitor_done(kt_janitor *j);
  * cannot be read). */
 uint64_t kt_sandbox_cache_bytes(const char *dir);
 
+/* kt_sandbox_cache_bytes, and clear the setuid and setgid bits of every
+ * file and directory under dir (links not followed).  kt_sandbox_run calls
+ * it on its cache_dir once the step has ended; call it only when no
+ * process the step started can still write dir. */
+uint64_t kt_sandbox_cache_strip(const char *dir);
+
 /*
  * Cap the replay cache `dir` at max bytes (kt_sandbox_cache_bytes): when it
  * holds more, its entries are removed oldest first (modification time)

@@ -57,8 +57,16 @@ setup() {
 }
 
 teardown() {
-	[ -n "$LISTENER" ] && kill "$LISTENER" 2>/dev/null
-	rm -rf "$D" "/etc/$MARK" "/tmp/$MARK" "/dev/shm/$MARK" "/var/tmp/$MARK" "/run/$MARK.sock"
+	# setup may have skipped before setting D and MARK: an empty MARK
+	# would make the paths below /etc, /tmp, ... themselves (run as root)
+	[ -n "${LISTENER:-}" ] && kill "$LISTENER" 2>/dev/null
+	case "${MARK:-}" in
+	ktraj_hostile_*) rm -rf "/etc/$MARK" "/tmp/$MARK" "/dev/shm/$MARK" "/var/tmp/$MARK" \
+			     "/run/$MARK.sock" ;;
+	esac
+	case "${D:-}" in
+	/tmp/ktraj-hostile.?*) rm -rf "$D" ;;
+	esac
 	true
 }
 
@@ -374,6 +382,25 @@ bytes_in() { find "$1" -type f -printf '%s\n' | awk '{n += $1} END {print n + 0}
 		[[ "$(get reason)" == *"stopped: the step added more than --cache-max (8388608 bytes) to the cache"* ]]
 		[[ "$stderr" == "ktraj: replay: cache $c held "*" bytes, over --cache-max 8388608: removed its "* ]]
 		[ "$(bytes_in "$c")" -le 8388608 ]
+	done
+}
+
+@test "no setuid or setgid program is left in a --cache DIR (chmod, install, open with the bits, a copy with its mode)" {
+	for who in $WHO; do
+		c=$(userdir "$who")/cache
+		mkdir -p "$c"
+		chmod 777 "$c"
+		# each way must fail; the step then looks for a survivor itself
+		step "$who" 'C=$KTRAJ_CACHE; cp /bin/true "$C/a"; chmod 4755 "$C/a"; chmod g+s "$C/a"
+install -m 6755 /bin/true "$C/b"; cp -p /bin/true "$C/c"; chmod u+s "$C/c"
+python3 -c "import os; os.close(os.open(\"$C/d\", os.O_CREAT | os.O_WRONLY, 0o4755))"
+python3 -c "import os; os.chmod(\"$C/a\", 0o2755)"
+mkdir "$C/e"; chmod 2777 "$C/e"
+[ -n "$(find "$C" -perm /6000)" ] && exit 0; exit 3'
+		run --separate-stderr as "$who" env KTRAJ_STORE="$D/$who/s.ktraj" "$D/ktraj" replay h 1 --json --cache "$c"
+		refused "$who"
+		[ -z "$(find "$c" -perm /6000)" ]
+		[ -f "$c/a" ] && [ -f "$c/b" ]
 	done
 }
 

@@ -151,6 +151,30 @@ static int filtered_child(int fd)
 #ifdef SYS_vm86old
 	R(vm86old, 0, 0, 0, 0, 0);
 #endif
+	/* no setuid/setgid file: by mode change or at creation */
+	R(chmod, "/nonexistent-ktraj", 04755, 0, 0, 0);
+	R(fchmod, -1, 02755, 0, 0, 0);
+	R(fchmodat, AT_FDCWD, "/nonexistent-ktraj", 06755, 0, 0);
+	R(open, "/nonexistent-ktraj/x", O_CREAT | O_WRONLY, 04755, 0, 0);
+	R(openat, AT_FDCWD, "/nonexistent-ktraj/x", O_CREAT | O_WRONLY, 02700, 0);
+	R(openat, AT_FDCWD, "/nonexistent-ktraj", O_TMPFILE | O_WRONLY, 04700, 0);
+	R(creat, "/nonexistent-ktraj/x", 04755, 0, 0, 0);
+	R(mknod, "/nonexistent-ktraj/x", S_IFREG | 04755, 0, 0, 0);
+	R(mknodat, AT_FDCWD, "/nonexistent-ktraj/x", S_IFREG | 02755, 0, 0);
+#ifdef SYS_openat2
+	if (syscall(SYS_openat2, AT_FDCWD, "/nonexistent-ktraj", 0L, 0L) != -1 || errno != ENOSYS) {
+		fprintf(stderr, "seccomp: openat2 not answered ENOSYS\n");
+		bad++;
+	}
+#endif
+	/* the same calls without the bits, and open's mode without O_CREAT,
+	 * reach the kernel (which finds no such file) */
+	if (chmod("/nonexistent-ktraj", 0755) != -1 || errno != ENOENT ||
+	    syscall(SYS_open, "/nonexistent-ktraj", O_RDONLY, 06777) != -1 || errno != ENOENT ||
+	    open("/nonexistent-ktraj/x", O_CREAT | O_WRONLY, 0755) != -1 || errno != ENOENT) {
+		fprintf(stderr, "seccomp: a plain chmod or open refused (%s)\n", strerror(errno));
+		bad++;
+	}
 	R(clone, CLONE_NEWUTS | SIGCHLD, 0, 0, 0, 0);
 	R(ioctl, -1, TIOCSTI, "x", 0, 0);
 	R(ioctl, -1, TIOCLINUX, 0, 0, 0);
@@ -199,6 +223,53 @@ static void t_seccomp(void **state)
 	assert_int_equal(waitpid(p, &st, 0), p);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* What a step left setuid or setgid in its cache loses the bits, links
+ * are not followed, and the bytes are counted as kt_sandbox_cache_bytes. */
+static void t_cache_strip(void **state)
+{
+	char d[] = "/tmp/ktraj-strip.XXXXXX", p[256], q[256];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(d));
+	snprintf(p, sizeof(p), "%s/sub", d);
+	assert_int_equal(mkdir(p, 0755), 0);
+	assert_int_equal(chmod(p, 02755), 0);
+	snprintf(p, sizeof(p), "%s/sub/x", d);
+	fd = open(p, O_CREAT | O_WRONLY, 0755);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "12345", 5), 5);
+	close(fd);
+	assert_int_equal(chmod(p, 06711), 0);
+	/* a link to a setuid file outside: the target keeps its mode */
+	snprintf(q, sizeof(q), "%s.target", d);
+	fd = open(q, O_CREAT | O_WRONLY, 0755);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(chmod(q, 04755), 0);
+	snprintf(p, sizeof(p), "%s/link", d);
+	assert_int_equal(symlink(q, p), 0);
+	assert_int_equal(kt_sandbox_cache_bytes(d), 5);
+	assert_int_equal(kt_sandbox_cache_strip(d), 5);
+	snprintf(p, sizeof(p), "%s/sub/x", d);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0711);
+	snprintf(p, sizeof(p), "%s/sub", d);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+	assert_int_equal(stat(q, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 04755);
+	unlink(q);
+	snprintf(p, sizeof(p), "%s/link", d);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/sub/x", d);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/sub", d);
+	rmdir(p);
+	rmdir(d);
 }
 
 /* The GPU profile follows what the step runs, not what its text says. */
@@ -417,6 +488,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_seccomp),
 		cmocka_unit_test(t_step_gpu),
+		cmocka_unit_test(t_cache_strip),
 		cmocka_unit_test(t_find),
 		cmocka_unit_test(t_run_plain),
 		cmocka_unit_test(t_run_bwrap),
