@@ -366,6 +366,17 @@ static int self_plan(const kt_an_run *r, const kt_an_jump *j, uint64_t last_seq,
 	return KT_OK;
 }
 
+/* Whether bench event e belongs to the series being blamed (o->workload;
+ * NULL: every result is of the one series).  A bench event with no result
+ * (not an object) belongs to none of several. */
+static int same_series(const kt_an_run *r, const kt_an_opts *o,
+		       const kt_an_ev *e)
+{
+	if (!o->workload)
+		return 1;
+	return e->meas >= 0 && !strcmp(r->m[e->meas].key, o->workload);
+}
+
 static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		     const kt_an_series *se, kt_an_jump *j, uint64_t lower)
 {
@@ -385,14 +396,18 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			continue;
 		a = se->pt[p - 1].seq;
 		b = se->pt[p].seq;
-		/* an incorrect or unusable result in between is a measured state
-		 * too: edits before it did not make the landing */
+		/* an incorrect or unusable result of this series in between is
+		 * a measured state too: edits before it did not make the
+		 * landing.  A result of another series measured other code and
+		 * says nothing about these edits (issue 15: a jump right after
+		 * another workload's result lost its edits). */
 		{
 			size_t me = r->m[se->pt[p].meas].ev;
 			uint64_t pa = r->ev[me].parent;
 
 			for (long k = (long)me - 1; k >= 0 && r->ev[k].seq > a; k--)
 				if (r->ev[k].kind == KT_KIND_BENCH &&
+				    same_series(r, o, &r->ev[k]) &&
 				    (!pa || r->ev[k].parent != pa)) {
 					a = r->ev[k].seq;
 					break;
