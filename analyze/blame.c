@@ -420,9 +420,8 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 				goto out;
 	}
 	/* their paths and blobs */
-	for (i = 0; s && i < j->nedits; i++)
-		if ((rc = kt_an_edit_fetch(s, r, j->edits[i])))
-			goto out;
+	if (s && (rc = kt_an_edits_fetch(s, r, j->edits, j->nedits)))
+		goto out;
 	rc = KT_ENOMEM;
 	j->anchor_seq = j->nedits ? r->ev[j->edits[0]].seq :
 				    se->pt[j->p_prev].seq + 1;
