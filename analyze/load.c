@@ -1265,8 +1265,10 @@ int kt_an_run_load_ex(kt_store *s, const char *run, unsigned flags,
 
 		c.cap = nb + c.neh;
 		c.mcap = nb;
-		if (!(r->ev = kt_an_big(c.cap * sizeof(*r->ev))) ||
-		    !(r->m = kt_an_big(c.mcap * sizeof(*r->m))))
+		/* not cleared: every element is written whole (ev_init,
+		 * flush_edits, fill) before it counts */
+		if (!(r->ev = big_alloc(c.cap * sizeof(*r->ev), 0)) ||
+		    !(r->m = big_alloc(c.mcap * sizeof(*r->m), 0)))
 			c.err = KT_ENOMEM;
 	}
 	if (!rc && !c.err) {
