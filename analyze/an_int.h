@@ -96,10 +96,12 @@ char *kt_an_arena_dup(kt_an_run *r, const char *s, size_t n);
 /* Whether event e is the agent's own text (not a person's, not meta). */
 int kt_an_is_agent_text(const kt_an_ev *e);
 
-/* Read the body of edit i when it was loaded lazily (path into the arena,
- * blobs into r->ed).  Errors: KT_ENOMEM, KT_EINVAL (s NULL), store read
+/* Read the bodies of the edits among events idx[0..n) (ascending event
+ * indices) that were loaded lazily (paths into the arena, blobs into
+ * r->ed), with one store scan over their range; other events are skipped.
+ * Errors: KT_ENOMEM, KT_EINVAL (s NULL with a lazy edit), store read
  * errors. */
-int kt_an_edit_fetch(kt_store *s, kt_an_run *r, size_t i);
+int kt_an_edits_fetch(kt_store *s, kt_an_run *r, const size_t *idx, size_t n);
 
 /* ---- attribution (attrib.c) ------------------------------------------------ */
 

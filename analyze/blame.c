@@ -366,6 +366,82 @@ static int self_plan(const kt_an_run *r, const kt_an_jump *j, uint64_t last_seq,
 	return KT_OK;
 }
 
+/* Whether bench event e belongs to the series being blamed (o->workload;
+ * NULL: every result is of the one series).  A bench event with no result
+ * (not an object) belongs to none of several. */
+static int same_series(const kt_an_run *r, const kt_an_opts *o,
+		       const kt_an_ev *e)
+{
+	if (!o->workload)
+		return 1;
+	return e->meas >= 0 && !strcmp(r->m[e->meas].key, o->workload);
+}
+
+/* E* of jump j: the edits between the measurement before and each
+ * increment (event indices, ascending, into j->edits).  KT_ENOMEM or 0. */
+static int jump_edits(const kt_an_run *r, const kt_an_opts *o,
+		      const kt_an_series *se, kt_an_jump *j)
+{
+	long li;
+	size_t i;
+
+	for (size_t p = j->p_land; p <= j->p_last; p++) {
+		uint64_t a, b;
+
+		if (p != j->p_land && !se->pt[p].accepted)
+			continue;
+		a = se->pt[p - 1].seq;
+		b = se->pt[p].seq;
+		/* an incorrect or unusable result of this series in between is
+		 * a measured state too: edits before it did not make the
+		 * landing.  A result of another series measured other code and
+		 * says nothing about these edits (issue 15: a jump right after
+		 * another workload's result lost its edits). */
+		{
+			size_t me = r->m[se->pt[p].meas].ev;
+			uint64_t pa = r->ev[me].parent;
+
+			for (long k = (long)me - 1; k >= 0 && r->ev[k].seq > a; k--)
+				if (r->ev[k].kind == KT_KIND_BENCH &&
+				    same_series(r, o, &r->ev[k]) &&
+				    (!pa || r->ev[k].parent != pa)) {
+					a = r->ev[k].seq;
+					break;
+				}
+		}
+		li = kt_an_run_find(r, a);
+		for (i = li < 0 ? 0 : (size_t)li; i < r->nev && r->ev[i].seq < b; i++)
+			if (r->ev[i].kind == KT_KIND_EDIT && r->ev[i].seq > a &&
+			    add_idx(&j->edits, &j->nedits, i))
+				return KT_ENOMEM;
+	}
+	return KT_OK;
+}
+
+/* Read the bodies of every jump's edits with one scan (a run's edits sit
+ * in a few blocks: one decode each, not one per jump). */
+static int fetch_edits(kt_store *s, kt_an_run *r, const kt_an_blame *b)
+{
+	size_t n = 0, k, *all;
+	int rc;
+
+	for (k = 0; k < b->njump; k++)
+		n += b->jump[k].nedits;
+	if (!s || !n)
+		return KT_OK;
+	if (!(all = malloc(n * sizeof(*all))))
+		return KT_ENOMEM;
+	/* jumps follow one another: the lists are ascending end to end */
+	for (k = 0, n = 0; k < b->njump; k++) {
+		memcpy(all + n, b->jump[k].edits,
+		       b->jump[k].nedits * sizeof(*all));
+		n += b->jump[k].nedits;
+	}
+	rc = kt_an_edits_fetch(s, r, all, n);
+	free(all);
+	return rc;
+}
+
 static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		     const kt_an_series *se, kt_an_jump *j, uint64_t lower)
 {
@@ -377,38 +453,6 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 	uint64_t *tr = NULL;
 	size_t ntr = 0;
 
-	/* E*: edits between the measurement before and each increment */
-	for (size_t p = j->p_land; p <= j->p_last; p++) {
-		uint64_t a, b;
-
-		if (p != j->p_land && !se->pt[p].accepted)
-			continue;
-		a = se->pt[p - 1].seq;
-		b = se->pt[p].seq;
-		/* an incorrect or unusable result in between is a measured state
-		 * too: edits before it did not make the landing */
-		{
-			size_t me = r->m[se->pt[p].meas].ev;
-			uint64_t pa = r->ev[me].parent;
-
-			for (long k = (long)me - 1; k >= 0 && r->ev[k].seq > a; k--)
-				if (r->ev[k].kind == KT_KIND_BENCH &&
-				    (!pa || r->ev[k].parent != pa)) {
-					a = r->ev[k].seq;
-					break;
-				}
-		}
-		li = kt_an_run_find(r, a);
-		for (i = li < 0 ? 0 : (size_t)li; i < r->nev && r->ev[i].seq < b; i++)
-			if (r->ev[i].kind == KT_KIND_EDIT && r->ev[i].seq > a &&
-			    add_idx(&j->edits, &j->nedits, i))
-				goto out;
-	}
-	/* their paths and blobs */
-	for (i = 0; s && i < j->nedits; i++)
-		if ((rc = kt_an_edit_fetch(s, r, j->edits[i])))
-			goto out;
-	rc = KT_ENOMEM;
 	j->anchor_seq = j->nedits ? r->ev[j->edits[0]].seq :
 				    se->pt[j->p_prev].seq + 1;
 	last_seq = j->nedits ? r->ev[j->edits[j->nedits - 1]].seq : land_seq;
@@ -680,6 +724,11 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		j->gain = j->after / j->before;
 		j->question = j->hypothesis = -1;
 	}
+	for (size_t k = 0; k < out->njump; k++)
+		if ((rc = jump_edits(r, o, se, &out->jump[k])))
+			goto fail;
+	if ((rc = fetch_edits(s, r, out)))
+		goto fail;
 	for (size_t k = 0; k < out->njump; k++) {
 		uint64_t lower = k ? se->pt[out->jump[k - 1].p_last].seq : 0;
 

@@ -27,6 +27,7 @@ struct cand {
 	kt_an_qsrc src;
 	int origin, zh, layer;
 	unsigned kind, flags;
+	unsigned tflags; /* kt_an_text_flags of text */
 	double gain_log;
 	int hit;
 	uint64_t *sh;   /* shingles, sorted distinct */
@@ -439,9 +440,35 @@ static int cmp_src(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* c gets what f's text gave f (the same text): its normal form, shingles,
+ * tokens, language, layer and text flags.  KT_ENOMEM, or 0. */
+static int copy_derived(struct cand *c, const struct cand *f)
+{
+	size_t nl = strlen(f->norm) + 1;
+
+	c->norm = malloc(nl);
+	c->sh = f->nsh ? malloc(f->nsh * sizeof(*c->sh)) : NULL;
+	c->tok = f->ntok ? malloc(f->ntok * sizeof(*c->tok)) : NULL;
+	if (!c->norm || (f->nsh && !c->sh) || (f->ntok && !c->tok))
+		return KT_ENOMEM;
+	memcpy(c->norm, f->norm, nl);
+	if (f->nsh)
+		memcpy(c->sh, f->sh, f->nsh * sizeof(*c->sh));
+	if (f->ntok)
+		memcpy(c->tok, f->tok, f->ntok * sizeof(*c->tok));
+	c->nsh = f->nsh;
+	c->ntok = f->ntok;
+	c->nhash = f->nhash;
+	c->zh = f->zh;
+	c->layer = f->layer;
+	c->tflags = f->tflags;
+	c->flags |= f->tflags;
+	return KT_OK;
+}
+
 int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n)
 {
-	size_t *par = NULL, *root_item = NULL, i, k;
+	size_t *par = NULL, *root_item = NULL, *slot = NULL, nslot, i, k;
 	struct bkey *bk = NULL;
 	uint64_t (*mh)[NHASH] = NULL;
 	int rc = KT_ENOMEM;
@@ -463,10 +490,37 @@ int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n)
 	bk = malloc(m->n * (BANDS + 1) * sizeof(*bk));
 	if (!par || !root_item || !mh || !bk)
 		goto out;
+	/* the same text asked in many runs (a library question, "why is it
+	 * slow?") is normalized, shingled and hashed once: a table of the
+	 * first candidate of each text */
+	nslot = 1;
+	while (nslot < 2 * m->n)
+		nslot *= 2;
+	slot = malloc(nslot * sizeof(*slot));
+	if (!slot)
+		goto out;
+	for (i = 0; i < nslot; i++)
+		slot[i] = SIZE_MAX;
 	for (i = 0; i < m->n; i++) {
 		struct cand *c = &m->c[i];
+		size_t h = (size_t)fnv(c->text, strlen(c->text)) & (nslot - 1);
+		const struct cand *f = NULL;
 
+		while (slot[h] != SIZE_MAX) {
+			if (!strcmp(m->c[slot[h]].text, c->text)) {
+				f = &m->c[slot[h]];
+				break;
+			}
+			h = (h + 1) & (nslot - 1);
+		}
 		par[i] = i;
+		if (f) {
+			if (!c->norm && copy_derived(c, f))
+				goto out;
+			memcpy(mh[i], mh[f - m->c], sizeof(mh[i]));
+			continue;
+		}
+		slot[h] = i;
 		if (!c->norm) {
 			if (kt_an_normalize(c->text, strlen(c->text), &c->norm) ||
 			    shingles(c->norm, &c->sh, &c->nsh) ||
@@ -475,7 +529,8 @@ int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n)
 			c->nhash = fnv(c->norm, strlen(c->norm));
 			c->zh = kt_an_is_zh(c->text, strlen(c->text));
 			c->layer = kt_an_layer_of(c->text, strlen(c->text), NULL);
-			c->flags |= kt_an_text_flags(c->text, strlen(c->text));
+			c->tflags = kt_an_text_flags(c->text, strlen(c->text));
+			c->flags |= c->tflags;
 		}
 		minhash(c->sh, c->nsh, mh[i]);
 	}
@@ -630,6 +685,7 @@ int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n)
 	*n = m->nitems;
 	rc = KT_OK;
 out:
+	free(slot);
 	free(par);
 	free(root_item);
 	free(mh);

@@ -168,6 +168,20 @@ assert r["false_jump_rate"] <= 0.01, r' "$output"
 	[[ "$t" != *"both in the order specified"* ]]
 }
 
+@test "corpus: a jump keeps its edits when another series' result lies between (vsla, by workload)" {
+	f="$CORPUS/claude_code/vsla_cuda_dev_f67ab274.jsonl"
+	[ -f "$f" ] || skip "corpus absent"
+	"$KTRAJ" import "$f" >/dev/null
+	R=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	run "$KTRAJ" blame speedup "$R" --series-by workload --permutations 0
+	[ "$status" -eq 0 ]
+	# cublas_benchmark 411 -> 455: gpu_head_to_head.c written at 415 and
+	# 444, a gpu_head_to_head result at 451 in between
+	grep -A1 '^JUMP 1 \[cublas_benchmark\]' <<<"$output" |
+		grep -q 'edits: #415 [^ ]*gpu_head_to_head.c #444 '
+	[[ "$output" != *"none recorded"* ]]
+}
+
 @test "corpus: eval dataset prompts and harness instructions are not mined as questions" {
 	[ -d "$CORPUS/inspect" ] || skip "corpus absent"
 	"$KTRAJ" import "$CORPUS"/inspect/* "$CORPUS"/swe_agent/* >/dev/null 2>&1 || true

@@ -307,6 +307,50 @@ static void t_stalls_per_workload(void **st)
 	fx_close(&f);
 }
 
+/*
+ * Two workloads measured in turn (issue 15): A's edit, then a result of
+ * B, then A's faster result.  B's result measured other code, so the edit
+ * still made A's jump; it was lost (the jump dropped, or "edits: none
+ * recorded") when any result in between cut the edits off.
+ */
+static void t_edit_across_series(void **st)
+{
+	struct fx f;
+	kt_an_run *r = NULL;
+	kt_an_blame *b = NULL;
+	const char **wl = NULL;
+	size_t n = 0;
+	kt_an_opts o;
+	uint64_t ed;
+
+	(void)st;
+	fx_open(&f, "test:interleaved");
+	for (int i = 0; i < 4; i++) {
+		fx_bench(&f, "A_gemm", 1.0 + 0.01 * (i & 1), 1, 1);
+		fx_bench(&f, "B_conv", 1.0 - 0.01 * (i & 1), 1, 1);
+	}
+	fx_edit(&f, "gemm.cu");
+	ed = f.seq;
+	fx_bench(&f, "B_conv", 1.0, 1, 1);
+	for (int i = 0; i < 3; i++)
+		fx_bench(&f, "A_gemm", 2.0 + 0.01 * (i & 1), 1, 1);
+	assert_int_equal(kt_store_commit(f.s), KT_OK);
+	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
+	kt_an_opts_default(&o);
+	o.permutations = 0;
+	assert_int_equal(kt_an_blame_workloads(f.s, r, &o, &b, &wl, &n), KT_OK);
+	assert_int_equal(n, 2);
+	assert_string_equal(wl[0], "A_gemm");
+	assert_int_equal(b[0].njump, 1);
+	assert_int_equal(b[0].jump[0].nedits, 1);
+	assert_int_equal(r->ev[b[0].jump[0].edits[0]].seq, ed);
+	assert_string_equal(r->ev[b[0].jump[0].edits[0]].text, "gemm.cu");
+	assert_int_equal(b[1].njump, 0);
+	kt_an_blame_workloads_free(b, wl, n);
+	kt_an_run_free(r);
+	fx_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +358,7 @@ int main(void)
 		cmocka_unit_test(t_blame_one_workload),
 		cmocka_unit_test(t_miner_per_workload),
 		cmocka_unit_test(t_stalls_per_workload),
+		cmocka_unit_test(t_edit_across_series),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
