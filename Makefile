@@ -122,6 +122,7 @@ fuzz:
 
 bench: $(B)/ktraj
 	tests/bench/run.sh $(abspath $(B)/ktraj)
+	tests/bench/import_memory.sh $(abspath $(B)/ktraj)
 
 # the module boundaries (import.h, import/README.md "Adding an import format"),
 # part of `make check`
