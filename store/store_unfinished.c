@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "store_int.h"
 
@@ -290,6 +291,15 @@ int kt_store_checkpoint(kt_store *s, size_t min_bytes)
 	if ((rc = kt_txn_commit(s)) != 0)
 		return rc;
 	s->ck_done = 1;
+	/* the map's pages this process touched (the store is read back at
+	 * each batch) count as its memory: give them back, LMDB reads them
+	 * again from the page cache when it needs them */
+	{
+		MDB_envinfo ei;
+
+		if (mdb_env_info(s->env, &ei) == 0 && ei.me_mapaddr)
+			madvise(ei.me_mapaddr, ei.me_mapsize, MADV_DONTNEED);
+	}
 	if ((rc = kt_txn_begin(s)) != 0)
 		return rc;
 	for (size_t i = 0; i < s->nck; i++)
