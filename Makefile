@@ -123,6 +123,7 @@ fuzz:
 bench: $(B)/ktraj
 	tests/bench/run.sh $(abspath $(B)/ktraj)
 	tests/bench/analyze_bench.sh $(abspath $(B)/ktraj)
+	tests/bench/import_memory.sh $(abspath $(B)/ktraj)
 
 # the module boundaries (import.h, import/README.md "Adding an import format"),
 # part of `make check`

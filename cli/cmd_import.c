@@ -331,6 +331,11 @@ int cmd_import(struct cli *c, int argc, char **argv)
 		kt_map_free(map);
 		return rc;
 	}
+	/* the batch size of big sources (README "Environment"): tests make
+	 * small files commit in batches with it */
+	if (getenv("KTRAJ_IMPORT_BATCH") && size_arg(getenv("KTRAJ_IMPORT_BATCH"),
+						  &o.batch))
+		o.batch = 0;
 	o.progress = c->progress;
 	o.on_run = on_run;
 	o.on_warn = on_warn;

@@ -38,6 +38,7 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 	uint64_t bad_seq = 0, n[3] = { 0, 0, 0 };
 	kt_store *s = NULL;
 	int i, rc, json = 0;
+	uint64_t unf = 0;
 
 	if (cli_wants_help(argc, argv, usage))
 		return KT_EXIT_OK;
@@ -141,6 +142,12 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 		printf("ok: %llu run%s, %llu events verified\n",
 		       (unsigned long long)n[0], n[0] == 1 ? "" : "s",
 		       (unsigned long long)n[1]);
+	/* imports under way, or killed: no run of them is visible */
+	if (!spec && kt_store_unfinished(s, &unf) == 0 && unf && !json)
+		printf("note: %llu unfinished import%s (%s invisible; one whose "
+		       "importer died is reclaimed by the next import)\n",
+		       (unsigned long long)unf, unf == 1 ? "" : "s",
+		       unf == 1 ? "its run is" : "their runs are");
 out:
 	kt_store_close(s);
 	return rc;

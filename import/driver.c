@@ -273,6 +273,13 @@ int kt_import_paths(kt_store *s, char *const *paths, int npaths,
 			for (k = 0; k < roots[i]->n; k++)
 				d.bytes_total += roots[i]->v[k]->size;
 	}
+	/* what imports killed between batches left (FORMAT.md §6.11) */
+	if (kt_store_begin(s) == 0) {
+		if (kt_store_reclaim(s, NULL) == 0)
+			kt_store_commit(s);
+		else
+			kt_store_abort(s);
+	}
 	for (i = 0; i < npaths && !STOPPED(&d); i++) {
 		if (!roots[i])
 			continue;

@@ -45,6 +45,7 @@ struct kt_vfile {
 	int unknown;            /* no importer recognized it (reported at the
 				   end of its root unless claimed by then) */
 	int mapped;             /* data is an mmap of fspath */
+	size_t dropped;         /* mapped: bytes before this given back */
 	kt_file f;
 };
 
@@ -70,6 +71,10 @@ struct kt_runrep {
 	char *name, *format;
 	uint64_t events, added;
 };
+
+/* bytes of store writes after which a source's transaction commits a
+ * batch (kt_store_checkpoint) */
+#define KT_IMP_BATCH (32u << 20)
 
 struct kt_imp {
 	kt_store *s;
@@ -196,6 +201,12 @@ void kt_in_sort(struct kt_root *r);
 int kt_in_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v);
 /* Drop v's content (a file on disk can be read again). */
 void kt_in_unload(struct kt_vfile *v);
+/* The importer of mapped file v has read up to byte upto: the pages more
+ * than a window (8 MiB) behind are given back to the system (read again
+ * from the file if touched).  Nothing for a file not mapped. */
+void kt_in_drop(struct kt_vfile *v, uint64_t upto);
+/* All of mapped file v given back: a pass over it ended. */
+void kt_in_drop_all(struct kt_vfile *v);
 /* Whether the regular file fspath starts like an archive (its first 512
  * bytes, kt_archive_magic); 0 for streams, which cannot be peeked. */
 int kt_in_peek_archive(const char *fspath);

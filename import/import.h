@@ -207,6 +207,12 @@ void kt_imp_claim(kt_imp *imp, const char *rel);
 /* Optional: how far (bytes) the importer got in the file being imported,
  * for the progress bar of big files. */
 void kt_imp_progress(kt_imp *imp, uint64_t done);
+/* Optional: a pass that is no import (a search, a pre-scan) read f front
+ * to back up to byte off: the pages of a big file far behind off may be
+ * given back (read again from the file when touched).  Progress reports
+ * do the same for the file being imported.  Any kt_file: nothing happens
+ * for one the driver did not map. */
+void kt_imp_read_to(kt_imp *imp, const kt_file *f, uint64_t off);
 
 /* ---- workspace: file contents per run ------------------------------------
  * Paths are stored as the source gives them, made absolute against `cwd`
@@ -409,6 +415,9 @@ typedef struct kt_import_opts {
 	uint64_t max_line;      /* stdin, FIFO or device input: reading stops
 				   before the first line longer than this,
 				   bytes (0: KT_IMPORT_MAX_LINE) */
+	uint64_t batch;         /* store writes (bytes) after which a source's
+				   new runs are committed in a batch, still
+				   invisible (FORMAT.md §6.11); 0: 32 MiB */
 	/* Called once per run touched: id, name, format, events, added. */
 	void (*on_run)(const char *id, const char *name, const char *format,
 		       uint64_t events, uint64_t added, void *arg);

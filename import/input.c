@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <archive.h>
+#include <openssl/evp.h>
 #include <archive_entry.h>
 
 #include "archive_policy.h"
@@ -57,7 +58,8 @@ static char *join(const char *a, const char *sep, const char *b)
 static void vf_release(struct kt_vfile *v)
 {
 	if (v->mapped)
-		munmap(v->data, v->len);
+		munmap(v->data, (v->len / (size_t)sysconf(_SC_PAGESIZE) + 1) *
+		       (size_t)sysconf(_SC_PAGESIZE));
 	else
 		free(v->data);
 	v->data = NULL;
@@ -180,6 +182,39 @@ static struct kt_vfile *root_find(struct kt_root *r, const char *rel)
 }
 
 /* Fill v->f from v->data (already loaded). */
+/* The window of a mapped file kept behind the reader: importers look a
+ * little back (a line's start, a record split over lines) and find it
+ * resident; further back is read again from the page cache. */
+#define KT_IN_BACK (8u << 20)
+
+void kt_in_drop(struct kt_vfile *v, uint64_t upto)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), end;
+
+	if (!v->mapped)
+		return;
+	if (upto < v->dropped) /* another pass from the start */
+		v->dropped = 0;
+	if (upto > v->len)
+		upto = v->len;
+	end = upto > KT_IN_BACK ? (size_t)(upto - KT_IN_BACK) : 0;
+	end -= end % pg;
+	if (end <= v->dropped + KT_IN_BACK)
+		return;
+	/* a private, never written file map: the pages are read again from
+	 * the file when touched */
+	madvise(v->data + v->dropped, end - v->dropped, MADV_DONTNEED);
+	v->dropped = end;
+}
+
+void kt_in_drop_all(struct kt_vfile *v)
+{
+	if (!v->mapped)
+		return;
+	madvise(v->data, v->len, MADV_DONTNEED);
+	v->dropped = 0;
+}
+
 static void vf_fill(struct kt_root *r, struct kt_vfile *v)
 {
 	v->f.path = v->display;
@@ -188,7 +223,27 @@ static void vf_fill(struct kt_root *r, struct kt_vfile *v)
 	v->f.data = v->data;
 	v->f.len = v->len;
 	v->f.root = r->display;
-	kt_sha256(v->data, v->len, v->f.sha);
+	if (v->mapped) {
+		/* hashed in windows, each given back once hashed */
+		EVP_MD_CTX *c = EVP_MD_CTX_new();
+		unsigned int hl = KT_HASH_LEN;
+		size_t off = 0, w = 16u << 20;
+		int ok = c && EVP_DigestInit_ex(c, EVP_sha256(), NULL);
+
+		while (ok && off < v->len) {
+			size_t n = v->len - off < w ? v->len - off : w;
+
+			ok = EVP_DigestUpdate(c, v->data + off, n);
+			off += n;
+			kt_in_drop(v, off);
+		}
+		if (!ok || !EVP_DigestFinal_ex(c, v->f.sha, &hl))
+			memset(v->f.sha, 0, KT_HASH_LEN);
+		EVP_MD_CTX_free(c);
+		kt_in_drop_all(v);
+	} else {
+		kt_sha256(v->data, v->len, v->f.sha);
+	}
 	kt_hex(v->f.sha, KT_HASH_LEN, v->f.sha_hex);
 	v->loaded = 1;
 }
@@ -334,25 +389,37 @@ int kt_in_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	}
 	/* Big files are mapped: reading them costs a copy and a fault per
 	 * page, more CPU than parsing them (tests/bench/import_claude.sh).
-	 * Only when the size is not a page multiple, so the zero fill of the
-	 * last page is the NUL kt_file promises past len.  (A file truncated
-	 * by another process while being imported would fault; logs grow,
-	 * they are not truncated in place.) */
+	 * The file goes over a zeroed anonymous map one page longer, so the
+	 * byte past len is the NUL kt_file promises whatever the size.  Not
+	 * populated: the hash and the importer read it front to back, and
+	 * the pages behind them are given back (vf_fill, kt_in_drop), so
+	 * memory holds a window of the file, not the file.  (A file
+	 * truncated by another process while being imported would fault;
+	 * logs grow, they are not truncated in place.) */
 	if (fstat(fd, &st) != 0)
 		st.st_mode = 0;
 	if (S_ISREG(st.st_mode) && st.st_size >= (1 << 20) &&
-	    st.st_size % sysconf(_SC_PAGESIZE) != 0) {
-		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ,
-			       MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	    (uint64_t)st.st_size < SIZE_MAX / 2) {
+		size_t len = (size_t)st.st_size;
+		size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+		size_t span = (len / pg + 1) * pg;
+		void *m = mmap(NULL, span, PROT_READ,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-		if (m != MAP_FAILED) {
+		if (m != MAP_FAILED &&
+		    mmap(m, len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) ==
+		    m) {
 			close(fd);
+			madvise(m, len, MADV_SEQUENTIAL);
 			v->data = m;
-			v->len = (size_t)st.st_size;
+			v->len = len;
 			v->mapped = 1;
+			v->dropped = 0;
 			vf_fill(r, v);
 			return 0;
 		}
+		if (m != MAP_FAILED)
+			munmap(m, span);
 	}
 	if (S_ISREG(st.st_mode)) {
 		size_t want = (size_t)st.st_size, got = 0;

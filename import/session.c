@@ -431,6 +431,10 @@ static int run_begin(kt_imp *imp, const char *id, const char *identity,
 			imp->run_name = rn;
 		}
 	}
+	/* a pre-scan (or the redactor) read the file to its end before
+	 * the run began: the events are read from the start again */
+	if (imp->cur)
+		kt_in_drop_all(imp->cur);
 	/* cut after redaction: a cut secret would not be recognized */
 	if (imp->run_name)
 		kt_imp_name_cut(imp->run_name, KT_IMP_NAME_MAX);
@@ -916,6 +920,12 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 		goto out;
 	t0 = st_start(imp);
 	rc = kt_event_append(imp->s, imp->run_id, &e);
+	/* a big source is committed in batches, its runs invisible until
+	 * the last (FORMAT.md §6.11): memory holds a batch, not the file */
+	if (rc == 0)
+		rc = kt_store_checkpoint(imp->s, imp->opts->batch ?
+					 (size_t)imp->opts->batch :
+					 KT_IMP_BATCH);
 	st_stop(imp, t0);
 	if (rc == 0) {
 		imp->added++;
@@ -1012,8 +1022,24 @@ int kt_imp_blob_hashed(kt_imp *imp, const void *data, size_t len,
 }
 
 
+void kt_imp_read_to(kt_imp *imp, const kt_file *f, uint64_t off)
+{
+	size_t i;
+
+	if (!imp || !imp->root)
+		return;
+	for (i = 0; i < imp->root->n; i++)
+		if (&imp->root->v[i]->f == f) {
+			kt_in_drop(imp->root->v[i], off);
+			return;
+		}
+}
+
 void kt_imp_progress(kt_imp *imp, uint64_t done)
 {
+	/* the position is where the importer reads: memory keeps a window */
+	if (imp->cur && done)
+		kt_in_drop(imp->cur, done);
 	if (imp->opts->progress && imp->opts->on_progress)
 		imp->opts->on_progress(imp->bytes_done + done, imp->bytes_total,
 				       imp->opts->arg);

@@ -780,6 +780,8 @@ int kt_store_close(kt_store *s)
 	free(s->run_format);
 	free(s->run_meta);
 	free(s->path);
+	kt_ck_reset(s);
+	free(s->ck);
 	free(s);
 	kt_codec_release();
 	return rc;
@@ -805,16 +807,10 @@ again:
 	return 0;
 }
 
-int kt_store_begin(kt_store *s)
+int kt_txn_begin(kt_store *s)
 {
 	int rc;
 
-	if (!s)
-		return KT_EINVAL;
-	if (s->flags & KT_OPEN_RDONLY)
-		return kt_err(s, KT_ERDONLY, "store opened read-only");
-	if (s->wtxn)
-		return kt_err(s, KT_EBUSY, "a write transaction is open");
 	rc = wbegin(s);
 	if (rc)
 		return rc;
@@ -829,6 +825,23 @@ int kt_store_begin(kt_store *s)
 	}
 	s->wlog.len = 0;
 	kt_ev_forget(s, 0);
+	return 0;
+}
+
+int kt_store_begin(kt_store *s)
+{
+	int rc;
+
+	if (!s)
+		return KT_EINVAL;
+	if (s->flags & KT_OPEN_RDONLY)
+		return kt_err(s, KT_ERDONLY, "store opened read-only");
+	if (s->wtxn)
+		return kt_err(s, KT_EBUSY, "a write transaction is open");
+	rc = kt_txn_begin(s);
+	if (rc)
+		return rc;
+	kt_ck_reset(s);
 	s->txn_events = 0;
 	return 0;
 }
@@ -869,7 +882,14 @@ static int grow(kt_store *s)
 		v.mv_size = kt_rd32(p + 5);
 		k.mv_data = p + 9;
 		v.mv_data = p + 9 + k.mv_size;
-		rc = mdb_put(s->wtxn, s->dbi[p[0]], &k, &v, 0);
+		if (p[0] & KT_WLOG_DEL) {
+			rc = mdb_del(s->wtxn, s->dbi[p[0] & ~KT_WLOG_DEL], &k,
+				     NULL);
+			if (rc == MDB_NOTFOUND)
+				rc = 0;
+		} else {
+			rc = mdb_put(s->wtxn, s->dbi[p[0]], &k, &v, 0);
+		}
 		if (rc == MDB_MAP_FULL)
 			return grow(s);
 		if (rc)
@@ -884,7 +904,6 @@ int kt_put(kt_store *s, int db, const void *k, size_t kl, const void *v,
 {
 	MDB_val key = { kl, (void *)k }, val;
 	int rc;
-	unsigned char *p;
 
 	if (!s->wtxn)
 		return kt_err(s, KT_EBUSY, "no write transaction");
@@ -905,6 +924,14 @@ int kt_put(kt_store *s, int db, const void *k, size_t kl, const void *v,
 		return KT_EEXIST;
 	if (rc)
 		return kt_mdb_err(s, rc, "put");
+	return kt_wlog_add(s, db, k, kl, v, vl);
+}
+
+int kt_wlog_add(kt_store *s, int db, const void *k, size_t kl, const void *v,
+		size_t vl)
+{
+	unsigned char *p;
+
 	if (kt_big_reserve(&s->wlog, s->wlog.len + 9 + kl + vl))
 		return kt_err(s, KT_ENOMEM, "write log");
 	p = s->wlog.p + s->wlog.len;
@@ -927,25 +954,15 @@ int kt_store_commit(kt_store *s)
 	if (!s->wtxn)
 		return kt_err(s, KT_EBUSY, "no write transaction");
 	rc = kt_ev_flush(s);
-	if (rc)
-		goto out;
-	for (;;) {
-		rc = mdb_txn_commit(s->wtxn);
-		s->wtxn = NULL;
-		if (rc != MDB_MAP_FULL)
-			break;
-		rc = grow(s); /* commit freed the txn: grow begins anew */
-		if (rc)
-			goto out;
-	}
-	if (rc)
-		rc = kt_mdb_err(s, rc, "commit");
-out:
-	if (s->wtxn) {
+	if (rc == 0)
+		rc = kt_ck_finish(s);
+	if (rc == 0) {
+		rc = kt_txn_commit(s);
+	} else {
 		mdb_txn_abort(s->wtxn);
 		s->wtxn = NULL;
+		s->wlog.len = 0;
 	}
-	s->wlog.len = 0;
 	kt_defer_drop(s); /* empty unless the flush failed */
 	/* another process may append before our next transaction */
 	kt_ev_forget(s, rc != 0);
@@ -960,7 +977,35 @@ out:
 			kt_dicts_load(s, t);
 			mdb_txn_abort(t);
 		}
+		kt_ck_undo(s);
+	} else {
+		kt_ck_reset(s);
 	}
+	return rc;
+}
+
+int kt_txn_commit(kt_store *s)
+{
+	int rc;
+
+	for (;;) {
+		rc = mdb_txn_commit(s->wtxn);
+		s->wtxn = NULL;
+		if (rc != MDB_MAP_FULL) {
+			if (rc)
+				rc = kt_mdb_err(s, rc, "commit");
+			break;
+		}
+		rc = grow(s); /* commit freed the txn: grow begins anew */
+		if (rc)
+			break;
+	}
+	if (s->wtxn) {
+		mdb_txn_abort(s->wtxn);
+		s->wtxn = NULL;
+	}
+	s->wlog.len = 0;
+	kt_ev_forget(s, 0);
 	return rc;
 }
 
@@ -968,8 +1013,13 @@ void kt_store_abort(kt_store *s)
 {
 	MDB_txn *t;
 
-	if (!s || !s->wtxn)
+	if (!s)
 		return;
+	if (!s->wtxn) {
+		/* a checkpoint's commit failed: take back the earlier ones */
+		kt_ck_undo(s);
+		return;
+	}
 	mdb_txn_abort(s->wtxn);
 	s->wtxn = NULL;
 	s->wlog.len = 0;
@@ -982,6 +1032,7 @@ void kt_store_abort(kt_store *s)
 		kt_dicts_load(s, t);
 		mdb_txn_abort(t);
 	}
+	kt_ck_undo(s);
 }
 
 int kt_run_begin(kt_store *s, const char *run,
@@ -1105,6 +1156,9 @@ int kt_run_create(kt_store *s, const char *id, const char *name,
 		rc = kt_mdb_err(s, rc, "run lookup");
 		goto out;
 	}
+	/* the run may be an unfinished import's (FORMAT.md §6.11) */
+	if ((rc = kt_ck_claim(s, bin, id)) != 0)
+		goto out;
 	vl = 8 + 2 + nl + 2 + fl + 4 + ml + KT_RUNREC_TAIL;
 	v = malloc(vl);
 	kl = (nl > KT_NAME_MAX_KEY ? KT_NAME_MAX_KEY : nl) + 1 + KT_RUN_BIN;
@@ -1146,6 +1200,8 @@ int kt_run_create(kt_store *s, const char *id, const char *name,
 		memcpy(k + kl - KT_RUN_BIN, bin, KT_RUN_BIN);
 		rc = kt_put(s, KT_DB_NAMES, k, kl, "", 0, 0);
 	}
+	if (rc == 0)
+		rc = kt_ck_created(s, bin);
 out:
 	free(meta);
 	free(v);

@@ -163,6 +163,34 @@ int kt_store_begin(kt_store *s);
 int kt_store_commit(kt_store *s);
 void kt_store_abort(kt_store *s);
 
+/*
+ * Checkpoint of a long write transaction (FORMAT.md §6.11): once the open
+ * transaction holds at least min_bytes of writes, commit them and go on in
+ * a new LMDB transaction, so memory stays bounded whatever is written.  The
+ * begin..commit/abort span stays one transaction for every reader: each run
+ * created since kt_store_begin is held out of `runs`, `run_sums` and
+ * `run_names` (marked `unfinished` in `meta`) until kt_store_commit, and
+ * kt_store_abort (or a failed commit, or a close) takes back what the
+ * checkpoints committed.  Does nothing (returns 0) below min_bytes, inside
+ * a read, or once the transaction appended to a run that existed before
+ * it (that run is visible: a checkpoint would show part of the append).
+ * KT_EINVAL (NULL), KT_EBUSY (no write transaction), and the errors of
+ * kt_store_commit/kt_store_begin; after an error the handle has no write
+ * transaction open only if the commit failed (then call kt_store_abort).
+ */
+int kt_store_checkpoint(kt_store *s, size_t min_bytes);
+
+/* Remove what imports that died between checkpoints left (FORMAT.md
+ * §6.11): the blocks, pages and paths of each run marked `unfinished` by
+ * a process that no longer runs; *n (may be NULL) their number.  Inside a
+ * write transaction (KT_EBUSY otherwise); KT_ENOMEM, KT_EIO. */
+int kt_store_reclaim(kt_store *s, uint64_t *n);
+
+/* Number of runs marked unfinished in the store (invisible to every
+ * reader; written now by another process, or left by one that died and
+ * reclaimed by the next import).  KT_EINVAL, KT_EIO. */
+int kt_store_unfinished(kt_store *s, uint64_t *n);
+
 /* ---- runs ----------------------------------------------------------------- */
 
 /* Run id from a source identity string such as "claude_code:<sessionId>":

@@ -414,6 +414,7 @@ int kt_ev_use_run(kt_store *s, const unsigned char run[KT_RUN_BIN])
 	}
 	o->valid = 1;
 	o->dirty = 0;
+	kt_ck_used(s, run);
 	return 0;
 }
 

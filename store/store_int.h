@@ -173,6 +173,12 @@ struct kt_store {
 	MDB_txn *rtxn;         /* reusable read transaction (reset when idle) */
 	int rdepth;            /* nesting of read users of rtxn */
 	struct kt_big wlog;    /* puts of the open write txn, for map growth */
+	/* runs created since kt_store_begin, held out of `runs` at each
+	 * checkpoint (store_unfinished.c); ck_old: a run that existed before
+	 * was appended to (no checkpoint then); ck_done: one was committed */
+	struct kt_ckrun *ck;
+	size_t nck, ck_cap;
+	int ck_old, ck_done;
 	uint64_t grows;        /* times the map grew (tests) */
 
 	/* append state for the run last appended to in the open txn */
@@ -272,6 +278,41 @@ int kt_err(kt_store *s, int code, const char *fmt, ...)
 int kt_mdb_err(kt_store *s, int rc, const char *what);
 int kt_put(kt_store *s, int db, const void *k, size_t kl, const void *v,
 	   size_t vl, unsigned flags);
+/* Append a put (or, db | KT_WLOG_DEL, a delete) to the write log that map
+ * growth replays; KT_ENOMEM. */
+#define KT_WLOG_DEL 0x80
+int kt_wlog_add(kt_store *s, int db, const void *k, size_t kl, const void *v,
+		size_t vl);
+/* Begin a write txn (dictionaries refreshed) / commit it (map grown as
+ * needed); both leave the append state to be loaded again. */
+int kt_txn_begin(kt_store *s);
+int kt_txn_commit(kt_store *s);
+
+/* ---- store_unfinished.c (FORMAT.md §6.11) ---- */
+struct kt_ckrun {
+	unsigned char run[KT_RUN_BIN];
+	unsigned char *rec;    /* the run record while held out */
+	size_t len;
+};
+/* Delete key k of db in the write txn, logged for replay (absent: 0). */
+int kt_del(kt_store *s, int db, const void *k, size_t kl);
+/* Before creating run (id its hex): KT_EBUSY when another live process
+ * is importing it unfinished; a dead writer's leftovers are reclaimed. */
+int kt_ck_claim(kt_store *s, const unsigned char run[KT_RUN_BIN],
+		const char *id);
+/* run was created in this write txn (KT_ENOMEM). */
+int kt_ck_created(kt_store *s, const unsigned char run[KT_RUN_BIN]);
+/* run is appended to: no checkpoint when it existed before. */
+void kt_ck_used(kt_store *s, const unsigned char run[KT_RUN_BIN]);
+/* Forget the runs list (the logical transaction ended). */
+void kt_ck_reset(kt_store *s);
+/* In the final txn: remove the marks of the runs created. */
+int kt_ck_finish(kt_store *s);
+/* After an abort or a failed commit: reclaim what checkpoints committed. */
+void kt_ck_undo(kt_store *s);
+/* Whether run is marked unfinished in txn. */
+int kt_unfinished_has(kt_store *s, MDB_txn *txn,
+		      const unsigned char run[KT_RUN_BIN]);
 /* A read transaction: the open write txn, or the handle's read txn (nested
  * users share it).  Pass kt_rd_end the txn kt_rd_begin gave. */
 int kt_rd_begin(kt_store *s, MDB_txn **txn);

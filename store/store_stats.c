@@ -18,8 +18,8 @@ static int stats_events(kt_store *s, MDB_txn *txn, const unsigned char *run,
 {
 	MDB_cursor *c;
 	MDB_val k, v;
-	unsigned char kb[KT_RUN_BIN];
-	int rc;
+	unsigned char kb[KT_RUN_BIN], last[KT_RUN_BIN];
+	int rc, have = 0, skip = 0;
 
 	for (int d = 0; d < 2; d++) {
 		rc = mdb_cursor_open(txn, s->dbi[d ? KT_DB_BLOCKS :
@@ -38,6 +38,14 @@ static int stats_events(kt_store *s, MDB_txn *txn, const unsigned char *run,
 			if (k.mv_size < KT_RUN_BIN + 8 ||
 			    (run && memcmp(kp, run, KT_RUN_BIN)))
 				break;
+			/* an unfinished import's run is no run yet (§6.11) */
+			if (!run && (!have || memcmp(last, kp, KT_RUN_BIN))) {
+				memcpy(last, kp, KT_RUN_BIN);
+				have = 1;
+				skip = kt_unfinished_has(s, txn, kp);
+			}
+			if (skip)
+				continue;
 			st->event_stored_bytes += v.mv_size;
 			if (d == 0) {
 				struct kt_prow rows[KT_PAGE_N];

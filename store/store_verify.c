@@ -169,7 +169,8 @@ static int verify_orphans(kt_store *s, MDB_txn *txn)
 				continue;
 			memcpy(last, k.mv_data, KT_RUN_BIN);
 			have = 1;
-			if (mdb_get(txn, s->dbi[KT_DB_RUNS], &rk, &rv) != 0) {
+			if (mdb_get(txn, s->dbi[KT_DB_RUNS], &rk, &rv) != 0 &&
+			    !kt_unfinished_has(s, txn, last)) {
 				rc = KT_ECORRUPT;
 				break;
 			}
@@ -703,6 +704,10 @@ static int keys_of_runs(kt_store *s, MDB_txn *txn, int db)
 		rk.mv_size = KT_RUN_BIN;
 		rk.mv_data = (void *)id;
 		rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &rk, &rv);
+		/* the paths of an unfinished import (FORMAT.md §6.11) */
+		if (rc == MDB_NOTFOUND && db == KT_DB_PATHS &&
+		    kt_unfinished_has(s, txn, id))
+			continue;
 		if (rc == MDB_NOTFOUND) {
 			what = "names a run that does not exist";
 			rc = KT_ECORRUPT;

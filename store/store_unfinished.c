@@ -1,0 +1,460 @@
+/*
+ * store_unfinished.c - checkpoints of one long write transaction and the
+ * unfinished runs they leave (FORMAT.md §6.11).
+ *
+ * An import writes a file in one logical transaction: a failure keeps
+ * nothing of it.  Held as one LMDB transaction, its dirty pages and the
+ * write log (kept for map growth) grow with the file.  kt_store_checkpoint
+ * commits what is written so far and goes on in a new transaction, with
+ * every run created since kt_store_begin held out of `runs`, `run_sums`
+ * and `run_names`: their blocks, pages and paths are committed, but no
+ * reader finds the run until the final commit puts its record back.  The
+ * meta key `unfinished` || run marks such a run in the committed state,
+ * with the process that writes it, so a later writer tells one still
+ * being written from one whose writer died, and reclaims the latter.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "store_int.h"
+
+#define UNF_KEY "unfinished"
+#define UNF_KL (sizeof(UNF_KEY) - 1)
+#define UNF_VL 12 /* be32 pid || be64 start time (clock ticks after boot) */
+
+/* Field 22 of /proc/PID/stat, the process's start time; 0 when unknown. */
+static uint64_t proc_start(long pid)
+{
+	char path[64], buf[1024], *p;
+	FILE *f;
+	size_t n;
+	unsigned long long v = 0;
+	int field = 3;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* the command name may hold spaces and parentheses: fields count
+	 * from the last ')' */
+	p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	p++;
+	while (*p && field < 22) {
+		if (*p++ == ' ' && *p != ' ')
+			field++;
+	}
+	if (field == 22 && sscanf(p, "%llu", &v) != 1)
+		v = 0;
+	return v;
+}
+
+static void unf_key(unsigned char k[UNF_KL + KT_RUN_BIN],
+		    const unsigned char run[KT_RUN_BIN])
+{
+	memcpy(k, UNF_KEY, UNF_KL);
+	memcpy(k + UNF_KL, run, KT_RUN_BIN);
+}
+
+/* Whether the writer named by an `unfinished` value still runs: the same
+ * pid with the same start time.  Another host's writer cannot be seen;
+ * LMDB's lock does not work across hosts either (FORMAT.md §5). */
+static int owner_alive(const MDB_val *v)
+{
+	const unsigned char *p = v->mv_data;
+	long pid;
+	uint64_t st, now;
+
+	if (v->mv_size != UNF_VL)
+		return 0;
+	pid = (long)kt_rd32(p);
+	st = kt_rd64(p + 4);
+	if (pid <= 0 || pid == (long)getpid())
+		return 0; /* this process holds no such run: it is dead */
+	if (kill((pid_t)pid, 0) != 0 && errno != EPERM)
+		return 0;
+	now = proc_start(pid);
+	return !st || !now || st == now;
+}
+
+int kt_del(kt_store *s, int db, const void *k, size_t kl)
+{
+	MDB_val key = { kl, (void *)k };
+	int rc;
+
+	if (!s->wtxn)
+		return kt_err(s, KT_EBUSY, "no write transaction");
+	rc = mdb_del(s->wtxn, s->dbi[db], &key, NULL);
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	if (rc)
+		return kt_mdb_err(s, rc, "delete");
+	return kt_wlog_add(s, db | KT_WLOG_DEL, k, kl, NULL, 0);
+}
+
+/* Delete every key of db that starts with run. */
+static int del_prefix(kt_store *s, int db, const unsigned char run[KT_RUN_BIN])
+{
+	unsigned char kb[512];
+	MDB_cursor *c;
+	MDB_val k, v;
+	int rc;
+
+	for (;;) {
+		rc = mdb_cursor_open(s->wtxn, s->dbi[db], &c);
+		if (rc)
+			return kt_mdb_err(s, rc, "cursor");
+		k.mv_size = KT_RUN_BIN;
+		k.mv_data = (void *)run;
+		rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+		if (rc == 0 && (k.mv_size < KT_RUN_BIN || k.mv_size > sizeof(kb) ||
+				memcmp(k.mv_data, run, KT_RUN_BIN)))
+			rc = MDB_NOTFOUND;
+		if (rc == 0)
+			memcpy(kb, k.mv_data, k.mv_size);
+		mdb_cursor_close(c);
+		if (rc == MDB_NOTFOUND)
+			return 0;
+		if (rc)
+			return kt_mdb_err(s, rc, "cursor");
+		/* through kt_del: the write log must replay it */
+		if ((rc = kt_del(s, db, kb, k.mv_size)) != 0)
+			return rc;
+	}
+}
+
+/* Remove what an unfinished run left: its blocks, pages, paths and mark.
+ * Its blobs stay: content-addressed, other runs may name them. */
+static int reclaim(kt_store *s, const unsigned char run[KT_RUN_BIN])
+{
+	static const int dbs[] = { KT_DB_BLOCKS, KT_DB_PAGES, KT_DB_PATHS };
+	unsigned char uk[UNF_KL + KT_RUN_BIN];
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof(dbs) / sizeof(dbs[0]) && !rc; i++)
+		rc = del_prefix(s, dbs[i], run);
+	unf_key(uk, run);
+	return rc ? rc : kt_del(s, KT_DB_META, uk, sizeof(uk));
+}
+
+static struct kt_ckrun *ck_find(kt_store *s, const unsigned char run[KT_RUN_BIN])
+{
+	for (size_t i = 0; i < s->nck; i++)
+		if (!memcmp(s->ck[i].run, run, KT_RUN_BIN))
+			return &s->ck[i];
+	return NULL;
+}
+
+int kt_ck_claim(kt_store *s, const unsigned char run[KT_RUN_BIN],
+		const char *id)
+{
+	unsigned char uk[UNF_KL + KT_RUN_BIN];
+	MDB_val k = { sizeof(uk), uk }, v;
+	int rc;
+
+	unf_key(uk, run);
+	rc = mdb_get(s->wtxn, s->dbi[KT_DB_META], &k, &v);
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	if (rc)
+		return kt_mdb_err(s, rc, "unfinished run");
+	if (owner_alive(&v))
+		return kt_err(s, KT_EBUSY, "run %s is being imported by "
+			      "another process", id);
+	return reclaim(s, run);
+}
+
+int kt_ck_created(kt_store *s, const unsigned char run[KT_RUN_BIN])
+{
+	if (ck_find(s, run))
+		return 0;
+	if (s->nck == s->ck_cap) {
+		size_t cap = s->ck_cap ? 2 * s->ck_cap : 8;
+		struct kt_ckrun *n = realloc(s->ck, cap * sizeof(*n));
+
+		if (!n)
+			return kt_err(s, KT_ENOMEM, "run list");
+		s->ck = n;
+		s->ck_cap = cap;
+	}
+	memcpy(s->ck[s->nck].run, run, KT_RUN_BIN);
+	s->ck[s->nck].rec = NULL;
+	s->ck[s->nck].len = 0;
+	s->nck++;
+	return 0;
+}
+
+void kt_ck_used(kt_store *s, const unsigned char run[KT_RUN_BIN])
+{
+	if (!ck_find(s, run))
+		s->ck_old = 1;
+}
+
+void kt_ck_reset(kt_store *s)
+{
+	for (size_t i = 0; i < s->nck; i++)
+		free(s->ck[i].rec);
+	s->nck = 0;
+	s->ck_old = 0;
+	s->ck_done = 0;
+}
+
+/* run_names key of a run record (FORMAT.md §6.3); 0 when it has no name. */
+static size_t names_key(unsigned char *k, const unsigned char run[KT_RUN_BIN],
+			const unsigned char *rec, size_t len)
+{
+	size_t nl = len >= 10 ? kt_rd16(rec + 8) : 0;
+
+	if (!nl || len < 10 + nl)
+		return 0;
+	if (nl > KT_NAME_MAX_KEY)
+		nl = KT_NAME_MAX_KEY;
+	memcpy(k, rec + 10, nl);
+	k[nl] = 0;
+	memcpy(k + nl + 1, run, KT_RUN_BIN);
+	return nl + 1 + KT_RUN_BIN;
+}
+
+/* Take run r's record, checksum and name key out of the transaction
+ * (keeping the record in memory) and mark it unfinished. */
+static int hold_out(kt_store *s, struct kt_ckrun *r)
+{
+	unsigned char nk[KT_NAME_MAX_KEY + 1 + KT_RUN_BIN];
+	unsigned char uk[UNF_KL + KT_RUN_BIN], uv[UNF_VL];
+	MDB_val k = { KT_RUN_BIN, r->run }, v;
+	size_t nkl;
+	int rc;
+
+	rc = mdb_get(s->wtxn, s->dbi[KT_DB_RUNS], &k, &v);
+	if (rc)
+		return kt_mdb_err(s, rc, "run record");
+	free(r->rec);
+	r->rec = malloc(v.mv_size);
+	if (!r->rec)
+		return kt_err(s, KT_ENOMEM, "run record");
+	memcpy(r->rec, v.mv_data, v.mv_size);
+	r->len = v.mv_size;
+	nkl = names_key(nk, r->run, r->rec, r->len);
+	if ((rc = kt_del(s, KT_DB_RUNS, r->run, KT_RUN_BIN)) != 0 ||
+	    (rc = kt_del(s, KT_DB_SUMS, r->run, KT_RUN_BIN)) != 0 ||
+	    (nkl && (rc = kt_del(s, KT_DB_NAMES, nk, nkl)) != 0))
+		return rc;
+	unf_key(uk, r->run);
+	kt_be32(uv, (uint32_t)getpid());
+	kt_be64(uv + 4, proc_start((long)getpid()));
+	return kt_put(s, KT_DB_META, uk, sizeof(uk), uv, sizeof(uv), 0);
+}
+
+/* Put back what hold_out took out (the mark stays until the end). */
+static int put_back(kt_store *s, struct kt_ckrun *r)
+{
+	unsigned char nk[KT_NAME_MAX_KEY + 1 + KT_RUN_BIN];
+	unsigned char sum[KT_HASH_LEN];
+	MDB_val rv = { r->len, r->rec };
+	size_t nkl = names_key(nk, r->run, r->rec, r->len);
+	int rc;
+
+	kt_runrec_sum(r->run, &rv, sum);
+	if ((rc = kt_put(s, KT_DB_RUNS, r->run, KT_RUN_BIN, r->rec, r->len,
+			 0)) != 0 ||
+	    (rc = kt_put(s, KT_DB_SUMS, r->run, KT_RUN_BIN, sum, sizeof(sum),
+			 0)) != 0 ||
+	    (nkl && (rc = kt_put(s, KT_DB_NAMES, nk, nkl, "", 0, 0)) != 0))
+		return rc;
+	return 0;
+}
+
+int kt_store_checkpoint(kt_store *s, size_t min_bytes)
+{
+	int rc;
+
+	if (!s)
+		return KT_EINVAL;
+	if (!s->wtxn)
+		return kt_err(s, KT_EBUSY, "no write transaction");
+	/* a run that existed before would show what was appended so far */
+	if (s->ck_old || s->rdepth > 0 || s->wlog.len < min_bytes)
+		return 0;
+	if ((rc = kt_ev_flush(s)) != 0)
+		return rc;
+	for (size_t i = 0; i < s->nck; i++)
+		if ((rc = hold_out(s, &s->ck[i])) != 0)
+			return rc;
+	if ((rc = kt_txn_commit(s)) != 0)
+		return rc;
+	s->ck_done = 1;
+	/* the map's pages this process touched (the store is read back at
+	 * each batch) count as its memory: give them back, LMDB reads them
+	 * again from the page cache when it needs them */
+	{
+		MDB_envinfo ei;
+
+		if (mdb_env_info(s->env, &ei) == 0 && ei.me_mapaddr)
+			madvise(ei.me_mapaddr, ei.me_mapsize, MADV_DONTNEED);
+	}
+	if ((rc = kt_txn_begin(s)) != 0)
+		return rc;
+	for (size_t i = 0; i < s->nck; i++)
+		if ((rc = put_back(s, &s->ck[i])) != 0)
+			return rc;
+	return 0;
+}
+
+int kt_ck_finish(kt_store *s)
+{
+	unsigned char uk[UNF_KL + KT_RUN_BIN];
+	int rc;
+
+	if (!s->ck_done)
+		return 0;
+	for (size_t i = 0; i < s->nck; i++) {
+		unf_key(uk, s->ck[i].run);
+		if ((rc = kt_del(s, KT_DB_META, uk, sizeof(uk))) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+void kt_ck_undo(kt_store *s)
+{
+	int rc = 0;
+
+	if (!s->ck_done) {
+		kt_ck_reset(s);
+		return;
+	}
+	/* checkpoints were committed: take back what they wrote.  When this
+	 * fails too the marks stay, and the next import reclaims. */
+	if (kt_txn_begin(s) != 0) {
+		kt_ck_reset(s);
+		return;
+	}
+	for (size_t i = 0; i < s->nck && !rc; i++)
+		rc = reclaim(s, s->ck[i].run);
+	kt_ck_reset(s);
+	if (rc || kt_txn_commit(s) != 0) {
+		if (s->wtxn)
+			mdb_txn_abort(s->wtxn);
+		s->wtxn = NULL;
+		s->wlog.len = 0;
+	}
+}
+
+/* Call fn on every `unfinished` mark of txn. */
+static int each_mark(kt_store *s, MDB_txn *txn,
+		     int (*fn)(kt_store *, const unsigned char *,
+			       const MDB_val *, void *), void *arg)
+{
+	MDB_cursor *c;
+	MDB_val k = { UNF_KL, (void *)UNF_KEY }, v;
+	int rc;
+
+	rc = mdb_cursor_open(txn, s->dbi[KT_DB_META], &c);
+	if (rc)
+		return kt_mdb_err(s, rc, "cursor");
+	for (rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE); rc == 0;
+	     rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+		if (k.mv_size < UNF_KL || memcmp(k.mv_data, UNF_KEY, UNF_KL))
+			break;
+		if (k.mv_size != UNF_KL + KT_RUN_BIN)
+			continue; /* another key that starts so: not a mark */
+		rc = fn(s, (const unsigned char *)k.mv_data + UNF_KL, &v, arg);
+		if (rc)
+			break;
+	}
+	mdb_cursor_close(c);
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	return rc > 0 ? kt_mdb_err(s, rc, "cursor") : rc;
+}
+
+static int count_mark(kt_store *s, const unsigned char *run,
+		      const MDB_val *v, void *arg)
+{
+	(void)s;
+	(void)run;
+	(void)v;
+	++*(uint64_t *)arg;
+	return 0;
+}
+
+int kt_store_unfinished(kt_store *s, uint64_t *n)
+{
+	MDB_txn *txn;
+	int rc;
+
+	if (!s || !n)
+		return KT_EINVAL;
+	*n = 0;
+	if ((rc = kt_rd_begin(s, &txn)) != 0)
+		return rc;
+	rc = each_mark(s, txn, count_mark, n);
+	kt_rd_end(s, txn);
+	return rc;
+}
+
+struct dead {
+	unsigned char (*run)[KT_RUN_BIN];
+	size_t n, cap;
+};
+
+static int note_dead(kt_store *s, const unsigned char *run, const MDB_val *v,
+		     void *arg)
+{
+	struct dead *d = arg;
+
+	if (owner_alive(v) || ck_find(s, run))
+		return 0;
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 8;
+		void *p = realloc(d->run, cap * KT_RUN_BIN);
+
+		if (!p)
+			return kt_err(s, KT_ENOMEM, "unfinished runs");
+		d->run = p;
+		d->cap = cap;
+	}
+	memcpy(d->run[d->n++], run, KT_RUN_BIN);
+	return 0;
+}
+
+int kt_store_reclaim(kt_store *s, uint64_t *n)
+{
+	struct dead d = { 0 };
+	int rc;
+
+	if (!s)
+		return KT_EINVAL;
+	if (n)
+		*n = 0;
+	if (!s->wtxn)
+		return kt_err(s, KT_EBUSY, "no write transaction");
+	/* the marks first, then the deletes: a cursor does not survive
+	 * deletes in its database */
+	rc = each_mark(s, s->wtxn, note_dead, &d);
+	for (size_t i = 0; i < d.n && !rc; i++)
+		rc = reclaim(s, d.run[i]);
+	if (!rc && n)
+		*n = d.n;
+	free(d.run);
+	return rc;
+}
+
+int kt_unfinished_has(kt_store *s, MDB_txn *txn,
+		      const unsigned char run[KT_RUN_BIN])
+{
+	unsigned char uk[UNF_KL + KT_RUN_BIN];
+	MDB_val k = { sizeof(uk), uk }, v;
+
+	unf_key(uk, run);
+	(void)s;
+	return mdb_get(txn, s->dbi[KT_DB_META], &k, &v) == 0;
+}

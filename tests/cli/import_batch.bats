@@ -1,0 +1,79 @@
+#!/usr/bin/env bats
+# `ktraj import` of a big source in batches (FORMAT.md §6.11): the run is
+# invisible until the last batch; a failed source keeps nothing; a killed
+# import leaves a mark that verify notes and the next import reclaims.
+# KTRAJ_IMPORT_BATCH=64K makes a few-MB session commit in many batches.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export SESS="$BATS_FILE_TMPDIR/s.jsonl"
+	python3 "$BATS_TEST_DIRNAME/../bench/gen_claude.py" --mb 8 "$SESS" >/dev/null
+}
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+}
+
+@test "a source committed in batches stores what one transaction stores" {
+	KTRAJ_IMPORT_BATCH=64K "$KTRAJ" import "$SESS" >/dev/null
+	"$KTRAJ" log "$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')" --json >"$BATS_TEST_TMPDIR/a"
+	run "$KTRAJ" verify
+	[ "$status" -eq 0 ]
+	[[ "$output" != *unfinished* ]]
+	KTRAJ_STORE="$BATS_TEST_TMPDIR/one.ktraj" "$KTRAJ" import "$SESS" >/dev/null
+	KTRAJ_STORE="$BATS_TEST_TMPDIR/one.ktraj" "$KTRAJ" log "$(KTRAJ_STORE="$BATS_TEST_TMPDIR/one.ktraj" "$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')" --json >"$BATS_TEST_TMPDIR/b"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/a")" -gt 1000 ]
+	cmp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	# again: nothing new, nothing batched
+	run env KTRAJ_IMPORT_BATCH=64K "$KTRAJ" import "$SESS"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" 0 added"* ]]
+}
+
+@test "a batched source that fails keeps nothing: no run, no events, no mark" {
+	cp "$SESS" "$BATS_TEST_TMPDIR/bad.jsonl"
+	printf '{not json\n' >>"$BATS_TEST_TMPDIR/bad.jsonl"
+	run env KTRAJ_IMPORT_BATCH=64K "$KTRAJ" import --strict "$BATS_TEST_TMPDIR/bad.jsonl"
+	[ "$status" -ne 0 ]
+	run "$KTRAJ" verify
+	[ "$status" -eq 0 ]
+	[[ "$output" == "ok: 0 runs, 0 events verified" ]]
+	run "$KTRAJ" stats
+	[[ "$output" == *"events           0"* ]]
+	[ -z "$("$KTRAJ" ls --json)" ]
+}
+
+@test "kill -9 between batches: the run is invisible, verify notes it, the next import reclaims it" {
+	caught=0
+	for try in 1 2 3 4 5; do
+		rm -f "$KTRAJ_STORE" "$KTRAJ_STORE-lock"
+		KTRAJ_IMPORT_BATCH=64K "$KTRAJ" import "$SESS" >/dev/null 2>&1 &
+		pid=$!
+		for i in $(seq 1 400); do
+			if "$KTRAJ" verify 2>/dev/null | grep -q unfinished; then
+				kill -9 "$pid" 2>/dev/null && caught=1
+				break
+			fi
+			kill -0 "$pid" 2>/dev/null || break
+		done
+		wait "$pid" || true
+		[ "$caught" -eq 1 ] && break
+	done
+	[ "$caught" -eq 1 ] || skip "the import finished before a batch was seen"
+	run "$KTRAJ" verify
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok: 0 runs, 0 events verified"* ]]
+	[[ "$output" == *"note: 1 unfinished import"* ]]
+	[ -z "$("$KTRAJ" ls --json)" ]
+	run "$KTRAJ" stats
+	[[ "$output" == *"events           0"* ]]
+	# the next import reclaims the leftovers and imports the whole source
+	run "$KTRAJ" import "$SESS"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" verify
+	[ "$status" -eq 0 ]
+	[[ "$output" != *unfinished* ]]
+	n=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["events"])')
+	[ "$n" -eq "$(KTRAJ_STORE="$BATS_TEST_TMPDIR/c.ktraj" "$KTRAJ" import "$SESS" | awk '{print $2}')" ]
+}
