@@ -220,6 +220,14 @@ typedef struct kt_an_run {
 				  parent, ts only) and every message text,
 				  tool calls with their tool name */
 #define KT_AN_LOAD_TOOLS 0x2u  /* tool call events with the profiler flag */
+#define KT_AN_LOAD_CHECK 0x4u  /* also check the run's hash chain
+				  (KT_READ_HASH on the header scan): an
+				  event of any kind that no longer matches
+				  it is KT_ECORRUPT, where a load without it
+				  reads a damaged body it decodes and
+				  skips the blocks of kinds it does not
+				  read.  Costs the decompression and
+				  hashing of every event. */
 
 /*
  * Load run `run` (a full id) from s with one scan of the tool call headers
