@@ -125,14 +125,57 @@ static int finish(struct rec *r, int rc)
 
 /* ---- the run of a session ------------------------------------------------ */
 
+/*
+ * Whether the string `key` of the JSON object text buf (len bytes) holds a
+ * NUL, a \u0000 escape: cJSON decodes strings into C strings and cuts
+ * them there, so sessions "a\u0000b" and "a\u0000c" would record into
+ * one run "a".  Parses a copy with each such escape made \u0001 (same
+ * length), only when the text has one.  1 when out of memory too: the
+ * caller refuses.
+ */
+static int key_has_nul(const char *buf, size_t len, const char *key)
+{
+	char *cp;
+	cJSON *x;
+	const char *v;
+	int has;
+
+	if (!buf || !memmem(buf, len, "\\u0000", 6))
+		return 0;
+	if (!(cp = malloc(len + 1)))
+		return 1;
+	memcpy(cp, buf, len);
+	cp[len] = '\0';
+	for (size_t i = 0; i + 1 < len; i++)
+		if (cp[i] == '\\') {
+			if (i + 6 <= len && !memcmp(cp + i, "\\u0000", 6))
+				cp[i + 5] = '1';
+			i++; /* skip the escaped character: an escaped
+			      * backslash before "u0000" is no NUL */
+		}
+	x = cJSON_ParseWithLength(cp, len);
+	v = jstr(x, key);
+	has = !x || (v && strchr(v, '\x01'));
+	cJSON_Delete(x);
+	free(cp);
+	return has;
+}
+
 static int open_run(struct rec *r, const char *prefix, const char *session,
-		    const char *source, char *name, size_t namelen)
+		    int nul, const char *source, char *name, size_t namelen)
 {
 	int exists, rc;
 
-	if (!session || !*session || strlen(session) > 200 ||
-	    strpbrk(session, "\n\r\t"))
+	if (nul)
+		return cli_err(r->c, "the hook input's session id holds a NUL "
+			       "(\\u0000): refused, it would cut the id and "
+			       "record into another session's run");
+	if (!session || !*session || strlen(session) > 200)
 		return cli_err(r->c, "the hook input has no usable session id");
+	for (const char *p = session; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return cli_err(r->c, "the hook input's session id has "
+				       "control characters: refused");
 	/* the prefix keeps a hex session id from reading as a run id prefix */
 	snprintf(name, namelen, "%s:%s", prefix, session);
 	r->name = name;
@@ -328,7 +371,7 @@ static int hook_claude(struct cli *c)
 	size_t cap = 0, len = 0;
 	cJSON *in, *p;
 	const char *ev;
-	int rc = 0;
+	int rc = 0, nul;
 
 	{
 		char chunk[65536];
@@ -350,6 +393,7 @@ static int hook_claude(struct cli *c)
 		}
 	}
 	in = buf ? cJSON_ParseWithLength(buf, len) : NULL;
+	nul = key_has_nul(buf, len, "session_id");
 	free(buf);
 	if (!cJSON_IsObject(in)) {
 		cJSON_Delete(in);
@@ -374,7 +418,8 @@ static int hook_claude(struct cli *c)
 		cJSON_AddStringToObject(r.meta, "cwd", jstr(in, "cwd"));
 	if (jstr(in, "transcript_path"))
 		cJSON_AddStringToObject(r.meta, "transcript", jstr(in, "transcript_path"));
-	rc = open_run(&r, "claude-code", jstr(in, "session_id"), "claude_code_hook",
+	rc = open_run(&r, "claude-code", jstr(in, "session_id"),
+		      nul, "claude_code_hook",
 		      name, sizeof(name));
 	if (rc)
 		goto out;
@@ -458,8 +503,9 @@ static int hook_codex(struct cli *c, const char *json)
 		cJSON_AddStringToObject(r.meta, "session", jstr(in, "thread-id"));
 	if (jstr(in, "cwd"))
 		cJSON_AddStringToObject(r.meta, "cwd", jstr(in, "cwd"));
-	rc = open_run(&r, "codex", jstr(in, "thread-id"), "codex_notify", name,
-		      sizeof(name));
+	rc = open_run(&r, "codex", jstr(in, "thread-id"),
+		      key_has_nul(json, strlen(json), "thread-id"),
+		      "codex_notify", name, sizeof(name));
 	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(in, "input-messages"))
 		if (!rc && cJSON_IsString(m))
 			rc = put(&r, KT_KIND_MESSAGE, "human", 0,

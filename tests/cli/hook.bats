@@ -8,6 +8,8 @@
 # and PostToolUse only where the matcher matches the tool.  The store is
 # checked after every turn.
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
 	PROJ="$BATS_TEST_TMPDIR/proj"
@@ -165,4 +167,25 @@ print("message:%d tool_call:%d tool_result:%d note:%d human:%d paired:%d" % (
 	run "$KTRAJ" hook install --codex
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'notify = ["'*'","--store","'"$KTRAJ_STORE"'","hook","codex"]'* ]]
+}
+
+@test "a session id with a NUL (\\u0000) or another control character is refused with one line; nothing is recorded" {
+	for sid in 'abc\u0000def' 'abc\u0000' 'ab\u0001c'; do
+		run --separate-stderr sh -c "printf '%s' '{\"hook_event_name\":\"UserPromptSubmit\",\"session_id\":\"$sid\",\"prompt\":\"hi\"}' | '$KTRAJ' hook claude-code"
+		echo "$sid: $status $stderr"
+		[ "$status" -eq 1 ]
+		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+		[[ "$stderr" == "ktraj: hook: the hook input's session id "* ]]
+	done
+	run --separate-stderr "$KTRAJ" hook codex '{"type":"agent-turn-complete","thread-id":"t\u0000x","input-messages":["hi"]}'
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"session id holds a NUL"* ]]
+	run --separate-stderr "$KTRAJ" ls --json
+	[ -z "$output" ]
+	# an escaped backslash before u0000 is text, not a NUL: recorded
+	printf '%s' '{"hook_event_name":"UserPromptSubmit","session_id":"a\\u0000","prompt":"hi"}' >"$BATS_TEST_TMPDIR/p.json"
+	run sh -c "'$KTRAJ' hook claude-code <'$BATS_TEST_TMPDIR/p.json'"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" ls --json
+	[[ "$output" == *'"name":"claude-code:a\\u0000"'* ]]
 }
