@@ -57,3 +57,51 @@ setup() {
 	done <"$BATS_TEST_TMPDIR/tty2.txt"
 	grep -q '\.\.\.$' "$BATS_TEST_TMPDIR/tty2.txt"
 }
+
+# a best-of-k table: bench results with no timestamp, no edit, no tool call,
+# sorted by runtime (so in file order the speedup only climbs)
+table_run() {
+	{
+		echo '{"run":{"id":"00000000000000000000000000000a1e","name":"best-of-k table","format":"kernelbench"}}'
+		i=0
+		for t in 4 3 2 1.5 1; do
+			i=$((i + 1))
+			echo '{"seq":'$i',"kind":"bench","actor":"agent","payload":{"time_ms":'$t',"ref_time_ms":4,"correct":true,"workload":"matmul"}}'
+		done
+	} >"$BATS_TEST_TMPDIR/t.jsonl"
+	"$KTRAJ" import --format ktraj "$BATS_TEST_TMPDIR/t.jsonl" >/dev/null
+}
+
+@test "report: results nothing orders in time are a table best first, not a chart over steps" {
+	table_run
+	run "$KTRAJ" report 00000000 -o "$BATS_TEST_TMPDIR/r.html"
+	[ "$status" -eq 0 ]
+	python3 - "$BATS_TEST_TMPDIR/r.html" <<'PY'
+import re, sys
+h = open(sys.argv[1]).read()
+assert "<svg" not in h, "an unordered table drawn as a time series"
+t = re.search(r'<table class="unordered">(.*?)</table>', h, re.S)
+assert t, "no results table"
+sp = [float(x) for x in re.findall(r'<td>x([0-9.]+)</td>', t.group(1))]
+assert sp == [4.0, 2.667, 2.0, 1.333, 1.0], sp
+assert "not successive attempts" in h
+PY
+	# a run with timestamps keeps its chart
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl" >/dev/null
+	run "$KTRAJ" report 3db8 -o "$BATS_TEST_TMPDIR/s.html"
+	[ "$status" -eq 0 ]
+	grep -q '<svg class="chart"' "$BATS_TEST_TMPDIR/s.html"
+	! grep -q 'class="unordered"' "$BATS_TEST_TMPDIR/s.html"
+}
+
+@test "report --json is refused with one line naming the JSON commands (exit 2), nothing written" {
+	"$KTRAJ" import "$SAMPLE" >/dev/null
+	for args in "3db8 -o $BATS_TEST_TMPDIR/r.html --json" "--json 3db8 -o $BATS_TEST_TMPDIR/r.html"; do
+		run --separate-stderr "$KTRAJ" report $args
+		[ "$status" -eq 2 ]
+		[ -z "$output" ]
+		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+		[[ "$stderr" == "ktraj: report: --json: report writes HTML only; the analysis as JSON is \`blame speedup --json\` and \`stalls --json\`"* ]]
+		[ ! -e "$BATS_TEST_TMPDIR/r.html" ]
+	done
+}
