@@ -30,6 +30,7 @@
 
 static const char usage[] =
 	"usage: ktraj hook claude-code\n"
+	"       ktraj hook gemini-cli\n"
 	"       ktraj hook codex JSON\n"
 	"       ktraj hook install [--settings FILE] [--codex]\n"
 	"\n"
@@ -39,6 +40,12 @@ static const char usage[] =
 	"             (human), PreToolUse -> tool_call, PostToolUse and\n"
 	"             PostToolUseFailure -> tool_result, Stop -> the assistant's\n"
 	"             last message; other events are ignored\n"
+	"gemini-cli   record one Gemini CLI hook event (JSON on stdin) in the\n"
+	"             run \"gemini-cli:<session_id>\": SessionStart and\n"
+	"             SessionEnd -> note, BeforeAgent -> the typed message\n"
+	"             (human), AfterTool -> tool_call and tool_result,\n"
+	"             AfterAgent -> the agent's response; prints {} (Gemini CLI\n"
+	"             reads a hook's stdout as JSON)\n"
 	"codex        record a Codex `notify` payload (agent-turn-complete) in\n"
 	"             the run \"codex:<thread-id>\": the turn's input messages\n"
 	"             (human) and the assistant's last message\n"
@@ -364,41 +371,50 @@ static char *last_assistant_text(const char *path)
 	return best;
 }
 
+/* The hook event on stdin as a JSON object (NULL: cli_err said why), and
+ * in *nul whether its session_id holds a NUL (key_has_nul). */
+static cJSON *read_event(struct cli *c, int *nul)
+{
+	char chunk[65536], *buf = NULL;
+	size_t cap = 0, len = 0, n;
+	cJSON *in;
+
+	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
+		char *nb;
+
+		if (len + n + 1 > cap) {
+			cap = 2 * (len + n + 1);
+			if (!(nb = realloc(buf, cap))) {
+				free(buf);
+				cli_err(c, "out of memory");
+				return NULL;
+			}
+			buf = nb;
+		}
+		memcpy(buf + len, chunk, n);
+		len += n;
+	}
+	in = buf ? cJSON_ParseWithLength(buf, len) : NULL;
+	*nul = key_has_nul(buf, len, "session_id");
+	free(buf);
+	if (!cJSON_IsObject(in)) {
+		cJSON_Delete(in);
+		cli_err(c, "stdin is not a hook event (a JSON object)");
+		return NULL;
+	}
+	return in;
+}
+
 static int hook_claude(struct cli *c)
 {
 	struct rec r = { .c = c };
-	char name[300], *buf = NULL, *text;
-	size_t cap = 0, len = 0;
+	char name[300], *text;
 	cJSON *in, *p;
 	const char *ev;
 	int rc = 0, nul;
 
-	{
-		char chunk[65536];
-		size_t n;
-
-		while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
-			char *nb;
-
-			if (len + n + 1 > cap) {
-				cap = 2 * (len + n + 1);
-				if (!(nb = realloc(buf, cap))) {
-					free(buf);
-					return cli_err(c, "out of memory");
-				}
-				buf = nb;
-			}
-			memcpy(buf + len, chunk, n);
-			len += n;
-		}
-	}
-	in = buf ? cJSON_ParseWithLength(buf, len) : NULL;
-	nul = key_has_nul(buf, len, "session_id");
-	free(buf);
-	if (!cJSON_IsObject(in)) {
-		cJSON_Delete(in);
-		return cli_err(c, "stdin is not a hook event (a JSON object)");
-	}
+	if (!(in = read_event(c, &nul)))
+		return KT_EXIT_FAIL;
 	ev = jstr(in, "hook_event_name");
 	if (!ev) {
 		cJSON_Delete(in);
@@ -474,6 +490,108 @@ static int hook_claude(struct cli *c)
 				 message("assistant", 0, text), NULL, 0);
 		free(text);
 	}
+out:
+	cJSON_Delete(in);
+	return finish(&r, rc);
+}
+
+/* ---- Gemini CLI ----------------------------------------------------------- */
+
+/*
+ * One Gemini CLI hook event (docs/hooks/reference.md of google-gemini/
+ * gemini-cli: JSON on stdin with session_id, transcript_path, cwd,
+ * hook_event_name, timestamp).  SessionStart (source) and SessionEnd
+ * (reason) -> note; BeforeAgent (prompt) -> the typed message, human;
+ * AfterTool (tool_name, tool_input, tool_response {llmContent,
+ * returnDisplay, error}) -> tool_call and its tool_result (Gemini CLI
+ * gives a tool no id: one of our own); AfterAgent (prompt_response) -> the
+ * agent's message.  Gemini CLI parses a hook's stdout as JSON: "{}".
+ */
+static int hook_gemini(struct cli *c)
+{
+	struct rec r = { .c = c };
+	char name[300];
+	cJSON *in, *p;
+	const char *ev;
+	int rc = 0, nul;
+
+	if (!(in = read_event(c, &nul)))
+		return KT_EXIT_FAIL;
+	ev = jstr(in, "hook_event_name");
+	if (!ev || (strcmp(ev, "SessionStart") && strcmp(ev, "SessionEnd") &&
+		    strcmp(ev, "BeforeAgent") && strcmp(ev, "AfterTool") &&
+		    strcmp(ev, "AfterAgent"))) {
+		cJSON_Delete(in); /* BeforeModel, Notification, ...: no turn */
+		if (!ev)
+			return hook_exit(cli_err(c, "the hook input has no hook_event_name"));
+		fputs("{}\n", stdout);
+		return KT_EXIT_OK;
+	}
+	r.meta = cJSON_CreateObject();
+	if (jstr(in, "session_id"))
+		cJSON_AddStringToObject(r.meta, "session", jstr(in, "session_id"));
+	if (jstr(in, "cwd"))
+		cJSON_AddStringToObject(r.meta, "cwd", jstr(in, "cwd"));
+	if (jstr(in, "transcript_path"))
+		cJSON_AddStringToObject(r.meta, "transcript", jstr(in, "transcript_path"));
+	rc = open_run(&r, "gemini-cli", jstr(in, "session_id"), nul,
+		      "gemini_cli_hook", name, sizeof(name));
+	if (rc)
+		goto out;
+	if (!strcmp(ev, "SessionStart") || !strcmp(ev, "SessionEnd")) {
+		const char *why = jstr(in, !strcmp(ev, "SessionStart") ? "source" : "reason");
+		char t[300];
+
+		snprintf(t, sizeof(t), "%s%s%s", ev, why ? ": " : "", why ? why : "");
+		p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "text", t);
+		cJSON_AddStringToObject(p, "hook", ev);
+		rc = put(&r, KT_KIND_NOTE, "system", 0, p, NULL, 0);
+	} else if (!strcmp(ev, "BeforeAgent")) {
+		rc = put(&r, KT_KIND_MESSAGE, "human", 0,
+			 message("user", 1, jstr(in, "prompt") ? jstr(in, "prompt") : ""),
+			 NULL, 0);
+	} else if (!strcmp(ev, "AfterAgent")) {
+		if (jstr(in, "prompt_response"))
+			rc = put(&r, KT_KIND_MESSAGE, "agent", 0,
+				 message("assistant", 0, jstr(in, "prompt_response")),
+				 NULL, 0);
+	} else { /* AfterTool: the call, then its result as Claude Code's
+		  * PostToolUse would give it */
+		const cJSON *args = cJSON_GetObjectItemCaseSensitive(in, "tool_input"),
+			    *resp = cJSON_GetObjectItemCaseSensitive(in, "tool_response"),
+			    *err = cJSON_GetObjectItemCaseSensitive(resp, "error");
+		const char *out = jstr(resp, "llmContent") ? jstr(resp, "llmContent") :
+				  jstr(resp, "returnDisplay");
+		char id[64], *whole = NULL;
+		kt_run_info ri;
+		cJSON *res = cJSON_CreateObject();
+		int failed = err && !cJSON_IsNull(err) && !cJSON_IsFalse(err);
+
+		snprintf(id, sizeof(id), "gemini-%llu",
+			 (unsigned long long)(kt_run_get(r.s, r.run, &ri) ? 1 :
+					      ri.n_events + 1));
+		p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "tool", jstr(in, "tool_name") ?
+					jstr(in, "tool_name") : "unknown");
+		cJSON_AddStringToObject(p, "call_id", id);
+		cJSON_AddItemToObject(p, "args", cJSON_IsObject(args) ?
+				      cJSON_Duplicate(args, 1) : cJSON_CreateObject());
+		rc = put(&r, KT_KIND_TOOL_CALL, "agent", 0, p, NULL, 0);
+		if (!out && resp)
+			out = whole = cJSON_PrintUnformatted(resp);
+		if (!rc && res) {
+			cJSON_AddStringToObject(res, "tool_use_id", id);
+			cJSON_AddStringToObject(res, "tool_response", out ? out : "");
+			cJSON_AddStringToObject(res, "error", cJSON_IsString(err) ?
+						err->valuestring : out ? out : "");
+			rc = cc_tool_result(&r, res, failed);
+		}
+		cJSON_Delete(res);
+		free(whole);
+	}
+	if (!rc)
+		fputs("{}\n", stdout);
 out:
 	cJSON_Delete(in);
 	return finish(&r, rc);
@@ -687,11 +805,16 @@ int cmd_hook(struct cli *c, int argc, char **argv)
 	if (cli_wants_help(argc, argv, usage))
 		return KT_EXIT_OK;
 	if (argc < 2)
-		return cli_usage(c, "which hook? (claude-code, codex or install)");
+		return cli_usage(c, "which hook? (claude-code, gemini-cli, codex or install)");
 	if (!strcmp(argv[1], "claude-code")) {
 		if (argc > 2)
 			return hook_exit(cli_err(c, "claude-code takes no arguments (the event comes on stdin)"));
 		return hook_claude(c);
+	}
+	if (!strcmp(argv[1], "gemini-cli")) {
+		if (argc > 2)
+			return hook_exit(cli_err(c, "gemini-cli takes no arguments (the event comes on stdin)"));
+		return hook_gemini(c);
 	}
 	if (!strcmp(argv[1], "codex")) {
 		/* Codex appends the payload as the last argument */
@@ -700,7 +823,7 @@ int cmd_hook(struct cli *c, int argc, char **argv)
 		return hook_codex(c, argv[argc - 1]);
 	}
 	if (strcmp(argv[1], "install"))
-		return cli_usage(c, "unknown hook '%s' (claude-code, codex or install)",
+		return cli_usage(c, "unknown hook '%s' (claude-code, gemini-cli, codex or install)",
 				 argv[1]);
 	for (i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--settings") && cli_has_value(argc, argv, i))
