@@ -194,6 +194,42 @@ static int open_run(struct rec *r, const char *prefix, const char *session,
 	return rc;
 }
 
+/* The run of the session hook event `in` names (meta: session, cwd,
+ * transcript), opened as open_run does. */
+static int open_session(struct rec *r, const cJSON *in, int nul,
+			const char *prefix, const char *source, char *name,
+			size_t namelen)
+{
+	r->meta = cJSON_CreateObject();
+	if (jstr(in, "session_id"))
+		cJSON_AddStringToObject(r->meta, "session", jstr(in, "session_id"));
+	if (jstr(in, "cwd"))
+		cJSON_AddStringToObject(r->meta, "cwd", jstr(in, "cwd"));
+	if (jstr(in, "transcript_path"))
+		cJSON_AddStringToObject(r->meta, "transcript",
+					jstr(in, "transcript_path"));
+	return open_run(r, prefix, jstr(in, "session_id"), nul, source, name,
+			namelen);
+}
+
+/* SessionStart (its "source") or SessionEnd (its "reason") as a note; the
+ * same event names in Claude Code and Gemini CLI. */
+static int session_note(struct rec *r, const cJSON *in, const char *ev)
+{
+	const char *why = jstr(in, !strcmp(ev, "SessionStart") ? "source" : "reason");
+	char t[300];
+	cJSON *p = cJSON_CreateObject();
+
+	snprintf(t, sizeof(t), "%s%s%s", ev, why ? ": " : "", why ? why : "");
+	cJSON_AddStringToObject(p, "text", t);
+	cJSON_AddStringToObject(p, "hook", ev);
+	if (why)
+		cJSON_AddStringToObject(p, "source", why);
+	if (jstr(in, "model"))
+		cJSON_AddStringToObject(p, "model", jstr(in, "model"));
+	return put(r, KT_KIND_NOTE, "system", 0, p, NULL, 0);
+}
+
 /* ---- Claude Code ---------------------------------------------------------- */
 
 /* The text a tool returned, from PostToolUse's tool_response: Bash gives
@@ -427,31 +463,12 @@ static int hook_claude(struct cli *c)
 		cJSON_Delete(in); /* Notification, PreCompact, ...: not a turn */
 		return 0;
 	}
-	r.meta = cJSON_CreateObject();
-	if (jstr(in, "session_id"))
-		cJSON_AddStringToObject(r.meta, "session", jstr(in, "session_id"));
-	if (jstr(in, "cwd"))
-		cJSON_AddStringToObject(r.meta, "cwd", jstr(in, "cwd"));
-	if (jstr(in, "transcript_path"))
-		cJSON_AddStringToObject(r.meta, "transcript", jstr(in, "transcript_path"));
-	rc = open_run(&r, "claude-code", jstr(in, "session_id"),
-		      nul, "claude_code_hook",
-		      name, sizeof(name));
+	rc = open_session(&r, in, nul, "claude-code", "claude_code_hook",
+			  name, sizeof(name));
 	if (rc)
 		goto out;
 	if (!strcmp(ev, "SessionStart") || !strcmp(ev, "SessionEnd")) {
-		const char *why = jstr(in, !strcmp(ev, "SessionStart") ? "source" : "reason");
-		char t[300];
-
-		snprintf(t, sizeof(t), "%s%s%s", ev, why ? ": " : "", why ? why : "");
-		p = cJSON_CreateObject();
-		cJSON_AddStringToObject(p, "text", t);
-		cJSON_AddStringToObject(p, "hook", ev);
-		if (why)
-			cJSON_AddStringToObject(p, "source", why);
-		if (jstr(in, "model"))
-			cJSON_AddStringToObject(p, "model", jstr(in, "model"));
-		rc = put(&r, KT_KIND_NOTE, "system", 0, p, NULL, 0);
+		rc = session_note(&r, in, ev);
 	} else if (!strcmp(ev, "UserPromptSubmit")) {
 		/* what the person typed, before Claude Code adds anything */
 		rc = put(&r, KT_KIND_MESSAGE, "human", 0,
@@ -527,26 +544,12 @@ static int hook_gemini(struct cli *c)
 		fputs("{}\n", stdout);
 		return KT_EXIT_OK;
 	}
-	r.meta = cJSON_CreateObject();
-	if (jstr(in, "session_id"))
-		cJSON_AddStringToObject(r.meta, "session", jstr(in, "session_id"));
-	if (jstr(in, "cwd"))
-		cJSON_AddStringToObject(r.meta, "cwd", jstr(in, "cwd"));
-	if (jstr(in, "transcript_path"))
-		cJSON_AddStringToObject(r.meta, "transcript", jstr(in, "transcript_path"));
-	rc = open_run(&r, "gemini-cli", jstr(in, "session_id"), nul,
-		      "gemini_cli_hook", name, sizeof(name));
+	rc = open_session(&r, in, nul, "gemini-cli", "gemini_cli_hook",
+			  name, sizeof(name));
 	if (rc)
 		goto out;
 	if (!strcmp(ev, "SessionStart") || !strcmp(ev, "SessionEnd")) {
-		const char *why = jstr(in, !strcmp(ev, "SessionStart") ? "source" : "reason");
-		char t[300];
-
-		snprintf(t, sizeof(t), "%s%s%s", ev, why ? ": " : "", why ? why : "");
-		p = cJSON_CreateObject();
-		cJSON_AddStringToObject(p, "text", t);
-		cJSON_AddStringToObject(p, "hook", ev);
-		rc = put(&r, KT_KIND_NOTE, "system", 0, p, NULL, 0);
+		rc = session_note(&r, in, ev);
 	} else if (!strcmp(ev, "BeforeAgent")) {
 		rc = put(&r, KT_KIND_MESSAGE, "human", 0,
 			 message("user", 1, jstr(in, "prompt") ? jstr(in, "prompt") : ""),
