@@ -220,6 +220,14 @@ typedef struct kt_an_run {
 				  parent, ts only) and every message text,
 				  tool calls with their tool name */
 #define KT_AN_LOAD_TOOLS 0x2u  /* tool call events with the profiler flag */
+#define KT_AN_LOAD_CHECK 0x4u  /* also check the run's hash chain
+				  (KT_READ_HASH on the header scan): an
+				  event of any kind that no longer matches
+				  it is KT_ECORRUPT, where a load without it
+				  reads a damaged body it decodes and
+				  skips the blocks of kinds it does not
+				  read.  Costs the decompression and
+				  hashing of every event. */
 
 /*
  * Load run `run` (a full id) from s with one scan of the tool call headers
@@ -618,6 +626,40 @@ int kt_an_miner_add_text(kt_an_miner *m, const char *run, uint64_t seq,
  * Errors: KT_ENOMEM.
  */
 int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n);
+
+/* ---- reading a question library back (library.c) ------------------------ */
+/* The first line of the Markdown library `questions mine -o FILE.md`
+ * writes; kt_an_library_parse tells the two library forms apart by it. */
+#define KT_AN_LIBRARY_MD_TITLE "# Question library"
+
+/* One library entry: what `questions suggest` ranks. */
+typedef struct kt_an_libentry {
+	char *text;     /* the question (malloc'ed, non-empty) */
+	int layer;      /* KT_AN_L_*; KT_AN_L_NONE for a name not known */
+	unsigned flags; /* KT_AN_F_* */
+	double gain;    /* shrunk mean speedup factor per ask; 1.0 if absent */
+	size_t count;   /* asks; 1 if absent or not a count */
+} kt_an_libentry;
+
+/*
+ * Parse a question library of len bytes (need not be NUL-terminated) in
+ * either form `questions mine` writes: JSON lines, one object per
+ * non-blank line with a non-empty "text" string and optional "layer"
+ * (kt_an_layer_name), "flags" (["moves_layer", "challenges_bound"]),
+ * "gain" and "count" (`questions mine --json`); or, when the first
+ * non-blank line starts with KT_AN_LIBRARY_MD_TITLE, the Markdown table of
+ * `questions mine -o FILE.md` (rows "| N | text | layer | flags | count |
+ * runs | hits | gain | sources |", "\|" an escaped '|'; other lines are
+ * prose and skipped).  Anything else is refused rather than read as a
+ * library of no questions.  On success *out (caller frees with
+ * kt_an_library_free) holds *n >= 1 entries in file order.
+ * Errors: KT_EINVAL with *why (static text) and *bad_line (1-based; 0
+ * when the whole input is at fault: "no entries"); KT_ENOMEM.
+ */
+int kt_an_library_parse(const char *buf, size_t len, kt_an_libentry **out,
+			size_t *n, size_t *bad_line, const char **why);
+/* Free n entries of kt_an_library_parse (e may be NULL). */
+void kt_an_library_free(kt_an_libentry *e, size_t n);
 
 /*
  * questions suggest (analysis.md 2.7, 3.6): how well a library question

@@ -1256,7 +1256,8 @@ int kt_an_run_load_ex(kt_store *s, const char *run, unsigned flags,
 	}
 	if (flags & KT_AN_LOAD_TOOLS)
 		body |= KT_KIND_BIT(KT_KIND_TOOL_CALL);
-	rc = kt_event_scan(s, r->id, 1, 0, head, KT_READ_HEAD, head_cb, &c);
+	rc = kt_event_scan(s, r->id, 1, 0, head, flags & KT_AN_LOAD_CHECK ?
+			   KT_READ_HASH : KT_READ_HEAD, head_cb, &c);
 	/* the events to come, at most: one allocation, no regrowth */
 	if (!rc && !c.err && !(flags & KT_AN_LOAD_EVERY) &&
 	    info.n_events >= r->ncalls + c.neh &&

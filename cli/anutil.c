@@ -118,7 +118,9 @@ int an_load(struct cli *c, kt_store *s, const char *spec, unsigned flags,
 
 	if (rc)
 		return rc;
-	rc = kt_an_run_load_ex(s, id, flags, r);
+	/* a damaged event of a kind the analyzer skips, or one it decodes
+	 * into other text, must not pass as a result (README: exit 3) */
+	rc = kt_an_run_load_ex(s, id, flags | KT_AN_LOAD_CHECK, r);
 	if (rc)
 		return cli_store_err(c, s, rc, spec);
 	return 0;

@@ -30,6 +30,7 @@
 
 static const char usage[] =
 	"usage: ktraj hook claude-code\n"
+	"       ktraj hook gemini-cli\n"
 	"       ktraj hook codex JSON\n"
 	"       ktraj hook install [--settings FILE] [--codex]\n"
 	"\n"
@@ -39,6 +40,12 @@ static const char usage[] =
 	"             (human), PreToolUse -> tool_call, PostToolUse and\n"
 	"             PostToolUseFailure -> tool_result, Stop -> the assistant's\n"
 	"             last message; other events are ignored\n"
+	"gemini-cli   record one Gemini CLI hook event (JSON on stdin) in the\n"
+	"             run \"gemini-cli:<session_id>\": SessionStart and\n"
+	"             SessionEnd -> note, BeforeAgent -> the typed message\n"
+	"             (human), AfterTool -> tool_call and tool_result,\n"
+	"             AfterAgent -> the agent's response; prints {} (Gemini CLI\n"
+	"             reads a hook's stdout as JSON)\n"
 	"codex        record a Codex `notify` payload (agent-turn-complete) in\n"
 	"             the run \"codex:<thread-id>\": the turn's input messages\n"
 	"             (human) and the assistant's last message\n"
@@ -125,14 +132,57 @@ static int finish(struct rec *r, int rc)
 
 /* ---- the run of a session ------------------------------------------------ */
 
+/*
+ * Whether the string `key` of the JSON object text buf (len bytes) holds a
+ * NUL, a \u0000 escape: cJSON decodes strings into C strings and cuts
+ * them there, so sessions "a\u0000b" and "a\u0000c" would record into
+ * one run "a".  Parses a copy with each such escape made \u0001 (same
+ * length), only when the text has one.  1 when out of memory too: the
+ * caller refuses.
+ */
+static int key_has_nul(const char *buf, size_t len, const char *key)
+{
+	char *cp;
+	cJSON *x;
+	const char *v;
+	int has;
+
+	if (!buf || !memmem(buf, len, "\\u0000", 6))
+		return 0;
+	if (!(cp = malloc(len + 1)))
+		return 1;
+	memcpy(cp, buf, len);
+	cp[len] = '\0';
+	for (size_t i = 0; i + 1 < len; i++)
+		if (cp[i] == '\\') {
+			if (i + 6 <= len && !memcmp(cp + i, "\\u0000", 6))
+				cp[i + 5] = '1';
+			i++; /* skip the escaped character: an escaped
+			      * backslash before "u0000" is no NUL */
+		}
+	x = cJSON_ParseWithLength(cp, len);
+	v = jstr(x, key);
+	has = !x || (v && strchr(v, '\x01'));
+	cJSON_Delete(x);
+	free(cp);
+	return has;
+}
+
 static int open_run(struct rec *r, const char *prefix, const char *session,
-		    const char *source, char *name, size_t namelen)
+		    int nul, const char *source, char *name, size_t namelen)
 {
 	int exists, rc;
 
-	if (!session || !*session || strlen(session) > 200 ||
-	    strpbrk(session, "\n\r\t"))
+	if (nul)
+		return cli_err(r->c, "the hook input's session id holds a NUL "
+			       "(\\u0000): refused, it would cut the id and "
+			       "record into another session's run");
+	if (!session || !*session || strlen(session) > 200)
 		return cli_err(r->c, "the hook input has no usable session id");
+	for (const char *p = session; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return cli_err(r->c, "the hook input's session id has "
+				       "control characters: refused");
 	/* the prefix keeps a hex session id from reading as a run id prefix */
 	snprintf(name, namelen, "%s:%s", prefix, session);
 	r->name = name;
@@ -142,6 +192,42 @@ static int open_run(struct rec *r, const char *prefix, const char *session,
 		return rc;
 	rc = cli_record_run(r->c, r->s, name, source, r->run, &exists);
 	return rc;
+}
+
+/* The run of the session hook event `in` names (meta: session, cwd,
+ * transcript), opened as open_run does. */
+static int open_session(struct rec *r, const cJSON *in, int nul,
+			const char *prefix, const char *source, char *name,
+			size_t namelen)
+{
+	r->meta = cJSON_CreateObject();
+	if (jstr(in, "session_id"))
+		cJSON_AddStringToObject(r->meta, "session", jstr(in, "session_id"));
+	if (jstr(in, "cwd"))
+		cJSON_AddStringToObject(r->meta, "cwd", jstr(in, "cwd"));
+	if (jstr(in, "transcript_path"))
+		cJSON_AddStringToObject(r->meta, "transcript",
+					jstr(in, "transcript_path"));
+	return open_run(r, prefix, jstr(in, "session_id"), nul, source, name,
+			namelen);
+}
+
+/* SessionStart (its "source") or SessionEnd (its "reason") as a note; the
+ * same event names in Claude Code and Gemini CLI. */
+static int session_note(struct rec *r, const cJSON *in, const char *ev)
+{
+	const char *why = jstr(in, !strcmp(ev, "SessionStart") ? "source" : "reason");
+	char t[300];
+	cJSON *p = cJSON_CreateObject();
+
+	snprintf(t, sizeof(t), "%s%s%s", ev, why ? ": " : "", why ? why : "");
+	cJSON_AddStringToObject(p, "text", t);
+	cJSON_AddStringToObject(p, "hook", ev);
+	if (why)
+		cJSON_AddStringToObject(p, "source", why);
+	if (jstr(in, "model"))
+		cJSON_AddStringToObject(p, "model", jstr(in, "model"));
+	return put(r, KT_KIND_NOTE, "system", 0, p, NULL, 0);
 }
 
 /* ---- Claude Code ---------------------------------------------------------- */
@@ -321,40 +407,50 @@ static char *last_assistant_text(const char *path)
 	return best;
 }
 
-static int hook_claude(struct cli *c)
+/* The hook event on stdin as a JSON object (NULL: cli_err said why), and
+ * in *nul whether its session_id holds a NUL (key_has_nul). */
+static cJSON *read_event(struct cli *c, int *nul)
 {
-	struct rec r = { .c = c };
-	char name[300], *buf = NULL, *text;
-	size_t cap = 0, len = 0;
-	cJSON *in, *p;
-	const char *ev;
-	int rc = 0;
+	char chunk[65536], *buf = NULL;
+	size_t cap = 0, len = 0, n;
+	cJSON *in;
 
-	{
-		char chunk[65536];
-		size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
+		char *nb;
 
-		while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
-			char *nb;
-
-			if (len + n + 1 > cap) {
-				cap = 2 * (len + n + 1);
-				if (!(nb = realloc(buf, cap))) {
-					free(buf);
-					return cli_err(c, "out of memory");
-				}
-				buf = nb;
+		if (len + n + 1 > cap) {
+			cap = 2 * (len + n + 1);
+			if (!(nb = realloc(buf, cap))) {
+				free(buf);
+				cli_err(c, "out of memory");
+				return NULL;
 			}
-			memcpy(buf + len, chunk, n);
-			len += n;
+			buf = nb;
 		}
+		memcpy(buf + len, chunk, n);
+		len += n;
 	}
 	in = buf ? cJSON_ParseWithLength(buf, len) : NULL;
+	*nul = key_has_nul(buf, len, "session_id");
 	free(buf);
 	if (!cJSON_IsObject(in)) {
 		cJSON_Delete(in);
-		return cli_err(c, "stdin is not a hook event (a JSON object)");
+		cli_err(c, "stdin is not a hook event (a JSON object)");
+		return NULL;
 	}
+	return in;
+}
+
+static int hook_claude(struct cli *c)
+{
+	struct rec r = { .c = c };
+	char name[300], *text;
+	cJSON *in, *p;
+	const char *ev;
+	int rc = 0, nul;
+
+	if (!(in = read_event(c, &nul)))
+		return KT_EXIT_FAIL;
 	ev = jstr(in, "hook_event_name");
 	if (!ev) {
 		cJSON_Delete(in);
@@ -367,30 +463,12 @@ static int hook_claude(struct cli *c)
 		cJSON_Delete(in); /* Notification, PreCompact, ...: not a turn */
 		return 0;
 	}
-	r.meta = cJSON_CreateObject();
-	if (jstr(in, "session_id"))
-		cJSON_AddStringToObject(r.meta, "session", jstr(in, "session_id"));
-	if (jstr(in, "cwd"))
-		cJSON_AddStringToObject(r.meta, "cwd", jstr(in, "cwd"));
-	if (jstr(in, "transcript_path"))
-		cJSON_AddStringToObject(r.meta, "transcript", jstr(in, "transcript_path"));
-	rc = open_run(&r, "claude-code", jstr(in, "session_id"), "claude_code_hook",
-		      name, sizeof(name));
+	rc = open_session(&r, in, nul, "claude-code", "claude_code_hook",
+			  name, sizeof(name));
 	if (rc)
 		goto out;
 	if (!strcmp(ev, "SessionStart") || !strcmp(ev, "SessionEnd")) {
-		const char *why = jstr(in, !strcmp(ev, "SessionStart") ? "source" : "reason");
-		char t[300];
-
-		snprintf(t, sizeof(t), "%s%s%s", ev, why ? ": " : "", why ? why : "");
-		p = cJSON_CreateObject();
-		cJSON_AddStringToObject(p, "text", t);
-		cJSON_AddStringToObject(p, "hook", ev);
-		if (why)
-			cJSON_AddStringToObject(p, "source", why);
-		if (jstr(in, "model"))
-			cJSON_AddStringToObject(p, "model", jstr(in, "model"));
-		rc = put(&r, KT_KIND_NOTE, "system", 0, p, NULL, 0);
+		rc = session_note(&r, in, ev);
 	} else if (!strcmp(ev, "UserPromptSubmit")) {
 		/* what the person typed, before Claude Code adds anything */
 		rc = put(&r, KT_KIND_MESSAGE, "human", 0,
@@ -434,6 +512,94 @@ out:
 	return finish(&r, rc);
 }
 
+/* ---- Gemini CLI ----------------------------------------------------------- */
+
+/*
+ * One Gemini CLI hook event (docs/hooks/reference.md of google-gemini/
+ * gemini-cli: JSON on stdin with session_id, transcript_path, cwd,
+ * hook_event_name, timestamp).  SessionStart (source) and SessionEnd
+ * (reason) -> note; BeforeAgent (prompt) -> the typed message, human;
+ * AfterTool (tool_name, tool_input, tool_response {llmContent,
+ * returnDisplay, error}) -> tool_call and its tool_result (Gemini CLI
+ * gives a tool no id: one of our own); AfterAgent (prompt_response) -> the
+ * agent's message.  Gemini CLI parses a hook's stdout as JSON: "{}".
+ */
+static int hook_gemini(struct cli *c)
+{
+	struct rec r = { .c = c };
+	char name[300];
+	cJSON *in, *p;
+	const char *ev;
+	int rc = 0, nul;
+
+	if (!(in = read_event(c, &nul)))
+		return KT_EXIT_FAIL;
+	ev = jstr(in, "hook_event_name");
+	if (!ev || (strcmp(ev, "SessionStart") && strcmp(ev, "SessionEnd") &&
+		    strcmp(ev, "BeforeAgent") && strcmp(ev, "AfterTool") &&
+		    strcmp(ev, "AfterAgent"))) {
+		cJSON_Delete(in); /* BeforeModel, Notification, ...: no turn */
+		if (!ev)
+			return hook_exit(cli_err(c, "the hook input has no hook_event_name"));
+		fputs("{}\n", stdout);
+		return KT_EXIT_OK;
+	}
+	rc = open_session(&r, in, nul, "gemini-cli", "gemini_cli_hook",
+			  name, sizeof(name));
+	if (rc)
+		goto out;
+	if (!strcmp(ev, "SessionStart") || !strcmp(ev, "SessionEnd")) {
+		rc = session_note(&r, in, ev);
+	} else if (!strcmp(ev, "BeforeAgent")) {
+		rc = put(&r, KT_KIND_MESSAGE, "human", 0,
+			 message("user", 1, jstr(in, "prompt") ? jstr(in, "prompt") : ""),
+			 NULL, 0);
+	} else if (!strcmp(ev, "AfterAgent")) {
+		if (jstr(in, "prompt_response"))
+			rc = put(&r, KT_KIND_MESSAGE, "agent", 0,
+				 message("assistant", 0, jstr(in, "prompt_response")),
+				 NULL, 0);
+	} else { /* AfterTool: the call, then its result as Claude Code's
+		  * PostToolUse would give it */
+		const cJSON *args = cJSON_GetObjectItemCaseSensitive(in, "tool_input"),
+			    *resp = cJSON_GetObjectItemCaseSensitive(in, "tool_response"),
+			    *err = cJSON_GetObjectItemCaseSensitive(resp, "error");
+		const char *out = jstr(resp, "llmContent") ? jstr(resp, "llmContent") :
+				  jstr(resp, "returnDisplay");
+		char id[64], *whole = NULL;
+		kt_run_info ri;
+		cJSON *res = cJSON_CreateObject();
+		int failed = err && !cJSON_IsNull(err) && !cJSON_IsFalse(err);
+
+		snprintf(id, sizeof(id), "gemini-%llu",
+			 (unsigned long long)(kt_run_get(r.s, r.run, &ri) ? 1 :
+					      ri.n_events + 1));
+		p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "tool", jstr(in, "tool_name") ?
+					jstr(in, "tool_name") : "unknown");
+		cJSON_AddStringToObject(p, "call_id", id);
+		cJSON_AddItemToObject(p, "args", cJSON_IsObject(args) ?
+				      cJSON_Duplicate(args, 1) : cJSON_CreateObject());
+		rc = put(&r, KT_KIND_TOOL_CALL, "agent", 0, p, NULL, 0);
+		if (!out && resp)
+			out = whole = cJSON_PrintUnformatted(resp);
+		if (!rc && res) {
+			cJSON_AddStringToObject(res, "tool_use_id", id);
+			cJSON_AddStringToObject(res, "tool_response", out ? out : "");
+			cJSON_AddStringToObject(res, "error", cJSON_IsString(err) ?
+						err->valuestring : out ? out : "");
+			rc = cc_tool_result(&r, res, failed);
+		}
+		cJSON_Delete(res);
+		free(whole);
+	}
+	if (!rc)
+		fputs("{}\n", stdout);
+out:
+	cJSON_Delete(in);
+	return finish(&r, rc);
+}
+
 /* ---- Codex ---------------------------------------------------------------- */
 
 static int hook_codex(struct cli *c, const char *json)
@@ -458,8 +624,9 @@ static int hook_codex(struct cli *c, const char *json)
 		cJSON_AddStringToObject(r.meta, "session", jstr(in, "thread-id"));
 	if (jstr(in, "cwd"))
 		cJSON_AddStringToObject(r.meta, "cwd", jstr(in, "cwd"));
-	rc = open_run(&r, "codex", jstr(in, "thread-id"), "codex_notify", name,
-		      sizeof(name));
+	rc = open_run(&r, "codex", jstr(in, "thread-id"),
+		      key_has_nul(json, strlen(json), "thread-id"),
+		      "codex_notify", name, sizeof(name));
 	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(in, "input-messages"))
 		if (!rc && cJSON_IsString(m))
 			rc = put(&r, KT_KIND_MESSAGE, "human", 0,
@@ -641,11 +808,16 @@ int cmd_hook(struct cli *c, int argc, char **argv)
 	if (cli_wants_help(argc, argv, usage))
 		return KT_EXIT_OK;
 	if (argc < 2)
-		return cli_usage(c, "which hook? (claude-code, codex or install)");
+		return cli_usage(c, "which hook? (claude-code, gemini-cli, codex or install)");
 	if (!strcmp(argv[1], "claude-code")) {
 		if (argc > 2)
 			return hook_exit(cli_err(c, "claude-code takes no arguments (the event comes on stdin)"));
 		return hook_claude(c);
+	}
+	if (!strcmp(argv[1], "gemini-cli")) {
+		if (argc > 2)
+			return hook_exit(cli_err(c, "gemini-cli takes no arguments (the event comes on stdin)"));
+		return hook_gemini(c);
 	}
 	if (!strcmp(argv[1], "codex")) {
 		/* Codex appends the payload as the last argument */
@@ -654,7 +826,7 @@ int cmd_hook(struct cli *c, int argc, char **argv)
 		return hook_codex(c, argv[argc - 1]);
 	}
 	if (strcmp(argv[1], "install"))
-		return cli_usage(c, "unknown hook '%s' (claude-code, codex or install)",
+		return cli_usage(c, "unknown hook '%s' (claude-code, gemini-cli, codex or install)",
 				 argv[1]);
 	for (i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--settings") && cli_has_value(argc, argv, i))

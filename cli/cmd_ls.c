@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
 
 #include <cjson/cJSON.h>
 
@@ -111,7 +113,81 @@ static int cmp_row(const void *pa, const void *pb)
 	return sort_dir * c;
 }
 
-static int put_row(const kt_run_info *ri, int json, size_t i)
+/* The text columns' widths, from the rows to print, so that a format
+ * name longer than the header or a run of a million events keeps the
+ * columns aligned; and the room a row has for its name on a terminal
+ * (0: no limit, when stdout is not one). */
+struct cols {
+	int ew, fw;
+	size_t name_max;
+};
+
+static void cols_of(const struct row *v, size_t n, struct cols *w)
+{
+	struct winsize ws;
+
+	w->ew = 8; /* as wide as before: scripts cut these columns */
+	w->fw = 12; /* room for most importer names */
+	for (size_t i = 0; i < n; i++) {
+		int d = snprintf(NULL, 0, "%llu",
+				 (unsigned long long)v[i].ri.n_events);
+		size_t fl = strlen(v[i].ri.format);
+
+		if (d > w->ew)
+			w->ew = d;
+		if (fl > (size_t)w->fw)
+			w->fw = fl > 64 ? 64 : (int)fl;
+	}
+	w->name_max = 0;
+	/* a name that wraps breaks the columns of every row below it: cut
+	 * it to the terminal's width (pipes and --json get it whole) */
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col > 0) {
+		size_t used = 12 + 1 + (size_t)w->ew + 2 + (size_t)w->fw + 1 + 19 + 2;
+
+		w->name_max = ws.ws_col > used + 8 ? ws.ws_col - used : 8;
+	}
+}
+
+/* The name on one line: whitespace runs (tab, newline) as one space,
+ * controls visible (cli_put_safe), cut to max code points, "..." last,
+ * when max is not 0 (it is at least 8). */
+static void put_name(const char *name, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	size_t n = strlen(name), bl = 0, cps = 0, cut = 0;
+	char *b = malloc(n + 1);
+
+	if (!b) { /* no fold, no cut: the name still shows */
+		cli_put_safe(stdout, name, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (strchr(" \t\n\r\v\f", p[i])) {
+			if (!bl || b[bl - 1] != ' ')
+				b[bl++] = ' ';
+		} else {
+			b[bl++] = (char)p[i];
+		}
+	}
+	for (size_t i = 0; max && i < bl; cps++) {
+		size_t k = kt_utf8_seq((unsigned char *)b + i, bl - i);
+
+		if (cps == max - 3)
+			cut = i;
+		i += k ? k : 1;
+	}
+	if (max && cps > max) {
+		cli_put_safe(stdout, b, cut);
+		fputs("...", stdout);
+	} else {
+		cli_put_safe(stdout, b, bl);
+	}
+	free(b);
+}
+
+static int put_row(const kt_run_info *ri, int json, size_t i,
+		   const struct cols *w)
 {
 	char when[32];
 
@@ -131,12 +207,12 @@ static int put_row(const kt_run_info *ri, int json, size_t i)
 		return cli_put_json(o);
 	}
 	if (i == 0)
-		printf("%-12s %8s  %-12s %-19s  %s\n", "RUN", "EVENTS", "FORMAT",
-		       "CREATED (UTC)", "NAME");
+		printf("%-12s %*s  %-*s %-19s  %s\n", "RUN", w->ew, "EVENTS",
+		       w->fw, "FORMAT", "CREATED (UTC)", "NAME");
 	cli_ts_short(ri->created_ns, when, sizeof(when));
-	printf("%-12.12s %8llu  %-12s %-19s  ", ri->id,
-	       (unsigned long long)ri->n_events, ri->format, when);
-	cli_put_safe(stdout, ri->name, strlen(ri->name));
+	printf("%-12.12s %*llu  %-*s %-19s  ", ri->id, w->ew,
+	       (unsigned long long)ri->n_events, w->fw, ri->format, when);
+	put_name(ri->name, w->name_max);
 	fputc('\n', stdout);
 	return 0;
 }
@@ -217,8 +293,11 @@ int cmd_ls(struct cli *c, int argc, char **argv)
 	} else {
 		if (x.n) /* qsort(NULL, 0, ...) is undefined */
 			qsort(x.v, x.n, sizeof(*x.v), cmp_row);
+		struct cols w;
+
+		cols_of(x.v, x.n, &w);
 		for (k = 0; k < x.n && rc >= 0; k++)
-			rc = put_row(&x.v[k].ri, json, k);
+			rc = put_row(&x.v[k].ri, json, k, &w);
 		if (rc < 0)
 			rc = cli_err(c, rc == KT_ENOMEM ? "out of memory" :
 				     "write error");

@@ -100,77 +100,9 @@ static void md_cell(FILE *f, const char *s)
 	}
 }
 
-/* The library first line write_md writes: how suggest --library tells
- * the Markdown library from the JSON lines one. */
-#define MD_TITLE "# Question library"
-
-/*
- * One entry row of write_md's table ("| 3 | text | layer | flags | count |
- * runs | hits | gain | sources |", '|' in a cell escaped as "\|") as the
- * object `questions mine --json` would give for what the row holds:
- * text, layer, flags, count, gain.  NULL for any other line (the title,
- * the prose, the header and rule rows), or when memory runs out.
- */
-static cJSON *md_entry(const char *line, size_t len)
-{
-	char *cell[9], *buf, *w;
-	const char *p = line, *end = line + len;
-	int n = 0;
-	cJSON *o = NULL, *fl;
-
-	if (len < 4 || line[0] != '|' || line[1] != ' ' ||
-	    !(line[2] >= '0' && line[2] <= '9'))
-		return NULL;
-	if (!(buf = malloc(len + 1)))
-		return NULL;
-	w = buf;
-	p++; /* the leading '|' */
-	cell[n++] = w;
-	for (; p < end && *p != '\n' && *p != '\r'; p++) {
-		if (*p == '\\' && p + 1 < end && p[1] == '|') {
-			*w++ = *++p;
-		} else if (*p == '|') {
-			*w++ = '\0';
-			if (n == 9)
-				break;
-			cell[n++] = w;
-		} else {
-			*w++ = *p;
-		}
-	}
-	*w = '\0';
-	if (n < 9)
-		goto out;
-	for (int i = 0; i < n; i++) { /* trim the one space each side */
-		size_t l = strlen(cell[i]);
-
-		if (l && cell[i][l - 1] == ' ')
-			cell[i][--l] = '\0';
-		if (cell[i][0] == ' ')
-			cell[i]++;
-	}
-	if (!(o = cJSON_CreateObject()) ||
-	    !cJSON_AddStringToObject(o, "text", cell[1]) ||
-	    !cJSON_AddStringToObject(o, "layer", cell[2]) ||
-	    !(fl = cJSON_AddArrayToObject(o, "flags")) ||
-	    !cJSON_AddNumberToObject(o, "count", strtod(cell[4], NULL)) ||
-	    !cJSON_AddNumberToObject(o, "gain", strtod(cell[7], NULL))) {
-		cJSON_Delete(o);
-		o = NULL;
-		goto out;
-	}
-	if (strstr(cell[3], "moves layer"))
-		cJSON_AddItemToArray(fl, cJSON_CreateString("moves_layer"));
-	if (strstr(cell[3], "challenges bound"))
-		cJSON_AddItemToArray(fl, cJSON_CreateString("challenges_bound"));
-out:
-	free(buf);
-	return o;
-}
-
 static void write_md(FILE *f, const kt_an_qitem *it, size_t n)
 {
-	fprintf(f, MD_TITLE "\n\n%zu questions, best first (gain: "
+	fprintf(f, KT_AN_LIBRARY_MD_TITLE "\n\n%zu questions, best first (gain: "
 		"shrunk mean speedup factor blamed per ask).\n\n", n);
 	fprintf(f, "| # | question | layer | flags | count | runs | hits | gain | sources |\n");
 	fprintf(f, "|---|---|---|---|---|---|---|---|---|\n");
@@ -408,14 +340,6 @@ static int cmp_sugg(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
-static int layer_from_name(const char *n)
-{
-	for (int l = 0; l < KT_AN_NLAYERS; l++)
-		if (n && !strcmp(n, kt_an_layer_name(l)))
-			return l;
-	return KT_AN_L_NONE;
-}
-
 /* Why no library entry fits, in one sentence: what the library held and
  * what left each entry out (kt_an_suggest_fit_why's reasons). */
 static void none_why(char *buf, size_t n, size_t nlib, const size_t *nwhy,
@@ -532,101 +456,54 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 	}
 	/* the library */
 	if (lib) {
-		size_t len;
-		FILE *f = fopen(lib, "r");
-		char *line = NULL;
+		struct kt_buf fb = {0};
+		kt_an_libentry *le = NULL;
+		size_t bad = 0;
+		const char *why = NULL;
 
-		if (!f) {
+		if ((rc = kt_buf_read_file(&fb, lib))) {
 			int e = errno;
 
-			rc = cli_err(c, "%s: cannot read: %s", lib, strerror(e));
-			if (e == ENOENT) /* README: 4 is a path not found */
-				rc = KT_EXIT_NOTFOUND;
-			goto out;
-		}
-		ssize_t got;
-		size_t lineno = 0, nonblank = 0;
-		int md = 0; /* the Markdown library of mine -o FILE.md */
-
-		/* a library is JSON lines of objects with a "text" string (as
-		 * `questions mine --json` writes them) or the Markdown table of
-		 * `mine -o FILE.md` (its title first); anything else (garbage,
-		 * an empty file) is refused rather than read as a library of
-		 * no questions */
-		while ((got = getline(&line, &len, f)) > 0) {
-			cJSON *x, *fl;
-			const char *t, *why = NULL;
-			struct sugg *ns;
-			ssize_t sp;
-
-			lineno++;
-			for (sp = 0; sp < got && strchr(" \t\r\n", line[sp]) &&
-			     line[sp]; sp++)
-				;
-			if (sp == got)
-				continue;
-			if (nonblank == 0 &&
-			    !strncmp(line, MD_TITLE, strlen(MD_TITLE)))
-				md = 1;
-			if (md && !(x = md_entry(line, (size_t)got)))
-				continue;
-			nonblank++;
-			if (!md)
-				x = cJSON_ParseWithLength(line, (size_t)got);
-			t = cli_jstr(x, "text");
-			if (!cJSON_IsObject(x))
-				why = "not a JSON object";
-			else if (!t || !*t)
-				why = "no \"text\" string";
-			if (why) {
-				cJSON_Delete(x);
-				free(line);
-				fclose(f);
-				rc = cli_err(c, "%s: not a question library (line %zu: "
-					     "%s)", lib, lineno, why);
-				goto out;
-			}
-			ns = realloc(sg, (nsg + 1) * sizeof(*ns));
-			if (!ns || !(ns[nsg].text = strdup(t))) {
-				sg = ns ? ns : sg;
-				cJSON_Delete(x);
-				free(line);
-				fclose(f);
+			kt_buf_free(&fb);
+			if (rc == KT_ENOMEM) {
 				rc = cli_err(c, "out of memory");
-				goto out;
+			} else {
+				rc = cli_err(c, "%s: cannot read: %s", lib,
+					     strerror(e));
+				if (e == ENOENT) /* README: 4 is a path not found */
+					rc = KT_EXIT_NOTFOUND;
 			}
-			sg = ns;
-			ns[nsg].layer = layer_from_name(cli_jstr(x, "layer"));
-			ns[nsg].flags = 0;
-			cJSON_ArrayForEach(fl, cJSON_GetObjectItemCaseSensitive(x, "flags")) {
-				if (cJSON_IsString(fl) && !strcmp(fl->valuestring, "moves_layer"))
-					ns[nsg].flags |= KT_AN_F_RELOCATE;
-				if (cJSON_IsString(fl) && !strcmp(fl->valuestring, "challenges_bound"))
-					ns[nsg].flags |= KT_AN_F_BOUND;
-			}
-			{
-				cJSON *g = cJSON_GetObjectItemCaseSensitive(x, "gain"),
-				      *cn = cJSON_GetObjectItemCaseSensitive(x, "count");
-
-				ns[nsg].gain = cJSON_IsNumber(g) ? g->valuedouble : 1.0;
-				ns[nsg].count = cJSON_IsNumber(cn) ? (size_t)cn->valuedouble : 1;
-			}
-			nsg++;
-			cJSON_Delete(x);
-		}
-		free(line);
-		if (ferror(f)) {
-			fclose(f);
-			rc = cli_err(c, "%s: cannot read: %s", lib,
-				     strerror(errno));
 			goto out;
 		}
-		fclose(f);
-		if (!nonblank) {
-			rc = cli_err(c, "%s: not a question library (no entries)",
-				     lib);
+		rc = kt_an_library_parse(fb.s, fb.len, &le, &nsg, &bad, &why);
+		kt_buf_free(&fb);
+		if (rc == KT_ENOMEM) {
+			rc = cli_err(c, "out of memory");
 			goto out;
 		}
+		if (rc) {
+			rc = bad ? cli_err(c, "%s: not a question library (line "
+					   "%zu: %s)", lib, bad, why) :
+				   cli_err(c, "%s: not a question library (%s)",
+					   lib, why);
+			goto out;
+		}
+		if (!(sg = calloc(nsg, sizeof(*sg)))) {
+			kt_an_library_free(le, nsg);
+			nsg = 0;
+			rc = cli_err(c, "out of memory");
+			goto out;
+		}
+		/* the texts change hands: sg frees them */
+		for (size_t k = 0; k < nsg; k++) {
+			sg[k].text = le[k].text;
+			le[k].text = NULL;
+			sg[k].layer = le[k].layer;
+			sg[k].flags = le[k].flags;
+			sg[k].gain = le[k].gain;
+			sg[k].count = le[k].count;
+		}
+		kt_an_library_free(le, nsg);
 	} else {
 		const kt_an_qitem *it;
 		size_t n;

@@ -54,7 +54,12 @@ static const char usage[] =
 	"series (measurements, best speedup, jumps, stalls, results left out by\n"
 	"reason), then one section per charted series with its jump table and\n"
 	"stalls (anchors #w<N>, #w<N>-chart, #w<N>-jump<K>, #w<N>-stall<K>; jumps\n"
-	"numbered as `blame speedup` numbers them within the series).\n";
+	"numbered as `blame speedup` numbers them within the series).\n"
+	"\n"
+	"Series nothing orders in time (no timestamp, edit or tool call: a\n"
+	"best-of-k table) are shown as a table best first, not a chart.  There\n"
+	"is no --json: the analysis as JSON is `blame speedup --json` and\n"
+	"`stalls --json`.\n";
 
 static const char *const layer_color[KT_AN_NLAYERS] = {
 	"#7f7f7f", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
@@ -621,6 +626,47 @@ static void series_tables(struct rep *x, const kt_an_blame *b,
 }
 
 /* A series' name for people. */
+static int cmp_speedup_desc(const void *a, const void *b)
+{
+	const kt_an_point *p = *(const kt_an_point *const *)a,
+			  *q = *(const kt_an_point *const *)b;
+
+	if (p->speedup != q->speedup)
+		return p->speedup > q->speedup ? -1 : 1;
+	return (p->seq > q->seq) - (p->seq < q->seq);
+}
+
+/* A series nothing orders in time (kt_an_series.unordered: a best-of-k
+ * table sorted by runtime, one solution over many input shapes) is drawn
+ * as what it is, a table best first: a chart over steps would show a
+ * trend that is only the file's sort order. */
+static void unordered_table(struct rep *x, const kt_an_series *se)
+{
+	FILE *f = x->f;
+	const kt_an_point **v = malloc((se->n ? se->n : 1) * sizeof(*v));
+
+	fputs("<p class=\"meta\">No order: no result has a timestamp and the "
+	      "run has no edit or tool call, so these results are a table, not "
+	      "successive attempts. They are listed best first, not drawn over "
+	      "steps; no new best, jump or stall is read from them.</p>\n"
+	      "<table class=\"unordered\"><tr><th>#</th><th>seq</th>"
+	      "<th>speedup</th><th>results</th></tr>\n", f);
+	for (size_t i = 0; v && i < se->n; i++)
+		v[i] = &se->pt[i];
+	if (v && se->n > 1)
+		qsort(v, se->n, sizeof(*v), cmp_speedup_desc);
+	for (size_t i = 0; i < se->n; i++) {
+		const kt_an_point *p = v ? v[i] : &se->pt[i];
+
+		fprintf(f, "<tr><td>%zu</td><td><a href=\"#e%llu\">%llu</a></td>"
+			"<td>x%.3f</td><td>%zu</td></tr>\n", i + 1,
+			(unsigned long long)p->seq, (unsigned long long)p->seq,
+			p->speedup, p->nres);
+	}
+	fputs("</table>\n", f);
+	free(v);
+}
+
 static void wl_name(FILE *f, const char *wl)
 {
 	esc(f, *wl ? wl : "(no workload)", 0);
@@ -673,7 +719,10 @@ static void workload_sections(struct rep *x, const kt_an_blame *b,
 			"x%.3f, %zu jump%s, %zu stall%s</span></figcaption>\n", se->n,
 			se->pt[se->n - 1].best, b[i].njump, b[i].njump == 1 ? "" : "s",
 			nst[i], nst[i] == 1 ? "" : "s");
-		svg_chart(x, &b[i], st[i], nst[i], wl[i], pfx, 0);
+		if (se->unordered)
+			unordered_table(x, se);
+		else
+			svg_chart(x, &b[i], st[i], nst[i], wl[i], pfx, 0);
 		fputs("</figure>\n", f);
 	}
 	fputs("</div>\n<h2>Workloads</h2>\n<table><tr><th>#</th><th>workload</th>"
@@ -740,10 +789,15 @@ static void one_series(struct rep *x, const kt_an_blame *b,
 	thresh_html(f, b, x->o);
 	fputs("<br>", f);
 	baseline_html(f, b);
-	fputs("</p>\n<h2>Speedup over steps</h2>\n", f);
-	legend(f);
+	fputs(b->series.unordered ? "</p>\n<h2>Results</h2>\n" :
+	      "</p>\n<h2>Speedup over steps</h2>\n", f);
+	if (!b->series.unordered)
+		legend(f);
 	fputs("<div class=\"grid one\"><figure class=\"series\" id=\"chart\">\n", f);
-	svg_chart(x, b, st, nst, NULL, "", 1);
+	if (b->series.unordered)
+		unordered_table(x, &b->series);
+	else
+		svg_chart(x, b, st, nst, NULL, "", 1);
 	fputs("</figure></div>\n", f);
 	series_tables(x, b, st, nst, "", "h2");
 }
@@ -879,6 +933,12 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		else
 			return cli_usage(c, "expected `report RUN -o FILE.html`");
 	}
+	/* an_opts takes --json for every analyzer; a report is HTML only,
+	 * and an option taken but not honoured would hide that */
+	if (json)
+		return cli_usage(c, "--json: report writes HTML only; the "
+				 "analysis as JSON is `blame speedup --json` "
+				 "and `stalls --json`");
 	if (!spec || !outp)
 		return cli_usage(c, "expected `report RUN -o FILE.html`");
 	if ((rc = cli_open(c, 0, &s)))

@@ -17,7 +17,8 @@ static const char usage[] =
 	"text, tool call names and arguments, tool results (including outputs\n"
 	"kept as blobs), questions and notes.  Prints run, seq, kind and a\n"
 	"snippet per matching event; --json prints objects with run, name, seq,\n"
-	"kind, snippet.  Exit 0 with no output when nothing matches.  Hidden\n"
+	"kind, snippet.  Exit 0 with no output when nothing matches; an empty\n"
+	"or blank TEXT is a usage error (exit 2).  Hidden\n"
 	"runs (`ktraj hide`) are searched with --all or --run only.\n";
 
 struct hit_run {
@@ -231,9 +232,14 @@ int cmd_search(struct cli *c, int argc, char **argv)
 			tl += l;
 		}
 	}
-	if (!text || !*text) {
+	/* an empty or blank TEXT is in every event: refused, not a dump of
+	 * the store (README "search") */
+	for (tl = 0; text && text[tl] && strchr(" \t\n\r\v\f", text[tl]); tl++)
+		;
+	if (!text || !text[tl]) {
 		free(text);
-		return cli_usage(c, "what should I search for?");
+		return cli_usage(c, "what should I search for? (an empty or "
+				 "blank TEXT would match every event)");
 	}
 	x.text = text;
 	for (tl = 0; text[tl]; tl++)

@@ -17,6 +17,11 @@
  *                 that came in since the previous response (user and system
  *                 text, tool results as tool_call_response parts; not the
  *                 whole history, which would repeat it quadratically),
+ *                 and ktraj.input.human beside it: an array of booleans,
+ *                 one per input message, true where a person typed it
+ *                 (OTLP has no place for that; ktraj's OTLP import reads
+ *                 it back, other tools show an attribute they do not
+ *                 know),
  *                 gen_ai.output.messages the response (text, reasoning and
  *                 tool_call parts), usage as gen_ai.usage.*_tokens
  *   execute_tool  one per tool call, from the call to its result:
@@ -26,9 +31,11 @@
  * Span ids (16 hex digits) are the run id's first 3, a digit for the span's
  * sort (0 root, c chat, e execute_tool) and the seq that opened the span.  Times are ns since the epoch as strings (OTLP/JSON
  * encodes 64-bit integers so); an event of unknown time takes the last
- * known one.  What OTLP has no place for is not written: whether a user
- * message was typed by a person, and the events ktraj derives from tool
- * calls (edits, compiles, benchmarks).
+ * known one.  Messages after the last response go to a last chat span
+ * with no output messages (on the root, which a reader emits before its
+ * children, they came back first).  What OTLP has no place for is not
+ * written: the events ktraj derives from tool calls (edits, compiles,
+ * benchmarks).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +49,9 @@ struct otlp {
 	cJSON *chat;      /* the open chat span, or NULL */
 	cJSON *out_parts; /* its output message's parts */
 	cJSON *inputs;    /* messages since the last response */
+	cJSON *human;     /* one boolean per input: typed by a person */
+	uint64_t in_seq;  /* the first input's seq and time */
+	int64_t in_ts;
 	cJSON *calls;     /* call_id -> its execute_tool span (borrowed) */
 	int64_t first, last;
 	double in_tok, out_tok;
@@ -120,6 +130,38 @@ static const char *root_id(struct otlp *o)
 	return kt_xstr(o->root, "spanId");
 }
 
+/* Add the booleans bs as an arrayValue attribute (OTLP's AnyValue:
+ * {"arrayValue": {"values": [{"boolValue": b}, ...]}}); frees bs. */
+static void attr_bools(cJSON *span, const char *key, cJSON *bs)
+{
+	cJSON *attrs = cJSON_GetObjectItemCaseSensitive(span, "attributes");
+	cJSON *a = cJSON_CreateObject(), *vals, *b;
+
+	cJSON_AddStringToObject(a, "key", key);
+	vals = cJSON_AddArrayToObject(cJSON_AddObjectToObject(
+		cJSON_AddObjectToObject(a, "value"), "arrayValue"), "values");
+	cJSON_ArrayForEach(b, bs) {
+		cJSON *v = cJSON_CreateObject();
+
+		cJSON_AddBoolToObject(v, "boolValue", cJSON_IsTrue(b));
+		cJSON_AddItemToArray(vals, v);
+	}
+	cJSON_AddItemToArray(attrs, a);
+	cJSON_Delete(bs);
+}
+
+/* Input message m for the next chat span; human: a person typed it. */
+static void add_input(struct otlp *o, cJSON *m, int human,
+		      const kt_event *ev, int64_t ts)
+{
+	if (!cJSON_GetArraySize(o->inputs)) {
+		o->in_seq = ev->seq;
+		o->in_ts = ts;
+	}
+	cJSON_AddItemToArray(o->inputs, m);
+	cJSON_AddItemToArray(o->human, cJSON_CreateBool(human));
+}
+
 /* Close the open chat span: its inputs, output and usage. */
 static void close_chat(struct otlp *o)
 {
@@ -128,13 +170,19 @@ static void close_chat(struct otlp *o)
 	if (!o->chat)
 		return;
 	attr_json(o->chat, "gen_ai.input.messages", o->inputs);
+	attr_bools(o->chat, "ktraj.input.human", o->human);
 	o->inputs = cJSON_CreateArray();
+	o->human = cJSON_CreateArray();
 	msgs = cJSON_CreateArray();
-	m = cJSON_CreateObject();
-	cJSON_AddStringToObject(m, "role", "assistant");
-	cJSON_AddItemToObject(m, "parts", o->out_parts);
+	if (cJSON_GetArraySize(o->out_parts)) {
+		m = cJSON_CreateObject();
+		cJSON_AddStringToObject(m, "role", "assistant");
+		cJSON_AddItemToObject(m, "parts", o->out_parts);
+		cJSON_AddItemToArray(msgs, m);
+	} else { /* the last span, of inputs only */
+		cJSON_Delete(o->out_parts);
+	}
 	o->out_parts = NULL;
-	cJSON_AddItemToArray(msgs, m);
 	attr_json(o->chat, "gen_ai.output.messages", msgs);
 	if (o->have_tok) {
 		attr(o->chat, "gen_ai.usage.input_tokens", NULL, o->in_tok, 1);
@@ -218,7 +266,8 @@ static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 					"system" : "user");
 		add_part(cJSON_AddArrayToObject(m, "parts"), "text", "content",
 			 text, NULL, NULL);
-		cJSON_AddItemToArray(o->inputs, m);
+		add_input(o, m, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p,
+			  "human")), ev, ts);
 		free(text);
 	} else if (ev->kind == KT_KIND_TOOL_CALL) {
 		const cJSON *args = cJSON_GetObjectItemCaseSensitive(p, "args");
@@ -266,7 +315,7 @@ static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 		parts = cJSON_AddArrayToObject(m, "parts");
 		add_part(parts, "tool_call_response", "id", id, "response",
 			 cJSON_CreateString(text));
-		cJSON_AddItemToArray(o->inputs, m);
+		add_input(o, m, 0, ev, ts);
 		free(text);
 	}
 	return x->rc;
@@ -307,10 +356,11 @@ static int write_otlp(kt_store *s, const kt_export_args *args, char *err,
 	o.spans = cJSON_AddArrayToObject(ss, "spans");
 	o.calls = cJSON_CreateObject();
 	o.inputs = cJSON_CreateArray();
+	o.human = cJSON_CreateArray();
 	snprintf(name, sizeof(name), "invoke_agent %s",
 		 x.format[0] ? x.format : "ktraj");
 	o.root = new_span(&o, args->run, '0', 0, NULL, name, 0);
-	if (!o.root || !o.calls || !o.inputs) {
+	if (!o.root || !o.calls || !o.inputs || !o.human) {
 		rc = x.rc = KT_ENOMEM;
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -328,11 +378,18 @@ static int write_otlp(kt_store *s, const kt_export_args *args, char *err,
 	if (rc)
 		goto out;
 	close_chat(&o);
-	if (cJSON_GetArraySize(o.inputs))
-		/* messages after the last response: a chat span has no place
-		 * for input without output, the root keeps them */
-		attr_json(o.root, "gen_ai.input.messages",
-			  cJSON_Duplicate(o.inputs, 1));
+	if (cJSON_GetArraySize(o.inputs)) {
+		/* messages after the last response: a chat span of their own,
+		 * where they were, with no output (on the root a reader would
+		 * put them before everything) */
+		o.chat = new_span(&o, args->run, 'c', o.in_seq, root_id(&o),
+				  "chat", o.in_ts);
+		attr(o.chat, "gen_ai.operation.name", "chat", 0, 0);
+		o.out_parts = cJSON_CreateArray();
+		if (o.last > o.in_ts)
+			set_ns(o.chat, "endTimeUnixNano", o.last);
+		close_chat(&o);
+	}
 	set_ns(o.root, "startTimeUnixNano", o.first);
 	set_ns(o.root, "endTimeUnixNano", o.last);
 	rc = kt_xrun_line(&x, doc);
@@ -342,6 +399,7 @@ static int write_otlp(kt_store *s, const kt_export_args *args, char *err,
 out:
 	cJSON_Delete(o.out_parts);
 	cJSON_Delete(o.inputs);
+	cJSON_Delete(o.human);
 	cJSON_Delete(o.calls);
 	cJSON_Delete(doc);
 	kt_xrun_close(&x);

@@ -954,6 +954,19 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 		cJSON_AddItemToObject(meta, "extra",
 			cJSON_Duplicate(cJSON_GetObjectItem(doc, "extra"), 1));
 	{
+		/* what else the document says (v1.6's continued_trajectory_ref,
+		 * members of later versions) is kept as it was: only steps
+		 * become events */
+		const cJSON *it;
+
+		cJSON_ArrayForEach(it, doc)
+			if (it->string && strcmp(it->string, "steps") &&
+			    !cJSON_GetObjectItemCaseSensitive(meta, it->string) &&
+			    strcmp(it->string, "agent"))
+				cJSON_AddItemToObject(meta, it->string,
+						      cJSON_Duplicate(it, 1));
+	}
+	{
 		/* sidecar metrics: "<stem>.metrics.json" or "metrics.json" */
 		size_t n = strlen(dir) + strlen(stem) + 20;
 		char *w1 = malloc(n), *w2 = malloc(n);

@@ -23,7 +23,8 @@
  *    model, conversation id in extra) under which its tool calls hang; the
  *    user messages of its gen_ai.input.messages (once per text in a trace:
  *    chat spans repeat the history) are human, its output messages the
- *    agent's.  chat: its new input user messages and its output messages
+ *    agent's; a span with ktraj.input.human (ktraj's own export) says which
+ *    input message a person typed, and its system inputs are kept too.  chat: its new input user messages and its output messages
  *    (model, usage).  execute_tool: a tool call at the span's start and its
  *    result at the span's end (ok unless status code 2, ERROR), parented
  *    to the nearest message above it, through kt_impx_tool_effects.
@@ -269,21 +270,37 @@ static cJSON *span_extra(const ospan *o)
 	return e;
 }
 
+/*
+ * The span's new input messages.  Without ktraj.input.human (any OTel
+ * source): user messages, each text once per trace (chat spans repeat the
+ * history), all human.  With it (ktraj's otlp export: one boolean per
+ * input message, true where a person typed it, and each input written
+ * once): user and system messages, each where it is, human as it says.
+ */
 static int user_inputs(otx *x, const cJSON *a, const ospan *o)
 {
 	cJSON *ms = messages_of(a, "gen_ai.input.messages");
-	const cJSON *m;
-	int rc = 0;
+	const cJSON *m, *hum = cJSON_GetObjectItemCaseSensitive(a,
+							"ktraj.input.human");
+	const cJSON *h = cJSON_IsArray(hum) ? hum->child : NULL;
+	int rc = 0, ours = cJSON_IsArray(hum);
 
 	cJSON_ArrayForEach(m, ms) {
 		const char *role = kt_impx_str(m, "role");
+		int human = ours ? cJSON_IsTrue(h) : 1;
 		char *t;
 		void **slot = NULL;
 
-		if (!role || strcmp(role, "user"))
+		if (h)
+			h = h->next;
+		if (!role || (strcmp(role, "user") &&
+			      !(ours && !strcmp(role, "system"))))
 			continue;
 		if (!(t = parts_text(m)))
 			rc = KT_ENOMEM;
+		else if (ours && *t)
+			rc = kt_conv_msg(&x->cv, role, human, t, NULL, NULL,
+					 o->start, &o->sp, NULL);
 		else if (*t && !(slot = kt_strmap_slot(&x->seen, t, 1)))
 			rc = KT_ENOMEM;
 		else if (*t && !*slot) {

@@ -26,3 +26,11 @@ setup() {
 	echo '{"kind":"note","payload":{"text":"x"}}' | env -u KTRAJ_STORE "$KTRAJ" append c
 	[ -f .ktraj ]
 }
+
+@test "README's format table has a row for every format import --help lists" {
+	fmts=$("$KTRAJ" import --help | sed -n '/^formats:/,$p' | sed -n 's/^  \([a-z_]*\) .*/\1/p')
+	[ "$(printf '%s\n' $fmts | wc -l)" -gt 20 ]
+	for f in $fmts; do
+		grep -q "^| \`$f\` | " "$BATS_TEST_DIRNAME/../../README.md" || { echo "no row for $f"; false; }
+	done
+}

@@ -147,3 +147,32 @@ r = [json.loads(l)["payload"] for l in sys.stdin if json.loads(l).get("kind") ==
 a = [(x.get("text"), "thinking" in (x.get("flags") or [])) for x in r if x.get("role") == "assistant"]
 assert a == [("The loads are not coalesced.", True), ("Because of uncoalesced loads.", False)], a'
 }
+
+@test "otlp export/import of cc_mixed: messages come back in order with who typed them (ktraj.input.human)" {
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/export/cc_mixed.jsonl" >/dev/null
+	r=$("$KTRAJ" ls --json --format claude_code --sort name | python3 -c 'import json,sys; [print(o["run"]) for o in map(json.loads, sys.stdin) if o["name"].startswith("Tile")]')
+	"$KTRAJ" export "$r" --format otlp -o "$BATS_TEST_TMPDIR/m.json"
+	python3 - "$BATS_TEST_TMPDIR/m.json" <<-'PY'
+	import json, sys
+	spans = json.load(open(sys.argv[1]))["resourceSpans"][0]["scopeSpans"][0]["spans"]
+	for s in spans:
+	    a = {x["key"]: x["value"] for x in s["attributes"]}
+	    if "ktraj.input.human" in a:
+	        hv = [v["boolValue"] for v in a["ktraj.input.human"]["arrayValue"]["values"]]
+	        assert len(hv) == len(json.loads(a["gen_ai.input.messages"]["stringValue"])), s
+	PY
+	KTRAJ_STORE="$BATS_TEST_TMPDIR/o.ktraj" "$KTRAJ" import "$BATS_TEST_TMPDIR/m.json" >/dev/null
+	# role, human and text of every message but the OTLP root's
+	msgs() { "$KTRAJ" export "$1" | python3 -c '
+import json, sys
+for e in map(json.loads, sys.stdin):
+    p = e.get("payload") or {}
+    if e.get("kind") == "message" and "invoke_agent" not in (p.get("flags") or []):
+        print(p["role"], p.get("human"), p["text"])'; }
+	msgs "$r" >"$BATS_TEST_TMPDIR/a.txt"
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/o.ktraj"
+	msgs "$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')" >"$BATS_TEST_TMPDIR/b.txt"
+	cat "$BATS_TEST_TMPDIR/a.txt" "$BATS_TEST_TMPDIR/b.txt"
+	grep -q '^user False ' "$BATS_TEST_TMPDIR/a.txt"
+	diff "$BATS_TEST_TMPDIR/a.txt" "$BATS_TEST_TMPDIR/b.txt"
+}

@@ -8,6 +8,8 @@
 # and PostToolUse only where the matcher matches the tool.  The store is
 # checked after every turn.
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
 	PROJ="$BATS_TEST_TMPDIR/proj"
@@ -165,4 +167,67 @@ print("message:%d tool_call:%d tool_result:%d note:%d human:%d paired:%d" % (
 	run "$KTRAJ" hook install --codex
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'notify = ["'*'","--store","'"$KTRAJ_STORE"'","hook","codex"]'* ]]
+}
+
+@test "a session id with a NUL (\\u0000) or another control character is refused with one line; nothing is recorded" {
+	for sid in 'abc\u0000def' 'abc\u0000' 'ab\u0001c'; do
+		run --separate-stderr sh -c "printf '%s' '{\"hook_event_name\":\"UserPromptSubmit\",\"session_id\":\"$sid\",\"prompt\":\"hi\"}' | '$KTRAJ' hook claude-code"
+		echo "$sid: $status $stderr"
+		[ "$status" -eq 1 ]
+		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+		[[ "$stderr" == "ktraj: hook: the hook input's session id "* ]]
+	done
+	run --separate-stderr "$KTRAJ" hook codex '{"type":"agent-turn-complete","thread-id":"t\u0000x","input-messages":["hi"]}'
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"session id holds a NUL"* ]]
+	run --separate-stderr "$KTRAJ" ls --json
+	[ -z "$output" ]
+	# an escaped backslash before u0000 is text, not a NUL: recorded
+	printf '%s' '{"hook_event_name":"UserPromptSubmit","session_id":"a\\u0000","prompt":"hi"}' >"$BATS_TEST_TMPDIR/p.json"
+	run sh -c "'$KTRAJ' hook claude-code <'$BATS_TEST_TMPDIR/p.json'"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" ls --json
+	[[ "$output" == *'"name":"claude-code:a\\u0000"'* ]]
+}
+
+@test "hook gemini-cli records a scripted Gemini CLI session turn by turn, answering {} on stdout" {
+	# the hooks of .gemini/settings.json as README gives them, run as
+	# Gemini CLI runs a hook: through sh, the event's JSON on stdin, its
+	# stdout parsed as JSON
+	mkdir -p "$PROJ/.gemini"
+	cmd="'$KTRAJ' --store '$KTRAJ_STORE' hook gemini-cli"
+	python3 - "$PROJ" "$cmd" <<-'PY'
+	import json, subprocess, sys
+	proj, cmd = sys.argv[1:3]
+	base = {"session_id": "g-7f3a", "transcript_path": proj + "/chat.json",
+	        "cwd": proj, "timestamp": "2026-01-02T03:04:05Z"}
+	turns = [
+	    ("SessionStart", {"source": "startup"}),
+	    ("BeforeAgent", {"prompt": "make softmax.cu faster"}),
+	    ("BeforeModel", {"llm_request": {"model": "gemini-2.5-pro", "messages": []}}),
+	    ("AfterTool", {"tool_name": "run_shell_command",
+	                   "tool_input": {"command": "nvcc -O3 -o sm softmax.cu"},
+	                   "tool_response": {"llmContent": "Exit Code: 0", "returnDisplay": "ok"}}),
+	    ("AfterTool", {"tool_name": "read_file", "tool_input": {"absolute_path": "/nope"},
+	                   "tool_response": {"llmContent": "", "error": "File not found"}}),
+	    ("AfterAgent", {"prompt": "make softmax.cu faster", "prompt_response": "Done: 2x."}),
+	]
+	for ev, fields in turns:
+	    payload = dict(base, hook_event_name=ev, **fields)
+	    r = subprocess.run(["sh", "-c", cmd], cwd=proj, capture_output=True,
+	                       input=json.dumps(payload).encode())
+	    assert r.returncode == 0, (ev, r.returncode, r.stderr)
+	    assert json.loads(r.stdout) == {}, (ev, r.stdout)
+	PY
+	"$KTRAJ" export gemini-cli:g-7f3a | python3 -c '
+import json, sys
+ev = [json.loads(l) for l in sys.stdin][1:]
+kinds = [e["kind"] for e in ev]
+assert kinds == ["note", "message", "tool_call", "tool_result", "tool_call", "tool_result", "message"], kinds
+p = [e["payload"] for e in ev]
+assert p[1]["human"] is True and p[1]["text"] == "make softmax.cu faster"
+assert p[2]["tool"] == "run_shell_command" and p[2]["args"]["command"].startswith("nvcc")
+assert p[3]["ok"] is True and p[3]["call_id"] == p[2]["call_id"] and ev[3]["parent"] == ev[2]["seq"]
+assert p[5]["ok"] is False and p[5]["output"] == "File not found"
+assert p[6]["role"] == "assistant" and p[6]["text"] == "Done: 2x." and not p[6].get("human")'
 }

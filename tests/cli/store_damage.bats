@@ -176,3 +176,36 @@ PY
 	run "$KTRAJ" log "$NAME"
 	[ "$status" -eq 3 ]
 }
+
+@test "a damaged event blame, stalls and questions suggest do not read (or read as other text): exit 3 with one line, as log" {
+	# one byte flipped at a time across the store: wherever `log` (which
+	# checks the hash chain) finds damage, the analyzers must not print a
+	# result from what is left (before: exit 0, a changed path or a
+	# missing event went unnoticed)
+	python3 - "$KTRAJ" "$GOOD" "$BATS_TEST_TMPDIR/f.ktraj" <<'PY'
+import os, subprocess, sys
+k, good, t = sys.argv[1:]
+d = open(good, 'rb').read()
+seen = 0
+for off in range(8192, len(d), 157):
+    b = bytearray(d); b[off] ^= 0x10
+    open(t, 'wb').write(b)
+    if os.path.exists(t + '-lock'):
+        os.remove(t + '-lock')
+    lg = subprocess.run([k, '--store', t, 'log', '3db8'], capture_output=True)
+    if lg.returncode != 3:
+        continue
+    seen += 1
+    if seen > 40:
+        break
+    for cmd in (['blame', 'speedup', '3db8'], ['stalls', '3db8'],
+                ['questions', 'suggest', '3db8']):
+        p = subprocess.run([k, '--store', t] + cmd, capture_output=True, text=True)
+        lines = p.stderr.splitlines()
+        assert p.returncode == 3 and len(lines) == 1 and \
+            lines[0].startswith('ktraj: %s: ' % cmd[0]), \
+            (off, cmd, p.returncode, p.stderr)
+assert seen >= 10, seen
+print(seen, 'damaged stores')
+PY
+}
