@@ -133,7 +133,7 @@ static int put_row(const kt_run_info *ri, int json, size_t i)
 	if (i == 0)
 		printf("%-12s %8s  %-12s %-19s  %s\n", "RUN", "EVENTS", "FORMAT",
 		       "CREATED (UTC)", "NAME");
-	cli_ts_short(ri->created_ns, when, sizeof(when));
+	kt_export_ts_short(ri->created_ns, when, sizeof(when));
 	printf("%-12.12s %8llu  %-12s %-19s  ", ri->id,
 	       (unsigned long long)ri->n_events, ri->format, when);
 	cli_put_safe(stdout, ri->name, strlen(ri->name));

@@ -93,7 +93,7 @@ static void print_model(const kt_an_series *se, const kt_an_opts *o,
 	char nb[256];
 
 	printf("%snoise: %.2f %% per measurement (%s)\n", ind, 100 * se->sigma,
-	       an_noise_text(se, nb, sizeof(nb)));
+	       kt_an_noise_text(se, nb, sizeof(nb)));
 	printf("%s", ind);
 	an_print_counts(se, o);
 	if (se->unordered)
@@ -115,7 +115,7 @@ static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
 		kt_an_blame b;
 		kt_an_stall *st = NULL;
 		size_t n = 0;
-		const char *name = an_key_name(wl[i]);
+		const char *name = kt_an_key_name(wl[i]);
 
 		o.workload = wl[i];
 		if ((rc = kt_an_blame_run(s, r, &o, &b)))
