@@ -455,7 +455,7 @@ typedef struct kt_import_stats {
 #define KT_REC_HASH_LEN 8
 
 /* 256 MiB: above the 100 MB line the Claude Code importer still parses
- * (imp_claude.c CC_MAX_LINE), so no line an importer would keep is cut;
+ * (imp_claude_int.h CC_MAX_LINE), so no line an importer would keep is cut;
  * a stream without newlines (/dev/zero) stops there, not after
  * KT_IMPORT_MAX_TOTAL bytes */
 #define KT_IMPORT_MAX_LINE (256ull << 20)
