@@ -367,6 +367,15 @@ int an_emit(FILE *f, cJSON *o)
 	return 0;
 }
 
+cJSON *an_with_str(cJSON *o, const char *name, const char *val)
+{
+	if (o && !cJSON_AddStringToObject(o, name, val)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
 int an_series_prepare(struct cli *c, kt_an_run *r, const kt_an_opts *o,
 		      const char ***keys, size_t *n)
 {

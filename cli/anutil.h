@@ -90,6 +90,10 @@ cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
 
 /* Print cJSON compactly plus a newline and delete it; KT_ENOMEM on failure. */
 int an_emit(FILE *f, cJSON *o);
+/* o with the string member name = val added, or NULL when o is NULL or
+ * adding fails (o deleted): what an_emit takes, which reports the NULL as
+ * KT_ENOMEM.  The rows of a run of several series name theirs so. */
+cJSON *an_with_str(cJSON *o, const char *name, const char *val);
 
 /* Round to 4 decimals (stable, readable JSON numbers). */
 double an_r4(double x);

@@ -206,26 +206,14 @@ static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 	}
 	if (json) {
 		for (i = 0; i < nw && !rc; i++)
-			for (k = 0; k < b[i].njump && !rc; k++) {
-				cJSON *j = an_jump_json(r, &b[i], k, o0);
-
-				/* "workload": the series key, as before keys
-				 * had more than the workload */
-				if (j && !cJSON_AddStringToObject(j, "workload", wl[i])) {
-					cJSON_Delete(j);
-					j = NULL;
-				}
-				rc = an_emit(stdout, j);
-			}
-		for (i = 0; i < nw && !rc; i++) {
-			cJSON *j = an_blame_summary_json(r, &b[i], o0);
-
-			if (j && !cJSON_AddStringToObject(j, "workload", wl[i])) {
-				cJSON_Delete(j);
-				j = NULL;
-			}
-			rc = an_emit(stdout, j);
-		}
+			/* "workload": the series key, as before keys had
+			 * more than the workload */
+			for (k = 0; k < b[i].njump && !rc; k++)
+				rc = an_emit(stdout, an_with_str(an_jump_json(
+					r, &b[i], k, o0), "workload", wl[i]));
+		for (i = 0; i < nw && !rc; i++)
+			rc = an_emit(stdout, an_with_str(an_blame_summary_json(
+				r, &b[i], o0), "workload", wl[i]));
 		if (rc)
 			rc = cli_err(c, "out of memory");
 		goto out;

@@ -141,16 +141,11 @@ static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
 		tot += n;
 		for (k = 0; k < n && !rc; k++) {
 			if (json) {
-				cJSON *j = an_stall_json(r, &st[k], k);
+				cJSON *j = an_with_str(an_stall_json(r, &st[k],
+						k), "workload", wl[i]);
 
-				if (j && (!cJSON_AddStringToObject(j, "workload",
-								   wl[i]) ||
-					  !cJSON_AddStringToObject(j, "series",
-								   wl[i]))) {
-					cJSON_Delete(j);
-					j = NULL;
-				}
-				if ((rc = an_emit(stdout, j)))
+				if ((rc = an_emit(stdout, an_with_str(j,
+						"series", wl[i]))))
 					rc = cli_err(c, "out of memory");
 			} else {
 				/* numbered within the workload, as --json */
@@ -203,16 +198,8 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 	}
 	if (json) {
 		for (size_t k = 0; k < n && !rc; k++)
-		{
-			cJSON *j = an_stall_json(r, &st[k], k);
-
-			if (j && !cJSON_AddStringToObject(j, "series",
-							  b.series.key)) {
-				cJSON_Delete(j);
-				j = NULL;
-			}
-			rc = an_emit(stdout, j);
-		}
+			rc = an_emit(stdout, an_with_str(an_stall_json(r, &st[k],
+							 k), "series", b.series.key));
 		if (rc)
 			rc = cli_err(c, "out of memory");
 		goto out;
