@@ -119,77 +119,91 @@ static int line_hash_ok(const kt_jsonl_rec *r, uint64_t seq,
 	return 0;
 }
 
+/* ---- tables of fixed-size keys ------------------------------------------
+ * The blob names and the seqs below have fixed-size keys and values: one
+ * open-addressing table of entries of w bytes, the key's kn bytes first
+ * (all zero: a free slot), then the value. */
+struct ftab {
+	unsigned char *e;
+	size_t kn, w, n, cap;
+};
+
+static int ftab_free(const struct ftab *m, const unsigned char *e)
+{
+	for (size_t j = 0; j < m->kn; j++)
+		if (e[j])
+			return 0;
+	return 1;
+}
+
+static size_t ftab_slot(const struct ftab *m, const unsigned char *k)
+{
+	uint64_t h;
+	size_t i;
+
+	/* Fibonacci hashing of the first 8 key bytes: dense seqs spread
+	 * over the table, SHA-256 bytes are uniform anyway */
+	memcpy(&h, k, sizeof(h));
+	i = (size_t)((h * 0x9E3779B97F4A7C15ull) >> 32);
+	for (i &= m->cap - 1;; i = (i + 1) & (m->cap - 1)) {
+		const unsigned char *e = m->e + i * m->w;
+
+		if (!memcmp(e, k, m->kn) || ftab_free(m, e))
+			return i;
+	}
+}
+
+/* The value of key k, or NULL when k is not in m. */
+static const unsigned char *ftab_get(const struct ftab *m,
+				     const unsigned char *k)
+{
+	const unsigned char *e;
+
+	if (!m->cap)
+		return NULL;
+	e = m->e + ftab_slot(m, k) * m->w;
+	return memcmp(e, k, m->kn) ? NULL : e + m->kn;
+}
+
+/* k (not all zero) -> v (w - kn bytes); 0 or KT_ENOMEM */
+static int ftab_put(struct ftab *m, const unsigned char *k,
+		    const void *v)
+{
+	unsigned char *e;
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct ftab nm = *m;
+
+		nm.cap = m->cap ? 2 * m->cap : 256;
+		nm.e = calloc(nm.cap, m->w);
+		if (!nm.e)
+			return KT_ENOMEM;
+		for (i = 0; i < m->cap; i++) {
+			e = m->e + i * m->w;
+			if (!ftab_free(m, e))
+				memcpy(nm.e + ftab_slot(&nm, e) * m->w, e, m->w);
+		}
+		free(m->e);
+		*m = nm;
+	}
+	e = m->e + ftab_slot(m, k) * m->w;
+	if (memcmp(e, k, m->kn))
+		m->n++;
+	memcpy(e, k, m->kn);
+	memcpy(e + m->kn, v, m->w - m->kn);
+	return 0;
+}
+
 /* ---- blobs given by the file --------------------------------------------
  * The blob lines read so far: each name, and the hash its content was
  * stored under (another one under --redact, which rewrites text).  An
  * event may only name a blob given by an earlier line or already stored
  * (FORMAT.md "Blob line"); under --strict nothing is stored once a problem
  * is seen, so the file's own blobs are known from here, not the store. */
-struct bmap {
-	unsigned char (*e)[2 * KT_HASH_LEN]; /* name, stored; name 0: free */
-	size_t n, cap;
-};
-
-static size_t bmap_slot(const struct bmap *m, const unsigned char *h)
-{
-	size_t i;
-
-	memcpy(&i, h, sizeof(i)); /* SHA-256 bytes are uniform */
-	for (i &= m->cap - 1;; i = (i + 1) & (m->cap - 1)) {
-		static const unsigned char zero[KT_HASH_LEN];
-
-		if (!memcmp(m->e[i], h, KT_HASH_LEN) ||
-		    !memcmp(m->e[i], zero, KT_HASH_LEN))
-			return i;
-	}
-}
-
-static const unsigned char *bmap_get(const struct bmap *m,
-				     const unsigned char *h)
-{
-	size_t i;
-
-	if (!m->cap)
-		return NULL;
-	i = bmap_slot(m, h);
-	return memcmp(m->e[i], h, KT_HASH_LEN) ? NULL
-					       : m->e[i] + KT_HASH_LEN;
-}
-
-static int bmap_put(struct bmap *m, const unsigned char *name,
-		    const unsigned char *stored)
-{
-	size_t i;
-
-	if (2 * (m->n + 1) > m->cap) {
-		struct bmap nm = { 0 };
-
-		nm.cap = m->cap ? 2 * m->cap : 256;
-		nm.e = calloc(nm.cap, sizeof(*nm.e));
-		if (!nm.e)
-			return KT_ENOMEM;
-		for (i = 0; i < m->cap; i++) {
-			static const unsigned char zero[KT_HASH_LEN];
-
-			if (memcmp(m->e[i], zero, KT_HASH_LEN))
-				memcpy(nm.e[bmap_slot(&nm, m->e[i])], m->e[i],
-				       sizeof(*nm.e));
-		}
-		nm.n = m->n;
-		free(m->e);
-		*m = nm;
-	}
-	i = bmap_slot(m, name);
-	if (memcmp(m->e[i], name, KT_HASH_LEN))
-		m->n++;
-	memcpy(m->e[i], name, KT_HASH_LEN);
-	memcpy(m->e[i] + KT_HASH_LEN, stored, KT_HASH_LEN);
-	return 0;
-}
-
 struct refchk {
 	kt_imp *imp;
-	const struct bmap *m;
+	const struct ftab *m;
 	kt_blobref bad;
 	int why;      /* KT_EINVAL not a hash, KT_ENOTFOUND not given */
 	int rewrite;  /* some reference names a blob stored under another
@@ -204,7 +218,7 @@ static int ref_known(kt_blobref *r, void *arg)
 
 	if (!r->ok) {
 		c->why = KT_EINVAL;
-	} else if ((st = bmap_get(c->m, r->hash)) != NULL) {
+	} else if ((st = ftab_get(c->m, r->hash)) != NULL) {
 		if (memcmp(st, r->hash, KT_HASH_LEN))
 			c->rewrite = 1;
 		return 0;
@@ -220,7 +234,7 @@ static int ref_known(kt_blobref *r, void *arg)
 /* A reference to a blob stored under another hash names that one. */
 static int ref_rewrite(kt_blobref *r, void *arg)
 {
-	const unsigned char *st = r->ok ? bmap_get(arg, r->hash) : NULL;
+	const unsigned char *st = r->ok ? ftab_get(arg, r->hash) : NULL;
 	char hex[KT_HASH_HEX + 1];
 
 	if (!st || !memcmp(st, r->hash, KT_HASH_LEN))
@@ -235,7 +249,7 @@ static int ref_rewrite(kt_blobref *r, void *arg)
  * *rewrite is set when a reference must be rewritten (ref_rewrite).
  */
 static int refs_ok(kt_imp *imp, const kt_file *f, uint64_t line,
-		   const struct bmap *m, const kt_jsonl_rec *r, int *rewrite)
+		   const struct ftab *m, const kt_jsonl_rec *r, int *rewrite)
 {
 	struct refchk c = { imp, m, { { 0 }, NULL, 0, { 0 } }, 0, 0 };
 	const char *k = kt_kind_name(r->kind);
@@ -307,73 +321,37 @@ static int too_large(kt_imp *imp, const kt_file *f, uint64_t line,
  * skipped line moves later seqs down.  Keys are seqs (>= 1); key 0 marks a
  * free slot.  Cleared at each new run. */
 struct smap {
-	uint64_t (*e)[2]; /* source, stored */
-	size_t n, cap;
+	struct ftab t;    /* source seq -> stored seq, uint64_t each */
 	uint64_t hi;      /* the greatest source seq of the run so far (a
 			     line without "seq" counts as the next one) */
 	uint64_t bad;     /* lines that did not parse since the last event
 			     line, of this run or the next */
 };
 
-static size_t smap_slot(const struct smap *m, uint64_t k)
-{
-	/* Fibonacci hashing: dense seqs spread over the table */
-	size_t i = (size_t)((k * 0x9E3779B97F4A7C15ull) >> 32);
-
-	for (i &= m->cap - 1;; i = (i + 1) & (m->cap - 1))
-		if (m->e[i][0] == k || !m->e[i][0])
-			return i;
-}
-
 /* 1 and *stored when src was seen in this run, else 0 */
 static int smap_get(const struct smap *m, uint64_t src, uint64_t *stored)
 {
-	size_t i;
+	const unsigned char *v;
 
-	if (!m->cap || !src)
+	if (!src || !(v = ftab_get(&m->t, (const unsigned char *)&src)))
 		return 0;
-	i = smap_slot(m, src);
-	if (m->e[i][0] != src)
-		return 0;
-	*stored = m->e[i][1];
+	memcpy(stored, v, sizeof(*stored));
 	return 1;
 }
 
 /* src (>= 1) -> stored (0: skipped); KT_ENOMEM */
 static int smap_put(struct smap *m, uint64_t src, uint64_t stored)
 {
-	size_t i;
-
-	if (2 * (m->n + 1) > m->cap) {
-		struct smap nm = { 0 };
-
-		nm.cap = m->cap ? 2 * m->cap : 256;
-		nm.e = calloc(nm.cap, sizeof(*nm.e));
-		if (!nm.e)
-			return KT_ENOMEM;
-		for (i = 0; i < m->cap; i++)
-			if (m->e[i][0])
-				memcpy(nm.e[smap_slot(&nm, m->e[i][0])],
-				       m->e[i], sizeof(*nm.e));
-		nm.n = m->n;
-		free(m->e);
-		*m = nm;
-	}
-	i = smap_slot(m, src);
-	if (m->e[i][0] != src)
-		m->n++;
-	m->e[i][0] = src;
-	m->e[i][1] = stored;
-	return 0;
+	return ftab_put(&m->t, (const unsigned char *)&src, &stored);
 }
 
 /* A new run: its seqs start again.  m->bad stays, since a line that did
  * not parse before the first event of a run may have been one of its. */
 static void smap_clear(struct smap *m)
 {
-	if (m->cap)
-		memset(m->e, 0, m->cap * sizeof(*m->e));
-	m->n = 0;
+	if (m->t.cap)
+		memset(m->t.e, 0, m->t.cap * m->t.w);
+	m->t.n = 0;
 	m->hi = 0;
 }
 
@@ -476,8 +454,11 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 	int in_run = 0, rc = 0, events = 0, by_id = 0, hash_ok = 1, rewrite = 0;
 	int fresh = 0;
 	struct kt_jbuf pb = { 0 };
-	struct bmap bm = { 0 };
-	struct smap sm = { 0 }; /* only seqs moved or skipped: else same */
+	/* blob name -> the hash its content was stored under */
+	struct ftab bm = { NULL, KT_HASH_LEN, 2 * KT_HASH_LEN, 0, 0 };
+	/* only seqs moved or skipped: else the same */
+	struct smap sm = { { NULL, sizeof(uint64_t), 2 * sizeof(uint64_t),
+			     0, 0 }, 0, 0 };
 
 	stem(f->rel ? f->rel : f->path, name, sizeof(name));
 	while (p < end) {
@@ -533,44 +514,30 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 			rc = kt_imp_blob_hashed(imp, r.data, r.len, r.path,
 						r.blob, hex);
 			if (!rc && (kt_unhex(hex, st, KT_HASH_LEN) ||
-				    bmap_put(&bm, r.blob, st)))
+				    ftab_put(&bm, r.blob, st)))
 				rc = KT_ENOMEM;
 			kt_jsonl_release(&r);
 			if (rc)
 				goto out;
 			goto next;
 		}
-		/* an event that names a blob neither given nor stored would
-		 * read back as a file that does not exist */
+		/* an event is skipped, reported, when it names a blob neither
+		 * given nor stored (it would read back as a file that does
+		 * not exist), when its typed fields (FORMAT.md section 2)
+		 * have the wrong type (every reader would misread it), or
+		 * when the store would refuse it (too_large); rc > 0 */
 		if (!r.is_run) {
 			rc = refs_ok(imp, f, line, &bm, &r, &rewrite);
-			if (rc) {
-				if (rc > 0) /* skipped: reported */
-					rc = note_skip(&sm, &fresh, &r,
-						       in_run, cur_run);
-				kt_jsonl_release(&r);
-				if (rc)
-					goto out;
-				goto next;
+			if (!rc && kt_imp_check_payload(r.kind, r.payload, err,
+							sizeof(err))) {
+				kt_imp_warn(imp, f, line,
+					    "%s; event not imported", err);
+				rc = 1;
 			}
-		}
-		/* a payload whose typed fields (FORMAT.md section 2) have
-		 * the wrong type would be misread by every reader */
-		if (!r.is_run &&
-		    kt_imp_check_payload(r.kind, r.payload, err,
-					 sizeof(err))) {
-			kt_imp_warn(imp, f, line, "%s; event not imported",
-				    err);
-			rc = note_skip(&sm, &fresh, &r, in_run, cur_run);
-			kt_jsonl_release(&r);
-			if (rc)
-				goto out;
-			goto next;
-		}
-		if (!r.is_run) {
-			rc = too_large(imp, f, line, &r, n, &pb);
+			if (!rc)
+				rc = too_large(imp, f, line, &r, n, &pb);
 			if (rc) {
-				if (rc > 0) /* skipped: reported */
+				if (rc > 0)
 					rc = note_skip(&sm, &fresh, &r,
 						       in_run, cur_run);
 				kt_jsonl_release(&r);
@@ -719,7 +686,7 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 		run_n = got;
 		fresh = 0;
 		/* moved, or given again after a skipped line of that seq */
-		if (r.has_seq && (r.seq != got || sm.n) &&
+		if (r.has_seq && (r.seq != got || sm.t.n) &&
 		    (rc = smap_put(&sm, r.seq, got)) != 0)
 			goto fail_rec;
 		if (r.has_seq && r.seq != got)
@@ -748,7 +715,7 @@ out:
 	free(prov);
 	free(pb.p);
 	free(bm.e);
-	free(sm.e);
+	free(sm.t.e);
 	return rc;
 }
 
