@@ -10,47 +10,25 @@
 
 /* ---- tool results ------------------------------------------------------ */
 
-/* Apply (old -> new) once or everywhere to buf; 0 on success. */
+/* Apply (old -> new) once or everywhere to buf; 0 on success.  An empty
+ * old names the whole of an empty file (a Write-like first edit). */
 static int str_apply(char **buf, size_t *len, const char *o, const char *nw,
 		     int all)
 {
-	size_t lo = strlen(o), ln = strlen(nw), cnt = 0, w = 0;
-	const char *s = *buf, *end = s + *len, *p = s, *q;
+	size_t w;
 	char *out;
 
-	if (!lo) {
+	if (!*o) {
 		if (*len)
 			return -1;
+		w = strlen(nw);
 		out = strdup(nw);
-		if (!out)
-			return -1;
-		free(*buf);
-		*buf = out;
-		*len = ln;
-		return 0;
+	} else {
+		out = kt_str_replace(*buf, *len, o, strlen(o), nw, strlen(nw),
+				     all, &w);
 	}
-	while ((q = memmem(p, (size_t)(end - p), o, lo))) {
-		cnt++;
-		p = q + lo;
-		if (!all)
-			break;
-	}
-	if (!cnt)
-		return -1;
-	out = malloc(*len + cnt * ln + 1);
 	if (!out)
 		return -1;
-	p = s;
-	while (cnt-- && (q = memmem(p, (size_t)(end - p), o, lo))) {
-		memcpy(out + w, p, (size_t)(q - p));
-		w += (size_t)(q - p);
-		memcpy(out + w, nw, ln);
-		w += ln;
-		p = q + lo;
-	}
-	memcpy(out + w, p, (size_t)(end - p));
-	w += (size_t)(end - p);
-	out[w] = 0;
 	free(*buf);
 	*buf = out;
 	*len = w;
