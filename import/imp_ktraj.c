@@ -705,12 +705,8 @@ fail_rec:
 	if (!events)
 		kt_imp_warn(imp, f, 0, "no events in this ktraj JSONL file");
 out:
-	if (in_run) {
-		int rc2 = kt_imp_run_end(imp);
-
-		if (!rc)
-			rc = rc2;
-	}
+	if (in_run)
+		rc = kt_imp_run_finish(imp, rc);
 	free(cur_run);
 	free(prov);
 	free(pb.p);

@@ -100,6 +100,10 @@ int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
 int kt_imp_run_begin_id(kt_imp *imp, const char *id, const char *name,
 			const char *format, cJSON *meta /* consumed */);
 int kt_imp_run_end(kt_imp *imp);
+/* kt_imp_run_end keeping the first error: rc when it is not 0, else what
+ * kt_imp_run_end returns.  How an importer that stopped at its first
+ * error still ends the run it began. */
+int kt_imp_run_finish(kt_imp *imp, int rc);
 /* After kt_imp_run_begin, for sources whose parts may change after an
  * import (a KernelAgent round folder, a worker result rewritten with a new
  * round): each event re-emitted for the part of the run already stored is
