@@ -31,6 +31,35 @@ static cJSON *usage_json(const cJSON *u)
 	return o;
 }
 
+/* One message event of a response: its text (a reference into the parsed
+ * line), "thinking" flagged, the response's usage when given (its first
+ * event only), the sub-agent and the message id. */
+static int emit_text(struct cc *cc, struct pline *pl, const char *txt,
+		     int thinking, const char *model, const cJSON *usage,
+		     const char *agent, const char *mid, int64_t ts,
+		     const char *actor)
+{
+	cJSON *p = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(p, "role", "assistant");
+	cJSON_AddBoolToObject(p, "human", 0);
+	cc_add_ref(p, "text", txt);
+	if (model)
+		cJSON_AddStringToObject(p, "model", model);
+	if (usage)
+		cJSON_AddItemToObject(p, "usage", usage_json(usage));
+	if (agent)
+		cJSON_AddStringToObject(p, "subagent", agent);
+	if (mid)
+		cJSON_AddStringToObject(p, "msg_id", mid);
+	if (thinking) {
+		cJSON *fl = cJSON_AddArrayToObject(p, "flags");
+
+		cJSON_AddItemToArray(fl, cJSON_CreateString("thinking"));
+	}
+	return cc_emit(cc, pl, KT_KIND_MESSAGE, 0, ts, actor, p, NULL);
+}
+
 int cc_flush_response(struct cc *cc)
 {
 	const cJSON *usage = NULL;
@@ -72,22 +101,10 @@ int cc_flush_response(struct cc *cc)
 		}
 		c = jget(m, "content");
 		if (cJSON_IsString(c)) {
-			cJSON *p = cJSON_CreateObject();
-
-			cJSON_AddStringToObject(p, "role", "assistant");
-			cJSON_AddBoolToObject(p, "human", 0);
-			cJSON_AddStringToObject(p, "text", c->valuestring);
-			if (model)
-				cJSON_AddStringToObject(p, "model", model);
-			if (give_usage) {
-				cJSON_AddItemToObject(p, "usage", usage_json(usage));
-				give_usage = 0;
-			}
-			if (agent)
-				cJSON_AddStringToObject(p, "subagent", agent);
-			if (mid)
-				cJSON_AddStringToObject(p, "msg_id", mid);
-			rc = cc_emit(cc, pl, KT_KIND_MESSAGE, 0, ts, actor, p, NULL);
+			rc = emit_text(cc, pl, c->valuestring, 0, model,
+				       give_usage ? usage : NULL, agent, mid, ts,
+				       actor);
+			give_usage = 0;
 			continue;
 		}
 		if (!cJSON_IsArray(c)) {
@@ -110,28 +127,10 @@ int cc_flush_response(struct cc *cc)
 
 				if (!txt)
 					continue;
-				p = cJSON_CreateObject();
-				cJSON_AddStringToObject(p, "role", "assistant");
-				cJSON_AddBoolToObject(p, "human", 0);
-				cc_add_ref(p, "text", txt);
-				if (model)
-					cJSON_AddStringToObject(p, "model", model);
-				if (give_usage) {
-					cJSON_AddItemToObject(p, "usage",
-							      usage_json(usage));
-					give_usage = 0;
-				}
-				if (agent)
-					cJSON_AddStringToObject(p, "subagent", agent);
-				if (mid)
-					cJSON_AddStringToObject(p, "msg_id", mid);
-				if (t[1] == 'h') {
-					cJSON *fl = cJSON_AddArrayToObject(p, "flags");
-
-					cJSON_AddItemToArray(fl, cJSON_CreateString("thinking"));
-				}
-				rc = cc_emit(cc, pl, KT_KIND_MESSAGE, 0, ts, actor, p,
-					  NULL);
+				rc = emit_text(cc, pl, txt, t[1] == 'h', model,
+					       give_usage ? usage : NULL, agent,
+					       mid, ts, actor);
+				give_usage = 0;
 			} else if (!strcmp(t, "tool_use") ||
 				   !strcmp(t, "server_tool_use")) {
 				const char *id = jstr(b, "id"), *nm = jstr(b, "name");
