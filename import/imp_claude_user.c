@@ -205,6 +205,35 @@ static cJSON *tur_extra(const cJSON *tur)
 	return x;
 }
 
+/* An image block b: its base64 data stored as a blob and {"blob",
+ * "media_type"} added to *imgs (created on the first).  1 when b has no
+ * base64 data (nothing stored), else 0 or kt_imp_blob's error. */
+static int add_image(struct cc *cc, const cJSON *b, cJSON **imgs)
+{
+	const cJSON *src = jget(b, "source");
+	const char *data = jstr(src, "data");
+	unsigned char *bin;
+	size_t bl;
+	char hex[KT_HASH_HEX + 1];
+	cJSON *x;
+	int rc;
+
+	if (!data || !(bin = cc_b64dec(data, &bl)))
+		return 1;
+	rc = kt_imp_blob(cc->imp, bin, bl, NULL, hex);
+	free(bin);
+	if (rc)
+		return rc;
+	if (!*imgs)
+		*imgs = cJSON_CreateArray();
+	x = cJSON_CreateObject();
+	cJSON_AddStringToObject(x, "blob", hex);
+	if (jstr(src, "media_type"))
+		cJSON_AddStringToObject(x, "media_type", jstr(src, "media_type"));
+	cJSON_AddItemToArray(*imgs, x);
+	return 0;
+}
+
 static int handle_result(struct cc *cc, const struct pline *pl,
 			 const cJSON *b, const char *agent, const char *actor)
 {
@@ -262,26 +291,11 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 					kt_buf_add(&out, "\n", 1);
 				kt_buf_add(&out, jstr(c, "text"), strlen(jstr(c, "text")));
 			} else if (t && !strcmp(t, "image")) {
-				const cJSON *src = jget(c, "source");
-				const char *data = jstr(src, "data");
-				unsigned char *bin;
-				size_t bl;
-				char hex[KT_HASH_HEX + 1];
-
-				if (!data || !(bin = cc_b64dec(data, &bl)))
-					continue;
-				rc = kt_imp_blob(cc->imp, bin, bl, NULL, hex);
-				free(bin);
-				if (rc)
+				/* one without data is left out silently */
+				if ((rc = add_image(cc, c, &imgs)) == 1)
+					rc = 0;
+				else if (rc)
 					break;
-				if (!imgs)
-					imgs = cJSON_CreateArray();
-				x = cJSON_CreateObject();
-				cJSON_AddStringToObject(x, "blob", hex);
-				if (jstr(src, "media_type"))
-					cJSON_AddStringToObject(x, "media_type",
-								jstr(src, "media_type"));
-				cJSON_AddItemToArray(imgs, x);
 			}
 		}
 	}
@@ -382,30 +396,14 @@ int cc_handle_user(struct cc *cc, const struct pline *pl)
 				kt_buf_add(&tb, jstr(b, "text"), strlen(jstr(b, "text")));
 				any_text = 1;
 			} else if (!strcmp(t, "image")) {
-				const cJSON *src = jget(b, "source");
-				const char *data = jstr(src, "data");
-				unsigned char *bin;
-				size_t bl;
-				char hex[KT_HASH_HEX + 1];
-				cJSON *x;
-
-				if (!data || !(bin = cc_b64dec(data, &bl))) {
+				if ((rc = add_image(cc, b, &imgs)) == 1) {
 					kt_imp_warn(cc->imp, pl->f, pl->line,
 						    "image block without base64 data: skipped");
+					rc = 0;
 					continue;
 				}
-				rc = kt_imp_blob(cc->imp, bin, bl, NULL, hex);
-				free(bin);
 				if (rc)
 					goto out;
-				if (!imgs)
-					imgs = cJSON_CreateArray();
-				x = cJSON_CreateObject();
-				cJSON_AddStringToObject(x, "blob", hex);
-				if (jstr(src, "media_type"))
-					cJSON_AddStringToObject(x, "media_type",
-								jstr(src, "media_type"));
-				cJSON_AddItemToArray(imgs, x);
 				any_text = 1;
 			}
 		}
