@@ -528,7 +528,6 @@ int cc_emit(struct cc *cc, const struct pline *pl, int kind,
 		uint64_t parent, int64_t ts, const char *actor, cJSON *payload,
 		uint64_t *seq)
 {
-	kt_ev ev;
 	int rc = cc_ensure_run(cc, NULL);
 
 	/* the first event of a line keeps the fields of the line nobody
@@ -561,17 +560,8 @@ int cc_emit(struct cc *cc, const struct pline *pl, int kind,
 		cJSON_Delete(payload);
 		return rc;
 	}
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = kind;
-	ev.parent = parent;
-	ev.ts_ns = ts;
-	ev.actor = actor;
-	ev.payload = payload;
-	ev.file = pl->f;
-	ev.line = pl->line;
-	ev.off = pl->off;
-	ev.rec_len = pl->len;
-	return kt_imp_emit(cc->imp, &ev, seq);
+	return kt_impx_emit(cc->imp, kind, parent, ts, actor, payload, pl->f,
+			    pl->line, pl->off, pl->len, seq);
 }
 
 /* ---- sub-agents ------------------------------------------------------------ */
