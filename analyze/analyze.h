@@ -691,6 +691,26 @@ double kt_an_suggest_fit_why(int stuck, int claim, int profiled,
 			     const char *text, int layer, unsigned flags,
 			     int *why);
 
+/* ---- the words results are shown in (words.c) ------------------------- */
+
+/* "high" / "medium" / "low" for jump j under options o: high needs
+ * confidence >= 0.6 with the question at most tau_calls tool calls before
+ * the jump, medium confidence >= 0.35 (analysis.md 2.6(c)4). */
+const char *kt_an_conf_label(const kt_an_jump *j, const kt_an_opts *o);
+
+/* A series key for people: k, or "(no workload, scenario or metric
+ * recorded)" for "". */
+const char *kt_an_key_name(const char *k);
+
+/* Where series se's sigma came from, with the counts behind it, into buf
+ * (cap bytes, cut to fit); returns buf. */
+const char *kt_an_noise_text(const kt_an_series *se, char *buf, size_t cap);
+
+/* The run test of b in one line (no newline) into buf (n bytes, cut to
+ * fit): S, the new bests and questions it used, the effect size and p, or
+ * "p: not computed" and why.  Used by blame and report alike. */
+void kt_an_runtest_line(const kt_an_blame *b, char *buf, size_t n);
+
 /* Estimated and exact Jaccard of two texts' shingles (tests). */
 double kt_an_jaccard_text(const char *a, const char *b, double *minhash_est);
 

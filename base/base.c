@@ -45,6 +45,42 @@ const char *kt_basename(const char *p)
 }
 
 /* ---- hex ----------------------------------------------------------------- */
+char *kt_str_replace(const char *s, size_t n, const char *o, size_t lo,
+		     const char *nw, size_t ln, int all, size_t *outlen)
+{
+	size_t cnt = 0, cap, w = 0;
+	const char *p = s, *end = s + n, *q;
+	char *out;
+
+	if (lo == 0)
+		return NULL;
+	while ((q = memmem(p, (size_t)(end - p), o, lo))) {
+		cnt++;
+		p = q + lo;
+		if (!all)
+			break;
+	}
+	if (!cnt)
+		return NULL;
+	cap = n + cnt * ln + 1;
+	out = malloc(cap);
+	if (!out)
+		return NULL;
+	p = s;
+	while (cnt-- && (q = memmem(p, (size_t)(end - p), o, lo))) {
+		memcpy(out + w, p, (size_t)(q - p));
+		w += (size_t)(q - p);
+		memcpy(out + w, nw, ln);
+		w += ln;
+		p = q + lo;
+	}
+	memcpy(out + w, p, (size_t)(end - p));
+	w += (size_t)(end - p);
+	out[w] = 0;
+	*outlen = w;
+	return out;
+}
+
 int kt_hexval(int c)
 {
 	if (c >= '0' && c <= '9')

@@ -57,6 +57,12 @@ char *kt_xstrdup(const char *s);
 /* The last '/'-separated component of p: a pointer into p ("" for NULL p;
  * "" too when p ends in '/'). */
 const char *kt_basename(const char *p);
+/* s (n bytes) with o (lo bytes) replaced by nw (ln bytes), at every
+ * occurrence or (all 0) the first: a malloc'ed NUL-terminated copy of
+ * *outlen bytes; NULL when o is empty, does not occur, or out of memory.
+ * The edit tools' old -> new string replacement. */
+char *kt_str_replace(const char *s, size_t n, const char *o, size_t lo,
+		     const char *nw, size_t ln, int all, size_t *outlen);
 
 /* ---- hex ----------------------------------------------------------------- */
 /* Value of one hex digit (either case), -1 for any other character. */

@@ -126,20 +126,6 @@ int an_load(struct cli *c, kt_store *s, const char *spec, unsigned flags,
 	return 0;
 }
 
-const char *an_conf_label(const kt_an_jump *j, const kt_an_opts *o)
-{
-	double lag = 0;
-
-	for (size_t i = 0; i < j->ncand; i++)
-		if ((long)j->cand[i].ev == j->question)
-			lag = j->cand[i].lag_calls;
-	if (j->confidence >= 0.6 && lag <= o->tau_calls)
-		return "high";
-	if (j->confidence >= 0.35)
-		return "medium";
-	return "low";
-}
-
 static const char *origin_name(int o)
 {
 	return o == KT_AN_QO_LIBRARY ? "library" : o == KT_AN_QO_AGENT ? "agent" :
@@ -227,7 +213,7 @@ cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 		cJSON_AddNullToObject(x, "question");
 	}
 	cJSON_AddNumberToObject(x, "confidence", an_r4(j->confidence));
-	cJSON_AddStringToObject(x, "confidence_label", an_conf_label(j, o));
+	cJSON_AddStringToObject(x, "confidence_label", kt_an_conf_label(j, o));
 	if (j->hypothesis >= 0) {
 		const kt_an_ev *h = &r->ev[j->hypothesis];
 		cJSON *ho = cJSON_AddObjectToObject(x, "hypothesis");
@@ -383,6 +369,15 @@ int an_emit(FILE *f, cJSON *o)
 	return 0;
 }
 
+cJSON *an_with_str(cJSON *o, const char *name, const char *val)
+{
+	if (o && !cJSON_AddStringToObject(o, name, val)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
 int an_series_prepare(struct cli *c, kt_an_run *r, const kt_an_opts *o,
 		      const char ***keys, size_t *n)
 {
@@ -393,11 +388,6 @@ int an_series_prepare(struct cli *c, kt_an_run *r, const kt_an_opts *o,
 	    kt_an_workloads(r, keys, n))
 		return cli_err(c, "out of memory");
 	return 0;
-}
-
-const char *an_key_name(const char *k)
-{
-	return *k ? k : "(no workload, scenario or metric recorded)";
 }
 
 void an_put_safe(const char *pre, const char *s, const char *post)
@@ -411,23 +401,6 @@ void an_put_run(const kt_an_run *r)
 {
 	printf("run %s  ", r->id);
 	an_put_safe("", r->name, "\n");
-}
-
-const char *an_noise_text(const kt_an_series *se, char *buf, size_t cap)
-{
-	switch (se->noise_kind) {
-	case KT_AN_NOISE_REPEATS:
-		snprintf(buf, cap, "%s: %zu results of %zu code states",
-			 se->noise_src, se->noise_n, se->noise_groups);
-		break;
-	case KT_AN_NOISE_SPREAD:
-		snprintf(buf, cap, "%s: %zu results", se->noise_src,
-			 se->noise_n);
-		break;
-	default:
-		snprintf(buf, cap, "%s", se->noise_src);
-	}
-	return buf;
 }
 
 void an_print_counts(const kt_an_series *se, const kt_an_opts *o)
@@ -537,36 +510,6 @@ cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
 	if (!cJSON_AddNumberToObject(x, "unparsed", (double)nu))
 		return NULL;
 	return x;
-}
-
-void an_runtest_line(const kt_an_blame *b, char *buf, size_t n)
-{
-	/* the run test weighs every result above the running best, also
-	 * those under the jump threshold: not the series' "new bests" */
-	int k = snprintf(buf, n, "run test: S = %.3f over %zu improvement%s and "
-			 "%zu question%s; ", b->s_obs, b->n_newbest,
-			 b->n_newbest == 1 ? "" : "s", b->nquestions,
-			 b->nquestions == 1 ? "" : "s");
-
-	if (k < 0 || (size_t)k >= n)
-		return;
-	if (b->p_value < 0) {
-		snprintf(buf + k, n - (size_t)k, "p: not computed (%s)",
-			 b->permutations <= 0 ? "--permutations 0" :
-			 !b->nquestions ? "no question" : "no new best");
-		return;
-	}
-	if (b->s_null_mean > 0)
-		k += snprintf(buf + k, n - (size_t)k, "effect x%.2f of chance "
-			      "(S by chance %.3f +- %.3f), ", b->s_obs /
-			      b->s_null_mean, b->s_null_mean, b->s_null_sd);
-	else
-		k += snprintf(buf + k, n - (size_t)k, "effect: none by chance, ");
-	if (k < 0 || (size_t)k >= n)
-		return;
-	snprintf(buf + k, n - (size_t)k, "p = %.4f (questions placed at random; "
-		 "circular shift %.4f; %d permutations, seed %llu)", b->p_value,
-		 b->p_shift, b->permutations, (unsigned long long)b->seed);
 }
 
 int an_open_series(struct cli *c, const char *spec, kt_an_opts *o,

@@ -26,9 +26,6 @@ int an_opts(struct cli *c, int argc, char **argv, kt_an_opts *o, int *json,
 int an_load(struct cli *c, kt_store *s, const char *spec, unsigned flags,
 	    kt_an_run **r);
 
-/* "high" / "medium" / "low" (analysis.md 2.6(c)4). */
-const char *an_conf_label(const kt_an_jump *j, const kt_an_opts *o);
-
 /* JSON object for jump k (1-based "jump" number k + 1); caller deletes. */
 cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 		    const kt_an_opts *o);
@@ -64,10 +61,6 @@ int an_series_prepare(struct cli *c, kt_an_run *r, const kt_an_opts *o,
 int an_open_series(struct cli *c, const char *spec, kt_an_opts *o,
 		   kt_store **s, kt_an_run **r, const char ***keys, size_t *n);
 
-/* A series key for people: "(no workload, scenario or metric recorded)"
- * for "". */
-const char *an_key_name(const char *k);
-
 /* pre, then s as cli_put_safe writes trajectory text (control
  * characters visible: a run name or workload from a trajectory must not
  * drive the terminal), then post, on stdout. */
@@ -75,9 +68,6 @@ void an_put_safe(const char *pre, const char *s, const char *post);
 
 /* "run <id>  <name>\n", the name through an_put_safe. */
 void an_put_run(const kt_an_run *r);
-
-/* Where sigma came from, with the counts behind it, into buf. */
-const char *an_noise_text(const kt_an_series *se, char *buf, size_t cap);
 
 /* "measurements: ..." of one series: points, results, correct / not
  * checked (and why those count), the results left out by reason. */
@@ -100,12 +90,12 @@ cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
 
 /* Print cJSON compactly plus a newline and delete it; KT_ENOMEM on failure. */
 int an_emit(FILE *f, cJSON *o);
+/* o with the string member name = val added, or NULL when o is NULL or
+ * adding fails (o deleted): what an_emit takes, which reports the NULL as
+ * KT_ENOMEM.  The rows of a run of several series name theirs so. */
+cJSON *an_with_str(cJSON *o, const char *name, const char *val);
 
 /* Round to 4 decimals (stable, readable JSON numbers). */
 double an_r4(double x);
 
-/* The run test of b in one line (no newline) into buf: S, the new bests
- * and questions it used, the effect size and p, or "p: not computed" and
- * why.  Used by blame and report alike. */
-void an_runtest_line(const kt_an_blame *b, char *buf, size_t n);
 #endif

@@ -82,7 +82,7 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 		bs--;
 	printf("JUMP %zu%s%s%s  step %zu (seq %llu) over the best so far, step "
 	       "%zu (seq %llu)  speedup %.3f -> %.3f  gain x%.3f%s\n", num,
-	       wl ? " [" : "", wl ? an_key_name(wl) : "", wl ? "]" : "",
+	       wl ? " [" : "", wl ? kt_an_key_name(wl) : "", wl ? "]" : "",
 	       j->p_last + 1, (unsigned long long)b->series.pt[j->p_last].seq,
 	       bs + 1, (unsigned long long)b->series.pt[bs].seq,
 	       j->before, j->after, j->gain,
@@ -122,7 +122,7 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 		       "scored)\n", j->ncand, j->ncand == 1 ? "" : "s");
 	}
 	printf("  confidence %.2f (%s): P=%.2f", j->confidence,
-	       an_conf_label(j, o), j->p_question);
+	       kt_an_conf_label(j, o), j->p_question);
 	if (j->nedits > 1)
 		printf(", %zu edits share the localization", j->nedits);
 	printf("\n");
@@ -142,7 +142,7 @@ static void print_series(const kt_an_series *se, const kt_an_opts *o,
 	char nb[256];
 
 	if (wl)
-		an_put_safe("series ", an_key_name(wl), ":\n  ");
+		an_put_safe("series ", kt_an_key_name(wl), ":\n  ");
 	else if (*se->key)
 		an_put_safe("series: ", se->key, "\n");
 	printf("speedup: %s\n", se->basis);
@@ -153,7 +153,7 @@ static void print_series(const kt_an_series *se, const kt_an_opts *o,
 	printf("%s", wl ? "  " : "");
 	an_print_counts(se, o);
 	printf("%snoise: %.2f %% per measurement (%s)\n", wl ? "  " : "",
-	       100 * se->sigma, an_noise_text(se, nb, sizeof(nb)));
+	       100 * se->sigma, kt_an_noise_text(se, nb, sizeof(nb)));
 	for (size_t i = 0; se->sweep && i < se->n; i++) {
 		const kt_an_point *p = &se->pt[i];
 
@@ -206,26 +206,14 @@ static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 	}
 	if (json) {
 		for (i = 0; i < nw && !rc; i++)
-			for (k = 0; k < b[i].njump && !rc; k++) {
-				cJSON *j = an_jump_json(r, &b[i], k, o0);
-
-				/* "workload": the series key, as before keys
-				 * had more than the workload */
-				if (j && !cJSON_AddStringToObject(j, "workload", wl[i])) {
-					cJSON_Delete(j);
-					j = NULL;
-				}
-				rc = an_emit(stdout, j);
-			}
-		for (i = 0; i < nw && !rc; i++) {
-			cJSON *j = an_blame_summary_json(r, &b[i], o0);
-
-			if (j && !cJSON_AddStringToObject(j, "workload", wl[i])) {
-				cJSON_Delete(j);
-				j = NULL;
-			}
-			rc = an_emit(stdout, j);
-		}
+			/* "workload": the series key, as before keys had
+			 * more than the workload */
+			for (k = 0; k < b[i].njump && !rc; k++)
+				rc = an_emit(stdout, an_with_str(an_jump_json(
+					r, &b[i], k, o0), "workload", wl[i]));
+		for (i = 0; i < nw && !rc; i++)
+			rc = an_emit(stdout, an_with_str(an_blame_summary_json(
+				r, &b[i], o0), "workload", wl[i]));
 		if (rc)
 			rc = cli_err(c, "out of memory");
 		goto out;
@@ -249,12 +237,12 @@ static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 	 * "ended by jump N [series]" of stalls */
 	for (i = 0; i < nw; i++)
 		for (k = 0; k < b[i].njump; k++)
-			print_jump(r, &b[i], k, o0, k + 1, an_key_name(wl[i]));
+			print_jump(r, &b[i], k, o0, k + 1, kt_an_key_name(wl[i]));
 	for (i = 0; i < nw; i++) {
 		char line[512];
 
-		an_runtest_line(&b[i], line, sizeof(line));
-		an_put_safe("[", an_key_name(wl[i]), "] ");
+		kt_an_runtest_line(&b[i], line, sizeof(line));
+		an_put_safe("[", kt_an_key_name(wl[i]), "] ");
 		an_put_safe("", line, "\n");
 	}
 	printf("note: people ask questions often and during stalls; \"jumps "
@@ -319,7 +307,7 @@ int cmd_blame(struct cli *c, int argc, char **argv)
 	{
 		char line[512];
 
-		an_runtest_line(&b, line, sizeof(line));
+		kt_an_runtest_line(&b, line, sizeof(line));
 		printf("%s\n", line);
 	}
 	printf("note: people ask questions often and during stalls; \"jumps "

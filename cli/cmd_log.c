@@ -116,8 +116,8 @@ static int log_row(const kt_event *ev, void *arg)
 	if (x->json) {
 		rc = log_json(ev, p, x->an);
 	} else {
-		cli_ts_short(ev->ts_ns, when, sizeof(when));
-		cli_event_summary(ev, p, raw, sizeof(raw));
+		kt_export_ts_short(ev->ts_ns, when, sizeof(when));
+		kt_export_event_summary(ev, p, raw, sizeof(raw));
 		cli_oneline(raw, 120, line);
 		printf("%6llu  %-19s  %-11s %-12.12s %s\n",
 		       (unsigned long long)ev->seq, when, kn ? kn : "?",

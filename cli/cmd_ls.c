@@ -209,7 +209,7 @@ static int put_row(const kt_run_info *ri, int json, size_t i,
 	if (i == 0)
 		printf("%-12s %*s  %-*s %-19s  %s\n", "RUN", w->ew, "EVENTS",
 		       w->fw, "FORMAT", "CREATED (UTC)", "NAME");
-	cli_ts_short(ri->created_ns, when, sizeof(when));
+	kt_export_ts_short(ri->created_ns, when, sizeof(when));
 	printf("%-12.12s %*llu  %-*s %-19s  ", ri->id, w->ew,
 	       (unsigned long long)ri->n_events, w->fw, ri->format, when);
 	put_name(ri->name, w->name_max);

@@ -93,7 +93,7 @@ static void print_model(const kt_an_series *se, const kt_an_opts *o,
 	char nb[256];
 
 	printf("%snoise: %.2f %% per measurement (%s)\n", ind, 100 * se->sigma,
-	       an_noise_text(se, nb, sizeof(nb)));
+	       kt_an_noise_text(se, nb, sizeof(nb)));
 	printf("%s", ind);
 	an_print_counts(se, o);
 	if (se->unordered)
@@ -115,7 +115,7 @@ static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
 		kt_an_blame b;
 		kt_an_stall *st = NULL;
 		size_t n = 0;
-		const char *name = an_key_name(wl[i]);
+		const char *name = kt_an_key_name(wl[i]);
 
 		o.workload = wl[i];
 		if ((rc = kt_an_blame_run(s, r, &o, &b)))
@@ -141,16 +141,11 @@ static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
 		tot += n;
 		for (k = 0; k < n && !rc; k++) {
 			if (json) {
-				cJSON *j = an_stall_json(r, &st[k], k);
+				cJSON *j = an_with_str(an_stall_json(r, &st[k],
+						k), "workload", wl[i]);
 
-				if (j && (!cJSON_AddStringToObject(j, "workload",
-								   wl[i]) ||
-					  !cJSON_AddStringToObject(j, "series",
-								   wl[i]))) {
-					cJSON_Delete(j);
-					j = NULL;
-				}
-				if ((rc = an_emit(stdout, j)))
+				if ((rc = an_emit(stdout, an_with_str(j,
+						"series", wl[i]))))
 					rc = cli_err(c, "out of memory");
 			} else {
 				/* numbered within the workload, as --json */
@@ -203,16 +198,8 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 	}
 	if (json) {
 		for (size_t k = 0; k < n && !rc; k++)
-		{
-			cJSON *j = an_stall_json(r, &st[k], k);
-
-			if (j && !cJSON_AddStringToObject(j, "series",
-							  b.series.key)) {
-				cJSON_Delete(j);
-				j = NULL;
-			}
-			rc = an_emit(stdout, j);
-		}
+			rc = an_emit(stdout, an_with_str(an_stall_json(r, &st[k],
+							 k), "series", b.series.key));
 		if (rc)
 			rc = cli_err(c, "out of memory");
 		goto out;

@@ -14,9 +14,6 @@
  * when cut.  out must hold max + 4 bytes. */
 void cli_oneline(const char *s, size_t max, char *out);
 
-/* "2026-05-14 14:01:12" (UTC) or "-" when unknown; buf >= 24 bytes. */
-void cli_ts_short(int64_t ts_ns, char *buf, size_t len);
-
 /* Print o as one NDJSON line on stdout and free it (NULL: nothing is
  * printed).  Returns 0, KT_ENOMEM (o NULL or printing failed) or KT_EIO. */
 int cli_put_json(cJSON *o);
@@ -35,15 +32,4 @@ int cli_put_safe(FILE *f, const char *s, size_t n);
 
 /* String member of o, or NULL. */
 const char *cli_jstr(const cJSON *o, const char *key);
-/*
- * What a person wants to see of event ev (its parsed payload p, may be
- * NULL) on one line, into buf (n bytes, cut to fit): a message's text, a
- * tool call's tool and command (else its path, pattern or arguments), a
- * tool result's "ok:"/"error:" and output, an edit's op and path, a
- * compile's exit code and command, a bench result's time, speedup and
- * correctness.  `log` prints it; `report` shows it in its timeline.
- */
-struct kt_event;
-void cli_event_summary(const struct kt_event *ev, const cJSON *p, char *buf,
-		       size_t n);
 #endif

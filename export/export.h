@@ -119,6 +119,22 @@ int kt_export_is_text(const void *data, size_t n);
 int kt_export_add_bytes(cJSON *o, const char *key, const void *data,
 			size_t len, int how);
 
+/* ---- events for people (export/summary.c) ----------------------------------- */
+
+/* "2026-05-14 14:01:12" (UTC) or "-" when unknown; buf >= 24 bytes. */
+void kt_export_ts_short(int64_t ts_ns, char *buf, size_t len);
+
+/*
+ * What a person wants to see of event ev (its parsed payload p, may be
+ * NULL) on one line, into buf (n bytes, cut to fit): a message's text, a
+ * tool call's tool and command (else its path, pattern or arguments), a
+ * tool result's "ok:"/"error:" and output, an edit's op and path, a
+ * compile's exit code and command, a bench result's time, speedup and
+ * correctness.  `log` prints it; `report` shows it in its timeline.
+ */
+void kt_export_event_summary(const kt_event *ev, const cJSON *p, char *buf,
+			     size_t n);
+
 /* ---- unified diff (export/udiff.c) --------------------------------------------
  * Line-based unified diff (the format of GNU diff -u and git), computed with
  * Myers' O(ND) algorithm in linear space (E. W. Myers, "An O(ND) Difference

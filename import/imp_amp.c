@@ -240,12 +240,7 @@ static int amp_import(kt_imp *imp, const kt_file *f)
 		if (rc)
 			break;
 	}
-	{
-		int r2 = kt_imp_run_end(imp);
-
-		if (!rc)
-			rc = r2;
-	}
+	rc = kt_imp_run_finish(imp, rc);
 out:
 	kt_impx_calls_free(&x.calls);
 	free(sp);

@@ -1007,12 +1007,7 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 	if (!rc)
 		rc = reward_sidecar(&x, dir);
 	kt_imp_bench_hint(imp, NULL, NULL);
-	{
-		int r2 = kt_imp_run_end(imp);
-
-		if (!rc)
-			rc = r2;
-	}
+	rc = kt_imp_run_finish(imp, rc);
 out:
 	cJSON_Delete(meta);
 	cJSON_Delete(doc);

@@ -24,71 +24,18 @@
  *    subagents/ files are imported where their Task result appears (or at
  *    the end).  Every sub-agent event has actor "agent:<id>" and payload
  *    "subagent".
- * Malformed lines are warned as file:line and skipped.
+ * Malformed lines are warned as file:line and skipped.  Assistant responses
+ * are in imp_claude_asst.c, user, system and summary lines in
+ * imp_claude_user.c, the state they share in imp_claude_int.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "import.h"
-#include "impx.h"
+#include "imp_claude_int.h"
 #include "jsonstrict.h"
-#include "schema.h"
 
-#define CC_MAX_LINE (100u << 20)      /* lines over 100 MB are skipped */
-#define CC_INLINE_MAX (64u * 1024u)   /* tool output kept inline */
-
-/* ---- state ----------------------------------------------------------------- */
-
-struct call {
-	uint64_t seq;
-	char *name;
-	cJSON *input;
-	char *cwd;
-	char *actor;
-	char *sub;
-	int64_t ts;
-};
-
-struct pline {
-	cJSON *o;
-	const kt_file *f;
-	uint64_t line, off, len;
-	const char *agent;   /* forced sub-agent (2.x subagent file) */
-};
-
-struct subfile {
-	char *rel;
-	char *agent;
-	int done;
-};
-
-struct cc {
-	kt_imp *imp;
-	const kt_file *f;          /* the session file */
-	int begun;
-	char *identity, *name, *stem;
-	cJSON *meta;
-	kt_strmap calls;         /* tool_use id -> struct call */
-	kt_strmap seen_use;      /* tool_use ids emitted */
-	kt_strmap seen_res;      /* tool_result ids emitted */
-	kt_strmap usage_done;    /* message ids whose usage is counted */
-	kt_strmap side;          /* sidechain uuid -> sub-agent id */
-	kt_strmap tasks;         /* Task prompt -> tool_use id */
-	kt_strmap lines;         /* uuid -> struct uline of its first line */
-	struct pline *pend;
-	size_t npend, pcap;
-	char *pend_id;
-	struct subfile *subs;
-	size_t nsubs;
-	unsigned nside;
-	int depth;                 /* subagent file nesting */
-	const kt_file *utf8_warned; /* the file whose repair was warned */
-	const kt_file *kept_f;     /* the line whose unknown fields were */
-	uint64_t kept_line;        /* kept (unknown_fields) */
-};
-
-static void call_free(void *p)
+void cc_call_free(void *p)
 {
 	struct call *c = p;
 
@@ -102,29 +49,12 @@ static void call_free(void *p)
 
 /* ---- helpers --------------------------------------------------------------- */
 
-/* the string member k of o (kt_json_str; the short name keeps the
- * reading lines short) */
-static const char *jstr(const cJSON *o, const char *k)
-{
-	return kt_json_str(o, k);
-}
-
-static int jtrue(const cJSON *o, const char *k)
-{
-	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k));
-}
-
-static const cJSON *jget(const cJSON *o, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
 /* A Claude Code timestamp ("2025-07-17T12:34:56.789Z", offsets too) to
  * ns since the epoch; what follows the time is not looked at.  The epoch
  * itself is no time a session was written: it is what ktraj's claude_code
  * export writes for an event of unknown time (its readers need a
  * timestamp on every line), so it reads back as unknown. */
-static int64_t iso_ns(const char *s)
+int64_t cc_iso_ns(const char *s)
 {
 	const char *end;
 	int64_t ns = kt_iso8601_ns(s, &end);
@@ -161,7 +91,7 @@ static int max_depth(const char *s, size_t n)
 
 /* An image's data: base64 in either alphabet, padding and line breaks
  * skipped (NULL when it is not base64 or out of memory). */
-static unsigned char *b64dec(const char *s, size_t *out)
+unsigned char *cc_b64dec(const char *s, size_t *out)
 {
 	unsigned char *bin;
 
@@ -172,7 +102,7 @@ static unsigned char *b64dec(const char *s, size_t *out)
 /* payload[key] = s without a copy: a string reference, so s must outlive
  * the payload (strings of the parsed line do: kt_imp_emit prints and frees
  * the payload before it returns; kt_redact_json swaps in owned copies). */
-static int add_ref(cJSON *p, const char *key, const char *s)
+int cc_add_ref(cJSON *p, const char *key, const char *s)
 {
 	cJSON *v = cJSON_CreateStringReference(s);
 
@@ -185,7 +115,7 @@ static int add_ref(cJSON *p, const char *key, const char *s)
 /* Add text to payload[key], cut to CC_INLINE_MAX on a UTF-8 boundary; the
  * whole text goes to a blob named by payload[blob_key] when cut.  s (n
  * bytes, NUL-terminated) must outlive the payload (see add_ref). */
-static int add_text(kt_imp *imp, cJSON *p, const char *key,
+int cc_add_text(kt_imp *imp, cJSON *p, const char *key,
 		    const char *blob_key, const char *s, size_t n)
 {
 	char hex[KT_HASH_HEX + 1], *cut;
@@ -193,7 +123,7 @@ static int add_text(kt_imp *imp, cJSON *p, const char *key,
 	int rc;
 
 	if (n <= CC_INLINE_MAX)
-		return add_ref(p, key, s);
+		return cc_add_ref(p, key, s);
 	rc = kt_imp_blob(imp, s, n, NULL, hex);
 	if (rc)
 		return rc;
@@ -218,7 +148,7 @@ static const char *skip_ws(const char *s)
 
 /* Why a user text is not human (flag name), or NULL when a person typed
  * it. */
-static const char *nonhuman_flag(const cJSON *o, const char *text)
+const char *cc_nonhuman_flag(const cJSON *o, const char *text)
 {
 	const char *t = skip_ws(text ? text : "");
 
@@ -250,7 +180,7 @@ static char *human_text(const cJSON *o)
 		return NULL;
 	c = jget(m, "content");
 	if (cJSON_IsString(c)) {
-		if (nonhuman_flag(o, c->valuestring))
+		if (cc_nonhuman_flag(o, c->valuestring))
 			return NULL;
 		return strdup(c->valuestring);
 	}
@@ -269,7 +199,7 @@ static char *human_text(const cJSON *o)
 			kt_buf_add(&tb, jstr(b, "text"), strlen(jstr(b, "text")));
 		}
 	}
-	if (!tb.s || nonhuman_flag(o, tb.s)) {
+	if (!tb.s || cc_nonhuman_flag(o, tb.s)) {
 		free(tb.s);
 		return NULL;
 	}
@@ -491,7 +421,7 @@ static int cc_detect(const kt_file *f)
 
 /* ---- run --------------------------------------------------------------- */
 
-static int ensure_run(struct cc *cc, const char *human)
+int cc_ensure_run(struct cc *cc, const char *human)
 {
 	int rc;
 	char *nm = NULL;
@@ -594,12 +524,11 @@ static cJSON *unknown_fields(const cJSON *o, int *rc)
 	return u;
 }
 
-static int emit(struct cc *cc, const struct pline *pl, int kind,
+int cc_emit(struct cc *cc, const struct pline *pl, int kind,
 		uint64_t parent, int64_t ts, const char *actor, cJSON *payload,
 		uint64_t *seq)
 {
-	kt_ev ev;
-	int rc = ensure_run(cc, NULL);
+	int rc = cc_ensure_run(cc, NULL);
 
 	/* the first event of a line keeps the fields of the line nobody
 	 * read, in extra.unknown (a line of several events: once) */
@@ -631,23 +560,14 @@ static int emit(struct cc *cc, const struct pline *pl, int kind,
 		cJSON_Delete(payload);
 		return rc;
 	}
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = kind;
-	ev.parent = parent;
-	ev.ts_ns = ts;
-	ev.actor = actor;
-	ev.payload = payload;
-	ev.file = pl->f;
-	ev.line = pl->line;
-	ev.off = pl->off;
-	ev.rec_len = pl->len;
-	return kt_imp_emit(cc->imp, &ev, seq);
+	return kt_impx_emit(cc->imp, kind, parent, ts, actor, payload, pl->f,
+			    pl->line, pl->off, pl->len, seq);
 }
 
 /* ---- sub-agents ------------------------------------------------------------ */
 
 /* The sub-agent a line belongs to (NULL = main thread); owned by cc. */
-static const char *line_agent(struct cc *cc, const cJSON *o,
+const char *cc_line_agent(struct cc *cc, const cJSON *o,
 			      const struct pline *pl)
 {
 	const char *aid = jstr(o, "agentId"), *uuid = jstr(o, "uuid");
@@ -693,7 +613,7 @@ static const char *line_agent(struct cc *cc, const cJSON *o,
 	return slot ? *slot : NULL;
 }
 
-static void actor_of(const char *agent, char *buf, size_t n,
+void cc_actor_of(const char *agent, char *buf, size_t n,
 		     const char *dflt)
 {
 	if (agent)
@@ -704,7 +624,7 @@ static void actor_of(const char *agent, char *buf, size_t n,
 
 static int process_file(struct cc *cc, const kt_file *f, const char *agent);
 
-static int run_subfile(struct cc *cc, const char *agent)
+int cc_run_subfile(struct cc *cc, const char *agent)
 {
 	size_t i;
 	const kt_file *sf;
@@ -721,741 +641,6 @@ static int run_subfile(struct cc *cc, const char *agent)
 		cc->depth--;
 		return rc;
 	}
-	return 0;
-}
-
-/* ---- assistant ------------------------------------------------------------ */
-
-static cJSON *usage_json(const cJSON *u)
-{
-	cJSON *o = cJSON_CreateObject();
-	const cJSON *v;
-
-	if (!o)
-		return NULL;
-	/* counts as written: one out of range is left out (schema.h) */
-	v = jget(u, "input_tokens");
-	kt_imp_add_count(o, "input", cJSON_IsNumber(v) ? v->valuedouble : 0);
-	v = jget(u, "output_tokens");
-	kt_imp_add_count(o, "output", cJSON_IsNumber(v) ? v->valuedouble : 0);
-	v = jget(u, "cache_read_input_tokens");
-	kt_imp_add_count(o, "cache_read", cJSON_IsNumber(v) ? v->valuedouble : 0);
-	v = jget(u, "cache_creation_input_tokens");
-	kt_imp_add_count(o, "cache_creation", cJSON_IsNumber(v) ? v->valuedouble : 0);
-	return o;
-}
-
-static int flush_response(struct cc *cc)
-{
-	const cJSON *usage = NULL;
-	const char *mid = cc->pend_id;
-	int give_usage = 0, rc = 0;
-	size_t i;
-
-	for (i = 0; i < cc->npend; i++) {
-		const cJSON *m = jget(cc->pend[i].o, "message");
-		const cJSON *u = cJSON_IsObject(m) ? jget(m, "usage") : NULL;
-
-		if (cJSON_IsObject(u))
-			usage = u;
-	}
-	if (usage) {
-		if (!mid) {
-			give_usage = 1;
-		} else if (!kt_strmap_get(&cc->usage_done, mid)) {
-			void **s = kt_strmap_slot(&cc->usage_done, mid, 1);
-
-			if (s)
-				*s = (void *)1;
-			give_usage = 1;
-		}
-	}
-	for (i = 0; i < cc->npend && !rc; i++) {
-		struct pline *pl = &cc->pend[i];
-		const cJSON *o = pl->o, *m = jget(o, "message"), *c, *b;
-		const char *model = cJSON_IsObject(m) ? jstr(m, "model") : NULL;
-		const char *agent = line_agent(cc, o, pl);
-		int64_t ts = iso_ns(jstr(o, "timestamp"));
-		char actor[300];
-
-		actor_of(agent, actor, sizeof(actor), "agent");
-		if (!cJSON_IsObject(m)) {
-			kt_imp_warn(cc->imp, pl->f, pl->line,
-				    "assistant line without a message object: skipped");
-			continue;
-		}
-		c = jget(m, "content");
-		if (cJSON_IsString(c)) {
-			cJSON *p = cJSON_CreateObject();
-
-			cJSON_AddStringToObject(p, "role", "assistant");
-			cJSON_AddBoolToObject(p, "human", 0);
-			cJSON_AddStringToObject(p, "text", c->valuestring);
-			if (model)
-				cJSON_AddStringToObject(p, "model", model);
-			if (give_usage) {
-				cJSON_AddItemToObject(p, "usage", usage_json(usage));
-				give_usage = 0;
-			}
-			if (agent)
-				cJSON_AddStringToObject(p, "subagent", agent);
-			if (mid)
-				cJSON_AddStringToObject(p, "msg_id", mid);
-			rc = emit(cc, pl, KT_KIND_MESSAGE, 0, ts, actor, p, NULL);
-			continue;
-		}
-		if (!cJSON_IsArray(c)) {
-			kt_imp_warn(cc->imp, pl->f, pl->line,
-				    "assistant message.content is neither a string nor a list: skipped");
-			continue;
-		}
-		cJSON_ArrayForEach(b, c) {
-			const char *t = jstr(b, "type");
-			cJSON *p;
-
-			if (!cJSON_IsObject(b) || !t) {
-				kt_imp_warn(cc->imp, pl->f, pl->line,
-					    "content block is not a typed object: skipped");
-				continue;
-			}
-			if (!strcmp(t, "text") || !strcmp(t, "thinking")) {
-				const char *txt = jstr(b, !strcmp(t, "text") ?
-						       "text" : "thinking");
-
-				if (!txt)
-					continue;
-				p = cJSON_CreateObject();
-				cJSON_AddStringToObject(p, "role", "assistant");
-				cJSON_AddBoolToObject(p, "human", 0);
-				add_ref(p, "text", txt);
-				if (model)
-					cJSON_AddStringToObject(p, "model", model);
-				if (give_usage) {
-					cJSON_AddItemToObject(p, "usage",
-							      usage_json(usage));
-					give_usage = 0;
-				}
-				if (agent)
-					cJSON_AddStringToObject(p, "subagent", agent);
-				if (mid)
-					cJSON_AddStringToObject(p, "msg_id", mid);
-				if (t[1] == 'h') {
-					cJSON *fl = cJSON_AddArrayToObject(p, "flags");
-
-					cJSON_AddItemToArray(fl, cJSON_CreateString("thinking"));
-				}
-				rc = emit(cc, pl, KT_KIND_MESSAGE, 0, ts, actor, p,
-					  NULL);
-			} else if (!strcmp(t, "tool_use") ||
-				   !strcmp(t, "server_tool_use")) {
-				const char *id = jstr(b, "id"), *nm = jstr(b, "name");
-				const cJSON *in = jget(b, "input");
-				struct call *cl;
-				void **slot;
-				uint64_t seq = 0;
-
-				if (!id || !nm) {
-					kt_imp_warn(cc->imp, pl->f, pl->line,
-						    "tool_use without id or name: skipped");
-					continue;
-				}
-				if (kt_strmap_get(&cc->seen_use, id))
-					continue; /* the same call written twice */
-				slot = kt_strmap_slot(&cc->seen_use, id, 1);
-				if (slot)
-					*slot = (void *)1;
-				cl = calloc(1, sizeof(*cl));
-				if (!cl)
-					return KT_ENOMEM;
-				/* the call keeps its own copy; the payload points
-				 * at the parsed input (redaction may rewrite that
-				 * in place, never the call's copy) */
-				cl->input = cJSON_IsObject(in) ?
-					cJSON_Duplicate(in, 1) : cJSON_CreateObject();
-				p = cJSON_CreateObject();
-				cJSON_AddStringToObject(p, "tool", nm);
-				cJSON_AddStringToObject(p, "call_id", id);
-				cJSON_AddItemToObject(p, "args", cJSON_IsObject(in) ?
-						      cJSON_CreateObjectReference(in->child) :
-						      cJSON_CreateObject());
-				if (agent)
-					cJSON_AddStringToObject(p, "subagent", agent);
-				if (give_usage) {
-					cJSON_AddItemToObject(p, "usage",
-							      usage_json(usage));
-					give_usage = 0;
-				}
-				if (mid)
-					cJSON_AddStringToObject(p, "msg_id", mid);
-				rc = emit(cc, pl, KT_KIND_TOOL_CALL, 0, ts, actor, p,
-					  &seq);
-				slot = kt_strmap_slot(&cc->calls, id, 1);
-				if (!slot) {
-					call_free(cl);
-					return KT_ENOMEM;
-				}
-				if (*slot)
-					call_free(*slot);
-				*slot = cl;
-				cl->seq = seq;
-				cl->name = strdup(nm);
-				cl->cwd = jstr(o, "cwd") ? strdup(jstr(o, "cwd")) : NULL;
-				cl->actor = strdup(actor);
-				cl->sub = agent ? strdup(agent) : NULL;
-				cl->ts = ts;
-				if ((!strcmp(nm, "Task") || !strcmp(nm, "Agent")) &&
-				    jstr(cl->input, "prompt") &&
-				    (slot = kt_strmap_slot(&cc->tasks,
-						    jstr(cl->input, "prompt"), 1)) &&
-				    !*slot)
-					*slot = strdup(id);
-			}
-			/* redacted_thinking, tool results of server tools:
-			 * nothing a person or the workspace needs */
-		}
-	}
-	for (i = 0; i < cc->npend; i++)
-		cJSON_Delete(cc->pend[i].o);
-	cc->npend = 0;
-	free(cc->pend_id);
-	cc->pend_id = NULL;
-	return rc;
-}
-
-/* ---- tool results ------------------------------------------------------ */
-
-/* Apply (old -> new) once or everywhere to buf; 0 on success. */
-static int str_apply(char **buf, size_t *len, const char *o, const char *nw,
-		     int all)
-{
-	size_t lo = strlen(o), ln = strlen(nw), cnt = 0, w = 0;
-	const char *s = *buf, *end = s + *len, *p = s, *q;
-	char *out;
-
-	if (!lo) {
-		if (*len)
-			return -1;
-		out = strdup(nw);
-		if (!out)
-			return -1;
-		free(*buf);
-		*buf = out;
-		*len = ln;
-		return 0;
-	}
-	while ((q = memmem(p, (size_t)(end - p), o, lo))) {
-		cnt++;
-		p = q + lo;
-		if (!all)
-			break;
-	}
-	if (!cnt)
-		return -1;
-	out = malloc(*len + cnt * ln + 1);
-	if (!out)
-		return -1;
-	p = s;
-	while (cnt-- && (q = memmem(p, (size_t)(end - p), o, lo))) {
-		memcpy(out + w, p, (size_t)(q - p));
-		w += (size_t)(q - p);
-		memcpy(out + w, nw, ln);
-		w += ln;
-		p = q + lo;
-	}
-	memcpy(out + w, p, (size_t)(end - p));
-	w += (size_t)(end - p);
-	out[w] = 0;
-	free(*buf);
-	*buf = out;
-	*len = w;
-	return 0;
-}
-
-static char *tool_path(const struct call *cl, const cJSON *tur)
-{
-	const char *p = cJSON_IsObject(tur) ? jstr(tur, "filePath") : NULL;
-
-	if (!p)
-		p = jstr(cl->input, "file_path");
-	if (!p)
-		p = jstr(cl->input, "path");
-	if (!p)
-		return NULL;
-	return kt_ws_path(cl->cwd, p);
-}
-
-/* Seed the workspace from what the result shows (before it is emitted). */
-static int observe(struct cc *cc, const struct call *cl, const cJSON *tur,
-		   cJSON *payload)
-{
-	const char *tn = cl->name;
-	char *path;
-	int rc = 0;
-
-	if (!cJSON_IsObject(tur))
-		return 0;
-	path = tool_path(cl, tur);
-	if (!path)
-		return 0;
-	if (!strcmp(tn, "Read")) {
-		const cJSON *fo = jget(tur, "file");
-		const cJSON *sl = jget(fo, "startLine"), *nl = jget(fo, "numLines");
-		const cJSON *tl = jget(fo, "totalLines");
-		const char *content = jstr(fo, "content");
-		int whole;
-
-		whole = content &&
-			(!cJSON_IsNumber(sl) || sl->valuedouble <= 1) &&
-			(cJSON_IsNumber(nl) && cJSON_IsNumber(tl) ?
-			 nl->valuedouble >= tl->valuedouble :
-			 !jget(cl->input, "offset") && !jget(cl->input, "limit"));
-		if (whole)
-			rc = kt_ws_observe(cc->imp, path, content, strlen(content),
-					   payload);
-	} else if (!strcmp(tn, "Edit") || !strcmp(tn, "MultiEdit") ||
-		   !strcmp(tn, "Write")) {
-		const char *orig = jstr(tur, "originalFile");
-
-		if (!orig)
-			orig = jstr(tur, "originalFileContents");
-		if (orig)
-			rc = kt_ws_observe(cc->imp, path, orig, strlen(orig),
-					   payload);
-	}
-	free(path);
-	return rc;
-}
-
-/* The change a successful edit tool made (after its result is emitted). */
-static int apply_edit(struct cc *cc, const struct call *cl, const cJSON *tur)
-{
-	const char *tn = cl->name;
-	char *path = tool_path(cl, tur), *buf = NULL;
-	const char *cur;
-	size_t len = 0;
-	int rc = 0;
-
-	if (!path)
-		return 0;
-	if (!strcmp(tn, "Write")) {
-		const char *c = jstr(cl->input, "content");
-
-		if (!c && cJSON_IsObject(tur))
-			c = jstr(tur, "content");
-		if (c)
-			rc = kt_ws_write(cc->imp, path, c, strlen(c), cl->seq,
-					 "Write");
-		goto out;
-	}
-	cur = kt_ws_get(cc->imp, path, &len);
-	if (cur) {
-		buf = malloc(len + 1);
-		if (!buf) {
-			rc = KT_ENOMEM;
-			goto out;
-		}
-		memcpy(buf, cur, len);
-		buf[len] = 0;
-	} else {
-		buf = strdup("");
-		len = 0;
-		if (!buf) {
-			rc = KT_ENOMEM;
-			goto out;
-		}
-	}
-	if (!strcmp(tn, "Edit")) {
-		const char *o = jstr(cl->input, "old_string");
-		const char *n = jstr(cl->input, "new_string");
-
-		if (!o && cJSON_IsObject(tur))
-			o = jstr(tur, "oldString");
-		if (!n && cJSON_IsObject(tur))
-			n = jstr(tur, "newString");
-		if (!o || !n || (!cur && *o) ||
-		    str_apply(&buf, &len, o, n,
-			      cJSON_IsTrue(jget(cl->input, "replace_all"))))
-			goto out; /* content unknown: nothing reliable */
-	} else if (!strcmp(tn, "MultiEdit")) {
-		const cJSON *edits = jget(cl->input, "edits"), *e;
-
-		if (!cJSON_IsArray(edits) || (!cur && cJSON_GetArraySize(edits) &&
-		    jstr(cJSON_GetArrayItem(edits, 0), "old_string") &&
-		    *jstr(cJSON_GetArrayItem(edits, 0), "old_string")))
-			goto out;
-		cJSON_ArrayForEach(e, edits) {
-			const char *o = jstr(e, "old_string");
-			const char *n = jstr(e, "new_string");
-
-			if (!o || !n || str_apply(&buf, &len, o, n,
-				cJSON_IsTrue(jget(e, "replace_all"))))
-				goto out;
-		}
-	} else {
-		goto out;
-	}
-	rc = kt_ws_write(cc->imp, path, buf, len, cl->seq, tn);
-out:
-	free(buf);
-	free(path);
-	return rc;
-}
-
-/* toolUseResult without what the payload already holds (big copies).  Only
- * the kept members are copied (a Read's whole file is never duplicated just
- * to be deleted); like cJSON_DeleteItemFromObject, only the first member of
- * a dropped name is left out. */
-static cJSON *tur_extra(const cJSON *tur)
-{
-	static const char *const drop[] = {
-		"stdout", "stderr", "originalFile", "originalFileContents",
-		"content", "structuredPatch", "file", "oldString", "newString",
-		"edits", "oldTodos", "newTodos", "results", "filenames", "usage",
-		NULL
-	};
-	unsigned dropped = 0; /* bit i: drop[i] was left out once */
-	const cJSON *c;
-	cJSON *x = NULL, *d;
-	int i;
-
-	if (!cJSON_IsObject(tur))
-		return NULL;
-	for (c = tur->child; c; c = c->next) {
-		for (i = 0; drop[i]; i++)
-			if (!(dropped & (1u << i)) && c->string &&
-			    !strcmp(c->string, drop[i]))
-				break;
-		if (drop[i]) {
-			dropped |= 1u << i;
-			continue;
-		}
-		if (!x && !(x = cJSON_CreateObject()))
-			return NULL;
-		d = cJSON_Duplicate(c, 1);
-		if (!d) {
-			cJSON_Delete(x);
-			return NULL;
-		}
-		cJSON_AddItemToObject(x, c->string ? c->string : "", d);
-	}
-	return x;
-}
-
-static int handle_result(struct cc *cc, const struct pline *pl,
-			 const cJSON *b, const char *agent, const char *actor)
-{
-	const cJSON *o = pl->o, *tur = jget(o, "toolUseResult");
-	const char *id = jstr(b, "tool_use_id");
-	const cJSON *content = jget(b, "content");
-	struct call *cl;
-	struct kt_buf out = { 0 };
-	const char *text;       /* the output: content itself or out.s */
-	size_t tn;
-	cJSON *p, *imgs = NULL, *x;
-	int ok, rc = 0, exit_code = -1;
-	int64_t ts = iso_ns(jstr(o, "timestamp"));
-	uint64_t rseq = 0;
-	void **slot;
-	const char *aid;
-
-	if (!id) {
-		kt_imp_warn(cc->imp, pl->f, pl->line,
-			    "tool_result without tool_use_id: skipped");
-		return 0;
-	}
-	if (kt_strmap_get(&cc->seen_res, id))
-		return 0;
-	slot = kt_strmap_slot(&cc->seen_res, id, 1);
-	if (slot)
-		*slot = (void *)1;
-	cl = kt_strmap_get(&cc->calls, id);
-	/* a 2.x sub-agent finished: its own file goes before its result */
-	aid = jstr(o, "agentId");
-	if (!aid && cJSON_IsObject(tur))
-		aid = jstr(tur, "agentId");
-	if (aid && !agent && cc->nsubs) {
-		rc = run_subfile(cc, aid);
-		if (rc)
-			return rc;
-	}
-	ok = !cJSON_IsTrue(jget(b, "is_error"));
-	if (cJSON_IsObject(tur) && cJSON_IsTrue(jget(tur, "interrupted")))
-		ok = 0;
-	if (cJSON_IsString(content)) {
-		; /* used in place below */
-	} else if (cJSON_IsArray(content)) {
-		const cJSON *c;
-
-		cJSON_ArrayForEach(c, content) {
-			const char *t = jstr(c, "type");
-
-			if (cJSON_IsString(c)) {
-				if (out.len)
-					kt_buf_add(&out, "\n", 1);
-				kt_buf_add(&out, c->valuestring, strlen(c->valuestring));
-			} else if (t && !strcmp(t, "text") && jstr(c, "text")) {
-				if (out.len)
-					kt_buf_add(&out, "\n", 1);
-				kt_buf_add(&out, jstr(c, "text"), strlen(jstr(c, "text")));
-			} else if (t && !strcmp(t, "image")) {
-				const cJSON *src = jget(c, "source");
-				const char *data = jstr(src, "data");
-				unsigned char *bin;
-				size_t bl;
-				char hex[KT_HASH_HEX + 1];
-
-				if (!data || !(bin = b64dec(data, &bl)))
-					continue;
-				rc = kt_imp_blob(cc->imp, bin, bl, NULL, hex);
-				free(bin);
-				if (rc)
-					break;
-				if (!imgs)
-					imgs = cJSON_CreateArray();
-				x = cJSON_CreateObject();
-				cJSON_AddStringToObject(x, "blob", hex);
-				if (jstr(src, "media_type"))
-					cJSON_AddStringToObject(x, "media_type",
-								jstr(src, "media_type"));
-				cJSON_AddItemToArray(imgs, x);
-			}
-		}
-	}
-	if (!out.s && !cJSON_IsString(content))
-		kt_buf_add(&out, "", 0);
-	text = cJSON_IsString(content) ? content->valuestring : out.s;
-	tn = cJSON_IsString(content) ? strlen(text) : out.len;
-	p = cJSON_CreateObject();
-	if (!p || !text) {
-		free(out.s);
-		cJSON_Delete(p);
-		cJSON_Delete(imgs);
-		return KT_ENOMEM;
-	}
-	cJSON_AddStringToObject(p, "call_id", id);
-	cJSON_AddBoolToObject(p, "ok", ok);
-	rc = rc ? rc : add_text(cc->imp, p, "output", "output_blob", text, tn);
-	if (cl && !strcmp(cl->name, "Bash") && ok) {
-		exit_code = 0; /* Claude Code marks a non-zero exit is_error */
-		cJSON_AddNumberToObject(p, "exit_code", 0);
-	} else if (cl && !strcmp(cl->name, "Bash") &&
-		   !strncmp(text, "Exit code ", 10) &&
-		   text[10] >= '0' && text[10] <= '9') {
-		/* 2.x starts a failed command's result with its status */
-		exit_code = atoi(text + 10);
-		cJSON_AddNumberToObject(p, "exit_code", exit_code);
-	}
-	if (imgs)
-		cJSON_AddItemToObject(p, "images", imgs);
-	if (agent)
-		cJSON_AddStringToObject(p, "subagent", agent);
-	x = tur_extra(tur);
-	if (cJSON_IsString(tur)) {
-		x = cJSON_CreateObject();
-		cJSON_AddStringToObject(x, "toolUseResult", tur->valuestring);
-	}
-	if (x)
-		cJSON_AddItemToObject(p, "extra", x);
-	if (cl && ok && !rc)
-		rc = observe(cc, cl, tur, p);
-	if (rc) {
-		cJSON_Delete(p);
-		free(out.s);
-		return rc;
-	}
-	rc = emit(cc, pl, KT_KIND_TOOL_RESULT, cl ? cl->seq : 0, ts, actor, p,
-		  &rseq);
-	if (!rc && cl && ok)
-		rc = apply_edit(cc, cl, tur);
-	if (!rc && cl && !strcmp(cl->name, "Bash") &&
-	    jstr(cl->input, "command"))
-		rc = kt_shell_classify(cc->imp, cl->seq, rseq,
-				       jstr(cl->input, "command"), cl->cwd,
-				       text, exit_code, ok, ts);
-	free(out.s);
-	return rc;
-}
-
-/* ---- user, system, summary ----------------------------------------------- */
-
-static int handle_user(struct cc *cc, const struct pline *pl)
-{
-	const cJSON *o = pl->o, *m = jget(o, "message"), *c, *b;
-	const char *agent = line_agent(cc, o, pl);
-	int64_t ts = iso_ns(jstr(o, "timestamp"));
-	struct kt_buf tb = { 0 };
-	cJSON *imgs = NULL, *p, *fl;
-	const char *flag;
-	char actor[300];
-	int rc = 0, any_text = 0;
-
-	if (!cJSON_IsObject(m)) {
-		kt_imp_warn(cc->imp, pl->f, pl->line,
-			    "user line: message is not an object: skipped");
-		return 0;
-	}
-	c = jget(m, "content");
-	if (cJSON_IsString(c)) {
-		kt_buf_add(&tb, c->valuestring, strlen(c->valuestring));
-		any_text = 1;
-	} else if (cJSON_IsArray(c)) {
-		actor_of(agent, actor, sizeof(actor), "tool");
-		cJSON_ArrayForEach(b, c) {
-			const char *t = jstr(b, "type");
-
-			if (!cJSON_IsObject(b) || !t) {
-				kt_imp_warn(cc->imp, pl->f, pl->line,
-					    "content block is not a typed object: skipped");
-				continue;
-			}
-			if (!strcmp(t, "tool_result")) {
-				rc = handle_result(cc, pl, b, agent, actor);
-				if (rc)
-					goto out;
-			} else if (!strcmp(t, "text") && jstr(b, "text")) {
-				if (tb.len)
-					kt_buf_add(&tb, "\n", 1);
-				kt_buf_add(&tb, jstr(b, "text"), strlen(jstr(b, "text")));
-				any_text = 1;
-			} else if (!strcmp(t, "image")) {
-				const cJSON *src = jget(b, "source");
-				const char *data = jstr(src, "data");
-				unsigned char *bin;
-				size_t bl;
-				char hex[KT_HASH_HEX + 1];
-				cJSON *x;
-
-				if (!data || !(bin = b64dec(data, &bl))) {
-					kt_imp_warn(cc->imp, pl->f, pl->line,
-						    "image block without base64 data: skipped");
-					continue;
-				}
-				rc = kt_imp_blob(cc->imp, bin, bl, NULL, hex);
-				free(bin);
-				if (rc)
-					goto out;
-				if (!imgs)
-					imgs = cJSON_CreateArray();
-				x = cJSON_CreateObject();
-				cJSON_AddStringToObject(x, "blob", hex);
-				if (jstr(src, "media_type"))
-					cJSON_AddStringToObject(x, "media_type",
-								jstr(src, "media_type"));
-				cJSON_AddItemToArray(imgs, x);
-				any_text = 1;
-			}
-		}
-	} else {
-		kt_imp_warn(cc->imp, pl->f, pl->line,
-			    "user line: message.content is %s: skipped",
-			    c ? "neither a string nor a list" : "missing");
-		return 0;
-	}
-	if (!any_text)
-		goto out;
-	if (!tb.s)
-		kt_buf_add(&tb, "", 0);
-	flag = nonhuman_flag(o, tb.s);
-	if (agent && !flag)
-		flag = "subagent_prompt";
-	if (!flag) {
-		rc = ensure_run(cc, tb.s);
-		if (rc && rc != KT_EEXIST)
-			goto out;
-	}
-	actor_of(agent, actor, sizeof(actor), flag ? "system" : "human");
-	p = cJSON_CreateObject();
-	if (!p) {
-		rc = KT_ENOMEM;
-		goto out;
-	}
-	cJSON_AddStringToObject(p, "role", "user");
-	cJSON_AddBoolToObject(p, "human", !flag);
-	rc = add_text(cc->imp, p, "text", "text_blob", tb.s, tb.len);
-	if (agent)
-		cJSON_AddStringToObject(p, "subagent", agent);
-	if (flag) {
-		fl = cJSON_AddArrayToObject(p, "flags");
-		cJSON_AddItemToArray(fl, cJSON_CreateString(flag));
-	}
-	if (imgs) {
-		cJSON_AddItemToObject(p, "images", imgs);
-		imgs = NULL;
-	}
-	if (jstr(o, "uuid")) {
-		cJSON *x = cJSON_AddObjectToObject(p, "extra");
-
-		cJSON_AddStringToObject(x, "uuid", jstr(o, "uuid"));
-		if (jstr(o, "parentUuid"))
-			cJSON_AddStringToObject(x, "parentUuid", jstr(o, "parentUuid"));
-	}
-	if (rc) {
-		cJSON_Delete(p);
-		goto out;
-	}
-	rc = emit(cc, pl, KT_KIND_MESSAGE, 0, ts, actor, p, NULL);
-out:
-	cJSON_Delete(imgs);
-	free(tb.s);
-	return rc;
-}
-
-static int handle_system(struct cc *cc, const struct pline *pl)
-{
-	const cJSON *o = pl->o;
-	const char *text = jstr(o, "content"), *sub = jstr(o, "subtype");
-	cJSON *p = cJSON_CreateObject(), *x, *fl;
-	const cJSON *v;
-
-	if (!p)
-		return KT_ENOMEM;
-	cJSON_AddStringToObject(p, "role", "system");
-	cJSON_AddBoolToObject(p, "human", 0);
-	cJSON_AddStringToObject(p, "text", text ? text : "");
-	fl = cJSON_AddArrayToObject(p, "flags");
-	cJSON_AddItemToArray(fl, cJSON_CreateString(sub ? sub : "system"));
-	x = cJSON_AddObjectToObject(p, "extra");
-	if (jstr(o, "level"))
-		cJSON_AddStringToObject(x, "level", jstr(o, "level"));
-	if (jstr(o, "logicalParentUuid"))
-		cJSON_AddStringToObject(x, "logicalParentUuid",
-					jstr(o, "logicalParentUuid"));
-	v = jget(o, "compactMetadata");
-	if (cJSON_IsObject(v))
-		cJSON_AddItemToObject(x, "compactMetadata", cJSON_Duplicate(v, 1));
-	if (jstr(o, "uuid"))
-		cJSON_AddStringToObject(x, "uuid", jstr(o, "uuid"));
-	return emit(cc, pl, KT_KIND_MESSAGE, 0, iso_ns(jstr(o, "timestamp")),
-		    "system", p, NULL);
-}
-
-static int handle_summary(struct cc *cc, const struct pline *pl)
-{
-	const cJSON *o = pl->o, *m = jget(o, "message");
-	const char *s = jstr(o, "summary");
-	cJSON *p = cJSON_CreateObject(), *fl;
-
-	if (!p)
-		return KT_ENOMEM;
-	if (s) {
-		cJSON_AddStringToObject(p, "text", s);
-		cJSON_AddStringToObject(p, "kind", "summary");
-		if (jstr(o, "leafUuid"))
-			cJSON_AddStringToObject(p, "leafUuid", jstr(o, "leafUuid"));
-		return emit(cc, pl, KT_KIND_NOTE, 0,
-			    iso_ns(jstr(o, "timestamp")), "system", p, NULL);
-	}
-	if (cJSON_IsObject(m) && jstr(m, "content")) {
-		cJSON_AddStringToObject(p, "role", "user");
-		cJSON_AddBoolToObject(p, "human", 0);
-		cJSON_AddStringToObject(p, "text", jstr(m, "content"));
-		fl = cJSON_AddArrayToObject(p, "flags");
-		cJSON_AddItemToArray(fl, cJSON_CreateString("compact_summary"));
-		return emit(cc, pl, KT_KIND_MESSAGE, 0,
-			    iso_ns(jstr(o, "timestamp")), "system", p, NULL);
-	}
-	cJSON_Delete(p);
-	kt_imp_warn(cc->imp, pl->f, pl->line, "summary line without text: skipped");
 	return 0;
 }
 
@@ -1546,7 +731,7 @@ static int on_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 		m = jget(o, "message");
 		mid = cJSON_IsObject(m) ? jstr(m, "id") : NULL;
 		if (cc->npend && (!mid || !cc->pend_id || strcmp(mid, cc->pend_id)))
-			rc = flush_response(cc);
+			rc = cc_flush_response(cc);
 		if (rc) {
 			cJSON_Delete(o);
 			return rc;
@@ -1566,18 +751,18 @@ static int on_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 			cc->pend_id = strdup(mid);
 		cc->pend[cc->npend++] = pl;
 		if (!mid)
-			rc = flush_response(cc);
+			rc = cc_flush_response(cc);
 		return rc;
 	}
 	if (cc->npend)
-		rc = flush_response(cc);
+		rc = cc_flush_response(cc);
 	if (!rc) {
 		if (!strcmp(type, "user"))
-			rc = handle_user(cc, &pl);
+			rc = cc_handle_user(cc, &pl);
 		else if (!strcmp(type, "system"))
-			rc = handle_system(cc, &pl);
+			rc = cc_handle_system(cc, &pl);
 		else if (!strcmp(type, "summary"))
-			rc = handle_summary(cc, &pl);
+			rc = cc_handle_summary(cc, &pl);
 		/* file-history-snapshot, queue-operation, progress, ...:
 		 * bookkeeping of the client, not part of the trajectory */
 	}
@@ -1590,7 +775,7 @@ static int process_file(struct cc *cc, const kt_file *f, const char *agent)
 	int rc = each_line(cc, f, on_line, (void *)(uintptr_t)agent, 0);
 
 	if (!rc && cc->npend)
-		rc = flush_response(cc);
+		rc = cc_flush_response(cc);
 	return rc;
 }
 
@@ -1904,10 +1089,10 @@ static int cc_import(kt_imp *imp, const kt_file *f)
 	rc = process_file(&cc, f, NULL);
 	for (i = 0; i < cc.nsubs && !rc; i++) {
 		if (!cc.subs[i].done)
-			rc = run_subfile(&cc, cc.subs[i].agent);
+			rc = cc_run_subfile(&cc, cc.subs[i].agent);
 	}
 	if (!rc && !cc.begun)
-		rc = ensure_run(&cc, NULL); /* an empty session is still a run */
+		rc = cc_ensure_run(&cc, NULL); /* an empty session is still a run */
 	if (!rc)
 		rc = kt_imp_run_end(imp);
 out:
@@ -1920,7 +1105,7 @@ out:
 		free(cc.subs[i].agent);
 	}
 	free(cc.subs);
-	kt_strmap_free(&cc.calls, call_free);
+	kt_strmap_free(&cc.calls, cc_call_free);
 	kt_strmap_free(&cc.seen_use, NULL);
 	kt_strmap_free(&cc.seen_res, NULL);
 	kt_strmap_free(&cc.usage_done, NULL);

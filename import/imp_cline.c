@@ -421,12 +421,7 @@ static int sdk_import(kt_imp *imp, const kt_file *f, cJSON *doc)
 	}
 	kt_conv_free(&cv);
 end:
-	{
-		int r2 = kt_imp_run_end(imp);
-
-		if (!rc)
-			rc = r2;
-	}
+	rc = kt_imp_run_finish(imp, rc);
 out:
 	free(sp);
 	if (man != doc)
@@ -639,11 +634,7 @@ static int task_import(kt_imp *imp, const kt_file *f, cJSON *doc)
 	free(sp);
 	kt_conv_free(&x.cv);
 end:
-	{
-		int r2 = kt_imp_run_end(imp);
-
-		return rc ? rc : r2;
-	}
+	return kt_imp_run_finish(imp, rc);
 }
 
 static int cline_import(kt_imp *imp, const kt_file *f)

@@ -977,12 +977,7 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 			    "edits are unknown (first: %s)", c.bad_patches,
 			    c.bad_patches == 1 ? " does" : "s do",
 			    c.bad_patch_why);
-	{
-		int r2 = kt_imp_run_end(imp);
-
-		if (!rc)
-			rc = r2;
-	}
+	rc = kt_imp_run_finish(imp, rc);
 out:
 	cJSON_Delete(c.pend);
 	free(c.pend_call_id);

@@ -373,12 +373,7 @@ static int cxe_import(kt_imp *imp, const kt_file *f)
 				r[i].at.line, r[i].at.off, r[i].at.len, NULL);
 		}
 	}
-	{
-		int r2 = kt_imp_run_end(imp);
-
-		if (!rc)
-			rc = r2;
-	}
+	rc = kt_imp_run_finish(imp, rc);
 out:
 	for (i = 0; turn_usage && i < nturn; i++)
 		cJSON_Delete(turn_usage[i]);

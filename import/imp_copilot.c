@@ -267,11 +267,7 @@ static int legacy(copx *x, const kt_file *f, cJSON *doc)
 			break;
 	}
 	free(sp);
-	{
-		int r2 = kt_imp_run_end(x->imp);
-
-		return rc ? rc : r2;
-	}
+	return kt_imp_run_finish(x->imp, rc);
 }
 
 static int cop_import(kt_imp *imp, const kt_file *f)
@@ -333,12 +329,7 @@ static int cop_import(kt_imp *imp, const kt_file *f)
 			rc = 0;
 		}
 	}
-	{
-		int r2 = kt_imp_run_end(imp);
-
-		if (!rc)
-			rc = r2;
-	}
+	rc = kt_imp_run_finish(imp, rc);
 out:
 	kt_impx_calls_free(&x.calls);
 	kt_impx_recs_free(r, n);

@@ -921,12 +921,7 @@ static int emit_group(kt_imp *imp, struct set *s, const char *def,
 		}
 	}
 end:
-	{
-		int rc2 = kt_imp_run_end(imp);
-
-		if (!rc)
-			rc = rc2;
-	}
+	rc = kt_imp_run_finish(imp, rc);
 out:
 	free(sols);
 	free(ident);

@@ -498,12 +498,7 @@ static int gem_import(kt_imp *imp, const kt_file *f)
 			rc = 0;
 		}
 	}
-	{
-		int r2 = kt_imp_run_end(imp);
-
-		if (!rc)
-			rc = r2;
-	}
+	rc = kt_imp_run_finish(imp, rc);
 out:
 	free(ms);
 	cJSON_Delete(meta);

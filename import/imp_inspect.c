@@ -1142,12 +1142,7 @@ static int import_sample(kt_imp *imp, const kt_file *f, const cJSON *log,
 	}
 	rc = end_note(&c);
 end:
-	{
-		int rc2 = kt_imp_run_end(imp);
-
-		if (!rc)
-			rc = rc2;
-	}
+	rc = kt_imp_run_finish(imp, rc);
 out:
 	cJSON_Delete(conv);
 	cJSON_Delete(c.owned);

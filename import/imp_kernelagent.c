@@ -764,12 +764,7 @@ static int import_trace(kt_imp *imp, const kt_file *f)
 	}
 	for (size_t i = 0; i < t.nother; i++)
 		kt_imp_claim(imp, t.other[i]);
-	{
-		int rc2 = kt_imp_run_end(imp);
-
-		if (!rc)
-			rc = rc2;
-	}
+	rc = kt_imp_run_finish(imp, rc);
 out:
 	for (size_t i = 0; i < t.nr; i++)
 		for (int k = 0; k < F_N; k++)
@@ -1051,12 +1046,7 @@ static int import_worker(kt_imp *imp, const kt_file *f, cJSON *j)
 						 strlen(final), seq, "worker");
 		}
 	}
-	{
-		int rc2 = kt_imp_run_end(imp);
-
-		if (!rc)
-			rc = rc2;
-	}
+	rc = kt_imp_run_finish(imp, rc);
 out:
 	cJSON_Delete(parsed);
 	free(ident);

@@ -273,12 +273,7 @@ static int import_baseline(kt_imp *imp, const kt_file *f, cJSON *doc)
 		free(pv);
 	}
 end:
-	{
-		int rc2 = kt_imp_run_end(imp);
-
-		if (!rc)
-			rc = rc2;
-	}
+	rc = kt_imp_run_finish(imp, rc);
 out:
 	free(lv);
 	free(ident);
@@ -775,12 +770,7 @@ static int import_results(kt_imp *imp, const kt_file *f, cJSON *doc)
 		cJSON_Delete(tmp);
 	}
 end:
-	{
-		int rc2 = kt_imp_run_end(imp);
-
-		if (!rc)
-			rc = rc2;
-	}
+	rc = kt_imp_run_finish(imp, rc);
 out:
 	free(pv);
 	cJSON_Delete(base);

@@ -567,12 +567,7 @@ static int map_import(kt_imp *imp, const kt_file *f)
 		if (rc)
 			break;
 		rc = each_record(&x, import_rec, &r);
-		{
-			int r2 = kt_imp_run_end(imp);
-
-			if (!rc)
-				rc = r2;
-		}
+		rc = kt_imp_run_finish(imp, rc);
 		for (j = 0; j < x.n; j++)
 			free(x.steps[j]);
 		x.n = 0;

@@ -637,12 +637,7 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 		if (rc)
 			break;
 	}
-	{
-		int r2 = kt_imp_run_end(imp);
-
-		if (!rc)
-			rc = r2;
-	}
+	rc = kt_imp_run_finish(imp, rc);
 out:
 	kt_strmap_free(&x.calls, ocall_free);
 	kt_strmap_free(&x.resp, NULL);

@@ -521,11 +521,7 @@ static int trace_run(otx *x, size_t b, size_t e)
 	kt_strmap_free(&x->seen, NULL);
 	kt_strmap_free(&idx, NULL);
 	free(last);
-	{
-		int r2 = kt_imp_run_end(x->imp);
-
-		return rc ? rc : r2;
-	}
+	return kt_imp_run_finish(x->imp, rc);
 }
 
 static int otel_import(kt_imp *imp, const kt_file *f)

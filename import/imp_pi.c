@@ -339,12 +339,7 @@ static int pi_import(kt_imp *imp, const kt_file *f)
 			rc = 0;
 		}
 	}
-	{
-		int r2 = kt_imp_run_end(imp);
-
-		if (!rc)
-			rc = r2;
-	}
+	rc = kt_imp_run_finish(imp, rc);
 out:
 	cJSON_Delete(meta);
 	kt_impx_calls_free(&x.calls);

@@ -1202,12 +1202,7 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 			}
 		}
 	}
-	{
-		int r2 = kt_imp_run_end(imp);
-
-		if (!rc)
-			rc = r2;
-	}
+	rc = kt_imp_run_finish(imp, rc);
 out:
 	while (x.npend)
 		scall_clear(&x.pend[--x.npend]);

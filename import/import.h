@@ -100,6 +100,10 @@ int kt_imp_run_begin(kt_imp *imp, const char *identity, const char *name,
 int kt_imp_run_begin_id(kt_imp *imp, const char *id, const char *name,
 			const char *format, cJSON *meta /* consumed */);
 int kt_imp_run_end(kt_imp *imp);
+/* kt_imp_run_end keeping the first error: rc when it is not 0, else what
+ * kt_imp_run_end returns.  How an importer that stopped at its first
+ * error still ends the run it began. */
+int kt_imp_run_finish(kt_imp *imp, int rc);
 /* After kt_imp_run_begin, for sources whose parts may change after an
  * import (a KernelAgent round folder, a worker result rewritten with a new
  * round): each event re-emitted for the part of the run already stored is
@@ -464,7 +468,7 @@ typedef struct kt_import_stats {
 #define KT_REC_HASH_LEN 8
 
 /* 256 MiB: above the 100 MB line the Claude Code importer still parses
- * (imp_claude.c CC_MAX_LINE), so no line an importer would keep is cut;
+ * (imp_claude_int.h CC_MAX_LINE), so no line an importer would keep is cut;
  * a stream without newlines (/dev/zero) stops there, not after
  * KT_IMPORT_MAX_TOTAL bytes */
 #define KT_IMPORT_MAX_LINE (256ull << 20)

@@ -117,6 +117,10 @@ int kt_jsonl_parse(const char *line, size_t len, kt_jsonl_rec *r,
 int kt_jsonl_parse_ref(const char *line, size_t len, kt_jsonl_rec *r,
 		       char *err, size_t errlen);
 void kt_jsonl_release(kt_jsonl_rec *r);
+/* Whether line [p, end), which did not parse, still reads as a ktraj line
+ * up to where it broke (a top-level "kind", "seq" or "blob", or a "run"
+ * object): format detection then tries the next lines.  1 or 0. */
+int kt_jsonl_ish(const char *p, const char *end);
 
 /* base64 (kt_base64_encode, kt_base64_decode): ../base/kt_base.h. */
 

@@ -290,6 +290,13 @@ reset:
 	return rc;
 }
 
+int kt_imp_run_finish(kt_imp *imp, int rc)
+{
+	int r2 = kt_imp_run_end(imp);
+
+	return rc ? rc : r2;
+}
+
 static void add_source(cJSON *arr, struct kt_root *r, struct kt_vfile *v)
 {
 	cJSON *o = cJSON_CreateObject();

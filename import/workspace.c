@@ -282,43 +282,6 @@ out:
 	return rc;
 }
 
-/* Replace in (s, n): every occurrence or the first; NULL when none. */
-static char *replace(const char *s, size_t n, const char *o, size_t lo,
-		     const char *nw, size_t ln, int all, size_t *outlen)
-{
-	size_t cnt = 0, cap, w = 0;
-	const char *p = s, *end = s + n, *q;
-	char *out;
-
-	if (lo == 0)
-		return NULL;
-	while ((q = memmem(p, (size_t)(end - p), o, lo))) {
-		cnt++;
-		p = q + lo;
-		if (!all)
-			break;
-	}
-	if (!cnt)
-		return NULL;
-	cap = n + cnt * ln + 1;
-	out = malloc(cap);
-	if (!out)
-		return NULL;
-	p = s;
-	while (cnt-- && (q = memmem(p, (size_t)(end - p), o, lo))) {
-		memcpy(out + w, p, (size_t)(q - p));
-		w += (size_t)(q - p);
-		memcpy(out + w, nw, ln);
-		w += ln;
-		p = q + lo;
-	}
-	memcpy(out + w, p, (size_t)(end - p));
-	w += (size_t)(end - p);
-	out[w] = 0;
-	*outlen = w;
-	return out;
-}
-
 int kt_ws_replace(kt_imp *imp, const char *path, const char *old_s,
 		  const char *new_s, int all, uint64_t call, const char *tool)
 {
@@ -329,8 +292,8 @@ int kt_ws_replace(kt_imp *imp, const char *path, const char *old_s,
 
 	if (!cur || !old_s || !new_s)
 		return KT_ENOTFOUND;
-	nc = replace(cur, len, old_s, strlen(old_s), new_s, strlen(new_s), all,
-		     &nl);
+	nc = kt_str_replace(cur, len, old_s, strlen(old_s), new_s,
+			    strlen(new_s), all, &nl);
 	if (!nc)
 		return KT_ENOTFOUND;
 	rc = kt_ws_write(imp, path, nc, nl, call, tool);

@@ -243,6 +243,31 @@ static void t_hex_sha(void **st)
 				 "b00361a396177a9cb410ff61f20015ad");
 }
 
+/* kt_str_replace: first or every occurrence, bytes past NULs, none found */
+static void t_str_replace(void **state)
+{
+	size_t n = 99;
+	char *r;
+
+	(void)state;
+	r = kt_str_replace("a-b-c", 5, "-", 1, "+=", 2, 0, &n);
+	assert_string_equal(r, "a+=b-c");
+	assert_int_equal(n, 6);
+	free(r);
+	r = kt_str_replace("a-b-c", 5, "-", 1, "", 0, 1, &n);
+	assert_string_equal(r, "abc");
+	assert_int_equal(n, 3);
+	free(r);
+	r = kt_str_replace("x\0yx", 4, "x", 1, "zz", 2, 1, &n);
+	assert_int_equal(n, 6);
+	assert_memory_equal(r, "zz\0yzz", 7);
+	free(r);
+	n = 99;
+	assert_null(kt_str_replace("abc", 3, "d", 1, "e", 1, 1, &n));
+	assert_null(kt_str_replace("abc", 3, "", 0, "e", 1, 1, &n));
+	assert_int_equal(n, 99);
+}
+
 static void t_strings_json(void **st)
 {
 	cJSON *o = cJSON_Parse("{\"a\":\"x\",\"n\":1,\"A\":\"y\"}");
@@ -282,6 +307,7 @@ int main(void)
 		cmocka_unit_test(t_base64),
 		cmocka_unit_test(t_hex_sha),
 		cmocka_unit_test(t_strings_json),
+		cmocka_unit_test(t_str_replace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

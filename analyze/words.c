@@ -1,0 +1,74 @@
+/*
+ * words.c - the words analyzer results are shown in, shared by every
+ * output (blame, stalls and report text, JSON rows, the HTML report):
+ * confidence labels, series names, where the noise came from, the run
+ * test's line.
+ */
+#include <stdio.h>
+#include "analyze.h"
+
+const char *kt_an_conf_label(const kt_an_jump *j, const kt_an_opts *o)
+{
+	double lag = 0;
+
+	for (size_t i = 0; i < j->ncand; i++)
+		if ((long)j->cand[i].ev == j->question)
+			lag = j->cand[i].lag_calls;
+	if (j->confidence >= 0.6 && lag <= o->tau_calls)
+		return "high";
+	if (j->confidence >= 0.35)
+		return "medium";
+	return "low";
+}
+
+const char *kt_an_key_name(const char *k)
+{
+	return *k ? k : "(no workload, scenario or metric recorded)";
+}
+
+const char *kt_an_noise_text(const kt_an_series *se, char *buf, size_t cap)
+{
+	switch (se->noise_kind) {
+	case KT_AN_NOISE_REPEATS:
+		snprintf(buf, cap, "%s: %zu results of %zu code states",
+			 se->noise_src, se->noise_n, se->noise_groups);
+		break;
+	case KT_AN_NOISE_SPREAD:
+		snprintf(buf, cap, "%s: %zu results", se->noise_src,
+			 se->noise_n);
+		break;
+	default:
+		snprintf(buf, cap, "%s", se->noise_src);
+	}
+	return buf;
+}
+
+void kt_an_runtest_line(const kt_an_blame *b, char *buf, size_t n)
+{
+	/* the run test weighs every result above the running best, also
+	 * those under the jump threshold: not the series' "new bests" */
+	int k = snprintf(buf, n, "run test: S = %.3f over %zu improvement%s and "
+			 "%zu question%s; ", b->s_obs, b->n_newbest,
+			 b->n_newbest == 1 ? "" : "s", b->nquestions,
+			 b->nquestions == 1 ? "" : "s");
+
+	if (k < 0 || (size_t)k >= n)
+		return;
+	if (b->p_value < 0) {
+		snprintf(buf + k, n - (size_t)k, "p: not computed (%s)",
+			 b->permutations <= 0 ? "--permutations 0" :
+			 !b->nquestions ? "no question" : "no new best");
+		return;
+	}
+	if (b->s_null_mean > 0)
+		k += snprintf(buf + k, n - (size_t)k, "effect x%.2f of chance "
+			      "(S by chance %.3f +- %.3f), ", b->s_obs /
+			      b->s_null_mean, b->s_null_mean, b->s_null_sd);
+	else
+		k += snprintf(buf + k, n - (size_t)k, "effect: none by chance, ");
+	if (k < 0 || (size_t)k >= n)
+		return;
+	snprintf(buf + k, n - (size_t)k, "p = %.4f (questions placed at random; "
+		 "circular shift %.4f; %d permutations, seed %llu)", b->p_value,
+		 b->p_shift, b->permutations, (unsigned long long)b->seed);
+}
