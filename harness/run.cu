@@ -681,6 +681,13 @@ static int call_arm(struct scen *S, entry_fn fn, void *const in[4], void *out)
 	return 0;
 }
 
+/* An arm's warmup: calls made, wall ms of the first call, mean ms per call
+ * over the whole warmup, and the median that sets the samples per block. */
+struct warmup {
+	int calls;
+	double first_ms, mean_ms, est_ms;
+};
+
 struct arm_stats {
 	double med, min, max, mean, q1, q3;
 	int n, dropped;
@@ -826,6 +833,7 @@ static int run_one(const struct kth_task *t, const struct kth_opts *o,
 	unsigned long long diffs = 0, h;
 	struct samples sa = { 0 }, sc = { 0 };
 	struct arm_stats ra = { 0 }, rcand = { 0 };
+	struct warmup warm[2] = { { 0, NAN, NAN, NAN }, { 0, NAN, NAN, NAN } };
 	double lo = NAN, hi = NAN, flops, bytes, side_ms = 0;
 	int drop_a = 0, drop_c = 0, timed = 0, nblk = o->blocks, post_set = -1;
 	double *blk_speed = NULL;
@@ -1047,16 +1055,16 @@ static int run_one(const struct kth_task *t, const struct kth_opts *o,
 		 * row 13); a device without the feature just says so */
 		cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
 		cudaGetLastError();
+		/* samples per block from the median wall time of one warmup
+		 * call (call and synchronize): kth_samples_per_block says why
+		 * not the mean */
 		for (int r = 0; r < 2; r++) {
-			double t0 = wall_ms();
+			double t0 = wall_ms(), wt[KTH_WARMUP_KEEP];
 			int calls = 0;
-			float ms = 0;
 
-			if (cudaEventRecord(S->e0, S->hs)) {
-				fatal = 1;
-				goto result;
-			}
 			do {
+				double c0 = wall_ms();
+
 				rc = call_arm(S, arm[r], S->pin[calls % S->K],
 					      r == 1 ? S->out : S->out0);
 				if (rc || cudaStreamSynchronize(S->hs)) {
@@ -1069,20 +1077,17 @@ static int run_one(const struct kth_task *t, const struct kth_opts *o,
 					fatal = 1;
 					goto result;
 				}
+				if (calls < KTH_WARMUP_KEEP)
+					wt[calls] = wall_ms() - c0;
 				calls++;
 			} while ((wall_ms() - t0 < o->warmup_ms ||
 				  calls < o->warmup_calls) && calls < 100000);
-			if (cudaEventRecord(S->e1, S->hs) ||
-			    cudaEventSynchronize(S->e1) ||
-			    cudaEventElapsedTime(&ms, S->e0, S->e1)) {
-				fatal = 1;
-				goto result;
-			}
-			double est = fmax(ms / calls, 1e-3);
-			int n = (int)(o->budget_ms / o->blocks / est);
-
-			nper[r] = n < o->min_samples ? o->min_samples :
-				  n > o->max_samples ? o->max_samples : n;
+			warm[r].calls = calls;
+			warm[r].first_ms = wt[0];
+			warm[r].mean_ms = (wall_ms() - t0) / calls;
+			nper[r] = kth_samples_per_block(wt, calls, o->budget_ms, o->blocks,
+							o->min_samples, o->max_samples,
+							&warm[r].est_ms);
 		}
 		for (int blk = 0; blk < nblk; blk++) {
 			for (int j = 0; j < 2; j++) {
@@ -1292,6 +1297,21 @@ result:
 		if (i)
 			kb_put(&b, ",", 1);
 		kb_jnum(&b, blk_speed[i]);
+	}
+	kb_put(&b, "]", 1);
+	/* the warmup of each arm (reference or baseline first, candidate
+	 * second): what set the samples per block */
+	kb_key(&b, "warmup");
+	kb_put(&b, "[", 1);
+	for (int r = 0; r < 2; r++) {
+		kb_printf(&b, "%s{\"calls\":%d", r ? "," : "", warm[r].calls);
+		kb_key(&b, "first_ms");
+		kb_jnum(&b, warm[r].first_ms);
+		kb_key(&b, "mean_ms");
+		kb_jnum(&b, warm[r].mean_ms);
+		kb_key(&b, "est_ms");
+		kb_jnum(&b, warm[r].est_ms);
+		kb_put(&b, "}", 1);
 	}
 	kb_put(&b, "]", 1);
 	kb_printf(&b, ",\"throttled_dropped\":%d,\"ref_throttled_dropped\":%d", drop_c, drop_a);

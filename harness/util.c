@@ -255,3 +255,33 @@ char *kth_read_file(const char *path, size_t *len)
 		*len = n;
 	return buf;
 }
+
+int kth_samples_per_block(const double *call_ms, int n, double budget_ms, int blocks,
+			  int min_s, int max_s, double *est_ms)
+{
+	double v[KTH_WARMUP_KEEP], med, per;
+
+	if (n > KTH_WARMUP_KEEP)
+		n = KTH_WARMUP_KEEP;
+	if (est_ms)
+		*est_ms = NAN;
+	if (n < 1 || blocks < 1)
+		return min_s;
+	/* insertion sort: at most KTH_WARMUP_KEEP values, once per arm */
+	for (int i = 0; i < n; i++) {
+		int j = i;
+
+		while (j > 0 && v[j - 1] > call_ms[i]) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = call_ms[i];
+	}
+	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	if (est_ms)
+		*est_ms = med;
+	per = budget_ms / blocks / (med > 1e-3 ? med : 1e-3);
+	if (!(per < max_s))
+		return max_s;
+	return per < min_s ? min_s : (int)per;
+}

@@ -39,6 +39,20 @@ void kth_hex(const unsigned char *bin, size_t n, char *out);
 uint64_t kth_fnv64(uint64_t h, const void *data, size_t len);
 #define KTH_FNV_INIT 0xcbf29ce484222325ULL
 
+/* warmup calls of one arm that the sample estimate reads */
+#define KTH_WARMUP_KEEP 512
+
+/* Timed samples per block for one arm, from its warmup: budget_ms / blocks
+ * divided by the median of the per-call times call_ms[0..n) (ms; only the
+ * first KTH_WARMUP_KEEP are read; a median under 1 us counts as 1 us),
+ * clamped to [min_s, max_s]; n < 1 gives min_s.  The median and not the
+ * mean over the warmup: a one-time cost in an arm's first call (a
+ * library's set-up) would otherwise count as its speed and leave it the
+ * minimum number of samples.  *est_ms (may be NULL) gets the median, NaN
+ * for n < 1. */
+int kth_samples_per_block(const double *call_ms, int n, double budget_ms, int blocks,
+			  int min_s, int max_s, double *est_ms);
+
 /* Read a whole file; malloc'ed, NUL-terminated; NULL on error. */
 char *kth_read_file(const char *path, size_t *len);
 

@@ -18,17 +18,18 @@
  * warpgroups also overlap each other on the tensor cores.  A stage goes
  * back to the producer through an "empty" mbarrier once every consumer
  * warp's PV product has read it.  Causal blocks stop at the diagonal, mask
- * only the tiles that cross it or the end of the keys, and are scheduled
- * longest first.  GQA/MQA: query head h reads KV head h / (Hq / Hkv)
- * through the same tensor map.
+ * only the tiles that cross it or the end of the keys, and a head's
+ * longest tile goes first.  GQA/MQA: query head h reads KV head h /
+ * (Hq / Hkv) through the same tensor map.  The grid is persistent (one
+ * block per SM taking work items from a counter, the next item's copies
+ * under the last one's PV product and O stores).
  *
  * Tiles (H200, tests/bench/RESULTS.md "Rung 06"): D=64 3 consumers (192
- * rows) x 128 keys x 4 stages; D=128 2 consumers x 128 keys x 3 stages
- * (229 KB of shared memory, one block per SM); D=256 2 consumers x 64 keys
- * x 2 stages; at D=64 the consumers take turns to issue their GEMMs
- * (FA3's ping-pong, named barriers).  Not done (FA3 has them): a
- * persistent grid with the epilogue overlapped, O stored through shared
- * memory and TMA.
+ * rows) x 128 keys x 4 stages, 2 consumers (128 rows) up to 2048 rows; D=128 2 consumers x 128 keys x 3 stages (229 KB of shared
+ * memory, one block per SM); D=256 2 consumers x 64 keys x 2 stages; at
+ * D=64 the consumers take turns to issue their GEMMs (FA3's ping-pong,
+ * named barriers).  Not done (FA3 has them): O stored through shared
+ * memory and TMA, 80-key tiles at D=256.
  *
  * The tensor maps are encoded on the host for every call (a few
  * microseconds); the encoder comes from the CUDA runtime's driver
@@ -235,16 +236,43 @@ template <int D, int BN, int ST, int NC> struct cfg {
 	 * of the 64K-register file split among the consumers */
 	static constexpr int CREG = NC == 2 ? 240 : 160;
 	static constexpr int QB = BM * D * 2, KB = BN * D * 2;
-	static constexpr int SMEM = 1024 + QB + 2 * ST * KB + 8 * (1 + 3 * ST);
+	/* + the mbarriers (bq, qe, 3 per stage, 2 work-item slots full/empty)
+	 * and the two slots */
+	static constexpr int SMEM = 1024 + QB + 2 * ST * KB + 8 * (6 + 3 * ST) + 8;
 };
 
+/* Where tile i of the persistent schedule lies: tiles are numbered head by
+ * head so that blocks working at the same time share K/V in L2, and within
+ * a head the longest causal tile comes first (the short ones fill the
+ * tail of the schedule). */
+struct tile {
+	int q0, bh, nt;
+};
+__device__ __forceinline__ tile tile_of(int i, int nqt, int BM, int BN, int Sk, int off, int causal)
+{
+	tile t;
+	const int r = i % nqt, qt = causal ? nqt - 1 - r : r;
+
+	t.bh = i / nqt;
+	t.q0 = qt * BM;
+	const int kend = causal ? min(Sk, t.q0 + BM + off) : Sk;
+	t.nt = kend > 0 ? (kend + BN - 1) / BN : 0;
+	return t;
+}
+
 /* PP: the consumer warpgroups take turns to issue their GEMMs (named
- * barriers) instead of issuing freely */
-template <typename T, int D, int BN, int ST, int NC, bool PP>
+ * barriers) instead of issuing freely.  PS: the grid is persistent: each
+ * block takes (batch, head, query tile) work items from a counter in the
+ * scratch buffer until none is left; the producer takes the next item and
+ * starts its Q and K/V copies while the consumers still finish the last
+ * one (its final PV product and O stores).  The counter goes back to 0
+ * when the last block finds the list empty, so every call starts from 0.
+ * Without PS, block (x, y) does item y * nqt + x alone. */
+template <typename T, int D, int BN, int ST, int NC, bool PP, bool PS>
 __global__ void __launch_bounds__(128 * (NC + 1), 1)
 attn_wgmma(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
 	   const __grid_constant__ CUtensorMap tv, T *__restrict__ o, int Hq, int Hkv,
-	   int Sq, int Sk, int causal, float scale)
+	   int Sq, int Sk, int causal, float scale, int *ctr, int nqt, int ntiles)
 {
 	using C = cfg<D, BN, ST, NC>;
 	constexpr int BM = C::BM, NS = BN / 2, NO = D / 2, DB = D / 64;
@@ -252,19 +280,22 @@ attn_wgmma(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUten
 	unsigned char *sm = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
 	unsigned char *Qs = sm, *Ks = sm + C::QB, *Vs = Ks + ST * C::KB;
 	uint64_t *bq = (uint64_t *)(Vs + ST * C::KB), *bk = bq + 1, *bv = bk + ST, *be = bv + ST;
-	const int tid = threadIdx.x, wgi = tid / 128;
-	const int qt = causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;  /* longest first */
-	const int q0 = qt * BM, bh = blockIdx.y, b = bh / Hq, h = bh % Hq;
-	const int bkv = b * Hkv + h / (Hq / Hkv), off = Sk - Sq;
-	int kend = causal ? min(Sk, q0 + BM + off) : Sk;
-	const int nt = kend > 0 ? (kend + BN - 1) / BN : 0;
+	/* qe: Q may be overwritten; tf/te: the work-item slots full/empty */
+	uint64_t *qe = be + ST, *tf = qe + 1, *te = tf + 2;
+	int *slot = (int *)(te + 2);
+	const int tid = threadIdx.x, wgi = tid / 128, off = Sk - Sq;
 
 	if (tid == 0) {
 		bar_init(bq, 1);
+		bar_init(qe, 4 * NC);
 		for (int s = 0; s < ST; s++) {
 			bar_init(&bk[s], 1);
 			bar_init(&bv[s], 1);
 			bar_init(&be[s], 4 * NC);   /* one arrival per consumer warp */
+		}
+		for (int s = 0; s < 2; s++) {
+			bar_init(&tf[s], 1);
+			bar_init(&te[s], 4 * NC);
 		}
 		asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 	}
@@ -273,19 +304,44 @@ attn_wgmma(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUten
 	if (wgi == 0) {
 		asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n");
 		if (tid == 0) {
-			bar_expect(bq, C::QB);
-			for (int j = 0; j < DB; j++)
-				tma3(Qs + j * BM * 128, &tq, j * 64, q0, bh, bq);
-			for (int n = 0; n < nt; n++) {
-				const int s = n % ST, u = n / ST;
+			int g = 0, kq = 0;   /* K/V stages and Q tiles loaded so far */
 
-				bar_wait(&be[s], (u & 1) ^ 1);
-				bar_expect(&bk[s], C::KB);
+			for (int k = 0;; k++) {
+				int i = PS ? atomicAdd(ctr, 1) : k == 0 ? (int)(blockIdx.y * nqt + blockIdx.x) : ntiles;
+
+				if (PS && i >= ntiles) {
+					if (i == ntiles + (int)gridDim.x - 1)
+						*(volatile int *)ctr = 0;   /* the last grab of this call */
+					i = -1;
+				}
+				if (i >= ntiles)
+					i = -1;
+				bar_wait(&te[k & 1], ((k >> 1) & 1) ^ 1);
+				*(volatile int *)&slot[k & 1] = i;
+				bar_arrive(&tf[k & 1]);
+				if (i < 0)
+					break;
+				const tile w = tile_of(i, nqt, BM, BN, Sk, off, causal);
+				const int bkv = (w.bh / Hq) * Hkv + (w.bh % Hq) / (Hq / Hkv);
+
+				if (w.nt == 0)
+					continue;
+				bar_wait(qe, (kq & 1) ^ 1);
+				bar_expect(bq, C::QB);
 				for (int j = 0; j < DB; j++)
-					tma3(Ks + s * C::KB + j * BN * 128, &tk, j * 64, n * BN, bkv, &bk[s]);
-				bar_expect(&bv[s], C::KB);
-				for (int j = 0; j < DB; j++)
-					tma3(Vs + s * C::KB + j * BN * 128, &tv, j * 64, n * BN, bkv, &bv[s]);
+					tma3(Qs + j * BM * 128, &tq, j * 64, w.q0, w.bh, bq);
+				kq++;
+				for (int n = 0; n < w.nt; n++, g++) {
+					const int s = g % ST, u = g / ST;
+
+					bar_wait(&be[s], (u & 1) ^ 1);
+					bar_expect(&bk[s], C::KB);
+					for (int j = 0; j < DB; j++)
+						tma3(Ks + s * C::KB + j * BN * 128, &tk, j * 64, n * BN, bkv, &bk[s]);
+					bar_expect(&bv[s], C::KB);
+					for (int j = 0; j < DB; j++)
+						tma3(Vs + s * C::KB + j * BN * 128, &tv, j * 64, n * BN, bkv, &bv[s]);
+				}
 			}
 		}
 		return;
@@ -293,19 +349,15 @@ attn_wgmma(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUten
 	asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" :: "n"(C::CREG));
 	const int c = wgi - 1, t = tid - 128 * wgi, warp = t / 32, lane = t % 32;
 	const int g = lane >> 2, tg = lane & 3;
-	const int rw = q0 + 64 * c;                     /* this warpgroup's first row */
-	const int r0 = rw + warp * 16 + g, r1 = r0 + 8;
 	const float sl2 = scale * 1.4426950408889634f;
 	const uint32_t qa = sa(Qs) + 64 * c * 128;
-	float S[NS], O[NO], m0 = -INFINITY, m1 = -INFINITY, l0 = 0.f, l1 = 0.f;
+	float S[NS], O[NO], m0, m1, l0, l1;
 	uint32_t P[BN / 16][4];
+	int g0 = 0, kq = 0, rw = 0, r0 = 0, r1 = 0;
 
-#pragma unroll
-	for (int i = 0; i < NO; i++)
-		O[i] = 0.f;
-	/* S = Q K(n)ᵀ, issued (not waited) */
-	auto qk = [&](int n) {
-		const uint32_t kb = sa(Ks) + (n % ST) * C::KB;
+	/* S = Q K(n)ᵀ from stage s, issued (not waited) */
+	auto qk = [&](int s) {
+		const uint32_t kb = sa(Ks) + s * C::KB;
 #pragma unroll
 		for (int kk = 0; kk < D / 16; kk++) {
 			const uint32_t a = qa + (kk / 4) * BM * 128 + (kk % 4) * 32;
@@ -318,9 +370,9 @@ attn_wgmma(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUten
 		}
 		wg_commit();
 	};
-	/* O += P V(n), issued (not waited) */
-	auto pv = [&](int n) {
-		const uint32_t vb = sa(Vs) + (n % ST) * C::KB;
+	/* O += P V from stage s, issued (not waited) */
+	auto pv = [&](int s) {
+		const uint32_t vb = sa(Vs) + s * C::KB;
 #pragma unroll
 		for (int kk = 0; kk < BN / 16; kk++) {
 #pragma unroll
@@ -396,6 +448,12 @@ attn_wgmma(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUten
 			P[j / 2][(j & 1) * 2 + 1] = pk<T>::two(S[4 * j + 2], S[4 * j + 3]);
 		}
 	};
+	/* one arrival per consumer warp on an "empty" barrier */
+	auto release = [&](uint64_t *b) {
+		__syncwarp();
+		if (lane == 0)
+			bar_arrive(b);
+	};
 
 	/* ping-pong (FA3 section 3.1): the consumers take turns to issue their
 	 * GEMMs, so one warpgroup's softmax runs under the others' GEMMs */
@@ -409,77 +467,105 @@ attn_wgmma(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUten
 	};
 	if (PP && c == NC - 1)
 		nbar_arrive(1);
-	if (nt > 0) {
-		float c0, c1;
+	for (int k = 0;; k++) {
+		bar_wait(&tf[k & 1], (k >> 1) & 1);
+		const int i = *(volatile int *)&slot[k & 1];
 
-		bar_wait(bq, 0);
-		bar_wait(&bk[0], 0);
-		turn_wait();
-		wg_fence();
-		qk(0);
-		turn_pass();
-		wg_wait<0>();
-		keepf(S);
-		softmax(0, c0, c1);
-		pack();
-		for (int n = 1; n < nt; n++) {
-			const int s = n % ST, sp = (n - 1) % ST;
+		release(&te[k & 1]);
+		if (i < 0)
+			break;
+		const tile w = tile_of(i, nqt, BM, BN, Sk, off, causal);
+		const int nt = w.nt;
 
-			bar_wait(&bk[s], (n / ST) & 1);
-			bar_wait(&bv[sp], ((n - 1) / ST) & 1);
+		rw = w.q0 + 64 * c;             /* this warpgroup's first row */
+		r0 = rw + warp * 16 + g;
+		r1 = r0 + 8;
+		m0 = m1 = -INFINITY;
+		l0 = l1 = 0.f;
+#pragma unroll
+		for (int j = 0; j < NO; j++)
+			O[j] = 0.f;
+		if (nt > 0) {
+			float c0, c1;
+
+			bar_wait(bq, kq & 1);
+			kq++;
+			bar_wait(&bk[g0 % ST], (g0 / ST) & 1);
+			turn_wait();
+			wg_fence();
+			qk(g0 % ST);
+			turn_pass();
+			wg_wait<0>();
+			keepf(S);
+			if (nt == 1)
+				release(qe);
+			softmax(0, c0, c1);
+			pack();
+			for (int n = 1; n < nt; n++) {
+				const int gn = g0 + n, gp = gn - 1;
+
+				bar_wait(&bk[gn % ST], (gn / ST) & 1);
+				bar_wait(&bv[gp % ST], (gp / ST) & 1);
+				keepf(O);
+				keepu(P);
+				turn_wait();
+				wg_fence();
+				qk(gn % ST);
+				pv(gp % ST);
+				turn_pass();
+				wg_wait<1>();
+				keepf(S);
+				if (n == nt - 1)
+					release(qe);    /* the tile's last QK product is done */
+				softmax(n, c0, c1);
+				wg_wait<0>();
+				keepf(O);
+				keepu(P);
+				release(&be[gp % ST]);
+#pragma unroll
+				for (int j = 0; j < NO / 4; j++) {
+					O[4 * j] *= c0;
+					O[4 * j + 1] *= c0;
+					O[4 * j + 2] *= c1;
+					O[4 * j + 3] *= c1;
+				}
+				pack();
+			}
+			const int gl = g0 + nt - 1;
+
+			bar_wait(&bv[gl % ST], (gl / ST) & 1);
 			keepf(O);
 			keepu(P);
 			turn_wait();
 			wg_fence();
-			qk(n);
-			pv(n - 1);
+			pv(gl % ST);
 			turn_pass();
-			wg_wait<1>();
-			keepf(S);
-			softmax(n, c0, c1);
 			wg_wait<0>();
 			keepf(O);
 			keepu(P);
-			__syncwarp();
-			if (lane == 0)
-				bar_arrive(&be[sp]);
-#pragma unroll
-			for (int j = 0; j < NO / 4; j++) {
-				O[4 * j] *= c0;
-				O[4 * j + 1] *= c0;
-				O[4 * j + 2] *= c1;
-				O[4 * j + 3] *= c1;
-			}
-			pack();
+			release(&be[gl % ST]);
+			g0 += nt;
 		}
-		bar_wait(&bv[(nt - 1) % ST], ((nt - 1) / ST) & 1);
-		keepf(O);
-		keepu(P);
-		turn_wait();
-		wg_fence();
-		pv(nt - 1);
-		turn_pass();
-		wg_wait<0>();
-		keepf(O);
-		keepu(P);
+		float s0 = l0, s1 = l1;
+
+		s0 += __shfl_xor_sync(0xffffffffu, s0, 1);
+		s0 += __shfl_xor_sync(0xffffffffu, s0, 2);
+		s1 += __shfl_xor_sync(0xffffffffu, s1, 1);
+		s1 += __shfl_xor_sync(0xffffffffu, s1, 2);
+		const float i0 = s0 > 0.f ? 1.f / s0 : 0.f, i1 = s1 > 0.f ? 1.f / s1 : 0.f;
+		T *ob = o + (int64_t)w.bh * Sq * D;
+#pragma unroll
+		for (int j = 0; j < NO / 4; j++) {
+			const int col = 8 * j + 2 * tg;
+
+			if (r0 < Sq)
+				*(uint32_t *)(ob + (int64_t)r0 * D + col) = pk<T>::two(O[4 * j] * i0, O[4 * j + 1] * i0);
+			if (r1 < Sq)
+				*(uint32_t *)(ob + (int64_t)r1 * D + col) = pk<T>::two(O[4 * j + 2] * i1, O[4 * j + 3] * i1);
+		}
 	}
 	if (PP && c == 0)
 		nbar_sync(1);   /* the last warpgroup's final pass */
-	l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
-	l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
-	l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
-	l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
-	const float i0 = l0 > 0.f ? 1.f / l0 : 0.f, i1 = l1 > 0.f ? 1.f / l1 : 0.f;
-	T *ob = o + (int64_t)bh * Sq * D;
-#pragma unroll
-	for (int j = 0; j < NO / 4; j++) {
-		const int col = 8 * j + 2 * tg;
-
-		if (r0 < Sq)
-			*(uint32_t *)(ob + (int64_t)r0 * D + col) = pk<T>::two(O[4 * j] * i0, O[4 * j + 1] * i0);
-		if (r1 < Sq)
-			*(uint32_t *)(ob + (int64_t)r1 * D + col) = pk<T>::two(O[4 * j + 2] * i1, O[4 * j + 3] * i1);
-	}
 }
 
 typedef CUresult (*encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
@@ -499,12 +585,13 @@ static int tmap(encode_fn enc, CUtensorMap *m, const void *p, int64_t bh, int64_
 		   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS;
 }
 
-template <typename T, int D, int BN, int ST, int NC, bool PP>
+template <typename T, int D, int BN, int ST, int NC, bool PP, bool PS>
 static int launch(const ktraj_args *a, cudaStream_t st)
 {
 	using C = cfg<D, BN, ST, NC>;
 	static encode_fn enc;
 	static bool attr;
+	static int nsm;
 	const int64_t B = a->dims[0], Hq = a->dims[1], Hkv = a->dims[2], Sq = a->dims[3], Sk = a->dims[4];
 	CUtensorMap mq, mk, mv;
 
@@ -518,31 +605,51 @@ static int launch(const ktraj_args *a, cudaStream_t st)
 		enc = (encode_fn)f;
 	}
 	if (!attr) {
-		if (cudaFuncSetAttribute(attn_wgmma<T, D, BN, ST, NC, PP>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM))
+		int dev;
+
+		if (cudaFuncSetAttribute(attn_wgmma<T, D, BN, ST, NC, PP, PS>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM) ||
+		    cudaGetDevice(&dev) || cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev) || nsm < 1)
 			return 2;
 		attr = true;
 	}
+	/* the work-item counter lives in the scratch buffer (zeroed by its
+	 * owner once; each call leaves it at 0) */
+	if (PS && (!a->scratch || a->scratch_bytes < sizeof(int)))
+		return 5;
 	if (tmap<T>(enc, &mq, a->in[0], B * Hq, Sq, D, C::BM) || tmap<T>(enc, &mk, a->in[1], B * Hkv, Sk, D, BN) ||
 	    tmap<T>(enc, &mv, a->in[2], B * Hkv, Sk, D, BN))
 		return 4;
-	dim3 grid((unsigned)((Sq + C::BM - 1) / C::BM), (unsigned)(B * Hq));
-	attn_wgmma<T, D, BN, ST, NC, PP><<<grid, C::NT, C::SMEM, st>>>(mq, mk, mv, (T *)a->out[0], (int)Hq, (int)Hkv,
-		(int)Sq, (int)Sk, a->causal, a->scale);
+	const int64_t nqt = (Sq + C::BM - 1) / C::BM, ntiles = nqt * B * Hq;
+
+	if (ntiles == 0)
+		return 0;
+	if (ntiles > INT32_MAX)
+		return 6;
+	const dim3 grid = PS ? dim3((unsigned)(ntiles < nsm ? ntiles : nsm)) : dim3((unsigned)nqt, (unsigned)(B * Hq));
+
+	attn_wgmma<T, D, BN, ST, NC, PP, PS><<<grid, C::NT, C::SMEM, st>>>(
+		mq, mk, mv, (T *)a->out[0], (int)Hq, (int)Hkv, (int)Sq, (int)Sk, a->causal, a->scale,
+		(int *)a->scratch, (int)nqt, (int)ntiles);
 	return 0;
 }
 
 /* tile choices per head dimension (BN keys per stage, stages, consumer
- * warpgroups, ping-pong), measured on the H200 (tests/bench/RESULTS.md
- * "Rung 06"): D64 with 2 consumers x 3 stages and D128 with 2 stages were
- * 0.70-0.93x these on the 24 large shapes; ping-pong gave D64 1.01-1.13x,
- * D128 0.99-1.05x (left off there) */
-template <typename T>
+ * warpgroups, ping-pong, persistent grid), measured on the H200
+ * (tests/bench/RESULTS.md "Rung 06"): D64 with 2 consumers x 3 stages and
+ * D128 with 2 stages were 0.70-0.93x these on the 24 large shapes;
+ * ping-pong gave D64 1.01-1.13x, D128 0.99-1.05x (left off there).  At D64
+ * up to 2048 rows 128-row tiles (2 consumers): the causal diagonal leaves
+ * a third of a 192-row tile empty at S=1024 ("Persistent grid"). */
+template <typename T, bool PS>
 static int by_dim(const ktraj_args *a, cudaStream_t s)
 {
 	switch (a->dims[5]) {
-	case 64: return launch<T, 64, 128, 4, 3, true>(a, s);
-	case 128: return launch<T, 128, 128, 3, 2, false>(a, s);
-	case 256: return launch<T, 256, 64, 2, 2, false>(a, s);
+	case 64:
+		if (a->dims[3] <= 2048)
+			return launch<T, 64, 128, 4, 2, true, PS>(a, s);
+		return launch<T, 64, 128, 4, 3, true, PS>(a, s);
+	case 128: return launch<T, 128, 128, 3, 2, false, PS>(a, s);
+	case 256: return launch<T, 256, 64, 2, 2, false, PS>(a, s);
 	}
 	return 1;
 }
@@ -552,8 +659,8 @@ extern "C" int ktraj_entry(const ktraj_args *a, cudaStream_t s)
 	if (a->abi_version != KTRAJ_ABI_VERSION || a->op != KTRAJ_OP_ATTENTION_FWD)
 		return 1;
 	if (a->dtype == KTRAJ_BF16)
-		return by_dim<__nv_bfloat16>(a, s);
+		return by_dim<__nv_bfloat16, true>(a, s);
 	if (a->dtype == KTRAJ_F16)
-		return by_dim<__half>(a, s);
+		return by_dim<__half, true>(a, s);
 	return 1;
 }

@@ -142,6 +142,34 @@ static void t_json_writer(void **state)
 	kb_free(&b);
 }
 
+/* The samples per block of an arm come from the median warmup call: a
+ * slow first call (a library's one-time set-up) must not leave an arm
+ * that runs in 0.2 ms the minimum number of samples, as the mean over the
+ * warmup did for the cuDNN baseline. */
+static void t_samples_per_block(void **state)
+{
+	const double slow_first[6] = { 40.0, 0.2, 0.2, 0.21, 0.19, 0.2 };
+	const double tiny[3] = { 1e-6, 1e-6, 1e-6 };
+	const double even[4] = { 1.0, 3.0, 2.0, 100.0 };
+	double est;
+
+	(void)state;
+	/* 120 ms over 6 blocks at 0.2 ms a call: 100 per block */
+	assert_int_equal(kth_samples_per_block(slow_first, 6, 120, 6, 3, 200, &est), 100);
+	assert_true(est == 0.2);
+	/* the mean (6.83 ms) would have given 2, i.e. the minimum of 3 */
+	assert_int_equal(kth_samples_per_block(slow_first, 6, 120, 6, 3, 1000, NULL), 100);
+	/* clamped to the maximum, and a median under 1 us counts as 1 us */
+	assert_int_equal(kth_samples_per_block(tiny, 3, 120, 6, 3, 200, &est), 200);
+	assert_int_equal(kth_samples_per_block(slow_first, 6, 1, 6, 3, 200, NULL), 3);
+	/* even count: the mean of the two middle values (2.5 ms) */
+	assert_int_equal(kth_samples_per_block(even, 4, 100, 4, 1, 200, &est), 10);
+	assert_true(est == 2.5);
+	/* no warmup call: the minimum, no estimate */
+	assert_int_equal(kth_samples_per_block(even, 0, 100, 4, 3, 200, &est), 3);
+	assert_true(isnan(est));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +178,7 @@ int main(void)
 		cmocka_unit_test(t_depth_limit),
 		cmocka_unit_test(t_sha256),
 		cmocka_unit_test(t_json_writer),
+		cmocka_unit_test(t_samples_per_block),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
