@@ -220,6 +220,10 @@ typedef struct kt_an_run {
 				  parent, ts only) and every message text,
 				  tool calls with their tool name */
 #define KT_AN_LOAD_TOOLS 0x2u  /* tool call events with the profiler flag */
+#define KT_AN_LOAD_MEAS 0x4u   /* bench events only: the measurements and
+				  their series keys (`log --json`), no
+				  other kind read; not with the flags
+				  above */
 
 /*
  * Load run `run` (a full id) from s with one scan of the tool call headers

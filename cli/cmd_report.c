@@ -952,7 +952,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		"</noscript></p>\n<table id=\"tl\"><tr><th>seq</th><th>time (UTC)"
 		"</th><th>kind</th><th>actor</th><th>status</th><th>what</th></tr>\n",
 		r->nev);
-	rc = kt_event_foreach(s, r->id, 1, 0, 0, timeline_row, &x);
+	rc = kt_event_foreach_body(s, r->id, 1, 0, 0, timeline_row, &x);
 	if (rc) {
 		rc = cli_store_err(c, s, rc, "analyzing the run");
 		goto out;

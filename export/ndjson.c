@@ -522,7 +522,7 @@ static int export_run(struct ctx *c, const char *id)
 	/* up to the events the run had when its row was read, so the
 	 * watermark and the rows agree while another process appends */
 	if (!t.err)
-		rc = kt_event_foreach(c->s, id, 1, n_events, 0, each_event, &t);
+		rc = kt_event_foreach_body(c->s, id, 1, n_events, 0, each_event, &t);
 	if (!rc && t.err)
 		rc = t.err;
 out:

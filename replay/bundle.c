@@ -111,7 +111,7 @@ static char *build_before(kt_store *s, const char *run, uint64_t before)
 	cJSON *q;
 	char *cmd = NULL;
 
-	if (kt_event_foreach(s, run, 1, before, KT_KIND_COMPILE, find_build, &b) < 0 || !b.call)
+	if (kt_event_foreach_body(s, run, 1, before, KT_KIND_COMPILE, find_build, &b) < 0 || !b.call)
 		return NULL;
 	q = load_payload(s, run, b.call, &kind, &parent);
 	if (q && kind == KT_KIND_TOOL_CALL)

@@ -57,8 +57,16 @@ setup() {
 }
 
 teardown() {
-	[ -n "$LISTENER" ] && kill "$LISTENER" 2>/dev/null
-	rm -rf "$D" "/etc/$MARK" "/tmp/$MARK" "/dev/shm/$MARK" "/var/tmp/$MARK" "/run/$MARK.sock"
+	# setup may have skipped before setting D and MARK: an empty MARK
+	# would make the paths below /etc, /tmp, ... themselves (run as root)
+	[ -n "${LISTENER:-}" ] && kill "$LISTENER" 2>/dev/null
+	case "${MARK:-}" in
+	ktraj_hostile_*) rm -rf "/etc/$MARK" "/tmp/$MARK" "/dev/shm/$MARK" "/var/tmp/$MARK" \
+			     "/run/$MARK.sock" ;;
+	esac
+	case "${D:-}" in
+	/tmp/ktraj-hostile.?*) rm -rf "$D" ;;
+	esac
 	true
 }
 
