@@ -52,8 +52,7 @@
 
 #include <dirent.h>
 
-#include <archive.h>
-#include <archive_entry.h>
+#include "../import/archive_dl.h" /* libarchive, loaded when first used */
 #include <cjson/cJSON.h>
 
 #include "../analyze/analyze.h"
