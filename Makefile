@@ -125,6 +125,7 @@ fuzz:
 
 bench: $(B)/ktraj
 	tests/bench/run.sh $(abspath $(B)/ktraj)
+	tests/bench/read_paths.sh $(abspath $(B)/ktraj)
 
 # the module boundaries (import.h, import/README.md "Adding an import format"),
 # part of `make check`
