@@ -29,6 +29,9 @@ MALLOC   ?= jemalloc
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# the binary loads libarchive when it first needs it (import/archive_dl.h);
+# tests and fuzz targets, which call it themselves, link it
+BIN_LIBS   := $(shell pkg-config --libs $(filter-out libarchive,$(PKGS)) 2>/dev/null) -lm -lpthread
 TEST_CFLAGS := $(shell pkg-config --cflags $(TESTPKGS) 2>/dev/null)
 TEST_LIBS   := $(shell pkg-config --libs $(TESTPKGS) 2>/dev/null)
 
@@ -79,7 +82,7 @@ FORCE:
 
 $(B)/ktraj: $(CLI_OBJ) $(B)/libktraj.a $(B)/malloc.flag
 	@[ -z "$(MALLOC)" ] || pkg-config --exists $(MALLOC) || { echo "ktraj: the allocator '$(MALLOC)' is not installed: make deps, or build with MALLOC= for the C library's malloc" >&2; exit 1; }
-	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(B)/libktraj.a $(MALLOC_LIBS) $(LIBS_ALL)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(B)/libktraj.a $(MALLOC_LIBS) $(BIN_LIBS)
 
 $(B)/tests/%: tests/unit/%.c $(B)/libktraj.a tests/unit/testutil.h
 	@mkdir -p $(dir $@)
@@ -124,6 +127,7 @@ bench: $(B)/ktraj
 	tests/bench/run.sh $(abspath $(B)/ktraj)
 	tests/bench/analyze_bench.sh $(abspath $(B)/ktraj)
 	tests/bench/import_memory.sh $(abspath $(B)/ktraj)
+	tests/bench/read_paths.sh $(abspath $(B)/ktraj)
 
 # the module boundaries (import.h, import/README.md "Adding an import format"),
 # part of `make check`

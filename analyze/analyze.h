@@ -228,6 +228,10 @@ typedef struct kt_an_run {
 				  skips the blocks of kinds it does not
 				  read.  Costs the decompression and
 				  hashing of every event. */
+#define KT_AN_LOAD_MEAS 0x8u   /* bench events only: the measurements and
+				  their series keys (`log --json`), no
+				  other kind read; not with the flags
+				  above */
 
 /*
  * Load run `run` (a full id) from s with one scan of the tool call headers

@@ -330,7 +330,7 @@ static int cc_tool_result(struct rec *r, const cJSON *in, int failed)
 	k->tool = jstr(in, "tool_name");
 	args = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(in, "tool_input"));
 	k->args = args;
-	rc = kt_event_foreach(r->s, r->run, 1, 0, 0, find_call, k);
+	rc = kt_event_foreach_body(r->s, r->run, 1, 0, 0, find_call, k);
 	if (rc) {
 		free(args);
 		free(k);

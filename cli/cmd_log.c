@@ -7,6 +7,8 @@
 #include "cli.h"
 #include "../export/export.h"
 #include "../analyze/analyze.h"
+#include "../analyze/an_int.h"  /* the payload field scanner */
+#include "../import/impx.h"     /* JSON printed as cJSON prints it */
 #include "outfmt.h"
 
 static const char usage[] =
@@ -39,26 +41,32 @@ static const char *const row_fields[KT_KIND_MAX_ + 1][5] = {
 	[KT_KIND_NOTE] = { "text" },
 };
 
+/* The measurement model's fields of a bench row. */
+static const char *const bench_fields[] = {"workload", "scenario", "metric",
+					   "baseline", "source", "candidate",
+					   "source_hash"};
+#define N_BENCH_FIELDS (sizeof(bench_fields) / sizeof(bench_fields[0]))
+
 struct log_ctx {
 	int json;
 	int err;
-	kt_an_run *an;  /* the run as the analyzers read it (bench keys) */
+	kt_an_run *an;  /* the run's results as the analyzers read them
+			   (bench keys) */
+	struct kt_jbuf out; /* the row being written (json_row) */
 };
 
 /* The measurement model's fields of a bench row, and its series key. */
 static void bench_key_json(cJSON *o, cJSON *p, const kt_an_run *an,
 			   uint64_t seq)
 {
-	static const char *const f[] = {"workload", "scenario", "metric",
-					"baseline", "source", "candidate",
-					"source_hash"};
+	const char *const *f = bench_fields;
 	long i = an ? kt_an_run_find(an, seq) : -1;
 	const kt_an_meas *m = i >= 0 && an->ev[i].meas >= 0 ?
 			      &an->m[an->ev[i].meas] : NULL;
 
 	if (!cJSON_GetObjectItemCaseSensitive(o, "correct"))
 		cJSON_AddNullToObject(o, "correct");
-	for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++) {
+	for (size_t k = 0; k < N_BENCH_FIELDS; k++) {
 		const char *v = cli_jstr(p, f[k]);
 
 		if (v)
@@ -105,14 +113,168 @@ static int log_json(const kt_event *ev, cJSON *p, const kt_an_run *an)
 	return cli_put_json(o);
 }
 
+/*
+ * --json rows without a cJSON tree: log_json's bytes, put together from the
+ * event header and the payload members in place (the run loader's field
+ * scanner, an_int.h).  A stored payload is canonical (FORMAT.md §3: what
+ * cJSON prints from its parse), so a member's bytes are what log_json
+ * prints for it; each is still checked to be so (a string's escapes in
+ * cJSON's form, a number printed again by cJSON's rule), because an
+ * importer's KT_EV_CANONICAL claim is not verified.  Returns 1 where that
+ * does not hold (a payload the scanner refuses, an object or array member,
+ * a string with another escape): log_json prints that row.
+ */
+
+/* Whether the escapes of string bytes v[0..n) are those cJSON prints: \"
+ * \\ \b \f \n \r \t, and \u00xx (lower case) for other control bytes.
+ * The scanner let no raw control byte through. */
+static int cjson_escapes(const char *v, size_t n)
+{
+	const char *e = v + n, *p = v;
+
+	while ((p = memchr(p, '\\', (size_t)(e - p)))) {
+		unsigned c;
+
+		if (p + 1 >= e)
+			return 0;
+		switch (p[1]) {
+		case '"': case '\\': case 'b': case 'f': case 'n': case 'r':
+		case 't':
+			p += 2;
+			continue;
+		case 'u':
+			break;
+		default:
+			return 0;
+		}
+		if (e - p < 6 || p[2] != '0' || p[3] != '0' ||
+		    (p[4] != '0' && p[4] != '1') ||
+		    !((p[5] >= '0' && p[5] <= '9') || (p[5] >= 'a' && p[5] <= 'f')))
+			return 0;
+		c = (unsigned)(p[4] - '0') << 4 |
+		    (unsigned)(p[5] <= '9' ? p[5] - '0' : p[5] - 'a' + 10);
+		if (c == 0 || c == '\b' || c == '\f' || c == '\n' || c == '\r' ||
+		    c == '\t')
+			return 0;
+		p += 6;
+	}
+	return 1;
+}
+
+/* "key":value of member v as log_json prints it; 1 when it cannot say. */
+static int put_member(struct kt_jbuf *b, const char *key, const kt_an_jv *v)
+{
+	int rc = kt_jbuf_add(b, ",", 1) || kt_jbuf_str(b, key) ||
+		 kt_jbuf_add(b, ":", 1);
+
+	if (rc)
+		return KT_ENOMEM;
+	switch (v->type) {
+	case KT_AN_JS_STR:
+		if (v->esc && !cjson_escapes(v->v, v->n))
+			return 1;
+		rc = kt_jbuf_add(b, "\"", 1) || kt_jbuf_add(b, v->v, v->n) ||
+		     kt_jbuf_add(b, "\"", 1);
+		break;
+	case KT_AN_JS_NUM:
+		rc = kt_jbuf_num(b, kt_an_js_num(v));
+		break;
+	case KT_AN_JS_TRUE: case KT_AN_JS_FALSE: case KT_AN_JS_NULL:
+		rc = kt_jbuf_add(b, v->v, v->n);
+		break;
+	default:
+		return 1;
+	}
+	return rc ? KT_ENOMEM : 0;
+}
+
+static int put_u64(struct kt_jbuf *b, const char *key, uint64_t n)
+{
+	return kt_jbuf_add(b, key, strlen(key)) ||
+	       kt_jbuf_num(b, (double)n) ? KT_ENOMEM : 0;
+}
+
+static int json_row(struct log_ctx *x, const kt_event *ev)
+{
+	const char *keys[5 + N_BENCH_FIELDS];
+	kt_an_jv v[5 + N_BENCH_FIELDS];
+	const char *kn = kt_kind_name(ev->kind);
+	struct kt_jbuf *b = &x->out;
+	int nk = 0, nrow, rc, i;
+	char ts[32];
+
+	if (ev->kind > 0 && ev->kind <= KT_KIND_MAX_)
+		while (nk < 5 && row_fields[ev->kind][nk])
+			keys[nk] = row_fields[ev->kind][nk], nk++;
+	nrow = nk;
+	if (ev->kind == KT_KIND_BENCH)
+		for (size_t k = 0; k < N_BENCH_FIELDS; k++)
+			keys[nk++] = bench_fields[k];
+	if (kt_an_js_fields(ev->payload, ev->payload_len, keys, nk, v))
+		return 1;
+	if (ev->ts_ns == KT_TS_UNKNOWN)
+		snprintf(ts, sizeof(ts), "null");
+	else
+		snprintf(ts, sizeof(ts), "%lld", (long long)ev->ts_ns);
+	b->n = 0;
+	rc = put_u64(b, "{\"seq\":", ev->seq) ||
+	     kt_jbuf_add(b, ",\"kind\":", 8) ||
+	     kt_jbuf_str(b, kn ? kn : "unknown") ||
+	     kt_jbuf_add(b, ",\"actor\":", 9) ||
+	     kt_jbuf_str(b, ev->actor ? ev->actor : "") ||
+	     kt_jbuf_add(b, ",\"ts\":", 6) || kt_jbuf_add(b, ts, strlen(ts)) ||
+	     (ev->parent ? put_u64(b, ",\"parent\":", ev->parent) :
+			   kt_jbuf_add(b, ",\"parent\":null", 14));
+	for (i = 0; !rc && i < nrow; i++)
+		if (v[i].type != KT_AN_JS_NONE)
+			rc = put_member(b, keys[i], &v[i]);
+	if (!rc && ev->kind == KT_KIND_BENCH) {
+		long j = x->an ? kt_an_run_find(x->an, ev->seq) : -1;
+		const kt_an_meas *m = j >= 0 && x->an->ev[j].meas >= 0 ?
+				      &x->an->m[x->an->ev[j].meas] : NULL;
+
+		if (v[0].type == KT_AN_JS_NONE) /* "correct" */
+			rc = kt_jbuf_add(b, ",\"correct\":null", 15);
+		for (; !rc && i < nk; i++) {
+			if (v[i].type == KT_AN_JS_STR) {
+				rc = put_member(b, keys[i], &v[i]);
+			} else {
+				rc = kt_jbuf_add(b, ",", 1) ||
+				     kt_jbuf_str(b, keys[i]) ||
+				     kt_jbuf_add(b, ":null", 5) ? KT_ENOMEM : 0;
+			}
+		}
+		if (!rc)
+			rc = kt_jbuf_add(b, ",\"series\":", 10) ||
+			     (m ? kt_jbuf_str(b, m->key) :
+				  kt_jbuf_add(b, "null", 4)) ||
+			     kt_jbuf_add(b, ",\"sweep\":", 9) ||
+			     (m && m->sweep >= 0 ?
+			      kt_jbuf_num(b, (double)m->sweep + 1) :
+			      kt_jbuf_add(b, "null", 4)) ? KT_ENOMEM : 0;
+	}
+	if (rc)
+		return rc;
+	if (kt_jbuf_add(b, "}\n", 2))
+		return KT_ENOMEM;
+	return fwrite(b->p, 1, b->n, stdout) == b->n ? 0 : KT_EIO;
+}
+
 static int log_row(const kt_event *ev, void *arg)
 {
 	struct log_ctx *x = arg;
-	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+	cJSON *p;
 	const char *kn = kt_kind_name(ev->kind);
 	char when[32], raw[512], line[200];
 	int rc = 0;
 
+	if (x->json && (rc = json_row(x, ev)) <= 0) {
+		if (rc)
+			x->err = rc;
+		return rc;
+	}
+	rc = 0;
+	p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
 	if (x->json) {
 		rc = log_json(ev, p, x->an);
 	} else {
@@ -131,7 +293,7 @@ static int log_row(const kt_event *ev, void *arg)
 
 int cmd_log(struct cli *c, int argc, char **argv)
 {
-	struct log_ctx x = { 0, 0, NULL };
+	struct log_ctx x = { 0 };
 	const char *spec = NULL;
 	char run[KT_RUN_ID_HEX + 1];
 	uint64_t from = 1, to = 0;
@@ -177,15 +339,16 @@ int cmd_log(struct cli *c, int argc, char **argv)
 		goto out;
 	/* bench rows show their series key, which needs the run's results */
 	if (x.json && (!kind || kind == KT_KIND_BENCH) &&
-	    (rc = kt_an_run_load(s, run, &x.an))) {
+	    (rc = kt_an_run_load_ex(s, run, KT_AN_LOAD_MEAS, &x.an))) {
 		rc = cli_store_err(c, s, rc, "reading events");
 		goto out;
 	}
-	rc = kt_event_foreach(s, run, from ? from : 1, to, kind, log_row, &x);
+	rc = kt_event_foreach_body(s, run, from ? from : 1, to, kind, log_row, &x);
 	if (rc)
 		rc = cli_store_err(c, s, rc, "reading events");
 out:
 	kt_an_run_free(x.an);
+	free(x.out.p);
 	kt_store_close(s);
 	return rc;
 }

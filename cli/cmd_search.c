@@ -268,7 +268,7 @@ int cmd_search(struct cli *c, int argc, char **argv)
 		x.run = x.runs[k].id;
 		x.name = x.runs[k].name;
 		x.nblob = 0;
-		rc = kt_event_foreach(s, x.run, 1, 0, x.kind, search_ev, &x);
+		rc = kt_event_foreach_body(s, x.run, 1, 0, x.kind, search_ev, &x);
 		if (rc < 0) {
 			rc = cli_store_err(c, s, rc, "reading events");
 			goto out;

@@ -418,7 +418,7 @@ int cli_replay_collect(struct cli *c, const char *dir, int json)
 			}
 			snprintf(reason, sizeof(reason), "the result is in no replay event of run %s", run);
 			verdict = "not recorded (see the warning above)";
-			if (kt_event_foreach(s, run, 1, 0, KT_KIND_REPLAY, find_recorded, &r) < 0)
+			if (kt_event_foreach_body(s, run, 1, 0, KT_KIND_REPLAY, find_recorded, &r) < 0)
 				verdict = "not recorded (the run cannot be read)";
 			if (r.found)
 				verdict = r.vbuf;

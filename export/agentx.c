@@ -149,7 +149,7 @@ int kt_xrun_walk(kt_xrun *x, kt_xrun_fn fn, void *arg, char *err,
 	const char *run = x->run;
 	int rc;
 
-	rc = x->rc ? x->rc : kt_event_foreach(x->s, run, 1, 0, 0, each, &w);
+	rc = x->rc ? x->rc : kt_event_foreach_body(x->s, run, 1, 0, 0, each, &w);
 	if (x->rc)
 		rc = x->rc;
 	if (rc == KT_EIO)

@@ -271,7 +271,7 @@ static int write_atif(kt_store *s, const kt_export_args *args, char *err,
 		rc = KT_ENOMEM;
 		goto out;
 	}
-	rc = kt_event_foreach(s, run, 1, 0, 0, each_event, &a);
+	rc = kt_event_foreach_body(s, run, 1, 0, 0, each_event, &a);
 	if (a.err)
 		rc = a.err;
 	if (rc) {

@@ -357,8 +357,8 @@ static int write_cc(kt_store *s, const kt_export_args *args, char *err,
 		snprintf(err, errlen, "out of memory");
 		rc = KT_ENOMEM;
 	}
-	if (!rc && (rc = kt_event_foreach(s, args->run, 1, 0, KT_KIND_EDIT,
-					  each_edit, cc))) {
+	if (!rc && (rc = kt_event_foreach_body(s, args->run, 1, 0, KT_KIND_EDIT,
+					       each_edit, cc))) {
 		kt_xrun_close(&x);
 		snprintf(err, errlen, "reading events of %s: %s", args->run,
 			 kt_strerror(rc));

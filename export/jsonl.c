@@ -17,6 +17,8 @@
 #include "export.h"
 #include "../import/import.h"
 #include "../import/ktraj_jsonl.h"
+#include "../import/impx.h"       /* JSON printed as cJSON prints it */
+#include "../import/jsonstrict.h" /* kt_json_check */
 
 struct blobset {
 	struct bent {
@@ -142,15 +144,14 @@ static int put_line(FILE *out, cJSON *o)
 /* Write the blob line of ref (once per export) and note its hash after
  * redaction. */
 static int put_blob(kt_store *s, kt_redactor *red, struct blobset *seen,
-		    const struct ref *ref, FILE *out, char *err,
-		    size_t errlen, uint64_t seq)
+		    const struct ref *ref, FILE *out, struct kt_jbuf *line,
+		    char *err, size_t errlen, uint64_t seq)
 {
 	void *data = NULL;
 	char *red_data = NULL, *red_path = NULL, *b64 = NULL;
 	char hex[KT_HASH_HEX + 1];
 	size_t len;
 	struct bent *e;
-	cJSON *o = NULL;
 	int rc;
 
 	if (bs_find(seen, ref->h))
@@ -166,8 +167,7 @@ static int put_blob(kt_store *s, kt_redactor *red, struct blobset *seen,
 	}
 	rc = KT_ENOMEM;
 	e = bs_add(seen, ref->h);
-	o = cJSON_CreateObject();
-	if (!e || !o)
+	if (!e)
 		goto out;
 	memcpy(e->nh, ref->h, KT_HASH_LEN);
 	if (red && kt_export_is_text(data, len)) {
@@ -183,29 +183,38 @@ static int put_blob(kt_store *s, kt_redactor *red, struct blobset *seen,
 		kt_sha256(data, len, e->nh);
 		kt_hex(e->nh, KT_HASH_LEN, hex);
 	}
-	cJSON_AddStringToObject(o, "blob", hex);
-	if (ref->hint) {
-		if (red) {
-			size_t pl;
+	if (ref->hint && red) {
+		size_t pl;
 
-			red_path = kt_redact_text(red, ref->hint,
-						  strlen(ref->hint), &pl);
-			if (!red_path)
-				goto out;
-		}
-		cJSON_AddStringToObject(o, "path", red_path ? red_path : ref->hint);
+		red_path = kt_redact_text(red, ref->hint, strlen(ref->hint),
+					  &pl);
+		if (!red_path)
+			goto out;
 	}
+	/* printed in parts as cJSON prints the object {"blob","path"?,
+	 * "text"|"base64"}: file versions are most of an export's bytes, and
+	 * cJSON's printer copied and escaped each twice */
+	line->n = 0;
+	if (kt_jbuf_add(line, "{\"blob\":\"", 9) ||
+	    kt_jbuf_add(line, hex, KT_HASH_HEX) ||
+	    kt_jbuf_add(line, "\"", 1) ||
+	    (ref->hint && (kt_jbuf_add(line, ",\"path\":", 8) ||
+			   kt_jbuf_str(line, red_path ? red_path : ref->hint))))
+		goto out;
 	if (kt_export_is_text(data, len)) {
-		cJSON_AddStringToObject(o, "text", data);
+		if (kt_jbuf_add(line, ",\"text\":", 8) || kt_jbuf_str(line, data))
+			goto out;
 	} else {
 		b64 = kt_base64_encode(data, len);
-		if (!b64)
+		if (!b64 || kt_jbuf_add(line, ",\"base64\":\"", 11) ||
+		    kt_jbuf_add(line, b64, strlen(b64)) ||
+		    kt_jbuf_add(line, "\"", 1))
 			goto out;
-		cJSON_AddStringToObject(o, "base64", b64);
 	}
-	rc = put_line(out, o);
+	if (kt_jbuf_add(line, "}\n", 2))
+		goto out;
+	rc = fwrite(line->p, 1, line->n, out) == line->n ? 0 : KT_EIO;
 out:
-	cJSON_Delete(o);
 	free(data);
 	free(red_path);
 	free(b64);
@@ -221,7 +230,94 @@ struct exp {
 	FILE *out;
 	char *err;
 	size_t errlen;
+	struct kt_jbuf line;  /* the event line being written (fast_event) */
 };
+
+/* Whether JSON text p[0..n) may hold a blob reference: a string of 64 hex
+ * digits ('"', 64 of them, '"'; keys match too, which only costs the slow
+ * path).  cJSON escapes no hex digit, so canonical text shows each as is. */
+static int may_ref(const char *p, size_t n)
+{
+	const char *e = p + n, *q = p;
+
+	while (e - q >= KT_HASH_HEX + 2 && (q = memchr(q, '"', (size_t)(e - q)))) {
+		if (e - q >= KT_HASH_HEX + 2 && q[KT_HASH_HEX + 1] == '"' &&
+		    strspn(q + 1, "0123456789abcdefABCDEF") >= KT_HASH_HEX)
+			return 1;
+		q++;
+	}
+	return 0;
+}
+
+/*
+ * The event line of ev from its stored bytes: payload and provenance are
+ * canonical (FORMAT.md §3: what cJSON prints from their parse), so the line
+ * kt_export_event + cJSON would print holds them byte for byte, and the
+ * parse and print of every payload (most of an export's time) is skipped.
+ * A payload that may name a blob is parsed for its references only (their
+ * blob lines come first).  Returns 1, writing nothing, for an event that
+ * needs the tree: under --redact, or a payload or provenance that
+ * kt_json_check refuses (cJSON may read such a text otherwise).
+ */
+static int fast_event(struct exp *x, const kt_event *ev)
+{
+	const char *kn = kt_kind_name(ev->kind);
+	size_t pl = ev->prov_json ? strlen(ev->prov_json) : 0;
+	struct kt_jbuf *b = &x->line;
+	char num[32], hex[KT_HASH_HEX + 1];
+	int rc = 0;
+
+	if (x->red ||
+	    kt_json_check(ev->payload, ev->payload_len, KT_JSON_NONUL, NULL,
+			  NULL) ||
+	    (pl && kt_json_check(ev->prov_json, pl, KT_JSON_NONUL, NULL, NULL)))
+		return 1;
+	if (may_ref(ev->payload, ev->payload_len)) {
+		cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+
+		if (!p)
+			return KT_ENOMEM; /* kt_json_check took it */
+		x->rs.n = 0;
+		rc = collect(p, &x->rs);
+		for (size_t i = 0; !rc && i < x->rs.n; i++)
+			rc = put_blob(x->s, NULL, &x->seen, &x->rs.r[i],
+				      x->out, &x->line, x->err, x->errlen,
+				      ev->seq);
+		cJSON_Delete(p);
+		if (rc)
+			return rc;
+	}
+	b->n = 0;
+	rc = kt_jbuf_add(b, "{\"run\":", 7) || kt_jbuf_str(b, x->run) ||
+	     kt_jbuf_add(b, ",\"seq\":", 7) || kt_jbuf_num(b, (double)ev->seq) ||
+	     kt_jbuf_add(b, ",\"parent\":", 10) ||
+	     (ev->parent ? kt_jbuf_num(b, (double)ev->parent) :
+			   kt_jbuf_add(b, "null", 4));
+	if (ev->ts_ns == KT_TS_UNKNOWN)
+		snprintf(num, sizeof(num), "null");
+	else
+		snprintf(num, sizeof(num), "%lld", (long long)ev->ts_ns);
+	rc = rc || kt_jbuf_add(b, ",\"ts\":", 6) ||
+	     kt_jbuf_add(b, num, strlen(num)) ||
+	     kt_jbuf_add(b, ",\"kind\":", 8) ||
+	     kt_jbuf_str(b, kn ? kn : "unknown") ||
+	     kt_jbuf_add(b, ",\"actor\":", 9) ||
+	     kt_jbuf_str(b, ev->actor ? ev->actor : "") ||
+	     kt_jbuf_add(b, ",\"prov\":", 8) ||
+	     (pl ? kt_jbuf_add(b, ev->prov_json, pl) :
+		   kt_jbuf_add(b, "null", 4)) ||
+	     kt_jbuf_add(b, ",\"payload\":", 11) ||
+	     kt_jbuf_add(b, ev->payload, ev->payload_len);
+	kt_hex(ev->hash, KT_HASH_LEN, hex);
+	rc = rc || kt_jbuf_add(b, ",\"hash\":\"", 9) ||
+	     kt_jbuf_add(b, hex, KT_HASH_HEX);
+	kt_hex(ev->chain, KT_HASH_LEN, hex);
+	rc = rc || kt_jbuf_add(b, "\",\"chain\":\"", 11) ||
+	     kt_jbuf_add(b, hex, KT_HASH_HEX) || kt_jbuf_add(b, "\"}\n", 3);
+	if (rc)
+		return KT_ENOMEM;
+	return fwrite(b->p, 1, b->n, x->out) == b->n ? 0 : KT_EIO;
+}
 
 /* One event (and the blob lines it needs first); a scan callback. */
 static int exp_event(const kt_event *ev, void *arg)
@@ -230,8 +326,14 @@ static int exp_event(const kt_event *ev, void *arg)
 	uint64_t seq = ev->seq;
 	cJSON *o, *payload;
 	size_t i;
-	int rc;
+	int rc = fast_event(x, ev);
 
+	if (rc <= 0) {
+		if (rc && !x->err[0])
+			snprintf(x->err, x->errlen, "seq %llu: %s",
+				 (unsigned long long)seq, kt_strerror(rc));
+		return rc;
+	}
 	o = kt_export_event(x->run, ev);
 	if (!o) {
 		snprintf(x->err, x->errlen, "seq %llu: payload is not JSON",
@@ -243,7 +345,7 @@ static int exp_event(const kt_event *ev, void *arg)
 	rc = collect(payload, &x->rs);
 	for (i = 0; !rc && i < x->rs.n; i++)
 		rc = put_blob(x->s, x->red, &x->seen, &x->rs.r[i], x->out,
-			      x->err, x->errlen, seq);
+			      &x->line, x->err, x->errlen, seq);
 	if (!rc && x->red) {
 		rc = kt_redact_json(x->red, payload);
 		if (!rc)
@@ -354,6 +456,7 @@ static int write_jsonl(kt_store *s, const kt_export_args *args, char *err,
 out:
 	free(x.rs.r);
 	free(x.seen.e);
+	free(x.line.p);
 	kt_redactor_free(x.red);
 	return rc;
 }

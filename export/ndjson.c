@@ -52,8 +52,7 @@
 
 #include <dirent.h>
 
-#include <archive.h>
-#include <archive_entry.h>
+#include "../import/archive_dl.h" /* libarchive, loaded when first used */
 #include <cjson/cJSON.h>
 
 #include "../analyze/analyze.h"
@@ -522,7 +521,7 @@ static int export_run(struct ctx *c, const char *id)
 	/* up to the events the run had when its row was read, so the
 	 * watermark and the rows agree while another process appends */
 	if (!t.err)
-		rc = kt_event_foreach(c->s, id, 1, n_events, 0, each_event, &t);
+		rc = kt_event_foreach_body(c->s, id, 1, n_events, 0, each_event, &t);
 	if (!rc && t.err)
 		rc = t.err;
 out:

@@ -914,7 +914,7 @@ int kt_export_report_html(FILE *f, kt_store *s, kt_an_run *r,
 		"</noscript></p>\n<table id=\"tl\"><tr><th>seq</th><th>time (UTC)"
 		"</th><th>kind</th><th>actor</th><th>status</th><th>what</th></tr>\n",
 		r->nev);
-	rc = kt_event_foreach(s, r->id, 1, 0, 0, timeline_row, &x);
+	rc = kt_event_foreach_body(s, r->id, 1, 0, 0, timeline_row, &x);
 	if (rc)
 		return rc;
 	fprintf(f, "</table>\n<p class=\"meta\">Written by ktraj report; works "

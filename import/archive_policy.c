@@ -7,21 +7,20 @@
 
 #include "archive_policy.h"
 
-/* containers, then "raw" for one compressed file: libarchive bids every
- * enabled format and takes the best, so raw only wins when no container
- * does */
-static int (*const formats[])(struct archive *) = {
-	archive_read_support_format_tar,
-	archive_read_support_format_zip,
-	archive_read_support_format_7zip,
-	archive_read_support_format_cpio,
-	archive_read_support_format_ar,
-	archive_read_support_format_raw,
-};
-
 struct archive *kt_archive_reader(void)
 {
 	struct archive *a = archive_read_new();
+	/* containers, then "raw" for one compressed file: libarchive bids
+	 * every enabled format and takes the best, so raw only wins when no
+	 * container does (filled here: the functions are loaded, not linked) */
+	int (*const formats[])(struct archive *) = {
+		archive_read_support_format_tar,
+		archive_read_support_format_zip,
+		archive_read_support_format_7zip,
+		archive_read_support_format_cpio,
+		archive_read_support_format_ar,
+		archive_read_support_format_raw,
+	};
 
 	if (!a)
 		return NULL;

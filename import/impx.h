@@ -258,6 +258,13 @@ struct kt_jbuf {
  * bytes, NUL-terminated; b->p stays owned by b).  KT_ENOMEM, or KT_EINVAL
  * for an item cJSON cannot print. */
 int kt_imp_json_print(const cJSON *item, struct kt_jbuf *b);
+/* Append to b: n raw bytes of s; the string s (NUL-terminated) as cJSON
+ * prints a string; the number d as cJSON prints a number item of value d
+ * (cJSON_CreateNumber).  0 or KT_ENOMEM.  For writers that put a JSON text
+ * together from parts, some of them canonical bytes from the store. */
+int kt_jbuf_add(struct kt_jbuf *b, const char *s, size_t n);
+int kt_jbuf_str(struct kt_jbuf *b, const char *s);
+int kt_jbuf_num(struct kt_jbuf *b, double d);
 
 /* ---- strict JSON, warned in the words every importer shares ----------
  * The RFC 8259 check itself is jsonstrict.h's kt_json_check; these report

@@ -26,9 +26,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <archive.h>
 #include <openssl/evp.h>
-#include <archive_entry.h>
+
+#include "archive_dl.h" /* libarchive, loaded when first used */
 
 #include "archive_policy.h"
 #include "imp_int.h"
@@ -904,7 +904,13 @@ int kt_in_archive_read(kt_imp *imp, const char *display, const char *fspath,
 	a = kt_archive_reader();
 	if (!a) {
 		kt_in_root_free(r);
-		return KT_ENOMEM;
+		if (!kt_archive_load())
+			return KT_ENOMEM;
+		/* as an unreadable path: said, skipped, exit 1 */
+		kt_imp_warn_at(imp, display, "cannot read archives or "
+			       "compressed files without libarchive (%s)",
+			       kt_archive_load_error());
+		return KT_ENOTFOUND;
 	}
 	if (fspath) {
 		struct stat st;

@@ -13,6 +13,7 @@
  * and reallocs the result; here one buffer serves a whole import.
  * tests/unit/t_jsonprint.c checks it against cJSON_PrintUnformatted.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,4 +187,29 @@ int kt_imp_json_print(const cJSON *item, struct kt_jbuf *b)
 	if (rc)
 		b->n = 0;
 	return rc;
+}
+
+/* Pieces of a JSON text for writers that assemble one without a cJSON tree
+ * (`log --json`, the jsonl export): the same bytes as the printer above. */
+int kt_jbuf_add(struct kt_jbuf *b, const char *s, size_t n)
+{
+	return put_raw(b, s, n);
+}
+
+int kt_jbuf_str(struct kt_jbuf *b, const char *s)
+{
+	return put_str(b, s);
+}
+
+int kt_jbuf_num(struct kt_jbuf *b, double d)
+{
+	cJSON item;
+
+	/* a number item as cJSON_CreateNumber makes it (valueint saturated) */
+	memset(&item, 0, sizeof(item));
+	item.type = cJSON_Number;
+	item.valuedouble = d;
+	item.valueint = d >= INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN :
+			(int)d;
+	return put_num(b, &item);
 }

@@ -14,8 +14,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include <archive.h>
-#include <archive_entry.h>
+#include "../import/archive_dl.h" /* libarchive, loaded when first used */
 
 #include "replay_int.h"
 #include "../import/import.h"
@@ -111,7 +110,7 @@ static char *build_before(kt_store *s, const char *run, uint64_t before)
 	cJSON *q;
 	char *cmd = NULL;
 
-	if (kt_event_foreach(s, run, 1, before, KT_KIND_COMPILE, find_build, &b) < 0 || !b.call)
+	if (kt_event_foreach_body(s, run, 1, before, KT_KIND_COMPILE, find_build, &b) < 0 || !b.call)
 		return NULL;
 	q = load_payload(s, run, b.call, &kind, &parent);
 	if (q && kind == KT_KIND_TOOL_CALL)

@@ -32,8 +32,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include <archive.h>
-#include <archive_entry.h>
+#include "../import/archive_dl.h" /* libarchive, loaded when first used */
 #include <seccomp.h>
 
 #include "sandbox.h"

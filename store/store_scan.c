@@ -733,6 +733,14 @@ int kt_event_foreach(kt_store *s, const char *run, uint64_t first,
 			     KT_READ_BODY | KT_READ_HASH, fn, arg);
 }
 
+int kt_event_foreach_body(kt_store *s, const char *run, uint64_t first,
+			  uint64_t last, int kind,
+			  int (*fn)(const kt_event *, void *), void *arg)
+{
+	return kt_event_scan(s, run, first, last, kind_mask(kind),
+			     KT_READ_BODY, fn, arg);
+}
+
 int kt_event_foreach_head(kt_store *s, const char *run, uint64_t first,
 			  uint64_t last, int kind,
 			  int (*fn)(const kt_event *, void *), void *arg)

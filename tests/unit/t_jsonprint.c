@@ -197,6 +197,52 @@ static void t_corpus(void **st)
 	free(b.p);
 }
 
+/* The parts writers put together without a tree (kt_jbuf_num,
+ * kt_jbuf_str, `log --json` and the jsonl export) print as cJSON does:
+ * whole numbers in and out of int range, fractions that need 17 digits,
+ * -0, huge and tiny values; strings with every escape. */
+static void t_parts(void **st)
+{
+	static const double nums[] = {
+		0, -0.0, 1, -1, 42, INT_MAX, (double)INT_MAX + 1, INT_MIN,
+		(double)INT_MIN - 1, 4294967296.0, 1e15 - 1, 1e15, 1e17,
+		9007199254740993.0, 0.1, 1.0 / 3, -2.5e-7, 1e300, -1e-300,
+		123456789.125, 5e-324
+	};
+	static const char *const strs[] = {
+		"", "plain", "q\"b\\s/\b\f\n\r\t", "\x01\x1f\x7f",
+		"h\xc3\xa9llo \xf0\x9f\x98\x80", "\xff not UTF-8"
+	};
+	struct kt_jbuf b = { 0 };
+
+	(void)st;
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		cJSON *n = cJSON_CreateNumber(nums[i]);
+		char *want = cJSON_PrintUnformatted(n);
+
+		b.n = 0;
+		assert_int_equal(kt_jbuf_num(&b, nums[i]), 0);
+		if (strcmp(b.p, want))
+			fail_msg("%.17g: got %s, cJSON %s", nums[i], b.p, want);
+		cJSON_free(want);
+		cJSON_Delete(n);
+	}
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		cJSON *v = cJSON_CreateString(strs[i]);
+		char *want = cJSON_PrintUnformatted(v);
+
+		b.n = 0;
+		assert_int_equal(kt_jbuf_add(&b, "[", 1), 0);
+		assert_int_equal(kt_jbuf_str(&b, strs[i]), 0);
+		assert_int_equal(kt_jbuf_add(&b, "]", 1), 0);
+		assert_int_equal(b.n, strlen(want) + 2);
+		assert_memory_equal(b.p + 1, want, strlen(want));
+		cJSON_free(want);
+		cJSON_Delete(v);
+	}
+	free(b.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +252,7 @@ int main(void)
 		cmocka_unit_test(t_containers),
 		cmocka_unit_test(t_redact_ref),
 		cmocka_unit_test(t_corpus),
+		cmocka_unit_test(t_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

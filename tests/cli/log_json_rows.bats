@@ -1,0 +1,46 @@
+#!/usr/bin/env bats
+# `log --json` writes its rows from the stored payload bytes (cli/cmd_log.c
+# json_row); these rows are what the cJSON printer gave for the same events
+# (escapes, -0, numbers past int and past 2^53, 1e-07, null timestamps, a
+# duplicate key, a nested member the row does not show, bench series keys),
+# and the jsonl export of the run appends back to the same hashes.
+
+setup() {
+	KTRAJ=${KTRAJ:-$BATS_TEST_DIRNAME/../../build/ktraj}
+	export KTRAJ_STORE=$BATS_TEST_TMPDIR/s.kt
+	cat >"$BATS_TEST_TMPDIR/in.jsonl" <<'IN'
+{"kind":"message","actor":"human","ts":1700000000000000000,"payload":{"role":"user","human":true,"text":"tab\there \"q\" \\ slash\/ \u00e9 \u0001 end"}}
+{"kind":"compile","parent":1,"ts":null,"payload":{"exit_code":-0.0,"command":"nvcc \"a b\""}}
+{"kind":"bench","ts":null,"payload":{"time_ms":0.1,"speedup":12345678901234567,"correct":true,"status":"ok","workload":"w\nx","scenario":"s","metric":"ms","source_hash":null}}
+{"kind":"tool_result","actor":"tool\u0007x","ts":null,"payload":{"call_id":"c1","ok":false,"exit_code":2147483648,"call_id":"dup"}}
+{"kind":"bench","parent":3,"ts":null,"payload":{"time_ms":1e-7,"status":"ok","workload":"w\nx","scenario":"t","baseline":"ref","extra":{"deep":[1,{"a":null}]}}}
+{"kind":"replay","ts":null,"payload":{"step":3,"verdict":"reproduced"}}
+IN
+	"$KTRAJ" append r1 <"$BATS_TEST_TMPDIR/in.jsonl"
+}
+
+@test "log --json rows are the bytes cJSON printed for them" {
+	run "$KTRAJ" log --json r1
+	[ "$status" -eq 0 ]
+	cat >"$BATS_TEST_TMPDIR/want" <<'WANT'
+{"seq":1,"kind":"message","actor":"human","ts":1700000000000000000,"parent":null,"role":"user","human":true,"text":"tab\there \"q\" \\ slash/ é \u0001 end"}
+{"seq":2,"kind":"compile","actor":"agent","ts":null,"parent":1,"exit_code":-0,"command":"nvcc \"a b\""}
+{"seq":3,"kind":"bench","actor":"agent","ts":null,"parent":null,"correct":true,"time_ms":0.1,"speedup":12345678901234568,"status":"ok","workload":"w\nx","scenario":"s","metric":"ms","baseline":null,"source":null,"candidate":null,"source_hash":null,"series":"w\nx | s | ms","sweep":null}
+{"seq":4,"kind":"tool_result","actor":"tool\u0007x","ts":null,"parent":null,"call_id":"c1","ok":false,"exit_code":2147483648}
+{"seq":5,"kind":"bench","actor":"agent","ts":null,"parent":3,"time_ms":1e-07,"status":"ok","correct":null,"workload":"w\nx","scenario":"t","metric":null,"baseline":"ref","source":null,"candidate":null,"source_hash":null,"series":"w\nx | t | ref","sweep":null}
+{"seq":6,"kind":"replay","actor":"agent","ts":null,"parent":null,"step":3,"verdict":"reproduced"}
+WANT
+	diff "$BATS_TEST_TMPDIR/want" <(printf '%s\n' "$output")
+}
+
+@test "export --format jsonl of the run appends to the same hashes elsewhere" {
+	run "$KTRAJ" export --format jsonl r1
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/x.jsonl"
+	KTRAJ_STORE=$BATS_TEST_TMPDIR/t.kt run "$KTRAJ" append r2 <"$BATS_TEST_TMPDIR/x.jsonl"
+	[ "$status" -eq 0 ]
+	KTRAJ_STORE=$BATS_TEST_TMPDIR/t.kt run "$KTRAJ" export --format jsonl r2
+	[ "$status" -eq 0 ]
+	diff <(grep '"seq"' "$BATS_TEST_TMPDIR/x.jsonl" | sed 's/"run":"[0-9a-f]*"//') \
+	     <(printf '%s\n' "$output" | grep '"seq"' | sed 's/"run":"[0-9a-f]*"//')
+}
