@@ -321,6 +321,12 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 			if (plan.bench_src && !cJSON_GetObjectItem(b, "source"))
 				cJSON_AddStringToObject(b, "source",
 							plan.bench_src);
+			/* a command the agent ran is its own check, even when
+			 * it runs the grader's verifier: what the benchmark
+			 * grades is the grader's record (reward.json; FORMAT.md
+			 * section 14 "Graded result"), so the metric is chosen
+			 * as the grader's but the result is not graded */
+			cJSON_DeleteItemFromObject(b, "graded");
 			if (*code && !cJSON_GetObjectItem(b, "source_hash") &&
 			    !cJSON_GetObjectItem(b, "status"))
 				cJSON_AddStringToObject(b, "source_hash", code);
