@@ -28,7 +28,8 @@
 #include "import.h"
 
 /* ---- tables -------------------------------------------------------------- */
-enum { V_TIME = 1, V_SPEEDUP, V_TFLOPS, V_GBPS, V_CORRECT };
+enum { V_TIME = KT_BU_TIME, V_SPEEDUP = KT_BU_SPEEDUP,
+	V_TFLOPS = KT_BU_TFLOPS, V_GBPS = KT_BU_GBPS, V_CORRECT };
 
 /* Units after a number.  `labelled`: only after a time word ("time: 2 s"). */
 static const struct unit {
@@ -958,6 +959,17 @@ static int head_kind(const char *c, size_t n, double *scale, int *ref)
 		return V_TIME;
 	}
 	return 0;
+}
+
+int kt_bench_label_kind(const char *label, double *scale)
+{
+	int ref;
+
+	*scale = 1;
+	if (!label || !*label)
+		return 0;
+	/* V_* and KT_BU_* count alike */
+	return head_kind(label, strlen(label), scale, &ref);
 }
 
 /* ---- results out ------------------------------------------------------------ */

@@ -276,6 +276,44 @@ static int code_state(kt_imp *imp, char code[KT_HASH_HEX + 1])
 	return 0;
 }
 
+/* Triton perf_report tables (perfreport.c) join the results of bench:
+ * read with the unit their script declares, they replace the "unparsed"
+ * table the free-text reader gave for them; a table whose unit the
+ * trajectory does not show stays one unparsed result. */
+static int perf_tables(kt_imp *imp, const char *cmd, const char *output,
+		       cJSON *bench)
+{
+	cJSON *pr = NULL, *b, *nx;
+	int unread = 0, rc;
+
+	if (!bench || !strstr(output, ":\n"))
+		return 0;
+	if ((rc = kt_perf_report(imp, cmd, output, strlen(output), &pr,
+				 &unread)))
+		return rc;
+	if (cJSON_GetArraySize(pr)) {
+		for (b = bench->child; b; b = nx) {
+			cJSON *st = cJSON_GetObjectItem(b, "status");
+
+			nx = b->next;
+			if (cJSON_IsString(st) &&
+			    !strcmp(st->valuestring, "unparsed"))
+				cJSON_Delete(cJSON_DetachItemViaPointer(bench, b));
+		}
+		while ((b = cJSON_DetachItemFromArray(pr, 0)))
+			cJSON_AddItemToArray(bench, b);
+	} else if (unread && !cJSON_GetArraySize(bench) &&
+		   (b = cJSON_CreateObject())) {
+		cJSON_AddNullToObject(b, "time_ms");
+		cJSON_AddNullToObject(b, "correct");
+		cJSON_AddStringToObject(b, "status", "unparsed");
+		cJSON_AddStringToObject(b, "pattern", "perf_report");
+		cJSON_AddItemToArray(bench, b);
+	}
+	cJSON_Delete(pr);
+	return 0;
+}
+
 int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 		      const char *cmd, const char *cwd, const char *output,
 		      int exit_code, int ok, int64_t ts_ns)
@@ -300,6 +338,8 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 	if (!rc && plan.bench && output && *output) {
 		rc = kt_bench_parse_hint(output, strlen(output),
 					 &imp->bench_hint, &bench);
+		if (!rc)
+			rc = perf_tables(imp, cmd, output, bench);
 		if (!rc)
 			rc = code_state(imp, code);
 		cJSON_ArrayForEach(b, bench) {
