@@ -839,7 +839,7 @@ static int marker_z(const char *l, const char *low)
 		"wrong result", "\xe2\x9d\x8c", "\xe2\x9c\x97", NULL };
 	static const char *const good[] = { "all close", "allclose: true",
 		"results match", "outputs match", "correct: true",
-		"correctness: pass", NULL };
+		"correctness: pass", "\xe2\x9c\x85", NULL };
 	static const char *const unchecked[] = { "not checked",
 		"unchecked", "not verified", "skipped", "correct: none",
 		"correct: null", "correct: n/a", "correct: unknown",
@@ -959,6 +959,27 @@ static int head_kind(const char *c, size_t n, double *scale, int *ref)
 		return V_TIME;
 	}
 	return 0;
+}
+
+int kt_bench_verdict(const char *text, size_t len)
+{
+	int votes[2] = { 0, 0 };
+	size_t i = 0;
+
+	while (text && i < len) {
+		const char *l = text + i, *nl = memchr(l, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - l) : len - i;
+		char low[1024];
+		int mk;
+
+		i += n + (nl ? 1 : 0);
+		lower(low, l, n, sizeof(low));
+		if ((mk = marker(l, n, low)) >= 0)
+			votes[mk]++;
+	}
+	if (votes[0] && votes[1])
+		return -1;
+	return votes[1] ? 1 : votes[0] ? 0 : -1;
 }
 
 int kt_bench_label_kind(const char *label, double *scale)

@@ -56,3 +56,13 @@ PY
 	run "$KTRAJ" blame speedup "$(run_id)"
 	[[ "$output" == *"unparsed: 1 output"* ]]
 }
+
+@test "perf_report: the script's own check before the table (triton tutorials' match/differ) is the verdict" {
+	run bench_of checked.jsonl
+	[ "$status" -eq 0 ]
+	python3 - "$output" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert [(r["gbps"], r["correct"]) for r in rows] == [(1812.5, False), (812.5, True)], rows
+PY
+}

@@ -27,7 +27,8 @@ Noise: true kernel and reference times get independent lognormal noise of SD
 Output formats (per workload): plain lines, a markdown table with a
 correctness column, triton.testing.do_bench prints, a triton perf_report
 table (GB/s; the agent writes the script, whose Benchmark's ylabel is the
-only place the unit is said), a verifier JSON with two baselines (eager and torch.compile,
+only place the unit is said; the script checks the result first and prints
+the triton tutorials' "Triton and Torch match/differ"), a verifier JSON with two baselines (eager and torch.compile,
 the compile one graded), and a torch.compile max-autotune log before a line.
 
 Usage: gen.py OUTDIR [--sessions N] [--noise S] [--seed N] [--lang en|zh|mix]
@@ -179,7 +180,9 @@ def fmt_output(r, fmt, wl, t, ref, correct):
     if fmt == "perfreport":
         gb = 512.0 / t  # bytes moved fixed: GB/s proportional to 1/t
         gr = 512.0 / ref
-        return ("%s-performance:\n        N      Triton       Torch\n0  4096.0  %.6f  %.6f\n" % (wl, gb, gr))
+        # the check the triton tutorials print before their perf_report
+        ok = "\u2705 Triton and Torch match\n" if correct else "\u274c Triton and Torch differ\n"
+        return ok + ("%s-performance:\n        N      Triton       Torch\n0  4096.0  %.6f  %.6f\n" % (wl, gb, gr))
     raise ValueError(fmt)
 
 
