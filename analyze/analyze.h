@@ -337,7 +337,12 @@ typedef struct kt_an_point {
 	double speedup;        /* per the basis; a sweep: the chained geomean
 				  index (its gain over the best sweep times
 				  that sweep's index) */
-	double best;           /* running best after this point */
+	double best;           /* running best after this point: the best
+				  code's mean level over its measurements so
+				  far (FORMAT.md section 14) */
+	size_t best_pt;        /* the point that best stands for (the last
+				  measurement of that code; a sweep: the best
+				  sweep) */
 	double gain;           /* speedup / running best before it (> 1: a
 				  new best), 1 for the first point */
 	int accepted;          /* 1 when this point is a jump: a new best by

@@ -147,11 +147,9 @@ cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 	cJSON_AddNumberToObject(x, "to_seq", (double)se->pt[j->p_last].seq);
 	cJSON_AddNumberToObject(x, "from_step", (double)(j->p_prev + 1));
 	{
-		size_t bs = j->p_prev;
-
 		/* the running best it is compared with */
-		while (bs > 0 && se->pt[bs].speedup != se->pt[j->p_prev].best)
-			bs--;
+		size_t bs = se->pt[j->p_prev].best_pt;
+
 		cJSON_AddNumberToObject(x, "best_step", (double)(bs + 1));
 		cJSON_AddNumberToObject(x, "best_seq", (double)se->pt[bs].seq);
 	}

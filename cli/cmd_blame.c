@@ -75,11 +75,9 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 {
 	const kt_an_jump *j = &b->jump[k];
 
-	size_t bs = j->p_prev;
-
 	/* the running best it is compared with */
-	while (bs > 0 && b->series.pt[bs].speedup != b->series.pt[j->p_prev].best)
-		bs--;
+	size_t bs = b->series.pt[j->p_prev].best_pt;
+
 	printf("JUMP %zu%s%s%s  step %zu (seq %llu) over the best so far, step "
 	       "%zu (seq %llu)  speedup %.3f -> %.3f  gain x%.3f%s\n", num,
 	       wl ? " [" : "", wl ? kt_an_key_name(wl) : "", wl ? "]" : "",

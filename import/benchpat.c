@@ -28,7 +28,8 @@
 #include "import.h"
 
 /* ---- tables -------------------------------------------------------------- */
-enum { V_TIME = 1, V_SPEEDUP, V_TFLOPS, V_GBPS, V_CORRECT };
+enum { V_TIME = KT_BU_TIME, V_SPEEDUP = KT_BU_SPEEDUP,
+	V_TFLOPS = KT_BU_TFLOPS, V_GBPS = KT_BU_GBPS, V_CORRECT };
 
 /* Units after a number.  `labelled`: only after a time word ("time: 2 s"). */
 static const struct unit {
@@ -857,6 +858,10 @@ static int marker_z(const char *l, const char *low)
 		return 0;
 	if (any_word(low, good))
 		return 1;
+	/* a check's verdict ("✅ Triton and Torch match", the triton
+	 * tutorials), not a ✅ that decorates "All benchmarks completed!" */
+	if (strstr(l, "\xe2\x9c\x85") && strstr(low, " match"))
+		return 1;
 	if ((p = strstr(l, "PASS")) && (p == l || !isalpha((unsigned char)p[-1])))
 		return 1;
 	if ((p = strstr(low, "correct")) && (p == low || !isalpha((unsigned char)p[-1])) &&
@@ -958,6 +963,38 @@ static int head_kind(const char *c, size_t n, double *scale, int *ref)
 		return V_TIME;
 	}
 	return 0;
+}
+
+int kt_bench_verdict(const char *text, size_t len)
+{
+	int votes[2] = { 0, 0 };
+	size_t i = 0;
+
+	while (text && i < len) {
+		const char *l = text + i, *nl = memchr(l, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - l) : len - i;
+		char low[1024];
+		int mk;
+
+		i += n + (nl ? 1 : 0);
+		lower(low, l, n, sizeof(low));
+		if ((mk = marker(l, n, low)) >= 0)
+			votes[mk]++;
+	}
+	if (votes[0] && votes[1])
+		return -1;
+	return votes[1] ? 1 : votes[0] ? 0 : -1;
+}
+
+int kt_bench_label_kind(const char *label, double *scale)
+{
+	int ref;
+
+	*scale = 1;
+	if (!label || !*label)
+		return 0;
+	/* V_* and KT_BU_* count alike */
+	return head_kind(label, strlen(label), scale, &ref);
 }
 
 /* ---- results out ------------------------------------------------------------ */

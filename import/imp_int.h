@@ -165,6 +165,18 @@ struct kt_imp {
 	char bench_code[KT_HASH_HEX + 1];
 };
 
+/* ---- perfreport.c ---- */
+/* Triton perf_report tables in a command's output out[0..len), read with
+ * the unit the Benchmark of the same plot_name declares (its ylabel) in
+ * the command text cmd (may be NULL) or a file of the workspace: the bench
+ * payloads into *results (an array, maybe empty; the caller frees),
+ * pattern "perf_report", one per row and kernel column, the reference
+ * column (torch, cublas, ...) as ref_time_ms or the speedup's baseline.
+ * *unread counts the tables under a title whose unit is not known.
+ * KT_EINVAL (out NULL), KT_ENOMEM. */
+int kt_perf_report(kt_imp *imp, const char *cmd, const char *out,
+		   size_t len, cJSON **results, int *unread);
+
 /* ---- CPU accounting (opts->stats) ---- */
 static inline uint64_t kt_imp_cpu_ns(void)
 {

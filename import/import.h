@@ -326,6 +326,23 @@ typedef struct kt_bench_hint {
 } kt_bench_hint;
 
 /*
+ * What the values under a label read as: a header cell or a plot's
+ * ylabel ("Time (ms)", "GB/s", "TFLOPS", "Speedup").  Returns
+ * KT_BU_TIME (*scale converts to ms), KT_BU_SPEEDUP, KT_BU_TFLOPS
+ * (*scale to TFLOP/s), KT_BU_GBPS (GB/s), or 0 when it names no unit.
+ */
+enum { KT_BU_TIME = 1, KT_BU_SPEEDUP, KT_BU_TFLOPS, KT_BU_GBPS };
+int kt_bench_label_kind(const char *label, double *scale);
+
+/*
+ * What the correctness lines of text[0..len) say, as kt_bench_parse reads
+ * them ("PASSED", "FAILED", "mismatch", Triton's tutorials' "✅ Triton
+ * and Torch match" / "❌ ... differ"): 1 all say correct, 0 all say
+ * wrong, -1 none or both.
+ */
+int kt_bench_verdict(const char *text, size_t len);
+
+/*
  * kt_bench_parse with what the run names as graded (hint may be NULL).
  * Besides the fields above a result may carry (FORMAT.md section 2
  * "bench"): metric, baseline, graded (the hint chose it), alternatives and

@@ -276,6 +276,53 @@ static int code_state(kt_imp *imp, char code[KT_HASH_HEX + 1])
 	return 0;
 }
 
+/* Triton perf_report tables (perfreport.c) join the results of bench:
+ * read with the unit their script declares, they replace the "unparsed"
+ * table the free-text reader gave for them; a table whose unit the
+ * trajectory does not show stays one unparsed result. */
+static int perf_tables(kt_imp *imp, const char *cmd, const char *output,
+		       cJSON *bench)
+{
+	cJSON *pr = NULL, *b, *nx;
+	int unread = 0, rc;
+
+	if (!bench || !strstr(output, ":\n"))
+		return 0;
+	if ((rc = kt_perf_report(imp, cmd, output, strlen(output), &pr,
+				 &unread)))
+		return rc;
+	if (cJSON_GetArraySize(pr)) {
+		/* a perf_report checks nothing itself; the script's own
+		 * check before it (the tutorials print "✅ Triton and Torch
+		 * match") is the tables' verdict */
+		int v = kt_bench_verdict(output, strlen(output));
+
+		cJSON_ArrayForEach(b, pr)
+			if (v >= 0)
+				cJSON_ReplaceItemInObject(b, "correct",
+							  cJSON_CreateBool(v));
+		for (b = bench->child; b; b = nx) {
+			cJSON *st = cJSON_GetObjectItem(b, "status");
+
+			nx = b->next;
+			if (cJSON_IsString(st) &&
+			    !strcmp(st->valuestring, "unparsed"))
+				cJSON_Delete(cJSON_DetachItemViaPointer(bench, b));
+		}
+		while ((b = cJSON_DetachItemFromArray(pr, 0)))
+			cJSON_AddItemToArray(bench, b);
+	} else if (unread && !cJSON_GetArraySize(bench) &&
+		   (b = cJSON_CreateObject())) {
+		cJSON_AddNullToObject(b, "time_ms");
+		cJSON_AddNullToObject(b, "correct");
+		cJSON_AddStringToObject(b, "status", "unparsed");
+		cJSON_AddStringToObject(b, "pattern", "perf_report");
+		cJSON_AddItemToArray(bench, b);
+	}
+	cJSON_Delete(pr);
+	return 0;
+}
+
 int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 		      const char *cmd, const char *cwd, const char *output,
 		      int exit_code, int ok, int64_t ts_ns)
@@ -301,6 +348,8 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 		rc = kt_bench_parse_hint(output, strlen(output),
 					 &imp->bench_hint, &bench);
 		if (!rc)
+			rc = perf_tables(imp, cmd, output, bench);
+		if (!rc)
 			rc = code_state(imp, code);
 		cJSON_ArrayForEach(b, bench) {
 			if (rc)
@@ -321,6 +370,12 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 			if (plan.bench_src && !cJSON_GetObjectItem(b, "source"))
 				cJSON_AddStringToObject(b, "source",
 							plan.bench_src);
+			/* a command the agent ran is its own check, even when
+			 * it runs the grader's verifier: what the benchmark
+			 * grades is the grader's record (reward.json; FORMAT.md
+			 * section 14 "Graded result"), so the metric is chosen
+			 * as the grader's but the result is not graded */
+			cJSON_DeleteItemFromObject(b, "graded");
 			if (*code && !cJSON_GetObjectItem(b, "source_hash") &&
 			    !cJSON_GetObjectItem(b, "status"))
 				cJSON_AddStringToObject(b, "source_hash", code);

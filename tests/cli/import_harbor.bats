@@ -5,9 +5,10 @@
 # CompilationError in its JSON); the second prints torch.compile
 # max-autotune's table of the baseline's 10 candidate configs, then the
 # verdict, then `cat reward.json` echoes the same verdict: one result,
-# graded against torch.compile as the task prompt says (0.782x, reward 0),
-# not 5.85x against eager.  reward.json beside the trajectory is the final
-# graded result (0.784x).
+# against torch.compile as the task prompt says (0.782x, reward 0), not
+# 5.85x against eager.  That run is the agent's own check (it ran the
+# verifier in /app itself); Harbor's verifier ran afterwards and wrote the
+# reward.json beside the trajectory (0.784x): the one graded result.
 
 bats_require_minimum_version 1.5.0
 
@@ -37,7 +38,7 @@ setup() {
 	[[ "$output" == *'"compiler":"triton"'* ]]
 }
 
-@test "harbor: two bench results, both graded against torch.compile" {
+@test "harbor: two bench results against torch.compile, only reward.json graded" {
 	run "$KTRAJ" log "$RUN" --kind bench --json
 	[ "${#lines[@]}" -eq 2 ]
 	# no autotune row of the baseline (0.2232 ms ...) became a result
@@ -47,7 +48,8 @@ setup() {
 	s1=$(sed 's/.*"seq":\([0-9]*\).*/\1/' <<<"${lines[0]}")
 	s2=$(sed 's/.*"seq":\([0-9]*\).*/\1/' <<<"${lines[1]}")
 	run "$KTRAJ" show "$RUN" "$s1" --json
-	[[ "$output" == *'"metric":"speedup_vs_compile","baseline":"torch.compile","graded":true,"alternatives":[{"metric":"speedup_vs_eager","value":5.84964492795416'*'"baseline":"eager"}],"choice":"the baseline the task names (torch.compile)"'* ]]
+	[[ "$output" == *'"metric":"speedup_vs_compile","baseline":"torch.compile","alternatives":[{"metric":"speedup_vs_eager","value":5.84964492795416'*'"baseline":"eager"}],"choice":"the baseline the task names (torch.compile)"'* ]]
+	[[ "$output" != *'"graded"'* ]]
 	[[ "$output" == *'"source":"python kb_verifier.py reference.py solution.py config.json reward.json"'* ]]
 	[[ "$output" != *'python -'* ]]
 	run "$KTRAJ" show "$RUN" "$s2" --json

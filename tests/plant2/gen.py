@@ -26,7 +26,9 @@ Noise: true kernel and reference times get independent lognormal noise of SD
 
 Output formats (per workload): plain lines, a markdown table with a
 correctness column, triton.testing.do_bench prints, a triton perf_report
-table (GB/s), a verifier JSON with two baselines (eager and torch.compile,
+table (GB/s; the agent writes the script, whose Benchmark's ylabel is the
+only place the unit is said; the script checks the result first and prints
+the triton tutorials' "Triton and Torch match/differ"), a verifier JSON with two baselines (eager and torch.compile,
 the compile one graded), and a torch.compile max-autotune log before a line.
 
 Usage: gen.py OUTDIR [--sessions N] [--noise S] [--seed N] [--lang en|zh|mix]
@@ -178,8 +180,34 @@ def fmt_output(r, fmt, wl, t, ref, correct):
     if fmt == "perfreport":
         gb = 512.0 / t  # bytes moved fixed: GB/s proportional to 1/t
         gr = 512.0 / ref
-        return ("%s-performance:\n        N      Triton       Torch\n0  4096.0  %.6f  %.6f\n" % (wl, gb, gr))
+        # the check the triton tutorials print before their perf_report
+        ok = "\u2705 Triton and Torch match\n" if correct else "\u274c Triton and Torch differ\n"
+        return ok + ("%s-performance:\n        N      Triton       Torch\n0  4096.0  %.6f  %.6f\n" % (wl, gb, gr))
     raise ValueError(fmt)
+
+
+def perf_script_path(cmd, wl):
+    for tok in cmd.split():
+        if tok.endswith(".py"):
+            return tok
+    if " -m " in cmd:
+        return cmd.split(" -m ")[1].split()[0].replace(".", "/") + ".py"
+    return "bench_%s.py" % wl
+
+
+def perf_script(wl):
+    """A triton tutorial-style benchmark script (triton.testing.perf_report)."""
+    return ("import torch\nimport triton\nfrom kern import %s as kernel\n\n\n"
+            "@triton.testing.perf_report(\n    triton.testing.Benchmark(\n"
+            "        x_names=['N'],\n        x_vals=[4096],\n        line_arg='provider',\n"
+            "        line_vals=['triton', 'torch'],\n        line_names=['Triton', 'Torch'],\n"
+            "        styles=[('blue', '-'), ('green', '-')],\n        ylabel='GB/s',\n"
+            "        plot_name='%s-performance',\n        args={'M': 4096},\n    ))\n"
+            "def benchmark(M, N, provider):\n    x = torch.randn(M, N, device='cuda')\n"
+            "    fn = (lambda: kernel(x)) if provider == 'triton' else (lambda: torch.%s(x))\n"
+            "    ms = triton.testing.do_bench(fn)\n"
+            "    return 2 * x.numel() * x.element_size() * 1e-9 / (ms * 1e-3)\n\n\n"
+            "benchmark.run(print_data=True)\n" % (wl, wl, wl))
 
 
 class Session:
@@ -279,6 +307,16 @@ def build(rnd, name, noise, lang, mode, qjumps):
                         "请优化这个仓库里的kernel，benchmark命令是 %s。" % st[0]["cmd"]]), "instruction")
     for w in st:
         s.write(w["path"], "// %s kernel\n#include <cuda_runtime.h>\n// BODY\nbase\n" % w["wl"])
+    # a perf_report table prints no unit: the script that prints it (its
+    # Benchmark's ylabel) is how a reader knows, so the agent writes it
+    # here; drawn from a stream of its own so that the rest of the session
+    # is the one the same seed gave before
+    sub = random.Random(rnd.getstate().__repr__())
+    main_r, s.r = s.r, sub
+    for w in st:
+        if w["fmt"] == "perfreport":
+            s.write(perf_script_path(w["cmd"], w["wl"]), perf_script(w["wl"]))
+    s.r = main_r
 
     def run_bench(w, correct=True, note=None):
         t = w["ref"] / w["level"] * math.exp(rnd.gauss(0, noise))

@@ -8,7 +8,8 @@ Every run is imported into a store of its own; `blame speedup --json`,
 `stalls --json` and `log --kind bench --json` are compared with its labels.
 Prints one line per label item (ok / FAIL / PENDING) and a last JSON line
 with the counts.  Items of owner "import" (what the importer extracts) are
-PENDING when they disagree: they are reported, not failed.  Exit 1 when a
+PENDING when they disagree: they are reported, not failed; an "import" label
+with owner "measure" must agree.  Exit 1 when a
 series/detection item disagrees, 0 otherwise; runs whose file is absent are
 skipped.
 """
@@ -60,6 +61,11 @@ def main():
             blame = rows(["blame", "speedup", run, "--json"], env)
             stalls = rows(["stalls", run, "--json"], env)
             bench = rows(["log", run, "--kind", "bench", "--json"], env)
+            want = (lab.get("import") or {}).get("graded_metric")
+            # the payloads of the graded metric's results ("graded" is not
+            # in log's columns)
+            shown = {j["seq"]: rows(["show", run, str(j["seq"]), "--json"], env)[0]["payload"]
+                     for j in bench if want and j.get("metric") == want}
         p = lab["path"]
         summ = [r for r in blame if "summary" in r]
         jumps = [r for r in blame if "gain" in r]
@@ -124,9 +130,20 @@ def main():
             item("%s: '%s' and '%s' never in one series" % (p, a, b), not mixed)
         imp_lab = lab.get("import")
         if imp_lab:
-            graded = [j for j in bench if j.get("metric") == imp_lab["graded_metric"]]
-            item("%s: %d graded result (%s)" % (p, imp_lab["graded_results"], imp_lab["graded_metric"]),
-                 len(graded) == imp_lab["graded_results"], "import")
+            # graded: what the benchmark's grader recorded (payload
+            # "graded": true); the agent's own runs of the metric are not
+            graded = [b for b in shown.values() if b.get("graded") is True]
+            own = [b for b in shown.values() if b.get("graded") is not True]
+            item("%s: %d graded result (%s %s from %s)" % (
+                p, imp_lab["graded_results"], imp_lab["graded_metric"], imp_lab["graded_value"],
+                imp_lab["graded_source"]),
+                 len(graded) == imp_lab["graded_results"] and
+                 all(abs(b.get("speedup", 0) - imp_lab["graded_value"]) < 0.0005 and
+                     b.get("source") == imp_lab["graded_source"] for b in graded),
+                 imp_lab.get("owner", "import"))
+            if "own_checks" in imp_lab:
+                item("%s: %d run(s) of the metric by the agent, not graded" % (p, imp_lab["own_checks"]),
+                     len(own) == imp_lab["own_checks"], imp_lab.get("owner", "import"))
     print(json.dumps(tot, sort_keys=True))
     return 1 if tot["fail"] else 0
 
