@@ -398,6 +398,7 @@ python3 -c "import os; os.chmod(\"$C/a\", 0o2755)"
 mkdir "$C/e"; chmod 2777 "$C/e"
 [ -n "$(find "$C" -perm /6000)" ] && exit 0; exit 3'
 		run --separate-stderr as "$who" env KTRAJ_STORE="$D/$who/s.ktraj" "$D/ktraj" replay h 1 --json --cache "$c"
+		echo "# $who: stderr: $stderr" >&3
 		refused "$who"
 		[ -z "$(find "$c" -perm /6000)" ]
 		[ -f "$c/a" ] && [ -f "$c/b" ]
