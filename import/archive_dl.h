@@ -34,6 +34,8 @@
 	X(archive_entry_hardlink) \
 	X(archive_entry_new) \
 	X(archive_entry_pathname) \
+	X(archive_entry_perm) \
+	X(archive_entry_mtime) \
 	X(archive_entry_set_filetype) \
 	X(archive_entry_set_mtime) \
 	X(archive_entry_set_pathname) \
@@ -100,6 +102,8 @@ const char *kt_archive_load_error(void);
 #define archive_entry_hardlink kt_ar.archive_entry_hardlink
 #define archive_entry_new() (kt_archive_load() ? NULL : kt_ar.archive_entry_new())
 #define archive_entry_pathname kt_ar.archive_entry_pathname
+#define archive_entry_perm kt_ar.archive_entry_perm
+#define archive_entry_mtime kt_ar.archive_entry_mtime
 #define archive_entry_set_filetype kt_ar.archive_entry_set_filetype
 #define archive_entry_set_mtime kt_ar.archive_entry_set_mtime
 #define archive_entry_set_pathname kt_ar.archive_entry_set_pathname

@@ -536,7 +536,7 @@ int kt_sandbox_plain_tar(int in_fd, const char *manifest_name, int *out_fd,
 			 char **manifest, char *err, size_t errlen)
 {
 	struct archive *a = archive_read_new(), *w = archive_write_new();
-	struct archive_entry *e;
+	struct archive_entry *e, *o;
 	int rc = 0, r, fd = memfd_create("ktraj-bundle", MFD_CLOEXEC);
 
 	*out_fd = -1;
@@ -569,7 +569,23 @@ int kt_sandbox_plain_tar(int in_fd, const char *manifest_name, int *out_fd,
 			rc = KT_ECORRUPT;
 			goto out;
 		}
-		if (archive_write_header(w, e) != ARCHIVE_OK) {
+		/* a fresh entry with what the unpacking needs: an entry read
+		 * keeps the bundle's device and inode numbers, which libarchive
+		 * compares with the memfd's ("Can't add archive to itself",
+		 * seen on the H200), and its setuid/setgid bits */
+		o = archive_entry_new();
+		if (!o) {
+			rc = KT_ENOMEM;
+			goto out;
+		}
+		archive_entry_set_pathname(o, name);
+		archive_entry_set_filetype(o, archive_entry_filetype(e));
+		archive_entry_set_perm(o, archive_entry_perm(e) & 0777);
+		archive_entry_set_size(o, archive_entry_size(e));
+		archive_entry_set_mtime(o, archive_entry_mtime(e), 0);
+		r = archive_write_header(w, o);
+		archive_entry_free(o);
+		if (r != ARCHIVE_OK) {
 			snprintf(err, errlen, "%s", archive_error_string(w));
 			rc = KT_EIO;
 			goto out;

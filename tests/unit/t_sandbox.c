@@ -385,7 +385,7 @@ static void t_run_bwrap(void **state)
 }
 
 /* A tar (gzip) in a memory file with one member of the given type. */
-static int one_member(const char *name, int type, const char *body)
+static int one_member(const char *name, int type, const char *body, int perm)
 {
 	struct archive *a = archive_write_new();
 	struct archive_entry *e = archive_entry_new();
@@ -397,7 +397,10 @@ static int one_member(const char *name, int type, const char *body)
 	assert_int_equal(archive_write_open_fd(a, fd), ARCHIVE_OK);
 	archive_entry_set_pathname(e, name);
 	archive_entry_set_filetype(e, (unsigned)type);
-	archive_entry_set_perm(e, 0644);
+	archive_entry_set_perm(e, perm);
+	/* numbers of another machine's file: never compared with ours */
+	archive_entry_set_dev(e, 1);
+	archive_entry_set_ino(e, 1);
 	if (type == AE_IFLNK)
 		archive_entry_set_symlink(e, "/etc/shadow");
 	else
@@ -423,7 +426,7 @@ static void t_plain_tar(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-		int in = one_member(cases[i].name, cases[i].type, "{\"kind\":\"bench\"}");
+		int in = one_member(cases[i].name, cases[i].type, "{\"kind\":\"bench\"}", 04755);
 		int out = -1;
 		char err[256] = "", *m = NULL;
 
@@ -440,6 +443,20 @@ static void t_plain_tar(void **state)
 			assert_int_equal(read(out, head, sizeof(head)), (ssize_t)sizeof(head));
 			assert_false((unsigned char)head[0] == 0x1f && (unsigned char)head[1] == 0x8b);
 			assert_string_equal(m, "{\"kind\":\"bench\"}");
+			/* the member comes out without its setuid bit */
+			{
+				struct archive *r = archive_read_new();
+				struct archive_entry *e;
+
+				assert_non_null(r);
+				archive_read_support_format_tar(r);
+				assert_int_equal(lseek(out, 0, SEEK_SET), 0);
+				assert_int_equal(archive_read_open_fd(r, out, 4096), ARCHIVE_OK);
+				assert_int_equal(archive_read_next_header(r, &e), ARCHIVE_OK);
+				assert_string_equal(archive_entry_pathname(e), "b/manifest.json");
+				assert_int_equal(archive_entry_perm(e), 0755);
+				archive_read_free(r);
+			}
 			close(out);
 		}
 		free(m);
