@@ -172,7 +172,8 @@ static int bundle_manifest(const char *path, cJSON **manifest, int *gpu,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return KT_EIO;
 	}
-	rc = kt_sandbox_plain_tar(fd, KT_REPLAY_BUNDLE_DIR "/manifest.json", &tfd,
+	/* a bundle ktraj has just written: its size is the store's */
+	rc = kt_sandbox_plain_tar(fd, KT_REPLAY_BUNDLE_DIR "/manifest.json", 0, &tfd,
 				  &mtext, err, errlen);
 	close(fd);
 	if (tfd >= 0)
@@ -349,8 +350,10 @@ int kt_replay_task_run(const char *dir, unsigned task, const kt_replay_limits *l
 		rc = KT_EIO;
 		goto out;
 	}
-	rc = kt_sandbox_plain_tar(fd, KT_REPLAY_BUNDLE_DIR "/manifest.json", &tfd,
-				  &mtext, err, errlen);
+	/* the plan's bundle may have been edited since: bounded before
+	 * anything of it is unpacked on this host */
+	rc = kt_sandbox_plain_tar(fd, KT_REPLAY_BUNDLE_DIR "/manifest.json",
+				  kt_replay_bundle_cap(lim), &tfd, &mtext, err, errlen);
 	if (rc)
 		goto out;
 	if (!(manifest = mtext ? cJSON_Parse(mtext) : NULL)) {

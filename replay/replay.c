@@ -32,6 +32,11 @@ static char *gpu_name(void)
 	return out;
 }
 
+uint64_t kt_replay_bundle_cap(const kt_replay_limits *lim)
+{
+	return (lim->output_bytes ? lim->output_bytes : lim->mem_bytes / 2) / 2;
+}
+
 void kt_replay_spec(kt_sandbox_spec *sp, const kt_replay_limits *lim,
 		    const cJSON *manifest, const char *cache_dir)
 {
@@ -74,7 +79,8 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 	rc = kt_replay_bundle_write(s, run, seq, path, err, errlen);
 	if (rc)
 		goto out;
-	rc = kt_sandbox_plain_tar(bfd, KT_REPLAY_BUNDLE_DIR "/manifest.json", &tfd, &mtext, err, errlen);
+	rc = kt_sandbox_plain_tar(bfd, KT_REPLAY_BUNDLE_DIR "/manifest.json", kt_replay_bundle_cap(lim),
+				  &tfd, &mtext, err, errlen);
 	if (rc)
 		goto out;
 	manifest = mtext ? cJSON_Parse(mtext) : NULL;

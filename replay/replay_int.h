@@ -37,6 +37,12 @@ void kt_replay_target_release(kt_replay_target *st);
  * directories "$HOME"; malloc'ed. */
 char *kt_replay_unhost(const char *text, const char *root);
 
+/* What a bundle may expand to before the sandbox (kt_sandbox_plain_tar's
+ * max_bytes): the workspace it is unpacked into, half of the step's
+ * output bytes (--max-output, else half of --mem); 0 (no cap) when neither
+ * is set. */
+uint64_t kt_replay_bundle_cap(const kt_replay_limits *lim);
+
 /* The sandbox spec of a step replayed under lim: the limits, the GPU
  * profile (lim->gpu, or what kt_sandbox_needs_gpu reads in the manifest),
  * the cache, the bundle's folder (replay.c; used by kt_replay_step and the

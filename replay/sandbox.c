@@ -532,11 +532,12 @@ static void build_bwrap(struct args *a, const char *bwrap, const kt_sandbox_spec
 /* ---- the bundle, for the sandbox ------------------------------------------------ */
 
 /* The sandbox unpacks with `tar` alone, which needs no decompressor there. */
-int kt_sandbox_plain_tar(int in_fd, const char *manifest_name, int *out_fd,
+int kt_sandbox_plain_tar(int in_fd, const char *manifest_name, uint64_t max_bytes, int *out_fd,
 			 char **manifest, char *err, size_t errlen)
 {
 	struct archive *a = archive_read_new(), *w = archive_write_new();
 	struct archive_entry *e, *o;
+	uint64_t total = 0;
 	int rc = 0, r, fd = memfd_create("ktraj-bundle", MFD_CLOEXEC);
 
 	*out_fd = -1;
@@ -583,6 +584,15 @@ int kt_sandbox_plain_tar(int in_fd, const char *manifest_name, int *out_fd,
 		archive_entry_set_perm(o, archive_entry_perm(e) & 0777);
 		archive_entry_set_size(o, archive_entry_size(e));
 		archive_entry_set_mtime(o, archive_entry_mtime(e), 0);
+		/* a small hostile .tar.gz must not fill this host's memory */
+		total += 512 + (uint64_t)(archive_entry_size(e) > 0 ? archive_entry_size(e) : 0);
+		if (max_bytes && total > max_bytes) {
+			archive_entry_free(o);
+			snprintf(err, errlen, "bundle expands to more than %llu bytes, "
+				 "the step's workspace", (unsigned long long)max_bytes);
+			rc = KT_ECORRUPT;
+			goto out;
+		}
 		r = archive_write_header(w, o);
 		archive_entry_free(o);
 		if (r != ARCHIVE_OK) {

@@ -105,11 +105,13 @@ int kt_sandbox_seccomp_fd(void);
  * caller closes), what kt_sandbox_run takes.  Checked like any archive:
  * only relative names without "..", only files and folders.  *manifest
  * gets the text of the member named manifest_name (caller frees; NULL when
- * there is none).  Errors: KT_ECORRUPT (an unsafe entry, err names it),
+ * there is none).  max_bytes (0: no cap) bounds what the bundle expands to
+ * in host memory: its members' bytes plus 512 per member.  Errors:
+ * KT_ECORRUPT (an unsafe entry, or more than max_bytes; err says which),
  * KT_EIO (reading, writing, the memory file; err from libarchive),
  * KT_ENOMEM.
  */
-int kt_sandbox_plain_tar(int in_fd, const char *manifest_name, int *out_fd,
+int kt_sandbox_plain_tar(int in_fd, const char *manifest_name, uint64_t max_bytes, int *out_fd,
 			 char **manifest, char *err, size_t errlen);
 
 /*

@@ -193,3 +193,22 @@ PY
 	grep -qx '#SBATCH --gres=gpu:1' "$P/slurm-gpu.sbatch"
 	python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["tasks"]; assert t and all(x["gpu"] for x in t), t' "$P/plan.json"
 }
+
+@test "plan: an edited bundle that expands past the step's workspace is refused before it is held or run" {
+	P="$BATS_TEST_TMPDIR/p"
+	"$KTRAJ" replay --plan "$P" "$R" --all-compile >/dev/null
+	# 64 MiB of zeros in a ~64 KiB .tar.gz, beside the real manifest
+	mkdir -p "$BATS_TEST_TMPDIR/x"
+	tar -xzf "$P/bundles/000000.tar.gz" -C "$BATS_TEST_TMPDIR/x"
+	head -c 67108864 /dev/zero >"$BATS_TEST_TMPDIR/x/ktraj-bundle/workspace/zeros"
+	tar -czf "$P/bundles/000000.tar.gz" -C "$BATS_TEST_TMPDIR/x" ktraj-bundle
+	[ "$(stat -c %s "$P/bundles/000000.tar.gz")" -lt 1048576 ]
+	run "$KTRAJ" replay --task "$P" 0 --max-output 33554432
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"bundle expands to more than 16777216 bytes, the step's workspace"* ]]
+	[ ! -e "$P/results/000000.json" ]
+	# within the default limits the same bundle is unpacked and run
+	need_bwrap
+	run "$KTRAJ" replay --task "$P" 0
+	[ "$status" -eq 0 ]
+}

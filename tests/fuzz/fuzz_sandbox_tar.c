@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		close(in);
 		return 0;
 	}
-	if (kt_sandbox_plain_tar(in, "b/manifest.json", &out, &manifest, err, sizeof(err)) == 0) {
+	if (kt_sandbox_plain_tar(in, "b/manifest.json", 1u << 26, &out, &manifest, err, sizeof(err)) == 0) {
 		struct archive *a = archive_read_new();
 		struct archive_entry *e;
 

@@ -430,7 +430,7 @@ static void t_plain_tar(void **state)
 		int out = -1;
 		char err[256] = "", *m = NULL;
 
-		assert_int_equal(kt_sandbox_plain_tar(in, "b/manifest.json", &out, &m, err,
+		assert_int_equal(kt_sandbox_plain_tar(in, "b/manifest.json", 0, &out, &m, err,
 						      sizeof(err)), cases[i].rc);
 		if (cases[i].rc) {
 			assert_int_equal(out, -1);
@@ -462,6 +462,27 @@ static void t_plain_tar(void **state)
 		free(m);
 		close(in);
 	}
+}
+
+/* A bundle that expands past max_bytes is refused before it is held. */
+static void t_plain_tar_cap(void **state)
+{
+	int in = one_member("b/manifest.json", AE_IFREG, "{\"kind\":\"bench\"}", 0644);
+	int out = -1;
+	char err[256] = "", *m = NULL;
+
+	(void)state;
+	/* 512 bytes of header and 16 of data: 528 fit, 527 do not */
+	assert_int_equal(kt_sandbox_plain_tar(in, "b/manifest.json", 527, &out, &m, err,
+					      sizeof(err)), KT_ECORRUPT);
+	assert_int_equal(out, -1);
+	assert_null(m);
+	assert_non_null(strstr(err, "bundle expands to more than 527 bytes"));
+	assert_int_equal(kt_sandbox_plain_tar(in, "b/manifest.json", 528, &out, &m, err,
+					      sizeof(err)), 0);
+	close(out);
+	free(m);
+	close(in);
 }
 
 /* kill -9 of the process that made the janitor: the directory goes */
@@ -510,6 +531,7 @@ int main(void)
 		cmocka_unit_test(t_run_plain),
 		cmocka_unit_test(t_run_bwrap),
 		cmocka_unit_test(t_plain_tar),
+		cmocka_unit_test(t_plain_tar_cap),
 		cmocka_unit_test(t_janitor),
 	};
 
