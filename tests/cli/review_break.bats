@@ -24,3 +24,20 @@ setup() {
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == "ktraj: search: unknown option '-O3'"* ]]
 }
+
+@test "hook claude-code Stop whose transcript_path is a FIFO, a device or a folder: the hook returns (no text), the agent is not held" {
+	# before: fopen of a FIFO with no writer blocked the hook (and the agent
+	# waiting on it) for good; /dev/zero was read as one endless line
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	for t in "$BATS_TEST_TMPDIR/fifo" /dev/zero "$BATS_TEST_TMPDIR"; do
+		run --separate-stderr timeout 20 "$KTRAJ" hook claude-code <<-EOF2
+		{"hook_event_name":"Stop","session_id":"s-fifo","transcript_path":"$t"}
+		EOF2
+		echo "$t: $status $stderr"
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+	done
+	# nothing to record: no assistant message came of them
+	run "$KTRAJ" log claude-code:s-fifo --kind message
+	[ -z "$output" ] || [ "$status" -eq 4 ]
+}
