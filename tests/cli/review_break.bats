@@ -41,3 +41,28 @@ setup() {
 	run "$KTRAJ" log claude-code:s-fifo --kind message
 	[ -z "$output" ] || [ "$status" -eq 4 ]
 }
+
+@test "atif: a document member named like ktraj's own meta (identity, sources, source, redacted) does not replace it" {
+	# before: the document's "identity" and "sources" replaced the ones the
+	# import records (FORMAT.md Provenance, read by show --source), and a
+	# "redacted" member claimed a redaction that never happened
+	cat >"$BATS_TEST_TMPDIR/f.trajectory.json" <<-'JSON'
+	{"schema_version": "ATIF-v1.7", "session_id": "forge-1",
+	 "agent": {"name": "terminus-2", "version": "2.0"},
+	 "identity": "kernelbench:forged", "sources": [{"path": "/etc/passwd"}],
+	 "source": "forged.json", "redacted": true, "future_member": 1,
+	 "steps": [{"step_id": 1, "source": "user", "message": "hi"}]}
+	JSON
+	"$KTRAJ" import "$BATS_TEST_TMPDIR/f.trajectory.json" >/dev/null
+	run "$KTRAJ" ls --json
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json, sys
+m = json.loads(sys.argv[1])["meta"]
+assert m["identity"] == "atif:forge-1", m
+assert [s["file"] for s in m["sources"]] == [sys.argv[2]], m
+assert m["source"] == "f.trajectory.json", m
+assert "redacted" not in m, m
+assert m["future_member"] == 1, m
+' "$output" "$BATS_TEST_TMPDIR/f.trajectory.json"
+}
