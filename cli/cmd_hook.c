@@ -19,6 +19,7 @@
  * SessionStart and UserPromptSubmit hooks to the model's context).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -375,15 +376,25 @@ static int cc_tool_result(struct rec *r, const cJSON *in, int failed)
 }
 
 /* The text of the transcript's last assistant line that has text: the
- * Stop hook of Claude Code before last_assistant_message existed. */
+ * Stop hook of Claude Code before last_assistant_message existed.  Only a
+ * regular file is read: a FIFO would hold the hook, and the agent that
+ * waits for it, until something writes; a device (/dev/zero) is one
+ * endless line. */
 static char *last_assistant_text(const char *path)
 {
-	FILE *f = path ? fopen(path, "r") : NULL;
+	int fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+	FILE *f = NULL;
 	char *line = NULL, *best = NULL;
 	size_t cap = 0;
+	struct stat st;
 
-	if (!f)
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		f = fdopen(fd, "r");
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return NULL;
+	}
 	while (getline(&line, &cap, f) > 0) {
 		cJSON *o, *c;
 		const cJSON *b;

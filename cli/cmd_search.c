@@ -11,7 +11,7 @@
 
 static const char usage[] =
 	"usage: ktraj search TEXT... [--run RUN] [--kind KIND] [--limit N] [--all]\n"
-	"                    [--json]\n"
+	"                    [--json] [-- TEXT...]\n"
 	"\n"
 	"Find TEXT (case-insensitive; several words are one phrase) in message\n"
 	"text, tool call names and arguments, tool results (including outputs\n"
@@ -19,7 +19,8 @@ static const char usage[] =
 	"snippet per matching event; --json prints objects with run, name, seq,\n"
 	"kind, snippet.  Exit 0 with no output when nothing matches; an empty\n"
 	"or blank TEXT is a usage error (exit 2).  Hidden\n"
-	"runs (`ktraj hide`) are searched with --all or --run only.\n";
+	"runs (`ktraj hide`) are searched with --all or --run only.  After --\n"
+	"every word is TEXT, one that starts with - too (`search -- -O3`).\n";
 
 struct hit_run {
 	char id[KT_RUN_ID_HEX + 1];
@@ -185,13 +186,32 @@ int cmd_search(struct cli *c, int argc, char **argv)
 	char *text = NULL, run[KT_RUN_ID_HEX + 1];
 	size_t tl = 0, k, b;
 	kt_store *s = NULL;
-	int i, rc;
+	int i, rc, words = 0;
 
 	if (cli_wants_help(argc, argv, usage))
 		return KT_EXIT_OK;
 	memset(&x, 0, sizeof(x));
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
+		/* after "--" every argument is TEXT: `search -- -O3` */
+		if (!words && !strcmp(argv[i], "--")) {
+			words = 1;
+			continue;
+		}
+		if (words || argv[i][0] != '-' || !argv[i][1]) {
+			/* the words of TEXT form one phrase */
+			size_t l = strlen(argv[i]);
+			char *t = realloc(text, tl + l + 2);
+
+			if (!t) {
+				free(text);
+				return cli_err(c, "out of memory");
+			}
+			text = t;
+			if (tl)
+				text[tl++] = ' ';
+			memcpy(text + tl, argv[i], l + 1);
+			tl += l;
+		} else if (!strcmp(argv[i], "--json")) {
 			x.json = 1;
 		} else if (!strcmp(argv[i], "--all")) {
 			x.all = 1;
@@ -210,26 +230,9 @@ int cmd_search(struct cli *c, int argc, char **argv)
 				free(text);
 				return cli_usage(c, "--limit needs a number");
 			}
-		} else if (argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--")) {
+		} else {
 			free(text);
 			return cli_bad_option(c, usage, argv[i]);
-		} else {
-			/* the words of TEXT form one phrase */
-			size_t l = strlen(argv[i]);
-			char *t;
-
-			if (!strcmp(argv[i], "--") && i + 1 < argc)
-				continue;
-			t = realloc(text, tl + l + 2);
-			if (!t) {
-				free(text);
-				return cli_err(c, "out of memory");
-			}
-			text = t;
-			if (tl)
-				text[tl++] = ' ';
-			memcpy(text + tl, argv[i], l + 1);
-			tl += l;
 		}
 	}
 	/* an empty or blank TEXT is in every event: refused, not a dump of

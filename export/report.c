@@ -43,6 +43,7 @@ struct rep {
 	kt_an_run *r;
 	const kt_an_opts *o;
 	int multi;             /* several series */
+	int err;               /* a failed read of an edit's content */
 };
 
 /*
@@ -461,10 +462,24 @@ static void jump_diff(struct rep *x, const kt_an_jump *j)
 		void *a = NULL, *z = NULL;
 		size_t al = 0, zl = 0;
 		char la[300], lz[300];
+		int ra = 0, rz = 0;
 
-		if (!ed || (!ed->has_before && !ed->has_after) ||
-		    (ed->has_before && kt_blob_get(x->s, ed->before, &a, &al)) ||
-		    (ed->has_after && kt_blob_get(x->s, ed->after, &z, &zl))) {
+		if (ed && ed->has_before)
+			ra = kt_blob_get(x->s, ed->before, &a, &al);
+		if (ed && ed->has_after && !ra)
+			rz = kt_blob_get(x->s, ed->after, &z, &zl);
+		/* an edit's content that cannot be read is damage, not "not in
+		 * the trajectory": writers store every blob an edit names
+		 * (FORMAT.md §2 "Blob references"), and `diff` and `verify` exit 3
+		 * on it */
+		if (ra || rz) {
+			ra = ra ? ra : rz;
+			x->err = ra == KT_ENOTFOUND ? KT_ECORRUPT : ra;
+			free(a);
+			free(z);
+			break;
+		}
+		if (!ed || (!ed->has_before && !ed->has_after)) {
 			fprintf(m, "#%llu %s: content not in the trajectory\n",
 				(unsigned long long)e->seq, path);
 		} else {
@@ -876,7 +891,7 @@ int kt_export_report_html(FILE *f, kt_store *s, kt_an_run *r,
 			  const char **wl, kt_an_stall *const *st,
 			  const size_t *nst, size_t nb)
 {
-	struct rep x = {f, s, r, o, wl != NULL};
+	struct rep x = {f, s, r, o, wl != NULL, 0};
 	int rc;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -914,6 +929,8 @@ int kt_export_report_html(FILE *f, kt_store *s, kt_an_run *r,
 		"</noscript></p>\n<table id=\"tl\"><tr><th>seq</th><th>time (UTC)"
 		"</th><th>kind</th><th>actor</th><th>status</th><th>what</th></tr>\n",
 		r->nev);
+	if (x.err)
+		return x.err;
 	rc = kt_event_foreach_body(s, r->id, 1, 0, 0, timeline_row, &x);
 	if (rc)
 		return rc;

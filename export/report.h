@@ -21,9 +21,11 @@
  * contents for the jump diffs and every event of the timeline are read
  * from s.  All trajectory text is escaped.
  *
- * Returns 0, or what reading the timeline's events returned: the store's
- * codes (KT_ECORRUPT, KT_EIO ...), KT_ENOMEM, or KT_EIO when f reported a
- * write error during the timeline.  Other write errors are left in f's
+ * Returns 0, or what reading an edit's content for a jump diff or the
+ * timeline's events returned: the store's codes (KT_ECORRUPT, also for
+ * a blob an edit names that is not stored; KT_EIO ...), KT_ENOMEM, or
+ * KT_EIO when f reported a write error during the timeline.  The page is
+ * then unfinished.  Other write errors are left in f's
  * error flag for the caller, which owns f (not closed here).
  */
 int kt_export_report_html(FILE *f, kt_store *s, kt_an_run *r,

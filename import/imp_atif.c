@@ -956,15 +956,25 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 	{
 		/* what else the document says (v1.6's continued_trajectory_ref,
 		 * members of later versions) is kept as it was: only steps
-		 * become events */
+		 * become events.  Not under the names of what the import
+		 * itself records (FORMAT.md §11, Provenance; the redaction
+		 * flag): a document must not forge where the run came from. */
+		static const char *const ours[] = {
+			"steps", "agent", "identity", "sources", "source",
+			"redacted", NULL
+		};
 		const cJSON *it;
 
-		cJSON_ArrayForEach(it, doc)
-			if (it->string && strcmp(it->string, "steps") &&
-			    !cJSON_GetObjectItemCaseSensitive(meta, it->string) &&
-			    strcmp(it->string, "agent"))
+		cJSON_ArrayForEach(it, doc) {
+			size_t k = 0;
+
+			while (it->string && ours[k] && strcmp(it->string, ours[k]))
+				k++;
+			if (it->string && !ours[k] &&
+			    !cJSON_GetObjectItemCaseSensitive(meta, it->string))
 				cJSON_AddItemToObject(meta, it->string,
 						      cJSON_Duplicate(it, 1));
+		}
 	}
 	{
 		/* sidecar metrics: "<stem>.metrics.json" or "metrics.json" */

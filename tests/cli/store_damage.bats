@@ -209,3 +209,35 @@ assert seen >= 10, seen
 print(seen, 'damaged stores')
 PY
 }
+
+@test "a damaged blob of a jump's edit: report exits 3 with one line, as diff, instead of calling the content missing" {
+	# one byte flipped at a time over the store: wherever `diff` of the
+	# edits of the sample's second jump finds a blob that does not decode to
+	# its hash, report must not write a page that says the trajectory does
+	# not hold the content (before: exit 0 and "content not in the
+	# trajectory" in the jump's diff)
+	python3 - "$KTRAJ" "$GOOD" "$BATS_TEST_TMPDIR/f.ktraj" "$BATS_TEST_TMPDIR/r.html" <<'PY'
+import os, subprocess, sys
+k, good, t, out = sys.argv[1:]
+d = open(good, 'rb').read()
+seen = 0
+for off in range(8192, len(d), 61):
+    b = bytearray(d); b[off] ^= 0x10
+    open(t, 'wb').write(b)
+    if os.path.exists(t + '-lock'):
+        os.remove(t + '-lock')
+    df = subprocess.run([k, '--store', t, 'diff', '3db8', '26', '34'],
+                        capture_output=True, text=True)
+    if df.returncode != 3 or 'blob' not in df.stderr:
+        continue
+    seen += 1
+    p = subprocess.run([k, '--store', t, 'report', '3db8', '-o', out],
+                       capture_output=True, text=True)
+    lines = p.stderr.splitlines()
+    assert p.returncode == 3 and len(lines) == 1 and \
+        lines[0].startswith('ktraj: report: ') and 'blob' in lines[0], \
+        (off, p.returncode, p.stderr)
+assert seen >= 3, seen
+print(seen, 'damaged blobs')
+PY
+}
