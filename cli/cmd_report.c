@@ -3,8 +3,10 @@
  * (one blame and its stalls per series) and the file; the page itself is
  * export/report.c.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "anutil.h"
 #include "outfmt.h"
 #include "../export/report.h"
@@ -55,7 +57,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 	kt_an_stall **st = NULL;
 	size_t *nst = NULL, nb = 0, njump = 0, nstall = 0;
 	char *pos[4], *outp = NULL, *spec = NULL;
-	int json, npos, rc;
+	int json, npos, rc, created = 0;
 	FILE *f = NULL;
 
 	if (cli_wants_help(argc, argv, usage))
@@ -110,6 +112,9 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		njump += b[i].njump;
 		nstall += nst[i];
 	}
+	/* a page ktraj started and could not finish is removed; a file that
+	 * was there before (or a device, a pipe) is left to its owner */
+	created = access(outp, F_OK) != 0 && errno == ENOENT;
 	if (!(f = fopen(outp, "w"))) {
 		rc = cli_err(c, "%s: cannot write", outp);
 		goto out;
@@ -132,6 +137,8 @@ int cmd_report(struct cli *c, int argc, char **argv)
 out:
 	if (f && fclose(f) != 0 && !rc)
 		rc = cli_err(c, "%s: write failed", outp);
+	if (f && rc && created)
+		unlink(outp);
 	for (size_t i = 0; st && i < nb; i++)
 		free(st[i]);
 	free(st);

@@ -231,12 +231,16 @@ for off in range(8192, len(d), 61):
     if df.returncode != 3 or 'blob' not in df.stderr:
         continue
     seen += 1
+    if os.path.exists(out):
+        os.remove(out)
     p = subprocess.run([k, '--store', t, 'report', '3db8', '-o', out],
                        capture_output=True, text=True)
     lines = p.stderr.splitlines()
     assert p.returncode == 3 and len(lines) == 1 and \
         lines[0].startswith('ktraj: report: ') and 'blob' in lines[0], \
         (off, p.returncode, p.stderr)
+    # and no half page is left behind
+    assert not os.path.exists(out), off
 assert seen >= 3, seen
 print(seen, 'damaged blobs')
 PY
