@@ -20,7 +20,7 @@ OUTD=${1:?outdir}
 shift
 PHASES=${*:-check seed ab cudnn}
 H=${H:-build/harness/ktraj-harness}
-K6=kernels/attention_fwd/06_wgmma_tma.cu
+K6=${K6:-kernels/attention_fwd/06_wgmma_tma.cu}
 SPEC=kernels/tasks/attention_fwd.json
 LARGE=kernels/tasks/attention_large.json
 mkdir -p "$OUTD"
