@@ -55,6 +55,8 @@ typedef struct kt_sandbox_result {
 	int timed_out;    /* 1: killed by the wall-clock watchdog */
 	int cache_full;   /* 1: killed for adding more than cache_max bytes
 			     to the cache */
+	unsigned oom_kills; /* processes the OOM killer killed for the step's
+			       cgroup memory limit (0 also without a cgroup) */
 	char *out;        /* the bundle's result.json as printed, NUL-terminated
 			     (at most 1 MiB kept), or NULL */
 	size_t out_len;
