@@ -497,6 +497,12 @@ static void build_bwrap(struct args *a, const char *bwrap, const kt_sandbox_spec
 	addf(a, "%d", FD_STATUS);
 	add3(a, "--proc", "/proc", NULL);
 	add3(a, "--dev", "/dev", NULL);
+	/* no pseudo-terminals: bwrap's /dev has a devpts instance, through
+	 * which a step could take the host's ptys up to kernel.pty.max, and a
+	 * compile or benchmark needs none; /dev/ptmx now points at nothing */
+	add(a, "--size");
+	add(a, "4096");
+	add3(a, "--tmpfs", "/dev/pts", NULL);
 	*ngpu = 0;
 	if (sp->gpu) {
 		*ngpu = add_gpu_devices(a);
@@ -520,6 +526,7 @@ static void build_bwrap(struct args *a, const char *bwrap, const kt_sandbox_spec
 	 * its nodes, the NVIDIA binds and the /dev/shm tmpfs are in place
 	 * (writing a device node needs no write access to its mount) */
 	add3(a, "--remount-ro", "/dev", NULL);
+	add3(a, "--remount-ro", "/dev/pts", NULL);
 	add3(a, "--chdir", SB_WORK, NULL);
 	add(a, "--clearenv");
 	for (i = 0; keep_env[i]; i++)
@@ -1033,6 +1040,7 @@ static void isolation_json(kt_sandbox_result *res, const kt_sandbox_spec *sp,
 		cJSON_AddNumberToObject(is, "tmp_bytes", (double)z->tmp);
 		cJSON_AddNumberToObject(is, "shm_bytes", (double)z->shm);
 		cJSON_AddBoolToObject(is, "cache", sp->cache_dir != NULL);
+		cJSON_AddBoolToObject(is, "ptys", 0);
 	}
 	/* false: the memory limit is the rlimits' and the tmpfs sizes', and
 	 * shared memory (memfd, SysV) is outside it */
