@@ -143,6 +143,10 @@ refused_by_all() { # refused_by_all COMMAND [replay options]: refused for each u
 		[ "$(get isolation.caps)" = none ]
 		[ "$(get isolation.network)" = true ]
 		[ "$(get network_isolated)" = true ]
+		[ "$(get isolation.ptys)" = false ]
+		# a cgroup, or the word that there is none (then shared memory is
+		# outside the memory limit)
+		[ "$(get isolation.cgroup)" = false ] || [ "$(get isolation.cgroup.version)" -ge 1 ]
 		if [ "$who" = me ] && [ "$(id -u)" = 0 ]; then
 			[ "$(get isolation.uid)" = nobody ]
 		else
