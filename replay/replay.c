@@ -109,6 +109,14 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 	else if (!result && WIFEXITED(sr.status) && WEXITSTATUS(sr.status) >= 125 && *sr.diag)
 		snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
 			 "%sthe sandbox said: %.300s", *reason ? "; " : "", sr.diag);
+	/* a killed process says only "Killed": the cgroup knows why */
+	if (sr.oom_kills)
+		snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+			 "%sout of memory: the OOM killer stopped %u process%s at the step's "
+			 "cgroup limit (%.0f bytes, --mem + --max-output)", *reason ? "; " : "",
+			 sr.oom_kills, sr.oom_kills == 1 ? "" : "es",
+			 cJSON_GetNumberValue(cJSON_GetObjectItem(
+				 cJSON_GetObjectItem(sr.isolation, "cgroup"), "mem_bytes")));
 	payload = cJSON_CreateObject();
 	cJSON_AddNumberToObject(payload, "step", (double)seq);
 	cJSON_AddStringToObject(payload, "verdict", verdict);

@@ -35,11 +35,15 @@
 #include "../import/archive_dl.h" /* libarchive, loaded when first used */
 #include <seccomp.h>
 
+#include "cgroup.h"
 #include "sandbox.h"
 #include "../store/store.h"
 
 #define OUT_MAX (1u << 20)   /* result.json kept, bytes */
 #define DEF_PROCS 256u
+/* the cgroup's pids.max over the step's own process limit: bwrap's two
+ * processes and the wrapper, which run before the wrapper sets it */
+#define PIDS_SLACK 4u
 /* Inside the sandbox: where the bundle is unpacked (a tmpfs of its own, so
  * a full /tmp leaves room for the result) and where the cache appears. */
 #define SB_WORK "/ktraj"
@@ -493,6 +497,12 @@ static void build_bwrap(struct args *a, const char *bwrap, const kt_sandbox_spec
 	addf(a, "%d", FD_STATUS);
 	add3(a, "--proc", "/proc", NULL);
 	add3(a, "--dev", "/dev", NULL);
+	/* no pseudo-terminals: bwrap's /dev has a devpts instance, through
+	 * which a step could take the host's ptys up to kernel.pty.max, and a
+	 * compile or benchmark needs none; /dev/ptmx now points at nothing */
+	add(a, "--size");
+	add(a, "4096");
+	add3(a, "--tmpfs", "/dev/pts", NULL);
 	*ngpu = 0;
 	if (sp->gpu) {
 		*ngpu = add_gpu_devices(a);
@@ -516,6 +526,7 @@ static void build_bwrap(struct args *a, const char *bwrap, const kt_sandbox_spec
 	 * its nodes, the NVIDIA binds and the /dev/shm tmpfs are in place
 	 * (writing a device node needs no write access to its mount) */
 	add3(a, "--remount-ro", "/dev", NULL);
+	add3(a, "--remount-ro", "/dev/pts", NULL);
 	add3(a, "--chdir", SB_WORK, NULL);
 	add(a, "--clearenv");
 	for (i = 0; keep_env[i]; i++)
@@ -1000,9 +1011,9 @@ static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *
 
 static void isolation_json(kt_sandbox_result *res, const kt_sandbox_spec *sp,
 			   const char *version, const struct sizes *z,
-			   unsigned procs, int ngpu)
+			   unsigned procs, int ngpu, const kt_cgroup *cg)
 {
-	cJSON *is = cJSON_CreateObject(), *lim;
+	cJSON *is = cJSON_CreateObject(), *lim, *c;
 
 	if (!is)
 		return;
@@ -1029,6 +1040,18 @@ static void isolation_json(kt_sandbox_result *res, const kt_sandbox_spec *sp,
 		cJSON_AddNumberToObject(is, "tmp_bytes", (double)z->tmp);
 		cJSON_AddNumberToObject(is, "shm_bytes", (double)z->shm);
 		cJSON_AddBoolToObject(is, "cache", sp->cache_dir != NULL);
+		cJSON_AddBoolToObject(is, "ptys", 0);
+	}
+	/* false: the memory limit is the rlimits' and the tmpfs sizes', and
+	 * shared memory (memfd, SysV) is outside it */
+	if (!cg->version) {
+		cJSON_AddBoolToObject(is, "cgroup", 0);
+	} else if ((c = cJSON_AddObjectToObject(is, "cgroup"))) {
+		cJSON_AddNumberToObject(c, "version", cg->version);
+		cJSON_AddNumberToObject(c, "mem_bytes", (double)cg->mem_bytes);
+		cJSON_AddBoolToObject(c, "swap_limited", cg->swap);
+		if (cg->pids_max)
+			cJSON_AddNumberToObject(c, "pids", cg->pids_max);
 	}
 	cJSON_AddBoolToObject(is, "network", !sp->no_sandbox && !sp->allow_network);
 	lim = cJSON_AddObjectToObject(is, "limits");
@@ -1097,6 +1120,7 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 	int fds[FD_COUNT - 3] = { -1, -1, -1, -1, -1 }, po[2] = { -1, -1 }, pe[2] = { -1, -1 };
 	int ps[2] = { -1, -1 };
 	int ngpu = 0, rc = 0, st = 0, oopen = 1, eopen = 1, exited = 0;
+	kt_cgroup cg = { 0 };
 	pid_t pid, parent = getpid();
 	double deadline, grace = 0, cache_check = 0;
 	uint64_t cache_start = 0;
@@ -1156,6 +1180,9 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 		snprintf(err, errlen, "cannot make a pipe: %s", strerror(errno));
 		goto out;
 	}
+	/* everything the step's processes hold together, shared memory and
+	 * its tmpfs files included; without a cgroup the rlimits alone */
+	kt_cgroup_make(sp->mem_bytes + z.work + z.tmp + z.shm, procs + PIDS_SLACK, &cg);
 	pid = fork();
 	if (pid < 0) {
 		rc = KT_ECHILD;
@@ -1166,6 +1193,10 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 		setpgid(0, 0);
 		if (dup2(pe[1], 2) < 0)
 			_exit(126);
+		/* before anything of the step runs, while still root (the
+		 * group's files are root's); a limit recorded is one applied */
+		if (cg.version && kt_cgroup_enter(&cg))
+			child_fail("entering the step's cgroup");
 		if (!sp->no_sandbox && getuid() == 0 &&
 		    (setgroups(0, NULL) || setgid(gid) || setuid(uid)))
 			child_fail("dropping root");
@@ -1242,6 +1273,7 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 			}
 		}
 		if (!exited && now_s() > deadline) {
+			kt_cgroup_kill(&cg);
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -1250,8 +1282,11 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 			break;
 		}
 	}
-	/* without the sandbox, what the step left in its process group */
+	/* without the sandbox, what the step left in its process group (and
+	 * in its cgroup: a setsid daemon) */
 	kill(-pid, SIGKILL);
+	res->oom_kills = kt_cgroup_oom_kills(&cg);
+	kt_cgroup_kill(&cg);
 	res->status = st;
 	/* the cache outlives the step on the host: no program the step left
 	 * there may run as its owner (the seccomp filter refuses setting the
@@ -1270,10 +1305,11 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 			goto out;
 		}
 	}
-	isolation_json(res, sp, version, &z, procs, ngpu);
+	isolation_json(res, sp, version, &z, procs, ngpu, &cg);
 	if (!res->isolation)
 		rc = KT_ENOMEM;
 out:
+	kt_cgroup_remove(&cg);
 	for (i = 0; i < FD_COUNT - 3; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);

@@ -7,8 +7,11 @@
  * mount, IPC, UTS, network and cgroup namespaces, with every capability
  * dropped, a seccomp filter built with libseccomp, a minimal read-only root
  * (the toolchain, nothing of $HOME, /root, /run, /etc's secrets), a private
- * /dev, its workspace, /tmp and /dev/shm on size-limited tmpfs (so nothing
- * of it is left on the host, whatever happens to ktraj) and resource limits.
+ * /dev without pseudo-terminals, its workspace, /tmp and /dev/shm on
+ * size-limited tmpfs (so nothing of it is left on the host, whatever
+ * happens to ktraj), resource limits and, where one can be made, a cgroup
+ * of its own (cgroup.h) that bounds its memory in total, shared memory
+ * included, and its tasks.
  * As root the step does not run as root: bwrap is started as the user
  * "nobody" (uid 65534 when there is no such user), because the kernel
  * exempts uid 0 from the process-count limit.
@@ -55,6 +58,8 @@ typedef struct kt_sandbox_result {
 	int timed_out;    /* 1: killed by the wall-clock watchdog */
 	int cache_full;   /* 1: killed for adding more than cache_max bytes
 			     to the cache */
+	unsigned oom_kills; /* processes the OOM killer killed for the step's
+			       cgroup memory limit (0 also without a cgroup) */
 	char *out;        /* the bundle's result.json as printed, NUL-terminated
 			     (at most 1 MiB kept), or NULL */
 	size_t out_len;
@@ -141,6 +146,11 @@ int kt_sandbox_needs_gpu(const cJSON *manifest);
  * given) KTRAJ_CACHE set and stdin/stdout/stderr on /dev/null, and prints
  * <bundle_dir>/result.json.  *res is filled (free it with
  * kt_sandbox_result_free) whenever 0 is returned, whatever the step did.
+ * The step's cgroup (kt_cgroup_make: memory mem_bytes + the three tmpfs
+ * sizes, pids max_procs + 4) is entered by ktraj's child before bwrap
+ * starts, killed at the timeout and removed before this returns;
+ * res->isolation says whether there was one ("cgroup": false or what it
+ * applied) and res->oom_kills what its OOM killer did.
  * Errors (nothing ran): KT_ENOTFOUND when bubblewrap is not installed and
  * sp->no_sandbox is 0; KT_ECHILD when the sandbox could not be started
  * (bwrap never reported it set up: no user namespaces, say; err says

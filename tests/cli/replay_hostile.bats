@@ -143,6 +143,10 @@ refused_by_all() { # refused_by_all COMMAND [replay options]: refused for each u
 		[ "$(get isolation.caps)" = none ]
 		[ "$(get isolation.network)" = true ]
 		[ "$(get network_isolated)" = true ]
+		[ "$(get isolation.ptys)" = false ]
+		# a cgroup, or the word that there is none (then shared memory is
+		# outside the memory limit)
+		[ "$(get isolation.cgroup)" = false ] || [ "$(get isolation.cgroup.version)" -ge 1 ]
 		if [ "$who" = me ] && [ "$(id -u)" = 0 ]; then
 			[ "$(get isolation.uid)" = nobody ]
 		else
@@ -319,6 +323,138 @@ sys.exit(0)
 		refused "$who"
 		[ "$(get isolation.limits.memory)" = RLIMIT_AS ]
 	done
+}
+
+# contained_mem WHO: the step that filled shared memory did not get it all:
+# with a cgroup it was stopped (refused, or killed by the OOM killer, which
+# the reason names); without one (not root, nothing delegated) the event
+# says so and the case is left out for WHO.  Returns 1 when it was checked.
+contained_mem() {
+	echo "# $1: status $status: $output" >&3
+	[ "$status" -eq 0 ]
+	[ "$(get isolation.sandbox)" = bubblewrap ]
+	if [ "$(get isolation.cgroup)" = false ]; then
+		echo "# $1: no cgroup could be made: shared memory is outside the limit (recorded)" >&3
+		return 0
+	fi
+	[ "$(get isolation.cgroup.mem_bytes)" = 402653184 ]
+	[ "$(get verdict)" = failed ]
+	case "$(get results.exit_code)" in
+	3) ;;
+	137) [[ "$(get reason)" == *"out of memory: the OOM killer stopped"*"cgroup limit (402653184 bytes"* ]] ;;
+	*) return 1 ;;
+	esac
+	CHECKED=$((CHECKED + 1))
+}
+
+@test "pages written into a memfd (never mapped) are inside the memory limit (600 MiB under 256 MiB + 128 MiB of files)" {
+	CHECKED=0
+	for who in $WHO; do
+		hostile "$who" "python3 -c '
+import os, sys
+fd = os.memfd_create(\"m\")
+b = b\"x\" * (1 << 20)
+try:
+    for i in range(600):
+        os.write(fd, b)
+except OSError:
+    sys.exit(3)
+sys.exit(0)
+'" --mem 268435456
+		contained_mem "$who"
+	done
+	[ "$CHECKED" -gt 0 ] || skip "no cgroup can be made here"
+}
+
+@test "SysV shared memory touched and detached is inside the memory limit (3 x 150 MiB under 256 MiB + 128 MiB of files)" {
+	CHECKED=0
+	for who in $WHO; do
+		hostile "$who" "for i in 1 2 3; do python3 -c '
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmget.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_int]
+libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+libc.shmat.restype = ctypes.c_void_p
+libc.shmdt.argtypes = [ctypes.c_void_p]
+n = 150 << 20
+i = libc.shmget(0, n, 0o1600)
+a = libc.shmat(i, None, 0) if i >= 0 else None
+if a is None or a == ctypes.c_void_p(-1).value:
+    sys.exit(3)
+ctypes.memset(a, 1, n)
+libc.shmdt(a)
+' || exit 3; done; exit 0" --mem 268435456
+		contained_mem "$who"
+	done
+	[ "$CHECKED" -gt 0 ] || skip "no cgroup can be made here"
+}
+
+@test "a fork bomb stays under the process limits and dies whole at the timeout" {
+	for who in $WHO; do
+		tag=ktraj_bomb_$RANDOM$RANDOM
+		step "$who" "python3 -c '
+import os, time
+while True:
+    try:
+        os.fork()
+    except OSError:
+        time.sleep(0.01)
+' $tag"
+		as "$who" env KTRAJ_STORE="$D/$who/s.ktraj" "$D/ktraj" replay h 1 --json --timeout 8 \
+			--max-procs 40 >"$D/bg.out" 2>&1 </dev/null 3>&- &
+		pid=$!
+		most=0
+		for _ in $(seq 40); do
+			n=$(pgrep -fc "$tag" || true)
+			[ "$n" -gt "$most" ] && most=$n
+			sleep 0.1
+		done
+		wait "$pid"
+		output=$(cat "$D/bg.out")
+		echo "# $who: at most $most processes: $output" >&3
+		[ "$most" -gt 0 ]
+		[ "$most" -le 44 ]
+		[ "$(get verdict)" = failed ]
+		[[ "$(get reason)" == *watchdog* ]]
+		[ "$(get isolation.cgroup)" = false ] || [ "$(get isolation.cgroup.pids)" = 44 ]
+		! pgrep -f "$tag"
+	done
+}
+
+@test "no pseudo-terminal can be opened: /dev/ptmx leads nowhere" {
+	for who in $WHO; do
+		hostile "$who" "python3 -c 'import os; os.open(\"/dev/ptmx\", os.O_RDWR)' 2>/dev/null && exit 0; python3 -c 'import pty; pty.openpty()' 2>/dev/null && exit 0; : >/dev/pts/x 2>/dev/null && exit 0; exit 3"
+		refused "$who"
+		[ "$(get isolation.ptys)" = false ]
+	done
+}
+
+@test "the step's cgroup is removed after it, and one a killed ktraj left is removed by the next replay" {
+	[ "$(id -u)" = 0 ] || skip "only root makes cgroups here"
+	dur=$((70000 + RANDOM))
+	step me "sleep $dur; exit 0"
+	env KTRAJ_STORE="$D/me/s.ktraj" "$D/ktraj" replay h 1 --json >"$D/bg.out" 2>&1 </dev/null 3>&- &
+	pid=$!
+	for _ in $(seq 200); do pgrep -f "sleep $dur" >/dev/null && break; sleep 0.1; done
+	pgrep -f "sleep $dur" >/dev/null
+	left=$(find /sys/fs/cgroup -maxdepth 8 -type d -name "ktraj-replay-$pid" 2>/dev/null)
+	[ -n "$left" ] || skip "no cgroup could be made here"
+	kill -9 "$pid"
+	wait "$pid" || true
+	for _ in $(seq 50); do pgrep -f "sleep $dur" >/dev/null || break; sleep 0.1; done
+	! pgrep -f "sleep $dur"
+	# ktraj had no chance to remove it
+	[ -n "$(find /sys/fs/cgroup -maxdepth 8 -type d -name "ktraj-replay-$pid" 2>/dev/null)" ]
+	rm -rf "$D/me"
+	step me "echo hello" "hello"
+	env KTRAJ_STORE="$D/me/s.ktraj" "$D/ktraj" replay h 1 --json >"$D/bg.out" 2>&1 </dev/null 3>&- &
+	pid2=$!
+	wait "$pid2"
+	[ -z "$(find /sys/fs/cgroup -maxdepth 8 -type d -name "ktraj-replay-$pid" 2>/dev/null)" ]
+	[ -z "$(find /sys/fs/cgroup -maxdepth 8 -type d -name "ktraj-replay-$pid2" 2>/dev/null)" ]
+	output=$(cat "$D/bg.out")
+	[ "$(get verdict)" = reproduced ]
+	[ "$(get isolation.cgroup.version)" -ge 1 ]
 }
 
 @test "the output limit is on the total, not per file (3 x 2 GiB, scaled: 3 x 12 MiB in a 32 MiB workspace)" {
