@@ -104,9 +104,10 @@ int kt_impx_jsonl(kt_imp *imp, const kt_file *f,
  * A Python literal as repr() writes it, or as typed in source (SWE-agent
  * and OpenHands fields, KernelBench result strings like "{'mean': 9.35}"),
  * read from s[0..len) into cJSON: dicts, lists and tuples (arrays),
- * strings (' " and triple quotes, r/b/u prefixes, every escape of the
+ * strings (' " and triple quotes, r/b/u prefixes, the escapes of the
  * Python reference's "String and Bytes literals": \n \t \xhh \uhhhh
- * \Uhhhhhhhh \ooo, an unknown escape keeps its backslash), numbers (with
+ * \Uhhhhhhhh \ooo; \N{name} and an unknown escape keep their backslash,
+ * bytes are read as str), numbers (with
  * _ separators), True/False/None; inf, nan and numbers beyond a double
  * become null, as JSON has no such number.  A NUL becomes U+FFFD.  Dict
  * keys become member names as json.dumps writes them (1.5, "true",
