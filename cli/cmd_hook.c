@@ -452,81 +452,74 @@ static cJSON *read_event(struct cli *c, int *nul)
 	return in;
 }
 
-static int hook_claude(struct cli *c)
+/* ---- the events each agent's hook records --------------------------------- */
+
+/* What one hook event records in the session's run r (open): in is the
+ * event, ev its hook_event_name.  0, or the exit code of an error already
+ * printed. */
+typedef int (*hook_fn)(struct rec *r, const cJSON *in, const char *ev);
+
+/* UserPromptSubmit (Claude Code) or BeforeAgent (Gemini CLI): what the
+ * person typed, before the agent adds anything. */
+static int on_prompt(struct rec *r, const cJSON *in, const char *ev)
 {
-	struct rec r = { .c = c };
-	char name[300], *text;
-	cJSON *in, *p;
-	const char *ev;
-	int rc = 0, nul;
-
-	if (!(in = read_event(c, &nul)))
-		return KT_EXIT_FAIL;
-	ev = jstr(in, "hook_event_name");
-	if (!ev) {
-		cJSON_Delete(in);
-		return cli_err(c, "the hook input has no hook_event_name");
-	}
-	if (strcmp(ev, "SessionStart") && strcmp(ev, "SessionEnd") &&
-	    strcmp(ev, "UserPromptSubmit") && strcmp(ev, "PreToolUse") &&
-	    strcmp(ev, "PostToolUse") && strcmp(ev, "PostToolUseFailure") &&
-	    strcmp(ev, "Stop")) {
-		cJSON_Delete(in); /* Notification, PreCompact, ...: not a turn */
-		return 0;
-	}
-	rc = open_session(&r, in, nul, "claude-code", "claude_code_hook",
-			  name, sizeof(name));
-	if (rc)
-		goto out;
-	if (!strcmp(ev, "SessionStart") || !strcmp(ev, "SessionEnd")) {
-		rc = session_note(&r, in, ev);
-	} else if (!strcmp(ev, "UserPromptSubmit")) {
-		/* what the person typed, before Claude Code adds anything */
-		rc = put(&r, KT_KIND_MESSAGE, "human", 0,
-			 message("user", 1, jstr(in, "prompt") ? jstr(in, "prompt") : ""),
-			 NULL, 0);
-	} else if (!strcmp(ev, "PreToolUse")) {
-		const cJSON *args = cJSON_GetObjectItemCaseSensitive(in, "tool_input");
-		char id[64];
-
-		p = cJSON_CreateObject();
-		cJSON_AddStringToObject(p, "tool", jstr(in, "tool_name") ?
-					jstr(in, "tool_name") : "unknown");
-		if (jstr(in, "tool_use_id")) {
-			cJSON_AddStringToObject(p, "call_id", jstr(in, "tool_use_id"));
-		} else {
-			/* no tool_use_id (older Claude Code): an id of our own
-			 * that PostToolUse finds again by tool and input */
-			kt_run_info ri;
-
-			snprintf(id, sizeof(id), "hook-%llu",
-				 (unsigned long long)(kt_run_get(r.s, r.run, &ri) ? 1 :
-						      ri.n_events + 1));
-			cJSON_AddStringToObject(p, "call_id", id);
-		}
-		cJSON_AddItemToObject(p, "args", cJSON_IsObject(args) ?
-				      cJSON_Duplicate(args, 1) : cJSON_CreateObject());
-		rc = put(&r, KT_KIND_TOOL_CALL, "agent", 0, p, NULL, 0);
-	} else if (!strcmp(ev, "PostToolUse") || !strcmp(ev, "PostToolUseFailure")) {
-		rc = cc_tool_result(&r, in, !strcmp(ev, "PostToolUseFailure"));
-	} else { /* Stop */
-		text = jstr(in, "last_assistant_message") ?
-			strdup(jstr(in, "last_assistant_message")) :
-			last_assistant_text(jstr(in, "transcript_path"));
-		if (text)
-			rc = put(&r, KT_KIND_MESSAGE, "agent", 0,
-				 message("assistant", 0, text), NULL, 0);
-		free(text);
-	}
-out:
-	cJSON_Delete(in);
-	return finish(&r, rc);
+	(void)ev;
+	return put(r, KT_KIND_MESSAGE, "human", 0,
+		   message("user", 1, jstr(in, "prompt") ? jstr(in, "prompt") : ""),
+		   NULL, 0);
 }
 
-/* ---- Gemini CLI ----------------------------------------------------------- */
+static int cc_pre_tool(struct rec *r, const cJSON *in, const char *ev)
+{
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(in, "tool_input");
+	char id[64];
+	cJSON *p;
+
+	(void)ev;
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "tool", jstr(in, "tool_name") ?
+				jstr(in, "tool_name") : "unknown");
+	if (jstr(in, "tool_use_id")) {
+		cJSON_AddStringToObject(p, "call_id", jstr(in, "tool_use_id"));
+	} else {
+		/* no tool_use_id (older Claude Code): an id of our own
+		 * that PostToolUse finds again by tool and input */
+		kt_run_info ri;
+
+		snprintf(id, sizeof(id), "hook-%llu",
+			 (unsigned long long)(kt_run_get(r->s, r->run, &ri) ? 1 :
+					      ri.n_events + 1));
+		cJSON_AddStringToObject(p, "call_id", id);
+	}
+	cJSON_AddItemToObject(p, "args", cJSON_IsObject(args) ?
+			      cJSON_Duplicate(args, 1) : cJSON_CreateObject());
+	return put(r, KT_KIND_TOOL_CALL, "agent", 0, p, NULL, 0);
+}
+
+/* PostToolUse or PostToolUseFailure */
+static int cc_post_tool(struct rec *r, const cJSON *in, const char *ev)
+{
+	return cc_tool_result(r, in, !strcmp(ev, "PostToolUseFailure"));
+}
+
+static int cc_stop(struct rec *r, const cJSON *in, const char *ev)
+{
+	char *text;
+	int rc = 0;
+
+	(void)ev;
+	text = jstr(in, "last_assistant_message") ?
+		strdup(jstr(in, "last_assistant_message")) :
+		last_assistant_text(jstr(in, "transcript_path"));
+	if (text)
+		rc = put(r, KT_KIND_MESSAGE, "agent", 0,
+			 message("assistant", 0, text), NULL, 0);
+	free(text);
+	return rc;
+}
 
 /*
- * One Gemini CLI hook event (docs/hooks/reference.md of google-gemini/
+ * Gemini CLI's hook events (docs/hooks/reference.md of google-gemini/
  * gemini-cli: JSON on stdin with session_id, transcript_path, cwd,
  * hook_event_name, timestamp).  SessionStart (source) and SessionEnd
  * (reason) -> note; BeforeAgent (prompt) -> the typed message, human;
@@ -535,78 +528,119 @@ out:
  * gives a tool no id: one of our own); AfterAgent (prompt_response) -> the
  * agent's message.  Gemini CLI parses a hook's stdout as JSON: "{}".
  */
-static int hook_gemini(struct cli *c)
+static int gm_after_agent(struct rec *r, const cJSON *in, const char *ev)
+{
+	(void)ev;
+	if (!jstr(in, "prompt_response"))
+		return 0;
+	return put(r, KT_KIND_MESSAGE, "agent", 0,
+		   message("assistant", 0, jstr(in, "prompt_response")),
+		   NULL, 0);
+}
+
+/* AfterTool: the call, then its result as Claude Code's PostToolUse would
+ * give it */
+static int gm_after_tool(struct rec *r, const cJSON *in, const char *ev)
+{
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(in, "tool_input"),
+		    *resp = cJSON_GetObjectItemCaseSensitive(in, "tool_response"),
+		    *err = cJSON_GetObjectItemCaseSensitive(resp, "error");
+	const char *out = jstr(resp, "llmContent") ? jstr(resp, "llmContent") :
+			  jstr(resp, "returnDisplay");
+	char id[64], *whole = NULL;
+	kt_run_info ri;
+	cJSON *res = cJSON_CreateObject(), *p;
+	int failed = err && !cJSON_IsNull(err) && !cJSON_IsFalse(err), rc;
+
+	(void)ev;
+	snprintf(id, sizeof(id), "gemini-%llu",
+		 (unsigned long long)(kt_run_get(r->s, r->run, &ri) ? 1 :
+				      ri.n_events + 1));
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "tool", jstr(in, "tool_name") ?
+				jstr(in, "tool_name") : "unknown");
+	cJSON_AddStringToObject(p, "call_id", id);
+	cJSON_AddItemToObject(p, "args", cJSON_IsObject(args) ?
+			      cJSON_Duplicate(args, 1) : cJSON_CreateObject());
+	rc = put(r, KT_KIND_TOOL_CALL, "agent", 0, p, NULL, 0);
+	if (!out && resp)
+		out = whole = cJSON_PrintUnformatted(resp);
+	if (!rc && res) {
+		cJSON_AddStringToObject(res, "tool_use_id", id);
+		cJSON_AddStringToObject(res, "tool_response", out ? out : "");
+		cJSON_AddStringToObject(res, "error", cJSON_IsString(err) ?
+					err->valuestring : out ? out : "");
+		rc = cc_tool_result(r, res, failed);
+	}
+	cJSON_Delete(res);
+	free(whole);
+	return rc;
+}
+
+/* The hooks that read one event on stdin: the runs they record into are
+ * "NAME:<session_id>" of source `source`. */
+static const struct hook_agent {
+	const char *name;	/* ktraj hook NAME */
+	const char *source;
+	int reply_json;		/* prints {}: the agent reads stdout as JSON */
+} hook_agents[] = {
+	{ "claude-code", "claude_code_hook", 0 },
+	{ "gemini-cli", "gemini_cli_hook", 1 },
+};
+
+/* (agent, event, handler), as git's table of commands: an event that is
+ * not here (Notification, PreCompact, BeforeModel, ...) is not a turn and
+ * records nothing. */
+static const struct hook_event {
+	const char *agent, *event;
+	hook_fn fn;
+} hook_events[] = {
+	{ "claude-code", "SessionStart", session_note },
+	{ "claude-code", "SessionEnd", session_note },
+	{ "claude-code", "UserPromptSubmit", on_prompt },
+	{ "claude-code", "PreToolUse", cc_pre_tool },
+	{ "claude-code", "PostToolUse", cc_post_tool },
+	{ "claude-code", "PostToolUseFailure", cc_post_tool },
+	{ "claude-code", "Stop", cc_stop },
+	{ "gemini-cli", "SessionStart", session_note },
+	{ "gemini-cli", "SessionEnd", session_note },
+	{ "gemini-cli", "BeforeAgent", on_prompt },
+	{ "gemini-cli", "AfterTool", gm_after_tool },
+	{ "gemini-cli", "AfterAgent", gm_after_agent },
+};
+
+/* One hook event of agent a on stdin, recorded by its handler. */
+static int hook_stdin(struct cli *c, const struct hook_agent *a)
 {
 	struct rec r = { .c = c };
+	const struct hook_event *h = NULL;
 	char name[300];
-	cJSON *in, *p;
+	cJSON *in;
 	const char *ev;
-	int rc = 0, nul;
+	int rc, nul;
 
 	if (!(in = read_event(c, &nul)))
 		return KT_EXIT_FAIL;
 	ev = jstr(in, "hook_event_name");
-	if (!ev || (strcmp(ev, "SessionStart") && strcmp(ev, "SessionEnd") &&
-		    strcmp(ev, "BeforeAgent") && strcmp(ev, "AfterTool") &&
-		    strcmp(ev, "AfterAgent"))) {
-		cJSON_Delete(in); /* BeforeModel, Notification, ...: no turn */
-		if (!ev)
-			return hook_exit(cli_err(c, "the hook input has no hook_event_name"));
-		fputs("{}\n", stdout);
+	if (!ev) {
+		cJSON_Delete(in);
+		return cli_err(c, "the hook input has no hook_event_name");
+	}
+	for (size_t i = 0; !h && i < sizeof(hook_events) / sizeof(*hook_events); i++)
+		if (!strcmp(hook_events[i].agent, a->name) &&
+		    !strcmp(hook_events[i].event, ev))
+			h = &hook_events[i];
+	if (!h) {
+		cJSON_Delete(in);
+		if (a->reply_json)
+			fputs("{}\n", stdout);
 		return KT_EXIT_OK;
 	}
-	rc = open_session(&r, in, nul, "gemini-cli", "gemini_cli_hook",
-			  name, sizeof(name));
-	if (rc)
-		goto out;
-	if (!strcmp(ev, "SessionStart") || !strcmp(ev, "SessionEnd")) {
-		rc = session_note(&r, in, ev);
-	} else if (!strcmp(ev, "BeforeAgent")) {
-		rc = put(&r, KT_KIND_MESSAGE, "human", 0,
-			 message("user", 1, jstr(in, "prompt") ? jstr(in, "prompt") : ""),
-			 NULL, 0);
-	} else if (!strcmp(ev, "AfterAgent")) {
-		if (jstr(in, "prompt_response"))
-			rc = put(&r, KT_KIND_MESSAGE, "agent", 0,
-				 message("assistant", 0, jstr(in, "prompt_response")),
-				 NULL, 0);
-	} else { /* AfterTool: the call, then its result as Claude Code's
-		  * PostToolUse would give it */
-		const cJSON *args = cJSON_GetObjectItemCaseSensitive(in, "tool_input"),
-			    *resp = cJSON_GetObjectItemCaseSensitive(in, "tool_response"),
-			    *err = cJSON_GetObjectItemCaseSensitive(resp, "error");
-		const char *out = jstr(resp, "llmContent") ? jstr(resp, "llmContent") :
-				  jstr(resp, "returnDisplay");
-		char id[64], *whole = NULL;
-		kt_run_info ri;
-		cJSON *res = cJSON_CreateObject();
-		int failed = err && !cJSON_IsNull(err) && !cJSON_IsFalse(err);
-
-		snprintf(id, sizeof(id), "gemini-%llu",
-			 (unsigned long long)(kt_run_get(r.s, r.run, &ri) ? 1 :
-					      ri.n_events + 1));
-		p = cJSON_CreateObject();
-		cJSON_AddStringToObject(p, "tool", jstr(in, "tool_name") ?
-					jstr(in, "tool_name") : "unknown");
-		cJSON_AddStringToObject(p, "call_id", id);
-		cJSON_AddItemToObject(p, "args", cJSON_IsObject(args) ?
-				      cJSON_Duplicate(args, 1) : cJSON_CreateObject());
-		rc = put(&r, KT_KIND_TOOL_CALL, "agent", 0, p, NULL, 0);
-		if (!out && resp)
-			out = whole = cJSON_PrintUnformatted(resp);
-		if (!rc && res) {
-			cJSON_AddStringToObject(res, "tool_use_id", id);
-			cJSON_AddStringToObject(res, "tool_response", out ? out : "");
-			cJSON_AddStringToObject(res, "error", cJSON_IsString(err) ?
-						err->valuestring : out ? out : "");
-			rc = cc_tool_result(&r, res, failed);
-		}
-		cJSON_Delete(res);
-		free(whole);
-	}
+	rc = open_session(&r, in, nul, a->name, a->source, name, sizeof(name));
 	if (!rc)
+		rc = h->fn(&r, in, ev);
+	if (!rc && a->reply_json)
 		fputs("{}\n", stdout);
-out:
 	cJSON_Delete(in);
 	return finish(&r, rc);
 }
@@ -820,16 +854,13 @@ int cmd_hook(struct cli *c, int argc, char **argv)
 		return KT_EXIT_OK;
 	if (argc < 2)
 		return cli_usage(c, "which hook? (claude-code, gemini-cli, codex or install)");
-	if (!strcmp(argv[1], "claude-code")) {
-		if (argc > 2)
-			return hook_exit(cli_err(c, "claude-code takes no arguments (the event comes on stdin)"));
-		return hook_claude(c);
-	}
-	if (!strcmp(argv[1], "gemini-cli")) {
-		if (argc > 2)
-			return hook_exit(cli_err(c, "gemini-cli takes no arguments (the event comes on stdin)"));
-		return hook_gemini(c);
-	}
+	for (i = 0; i < (int)(sizeof(hook_agents) / sizeof(*hook_agents)); i++)
+		if (!strcmp(argv[1], hook_agents[i].name)) {
+			if (argc > 2)
+				return hook_exit(cli_err(c, "%s takes no arguments (the event comes on stdin)",
+							 argv[1]));
+			return hook_stdin(c, &hook_agents[i]);
+		}
 	if (!strcmp(argv[1], "codex")) {
 		/* Codex appends the payload as the last argument */
 		if (argc < 3)

@@ -980,9 +980,7 @@ static int import_worker(kt_imp *imp, const kt_file *f, cJSON *j)
 
 	/* some dumps stringify the history (Python repr or JSON text) */
 	if (cJSON_IsString(hist)) {
-		parsed = cJSON_Parse(hist->valuestring);
-		if (!parsed)
-			parsed = kt_impx_pyrepr(hist->valuestring);
+		parsed = kt_impx_parse_lenient(hist->valuestring);
 		hist = parsed;
 	}
 	if (!cJSON_IsArray(hist)) {

@@ -89,9 +89,7 @@ static const cJSON *obj_of(const cJSON *o, const char *key, cJSON **tmp)
 	if (cJSON_IsObject(v))
 		return v;
 	if (cJSON_IsString(v)) {
-		*tmp = cJSON_Parse(v->valuestring);
-		if (!*tmp)
-			*tmp = kt_impx_pyrepr(v->valuestring);
+		*tmp = kt_impx_parse_lenient(v->valuestring);
 		if (cJSON_IsObject(*tmp))
 			return *tmp;
 		cJSON_Delete(*tmp);
@@ -464,7 +462,8 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 
 	if (cJSON_IsString(e)) {
 		/* a whole entry as Python repr */
-		if (!(ptmp = kt_impx_pyrepr(e->valuestring)) ||
+		if (!(ptmp = kt_impx_pylit(e->valuestring,
+					   strlen(e->valuestring))) ||
 		    !cJSON_IsObject(ptmp)) {
 			cJSON_Delete(ptmp);
 			kt_imp_warn(r->imp, r->f, 0, "problem %s entry %zu is "
@@ -752,7 +751,8 @@ static int import_results(kt_imp *imp, const kt_file *f, cJSON *doc)
 
 		if (cJSON_IsString(list)) {
 			/* a stringified list of entries */
-			tmp = kt_impx_pyrepr(list->valuestring);
+			tmp = kt_impx_pylit(list->valuestring,
+					    strlen(list->valuestring));
 			list = tmp;
 		}
 		if (cJSON_IsObject(list) &&

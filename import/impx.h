@@ -101,12 +101,24 @@ int kt_impx_jsonl(kt_imp *imp, const kt_file *f,
 			    uint64_t len, void *arg), void *arg);
 
 /*
- * Parse a Python literal as repr() writes it (dicts, lists, tuples, quoted
- * strings, numbers, True/False/None, inf/nan as null) into cJSON.  KernelBench
- * result files sometimes hold "{'mean': 9.35, ...}" strings.  NULL when the
- * text is not such a literal.  Caller frees.
+ * A Python literal as repr() writes it, or as typed in source (SWE-agent
+ * and OpenHands fields, KernelBench result strings like "{'mean': 9.35}"),
+ * read from s[0..len) into cJSON: dicts, lists and tuples (arrays),
+ * strings (' " and triple quotes, r/b/u prefixes, the escapes of the
+ * Python reference's "String and Bytes literals": \n \t \xhh \uhhhh
+ * \Uhhhhhhhh \ooo; \N{name} and an unknown escape keep their backslash,
+ * bytes are read as str), numbers (with
+ * _ separators), True/False/None; inf, nan and numbers beyond a double
+ * become null, as JSON has no such number.  A NUL becomes U+FFFD.  Dict
+ * keys become member names as json.dumps writes them (1.5, "true",
+ * "null"); a tuple key refuses the literal.  NULL when the text is not
+ * one such literal with nothing but whitespace after it, is nested more
+ * than 64 deep, or memory runs out.  Caller frees with cJSON_Delete.
+ * (impx_tools.c)
  */
-cJSON *kt_impx_pyrepr(const char *s);
+cJSON *kt_impx_pylit(const char *s, size_t len);
+/* JSON text, else Python literal; NULL when neither (caller frees). */
+cJSON *kt_impx_parse_lenient(const char *s);
 
 /* Pointer to the last '/'-separated component of p. */
 const char *kt_impx_base(const char *p);
@@ -122,14 +134,6 @@ const char *kt_impx_str2(const cJSON *o, const char *k1, const char *k2);
  * larger than 1e11, as JavaScript writes). */
 int64_t kt_impx_ts_json(const cJSON *v);
 
-/*
- * Python literal (repr of dict/list/str/int/float/True/False/None, as
- * SWE-agent writes some fields) to cJSON.  Returns NULL when s is not a
- * literal.  Caller frees with cJSON_Delete.  Depth limited to 64.
- */
-cJSON *kt_impx_pylit(const char *s, size_t len);
-/* JSON text, else Python literal; NULL when neither (caller frees). */
-cJSON *kt_impx_parse_lenient(const char *s);
 /*
  * Arguments given as a value or a string holding JSON: a detached copy of
  * an object (caller frees).  A string that does not decode becomes
@@ -209,8 +213,8 @@ int kt_impx_replace_lines(kt_imp *imp, const char *path, long s, long e,
 			const char *text, unsigned flags, uint64_t call,
 			const char *tool);
 
-/* Truncate output for a tool_result payload: adds "output" (at most 64 KiB
- * inline) and "output_blob" (hash of the full text) when longer. */
+/* kt_impx_text of the NUL-terminated out (NULL: "") under "output" and
+ * "output_blob", as a tool_result payload holds it. */
 int kt_impx_set_output(kt_imp *imp, cJSON *payload, const char *out);
 
 /*

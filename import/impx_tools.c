@@ -1,7 +1,8 @@
 /*
  * impx_tools.c - the importer helpers (impx.h) that agent logs share: the
  * Codex, ATIF, SWE-agent and OpenHands importers, and any other whose tool
- * calls name editors and shells.
+ * calls name editors and shells; and the one Python-literal reader
+ * (kt_impx_pylit), which the KernelBench and KernelAgent importers use too.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -10,8 +11,6 @@
 #include <math.h>
 #include "impx.h"
 #include "jsonstrict.h"
-
-#define OUT_INLINE (64u * 1024u)
 
 const char *kt_impx_str2(const cJSON *o, const char *k1, const char *k2)
 {
@@ -87,6 +86,23 @@ static int put_utf8(char **b, size_t *n, size_t *cap, unsigned long cp)
 	return 0;
 }
 
+/* One byte as it is (part of a UTF-8 sequence, or ASCII). */
+static int put_byte(char **b, size_t *n, size_t *cap, char c)
+{
+	if (*n + 2 > *cap) {
+		size_t nc = *cap * 2 + 16;
+		char *nb = realloc(*b, nc);
+
+		if (!nb)
+			return -1;
+		*b = nb;
+		*cap = nc;
+	}
+	(*b)[(*n)++] = c;
+	(*b)[*n] = 0;
+	return 0;
+}
+
 /* The n hex digits at s as a number; -1 when one is not a hex digit. */
 static int hexval(const char *s, int n, unsigned long *out)
 {
@@ -111,8 +127,9 @@ static char *py_string(pyp *p)
 	char q, *b = NULL;
 	size_t n = 0, cap = 0;
 
-	while (p->s < p->e && strchr("rRbBuU", *p->s) && p->s + 1 < p->e &&
-	       (p->s[1] == '\'' || p->s[1] == '"' || strchr("rRbB", p->s[1]))) {
+	while (p->s + 1 < p->e && *p->s && strchr("rRbBuU", *p->s) &&
+	       (p->s[1] == '\'' || p->s[1] == '"' ||
+		(p->s[1] && strchr("rRbB", p->s[1])))) {
 		if (*p->s == 'r' || *p->s == 'R')
 			raw = 1;
 		p->s++;
@@ -153,7 +170,6 @@ static char *py_string(pyp *p)
 			case 'n': cp = '\n'; break;
 			case 't': cp = '\t'; break;
 			case 'r': cp = '\r'; break;
-			case '0': cp = 0; break;
 			case 'a': cp = 7; break;
 			case 'b': cp = 8; break;
 			case 'f': cp = 12; break;
@@ -174,20 +190,21 @@ static char *py_string(pyp *p)
 					goto bad;
 				p->s += 8;
 				break;
-			default:
-				/* unknown escapes keep the backslash */
-				if (put_utf8(&b, &n, &cap, '\\') < 0)
-					goto bad;
-				cp = (unsigned char)d;
-				if (cp >= 0x80) {
-					/* raw byte of a UTF-8 sequence */
-					if (n + 2 > cap)
-						goto grow;
-					b[n++] = d;
-					b[n] = 0;
-					continue;
-				}
+			case '0': case '1': case '2': case '3':
+			case '4': case '5': case '6': case '7':
+				/* octal, up to three digits: '\0', '\012' */
+				cp = (unsigned long)(d - '0');
+				for (int i = 0; i < 2 && p->s < p->e &&
+				     *p->s >= '0' && *p->s <= '7'; i++)
+					cp = cp * 8 + (unsigned long)(*p->s++ - '0');
 				break;
+			default:
+				/* Python keeps the backslash of an escape it
+				 * does not know ('\d' is two characters) */
+				if (put_byte(&b, &n, &cap, '\\') < 0 ||
+				    put_byte(&b, &n, &cap, d) < 0)
+					goto bad;
+				continue;
 			}
 			if (cp == 0)
 				cp = 0xFFFD; /* no NULs inside C strings */
@@ -195,24 +212,10 @@ static char *py_string(pyp *p)
 				goto bad;
 			continue;
 		}
-		if (n + 2 > cap) {
-grow:
-			{
-				size_t nc = cap * 2 + 16;
-				char *nb = realloc(b, nc);
-
-				if (!nb)
-					goto bad;
-				b = nb;
-				cap = nc;
-			}
-			if (c == '\\')
-				continue; /* re-run the escape with room */
-		}
-		if (c == 0)
-			c = '?';
-		b[n++] = c;
-		b[n] = 0;
+		/* a raw NUL cannot live in a C string either */
+		if (c == 0 ? put_utf8(&b, &n, &cap, 0xFFFD) < 0 :
+			     put_byte(&b, &n, &cap, c) < 0)
+			goto bad;
 		p->s++;
 	}
 bad:
@@ -255,6 +258,29 @@ static cJSON *py_seq(pyp *p, char close)
 	return NULL;
 }
 
+/*
+ * A dict key as the JSON member name json.dumps gives it: a string as it
+ * is, a number in its shortest form that reads back the same (1.5, not
+ * 1.5000000000000000), True/False/None as "true"/"false"/"null".  NULL for
+ * a key JSON has no name for (a tuple): the literal is refused.
+ */
+static const char *py_key(const cJSON *k, char *buf, size_t cap)
+{
+	if (cJSON_IsString(k))
+		return k->valuestring;
+	if (cJSON_IsNumber(k)) {
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(buf, cap, "%.*g", prec, k->valuedouble);
+			if (strtod(buf, NULL) == k->valuedouble)
+				break;
+		}
+		return buf;
+	}
+	if (cJSON_IsBool(k))
+		return cJSON_IsTrue(k) ? "true" : "false";
+	return cJSON_IsNull(k) ? "null" : NULL;
+}
+
 static cJSON *py_dict(pyp *p)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -274,12 +300,7 @@ static cJSON *py_dict(pyp *p)
 		}
 		if (!(k = py_value(p)))
 			break;
-		if (cJSON_IsString(k)) {
-			ks = k->valuestring;
-		} else if (cJSON_IsNumber(k)) {
-			snprintf(kb, sizeof(kb), "%.17g", k->valuedouble);
-			ks = kb;
-		} else {
+		if (!(ks = py_key(k, kb, sizeof(kb)))) {
 			cJSON_Delete(k);
 			break;
 		}
@@ -311,7 +332,8 @@ static int word(pyp *p, const char *w)
 	size_t n = strlen(w);
 
 	if ((size_t)(p->e - p->s) >= n && memcmp(p->s, w, n) == 0 &&
-	    ((size_t)(p->e - p->s) == n || !isalnum((unsigned char)p->s[n]))) {
+	    ((size_t)(p->e - p->s) == n ||
+	     (!isalnum((unsigned char)p->s[n]) && p->s[n] != '_'))) {
 		p->s += n;
 		return 1;
 	}
@@ -323,7 +345,7 @@ static cJSON *py_value(pyp *p)
 	cJSON *r = NULL;
 
 	py_ws(p);
-	if (p->s >= p->e || p->depth > 64)
+	if (p->s >= p->e || p->depth >= 64) /* bounded recursion */
 		return NULL;
 	p->depth++;
 	switch (*p->s) {
@@ -341,7 +363,9 @@ static cJSON *py_value(pyp *p)
 			r = cJSON_CreateTrue();
 		} else if (word(p, "False")) {
 			r = cJSON_CreateFalse();
-		} else if (word(p, "None")) {
+		} else if (word(p, "None") || word(p, "inf") ||
+			   word(p, "nan")) {
+			/* repr(float('inf')) is inf: JSON has no such number */
 			r = cJSON_CreateNull();
 		} else if (*p->s == '-' || *p->s == '+' || *p->s == '.' ||
 			   isdigit((unsigned char)*p->s)) {
@@ -357,8 +381,9 @@ static cJSON *py_value(pyp *p)
 					buf[n++] = p->s[-1];
 			buf[n] = 0;
 			d = strtod(buf, &end);
-			if (n && *end == 0 && isfinite(d))
-				r = cJSON_CreateNumber(d);
+			if (n && *end == 0)
+				r = isfinite(d) ? cJSON_CreateNumber(d) :
+						  cJSON_CreateNull(); /* -inf, 1e999 */
 		} else {
 			char *s = py_string(p);
 
@@ -615,28 +640,8 @@ int kt_impx_exit_code(const char *out)
 
 int kt_impx_set_output(kt_imp *imp, cJSON *payload, const char *out)
 {
-	size_t n = out ? strlen(out) : 0, cut;
-	char hex[KT_HASH_HEX + 1];
-	char *t;
-	int rc;
-
-	if (n <= OUT_INLINE) {
-		cJSON_AddStringToObject(payload, "output", out ? out : "");
-		return 0;
-	}
-	if ((rc = kt_imp_blob(imp, out, n, NULL, hex)))
-		return rc;
-	cut = OUT_INLINE;
-	while (cut > 0 && ((unsigned char)out[cut] & 0xC0) == 0x80)
-		cut--; /* do not split a UTF-8 sequence */
-	if (!(t = malloc(cut + 1)))
-		return KT_ENOMEM;
-	memcpy(t, out, cut);
-	t[cut] = 0;
-	cJSON_AddStringToObject(payload, "output", t);
-	cJSON_AddStringToObject(payload, "output_blob", hex);
-	free(t);
-	return 0;
+	return kt_impx_text(imp, payload, "output", "output_blob", out,
+			    out ? strlen(out) : 0);
 }
 
 /* ---- tool effects --------------------------------------------------------- */

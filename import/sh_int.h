@@ -163,7 +163,7 @@ int sh_claimed(const struct parser *ps, size_t i, size_t k, const char *b);
 /* commands that print a message when they fail (sh_cmd.c) */
 extern const char *const sh_trusted[];
 
-/* ---- shellparse.c: the plan (writes, deletes, cd, compiles) ---- */
+/* ---- shellparse.c: the plan (writes, deletes, compiles) ---- */
 char *sh_resolve(struct ctx *x, const struct word *w);
 struct kt_sh_op *sh_new_op(struct ctx *x, int op, char *path);
 void sh_put_write(struct ctx *x, int op, char *path,
@@ -173,9 +173,11 @@ void sh_inplace_ops(struct ctx *x, const struct scmd *c, size_t a,
 			int perl);
 size_t sh_args_of(const struct scmd *c, size_t a, const struct word **v,
 		      size_t max, int *opts_ok, const char *allowed);
-void sh_set_cwd(struct ctx *x, const struct scmd *c, size_t a, int succ);
 void sh_rm_ops(struct ctx *x, const struct scmd *c, size_t a,
 		   int certain);
+
+/* ---- sh_cwd.c: the working directory (cd, pushd, popd) ---- */
+void sh_set_cwd(struct ctx *x, const struct scmd *c, size_t a, int succ);
 
 /* ---- sh_unnamed.c: files a command does not name ---- */
 void sh_unknown_operand(struct ctx *x, const struct word *w, int under);

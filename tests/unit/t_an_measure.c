@@ -37,17 +37,8 @@ static void fx_open(struct fx *f)
 static uint64_t fx_ev(struct fx *f, int kind, uint64_t parent,
 		      const char *payload)
 {
-	kt_event ev = {0};
-
-	ev.seq = ++f->seq;
-	ev.ts_ns = (f->ts += 60000000000LL);
-	ev.kind = kind;
-	ev.parent = parent;
-	ev.actor = "tool";
-	ev.payload = payload;
-	ev.payload_len = strlen(payload);
-	assert_int_equal(kt_event_append(f->s, f->id, &ev), KT_OK);
-	return ev.seq;
+	return tu_append(f->s, f->id, ++f->seq, parent,
+			 f->ts += 60000000000LL, kind, "tool", payload);
 }
 
 static void fx_edit(struct fx *f)

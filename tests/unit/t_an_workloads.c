@@ -9,46 +9,14 @@
 #include <math.h>
 #include "../../analyze/analyze.h"
 
-struct fx {
-	char *dir;
-	kt_store *s;
-	char id[KT_RUN_ID_HEX + 1];
-	uint64_t seq;
-	int64_t ts;
-};
-
-static void fx_open(struct fx *f, const char *name)
-{
-	char path[4200];
-
-	memset(f, 0, sizeof(*f));
-	f->dir = tu_tmpdir();
-	assert_non_null(f->dir);
-	snprintf(path, sizeof(path), "%s/s.ktraj", f->dir);
-	assert_int_equal(kt_store_open(path, KT_OPEN_CREATE, &f->s), KT_OK);
-	kt_run_id_from_identity(name, f->id);
-	assert_int_equal(kt_store_begin(f->s), KT_OK);
-	assert_int_equal(kt_run_create(f->s, f->id, name, "test", NULL), KT_OK);
-	f->ts = 1700000000000000000LL;
-}
-
 /* An event `minutes` after the previous one. */
-static uint64_t fx_ev(struct fx *f, int kind, const char *actor, double minutes,
-		      const char *payload)
+static uint64_t fx_ev(struct tu_run *f, int kind, const char *actor,
+		      double minutes, const char *payload)
 {
-	kt_event ev = {0};
-
-	ev.seq = ++f->seq;
-	ev.ts_ns = (f->ts += (int64_t)(minutes * 60e9));
-	ev.kind = kind;
-	ev.actor = actor;
-	ev.payload = payload;
-	ev.payload_len = strlen(payload);
-	assert_int_equal(kt_event_append(f->s, f->id, &ev), KT_OK);
-	return ev.seq;
+	return tu_run_ev(f, kind, actor, (int64_t)(minutes * 60e9), payload);
 }
 
-static uint64_t fx_msg(struct fx *f, int human, double minutes, const char *text)
+static uint64_t fx_msg(struct tu_run *f, int human, double minutes, const char *text)
 {
 	char buf[2048];
 
@@ -58,7 +26,7 @@ static uint64_t fx_msg(struct fx *f, int human, double minutes, const char *text
 }
 
 /* correct: 1, 0, or -1 for no verdict. */
-static uint64_t fx_bench(struct fx *f, const char *wl, double sp, int correct,
+static uint64_t fx_bench(struct tu_run *f, const char *wl, double sp, int correct,
 			 double minutes)
 {
 	char buf[512];
@@ -70,20 +38,13 @@ static uint64_t fx_bench(struct fx *f, const char *wl, double sp, int correct,
 	return fx_ev(f, KT_KIND_BENCH, "tool", minutes, buf);
 }
 
-static void fx_edit(struct fx *f, const char *path)
+static void fx_edit(struct tu_run *f, const char *path)
 {
 	char buf[256];
 
 	snprintf(buf, sizeof(buf), "{\"path\":\"%s\",\"op\":\"modify\","
 		 "\"before\":null,\"after\":null}", path);
 	fx_ev(f, KT_KIND_EDIT, "agent", 1, buf);
-}
-
-static void fx_close(struct fx *f)
-{
-	kt_store_close(f->s);
-	tu_rmrf(f->dir);
-	free(f->dir);
 }
 
 static uint64_t q_a, q_b;
@@ -95,12 +56,12 @@ static uint64_t q_a, q_b;
  * stall of B with a result of no verdict, an agent plan hours later, an
  * edit, x2.00.
  */
-static void build(struct fx *f)
+static void build(struct tu_run *f)
 {
 	static const double pa[] = {0.40, 0.41, 0.40, 0.405, 0.40};
 	static const double pb[] = {1.0, 1.01, 0.99, 1.0, 1.02};
 
-	fx_open(f, "test:workloads");
+	tu_run_open(f, "test:workloads");
 	fx_msg(f, 1, 0, "Make every kernel faster than the reference.");
 	for (int i = 0; i < 5; i++)
 		fx_bench(f, "A_softmax", pa[i], 1, 2);
@@ -135,7 +96,7 @@ static long blamed_seq(const kt_an_run *r, const kt_an_jump *j)
 /* One blame per workload; read as one series, B's start is a jump. */
 static void t_blame_per_workload(void **st)
 {
-	struct fx f;
+	struct tu_run f;
 	kt_an_run *r = NULL;
 	kt_an_blame *b = NULL, one;
 	const char **wl = NULL;
@@ -179,13 +140,13 @@ static void t_blame_per_workload(void **st)
 	kt_an_blame_free(&one);
 	kt_an_blame_workloads_free(b, wl, n);
 	kt_an_run_free(r);
-	fx_close(&f);
+	tu_run_close(&f);
 }
 
 /* A run of one workload: one blame over every measurement, no names. */
 static void t_blame_one_workload(void **st)
 {
-	struct fx f;
+	struct tu_run f;
 	kt_an_run *r = NULL;
 	kt_an_blame *b = NULL, one;
 	const char **wl = NULL;
@@ -193,7 +154,7 @@ static void t_blame_one_workload(void **st)
 	kt_an_opts o;
 
 	(void)st;
-	fx_open(&f, "test:one");
+	tu_run_open(&f, "test:one");
 	for (int i = 0; i < 5; i++)
 		fx_bench(&f, "gemm", 1.0 + 0.01 * (i & 1), 1, 1);
 	for (int i = 0; i < 3; i++)
@@ -212,14 +173,14 @@ static void t_blame_one_workload(void **st)
 	kt_an_blame_free(&one);
 	kt_an_blame_workloads_free(b, wl, n);
 	kt_an_run_free(r);
-	fx_close(&f);
+	tu_run_close(&f);
 }
 
 /* The library's gains: the question before A's jump gets it, the one
  * before B's first result gets nothing. */
 static void t_miner_per_workload(void **st)
 {
-	struct fx f;
+	struct tu_run f;
 	kt_an_run *r = NULL;
 	kt_an_blame *b = NULL;
 	const char **wl = NULL;
@@ -253,14 +214,14 @@ static void t_miner_per_workload(void **st)
 	kt_an_miner_free(m);
 	kt_an_blame_workloads_free(b, wl, n);
 	kt_an_run_free(r);
-	fx_close(&f);
+	tu_run_close(&f);
 }
 
 /* Stalls of each workload: ended by that workload's jump 0, the results
  * left out there counted by reason, the agent's words of that problem. */
 static void t_stalls_per_workload(void **st)
 {
-	struct fx f;
+	struct tu_run f;
 	kt_an_run *r = NULL;
 	kt_an_blame *b = NULL;
 	const char **wl = NULL;
@@ -304,7 +265,7 @@ static void t_stalls_per_workload(void **st)
 	}
 	kt_an_blame_workloads_free(b, wl, n);
 	kt_an_run_free(r);
-	fx_close(&f);
+	tu_run_close(&f);
 }
 
 /*
@@ -315,7 +276,7 @@ static void t_stalls_per_workload(void **st)
  */
 static void t_edit_across_series(void **st)
 {
-	struct fx f;
+	struct tu_run f;
 	kt_an_run *r = NULL;
 	kt_an_blame *b = NULL;
 	const char **wl = NULL;
@@ -324,7 +285,7 @@ static void t_edit_across_series(void **st)
 	uint64_t ed;
 
 	(void)st;
-	fx_open(&f, "test:interleaved");
+	tu_run_open(&f, "test:interleaved");
 	for (int i = 0; i < 4; i++) {
 		fx_bench(&f, "A_gemm", 1.0 + 0.01 * (i & 1), 1, 1);
 		fx_bench(&f, "B_conv", 1.0 - 0.01 * (i & 1), 1, 1);
@@ -348,7 +309,7 @@ static void t_edit_across_series(void **st)
 	assert_int_equal(b[1].njump, 0);
 	kt_an_blame_workloads_free(b, wl, n);
 	kt_an_run_free(r);
-	fx_close(&f);
+	tu_run_close(&f);
 }
 
 int main(void)

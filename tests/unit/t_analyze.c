@@ -248,17 +248,8 @@ static void fx_open_fmt(struct fx *f, const char *name, const char *format)
 static uint64_t fx_ev(struct fx *f, int kind, const char *actor,
 		      uint64_t parent, const char *payload)
 {
-	kt_event ev = {0};
-
-	ev.seq = ++f->seq;
-	ev.parent = parent;
-	ev.ts_ns = (f->ts += 30000000000LL);
-	ev.kind = kind;
-	ev.actor = actor;
-	ev.payload = payload;
-	ev.payload_len = strlen(payload);
-	assert_int_equal(kt_event_append(f->s, f->id, &ev), KT_OK);
-	return ev.seq;
+	return tu_append(f->s, f->id, ++f->seq, parent,
+			 f->ts += 30000000000LL, kind, actor, payload);
 }
 
 static uint64_t fx_msg(struct fx *f, int human, const char *text)

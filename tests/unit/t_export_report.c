@@ -13,11 +13,7 @@
 #include "../../export/report.h"
 
 struct fx {
-	char *dir;
-	kt_store *s;
-	char id[KT_RUN_ID_HEX + 1];
-	uint64_t seq;
-	int64_t ts;
+	struct tu_run t;
 	/* what the report needs, as `ktraj report` computes it */
 	kt_an_run *r;
 	kt_an_opts o;
@@ -29,32 +25,15 @@ struct fx {
 
 static void fx_open(struct fx *f, const char *name)
 {
-	char path[4200];
-
 	memset(f, 0, sizeof(*f));
-	f->dir = tu_tmpdir();
-	assert_non_null(f->dir);
-	snprintf(path, sizeof(path), "%s/s.ktraj", f->dir);
-	assert_int_equal(kt_store_open(path, KT_OPEN_CREATE, &f->s), KT_OK);
-	kt_run_id_from_identity(name, f->id);
-	assert_int_equal(kt_store_begin(f->s), KT_OK);
-	assert_int_equal(kt_run_create(f->s, f->id, name, "test", NULL), KT_OK);
-	f->ts = 1700000000000000000LL;
+	tu_run_open(&f->t, name);
 }
 
+/* An event a minute after the previous one. */
 static uint64_t fx_ev(struct fx *f, int kind, const char *actor,
 		      const char *payload)
 {
-	kt_event ev = {0};
-
-	ev.seq = ++f->seq;
-	ev.ts_ns = (f->ts += 60000000000LL);
-	ev.kind = kind;
-	ev.actor = actor;
-	ev.payload = payload;
-	ev.payload_len = strlen(payload);
-	assert_int_equal(kt_event_append(f->s, f->id, &ev), KT_OK);
-	return ev.seq;
+	return tu_run_ev(&f->t, kind, actor, 60000000000LL, payload);
 }
 
 static void fx_bench(struct fx *f, const char *wl, double sp)
@@ -70,11 +49,11 @@ static void fx_bench(struct fx *f, const char *wl, double sp)
 /* Commit, load and analyze the run as cmd_report does. */
 static void fx_analyze(struct fx *f)
 {
-	assert_int_equal(kt_store_commit(f->s), KT_OK);
-	assert_int_equal(kt_an_run_load_ex(f->s, f->id, KT_AN_LOAD_EVERY |
+	assert_int_equal(kt_store_commit(f->t.s), KT_OK);
+	assert_int_equal(kt_an_run_load_ex(f->t.s, f->t.id, KT_AN_LOAD_EVERY |
 					   KT_AN_LOAD_TOOLS, &f->r), KT_OK);
 	kt_an_opts_default(&f->o);
-	assert_int_equal(kt_an_blame_workloads(f->s, f->r, &f->o, &f->b,
+	assert_int_equal(kt_an_blame_workloads(f->t.s, f->r, &f->o, &f->b,
 					       &f->wl, &f->nb), KT_OK);
 	f->st = calloc(f->nb, sizeof(*f->st));
 	f->nst = calloc(f->nb, sizeof(*f->nst));
@@ -98,7 +77,7 @@ static char *fx_page(struct fx *f, int *rc)
 	FILE *m = open_memstream(&buf, &len);
 
 	assert_non_null(m);
-	*rc = kt_export_report_html(m, f->s, f->r, &f->o, f->b, f->wl, f->st,
+	*rc = kt_export_report_html(m, f->t.s, f->r, &f->o, f->b, f->wl, f->st,
 				    f->nst, f->nb);
 	assert_int_equal(fclose(m), 0);
 	return buf;
@@ -112,9 +91,7 @@ static void fx_close(struct fx *f)
 	free(f->nst);
 	kt_an_blame_workloads_free(f->b, f->wl, f->nb);
 	kt_an_run_free(f->r);
-	kt_store_close(f->s);
-	tu_rmrf(f->dir);
-	free(f->dir);
+	tu_run_close(&f->t);
 }
 
 static const char hostile[] =
@@ -206,7 +183,7 @@ static void test_write_error(void **state)
 	m = fmemopen(small, sizeof(small), "w");
 	assert_non_null(m);
 	setvbuf(m, NULL, _IONBF, 0);
-	assert_int_equal(kt_export_report_html(m, f.s, f.r, &f.o, f.b, f.wl,
+	assert_int_equal(kt_export_report_html(m, f.t.s, f.r, &f.o, f.b, f.wl,
 					       f.st, f.nst, f.nb), KT_EIO);
 	fclose(m);
 	fx_close(&f);

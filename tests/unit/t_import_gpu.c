@@ -42,16 +42,34 @@ static void test_ts(void **state)
 	assert_true(kt_impx_ts(NULL) == KT_TS_UNKNOWN);
 }
 
-static void test_pyrepr(void **state)
+/* kt_impx_pylit of a C string */
+static cJSON *py(const char *s)
+{
+	return kt_impx_pylit(s, strlen(s));
+}
+
+/* The string py() reads from s; "" when it is not one. */
+static char pystr_buf[256];
+static const char *pystr(const char *s)
+{
+	cJSON *v = py(s);
+
+	snprintf(pystr_buf, sizeof(pystr_buf), "%s",
+		 cJSON_IsString(v) ? v->valuestring : "");
+	cJSON_Delete(v);
+	return pystr_buf;
+}
+
+static void test_pylit(void **state)
 {
 	cJSON *v;
 	char deep[300];
 	double d;
 
 	(void)state;
-	v = kt_impx_pyrepr("{'mean': 9.35, 'ok': True, 'no': False, "
-			   "'x': None, 'l': [1, (2, 3)], 's': 'it\\'s', "
-			   "\"d\": \"q\", 'inf': inf}");
+	v = py("{'mean': 9.35, 'ok': True, 'no': False, "
+	       "'x': None, 'l': [1, (2, 3)], 's': 'it\\'s', "
+	       "\"d\": \"q\", 'inf': inf}");
 	assert_non_null(v);
 	assert_true(kt_impx_num(v, "mean", &d) && d == 9.35);
 	assert_int_equal(kt_impx_bool(v, "ok"), 1);
@@ -63,13 +81,98 @@ static void test_pyrepr(void **state)
 	assert_string_equal(kt_impx_str(v, "s"), "it's");
 	assert_string_equal(kt_impx_str(v, "d"), "q");
 	cJSON_Delete(v);
-	assert_null(kt_impx_pyrepr("{'a': }"));
-	assert_null(kt_impx_pyrepr("{'a': 1} trailing"));
-	assert_null(kt_impx_pyrepr("'unterminated"));
+	assert_null(py("{'a': }"));
+	assert_null(py("{'a': 1} trailing"));
+	assert_null(py("'unterminated"));
 	/* nesting beyond the bound is refused, not a stack overflow */
 	memset(deep, '[', sizeof(deep) - 1);
 	deep[sizeof(deep) - 1] = 0;
-	assert_null(kt_impx_pyrepr(deep));
+	assert_null(py(deep));
+}
+
+/*
+ * Where the two Python-literal readers that kt_impx_pylit replaced
+ * (KernelBench's and SWE-agent's) read the same text differently, it reads
+ * it as Python does.
+ */
+static void test_pylit_as_python(void **state)
+{
+	cJSON *v;
+	char deep[140];
+	char *out;
+
+	(void)state;
+	/* escapes: \xhh \uhhhh octal (KernelBench's reader gave "x1b[0m") */
+	assert_string_equal(pystr("'\\x1b[0m'"), "\x1b[0m");
+	assert_string_equal(pystr("'caf\\u00e9'"), "caf\xc3\xa9");
+	assert_string_equal(pystr("'a\\012b'"), "a\nb");
+	/* an unknown escape keeps its backslash: '\d' is two characters */
+	assert_string_equal(pystr("'a\\db'"), "a\\db");
+	/* a NUL, escaped or raw, is U+FFFD (not dropped, not '?') */
+	assert_string_equal(pystr("'a\\0b'"), "a\xef\xbf\xbd" "b");
+	v = kt_impx_pylit("'a\0b'", 5);
+	assert_string_equal(cJSON_GetStringValue(v), "a\xef\xbf\xbd" "b");
+	cJSON_Delete(v);
+	/* prefixes and triple quotes (KernelBench's reader refused them) */
+	assert_string_equal(pystr("r'a\\d'"), "a\\d");
+	assert_string_equal(pystr("u'x'"), "x");
+	assert_string_equal(pystr("'''it's'''"), "it's");
+	/* inf, nan and numbers beyond a double: null, the literal kept
+	 * (SWE-agent's reader refused it) */
+	v = py("[inf, -inf, nan, 1e999, 1_000]");
+	assert_non_null(v);
+	assert_true(cJSON_IsNull(cJSON_GetArrayItem(v, 0)));
+	assert_true(cJSON_IsNull(cJSON_GetArrayItem(v, 1)));
+	assert_true(cJSON_IsNull(cJSON_GetArrayItem(v, 2)));
+	assert_true(cJSON_IsNull(cJSON_GetArrayItem(v, 3)));
+	/* digit separators (KernelBench's reader refused them) */
+	assert_true(cJSON_GetArrayItem(v, 4)->valuedouble == 1000);
+	cJSON_Delete(v);
+	/* keys as json.dumps names them (KernelBench's reader gave "0" for
+	 * True, SWE-agent's refused; both wrote 0.1 as 0.10000000000000001) */
+	v = py("{True: 1, None: 2, 0.1: 3, 7: 4}");
+	assert_non_null(v);
+	out = cJSON_PrintUnformatted(v);
+	assert_string_equal(out, "{\"true\":1,\"null\":2,\"0.1\":3,\"7\":4}");
+	free(out);
+	cJSON_Delete(v);
+	assert_null(py("{(1, 2): 3}"));
+	/* 64 levels are read, 65 refused (SWE-agent's reader took 65) */
+	memset(deep, '[', 64);
+	memset(deep + 64, ']', 64);
+	deep[128] = 0;
+	v = py(deep);
+	assert_non_null(v);
+	cJSON_Delete(v);
+	memset(deep, '[', 65);
+	memset(deep + 65, ']', 65);
+	deep[130] = 0;
+	assert_null(py(deep));
+}
+
+/* Tool output is cleaned to UTF-8 like any other text (kt_impx_text):
+ * the writer that set "output" on its own kept invalid bytes. */
+static void test_set_output(void **state)
+{
+	cJSON *pl = cJSON_CreateObject();
+
+	(void)state;
+	assert_int_equal(kt_impx_set_output(NULL, pl, "a\xff" "b"), 0);
+	assert_int_equal(kt_impx_set_output(NULL, pl, NULL), 0);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(pl, 0)),
+			    "a\xef\xbf\xbd" "b");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(pl, 1)),
+			    "");
+	assert_null(cJSON_GetObjectItem(pl, "output_blob"));
+	cJSON_Delete(pl);
+}
+
+static void test_lenient_values(void **state)
+{
+	cJSON *v;
+	double d;
+
+	(void)state;
 	/* numeric strings and stringified booleans (KernelBench) */
 	v = cJSON_Parse("{\"r\":\"9.35\",\"b\":\"True\",\"n\":\"x9\","
 			"\"c\":\"False\"}");
@@ -551,7 +654,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ts),
-		cmocka_unit_test(test_pyrepr),
+		cmocka_unit_test(test_pylit),
+		cmocka_unit_test(test_pylit_as_python),
+		cmocka_unit_test(test_set_output),
+		cmocka_unit_test(test_lenient_values),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test_setup_teardown(test_fi_traces_gpt5, if_setup,
 						if_teardown),

@@ -24,10 +24,7 @@ static int setup(void **state)
 	struct fx *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
-	f->dir = tu_tmpdir();
-	assert_non_null(f->dir);
-	snprintf(f->path, sizeof(f->path), "%s/s.ktraj", f->dir);
-	assert_int_equal(kt_store_open(f->path, KT_OPEN_CREATE, &f->s), 0);
+	f->s = tu_store_new(&f->dir, f->path, sizeof(f->path), "s.ktraj", 0);
 	kt_run_id_from_identity("test:one", f->run);
 	*state = f;
 	return 0;
@@ -37,9 +34,7 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	kt_store_close(f->s);
-	tu_rmrf(f->dir);
-	free(f->dir);
+	tu_store_gone(f->s, f->dir);
 	free(f);
 	return 0;
 }

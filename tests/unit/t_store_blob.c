@@ -20,11 +20,8 @@ static int setup(void **state)
 	struct fx *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
-	f->dir = tu_tmpdir();
-	assert_non_null(f->dir);
-	snprintf(f->path, sizeof(f->path), "%s/b.ktraj", f->dir);
-	assert_int_equal(kt_store_open(f->path, KT_OPEN_CREATE | KT_OPEN_BULK,
-				       &f->s), 0);
+	f->s = tu_store_new(&f->dir, f->path, sizeof(f->path), "b.ktraj",
+			    KT_OPEN_BULK);
 	*state = f;
 	return 0;
 }
@@ -33,9 +30,7 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	kt_store_close(f->s);
-	tu_rmrf(f->dir);
-	free(f->dir);
+	tu_store_gone(f->s, f->dir);
 	free(f);
 	return 0;
 }

@@ -25,12 +25,9 @@ static int setup(void **state)
 	kt_store *s;
 
 	assert_non_null(f);
-	f->dir = tu_tmpdir();
-	assert_non_null(f->dir);
-	snprintf(f->path, sizeof(f->path), "%s/s.ktraj", f->dir);
+	s = tu_store_new(&f->dir, f->path, sizeof(f->path), "s.ktraj", 0);
 	kt_run_id_from_identity("test:alpha", f->a);
 	kt_run_id_from_identity("test:beta", f->b);
-	assert_int_equal(kt_store_open(f->path, KT_OPEN_CREATE, &s), 0);
 	assert_int_equal(kt_store_begin(s), 0);
 	assert_int_equal(kt_run_create(s, f->a, "alpha", "test",
 				       "{\"mark\":\"META-alpha\"}"), 0);
@@ -45,8 +42,7 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	tu_rmrf(f->dir);
-	free(f->dir);
+	tu_store_gone(NULL, f->dir);
 	free(f);
 	return 0;
 }

@@ -20,15 +20,12 @@ static int setup(void **state)
 	kt_store *s;
 
 	assert_non_null(f);
-	f->dir = tu_tmpdir();
-	assert_non_null(f->dir);
-	snprintf(f->path, sizeof(f->path), "%s/s.ktraj", f->dir);
+	s = tu_store_new(&f->dir, f->path, sizeof(f->path), "s.ktraj", 0);
 	/* ids next to each other in key order are what a cursor that
 	 * overshoots its run would read */
 	kt_run_id_from_identity("test:marks-a", f->a);
 	kt_run_id_from_identity("test:marks-b", f->b);
 	kt_run_id_from_identity("test:marks-none", f->none);
-	assert_int_equal(kt_store_open(f->path, KT_OPEN_CREATE, &s), 0);
 	assert_int_equal(kt_store_begin(s), 0);
 	assert_int_equal(kt_run_create(s, f->a, "a", "test", NULL), 0);
 	assert_int_equal(kt_run_create(s, f->b, "b", "test", NULL), 0);
@@ -42,8 +39,7 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	tu_rmrf(f->dir);
-	free(f->dir);
+	tu_store_gone(NULL, f->dir);
 	free(f);
 	return 0;
 }

@@ -32,13 +32,10 @@ static int setup(void **state)
 	kt_store *s;
 
 	assert_non_null(f);
-	f->dir = tu_tmpdir();
-	assert_non_null(f->dir);
+	s = tu_store_new(&f->dir, f->path, sizeof(f->path), "s.ktraj", 0);
 	assert_int_equal(chmod(f->dir, 0755), 0);
-	snprintf(f->path, sizeof(f->path), "%s/s.ktraj", f->dir);
 	kt_run_id_from_identity("test:alpha", f->a);
 	assert_int_equal(kt_unhex(f->a, f->bin, 16), 0);
-	assert_int_equal(kt_store_open(f->path, KT_OPEN_CREATE, &s), 0);
 	assert_int_equal(kt_store_begin(s), 0);
 	assert_int_equal(kt_run_create(s, f->a, "alpha", "test",
 				       "{\"mark\":\"META-alpha\"}"), 0);
@@ -52,8 +49,7 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	tu_rmrf(f->dir);
-	free(f->dir);
+	tu_store_gone(NULL, f->dir);
 	free(f);
 	return 0;
 }

@@ -108,8 +108,7 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	tu_rmrf(f->dir);
-	free(f->dir);
+	tu_store_gone(NULL, f->dir);
 	free(f);
 	return 0;
 }

@@ -25,10 +25,7 @@ static int setup(void **state)
 	unsigned char h[KT_HASH_LEN];
 
 	assert_non_null(f);
-	f->dir = tu_tmpdir();
-	assert_non_null(f->dir);
-	snprintf(f->path, sizeof(f->path), "%s/r.ktraj", f->dir);
-	assert_int_equal(kt_store_open(f->path, KT_OPEN_CREATE, &f->s), 0);
+	f->s = tu_store_new(&f->dir, f->path, sizeof(f->path), "r.ktraj", 0);
 	assert_int_equal(kt_store_begin(f->s), 0);
 	assert_int_equal(kt_run_create(f->s, run_a, "a", "test", NULL), 0);
 	assert_int_equal(kt_run_create(f->s, run_b, "b", "test", NULL), 0);
@@ -47,9 +44,7 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	kt_store_close(f->s);
-	tu_rmrf(f->dir);
-	free(f->dir);
+	tu_store_gone(f->s, f->dir);
 	free(f);
 	return 0;
 }

@@ -67,12 +67,9 @@ static int setup(void **state)
 	kt_store *s;
 
 	assert_non_null(f);
-	f->dir = tu_tmpdir();
-	assert_non_null(f->dir);
-	snprintf(f->path, sizeof(f->path), "%s/s.ktraj", f->dir);
+	s = tu_store_new(&f->dir, f->path, sizeof(f->path), "s.ktraj", 0);
 	kt_run_id_from_identity("test:runsum", f->run);
 	kt_run_id_from_identity("test:other", f->other);
-	assert_int_equal(kt_store_open(f->path, KT_OPEN_CREATE, &s), 0);
 	assert_int_equal(kt_store_begin(s), 0);
 	assert_int_equal(kt_blob_put(s, "int a;\n", 7, "/w/k.cu", h), 0);
 	kt_hex(h, KT_HASH_LEN, f->a_hex);
@@ -94,8 +91,7 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	tu_rmrf(f->dir);
-	free(f->dir);
+	tu_store_gone(NULL, f->dir);
 	free(f);
 	return 0;
 }

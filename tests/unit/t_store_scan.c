@@ -57,10 +57,7 @@ static int setup(void **state)
 	char pl[1024], prov[128];
 
 	assert_non_null(f);
-	f->dir = tu_tmpdir();
-	assert_non_null(f->dir);
-	snprintf(f->path, sizeof(f->path), "%s/s.ktraj", f->dir);
-	assert_int_equal(kt_store_open(f->path, KT_OPEN_CREATE, &f->s), 0);
+	f->s = tu_store_new(&f->dir, f->path, sizeof(f->path), "s.ktraj", 0);
 	kt_run_id_from_identity("test:scan", f->run);
 	kt_run_id_from_identity("test:other", f->other);
 	/* one transaction of 12,000 events: a dictionary is trained, and
@@ -95,9 +92,7 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	kt_store_close(f->s);
-	tu_rmrf(f->dir);
-	free(f->dir);
+	tu_store_gone(f->s, f->dir);
 	free(f);
 	return 0;
 }

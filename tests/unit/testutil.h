@@ -1,7 +1,8 @@
 /*
  * testutil.h - shared by the cmocka unit tests: includes in the order cmocka
- * needs, a fresh temporary store path per test, and the corpus location
- * (tests that use ../shared/corpus skip cleanly when it is absent).
+ * needs, a fresh temporary store per test, a run built event by event for
+ * the analyzer and export tests, and the corpus location (tests that use
+ * ../shared/corpus skip cleanly when it is absent).
  */
 #ifndef KT_TESTUTIL_H
 #define KT_TESTUTIL_H
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "../../store/store.h"
 
 /* A new empty directory; caller frees the string.  Removed by tu_rmrf. */
 static inline char *tu_tmpdir(void)
@@ -80,5 +82,91 @@ static inline char *tu_slurp(const char *path, size_t *len)
 	}
 	fclose(f);
 	return buf;
+}
+/* ---- a store of the test's own ------------------------------------------- */
+
+/*
+ * A new temporary directory in *dir (caller releases it with tu_store_gone)
+ * and the path DIR/NAME in path (cap bytes); the store created there, open
+ * with KT_OPEN_CREATE | flags.  The test fails when any of it fails.
+ */
+static inline kt_store *tu_store_new(char **dir, char *path, size_t cap,
+				     const char *name, unsigned flags)
+{
+	kt_store *s = NULL;
+
+	*dir = tu_tmpdir();
+	assert_non_null(*dir);
+	snprintf(path, cap, "%s/%s", *dir, name);
+	assert_int_equal(kt_store_open(path, KT_OPEN_CREATE | flags, &s), 0);
+	return s;
+}
+
+/* Close s (NULL: already closed), remove dir with what is in it, free it. */
+static inline void tu_store_gone(kt_store *s, char *dir)
+{
+	if (s)
+		kt_store_close(s);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+/* ---- a run built event by event (analyzer and export tests) -------------- */
+
+struct tu_run {
+	char *dir;
+	kt_store *s;
+	char id[KT_RUN_ID_HEX + 1];
+	uint64_t seq;	/* of the last event appended */
+	int64_t ts;	/* of the last event appended, ns */
+};
+
+/*
+ * A store of its own with one run, identity and name `name`, format
+ * "test", created in a write transaction that stays open: the test appends
+ * with tu_run_ev and commits.  Events start at 2023-11-14 22:13:20 UTC.
+ */
+static inline void tu_run_open(struct tu_run *r, const char *name)
+{
+	char path[4200];
+
+	memset(r, 0, sizeof(*r));
+	r->s = tu_store_new(&r->dir, path, sizeof(path), "s.ktraj", 0);
+	kt_run_id_from_identity(name, r->id);
+	assert_int_equal(kt_store_begin(r->s), KT_OK);
+	assert_int_equal(kt_run_create(r->s, r->id, name, "test", NULL), KT_OK);
+	r->ts = 1700000000000000000LL;
+}
+
+/* Append one event (seq, parent, ts_ns, kind, actor, payload) to run id
+ * of s, in the write transaction open; returns seq. */
+static inline uint64_t tu_append(kt_store *s, const char *id, uint64_t seq,
+				 uint64_t parent, int64_t ts_ns, int kind,
+				 const char *actor, const char *payload)
+{
+	kt_event ev = {0};
+
+	ev.seq = seq;
+	ev.parent = parent;
+	ev.ts_ns = ts_ns;
+	ev.kind = kind;
+	ev.actor = actor;
+	ev.payload = payload;
+	ev.payload_len = strlen(payload);
+	assert_int_equal(kt_event_append(s, id, &ev), KT_OK);
+	return seq;
+}
+
+/* Append the next event, dt_ns after the previous one; returns its seq. */
+static inline uint64_t tu_run_ev(struct tu_run *r, int kind, const char *actor,
+				 int64_t dt_ns, const char *payload)
+{
+	return tu_append(r->s, r->id, ++r->seq, 0, r->ts += dt_ns, kind,
+			 actor, payload);
+}
+
+static inline void tu_run_close(struct tu_run *r)
+{
+	tu_store_gone(r->s, r->dir);
 }
 #endif
