@@ -525,6 +525,53 @@ out:
 
 /* ---- Gemini CLI ----------------------------------------------------------- */
 
+/* Append the text of a Part list to m as Gemini CLI's partToString
+ * (packages/core/src/utils/partUtils.ts) reads one: a string is itself, a
+ * part its "text", an array its items joined with nothing between them;
+ * other parts (inline data, function calls) add nothing.  1 when some text
+ * was found. */
+static int parts_text(const cJSON *v, FILE *m)
+{
+	const cJSON *it;
+	int found = 0;
+
+	if (cJSON_IsString(v)) {
+		fputs(v->valuestring, m);
+		return 1;
+	}
+	if (cJSON_IsObject(v))
+		return parts_text(cJSON_GetObjectItemCaseSensitive(v, "text"), m);
+	if (cJSON_IsArray(v))
+		cJSON_ArrayForEach(it, v) /* cJSON bounds the nesting */
+			found |= parts_text(it, m);
+	return found;
+}
+
+/*
+ * What the user typed, from BeforeAgent's "prompt" (malloc'ed; NULL when
+ * it holds no text: missing, a number, an object without "text", parts
+ * without text).  Gemini CLI sends a string (packages/core/src/hooks/
+ * types.ts BeforeAgentInput, built with partToString of the request); a
+ * hook input written by another version may carry the request's parts
+ * themselves, whose text is what was typed.
+ */
+static char *prompt_text(const cJSON *prompt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int found;
+
+	if (!m)
+		return NULL;
+	found = parts_text(prompt, m);
+	if (fclose(m) || !found) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /*
  * One Gemini CLI hook event (docs/hooks/reference.md of google-gemini/
  * gemini-cli: JSON on stdin with session_id, transcript_path, cwd,
@@ -538,7 +585,7 @@ out:
 static int hook_gemini(struct cli *c)
 {
 	struct rec r = { .c = c };
-	char name[300];
+	char name[300], *typed = NULL;
 	cJSON *in, *p;
 	const char *ev;
 	int rc = 0, nul;
@@ -555,6 +602,13 @@ static int hook_gemini(struct cli *c)
 		fputs("{}\n", stdout);
 		return KT_EXIT_OK;
 	}
+	/* a prompt with no text is refused, not recorded as an empty human
+	 * message; exit 1 is a warning to Gemini CLI, the turn goes on */
+	if (!strcmp(ev, "BeforeAgent") &&
+	    !(typed = prompt_text(cJSON_GetObjectItemCaseSensitive(in, "prompt")))) {
+		cJSON_Delete(in);
+		return hook_exit(cli_err(c, "BeforeAgent: the prompt holds no text (a string or text parts): not recorded"));
+	}
 	rc = open_session(&r, in, nul, "gemini-cli", "gemini_cli_hook",
 			  name, sizeof(name));
 	if (rc)
@@ -563,8 +617,7 @@ static int hook_gemini(struct cli *c)
 		rc = session_note(&r, in, ev);
 	} else if (!strcmp(ev, "BeforeAgent")) {
 		rc = put(&r, KT_KIND_MESSAGE, "human", 0,
-			 message("user", 1, jstr(in, "prompt") ? jstr(in, "prompt") : ""),
-			 NULL, 0);
+			 message("user", 1, typed), NULL, 0);
 	} else if (!strcmp(ev, "AfterAgent")) {
 		if (jstr(in, "prompt_response"))
 			rc = put(&r, KT_KIND_MESSAGE, "agent", 0,
@@ -607,6 +660,7 @@ static int hook_gemini(struct cli *c)
 	if (!rc)
 		fputs("{}\n", stdout);
 out:
+	free(typed);
 	cJSON_Delete(in);
 	return finish(&r, rc);
 }
