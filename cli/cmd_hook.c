@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,7 +60,8 @@ static const char usage[] =
 	"             instead\n"
 	"\n"
 	"A hook exits 0, or 1 with one line on stderr; never 2 (which Claude\n"
-	"Code reads as blocking the agent).\n";
+	"Code reads as blocking the agent).  An event on stdin holds at most\n"
+	"256 MiB; more is refused (exit 1) before more is read.\n";
 
 #define HOOK_INLINE_MAX (64u * 1024u) /* tool output kept inline */
 
@@ -418,32 +420,40 @@ static char *last_assistant_text(const char *path)
 	return best;
 }
 
+/* The most bytes one hook event may hold on stdin: as `import --max-line`'s
+ * default, the longest JSON line ktraj reads.  An agent that sends more is
+ * not sending a hook event (or is piping something unbounded, /dev/zero):
+ * it is refused before more than this is held. */
+#define HOOK_MAX_EVENT ((size_t)256 << 20)
+
 /* The hook event on stdin as a JSON object (NULL: cli_err said why), and
  * in *nul whether its session_id holds a NUL (key_has_nul). */
 static cJSON *read_event(struct cli *c, int *nul)
 {
-	char chunk[65536], *buf = NULL;
-	size_t cap = 0, len = 0, n;
+	/* address space for the most an event may hold, one byte more to
+	 * tell "exactly the limit" from "more": only the pages read into
+	 * are memory, and nothing is copied as it grows */
+	char *buf = mmap(NULL, HOOK_MAX_EVENT + 1, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	size_t len = 0, n;
 	cJSON *in;
 
-	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
-		char *nb;
-
-		if (len + n + 1 > cap) {
-			cap = 2 * (len + n + 1);
-			if (!(nb = realloc(buf, cap))) {
-				free(buf);
-				cli_err(c, "out of memory");
-				return NULL;
-			}
-			buf = nb;
-		}
-		memcpy(buf + len, chunk, n);
-		len += n;
+	if (buf == MAP_FAILED) {
+		cli_err(c, "out of memory");
+		return NULL;
 	}
-	in = buf ? cJSON_ParseWithLength(buf, len) : NULL;
-	*nul = key_has_nul(buf, len, "session_id");
-	free(buf);
+	while (len <= HOOK_MAX_EVENT &&
+	       (n = fread(buf + len, 1, HOOK_MAX_EVENT + 1 - len, stdin)) > 0)
+		len += n;
+	if (len > HOOK_MAX_EVENT) {
+		munmap(buf, HOOK_MAX_EVENT + 1);
+		cli_err(c, "stdin holds more than %zu MiB, the limit of one hook event: not recorded",
+			HOOK_MAX_EVENT >> 20);
+		return NULL;
+	}
+	in = len ? cJSON_ParseWithLength(buf, len) : NULL;
+	*nul = key_has_nul(len ? buf : NULL, len, "session_id");
+	munmap(buf, HOOK_MAX_EVENT + 1);
 	if (!cJSON_IsObject(in)) {
 		cJSON_Delete(in);
 		cli_err(c, "stdin is not a hook event (a JSON object)");

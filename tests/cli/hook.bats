@@ -269,3 +269,26 @@ assert p[6]["role"] == "assistant" and p[6]["text"] == "Done: 2x." and not p[6].
 	    assert messages(sid) is None, sid
 	PY
 }
+
+@test "hook stdin is capped at 256 MiB: an event of exactly the cap is recorded, one byte more and /dev/zero are refused with one line, holding no more than the cap" {
+	local cap=$((256 << 20)) ev='{"hook_event_name":"SessionStart","session_id":"big","source":"startup"}'
+	# JSON whitespace pads the event to the byte
+	run --separate-stderr sh -c "{ printf '%s' '$ev'; head -c $((cap - ${#ev})) /dev/zero | tr '\\0' ' '; } | '$KTRAJ' hook gemini-cli"
+	[ "$status" -eq 0 ]
+	[ "$output" = "{}" ]
+	"$KTRAJ" export gemini-cli:big >/dev/null
+	run --separate-stderr sh -c "{ printf '%s' '$ev'; head -c $((cap - ${#ev} + 1)) /dev/zero | tr '\\0' ' '; } | '$KTRAJ' hook claude-code"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$stderr" = "ktraj: hook: stdin holds more than 256 MiB, the limit of one hook event: not recorded" ]
+	# an endless stdin ends, and the peak memory stays near the cap
+	if [ -x /usr/bin/time ]; then
+		run --separate-stderr /usr/bin/time -f "maxrss %M" -o "$BATS_TEST_TMPDIR/rss" "$KTRAJ" hook gemini-cli </dev/zero
+		[ "$status" -eq 1 ]
+		[[ "$stderr" == "ktraj: hook: stdin holds more than 256 MiB"* ]]
+		cat "$BATS_TEST_TMPDIR/rss"
+		[ "$(awk '/maxrss/ {print $2}' "$BATS_TEST_TMPDIR/rss")" -lt $(( (cap >> 10) + 65536 )) ]
+	fi
+	# nothing else was recorded
+	[ "$("$KTRAJ" ls --json | wc -l)" -eq 1 ]
+}
