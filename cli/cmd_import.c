@@ -56,7 +56,8 @@ static const char usage[] =
 	"Prints one line per run: id, events, added, format, name.  Problems are\n"
 	"reported as `ktraj: import: file:line: what` and the exit code stays 0\n"
 	"unless --strict; a path that is missing or cannot be read at all (or a\n"
-	"stream over --max-size) makes it 1, the other paths still imported.\n"
+	"stream over --max-size), or a source whose run another import is\n"
+	"writing (`busy`), makes it 1, the other paths still imported.\n"
 	"A file another process truncates while it is read stops the import:\n"
 	"`ktraj: import: FILE: changed while it was read (truncated)`, exit 1,\n"
 	"nothing of the interrupted file kept.\n"
@@ -488,6 +489,10 @@ int cmd_import(struct cli *c, int argc, char **argv)
 			cli_err(c, "stopped at the first problem (--strict)");
 	else if (rc == KT_ELIMIT)
 		ex = cli_err(c, "an archive exceeded the expansion bound (--max-size/--max-ratio)");
+	else if (rc == KT_EBUSY)
+		/* the line of each source refused said which run is busy */
+		ex = x.warned ? KT_EXIT_FAIL :
+			cli_err(c, "another import is writing the same run: run it again when it ends");
 	else if (rc == KT_ENOTFOUND)
 		/* the line of each path that could not be read said it */
 		ex = x.warned ? KT_EXIT_FAIL :
