@@ -206,17 +206,6 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	/* SA_RESETHAND made SIGBUS default again: the fault repeats */
 }
 
-/* SIGBUS -> on_sigbus until restored from *old. */
-static void catch_sigbus(struct sigaction *old)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_sigbus;
-	sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, old);
-}
 
 struct ctx {
 	struct cli *c;
@@ -471,7 +460,14 @@ int cmd_import(struct cli *c, int argc, char **argv)
 		o.stats = &st;
 	o.stop = &interrupted;
 	catch_sigint(&old_int);
-	catch_sigbus(&old_bus);
+	{
+		/* SIGBUS -> on_sigbus until restored from old_bus */
+		struct sigaction sa = { .sa_flags = SA_SIGINFO | SA_RESETHAND };
+
+		sa.sa_sigaction = on_sigbus;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGBUS, &sa, &old_bus);
+	}
 	rc = kt_import_paths(s, paths, n, &o);
 	sigaction(SIGBUS, &old_bus, NULL);
 	sigaction(SIGINT, &old_int, NULL);
