@@ -172,8 +172,8 @@ static int diff_path(struct cli *c, kt_store *s, const char *run,
 	}
 	sprintf(lab_a, "a/%s", rel);
 	sprintf(lab_b, "b/%s", rel);
-	if ((sa && (rc = kt_blob_get(s, ha, &da, &la))) ||
-	    (sb && (rc = kt_blob_get(s, hb, &db, &lb)))) {
+	if ((sa && (rc = cli_blob_named(s, ha, &da, &la))) ||
+	    (sb && (rc = cli_blob_named(s, hb, &db, &lb)))) {
 		rc = cli_store_err(c, s, rc, path);
 		goto out;
 	}

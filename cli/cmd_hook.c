@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,7 +60,8 @@ static const char usage[] =
 	"             instead\n"
 	"\n"
 	"A hook exits 0, or 1 with one line on stderr; never 2 (which Claude\n"
-	"Code reads as blocking the agent).\n";
+	"Code reads as blocking the agent).  An event on stdin holds at most\n"
+	"256 MiB; more is refused (exit 1) before more is read.\n";
 
 #define HOOK_INLINE_MAX (64u * 1024u) /* tool output kept inline */
 
@@ -418,32 +420,40 @@ static char *last_assistant_text(const char *path)
 	return best;
 }
 
+/* The most bytes one hook event may hold on stdin: as `import --max-line`'s
+ * default, the longest JSON line ktraj reads.  An agent that sends more is
+ * not sending a hook event (or is piping something unbounded, /dev/zero):
+ * it is refused before more than this is held. */
+#define HOOK_MAX_EVENT ((size_t)256 << 20)
+
 /* The hook event on stdin as a JSON object (NULL: cli_err said why), and
  * in *nul whether its session_id holds a NUL (key_has_nul). */
 static cJSON *read_event(struct cli *c, int *nul)
 {
-	char chunk[65536], *buf = NULL;
-	size_t cap = 0, len = 0, n;
+	/* address space for the most an event may hold, one byte more to
+	 * tell "exactly the limit" from "more": only the pages read into
+	 * are memory, and nothing is copied as it grows */
+	char *buf = mmap(NULL, HOOK_MAX_EVENT + 1, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	size_t len = 0, n;
 	cJSON *in;
 
-	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
-		char *nb;
-
-		if (len + n + 1 > cap) {
-			cap = 2 * (len + n + 1);
-			if (!(nb = realloc(buf, cap))) {
-				free(buf);
-				cli_err(c, "out of memory");
-				return NULL;
-			}
-			buf = nb;
-		}
-		memcpy(buf + len, chunk, n);
-		len += n;
+	if (buf == MAP_FAILED) {
+		cli_err(c, "out of memory");
+		return NULL;
 	}
-	in = buf ? cJSON_ParseWithLength(buf, len) : NULL;
-	*nul = key_has_nul(buf, len, "session_id");
-	free(buf);
+	while (len <= HOOK_MAX_EVENT &&
+	       (n = fread(buf + len, 1, HOOK_MAX_EVENT + 1 - len, stdin)) > 0)
+		len += n;
+	if (len > HOOK_MAX_EVENT) {
+		munmap(buf, HOOK_MAX_EVENT + 1);
+		cli_err(c, "stdin holds more than %zu MiB, the limit of one hook event: not recorded",
+			HOOK_MAX_EVENT >> 20);
+		return NULL;
+	}
+	in = len ? cJSON_ParseWithLength(buf, len) : NULL;
+	*nul = key_has_nul(len ? buf : NULL, len, "session_id");
+	munmap(buf, HOOK_MAX_EVENT + 1);
 	if (!cJSON_IsObject(in)) {
 		cJSON_Delete(in);
 		cli_err(c, "stdin is not a hook event (a JSON object)");
@@ -459,7 +469,7 @@ static cJSON *read_event(struct cli *c, int *nul)
  * printed. */
 typedef int (*hook_fn)(struct rec *r, const cJSON *in, const char *ev);
 
-/* UserPromptSubmit (Claude Code) or BeforeAgent (Gemini CLI): what the
+/* UserPromptSubmit (Claude Code): what the
  * person typed, before the agent adds anything. */
 static int on_prompt(struct rec *r, const cJSON *in, const char *ev)
 {
@@ -518,6 +528,53 @@ static int cc_stop(struct rec *r, const cJSON *in, const char *ev)
 	return rc;
 }
 
+/* Append the text of a Part list to m as Gemini CLI's partToString
+ * (packages/core/src/utils/partUtils.ts) reads one: a string is itself, a
+ * part its "text", an array its items joined with nothing between them;
+ * other parts (inline data, function calls) add nothing.  1 when some text
+ * was found. */
+static int parts_text(const cJSON *v, FILE *m)
+{
+	const cJSON *it;
+	int found = 0;
+
+	if (cJSON_IsString(v)) {
+		fputs(v->valuestring, m);
+		return 1;
+	}
+	if (cJSON_IsObject(v))
+		return parts_text(cJSON_GetObjectItemCaseSensitive(v, "text"), m);
+	if (cJSON_IsArray(v))
+		cJSON_ArrayForEach(it, v) /* cJSON bounds the nesting */
+			found |= parts_text(it, m);
+	return found;
+}
+
+/*
+ * What the user typed, from BeforeAgent's "prompt" (malloc'ed; NULL when
+ * it holds no text: missing, a number, an object without "text", parts
+ * without text).  Gemini CLI sends a string (packages/core/src/hooks/
+ * types.ts BeforeAgentInput, built with partToString of the request); a
+ * hook input written by another version may carry the request's parts
+ * themselves, whose text is what was typed.
+ */
+static char *prompt_text(const cJSON *prompt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int found;
+
+	if (!m)
+		return NULL;
+	found = parts_text(prompt, m);
+	if (fclose(m) || !found) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /*
  * Gemini CLI's hook events (docs/hooks/reference.md of google-gemini/
  * gemini-cli: JSON on stdin with session_id, transcript_path, cwd,
@@ -528,6 +585,23 @@ static int cc_stop(struct rec *r, const cJSON *in, const char *ev)
  * gives a tool no id: one of our own); AfterAgent (prompt_response) -> the
  * agent's message.  Gemini CLI parses a hook's stdout as JSON: "{}".
  */
+/* BeforeAgent: what the person typed, a string or text parts; a prompt
+ * with no text is refused, not recorded as an empty human message (exit
+ * 1 is a warning to Gemini CLI, the turn goes on) */
+static int gm_before_agent(struct rec *r, const cJSON *in, const char *ev)
+{
+	char *typed = prompt_text(cJSON_GetObjectItemCaseSensitive(in, "prompt"));
+	int rc;
+
+	(void)ev;
+	if (!typed)
+		return cli_err(r->c, "BeforeAgent: the prompt holds no text (a string or text parts): not recorded");
+	rc = put(r, KT_KIND_MESSAGE, "human", 0, message("user", 1, typed),
+		 NULL, 0);
+	free(typed);
+	return rc;
+}
+
 static int gm_after_agent(struct rec *r, const cJSON *in, const char *ev)
 {
 	(void)ev;
@@ -604,7 +678,7 @@ static const struct hook_event {
 	{ "claude-code", "Stop", cc_stop },
 	{ "gemini-cli", "SessionStart", session_note },
 	{ "gemini-cli", "SessionEnd", session_note },
-	{ "gemini-cli", "BeforeAgent", on_prompt },
+	{ "gemini-cli", "BeforeAgent", gm_before_agent },
 	{ "gemini-cli", "AfterTool", gm_after_tool },
 	{ "gemini-cli", "AfterAgent", gm_after_agent },
 };

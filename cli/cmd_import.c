@@ -3,11 +3,13 @@
  * store (the work is import/driver.c's kt_import_paths).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -54,7 +56,11 @@ static const char usage[] =
 	"Prints one line per run: id, events, added, format, name.  Problems are\n"
 	"reported as `ktraj: import: file:line: what` and the exit code stays 0\n"
 	"unless --strict; a path that is missing or cannot be read at all (or a\n"
-	"stream over --max-size) makes it 1, the other paths still imported.\n"
+	"stream over --max-size), or a source whose run another import is\n"
+	"writing (`busy`), makes it 1, the other paths still imported.\n"
+	"A file another process truncates while it is read stops the import:\n"
+	"`ktraj: import: FILE: changed while it was read (truncated)`, exit 1,\n"
+	"nothing of the interrupted file kept.\n"
 	"Every JSON line or document must be RFC 8259 JSON (no bytes after the\n"
 	"value, no raw control characters in strings, no numbers like 01 or\n"
 	"1.; a byte order mark only at the start of a file): another is a\n"
@@ -93,6 +99,113 @@ static void catch_sigint(struct sigaction *old)
 	if (sigaction(SIGINT, NULL, old) == 0 && old->sa_handler != SIG_IGN)
 		sigaction(SIGINT, &sa, NULL);
 }
+
+/*
+ * A big input file is read through a mapping of it (import/input.c: the
+ * copy of read() costs more CPU than parsing), so a file truncated by
+ * another process while it is imported makes the next touch of a page past
+ * its new end raise SIGBUS.  The library cannot catch that: a signal
+ * handler is the whole process's, and a program that links the library
+ * owns its own.  The CLI owns its process, so it catches SIGBUS only
+ * around the import: it names the file whose mapping faulted (from
+ * /proc/self/maps) in one line and exits 1.  The store is as after a kill
+ * at that moment: the open transaction is never committed, and a big
+ * source's earlier batches are reclaimed by the next writer (FORMAT.md
+ * §6.11).  A fault outside a file mapping is not ours to explain: the
+ * handler resets itself and returns, and the fault kills the process as
+ * before.  Everything here is async-signal-safe (open, read, write, _exit).
+ */
+static int hexval(const char **p, uintptr_t *out)
+{
+	uintptr_t v = 0;
+	int n = 0;
+
+	for (;; (*p)++, n++) {
+		char ch = **p;
+
+		if (ch >= '0' && ch <= '9')
+			v = v << 4 | (uintptr_t)(ch - '0');
+		else if (ch >= 'a' && ch <= 'f')
+			v = v << 4 | (uintptr_t)(ch - 'a' + 10);
+		else
+			break;
+	}
+	*out = v;
+	return n;
+}
+
+/* The file of the /proc/self/maps line `line` when it maps addr: its
+ * pathname (from the first '/'), else NULL.  Lines read
+ * "start-end perms offset dev inode   pathname". */
+static const char *maps_file(const char *line, uintptr_t addr)
+{
+	uintptr_t lo, hi;
+	const char *p = line;
+
+	if (!hexval(&p, &lo) || *p++ != '-' || !hexval(&p, &hi) ||
+	    addr < lo || addr >= hi)
+		return NULL;
+	while (*p && *p != '/')
+		p++;
+	return *p == '/' ? p : NULL;
+}
+
+static void put_err(const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t k = write(STDERR_FILENO, s, n);
+
+		if (k <= 0)
+			return;
+		s += k;
+		n -= (size_t)k;
+	}
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	static char line[4352], chunk[4096];
+	static const char head[] = "ktraj: import: ",
+		tail[] = ": changed while it was read (truncated)\n";
+	uintptr_t addr = (uintptr_t)si->si_addr;
+	size_t n = 0;
+	ssize_t k;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	(void)sig;
+	(void)uc;
+	while (fd >= 0 && (k = read(fd, chunk, sizeof(chunk))) > 0) {
+		for (ssize_t i = 0; i < k; i++) {
+			const char *f;
+
+			if (chunk[i] != '\n') {
+				if (n < sizeof(line) - 1)
+					line[n++] = chunk[i];
+				continue;
+			}
+			line[n] = 0;
+			n = 0;
+			if (!(f = maps_file(line, addr)))
+				continue;
+			put_err(head, sizeof(head) - 1);
+			/* a name is written terminal-safe, and a file
+			 * deleted since is still the one that was read */
+			for (char *q = (char *)f; *q; q++)
+				if ((unsigned char)*q < 0x20 || *q == 0x7f)
+					*q = '?';
+			k = (ssize_t)strlen(f);
+			if (k > 10 && !strcmp(f + k - 10, " (deleted)"))
+				k -= 10;
+			put_err(f, (size_t)k);
+			put_err(tail, sizeof(tail) - 1);
+			_exit(KT_EXIT_FAIL);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	/* SA_RESETHAND made SIGBUS default again: the fault repeats */
+}
+
 
 struct ctx {
 	struct cli *c;
@@ -205,7 +318,7 @@ int cmd_import(struct cli *c, int argc, char **argv)
 	const char *map_path = NULL;
 	kt_map *map = NULL;
 	kt_import_opts o;
-	struct sigaction old_int;
+	struct sigaction old_int, old_bus;
 	kt_import_stats st;
 	struct ctx x;
 	char **paths;
@@ -347,7 +460,16 @@ int cmd_import(struct cli *c, int argc, char **argv)
 		o.stats = &st;
 	o.stop = &interrupted;
 	catch_sigint(&old_int);
+	{
+		/* SIGBUS -> on_sigbus until restored from old_bus */
+		struct sigaction sa = { .sa_flags = SA_SIGINFO | SA_RESETHAND };
+
+		sa.sa_sigaction = on_sigbus;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGBUS, &sa, &old_bus);
+	}
 	rc = kt_import_paths(s, paths, n, &o);
+	sigaction(SIGBUS, &old_bus, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	if (x.progress_drawn)
 		fputs("\r\033[K", stderr);
@@ -363,6 +485,10 @@ int cmd_import(struct cli *c, int argc, char **argv)
 			cli_err(c, "stopped at the first problem (--strict)");
 	else if (rc == KT_ELIMIT)
 		ex = cli_err(c, "an archive exceeded the expansion bound (--max-size/--max-ratio)");
+	else if (rc == KT_EBUSY)
+		/* the line of each source refused said which run is busy */
+		ex = x.warned ? KT_EXIT_FAIL :
+			cli_err(c, "another import is writing the same run: run it again when it ends");
 	else if (rc == KT_ENOTFOUND)
 		/* the line of each path that could not be read said it */
 		ex = x.warned ? KT_EXIT_FAIL :

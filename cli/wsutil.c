@@ -220,7 +220,15 @@ int cli_ws_content(kt_store *s, const char *run, const char *path,
 		*deleted = rc ? 2 : 1;
 		return KT_ENOTFOUND;
 	}
-	return kt_blob_get(s, h, data, len);
+	return cli_blob_named(s, h, data, len);
+}
+
+int cli_blob_named(kt_store *s, const unsigned char h[KT_HASH_LEN],
+		   void **data, size_t *len)
+{
+	int rc = kt_blob_get(s, h, data, len);
+
+	return rc == KT_ENOTFOUND ? KT_ECORRUPT : rc;
 }
 
 int cli_seq(struct cli *c, kt_store *s, const char *run, const char *arg,

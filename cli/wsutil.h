@@ -21,11 +21,22 @@ int cli_path_resolve(struct cli *c, kt_store *s, const char *run,
 		     char **out);
 
 /*
+ * The blob of hash h, as kt_blob_get (*data malloc'ed, NUL past *len), but
+ * a blob that is not stored is KT_ECORRUPT, not KT_ENOTFOUND: writers store
+ * every blob an event names (FORMAT.md section 2 "Blob references"), so a
+ * workspace file whose blob is missing is damage (exit 3), never "the file
+ * did not exist" (exit 4).  Other KT_E* as kt_blob_get.
+ */
+int cli_blob_named(kt_store *s, const unsigned char h[KT_HASH_LEN],
+		   void **data, size_t *len);
+
+/*
  * Content of stored `path` at step `at` (0 = latest).  Returns 0 with
  * *data malloc'ed (NUL past *len); KT_ENOTFOUND with *data NULL when the
  * file does not exist then (never seen: *deleted 0; deleted: 1) or its
  * content is not known (*deleted 2: an edit with op "unknown", FORMAT.md
- * section 2); other KT_E*.
+ * section 2); KT_ECORRUPT when its blob is not stored (cli_blob_named);
+ * other KT_E*.
  */
 int cli_ws_content(kt_store *s, const char *run, const char *path,
 		   uint64_t at, void **data, size_t *len, int *deleted);

@@ -107,6 +107,7 @@ int kt_xrun_open(kt_xrun *x, kt_store *s, const char *run, FILE *out,
 {
 	kt_run_info ri;
 	cJSON *meta;
+	const char *cwd;
 	int rc;
 
 	memset(x, 0, sizeof(*x));
@@ -122,8 +123,11 @@ int kt_xrun_open(kt_xrun *x, kt_store *s, const char *run, FILE *out,
 	snprintf(x->name, sizeof(x->name), "%s", ri.name ? ri.name : "");
 	snprintf(x->format, sizeof(x->format), "%s", ri.format ? ri.format : "");
 	meta = ri.meta_json ? cJSON_Parse(ri.meta_json) : NULL;
-	snprintf(x->cwd, sizeof(x->cwd), "%s",
-		 kt_xstr(meta, "cwd") ? kt_xstr(meta, "cwd") : "");
+	/* a Codex rollout's directory is its session_meta's (import/
+	 * imp_codex.c keeps that record whole as meta.session) */
+	cwd = kt_xstr(meta, "cwd") ? kt_xstr(meta, "cwd") :
+	      kt_xstr(cJSON_GetObjectItemCaseSensitive(meta, "session"), "cwd");
+	snprintf(x->cwd, sizeof(x->cwd), "%s", cwd ? cwd : "");
 	snprintf(x->model, sizeof(x->model), "%s",
 		 kt_xstr(meta, "model") ? kt_xstr(meta, "model") : "");
 	snprintf(x->version, sizeof(x->version), "%s",

@@ -483,10 +483,14 @@ static void jump_diff(struct rep *x, const kt_an_jump *j)
 			fprintf(m, "#%llu %s: content not in the trajectory\n",
 				(unsigned long long)e->seq, path);
 		} else {
+			/* git's labels, as `ktraj diff` writes them: an
+			 * absolute path loses its first '/' after a/ and b/ */
+			const char *rel = path + (path[0] == '/');
+
 			snprintf(la, sizeof(la), "%s%s", ed->has_before ? "a/" : "",
-				 ed->has_before ? path : "/dev/null");
+				 ed->has_before ? rel : "/dev/null");
 			snprintf(lz, sizeof(lz), "%s%s", ed->has_after ? "b/" : "",
-				 ed->has_after ? path : "/dev/null");
+				 ed->has_after ? rel : "/dev/null");
 			fprintf(m, "#%llu\n", (unsigned long long)e->seq);
 			kt_export_udiff(a, al, z, zl, la, lz, 3, m);
 		}

@@ -236,6 +236,10 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 		}
 		if (rc == KT_EPARSE && !imp->opts->strict)
 			rc = 0;
+		/* refused, not imported: the other sources go on, the
+		 * call fails at the end (kt_import_paths) */
+		if (rc == KT_EBUSY)
+			imp->busy++;
 		if (rc && rc != KT_EPARSE && rc != KT_ENOMEM && rc != KT_EIO &&
 		    rc != KT_ECORRUPT && !imp->opts->strict)
 			rc = 0; /* an importer's fatal problem: warned, go on */
@@ -301,6 +305,8 @@ int kt_import_paths(kt_store *s, char *const *paths, int npaths,
 		rc = KT_ENOTFOUND;
 	if (!rc && d.store_rc)
 		rc = d.store_rc;
+	if (!rc && d.busy)
+		rc = KT_EBUSY;
 	for (k = 0; k < d.nreps; k++)
 		if (opts->on_run)
 			opts->on_run(d.reps[k].id, d.reps[k].name,

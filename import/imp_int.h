@@ -149,6 +149,7 @@ struct kt_imp {
 	 * input over the size bound): the call then ends KT_ENOTFOUND, as
 	 * for a missing path */
 	unsigned unreadable;
+	unsigned busy;          /* sources another live import holds */
 	/* folder entries skipped without being read (dangling links, FIFOs,
 	 * devices, sockets) and empty folders: reported, and the call ends
 	 * KT_ENOTFOUND only when no run came of the whole call */

@@ -31,6 +31,12 @@
  *  - Every event keeps its span's timing: ts is the start (the result's
  *    the end), extra.span_id and extra.duration_ms.
  *  - Spans of other operations are not events; their children are.
+ *  - ktraj's own export (scope name "ktraj", export/otlp.c) round-trips:
+ *    its root is the run (no meta message), each text part of a response
+ *    was one agent message, an execute_tool span without a status is a
+ *    call that never got a result (none is made up, nor the edits a
+ *    result would derive), and the root's ktraj.cwd is the directory
+ *    relative paths of tool calls resolve against.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +53,11 @@ typedef struct ospan {
 	kt_impx_span sp;         /* where its record lies */
 	long first_child, next;  /* the tree, as indexes; -1 none */
 	int done;
+	/* written by ktraj's own export (scope "ktraj", export/otlp.c),
+	 * which says more than the conventions: every call that got a result
+	 * has a status, each text part of a response is one message, and the
+	 * root is the run, not a turn the agent took */
+	int ours;
 } ospan;
 
 typedef struct otx {
@@ -149,7 +160,8 @@ static int64_t nanos(const cJSON *v)
 	return KT_TS_UNKNOWN;
 }
 
-static int add_span(otx *x, const cJSON *s, const kt_impx_span *sp)
+static int add_span(otx *x, const cJSON *s, const kt_impx_span *sp,
+		    int ours)
 {
 	ospan *o;
 
@@ -179,6 +191,7 @@ static int add_span(otx *x, const cJSON *s, const kt_impx_span *sp)
 	o->end = nanos(cJSON_GetObjectItem(s, "endTimeUnixNano"));
 	o->sp = *sp;
 	o->first_child = o->next = -1;
+	o->ours = ours;
 	return 0;
 }
 
@@ -205,10 +218,15 @@ static int add_doc(otx *x, cJSON *doc, const kt_impx_span *sp)
 		return 0;
 	}
 	cJSON_ArrayForEach(rs, cJSON_GetObjectItem(doc, "resourceSpans"))
-		cJSON_ArrayForEach(ss, cJSON_GetObjectItem(rs, "scopeSpans"))
+		cJSON_ArrayForEach(ss, cJSON_GetObjectItem(rs, "scopeSpans")) {
+			const char *scope = kt_impx_str(cJSON_GetObjectItem(ss,
+							"scope"), "name");
+			int ours = scope && !strcmp(scope, "ktraj");
+
 			cJSON_ArrayForEach(s, cJSON_GetObjectItem(ss, "spans"))
-				if ((rc = add_span(x, s, sp)))
+				if ((rc = add_span(x, s, sp, ours)))
 					return rc;
+		}
 	return 0;
 }
 
@@ -316,6 +334,63 @@ static int user_inputs(otx *x, const cJSON *a, const ospan *o)
 	return rc;
 }
 
+/* The response's model, usage and span (a message's "more"), or NULL. */
+static cJSON *response_more(const cJSON *a, const ospan *o)
+{
+	cJSON *more = cJSON_CreateObject(), *u;
+	double v;
+
+	if (!more)
+		return NULL;
+	if (attr_s(a, "gen_ai.response.model"))
+		cJSON_AddStringToObject(more, "model",
+					attr_s(a, "gen_ai.response.model"));
+	if ((u = cJSON_CreateObject())) {
+		if (kt_impx_num(a, "gen_ai.usage.input_tokens", &v))
+			kt_imp_add_count(u, "input", v);
+		if (kt_impx_num(a, "gen_ai.usage.output_tokens", &v))
+			kt_imp_add_count(u, "output", v);
+		if (u->child)
+			cJSON_AddItemToObject(more, "usage", u);
+		else
+			cJSON_Delete(u);
+	}
+	cJSON_AddItemToObject(more, "extra", span_extra(o));
+	return more;
+}
+
+/* An output message of ktraj's export: each part in order, a reasoning
+ * part a thinking message and a text part a message of its own (the
+ * agent's messages of one response, which other writers' single message
+ * would join); the response's model and usage on the first. */
+static int our_output(otx *x, const cJSON *a, const ospan *o,
+		      const cJSON *m, uint64_t *seq)
+{
+	const cJSON *p;
+	int rc = 0, first = 1;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(m, "parts")) {
+		const char *c = kt_impx_str2(p, "content", "text");
+		const char *ty = kt_impx_str(p, "type");
+		int think = ty && !strcmp(ty, "reasoning");
+		cJSON *more = NULL;
+
+		if (!c || (!think && ty && strcmp(ty, "text")))
+			continue;
+		if (!think && first) {
+			if (!(more = response_more(a, o)))
+				return KT_ENOMEM;
+			first = 0;
+		}
+		rc = kt_conv_msg(&x->cv, "assistant", 0, c,
+				 think ? "thinking" : NULL, more, o->start,
+				 &o->sp, think ? NULL : seq);
+		if (rc)
+			break;
+	}
+	return rc;
+}
+
 static int outputs(otx *x, const cJSON *a, const ospan *o, uint64_t *seq)
 {
 	cJSON *ms = messages_of(a, "gen_ai.output.messages");
@@ -323,10 +398,17 @@ static int outputs(otx *x, const cJSON *a, const ospan *o, uint64_t *seq)
 	int rc = 0;
 
 	cJSON_ArrayForEach(m, ms) {
-		char *t = parts_text(m);
-		cJSON *more = cJSON_CreateObject(), *u;
+		char *t;
+		cJSON *more;
 		const cJSON *p;
-		double v;
+
+		if (o->ours) {
+			if ((rc = our_output(x, a, o, m, seq)))
+				break;
+			continue;
+		}
+		t = parts_text(m);
+		more = response_more(a, o);
 
 		/* the response's reasoning parts first, each a thinking
 		 * message (as the other importers keep thoughts) */
@@ -349,20 +431,6 @@ static int outputs(otx *x, const cJSON *a, const ospan *o, uint64_t *seq)
 			rc = KT_ENOMEM;
 			break;
 		}
-		if (attr_s(a, "gen_ai.response.model"))
-			cJSON_AddStringToObject(more, "model",
-						attr_s(a, "gen_ai.response.model"));
-		if ((u = cJSON_CreateObject())) {
-			if (kt_impx_num(a, "gen_ai.usage.input_tokens", &v))
-				kt_imp_add_count(u, "input", v);
-			if (kt_impx_num(a, "gen_ai.usage.output_tokens", &v))
-				kt_imp_add_count(u, "output", v);
-			if (u->child)
-				cJSON_AddItemToObject(more, "usage", u);
-			else
-				cJSON_Delete(u);
-		}
-		cJSON_AddItemToObject(more, "extra", span_extra(o));
 		rc = *t ? kt_conv_msg(&x->cv, "assistant", 0, t, NULL, more,
 				      o->start, &o->sp, seq)
 			: (cJSON_Delete(more), 0);
@@ -408,9 +476,12 @@ static int visit(otx *x, long i, uint64_t up, int depth)
 			cJSON_AddItemToObject(more, "extra", e);
 		else
 			cJSON_Delete(e);
-		rc = kt_conv_msg(&x->cv, "system", 0, name ? name : op,
-				 "meta,invoke_agent", more, o->start, &o->sp,
-				 &here);
+		if (o->ours) /* the run itself: nothing happened there */
+			cJSON_Delete(more);
+		else
+			rc = kt_conv_msg(&x->cv, "system", 0, name ? name : op,
+					 "meta,invoke_agent", more, o->start,
+					 &o->sp, &here);
 		if (!rc)
 			rc = user_inputs(x, a, o);
 		if (!rc)
@@ -434,7 +505,9 @@ static int visit(otx *x, long i, uint64_t up, int depth)
 				  cJSON_GetObjectItemCaseSensitive(a,
 					"gen_ai.tool.call.arguments"),
 				  span_extra(o), up, o->start, &o->sp, NULL);
-		if (!rc) {
+		/* ktraj's export gives every call that got a result a
+		 * status: a call without one never got a result */
+		if (!rc && !(o->ours && !st)) {
 			const char *out = attr_s(a, "gen_ai.tool.call.result");
 
 			if (!out && code == 2)
@@ -471,10 +544,10 @@ static int trace_run(otx *x, size_t b, size_t e)
 {
 	kt_strmap idx = { 0 };
 	cJSON *meta = cJSON_CreateObject();
-	char ident[200];
+	char ident[200], *cwd = NULL;
 	long *last;
 	size_t i;
-	int rc;
+	int rc = 0;
 
 	if (!meta || !(last = calloc(e - b, sizeof(*last)))) {
 		cJSON_Delete(meta);
@@ -482,7 +555,25 @@ static int trace_run(otx *x, size_t b, size_t e)
 	}
 	snprintf(ident, sizeof(ident), "otel_genai:%.64s", x->sp[b].trace);
 	cJSON_AddStringToObject(meta, "trace_id", x->sp[b].trace);
-	rc = kt_imp_run_begin(x->imp, ident, x->sp[b].trace, "otel_genai", meta);
+	/* ktraj's export names the run's directory on its root: relative
+	 * paths of the tool calls resolve against it, as they did when the
+	 * run was first imported */
+	for (i = b; i < e && !cwd; i++)
+		if (x->sp[i].ours) {
+			cJSON *a = attrs_of(x->sp[i].s);
+			const char *c = attr_s(a, "ktraj.cwd");
+
+			if (c && *c && !(cwd = strdup(c)))
+				rc = KT_ENOMEM;
+			cJSON_Delete(a);
+		}
+	if (cwd)
+		cJSON_AddStringToObject(meta, "cwd", cwd);
+	if (!rc)
+		rc = kt_imp_run_begin(x->imp, ident, x->sp[b].trace,
+				      "otel_genai", meta);
+	else
+		cJSON_Delete(meta);
 	for (i = b; !rc && i < e; i++) {
 		void **slot = kt_strmap_slot(&idx, x->sp[i].id, 1);
 
@@ -507,7 +598,8 @@ static int trace_run(otx *x, size_t b, size_t e)
 		x->sp[i].done = -1; /* not a root */
 	}
 	if (!rc)
-		rc = kt_conv_init(&x->cv, x->imp, x->f, NULL);
+		rc = kt_conv_init(&x->cv, x->imp, x->f, cwd);
+	free(cwd);
 	for (i = b; !rc && i < e; i++)
 		if (!x->sp[i].done)
 			rc = visit(x, (long)i, 0, 0);

@@ -498,6 +498,8 @@ typedef struct kt_import_stats {
  * max_total bytes), or when nothing came of the paths but skipped folder
  * entries (dangling links, FIFOs, devices) and empty folders (each is
  * reported through on_warn as "path: skipped: why" / "path: no files"),
+ * KT_EBUSY (after importing the rest) when another live process was
+ * importing the run of a source (FORMAT.md §6.11; on_warn said which),
  * or another KT_E* code. */
 int kt_import_paths(kt_store *s, char *const *paths, int npaths,
 		    const kt_import_opts *opts);

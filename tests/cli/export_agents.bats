@@ -176,3 +176,46 @@ for e in map(json.loads, sys.stdin):
 	grep -q '^user False ' "$BATS_TEST_TMPDIR/a.txt"
 	diff "$BATS_TEST_TMPDIR/a.txt" "$BATS_TEST_TMPDIR/b.txt"
 }
+
+@test "otlp round trip of real runs keeps what was there and invents nothing: kinds, counts, results, edit paths, agent messages (corpus: codex)" {
+	CORPUS=${CORPUS:-$BATS_TEST_DIRNAME/../../../shared/corpus}
+	local n=0 f
+	# an unanswered last call, a compacted run whose responses hold
+	# several agent messages, apply_patch edits with paths relative to the
+	# session's directory
+	for f in codex/localpush_rollout_12-47-42_unanswered_call.jsonl \
+		 codex/localpush_rollout_12-54-34_compacted.jsonl \
+		 codex/agenthistory_codex_compaction.jsonl \
+		 codex/agenthistory_codex_escalation.jsonl; do
+		[ -f "$CORPUS/$f" ] || continue
+		n=$((n + 1))
+		export KTRAJ_STORE="$BATS_TEST_TMPDIR/a$n.ktraj"
+		"$KTRAJ" import "$CORPUS/$f" >/dev/null
+		r=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+		"$KTRAJ" export "$r" --format otlp -o "$BATS_TEST_TMPDIR/o$n.json"
+		"$KTRAJ" export "$r" >"$BATS_TEST_TMPDIR/a$n.jsonl"
+		export KTRAJ_STORE="$BATS_TEST_TMPDIR/b$n.ktraj"
+		"$KTRAJ" import "$BATS_TEST_TMPDIR/o$n.json" >/dev/null
+		r=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+		"$KTRAJ" export "$r" >"$BATS_TEST_TMPDIR/b$n.jsonl"
+		python3 - "$f" "$BATS_TEST_TMPDIR/a$n.jsonl" "$BATS_TEST_TMPDIR/b$n.jsonl" <<-'PY'
+		import collections, json, sys
+		name = sys.argv[1]
+		def load(p):
+		    ev = [e for e in map(json.loads, open(p)) if "kind" in e]
+		    kinds = collections.Counter(e["kind"] for e in ev
+		                                if e["kind"] in ("message", "tool_call", "tool_result", "edit"))
+		    results = sorted((e["payload"].get("call_id"), e["payload"].get("ok"))
+		                     for e in ev if e["kind"] == "tool_result")
+		    edits = sorted(e["payload"]["path"] for e in ev if e["kind"] == "edit")
+		    agent = [e["payload"]["text"] for e in ev if e["kind"] == "message" and e["actor"] == "agent"
+		             and "thinking" not in (e["payload"].get("flags") or [])]
+		    return kinds, results, edits, agent
+		a, b = load(sys.argv[2]), load(sys.argv[3])
+		for what, x, y in zip(("kinds", "results", "edit paths", "agent messages"), a, b):
+		    assert x == y, (name, what, x if what == "kinds" else len(x), y if what == "kinds" else len(y))
+		print(name, dict(a[0]))
+		PY
+	done
+	[ "$n" -gt 0 ] || skip "no corpus"
+}

@@ -231,3 +231,64 @@ assert p[3]["ok"] is True and p[3]["call_id"] == p[2]["call_id"] and ev[3]["pare
 assert p[5]["ok"] is False and p[5]["output"] == "File not found"
 assert p[6]["role"] == "assistant" and p[6]["text"] == "Done: 2x." and not p[6].get("human")'
 }
+
+@test "hook gemini-cli BeforeAgent: a prompt given as parts records their text joined; a prompt without text is refused (exit 1, one line), never an empty message" {
+	python3 - "$KTRAJ" <<-'PY'
+	import json, subprocess, sys
+	k = sys.argv[1]
+	def hook(sid, prompt):
+	    ev = {"session_id": sid, "transcript_path": "/nope", "cwd": "/tmp",
+	          "hook_event_name": "BeforeAgent", "timestamp": "2026-01-02T03:04:05Z"}
+	    if prompt is not KeyError:
+	        ev["prompt"] = prompt
+	    return subprocess.run([k, "hook", "gemini-cli"], capture_output=True,
+	                          text=True, input=json.dumps(ev))
+	def messages(sid):
+	    r = subprocess.run([k, "export", "gemini-cli:" + sid], capture_output=True, text=True)
+	    if r.returncode:
+	        return None
+	    return [json.loads(l)["payload"] for l in r.stdout.splitlines()[1:]
+	            if json.loads(l)["kind"] == "message"]
+	typed = {
+	    "s": "make it faster",
+	    "parts": [{"text": "make "}, {"inlineData": {"mimeType": "image/png", "data": "AA=="}}, {"text": "it faster"}],
+	    "strs": ["make ", "it faster"],
+	    "part": {"text": "make it faster"},
+	}
+	for sid, prompt in typed.items():
+	    r = hook(sid, prompt)
+	    assert r.returncode == 0 and json.loads(r.stdout) == {}, (sid, r.returncode, r.stderr)
+	    m = messages(sid)
+	    assert m == [{"role": "user", "human": True, "text": "make it faster"}], (sid, m)
+	for sid, prompt in {"num": 42, "obj": {"role": "user"}, "nulls": [None, 7],
+	                    "img": [{"inlineData": {"data": "AA=="}}], "none": KeyError}.items():
+	    r = hook(sid, prompt)
+	    lines = r.stderr.splitlines()
+	    assert r.returncode == 1 and r.stdout == "" and len(lines) == 1 and \
+	        lines[0].startswith("ktraj: hook: ") and "no text" in lines[0], (sid, r.returncode, r.stderr)
+	    assert messages(sid) is None, sid
+	PY
+}
+
+@test "hook stdin is capped at 256 MiB: an event of exactly the cap is recorded, one byte more and /dev/zero are refused with one line, holding no more than the cap" {
+	local cap=$((256 << 20)) ev='{"hook_event_name":"SessionStart","session_id":"big","source":"startup"}'
+	# JSON whitespace pads the event to the byte
+	run --separate-stderr sh -c "{ printf '%s' '$ev'; head -c $((cap - ${#ev})) /dev/zero | tr '\\0' ' '; } | '$KTRAJ' hook gemini-cli"
+	[ "$status" -eq 0 ]
+	[ "$output" = "{}" ]
+	"$KTRAJ" export gemini-cli:big >/dev/null
+	run --separate-stderr sh -c "{ printf '%s' '$ev'; head -c $((cap - ${#ev} + 1)) /dev/zero | tr '\\0' ' '; } | '$KTRAJ' hook claude-code"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$stderr" = "ktraj: hook: stdin holds more than 256 MiB, the limit of one hook event: not recorded" ]
+	# an endless stdin ends, and the peak memory stays near the cap
+	if [ -x /usr/bin/time ]; then
+		run --separate-stderr /usr/bin/time -f "maxrss %M" -o "$BATS_TEST_TMPDIR/rss" "$KTRAJ" hook gemini-cli </dev/zero
+		[ "$status" -eq 1 ]
+		[[ "$stderr" == "ktraj: hook: stdin holds more than 256 MiB"* ]]
+		cat "$BATS_TEST_TMPDIR/rss"
+		[ "$(awk '/maxrss/ {print $2}' "$BATS_TEST_TMPDIR/rss")" -lt $(( (cap >> 10) + 65536 )) ]
+	fi
+	# nothing else was recorded
+	[ "$("$KTRAJ" ls --json | wc -l)" -eq 1 ]
+}

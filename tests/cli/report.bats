@@ -172,3 +172,13 @@ PY
 	[ "$status" -eq 0 ]
 	[ "$output" = "1 2 0 80" ]
 }
+
+@test "a jump's diff labels an absolute path as git and ktraj diff do: a/home/..., never a//home/..." {
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl" >/dev/null
+	"$KTRAJ" report 3db8 -o "$BATS_TEST_TMPDIR/s.html"
+	grep -q -- '--- a/home/dev/softmax/softmax.cu' "$BATS_TEST_TMPDIR/s.html"
+	grep -q -- '+++ b/home/dev/softmax/softmax.cu' "$BATS_TEST_TMPDIR/s.html"
+	! grep -q -- '[ab]//home' "$BATS_TEST_TMPDIR/s.html"
+	# the same labels as `ktraj diff` of the same edit
+	"$KTRAJ" diff 3db8 26 34 | grep -q -- '^--- a/home/dev/softmax/softmax.cu$'
+}
