@@ -66,3 +66,26 @@ rows = [json.loads(l) for l in sys.argv[1].splitlines()]
 assert [(r["gbps"], r["correct"]) for r in rows] == [(1812.5, False), (812.5, True)], rows
 PY
 }
+
+# A ylabel that names no unit ('Performance'): the function perf_report
+# decorates says it when each of its returns is triton.testing.do_bench(...)
+# itself, milliseconds by do_bench's contract.  One that computes from the
+# time (here TFLOP/s) stays unread: the unit is never guessed.
+@test "perf_report: no unit in the ylabel, the function returns do_bench itself: ms" {
+	run bench_of nounit_dobench.jsonl
+	[ "$status" -eq 0 ]
+	python3 - "$output" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert [(r["scenario"], r["time_ms"], r["ref_time_ms"]) for r in rows] == [("M=256", 0.01, 0.012), ("M=512", 0.04, 0.05)], rows
+assert all(r["metric"] == "time" and r["baseline"] == "cuBLAS" for r in rows), rows
+PY
+}
+
+@test "perf_report: no unit in the ylabel, the function transforms do_bench's time: unparsed" {
+	run bench_of nounit_tflops.jsonl
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *'"status": "unparsed"'* ]]
+	[[ "$output" != *'"time_ms": 0.01'* ]]
+}
