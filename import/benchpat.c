@@ -139,6 +139,7 @@ struct res {
 	int nsp;
 	int suspicious; /* a verifier's "suspicious": true */
 	double reward;  /* a verifier's "reward", NAN when none */
+	char graded[40]; /* the metric the JSON itself names as graded, or "" */
 };
 
 struct rs {
@@ -173,6 +174,7 @@ static struct res *new_res(struct rs *s, const char *pattern, int block)
 	r->nsp = 0;
 	r->suspicious = 0;
 	r->reward = NAN;
+	r->graded[0] = 0;
 	return r;
 }
 
@@ -384,6 +386,23 @@ static const char *const scen_keys[] = { "name", "benchmark", "bench",
 	"mode", "size", "size1", "size2", "size3", "n", "m", "k", "batch",
 	"seq_len", "signal_size", "kernel_size", "dim", "config", NULL };
 
+/* Keys with which a verifier's JSON names its graded metric by another
+ * key of the same object ({"graded": "speedup_vs_compile", ...}); a value
+ * that names none of the result's speedups ("metric": "allclose", a
+ * correctness test) is no choice (choose_speedup). */
+static int graded_key(const char *k)
+{
+	static const char *const g[] = { "graded", "graded_metric",
+		"graded_by", "primary_metric", "score_metric", "metric",
+		"objective", NULL };
+	int i;
+
+	for (i = 0; g[i]; i++)
+		if (!strcasecmp(k, g[i]))
+			return 1;
+	return 0;
+}
+
 static void json_fill(struct res *r, const cJSON *o, int depth, int top)
 {
 	const cJSON *c;
@@ -445,6 +464,11 @@ static void json_fill(struct res *r, const cJSON *o, int depth, int top)
 			r->reward = c->valuedouble;
 			continue;
 		}
+		if (top && cJSON_IsString(c) && graded_key(c->string)) {
+			snprintf(r->graded, sizeof(r->graded), "%s",
+				 c->valuestring);
+			continue;
+		}
 		if (!cJSON_IsNumber(c))
 			continue;
 		kk = key_kind(c->string, &sc, &prio);
@@ -496,6 +520,7 @@ static void json_walk(struct rs *s, const cJSON *j, int depth)
 	tmp.tprio = 99;
 	tmp.correct = -1;
 	tmp.reward = NAN;
+	tmp.graded[0] = 0;
 	json_fill(&tmp, j, 0, 1);
 	if (has_metric(&tmp)) {
 		r = new_res(s, "json", -1);
@@ -1049,9 +1074,21 @@ static int numeric_table(const char *t, size_t len, char *title, size_t cap)
 	return 0;
 }
 
+/* Whether speedup x is the one that name names: its metric
+ * ("speedup_vs_compile"), or its baseline by its own or its metric's
+ * spelling ("torch.compile", "compile"). */
+static int names_speedup(const struct spc *x, const char *name)
+{
+	return !strcasecmp(x->metric, name) ||
+	       (*x->base && (!strcasecmp(x->base, name) ||
+			     (!strncmp(x->metric, "speedup_vs_", 11) &&
+			      !strcasecmp(x->metric + 11, name))));
+}
+
 /* Which of r's speedups is the result (FORMAT.md section 2 "bench": metric,
- * baseline, graded, alternatives, choice): the metric a verifier names,
- * else the baseline the task names, else the first printed, saying so. */
+ * baseline, graded, alternatives, choice): the metric the result's own
+ * JSON names as graded, else the metric a verifier names, else the
+ * baseline the task names, else the first printed, saying so. */
 static void choose_speedup(const struct res *r, const kt_bench_hint *h,
 			   cJSON *o)
 {
@@ -1063,6 +1100,12 @@ static void choose_speedup(const struct res *r, const kt_bench_hint *h,
 
 	if (!r->nsp)
 		return;
+	for (i = 0; r->graded[0] && c < 0 && i < r->nsp; i++)
+		if (names_speedup(&r->spc[i], r->graded)) {
+			c = i;
+			snprintf(why, sizeof(why), "the graded metric the "
+				 "result's JSON names (%s)", r->graded);
+		}
 	/* pass 0: the verifier's metric; pass 1: the task's baseline */
 	for (pass = 0; h && pass < 2 && c < 0; pass++) {
 		const char *want = pass ? h->baseline : h->metric;

@@ -11,9 +11,12 @@
  * only `ylabel` says which.  It is not printed, so the unit comes from the
  * script that ran: the command's own text (a heredoc) or a file the
  * trajectory wrote or showed.  The Benchmark whose plot_name is the
- * table's title gives it; no such Benchmark, or a ylabel without a unit
- * (kt_bench_label_kind), leaves the table unread (FORMAT.md section 14
- * "Unparsed output"): a number is never guessed to be a time.
+ * table's title gives it.  A ylabel without a unit (kt_bench_label_kind)
+ * is answered by the function the Benchmark decorates when every return
+ * of it is triton.testing.do_bench(...) itself (milliseconds by
+ * do_bench's contract); otherwise, or with no such Benchmark, the table
+ * stays unread (FORMAT.md section 14 "Unparsed output"): a number is
+ * never guessed to be a time.
  */
 #include <ctype.h>
 #include <math.h>
@@ -28,6 +31,7 @@ struct pr_bench {
 	char ylabel[96];
 	char x[PR_NAMES][48];   /* x_names */
 	int nx;
+	size_t end;             /* offset of the Benchmark call's ')' */
 };
 
 /* A Python string literal at s (after optional f/r prefixes): its text
@@ -143,6 +147,7 @@ static int find_bench(const char *src, size_t n, const char *title,
 		    !py_str(v, z, pn, sizeof(pn)) || !name_match(pn, title))
 			continue;
 		memset(b, 0, sizeof(*b));
+		b->end = (size_t)(z - src);
 		if ((v = kwarg(a, z, "ylabel")))
 			py_str(v, z, b->ylabel, sizeof(b->ylabel));
 		if ((v = kwarg(a, z, "x_names")) && *v == '[') {
@@ -310,22 +315,153 @@ static int read_table(const char *t, size_t len, size_t at,
 	return rows;
 }
 
+/* Start of the line holding p. */
+static const char *line_of(const char *src, const char *p)
+{
+	while (p > src && p[-1] != '\n')
+		p--;
+	return p;
+}
+
+/* Spaces and tabs at p, before e. */
+static size_t blanks(const char *p, const char *e)
+{
+	const char *q = p;
+
+	while (q < e && (*q == ' ' || *q == '\t'))
+		q++;
+	return (size_t)(q - p);
+}
+
+/* Indentation of the line holding p, which lies before e (a tab counts
+ * as one). */
+static size_t indent_at(const char *src, const char *p, const char *e)
+{
+	return blanks(line_of(src, p), e);
+}
+
+/* Whether the expression at p, to its line's end (a comment aside), is
+ * one call of triton.testing.do_bench or do_bench_cudagraph and nothing
+ * else: milliseconds by their contract ("Benchmark the runtime of the
+ * provided function ... in ms"; with quantiles, a tuple of ms whose first
+ * perf_report prints). */
+static int do_bench_call(const char *p, const char *e)
+{
+	static const char *const f[] = { "triton.testing.do_bench(",
+		"triton.testing.do_bench_cudagraph(", "testing.do_bench(",
+		"do_bench(", "do_bench_cudagraph(", NULL };
+	const char *z;
+
+	for (int i = 0; f[i]; i++) {
+		size_t k = strlen(f[i]);
+
+		if ((size_t)(e - p) <= k || memcmp(p, f[i], k))
+			continue;
+		if (!(z = call_end(p + k - 1, e)))
+			return 0;
+		for (z++; z < e && (*z == ' ' || *z == '\t'); z++)
+			;
+		return z >= e || *z == '\n' || *z == '#' || *z == '\r';
+	}
+	return 0;
+}
+
+/* Whether the function perf_report decorates right after the Benchmark
+ * ending at src[at] (the decorator holds it, or names a list of configs
+ * that does) returns do_bench's value itself at every return: then the
+ * table is in ms whatever the ylabel says.  A function that computes
+ * from the time (GB/s, TFLOP/s), or any other return, is no answer. */
+static int returns_do_bench(const char *src, size_t n, size_t at)
+{
+	const char *e = src + n, *d = src + at, *body, *q;
+	size_t ind;
+	int nret = 0;
+
+	/* the next def at a line's start, after a decorator naming
+	 * perf_report */
+	for (;;) {
+		const char *l;
+
+		if (!(d = memmem(d, (size_t)(e - d), "def ", 4)))
+			return 0;
+		for (l = d; l > src && (l[-1] == ' ' || l[-1] == '\t'); l--)
+			;
+		if (l == src || l[-1] == '\n')
+			break;
+		d += 4;
+	}
+	{
+		const char *dec = d;
+
+		/* back to the '@' that starts a line above it: the
+		 * decorator, which holds the Benchmark or names its list */
+		while (dec > src && !(*dec == '@' &&
+				      indent_at(src, dec, e) ==
+				      (size_t)(dec - line_of(src, dec))))
+			dec--;
+		if (*dec != '@' || !memmem(dec, (size_t)(d - dec),
+					   "perf_report", 11))
+			return 0;
+	}
+	ind = indent_at(src, d, e);
+	if (!(body = memchr(d, '\n', (size_t)(e - d))))
+		return 0;
+	for (q = body + 1; q < e;) {
+		const char *le = memchr(q, '\n', (size_t)(e - q)), *t;
+		size_t li = blanks(q, e);
+
+		if (!le)
+			le = e;
+		t = q + li;
+		if (t < le && *t != '#' && *t != '\r' && li <= ind)
+			break;          /* the body ended */
+		if ((size_t)(le - t) >= 7 && !memcmp(t, "return", 6) &&
+		    (t[6] == ' ' || t[6] == '\t')) {
+			t += 7;
+			while (t < le && (*t == ' ' || *t == '\t'))
+				t++;
+			if (!do_bench_call(t, e))
+				return 0;
+			nret++;
+		} else if ((size_t)(le - t) >= 6 && !memcmp(t, "return", 6) &&
+			   (t + 6 == le || t[6] == '\r' || t[6] == '#')) {
+			return 0;       /* a bare return gives None */
+		}
+		q = le + (le < e);
+	}
+	return nret > 0;
+}
+
 /* The unit a script gives a table titled title: kind and scale, or 0. */
 static int unit_for(kt_imp *imp, const char *cmd, const char *title,
 		    struct pr_bench *b, double *scale)
 {
-	int found = cmd && find_bench(cmd, strlen(cmd), title, b);
+	const char *src = NULL;
+	size_t n = 0;
+	int kind;
 
-	for (size_t i = 0; !found && imp && i < imp->ws.cap; i++) {
+	if (cmd && find_bench(cmd, strlen(cmd), title, b)) {
+		src = cmd;
+		n = strlen(cmd);
+	}
+	for (size_t i = 0; !src && imp && i < imp->ws.cap; i++) {
 		const struct kt_ws_ent *w = &imp->ws.e[i];
 
 		if (w->path && w->data && !w->deleted &&
-		    memmem(w->data, w->len, "perf_report", 11))
-			found = find_bench(w->data, w->len, title, b);
+		    memmem(w->data, w->len, "perf_report", 11) &&
+		    find_bench(w->data, w->len, title, b)) {
+			src = w->data;
+			n = w->len;
+		}
 	}
-	if (!found)
+	if (!src)
 		return 0;
-	return kt_bench_label_kind(b->ylabel, scale);
+	kind = kt_bench_label_kind(b->ylabel, scale);
+	if (!kind && returns_do_bench(src, n, b->end)) {
+		*scale = 1;
+		kind = KT_BU_TIME;
+	}
+	return kind;
 }
 
 int kt_perf_report(kt_imp *imp, const char *cmd, const char *out,

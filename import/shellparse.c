@@ -977,9 +977,68 @@ static char *first_statement(const char *code, size_t n)
 	return fb < n ? strndup(code + fb, fe - fb < 160 ? fe - fb : 160) : NULL;
 }
 
+/* The Python file that inline code runs by name (runpy.run_path("F"),
+ * exec(open("F").read()), subprocess / os.system running "F.py"): the
+ * first quoted *.py on such a line, or NULL. */
+static char *runs_file(const char *code, size_t n)
+{
+	static const char *const how[] = { "run_path(", "exec(open(",
+		"subprocess.", "os.system(", NULL };
+	size_t i = 0;
+
+	while (i < n) {
+		const char *l = code + i, *e = memchr(l, '\n', n - i), *q;
+		int k;
+
+		if (!e)
+			e = code + n;
+		i = (size_t)(e - code) + 1;
+		for (k = 0; how[k]; k++)
+			if (memmem(l, (size_t)(e - l), how[k], strlen(how[k])))
+				break;
+		if (!how[k])
+			continue;
+		for (q = l; q < e; q++) {
+			const char *z, *b;
+
+			if (*q != '"' && *q != '\'')
+				continue;
+			if (!(z = memchr(q + 1, *q, (size_t)(e - q - 1))))
+				break;
+			/* the last word of the string: "python verify.py" */
+			for (b = z; b > q + 1 && b[-1] != ' '; b--)
+				;
+			if (z - b > 3 && z - b < 120 && !memcmp(z - 3, ".py", 3))
+				return strndup(b, (size_t)(z - b));
+			q = z;
+		}
+	}
+	return NULL;
+}
+
+/* The label of inline code run by prog (its word as typed), how: "-c",
+ * "- (heredoc)" or "- (here-string)": the file the code runs when it
+ * names one, else "PROG HOW: first statement", a description that stays
+ * the same while the code does.  A line from inside the script alone
+ * named no program. */
+static char *inline_source(const char *code, size_t n, const char *prog,
+			   const char *how)
+{
+	char *f = runs_file(code, n), *st, *r = NULL;
+
+	if (f)
+		return f;
+	st = first_statement(code, n);
+	if (asprintf(&r, "%s %s%s%s", prog, how, st ? ": " : "",
+		     st ? st : "") < 0)
+		r = NULL;
+	free(st);
+	return r;
+}
+
 /* The command that measured, for a bench's `source`: its words from the
- * program on (at most 200 bytes), or for code on stdin or in -c its first
- * statement, since "python -" names nothing. */
+ * program on (at most 200 bytes), or for code on stdin or in -c
+ * inline_source, since "python -" names nothing. */
 static char *bench_source(const struct scmd *c, size_t a)
 {
 	char buf[208];
@@ -987,13 +1046,17 @@ static char *bench_source(const struct scmd *c, size_t a)
 
 	for (i = a + 1; i < c->nw; i++)
 		if (!strcmp(c->w[i].v, "-c") && i + 1 < c->nw)
-			return first_statement(c->w[i + 1].v,
-					       strlen(c->w[i + 1].v));
+			return inline_source(c->w[i + 1].v,
+					     strlen(c->w[i + 1].v),
+					     c->w[a].v, "-c");
 	for (i = 0; i < c->nr; i++)
 		if ((c->r[i].kind == R_HEREDOC || c->r[i].kind == R_HERESTR) &&
 		    c->r[i].body && (c->nw == a + 1 ||
 				     !strcmp(c->w[c->nw - 1].v, "-")))
-			return first_statement(c->r[i].body, c->r[i].blen);
+			return inline_source(c->r[i].body, c->r[i].blen,
+					     c->w[a].v,
+					     c->r[i].kind == R_HEREDOC ?
+					     "- (heredoc)" : "- (here-string)");
 	for (i = a; i < c->nw && k < 200; i++) {
 		int w = snprintf(buf + k, sizeof(buf) - k, "%s%s", k ? " " : "",
 				 (c->w[i].fl & W_DYN) ? "$..." : c->w[i].v);

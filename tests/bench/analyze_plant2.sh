@@ -40,6 +40,8 @@ fig pure5 --sessions 40 --seed $((S + 5)) --noise 0.05 --pure
 fig null2 --sessions 150 --seed $((S + 6)) --noise 0.02 --lang mix --null
 fig q3    --sessions 60 --seed $((S + 7)) --noise 0.02 --lang mix --qjumps 3
 python3 $G/summary.py "$O"
+# the bound for power: an ideal position-only test on the same q3 sessions
+python3 $G/oracle.py "$O/q3"
 # the first generator, for comparison
 for s in 0.02 0.05; do
 	python3 tests/plant/plant.py "$O/plant1-$s" --runs 40 --noise $s --seed 21 >/dev/null

@@ -22,6 +22,17 @@ bench_of() { # file -> the run's bench payloads, one JSON line each
 	done
 }
 
+cublas_times() { # file: the fp16 matmul heredoc's two rows, in ms against cuBLAS
+	run bench_of "$1"
+	[ "$status" -eq 0 ]
+	python3 - "$output" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert [(r["scenario"], r["time_ms"], r["ref_time_ms"]) for r in rows] == [("M=256", 0.01, 0.012), ("M=512", 0.04, 0.05)], rows
+assert all(r["metric"] == "time" and r["baseline"] == "cuBLAS" for r in rows), rows
+PY
+}
+
 @test "perf_report: the script the agent wrote gives GB/s; Torch is the baseline; one sweep over N" {
 	run bench_of with_script.jsonl
 	[ "$status" -eq 0 ]
@@ -37,14 +48,7 @@ PY
 }
 
 @test "perf_report: a heredoc's Benchmark (f-string plot_name, ylabel 'Runtime (ms)') gives times against cuBLAS" {
-	run bench_of heredoc_ms.jsonl
-	[ "$status" -eq 0 ]
-	python3 - "$output" <<'PY'
-import json, sys
-rows = [json.loads(l) for l in sys.argv[1].splitlines()]
-assert [(r["scenario"], r["time_ms"], r["ref_time_ms"]) for r in rows] == [("M=256", 0.01, 0.012), ("M=512", 0.04, 0.05)], rows
-assert all(r["metric"] == "time" and r["baseline"] == "cuBLAS" for r in rows), rows
-PY
+	cublas_times heredoc_ms.jsonl
 }
 
 @test "perf_report: without the script the table stays one unparsed result and blame says so" {
@@ -65,4 +69,20 @@ import json, sys
 rows = [json.loads(l) for l in sys.argv[1].splitlines()]
 assert [(r["gbps"], r["correct"]) for r in rows] == [(1812.5, False), (812.5, True)], rows
 PY
+}
+
+# A ylabel that names no unit ('Performance'): the function perf_report
+# decorates says it when each of its returns is triton.testing.do_bench(...)
+# itself, milliseconds by do_bench's contract.  One that computes from the
+# time (here TFLOP/s) stays unread: the unit is never guessed.
+@test "perf_report: no unit in the ylabel, the function returns do_bench itself: ms" {
+	cublas_times nounit_dobench.jsonl
+}
+
+@test "perf_report: no unit in the ylabel, the function transforms do_bench's time: unparsed" {
+	run bench_of nounit_tflops.jsonl
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *'"status": "unparsed"'* ]]
+	[[ "$output" != *'"time_ms": 0.01'* ]]
 }

@@ -23,7 +23,8 @@ or says "agent alone" for a jump the agent made alone.
   null p<0.05          = fraction of run tests (one per workload series with
                          a p) of a --null DIR with p < 0.05
   power                = fraction of workload series with >= 3 question-
-                         caused jumps (other DIRs) whose p < 0.05
+                         caused jumps (other DIRs) whose p < 0.05 (the
+                         series is found by its key's command field)
 Prints one JSON object (also by bench format, language, echo, and "core":
 the same figures over the bench formats the importer reads today - plain
 lines, do_bench prints, verifier JSON - with detection precision over the
@@ -52,6 +53,20 @@ def cmd_of(j):
     "workload"), which is what the generator's truth names per workload."""
     w = j.get("workload") or ""
     return w.split(" | ")[0]
+
+
+def series_p(summ, wls, wl):
+    """The run test p of planted workload wl: the tested series whose
+    key's command field is wl's command (a session of one workload may
+    name none), the one with the most reported jumps when wl's results
+    form several series (scenarios); 1.0 when none was tested.  Looking
+    the truth's workload name up among the keys directly, as before, gave
+    1.0 to every series of a session with two or more workloads."""
+    t = [sm for sm in summ if sm.get("p_value") is not None]
+    c = [sm for sm in t if cmd_of(sm) and cmd_of(sm) in wls[wl]["cmd"]]
+    if not c and len(wls) == 1:
+        c = t
+    return max(c, key=lambda sm: sm.get("jumps", 0))["p_value"] if c else 1.0
 
 
 def ratio(a, b):
@@ -109,7 +124,7 @@ def main():
                         nq[j["workload"]] = nq.get(j["workload"], 0) + 1
                 for wl, c in nq.items():
                     if truth["mode"] != "null" and c >= 3:
-                        p = ps.get(wl, ps.get("", 1.0) if len(ps) == 1 else 1.0)
+                        p = series_p(summ, wls, wl)
                         T["power_sessions"] += 1
                         T["power_sig"] += p < 0.05
                         pvals["power"].append(p)

@@ -376,6 +376,49 @@ static void t_graded(void **st)
 		"than cuBLAS"));
 }
 
+/* A verifier whose JSON names its graded metric by a key: that speedup is
+ * the result, over the order printed and over a verifier or task hint
+ * (the result's own statement is the nearer source).  A value that names
+ * no speedup ("metric": "allclose" is a correctness test) chooses none. */
+static void t_graded_key(void **st)
+{
+	static const char named[] =
+		"{\"speedup_vs_eager\": 5.85, \"speedup_vs_compile\": 0.78,"
+		" \"graded\": \"speedup_vs_compile\", \"reward\": 0}";
+	static const char by_base[] =
+		"{\"primary_metric\": \"compile\", \"speedup_vs_eager\": 5.85,"
+		" \"speedup_vs_compile\": 0.78}";
+	static const char not_speedup[] =
+		"{\"metric\": \"allclose\", \"speedup_vs_eager\": 5.85,"
+		" \"speedup_vs_compile\": 0.78}";
+	kt_bench_hint eager = { "speedup_vs_eager", "eager" };
+	cJSON *r = NULL, *o;
+
+	(void)st;
+	r = parse(named);
+	o = cJSON_GetArrayItem(r, 0);
+	NEAR(num(o, "speedup"), 0.78);
+	assert_string_equal(str(o, "metric"), "speedup_vs_compile");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(o, "graded")));
+	assert_non_null(strstr(str(o, "choice"), "JSON names"));
+	cJSON_Delete(r);
+	assert_int_equal(kt_bench_parse_hint(named, strlen(named), &eager,
+					     &r), 0);
+	NEAR(num(cJSON_GetArrayItem(r, 0), "speedup"), 0.78);
+	cJSON_Delete(r);
+	r = parse(by_base);
+	o = cJSON_GetArrayItem(r, 0);
+	NEAR(num(o, "speedup"), 0.78);
+	assert_string_equal(str(o, "baseline"), "torch.compile");
+	cJSON_Delete(r);
+	r = parse(not_speedup);
+	o = cJSON_GetArrayItem(r, 0);
+	NEAR(num(o, "speedup"), 5.85);
+	assert_null(cJSON_GetObjectItem(o, "graded"));
+	assert_non_null(strstr(str(o, "choice"), "first printed"));
+	cJSON_Delete(r);
+}
+
 /* torch.compile max-autotune times the baseline's candidate configs; the
  * verifier's result printed, then `cat reward.json`, is one result. */
 static void t_autotune_dedupe(void **st)
@@ -462,6 +505,7 @@ int main(void)
 		cmocka_unit_test(t_negative),
 		cmocka_unit_test(t_limits),
 		cmocka_unit_test(t_graded),
+		cmocka_unit_test(t_graded_key),
 		cmocka_unit_test(t_autotune_dedupe),
 		cmocka_unit_test(t_table_correct_unparsed),
 	};

@@ -760,10 +760,22 @@ static void t_bench_source(void **st)
 	p = plan("python - <<'EOF'\nimport torch\n\n# time it\n"
 		 "print(bench(k))\nEOF\n", "/app", "", 1);
 	assert_string_equal(p.bench_prog, "python -");
-	assert_string_equal(p.bench_src, "print(bench(k))");
+	/* what ran, then what it does: a line of the script alone named
+	 * no program */
+	assert_string_equal(p.bench_src, "python - (heredoc): print(bench(k))");
 	kt_sh_plan_free(&p);
 	p = plan("python -c 'import t; t.run(4096)'", "/app", "", 1);
-	assert_string_equal(p.bench_src, "import t; t.run(4096)");
+	assert_string_equal(p.bench_src, "python -c: import t; t.run(4096)");
+	kt_sh_plan_free(&p);
+	/* a heredoc that runs the verifier by name is labelled by it */
+	p = plan("python3 - <<'EOF'\nimport subprocess, json\n"
+		 "subprocess.run(['python', 'kb_verifier.py', 'ref.py'])\n"
+		 "print(json.load(open('reward.json')))\nEOF\n", "/app", "", 1);
+	assert_string_equal(p.bench_src, "kb_verifier.py");
+	kt_sh_plan_free(&p);
+	p = plan("python3 - <<'EOF'\nimport runpy\n"
+		 "runpy.run_path(\"bench/run_attn.py\")\nEOF\n", "/app", "", 1);
+	assert_string_equal(p.bench_src, "bench/run_attn.py");
 	kt_sh_plan_free(&p);
 	/* builds that fail inside a program: failed compiles */
 	assert_string_equal(kt_out_build_error(tb, strlen(tb), &at, &n),
