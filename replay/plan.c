@@ -88,6 +88,34 @@ static int rm_entry(const char *path, const struct stat *st, int type,
 	return type == FTW_DP ? rmdir(path) : unlink(path);
 }
 
+/*
+ * Append dir followed by pattern as one argument of an #SBATCH line.
+ * sbatch reads its directives with its own rules, not sh's (the directive
+ * reader of Slurm's src/sbatch/opt.c, and sbatch(1) "filename pattern"):
+ * an argument ends at unquoted white space, quotes of either kind are
+ * taken away, a backslash escapes the next character and an unquoted #
+ * starts a comment.  In double quotes with " escaped, only % is left: it
+ * opens a replacement symbol (pattern's %A, %a) and %% is a plain %.  A
+ * line break (the directive ends there) or a backslash that reaches Slurm
+ * (then it expands no symbol and drops the backslashes) has no spelling:
+ * KT_EINVAL.
+ */
+static int sbatch_path(struct kt_buf *b, const char *dir, const char *pattern)
+{
+	const char *p;
+
+	if (strpbrk(dir, "\n\r\\"))
+		return KT_EINVAL;
+	kt_buf_putc(b, '"');
+	for (p = dir; *p; p++) {
+		if (*p == '"' || *p == '%')
+			kt_buf_putc(b, *p == '"' ? '\\' : '%');
+		kt_buf_putc(b, *p);
+	}
+	kt_buf_puts(b, pattern);
+	return kt_buf_putc(b, '"');
+}
+
 static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 			 const kt_replay_plan_opts *o, char *err, size_t errlen)
 {
@@ -126,7 +154,16 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 		kt_buf_printf(&b, "#SBATCH --time=%u\n", (o->timeout_s ? o->timeout_s : 600) / 60 + 5);
 		if (g)
 			kt_buf_puts(&b, "#SBATCH --gres=gpu:1\n");
-		kt_buf_printf(&b, "#SBATCH --output=%s/logs/%%A_%%a.out\n", dir);
+		kt_buf_puts(&b, "#SBATCH --output=");
+		if (sbatch_path(&b, dir, "/logs/%A_%a.out")) {
+			/* the path is not echoed: its line break would
+			 * split the one-line message */
+			snprintf(err, errlen, "the plan folder's path has a line break or "
+				 "a backslash, which a Slurm script cannot name");
+			rc = KT_EINVAL;
+			break;
+		}
+		kt_buf_putc(&b, '\n');
 		kt_buf_puts(&b, "set -eu\nPLAN=");
 		kt_buf_sh_quote(&b, dir);
 		kt_buf_puts(&b, "\nKTRAJ=${KTRAJ:-");

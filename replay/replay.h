@@ -118,7 +118,9 @@ typedef struct kt_replay_plan_opts {
  * lists they read and local.sh (xargs -P).  Every script runs
  * `KTRAJ replay --task DIR N`, KTRAJ the path given as ktraj (the
  * environment's $KTRAJ wins).  Layout: replay/plan.c.  Errors, with a
- * one-line reason in err: KT_EEXIST (dir exists), KT_EIO, KT_ENOMEM,
+ * one-line reason in err: KT_EEXIST (dir exists), KT_EINVAL (dir's
+ * absolute path holds a line break or a backslash, which no #SBATCH line
+ * can spell; nothing is left behind), KT_EIO, KT_ENOMEM,
  * and those of kt_replay_bundle_write (the reason names run and step).
  */
 int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,

@@ -35,7 +35,7 @@ assert t[1]["expected"] == {"correct": True, "time_ms": 2.5}
 PY
 	grep -qx '#SBATCH --array=0-0%4' "$P/slurm.sbatch"
 	grep -qx '#SBATCH --array=0-0%4' "$P/slurm-gpu.sbatch"
-	grep -qx "#SBATCH --output=$P/logs/%A_%a.out" "$P/slurm.sbatch"
+	grep -qx "#SBATCH --output=\"$P/logs/%A_%a.out\"" "$P/slurm.sbatch"
 	! grep -q gres "$P/slurm.sbatch"
 	grep -qx '#SBATCH --gres=gpu:1' "$P/slurm-gpu.sbatch"
 	[ "$(cat "$P/tasks-cpu.txt")" = 0 ]
@@ -56,6 +56,44 @@ PY
 	[ "$status" -ne 0 ]
 	[ "$(cat "$BATS_TEST_TMPDIR/target")" = keep ]
 	[ ! -e "$BATS_TEST_TMPDIR/q/plan.json" ]
+}
+
+@test "plan: the Slurm log path survives sbatch's own directive rules (space, quotes, %, #); a folder it cannot spell is refused" {
+	P="$BATS_TEST_TMPDIR/pl an 'q\"x 50%A #1"
+	run "$KTRAJ" replay --plan "$P" "$R" --all-compile
+	[ "$status" -eq 0 ]
+	# read the --output directive as sbatch does (src/sbatch/opt.c: an
+	# argument ends at unquoted white space, quotes are removed, a
+	# backslash escapes, an unquoted # starts a comment; then %% is %)
+	python3 - "$P/slurm.sbatch" "$P" <<'PY'
+import sys
+line = [l for l in open(sys.argv[1]) if l.startswith("#SBATCH --output=")][0]
+s, out, q, esc = line[len("#SBATCH "):].rstrip("\n"), "", "", False
+for c in s:
+    if esc: out += c; esc = False
+    elif c == "\\": esc = True
+    elif q:
+        if c == q: q = ""
+        else: out += c
+    elif c in "\"'": q = c
+    elif c.isspace() or c == "#": break
+    else: out += c
+assert not q, line
+arg = out[len("--output="):]
+# the pattern's own symbols stay; every other % is doubled
+assert arg.endswith("/logs/%A_%a.out"), arg
+assert arg[:-len("/logs/%A_%a.out")].replace("%%", "%") == sys.argv[2], arg
+PY
+	sh -n "$P/slurm.sbatch"
+	# a line break ends a directive and a backslash stops Slurm's %A
+	# expansion: refused in one line, no folder left behind
+	for d in "$BATS_TEST_TMPDIR/nl
+x" "$BATS_TEST_TMPDIR/bs\\x"; do
+		run "$KTRAJ" replay --plan "$d" "$R" --all-compile
+		[ "$status" -eq 1 ]
+		[ "$output" = "ktraj: replay: the plan folder's path has a line break or a backslash, which a Slurm script cannot name" ]
+		[ ! -e "$d" ]
+	done
 }
 
 @test "plan: the limits given to --plan are every task's (in each script's replay --task line)" {
