@@ -231,7 +231,8 @@ int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,
 			 size_t n, const char *dir, const char *ktraj,
 			 const kt_replay_plan_opts *o, char *err, size_t errlen)
 {
-	cJSON *plan = cJSON_CreateObject(), *tasks;
+	cJSON *plan = cJSON_CreateObject(), *tasks, *skipped = NULL;
+	size_t k = 0; /* tasks so far: they are numbered without gaps */
 	int made = 0;
 	char path[4096], rel[64], abs[PATH_MAX], *text = NULL;
 	size_t i;
@@ -264,10 +265,26 @@ int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,
 		cJSON *t, *m = NULL;
 		int gpu = 0;
 
-		snprintf(rel, sizeof(rel), "bundles/%06zu.tar.gz", i);
+		snprintf(rel, sizeof(rel), "bundles/%06zu.tar.gz", k);
 		snprintf(path, sizeof(path), "%s/%s", dir, rel);
 		rc = kt_replay_bundle_write(s, steps[i].run, steps[i].seq, path,
 					    err, errlen);
+		if (rc == KT_EINVAL && o->skipped) {
+			/* nothing to replay in this step: the others are
+			 * still worth a plan */
+			if (!skipped && !(skipped = cJSON_AddArrayToObject(plan, "skipped"))) {
+				rc = KT_ENOMEM;
+				goto out;
+			}
+			t = cJSON_CreateObject();
+			cJSON_AddItemToArray(skipped, t);
+			cJSON_AddStringToObject(t, "run", steps[i].run);
+			cJSON_AddNumberToObject(t, "step", (double)steps[i].seq);
+			cJSON_AddStringToObject(t, "reason", err);
+			o->skipped(o->skipped_ctx, steps[i].run, steps[i].seq, err);
+			err[0] = 0;
+			continue;
+		}
 		if (!rc)
 			rc = bundle_manifest(path, &m, &gpu, err, errlen);
 		if (rc) {
@@ -281,7 +298,7 @@ int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,
 		}
 		t = cJSON_CreateObject();
 		cJSON_AddItemToArray(tasks, t);
-		cJSON_AddNumberToObject(t, "task", (double)i);
+		cJSON_AddNumberToObject(t, "task", (double)k++);
 		cJSON_AddStringToObject(t, "run", steps[i].run);
 		cJSON_AddNumberToObject(t, "step", (double)steps[i].seq);
 		cJSON_AddItemToObject(t, "kind", cJSON_Duplicate(cJSON_GetObjectItem(m, "kind"), 1));
@@ -290,6 +307,11 @@ int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,
 		cJSON_AddItemToObject(t, "expected",
 				      cJSON_Duplicate(cJSON_GetObjectItem(m, "expect"), 1));
 		cJSON_Delete(m);
+	}
+	if (!k) {
+		snprintf(err, errlen, "none of the %zu chosen steps has anything to replay", n);
+		rc = KT_ENOTFOUND;
+		goto out;
 	}
 	/* the scripts run wherever the engine starts them: absolute paths */
 	if (!realpath(dir, abs)) {

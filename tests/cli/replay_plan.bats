@@ -96,6 +96,28 @@ x" "$BATS_TEST_TMPDIR/bs\\x"; do
 	done
 }
 
+@test "plan: a chosen step with nothing to replay is left out and said, as --all-bench does; the others are planned, numbered without gaps" {
+	# a bench result recorded with no command (as harness logs import)
+	"$KTRAJ" append nocmd <<<'{"kind":"bench","payload":{"time_ms":3.5,"correct":true}}' >/dev/null
+	P="$BATS_TEST_TMPDIR/p"
+	run "$KTRAJ" replay --plan "$P" nocmd "$R" --all-bench
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"ktraj: replay: run "*": step 1 has no recorded shell command to re-run: not planned"* ]]
+	[[ "$output" == *"planned 1 steps in $P:"* ]]
+	python3 - "$P/plan.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert [(t["task"], t["step"], t["bundle"]) for t in p["tasks"]] == [(0, 10, "bundles/000000.tar.gz")], p
+assert [(x["step"], x["reason"]) for x in p["skipped"]] == [(1, "step 1 has no recorded shell command to re-run")], p
+PY
+	[ "$(cat "$P/tasks-gpu.txt")" = 0 ]
+	# nothing left to plan: refused, no folder
+	run "$KTRAJ" replay --plan "$BATS_TEST_TMPDIR/q" nocmd --all-bench
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"ktraj: replay: none of the 1 chosen steps has anything to replay" ]]
+	[ ! -e "$BATS_TEST_TMPDIR/q" ]
+}
+
 @test "plan: the limits given to --plan are every task's (in each script's replay --task line)" {
 	P="$BATS_TEST_TMPDIR/p"
 	run "$KTRAJ" replay --plan "$P" "$R" --steps 7 --timeout 5 --mem 268435456 --max-procs 10 --allow-network
