@@ -418,6 +418,7 @@ int cli_replay_collect(struct cli *c, const char *dir, int json)
 	cJSON_ArrayForEach(t, tasks) {
 		const char *verdict = "missing";
 		struct recorded r = { .reason = reason, .rlen = sizeof(reason) };
+		struct stat ls;
 		const char *run = cJSON_GetStringValue(cJSON_GetObjectItem(t, "run"));
 		int v, id = i++;
 		cJSON *row;
@@ -447,6 +448,15 @@ int cli_replay_collect(struct cli *c, const char *dir, int json)
 				verdict = r.vbuf;
 			else
 				missing++;
+		} else if (snprintf(path, sizeof(path), "%s/results/%06d.json", dir, id) > 0 &&
+			   !lstat(path, &ls)) {
+			/* there, but not what a task writes: saying "has not
+			 * run" would send the user to rerun it */
+			verdict = "rejected";
+			snprintf(reason, sizeof(reason), "results/%06d.json is not a result (a link, "
+				 "not a regular file, over %u MiB, or not JSON): not recorded",
+				 id, RESULT_MAX >> 20);
+			missing++;
 		} else {
 			snprintf(path, sizeof(path), "%s/results/%06d.err", dir, id);
 			text = read_result(path);

@@ -152,6 +152,20 @@ PY
 	[ "$status" -eq 1 ]
 	[[ "$output" != *SECRET* ]]
 	[[ "$output" == *'"verdict":"missing","reason":"the task has not run (no result)"'* ]]
+	# a result file that is there but no result (a link, a FIFO, not
+	# JSON) is said to be so, not taken for a task that never ran
+	for kind in link fifo junk; do
+		rm -f "$P/results/000000.json" "$P/results/000000.err"
+		case $kind in
+		link) ln -s "$BATS_TEST_TMPDIR/shadow" "$P/results/000000.json" ;;
+		fifo) mkfifo "$P/results/000000.json" ;;
+		junk) echo 'not json' >"$P/results/000000.json" ;;
+		esac
+		run timeout 20 "$KTRAJ" replay --collect "$P" --json
+		[ "$status" -eq 1 ]
+		[[ "$output" != *SECRET* ]]
+		[[ "$output" == *'"verdict":"rejected","reason":"results/000000.json is not a result (a link, not a regular file, over 8 MiB, or not JSON): not recorded"'* ]]
+	done
 }
 
 @test "plan: usage errors say what is missing" {
