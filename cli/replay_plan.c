@@ -164,10 +164,28 @@ char *cli_replay_task_args(int argc, char **argv)
 	return b.len ? kt_buf_take(&b) : (kt_buf_free(&b), NULL);
 }
 
+struct skips {
+	const struct cli *c;
+	size_t n;
+};
+
+/* A chosen step left out of the plan: said as `replay RUN --all-bench`
+ * says it, on its own line. */
+static void plan_skipped(void *ctx, const char *run, uint64_t seq, const char *why)
+{
+	struct skips *k = ctx;
+
+	(void)seq; /* why names the step */
+	fprintf(stderr, "ktraj: %s: run %.12s: %s: not planned\n", k->c->cmd, run, why);
+	k->n++;
+}
+
 int cli_replay_plan(struct cli *c, const char *dir, char **specs, int nspecs,
 		    const struct replay_sel *sel, const kt_replay_plan_opts *o,
 		    const char *self)
 {
+	struct skips sk = { c, 0 };
+	kt_replay_plan_opts po = *o;
 	kt_replay_plan_step *st = NULL;
 	size_t n = 0, cap = 0, k, m;
 	kt_store *s = NULL;
@@ -216,7 +234,9 @@ int cli_replay_plan(struct cli *c, const char *dir, char **specs, int nspecs,
 		exe[l] = 0;
 		self = exe;
 	}
-	rc = kt_replay_plan_write(s, st, n, dir, self, o, err, sizeof(err));
+	po.skipped = plan_skipped;
+	po.skipped_ctx = &sk;
+	rc = kt_replay_plan_write(s, st, n, dir, self, &po, err, sizeof(err));
 	if (rc) {
 		rc = cli_err(c, "%s", err[0] ? err : kt_strerror(rc));
 		goto out;
@@ -226,12 +246,15 @@ int cli_replay_plan(struct cli *c, const char *dir, char **specs, int nspecs,
 
 		snprintf(sc, sizeof(sc), "%s/slurm.sbatch", dir);
 		snprintf(sg, sizeof(sg), "%s/slurm-gpu.sbatch", dir);
-		printf("planned %zu steps in %s:", n, dir);
+		printf("planned %zu steps in %s:", n - sk.n, dir);
 		if (!access(sc, F_OK))
 			printf(" `sbatch %s` (CPU steps);", sc);
 		if (!access(sg, F_OK))
 			printf(" `sbatch %s` (GPU steps);", sg);
 		printf(" or `%s/local.sh` here; then `ktraj replay --collect %s`\n", dir, dir);
+		/* as `replay --all-bench`: 1 when a chosen step could not
+		 * be exported (the plan holds the others) */
+		rc = sk.n ? KT_EXIT_FAIL : 0;
 	}
 out:
 	free(seqs);
@@ -395,6 +418,7 @@ int cli_replay_collect(struct cli *c, const char *dir, int json)
 	cJSON_ArrayForEach(t, tasks) {
 		const char *verdict = "missing";
 		struct recorded r = { .reason = reason, .rlen = sizeof(reason) };
+		struct stat ls;
 		const char *run = cJSON_GetStringValue(cJSON_GetObjectItem(t, "run"));
 		int v, id = i++;
 		cJSON *row;
@@ -424,6 +448,15 @@ int cli_replay_collect(struct cli *c, const char *dir, int json)
 				verdict = r.vbuf;
 			else
 				missing++;
+		} else if (snprintf(path, sizeof(path), "%s/results/%06d.json", dir, id) > 0 &&
+			   !lstat(path, &ls)) {
+			/* there, but not what a task writes: saying "has not
+			 * run" would send the user to rerun it */
+			verdict = "rejected";
+			snprintf(reason, sizeof(reason), "results/%06d.json is not a result (a link, "
+				 "not a regular file, over %u MiB, or not JSON): not recorded",
+				 id, RESULT_MAX >> 20);
+			missing++;
 		} else {
 			snprintf(path, sizeof(path), "%s/results/%06d.err", dir, id);
 			text = read_result(path);

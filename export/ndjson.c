@@ -27,11 +27,14 @@
  * and a new `runs` row for each run that grew (its latest row, the one with
  * the most events, is the run's state).
  *
- * Crash safety: parts are written under a ".tmp" name and renamed when
- * complete; the manifest is replaced by rename after every part is in
- * place.  An export that dies leaves its parts outside the manifest; they
- * carry the number the next attempt will use, which deletes them before it
- * writes (remove_stale).
+ * Crash safety: parts are written under a hidden ".part-...tmp" name (a
+ * glob on the suffix misses it, and Spark and Hadoop skip names that start
+ * with a dot) and stay there when complete; once every part of the export
+ * is written they are renamed into place (publish), then the manifest is
+ * replaced by rename.  An export that dies leaves its parts hidden, or,
+ * dying within those renames, outside the manifest; they carry the number
+ * the next attempt will use, which deletes them before it writes
+ * (remove_stale).
  *
  * Memory is bounded by the open parts (at most MAX_OPEN compressor states,
  * the least recently used one is closed first) and one run's payloads at a
@@ -161,13 +164,14 @@ static const char *suffix(const kt_export_args *a)
 	       a->compress == KT_EXPORT_NONE ? ".ndjson" : ".ndjson.zst";
 }
 
-/* Close the open part of pt: finish the stream, rename it into place and
- * record it for the manifest. */
+/* Close the open part of pt: finish the stream and record it for publish
+ * and the manifest (under its final name; it keeps its hidden one). */
 static int part_close(struct ctx *c, struct partition *pt)
 {
 	struct part *p = &pt->p;
 	struct file_rec *f;
 	char final[4096];
+	const char *base;
 	int rc = 0;
 
 	if (!p->a)
@@ -180,11 +184,10 @@ static int part_close(struct ctx *c, struct partition *pt)
 	archive_write_free(p->a);
 	p->a = NULL;
 	c->n_open--;
-	snprintf(final, sizeof(final), "%.*s", (int)(strlen(p->tmp) - 4), p->tmp);
-	if (!rc && rename(p->tmp, final)) {
-		rc = KT_EIO;
-		snprintf(c->err, c->errlen, "%s: %s", final, strerror(errno));
-	}
+	/* dir/.part-E-K.ext.tmp -> dir/part-E-K.ext */
+	base = strrchr(p->tmp, '/') + 1;
+	snprintf(final, sizeof(final), "%.*s%.*s", (int)(base - p->tmp), p->tmp,
+		 (int)strlen(base) - 5, base + 1);
 	if (rc) {
 		unlink(p->tmp);
 		return rc;
@@ -245,7 +248,7 @@ static int part_open(struct ctx *c, struct partition *pt)
 			 pt->dir, strerror(errno));
 		return KT_EIO;
 	}
-	if (snprintf(p->tmp, sizeof(p->tmp), "%s/part-%05u-%05u%s.tmp", path,
+	if (snprintf(p->tmp, sizeof(p->tmp), "%s/.part-%05u-%05u%s.tmp", path,
 		     c->export_n, pt->next_k++, suffix(c->args)) >= (int)sizeof(p->tmp)) {
 		snprintf(c->err, c->errlen, "%s: path too long", c->dir);
 		return KT_ELIMIT;
@@ -623,8 +626,8 @@ static int stale_rm(const char *path, const struct stat *st, int type,
 	const char *b = path + ftw->base;
 
 	(void)st;
-	snprintf(pre, sizeof(pre), "part-%05u-", stale_n);
-	if (type == FTW_F && !strncmp(b, pre, strlen(pre)))
+	snprintf(pre, sizeof(pre), ".part-%05u-", stale_n);
+	if (type == FTW_F && (!strncmp(b, pre, strlen(pre)) || !strncmp(b, pre + 1, strlen(pre + 1))))
 		unlink(path);
 	return 0;
 }
@@ -810,6 +813,27 @@ static int close_all(struct ctx *c)
 	return rc;
 }
 
+/* Rename every part of this export from its hidden name into place: only
+ * now, with all of them written, so a reader's glob never sees part of an
+ * export that died. */
+static int publish(struct ctx *c)
+{
+	char tmp[4200], final[4200];
+	size_t i;
+
+	for (i = 0; i < c->nfiles; i++) {
+		const char *path = c->files[i].path, *base = strrchr(path, '/') + 1;
+
+		snprintf(final, sizeof(final), "%s/%s", c->dir, path);
+		snprintf(tmp, sizeof(tmp), "%s/%.*s.%s.tmp", c->dir, (int)(base - path), path, base);
+		if (rename(tmp, final)) {
+			snprintf(c->err, c->errlen, "%s: %s", final, strerror(errno));
+			return KT_EIO;
+		}
+	}
+	return 0;
+}
+
 static int write_ndjson(kt_store *s, const kt_export_args *args, char *err,
 			size_t errlen)
 {
@@ -874,6 +898,8 @@ static int write_ndjson(kt_store *s, const kt_export_args *args, char *err,
 	}
 	if (!rc)
 		rc = close_all(&c);
+	if (!rc)
+		rc = publish(&c);
 	if (!rc && args->run && c.manifest) {
 		/* one run added to a folder of every run: keep the others'
 		 * marks */

@@ -88,6 +88,34 @@ static int rm_entry(const char *path, const struct stat *st, int type,
 	return type == FTW_DP ? rmdir(path) : unlink(path);
 }
 
+/*
+ * Append dir followed by pattern as one argument of an #SBATCH line.
+ * sbatch reads its directives with its own rules, not sh's (the directive
+ * reader of Slurm's src/sbatch/opt.c, and sbatch(1) "filename pattern"):
+ * an argument ends at unquoted white space, quotes of either kind are
+ * taken away, a backslash escapes the next character and an unquoted #
+ * starts a comment.  In double quotes with " escaped, only % is left: it
+ * opens a replacement symbol (pattern's %A, %a) and %% is a plain %.  A
+ * line break (the directive ends there) or a backslash that reaches Slurm
+ * (then it expands no symbol and drops the backslashes) has no spelling:
+ * KT_EINVAL.
+ */
+static int sbatch_path(struct kt_buf *b, const char *dir, const char *pattern)
+{
+	const char *p;
+
+	if (strpbrk(dir, "\n\r\\"))
+		return KT_EINVAL;
+	kt_buf_putc(b, '"');
+	for (p = dir; *p; p++) {
+		if (*p == '"' || *p == '%')
+			kt_buf_putc(b, *p == '"' ? '\\' : '%');
+		kt_buf_putc(b, *p);
+	}
+	kt_buf_puts(b, pattern);
+	return kt_buf_putc(b, '"');
+}
+
 static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 			 const kt_replay_plan_opts *o, char *err, size_t errlen)
 {
@@ -126,7 +154,16 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 		kt_buf_printf(&b, "#SBATCH --time=%u\n", (o->timeout_s ? o->timeout_s : 600) / 60 + 5);
 		if (g)
 			kt_buf_puts(&b, "#SBATCH --gres=gpu:1\n");
-		kt_buf_printf(&b, "#SBATCH --output=%s/logs/%%A_%%a.out\n", dir);
+		kt_buf_puts(&b, "#SBATCH --output=");
+		if (sbatch_path(&b, dir, "/logs/%A_%a.out")) {
+			/* the path is not echoed: its line break would
+			 * split the one-line message */
+			snprintf(err, errlen, "the plan folder's path has a line break or "
+				 "a backslash, which a Slurm script cannot name");
+			rc = KT_EINVAL;
+			break;
+		}
+		kt_buf_putc(&b, '\n');
 		kt_buf_puts(&b, "set -eu\nPLAN=");
 		kt_buf_sh_quote(&b, dir);
 		kt_buf_puts(&b, "\nKTRAJ=${KTRAJ:-");
@@ -194,7 +231,8 @@ int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,
 			 size_t n, const char *dir, const char *ktraj,
 			 const kt_replay_plan_opts *o, char *err, size_t errlen)
 {
-	cJSON *plan = cJSON_CreateObject(), *tasks;
+	cJSON *plan = cJSON_CreateObject(), *tasks, *skipped = NULL;
+	size_t k = 0; /* tasks so far: they are numbered without gaps */
 	int made = 0;
 	char path[4096], rel[64], abs[PATH_MAX], *text = NULL;
 	size_t i;
@@ -227,10 +265,26 @@ int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,
 		cJSON *t, *m = NULL;
 		int gpu = 0;
 
-		snprintf(rel, sizeof(rel), "bundles/%06zu.tar.gz", i);
+		snprintf(rel, sizeof(rel), "bundles/%06zu.tar.gz", k);
 		snprintf(path, sizeof(path), "%s/%s", dir, rel);
 		rc = kt_replay_bundle_write(s, steps[i].run, steps[i].seq, path,
 					    err, errlen);
+		if (rc == KT_EINVAL && o->skipped) {
+			/* nothing to replay in this step: the others are
+			 * still worth a plan */
+			if (!skipped && !(skipped = cJSON_AddArrayToObject(plan, "skipped"))) {
+				rc = KT_ENOMEM;
+				goto out;
+			}
+			t = cJSON_CreateObject();
+			cJSON_AddItemToArray(skipped, t);
+			cJSON_AddStringToObject(t, "run", steps[i].run);
+			cJSON_AddNumberToObject(t, "step", (double)steps[i].seq);
+			cJSON_AddStringToObject(t, "reason", err);
+			o->skipped(o->skipped_ctx, steps[i].run, steps[i].seq, err);
+			err[0] = 0;
+			continue;
+		}
 		if (!rc)
 			rc = bundle_manifest(path, &m, &gpu, err, errlen);
 		if (rc) {
@@ -244,7 +298,7 @@ int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,
 		}
 		t = cJSON_CreateObject();
 		cJSON_AddItemToArray(tasks, t);
-		cJSON_AddNumberToObject(t, "task", (double)i);
+		cJSON_AddNumberToObject(t, "task", (double)k++);
 		cJSON_AddStringToObject(t, "run", steps[i].run);
 		cJSON_AddNumberToObject(t, "step", (double)steps[i].seq);
 		cJSON_AddItemToObject(t, "kind", cJSON_Duplicate(cJSON_GetObjectItem(m, "kind"), 1));
@@ -253,6 +307,11 @@ int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,
 		cJSON_AddItemToObject(t, "expected",
 				      cJSON_Duplicate(cJSON_GetObjectItem(m, "expect"), 1));
 		cJSON_Delete(m);
+	}
+	if (!k) {
+		snprintf(err, errlen, "none of the %zu chosen steps has anything to replay", n);
+		rc = KT_ENOTFOUND;
+		goto out;
 	}
 	/* the scripts run wherever the engine starts them: absolute paths */
 	if (!realpath(dir, abs)) {

@@ -109,6 +109,13 @@ typedef struct kt_replay_plan_opts {
 	const char *task_args;  /* appended to every `replay --task DIR N`
 				   line of the scripts as given (the limits
 				   options, already quoted for sh), or NULL */
+	/* Given: a step that has nothing to replay (its bundle is refused
+	 * with KT_EINVAL: no shell command, not a compile or bench step) is
+	 * left out of the plan, listed in plan.json's "skipped" and passed
+	 * here with the reason, as `replay RUN --all-bench` goes on past
+	 * it.  NULL: such a step fails the plan. */
+	void (*skipped)(void *ctx, const char *run, uint64_t seq, const char *why);
+	void *skipped_ctx;
 } kt_replay_plan_opts;
 
 /*
@@ -118,7 +125,10 @@ typedef struct kt_replay_plan_opts {
  * lists they read and local.sh (xargs -P).  Every script runs
  * `KTRAJ replay --task DIR N`, KTRAJ the path given as ktraj (the
  * environment's $KTRAJ wins).  Layout: replay/plan.c.  Errors, with a
- * one-line reason in err: KT_EEXIST (dir exists), KT_EIO, KT_ENOMEM,
+ * one-line reason in err: KT_EEXIST (dir exists), KT_ENOTFOUND (every
+ * step was skipped, see o->skipped: nothing to plan), KT_EINVAL (dir's
+ * absolute path holds a line break or a backslash, which no #SBATCH line
+ * can spell; nothing is left behind), KT_EIO, KT_ENOMEM,
  * and those of kt_replay_bundle_write (the reason names run and step).
  */
 int kt_replay_plan_write(kt_store *s, const kt_replay_plan_step *steps,

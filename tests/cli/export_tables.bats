@@ -166,6 +166,28 @@ PY
 	[ "$(rows "$BATS_TEST_TMPDIR/n" events | wc -l)" -eq "$(events_in_store)" ]
 }
 
+@test "tables: an export killed before its manifest leaves no part a reader's glob or Spark picks up; the next export writes every row once" {
+	command -v strace >/dev/null || skip "strace not installed (it kills the export at a chosen file)"
+	"$KTRAJ" import "$FIX/replay/cc_bench_session.jsonl" "$FIX/replay/cc_bench_faster.jsonl" >/dev/null
+	d="$P/events/format=claude_code/date=$(date -u +%F)"
+	# killed when it opens the second events part (the first is
+	# complete by then), under either temp name
+	run strace -f -qq -o /dev/null -P "$d/part-00001-00001.ndjson.zst.tmp" \
+		-P "$d/.part-00001-00001.ndjson.zst.tmp" -e trace=openat -e inject=openat:signal=KILL \
+		"$KTRAJ" export --all --format ndjson --partition "$P" --part-size 4K
+	[ "$status" -ne 0 ]
+	[ ! -e "$P/_manifest.json" ]
+	# what DuckDB's glob (*.ndjson.zst) and Spark (names not starting
+	# with . or _) would read: nothing
+	[ -z "$(find "$P" -type f -name '*.ndjson.zst')" ]
+	[ -z "$(find "$P" -type f ! -name '.*' ! -name '_*')" ]
+	run "$KTRAJ" export --all --format ndjson --partition "$P" --part-size 4K
+	[ "$status" -eq 0 ]
+	[ -z "$(find "$P" -type f -name '.*')" ]
+	[ "$(rows "$P" events | wc -l)" -eq "$(events_in_store)" ]
+	[ "$(rows "$P" events | sort -u | wc -l)" -eq "$(events_in_store)" ]
+}
+
 @test "tables: one run into a folder of every run with --since-last keeps the others' watermark" {
 	"$KTRAJ" import "$FIX/replay/cc_bench_session.jsonl" "$FIX/replay/cc_bench_faster.jsonl" >/dev/null
 	"$KTRAJ" export --all --format ndjson --partition "$P" >/dev/null

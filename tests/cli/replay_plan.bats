@@ -35,7 +35,7 @@ assert t[1]["expected"] == {"correct": True, "time_ms": 2.5}
 PY
 	grep -qx '#SBATCH --array=0-0%4' "$P/slurm.sbatch"
 	grep -qx '#SBATCH --array=0-0%4' "$P/slurm-gpu.sbatch"
-	grep -qx "#SBATCH --output=$P/logs/%A_%a.out" "$P/slurm.sbatch"
+	grep -qx "#SBATCH --output=\"$P/logs/%A_%a.out\"" "$P/slurm.sbatch"
 	! grep -q gres "$P/slurm.sbatch"
 	grep -qx '#SBATCH --gres=gpu:1' "$P/slurm-gpu.sbatch"
 	[ "$(cat "$P/tasks-cpu.txt")" = 0 ]
@@ -56,6 +56,66 @@ PY
 	[ "$status" -ne 0 ]
 	[ "$(cat "$BATS_TEST_TMPDIR/target")" = keep ]
 	[ ! -e "$BATS_TEST_TMPDIR/q/plan.json" ]
+}
+
+@test "plan: the Slurm log path survives sbatch's own directive rules (space, quotes, %, #); a folder it cannot spell is refused" {
+	P="$BATS_TEST_TMPDIR/pl an 'q\"x 50%A #1"
+	run "$KTRAJ" replay --plan "$P" "$R" --all-compile
+	[ "$status" -eq 0 ]
+	# read the --output directive as sbatch does (src/sbatch/opt.c: an
+	# argument ends at unquoted white space, quotes are removed, a
+	# backslash escapes, an unquoted # starts a comment; then %% is %)
+	python3 - "$P/slurm.sbatch" "$P" <<'PY'
+import sys
+line = [l for l in open(sys.argv[1]) if l.startswith("#SBATCH --output=")][0]
+s, out, q, esc = line[len("#SBATCH "):].rstrip("\n"), "", "", False
+for c in s:
+    if esc: out += c; esc = False
+    elif c == "\\": esc = True
+    elif q:
+        if c == q: q = ""
+        else: out += c
+    elif c in "\"'": q = c
+    elif c.isspace() or c == "#": break
+    else: out += c
+assert not q, line
+arg = out[len("--output="):]
+# the pattern's own symbols stay; every other % is doubled
+assert arg.endswith("/logs/%A_%a.out"), arg
+assert arg[:-len("/logs/%A_%a.out")].replace("%%", "%") == sys.argv[2], arg
+PY
+	sh -n "$P/slurm.sbatch"
+	# a line break ends a directive and a backslash stops Slurm's %A
+	# expansion: refused in one line, no folder left behind
+	for d in "$BATS_TEST_TMPDIR/nl
+x" "$BATS_TEST_TMPDIR/bs\\x"; do
+		run "$KTRAJ" replay --plan "$d" "$R" --all-compile
+		[ "$status" -eq 1 ]
+		[ "$output" = "ktraj: replay: the plan folder's path has a line break or a backslash, which a Slurm script cannot name" ]
+		[ ! -e "$d" ]
+	done
+}
+
+@test "plan: a chosen step with nothing to replay is left out and said, as --all-bench does; the others are planned, numbered without gaps" {
+	# a bench result recorded with no command (as harness logs import)
+	"$KTRAJ" append nocmd <<<'{"kind":"bench","payload":{"time_ms":3.5,"correct":true}}' >/dev/null
+	P="$BATS_TEST_TMPDIR/p"
+	run "$KTRAJ" replay --plan "$P" nocmd "$R" --all-bench
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"ktraj: replay: run "*": step 1 has no recorded shell command to re-run: not planned"* ]]
+	[[ "$output" == *"planned 1 steps in $P:"* ]]
+	python3 - "$P/plan.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert [(t["task"], t["step"], t["bundle"]) for t in p["tasks"]] == [(0, 10, "bundles/000000.tar.gz")], p
+assert [(x["step"], x["reason"]) for x in p["skipped"]] == [(1, "step 1 has no recorded shell command to re-run")], p
+PY
+	[ "$(cat "$P/tasks-gpu.txt")" = 0 ]
+	# nothing left to plan: refused, no folder
+	run "$KTRAJ" replay --plan "$BATS_TEST_TMPDIR/q" nocmd --all-bench
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"ktraj: replay: none of the 1 chosen steps has anything to replay" ]]
+	[ ! -e "$BATS_TEST_TMPDIR/q" ]
 }
 
 @test "plan: the limits given to --plan are every task's (in each script's replay --task line)" {
@@ -92,6 +152,20 @@ PY
 	[ "$status" -eq 1 ]
 	[[ "$output" != *SECRET* ]]
 	[[ "$output" == *'"verdict":"missing","reason":"the task has not run (no result)"'* ]]
+	# a result file that is there but no result (a link, a FIFO, not
+	# JSON) is said to be so, not taken for a task that never ran
+	for kind in link fifo junk; do
+		rm -f "$P/results/000000.json" "$P/results/000000.err"
+		case $kind in
+		link) ln -s "$BATS_TEST_TMPDIR/shadow" "$P/results/000000.json" ;;
+		fifo) mkfifo "$P/results/000000.json" ;;
+		junk) echo 'not json' >"$P/results/000000.json" ;;
+		esac
+		run timeout 20 "$KTRAJ" replay --collect "$P" --json
+		[ "$status" -eq 1 ]
+		[[ "$output" != *SECRET* ]]
+		[[ "$output" == *'"verdict":"rejected","reason":"results/000000.json is not a result (a link, not a regular file, over 8 MiB, or not JSON): not recorded"'* ]]
+	done
 }
 
 @test "plan: usage errors say what is missing" {

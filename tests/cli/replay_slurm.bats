@@ -22,11 +22,14 @@ setup_file() {
 	munged --force -S "$D/munge.sock" --key-file="$D/munge.key" --log-file="$D/munged.log" \
 		--pid-file="$D/munged.pid" --seed-file="$D/munged.seed"
 	H=$(hostname -s)
+	# the host name may not resolve (a container with no /etc/hosts line
+	# for it): slurmd then never registers; both daemons listen on the
+	# loopback address, given here
 	# ports of its own, so a cluster already on this machine is untouched
 	P1=$((20000 + RANDOM % 20000))
 	cat >"$D/slurm.conf" <<EOF
 ClusterName=ktrajtest
-SlurmctldHost=$H
+SlurmctldHost=$H(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -49,7 +52,7 @@ SlurmctldLogFile=$D/slurmctld.log
 SlurmdLogFile=$D/slurmd.log
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
-NodeName=$H CPUs=$(nproc) State=UNKNOWN
+NodeName=$H NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=ktraj Nodes=$H Default=YES MaxTime=INFINITE State=UP
 EOF
 	export SLURM_CONF="$D/slurm.conf"
@@ -58,16 +61,21 @@ EOF
 		sinfo -h -o %T 2>/dev/null | grep -q idle && break
 		sleep 1
 	done
-	sinfo -h -o %T 2>/dev/null | grep -q idle || export SLURM_SKIP="the node never became idle: $(tail -2 "$D/slurmctld.log")"
+	sinfo -h -o %T 2>/dev/null | grep -q idle || export SLURM_SKIP="the node never became idle: $(tail -1 "$D/slurmctld.log") / $(tail -1 "$D/slurmd.log")"
 }
 
 teardown_file() {
 	[ -n "${D:-}" ] || return 0
 	scontrol shutdown >/dev/null 2>&1 || true
+	pids=
 	for f in "$D/slurmd.pid" "$D/slurmctld.pid" "$D/munged.pid"; do
-		[ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
+		[ -f "$f" ] && pids="$pids $(cat "$f")"
 	done
+	kill $pids 2>/dev/null
 	sleep 1
+	# a slurmd still retrying its registration ignores SIGTERM, and bats
+	# waits for it (it holds bats' output open)
+	kill -9 $pids 2>/dev/null
 	rm -rf "$D"
 }
 
@@ -84,7 +92,8 @@ teardown_file() {
 		s=$("$KTRAJ" log "$R2" --kind compile --json | python3 -c 'import json,sys; print(",".join(str(json.loads(l)["seq"]) for l in list(sys.stdin)[:3]))')
 		[ -n "$s" ]
 	fi
-	P="$BATS_TEST_TMPDIR/plan"
+	# a folder with a space and quotes: sbatch's directives are not sh
+	P="$BATS_TEST_TMPDIR/plan 'a\"b"
 	# CPU steps only (the one-node cluster has no GPU; bench steps are
 	# GPU tasks): the fixture's compile step
 	"$KTRAJ" replay --plan "$P" "${runs[@]}" --all-compile --array-max 2 >/dev/null
