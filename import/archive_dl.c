@@ -55,3 +55,12 @@ const char *kt_archive_load_error(void)
 {
 	return why;
 }
+
+int kt_archive_fail(char *err, size_t errlen)
+{
+	if (!kt_archive_load())
+		return KT_ENOMEM;
+	if (err && errlen)
+		snprintf(err, errlen, "cannot load libarchive (%s)", why);
+	return KT_EIO;
+}

@@ -39,3 +39,40 @@ setup() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"hello"* ]]
 }
+
+# Commands beyond import that need libarchive say which library is missing
+# (before: "out of memory", or a source "changed since import").
+@test "without a loadable libarchive, show --source of an archived record names the library" {
+	run "$KTRAJ" import "$W/in.tar.gz"
+	[ "$status" -eq 0 ]
+	LD_LIBRARY_PATH=$W/badlib run "$KTRAJ" show a 1 --source
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "ktraj: show: source $W/in.tar.gz: cannot read archives or compressed files without libarchive ("*"libarchive.so.13"* ]]
+	run "$KTRAJ" show a 1 --source
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"hello"'* ]]
+}
+
+@test "without a loadable libarchive, the ndjson export and a replay bundle name the library" {
+	run "$KTRAJ" import "$W/in/a.jsonl"
+	[ "$status" -eq 0 ]
+	LD_LIBRARY_PATH=$W/badlib run "$KTRAJ" export --all --format ndjson --partition "$W/nd"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "ktraj: export: cannot load libarchive ("*"libarchive.so.13"* ]]
+	[[ "$output" != *"out of memory"* ]]
+	command -v python3 >/dev/null || skip "no python3"
+	R=$("$KTRAJ" import --json "$BATS_TEST_DIRNAME/../data/replay/cc_bench_session.jsonl" |
+		python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	S=$("$KTRAJ" log "$R" --json | python3 -c '
+import json,sys
+print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]=="bench"))')
+	for out in "$W/b.tar.gz" "$W/bdir/"; do
+		LD_LIBRARY_PATH=$W/badlib run "$KTRAJ" export "$R" --step "$S" --bundle "$out"
+		[ "$status" -ne 0 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "ktraj: export: "*"cannot load libarchive ("*"libarchive.so.13"* ]]
+		[[ "$output" != *"out of memory"* ]]
+	done
+}
