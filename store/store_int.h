@@ -352,7 +352,12 @@ int kt_codec_acquire(void);
 void kt_codec_release(void);
 void *kt_cctx(void);
 void *kt_dctx(void);
+/* List the store's dictionary ids; each is digested on its first use.
+ * 0, KT_ENOMEM, or an LMDB error. */
 int kt_dicts_load(kt_store *s, MDB_txn *txn);
+/* Digest every listed dictionary (verify): 0, KT_ECORRUPT ("bad
+ * dictionary N", or a listed id that is gone), KT_ENOMEM, KT_EIO. */
+int kt_dicts_check(kt_store *s);
 /* Load the dictionaries again when txn holds a newer one than this handle
  * knows (another process trained it since). */
 int kt_dicts_refresh(kt_store *s, MDB_txn *txn);

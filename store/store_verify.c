@@ -797,5 +797,9 @@ int kt_verify_store_records(kt_store *s, MDB_txn *txn)
 		rc = keys_of_runs(s, txn, KT_DB_SUMS);
 	if (rc == 0)
 		rc = keys_of_runs(s, txn, KT_DB_PATHS);
+	/* readers digest a dictionary when a block needs it; verify reads
+	 * every one, used or not */
+	if (rc == 0)
+		rc = kt_dicts_check(s);
 	return rc;
 }
