@@ -29,9 +29,10 @@ MALLOC   ?= jemalloc
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-# the binary loads libarchive when it first needs it (import/archive_dl.h);
-# tests and fuzz targets, which call it themselves, link it
-BIN_LIBS   := $(shell pkg-config --libs $(filter-out libarchive,$(PKGS)) 2>/dev/null) -lm -lpthread
+# the binary loads libarchive, libcrypto and libsqlite3 when it first needs
+# them (import/archive_dl.h, base/crypto_dl.h, import/sqlite_dl.h); tests and fuzz targets, which
+# call them themselves, link them
+BIN_LIBS   := $(shell pkg-config --libs $(filter-out libarchive libcrypto sqlite3,$(PKGS)) 2>/dev/null) -lm -lpthread
 TEST_CFLAGS := $(shell pkg-config --cflags $(TESTPKGS) 2>/dev/null)
 TEST_LIBS   := $(shell pkg-config --libs $(TESTPKGS) 2>/dev/null)
 

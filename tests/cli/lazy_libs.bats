@@ -76,3 +76,54 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]=="bench"))')
 		[[ "$output" != *"out of memory"* ]]
 	done
 }
+
+@test "the binary does not link libcrypto or libsqlite3: ls on a store without runs starts without them" {
+	command -v ldd >/dev/null || skip "no ldd"
+	run ldd "$KTRAJ"
+	[ "$status" -eq 0 ]
+	! grep -E 'libcrypto|libsqlite3' <<<"$output"
+	mkdir -p "$W/badcr"
+	echo junk >"$W/badcr/libcrypto.so.3"
+	run "$KTRAJ" init
+	[ "$status" -eq 0 ]
+	LD_LIBRARY_PATH=$W/badcr run "$KTRAJ" ls
+	[ "$status" -eq 0 ]
+	[[ "$output" == "no runs in "* ]]
+}
+
+@test "without a loadable libcrypto, commands that hash say so in one line and write nothing" {
+	mkdir -p "$W/badcr"
+	echo junk >"$W/badcr/libcrypto.so.3"
+	run "$KTRAJ" import "$W/in/a.jsonl"
+	[ "$status" -eq 0 ]
+	for cmd in "import $W/in/a.jsonl" "log a" "show a 1" "verify" "export a"; do
+		# shellcheck disable=SC2086
+		LD_LIBRARY_PATH=$W/badcr run "$KTRAJ" $cmd
+		[ "$status" -eq 1 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "ktraj: ${cmd%% *}: cannot load libcrypto ("*"libcrypto.so.3"* ]]
+	done
+	# ls checks run records with SHA-256: an I/O error, not damage (exit 3)
+	LD_LIBRARY_PATH=$W/badcr run "$KTRAJ" ls
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cannot load libcrypto ("* ]]
+	run "$KTRAJ" verify
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" ls --json
+	[ "$(grep -c '"run"' <<<"$output")" -eq 1 ]
+}
+
+@test "without a loadable libsqlite3, an OpenCode database is skipped in words; with it, it imports" {
+	command -v sqlite3 >/dev/null || skip "no sqlite3"
+	mkdir -p "$W/badsq" "$W/oc"
+	echo junk >"$W/badsq/libsqlite3.so.0"
+	sqlite3 "$W/oc/opencode.db" <"$BATS_TEST_DIRNAME/../data/import/opencode/opencode.sql"
+	LD_LIBRARY_PATH=$W/badsq run "$KTRAJ" import "$W/oc/opencode.db"
+	[[ "$output" == *"opencode.db: cannot read SQLite databases without libsqlite3 ("*"libsqlite3.so.0"*"): file skipped"* ]]
+	run "$KTRAJ" ls --json
+	[ "$(grep -c '"opencode"' <<<"$output")" -eq 0 ]
+	run "$KTRAJ" import "$W/oc/opencode.db"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" ls --json
+	[ "$(grep -c '"opencode"' <<<"$output")" -eq 2 ]
+}
