@@ -248,6 +248,30 @@ static ZSTD_CDict *newest_cdict(kt_store *s)
 	return d->cdict;
 }
 
+int kt_ddict_get(kt_store *s, uint32_t id, void **out)
+{
+	struct kt_dict *d = dict_find(s, id);
+	int rc;
+
+	*out = NULL;
+	if (!d) {
+		/* trained by another process since this handle listed them */
+		MDB_txn *t;
+
+		if (kt_rd_begin(s, &t) == 0) {
+			(void)kt_dicts_refresh(s, t);
+			kt_rd_end(s, t);
+		}
+		if (!(d = dict_find(s, id)))
+			return kt_err(s, KT_ECORRUPT, "event frame names "
+				      "unknown dictionary %u", id);
+	}
+	if ((rc = dict_digest(s, d)) != 0)
+		return rc;
+	*out = d->ddict;
+	return 0;
+}
+
 size_t kt_ev_compress(kt_store *s, const void *src, size_t n, void *dst,
 		      size_t cap, uint32_t *dict)
 {
@@ -291,7 +315,7 @@ int kt_ev_decompress(kt_store *s, const void *src, size_t n, size_t raw_len,
 {
 	ZSTD_DCtx *dc = kt_dctx();
 	unsigned id = 0;
-	struct kt_dict *d = NULL;
+	void *dd = NULL;
 	size_t r;
 	int bad;
 
@@ -303,29 +327,13 @@ int kt_ev_decompress(kt_store *s, const void *src, size_t n, size_t raw_len,
 	if (bad)
 		return kt_err(s, KT_ECORRUPT, "frame dictionary %u, header "
 			      "names %u", id, dict);
-	if (id && !(d = dict_find(s, id))) {
-		/* trained by another process since this handle loaded them */
-		MDB_txn *t;
-
-		if (kt_rd_begin(s, &t) == 0) {
-			(void)kt_dicts_refresh(s, t);
-			kt_rd_end(s, t);
-		}
-	}
-	if (id) {
-		d = dict_find(s, id);
-		if (!d)
-			return kt_err(s, KT_ECORRUPT,
-				      "event frame names unknown dictionary %u",
-				      id);
-	}
-	if (d && (bad = dict_digest(s, d)) != 0)
+	if (id && (bad = kt_ddict_get(s, id, &dd)) != 0)
 		return bad;
 	if (kt_buf_reserve(b, off + raw_len + 1))
 		return kt_err(s, KT_ENOMEM, "decompress buffer");
-	if (d)
+	if (dd)
 		r = ZSTD_decompress_usingDDict(dc, b->p + off, raw_len, src, n,
-					       d->ddict);
+					       dd);
 	else
 		r = ZSTD_decompressDCtx(dc, b->p + off, raw_len, src, n);
 	if (ZSTD_isError(r) || r != raw_len)
