@@ -13,15 +13,23 @@ struct kt_dl_sym {
 	void **slot;
 };
 
+/* A library and the functions taken from it (kt_dl_use). */
+struct kt_dl_lib {
+	const char *soname;
+	const struct kt_dl_sym *syms;
+	size_t n;
+	int state;      /* 0 not tried, 1 loaded, -1 failed (why says why) */
+	char why[256];
+};
+
 /*
- * dlopen soname (RTLD_NOW | RTLD_LOCAL: its symbols, and those of what it
- * pulls in, stay out of the process's global scope) and fill the n slots
- * of syms.  0, the handle kept open for the process's life; or KT_EIO with
- * every slot NULL and why (wl bytes, NUL-terminated) saying what failed in
- * dlerror's words or "SONAME: no NAME".  Not thread-safe: callers run it
- * once (pthread_once).
+ * Load lib once per process (thread-safe): dlopen its soname with
+ * RTLD_NOW | RTLD_LOCAL (its symbols, and those of what it pulls in, stay
+ * out of the process's global scope) and fill the slots of its syms; the
+ * handle stays open for the process's life.  0; or KT_EIO with errno
+ * ELIBACC, every slot NULL, and lib->why saying what failed in dlerror's
+ * words or "SONAME: no NAME" (a later call fails the same way).
  */
-int kt_dl_load(const char *soname, const struct kt_dl_sym *syms, size_t n,
-	       char *why, size_t wl);
+int kt_dl_use(struct kt_dl_lib *lib);
 
 #endif
