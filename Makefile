@@ -29,9 +29,10 @@ MALLOC   ?= jemalloc
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-# the binary loads libarchive when it first needs it (import/archive_dl.h);
-# tests and fuzz targets, which call it themselves, link it
-BIN_LIBS   := $(shell pkg-config --libs $(filter-out libarchive,$(PKGS)) 2>/dev/null) -lm -lpthread
+# the binary loads libarchive, libcrypto and libsqlite3 when it first needs
+# them (import/archive_dl.h, base/crypto_dl.h, import/sqlite_dl.h); tests and fuzz targets, which
+# call them themselves, link them
+BIN_LIBS   := $(shell pkg-config --libs $(filter-out libarchive libcrypto sqlite3,$(PKGS)) 2>/dev/null) -lm -lpthread
 TEST_CFLAGS := $(shell pkg-config --cflags $(TESTPKGS) 2>/dev/null)
 TEST_LIBS   := $(shell pkg-config --libs $(TESTPKGS) 2>/dev/null)
 
@@ -132,7 +133,7 @@ bench: $(B)/ktraj
 # the module boundaries (import.h, import/README.md "Adding an import format"),
 # part of `make check`
 lint:
-	@! grep -nE '#include +"' base/*.c base/*.h | grep -v '"kt_base\.h"' || { echo "base/ must not depend on other modules"; exit 1; }
+	@! grep -nE '#include +"' base/*.c base/*.h | grep -vE '"(kt_base|kt_dl|crypto_dl)\.h"' || { echo "base/ must not depend on other modules"; exit 1; }
 	@! grep -nE '#include +"\.\./' store/*.c store/*.h | grep -v '"\.\./base/' || { echo "store/ must depend on base/ only"; exit 1; }
 	@! grep -nE '#include +"\.\./cli/' import/*.c analyze/*.c 2>/dev/null || { echo "import/ and analyze/ must not depend on cli/"; exit 1; }
 	@! grep -nE '#include +"imp_int\.h"|\bimp->s\b|\bkt_store_[a-z_]+\(' import/imp_*.c || { echo "importers use the session (import.h), never its state (imp_int.h) or the store"; exit 1; }

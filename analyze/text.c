@@ -958,10 +958,18 @@ static const char *stopwords[] = {
 	"it's", "i'm", "we're", "you're", "ours", "via", "per", "over", "after",
 	"before", "again", "because", "think", "know", NULL};
 
+/* The longest stopword ("because"): a longer word, most of a text's
+ * words of 3+ bytes, is not one, without a walk of the list (the walk,
+ * a strlen and a strncmp a word, was ~8 % of `questions mine`) */
+#define STOP_MAX 7u
+
 static int is_stop(const char *w, size_t n)
 {
+	if (n > STOP_MAX)
+		return 0;
 	for (int i = 0; stopwords[i]; i++)
-		if (strlen(stopwords[i]) == n && !strncmp(stopwords[i], w, n))
+		if (stopwords[i][0] == w[0] && strlen(stopwords[i]) == n &&
+		    !memcmp(stopwords[i], w, n))
 			return 1;
 	return 0;
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
-#include <openssl/evp.h>
+#include "crypto_dl.h" /* libcrypto, loaded when first used */
 #include "kt_base.h"
 
 const char *kt_strerror(int err)

@@ -367,6 +367,12 @@ static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
 	} else {
 		data = from_archive(path, member, sha, &len);
 	}
+	if (!data && kt_archive_load()) { /* every path to here read an archive */
+		rc = cli_err(c, "source %s: cannot read archives or compressed "
+			     "files without libarchive (%s)", path,
+			     kt_archive_load_error());
+		goto out;
+	}
 	if (!data) {
 		rc = cli_err(c, "source %s%s%s%s%s changed since import (SHA-256 differs from %.12s...)",
 			     path, in ? ":" : "", in ? in : "",

@@ -258,7 +258,7 @@ static int part_open(struct ctx *c, struct partition *pt)
 		if (p->a)
 			archive_write_free(p->a);
 		p->a = NULL;
-		return KT_ENOMEM;
+		return kt_archive_fail(c->err, c->errlen);
 	}
 	f = c->args->compress;
 	/* raw format: the file is the compressed stream of the rows alone, with

@@ -21,6 +21,8 @@
 #ifndef KT_ARCHIVE_DL_H
 #define KT_ARCHIVE_DL_H
 
+#include <stddef.h>
+
 #include <archive.h>
 #include <archive_entry.h>
 
@@ -95,6 +97,14 @@ extern struct kt_archive_api kt_ar;
 int kt_archive_load(void);
 /* Why the load failed ("" when it did not). */
 const char *kt_archive_load_error(void);
+/*
+ * For a caller whose libarchive handle came back NULL: KT_ENOMEM when
+ * libarchive is loaded (the handle's allocation failed), else KT_EIO with
+ * "cannot load libarchive (<dlerror's words>)" in err (errlen bytes,
+ * truncated, NUL-terminated; err may be NULL), so a missing or broken
+ * library is not reported as "out of memory".
+ */
+int kt_archive_fail(char *err, size_t errlen);
 
 #ifndef KT_ARCHIVE_DL_IMPL
 #define archive_entry_filetype kt_ar.archive_entry_filetype

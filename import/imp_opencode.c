@@ -30,7 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sqlite3.h>
+#include "sqlite_dl.h" /* libsqlite3, loaded when first used */
 
 #include "import.h"
 #include "impx.h"
@@ -593,6 +593,12 @@ static int db_import(kt_imp *imp, const kt_file *f)
 	unsigned char *copy;
 	int rc = 0, n = 0;
 
+	if (kt_sqlite_load()) {
+		kt_imp_warn(imp, f, 0, "cannot read SQLite databases without "
+			    "libsqlite3 (%s): file skipped",
+			    kt_sqlite_load_error());
+		return KT_EPARSE;
+	}
 	/* SQLite reads the file from memory: the input may be an archive
 	 * member, and nothing is written back */
 	if (!(copy = sqlite3_malloc64(f->len ? f->len : 1)))

@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
+#include "../base/crypto_dl.h" /* libcrypto, loaded when first used */
 
 #include "archive_dl.h" /* libarchive, loaded when first used */
 

@@ -780,7 +780,7 @@ static int bundle_open(struct tw *t, const char *out_path, char *err,
 		}
 		t->a = archive_write_disk_new();
 		if (!t->a)
-			return KT_ENOMEM;
+			return kt_archive_fail(err, errlen);
 		t->dir = out_path;
 		archive_write_disk_set_options(t->a, ARCHIVE_EXTRACT_PERM |
 					       ARCHIVE_EXTRACT_SECURE_NODOTDOT |
@@ -789,7 +789,7 @@ static int bundle_open(struct tw *t, const char *out_path, char *err,
 	}
 	t->a = archive_write_new();
 	if (!t->a)
-		return KT_ENOMEM;
+		return kt_archive_fail(err, errlen);
 	if (ends_with(out_path, ".tar.zst") || ends_with(out_path, ".tzst"))
 		r = archive_write_add_filter_zstd(t->a);
 	else if (ends_with(out_path, ".tar"))

@@ -554,7 +554,7 @@ int kt_sandbox_plain_tar(int in_fd, const char *manifest_name, uint64_t max_byte
 	*out_fd = -1;
 	*manifest = NULL;
 	if (!a || !w || fd < 0) {
-		rc = fd < 0 ? KT_EIO : KT_ENOMEM;
+		rc = fd < 0 ? KT_EIO : kt_archive_fail(err, errlen);
 		goto out;
 	}
 	archive_read_support_filter_all(a);

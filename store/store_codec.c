@@ -123,17 +123,22 @@ int kt_dicts_refresh(kt_store *s, MDB_txn *txn)
 	return kt_dicts_load(s, txn);
 }
 
+/*
+ * The store's dictionary ids (ascending); each is digested on the first
+ * decode that names it (dict_digest).  Digesting all of them at open took
+ * a decompression of each stored frame and a copy of up to 512 KiB into
+ * fresh pages (~350 page faults, a third of `ktraj ls` on the benchmark
+ * store), and the scans, which decode with the raw dictionary
+ * (store_scan.c), never use the digest.  A damaged dictionary is reported
+ * by the read that needs it, as FORMAT.md §6.10's table says ("one no
+ * block uses is not read by any reader").
+ */
 int kt_dicts_load(kt_store *s, MDB_txn *txn)
 {
 	MDB_cursor *c;
 	MDB_val k, v;
-	struct kt_buf b = { 0 };
-	const void *db;
-	size_t dl;
 	int rc, op = MDB_FIRST;
 
-	if (!kt_dctx())
-		return KT_ENOMEM;
 	kt_dicts_free(s);
 	rc = mdb_cursor_open(txn, s->dbi[KT_DB_DICTS], &c);
 	if (rc)
@@ -150,28 +155,59 @@ int kt_dicts_load(kt_store *s, MDB_txn *txn)
 			break;
 		}
 		s->dicts = d;
-		d = &s->dicts[s->ndicts];
+		d = &s->dicts[s->ndicts++];
 		d->id = kt_rd32(k.mv_data);
 		d->cdict = NULL;
 		d->ddict = NULL;
-		rc = dict_bytes(&v, &b, &db, &dl);
-		if (rc == KT_ENOMEM)
-			break;
-		/* ZSTD_createDDict copies the bytes: the map may move */
-		if (rc == 0)
-			d->ddict = ZSTD_createDDict(db, dl);
-		if (!d->ddict) {
-			rc = kt_err(s, KT_ECORRUPT, "bad dictionary %u", d->id);
-			break;
-		}
-		s->ndicts++;
 	}
 	mdb_cursor_close(c);
-	free(b.p);
 	if (rc == MDB_NOTFOUND)
 		rc = 0;
 	if (rc > 0)
 		rc = kt_mdb_err(s, rc, "cursor");
+	return rc;
+}
+
+/* The DDict of d, digested from the stored dictionary on first use. */
+static int dict_digest(kt_store *s, struct kt_dict *d)
+{
+	MDB_txn *txn;
+	unsigned char kb[4];
+	MDB_val k = { 4, kb }, v;
+	struct kt_buf b = { 0 };
+	const void *db;
+	size_t dl;
+	int rc;
+
+	if (d->ddict)
+		return 0;
+	if (!kt_dctx())
+		return kt_err(s, KT_ENOMEM, "zstd context");
+	if ((rc = kt_rd_begin(s, &txn)) != 0)
+		return rc;
+	kt_be32(kb, d->id);
+	rc = mdb_get(txn, s->dbi[KT_DB_DICTS], &k, &v);
+	if (rc == MDB_NOTFOUND)
+		rc = kt_err(s, KT_ECORRUPT, "event frame names unknown "
+			    "dictionary %u", d->id);
+	else if (rc)
+		rc = kt_mdb_err(s, rc, "dictionary");
+	else if ((rc = dict_bytes(&v, &b, &db, &dl)) == KT_ENOMEM)
+		rc = kt_err(s, rc, "dictionary");
+	/* ZSTD_createDDict copies the bytes: the map may move */
+	else if (rc || !(d->ddict = ZSTD_createDDict(db, dl)))
+		rc = kt_err(s, KT_ECORRUPT, "bad dictionary %u", d->id);
+	kt_rd_end(s, txn);
+	free(b.p);
+	return rc;
+}
+
+int kt_dicts_check(kt_store *s)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < s->ndicts && rc == 0; i++)
+		rc = dict_digest(s, &s->dicts[i]);
 	return rc;
 }
 
@@ -210,6 +246,30 @@ static ZSTD_CDict *newest_cdict(kt_store *s)
 	}
 	kt_rd_end(s, txn);
 	return d->cdict;
+}
+
+int kt_ddict_get(kt_store *s, uint32_t id, void **out)
+{
+	struct kt_dict *d = dict_find(s, id);
+	int rc;
+
+	*out = NULL;
+	if (!d) {
+		/* trained by another process since this handle listed them */
+		MDB_txn *t;
+
+		if (kt_rd_begin(s, &t) == 0) {
+			(void)kt_dicts_refresh(s, t);
+			kt_rd_end(s, t);
+		}
+		if (!(d = dict_find(s, id)))
+			return kt_err(s, KT_ECORRUPT, "event frame names "
+				      "unknown dictionary %u", id);
+	}
+	if ((rc = dict_digest(s, d)) != 0)
+		return rc;
+	*out = d->ddict;
+	return 0;
 }
 
 size_t kt_ev_compress(kt_store *s, const void *src, size_t n, void *dst,
@@ -255,7 +315,7 @@ int kt_ev_decompress(kt_store *s, const void *src, size_t n, size_t raw_len,
 {
 	ZSTD_DCtx *dc = kt_dctx();
 	unsigned id = 0;
-	struct kt_dict *d = NULL;
+	void *dd = NULL;
 	size_t r;
 	int bad;
 
@@ -267,27 +327,13 @@ int kt_ev_decompress(kt_store *s, const void *src, size_t n, size_t raw_len,
 	if (bad)
 		return kt_err(s, KT_ECORRUPT, "frame dictionary %u, header "
 			      "names %u", id, dict);
-	if (id && !(d = dict_find(s, id))) {
-		/* trained by another process since this handle loaded them */
-		MDB_txn *t;
-
-		if (kt_rd_begin(s, &t) == 0) {
-			(void)kt_dicts_refresh(s, t);
-			kt_rd_end(s, t);
-		}
-	}
-	if (id) {
-		d = dict_find(s, id);
-		if (!d)
-			return kt_err(s, KT_ECORRUPT,
-				      "event frame names unknown dictionary %u",
-				      id);
-	}
+	if (id && (bad = kt_ddict_get(s, id, &dd)) != 0)
+		return bad;
 	if (kt_buf_reserve(b, off + raw_len + 1))
 		return kt_err(s, KT_ENOMEM, "decompress buffer");
-	if (d)
+	if (dd)
 		r = ZSTD_decompress_usingDDict(dc, b->p + off, raw_len, src, n,
-					       d->ddict);
+					       dd);
 	else
 		r = ZSTD_decompressDCtx(dc, b->p + off, raw_len, src, n);
 	if (ZSTD_isError(r) || r != raw_len)

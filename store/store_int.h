@@ -352,7 +352,16 @@ int kt_codec_acquire(void);
 void kt_codec_release(void);
 void *kt_cctx(void);
 void *kt_dctx(void);
+/* List the store's dictionary ids; each is digested on its first use.
+ * 0, KT_ENOMEM, or an LMDB error. */
 int kt_dicts_load(kt_store *s, MDB_txn *txn);
+/* Digest every listed dictionary (verify): 0, KT_ECORRUPT ("bad
+ * dictionary N", or a listed id that is gone), KT_ENOMEM, KT_EIO. */
+int kt_dicts_check(kt_store *s);
+/* The digested dictionary id (a ZSTD_DDict *, the handle's: valid until
+ * the dictionaries are listed again) in *out.  0; KT_ECORRUPT when the
+ * store has no such dictionary or it is damaged; KT_ENOMEM; KT_EIO. */
+int kt_ddict_get(kt_store *s, uint32_t id, void **out);
 /* Load the dictionaries again when txn holds a newer one than this handle
  * knows (another process trained it since). */
 int kt_dicts_refresh(kt_store *s, MDB_txn *txn);

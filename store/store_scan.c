@@ -142,6 +142,9 @@ static int stage_get(struct kt_scan *sc, uint32_t id, size_t need,
  * took 10-25 % less time, the copy included, than decompressing with the
  * digested dictionary straight into the stream's buffer.
  */
+#ifndef SCAN_DDICT_BELOW
+#define SCAN_DDICT_BELOW ((size_t)64 << 10)
+#endif
 static int sbuf_decode(struct kt_scan *sc, struct kt_sbuf *sb, int k,
 		       uint64_t first, const MDB_val *v)
 {
@@ -177,7 +180,15 @@ static int sbuf_decode(struct kt_scan *sc, struct kt_sbuf *sb, int k,
 		if (bad)
 			return kt_err(s, KT_ECORRUPT, "frame dictionary %u, "
 				      "header names %u", id, bv.dict);
-		if (bv.dict) {
+		if (bv.dict && bv.raw_len < SCAN_DDICT_BELOW) {
+			void *dd;
+
+			if ((rc = kt_ddict_get(s, bv.dict, &dd)) != 0)
+				return rc;
+			r = ZSTD_decompress_usingDDict(dc, out, bv.raw_len,
+						       bv.frame, bv.frame_len,
+						       dd);
+		} else if (bv.dict) {
 			rc = stage_get(sc, bv.dict, bv.raw_len, &st);
 			if (rc)
 				return rc;

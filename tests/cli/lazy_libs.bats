@@ -39,3 +39,91 @@ setup() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"hello"* ]]
 }
+
+# Commands beyond import that need libarchive say which library is missing
+# (before: "out of memory", or a source "changed since import").
+@test "without a loadable libarchive, show --source of an archived record names the library" {
+	run "$KTRAJ" import "$W/in.tar.gz"
+	[ "$status" -eq 0 ]
+	LD_LIBRARY_PATH=$W/badlib run "$KTRAJ" show a 1 --source
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "ktraj: show: source $W/in.tar.gz: cannot read archives or compressed files without libarchive ("*"libarchive.so.13"* ]]
+	run "$KTRAJ" show a 1 --source
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"hello"'* ]]
+}
+
+@test "without a loadable libarchive, the ndjson export and a replay bundle name the library" {
+	run "$KTRAJ" import "$W/in/a.jsonl"
+	[ "$status" -eq 0 ]
+	LD_LIBRARY_PATH=$W/badlib run "$KTRAJ" export --all --format ndjson --partition "$W/nd"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "ktraj: export: cannot load libarchive ("*"libarchive.so.13"* ]]
+	[[ "$output" != *"out of memory"* ]]
+	command -v python3 >/dev/null || skip "no python3"
+	R=$("$KTRAJ" import --json "$BATS_TEST_DIRNAME/../data/replay/cc_bench_session.jsonl" |
+		python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	S=$("$KTRAJ" log "$R" --json | python3 -c '
+import json,sys
+print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]=="bench"))')
+	for out in "$W/b.tar.gz" "$W/bdir/"; do
+		LD_LIBRARY_PATH=$W/badlib run "$KTRAJ" export "$R" --step "$S" --bundle "$out"
+		[ "$status" -ne 0 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "ktraj: export: "*"cannot load libarchive ("*"libarchive.so.13"* ]]
+		[[ "$output" != *"out of memory"* ]]
+	done
+}
+
+@test "the binary does not link libcrypto or libsqlite3: ls on a store without runs starts without them" {
+	command -v ldd >/dev/null || skip "no ldd"
+	run ldd "$KTRAJ"
+	[ "$status" -eq 0 ]
+	! grep -E 'libcrypto|libsqlite3' <<<"$output"
+	mkdir -p "$W/badcr"
+	echo junk >"$W/badcr/libcrypto.so.3"
+	run "$KTRAJ" init
+	[ "$status" -eq 0 ]
+	LD_LIBRARY_PATH=$W/badcr run "$KTRAJ" ls
+	[ "$status" -eq 0 ]
+	[[ "$output" == "no runs in "* ]]
+}
+
+@test "without a loadable libcrypto, commands that hash say so in one line and write nothing" {
+	mkdir -p "$W/badcr"
+	echo junk >"$W/badcr/libcrypto.so.3"
+	run "$KTRAJ" import "$W/in/a.jsonl"
+	[ "$status" -eq 0 ]
+	for cmd in "import $W/in/a.jsonl" "log a" "show a 1" "verify" "export a"; do
+		# shellcheck disable=SC2086
+		LD_LIBRARY_PATH=$W/badcr run "$KTRAJ" $cmd
+		[ "$status" -eq 1 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "ktraj: ${cmd%% *}: cannot load libcrypto ("*"libcrypto.so.3"* ]]
+	done
+	# ls checks run records with SHA-256: an I/O error, not damage (exit 3)
+	LD_LIBRARY_PATH=$W/badcr run "$KTRAJ" ls
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cannot load libcrypto ("* ]]
+	run "$KTRAJ" verify
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" ls --json
+	[ "$(grep -c '"run"' <<<"$output")" -eq 1 ]
+}
+
+@test "without a loadable libsqlite3, an OpenCode database is skipped in words; with it, it imports" {
+	command -v sqlite3 >/dev/null || skip "no sqlite3"
+	mkdir -p "$W/badsq" "$W/oc"
+	echo junk >"$W/badsq/libsqlite3.so.0"
+	sqlite3 "$W/oc/opencode.db" <"$BATS_TEST_DIRNAME/../data/import/opencode/opencode.sql"
+	LD_LIBRARY_PATH=$W/badsq run "$KTRAJ" import "$W/oc/opencode.db"
+	[[ "$output" == *"opencode.db: cannot read SQLite databases without libsqlite3 ("*"libsqlite3.so.0"*"): file skipped"* ]]
+	run "$KTRAJ" ls --json
+	[ "$(grep -c '"opencode"' <<<"$output")" -eq 0 ]
+	run "$KTRAJ" import "$W/oc/opencode.db"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" ls --json
+	[ "$(grep -c '"opencode"' <<<"$output")" -eq 2 ]
+}

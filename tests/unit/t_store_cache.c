@@ -466,6 +466,90 @@ static void test_compressed_dict(void **state)
 	}
 }
 
+/* Store a damaged zstd frame (magic, then bytes that do not decode) as
+ * dictionary id, or, with id 0, over every stored dictionary; returns how
+ * many it wrote. */
+static int damage_dicts(const char *path, uint32_t id)
+{
+	static const unsigned char bad[16] = { 0x28, 0xb5, 0x2f, 0xfd, 0xff,
+					       0xff, 0xff, 0xff, 1, 2, 3 };
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	MDB_val k, v = { sizeof(bad), (void *)bad };
+	unsigned char kb[4] = { (unsigned char)(id >> 24),
+				(unsigned char)(id >> 16),
+				(unsigned char)(id >> 8), (unsigned char)id };
+	int n = 0;
+
+	assert_int_equal(mdb_env_create(&env), 0);
+	assert_int_equal(mdb_env_set_maxdbs(env, 32), 0);
+	assert_int_equal(mdb_env_open(env, path, MDB_NOSUBDIR, 0644), 0);
+	assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	assert_int_equal(mdb_dbi_open(txn, "dicts", 0, &dbi), 0);
+	if (id) {
+		k.mv_size = 4;
+		k.mv_data = kb;
+		assert_int_equal(mdb_put(txn, dbi, &k, &v, 0), 0);
+		n = 1;
+	} else {
+		MDB_cursor *c;
+		MDB_val ov;
+
+		assert_int_equal(mdb_cursor_open(txn, dbi, &c), 0);
+		while (mdb_cursor_get(c, &k, &ov, n ? MDB_NEXT : MDB_FIRST) == 0) {
+			assert_int_equal(mdb_cursor_put(c, &k, &v, MDB_CURRENT),
+					 0);
+			n++;
+		}
+		mdb_cursor_close(c);
+	}
+	assert_int_equal(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+	return n;
+}
+
+/* A dictionary is read when a block needs it: a damaged one that no block
+ * uses leaves every read working and is found by verify (FORMAT.md §6.10:
+ * "one no block uses is not read by any reader"). */
+static void test_unused_dict_damaged(void **state)
+{
+	struct fx *f = *state;
+	const char *br = NULL;
+	uint64_t bs = 0;
+
+	fill(f->s, f->run, 1, 2600, 0, 1);
+	kt_store_close(f->s);
+	f->s = NULL;
+	assert_int_equal(damage_dicts(f->path, 99999), 1);
+	assert_int_equal(kt_store_open(f->path, KT_OPEN_CHECK, &f->s), 0);
+	check(f->s, f->run, 1, 0, 1);
+	check(f->s, f->run, 2600, 0, 1);
+	assert_int_equal(kt_store_verify(f->s, f->run, &br, &bs), 0);
+	assert_int_equal(kt_store_verify(f->s, NULL, &br, &bs), KT_ECORRUPT);
+	assert_non_null(strstr(kt_store_errmsg(f->s), "bad dictionary 99999"));
+}
+
+/* A damaged dictionary that blocks use fails their reads with
+ * KT_ECORRUPT, and verify, not the open. */
+static void test_used_dict_damaged(void **state)
+{
+	struct fx *f = *state;
+	const char *br = NULL;
+	uint64_t bs = 0;
+	kt_event ev;
+
+	fill(f->s, f->run, 1, 2600, 0, 1);
+	kt_store_close(f->s);
+	f->s = NULL;
+	assert_true(damage_dicts(f->path, 0) > 0);
+	assert_int_equal(kt_store_open(f->path, KT_OPEN_CHECK, &f->s), 0);
+	assert_int_equal(kt_event_read(f->s, f->run, 2600, KT_READ_BODY, &ev),
+			 KT_ECORRUPT);
+	assert_non_null(strstr(kt_store_errmsg(f->s), "bad dictionary"));
+	assert_int_equal(kt_store_verify(f->s, NULL, &br, &bs), KT_ECORRUPT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -481,6 +565,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_terminators, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_dict, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_unused_dict_damaged, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_used_dict_damaged, setup,
 						teardown),
 	};
 
