@@ -2,7 +2,7 @@
 # tests/bench/import_small.sh KTRAJ [OLD_KTRAJ] - issue 21's small-runs row:
 # N small Claude Code sessions in one folder (default 10,000) against the
 # same bytes as one session (target: CPU <= 1.5x, store <= 1.2x).
-# One gen_claude.py session is cut into N consecutive pieces of whole lines,
+# One gen_claude.py session is cut into N consecutive pieces of whole turns,
 # each given its own sessionId (so each is a run of its own); the peer is
 # the uncut session imported as one run.  Both imports run on one CPU
 # (taskset), CPU is user+sys from /usr/bin/time, in the same script, so the
@@ -10,14 +10,15 @@
 # given, is measured the same way (before/after).
 # Prints a markdown table for tests/bench/RESULTS.md ("Issue 21: import").
 # Environment: BENCH_DIR (default $TMPDIR/ktraj-bench-small), N (default
-# 10000), MB (size of the session before it is cut, default 40).
+# 10000), MB (size of the session before it is cut, default 200: ~6
+# events a session).
 set -eu
 KTRAJ=${1:?usage: import_small.sh path/to/ktraj [old ktraj]}
 OLD=${2:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 W=${BENCH_DIR:-${TMPDIR:-/tmp}/ktraj-bench-small}
 N=${N:-10000}
-MB=${MB:-40}
+MB=${MB:-200}
 mkdir -p "$W"
 J=$W/one.$MB.jsonl
 D=$W/many.$MB.$N
@@ -28,13 +29,22 @@ import json, os, sys
 src, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 lines = open(src, 'rb').read().splitlines(keepends=True)
 sid = json.loads(lines[0]).get('sessionId', '').encode()
+# cut only where an assistant line follows a user line (a turn begins), so
+# a tool call keeps its result and an edit its compile
+cuts, prev = [0], None
+for i, l in enumerate(lines):
+    t = json.loads(l).get('type')
+    if t == 'assistant' and prev == 'user':
+        cuts.append(i)
+    prev = t
+cuts.append(len(lines))
+turns = len(cuts) - 1
 os.makedirs(out)
-per = max(1, len(lines) // n)
 for i in range(n):
-    part = lines[i * per:(i + 1) * per if i < n - 1 else len(lines)]
+    a, b = cuts[i * turns // n], cuts[(i + 1) * turns // n]
     new = ('small-%05d' % i).encode()
     with open(os.path.join(out, 's%05d.jsonl' % i), 'wb') as f:
-        f.write(b''.join(l.replace(sid, new) for l in part))
+        f.write(b''.join(l.replace(sid, new) for l in lines[a:b]))
 EOF
 	mv "$D.tmp" "$D"
 fi
