@@ -128,6 +128,7 @@ bench: $(B)/ktraj
 	tests/bench/run.sh $(abspath $(B)/ktraj)
 	tests/bench/analyze_bench.sh $(abspath $(B)/ktraj)
 	tests/bench/import_memory.sh $(abspath $(B)/ktraj)
+	tests/bench/import_small.sh $(abspath $(B)/ktraj)
 	tests/bench/read_paths.sh $(abspath $(B)/ktraj)
 
 # the module boundaries (import.h, import/README.md "Adding an import format"),

@@ -351,6 +351,13 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 				       jstr(cl->input, "command"), cl->cwd,
 				       text, exit_code, ok, ts);
 	free(out.s);
+	/* a call has one result (seen_res skips any later one), so its
+	 * input is not read again: held to the end it was most of what the
+	 * import kept per event (issue 21, import memory) */
+	if (cl && (slot = kt_strmap_slot(&cc->calls, id, 0)) && *slot == cl) {
+		cc_call_free(cl);
+		*slot = NULL;
+	}
 	return rc;
 }
 

@@ -61,6 +61,8 @@ struct kt_root {
 	size_t n, cap;
 	char **scanned;         /* plain-file roots: dirs listed lazily */
 	size_t nscanned;
+	char **sorted;          /* the names of v[0..nsorted) in strcmp */
+	size_t nsorted;         /* order (kt_imp_list), rebuilt when n grows */
 	int direct;             /* the path the user named is this one file */
 };
 

@@ -112,6 +112,7 @@ void kt_in_root_free(struct kt_root *r)
 	for (i = 0; i < r->nscanned; i++)
 		free(r->scanned[i]);
 	free(r->scanned);
+	free(r->sorted);
 	free(r->v);
 	free(r->display);
 	free(r->dir);
@@ -967,6 +968,11 @@ int kt_in_archive_read(kt_imp *imp, const char *display, const char *fspath,
 
 /* ---- siblings ------------------------------------------------------------ */
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 int kt_imp_list(kt_imp *imp, const char *prefix,
 		int (*fn)(const char *rel, void *), void *arg)
 {
@@ -982,22 +988,43 @@ int kt_imp_list(kt_imp *imp, const char *prefix,
 		if (rc)
 			return rc;
 	}
-	/* snapshot the names: fn may open files (which may add vfiles) */
-	names = calloc(r->n + 1, sizeof(*names));
-	if (!names)
-		return KT_ENOMEM;
-	for (i = n = 0; i < r->n; i++)
-		if (!strncmp(r->v[i]->rel, prefix, lp))
-			names[n++] = r->v[i]->rel;
-	for (i = 1; i < n; i++) { /* insertion sort: lists are short */
-		char *t = names[i];
-		size_t j = i;
+	/* Importers list a prefix once per source (a Claude Code session
+	 * its sub-agents): scanning every name each time made a folder of
+	 * 10,000 sessions quadratic (a third of its import's CPU in
+	 * strncmp).  Names are only added, so a sorted copy made when the
+	 * count changed finds a prefix's names by bisection. */
+	if (r->nsorted != r->n || !r->sorted) {
+		char **ns = realloc(r->sorted, (r->n + 1) * sizeof(*ns));
 
-		while (j > 0 && strcmp(names[j - 1], t) > 0) {
-			names[j] = names[j - 1];
-			j--;
+		if (!ns)
+			return KT_ENOMEM;
+		r->sorted = ns;
+		for (i = 0; i < r->n; i++)
+			ns[i] = r->v[i]->rel;
+		qsort(ns, r->n, sizeof(*ns), cmp_name);
+		r->nsorted = r->n;
+	}
+	{
+		size_t lo = 0, hi = r->nsorted;
+
+		while (lo < hi) { /* the first name not below prefix */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (strcmp(r->sorted[mid], prefix) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
-		names[j] = t;
+		for (hi = lo; hi < r->nsorted &&
+		     !strncmp(r->sorted[hi], prefix, lp); hi++)
+			;
+		/* snapshot the names: fn may open files (which may add
+		 * vfiles, and re-sort) */
+		names = malloc((hi - lo + 1) * sizeof(*names));
+		if (!names)
+			return KT_ENOMEM;
+		n = hi - lo;
+		memcpy(names, r->sorted + lo, n * sizeof(*names));
 	}
 	for (i = 0; i < n && !rc; i++)
 		rc = fn(names[i], arg);

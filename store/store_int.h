@@ -30,6 +30,8 @@ enum { KT_DBS(KT_DB_ENUM) KT_DB_COUNT };
 
 #define KT_MAP_INITIAL (64ull << 20)
 #define KT_MAP_LIMIT (1ull << 40)
+/* writes between two give-backs of the map's pages (kt_store_checkpoint) */
+#define KT_MAP_GIVE (8u << 20)
 #define KT_RUN_BIN 16          /* run id bytes in keys */
 #define KT_PATH_MAX_KEY 400    /* longest path indexed (bytes) */
 #define KT_NAME_MAX_KEY 400    /* longest name prefix indexed */
@@ -179,6 +181,7 @@ struct kt_store {
 	struct kt_ckrun *ck;
 	size_t nck, ck_cap;
 	int ck_old, ck_done;
+	size_t map_given;      /* wlog.len when the map was last given back */
 	uint64_t grows;        /* times the map grew (tests) */
 
 	/* append state for the run last appended to in the open txn */
