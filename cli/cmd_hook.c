@@ -9,6 +9,7 @@
  *                            agent-turn-complete payload as the last
  *                            argument (Codex docs/config.md "notify")
  *   ktraj hook install       the hooks written into .claude/settings.json
+ *                            (`install gemini-cli`: .gemini/settings.json)
  *
  * Every event goes through cli_record, the durable path of `ktraj append`:
  * one transaction per event, committed before the hook returns, so what the
@@ -34,7 +35,8 @@ static const char usage[] =
 	"usage: ktraj hook claude-code\n"
 	"       ktraj hook gemini-cli\n"
 	"       ktraj hook codex JSON\n"
-	"       ktraj hook install [--settings FILE] [--codex]\n"
+	"       ktraj hook install [claude-code|gemini-cli] [--settings FILE]\n"
+	"       ktraj hook install --codex\n"
 	"\n"
 	"claude-code  record one Claude Code hook event (JSON on stdin) in the\n"
 	"             run \"claude-code:<session_id>\": SessionStart and\n"
@@ -56,8 +58,11 @@ static const char usage[] =
 	"             .claude/settings.json (or --settings FILE), keeping every\n"
 	"             other setting; running it again changes nothing.  The\n"
 	"             hook names this ktraj and this store by absolute path.\n"
-	"             --codex prints the `notify` line for ~/.codex/config.toml\n"
-	"             instead\n"
+	"             `install gemini-cli` adds the gemini-cli hook (named\n"
+	"             ktraj) for SessionStart, BeforeAgent, AfterTool,\n"
+	"             AfterAgent and SessionEnd to .gemini/settings.json\n"
+	"             the same way.  --codex prints the `notify` line for\n"
+	"             ~/.codex/config.toml instead\n"
 	"\n"
 	"A hook exits 0, or 1 with one line on stderr; never 2 (which Claude\n"
 	"Code reads as blocking the agent).  An event on stdin holds at most\n"
@@ -781,9 +786,20 @@ static int abs_paths(struct cli *c, char *exe, size_t elen, char *store,
 	return 0;
 }
 
+/* Where and how one agent's hooks are installed. */
+struct hook_target {
+	const char *agent;	   /* the `ktraj hook` sub-command, "claude-code" */
+	const char *label;	   /* for the one line printed, "Claude Code" */
+	const char *dir;	   /* project settings folder, made when missing */
+	const char *const *events; /* NULL-terminated */
+	const char *tool_events[2]; /* events whose groups take a tool matcher */
+	const char *name;	   /* the hook's "name" member, or NULL */
+};
+
 /* The hook entry of one event: a matcher group whose command is ours is
  * brought up to date; else one is added. */
-static int add_hook(cJSON *hooks, const char *event, const char *cmd, int tools)
+static int add_hook(cJSON *hooks, const struct hook_target *t,
+		    const char *event, const char *cmd, const char *needle)
 {
 	cJSON *list = cJSON_GetObjectItemCaseSensitive(hooks, event), *g, *h, *grp;
 	int changed = 0;
@@ -797,7 +813,7 @@ static int add_hook(cJSON *hooks, const char *event, const char *cmd, int tools)
 		cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(g, "hooks")) {
 			const char *hc = jstr(h, "command");
 
-			if (hc && strstr(hc, " hook claude-code")) {
+			if (hc && strstr(hc, needle)) {
 				if (strcmp(hc, cmd)) {
 					cJSON_ReplaceItemInObjectCaseSensitive(
 						h, "command", cJSON_CreateString(cmd));
@@ -807,9 +823,13 @@ static int add_hook(cJSON *hooks, const char *event, const char *cmd, int tools)
 			}
 		}
 	grp = cJSON_CreateObject();
-	if (tools)
+	if ((t->tool_events[0] && !strcmp(event, t->tool_events[0])) ||
+	    (t->tool_events[1] && !strcmp(event, t->tool_events[1])))
+		/* "*" is every tool in both agents' matcher syntax */
 		cJSON_AddStringToObject(grp, "matcher", "*");
 	h = cJSON_CreateObject();
+	if (t->name)
+		cJSON_AddStringToObject(h, "name", t->name);
 	cJSON_AddStringToObject(h, "type", "command");
 	cJSON_AddStringToObject(h, "command", cmd);
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(grp, "hooks"), h);
@@ -817,13 +837,33 @@ static int add_hook(cJSON *hooks, const char *event, const char *cmd, int tools)
 	return 1;
 }
 
-static int hook_install(struct cli *c, const char *settings, int codex)
+static const char *const claude_events[] = {
+	"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop",
+	NULL,
+};
+static const struct hook_target claude_target = {
+	"claude-code", "Claude Code", ".claude", claude_events,
+	{ "PreToolUse", "PostToolUse" }, NULL,
+};
+
+/* Gemini CLI: docs/hooks/index.md and reference.md of google-gemini/
+ * gemini-cli ("Configuration"): the same {"hooks": {EVENT: [{matcher,
+ * hooks: [{name, type, command}]}]}} shape as Claude Code, in
+ * .gemini/settings.json; a tool matcher is a regex where "*" means every
+ * tool.  The name lets `/hooks disable ktraj` find it. */
+static const char *const gemini_events[] = {
+	"SessionStart", "BeforeAgent", "AfterTool", "AfterAgent", "SessionEnd",
+	NULL,
+};
+static const struct hook_target gemini_target = {
+	"gemini-cli", "Gemini CLI", ".gemini", gemini_events,
+	{ "AfterTool", NULL }, "ktraj",
+};
+
+static int hook_install(struct cli *c, const struct hook_target *t,
+			const char *settings, int codex)
 {
-	static const char *const events[] = {
-		"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
-		"Stop",
-	};
-	char exe[4096], store[4096], cmd[17000];
+	char exe[4096], store[4096], cmd[17000], needle[64], dflt[64];
 	struct kt_buf qb = { 0 };
 	char tmp[4200], *old = NULL, *text = NULL;
 	cJSON *doc, *hooks;
@@ -836,26 +876,27 @@ static int hook_install(struct cli *c, const char *settings, int codex)
 	if (codex) {
 		/* TOML basic strings take JSON's escapes for these paths */
 		cJSON *a = cJSON_CreateArray();
-		char *t;
+		char *line;
 
 		cJSON_AddItemToArray(a, cJSON_CreateString(exe));
 		cJSON_AddItemToArray(a, cJSON_CreateString("--store"));
 		cJSON_AddItemToArray(a, cJSON_CreateString(store));
 		cJSON_AddItemToArray(a, cJSON_CreateString("hook"));
 		cJSON_AddItemToArray(a, cJSON_CreateString("codex"));
-		t = cJSON_PrintUnformatted(a);
+		line = cJSON_PrintUnformatted(a);
 		cJSON_Delete(a);
-		if (!t)
+		if (!line)
 			return cli_err(c, "out of memory");
-		printf("# add to ~/.codex/config.toml (top level):\nnotify = %s\n", t);
-		free(t);
+		printf("# add to ~/.codex/config.toml (top level):\nnotify = %s\n", line);
+		free(line);
 		return 0;
 	}
-	/* Claude Code runs hook commands with a shell: each path one word */
+	/* both agents run hook commands with a shell: each path one word */
+	snprintf(needle, sizeof(needle), " hook %s", t->agent);
 	kt_buf_sh_quote(&qb, exe);
 	kt_buf_puts(&qb, " --store ");
 	kt_buf_sh_quote(&qb, store);
-	kt_buf_puts(&qb, " hook claude-code");
+	kt_buf_puts(&qb, needle);
 	if (qb.err || qb.len >= sizeof(cmd)) {
 		const char *why = qb.err ? "out of memory" :
 			"the paths of ktraj and the store are too long for a hook command";
@@ -866,9 +907,10 @@ static int hook_install(struct cli *c, const char *settings, int codex)
 	memcpy(cmd, qb.s, qb.len + 1);
 	kt_buf_free(&qb);
 	if (!settings) {
-		if (mkdir(".claude", 0777) && errno != EEXIST)
-			return cli_err(c, ".claude: %s", strerror(errno));
-		settings = ".claude/settings.json";
+		if (mkdir(t->dir, 0777) && errno != EEXIST)
+			return cli_err(c, "%s: %s", t->dir, strerror(errno));
+		snprintf(dflt, sizeof(dflt), "%s/settings.json", t->dir);
+		settings = dflt;
 	}
 	if (!(old = cli_slurp(settings, NULL)) && errno != ENOENT)
 		return cli_err(c, "%s: %s", settings, strerror(errno));
@@ -888,10 +930,8 @@ static int hook_install(struct cli *c, const char *settings, int codex)
 		}
 		hooks = cJSON_AddObjectToObject(doc, "hooks");
 	}
-	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++)
-		changed |= add_hook(hooks, events[i], cmd,
-				    !strcmp(events[i], "PreToolUse") ||
-				    !strcmp(events[i], "PostToolUse"));
+	for (i = 0; t->events[i]; i++)
+		changed |= add_hook(hooks, t, t->events[i], cmd, needle);
 	if (!changed) {
 		cJSON_Delete(doc);
 		printf("%s already records to %s\n", settings, store);
@@ -900,7 +940,7 @@ static int hook_install(struct cli *c, const char *settings, int codex)
 	text = cJSON_Print(doc);
 	cJSON_Delete(doc);
 	snprintf(tmp, sizeof(tmp), "%s.ktraj-tmp", settings);
-	/* replaced whole by rename: Claude Code never reads half a file */
+	/* replaced whole by rename: the agent never reads half a file */
 	if (!text || !(f = fopen(tmp, "w"))) {
 		free(text);
 		return cli_err(c, "%s: %s", tmp, text ? strerror(errno) : "out of memory");
@@ -915,12 +955,13 @@ static int hook_install(struct cli *c, const char *settings, int codex)
 		unlink(tmp);
 		return rc;
 	}
-	printf("%s: Claude Code sessions are recorded to %s\n", settings, store);
+	printf("%s: %s sessions are recorded to %s\n", settings, t->label, store);
 	return 0;
 }
 
 int cmd_hook(struct cli *c, int argc, char **argv)
 {
+	const struct hook_target *t = &claude_target;
 	const char *settings = NULL;
 	int i, codex = 0;
 
@@ -947,10 +988,14 @@ int cmd_hook(struct cli *c, int argc, char **argv)
 	for (i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--settings") && cli_has_value(argc, argv, i))
 			settings = argv[++i];
-		else if (!strcmp(argv[i], "--codex"))
+		else if (!strcmp(argv[i], "--codex") || !strcmp(argv[i], "codex"))
 			codex = 1;
+		else if (!strcmp(argv[i], "gemini-cli"))
+			t = &gemini_target;
+		else if (!strcmp(argv[i], "claude-code"))
+			t = &claude_target;
 		else
 			return cli_bad_option(c, usage, argv[i]);
 	}
-	return hook_install(c, settings, codex);
+	return hook_install(c, t, settings, codex);
 }

@@ -14,6 +14,15 @@
  *                               the call, linked by source_call_id
  *   every other kind         -> extra.ktraj_events[] of the current step
  * Each step's extra.ktraj_seq lists the ktraj seqs it was built from.
+ * A message or result with "images" becomes a list of ContentPart (ATIF
+ * v1.6, Harbor's models/trajectories/content.py): its text, then one
+ * {type: "image", source: {media_type, path}} per image, path a base64
+ * data: URL of the stored blob (one self-contained document; ImageSource
+ * takes "a relative or absolute file path, or a URL"), or the path the
+ * import kept when there was no content.  The document is then v1.6.
+ * A message's extra.tokens (or the blob extra.tokens_blob names) gives the
+ * step's metrics prompt_token_ids, completion_token_ids and logprobs back,
+ * extra.metrics_extra its metrics.extra (import/imp_atif_media.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +42,11 @@ static const char *jstr(const cJSON *o, const char *key)
 }
 
 #define ATIF_VERSION "ATIF-v1.5"
+#define ATIF_VERSION_MEDIA "ATIF-v1.6" /* image content parts */
 
 struct atif {
+	kt_store *s;       /* blobs of images and token ids */
+	int media;         /* an image part was written */
 	cJSON *steps;      /* array */
 	cJSON *cur;        /* last step (borrowed from steps) */
 	cJSON *calls;      /* object: call_id -> step index */
@@ -95,6 +107,137 @@ static void add_usage(struct atif *a, cJSON *st, const cJSON *usage)
 	a->cached_tokens += cJSON_IsNumber(cr) ? cr->valuedouble : 0;
 }
 
+/* ImageSource.media_type is one of these four: sniffed from the bytes
+ * when the import did not say */
+static const char *image_type(const unsigned char *d, size_t n)
+{
+	if (n >= 8 && !memcmp(d, "\x89PNG", 4))
+		return "image/png";
+	if (n >= 3 && d[0] == 0xff && d[1] == 0xd8)
+		return "image/jpeg";
+	if (n >= 6 && !memcmp(d, "GIF8", 4))
+		return "image/gif";
+	if (n >= 12 && !memcmp(d, "RIFF", 4) && !memcmp(d + 8, "WEBP", 4))
+		return "image/webp";
+	return "image/png";
+}
+
+/* One ImageSource of a ktraj image {blob?, media_type?, path?}, or NULL
+ * (nothing to point at, or the blob unreadable: a->err). */
+static cJSON *image_source(struct atif *a, const cJSON *img)
+{
+	const char *hex = jstr(img, "blob"), *mt = jstr(img, "media_type");
+	const char *path = jstr(img, "path");
+	unsigned char h[KT_HASH_LEN];
+	void *data = NULL;
+	size_t len = 0;
+	char *b64, *url;
+	cJSON *src;
+	int rc;
+
+	if (!hex || kt_unhex(hex, h, KT_HASH_LEN)) {
+		if (!path)
+			return NULL;
+		src = cJSON_CreateObject();
+		cJSON_AddStringToObject(src, "media_type", mt ? mt : "image/png");
+		cJSON_AddStringToObject(src, "path", path);
+		return src;
+	}
+	if ((rc = kt_blob_get(a->s, h, &data, &len))) {
+		a->err = rc;
+		return NULL;
+	}
+	if (!mt)
+		mt = image_type(data, len);
+	b64 = kt_base64_encode(data, len);
+	free(data);
+	url = b64 ? malloc(strlen(mt) + strlen(b64) + 16) : NULL;
+	src = url ? cJSON_CreateObject() : NULL;
+	if (!src) {
+		free(b64);
+		free(url);
+		a->err = KT_ENOMEM;
+		return NULL;
+	}
+	sprintf(url, "data:%s;base64,%s", mt, b64);
+	free(b64);
+	cJSON_AddStringToObject(src, "media_type", mt);
+	cJSON_AddStringToObject(src, "path", url);
+	free(url);
+	return src;
+}
+
+/* text, or with p's images a ContentPart list of the text and the images */
+static cJSON *content_of(struct atif *a, const char *text, const cJSON *p)
+{
+	const cJSON *imgs = cJSON_GetObjectItem(p, "images"), *img;
+	cJSON *parts, *part, *src;
+
+	if (!cJSON_GetArraySize(imgs))
+		return cJSON_CreateString(text ? text : "");
+	parts = cJSON_CreateArray();
+	if (!parts)
+		return NULL;
+	if (text && *text) {
+		part = cJSON_CreateObject();
+		cJSON_AddStringToObject(part, "type", "text");
+		cJSON_AddStringToObject(part, "text", text);
+		cJSON_AddItemToArray(parts, part);
+	}
+	cJSON_ArrayForEach(img, imgs) {
+		if (!(src = image_source(a, img)))
+			continue;
+		part = cJSON_CreateObject();
+		cJSON_AddStringToObject(part, "type", "image");
+		cJSON_AddItemToObject(part, "source", src);
+		cJSON_AddItemToArray(parts, part);
+		a->media = 1;
+	}
+	return parts;
+}
+
+/* The step's metrics token ids, logprobs and extra from the message's
+ * extra (tokens, tokens_blob, metrics_extra). */
+static void add_tokens(struct atif *a, cJSON *st, const cJSON *p)
+{
+	const cJSON *ex = cJSON_GetObjectItem(p, "extra");
+	const cJSON *tok = cJSON_GetObjectItem(ex, "tokens");
+	const cJSON *mx = cJSON_GetObjectItem(ex, "metrics_extra");
+	const char *hex = jstr(ex, "tokens_blob");
+	cJSON *held = NULL, *m, *it;
+	unsigned char h[KT_HASH_LEN];
+	void *data = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (hex && !kt_unhex(hex, h, KT_HASH_LEN)) {
+		if ((rc = kt_blob_get(a->s, h, &data, &len))) {
+			a->err = rc;
+			return;
+		}
+		tok = held = cJSON_ParseWithLength(data, len);
+		free(data);
+	}
+	if (!cJSON_IsObject(tok) && !mx) {
+		cJSON_Delete(held);
+		return;
+	}
+	m = cJSON_GetObjectItem(st, "metrics");
+	if (!m)
+		m = cJSON_AddObjectToObject(st, "metrics");
+	if (!m) {
+		cJSON_Delete(held);
+		a->err = KT_ENOMEM;
+		return;
+	}
+	cJSON_ArrayForEach(it, tok)
+		if (it->string && !cJSON_GetObjectItem(m, it->string))
+			cJSON_AddItemToObject(m, it->string, cJSON_Duplicate(it, 1));
+	if (mx && !cJSON_GetObjectItem(m, "extra"))
+		cJSON_AddItemToObject(m, "extra", cJSON_Duplicate(mx, 1));
+	cJSON_Delete(held);
+}
+
 static void on_message(struct atif *a, const kt_event *ev, cJSON *p)
 {
 	const char *role = jstr(p, "role"), *text = jstr(p, "text");
@@ -123,7 +266,7 @@ static void on_message(struct atif *a, const kt_event *ev, cJSON *p)
 			cJSON_AddStringToObject(st, "reasoning_content", text ? text : "");
 		} else {
 			cJSON_ReplaceItemInObject(st, "message",
-						  cJSON_CreateString(text ? text : ""));
+						  content_of(a, text, p));
 		}
 		if (model && !cJSON_GetObjectItem(st, "model_name")) {
 			cJSON_AddStringToObject(st, "model_name", model);
@@ -131,13 +274,13 @@ static void on_message(struct atif *a, const kt_event *ev, cJSON *p)
 				snprintf(a->model, sizeof(a->model), "%s", model);
 		}
 		add_usage(a, st, cJSON_GetObjectItem(p, "usage"));
+		add_tokens(a, st, p);
 	} else {
 		st = new_step(a, role && !strcmp(role, "system") ? "system" : "user",
 			      ev->ts_ns);
 		if (!st)
 			return;
-		cJSON_ReplaceItemInObject(st, "message",
-					  cJSON_CreateString(text ? text : ""));
+		cJSON_ReplaceItemInObject(st, "message", content_of(a, text, p));
 		cJSON_AddBoolToObject(cJSON_GetObjectItem(st, "extra"), "human",
 				      cJSON_IsTrue(cJSON_GetObjectItem(p, "human")));
 	}
@@ -199,7 +342,7 @@ static void on_tool_result(struct atif *a, const kt_event *ev, cJSON *p)
 	r = cJSON_CreateObject();
 	if (id)
 		cJSON_AddStringToObject(r, "source_call_id", id);
-	cJSON_AddStringToObject(r, "content", out ? out : "");
+	cJSON_AddItemToObject(r, "content", content_of(a, out, p));
 	if (cJSON_IsFalse(cJSON_GetObjectItem(p, "ok")))
 		cJSON_AddItemToObject(r, "extra", cJSON_Parse("{\"is_error\":true}"));
 	cJSON_AddItemToArray(res, r);
@@ -248,7 +391,7 @@ static int write_atif(kt_store *s, const kt_export_args *args, char *err,
 	const char *run = args->run;
 	int redact = args->redact;
 	FILE *out = args->out;
-	struct atif a = { 0 };
+	struct atif a = { .s = s };
 	kt_run_info ri;
 	cJSON *doc = NULL, *agent, *fm, *extra;
 	kt_redactor *r = NULL;
@@ -278,7 +421,8 @@ static int write_atif(kt_store *s, const kt_export_args *args, char *err,
 		snprintf(err, errlen, "reading events of %s: %s", run, kt_strerror(rc));
 		goto out;
 	}
-	cJSON_AddStringToObject(doc, "schema_version", ATIF_VERSION);
+	cJSON_AddStringToObject(doc, "schema_version",
+				a.media ? ATIF_VERSION_MEDIA : ATIF_VERSION);
 	cJSON_AddStringToObject(doc, "session_id", run);
 	agent = cJSON_AddObjectToObject(doc, "agent");
 	cJSON_AddStringToObject(agent, "name", *format ? format : "ktraj");

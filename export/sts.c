@@ -20,7 +20,9 @@
  *   tool_result              -> role "tool" with toolCallId ("isError":true
  *                               when the tool failed)
  *   every other kind         -> not written (derived from the tool calls)
- * Each message carries "timestamp" (ISO 8601 UTC) when the event has one.
+ * Each message carries "timestamp" (epoch milliseconds, as the spec says:
+ * huggingface/hub-docs docs/hub/session-traces-format.md) when the event
+ * has one; finer than a millisecond is not kept.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,14 +45,15 @@ static int flush(kt_xrun *x, struct sts *st)
 static cJSON *message(const kt_event *ev, const char *role, cJSON **msg)
 {
 	cJSON *o = cJSON_CreateObject();
-	char iso[40];
 
 	cJSON_AddStringToObject(o, "type", "message");
 	*msg = cJSON_AddObjectToObject(o, "message");
 	cJSON_AddStringToObject(*msg, "role", role);
-	kt_export_ts_iso(ev->ts_ns, iso, sizeof(iso));
-	if (*iso)
-		cJSON_AddStringToObject(*msg, "timestamp", iso);
+	/* the spec's timestamp is a number of milliseconds; an ISO string
+	 * is not one (a double holds every ms count up to 2^53) */
+	if (ev->ts_ns != KT_TS_UNKNOWN && ev->ts_ns > 0)
+		cJSON_AddNumberToObject(*msg, "timestamp",
+					(double)(ev->ts_ns / 1000000));
 	return o;
 }
 

@@ -26,6 +26,8 @@
  * and claimed.  Dangling references are warned.  A sub-trajectory file met
  * on its own while a sibling references it is left to that sibling.
  * A sidecar "<stem>.metrics.json" (or metrics.json) goes into the run meta.
+ * Image parts of a message or result (v1.6) and a step's token ids and
+ * logprobs: imp_atif_media.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,7 @@
 #include <ctype.h>
 #include "import.h"
 #include "impx.h"
+#include "imp_atif_media.h"
 #include "jsonstrict.h"
 #include "schema.h"
 
@@ -192,17 +195,23 @@ static cJSON *step_extra(const cJSON *step)
 }
 
 /* ---- results ---------------------------------------------------------------- */
+/* images: the result's "images" (taken over; NULL: none) */
 static int emit_result(atx *x, const kt_file *f, const char *cid,
 		       const char *content, int ok, const cJSON *extra_res,
-		       int64_t ts, const char *actor, const kt_impx_span *sp)
+		       cJSON *images, int64_t ts, const char *actor,
+		       const kt_impx_span *sp)
 {
 	acall *c = cid ? kt_strmap_get(&x->calls, cid) : NULL;
 	cJSON *pl = cJSON_CreateObject();
 	uint64_t rseq = 0;
 	int ec = kt_impx_exit_code(content), rc;
 
-	if (!pl)
+	if (!pl) {
+		cJSON_Delete(images);
 		return KT_ENOMEM;
+	}
+	if (images)
+		cJSON_AddItemToObject(pl, "images", images);
 	if (ok < 0)
 		ok = ec > 0 ? 0 : 1;
 	cJSON_AddStringToObject(pl, "call_id", cid ? cid : "");
@@ -252,8 +261,8 @@ static int tool_result_step(atx *x, const kt_file *f, const cJSON *step,
 	if (!content)
 		content = kt_impx_str2(res, "output", "error");
 	return emit_result(x, f, cid, content,
-			   cJSON_IsBool(succ) ? cJSON_IsTrue(succ) : -1, res, ts,
-			   actor, sp);
+			   cJSON_IsBool(succ) ? cJSON_IsTrue(succ) : -1, res,
+			   NULL, ts, actor, sp);
 }
 
 static int is_result_step(const cJSON *step)
@@ -395,6 +404,24 @@ static int emit_msg(atx *x, const kt_file *f, cJSON *m, const char *actor,
 			  ts, actor, m, sp->line, sp->off, sp->len, seq);
 }
 
+/* The images of content (a step's message, a result's content) as m's
+ * "images"; m is freed on failure. */
+static int add_images(atx *x, const kt_file *f, const char *dir,
+		      const cJSON *content, cJSON *m)
+{
+	cJSON *imgs = NULL;
+	int rc;
+
+	if (!m)
+		return KT_ENOMEM;
+	rc = kt_atif_images(x->imp, f, dir, content, &imgs);
+	if (rc)
+		cJSON_Delete(m);
+	else if (imgs)
+		cJSON_AddItemToObject(m, "images", imgs);
+	return rc;
+}
+
 /* A harness's prompt in the first user step: terminus-2 writes its
  * instructions and the task there ("You are an AI assistant tasked with
  * solving command-line tasks ... Task Description:"); no person typed it. */
@@ -418,6 +445,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 	long nspans = kt_impx_spans((const char *)f->data, f->len, "steps",
 				  &spans);
 	const kt_impx_span *sp = &spv;
+	char *dir = NULL;
 
 	if (depth > MAX_SUB_DEPTH) {
 		kt_imp_warn(x->imp, f, 0, "sub-agent trajectories nested too "
@@ -427,6 +455,10 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 	if (!cJSON_IsArray(steps)) {
 		kt_imp_warn(x->imp, f, 0, "ATIF document without a steps array");
 		return 0;
+	}
+	if (!(dir = dir_of(f->rel ? f->rel : ""))) {
+		rc = KT_ENOMEM;
+		goto done;
 	}
 	/* calls held anywhere in this document: results naming one of them
 	 * wait for it */
@@ -446,6 +478,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 		const cJSON *ob = cJSON_GetObjectItem(step, "observation");
 		const cJSON *results = cJSON_GetObjectItem(ob, "results");
 		const cJSON *tc, *r;
+		const cJSON *msgv = cJSON_GetObjectItem(step, "message");
 		int64_t ts = kt_impx_ts_json(cJSON_GetObjectItem(step, "timestamp"));
 
 		if (ts > x->last_ts)
@@ -506,13 +539,17 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 				      human ? NULL : hp ? "meta,task_prompt" :
 				      (handoff ? "meta,handoff" : "meta"));
 			handoff = 0;
-			rc = emit_msg(x, f, m, human ? "human" : (sub ? actor :
-								  "system"),
-				      ts, sp, &mseq);
+			rc = add_images(x, f, dir, msgv, m);
+			if (!rc)
+				rc = emit_msg(x, f, m, human ? "human" :
+					      (sub ? actor : "system"), ts, sp,
+					      &mseq);
 		} else if (strcmp(src, "system") == 0) {
 			m = kt_impx_msg("system", 0, text, "meta");
-			rc = emit_msg(x, f, m, sub ? actor : "system", ts, sp,
-				      &mseq);
+			rc = add_images(x, f, dir, msgv, m);
+			if (!rc)
+				rc = emit_msg(x, f, m, sub ? actor : "system", ts,
+					      sp, &mseq);
 		} else {
 			const char *rs = kt_impx_str(step, "reasoning_content");
 			cJSON *cost = NULL, *u;
@@ -542,19 +579,30 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 			{
 				cJSON *ex = step_extra(step);
 
-				if (!ex && cost)
+				if (!ex)
 					ex = cJSON_CreateObject();
 				if (ex && cost)
 					cJSON_AddItemToObject(ex, "cost_usd",
 							      cost);
 				else
 					cJSON_Delete(cost);
-				if (ex)
+				rc = ex ? kt_atif_tokens(x->imp,
+					cJSON_GetObjectItem(step, "metrics"),
+					ex) : KT_ENOMEM;
+				if (ex && ex->child)
 					cJSON_AddItemToObject(m, "extra", ex);
+				else
+					cJSON_Delete(ex);
+				if (rc) {
+					cJSON_Delete(m);
+					goto next;
+				}
 			}
 			if (sub)
 				cJSON_AddStringToObject(m, "subagent", actor + 6);
-			rc = emit_msg(x, f, m, actor, ts, sp, &mseq);
+			rc = add_images(x, f, dir, msgv, m);
+			if (!rc)
+				rc = emit_msg(x, f, m, actor, ts, sp, &mseq);
 		}
 		if (rc)
 			goto next;
@@ -671,13 +719,23 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 					}
 					paired++;
 				}
-				if (cid)
+				const cJSON *rcont = cJSON_GetObjectItem(r,
+								"content");
+				cJSON *imgs = NULL;
+
+				rc = kt_atif_images(x->imp, f, dir, rcont, &imgs);
+				if (!rc && cid)
 					rc = emit_result(x, f, cid, content, -1,
-							 NULL, ts, sub ? actor :
-							 "tool", sp);
-				else {
+							 NULL, imgs, ts, sub ?
+							 actor : "tool", sp);
+				else if (!rc) {
 					m = kt_impx_msg("user", 0, content,
 						      "meta,observation");
+					if (m && imgs)
+						cJSON_AddItemToObject(m, "images",
+								      imgs);
+					else
+						cJSON_Delete(imgs);
 					rc = emit_msg(x, f, m, sub ? actor :
 						      "system", ts, sp, NULL);
 				}
@@ -721,6 +779,7 @@ next:
 			break;
 	}
 done:
+	free(dir);
 	free(spans);
 	return rc;
 }

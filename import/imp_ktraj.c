@@ -450,7 +450,7 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 	const char *p = (const char *)f->data, *end = p + f->len;
 	char *cur_run = NULL, *prov = NULL, name[256], err[200],
 	     hex[KT_HASH_HEX + 1];
-	uint64_t line = 0, got, run_n = 0;
+	uint64_t line = 0, got, run_n = 0, last_prog = 0;
 	int in_run = 0, rc = 0, events = 0, by_id = 0, hash_ok = 1, rewrite = 0;
 	int fresh = 0;
 	struct kt_jbuf pb = { 0 };
@@ -697,6 +697,12 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 		kt_jsonl_release(&r);
 next:
 		p += n + (nl != NULL);
+		/* where it reads: memory keeps a window of a big file or of
+		 * stdin (input.c), not all of it */
+		if ((uint64_t)(p - (const char *)f->data) - last_prog > (8u << 20)) {
+			last_prog = (uint64_t)(p - (const char *)f->data);
+			kt_imp_progress(imp, last_prog);
+		}
 		continue;
 fail_rec:
 		kt_jsonl_release(&r);

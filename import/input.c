@@ -249,86 +249,6 @@ static void vf_fill(struct kt_root *r, struct kt_vfile *v)
 	v->loaded = 1;
 }
 
-/* Reads fd to its end into *out (malloc'd, NUL after *len bytes; the
- * caller frees it).  max > 0: KT_ELIMIT as soon as more than max bytes
- * come, having held at most max + 2 bytes (stdin, a device or a FIFO may
- * never end: /dev/zero).  max_line > 0: reading stops once a line (the
- * bytes after the last newline) is longer than max_line; *out then holds
- * the lines before it and *cut_line is its number (1-based; else 0), so
- * a stream without newlines costs max_line plus one read's window, not
- * max.  KT_ENOMEM, KT_EIO. */
-static int read_fd_all(int fd, uint64_t max, uint64_t max_line,
-		       unsigned char **out, size_t *len, uint64_t *cut_line)
-{
-	size_t cap = 1 << 16, n = 0, line0 = 0; /* line0: where the last
-						   line starts */
-	unsigned char *buf, *nb, *nl;
-	ssize_t k;
-
-	*cut_line = 0;
-	/* room for a line at the cap at once: growing to it by doubling
-	 * held the old buffer and the new one (1.5 times the cap) while
-	 * realloc copied; pages of the room not read into are never touched */
-	if (max_line && max_line < SIZE_MAX / 2)
-		cap = (size_t)max_line + 1;
-	if (max && cap > max)
-		cap = (size_t)max + 1;
-	buf = malloc(cap + 1);
-	if (!buf)
-		return KT_ENOMEM;
-	for (;;) {
-		if (n == cap) {
-			cap = cap > SIZE_MAX / 4 ? SIZE_MAX / 2 : cap * 2;
-			if (max && cap > max)
-				cap = (size_t)max + 1;
-			/* no further than one byte past the line cap: what
-			 * shows the line is over it */
-			if (max_line && cap - line0 > max_line + 1)
-				cap = line0 + (size_t)max_line + 1;
-			if (cap <= n)
-				cap = n + 1;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				free(buf);
-				return KT_ENOMEM;
-			}
-			buf = nb;
-		}
-		k = read(fd, buf + n, cap - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			free(buf);
-			return KT_EIO;
-		}
-		if (k == 0)
-			break;
-		nl = memrchr(buf + n, '\n', (size_t)k);
-		n += (size_t)k;
-		if (nl)
-			line0 = (size_t)(nl - buf) + 1;
-		if (max_line && n - line0 > max_line) {
-			uint64_t lines = 1;
-
-			for (nl = buf; (nl = memchr(nl, '\n', line0 -
-						    (size_t)(nl - buf)));
-			     nl++)
-				lines++;
-			*cut_line = lines;
-			n = line0;
-			break;
-		}
-		if (max && n > max) {
-			free(buf);
-			return KT_ELIMIT;
-		}
-	}
-	buf[n] = 0;
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
 /* The bound on a stream input (stdin, a device, a FIFO): the archive
  * expansion bound, bytes (--max-size). */
 static uint64_t input_max(const kt_imp *imp)
@@ -342,28 +262,165 @@ static uint64_t input_max_line(const kt_imp *imp)
 	return imp->opts->max_line ? imp->opts->max_line : KT_IMPORT_MAX_LINE;
 }
 
-/* read_fd_all of a stream input, where, with its bounds; a line over the
- * line cap is said here and counted as unreadable (the lines before it
- * are imported, the call fails as for a path it could not read) */
-static int read_stream(kt_imp *imp, int fd, const char *where,
-		       unsigned char **out, size_t *len)
+/* Maps the first len bytes of the regular file fd into v (v->mapped): over
+ * a zeroed anonymous map one page longer, so the byte past len is the NUL
+ * kt_file promises whatever the size.  Not populated: the hash and the
+ * importer read it front to back and the pages behind them are given back
+ * (vf_fill, kt_in_drop).  fd may be closed afterwards.  -1 when it cannot
+ * be mapped (v untouched). */
+static int map_fd(int fd, size_t len, struct kt_vfile *v)
 {
-	uint64_t cut = 0;
-	int rc = read_fd_all(fd, input_max(imp), input_max_line(imp), out,
-			     len, &cut);
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t span = (len / pg + 1) * pg;
+	void *m = mmap(NULL, span, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
 
-	if (!rc && cut) {
-		kt_imp_warn_at(imp, where,
-			 "line %llu is longer than %llu bytes (limit: --max-line): stopped reading there; the %llu lines before it are imported",
-			 (unsigned long long)cut,
-			 (unsigned long long)input_max_line(imp),
-			 (unsigned long long)(cut - 1));
-		imp->unreadable++;
+	if (m == MAP_FAILED)
+		return -1;
+	if (mmap(m, len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) != m) {
+		munmap(m, span);
+		return -1;
 	}
+	madvise(m, len, MADV_SEQUENTIAL);
+	v->data = m;
+	v->len = len;
+	v->mapped = 1;
+	v->dropped = 0;
+	return 0;
+}
+
+/* A stream up to this size is held in memory; past it, it goes to an
+ * unlinked temporary file read through the mapped-file window. */
+#define KT_IN_SPOOL (16u << 20)
+
+/* An unlinked temporary file in $TMPDIR (else /tmp), or -1. */
+static int spool_open(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	/* a file system without O_TMPFILE: a named file, unlinked at once */
+	if ((size_t)snprintf(path, sizeof(path), "%s/ktraj-stdin-XXXXXX", dir) >=
+	    sizeof(path))
+		return -1;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+/* KT_EIO, errno set */
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+	ssize_t k;
+
+	while (n) {
+		k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (!k)
+				errno = EIO;
+			return KT_EIO;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* The rest of a stream whose first n bytes are head (the line after the
+ * last newline starts at line0, lines complete lines before it), copied
+ * to a spool file in 1 MiB reads and mapped into v, with read_stream's
+ * bounds: KT_ELIMIT past max bytes; a line over max_line ends the input
+ * at the line's start (*cut_line its number).  Memory holds one read
+ * and the mapped window, whatever the stream's size; the disk holds the
+ * stream.  head is freed.  KT_ENOMEM; KT_EIO with *spool_err the errno
+ * of the temporary file's failure (a full disk), else 0 for the
+ * stream's own read failure. */
+static int spool_rest(int fd, unsigned char *head, size_t n, size_t line0,
+		      uint64_t lines, uint64_t max, uint64_t max_line,
+		      struct kt_vfile *v, uint64_t *cut_line, int *spool_err)
+{
+	const size_t chunk = 1u << 20;
+	unsigned char *buf = NULL, *p, *nl;
+	uint64_t total = n, start = line0, base;
+	int sp = spool_open(), rc;
+	ssize_t k;
+
+	*spool_err = 0;
+	if (sp < 0) {
+		*spool_err = errno;
+		free(head);
+		return KT_EIO;
+	}
+	rc = write_all(sp, head, n);
+	if (rc)
+		*spool_err = errno;
+	free(head);
+	if (!rc && !(buf = malloc(chunk)))
+		rc = KT_ENOMEM;
+	while (!rc) {
+		k = read(fd, buf, chunk);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			rc = KT_EIO;
+			break;
+		}
+		if (k == 0)
+			break;
+		base = total;
+		total += (uint64_t)k;
+		for (p = buf; (nl = memchr(p, '\n', (size_t)k - (size_t)(p - buf)));
+		     p = nl + 1) {
+			if (base + (uint64_t)(nl - buf) - start > max_line)
+				break;
+			lines++;
+			start = base + (uint64_t)(nl - buf) + 1;
+		}
+		if (nl || total - start > max_line) {
+			/* the input ends where that line starts */
+			*cut_line = lines + 1;
+			rc = write_all(sp, buf, start > base ? (size_t)(start - base) : 0);
+			if (rc)
+				*spool_err = errno;
+			total = start;
+			break;
+		}
+		if (max && total > max) {
+			rc = KT_ELIMIT;
+			break;
+		}
+		if ((rc = write_all(sp, buf, (size_t)k)))
+			*spool_err = errno;
+	}
+	free(buf);
+	if (!rc && total >= SIZE_MAX / 2)
+		rc = KT_ELIMIT;
+	if (!rc && ftruncate(sp, (off_t)total)) {
+		*spool_err = errno;
+		rc = KT_EIO;
+	}
+	if (!rc && !total) {
+		/* nothing kept (a first line over the cap): no map of 0 bytes */
+		if (!(v->data = calloc(1, 1)))
+			rc = KT_ENOMEM;
+		v->len = 0;
+	} else if (!rc && map_fd(sp, (size_t)total, v)) {
+		rc = KT_ENOMEM;
+	}
+	close(sp);
 	return rc;
 }
 
-/* the line for a read_fd_all failure of the input at where */
+/* the line for a read_stream failure of the input at where */
 static void warn_unreadable(kt_imp *imp, const char *where, int rc)
 {
 	if (rc == KT_ELIMIT)
@@ -372,6 +429,101 @@ static void warn_unreadable(kt_imp *imp, const char *where, int rc)
 			 (unsigned long long)input_max(imp));
 	else
 		kt_imp_warn_at(imp, where, "cannot read: %s", kt_strerror(rc));
+}
+
+/* Reads up to cap bytes of fd into buf; *eof when the stream ended
+ * before.  KT_EIO. */
+static int read_upto(int fd, unsigned char *buf, size_t cap, size_t *n,
+		     int *eof)
+{
+	ssize_t k;
+
+	*n = 0;
+	*eof = 0;
+	while (*n < cap) {
+		k = read(fd, buf + *n, cap - *n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return KT_EIO;
+		if (k == 0) {
+			*eof = 1;
+			break;
+		}
+		*n += (size_t)k;
+	}
+	return 0;
+}
+
+/* A stream input (stdin, a device, a FIFO; it may never end: /dev/zero)
+ * into v, where, with its bounds: KT_ELIMIT past --max-size bytes; the
+ * input ends before the first line longer than --max-line bytes, which is
+ * said here and counted as unreadable (the lines before it are imported,
+ * the call fails as for a path it could not read).  Up to KT_IN_SPOOL
+ * bytes the stream is held in memory; a longer one is spooled to an
+ * unlinked temporary file and mapped (spool_rest), so memory keeps a
+ * window of it as of a big file, whatever its lines (issue 20: 300 MB of
+ * stdin held 672 MB).  A failure is said here too (one line).  KT_ELIMIT,
+ * KT_ENOMEM, KT_EIO. */
+static int read_stream(kt_imp *imp, int fd, const char *where,
+		       struct kt_vfile *v)
+{
+	uint64_t cut = 0, lines = 0, max = input_max(imp);
+	uint64_t max_line = input_max_line(imp);
+	size_t cap = KT_IN_SPOOL, n, line0 = 0;
+	unsigned char *head, *nl;
+	int eof, rc, spool_err = 0;
+
+	if (max && max < cap)
+		cap = (size_t)max + 1;
+	head = malloc(cap + 1);
+	if (!head) {
+		warn_unreadable(imp, where, KT_ENOMEM);
+		return KT_ENOMEM;
+	}
+	rc = read_upto(fd, head, cap, &n, &eof);
+	for (nl = head; !rc && (nl = memchr(nl, '\n', n - (size_t)(nl - head)));
+	     nl++) {
+		if ((uint64_t)(nl - head) - line0 > max_line)
+			break;
+		lines++;
+		line0 = (size_t)(nl - head) + 1;
+	}
+	if (!rc && (nl || n - line0 > max_line)) {
+		cut = lines + 1;
+		n = line0;
+		eof = 1;
+	}
+	if (!rc && !cut && max && n > max)
+		rc = KT_ELIMIT;
+	if (!rc && !eof) {
+		rc = spool_rest(fd, head, n, line0, lines, max, max_line, v,
+				&cut, &spool_err);
+	} else if (!rc) {
+		head[n] = 0;
+		v->data = head;
+		v->len = n;
+	} else {
+		free(head);
+	}
+	if (!rc && cut) {
+		kt_imp_warn_at(imp, where,
+			 "line %llu is longer than %llu bytes (limit: --max-line): stopped reading there; the %llu lines before it are imported",
+			 (unsigned long long)cut,
+			 (unsigned long long)max_line,
+			 (unsigned long long)(cut - 1));
+		imp->unreadable++;
+	}
+	if (spool_err) {
+		const char *dir = getenv("TMPDIR");
+
+		kt_imp_warn_at(imp, where,
+			 "cannot keep the stream in a temporary file in %s (TMPDIR): %s; not imported",
+			 dir && *dir ? dir : "/tmp", strerror(spool_err));
+	} else if (rc) {
+		warn_unreadable(imp, where, rc);
+	}
+	return rc;
 }
 
 int kt_in_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
@@ -388,39 +540,20 @@ int kt_in_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 		kt_imp_warn_at(imp, v->display, "cannot open: %s", strerror(errno));
 		return KT_EIO;
 	}
-	/* Big files are mapped: reading them costs a copy and a fault per
-	 * page, more CPU than parsing them (tests/bench/import_claude.sh).
-	 * The file goes over a zeroed anonymous map one page longer, so the
-	 * byte past len is the NUL kt_file promises whatever the size.  Not
-	 * populated: the hash and the importer read it front to back, and
-	 * the pages behind them are given back (vf_fill, kt_in_drop), so
-	 * memory holds a window of the file, not the file.  (A file
+	/* Big files are mapped (map_fd): reading them costs a copy and a
+	 * fault per page, more CPU than parsing them
+	 * (tests/bench/import_claude.sh), and memory holds a window of the
+	 * file, not the file.  (A file
 	 * truncated by another process while being imported would fault;
 	 * logs grow, they are not truncated in place.) */
 	if (fstat(fd, &st) != 0)
 		st.st_mode = 0;
 	if (S_ISREG(st.st_mode) && st.st_size >= (1 << 20) &&
-	    (uint64_t)st.st_size < SIZE_MAX / 2) {
-		size_t len = (size_t)st.st_size;
-		size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-		size_t span = (len / pg + 1) * pg;
-		void *m = mmap(NULL, span, PROT_READ,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (m != MAP_FAILED &&
-		    mmap(m, len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) ==
-		    m) {
-			close(fd);
-			madvise(m, len, MADV_SEQUENTIAL);
-			v->data = m;
-			v->len = len;
-			v->mapped = 1;
-			v->dropped = 0;
-			vf_fill(r, v);
-			return 0;
-		}
-		if (m != MAP_FAILED)
-			munmap(m, span);
+	    (uint64_t)st.st_size < SIZE_MAX / 2 &&
+	    map_fd(fd, (size_t)st.st_size, v) == 0) {
+		close(fd);
+		vf_fill(r, v);
+		return 0;
 	}
 	if (S_ISREG(st.st_mode)) {
 		size_t want = (size_t)st.st_size, got = 0;
@@ -446,13 +579,11 @@ int kt_in_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 		v->len = got;
 		rc = 0;
 	} else {
-		rc = read_stream(imp, fd, v->display, &v->data, &v->len);
+		rc = read_stream(imp, fd, v->display, v);
 	}
 	close(fd);
-	if (rc) {
-		warn_unreadable(imp, v->display, rc);
+	if (rc)
 		return rc;
-	}
 	vf_fill(r, v);
 	return 0;
 }
@@ -1115,9 +1246,8 @@ int kt_in_root(kt_imp *imp, const char *path, struct kt_root **out)
 			kt_in_root_free(r);
 			return KT_ENOMEM;
 		}
-		rc = read_stream(imp, 0, "-", &v->data, &v->len);
+		rc = read_stream(imp, 0, "-", v);
 		if (rc) {
-			warn_unreadable(imp, "-", rc);
 			imp->unreadable++;
 			kt_in_root_free(r);
 			/* counted: the other paths still import */

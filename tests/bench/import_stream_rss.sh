@@ -2,7 +2,8 @@
 # tests/bench/import_stream_rss.sh KTRAJ [OLD_KTRAJ] - peak memory of
 # `ktraj import` reading streams (issue 20): a device without newlines
 # (/dev/zero, which only the line cap stops: --max-line, default 256 MiB)
-# and stdin of MB megabytes of ktraj JSONL notes (held whole, as before).
+# and stdin of MB megabytes of ktraj JSONL notes (past 16 MiB spooled to a
+# temporary file and read through the mapped-file window).
 # Peak RSS is /usr/bin/time -v's "Maximum resident set size".  OLD_KTRAJ,
 # when given, is measured on the stdin case and on /dev/zero with
 # --max-size ZERO_MB MiB (it has no line cap: it reads to --max-size).

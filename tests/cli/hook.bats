@@ -291,4 +291,91 @@ assert p[6]["role"] == "assistant" and p[6]["text"] == "Done: 2x." and not p[6].
 	fi
 	# nothing else was recorded
 	[ "$("$KTRAJ" ls --json | wc -l)" -eq 1 ]
+@test "hook install gemini-cli writes .gemini/settings.json, keeps the user's keys and hooks, is idempotent" {
+	mkdir -p "$PROJ/.gemini"
+	printf '{"model":{"name":"gemini-2.5-pro"},"hooks":{"AfterTool":[{"matcher":"write_file","hooks":[{"name":"fmt","type":"command","command":"prettier -w"}]}]},"hooksConfig":{"enabled":true}}\n' >"$PROJ/.gemini/settings.json"
+	cd "$PROJ"
+	run "$KTRAJ" hook install gemini-cli
+	[ "$status" -eq 0 ]
+	[ "$output" = ".gemini/settings.json: Gemini CLI sessions are recorded to $KTRAJ_STORE" ]
+	cp .gemini/settings.json "$BATS_TEST_TMPDIR/first.json"
+	run "$KTRAJ" hook install gemini-cli
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"already records"* ]]
+	cmp .gemini/settings.json "$BATS_TEST_TMPDIR/first.json"
+	[ ! -e .claude ]
+	python3 - "$KTRAJ_STORE" <<-'PY'
+	import json, sys
+	s = json.load(open(".gemini/settings.json"))
+	assert s["model"] == {"name": "gemini-2.5-pro"} and s["hooksConfig"] == {"enabled": True}
+	h = s["hooks"]
+	# event names of Gemini CLI's docs/hooks/index.md
+	assert sorted(h) == ["AfterAgent", "AfterTool", "BeforeAgent", "SessionEnd", "SessionStart"], sorted(h)
+	assert h["AfterTool"][0]["hooks"][0]["command"] == "prettier -w"
+	for ev, groups in h.items():
+	    ours = [(g, x) for g in groups for x in g["hooks"] if "hook gemini-cli" in x["command"]]
+	    assert len(ours) == 1, (ev, groups)
+	    g, x = ours[0]
+	    assert x["type"] == "command" and x["name"] == "ktraj"
+	    assert ("--store '%s'" % sys.argv[1]) in x["command"]
+	    assert g.get("matcher") == ("*" if ev == "AfterTool" else None), (ev, g)
+	PY
+}
+
+@test "hook install gemini-cli refuses a malformed settings file and a non-object hooks, and leaves them" {
+	mkdir -p "$PROJ/.gemini"
+	cd "$PROJ"
+	printf '{"model": {"name": "x"},\n' >.gemini/settings.json
+	run "$KTRAJ" hook install gemini-cli
+	[ "$status" -eq 1 ]
+	[ "$output" = "ktraj: hook: .gemini/settings.json is not a JSON object; not changed" ]
+	[ "$(cat .gemini/settings.json)" = '{"model": {"name": "x"},' ]
+	printf '{"hooks": []}' >.gemini/settings.json
+	run "$KTRAJ" hook install gemini-cli
+	[ "$status" -eq 1 ]
+	[ "$output" = 'ktraj: hook: .gemini/settings.json: "hooks" is not an object; not changed' ]
+	[ "$(cat .gemini/settings.json)" = '{"hooks": []}' ]
+	run "$KTRAJ" hook install gemini-cli --bogus
+	[ "$status" -eq 2 ]
+}
+
+@test "the hooks hook install gemini-cli wrote record a scripted Gemini CLI session" {
+	(cd "$PROJ" && "$KTRAJ" hook install gemini-cli >/dev/null)
+	# a fake Gemini CLI: every hook the settings give for the event, run
+	# through sh from the project with the event's JSON on stdin, a tool
+	# matcher a regex ("*" every tool), stdout parsed as JSON
+	python3 - "$PROJ" <<-'PY'
+	import json, re, subprocess, sys
+	proj = sys.argv[1]
+	cfg = json.load(open(proj + "/.gemini/settings.json"))
+	base = {"session_id": "g-inst", "transcript_path": proj + "/chat.json",
+	        "cwd": proj, "timestamp": "2026-01-02T03:04:05Z"}
+	turns = [
+	    ("SessionStart", {"source": "startup"}),
+	    ("BeforeAgent", {"prompt": "tune the kernel"}),
+	    ("AfterTool", {"tool_name": "run_shell_command",
+	                   "tool_input": {"command": "make bench"},
+	                   "tool_response": {"llmContent": "Exit Code: 0"}}),
+	    ("AfterAgent", {"prompt": "tune the kernel", "prompt_response": "1.4x"}),
+	    ("SessionEnd", {"reason": "exit"}),
+	]
+	ran = 0
+	for ev, fields in turns:
+	    payload = dict(base, hook_event_name=ev, **fields)
+	    for g in cfg["hooks"].get(ev, []):
+	        m = g.get("matcher", "")
+	        if ev == "AfterTool" and m not in ("", "*") and not re.fullmatch(m, payload["tool_name"]):
+	            continue
+	        for h in g["hooks"]:
+	            r = subprocess.run(["sh", "-c", h["command"]], cwd=proj, capture_output=True,
+	                               input=json.dumps(payload).encode())
+	            assert r.returncode == 0, (ev, r.returncode, r.stderr)
+	            assert json.loads(r.stdout) == {}, (ev, r.stdout)
+	            ran += 1
+	assert ran == 5, ran
+	PY
+	run "$KTRAJ" log gemini-cli:g-inst --json
+	[ "$status" -eq 0 ]
+	kinds=$(printf '%s\n' "$output" | python3 -c 'import json,sys; print(" ".join(json.loads(l)["kind"] for l in sys.stdin))')
+	[ "$kinds" = "note message tool_call tool_result message note" ]
 }
