@@ -291,6 +291,8 @@ assert p[6]["role"] == "assistant" and p[6]["text"] == "Done: 2x." and not p[6].
 	fi
 	# nothing else was recorded
 	[ "$("$KTRAJ" ls --json | wc -l)" -eq 1 ]
+}
+
 @test "hook install gemini-cli writes .gemini/settings.json, keeps the user's keys and hooks, is idempotent" {
 	mkdir -p "$PROJ/.gemini"
 	printf '{"model":{"name":"gemini-2.5-pro"},"hooks":{"AfterTool":[{"matcher":"write_file","hooks":[{"name":"fmt","type":"command","command":"prettier -w"}]}]},"hooksConfig":{"enabled":true}}\n' >"$PROJ/.gemini/settings.json"
