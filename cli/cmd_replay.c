@@ -24,7 +24,7 @@ static const char usage[] =
 	"usage: ktraj replay RUN SEQ [--json] [--timeout S] [--mem BYTES] [--allow-network]\n"
 	"       ktraj replay RUN --all-bench|--all-compile|--steps SEL [--shard I/N] [--json] [...]\n"
 	"       ktraj replay --plan DIR RUN... --all-bench|--all-compile|--steps SEL\n"
-	"                    [--array-max M] [--timeout S]\n"
+	"                    [--array-max M] [--array-size K] [--timeout S]\n"
 	"       ktraj replay --task DIR N [--timeout S] [...]\n"
 	"       ktraj replay --collect DIR [--json]\n"
 	"\n"
@@ -69,7 +69,9 @@ static const char usage[] =
 	"Plans (README \"Replay on a cluster\"): --plan DIR writes a bundle per\n"
 	"chosen step, DIR/plan.json, Slurm array scripts (slurm.sbatch, and\n"
 	"slurm-gpu.sbatch with --gres=gpu:1 for GPU steps; --array-max M caps\n"
-	"the tasks running at once) and DIR/local.sh (xargs -P on this machine).\n"
+	"the tasks running at once; more than --array-size K tasks (default\n"
+	"1000, under Slurm's default MaxArraySize) are split into array jobs of\n"
+	"K that DIR/submit.sh submits) and DIR/local.sh (xargs -P here).\n"
 	"Each task runs `ktraj replay --task DIR N`: the bundle in the sandbox,\n"
 	"its result in DIR/results/.  --collect DIR records every result as a\n"
 	"replay event on its step (again adds nothing) and reports missing,\n"
@@ -222,6 +224,12 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			if (cli_u64(argv[++i], &v) || !v || v > 1u << 20)
 				return cli_usage(c, "--array-max: bad value '%s' (a count)", argv[i]);
 			popt.array_max = (unsigned)v;
+		} else if (!strcmp(argv[i], "--array-size") && cli_has_value(argc, argv, i)) {
+			uint64_t v;
+
+			if (cli_u64(argv[++i], &v) || !v || v > 1u << 20)
+				return cli_usage(c, "--array-size: bad value '%s' (a count)", argv[i]);
+			popt.array_size = (unsigned)v;
 		} else if (!strcmp(argv[i], "--plan") && cli_has_value(argc, argv, i))
 			plan_dir = argv[++i];
 		else if (!strcmp(argv[i], "--task") && cli_has_value(argc, argv, i))

@@ -242,15 +242,20 @@ int cli_replay_plan(struct cli *c, const char *dir, char **specs, int nspecs,
 		goto out;
 	}
 	{
-		char sc[4300], sg[4300];
+		char sc[4300], sg[4300], su[4300];
 
 		snprintf(sc, sizeof(sc), "%s/slurm.sbatch", dir);
 		snprintf(sg, sizeof(sg), "%s/slurm-gpu.sbatch", dir);
+		snprintf(su, sizeof(su), "%s/submit.sh", dir);
 		printf("planned %zu steps in %s:", n - sk.n, dir);
-		if (!access(sc, F_OK))
-			printf(" `sbatch %s` (CPU steps);", sc);
-		if (!access(sg, F_OK))
-			printf(" `sbatch %s` (GPU steps);", sg);
+		if (!access(su, F_OK)) {
+			printf(" `sh %s` (every array job: more tasks than one array may hold);", su);
+		} else {
+			if (!access(sc, F_OK))
+				printf(" `sbatch %s` (CPU steps);", sc);
+			if (!access(sg, F_OK))
+				printf(" `sbatch %s` (GPU steps);", sg);
+		}
 		printf(" or `%s/local.sh` here; then `ktraj replay --collect %s`\n", dir, dir);
 		/* as `replay --all-bench`: 1 when a chosen step could not
 		 * be exported (the plan holds the others) */

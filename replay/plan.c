@@ -128,6 +128,10 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 	char path[PATH_MAX + 64], *text;
 	int g, rc = 0;
 
+	size_t size = o->array_size ? o->array_size : 1000, off;
+	struct kt_buf sub;
+
+	memset(&sub, 0, sizeof(sub));
 	cJSON_ArrayForEach(t, tasks) {
 		g = cJSON_IsTrue(cJSON_GetObjectItem(t, "gpu"));
 		kt_buf_printf(&list[g], "%d\n", cJSON_GetObjectItem(t, "task")->valueint);
@@ -146,7 +150,7 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 		kt_buf_puts(&b, g ? "GPU" : "CPU");
 		kt_buf_printf(&b, " steps). Submit: sbatch %s\n", g ? "slurm-gpu.sbatch" : "slurm.sbatch");
 		kt_buf_puts(&b, "#SBATCH --job-name=ktraj-replay\n");
-		kt_buf_printf(&b, "#SBATCH --array=0-%zu", n[g] - 1);
+		kt_buf_printf(&b, "#SBATCH --array=0-%zu", (n[g] < size ? n[g] : size) - 1);
 		if (o->array_max)
 			kt_buf_printf(&b, "%%%u", o->array_max);
 		kt_buf_puts(&b, "\n#SBATCH --ntasks=1\n");
@@ -168,12 +172,34 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 		kt_buf_sh_quote(&b, dir);
 		kt_buf_puts(&b, "\nKTRAJ=${KTRAJ:-");
 		kt_buf_sh_quote(&b, ktraj);
-		kt_buf_printf(&b, "}\nTASK=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" \"$PLAN/tasks-%s.txt\")\n",
+		/* submit.sh starts the array jobs past the first with the
+		 * offset of their first task */
+		kt_buf_printf(&b, "}\nTASK=$(sed -n \"$((SLURM_ARRAY_TASK_ID + ${KTRAJ_TASK_OFFSET:-0} + 1))p\" \"$PLAN/tasks-%s.txt\")\n",
 			    g ? "gpu" : "cpu");
 		kt_buf_printf(&b, "exec \"$KTRAJ\" replay --task \"$PLAN\" \"$TASK\"%s%s\n",
 			      o->task_args ? " " : "", o->task_args ? o->task_args : "");
+		for (off = 0; n[g] > size && off < n[g]; off += size) {
+			if (!sub.len) {
+				kt_buf_puts(&sub, "#!/bin/sh\n# ktraj replay plan: every array job of the plan (Slurm\n"
+					       "# refuses arrays past MaxArraySize); sbatch options may be given,\n"
+					       "# e.g. sh submit.sh --wait\nset -eu\nPLAN=");
+				kt_buf_sh_quote(&sub, dir);
+				kt_buf_putc(&sub, '\n');
+			}
+			kt_buf_printf(&sub, "sbatch \"$@\" --array=0-%zu", (n[g] - off < size ? n[g] - off : size) - 1);
+			if (o->array_max)
+				kt_buf_printf(&sub, "%%%u", o->array_max);
+			kt_buf_printf(&sub, " --export=ALL,KTRAJ_TASK_OFFSET=%zu \"$PLAN/%s\"\n", off,
+				      g ? "slurm-gpu.sbatch" : "slurm.sbatch");
+		}
 		snprintf(path, sizeof(path), "%s/%s", dir, g ? "slurm-gpu.sbatch" : "slurm.sbatch");
 		text = kt_buf_take(&b);
+		rc = text ? put_file(path, text, 0755, err, errlen) : KT_ENOMEM;
+		free(text);
+	}
+	if (!rc && sub.len) {
+		snprintf(path, sizeof(path), "%s/submit.sh", dir);
+		text = kt_buf_take(&sub);
 		rc = text ? put_file(path, text, 0755, err, errlen) : KT_ENOMEM;
 		free(text);
 	}
@@ -194,6 +220,7 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 	kt_buf_free(&list[0]);
 	kt_buf_free(&list[1]);
 	kt_buf_free(&b);
+	kt_buf_free(&sub);
 	return rc;
 }
 

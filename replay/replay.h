@@ -103,6 +103,11 @@ typedef struct kt_replay_plan_step {
 /* What the job scripts of a plan ask the engine for. */
 typedef struct kt_replay_plan_opts {
 	unsigned array_max;     /* Slurm array concurrency (%M); 0: none */
+	unsigned array_size;    /* most tasks in one array job (0: 1000).
+				   Slurm refuses an array index at or past
+				   MaxArraySize (default 1001): a group of
+				   more tasks is split into array jobs of
+				   this size, submitted by DIR/submit.sh */
 	unsigned cpus_per_task; /* 0: 1 */
 	unsigned timeout_s;     /* a step's wall-clock limit; the job's time
 				   limit is this plus 5 minutes (0: 600 s) */

@@ -286,3 +286,33 @@ PY
 	run "$KTRAJ" replay --task "$P" 0
 	[ "$status" -eq 0 ]
 }
+
+@test "plan: a group of more tasks than --array-size is split into array jobs that submit.sh starts, each with its first task's offset" {
+	"$KTRAJ" import "$FIX/replay/cc_bench_faster.jsonl" >/dev/null
+	runs=($("$KTRAJ" ls --json | python3 -c 'import json,sys; print(" ".join(json.loads(l)["run"] for l in sys.stdin))'))
+	[ "${#runs[@]}" -eq 2 ]
+	P="$BATS_TEST_TMPDIR/big"
+	run "$KTRAJ" replay --plan "$P" "${runs[@]}" --all-compile --array-size 1 --array-max 3
+	[ "$status" -eq 0 ]
+	[ "$output" = "planned 2 steps in $P: \`sh $P/submit.sh\` (every array job: more tasks than one array may hold); or \`$P/local.sh\` here; then \`ktraj replay --collect $P\`" ]
+	[ "$(wc -l <"$P/tasks-cpu.txt")" -eq 2 ]
+	grep -qx '#SBATCH --array=0-0%3' "$P/slurm.sbatch"
+	[ "$(grep -c '^sbatch ' "$P/submit.sh")" -eq 2 ]
+	grep -qx "sbatch \"\$@\" --array=0-0%3 --export=ALL,KTRAJ_TASK_OFFSET=0 \"\$PLAN/slurm.sbatch\"" "$P/submit.sh"
+	grep -qx "sbatch \"\$@\" --array=0-0%3 --export=ALL,KTRAJ_TASK_OFFSET=1 \"\$PLAN/slurm.sbatch\"" "$P/submit.sh"
+	sh -n "$P/submit.sh"
+	# each array task finds its own task: the script's line for task id
+	# 0 at offset 1 is the second line of tasks-cpu.txt
+	line=$(grep '^TASK=' "$P/slurm.sbatch")
+	got=$(SLURM_ARRAY_TASK_ID=0 KTRAJ_TASK_OFFSET=1 PLAN="$P" sh -c "$line; echo \$TASK")
+	[ "$got" = "$(sed -n 2p "$P/tasks-cpu.txt")" ]
+	got=$(SLURM_ARRAY_TASK_ID=0 PLAN="$P" sh -c "$line; echo \$TASK")
+	[ "$got" = "$(sed -n 1p "$P/tasks-cpu.txt")" ]
+	# within the size nothing changes: one array job, no submit.sh
+	run "$KTRAJ" replay --plan "$BATS_TEST_TMPDIR/small" "${runs[@]}" --all-compile
+	[ "$status" -eq 0 ]
+	[ ! -e "$BATS_TEST_TMPDIR/small/submit.sh" ]
+	grep -qx '#SBATCH --array=0-1' "$BATS_TEST_TMPDIR/small/slurm.sbatch"
+	run "$KTRAJ" replay --plan "$BATS_TEST_TMPDIR/bad" "${runs[@]}" --all-compile --array-size 0
+	[ "$status" -eq 2 ]
+}

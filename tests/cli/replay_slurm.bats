@@ -98,7 +98,10 @@ teardown_file() {
 	# GPU tasks): the fixture's compile step
 	"$KTRAJ" replay --plan "$P" "${runs[@]}" --all-compile --array-max 2 >/dev/null
 	if [ -n "${s:-}" ]; then
-		"$KTRAJ" replay --plan "$P.c" "$R2" --steps "$s" >/dev/null
+		# three steps in arrays of two: submit.sh starts both, the
+		# second with its offset (Slurm's MaxArraySize, issue 19)
+		"$KTRAJ" replay --plan "$P.c" "$R2" --steps "$s" --array-size 2 >/dev/null
+		[ -f "$P.c/submit.sh" ]
 	fi
 	run timeout 600 sbatch --wait --parsable "$P/slurm.sbatch"
 	echo "$output"
@@ -106,7 +109,7 @@ teardown_file() {
 	job=$output
 	[ -f "$P/logs/${job}_0.out" ]
 	if [ -n "${s:-}" ]; then
-		run timeout 600 sbatch --wait "$P.c/slurm.sbatch"
+		run timeout 600 sh "$P.c/submit.sh" --wait
 		[ "$status" -eq 0 ]
 	fi
 	run "$KTRAJ" replay --collect "$P" --json
