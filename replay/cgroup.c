@@ -244,10 +244,33 @@ static void remove_dir(const char *dir, int v2)
 	}
 }
 
-/* Remove the groups in parent that a ktraj now gone made (its pid in the
- * name no longer runs), or that this process left itself. */
-static void reclaim(const char *parent, int v2)
+/* Whether dir holds a process outside our PID namespace (see
+ * kt_cgroup_reclaim): a pid of 0 in cgroup.procs (v2), or nothing listed
+ * while rmdir finds it busy (v1).  An empty group is removed on the way. */
+static int foreign(const char *dir)
 {
+	char buf[65536], *p, *e;
+	int any = 0;
+
+	if (read_at(dir, "cgroup.procs", buf, sizeof(buf)) < 0)
+		return 0;
+	for (p = buf; *p; p = e) {
+		long pid = strtol(p, &e, 10);
+
+		if (e == p)
+			break;
+		if (pid == 0)
+			return 1;
+		any = 1;
+	}
+	return !any && rmdir(dir) && errno == EBUSY;
+}
+
+/* Groups that a ktraj now gone made (its pid in the name no longer runs
+ * here), or that this process left itself (see cgroup.h). */
+void kt_cgroup_reclaim(const char *parent, int version)
+{
+	int v2 = version == 2;
 	DIR *d = opendir(parent);
 	struct dirent *e;
 
@@ -263,7 +286,10 @@ static void reclaim(const char *parent, int v2)
 		if (*end || pid <= 0 ||
 		    (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)))
 			continue;
-		if ((size_t)snprintf(p, sizeof(p), "%s/%s", parent, e->d_name) < sizeof(p))
+		/* a pid gone from here may still run in another PID
+		 * namespace that shares this hierarchy */
+		if ((size_t)snprintf(p, sizeof(p), "%s/%s", parent, e->d_name) < sizeof(p) &&
+		    !foreign(p))
 			remove_dir(p, v2);
 	}
 	closedir(d);
@@ -277,7 +303,7 @@ static int make_dir(const char *parent, int v2, char *out)
 		*out = 0;
 		return -1;
 	}
-	reclaim(parent, v2);
+	kt_cgroup_reclaim(parent, v2 ? 2 : 1);
 	if (mkdir(out, 0755)) {
 		*out = 0;
 		return -1;

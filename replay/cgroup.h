@@ -74,6 +74,18 @@ void kt_cgroup_kill(const kt_cgroup *cg);
  * memory.events, v1 memory.oom_control "oom_kill"; 0 unknown). */
 unsigned kt_cgroup_oom_kills(const kt_cgroup *cg);
 
+/*
+ * Remove the groups ktraj-replay-<pid> directly under parent (a directory
+ * of a cgroup hierarchy; version 1 or 2) whose pid no longer runs, killing
+ * what is left in them.  A group holding a process outside our PID
+ * namespace is left alone: its pid names a ktraj of another namespace,
+ * whose step may be running (v2's cgroup.procs lists such a process as 0,
+ * v1's leaves it out, so the group is busy with nothing listed).
+ * kt_cgroup_make calls it; exported for tests.  No return value: a group
+ * that cannot be removed stays.
+ */
+void kt_cgroup_reclaim(const char *parent, int version);
+
 /* Kill what is left in cg, wait (up to 2 s) for it to be empty and remove
  * its directories; cg->version becomes 0.  Safe on version 0. */
 void kt_cgroup_remove(kt_cgroup *cg);

@@ -174,12 +174,77 @@ static void t_reclaim(void **state)
 	kt_cgroup_remove(&cg);
 }
 
+/* A pid that ran a moment ago and runs no more (the child reaped). */
+static pid_t gone_pid(void)
+{
+	pid_t p = fork();
+
+	assert_true(p >= 0);
+	if (p == 0)
+		_exit(0);
+	assert_int_equal(waitpid(p, NULL, 0), p);
+	return p;
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char p[600];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	assert_non_null(f = fopen(p, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+static void get(const char *dir, const char *name, char *buf, size_t len)
+{
+	char p[600];
+	FILE *f;
+	size_t n;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	assert_non_null(f = fopen(p, "r"));
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = 0;
+	fclose(f);
+}
+
+/* Groups named after a pid gone from our PID namespace, in a v2 layout
+ * made of plain files: the one whose cgroup.procs lists a process we cannot
+ * see (0: a ktraj of another namespace with its step still running) is not
+ * killed; the empty one is. */
+static void t_reclaim_foreign(void **state)
+{
+	char top[] = "/tmp/t_cgroup.XXXXXX", mine[600], other[600], buf[64];
+	long pid = (long)gone_pid();
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	snprintf(other, sizeof(other), "%s/ktraj-replay-%ld", top, pid);
+	snprintf(mine, sizeof(mine), "%s/ktraj-replay-%ld", top, (long)gone_pid());
+	assert_int_equal(mkdir(other, 0700), 0);
+	assert_int_equal(mkdir(mine, 0700), 0);
+	put(other, "cgroup.procs", "0\n0\n");
+	put(other, "cgroup.kill", "");
+	put(mine, "cgroup.procs", "");
+	put(mine, "cgroup.kill", "");
+	kt_cgroup_reclaim(top, 2);
+	get(other, "cgroup.kill", buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	get(mine, "cgroup.kill", buf, sizeof(buf));
+	assert_string_equal(buf, "1");
+	snprintf(buf, sizeof(buf), "rm -rf %s", top);
+	assert_int_equal(system(buf), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_locate),
 		cmocka_unit_test(t_limits),
 		cmocka_unit_test(t_reclaim),
+		cmocka_unit_test(t_reclaim_foreign),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
