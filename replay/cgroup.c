@@ -324,21 +324,20 @@ static uint64_t read_limit(const char *dir, const char *name)
 /* ---- making one ------------------------------------------------------------------- */
 
 /* cgroup v2: our own group when it hands memory and pids down to groups
- * under it (a delegated subtree), else the hierarchy's root, which has no
- * processes of its own to keep it from enabling them (as root). */
+ * under it.  Never the hierarchy's root when we live below it: a group
+ * made there would leave the limits of ours (a systemd service's, a Slurm
+ * job's memory and GPU devices, a container's), so the step would get
+ * more than ktraj itself may use; then no group (cgroup: false). */
 static int make_v2(const char *cgroup, const char *mountinfo, uint64_t mem, unsigned pids,
 		   kt_cgroup *cg)
 {
 	char own[KT_CGROUP_PATH], top[KT_CGROUP_PATH], ctl[512];
-	const char *cand[2];
-	int i;
 
 	if (kt_cgroup_locate(cgroup, mountinfo, "", own, sizeof(own), top, sizeof(top)))
 		return -1;
-	cand[0] = own;
-	cand[1] = strcmp(own, top) ? top : NULL;
-	for (i = 0; i < 2 && cand[i]; i++) {
-		if (read_at(cand[i], "cgroup.subtree_control", ctl, sizeof(ctl)) < 0)
+	/* a pass that ends at any `continue` makes no group */
+	do {
+		if (read_at(own, "cgroup.subtree_control", ctl, sizeof(ctl)) < 0)
 			continue;
 		ctl[strcspn(ctl, "\n")] = 0;
 		{
@@ -352,7 +351,7 @@ static int make_v2(const char *cgroup, const char *mountinfo, uint64_t mem, unsi
 			if (!in_list(ctl, e, "memory") || (pids && !in_list(ctl, e, "pids")))
 				continue;
 		}
-		if (make_dir(cand[i], 1, cg->mem))
+		if (make_dir(own, 1, cg->mem))
 			continue;
 		if (write_u64(cg->mem, "memory.max", mem) ||
 		    (pids && write_u64(cg->mem, "pids.max", pids))) {
@@ -368,7 +367,7 @@ static int make_v2(const char *cgroup, const char *mountinfo, uint64_t mem, unsi
 		cg->pids_max = pids;
 		cg->version = 2;
 		return 0;
-	}
+	} while (0);
 	return -1;
 }
 

@@ -7,7 +7,7 @@
  * every page the step's processes cause, files in its tmpfs included, and
  * its pids controller counts every task, so the step gets one when this
  * machine lets us make one: cgroup v2 (a group whose cgroup.subtree_control
- * enables memory and pids: our own, or the hierarchy's root) or cgroup v1
+ * enables memory and pids: our own, never a root above it) or cgroup v1
  * (the memory hierarchy, with pids and freezer when mounted).  Interfaces:
  * the kernel's Documentation/admin-guide/cgroup-v2.rst and
  * cgroup-v1/{memory,pids,freezer-subsystem}.rst.
