@@ -405,6 +405,27 @@ static void test_terminators(void **state)
 		}
 }
 
+/* The store file's raw "dicts" table, in a write transaction of its own
+ * LMDB environment (the store closed): what a damaged or foreign writer
+ * would leave there.  Commit and close with dicts_done. */
+static MDB_txn *dicts_open(const char *path, MDB_env **env, MDB_dbi *dbi)
+{
+	MDB_txn *txn;
+
+	assert_int_equal(mdb_env_create(env), 0);
+	assert_int_equal(mdb_env_set_maxdbs(*env, 32), 0);
+	assert_int_equal(mdb_env_open(*env, path, MDB_NOSUBDIR, 0644), 0);
+	assert_int_equal(mdb_txn_begin(*env, NULL, 0, &txn), 0);
+	assert_int_equal(mdb_dbi_open(txn, "dicts", 0, dbi), 0);
+	return txn;
+}
+
+static void dicts_done(MDB_env *env, MDB_txn *txn)
+{
+	assert_int_equal(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+}
+
 /* Rewrite every dictionary stored raw as one zstd frame of itself (what a
  * writer may store, FORMAT.md §6.8); returns how many are frames now. */
 static int compress_dicts(const char *path)
@@ -416,11 +437,7 @@ static int compress_dicts(const char *path)
 	MDB_val k, v;
 	int n = 0;
 
-	assert_int_equal(mdb_env_create(&env), 0);
-	assert_int_equal(mdb_env_set_maxdbs(env, 32), 0);
-	assert_int_equal(mdb_env_open(env, path, MDB_NOSUBDIR, 0644), 0);
-	assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
-	assert_int_equal(mdb_dbi_open(txn, "dicts", 0, &dbi), 0);
+	txn = dicts_open(path, &env, &dbi);
 	assert_int_equal(mdb_cursor_open(txn, dbi, &c), 0);
 	while (mdb_cursor_get(c, &k, &v, n ? MDB_NEXT : MDB_FIRST) == 0) {
 		static const unsigned char dmagic[4] = { 0x37, 0xa4, 0x30, 0xec };
@@ -441,8 +458,7 @@ static int compress_dicts(const char *path)
 		free(buf);
 	}
 	mdb_cursor_close(c);
-	assert_int_equal(mdb_txn_commit(txn), 0);
-	mdb_env_close(env);
+	dicts_done(env, txn);
 	return n;
 }
 
@@ -482,11 +498,7 @@ static int damage_dicts(const char *path, uint32_t id)
 				(unsigned char)(id >> 8), (unsigned char)id };
 	int n = 0;
 
-	assert_int_equal(mdb_env_create(&env), 0);
-	assert_int_equal(mdb_env_set_maxdbs(env, 32), 0);
-	assert_int_equal(mdb_env_open(env, path, MDB_NOSUBDIR, 0644), 0);
-	assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
-	assert_int_equal(mdb_dbi_open(txn, "dicts", 0, &dbi), 0);
+	txn = dicts_open(path, &env, &dbi);
 	if (id) {
 		k.mv_size = 4;
 		k.mv_data = kb;
@@ -504,8 +516,7 @@ static int damage_dicts(const char *path, uint32_t id)
 		}
 		mdb_cursor_close(c);
 	}
-	assert_int_equal(mdb_txn_commit(txn), 0);
-	mdb_env_close(env);
+	dicts_done(env, txn);
 	return n;
 }
 
