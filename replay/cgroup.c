@@ -331,44 +331,37 @@ static uint64_t read_limit(const char *dir, const char *name)
 static int make_v2(const char *cgroup, const char *mountinfo, uint64_t mem, unsigned pids,
 		   kt_cgroup *cg)
 {
-	char own[KT_CGROUP_PATH], top[KT_CGROUP_PATH], ctl[512];
+	char own[KT_CGROUP_PATH], top[KT_CGROUP_PATH], ctl[512], *s;
+	const char *e;
 
 	if (kt_cgroup_locate(cgroup, mountinfo, "", own, sizeof(own), top, sizeof(top)))
 		return -1;
-	/* a pass that ends at any `continue` makes no group */
-	do {
-		if (read_at(own, "cgroup.subtree_control", ctl, sizeof(ctl)) < 0)
-			continue;
-		ctl[strcspn(ctl, "\n")] = 0;
-		{
-			const char *e = ctl + strlen(ctl);
-			char *s;
-
-			/* space-separated: make it a comma list for in_list */
-			for (s = ctl; *s; s++)
-				if (*s == ' ')
-					*s = ',';
-			if (!in_list(ctl, e, "memory") || (pids && !in_list(ctl, e, "pids")))
-				continue;
-		}
-		if (make_dir(own, 1, cg->mem))
-			continue;
-		if (write_u64(cg->mem, "memory.max", mem) ||
-		    (pids && write_u64(cg->mem, "pids.max", pids))) {
-			remove_dir(cg->mem, 1);
-			*cg->mem = 0;
-			continue;
-		}
-		cg->swap = !write_at(cg->mem, "memory.swap.max", "0");
-		/* without it the OOM killer takes one process and leaves the
-		 * rest of the step running */
-		write_at(cg->mem, "memory.oom.group", "1");
-		cg->mem_bytes = read_limit(cg->mem, "memory.max");
-		cg->pids_max = pids;
-		cg->version = 2;
-		return 0;
-	} while (0);
-	return -1;
+	if (read_at(own, "cgroup.subtree_control", ctl, sizeof(ctl)) < 0)
+		return -1;
+	ctl[strcspn(ctl, "\n")] = 0;
+	e = ctl + strlen(ctl);
+	/* space-separated: make it a comma list for in_list */
+	for (s = ctl; *s; s++)
+		if (*s == ' ')
+			*s = ',';
+	if (!in_list(ctl, e, "memory") || (pids && !in_list(ctl, e, "pids")))
+		return -1;
+	if (make_dir(own, 1, cg->mem))
+		return -1;
+	if (write_u64(cg->mem, "memory.max", mem) ||
+	    (pids && write_u64(cg->mem, "pids.max", pids))) {
+		remove_dir(cg->mem, 1);
+		*cg->mem = 0;
+		return -1;
+	}
+	cg->swap = !write_at(cg->mem, "memory.swap.max", "0");
+	/* without it the OOM killer takes one process and leaves the
+	 * rest of the step running */
+	write_at(cg->mem, "memory.oom.group", "1");
+	cg->mem_bytes = read_limit(cg->mem, "memory.max");
+	cg->pids_max = pids;
+	cg->version = 2;
+	return 0;
 }
 
 /* cgroup v1: a group under ours in the memory hierarchy (required), and in
