@@ -88,6 +88,20 @@ static int rm_entry(const char *path, const struct stat *st, int type,
 	return type == FTW_DP ? rmdir(path) : unlink(path);
 }
 
+/* Slurm refuses an array index at or past MaxArraySize, 1001 by default
+ * (slurm.conf(5)): a plan's array jobs hold at most this many tasks
+ * unless --array-size says otherwise. */
+#define KT_PLAN_ARRAY_SIZE 1000
+
+/* sbatch's "--array=0-<count - 1>[%max]" for count tasks (count >= 1),
+ * max of them at once (0: no cap). */
+static void put_array(struct kt_buf *b, size_t count, unsigned max)
+{
+	kt_buf_printf(b, "--array=0-%zu", count - 1);
+	if (max)
+		kt_buf_printf(b, "%%%u", max);
+}
+
 /*
  * Append dir followed by pattern as one argument of an #SBATCH line.
  * sbatch reads its directives with its own rules, not sh's (the directive
@@ -119,19 +133,17 @@ static int sbatch_path(struct kt_buf *b, const char *dir, const char *pattern)
 static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 			 const kt_replay_plan_opts *o, char *err, size_t errlen)
 {
-	struct kt_buf list[2], b;
+	struct kt_buf list[2], b, sub;
 
 	memset(list, 0, sizeof(list));
 	memset(&b, 0, sizeof(b));
-	size_t n[2] = { 0, 0 };
+	memset(&sub, 0, sizeof(sub));
+	size_t n[2] = { 0, 0 }, off,
+	       size = o->array_size ? o->array_size : KT_PLAN_ARRAY_SIZE;
 	const cJSON *t;
 	char path[PATH_MAX + 64], *text;
 	int g, rc = 0;
 
-	size_t size = o->array_size ? o->array_size : 1000, off;
-	struct kt_buf sub;
-
-	memset(&sub, 0, sizeof(sub));
 	cJSON_ArrayForEach(t, tasks) {
 		g = cJSON_IsTrue(cJSON_GetObjectItem(t, "gpu"));
 		kt_buf_printf(&list[g], "%d\n", cJSON_GetObjectItem(t, "task")->valueint);
@@ -150,9 +162,8 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 		kt_buf_puts(&b, g ? "GPU" : "CPU");
 		kt_buf_printf(&b, " steps). Submit: sbatch %s\n", g ? "slurm-gpu.sbatch" : "slurm.sbatch");
 		kt_buf_puts(&b, "#SBATCH --job-name=ktraj-replay\n");
-		kt_buf_printf(&b, "#SBATCH --array=0-%zu", (n[g] < size ? n[g] : size) - 1);
-		if (o->array_max)
-			kt_buf_printf(&b, "%%%u", o->array_max);
+		kt_buf_puts(&b, "#SBATCH ");
+		put_array(&b, n[g] < size ? n[g] : size, o->array_max);
 		kt_buf_puts(&b, "\n#SBATCH --ntasks=1\n");
 		kt_buf_printf(&b, "#SBATCH --cpus-per-task=%u\n", o->cpus_per_task ? o->cpus_per_task : 1);
 		kt_buf_printf(&b, "#SBATCH --time=%u\n", (o->timeout_s ? o->timeout_s : 600) / 60 + 5);
@@ -186,9 +197,8 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 				kt_buf_sh_quote(&sub, dir);
 				kt_buf_putc(&sub, '\n');
 			}
-			kt_buf_printf(&sub, "sbatch \"$@\" --array=0-%zu", (n[g] - off < size ? n[g] - off : size) - 1);
-			if (o->array_max)
-				kt_buf_printf(&sub, "%%%u", o->array_max);
+			kt_buf_puts(&sub, "sbatch \"$@\" ");
+			put_array(&sub, n[g] - off < size ? n[g] - off : size, o->array_max);
 			kt_buf_printf(&sub, " --export=ALL,KTRAJ_TASK_OFFSET=%zu \"$PLAN/%s\"\n", off,
 				      g ? "slurm-gpu.sbatch" : "slurm.sbatch");
 		}
