@@ -197,10 +197,21 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 				kt_buf_sh_quote(&sub, dir);
 				kt_buf_putc(&sub, '\n');
 			}
-			kt_buf_puts(&sub, "sbatch \"$@\" ");
+			/* %M caps one array job only: under --array-max each
+			 * array of a group waits for the one before it, so
+			 * the cap holds for the group as a whole */
+			if (!o->array_max) {
+				kt_buf_puts(&sub, "sbatch \"$@\" ");
+			} else {
+				if (!off)
+					kt_buf_puts(&sub, "prev=\n");
+				kt_buf_puts(&sub, "prev=$(sbatch --parsable \"$@\" "
+					    "${prev:+--dependency=afterany:${prev%;*}} ");
+			}
 			put_array(&sub, n[g] - off < size ? n[g] - off : size, o->array_max);
-			kt_buf_printf(&sub, " --export=ALL,KTRAJ_TASK_OFFSET=%zu \"$PLAN/%s\"\n", off,
-				      g ? "slurm-gpu.sbatch" : "slurm.sbatch");
+			kt_buf_printf(&sub, " --export=ALL,KTRAJ_TASK_OFFSET=%zu \"$PLAN/%s\"%s\n", off,
+				      g ? "slurm-gpu.sbatch" : "slurm.sbatch",
+				      o->array_max ? ")" : "");
 		}
 		snprintf(path, sizeof(path), "%s/%s", dir, g ? "slurm-gpu.sbatch" : "slurm.sbatch");
 		text = kt_buf_take(&b);

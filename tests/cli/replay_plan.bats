@@ -297,10 +297,21 @@ PY
 	[ "$output" = "planned 2 steps in $P: \`sh $P/submit.sh\` (every array job: more tasks than one array may hold); or \`$P/local.sh\` here; then \`ktraj replay --collect $P\`" ]
 	[ "$(wc -l <"$P/tasks-cpu.txt")" -eq 2 ]
 	grep -qx '#SBATCH --array=0-0%3' "$P/slurm.sbatch"
-	[ "$(grep -c '^sbatch ' "$P/submit.sh")" -eq 2 ]
-	grep -qx "sbatch \"\$@\" --array=0-0%3 --export=ALL,KTRAJ_TASK_OFFSET=0 \"\$PLAN/slurm.sbatch\"" "$P/submit.sh"
-	grep -qx "sbatch \"\$@\" --array=0-0%3 --export=ALL,KTRAJ_TASK_OFFSET=1 \"\$PLAN/slurm.sbatch\"" "$P/submit.sh"
+	[ "$(grep -c -- ' --export=ALL,KTRAJ_TASK_OFFSET=' "$P/submit.sh")" -eq 2 ]
+	# %3 caps one array job: each waits for the one before it, so at
+	# most 3 of the group's tasks run at once
+	grep -qxF 'prev=$(sbatch --parsable "$@" ${prev:+--dependency=afterany:${prev%;*}} --array=0-0%3 --export=ALL,KTRAJ_TASK_OFFSET=0 "$PLAN/slurm.sbatch")' "$P/submit.sh"
+	grep -qxF 'prev=$(sbatch --parsable "$@" ${prev:+--dependency=afterany:${prev%;*}} --array=0-0%3 --export=ALL,KTRAJ_TASK_OFFSET=1 "$PLAN/slurm.sbatch")' "$P/submit.sh"
 	sh -n "$P/submit.sh"
+	# run with a fake sbatch: the second array job depends on the first
+	mkdir "$BATS_TEST_TMPDIR/bin"
+	printf '#!/bin/sh\necho "$*" >>"%s/calls"\necho "$(wc -l <"%s/calls");clu"\n' \
+		"$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/bin/sbatch"
+	chmod +x "$BATS_TEST_TMPDIR/bin/sbatch"
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" sh "$P/submit.sh" --wait
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/calls")" -eq 2 ]
+	[[ "$(sed -n 1p "$BATS_TEST_TMPDIR/calls")" != *dependency* ]]
+	[[ "$(sed -n 2p "$BATS_TEST_TMPDIR/calls")" == "--parsable --wait --dependency=afterany:1 --array=0-0%3 "* ]]
 	# each array task finds its own task: the script's line for task id
 	# 0 at offset 1 is the second line of tasks-cpu.txt
 	line=$(grep '^TASK=' "$P/slurm.sbatch")
