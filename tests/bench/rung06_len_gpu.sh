@@ -8,6 +8,8 @@
 # recorded with it ($KTRAJ_BIN, $KLIB; each rung's hypothesis from
 # tests/bench/ladder_plan.txt, without 06b when $OLD stays); the anti-gaming
 # suite; the acceptance script's GPU part ($ACC) while time is left.
+# NEW, OLD and PLAN (the rungs' hypotheses) may be set; SKIP_OLD and SKIP_AG
+# leave out OLD's cuDNN table and the anti-gaming suite.
 # Run from the tree tests/bench/rung06_len_prep.sh makes.
 set -u
 O=${1:?outdir}
@@ -41,7 +43,7 @@ PY
 )
 echo "pick: $pick" | tee -a "$O/summary.txt"
 cp $OLD $A/06b_wgmma_tma_persistent.cu
-plan=tests/bench/ladder_plan.txt
+plan=${PLAN:-tests/bench/ladder_plan.txt}
 case $pick in
 new*) cp $NEW $A/06_wgmma_tma.cu ;;
 *) cp $OLD $A/06_wgmma_tma.cu
@@ -50,8 +52,8 @@ new*) cp $NEW $A/06_wgmma_tma.cu ;;
    plan=$O/plan_old.txt ;;
 esac
 REC_PLAN=$plan bash $P "$O/new" record
-[ "$(left)" -gt 60 ] && K6=$OLD bash $P "$O/old" cudnn
-[ "$(left)" -gt 50 ] && timeout $(( $(left) - 5 )) bash tests/harness/run_gpu.sh build/harness/ktraj-harness "$O/ag" | tail -3
+[ -z "${SKIP_OLD:-}" ] && [ "$(left)" -gt 60 ] && K6=$OLD bash $P "$O/old" cudnn
+[ -z "${SKIP_AG:-}" ] && [ "$(left)" -gt 50 ] && timeout $(( $(left) - 5 )) bash tests/harness/run_gpu.sh build/harness/ktraj-harness "$O/ag" | tail -3
 if [ -n "${ACC:-}" ] && [ "$(left)" -gt 140 ]; then
 	export LD_LIBRARY_PATH=${KLIB:+$KLIB:}${LD_LIBRARY_PATH:-}
 	export KTRAJ_KERNELS=$PWD/kernels KTRAJ_HARNESS=$PWD/build/harness/ktraj-harness
