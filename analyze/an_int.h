@@ -123,9 +123,27 @@ void kt_an_decide(kt_an_jump *j, double self);
 
 /* ---- the run test (runtest.c) --------------------------------------------- */
 
-/* Fill b's run-test fields (nquestions .. seed) from b->series and r's
- * questions with o->permutations random placements (seed o->seed).
+/* Fill b's run-test fields (nquestions .. chosen) from b->series and r's
+ * questions with o->permutations random placements (seed o->seed), at
+ * the lag scales 1, sqrt(tau_calls), tau_calls combined by min-p.
  * Errors: KT_ENOMEM. */
 int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b);
+
+/*
+ * The min-p combination of ns statistics (larger = more extreme), each
+ * measured on the observed sample and n null samples that are
+ * exchangeable with it under the null: s[k * (n + 1) + j] is scale k's
+ * value on sample j, j = 0 the observed.  Every sample draws one uniform
+ * tie-breaker from *st for all its scales; a sample's p at scale k is its
+ * rank there (1 = most extreme) / (n + 1), its min-p the smallest over
+ * the scales, and *p the randomized rank of the observed min-p among the
+ * null samples' (exactly uniform under the null).  pk[0..ns) receives the
+ * observed sample's p at each scale, *chosen the scale of the smallest
+ * (the highest index on ties).  Values within 1e-12 of each other (on
+ * that grid) are ties.
+ * Errors: KT_EINVAL (ns 0, n >= 2^32 - 1), KT_ENOMEM.
+ */
+int kt_an_minp(const double *s, size_t ns, size_t n, uint64_t *st,
+	       double *pk, double *p, size_t *chosen);
 
 #endif /* KT_AN_INT_H */

@@ -482,6 +482,9 @@ typedef struct kt_an_jump {
 				  against the agent alone */
 } kt_an_jump;
 
+/* lag scales of the run test (analyze/runtest.c) */
+#define KT_AN_SCALES 3
+
 typedef struct kt_an_blame {
 	kt_an_series series;
 	kt_an_jump *jump;
@@ -491,19 +494,31 @@ typedef struct kt_an_blame {
 	size_t nquestions;     /* question positions used */
 	size_t n_newbest;      /* new bests of the series used (every point
 				  above the running best) */
-	double s_obs;          /* sum over new bests of ln(gain) *
-				  exp(-lag/tau_calls) to the nearest question
+	double s_obs;          /* S at the chosen lag scale (scale[chosen]):
+				  sum over new bests of ln(gain) *
+				  exp(-lag/scale) to the nearest question
 				  within window_calls before the change */
-	double p_random;       /* randomized p, questions placed uniformly at
-				  random over tool-call positions; -1 when
-				  not computed (permutations 0, no question
-				  or no new best) */
+	double p_random;       /* randomized p of the smallest per-scale p
+				  (min-p over the lag scales, on the same
+				  placements), questions placed at random
+				  message slots; -1 when not computed
+				  (permutations 0, no question or no new
+				  best) */
 	double p_shift;        /* the same under a circular shift of every
 				  question position (reported, not combined) */
 	double p_value;        /* = p_random */
-	double s_null_mean, s_null_sd; /* of S over the random placements
-				  (effect size: s_obs / s_null_mean); -1 when
-				  not computed */
+	double s_null_mean, s_null_sd; /* of S at the chosen scale over the
+				  random placements (effect size: s_obs /
+				  s_null_mean); -1 when not computed */
+	size_t nscales;        /* lag scales tested (KT_AN_SCALES at most) */
+	double scale[KT_AN_SCALES];   /* in tool calls: 1, sqrt(tau_calls),
+				  tau_calls */
+	double s_scale[KT_AN_SCALES]; /* S at each scale */
+	double p_scale[KT_AN_SCALES]; /* randomized p of each scale alone (-1
+				  when not computed) */
+	size_t chosen;         /* index of the scale of the smallest p (the
+				  longest on ties; the longest when p is not
+				  computed) */
 	int permutations;
 	uint64_t seed;
 } kt_an_blame;

@@ -2,14 +2,31 @@
  * runtest.c - the run test: do a run's gains follow its questions more
  * closely than questions placed at random would?
  *
- * Statistic: S = sum over every new best i of the series (a point above
- * the running best, significant or not) of w_i * exp(-d_i / tau_calls),
- * w_i = ln(new best / best before) and d_i the tool calls from the nearest
- * question at or before the change's anchor (the first edit since the
- * measurement before, else the measurement's own call), within
- * window_calls; a new best with no question in its window adds 0.  Using
- * every new best weighted by its log gain, and the lag to each, gains power
- * over counting detected jumps only (issue 15: 48 % power before).
+ * Statistic, at a lag scale tau: S_tau = sum over every new best i of the
+ * series (a point above the running best, significant or not) of w_i *
+ * exp(-d_i / tau), w_i = ln(new best / best before) and d_i the tool calls
+ * from the nearest question at or before the change's anchor (the first
+ * edit since the measurement before, else the measurement's own call),
+ * within window_calls; a new best with no question in its window adds 0.
+ * Using every new best weighted by its log gain, and the lag to each,
+ * gains power over counting detected jumps only (issue 15: 48 % power
+ * before).
+ *
+ * Lag scales: how soon a question's change follows it is not known in
+ * advance.  An agent may act on a question in its very next call, or many
+ * calls later after reading and profiling (real runs: tau_calls, 15, the
+ * attribution's scale).  One scale loses power at the other: at 15 a
+ * question placed at random ten calls before a gain scores almost as much
+ * as one right before it.  So S is computed at three scales spaced evenly
+ * in log lag from the next call to the real-run scale - 1, sqrt(tau_calls)
+ * and tau_calls - and the test statistic is the smallest of their three
+ * permutation p-values (min-p; Westfall & Young 1993, "Resampling-based
+ * multiple testing", the single-step min-P adjustment).  Its null
+ * distribution comes from the same placements: each placement's own
+ * per-scale p-values (its rank among all placements and the observed one)
+ * give its min-p, and the observed min-p is ranked among those, so the
+ * test stays exactly calibrated whatever the scales' dependence.  The
+ * effect size is reported at the scale that gave the smallest p.
  *
  * Null: which messages are questions is random - the run's questions are
  * moved to nq distinct positions drawn from every message of the run
@@ -18,14 +35,16 @@
  * positions over all tool calls were tried first: questions can only come
  * between turns, so that null was conservative (1 % of null runs below
  * 0.05 on tests/plant2).  S is discrete (often 0 when no question is near a
- * gain), so the p-value is the randomized permutation p-value
- * p = (#{S0 > S} + U (#{S0 = S} + 1)) / (N + 1), U uniform from the seeded
- * generator: exactly uniform under the null, where the usual
- * (1 + #{S0 >= S}) / (N + 1) piles up at 1 (11-22 % of null runs before).
- * A second null, every question position shifted circularly by one random
- * offset (arXiv 2512.17372), keeps the questions' spacing; its p is
- * reported beside, not combined.  Effect size: S / mean(S0) and
- * (S - mean) / sd over the placements.
+ * gain), so ranks are randomized: every sample (the observed placement
+ * and each random one) draws a uniform tie-breaker U from the seeded
+ * generator, shared by its scales, and the final p is the randomized
+ * p = (#{m0 < m} + U (#{m0 = m} + 1)) / (N + 1) of the min-p m, exactly
+ * uniform under the null, where the usual (1 + #{S0 >= S}) / (N + 1) piles
+ * up at 1 (11-22 % of null runs before).  A second null, every question
+ * position shifted circularly by one random offset (arXiv 2512.17372),
+ * keeps the questions' spacing; its p (min-p the same way) is reported
+ * beside, not combined.  Effect size: S / mean(S0) and (S - mean) / sd
+ * over the placements, at the chosen scale.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -47,14 +66,16 @@ static double rt_unif(uint64_t *s)
 	return (double)(rt_next(s) >> 11) * 0x1.0p-53;
 }
 
-/* S for the positions set in bitmap bm (one bit per tool-call index)
- * against anchors anc/weights w[0..na): each anchor takes the nearest set
- * bit at most win below it, a word at a time.  ex[d] = exp(-d / tau). */
-static double stat(const uint32_t *anc, const double *w, size_t na,
-		   const uint64_t *bm, uint32_t win, const double *ex)
+/* S at each of ns scales (out[0..ns)) for the positions set in bitmap bm
+ * (one bit per tool-call index) against anchors anc/weights w[0..na):
+ * each anchor takes the nearest set bit at most win below it, a word at a
+ * time.  ex[k * (win + 1) + d] = exp(-d / scale k). */
+static void stat(const uint32_t *anc, const double *w, size_t na,
+		 const uint64_t *bm, uint32_t win, const double *ex,
+		 size_t ns, double *out)
 {
-	double s = 0;
-
+	for (size_t k = 0; k < ns; k++)
+		out[k] = 0;
 	for (size_t a = 0; a < na; a++) {
 		uint32_t x = anc[a], lo = x > win ? x - win : 0;
 		size_t wi = x >> 6;
@@ -67,7 +88,9 @@ static double stat(const uint32_t *anc, const double *w, size_t na,
 				uint32_t p = (uint32_t)(wi * 64 + 63 -
 							(size_t)__builtin_clzll(m));
 
-				s += w[a] * ex[x - p];
+				for (size_t k = 0; k < ns; k++)
+					out[k] += w[a] * ex[k * ((size_t)win + 1) +
+							    x - p];
 				break;
 			}
 			if (wi == lo >> 6)
@@ -75,7 +98,6 @@ static double stat(const uint32_t *anc, const double *w, size_t na,
 			m = bm[--wi];
 		}
 	}
-	return s;
 }
 
 static void bits(uint64_t *bm, const uint32_t *pos, size_t n, int set)
@@ -89,10 +111,80 @@ static void bits(uint64_t *bm, const uint32_t *pos, size_t n, int set)
 }
 
 /* Randomized p-value of s among null draws: above, ties. */
-static double rand_p(size_t above, size_t ties, int n, uint64_t *st)
+static double rand_p(size_t above, size_t ties, size_t n, uint64_t *st)
 {
 	return ((double)above + rt_unif(st) * ((double)ties + 1.0)) /
 	       ((double)n + 1.0);
+}
+
+/* A sample's value at one scale with its tie-breaker, for ranking. */
+struct rk {
+	double s, u;
+	uint32_t j;
+};
+
+/* Descending by value, then tie-breaker: rank 0 is the most extreme. */
+static int cmp_rk(const void *a, const void *b)
+{
+	const struct rk *x = a, *y = b;
+
+	if (x->s != y->s)
+		return x->s > y->s ? -1 : 1;
+	if (x->u != y->u)
+		return x->u > y->u ? -1 : 1;
+	return x->j < y->j ? -1 : x->j > y->j;
+}
+
+int kt_an_minp(const double *s, size_t ns, size_t n, uint64_t *st,
+	       double *pk, double *p, size_t *chosen)
+{
+	struct rk *v = malloc((n + 1) * sizeof(*v));
+	uint32_t *m = malloc((n + 1) * sizeof(*m));
+	double *u = malloc((n + 1) * sizeof(*u));
+	size_t above = 0, ties = 0;
+
+	if (!v || !m || !u || !ns || n >= UINT32_MAX) {
+		free(v);
+		free(m);
+		free(u);
+		return !ns || n >= UINT32_MAX ? KT_EINVAL : KT_ENOMEM;
+	}
+	for (size_t j = 0; j <= n; j++) {
+		u[j] = rt_unif(st);
+		m[j] = UINT32_MAX;
+	}
+	*chosen = ns - 1;
+	for (size_t k = ns; k-- > 0;) {
+		for (size_t j = 0; j <= n; j++) {
+			/* equal up to rounding: a tie, decided by U */
+			v[j].s = round(s[k * (n + 1) + j] * 1e12) / 1e12;
+			v[j].u = u[j];
+			v[j].j = (uint32_t)j;
+		}
+		qsort(v, n + 1, sizeof(*v), cmp_rk);
+		for (size_t r = 0; r <= n; r++)
+			if ((uint32_t)r < m[v[r].j])
+				m[v[r].j] = (uint32_t)r;
+		for (size_t r = 0; r <= n; r++)
+			if (!v[r].j) {
+				/* the observed sample's own randomized p */
+				pk[k] = ((double)r + 1.0) / ((double)n + 1.0);
+				/* the longest scale wins ties (the loop
+				 * runs from it down) */
+				if (pk[k] < pk[*chosen])
+					*chosen = k;
+				break;
+			}
+	}
+	for (size_t j = 1; j <= n; j++) {
+		above += m[j] < m[0];
+		ties += m[j] == m[0];
+	}
+	*p = rand_p(above, ties, n, st);
+	free(v);
+	free(m);
+	free(u);
+	return KT_OK;
 }
 
 int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
@@ -100,10 +192,11 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 	const kt_an_series *se = &b->series;
 	uint32_t *anc = NULL, *q = NULL, *qs = NULL, len = r->ncalls + 1,
 		 win = (uint32_t)(o->window_calls < 0 ? 0 : o->window_calls);
-	double *w = NULL, *ex = NULL, sum = 0, sum2 = 0;
+	double *w = NULL, *ex = NULL, *sr = NULL, *ss = NULL;
+	double sum = 0, sum2 = 0, pk[KT_AN_SCALES];
 	uint64_t *bm = NULL;
 	uint32_t *slot = NULL;
-	size_t nslot = 0, na = 0, nq = 0, ab_r = 0, tie_r = 0, ab_s = 0, tie_s = 0;
+	size_t nslot = 0, na = 0, nq = 0, ns, np, c;
 	uint64_t st = o->seed;
 	int rc = KT_ENOMEM;
 
@@ -112,17 +205,35 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 	b->n_newbest = 0;
 	b->permutations = o->permutations;
 	b->seed = o->seed;
+	/* 1, sqrt(tau), tau: evenly spaced in log lag (see the top) */
+	ns = 0;
+	if (o->tau_calls > 1) {
+		b->scale[ns++] = 1;
+		b->scale[ns++] = sqrt(o->tau_calls);
+	}
+	b->scale[ns++] = o->tau_calls > 0 ? o->tau_calls : 1;
+	b->nscales = ns;
+	b->chosen = ns - 1;
+	for (size_t k = 0; k < ns; k++)
+		b->p_scale[k] = -1;
+	np = o->permutations > 0 ? (size_t)o->permutations : 0;
 	anc = malloc((se->n + 1) * sizeof(*anc));
 	w = malloc((se->n + 1) * sizeof(*w));
 	q = malloc((r->nev + 1) * sizeof(*q));
 	qs = malloc((r->nev + 1) * sizeof(*qs));
 	slot = malloc((r->nev + 1) * sizeof(*slot));
 	bm = calloc((size_t)len / 64 + 1, sizeof(*bm));
-	ex = malloc(((size_t)win + 1) * sizeof(*ex));
-	if (!anc || !w || !q || !qs || !slot || !bm || !ex)
+	ex = malloc(ns * ((size_t)win + 1) * sizeof(*ex));
+	/* S of every sample, scale-major: [k][0] the observed, [k][1..np]
+	 * the random placements (sr) or shifts (ss) */
+	sr = malloc(ns * (np + 1) * sizeof(*sr));
+	ss = malloc(ns * (np + 1) * sizeof(*ss));
+	if (!anc || !w || !q || !qs || !slot || !bm || !ex || !sr || !ss)
 		goto out;
-	for (uint32_t d = 0; d <= win; d++)
-		ex[d] = exp(-(double)d / o->tau_calls);
+	for (size_t k = 0; k < ns; k++)
+		for (uint32_t d = 0; d <= win; d++)
+			ex[k * ((size_t)win + 1) + d] =
+				exp(-(double)d / b->scale[k]);
 	for (size_t i = 1; i < se->n; i++) {
 		const kt_an_point *p = &se->pt[i];
 		double prev = se->pt[i - 1].best;
@@ -152,14 +263,17 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 	b->nquestions = nq;
 	b->n_newbest = na;
 	bits(bm, q, nq, 1);
-	b->s_obs = stat(anc, w, na, bm, win, ex);
+	stat(anc, w, na, bm, win, ex, ns, b->s_scale);
 	bits(bm, q, nq, 0);
-	if (o->permutations <= 0 || !na || !nq) {
+	b->s_obs = b->s_scale[ns - 1];
+	if (!np || !na || !nq) {
 		rc = KT_OK;
 		goto out;
 	}
-	for (int p = 0; p < o->permutations; p++) {
-		double s0, s1;
+	for (size_t k = 0; k < ns; k++)
+		sr[k * (np + 1)] = ss[k * (np + 1)] = b->s_scale[k];
+	for (size_t p = 1; p <= np; p++) {
+		double s0[KT_AN_SCALES];
 		uint32_t off = 1 + (uint32_t)(rt_next(&st) % (len > 1 ? len - 1 : 1));
 
 		/* partial Fisher-Yates: nq distinct message slots */
@@ -171,25 +285,32 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 			slot[k] = t;
 		}
 		bits(bm, slot, nq, 1);
-		s0 = stat(anc, w, na, bm, win, ex);
+		stat(anc, w, na, bm, win, ex, ns, s0);
 		bits(bm, slot, nq, 0);
-		sum += s0;
-		sum2 += s0 * s0;
-		ab_r += s0 > b->s_obs + 1e-12;
-		tie_r += fabs(s0 - b->s_obs) <= 1e-12;
+		for (size_t k = 0; k < ns; k++)
+			sr[k * (np + 1) + p] = s0[k];
 		for (size_t i = 0; i < nq; i++)
 			qs[i] = q[i] + off >= len ? q[i] + off - len : q[i] + off;
 		bits(bm, qs, nq, 1);
-		s1 = stat(anc, w, na, bm, win, ex);
+		stat(anc, w, na, bm, win, ex, ns, s0);
 		bits(bm, qs, nq, 0);
-		ab_s += s1 > b->s_obs + 1e-12;
-		tie_s += fabs(s1 - b->s_obs) <= 1e-12;
+		for (size_t k = 0; k < ns; k++)
+			ss[k * (np + 1) + p] = s0[k];
 	}
-	b->p_random = rand_p(ab_r, tie_r, o->permutations, &st);
-	b->p_shift = rand_p(ab_s, tie_s, o->permutations, &st);
+	if ((rc = kt_an_minp(sr, ns, np, &st, b->p_scale, &b->p_random,
+			     &b->chosen)) ||
+	    (rc = kt_an_minp(ss, ns, np, &st, pk, &b->p_shift, &c)))
+		goto out;
 	b->p_value = b->p_random;
-	b->s_null_mean = sum / o->permutations;
-	b->s_null_sd = sqrt(fmax(0, sum2 / o->permutations -
+	b->s_obs = b->s_scale[b->chosen];
+	for (size_t p = 1; p <= np; p++) {
+		double s0 = sr[b->chosen * (np + 1) + p];
+
+		sum += s0;
+		sum2 += s0 * s0;
+	}
+	b->s_null_mean = sum / (double)np;
+	b->s_null_sd = sqrt(fmax(0, sum2 / (double)np -
 				 b->s_null_mean * b->s_null_mean));
 	rc = KT_OK;
 out:
@@ -200,5 +321,7 @@ out:
 	free(slot);
 	free(bm);
 	free(ex);
+	free(sr);
+	free(ss);
 	return rc;
 }

@@ -48,9 +48,10 @@ void kt_an_runtest_line(const kt_an_blame *b, char *buf, size_t n)
 	/* the run test weighs every result above the running best, also
 	 * those under the jump threshold: not the series' "new bests" */
 	int k = snprintf(buf, n, "run test: S = %.3f over %zu improvement%s and "
-			 "%zu question%s; ", b->s_obs, b->n_newbest,
-			 b->n_newbest == 1 ? "" : "s", b->nquestions,
-			 b->nquestions == 1 ? "" : "s");
+			 "%zu question%s (lag scale %.3g calls); ", b->s_obs,
+			 b->n_newbest, b->n_newbest == 1 ? "" : "s",
+			 b->nquestions, b->nquestions == 1 ? "" : "s",
+			 b->scale[b->chosen]);
 
 	if (k < 0 || (size_t)k >= n)
 		return;
@@ -68,7 +69,15 @@ void kt_an_runtest_line(const kt_an_blame *b, char *buf, size_t n)
 		k += snprintf(buf + k, n - (size_t)k, "effect: none by chance, ");
 	if (k < 0 || (size_t)k >= n)
 		return;
-	snprintf(buf + k, n - (size_t)k, "p = %.4f (questions placed at random; "
-		 "circular shift %.4f; %d permutations, seed %llu)", b->p_value,
+	k += snprintf(buf + k, n - (size_t)k, "p = %.4f (questions placed at "
+		      "random; the smallest p of the lag scales", b->p_value);
+	/* each scale's own p, then what min-p made of them */
+	for (size_t i = 0; i < b->nscales && k > 0 && (size_t)k < n; i++)
+		k += snprintf(buf + k, n - (size_t)k, "%s%.3g: %.4f",
+			      i ? ", " : " ", b->scale[i], b->p_scale[i]);
+	if (k < 0 || (size_t)k >= n)
+		return;
+	snprintf(buf + k, n - (size_t)k, ", ranked among the same placements' "
+		 "smallest; circular shift %.4f; %d permutations, seed %llu)",
 		 b->p_shift, b->permutations, (unsigned long long)b->seed);
 }

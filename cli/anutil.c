@@ -303,6 +303,26 @@ cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
 		else
 			cJSON_AddNullToObject(x, "effect");
 	}
+	cJSON_AddNumberToObject(x, "lag_scale_calls", an_r4(b->scale[b->chosen]));
+	{
+		/* every scale's S and own p: what the min-p was taken over */
+		cJSON *a = cJSON_AddArrayToObject(x, "lag_scales");
+
+		for (size_t k = 0; a && k < b->nscales; k++) {
+			cJSON *e = cJSON_CreateObject();
+
+			if (!e || !cJSON_AddItemToArray(a, e)) {
+				cJSON_Delete(e);
+				break;
+			}
+			cJSON_AddNumberToObject(e, "calls", an_r4(b->scale[k]));
+			cJSON_AddNumberToObject(e, "s", an_r4(b->s_scale[k]));
+			if (b->p_scale[k] < 0)
+				cJSON_AddNullToObject(e, "p");
+			else
+				cJSON_AddNumberToObject(e, "p", an_r4(b->p_scale[k]));
+		}
+	}
 	cJSON_AddNumberToObject(x, "permutations", b->permutations);
 	cJSON_AddNumberToObject(x, "seed", (double)b->seed);
 	return x;
