@@ -86,8 +86,17 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 	       j->before, j->after, j->gain,
 	       b->series.pt[j->p_land].unchecked ? "  (not checked)" : "");
 	printf("  edits:");
-	if (!j->nedits)
+	if (!j->nedits) {
+		/* `bench --record` stores each candidate, not an edit: say
+		 * that the code did change */
+		const kt_an_meas *ma = &r->m[b->series.pt[j->p_prev].meas],
+				 *mb = &r->m[b->series.pt[j->p_land].meas];
+
 		printf(" none recorded");
+		if ((ma->hkey[0] || ma->hkey[1]) && (mb->hkey[0] || mb->hkey[1]) &&
+		    (ma->hkey[0] != mb->hkey[0] || ma->hkey[1] != mb->hkey[1]))
+			printf(" (another candidate source was measured)");
+	}
 	for (size_t i = 0; i < j->nedits; i++)
 		printf(" #%llu %s", (unsigned long long)r->ev[j->edits[i]].seq,
 		       r->ev[j->edits[i]].text ? r->ev[j->edits[i]].text : "?");
