@@ -916,6 +916,8 @@ int main(int argc, char **argv)
 	/* a declared library baseline is not compiled and not checked for
 	 * symbols: it is the library the claim names */
 	use_cudnn = o.baseline && !strcmp(o.baseline, "cudnn");
+	if (o.cudnn && !use_cudnn)
+		return die_usage("--cudnn names the library of --baseline cudnn, which is not given");
 	if (use_cudnn && t.op != KTRAJ_OP_ATTENTION_FWD) {
 		fprintf(stderr, "ktraj-harness: --baseline cudnn: only for attention_fwd tasks (%s is not)\n",
 			t.name);

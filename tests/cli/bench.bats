@@ -172,6 +172,15 @@ PY
 	run "$KTRAJ" bench --task attention_fwd --kernel "$BATS_TEST_TMPDIR/cand.cu" --cudnn
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--cudnn needs a value"* ]]
+	# --cudnn without --baseline cudnn would be ignored: refused instead
+	run "$KTRAJ" bench --task attention_fwd --kernel "$BATS_TEST_TMPDIR/cand.cu" --cudnn /opt/cudnn/lib
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--cudnn names the library of --baseline cudnn, which is not given"* ]]
+	if [ -x "$H" ]; then
+		run "$H" --task "$ROOT/kernels/tasks/attention_fwd.json" --kernel x.cu --cudnn /opt/cudnn/lib
+		[ "$status" -eq 2 ]
+		[[ "${lines[0]}" == "ktraj-harness: --cudnn names the library of --baseline cudnn, which is not given" ]]
+	fi
 }
 
 @test "static check: library fallback and host threads are rejected before running" {
