@@ -235,6 +235,18 @@ static int edit_between(const kt_an_run *r, uint64_t a, uint64_t b)
 	return 0;
 }
 
+/* Whether points a and b measured two different declared codes (source hash
+ * or candidate): `ktraj bench --record` records no edit, only the
+ * candidate, so a run of rungs has no edit between them to keep them apart. */
+static int code_changed(const kt_an_run *r, const kt_an_series *se, size_t a,
+			size_t b)
+{
+	const kt_an_meas *ma = &r->m[se->pt[a].meas], *mb = &r->m[se->pt[b].meas];
+
+	return (ma->hkey[0] || ma->hkey[1]) && (mb->hkey[0] || mb->hkey[1]) &&
+	       (ma->hkey[0] != mb->hkey[0] || ma->hkey[1] != mb->hkey[1]);
+}
+
 static int layer_of_agent_before(const kt_an_run *r, size_t qi)
 {
 	struct buf b = {.limit = 8192};
@@ -640,10 +652,12 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 	/* the agent's own hypothesis right before the responsible edit */
 	{
 		/* agent alone: the last responsible edit (earlier ones in E*
-		 * were tries); a question: the first edit after it */
+		 * were tries); a question: the first edit after it; no edit
+		 * (a new candidate measured, as `bench --record` records it):
+		 * the landing, so the words between the two measurements count */
 		uint64_t stop = se->pt[j->p_prev].seq,
 			 at = j->nedits ? r->ev[j->edits[j->nedits - 1]].seq :
-				  j->anchor_seq;
+				  se->pt[j->p_land].seq_first;
 		long best = -1, near = -1;
 
 		if (j->question >= 0) {
@@ -702,7 +716,8 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			    !question_between(r, se->pt[j->p_last].seq,
 					      se->pt[i].seq) &&
 			    !edit_between(r, se->pt[j->p_last].seq,
-					  se->pt[i].seq)) {
+					  se->pt[i].seq) &&
+			    !code_changed(r, se, j->p_last, i)) {
 				j->p_last = i;
 				j->after = se->pt[i].best;
 				j->gain = j->after / j->before;

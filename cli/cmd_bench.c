@@ -509,6 +509,9 @@ int cmd_bench(struct cli *c, int argc, char **argv)
 		return bench_list(c, json);
 	if (!task || !kernel)
 		return cli_usage(c, "--task and --kernel are required (or --list)");
+	if (cudnn && (!baseline || strcmp(baseline, "cudnn")))
+		return cli_usage(c, "--cudnn names the library of --baseline cudnn, "
+				 "which is not given");
 	if (nextra > 40)
 		return cli_usage(c, "too many harness arguments");
 	if (access(kernel, R_OK))

@@ -36,7 +36,9 @@ static const char usage[] =
 	"above max(--min-gain, Z x noise), noise being the SD of the log-ratio of\n"
 	"two measurements (default --min-gain 1.05, --z 3), and is a jump only\n"
 	"when an edit (or another candidate / source hash) lies between it and\n"
-	"the measurement before.  Noise comes from repeats of unchanged code,\n"
+	"the measurement before.  New bests at most --merge N (2) measurements\n"
+	"apart with no question, edit or other candidate between them are one\n"
+	"jump (the same code measured again).  Noise comes from repeats of unchanged code,\n"
 	"else the spread the results report (min/max), else --noise (0.03); the\n"
 	"output says which.  Speedup is reference time / kernel time, or relative\n"
 	"to the first result without a reference.  Incorrect results never count;\n"
@@ -86,8 +88,17 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 	       j->before, j->after, j->gain,
 	       b->series.pt[j->p_land].unchecked ? "  (not checked)" : "");
 	printf("  edits:");
-	if (!j->nedits)
+	if (!j->nedits) {
+		/* `bench --record` stores each candidate, not an edit: say
+		 * that the code did change */
+		const kt_an_meas *ma = &r->m[b->series.pt[j->p_prev].meas],
+				 *mb = &r->m[b->series.pt[j->p_land].meas];
+
 		printf(" none recorded");
+		if ((ma->hkey[0] || ma->hkey[1]) && (mb->hkey[0] || mb->hkey[1]) &&
+		    (ma->hkey[0] != mb->hkey[0] || ma->hkey[1] != mb->hkey[1]))
+			printf(" (another candidate source was measured)");
+	}
 	for (size_t i = 0; i < j->nedits; i++)
 		printf(" #%llu %s", (unsigned long long)r->ev[j->edits[i]].seq,
 		       r->ev[j->edits[i]].text ? r->ev[j->edits[i]].text : "?");

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cuda_runtime.h>
 
 #include "cudnn_api.h"
@@ -94,23 +95,44 @@ static void seterr(const char *f, ...)
 	va_end(ap);
 }
 
+/* a readable regular file (a symlink to one too): access() alone also
+ * passes a folder, which dlopen then refuses only in the child, on a GPU */
 static int is_file(const char *p)
 {
-	return access(p, R_OK) == 0;
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, R_OK) == 0;
+}
+
+/* whether p starts with the ELF magic: a path given by hand that is not a
+ * shared library is refused here, before anything is compiled */
+static int is_elf(const char *p)
+{
+	unsigned char m[4] = {0};
+	FILE *f = fopen(p, "rb");
+	size_t got = f ? fread(m, 1, sizeof(m), f) : 0;
+
+	if (f)
+		fclose(f);
+	return got == 4 && m[0] == 0x7f && m[1] == 'E' && m[2] == 'L' &&
+	       m[3] == 'F';
 }
 
 int kth_cudnn_find(const char *given, char *path, size_t n)
 {
 	const char *g = given ? given : getenv("KTRAJ_CUDNN");
+	struct stat st;
 	void *h;
 
 	if (g && *g) {
 		/* a directory names the folder holding libcudnn.so.9 */
-		snprintf(path, n, "%s/libcudnn.so.9", g);
-		if (is_file(path))
-			return 0;
-		snprintf(path, n, "%s", g);
-		return is_file(path) ? 0 : -1;
+		if (stat(g, &st) == 0 && S_ISDIR(st.st_mode))
+			snprintf(path, n, "%s/libcudnn.so.9", g);
+		else
+			snprintf(path, n, "%s", g);
+		if (!is_file(path))
+			return -1;
+		return is_elf(path) ? 0 : -2;
 	}
 	for (int i = 0; search[i]; i++) {
 		glob_t gl;

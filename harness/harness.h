@@ -88,7 +88,8 @@ int kth_child(const struct kth_task *t, const struct kth_opts *o,
  * attention forward through its backend graph API, opened with dlopen).
  * kth_cudnn_find: resolve the library without loading CUDA (given path or
  * folder, else $KTRAJ_CUDNN, else the usual homes, else the loader's search);
- * 0 and the path in `path`, or -1 when there is none.  kth_cudnn_load (child
+ * 0 and the path in `path`, -1 when there is none, -2 when a given path is
+ * a file but not a shared library (no ELF header).  kth_cudnn_load (child
  * only): open it and create a handle; 0, or -1 with the reason in err.
  * kth_cudnn_entry has the candidates' entry type; non-zero on failure with
  * the reason in kth_cudnn_error().  kth_cudnn_engine: 1 when a plan is built,

@@ -36,7 +36,7 @@ static const char usage[] =
 	"  --baseline FILE.cu time against this candidate, not the reference\n"
 	"  --baseline cudnn   time against cuDNN's fused attention (attention_fwd)\n"
 	"  --cudnn PATH       libcudnn.so.9 or its folder (default: $KTRAJ_CUDNN,\n"
-	"                     the CUDA Toolkit, PyTorch's nvidia/cudnn/lib)\n"
+	"                     PyTorch's nvidia/cudnn/lib, the CUDA Toolkit)\n"
 	"  --budget-ms MS     timed samples per arm and scenario (default 150)\n"
 	"  --blocks N         interleaved blocks (default 6)\n"
 	"  --min-samples N    per block (default 3); --max-samples N (200)\n"
@@ -916,15 +916,30 @@ int main(int argc, char **argv)
 	/* a declared library baseline is not compiled and not checked for
 	 * symbols: it is the library the claim names */
 	use_cudnn = o.baseline && !strcmp(o.baseline, "cudnn");
+	if (o.cudnn && !use_cudnn)
+		return die_usage("--cudnn names the library of --baseline cudnn, which is not given");
 	if (use_cudnn && t.op != KTRAJ_OP_ATTENTION_FWD) {
 		fprintf(stderr, "ktraj-harness: --baseline cudnn: only for attention_fwd tasks (%s is not)\n",
 			t.name);
 		return 2;
 	}
-	if (use_cudnn && kth_cudnn_find(o.cudnn, cudnn_path, sizeof(cudnn_path))) {
-		fprintf(stderr, "ktraj-harness: --baseline cudnn: libcudnn.so.9 not found%s%s (give --cudnn PATH or set KTRAJ_CUDNN)\n",
-			o.cudnn ? " at " : "", o.cudnn ? o.cudnn : "");
-		return 2;
+	if (use_cudnn) {
+		const char *env = getenv("KTRAJ_CUDNN"),
+			   *g = o.cudnn && *o.cudnn ? o.cudnn :
+				!o.cudnn && env && *env ? env : NULL;
+		int fr = kth_cudnn_find(o.cudnn, cudnn_path, sizeof(cudnn_path));
+
+		if (fr == -2) {
+			fprintf(stderr, "ktraj-harness: --baseline cudnn: %s%s is not a shared library (no ELF header)\n",
+				cudnn_path, g == env ? " ($KTRAJ_CUDNN)" : "");
+			return 2;
+		}
+		if (fr) {
+			fprintf(stderr, "ktraj-harness: --baseline cudnn: libcudnn.so.9 not found%s%s%s (give --cudnn PATH or set KTRAJ_CUDNN)\n",
+				g ? " at " : "", g ? g : "",
+				g && g == env ? " ($KTRAJ_CUDNN)" : "");
+			return 2;
+		}
 	}
 	sel = calloc((size_t)t.n, sizeof(*sel));
 	nsel = sel ? select_scen(&t, o.subset, sel) : -1;

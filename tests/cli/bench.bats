@@ -116,11 +116,31 @@ PY
 	run "$H" --task "$ROOT/kernels/tasks/gemm.json" --kernel x.cu --baseline cudnn
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"only for attention_fwd tasks (gemm is not)"* ]]
+	# a folder without the library, and a file that is no shared library,
+	# are refused before anything is compiled (dlopen would refuse them only
+	# in the child, on a GPU)
+	mkdir -p "$BATS_TEST_TMPDIR/empty"
+	run "$H" --task "$ROOT/kernels/tasks/attention_fwd.json" --kernel x.cu \
+		--baseline cudnn --cudnn "$BATS_TEST_TMPDIR/empty"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"libcudnn.so.9 not found at $BATS_TEST_TMPDIR/empty ("* ]]
+	echo 'not a library' >"$BATS_TEST_TMPDIR/text.so"
+	run "$H" --task "$ROOT/kernels/tasks/attention_fwd.json" --kernel x.cu \
+		--baseline cudnn --cudnn "$BATS_TEST_TMPDIR/text.so"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"$BATS_TEST_TMPDIR/text.so is not a shared library (no ELF header)" ]]
+	KTRAJ_CUDNN="$BATS_TEST_TMPDIR/text.so" run "$H" --task "$ROOT/kernels/tasks/attention_fwd.json" \
+		--kernel x.cu --baseline cudnn
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"text.so (\$KTRAJ_CUDNN) is not a shared library"* ]]
 	# a folder holding the library is accepted: the run goes on to compile x.cu
-	mkdir -p "$BATS_TEST_TMPDIR/lib" && : >"$BATS_TEST_TMPDIR/lib/libcudnn.so.9"
+	mkdir -p "$BATS_TEST_TMPDIR/lib" && printf '\177ELF' >"$BATS_TEST_TMPDIR/lib/libcudnn.so.9"
 	run "$H" --task "$ROOT/kernels/tasks/attention_fwd.json" --kernel "$BATS_TEST_TMPDIR/none.cu" \
 		--baseline cudnn --cudnn "$BATS_TEST_TMPDIR/lib"
 	[[ "$output" != *"libcudnn.so.9 not found"* ]]
+	[[ "$output" != *"not a shared library"* ]]
 }
 
 @test "cudnn baseline: every descriptor of the attention graph finalizes against the real library" {
@@ -152,6 +172,15 @@ PY
 	run "$KTRAJ" bench --task attention_fwd --kernel "$BATS_TEST_TMPDIR/cand.cu" --cudnn
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--cudnn needs a value"* ]]
+	# --cudnn without --baseline cudnn would be ignored: refused instead
+	run "$KTRAJ" bench --task attention_fwd --kernel "$BATS_TEST_TMPDIR/cand.cu" --cudnn /opt/cudnn/lib
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--cudnn names the library of --baseline cudnn, which is not given"* ]]
+	if [ -x "$H" ]; then
+		run "$H" --task "$ROOT/kernels/tasks/attention_fwd.json" --kernel x.cu --cudnn /opt/cudnn/lib
+		[ "$status" -eq 2 ]
+		[[ "${lines[0]}" == "ktraj-harness: --cudnn names the library of --baseline cudnn, which is not given" ]]
+	fi
 }
 
 @test "static check: library fallback and host threads are rejected before running" {

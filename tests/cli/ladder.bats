@@ -38,7 +38,10 @@ assert len(bench) == 21 and all(r["correct"] is True for r in bench), bench
 
 @test "blame speedup reports the five rung-to-rung jumps" {
 	"$KTRAJ" import "$L" >/dev/null
-	run "$KTRAJ" blame speedup ladder --merge 0 --json
+	# the defaults, as kernels/README.md says to run it: successive rungs
+	# are distinct candidates (no edit recorded between them), never
+	# merged into one jump
+	run "$KTRAJ" blame speedup ladder --json
 	[ "$status" -eq 0 ]
 	echo "$output" | python3 -c '
 import json, sys
@@ -50,5 +53,12 @@ assert len(jumps) == 5, jumps
 # --min-gain
 assert [round(j["gain"], 1) for j in jumps] == [2.5, 1.1, 14.5, 2.0, 1.9], jumps
 assert all(j["before"] < j["after"] for j in jumps)
+# each jump carries the hypothesis of its rung, the message before its compile
+assert [j["hypothesis"]["seq"] for j in jumps] == [6, 11, 16, 21, 26], jumps
+assert all(j["hypothesis"]["text"].startswith("Hypothesis:") for j in jumps)
 '
+	run "$KTRAJ" blame speedup ladder
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^JUMP' <<<"$output")" -eq 5 ]
+	[ "$(grep -c 'edits: none recorded (another candidate source was measured)' <<<"$output")" -eq 5 ]
 }
