@@ -5,8 +5,9 @@
  * benchmark-like program (the caller decides that: kt_shell_runs_bench):
  *   1. JSON objects and arrays in the output (also with // comments, Python
  *      reprs and stray literal "\n" as benchmark programs print them): keys
- *      are classified by the KEY table below (time_ms, mean_time_us,
- *      latency_ms, speedup, tflops, gbps, correct, status, ...).
+ *      are classified by the KEY table (time_ms, mean_time_us, latency_ms,
+ *      speedup, tflops, gbps, correct, status, ...).  Both are in
+ *      benchpat_json.c; what the readers share is benchpat_int.h.
  *   2. Simple tables: a header row naming a time column ("Time (ms)",
  *      "latency_us", "ms") and rows with the same number of cells.
  *   3. Line patterns: numbers followed by a unit from the UNIT table,

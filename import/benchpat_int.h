@@ -71,8 +71,9 @@ int bp_key_kind(const char *key, double *scale, int *prio);
  * it is not closed within t[0..n) or 1 MiB. */
 size_t bp_json_end(const char *t, size_t n, size_t i);
 /* The JSON value s[0..n) as benchmark programs print it (README "JSON":
- * comments, literal \n, trailing commas, Python reprs); NULL when it does
- * not read.  Caller frees with cJSON_Delete. */
+ * comments, literal \n, trailing commas dropped; a text JSON does not read
+ * is read as a Python literal by kt_impx_pylit); NULL when neither reads
+ * it or memory runs out.  Caller frees with cJSON_Delete. */
 cJSON *bp_json_parse(const char *s, size_t n);
 /* Adds to s one result per object of j that holds a measurement (nested
  * objects merged into it; arrays give one per element). */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include "benchpat_int.h"
+#include "impx.h"
 
 /* ---- the KEY table ------------------------------------------------------- */
 int bp_key_kind(const char *key, double *scale, int *prio)
@@ -279,12 +280,14 @@ size_t bp_json_end(const char *t, size_t n, size_t i)
 	return 0;
 }
 
-/* Lenient copy: drop // comments, literal \n between tokens, trailing
- * commas; Python reprs ('x', True, None) become JSON. */
-static char *json_clean(const char *s, size_t n)
+/* A copy of s[0..n) without what benchmark programs print around a value
+ * that neither JSON nor a Python literal reads: // comments, a literal \n
+ * between tokens (output that was itself escaped), trailing commas (which
+ * only JSON refuses).  Strings, in either quote, are copied as they are;
+ * the reader decides what they mean. */
+static char *json_tidy(const char *s, size_t n)
 {
-	/* a '"' inside a 'python' string grows by its escape */
-	char *o = malloc(2 * n + 1);
+	char *o = malloc(n + 1);
 	size_t i, k = 0;
 	char q = 0;
 
@@ -299,18 +302,14 @@ static char *json_clean(const char *s, size_t n)
 				o[k++] = s[++i];
 				continue;
 			}
-			if (c == q) {
+			if (c == q)
 				q = 0;
-				c = '"';
-			} else if (c == '"' && q == '\'') {
-				o[k++] = '\\';
-			}
 			o[k++] = c;
 			continue;
 		}
 		if (c == '"' || c == '\'') {
 			q = c;
-			o[k++] = '"';
+			o[k++] = c;
 			continue;
 		}
 		if (c == '/' && i + 1 < n && s[i + 1] == '/') {
@@ -331,24 +330,6 @@ static char *json_clean(const char *s, size_t n)
 			if (j < n && (s[j] == '}' || s[j] == ']'))
 				continue;
 		}
-		if (!strncmp(s + i, "True", 4) && (i + 4 >= n || !isalnum((unsigned char)s[i + 4]))) {
-			memcpy(o + k, "true", 4);
-			k += 4;
-			i += 3;
-			continue;
-		}
-		if (!strncmp(s + i, "False", 5) && (i + 5 >= n || !isalnum((unsigned char)s[i + 5]))) {
-			memcpy(o + k, "false", 5);
-			k += 5;
-			i += 4;
-			continue;
-		}
-		if (!strncmp(s + i, "None", 4) && (i + 4 >= n || !isalnum((unsigned char)s[i + 4]))) {
-			memcpy(o + k, "null", 4);
-			k += 4;
-			i += 3;
-			continue;
-		}
 		o[k++] = c;
 	}
 	o[k] = 0;
@@ -357,8 +338,10 @@ static char *json_clean(const char *s, size_t n)
 
 cJSON *bp_json_parse(const char *s, size_t n)
 {
-	char *clean = json_clean(s, n);
-	cJSON *j = clean ? cJSON_Parse(clean) : NULL;
+	char *clean = json_tidy(s, n);
+	/* a Python repr ({'mean': 9.35, 'ok': True}) goes to the one
+	 * Python-literal reader, as every importer's does */
+	cJSON *j = clean ? kt_impx_parse_lenient(clean) : NULL;
 
 	free(clean);
 	return j;
