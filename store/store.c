@@ -511,6 +511,19 @@ static int check_file(kt_store *s, const char *path, off_t size,
 /* why the calling thread's last kt_store_open failed */
 static _Thread_local char open_err[256];
 
+/* A new LMDB environment in s->env with every database and a map of map
+ * bytes, not yet opened. */
+static int env_create(kt_store *s, uint64_t map)
+{
+	int rc = mdb_env_create(&s->env);
+
+	if (rc)
+		return kt_mdb_err(s, rc, "create environment");
+	mdb_env_set_maxdbs(s->env, KT_DB_COUNT);
+	mdb_env_set_mapsize(s->env, (size_t)map);
+	return 0;
+}
+
 static int open_once(const char *path, unsigned flags, kt_store **out)
 {
 	kt_store *s;
@@ -562,13 +575,8 @@ static int open_once(const char *path, unsigned flags, kt_store **out)
 	while (exists && map < (uint64_t)st.st_size * 2 && map < KT_MAP_LIMIT)
 		map *= 2;
 	s->mapsize = map;
-	rc = mdb_env_create(&s->env);
-	if (rc) {
-		rc = kt_mdb_err(s, rc, "create environment");
+	if ((rc = env_create(s, map)) != 0)
 		goto fail;
-	}
-	mdb_env_set_maxdbs(s->env, KT_DB_COUNT);
-	mdb_env_set_mapsize(s->env, (size_t)map);
 	if (flags & KT_OPEN_RDONLY)
 		ef |= MDB_RDONLY;
 	if (flags & KT_OPEN_BULK)
@@ -590,13 +598,8 @@ static int open_once(const char *path, unsigned flags, kt_store **out)
 		 * §5).  A failed mdb_env_open leaves the env to be closed. */
 		mdb_env_close(s->env);
 		s->env = NULL;
-		rc = mdb_env_create(&s->env);
-		if (rc) {
-			rc = kt_mdb_err(s, rc, "create environment");
+		if ((rc = env_create(s, map)) != 0)
 			goto fail;
-		}
-		mdb_env_set_maxdbs(s->env, KT_DB_COUNT);
-		mdb_env_set_mapsize(s->env, (size_t)map);
 		s->flags |= KT_OPEN_RDONLY;
 		s->flags &= ~KT_OPEN_CREATE;
 		s->nolock = 1;
