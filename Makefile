@@ -144,6 +144,7 @@ lint:
 	@! grep -nE '#include +"\.\./(cli|export|replay)/' import/*.[ch] analyze/*.[ch] 2>/dev/null || { echo "import/ and analyze/ must not depend on replay/, export/ or cli/"; exit 1; }
 	@! grep -nE '#include +"\.\./(cli|export)/' replay/*.[ch] 2>/dev/null || { echo "replay/ must not depend on export/ or cli/"; exit 1; }
 	@! grep -nE '#include +"\.\./cli/' export/*.[ch] 2>/dev/null || { echo "export/ must not depend on cli/"; exit 1; }
+	@sh tests/include_cycles.sh
 
 deps:
 	apt-get update

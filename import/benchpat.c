@@ -5,8 +5,9 @@
  * benchmark-like program (the caller decides that: kt_shell_runs_bench):
  *   1. JSON objects and arrays in the output (also with // comments, Python
  *      reprs and stray literal "\n" as benchmark programs print them): keys
- *      are classified by the KEY table below (time_ms, mean_time_us,
- *      latency_ms, speedup, tflops, gbps, correct, status, ...).
+ *      are classified by the KEY table (time_ms, mean_time_us, latency_ms,
+ *      speedup, tflops, gbps, correct, status, ...).  Both are in
+ *      benchpat_json.c; what the readers share is benchpat_int.h.
  *   2. Simple tables: a header row naming a time column ("Time (ms)",
  *      "latency_us", "ms") and rows with the same number of cells.
  *   3. Line patterns: numbers followed by a unit from the UNIT table,
@@ -25,7 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "import.h"
+#include "benchpat_int.h"
 
 /* ---- tables -------------------------------------------------------------- */
 enum { V_TIME = KT_BU_TIME, V_SPEEDUP = KT_BU_SPEEDUP,
@@ -116,39 +117,23 @@ static int autotune_row(const char *l, size_t n, const char *low)
 	return i < n && !strncmp(low + i, "triton_", 7) && memchr(l, '%', n);
 }
 
-/* JSON keys (lower case): what a number under such a key means. */
-enum { K_NONE, K_TIME, K_MIN, K_MAX, K_REF, K_SPEEDUP, K_TFLOPS, K_GFLOPS,
-	K_GBPS, K_N };
+/* ---- results (struct res: benchpat_int.h) ---------------------------------- */
+void bp_res_init(struct res *r, const char *pattern, int block)
+{
+	r->t = r->mn = r->mx = r->ref = r->sp = r->tf = r->gb = NAN;
+	r->tprio = 99;
+	r->n = 0;
+	r->correct = -1;
+	r->scen[0] = 0;
+	r->pattern = pattern;
+	r->block = block;
+	r->nsp = 0;
+	r->suspicious = 0;
+	r->reward = NAN;
+	r->graded[0] = 0;
+}
 
-/* ---- results ----------------------------------------------------------- */
-struct res {
-	double t, mn, mx, ref, sp, tf, gb;
-	int tprio;      /* which key gave t: lower is better */
-	int n;
-	int correct;    /* -1 null */
-	char scen[256];
-	const char *pattern;
-	int block;
-	/* every speedup printed for this result, in order: one is chosen at
-	 * the end (choose_speedup), the others are kept as alternatives */
-	struct spc {
-		double v;
-		char metric[40];
-		char base[32];
-	} spc[4];
-	int nsp;
-	int suspicious; /* a verifier's "suspicious": true */
-	double reward;  /* a verifier's "reward", NAN when none */
-	char graded[40]; /* the metric the JSON itself names as graded, or "" */
-};
-
-struct rs {
-	struct res *r;
-	size_t n, cap;
-	int oom;
-};
-
-static struct res *new_res(struct rs *s, const char *pattern, int block)
+struct res *bp_new_res(struct rs *s, const char *pattern, int block)
 {
 	struct res *r;
 
@@ -164,24 +149,14 @@ static struct res *new_res(struct rs *s, const char *pattern, int block)
 		s->cap = c;
 	}
 	r = &s->r[s->n++];
-	r->t = r->mn = r->mx = r->ref = r->sp = r->tf = r->gb = NAN;
-	r->tprio = 99;
-	r->n = 0;
-	r->correct = -1;
-	r->scen[0] = 0;
-	r->pattern = pattern;
-	r->block = block;
-	r->nsp = 0;
-	r->suspicious = 0;
-	r->reward = NAN;
-	r->graded[0] = 0;
+	bp_res_init(r, pattern, block);
 	return r;
 }
 
 /* What a speedup is relative to, from the words around it (lower case):
  * the baselines that kernel tasks name.  "" when none is named.  The order
  * matters: "torch.compile" before "torch". */
-static const char *baseline_in(const char *low)
+const char *bp_baseline_in(const char *low)
 {
 	static const char *const b[][2] = {
 		{ "compile", "torch.compile" }, { "inductor", "torch.compile" },
@@ -208,7 +183,7 @@ static const char *baseline_in(const char *low)
 /* Adds a speedup figure to r.  key: the JSON key that named it (its metric,
  * e.g. "speedup_vs_compile") or NULL for text, whose metric is made from
  * the baseline ("speedup_vs_eager", "speedup" when none is named). */
-static void add_speedup(struct res *r, double v, const char *key,
+void bp_add_speedup(struct res *r, double v, const char *key,
 			const char *base)
 {
 	struct spc *c;
@@ -247,12 +222,12 @@ static int has_speedup_vs(const struct res *r, const char *base)
 	return 0;
 }
 
-static int has_metric(const struct res *r)
+int bp_has_metric(const struct res *r)
 {
 	return !isnan(r->t) || !isnan(r->sp) || !isnan(r->tf) || !isnan(r->gb);
 }
 
-static void lower(char *d, const char *s, size_t n, size_t cap)
+void bp_lower(char *d, const char *s, size_t n, size_t cap)
 {
 	size_t i;
 
@@ -290,365 +265,13 @@ static void scen_add(char *d, size_t cap, const char *s, size_t n)
 	memcpy(d + l, s, n);
 	d[l + n] = 0;
 }
-
-/* ---- 1. JSON ----------------------------------------------------------- */
-static int key_kind(const char *key, double *scale, int *prio)
-{
-	char k[128];
-	size_t n;
-
-	lower(k, key, strlen(key), sizeof(k));
-	n = strlen(k);
-	*scale = 1;
-	*prio = 5;
-	if (strstr(k, "std") || strstr(k, "var"))
-		return K_NONE;
-	/* before "compile": speedup_vs_compile is a speedup, not a build */
-	if (strstr(k, "speedup") || !strcmp(k, "speed_up"))
-		return K_SPEEDUP;
-	if (strstr(k, "compile") ||
-	    strstr(k, "build") || strstr(k, "warmup") || strstr(k, "setup") ||
-	    strstr(k, "init") || strstr(k, "load") || strstr(k, "total") ||
-	    strstr(k, "stamp") || strstr(k, "p9") || strstr(k, "memory") ||
-	    strstr(k, "_mb") || strstr(k, "count") || strstr(k, "token"))
-		return K_NONE;
-	if (strstr(k, "speedup") || !strcmp(k, "speed_up"))
-		return K_SPEEDUP;
-	if (strstr(k, "tflop"))
-		return K_TFLOPS;
-	if (strstr(k, "gflop"))
-		return K_GFLOPS;
-	if (strstr(k, "gbps") || strstr(k, "gb_s") || strstr(k, "gb/s") ||
-	    strstr(k, "bandwidth"))
-		return K_GBPS;
-	if (!strcmp(k, "iterations") || !strcmp(k, "iters") ||
-	    !strcmp(k, "n_iter") || !strcmp(k, "num_trials") ||
-	    !strcmp(k, "repeat") || !strcmp(k, "runs") || !strcmp(k, "trials"))
-		return K_N;
-	/* a time needs a unit in the key: _ms _us _ns _s (or ms alone) */
-	if (n >= 2 && !strcmp(k + n - 2, "ms"))
-		*scale = 1;
-	else if (n >= 2 && !strcmp(k + n - 2, "us"))
-		*scale = 1e-3;
-	else if (n >= 4 && !strcmp(k + n - 4, "usec"))
-		*scale = 1e-3;
-	else if (n >= 2 && !strcmp(k + n - 2, "ns"))
-		*scale = 1e-6;
-	else if ((n >= 2 && !strcmp(k + n - 2, "_s")) ||
-		 (n >= 4 && !strcmp(k + n - 4, "_sec")) ||
-		 (n >= 8 && !strcmp(k + n - 8, "_seconds")))
-		*scale = 1e3;
-	else if (!strcmp(k, "latency") || !strcmp(k, "runtime"))
-		return K_NONE;  /* unit unknown (KernelBench "runtime") */
-	else
-		return K_NONE;
-	if (strstr(k, "ref") || strstr(k, "baseline") || strstr(k, "torch") ||
-	    strstr(k, "eager"))
-		return K_REF;
-	if (strstr(k, "min"))
-		return K_MIN;
-	if (strstr(k, "max"))
-		return K_MAX;
-	if (strstr(k, "mean") || strstr(k, "avg") || strstr(k, "average"))
-		*prio = 1;
-	else if (strstr(k, "median") || strstr(k, "p50"))
-		*prio = 2;
-	else if (strstr(k, "time") || strstr(k, "latency") ||
-		 strstr(k, "runtime") || strstr(k, "duration") || !strcmp(k, "ms"))
-		*prio = 3;
-	else
-		return K_NONE;
-	return K_TIME;
-}
-
-static int correct_value(const cJSON *v)
-{
-	const char *s;
-
-	if (cJSON_IsBool(v))
-		return cJSON_IsTrue(v);
-	if (!cJSON_IsString(v) || !(s = v->valuestring))
-		return -1;
-	if (!strcasecmp(s, "true") || !strcasecmp(s, "passed") ||
-	    !strcasecmp(s, "pass") || !strcasecmp(s, "ok") ||
-	    !strcasecmp(s, "correct") || !strcasecmp(s, "success"))
-		return 1;
-	if (!strcasecmp(s, "false") || !strcasecmp(s, "failed") ||
-	    !strcasecmp(s, "fail") || !strncasecmp(s, "incorrect", 9) ||
-	    !strcasecmp(s, "mismatch") || !strcasecmp(s, "wrong"))
-		return 0;
-	return -1;
-}
-
-static const char *const scen_keys[] = { "name", "benchmark", "bench",
-	"method", "operation", "op", "kernel", "scenario", "workload", "shape",
-	"problem", "case", "test", "variant", "impl", "implementation", "dtype",
-	"mode", "size", "size1", "size2", "size3", "n", "m", "k", "batch",
-	"seq_len", "signal_size", "kernel_size", "dim", "config", NULL };
-
-/* Keys with which a verifier's JSON names its graded metric by another
- * key of the same object ({"graded": "speedup_vs_compile", ...}); a value
- * that names none of the result's speedups ("metric": "allclose", a
- * correctness test) is no choice (choose_speedup). */
-static int graded_key(const char *k)
-{
-	static const char *const g[] = { "graded", "graded_metric",
-		"graded_by", "primary_metric", "score_metric", "metric",
-		"objective", NULL };
-	int i;
-
-	for (i = 0; g[i]; i++)
-		if (!strcasecmp(k, g[i]))
-			return 1;
-	return 0;
-}
-
-static void json_fill(struct res *r, const cJSON *o, int depth, int top)
-{
-	const cJSON *c;
-
-	if (depth > 4)
-		return;
-	cJSON_ArrayForEach(c, o) {
-		double sc;
-		int prio, kk;
-
-		if (!c->string)
-			continue;
-		if (cJSON_IsObject(c)) {
-			json_fill(r, c, depth + 1, 0);
-			continue;
-		}
-		if (!strcasecmp(c->string, "correct") ||
-		    !strcasecmp(c->string, "correctness") ||
-		    !strcasecmp(c->string, "is_correct") ||
-		    !strcasecmp(c->string, "passed") ||
-		    !strcasecmp(c->string, "status") ||
-		    !strcasecmp(c->string, "allclose") ||
-		    !strcasecmp(c->string, "match")) {
-			int v = correct_value(c);
-
-			if (v >= 0 && r->correct < 0)
-				r->correct = v;
-			continue;
-		}
-		if (top && (cJSON_IsString(c) || cJSON_IsNumber(c))) {
-			int i;
-
-			for (i = 0; scen_keys[i]; i++)
-				if (!strcasecmp(c->string, scen_keys[i]))
-					break;
-			if (scen_keys[i]) {
-				char buf[160];
-
-				if (cJSON_IsString(c))
-					snprintf(buf, sizeof(buf), "%s=%s",
-						 c->string, c->valuestring);
-				else
-					snprintf(buf, sizeof(buf), "%s=%g",
-						 c->string, c->valuedouble);
-				if (r->scen[0] && strlen(r->scen) + 1 < sizeof(r->scen))
-					strcat(r->scen, " ");
-				strncat(r->scen, buf,
-					sizeof(r->scen) - strlen(r->scen) - 1);
-				continue;
-			}
-		}
-		/* a Harbor/KernelBench verifier's verdict (kb_verifier.py
-		 * writes reward, suspicious, static_ok, compile_ok) */
-		if (!strcasecmp(c->string, "suspicious")) {
-			r->suspicious |= cJSON_IsTrue(c);
-			continue;
-		}
-		if (!strcasecmp(c->string, "reward") && cJSON_IsNumber(c)) {
-			r->reward = c->valuedouble;
-			continue;
-		}
-		if (top && cJSON_IsString(c) && graded_key(c->string)) {
-			snprintf(r->graded, sizeof(r->graded), "%s",
-				 c->valuestring);
-			continue;
-		}
-		if (!cJSON_IsNumber(c))
-			continue;
-		kk = key_kind(c->string, &sc, &prio);
-		switch (kk) {
-		case K_TIME:
-			if (prio < r->tprio) {
-				r->t = c->valuedouble * sc;
-				r->tprio = prio;
-			}
-			break;
-		case K_MIN: if (isnan(r->mn)) r->mn = c->valuedouble * sc; break;
-		case K_MAX: if (isnan(r->mx)) r->mx = c->valuedouble * sc; break;
-		case K_REF: if (isnan(r->ref)) r->ref = c->valuedouble * sc; break;
-		case K_SPEEDUP: {
-			char lk[64];
-
-			lower(lk, c->string, strlen(c->string), sizeof(lk));
-			add_speedup(r, c->valuedouble, c->string, baseline_in(lk));
-			break;
-		}
-		case K_TFLOPS: if (isnan(r->tf)) r->tf = c->valuedouble; break;
-		case K_GFLOPS: if (isnan(r->tf)) r->tf = c->valuedouble / 1e3; break;
-		case K_GBPS: if (isnan(r->gb)) r->gb = c->valuedouble; break;
-		case K_N: if (!r->n && c->valuedouble >= 1 && c->valuedouble < 1e12)
-				r->n = (int)c->valuedouble;
-			break;
-		default:
-			break;
-		}
-	}
-}
-
-static void json_walk(struct rs *s, const cJSON *j, int depth)
-{
-	const cJSON *c;
-	struct res tmp, *r;
-
-	if (depth > 8 || !j)
-		return;
-	if (cJSON_IsArray(j)) {
-		cJSON_ArrayForEach(c, j)
-			json_walk(s, c, depth + 1);
-		return;
-	}
-	if (!cJSON_IsObject(j))
-		return;
-	memset(&tmp, 0, sizeof(tmp));
-	tmp.t = tmp.mn = tmp.mx = tmp.ref = tmp.sp = tmp.tf = tmp.gb = NAN;
-	tmp.tprio = 99;
-	tmp.correct = -1;
-	tmp.reward = NAN;
-	tmp.graded[0] = 0;
-	json_fill(&tmp, j, 0, 1);
-	if (has_metric(&tmp)) {
-		r = new_res(s, "json", -1);
-		if (r) {
-			tmp.pattern = "json";
-			tmp.block = -1;
-			*r = tmp;
-		}
-		return;
-	}
-	/* no numbers here: results may sit in arrays below */
-	cJSON_ArrayForEach(c, j)
-		if (cJSON_IsArray(c) || cJSON_IsObject(c))
-			json_walk(s, c, depth + 1);
-}
-
-/* End of the balanced JSON value starting at t[i] ('{' or '['), or 0. */
-static size_t json_end(const char *t, size_t n, size_t i)
-{
-	int depth = 0;
-	char q = 0;
-	size_t j;
-
-	for (j = i; j < n && j - i < (1u << 20); j++) {
-		char c = t[j];
-
-		if (q) {
-			if (c == '\\')
-				j++;
-			else if (c == q || c == '\n')
-				q = 0;
-			continue;
-		}
-		if (c == '"' || c == '\'')
-			q = c;
-		else if (c == '{' || c == '[')
-			depth++;
-		else if (c == '}' || c == ']') {
-			if (--depth == 0)
-				return j + 1;
-		}
-	}
-	return 0;
-}
-
-/* Lenient copy: drop // comments, literal \n between tokens, trailing
- * commas; Python reprs ('x', True, None) become JSON. */
-static char *json_clean(const char *s, size_t n)
-{
-	/* a '"' inside a 'python' string grows by its escape */
-	char *o = malloc(2 * n + 1);
-	size_t i, k = 0;
-	char q = 0;
-
-	if (!o)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (q) {
-			if (c == '\\' && i + 1 < n) {
-				o[k++] = c;
-				o[k++] = s[++i];
-				continue;
-			}
-			if (c == q) {
-				q = 0;
-				c = '"';
-			} else if (c == '"' && q == '\'') {
-				o[k++] = '\\';
-			}
-			o[k++] = c;
-			continue;
-		}
-		if (c == '"' || c == '\'') {
-			q = c;
-			o[k++] = '"';
-			continue;
-		}
-		if (c == '/' && i + 1 < n && s[i + 1] == '/') {
-			while (i < n && s[i] != '\n')
-				i++;
-			continue;
-		}
-		if (c == '\\' && i + 1 < n && s[i + 1] == 'n') {
-			i++;
-			o[k++] = ' ';
-			continue;
-		}
-		if (c == ',') {
-			size_t j = i + 1;
-
-			while (j < n && isspace((unsigned char)s[j]))
-				j++;
-			if (j < n && (s[j] == '}' || s[j] == ']'))
-				continue;
-		}
-		if (!strncmp(s + i, "True", 4) && (i + 4 >= n || !isalnum((unsigned char)s[i + 4]))) {
-			memcpy(o + k, "true", 4);
-			k += 4;
-			i += 3;
-			continue;
-		}
-		if (!strncmp(s + i, "False", 5) && (i + 5 >= n || !isalnum((unsigned char)s[i + 5]))) {
-			memcpy(o + k, "false", 5);
-			k += 5;
-			i += 4;
-			continue;
-		}
-		if (!strncmp(s + i, "None", 4) && (i + 4 >= n || !isalnum((unsigned char)s[i + 4]))) {
-			memcpy(o + k, "null", 4);
-			k += 4;
-			i += 3;
-			continue;
-		}
-		o[k++] = c;
-	}
-	o[k] = 0;
-	return o;
-}
-
 /* ---- 3. lines -------------------------------------------------------------- */
 struct val {
 	int kind;       /* V_* */
 	double v;       /* converted */
 	size_t at;      /* offset of the number in the line */
 	int ref, min, max, slower;
-	const char *base;       /* a speedup's baseline (baseline_in) */
+	const char *base;       /* a speedup's baseline (bp_baseline_in) */
 };
 
 /* A number at l[i]: its length, or 0. */
@@ -750,7 +373,7 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 		if (!u && j > i + k)
 			u = NULL;
 		/* the label: words since the previous value */
-		lower(lab, l + last, i - last, sizeof(lab));
+		bp_lower(lab, l + last, i - last, sizeof(lab));
 		if (u && u->kind == V_TIME) {
 			if (u->labelled && !word_in(lab, time_words))
 				u = NULL;
@@ -783,7 +406,7 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 
 				memcpy(key, lab + b0, e - b0);
 				key[e - b0] = 0;
-				kk = key_kind(key, &ksc, &prio);
+				kk = bp_key_kind(key, &ksc, &prio);
 				if (kk == K_TIME || kk == K_MIN || kk == K_MAX ||
 				    kk == K_REF) {
 					u = &kt;
@@ -817,7 +440,7 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 			if (u->kind == V_SPEEDUP) {
 				char rest[40];
 
-				lower(rest, l + j + ul, n - j - ul < 30 ? n - j - ul : 30,
+				bp_lower(rest, l + j + ul, n - j - ul < 30 ? n - j - ul : 30,
 				      sizeof(rest));
 				v[nv].slower = strstr(rest, "slower") != NULL;
 				if (v[nv].slower && x > 0)
@@ -825,9 +448,9 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 				/* "5.8x vs eager", "speedup over cuBLAS: 1.2x";
 				 * not the next figure's words */
 				rest[strcspn(rest, ",;|0123456789")] = 0;
-				v[nv].base = baseline_in(rest);
+				v[nv].base = bp_baseline_in(rest);
 				if (!*v[nv].base)
-					v[nv].base = baseline_in(lab);
+					v[nv].base = bp_baseline_in(lab);
 			} else {
 				v[nv].base = "";
 			}
@@ -908,7 +531,7 @@ static int cell_verdict(const char *c, size_t n)
 	char v[32];
 	int i;
 
-	lower(v, c, n, sizeof(v));
+	bp_lower(v, c, n, sizeof(v));
 	for (i = 0; yes[i]; i++)
 		if (!strcmp(v, yes[i]))
 			return 1;
@@ -953,7 +576,7 @@ static int head_kind(const char *c, size_t n, double *scale, int *ref)
 {
 	char h[96];
 
-	lower(h, c, n, sizeof(h));
+	bp_lower(h, c, n, sizeof(h));
 	*scale = 1;
 	*ref = word_in(h, ref_words);
 	if (!strcmp(h, "correct") || !strcmp(h, "correctness") ||
@@ -1002,7 +625,7 @@ int kt_bench_verdict(const char *text, size_t len)
 		int mk;
 
 		i += n + (nl ? 1 : 0);
-		lower(low, l, n, sizeof(low));
+		bp_lower(low, l, n, sizeof(low));
 		if ((mk = marker(l, n, low)) >= 0)
 			votes[mk]++;
 	}
@@ -1231,15 +854,13 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		/* 1. JSON value starting on this line; the scan budget keeps
 		 * many unbalanced "[" lines from costing len^2 */
 		if ((l[ind] == '{' || l[ind] == '[') && json_budget > 0 &&
-		    (e = json_end(text, len, (size_t)(l - text) + ind))) {
+		    (e = bp_json_end(text, len, (size_t)(l - text) + ind))) {
 			const char *js = l + ind;
-			char *clean = json_clean(js, e - ((size_t)(js - text)));
-			cJSON *j = clean ? cJSON_Parse(clean) : NULL;
+			cJSON *j = bp_json_parse(js, e - ((size_t)(js - text)));
 
-			free(clean);
 			json_budget -= (long long)(e - (size_t)(js - text));
 			if (j) {
-				json_walk(&s, j, 0);
+				bp_json_walk(&s, j, 0);
 				cJSON_Delete(j);
 				i = e;
 				while (i < len && text[i] != '\n')
@@ -1248,7 +869,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 				continue;
 			}
 		}
-		lower(low, l, n, sizeof(low));
+		bp_lower(low, l, n, sizeof(low));
 		/* an autotuner's table: its header starts it, a blank line
 		 * ends it; rows of other choices ("  mm 0.2500 ms 89.3%")
 		 * are known by their percentage */
@@ -1270,8 +891,8 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 
 				kinds[c] = head_kind(l + st[c], en[c] - st[c], &sc[c],
 						     &refs[c]);
-				lower(hl, l + st[c], en[c] - st[c], sizeof(hl));
-				sbase[c] = baseline_in(hl);
+				bp_lower(hl, l + st[c], en[c] - st[c], sizeof(hl));
+				sbase[c] = bp_baseline_in(hl);
 				any |= kinds[c] == V_TIME;
 			}
 			if (nc >= 2 && any && !strstr(low, "compil") &&
@@ -1299,7 +920,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 					if (rc != nc)
 						break;
 					i += rn + (rnl ? 1 : 0);
-					r = new_res(&s, "table", block);
+					r = bp_new_res(&s, "table", block);
 					if (!r)
 						break;
 					col_ok = -1;
@@ -1323,7 +944,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 						else if (kinds[c] == V_TIME && isnan(r->t))
 							r->t = x;
 						else if (kinds[c] == V_SPEEDUP)
-							add_speedup(r, x, NULL, sbase[c]);
+							bp_add_speedup(r, x, NULL, sbase[c]);
 						else if (kinds[c] == V_TFLOPS)
 							r->tf = x;
 						else if (kinds[c] == V_GBPS)
@@ -1332,12 +953,12 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 					{
 						char rlow[512];
 
-						lower(rlow, rl, rn, sizeof(rlow));
+						bp_lower(rlow, rl, rn, sizeof(rlow));
 						mk = marker(rl, rn, rlow);
 					}
 					/* the table's own column says it, "NO" too */
 					r->correct = col_ok >= 0 ? col_ok : mk;
-					if (!has_metric(r))
+					if (!bp_has_metric(r))
 						s.n--;
 					rows++;
 				}
@@ -1440,7 +1061,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 				if (fresh) {
 					size_t hh, lab = x->at;
 
-					r = new_res(&s, x->kind == V_TIME ? "time" :
+					r = bp_new_res(&s, x->kind == V_TIME ? "time" :
 						    x->kind == V_SPEEDUP ? "speedup" :
 						    x->kind == V_TFLOPS ? "tflops" : "gbps",
 						    block);
@@ -1455,7 +1076,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 						char lb[128];
 						size_t ll = lab - ind < 127 ? lab - ind : 127;
 
-						lower(lb, l + ind, ll, sizeof(lb));
+						bp_lower(lb, l + ind, ll, sizeof(lb));
 						if (!word_in(lb, time_words) &&
 						    !strstr(lb, "speedup") &&
 						    !strstr(lb, "tflop") && !strstr(lb, "bandwidth"))
@@ -1469,14 +1090,14 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 					else if (x->max) r->mx = x->v;
 					else r->t = x->v;
 					break;
-				case V_SPEEDUP: add_speedup(r, x->v, NULL, x->base); break;
+				case V_SPEEDUP: bp_add_speedup(r, x->v, NULL, x->base); break;
 				case V_TFLOPS: r->tf = x->v; break;
 				case V_GBPS: r->gb = x->v; break;
 				}
 			}
 			if (r && mk >= 0)
 				r->correct = mk;
-			if (r && !has_metric(r))
+			if (r && !bp_has_metric(r))
 				s.n--;  /* only a ref/min/max: not a result */
 		}
 	}
@@ -1489,7 +1110,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		struct res *r = &s.r[k];
 		cJSON *o;
 
-		if (!has_metric(r))
+		if (!bp_has_metric(r))
 			continue;
 		if (r->correct < 0 && (votes[0] || votes[1]) &&
 		    !(votes[0] && votes[1]))
@@ -1586,7 +1207,7 @@ const char *kt_bench_task_baseline(const char *prompt)
 	n = strlen(prompt);
 	if (!(low = malloc(n + 1)))
 		return NULL;
-	lower(low, prompt, n, n + 1);
+	bp_lower(low, prompt, n, n + 1);
 	for (i = 0; cue[i]; i++) {
 		const char *p = low;
 
@@ -1604,7 +1225,7 @@ const char *kt_bench_task_baseline(const char *prompt)
 				if (dot)
 					*dot = 0;
 			}
-			b = baseline_in(win);
+			b = bp_baseline_in(win);
 			if (!*b)
 				continue;
 			if (found && strcmp(found, b)) {

@@ -2,7 +2,8 @@
  * impx_tools.c - the importer helpers (impx.h) that agent logs share: the
  * Codex, ATIF, SWE-agent and OpenHands importers, and any other whose tool
  * calls name editors and shells; and the one Python-literal reader
- * (kt_impx_pylit), which the KernelBench and KernelAgent importers use too.
+ * (kt_impx_pylit), which the KernelBench and KernelAgent importers and the
+ * benchmark patterns' JSON reader (benchpat_json.c) use too.
  */
 #include <ctype.h>
 #include <stdlib.h>

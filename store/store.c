@@ -1,6 +1,7 @@
 /*
  * store.c - the LMDB environment: open/close, transactions with automatic
- * map growth, runs and the run name index, shared helpers.
+ * map growth, shared helpers.  Runs (their records, names and resolving)
+ * are store_run.c.
  *
  * Databases (FORMAT.md "Databases" is normative):
  *   meta        ASCII name           -> small value ("format" = be32 version)
@@ -32,18 +33,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <time.h>
 #include <unistd.h>
-#include <cjson/cJSON.h>
 #include "store_int.h"
-
-void kt_run_id_from_identity(const char *identity, char out[KT_RUN_ID_HEX + 1])
-{
-	unsigned char h[KT_HASH_LEN];
-
-	kt_sha256(identity, identity ? strlen(identity) : 0, h);
-	kt_hex(h, KT_RUN_ID_HEX / 2, out);
-}
 
 const char *kt_store_default_path(const char *cli_path)
 {
@@ -183,15 +174,6 @@ void kt_big_free(struct kt_big *b)
 	if (b->p)
 		munmap(b->p, b->cap);
 	memset(b, 0, sizeof(*b));
-}
-
-int kt_run_bin(kt_store *s, const char *id, unsigned char bin[KT_RUN_BIN])
-{
-	if (!id || strlen(id) != KT_RUN_ID_HEX ||
-	    kt_unhex(id, bin, KT_RUN_BIN) != 0)
-		return kt_err(s, KT_EINVAL, "bad run id '%.40s'",
-			      id ? id : "(null)");
-	return 0;
 }
 
 /* ---- environment --------------------------------------------------------- */
@@ -529,6 +511,19 @@ static int check_file(kt_store *s, const char *path, off_t size,
 /* why the calling thread's last kt_store_open failed */
 static _Thread_local char open_err[256];
 
+/* A new LMDB environment in s->env with every database and a map of map
+ * bytes, not yet opened. */
+static int env_create(kt_store *s, uint64_t map)
+{
+	int rc = mdb_env_create(&s->env);
+
+	if (rc)
+		return kt_mdb_err(s, rc, "create environment");
+	mdb_env_set_maxdbs(s->env, KT_DB_COUNT);
+	mdb_env_set_mapsize(s->env, (size_t)map);
+	return 0;
+}
+
 static int open_once(const char *path, unsigned flags, kt_store **out)
 {
 	kt_store *s;
@@ -580,13 +575,8 @@ static int open_once(const char *path, unsigned flags, kt_store **out)
 	while (exists && map < (uint64_t)st.st_size * 2 && map < KT_MAP_LIMIT)
 		map *= 2;
 	s->mapsize = map;
-	rc = mdb_env_create(&s->env);
-	if (rc) {
-		rc = kt_mdb_err(s, rc, "create environment");
+	if ((rc = env_create(s, map)) != 0)
 		goto fail;
-	}
-	mdb_env_set_maxdbs(s->env, KT_DB_COUNT);
-	mdb_env_set_mapsize(s->env, (size_t)map);
 	if (flags & KT_OPEN_RDONLY)
 		ef |= MDB_RDONLY;
 	if (flags & KT_OPEN_BULK)
@@ -608,13 +598,8 @@ static int open_once(const char *path, unsigned flags, kt_store **out)
 		 * §5).  A failed mdb_env_open leaves the env to be closed. */
 		mdb_env_close(s->env);
 		s->env = NULL;
-		rc = mdb_env_create(&s->env);
-		if (rc) {
-			rc = kt_mdb_err(s, rc, "create environment");
+		if ((rc = env_create(s, map)) != 0)
 			goto fail;
-		}
-		mdb_env_set_maxdbs(s->env, KT_DB_COUNT);
-		mdb_env_set_mapsize(s->env, (size_t)map);
 		s->flags |= KT_OPEN_RDONLY;
 		s->flags &= ~KT_OPEN_CREATE;
 		s->nolock = 1;
@@ -1098,438 +1083,4 @@ void kt_rd_end(kt_store *s, MDB_txn *txn)
 		return;
 	if (--s->rdepth == 0 && s->rtxn)
 		mdb_txn_reset(s->rtxn);
-}
-
-/* ---- runs ---------------------------------------------------------------- */
-
-static int json_object_text(const char *text, char **out)
-{
-	cJSON *j;
-
-	*out = NULL;
-	if (!text)
-		return 0;
-	j = cJSON_Parse(text);
-	if (!j || !cJSON_IsObject(j)) {
-		cJSON_Delete(j);
-		return KT_EINVAL;
-	}
-	*out = cJSON_PrintUnformatted(j);
-	cJSON_Delete(j);
-	return *out ? 0 : KT_ENOMEM;
-}
-
-int kt_run_create(kt_store *s, const char *id, const char *name,
-		  const char *format, const char *meta_json)
-{
-	unsigned char bin[KT_RUN_BIN], *v = NULL, *k = NULL;
-	size_t nl, fl, ml, vl, kl;
-	char *meta = NULL;
-	struct timespec ts;
-	int rc;
-	MDB_val key, val;
-
-	if (!s)
-		return KT_EINVAL;
-	if (!s->wtxn)
-		return kt_err(s, KT_EBUSY, "run create outside a transaction");
-	rc = kt_run_bin(s, id, bin);
-	if (rc)
-		return rc;
-	name = name ? name : "";
-	format = format ? format : "";
-	nl = strlen(name);
-	fl = strlen(format);
-	if (nl > 65535 || fl > 65535)
-		return kt_err(s, KT_ELIMIT, "run name or format too long");
-	if (json_object_text(meta_json, &meta) != 0)
-		return kt_err(s, KT_EINVAL, "run meta is not a JSON object");
-	ml = meta ? strlen(meta) : 0;
-	key.mv_size = KT_RUN_BIN;
-	key.mv_data = bin;
-	rc = mdb_get(s->wtxn, s->dbi[KT_DB_RUNS], &key, &val);
-	if (rc == 0) {
-		rc = kt_err(s, KT_EEXIST, "run %s exists", id);
-		goto out;
-	}
-	if (rc != MDB_NOTFOUND) {
-		rc = kt_mdb_err(s, rc, "run lookup");
-		goto out;
-	}
-	/* the run may be an unfinished import's (FORMAT.md §6.11) */
-	if ((rc = kt_ck_claim(s, bin, id)) != 0)
-		goto out;
-	vl = 8 + 2 + nl + 2 + fl + 4 + ml + KT_RUNREC_TAIL;
-	v = malloc(vl);
-	kl = (nl > KT_NAME_MAX_KEY ? KT_NAME_MAX_KEY : nl) + 1 + KT_RUN_BIN;
-	k = malloc(kl);
-	if (!v || !k) {
-		rc = kt_err(s, KT_ENOMEM, "run record");
-		goto out;
-	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	kt_be64(v, (uint64_t)((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec));
-	kt_be16(v + 8, (uint16_t)nl);
-	memcpy(v + 10, name, nl);
-	kt_be16(v + 10 + nl, (uint16_t)fl);
-	memcpy(v + 12 + nl, format, fl);
-	kt_be32(v + 12 + nl + fl, (uint32_t)ml);
-	if (ml)
-		memcpy(v + 16 + nl + fl, meta, ml);
-	kt_be64(v + vl - KT_RUNREC_TAIL, 0);
-	kt_chain_h0(v + vl - KT_HASH_LEN);
-	rc = kt_put(s, KT_DB_RUNS, bin, KT_RUN_BIN, v, vl, MDB_NOOVERWRITE);
-	if (rc)
-		goto out;
-	{
-		/* the checksum of name, format and meta (FORMAT.md §6.10) */
-		MDB_val rv = { vl, v };
-		unsigned char sum[KT_HASH_LEN];
-
-		kt_runrec_sum(bin, &rv, sum);
-		rc = kt_put(s, KT_DB_SUMS, bin, KT_RUN_BIN, sum, sizeof(sum), 0);
-		if (rc)
-			goto out;
-	}
-	if (nl) {
-		/* a name can repeat; the key carries the id.  Names are
-		 * indexed by their first KT_NAME_MAX_KEY bytes and checked
-		 * against the run record on resolve */
-		memcpy(k, name, kl - 1 - KT_RUN_BIN);
-		k[kl - 1 - KT_RUN_BIN] = 0;
-		memcpy(k + kl - KT_RUN_BIN, bin, KT_RUN_BIN);
-		rc = kt_put(s, KT_DB_NAMES, k, kl, "", 0, 0);
-	}
-	if (rc == 0)
-		rc = kt_ck_created(s, bin);
-out:
-	free(meta);
-	free(v);
-	free(k);
-	return rc;
-}
-
-/* n_events and head: the last 40 bytes of a v2 run record (FORMAT.md §6.2),
- * after the lengths-checked name, format and meta. */
-int kt_runrec_tail(kt_store *s, const MDB_val *v, uint64_t *n,
-		   unsigned char head[KT_HASH_LEN])
-{
-	const unsigned char *p = v->mv_data;
-	size_t sz = v->mv_size, nl, fl, ml;
-
-	if (sz < 16 + KT_RUNREC_TAIL)
-		goto bad;
-	nl = kt_rd16(p + 8);
-	if (sz < 16 + nl + KT_RUNREC_TAIL)
-		goto bad;
-	fl = kt_rd16(p + 10 + nl);
-	if (sz < 16 + nl + fl + KT_RUNREC_TAIL)
-		goto bad;
-	ml = kt_rd32(p + 12 + nl + fl);
-	if (sz != 16 + nl + fl + ml + KT_RUNREC_TAIL)
-		goto bad;
-	*n = kt_rd64(p + sz - KT_RUNREC_TAIL);
-	memcpy(head, p + sz - KT_HASH_LEN, KT_HASH_LEN);
-	return 0;
-bad:
-	return kt_err(s, KT_ECORRUPT, "bad run record");
-}
-
-static char *dupn(const void *p, size_t n)
-{
-	char *d = malloc(n + 1);
-
-	if (d) {
-		memcpy(d, p, n);
-		d[n] = 0;
-	}
-	return d;
-}
-
-/* Decode a runs record into info (strings into s->run_*), checked against
- * its checksum (one lookup and a SHA-256 of name, format and meta). */
-static int run_decode(kt_store *s, MDB_txn *txn, const unsigned char *bin,
-		      const MDB_val *v, kt_run_info *info)
-{
-	const unsigned char *p = v->mv_data;
-	size_t nl, fl, ml;
-	int rc;
-
-	memset(info, 0, sizeof(*info));
-	rc = kt_runrec_tail(s, v, &info->n_events, info->head);
-	if (rc)
-		return rc;
-	rc = kt_runrec_check(s, txn, bin, v, &info->checksum);
-	if (rc)
-		return rc;
-	nl = kt_rd16(p + 8);
-	fl = kt_rd16(p + 10 + nl);
-	ml = kt_rd32(p + 12 + nl + fl);
-	kt_hex(bin, KT_RUN_BIN, info->id);
-	info->created_ns = (int64_t)kt_rd64(p);
-	free(s->run_name);
-	free(s->run_format);
-	free(s->run_meta);
-	s->run_name = dupn(p + 10, nl);
-	s->run_format = dupn(p + 12 + nl, fl);
-	s->run_meta = ml ? dupn(p + 16 + nl + fl, ml) : dupn("{}", 2);
-	if (!s->run_name || !s->run_format || !s->run_meta)
-		return kt_err(s, KT_ENOMEM, "run info");
-	info->name = s->run_name;
-	info->format = s->run_format;
-	info->meta_json = s->run_meta;
-	return 0;
-}
-
-int kt_run_get(kt_store *s, const char *id, kt_run_info *info)
-{
-	unsigned char bin[KT_RUN_BIN];
-	MDB_txn *txn;
-	MDB_val k = { KT_RUN_BIN, bin }, v;
-	int rc;
-
-	if (!s || !info)
-		return KT_EINVAL;
-	if (!id) /* one run: NULL is a bad run id, not the whole store */
-		return kt_run_bin(s, id, bin);
-	if ((rc = kt_run_begin(s, id, bin, &txn)) != 0)
-		return rc;
-	rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &k, &v);
-	if (rc == MDB_NOTFOUND)
-		rc = kt_err(s, KT_ENOTFOUND, "no run %s", id);
-	else if (rc)
-		rc = kt_mdb_err(s, rc, "run lookup");
-	else
-		rc = run_decode(s, txn, bin, &v, info);
-	kt_rd_end(s, txn);
-	return rc;
-}
-
-int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),
-		   void *arg)
-{
-	MDB_txn *txn;
-	MDB_cursor *c = NULL;
-	MDB_val k, v;
-	unsigned char bin[KT_RUN_BIN];
-	kt_run_info info;
-	int rc, op = MDB_FIRST;
-
-	if (!s || !fn)
-		return KT_EINVAL;
-	if ((rc = kt_ev_flush(s)) != 0)
-		return rc;
-	rc = kt_rd_begin(s, &txn);
-	if (rc)
-		return rc;
-	rc = mdb_cursor_open(txn, s->dbi[KT_DB_RUNS], &c);
-	if (rc) {
-		rc = kt_mdb_err(s, rc, "cursor");
-		goto out;
-	}
-	while ((rc = mdb_cursor_get(c, &k, &v, op)) == 0) {
-		op = MDB_NEXT;
-		if (k.mv_size != KT_RUN_BIN) {
-			rc = kt_err(s, KT_ECORRUPT, "bad run key");
-			goto out;
-		}
-		memcpy(bin, k.mv_data, KT_RUN_BIN);
-		rc = run_decode(s, txn, bin, &v, &info);
-		if (rc)
-			goto out;
-		rc = fn(&info, arg);
-		if (rc)
-			goto out;
-	}
-	rc = rc == MDB_NOTFOUND ? 0 : kt_mdb_err(s, rc, "cursor");
-out:
-	if (c)
-		mdb_cursor_close(c);
-	kt_rd_end(s, txn);
-	return rc;
-}
-
-static int is_hex(const char *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (kt_hexval((unsigned char)p[i]) < 0)
-			return 0;
-	return 1;
-}
-
-/* The record v of run bin, checked as kt_run_get checks it.  Resolving
- * must not pass over a damaged record (its name may be the one asked
- * for), nor land on one: the caller would take the damage for "no such
- * run" or for "not a run name", and `append` would start a new run. */
-static int run_sound(kt_store *s, MDB_txn *txn, const unsigned char *bin,
-		     const MDB_val *v)
-{
-	unsigned char head[KT_HASH_LEN];
-	char hx[KT_RUN_ID_HEX + 1];
-	uint64_t n;
-	int have;
-
-	if (kt_runrec_tail(s, v, &n, head) != 0) {
-		kt_hex(bin, KT_RUN_BIN, hx);
-		return kt_err(s, KT_ECORRUPT, "run %s: bad run record", hx);
-	}
-	return kt_runrec_check(s, txn, bin, v, &have);
-}
-
-/* Runs whose name equals spec: count and the first id.  KT_ECORRUPT with
- * *count -1 and found = the run when a run the index lists under spec has
- * a damaged record. */
-static int resolve_name(kt_store *s, MDB_txn *txn, const char *spec,
-			unsigned char found[KT_RUN_BIN], int *count)
-{
-	size_t sl = strlen(spec), kl = sl > KT_NAME_MAX_KEY ? KT_NAME_MAX_KEY : sl;
-	MDB_cursor *c;
-	MDB_val k, v;
-	unsigned char *kb;
-	int rc, err = 0;
-
-	*count = 0;
-	if (!sl)
-		return 0;
-	kb = malloc(kl + 1);
-	if (!kb)
-		return KT_ENOMEM;
-	memcpy(kb, spec, kl);
-	kb[kl] = 0;
-	rc = mdb_cursor_open(txn, s->dbi[KT_DB_NAMES], &c);
-	if (rc) {
-		free(kb);
-		return kt_mdb_err(s, rc, "cursor");
-	}
-	k.mv_size = kl + 1;
-	k.mv_data = kb;
-	rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
-	while (rc == 0 && k.mv_size == kl + 1 + KT_RUN_BIN &&
-	       memcmp(k.mv_data, kb, kl + 1) == 0) {
-		const unsigned char *id = (unsigned char *)k.mv_data + kl + 1;
-		MDB_val rk = { KT_RUN_BIN, (void *)id }, rv;
-
-		rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &rk, &rv);
-		if (rc == 0 && (err = run_sound(s, txn, id, &rv)) != 0) {
-			memcpy(found, id, KT_RUN_BIN);
-			*count = -1;
-			break;
-		}
-		/* long names: the index holds a prefix; compare in full */
-		if (rc == 0 && rv.mv_size >= 10 + sl &&
-		    kt_rd16((unsigned char *)rv.mv_data + 8) == sl &&
-		    memcmp((unsigned char *)rv.mv_data + 10, spec, sl) == 0) {
-			if ((*count)++ == 0)
-				memcpy(found, id, KT_RUN_BIN);
-		}
-		rc = mdb_cursor_get(c, &k, &v, MDB_NEXT);
-	}
-	mdb_cursor_close(c);
-	free(kb);
-	if (err)
-		return err;
-	return rc == 0 || rc == MDB_NOTFOUND ? 0 : kt_mdb_err(s, rc, "cursor");
-}
-
-static int resolve_prefix(kt_store *s, MDB_txn *txn, const char *spec,
-			  unsigned char found[KT_RUN_BIN], int *count)
-{
-	size_t sl = strlen(spec), nb = sl / 2;
-	unsigned char pre[KT_RUN_BIN] = { 0 };
-	MDB_cursor *c;
-	MDB_val k, v;
-	int rc, odd = (int)(sl & 1), last = 0;
-
-	*count = 0;
-	for (size_t i = 0; i < nb; i++)
-		pre[i] = (unsigned char)(kt_hexval((unsigned char)spec[2 * i]) << 4 |
-					 kt_hexval((unsigned char)spec[2 * i + 1]));
-	if (odd) {
-		last = kt_hexval((unsigned char)spec[sl - 1]);
-		pre[nb] = (unsigned char)(last << 4);
-	}
-	rc = mdb_cursor_open(txn, s->dbi[KT_DB_RUNS], &c);
-	if (rc)
-		return kt_mdb_err(s, rc, "cursor");
-	k.mv_size = nb + (size_t)odd;
-	k.mv_data = pre;
-	rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
-	while (rc == 0 && k.mv_size == KT_RUN_BIN &&
-	       memcmp(k.mv_data, pre, nb) == 0 &&
-	       (!odd || (((unsigned char *)k.mv_data)[nb] >> 4) == last)) {
-		if ((*count)++ == 0)
-			memcpy(found, k.mv_data, KT_RUN_BIN);
-		if (*count > 1)
-			break;
-		rc = mdb_cursor_get(c, &k, &v, MDB_NEXT);
-	}
-	mdb_cursor_close(c);
-	return rc == 0 || rc == MDB_NOTFOUND ? 0 : kt_mdb_err(s, rc, "cursor");
-}
-
-int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1])
-{
-	unsigned char bin[KT_RUN_BIN];
-	MDB_txn *txn;
-	size_t sl;
-	int rc, n = 0;
-
-	if (!s || !spec || !*spec)
-		return KT_EINVAL;
-	out[0] = 0;
-	sl = strlen(spec);
-	rc = kt_rd_begin(s, &txn);
-	if (rc)
-		return rc;
-	/* order as git: a full id, then a name, then an abbreviation */
-	if (sl == KT_RUN_ID_HEX && kt_unhex(spec, bin, KT_RUN_BIN) == 0) {
-		MDB_val k = { KT_RUN_BIN, bin }, v;
-
-		if (mdb_get(txn, s->dbi[KT_DB_RUNS], &k, &v) == 0) {
-			n = 1;
-			goto done;
-		}
-	}
-	rc = resolve_name(s, txn, spec, bin, &n);
-	if (rc)
-		goto done;
-	/* A name that is also the prefix of another run's id would silently
-	 * hide that run: such a spec is ambiguous (unlike git, which warns,
-	 * a wrong run here writes a report or a replay of the wrong run). */
-	if (sl >= 4 && sl <= KT_RUN_ID_HEX && is_hex(spec, sl)) {
-		unsigned char pbin[KT_RUN_BIN] = { 0 };
-		int pn = 0;
-
-		rc = resolve_prefix(s, txn, spec, pbin, &pn);
-		if (rc)
-			goto done;
-		if (!n) {
-			n = pn;
-			memcpy(bin, pbin, KT_RUN_BIN);
-		} else if (pn && (pn > 1 || memcmp(pbin, bin, KT_RUN_BIN))) {
-			n = 2;
-		}
-	}
-done:
-	if (rc == 0 && n == 1) {
-		MDB_val k = { KT_RUN_BIN, bin }, v;
-
-		rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &k, &v);
-		rc = rc ? kt_mdb_err(s, rc, "run lookup") :
-			  run_sound(s, txn, bin, &v);
-		n = rc == KT_ECORRUPT ? -1 : n;
-	}
-	kt_rd_end(s, txn);
-	/* a damaged record: out names the run (verify reports it) */
-	if (rc == KT_ECORRUPT && n < 0)
-		kt_hex(bin, KT_RUN_BIN, out);
-	if (rc)
-		return rc;
-	if (n == 0)
-		return kt_err(s, KT_ENOTFOUND, "no run '%.100s'", spec);
-	if (n > 1)
-		return kt_err(s, KT_EAMBIG, "'%.100s' matches several runs",
-			      spec);
-	kt_hex(bin, KT_RUN_BIN, out);
-	return 0;
 }

@@ -189,25 +189,30 @@ int kt_index_paths(kt_store *s, const unsigned char run[KT_RUN_BIN],
 
 /* ---- append ---------------------------------------------------------------- */
 
-static int canon_json(const char *text, size_t len, int want_object,
-		      cJSON **tree, char **out)
+/* The JSON object *text[0..*len) of event seq (what: "payload" or
+ * "provenance") printed canonically into *out, its tree in *tree; *text
+ * and *len then name *out.  KT_EINVAL when it is not a JSON object,
+ * KT_ENOMEM; the store's message names seq and what. */
+static int canon_json(kt_store *s, uint64_t seq, const char *what,
+		      const char **text, size_t *len, cJSON **tree, char **out)
 {
-	cJSON *j = cJSON_ParseWithLength(text, len);
+	cJSON *j = cJSON_ParseWithLength(*text, *len);
+	int rc = KT_EINVAL;
 
 	*out = NULL;
 	*tree = NULL;
-	if (!j)
-		return KT_EINVAL;
-	if (want_object && !cJSON_IsObject(j)) {
-		cJSON_Delete(j);
-		return KT_EINVAL;
+	if (j && cJSON_IsObject(j)) {
+		rc = KT_ENOMEM;
+		*out = cJSON_PrintUnformatted(j);
 	}
-	*out = cJSON_PrintUnformatted(j);
 	if (!*out) {
 		cJSON_Delete(j);
-		return KT_ENOMEM;
+		return kt_err(s, rc, "seq %llu: %s is not a JSON object",
+			      (unsigned long long)seq, what);
 	}
 	*tree = j;
+	*text = *out;
+	*len = strlen(*out);
 	return 0;
 }
 
@@ -254,14 +259,10 @@ int kt_event_append(kt_store *s, const char *run, kt_event *ev)
 	actor = ev->actor ? ev->actor : "";
 	al = strlen(actor);
 	if (!(ev->flags & KT_EV_CANONICAL)) {
-		rc = canon_json(payload, yl, 1, &tree, &cpay);
-		if (rc) {
-			rc = kt_err(s, rc, "seq %llu: payload is not a JSON "
-				    "object", (unsigned long long)ev->seq);
+		rc = canon_json(s, ev->seq, "payload", &payload, &yl, &tree,
+				&cpay);
+		if (rc)
 			goto out;
-		}
-		payload = cpay;
-		yl = strlen(cpay);
 	} else if ((ev->kind == KT_KIND_EDIT ||
 		    (ev->kind == KT_KIND_TOOL_RESULT &&
 		     memmem(payload, yl, "\"observed\"", 10))) &&
@@ -273,14 +274,10 @@ int kt_event_append(kt_store *s, const char *run, kt_event *ev)
 	/* provenance is small and often printed by hand: canonical unless
 	 * the caller printed it so */
 	if (prov && pl && !(ev->flags & KT_EV_PROV_CANONICAL)) {
-		rc = canon_json(prov, pl, 1, &ptree, &cprov);
-		if (rc) {
-			rc = kt_err(s, rc, "seq %llu: provenance is not a JSON "
-				    "object", (unsigned long long)ev->seq);
+		rc = canon_json(s, ev->seq, "provenance", &prov, &pl, &ptree,
+				&cprov);
+		if (rc)
 			goto out;
-		}
-		prov = cprov;
-		pl = strlen(cprov);
 	}
 	rc = canon_build(&s->tmp, ev, actor, al, prov, pl, payload, yl);
 	if (rc) {

@@ -273,9 +273,6 @@ static inline uint16_t kt_rd16(const unsigned char *p)
 }
 
 /* ---- store.c ---- */
-/* n_events and head from a run record value (v2 tail). */
-int kt_runrec_tail(kt_store *s, const MDB_val *v, uint64_t *n,
-		   unsigned char head[KT_HASH_LEN]);
 int kt_err(kt_store *s, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int kt_mdb_err(kt_store *s, int rc, const char *what);
@@ -290,6 +287,23 @@ int kt_wlog_add(kt_store *s, int db, const void *k, size_t kl, const void *v,
  * needed); both leave the append state to be loaded again. */
 int kt_txn_begin(kt_store *s);
 int kt_txn_commit(kt_store *s);
+/* A read transaction: the open write txn, or the handle's read txn (nested
+ * users share it).  Pass kt_rd_end the txn kt_rd_begin gave. */
+int kt_rd_begin(kt_store *s, MDB_txn **txn);
+void kt_rd_end(kt_store *s, MDB_txn *txn);
+/* The prologue of a read of one run (NULL: of the whole store): resolve
+ * run into bin (kt_run_bin's errors), write the appends held in memory
+ * (kt_ev_flush), and open a read transaction (kt_rd_begin; end it with
+ * kt_rd_end).  On an error nothing is left open. */
+int kt_run_begin(kt_store *s, const char *run,
+		 unsigned char bin[KT_RUN_BIN], MDB_txn **txn);
+
+/* ---- store_run.c ---- */
+/* The 16 bytes of run id id (32 hex digits) into bin; KT_EINVAL. */
+int kt_run_bin(kt_store *s, const char *id, unsigned char bin[KT_RUN_BIN]);
+/* n_events and head from a run record value (v2 tail). */
+int kt_runrec_tail(kt_store *s, const MDB_val *v, uint64_t *n,
+		   unsigned char head[KT_HASH_LEN]);
 
 /* ---- store_unfinished.c (FORMAT.md §6.11) ---- */
 struct kt_ckrun {
@@ -316,17 +330,6 @@ void kt_ck_undo(kt_store *s);
 /* Whether run is marked unfinished in txn. */
 int kt_unfinished_has(kt_store *s, MDB_txn *txn,
 		      const unsigned char run[KT_RUN_BIN]);
-/* A read transaction: the open write txn, or the handle's read txn (nested
- * users share it).  Pass kt_rd_end the txn kt_rd_begin gave. */
-int kt_rd_begin(kt_store *s, MDB_txn **txn);
-void kt_rd_end(kt_store *s, MDB_txn *txn);
-int kt_run_bin(kt_store *s, const char *id, unsigned char bin[KT_RUN_BIN]);
-/* The prologue of a read of one run (NULL: of the whole store): resolve
- * run into bin (kt_run_bin's errors), write the appends held in memory
- * (kt_ev_flush), and open a read transaction (kt_rd_begin; end it with
- * kt_rd_end).  On an error nothing is left open. */
-int kt_run_begin(kt_store *s, const char *run,
-		 unsigned char bin[KT_RUN_BIN], MDB_txn **txn);
 
 /* ---- store_ahead.c ---- */
 /* Decoding blocks ahead of a scan on helper threads (store_ahead.c).

@@ -228,6 +228,18 @@ static void t_json(void **st)
 	assert_int_equal(correct(o), 0);
 	cJSON_Delete(r);
 
+	/* what repr() also writes, read by the one Python-literal reader:
+	 * an escaped quote, a tuple, inf (JSON has no such number: null) */
+	r = parse("{'kernel': 'it\\'s', 'shape': (1024, 1024), "
+		  "'time_ms': 0.25, 'speedup': inf}\n");
+	assert_int_equal(cJSON_GetArraySize(r), 1);
+	o = cJSON_GetArrayItem(r, 0);
+	NEAR(num(o, "time_ms"), 0.25);
+	assert_true(isnan(num(o, "speedup")));
+	assert_string_equal(str(o, "pattern"), "json");
+	assert_string_equal(str(o, "scenario"), "kernel=it's");
+	cJSON_Delete(r);
+
 	/* JSON without measurements */
 	none("{\"error\": \"CuPy not available\"}\n");
 	none("{\"runtime\": 2.66, \"timestamp\": 1752697841}\n");

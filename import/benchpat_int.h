@@ -1,0 +1,82 @@
+/*
+ * benchpat_int.h - what the benchmark-pattern readers share: the results
+ * being built and the KEY table.  Internal to benchpat.c (the driver, the
+ * table and line readers, the results out) and benchpat_json.c (the JSON
+ * reader and the KEY table).  kt_bench_parse (import.h) is the contract.
+ */
+#ifndef KT_BENCHPAT_INT_H
+#define KT_BENCHPAT_INT_H
+
+#include <stddef.h>
+
+#include "import.h"
+
+/* JSON keys (lower case): what a number under such a key means. */
+enum { K_NONE, K_TIME, K_MIN, K_MAX, K_REF, K_SPEEDUP, K_TFLOPS, K_GFLOPS,
+	K_GBPS, K_N };
+
+/* One result being read.  Times in ms, throughput in TFLOP/s and GB/s;
+ * NAN where nothing was read. */
+struct res {
+	double t, mn, mx, ref, sp, tf, gb;
+	int tprio;      /* which key gave t: lower is better */
+	int n;
+	int correct;    /* -1 null */
+	char scen[256];
+	const char *pattern;
+	int block;
+	/* every speedup printed for this result, in order: one is chosen at
+	 * the end (choose_speedup), the others are kept as alternatives */
+	struct spc {
+		double v;
+		char metric[40];
+		char base[32];
+	} spc[4];
+	int nsp;
+	int suspicious; /* a verifier's "suspicious": true */
+	double reward;  /* a verifier's "reward", NAN when none */
+	char graded[40]; /* the metric the JSON itself names as graded, or "" */
+};
+
+/* The results of one output, in order; oom once an allocation failed. */
+struct rs {
+	struct res *r;
+	size_t n, cap;
+	int oom;
+};
+
+/* ---- benchpat.c ------------------------------------------------------------ */
+/* r as a result with nothing read yet; pattern is a static string. */
+void bp_res_init(struct res *r, const char *pattern, int block);
+/* A new empty result at the end of s; NULL (and s->oom set) when memory
+ * runs out.  The pointer lives until the next bp_new_res on s. */
+struct res *bp_new_res(struct rs *s, const char *pattern, int block);
+/* The baseline that lower-case words name ("torch.compile", "eager", ...),
+ * "" when none; a static string. */
+const char *bp_baseline_in(const char *low);
+/* Adds speedup v to r; key: the JSON key that named it, or NULL for text
+ * (the metric is then made from base). */
+void bp_add_speedup(struct res *r, double v, const char *key,
+		    const char *base);
+/* Whether r holds a time, speedup or throughput. */
+int bp_has_metric(const struct res *r);
+/* s[0..n) in lower case into d (cap bytes, NUL-terminated, cut to fit). */
+void bp_lower(char *d, const char *s, size_t n, size_t cap);
+
+/* ---- benchpat_json.c ------------------------------------------------------- */
+/* What a number under key means (K_*): *scale converts a time to ms, *prio
+ * ranks times (lower is better).  The KEY table of import/README.md. */
+int bp_key_kind(const char *key, double *scale, int *prio);
+/* End of the balanced JSON value starting at t[i] ('{' or '['), or 0 when
+ * it is not closed within t[0..n) or 1 MiB. */
+size_t bp_json_end(const char *t, size_t n, size_t i);
+/* The JSON value s[0..n) as benchmark programs print it (README "JSON":
+ * comments, literal \n, trailing commas dropped; a text JSON does not read
+ * is read as a Python literal by kt_impx_pylit); NULL when neither reads
+ * it or memory runs out.  Caller frees with cJSON_Delete. */
+cJSON *bp_json_parse(const char *s, size_t n);
+/* Adds to s one result per object of j that holds a measurement (nested
+ * objects merged into it; arrays give one per element). */
+void bp_json_walk(struct rs *s, const cJSON *j, int depth);
+
+#endif

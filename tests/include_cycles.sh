@@ -1,0 +1,71 @@
+#!/bin/sh
+# include_cycles.sh [ROOT]: fails when the #include "..." lines of the
+# production folders make a circle between folders (a folder includes one
+# that includes it back, directly or through others).  `make lint` runs it;
+# README's "Layout" gives the order the folders keep.
+#
+# Every quoted include is resolved against the including file's folder, as
+# the compiler does without -I; the folder is the first path component under
+# ROOT.  Prints the edges ("import -> store (import/import.h:12)") with -v.
+cd "${1:-.}" || exit 2
+mods="base store import analyze replay export cli harness kernels"
+files=$(for m in $mods; do
+	[ -d "$m" ] && find "$m" -type f \( -name '*.c' -o -name '*.h' -o \
+		-name '*.cu' -o -name '*.cuh' \)
+done | sort)
+[ -n "$files" ] || { echo "include_cycles: no sources under $(pwd)" >&2; exit 2; }
+# shellcheck disable=SC2086
+grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]+"' $files |
+awk -v verbose="${V:-0}" '
+function norm(p,   n, a, i, k, out) {
+	n = split(p, a, "/"); k = 0
+	for (i = 1; i <= n; i++) {
+		if (a[i] == "" || a[i] == ".") continue
+		if (a[i] == "..") { if (k > 0) k--; else return ""; continue }
+		st[++k] = a[i]
+	}
+	out = st[1]
+	for (i = 2; i <= k; i++) out = out "/" st[i]
+	return out
+}
+function visit(m,   i, j, t) {
+	color[m] = 1; path[++depth] = m
+	for (i = 1; i <= nout[m]; i++) {
+		t = out[m, i]
+		if (color[t] == 1) {
+			cyc = t
+			for (j = depth; j >= 1 && path[j] != t; j--) cyc = path[j] " -> " cyc
+			cyc = t " -> " cyc
+			return 1
+		}
+		if (!color[t] && visit(t)) return 1
+	}
+	color[m] = 2; depth--
+	return 0
+}
+{
+	file = $0; sub(/:.*/, "", file)
+	rest = substr($0, length(file) + 2); line = rest; sub(/:.*/, "", line)
+	inc = rest; sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc)
+	dir = file; sub(/\/[^\/]*$/, "", dir)
+	tgt = norm(dir "/" inc)
+	from = file; sub(/\/.*/, "", from)
+	to = tgt; sub(/\/.*/, "", to)
+	if (tgt == "" || to == from) next
+	if (!((from, to) in seen)) {
+		seen[from, to] = file ":" line
+		out[from, ++nout[from]] = to
+		mods[from] = mods[to] = 1
+		if (verbose) print from " -> " to " (" file ":" line ")"
+	}
+}
+END {
+	for (m in mods)
+		if (!color[m] && visit(m)) {
+			print "include_cycles: folders include each other: " cyc
+			n = split(cyc, c, " -> ")
+			for (i = 1; i < n; i++)
+				print "  " c[i] " -> " c[i + 1] ": " seen[c[i], c[i + 1]]
+			exit 1
+		}
+}'
