@@ -377,8 +377,39 @@ static int same_series(const kt_an_run *r, const kt_an_opts *o,
 	return e->meas >= 0 && !strcmp(r->m[e->meas].key, o->workload);
 }
 
-/* E* of jump j: the edits between the measurement before and each
- * increment (event indices, ascending, into j->edits).  KT_ENOMEM or 0. */
+/* The code states before point p's result: *a, the seq of the result of
+ * this series before it (an incorrect or unusable one of this series is a
+ * measured state too), and *t >= *a, of the last result of any series
+ * before it.  Results the same command printed (one parent) are one
+ * measurement and cut nothing. */
+static void measured_before(const kt_an_run *r, const kt_an_opts *o,
+			    const kt_an_series *se, size_t p, uint64_t *a,
+			    uint64_t *t)
+{
+	size_t me = r->m[se->pt[p].meas].ev;
+	uint64_t pa = r->ev[me].parent;
+	int any = 0;
+
+	*a = *t = se->pt[p - 1].seq;
+	for (long k = (long)me - 1; k >= 0 && r->ev[k].seq > *a; k--) {
+		if (r->ev[k].kind != KT_KIND_BENCH ||
+		    (pa && r->ev[k].parent == pa))
+			continue;
+		if (!any++)
+			*t = r->ev[k].seq;
+		if (same_series(r, o, &r->ev[k])) {
+			*a = r->ev[k].seq;
+			break;
+		}
+	}
+}
+
+/* E* of jump j, first pass: every edit since the result of the same series
+ * before each increment (event indices, ascending, into j->edits); a
+ * result of another series in between does not cut them off (issue 15: a
+ * jump right after another workload's result lost its edits).  Their
+ * paths are read next; own_edits then drops those of other series' files.
+ * KT_ENOMEM or 0. */
 static int jump_edits(const kt_an_run *r, const kt_an_opts *o,
 		      const kt_an_series *se, kt_an_jump *j)
 {
@@ -386,29 +417,12 @@ static int jump_edits(const kt_an_run *r, const kt_an_opts *o,
 	size_t i;
 
 	for (size_t p = j->p_land; p <= j->p_last; p++) {
-		uint64_t a, b;
+		uint64_t a, t, b;
 
 		if (p != j->p_land && !se->pt[p].accepted)
 			continue;
-		a = se->pt[p - 1].seq;
+		measured_before(r, o, se, p, &a, &t);
 		b = se->pt[p].seq;
-		/* an incorrect or unusable result of this series in between is
-		 * a measured state too: edits before it did not make the
-		 * landing.  A result of another series measured other code and
-		 * says nothing about these edits (issue 15: a jump right after
-		 * another workload's result lost its edits). */
-		{
-			size_t me = r->m[se->pt[p].meas].ev;
-			uint64_t pa = r->ev[me].parent;
-
-			for (long k = (long)me - 1; k >= 0 && r->ev[k].seq > a; k--)
-				if (r->ev[k].kind == KT_KIND_BENCH &&
-				    same_series(r, o, &r->ev[k]) &&
-				    (!pa || r->ev[k].parent != pa)) {
-					a = r->ev[k].seq;
-					break;
-				}
-		}
 		li = kt_an_run_find(r, a);
 		for (i = li < 0 ? 0 : (size_t)li; i < r->nev && r->ev[i].seq < b; i++)
 			if (r->ev[i].kind == KT_KIND_EDIT && r->ev[i].seq > a &&
@@ -416,6 +430,59 @@ static int jump_edits(const kt_an_run *r, const kt_an_opts *o,
 				return KT_ENOMEM;
 	}
 	return KT_OK;
+}
+
+/* Whether one of the edits idx[0..n) edited path. */
+static int path_among(const kt_an_run *r, const size_t *idx, size_t n,
+		      const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (r->ev[idx[i]].text && !strcmp(r->ev[idx[i]].text, path))
+			return 1;
+	return 0;
+}
+
+/* E* of jump j, second pass (paths read): an edit made before another
+ * series' result, which measured it, is this jump's only when its file is
+ * one edited after that result too, right before this series measured.
+ * Otherwise interleaved workloads lent each other their edits: a jump of
+ * attn.cu took the softmax.cu edits of the softmax results in between, and
+ * with them the questions that led to those (issue 15: agent-alone jumps
+ * given to a question asked about the other kernel).  When nothing was
+ * edited since the last result of any series, the earlier edits are the
+ * only change this series measured and all stay; an edit whose path is
+ * not known stays. */
+static void own_edits(const kt_an_run *r, const kt_an_opts *o,
+		      const kt_an_series *se, kt_an_jump *j)
+{
+	size_t w = 0, i = 0;
+
+	for (size_t p = j->p_land; p <= j->p_last; p++) {
+		uint64_t a, t, b;
+		size_t lo, mid, hi;
+
+		if (p != j->p_land && !se->pt[p].accepted)
+			continue;
+		measured_before(r, o, se, p, &a, &t);
+		b = se->pt[p].seq;
+		for (; i < j->nedits && r->ev[j->edits[i]].seq <= a; i++)
+			j->edits[w++] = j->edits[i];
+		for (lo = mid = i; mid < j->nedits &&
+		     r->ev[j->edits[mid]].seq < t; mid++)
+			;
+		for (hi = mid; hi < j->nedits && r->ev[j->edits[hi]].seq < b; hi++)
+			;
+		for (i = lo; i < hi; i++) {
+			const char *pth = r->ev[j->edits[i]].text;
+
+			if (i >= mid || mid == hi || !pth ||
+			    path_among(r, j->edits + mid, hi - mid, pth))
+				j->edits[w++] = j->edits[i];
+		}
+	}
+	for (; i < j->nedits; i++)
+		j->edits[w++] = j->edits[i];
+	j->nedits = w;
 }
 
 /* Read the bodies of every jump's edits with one scan (a run's edits sit
@@ -729,6 +796,8 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			goto fail;
 	if ((rc = fetch_edits(s, r, out)))
 		goto fail;
+	for (size_t k = 0; k < out->njump; k++)
+		own_edits(r, o, se, &out->jump[k]);
 	for (size_t k = 0; k < out->njump; k++) {
 		uint64_t lower = k ? se->pt[out->jump[k - 1].p_last].seq : 0;
 

@@ -312,6 +312,75 @@ static void t_edit_across_series(void **st)
 	tu_run_close(&f);
 }
 
+/*
+ * Each series' edits are its own (issue 15, plant2's null sessions): a
+ * person asks about B's softmax, the agent edits softmax.cu and measures
+ * B; hours later it edits attn.cu on its own plan and A jumps.  The
+ * softmax.cu edit was measured by B's result and is not A's: taken as A's
+ * (every edit since A's result before), it became the jump's first edit
+ * and the softmax question, right before it, took the credit for A's
+ * agent-alone jump.  A file edited again after the other series' result
+ * stays whole: A's second jump is both of its attn.cu edits.
+ */
+static void t_edits_of_other_series(void **st)
+{
+	struct tu_run f;
+	kt_an_run *r = NULL;
+	kt_an_blame *b = NULL;
+	const char **wl = NULL;
+	size_t n = 0;
+	kt_an_opts o;
+	uint64_t ed[3];
+	const kt_an_jump *j;
+
+	(void)st;
+	tu_run_open(&f, "test:own edits");
+	for (int i = 0; i < 4; i++) {
+		fx_bench(&f, "A_attn", 1.0 + 0.01 * (i & 1), 1, 1);
+		fx_bench(&f, "B_softmax", 1.0 - 0.01 * (i & 1), 1, 1);
+	}
+	fx_msg(&f, 1, 1, "Could the layernorm and the quantize step share one "
+	       "pass over the row?");
+	fx_msg(&f, 0, 1, "Yes, layernorm and quantize can share one pass over "
+	       "the row; merging them.");
+	fx_edit(&f, "softmax.cu");
+	fx_bench(&f, "B_softmax", 1.0, 1, 1);
+	fx_msg(&f, 0, 600, "I'll switch the accumulation to tensor cores "
+	       "through wmma fragments.");
+	fx_edit(&f, "attn.cu");
+	ed[0] = f.seq;
+	for (int i = 0; i < 3; i++)
+		fx_bench(&f, "A_attn", 2.0 + 0.01 * (i & 1), 1, 1);
+	fx_edit(&f, "attn.cu");
+	ed[1] = f.seq;
+	fx_bench(&f, "B_softmax", 1.0, 1, 1);
+	fx_edit(&f, "attn.cu");
+	ed[2] = f.seq;
+	for (int i = 0; i < 3; i++)
+		fx_bench(&f, "A_attn", 4.0 + 0.01 * (i & 1), 1, 1);
+	assert_int_equal(kt_store_commit(f.s), KT_OK);
+	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
+	kt_an_opts_default(&o);
+	o.permutations = 0;
+	assert_int_equal(kt_an_blame_workloads(f.s, r, &o, &b, &wl, &n), KT_OK);
+	assert_int_equal(n, 2);
+	assert_string_equal(wl[0], "A_attn");
+	assert_int_equal(b[0].njump, 2);
+	j = &b[0].jump[0];
+	assert_int_equal(j->question, -1);
+	assert_int_equal(j->nedits, 1);
+	assert_int_equal(r->ev[j->edits[0]].seq, ed[0]);
+	assert_int_equal(j->anchor_seq, ed[0]);
+	j = &b[0].jump[1];
+	assert_int_equal(j->nedits, 2);
+	assert_int_equal(r->ev[j->edits[0]].seq, ed[1]);
+	assert_int_equal(r->ev[j->edits[1]].seq, ed[2]);
+	assert_int_equal(b[1].njump, 0);
+	kt_an_blame_workloads_free(b, wl, n);
+	kt_an_run_free(r);
+	tu_run_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +389,7 @@ int main(void)
 		cmocka_unit_test(t_miner_per_workload),
 		cmocka_unit_test(t_stalls_per_workload),
 		cmocka_unit_test(t_edit_across_series),
+		cmocka_unit_test(t_edits_of_other_series),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
