@@ -263,28 +263,32 @@ static int prof_cb(const kt_event *e, void *arg)
 	return ++p->seen >= 3 ? 2 : 0;
 }
 
-/* Whether one of the first 3 tool calls after q (before seq `before`) runs
- * a profiler; read errors count as no. */
+/* Whether one of the first 3 tool calls after q runs a profiler, counting
+ * only those after event `from` (q, or the measurement of the agent's
+ * first answer to q: the rule of the loaded-calls path in blame_one) and
+ * before seq `before`; read errors count as no. */
 static int profiler_after(kt_store *s, const kt_an_run *r, const kt_an_ev *q,
-			  uint64_t before)
+			  const kt_an_ev *from, uint64_t before)
 {
 	struct profctx p = {0};
 
-	if (before <= q->seq + 1 || kt_an_calls_at(r, before - 1) == q->call)
+	p.seen = (int)(kt_an_calls_at(r, from->seq) - q->call);
+	if (p.seen >= 3 || before <= from->seq + 1 ||
+	    kt_an_calls_at(r, before - 1) == kt_an_calls_at(r, from->seq))
 		return 0;
-	return kt_event_scan(s, r->id, q->seq + 1, before - 1,
+	return kt_event_scan(s, r->id, from->seq + 1, before - 1,
 			     KT_KIND_BIT(KT_KIND_TOOL_CALL), KT_READ_BODY,
 			     prof_cb, &p) == 1;
 }
 
-/* Whether the agent's first message after event qi (a question, or the
- * last measurement after it) is plan-like and the first responsible edit
- * after qi follows with no human message in between (the agent answered q
- * with what it then did). */
-static int answered_by_plan(const kt_an_run *r, size_t qi, const kt_an_jump *j)
+/* The agent's first message after event qi (a question, or the last
+ * measurement after it) when it is plan-like and the first responsible
+ * edit after qi follows with no human message in between (the agent
+ * answered q with what it then did); else -1. */
+static long answered_by_plan(const kt_an_run *r, size_t qi, const kt_an_jump *j)
 {
 	size_t first = SIZE_MAX;
-	int said = 0;
+	long said = -1;
 
 	for (size_t i = 0; i < j->nedits; i++)
 		if (j->edits[i] > qi) {
@@ -295,14 +299,30 @@ static int answered_by_plan(const kt_an_run *r, size_t qi, const kt_an_jump *j)
 		const kt_an_ev *e = &r->ev[i];
 
 		if (e->kind == KT_KIND_MESSAGE && e->human && !e->meta)
-			return 0;
-		if (!said && is_agent_text(e) && *e->text) {
+			return -1;
+		if (said < 0 && is_agent_text(e) && *e->text) {
 			if (!plan_like(e->text))
-				return 0;
-			said = 1;
+				return -1;
+			said = (long)i;
 		}
 	}
-	return said && first != SIZE_MAX;
+	return first != SIZE_MAX ? said : -1;
+}
+
+/* Whether agent text m takes up question q's words: 15 % of q's content
+ * tokens or more in m (the line between a plan of the agent's own and an
+ * answer to q).  KT_ENOMEM or 0. */
+static int shares_words(const char *q, const uint64_t *tm, size_t ntm,
+			int *yes)
+{
+	uint64_t *tq = NULL;
+	size_t ntq = 0;
+
+	if (kt_an_tokens(q, strlen(q), &tq, &ntq))
+		return KT_ENOMEM;
+	*yes = kt_an_containment(tq, ntq, tm, ntm) >= 0.15;
+	free(tq);
+	return KT_OK;
 }
 
 /*
@@ -345,17 +365,14 @@ static int self_plan(const kt_an_run *r, const kt_an_jump *j, uint64_t last_seq,
 		if (kt_an_tokens(e->text, strlen(e->text), &tm, &ntm))
 			return KT_ENOMEM;
 		for (size_t ci = 0; ci < j->ncand && indep; ci++) {
-			const char *qt = r->ev[j->cand[ci].ev].text;
-			uint64_t *tq = NULL;
-			size_t ntq = 0;
+			int shared;
 
-			if (kt_an_tokens(qt, strlen(qt), &tq, &ntq)) {
+			if (shares_words(r->ev[j->cand[ci].ev].text, tm, ntm,
+					 &shared)) {
 				free(tm);
 				return KT_ENOMEM;
 			}
-			if (kt_an_containment(tq, ntq, tm, ntm) >= 0.15)
-				indep = 0;
-			free(tq);
+			indep = !shared;
 		}
 		free(tm);
 		if (indep) {
@@ -662,7 +679,7 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		/* runs loaded without tool call bodies: read the (at most 3)
 		 * calls after q here */
 		if (c->uptake < 1 && s && !(r->load & KT_AN_LOAD_TOOLS) &&
-		    profiler_after(s, r, q, land_seq))
+		    profiler_after(s, r, q, &r->ev[from], land_seq))
 			c->uptake = 1;
 		for (i = 0; i < j->nedits; i++)
 			if (j->edits[i] > c->ev)
@@ -689,9 +706,31 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			c->relocation = 1;
 		/* the agent's first words after q state a plan and the change
 		 * follows before anyone speaks again: it acted on q even when
-		 * it did not repeat q's words */
-		if (c->uptake < 0.5 && answered_by_plan(r, from, j))
-			c->uptake = 0.5, acted = 1;
+		 * it did not repeat q's words.  After the measurement of its
+		 * first answer to q, a plan that shares no words with q is a
+		 * new idea of its own (self_plan weighs that same message for
+		 * the agent alone), not q taken up again: it counted both
+		 * ways, and a question answered, measured and left gained the
+		 * next agent-alone jump (tests/plant2 null sessions) */
+		if (c->uptake < 0.5) {
+			long pl = answered_by_plan(r, from, j);
+			int take = pl >= 0;
+
+			if (take && from != c->ev) {
+				uint64_t *tm = NULL;
+				size_t ntm = 0;
+				const char *pt = r->ev[pl].text;
+
+				if (kt_an_tokens(pt, strlen(pt), &tm, &ntm) ||
+				    shares_words(q->text, tm, ntm, &take)) {
+					free(tm);
+					goto out;
+				}
+				free(tm);
+			}
+			if (take)
+				c->uptake = 0.5, acted = 1;
+		}
 		c->raw = kt_an_cand_raw(c, o, c->layer != KT_AN_L_NONE ||
 			(kt_an_text_flags(q->text, strlen(q->text)) &
 			 KT_AN_F_BOUND) || c->overlap >= 0.1 || acted);

@@ -381,6 +381,56 @@ static void t_edits_of_other_series(void **st)
 	tu_run_close(&f);
 }
 
+/*
+ * A question answered, measured and left (plant2's null sessions): the
+ * agent tries what was asked, measures no gain, then states a plan of its
+ * own that shares no words with the question and jumps.  That plan is the
+ * agent's, not the question taken up again: it gave the question uptake
+ * (and the agent alone its +0.3 for an independent plan) at once.
+ */
+static void t_answer_measured_then_own_plan(void **st)
+{
+	struct tu_run f;
+	kt_an_run *r = NULL;
+	kt_an_blame b;
+	kt_an_opts o;
+	uint64_t q;
+	const kt_an_jump *j;
+	const kt_an_cand *c = NULL;
+
+	(void)st;
+	tu_run_open(&f, "test:answered");
+	for (int i = 0; i < 4; i++)
+		fx_bench(&f, "K_gemm", 1.0 + 0.01 * (i & 1), 1, 1);
+	q = fx_msg(&f, 1, 1, "Are you sure the kernel does not spill registers, "
+		   "what does ptxas say?");
+	fx_msg(&f, 0, 1, "ptxas reports spills; limiting registers with launch "
+	       "bounds.");
+	fx_edit(&f, "gemm.cu");
+	fx_bench(&f, "K_gemm", 1.0, 1, 1);
+	fx_msg(&f, 0, 1, "I'll switch the accumulation to tensor cores through "
+	       "wmma fragments.");
+	fx_edit(&f, "gemm.cu");
+	for (int i = 0; i < 3; i++)
+		fx_bench(&f, "K_gemm", 2.0 + 0.01 * (i & 1), 1, 1);
+	assert_int_equal(kt_store_commit(f.s), KT_OK);
+	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
+	kt_an_opts_default(&o);
+	o.permutations = 0;
+	assert_int_equal(kt_an_blame_run(f.s, r, &o, &b), KT_OK);
+	assert_int_equal(b.njump, 1);
+	j = &b.jump[0];
+	for (size_t i = 0; i < j->ncand; i++)
+		if (r->ev[j->cand[i].ev].seq == q)
+			c = &j->cand[i];
+	assert_non_null(c);
+	assert_true(c->uptake == 0);
+	assert_int_equal(j->question, -1);
+	kt_an_blame_free(&b);
+	kt_an_run_free(r);
+	tu_run_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +440,7 @@ int main(void)
 		cmocka_unit_test(t_stalls_per_workload),
 		cmocka_unit_test(t_edit_across_series),
 		cmocka_unit_test(t_edits_of_other_series),
+		cmocka_unit_test(t_answer_measured_then_own_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
