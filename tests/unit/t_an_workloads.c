@@ -268,6 +268,20 @@ static void t_stalls_per_workload(void **st)
 	tu_run_close(&f);
 }
 
+/* Commit f, load it and blame each of its two workloads (no run test). */
+static void blame_two(struct tu_run *f, kt_an_run **r, kt_an_blame **b,
+		      const char ***wl, size_t *n)
+{
+	kt_an_opts o;
+
+	assert_int_equal(kt_store_commit(f->s), KT_OK);
+	assert_int_equal(kt_an_run_load(f->s, f->id, r), KT_OK);
+	kt_an_opts_default(&o);
+	o.permutations = 0;
+	assert_int_equal(kt_an_blame_workloads(f->s, *r, &o, b, wl, n), KT_OK);
+	assert_int_equal(*n, 2);
+}
+
 /*
  * Two workloads measured in turn (issue 15): A's edit, then a result of
  * B, then A's faster result.  B's result measured other code, so the edit
@@ -281,7 +295,6 @@ static void t_edit_across_series(void **st)
 	kt_an_blame *b = NULL;
 	const char **wl = NULL;
 	size_t n = 0;
-	kt_an_opts o;
 	uint64_t ed;
 
 	(void)st;
@@ -295,12 +308,7 @@ static void t_edit_across_series(void **st)
 	fx_bench(&f, "B_conv", 1.0, 1, 1);
 	for (int i = 0; i < 3; i++)
 		fx_bench(&f, "A_gemm", 2.0 + 0.01 * (i & 1), 1, 1);
-	assert_int_equal(kt_store_commit(f.s), KT_OK);
-	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
-	kt_an_opts_default(&o);
-	o.permutations = 0;
-	assert_int_equal(kt_an_blame_workloads(f.s, r, &o, &b, &wl, &n), KT_OK);
-	assert_int_equal(n, 2);
+	blame_two(&f, &r, &b, &wl, &n);
 	assert_string_equal(wl[0], "A_gemm");
 	assert_int_equal(b[0].njump, 1);
 	assert_int_equal(b[0].jump[0].nedits, 1);
@@ -329,7 +337,6 @@ static void t_edits_of_other_series(void **st)
 	kt_an_blame *b = NULL;
 	const char **wl = NULL;
 	size_t n = 0;
-	kt_an_opts o;
 	uint64_t ed[3];
 	const kt_an_jump *j;
 
@@ -358,12 +365,7 @@ static void t_edits_of_other_series(void **st)
 	ed[2] = f.seq;
 	for (int i = 0; i < 3; i++)
 		fx_bench(&f, "A_attn", 4.0 + 0.01 * (i & 1), 1, 1);
-	assert_int_equal(kt_store_commit(f.s), KT_OK);
-	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
-	kt_an_opts_default(&o);
-	o.permutations = 0;
-	assert_int_equal(kt_an_blame_workloads(f.s, r, &o, &b, &wl, &n), KT_OK);
-	assert_int_equal(n, 2);
+	blame_two(&f, &r, &b, &wl, &n);
 	assert_string_equal(wl[0], "A_attn");
 	assert_int_equal(b[0].njump, 2);
 	j = &b[0].jump[0];
