@@ -275,28 +275,32 @@ static int prof_cb(const kt_event *e, void *arg)
 	return ++p->seen >= 3 ? 2 : 0;
 }
 
-/* Whether one of the first 3 tool calls after q (before seq `before`) runs
- * a profiler; read errors count as no. */
+/* Whether one of the first 3 tool calls after q runs a profiler, counting
+ * only those after event `from` (q, or the measurement of the agent's
+ * first answer to q: the rule of the loaded-calls path in blame_one) and
+ * before seq `before`; read errors count as no. */
 static int profiler_after(kt_store *s, const kt_an_run *r, const kt_an_ev *q,
-			  uint64_t before)
+			  const kt_an_ev *from, uint64_t before)
 {
 	struct profctx p = {0};
 
-	if (before <= q->seq + 1 || kt_an_calls_at(r, before - 1) == q->call)
+	p.seen = (int)(kt_an_calls_at(r, from->seq) - q->call);
+	if (p.seen >= 3 || before <= from->seq + 1 ||
+	    kt_an_calls_at(r, before - 1) == kt_an_calls_at(r, from->seq))
 		return 0;
-	return kt_event_scan(s, r->id, q->seq + 1, before - 1,
+	return kt_event_scan(s, r->id, from->seq + 1, before - 1,
 			     KT_KIND_BIT(KT_KIND_TOOL_CALL), KT_READ_BODY,
 			     prof_cb, &p) == 1;
 }
 
-/* Whether the agent's first message after event qi (a question, or the
- * last measurement after it) is plan-like and the first responsible edit
- * after qi follows with no human message in between (the agent answered q
- * with what it then did). */
-static int answered_by_plan(const kt_an_run *r, size_t qi, const kt_an_jump *j)
+/* The agent's first message after event qi (a question, or the last
+ * measurement after it) when it is plan-like and the first responsible
+ * edit after qi follows with no human message in between (the agent
+ * answered q with what it then did); else -1. */
+static long answered_by_plan(const kt_an_run *r, size_t qi, const kt_an_jump *j)
 {
 	size_t first = SIZE_MAX;
-	int said = 0;
+	long said = -1;
 
 	for (size_t i = 0; i < j->nedits; i++)
 		if (j->edits[i] > qi) {
@@ -307,14 +311,30 @@ static int answered_by_plan(const kt_an_run *r, size_t qi, const kt_an_jump *j)
 		const kt_an_ev *e = &r->ev[i];
 
 		if (e->kind == KT_KIND_MESSAGE && e->human && !e->meta)
-			return 0;
-		if (!said && is_agent_text(e) && *e->text) {
+			return -1;
+		if (said < 0 && is_agent_text(e) && *e->text) {
 			if (!plan_like(e->text))
-				return 0;
-			said = 1;
+				return -1;
+			said = (long)i;
 		}
 	}
-	return said && first != SIZE_MAX;
+	return first != SIZE_MAX ? said : -1;
+}
+
+/* Whether agent text m takes up question q's words: 15 % of q's content
+ * tokens or more in m (the line between a plan of the agent's own and an
+ * answer to q).  KT_ENOMEM or 0. */
+static int shares_words(const char *q, const uint64_t *tm, size_t ntm,
+			int *yes)
+{
+	uint64_t *tq = NULL;
+	size_t ntq = 0;
+
+	if (kt_an_tokens(q, strlen(q), &tq, &ntq))
+		return KT_ENOMEM;
+	*yes = kt_an_containment(tq, ntq, tm, ntm) >= 0.15;
+	free(tq);
+	return KT_OK;
 }
 
 /*
@@ -357,17 +377,14 @@ static int self_plan(const kt_an_run *r, const kt_an_jump *j, uint64_t last_seq,
 		if (kt_an_tokens(e->text, strlen(e->text), &tm, &ntm))
 			return KT_ENOMEM;
 		for (size_t ci = 0; ci < j->ncand && indep; ci++) {
-			const char *qt = r->ev[j->cand[ci].ev].text;
-			uint64_t *tq = NULL;
-			size_t ntq = 0;
+			int shared;
 
-			if (kt_an_tokens(qt, strlen(qt), &tq, &ntq)) {
+			if (shares_words(r->ev[j->cand[ci].ev].text, tm, ntm,
+					 &shared)) {
 				free(tm);
 				return KT_ENOMEM;
 			}
-			if (kt_an_containment(tq, ntq, tm, ntm) >= 0.15)
-				indep = 0;
-			free(tq);
+			indep = !shared;
 		}
 		free(tm);
 		if (indep) {
@@ -389,8 +406,39 @@ static int same_series(const kt_an_run *r, const kt_an_opts *o,
 	return e->meas >= 0 && !strcmp(r->m[e->meas].key, o->workload);
 }
 
-/* E* of jump j: the edits between the measurement before and each
- * increment (event indices, ascending, into j->edits).  KT_ENOMEM or 0. */
+/* The code states before point p's result: *a, the seq of the result of
+ * this series before it (an incorrect or unusable one of this series is a
+ * measured state too), and *t >= *a, of the last result of any series
+ * before it.  Results the same command printed (one parent) are one
+ * measurement and cut nothing. */
+static void measured_before(const kt_an_run *r, const kt_an_opts *o,
+			    const kt_an_series *se, size_t p, uint64_t *a,
+			    uint64_t *t)
+{
+	size_t me = r->m[se->pt[p].meas].ev;
+	uint64_t pa = r->ev[me].parent;
+	int any = 0;
+
+	*a = *t = se->pt[p - 1].seq;
+	for (long k = (long)me - 1; k >= 0 && r->ev[k].seq > *a; k--) {
+		if (r->ev[k].kind != KT_KIND_BENCH ||
+		    (pa && r->ev[k].parent == pa))
+			continue;
+		if (!any++)
+			*t = r->ev[k].seq;
+		if (same_series(r, o, &r->ev[k])) {
+			*a = r->ev[k].seq;
+			break;
+		}
+	}
+}
+
+/* E* of jump j, first pass: every edit since the result of the same series
+ * before each increment (event indices, ascending, into j->edits); a
+ * result of another series in between does not cut them off (issue 15: a
+ * jump right after another workload's result lost its edits).  Their
+ * paths are read next; own_edits then drops those of other series' files.
+ * KT_ENOMEM or 0. */
 static int jump_edits(const kt_an_run *r, const kt_an_opts *o,
 		      const kt_an_series *se, kt_an_jump *j)
 {
@@ -398,29 +446,12 @@ static int jump_edits(const kt_an_run *r, const kt_an_opts *o,
 	size_t i;
 
 	for (size_t p = j->p_land; p <= j->p_last; p++) {
-		uint64_t a, b;
+		uint64_t a, t, b;
 
 		if (p != j->p_land && !se->pt[p].accepted)
 			continue;
-		a = se->pt[p - 1].seq;
+		measured_before(r, o, se, p, &a, &t);
 		b = se->pt[p].seq;
-		/* an incorrect or unusable result of this series in between is
-		 * a measured state too: edits before it did not make the
-		 * landing.  A result of another series measured other code and
-		 * says nothing about these edits (issue 15: a jump right after
-		 * another workload's result lost its edits). */
-		{
-			size_t me = r->m[se->pt[p].meas].ev;
-			uint64_t pa = r->ev[me].parent;
-
-			for (long k = (long)me - 1; k >= 0 && r->ev[k].seq > a; k--)
-				if (r->ev[k].kind == KT_KIND_BENCH &&
-				    same_series(r, o, &r->ev[k]) &&
-				    (!pa || r->ev[k].parent != pa)) {
-					a = r->ev[k].seq;
-					break;
-				}
-		}
 		li = kt_an_run_find(r, a);
 		for (i = li < 0 ? 0 : (size_t)li; i < r->nev && r->ev[i].seq < b; i++)
 			if (r->ev[i].kind == KT_KIND_EDIT && r->ev[i].seq > a &&
@@ -428,6 +459,59 @@ static int jump_edits(const kt_an_run *r, const kt_an_opts *o,
 				return KT_ENOMEM;
 	}
 	return KT_OK;
+}
+
+/* Whether one of the edits idx[0..n) edited path. */
+static int path_among(const kt_an_run *r, const size_t *idx, size_t n,
+		      const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (r->ev[idx[i]].text && !strcmp(r->ev[idx[i]].text, path))
+			return 1;
+	return 0;
+}
+
+/* E* of jump j, second pass (paths read): an edit made before another
+ * series' result, which measured it, is this jump's only when its file is
+ * one edited after that result too, right before this series measured.
+ * Otherwise interleaved workloads lent each other their edits: a jump of
+ * attn.cu took the softmax.cu edits of the softmax results in between, and
+ * with them the questions that led to those (issue 15: agent-alone jumps
+ * given to a question asked about the other kernel).  When nothing was
+ * edited since the last result of any series, the earlier edits are the
+ * only change this series measured and all stay; an edit whose path is
+ * not known stays. */
+static void own_edits(const kt_an_run *r, const kt_an_opts *o,
+		      const kt_an_series *se, kt_an_jump *j)
+{
+	size_t w = 0, i = 0;
+
+	for (size_t p = j->p_land; p <= j->p_last; p++) {
+		uint64_t a, t, b;
+		size_t lo, mid, hi;
+
+		if (p != j->p_land && !se->pt[p].accepted)
+			continue;
+		measured_before(r, o, se, p, &a, &t);
+		b = se->pt[p].seq;
+		for (; i < j->nedits && r->ev[j->edits[i]].seq <= a; i++)
+			j->edits[w++] = j->edits[i];
+		for (lo = mid = i; mid < j->nedits &&
+		     r->ev[j->edits[mid]].seq < t; mid++)
+			;
+		for (hi = mid; hi < j->nedits && r->ev[j->edits[hi]].seq < b; hi++)
+			;
+		for (i = lo; i < hi; i++) {
+			const char *pth = r->ev[j->edits[i]].text;
+
+			if (i >= mid || mid == hi || !pth ||
+			    path_among(r, j->edits + mid, hi - mid, pth))
+				j->edits[w++] = j->edits[i];
+		}
+	}
+	for (; i < j->nedits; i++)
+		j->edits[w++] = j->edits[i];
+	j->nedits = w;
 }
 
 /* Read the bodies of every jump's edits with one scan (a run's edits sit
@@ -607,7 +691,7 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		/* runs loaded without tool call bodies: read the (at most 3)
 		 * calls after q here */
 		if (c->uptake < 1 && s && !(r->load & KT_AN_LOAD_TOOLS) &&
-		    profiler_after(s, r, q, land_seq))
+		    profiler_after(s, r, q, &r->ev[from], land_seq))
 			c->uptake = 1;
 		for (i = 0; i < j->nedits; i++)
 			if (j->edits[i] > c->ev)
@@ -634,9 +718,31 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			c->relocation = 1;
 		/* the agent's first words after q state a plan and the change
 		 * follows before anyone speaks again: it acted on q even when
-		 * it did not repeat q's words */
-		if (c->uptake < 0.5 && answered_by_plan(r, from, j))
-			c->uptake = 0.5, acted = 1;
+		 * it did not repeat q's words.  After the measurement of its
+		 * first answer to q, a plan that shares no words with q is a
+		 * new idea of its own (self_plan weighs that same message for
+		 * the agent alone), not q taken up again: it counted both
+		 * ways, and a question answered, measured and left gained the
+		 * next agent-alone jump (tests/plant2 null sessions) */
+		if (c->uptake < 0.5) {
+			long pl = answered_by_plan(r, from, j);
+			int take = pl >= 0;
+
+			if (take && from != c->ev) {
+				uint64_t *tm = NULL;
+				size_t ntm = 0;
+				const char *pt = r->ev[pl].text;
+
+				if (kt_an_tokens(pt, strlen(pt), &tm, &ntm) ||
+				    shares_words(q->text, tm, ntm, &take)) {
+					free(tm);
+					goto out;
+				}
+				free(tm);
+			}
+			if (take)
+				c->uptake = 0.5, acted = 1;
+		}
 		c->raw = kt_an_cand_raw(c, o, c->layer != KT_AN_L_NONE ||
 			(kt_an_text_flags(q->text, strlen(q->text)) &
 			 KT_AN_F_BOUND) || c->overlap >= 0.1 || acted);
@@ -744,6 +850,8 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			goto fail;
 	if ((rc = fetch_edits(s, r, out)))
 		goto fail;
+	for (size_t k = 0; k < out->njump; k++)
+		own_edits(r, o, se, &out->jump[k]);
 	for (size_t k = 0; k < out->njump; k++) {
 		uint64_t lower = k ? se->pt[out->jump[k - 1].p_last].seq : 0;
 

@@ -4,8 +4,8 @@
 # tests/bench/RESULTS.md.  Usage: tests/bench/analyze_plant2.sh [OUT]
 # (KTRAJ = binary, default build/ktraj; PERMS = permutations, 1000;
 # SEED = the first of the 8 sets' seeds, 11: 11-18, and 31 gives 31-38;
-# SETS = the sets to measure, e.g. "q3 null2 pure5 en5", default all of
-# them and the first generator).
+# SETS = the sets to run, e.g. "en2 zh2 null2" (default all, the first
+# generator's rows are "plant1"); each set keeps its seed).
 # Deterministic: the same binary gives the same figures.
 set -eu
 K="${KTRAJ:-build/ktraj}"
@@ -13,9 +13,9 @@ export KTRAJ="$K" PERMS="${PERMS:-1000}" MISSES=0
 O="${1:-$(mktemp -d)}"
 G=tests/plant2
 S="${SEED:-11}"
-SETS=" ${SETS:-all} "
+SETS="${SETS:-all}"
 mkdir -p "$O"
-want() { case "$SETS" in *" all "*|*" $1 "*) return 0;; esac; return 1; }
+want() { case " $SETS " in *" all "* | *" $1 "*) return 0 ;; esac; return 1; }
 fig() { # name generator-args...
 	n=$1; shift
 	want "$n" || return 0
@@ -46,7 +46,7 @@ fig null2 --sessions 150 --seed $((S + 6)) --noise 0.02 --lang mix --null
 fig q3    --sessions 60 --seed $((S + 7)) --noise 0.02 --lang mix --qjumps 3
 python3 $G/summary.py "$O"
 # the bound for power: an ideal position-only test on the same q3 sessions
-want q3 && python3 $G/oracle.py "$O/q3"
+if want q3; then python3 $G/oracle.py "$O/q3"; fi
 # the first generator, for comparison
 want plant1 || exit 0
 for s in 0.02 0.05; do

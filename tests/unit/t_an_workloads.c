@@ -268,6 +268,20 @@ static void t_stalls_per_workload(void **st)
 	tu_run_close(&f);
 }
 
+/* Commit f, load it and blame each of its two workloads (no run test). */
+static void blame_two(struct tu_run *f, kt_an_run **r, kt_an_blame **b,
+		      const char ***wl, size_t *n)
+{
+	kt_an_opts o;
+
+	assert_int_equal(kt_store_commit(f->s), KT_OK);
+	assert_int_equal(kt_an_run_load(f->s, f->id, r), KT_OK);
+	kt_an_opts_default(&o);
+	o.permutations = 0;
+	assert_int_equal(kt_an_blame_workloads(f->s, *r, &o, b, wl, n), KT_OK);
+	assert_int_equal(*n, 2);
+}
+
 /*
  * Two workloads measured in turn (issue 15): A's edit, then a result of
  * B, then A's faster result.  B's result measured other code, so the edit
@@ -281,7 +295,6 @@ static void t_edit_across_series(void **st)
 	kt_an_blame *b = NULL;
 	const char **wl = NULL;
 	size_t n = 0;
-	kt_an_opts o;
 	uint64_t ed;
 
 	(void)st;
@@ -295,12 +308,7 @@ static void t_edit_across_series(void **st)
 	fx_bench(&f, "B_conv", 1.0, 1, 1);
 	for (int i = 0; i < 3; i++)
 		fx_bench(&f, "A_gemm", 2.0 + 0.01 * (i & 1), 1, 1);
-	assert_int_equal(kt_store_commit(f.s), KT_OK);
-	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
-	kt_an_opts_default(&o);
-	o.permutations = 0;
-	assert_int_equal(kt_an_blame_workloads(f.s, r, &o, &b, &wl, &n), KT_OK);
-	assert_int_equal(n, 2);
+	blame_two(&f, &r, &b, &wl, &n);
 	assert_string_equal(wl[0], "A_gemm");
 	assert_int_equal(b[0].njump, 1);
 	assert_int_equal(b[0].jump[0].nedits, 1);
@@ -308,6 +316,119 @@ static void t_edit_across_series(void **st)
 	assert_string_equal(r->ev[b[0].jump[0].edits[0]].text, "gemm.cu");
 	assert_int_equal(b[1].njump, 0);
 	kt_an_blame_workloads_free(b, wl, n);
+	kt_an_run_free(r);
+	tu_run_close(&f);
+}
+
+/*
+ * Each series' edits are its own (issue 15, plant2's null sessions): a
+ * person asks about B's softmax, the agent edits softmax.cu and measures
+ * B; hours later it edits attn.cu on its own plan and A jumps.  The
+ * softmax.cu edit was measured by B's result and is not A's: taken as A's
+ * (every edit since A's result before), it became the jump's first edit
+ * and the softmax question, right before it, took the credit for A's
+ * agent-alone jump.  A file edited again after the other series' result
+ * stays whole: A's second jump is both of its attn.cu edits.
+ */
+static void t_edits_of_other_series(void **st)
+{
+	struct tu_run f;
+	kt_an_run *r = NULL;
+	kt_an_blame *b = NULL;
+	const char **wl = NULL;
+	size_t n = 0;
+	uint64_t ed[3];
+	const kt_an_jump *j;
+
+	(void)st;
+	tu_run_open(&f, "test:own edits");
+	for (int i = 0; i < 4; i++) {
+		fx_bench(&f, "A_attn", 1.0 + 0.01 * (i & 1), 1, 1);
+		fx_bench(&f, "B_softmax", 1.0 - 0.01 * (i & 1), 1, 1);
+	}
+	fx_msg(&f, 1, 1, "Could the layernorm and the quantize step share one "
+	       "pass over the row?");
+	fx_msg(&f, 0, 1, "Yes, layernorm and quantize can share one pass over "
+	       "the row; merging them.");
+	fx_edit(&f, "softmax.cu");
+	fx_bench(&f, "B_softmax", 1.0, 1, 1);
+	fx_msg(&f, 0, 600, "I'll switch the accumulation to tensor cores "
+	       "through wmma fragments.");
+	fx_edit(&f, "attn.cu");
+	ed[0] = f.seq;
+	for (int i = 0; i < 3; i++)
+		fx_bench(&f, "A_attn", 2.0 + 0.01 * (i & 1), 1, 1);
+	fx_edit(&f, "attn.cu");
+	ed[1] = f.seq;
+	fx_bench(&f, "B_softmax", 1.0, 1, 1);
+	fx_edit(&f, "attn.cu");
+	ed[2] = f.seq;
+	for (int i = 0; i < 3; i++)
+		fx_bench(&f, "A_attn", 4.0 + 0.01 * (i & 1), 1, 1);
+	blame_two(&f, &r, &b, &wl, &n);
+	assert_string_equal(wl[0], "A_attn");
+	assert_int_equal(b[0].njump, 2);
+	j = &b[0].jump[0];
+	assert_int_equal(j->question, -1);
+	assert_int_equal(j->nedits, 1);
+	assert_int_equal(r->ev[j->edits[0]].seq, ed[0]);
+	assert_int_equal(j->anchor_seq, ed[0]);
+	j = &b[0].jump[1];
+	assert_int_equal(j->nedits, 2);
+	assert_int_equal(r->ev[j->edits[0]].seq, ed[1]);
+	assert_int_equal(r->ev[j->edits[1]].seq, ed[2]);
+	assert_int_equal(b[1].njump, 0);
+	kt_an_blame_workloads_free(b, wl, n);
+	kt_an_run_free(r);
+	tu_run_close(&f);
+}
+
+/*
+ * A question answered, measured and left (plant2's null sessions): the
+ * agent tries what was asked, measures no gain, then states a plan of its
+ * own that shares no words with the question and jumps.  That plan is the
+ * agent's, not the question taken up again: it gave the question uptake
+ * (and the agent alone its +0.3 for an independent plan) at once.
+ */
+static void t_answer_measured_then_own_plan(void **st)
+{
+	struct tu_run f;
+	kt_an_run *r = NULL;
+	kt_an_blame b;
+	kt_an_opts o;
+	uint64_t q;
+	const kt_an_jump *j;
+	const kt_an_cand *c = NULL;
+
+	(void)st;
+	tu_run_open(&f, "test:answered");
+	for (int i = 0; i < 4; i++)
+		fx_bench(&f, "K_gemm", 1.0 + 0.01 * (i & 1), 1, 1);
+	q = fx_msg(&f, 1, 1, "Are you sure the kernel does not spill registers, "
+		   "what does ptxas say?");
+	fx_msg(&f, 0, 1, "ptxas reports spills; limiting registers with launch "
+	       "bounds.");
+	fx_edit(&f, "gemm.cu");
+	fx_bench(&f, "K_gemm", 1.0, 1, 1);
+	fx_msg(&f, 0, 1, "I'll switch the accumulation to tensor cores through "
+	       "wmma fragments.");
+	fx_edit(&f, "gemm.cu");
+	for (int i = 0; i < 3; i++)
+		fx_bench(&f, "K_gemm", 2.0 + 0.01 * (i & 1), 1, 1);
+	assert_int_equal(kt_store_commit(f.s), KT_OK);
+	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
+	kt_an_opts_default(&o);
+	o.permutations = 0;
+	assert_int_equal(kt_an_blame_run(f.s, r, &o, &b), KT_OK);
+	assert_int_equal(b.njump, 1);
+	j = &b.jump[0];
+	for (size_t i = 0; i < j->ncand; i++)
+		if (r->ev[j->cand[i].ev].seq == q)
+			c = &j->cand[i];
+	assert_non_null(c);
+	assert_true(c->uptake == 0);
+	assert_int_equal(j->question, -1);
+	kt_an_blame_free(&b);
 	kt_an_run_free(r);
 	tu_run_close(&f);
 }
@@ -320,6 +441,8 @@ int main(void)
 		cmocka_unit_test(t_miner_per_workload),
 		cmocka_unit_test(t_stalls_per_workload),
 		cmocka_unit_test(t_edit_across_series),
+		cmocka_unit_test(t_edits_of_other_series),
+		cmocka_unit_test(t_answer_measured_then_own_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
