@@ -30,6 +30,16 @@ struct kt_ws_ent {
 struct kt_ws {
 	struct kt_ws_ent *e;
 	size_t cap, n;          /* open addressing, cap a power of two */
+	/* the code files an edit named, the first nsorted in path order: an
+	 * entry stays edited until kt_ws_reset, so kt_ws_code_hash sorts only
+	 * the ones added since its last call; e is valid while the table's
+	 * cap is code_cap (a rehash moves entries, not their path strings) */
+	struct kt_ws_code {
+		const char *path;
+		struct kt_ws_ent *e;
+	} *code;
+	size_t ncode, nsorted, capcode, code_cap;
+	struct kt_buf codebuf; /* kt_ws_code_hash's input, kept for reuse */
 };
 
 /* one file of an input root (folder, archive, plain file, stdin) */
