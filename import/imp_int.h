@@ -37,6 +37,10 @@ struct kt_ws {
 	struct kt_ws_code {
 		const char *path;
 		struct kt_ws_ent *e;
+		size_t plen;
+		unsigned char of[KT_HASH_LEN]; /* the hash hex was made of */
+		char hex[KT_HASH_HEX];
+		int hexed;
 	} *code;
 	size_t ncode, nsorted, capcode, code_cap;
 	struct kt_buf codebuf; /* kt_ws_code_hash's input, kept for reuse */

@@ -232,7 +232,9 @@ static int code_add(struct kt_ws *ws, struct kt_ws_ent *e)
 		ws->code = n;
 		ws->capcode = nc;
 	}
+	memset(&ws->code[ws->ncode], 0, sizeof(*ws->code));
 	ws->code[ws->ncode].path = e->path;
+	ws->code[ws->ncode].plen = strlen(e->path);
 	ws->code[ws->ncode++].e = e;
 	return 0;
 }
@@ -502,22 +504,28 @@ int kt_ws_code_hash(kt_imp *imp, char hex[KT_HASH_HEX + 1])
 		return rc;
 	b->len = 0;
 	for (i = 0; i < ws->ncode; i++) {
-		struct kt_ws_ent *e = ws->code[i].e;
+		struct kt_ws_code *c = &ws->code[i];
+		struct kt_ws_ent *e = c->e;
 
-		kt_buf_puts(b, e->path);
-		kt_buf_putc(b, 0);
+		kt_buf_add(b, c->path, c->plen + 1);
 		if (e->unknown)
 			kt_buf_printf(b, "unknown %u", e->edits);
 		else if (e->deleted || !e->data)
 			kt_buf_puts(b, "deleted");
 		else {
-			char h[KT_HASH_HEX + 1];
-
 			if (!e->hashed)
 				kt_sha256(e->data, e->len, e->hash);
 			e->hashed = 1;
-			kt_hex(e->hash, KT_HASH_LEN, h);
-			kt_buf_add(b, h, KT_HASH_HEX);
+			/* most files are unchanged since the last result */
+			if (!c->hexed || memcmp(c->of, e->hash, KT_HASH_LEN)) {
+				char h[KT_HASH_HEX + 1];
+
+				kt_hex(e->hash, KT_HASH_LEN, h);
+				memcpy(c->hex, h, KT_HASH_HEX);
+				memcpy(c->of, e->hash, KT_HASH_LEN);
+				c->hexed = 1;
+			}
+			kt_buf_add(b, c->hex, KT_HASH_HEX);
 		}
 		kt_buf_putc(b, 0);
 	}
