@@ -59,6 +59,8 @@ struct kt_vfile {
 	int unknown;            /* no importer recognized it (reported at the
 				   end of its root unless claimed by then) */
 	int mapped;             /* data is an mmap of fspath */
+	int fd;                 /* mapped: the file, for reads past the map
+				   (kt_in_find, the hash); -1 when none */
 	size_t dropped;         /* mapped: bytes before this given back */
 	kt_file f;
 };
@@ -236,6 +238,10 @@ void kt_in_unload(struct kt_vfile *v);
 void kt_in_drop(struct kt_vfile *v, uint64_t upto);
 /* All of mapped file v given back: a pass over it ended. */
 void kt_in_drop_all(struct kt_vfile *v);
+/* The offset of the first needle (nl bytes) in v's data at or after from,
+ * or -1 (kt_imp_find). */
+int64_t kt_in_find(struct kt_vfile *v, uint64_t from, const void *needle,
+		   size_t nl);
 /* Whether the regular file fspath starts like an archive (its first 512
  * bytes, kt_archive_magic); 0 for streams, which cannot be peeked. */
 int kt_in_peek_archive(const char *fspath);
