@@ -30,6 +30,20 @@ struct kt_ws_ent {
 struct kt_ws {
 	struct kt_ws_ent *e;
 	size_t cap, n;          /* open addressing, cap a power of two */
+	/* the code files an edit named, the first nsorted in path order: an
+	 * entry stays edited until kt_ws_reset, so kt_ws_code_hash sorts only
+	 * the ones added since its last call; e is valid while the table's
+	 * cap is code_cap (a rehash moves entries, not their path strings) */
+	struct kt_ws_code {
+		const char *path;
+		struct kt_ws_ent *e;
+		size_t plen;
+		unsigned char of[KT_HASH_LEN]; /* the hash hex was made of */
+		char hex[KT_HASH_HEX];
+		int hexed;
+	} *code;
+	size_t ncode, nsorted, capcode, code_cap;
+	struct kt_buf codebuf; /* kt_ws_code_hash's input, kept for reuse */
 };
 
 /* one file of an input root (folder, archive, plain file, stdin) */
@@ -45,6 +59,8 @@ struct kt_vfile {
 	int unknown;            /* no importer recognized it (reported at the
 				   end of its root unless claimed by then) */
 	int mapped;             /* data is an mmap of fspath */
+	int fd;                 /* mapped: the file, for reads past the map
+				   (kt_in_find, the hash); -1 when none */
 	size_t dropped;         /* mapped: bytes before this given back */
 	kt_file f;
 };
@@ -222,6 +238,10 @@ void kt_in_unload(struct kt_vfile *v);
 void kt_in_drop(struct kt_vfile *v, uint64_t upto);
 /* All of mapped file v given back: a pass over it ended. */
 void kt_in_drop_all(struct kt_vfile *v);
+/* The offset of the first needle (nl bytes) in v's data at or after from,
+ * or -1 (kt_imp_find). */
+int64_t kt_in_find(struct kt_vfile *v, uint64_t from, const void *needle,
+		   size_t nl);
 /* Whether the regular file fspath starts like an archive (its first 512
  * bytes, kt_archive_magic); 0 for streams, which cannot be peeked. */
 int kt_in_peek_archive(const char *fspath);

@@ -217,6 +217,14 @@ void kt_imp_progress(kt_imp *imp, uint64_t done);
  * do the same for the file being imported.  Any kt_file: nothing happens
  * for one the driver did not map. */
 void kt_imp_read_to(kt_imp *imp, const kt_file *f, uint64_t off);
+/* Optional: the offset of the first needle (nl bytes, nl > 0) in f at or
+ * after byte from, or -1 when there is none.  The same answer as memmem
+ * over f->data; a big file the driver mapped is read with pread in 1 MiB
+ * pieces instead, so a search of the whole file faults in no page of it
+ * and leaves memory as it was (a pre-scan before the import pass).  Any
+ * kt_file; imp may be NULL (then memmem). */
+int64_t kt_imp_find(kt_imp *imp, const kt_file *f, uint64_t from,
+		    const void *needle, size_t nl);
 
 /* ---- workspace: file contents per run ------------------------------------
  * Paths are stored as the source gives them, made absolute against `cwd`

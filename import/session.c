@@ -1042,6 +1042,21 @@ void kt_imp_read_to(kt_imp *imp, const kt_file *f, uint64_t off)
 		}
 }
 
+int64_t kt_imp_find(kt_imp *imp, const kt_file *f, uint64_t from,
+		    const void *needle, size_t nl)
+{
+	const unsigned char *q;
+	size_t i;
+
+	for (i = 0; imp && imp->root && i < imp->root->n; i++)
+		if (&imp->root->v[i]->f == f)
+			return kt_in_find(imp->root->v[i], from, needle, nl);
+	if (!nl || from >= f->len)
+		return -1;
+	q = memmem(f->data + from, f->len - from, needle, nl);
+	return q ? (int64_t)(q - f->data) : -1;
+}
+
 void kt_imp_progress(kt_imp *imp, uint64_t done)
 {
 	/* the position is where the importer reads: memory keeps a window */

@@ -34,6 +34,10 @@ void kt_ws_reset(struct kt_ws *ws)
 	if (ws->e)
 		memset(ws->e, 0, ws->cap * sizeof(*ws->e));
 	ws->n = 0;
+	free(ws->code);
+	ws->code = NULL;
+	ws->ncode = ws->nsorted = ws->capcode = ws->code_cap = 0;
+	kt_buf_free(&ws->codebuf);
 }
 
 static struct kt_ws_ent *ws_find(struct kt_ws *ws, const char *path,
@@ -198,6 +202,43 @@ static int set_content(struct kt_ws_ent *e, const char *content, size_t len)
 	return 0;
 }
 
+/* Files whose content is not the code measured (notes, results, logs). */
+static int not_code(const char *path)
+{
+	static const char *const ext[] = { ".md", ".txt", ".rst", ".json",
+					   ".jsonl", ".csv", ".log", NULL };
+	const char *dot = strrchr(path, '.');
+	int i;
+
+	if (!dot || strchr(dot, '/'))
+		return 0;
+	for (i = 0; ext[i]; i++)
+		if (!strcmp(dot, ext[i]))
+			return 1;
+	return 0;
+}
+
+/* Adds e to the code files of kt_ws_code_hash (unsorted tail). */
+static int code_add(struct kt_ws *ws, struct kt_ws_ent *e)
+{
+	if (not_code(e->path))
+		return 0;
+	if (ws->ncode == ws->capcode) {
+		size_t nc = ws->capcode ? ws->capcode * 2 : 64;
+		struct kt_ws_code *n = realloc(ws->code, nc * sizeof(*n));
+
+		if (!n)
+			return KT_ENOMEM;
+		ws->code = n;
+		ws->capcode = nc;
+	}
+	memset(&ws->code[ws->ncode], 0, sizeof(*ws->code));
+	ws->code[ws->ncode].path = e->path;
+	ws->code[ws->ncode].plen = strlen(e->path);
+	ws->code[ws->ncode++].e = e;
+	return 0;
+}
+
 static int emit_edit(kt_imp *imp, const char *path, const char *op,
 		     const char *before, const char *after, uint64_t call,
 		     const char *tool)
@@ -224,6 +265,10 @@ static int emit_edit(kt_imp *imp, const char *path, const char *op,
 		struct kt_ws_ent *e = ws_find(&imp->ws, path, 0);
 
 		if (e) {
+			if (!e->edited && code_add(&imp->ws, e)) {
+				cJSON_Delete(p);
+				return KT_ENOMEM;
+			}
 			e->edited = 1;
 			e->edits++;
 		}
@@ -405,81 +450,91 @@ out:
 	return rc;
 }
 
-/* Files whose content is not the code measured (notes, results, logs). */
-static int not_code(const char *path)
+static int cmp_str(const void *a, const void *b)
 {
-	static const char *const ext[] = { ".md", ".txt", ".rst", ".json",
-					   ".jsonl", ".csv", ".log", NULL };
-	const char *dot = strrchr(path, '.');
-	int i;
-
-	if (!dot || strchr(dot, '/'))
-		return 0;
-	for (i = 0; ext[i]; i++)
-		if (!strcmp(dot, ext[i]))
-			return 1;
-	return 0;
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int cmp_ent(const void *a, const void *b)
+/* Sorts ws->code: the tail added since the last call, merged into the
+ * sorted head.  A bench result comes after each few edits, and sorting
+ * the whole list each time was a third of kt_ws_code_hash on a session
+ * that had written a few hundred files (perf, 2026-12-03). */
+static int code_sort(struct kt_ws *ws)
 {
-	const struct kt_ws_ent *x = *(const struct kt_ws_ent *const *)a;
-	const struct kt_ws_ent *y = *(const struct kt_ws_ent *const *)b;
+	size_t h = ws->nsorted, n = ws->ncode, i = 0, j = h, k = 0;
+	struct kt_ws_code *t;
 
-	return strcmp(x->path, y->path);
+	if (h == n)
+		return 0;
+	/* path is the first member: cmp_str compares it */
+	qsort(ws->code + h, n - h, sizeof(*ws->code), cmp_str);
+	if (h && strcmp(ws->code[h - 1].path, ws->code[h].path) > 0) {
+		if (!(t = malloc(n * sizeof(*t))))
+			return KT_ENOMEM;
+		while (i < h && j < n)
+			t[k++] = strcmp(ws->code[i].path, ws->code[j].path) < 0 ?
+				 ws->code[i++] : ws->code[j++];
+		while (i < h)
+			t[k++] = ws->code[i++];
+		while (j < n)
+			t[k++] = ws->code[j++];
+		memcpy(ws->code, t, n * sizeof(*t));
+		free(t);
+	}
+	ws->nsorted = n;
+	return 0;
 }
 
 int kt_ws_code_hash(kt_imp *imp, char hex[KT_HASH_HEX + 1])
 {
-	struct kt_ws_ent **v;
-	struct kt_buf b = { 0 };
-	size_t i, n = 0;
+	struct kt_ws *ws = &imp->ws;
+	struct kt_buf *b = &ws->codebuf;
+	size_t i;
 	int rc;
 
-	v = imp->ws.n ? malloc(imp->ws.n * sizeof(*v)) : NULL;
-	if (imp->ws.n && !v)
-		return KT_ENOMEM;
-	for (i = 0; i < imp->ws.cap; i++)
-		if (imp->ws.e[i].path && imp->ws.e[i].edited &&
-		    !not_code(imp->ws.e[i].path))
-			v[n++] = &imp->ws.e[i];
-	if (!n) {
-		free(v);
+	if (!ws->ncode)
 		return 0;
+	if (ws->code_cap != ws->cap) {
+		/* the table grew since the entries were found */
+		for (i = 0; i < ws->ncode; i++)
+			ws->code[i].e = ws_find(ws, ws->code[i].path, 0);
+		ws->code_cap = ws->cap;
 	}
-	qsort(v, n, sizeof(*v), cmp_ent);
-	for (i = 0; i < n; i++) {
-		struct kt_ws_ent *e = v[i];
+	if ((rc = code_sort(ws)))
+		return rc;
+	b->len = 0;
+	for (i = 0; i < ws->ncode; i++) {
+		struct kt_ws_code *c = &ws->code[i];
+		struct kt_ws_ent *e = c->e;
 
-		kt_buf_puts(&b, e->path);
-		kt_buf_putc(&b, 0);
+		kt_buf_add(b, c->path, c->plen + 1);
 		if (e->unknown)
-			kt_buf_printf(&b, "unknown %u", e->edits);
+			kt_buf_printf(b, "unknown %u", e->edits);
 		else if (e->deleted || !e->data)
-			kt_buf_puts(&b, "deleted");
+			kt_buf_puts(b, "deleted");
 		else {
-			char h[KT_HASH_HEX + 1];
-
 			if (!e->hashed)
 				kt_sha256(e->data, e->len, e->hash);
 			e->hashed = 1;
-			kt_hex(e->hash, KT_HASH_LEN, h);
-			kt_buf_puts(&b, h);
-		}
-		kt_buf_putc(&b, 0);
-	}
-	free(v);
-	if ((rc = b.err) == 0) {
-		kt_sha256_hex(b.p, b.len, hex);
-		rc = 1;
-	}
-	kt_buf_free(&b);
-	return rc;
-}
+			/* most files are unchanged since the last result */
+			if (!c->hexed || memcmp(c->of, e->hash, KT_HASH_LEN)) {
+				char h[KT_HASH_HEX + 1];
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
+				kt_hex(e->hash, KT_HASH_LEN, h);
+				memcpy(c->hex, h, KT_HASH_HEX);
+				memcpy(c->of, e->hash, KT_HASH_LEN);
+				c->hexed = 1;
+			}
+			kt_buf_add(b, c->hex, KT_HASH_HEX);
+		}
+		kt_buf_putc(b, 0);
+	}
+	if ((rc = b->err) != 0) {
+		kt_buf_free(b);
+		return rc;
+	}
+	kt_sha256_hex(b->p, b->len, hex);
+	return 1;
 }
 
 /* Whether path lies in dir: dir itself or below it ("" = everywhere).
