@@ -25,7 +25,8 @@
  * under the last one's PV product and O stores).
  *
  * Tiles (H200, tests/bench/RESULTS.md "Rung 06"): D=64 3 consumers (192
- * rows) x 128 keys x 4 stages, 2 consumers (128 rows) up to 2048 rows; D=128 2 consumers x 128 keys x 3 stages (229 KB of shared
+ * rows) x 128 keys x 4 stages, 2 consumers (128 rows) when causal up to
+ * 2048 rows; D=128 2 consumers x 128 keys x 3 stages (229 KB of shared
  * memory, one block per SM); D=256 2 consumers x 64 keys x 2 stages; at
  * D=64 the consumers take turns to issue their GEMMs (FA3's ping-pong,
  * named barriers).  Not done (FA3 has them): O stored through shared
@@ -638,14 +639,16 @@ static int launch(const ktraj_args *a, cudaStream_t st)
  * (tests/bench/RESULTS.md "Rung 06"): D64 with 2 consumers x 3 stages and
  * D128 with 2 stages were 0.70-0.93x these on the 24 large shapes;
  * ping-pong gave D64 1.01-1.13x, D128 0.99-1.05x (left off there).  At D64
- * up to 2048 rows 128-row tiles (2 consumers): the causal diagonal leaves
- * a third of a 192-row tile empty at S=1024 ("Persistent grid"). */
+ * up to 2048 rows, causal, 128-row tiles (2 consumers): the diagonal leaves
+ * a third of a 192-row tile empty at S=1024; without the mask 192-row
+ * tiles were 1.04x (S1024) and 1.11x (S2048) ("Persistent grid", "Length-
+ * based grid"). */
 template <typename T, bool PS>
 static int by_dim(const ktraj_args *a, cudaStream_t s)
 {
 	switch (a->dims[5]) {
 	case 64:
-		if (a->dims[3] <= 2048)
+		if (a->dims[3] <= 2048 && a->causal)
 			return launch<T, 64, 128, 4, 2, true, PS>(a, s);
 		return launch<T, 64, 128, 4, 3, true, PS>(a, s);
 	case 128: return launch<T, 128, 128, 3, 2, false, PS>(a, s);
