@@ -33,7 +33,7 @@ static const char usage[] =
 	"                (without it, a DIR that holds an export is refused)\n"
 	"--all           every run but hidden ones (`ktraj hide`); --hidden: those too\n"
 	"--part-size SIZE\n"
-	"                uncompressed bytes per file (default 128M; K, M, G)\n"
+	"                uncompressed bytes per file (default 128M; K, M, G, T)\n"
 	"--compress zstd|gzip|none\n"
 	"                how each file is compressed (default zstd)\n"
 	"--step SEQ --bundle FILE\n"
@@ -127,9 +127,9 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	}
 	if ((args.since_last || part_size || compress) && !partition)
 		return cli_usage(c, "--since-last, --part-size and --compress go with --format ndjson --partition DIR");
-	if (part_size && (cli_size(part_size, &args.part_size) ||
-			  args.part_size < 4096 || args.part_size > ((uint64_t)1 << 40)))
-		return cli_usage(c, "--part-size: bad value '%s' (a size from 4K to 1T, e.g. 128M)", part_size);
+	if (part_size && (rc = cli_size_opt(c, "--part-size", part_size, 4096, (uint64_t)1 << 40,
+					    &args.part_size)))
+		return rc;
 	if (compress) {
 		if (!strcmp(compress, "zstd"))
 			args.compress = KT_EXPORT_ZSTD;

@@ -93,6 +93,24 @@ static int rm_entry(const char *path, const struct stat *st, int type,
  * unless --array-size says otherwise. */
 #define KT_PLAN_ARRAY_SIZE 1000
 
+/* What ktraj and bubblewrap use beside the step in a task's job. */
+#define KT_PLAN_JOB_SLACK (256ull << 20)
+
+/* The memory a task's job asks for, in MiB (0: none): the step's cgroup
+ * limit, --mem + --max-output (sandbox.c), the bundle unpacked into host
+ * memory before the step starts, up to half of --max-output
+ * (kt_replay_bundle_cap), and the slack.  Without --mem a Slurm job gets
+ * the partition's DefMemPerCPU (often a few GB), and the job's own cgroup
+ * would kill the task before the step's limit said why. */
+static uint64_t job_mib(const kt_replay_plan_opts *o)
+{
+	uint64_t out = o->output_bytes ? o->output_bytes : o->mem_bytes / 2;
+
+	if (!o->mem_bytes)
+		return 0;
+	return (o->mem_bytes + out + out / 2 + KT_PLAN_JOB_SLACK + (1u << 20) - 1) >> 20;
+}
+
 /* sbatch's "--array=0-<count - 1>[%max]" for count tasks (count >= 1),
  * max of them at once (0: no cap). */
 static void put_array(struct kt_buf *b, size_t count, unsigned max)
@@ -167,6 +185,8 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 		kt_buf_puts(&b, "\n#SBATCH --ntasks=1\n");
 		kt_buf_printf(&b, "#SBATCH --cpus-per-task=%u\n", o->cpus_per_task ? o->cpus_per_task : 1);
 		kt_buf_printf(&b, "#SBATCH --time=%u\n", (o->timeout_s ? o->timeout_s : 600) / 60 + 5);
+		if (job_mib(o))
+			kt_buf_printf(&b, "#SBATCH --mem=%lluM\n", (unsigned long long)job_mib(o));
 		if (g)
 			kt_buf_puts(&b, "#SBATCH --gres=gpu:1\n");
 		kt_buf_puts(&b, "#SBATCH --output=");

@@ -38,6 +38,11 @@ PY
 	grep -qx "#SBATCH --output=\"$P/logs/%A_%a.out\"" "$P/slurm.sbatch"
 	! grep -q gres "$P/slurm.sbatch"
 	grep -qx '#SBATCH --gres=gpu:1' "$P/slurm-gpu.sbatch"
+	# the job holds the step's cgroup limit (--mem 16G + --max-output
+	# 8G), the bundle in memory (4G) and 256M for ktraj: a job's own
+	# memory limit never stops a step before its own limit does
+	grep -qx '#SBATCH --mem=28928M' "$P/slurm.sbatch"
+	grep -qx '#SBATCH --mem=28928M' "$P/slurm-gpu.sbatch"
 	[ "$(cat "$P/tasks-cpu.txt")" = 0 ]
 	[ "$(cat "$P/tasks-gpu.txt")" = 1 ]
 	grep -q "replay --task \"\$PLAN\"" "$P/local.sh"
@@ -124,6 +129,24 @@ PY
 	[ "$status" -eq 0 ]
 	grep -qF "replay --task \"\$PLAN\" \"\$TASK\" --timeout '5' --mem '268435456' --max-procs '10' --allow-network" "$P/slurm.sbatch"
 	grep -qF -- "--timeout '5' --mem '268435456' --max-procs '10' --allow-network" "$P/local.sh"
+}
+
+@test "plan: --mem, --max-output and --cache-max take sizes as --max-line does (K, M, G, T, KiB...); a bad one names its option" {
+	P="$BATS_TEST_TMPDIR/p"
+	run "$KTRAJ" replay --plan "$P" "$R" --steps 7 --mem 256M --max-output 64MiB --cache-max 1G
+	[ "$status" -eq 0 ]
+	grep -qF -- "--mem '256M' --max-output '64MiB' --cache-max '1G'" "$P/local.sh"
+	# 256M + 64M for the step, 32M of bundle, 256M for ktraj
+	grep -qx '#SBATCH --mem=608M' "$P/slurm.sbatch"
+	for opt in --mem --max-output --cache-max; do
+		run "$KTRAJ" replay --plan "$BATS_TEST_TMPDIR/q" "$R" --steps 7 "$opt" 1.5G
+		[ "$status" -eq 2 ]
+		[[ "$output" == "ktraj: replay: $opt: bad size '1.5G': bytes, or with K, M, G or T (also KiB, MiB, GiB, TiB: powers of 1024), from "* ]]
+	done
+	run "$KTRAJ" replay "$R" 7 --max-output 2K
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--max-output: bad size '2K'"*"from 4K to 1024T"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/q" ]
 }
 
 @test "collect: a result about another run's step is rejected, not recorded there; result files are read, never followed" {
