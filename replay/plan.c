@@ -148,6 +148,39 @@ static int sbatch_path(struct kt_buf *b, const char *dir, const char *pattern)
 	return kt_buf_putc(b, '"');
 }
 
+/* submit.sh: its comment and the function each array job is submitted
+ * with.  A plan is submitted whole or not at all: when sbatch refuses one
+ * array job (no job id: a limit, a bad option, the controller down), the
+ * ones submitted before it are cancelled, since a rerun of submit.sh
+ * would submit them twice.  With --wait sbatch's status is its job's: a
+ * job id came back, so nothing is cancelled and the rest still go. */
+#define SUBMIT_HEAD \
+	"#!/bin/sh\n# ktraj replay plan: every array job of the plan (Slurm refuses arrays\n" \
+	"# past MaxArraySize); sbatch options may be given, e.g. sh submit.sh --wait.\n" \
+	"# When sbatch fails, the array jobs submitted before are cancelled (scancel).\n" \
+	"set -eu\n"
+#define SUBMIT_FN \
+	"ids= cl= failed=0\n" \
+	"submit() {\n" \
+	"\tst=0\n" \
+	"\tout=$(sbatch --parsable \"$@\") || st=$?\n" \
+	"\tid=${out%%;*}\n" \
+	"\tcase $id in\n" \
+	"\t''|*[!0-9]*)\n" \
+	"\t\techo \"submit.sh: sbatch failed (status $st)${ids:+: cancelling the array jobs submitted before it:$ids}\" >&2\n" \
+	"\t\t[ -z \"$ids\" ] || scancel ${cl:+-M \"$cl\"} $ids ||\n" \
+	"\t\t\techo \"submit.sh: scancel failed: cancel$ids yourself\" >&2\n" \
+	"\t\texit 1 ;;\n" \
+	"\tesac\n" \
+	"\tcase $out in *\\;*) cl=${out#*;} ;; esac\n" \
+	"\tids=\"$ids $id\" prev=$id\n" \
+	"\techo \"submitted array job $id\"\n" \
+	"\tif [ \"$st\" -ne 0 ]; then\n" \
+	"\t\techo \"submit.sh: array job $id ended with status $st\" >&2\n" \
+	"\t\tfailed=1\n" \
+	"\tfi\n" \
+	"}\n"
+
 static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 			 const kt_replay_plan_opts *o, char *err, size_t errlen)
 {
@@ -209,29 +242,24 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 			    g ? "gpu" : "cpu");
 		kt_buf_printf(&b, "exec \"$KTRAJ\" replay --task \"$PLAN\" \"$TASK\"%s%s\n",
 			      o->task_args ? " " : "", o->task_args ? o->task_args : "");
-		for (off = 0; n[g] > size && off < n[g]; off += size) {
+		/* once one group is split, submit.sh is the plan's one
+		 * entry point: it submits the other group too */
+		for (off = 0; (n[0] > size || n[1] > size) && off < n[g]; off += size) {
 			if (!sub.len) {
-				kt_buf_puts(&sub, "#!/bin/sh\n# ktraj replay plan: every array job of the plan (Slurm\n"
-					       "# refuses arrays past MaxArraySize); sbatch options may be given,\n"
-					       "# e.g. sh submit.sh --wait\nset -eu\nPLAN=");
+				kt_buf_puts(&sub, SUBMIT_HEAD "PLAN=");
 				kt_buf_sh_quote(&sub, dir);
-				kt_buf_putc(&sub, '\n');
+				kt_buf_puts(&sub, "\n" SUBMIT_FN);
 			}
 			/* %M caps one array job only: under --array-max each
 			 * array of a group waits for the one before it, so
 			 * the cap holds for the group as a whole */
-			if (!o->array_max) {
-				kt_buf_puts(&sub, "sbatch \"$@\" ");
-			} else {
-				if (!off)
-					kt_buf_puts(&sub, "prev=\n");
-				kt_buf_puts(&sub, "prev=$(sbatch --parsable \"$@\" "
-					    "${prev:+--dependency=afterany:${prev%;*}} ");
-			}
+			if (!off)
+				kt_buf_puts(&sub, "prev=\n");
+			kt_buf_printf(&sub, "submit \"$@\" %s",
+				      o->array_max ? "${prev:+--dependency=afterany:$prev} " : "");
 			put_array(&sub, n[g] - off < size ? n[g] - off : size, o->array_max);
-			kt_buf_printf(&sub, " --export=ALL,KTRAJ_TASK_OFFSET=%zu \"$PLAN/%s\"%s\n", off,
-				      g ? "slurm-gpu.sbatch" : "slurm.sbatch",
-				      o->array_max ? ")" : "");
+			kt_buf_printf(&sub, " --export=ALL,KTRAJ_TASK_OFFSET=%zu \"$PLAN/%s\"\n", off,
+				      g ? "slurm-gpu.sbatch" : "slurm.sbatch");
 		}
 		snprintf(path, sizeof(path), "%s/%s", dir, g ? "slurm-gpu.sbatch" : "slurm.sbatch");
 		text = kt_buf_take(&b);
@@ -239,6 +267,7 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 		free(text);
 	}
 	if (!rc && sub.len) {
+		kt_buf_puts(&sub, "exit $failed\n");
 		snprintf(path, sizeof(path), "%s/submit.sh", dir);
 		text = kt_buf_take(&sub);
 		rc = text ? put_file(path, text, 0755, err, errlen) : KT_ENOMEM;

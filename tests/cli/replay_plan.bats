@@ -5,6 +5,8 @@
 # --shard I/N shares are disjoint and complete.  The Slurm cluster test is
 # tests/cli/replay_slurm.bats.
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
 	FIX="$BATS_TEST_DIRNAME/../data"
@@ -323,8 +325,8 @@ PY
 	[ "$(grep -c -- ' --export=ALL,KTRAJ_TASK_OFFSET=' "$P/submit.sh")" -eq 2 ]
 	# %3 caps one array job: each waits for the one before it, so at
 	# most 3 of the group's tasks run at once
-	grep -qxF 'prev=$(sbatch --parsable "$@" ${prev:+--dependency=afterany:${prev%;*}} --array=0-0%3 --export=ALL,KTRAJ_TASK_OFFSET=0 "$PLAN/slurm.sbatch")' "$P/submit.sh"
-	grep -qxF 'prev=$(sbatch --parsable "$@" ${prev:+--dependency=afterany:${prev%;*}} --array=0-0%3 --export=ALL,KTRAJ_TASK_OFFSET=1 "$PLAN/slurm.sbatch")' "$P/submit.sh"
+	grep -qxF 'submit "$@" ${prev:+--dependency=afterany:$prev} --array=0-0%3 --export=ALL,KTRAJ_TASK_OFFSET=0 "$PLAN/slurm.sbatch"' "$P/submit.sh"
+	grep -qxF 'submit "$@" ${prev:+--dependency=afterany:$prev} --array=0-0%3 --export=ALL,KTRAJ_TASK_OFFSET=1 "$PLAN/slurm.sbatch"' "$P/submit.sh"
 	sh -n "$P/submit.sh"
 	# run with a fake sbatch: the second array job depends on the first
 	mkdir "$BATS_TEST_TMPDIR/bin"
@@ -349,4 +351,42 @@ PY
 	grep -qx '#SBATCH --array=0-1' "$BATS_TEST_TMPDIR/small/slurm.sbatch"
 	run "$KTRAJ" replay --plan "$BATS_TEST_TMPDIR/bad" "${runs[@]}" --all-compile --array-size 0
 	[ "$status" -eq 2 ]
+}
+
+@test "plan: submit.sh that meets a failed sbatch cancels the array jobs it submitted before (scancel) and says so, exit 1" {
+	# the sample's four nvcc compile steps are GPU tasks, more than one
+	# array of 2 holds; the fixture's one compile step is a CPU task,
+	# which submit.sh, the plan's one entry point, submits too
+	"$KTRAJ" import "$FIX/sample/softmax_session.jsonl" >/dev/null
+	P="$BATS_TEST_TMPDIR/big"
+	"$KTRAJ" replay --plan "$P" "$R" 3db88dd1 --all-compile --array-size 2 >/dev/null
+	[ "$(cat "$P/tasks-cpu.txt")" = 0 ]
+	[ "$(grep -c '^submit "$@" --array=0-1 --export=ALL,KTRAJ_TASK_OFFSET=[02] "$PLAN/slurm-gpu.sbatch"$' "$P/submit.sh")" -eq 2 ]
+	grep -qxF 'submit "$@" --array=0-0 --export=ALL,KTRAJ_TASK_OFFSET=0 "$PLAN/slurm.sbatch"' "$P/submit.sh"
+	# sbatch takes the first two array jobs (ids 41, 42) and refuses
+	# the third, as a controller at its job limit does
+	B="$BATS_TEST_TMPDIR/bin"
+	mkdir "$B"
+	T="$BATS_TEST_TMPDIR"
+	printf '#!/bin/sh\necho "$*" >>"%s/calls"\nn=$(wc -l <"%s/calls")\n[ "$n" -lt 3 ] || { echo "sbatch: error: QOSMaxSubmitJobPerUserLimit" >&2; exit 1; }\necho $((40 + n))\n' \
+		"$T" "$T" >"$B/sbatch"
+	printf '#!/bin/sh\necho "$*" >>"%s/cancelled"\n' "$T" >"$B/scancel"
+	chmod +x "$B/sbatch" "$B/scancel"
+	PATH="$B:$PATH" run --separate-stderr sh "$P/submit.sh"
+	[ "$status" -eq 1 ]
+	[ "$output" = "submitted array job 41
+submitted array job 42" ]
+	[[ "$stderr" == *"submit.sh: sbatch failed (status 1): cancelling the array jobs submitted before it: 41 42"* ]]
+	[ "$(cat "$T/cancelled")" = "41 42" ]
+	# under --wait sbatch's status is its job's: a job that failed is
+	# said (its id came back), nothing is cancelled, the rest still go
+	printf '#!/bin/sh\necho "$*" >>"%s/calls2"\nn=$(wc -l <"%s/calls2")\necho "$((50 + n));clu"\n[ "$n" -ne 1 ]\n' \
+		"$T" "$T" >"$B/sbatch"
+	rm "$T/cancelled"
+	PATH="$B:$PATH" run --separate-stderr sh "$P/submit.sh" --wait
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 3 ]
+	[ "$stderr" = "submit.sh: array job 51 ended with status 1" ]
+	[ ! -e "$T/cancelled" ]
+	[ "$(wc -l <"$T/calls2")" -eq 3 ]
 }
