@@ -69,6 +69,11 @@ PY
 	P="$BATS_TEST_TMPDIR/pl an 'q\"x 50%A #1"
 	run "$KTRAJ" replay --plan "$P" "$R" --all-compile
 	[ "$status" -eq 0 ]
+	# the hint's commands paste into a shell: each path one quoted word
+	sb=$(printf '%s\n' "$output" | sed -n 's/.*`sbatch \([^`]*\)` (CPU steps).*/\1/p')
+	ls=$(printf '%s\n' "$output" | sed -n 's/.* or `\([^`]*\)` here.*/\1/p')
+	co=$(printf '%s\n' "$output" | sed -n 's/.*`ktraj replay --collect \([^`]*\)`$/\1/p')
+	[ "$(sh -c "printf '%s|' $sb $ls $co")" = "$P/slurm.sbatch|$P/local.sh|$P|" ]
 	# read the --output directive as sbatch does (src/sbatch/opt.c: an
 	# argument ends at unquoted white space, quotes are removed, a
 	# backslash escapes, an unquoted # starts a comment; then %% is %)
