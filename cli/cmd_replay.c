@@ -157,6 +157,23 @@ static void print_row(const char *run, const cJSON *p, int json)
 	putchar('\n');
 }
 
+/* Once per command: why the step had no cgroup of its own (the replay
+ * event's isolation.cgroup_why), since its memory is then bounded per
+ * process only and the user may want to give it one. */
+static void note_cgroup(const struct cli *c, const cJSON *p, int *said)
+{
+	const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(p, "isolation"), "cgroup_why"));
+
+	if (*said || !why)
+		return;
+	*said = 1;
+	fprintf(stderr, "ktraj: %s: no cgroup for the step (memory limited per process, not in "
+		"total): ", c->cmd ? c->cmd : "replay");
+	put_safe(stderr, why);
+	fputc('\n', stderr);
+}
+
 /* The command's error line for an err that may quote the trajectory (the
  * sandbox's messages, a result's field): as cli_err, terminal-safe. */
 static int err_safe(const struct cli *c, const char *err)
@@ -199,7 +216,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 	kt_janitor jan = { -1, -1 };
 	struct bench_list b = { 0 };
 	kt_store *s = NULL;
-	int json = 0, all = 0, i, rc = 0, failed = 0;
+	int json = 0, all = 0, i, rc = 0, failed = 0, said = 0;
 	size_t k;
 	uint64_t seq = 0;
 
@@ -410,6 +427,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			failed++;
 			continue;
 		}
+		note_cgroup(c, p, &said);
 		print_row(run, p, json);
 		cJSON_Delete(p);
 	}

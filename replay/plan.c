@@ -487,8 +487,9 @@ int kt_replay_task_run(const char *dir, unsigned task, const kt_replay_limits *l
 	const cJSON *t;
 	kt_sandbox_spec sp = { 0 };
 	kt_sandbox_result sr = { 0 };
-	char path[4096], why[1024] = "";
-	char *mtext = NULL;
+	char path[4096], why[1024] = "", oom[256] = "";
+	char *mtext = NULL, *text = NULL;
+	cJSON *res = NULL;
 	int rc, fd = -1, tfd = -1;
 
 	err[0] = 0;
@@ -520,12 +521,31 @@ int kt_replay_task_run(const char *dir, unsigned task, const kt_replay_limits *l
 	kt_replay_spec(&sp, lim, manifest, cache_dir);
 	if ((rc = kt_sandbox_run(tfd, &sp, &sr, err, errlen)))
 		goto out;
+	/* a process the OOM killer took says only "Killed" (exit 137): the
+	 * step's cgroup knows why */
+	if (sr.oom_kills)
+		snprintf(oom, sizeof(oom), "out of memory (limit %.0f bytes, --mem + --max-output): "
+			 "the OOM killer stopped %u process%s",
+			 cJSON_GetNumberValue(cJSON_GetObjectItem(
+				 cJSON_GetObjectItem(sr.isolation, "cgroup"), "mem_bytes")),
+			 sr.oom_kills, sr.oom_kills == 1 ? "" : "es");
 	if (sr.timed_out)
-		snprintf(why, sizeof(why), "stopped by the %u s watchdog\n", lim->timeout_s);
+		snprintf(why, sizeof(why), "%s%s%sstopped by the %u s watchdog\n", *oom ? "killed: " : "",
+			 oom, *oom ? "; " : "", lim->timeout_s);
 	else if (!sr.out)
-		snprintf(why, sizeof(why), "no result.json (exit status %d)%s%.300s\n",
+		snprintf(why, sizeof(why), "%s%s%sno result.json (exit status %d)%s%.300s\n",
+			 *oom ? "killed: " : "", oom, *oom ? "; " : "",
 			 WIFEXITED(sr.status) ? WEXITSTATUS(sr.status) : 128 + WTERMSIG(sr.status),
 			 *sr.diag ? "; the sandbox said: " : "", sr.diag);
+	else if (*oom && (res = cJSON_Parse(sr.out)) &&
+		 cJSON_AddStringToObject(res, "killed", oom) && (text = cJSON_Print(res))) {
+		/* the step wrote its result and a process of it was killed
+		 * (a build, a child): said in the result, which `--collect`
+		 * and `ktraj import` put in the verdict's reason */
+		free(sr.out);
+		sr.out = text;
+		sr.out_len = strlen(text);
+	}
 	snprintf(path, sizeof(path), "%s/results/%06u.%s", dir, task, *why ? "err" : "json");
 	rc = put_file(path, *why ? why : sr.out, 0644, err, errlen);
 	if (!rc) {
@@ -540,6 +560,7 @@ out:
 		close(tfd);
 	kt_sandbox_result_free(&sr);
 	free(mtext);
+	cJSON_Delete(res);
 	cJSON_Delete(manifest);
 	cJSON_Delete(plan);
 	return rc;

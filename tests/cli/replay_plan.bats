@@ -395,3 +395,33 @@ submitted array job 42" ]
 	[ ! -e "$T/cancelled" ]
 	[ "$(wc -l <"$T/calls2")" -eq 3 ]
 }
+
+@test "plan: a task whose step's cgroup recorded an OOM kill says 'killed: out of memory (limit N bytes...)' in its result, and --collect records it in the reason" {
+	need_bwrap
+	# three processes of 200 MiB each, every one under --mem 256M, all
+	# of them over the step's cgroup limit of 256M + 128M
+	python3 -c 'import json
+cmd = "for i in 1 2 3; do python3 -c \"import time; b = b\\\"x\\\" * (200 << 20); time.sleep(1)\" & done; wait; echo done"
+print(json.dumps({"seq":1,"kind":"tool_call","payload":{"tool":"Bash","call_id":"c1","args":{"command":cmd}}}))
+print(json.dumps({"seq":2,"parent":1,"kind":"tool_result","actor":"tool","payload":{"call_id":"c1","ok":True,"output":"done"}}))' |
+		"$KTRAJ" append oom >/dev/null
+	P="$BATS_TEST_TMPDIR/p"
+	"$KTRAJ" replay --plan "$P" oom --steps 1 --mem 256M >/dev/null
+	run "$KTRAJ" replay --task "$P" 0 --mem 256M
+	[ "$status" -eq 0 ]
+	want="out of memory (limit 402653184 bytes, --mem + --max-output): the OOM killer stopped"
+	if [ -f "$P/results/000000.err" ]; then
+		# cgroup v2 (memory.oom.group): the whole step went
+		[[ "$(cat "$P/results/000000.err")" == "killed: $want"* ]]
+	elif ! grep -qF "\"killed\":	\"$want" "$P/results/000000.json"; then
+		run "$KTRAJ" replay oom 1 --json --mem 256M
+		[[ "$output" == *'"cgroup":false'* ]] || false
+		skip "no cgroup can be made here"
+	else
+		# cgroup v1: the killer took some processes, the step wrote
+		# its result; the verdict's reason names the kill
+		run "$KTRAJ" replay --collect "$P" --json
+		[[ "$output" == *"killed: $want"* ]]
+		"$KTRAJ" show oom 3 --json | grep -q "killed: out of memory"
+	fi
+}
