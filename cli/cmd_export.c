@@ -2,6 +2,7 @@
  * replay bundle.  Options are checked here against the chosen exporter's
  * flags; the exporters are the table of export/export.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -176,7 +177,14 @@ int cmd_export(struct cli *c, int argc, char **argv)
 			rc = KT_EIO;
 		}
 	} else {
+		uint64_t rows = 1;
+
+		args.rows = (ex->flags & KT_EXPORT_DIR) ? &rows : NULL;
 		rc = ex->write(s, &args, err, sizeof(err));
+		if (!rc && !rows)
+			fprintf(stderr, "ktraj: %s: nothing %sto export: no file written, "
+				"%s/_manifest.json left as it was\n", c->cmd,
+				args.since_last ? "new " : "", args.path);
 	}
 	if (rc) {
 		cli_err(c, "%s", err[0] ? err : kt_strerror(rc));

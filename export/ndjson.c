@@ -13,7 +13,8 @@
  * --since-last), <K> the part's number within its partition in that export;
  * a part is closed once it holds part_size uncompressed bytes.
  *
- * _manifest.json (README "Exporting tables"; written last, by rename):
+ * _manifest.json (README "Exporting tables"; written last, by rename, and
+ * only by an export that wrote a row):
  *   {"ktraj_export": 1, "schema": 2, "compress": "zstd"|"gzip"|"none",
  *    "part_size": bytes, "partition_by": ["format", "date"],
  *    "columns": {table: [names...]},
@@ -840,6 +841,7 @@ static int write_ndjson(kt_store *s, const kt_export_args *args, char *err,
 	struct ctx c = { .s = s, .args = args, .dir = args->path, .err = err,
 			 .errlen = errlen, .export_n = 1 };
 	char path[4096];
+	uint64_t rows = 0;
 	size_t i;
 	int rc;
 
@@ -914,7 +916,13 @@ static int write_ndjson(kt_store *s, const kt_export_args *args, char *err,
 				c.events_total += (uint64_t)x->valuedouble;
 			}
 	}
-	if (!rc)
+	for (i = 0; i < T_N; i++)
+		rows += c.rows[i];
+	if (args->rows)
+		*args->rows = rows;
+	/* nothing written: no entry (an empty one per nightly run would
+	 * grow the manifest), and the watermark stands as it is */
+	if (!rc && rows)
 		rc = write_manifest(&c);
 out:
 	if (rc && !err[0])

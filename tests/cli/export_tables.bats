@@ -5,6 +5,8 @@
 # The rows are checked against `log --json` of the same store, read with
 # python, zstd and gzip: nothing of ktraj reads them back.
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
 	FIX="$BATS_TEST_DIRNAME/../data"
@@ -87,10 +89,15 @@ PY
 	"$KTRAJ" append grow <<<'{"kind":"note","payload":{"text":"one"}}' >/dev/null
 	"$KTRAJ" export --all --format ndjson --partition "$P" >/dev/null
 	before=$(rows "$P" events | wc -l)
-	# nothing new: an export that adds no rows and no files
-	run "$KTRAJ" export --all --format ndjson --partition "$P" --since-last
+	# nothing new: an export that adds no rows, no files and no entry in
+	# the manifest (a nightly export of a quiet store leaves it as it
+	# was), and says so
+	cp "$P/_manifest.json" "$BATS_TEST_TMPDIR/m0"
+	run --separate-stderr "$KTRAJ" export --all --format ndjson --partition "$P" --since-last
 	[ "$status" -eq 0 ]
+	[ "$stderr" = "ktraj: export: nothing new to export: no file written, $P/_manifest.json left as it was" ]
 	[ "$(rows "$P" events | wc -l)" -eq "$before" ]
+	cmp "$P/_manifest.json" "$BATS_TEST_TMPDIR/m0"
 	"$KTRAJ" append grow <<<'{"kind":"note","payload":{"text":"two"}}
 {"kind":"note","payload":{"text":"three"}}' >/dev/null
 	"$KTRAJ" import "$FIX/replay/cc_bench_faster.jsonl" >/dev/null
@@ -103,13 +110,13 @@ PY
 import json, os, subprocess, sys
 d = sys.argv[1]
 m = json.load(open(os.path.join(d, "_manifest.json")))
-e1, e2, e3 = m["exports"]
-assert e2["files"] == [] and e2["rows"]["events"] == 0, e2
+e1, e3 = m["exports"]
+assert e3["n"] == 2, e3
 new = [f for f in e3["files"] if f["table"] == "events"]
-assert all("/part-00003-" in f["path"] for f in e3["files"])
+assert all("/part-00002-" in f["path"] for f in e3["files"])
 assert sum(f["rows"] for f in new) == e3["rows"]["events"]
 assert e3["new_runs"] == 1 and e3["runs"] == 3
-# the grown run: two events in export 3, its runs rows 1 and 3 events
+# the grown run: two events in export 2, its runs rows 1 and 3 events
 grow = [json.loads(l) for f in e3["files"] if f["table"] == "runs"
         for l in subprocess.run(["zstd", "-qdc", os.path.join(d, f["path"])], capture_output=True, text=True).stdout.splitlines()]
 g = [r for r in grow if r["name"] == "grow"]
@@ -186,6 +193,22 @@ PY
 	[ -z "$(find "$P" -type f -name '.*')" ]
 	[ "$(rows "$P" events | wc -l)" -eq "$(events_in_store)" ]
 	[ "$(rows "$P" events | sort -u | wc -l)" -eq "$(events_in_store)" ]
+}
+
+@test "tables: an export that matches nothing (an empty store, every run hidden) writes no file and no manifest; a later one starts the folder" {
+	"$KTRAJ" init >/dev/null
+	run --separate-stderr "$KTRAJ" export --all --format ndjson --partition "$P"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "ktraj: export: nothing to export: no file written, $P/_manifest.json left as it was" ]
+	[ ! -e "$P/_manifest.json" ]
+	"$KTRAJ" append a <<<'{"kind":"note","payload":{"text":"x"}}' >/dev/null
+	"$KTRAJ" hide a >/dev/null
+	run "$KTRAJ" export --all --format ndjson --partition "$P" --since-last
+	[ "$status" -eq 0 ]
+	[ ! -e "$P/_manifest.json" ]
+	run "$KTRAJ" export --all --hidden --format ndjson --partition "$P" --since-last
+	[ "$status" -eq 0 ]
+	python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert [e["n"] for e in m["exports"]] == [1] and m["exports"][0]["rows"]["events"] == 1, m' "$P/_manifest.json"
 }
 
 @test "tables: one run into a folder of every run with --since-last keeps the others' watermark" {
