@@ -35,9 +35,10 @@ events_in_store() {
 	"$KTRAJ" append note-run <<<'{"kind":"note","payload":{"text":"a"}}' >/dev/null
 	run "$KTRAJ" export --all --format ndjson --partition "$P"
 	[ "$status" -eq 0 ]
-	day=$(date -u +%Y-%m-%d)
-	[ -f "$P/events/format=claude_code/date=$day/part-00001-00000.ndjson.zst" ]
-	[ -f "$P/events/format=append/date=$day/part-00001-00000.ndjson.zst" ]
+	# date= is the run's day (its first event's), not the import's: the
+	# fixture sessions ran on 2026-05-14; the appended run today
+	[ -f "$P/events/format=claude_code/date=2026-05-14/part-00001-00000.ndjson.zst" ]
+	[ -f "$P/events/format=append/date=$(date -u +%Y-%m-%d)/part-00001-00000.ndjson.zst" ]
 	[ "$(find "$P" -name 'run=*' | wc -l)" -eq 0 ]
 	[ "$(find "$P" -name '*.tmp' | wc -l)" -eq 0 ]
 	[ "$(rows "$P" events | wc -l)" -eq "$(events_in_store)" ]
@@ -176,7 +177,7 @@ PY
 @test "tables: an export killed before its manifest leaves no part a reader's glob or Spark picks up; the next export writes every row once" {
 	command -v strace >/dev/null || skip "strace not installed (it kills the export at a chosen file)"
 	"$KTRAJ" import "$FIX/replay/cc_bench_session.jsonl" "$FIX/replay/cc_bench_faster.jsonl" >/dev/null
-	d="$P/events/format=claude_code/date=$(date -u +%F)"
+	d="$P/events/format=claude_code/date=2026-05-14"
 	# killed when it opens the second events part (the first is
 	# complete by then), under either temp name
 	run strace -f -qq -o /dev/null -P "$d/part-00001-00001.ndjson.zst.tmp" \
@@ -209,6 +210,20 @@ PY
 	run "$KTRAJ" export --all --hidden --format ndjson --partition "$P" --since-last
 	[ "$status" -eq 0 ]
 	python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert [e["n"] for e in m["exports"]] == [1] and m["exports"][0]["rows"]["events"] == 1, m' "$P/_manifest.json"
+}
+
+@test "tables: date= of a run none of whose events has a time is the day it was recorded; a run that grows keeps its day" {
+	# a ktraj JSONL run whose first event has no time, its second one
+	# on 2025-01-02
+	printf '%s\n' '{"kind":"note","ts":null,"payload":{"text":"a"}}' \
+		'{"kind":"note","ts":1735826400000000000,"payload":{"text":"b"}}' | "$KTRAJ" append dated >/dev/null
+	printf '%s\n' '{"kind":"note","ts":null,"payload":{"text":"a"}}' | "$KTRAJ" append undated >/dev/null
+	"$KTRAJ" export --all --format ndjson --partition "$P" --compress none >/dev/null
+	[ -f "$P/events/format=append/date=2025-01-02/part-00001-00000.ndjson" ]
+	[ "$(grep -c '"text":"a"' "$P/events/format=append/date=$(date -u +%F)/part-00001-00000.ndjson")" -eq 1 ]
+	"$KTRAJ" append dated <<<'{"kind":"note","payload":{"text":"c"}}' >/dev/null
+	"$KTRAJ" export --all --format ndjson --partition "$P" --since-last --compress none >/dev/null
+	grep -q '"text":"c"' "$P/events/format=append/date=2025-01-02/part-00002-00000.ndjson"
 }
 
 @test "tables: one run into a folder of every run with --since-last keeps the others' watermark" {
