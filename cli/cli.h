@@ -95,6 +95,11 @@ int cli_u64(const char *s, uint64_t *out);
  * (powers of 1024, also as KiB/KB...); 0 on success, -1 when malformed or
  * past 2^64. */
 int cli_size(const char *s, uint64_t *out);
+/* Option opt's value v as a size (cli_size) from min to max bytes into
+ * *out: 0, or KT_EXIT_USAGE after the usage line that names opt, v and
+ * the range (every size option says the same). */
+int cli_size_opt(const struct cli *c, const char *opt, const char *v, uint64_t min,
+		 uint64_t max, uint64_t *out);
 
 /* The whole file at path, NUL-terminated (*len without the NUL; len may
  * be NULL); malloc'ed.  NULL with errno set when it cannot be opened or

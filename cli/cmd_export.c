@@ -2,6 +2,7 @@
  * replay bundle.  Options are checked here against the chosen exporter's
  * flags; the exporters are the table of export/export.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,7 +34,7 @@ static const char usage[] =
 	"                (without it, a DIR that holds an export is refused)\n"
 	"--all           every run but hidden ones (`ktraj hide`); --hidden: those too\n"
 	"--part-size SIZE\n"
-	"                uncompressed bytes per file (default 128M; K, M, G)\n"
+	"                uncompressed bytes per file (default 128M; K, M, G, T)\n"
 	"--compress zstd|gzip|none\n"
 	"                how each file is compressed (default zstd)\n"
 	"--step SEQ --bundle FILE\n"
@@ -127,9 +128,9 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	}
 	if ((args.since_last || part_size || compress) && !partition)
 		return cli_usage(c, "--since-last, --part-size and --compress go with --format ndjson --partition DIR");
-	if (part_size && (cli_size(part_size, &args.part_size) ||
-			  args.part_size < 4096 || args.part_size > ((uint64_t)1 << 40)))
-		return cli_usage(c, "--part-size: bad value '%s' (a size from 4K to 1T, e.g. 128M)", part_size);
+	if (part_size && (rc = cli_size_opt(c, "--part-size", part_size, 4096, (uint64_t)1 << 40,
+					    &args.part_size)))
+		return rc;
 	if (compress) {
 		if (!strcmp(compress, "zstd"))
 			args.compress = KT_EXPORT_ZSTD;
@@ -176,7 +177,14 @@ int cmd_export(struct cli *c, int argc, char **argv)
 			rc = KT_EIO;
 		}
 	} else {
+		uint64_t rows = 1;
+
+		args.rows = (ex->flags & KT_EXPORT_DIR) ? &rows : NULL;
 		rc = ex->write(s, &args, err, sizeof(err));
+		if (!rc && !rows)
+			fprintf(stderr, "ktraj: %s: nothing %sto export: no file written, "
+				"%s/_manifest.json left as it was\n", c->cmd,
+				args.since_last ? "new " : "", args.path);
 	}
 	if (rc) {
 		cli_err(c, "%s", err[0] ? err : kt_strerror(rc));

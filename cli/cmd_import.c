@@ -20,7 +20,7 @@
 
 static const char usage[] =
 	"usage: ktraj import [--format F] [--map MAP.json] [--strict] [--json]\n"
-	"                    [--redact] [--max-size BYTES] [--max-ratio N]\n"
+	"                    [--redact] [--max-size SIZE] [--max-ratio N]\n"
 	"                    [--max-line SIZE] PATH...\n"
 	"\n"
 	"Import trajectories from files, folders (recursively), archives (tar,\n"
@@ -43,15 +43,17 @@ static const char usage[] =
 	"  --json          one JSON object per run: run, name, format, events, added\n"
 	"                  (skipped files are reported on stderr only)\n"
 	"  --redact        replace e-mails, user/host names and secrets first\n"
-	"  --max-size N    bound in bytes on archive expansion and on stdin,\n"
-	"                  FIFO or device input (default 4 GiB)\n"
+	"  --max-size SIZE bound on archive expansion and on stdin, FIFO or\n"
+	"                  device input (default 4 GiB)\n"
 	"  --max-ratio N   archive expansion bound as a ratio to its compressed\n"
 	"                  size (default 200, never below 1 MiB)\n"	"  --max-line SIZE stdin, FIFO or device input: stop reading before the\n"
-	"                  first line longer than SIZE (bytes, or with K, M, G:\n"
-	"                  KiB, MiB, GiB; default 256M), import the lines before\n"
-	"                  it and exit 1 (/dev/zero stops after SIZE bytes)\n"
+	"                  first line longer than SIZE (default 256M), import\n"
+	"                  the lines before it and exit 1 (/dev/zero stops\n"
+	"                  after SIZE bytes)\n"
 	"  --stats         print CPU seconds on stderr at the end: the whole\n"
 	"                  process, and the import split into store and importer\n"
+	"SIZE is bytes, or a number with K, M, G or T (also KiB, MiB, GiB, TiB:\n"
+	"powers of 1024), as 256M.\n"
 	"\n"
 	"Prints one line per run: id, events, added, format, name.  Problems are\n"
 	"reported as `ktraj: import: file:line: what` and the exit code stays 0\n"
@@ -68,7 +70,10 @@ static const char usage[] =
 	"earlier blob line gave and the store does not hold is skipped too.\n"
 	"A file of a folder or archive in no known format is\n"
 	"reported as `ktraj: import: PATH: skipped: not a recognized trajectory\n"
-	"format`.  Ctrl-C finishes the file being imported, prints the\n"
+	"format`.  An empty input named here (an empty or blank file,\n"
+	"/dev/null, empty stdin) is `PATH: empty: nothing to import`: exit 1\n"
+	"unless another path imported a run, as for an empty folder.\n"
+	"Ctrl-C finishes the file being imported, prints the\n"
 	"lines of the runs done and exits 130 (again: stop at once; nothing of\n"
 	"that file is kept).\n"
 	"\n"
@@ -253,32 +258,6 @@ static void on_warn(const char *line, void *arg)
 	fputc('\n', stderr);
 }
 
-/* SIZE of --max-line: bytes, or a number with K, M or G (powers of
- * 1024); 0 or -1 (not a size, 0, or over 2^62) */
-static int size_arg(const char *a, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	int sh = 0;
-
-	if (*a < '0' || *a > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(a, &end, 10);
-	if (*end == 'K' || *end == 'k')
-		sh = 10;
-	else if (*end == 'M' || *end == 'm')
-		sh = 20;
-	else if (*end == 'G' || *end == 'g')
-		sh = 30;
-	if (sh)
-		end++;
-	if (errno || *end || !v || v > (1ULL << (62 - sh)))
-		return -1;
-	*out = (uint64_t)v << sh;
-	return 0;
-}
-
 static void on_skip(const char *path, void *arg)
 {
 	struct ctx *x = arg;
@@ -380,9 +359,15 @@ int cmd_import(struct cli *c, int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--max-line") &&
 			   cli_has_value(argc, argv, i)) {
-			if (size_arg(argv[i + 1], &o.max_line)) {
+			if ((rc = cli_size_opt(c, a, argv[i + 1], 1, 1ull << 62, &o.max_line))) {
 				free(paths);
-				return cli_usage(c, "--max-line needs a size in bytes (or 64K, 256M, 1G), at least 1");
+				return rc;
+			}
+			i++;
+		} else if (!strcmp(a, "--max-size") && cli_has_value(argc, argv, i)) {
+			if ((rc = cli_size_opt(c, a, argv[i + 1], 1, UINT64_MAX, &o.max_total))) {
+				free(paths);
+				return rc;
 			}
 			i++;
 		} else if (!strcmp(a, "--max-size") || !strcmp(a, "--max-ratio")) {
@@ -446,8 +431,8 @@ int cmd_import(struct cli *c, int argc, char **argv)
 	}
 	/* the batch size of big sources (README "Environment"): tests make
 	 * small files commit in batches with it */
-	if (getenv("KTRAJ_IMPORT_BATCH") && size_arg(getenv("KTRAJ_IMPORT_BATCH"),
-						  &o.batch))
+	if (getenv("KTRAJ_IMPORT_BATCH") && (cli_size(getenv("KTRAJ_IMPORT_BATCH"), &o.batch) ||
+					     o.batch > (1ull << 62)))
 		o.batch = 0;
 	o.progress = c->progress;
 	o.on_run = on_run;

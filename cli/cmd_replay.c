@@ -21,7 +21,7 @@
 #define KT_REPLAY_CACHE_MAX (4ull << 30)
 
 static const char usage[] =
-	"usage: ktraj replay RUN SEQ [--json] [--timeout S] [--mem BYTES] [--allow-network]\n"
+	"usage: ktraj replay RUN SEQ [--json] [--timeout S] [--mem SIZE] [--allow-network]\n"
 	"       ktraj replay RUN --all-bench|--all-compile|--steps SEL [--shard I/N] [--json] [...]\n"
 	"       ktraj replay --plan DIR RUN... --all-bench|--all-compile|--steps SEL\n"
 	"                    [--array-max M] [--array-size K] [--timeout S]\n"
@@ -43,15 +43,17 @@ static const char usage[] =
 	"Exit status: 0 when every step ran and was judged (whatever the\n"
 	"verdict), 4 when the run or step does not exist, 1 when a step could\n"
 	"not be exported or run, or bubblewrap is missing.\n"
+	"SIZE is bytes, or a number with K, M, G or T (also KiB, MiB, GiB, TiB:\n"
+	"powers of 1024), as 16G.\n"
 	"  --json           one row per replayed step: run, step, verdict, reason\n"
 	"  --timeout S      wall-clock limit per step (default 600)\n"
-	"  --mem BYTES      address-space limit per process, RLIMIT_AS (default\n"
+	"  --mem SIZE       address-space limit per process, RLIMIT_AS (default\n"
 	"                   16 GiB; RLIMIT_DATA for GPU steps, whose driver\n"
 	"                   reserves address space; not the GPU's memory); with\n"
 	"                   a cgroup (root) the whole step's memory, shared\n"
 	"                   memory and its files included, is also capped at\n"
 	"                   --mem + --max-output\n"
-	"  --max-output BYTES  all the step may write, its tmpfs (default half of\n"
+	"  --max-output SIZE  all the step may write, its tmpfs (default half of\n"
 	"                   --mem): half the workspace, 3/8 /tmp, 1/8 /dev/shm\n"
 	"  --max-procs N    processes in the sandbox (default 256)\n"
 	"  --allow-network  keep the host's network\n"
@@ -79,7 +81,7 @@ static const char usage[] =
 	"  --cache DIR      where compiled binaries are kept and reused by source\n"
 	"                   hash (default: a temp dir for this command); the step\n"
 	"                   writes it, so it must be writable by the step's user\n"
-	"  --cache-max BYTES  the cache's size (default 4 GiB): before each step\n"
+	"  --cache-max SIZE  the cache's size (default 4 GiB): before each step\n"
 	"                   and after the last, its oldest entries are removed\n"
 	"                   until it fits (said on stderr); a step that adds more\n"
 	"                   than this is stopped (verdict failed)\n";
@@ -155,6 +157,23 @@ static void print_row(const char *run, const cJSON *p, int json)
 	putchar('\n');
 }
 
+/* Once per command: why the step had no cgroup of its own (the replay
+ * event's isolation.cgroup_why), since its memory is then bounded per
+ * process only and the user may want to give it one. */
+static void note_cgroup(const struct cli *c, const cJSON *p, int *said)
+{
+	const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(p, "isolation"), "cgroup_why"));
+
+	if (*said || !why)
+		return;
+	*said = 1;
+	fprintf(stderr, "ktraj: %s: no cgroup for the step (memory limited per process, not in "
+		"total): ", c->cmd ? c->cmd : "replay");
+	put_safe(stderr, why);
+	fputc('\n', stderr);
+}
+
 /* The command's error line for an err that may quote the trajectory (the
  * sandbox's messages, a result's field): as cli_err, terminal-safe. */
 static int err_safe(const struct cli *c, const char *err)
@@ -197,7 +216,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 	kt_janitor jan = { -1, -1 };
 	struct bench_list b = { 0 };
 	kt_store *s = NULL;
-	int json = 0, all = 0, i, rc = 0, failed = 0;
+	int json = 0, all = 0, i, rc = 0, failed = 0, said = 0;
 	size_t k;
 	uint64_t seq = 0;
 
@@ -244,9 +263,10 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			lim.gpu = 1;
 		else if (!strcmp(argv[i], "--max-output") &&
 			 cli_has_value(argc, argv, i)) {
-			if (cli_u64(argv[++i], &lim.output_bytes) || lim.output_bytes < 4096 ||
-			    lim.output_bytes > KT_REPLAY_MAX_BYTES)
-				return cli_usage(c, "--max-output needs bytes (4096 to 2^50)");
+			if ((rc = cli_size_opt(c, argv[i], argv[i + 1], 4096, KT_REPLAY_MAX_BYTES,
+					       &lim.output_bytes)))
+				return rc;
+			i++;
 		} else if (!strcmp(argv[i], "--max-procs") &&
 			   cli_has_value(argc, argv, i)) {
 			uint64_t v;
@@ -268,14 +288,16 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			cache_opt = argv[++i];
 		} else if (!strcmp(argv[i], "--cache-max") &&
 			   cli_has_value(argc, argv, i)) {
-			if (cli_u64(argv[++i], &lim.cache_max) || lim.cache_max < 4096 ||
-			    lim.cache_max > KT_REPLAY_MAX_BYTES)
-				return cli_usage(c, "--cache-max needs bytes (4096 to 2^50)");
+			if ((rc = cli_size_opt(c, argv[i], argv[i + 1], 4096, KT_REPLAY_MAX_BYTES,
+					       &lim.cache_max)))
+				return rc;
+			i++;
 		} else if (!strcmp(argv[i], "--mem") &&
 			   cli_has_value(argc, argv, i)) {
-			if (cli_u64(argv[++i], &lim.mem_bytes) || !lim.mem_bytes ||
-			    lim.mem_bytes > KT_REPLAY_MAX_BYTES)
-				return cli_usage(c, "--mem needs bytes (up to 2^50)");
+			if ((rc = cli_size_opt(c, argv[i], argv[i + 1], 1, KT_REPLAY_MAX_BYTES,
+					       &lim.mem_bytes)))
+				return rc;
+			i++;
 		} else if (argv[i][0] == '-' && argv[i][1])
 			return cli_bad_option(c, usage, argv[i]);
 		else if (plan_dir) {
@@ -295,6 +317,8 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 	}
 	if (plan_dir) {
 		popt.timeout_s = lim.timeout_s;
+		popt.mem_bytes = lim.mem_bytes;
+		popt.output_bytes = lim.output_bytes;
 		/* the limits given here are every task's */
 		popt.task_args = task_args = cli_replay_task_args(argc, argv);
 		if (!nspecs || !all)
@@ -403,6 +427,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			failed++;
 			continue;
 		}
+		note_cgroup(c, p, &said);
 		print_row(run, p, json);
 		cJSON_Delete(p);
 	}

@@ -445,6 +445,35 @@ int cli_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* n as the shortest of "N", "NK", "NM", "NG", "NT" that is exact */
+static void size_text(uint64_t n, char *buf, size_t len)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+
+	while (u < 3 && n && !(n & 1023)) {
+		n >>= 10;
+		u++;
+	}
+	snprintf(buf, len, "%llu%.*s", (unsigned long long)n, u >= 0, u >= 0 ? units + u : "");
+}
+
+int cli_size_opt(const struct cli *c, const char *opt, const char *v, uint64_t min,
+		 uint64_t max, uint64_t *out)
+{
+	char lo[32], hi[32];
+	uint64_t n;
+
+	if (!cli_size(v, &n) && n >= min && n <= max) {
+		*out = n;
+		return 0;
+	}
+	size_text(min, lo, sizeof(lo));
+	size_text(max, hi, sizeof(hi));
+	return cli_usage(c, "%s: bad size '%s': bytes, or with K, M, G or T (also KiB, MiB, "
+			 "GiB, TiB: powers of 1024), from %s to %s", opt, v, lo, hi);
+}
+
 char *cli_slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

@@ -180,6 +180,27 @@ static void plan_skipped(void *ctx, const char *run, uint64_t seq, const char *w
 	k->n++;
 }
 
+/* Append text and then dir + file as one sh word, quoted only when it
+ * needs it (a space, a quote, $...), so the hint can be pasted into a
+ * shell.  -1 (nothing appended) when file is named but dir + file does
+ * not exist: that script was not written. */
+static int hint(struct kt_buf *b, const char *text, const char *dir, const char *file)
+{
+	static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				    "0123456789_./:@%+=,-";
+	char w[4300];
+
+	snprintf(w, sizeof(w), "%s%s", dir, file);
+	if (*file && access(w, F_OK))
+		return -1;
+	kt_buf_puts(b, text);
+	if (*w && !w[strspn(w, plain)])
+		kt_buf_puts(b, w);
+	else
+		kt_buf_sh_quote(b, w);
+	return 0;
+}
+
 int cli_replay_plan(struct cli *c, const char *dir, char **specs, int nspecs,
 		    const struct replay_sel *sel, const kt_replay_plan_opts *o,
 		    const char *self)
@@ -242,21 +263,28 @@ int cli_replay_plan(struct cli *c, const char *dir, char **specs, int nspecs,
 		goto out;
 	}
 	{
-		char sc[4300], sg[4300], su[4300];
+		struct kt_buf h = { 0 };
+		char su[4300];
 
-		snprintf(sc, sizeof(sc), "%s/slurm.sbatch", dir);
-		snprintf(sg, sizeof(sg), "%s/slurm-gpu.sbatch", dir);
 		snprintf(su, sizeof(su), "%s/submit.sh", dir);
-		printf("planned %zu steps in %s:", n - sk.n, dir);
+		kt_buf_printf(&h, "planned %zu steps in %s:", n - sk.n, dir);
 		if (!access(su, F_OK)) {
-			printf(" `sh %s` (every array job: more tasks than one array may hold);", su);
+			hint(&h, " `sh ", dir, "/submit.sh");
+			kt_buf_puts(&h, "` (every array job: more tasks than one array may hold);");
 		} else {
-			if (!access(sc, F_OK))
-				printf(" `sbatch %s` (CPU steps);", sc);
-			if (!access(sg, F_OK))
-				printf(" `sbatch %s` (GPU steps);", sg);
+			if (!hint(&h, " `sbatch ", dir, "/slurm.sbatch"))
+				kt_buf_puts(&h, "` (CPU steps);");
+			if (!hint(&h, " `sbatch ", dir, "/slurm-gpu.sbatch"))
+				kt_buf_puts(&h, "` (GPU steps);");
 		}
-		printf(" or `%s/local.sh` here; then `ktraj replay --collect %s`\n", dir, dir);
+		hint(&h, " or `", dir, "/local.sh");
+		hint(&h, "` here; then `ktraj replay --collect ", dir, "");
+		kt_buf_puts(&h, "`\n");
+		/* the folder is the user's argument: its control characters
+		 * are shown, not sent to the terminal */
+		if (h.s)
+			cli_put_safe(stdout, h.s, h.len);
+		kt_buf_free(&h);
 		/* as `replay --all-bench`: 1 when a chosen step could not
 		 * be exported (the plan holds the others) */
 		rc = sk.n ? KT_EXIT_FAIL : 0;

@@ -51,6 +51,11 @@ typedef struct kt_export_args {
 			       folder that holds an export is refused */
 	int hidden;       /* run NULL: 1 also exports hidden runs
 			     (kt_run_hide), 0 leaves them out */
+	uint64_t *rows;   /* KT_EXPORT_DIR, when not NULL: the rows this
+			     export wrote.  0: nothing matched (nothing new
+			     since the last export), so no file was written
+			     and _manifest.json was left as it was: a
+			     nightly --since-last adds no empty entries */
 } kt_export_args;
 
 #define KT_EXPORT_ZSTD 0

@@ -6,14 +6,16 @@
  *   DIR/<table>/format=<importer>/date=<YYYY-MM-DD>/part-<E>-<K>.ndjson.zst
  *
  * Tables: runs, events, bench, questions.  Partitions are keyed by the
- * run's importer and the UTC day the run was created: low cardinality, so a
+ * run's importer and the run's UTC day (its first event with a time, else
+ * when it was recorded; run_day_ns): low cardinality, so a
  * million runs make a few partitions, not a directory per run (Spark's and
  * DuckDB's guides ask for files of 100 MB - 1 GB).  `run` is a column of
  * every row.  <E> is the export's number (1 for the first, one more for each
  * --since-last), <K> the part's number within its partition in that export;
  * a part is closed once it holds part_size uncompressed bytes.
  *
- * _manifest.json (README "Exporting tables"; written last, by rename):
+ * _manifest.json (README "Exporting tables"; written last, by rename, and
+ * only by an export that wrote a row):
  *   {"ktraj_export": 1, "schema": 2, "compress": "zstd"|"gzip"|"none",
  *    "part_size": bytes, "partition_by": ["format", "date"],
  *    "columns": {table: [names...]},
@@ -438,16 +440,36 @@ static void part_value(const char *v, char *out, size_t n)
 	out[i] = 0;
 }
 
+/* kt_event_foreach_head callback: the first event with a time. */
+static int first_ts(const kt_event *ev, void *arg)
+{
+	if (ev->ts_ns == KT_TS_UNKNOWN)
+		return 0;
+	*(int64_t *)arg = ev->ts_ns;
+	return 1;
+}
+
+/* The run's day: when its first event with a time happened (the session,
+ * not its import), else when the run was recorded (formats with no
+ * times).  Events never change, so a run that grows keeps its day. */
+static int64_t run_day_ns(struct ctx *c, const char *id)
+{
+	int64_t ts = KT_TS_UNKNOWN;
+
+	(void)kt_event_foreach_head(c->s, id, 1, 0, 0, first_ts, &ts);
+	return ts;
+}
+
 static struct partition *partition_get(struct ctx *c, int table,
-				       const kt_run_info *ri)
+				       const kt_run_info *ri, int64_t day_ns)
 {
 	char fmt[80], day[16] = "unknown", key[256];
 	struct partition *pt;
 	void **slot;
 
 	part_value(ri->format, fmt, sizeof(fmt));
-	if (ri->created_ns != KT_TS_UNKNOWN && ri->created_ns >= 0) {
-		time_t sec = (time_t)(ri->created_ns / 1000000000);
+	if (day_ns != KT_TS_UNKNOWN && day_ns >= 0) {
+		time_t sec = (time_t)(day_ns / 1000000000);
 		struct tm tm;
 
 		if (gmtime_r(&sec, &tm))
@@ -476,6 +498,7 @@ static int export_run(struct ctx *c, const char *id)
 	char hex[KT_HASH_HEX + 1];
 	void *prev;
 	uint64_t n_events;
+	int64_t day_ns;
 	int rc, i;
 
 	rc = kt_run_get(c->s, id, &ri);
@@ -493,8 +516,15 @@ static int export_run(struct ctx *c, const char *id)
 	if (prev && t.from >= n_events)
 		goto out; /* nothing new */
 	c->new_runs += !prev;
+	/* the scan may end the read ri's strings point into: read again
+	 * (n_events stays the one counted above) */
+	day_ns = run_day_ns(c, id);
+	if ((rc = kt_run_get(c->s, id, &ri)))
+		goto out;
+	if (day_ns == KT_TS_UNKNOWN)
+		day_ns = ri.created_ns;
 	for (i = 0; i < T_N; i++)
-		if (!(t.pt[i] = partition_get(c, i, &ri))) {
+		if (!(t.pt[i] = partition_get(c, i, &ri, day_ns))) {
 			rc = KT_ENOMEM;
 			goto out;
 		}
@@ -840,6 +870,7 @@ static int write_ndjson(kt_store *s, const kt_export_args *args, char *err,
 	struct ctx c = { .s = s, .args = args, .dir = args->path, .err = err,
 			 .errlen = errlen, .export_n = 1 };
 	char path[4096];
+	uint64_t rows = 0;
 	size_t i;
 	int rc;
 
@@ -914,7 +945,13 @@ static int write_ndjson(kt_store *s, const kt_export_args *args, char *err,
 				c.events_total += (uint64_t)x->valuedouble;
 			}
 	}
-	if (!rc)
+	for (i = 0; i < T_N; i++)
+		rows += c.rows[i];
+	if (args->rows)
+		*args->rows = rows;
+	/* nothing written: no entry (an empty one per nightly run would
+	 * grow the manifest), and the watermark stands as it is */
+	if (!rc && rows)
 		rc = write_manifest(&c);
 out:
 	if (rc && !err[0])

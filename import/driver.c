@@ -41,13 +41,33 @@ static const kt_importer *pick(kt_imp *imp, const kt_file *f)
 	return best;
 }
 
+/* Whether f holds nothing but white space (or nothing at all). */
+static int blank(const kt_file *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->len; i++)
+		if (!strchr(" \t\r\n", f->data[i]) || !f->data[i])
+			return 0;
+	return 1;
+}
+
 static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 {
-	const kt_importer *im = pick(imp, &v->f);
+	const kt_importer *im;
 	uint64_t t0;
 	int rc, kept = 0;
 
 	v->done = 1;
+	/* an empty input named by the user (a file, /dev/null, stdin) is
+	 * no import, whatever --format says: said, and counted as an empty
+	 * folder is (the call fails when nothing else came of it) */
+	if (r->direct && blank(&v->f)) {
+		kt_imp_warn_at(imp, v->display, "empty: nothing to import");
+		imp->fs_skipped++;
+		return 0;
+	}
+	im = pick(imp, &v->f);
 	if (!im) {
 		if (r->direct || imp->opts->format) {
 			kt_imp_warn_at(imp, v->display,

@@ -331,25 +331,40 @@ static uint64_t read_limit(const char *dir, const char *name)
 static int make_v2(const char *cgroup, const char *mountinfo, uint64_t mem, unsigned pids,
 		   kt_cgroup *cg)
 {
-	char own[KT_CGROUP_PATH], top[KT_CGROUP_PATH], ctl[512], *s;
+	char own[KT_CGROUP_PATH], top[KT_CGROUP_PATH], ctl[512], given[512], *s;
 	const char *e;
 
 	if (kt_cgroup_locate(cgroup, mountinfo, "", own, sizeof(own), top, sizeof(top)))
 		return -1;
-	if (read_at(own, "cgroup.subtree_control", ctl, sizeof(ctl)) < 0)
+	if (read_at(own, "cgroup.subtree_control", ctl, sizeof(ctl)) < 0) {
+		snprintf(cg->why, sizeof(cg->why), "cgroup v2: cannot read %.200s/cgroup.subtree_control: %s",
+			 own, strerror(errno));
 		return -1;
+	}
 	ctl[strcspn(ctl, "\n")] = 0;
+	memcpy(given, ctl, sizeof(given));
 	e = ctl + strlen(ctl);
 	/* space-separated: make it a comma list for in_list */
 	for (s = ctl; *s; s++)
 		if (*s == ' ')
 			*s = ',';
-	if (!in_list(ctl, e, "memory") || (pids && !in_list(ctl, e, "pids")))
+	if (!in_list(ctl, e, "memory") || (pids && !in_list(ctl, e, "pids"))) {
+		/* the usual case of a user's session: systemd delegates
+		 * nothing below it */
+		snprintf(cg->why, sizeof(cg->why), "cgroup v2: ktraj's group %.200s does not enable "
+			 "memory and pids for groups under it (its cgroup.subtree_control: \"%.60s\"): "
+			 "run as root, or in a delegated group that does", own, given);
 		return -1;
-	if (make_dir(own, 1, cg->mem))
+	}
+	if (make_dir(own, 1, cg->mem)) {
+		snprintf(cg->why, sizeof(cg->why), "cgroup v2: cannot create a group under %.200s: %s",
+			 own, strerror(errno));
 		return -1;
+	}
 	if (write_u64(cg->mem, "memory.max", mem) ||
 	    (pids && write_u64(cg->mem, "pids.max", pids))) {
+		snprintf(cg->why, sizeof(cg->why), "cgroup v2: cannot set the limits of %.200s: %s",
+			 cg->mem, strerror(errno));
 		remove_dir(cg->mem, 1);
 		*cg->mem = 0;
 		return -1;
@@ -371,10 +386,18 @@ static int make_v1(const char *cgroup, const char *mountinfo, uint64_t mem, unsi
 {
 	char own[KT_CGROUP_PATH];
 
-	if (kt_cgroup_locate(cgroup, mountinfo, "memory", own, sizeof(own), NULL, 0) ||
-	    make_dir(own, 0, cg->mem))
+	if (kt_cgroup_locate(cgroup, mountinfo, "memory", own, sizeof(own), NULL, 0))
 		return -1;
+	/* a v1 memory hierarchy is what this machine limits memory with:
+	 * its reason replaces v2's */
+	if (make_dir(own, 0, cg->mem)) {
+		snprintf(cg->why, sizeof(cg->why), "cgroup v1: cannot create a group under %.200s: %s "
+			 "(run as root, or with that group delegated to you)", own, strerror(errno));
+		return -1;
+	}
 	if (write_u64(cg->mem, "memory.limit_in_bytes", mem)) {
+		snprintf(cg->why, sizeof(cg->why), "cgroup v1: cannot set the memory limit of %.200s: %s",
+			 cg->mem, strerror(errno));
 		remove_dir(cg->mem, 0);
 		*cg->mem = 0;
 		return -1;
@@ -431,22 +454,38 @@ static char *slurp(const char *path)
 	return b;
 }
 
-int kt_cgroup_make(uint64_t mem_bytes, unsigned pids_max, kt_cgroup *cg)
+int kt_cgroup_make_in(const char *cgroup, const char *mountinfo, uint64_t mem_bytes,
+		      unsigned pids_max, kt_cgroup *cg)
 {
-	char *cgroup = slurp("/proc/self/cgroup"), *mi = slurp("/proc/self/mountinfo");
+	char why[sizeof(cg->why)];
 	int rc = -1;
 
 	memset(cg, 0, sizeof(*cg));
-	if (cgroup && mi && mem_bytes) {
-		rc = make_v2(cgroup, mi, mem_bytes, pids_max, cg);
+	snprintf(cg->why, sizeof(cg->why), "%s", !cgroup || !mountinfo ?
+		 "cannot read /proc/self/cgroup or /proc/self/mountinfo" : !mem_bytes ?
+		 "no memory limit asked for" :
+		 "no cgroup v2 hierarchy and no v1 memory hierarchy holds ktraj's group");
+	if (cgroup && mountinfo && mem_bytes) {
+		rc = make_v2(cgroup, mountinfo, mem_bytes, pids_max, cg);
 		if (rc)
-			rc = make_v1(cgroup, mi, mem_bytes, pids_max, cg);
+			rc = make_v1(cgroup, mountinfo, mem_bytes, pids_max, cg);
 	}
+	if (rc) {
+		memcpy(why, cg->why, sizeof(why));
+		memset(cg, 0, sizeof(*cg));
+		memcpy(cg->why, why, sizeof(why));
+	}
+	return rc ? KT_ENOTFOUND : 0;
+}
+
+int kt_cgroup_make(uint64_t mem_bytes, unsigned pids_max, kt_cgroup *cg)
+{
+	char *cgroup = slurp("/proc/self/cgroup"), *mi = slurp("/proc/self/mountinfo");
+	int rc = kt_cgroup_make_in(cgroup, mi, mem_bytes, pids_max, cg);
+
 	free(cgroup);
 	free(mi);
-	if (rc)
-		memset(cg, 0, sizeof(*cg));
-	return rc ? KT_ENOTFOUND : 0;
+	return rc;
 }
 
 int kt_cgroup_enter(const kt_cgroup *cg)

@@ -33,6 +33,9 @@ typedef struct kt_cgroup {
 	int swap;            /* 1: no swap either (memory.swap.max 0, v1
 				memory.memsw.limit_in_bytes = the limit) */
 	unsigned pids_max;   /* pids.max (tasks, threads included); 0 none */
+	char why[512];       /* version 0: why none was made, one line (the
+				group that would not take one, and what it
+				lacked), for the replay event and the user */
 } kt_cgroup;
 
 /*
@@ -53,10 +56,15 @@ int kt_cgroup_locate(const char *cgroup, const char *mountinfo, const char *cont
  * memory.oom.group, so the OOM killer stops the step as a whole.  Groups
  * that a dead ktraj left are removed first.  Fills *cg; cg->version is 0
  * when none could be made (not root and nothing delegated, no memory
- * controller; nothing is left behind then).  Returns 0, or KT_ENOTFOUND
- * when none was made.
+ * controller; nothing is left behind then; cg->why says which).  Returns 0,
+ * or KT_ENOTFOUND when none was made.
  */
 int kt_cgroup_make(uint64_t mem_bytes, unsigned pids_max, kt_cgroup *cg);
+
+/* kt_cgroup_make with the texts of /proc/self/cgroup and
+ * /proc/self/mountinfo given (NULL: they could not be read); for tests. */
+int kt_cgroup_make_in(const char *cgroup, const char *mountinfo, uint64_t mem_bytes,
+		      unsigned pids_max, kt_cgroup *cg);
 
 /*
  * Move the calling process into cg (every hierarchy of it), for a child

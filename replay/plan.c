@@ -93,6 +93,24 @@ static int rm_entry(const char *path, const struct stat *st, int type,
  * unless --array-size says otherwise. */
 #define KT_PLAN_ARRAY_SIZE 1000
 
+/* What ktraj and bubblewrap use beside the step in a task's job. */
+#define KT_PLAN_JOB_SLACK (256ull << 20)
+
+/* The memory a task's job asks for, in MiB (0: none): the step's cgroup
+ * limit, --mem + --max-output (sandbox.c), the bundle unpacked into host
+ * memory before the step starts, up to half of --max-output
+ * (kt_replay_bundle_cap), and the slack.  Without --mem a Slurm job gets
+ * the partition's DefMemPerCPU (often a few GB), and the job's own cgroup
+ * would kill the task before the step's limit said why. */
+static uint64_t job_mib(const kt_replay_plan_opts *o)
+{
+	uint64_t out = o->output_bytes ? o->output_bytes : o->mem_bytes / 2;
+
+	if (!o->mem_bytes)
+		return 0;
+	return (o->mem_bytes + out + out / 2 + KT_PLAN_JOB_SLACK + (1u << 20) - 1) >> 20;
+}
+
 /* sbatch's "--array=0-<count - 1>[%max]" for count tasks (count >= 1),
  * max of them at once (0: no cap). */
 static void put_array(struct kt_buf *b, size_t count, unsigned max)
@@ -129,6 +147,39 @@ static int sbatch_path(struct kt_buf *b, const char *dir, const char *pattern)
 	kt_buf_puts(b, pattern);
 	return kt_buf_putc(b, '"');
 }
+
+/* submit.sh: its comment and the function each array job is submitted
+ * with.  A plan is submitted whole or not at all: when sbatch refuses one
+ * array job (no job id: a limit, a bad option, the controller down), the
+ * ones submitted before it are cancelled, since a rerun of submit.sh
+ * would submit them twice.  With --wait sbatch's status is its job's: a
+ * job id came back, so nothing is cancelled and the rest still go. */
+#define SUBMIT_HEAD \
+	"#!/bin/sh\n# ktraj replay plan: every array job of the plan (Slurm refuses arrays\n" \
+	"# past MaxArraySize); sbatch options may be given, e.g. sh submit.sh --wait.\n" \
+	"# When sbatch fails, the array jobs submitted before are cancelled (scancel).\n" \
+	"set -eu\n"
+#define SUBMIT_FN \
+	"ids= cl= failed=0\n" \
+	"submit() {\n" \
+	"\tst=0\n" \
+	"\tout=$(sbatch --parsable \"$@\") || st=$?\n" \
+	"\tid=${out%%;*}\n" \
+	"\tcase $id in\n" \
+	"\t''|*[!0-9]*)\n" \
+	"\t\techo \"submit.sh: sbatch failed (status $st)${ids:+: cancelling the array jobs submitted before it:$ids}\" >&2\n" \
+	"\t\t[ -z \"$ids\" ] || scancel ${cl:+-M \"$cl\"} $ids ||\n" \
+	"\t\t\techo \"submit.sh: scancel failed: cancel$ids yourself\" >&2\n" \
+	"\t\texit 1 ;;\n" \
+	"\tesac\n" \
+	"\tcase $out in *\\;*) cl=${out#*;} ;; esac\n" \
+	"\tids=\"$ids $id\" prev=$id\n" \
+	"\techo \"submitted array job $id\"\n" \
+	"\tif [ \"$st\" -ne 0 ]; then\n" \
+	"\t\techo \"submit.sh: array job $id ended with status $st\" >&2\n" \
+	"\t\tfailed=1\n" \
+	"\tfi\n" \
+	"}\n"
 
 static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 			 const kt_replay_plan_opts *o, char *err, size_t errlen)
@@ -167,6 +218,8 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 		kt_buf_puts(&b, "\n#SBATCH --ntasks=1\n");
 		kt_buf_printf(&b, "#SBATCH --cpus-per-task=%u\n", o->cpus_per_task ? o->cpus_per_task : 1);
 		kt_buf_printf(&b, "#SBATCH --time=%u\n", (o->timeout_s ? o->timeout_s : 600) / 60 + 5);
+		if (job_mib(o))
+			kt_buf_printf(&b, "#SBATCH --mem=%lluM\n", (unsigned long long)job_mib(o));
 		if (g)
 			kt_buf_puts(&b, "#SBATCH --gres=gpu:1\n");
 		kt_buf_puts(&b, "#SBATCH --output=");
@@ -189,29 +242,24 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 			    g ? "gpu" : "cpu");
 		kt_buf_printf(&b, "exec \"$KTRAJ\" replay --task \"$PLAN\" \"$TASK\"%s%s\n",
 			      o->task_args ? " " : "", o->task_args ? o->task_args : "");
-		for (off = 0; n[g] > size && off < n[g]; off += size) {
+		/* once one group is split, submit.sh is the plan's one
+		 * entry point: it submits the other group too */
+		for (off = 0; (n[0] > size || n[1] > size) && off < n[g]; off += size) {
 			if (!sub.len) {
-				kt_buf_puts(&sub, "#!/bin/sh\n# ktraj replay plan: every array job of the plan (Slurm\n"
-					       "# refuses arrays past MaxArraySize); sbatch options may be given,\n"
-					       "# e.g. sh submit.sh --wait\nset -eu\nPLAN=");
+				kt_buf_puts(&sub, SUBMIT_HEAD "PLAN=");
 				kt_buf_sh_quote(&sub, dir);
-				kt_buf_putc(&sub, '\n');
+				kt_buf_puts(&sub, "\n" SUBMIT_FN);
 			}
 			/* %M caps one array job only: under --array-max each
 			 * array of a group waits for the one before it, so
 			 * the cap holds for the group as a whole */
-			if (!o->array_max) {
-				kt_buf_puts(&sub, "sbatch \"$@\" ");
-			} else {
-				if (!off)
-					kt_buf_puts(&sub, "prev=\n");
-				kt_buf_puts(&sub, "prev=$(sbatch --parsable \"$@\" "
-					    "${prev:+--dependency=afterany:${prev%;*}} ");
-			}
+			if (!off)
+				kt_buf_puts(&sub, "prev=\n");
+			kt_buf_printf(&sub, "submit \"$@\" %s",
+				      o->array_max ? "${prev:+--dependency=afterany:$prev} " : "");
 			put_array(&sub, n[g] - off < size ? n[g] - off : size, o->array_max);
-			kt_buf_printf(&sub, " --export=ALL,KTRAJ_TASK_OFFSET=%zu \"$PLAN/%s\"%s\n", off,
-				      g ? "slurm-gpu.sbatch" : "slurm.sbatch",
-				      o->array_max ? ")" : "");
+			kt_buf_printf(&sub, " --export=ALL,KTRAJ_TASK_OFFSET=%zu \"$PLAN/%s\"\n", off,
+				      g ? "slurm-gpu.sbatch" : "slurm.sbatch");
 		}
 		snprintf(path, sizeof(path), "%s/%s", dir, g ? "slurm-gpu.sbatch" : "slurm.sbatch");
 		text = kt_buf_take(&b);
@@ -219,6 +267,7 @@ static int write_scripts(const char *dir, const char *ktraj, const cJSON *tasks,
 		free(text);
 	}
 	if (!rc && sub.len) {
+		kt_buf_puts(&sub, "exit $failed\n");
 		snprintf(path, sizeof(path), "%s/submit.sh", dir);
 		text = kt_buf_take(&sub);
 		rc = text ? put_file(path, text, 0755, err, errlen) : KT_ENOMEM;
@@ -438,8 +487,9 @@ int kt_replay_task_run(const char *dir, unsigned task, const kt_replay_limits *l
 	const cJSON *t;
 	kt_sandbox_spec sp = { 0 };
 	kt_sandbox_result sr = { 0 };
-	char path[4096], why[1024] = "";
-	char *mtext = NULL;
+	char path[4096], why[1024] = "", oom[256] = "";
+	char *mtext = NULL, *text = NULL;
+	cJSON *res = NULL;
 	int rc, fd = -1, tfd = -1;
 
 	err[0] = 0;
@@ -471,12 +521,31 @@ int kt_replay_task_run(const char *dir, unsigned task, const kt_replay_limits *l
 	kt_replay_spec(&sp, lim, manifest, cache_dir);
 	if ((rc = kt_sandbox_run(tfd, &sp, &sr, err, errlen)))
 		goto out;
+	/* a process the OOM killer took says only "Killed" (exit 137): the
+	 * step's cgroup knows why */
+	if (sr.oom_kills)
+		snprintf(oom, sizeof(oom), "out of memory (limit %.0f bytes, --mem + --max-output): "
+			 "the OOM killer stopped %u process%s",
+			 cJSON_GetNumberValue(cJSON_GetObjectItem(
+				 cJSON_GetObjectItem(sr.isolation, "cgroup"), "mem_bytes")),
+			 sr.oom_kills, sr.oom_kills == 1 ? "" : "es");
 	if (sr.timed_out)
-		snprintf(why, sizeof(why), "stopped by the %u s watchdog\n", lim->timeout_s);
+		snprintf(why, sizeof(why), "%s%s%sstopped by the %u s watchdog\n", *oom ? "killed: " : "",
+			 oom, *oom ? "; " : "", lim->timeout_s);
 	else if (!sr.out)
-		snprintf(why, sizeof(why), "no result.json (exit status %d)%s%.300s\n",
+		snprintf(why, sizeof(why), "%s%s%sno result.json (exit status %d)%s%.300s\n",
+			 *oom ? "killed: " : "", oom, *oom ? "; " : "",
 			 WIFEXITED(sr.status) ? WEXITSTATUS(sr.status) : 128 + WTERMSIG(sr.status),
 			 *sr.diag ? "; the sandbox said: " : "", sr.diag);
+	else if (*oom && (res = cJSON_Parse(sr.out)) &&
+		 cJSON_AddStringToObject(res, "killed", oom) && (text = cJSON_Print(res))) {
+		/* the step wrote its result and a process of it was killed
+		 * (a build, a child): said in the result, which `--collect`
+		 * and `ktraj import` put in the verdict's reason */
+		free(sr.out);
+		sr.out = text;
+		sr.out_len = strlen(text);
+	}
 	snprintf(path, sizeof(path), "%s/results/%06u.%s", dir, task, *why ? "err" : "json");
 	rc = put_file(path, *why ? why : sr.out, 0644, err, errlen);
 	if (!rc) {
@@ -491,6 +560,7 @@ out:
 		close(tfd);
 	kt_sandbox_result_free(&sr);
 	free(mtext);
+	cJSON_Delete(res);
 	cJSON_Delete(manifest);
 	cJSON_Delete(plan);
 	return rc;

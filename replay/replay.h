@@ -111,6 +111,14 @@ typedef struct kt_replay_plan_opts {
 	unsigned cpus_per_task; /* 0: 1 */
 	unsigned timeout_s;     /* a step's wall-clock limit; the job's time
 				   limit is this plus 5 minutes (0: 600 s) */
+	uint64_t mem_bytes;     /* the tasks' --mem and --max-output
+				   (kt_replay_limits); 0: no memory request */
+	uint64_t output_bytes;  /* (0: half of mem_bytes).  The Slurm scripts
+				   ask for the step's cgroup limit (mem +
+				   output), the bundle held in memory (output
+				   / 2) and 256 MiB for ktraj and bubblewrap,
+				   so the step meets its own limit before the
+				   job's (`sbatch --mem=...` overrides it) */
 	const char *task_args;  /* appended to every `replay --task DIR N`
 				   line of the scripts as given (the limits
 				   options, already quoted for sh), or NULL */

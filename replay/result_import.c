@@ -114,6 +114,11 @@ static int import(kt_imp *imp, const kt_file *f)
 		goto end;
 	}
 	verdict = kt_replay_judge(kt_kind_from_name(kname), man, res, NULL, reason, sizeof(reason));
+	/* a plan task whose step's cgroup recorded an OOM kill adds
+	 * "killed" to the result it writes (plan.c) */
+	if (cJSON_GetStringValue(cJSON_GetObjectItem(res, "killed")))
+		snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason), "%skilled: %.300s",
+			 *reason ? "; " : "", cJSON_GetStringValue(cJSON_GetObjectItem(res, "killed")));
 	p = cJSON_CreateObject();
 	cJSON_AddNumberToObject(p, "step", seq->valuedouble);
 	cJSON_AddStringToObject(p, "verdict", verdict);

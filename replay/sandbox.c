@@ -1046,6 +1046,8 @@ static void isolation_json(kt_sandbox_result *res, const kt_sandbox_spec *sp,
 	 * shared memory (memfd, SysV) is outside it */
 	if (!cg->version) {
 		cJSON_AddBoolToObject(is, "cgroup", 0);
+		/* what to change to get one (root, a delegated group) */
+		cJSON_AddStringToObject(is, "cgroup_why", cg->why);
 	} else if ((c = cJSON_AddObjectToObject(is, "cgroup"))) {
 		cJSON_AddNumberToObject(c, "version", cg->version);
 		cJSON_AddNumberToObject(c, "mem_bytes", (double)cg->mem_bytes);

@@ -5,6 +5,8 @@
 # The rows are checked against `log --json` of the same store, read with
 # python, zstd and gzip: nothing of ktraj reads them back.
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
 	FIX="$BATS_TEST_DIRNAME/../data"
@@ -33,9 +35,10 @@ events_in_store() {
 	"$KTRAJ" append note-run <<<'{"kind":"note","payload":{"text":"a"}}' >/dev/null
 	run "$KTRAJ" export --all --format ndjson --partition "$P"
 	[ "$status" -eq 0 ]
-	day=$(date -u +%Y-%m-%d)
-	[ -f "$P/events/format=claude_code/date=$day/part-00001-00000.ndjson.zst" ]
-	[ -f "$P/events/format=append/date=$day/part-00001-00000.ndjson.zst" ]
+	# date= is the run's day (its first event's), not the import's: the
+	# fixture sessions ran on 2026-05-14; the appended run today
+	[ -f "$P/events/format=claude_code/date=2026-05-14/part-00001-00000.ndjson.zst" ]
+	[ -f "$P/events/format=append/date=$(date -u +%Y-%m-%d)/part-00001-00000.ndjson.zst" ]
 	[ "$(find "$P" -name 'run=*' | wc -l)" -eq 0 ]
 	[ "$(find "$P" -name '*.tmp' | wc -l)" -eq 0 ]
 	[ "$(rows "$P" events | wc -l)" -eq "$(events_in_store)" ]
@@ -87,10 +90,15 @@ PY
 	"$KTRAJ" append grow <<<'{"kind":"note","payload":{"text":"one"}}' >/dev/null
 	"$KTRAJ" export --all --format ndjson --partition "$P" >/dev/null
 	before=$(rows "$P" events | wc -l)
-	# nothing new: an export that adds no rows and no files
-	run "$KTRAJ" export --all --format ndjson --partition "$P" --since-last
+	# nothing new: an export that adds no rows, no files and no entry in
+	# the manifest (a nightly export of a quiet store leaves it as it
+	# was), and says so
+	cp "$P/_manifest.json" "$BATS_TEST_TMPDIR/m0"
+	run --separate-stderr "$KTRAJ" export --all --format ndjson --partition "$P" --since-last
 	[ "$status" -eq 0 ]
+	[ "$stderr" = "ktraj: export: nothing new to export: no file written, $P/_manifest.json left as it was" ]
 	[ "$(rows "$P" events | wc -l)" -eq "$before" ]
+	cmp "$P/_manifest.json" "$BATS_TEST_TMPDIR/m0"
 	"$KTRAJ" append grow <<<'{"kind":"note","payload":{"text":"two"}}
 {"kind":"note","payload":{"text":"three"}}' >/dev/null
 	"$KTRAJ" import "$FIX/replay/cc_bench_faster.jsonl" >/dev/null
@@ -103,13 +111,13 @@ PY
 import json, os, subprocess, sys
 d = sys.argv[1]
 m = json.load(open(os.path.join(d, "_manifest.json")))
-e1, e2, e3 = m["exports"]
-assert e2["files"] == [] and e2["rows"]["events"] == 0, e2
+e1, e3 = m["exports"]
+assert e3["n"] == 2, e3
 new = [f for f in e3["files"] if f["table"] == "events"]
-assert all("/part-00003-" in f["path"] for f in e3["files"])
+assert all("/part-00002-" in f["path"] for f in e3["files"])
 assert sum(f["rows"] for f in new) == e3["rows"]["events"]
 assert e3["new_runs"] == 1 and e3["runs"] == 3
-# the grown run: two events in export 3, its runs rows 1 and 3 events
+# the grown run: two events in export 2, its runs rows 1 and 3 events
 grow = [json.loads(l) for f in e3["files"] if f["table"] == "runs"
         for l in subprocess.run(["zstd", "-qdc", os.path.join(d, f["path"])], capture_output=True, text=True).stdout.splitlines()]
 g = [r for r in grow if r["name"] == "grow"]
@@ -169,7 +177,7 @@ PY
 @test "tables: an export killed before its manifest leaves no part a reader's glob or Spark picks up; the next export writes every row once" {
 	command -v strace >/dev/null || skip "strace not installed (it kills the export at a chosen file)"
 	"$KTRAJ" import "$FIX/replay/cc_bench_session.jsonl" "$FIX/replay/cc_bench_faster.jsonl" >/dev/null
-	d="$P/events/format=claude_code/date=$(date -u +%F)"
+	d="$P/events/format=claude_code/date=2026-05-14"
 	# killed when it opens the second events part (the first is
 	# complete by then), under either temp name
 	run strace -f -qq -o /dev/null -P "$d/part-00001-00001.ndjson.zst.tmp" \
@@ -186,6 +194,36 @@ PY
 	[ -z "$(find "$P" -type f -name '.*')" ]
 	[ "$(rows "$P" events | wc -l)" -eq "$(events_in_store)" ]
 	[ "$(rows "$P" events | sort -u | wc -l)" -eq "$(events_in_store)" ]
+}
+
+@test "tables: an export that matches nothing (an empty store, every run hidden) writes no file and no manifest; a later one starts the folder" {
+	"$KTRAJ" init >/dev/null
+	run --separate-stderr "$KTRAJ" export --all --format ndjson --partition "$P"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "ktraj: export: nothing to export: no file written, $P/_manifest.json left as it was" ]
+	[ ! -e "$P/_manifest.json" ]
+	"$KTRAJ" append a <<<'{"kind":"note","payload":{"text":"x"}}' >/dev/null
+	"$KTRAJ" hide a >/dev/null
+	run "$KTRAJ" export --all --format ndjson --partition "$P" --since-last
+	[ "$status" -eq 0 ]
+	[ ! -e "$P/_manifest.json" ]
+	run "$KTRAJ" export --all --hidden --format ndjson --partition "$P" --since-last
+	[ "$status" -eq 0 ]
+	python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert [e["n"] for e in m["exports"]] == [1] and m["exports"][0]["rows"]["events"] == 1, m' "$P/_manifest.json"
+}
+
+@test "tables: date= of a run none of whose events has a time is the day it was recorded; a run that grows keeps its day" {
+	# a ktraj JSONL run whose first event has no time, its second one
+	# on 2025-01-02
+	printf '%s\n' '{"kind":"note","ts":null,"payload":{"text":"a"}}' \
+		'{"kind":"note","ts":1735826400000000000,"payload":{"text":"b"}}' | "$KTRAJ" append dated >/dev/null
+	printf '%s\n' '{"kind":"note","ts":null,"payload":{"text":"a"}}' | "$KTRAJ" append undated >/dev/null
+	"$KTRAJ" export --all --format ndjson --partition "$P" --compress none >/dev/null
+	[ -f "$P/events/format=append/date=2025-01-02/part-00001-00000.ndjson" ]
+	[ "$(grep -c '"text":"a"' "$P/events/format=append/date=$(date -u +%F)/part-00001-00000.ndjson")" -eq 1 ]
+	"$KTRAJ" append dated <<<'{"kind":"note","payload":{"text":"c"}}' >/dev/null
+	"$KTRAJ" export --all --format ndjson --partition "$P" --since-last --compress none >/dev/null
+	grep -q '"text":"c"' "$P/events/format=append/date=2025-01-02/part-00002-00000.ndjson"
 }
 
 @test "tables: one run into a folder of every run with --since-last keeps the others' watermark" {

@@ -77,6 +77,28 @@ setup() {
 	[ "${#lines[@]}" -eq 1 ]
 }
 
+@test "an empty input (/dev/null, an empty or blank file, empty stdin) says 'empty' and exits 1, as an empty folder; beside a path that imports, 0" {
+	: >"$BATS_TEST_TMPDIR/empty.jsonl"
+	printf ' \n\n' >"$BATS_TEST_TMPDIR/blank.jsonl"
+	for p in /dev/null "$BATS_TEST_TMPDIR/empty.jsonl" "$BATS_TEST_TMPDIR/blank.jsonl"; do
+		run --separate-stderr "$KTRAJ" import "$p"
+		[ "$status" -eq 1 ]
+		[ "$stderr" = "ktraj: import: $p: empty: nothing to import" ]
+		# --format names no format of nothing
+		run --separate-stderr "$KTRAJ" import --format claude_code "$p"
+		[ "$status" -eq 1 ]
+		[ "$stderr" = "ktraj: import: $p: empty: nothing to import" ]
+	done
+	run --separate-stderr bash -c "'$KTRAJ' import - </dev/null"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "ktraj: import: -: empty: nothing to import" ]
+	[ ! -e "$KTRAJ_STORE" ] || [ "$("$KTRAJ" ls | wc -l)" -eq 0 ]
+	run --separate-stderr "$KTRAJ" import /dev/null "$FIX/s2x.jsonl"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "ktraj: import: /dev/null: empty: nothing to import" ]
+	[ "${#lines[@]}" -eq 1 ]
+}
+
 @test "dangling links and FIFOs in a folder are reported as skipped" {
 	D="$BATS_TEST_TMPDIR/d"
 	mkdir "$D"

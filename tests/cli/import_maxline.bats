@@ -38,13 +38,21 @@ setup() {
 	[[ "$stderr" == *"f: line 2 is longer than 4096 bytes"* ]]
 }
 
-@test "--max-line takes bytes or K/M/G; anything else is a usage error" {
-	for bad in 0 x 1T -1 ''; do
+@test "--max-line takes bytes or K/M/G/T (KiB...); anything else is a usage error naming the option" {
+	for bad in 0 x 1.5G 4X -1 ''; do
 		run "$KTRAJ" import --max-line "$bad" -
 		[ "$status" -eq 2 ]
-		[[ "$output" == "ktraj: import: --max-line needs a size in bytes (or 64K, 256M, 1G), at least 1"* ]]
+		[[ "$output" == "ktraj: import: --max-line: bad size '$bad': bytes, or with K, M, G or T (also KiB, MiB, GiB, TiB: powers of 1024), from 1 to 4194304T"* ]]
 	done
 	echo "$note" | "$KTRAJ" import --max-line 1G - >/dev/null
+	echo "$note" | "$KTRAJ" import --max-line 1GiB - >/dev/null
+	# --max-size reads sizes the same way
+	run --separate-stderr bash -c "head -c 300000 /dev/zero | '$KTRAJ' import --max-size 100K -"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"input larger than 102400 bytes"* ]]
+	run "$KTRAJ" import --max-size 1x -
+	[ "$status" -eq 2 ]
+	[[ "$output" == "ktraj: import: --max-size: bad size '1x'"* ]]
 }
 
 @test "a named FIFO is read once: what a short-lived writer wrote is imported, no hang" {

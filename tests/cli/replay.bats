@@ -234,3 +234,29 @@ evil_session() {
 	[ "$status" -eq 0 ]
 	[ "$("$KTRAJ" log "$R2" --kind replay --json | wc -l)" -eq 1 ]
 }
+
+@test "without a cgroup of its own the replay says why (the event's isolation.cgroup_why, one line on stderr), so a user knows how to get one" {
+	need_sandbox
+	[ "$(id -u)" = 0 ] || skip "needs root to run the replay as a user who cannot make a group"
+	# a user who may not write the machine's cgroups (nobody), in a
+	# folder of its own
+	W=$(mktemp -d /tmp/ktraj-t-nocg.XXXXXX)
+	chmod 777 "$W"
+	python3 -c 'import json
+print(json.dumps({"seq":1,"kind":"tool_call","payload":{"tool":"Bash","call_id":"c1","args":{"command":"echo hi"}}}))
+print(json.dumps({"seq":2,"parent":1,"kind":"tool_result","actor":"tool","payload":{"call_id":"c1","ok":True,"output":"hi"}}))' >"$W/step.jsonl"
+	nb=(setpriv --reuid=65534 --regid=65534 --clear-groups env KTRAJ_STORE="$W/s.ktraj")
+	"${nb[@]}" "$KTRAJ" append h <"$W/step.jsonl" >/dev/null
+	run --separate-stderr "${nb[@]}" "$KTRAJ" replay h 1 --json
+	rm -rf "$W"
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json, sys
+r = json.loads(sys.argv[1])
+i = r["isolation"]
+if i["cgroup"] is not False:
+    sys.exit(0)  # delegated to nobody here: nothing to explain
+w = i["cgroup_why"]
+assert w.startswith(("cgroup v1: cannot create a group under ", "cgroup v2: ")), w
+assert sys.argv[2] == "ktraj: replay: no cgroup for the step (memory limited per process, not in total): " + w, sys.argv[2]' "$output" "$stderr"
+}

@@ -5,6 +5,8 @@
 # --shard I/N shares are disjoint and complete.  The Slurm cluster test is
 # tests/cli/replay_slurm.bats.
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
 	FIX="$BATS_TEST_DIRNAME/../data"
@@ -38,6 +40,11 @@ PY
 	grep -qx "#SBATCH --output=\"$P/logs/%A_%a.out\"" "$P/slurm.sbatch"
 	! grep -q gres "$P/slurm.sbatch"
 	grep -qx '#SBATCH --gres=gpu:1' "$P/slurm-gpu.sbatch"
+	# the job holds the step's cgroup limit (--mem 16G + --max-output
+	# 8G), the bundle in memory (4G) and 256M for ktraj: a job's own
+	# memory limit never stops a step before its own limit does
+	grep -qx '#SBATCH --mem=28928M' "$P/slurm.sbatch"
+	grep -qx '#SBATCH --mem=28928M' "$P/slurm-gpu.sbatch"
 	[ "$(cat "$P/tasks-cpu.txt")" = 0 ]
 	[ "$(cat "$P/tasks-gpu.txt")" = 1 ]
 	grep -q "replay --task \"\$PLAN\"" "$P/local.sh"
@@ -62,6 +69,11 @@ PY
 	P="$BATS_TEST_TMPDIR/pl an 'q\"x 50%A #1"
 	run "$KTRAJ" replay --plan "$P" "$R" --all-compile
 	[ "$status" -eq 0 ]
+	# the hint's commands paste into a shell: each path one quoted word
+	sb=$(printf '%s\n' "$output" | sed -n 's/.*`sbatch \([^`]*\)` (CPU steps).*/\1/p')
+	ls=$(printf '%s\n' "$output" | sed -n 's/.* or `\([^`]*\)` here.*/\1/p')
+	co=$(printf '%s\n' "$output" | sed -n 's/.*`ktraj replay --collect \([^`]*\)`$/\1/p')
+	[ "$(sh -c "printf '%s|' $sb $ls $co")" = "$P/slurm.sbatch|$P/local.sh|$P|" ]
 	# read the --output directive as sbatch does (src/sbatch/opt.c: an
 	# argument ends at unquoted white space, quotes are removed, a
 	# backslash escapes, an unquoted # starts a comment; then %% is %)
@@ -124,6 +136,24 @@ PY
 	[ "$status" -eq 0 ]
 	grep -qF "replay --task \"\$PLAN\" \"\$TASK\" --timeout '5' --mem '268435456' --max-procs '10' --allow-network" "$P/slurm.sbatch"
 	grep -qF -- "--timeout '5' --mem '268435456' --max-procs '10' --allow-network" "$P/local.sh"
+}
+
+@test "plan: --mem, --max-output and --cache-max take sizes as --max-line does (K, M, G, T, KiB...); a bad one names its option" {
+	P="$BATS_TEST_TMPDIR/p"
+	run "$KTRAJ" replay --plan "$P" "$R" --steps 7 --mem 256M --max-output 64MiB --cache-max 1G
+	[ "$status" -eq 0 ]
+	grep -qF -- "--mem '256M' --max-output '64MiB' --cache-max '1G'" "$P/local.sh"
+	# 256M + 64M for the step, 32M of bundle, 256M for ktraj
+	grep -qx '#SBATCH --mem=608M' "$P/slurm.sbatch"
+	for opt in --mem --max-output --cache-max; do
+		run "$KTRAJ" replay --plan "$BATS_TEST_TMPDIR/q" "$R" --steps 7 "$opt" 1.5G
+		[ "$status" -eq 2 ]
+		[[ "$output" == "ktraj: replay: $opt: bad size '1.5G': bytes, or with K, M, G or T (also KiB, MiB, GiB, TiB: powers of 1024), from "* ]]
+	done
+	run "$KTRAJ" replay "$R" 7 --max-output 2K
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--max-output: bad size '2K'"*"from 4K to 1024T"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/q" ]
 }
 
 @test "collect: a result about another run's step is rejected, not recorded there; result files are read, never followed" {
@@ -300,8 +330,8 @@ PY
 	[ "$(grep -c -- ' --export=ALL,KTRAJ_TASK_OFFSET=' "$P/submit.sh")" -eq 2 ]
 	# %3 caps one array job: each waits for the one before it, so at
 	# most 3 of the group's tasks run at once
-	grep -qxF 'prev=$(sbatch --parsable "$@" ${prev:+--dependency=afterany:${prev%;*}} --array=0-0%3 --export=ALL,KTRAJ_TASK_OFFSET=0 "$PLAN/slurm.sbatch")' "$P/submit.sh"
-	grep -qxF 'prev=$(sbatch --parsable "$@" ${prev:+--dependency=afterany:${prev%;*}} --array=0-0%3 --export=ALL,KTRAJ_TASK_OFFSET=1 "$PLAN/slurm.sbatch")' "$P/submit.sh"
+	grep -qxF 'submit "$@" ${prev:+--dependency=afterany:$prev} --array=0-0%3 --export=ALL,KTRAJ_TASK_OFFSET=0 "$PLAN/slurm.sbatch"' "$P/submit.sh"
+	grep -qxF 'submit "$@" ${prev:+--dependency=afterany:$prev} --array=0-0%3 --export=ALL,KTRAJ_TASK_OFFSET=1 "$PLAN/slurm.sbatch"' "$P/submit.sh"
 	sh -n "$P/submit.sh"
 	# run with a fake sbatch: the second array job depends on the first
 	mkdir "$BATS_TEST_TMPDIR/bin"
@@ -326,4 +356,72 @@ PY
 	grep -qx '#SBATCH --array=0-1' "$BATS_TEST_TMPDIR/small/slurm.sbatch"
 	run "$KTRAJ" replay --plan "$BATS_TEST_TMPDIR/bad" "${runs[@]}" --all-compile --array-size 0
 	[ "$status" -eq 2 ]
+}
+
+@test "plan: submit.sh that meets a failed sbatch cancels the array jobs it submitted before (scancel) and says so, exit 1" {
+	# the sample's four nvcc compile steps are GPU tasks, more than one
+	# array of 2 holds; the fixture's one compile step is a CPU task,
+	# which submit.sh, the plan's one entry point, submits too
+	"$KTRAJ" import "$FIX/sample/softmax_session.jsonl" >/dev/null
+	P="$BATS_TEST_TMPDIR/big"
+	"$KTRAJ" replay --plan "$P" "$R" 3db88dd1 --all-compile --array-size 2 >/dev/null
+	[ "$(cat "$P/tasks-cpu.txt")" = 0 ]
+	[ "$(grep -c '^submit "$@" --array=0-1 --export=ALL,KTRAJ_TASK_OFFSET=[02] "$PLAN/slurm-gpu.sbatch"$' "$P/submit.sh")" -eq 2 ]
+	grep -qxF 'submit "$@" --array=0-0 --export=ALL,KTRAJ_TASK_OFFSET=0 "$PLAN/slurm.sbatch"' "$P/submit.sh"
+	# sbatch takes the first two array jobs (ids 41, 42) and refuses
+	# the third, as a controller at its job limit does
+	B="$BATS_TEST_TMPDIR/bin"
+	mkdir "$B"
+	T="$BATS_TEST_TMPDIR"
+	printf '#!/bin/sh\necho "$*" >>"%s/calls"\nn=$(wc -l <"%s/calls")\n[ "$n" -lt 3 ] || { echo "sbatch: error: QOSMaxSubmitJobPerUserLimit" >&2; exit 1; }\necho $((40 + n))\n' \
+		"$T" "$T" >"$B/sbatch"
+	printf '#!/bin/sh\necho "$*" >>"%s/cancelled"\n' "$T" >"$B/scancel"
+	chmod +x "$B/sbatch" "$B/scancel"
+	PATH="$B:$PATH" run --separate-stderr sh "$P/submit.sh"
+	[ "$status" -eq 1 ]
+	[ "$output" = "submitted array job 41
+submitted array job 42" ]
+	[[ "$stderr" == *"submit.sh: sbatch failed (status 1): cancelling the array jobs submitted before it: 41 42"* ]]
+	[ "$(cat "$T/cancelled")" = "41 42" ]
+	# under --wait sbatch's status is its job's: a job that failed is
+	# said (its id came back), nothing is cancelled, the rest still go
+	printf '#!/bin/sh\necho "$*" >>"%s/calls2"\nn=$(wc -l <"%s/calls2")\necho "$((50 + n));clu"\n[ "$n" -ne 1 ]\n' \
+		"$T" "$T" >"$B/sbatch"
+	rm "$T/cancelled"
+	PATH="$B:$PATH" run --separate-stderr sh "$P/submit.sh" --wait
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 3 ]
+	[ "$stderr" = "submit.sh: array job 51 ended with status 1" ]
+	[ ! -e "$T/cancelled" ]
+	[ "$(wc -l <"$T/calls2")" -eq 3 ]
+}
+
+@test "plan: a task whose step's cgroup recorded an OOM kill says 'killed: out of memory (limit N bytes...)' in its result, and --collect records it in the reason" {
+	need_bwrap
+	# three processes of 200 MiB each, every one under --mem 256M, all
+	# of them over the step's cgroup limit of 256M + 128M
+	python3 -c 'import json
+cmd = "for i in 1 2 3; do python3 -c \"import time; b = b\\\"x\\\" * (200 << 20); time.sleep(1)\" & done; wait; echo done"
+print(json.dumps({"seq":1,"kind":"tool_call","payload":{"tool":"Bash","call_id":"c1","args":{"command":cmd}}}))
+print(json.dumps({"seq":2,"parent":1,"kind":"tool_result","actor":"tool","payload":{"call_id":"c1","ok":True,"output":"done"}}))' |
+		"$KTRAJ" append oom >/dev/null
+	P="$BATS_TEST_TMPDIR/p"
+	"$KTRAJ" replay --plan "$P" oom --steps 1 --mem 256M >/dev/null
+	run "$KTRAJ" replay --task "$P" 0 --mem 256M
+	[ "$status" -eq 0 ]
+	want="out of memory (limit 402653184 bytes, --mem + --max-output): the OOM killer stopped"
+	if [ -f "$P/results/000000.err" ]; then
+		# cgroup v2 (memory.oom.group): the whole step went
+		[[ "$(cat "$P/results/000000.err")" == "killed: $want"* ]]
+	elif ! grep -qF "\"killed\":	\"$want" "$P/results/000000.json"; then
+		run "$KTRAJ" replay oom 1 --json --mem 256M
+		[[ "$output" == *'"cgroup":false'* ]] || false
+		skip "no cgroup can be made here"
+	else
+		# cgroup v1: the killer took some processes, the step wrote
+		# its result; the verdict's reason names the kill
+		run "$KTRAJ" replay --collect "$P" --json
+		[[ "$output" == *"killed: $want"* ]]
+		"$KTRAJ" show oom 3 --json | grep -q "killed: out of memory"
+	fi
 }

@@ -52,7 +52,7 @@ SlurmctldLogFile=$D/slurmctld.log
 SlurmdLogFile=$D/slurmd.log
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
-NodeName=$H NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+NodeName=$H NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo) State=UNKNOWN
 PartitionName=ktraj Nodes=$H Default=YES MaxTime=INFINITE State=UP
 EOF
 	export SLURM_CONF="$D/slurm.conf"
@@ -96,12 +96,15 @@ teardown_file() {
 	P="$BATS_TEST_TMPDIR/plan 'a\"b"
 	# CPU steps only (the one-node cluster has no GPU; bench steps are
 	# GPU tasks): the fixture's compile step
-	"$KTRAJ" replay --plan "$P" "${runs[@]}" --all-compile --array-max 2 >/dev/null
+	# each task's job asks for its step's memory (--mem + --max-output
+	# and the bundle): Slurm refuses a job a node cannot hold
+	"$KTRAJ" replay --plan "$P" "${runs[@]}" --all-compile --array-max 2 --mem 1G >/dev/null
+	grep -qx '#SBATCH --mem=2048M' "$P/slurm.sbatch"
 	if [ -n "${s:-}" ]; then
 		# three steps in arrays of two: submit.sh starts both, the
 		# second with its offset (Slurm's MaxArraySize, issue 19) and,
 		# under --array-max, after the first (the cap is the plan's)
-		"$KTRAJ" replay --plan "$P.c" "$R2" --steps "$s" --array-size 2 --array-max 1 >/dev/null
+		"$KTRAJ" replay --plan "$P.c" "$R2" --steps "$s" --array-size 2 --array-max 1 --mem 1G >/dev/null
 		[ -f "$P.c/submit.sh" ]
 	fi
 	run timeout 600 sbatch --wait --parsable "$P/slurm.sbatch"

@@ -238,6 +238,52 @@ static void t_reclaim_foreign(void **state)
 	assert_int_equal(system(buf), 0);
 }
 
+/* Where no group can be made, why says which group would not take one and
+ * what it lacked: a user's cgroup v2 session (nothing delegated below it),
+ * a group whose limits cannot be set, a v1 hierarchy we may not write, no
+ * hierarchy at all. */
+static void t_why(void **state)
+{
+	char tmp[] = "/tmp/ktraj-t-cgroup.XXXXXX", mi[512], want[600], file[600];
+	kt_cgroup cg;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmp));
+	snprintf(mi, sizeof(mi), "5 1 0:9 / %s rw - cgroup2 none rw\n", tmp);
+	put(tmp, "cgroup.subtree_control", "cpu io\n");
+	assert_int_equal(kt_cgroup_make_in("0::/\n", mi, 64u << 20, 8, &cg), KT_ENOTFOUND);
+	assert_int_equal(cg.version, 0);
+	snprintf(want, sizeof(want), "cgroup v2: ktraj's group %s does not enable memory and pids "
+		 "for groups under it (its cgroup.subtree_control: \"cpu io\"): run as root, or in a "
+		 "delegated group that does", tmp);
+	assert_string_equal(cg.why, want);
+	/* delegated, but the group's limits cannot be written (a plain
+	 * folder here): said, and the group made is removed */
+	put(tmp, "cgroup.subtree_control", "cpu memory pids\n");
+	assert_int_equal(kt_cgroup_make_in("0::/\n", mi, 64u << 20, 8, &cg), KT_ENOTFOUND);
+	snprintf(want, sizeof(want), "cgroup v2: cannot set the limits of %s/ktraj-replay-%ld: "
+		 "No such file or directory", tmp, (long)getpid());
+	assert_string_equal(cg.why, want);
+	snprintf(file, sizeof(file), "%s/ktraj-replay-%ld", tmp, (long)getpid());
+	assert_int_not_equal(access(file, F_OK), 0);
+	/* a v1 memory hierarchy we cannot make a group in */
+	snprintf(mi, sizeof(mi), "5 1 0:9 / %s/cgroup.subtree_control rw - cgroup cgroup rw,memory\n",
+		 tmp);
+	assert_int_equal(kt_cgroup_make_in("4:memory:/\n", mi, 64u << 20, 8, &cg), KT_ENOTFOUND);
+	snprintf(want, sizeof(want), "cgroup v1: cannot create a group under "
+		 "%s/cgroup.subtree_control: Not a directory (run as root, or with that group "
+		 "delegated to you)", tmp);
+	assert_string_equal(cg.why, want);
+	assert_int_equal(kt_cgroup_make_in("0::/\n", "", 64u << 20, 8, &cg), KT_ENOTFOUND);
+	assert_string_equal(cg.why, "no cgroup v2 hierarchy and no v1 memory hierarchy holds "
+			    "ktraj's group");
+	assert_int_equal(kt_cgroup_make_in(NULL, "", 64u << 20, 8, &cg), KT_ENOTFOUND);
+	assert_string_equal(cg.why, "cannot read /proc/self/cgroup or /proc/self/mountinfo");
+	snprintf(file, sizeof(file), "%s/cgroup.subtree_control", tmp);
+	unlink(file);
+	rmdir(tmp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +291,7 @@ int main(void)
 		cmocka_unit_test(t_limits),
 		cmocka_unit_test(t_reclaim),
 		cmocka_unit_test(t_reclaim_foreign),
+		cmocka_unit_test(t_why),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
