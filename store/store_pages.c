@@ -768,7 +768,8 @@ static int walk_sorted(struct ck *c)
 					  &p)) == 0)
 				rc = page(c, &cur[i], p);
 		free(cur);
-		qsort(c->ov, c->nov, sizeof(*c->ov), by_pgno);
+		if (c->nov)
+			qsort(c->ov, c->nov, sizeof(*c->ov), by_pgno);
 		c->wn = 0;
 		for (size_t i = 0; rc == 0 && i < c->nov; i++) {
 			const struct ovf *o = &c->ov[i];
