@@ -16,7 +16,7 @@ PREFIX   ?= /usr/local
 WERROR   ?= -Werror
 OPT      ?= -O2 -g
 SAN      ?=
-PKGS     := lmdb libzstd libcjson libarchive libcrypto libseccomp sqlite3
+PKGS     := lmdb libzstd libcjson libarchive nettle libcrypto libseccomp sqlite3
 TESTPKGS := cmocka
 # The allocator linked into the ktraj binary, a pkg-config name; empty for the
 # C library's malloc.  An import allocates and frees millions of small blocks
@@ -29,9 +29,10 @@ MALLOC   ?= jemalloc
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-# the binary loads libarchive, libcrypto and libsqlite3 when it first needs
-# them (import/archive_dl.h, base/crypto_dl.h, import/sqlite_dl.h); tests and fuzz targets, which
-# call them themselves, link them
+# the binary loads libarchive and libsqlite3 when it first needs them
+# (import/archive_dl.h, import/sqlite_dl.h); tests and fuzz targets, which
+# call them themselves, link them.  libcrypto is the tests' own: a second
+# SHA-256 to check the store's (tests/unit/t_store_scan.c)
 BIN_LIBS   := $(shell pkg-config --libs $(filter-out libarchive libcrypto sqlite3,$(PKGS)) 2>/dev/null) -lm -lpthread
 TEST_CFLAGS := $(shell pkg-config --cflags $(TESTPKGS) 2>/dev/null)
 TEST_LIBS   := $(shell pkg-config --libs $(TESTPKGS) 2>/dev/null)
@@ -134,7 +135,7 @@ bench: $(B)/ktraj
 # the module boundaries (import.h, import/README.md "Adding an import format"),
 # part of `make check`
 lint:
-	@! grep -nE '#include +"' base/*.c base/*.h | grep -vE '"(kt_base|kt_dl|crypto_dl)\.h"' || { echo "base/ must not depend on other modules"; exit 1; }
+	@! grep -nE '#include +"' base/*.c base/*.h | grep -vE '"(kt_base|kt_dl)\.h"' || { echo "base/ must not depend on other modules"; exit 1; }
 	@! grep -nE '#include +"\.\./' store/*.c store/*.h | grep -v '"\.\./base/' || { echo "store/ must depend on base/ only"; exit 1; }
 	@! grep -nE '#include +"\.\./cli/' import/*.c analyze/*.c 2>/dev/null || { echo "import/ and analyze/ must not depend on cli/"; exit 1; }
 	@! grep -nE '#include +"imp_int\.h"|\bimp->s\b|\bkt_store_[a-z_]+\(' import/imp_*.c || { echo "importers use the session (import.h), never its state (imp_int.h) or the store"; exit 1; }
@@ -150,7 +151,7 @@ deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 		build-essential clang pkg-config liblmdb-dev libzstd-dev libcjson-dev \
-		libarchive-dev libssl-dev libjemalloc-dev libcmocka-dev libseccomp-dev bats \
+		libarchive-dev nettle-dev libssl-dev libjemalloc-dev libcmocka-dev libseccomp-dev bats \
 		libsqlite3-dev \
 		lmdb-utils zstd python3 tar zip unzip xz-utils ca-certificates \
 		bubblewrap util-linux passwd

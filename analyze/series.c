@@ -323,22 +323,105 @@ struct cstate {
 	const char *scen;
 	double sum;
 	size_t n, last;
+	size_t pos;       /* in cstates.heap */
 };
 
+/*
+ * The code states of a series and two indexes over them: a hash of (code,
+ * scenario) to find a point's state, and a heap ordered by level, then by
+ * last point, to find the best.  A linear search for each and a scan of
+ * every state for the best after each point made the series quadratic in
+ * its points: on a 103k-event run of tests/plant (12,785 bench results,
+ * a new code every round) blame spent 56 % of its CPU there
+ * (tests/bench/RESULTS.md, "Issue 21 ... p21r2").
+ */
+struct cstates {
+	struct cstate *st;
+	size_t n;
+	size_t *heap;     /* state indexes; heap[0] the best */
+	size_t *tab;      /* open addressing: state index + 1, 0 empty */
+	size_t tmask;
+};
+
+/* State a is above state b: a higher level, or the same level measured
+ * later (a tie goes to the latest measured). */
+static int cs_above(const struct cstate *st, size_t a, size_t b)
+{
+	double la = st[a].sum / (double)st[a].n,
+	       lb = st[b].sum / (double)st[b].n;
+
+	return la > lb || (la == lb && st[a].last > st[b].last);
+}
+
+static void cs_swap(struct cstates *c, size_t i, size_t j)
+{
+	size_t t = c->heap[i];
+
+	c->heap[i] = c->heap[j];
+	c->heap[j] = t;
+	c->st[c->heap[i]].pos = i;
+	c->st[c->heap[j]].pos = j;
+}
+
+/* Heap order restored around state k, whose level changed either way. */
+static void cs_fix(struct cstates *c, size_t k)
+{
+	size_t i = c->st[k].pos;
+
+	while (i > 0 && cs_above(c->st, c->heap[i], c->heap[(i - 1) / 2])) {
+		cs_swap(c, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < c->n && cs_above(c->st, c->heap[l], c->heap[m]))
+			m = l;
+		if (l + 1 < c->n && cs_above(c->st, c->heap[l + 1], c->heap[m]))
+			m = l + 1;
+		if (m == i)
+			break;
+		cs_swap(c, i, m);
+		i = m;
+	}
+}
+
+/* Room for up to n states; 0 or KT_ENOMEM. */
+static int cs_init(struct cstates *c, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	memset(c, 0, sizeof(*c));
+	c->st = malloc(n * sizeof(*c->st));
+	c->heap = malloc(n * sizeof(*c->heap));
+	c->tab = calloc(cap, sizeof(*c->tab));
+	c->tmask = cap - 1;
+	return c->st && c->heap && c->tab ? 0 : KT_ENOMEM;
+}
+
+static void cs_free(struct cstates *c)
+{
+	free(c->st);
+	free(c->heap);
+	free(c->tab);
+}
+
 /* Adds point i (its results mem[p0[i]..+pn[i]), level lev[i]) to the code
- * states st[0..*nst) and sets *bst to the state of the highest level.
- * The running best a point is compared with is that level: the best
- * code's mean over its measurements so far, not the single highest
- * measurement, which is high by the noise that made it the highest
- * (with 5 % noise a lucky x1.1 raises the bar every later gain must
- * clear). */
-static void best_level(const kt_an_run *r, const size_t *mem,
-		       const size_t *p0, const size_t *pn, const double *lev,
-		       size_t i, struct cstate *st, size_t *nst, size_t *bst)
+ * states and returns the state of the highest level.  The running best a
+ * point is compared with is that level: the best code's mean over its
+ * measurements so far, not the single highest measurement, which is high
+ * by the noise that made it the highest (with 5 % noise a lucky x1.1
+ * raises the bar every later gain must clear). */
+static size_t best_level(const kt_an_run *r, const size_t *mem,
+			 const size_t *p0, const size_t *pn,
+			 const double *lev, size_t i, struct cstates *c)
 {
 	const kt_an_meas *a = &r->m[mem[p0[i]]];
-	uint64_t id[2];
-	size_t k;
+	uint64_t id[2], h;
+	size_t k, slot = 0;
+	struct cstate *st = c->st;
 
 	code_id(r, a, id);
 	for (k = 1; k < pn[i] && (id[0] || id[1]); k++) {
@@ -348,33 +431,40 @@ static void best_level(const kt_an_run *r, const size_t *mem,
 		if (b[0] != id[0] || b[1] != id[1])
 			id[0] = id[1] = 0; /* a point of mixed code */
 	}
-	k = *nst;
-	if (id[0] || id[1])
-		for (k = 0; k < *nst; k++)
-			if (st[k].id[0] == id[0] && st[k].id[1] == id[1] &&
-			    !strcmp(st[k].scen, a->scenario))
+	k = c->n;
+	if (id[0] || id[1]) {
+		h = id[0] * 0x9e3779b97f4a7c15u ^ id[1];
+		for (const unsigned char *q = (const unsigned char *)a->scenario;
+		     *q; q++)
+			h = (h ^ *q) * 0x100000001b3u;
+		for (slot = (size_t)(h ^ h >> 29) & c->tmask; c->tab[slot];
+		     slot = (slot + 1) & c->tmask) {
+			size_t j = c->tab[slot] - 1;
+
+			if (st[j].id[0] == id[0] && st[j].id[1] == id[1] &&
+			    !strcmp(st[j].scen, a->scenario)) {
+				k = j;
 				break;
-	if (k == *nst) {
+			}
+		}
+	}
+	if (k == c->n) {
+		if (id[0] || id[1])
+			c->tab[slot] = k + 1;
 		st[k].id[0] = id[0];
 		st[k].id[1] = id[1];
 		st[k].scen = a->scenario;
 		st[k].sum = 0;
 		st[k].n = 0;
-		++*nst;
+		st[k].pos = c->n;
+		c->heap[c->n++] = k;
 	}
+	/* a repeat can lower the best state's level: cs_fix moves it down */
 	st[k].sum += lev[i];
 	st[k].n++;
 	st[k].last = i;
-	/* a repeat can lower the best state's level: look at them all */
-	*bst = 0;
-	for (k = 1; k < *nst; k++) {
-		double lk = st[k].sum / (double)st[k].n,
-		       lb = st[*bst].sum / (double)st[*bst].n;
-
-		/* a tie: the latest measured */
-		if (lk > lb || (lk == lb && st[k].last > st[*bst].last))
-			*bst = k;
-	}
+	cs_fix(c, k);
+	return c->heap[0];
 }
 
 /* A series whose results all give a kernel time and a reference time
@@ -429,7 +519,7 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 	size_t i, k, np = 0, nmem = 0, any_true = 0, any_ref = 0;
 	int edits;
 	double *lv = NULL, *lev = NULL, *tmp = NULL;
-	struct cstate *st = NULL;
+	struct cstates cs = { 0 };
 	size_t *mem = NULL, *p0 = NULL, *pn = NULL, *idx = NULL;
 	int rc = KT_ENOMEM;
 
@@ -568,11 +658,10 @@ floor:
 			out->unordered = 0;
 	/* levels and new bests against the running best */
 	lev = malloc((np + 1) * sizeof(*lev));
-	st = malloc((np + 1) * sizeof(*st));
-	if (!lev || !st)
+	if (!lev || cs_init(&cs, np + 1))
 		goto out;
 	{
-		size_t best = 0, nst = 0, bst = 0;
+		size_t best = 0, bst;
 		double first = 0, blev = 0;
 
 		for (i = 0; i < np; i++) {
@@ -632,11 +721,10 @@ floor:
 			       out->pt[p->best_pt].speedup != p->best)
 				p->best_pt--;
 			if (!out->sweep) {
-				best_level(r, mem, p0, pn, lev, i, st, &nst,
-					   &bst);
-				blev = st[bst].sum / (double)st[bst].n;
+				bst = best_level(r, mem, p0, pn, lev, i, &cs);
+				blev = cs.st[bst].sum / (double)cs.st[bst].n;
 				p->best = exp(blev);
-				p->best_pt = st[bst].last;
+				p->best_pt = cs.st[bst].last;
 			}
 		}
 	}
@@ -649,7 +737,7 @@ out:
 	free(p0);
 	free(pn);
 	free(lev);
-	free(st);
+	cs_free(&cs);
 	if (rc)
 		kt_an_series_free(out);
 	return rc;

@@ -1,11 +1,9 @@
 /*
  * base.c - error texts, strings, hex, SHA-256 and cJSON getters (kt_base.h).
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
-#include "crypto_dl.h" /* libcrypto, loaded when first used */
 #include "kt_base.h"
 
 const char *kt_strerror(int err)
@@ -121,26 +119,29 @@ int kt_unhex(const char *hex, unsigned char *bin, size_t n)
 }
 
 /* ---- SHA-256 ------------------------------------------------------------- */
-static EVP_MD *sha256_md;
-
-static void sha256_fetch(void)
+void kt_sha_start(kt_sha_ctx *c)
 {
-	sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+	sha256_init(c);
+}
+
+void kt_sha_add(kt_sha_ctx *c, const void *data, size_t len)
+{
+	sha256_update(c, len, data);
+}
+
+void kt_sha_finish(kt_sha_ctx *c, unsigned char out[KT_HASH_LEN])
+{
+	sha256_digest(c, KT_HASH_LEN, out);
 }
 
 void kt_sha256(const void *data, size_t len, unsigned char out[KT_HASH_LEN])
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	unsigned int n = KT_HASH_LEN;
+	kt_sha_ctx c;
 
-	/* EVP_Digest uses SHA-NI when present (storage_style.md §4).  The
-	 * digest fetched once: EVP_sha256() makes every call look it up in
-	 * the provider store (a lock and a search: ~2 % of an import, which
-	 * hashes once per event and blob).  Kept for the process's life. */
-	pthread_once(&once, sha256_fetch);
-	if (!EVP_Digest(data, len, out, &n,
-			sha256_md ? sha256_md : EVP_sha256(), NULL))
-		memset(out, 0, KT_HASH_LEN);
+	/* Nettle's fat build uses SHA-NI when present (storage_style.md §4) */
+	sha256_init(&c);
+	sha256_update(&c, len, data);
+	sha256_digest(&c, KT_HASH_LEN, out);
 }
 
 void kt_sha256_hex(const void *data, size_t len, char out[KT_HASH_HEX + 1])

@@ -12,6 +12,7 @@
 #ifndef KT_BASE_H
 #define KT_BASE_H
 
+#include <nettle/sha2.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,12 +74,25 @@ void kt_hex(const unsigned char *bin, size_t n, char *out /* 2n+1 */);
  * into n bytes; 0, or KT_EINVAL (NULL, a non-hex digit, short or long). */
 int kt_unhex(const char *hex, unsigned char *bin, size_t n);
 
-/* ---- SHA-256 (FIPS 180-4, through libcrypto's EVP) ----------------------- */
-/* Digest of len bytes into out; all zero in the (never seen) case that
- * libcrypto fails. */
+/* ---- SHA-256 (FIPS 180-4, through Nettle) ------------------------------- */
+/*
+ * Nettle (Debian's libnettle8, nettle-dev) rather than OpenSSL's libcrypto:
+ * both pick SHA-NI at run time, but libcrypto is a 4.5 MB library whose
+ * load (dlopen, relocations) cost every command that hashes ~4 ms of CPU on
+ * the 2-vCPU build machine, a tenth of a point read (`show`, `cat`,
+ * `diff`); Nettle's is ~0.2 ms, so the binary links it (tests/bench/
+ * RESULTS.md, "Issue 21 ... p21r2").  Hashing cannot fail.
+ */
+typedef struct sha256_ctx kt_sha_ctx;
+/* Digest of len bytes into out. */
 void kt_sha256(const void *data, size_t len, unsigned char out[KT_HASH_LEN]);
 /* The same as 64 lowercase hex digits and a NUL. */
 void kt_sha256_hex(const void *data, size_t len, char out[KT_HASH_HEX + 1]);
+/* One digest over several pieces: start, add each, then finish into out
+ * (the context may be started again after). */
+void kt_sha_start(kt_sha_ctx *c);
+void kt_sha_add(kt_sha_ctx *c, const void *data, size_t len);
+void kt_sha_finish(kt_sha_ctx *c, unsigned char out[KT_HASH_LEN]);
 
 /* ---- one owned, growable buffer (bytes or text) -------------------------- */
 /*

@@ -19,10 +19,6 @@
 #define KT_EXIT_NOTFOUND 4
 
 #define KT_CMD_WRITES 0x1u
-/* The command hashes nothing but run records, whose check says itself
- * when libcrypto cannot be loaded (kt_runrec_check): main does not load it
- * first (base/crypto_dl.h) */
-#define KT_CMD_LAZY_SHA 0x2u
 
 struct cli {
 	const char *store_path; /* --store, else $KTRAJ_STORE, else default */

@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "../base/crypto_dl.h" /* libcrypto, loaded when first used */
 
 #ifndef KT_VERSION
 #define KT_VERSION "0.1.0"
@@ -594,14 +593,6 @@ int main(int argc, char **argv)
 		if (strcmp(args[0], cmds[k].name) == 0) {
 			c.cmd = cmds[k].name;
 			c.flags = cmds[k].flags;
-			/* a library the binary does not link (crypto_dl.h):
-			 * missing, every hash would read as damage */
-			if (!(c.flags & KT_CMD_LAZY_SHA) && kt_crypto_load()) {
-				rc = cli_err(&c, "cannot load libcrypto (%s)",
-					     kt_crypto_load_error());
-				free(args);
-				return rc;
-			}
 			rc = cmds[k].fn(&c, n, args);
 			free(args);
 			return rc;

@@ -26,7 +26,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../base/crypto_dl.h" /* libcrypto, loaded when first used */
 
 #include "archive_dl.h" /* libarchive, loaded when first used */
 
@@ -318,21 +317,18 @@ static void vf_fill(struct kt_root *r, struct kt_vfile *v)
 		;
 	} else if (v->mapped) {
 		/* hashed in windows, each given back once hashed */
-		EVP_MD_CTX *c = EVP_MD_CTX_new();
-		unsigned int hl = KT_HASH_LEN;
+		kt_sha_ctx c;
 		size_t off = 0, w = 16u << 20;
-		int ok = c && EVP_DigestInit_ex(c, EVP_sha256(), NULL);
 
-		while (ok && off < v->len) {
+		kt_sha_start(&c);
+		while (off < v->len) {
 			size_t n = v->len - off < w ? v->len - off : w;
 
-			ok = EVP_DigestUpdate(c, v->data + off, n);
+			kt_sha_add(&c, v->data + off, n);
 			off += n;
 			kt_in_drop(v, off);
 		}
-		if (!ok || !EVP_DigestFinal_ex(c, v->f.sha, &hl))
-			memset(v->f.sha, 0, KT_HASH_LEN);
-		EVP_MD_CTX_free(c);
+		kt_sha_finish(&c, v->f.sha);
 		kt_in_drop_all(v);
 	} else {
 		kt_sha256(v->data, v->len, v->f.sha);

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../base/crypto_dl.h" /* libcrypto, loaded when first used */
 #include <cjson/cJSON.h>
 #include "store_int.h"
 
@@ -402,18 +401,14 @@ static const char runrec_bad[] = "the run record (name, format, meta, "
 void kt_runrec_sum(const unsigned char run[KT_RUN_BIN], const MDB_val *rec,
 		   unsigned char sum[KT_HASH_LEN])
 {
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
-	unsigned int n = KT_HASH_LEN;
+	kt_sha_ctx c;
 
 	/* rec passed kt_runrec_tail: it is at least KT_RUNREC_TAIL long */
-	if (!c || !EVP_DigestInit_ex(c, EVP_sha256(), NULL) ||
-	    !EVP_DigestUpdate(c, run_tag, sizeof(run_tag) - 1) ||
-	    !EVP_DigestUpdate(c, run, KT_RUN_BIN) ||
-	    !EVP_DigestUpdate(c, rec->mv_data,
-			      rec->mv_size - KT_RUNREC_TAIL) ||
-	    !EVP_DigestFinal_ex(c, sum, &n))
-		memset(sum, 0, KT_HASH_LEN);
-	EVP_MD_CTX_free(c);
+	kt_sha_start(&c);
+	kt_sha_add(&c, run_tag, sizeof(run_tag) - 1);
+	kt_sha_add(&c, run, KT_RUN_BIN);
+	kt_sha_add(&c, rec->mv_data, rec->mv_size - KT_RUNREC_TAIL);
+	kt_sha_finish(&c, sum);
 }
 
 int kt_runrec_check(kt_store *s, MDB_txn *txn,
@@ -436,10 +431,6 @@ int kt_runrec_check(kt_store *s, MDB_txn *txn,
 	kt_hex(run, KT_RUN_BIN, hx);
 	if (rec->mv_size < KT_RUNREC_TAIL)
 		return kt_err(s, KT_ECORRUPT, "run %s: bad run record", hx);
-	/* without it the sum reads as zeros: not damage */
-	if (kt_crypto_load())
-		return kt_err(s, KT_EIO, "cannot load libcrypto (%s)",
-			      kt_crypto_load_error());
 	kt_runrec_sum(run, rec, sum);
 	if (v.mv_size != KT_HASH_LEN || memcmp(v.mv_data, sum, KT_HASH_LEN))
 		return kt_err(s, KT_ECORRUPT, "run %s: %s", hx, runrec_bad);

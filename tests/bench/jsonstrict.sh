@@ -22,5 +22,5 @@ if [ ! -s "$J" ] || [ ! -f "$W/gen.$MB" ]; then
 fi
 cc -std=c11 -D_GNU_SOURCE -O2 -I"$ROOT" $(pkg-config --cflags libcjson) \
 	-o "$W/jsonstrict_bench" "$HERE/jsonstrict_bench.c" "$LIB" \
-	$(pkg-config --libs lmdb libzstd libcjson libarchive libcrypto) -lm -lpthread
+	$(pkg-config --libs lmdb libzstd libcjson libarchive nettle) -lm -lpthread
 "$W/jsonstrict_bench" "$J" "${REPS:-20}"

@@ -50,7 +50,7 @@ if [ -n "${KT_BENCH:-}" ]; then
 else
 	cc -std=c11 -D_GNU_SOURCE -O2 -I"$ROOT" $(pkg-config --cflags libcjson) \
 		-o "$W/kt_bench" "$HERE/kt_bench.c" "$LIB" \
-		$(pkg-config --libs lmdb libzstd libcjson libarchive libcrypto) -lm -lpthread
+		$(pkg-config --libs lmdb libzstd libcjson libarchive nettle) -lm -lpthread
 fi
 
 J=$W/gen.jsonl

@@ -91,26 +91,17 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]=="bench"))')
 	[[ "$output" == "no runs in "* ]]
 }
 
-@test "without a loadable libcrypto, commands that hash say so in one line and write nothing" {
+@test "SHA-256 comes from Nettle, not libcrypto: with a junk libcrypto on the library path, every command that hashes works" {
 	mkdir -p "$W/badcr"
 	echo junk >"$W/badcr/libcrypto.so.3"
-	run "$KTRAJ" import "$W/in/a.jsonl"
+	LD_LIBRARY_PATH=$W/badcr run "$KTRAJ" import "$W/in/a.jsonl"
 	[ "$status" -eq 0 ]
-	for cmd in "import $W/in/a.jsonl" "log a" "show a 1" "verify" "export a"; do
+	for cmd in "log a" "show a 1" "verify" "export a" "ls"; do
 		# shellcheck disable=SC2086
 		LD_LIBRARY_PATH=$W/badcr run "$KTRAJ" $cmd
-		[ "$status" -eq 1 ]
-		[ "${#lines[@]}" -eq 1 ]
-		[[ "$output" == "ktraj: ${cmd%% *}: cannot load libcrypto ("*"libcrypto.so.3"* ]]
+		[ "$status" -eq 0 ]
+		[[ "$output" != *"libcrypto"* ]]
 	done
-	# ls checks run records with SHA-256: an I/O error, not damage (exit 3)
-	LD_LIBRARY_PATH=$W/badcr run "$KTRAJ" ls
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"cannot load libcrypto ("* ]]
-	run "$KTRAJ" verify
-	[ "$status" -eq 0 ]
-	run "$KTRAJ" ls --json
-	[ "$(grep -c '"run"' <<<"$output")" -eq 1 ]
 }
 
 @test "without a loadable libsqlite3, an OpenCode database is skipped in words; with it, it imports" {

@@ -241,6 +241,31 @@ static void t_hex_sha(void **st)
 	kt_sha256_hex("abc", 3, hex);
 	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223"
 				 "b00361a396177a9cb410ff61f20015ad");
+	{
+		/* the two-block example, and a million 'a' in uneven pieces
+		 * through the incremental form (FIPS 180-4, NIST's examples) */
+		static const char two[] = "abcdbcdecdefdefgefghfghighijhijkijkl"
+					  "jklmklmnlmnomnopnopq";
+		unsigned char d[KT_HASH_LEN], piece[997];
+		kt_sha_ctx c;
+		size_t left = 1000000;
+
+		kt_sha256_hex(two, sizeof(two) - 1, hex);
+		assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039"
+					 "a33ce45964ff2167f6ecedd419db06c1");
+		memset(piece, 'a', sizeof(piece));
+		kt_sha_start(&c);
+		while (left) {
+			size_t n = left < sizeof(piece) ? left : sizeof(piece);
+
+			kt_sha_add(&c, piece, n);
+			left -= n;
+		}
+		kt_sha_finish(&c, d);
+		kt_hex(d, KT_HASH_LEN, hex);
+		assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67"
+					 "f1809a48a497200e046d39ccc7112cd0");
+	}
 }
 
 /* kt_str_replace: first or every occurrence, bytes past NULs, none found */

@@ -594,6 +594,60 @@ static void t_messages(void **state)
 	free(d);
 }
 
+/*
+ * Two damaged leaves under one branch page: the message names the one the
+ * depth-first walk meets first, the last child of the branch (a stack pops
+ * it first), whatever the order of the pages in the file.  The check reads
+ * pages in file order first and walks again depth-first only when that
+ * finds damage (store_pages.c, walk_sorted): its message must not depend on
+ * which of the two the file holds first.
+ */
+static void t_first_damage_named(void **state)
+{
+	struct fx *f = *state;
+	size_t n = 0;
+	unsigned char *d = (unsigned char *)tu_slurp(f->path, &n), *c;
+	char why[200], want[40];
+	int done = 0;
+
+	assert_non_null(d);
+	c = malloc(n);
+	assert_non_null(c);
+	for (size_t p = 2 * PS; p + PS <= n && !done; p += PS) {
+		uint16_t fl, lower, o0, ol;
+		size_t first = 0, last = 0;
+
+		memcpy(&fl, d + p + HDR - 6, 2);
+		memcpy(&lower, d + p + HDR - 4, 2);
+		if (fl != 0x01 || (lower - HDR) / 2 < 2)
+			continue;
+		/* children of node 0 and of the last node (pgno lo|hi<<16) */
+		memcpy(&o0, d + p + HDR, 2);
+		memcpy(&ol, d + p + lower - 2, 2);
+		for (int k = 0; k < 2; k++) {
+			uint16_t lo, hi;
+			size_t at = p + (k ? ol : o0);
+
+			memcpy(&lo, d + at, 2);
+			memcpy(&hi, d + at + 2, 2);
+			*(k ? &last : &first) = lo | (size_t)hi << 16;
+		}
+		memcpy(c, d, n);
+		leaf_ptr(c + first * PS);
+		leaf_ptr(c + last * PS);
+		assert_int_equal(check_mem(c, n, why, sizeof(why)),
+				 KT_ECORRUPT);
+		snprintf(want, sizeof(want), "page %zu (", last);
+		if (!strstr(why, want))
+			fail_msg("'%s' does not name page %zu (first child "
+				 "page %zu)", why, last, first);
+		done = 1;
+	}
+	assert_true(done);
+	free(c);
+	free(d);
+}
+
 /* The free DB of the newest snapshot in d, when its root is a leaf (a
  * small store): the root page's offset in d.  LMDB 0.9's MDB_meta after
  * the page header: magic, version, address, mapsize, mm_dbs[FREE_DBI,
@@ -1011,6 +1065,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(t_messages, setup, teardown),
+		cmocka_unit_test_setup_teardown(t_first_damage_named, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(t_open_names_page, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(t_blob_named, setup, teardown),
