@@ -315,10 +315,10 @@ static void vf_fill(struct kt_root *r, struct kt_vfile *v)
 	v->f.data = v->data;
 	v->f.len = v->len;
 	v->f.root = r->display;
-	if (v->mapped && hash_fd(v, v->f.sha) == 0) {
-		;
-	} else if (v->mapped) {
-		/* hashed in windows, each given back once hashed */
+	if (!v->mapped) {
+		kt_sha256(v->data, v->len, v->f.sha);
+	} else if (hash_fd(v, v->f.sha) != 0) {
+		/* through the map in windows, each given back once hashed */
 		kt_sha_ctx c;
 		size_t off = 0, w = 16u << 20;
 
@@ -332,8 +332,6 @@ static void vf_fill(struct kt_root *r, struct kt_vfile *v)
 		}
 		kt_sha_finish(&c, v->f.sha);
 		kt_in_drop_all(v);
-	} else {
-		kt_sha256(v->data, v->len, v->f.sha);
 	}
 	kt_hex(v->f.sha, KT_HASH_LEN, v->f.sha_hex);
 	v->loaded = 1;
