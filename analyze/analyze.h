@@ -193,6 +193,20 @@ typedef struct kt_an_meas {
 				  benchmark, no time could be read */
 } kt_an_meas;
 
+/* Whether a bench result declares its code (source hash or candidate;
+ * hkey above). */
+static inline int kt_an_has_code(const kt_an_meas *m)
+{
+	return m->hkey[0] || m->hkey[1];
+}
+
+/* Whether two bench results both declare their code and it differs. */
+static inline int kt_an_code_differs(const kt_an_meas *a, const kt_an_meas *b)
+{
+	return kt_an_has_code(a) && kt_an_has_code(b) &&
+	       (a->hkey[0] != b->hkey[0] || a->hkey[1] != b->hkey[1]);
+}
+
 typedef struct kt_an_run {
 	char id[KT_RUN_ID_HEX + 1];
 	char *name;

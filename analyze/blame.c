@@ -241,10 +241,7 @@ static int edit_between(const kt_an_run *r, uint64_t a, uint64_t b)
 static int code_changed(const kt_an_run *r, const kt_an_series *se, size_t a,
 			size_t b)
 {
-	const kt_an_meas *ma = &r->m[se->pt[a].meas], *mb = &r->m[se->pt[b].meas];
-
-	return (ma->hkey[0] || ma->hkey[1]) && (mb->hkey[0] || mb->hkey[1]) &&
-	       (ma->hkey[0] != mb->hkey[0] || ma->hkey[1] != mb->hkey[1]);
+	return kt_an_code_differs(&r->m[se->pt[a].meas], &r->m[se->pt[b].meas]);
 }
 
 static int layer_of_agent_before(const kt_an_run *r, size_t qi)

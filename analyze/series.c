@@ -301,7 +301,7 @@ static int has_edits(const kt_an_run *r)
 static int changed(const kt_an_run *r, uint64_t a, uint64_t b,
 		   const kt_an_meas *ma, const kt_an_meas *mb, int edits)
 {
-	int ha = ma->hkey[0] || ma->hkey[1], hb = mb->hkey[0] || mb->hkey[1];
+	int ha = kt_an_has_code(ma), hb = kt_an_has_code(mb);
 	long i = kt_an_run_find(r, a);
 
 	for (size_t k = i < 0 ? kt_an_run_lower(r, a) : (size_t)i;
@@ -309,7 +309,7 @@ static int changed(const kt_an_run *r, uint64_t a, uint64_t b,
 		if (r->ev[k].kind == KT_KIND_EDIT && r->ev[k].seq > a)
 			return 1;
 	if (ha && hb)
-		return ma->hkey[0] != mb->hkey[0] || ma->hkey[1] != mb->hkey[1];
+		return kt_an_code_differs(ma, mb);
 	return !edits && !ha && !hb;
 }
 

@@ -95,8 +95,7 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 				 *mb = &r->m[b->series.pt[j->p_land].meas];
 
 		printf(" none recorded");
-		if ((ma->hkey[0] || ma->hkey[1]) && (mb->hkey[0] || mb->hkey[1]) &&
-		    (ma->hkey[0] != mb->hkey[0] || ma->hkey[1] != mb->hkey[1]))
+		if (kt_an_code_differs(ma, mb))
 			printf(" (another candidate source was measured)");
 	}
 	for (size_t i = 0; i < j->nedits; i++)
