@@ -255,20 +255,22 @@ static ssize_t piece(struct kt_vfile *v, uint64_t off, unsigned char *buf,
 static int hash_fd(struct kt_vfile *v, unsigned char sha[KT_HASH_LEN])
 {
 	unsigned char *buf = v->fd >= 0 ? malloc(KT_IN_PIECE) : NULL;
-	EVP_MD_CTX *c = buf ? EVP_MD_CTX_new() : NULL;
-	unsigned int hl = KT_HASH_LEN;
+	kt_sha_ctx c;
 	uint64_t off = 0;
 	ssize_t k = 0;
-	int ok = c && EVP_DigestInit_ex(c, EVP_sha256(), NULL);
 
-	while (ok && (k = piece(v, off, buf, KT_IN_PIECE)) > 0) {
-		ok = EVP_DigestUpdate(c, buf, (size_t)k);
+	if (!buf)
+		return -1;
+	kt_sha_start(&c);
+	while ((k = piece(v, off, buf, KT_IN_PIECE)) > 0) {
+		kt_sha_add(&c, buf, (size_t)k);
 		off += (uint64_t)k;
 	}
-	ok = ok && k == 0 && off == v->len && EVP_DigestFinal_ex(c, sha, &hl);
-	EVP_MD_CTX_free(c);
 	free(buf);
-	return ok ? 0 : -1;
+	if (k != 0 || off != v->len)
+		return -1;
+	kt_sha_finish(&c, sha);
+	return 0;
 }
 
 int64_t kt_in_find(struct kt_vfile *v, uint64_t from, const void *needle,
