@@ -156,11 +156,15 @@ deps:
 		lmdb-utils zstd python3 tar zip unzip xz-utils ca-certificates \
 		bubblewrap util-linux passwd
 
+INSTALL_H := base/kt_base.h store/store.h store/event_model.h import/import.h
 install: $(B)/ktraj $(B)/libktraj.a
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/ktraj
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
 	install -m 755 $(B)/ktraj $(DESTDIR)$(PREFIX)/bin/ktraj
 	install -m 644 $(B)/libktraj.a $(DESTDIR)$(PREFIX)/lib/libktraj.a
-	install -m 644 store/store.h import/import.h $(DESTDIR)$(PREFIX)/include/ktraj/
+	@# the public headers keep their folders: they include each other as
+	@# "../base/kt_base.h", "../store/store.h" (<ktraj/store/store.h>)
+	for h in $(INSTALL_H); do install -d $(DESTDIR)$(PREFIX)/include/ktraj/$$(dirname $$h) && \
+		install -m 644 $$h $(DESTDIR)$(PREFIX)/include/ktraj/$$h || exit 1; done
 	@if [ -x $(B)/harness/ktraj-harness ]; then install -m 755 $(B)/harness/ktraj-harness $(DESTDIR)$(PREFIX)/bin/; fi
 
 clean:
