@@ -22,7 +22,7 @@ done | sort)
 # shellcheck disable=SC2086
 bad=$(grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[^"<[:space:]]' $files)
 [ -z "$bad" ] || { printf 'include_cycles: an include through a macro cannot be followed:\n%s\n' "$bad"; exit 1; }
-known=$(find . -type f | sed 's|^\./||')
+known=$(for m in $mods; do [ -d "$m" ] && find "$m" -type f; done)
 # shellcheck disable=SC2086
 { printf '%s\n' "$known" | sed 's/^/K /'; grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]+"' $files; } |
 awk -v verbose="${V:-0}" -v modlist="$mods" '
@@ -63,8 +63,8 @@ BEGIN { n = split(modlist, ml, " "); for (i = 1; i <= n; i++) listed[ml[i]] = 1 
 	from = file; sub(/\/.*/, "", from)
 	to = tgt; sub(/\/.*/, "", to)
 	if (tgt == "") { unplaced = unplaced "\n  " file ":" line ": \"" inc "\" leaves the tree"; next }
-	if (!(tgt in exists)) { unplaced = unplaced "\n  " file ":" line ": \"" inc "\" is no file beside it (-I paths are not followed)"; next }
 	if (!(to in listed)) { unplaced = unplaced "\n  " file ":" line ": \"" inc "\" is in " to "/, a folder this script does not read"; next }
+	if (!(tgt in exists)) { unplaced = unplaced "\n  " file ":" line ": \"" inc "\" is no file beside it (-I paths are not followed)"; next }
 	if (to == from) next
 	if (!((from, to) in seen)) {
 		seen[from, to] = file ":" line
