@@ -42,17 +42,11 @@ static int hex4(const unsigned char *p, const unsigned char *e, unsigned *out)
 	if (e - p < 4)
 		return -1;
 	for (int i = 0; i < 4; i++) {
-		unsigned c = p[i];
+		int d = kt_hexval(p[i]);
 
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= c - '0';
-		else if (c >= 'a' && c <= 'f')
-			v |= c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			v |= c - 'A' + 10;
-		else
+		if (d < 0)
 			return -1;
+		v = v << 4 | (unsigned)d;
 	}
 	*out = v;
 	return 0;
@@ -356,25 +350,9 @@ long kt_an_js_str(const kt_an_jv *v, char *dst, size_t cap)
 				cp = 0x10000 + (((cp & 0x3FF) << 10) | (lo & 0x3FF));
 				p += 6;
 			}
-			if (cp < 0x80) {
-				u[0] = (unsigned char)cp;
-				ul = 1;
-			} else if (cp < 0x800) {
-				u[0] = (unsigned char)(0xC0 | (cp >> 6));
-				u[1] = (unsigned char)(0x80 | (cp & 0x3F));
-				ul = 2;
-			} else if (cp < 0x10000) {
-				u[0] = (unsigned char)(0xE0 | (cp >> 12));
-				u[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-				u[2] = (unsigned char)(0x80 | (cp & 0x3F));
-				ul = 3;
-			} else {
-				u[0] = (unsigned char)(0xF0 | (cp >> 18));
-				u[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-				u[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-				u[3] = (unsigned char)(0x80 | (cp & 0x3F));
-				ul = 4;
-			}
+			/* cp is a scalar value here (lone surrogates and
+			 * \u0000 refused above): encoded as it is */
+			ul = kt_utf8_enc(cp, u);
 			p += 4; /* + 2 below */
 			break;
 		default:

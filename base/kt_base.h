@@ -164,8 +164,10 @@ size_t kt_utf8_seq(const unsigned char *s, size_t n);
 /* Whether the n bytes at text are valid UTF-8 (NUL bytes count as valid);
  * 1, or 0 with *bad (may be NULL) the offset of the first bad byte. */
 int kt_utf8_valid(const char *text, size_t n, size_t *bad);
-/* Append code point cp as UTF-8 (a surrogate or one past U+10FFFF as
- * U+FFFD); 0 or KT_ENOMEM. */
+/* Code point cp as UTF-8 into out (a surrogate or one past U+10FFFF as
+ * U+FFFD); the number of bytes written, 1-4. */
+size_t kt_utf8_enc(unsigned long cp, unsigned char out[4]);
+/* Append code point cp as UTF-8 (kt_utf8_enc); 0 or KT_ENOMEM. */
 int kt_utf8_put(struct kt_buf *b, unsigned long cp);
 
 /* ---- time ---------------------------------------------------------------- */

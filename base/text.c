@@ -74,9 +74,8 @@ int kt_utf8_valid(const char *text, size_t n, size_t *bad)
 	return 0;
 }
 
-int kt_utf8_put(struct kt_buf *b, unsigned long cp)
+size_t kt_utf8_enc(unsigned long cp, unsigned char t[4])
 {
-	unsigned char t[4];
 	size_t k = 0;
 
 	if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
@@ -96,7 +95,14 @@ int kt_utf8_put(struct kt_buf *b, unsigned long cp)
 		t[k++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
 		t[k++] = (unsigned char)(0x80 | (cp & 0x3F));
 	}
-	return kt_buf_add(b, t, k);
+	return k;
+}
+
+int kt_utf8_put(struct kt_buf *b, unsigned long cp)
+{
+	unsigned char t[4];
+
+	return kt_buf_add(b, t, kt_utf8_enc(cp, t));
 }
 
 /* ---- time ---------------------------------------------------------------- */

@@ -70,13 +70,6 @@ static const char usage[] =
 
 #define HOOK_INLINE_MAX (64u * 1024u) /* tool output kept inline */
 
-static const char *jstr(const cJSON *o, const char *key)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsString(it) ? it->valuestring : NULL;
-}
-
 /* A hook's exit code: a recorder reports, it never blocks the agent. */
 static int hook_exit(int rc)
 {
@@ -169,7 +162,7 @@ static int key_has_nul(const char *buf, size_t len, const char *key)
 			      * backslash before "u0000" is no NUL */
 		}
 	x = cJSON_ParseWithLength(cp, len);
-	v = jstr(x, key);
+	v = kt_json_str(x, key);
 	has = !x || (v && strchr(v, '\x01'));
 	cJSON_Delete(x);
 	free(cp);
@@ -209,14 +202,14 @@ static int open_session(struct rec *r, const cJSON *in, int nul,
 			size_t namelen)
 {
 	r->meta = cJSON_CreateObject();
-	if (jstr(in, "session_id"))
-		cJSON_AddStringToObject(r->meta, "session", jstr(in, "session_id"));
-	if (jstr(in, "cwd"))
-		cJSON_AddStringToObject(r->meta, "cwd", jstr(in, "cwd"));
-	if (jstr(in, "transcript_path"))
+	if (kt_json_str(in, "session_id"))
+		cJSON_AddStringToObject(r->meta, "session", kt_json_str(in, "session_id"));
+	if (kt_json_str(in, "cwd"))
+		cJSON_AddStringToObject(r->meta, "cwd", kt_json_str(in, "cwd"));
+	if (kt_json_str(in, "transcript_path"))
 		cJSON_AddStringToObject(r->meta, "transcript",
-					jstr(in, "transcript_path"));
-	return open_run(r, prefix, jstr(in, "session_id"), nul, source, name,
+					kt_json_str(in, "transcript_path"));
+	return open_run(r, prefix, kt_json_str(in, "session_id"), nul, source, name,
 			namelen);
 }
 
@@ -224,7 +217,7 @@ static int open_session(struct rec *r, const cJSON *in, int nul,
  * same event names in Claude Code and Gemini CLI. */
 static int session_note(struct rec *r, const cJSON *in, const char *ev)
 {
-	const char *why = jstr(in, !strcmp(ev, "SessionStart") ? "source" : "reason");
+	const char *why = kt_json_str(in, !strcmp(ev, "SessionStart") ? "source" : "reason");
 	char t[300];
 	cJSON *p = cJSON_CreateObject();
 
@@ -233,8 +226,8 @@ static int session_note(struct rec *r, const cJSON *in, const char *ev)
 	cJSON_AddStringToObject(p, "hook", ev);
 	if (why)
 		cJSON_AddStringToObject(p, "source", why);
-	if (jstr(in, "model"))
-		cJSON_AddStringToObject(p, "model", jstr(in, "model"));
+	if (kt_json_str(in, "model"))
+		cJSON_AddStringToObject(p, "model", kt_json_str(in, "model"));
 	return put(r, KT_KIND_NOTE, "system", 0, p, NULL, 0);
 }
 
@@ -246,7 +239,7 @@ static int session_note(struct rec *r, const cJSON *in, const char *ev)
 static char *tool_output(const cJSON *resp, int *ok)
 {
 	const cJSON *file = cJSON_GetObjectItemCaseSensitive(resp, "file");
-	const char *out = jstr(resp, "stdout"), *err = jstr(resp, "stderr");
+	const char *out = kt_json_str(resp, "stdout"), *err = kt_json_str(resp, "stderr");
 	char *t;
 
 	if (cJSON_IsString(resp))
@@ -263,8 +256,8 @@ static char *tool_output(const cJSON *resp, int *ok)
 			 out && *out && err && *err ? "\n" : "", err ? err : "");
 		return t;
 	}
-	if (jstr(file, "content"))
-		return strdup(jstr(file, "content"));
+	if (kt_json_str(file, "content"))
+		return strdup(kt_json_str(file, "content"));
 	if (!resp)
 		return strdup("");
 	return cJSON_PrintUnformatted(resp);
@@ -287,7 +280,7 @@ static int find_call(const kt_event *ev, void *arg)
 {
 	struct calls *k = arg;
 	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
-	const char *id = jstr(p, "call_id");
+	const char *id = kt_json_str(p, "call_id");
 	int i;
 
 	if (!p)
@@ -298,8 +291,8 @@ static int find_call(const kt_event *ev, void *arg)
 		if (k->id && !strcmp(id, k->id)) {
 			k->seq = ev->seq;
 			snprintf(k->call_id, sizeof(k->call_id), "%s", id);
-		} else if (!k->id && jstr(p, "tool") && k->tool &&
-			   !strcmp(jstr(p, "tool"), k->tool) && a && k->args &&
+		} else if (!k->id && kt_json_str(p, "tool") && k->tool &&
+			   !strcmp(kt_json_str(p, "tool"), k->tool) && a && k->args &&
 			   !strcmp(a, k->args)) {
 			if (k->nopen == 64) {
 				memmove(k->open, k->open + 1, 63 * sizeof(k->open[0]));
@@ -334,8 +327,8 @@ static int cc_tool_result(struct rec *r, const cJSON *in, int failed)
 
 	if (!k)
 		return cli_err(r->c, "out of memory");
-	k->id = jstr(in, "tool_use_id");
-	k->tool = jstr(in, "tool_name");
+	k->id = kt_json_str(in, "tool_use_id");
+	k->tool = kt_json_str(in, "tool_name");
 	args = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(in, "tool_input"));
 	k->args = args;
 	rc = kt_event_foreach_body(r->s, r->run, 1, 0, 0, find_call, k);
@@ -348,7 +341,7 @@ static int cc_tool_result(struct rec *r, const cJSON *in, int failed)
 		k->seq = k->open[k->nopen - 1].seq;
 		snprintf(k->call_id, sizeof(k->call_id), "%s", k->open[k->nopen - 1].id);
 	}
-	out = failed ? strdup(jstr(in, "error") ? jstr(in, "error") : "")
+	out = failed ? strdup(kt_json_str(in, "error") ? kt_json_str(in, "error") : "")
 		     : tool_output(resp, &ok);
 	if (!out) {
 		free(args);
@@ -411,12 +404,12 @@ static char *last_assistant_text(const char *path)
 		o = cJSON_Parse(line);
 		c = cJSON_GetObjectItemCaseSensitive(
 			cJSON_GetObjectItemCaseSensitive(o, "message"), "content");
-		if (jstr(o, "type") && !strcmp(jstr(o, "type"), "assistant"))
+		if (kt_json_str(o, "type") && !strcmp(kt_json_str(o, "type"), "assistant"))
 			cJSON_ArrayForEach(b, c)
-				if (jstr(b, "type") && !strcmp(jstr(b, "type"), "text") &&
-				    jstr(b, "text")) {
+				if (kt_json_str(b, "type") && !strcmp(kt_json_str(b, "type"), "text") &&
+				    kt_json_str(b, "text")) {
 					free(best);
-					best = strdup(jstr(b, "text"));
+					best = strdup(kt_json_str(b, "text"));
 				}
 		cJSON_Delete(o);
 	}
@@ -480,7 +473,7 @@ static int on_prompt(struct rec *r, const cJSON *in, const char *ev)
 {
 	(void)ev;
 	return put(r, KT_KIND_MESSAGE, "human", 0,
-		   message("user", 1, jstr(in, "prompt") ? jstr(in, "prompt") : ""),
+		   message("user", 1, kt_json_str(in, "prompt") ? kt_json_str(in, "prompt") : ""),
 		   NULL, 0);
 }
 
@@ -492,10 +485,10 @@ static int cc_pre_tool(struct rec *r, const cJSON *in, const char *ev)
 
 	(void)ev;
 	p = cJSON_CreateObject();
-	cJSON_AddStringToObject(p, "tool", jstr(in, "tool_name") ?
-				jstr(in, "tool_name") : "unknown");
-	if (jstr(in, "tool_use_id")) {
-		cJSON_AddStringToObject(p, "call_id", jstr(in, "tool_use_id"));
+	cJSON_AddStringToObject(p, "tool", kt_json_str(in, "tool_name") ?
+				kt_json_str(in, "tool_name") : "unknown");
+	if (kt_json_str(in, "tool_use_id")) {
+		cJSON_AddStringToObject(p, "call_id", kt_json_str(in, "tool_use_id"));
 	} else {
 		/* no tool_use_id (older Claude Code): an id of our own
 		 * that PostToolUse finds again by tool and input */
@@ -523,9 +516,9 @@ static int cc_stop(struct rec *r, const cJSON *in, const char *ev)
 	int rc = 0;
 
 	(void)ev;
-	text = jstr(in, "last_assistant_message") ?
-		strdup(jstr(in, "last_assistant_message")) :
-		last_assistant_text(jstr(in, "transcript_path"));
+	text = kt_json_str(in, "last_assistant_message") ?
+		strdup(kt_json_str(in, "last_assistant_message")) :
+		last_assistant_text(kt_json_str(in, "transcript_path"));
 	if (text)
 		rc = put(r, KT_KIND_MESSAGE, "agent", 0,
 			 message("assistant", 0, text), NULL, 0);
@@ -610,10 +603,10 @@ static int gm_before_agent(struct rec *r, const cJSON *in, const char *ev)
 static int gm_after_agent(struct rec *r, const cJSON *in, const char *ev)
 {
 	(void)ev;
-	if (!jstr(in, "prompt_response"))
+	if (!kt_json_str(in, "prompt_response"))
 		return 0;
 	return put(r, KT_KIND_MESSAGE, "agent", 0,
-		   message("assistant", 0, jstr(in, "prompt_response")),
+		   message("assistant", 0, kt_json_str(in, "prompt_response")),
 		   NULL, 0);
 }
 
@@ -624,8 +617,8 @@ static int gm_after_tool(struct rec *r, const cJSON *in, const char *ev)
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(in, "tool_input"),
 		    *resp = cJSON_GetObjectItemCaseSensitive(in, "tool_response"),
 		    *err = cJSON_GetObjectItemCaseSensitive(resp, "error");
-	const char *out = jstr(resp, "llmContent") ? jstr(resp, "llmContent") :
-			  jstr(resp, "returnDisplay");
+	const char *out = kt_json_str(resp, "llmContent") ? kt_json_str(resp, "llmContent") :
+			  kt_json_str(resp, "returnDisplay");
 	char id[64], *whole = NULL;
 	kt_run_info ri;
 	cJSON *res = cJSON_CreateObject(), *p;
@@ -636,8 +629,8 @@ static int gm_after_tool(struct rec *r, const cJSON *in, const char *ev)
 		 (unsigned long long)(kt_run_get(r->s, r->run, &ri) ? 1 :
 				      ri.n_events + 1));
 	p = cJSON_CreateObject();
-	cJSON_AddStringToObject(p, "tool", jstr(in, "tool_name") ?
-				jstr(in, "tool_name") : "unknown");
+	cJSON_AddStringToObject(p, "tool", kt_json_str(in, "tool_name") ?
+				kt_json_str(in, "tool_name") : "unknown");
 	cJSON_AddStringToObject(p, "call_id", id);
 	cJSON_AddItemToObject(p, "args", cJSON_IsObject(args) ?
 			      cJSON_Duplicate(args, 1) : cJSON_CreateObject());
@@ -700,7 +693,7 @@ static int hook_stdin(struct cli *c, const struct hook_agent *a)
 
 	if (!(in = read_event(c, &nul)))
 		return KT_EXIT_FAIL;
-	ev = jstr(in, "hook_event_name");
+	ev = kt_json_str(in, "hook_event_name");
 	if (!ev) {
 		cJSON_Delete(in);
 		return cli_err(c, "the hook input has no hook_event_name");
@@ -731,7 +724,7 @@ static int hook_codex(struct cli *c, const char *json)
 	struct rec r = { .c = c };
 	cJSON *in = cJSON_Parse(json);
 	const cJSON *m;
-	const char *type = jstr(in, "type");
+	const char *type = kt_json_str(in, "type");
 	char name[300];
 	int rc;
 
@@ -744,20 +737,20 @@ static int hook_codex(struct cli *c, const char *json)
 		return 0;
 	}
 	r.meta = cJSON_CreateObject();
-	if (jstr(in, "thread-id"))
-		cJSON_AddStringToObject(r.meta, "session", jstr(in, "thread-id"));
-	if (jstr(in, "cwd"))
-		cJSON_AddStringToObject(r.meta, "cwd", jstr(in, "cwd"));
-	rc = open_run(&r, "codex", jstr(in, "thread-id"),
+	if (kt_json_str(in, "thread-id"))
+		cJSON_AddStringToObject(r.meta, "session", kt_json_str(in, "thread-id"));
+	if (kt_json_str(in, "cwd"))
+		cJSON_AddStringToObject(r.meta, "cwd", kt_json_str(in, "cwd"));
+	rc = open_run(&r, "codex", kt_json_str(in, "thread-id"),
 		      key_has_nul(json, strlen(json), "thread-id"),
 		      "codex_notify", name, sizeof(name));
 	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(in, "input-messages"))
 		if (!rc && cJSON_IsString(m))
 			rc = put(&r, KT_KIND_MESSAGE, "human", 0,
 				 message("user", 1, m->valuestring), NULL, 0);
-	if (!rc && jstr(in, "last-assistant-message"))
+	if (!rc && kt_json_str(in, "last-assistant-message"))
 		rc = put(&r, KT_KIND_MESSAGE, "agent", 0,
-			 message("assistant", 0, jstr(in, "last-assistant-message")),
+			 message("assistant", 0, kt_json_str(in, "last-assistant-message")),
 			 NULL, 0);
 	cJSON_Delete(in);
 	return finish(&r, rc);
@@ -811,7 +804,7 @@ static int add_hook(cJSON *hooks, const struct hook_target *t,
 	}
 	cJSON_ArrayForEach(g, list)
 		cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(g, "hooks")) {
-			const char *hc = jstr(h, "command");
+			const char *hc = kt_json_str(h, "command");
 
 			if (hc && strstr(hc, needle)) {
 				if (strcmp(hc, cmd)) {

@@ -33,14 +33,6 @@
 #include "export.h"
 #include "../import/import.h"
 
-/* String member of o, or NULL. */
-static const char *jstr(const cJSON *o, const char *key)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsString(it) ? it->valuestring : NULL;
-}
-
 #define ATIF_VERSION "ATIF-v1.5"
 #define ATIF_VERSION_MEDIA "ATIF-v1.6" /* image content parts */
 
@@ -126,8 +118,8 @@ static const char *image_type(const unsigned char *d, size_t n)
  * (nothing to point at, or the blob unreadable: a->err). */
 static cJSON *image_source(struct atif *a, const cJSON *img)
 {
-	const char *hex = jstr(img, "blob"), *mt = jstr(img, "media_type");
-	const char *path = jstr(img, "path");
+	const char *hex = kt_json_str(img, "blob"), *mt = kt_json_str(img, "media_type");
+	const char *path = kt_json_str(img, "path");
 	unsigned char h[KT_HASH_LEN];
 	void *data = NULL;
 	size_t len = 0;
@@ -203,7 +195,7 @@ static void add_tokens(struct atif *a, cJSON *st, const cJSON *p)
 	const cJSON *ex = cJSON_GetObjectItem(p, "extra");
 	const cJSON *tok = cJSON_GetObjectItem(ex, "tokens");
 	const cJSON *mx = cJSON_GetObjectItem(ex, "metrics_extra");
-	const char *hex = jstr(ex, "tokens_blob");
+	const char *hex = kt_json_str(ex, "tokens_blob");
 	cJSON *held = NULL, *m, *it;
 	unsigned char h[KT_HASH_LEN];
 	void *data = NULL;
@@ -240,8 +232,8 @@ static void add_tokens(struct atif *a, cJSON *st, const cJSON *p)
 
 static void on_message(struct atif *a, const kt_event *ev, cJSON *p)
 {
-	const char *role = jstr(p, "role"), *text = jstr(p, "text");
-	const char *model = jstr(p, "model");
+	const char *role = kt_json_str(p, "role"), *text = kt_json_str(p, "text");
+	const char *model = kt_json_str(p, "model");
 	const cJSON *flags = cJSON_GetObjectItem(p, "flags");
 	const cJSON *f;
 	int thinking = 0;
@@ -253,8 +245,8 @@ static void on_message(struct atif *a, const kt_event *ev, cJSON *p)
 	if (role && !strcmp(role, "assistant")) {
 		/* Thinking blocks of one response belong to the agent step
 		 * that follows; a step opened for them is reused. */
-		if (a->cur && !strcmp(jstr(a->cur, "source"), "agent") &&
-		    !*jstr(a->cur, "message") &&
+		if (a->cur && !strcmp(kt_json_str(a->cur, "source"), "agent") &&
+		    !*kt_json_str(a->cur, "message") &&
 		    !cJSON_GetObjectItem(a->cur, "tool_calls"))
 			st = a->cur;
 		else
@@ -289,11 +281,11 @@ static void on_message(struct atif *a, const kt_event *ev, cJSON *p)
 
 static void on_tool_call(struct atif *a, const kt_event *ev, cJSON *p)
 {
-	const char *id = jstr(p, "call_id"), *tool = jstr(p, "tool");
+	const char *id = kt_json_str(p, "call_id"), *tool = kt_json_str(p, "tool");
 	char idbuf[32];
 	cJSON *st = a->cur, *calls, *c, *args;
 
-	if (!st || strcmp(jstr(st, "source"), "agent") ||
+	if (!st || strcmp(kt_json_str(st, "source"), "agent") ||
 	    cJSON_GetObjectItem(st, "observation"))
 		st = new_step(a, "agent", ev->ts_ns);
 	if (!st)
@@ -326,7 +318,7 @@ static void on_tool_call(struct atif *a, const kt_event *ev, cJSON *p)
 
 static void on_tool_result(struct atif *a, const kt_event *ev, cJSON *p)
 {
-	const char *id = jstr(p, "call_id"), *out = jstr(p, "output");
+	const char *id = kt_json_str(p, "call_id"), *out = kt_json_str(p, "output");
 	const cJSON *idx = id ? cJSON_GetObjectItem(a->calls, id) : NULL;
 	cJSON *st, *obs, *res, *r;
 

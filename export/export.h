@@ -80,8 +80,9 @@ typedef struct kt_exporter {
 		     size_t errlen);
 } kt_exporter;
 
-/* NULL-terminated table of every exporter, in the order `ktraj export
- * --help` names them (export/export.c). */
+/* NULL-terminated table of every exporter (export/export.c), in the order
+ * `ktraj export` lists them after an unknown --format (its --help text
+ * names them by hand, cli/cmd_export.c). */
 extern const kt_exporter *const kt_exporters[];
 /* The exporter called `name`, or NULL. */
 const kt_exporter *kt_exporter_find(const char *name);

@@ -52,26 +52,9 @@ static void py_ws(pyp *p)
 
 static int put_utf8(char **b, size_t *n, size_t *cap, unsigned long cp)
 {
-	char tmp[4];
-	size_t k = 0;
+	unsigned char tmp[4];
+	size_t k = kt_utf8_enc(cp, tmp);
 
-	if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		cp = 0xFFFD;
-	if (cp < 0x80) {
-		tmp[k++] = (char)cp;
-	} else if (cp < 0x800) {
-		tmp[k++] = (char)(0xC0 | (cp >> 6));
-		tmp[k++] = (char)(0x80 | (cp & 0x3F));
-	} else if (cp < 0x10000) {
-		tmp[k++] = (char)(0xE0 | (cp >> 12));
-		tmp[k++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		tmp[k++] = (char)(0x80 | (cp & 0x3F));
-	} else {
-		tmp[k++] = (char)(0xF0 | (cp >> 18));
-		tmp[k++] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		tmp[k++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		tmp[k++] = (char)(0x80 | (cp & 0x3F));
-	}
 	if (*n + k + 1 > *cap) {
 		size_t nc = (*cap + k + 1) * 2;
 		char *nb = realloc(*b, nc);

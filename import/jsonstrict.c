@@ -117,15 +117,11 @@ static int hex4(const unsigned char *p, unsigned *cp)
 	unsigned v = 0;
 
 	for (int i = 0; i < 4; i++) {
-		unsigned c = p[i], d;
+		int d = kt_hexval(p[i]);
 
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-			d = (c | 0x20) - 'a' + 10;
-		else
+		if (d < 0)
 			return -1;
-		v = v << 4 | d;
+		v = v << 4 | (unsigned)d;
 	}
 	*cp = v;
 	return 0;

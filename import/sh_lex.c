@@ -181,8 +181,7 @@ size_t sh_c_escape(const char *s, size_t n, size_t i, struct buf *b,
 		       isxdigit((unsigned char)s[i + 1 + k])) {
 			char h = s[i + 1 + k];
 
-			v = v * 16 + (unsigned)(isdigit((unsigned char)h) ? h - '0'
-				: (tolower((unsigned char)h) - 'a' + 10));
+			v = v * 16 + (unsigned)kt_hexval((unsigned char)h);
 			k++;
 		}
 		if (!k) {

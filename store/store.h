@@ -37,9 +37,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../base/kt_base.h"
-#include "event_model.h"  /* kinds, blob references, payload schema */ /* error codes, KT_HASH_LEN,
-				  KT_TS_UNKNOWN, hex, SHA-256 */
+#include "../base/kt_base.h" /* error codes, KT_HASH_LEN, KT_TS_UNKNOWN,
+				 hex, SHA-256 */
+#include "event_model.h"  /* kinds, blob references, payload schema */
 
 #ifdef __cplusplus
 extern "C" {
