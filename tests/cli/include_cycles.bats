@@ -33,3 +33,30 @@ ROOT="$BATS_TEST_DIRNAME/../.."
 	run sh "$ROOT/tests/include_cycles.sh" "$t"
 	[ "$status" -eq 0 ]
 }
+
+@test "include_cycles: an include it cannot place fails instead of hiding an edge" {
+	t="$BATS_TEST_TMPDIR/u"
+	mkdir -p "$t/store" "$t/import" "$t/tools"
+	: >"$t/store/store.h"
+	# found only through -I: the edge import -> store would go unseen
+	printf '#include "store.h"\n' >"$t/import/a.c"
+	run sh "$ROOT/tests/include_cycles.sh" "$t"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'import/a.c:1: "store.h" is no file beside it'* ]]
+	printf '#include "../tools/x.h"\n' >"$t/import/a.c"
+	: >"$t/tools/x.h"
+	run sh "$ROOT/tests/include_cycles.sh" "$t"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'is in tools/, a folder this script does not read'* ]]
+	printf '#include "../../x.h"\n' >"$t/import/a.c"
+	run sh "$ROOT/tests/include_cycles.sh" "$t"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'leaves the tree'* ]]
+	printf '#define H "../store/store.h"\n#include H\n' >"$t/import/a.c"
+	run sh "$ROOT/tests/include_cycles.sh" "$t"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'through a macro'* ]]
+	printf '#include "../store/store.h"\n' >"$t/import/a.c"
+	run sh "$ROOT/tests/include_cycles.sh" "$t"
+	[ "$status" -eq 0 ]
+}
