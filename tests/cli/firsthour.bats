@@ -83,3 +83,17 @@ full_link() {
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == "ktraj: log: writing the output: "* ]]
 }
+
+@test "claude_code: a byte order mark opening a file whose first line has invalid UTF-8 is repaired, not refused for its mark" {
+	L='{"type":"user","message":{"role":"user","content":"hi \377\376 there"},"uuid":"b","sessionId":"bom-utf8","timestamp":"2025-01-01T00:00:00Z"}'
+	printf "\357\273\277$L\n" >"$BATS_TEST_TMPDIR/s.jsonl"
+	run --separate-stderr "$KTRAJ" import --format claude_code "$BATS_TEST_TMPDIR/s.jsonl"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "ktraj: import: $BATS_TEST_TMPDIR/s.jsonl:1: invalid UTF-8 at byte 57: replaced by U+FFFD (said once per file)" ]
+	[[ "$output" == *" 1 events "*" 1 added  claude_code"* ]]
+	# as the same line without the mark is
+	printf "$L\n" >"$BATS_TEST_TMPDIR/t.jsonl"
+	run --separate-stderr "$KTRAJ" import "$BATS_TEST_TMPDIR/t.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *":1: invalid UTF-8 at byte 54: replaced by U+FFFD (said once per file)" ]]
+}
