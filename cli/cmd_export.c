@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "../export/export.h"
@@ -65,7 +66,8 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	const char *partition = NULL, *bundle = NULL, *step_arg = NULL;
 	const char *part_size = NULL, *compress = NULL;
 	char run[KT_RUN_ID_HEX + 1], err[512] = "";
-	int i, rc, all = 0, redact = 0, hidden = 0;
+	int i, rc, all = 0, redact = 0, hidden = 0, created = 0;
+	struct stat lst;
 	uint64_t step = 0;
 	kt_store *s = NULL;
 	FILE *out = stdout;
@@ -160,6 +162,11 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	args.hidden = hidden;
 	args.path = bundle ? bundle : partition;
 	if (ex->flags & KT_EXPORT_STREAM) {
+		/* a failed export removes only a file it made: never a
+		 * device (`-o /dev/full` as root), a link or a file that
+		 * was there before */
+		created = out_path && lstat(out_path, &lst) != 0 &&
+			  errno == ENOENT;
 		if (out_path && !(out = fopen(out_path, "w"))) {
 			rc = cli_err(c, "%s: %s", out_path, strerror(errno));
 			out = stdout;
@@ -171,7 +178,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 			if (fclose(out) && !rc)
 				rc = KT_EIO;
 			out = stdout;
-			if (rc)
+			if (rc && created)
 				unlink(out_path);
 		} else if (fflush(stdout) && !rc) {
 			rc = KT_EIO;

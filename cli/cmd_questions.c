@@ -286,7 +286,7 @@ static int do_mine(struct cli *c, int argc, char **argv)
 	if ((rc = mine(c, s, spec, nspec, agent, all, &o, &m, &it, &n)))
 		goto out;
 	if (outp && !(f = fopen(outp, "w"))) {
-		rc = cli_err(c, "%s: cannot write", outp);
+		rc = cli_err(c, "%s: cannot write: %s", outp, strerror(errno));
 		goto out;
 	}
 	if (outp && strlen(outp) > 3 && !strcmp(outp + strlen(outp) - 3, ".md")) {
@@ -311,8 +311,12 @@ static int do_mine(struct cli *c, int argc, char **argv)
 			       it[k].hits, line);
 		}
 	}
+	/* fflush first: errno then names the failed write (ENOSPC) */
+	if (outp && (fflush(f) != 0 || ferror(f)) && !rc)
+		rc = cli_err(c, "%s: write failed: %s", outp,
+			     errno ? strerror(errno) : "I/O error");
 	if (outp && fclose(f) != 0 && !rc)
-		rc = cli_err(c, "%s: write failed", outp);
+		rc = cli_err(c, "%s: write failed: %s", outp, strerror(errno));
 	f = NULL;
 out:
 	kt_an_miner_free(m);

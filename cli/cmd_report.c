@@ -116,16 +116,23 @@ int cmd_report(struct cli *c, int argc, char **argv)
 	 * was there before (or a device, a pipe) is left to its owner */
 	created = access(outp, F_OK) != 0 && errno == ENOENT;
 	if (!(f = fopen(outp, "w"))) {
-		rc = cli_err(c, "%s: cannot write", outp);
+		/* the reason: a folder, a missing folder, no permission */
+		rc = cli_err(c, "%s: cannot write: %s", outp, strerror(errno));
 		goto out;
 	}
+	errno = 0;
 	rc = kt_export_report_html(f, s, r, &o, b, wl, st, nst, nb);
-	if (rc) {
+	/* KT_EIO with f's error flag set is the page's write failing (a
+	 * full disk), not the store: said as such, not "analyzing the run"
+	 * with the store's last message */
+	if (rc && !ferror(f)) {
 		rc = cli_store_err(c, s, rc, "analyzing the run");
 		goto out;
 	}
-	if (ferror(f)) {
-		rc = cli_err(c, "%s: write failed", outp);
+	if (rc || fflush(f) != 0 || ferror(f)) {
+		/* fflush leaves errno of the failed write (ENOSPC, EIO) */
+		rc = cli_err(c, "%s: write failed: %s", outp,
+			     errno ? strerror(errno) : "I/O error");
 		goto out;
 	}
 	if (wl)
@@ -136,7 +143,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		       njump, nstall, r->nev);
 out:
 	if (f && fclose(f) != 0 && !rc)
-		rc = cli_err(c, "%s: write failed", outp);
+		rc = cli_err(c, "%s: write failed: %s", outp, strerror(errno));
 	if (f && rc && created)
 		unlink(outp);
 	for (size_t i = 0; st && i < nb; i++)

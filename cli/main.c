@@ -313,6 +313,12 @@ int cli_run_failed(struct cli *c, kt_store *s, const char *spec, int rc)
 
 	for (i = 0; i < x.sl; i++)
 		hex &= isxdigit((unsigned char)spec[i]) != 0;
+	/* kt_run_resolve refuses "" as KT_EINVAL, which alone read
+	 * "ktraj: log: : invalid argument" (an unset shell variable) */
+	if (!x.sl && rc == KT_EINVAL)
+		return cli_usage(c, "RUN is empty: give a run id, a unique "
+				 "prefix of it (4+ characters) or a name "
+				 "(`ktraj ls` lists them)");
 	if (rc == KT_ENOTFOUND || rc == KT_EAMBIG)
 		kt_run_foreach(s, cand_cb, &x);
 	if (rc == KT_ENOTFOUND && x.n > 1) {
@@ -593,8 +599,16 @@ int main(int argc, char **argv)
 		if (strcmp(args[0], cmds[k].name) == 0) {
 			c.cmd = cmds[k].name;
 			c.flags = cmds[k].flags;
+			errno = 0;
 			rc = cmds[k].fn(&c, n, args);
 			free(args);
+			/* output lost on a full disk or a closed stdout is
+			 * a failure: `ktraj log RUN > /dev/full` said
+			 * nothing and exited 0 */
+			if ((fflush(stdout) != 0 || ferror(stdout)) && !rc)
+				rc = cli_err(&c, "writing the output: %s",
+					     errno ? strerror(errno) :
+					     "I/O error");
 			return rc;
 		}
 	}

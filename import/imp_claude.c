@@ -270,6 +270,12 @@ static cJSON *parse_repaired(struct cc *cc, const kt_file *f, const char *s,
 		kt_imp_warn(cc->imp, f, line, "out of memory: line skipped");
 		return NULL;
 	}
+	/* the copy is not the file's start, where alone a byte order mark
+	 * is taken (strict_flags): one opening the file is left out of it,
+	 * else the line was refused for its mark instead of repaired */
+	if (f && s == (const char *)f->data && n >= 3 &&
+	    !memcmp(s, "\xef\xbb\xbf", 3))
+		i = 3;
 	while (i < n) {
 		k = kt_utf8_seq(p + i, n - i);
 		if (k) {

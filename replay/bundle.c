@@ -324,6 +324,9 @@ struct tw {
 	struct archive *a;
 	const char *dir;  /* writing a directory: the folder the bundle's
 			     top folder goes into; NULL for a tar */
+	int created;      /* the tar's path did not exist before: a failed
+			     bundle removes only a file it made, never a
+			     device, a link or a file that was there */
 	char err[256];
 };
 
@@ -797,6 +800,7 @@ static int bundle_open(struct tw *t, const char *out_path, char *err,
 	else if ((r = archive_write_add_filter_gzip(t->a)) == ARCHIVE_OK)
 		/* no time in the gzip header: the same step, the same bytes */
 		r = archive_write_set_filter_option(t->a, "gzip", "timestamp", NULL);
+	t->created = lstat(out_path, &st) != 0 && errno == ENOENT;
 	if (r != ARCHIVE_OK ||
 	    archive_write_set_format_pax_restricted(t->a) != ARCHIVE_OK ||
 	    archive_write_open_filename(t->a, out_path) != ARCHIVE_OK) {
@@ -1070,7 +1074,7 @@ out:
 		snprintf(err, errlen, "%s", t.err[0] ? t.err : kt_strerror(rc));
 	if (t.a)
 		archive_write_free(t.a);
-	if (rc && t.a && !t.dir)
+	if (rc && t.a && !t.dir && t.created)
 		unlink(out_path);
 	free(f.paths);
 	cJSON_Delete(f.incl);

@@ -1,0 +1,99 @@
+#!/usr/bin/env bats
+# What a new user's first hour with the README and the real corpus broke:
+# each test is one finding.  Write failures are made with a link to
+# /dev/full in the test's own folder, so that a regression removes the
+# link, never the device.
+
+bats_require_minimum_version 1.5.0
+
+SAMPLE="$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl"
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	"$KTRAJ" import "$SAMPLE" >/dev/null
+	RUN=3db88dd1
+}
+
+full_link() {
+	[ -c /dev/full ] || skip "no /dev/full"
+	ln -s /dev/full "$1"
+}
+
+@test "an empty RUN (an unset shell variable) says so in one line, exit 2, for every command that takes one" {
+	for cmd in "log _" "show _ 1" "cat _ x" "diff _ 1 2" "export _" \
+		   "blame speedup _" "stalls _" "report _ -o $BATS_TEST_TMPDIR/r.html" \
+		   "hide _" "verify _" "stats _" "questions suggest _"; do
+		read -ra w <<<"$cmd"
+		# the run argument, written _ above, is the empty string
+		args=()
+		for a in "${w[@]}"; do [ "$a" = _ ] && args+=("") || args+=("$a"); done
+		run --separate-stderr "$KTRAJ" "${args[@]}"
+		[ "$status" -eq 2 ]
+		[ -z "$output" ]
+		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+		[[ "$stderr" == "ktraj: ${w[0]}: RUN is empty: give a run id, a unique prefix of it (4+ characters) or a name"* ]]
+	done
+	[ ! -e "$BATS_TEST_TMPDIR/r.html" ]
+}
+
+@test "export -o and --bundle that fail leave a path they did not create (a link, a device) in place" {
+	full_link "$BATS_TEST_TMPDIR/out.jsonl"
+	run --separate-stderr "$KTRAJ" export "$RUN" -o "$BATS_TEST_TMPDIR/out.jsonl"
+	[ "$status" -eq 1 ]
+	[ -L "$BATS_TEST_TMPDIR/out.jsonl" ]
+	full_link "$BATS_TEST_TMPDIR/b.tar.gz"
+	run --separate-stderr "$KTRAJ" export "$RUN" --step 12 --bundle "$BATS_TEST_TMPDIR/b.tar.gz"
+	[ "$status" -eq 1 ]
+	[ -L "$BATS_TEST_TMPDIR/b.tar.gz" ]
+	[ -c /dev/full ]
+}
+
+@test "report -o: a folder or a full disk is said as such, not as the analysis failing" {
+	run --separate-stderr "$KTRAJ" report "$RUN" -o "$BATS_TEST_TMPDIR"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "ktraj: report: $BATS_TEST_TMPDIR: cannot write: Is a directory" ]
+	full_link "$BATS_TEST_TMPDIR/r.html"
+	run --separate-stderr "$KTRAJ" report "$RUN" -o "$BATS_TEST_TMPDIR/r.html"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "ktraj: report: $BATS_TEST_TMPDIR/r.html: write failed: No space left on device" ]
+	[ -L "$BATS_TEST_TMPDIR/r.html" ]
+}
+
+@test "questions mine -o: a library that could not be written is exit 1 with the reason" {
+	run --separate-stderr "$KTRAJ" questions mine -o "$BATS_TEST_TMPDIR"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "ktraj: questions: $BATS_TEST_TMPDIR: cannot write: Is a directory" ]
+	for f in lib.md lib.jsonl; do
+		full_link "$BATS_TEST_TMPDIR/$f"
+		run --separate-stderr "$KTRAJ" questions mine -o "$BATS_TEST_TMPDIR/$f"
+		[ "$status" -eq 1 ]
+		[ "$stderr" = "ktraj: questions: $BATS_TEST_TMPDIR/$f: write failed: No space left on device" ]
+	done
+}
+
+@test "output lost on a full disk or a closed stdout is exit 1, not 0" {
+	[ -c /dev/full ] || skip "no /dev/full"
+	for cmd in "log $RUN" "blame speedup $RUN" "ls" "log --help"; do
+		read -ra w <<<"$cmd"
+		run --separate-stderr sh -c '"$@" >/dev/full' sh "$KTRAJ" "${w[@]}"
+		[ "$status" -eq 1 ]
+		[ "$stderr" = "ktraj: ${w[0]}: writing the output: No space left on device" ]
+	done
+	run --separate-stderr sh -c '"$@" >&-' sh "$KTRAJ" log "$RUN"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "ktraj: log: writing the output: "* ]]
+}
+
+@test "claude_code: a byte order mark opening a file whose first line has invalid UTF-8 is repaired, not refused for its mark" {
+	L='{"type":"user","message":{"role":"user","content":"hi \377\376 there"},"uuid":"b","sessionId":"bom-utf8","timestamp":"2025-01-01T00:00:00Z"}'
+	printf "\357\273\277$L\n" >"$BATS_TEST_TMPDIR/s.jsonl"
+	run --separate-stderr "$KTRAJ" import --format claude_code "$BATS_TEST_TMPDIR/s.jsonl"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "ktraj: import: $BATS_TEST_TMPDIR/s.jsonl:1: invalid UTF-8 at byte 57: replaced by U+FFFD (said once per file)" ]
+	[[ "$output" == *" 1 events "*" 1 added  claude_code"* ]]
+	# as the same line without the mark is
+	printf "$L\n" >"$BATS_TEST_TMPDIR/t.jsonl"
+	run --separate-stderr "$KTRAJ" import "$BATS_TEST_TMPDIR/t.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *":1: invalid UTF-8 at byte 54: replaced by U+FFFD (said once per file)" ]]
+}
