@@ -5,9 +5,10 @@
  * Statistic, at a lag scale tau: S_tau = sum over every new best i of the
  * series (a point above the running best, significant or not) of w_i *
  * exp(-d_i / tau), w_i = ln(new best / best before) and d_i the tool calls
- * from the nearest question at or before the change's anchor (the first
- * edit since the measurement before, else the measurement's own call),
- * within window_calls; a new best with no question in its window adds 0.
+ * (or messages, see below) from the nearest question at or before the
+ * change's anchor (the first edit since the measurement before, else the
+ * measurement itself), within window_calls calls (messages); a new best
+ * with no question in its window adds 0.
  * Using every new best weighted by its log gain, and the lag to each,
  * gains power over counting detected jumps only (issue 15: 48 % power
  * before).
@@ -17,9 +18,8 @@
  * calls later after reading and profiling (real runs: tau_calls, 15, the
  * attribution's scale).  One scale loses power at the other: at 15 a
  * question placed at random ten calls before a gain scores almost as much
- * as one right before it.  So S is computed at three scales spaced evenly
- * in log lag from the next call to the real-run scale - 1, sqrt(tau_calls)
- * and tau_calls - and the test statistic is the smallest of their three
+ * as one right before it.  So S is computed at three scales and the test
+ * statistic is the smallest of their three
  * permutation p-values (min-p; Westfall & Young 1993, "Resampling-based
  * multiple testing", the single-step min-P adjustment).  Its null
  * distribution comes from the same placements: each placement's own
@@ -27,6 +27,22 @@
  * give its min-p, and the observed min-p is ranked among those, so the
  * test stays exactly calibrated whatever the scales' dependence.  The
  * effect size is reported at the scale that gave the smallest p.
+ *
+ * The scales: sqrt(tau_calls) and tau_calls tool calls, and a short one
+ * counted in messages, the unit the null draws placements from.  Tool
+ * calls measure the agent's work, not the conversation: an agent that
+ * answers a question reads, tries and fails a few calls before the change
+ * that helps, and in calls that question sits as far from its change as
+ * any chatter of the agent's; the agent also talks right before nearly
+ * every edit, so at one call a placement on its line scores like the
+ * question (issue 15: a 1-call scale added no power on tests/plant2).  In
+ * messages the question stays next to its change however many calls the
+ * work took.  A question always has an answer after it - the agent's
+ * reply - so the first message after the question is not counted as
+ * distance: d messages between question and change weigh exp(-(d - 1)),
+ * d = 0 and 1 both 1.  Without that a real question always lost to a
+ * placement on its own reply (scale 1 message counting every message:
+ * power 0.03 on tests/plant2's q3 sets).
  *
  * Null: which messages are questions is random - the run's questions are
  * moved to nq distinct positions drawn from every message of the run
@@ -42,7 +58,9 @@
  * uniform under the null, where the usual (1 + #{S0 >= S}) / (N + 1) piles
  * up at 1 (11-22 % of null runs before).  A second null, every question
  * position shifted circularly by one random offset (arXiv 2512.17372),
- * keeps the questions' spacing; its p (min-p the same way) is reported
+ * keeps the questions' spacing (on the message clock a shifted question
+ * sits after the last message at or before its new call); its p (min-p
+ * the same way) is reported
  * beside, not combined.  Effect size: S / mean(S0) and (S - mean) / sd
  * over the placements, at the chosen scale.
  */
@@ -187,17 +205,65 @@ int kt_an_minp(const double *s, size_t ns, size_t n, uint64_t *st,
 	return KT_OK;
 }
 
+/* exp(-d / scale) for d = 0..win into ex[0..win]; on the message clock
+ * the first message after a question (its answer) is no distance. */
+static void decay(double *ex, uint32_t win, double scale, int msgs)
+{
+	for (uint32_t d = 0; d <= win; d++)
+		ex[d] = exp(-(double)(msgs && d ? d - 1 : d) / scale);
+}
+
+/* A run's anchors on both clocks and the scratch to score placements. */
+struct clocks {
+	const uint32_t *anc_c, *anc_m; /* anchors: call; messages before */
+	const double *w, *ex;          /* weights; decay, scale-major */
+	size_t na, ns;
+	uint32_t win;
+	uint64_t *bm_c, *bm_m;         /* bitmaps, zero between calls */
+};
+
+/* S at every scale (out[0..ns)) of questions at calls pc[0..n) and
+ * message positions pm[0..n) (1-based; 0: before any message, scores
+ * nothing): scale 0 on the message clock, the others on calls. */
+static void score(const struct clocks *k, const uint32_t *pc,
+		  const uint32_t *pm, size_t n, double *out)
+{
+	bits(k->bm_c, pc, n, 1);
+	bits(k->bm_m, pm, n, 1);
+	k->bm_m[0] &= ~1ull;
+	stat(k->anc_m, k->w, k->na, k->bm_m, k->win, k->ex, 1, out);
+	if (k->ns > 1)
+		stat(k->anc_c, k->w, k->na, k->bm_c, k->win,
+		     k->ex + (size_t)k->win + 1, k->ns - 1, out + 1);
+	bits(k->bm_c, pc, n, 0);
+	bits(k->bm_m, pm, n, 0);
+}
+
+/* Whether event i is a message slot: where a question could be asked. */
+static int is_slot(const kt_an_run *r, size_t i)
+{
+	const kt_an_ev *e = &r->ev[i];
+
+	/* not by text: how a run was loaded must not change p */
+	return kt_an_is_question_ev(r, i) ||
+	       (e->kind == KT_KIND_MESSAGE && !e->meta &&
+		(e->human || (e->role != KT_AN_ROLE_USER &&
+			      e->role != KT_AN_ROLE_SYSTEM)));
+}
+
 int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 {
 	const kt_an_series *se = &b->series;
-	uint32_t *anc = NULL, *q = NULL, *qs = NULL, len = r->ncalls + 1,
+	uint32_t *anc = NULL, *ancm = NULL, *qc = NULL, *qm = NULL,
+		 *tc = NULL, *tm = NULL, *idx = NULL, *scall = NULL,
+		 *before = NULL, *cum = NULL, len = r->ncalls + 1,
 		 win = (uint32_t)(o->window_calls < 0 ? 0 : o->window_calls);
 	double *w = NULL, *ex = NULL, *sr = NULL, *ss = NULL;
 	double sum = 0, sum2 = 0, pk[KT_AN_SCALES];
-	uint64_t *bm = NULL;
-	uint32_t *slot = NULL;
-	size_t nslot = 0, na = 0, nq = 0, ns, np, c;
+	uint64_t *bm = NULL, *bmm = NULL;
+	size_t nslot = 0, na = 0, nq = 0, ns = 0, np, c, nev = r->nev + 1;
 	uint64_t st = o->seed;
+	struct clocks ck;
 	int rc = KT_ENOMEM;
 
 	b->p_random = b->p_shift = b->p_value = -1;
@@ -205,39 +271,70 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 	b->n_newbest = 0;
 	b->permutations = o->permutations;
 	b->seed = o->seed;
-	/* 1, sqrt(tau), tau: evenly spaced in log lag (see the top) */
-	ns = 0;
+	/* 1 message, then sqrt(tau) and tau calls: see the top */
+	b->scale_msgs[ns] = 1;
+	b->scale[ns++] = 1;
 	if (o->tau_calls > 1) {
-		b->scale[ns++] = 1;
+		b->scale_msgs[ns] = 0;
 		b->scale[ns++] = sqrt(o->tau_calls);
 	}
-	b->scale[ns++] = o->tau_calls > 0 ? o->tau_calls : 1;
+	b->scale_msgs[ns] = 0;
+	b->scale[ns++] = o->tau_calls > 1 ? o->tau_calls : 1;
 	b->nscales = ns;
 	b->chosen = ns - 1;
 	for (size_t k = 0; k < ns; k++)
 		b->p_scale[k] = -1;
 	np = o->permutations > 0 ? (size_t)o->permutations : 0;
 	anc = malloc((se->n + 1) * sizeof(*anc));
+	ancm = malloc((se->n + 1) * sizeof(*ancm));
 	w = malloc((se->n + 1) * sizeof(*w));
-	q = malloc((r->nev + 1) * sizeof(*q));
-	qs = malloc((r->nev + 1) * sizeof(*qs));
-	slot = malloc((r->nev + 1) * sizeof(*slot));
+	qc = malloc(nev * sizeof(*qc));
+	qm = malloc(nev * sizeof(*qm));
+	tc = malloc(nev * sizeof(*tc));
+	tm = malloc(nev * sizeof(*tm));
+	idx = malloc(nev * sizeof(*idx));
+	scall = malloc(nev * sizeof(*scall));
+	before = malloc(nev * sizeof(*before));
+	cum = calloc((size_t)len, sizeof(*cum));
 	bm = calloc((size_t)len / 64 + 1, sizeof(*bm));
+	bmm = calloc(nev / 64 + 1, sizeof(*bmm));
 	ex = malloc(ns * ((size_t)win + 1) * sizeof(*ex));
 	/* S of every sample, scale-major: [k][0] the observed, [k][1..np]
 	 * the random placements (sr) or shifts (ss) */
 	sr = malloc(ns * (np + 1) * sizeof(*sr));
 	ss = malloc(ns * (np + 1) * sizeof(*ss));
-	if (!anc || !w || !q || !qs || !slot || !bm || !ex || !sr || !ss)
+	if (!anc || !ancm || !w || !qc || !qm || !tc || !tm || !idx ||
+	    !scall || !before || !cum || !bm || !bmm || !ex || !sr || !ss)
 		goto out;
 	for (size_t k = 0; k < ns; k++)
-		for (uint32_t d = 0; d <= win; d++)
-			ex[k * ((size_t)win + 1) + d] =
-				exp(-(double)d / b->scale[k]);
+		decay(ex + k * ((size_t)win + 1), win, b->scale[k],
+		      b->scale_msgs[k]);
+	/* message slot i (run order) is at call scall[i] and at i + 1 on
+	 * the message clock; before[e]: slots before event e; cum[c]: slots
+	 * at or before call c (where a question shifted to c lands) */
+	for (size_t i = 0; i < r->nev; i++) {
+		before[i] = (uint32_t)nslot;
+		if (!is_slot(r, i))
+			continue;
+		if (kt_an_is_question_ev(r, i)) {
+			qc[nq] = r->ev[i].call;
+			qm[nq++] = (uint32_t)nslot + 1;
+		}
+		idx[nslot] = (uint32_t)nslot;
+		scall[nslot++] = r->ev[i].call;
+		if (r->ev[i].call < len)
+			cum[r->ev[i].call]++;
+	}
+	before[r->nev] = (uint32_t)nslot;
+	for (uint32_t k = 1; k < len; k++)
+		cum[k] += cum[k - 1];
 	for (size_t i = 1; i < se->n; i++) {
 		const kt_an_point *p = &se->pt[i];
 		double prev = se->pt[i - 1].best;
 		uint32_t at = p->call;
+		/* no edit: the measurement's own place (every message up to
+		 * it is before) */
+		size_t ae = kt_an_run_lower(r, p->seq + 1);
 
 		if (p->outlier || !(p->speedup > prev) || prev <= 0)
 			continue;
@@ -245,26 +342,17 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 		     k < r->nev && r->ev[k].seq < p->seq; k++)
 			if (r->ev[k].kind == KT_KIND_EDIT) {
 				at = r->ev[k].call;
+				ae = k;
 				break;
 			}
 		anc[na] = at;
+		ancm[na] = before[ae];
 		w[na++] = log(p->speedup / prev);
-	}
-	for (size_t i = 0; i < r->nev; i++) {
-		if (kt_an_is_question_ev(r, i))
-			q[nq++] = r->ev[i].call;
-		/* not by text: how a run was loaded must not change p */
-		if (kt_an_is_question_ev(r, i) ||
-		    (r->ev[i].kind == KT_KIND_MESSAGE && !r->ev[i].meta &&
-		     (r->ev[i].human || (r->ev[i].role != KT_AN_ROLE_USER &&
-					 r->ev[i].role != KT_AN_ROLE_SYSTEM))))
-			slot[nslot++] = r->ev[i].call;
 	}
 	b->nquestions = nq;
 	b->n_newbest = na;
-	bits(bm, q, nq, 1);
-	stat(anc, w, na, bm, win, ex, ns, b->s_scale);
-	bits(bm, q, nq, 0);
+	ck = (struct clocks){ anc, ancm, w, ex, na, ns, win, bm, bmm };
+	score(&ck, qc, qm, nq, b->s_scale);
 	b->s_obs = b->s_scale[ns - 1];
 	if (!np || !na || !nq) {
 		rc = KT_OK;
@@ -279,21 +367,21 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 		/* partial Fisher-Yates: nq distinct message slots */
 		for (size_t i = 0; i < nq; i++) {
 			size_t k = i + (size_t)(rt_next(&st) % (nslot - i));
-			uint32_t t = slot[i];
+			uint32_t t = idx[i];
 
-			slot[i] = slot[k];
-			slot[k] = t;
+			idx[i] = idx[k];
+			idx[k] = t;
+			tc[i] = scall[idx[i]];
+			tm[i] = idx[i] + 1;
 		}
-		bits(bm, slot, nq, 1);
-		stat(anc, w, na, bm, win, ex, ns, s0);
-		bits(bm, slot, nq, 0);
+		score(&ck, tc, tm, nq, s0);
 		for (size_t k = 0; k < ns; k++)
 			sr[k * (np + 1) + p] = s0[k];
-		for (size_t i = 0; i < nq; i++)
-			qs[i] = q[i] + off >= len ? q[i] + off - len : q[i] + off;
-		bits(bm, qs, nq, 1);
-		stat(anc, w, na, bm, win, ex, ns, s0);
-		bits(bm, qs, nq, 0);
+		for (size_t i = 0; i < nq; i++) {
+			tc[i] = qc[i] + off >= len ? qc[i] + off - len : qc[i] + off;
+			tm[i] = cum[tc[i]];
+		}
+		score(&ck, tc, tm, nq, s0);
 		for (size_t k = 0; k < ns; k++)
 			ss[k * (np + 1) + p] = s0[k];
 	}
@@ -315,11 +403,18 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 	rc = KT_OK;
 out:
 	free(anc);
+	free(ancm);
 	free(w);
-	free(q);
-	free(qs);
-	free(slot);
+	free(qc);
+	free(qm);
+	free(tc);
+	free(tm);
+	free(idx);
+	free(scall);
+	free(before);
+	free(cum);
 	free(bm);
+	free(bmm);
 	free(ex);
 	free(sr);
 	free(ss);
