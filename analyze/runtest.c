@@ -5,10 +5,11 @@
  * Statistic, at a lag scale tau: S_tau = sum over every new best i of the
  * series (a point above the running best, significant or not) of w_i *
  * exp(-d_i / tau), w_i = ln(new best / best before) and d_i the tool calls
- * (or messages, see below) from the nearest question at or before the
- * change's anchor (the first edit since the measurement before, else the
- * measurement itself), within window_calls calls (messages); a new best
- * with no question in its window adds 0.
+ * (or messages, see below) from the nearest question before the change's
+ * anchor (the first edit since the measurement before, else the
+ * measurement itself) in run order - a message after the edit in the same
+ * gap between calls is not before it - within window_calls calls (and
+ * messages); a new best with no question in its window adds 0.
  * Using every new best weighted by its log gain, and the lag to each,
  * gains power over counting detected jumps only (issue 15: 48 % power
  * before).
@@ -82,40 +83,6 @@ static uint64_t rt_next(uint64_t *s)
 static double rt_unif(uint64_t *s)
 {
 	return (double)(rt_next(s) >> 11) * 0x1.0p-53;
-}
-
-/* S at each of ns scales (out[0..ns)) for the positions set in bitmap bm
- * (one bit per tool-call index) against anchors anc/weights w[0..na):
- * each anchor takes the nearest set bit at most win below it, a word at a
- * time.  ex[k * (win + 1) + d] = exp(-d / scale k). */
-static void stat(const uint32_t *anc, const double *w, size_t na,
-		 const uint64_t *bm, uint32_t win, const double *ex,
-		 size_t ns, double *out)
-{
-	for (size_t k = 0; k < ns; k++)
-		out[k] = 0;
-	for (size_t a = 0; a < na; a++) {
-		uint32_t x = anc[a], lo = x > win ? x - win : 0;
-		size_t wi = x >> 6;
-		uint64_t m = bm[wi] & (~0ull >> (63 - (x & 63)));
-
-		for (;;) {
-			if (wi == lo >> 6)
-				m &= ~0ull << (lo & 63);
-			if (m) {
-				uint32_t p = (uint32_t)(wi * 64 + 63 -
-							(size_t)__builtin_clzll(m));
-
-				for (size_t k = 0; k < ns; k++)
-					out[k] += w[a] * ex[k * ((size_t)win + 1) +
-							    x - p];
-				break;
-			}
-			if (wi == lo >> 6)
-				break;
-			m = bm[--wi];
-		}
-	}
 }
 
 static void bits(uint64_t *bm, const uint32_t *pos, size_t n, int set)
@@ -213,30 +180,61 @@ static void decay(double *ex, uint32_t win, double scale, int msgs)
 		ex[d] = exp(-(double)(msgs && d ? d - 1 : d) / scale);
 }
 
-/* A run's anchors on both clocks and the scratch to score placements. */
+/* A run's anchors and what scores a placement against them. */
 struct clocks {
-	const uint32_t *anc_c, *anc_m; /* anchors: call; messages before */
+	const uint32_t *anc_m, *lo_m;  /* anchor: message slots before it;
+					  the first slot within win calls */
+	const uint32_t *anc_c, *pcall; /* anchor's call; call of each slot
+					  position (1-based) */
 	const double *w, *ex;          /* weights; decay, scale-major */
 	size_t na, ns;
 	uint32_t win;
-	uint64_t *bm_c, *bm_m;         /* bitmaps, zero between calls */
+	uint64_t *bm;                  /* bitmap of positions, zero between
+					  calls */
 };
 
-/* S at every scale (out[0..ns)) of questions at calls pc[0..n) and
- * message positions pm[0..n) (1-based; 0: before any message, scores
- * nothing): scale 0 on the message clock, the others on calls. */
-static void score(const struct clocks *k, const uint32_t *pc,
-		  const uint32_t *pm, size_t n, double *out)
+/* S at every scale (out[0..ns)) of questions at message positions
+ * pm[0..n) (1-based; 0: before any message, scores nothing).  Each anchor
+ * takes the nearest set position before it, found a word at a time, at
+ * most win calls back; scale 0 weighs its distance in messages (beyond
+ * win: nothing), the others in calls.  One search serves both clocks:
+ * positions and calls run in the same order. */
+static void score(const struct clocks *k, const uint32_t *pm, size_t n,
+		  double *out)
 {
-	bits(k->bm_c, pc, n, 1);
-	bits(k->bm_m, pm, n, 1);
-	k->bm_m[0] &= ~1ull;
-	stat(k->anc_m, k->w, k->na, k->bm_m, k->win, k->ex, 1, out);
-	if (k->ns > 1)
-		stat(k->anc_c, k->w, k->na, k->bm_c, k->win,
-		     k->ex + (size_t)k->win + 1, k->ns - 1, out + 1);
-	bits(k->bm_c, pc, n, 0);
-	bits(k->bm_m, pm, n, 0);
+	size_t wd = (size_t)k->win + 1;
+
+	bits(k->bm, pm, n, 1);
+	k->bm[0] &= ~1ull;
+	for (size_t i = 0; i < k->ns; i++)
+		out[i] = 0;
+	for (size_t a = 0; a < k->na; a++) {
+		uint32_t x = k->anc_m[a], lo = k->lo_m[a];
+		size_t wi = x >> 6;
+		uint64_t m = k->bm[wi] & (~0ull >> (63 - (x & 63)));
+
+		if (!x || lo > x)
+			continue;
+		for (;;) {
+			if (wi == lo >> 6)
+				m &= ~0ull << (lo & 63);
+			if (m) {
+				uint32_t p = (uint32_t)(wi * 64 + 63 -
+							(size_t)__builtin_clzll(m)),
+					 dc = k->anc_c[a] - k->pcall[p];
+
+				if (x - p <= k->win)
+					out[0] += k->w[a] * k->ex[x - p];
+				for (size_t i = 1; i < k->ns; i++)
+					out[i] += k->w[a] * k->ex[i * wd + dc];
+				break;
+			}
+			if (wi == lo >> 6)
+				break;
+			m = k->bm[--wi];
+		}
+	}
+	bits(k->bm, pm, n, 0);
 }
 
 /* Whether event i is a message slot: where a question could be asked. */
@@ -254,13 +252,13 @@ static int is_slot(const kt_an_run *r, size_t i)
 int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 {
 	const kt_an_series *se = &b->series;
-	uint32_t *anc = NULL, *ancm = NULL, *qc = NULL, *qm = NULL,
-		 *tc = NULL, *tm = NULL, *idx = NULL, *scall = NULL,
+	uint32_t *anc = NULL, *ancm = NULL, *lom = NULL, *qc = NULL,
+		 *qm = NULL, *tm = NULL, *idx = NULL, *pcall = NULL,
 		 *before = NULL, *cum = NULL, len = r->ncalls + 1,
 		 win = (uint32_t)(o->window_calls < 0 ? 0 : o->window_calls);
 	double *w = NULL, *ex = NULL, *sr = NULL, *ss = NULL;
 	double sum = 0, sum2 = 0, pk[KT_AN_SCALES];
-	uint64_t *bm = NULL, *bmm = NULL;
+	uint64_t *bm = NULL;
 	size_t nslot = 0, na = 0, nq = 0, ns = 0, np, c, nev = r->nev + 1;
 	uint64_t st = o->seed;
 	struct clocks ck;
@@ -287,31 +285,30 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 	np = o->permutations > 0 ? (size_t)o->permutations : 0;
 	anc = malloc((se->n + 1) * sizeof(*anc));
 	ancm = malloc((se->n + 1) * sizeof(*ancm));
+	lom = malloc((se->n + 1) * sizeof(*lom));
 	w = malloc((se->n + 1) * sizeof(*w));
 	qc = malloc(nev * sizeof(*qc));
 	qm = malloc(nev * sizeof(*qm));
-	tc = malloc(nev * sizeof(*tc));
 	tm = malloc(nev * sizeof(*tm));
 	idx = malloc(nev * sizeof(*idx));
-	scall = malloc(nev * sizeof(*scall));
+	pcall = malloc((nev + 1) * sizeof(*pcall));
 	before = malloc(nev * sizeof(*before));
 	cum = calloc((size_t)len, sizeof(*cum));
-	bm = calloc((size_t)len / 64 + 1, sizeof(*bm));
-	bmm = calloc(nev / 64 + 1, sizeof(*bmm));
+	bm = calloc((nev + 1) / 64 + 1, sizeof(*bm));
 	ex = malloc(ns * ((size_t)win + 1) * sizeof(*ex));
 	/* S of every sample, scale-major: [k][0] the observed, [k][1..np]
 	 * the random placements (sr) or shifts (ss) */
 	sr = malloc(ns * (np + 1) * sizeof(*sr));
 	ss = malloc(ns * (np + 1) * sizeof(*ss));
-	if (!anc || !ancm || !w || !qc || !qm || !tc || !tm || !idx ||
-	    !scall || !before || !cum || !bm || !bmm || !ex || !sr || !ss)
+	if (!anc || !ancm || !lom || !w || !qc || !qm || !tm || !idx ||
+	    !pcall || !before || !cum || !bm || !ex || !sr || !ss)
 		goto out;
 	for (size_t k = 0; k < ns; k++)
 		decay(ex + k * ((size_t)win + 1), win, b->scale[k],
 		      b->scale_msgs[k]);
-	/* message slot i (run order) is at call scall[i] and at i + 1 on
-	 * the message clock; before[e]: slots before event e; cum[c]: slots
-	 * at or before call c (where a question shifted to c lands) */
+	/* message slot i (run order) is position i + 1, at call
+	 * pcall[i + 1]; before[e]: slots before event e; cum[c]: slots at or
+	 * before call c (where a question shifted to c lands) */
 	for (size_t i = 0; i < r->nev; i++) {
 		before[i] = (uint32_t)nslot;
 		if (!is_slot(r, i))
@@ -321,7 +318,7 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 			qm[nq++] = (uint32_t)nslot + 1;
 		}
 		idx[nslot] = (uint32_t)nslot;
-		scall[nslot++] = r->ev[i].call;
+		pcall[++nslot] = r->ev[i].call;
 		if (r->ev[i].call < len)
 			cum[r->ev[i].call]++;
 	}
@@ -347,12 +344,14 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 			}
 		anc[na] = at;
 		ancm[na] = before[ae];
+		/* slots at calls >= at - win: after the cum[at - win - 1]th */
+		lom[na] = (at > win && at - win - 1 < len ? cum[at - win - 1] : 0) + 1;
 		w[na++] = log(p->speedup / prev);
 	}
 	b->nquestions = nq;
 	b->n_newbest = na;
-	ck = (struct clocks){ anc, ancm, w, ex, na, ns, win, bm, bmm };
-	score(&ck, qc, qm, nq, b->s_scale);
+	ck = (struct clocks){ ancm, lom, anc, pcall, w, ex, na, ns, win, bm };
+	score(&ck, qm, nq, b->s_scale);
 	b->s_obs = b->s_scale[ns - 1];
 	if (!np || !na || !nq) {
 		rc = KT_OK;
@@ -371,17 +370,15 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 
 			idx[i] = idx[k];
 			idx[k] = t;
-			tc[i] = scall[idx[i]];
 			tm[i] = idx[i] + 1;
 		}
-		score(&ck, tc, tm, nq, s0);
+		score(&ck, tm, nq, s0);
 		for (size_t k = 0; k < ns; k++)
 			sr[k * (np + 1) + p] = s0[k];
-		for (size_t i = 0; i < nq; i++) {
-			tc[i] = qc[i] + off >= len ? qc[i] + off - len : qc[i] + off;
-			tm[i] = cum[tc[i]];
-		}
-		score(&ck, tc, tm, nq, s0);
+		for (size_t i = 0; i < nq; i++)
+			tm[i] = cum[qc[i] + off >= len ? qc[i] + off - len :
+				    qc[i] + off];
+		score(&ck, tm, nq, s0);
 		for (size_t k = 0; k < ns; k++)
 			ss[k * (np + 1) + p] = s0[k];
 	}
@@ -404,17 +401,16 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 out:
 	free(anc);
 	free(ancm);
+	free(lom);
 	free(w);
 	free(qc);
 	free(qm);
-	free(tc);
 	free(tm);
 	free(idx);
-	free(scall);
+	free(pcall);
 	free(before);
 	free(cum);
 	free(bm);
-	free(bmm);
 	free(ex);
 	free(sr);
 	free(ss);
