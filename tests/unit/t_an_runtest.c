@@ -84,27 +84,8 @@ struct mrun {
 	kt_an_ev ev[1024];
 };
 
-static void add_ev(struct mrun *m, uint32_t call, int question)
-{
-	kt_an_ev *e = &m->ev[m->r.nev];
-
-	assert_true(m->r.nev < 1024);
-	memset(e, 0, sizeof(*e));
-	e->seq = m->r.nev + 1;
-	e->kind = KT_KIND_MESSAGE;
-	e->call = call;
-	e->meas = e->edit = -1;
-	if (question) {
-		e->human = 1;
-		e->role = KT_AN_ROLE_USER;
-		e->qorigin = KT_AN_QO_HUMAN;
-	} else {
-		e->role = KT_AN_ROLE_ASSISTANT;
-	}
-	m->r.nev++;
-}
-
-static void add_kind(struct mrun *m, uint32_t call, int kind)
+/* Append an event of `kind` at `call` (no measurement, no edit). */
+static kt_an_ev *add_kind(struct mrun *m, uint32_t call, int kind)
 {
 	kt_an_ev *e = &m->ev[m->r.nev];
 
@@ -115,6 +96,21 @@ static void add_kind(struct mrun *m, uint32_t call, int kind)
 	e->call = call;
 	e->meas = e->edit = -1;
 	m->r.nev++;
+	return e;
+}
+
+/* Append a message at `call`: a person's question, or the agent's. */
+static void add_ev(struct mrun *m, uint32_t call, int question)
+{
+	kt_an_ev *e = add_kind(m, call, KT_KIND_MESSAGE);
+
+	if (question) {
+		e->human = 1;
+		e->role = KT_AN_ROLE_USER;
+		e->qorigin = KT_AN_QO_HUMAN;
+	} else {
+		e->role = KT_AN_ROLE_ASSISTANT;
+	}
 }
 
 /* Series points of gains x1.1 measured right after the edits at calls

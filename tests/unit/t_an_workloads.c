@@ -383,6 +383,19 @@ static void t_edits_of_other_series(void **st)
 	tu_run_close(&f);
 }
 
+/* Commit f's run, load it and blame it without permutations: one jump. */
+static void blame_one(struct tu_run *f, kt_an_run **r, kt_an_blame *b)
+{
+	kt_an_opts o;
+
+	assert_int_equal(kt_store_commit(f->s), KT_OK);
+	assert_int_equal(kt_an_run_load(f->s, f->id, r), KT_OK);
+	kt_an_opts_default(&o);
+	o.permutations = 0;
+	assert_int_equal(kt_an_blame_run(f->s, *r, &o, b), KT_OK);
+	assert_int_equal(b->njump, 1);
+}
+
 /*
  * A question answered, measured and left (plant2's null sessions): the
  * agent tries what was asked, measures no gain, then states a plan of its
@@ -395,7 +408,6 @@ static void t_answer_measured_then_own_plan(void **st)
 	struct tu_run f;
 	kt_an_run *r = NULL;
 	kt_an_blame b;
-	kt_an_opts o;
 	uint64_t q;
 	const kt_an_jump *j;
 	const kt_an_cand *c = NULL;
@@ -415,12 +427,7 @@ static void t_answer_measured_then_own_plan(void **st)
 	fx_edit(&f, "gemm.cu");
 	for (int i = 0; i < 3; i++)
 		fx_bench(&f, "K_gemm", 2.0 + 0.01 * (i & 1), 1, 1);
-	assert_int_equal(kt_store_commit(f.s), KT_OK);
-	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
-	kt_an_opts_default(&o);
-	o.permutations = 0;
-	assert_int_equal(kt_an_blame_run(f.s, r, &o, &b), KT_OK);
-	assert_int_equal(b.njump, 1);
+	blame_one(&f, &r, &b);
 	j = &b.jump[0];
 	for (size_t i = 0; i < j->ncand; i++)
 		if (r->ev[j->cand[i].ev].seq == q)
@@ -446,7 +453,6 @@ static void t_guess_is_own_plan(void **st)
 	struct tu_run f;
 	kt_an_run *r = NULL;
 	kt_an_blame b;
-	kt_an_opts o;
 
 	(void)st;
 	tu_run_open(&f, "test:guess");
@@ -469,12 +475,7 @@ static void t_guess_is_own_plan(void **st)
 	fx_edit(&f, "softmax.cu");
 	for (int i = 0; i < 3; i++)
 		fx_bench(&f, "K_softmax", 1.6 + 0.01 * (i & 1), 1, 1);
-	assert_int_equal(kt_store_commit(f.s), KT_OK);
-	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
-	kt_an_opts_default(&o);
-	o.permutations = 0;
-	assert_int_equal(kt_an_blame_run(f.s, r, &o, &b), KT_OK);
-	assert_int_equal(b.njump, 1);
+	blame_one(&f, &r, &b);
 	assert_true(b.jump[0].ncand >= 2);
 	assert_int_equal(b.jump[0].question, -1);
 	assert_true(b.jump[0].hypothesis >= 0 &&
