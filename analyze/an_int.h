@@ -125,8 +125,9 @@ void kt_an_decide(kt_an_jump *j, double self);
 
 /* Fill b's run-test fields (nquestions .. chosen) from b->series and r's
  * questions with o->permutations random placements (seed o->seed), at
- * the lag scales 1, sqrt(tau_calls), tau_calls combined by min-p.
- * Errors: KT_ENOMEM. */
+ * the lag scales 1 message, sqrt(tau_calls) and tau_calls tool calls
+ * (1 message and max(tau_calls, 1) calls when tau_calls <= 1) combined by
+ * min-p.  Errors: KT_ENOMEM. */
 int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b);
 
 /*

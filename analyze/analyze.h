@@ -525,8 +525,11 @@ typedef struct kt_an_blame {
 				  random placements (effect size: s_obs /
 				  s_null_mean); -1 when not computed */
 	size_t nscales;        /* lag scales tested (KT_AN_SCALES at most) */
-	double scale[KT_AN_SCALES];   /* in tool calls: 1, sqrt(tau_calls),
-				  tau_calls */
+	double scale[KT_AN_SCALES];   /* 1 message, then sqrt(tau_calls) and
+				  tau_calls tool calls */
+	unsigned char scale_msgs[KT_AN_SCALES]; /* 1: that scale counts
+				  message slots (the question's answer not
+				  counted), 0: tool calls */
 	double s_scale[KT_AN_SCALES]; /* S at each scale */
 	double p_scale[KT_AN_SCALES]; /* randomized p of each scale alone (-1
 				  when not computed) */

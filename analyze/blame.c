@@ -154,7 +154,10 @@ static const char *plan_markers[] = {
 	"hypothesis", "plan", "i think", "i'll", "i will", "let's", "let me",
 	"should", "try", "switch", "instead", "bottleneck", "because", "going to",
 	"next", "strategy", "root cause", "improve", "optimiz", "reduce",
-	"改为", "应该", "尝试", "瓶颈", "打算", "计划", "试试", "优化", NULL};
+	/* a guess at the cause is a hypothesis as much as "i think" */
+	"my guess", "i guess", "i suspect",
+	"改为", "应该", "尝试", "瓶颈", "打算", "计划", "试试", "优化", "我猜",
+	NULL};
 
 /* Whether t states a plan; markers are matched on a lowercased copy of the
  * first 4 KiB ("I will", "Let's" at a sentence start). */

@@ -5,9 +5,11 @@
  * Statistic, at a lag scale tau: S_tau = sum over every new best i of the
  * series (a point above the running best, significant or not) of w_i *
  * exp(-d_i / tau), w_i = ln(new best / best before) and d_i the tool calls
- * from the nearest question at or before the change's anchor (the first
- * edit since the measurement before, else the measurement's own call),
- * within window_calls; a new best with no question in its window adds 0.
+ * (or messages, see below) from the nearest question before the change's
+ * anchor (the first edit since the measurement before, else the
+ * measurement itself) in run order - a message after the edit in the same
+ * gap between calls is not before it - within window_calls calls (and
+ * messages); a new best with no question in its window adds 0.
  * Using every new best weighted by its log gain, and the lag to each,
  * gains power over counting detected jumps only (issue 15: 48 % power
  * before).
@@ -17,9 +19,8 @@
  * calls later after reading and profiling (real runs: tau_calls, 15, the
  * attribution's scale).  One scale loses power at the other: at 15 a
  * question placed at random ten calls before a gain scores almost as much
- * as one right before it.  So S is computed at three scales spaced evenly
- * in log lag from the next call to the real-run scale - 1, sqrt(tau_calls)
- * and tau_calls - and the test statistic is the smallest of their three
+ * as one right before it.  So S is computed at three scales and the test
+ * statistic is the smallest of their three
  * permutation p-values (min-p; Westfall & Young 1993, "Resampling-based
  * multiple testing", the single-step min-P adjustment).  Its null
  * distribution comes from the same placements: each placement's own
@@ -27,6 +28,22 @@
  * give its min-p, and the observed min-p is ranked among those, so the
  * test stays exactly calibrated whatever the scales' dependence.  The
  * effect size is reported at the scale that gave the smallest p.
+ *
+ * The scales: sqrt(tau_calls) and tau_calls tool calls, and a short one
+ * counted in messages, the unit the null draws placements from.  Tool
+ * calls measure the agent's work, not the conversation: an agent that
+ * answers a question reads, tries and fails a few calls before the change
+ * that helps, and in calls that question sits as far from its change as
+ * any chatter of the agent's; the agent also talks right before nearly
+ * every edit, so at one call a placement on its line scores like the
+ * question (issue 15: a 1-call scale added no power on tests/plant2).  In
+ * messages the question stays next to its change however many calls the
+ * work took.  A question always has an answer after it - the agent's
+ * reply - so the first message after the question is not counted as
+ * distance: d messages between question and change weigh exp(-(d - 1)),
+ * d = 0 and 1 both 1.  Without that a real question always lost to a
+ * placement on its own reply (scale 1 message counting every message:
+ * power 0.03 on tests/plant2's q3 sets).
  *
  * Null: which messages are questions is random - the run's questions are
  * moved to nq distinct positions drawn from every message of the run
@@ -42,7 +59,9 @@
  * uniform under the null, where the usual (1 + #{S0 >= S}) / (N + 1) piles
  * up at 1 (11-22 % of null runs before).  A second null, every question
  * position shifted circularly by one random offset (arXiv 2512.17372),
- * keeps the questions' spacing; its p (min-p the same way) is reported
+ * keeps the questions' spacing (on the message clock a shifted question
+ * sits after the last message at or before its new call); its p (min-p
+ * the same way) is reported
  * beside, not combined.  Effect size: S / mean(S0) and (S - mean) / sd
  * over the placements, at the chosen scale.
  */
@@ -64,40 +83,6 @@ static uint64_t rt_next(uint64_t *s)
 static double rt_unif(uint64_t *s)
 {
 	return (double)(rt_next(s) >> 11) * 0x1.0p-53;
-}
-
-/* S at each of ns scales (out[0..ns)) for the positions set in bitmap bm
- * (one bit per tool-call index) against anchors anc/weights w[0..na):
- * each anchor takes the nearest set bit at most win below it, a word at a
- * time.  ex[k * (win + 1) + d] = exp(-d / scale k). */
-static void stat(const uint32_t *anc, const double *w, size_t na,
-		 const uint64_t *bm, uint32_t win, const double *ex,
-		 size_t ns, double *out)
-{
-	for (size_t k = 0; k < ns; k++)
-		out[k] = 0;
-	for (size_t a = 0; a < na; a++) {
-		uint32_t x = anc[a], lo = x > win ? x - win : 0;
-		size_t wi = x >> 6;
-		uint64_t m = bm[wi] & (~0ull >> (63 - (x & 63)));
-
-		for (;;) {
-			if (wi == lo >> 6)
-				m &= ~0ull << (lo & 63);
-			if (m) {
-				uint32_t p = (uint32_t)(wi * 64 + 63 -
-							(size_t)__builtin_clzll(m));
-
-				for (size_t k = 0; k < ns; k++)
-					out[k] += w[a] * ex[k * ((size_t)win + 1) +
-							    x - p];
-				break;
-			}
-			if (wi == lo >> 6)
-				break;
-			m = bm[--wi];
-		}
-	}
 }
 
 static void bits(uint64_t *bm, const uint32_t *pos, size_t n, int set)
@@ -187,17 +172,96 @@ int kt_an_minp(const double *s, size_t ns, size_t n, uint64_t *st,
 	return KT_OK;
 }
 
+/* exp(-d / scale) for d = 0..win into ex[0..win]; on the message clock
+ * the first message after a question (its answer) is no distance. */
+static void decay(double *ex, uint32_t win, double scale, int msgs)
+{
+	for (uint32_t d = 0; d <= win; d++)
+		ex[d] = exp(-(double)(msgs && d ? d - 1 : d) / scale);
+}
+
+/* A run's anchors and what scores a placement against them. */
+struct clocks {
+	const uint32_t *anc_m, *lo_m;  /* anchor: message slots before it;
+					  the first slot within win calls */
+	const uint32_t *anc_c, *pcall; /* anchor's call; call of each slot
+					  position (1-based) */
+	const double *w, *ex;          /* weights; decay, scale-major */
+	size_t na, ns;
+	uint32_t win;
+	uint64_t *bm;                  /* bitmap of positions, zero between
+					  calls */
+};
+
+/* S at every scale (out[0..ns)) of questions at message positions
+ * pm[0..n) (1-based; 0: before any message, scores nothing).  Each anchor
+ * takes the nearest set position before it, found a word at a time, at
+ * most win calls back; scale 0 weighs its distance in messages (beyond
+ * win: nothing), the others in calls.  One search serves both clocks:
+ * positions and calls run in the same order. */
+static void score(const struct clocks *k, const uint32_t *pm, size_t n,
+		  double *out)
+{
+	size_t wd = (size_t)k->win + 1;
+
+	bits(k->bm, pm, n, 1);
+	k->bm[0] &= ~1ull;
+	for (size_t i = 0; i < k->ns; i++)
+		out[i] = 0;
+	for (size_t a = 0; a < k->na; a++) {
+		uint32_t x = k->anc_m[a], lo = k->lo_m[a];
+		size_t wi = x >> 6;
+		uint64_t m = k->bm[wi] & (~0ull >> (63 - (x & 63)));
+
+		if (!x || lo > x)
+			continue;
+		for (;;) {
+			if (wi == lo >> 6)
+				m &= ~0ull << (lo & 63);
+			if (m) {
+				uint32_t p = (uint32_t)(wi * 64 + 63 -
+							(size_t)__builtin_clzll(m)),
+					 dc = k->anc_c[a] - k->pcall[p];
+
+				if (x - p <= k->win)
+					out[0] += k->w[a] * k->ex[x - p];
+				for (size_t i = 1; i < k->ns; i++)
+					out[i] += k->w[a] * k->ex[i * wd + dc];
+				break;
+			}
+			if (wi == lo >> 6)
+				break;
+			m = k->bm[--wi];
+		}
+	}
+	bits(k->bm, pm, n, 0);
+}
+
+/* Whether event i is a message slot: where a question could be asked. */
+static int is_slot(const kt_an_run *r, size_t i)
+{
+	const kt_an_ev *e = &r->ev[i];
+
+	/* not by text: how a run was loaded must not change p */
+	return kt_an_is_question_ev(r, i) ||
+	       (e->kind == KT_KIND_MESSAGE && !e->meta &&
+		(e->human || (e->role != KT_AN_ROLE_USER &&
+			      e->role != KT_AN_ROLE_SYSTEM)));
+}
+
 int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 {
 	const kt_an_series *se = &b->series;
-	uint32_t *anc = NULL, *q = NULL, *qs = NULL, len = r->ncalls + 1,
+	uint32_t *anc = NULL, *ancm = NULL, *lom = NULL, *qc = NULL,
+		 *qm = NULL, *tm = NULL, *idx = NULL, *pcall = NULL,
+		 *before = NULL, *cum = NULL, len = r->ncalls + 1,
 		 win = (uint32_t)(o->window_calls < 0 ? 0 : o->window_calls);
 	double *w = NULL, *ex = NULL, *sr = NULL, *ss = NULL;
 	double sum = 0, sum2 = 0, pk[KT_AN_SCALES];
 	uint64_t *bm = NULL;
-	uint32_t *slot = NULL;
-	size_t nslot = 0, na = 0, nq = 0, ns, np, c;
+	size_t nslot = 0, na = 0, nq = 0, ns = 0, np, c, nev = r->nev + 1;
 	uint64_t st = o->seed;
+	struct clocks ck;
 	int rc = KT_ENOMEM;
 
 	b->p_random = b->p_shift = b->p_value = -1;
@@ -205,39 +269,69 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 	b->n_newbest = 0;
 	b->permutations = o->permutations;
 	b->seed = o->seed;
-	/* 1, sqrt(tau), tau: evenly spaced in log lag (see the top) */
-	ns = 0;
+	/* 1 message, then sqrt(tau) and tau calls: see the top */
+	b->scale_msgs[ns] = 1;
+	b->scale[ns++] = 1;
 	if (o->tau_calls > 1) {
-		b->scale[ns++] = 1;
+		b->scale_msgs[ns] = 0;
 		b->scale[ns++] = sqrt(o->tau_calls);
 	}
-	b->scale[ns++] = o->tau_calls > 0 ? o->tau_calls : 1;
+	b->scale_msgs[ns] = 0;
+	b->scale[ns++] = o->tau_calls > 1 ? o->tau_calls : 1;
 	b->nscales = ns;
 	b->chosen = ns - 1;
 	for (size_t k = 0; k < ns; k++)
 		b->p_scale[k] = -1;
 	np = o->permutations > 0 ? (size_t)o->permutations : 0;
 	anc = malloc((se->n + 1) * sizeof(*anc));
+	ancm = malloc((se->n + 1) * sizeof(*ancm));
+	lom = malloc((se->n + 1) * sizeof(*lom));
 	w = malloc((se->n + 1) * sizeof(*w));
-	q = malloc((r->nev + 1) * sizeof(*q));
-	qs = malloc((r->nev + 1) * sizeof(*qs));
-	slot = malloc((r->nev + 1) * sizeof(*slot));
-	bm = calloc((size_t)len / 64 + 1, sizeof(*bm));
+	qc = malloc(nev * sizeof(*qc));
+	qm = malloc(nev * sizeof(*qm));
+	tm = malloc(nev * sizeof(*tm));
+	idx = malloc(nev * sizeof(*idx));
+	pcall = malloc((nev + 1) * sizeof(*pcall));
+	before = malloc(nev * sizeof(*before));
+	cum = calloc((size_t)len, sizeof(*cum));
+	bm = calloc((nev + 1) / 64 + 1, sizeof(*bm));
 	ex = malloc(ns * ((size_t)win + 1) * sizeof(*ex));
 	/* S of every sample, scale-major: [k][0] the observed, [k][1..np]
 	 * the random placements (sr) or shifts (ss) */
 	sr = malloc(ns * (np + 1) * sizeof(*sr));
 	ss = malloc(ns * (np + 1) * sizeof(*ss));
-	if (!anc || !w || !q || !qs || !slot || !bm || !ex || !sr || !ss)
+	if (!anc || !ancm || !lom || !w || !qc || !qm || !tm || !idx ||
+	    !pcall || !before || !cum || !bm || !ex || !sr || !ss)
 		goto out;
 	for (size_t k = 0; k < ns; k++)
-		for (uint32_t d = 0; d <= win; d++)
-			ex[k * ((size_t)win + 1) + d] =
-				exp(-(double)d / b->scale[k]);
+		decay(ex + k * ((size_t)win + 1), win, b->scale[k],
+		      b->scale_msgs[k]);
+	/* message slot i (run order) is position i + 1, at call
+	 * pcall[i + 1]; before[e]: slots before event e; cum[c]: slots at or
+	 * before call c (where a question shifted to c lands) */
+	for (size_t i = 0; i < r->nev; i++) {
+		before[i] = (uint32_t)nslot;
+		if (!is_slot(r, i))
+			continue;
+		if (kt_an_is_question_ev(r, i)) {
+			qc[nq] = r->ev[i].call;
+			qm[nq++] = (uint32_t)nslot + 1;
+		}
+		idx[nslot] = (uint32_t)nslot;
+		pcall[++nslot] = r->ev[i].call;
+		if (r->ev[i].call < len)
+			cum[r->ev[i].call]++;
+	}
+	before[r->nev] = (uint32_t)nslot;
+	for (uint32_t k = 1; k < len; k++)
+		cum[k] += cum[k - 1];
 	for (size_t i = 1; i < se->n; i++) {
 		const kt_an_point *p = &se->pt[i];
 		double prev = se->pt[i - 1].best;
 		uint32_t at = p->call;
+		/* no edit: the measurement's own place (every message up to
+		 * it is before) */
+		size_t ae = kt_an_run_lower(r, p->seq + 1);
 
 		if (p->outlier || !(p->speedup > prev) || prev <= 0)
 			continue;
@@ -245,26 +339,19 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 		     k < r->nev && r->ev[k].seq < p->seq; k++)
 			if (r->ev[k].kind == KT_KIND_EDIT) {
 				at = r->ev[k].call;
+				ae = k;
 				break;
 			}
 		anc[na] = at;
+		ancm[na] = before[ae];
+		/* slots at calls >= at - win: after the cum[at - win - 1]th */
+		lom[na] = (at > win && at - win - 1 < len ? cum[at - win - 1] : 0) + 1;
 		w[na++] = log(p->speedup / prev);
-	}
-	for (size_t i = 0; i < r->nev; i++) {
-		if (kt_an_is_question_ev(r, i))
-			q[nq++] = r->ev[i].call;
-		/* not by text: how a run was loaded must not change p */
-		if (kt_an_is_question_ev(r, i) ||
-		    (r->ev[i].kind == KT_KIND_MESSAGE && !r->ev[i].meta &&
-		     (r->ev[i].human || (r->ev[i].role != KT_AN_ROLE_USER &&
-					 r->ev[i].role != KT_AN_ROLE_SYSTEM))))
-			slot[nslot++] = r->ev[i].call;
 	}
 	b->nquestions = nq;
 	b->n_newbest = na;
-	bits(bm, q, nq, 1);
-	stat(anc, w, na, bm, win, ex, ns, b->s_scale);
-	bits(bm, q, nq, 0);
+	ck = (struct clocks){ ancm, lom, anc, pcall, w, ex, na, ns, win, bm };
+	score(&ck, qm, nq, b->s_scale);
 	b->s_obs = b->s_scale[ns - 1];
 	if (!np || !na || !nq) {
 		rc = KT_OK;
@@ -279,21 +366,19 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 		/* partial Fisher-Yates: nq distinct message slots */
 		for (size_t i = 0; i < nq; i++) {
 			size_t k = i + (size_t)(rt_next(&st) % (nslot - i));
-			uint32_t t = slot[i];
+			uint32_t t = idx[i];
 
-			slot[i] = slot[k];
-			slot[k] = t;
+			idx[i] = idx[k];
+			idx[k] = t;
+			tm[i] = idx[i] + 1;
 		}
-		bits(bm, slot, nq, 1);
-		stat(anc, w, na, bm, win, ex, ns, s0);
-		bits(bm, slot, nq, 0);
+		score(&ck, tm, nq, s0);
 		for (size_t k = 0; k < ns; k++)
 			sr[k * (np + 1) + p] = s0[k];
 		for (size_t i = 0; i < nq; i++)
-			qs[i] = q[i] + off >= len ? q[i] + off - len : q[i] + off;
-		bits(bm, qs, nq, 1);
-		stat(anc, w, na, bm, win, ex, ns, s0);
-		bits(bm, qs, nq, 0);
+			tm[i] = cum[qc[i] + off >= len ? qc[i] + off - len :
+				    qc[i] + off];
+		score(&ck, tm, nq, s0);
 		for (size_t k = 0; k < ns; k++)
 			ss[k * (np + 1) + p] = s0[k];
 	}
@@ -315,10 +400,16 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 	rc = KT_OK;
 out:
 	free(anc);
+	free(ancm);
+	free(lom);
 	free(w);
-	free(q);
-	free(qs);
-	free(slot);
+	free(qc);
+	free(qm);
+	free(tm);
+	free(idx);
+	free(pcall);
+	free(before);
+	free(cum);
 	free(bm);
 	free(ex);
 	free(sr);

@@ -48,10 +48,11 @@ void kt_an_runtest_line(const kt_an_blame *b, char *buf, size_t n)
 	/* the run test weighs every result above the running best, also
 	 * those under the jump threshold: not the series' "new bests" */
 	int k = snprintf(buf, n, "run test: S = %.3f over %zu improvement%s and "
-			 "%zu question%s (lag scale %.3g calls); ", b->s_obs,
+			 "%zu question%s (lag scale %.3g %s); ", b->s_obs,
 			 b->n_newbest, b->n_newbest == 1 ? "" : "s",
 			 b->nquestions, b->nquestions == 1 ? "" : "s",
-			 b->scale[b->chosen]);
+			 b->scale[b->chosen], b->scale_msgs[b->chosen] ?
+			 "message" : "calls");
 
 	if (k < 0 || (size_t)k >= n)
 		return;
@@ -73,8 +74,9 @@ void kt_an_runtest_line(const kt_an_blame *b, char *buf, size_t n)
 		      "random; the smallest p of the lag scales", b->p_value);
 	/* each scale's own p, then what min-p made of them */
 	for (size_t i = 0; i < b->nscales && k > 0 && (size_t)k < n; i++)
-		k += snprintf(buf + k, n - (size_t)k, "%s%.3g: %.4f",
-			      i ? ", " : " ", b->scale[i], b->p_scale[i]);
+		k += snprintf(buf + k, n - (size_t)k, "%s%.3g %s: %.4f",
+			      i ? ", " : " ", b->scale[i], b->scale_msgs[i] ?
+			      "message" : "calls", b->p_scale[i]);
 	if (k < 0 || (size_t)k >= n)
 		return;
 	snprintf(buf + k, n - (size_t)k, ", ranked among the same placements' "

@@ -303,7 +303,10 @@ cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
 		else
 			cJSON_AddNullToObject(x, "effect");
 	}
-	cJSON_AddNumberToObject(x, "lag_scale_calls", an_r4(b->scale[b->chosen]));
+	/* the chosen scale in its own unit: messages or tool calls */
+	cJSON_AddNumberToObject(x, b->scale_msgs[b->chosen] ?
+				"lag_scale_messages" : "lag_scale_calls",
+				an_r4(b->scale[b->chosen]));
 	{
 		/* every scale's S and own p: what the min-p was taken over */
 		cJSON *a = cJSON_AddArrayToObject(x, "lag_scales");
@@ -315,7 +318,9 @@ cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
 				cJSON_Delete(e);
 				break;
 			}
-			cJSON_AddNumberToObject(e, "calls", an_r4(b->scale[k]));
+			cJSON_AddNumberToObject(e, b->scale_msgs[k] ?
+						"messages" : "calls",
+						an_r4(b->scale[k]));
 			cJSON_AddNumberToObject(e, "s", an_r4(b->s_scale[k]));
 			if (b->p_scale[k] < 0)
 				cJSON_AddNullToObject(e, "p");

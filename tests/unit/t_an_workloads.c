@@ -383,6 +383,19 @@ static void t_edits_of_other_series(void **st)
 	tu_run_close(&f);
 }
 
+/* Commit f's run, load it and blame it without permutations: one jump. */
+static void blame_one(struct tu_run *f, kt_an_run **r, kt_an_blame *b)
+{
+	kt_an_opts o;
+
+	assert_int_equal(kt_store_commit(f->s), KT_OK);
+	assert_int_equal(kt_an_run_load(f->s, f->id, r), KT_OK);
+	kt_an_opts_default(&o);
+	o.permutations = 0;
+	assert_int_equal(kt_an_blame_run(f->s, *r, &o, b), KT_OK);
+	assert_int_equal(b->njump, 1);
+}
+
 /*
  * A question answered, measured and left (plant2's null sessions): the
  * agent tries what was asked, measures no gain, then states a plan of its
@@ -395,7 +408,6 @@ static void t_answer_measured_then_own_plan(void **st)
 	struct tu_run f;
 	kt_an_run *r = NULL;
 	kt_an_blame b;
-	kt_an_opts o;
 	uint64_t q;
 	const kt_an_jump *j;
 	const kt_an_cand *c = NULL;
@@ -415,12 +427,7 @@ static void t_answer_measured_then_own_plan(void **st)
 	fx_edit(&f, "gemm.cu");
 	for (int i = 0; i < 3; i++)
 		fx_bench(&f, "K_gemm", 2.0 + 0.01 * (i & 1), 1, 1);
-	assert_int_equal(kt_store_commit(f.s), KT_OK);
-	assert_int_equal(kt_an_run_load(f.s, f.id, &r), KT_OK);
-	kt_an_opts_default(&o);
-	o.permutations = 0;
-	assert_int_equal(kt_an_blame_run(f.s, r, &o, &b), KT_OK);
-	assert_int_equal(b.njump, 1);
+	blame_one(&f, &r, &b);
 	j = &b.jump[0];
 	for (size_t i = 0; i < j->ncand; i++)
 		if (r->ev[j->cand[i].ev].seq == q)
@@ -428,6 +435,51 @@ static void t_answer_measured_then_own_plan(void **st)
 	assert_non_null(c);
 	assert_true(c->uptake == 0);
 	assert_int_equal(j->question, -1);
+	kt_an_blame_free(&b);
+	kt_an_run_free(r);
+	tu_run_close(&f);
+}
+
+/*
+ * The agent's own guess at the cause ("My guess is that ...") is its
+ * hypothesis as much as "I think ...": stated after a question was
+ * answered and measured without gain, it weighs for the agent alone.  It
+ * was not read as a plan, and two questions near the change (the one
+ * answered, an earlier one) added up past the agent alone (plant2's null
+ * sessions: a third of the agent-alone jumps given to a question).
+ */
+static void t_guess_is_own_plan(void **st)
+{
+	struct tu_run f;
+	kt_an_run *r = NULL;
+	kt_an_blame b;
+
+	(void)st;
+	tu_run_open(&f, "test:guess");
+	for (int i = 0; i < 4; i++)
+		fx_bench(&f, "K_softmax", 1.0 + 0.01 * (i & 1), 1, 1);
+	fx_msg(&f, 1, 1, "Have you looked at the SASS, does the K loop get "
+	       "unrolled at all?");
+	fx_msg(&f, 0, 1, "Checked the SASS: the K loop is not unrolled. Adding "
+	       "#pragma unroll to the K loop.");
+	fx_edit(&f, "softmax.cu");
+	fx_bench(&f, "K_softmax", 1.0, 1, 1);
+	fx_msg(&f, 1, 1, "Why does the residual add run as its own launch "
+	       "after the matmul?");
+	fx_msg(&f, 0, 1, "The residual add is its own launch after the "
+	       "matmul; folding it into the matmul epilogue.");
+	fx_edit(&f, "softmax.cu");
+	fx_bench(&f, "K_softmax", 1.01, 1, 1);
+	fx_msg(&f, 0, 1, "My guess is that the index arithmetic dominates; "
+	       "precomputing row offsets once per block.");
+	fx_edit(&f, "softmax.cu");
+	for (int i = 0; i < 3; i++)
+		fx_bench(&f, "K_softmax", 1.6 + 0.01 * (i & 1), 1, 1);
+	blame_one(&f, &r, &b);
+	assert_true(b.jump[0].ncand >= 2);
+	assert_int_equal(b.jump[0].question, -1);
+	assert_true(b.jump[0].hypothesis >= 0 &&
+		    strstr(r->ev[b.jump[0].hypothesis].text, "My guess"));
 	kt_an_blame_free(&b);
 	kt_an_run_free(r);
 	tu_run_close(&f);
@@ -443,6 +495,7 @@ int main(void)
 		cmocka_unit_test(t_edit_across_series),
 		cmocka_unit_test(t_edits_of_other_series),
 		cmocka_unit_test(t_answer_measured_then_own_plan),
+		cmocka_unit_test(t_guess_is_own_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
