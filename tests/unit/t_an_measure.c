@@ -222,6 +222,36 @@ static void t_noise(void **st)
 	fx_close(&f);
 }
 
+/* A printed speedup that is the rounded ratio of the printed times gives
+ * way to that ratio ("kernel time: 10.6547 ms", "reference time: 3.8360
+ * ms", "speedup: 0.36x": 0.36 is 0.36003 rounded, a unit of its last
+ * decimal being 2.8 %); a speedup over another baseline is kept. */
+static void t_printed_ratio(void **st)
+{
+	struct fx f;
+	kt_an_opts o;
+	kt_an_series se;
+
+	(void)st;
+	fx_open(&f);
+	fx_bench(&f, fx_call(&f), 10.6547,
+		 "\"ref_time_ms\":3.836,\"speedup\":0.36");
+	fx_edit(&f);
+	fx_bench(&f, fx_call(&f), 10.6547,
+		 "\"ref_time_ms\":3.836,\"speedup\":0.5");
+	fx_edit(&f);
+	fx_bench(&f, fx_call(&f), 1.5, "\"ref_time_ms\":3.0,\"speedup\":2");
+	fx_load(&f);
+	kt_an_opts_default(&o);
+	assert_int_equal(kt_an_series_build(f.r, &o, &se), KT_OK);
+	assert_int_equal(se.n, 3);
+	assert_true(fabs(se.pt[0].speedup - 3.836 / 10.6547) < 1e-9);
+	assert_true(fabs(se.pt[1].speedup - 0.5) < 1e-9);
+	assert_true(fabs(se.pt[2].speedup - 2.0) < 1e-9);
+	kt_an_series_free(&se);
+	fx_close(&f);
+}
+
 /* Gains over the running best, a new best with no change, correctness not
  * checked, --assume-correct, unparsed output, a stall ended by small
  * gains. */
@@ -334,6 +364,7 @@ int main(void)
 		cmocka_unit_test(t_keys),
 		cmocka_unit_test(t_sweeps),
 		cmocka_unit_test(t_noise),
+		cmocka_unit_test(t_printed_ratio),
 		cmocka_unit_test(t_running_best),
 		cmocka_unit_test(t_claims),
 	};
