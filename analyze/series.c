@@ -13,7 +13,7 @@
  * measurement, so it is read from measurements of the same thing):
  * 1. pooled SD of the log value over repeats of unchanged code (one
  *    source hash or candidate, per scenario), with at least 2 degrees of
- *    freedom;
+ *    freedom, over c4 of them (unbiased: c4());
  * 2. else the spread the results report, median of ln(max/min)/4 (the
  *    range rule for ~n>=20 repetitions), capped at 0.1;
  * 3. else o->sigma_default (3 %: the top of the 1-3 % run-to-run noise of
@@ -117,14 +117,42 @@ static int in_series(const kt_an_meas *m, const kt_an_opts *o)
 	return !o->workload || !strcmp(m->key, o->workload);
 }
 
+/* Whether the recorded speedup sp is ref / t as printed: equal to it
+ * within half a unit of sp's last decimal (the decimals of sp's shortest
+ * form, at most 6).  A benchmark that prints "kernel time: 10.6547 ms",
+ * "reference time: 3.8360 ms" and "speedup: 0.36x" gives the ratio to 4
+ * significant figures and the speedup to 2: at 0.36 one unit of the last
+ * decimal is 2.8 %, rounding that would pass for noise.  A speedup over
+ * another baseline than ref (the graded one of a verifier that prints
+ * two) differs by more, and is kept. */
+static int speedup_is_ratio(double sp, double ref, double t)
+{
+	double q = ref / t, unit = 1;
+	int d;
+
+	if (!(sp > 0 && isfinite(sp) && ref > 0 && t > 0 && isfinite(q)))
+		return 0;
+	for (d = 0; d < 6; d++, unit /= 10) {
+		double x = sp / unit;
+
+		if (fabs(x - nearbyint(x)) <= 1e-9 * x)
+			break;
+	}
+	/* the 1e-6 allows for the rounding of ref and t themselves */
+	return fabs(q - sp) <= 0.5 * unit + 1e-6 * sp;
+}
+
 /* Log value of m: log speedup (recorded, or reference / kernel time) when
- * the series has a reference, else -log time; 0 when unusable. */
+ * the series has a reference, else -log time; 0 when unusable.  A
+ * recorded speedup that is the rounded ratio of the recorded times gives
+ * way to that ratio (speedup_is_ratio). */
 static int lval(const kt_an_meas *m, int has_ref, double *lv)
 {
 	double v = -1;
 
 	if (has_ref) {
-		if (m->speedup > 0 && isfinite(m->speedup))
+		if (m->speedup > 0 && isfinite(m->speedup) &&
+		    !speedup_is_ratio(m->speedup, m->ref_ms, m->time_ms))
 			v = m->speedup;
 		else if (m->ref_ms > 0 && m->time_ms > 0)
 			v = m->ref_ms / m->time_ms;
@@ -226,6 +254,20 @@ static size_t pooled_sd(const kt_an_run *r, size_t *idx, size_t n,
 	}
 	*sd = df ? sqrt(ss / (double)df) : 0;
 	return df;
+}
+
+/* c4(nu) = E[s] / sigma for a pooled SD s of nu degrees of freedom from
+ * normal measurements: sqrt(2 / nu) Gamma((nu + 1) / 2) / Gamma(nu / 2)
+ * (s^2 nu / sigma^2 is chi-square with nu degrees of freedom; the constant
+ * of Shewhart charts, e.g. D. C. Montgomery, Introduction to Statistical
+ * Quality Control, 6th ed., 2009, section 6.2 and appendix VI).  s is
+ * low on average (0.92 sigma at 3, 0.95 at 5): s / c4 is unbiased, so
+ * the threshold z sigma sqrt 2 is not low on average either. */
+static double c4(size_t nu)
+{
+	double v = (double)nu;
+
+	return sqrt(2.0 / v) * exp(lgamma((v + 1) / 2) - lgamma(v / 2));
 }
 
 /* ---- the series ---------------------------------------------------------------- */
@@ -611,15 +653,17 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		double sd;
 		size_t nres, ng;
 
+		size_t df;
+
 		memcpy(idx, mem, nmem * sizeof(*idx));
-		if (pooled_sd(r, idx, nmem, lv, &sd, &nres, &ng) >= 2) {
+		if ((df = pooled_sd(r, idx, nmem, lv, &sd, &nres, &ng)) >= 2) {
 			if (out->has_ref && !out->sweep &&
 			    kernel_time_value(r, mem, nmem, lv, tmp, idx, &sd))
 				out->basis = "mean reference time of the series / "
 					     "kernel time: the kernel's repeats "
 					     "vary less than the ratio to a "
 					     "reference timed again each run";
-			out->sigma = sd;
+			out->sigma = sd / c4(df);
 			out->noise_kind = KT_AN_NOISE_REPEATS;
 			out->noise_src = "repeats of unchanged code (same source "
 					 "hash or candidate)";

@@ -1145,7 +1145,9 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		if (r->scen[0])
 			cJSON_AddStringToObject(o, "scenario", r->scen);
 		cJSON_AddStringToObject(o, "pattern", r->pattern);
-		if (!isnan(r->t))
+		/* several speedups: the chosen one names the series
+		 * (choose_speedup), a kernel time beside them or not */
+		if (!isnan(r->t) && r->nsp < 2)
 			cJSON_AddStringToObject(o, "metric", "time");
 		else if (!r->nsp && !isnan(r->sp))
 			cJSON_AddStringToObject(o, "metric", "speedup");

@@ -75,8 +75,9 @@ int bp_key_kind(const char *key, double *scale, int *prio)
 	else if (strstr(k, "median") || strstr(k, "p50"))
 		*prio = 2;
 	else if (strstr(k, "time") || strstr(k, "latency") ||
-		 strstr(k, "runtime") || strstr(k, "duration") || !strcmp(k, "ms"))
-		*prio = 3;
+		 strstr(k, "runtime") || strstr(k, "duration") ||
+		 strstr(k, "kernel") || !strcmp(k, "ms"))
+		*prio = 3;  /* "kernel_ms": a verifier's time of the candidate */
 	else
 		return K_NONE;
 	return K_TIME;

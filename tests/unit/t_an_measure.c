@@ -222,6 +222,70 @@ static void t_noise(void **st)
 	fx_close(&f);
 }
 
+/* Noise from nu degrees of freedom of repeats is the pooled SD over
+ * c4(nu), its mean as a fraction of sigma: three repeats of one code at
+ * 10 ms x e^-0.02, 1, e^0.02 give s = 0.02 from 2 degrees of freedom,
+ * c4(2) = Gamma(3/2) / Gamma(1) = sqrt(pi) / 2, sigma = 0.022568; a new
+ * code x1.095 faster is within z sigma sqrt 2 = x1.1005 (over s itself
+ * it would pass x1.0886 and be a jump). */
+static void t_few_df(void **st)
+{
+	struct fx f;
+	kt_an_opts o;
+	kt_an_series se;
+	const double c4_2 = sqrt(M_PI) / 2;
+
+	(void)st;
+	fx_open(&f);
+	fx_bench(&f, fx_call(&f), 10 * exp(-0.02), "\"candidate\":\"k0\"");
+	fx_bench(&f, fx_call(&f), 10, "\"candidate\":\"k0\"");
+	fx_bench(&f, fx_call(&f), 10 * exp(0.02), "\"candidate\":\"k0\"");
+	fx_edit(&f);
+	fx_bench(&f, fx_call(&f), 10 / 1.095, "\"candidate\":\"k1\"");
+	fx_load(&f);
+	kt_an_opts_default(&o);
+	assert_int_equal(kt_an_series_build(f.r, &o, &se), KT_OK);
+	assert_int_equal(se.noise_kind, KT_AN_NOISE_REPEATS);
+	/* the times are stored to 6 decimals */
+	if (fabs(se.sigma - 0.02 / c4_2) >= 1e-6)
+		fail_msg("sigma %.9g, want %.9g", se.sigma, 0.02 / c4_2);
+	assert_true(fabs(se.pt[3].gain - 1.095) < 1e-6);
+	assert_int_equal(se.pt[3].newbest, 0);
+	assert_int_equal(se.n_newbest, 0);
+	kt_an_series_free(&se);
+	fx_close(&f);
+}
+
+/* A printed speedup that is the rounded ratio of the printed times gives
+ * way to that ratio ("kernel time: 10.6547 ms", "reference time: 3.8360
+ * ms", "speedup: 0.36x": 0.36 is 0.36003 rounded, a unit of its last
+ * decimal being 2.8 %); a speedup over another baseline is kept. */
+static void t_printed_ratio(void **st)
+{
+	struct fx f;
+	kt_an_opts o;
+	kt_an_series se;
+
+	(void)st;
+	fx_open(&f);
+	fx_bench(&f, fx_call(&f), 10.6547,
+		 "\"ref_time_ms\":3.836,\"speedup\":0.36");
+	fx_edit(&f);
+	fx_bench(&f, fx_call(&f), 10.6547,
+		 "\"ref_time_ms\":3.836,\"speedup\":0.5");
+	fx_edit(&f);
+	fx_bench(&f, fx_call(&f), 1.5, "\"ref_time_ms\":3.0,\"speedup\":2");
+	fx_load(&f);
+	kt_an_opts_default(&o);
+	assert_int_equal(kt_an_series_build(f.r, &o, &se), KT_OK);
+	assert_int_equal(se.n, 3);
+	assert_true(fabs(se.pt[0].speedup - 3.836 / 10.6547) < 1e-9);
+	assert_true(fabs(se.pt[1].speedup - 0.5) < 1e-9);
+	assert_true(fabs(se.pt[2].speedup - 2.0) < 1e-9);
+	kt_an_series_free(&se);
+	fx_close(&f);
+}
+
 /* Gains over the running best, a new best with no change, correctness not
  * checked, --assume-correct, unparsed output, a stall ended by small
  * gains. */
@@ -334,6 +398,8 @@ int main(void)
 		cmocka_unit_test(t_keys),
 		cmocka_unit_test(t_sweeps),
 		cmocka_unit_test(t_noise),
+		cmocka_unit_test(t_printed_ratio),
+		cmocka_unit_test(t_few_df),
 		cmocka_unit_test(t_running_best),
 		cmocka_unit_test(t_claims),
 	};

@@ -423,6 +423,17 @@ static void t_graded_key(void **st)
 	NEAR(num(o, "speedup"), 0.78);
 	assert_string_equal(str(o, "baseline"), "torch.compile");
 	cJSON_Delete(r);
+	/* the candidate's own time beside the speedups ("kernel_ms") is
+	 * read, and the graded speedup still names the series */
+	r = parse("{\"kernel_ms\": 15.80825, \"eager_ms\": 20.18669, "
+		  "\"compile_ms\": 7.47655, \"speedup_vs_eager\": 1.277, "
+		  "\"speedup_vs_compile\": 0.473, \"graded\": "
+		  "\"speedup_vs_compile\"}");
+	o = cJSON_GetArrayItem(r, 0);
+	NEAR(num(o, "time_ms"), 15.80825);
+	NEAR(num(o, "speedup"), 0.473);
+	assert_string_equal(str(o, "metric"), "speedup_vs_compile");
+	cJSON_Delete(r);
 	r = parse(not_speedup);
 	o = cJSON_GetArrayItem(r, 0);
 	NEAR(num(o, "speedup"), 5.85);
