@@ -91,11 +91,9 @@ static int add_cand(kt_an_miner *m, const char *run, uint64_t seq,
 	}
 	c = &m->c[m->n];
 	memset(c, 0, sizeof(*c));
-	c->text = malloc(n + 1);
+	c->text = kt_memdupz(s, n);
 	if (!c->text)
 		return KT_ENOMEM;
-	memcpy(c->text, s, n);
-	c->text[n] = 0;
 	snprintf(c->src.run, sizeof(c->src.run), "%s", run ? run : "");
 	c->src.seq = seq;
 	c->kind = kind;

@@ -76,7 +76,7 @@ static int ls_collect(const kt_run_info *ri, void *arg)
 	r->ri = *ri;
 	r->ri.name = strdup(ri->name ? ri->name : "");
 	r->ri.format = strdup(ri->format ? ri->format : "");
-	r->ri.meta_json = ri->meta_json ? strdup(ri->meta_json) : NULL;
+	r->ri.meta_json = kt_xstrdup(ri->meta_json);
 	x->n++;
 	if (!r->ri.name || !r->ri.format || (ri->meta_json && !r->ri.meta_json))
 		return KT_ENOMEM;
