@@ -63,15 +63,8 @@ static int ls_collect(const kt_run_info *ri, void *arg)
 	if (x->since != KT_TS_UNKNOWN &&
 	    (ri->created_ns == KT_TS_UNKNOWN || ri->created_ns < x->since))
 		return 0;
-	if (x->n == x->cap) {
-		size_t cap = x->cap ? 2 * x->cap : 64;
-		struct row *v = realloc(x->v, cap * sizeof(*v));
-
-		if (!v)
-			return KT_ENOMEM;
-		x->v = v;
-		x->cap = cap;
-	}
+	if (KT_GROW(x->v, x->cap, x->n + 1))
+		return KT_ENOMEM;
 	r = &x->v[x->n];
 	r->ri = *ri;
 	r->ri.name = strdup(ri->name ? ri->name : "");
