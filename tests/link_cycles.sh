@@ -12,6 +12,7 @@
 # every *.o under BUILD's module folders (name them when BUILD may hold
 # objects of sources that are gone).  Prints the edges ("import -> store
 # (import/driver.o needs kt_store_open)") with V=1.
+here=$(cd "$(dirname "$0")" && pwd) || exit 2
 b=${1:?usage: link_cycles.sh BUILD [OBJ...]}
 shift
 b=${b%/}
@@ -30,28 +31,16 @@ trap 'rm -f "$syms"' EXIT
 # one nm for all: POSIX format with the file first ("B/import/x.o: name
 # type [value size]"); -g: external symbols only
 "$NM" -P -g -A "$@" >"$syms" || { echo "link_cycles: $NM failed" >&2; exit 2; }
-awk -v verbose="${V:-0}" -v modlist="$mods" -v b="$b/" '
-function visit(m,   i, j, t) {
-	color[m] = 1; path[++depth] = m
-	for (i = 1; i <= nout[m]; i++) {
-		t = out[m, i]
-		if (color[t] == 1) {
-			cyc = t
-			for (j = depth; j >= 1 && path[j] != t; j--) cyc = path[j] " -> " cyc
-			cyc = t " -> " cyc
-			return 1
-		}
-		if (!color[t] && visit(t)) return 1
-	}
-	color[m] = 2; depth--
-	return 0
-}
+awk -v verbose="${V:-0}" -v modlist="$mods" -v b="$b/" "$(cat "$here/cycles.awk")"'
 BEGIN { n = split(modlist, ml, " "); for (i = 1; i <= n; i++) listed[ml[i]] = 1 }
 {
 	obj = substr($1, length(b) + 1); sub(/:$/, "", obj)
 	sym = $2; type = $3
 	mod = obj; sub(/\/.*/, "", mod)
-	if (!(mod in listed)) { stray = stray "\n  " obj; next }
+	if (!(mod in listed)) {
+		if (!(obj in strays)) { strays[obj] = 1; stray = stray "\n  " obj }
+		next
+	}
 	if (type == "U") { nu++; uobj[nu] = obj; umod[nu] = mod; usym[nu] = sym }
 	else if (type != "w" && type != "v") def[sym] = mod
 }
@@ -63,18 +52,9 @@ END {
 	for (i = 1; i <= nu; i++) {
 		if (!(usym[i] in def)) continue   # the C library, LMDB, zstd...
 		from = umod[i]; to = def[usym[i]]
-		if (from == to || (from, to) in seen) continue
-		seen[from, to] = uobj[i] " needs " usym[i]
-		out[from, ++nout[from]] = to
-		mods[from] = mods[to] = 1
-		if (verbose) print from " -> " to " (" seen[from, to] ")"
+		if (from != to && edge(from, to, uobj[i] " needs " usym[i]) && verbose)
+			print from " -> " to " (" seen[from, to] ")"
 	}
-	for (m in mods)
-		if (!color[m] && visit(m)) {
-			print "link_cycles: modules call each other: " cyc
-			n = split(cyc, c, " -> ")
-			for (i = 1; i < n; i++)
-				print "  " c[i] " -> " c[i + 1] ": " seen[c[i], c[i + 1]]
-			exit 1
-		}
+	if (cycle("link_cycles: modules call each other"))
+		exit 1
 }' "$syms"
