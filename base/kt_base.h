@@ -68,7 +68,7 @@ char *kt_str_replace(const char *s, size_t n, const char *o, size_t lo,
 /* ---- copies and growable arrays ----------------------------------------- */
 /* n bytes of p and a NUL after them, malloc'ed (git's xmemdupz): the bytes
  * are copied as they are, NULs included, unlike strndup, which stops at
- * the first; NULL when out of memory. */
+ * the first; NULL when out of memory or n is PTRDIFF_MAX or more. */
 char *kt_memdupz(const void *p, size_t n);
 /*
  * Room for need elements of elsize (> 0) bytes in a malloc'ed array: pp is
@@ -77,7 +77,8 @@ char *kt_memdupz(const void *p, size_t n);
  * capacity doubles, from KT_GROW_FIRST, until it holds need, and the array
  * is realloc'ed (the new elements are not initialised); so pushing one
  * element at a time costs amortised O(1).  0, or KT_ENOMEM (out of memory,
- * or need * elsize past SIZE_MAX) with *pp and *cap unchanged: the caller
+ * or need * elsize past PTRDIFF_MAX, the largest object C allows to be
+ * indexed) with *pp and *cap unchanged: the caller
  * still owns the old array and frees it as before.
  *     if (KT_GROW(v, cap, n + 1)) return KT_ENOMEM;  v[n++] = x;
  * KT_GROW takes the array itself and passes sizeof *v (cap a size_t).

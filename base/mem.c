@@ -2,6 +2,7 @@
  * mem.c - a counted copy and the growable array (kt_base.h, "copies and
  * growable arrays").
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,7 @@
 
 char *kt_memdupz(const void *p, size_t n)
 {
-	char *d = n < SIZE_MAX ? malloc(n + 1) : NULL;
+	char *d = n < (size_t)PTRDIFF_MAX ? malloc(n + 1) : NULL;
 
 	if (d) {
 		if (n)
@@ -33,7 +34,10 @@ int kt_grow(void *pp, size_t *cap, size_t need, size_t elsize)
 		}
 		c *= 2;
 	}
-	if (!elsize || c > SIZE_MAX / elsize)
+	/* no object may be larger than PTRDIFF_MAX (pointer differences
+	 * within it must fit): a larger size is refused here, not passed to
+	 * realloc, which some allocators abort on */
+	if (!elsize || c > (size_t)PTRDIFF_MAX / elsize)
 		return KT_ENOMEM;
 	/* pp is the address of a T * (T any object type): read and written
 	 * as a void *, which has the same representation (POSIX requires it

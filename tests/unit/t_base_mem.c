@@ -1,7 +1,7 @@
 /* t_base_mem.c - the base layer's counted copy and growable array
  * (base/kt_base.h "copies and growable arrays"): kt_memdupz keeps NUL bytes
  * and ends in one; kt_grow doubles from KT_GROW_FIRST, reaches a large need
- * in one call, keeps the elements, and on a size past SIZE_MAX returns
+ * in one call, keeps the elements, and on a size past PTRDIFF_MAX returns
  * KT_ENOMEM leaving the array and capacity as they were. */
 #include "testutil.h"
 #include "../../base/kt_base.h"
@@ -52,7 +52,8 @@ static void t_grow(void **st)
 	assert_int_equal(KT_GROW(v, cap, 1000), 0);
 	assert_int_equal(cap, 1024);
 	assert_int_equal(v[99], 99 * 99);
-	/* need * elsize past SIZE_MAX: refused, the array as it was */
+	/* need * elsize past PTRDIFF_MAX: refused before realloc, the array
+	 * as it was */
 	keep = v;
 	assert_int_equal(KT_GROW(v, cap, SIZE_MAX / 4), KT_ENOMEM);
 	assert_int_equal(kt_grow(&v, &cap, SIZE_MAX, 1), KT_ENOMEM);
