@@ -101,15 +101,8 @@ static void edit_delta(kt_store *s, const kt_an_run *r, const kt_an_ev *e,
 
 		while (j < bl && ((char *)bd)[j] != '\n')
 			x = (x ^ ((unsigned char *)bd)[j++]) * 1099511628211ull;
-		if (nh == cap) {
-			size_t nc = cap ? cap * 2 : 256;
-			uint64_t *nv = realloc(h, nc * sizeof(*nv));
-
-			if (!nv)
-				goto out;
-			h = nv;
-			cap = nc;
-		}
+		if (KT_GROW(h, cap, nh + 1))
+			goto out;
 		h[nh++] = x;
 		i = j + 1;
 	}

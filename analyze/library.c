@@ -177,17 +177,10 @@ int kt_an_library_parse(const char *buf, size_t len, kt_an_libentry **out,
 			rc = KT_EINVAL;
 			break;
 		}
-		if (nv == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			kt_an_libentry *nw = realloc(v, nc * sizeof(*v));
-
-			if (!nw) {
-				cJSON_Delete(x);
-				rc = KT_ENOMEM;
-				break;
-			}
-			v = nw;
-			cap = nc;
+		if (KT_GROW(v, cap, nv + 1)) {
+			cJSON_Delete(x);
+			rc = KT_ENOMEM;
+			break;
 		}
 		rc = entry_of(x, &v[nv], why);
 		cJSON_Delete(x);

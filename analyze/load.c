@@ -840,14 +840,8 @@ static int pl_open(struct loadctx *c, const kt_event *e,
 	    pl_nums_ok(p)) {
 		size_t need = e->payload_len + (size_t)nkeys + 1;
 
-		if (need > c->tmpcap) {
-			char *t = realloc(c->tmp, need * 2);
-
-			if (!t)
-				return KT_ENOMEM;
-			c->tmp = t;
-			c->tmpcap = need * 2;
-		}
+		if (KT_GROW(c->tmp, c->tmpcap, need))
+			return KT_ENOMEM;
 		p->tmp = c->tmp;
 		p->tmpcap = c->tmpcap;
 		/* cJSON_ArrayForEach walks an object's members too: flags given

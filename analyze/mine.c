@@ -80,22 +80,13 @@ static int add_cand(kt_an_miner *m, const char *run, uint64_t seq,
 {
 	struct cand *c;
 
-	if (m->n == m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 64;
-		struct cand *nv = realloc(m->c, nc * sizeof(*nv));
-
-		if (!nv)
-			return KT_ENOMEM;
-		m->c = nv;
-		m->cap = nc;
-	}
+	if (KT_GROW(m->c, m->cap, m->n + 1))
+		return KT_ENOMEM;
 	c = &m->c[m->n];
 	memset(c, 0, sizeof(*c));
-	c->text = malloc(n + 1);
+	c->text = kt_memdupz(s, n);
 	if (!c->text)
 		return KT_ENOMEM;
-	memcpy(c->text, s, n);
-	c->text[n] = 0;
 	snprintf(c->src.run, sizeof(c->src.run), "%s", run ? run : "");
 	c->src.seq = seq;
 	c->kind = kind;

@@ -801,7 +801,7 @@ int kt_an_meas_excluded(const kt_an_run *r, const kt_an_series *se,
 int kt_an_workloads(const kt_an_run *r, const char ***out, size_t *n)
 {
 	const char **w = NULL;
-	size_t nw = 0, i, k;
+	size_t nw = 0, cap = 0, i, k;
 
 	*out = NULL;
 	*n = 0;
@@ -817,15 +817,9 @@ int kt_an_workloads(const kt_an_run *r, const char ***out, size_t *n)
 				break;
 		if (k < nw)
 			continue;
-		if (!(nw & (nw - 1)) || !nw) {
-			const char **t = realloc(w, (nw ? nw * 2 : 4) *
-						 sizeof(*w));
-
-			if (!t) {
-				free(w);
-				return KT_ENOMEM;
-			}
-			w = t;
+		if (KT_GROW(w, cap, nw + 1)) {
+			free(w);
+			return KT_ENOMEM;
 		}
 		w[nw++] = x;
 	}

@@ -1050,16 +1050,10 @@ int kt_an_tokens(const char *text, size_t len, uint64_t **out, size_t *nout)
 			i += adv;
 		}
 		if (have) {
-			if (k == cap) {
-				uint64_t *nv = realloc(v, cap * 2 * sizeof(*v));
-
-				if (!nv) {
-					free(v);
-					free(f);
-					return KT_ENOMEM;
-				}
-				v = nv;
-				cap *= 2;
+			if (KT_GROW(v, cap, k + 1)) {
+				free(v);
+				free(f);
+				return KT_ENOMEM;
 			}
 			v[k++] = h;
 		}

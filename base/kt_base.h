@@ -65,6 +65,28 @@ const char *kt_basename(const char *p);
 char *kt_str_replace(const char *s, size_t n, const char *o, size_t lo,
 		     const char *nw, size_t ln, int all, size_t *outlen);
 
+/* ---- copies and growable arrays ----------------------------------------- */
+/* n bytes of p and a NUL after them, malloc'ed (git's xmemdupz): the bytes
+ * are copied as they are, NULs included, unlike strndup, which stops at
+ * the first; NULL when out of memory or n is PTRDIFF_MAX or more. */
+char *kt_memdupz(const void *p, size_t n);
+/*
+ * Room for need elements of elsize (> 0) bytes in a malloc'ed array: pp is
+ * the address of the array's pointer (&v, v NULL with *cap 0 before the
+ * first growth) and *cap its capacity in elements.  When *cap < need the
+ * capacity doubles, from KT_GROW_FIRST, until it holds need, and the array
+ * is realloc'ed (the new elements are not initialised); so pushing one
+ * element at a time costs amortised O(1).  0, or KT_ENOMEM (out of memory,
+ * or need * elsize past PTRDIFF_MAX, the largest object C allows to be
+ * indexed) with *pp and *cap unchanged: the caller
+ * still owns the old array and frees it as before.
+ *     if (KT_GROW(v, cap, n + 1)) return KT_ENOMEM;  v[n++] = x;
+ * KT_GROW takes the array itself and passes sizeof *v (cap a size_t).
+ */
+#define KT_GROW_FIRST 16
+int kt_grow(void *pp, size_t *cap, size_t need, size_t elsize);
+#define KT_GROW(v, cap, need) kt_grow(&(v), &(cap), (need), sizeof(*(v)))
+
 /* ---- hex ----------------------------------------------------------------- */
 /* Value of one hex digit (either case), -1 for any other character. */
 int kt_hexval(int c);

@@ -36,15 +36,8 @@ static int add_path(const char *path, void *arg)
 {
 	struct paths *ps = arg;
 
-	if (ps->n == ps->cap) {
-		size_t cap = ps->cap ? 2 * ps->cap : 16;
-		char **t = realloc(ps->p, cap * sizeof(*t));
-
-		if (!t)
-			return KT_ENOMEM;
-		ps->p = t;
-		ps->cap = cap;
-	}
+	if (KT_GROW(ps->p, ps->cap, ps->n + 1))
+		return KT_ENOMEM;
 	if (!(ps->p[ps->n] = strdup(path)))
 		return KT_ENOMEM;
 	ps->n++;

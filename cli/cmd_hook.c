@@ -150,10 +150,8 @@ static int key_has_nul(const char *buf, size_t len, const char *key)
 
 	if (!buf || !memmem(buf, len, "\\u0000", 6))
 		return 0;
-	if (!(cp = malloc(len + 1)))
+	if (!(cp = kt_memdupz(buf, len)))
 		return 1;
-	memcpy(cp, buf, len);
-	cp[len] = '\0';
 	for (size_t i = 0; i + 1 < len; i++)
 		if (cp[i] == '\\') {
 			if (i + 6 <= len && !memcmp(cp + i, "\\u0000", 6))

@@ -309,11 +309,12 @@ int cmd_import(struct cli *c, int argc, char **argv)
 		if (!strcmp(argv[i], "--"))
 			break;
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			const kt_importer *im;
+
 			fputs(usage, stdout);
-			for (n = 0; kt_importers[n]; n++)
-				printf("  %-12s %s\n", kt_importers[n]->name,
-				       kt_importers[n]->summary ?
-				       kt_importers[n]->summary : "");
+			for (size_t k = 0; (im = kt_importer_at(k)); k++)
+				printf("  %-12s %s\n", im->name,
+				       im->summary ? im->summary : "");
 			return KT_EXIT_OK;
 		}
 	}

@@ -63,20 +63,13 @@ static int ls_collect(const kt_run_info *ri, void *arg)
 	if (x->since != KT_TS_UNKNOWN &&
 	    (ri->created_ns == KT_TS_UNKNOWN || ri->created_ns < x->since))
 		return 0;
-	if (x->n == x->cap) {
-		size_t cap = x->cap ? 2 * x->cap : 64;
-		struct row *v = realloc(x->v, cap * sizeof(*v));
-
-		if (!v)
-			return KT_ENOMEM;
-		x->v = v;
-		x->cap = cap;
-	}
+	if (KT_GROW(x->v, x->cap, x->n + 1))
+		return KT_ENOMEM;
 	r = &x->v[x->n];
 	r->ri = *ri;
 	r->ri.name = strdup(ri->name ? ri->name : "");
 	r->ri.format = strdup(ri->format ? ri->format : "");
-	r->ri.meta_json = ri->meta_json ? strdup(ri->meta_json) : NULL;
+	r->ri.meta_json = kt_xstrdup(ri->meta_json);
 	x->n++;
 	if (!r->ri.name || !r->ri.format || (ri->meta_json && !r->ri.meta_json))
 		return KT_ENOMEM;

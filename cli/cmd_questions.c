@@ -140,15 +140,8 @@ static int collect_id(const kt_run_info *ri, void *arg)
 
 	if (h)
 		return h < 0 ? h : 0;
-	if (a->n == a->cap) {
-		size_t nc = a->cap ? a->cap * 2 : 64;
-		void *nv = realloc(a->ids, nc * sizeof(*a->ids));
-
-		if (!nv)
-			return KT_ENOMEM;
-		a->ids = nv;
-		a->cap = nc;
-	}
+	if (KT_GROW(a->ids, a->cap, a->n + 1))
+		return KT_ENOMEM;
 	memcpy(a->ids[a->n++], ri->id, KT_RUN_ID_HEX + 1);
 	return 0;
 }

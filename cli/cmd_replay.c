@@ -95,15 +95,8 @@ static int collect(const kt_event *ev, void *arg)
 {
 	struct bench_list *b = arg;
 
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 32;
-		uint64_t *p = realloc(b->seq, cap * sizeof(*p));
-
-		if (!p)
-			return 1;
-		b->seq = p;
-		b->cap = cap;
-	}
+	if (KT_GROW(b->seq, b->cap, b->n + 1))
+		return 1;
 	b->seq[b->n++] = ev->seq;
 	return 0;
 }

@@ -125,20 +125,13 @@ static int search_ev(const kt_event *ev, void *arg)
 		found = find_in(cJSON_GetObjectItemCaseSensitive(p, "output"), x, &s, &m);
 		v = cJSON_GetObjectItemCaseSensitive(p, "output_blob");
 		if (!found && cJSON_IsString(v) && x->nblob < (size_t)-1) {
-			if (x->nblob == x->capblob) {
-				size_t cap = x->capblob ? 2 * x->capblob : 16;
-				uint64_t *t = realloc(x->blob_seqs, cap * sizeof(*t));
-				unsigned char (*th)[KT_HASH_LEN];
+			/* two arrays of one length: both grow from capblob */
+			size_t cs = x->capblob, ch = x->capblob;
 
-				if (t)
-					x->blob_seqs = t;
-				th = realloc(x->blob_h, cap * sizeof(*th));
-				if (th)
-					x->blob_h = th;
-				if (!t || !th)
-					break;
-				x->capblob = cap;
-			}
+			if (KT_GROW(x->blob_seqs, cs, x->nblob + 1) ||
+			    KT_GROW(x->blob_h, ch, x->nblob + 1))
+				break;
+			x->capblob = cs;
 			if (!kt_unhex(v->valuestring, x->blob_h[x->nblob],
 				      KT_HASH_LEN))
 				x->blob_seqs[x->nblob++] = ev->seq;
@@ -162,15 +155,8 @@ static int add_run(const kt_run_info *ri, void *arg)
 	 * hidden or not */
 	if (x->s && (h = cli_hidden_skip(x->s, ri->id, x->all)) != 0)
 		return h < 0 ? h : 0;
-	if (x->nruns == x->capruns) {
-		size_t cap = x->capruns ? 2 * x->capruns : 16;
-		struct hit_run *t = realloc(x->runs, cap * sizeof(*t));
-
-		if (!t)
-			return KT_ENOMEM;
-		x->runs = t;
-		x->capruns = cap;
-	}
+	if (KT_GROW(x->runs, x->capruns, x->nruns + 1))
+		return KT_ENOMEM;
 	memcpy(x->runs[x->nruns].id, ri->id, sizeof(ri->id));
 	x->runs[x->nruns].name = strdup(ri->name ? ri->name : "");
 	if (!x->runs[x->nruns].name)

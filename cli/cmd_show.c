@@ -454,8 +454,8 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		goto out;
 	}
 	/* copy what the event read would invalidate */
-	ri.name = ri.name ? strdup(ri.name) : NULL;
-	ri.meta_json = ri.meta_json ? strdup(ri.meta_json) : NULL;
+	ri.name = kt_xstrdup(ri.name);
+	ri.meta_json = kt_xstrdup(ri.meta_json);
 	rc = kt_event_get(s, run, seq, &ev);
 	if (rc == KT_ENOTFOUND) {
 		rc = cli_err(c, "run %.12s has no event %llu (it has %llu)", run,

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "../replay/replay.h"
 
 #ifndef KT_VERSION
 #define KT_VERSION "0.1.0"
@@ -548,6 +549,10 @@ int main(int argc, char **argv)
 	size_t k;
 
 	c.progress = isatty(2);
+	/* import/'s table keeps a place for the replay-result importer,
+	 * which replay/ owns (import/registry.c): every command that imports
+	 * (import, replay --plan) detects result.json with it */
+	(void)kt_replay_register();
 	args = calloc((size_t)argc + 1, sizeof(*args));
 	if (!args) {
 		fputs("ktraj: out of memory\n", stderr);

@@ -79,16 +79,9 @@ static int pick(const kt_event *ev, void *arg)
 	      (s->all_compile && ev->kind == KT_KIND_COMPILE) ||
 	      (s->steps && in_list(s->steps, ev->seq))))
 		return 0;
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 32;
-		uint64_t *q = realloc(p->seq, cap * sizeof(*q));
-
-		if (!q) {
-			p->err = KT_ENOMEM;
-			return 1;
-		}
-		p->seq = q;
-		p->cap = cap;
+	if (KT_GROW(p->seq, p->cap, p->n + 1)) {
+		p->err = KT_ENOMEM;
+		return 1;
 	}
 	p->seq[p->n++] = ev->seq;
 	return 0;
@@ -224,15 +217,9 @@ int cli_replay_plan(struct cli *c, const char *dir, char **specs, int nspecs,
 			goto out;
 		}
 		for (k = 0; k < m; k++) {
-			if (n == cap) {
-				void *q;
-
-				cap = cap ? cap * 2 : 64;
-				if (!(q = realloc(st, cap * sizeof(*st)))) {
-					rc = cli_err(c, "out of memory");
-					goto out;
-				}
-				st = q;
+			if (KT_GROW(st, cap, n + 1)) {
+				rc = cli_err(c, "out of memory");
+				goto out;
 			}
 			memcpy(st[n].run, run, sizeof(run));
 			st[n++].seq = seqs[k];

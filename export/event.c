@@ -99,11 +99,9 @@ int kt_export_add_bytes(cJSON *o, const char *key, const void *data,
 
 	if (text && b64 != KT_EXPORT_BYTES_BASE64) {
 		/* data may lack the NUL cJSON wants */
-		t = malloc(len + 1);
+		t = kt_memdupz(data, len);
 		if (!t)
 			return -1;
-		memcpy(t, data, len);
-		t[len] = 0;
 		if (!cJSON_AddStringToObject(o, key, t)) {
 			free(t);
 			return -1;

@@ -104,15 +104,8 @@ static int collect(cJSON *node, struct refs *rs)
 		if (cJSON_IsString(c) && is_hash_hex(c->valuestring)) {
 			struct ref *r;
 
-			if (rs->n == rs->cap) {
-				size_t cap = rs->cap ? 2 * rs->cap : 8;
-				struct ref *t = realloc(rs->r, cap * sizeof(*t));
-
-				if (!t)
-					return KT_ENOMEM;
-				rs->r = t;
-				rs->cap = cap;
-			}
+			if (KT_GROW(rs->r, rs->cap, rs->n + 1))
+				return KT_ENOMEM;
 			r = &rs->r[rs->n];
 			if (kt_unhex(c->valuestring, r->h, KT_HASH_LEN))
 				continue;

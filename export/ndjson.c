@@ -194,15 +194,8 @@ static int part_close(struct ctx *c, struct partition *pt)
 		unlink(p->tmp);
 		return rc;
 	}
-	if (c->nfiles == c->capfiles) {
-		size_t cap = c->capfiles ? c->capfiles * 2 : 16;
-		void *q = realloc(c->files, cap * sizeof(*c->files));
-
-		if (!q)
-			return KT_ENOMEM;
-		c->files = q;
-		c->capfiles = cap;
-	}
+	if (KT_GROW(c->files, c->capfiles, c->nfiles + 1))
+		return KT_ENOMEM;
 	f = &c->files[c->nfiles];
 	if (!(f->path = kt_xstrdup(final + strlen(c->dir) + 1)))
 		return KT_ENOMEM;
@@ -573,16 +566,9 @@ static int collect(const kt_run_info *ri, void *arg)
 		c->rc = h < 0 ? h : 0;
 		return h < 0;
 	}
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		void *p = realloc(c->ids, cap * sizeof(*c->ids));
-
-		if (!p) {
-			c->rc = KT_ENOMEM;
-			return 1;
-		}
-		c->ids = p;
-		c->cap = cap;
+	if (KT_GROW(c->ids, c->cap, c->n + 1)) {
+		c->rc = KT_ENOMEM;
+		return 1;
 	}
 	memcpy(c->ids[c->n++], ri->id, KT_RUN_ID_HEX + 1);
 	return 0;

@@ -41,14 +41,8 @@ static int split_lines(const char *p, size_t len, struct side *s)
 			continue;
 		if (i == len && start == len)
 			break;
-		if ((size_t)s->n == cap) {
-			struct line *t = realloc(s->l, 2 * cap * sizeof(*t));
-
-			if (!t)
-				return -1;
-			s->l = t;
-			cap *= 2;
-		}
+		if (KT_GROW(s->l, cap, (size_t)s->n + 1))
+			return -1;
 		s->l[s->n].p = p + start;
 		s->l[s->n].len = i - start;
 		s->l[s->n].nl = i < len;

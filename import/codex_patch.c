@@ -60,17 +60,6 @@ static int lpre(kt_cp_line a, const char *lit)
 	return a.n >= n && memcmp(a.s, lit, n) == 0;
 }
 
-static char *ldup(const char *s, size_t n)
-{
-	char *p = malloc(n + 1);
-
-	if (p) {
-		memcpy(p, s, n);
-		p[n] = 0;
-	}
-	return p;
-}
-
 void kt_cpatch_free(kt_cpatch *p)
 {
 	size_t i, j;
@@ -204,7 +193,7 @@ static int parse_hunk(const kt_cp_line *lines, size_t n, size_t lineno,
 	memset(h, 0, sizeof(*h));
 	if (lpre(first, ADD_M)) {
 		h->op = KT_CP_ADD;
-		if (!(h->path = ldup(first.s + strlen(ADD_M),
+		if (!(h->path = kt_memdupz(first.s + strlen(ADD_M),
 				     first.n - strlen(ADD_M))))
 			return KT_ENOMEM;
 		for (i = 1; i < n && lines[i].n && lines[i].s[0] == '+'; i++) {
@@ -232,7 +221,7 @@ static int parse_hunk(const kt_cp_line *lines, size_t n, size_t lineno,
 	}
 	if (lpre(first, DEL_M)) {
 		h->op = KT_CP_DELETE;
-		if (!(h->path = ldup(first.s + strlen(DEL_M),
+		if (!(h->path = kt_memdupz(first.s + strlen(DEL_M),
 				     first.n - strlen(DEL_M))))
 			return KT_ENOMEM;
 		*used = 1;
@@ -242,11 +231,11 @@ static int parse_hunk(const kt_cp_line *lines, size_t n, size_t lineno,
 		size_t parsed = 1, ccap = 0;
 
 		h->op = KT_CP_UPDATE;
-		if (!(h->path = ldup(first.s + strlen(UPD_M),
+		if (!(h->path = kt_memdupz(first.s + strlen(UPD_M),
 				     first.n - strlen(UPD_M))))
 			return KT_ENOMEM;
 		if (n > 1 && lpre(lines[1], MOVE_M)) {
-			if (!(h->move_to = ldup(lines[1].s + strlen(MOVE_M),
+			if (!(h->move_to = kt_memdupz(lines[1].s + strlen(MOVE_M),
 						lines[1].n - strlen(MOVE_M))))
 				return KT_ENOMEM;
 			parsed++;
@@ -305,7 +294,7 @@ int kt_cpatch_parse(const char *text, size_t len, kt_cpatch **out, char *err,
 		err[0] = 0;
 	if (!text)
 		return KT_EINVAL;
-	if (!(p = calloc(1, sizeof(*p))) || !(p->text = ldup(text, len))) {
+	if (!(p = calloc(1, sizeof(*p))) || !(p->text = kt_memdupz(text, len))) {
 		rc = KT_ENOMEM;
 		goto out;
 	}

@@ -16,8 +16,8 @@
 
 static const kt_importer *pick(kt_imp *imp, const kt_file *f)
 {
-	const kt_importer *best = NULL;
-	int bs = 0, i, sc;
+	const kt_importer *best = NULL, *im;
+	int bs = 0, sc;
 	kt_file g = *f;
 
 	if (imp->opts->format)
@@ -29,13 +29,13 @@ static const kt_importer *pick(kt_imp *imp, const kt_file *f)
 		g.data += 3;
 		g.len -= 3;
 	}
-	for (i = 0; kt_importers[i]; i++) {
-		if (!kt_importers[i]->detect)
+	for (size_t i = 0; (im = kt_importer_at(i)); i++) {
+		if (!im->detect)
 			continue;
-		sc = kt_importers[i]->detect(&g);
+		sc = im->detect(&g);
 		if (sc > bs) {
 			bs = sc;
-			best = kt_importers[i];
+			best = im;
 		}
 	}
 	return best;

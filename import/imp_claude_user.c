@@ -113,13 +113,11 @@ static int apply_edit(struct cc *cc, const struct call *cl, const cJSON *tur)
 	}
 	cur = kt_ws_get(cc->imp, path, &len);
 	if (cur) {
-		buf = malloc(len + 1);
+		buf = kt_memdupz(cur, len);
 		if (!buf) {
 			rc = KT_ENOMEM;
 			goto out;
 		}
-		memcpy(buf, cur, len);
-		buf[len] = 0;
 	} else {
 		buf = strdup("");
 		len = 0;

@@ -74,8 +74,19 @@ typedef struct kt_importer {
  * kt_an_task_prompt: never a question, never a blame candidate). */
 #define KT_IMPF_HARNESS_PROMPTS 0x1u
 
-/* NULL-terminated table of every importer (import/registry.c). */
-extern const kt_importer *const kt_importers[];
+/* The table of every importer (import/registry.c), in its order (detection
+ * ties go to the earlier one): the i-th importer, NULL past the last. */
+const kt_importer *kt_importer_at(size_t i);
+/* Fill the place the table keeps by name for an importer whose code is in
+ * a module above import/ (import/registry.c says why): replay/'s
+ * "replay_result", which kt_replay_register adds.  Until then the table
+ * goes without it (detection, --format, the list).  Call it before any
+ * import, not while one runs (the table is read without a lock).  0 (also
+ * when im was registered before), KT_ENOTFOUND when the table keeps no
+ * place named im->name, KT_EEXIST when another importer of that name
+ * holds it, KT_EINVAL for NULL. */
+int kt_importer_register(const kt_importer *im);
+/* The importer of that name among those in the table; NULL for none. */
 const kt_importer *kt_importer_find(const char *name);
 /* The importer whose runs have run format `format` (its name or one of
  * its aliases); NULL for none (a format no importer writes: "ktraj"

@@ -511,11 +511,9 @@ char *kt_json_fix_surrogates(const char *s, size_t n, size_t *first)
 		}
 		if (cp >= 0xd800 && cp <= 0xdfff) {
 			if (!out) {
-				out = malloc(n + 1);
+				out = kt_memdupz(s, n);
 				if (!out)
 					return NULL;
-				memcpy(out, s, n);
-				out[n] = 0;
 				if (first)
 					*first = i;
 			}

@@ -186,12 +186,10 @@ static int put_blob(kt_imp *imp, struct kt_ws_ent *e, char hex[KT_HASH_HEX + 1])
 
 static int set_content(struct kt_ws_ent *e, const char *content, size_t len)
 {
-	char *d = malloc(len + 1);
+	char *d = kt_memdupz(content, len);
 
 	if (!d)
 		return KT_ENOMEM;
-	memcpy(d, content, len);
-	d[len] = 0;
 	free(e->data);
 	e->data = d;
 	e->len = len;

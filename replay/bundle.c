@@ -521,16 +521,9 @@ static int collect_path(const char *path, void *arg)
 {
 	struct files *f = arg;
 
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 64;
-		void *p = realloc(f->paths, cap * sizeof(*f->paths));
-
-		if (!p) {
-			f->rc = KT_ENOMEM;
-			return 1;
-		}
-		f->paths = p;
-		f->cap = cap;
+	if (KT_GROW(f->paths, f->cap, f->n + 1)) {
+		f->rc = KT_ENOMEM;
+		return 1;
 	}
 	snprintf(f->paths[f->n++], sizeof(f->paths[0]), "%s", path);
 	return 0;

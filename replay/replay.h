@@ -201,4 +201,15 @@ const char *kt_replay_judge(int kind, const cJSON *manifest,
  * scenario (harness NDJSON rows first, then benchmark text patterns), or
  * NULL.  New tree; caller frees. */
 cJSON *kt_replay_measured(const cJSON *manifest, const cJSON *result);
+
+/* ---- the result importer (replay/result_import.c) ------------------------ */
+/*
+ * Give import/'s importer table replay/'s importer, "replay_result" (a
+ * bundle's result.json, recorded as a replay event on its step): the table
+ * keeps its place by name, since import/ is below replay/ and may not call
+ * it (import/registry.c).  A program that imports result.json files calls
+ * it once before importing (cli/main.c does, first thing); again is
+ * harmless.  0, or KT_ENOTFOUND when the table keeps no place for it.
+ */
+int kt_replay_register(void);
 #endif

@@ -1,6 +1,8 @@
 /*
  * result_import.c - importer for the result.json a replay bundle writes
- * (replay.h), registered in import/registry.c as "replay_result": judges it against the expectations in its manifest and
+ * (replay.h), "replay_result": registered into import/'s table by
+ * kt_replay_register (import/registry.c says why it is not named there by
+ * symbol).  It judges the result against the expectations in its manifest and
  * records a `replay` event on the original step of the original run, so a
  * bundle run on another machine comes back into the store like a local
  * `ktraj replay`.
@@ -162,9 +164,14 @@ out:
 	return rc;
 }
 
-const kt_importer kt_importer_replay = {
+static const kt_importer kt_importer_replay = {
 	"replay_result",
 	"result.json of a ktraj replay bundle (recorded as a replay event on its step)",
 	detect,
 	import,
 };
+
+int kt_replay_register(void)
+{
+	return kt_importer_register(&kt_importer_replay);
+}

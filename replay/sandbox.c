@@ -316,16 +316,9 @@ static void add(struct args *a, const char *s)
 {
 	if (a->oom)
 		return;
-	if (a->n + 2 > a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 128;
-		char **p = realloc(a->v, cap * sizeof(*p));
-
-		if (!p) {
-			a->oom = 1;
-			return;
-		}
-		a->v = p;
-		a->cap = cap;
+	if (KT_GROW(a->v, a->cap, a->n + 2)) {
+		a->oom = 1;
+		return;
 	}
 	if (!(a->v[a->n] = strdup(s))) {
 		a->oom = 1;
@@ -895,17 +888,10 @@ static int list_entries(const char *dir, int top, struct centry **v, size_t *n, 
 			free(p);
 			continue;
 		}
-		if (*n == *cap) {
-			size_t c2 = *cap ? *cap * 2 : 64;
-			struct centry *q = realloc(*v, c2 * sizeof(*q));
-
-			if (!q) {
-				free(p);
-				rc = KT_ENOMEM;
-				break;
-			}
-			*v = q;
-			*cap = c2;
+		if (KT_GROW(*v, *cap, *n + 1)) {
+			free(p);
+			rc = KT_ENOMEM;
+			break;
 		}
 		(*v)[*n].path = p;
 		(*v)[*n].mtime = st.st_mtime;

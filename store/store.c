@@ -90,7 +90,7 @@ int kt_err(kt_store *s, int code, const char *fmt, ...)
  * two apart. */
 static int disk_full(const char *path)
 {
-	char *dir = path ? strdup(path) : NULL, *sl;
+	char *dir = kt_xstrdup(path), *sl;
 	struct statvfs v;
 	int full = 0;
 

@@ -65,15 +65,8 @@ static int defer_add(kt_store *s, const unsigned char *key,
 		return KT_ELIMIT;
 	if (kt_big_reserve(&s->dfr, KT_SAMPLES_MAX))
 		return KT_ENOMEM;
-	if (s->ndfb == s->dfb_cap) {
-		size_t cap = s->dfb_cap ? 2 * s->dfb_cap : 64;
-
-		d = realloc(s->dfb, cap * sizeof(*d));
-		if (!d)
-			return KT_ENOMEM;
-		s->dfb = d;
-		s->dfb_cap = cap;
-	}
+	if (KT_GROW(s->dfb, s->dfb_cap, s->ndfb + 1))
+		return KT_ENOMEM;
 	d = &s->dfb[s->ndfb];
 	d->hdr = malloc(hdr);
 	if (!d->hdr)

@@ -355,15 +355,8 @@ void kt_dict_sample(kt_store *s, const void *body, size_t n)
 	if (s->samples.len + n > KT_SAMPLES_MAX ||
 	    kt_big_reserve(&s->samples, KT_SAMPLES_MAX))
 		return;
-	if (s->nsamples == s->sample_cap) {
-		size_t cap = s->sample_cap ? 2 * s->sample_cap : 4096;
-		size_t *z = realloc(s->sample_len, cap * sizeof(*z));
-
-		if (!z)
-			return;
-		s->sample_len = z;
-		s->sample_cap = cap;
-	}
+	if (KT_GROW(s->sample_len, s->sample_cap, s->nsamples + 1))
+		return;
 	memcpy(s->samples.p + s->samples.len, body, n);
 	s->samples.len += n;
 	s->sample_len[s->nsamples++] = n;

@@ -257,15 +257,8 @@ static int target_ok(struct ck *c, uint64_t pg, uint64_t from, uint32_t t,
 
 static int push(struct ck *c, uint64_t pg, uint32_t depth, uint32_t t)
 {
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 256;
-		struct item *s = realloc(c->stk, cap * sizeof(*s));
-
-		if (!s)
-			return KT_ENOMEM;
-		c->stk = s;
-		c->cap = cap;
-	}
+	if (KT_GROW(c->stk, c->cap, c->n + 1))
+		return KT_ENOMEM;
 	mark(c, pg);
 	c->stk[c->n++] = (struct item){ pg, depth, t };
 	return 0;
@@ -291,15 +284,8 @@ static int add_tree(struct ck *c, const unsigned char *db, const char *name,
 	struct tree *t;
 	int rc;
 
-	if (c->nt == c->tcap) {
-		size_t cap = c->tcap ? 2 * c->tcap : 16;
-		struct tree *n = realloc(c->t, cap * sizeof(*n));
-
-		if (!n)
-			return KT_ENOMEM;
-		c->t = n;
-		c->tcap = cap;
-	}
+	if (KT_GROW(c->t, c->tcap, c->nt + 1))
+		return KT_ENOMEM;
 	t = &c->t[c->nt];
 	memset(t, 0, sizeof(*t));
 	snprintf(t->name, sizeof(t->name), "%s", name);
@@ -386,15 +372,8 @@ static int overflow(struct ck *c, uint64_t from, uint32_t t, unsigned i,
 
 	if (c->sorted && c->t[t].type != T_FREE) {
 		/* after this level, in page order (walk_sorted) */
-		if (c->nov == c->ovcap) {
-			size_t cap = c->ovcap ? 2 * c->ovcap : 256;
-			struct ovf *o = realloc(c->ov, cap * sizeof(*o));
-
-			if (!o)
-				return KT_ENOMEM;
-			c->ov = o;
-			c->ovcap = cap;
-		}
+		if (KT_GROW(c->ov, c->ovcap, c->nov + 1))
+			return KT_ENOMEM;
 		c->ov[c->nov++] = (struct ovf){ ov, from, dsize, t, i };
 		return 0;
 	}
@@ -442,17 +421,8 @@ static int free_list(struct ck *c, const struct item *it, unsigned i,
 			   "free pages in room for %llu", pg, i,
 			   (unsigned long long)n,
 			   (unsigned long long)(ds / ZS - 1));
-	if (c->nfr + 2 * n > c->frcap) {
-		size_t cap = c->frcap ? c->frcap : 256;
-		uint64_t *f;
-
-		while (cap < c->nfr + 2 * n)
-			cap *= 2;
-		if (!(f = realloc(c->fr, cap * sizeof(*f))))
-			return KT_ENOMEM;
-		c->fr = f;
-		c->frcap = cap;
-	}
+	if (KT_GROW(c->fr, c->frcap, c->nfr + 2 * n))
+		return KT_ENOMEM;
 	for (uint64_t j = 1; j <= n; j++) {
 		uint64_t p = rdz(d + j * ZS);
 

@@ -317,6 +317,15 @@ static int page_for(struct rd *r, const unsigned char run[KT_RUN_BIN],
 	return 0;
 }
 
+/* The row fields of a cached page row (kind, parent, time): what
+ * kt_ev_head_fill and kt_ev_build take. */
+static struct kt_prow crow_prow(const struct kt_crow *w)
+{
+	struct kt_prow r = { w->kind, w->parent, w->ts };
+
+	return r;
+}
+
 int kt_event_read(kt_store *s, const char *run, uint64_t seq, unsigned how,
 		  kt_event *ev)
 {
@@ -342,20 +351,17 @@ int kt_event_read(kt_store *s, const char *run, uint64_t seq, unsigned how,
 		goto out;
 	idx = (uint32_t)(seq - pe->pfirst);
 	w = &pe->rows[idx];
-	memset(ev, 0, sizeof(*ev));
-	ev->seq = seq;
-	ev->kind = w->kind;
-	ev->parent = w->parent;
-	ev->ts_ns = w->ts;
-	ev->flags = KT_EV_HEAD;
+	{
+		struct kt_prow head = crow_prow(w);
+
+		kt_ev_head_fill(ev, seq, &head);
+	}
 	if (how & KT_READ_HASH) {
 		/* the chain from the page checkpoint: every event of the page
 		 * up to seq is hashed (bodies from the block cache) */
 		memcpy(chain, pe->chain, KT_HASH_LEN);
 		for (uint32_t j = 0; j <= idx; j++) {
-			struct kt_prow row = { pe->rows[j].kind,
-					       pe->rows[j].parent,
-					       pe->rows[j].ts };
+			struct kt_prow row = crow_prow(&pe->rows[j]);
 
 			rc = row_body(&r, pe, j, &bp, &last);
 			if (rc == 0)

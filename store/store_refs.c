@@ -62,15 +62,8 @@ static int list_run(const kt_run_info *ri, void *arg)
 {
 	struct kt_runlist *l = arg;
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		char (*t)[KT_RUN_ID_HEX + 1] = realloc(l->id, cap * sizeof(*t));
-
-		if (!t)
-			return KT_ENOMEM;
-		l->id = t;
-		l->cap = cap;
-	}
+	if (KT_GROW(l->id, l->cap, l->n + 1))
+		return KT_ENOMEM;
 	memcpy(l->id[l->n++], ri->id, KT_RUN_ID_HEX + 1);
 	return 0;
 }

@@ -163,17 +163,6 @@ bad:
 	return kt_err(s, KT_ECORRUPT, "bad run record");
 }
 
-static char *dupn(const void *p, size_t n)
-{
-	char *d = malloc(n + 1);
-
-	if (d) {
-		memcpy(d, p, n);
-		d[n] = 0;
-	}
-	return d;
-}
-
 /* Decode a runs record into info (strings into s->run_*), checked against
  * its checksum (one lookup and a SHA-256 of name, format and meta). */
 static int run_decode(kt_store *s, MDB_txn *txn, const unsigned char *bin,
@@ -198,9 +187,9 @@ static int run_decode(kt_store *s, MDB_txn *txn, const unsigned char *bin,
 	free(s->run_name);
 	free(s->run_format);
 	free(s->run_meta);
-	s->run_name = dupn(p + 10, nl);
-	s->run_format = dupn(p + 12 + nl, fl);
-	s->run_meta = ml ? dupn(p + 16 + nl + fl, ml) : dupn("{}", 2);
+	s->run_name = kt_memdupz(p + 10, nl);
+	s->run_format = kt_memdupz(p + 12 + nl, fl);
+	s->run_meta = ml ? kt_memdupz(p + 16 + nl + fl, ml) : kt_memdupz("{}", 2);
 	if (!s->run_name || !s->run_format || !s->run_meta)
 		return kt_err(s, KT_ENOMEM, "run info");
 	info->name = s->run_name;
@@ -313,17 +302,15 @@ static int resolve_name(kt_store *s, MDB_txn *txn, const char *spec,
 	size_t sl = strlen(spec), kl = sl > KT_NAME_MAX_KEY ? KT_NAME_MAX_KEY : sl;
 	MDB_cursor *c;
 	MDB_val k, v;
-	unsigned char *kb;
+	char *kb;
 	int rc, err = 0;
 
 	*count = 0;
 	if (!sl)
 		return 0;
-	kb = malloc(kl + 1);
+	kb = kt_memdupz(spec, kl);
 	if (!kb)
 		return KT_ENOMEM;
-	memcpy(kb, spec, kl);
-	kb[kl] = 0;
 	rc = mdb_cursor_open(txn, s->dbi[KT_DB_NAMES], &c);
 	if (rc) {
 		free(kb);

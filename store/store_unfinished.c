@@ -178,15 +178,8 @@ int kt_ck_created(kt_store *s, const unsigned char run[KT_RUN_BIN])
 {
 	if (ck_find(s, run))
 		return 0;
-	if (s->nck == s->ck_cap) {
-		size_t cap = s->ck_cap ? 2 * s->ck_cap : 8;
-		struct kt_ckrun *n = realloc(s->ck, cap * sizeof(*n));
-
-		if (!n)
-			return kt_err(s, KT_ENOMEM, "run list");
-		s->ck = n;
-		s->ck_cap = cap;
-	}
+	if (KT_GROW(s->ck, s->ck_cap, s->nck + 1))
+		return kt_err(s, KT_ENOMEM, "run list");
 	memcpy(s->ck[s->nck].run, run, KT_RUN_BIN);
 	s->ck[s->nck].rec = NULL;
 	s->ck[s->nck].len = 0;
@@ -452,15 +445,8 @@ static int note_dead(kt_store *s, const unsigned char *run, const MDB_val *v,
 
 	if (owner_alive(v) || ck_find(s, run))
 		return 0;
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 8;
-		void *p = realloc(d->run, cap * KT_RUN_BIN);
-
-		if (!p)
-			return kt_err(s, KT_ENOMEM, "unfinished runs");
-		d->run = p;
-		d->cap = cap;
-	}
+	if (KT_GROW(d->run, d->cap, d->n + 1))
+		return kt_err(s, KT_ENOMEM, "unfinished runs");
 	memcpy(d->run[d->n++], run, KT_RUN_BIN);
 	return 0;
 }

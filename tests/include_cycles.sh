@@ -12,6 +12,7 @@
 # found through -I would be counted in the wrong folder), a path that
 # leaves ROOT, a path into a folder that is not in the list below (whose own
 # includes are not read), and `#include MACRO`.
+here=$(cd "$(dirname "$0")" && pwd) || exit 2
 cd "${1:-.}" || exit 2
 mods="base store import analyze replay export cli harness kernels"
 files=$(for m in $mods; do
@@ -25,7 +26,7 @@ bad=$(grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[^"<[:space:]]' $f
 known=$(for m in $mods; do [ -d "$m" ] && find "$m" -type f; done)
 # shellcheck disable=SC2086
 { printf '%s\n' "$known" | sed 's/^/K /'; grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]+"' $files; } |
-awk -v verbose="${V:-0}" -v modlist="$mods" '
+awk -v verbose="${V:-0}" -v modlist="$mods" "$(cat "$here/cycles.awk")"'
 function norm(p,   n, a, i, k, out) {
 	n = split(p, a, "/"); k = 0
 	for (i = 1; i <= n; i++) {
@@ -36,21 +37,6 @@ function norm(p,   n, a, i, k, out) {
 	out = st[1]
 	for (i = 2; i <= k; i++) out = out "/" st[i]
 	return out
-}
-function visit(m,   i, j, t) {
-	color[m] = 1; path[++depth] = m
-	for (i = 1; i <= nout[m]; i++) {
-		t = out[m, i]
-		if (color[t] == 1) {
-			cyc = t
-			for (j = depth; j >= 1 && path[j] != t; j--) cyc = path[j] " -> " cyc
-			cyc = t " -> " cyc
-			return 1
-		}
-		if (!color[t] && visit(t)) return 1
-	}
-	color[m] = 2; depth--
-	return 0
 }
 BEGIN { n = split(modlist, ml, " "); for (i = 1; i <= n; i++) listed[ml[i]] = 1 }
 /^K / { exists[substr($0, 3)] = 1; next }
@@ -66,24 +52,14 @@ BEGIN { n = split(modlist, ml, " "); for (i = 1; i <= n; i++) listed[ml[i]] = 1 
 	if (!(to in listed)) { unplaced = unplaced "\n  " file ":" line ": \"" inc "\" is in " to "/, a folder this script does not read"; next }
 	if (!(tgt in exists)) { unplaced = unplaced "\n  " file ":" line ": \"" inc "\" is no file beside it (-I paths are not followed)"; next }
 	if (to == from) next
-	if (!((from, to) in seen)) {
-		seen[from, to] = file ":" line
-		out[from, ++nout[from]] = to
-		mods[from] = mods[to] = 1
-		if (verbose) print from " -> " to " (" file ":" line ")"
-	}
+	if (edge(from, to, file ":" line) && verbose)
+		print from " -> " to " (" file ":" line ")"
 }
 END {
 	if (unplaced != "") {
 		print "include_cycles: includes it cannot place (fix them, or teach this script):" unplaced
 		exit 1
 	}
-	for (m in mods)
-		if (!color[m] && visit(m)) {
-			print "include_cycles: folders include each other: " cyc
-			n = split(cyc, c, " -> ")
-			for (i = 1; i < n; i++)
-				print "  " c[i] " -> " c[i + 1] ": " seen[c[i], c[i + 1]]
-			exit 1
-		}
+	if (cycle("include_cycles: folders include each other"))
+		exit 1
 }'

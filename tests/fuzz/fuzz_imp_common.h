@@ -17,6 +17,7 @@
 
 #include "../../store/store.h"
 #include "../../import/import.h"
+#include "../../replay/replay.h"
 
 static char fz_dir[512];
 static kt_store *fz_store;
@@ -67,6 +68,10 @@ static inline void fz_init(void)
 		if (!mkdtemp(fz_dir))
 			abort();
 		atexit(fz_cleanup);
+		/* the whole importer table, as `ktraj import` has it: the
+		 * replay-result importer is replay/'s (import/registry.c) */
+		if (kt_replay_register())
+			abort();
 	}
 	if (fz_store && ++fz_iter % 256 == 0)
 		fz_drop_store();
