@@ -134,8 +134,8 @@ struct kt_imp {
 	uint64_t ev_line, ev_off, ev_len;
 	const char **actors;    /* actor per seq (interned), index seq */
 	size_t actors_cap;
-	char **intern;          /* interned actor strings */
-	size_t nintern, intern_cap;
+	kt_strmap intern;       /* interned actor strings: the keys (no
+				   values) */
 	int64_t last_ts;
 	struct kt_ws ws;
 	/* runs touched by this source (reported after commit) */

@@ -519,8 +519,8 @@ cJSON *kt_impx_msg(const char *role, int human, const char *text,
 char *kt_impx_content_text(const cJSON *content)
 {
 	const cJSON *it;
-	char *b = NULL;
-	size_t n = 0;
+	struct kt_buf b = { 0 };
+	int any = 0;
 
 	if (cJSON_IsString(content))
 		return strdup(content->valuestring);
@@ -529,25 +529,16 @@ char *kt_impx_content_text(const cJSON *content)
 	cJSON_ArrayForEach(it, content) {
 		const char *t = cJSON_IsString(it) ? it->valuestring :
 				kt_impx_str(it, "text");
-		size_t tl;
-		char *nb;
 
 		if (!t)
 			continue;
-		tl = strlen(t);
-		nb = realloc(b, n + tl + 2);
-		if (!nb) {
-			free(b);
-			return NULL;
-		}
-		b = nb;
-		if (n)
-			b[n++] = '\n';
-		memcpy(b + n, t, tl);
-		n += tl;
-		b[n] = 0;
+		if (b.len)
+			kt_buf_putc(&b, '\n');
+		kt_buf_puts(&b, t);
+		any = 1;
 	}
-	return b;
+	/* NULL when no part has text (or out of memory) */
+	return any ? kt_buf_take(&b) : NULL;
 }
 
 int kt_impx_exit_code(const char *out)
@@ -660,8 +651,8 @@ char *kt_impx_shell_cmd(const cJSON *args)
 		/* argv: ["bash","-lc","script"] runs the script */
 		int n = cJSON_GetArraySize(c), i;
 		const cJSON *last = cJSON_GetArrayItem(c, n - 1);
-		char *b = NULL;
-		size_t len = 0;
+		struct kt_buf b = { 0 };
+		int any = 0;
 
 		if (n >= 3 && cJSON_IsString(cJSON_GetArrayItem(c, 1)) &&
 		    strstr(cJSON_GetArrayItem(c, 1)->valuestring, "c") &&
@@ -670,24 +661,15 @@ char *kt_impx_shell_cmd(const cJSON *args)
 			return strdup(last->valuestring);
 		for (i = 0; i < n; i++) {
 			const cJSON *a = cJSON_GetArrayItem(c, i);
-			size_t al;
-			char *nb;
 
 			if (!cJSON_IsString(a))
 				continue;
-			al = strlen(a->valuestring);
-			if (!(nb = realloc(b, len + al + 2))) {
-				free(b);
-				return NULL;
-			}
-			b = nb;
-			if (len)
-				b[len++] = ' ';
-			memcpy(b + len, a->valuestring, al);
-			len += al;
-			b[len] = 0;
+			if (b.len)
+				kt_buf_putc(&b, ' ');
+			kt_buf_puts(&b, a->valuestring);
+			any = 1;
 		}
-		return b;
+		return any ? kt_buf_take(&b) : NULL;
 	}
 	if (cJSON_IsString(c))
 		return strdup(c->valuestring);

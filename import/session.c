@@ -108,28 +108,10 @@ void kt_imp_note(kt_imp *imp, const kt_file *f, const char *fmt, ...)
 
 static const char *intern(kt_imp *imp, const char *s)
 {
-	size_t i;
-	char *c;
+	void **v = kt_strmap_slot(&imp->intern, s ? s : "agent", 1);
 
-	if (!s)
-		s = "agent";
-	for (i = 0; i < imp->nintern; i++)
-		if (!strcmp(imp->intern[i], s))
-			return imp->intern[i];
-	if (imp->nintern == imp->intern_cap) {
-		size_t nc = imp->intern_cap ? imp->intern_cap * 2 : 16;
-		char **ni = realloc(imp->intern, nc * sizeof(*ni));
-
-		if (!ni)
-			return "agent";
-		imp->intern = ni;
-		imp->intern_cap = nc;
-	}
-	c = kt_imp_strdup(s);
-	if (!c)
-		return "agent";
-	imp->intern[imp->nintern++] = c;
-	return c;
+	/* the map's copy of the key is the interned string */
+	return v ? kt_strmap_slot_key(&imp->intern, v) : "agent";
 }
 
 const char *kt_imp_actor_of(kt_imp *imp, uint64_t seq)
@@ -1070,14 +1052,10 @@ void kt_imp_progress(kt_imp *imp, uint64_t done)
 
 void kt_imp_session_free(kt_imp *imp)
 {
-	size_t k;
-
 	reps_free(imp->reps, imp->nreps);
 	free(imp->pend);
 	free(imp->actors);
-	for (k = 0; k < imp->nintern; k++)
-		free(imp->intern[k]);
-	free(imp->intern);
+	kt_strmap_free(&imp->intern, NULL);
 	kt_ws_free(&imp->ws);
 	cJSON_Delete(imp->bench_seen);
 	if (imp->red)
