@@ -30,7 +30,7 @@ int kt_buf_reserve(struct kt_buf *b, size_t n)
 	return 0;
 }
 
-int kt_buf_add(struct kt_buf *b, const void *p, size_t n)
+int kt_buf_add_grow(struct kt_buf *b, const void *p, size_t n)
 {
 	if (b->err)
 		return b->err;
@@ -48,13 +48,6 @@ int kt_buf_add(struct kt_buf *b, const void *p, size_t n)
 int kt_buf_puts(struct kt_buf *b, const char *s)
 {
 	return kt_buf_add(b, s, s ? strlen(s) : 0);
-}
-
-int kt_buf_putc(struct kt_buf *b, int c)
-{
-	unsigned char ch = (unsigned char)c;
-
-	return kt_buf_add(b, &ch, 1);
 }
 
 int kt_buf_sh_quote(struct kt_buf *b, const char *s)

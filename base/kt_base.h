@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -115,13 +116,35 @@ struct kt_buf {
 };
 /* Capacity of at least n bytes in total (not n more); 0 or KT_ENOMEM. */
 int kt_buf_reserve(struct kt_buf *b, size_t n);
+/* kt_buf_add when the bytes do not fit (growth, the sticky error); called
+ * by the inline functions below only. */
+int kt_buf_add_grow(struct kt_buf *b, const void *p, size_t n);
 /* Append n bytes of p (n may be 0: the buffer then still holds a NUL-
- * terminated string); 0 or KT_ENOMEM (sticky, see above). */
-int kt_buf_add(struct kt_buf *b, const void *p, size_t n);
+ * terminated string); 0 or KT_ENOMEM (sticky, see above).  Inline: the
+ * JSON printer of every imported event appends its punctuation a byte or
+ * two at a time and the shell lexer its words a byte at a time, and a call
+ * per piece was measurable on a Claude Code import. */
+static inline int kt_buf_add(struct kt_buf *b, const void *p, size_t n)
+{
+	/* room for n bytes and the NUL (cap 0 never has room) */
+	if (n < b->cap - b->len && !b->err) {
+		if (n)
+			memcpy(b->p + b->len, p, n);
+		b->len += n;
+		b->p[b->len] = 0;
+		return 0;
+	}
+	return kt_buf_add_grow(b, p, n);
+}
 /* Append the string s (NULL appends nothing); 0 or KT_ENOMEM. */
 int kt_buf_puts(struct kt_buf *b, const char *s);
 /* Append one byte; 0 or KT_ENOMEM. */
-int kt_buf_putc(struct kt_buf *b, int c);
+static inline int kt_buf_putc(struct kt_buf *b, int c)
+{
+	unsigned char ch = (unsigned char)c;
+
+	return kt_buf_add(b, &ch, 1);
+}
 /* Append s as one sh word in single quotes (POSIX sh 2.2.2: nothing is
  * special inside them; a ' is written as '\''); 0 or KT_ENOMEM. */
 int kt_buf_sh_quote(struct kt_buf *b, const char *s);
