@@ -197,8 +197,8 @@ static void t_corpus(void **st)
 	kt_buf_free(&b);
 }
 
-/* The parts writers put together without a tree (kt_jbuf_num,
- * kt_jbuf_str, `log --json` and the jsonl export) print as cJSON does:
+/* The parts writers put together without a tree (kt_json_put_num,
+ * kt_json_put_str, `log --json` and the jsonl export) print as cJSON does:
  * whole numbers in and out of int range, fractions that need 17 digits,
  * -0, huge and tiny values; strings with every escape. */
 static void t_parts(void **st)
