@@ -16,7 +16,7 @@ int kt_buf_reserve(struct kt_buf *b, size_t n)
 
 	if (n <= b->cap)
 		return 0;
-	cap = b->cap ? b->cap : 4096;
+	cap = b->cap ? b->cap : 64;
 	while (cap < n) {
 		if (cap > SIZE_MAX / 2)
 			return b->err = KT_ENOMEM;
@@ -30,7 +30,7 @@ int kt_buf_reserve(struct kt_buf *b, size_t n)
 	return 0;
 }
 
-int kt_buf_add(struct kt_buf *b, const void *p, size_t n)
+int kt_buf_add_grow(struct kt_buf *b, const void *p, size_t n)
 {
 	if (b->err)
 		return b->err;
@@ -48,13 +48,6 @@ int kt_buf_add(struct kt_buf *b, const void *p, size_t n)
 int kt_buf_puts(struct kt_buf *b, const char *s)
 {
 	return kt_buf_add(b, s, s ? strlen(s) : 0);
-}
-
-int kt_buf_putc(struct kt_buf *b, int c)
-{
-	unsigned char ch = (unsigned char)c;
-
-	return kt_buf_add(b, &ch, 1);
 }
 
 int kt_buf_sh_quote(struct kt_buf *b, const char *s)
@@ -124,6 +117,14 @@ void kt_buf_free(struct kt_buf *b)
 {
 	free(b->p);
 	memset(b, 0, sizeof(*b));
+}
+
+void kt_buf_reset(struct kt_buf *b)
+{
+	b->len = 0;
+	b->err = 0;
+	if (b->p)
+		b->p[0] = 0;
 }
 
 /* ---- string map ---------------------------------------------------------- */
@@ -205,15 +206,28 @@ int kt_strmap_put(kt_strmap *m, const char *key, void *val)
 	return 0;
 }
 
-void kt_strmap_free(kt_strmap *m, void (*free_val)(void *))
+void kt_strmap_clear(kt_strmap *m, void (*free_val)(void *))
 {
 	for (size_t i = 0; i < m->cap; i++)
 		if (m->keys[i]) {
 			if (free_val && m->vals[i])
 				free_val(m->vals[i]);
 			free(m->keys[i]);
+			m->keys[i] = NULL;
+			m->vals[i] = NULL;
 		}
+	m->n = 0;
+}
+
+void kt_strmap_free(kt_strmap *m, void (*free_val)(void *))
+{
+	kt_strmap_clear(m, free_val);
 	free(m->keys);
 	free(m->vals);
 	memset(m, 0, sizeof(*m));
+}
+
+const char *kt_strmap_slot_key(const kt_strmap *m, void *const *slot)
+{
+	return m->keys[slot - (void *const *)m->vals];
 }

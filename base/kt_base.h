@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -123,7 +124,9 @@ void kt_sha_finish(kt_sha_ctx *c, unsigned char out[KT_HASH_LEN]);
  * appended), which len does not count.  Out of memory is sticky: the first
  * failed growth sets err to KT_ENOMEM and later appends do nothing and
  * return it, so a writer may append many pieces and look once at the end.
- * Capacity grows by doubling from 4 KiB; kt_buf_free releases it.
+ * Capacity grows by doubling from 64 bytes (small enough that a short
+ * string taken from a buffer does not hold 4 KiB, as the shell parser's
+ * words and the Python-literal strings are); kt_buf_free releases it.
  */
 struct kt_buf {
 	union {
@@ -135,13 +138,35 @@ struct kt_buf {
 };
 /* Capacity of at least n bytes in total (not n more); 0 or KT_ENOMEM. */
 int kt_buf_reserve(struct kt_buf *b, size_t n);
+/* kt_buf_add when the bytes do not fit (growth, the sticky error); called
+ * by the inline functions below only. */
+int kt_buf_add_grow(struct kt_buf *b, const void *p, size_t n);
 /* Append n bytes of p (n may be 0: the buffer then still holds a NUL-
- * terminated string); 0 or KT_ENOMEM (sticky, see above). */
-int kt_buf_add(struct kt_buf *b, const void *p, size_t n);
+ * terminated string); 0 or KT_ENOMEM (sticky, see above).  Inline: the
+ * JSON printer of every imported event appends its punctuation a byte or
+ * two at a time and the shell lexer its words a byte at a time, and a call
+ * per piece was measurable on a Claude Code import. */
+static inline int kt_buf_add(struct kt_buf *b, const void *p, size_t n)
+{
+	/* room for n bytes and the NUL (cap 0 never has room) */
+	if (n < b->cap - b->len && !b->err) {
+		if (n)
+			memcpy(b->p + b->len, p, n);
+		b->len += n;
+		b->p[b->len] = 0;
+		return 0;
+	}
+	return kt_buf_add_grow(b, p, n);
+}
 /* Append the string s (NULL appends nothing); 0 or KT_ENOMEM. */
 int kt_buf_puts(struct kt_buf *b, const char *s);
 /* Append one byte; 0 or KT_ENOMEM. */
-int kt_buf_putc(struct kt_buf *b, int c);
+static inline int kt_buf_putc(struct kt_buf *b, int c)
+{
+	unsigned char ch = (unsigned char)c;
+
+	return kt_buf_add(b, &ch, 1);
+}
 /* Append s as one sh word in single quotes (POSIX sh 2.2.2: nothing is
  * special inside them; a ' is written as '\''); 0 or KT_ENOMEM. */
 int kt_buf_sh_quote(struct kt_buf *b, const char *s);
@@ -157,6 +182,10 @@ int kt_buf_printf(struct kt_buf *b, const char *fmt, ...)
 char *kt_buf_take(struct kt_buf *b);
 /* Release the memory; the buffer is empty (and err clear) afterwards. */
 void kt_buf_free(struct kt_buf *b);
+/* Empty the buffer but keep its memory, for a buffer reused across many
+ * texts (the importers' payload text): len 0, err clear, s "" when the
+ * buffer holds memory. */
+void kt_buf_reset(struct kt_buf *b);
 
 /* ---- one string-keyed map (open addressing, FNV-1a) ---------------------- */
 /* Zero-initialise ({0}).  Keys are copied; values are the caller's. */
@@ -176,6 +205,14 @@ void **kt_strmap_slot(kt_strmap *m, const char *key, int create);
 /* Free keys and table; free_val (may be NULL) is called for each non-NULL
  * value.  The map is empty afterwards. */
 void kt_strmap_free(kt_strmap *m, void (*free_val)(void *));
+/* The map's copy of the key of slot (a pointer kt_strmap_slot returned),
+ * for a value that keeps its key: it lives, and keeps its address when the
+ * table grows, until kt_strmap_clear or kt_strmap_free. */
+const char *kt_strmap_slot_key(const kt_strmap *m, void *const *slot);
+/* kt_strmap_free, but the table keeps its capacity: a map emptied and
+ * filled again for each run (the importer's workspace) then places, and
+ * walks, its keys as a new map of that capacity would. */
+void kt_strmap_clear(kt_strmap *m, void (*free_val)(void *));
 
 /* ---- UTF-8 (RFC 3629 section 4) ------------------------------------------ */
 /* Length of the valid UTF-8 sequence starting at s, of at most n bytes: 1

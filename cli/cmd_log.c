@@ -52,7 +52,7 @@ struct log_ctx {
 	int err;
 	kt_an_run *an;  /* the run's results as the analyzers read them
 			   (bench keys) */
-	struct kt_jbuf out; /* the row being written (json_row) */
+	struct kt_buf out; /* the row being written (json_row) */
 };
 
 /* The measurement model's fields of a bench row, and its series key. */
@@ -162,10 +162,10 @@ static int cjson_escapes(const char *v, size_t n)
 }
 
 /* "key":value of member v as log_json prints it; 1 when it cannot say. */
-static int put_member(struct kt_jbuf *b, const char *key, const kt_an_jv *v)
+static int put_member(struct kt_buf *b, const char *key, const kt_an_jv *v)
 {
-	int rc = kt_jbuf_add(b, ",", 1) || kt_jbuf_str(b, key) ||
-		 kt_jbuf_add(b, ":", 1);
+	int rc = kt_buf_add(b, ",", 1) || kt_json_put_str(b, key) ||
+		 kt_buf_add(b, ":", 1);
 
 	if (rc)
 		return KT_ENOMEM;
@@ -173,14 +173,14 @@ static int put_member(struct kt_jbuf *b, const char *key, const kt_an_jv *v)
 	case KT_AN_JS_STR:
 		if (v->esc && !cjson_escapes(v->v, v->n))
 			return 1;
-		rc = kt_jbuf_add(b, "\"", 1) || kt_jbuf_add(b, v->v, v->n) ||
-		     kt_jbuf_add(b, "\"", 1);
+		rc = kt_buf_add(b, "\"", 1) || kt_buf_add(b, v->v, v->n) ||
+		     kt_buf_add(b, "\"", 1);
 		break;
 	case KT_AN_JS_NUM:
-		rc = kt_jbuf_num(b, kt_an_js_num(v));
+		rc = kt_json_put_num(b, kt_an_js_num(v));
 		break;
 	case KT_AN_JS_TRUE: case KT_AN_JS_FALSE: case KT_AN_JS_NULL:
-		rc = kt_jbuf_add(b, v->v, v->n);
+		rc = kt_buf_add(b, v->v, v->n);
 		break;
 	default:
 		return 1;
@@ -188,10 +188,10 @@ static int put_member(struct kt_jbuf *b, const char *key, const kt_an_jv *v)
 	return rc ? KT_ENOMEM : 0;
 }
 
-static int put_u64(struct kt_jbuf *b, const char *key, uint64_t n)
+static int put_u64(struct kt_buf *b, const char *key, uint64_t n)
 {
-	return kt_jbuf_add(b, key, strlen(key)) ||
-	       kt_jbuf_num(b, (double)n) ? KT_ENOMEM : 0;
+	return kt_buf_add(b, key, strlen(key)) ||
+	       kt_json_put_num(b, (double)n) ? KT_ENOMEM : 0;
 }
 
 static int json_row(struct log_ctx *x, const kt_event *ev)
@@ -199,7 +199,7 @@ static int json_row(struct log_ctx *x, const kt_event *ev)
 	const char *keys[5 + N_BENCH_FIELDS];
 	kt_an_jv v[5 + N_BENCH_FIELDS];
 	const char *kn = kt_kind_name(ev->kind);
-	struct kt_jbuf *b = &x->out;
+	struct kt_buf *b = &x->out;
 	int nk = 0, nrow, rc, i;
 	char ts[32];
 
@@ -216,15 +216,15 @@ static int json_row(struct log_ctx *x, const kt_event *ev)
 		snprintf(ts, sizeof(ts), "null");
 	else
 		snprintf(ts, sizeof(ts), "%lld", (long long)ev->ts_ns);
-	b->n = 0;
+	kt_buf_reset(b);
 	rc = put_u64(b, "{\"seq\":", ev->seq) ||
-	     kt_jbuf_add(b, ",\"kind\":", 8) ||
-	     kt_jbuf_str(b, kn ? kn : "unknown") ||
-	     kt_jbuf_add(b, ",\"actor\":", 9) ||
-	     kt_jbuf_str(b, ev->actor ? ev->actor : "") ||
-	     kt_jbuf_add(b, ",\"ts\":", 6) || kt_jbuf_add(b, ts, strlen(ts)) ||
+	     kt_buf_add(b, ",\"kind\":", 8) ||
+	     kt_json_put_str(b, kn ? kn : "unknown") ||
+	     kt_buf_add(b, ",\"actor\":", 9) ||
+	     kt_json_put_str(b, ev->actor ? ev->actor : "") ||
+	     kt_buf_add(b, ",\"ts\":", 6) || kt_buf_add(b, ts, strlen(ts)) ||
 	     (ev->parent ? put_u64(b, ",\"parent\":", ev->parent) :
-			   kt_jbuf_add(b, ",\"parent\":null", 14));
+			   kt_buf_add(b, ",\"parent\":null", 14));
 	for (i = 0; !rc && i < nrow; i++)
 		if (v[i].type != KT_AN_JS_NONE)
 			rc = put_member(b, keys[i], &v[i]);
@@ -234,30 +234,30 @@ static int json_row(struct log_ctx *x, const kt_event *ev)
 				      &x->an->m[x->an->ev[j].meas] : NULL;
 
 		if (v[0].type == KT_AN_JS_NONE) /* "correct" */
-			rc = kt_jbuf_add(b, ",\"correct\":null", 15);
+			rc = kt_buf_add(b, ",\"correct\":null", 15);
 		for (; !rc && i < nk; i++) {
 			if (v[i].type == KT_AN_JS_STR) {
 				rc = put_member(b, keys[i], &v[i]);
 			} else {
-				rc = kt_jbuf_add(b, ",", 1) ||
-				     kt_jbuf_str(b, keys[i]) ||
-				     kt_jbuf_add(b, ":null", 5) ? KT_ENOMEM : 0;
+				rc = kt_buf_add(b, ",", 1) ||
+				     kt_json_put_str(b, keys[i]) ||
+				     kt_buf_add(b, ":null", 5) ? KT_ENOMEM : 0;
 			}
 		}
 		if (!rc)
-			rc = kt_jbuf_add(b, ",\"series\":", 10) ||
-			     (m ? kt_jbuf_str(b, m->key) :
-				  kt_jbuf_add(b, "null", 4)) ||
-			     kt_jbuf_add(b, ",\"sweep\":", 9) ||
+			rc = kt_buf_add(b, ",\"series\":", 10) ||
+			     (m ? kt_json_put_str(b, m->key) :
+				  kt_buf_add(b, "null", 4)) ||
+			     kt_buf_add(b, ",\"sweep\":", 9) ||
 			     (m && m->sweep >= 0 ?
-			      kt_jbuf_num(b, (double)m->sweep + 1) :
-			      kt_jbuf_add(b, "null", 4)) ? KT_ENOMEM : 0;
+			      kt_json_put_num(b, (double)m->sweep + 1) :
+			      kt_buf_add(b, "null", 4)) ? KT_ENOMEM : 0;
 	}
 	if (rc)
 		return rc;
-	if (kt_jbuf_add(b, "}\n", 2))
+	if (kt_buf_add(b, "}\n", 2))
 		return KT_ENOMEM;
-	return fwrite(b->p, 1, b->n, stdout) == b->n ? 0 : KT_EIO;
+	return fwrite(b->s, 1, b->len, stdout) == b->len ? 0 : KT_EIO;
 }
 
 static int log_row(const kt_event *ev, void *arg)
@@ -348,7 +348,7 @@ int cmd_log(struct cli *c, int argc, char **argv)
 		rc = cli_store_err(c, s, rc, "reading events");
 out:
 	kt_an_run_free(x.an);
-	free(x.out.p);
+	kt_buf_free(&x.out);
 	kt_store_close(s);
 	return rc;
 }

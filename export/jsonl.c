@@ -137,7 +137,7 @@ static int put_line(FILE *out, cJSON *o)
 /* Write the blob line of ref (once per export) and note its hash after
  * redaction. */
 static int put_blob(kt_store *s, kt_redactor *red, struct blobset *seen,
-		    const struct ref *ref, FILE *out, struct kt_jbuf *line,
+		    const struct ref *ref, FILE *out, struct kt_buf *line,
 		    char *err, size_t errlen, uint64_t seq)
 {
 	void *data = NULL;
@@ -187,26 +187,26 @@ static int put_blob(kt_store *s, kt_redactor *red, struct blobset *seen,
 	/* printed in parts as cJSON prints the object {"blob","path"?,
 	 * "text"|"base64"}: file versions are most of an export's bytes, and
 	 * cJSON's printer copied and escaped each twice */
-	line->n = 0;
-	if (kt_jbuf_add(line, "{\"blob\":\"", 9) ||
-	    kt_jbuf_add(line, hex, KT_HASH_HEX) ||
-	    kt_jbuf_add(line, "\"", 1) ||
-	    (ref->hint && (kt_jbuf_add(line, ",\"path\":", 8) ||
-			   kt_jbuf_str(line, red_path ? red_path : ref->hint))))
+	kt_buf_reset(line);
+	if (kt_buf_add(line, "{\"blob\":\"", 9) ||
+	    kt_buf_add(line, hex, KT_HASH_HEX) ||
+	    kt_buf_add(line, "\"", 1) ||
+	    (ref->hint && (kt_buf_add(line, ",\"path\":", 8) ||
+			   kt_json_put_str(line, red_path ? red_path : ref->hint))))
 		goto out;
 	if (kt_export_is_text(data, len)) {
-		if (kt_jbuf_add(line, ",\"text\":", 8) || kt_jbuf_str(line, data))
+		if (kt_buf_add(line, ",\"text\":", 8) || kt_json_put_str(line, data))
 			goto out;
 	} else {
 		b64 = kt_base64_encode(data, len);
-		if (!b64 || kt_jbuf_add(line, ",\"base64\":\"", 11) ||
-		    kt_jbuf_add(line, b64, strlen(b64)) ||
-		    kt_jbuf_add(line, "\"", 1))
+		if (!b64 || kt_buf_add(line, ",\"base64\":\"", 11) ||
+		    kt_buf_add(line, b64, strlen(b64)) ||
+		    kt_buf_add(line, "\"", 1))
 			goto out;
 	}
-	if (kt_jbuf_add(line, "}\n", 2))
+	if (kt_buf_add(line, "}\n", 2))
 		goto out;
-	rc = fwrite(line->p, 1, line->n, out) == line->n ? 0 : KT_EIO;
+	rc = fwrite(line->s, 1, line->len, out) == line->len ? 0 : KT_EIO;
 out:
 	free(data);
 	free(red_path);
@@ -223,7 +223,7 @@ struct exp {
 	FILE *out;
 	char *err;
 	size_t errlen;
-	struct kt_jbuf line;  /* the event line being written (fast_event) */
+	struct kt_buf line;  /* the event line being written (fast_event) */
 };
 
 /* Whether JSON text p[0..n) may hold a blob reference: a string of 64 hex
@@ -256,7 +256,7 @@ static int fast_event(struct exp *x, const kt_event *ev)
 {
 	const char *kn = kt_kind_name(ev->kind);
 	size_t pl = ev->prov_json ? strlen(ev->prov_json) : 0;
-	struct kt_jbuf *b = &x->line;
+	struct kt_buf *b = &x->line;
 	char num[32], hex[KT_HASH_HEX + 1];
 	int rc = 0;
 
@@ -280,36 +280,36 @@ static int fast_event(struct exp *x, const kt_event *ev)
 		if (rc)
 			return rc;
 	}
-	b->n = 0;
-	rc = kt_jbuf_add(b, "{\"run\":", 7) || kt_jbuf_str(b, x->run) ||
-	     kt_jbuf_add(b, ",\"seq\":", 7) || kt_jbuf_num(b, (double)ev->seq) ||
-	     kt_jbuf_add(b, ",\"parent\":", 10) ||
-	     (ev->parent ? kt_jbuf_num(b, (double)ev->parent) :
-			   kt_jbuf_add(b, "null", 4));
+	kt_buf_reset(b);
+	rc = kt_buf_add(b, "{\"run\":", 7) || kt_json_put_str(b, x->run) ||
+	     kt_buf_add(b, ",\"seq\":", 7) || kt_json_put_num(b, (double)ev->seq) ||
+	     kt_buf_add(b, ",\"parent\":", 10) ||
+	     (ev->parent ? kt_json_put_num(b, (double)ev->parent) :
+			   kt_buf_add(b, "null", 4));
 	if (ev->ts_ns == KT_TS_UNKNOWN)
 		snprintf(num, sizeof(num), "null");
 	else
 		snprintf(num, sizeof(num), "%lld", (long long)ev->ts_ns);
-	rc = rc || kt_jbuf_add(b, ",\"ts\":", 6) ||
-	     kt_jbuf_add(b, num, strlen(num)) ||
-	     kt_jbuf_add(b, ",\"kind\":", 8) ||
-	     kt_jbuf_str(b, kn ? kn : "unknown") ||
-	     kt_jbuf_add(b, ",\"actor\":", 9) ||
-	     kt_jbuf_str(b, ev->actor ? ev->actor : "") ||
-	     kt_jbuf_add(b, ",\"prov\":", 8) ||
-	     (pl ? kt_jbuf_add(b, ev->prov_json, pl) :
-		   kt_jbuf_add(b, "null", 4)) ||
-	     kt_jbuf_add(b, ",\"payload\":", 11) ||
-	     kt_jbuf_add(b, ev->payload, ev->payload_len);
+	rc = rc || kt_buf_add(b, ",\"ts\":", 6) ||
+	     kt_buf_add(b, num, strlen(num)) ||
+	     kt_buf_add(b, ",\"kind\":", 8) ||
+	     kt_json_put_str(b, kn ? kn : "unknown") ||
+	     kt_buf_add(b, ",\"actor\":", 9) ||
+	     kt_json_put_str(b, ev->actor ? ev->actor : "") ||
+	     kt_buf_add(b, ",\"prov\":", 8) ||
+	     (pl ? kt_buf_add(b, ev->prov_json, pl) :
+		   kt_buf_add(b, "null", 4)) ||
+	     kt_buf_add(b, ",\"payload\":", 11) ||
+	     kt_buf_add(b, ev->payload, ev->payload_len);
 	kt_hex(ev->hash, KT_HASH_LEN, hex);
-	rc = rc || kt_jbuf_add(b, ",\"hash\":\"", 9) ||
-	     kt_jbuf_add(b, hex, KT_HASH_HEX);
+	rc = rc || kt_buf_add(b, ",\"hash\":\"", 9) ||
+	     kt_buf_add(b, hex, KT_HASH_HEX);
 	kt_hex(ev->chain, KT_HASH_LEN, hex);
-	rc = rc || kt_jbuf_add(b, "\",\"chain\":\"", 11) ||
-	     kt_jbuf_add(b, hex, KT_HASH_HEX) || kt_jbuf_add(b, "\"}\n", 3);
+	rc = rc || kt_buf_add(b, "\",\"chain\":\"", 11) ||
+	     kt_buf_add(b, hex, KT_HASH_HEX) || kt_buf_add(b, "\"}\n", 3);
 	if (rc)
 		return KT_ENOMEM;
-	return fwrite(b->p, 1, b->n, x->out) == b->n ? 0 : KT_EIO;
+	return fwrite(b->s, 1, b->len, x->out) == b->len ? 0 : KT_EIO;
 }
 
 /* One event (and the blob lines it needs first); a scan callback. */
@@ -449,7 +449,7 @@ static int write_jsonl(kt_store *s, const kt_export_args *args, char *err,
 out:
 	free(x.rs.r);
 	free(x.seen.e);
-	free(x.line.p);
+	kt_buf_free(&x.line);
 	kt_redactor_free(x.red);
 	return rc;
 }

@@ -187,7 +187,8 @@ static int parse_hunk(const kt_cp_line *lines, size_t n, size_t lineno,
 		      kt_cp_hunk *h, size_t *used, char *err, size_t errlen)
 {
 	kt_cp_line first = trim(lines[0]);
-	size_t i, cap = 0, len = 0;
+	struct kt_buf c = { 0 };
+	size_t i;
 	int rc;
 
 	memset(h, 0, sizeof(*h));
@@ -197,25 +198,13 @@ static int parse_hunk(const kt_cp_line *lines, size_t n, size_t lineno,
 				     first.n - strlen(ADD_M))))
 			return KT_ENOMEM;
 		for (i = 1; i < n && lines[i].n && lines[i].s[0] == '+'; i++) {
-			size_t ln = lines[i].n - 1;
-
-			if (len + ln + 2 > cap) {
-				size_t nc = (len + ln + 2) * 2;
-				char *nb = realloc(h->contents, nc);
-
-				if (!nb)
-					return KT_ENOMEM;
-				h->contents = nb;
-				cap = nc;
-			}
-			memcpy(h->contents + len, lines[i].s + 1, ln);
-			len += ln;
-			h->contents[len++] = '\n';
-			h->contents[len] = 0;
+			kt_buf_add(&c, lines[i].s + 1, lines[i].n - 1);
+			kt_buf_putc(&c, '\n');
 		}
-		if (!h->contents && !(h->contents = calloc(1, 1)))
+		h->contents_len = c.len;
+		/* "" for an added empty file */
+		if (!(h->contents = kt_buf_take(&c)))
 			return KT_ENOMEM;
-		h->contents_len = len;
 		*used = i;
 		return 0;
 	}

@@ -282,28 +282,21 @@ static int on_gemini(gx *x, const cJSON *m, int64_t ts, const kt_impx_at *at)
 	const char *model = kt_impx_str(m, "model");
 	cJSON *usage = usage_of(tk);
 	char *text = kt_impx_content_text(cJSON_GetObjectItem(m, "content"));
-	size_t tl = 0;
-	char *thought = NULL;
+	struct kt_buf thought = { 0 };
 	int rc = 0;
 
 	/* thoughts: "subject: description", one message */
 	cJSON_ArrayForEach(th, cJSON_GetObjectItem(m, "thoughts")) {
 		const char *s = kt_impx_str(th, "subject");
 		const char *d = kt_impx_str(th, "description");
-		size_t need = (s ? strlen(s) : 0) + (d ? strlen(d) : 0) + 8;
-		char *nt = realloc(thought, tl + need);
 
-		if (!nt) {
-			rc = KT_ENOMEM;
-			goto out;
-		}
-		thought = nt;
-		tl += (size_t)sprintf(thought + tl, "%s%s%s%s", tl ? "\n\n" : "",
-				      s ? s : "", s && d ? ": " : "",
-				      d ? d : "");
+		kt_buf_printf(&thought, "%s%s%s%s", thought.len ? "\n\n" : "",
+			      s ? s : "", s && d ? ": " : "", d ? d : "");
 	}
+	if ((rc = thought.err))
+		goto out;
 	for (int k = 0; k < 2 && !rc; k++) {
-		const char *t = k ? text : thought;
+		const char *t = k ? text : thought.s;
 		cJSON *pl;
 
 		if (!t || !*t)
@@ -337,7 +330,7 @@ static int on_gemini(gx *x, const cJSON *m, int64_t ts, const kt_impx_at *at)
 out:
 	cJSON_Delete(usage);
 	free(text);
-	free(thought);
+	kt_buf_free(&thought);
 	return rc;
 }
 

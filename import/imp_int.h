@@ -14,7 +14,7 @@
 #include "impx.h"
 
 struct kt_ws_ent {
-	char *path;             /* normalized, malloc'ed; NULL = empty slot */
+	const char *path;       /* normalized: the workspace map's key */
 	char *data;             /* current content (NUL-terminated), or NULL */
 	size_t len;
 	unsigned char hash[KT_HASH_LEN]; /* valid when hashed */
@@ -28,12 +28,12 @@ struct kt_ws_ent {
 };
 
 struct kt_ws {
-	struct kt_ws_ent *e;
-	size_t cap, n;          /* open addressing, cap a power of two */
+	/* normalized path -> struct kt_ws_ent (malloc'ed; a NULL value is
+	 * a path whose entry failed to allocate: absent) */
+	kt_strmap map;
 	/* the code files an edit named, the first nsorted in path order: an
 	 * entry stays edited until kt_ws_reset, so kt_ws_code_hash sorts only
-	 * the ones added since its last call; e is valid while the table's
-	 * cap is code_cap (a rehash moves entries, not their path strings) */
+	 * the ones added since its last call */
 	struct kt_ws_code {
 		const char *path;
 		struct kt_ws_ent *e;
@@ -42,7 +42,7 @@ struct kt_ws {
 		char hex[KT_HASH_HEX];
 		int hexed;
 	} *code;
-	size_t ncode, nsorted, capcode, code_cap;
+	size_t ncode, nsorted, capcode;
 	struct kt_buf codebuf; /* kt_ws_code_hash's input, kept for reuse */
 };
 
@@ -134,8 +134,8 @@ struct kt_imp {
 	uint64_t ev_line, ev_off, ev_len;
 	const char **actors;    /* actor per seq (interned), index seq */
 	size_t actors_cap;
-	char **intern;          /* interned actor strings */
-	size_t nintern, intern_cap;
+	kt_strmap intern;       /* interned actor strings: the keys (no
+				   values) */
 	int64_t last_ts;
 	struct kt_ws ws;
 	/* runs touched by this source (reported after commit) */
@@ -145,7 +145,7 @@ struct kt_imp {
 	struct kt_runrep *reps;
 	size_t nreps, reps_cap;
 	uint64_t bytes_total, bytes_done;
-	struct kt_jbuf pbuf;    /* payload text of the event being appended */
+	struct kt_buf pbuf;    /* payload text of the event being appended */
 	/* provenance text shared by the events of one file (prov_json) */
 	struct {
 		char sha[KT_HASH_LEN * 2 + 1];
@@ -266,7 +266,10 @@ void kt_imp_source_end(kt_imp *imp, int keep);
 void kt_imp_session_free(kt_imp *imp);
 
 /* workspace.c */
+/* Forget every file (a new run starts). */
 void kt_ws_reset(struct kt_ws *ws);
+/* kt_ws_reset, and the table's memory too (the import's end). */
+void kt_ws_free(struct kt_ws *ws);
 /* the actor of the event with seq (the tool call an edit belongs to) */
 const char *kt_imp_actor_of(kt_imp *imp, uint64_t seq);
 /* whether the next emitted event will really be written */

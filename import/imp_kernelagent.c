@@ -518,9 +518,9 @@ static int emit_strategy(kt_imp *imp, const kt_file *f, long round,
 {
 	cJSON *j = kt_impx_parse(imp, f), *p = cJSON_CreateObject(), *x;
 	const cJSON *it, *list;
-	char *t = NULL, *raw;
-	size_t tn = 0;
-	int rc;
+	struct kt_buf b = { 0 };
+	char *t, *raw;
+	int rc, any = 0;
 
 	if (!p) {
 		cJSON_Delete(j);
@@ -530,19 +530,12 @@ static int emit_strategy(kt_imp *imp, const kt_file *f, long round,
 	cJSON_ArrayForEach(it, list) {
 		const char *c = kt_impx_str(it, "category");
 		const char *s = kt_impx_str(it, "summary");
-		char *line = NULL, *nt;
-		int n = asprintf(&line, "%s%s%s%s", tn ? "\n" : "",
-				 c ? c : "", c && s ? ": " : "", s ? s : "");
 
-		if (n < 0)
-			break;
-		if ((nt = realloc(t, tn + (size_t)n + 1))) {
-			memcpy(nt + tn, line, (size_t)n + 1);
-			t = nt;
-			tn += (size_t)n;
-		}
-		free(line);
+		kt_buf_printf(&b, "%s%s%s%s", b.len ? "\n" : "", c ? c : "",
+			      c && s ? ": " : "", s ? s : "");
+		any = 1;
 	}
+	t = any ? kt_buf_take(&b) : NULL;
 	if (!t) {
 		/* not the expected list: keep the raw text */
 		raw = kt_impx_utf8((const char *)f->data, f->len, NULL);

@@ -90,7 +90,7 @@ static uint64_t prov_u64(const cJSON *prov, const char *key)
  * anyway: it is reported as a mismatch by the caller then).
  */
 static int line_hash_ok(const kt_jsonl_rec *r, uint64_t seq,
-			const char *prov, struct kt_jbuf *pb, int *ok)
+			const char *prov, struct kt_buf *pb, int *ok)
 {
 	kt_event e;
 	unsigned char *c = NULL, h[KT_HASH_LEN];
@@ -108,8 +108,8 @@ static int line_hash_ok(const kt_jsonl_rec *r, uint64_t seq,
 	e.kind = r->kind;
 	e.actor = r->actor ? r->actor : "agent";
 	e.prov_json = prov;
-	e.payload = pb->p;
-	e.payload_len = pb->n;
+	e.payload = pb->s;
+	e.payload_len = pb->len;
 	rc = kt_event_canonical(&e, &c, &cn);
 	if (rc)
 		return rc;
@@ -287,7 +287,7 @@ static int refs_ok(kt_imp *imp, const kt_file *f, uint64_t line,
 
 /* 0 storable, 1 not (reported at line), else an error */
 static int too_large(kt_imp *imp, const kt_file *f, uint64_t line,
-		     const kt_jsonl_rec *r, size_t n, struct kt_jbuf *pb)
+		     const kt_jsonl_rec *r, size_t n, struct kt_buf *pb)
 {
 	size_t al = r->actor ? strlen(r->actor) : 0, pl = EV_PROV_ROOM;
 	int rc;
@@ -303,15 +303,15 @@ static int too_large(kt_imp *imp, const kt_file *f, uint64_t line,
 	if (r->prov) {
 		if ((rc = kt_imp_json_print(r->prov, pb)) != 0)
 			return rc;
-		pl += pb->n;
+		pl += pb->len;
 	}
 	if ((rc = kt_imp_json_print(r->payload, pb)) != 0)
 		return rc;
-	if (10 + al + pl + pb->n <= EV_BODY_MAX)
+	if (10 + al + pl + pb->len <= EV_BODY_MAX)
 		return 0;
 	kt_imp_warn(imp, f, line,
 		    "event too large to store (%zu bytes of payload; an event is at most 64 MiB, FORMAT.md section 3); not imported",
-		    pb->n);
+		    pb->len);
 	return 1;
 }
 
@@ -453,7 +453,7 @@ static int ktraj_import(kt_imp *imp, const kt_file *f)
 	uint64_t line = 0, got, run_n = 0, last_prog = 0;
 	int in_run = 0, rc = 0, events = 0, by_id = 0, hash_ok = 1, rewrite = 0;
 	int fresh = 0;
-	struct kt_jbuf pb = { 0 };
+	struct kt_buf pb = { 0 };
 	/* blob name -> the hash its content was stored under */
 	struct ftab bm = { NULL, KT_HASH_LEN, 2 * KT_HASH_LEN, 0, 0 };
 	/* only seqs moved or skipped: else the same */
@@ -715,7 +715,7 @@ out:
 		rc = kt_imp_run_finish(imp, rc);
 	free(cur_run);
 	free(prov);
-	free(pb.p);
+	kt_buf_free(&pb);
 	free(bm.e);
 	free(sm.t.e);
 	return rc;

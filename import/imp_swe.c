@@ -179,8 +179,8 @@ static char *window_file(const char *obs, char **path)
 {
 	const char *p = strstr(obs, "[File: "), *q, *e;
 	long total, k = 1;
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
+	struct kt_buf b = { 0 };
+	char *buf;
 
 	*path = NULL;
 	if (!p)
@@ -228,30 +228,19 @@ static char *window_file(const char *obs, char **path)
 
 			if (ln && c[ln - 1] == '\r')
 				ln--;
-			if (n + ln + 2 > cap) {
-				size_t nc = (n + ln + 2) * 2;
-				char *nb = realloc(buf, nc);
-
-				if (!nb)
-					goto partial;
-				buf = nb;
-				cap = nc;
-			}
-			memcpy(buf + n, c, ln);
-			n += ln;
-			buf[n++] = '\n';
-			buf[n] = 0;
+			kt_buf_add(&b, c, ln);
+			kt_buf_putc(&b, '\n');
 		}
 		k++;
 		p = *le ? le : NULL;
 	}
 	if (k <= total)
 		goto partial;
-	if (!buf)
-		buf = strdup("");
-	return buf;
+	/* "" for an empty file; NULL when out of memory */
+	if ((buf = kt_buf_take(&b)))
+		return buf;
 partial:
-	free(buf);
+	kt_buf_free(&b);
 	free(*path);
 	*path = NULL;
 	return NULL;

@@ -252,23 +252,18 @@ kt_impx_span kt_impx_span_at(const kt_impx_span *s, long n, long i);
 
 
 /* ---- printing JSON ---- */
-/* a growable text buffer reused across events (jsonprint.c) */
-struct kt_jbuf {
-	char *p;                /* NUL-terminated at n */
-	size_t n, cap;
-};
-
-/* jsonprint.c: item as cJSON_PrintUnformatted prints it, into b (b->n
- * bytes, NUL-terminated; b->p stays owned by b).  KT_ENOMEM, or KT_EINVAL
- * for an item cJSON cannot print. */
-int kt_imp_json_print(const cJSON *item, struct kt_jbuf *b);
-/* Append to b: n raw bytes of s; the string s (NUL-terminated) as cJSON
- * prints a string; the number d as cJSON prints a number item of value d
- * (cJSON_CreateNumber).  0 or KT_ENOMEM.  For writers that put a JSON text
- * together from parts, some of them canonical bytes from the store. */
-int kt_jbuf_add(struct kt_jbuf *b, const char *s, size_t n);
-int kt_jbuf_str(struct kt_jbuf *b, const char *s);
-int kt_jbuf_num(struct kt_jbuf *b, double d);
+/* jsonprint.c: item as cJSON_PrintUnformatted prints it, into b (emptied
+ * first: kt_buf_reset; b->len bytes, NUL-terminated, b keeps the memory so
+ * one buffer serves a whole import).  0; KT_ENOMEM, or KT_EINVAL for an
+ * item cJSON cannot print (b is then empty and its err clear). */
+int kt_imp_json_print(const cJSON *item, struct kt_buf *b);
+/* Append to b the string s (NUL-terminated; NULL as "") as cJSON prints a
+ * string, and the number d as cJSON prints a number item of value d
+ * (cJSON_CreateNumber).  0 or KT_ENOMEM (sticky, as every kt_buf append).
+ * For writers that put a JSON text together from parts (kt_buf_add), some
+ * of them canonical bytes from the store. */
+int kt_json_put_str(struct kt_buf *b, const char *s);
+int kt_json_put_num(struct kt_buf *b, double d);
 
 /* ---- strict JSON, warned in the words every importer shares ----------
  * The RFC 8259 check itself is jsonstrict.h's kt_json_check; these report

@@ -50,43 +50,6 @@ static void py_ws(pyp *p)
 		p->s++;
 }
 
-static int put_utf8(char **b, size_t *n, size_t *cap, unsigned long cp)
-{
-	unsigned char tmp[4];
-	size_t k = kt_utf8_enc(cp, tmp);
-
-	if (*n + k + 1 > *cap) {
-		size_t nc = (*cap + k + 1) * 2;
-		char *nb = realloc(*b, nc);
-
-		if (!nb)
-			return -1;
-		*b = nb;
-		*cap = nc;
-	}
-	memcpy(*b + *n, tmp, k);
-	*n += k;
-	(*b)[*n] = 0;
-	return 0;
-}
-
-/* One byte as it is (part of a UTF-8 sequence, or ASCII). */
-static int put_byte(char **b, size_t *n, size_t *cap, char c)
-{
-	if (*n + 2 > *cap) {
-		size_t nc = *cap * 2 + 16;
-		char *nb = realloc(*b, nc);
-
-		if (!nb)
-			return -1;
-		*b = nb;
-		*cap = nc;
-	}
-	(*b)[(*n)++] = c;
-	(*b)[*n] = 0;
-	return 0;
-}
-
 /* The n hex digits at s as a number; -1 when one is not a hex digit. */
 static int hexval(const char *s, int n, unsigned long *out)
 {
@@ -108,8 +71,8 @@ static int hexval(const char *s, int n, unsigned long *out)
 static char *py_string(pyp *p)
 {
 	int raw = 0, triple = 0;
-	char q, *b = NULL;
-	size_t n = 0, cap = 0;
+	char q;
+	struct kt_buf b = { 0 };
 
 	while (p->s + 1 < p->e && *p->s && strchr("rRbBuU", *p->s) &&
 	       (p->s[1] == '\'' || p->s[1] == '"' ||
@@ -125,10 +88,6 @@ static char *py_string(pyp *p)
 		triple = 1;
 		p->s += 2;
 	}
-	if (put_utf8(&b, &n, &cap, 0) < 0) /* allocate */
-		return NULL;
-	n = 0;
-	b[0] = 0;
 	while (p->s < p->e) {
 		char c = *p->s;
 		unsigned long cp;
@@ -136,11 +95,11 @@ static char *py_string(pyp *p)
 		if (c == q) {
 			if (!triple) {
 				p->s++;
-				return b;
+				return kt_buf_take(&b);
 			}
 			if (p->e - p->s >= 3 && p->s[1] == q && p->s[2] == q) {
 				p->s += 3;
-				return b;
+				return kt_buf_take(&b);
 			}
 		}
 		if (c == '\\' && !raw && p->s + 1 < p->e) {
@@ -185,25 +144,25 @@ static char *py_string(pyp *p)
 			default:
 				/* Python keeps the backslash of an escape it
 				 * does not know ('\d' is two characters) */
-				if (put_byte(&b, &n, &cap, '\\') < 0 ||
-				    put_byte(&b, &n, &cap, d) < 0)
-					goto bad;
+				kt_buf_putc(&b, '\\');
+				kt_buf_putc(&b, d);
 				continue;
 			}
 			if (cp == 0)
 				cp = 0xFFFD; /* no NULs inside C strings */
-			if (put_utf8(&b, &n, &cap, cp) < 0)
-				goto bad;
+			/* out of memory is sticky: kt_buf_take says it */
+			kt_utf8_put(&b, cp);
 			continue;
 		}
 		/* a raw NUL cannot live in a C string either */
-		if (c == 0 ? put_utf8(&b, &n, &cap, 0xFFFD) < 0 :
-			     put_byte(&b, &n, &cap, c) < 0)
-			goto bad;
+		if (c == 0)
+			kt_utf8_put(&b, 0xFFFD);
+		else
+			kt_buf_putc(&b, c);
 		p->s++;
 	}
 bad:
-	free(b);
+	kt_buf_free(&b);
 	return NULL;
 }
 
@@ -560,8 +519,8 @@ cJSON *kt_impx_msg(const char *role, int human, const char *text,
 char *kt_impx_content_text(const cJSON *content)
 {
 	const cJSON *it;
-	char *b = NULL;
-	size_t n = 0;
+	struct kt_buf b = { 0 };
+	int any = 0;
 
 	if (cJSON_IsString(content))
 		return strdup(content->valuestring);
@@ -570,25 +529,16 @@ char *kt_impx_content_text(const cJSON *content)
 	cJSON_ArrayForEach(it, content) {
 		const char *t = cJSON_IsString(it) ? it->valuestring :
 				kt_impx_str(it, "text");
-		size_t tl;
-		char *nb;
 
 		if (!t)
 			continue;
-		tl = strlen(t);
-		nb = realloc(b, n + tl + 2);
-		if (!nb) {
-			free(b);
-			return NULL;
-		}
-		b = nb;
-		if (n)
-			b[n++] = '\n';
-		memcpy(b + n, t, tl);
-		n += tl;
-		b[n] = 0;
+		if (b.len)
+			kt_buf_putc(&b, '\n');
+		kt_buf_puts(&b, t);
+		any = 1;
 	}
-	return b;
+	/* NULL when no part has text (or out of memory) */
+	return any ? kt_buf_take(&b) : NULL;
 }
 
 int kt_impx_exit_code(const char *out)
@@ -701,8 +651,8 @@ char *kt_impx_shell_cmd(const cJSON *args)
 		/* argv: ["bash","-lc","script"] runs the script */
 		int n = cJSON_GetArraySize(c), i;
 		const cJSON *last = cJSON_GetArrayItem(c, n - 1);
-		char *b = NULL;
-		size_t len = 0;
+		struct kt_buf b = { 0 };
+		int any = 0;
 
 		if (n >= 3 && cJSON_IsString(cJSON_GetArrayItem(c, 1)) &&
 		    strstr(cJSON_GetArrayItem(c, 1)->valuestring, "c") &&
@@ -711,24 +661,15 @@ char *kt_impx_shell_cmd(const cJSON *args)
 			return strdup(last->valuestring);
 		for (i = 0; i < n; i++) {
 			const cJSON *a = cJSON_GetArrayItem(c, i);
-			size_t al;
-			char *nb;
 
 			if (!cJSON_IsString(a))
 				continue;
-			al = strlen(a->valuestring);
-			if (!(nb = realloc(b, len + al + 2))) {
-				free(b);
-				return NULL;
-			}
-			b = nb;
-			if (len)
-				b[len++] = ' ';
-			memcpy(b + len, a->valuestring, al);
-			len += al;
-			b[len] = 0;
+			if (b.len)
+				kt_buf_putc(&b, ' ');
+			kt_buf_puts(&b, a->valuestring);
+			any = 1;
 		}
-		return b;
+		return any ? kt_buf_take(&b) : NULL;
 	}
 	if (cJSON_IsString(c))
 		return strdup(c->valuestring);

@@ -22,34 +22,13 @@
 #include "impx.h"
 #include "jsonstrict.h"
 
-static int jb_reserve(struct kt_jbuf *b, size_t more)
-{
-	size_t nc;
-	char *np;
-
-	if (b->n + more + 1 <= b->cap)
-		return 0;
-	nc = b->cap ? b->cap : 4096;
-	while (nc < b->n + more + 1) {
-		if (nc > SIZE_MAX / 2)
-			return KT_ENOMEM;
-		nc *= 2;
-	}
-	np = realloc(b->p, nc);
-	if (!np)
-		return KT_ENOMEM;
-	b->p = np;
-	b->cap = nc;
-	return 0;
-}
-
 /*
  * A string as cJSON prints it.  The bytes that need an escape are exactly
  * those kt_json_str_stop stops at (below 0x20, '"', '\\'), so the runs
  * between them are found 16 bytes at a time: tool outputs are whole source
  * files, and the byte-at-a-time loop was ~2 % of a Claude Code import.
  */
-static int put_str(struct kt_jbuf *b, const char *s)
+static int put_str(struct kt_buf *b, const char *s)
 {
 	static const char hx[] = "0123456789abcdef";
 	const char *p = s ? s : "", *end, *stop;
@@ -57,10 +36,13 @@ static int put_str(struct kt_jbuf *b, const char *s)
 	char *o;
 
 	/* worst case 6 bytes per input byte */
-	if (n > (SIZE_MAX - 3) / 6 || jb_reserve(b, 6 * n + 2))
-		return KT_ENOMEM;
+	if (b->err)
+		return b->err;
+	if (n > (SIZE_MAX - 3 - b->len) / 6 ||
+	    kt_buf_reserve(b, b->len + 6 * n + 3))
+		return b->err = KT_ENOMEM;
 	end = p + n;
-	o = b->p + b->n;
+	o = b->s + b->len;
 	*o++ = '"';
 	for (;;) {
 		stop = kt_json_str_stop(p, end);
@@ -89,22 +71,12 @@ static int put_str(struct kt_jbuf *b, const char *s)
 		p++;
 	}
 	*o++ = '"';
-	b->n = (size_t)(o - b->p);
-	b->p[b->n] = 0;
+	b->len = (size_t)(o - b->s);
+	b->s[b->len] = 0;
 	return 0;
 }
 
-static int put_raw(struct kt_jbuf *b, const char *s, size_t n)
-{
-	if (jb_reserve(b, n))
-		return KT_ENOMEM;
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = 0;
-	return 0;
-}
-
-static int put_num(struct kt_jbuf *b, const cJSON *item)
+static int put_num(struct kt_buf *b, const cJSON *item)
 {
 	double d = item->valuedouble;
 	char tmp[32], *t;
@@ -115,93 +87,85 @@ static int put_num(struct kt_jbuf *b, const cJSON *item)
 	if (d > -1e15 && d < 1e15 && d == (double)(long long)d &&
 	    !(d == 0 && signbit(d))) {
 		k = snprintf(tmp, sizeof(tmp), "%lld", (long long)d);
-		return put_raw(b, tmp, (size_t)k);
+		return kt_buf_add(b, tmp, (size_t)k);
 	}
 	/* fractions, big numbers, -0, NaN: exactly as cJSON prints them */
 	t = cJSON_PrintUnformatted(item);
 	if (!t)
 		return KT_ENOMEM;
-	rc = put_raw(b, t, strlen(t));
+	rc = kt_buf_add(b, t, strlen(t));
 	cJSON_free(t);
 	return rc;
 }
 
-static int put_value(struct kt_jbuf *b, const cJSON *item)
+static int put_value(struct kt_buf *b, const cJSON *item)
 {
 	const cJSON *c;
 	int rc;
 
 	switch (item->type & 0xff) {
 	case cJSON_NULL:
-		return put_raw(b, "null", 4);
+		return kt_buf_add(b, "null", 4);
 	case cJSON_False:
-		return put_raw(b, "false", 5);
+		return kt_buf_add(b, "false", 5);
 	case cJSON_True:
-		return put_raw(b, "true", 4);
+		return kt_buf_add(b, "true", 4);
 	case cJSON_Number:
 		return put_num(b, item);
 	case cJSON_Raw:
 		if (!item->valuestring)
 			return KT_EINVAL;
-		return put_raw(b, item->valuestring, strlen(item->valuestring));
+		return kt_buf_add(b, item->valuestring, strlen(item->valuestring));
 	case cJSON_String:
 		return put_str(b, item->valuestring);
 	case cJSON_Array:
-		if ((rc = put_raw(b, "[", 1)))
+		if ((rc = kt_buf_add(b, "[", 1)))
 			return rc;
 		for (c = item->child; c; c = c->next) {
 			if ((rc = put_value(b, c)))
 				return rc;
-			if (c->next && (rc = put_raw(b, ",", 1)))
+			if (c->next && (rc = kt_buf_add(b, ",", 1)))
 				return rc;
 		}
-		return put_raw(b, "]", 1);
+		return kt_buf_add(b, "]", 1);
 	case cJSON_Object:
-		if ((rc = put_raw(b, "{", 1)))
+		if ((rc = kt_buf_add(b, "{", 1)))
 			return rc;
 		for (c = item->child; c; c = c->next) {
 			if ((rc = put_str(b, c->string)) ||
-			    (rc = put_raw(b, ":", 1)) ||
+			    (rc = kt_buf_add(b, ":", 1)) ||
 			    (rc = put_value(b, c)))
 				return rc;
-			if (c->next && (rc = put_raw(b, ",", 1)))
+			if (c->next && (rc = kt_buf_add(b, ",", 1)))
 				return rc;
 		}
-		return put_raw(b, "}", 1);
+		return kt_buf_add(b, "}", 1);
 	default:
 		return KT_EINVAL; /* cJSON_Invalid: cJSON prints nothing */
 	}
 }
 
-int kt_imp_json_print(const cJSON *item, struct kt_jbuf *b)
+int kt_imp_json_print(const cJSON *item, struct kt_buf *b)
 {
 	int rc;
 
 	if (!item || !b)
 		return KT_EINVAL;
-	b->n = 0;
-	if (jb_reserve(b, 0))
-		return KT_ENOMEM;
-	b->p[0] = 0;
+	kt_buf_reset(b);
 	rc = put_value(b, item);
 	if (rc)
-		b->n = 0;
+		kt_buf_reset(b);
 	return rc;
 }
 
 /* Pieces of a JSON text for writers that assemble one without a cJSON tree
  * (`log --json`, the jsonl export): the same bytes as the printer above. */
-int kt_jbuf_add(struct kt_jbuf *b, const char *s, size_t n)
-{
-	return put_raw(b, s, n);
-}
-
-int kt_jbuf_str(struct kt_jbuf *b, const char *s)
+int kt_json_put_str(struct kt_buf *b, const char *s)
 {
 	return put_str(b, s);
 }
 
-int kt_jbuf_num(struct kt_jbuf *b, double d)
+int kt_json_put_num(struct kt_buf *b, double d)
 {
 	cJSON item;
 

@@ -444,10 +444,10 @@ static int unit_for(kt_imp *imp, const char *cmd, const char *title,
 		src = cmd;
 		n = strlen(cmd);
 	}
-	for (size_t i = 0; !src && imp && i < imp->ws.cap; i++) {
-		const struct kt_ws_ent *w = &imp->ws.e[i];
+	for (size_t i = 0; !src && imp && i < imp->ws.map.cap; i++) {
+		const struct kt_ws_ent *w = imp->ws.map.vals[i];
 
-		if (w->path && w->data && !w->deleted &&
+		if (w && w->data && !w->deleted &&
 		    memmem(w->data, w->len, "perf_report", 11) &&
 		    find_bench(w->data, w->len, title, b)) {
 			src = w->data;

@@ -33,15 +33,9 @@
 enum { C_EMAIL, C_USER, C_HOST, C_SECRET, C_N };
 static const char *const cls_name[C_N] = { "email", "user", "host", "secret" };
 
-struct ph {
-	char *val;      /* class byte + value, NUL-terminated */
-	size_t vlen;
-	char *ph;       /* "<user-3>" */
-};
-
 struct kt_redactor {
-	struct ph *tab; /* open addressing, cap a power of two */
-	size_t cap, n;
+	kt_strmap ph;   /* class digit + value (key_of) -> "<user-3>" */
+	struct kt_buf key; /* key_of's, reused */
 	unsigned cnt[C_N];
 	char **words;   /* learned user and host names, replaced everywhere */
 	size_t nwords, capwords;
@@ -62,17 +56,7 @@ static void sb_puts(struct kt_buf *b, const char *s)
 
 kt_redactor *kt_redactor_new(void)
 {
-	kt_redactor *r = calloc(1, sizeof(*r));
-
-	if (!r)
-		return NULL;
-	r->cap = 64;
-	r->tab = calloc(r->cap, sizeof(*r->tab));
-	if (!r->tab) {
-		free(r);
-		return NULL;
-	}
-	return r;
+	return calloc(1, sizeof(kt_redactor));
 }
 
 void kt_redactor_free(kt_redactor *r)
@@ -81,92 +65,57 @@ void kt_redactor_free(kt_redactor *r)
 
 	if (!r)
 		return;
-	for (i = 0; i < r->cap; i++) {
-		free(r->tab[i].val);
-		free(r->tab[i].ph);
-	}
-	free(r->tab);
+	kt_strmap_free(&r->ph, free);
+	kt_buf_free(&r->key);
 	for (i = 0; i < r->nwords; i++)
 		free(r->words[i]);
 	free(r->words);
 	free(r);
 }
 
-static uint64_t fnv(const char *s, size_t n)
+/* The map key of (cls, the n bytes at v): the class digit, then v with
+ * its NUL and \x01 bytes written as \x01 followed by '0' or '1', so that
+ * distinct values stay distinct keys of the NUL-terminated map (a PEM block
+ * in a blob may hold a NUL).  NULL when out of memory. */
+static const char *key_of(kt_redactor *r, int cls, const char *v, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
-	size_t i;
+	struct kt_buf *k = &r->key;
+	size_t i, j;
 
-	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
+	kt_buf_reset(k);
+	kt_buf_putc(k, '0' + cls);
+	for (i = 0; i < n; i = j + 1) {
+		for (j = i; j < n && v[j] != 0 && v[j] != 1; j++)
+			;
+		kt_buf_add(k, v + i, j - i);
+		if (j < n) {
+			kt_buf_putc(k, 1);
+			kt_buf_putc(k, '0' + v[j]);
+		}
 	}
-	return h;
-}
-
-static int grow(kt_redactor *r)
-{
-	size_t nc = r->cap * 2, i, j;
-	struct ph *nt = calloc(nc, sizeof(*nt));
-
-	if (!nt)
-		return KT_ENOMEM;
-	for (i = 0; i < r->cap; i++) {
-		if (!r->tab[i].val)
-			continue;
-		j = fnv(r->tab[i].val, r->tab[i].vlen) & (nc - 1);
-		while (nt[j].val)
-			j = (j + 1) & (nc - 1);
-		nt[j] = r->tab[i];
-	}
-	free(r->tab);
-	r->tab = nt;
-	r->cap = nc;
-	return 0;
+	return k->err ? NULL : k->s;
 }
 
 /* The placeholder of (cls, value); NULL only when out of memory. */
 static const char *placeholder(kt_redactor *r, int cls, const char *v,
 			       size_t n)
 {
-	char *key;
-	size_t j;
-	uint64_t h;
+	const char *key;
+	void **ph;
 	char buf[48];
 
-	if (!r)
+	if (!r || !(key = key_of(r, cls, v, n)) ||
+	    !(ph = kt_strmap_slot(&r->ph, key, 1)))
 		return NULL;
-	key = malloc(n + 2);
-	if (!key)
-		return NULL;
-	key[0] = (char)('0' + cls);
-	memcpy(key + 1, v, n);
-	key[n + 1] = 0;
-	h = fnv(key, n + 1);
-	for (j = h & (r->cap - 1); r->tab[j].val; j = (j + 1) & (r->cap - 1))
-		if (r->tab[j].vlen == n + 1 && !memcmp(r->tab[j].val, key, n + 1)) {
-			free(key);
-			return r->tab[j].ph;
-		}
-	if ((r->n + 1) * 2 > r->cap) {
-		if (grow(r)) {
-			free(key);
+	if (!*ph) {
+		/* numbered in order of first sight, per class */
+		snprintf(buf, sizeof(buf), "<%s-%u>", cls_name[cls],
+			 r->cnt[cls] + 1);
+		if (!(*ph = strdup(buf)))
 			return NULL;
-		}
-		for (j = h & (r->cap - 1); r->tab[j].val;
-		     j = (j + 1) & (r->cap - 1))
-			;
+		r->cnt[cls]++;
 	}
-	snprintf(buf, sizeof(buf), "<%s-%u>", cls_name[cls], ++r->cnt[cls]);
-	r->tab[j].ph = strdup(buf);
-	if (!r->tab[j].ph) {
-		free(key);
-		return NULL;
-	}
-	r->tab[j].val = key;
-	r->tab[j].vlen = n + 1;
-	r->n++;
-	return r->tab[j].ph;
+	return *ph;
 }
 
 static void put_ph(kt_redactor *r, struct kt_buf *out, int cls, const char *v,

@@ -108,28 +108,10 @@ void kt_imp_note(kt_imp *imp, const kt_file *f, const char *fmt, ...)
 
 static const char *intern(kt_imp *imp, const char *s)
 {
-	size_t i;
-	char *c;
+	void **v = kt_strmap_slot(&imp->intern, s ? s : "agent", 1);
 
-	if (!s)
-		s = "agent";
-	for (i = 0; i < imp->nintern; i++)
-		if (!strcmp(imp->intern[i], s))
-			return imp->intern[i];
-	if (imp->nintern == imp->intern_cap) {
-		size_t nc = imp->intern_cap ? imp->intern_cap * 2 : 16;
-		char **ni = realloc(imp->intern, nc * sizeof(*ni));
-
-		if (!ni)
-			return "agent";
-		imp->intern = ni;
-		imp->intern_cap = nc;
-	}
-	c = kt_imp_strdup(s);
-	if (!c)
-		return "agent";
-	imp->intern[imp->nintern++] = c;
-	return c;
+	/* the map's copy of the key is the interned string */
+	return v ? kt_strmap_slot_key(&imp->intern, v) : "agent";
 }
 
 const char *kt_imp_actor_of(kt_imp *imp, uint64_t seq)
@@ -795,8 +777,8 @@ static int reemit_cmp(kt_imp *imp, const kt_ev *ev, int all)
 		return 1;
 	if (!ev->payload || kt_imp_json_print(ev->payload, &imp->pbuf))
 		return -1;
-	return st.payload_len != imp->pbuf.n ||
-	       memcmp(st.payload, imp->pbuf.p, imp->pbuf.n) != 0;
+	return st.payload_len != imp->pbuf.len ||
+	       memcmp(st.payload, imp->pbuf.s, imp->pbuf.len) != 0;
 }
 
 /* For kt_imp_check_reemit: a payload cJSON cannot print counts as the
@@ -901,7 +883,7 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 		kt_redact_json(imp->red, ev->payload);
 	/* cJSON_PrintUnformatted's bytes, in a buffer reused for every event */
 	if (kt_imp_json_print(ev->payload, &imp->pbuf) == 0)
-		pj = imp->pbuf.p;
+		pj = imp->pbuf.s;
 	f = ev->file ? ev->file : &imp->cur->f;
 	if (ev->prov_json) /* "" = none */
 		prov = *ev->prov_json ? kt_imp_strdup(ev->prov_json) : NULL;
@@ -919,7 +901,7 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 	e.actor = ev->actor ? ev->actor : "agent";
 	e.prov_json = prov;
 	e.payload = pj;
-	e.payload_len = imp->pbuf.n;
+	e.payload_len = imp->pbuf.len;
 	e.flags = KT_EV_CANONICAL; /* pj is cJSON's print: skip a reparse */
 	if (!ev->prov_json) /* printed by prov_json(), cJSON's way too */
 		e.flags |= KT_EV_PROV_CANONICAL;
@@ -1070,22 +1052,17 @@ void kt_imp_progress(kt_imp *imp, uint64_t done)
 
 void kt_imp_session_free(kt_imp *imp)
 {
-	size_t k;
-
 	reps_free(imp->reps, imp->nreps);
 	free(imp->pend);
 	free(imp->actors);
-	for (k = 0; k < imp->nintern; k++)
-		free(imp->intern[k]);
-	free(imp->intern);
-	kt_ws_reset(&imp->ws);
-	free(imp->ws.e);
+	kt_strmap_free(&imp->intern, NULL);
+	kt_ws_free(&imp->ws);
 	cJSON_Delete(imp->bench_seen);
 	if (imp->red)
 		kt_redactor_free(imp->red);
 	free(imp->run_name);
 	free(imp->run_format);
 	free(imp->new_meta);
-	free(imp->pbuf.p);
+	kt_buf_free(&imp->pbuf);
 	provc_free(imp);
 }

@@ -14,7 +14,7 @@
 /* ---- paths --------------------------------------------------------------- */
 char *kt_sh_path(const char *cwd, const char *path)
 {
-	struct buf b = { 0 };
+	struct kt_buf b = { 0 };
 	const char *comp[512];
 	size_t clen[512], nc = 0, k;
 	const char *srcs[2];
@@ -55,21 +55,21 @@ char *kt_sh_path(const char *cwd, const char *path)
 			p = e;
 		}
 	}
-	sh_bput(&b, "", 0);
+	kt_buf_add(&b, "", 0);
 	if (abs)
-		sh_bputc(&b, '/');
+		kt_buf_putc(&b, '/');
 	for (k = 0; k < nc; k++) {
 		if (k)
-			sh_bputc(&b, '/');
-		sh_bput(&b, comp[k], clen[k]);
+			kt_buf_putc(&b, '/');
+		kt_buf_add(&b, comp[k], clen[k]);
 	}
 	if (!abs && !nc)
-		sh_bputc(&b, '.');
-	if (b.oom) {
-		free(b.p);
+		kt_buf_putc(&b, '.');
+	if (b.err) {
+		free(b.s);
 		return NULL;
 	}
-	return b.p;
+	return b.s;
 }
 
 const char *sh_base(const char *p)
@@ -499,7 +499,7 @@ static int diag_head(const char *l, size_t n, int *err)
 char *sh_diagnostics(const char *out, char **names, size_t nn,
 			 int want_unattributed, size_t *len, int *err)
 {
-	struct buf b = { 0 };
+	struct kt_buf b = { 0 };
 	const char *p = out;
 	int keep = 0;
 
@@ -538,17 +538,17 @@ char *sh_diagnostics(const char *out, char **names, size_t nn,
 		} else if (!(ll && (p[0] == ' ' || p[0] == '\t')))
 			keep = 0;
 		if (keep) {
-			sh_bput(&b, p, ll);
-			sh_bputc(&b, '\n');
+			kt_buf_add(&b, p, ll);
+			kt_buf_putc(&b, '\n');
 		}
 		p += ll + (nl ? 1 : 0);
 	}
-	if (b.oom) {
-		free(b.p);
+	if (b.err) {
+		free(b.s);
 		return NULL;
 	}
-	*len = b.n;
-	return b.p;
+	*len = b.len;
+	return b.s;
 }
 
 /* "Exit code N" (Claude Code), "exit code: N", "exited with code N",

@@ -10,16 +10,10 @@
 #include <ctype.h>
 #include <stddef.h>
 #include "shellparse.h"
+#include "../base/kt_base.h"
 
 /* bytes of a command line the parser reads */
 #define MAX_CMD (64u << 20)
-
-/* ---- growable buffers (sh_lex.c) ---- */
-struct buf {
-	char *p;
-	size_t n, cap;
-	int oom;
-};
 
 /* a character of a shell variable name */
 static inline int sh_is_name(int c)
@@ -128,17 +122,15 @@ struct ctx {
 /* What a producer writes to stdout. */
 struct content {
 	int kind;       /* 0 unknown, 1 data, 2 files */
-	struct buf data;
+	struct kt_buf data;
 	char **files;
 	size_t nfiles;
 };
 
 /* ---- sh_lex.c: the lexer and parser (words, redirections, here-documents, pipelines, lists) ---- */
-void sh_bput(struct buf *b, const char *s, size_t n);
-void sh_bputc(struct buf *b, char c);
 int sh_more(void **arr, size_t *cap, size_t n, size_t sz);
 void sh_parser_free(struct parser *ps);
-size_t sh_c_escape(const char *s, size_t n, size_t i, struct buf *b,
+size_t sh_c_escape(const char *s, size_t n, size_t i, struct kt_buf *b,
 		       int octal0);
 void sh_parse(struct parser *ps);
 

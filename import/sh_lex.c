@@ -16,36 +16,7 @@
 #include "import.h"
 #include "sh_int.h"
 
-/* ---- growable buffers ---------------------------------------------------- */
-
-void sh_bput(struct buf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->n + n + 1 > b->cap) {
-		size_t c = b->cap ? b->cap : 64;
-		char *q;
-
-		while (c < b->n + n + 1)
-			c *= 2;
-		q = realloc(b->p, c);
-		if (!q) {
-			b->oom = 1;
-			return;
-		}
-		b->p = q;
-		b->cap = c;
-	}
-	if (n)
-		memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = 0;
-}
-
-void sh_bputc(struct buf *b, char c)
-{
-	sh_bput(b, &c, 1);
-}
+/* ---- growable arrays ----------------------------------------------------- */
 
 /* grow an array of elements of size sz so that one more fits */
 int sh_more(void **arr, size_t *cap, size_t n, size_t sz)
@@ -150,7 +121,7 @@ static size_t skip_parens(const char *s, size_t n, size_t i)
 /* ANSI-C quoting and echo -e / printf escapes.  Reads the escape at s[i]
  * (after the backslash); appends the byte(s); returns chars consumed, or 0
  * for "\c" (stop output).  `octal0`: echo's \0nnn form vs printf's \nnn. */
-size_t sh_c_escape(const char *s, size_t n, size_t i, struct buf *b,
+size_t sh_c_escape(const char *s, size_t n, size_t i, struct kt_buf *b,
 		       int octal0)
 {
 	char c;
@@ -158,23 +129,23 @@ size_t sh_c_escape(const char *s, size_t n, size_t i, struct buf *b,
 	size_t k = 0;
 
 	if (i >= n) {
-		sh_bputc(b, '\\');
+		kt_buf_putc(b, '\\');
 		return 0 + (i >= n ? 0 : 1);
 	}
 	c = s[i];
 	switch (c) {
-	case 'n': sh_bputc(b, '\n'); return 1;
-	case 't': sh_bputc(b, '\t'); return 1;
-	case 'r': sh_bputc(b, '\r'); return 1;
-	case 'a': sh_bputc(b, '\a'); return 1;
-	case 'b': sh_bputc(b, '\b'); return 1;
-	case 'f': sh_bputc(b, '\f'); return 1;
-	case 'v': sh_bputc(b, '\v'); return 1;
-	case 'e': case 'E': sh_bputc(b, 27); return 1;
-	case '\\': sh_bputc(b, '\\'); return 1;
-	case '\'': sh_bputc(b, '\''); return 1;
-	case '"': sh_bputc(b, '"'); return 1;
-	case '?': sh_bputc(b, '?'); return 1;
+	case 'n': kt_buf_putc(b, '\n'); return 1;
+	case 't': kt_buf_putc(b, '\t'); return 1;
+	case 'r': kt_buf_putc(b, '\r'); return 1;
+	case 'a': kt_buf_putc(b, '\a'); return 1;
+	case 'b': kt_buf_putc(b, '\b'); return 1;
+	case 'f': kt_buf_putc(b, '\f'); return 1;
+	case 'v': kt_buf_putc(b, '\v'); return 1;
+	case 'e': case 'E': kt_buf_putc(b, 27); return 1;
+	case '\\': kt_buf_putc(b, '\\'); return 1;
+	case '\'': kt_buf_putc(b, '\''); return 1;
+	case '"': kt_buf_putc(b, '"'); return 1;
+	case '?': kt_buf_putc(b, '?'); return 1;
 	case 'c': return 0;
 	case 'x':
 		while (k < 2 && i + 1 + k < n &&
@@ -185,10 +156,10 @@ size_t sh_c_escape(const char *s, size_t n, size_t i, struct buf *b,
 			k++;
 		}
 		if (!k) {
-			sh_bput(b, "\\x", 2);
+			kt_buf_add(b, "\\x", 2);
 			return 1;
 		}
-		sh_bputc(b, (char)v);
+		kt_buf_putc(b, (char)v);
 		return 1 + k;
 	default:
 		if (c >= '0' && c <= '7') {
@@ -200,24 +171,24 @@ size_t sh_c_escape(const char *s, size_t n, size_t i, struct buf *b,
 				v = v * 8 + (unsigned)(s[i + start + k] - '0');
 				k++;
 			}
-			sh_bputc(b, (char)(v & 0xff));
+			kt_buf_putc(b, (char)(v & 0xff));
 			return start + k ? start + k : 1;
 		}
-		sh_bputc(b, '\\');
-		sh_bputc(b, c);
+		kt_buf_putc(b, '\\');
+		kt_buf_putc(b, c);
 		return 1;
 	}
 }
 
 /* $... at s[i]: appends a literal '$' or marks the word dynamic. */
-static size_t dollar(struct parser *ps, size_t i, struct buf *b, unsigned *fl,
-		     int in_dq)
+static size_t dollar(struct parser *ps, size_t i, struct kt_buf *b,
+		     unsigned *fl, int in_dq)
 {
 	const char *s = ps->s;
 	size_t n = ps->n;
 
 	if (i + 1 >= n) {
-		sh_bputc(b, '$');
+		kt_buf_putc(b, '$');
 		return i + 1;
 	}
 	if (s[i + 1] == '(') {
@@ -240,7 +211,7 @@ static size_t dollar(struct parser *ps, size_t i, struct buf *b, unsigned *fl,
 
 				j += 1 + (k ? k : 1);
 			} else
-				sh_bputc(b, s[j++]);
+				kt_buf_putc(b, s[j++]);
 		}
 		if (j >= n)
 			*fl |= W_DYN;
@@ -256,7 +227,7 @@ static size_t dollar(struct parser *ps, size_t i, struct buf *b, unsigned *fl,
 			j++;
 		return j;
 	}
-	sh_bputc(b, '$');
+	kt_buf_putc(b, '$');
 	return i + 1;
 }
 
@@ -265,11 +236,11 @@ static void read_word(struct parser *ps, struct word *w)
 {
 	const char *s = ps->s;
 	size_t n = ps->n, i = ps->i;
-	struct buf b = { 0 };
+	struct kt_buf b = { 0 };
 	unsigned fl = 0;
 
 	w->off = i;
-	sh_bput(&b, "", 0);
+	kt_buf_add(&b, "", 0);
 	if (i < n && s[i] == '~')
 		fl |= W_DYN;
 	while (i < n) {
@@ -289,7 +260,7 @@ static void read_word(struct parser *ps, struct word *w)
 			}
 			fl |= W_QUOTE;
 			if (i + 1 < n)
-				sh_bputc(&b, s[i + 1]);
+				kt_buf_putc(&b, s[i + 1]);
 			i += 2;
 		} else if (c == '\'') {
 			const char *q = memchr(s + i + 1, '\'', n - i - 1);
@@ -298,7 +269,7 @@ static void read_word(struct parser *ps, struct word *w)
 			fl |= W_QUOTE;
 			if (!q)
 				fl |= W_DYN;
-			sh_bput(&b, s + i + 1, e - i - 1);
+			kt_buf_add(&b, s + i + 1, e - i - 1);
 			i = e + 1;
 		} else if (c == '"' || (c == '$' && i + 1 < n && s[i + 1] == '"')) {
 			i += c == '$' ? 2 : 1;
@@ -313,8 +284,8 @@ static void read_word(struct parser *ps, struct word *w)
 					}
 					if (d != '$' && d != '`' && d != '"' &&
 					    d != '\\')
-						sh_bputc(&b, '\\');
-					sh_bputc(&b, d);
+						kt_buf_putc(&b, '\\');
+					kt_buf_putc(&b, d);
 					i += 2;
 				} else if (s[i] == '$') {
 					i = dollar(ps, i, &b, &fl, 1);
@@ -325,7 +296,7 @@ static void read_word(struct parser *ps, struct word *w)
 					fl |= W_DYN;
 					i = q ? (size_t)(q - s) + 1 : n;
 				} else
-					sh_bputc(&b, s[i++]);
+					kt_buf_putc(&b, s[i++]);
 			}
 			if (i >= n)
 				fl |= W_DYN;
@@ -342,16 +313,16 @@ static void read_word(struct parser *ps, struct word *w)
 				fl |= W_GLOB;
 			if (c == '{' && i + 1 < n && !isspace((unsigned char)s[i + 1]))
 				fl |= W_GLOB;
-			sh_bputc(&b, c);
+			kt_buf_putc(&b, c);
 			i++;
 		}
 	}
 	if (i > n)
 		i = n;
-	if (b.oom)
+	if (b.err)
 		ps->oom = 1;
-	w->v = b.p;
-	w->n = b.n;
+	w->v = b.s;
+	w->n = b.len;
 	w->end = i;
 	w->fl = fl;
 	ps->i = i;
@@ -391,18 +362,18 @@ static void finish_item(struct parser *ps, int op)
  * any other $ or ` is an expansion we cannot know. */
 static void hd_expand(struct redir *r)
 {
-	struct buf b = { 0 };
+	struct kt_buf b = { 0 };
 	size_t i;
 	const char *s = r->body;
 
-	sh_bput(&b, "", 0);
+	kt_buf_add(&b, "", 0);
 	for (i = 0; i < r->blen; i++) {
 		char c = s[i];
 
 		if (c == '\\' && i + 1 < r->blen &&
 		    strchr("$`\\\n", s[i + 1])) {
 			if (s[i + 1] != '\n')
-				sh_bputc(&b, s[i + 1]);
+				kt_buf_putc(&b, s[i + 1]);
 			i++;
 		} else if (c == '`' ||
 			   (c == '$' && i + 1 < r->blen &&
@@ -410,16 +381,16 @@ static void hd_expand(struct redir *r)
 			r->body_unknown = 1;
 			break;
 		} else
-			sh_bputc(&b, c);
+			kt_buf_putc(&b, c);
 	}
-	if (b.oom) {
+	if (b.err) {
 		r->body_unknown = 1;
-		free(b.p);
+		free(b.s);
 		return;
 	}
 	free(r->body);
-	r->body = b.p;
-	r->blen = b.n;
+	r->body = b.s;
+	r->blen = b.len;
 }
 
 /* After a newline: read the bodies of the pending here-documents. */
@@ -430,7 +401,7 @@ static void read_heredocs(struct parser *ps)
 	for (h = 0; h < ps->nhd; h++) {
 		struct hdref *ref = &ps->hd[h];
 		struct redir *r;
-		struct buf b = { 0 };
+		struct kt_buf b = { 0 };
 		int done = 0;
 
 		/* the command may still be the one being built */
@@ -440,7 +411,7 @@ static void read_heredocs(struct parser *ps)
 			r = &ps->cur.c[ref->cmd].r[ref->red];
 		else
 			r = &ps->it[ref->item].p.c[ref->cmd].r[ref->red];
-		sh_bput(&b, "", 0);
+		kt_buf_add(&b, "", 0);
 		while (ps->i < ps->n) {
 			const char *ls = ps->s + ps->i;
 			const char *nl = memchr(ls, '\n', ps->n - ps->i);
@@ -455,17 +426,17 @@ static void read_heredocs(struct parser *ps)
 				done = 1;
 				break;
 			}
-			sh_bput(&b, ls + t, ll - t);
+			kt_buf_add(&b, ls + t, ll - t);
 			if (nl)
-				sh_bputc(&b, '\n');
+				kt_buf_putc(&b, '\n');
 		}
-		r->body = b.p;
-		r->blen = b.n;
-		if (b.oom)
+		r->body = b.s;
+		r->blen = b.len;
+		if (b.err)
 			ps->oom = 1;
 		/* bash warns and uses the rest: agents' tools have been seen to
 		 * append text after the delimiter, so the body is not known */
-		if (!done || b.oom)
+		if (!done || b.err)
 			r->body_unknown = 1;
 		else if (!(r->t.fl & W_QUOTE))
 			hd_expand(r);

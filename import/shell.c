@@ -18,45 +18,31 @@
 static char *op_content(kt_imp *imp, const struct kt_sh_op *op, size_t *len,
 			int *rc)
 {
-	char *buf = NULL;
-	size_t n = 0, i;
+	struct kt_buf b = { 0 };
+	char *out;
+	size_t i;
 
 	*rc = 0;
 	if (op->have_data) {
-		buf = malloc(op->len + 1);
-		if (!buf) {
-			*rc = KT_ENOMEM;
+		kt_buf_add(&b, op->data, op->len);
+	} else {
+		if (!op->nfiles)
 			return NULL;
-		}
-		memcpy(buf, op->data, op->len);
-		buf[op->len] = 0;
-		*len = op->len;
-		return buf;
-	}
-	if (!op->nfiles)
-		return NULL;
-	for (i = 0; i < op->nfiles; i++) {
-		size_t l = 0;
-		const char *c = kt_ws_get(imp, op->files[i], &l);
-		char *q;
+		for (i = 0; i < op->nfiles; i++) {
+			size_t l = 0;
+			const char *c = kt_ws_get(imp, op->files[i], &l);
 
-		if (!c) {
-			free(buf);
-			return NULL;
+			if (!c) {
+				kt_buf_free(&b);
+				return NULL;
+			}
+			kt_buf_add(&b, c, l);
 		}
-		q = realloc(buf, n + l + 1);
-		if (!q) {
-			free(buf);
-			*rc = KT_ENOMEM;
-			return NULL;
-		}
-		buf = q;
-		memcpy(buf + n, c, l);
-		n += l;
-		buf[n] = 0;
 	}
-	*len = n;
-	return buf;
+	*len = b.len;
+	if (!(out = kt_buf_take(&b)))
+		*rc = KT_ENOMEM;
+	return out;
 }
 
 /* A patch file applied (KT_SH_PATCH): the files it names, as the

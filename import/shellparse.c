@@ -78,7 +78,7 @@ static void content_free(struct content *c)
 {
 	size_t i;
 
-	free(c->data.p);
+	free(c->data.s);
 	for (i = 0; i < c->nfiles; i++)
 		free(c->files[i]);
 	free(c->files);
@@ -103,7 +103,7 @@ static void echo_content(const struct scmd *c, size_t a, struct content *o)
 			esc = strrchr(v, 'E') < strrchr(v, 'e') ? esc : 0;
 	}
 	o->kind = 1;
-	sh_bput(&o->data, "", 0);
+	kt_buf_add(&o->data, "", 0);
 	for (; i < c->nw; i++) {
 		const struct word *w = &c->w[i];
 		size_t j;
@@ -113,10 +113,10 @@ static void echo_content(const struct scmd *c, size_t a, struct content *o)
 			return;
 		}
 		if (!first)
-			sh_bputc(&o->data, ' ');
+			kt_buf_putc(&o->data, ' ');
 		first = 0;
 		if (!esc) {
-			sh_bput(&o->data, w->v, w->n);
+			kt_buf_add(&o->data, w->v, w->n);
 			continue;
 		}
 		for (j = 0; j < w->n; j++) {
@@ -127,11 +127,11 @@ static void echo_content(const struct scmd *c, size_t a, struct content *o)
 					return; /* \c: no more output */
 				j += k;
 			} else
-				sh_bputc(&o->data, w->v[j]);
+				kt_buf_putc(&o->data, w->v[j]);
 		}
 	}
 	if (nl)
-		sh_bputc(&o->data, '\n');
+		kt_buf_putc(&o->data, '\n');
 }
 
 static void printf_content(const struct scmd *c, size_t a, struct content *o)
@@ -147,7 +147,7 @@ static void printf_content(const struct scmd *c, size_t a, struct content *o)
 		return;
 	f = &c->w[i];
 	o->kind = 1;
-	sh_bput(&o->data, "", 0);
+	kt_buf_add(&o->data, "", 0);
 	for (j = 0; j < f->n; j++) {
 		char ch = f->v[j];
 
@@ -159,14 +159,14 @@ static void printf_content(const struct scmd *c, size_t a, struct content *o)
 			j += k;
 		} else if (ch == '%') {
 			if (j + 1 < f->n && f->v[j + 1] == '%') {
-				sh_bputc(&o->data, '%');
+				kt_buf_putc(&o->data, '%');
 				j++;
 			} else {
 				o->kind = 0;    /* a conversion without args */
 				return;
 			}
 		} else
-			sh_bputc(&o->data, ch);
+			kt_buf_putc(&o->data, ch);
 	}
 }
 
@@ -186,12 +186,12 @@ static int stdin_content(const struct scmd *c, struct content *pipe_in,
 		    (in->kind == R_HERESTR && (in->t.fl & (W_DYN | W_GLOB))))
 			return 0;
 		o->kind = 1;
-		sh_bput(&o->data, "", 0);
+		kt_buf_add(&o->data, "", 0);
 		if (in->kind == R_HEREDOC)
-			sh_bput(&o->data, in->body ? in->body : "", in->blen);
+			kt_buf_add(&o->data, in->body ? in->body : "", in->blen);
 		else {
-			sh_bput(&o->data, in->t.v, in->t.n);
-			sh_bputc(&o->data, '\n');
+			kt_buf_add(&o->data, in->t.v, in->t.n);
+			kt_buf_putc(&o->data, '\n');
 		}
 		return 1;
 	}
@@ -211,8 +211,8 @@ static void copy_content(struct content *dst, const struct content *src,
 	memset(dst, 0, sizeof(*dst));
 	dst->kind = src->kind;
 	if (src->kind == 1) {
-		sh_bput(&dst->data, src->data.p ? src->data.p : "", src->data.n);
-		if (dst->data.oom)
+		kt_buf_add(&dst->data, src->data.s ? src->data.s : "", src->data.len);
+		if (dst->data.err)
 			*oom = 1;
 	} else if (src->kind == 2) {
 		dst->files = calloc(src->nfiles ? src->nfiles : 1, sizeof(char *));
@@ -266,8 +266,8 @@ void sh_put_write(struct ctx *x, int op, char *path,
 	copy_content(&cp, ct, &x->oom);
 	if (cp.kind == 1) {
 		o->have_data = 1;
-		o->data = cp.data.p ? cp.data.p : strdup("");
-		o->len = cp.data.n;
+		o->data = cp.data.s ? cp.data.s : strdup("");
+		o->len = cp.data.len;
 		if (!o->data)
 			x->oom = 1;
 	} else {
@@ -598,21 +598,21 @@ static void file_ops(struct ctx *x, const struct scmd *c, size_t a,
 			continue;
 		}
 		if (dir) {
-			struct buf pb = { 0 };
+			struct kt_buf pb = { 0 };
 			struct word w = *dst;
 
-			sh_bput(&pb, dst->v, dst->n);
-			sh_bputc(&pb, '/');
-			sh_bput(&pb, sh_base(src), strlen(sh_base(src)));
-			if (pb.oom) {
+			kt_buf_add(&pb, dst->v, dst->n);
+			kt_buf_putc(&pb, '/');
+			kt_buf_add(&pb, sh_base(src), strlen(sh_base(src)));
+			if (pb.err) {
 				free(src);
 				x->oom = 1;
 				return;
 			}
-			w.v = pb.p;
-			w.n = pb.n;
+			w.v = pb.s;
+			w.n = pb.len;
 			dp = sh_resolve(x, &w);
-			free(pb.p);
+			free(pb.s);
 		} else
 			dp = sh_resolve(x, dst);
 		if (!dp || !strcmp(dp, src)) {
@@ -722,7 +722,7 @@ static void add_compile(struct ctx *x, const struct scmd *c, size_t a,
 	struct kt_sh_plan *p = x->p;
 	struct kt_sh_compile *cc;
 	size_t i;
-	struct buf arch = { 0 };
+	struct kt_buf arch = { 0 };
 
 	{
 		struct kt_sh_compile *q = realloc(p->cc, (p->ncc + 1) * sizeof(*q));
@@ -750,7 +750,7 @@ static void add_compile(struct ctx *x, const struct scmd *c, size_t a,
 		x->oom = 1;
 		return;
 	}
-	sh_bput(&arch, "", 0);
+	kt_buf_add(&arch, "", 0);
 	for (i = a + 1; i < c->nw; i++) {
 		const struct word *w = &c->w[i];
 		const char *v = w->v, *sm = NULL;
@@ -775,17 +775,17 @@ static void add_compile(struct ctx *x, const struct scmd *c, size_t a,
 		if (sm && *sm) {
 			size_t l = strcspn(sm, ",] ");
 
-			if (!strstr(arch.p, sm) || l != strlen(sm)) {
-				if (arch.n)
-					sh_bputc(&arch, ',');
-				sh_bput(&arch, sm, l);
+			if (!strstr(arch.s, sm) || l != strlen(sm)) {
+				if (arch.len)
+					kt_buf_putc(&arch, ',');
+				kt_buf_add(&arch, sm, l);
 			}
 		}
 	}
-	if (arch.n)
-		cc->arch = arch.p;
+	if (arch.len)
+		cc->arch = arch.s;
 	else
-		free(arch.p);
+		free(arch.s);
 	(void)last;
 	(void)exit_code;
 	(void)ok;

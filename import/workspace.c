@@ -14,68 +14,45 @@
 
 #include "imp_int.h"
 
-static uint64_t fnv(const char *s)
+static void ent_free(void *p)
 {
-	uint64_t h = 1469598103934665603ull;
+	struct kt_ws_ent *e = p;
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	free(e->data);
+	free(e);
 }
 
 void kt_ws_reset(struct kt_ws *ws)
 {
-	size_t i;
-
-	for (i = 0; i < ws->cap; i++) {
-		free(ws->e[i].path);
-		free(ws->e[i].data);
-	}
-	if (ws->e)
-		memset(ws->e, 0, ws->cap * sizeof(*ws->e));
-	ws->n = 0;
+	/* the table keeps its size: the next run's files are then placed,
+	 * and walked (perfreport.c), as they always were */
+	kt_strmap_clear(&ws->map, ent_free);
 	free(ws->code);
 	ws->code = NULL;
-	ws->ncode = ws->nsorted = ws->capcode = ws->code_cap = 0;
+	ws->ncode = ws->nsorted = ws->capcode = 0;
 	kt_buf_free(&ws->codebuf);
+}
+
+void kt_ws_free(struct kt_ws *ws)
+{
+	kt_ws_reset(ws);
+	kt_strmap_free(&ws->map, NULL);
 }
 
 static struct kt_ws_ent *ws_find(struct kt_ws *ws, const char *path,
 				 int create)
 {
-	size_t i, m;
+	void **v = kt_strmap_slot(&ws->map, path, create);
+	struct kt_ws_ent *e;
 
-	if (create && (ws->n + 1) * 2 > ws->cap) {
-		size_t nc = ws->cap ? ws->cap * 2 : 64, j;
-		struct kt_ws_ent *ne = calloc(nc, sizeof(*ne));
-
-		if (!ne)
-			return NULL;
-		for (j = 0; j < ws->cap; j++) {
-			if (!ws->e[j].path)
-				continue;
-			i = fnv(ws->e[j].path) & (nc - 1);
-			while (ne[i].path)
-				i = (i + 1) & (nc - 1);
-			ne[i] = ws->e[j];
-		}
-		free(ws->e);
-		ws->e = ne;
-		ws->cap = nc;
-	}
-	if (!ws->cap)
+	if (!v || *v || !create)
+		return v ? *v : NULL;
+	/* a new path (or one whose entry failed to allocate before) */
+	if (!(e = calloc(1, sizeof(*e))))
 		return NULL;
-	m = ws->cap - 1;
-	for (i = fnv(path) & m; ws->e[i].path; i = (i + 1) & m)
-		if (!strcmp(ws->e[i].path, path))
-			return &ws->e[i];
-	if (!create)
-		return NULL;
-	ws->e[i].path = strdup(path);
-	if (!ws->e[i].path)
-		return NULL;
-	ws->n++;
-	return &ws->e[i];
+	e->path = kt_strmap_slot_key(&ws->map, v);
+	*v = e;
+	return e;
 }
 
 char *kt_ws_path(const char *cwd, const char *path)
@@ -450,7 +427,7 @@ out:
 
 static int cmp_str(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* Sorts ws->code: the tail added since the last call, merged into the
@@ -492,12 +469,6 @@ int kt_ws_code_hash(kt_imp *imp, char hex[KT_HASH_HEX + 1])
 
 	if (!ws->ncode)
 		return 0;
-	if (ws->code_cap != ws->cap) {
-		/* the table grew since the entries were found */
-		for (i = 0; i < ws->ncode; i++)
-			ws->code[i].e = ws_find(ws, ws->code[i].path, 0);
-		ws->code_cap = ws->cap;
-	}
 	if ((rc = code_sort(ws)))
 		return rc;
 	b->len = 0;
@@ -551,9 +522,10 @@ static int under(const char *path, const char *dir)
  * with `gone`; unknown content with `unk`) under dir or matching glob with
  * fnmatch flags fl, in path order, into *out (pointers into the table). */
 static int ws_where(kt_imp *imp, const char *dir, const char *glob, int fl,
-		    int gone, int unk, char ***out, size_t *n)
+		    int gone, int unk, const char ***out, size_t *n)
 {
-	char **v = NULL, *nd = NULL;
+	const char **v = NULL;
+	char *nd = NULL;
 	size_t nv = 0, i;
 
 	*out = NULL;
@@ -562,14 +534,14 @@ static int ws_where(kt_imp *imp, const char *dir, const char *glob, int fl,
 		return KT_EINVAL;
 	if (dir && *dir && !(nd = kt_ws_path(NULL, dir)))
 		return KT_ENOMEM;
-	if (imp->ws.n && !(v = malloc(imp->ws.n * sizeof(*v)))) {
+	if (imp->ws.map.n && !(v = malloc(imp->ws.map.n * sizeof(*v)))) {
 		free(nd);
 		return KT_ENOMEM;
 	}
-	for (i = 0; i < imp->ws.cap; i++) {
-		const struct kt_ws_ent *e = &imp->ws.e[i];
+	for (i = 0; i < imp->ws.map.cap; i++) {
+		const struct kt_ws_ent *e = imp->ws.map.vals[i];
 
-		if (!e->path)
+		if (!e)
 			continue;
 		if (e->unknown ? !unk :
 		    e->deleted ? !gone : !e->data)
@@ -577,7 +549,7 @@ static int ws_where(kt_imp *imp, const char *dir, const char *glob, int fl,
 		if (glob ? fnmatch(glob, e->path, fl) != 0 :
 		    !under(e->path, nd ? nd : ""))
 			continue;
-		if (nv < imp->ws.n)
+		if (nv < imp->ws.map.n)
 			v[nv++] = e->path;
 	}
 	/* in path order: the same source gives the same events */
@@ -592,7 +564,7 @@ static int ws_where(kt_imp *imp, const char *dir, const char *glob, int fl,
 int kt_ws_invalidate_match(kt_imp *imp, const char *dir, const char *glob,
 			   unsigned how, uint64_t call, const char *tool)
 {
-	char **v;
+	const char **v;
 	size_t nv, i;
 	/* FNM_LEADING_DIR (GNU): a match of a leading part of the path
 	 * followed by '/' matches, so the files under a matched directory */
@@ -618,7 +590,7 @@ int kt_ws_invalidate_where(kt_imp *imp, const char *dir, const char *glob,
 int kt_ws_delete_under(kt_imp *imp, const char *dir, uint64_t call,
 		       const char *tool)
 {
-	char **v;
+	const char **v;
 	size_t nv, i;
 	int rc;
 

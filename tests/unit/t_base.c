@@ -97,6 +97,87 @@ static void t_strmap_free_vals(void **st)
 	assert_int_equal(m.cap, 0);
 }
 
+/* kt_buf_reset empties a buffer (and clears a sticky error) but keeps its
+ * memory; a short text taken from a buffer holds a small allocation. */
+static void t_buf_reset(void **st)
+{
+	struct kt_buf b = { 0 };
+	unsigned char *p;
+	size_t cap;
+
+	(void)st;
+	kt_buf_reset(&b); /* nothing held: still empty, no memory */
+	assert_null(b.s);
+	assert_int_equal(kt_buf_puts(&b, "word"), 0);
+	assert_true(b.cap <= 64);
+	for (int i = 0; i < 100; i++)
+		kt_buf_puts(&b, "0123456789");
+	p = b.p;
+	cap = b.cap;
+	kt_buf_reset(&b);
+	assert_int_equal(b.len, 0);
+	assert_string_equal(b.s, "");
+	assert_ptr_equal(b.p, p);
+	assert_int_equal(b.cap, cap);
+	assert_int_equal(kt_buf_reserve(&b, SIZE_MAX), KT_ENOMEM);
+	kt_buf_reset(&b);
+	assert_int_equal(b.err, 0);
+	assert_int_equal(kt_buf_puts(&b, "again"), 0);
+	assert_string_equal(b.s, "again");
+	kt_buf_free(&b);
+}
+
+/* kt_strmap_clear frees keys and values but keeps the table's size, so a
+ * map filled again walks its keys in the order a map of that size gives;
+ * kt_strmap_slot_key is the map's own, stable copy of a key. */
+static void t_strmap_clear(void **st)
+{
+	kt_strmap m = { 0 }, fresh = { 0 };
+	char key[32];
+	const char *k0;
+	void **slot;
+	size_t cap;
+
+	(void)st;
+	slot = kt_strmap_slot(&m, "first", 1);
+	assert_non_null(slot);
+	k0 = kt_strmap_slot_key(&m, slot);
+	assert_string_equal(k0, "first");
+	*slot = strdup("v");
+	for (int i = 0; i < 200; i++) {
+		snprintf(key, sizeof(key), "f%d", i);
+		assert_int_equal(kt_strmap_put(&m, key, strdup(key)), 0);
+	}
+	/* the table grew; the key copy did not move */
+	assert_string_equal(k0, "first");
+	assert_ptr_equal(kt_strmap_slot_key(&m, kt_strmap_slot(&m, "first", 0)),
+			 k0);
+	cap = m.cap;
+	kt_strmap_clear(&m, free);
+	assert_int_equal(m.n, 0);
+	assert_int_equal(m.cap, cap);
+	assert_null(kt_strmap_get(&m, "f3"));
+	/* filled again: the same slots as a fresh map grown to that size */
+	while (fresh.cap < cap) {
+		snprintf(key, sizeof(key), "pad%zu", fresh.n);
+		assert_int_equal(kt_strmap_put(&fresh, key, NULL), 0);
+	}
+	kt_strmap_clear(&fresh, NULL);
+	assert_int_equal(fresh.cap, cap);
+	for (int i = 0; i < 20; i++) {
+		snprintf(key, sizeof(key), "g%d", i);
+		assert_int_equal(kt_strmap_put(&m, key, NULL), 0);
+		assert_int_equal(kt_strmap_put(&fresh, key, NULL), 0);
+	}
+	for (size_t i = 0; i < cap; i++)
+		if (m.keys[i] || fresh.keys[i])
+			assert_string_equal(m.keys[i] ? m.keys[i] : "",
+					    fresh.keys[i] ? fresh.keys[i] : "");
+	kt_strmap_free(&m, NULL);
+	kt_strmap_free(&fresh, NULL);
+	assert_null(m.keys);
+}
+
 static void t_utf8(void **st)
 {
 	size_t bad = 99;
@@ -326,6 +407,8 @@ int main(void)
 		cmocka_unit_test(t_buf),
 		cmocka_unit_test(t_strmap),
 		cmocka_unit_test(t_strmap_free_vals),
+		cmocka_unit_test(t_buf_reset),
+		cmocka_unit_test(t_strmap_clear),
 		cmocka_unit_test(t_utf8),
 		cmocka_unit_test(t_utf8_put),
 		cmocka_unit_test(t_iso8601),

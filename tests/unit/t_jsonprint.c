@@ -10,21 +10,21 @@
 #include "../../import/imp_int.h"
 
 /* both printers agree on item */
-static void same(const cJSON *item, struct kt_jbuf *b)
+static void same(const cJSON *item, struct kt_buf *b)
 {
 	char *want = cJSON_PrintUnformatted(item);
 
 	assert_non_null(want);
 	assert_int_equal(kt_imp_json_print(item, b), 0);
-	if (strcmp(b->p, want))
-		fail_msg("print differs\n  got  %s\n  want %s", b->p, want);
-	assert_int_equal(b->n, strlen(want));
+	if (strcmp(b->s, want))
+		fail_msg("print differs\n  got  %s\n  want %s", b->s, want);
+	assert_int_equal(b->len, strlen(want));
 	cJSON_free(want);
 }
 
 static void t_strings(void **st)
 {
-	struct kt_jbuf b = { 0 };
+	struct kt_buf b = { 0 };
 	char all[256];
 	cJSON *o = cJSON_CreateObject();
 	int i;
@@ -41,7 +41,7 @@ static void t_strings(void **st)
 	cJSON_AddRawToObject(o, "raw", "{\"x\": [1, 2]}");
 	same(o, &b);
 	cJSON_Delete(o);
-	free(b.p);
+	kt_buf_free(&b);
 }
 
 /* Escapes on each side of the 16-byte windows the printer scans by, in
@@ -49,7 +49,7 @@ static void t_strings(void **st)
 static void t_string_windows(void **st)
 {
 	static const char esc[] = { '"', '\\', '\n', '\x01', '\x1f' };
-	struct kt_jbuf b = { 0 };
+	struct kt_buf b = { 0 };
 	char s[80];
 
 	(void)st;
@@ -63,11 +63,11 @@ static void t_string_windows(void **st)
 				s[len] = 0;
 				v = cJSON_CreateString(s);
 				assert_non_null(v);
-				b.n = 0;
+				kt_buf_reset(&b);
 				same(v, &b);
 				cJSON_Delete(v);
 			}
-	free(b.p);
+	kt_buf_free(&b);
 }
 
 static void t_numbers(void **st)
@@ -79,7 +79,7 @@ static void t_numbers(void **st)
 		12.000000000000002, 100.5, 999999999999999.0, 1e15,
 		-999999999999999.0, 123456789012345.0, 4503599627370497.0,
 	};
-	struct kt_jbuf b = { 0 };
+	struct kt_buf b = { 0 };
 	cJSON *a = cJSON_CreateArray();
 	size_t i;
 
@@ -90,7 +90,7 @@ static void t_numbers(void **st)
 	cJSON_AddItemToArray(a, cJSON_CreateNumber(INFINITY));
 	same(a, &b);
 	cJSON_Delete(a);
-	free(b.p);
+	kt_buf_free(&b);
 }
 
 static void t_containers(void **st)
@@ -100,7 +100,7 @@ static void t_containers(void **st)
 		"[null,true,false,\"x\",1.5,{\"k\":null}]",
 		"{\"dup\":1,\"dup\":2}",
 	};
-	struct kt_jbuf b = { 0 };
+	struct kt_buf b = { 0 };
 	cJSON *o, *ref, *in;
 	size_t i;
 
@@ -119,7 +119,7 @@ static void t_containers(void **st)
 	same(o, &b);
 	cJSON_Delete(o);
 	cJSON_Delete(in);
-	free(b.p);
+	kt_buf_free(&b);
 }
 
 /* Redacting a payload that points at parsed input replaces the referenced
@@ -131,7 +131,7 @@ static void t_redact_ref(void **st)
 	char *copy = strdup(in);
 	cJSON *o = cJSON_CreateObject();
 	kt_redactor *r = kt_redactor_new();
-	struct kt_jbuf b = { 0 };
+	struct kt_buf b = { 0 };
 
 	(void)st;
 	assert_non_null(copy);
@@ -144,10 +144,10 @@ static void t_redact_ref(void **st)
 	cJSON_Delete(o);
 	kt_redactor_free(r);
 	free(copy);
-	free(b.p);
+	kt_buf_free(&b);
 }
 
-static void corpus_file(const char *path, struct kt_jbuf *b, size_t *lines)
+static void corpus_file(const char *path, struct kt_buf *b, size_t *lines)
 {
 	size_t len = 0;
 	char *d = tu_slurp(path, &len), *p, *nl;
@@ -174,7 +174,7 @@ static void t_corpus(void **st)
 {
 	const char *c = tu_corpus();
 	char dir[4200], path[8400];
-	struct kt_jbuf b = { 0 };
+	struct kt_buf b = { 0 };
 	struct dirent *de;
 	size_t lines = 0;
 	DIR *d;
@@ -194,11 +194,11 @@ static void t_corpus(void **st)
 	}
 	closedir(d);
 	assert_true(lines > 100);
-	free(b.p);
+	kt_buf_free(&b);
 }
 
-/* The parts writers put together without a tree (kt_jbuf_num,
- * kt_jbuf_str, `log --json` and the jsonl export) print as cJSON does:
+/* The parts writers put together without a tree (kt_json_put_num,
+ * kt_json_put_str, `log --json` and the jsonl export) print as cJSON does:
  * whole numbers in and out of int range, fractions that need 17 digits,
  * -0, huge and tiny values; strings with every escape. */
 static void t_parts(void **st)
@@ -213,17 +213,17 @@ static void t_parts(void **st)
 		"", "plain", "q\"b\\s/\b\f\n\r\t", "\x01\x1f\x7f",
 		"h\xc3\xa9llo \xf0\x9f\x98\x80", "\xff not UTF-8"
 	};
-	struct kt_jbuf b = { 0 };
+	struct kt_buf b = { 0 };
 
 	(void)st;
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		cJSON *n = cJSON_CreateNumber(nums[i]);
 		char *want = cJSON_PrintUnformatted(n);
 
-		b.n = 0;
-		assert_int_equal(kt_jbuf_num(&b, nums[i]), 0);
-		if (strcmp(b.p, want))
-			fail_msg("%.17g: got %s, cJSON %s", nums[i], b.p, want);
+		kt_buf_reset(&b);
+		assert_int_equal(kt_json_put_num(&b, nums[i]), 0);
+		if (strcmp(b.s, want))
+			fail_msg("%.17g: got %s, cJSON %s", nums[i], b.s, want);
 		cJSON_free(want);
 		cJSON_Delete(n);
 	}
@@ -231,16 +231,16 @@ static void t_parts(void **st)
 		cJSON *v = cJSON_CreateString(strs[i]);
 		char *want = cJSON_PrintUnformatted(v);
 
-		b.n = 0;
-		assert_int_equal(kt_jbuf_add(&b, "[", 1), 0);
-		assert_int_equal(kt_jbuf_str(&b, strs[i]), 0);
-		assert_int_equal(kt_jbuf_add(&b, "]", 1), 0);
-		assert_int_equal(b.n, strlen(want) + 2);
-		assert_memory_equal(b.p + 1, want, strlen(want));
+		kt_buf_reset(&b);
+		assert_int_equal(kt_buf_add(&b, "[", 1), 0);
+		assert_int_equal(kt_json_put_str(&b, strs[i]), 0);
+		assert_int_equal(kt_buf_add(&b, "]", 1), 0);
+		assert_int_equal(b.len, strlen(want) + 2);
+		assert_memory_equal(b.s + 1, want, strlen(want));
 		cJSON_free(want);
 		cJSON_Delete(v);
 	}
-	free(b.p);
+	kt_buf_free(&b);
 }
 
 int main(void)

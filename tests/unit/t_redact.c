@@ -125,6 +125,32 @@ static void t_secrets(void **st)
 	       "task-abcdefghijklmnopqrstuvwxyz input_tokens: 1234");
 }
 
+/* Values are compared whole, NUL and \x01 bytes included: two key blocks
+ * that differ only past a NUL (a binary blob) are two secrets, the same
+ * block twice is one. */
+static void t_secret_nul(void **st)
+{
+	static const char in[] =
+		"-----BEGIN PRIVATE KEY-----\nAB\0CD\n-----END PRIVATE KEY-----\n"
+		"-----BEGIN PRIVATE KEY-----\nAB\0XY\n-----END PRIVATE KEY-----\n"
+		"-----BEGIN PRIVATE KEY-----\nAB\1\060\n-----END PRIVATE KEY-----\n"
+		"-----BEGIN PRIVATE KEY-----\nAB\0CD\n-----END PRIVATE KEY-----\n";
+	static const char want[] = "<secret-1>\n<secret-2>\n<secret-3>\n"
+				   "<secret-1>\n";
+	kt_redactor *r = kt_redactor_new();
+	size_t n = 0;
+	char *o;
+
+	(void)st;
+	assert_non_null(r);
+	o = kt_redact_text(r, in, sizeof(in) - 1, &n);
+	assert_non_null(o);
+	assert_int_equal(n, sizeof(want) - 1);
+	assert_memory_equal(o, want, n);
+	free(o);
+	kt_redactor_free(r);
+}
+
 static void t_stable_across_classes(void **st)
 {
 	kt_redactor *r = kt_redactor_new();
@@ -236,6 +262,7 @@ int main(void)
 		cmocka_unit_test(t_home_users),
 		cmocka_unit_test(t_hosts),
 		cmocka_unit_test(t_secrets),
+		cmocka_unit_test(t_secret_nul),
 		cmocka_unit_test(t_stable_across_classes),
 		cmocka_unit_test(t_json),
 		cmocka_unit_test(t_edge),
