@@ -392,6 +392,14 @@ static void run_start(kt_imp *imp, uint64_t stored)
 }
 
 /* id NULL: the id of identity; else the run id itself (identity NULL). */
+static int by_idx(const void *a, const void *b)
+{
+	size_t x = (*(struct kt_vfile *const *)a)->idx;
+	size_t y = (*(struct kt_vfile *const *)b)->idx;
+
+	return x < y ? -1 : x > y;
+}
+
 static int run_begin(kt_imp *imp, const char *id, const char *identity,
 		     const char *name, const char *format, cJSON *meta)
 {
@@ -494,13 +502,27 @@ static int run_begin(kt_imp *imp, const char *id, const char *identity,
 		cJSON_AddStringToObject(meta, "identity", identity);
 	if (!cJSON_GetObjectItemCaseSensitive(meta, "sources") &&
 	    (srcs = cJSON_AddArrayToObject(meta, "sources"))) {
-		add_source(srcs, imp->root, imp->cur);
-		for (i = 0; i < imp->root->n; i++) {
-			struct kt_vfile *v = imp->root->v[i];
+		struct kt_root *r = imp->root;
+		struct kt_vfile **with = malloc((r->nloaded + 1) *
+						sizeof(*with));
+		size_t n = 0;
+
+		if (!with) {
+			cJSON_Delete(meta);
+			return KT_ENOMEM;
+		}
+		add_source(srcs, r, imp->cur);
+		/* the claimed files loaded with it, in the root's order */
+		for (i = 0; i < r->nloaded; i++) {
+			struct kt_vfile *v = r->loaded[i];
 
 			if (v != imp->cur && v->claimed && v->loaded)
-				add_source(srcs, imp->root, v);
+				with[n++] = v;
 		}
+		qsort(with, n, sizeof(*with), by_idx);
+		for (i = 0; i < n; i++)
+			add_source(srcs, r, with[i]);
+		free(with);
 	}
 	if (!cJSON_GetObjectItemCaseSensitive(meta, "source"))
 		cJSON_AddStringToObject(meta, "source", imp->cur->display);
@@ -1035,6 +1057,10 @@ void kt_imp_read_to(kt_imp *imp, const kt_file *f, uint64_t off)
 
 	if (!imp || !imp->root)
 		return;
+	if (imp->cur && &imp->cur->f == f) { /* the usual case: one step */
+		kt_in_drop(imp->cur, off);
+		return;
+	}
 	for (i = 0; i < imp->root->n; i++)
 		if (&imp->root->v[i]->f == f) {
 			kt_in_drop(imp->root->v[i], off);
@@ -1048,6 +1074,8 @@ int64_t kt_imp_find(kt_imp *imp, const kt_file *f, uint64_t from,
 	const unsigned char *q;
 	size_t i;
 
+	if (imp && imp->root && imp->cur && &imp->cur->f == f)
+		return kt_in_find(imp->cur, from, needle, nl);
 	for (i = 0; imp && imp->root && i < imp->root->n; i++)
 		if (&imp->root->v[i]->f == f)
 			return kt_in_find(imp->root->v[i], from, needle, nl);
