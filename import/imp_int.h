@@ -153,6 +153,7 @@ struct kt_imp {
 	/* runs reported for the whole call */
 	struct kt_runrep *reps;
 	size_t nreps, reps_cap;
+	kt_strmap rep_at;       /* run id -> its place in reps + 1 */
 	uint64_t bytes_total, bytes_done;
 	struct kt_jbuf pbuf;    /* payload text of the event being appended */
 	/* provenance text shared by the events of one file (prov_json) */
