@@ -202,7 +202,7 @@ static int process_archive(kt_imp *imp, const char *display, const char *fspath,
 static int process_root(kt_imp *imp, struct kt_root *r)
 {
 	struct kt_root *saved = imp->root;
-	size_t i, j;
+	size_t i, j, k;
 	int rc = 0;
 
 	kt_in_sort(r);
@@ -248,12 +248,17 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 		 * sorts first and is a run of its own; an ATIF trajectory its
 		 * metrics.json).  archive_collect held every member at once
 		 * already, so this keeps the peak where it was. */
-		for (j = 0; j < r->n; j++) {
-			struct kt_vfile *w = r->v[j];
+		for (j = k = 0; j < r->nloaded; j++) {
+			struct kt_vfile *w = r->loaded[j];
 
 			if (w->loaded && w->fspath)
 				kt_in_unload(w);
+			if (w->loaded)
+				r->loaded[k++] = w;
+			else
+				w->listed = 0;
 		}
+		r->nloaded = k;
 		if (rc == KT_EPARSE && !imp->opts->strict)
 			rc = 0;
 		/* refused, not imported: the other sources go on, the

@@ -1101,7 +1101,6 @@ out:
 	}
 	free(cc.subs);
 	kt_strmap_free(&cc.calls, cc_call_free);
-	kt_strmap_free(&cc.seen_use, NULL);
 	kt_strmap_free(&cc.seen_res, NULL);
 	kt_strmap_free(&cc.usage_done, NULL);
 	kt_strmap_free(&cc.side, side_free);

@@ -144,11 +144,12 @@ int cc_flush_response(struct cc *cc)
 						    "tool_use without id or name: skipped");
 					continue;
 				}
-				if (kt_strmap_get(&cc->seen_use, id))
-					continue; /* the same call written twice */
-				slot = kt_strmap_slot(&cc->seen_use, id, 1);
-				if (slot)
-					*slot = (void *)1;
+				/* the same call written twice: every id emitted
+				 * has its key in calls (the value is NULL once
+				 * its result is handled), so a second set of the
+				 * same ids is not kept (issue 21, import memory) */
+				if (kt_strmap_slot(&cc->calls, id, 0))
+					continue;
 				cl = calloc(1, sizeof(*cl));
 				if (!cl)
 					return KT_ENOMEM;

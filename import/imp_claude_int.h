@@ -47,8 +47,8 @@ struct cc {
 	int begun;
 	char *identity, *name, *stem;
 	cJSON *meta;
-	kt_strmap calls;         /* tool_use id -> struct call */
-	kt_strmap seen_use;      /* tool_use ids emitted */
+	kt_strmap calls;         /* tool_use id emitted -> struct call,
+				    NULL once its result is handled */
 	kt_strmap seen_res;      /* tool_result ids emitted */
 	kt_strmap usage_done;    /* message ids whose usage is counted */
 	kt_strmap side;          /* sidechain uuid -> sub-agent id */

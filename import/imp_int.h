@@ -56,6 +56,8 @@ struct kt_vfile {
 	size_t len;
 	uint64_t size;          /* size known before loading (progress) */
 	int loaded, claimed, done;
+	int listed;             /* in its root's `loaded` list */
+	size_t idx;             /* its place in the root's v[] */
 	int unknown;            /* no importer recognized it (reported at the
 				   end of its root unless claimed by then) */
 	int mapped;             /* data is an mmap of fspath */
@@ -79,6 +81,13 @@ struct kt_root {
 	size_t nscanned;
 	char **sorted;          /* the names of v[0..nsorted) in strcmp */
 	size_t nsorted;         /* order (kt_imp_list), rebuilt when n grows */
+	/* Per-source steps that looked at every file of the root made a
+	 * folder of 10,000 sessions quadratic (tests/bench/RESULTS.md
+	 * "Issue 21: import", p21i3): files on disk are found by name in
+	 * `byrel`, and the files loaded since the last look are listed. */
+	kt_strmap byrel;        /* rel -> its first vfile (not archives) */
+	struct kt_vfile **loaded;
+	size_t nloaded, loaded_cap;
 	int direct;             /* the path the user named is this one file */
 };
 
@@ -144,6 +153,7 @@ struct kt_imp {
 	/* runs reported for the whole call */
 	struct kt_runrep *reps;
 	size_t nreps, reps_cap;
+	kt_strmap rep_at;       /* run id -> its place in reps + 1 */
 	uint64_t bytes_total, bytes_done;
 	struct kt_buf pbuf;    /* payload text of the event being appended */
 	/* provenance text shared by the events of one file (prov_json) */

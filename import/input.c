@@ -116,6 +116,8 @@ void kt_in_root_free(struct kt_root *r)
 		free(r->scanned[i]);
 	free(r->scanned);
 	free(r->sorted);
+	kt_strmap_free(&r->byrel, NULL);
+	free(r->loaded);
 	free(r->v);
 	free(r->display);
 	free(r->dir);
@@ -135,12 +137,31 @@ static struct kt_vfile *root_add(struct kt_root *r, const char *rel)
 		if (!nv)
 			return NULL;
 		r->v = nv;
+		/* room for every file in `loaded`, so listing a file when it
+		 * loads (vf_fill) cannot fail */
+		nv = realloc(r->loaded, nc * sizeof(*nv));
+		if (!nv)
+			return NULL;
+		r->loaded = nv;
 		r->cap = nc;
 	}
 	v = calloc(1, sizeof(*v));
 	if (!v || !(v->rel = kt_imp_strdup(rel))) {
 		free(v);
 		return NULL;
+	}
+	/* files on disk have one name each (walk and kt_imp_open add a
+	 * name only when root_find does not know it); archive members may
+	 * repeat one and are looked up in v[] order */
+	if (r->kind != KT_ROOT_ARCHIVE) {
+		void **slot = kt_strmap_slot(&r->byrel, rel, 1);
+
+		if (!slot) {
+			vf_free(v);
+			return NULL;
+		}
+		if (!*slot)
+			*slot = v;
 	}
 	if (r->kind == KT_ROOT_DIR)
 		v->display = !strcmp(r->display, ".") ? kt_imp_strdup(rel) :
@@ -157,6 +178,7 @@ static struct kt_vfile *root_add(struct kt_root *r, const char *rel)
 		vf_free(v);
 		return NULL;
 	}
+	v->idx = r->n;
 	r->v[r->n++] = v;
 	return v;
 }
@@ -171,14 +193,20 @@ static int vf_cmp(const void *a, const void *b)
 
 void kt_in_sort(struct kt_root *r)
 {
+	size_t i;
+
 	if ((r->kind == KT_ROOT_DIR || r->kind == KT_ROOT_ARCHIVE) && r->n > 1)
 		qsort(r->v, r->n, sizeof(*r->v), vf_cmp);
+	for (i = 0; i < r->n; i++)
+		r->v[i]->idx = i;
 }
 
 static struct kt_vfile *root_find(struct kt_root *r, const char *rel)
 {
 	size_t i;
 
+	if (r->kind != KT_ROOT_ARCHIVE)
+		return kt_strmap_get(&r->byrel, rel);
 	for (i = 0; i < r->n; i++)
 		if (!strcmp(r->v[i]->rel, rel))
 			return r->v[i];
@@ -335,6 +363,10 @@ static void vf_fill(struct kt_root *r, struct kt_vfile *v)
 	}
 	kt_hex(v->f.sha, KT_HASH_LEN, v->f.sha_hex);
 	v->loaded = 1;
+	if (!v->listed) { /* room made by root_add */
+		v->listed = 1;
+		r->loaded[r->nloaded++] = v;
+	}
 }
 
 /* The bound on a stream input (stdin, a device, a FIFO): the archive
