@@ -324,10 +324,12 @@ int cmd_append(struct cli *c, int argc, char **argv)
 				(unsigned long long)a.added,
 				(unsigned long long)a.n, (unsigned long long)a.blobs);
 		} else {
-			fprintf(o, "%s%llu events appended to %s (run %s, %llu events)",
+			fprintf(o, "%s%llu event%s appended to %s (run %s, %llu event%s)",
 				rc ? "before the error: " : "",
-				(unsigned long long)a.added, a.name,
-				a.have_run ? a.run : "-", (unsigned long long)a.n);
+				(unsigned long long)a.added,
+				a.added == 1 ? "" : "s", a.name,
+				a.have_run ? a.run : "-", (unsigned long long)a.n,
+				a.n == 1 ? "" : "s");
 			if (a.blobs)
 				fprintf(o, "; %llu blob%s stored",
 					(unsigned long long)a.blobs,

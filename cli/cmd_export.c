@@ -66,7 +66,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	const char *partition = NULL, *bundle = NULL, *step_arg = NULL;
 	const char *part_size = NULL, *compress = NULL;
 	char run[KT_RUN_ID_HEX + 1], err[512] = "";
-	int i, rc, all = 0, redact = 0, hidden = 0, created = 0;
+	int i, rc, all = 0, redact = 0, hidden = 0, created = 0, lost = 0, werr = 0;
 	struct stat lst;
 	uint64_t step = 0;
 	kt_store *s = NULL;
@@ -173,15 +173,25 @@ int cmd_export(struct cli *c, int argc, char **argv)
 			goto out;
 		}
 		args.out = out;
+		errno = 0;
 		rc = ex->write(s, &args, err, sizeof(err));
+		/* the failed write's errno (ENOSPC): the stream keeps only
+		 * its error flag, and a later fflush reports nothing */
+		werr = errno;
+		lost = ferror(out);
 		if (out != stdout) {
-			if (fclose(out) && !rc)
+			if (fclose(out) && !rc) {
 				rc = KT_EIO;
+				werr = errno;
+				lost = 1;
+			}
 			out = stdout;
 			if (rc && created)
 				unlink(out_path);
-		} else if (fflush(stdout) && !rc) {
+		} else if ((fflush(stdout) || ferror(stdout)) && !rc) {
 			rc = KT_EIO;
+			werr = errno;
+			lost = 1;
 		}
 	} else {
 		uint64_t rows = 1;
@@ -193,8 +203,13 @@ int cmd_export(struct cli *c, int argc, char **argv)
 				"%s/_manifest.json left as it was\n", c->cmd,
 				args.since_last ? "new " : "", args.path);
 	}
-	if (rc) {
+	if (rc && lost)
+		/* the output, not the store ("seq 2: I/O error") */
+		cli_err(c, "%s: %s", out_path ? out_path : "writing the output",
+			strerror(werr ? werr : EIO));
+	else if (rc)
 		cli_err(c, "%s", err[0] ? err : kt_strerror(rc));
+	if (rc) {
 		rc = cli_exit_code(rc);
 		if (rc == KT_EXIT_USAGE)
 			rc = KT_EXIT_FAIL; /* a bad step is not a usage error */

@@ -479,6 +479,9 @@ int cmd_import(struct cli *c, int argc, char **argv)
 		/* the line of each path that could not be read said it */
 		ex = x.warned ? KT_EXIT_FAIL :
 			cli_err(c, "some paths could not be read");
+	else if (rc && kt_store_nospace(s))
+		/* the line of the source it stopped at said it, once */
+		ex = KT_EXIT_FAIL;
 	else if (rc)
 		/* "stopped", not "import": the line reads "ktraj: import: ..." */
 		ex = cli_store_err(c, s, rc, "stopped");

@@ -465,10 +465,11 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 			if (rc == KT_ENOMEM) {
 				rc = cli_err(c, "out of memory");
 			} else {
+				/* README: a missing input file is 1, as
+				 * for import PATH and --map; 4 is what the
+				 * store lacks */
 				rc = cli_err(c, "%s: cannot read: %s", lib,
 					     strerror(e));
-				if (e == ENOENT) /* README: 4 is a path not found */
-					rc = KT_EXIT_NOTFOUND;
 			}
 			goto out;
 		}

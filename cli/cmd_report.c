@@ -135,12 +135,16 @@ int cmd_report(struct cli *c, int argc, char **argv)
 			     errno ? strerror(errno) : "I/O error");
 		goto out;
 	}
+#define S_(n) (n) == 1 ? "" : "s"
 	if (wl)
-		printf("wrote %s (%zu workloads, %zu jumps, %zu stalls, %zu "
-		       "events)\n", outp, nb, njump, nstall, r->nev);
+		printf("wrote %s (%zu workload%s, %zu jump%s, %zu stall%s, "
+		       "%zu event%s)\n", outp, nb, S_(nb), njump, S_(njump),
+		       nstall, S_(nstall), r->nev, S_(r->nev));
 	else
-		printf("wrote %s (%zu jumps, %zu stalls, %zu events)\n", outp,
-		       njump, nstall, r->nev);
+		printf("wrote %s (%zu jump%s, %zu stall%s, %zu event%s)\n",
+		       outp, njump, S_(njump), nstall, S_(nstall), r->nev,
+		       S_(r->nev));
+#undef S_
 out:
 	if (f && fclose(f) != 0 && !rc)
 		rc = cli_err(c, "%s: write failed: %s", outp, strerror(errno));

@@ -7,7 +7,7 @@
 X(init,      KT_CMD_WRITES, "create an empty store")
 X(import,    KT_CMD_WRITES, "import trajectories from files, folders, archives or stdin")
 X(append,    KT_CMD_WRITES, "append ktraj JSONL events from stdin to a run (live recording)")
-X(hook,      KT_CMD_WRITES, "record Claude Code / Codex sessions live from their hooks; install them")
+X(hook,      KT_CMD_WRITES, "record Claude Code / Gemini CLI / Codex sessions live from their hooks; install them")
 X(ls,        0,             "list runs")
 X(hide,      KT_CMD_WRITES, "hide runs from ls, search, questions mine and export")
 X(unhide,    KT_CMD_WRITES, "show hidden runs again")

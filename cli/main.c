@@ -53,7 +53,8 @@ static const char usage_head[] =
 static const char usage_tail[] =
 	"\n"
 	"exit codes: 0 ok, 1 failure, 2 usage error, 3 corruption found by\n"
-	"verify, 4 not found.  `ktraj <command> --help` describes a command.\n";
+	"verify, 4 not found, 130 import interrupted (Ctrl-C).\n"
+	"`ktraj <command> --help` describes a command.\n";
 
 static void usage(FILE *f)
 {
@@ -599,6 +600,19 @@ int main(int argc, char **argv)
 		printf("ktraj %s (store format %u)\n", KT_VERSION, KT_FORMAT_VERSION);
 		free(args);
 		return KT_EXIT_OK;
+	}
+	/* `ktraj --json import ...`: --json is every read command's, so a
+	 * --json before the command is taken as one after it; another
+	 * option there is refused with where it goes */
+	if (n >= 2 && !strcmp(args[0], "--json")) {
+		args[0] = args[1];
+		args[1] = "--json";
+	} else if (args[0][0] == '-' && args[0][1]) {
+		fprintf(stderr, "ktraj: '%s' is not a ktraj command: options go "
+			"after the command (ktraj <command> %s ...; see `ktraj "
+			"--help`)\n", args[0], args[0]);
+		free(args);
+		return KT_EXIT_USAGE;
 	}
 	for (k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++) {
 		if (strcmp(args[0], cmds[k].name) == 0) {

@@ -6,6 +6,7 @@
  * as roots of their own, one level deep.  What a source yields is
  * committed, or under --strict with a problem thrown away.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,8 +64,11 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	 * no import, whatever --format says: said, and counted as an empty
 	 * folder is (the call fails when nothing else came of it) */
 	if (r->direct && blank(&v->f)) {
-		kt_imp_warn_at(imp, v->display, "empty: nothing to import");
-		imp->fs_skipped++;
+		/* (a stream cut before its first line said so already) */
+		if (!v->cut) {
+			kt_imp_warn_at(imp, v->display, "empty: nothing to import");
+			imp->fs_skipped++;
+		}
 		return 0;
 	}
 	im = pick(imp, &v->f);
@@ -104,8 +108,11 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	if (imp->err) {
 		kt_store_abort(imp->s);
 		st_stop(imp, t0);
-		kt_imp_warn_at(imp, v->display, "not imported: %s: %s",
-			 kt_strerror(imp->err), kt_store_errmsg(imp->s));
+		/* a full disk is said once, by kt_import_paths */
+		if (!kt_store_nospace(imp->s))
+			kt_imp_warn_at(imp, v->display, "not imported: %s: %s",
+				       kt_strerror(imp->err),
+				       kt_store_errmsg(imp->s));
 		rc = imp->err;
 		goto out;
 	}
@@ -128,8 +135,9 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	rc = kt_store_commit(imp->s);
 	st_stop(imp, t0);
 	if (rc) {
-		kt_imp_warn_at(imp, v->display, "commit failed: %s: %s (nothing of it kept)",
-			 kt_strerror(rc), kt_store_errmsg(imp->s));
+		if (!kt_store_nospace(imp->s))
+			kt_imp_warn_at(imp, v->display, "commit failed: %s: %s (nothing of it kept)",
+				       kt_strerror(rc), kt_store_errmsg(imp->s));
 		if (!imp->store_rc)
 			imp->store_rc = rc;
 		goto out;
@@ -240,6 +248,13 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 		imp->root = r;
 		rc = process_source(imp, r, v);
 		imp->root = saved;
+		/* no further source fits either: stop (kt_import_paths
+		 * says so once) */
+		if (rc && kt_store_nospace(imp->s)) {
+			if (!imp->full_at)
+				imp->full_at = v->display;
+			rc = KT_EIO;
+		}
 		/* free what is done of files on disk: they can be read
 		 * again.  An archive member cannot, so it stays loaded until
 		 * its root is done (root_free): a later file may still open
@@ -315,8 +330,23 @@ int kt_import_paths(kt_store *s, char *const *paths, int npaths,
 		rc2 = process_root(&d, roots[i]);
 		if (rc2 && !rc)
 			rc = rc2;
-		if (rc2 && opts->strict)
+		if (rc2 && (opts->strict || d.full_at))
 			break;
+	}
+	if (d.full_at) {
+		/* one line for the whole stop, not one per file left */
+		size_t left = 0;
+
+		for (; i < npaths; i++)
+			for (k = 0; roots[i] && k < roots[i]->n; k++)
+				left += !roots[i]->v[k]->done &&
+					!roots[i]->v[k]->claimed;
+		kt_imp_warn_at(&d, d.full_at, "not imported: %s (the store's "
+			       "file system is full): import stopped here, "
+			       "%zu more file%s not read; the runs listed "
+			       "were imported", strerror(ENOSPC), left,
+			       left == 1 ? "" : "s");
+		rc = KT_EIO;
 	}
 	t0 = st_start(&d);
 	rc2 = kt_store_sync(s);

@@ -64,6 +64,10 @@ struct kt_vfile {
 	int fd;                 /* mapped: the file, for reads past the map
 				   (kt_in_find, the hash); -1 when none */
 	size_t dropped;         /* mapped: bytes before this given back */
+	int cut;                /* a stream that ended at a line over
+				   --max-line, said when it was read: what
+				   is left of it may be empty, and is no
+				   "empty: nothing to import" then */
 	kt_file f;
 };
 
@@ -185,6 +189,10 @@ struct kt_imp {
 	/* sources whose commit failed (nothing of them kept): the call
 	 * ends with the first one's error */
 	int store_rc;
+	unsigned own_skipped;   /* the store's own files met in a folder */
+	/* the source being imported when the store's file system filled
+	 * (kt_store_nospace): the import stops there, said once */
+	const char *full_at;
 	/* what the run names as graded, for benchmark text (benchout.c) */
 	kt_bench_hint bench_hint;
 	/* free-text bench results given since the code last changed

@@ -627,13 +627,20 @@ static int read_stream(kt_imp *imp, int fd, const char *where,
 	} else {
 		free(head);
 	}
-	if (!rc && cut) {
+	if (!rc && cut == 1) {
+		kt_imp_warn_at(imp, where,
+			 "line 1 is longer than %llu bytes (limit: --max-line): nothing imported",
+			 (unsigned long long)max_line);
+	} else if (!rc && cut) {
 		kt_imp_warn_at(imp, where,
 			 "line %llu is longer than %llu bytes (limit: --max-line): stopped reading there; the %llu lines before it are imported",
 			 (unsigned long long)cut,
 			 (unsigned long long)max_line,
 			 (unsigned long long)(cut - 1));
+	}
+	if (!rc && cut) {
 		imp->unreadable++;
+		v->cut = 1;
 	}
 	if (spool_err) {
 		const char *dir = getenv("TMPDIR");
@@ -771,6 +778,10 @@ static int walk(kt_imp *imp, struct kt_root *r, const char *fsdir,
 						 "skipped: not a regular file");
 				imp->fs_skipped++;
 			}
+		} else if (imp && kt_store_is_own_file(imp->s, &st)) {
+			/* the store this import writes (and its lock),
+			 * when the folder holds it: not an input */
+			imp->own_skipped++;
 		} else if (!root_find(r, rp)) {
 			struct kt_vfile *v = root_add(r, rp);
 
@@ -1357,7 +1368,7 @@ int kt_in_root(kt_imp *imp, const char *path, struct kt_root **out)
 	struct stat st;
 	struct kt_root *r = NULL;
 	struct kt_vfile *v;
-	unsigned skipped;
+	unsigned skipped, own;
 	int rc;
 
 	*out = NULL;
@@ -1391,6 +1402,7 @@ int kt_in_root(kt_imp *imp, const char *path, struct kt_root **out)
 		r->dir = kt_imp_strdup(path);
 		r->abs = realpath(path, NULL);
 		skipped = imp->fs_skipped;
+		own = imp->own_skipped;
 		rc = walk(imp, r, path, "", NULL, 0, 0);
 		if (rc) {
 			kt_in_root_free(r);
@@ -1398,9 +1410,15 @@ int kt_in_root(kt_imp *imp, const char *path, struct kt_root **out)
 		}
 		/* (a folder of skipped entries only said so per entry) */
 		if (!r->n && skipped == imp->fs_skipped) {
-			kt_imp_warn_at(imp, path, "no files");
+			kt_imp_warn_at(imp, path, own == imp->own_skipped ?
+				       "no files" :
+				       "no files but this import's store");
 			imp->fs_skipped++;
 		}
+	} else if (kt_store_is_own_file(imp->s, &st)) {
+		kt_imp_warn_at(imp, path, "this import's store: not read as input");
+		imp->fs_skipped++;
+		return 0;
 	} else {
 		const char *slash = strrchr(path, '/');
 

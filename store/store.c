@@ -53,6 +53,31 @@ const char *kt_store_errmsg(const kt_store *s)
 	return s ? s->err : "";
 }
 
+int kt_store_nospace(const kt_store *s)
+{
+	return s ? s->nospace : 0;
+}
+
+int kt_store_is_own_file(const kt_store *s, const struct stat *st)
+{
+	struct stat own;
+	char *lock;
+	int same;
+
+	if (!s || !st || !s->path)
+		return 0;
+	if (stat(s->path, &own) == 0 && own.st_dev == st->st_dev &&
+	    own.st_ino == st->st_ino)
+		return 1;
+	if (!(lock = malloc(strlen(s->path) + 6)))
+		return 0;
+	sprintf(lock, "%s-lock", s->path);
+	same = stat(lock, &own) == 0 && own.st_dev == st->st_dev &&
+	       own.st_ino == st->st_ino;
+	free(lock);
+	return same;
+}
+
 /* ns of a stat's modification time */
 static int64_t mtime_ns(const struct stat *st)
 {
@@ -109,8 +134,10 @@ int kt_mdb_err(kt_store *s, int rc, const char *what)
 {
 	int code = KT_EIO;
 
-	if ((rc == EIO || rc == ENOSPC) && s && disk_full(s->path))
+	if ((rc == EIO || rc == ENOSPC) && s && disk_full(s->path)) {
+		s->nospace = 1;
 		return kt_err(s, code, "%s: %s", what, strerror(ENOSPC));
+	}
 
 	switch (rc) {
 	case 0:

@@ -152,6 +152,20 @@ int kt_store_sync(kt_store *s);
 /* Detail of the last error on this handle ("" when none).  Owned by s. */
 const char *kt_store_errmsg(const kt_store *s);
 
+/* Whether a write on this handle failed because the file system holding
+ * the store had no room left (ENOSPC, or LMDB's EIO of a short write on a
+ * full disk); the error itself was KT_EIO with the errmsg saying so.
+ * Once set it stays set: a caller importing many sources stops at the
+ * first instead of failing each one again.  0 for NULL. */
+int kt_store_nospace(const kt_store *s);
+
+struct stat;
+/* Whether st (of a file found while walking a folder) is the store's own
+ * file or its LMDB lock file ("<path>-lock"): the same device and inode.
+ * An import of the folder that holds its store skips them instead of
+ * reading them as input.  0 for NULL s or st. */
+int kt_store_is_own_file(const kt_store *s, const struct stat *st);
+
 /* ---- write transactions --------------------------------------------------
  * All writes happen inside kt_store_begin()/kt_store_commit().  One write
  * transaction at a time per handle (KT_EBUSY otherwise).  kt_store_abort()

@@ -224,6 +224,8 @@ struct kt_store {
 	char *run_name, *run_format, *run_meta; /* kt_run_get results */
 	char bad_run[KT_RUN_ID_HEX + 1];
 	char err[256];
+	int nospace;             /* a write met a full file system
+				    (kt_store_nospace) */
 	/* run_sums exists (FORMAT.md §6.10; a store written before run
 	 * checksums has none until a writer opens it) */
 	int has_sums;

@@ -62,7 +62,7 @@ ${bad[$k]}
 {\"kind\":\"note\",\"payload\":{\"text\":\"never read\"}}"
 		[ "$status" -eq 1 ]
 		exp="ktraj: append: ${want[$k]}
-before the error: 1 events appended to r (run $(printf 'append:r' | sha256sum | cut -c1-32), $((k + 1)) events)"
+before the error: 1 event appended to r (run $(printf 'append:r' | sha256sum | cut -c1-32), $((k + 1)) event$([ $k -eq 0 ] || echo s))"
 		[ "$stderr" = "$exp" ]
 		n=$((k + 1))
 	done

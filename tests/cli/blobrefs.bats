@@ -27,7 +27,7 @@ events() { "$KTRAJ" log "$1" --json | wc -l; }
 	run --separate-stderr "$KTRAJ" append r < <(note one; edit m.cu "$M"; note three)
 	[ "$status" -eq 1 ]
 	[ "${stderr_lines[0]}" = "ktraj: append: line 2: edit \"after\" names blob $M, which is not stored (a blob line must come before the first event that names it); not appended" ]
-	[ "${stderr_lines[1]}" = "before the error: 1 events appended to r (run $(printf 'append:r' | sha256sum | cut -c1-32), 1 events)" ]
+	[ "${stderr_lines[1]}" = "before the error: 1 event appended to r (run $(printf 'append:r' | sha256sum | cut -c1-32), 1 event)" ]
 	[ "$(events r)" -eq 1 ]
 	# a blob line after the event does not rescue it: blobs come first
 	run "$KTRAJ" append r < <(edit k.cu "$H"; echo "$BLOB")

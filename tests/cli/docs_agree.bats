@@ -34,3 +34,17 @@ setup() {
 		grep -q "^| \`$f\` | " "$BATS_TEST_DIRNAME/../../README.md" || { echo "no row for $f"; false; }
 	done
 }
+
+@test "ktraj --help lists every exit code of README's table, and hook's summary every agent README's hook row names" {
+	codes=$(sed -n '/^### Exit codes/,/^## /p' "$ROOT/README.md" | sed -n 's/^| \([0-9][0-9]*\) |.*/\1/p')
+	[ "$(printf '%s\n' $codes | wc -l)" -ge 6 ]
+	help=$("$KTRAJ" --help)
+	for n in $codes; do
+		[[ "$help" == *"exit codes:"*" $n "* ]] || { echo "no exit code $n"; false; }
+	done
+	hookline=$(printf '%s\n' "$help" | grep '^  hook ')
+	for a in "Claude Code" "Gemini CLI" "Codex"; do
+		grep -qF "record Claude Code, Gemini CLI and Codex sessions" "$ROOT/README.md"
+		[[ "$hookline" == *"$a"* ]] || { echo "hook: no $a"; false; }
+	done
+}

@@ -15,7 +15,7 @@ setup() {
 @test "import /dev/zero stops at the line cap with a message, exit 1" {
 	run --separate-stderr "$KTRAJ" import --max-line 1M /dev/zero
 	[ "$status" -eq 1 ]
-	[[ "$stderr" == "ktraj: import: /dev/zero: line 1 is longer than 1048576 bytes (limit: --max-line): stopped reading there; the 0 lines before it are imported"* ]]
+	[ "$stderr" = "ktraj: import: /dev/zero: line 1 is longer than 1048576 bytes (limit: --max-line): nothing imported" ]
 }
 
 @test "stdin: the lines before a line over the cap are imported" {

@@ -20,12 +20,12 @@ setup() {
 	[[ "$output" == *"--patience: bad value '0': valid from 1 to "* ]]
 }
 
-@test "questions suggest --library: a missing file says why, exit 4; the Markdown of mine -o is read" {
+@test "questions suggest --library: a missing file says why, exit 1 (README: a missing input file); the Markdown of mine -o is read" {
 	python3 "$GEN" "$BATS_TEST_TMPDIR/p" --runs 2 --seed 14 >/dev/null
 	"$KTRAJ" import "$BATS_TEST_TMPDIR"/p/*.jsonl >/dev/null
 	run=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
 	run "$KTRAJ" questions suggest "$run" --library /nonexist/lib.jsonl
-	[ "$status" -eq 4 ]
+	[ "$status" -eq 1 ]
 	[ "$output" = "ktraj: questions: /nonexist/lib.jsonl: cannot read: No such file or directory" ]
 	"$KTRAJ" questions mine -o "$BATS_TEST_TMPDIR/lib.md"
 	"$KTRAJ" questions mine -o "$BATS_TEST_TMPDIR/lib.jsonl"

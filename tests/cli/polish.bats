@@ -55,7 +55,7 @@ note() {
 	# by name: the imported run, not a new run of identity append:e
 	run "$KTRAJ" append e <<<"$(note 'by name')"
 	[ "$status" -eq 0 ]
-	[[ "$output" == "1 events appended to e (run $id, $((n + 1)) events)" ]]
+	[[ "$output" == "1 event appended to e (run $id, $((n + 1)) events)" ]]
 	# an id prefix is not a name: refused, nothing written (a short name
 	# like "beef" must not land in an imported run); the full id adds
 	run "$KTRAJ" append "${id:0:8}" <<<"$(note 'by prefix')"
