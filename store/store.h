@@ -456,6 +456,12 @@ int kt_blob_get(kt_store *s, const unsigned char hash[KT_HASH_LEN],
 int kt_blob_view(kt_store *s, const unsigned char hash[KT_HASH_LEN],
 		 unsigned flags, const void **data, size_t *len);
 
+/* How many stored blob records (keyframes and delta frames) this handle
+ * has decoded to read blobs (informative, like kt_store_cache_stats):
+ * reading a path's versions in order decodes one each, the previous
+ * version being cached. */
+uint64_t kt_blob_frames(kt_store *s);
+
 /* Whether a blob exists: 1 yes, 0 no, negative on error. */
 int kt_blob_exists(kt_store *s, const unsigned char hash[KT_HASH_LEN]);
 

@@ -251,6 +251,7 @@ static int reconstruct(kt_store *s, MDB_txn *txn, const unsigned char *h,
 		 * among the recent ones */
 		bc_stash(s);
 		rc = brec_decode(&r, NULL, nxt);
+		s->bc_frames++;
 		if (rc)
 			goto fail;
 		n--;
@@ -266,6 +267,7 @@ static int reconstruct(kt_store *s, MDB_txn *txn, const unsigned char *h,
 		if (rc)
 			goto fail;
 		rc = brec_decode(&r, cur, nxt);
+		s->bc_frames++;
 		if (rc)
 			goto fail;
 		struct kt_buf *t = cur;
@@ -346,6 +348,11 @@ int kt_blob_get(kt_store *s, const unsigned char hash[KT_HASH_LEN],
 	memcpy(p, v, *len + 1);
 	*data = p;
 	return 0;
+}
+
+uint64_t kt_blob_frames(kt_store *s)
+{
+	return s ? s->bc_frames : 0;
 }
 
 int kt_blob_exists(kt_store *s, const unsigned char hash[KT_HASH_LEN])

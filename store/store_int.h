@@ -224,6 +224,7 @@ struct kt_store {
 	struct kt_buf bc;
 	struct kt_bcent bc_more[KT_BC_MORE];
 	uint64_t bc_tick;
+	uint64_t bc_frames;    /* blob frames decoded (kt_blob_frames) */
 
 	struct kt_buf evbuf;   /* kt_event_get results */
 	struct kt_buf tmp;     /* scratch */
