@@ -263,9 +263,12 @@ static int reconstruct(kt_store *s, MDB_txn *txn, const unsigned char *h,
 	s->bc_valid = 0;
 	while (n > 0) {
 		n--;
-		rc = brec_get(s, txn, chain[n], &r);
-		if (rc)
+		/* from the cache, r is chain[n]'s record already: the usual
+		 * read (one delta on the cached previous version) looks it up
+		 * once */
+		if (!from_cache && (rc = brec_get(s, txn, chain[n], &r)) != 0)
 			goto fail;
+		from_cache = 0;
 		rc = brec_decode(&r, cur, nxt);
 		s->bc_frames++;
 		if (rc)
