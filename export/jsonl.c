@@ -99,19 +99,31 @@ static int is_hash_hex(const char *v)
 	       strspn(v, "0123456789abcdefABCDEF") == KT_HASH_HEX;
 }
 
+/* Array a of *cap elements of size bytes with room for element n: a
+ * itself, or a larger copy (*cap updated); NULL when out of memory (a is
+ * then still valid). */
+static void *grow(void *a, size_t *cap, size_t n, size_t size)
+{
+	size_t c;
+
+	if (n < *cap)
+		return a;
+	c = *cap ? 2 * *cap : 16;
+	a = realloc(a, c * size);
+	if (a)
+		*cap = c;
+	return a;
+}
+
 static struct ref *ref_add(struct refs *rs)
 {
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? 2 * rs->cap : 8;
-		struct ref *t = realloc(rs->r, cap * sizeof(*t));
+	struct ref *t = grow(rs->r, &rs->cap, rs->n, sizeof(*t));
 
-		if (!t)
-			return NULL;
-		rs->r = t;
-		rs->cap = cap;
-	}
-	memset(&rs->r[rs->n], 0, sizeof(rs->r[0]));
-	return &rs->r[rs->n];
+	if (!t)
+		return NULL;
+	rs->r = t;
+	memset(&t[rs->n], 0, sizeof(*t));
+	return &t[rs->n];
 }
 
 static int collect(cJSON *node, struct refs *rs)
@@ -313,20 +325,15 @@ static int scan_refs(struct exp *x, const char *p, size_t n)
 	while (q < e) {
 		const char *s, *t;
 		char hex[KT_HASH_HEX + 1];
+		struct frame *f;
 		struct ref *r;
 
 		switch (*q) {
 		case '{':
 		case '[':
-			if (d == x->frcap) {
-				size_t cap = x->frcap ? 2 * x->frcap : 16;
-				struct frame *f = realloc(x->fr, cap * sizeof(*f));
-
-				if (!f)
-					return KT_ENOMEM;
-				x->fr = f;
-				x->frcap = cap;
-			}
+			if (!(f = grow(x->fr, &x->frcap, d, sizeof(*f))))
+				return KT_ENOMEM;
+			x->fr = f;
 			x->fr[d].obj = *q == '{';
 			x->fr[d].path_seen = 0;
 			x->fr[d].hint = NULL;
