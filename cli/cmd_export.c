@@ -13,7 +13,7 @@
 
 static const char usage[] =
 	"usage: ktraj export RUN [--format jsonl|atif|claude_code|sts|otlp]\n"
-	"                        [--redact] [-o FILE]\n"
+	"                        [--redact] [--verify] [-o FILE]\n"
 	"       ktraj export RUN|--all [--hidden] --format ndjson --partition DIR [--redact]\n"
 	"                    [--since-last] [--part-size SIZE] [--compress C]\n"
 	"       ktraj export RUN --step SEQ --bundle FILE.tar.gz|DIR/\n"
@@ -44,6 +44,9 @@ static const char usage[] =
 	"                the unpacked folder when FILE ends in / or is a directory\n"
 	"--redact        replace e-mails, user names, host names and secrets with\n"
 	"                stable placeholders (every format but --bundle)\n"
+	"--verify        (jsonl) check each file content against its hash as it\n"
+	"                is read, exit 3 on damage; without it the reader of the\n"
+	"                blob lines checks them (the other formats always check)\n"
 	"-o FILE         write to FILE instead of stdout\n";
 
 /* "unknown format 'x' (jsonl, atif, ndjson)": the formats --format takes,
@@ -94,6 +97,8 @@ int cmd_export(struct cli *c, int argc, char **argv)
 			step_arg = argv[++i];
 		else if (!strcmp(a, "--redact"))
 			redact = 1;
+		else if (!strcmp(a, "--verify"))
+			args.verify = 1;
 		else if (!strcmp(a, "--since-last"))
 			args.since_last = 1;
 		else if (!strcmp(a, "--part-size") && more)
@@ -151,6 +156,8 @@ int cmd_export(struct cli *c, int argc, char **argv)
 		return cli_usage(c, "which run? (ktraj export RUN ...)");
 	if (hidden && !all)
 		return cli_usage(c, "--hidden goes with --all");
+	if (args.verify && strcmp(ex->name, "jsonl"))
+		return cli_usage(c, "--verify goes with --format jsonl (the other formats check every file content they read)");
 	rc = cli_open(c, 0, &s);
 	if (rc)
 		return rc;

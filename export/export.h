@@ -38,6 +38,11 @@ typedef struct kt_export_args {
 	int redact;       /* 1: e-mails, user and host names and secrets
 			     replaced by stable placeholders (import.h
 			     kt_redactor); a STEP exporter ignores it */
+	int verify;       /* jsonl: 1 checks each blob's content against its
+			     hash as it is read (KT_ECORRUPT when one does
+			     not match); 0 leaves that to the reader of the
+			     blob lines (FORMAT.md §6.5).  The other formats
+			     always check the blobs they read */
 	FILE *out;        /* KT_EXPORT_STREAM: the open stream (not closed) */
 	const char *path; /* KT_EXPORT_DIR: the directory (created);
 			     KT_EXPORT_STEP: the file (replaced) */

@@ -22,16 +22,10 @@
 #include "impx.h"
 #include "jsonstrict.h"
 
-/*
- * A string as cJSON prints it.  The bytes that need an escape are exactly
- * those kt_json_str_stop stops at (below 0x20, '"', '\\'), so the runs
- * between them are found 16 bytes at a time: tool outputs are whole source
- * files, and the byte-at-a-time loop was ~2 % of a Claude Code import.
- */
+/* A string as cJSON prints it (kt_json_escape between the quotes). */
 static int put_str(struct kt_buf *b, const char *s)
 {
-	static const char hx[] = "0123456789abcdef";
-	const char *p = s ? s : "", *end, *stop;
+	const char *p = s ? s : "";
 	size_t n = strlen(p);
 	char *o;
 
@@ -41,35 +35,9 @@ static int put_str(struct kt_buf *b, const char *s)
 	if (n > (SIZE_MAX - 3 - b->len) / 6 ||
 	    kt_buf_reserve(b, b->len + 6 * n + 3))
 		return b->err = KT_ENOMEM;
-	end = p + n;
 	o = b->s + b->len;
 	*o++ = '"';
-	for (;;) {
-		stop = kt_json_str_stop(p, end);
-		memcpy(o, p, (size_t)(stop - p));
-		o += stop - p;
-		if (stop == end)
-			break;
-		p = stop;
-		*o++ = '\\';
-		switch (*p) {
-		case '"': *o++ = '"'; break;
-		case '\\': *o++ = '\\'; break;
-		case '\b': *o++ = 'b'; break;
-		case '\f': *o++ = 'f'; break;
-		case '\n': *o++ = 'n'; break;
-		case '\r': *o++ = 'r'; break;
-		case '\t': *o++ = 't'; break;
-		default:
-			*o++ = 'u';
-			*o++ = '0';
-			*o++ = '0';
-			*o++ = hx[(unsigned char)*p >> 4];
-			*o++ = hx[*p & 15];
-			break;
-		}
-		p++;
-	}
+	o += kt_json_escape(o, p, n);
 	*o++ = '"';
 	b->len = (size_t)(o - b->s);
 	b->s[b->len] = 0;

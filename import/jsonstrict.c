@@ -85,6 +85,73 @@ const char *kt_json_str_stop(const char *p, const char *end)
 	return (const char *)q;
 }
 
+/* The bytes kt_json_escape writes as a backslash and one letter. */
+static const char esc_short[256] = {
+	['"'] = '"', ['\\'] = '\\', ['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n',
+	['\r'] = 'r', ['\t'] = 't',
+};
+
+/* The escape of byte c (one kt_json_str_stop stops at) at o; returns the
+ * end of what it wrote. */
+static inline char *esc_put(char *o, unsigned char c)
+{
+	static const char hx[] = "0123456789abcdef";
+
+	o[0] = '\\';
+	if (esc_short[c]) {
+		o[1] = esc_short[c];
+		return o + 2;
+	}
+	memcpy(o + 1, "u00", 3);
+	o[4] = hx[c >> 4];
+	o[5] = hx[c & 15];
+	return o + 6;
+}
+
+/* jsonstrict.h.  Source text has an escape every ~20 bytes (each '\n'),
+ * so the cost is per escape: a 16-byte window is stored whole at o, and
+ * after each escape in it the rest of the window is stored again, 16 bytes
+ * read from just past the escape (hence 32 bytes of input needed), the
+ * window's mask kept; no call and no rescan per plain run. */
+size_t kt_json_escape(char *dst, const char *src, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)src, *e = p + n;
+	char *o = dst;
+
+#if defined(__SSE2__)
+	while (e - p >= 32) {
+		unsigned bits = special16(p, 0), i = 0, k;
+
+		_mm_storeu_si128((__m128i *)(void *)o,
+				 _mm_loadu_si128((const __m128i *)(const void *)p));
+		while (bits) {
+			k = (unsigned)__builtin_ctz(bits);
+			bits &= bits - 1;
+			o = esc_put(o + (k - i), p[k]);
+			i = k + 1;
+			_mm_storeu_si128((__m128i *)(void *)o,
+					 _mm_loadu_si128((const __m128i *)
+							 (const void *)(p + i)));
+		}
+		o += 16 - i;
+		p += 16;
+	}
+#endif
+	for (;;) {
+		const char *stop = kt_json_str_stop((const char *)p,
+						    (const char *)e);
+
+		if (stop != (const char *)p)
+			memcpy(o, p, (size_t)(stop - (const char *)p));
+		o += stop - (const char *)p;
+		p = (const unsigned char *)stop;
+		if (p == e)
+			break;
+		o = esc_put(o, *p++);
+	}
+	return (size_t)(o - dst);
+}
+
 /*
  * First byte at or after p that is '"', '\\', below 0x20 or 0x80 and more
  * (the start of a UTF-8 sequence, which check_string checks), or end.

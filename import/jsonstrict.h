@@ -71,6 +71,16 @@
 const char *kt_json_str_stop(const char *p, const char *end);
 
 /*
+ * The JSON string body of src[0..n) as cJSON prints it (cJSON.c
+ * print_string_ptr, without the quotes): '"' '\\' and \b \f \n \r \t
+ * escaped, every other byte below 0x20 as \u00xx (lowercase hex), all other
+ * bytes as they are (so UTF-8 passes through).  dst must have room for
+ * 6 * n bytes; returns the bytes written.  The one escaper of kt_jbuf_str
+ * and the jsonl export's blob lines.
+ */
+size_t kt_json_escape(char *dst, const char *src, size_t n);
+
+/*
  * A copy of s[0..n) (NUL-terminated, same length) in which every \u escape
  * of a UTF-16 surrogate that is not one half of a pair is \ufffd, or NULL
  * when there is none (or no memory).  RFC 8259 section 8.2 leaves such

@@ -452,6 +452,30 @@ int kt_blob_put_hashed(kt_store *s, const void *data, size_t len,
 int kt_blob_get(kt_store *s, const unsigned char hash[KT_HASH_LEN],
 		void **data, size_t *len);
 
+/*
+ * Read a blob without a copy: *data points at its content in the handle's
+ * cache of recent blob contents (*len bytes, a NUL after them), valid until
+ * the next blob call on s (get, view, put, verify) or kt_store_close.  A
+ * writer of a long run of versions reads each once, the previous one still
+ * cached, so each costs one delta frame.  flags: 0 checks the content
+ * against its hash as kt_blob_get does; KT_BLOB_NOCHECK does not (FORMAT.md
+ * §6.5 says who may skip it: a reader that hands the content on under its
+ * name to one that checks it, as the jsonl export's blob lines); a damaged
+ * frame still fails.  Errors: KT_EINVAL (a NULL argument, an unknown flag),
+ * KT_ENOTFOUND, KT_ECORRUPT (a frame that does not decode, a missing delta
+ * base, or without KT_BLOB_NOCHECK content that does not match its hash),
+ * KT_ENOMEM, LMDB errors as KT_EIO.
+ */
+#define KT_BLOB_NOCHECK 1u
+int kt_blob_view(kt_store *s, const unsigned char hash[KT_HASH_LEN],
+		 unsigned flags, const void **data, size_t *len);
+
+/* How many stored blob records (keyframes and delta frames) this handle
+ * has decoded to read blobs (informative, like kt_store_cache_stats):
+ * reading a path's versions in order decodes one each, the previous
+ * version being cached. */
+uint64_t kt_blob_frames(kt_store *s);
+
 /* Whether a blob exists: 1 yes, 0 no, negative on error. */
 int kt_blob_exists(kt_store *s, const unsigned char hash[KT_HASH_LEN]);
 

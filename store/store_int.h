@@ -73,6 +73,12 @@ enum { KT_DBS(KT_DB_ENUM) KT_DB_COUNT };
 #define KT_BC_MORE 64
 #define KT_BC_BYTES ((size_t)32 << 20)
 #define KT_BC_MAX_LEN ((size_t)4 << 20)
+/* What a cached content's `valid` says: checked (it hashed to its key, or
+ * a writer stored it under the hash it computed or was given), or decoded
+ * for kt_blob_view(KT_BLOB_NOCHECK) and not hashed: a checked read of it
+ * hashes it first. */
+#define KT_BC_CHECKED 1
+#define KT_BC_UNCHECKED 2
 #define KT_DICT_STORE_LEVEL 3 /* zstd level of a stored dictionary (§6.8) */
 #define KT_DICT_STORED_MAX ((size_t)16 << 20) /* largest dictionary read */
 #define KT_SAMPLES_MAX ((size_t)24 << 20)
@@ -218,6 +224,7 @@ struct kt_store {
 	struct kt_buf bc;
 	struct kt_bcent bc_more[KT_BC_MORE];
 	uint64_t bc_tick;
+	uint64_t bc_frames;    /* blob frames decoded (kt_blob_frames) */
 
 	struct kt_buf evbuf;   /* kt_event_get results */
 	struct kt_buf tmp;     /* scratch */

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include "testutil.h"
 #include "../../import/imp_int.h"
+#include "../../import/jsonstrict.h"
 
 /* both printers agree on item */
 static void same(const cJSON *item, struct kt_buf *b)
@@ -68,6 +69,44 @@ static void t_string_windows(void **st)
 				cJSON_Delete(v);
 			}
 	kt_buf_free(&b);
+}
+
+/* kt_json_escape on strings with several escapes in one 16-byte window
+ * (source text has one every ~20 bytes) and all escapes (a worst case that
+ * fills the 6 * n bytes it may use: the buffer is exactly that, so a
+ * sanitizer build sees a write past it), against cJSON. */
+static void t_escape_dense(void **st)
+{
+	static const char pick[] = "ab\"\\\n\t\x01\x1f\xc3\xa9 z";
+	uint64_t r = 0x2545f4914f6cdd1dull;
+	char s[130];
+
+	(void)st;
+	for (size_t len = 0; len < sizeof(s) - 1; len++)
+		for (int round = 0; round < 24; round++) {
+			char *got = malloc(6 * len + 1), *want;
+			cJSON *v;
+			size_t n;
+
+			assert_non_null(got);
+			for (size_t i = 0; i < len; i++) {
+				r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+				/* round 0: every byte escaped as \u00xx */
+				s[i] = round ? pick[r % (sizeof(pick) - 1)] :
+					       (char)(1 + r % 8);
+			}
+			s[len] = 0;
+			n = kt_json_escape(got, s, len);
+			got[n] = 0;
+			v = cJSON_CreateString(s);
+			want = cJSON_PrintUnformatted(v);
+			assert_non_null(want);
+			want[strlen(want) - 1] = 0; /* the quotes */
+			assert_string_equal(got, want + 1);
+			cJSON_free(want);
+			cJSON_Delete(v);
+			free(got);
+		}
 }
 
 static void t_numbers(void **st)
@@ -248,6 +287,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_strings),
 		cmocka_unit_test(t_string_windows),
+		cmocka_unit_test(t_escape_dense),
 		cmocka_unit_test(t_numbers),
 		cmocka_unit_test(t_containers),
 		cmocka_unit_test(t_redact_ref),

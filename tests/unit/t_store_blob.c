@@ -404,6 +404,89 @@ static void test_blob_corrupt(void **state)
 	assert_int_equal(kt_blob_get(f->s, h[9], &d, &n), KT_ENOTFOUND);
 }
 
+/* A path's versions read in order, each after a lookup of a hash that
+ * names no blob (export meets one in every compile's output_hash): each
+ * decodes one frame, the previous version still cached.  Before, the miss
+ * dropped the cache and version v decoded v + 1 frames from the keyframe. */
+static void test_blob_in_order(void **state)
+{
+	struct fx *f = *state;
+	enum { V = 20 };
+	unsigned char h[V][KT_HASH_LEN], none[KT_HASH_LEN];
+	char *t[V];
+	size_t n[V], len;
+	const void *d;
+
+	src_init();
+	assert_int_equal(kt_store_begin(f->s), 0);
+	for (int v = 0; v < V; v++) {
+		src_mutate();
+		t[v] = src_text(&n[v]);
+		assert_int_equal(kt_blob_put(f->s, t[v], n[v], "k.cu", h[v]), 0);
+	}
+	assert_int_equal(kt_store_commit(f->s), 0);
+	src_free();
+	kt_store_close(f->s);
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+	memset(none, 0xa5, sizeof(none));
+	assert_int_equal(kt_blob_frames(f->s), 0);
+	for (int v = 0; v < V; v++) {
+		assert_int_equal(kt_blob_view(f->s, none, KT_BLOB_NOCHECK, &d,
+					      &len), KT_ENOTFOUND);
+		assert_int_equal(kt_blob_view(f->s, h[v], KT_BLOB_NOCHECK, &d,
+					      &len), 0);
+		assert_int_equal(len, n[v]);
+		assert_memory_equal(d, t[v], len);
+		assert_int_equal(((const char *)d)[len], 0);
+	}
+	assert_int_equal(kt_blob_frames(f->s), V);
+	/* a checked read of the cached (unchecked) last version hashes it,
+	 * decoding nothing */
+	assert_int_equal(kt_blob_view(f->s, h[V - 1], 0, &d, &len), 0);
+	assert_int_equal(kt_blob_frames(f->s), V);
+	for (int v = 0; v < V; v++)
+		free(t[v]);
+}
+
+/* KT_BLOB_NOCHECK hands out content that does not hash to its name (a
+ * wrong kt_blob_put_hashed); a checked read of the same, cached or not,
+ * reports it, as kt_blob_get does. */
+static void test_blob_view_check(void **state)
+{
+	struct fx *f = *state;
+	unsigned char good[KT_HASH_LEN], bad[KT_HASH_LEN];
+	const char *t = "__global__ void k(float *x) { x[threadIdx.x] = 0; }\n";
+	size_t n = strlen(t), len;
+	const void *d;
+	void *g;
+
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_blob_put(f->s, t, n, "a.cu", good), 0);
+	memcpy(bad, good, KT_HASH_LEN);
+	bad[0] ^= 1;
+	assert_int_equal(kt_blob_put_hashed(f->s, t, n, "b.cu", bad), 0);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	kt_store_close(f->s);
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+	assert_int_equal(kt_blob_view(f->s, bad, 2, &d, &len), KT_EINVAL);
+	assert_int_equal(kt_blob_view(f->s, bad, KT_BLOB_NOCHECK, &d, &len), 0);
+	assert_int_equal(len, n);
+	assert_memory_equal(d, t, n);
+	/* cached unchecked: the checked read hashes it */
+	assert_int_equal(kt_blob_view(f->s, bad, 0, &d, &len), KT_ECORRUPT);
+	assert_non_null(strstr(kt_store_errmsg(f->s), "does not decode to its hash"));
+	assert_int_equal(kt_blob_get(f->s, bad, &g, &len), KT_ECORRUPT);
+	assert_null(g);
+	assert_int_equal(kt_blob_view(f->s, bad, KT_BLOB_NOCHECK, &d, &len), 0);
+	assert_int_equal(kt_blob_get(f->s, bad, &g, &len), KT_ECORRUPT);
+	assert_int_equal(kt_blob_view(f->s, good, 0, &d, &len), 0);
+	assert_memory_equal(d, t, n);
+	assert_int_equal(kt_blob_get(f->s, good, &g, &len), 0);
+	assert_int_equal(len, n);
+	assert_string_equal(g, t);
+	free(g);
+}
+
 /* Events written before a dictionary existed still decode after one is
  * trained, and later events use the dictionary. */
 static void test_dictionary(void **state)
@@ -799,6 +882,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_blob_interleaved, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_blob_corrupt, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_blob_in_order, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_blob_view_check, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_dictionary, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dictionary_held, setup,
