@@ -37,6 +37,24 @@ assert r["runs"] >= 10 and r["fail"] == 0 and r["agree"] >= 70, r' "$output"
 	[[ "$output" == *"noise: 3.00 % per measurement (default (--noise): no repeats of unchanged code, no reported spread)"* ]]
 }
 
+@test "corpus labels: KernelAgent rounds record no test verdict, so they are 'not checked', never '8 correct'" {
+	import_corpus gpu_kernel/kernelagent/opt_trace_04_MatVec
+	# benchmark_results.json has problem/size/device/dtype/warmup/repeat
+	# and time_ms: nothing says the kernel was tested
+	[ -z "$(grep -rli '"correct' "$CORPUS/gpu_kernel/kernelagent/opt_trace_04_MatVec"/optimization_trace/round_*/benchmark_results.json)" ]
+	run "$KTRAJ" blame speedup "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"measurements: 8 from 8 bench results: 0 correct, 8 not checked (counted: nothing in the series was checked; correctness unknown)"* ]]
+	[[ "$output" != *"8 correct"* ]]
+	[[ "$output" == *"gain x2.066  (not checked)"* ]]
+	run "$KTRAJ" log "$R" --kind bench --json
+	[ "$(grep -c '"correct":null' <<<"$output")" -eq 8 ]
+	# the old reading, only when asked
+	run "$KTRAJ" blame speedup "$R" --assume-correct
+	[[ "$output" == *"8 not checked (counted: --assume-correct)"* ]]
+	[[ "$output" == *"gain x2.066"* ]]
+}
+
 @test "corpus labels: a FlashInfer trace is one sweep, never a stall" {
 	import_corpus gpu_kernel/flashinfer_trace/traces_gpt-5_gemm_n128_k2048.jsonl
 	run "$KTRAJ" blame speedup "$R"

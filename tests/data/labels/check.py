@@ -84,7 +84,7 @@ def main():
             if len(m) != 1:
                 continue
             r = m[0]
-            for k in ("results", "points", "sweep", "ordered", "correct"):
+            for k in ("results", "points", "sweep", "ordered", "correct", "not_checked"):
                 if k in s:
                     item("%s: %s %s (got %s)" % (name, k, s[k], r.get(k)), r.get(k) == s[k])
             if "geomean" in s:
