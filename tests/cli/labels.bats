@@ -72,3 +72,34 @@ assert r["runs"] >= 10 and r["fail"] == 0 and r["agree"] >= 70, r' "$output"
 	[[ "$output" == *"0 correct, 138 not checked (counted: nothing in the series was checked; correctness unknown)"* ]]
 	[[ "$output" == *"no significant jump within any series"* ]]
 }
+
+@test "corpus labels: vsla's three vector sizes are three scenarios, not repeats of unchanged code (no x8464 threshold)" {
+	import_corpus claude_code/vsla_cuda_dev_f67ab274.jsonl
+	run "$KTRAJ" log "$R" --kind bench --json
+	[ "$status" -eq 0 ]
+	# raw: "=== Vector Addition Benchmark ===" then "Size1: 1000, Size2:
+	# 1500" (10000/15000, 100000/150000), and a Markdown table whose Size
+	# column holds 128..1024
+	python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+def scen(t):
+    m = [r["scenario"] for r in rows if r.get("time_ms") and abs(r["time_ms"] / t - 1) < 1e-6]
+    assert len(m) == 1, (t, m)
+    return m[0]
+assert scen(0.004724) == "Vector Addition Benchmark / size1=1000 size2=1500 / GPU Benchmark", scen(0.004724)
+assert scen(0.004676) == "Vector Addition Benchmark / size1=10000 size2=15000 / GPU Benchmark"
+assert scen(0.006917) == "Vector Addition Benchmark / size1=100000 size2=150000 / GPU Benchmark"
+assert scen(0.32656) == "matrix_multiplication / size=512"
+' "$output"
+	run "$KTRAJ" blame speedup "$R" --json
+	python3 -c '
+import json, sys
+s = {r["series"]: r for r in map(json.loads, sys.argv[1].splitlines()) if "summary" in r}
+for k in ("test_gpu_vs_cpu_benchmark | time", "comprehensive_gpu_benchmark.py | time"):
+    assert s[k]["noise_kind"] != "repeats" and s[k]["threshold"] < 2, (k, s[k]["noise_source"], s[k]["threshold"])
+' "$output"
+	run "$KTRAJ" blame speedup "$R"
+	[[ "$output" != *"213.16 %"* ]]
+	[[ "$output" != *"x8464"* ]]
+}
