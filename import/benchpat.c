@@ -613,6 +613,188 @@ static int head_kind(const char *c, size_t n, double *scale, int *ref)
 	return 0;
 }
 
+/* ---- scenario parameters: the problem size a result was measured at ------ */
+/* Whether a lower-case name (a table header, the name of a "Size1: 1000"
+ * pair) names a problem size or shape: its values are part of the
+ * scenario, so results at different sizes are never compared (FORMAT.md
+ * section 2 "scenario").  Counts of the measurement itself (iterations,
+ * repeats, warmup, runs) are not sizes. */
+static int shape_name(const char *low)
+{
+	static const char *const exact[] = { "n", "m", "k", "b", "h", "d", "l",
+		"bs", "nnz", NULL };
+	static const char *const part[] = { "size", "shape", "dim", "batch",
+		"seq", "len", "rows", "cols", "columns", "elements", "numel",
+		"hidden", "heads", "channels", "width", "height", "matrix",
+		"tokens", "vocab", "features", NULL };
+	static const char *const not_size[] = { "iter", "repeat", "warm",
+		"run", "time", "trial", "sample", NULL };
+	size_t k = strlen(low);
+	int i;
+
+	/* "n", "N1", "k_2": a dimension's letter, maybe numbered */
+	while (k && (isdigit((unsigned char)low[k - 1]) || low[k - 1] == '_'))
+		k--;
+	for (i = 0; exact[i]; i++)
+		if (k && strlen(exact[i]) == k && !strncmp(low, exact[i], k))
+			return 1;
+	if (any_word(low, not_size))
+		return 0;
+	return any_word(low, part);
+}
+
+/* Whether s[0..n) is a size: a whole number or a shape of whole numbers
+ * ("1024x1024", "64 x 64 x 32", "128*256", "2\xc3\x974"); 2 for a shape of
+ * several dimensions, 1 for one number, 0 for anything else. */
+static int shape_value(const char *s, size_t n)
+{
+	size_t i = 0, dims = 0;
+
+	while (i < n) {
+		size_t d = i;
+
+		while (i < n && isdigit((unsigned char)s[i]))
+			i++;
+		if (i == d || i - d > 12)
+			return 0;
+		dims++;
+		while (i < n && s[i] == ' ')
+			i++;
+		if (i == n)
+			break;
+		if (s[i] == 'x' || s[i] == 'X' || s[i] == '*')
+			i++;
+		else if (n - i >= 2 && !memcmp(s + i, "\xc3\x97", 2))
+			i += 2;
+		else
+			return 0;
+		while (i < n && s[i] == ' ')
+			i++;
+		if (i == n)
+			return 0;
+	}
+	return dims > 1 ? 2 : (int)dims;
+}
+
+/* "name=value" of a size into d (cap bytes): the name in lower case with
+ * runs of other characters as one '_' ("Size (elems)" -> size_elems), the
+ * value without spaces. */
+static void scen_param(char *d, size_t cap, const char *name, size_t nn,
+		       const char *val, size_t vn)
+{
+	char buf[128];
+	size_t k = 0, i;
+
+	for (i = 0; i < nn && k < 60; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (isalnum(c))
+			buf[k++] = (char)tolower(c);
+		else if (k && buf[k - 1] != '_')
+			buf[k++] = '_';
+	}
+	while (k && buf[k - 1] == '_')
+		k--;
+	if (!k)
+		return;
+	buf[k++] = '=';
+	for (i = 0; i < vn && k < sizeof(buf) - 1; i++)
+		if (val[i] != ' ')
+			buf[k++] = val[i];
+	buf[k] = 0;
+	if (d[0] && strlen(d) + 1 < cap)
+		strcat(d, " ");
+	strncat(d, buf, cap - strlen(d) - 1);
+}
+
+/* A table cell of a column that is no measurement: text names the
+ * scenario ("vector_addition"), and so does a size under a size header or
+ * a shape ("Size" 128 -> size=128, "Matrix" 64x64 -> matrix=64x64); other
+ * numbers (counts, errors) are not read. */
+static void scen_cell(char *d, size_t cap, const char *head, size_t hn,
+		      const char *c, size_t cn)
+{
+	char hl[96], p[160] = "";
+	double x;
+	int sv;
+
+	if (!num_at(c, cn, 0, &x)) {
+		scen_add(d, cap, c, cn);
+		return;
+	}
+	bp_lower(hl, head, hn, sizeof(hl));
+	sv = shape_value(c, cn);
+	if (sv == 2 || (sv == 1 && shape_name(hl))) {
+		scen_param(p, sizeof(p), head, hn, c, cn);
+		scen_add(d, cap, p, strlen(p));
+	}
+}
+
+/* Whether the sizes a and b (size_line's "n=64 m=32") name the same
+ * sizes in the same order, whatever their values. */
+static int same_keys(const char *a, const char *b)
+{
+	for (;;) {
+		size_t ka = strcspn(a, "="), kb = strcspn(b, "=");
+
+		if (ka != kb || strncmp(a, b, ka))
+			return 0;
+		a = strchr(a, ' ');
+		b = strchr(b, ' ');
+		if (!a || !b)
+			return !a && !b;
+		a++;
+		b++;
+	}
+}
+
+/* A line of sizes only, "Size1: 1000, Size2: 1500, Iterations: 100" or
+ * "Matrix A: 64x64, Matrix B: 64x64": every comma-separated part a
+ * "name: value" or "name=value" with a whole number or shape for value.
+ * Writes the sizes among them ("size1=1000 size2=1500") to out (cap bytes)
+ * and returns 1; 0 (out "") when the line is anything else or names no
+ * size. */
+static int size_line(const char *l, size_t n, char *out, size_t cap)
+{
+	size_t i = 0;
+
+	out[0] = 0;
+	while (i < n) {
+		size_t a = i, e, s, z, v;
+		char nl[96];
+		int sv;
+
+		while (i < n && l[i] != ',' && l[i] != ';')
+			i++;
+		e = i++;
+		while (a < e && isspace((unsigned char)l[a]))
+			a++;
+		for (s = a; s < e && l[s] != ':' && l[s] != '='; s++)
+			if (!isalnum((unsigned char)l[s]) && (!l[s] ||
+							      !strchr(" _-.", l[s])))
+				goto none;
+		if (s == a || s == e || s - a > 40 || !isalpha((unsigned char)l[a]))
+			goto none;
+		z = s;
+		while (z > a && isspace((unsigned char)l[z - 1]))
+			z--;
+		v = s + 1;
+		while (v < e && isspace((unsigned char)l[v]))
+			v++;
+		while (e > v && isspace((unsigned char)l[e - 1]))
+			e--;
+		if (!(sv = shape_value(l + v, e - v)))
+			goto none;
+		bp_lower(nl, l + a, z - a, sizeof(nl));
+		if (sv == 2 || shape_name(nl))
+			scen_param(out, cap, l + a, z - a, l + v, e - v);
+	}
+	return out[0] != 0;
+none:
+	out[0] = 0;
+	return 0;
+}
+
 int kt_bench_verdict(const char *text, size_t len)
 {
 	int votes[2] = { 0, 0 };
@@ -801,6 +983,9 @@ int kt_bench_repeats(const cJSON *arr, const cJSON *o)
 /* ---- driver ---------------------------------------------------------------- */
 struct heading {
 	int indent;
+	int sizes;      /* a line of sizes (size_line), not a title; its
+			 * indent is that of the heading owning it, -2 for
+			 * none */
 	char text[96];
 };
 
@@ -933,11 +1118,13 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 							col_ok = cell_verdict(cs, cl);
 							continue;
 						}
-						if (!kinds[c] || !num_at(cs, cl, 0, &x)) {
-							if (!kinds[c] && !num_at(cs, cl, 0, &x))
-								scen_add(r->scen, sizeof(r->scen), cs, cl);
+						if (!kinds[c]) {
+							scen_cell(r->scen, sizeof(r->scen),
+								  l + st[c], en[c] - st[c], cs, cl);
 							continue;
 						}
+						if (!num_at(cs, cl, 0, &x))
+							continue;
 						x *= sc[c];
 						if (kinds[c] == V_TIME && refs[c])
 							r->ref = x;
@@ -980,6 +1167,32 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			/* headings: "name:", "=== X ===", "## X", "CPU BENCHMARKS" */
 			size_t t = n;
 			int sect = l[ind] == '=' || l[ind] == '#' || l[ind] == '-';
+			struct heading h = { 0 };
+
+			/* the sizes of what follows ("=== Vector Addition
+			 * ===\nSize1: 1000, Size2: 1500"): a scenario level
+			 * owned by the heading above it, ended with that
+			 * heading or by the next line of the same sizes (which
+			 * also ends the headings under it); one after a result
+			 * of its block labels that result, not what follows,
+			 * and is not read */
+			if (mk < 0 && !(s.n && s.r[s.n - 1].block == block) &&
+			    size_line(l + ind, n - ind, h.text, sizeof(h.text))) {
+				size_t q = nh;
+
+				while (q && !(hs[q - 1].sizes &&
+					      same_keys(hs[q - 1].text, h.text)))
+					q--;
+				if (q)
+					nh = q - 1;
+				h.indent = q ? hs[nh].indent : nh ?
+					   hs[nh - 1].indent : -2;
+				h.sizes = 1;
+				if (nh < 8)
+					hs[nh++] = h;
+				prev[0] = 0;
+				continue;
+			}
 
 			while (t > ind && isspace((unsigned char)l[t - 1]))
 				t--;
@@ -993,7 +1206,6 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			}
 			if (t > ind && (l[t - 1] == ':' || sect) && t - ind < 90 &&
 			    mk < 0) {
-				struct heading h;
 				size_t a = ind, z = t;
 
 				while (a < z && strchr("=#-* ", l[a]))

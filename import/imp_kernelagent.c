@@ -31,8 +31,8 @@
  *    framework wrote it), message (bottleneck response, actor agent), note
  *    (strategy), message (opt prompt), message (opt reply), edit of
  *    "kernel.py" (kernel.py when present, else the reply's code fence),
- *    bench (time_ms from benchmark_results.json, correct true: the
- *    framework only benchmarks kernels that passed its tests; workload the
+ *    bench (time_ms from benchmark_results.json, correct null: no file
+ *    of the round records a test verdict (see emit_bench); workload the
  *    problem, metric "time", baseline "eager" with ref_time_ms from the
  *    prompt's "PyTorch Eager baseline: X ms", source
  *    "benchmark_results.json"), profile
@@ -470,13 +470,21 @@ static int emit_bench(kt_imp *imp, const kt_file *f, long round,
 			cJSON_AddNumberToObject(p, "ref_time_ms", ref_ms);
 		/* FORMAT.md section 2: a time >= 0, n a whole count
 		 * (import/schema.h refuses others) */
-		if (kt_impx_num(k, "time_ms", &v) && v >= 0) {
+		if (kt_impx_num(k, "time_ms", &v) && v >= 0)
 			cJSON_AddNumberToObject(p, "time_ms", v);
-			cJSON_AddBoolToObject(p, "correct", 1);
-		} else {
+		else
 			cJSON_AddNullToObject(p, "time_ms");
-			cJSON_AddNullToObject(p, "correct");
-		}
+		/* Correctness unknown (FORMAT.md section 2: null, "not
+		 * checked"): KernelAgent's worker benchmarks a kernel only
+		 * after its tests pass (RUN_TESTS -> BENCHMARK_NEW_KERNEL),
+		 * but that is the pipeline's code path, not a record: no
+		 * file of a round says the round's kernel was tested -
+		 * benchmark_results.json has problem, size, device, dtype,
+		 * warmup, repeat and time_ms/path; reflexion.txt's
+		 * was_diagnosis_correct judges the bottleneck analysis;
+		 * the "FAILED VERIFICATION" lines of opt_prompt.txt's
+		 * attempt history name no round.  `--assume-correct` reads it as tested. */
+		cJSON_AddNullToObject(p, "correct");
 		if (kt_impx_num(j, "repeat", &v))
 			kt_imp_add_count(p, "n", v);
 		fp = cJSON_AddObjectToObject(p, "fingerprint");

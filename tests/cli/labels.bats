@@ -37,6 +37,24 @@ assert r["runs"] >= 10 and r["fail"] == 0 and r["agree"] >= 70, r' "$output"
 	[[ "$output" == *"noise: 3.00 % per measurement (default (--noise): no repeats of unchanged code, no reported spread)"* ]]
 }
 
+@test "corpus labels: KernelAgent rounds record no test verdict, so they are 'not checked', never '8 correct'" {
+	import_corpus gpu_kernel/kernelagent/opt_trace_04_MatVec
+	# benchmark_results.json has problem/size/device/dtype/warmup/repeat
+	# and time_ms: nothing says the kernel was tested
+	[ -z "$(grep -rli '"correct' "$CORPUS/gpu_kernel/kernelagent/opt_trace_04_MatVec"/optimization_trace/round_*/benchmark_results.json)" ]
+	run "$KTRAJ" blame speedup "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"measurements: 8 from 8 bench results: 0 correct, 8 not checked (counted: nothing in the series was checked; correctness unknown)"* ]]
+	[[ "$output" != *"8 correct"* ]]
+	[[ "$output" == *"gain x2.066  (not checked)"* ]]
+	run "$KTRAJ" log "$R" --kind bench --json
+	[ "$(grep -c '"correct":null' <<<"$output")" -eq 8 ]
+	# the old reading, only when asked
+	run "$KTRAJ" blame speedup "$R" --assume-correct
+	[[ "$output" == *"8 not checked (counted: --assume-correct)"* ]]
+	[[ "$output" == *"gain x2.066"* ]]
+}
+
 @test "corpus labels: a FlashInfer trace is one sweep, never a stall" {
 	import_corpus gpu_kernel/flashinfer_trace/traces_gpt-5_gemm_n128_k2048.jsonl
 	run "$KTRAJ" blame speedup "$R"
@@ -53,4 +71,35 @@ assert r["runs"] >= 10 and r["fail"] == 0 and r["agree"] >= 70, r' "$output"
 	[[ "$output" != *" correct (no bench"* ]]
 	[[ "$output" == *"0 correct, 138 not checked (counted: nothing in the series was checked; correctness unknown)"* ]]
 	[[ "$output" == *"no significant jump within any series"* ]]
+}
+
+@test "corpus labels: vsla's three vector sizes are three scenarios, not repeats of unchanged code (no x8464 threshold)" {
+	import_corpus claude_code/vsla_cuda_dev_f67ab274.jsonl
+	run "$KTRAJ" log "$R" --kind bench --json
+	[ "$status" -eq 0 ]
+	# raw: "=== Vector Addition Benchmark ===" then "Size1: 1000, Size2:
+	# 1500" (10000/15000, 100000/150000), and a Markdown table whose Size
+	# column holds 128..1024
+	python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+def scen(t):
+    m = [r["scenario"] for r in rows if r.get("time_ms") and abs(r["time_ms"] / t - 1) < 1e-6]
+    assert len(m) == 1, (t, m)
+    return m[0]
+assert scen(0.004724) == "Vector Addition Benchmark / size1=1000 size2=1500 / GPU Benchmark", scen(0.004724)
+assert scen(0.004676) == "Vector Addition Benchmark / size1=10000 size2=15000 / GPU Benchmark"
+assert scen(0.006917) == "Vector Addition Benchmark / size1=100000 size2=150000 / GPU Benchmark"
+assert scen(0.32656) == "matrix_multiplication / size=512"
+' "$output"
+	run "$KTRAJ" blame speedup "$R" --json
+	python3 -c '
+import json, sys
+s = {r["series"]: r for r in map(json.loads, sys.argv[1].splitlines()) if "summary" in r}
+for k in ("test_gpu_vs_cpu_benchmark | time", "comprehensive_gpu_benchmark.py | time"):
+    assert s[k]["noise_kind"] != "repeats" and s[k]["threshold"] < 2, (k, s[k]["noise_source"], s[k]["threshold"])
+' "$output"
+	run "$KTRAJ" blame speedup "$R"
+	[[ "$output" != *"213.16 %"* ]]
+	[[ "$output" != *"x8464"* ]]
 }

@@ -171,6 +171,93 @@ static void t_blocks(void **st)
 	cJSON_Delete(r);
 }
 
+/* The sizes a result was measured at are part of its scenario (issue 15:
+ * different sizes are never compared): a line of sizes under a heading, a
+ * size column of a table, a shape cell. */
+static void scen_is(const cJSON *r, int i, const char *want)
+{
+	assert_string_equal(str(cJSON_GetArrayItem(r, i), "scenario"), want);
+}
+
+static void t_sizes(void **st)
+{
+	cJSON *r;
+
+	(void)st;
+	/* sections each with a sizes line, CPU/GPU subheadings under it;
+	 * "Reps" is a count of the measurement, not a size */
+	r = parse("=== Add ===\nN1: 100, N2: 200, Reps: 10\n\nCPU:\n"
+		  "  Time per iteration: 5.0 us\n\nGPU:\n"
+		  "  Time per iteration: 1.0 us\n\n=== Add ===\n"
+		  "N1: 1000, N2: 2000, Reps: 5\n\nCPU:\n"
+		  "  Time per iteration: 50.0 us\n\nGPU:\n"
+		  "  Time per iteration: 2.0 us\n\n=== Mul ===\n"
+		  "Matrix A: 32x32, Matrix B: 32 x 32\n\nGPU:\n"
+		  "  Time per iteration: 3.0 us\n");
+	assert_int_equal(cJSON_GetArraySize(r), 5);
+	scen_is(r, 0, "Add / n1=100 n2=200 / CPU");
+	scen_is(r, 1, "Add / n1=100 n2=200 / GPU");
+	scen_is(r, 2, "Add / n1=1000 n2=2000 / CPU");
+	scen_is(r, 3, "Add / n1=1000 n2=2000 / GPU");
+	scen_is(r, 4, "Mul / matrix_a=32x32 matrix_b=32x32 / GPU");
+	cJSON_Delete(r);
+
+	/* the next line of the same sizes replaces them and ends the
+	 * headings under the old ones */
+	r = parse("=== Scale ===\nSize: 64\n\nCPU:\n  time: 1 ms\n\n"
+		  "Size: 128\n\nCPU:\n  time: 2 ms\n");
+	assert_int_equal(cJSON_GetArraySize(r), 2);
+	scen_is(r, 0, "Scale / size=64 / CPU");
+	scen_is(r, 1, "Scale / size=128 / CPU");
+	cJSON_Delete(r);
+
+	/* sizes owned by a subheading end with it */
+	r = parse("CPU:\nBatch: 8\n  time: 1 ms\nGPU:\n  time: 2 ms\n");
+	assert_int_equal(cJSON_GetArraySize(r), 2);
+	scen_is(r, 0, "CPU / batch=8");
+	scen_is(r, 1, "GPU");
+	cJSON_Delete(r);
+
+	/* a sizes line after a result of its block labels that result (it
+	 * is not read), never the next one */
+	r = parse("kernel time: 1 ms\nSize: 64\nkernel time: 2 ms\n");
+	assert_int_equal(cJSON_GetArraySize(r), 2);
+	scen_is(r, 1, "");
+	cJSON_Delete(r);
+
+	/* not a sizes line: prose, a float, a word value */
+	r = parse("Size: 1.5\n  time: 1 ms\n\nSize: big, N: 3\n  time: 2 ms\n\n"
+		  "Note that N: 64 was used\n  time: 3 ms\n");
+	assert_int_equal(cJSON_GetArraySize(r), 3);
+	scen_is(r, 0, "");
+	scen_is(r, 1, "");
+	cJSON_Delete(r);
+
+	/* a Markdown table's Size column */
+	r = parse("| Operation | Size | Ours (us) | cuBLAS (us) |\n"
+		  "|---|---|---|---|\n| add | 128 | 4.80 | N/A |\n"
+		  "| add | 256 | 4.87 | N/A |\n| mul | 128 | 11.39 | 9.0 |\n");
+	assert_int_equal(cJSON_GetArraySize(r), 3);
+	scen_is(r, 0, "add / size=128");
+	scen_is(r, 1, "add / size=256");
+	scen_is(r, 2, "mul / size=128");
+	cJSON_Delete(r);
+
+	/* a shape under any header; other numbers (counts) are no size */
+	r = parse("kernel  problem    iters  time (ms)\n"
+		  "gemm    1024x1024  100    1.5\n"
+		  "gemm    2048x2048  50     9.5\n");
+	assert_int_equal(cJSON_GetArraySize(r), 2);
+	scen_is(r, 0, "gemm / problem=1024x1024");
+	scen_is(r, 1, "gemm / problem=2048x2048");
+	cJSON_Delete(r);
+	r = parse("| impl | runs | time_ms |\n| a | 100 | 1.0 |\n| a | 50 | 2.0 |\n");
+	assert_int_equal(cJSON_GetArraySize(r), 2);
+	scen_is(r, 0, "a");
+	scen_is(r, 1, "a");
+	cJSON_Delete(r);
+}
+
 static void t_correct(void **st)
 {
 	cJSON *r;
@@ -522,6 +609,7 @@ int main(void)
 		cmocka_unit_test(t_units),
 		cmocka_unit_test(t_speed_flops),
 		cmocka_unit_test(t_blocks),
+		cmocka_unit_test(t_sizes),
 		cmocka_unit_test(t_correct),
 		cmocka_unit_test(t_json),
 		cmocka_unit_test(t_table),

@@ -5,7 +5,10 @@ labels written from the raw corpus files (corpus.json beside this file).
 Usage: check.py CORPUS_DIR [LABELS.json]   (KTRAJ: the binary, default build/ktraj)
 
 Every run is imported into a store of its own; `blame speedup --json`,
-`stalls --json` and `log --kind bench --json` are compared with its labels.
+`stalls --json` and `log --kind bench --json` are compared with its labels
+("scenarios": [time_ms, parts its scenario holds], the result named by the
+time its output printed; "distinct": groups of such times whose scenarios
+must all differ).
 Prints one line per label item (ok / FAIL / PENDING) and a last JSON line
 with the counts.  Items of owner "import" (what the importer extracts) are
 PENDING when they disagree: they are reported, not failed; an "import" label
@@ -84,9 +87,13 @@ def main():
             if len(m) != 1:
                 continue
             r = m[0]
-            for k in ("results", "points", "sweep", "ordered", "correct"):
+            for k in ("results", "points", "sweep", "ordered", "correct", "not_checked"):
                 if k in s:
                     item("%s: %s %s (got %s)" % (name, k, s[k], r.get(k)), r.get(k) == s[k])
+            if "noise_not" in s:
+                # e.g. "repeats": results at different sizes are no repeats
+                item("%s: noise not from %s (got %s)" % (name, s["noise_not"], r.get("noise_kind")),
+                     r.get("noise_kind") != s["noise_not"])
             if "geomean" in s:
                 # the first sweep's index is its geometric mean speedup
                 item("%s: sweep geomean %.4f (got %s)" % (name, s["geomean"], r.get("first")),
@@ -119,6 +126,20 @@ def main():
                 for g, w in zip(got, want))
             item("%s: stalls %s (got %s)" % (p, [(w["from_step"], w["to_step"], w["ended"]) for w in want],
                                             [g[1:] for g in got]), ok)
+        # a result is named by the time the raw output printed (in ms),
+        # which does not move when events are added before it
+        def scen_of(t):
+            m = [j.get("scenario") or "" for j in bench
+                 if j.get("time_ms") is not None and abs(j["time_ms"] / t - 1) < 1e-6]
+            return m[0] if len(m) == 1 else None
+        for t, parts in lab.get("scenarios", []):
+            got = scen_of(t)
+            item("%s: the result of %g ms is at scenario %s (got %r)" % (p, t, parts, got),
+                 got is not None and all(x in got for x in parts))
+        for grp in lab.get("distinct", []):
+            got = [scen_of(t) for t in grp]
+            item("%s: results of %s ms have %d different scenarios (got %d)" % (p, grp, len(grp), len(set(got))),
+                 None not in got and len(set(got)) == len(grp))
         for a, b in lab.get("apart", []):
             mixed = set()
             by = {}
