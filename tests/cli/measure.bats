@@ -101,7 +101,7 @@ assert len(s) == 1 and s[0]["noise_kind"] == "repeats" and s[0]["noise_results"]
 	"$KTRAJ" import "$D/two_sizes.jsonl" "$D/excluded.jsonl" >/dev/null
 	H="$BATS_TEST_TMPDIR/r.html"
 	run "$KTRAJ" report two_sizes -o "$H"
-	[[ "$output" == *"(2 workloads, 1 jumps"* ]]
+	[[ "$output" == *"(2 workloads, 1 jump,"* ]]
 	run "$KTRAJ" report two_sizes -o "$H" --series-by workload
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"workloads"* ]]
