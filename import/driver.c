@@ -341,11 +341,18 @@ int kt_import_paths(kt_store *s, char *const *paths, int npaths,
 			for (k = 0; roots[i] && k < roots[i]->n; k++)
 				left += !roots[i]->v[k]->done &&
 					!roots[i]->v[k]->claimed;
+		/* say only what is true: no "0 more files", and no
+		 * "the runs listed" when none is */
+		char more[64] = "";
+
+		if (left)
+			snprintf(more, sizeof(more), ", %zu more file%s not "
+				 "read", left, left == 1 ? "" : "s");
 		kt_imp_warn_at(&d, d.full_at, "not imported: %s (the store's "
-			       "file system is full): import stopped here, "
-			       "%zu more file%s not read; the runs listed "
-			       "were imported", strerror(ENOSPC), left,
-			       left == 1 ? "" : "s");
+			       "file system is full): import stopped here%s; "
+			       "%s", strerror(ENOSPC), more, d.nreps ?
+			       "the runs listed were imported" :
+			       "nothing was imported");
 		rc = KT_EIO;
 	}
 	t0 = st_start(&d);
