@@ -582,6 +582,9 @@ static int import_run(mctx *x, struct runs *r)
 
 	if (!rc && rs.numbered)
 		qsort(rs.v, rs.n, sizeof(*rs.v), by_round);
+	/* some steps numbers, some not: none orders, the file does */
+	for (i = 0; !rc && !rs.numbered && i < rs.n; i++)
+		rs.v[i].round = (double)rs.v[i].pos + 1;
 	for (i = 0; !rc && i < rs.n; i++) {
 		x->round = rs.v[i].round;
 		rc = one_record(x, rs.v[i].j, rs.v[i].line, rs.v[i].off,

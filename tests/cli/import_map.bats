@@ -148,4 +148,12 @@ J
 	# a jump, each step being its own candidate; step 4 (0.99 ms) is x1.01
 	[[ "$output" == *"1 new best, 0 without an edit before it (no jump); 1 jump"* ]]
 	[[ "$output" == *"step 3 (seq 3) over the best so far, step 2 (seq 2)  speedup 1.020 -> 2.000  gain x1.960"* ]]
+	# steps that are not all numbers order nothing: file order, rounds 1, 2, 3
+	printf '{"step": 2, "ms": 1.0}\n{"step": "b", "ms": 2.0}\n{"step": 1, "ms": 3.0}\n' >"$D/x.jsonl"
+	printf '{"run": {"const": "x"}, "step": "step", "time_ms": "ms"}\n' >"$D/x.map"
+	run "$KTRAJ" import --map "$D/x.map" "$D/x.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" log x --kind bench --json
+	[[ "${lines[0]}" == *'"time_ms":1,'* && "${lines[2]}" == *'"time_ms":3,'* ]]
+	[ "$("$KTRAJ" show x 3 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["payload"]["round"])')" = 3 ]
 }
