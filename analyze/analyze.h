@@ -191,6 +191,13 @@ typedef struct kt_an_meas {
 				  one of a sweep, else -1 */
 	unsigned char unparsed;/* status "unparsed": output that looked like a
 				  benchmark, no time could be read */
+	unsigned char graded;  /* the grader's own record (graded true, e.g.
+				  reward.json: FORMAT.md section 11.2) */
+	unsigned char round;   /* carries an attempt number (`round`): the
+				  results are attempts in that order even
+				  without timestamps, edits or tool calls */
+	double reward;         /* graded: the grader's reward, < 0 absent */
+	const char *flags;     /* graded: its flags joined by ", " ("" none) */
 } kt_an_meas;
 
 /* Whether a bench result declares its code (source hash or candidate;
@@ -746,6 +753,17 @@ const char *kt_an_key_name(const char *k);
 /* Where series se's sigma came from, with the counts behind it, into buf
  * (cap bytes, cut to fit); returns buf. */
 const char *kt_an_noise_text(const kt_an_series *se, char *buf, size_t cap);
+
+/* The grader's verdict on series `key` ("" = the whole run) in one line
+ * (no newline, no "graded:" label) into buf (cap bytes, cut to fit): the
+ * graded metric and its value (x speedup, or ms for a time), the reward,
+ * whether it was correct, its flags (such as suspicious) and where it
+ * came from ("speedup_vs_compile x0.784, reward 0, correct, from
+ * reward.json (seq 23)").  The last graded result of the series when it
+ * has several (a run graded again).  Returns 1 when there is one, 0 (buf
+ * "") when the series has no graded result.  Used by blame and report. */
+int kt_an_graded_line(const kt_an_run *r, const char *key, char *buf,
+		      size_t cap);
 
 /* The run test of b in one line (no newline) into buf (n bytes, cut to
  * fit): S, the new bests and questions it used, the effect size and p, or

@@ -649,6 +649,32 @@ int kt_an_profiler_payload(const char *p, size_t n)
 	       memmem(p, pl, "nsight", 6) || memmem(p, pl, "rocprof", 7);
 }
 
+/* The reward (extra.reward) and flags (["suspicious", ...], joined by
+ * ", " into the run's arena) of graded result m, from its payload. */
+static int graded_of(kt_an_run *r, const kt_event *e, kt_an_meas *m)
+{
+	cJSON *j = cJSON_ParseWithLength(e->payload, e->payload_len);
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, "extra");
+	const cJSON *rw = cJSON_GetObjectItemCaseSensitive(x, "reward");
+	const cJSON *f, *fl = cJSON_GetObjectItemCaseSensitive(j, "flags");
+	const cJSON *arr = cJSON_IsArray(fl) ? fl : NULL;
+	struct kt_buf b = { 0 };
+	int rc = 0;
+
+	if (cJSON_IsNumber(rw))
+		m->reward = rw->valuedouble;
+	cJSON_ArrayForEach(f, arr)
+		if (cJSON_IsString(f) &&
+		    ((b.len && kt_buf_add(&b, ", ", 2)) ||
+		     kt_buf_add(&b, f->valuestring, strlen(f->valuestring))))
+			rc = KT_ENOMEM;
+	if (!rc && b.len && !(m->flags = arena_dup(r, b.s, b.len)))
+		rc = KT_ENOMEM;
+	kt_buf_free(&b);
+	cJSON_Delete(j);
+	return rc;
+}
+
 static const char *const msg_keys[] = {"role", "human", "flags", "text",
 					"extra"};
 static const char *const q_keys[] = {"text", "origin"};
@@ -656,7 +682,8 @@ static const char *const edit_keys[] = {"path", "before", "after"};
 static const char *const bench_keys[] = {
 	"correct", "source_hash", "workload", "time_ms", "speedup",
 	"ref_time_ms", "min_ms", "max_ms", "n", "candidate_blob", "scenario",
-	"metric", "baseline", "source", "candidate", "status"};
+	"metric", "baseline", "source", "candidate", "status", "graded",
+	"round"};
 
 /*
  * One payload, read either by the scanner or (when it refuses) by cJSON;
@@ -665,7 +692,7 @@ static const char *const bench_keys[] = {
 struct pl {
 	const char *const *keys;
 	int nkeys;
-	kt_an_jv f[16];
+	kt_an_jv f[18];
 	cJSON *j;
 	char *tmp;          /* scanner: decoded strings, payload_len + keys */
 	size_t tmpused, tmpcap;
@@ -981,7 +1008,7 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		rc = pl_open(c, e, edit_keys, 3, &p);
 		break;
 	case KT_KIND_BENCH:
-		rc = pl_open(c, e, bench_keys, 16, &p);
+		rc = pl_open(c, e, bench_keys, 18, &p);
 		break;
 	default:
 		return 0;
@@ -1074,6 +1101,14 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		m->sweep = -1;
 		m->key = "";
 		m->unparsed = st && !strcmp(st, "unparsed");
+		m->graded = pl_type(&p, 16) == V_TRUE;
+		m->reward = -1;
+		m->flags = "";
+		m->round = pl_type(&p, 17) == V_NUM;
+		/* the grader's verdict: one result a run, read whole */
+		if (m->graded && (rc = graded_of(r, e, m)))
+			goto out;
+		rc = KT_ENOMEM;
 		if (!(m->workload = intern(c, w, KT_AN_FIELD_MAX,
 					   &c->last_work)) ||
 		    !(m->scenario = intern(c, pl_str(&p, 10), KT_AN_FIELD_MAX,

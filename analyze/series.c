@@ -694,11 +694,13 @@ floor:
 	if (!(out->sigma >= o->sigma_floor))
 		out->sigma = o->sigma_floor;
 	out->theta = fmax(log(o->min_gain), o->z * out->sigma * M_SQRT2);
-	/* results that nothing orders in time are a table, not attempts */
+	/* results that nothing orders in time are a table, not attempts; an
+	 * attempt number (a round log's round or step) is such an order */
 	edits = has_edits(r);
 	out->unordered = !edits && !r->ncalls;
 	for (i = 0; i < nmem && out->unordered; i++)
-		if (r->ev[r->m[mem[i]].ev].ts != KT_TS_UNKNOWN)
+		if (r->ev[r->m[mem[i]].ev].ts != KT_TS_UNKNOWN ||
+		    r->m[mem[i]].round)
 			out->unordered = 0;
 	/* levels and new bests against the running best */
 	lev = malloc((np + 1) * sizeof(*lev));

@@ -43,6 +43,43 @@ const char *kt_an_noise_text(const kt_an_series *se, char *buf, size_t cap)
 	return buf;
 }
 
+int kt_an_graded_line(const kt_an_run *r, const char *key, char *buf,
+		      size_t cap)
+{
+	const kt_an_meas *g = NULL;
+	size_t i;
+	int k;
+
+	if (cap)
+		*buf = 0;
+	for (i = 0; i < r->nm; i++)
+		if (r->m[i].graded && (!*key || !strcmp(r->m[i].key, key)))
+			g = &r->m[i];
+	if (!g || !cap)
+		return g != NULL;
+	k = g->speedup > 0 ?
+	    snprintf(buf, cap, "%s x%.3f", *g->metric ? g->metric : "speedup",
+		     g->speedup) :
+	    g->time_ms > 0 ?
+	    snprintf(buf, cap, "%s %.4g ms", *g->metric ? g->metric : "time",
+		     g->time_ms) :
+	    snprintf(buf, cap, "%s (no figure)", *g->metric ? g->metric :
+		     "result");
+	if (k >= 0 && (size_t)k < cap && g->reward >= 0)
+		k += snprintf(buf + k, cap - (size_t)k, ", reward %g", g->reward);
+	if (k >= 0 && (size_t)k < cap)
+		k += snprintf(buf + k, cap - (size_t)k, ", %s",
+			      g->correct > 0 ? "correct" : !g->correct ?
+			      "incorrect" : "not checked");
+	if (k >= 0 && (size_t)k < cap && *g->flags)
+		k += snprintf(buf + k, cap - (size_t)k, ", flags: %s", g->flags);
+	if (k >= 0 && (size_t)k < cap)
+		snprintf(buf + k, cap - (size_t)k, ", from %s (seq %llu)",
+			 *g->source ? g->source : "the grader",
+			 (unsigned long long)r->ev[g->ev].seq);
+	return 1;
+}
+
 void kt_an_runtest_line(const kt_an_blame *b, char *buf, size_t n)
 {
 	/* the run test weighs every result above the running best, also

@@ -275,6 +275,14 @@ cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
 		cJSON_Delete(x);
 		return NULL;
 	}
+	{
+		char g[512];
+
+		if (kt_an_graded_line(r, b->series.key, g, sizeof(g)))
+			cJSON_AddStringToObject(x, "graded", g);
+		else
+			cJSON_AddNullToObject(x, "graded");
+	}
 	cJSON_AddNumberToObject(x, "min_gain", an_r4(o->min_gain));
 	cJSON_AddNumberToObject(x, "z", o->z);
 	cJSON_AddNumberToObject(x, "threshold", an_r4(exp(b->series.theta)));

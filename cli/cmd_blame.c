@@ -144,8 +144,8 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 }
 
 /* The header lines of series se (key `wl`, NULL for a run of one). */
-static void print_series(const kt_an_series *se, const kt_an_opts *o,
-			 const char *wl, size_t njump)
+static void print_series(const kt_an_run *r, const kt_an_series *se,
+			 const kt_an_opts *o, const char *wl, size_t njump)
 {
 	char nb[256];
 
@@ -162,6 +162,8 @@ static void print_series(const kt_an_series *se, const kt_an_opts *o,
 	an_print_counts(se, o);
 	printf("%snoise: %.2f %% per measurement (%s)\n", wl ? "  " : "",
 	       100 * se->sigma, kt_an_noise_text(se, nb, sizeof(nb)));
+	if (kt_an_graded_line(r, se->key, nb, sizeof(nb)))
+		an_put_safe(wl ? "  graded: " : "graded: ", nb, "\n");
 	for (size_t i = 0; se->sweep && i < se->n; i++) {
 		const kt_an_point *p = &se->pt[i];
 
@@ -236,7 +238,7 @@ static int blame_multi(struct cli *c, kt_store *s, kt_an_run *r,
 	       o0->tau_min, o0->w_self);
 	for (i = 0, k = 0; i < nw; i++)
 		if ((b[i].series.n >= 2 || b[i].series.sweep) && ++k)
-			print_series(&b[i].series, o0, wl[i], b[i].njump);
+			print_series(r, &b[i].series, o0, wl[i], b[i].njump);
 	if (k)
 		printf("\n");
 	if (!nj)
@@ -304,7 +306,7 @@ int cmd_blame(struct cli *c, int argc, char **argv)
 	}
 	an_put_run(r);
 	an_print_unparsed(r);
-	print_series(&b.series, &o, NULL, b.njump);
+	print_series(r, &b.series, &o, NULL, b.njump);
 	printf("attribution: window %d tool calls, lag decay %.0f calls / %.0f "
 	       "min, agent-alone prior %.2f\n\n", o.window_calls, o.tau_calls,
 	       o.tau_min, o.w_self);

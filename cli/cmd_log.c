@@ -21,10 +21,13 @@ static const char usage[] =
 	"parent (seq or null) and per kind: message role, human, text;\n"
 	"tool_call tool, call_id; tool_result call_id, ok, exit_code; edit path,\n"
 	"op; compile exit_code, command; bench correct (null: not checked),\n"
-	"time_ms, speedup, status, and the measurement model's fields\n"
-	"(FORMAT.md): workload, scenario, metric, baseline, source, candidate\n"
-	"(null when absent), series (the series key `blame speedup` groups by)\n"
-	"and sweep (its number when the result is one of a sweep, else null);\n"
+	"time_ms, speedup, status, ref_time_ms (null when absent), the\n"
+	"measurement model's fields (FORMAT.md): workload, scenario, metric,\n"
+	"baseline, source, candidate, source_hash (null when absent); when the\n"
+	"result has them graded (the grader's own record, e.g. reward.json),\n"
+	"reward (the grader's reward) and flags (e.g. [\"suspicious\"]); series\n"
+	"(the series key `blame speedup` groups by) and sweep (its number when\n"
+	"the result is one of a sweep, else null);\n"
 	"replay step, verdict; question text, origin; note text; profile tool.\n";
 
 /* The payload fields a log row carries, per kind (index = enum kt_kind). */
@@ -55,6 +58,24 @@ struct log_ctx {
 	struct kt_buf out; /* the row being written (json_row) */
 };
 
+/* The members of a bench row the fast path (json_row) leaves to log_json:
+ * a graded result's verdict.  graded is true/false, reward a number kept
+ * in extra.reward (benchpat.c), flags an array such as ["suspicious"]. */
+static void graded_json(cJSON *o, cJSON *p)
+{
+	const cJSON *g = cJSON_GetObjectItemCaseSensitive(p, "graded");
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(p, "extra");
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(x, "reward");
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(p, "flags");
+
+	if (cJSON_IsBool(g))
+		cJSON_AddBoolToObject(o, "graded", cJSON_IsTrue(g));
+	if (cJSON_IsNumber(r))
+		cJSON_AddNumberToObject(o, "reward", r->valuedouble);
+	if (cJSON_IsArray(f))
+		cJSON_AddItemToObject(o, "flags", cJSON_Duplicate(f, 1));
+}
+
 /* The measurement model's fields of a bench row, and its series key. */
 static void bench_key_json(cJSON *o, cJSON *p, const kt_an_run *an,
 			   uint64_t seq)
@@ -63,9 +84,14 @@ static void bench_key_json(cJSON *o, cJSON *p, const kt_an_run *an,
 	long i = an ? kt_an_run_find(an, seq) : -1;
 	const kt_an_meas *m = i >= 0 && an->ev[i].meas >= 0 ?
 			      &an->m[an->ev[i].meas] : NULL;
+	const cJSON *ref = cJSON_GetObjectItemCaseSensitive(p, "ref_time_ms");
 
 	if (!cJSON_GetObjectItemCaseSensitive(o, "correct"))
 		cJSON_AddNullToObject(o, "correct");
+	if (cJSON_IsNumber(ref))
+		cJSON_AddNumberToObject(o, "ref_time_ms", ref->valuedouble);
+	else
+		cJSON_AddNullToObject(o, "ref_time_ms");
 	for (size_t k = 0; k < N_BENCH_FIELDS; k++) {
 		const char *v = cli_jstr(p, f[k]);
 
@@ -74,6 +100,7 @@ static void bench_key_json(cJSON *o, cJSON *p, const kt_an_run *an,
 		else
 			cJSON_AddNullToObject(o, f[k]);
 	}
+	graded_json(o, p);
 	if (m)
 		cJSON_AddStringToObject(o, "series", m->key);
 	else
@@ -196,8 +223,8 @@ static int put_u64(struct kt_buf *b, const char *key, uint64_t n)
 
 static int json_row(struct log_ctx *x, const kt_event *ev)
 {
-	const char *keys[5 + N_BENCH_FIELDS];
-	kt_an_jv v[5 + N_BENCH_FIELDS];
+	const char *keys[5 + N_BENCH_FIELDS + 4];
+	kt_an_jv v[5 + N_BENCH_FIELDS + 4];
 	const char *kn = kt_kind_name(ev->kind);
 	struct kt_buf *b = &x->out;
 	int nk = 0, nrow, rc, i;
@@ -207,11 +234,27 @@ static int json_row(struct log_ctx *x, const kt_event *ev)
 		while (nk < 5 && row_fields[ev->kind][nk])
 			keys[nk] = row_fields[ev->kind][nk], nk++;
 	nrow = nk;
-	if (ev->kind == KT_KIND_BENCH)
+	if (ev->kind == KT_KIND_BENCH) {
+		keys[nk++] = "ref_time_ms";
 		for (size_t k = 0; k < N_BENCH_FIELDS; k++)
 			keys[nk++] = bench_fields[k];
+		keys[nk++] = "graded";
+		keys[nk++] = "extra";
+		keys[nk++] = "flags";
+	}
 	if (kt_an_js_fields(ev->payload, ev->payload_len, keys, nk, v))
 		return 1;
+	/* a graded verdict (graded_json) or an extra that may hold a reward
+	 * (FlashInfer's extra.workload_uuid on every trace does not):
+	 * log_json's row */
+	if (ev->kind == KT_KIND_BENCH && (v[nk - 3].type != KT_AN_JS_NONE ||
+					  v[nk - 1].type != KT_AN_JS_NONE ||
+					  (v[nk - 2].type != KT_AN_JS_NONE &&
+					   memmem(ev->payload, ev->payload_len,
+						  "\"reward\"", 8))))
+		return 1;
+	if (ev->kind == KT_KIND_BENCH)
+		nk -= 3;
 	if (ev->ts_ns == KT_TS_UNKNOWN)
 		snprintf(ts, sizeof(ts), "null");
 	else
@@ -236,7 +279,8 @@ static int json_row(struct log_ctx *x, const kt_event *ev)
 		if (v[0].type == KT_AN_JS_NONE) /* "correct" */
 			rc = kt_buf_add(b, ",\"correct\":null", 15);
 		for (; !rc && i < nk; i++) {
-			if (v[i].type == KT_AN_JS_STR) {
+			if (v[i].type == KT_AN_JS_STR ||
+			    (i == nrow && v[i].type == KT_AN_JS_NUM)) {
 				rc = put_member(b, keys[i], &v[i]);
 			} else {
 				rc = kt_buf_add(b, ",", 1) ||

@@ -429,6 +429,19 @@ static void baseline_html(FILE *f, const kt_an_blame *b)
 	fputc('.', f);
 }
 
+/* The grader's verdict on b's series (kt_an_graded_line), a line of its
+ * own, when it has one. */
+static void graded_html(FILE *f, const kt_an_run *r, const kt_an_blame *b)
+{
+	char line[512];
+
+	if (!kt_an_graded_line(r, b->series.key, line, sizeof(line)))
+		return;
+	fputs("<br>graded: ", f);
+	esc(f, line, 0);
+	fputc('.', f);
+}
+
 static void thresh_html(FILE *f, const kt_an_blame *b, const kt_an_opts *o)
 {
 	char nb[256];
@@ -745,6 +758,7 @@ static void workload_sections(struct rep *x, const kt_an_blame *b,
 			  b[i].series.n_notime);
 		fputs(").<br>", f);
 		thresh_html(f, &b[i], x->o);
+		graded_html(f, r, &b[i]);
 		fputs("<br>", f);
 		baseline_html(f, &b[i]);
 		fputs("</p>\n", f);
@@ -772,6 +786,7 @@ static void one_series(struct rep *x, const kt_an_blame *b,
 	esc(f, b->series.basis, 0);
 	fputs(".<br>", f);
 	thresh_html(f, b, x->o);
+	graded_html(f, r, b);
 	fputs("<br>", f);
 	baseline_html(f, b);
 	fputs(b->series.unordered ? "</p>\n<h2>Results</h2>\n" :

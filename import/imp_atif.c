@@ -867,8 +867,10 @@ static int find_sidecar(const char *rel, void *arg)
  * (the speedup the task names chosen, the others kept as alternatives,
  * "suspicious" kept in flags), correct as the verifier says (null when it
  * has no "correct"), time_ms null when it gives no figure (a kernel that
- * failed its checks), and the source_hash of the code the trajectory left
- * (kt_ws_code_hash), which is what the verifier ran on.
+ * failed its checks), the source_hash of the code the trajectory left
+ * (kt_ws_code_hash), which is what the verifier ran on, and the workload
+ * and scenario of the agent's last result of the same metric and baseline
+ * (kt_imp_bench_key), so it joins that series.
  */
 static int reward_sidecar(atx *x, const char *dir)
 {
@@ -914,6 +916,11 @@ static int reward_sidecar(atx *x, const char *dir)
 	cJSON_AddBoolToObject(b, "graded", 1);
 	cJSON_DeleteItemFromObject(b, "pattern");
 	cJSON_AddStringToObject(b, "source", "reward.json");
+	/* the agent's own run of the verifier measured the same kernel and
+	 * metric: one series, so the grade reads as the last attempt of it */
+	if ((rc = kt_imp_bench_key(x->imp, b)) < 0)
+		goto out;
+	rc = 0;
 	/* the verifier graded the code the trajectory ended with */
 	{
 		char code[KT_HASH_HEX + 1];

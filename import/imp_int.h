@@ -200,7 +200,13 @@ struct kt_imp {
 	 * twice), and the code hash they were given under */
 	cJSON *bench_seen;
 	char bench_code[KT_HASH_HEX + 1];
+	/* "metric\x1fbaseline" -> {workload, scenario} (a cJSON object) of the
+	 * agent's last free-text result of that metric in this run: the
+	 * grader's record of the same metric (reward.json) joins its series
+	 * (kt_imp_bench_key) */
+	kt_strmap bench_keys;
 };
+
 
 /* ---- perfreport.c ---- */
 /* Triton perf_report tables in a command's output out[0..len), read with

@@ -253,6 +253,9 @@ typedef struct mctx {
 	char **steps;
 	uint64_t *seqs;
 	size_t n, cap;
+	/* mapped field paths some record holds (M_N: the origin field) */
+	unsigned char found[M_N + 1];
+	double round;           /* the record's attempt number (one_record) */
 } mctx;
 
 static uint64_t step_seq(const mctx *x, const char *step)
@@ -391,6 +394,12 @@ static int one_record(mctx *x, const cJSON *rec, uint64_t line, uint64_t off,
 	if (!cJSON_GetObjectItem(p, "metric"))
 		cJSON_AddStringToObject(p, "metric", t > -2 ? "time" : "speedup");
 	cJSON_AddStringToObject(p, "source", "map");
+	/* the record's attempt number orders the run's results (FORMAT.md
+	 * section 11.1), and its step names the candidate it measured, so
+	 * two records are two versions of the code */
+	cJSON_AddNumberToObject(p, "round", x->round);
+	if (step && !cJSON_GetObjectItem(p, "candidate"))
+		cJSON_AddStringToObject(p, "candidate", step);
 	if (step || m->hib >= 0) {
 		cJSON *e = cJSON_AddObjectToObject(p, "extra");
 
@@ -496,6 +505,11 @@ static int collect_run(mctx *x, const cJSON *rec, uint64_t line, uint64_t off,
 	char **q;
 
 	(void)line, (void)off, (void)len;
+	for (i = 0; i < M_N; i++)
+		if (x->m->f[i].path && at_path(rec, x->m->f[i].path))
+			x->found[i] = 1;   /* null too: "no parent" is a value */
+	if (x->m->origin_field && at_path(rec, x->m->origin_field))
+		x->found[M_N] = 1;
 	for (i = 0; i < r->n; i++)
 		if (!strcmp(r->v[i], v))
 			return 0;
@@ -508,15 +522,96 @@ static int collect_run(mctx *x, const cJSON *rec, uint64_t line, uint64_t off,
 	return 0;
 }
 
+/* One record of the run being imported, kept until the run's records
+ * are put in attempt order (by_round). */
+struct rec {
+	cJSON *j;
+	uint64_t line, off, len;
+	double round;           /* the step's number, else the file position */
+	size_t pos;
+};
+
+struct recs {
+	struct runs *r;
+	struct rec *v;
+	size_t n, cap;
+	int numbered;           /* every record's step is a number */
+};
+
 static int import_rec(mctx *x, const cJSON *rec, uint64_t line, uint64_t off,
 		      uint64_t len, void *arg)
 {
-	struct runs *r = arg;
+	struct recs *rs = arg;
 	char b[64];
+	const cJSON *st = get(x->m, M_STEP, rec);
+	struct rec *e;
 
-	if (strcmp(run_of(x->m, rec, b, sizeof(b)), r->want))
+	if (strcmp(run_of(x->m, rec, b, sizeof(b)), rs->r->want))
 		return 0;
-	return one_record(x, rec, line, off, len);
+	if (KT_GROW(rs->v, rs->cap, rs->n + 1))
+		return KT_ENOMEM;
+	e = &rs->v[rs->n];
+	if (!(e->j = cJSON_Duplicate(rec, 1)))
+		return KT_ENOMEM;
+	e->line = line, e->off = off, e->len = len;
+	e->pos = rs->n++;
+	e->round = cJSON_IsNumber(st) ? st->valuedouble : (double)e->pos + 1;
+	rs->numbered &= cJSON_IsNumber(st);
+	return 0;
+}
+
+/* Attempt order: by round, file order among equal rounds. */
+static int by_round(const void *a, const void *b)
+{
+	const struct rec *p = a, *q = b;
+
+	if (p->round != q->round)
+		return p->round < q->round ? -1 : 1;
+	return p->pos < q->pos ? -1 : p->pos > q->pos;
+}
+
+/* The records of run r->want as events, in attempt order: by the step
+ * when every record's step is a number (a round log written out of
+ * order), else in file order (a journal appends each attempt as it is
+ * evaluated), each bench with its attempt number as `round`. */
+static int import_run(mctx *x, struct runs *r)
+{
+	struct recs rs = { r, NULL, 0, 0, 1 };
+	size_t i;
+	int rc = each_record(x, import_rec, &rs);
+
+	if (!rc && rs.numbered)
+		qsort(rs.v, rs.n, sizeof(*rs.v), by_round);
+	/* some steps numbers, some not: none orders, the file does */
+	for (i = 0; !rc && !rs.numbered && i < rs.n; i++)
+		rs.v[i].round = (double)rs.v[i].pos + 1;
+	for (i = 0; !rc && i < rs.n; i++) {
+		x->round = rs.v[i].round;
+		rc = one_record(x, rs.v[i].j, rs.v[i].line, rs.v[i].off,
+				rs.v[i].len);
+	}
+	for (i = 0; i < rs.n; i++)
+		cJSON_Delete(rs.v[i].j);
+	free(rs.v);
+	return rc;
+}
+
+/* A mapped field that no record holds is a map that does not fit the
+ * file (a misspelt name, a path one level off): said once per field, a
+ * problem (--strict stops). */
+static void unmatched(mctx *x)
+{
+	int i;
+
+	for (i = 0; i <= M_N; i++) {
+		const char *path = i < M_N ? x->m->f[i].path :
+				   x->m->origin_field;
+
+		if (path && !x->found[i])
+			kt_imp_warn(x->imp, x->f, 0, "map: field \"%s\" (%s) "
+				    "is in no record", path,
+				    i < M_N ? mkeys[i] : "origin");
+	}
 }
 
 static int map_detect(const kt_file *f)
@@ -546,6 +641,8 @@ static int map_import(kt_imp *imp, const kt_file *f)
 	x.quiet = 0;
 	if (rc == KT_EPARSE)    /* say it once, then give up */
 		rc = each_record(&x, collect_run, &r);
+	if (!rc)
+		unmatched(&x);
 	for (i = 0; !rc && i < r.n; i++) {
 		const char *base = kt_impx_base(f->rel ? f->rel : f->path);
 		size_t n = strlen(base) + strlen(r.v[i]) + 8;
@@ -566,7 +663,7 @@ static int map_import(kt_imp *imp, const kt_file *f)
 		free(ident);
 		if (rc)
 			break;
-		rc = each_record(&x, import_rec, &r);
+		rc = import_run(&x, &r);
 		rc = kt_imp_run_finish(imp, rc);
 		for (j = 0; j < x.n; j++)
 			free(x.steps[j]);

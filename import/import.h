@@ -400,6 +400,15 @@ const char *kt_bench_task_baseline(const char *prompt);
  */
 void kt_imp_bench_hint(kt_imp *imp, const char *metric, const char *baseline);
 
+/* The series fields (workload, scenario) the agent's own last result of
+ * the metric and baseline of bench payload b had in this run, copied into
+ * b where b has none (joins_series): a grader's record then lands in the
+ * series of the agent's verifier run of the same kernel and metric.
+ * Returns 1 when it copied, 0 when no such result, KT_ENOMEM. */
+int kt_imp_bench_key(kt_imp *imp, cJSON *b);
+/* Remember b's series fields for kt_imp_bench_key.  0 or KT_ENOMEM. */
+int kt_imp_bench_key_note(kt_imp *imp, const cJSON *b);
+
 /*
  * A failed build that a program's output reports, when the command was no
  * compiler: Triton's CompilationError, torch.compile (inductor, dynamo

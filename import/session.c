@@ -234,6 +234,77 @@ static void reemit_report(kt_imp *imp)
 	}
 }
 
+static void bench_key_free(void *v)
+{
+	cJSON_Delete(v);
+}
+
+/* The metric and baseline of bench payload b as one map key, in buf. */
+static const char *metric_key(const cJSON *b, char *buf, size_t cap)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(b, "metric");
+	const cJSON *l = cJSON_GetObjectItemCaseSensitive(b, "baseline");
+
+	if (!cJSON_IsString(m))
+		return NULL;
+	snprintf(buf, cap, "%s\x1f%s", m->valuestring,
+		 cJSON_IsString(l) ? l->valuestring : "");
+	return buf;
+}
+
+static const char *const series_fields[] = { "workload", "scenario" };
+
+int kt_imp_bench_key_note(kt_imp *imp, const cJSON *b)
+{
+	char buf[512];
+	const char *k = metric_key(b, buf, sizeof(buf));
+	cJSON *o, **slot;
+	size_t i;
+
+	if (!k)
+		return 0;
+	if (!(o = cJSON_CreateObject()))
+		return KT_ENOMEM;
+	for (i = 0; i < 2; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+			b, series_fields[i]);
+
+		if (cJSON_IsString(v) &&
+		    !cJSON_AddStringToObject(o, series_fields[i], v->valuestring)) {
+			cJSON_Delete(o);
+			return KT_ENOMEM;
+		}
+	}
+	if (!(slot = (cJSON **)kt_strmap_slot(&imp->bench_keys, k, 1))) {
+		cJSON_Delete(o);
+		return KT_ENOMEM;
+	}
+	cJSON_Delete(*slot);
+	*slot = o;
+	return 0;
+}
+
+int kt_imp_bench_key(kt_imp *imp, cJSON *b)
+{
+	char buf[512];
+	const char *k = metric_key(b, buf, sizeof(buf));
+	const cJSON *o = k ? kt_strmap_get(&imp->bench_keys, k) : NULL;
+	size_t i;
+
+	if (!o || cJSON_GetObjectItemCaseSensitive(b, "workload") ||
+	    cJSON_GetObjectItemCaseSensitive(b, "scenario"))
+		return 0;
+	for (i = 0; i < 2; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+			o, series_fields[i]);
+
+		if (v && !cJSON_AddStringToObject(b, series_fields[i],
+						  v->valuestring))
+			return KT_ENOMEM;
+	}
+	return 1;
+}
+
 int kt_imp_run_end(kt_imp *imp)
 {
 	struct kt_runrep r;
@@ -281,6 +352,7 @@ reset:
 	kt_ws_reset(&imp->ws);
 	cJSON_Delete(imp->bench_seen);
 	imp->bench_seen = NULL;
+	kt_strmap_clear(&imp->bench_keys, bench_key_free);
 	if (imp->red) {
 		kt_redactor_free(imp->red);
 		imp->red = NULL;
@@ -1103,6 +1175,7 @@ void kt_imp_session_free(kt_imp *imp)
 	kt_strmap_free(&imp->intern, NULL);
 	kt_ws_free(&imp->ws);
 	cJSON_Delete(imp->bench_seen);
+	kt_strmap_free(&imp->bench_keys, bench_key_free);
 	if (imp->red)
 		kt_redactor_free(imp->red);
 	free(imp->run_name);

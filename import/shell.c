@@ -365,6 +365,9 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 			if (*code && !cJSON_GetObjectItem(b, "source_hash") &&
 			    !cJSON_GetObjectItem(b, "status"))
 				cJSON_AddStringToObject(b, "source_hash", code);
+			if (!cJSON_GetObjectItem(b, "status") &&
+			    (rc = kt_imp_bench_key_note(imp, b)))
+				break;
 			{
 				cJSON *d = cJSON_Duplicate(b, 1);
 

@@ -48,3 +48,17 @@ setup() {
 		[[ "$hookline" == *"$a"* ]] || { echo "hook: no $a"; false; }
 	done
 }
+
+@test "README's log row names every member of a log --json bench row" {
+	row=$(grep '^| `ktraj log RUN' "$ROOT/README.md")
+	[ -n "$row" ]
+	echo '{"kind":"bench","actor":"system","payload":{"speedup":0.78,"ref_time_ms":0.25,"correct":true,"graded":true,"flags":["suspicious"],"extra":{"reward":0},"status":"ok","time_ms":1}}' | "$KTRAJ" append r1
+	keys=$("$KTRAJ" log --json --kind bench r1 | python3 -c 'import json,sys; print(" ".join(json.loads(sys.stdin.readline())))')
+	for k in ref_time_ms graded reward flags series sweep; do
+		case " $keys " in *" $k "*) ;; *) echo "log --json lacks $k"; false;; esac
+	done
+	for k in $keys; do
+		case $k in seq|kind|actor|ts|parent) continue;; esac
+		printf '%s\n' "$row" | grep -q "[ (]$k[,; )]" || { echo "README's log row lacks $k"; false; }
+	done
+}

@@ -65,7 +65,7 @@ J
 	[[ "${lines[3]}" == *'"ts":1767323105000000000,"parent":2,"correct":true,"time_ms":1.2'* ]]
 	[[ "${lines[5]}" == *'"ts":null,"parent":4,"correct":false,"time_ms":0.9'* ]]
 	run "$KTRAJ" show gemm-rounds 2 --json
-	[[ "$output" == *'"workload":"gemm","scenario":"4096^3 fp16","metric":"time","source":"map","extra":{"step":"1"}'* ]]
+	[[ "$output" == *'"workload":"gemm","scenario":"4096^3 fp16","metric":"time","source":"map","round":1,"candidate":"1","extra":{"step":"1"}'* ]]
 }
 
 @test "a JSON array of records reads like JSONL" {
@@ -105,4 +105,55 @@ bad_map() {
 	[ "$(wc -l <<<"$stderr")" -eq 2 ]
 	run "$KTRAJ" --store "$D/t.ktraj" import --strict --map "$D/b.map" "$D/b.jsonl"
 	[ "$status" -eq 1 ]
+}
+
+@test "a mapped field no record holds: one warning naming it, exit 0; --strict exits 1" {
+	printf '{"id": 1, "ms": 2.0}\n{"id": 2, "ms": 1.5}\n' >"$D/m.jsonl"
+	# "time" and "ok" are in no record (the log says "ms"; nothing says ok)
+	printf '{"step": "id", "time_ms": "ms", "correct": "ok", "text": "idea"}\n' >"$D/m.map"
+	run --separate-stderr "$KTRAJ" import --map "$D/m.map" "$D/m.jsonl"
+	[ "$status" -eq 0 ]
+	grep -qx "ktraj: import: $D/m.jsonl: map: field \"ok\" (correct) is in no record" <<<"$stderr"
+	grep -qx "ktraj: import: $D/m.jsonl: map: field \"idea\" (text) is in no record" <<<"$stderr"
+	# once per field, not once per record
+	[ "$(wc -l <<<"$stderr")" -eq 2 ]
+	run "$KTRAJ" --store "$D/t.ktraj" import --strict --map "$D/m.map" "$D/m.jsonl"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'field "ok" (correct) is in no record'* ]]
+	# a field that is null in every record is there (a root has no parent)
+	printf '{"id": 1, "p": null, "ms": 2.0}\n' >"$D/n.jsonl"
+	printf '{"step": "id", "parent": "p", "time_ms": "ms"}\n' >"$D/n.map"
+	run --separate-stderr "$KTRAJ" --store "$D/u.ktraj" import --strict --map "$D/n.map" "$D/n.jsonl"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+}
+
+@test "rounds without timestamps, edits or tool calls are attempts in step order: new bests and jumps are read" {
+	# written out of order: step 3 first
+	cat >"$D/o.jsonl" <<'J'
+{"step": 3, "ms": 1.0, "ok": true}
+{"step": 1, "ms": 2.0, "ok": true}
+{"step": 2, "ms": 1.96, "ok": true}
+{"step": 4, "ms": 0.99, "ok": true}
+J
+	printf '{"run": {"const": "o"}, "step": "step", "time_ms": "ms", "correct": "ok"}\n' >"$D/o.map"
+	run "$KTRAJ" import --map "$D/o.map" "$D/o.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" log o --kind bench --json
+	[[ "${lines[0]}" == *'"time_ms":2,'* && "${lines[2]}" == *'"time_ms":1,'* ]]
+	run "$KTRAJ" blame speedup o
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"order: none"* ]]
+	# step 3 (1.0 ms) beats the best so far, step 2's 1.96 ms, by x1.96:
+	# a jump, each step being its own candidate; step 4 (0.99 ms) is x1.01
+	[[ "$output" == *"1 new best, 0 without an edit before it (no jump); 1 jump"* ]]
+	[[ "$output" == *"step 3 (seq 3) over the best so far, step 2 (seq 2)  speedup 1.020 -> 2.000  gain x1.960"* ]]
+	# steps that are not all numbers order nothing: file order, rounds 1, 2, 3
+	printf '{"step": 2, "ms": 1.0}\n{"step": "b", "ms": 2.0}\n{"step": 1, "ms": 3.0}\n' >"$D/x.jsonl"
+	printf '{"run": {"const": "x"}, "step": "step", "time_ms": "ms"}\n' >"$D/x.map"
+	run "$KTRAJ" import --map "$D/x.map" "$D/x.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" log x --kind bench --json
+	[[ "${lines[0]}" == *'"time_ms":1,'* && "${lines[2]}" == *'"time_ms":3,'* ]]
+	[ "$("$KTRAJ" show x 3 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["payload"]["round"])')" = 3 ]
 }

@@ -103,3 +103,64 @@ for k in ("test_gpu_vs_cpu_benchmark | time", "comprehensive_gpu_benchmark.py | 
 	[[ "$output" != *"213.16 %"* ]]
 	[[ "$output" != *"x8464"* ]]
 }
+
+@test "corpus labels: Harbor's graded reward.json joins the series of the agent's own kb_verifier run, and blame prints the grade and the reward" {
+	import_corpus gpu_kernel/harbor_kernelbench/gpt55_s2_quant_w4a16
+	H="$CORPUS/gpu_kernel/harbor_kernelbench/gpt55_s2_quant_w4a16"
+	# raw: the grader's record and the agent's own run of the same verifier
+	grep -q '"reward": 0,' "$H/reward.json"
+	grep -q '"speedup_vs_compile": 0.7838827471754627,' "$H/reward.json"
+	grep -q '"suspicious": false,' "$H/reward.json"
+	grep -q 'python kb_verifier.py reference.py solution.py config.json reward.json' "$H/trajectory.json"
+	grep -q 'speedup_vs_compile\\": 0.7820512314810896' "$H/trajectory.json"
+	run "$KTRAJ" blame speedup "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"series: kb_verifier.py | speedup_vs_compile | torch.compile"* ]]
+	[[ "$output" == *"measurements: 2 from 2 bench results: 2 correct"* ]]
+	[[ "$output" == *"graded: speedup_vs_compile x0.784, reward 0, correct, from reward.json (seq 23)"* ]]
+	# no flag is set in reward.json: none is printed
+	[[ "$output" != *"flags:"* ]]
+	run "$KTRAJ" log "$R" --kind bench --json
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == *'"speedup":0.78205123148108957,'*'"series":"kb_verifier.py | speedup_vs_compile | torch.compile"'* ]]
+	[[ "${lines[0]}" != *'"graded"'* ]]
+	[[ "${lines[1]}" == *'"speedup":0.78388274717546269,'*'"graded":true,"reward":0,"series":"kb_verifier.py | speedup_vs_compile | torch.compile"'* ]]
+	run "$KTRAJ" report "$R" -o "$BATS_TEST_TMPDIR/r.html"
+	[ "$status" -eq 0 ]
+	grep -q 'graded: speedup_vs_compile x0.784, reward 0, correct, from reward.json (seq 23)' "$BATS_TEST_TMPDIR/r.html"
+}
+
+@test "corpus labels: a graded result flagged suspicious says so" {
+	# a made-up copy of the Harbor trial whose verifier set suspicious
+	H="$CORPUS/gpu_kernel/harbor_kernelbench/gpt55_s2_quant_w4a16"
+	[ -d "$H" ] || skip "corpus absent"
+	mkdir "$BATS_TEST_TMPDIR/t"
+	cp "$H/trajectory.json" "$BATS_TEST_TMPDIR/t/"
+	sed 's/"suspicious": false/"suspicious": true/' "$H/reward.json" >"$BATS_TEST_TMPDIR/t/reward.json"
+	R=$("$KTRAJ" import --json "$BATS_TEST_TMPDIR/t/trajectory.json" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	run "$KTRAJ" blame speedup "$R"
+	[[ "$output" == *"graded: speedup_vs_compile x0.784, reward 0, correct, flags: suspicious, from reward.json (seq 23)"* ]]
+	run "$KTRAJ" log "$R" --kind bench --json
+	[[ "${lines[1]}" == *'"graded":true,"reward":0,"flags":["suspicious"],'* ]]
+}
+
+@test "corpus labels: the tree-search journal read with README's map is 14 attempts in file order: 4 new bests, no jump, one stall" {
+	[ -f "$CORPUS/gpu_kernel/custom_journal/tree_harness_agent_gemm_journal.jsonl" ] || skip "corpus absent"
+	J="$CORPUS/gpu_kernel/custom_journal/tree_harness_agent_gemm_journal.jsonl"
+	# raw: no timestamp, every record round 0 and eval_index 0; the correct
+	# nodes' speedups in file order
+	[ "$(grep -c '"round": 0, "eval_index": 0,' "$J")" -eq 14 ]
+	[ "$(grep -c '"correct": true,' "$J")" -eq 9 ]
+	grep -q '"strategy": "cluster_ctas24_sweep", "correct": true, .*"speedup": 0.9950249342123109,' "$J"
+	grep -q '"strategy": "tight_winner_refine", "correct": true, .*"speedup": 1.0105779282691736,' "$J"
+	run "$KTRAJ" import --map "$BATS_TEST_DIRNAME/../data/import/map/tree_journal.map.json" "$J"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" blame speedup agent_gemm
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"order: none"* ]]
+	[[ "$output" == *"measurements: 9 from 14 bench results: 9 correct, 0 not checked; 5 excluded: 5 incorrect"* ]]
+	[[ "$output" == *"0 new bests, 0 without an edit before it (no jump); 0 jumps"* ]]
+	[[ "$output" == *"run test: S = 0.000 over 4 improvements"* ]]
+	run "$KTRAJ" stalls agent_gemm
+	[[ "$output" == *"STALL 1  steps 1..9 (seq 6..28)  length 9 measurements, 0 tool calls, best so far x1.067 over the stretch  (still stalled at the end)"* ]]
+}

@@ -2,7 +2,8 @@
 # `log --json` writes its rows from the stored payload bytes (cli/cmd_log.c
 # json_row); these rows are what the cJSON printer gave for the same events
 # (escapes, -0, numbers past int and past 2^53, 1e-07, null timestamps, a
-# duplicate key, a nested member the row does not show, bench series keys),
+# duplicate key, a nested member the row does not show, bench series keys,
+# ref_time_ms, a graded result's graded/reward/flags),
 # and the jsonl export of the run appends back to the same hashes.
 
 setup() {
@@ -11,10 +12,13 @@ setup() {
 	cat >"$BATS_TEST_TMPDIR/in.jsonl" <<'IN'
 {"kind":"message","actor":"human","ts":1700000000000000000,"payload":{"role":"user","human":true,"text":"tab\there \"q\" \\ slash\/ \u00e9 \u0001 end"}}
 {"kind":"compile","parent":1,"ts":null,"payload":{"exit_code":-0.0,"command":"nvcc \"a b\""}}
-{"kind":"bench","ts":null,"payload":{"time_ms":0.1,"speedup":12345678901234567,"correct":true,"status":"ok","workload":"w\nx","scenario":"s","metric":"ms","source_hash":null}}
+{"kind":"bench","ts":null,"payload":{"time_ms":0.1,"speedup":12345678901234567,"correct":true,"status":"ok","ref_time_ms":null,"workload":"w\nx","scenario":"s","metric":"ms","source_hash":null}}
 {"kind":"tool_result","actor":"tool\u0007x","ts":null,"payload":{"call_id":"c1","ok":false,"exit_code":2147483648,"call_id":"dup"}}
 {"kind":"bench","parent":3,"ts":null,"payload":{"time_ms":1e-7,"status":"ok","workload":"w\nx","scenario":"t","baseline":"ref","extra":{"deep":[1,{"a":null}]}}}
 {"kind":"replay","ts":null,"payload":{"step":3,"verdict":"reproduced"}}
+{"kind":"bench","ts":null,"payload":{"time_ms":2,"ref_time_ms":3.5,"correct":false,"workload":"w\nx","scenario":"s","metric":"ms"}}
+{"kind":"bench","actor":"system","ts":null,"payload":{"speedup":0.78,"ref_time_ms":0.25,"correct":true,"graded":true,"flags":["suspicious"],"extra":{"reward":0,"step":"n1"},"metric":"speedup_vs_compile","source":"reward.json"}}
+{"kind":"bench","ts":null,"payload":{"time_ms":1,"graded":false,"extra":{"step":"n2"},"metric":"ms"}}
 IN
 	"$KTRAJ" append r1 <"$BATS_TEST_TMPDIR/in.jsonl"
 }
@@ -25,10 +29,13 @@ IN
 	cat >"$BATS_TEST_TMPDIR/want" <<'WANT'
 {"seq":1,"kind":"message","actor":"human","ts":1700000000000000000,"parent":null,"role":"user","human":true,"text":"tab\there \"q\" \\ slash/ é \u0001 end"}
 {"seq":2,"kind":"compile","actor":"agent","ts":null,"parent":1,"exit_code":-0,"command":"nvcc \"a b\""}
-{"seq":3,"kind":"bench","actor":"agent","ts":null,"parent":null,"correct":true,"time_ms":0.1,"speedup":12345678901234568,"status":"ok","workload":"w\nx","scenario":"s","metric":"ms","baseline":null,"source":null,"candidate":null,"source_hash":null,"series":"w\nx | s | ms","sweep":null}
+{"seq":3,"kind":"bench","actor":"agent","ts":null,"parent":null,"correct":true,"time_ms":0.1,"speedup":12345678901234568,"status":"ok","ref_time_ms":null,"workload":"w\nx","scenario":"s","metric":"ms","baseline":null,"source":null,"candidate":null,"source_hash":null,"series":"w\nx | s | ms","sweep":null}
 {"seq":4,"kind":"tool_result","actor":"tool\u0007x","ts":null,"parent":null,"call_id":"c1","ok":false,"exit_code":2147483648}
-{"seq":5,"kind":"bench","actor":"agent","ts":null,"parent":3,"time_ms":1e-07,"status":"ok","correct":null,"workload":"w\nx","scenario":"t","metric":null,"baseline":"ref","source":null,"candidate":null,"source_hash":null,"series":"w\nx | t | ref","sweep":null}
+{"seq":5,"kind":"bench","actor":"agent","ts":null,"parent":3,"time_ms":1e-07,"status":"ok","correct":null,"ref_time_ms":null,"workload":"w\nx","scenario":"t","metric":null,"baseline":"ref","source":null,"candidate":null,"source_hash":null,"series":"w\nx | t | ref","sweep":null}
 {"seq":6,"kind":"replay","actor":"agent","ts":null,"parent":null,"step":3,"verdict":"reproduced"}
+{"seq":7,"kind":"bench","actor":"agent","ts":null,"parent":null,"correct":false,"time_ms":2,"ref_time_ms":3.5,"workload":"w\nx","scenario":"s","metric":"ms","baseline":null,"source":null,"candidate":null,"source_hash":null,"series":"w\nx | s | ms","sweep":null}
+{"seq":8,"kind":"bench","actor":"system","ts":null,"parent":null,"correct":true,"speedup":0.78,"ref_time_ms":0.25,"workload":null,"scenario":null,"metric":"speedup_vs_compile","baseline":null,"source":"reward.json","candidate":null,"source_hash":null,"graded":true,"reward":0,"flags":["suspicious"],"series":"speedup_vs_compile","sweep":null}
+{"seq":9,"kind":"bench","actor":"agent","ts":null,"parent":null,"time_ms":1,"correct":null,"ref_time_ms":null,"workload":null,"scenario":null,"metric":"ms","baseline":null,"source":null,"candidate":null,"source_hash":null,"graded":false,"series":"ms","sweep":null}
 WANT
 	diff "$BATS_TEST_TMPDIR/want" <(printf '%s\n' "$output")
 }

@@ -4,6 +4,10 @@ labels written from the raw corpus files (corpus.json beside this file).
 
 Usage: check.py CORPUS_DIR [LABELS.json]   (KTRAJ: the binary, default build/ktraj)
 
+A label with "map" imports its file with `import --map` (the map's path
+relative to the repository); "graded_series" says which series the
+grader's record (reward.json) must share with the agent's own runs.
+
 Every run is imported into a store of its own; `blame speedup --json`,
 `stalls --json` and `log --kind bench --json` are compared with its labels
 ("scenarios": [time_ms, parts its scenario holds], the result named by the
@@ -59,7 +63,11 @@ def main():
         tot["runs"] += 1
         with tempfile.TemporaryDirectory() as tmp:
             env = dict(os.environ, KTRAJ_STORE=os.path.join(tmp, "s"))
-            imp = rows(["import", "--json", path], env)
+            # a round log of its own format: imported with the map the
+            # label names (relative to the repository)
+            mp = ["--map", os.path.join(os.path.dirname(__file__), "..", "..", "..", lab["map"])] \
+                if "map" in lab else []
+            imp = rows(["import", "--json"] + mp + [path], env)
             run = imp[0]["run"]
             blame = rows(["blame", "speedup", run, "--json"], env)
             stalls = rows(["stalls", run, "--json"], env)
@@ -165,6 +173,18 @@ def main():
             if "own_checks" in imp_lab:
                 item("%s: %d run(s) of the metric by the agent, not graded" % (p, imp_lab["own_checks"]),
                      len(own) == imp_lab["own_checks"], imp_lab.get("owner", "import"))
+        if "graded_series" in lab:
+            # the grader's record of the metric lands in the series of the
+            # agent's own verifier run of the same kernel
+            g = lab["graded_series"]
+            gr = [j for j in bench if j.get("graded") is True]
+            own = [j for j in bench if j.get("graded") is not True and j.get("metric") == g["metric"]]
+            item("%s: the graded %s result is in the series of the agent's own run (got %s / %s)" % (
+                p, g["metric"], [j.get("series") for j in gr], [j.get("series") for j in own]),
+                len(gr) == 1 and own and all(j.get("series") == gr[0].get("series") for j in own)
+                and all(x in (gr[0].get("series") or "") for x in g["match"]))
+            item("%s: the graded result's reward is %s (got %s)" % (p, g["reward"], [j.get("reward") for j in gr]),
+                 len(gr) == 1 and gr[0].get("reward") == g["reward"])
     print(json.dumps(tot, sort_keys=True))
     return 1 if tot["fail"] else 0
 
