@@ -41,34 +41,21 @@ static int is_agent_text(const kt_an_ev *e)
 	       e->role != KT_AN_ROLE_SYSTEM;
 }
 
-/* ---- growable text buffer ---------------------------------------------------- */
-struct buf {
-	char *p;
-	size_t n, cap, limit;
-	int err;
-};
-
-static void bput(struct buf *b, const char *s, size_t n)
+/* ---- bounded text ------------------------------------------------------------- */
+/* Append n bytes of s and a newline to b unless b already holds limit bytes;
+ * a piece is cut to what is left under the limit (its newline may pass it by
+ * one).  The layer and token scorers read at most this much of an agent's
+ * words or a change: a long run's messages would otherwise cost time
+ * without moving the score.  Out of memory is b->err (sticky). */
+#define TEXT_MAX 65536 /* bytes of a change or of the agent's words scored */
+static void bput(struct kt_buf *b, size_t limit, const char *s, size_t n)
 {
-	if (b->err || b->n >= b->limit)
+	if (b->err || b->len >= limit)
 		return;
-	if (n > b->limit - b->n)
-		n = b->limit - b->n;
-	if (b->n + n + 2 > b->cap) {
-		size_t nc = (b->n + n + 2) * 2;
-		char *np = realloc(b->p, nc);
-
-		if (!np) {
-			b->err = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = nc;
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n++] = '\n';
-	b->p[b->n] = 0;
+	if (n > limit - b->len)
+		n = limit - b->len;
+	kt_buf_add(b, s, n);
+	kt_buf_putc(b, '\n');
 }
 
 static int cmp_u64h(const void *a, const void *b)
@@ -80,7 +67,7 @@ static int cmp_u64h(const void *a, const void *b)
 
 /* Lines of `after` that are not lines of `before` (the added text). */
 static void edit_delta(kt_store *s, const kt_an_run *r, const kt_an_ev *e,
-		       struct buf *out)
+		       struct kt_buf *out, size_t limit)
 {
 	void *bd = NULL, *ad = NULL;
 	size_t bl = 0, al = 0, nh = 0, cap = 0;
@@ -88,7 +75,7 @@ static void edit_delta(kt_store *s, const kt_an_run *r, const kt_an_ev *e,
 	unsigned char *used = NULL;
 
 	if (e->text)
-		bput(out, e->text, strlen(e->text));
+		bput(out, limit, e->text, strlen(e->text));
 	if (!s || e->edit < 0 || !r->ed[e->edit].has_after ||
 	    kt_blob_get(s, r->ed[e->edit].after, &ad, &al))
 		return;
@@ -133,7 +120,7 @@ static void edit_delta(kt_store *s, const kt_an_run *r, const kt_an_ev *e,
 		if (lo < nh && h[lo] == x)
 			used[lo] = 1;
 		else if (j > i)
-			bput(out, (char *)ad + i, j - i);
+			bput(out, limit, (char *)ad + i, j - i);
 		i = j + 1;
 	}
 out:
@@ -200,17 +187,6 @@ static int jump_layer(const char *plan, const char *code, size_t ncode,
 }
 
 /* ---- jumps and attribution ------------------------------------------------------ */
-static int add_idx(size_t **v, size_t *n, size_t x)
-{
-	size_t *nv = realloc(*v, (*n + 1) * sizeof(**v));
-
-	if (!nv)
-		return KT_ENOMEM;
-	nv[(*n)++] = x;
-	*v = nv;
-	return KT_OK;
-}
-
 static int question_between(const kt_an_run *r, uint64_t a, uint64_t b)
 {
 	long i = kt_an_run_find(r, a);
@@ -242,16 +218,16 @@ static int code_changed(const kt_an_run *r, const kt_an_series *se, size_t a,
 
 static int layer_of_agent_before(const kt_an_run *r, size_t qi)
 {
-	struct buf b = {.limit = 8192};
+	struct kt_buf b = {0};
 	int n = 0, l;
 
 	for (long i = (long)qi - 1; i >= 0 && n < 4; i--)
 		if (is_agent_text(&r->ev[i])) {
-			bput(&b, r->ev[i].text, strlen(r->ev[i].text));
+			bput(&b, 8192, r->ev[i].text, strlen(r->ev[i].text));
 			n++;
 		}
-	l = b.p ? kt_an_layer_of(b.p, b.n, NULL) : KT_AN_L_NONE;
-	free(b.p);
+	l = b.s ? kt_an_layer_of(b.s, b.len, NULL) : KT_AN_L_NONE;
+	kt_buf_free(&b);
 	return l;
 }
 
@@ -436,7 +412,7 @@ static int jump_edits(const kt_an_run *r, const kt_an_opts *o,
 		      const kt_an_series *se, kt_an_jump *j)
 {
 	long li;
-	size_t i;
+	size_t i, cap = j->nedits; /* the array holds at least nedits */
 
 	for (size_t p = j->p_land; p <= j->p_last; p++) {
 		uint64_t a, t, b;
@@ -446,10 +422,13 @@ static int jump_edits(const kt_an_run *r, const kt_an_opts *o,
 		measured_before(r, o, se, p, &a, &t);
 		b = se->pt[p].seq;
 		li = kt_an_run_find(r, a);
-		for (i = li < 0 ? 0 : (size_t)li; i < r->nev && r->ev[i].seq < b; i++)
-			if (r->ev[i].kind == KT_KIND_EDIT && r->ev[i].seq > a &&
-			    add_idx(&j->edits, &j->nedits, i))
+		for (i = li < 0 ? 0 : (size_t)li; i < r->nev && r->ev[i].seq < b; i++) {
+			if (r->ev[i].kind != KT_KIND_EDIT || r->ev[i].seq <= a)
+				continue;
+			if (KT_GROW(j->edits, cap, j->nedits + 1))
 				return KT_ENOMEM;
+			j->edits[j->nedits++] = i;
+		}
 	}
 	return KT_OK;
 }
@@ -534,13 +513,13 @@ static int fetch_edits(kt_store *s, kt_an_run *r, const kt_an_blame *b)
 static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		     const kt_an_series *se, kt_an_jump *j, uint64_t lower)
 {
-	struct buf resp = {.limit = 65536};
+	struct kt_buf resp = {0};
 	uint64_t land_seq = se->pt[j->p_land].seq, last_seq;
 	long li;
 	size_t i;
 	int rc = KT_ENOMEM;
 	uint64_t *tr = NULL;
-	size_t ntr = 0;
+	size_t ntr = 0, ccap = j->ncand; /* j->cand holds at least ncand */
 
 	j->anchor_seq = j->nedits ? r->ev[j->edits[0]].seq :
 				    se->pt[j->p_prev].seq + 1;
@@ -558,7 +537,7 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		li = (long)r->nev;
 	for (long qi = li - 1; qi >= 0 && r->ev[qi].seq > lower; qi--) {
 		const kt_an_ev *q = &r->ev[qi];
-		kt_an_cand *c, *nc;
+		kt_an_cand *c;
 		long ei, k;
 		uint32_t at_call;
 		int64_t at_ts;
@@ -579,10 +558,8 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		at_ts = r->ev[k].ts;
 		if (at_call - q->call > (uint32_t)o->window_calls)
 			break;
-		nc = realloc(j->cand, (j->ncand + 1) * sizeof(*nc));
-		if (!nc)
+		if (KT_GROW(j->cand, ccap, j->ncand + 1))
 			goto out;
-		j->cand = nc;
 		c = &j->cand[j->ncand++];
 		memset(c, 0, sizeof(*c));
 		c->ev = (size_t)qi;
@@ -594,32 +571,32 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 	/* the layer of the change (jump_layer): the agent's plan for it, the
 	 * added lines, the agent's words since the measurement before */
 	{
-		struct buf code = {.limit = 65536}, words = {.limit = 65536};
+		struct kt_buf code = {0}, words = {0};
 		uint64_t from = se->pt[j->p_prev].seq,
 			 first = j->nedits ? r->ev[j->edits[0]].seq : land_seq;
 		long plan = -1;
 
 		for (i = 0; i < j->nedits; i++)
-			edit_delta(s, r, &r->ev[j->edits[i]], &code);
+			edit_delta(s, r, &r->ev[j->edits[i]], &code, TEXT_MAX);
 		li = kt_an_run_find(r, from);
 		for (i = li < 0 ? 0 : (size_t)li; i < r->nev &&
 		     r->ev[i].seq < land_seq; i++) {
 			if (!is_agent_text(&r->ev[i]))
 				continue;
-			bput(&words, r->ev[i].text, strlen(r->ev[i].text));
+			bput(&words, TEXT_MAX, r->ev[i].text, strlen(r->ev[i].text));
 			if (r->ev[i].seq < first && *r->ev[i].text &&
 			    plan_like(r->ev[i].text))
 				plan = (long)i;
 		}
 		if (code.err || words.err) {
-			free(code.p);
-			free(words.p);
+			kt_buf_free(&code);
+			kt_buf_free(&words);
 			goto out;
 		}
 		j->edit_layer = jump_layer(plan >= 0 ? r->ev[plan].text : NULL,
-					   code.p, code.n, words.p, words.n);
-		free(code.p);
-		free(words.p);
+					   code.s, code.len, words.s, words.len);
+		kt_buf_free(&code);
+		kt_buf_free(&words);
 	}
 	/* score every candidate */
 	for (size_t ci = 0; ci < j->ncand; ci++) {
@@ -632,9 +609,7 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 				  a profiler run that may have been planned
 				  anyway */
 
-		free(resp.p);
-		memset(&resp, 0, sizeof(resp));
-		resp.limit = 65536;
+		kt_buf_free(&resp);
 		/* a measurement between q and the change means the agent's
 		 * first answer to q was tried and measured already: q is judged
 		 * on what the agent said and did after that measurement */
@@ -654,7 +629,7 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			    j->nedits && i >= j->edits[0])
 				c->uptake = 0.5, acted = 1;
 			if (is_agent_text(e)) {
-				bput(&resp, e->text, strlen(e->text));
+				bput(&resp, TEXT_MAX, e->text, strlen(e->text));
 				if (agent_msgs++ == 0) {
 					/* uptake: the first reply acknowledges or echoes q */
 					uint64_t *ta = NULL;
@@ -688,14 +663,14 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			c->uptake = 1;
 		for (i = 0; i < j->nedits; i++)
 			if (j->edits[i] > c->ev)
-				edit_delta(s, r, &r->ev[j->edits[i]], &resp);
+				edit_delta(s, r, &r->ev[j->edits[i]], &resp, TEXT_MAX);
 		if (resp.err) {
 			free(tq);
 			goto out;
 		}
 		if (!tq && kt_an_tokens(q->text, strlen(q->text), &tq, &ntq))
 			goto out;
-		if (resp.p && kt_an_tokens(resp.p, resp.n, &tr, &ntr)) {
+		if (resp.s && kt_an_tokens(resp.s, resp.len, &tr, &ntr)) {
 			free(tq);
 			goto out;
 		}
@@ -786,7 +761,7 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 	}
 	rc = KT_OK;
 out:
-	free(resp.p);
+	kt_buf_free(&resp);
 	free(tr);
 	return rc;
 }
@@ -795,6 +770,7 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		    kt_an_blame *out)
 {
 	kt_an_series *se = &out->series;
+	size_t jcap = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -823,12 +799,10 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 				continue;
 			}
 		}
-		j = realloc(out->jump, (out->njump + 1) * sizeof(*j));
-		if (!j) {
+		if (KT_GROW(out->jump, jcap, out->njump + 1)) {
 			rc = KT_ENOMEM;
 			goto fail;
 		}
-		out->jump = j;
 		j = &out->jump[out->njump++];
 		memset(j, 0, sizeof(*j));
 		j->p_prev = i - 1;

@@ -459,7 +459,8 @@ static int copy_derived(struct cand *c, const struct cand *f)
 
 int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n)
 {
-	size_t *par = NULL, *root_item = NULL, *slot = NULL, nslot, i, k;
+	size_t *par = NULL, *root_item = NULL, *srccap = NULL, i, k;
+	kt_strmap first = {0}; /* text -> 1 + index of its first candidate */
 	struct bkey *bk = NULL;
 	uint64_t (*mh)[NHASH] = NULL;
 	int rc = KT_ENOMEM;
@@ -484,26 +485,15 @@ int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n)
 	/* the same text asked in many runs (a library question, "why is it
 	 * slow?") is normalized, shingled and hashed once: a table of the
 	 * first candidate of each text */
-	nslot = 1;
-	while (nslot < 2 * m->n)
-		nslot *= 2;
-	slot = malloc(nslot * sizeof(*slot));
-	if (!slot)
-		goto out;
-	for (i = 0; i < nslot; i++)
-		slot[i] = SIZE_MAX;
 	for (i = 0; i < m->n; i++) {
 		struct cand *c = &m->c[i];
-		size_t h = (size_t)fnv(c->text, strlen(c->text)) & (nslot - 1);
+		void **slot = kt_strmap_slot(&first, c->text, 1);
 		const struct cand *f = NULL;
 
-		while (slot[h] != SIZE_MAX) {
-			if (!strcmp(m->c[slot[h]].text, c->text)) {
-				f = &m->c[slot[h]];
-				break;
-			}
-			h = (h + 1) & (nslot - 1);
-		}
+		if (!slot)
+			goto out;
+		if (*slot)
+			f = &m->c[(uintptr_t)*slot - 1];
 		par[i] = i;
 		if (f) {
 			if (!c->norm && copy_derived(c, f))
@@ -511,7 +501,7 @@ int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n)
 			memcpy(mh[i], mh[f - m->c], sizeof(mh[i]));
 			continue;
 		}
-		slot[h] = i;
+		*slot = (void *)(uintptr_t)(i + 1);
 		if (!c->norm) {
 			if (kt_an_normalize(c->text, strlen(c->text), &c->norm) ||
 			    shingles(c->norm, &c->sh, &c->nsh) ||
@@ -562,13 +552,13 @@ int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n)
 	for (i = 0; i < m->n; i++)
 		root_item[i] = SIZE_MAX;
 	m->items = calloc(m->n, sizeof(*m->items));
-	if (!m->items)
+	srccap = calloc(m->n, sizeof(*srccap)); /* capacity of items[].src */
+	if (!m->items || !srccap)
 		goto out;
 	for (i = 0; i < m->n; i++) {
 		size_t r = uf_find(par, i);
 		kt_an_qitem *it;
 		struct cand *c = &m->c[i];
-		kt_an_qsrc *ns;
 
 		if (root_item[r] == SIZE_MAX) {
 			root_item[r] = m->nitems++;
@@ -581,10 +571,8 @@ int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n)
 		it->gain_log += c->gain_log;
 		it->flags |= c->flags;
 		it->kind |= c->kind;
-		ns = realloc(it->src, (it->nsrc + 1) * sizeof(*ns));
-		if (!ns)
+		if (KT_GROW(it->src, srccap[root_item[r]], it->nsrc + 1))
 			goto out;
-		it->src = ns;
 		it->src[it->nsrc++] = c->src;
 		tot_gain += c->gain_log;
 		tot_n++;
@@ -676,7 +664,8 @@ int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n)
 	*n = m->nitems;
 	rc = KT_OK;
 out:
-	free(slot);
+	kt_strmap_free(&first, NULL);
+	free(srccap);
 	free(par);
 	free(root_item);
 	free(mh);

@@ -155,7 +155,7 @@ int kt_an_stalls(const kt_an_run *r, const kt_an_blame *b,
 {
 	const kt_an_series *se = &b->series;
 	kt_an_stall *v = NULL;
-	size_t n = 0, start = 0;
+	size_t n = 0, cap = 0, start = 0;
 	double ref;
 
 	*out = NULL;
@@ -175,15 +175,14 @@ int kt_an_stalls(const kt_an_run *r, const kt_an_blame *b,
 			continue;
 		if (len >= (size_t)o->stall_rounds ||
 		    (len >= 2 && calls >= (uint32_t)o->stall_calls)) {
-			kt_an_stall *nv = realloc(v, (n + 1) * sizeof(*nv)), *st;
+			kt_an_stall *st;
 			uint64_t from = start ? se->pt[start - 1].seq : 0,
 				 to = k < se->n ? se->pt[k].seq_first : UINT64_MAX;
 
-			if (!nv) {
+			if (KT_GROW(v, cap, n + 1)) {
 				free(v);
 				return KT_ENOMEM;
 			}
-			v = nv;
 			st = &v[n++];
 			memset(st, 0, sizeof(*st));
 			st->p_first = start;

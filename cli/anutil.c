@@ -555,3 +555,17 @@ int an_open_series(struct cli *c, const char *spec, kt_an_opts *o,
 		o->workload = (*keys)[0];
 	return 0;
 }
+
+int an_open_blamed(struct cli *c, const char *spec, kt_an_opts *o,
+		   kt_store **s, kt_an_run **r, const char ***keys, size_t *n,
+		   kt_an_blame *b)
+{
+	int rc;
+
+	memset(b, 0, sizeof(*b));
+	if ((rc = an_open_series(c, spec, o, s, r, keys, n)) || *n > 1)
+		return rc;
+	if ((rc = kt_an_blame_run(*s, *r, o, b)))
+		return cli_store_err(c, *s, rc, "analyzing the run");
+	return 0;
+}

@@ -60,6 +60,15 @@ int an_series_prepare(struct cli *c, kt_an_run *r, const kt_an_opts *o,
  * error; 0 or an exit code. */
 int an_open_series(struct cli *c, const char *spec, kt_an_opts *o,
 		   kt_store **s, kt_an_run **r, const char ***keys, size_t *n);
+/* an_open_series, then, when the run has one series (or none), `blame
+ * speedup` of it into *b: the opening of `blame speedup` and `stalls`.
+ * With several series *b stays empty and the caller blames each.  *b is
+ * zeroed first, so the caller frees it with kt_an_blame_free on error as
+ * after success (and *s, *r, *keys as after an_open_series).  Prints the
+ * error; 0 or an exit code. */
+int an_open_blamed(struct cli *c, const char *spec, kt_an_opts *o,
+		   kt_store **s, kt_an_run **r, const char ***keys, size_t *n,
+		   kt_an_blame *b);
 
 /* pre, then s as cli_put_safe writes trajectory text (control
  * characters visible: a run name or workload from a trajectory must not

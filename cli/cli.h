@@ -50,6 +50,13 @@ int cli_open(struct cli *c, unsigned flags, kt_store **s);
  * record it must read that is damaged is KT_EXIT_CORRUPT, as everywhere. */
 int cli_run(struct cli *c, kt_store *s, const char *spec,
 	    char out[KT_RUN_ID_HEX + 1]);
+/* The opening of a command that reads the store: cli_open (flags 0), then,
+ * when spec is not NULL, cli_run of spec into run.  Prints the error
+ * itself; returns 0 or an exit code.  *s is the open store, also after a
+ * failed cli_run, or NULL when it did not open: the caller closes it in
+ * either case (kt_store_close takes NULL). */
+int cli_open_run(struct cli *c, const char *spec, kt_store **s,
+		 char run[KT_RUN_ID_HEX + 1]);
 /* The error of kt_run_resolve(s, spec, ...) = rc, printed as cli_run
  * prints it; returns the exit code. */
 int cli_run_failed(struct cli *c, kt_store *s, const char *spec, int rc);

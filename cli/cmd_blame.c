@@ -269,10 +269,9 @@ int cmd_blame(struct cli *c, int argc, char **argv)
 	kt_an_opts o;
 	kt_store *s = NULL;
 	kt_an_run *r = NULL;
-	kt_an_blame b;
+	kt_an_blame b = {0};
 	char *pos[4];
 	int json, npos, rc;
-	int have_b = 0;
 	const char **wl = NULL;
 	size_t nw = 0;
 
@@ -283,18 +282,12 @@ int cmd_blame(struct cli *c, int argc, char **argv)
 		return rc;
 	if (npos != 2 || strcmp(pos[0], "speedup"))
 		return cli_usage(c, "expected `blame speedup RUN`");
-	if ((rc = an_open_series(c, pos[1], &o, &s, &r, &wl, &nw)))
+	if ((rc = an_open_blamed(c, pos[1], &o, &s, &r, &wl, &nw, &b)))
 		goto out;
 	if (nw > 1) {
 		rc = blame_multi(c, s, r, &o, json, wl, nw);
 		goto out;
 	}
-	rc = kt_an_blame_run(s, r, &o, &b);
-	if (rc) {
-		rc = cli_store_err(c, s, rc, "analyzing the run");
-		goto out;
-	}
-	have_b = 1;
 	if (json) {
 		for (size_t k = 0; k < b.njump && !rc; k++)
 			rc = an_emit(stdout, an_jump_json(r, &b, k, &o));
@@ -324,8 +317,7 @@ int cmd_blame(struct cli *c, int argc, char **argv)
 	       "follow questions\" holds only when p is small.\n");
 out:
 	free(wl);
-	if (have_b)
-		kt_an_blame_free(&b);
+	kt_an_blame_free(&b);
 	kt_an_run_free(r);
 	kt_store_close(s);
 	return rc;

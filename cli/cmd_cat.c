@@ -106,10 +106,7 @@ int cmd_cat(struct cli *c, int argc, char **argv)
 		return cli_usage(c, "needs RUN and PATH");
 	if (b64 && !json)
 		return cli_usage(c, "--base64 goes with --json");
-	rc = cli_open(c, 0, &s);
-	if (rc)
-		return rc;
-	if ((rc = cli_run(c, s, spec, run)) ||
+	if ((rc = cli_open_run(c, spec, &s, run)) ||
 	    (at_arg && (rc = cli_seq(c, s, run, at_arg, &at))) ||
 	    (rc = cli_path_resolve(c, s, run, path, at, at, &stored)))
 		goto out;

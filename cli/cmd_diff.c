@@ -245,10 +245,7 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 	if (np < 3)
 		return cli_usage(c, "needs RUN SEQ_A SEQ_B [PATH]");
 	safe = !json && !raw && isatty(STDOUT_FILENO);
-	rc = cli_open(c, 0, &s);
-	if (rc)
-		return rc;
-	if ((rc = cli_run(c, s, pos[0], run)) ||
+	if ((rc = cli_open_run(c, pos[0], &s, run)) ||
 	    (rc = cli_seq(c, s, run, pos[1], &a)) ||
 	    (rc = cli_seq(c, s, run, pos[2], &b)))
 		goto out;

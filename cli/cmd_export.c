@@ -158,10 +158,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 		return cli_usage(c, "--hidden goes with --all");
 	if (args.verify && strcmp(ex->name, "jsonl"))
 		return cli_usage(c, "--verify goes with --format jsonl (the other formats check every file content they read)");
-	rc = cli_open(c, 0, &s);
-	if (rc)
-		return rc;
-	if (spec && (rc = cli_run(c, s, spec, run)))
+	if ((rc = cli_open_run(c, spec, &s, run)))
 		goto out;
 	args.run = all ? NULL : run;
 	args.step = step;

@@ -375,11 +375,7 @@ int cmd_log(struct cli *c, int argc, char **argv)
 	if (to && to < from)
 		return cli_usage(c, "--from %llu is after --to %llu",
 				 (unsigned long long)from, (unsigned long long)to);
-	rc = cli_open(c, 0, &s);
-	if (rc)
-		return rc;
-	rc = cli_run(c, s, spec, run);
-	if (rc)
+	if ((rc = cli_open_run(c, spec, &s, run)))
 		goto out;
 	/* bench rows show their series key, which needs the run's results */
 	if (x.json && (!kind || kind == KT_KIND_BENCH) &&

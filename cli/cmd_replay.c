@@ -354,9 +354,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			return cli_err(c, "bubblewrap (bwrap) is not installed: apt-get install "
 				       "bubblewrap, or --no-sandbox to run the step without isolation");
 	}
-	if ((rc = cli_open(c, 0, &s)))
-		return rc;
-	if ((rc = cli_run(c, s, spec, run)))
+	if ((rc = cli_open_run(c, spec, &s, run)))
 		goto out;
 	if (all) {
 		rc = cli_replay_select(s, run, &sel, &b.seq, &b.n);

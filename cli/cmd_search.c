@@ -169,7 +169,8 @@ int cmd_search(struct cli *c, int argc, char **argv)
 {
 	struct search_ctx x;
 	const char *spec = NULL;
-	char *text = NULL, run[KT_RUN_ID_HEX + 1];
+	struct kt_buf phrase = {0}; /* TEXT: its words joined by spaces */
+	char *text, run[KT_RUN_ID_HEX + 1];
 	size_t tl = 0, k, b;
 	kt_store *s = NULL;
 	int i, rc, words = 0;
@@ -184,19 +185,12 @@ int cmd_search(struct cli *c, int argc, char **argv)
 			continue;
 		}
 		if (words || argv[i][0] != '-' || !argv[i][1]) {
-			/* the words of TEXT form one phrase */
-			size_t l = strlen(argv[i]);
-			char *t = realloc(text, tl + l + 2);
-
-			if (!t) {
-				free(text);
+			if (phrase.len)
+				kt_buf_putc(&phrase, ' ');
+			if (kt_buf_puts(&phrase, argv[i])) {
+				kt_buf_free(&phrase);
 				return cli_err(c, "out of memory");
 			}
-			text = t;
-			if (tl)
-				text[tl++] = ' ';
-			memcpy(text + tl, argv[i], l + 1);
-			tl += l;
 		} else if (!strcmp(argv[i], "--json")) {
 			x.json = 1;
 		} else if (!strcmp(argv[i], "--all")) {
@@ -207,20 +201,21 @@ int cmd_search(struct cli *c, int argc, char **argv)
 		} else if (!strcmp(argv[i], "--kind") &&
 			   cli_has_value(argc, argv, i)) {
 			if (!(x.kind = kt_kind_from_name(argv[++i]))) {
-				free(text);
+				kt_buf_free(&phrase);
 				return cli_usage(c, "unknown kind '%s'", argv[i]);
 			}
 		} else if (!strcmp(argv[i], "--limit") &&
 			   cli_has_value(argc, argv, i)) {
 			if (cli_u64(argv[++i], &x.limit)) {
-				free(text);
+				kt_buf_free(&phrase);
 				return cli_usage(c, "--limit needs a number");
 			}
 		} else {
-			free(text);
+			kt_buf_free(&phrase);
 			return cli_bad_option(c, usage, argv[i]);
 		}
 	}
+	text = phrase.s; /* NULL when no word was given */
 	/* an empty or blank TEXT is in every event: refused, not a dump of
 	 * the store (README "search") */
 	for (tl = 0; text && text[tl] && strchr(" \t\n\r\v\f", text[tl]); tl++)

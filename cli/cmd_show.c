@@ -128,7 +128,8 @@ static unsigned char *from_archive_in(const char *path, const void *data,
 {
 	struct archive *a = kt_archive_reader();
 	struct archive_entry *e;
-	unsigned char *buf = NULL, h[KT_HASH_LEN];
+	struct kt_buf b = {0};
+	unsigned char *buf = NULL, h[KT_HASH_LEN], chunk[65536];
 
 	if (!a)
 		return NULL;
@@ -137,40 +138,28 @@ static unsigned char *from_archive_in(const char *path, const void *data,
 		goto out;
 	while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
 		const char *name = archive_entry_pathname(e);
-		size_t cap = 65536, n = 0;
 		la_ssize_t r;
 
 		if (member && (!name || strcmp(name, member)))
 			continue;
-		buf = malloc(cap + 1);
-		while (buf && (r = archive_read_data(a, buf + n, cap - n)) > 0) {
-			n += (size_t)r;
-			if (n == cap) {
-				unsigned char *t = realloc(buf, 2 * cap + 1);
-
-				if (!t) {
-					free(buf);
-					buf = NULL;
-					break;
-				}
-				buf = t;
-				cap *= 2;
-			}
-		}
-		if (!buf)
+		/* "" allocated for an empty member, as for any other */
+		kt_buf_add(&b, "", 0);
+		while ((r = archive_read_data(a, chunk, sizeof(chunk))) > 0)
+			kt_buf_add(&b, chunk, (size_t)r);
+		if (b.err)
 			goto out;
-		buf[n] = 0;
-		kt_sha256(buf, n, h);
+		kt_sha256(b.p, b.len, h);
 		if (!sha || !memcmp(h, sha, KT_HASH_LEN)) {
-			*len = n;
+			*len = b.len;
+			buf = (unsigned char *)kt_buf_take(&b);
 			goto out;
 		}
-		free(buf);
-		buf = NULL;
+		kt_buf_reset(&b);
 		if (member)
 			break;
 	}
 out:
+	kt_buf_free(&b);
 	archive_read_free(a);
 	return buf;
 }
@@ -442,11 +431,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		return cli_usage(c, "needs RUN and SEQ");
 	if (cli_u64(seqs, &seq) || seq == 0)
 		return cli_usage(c, "SEQ must be a number >= 1, not '%s'", seqs);
-	rc = cli_open(c, 0, &s);
-	if (rc)
-		return rc;
-	rc = cli_run(c, s, spec, run);
-	if (rc)
+	if ((rc = cli_open_run(c, spec, &s, run)))
 		goto out;
 	rc = kt_run_get(s, run, &ri);
 	if (rc) {

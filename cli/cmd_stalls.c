@@ -165,11 +165,11 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 	kt_an_opts o;
 	kt_store *s = NULL;
 	kt_an_run *r = NULL;
-	kt_an_blame b;
+	kt_an_blame b = {0};
 	kt_an_stall *st = NULL;
 	size_t n = 0;
 	char *pos[2];
-	int json, npos, rc, have_b = 0;
+	int json, npos, rc;
 	const char **wl = NULL;
 	size_t nw = 0;
 
@@ -181,17 +181,12 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 	if (npos != 1)
 		return cli_usage(c, "expected `stalls RUN`");
 	o.permutations = 0; /* no baseline needed here */
-	if ((rc = an_open_series(c, pos[0], &o, &s, &r, &wl, &nw)))
+	if ((rc = an_open_blamed(c, pos[0], &o, &s, &r, &wl, &nw, &b)))
 		goto out;
 	if (nw > 1) {
 		rc = stalls_multi(c, s, r, &o, json, wl, nw);
 		goto out;
 	}
-	if ((rc = kt_an_blame_run(s, r, &o, &b))) {
-		rc = cli_store_err(c, s, rc, "analyzing the run");
-		goto out;
-	}
-	have_b = 1;
 	if ((rc = kt_an_stalls(r, &b, &o, &st, &n))) {
 		rc = cli_store_err(c, s, rc, "analyzing the run");
 		goto out;
@@ -221,8 +216,7 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 out:
 	free(wl);
 	free(st);
-	if (have_b)
-		kt_an_blame_free(&b);
+	kt_an_blame_free(&b);
 	kt_an_run_free(r);
 	kt_store_close(s);
 	return rc;

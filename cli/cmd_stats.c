@@ -35,10 +35,7 @@ int cmd_stats(struct cli *c, int argc, char **argv)
 		else
 			return cli_usage(c, "unexpected argument '%s'", argv[i]);
 	}
-	rc = cli_open(c, 0, &s);
-	if (rc)
-		return rc;
-	if (spec && (rc = cli_run(c, s, spec, run)))
+	if ((rc = cli_open_run(c, spec, &s, run)))
 		goto out;
 	memset(&st, 0, sizeof(st));
 	rc = kt_store_stats_get(s, spec ? run : NULL, &st);

@@ -307,6 +307,17 @@ int cli_run(struct cli *c, kt_store *s, const char *spec,
 	return rc ? cli_run_failed(c, s, spec, rc) : 0;
 }
 
+int cli_open_run(struct cli *c, const char *spec, kt_store **s,
+		 char run[KT_RUN_ID_HEX + 1])
+{
+	int rc;
+
+	*s = NULL;
+	if ((rc = cli_open(c, 0, s)))
+		return rc;
+	return spec ? cli_run(c, s[0], spec, run) : 0;
+}
+
 int cli_run_failed(struct cli *c, kt_store *s, const char *spec, int rc)
 {
 	struct cands x = { spec, strlen(spec), 0, 0, "", "" };
@@ -483,40 +494,22 @@ int cli_size_opt(const struct cli *c, const char *opt, const char *v, uint64_t m
 
 char *cli_slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL, *t;
-	size_t cap = 0, n = 0, r;
-	int err = 0;
+	struct kt_buf b = {0};
+	int rc = kt_buf_read_file(&b, path), e;
+	char *t;
 
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 65536;
-			t = realloc(buf, cap + 1);
-			if (!t) {
-				err = ENOMEM;
-				break;
-			}
-			buf = t;
-		}
-		r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	if (!err && ferror(f))
-		err = errno ? errno : EIO;
-	fclose(f);
-	if (err) {
-		free(buf);
-		errno = err;
+	if (rc) {
+		/* KT_ENOTFOUND and KT_EIO keep fopen's or fread's errno */
+		e = rc == KT_ENOMEM ? ENOMEM : errno ? errno : EIO;
+		kt_buf_free(&b);
+		errno = e;
 		return NULL;
 	}
-	buf[n] = 0;
 	if (len)
-		*len = n;
-	return buf;
+		*len = b.len;
+	if (!(t = kt_buf_take(&b)))
+		errno = ENOMEM;
+	return t;
 }
 
 void cli_json_str(FILE *f, const char *s)

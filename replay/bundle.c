@@ -260,38 +260,19 @@ void kt_replay_target_release(kt_replay_target *st)
 
 /* ---- host path rewriting -------------------------------------------------- */
 
-static int append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
-{
-	if (*len + n + 1 > *cap) {
-		size_t c = (*cap + n + 1) * 2;
-		char *p = realloc(*buf, c);
-
-		if (!p)
-			return -1;
-		*buf = p;
-		*cap = c;
-	}
-	memcpy(*buf + *len, s, n);
-	*len += n;
-	(*buf)[*len] = 0;
-	return 0;
-}
-
 char *kt_replay_unhost(const char *text, const char *root)
 {
-	size_t len = 0, cap = 0, rl = root ? strlen(root) : 0;
-	char *out = NULL;
+	struct kt_buf out = {0};
+	size_t rl = root ? strlen(root) : 0;
 	const char *p = text ? text : "";
 
 	while (rl > 1 && root[rl - 1] == '/')
 		rl--;
-	if (append(&out, &len, &cap, "", 0))
-		return NULL;
+	/* out of memory is sticky in out: kt_buf_take then gives NULL */
 	while (*p) {
 		if (rl > 1 && !strncmp(p, root, rl) && (p[rl] == '/' || !p[rl] ||
 		    strchr(" \t\n;&|)'\"", p[rl]))) {
-			if (append(&out, &len, &cap, ".", 1))
-				goto fail;
+			kt_buf_putc(&out, '.');
 			p += rl;
 			continue;
 		}
@@ -302,20 +283,15 @@ char *kt_replay_unhost(const char *text, const char *root)
 			while (*e && *e != '/' && !strchr(" \t\n;&|)'\"", *e))
 				e++;
 			if (e > u) {
-				if (append(&out, &len, &cap, "$HOME", 5))
-					goto fail;
+				kt_buf_puts(&out, "$HOME");
 				p = e;
 				continue;
 			}
 		}
-		if (append(&out, &len, &cap, p, 1))
-			goto fail;
+		kt_buf_putc(&out, *p);
 		p++;
 	}
-	return out;
-fail:
-	free(out);
-	return NULL;
+	return kt_buf_take(&out);
 }
 
 /* ---- tar writing ------------------------------------------------------------ */
@@ -392,9 +368,7 @@ static int add_tree(struct tw *t, const char *src, const char *dst)
 	while (!rc && fgets(line, sizeof(line), f)) {
 		char full[8192], name[8192];
 		size_t n = strlen(line);
-		void *data;
-		FILE *in;
-		long sz;
+		struct kt_buf data = {0};
 
 		if (n && line[n - 1] == '\n')
 			line[--n] = 0;
@@ -402,18 +376,12 @@ static int add_tree(struct tw *t, const char *src, const char *dst)
 			continue;
 		snprintf(full, sizeof(full), "%s/%s", src, line + 2);
 		snprintf(name, sizeof(name), "%s/%s", dst, line + 2);
-		in = fopen(full, "rb");
-		if (!in)
-			continue;
-		if (fseek(in, 0, SEEK_END) || (sz = ftell(in)) < 0 || fseek(in, 0, SEEK_SET)) {
-			fclose(in);
-			continue;
-		}
-		data = malloc((size_t)sz + 1);
-		if (data && fread(data, 1, (size_t)sz, in) == (size_t)sz)
-			rc = tw_add(t, name, data, (size_t)sz, 0644);
-		free(data);
-		fclose(in);
+		/* a file that cannot be read is left out, as find(1) may list
+		 * one that is gone by now */
+		if (!kt_buf_read_file(&data, full))
+			rc = tw_add(t, name, data.p ? data.p : (const void *)"",
+				    data.len, 0644);
+		kt_buf_free(&data);
 	}
 	pclose(f);
 	return rc;

@@ -420,38 +420,23 @@ static int make_v1(const char *cgroup, const char *mountinfo, uint64_t mem, unsi
 	return 0;
 }
 
+/* A /proc file, NUL-terminated, cut to 4 MiB - 1 bytes as it always was
+ * (its table is a few KiB; the bound keeps a strange mount table from
+ * growing this); NULL when it cannot be opened or memory runs out. */
+#define SLURP_MAX ((size_t)1 << 22)
 static char *slurp(const char *path)
 {
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
-	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct kt_buf b = {0};
+	int rc = kt_buf_read_file(&b, path);
 
-	if (!b || fd < 0) {
-		free(b);
-		if (fd >= 0)
-			close(fd);
+	/* a read error after some bytes keeps them, as before */
+	if (rc == KT_ENOMEM || (rc && !b.len)) {
+		kt_buf_free(&b);
 		return NULL;
 	}
-	for (;;) {
-		if (n + 1 == cap) {
-			char *p = cap < (1u << 22) ? realloc(b, cap * 2) : NULL;
-
-			if (!p)
-				break;
-			b = p;
-			cap *= 2;
-		}
-		r = read(fd, b + n, cap - 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	b[n] = 0;
-	close(fd);
-	return b;
+	if (b.len >= SLURP_MAX)
+		b.s[b.len = SLURP_MAX - 1] = 0;
+	return kt_buf_take(&b);
 }
 
 int kt_cgroup_make_in(const char *cgroup, const char *mountinfo, uint64_t mem_bytes,

@@ -541,6 +541,7 @@ int kt_sandbox_plain_tar(int in_fd, const char *manifest_name, uint64_t max_byte
 {
 	struct archive *a = archive_read_new(), *w = archive_write_new();
 	struct archive_entry *e, *o;
+	struct kt_buf mb = {0}; /* the manifest's text */
 	uint64_t total = 0;
 	int rc = 0, r, fd = memfd_create("ktraj-bundle", MFD_CLOEXEC);
 
@@ -563,7 +564,6 @@ int kt_sandbox_plain_tar(int in_fd, const char *manifest_name, uint64_t max_byte
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		const char *name = archive_entry_pathname(e);
 		int is_manifest = name && !strcmp(name, manifest_name);
-		size_t mlen = 0;
 		char buf[1 << 16];
 		la_ssize_t n;
 
@@ -604,23 +604,17 @@ int kt_sandbox_plain_tar(int in_fd, const char *manifest_name, uint64_t max_byte
 			rc = KT_EIO;
 			goto out;
 		}
+		if (is_manifest) /* a later copy of it replaces the text */
+			kt_buf_reset(&mb);
 		while ((n = archive_read_data(a, buf, sizeof(buf))) > 0) {
 			if (archive_write_data(w, buf, (size_t)n) != n) {
 				snprintf(err, errlen, "%s", archive_error_string(w));
 				rc = KT_EIO;
 				goto out;
 			}
-			if (is_manifest) {
-				char *p = realloc(*manifest, mlen + (size_t)n + 1);
-
-				if (!p) {
-					rc = KT_ENOMEM;
-					goto out;
-				}
-				memcpy(p + mlen, buf, (size_t)n);
-				mlen += (size_t)n;
-				p[mlen] = 0;
-				*manifest = p;
+			if (is_manifest && kt_buf_add(&mb, buf, (size_t)n)) {
+				rc = KT_ENOMEM;
+				goto out;
 			}
 		}
 		if (n < 0) {
@@ -646,10 +640,10 @@ out:
 	if (rc) {
 		if (fd >= 0)
 			close(fd);
-		free(*manifest);
-		*manifest = NULL;
+		kt_buf_free(&mb);
 	} else {
 		*out_fd = fd;
+		*manifest = mb.s; /* NULL when there was none, or it was empty */
 	}
 	return rc;
 }
@@ -1059,7 +1053,7 @@ static void isolation_json(kt_sandbox_result *res, const kt_sandbox_spec *sp,
 
 /* Read what is there on the two pipes; a full result is kept, stderr's
  * tail is kept in diag, the rest is drained so the writer never blocks. */
-static void drain(int fd, int *open_, char **out, size_t *len, char *diag, size_t dlen)
+static void drain(int fd, int *open_, struct kt_buf *out, char *diag, size_t dlen)
 {
 	char buf[8192];
 	ssize_t r = read(fd, buf, sizeof(buf));
@@ -1071,16 +1065,8 @@ static void drain(int fd, int *open_, char **out, size_t *len, char *diag, size_
 	if (r < 0)
 		return;
 	if (out) {
-		if (*len + (size_t)r <= OUT_MAX) {
-			char *p = realloc(*out, *len + (size_t)r + 1);
-
-			if (!p)
-				return;
-			memcpy(p + *len, buf, (size_t)r);
-			*len += (size_t)r;
-			p[*len] = 0;
-			*out = p;
-		}
+		if (out->len + (size_t)r <= OUT_MAX)
+			kt_buf_add(out, buf, (size_t)r);
 	} else {
 		size_t have = strlen(diag), n = (size_t)r;
 
@@ -1112,6 +1098,7 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 	pid_t pid, parent = getpid();
 	double deadline, grace = 0, cache_check = 0;
 	uint64_t cache_start = 0;
+	struct kt_buf outb = {0}; /* the step's stdout, up to OUT_MAX */
 	size_t i;
 
 	memset(res, 0, sizeof(*res));
@@ -1241,7 +1228,7 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 		for (i = 0; i < (size_t)np; i++)
 			if (p[i].revents)
 				drain(p[i].fd, p[i].fd == po[0] ? &oopen : &eopen,
-				      p[i].fd == po[0] ? &res->out : NULL, &res->out_len,
+				      p[i].fd == po[0] ? &outb : NULL,
 				      res->diag, sizeof(res->diag));
 		if (!exited && waitpid(pid, &st, WNOHANG) == pid) {
 			exited = 1;
@@ -1270,6 +1257,10 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 			break;
 		}
 	}
+	/* out of memory drops what came after, as OUT_MAX does: the result
+	 * is what was kept (outb.s up to len stays valid) */
+	res->out = outb.s;
+	res->out_len = outb.len;
 	/* without the sandbox, what the step left in its process group (and
 	 * in its cgroup: a setsid daemon) */
 	kill(-pid, SIGKILL);
