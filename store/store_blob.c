@@ -613,10 +613,7 @@ int kt_blob_verify(kt_store *s, const unsigned char *only, size_t n,
 	}
 	rc = rc == MDB_NOTFOUND ? 0 : kt_mdb_err(s, rc, "cursor");
 out:
-	if (c)
-		mdb_cursor_close(c);
-	kt_rd_end(s, txn);
-	return rc;
+	return kt_rd_close(s, txn, c, rc);
 }
 
 int kt_blob_stats(kt_store *s, MDB_txn *txn, kt_store_stats *st)
