@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <stdio.h>
 #include <math.h>
@@ -688,6 +689,21 @@ char *kt_impx_shell_cmd(const cJSON *args)
 	return NULL;
 }
 
+/* From offset pos of b (n bytes), past whole lines (the last may lack its
+ * newline) while *l, the number of the line at pos, is below stop; the
+ * offset reached, *l counted on. */
+static size_t skip_lines(const char *b, size_t n, size_t pos, long *l,
+			 long stop)
+{
+	while (*l < stop && pos < n) {
+		const char *nl = memchr(b + pos, '\n', n - pos);
+
+		pos = nl ? (size_t)(nl - b) + 1 : n;
+		(*l)++;
+	}
+	return pos;
+}
+
 /* Insert text after line `after` (0 = at the top), as the OpenHands and
  * Anthropic editors do; the inserted text gets a final newline. */
 static int ws_insert(kt_imp *imp, const char *path, long after,
@@ -701,12 +717,7 @@ static int ws_insert(kt_imp *imp, const char *path, long after,
 
 	if (!base || after < 0)
 		return KT_ENOTFOUND;
-	while (l < after && pos < blen) {
-		const char *nl = memchr(base + pos, '\n', blen - pos);
-
-		pos = nl ? (size_t)(nl - base) + 1 : blen;
-		l++;
-	}
+	pos = skip_lines(base, blen, pos, &l, after);
 	if (!(nb = malloc(blen + tl + 3)))
 		return KT_ENOMEM;
 	memcpy(nb, base, pos);
@@ -1078,22 +1089,12 @@ int kt_impx_replace_lines(kt_imp *imp, const char *path, long s, long e,
 	if (!base || !text || s < 1 || (e != -1 && e < s - 1))
 		return KT_ENOTFOUND;
 	tl = strlen(text);
-	while (l < s && a < blen) {
-		const char *nl = memchr(base + a, '\n', blen - a);
-
-		a = nl ? (size_t)(nl - base) + 1 : blen;
-		l++;
-	}
+	a = skip_lines(base, blen, a, &l, s);
 	/* starts past the end: we cannot tell what the editor did */
 	if (l < s && (flags & KT_IMPX_LINES_IN_FILE))
 		return KT_ENOTFOUND;
-	b = a;
-	while ((e == -1 || l <= e) && b < blen) {
-		const char *nl = memchr(base + b, '\n', blen - b);
-
-		b = nl ? (size_t)(nl - base) + 1 : blen;
-		l++;
-	}
+	b = skip_lines(base, blen, a, &l,
+		       e == -1 || e == LONG_MAX ? LONG_MAX : e + 1);
 	if (!(nb = malloc(blen + tl + 2)))
 		return KT_ENOMEM;
 	memcpy(nb, base, a);
