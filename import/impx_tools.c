@@ -704,36 +704,49 @@ static size_t skip_lines(const char *b, size_t n, size_t pos, long *l,
 	return pos;
 }
 
+/* Write path as base[0..a) (blen bytes in all), a newline when nl_head,
+ * text, a newline when nl_text, then base[b..blen): the editors' insert
+ * and line replacement.  kt_ws_write's result, or KT_ENOMEM. */
+static int ws_splice(kt_imp *imp, const char *path, const char *base,
+		     size_t blen, size_t a, size_t b, const char *text,
+		     int nl_head, int nl_text, uint64_t call, const char *tool)
+{
+	size_t tl = strlen(text), n = a;
+	char *nb = malloc(blen + tl + 3);
+	int rc;
+
+	if (!nb)
+		return KT_ENOMEM;
+	memcpy(nb, base, a);
+	if (nl_head)
+		nb[n++] = '\n';
+	memcpy(nb + n, text, tl);
+	n += tl;
+	if (nl_text)
+		nb[n++] = '\n';
+	memcpy(nb + n, base + b, blen - b);
+	n += blen - b;
+	nb[n] = 0;
+	rc = kt_ws_write(imp, path, nb, n, call, tool);
+	free(nb);
+	return rc;
+}
+
 /* Insert text after line `after` (0 = at the top), as the OpenHands and
  * Anthropic editors do; the inserted text gets a final newline. */
 static int ws_insert(kt_imp *imp, const char *path, long after,
 		     const char *text, uint64_t call, const char *tool)
 {
-	size_t blen = 0, tl = strlen(text), pos = 0, n;
+	size_t blen = 0, tl = strlen(text), pos = 0;
 	const char *base = kt_ws_get(imp, path, &blen);
-	char *nb;
 	long l = 0;
-	int rc;
 
 	if (!base || after < 0)
 		return KT_ENOTFOUND;
 	pos = skip_lines(base, blen, pos, &l, after);
-	if (!(nb = malloc(blen + tl + 3)))
-		return KT_ENOMEM;
-	memcpy(nb, base, pos);
-	n = pos;
-	if (n && nb[n - 1] != '\n')
-		nb[n++] = '\n';
-	memcpy(nb + n, text, tl);
-	n += tl;
-	if (!tl || text[tl - 1] != '\n')
-		nb[n++] = '\n';
-	memcpy(nb + n, base + pos, blen - pos);
-	n += blen - pos;
-	nb[n] = 0;
-	rc = kt_ws_write(imp, path, nb, n, call, tool);
-	free(nb);
-	return rc;
+	return ws_splice(imp, path, base, blen, pos, pos, text,
+			 pos && base[pos - 1] != '\n',
+			 !tl || text[tl - 1] != '\n', call, tool);
 }
 
 static int do_replace(kt_imp *imp, const char *path, const cJSON *o,
@@ -1080,11 +1093,9 @@ int kt_impx_replace_lines(kt_imp *imp, const char *path, long s, long e,
 			const char *text, unsigned flags, uint64_t call,
 			const char *tool)
 {
-	size_t blen = 0, a = 0, b, tl, n;
+	size_t blen = 0, a = 0, b, tl;
 	const char *base = kt_ws_get(imp, path, &blen);
-	char *nb;
 	long l = 1;
-	int rc;
 
 	if (!base || !text || s < 1 || (e != -1 && e < s - 1))
 		return KT_ENOTFOUND;
@@ -1095,19 +1106,8 @@ int kt_impx_replace_lines(kt_imp *imp, const char *path, long s, long e,
 		return KT_ENOTFOUND;
 	b = skip_lines(base, blen, a, &l,
 		       e == -1 || e == LONG_MAX ? LONG_MAX : e + 1);
-	if (!(nb = malloc(blen + tl + 2)))
-		return KT_ENOMEM;
-	memcpy(nb, base, a);
-	n = a;
-	memcpy(nb + n, text, tl);
-	n += tl;
-	if (tl && text[tl - 1] != '\n' &&
-	    (b < blen || (flags & KT_IMPX_LINES_NL_END)))
-		nb[n++] = '\n';
-	memcpy(nb + n, base + b, blen - b);
-	n += blen - b;
-	nb[n] = 0;
-	rc = kt_ws_write(imp, path, nb, n, call, tool);
-	free(nb);
-	return rc;
+	return ws_splice(imp, path, base, blen, a, b, text, 0,
+			 tl && text[tl - 1] != '\n' &&
+			 (b < blen || (flags & KT_IMPX_LINES_NL_END)),
+			 call, tool);
 }
