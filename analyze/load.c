@@ -35,23 +35,6 @@ static void js_ws(struct js *j)
 		j->p++;
 }
 
-static int hex4(const unsigned char *p, const unsigned char *e, unsigned *out)
-{
-	unsigned v = 0;
-
-	if (e - p < 4)
-		return -1;
-	for (int i = 0; i < 4; i++) {
-		int d = kt_hexval(p[i]);
-
-		if (d < 0)
-			return -1;
-		v = v << 4 | (unsigned)d;
-	}
-	*out = v;
-	return 0;
-}
-
 /* A string at j->p ('"'): *b and *n its bytes without quotes, *esc whether it
  * holds escapes.  Escapes are validated as cJSON decodes them; \u0000, lone
  * surrogates, raw control bytes and NUL are refused (cJSON would keep some
@@ -79,12 +62,12 @@ static int js_str(struct js *j, const unsigned char **b, size_t *n, int *esc)
 		if (c == 'u') {
 			unsigned cp, lo;
 
-			if (hex4(p + 2, e, &cp) || cp == 0 ||
+			if (kt_hex4(p + 2, e, &cp) || cp == 0 ||
 			    (cp >= 0xDC00 && cp <= 0xDFFF))
 				return -1;
 			if (cp >= 0xD800 && cp <= 0xDBFF) {
 				if (e - p < 12 || p[6] != '\\' || p[7] != 'u' ||
-				    hex4(p + 8, e, &lo) || lo < 0xDC00 ||
+				    kt_hex4(p + 8, e, &lo) || lo < 0xDC00 ||
 				    lo > 0xDFFF)
 					return -1;
 				p += 12;
@@ -340,12 +323,12 @@ long kt_an_js_str(const kt_an_jv *v, char *dst, size_t cap)
 		case 't': u[0] = '\t'; ul = 1; break;
 		case '"': case '\\': case '/': u[0] = p[1]; ul = 1; break;
 		case 'u':
-			if (hex4(p + 2, e, &cp) || cp == 0 ||
+			if (kt_hex4(p + 2, e, &cp) || cp == 0 ||
 			    (cp >= 0xDC00 && cp <= 0xDFFF))
 				return -1;
 			if (cp >= 0xD800 && cp <= 0xDBFF) {
 				if (e - p < 12 || p[6] != '\\' || p[7] != 'u' ||
-				    hex4(p + 8, e, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+				    kt_hex4(p + 8, e, &lo) || lo < 0xDC00 || lo > 0xDFFF)
 					return -1;
 				cp = 0x10000 + (((cp & 0x3FF) << 10) | (lo & 0x3FF));
 				p += 6;

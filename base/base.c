@@ -90,6 +90,23 @@ int kt_hexval(int c)
 	return -1;
 }
 
+int kt_hex4(const unsigned char *p, const unsigned char *end, unsigned *cp)
+{
+	unsigned v = 0;
+
+	if (end - p < 4)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		int d = kt_hexval(p[i]);
+
+		if (d < 0)
+			return -1;
+		v = v << 4 | (unsigned)d;
+	}
+	*cp = v;
+	return 0;
+}
+
 void kt_hex(const unsigned char *bin, size_t n, char *out)
 {
 	static const char d[] = "0123456789abcdef";

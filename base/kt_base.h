@@ -91,6 +91,10 @@ int kt_grow(void *pp, size_t *cap, size_t need, size_t elsize);
 /* ---- hex ----------------------------------------------------------------- */
 /* Value of one hex digit (either case), -1 for any other character. */
 int kt_hexval(int c);
+/* The 4 hex digits of a JSON \uXXXX escape (RFC 8259 §7) at p, before end,
+ * into *cp (0..0xFFFF); 0, or -1 when fewer than 4 bytes remain or one is
+ * not a hex digit (*cp then untouched). */
+int kt_hex4(const unsigned char *p, const unsigned char *end, unsigned *cp);
 /* n bytes as 2n lowercase hex digits and a NUL into out (2n+1 bytes). */
 void kt_hex(const unsigned char *bin, size_t n, char *out /* 2n+1 */);
 /* Exactly 2n hex digits (either case) followed by the end of the string

@@ -197,9 +197,7 @@ static int amp_import(kt_imp *imp, const kt_file *f)
 
 	memset(&x, 0, sizeof(x));
 	x.imp = imp;
-	doc = cJSON_ParseWithLength((const char *)f->data, f->len);
-	if (kt_imp_json_strict(imp, f, 0, (const char *)f->data, f->len, &doc) ||
-	    (!doc && kt_imp_json_bad(imp, f, 0, (const char *)f->data, f->len)))
+	if (!(doc = kt_impx_parse(imp, f)))
 		return KT_EPARSE;
 	if (!cJSON_IsArray(msgs = cJSON_GetObjectItem(doc, "messages"))) {
 		kt_imp_warn(imp, f, 0, "no messages array: not an Amp thread");

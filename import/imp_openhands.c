@@ -570,9 +570,7 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 	memset(&x, 0, sizeof(x));
 	x.imp = imp;
 	x.f = f;
-	doc = cJSON_ParseWithLength((const char *)f->data, f->len);
-	if (kt_imp_json_strict(imp, f, 0, (const char *)f->data, f->len, &doc) ||
-	    (!doc && kt_imp_json_bad(imp, f, 0, (const char *)f->data, f->len)))
+	if (!(doc = kt_impx_parse(imp, f)))
 		return KT_EPARSE;
 	if (!(evs = event_list(doc, &key))) {
 		kt_imp_warn(imp, f, 0, "no event list: not an OpenHands "
@@ -598,13 +596,8 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 		snprintf(ident, n, "openhands:%s:%s", kt_basename(rel),
 			 fts ? fts : f->sha_hex);
 	}
-	if (!(name = strdup(kt_basename(rel))) || !(meta = cJSON_CreateObject())) {
-		rc = KT_ENOMEM;
+	if ((rc = kt_impx_file_run(f, &name, &meta)))
 		goto out;
-	}
-	if (strrchr(name, '.') && strrchr(name, '.') != name)
-		*strrchr(name, '.') = 0;
-	cJSON_AddStringToObject(meta, "source", rel);
 	cJSON_AddStringToObject(meta, "timestamps", "naive ISO taken as UTC");
 	if ((rc = kt_imp_run_begin(imp, ident, name, "openhands", meta)))
 		goto out;

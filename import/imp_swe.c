@@ -1063,7 +1063,7 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 	swx x;
 	cJSON *doc, *meta = NULL, *info;
 	const cJSON *hist, *traj, *msgs;
-	const char *rel = f->rel ? f->rel : kt_basename(f->path), *fmt;
+	const char *fmt;
 	char ident[KT_HASH_HEX + 16], *name = NULL;
 	kt_impx_span *sp = NULL;
 	long nsp;
@@ -1072,9 +1072,7 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 	memset(&x, 0, sizeof(x));
 	x.imp = imp;
 	x.f = f;
-	doc = cJSON_ParseWithLength((const char *)f->data, f->len);
-	if (kt_imp_json_strict(imp, f, 0, (const char *)f->data, f->len, &doc) ||
-	    (!doc && kt_imp_json_bad(imp, f, 0, (const char *)f->data, f->len)))
+	if (!(doc = kt_impx_parse(imp, f)))
 		return KT_EPARSE;
 	if (!cJSON_IsObject(doc)) {
 		kt_imp_warn(imp, f, 0, "not a JSON object: not a SWE-agent trajectory");
@@ -1096,14 +1094,8 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 	/* no session id exists: the content names the run */
 	snprintf(ident, sizeof(ident), "%s:%.32s",
 		 mini ? "mini_swe_agent" : "swe_agent", f->sha_hex);
-	if (!(name = strdup(kt_basename(rel))) ||
-	    !(meta = cJSON_CreateObject())) {
-		rc = KT_ENOMEM;
+	if ((rc = kt_impx_file_run(f, &name, &meta)))
 		goto out;
-	}
-	if (strrchr(name, '.') && strrchr(name, '.') != name)
-		*strrchr(name, '.') = 0;
-	cJSON_AddStringToObject(meta, "source", rel);
 	if (fmt)
 		cJSON_AddStringToObject(meta, "trajectory_format", fmt);
 	if (kt_impx_str(doc, "environment"))

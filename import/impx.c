@@ -181,6 +181,24 @@ cJSON *kt_impx_parse(kt_imp *imp, const kt_file *f)
 	return root;
 }
 
+int kt_impx_file_run(const kt_file *f, char **name, cJSON **meta)
+{
+	const char *rel = f->rel ? f->rel : kt_basename(f->path);
+	char *dot;
+
+	*name = strdup(kt_basename(rel));
+	*meta = *name ? cJSON_CreateObject() : NULL;
+	if (!*meta) {
+		free(*name);
+		*name = NULL;
+		return KT_ENOMEM;
+	}
+	if ((dot = strrchr(*name, '.')) && dot != *name)
+		*dot = 0;
+	cJSON_AddStringToObject(*meta, "source", rel);
+	return 0;
+}
+
 int kt_impx_jsonl(kt_imp *imp, const kt_file *f,
 		  int (*fn)(cJSON *rec, uint64_t line, uint64_t off,
 			    uint64_t len, void *arg), void *arg)

@@ -90,6 +90,16 @@ char *kt_impx_utf8(const char *s, size_t len, size_t *out_len);
 cJSON *kt_impx_parse(kt_imp *imp, const kt_file *f);
 
 /*
+ * The run name and meta of a one-document trajectory whose format names
+ * no session (OpenHands exports, SWE-agent .traj): *name the file's base
+ * name less its last extension (a name that is only ".x" keeps it), *meta
+ * a new object {"source": f->rel, else the base name of f->path}.  0, or
+ * KT_ENOMEM with *name and *meta NULL.  Caller frees *name and
+ * cJSON_Deletes *meta (or hands it to kt_imp_run_begin).
+ */
+int kt_impx_file_run(const kt_file *f, char **name, cJSON **meta);
+
+/*
  * Call fn for every non-blank line of f that parses as JSON (the record is
  * owned by the helper and freed after fn returns).  Lines that do not parse,
  * or that RFC 8259 refuses (jsonstrict.h), are warned as file:line and

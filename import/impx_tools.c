@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <stdio.h>
 #include <math.h>
@@ -688,41 +689,64 @@ char *kt_impx_shell_cmd(const cJSON *args)
 	return NULL;
 }
 
+/* From offset pos of b (n bytes), past whole lines (the last may lack its
+ * newline) while *l, the number of the line at pos, is below stop; the
+ * offset reached, *l counted on. */
+static size_t skip_lines(const char *b, size_t n, size_t pos, long *l,
+			 long stop)
+{
+	while (*l < stop && pos < n) {
+		const char *nl = memchr(b + pos, '\n', n - pos);
+
+		pos = nl ? (size_t)(nl - b) + 1 : n;
+		(*l)++;
+	}
+	return pos;
+}
+
+/* Write path as base[0..a) (blen bytes in all), a newline when nl_head,
+ * text, a newline when nl_text, then base[b..blen): the editors' insert
+ * and line replacement.  kt_ws_write's result, or KT_ENOMEM. */
+static int ws_splice(kt_imp *imp, const char *path, const char *base,
+		     size_t blen, size_t a, size_t b, const char *text,
+		     int nl_head, int nl_text, uint64_t call, const char *tool)
+{
+	size_t tl = strlen(text), n = a;
+	char *nb = malloc(blen + tl + 3);
+	int rc;
+
+	if (!nb)
+		return KT_ENOMEM;
+	memcpy(nb, base, a);
+	if (nl_head)
+		nb[n++] = '\n';
+	memcpy(nb + n, text, tl);
+	n += tl;
+	if (nl_text)
+		nb[n++] = '\n';
+	memcpy(nb + n, base + b, blen - b);
+	n += blen - b;
+	nb[n] = 0;
+	rc = kt_ws_write(imp, path, nb, n, call, tool);
+	free(nb);
+	return rc;
+}
+
 /* Insert text after line `after` (0 = at the top), as the OpenHands and
  * Anthropic editors do; the inserted text gets a final newline. */
 static int ws_insert(kt_imp *imp, const char *path, long after,
 		     const char *text, uint64_t call, const char *tool)
 {
-	size_t blen = 0, tl = strlen(text), pos = 0, n;
+	size_t blen = 0, tl = strlen(text), pos = 0;
 	const char *base = kt_ws_get(imp, path, &blen);
-	char *nb;
 	long l = 0;
-	int rc;
 
 	if (!base || after < 0)
 		return KT_ENOTFOUND;
-	while (l < after && pos < blen) {
-		const char *nl = memchr(base + pos, '\n', blen - pos);
-
-		pos = nl ? (size_t)(nl - base) + 1 : blen;
-		l++;
-	}
-	if (!(nb = malloc(blen + tl + 3)))
-		return KT_ENOMEM;
-	memcpy(nb, base, pos);
-	n = pos;
-	if (n && nb[n - 1] != '\n')
-		nb[n++] = '\n';
-	memcpy(nb + n, text, tl);
-	n += tl;
-	if (!tl || text[tl - 1] != '\n')
-		nb[n++] = '\n';
-	memcpy(nb + n, base + pos, blen - pos);
-	n += blen - pos;
-	nb[n] = 0;
-	rc = kt_ws_write(imp, path, nb, n, call, tool);
-	free(nb);
-	return rc;
+	pos = skip_lines(base, blen, pos, &l, after);
+	return ws_splice(imp, path, base, blen, pos, pos, text,
+			 pos && base[pos - 1] != '\n',
+			 !tl || text[tl - 1] != '\n', call, tool);
 }
 
 static int do_replace(kt_imp *imp, const char *path, const cJSON *o,
@@ -1069,44 +1093,21 @@ int kt_impx_replace_lines(kt_imp *imp, const char *path, long s, long e,
 			const char *text, unsigned flags, uint64_t call,
 			const char *tool)
 {
-	size_t blen = 0, a = 0, b, tl, n;
+	size_t blen = 0, a = 0, b, tl;
 	const char *base = kt_ws_get(imp, path, &blen);
-	char *nb;
 	long l = 1;
-	int rc;
 
 	if (!base || !text || s < 1 || (e != -1 && e < s - 1))
 		return KT_ENOTFOUND;
 	tl = strlen(text);
-	while (l < s && a < blen) {
-		const char *nl = memchr(base + a, '\n', blen - a);
-
-		a = nl ? (size_t)(nl - base) + 1 : blen;
-		l++;
-	}
+	a = skip_lines(base, blen, a, &l, s);
 	/* starts past the end: we cannot tell what the editor did */
 	if (l < s && (flags & KT_IMPX_LINES_IN_FILE))
 		return KT_ENOTFOUND;
-	b = a;
-	while ((e == -1 || l <= e) && b < blen) {
-		const char *nl = memchr(base + b, '\n', blen - b);
-
-		b = nl ? (size_t)(nl - base) + 1 : blen;
-		l++;
-	}
-	if (!(nb = malloc(blen + tl + 2)))
-		return KT_ENOMEM;
-	memcpy(nb, base, a);
-	n = a;
-	memcpy(nb + n, text, tl);
-	n += tl;
-	if (tl && text[tl - 1] != '\n' &&
-	    (b < blen || (flags & KT_IMPX_LINES_NL_END)))
-		nb[n++] = '\n';
-	memcpy(nb + n, base + b, blen - b);
-	n += blen - b;
-	nb[n] = 0;
-	rc = kt_ws_write(imp, path, nb, n, call, tool);
-	free(nb);
-	return rc;
+	b = skip_lines(base, blen, a, &l,
+		       e == -1 || e == LONG_MAX ? LONG_MAX : e + 1);
+	return ws_splice(imp, path, base, blen, a, b, text, 0,
+			 tl && text[tl - 1] != '\n' &&
+			 (b < blen || (flags & KT_IMPX_LINES_NL_END)),
+			 call, tool);
 }

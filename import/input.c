@@ -896,19 +896,27 @@ static char *raw_name(const char *display)
 	return n;
 }
 
+/* --max-size and --max-ratio, or their defaults */
+static void limits(const kt_imp *imp, uint64_t *maxt, uint64_t *ratio)
+{
+	*maxt = imp->opts->max_total ? imp->opts->max_total :
+		KT_IMPORT_MAX_TOTAL;
+	*ratio = imp->opts->max_ratio ? imp->opts->max_ratio :
+		KT_IMPORT_MAX_RATIO;
+}
+
 /* Bytes an archive may expand to: max_total, and max_ratio times its
  * compressed size (bytes consumed so far when the size is unknown); inside
  * another archive, no more than what is left of that one's bound
  * (imp->nest_room), so nesting never multiplies the limits. */
 static uint64_t bound(kt_imp *imp, struct archive *a, uint64_t csize)
 {
-	uint64_t maxt = imp->opts->max_total ? imp->opts->max_total :
-		KT_IMPORT_MAX_TOTAL;
-	uint64_t ratio = imp->opts->max_ratio ? imp->opts->max_ratio :
-		KT_IMPORT_MAX_RATIO;
+	uint64_t maxt, ratio;
 	uint64_t cs = csize ? csize : (uint64_t)archive_filter_bytes(a, -1);
-	uint64_t lim = cs * ratio;
+	uint64_t lim;
 
+	limits(imp, &maxt, &ratio);
+	lim = cs * ratio;
 	if (cs && lim / ratio != cs)
 		lim = UINT64_MAX;
 	if (lim < KT_RATIO_FLOOR)
@@ -927,6 +935,26 @@ static const char *bound_why(const kt_imp *imp, uint64_t lim)
 		", what is left of its enclosing archive's bound" : "";
 }
 
+/* Warn at display that an archive expands beyond lim (member, when not
+ * NULL, declared want bytes) with the limits that set it; KT_ELIMIT. */
+static int over_bound(kt_imp *imp, const char *display, const char *member,
+		      uint64_t want, uint64_t lim)
+{
+	uint64_t maxt, ratio;
+	char n[24] = "";
+
+	limits(imp, &maxt, &ratio);
+	if (member)
+		snprintf(n, sizeof(n), "%llu", (unsigned long long)want);
+	kt_imp_warn_at(imp, display,
+		 "%s%s%s%s%sexpands beyond %llu bytes%s (limits: --max-size %llu, --max-ratio %llu): stopped",
+		 member ? "member '" : "", member ? member : "",
+		 member ? "' declares " : "", n, member ? " bytes: " : "",
+		 (unsigned long long)lim, bound_why(imp, lim),
+		 (unsigned long long)maxt, (unsigned long long)ratio);
+	return KT_ELIMIT;
+}
+
 /*
  * Read every regular member of `a` into r, checking the expansion bound
  * while reading.  csize is the compressed size (0 = unknown: bytes consumed
@@ -936,10 +964,7 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 			   uint64_t csize, uint64_t *expanded)
 {
 	struct archive_entry *e;
-	uint64_t total = 0, maxt = imp->opts->max_total ?
-		imp->opts->max_total : KT_IMPORT_MAX_TOTAL;
-	uint64_t ratio = imp->opts->max_ratio ? imp->opts->max_ratio :
-		KT_IMPORT_MAX_RATIO;
+	uint64_t total = 0;
 	int rc = 0, hr, any = 0;
 	size_t nread = 0; /* members read whole */
 
@@ -978,14 +1003,8 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 			uint64_t lim = bound(imp, a, csize);
 
 			if (total + want > lim) {
-				kt_imp_warn_at(imp, r->display,
-					 "member '%s' declares %llu bytes: expands beyond %llu bytes%s (limits: --max-size %llu, --max-ratio %llu): stopped",
-					 name, (unsigned long long)want,
-					 (unsigned long long)lim,
-					 bound_why(imp, lim),
-					 (unsigned long long)maxt,
-					 (unsigned long long)ratio);
-				rc = KT_ELIMIT;
+				rc = over_bound(imp, r->display, name, want,
+						lim);
 				break;
 			}
 			cap = (size_t)want + 65536;
@@ -1035,13 +1054,7 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 			total += (uint64_t)k;
 			lim = bound(imp, a, csize);
 			if (total > lim) {
-				kt_imp_warn_at(imp, r->display,
-					 "expands beyond %llu bytes%s (limits: --max-size %llu, --max-ratio %llu): stopped",
-					 (unsigned long long)lim,
-					 bound_why(imp, lim),
-					 (unsigned long long)maxt,
-					 (unsigned long long)ratio);
-				rc = KT_ELIMIT;
+				rc = over_bound(imp, r->display, NULL, 0, lim);
 				break;
 			}
 		}

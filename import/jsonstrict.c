@@ -179,21 +179,6 @@ static const unsigned char *str_skip(const unsigned char *p,
 	return p;
 }
 
-static int hex4(const unsigned char *p, unsigned *cp)
-{
-	unsigned v = 0;
-
-	for (int i = 0; i < 4; i++) {
-		int d = kt_hexval(p[i]);
-
-		if (d < 0)
-			return -1;
-		v = v << 4 | (unsigned)d;
-	}
-	*cp = v;
-	return 0;
-}
-
 /* String at p (its opening quote) [7]; NULL and *why on a problem, *at
  * where. */
 static const unsigned char *check_string(const unsigned char *p,
@@ -239,7 +224,7 @@ static const unsigned char *check_string(const unsigned char *p,
 			*why = "invalid escape in a string";
 			goto bad;
 		}
-		if (end - p < 6 || hex4(p + 2, &cp)) {
+		if (kt_hex4(p + 2, end, &cp)) {
 			*why = "invalid \\u escape in a string";
 			goto bad;
 		}
@@ -253,7 +238,8 @@ static const unsigned char *check_string(const unsigned char *p,
 		}
 		if (cp >= 0xd800 && cp <= 0xdbff) {
 			if (end - p < 12 || p[6] != '\\' || p[7] != 'u' ||
-			    hex4(p + 8, &lo) || lo < 0xdc00 || lo > 0xdfff) {
+			    kt_hex4(p + 8, end, &lo) || lo < 0xdc00 ||
+			    lo > 0xdfff) {
 				*why = "unpaired UTF-16 surrogate escape in a string";
 				goto bad;
 			}
@@ -566,13 +552,13 @@ char *kt_json_fix_surrogates(const char *s, size_t n, size_t *first)
 			i++;
 			continue;
 		}
-		if (p[i + 1] != 'u' || n - i < 6 || hex4(p + i + 2, &cp)) {
+		if (p[i + 1] != 'u' || kt_hex4(p + i + 2, p + n, &cp)) {
 			i += 2;
 			continue;
 		}
 		if (cp >= 0xd800 && cp <= 0xdbff && n - i >= 12 &&
 		    p[i + 6] == '\\' && p[i + 7] == 'u' &&
-		    !hex4(p + i + 8, &lo) && lo >= 0xdc00 && lo <= 0xdfff) {
+		    !kt_hex4(p + i + 8, p + n, &lo) && lo >= 0xdc00 && lo <= 0xdfff) {
 			i += 12;
 			continue;
 		}

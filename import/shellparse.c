@@ -1071,6 +1071,17 @@ static char *bench_source(const struct scmd *c, size_t a)
 	return k ? strdup(buf) : NULL;
 }
 
+/* Parse cmd into ps (zeroed); 0, nothing parsed, when cmd is longer than
+ * the parser reads (MAX_CMD). */
+static int parse_cmd(struct parser *ps, const char *cmd)
+{
+	ps->s = cmd;
+	ps->n = strlen(cmd);
+	if (ps->n > MAX_CMD)
+		return 0;
+	sh_parse(ps);
+	return 1;
+}
 
 int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 		     int exit_code, int ok, struct kt_sh_plan *p)
@@ -1090,11 +1101,8 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 		p->nothing_ran = 1;
 		return 0;
 	}
-	ps.s = cmd;
-	ps.n = strlen(cmd);
-	if (ps.n > MAX_CMD)
+	if (!parse_cmd(&ps, cmd))
 		return 0;
-	sh_parse(&ps);
 	if (ps.oom) {
 		rc = KT_ENOMEM;
 		goto out;
@@ -1443,11 +1451,8 @@ int kt_shell_runs_bench(const char *cmd)
 
 	if (!cmd)
 		return 0;
-	ps.s = cmd;
-	ps.n = strlen(cmd);
-	if (ps.n > MAX_CMD)
+	if (!parse_cmd(&ps, cmd))
 		return 0;
-	sh_parse(&ps);
 	for (i = 0; i < ps.nit && !r; i++)
 		for (k = 0; k < ps.it[i].p.n && !r; k++) {
 			const char *bn;

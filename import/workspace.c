@@ -127,14 +127,27 @@ char *kt_ws_path(const char *cwd, const char *path)
 	return out;
 }
 
+/*
+ * The entry of path, NULL when the run never named it; *np the path made
+ * canonical (kt_ws_path), which the caller frees.  0, or KT_ENOMEM (also
+ * for a NULL path) with nothing to free.
+ */
+static int ws_at(kt_imp *imp, const char *path, char **np,
+		 struct kt_ws_ent **e)
+{
+	if (!(*np = kt_ws_path(NULL, path)))
+		return KT_ENOMEM;
+	*e = ws_find(&imp->ws, *np, 0);
+	return 0;
+}
+
 const char *kt_ws_get(kt_imp *imp, const char *path, size_t *len)
 {
-	char *np = kt_ws_path(NULL, path);
+	char *np;
 	struct kt_ws_ent *e;
 
-	if (!np)
+	if (ws_at(imp, path, &np, &e))
 		return NULL;
-	e = ws_find(&imp->ws, np, 0);
 	free(np);
 	if (!e || !e->data || e->deleted)
 		return NULL;
@@ -324,14 +337,12 @@ int kt_ws_replace(kt_imp *imp, const char *path, const char *old_s,
 int kt_ws_delete(kt_imp *imp, const char *path, uint64_t call,
 		 const char *tool)
 {
-	char *np = kt_ws_path(NULL, path);
+	char *np, bh[KT_HASH_HEX + 1];
 	struct kt_ws_ent *e;
-	char bh[KT_HASH_HEX + 1];
 	int rc;
 
-	if (!np)
-		return KT_ENOMEM;
-	e = ws_find(&imp->ws, np, 0);
+	if ((rc = ws_at(imp, path, &np, &e)))
+		return rc;
 	if (e && e->unknown) {
 		/* a file of unknown content is deleted all the same */
 		e->unknown = 0;
@@ -356,14 +367,12 @@ int kt_ws_delete(kt_imp *imp, const char *path, uint64_t call,
 int kt_ws_invalidate(kt_imp *imp, const char *path, uint64_t call,
 		     const char *tool)
 {
-	char *np = kt_ws_path(NULL, path);
+	char *np, bh[KT_HASH_HEX + 1];
 	struct kt_ws_ent *e;
-	char bh[KT_HASH_HEX + 1];
-	int rc = 0, known;
+	int rc, known;
 
-	if (!np)
-		return KT_ENOMEM;
-	e = ws_find(&imp->ws, np, 0);
+	if ((rc = ws_at(imp, path, &np, &e)))
+		return rc;
 	/* nothing believed (never seen, or already unknown): nothing stale */
 	if (!e || e->unknown || (!e->data && !e->deleted))
 		goto out;

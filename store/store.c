@@ -1111,3 +1111,26 @@ void kt_rd_end(kt_store *s, MDB_txn *txn)
 	if (--s->rdepth == 0 && s->rtxn)
 		mdb_txn_reset(s->rtxn);
 }
+
+int kt_rd_cursor(kt_store *s, int db, MDB_txn **txn, MDB_cursor **c)
+{
+	int rc;
+
+	*c = NULL;
+	if ((rc = kt_rd_begin(s, txn)))
+		return rc;
+	if ((rc = mdb_cursor_open(*txn, s->dbi[db], c))) {
+		rc = kt_mdb_err(s, rc, "cursor");
+		*c = NULL;
+		kt_rd_end(s, *txn);
+	}
+	return rc;
+}
+
+int kt_rd_close(kt_store *s, MDB_txn *txn, MDB_cursor *c, int rc)
+{
+	if (c)
+		mdb_cursor_close(c);
+	kt_rd_end(s, txn);
+	return rc;
+}

@@ -387,15 +387,25 @@ static unsigned wlog_for(size_t n)
 	return w;
 }
 
-static size_t zplain(void *dst, size_t cap, const void *src, size_t n)
+/* The thread's compression context, reset to level; NULL when none. */
+static ZSTD_CCtx *cctx_at(int level)
 {
 	ZSTD_CCtx *cc = kt_cctx();
+
+	if (cc) {
+		ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
+		ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
+	}
+	return cc;
+}
+
+static size_t zplain(void *dst, size_t cap, const void *src, size_t n)
+{
+	ZSTD_CCtx *cc = cctx_at(3);
 	size_t r;
 
 	if (!cc)
 		return 0;
-	ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
-	ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 3);
 	r = ZSTD_compress2(cc, dst, cap, src, n);
 	return ZSTD_isError(r) ? 0 : r;
 }
@@ -403,17 +413,15 @@ static size_t zplain(void *dst, size_t cap, const void *src, size_t n)
 static size_t zdelta(void *dst, size_t cap, const void *src, size_t n,
 		     const void *base, size_t bn)
 {
-	ZSTD_CCtx *cc = kt_cctx();
-	size_t r;
-
-	if (!cc)
-		return 0;
-	ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
 	/* level 1: against its previous version a file is mostly one long
 	 * match, which the fast strategy finds too; level 3 took twice the
 	 * CPU (5 % of a Claude Code import) for blobs 6 % smaller (RESULTS.md
 	 * "session 4") */
-	ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 1);
+	ZSTD_CCtx *cc = cctx_at(1);
+	size_t r;
+
+	if (!cc)
+		return 0;
 	/* the window must span prefix + source (zstd.h refPrefix) */
 	ZSTD_CCtx_setParameter(cc, ZSTD_c_windowLog, (int)wlog_for(bn + n));
 	if (ZSTD_isError(ZSTD_CCtx_refPrefix(cc, base, bn)))
@@ -613,10 +621,7 @@ int kt_blob_verify(kt_store *s, const unsigned char *only, size_t n,
 	}
 	rc = rc == MDB_NOTFOUND ? 0 : kt_mdb_err(s, rc, "cursor");
 out:
-	if (c)
-		mdb_cursor_close(c);
-	kt_rd_end(s, txn);
-	return rc;
+	return kt_rd_close(s, txn, c, rc);
 }
 
 int kt_blob_stats(kt_store *s, MDB_txn *txn, kt_store_stats *st)

@@ -346,14 +346,8 @@ int kt_path_at(kt_store *s, const char *run, const char *path,
 	key[KT_RUN_BIN + pl] = 0;
 	pre = KT_RUN_BIN + pl + 1;
 	kt_be64(key + pre, at_seq ? at_seq : UINT64_MAX);
-	rc = kt_rd_begin(s, &txn);
-	if (rc)
+	if ((rc = kt_rd_cursor(s, KT_DB_PATHS, &txn, &c)))
 		return rc;
-	rc = mdb_cursor_open(txn, s->dbi[KT_DB_PATHS], &c);
-	if (rc) {
-		rc = kt_mdb_err(s, rc, "cursor");
-		goto out;
-	}
 	k.mv_size = pre + 8;
 	k.mv_data = key;
 	rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
@@ -383,10 +377,7 @@ int kt_path_at(kt_store *s, const char *run, const char *path,
 		rc = kt_mdb_err(s, rc, "cursor");
 	}
 out:
-	if (c)
-		mdb_cursor_close(c);
-	kt_rd_end(s, txn);
-	return rc;
+	return kt_rd_close(s, txn, c, rc);
 }
 
 int kt_path_foreach(kt_store *s, const char *run, uint64_t at_seq,
@@ -406,14 +397,8 @@ int kt_path_foreach(kt_store *s, const char *run, uint64_t at_seq,
 		return rc;
 	if (!at_seq)
 		at_seq = UINT64_MAX;
-	rc = kt_rd_begin(s, &txn);
-	if (rc)
+	if ((rc = kt_rd_cursor(s, KT_DB_PATHS, &txn, &c)))
 		return rc;
-	rc = mdb_cursor_open(txn, s->dbi[KT_DB_PATHS], &c);
-	if (rc) {
-		rc = kt_mdb_err(s, rc, "cursor");
-		goto out;
-	}
 	k.mv_size = KT_RUN_BIN;
 	k.mv_data = bin;
 	/* entries of one path are adjacent and ascend by seq; the state of a
@@ -456,9 +441,6 @@ int kt_path_foreach(kt_store *s, const char *run, uint64_t at_seq,
 	}
 	rc = 0;
 out:
-	if (c)
-		mdb_cursor_close(c);
-	kt_rd_end(s, txn);
-	return rc;
+	return kt_rd_close(s, txn, c, rc);
 }
 

@@ -300,6 +300,13 @@ int kt_txn_commit(kt_store *s);
  * users share it).  Pass kt_rd_end the txn kt_rd_begin gave. */
 int kt_rd_begin(kt_store *s, MDB_txn **txn);
 void kt_rd_end(kt_store *s, MDB_txn *txn);
+/* A read transaction (kt_rd_begin) and a cursor on s->dbi[db] in it: 0, or
+ * kt_rd_begin's error or kt_mdb_err(s, rc, "cursor")'s with nothing left
+ * open and *c NULL.  End the walk with kt_rd_close. */
+int kt_rd_cursor(kt_store *s, int db, MDB_txn **txn, MDB_cursor **c);
+/* Close c (NULL: none was opened) and end txn (kt_rd_end); returns rc, the
+ * walk's result, so a walk's exit is `return kt_rd_close(s, txn, c, rc)`. */
+int kt_rd_close(kt_store *s, MDB_txn *txn, MDB_cursor *c, int rc);
 /* The prologue of a read of one run (NULL: of the whole store): resolve
  * run into bin (kt_run_bin's errors), write the appends held in memory
  * (kt_ev_flush), and open a read transaction (kt_rd_begin; end it with

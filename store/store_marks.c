@@ -160,8 +160,5 @@ int kt_run_marks_stats(kt_store *s, kt_marks_stats *st)
 	}
 	rc = rc == MDB_NOTFOUND || rc == 0 ? 0 : kt_mdb_err(s, rc, "cursor");
 out:
-	if (c)
-		mdb_cursor_close(c);
-	kt_rd_end(s, txn);
-	return rc;
+	return kt_rd_close(s, txn, c, rc);
 }

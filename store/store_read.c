@@ -102,24 +102,35 @@ static int body_layout(const unsigned char *p, size_t bl, size_t *al,
 	return 2 + *al + 4 + *pl + 4 + *yl == bl ? 0 : -1;
 }
 
+static int bad_body(kt_store *s, const kt_event *ev)
+{
+	return kt_err(s, KT_ECORRUPT, "seq %llu: bad event body",
+		      (unsigned long long)ev->seq);
+}
+
+/* ev's strings at body p (body_layout's al, pl and yl: actor, prov and
+ * payload lengths), whose actor and prov are NUL-terminated in place. */
+static void ev_point(kt_event *ev, const unsigned char *p, size_t al,
+		     size_t pl, size_t yl)
+{
+	ev->actor = (const char *)p + 2;
+	ev->prov_json = pl ? (const char *)p + 2 + al + 4 : NULL;
+	ev->payload = (const char *)p + 2 + al + 4 + pl + 4;
+	ev->payload_len = yl;
+	ev->flags = KT_EV_CANONICAL;
+}
+
 static int ev_body_fill(kt_store *s, kt_event *ev, struct kt_buf *b)
 {
 	unsigned char *p = b->p + KT_CANON_PREFIX;
 	size_t bl = b->len - KT_CANON_PREFIX, al, pl, yl;
 
 	if (body_layout(p, bl, &al, &pl, &yl))
-		goto bad;
+		return bad_body(s, ev);
 	p[2 + al] = 0;
 	p[2 + al + 4 + pl] = 0;
-	ev->actor = (char *)p + 2;
-	ev->prov_json = pl ? (char *)p + 2 + al + 4 : NULL;
-	ev->payload = (char *)p + 2 + al + 4 + pl + 4;
-	ev->payload_len = yl;
-	ev->flags = KT_EV_CANONICAL;
+	ev_point(ev, p, al, pl, yl);
 	return 0;
-bad:
-	return kt_err(s, KT_ECORRUPT, "seq %llu: bad event body",
-		      (unsigned long long)ev->seq);
 }
 
 /*
@@ -136,7 +147,7 @@ int kt_ev_body_view(kt_store *s, kt_event *ev, const unsigned char *p,
 	size_t al, pl, yl;
 
 	if (body_layout(p, bl, &al, &pl, &yl))
-		goto bad;
+		return bad_body(s, ev);
 	if (p[2 + al] || p[2 + al + 4 + pl] || p[bl]) {
 		unsigned char *q;
 
@@ -149,15 +160,8 @@ int kt_ev_body_view(kt_store *s, kt_event *ev, const unsigned char *p,
 		q[bl] = 0;
 		p = q;
 	}
-	ev->actor = (const char *)p + 2;
-	ev->prov_json = pl ? (const char *)p + 2 + al + 4 : NULL;
-	ev->payload = (const char *)p + 2 + al + 4 + pl + 4;
-	ev->payload_len = yl;
-	ev->flags = KT_EV_CANONICAL;
+	ev_point(ev, p, al, pl, yl);
 	return 0;
-bad:
-	return kt_err(s, KT_ECORRUPT, "seq %llu: bad event body",
-		      (unsigned long long)ev->seq);
 }
 
 /* A point read's transaction, begun only when a cache misses. */

@@ -236,14 +236,8 @@ int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),
 		return KT_EINVAL;
 	if ((rc = kt_ev_flush(s)) != 0)
 		return rc;
-	rc = kt_rd_begin(s, &txn);
-	if (rc)
+	if ((rc = kt_rd_cursor(s, KT_DB_RUNS, &txn, &c)))
 		return rc;
-	rc = mdb_cursor_open(txn, s->dbi[KT_DB_RUNS], &c);
-	if (rc) {
-		rc = kt_mdb_err(s, rc, "cursor");
-		goto out;
-	}
 	while ((rc = mdb_cursor_get(c, &k, &v, op)) == 0) {
 		op = MDB_NEXT;
 		if (k.mv_size != KT_RUN_BIN) {
@@ -260,10 +254,7 @@ int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),
 	}
 	rc = rc == MDB_NOTFOUND ? 0 : kt_mdb_err(s, rc, "cursor");
 out:
-	if (c)
-		mdb_cursor_close(c);
-	kt_rd_end(s, txn);
-	return rc;
+	return kt_rd_close(s, txn, c, rc);
 }
 
 static int is_hex(const char *p, size_t n)
