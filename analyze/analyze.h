@@ -198,6 +198,10 @@ typedef struct kt_an_meas {
 				  without timestamps, edits or tool calls */
 	double reward;         /* graded: the grader's reward, < 0 absent */
 	const char *flags;     /* graded: its flags joined by ", " ("" none) */
+	unsigned char failed;  /* status "runtime_error" or "timeout" (any
+				  case: FlashInfer's RUNTIME_ERROR, TIMEOUT;
+				  KernelBench's runtime_error): the code did
+				  not run to the end, so there is no time */
 } kt_an_meas;
 
 /* Whether a bench result declares its code (source hash or candidate;
@@ -418,6 +422,10 @@ typedef struct kt_an_series {
 				  the series say correct:true */
 	size_t n_notime;       /* ... correct, without a usable time or
 				  speedup */
+	size_t n_noref;        /* ... with a time, but neither a speedup nor
+				  a reference time where the series reads
+				  speedups */
+	size_t n_failed;       /* ... that failed to run (kt_an_meas.failed) */
 	size_t n_unparsed;     /* ... benchmark output no time was read from */
 	size_t n_newbest;      /* points above the threshold */
 	size_t n_nochange;     /* ... of them with no change before them */
@@ -451,14 +459,39 @@ void kt_an_series_free(kt_an_series *s);
  * (built with o): KT_AN_EX_NONE when it is used or belongs to another
  * series than o->workload, KT_AN_EX_INCORRECT (correct:false),
  * KT_AN_EX_UNKNOWN (not checked where others of the series say correct,
- * without --assume-correct), KT_AN_EX_NOTIME (without a usable time or
- * speedup), KT_AN_EX_UNPARSED (benchmark output no time was read from).
- * These are the reasons counted in se->n_incorrect, n_unknown, n_notime
- * and n_unparsed. */
+ * without --assume-correct), KT_AN_EX_NOTIME (neither a usable time nor
+ * a speedup), KT_AN_EX_NOREF (a time, but the series reads speedups and
+ * the result has neither a speedup nor a reference time),
+ * KT_AN_EX_FAILED (failed to run: kt_an_meas.failed),
+ * KT_AN_EX_UNPARSED (benchmark output no time was read from).  These are
+ * the reasons counted in se->n_incorrect, n_unknown, n_notime, n_noref,
+ * n_failed and n_unparsed. */
 enum { KT_AN_EX_NONE = 0, KT_AN_EX_INCORRECT, KT_AN_EX_UNKNOWN,
-       KT_AN_EX_NOTIME, KT_AN_EX_UNPARSED };
+       KT_AN_EX_NOTIME, KT_AN_EX_UNPARSED, KT_AN_EX_NOREF,
+       KT_AN_EX_FAILED };
 int kt_an_meas_excluded(const kt_an_run *r, const kt_an_series *se,
 			const kt_an_opts *o, size_t i);
+
+/* Bench results left out, counted by reason (KT_AN_EX_*): what blame,
+ * stalls and the report say about them. */
+typedef struct kt_an_excl {
+	size_t incorrect, unknown, notime, noref, failed, unparsed;
+} kt_an_excl;
+
+/* The reasons of series se (unparsed included). */
+kt_an_excl kt_an_series_excl(const kt_an_series *se);
+
+/* Sum of x's counts. */
+size_t kt_an_excl_total(const kt_an_excl *x);
+
+/*
+ * Appends the reasons of x with a count to b, in one wording for every
+ * reader ("1 incorrect, 2 not checked (others say correct), 6 without a
+ * speedup or reference time, 1 failed to run"), each saying what the
+ * result lacks; nothing when all are 0.  Errors: KT_ENOMEM (b's sticky
+ * error).
+ */
+int kt_an_excl_text(struct kt_buf *b, const kt_an_excl *x);
 
 /*
  * The distinct series keys of r's bench results (kt_an_meas.key, "" for
@@ -594,10 +627,9 @@ typedef struct kt_an_stall {
 	int ended;                /* KT_AN_STALL_* */
 	double gain;              /* running best at the end of the stretch
 				     over the one at its start (< threshold) */
-	size_t n_incorrect, n_unknown, n_notime, n_unparsed; /* bench
-				     results of the stretch (seq_first..
-				     seq_last) left out of the series, by
-				     kt_an_meas_excluded reason */
+	kt_an_excl ex;            /* bench results of the stretch
+				     (seq_first..seq_last) left out of the
+				     series, by kt_an_meas_excluded reason */
 } kt_an_stall;
 
 /* How a stall ended. */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <cjson/cJSON.h>
 #include <sys/mman.h>
 #include "an_int.h"
@@ -1084,6 +1085,10 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		m->sweep = -1;
 		m->key = "";
 		m->unparsed = st && !strcmp(st, "unparsed");
+		/* FlashInfer RUNTIME_ERROR/TIMEOUT, KernelBench runtime_error
+		 * (FORMAT.md section 14 "Failed to run") */
+		m->failed = st && (!strcasecmp(st, "runtime_error") ||
+				   !strcasecmp(st, "timeout"));
 		m->graded = pl_type(&p, 16) == V_TRUE;
 		m->reward = -1;
 		m->flags = "";

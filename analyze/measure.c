@@ -183,3 +183,44 @@ size_t kt_an_unparsed(const kt_an_run *r, uint64_t *seqs, size_t max)
 		}
 	return n;
 }
+
+kt_an_excl kt_an_series_excl(const kt_an_series *se)
+{
+	kt_an_excl x = { se->n_incorrect, se->n_unknown, se->n_notime,
+			 se->n_noref, se->n_failed, se->n_unparsed };
+
+	return x;
+}
+
+size_t kt_an_excl_total(const kt_an_excl *x)
+{
+	return x->incorrect + x->unknown + x->notime + x->noref + x->failed +
+	       x->unparsed;
+}
+
+int kt_an_excl_text(struct kt_buf *b, const kt_an_excl *x)
+{
+	/* each reason says what the result lacks: a result with a time but
+	 * no speedup in a series of speedups has a time (issue 15) */
+	const struct { size_t n; const char *one, *many; } w[] = {
+		{ x->incorrect, "incorrect", "incorrect" },
+		{ x->unknown, "not checked (others say correct)",
+		  "not checked (others say correct)" },
+		{ x->failed, "failed to run", "failed to run" },
+		{ x->notime, "without a time", "without a time" },
+		{ x->noref, "without a speedup or reference time",
+		  "without a speedup or reference time" },
+		{ x->unparsed, "benchmark output with no readable time",
+		  "benchmark outputs with no readable time" },
+	};
+	const char *sep = "";
+
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		if (!w[i].n)
+			continue;
+		kt_buf_printf(b, "%s%zu %s", sep, w[i].n,
+			      w[i].n == 1 ? w[i].one : w[i].many);
+		sep = ", ";
+	}
+	return b->err ? KT_ENOMEM : KT_OK;
+}

@@ -176,11 +176,17 @@ static int ex_reason(const kt_an_meas *m, int strict, int has_ref,
 
 	if (m->unparsed)
 		return KT_AN_EX_UNPARSED;
+	if (m->failed)
+		return KT_AN_EX_FAILED;
 	if (m->correct == 0)
 		return KT_AN_EX_INCORRECT;
 	if (m->correct < 0 && strict && !o->assume_correct)
 		return KT_AN_EX_UNKNOWN;
-	return lval(m, has_ref, &lv) ? KT_AN_EX_NONE : KT_AN_EX_NOTIME;
+	if (lval(m, has_ref, &lv))
+		return KT_AN_EX_NONE;
+	/* a time is there, but the series reads speedups: say what lacks */
+	return has_ref && m->time_ms > 0 && isfinite(m->time_ms) ?
+		KT_AN_EX_NOREF : KT_AN_EX_NOTIME;
 }
 
 /* ---- noise from repeats of unchanged code --------------------------------------- */
@@ -611,6 +617,8 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		case KT_AN_EX_INCORRECT: out->n_incorrect++; break;
 		case KT_AN_EX_UNKNOWN: out->n_unknown++; break;
 		case KT_AN_EX_UNPARSED: out->n_unparsed++; break;
+		case KT_AN_EX_NOREF: out->n_noref++; break;
+		case KT_AN_EX_FAILED: out->n_failed++; break;
 		default: out->n_notime++; break;
 		}
 		out->n_excluded++;
@@ -694,13 +702,15 @@ floor:
 	if (!(out->sigma >= o->sigma_floor))
 		out->sigma = o->sigma_floor;
 	out->theta = fmax(log(o->min_gain), o->z * out->sigma * M_SQRT2);
-	/* results that nothing orders in time are a table, not attempts; an
-	 * attempt number (a round log's round or step) is such an order */
+	/* results that nothing orders in time are a table, not attempts; a
+	 * timestamp on any result of the series orders them, a left-out one
+	 * too (a failed run is an attempt in time as well), and so does an
+	 * attempt number (a round log's round or step) */
 	edits = has_edits(r);
 	out->unordered = !edits && !r->ncalls;
-	for (i = 0; i < nmem && out->unordered; i++)
-		if (r->ev[r->m[mem[i]].ev].ts != KT_TS_UNKNOWN ||
-		    r->m[mem[i]].round)
+	for (i = 0; i < r->nm && out->unordered; i++)
+		if (in_series(&r->m[i], o) &&
+		    (r->ev[r->m[i].ev].ts != KT_TS_UNKNOWN || r->m[i].round))
 			out->unordered = 0;
 	/* levels and new bests against the running best */
 	lev = malloc((np + 1) * sizeof(*lev));

@@ -104,10 +104,12 @@ static void stall_text(const kt_an_run *r, const kt_an_series *se,
 	}
 	for (size_t mi = lo; mi < r->nm && r->ev[r->m[mi].ev].seq < to; mi++) {
 		switch (kt_an_meas_excluded(r, se, o, mi)) {
-		case KT_AN_EX_INCORRECT: st->n_incorrect++; break;
-		case KT_AN_EX_UNKNOWN: st->n_unknown++; break;
-		case KT_AN_EX_NOTIME: st->n_notime++; break;
-		case KT_AN_EX_UNPARSED: st->n_unparsed++; break;
+		case KT_AN_EX_INCORRECT: st->ex.incorrect++; break;
+		case KT_AN_EX_UNKNOWN: st->ex.unknown++; break;
+		case KT_AN_EX_NOTIME: st->ex.notime++; break;
+		case KT_AN_EX_NOREF: st->ex.noref++; break;
+		case KT_AN_EX_FAILED: st->ex.failed++; break;
+		case KT_AN_EX_UNPARSED: st->ex.unparsed++; break;
 		}
 	}
 	/* the layer of everything said there: summed lexicon weights */

@@ -241,15 +241,24 @@ cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 	return x;
 }
 
-cJSON *an_excluded_json(cJSON *o, size_t incorrect, size_t unknown,
-			size_t notime)
+cJSON *an_excluded_json(cJSON *o, const kt_an_excl *e)
 {
 	cJSON *x = cJSON_AddObjectToObject(o, "excluded_by_reason");
 
 	if (!x ||
-	    !cJSON_AddNumberToObject(x, "incorrect", (double)incorrect) ||
-	    !cJSON_AddNumberToObject(x, "correctness_unknown", (double)unknown) ||
-	    !cJSON_AddNumberToObject(x, "without_time", (double)notime))
+	    !cJSON_AddNumberToObject(x, "incorrect", (double)e->incorrect) ||
+	    !cJSON_AddNumberToObject(x, "correctness_unknown",
+				     (double)e->unknown) ||
+	    !cJSON_AddNumberToObject(x, "without_time", (double)e->notime))
+		return NULL;
+	/* the reasons added later only when they occur, so readers of the
+	 * first three keep working */
+	if ((e->noref && !cJSON_AddNumberToObject(x, "without_reference",
+						  (double)e->noref)) ||
+	    (e->failed && !cJSON_AddNumberToObject(x, "failed_to_run",
+						   (double)e->failed)) ||
+	    (e->unparsed && !cJSON_AddNumberToObject(x, "unparsed",
+						     (double)e->unparsed)))
 		return NULL;
 	return x;
 }
@@ -266,8 +275,9 @@ cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
 	cJSON_AddStringToObject(x, "basis", b->series.basis);
 	cJSON_AddNumberToObject(x, "measurements", (double)b->series.n);
 	cJSON_AddNumberToObject(x, "excluded", (double)b->series.n_excluded);
-	if (!an_excluded_json(x, b->series.n_incorrect, b->series.n_unknown,
-			      b->series.n_notime)) {
+	kt_an_excl ex = kt_an_series_excl(&b->series);
+
+	if (!an_excluded_json(x, &ex)) {
 		cJSON_Delete(x);
 		return NULL;
 	}
@@ -365,17 +375,14 @@ cJSON *an_stall_json(const kt_an_run *r, const kt_an_stall *st, size_t k)
 	} else {
 		cJSON_AddNullToObject(x, "claim");
 	}
-	cJSON_AddNumberToObject(x, "excluded", (double)(st->n_incorrect +
-			       st->n_unknown + st->n_notime + st->n_unparsed));
+	cJSON_AddNumberToObject(x, "excluded",
+				(double)kt_an_excl_total(&st->ex));
 	cJSON_AddNumberToObject(x, "gain", an_r4(st->gain));
 	cJSON_AddStringToObject(x, "ended", st->ended == KT_AN_STALL_JUMP ?
 				"jump" : st->ended == KT_AN_STALL_GAIN ?
 				"small gains above the threshold" :
 				"still stalled at the end");
-	if (!an_excluded_json(x, st->n_incorrect, st->n_unknown, st->n_notime) ||
-	    (st->n_unparsed && !cJSON_AddNumberToObject(
-		    cJSON_GetObjectItem(x, "excluded_by_reason"), "unparsed",
-		    (double)st->n_unparsed))) {
+	if (!an_excluded_json(x, &st->ex)) {
 		cJSON_Delete(x);
 		return NULL;
 	}
@@ -436,7 +443,6 @@ void an_put_run(const kt_an_run *r)
 
 void an_print_counts(const kt_an_series *se, const kt_an_opts *o)
 {
-	const char *sep = "";
 
 	printf("measurements: %zu", se->n);
 	if (se->sweep)
@@ -452,24 +458,16 @@ void an_print_counts(const kt_an_series *se, const kt_an_opts *o)
 		printf("; no bench result excluded\n");
 		return;
 	}
-	printf("; %zu excluded: ", se->n_excluded);
-	if (se->n_incorrect) {
-		printf("%zu incorrect", se->n_incorrect);
-		sep = ", ";
+	{
+		struct kt_buf t = { 0 };
+		kt_an_excl ex = kt_an_series_excl(se);
+
+		if (!kt_an_excl_text(&t, &ex))
+			printf("; %zu excluded: %s\n", se->n_excluded, t.s);
+		else
+			printf("; %zu excluded\n", se->n_excluded);
+		kt_buf_free(&t);
 	}
-	if (se->n_unknown) {
-		printf("%s%zu not checked (others say correct)", sep,
-		       se->n_unknown);
-		sep = ", ";
-	}
-	if (se->n_notime) {
-		printf("%s%zu without a time", sep, se->n_notime);
-		sep = ", ";
-	}
-	if (se->n_unparsed)
-		printf("%s%zu benchmark output%s with no readable time", sep,
-		       se->n_unparsed, se->n_unparsed == 1 ? "" : "s");
-	printf("\n");
 }
 
 void an_print_unparsed(const kt_an_run *r)

@@ -31,10 +31,11 @@ cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 		    const kt_an_opts *o);
 
 /* Add "excluded_by_reason": {incorrect, correctness_unknown,
- * without_time} (bench results a series left out, kt_an_meas_excluded) to
- * object o; returns the new object, NULL when out of memory. */
-cJSON *an_excluded_json(cJSON *o, size_t incorrect, size_t unknown,
-			size_t notime);
+ * without_time, and when not 0 without_reference (a time but no speedup
+ * or reference time), failed_to_run, unparsed} (bench results a series
+ * left out, kt_an_meas_excluded) to object o; returns the new object,
+ * NULL when out of memory. */
+cJSON *an_excluded_json(cJSON *o, const kt_an_excl *e);
 
 /* The final summary object of `blame --json` (no "gain" key): counts,
  * thresholds, noise, the baseline; "excluded" and "excluded_by_reason". */

@@ -61,7 +61,8 @@ static const char usage[] =
 	"then one summary object per series (no \"gain\"; series, sweep, results,\n"
 	"correct, not_checked, noise_sigma, noise_source, noise_kind, unparsed,\n"
 	"\"excluded\" and \"excluded_by_reason\" {incorrect, correctness_unknown,\n"
-	"without_time}).\n";
+	"without_time[, without_reference (a time but no speedup or reference\n"
+	"time), failed_to_run, unparsed]}).\n";
 
 static void print_text(const char *label, const char *t)
 {

@@ -26,12 +26,13 @@ static const char usage[] =
 	"memory claim with memory figures only).  Stalls are numbered within\n"
 	"their series and \"ended by jump N\" is jump N of that series in `blame\n"
 	"speedup`.  Bench results left out within a stall (incorrect, not\n"
-	"checked, without a time, benchmark output with no readable time) are\n"
-	"counted.\n"
+	"checked, failed to run, without a time, without a speedup or reference\n"
+	"time, benchmark output with no readable time) are counted.\n"
 	"--json: one object per stall: length, from_step, to_step, from_seq,\n"
 	"to_seq, tool_calls, layer, claim, claim_count, claim_seq, gain, ended,\n"
 	"ended_by_jump, excluded, excluded_by_reason {incorrect,\n"
-	"correctness_unknown, without_time[, unparsed]}, series (and workload,\n"
+	"correctness_unknown, without_time[, without_reference, failed_to_run,\n"
+	"unparsed]}, series (and workload,\n"
 	"the same key, in a run of several).\n";
 
 /* Stall st (number num); `wl` (NULL for a run of one workload) labels it. */
@@ -59,26 +60,12 @@ static void print_stall(const kt_an_run *r, const kt_an_stall *st, size_t num,
 					    r->ev[x->claim_ev].seq : 0));
 	else
 		printf("  no repeated performance claim\n");
-	if (x->n_incorrect + x->n_unknown + x->n_notime + x->n_unparsed) {
-		const char *sep = "";
+	if (kt_an_excl_total(&x->ex)) {
+		struct kt_buf t = { 0 };
 
-		printf("  bench results left out there:");
-		if (x->n_incorrect) {
-			printf(" %zu incorrect", x->n_incorrect);
-			sep = ",";
-		}
-		if (x->n_unknown) {
-			printf("%s %zu not checked", sep, x->n_unknown);
-			sep = ",";
-		}
-		if (x->n_notime) {
-			printf("%s %zu without a time", sep, x->n_notime);
-			sep = ",";
-		}
-		if (x->n_unparsed)
-			printf("%s %zu benchmark output%s with no readable time",
-			       sep, x->n_unparsed, x->n_unparsed == 1 ? "" : "s");
-		printf("\n");
+		if (!kt_an_excl_text(&t, &x->ex))
+			printf("  bench results left out there: %s\n", t.s);
+		kt_buf_free(&t);
 	}
 	/* the jump numbers of `blame speedup`: within the workload */
 	if (x->ended_by_jump >= 0)

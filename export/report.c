@@ -396,27 +396,20 @@ static void legend(FILE *f)
 		"#c01c28\"></i>incorrect result</span></p>\n", layer_color[0]);
 }
 
-/* "N bench results excluded: 1 incorrect, ..." (the reasons of
- * kt_an_meas_excluded; nothing when none). */
-static void excl_html(FILE *f, size_t inc, size_t unk, size_t notime)
+/* "N bench results excluded: 1 incorrect, ..." in the words of blame and
+ * stalls (kt_an_excl_text); nothing more when none.  Unparsed outputs are
+ * left to the header's own line. */
+static void excl_html(FILE *f, kt_an_excl x)
 {
-	const char *sep = "";
-	size_t n = inc + unk + notime;
+	struct kt_buf t = { 0 };
+	size_t n;
 
+	x.unparsed = 0;
+	n = kt_an_excl_total(&x);
 	fprintf(f, "%zu bench result%s excluded", n, n == 1 ? "" : "s");
-	if (!n)
-		return;
-	fputs(": ", f);
-	if (inc) {
-		fprintf(f, "%zu incorrect", inc);
-		sep = ", ";
-	}
-	if (unk) {
-		fprintf(f, "%s%zu not checked (others say correct)", sep, unk);
-		sep = ", ";
-	}
-	if (notime)
-		fprintf(f, "%s%zu without a time", sep, notime);
+	if (n && !kt_an_excl_text(&t, &x))
+		fprintf(f, ": %s", t.s);
+	kt_buf_free(&t);
 }
 
 
@@ -609,10 +602,9 @@ static void series_tables(struct rep *x, const kt_an_blame *b,
 			esc(f, st[k].claim, 0);
 			fprintf(f, "&#8221; (%d messages)", st[k].claim_count);
 		}
-		if (st[k].n_incorrect + st[k].n_unknown + st[k].n_notime) {
+		if (kt_an_excl_total(&st[k].ex) > st[k].ex.unparsed) {
 			fputs("; ", f);
-			excl_html(f, st[k].n_incorrect, st[k].n_unknown,
-				  st[k].n_notime);
+			excl_html(f, st[k].ex);
 		}
 		if (st[k].ended_by_jump >= 0)
 			fprintf(f, "; ended by <a href=\"#%sjump%ld\">jump J%ld</a>.</p>\n",
@@ -678,14 +670,19 @@ static void workload_sections(struct rep *x, const kt_an_blame *b,
 {
 	FILE *f = x->f;
 	const kt_an_run *r = x->r;
-	size_t i, tot = 0, inc = 0, unk = 0, notime = 0, nj = 0, ns = 0;
+	size_t i, tot = 0, nj = 0, ns = 0;
+	kt_an_excl ex = { 0 };
 	char pfx[32];
 
 	for (i = 0; i < nw; i++) {
 		tot += b[i].series.n;
-		inc += b[i].series.n_incorrect;
-		unk += b[i].series.n_unknown;
-		notime += b[i].series.n_notime;
+		kt_an_excl one = kt_an_series_excl(&b[i].series);
+
+		ex.incorrect += one.incorrect;
+		ex.unknown += one.unknown;
+		ex.notime += one.notime;
+		ex.noref += one.noref;
+		ex.failed += one.failed;
 		nj += b[i].njump;
 		ns += nst[i];
 	}
@@ -695,7 +692,7 @@ static void workload_sections(struct rep *x, const kt_an_blame *b,
 		"from one problem to the next; %zu jump(s) and %zu stall(s) in all."
 		"<br>%zu correct measurements (", r->id, r->nev, r->ncalls, nw, nj,
 		ns, tot);
-	excl_html(f, inc, unk, notime);
+	excl_html(f, ex);
 	fputs(").<br>speedup: ", f);
 	esc(f, b[0].series.basis, 0);
 	fprintf(f, ".<br>a new best counts above max(min-gain %.3f, %.1f x the "
@@ -740,7 +737,7 @@ static void workload_sections(struct rep *x, const kt_an_blame *b,
 		else
 			fputs("-", f);
 		fprintf(f, "</td><td>%zu</td><td>%zu</td><td>", b[i].njump, nst[i]);
-		excl_html(f, se->n_incorrect, se->n_unknown, se->n_notime);
+		excl_html(f, kt_an_series_excl(se));
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n<p class=\"meta\">Workloads of fewer than two correct "
@@ -754,8 +751,7 @@ static void workload_sections(struct rep *x, const kt_an_blame *b,
 		wl_name(f, wl[i]);
 		fprintf(f, "</h2>\n<p class=\"meta\"><a href=\"#w%zu-chart\">chart"
 			"</a>; %zu correct measurements (", i + 1, b[i].series.n);
-		excl_html(f, b[i].series.n_incorrect, b[i].series.n_unknown,
-			  b[i].series.n_notime);
+		excl_html(f, kt_an_series_excl(&b[i].series));
 		fputs(").<br>", f);
 		thresh_html(f, &b[i], x->o);
 		graded_html(f, r, &b[i]);
@@ -780,8 +776,7 @@ static void one_series(struct rep *x, const kt_an_blame *b,
 		r->id, r->nev, r->ncalls, b->series.n,
 		b->series.n == 1 ? "" : "s", b->series.n_results,
 		b->series.n_correct, b->series.n_unchecked);
-	excl_html(f, b->series.n_incorrect, b->series.n_unknown,
-		  b->series.n_notime);
+	excl_html(f, kt_an_series_excl(&b->series));
 	fputs(").<br>speedup: ", f);
 	esc(f, b->series.basis, 0);
 	fputs(".<br>", f);

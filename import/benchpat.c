@@ -131,6 +131,7 @@ void bp_res_init(struct res *r, const char *pattern, int block)
 	r->suspicious = 0;
 	r->reward = NAN;
 	r->graded[0] = 0;
+	r->timed = r->refname = NULL;
 }
 
 struct res *bp_new_res(struct rs *s, const char *pattern, int block)
@@ -980,6 +981,90 @@ int kt_bench_repeats(const cJSON *arr, const cJSON *o)
 	return 0;
 }
 
+/* ---- baselines and competitors ------------------------------------------ */
+/*
+ * The baseline or competitor a result times, or NULL when it is the
+ * agent's.  A result with a time and no speedup or reference time whose
+ * scenario (the headings over it, its own label, the name fields of its
+ * JSON) names one at a word's edges ("CPU BENCHMARKS", "COMPETITOR
+ * BENCHMARKS / cublas", "method=cublas_gemm", "CPU Benchmark") times
+ * that code, not the agent's (issue 15: vsla_cuda_dev raw lines 308 and
+ * 520).  A segment that compares ("GPU vs CPU", "comparison with
+ * cuBLAS") names both sides and says nothing; a result with a speedup or
+ * a reference time is the agent's code measured against the baseline.
+ */
+static const char *timed_baseline(const struct res *r)
+{
+	static const char *const w[][2] = {
+		{ "competitor", "competitor" }, { "cpu", "cpu" },
+		{ "cublaslt", "cublas" }, { "cublas", "cublas" },
+		{ "cudnn", "cudnn" }, { "cufft", "cufft" },
+		{ "torch.compile", "torch.compile" },
+		{ "inductor", "torch.compile" }, { "pytorch", "torch" },
+		{ "torch", "torch" }, { "eager", "eager" },
+		{ "reference", "reference" }, { "ref", "reference" },
+		{ "baseline", "baseline" }, { NULL, NULL } };
+	char low[256];
+	const char *seg;
+
+	if (isnan(r->t) || !isnan(r->ref) || r->nsp || !isnan(r->sp))
+		return NULL;
+	bp_lower(low, r->scen, strlen(r->scen), sizeof(low));
+	for (seg = low; seg && *seg;) {
+		const char *end = strstr(seg, " / ");
+		size_t n = end ? (size_t)(end - seg) : strlen(seg);
+		char one[256];
+
+		memcpy(one, seg, n);
+		one[n] = 0;
+		seg = end ? end + 3 : NULL;
+		if (strstr(one, " vs") || strstr(one, "versus") ||
+		    strstr(one, "compar") || strstr(one, "against"))
+			continue;
+		for (int i = 0; w[i][0]; i++) {
+			size_t k = strlen(w[i][0]);
+
+			for (const char *p = strstr(one, w[i][0]); p;
+			     p = strstr(p + 1, w[i][0]))
+				if ((p == one || !isalnum((unsigned char)p[-1])) &&
+				    !isalpha((unsigned char)p[k]))
+					return w[i][1];
+		}
+	}
+	return NULL;
+}
+
+/* Whether scenarios a and b differ only in their last " / " segment:
+ * two results under one heading ("size1=1000 size2=1500 / CPU Benchmark",
+ * "... / GPU Benchmark"). */
+static int same_parent(const char *a, const char *b)
+{
+	const char *x = strrchr(a, '/'), *y = strrchr(b, '/');
+
+	return x && y && x - a == y - b && !strncmp(a, b, (size_t)(x - a));
+}
+
+/* Marks the results that time a baseline or competitor (timed_baseline):
+ * they are no results of the agent's code and are not written.  One
+ * followed directly by the agent's result under the same heading, which
+ * has no reference time of its own, gives it one (the model's place for
+ * a baseline's time: ref_time_ms, FORMAT.md section 14): "CPU Benchmark:
+ * 11.621 us" then "GPU Benchmark: 4.724 us, Speedup: 2.46x". */
+static void mark_baselines(struct rs *s)
+{
+	for (size_t k = 0; k < s->n; k++)
+		s->r[k].timed = timed_baseline(&s->r[k]);
+	for (size_t k = 0; k + 1 < s->n; k++) {
+		struct res *b = &s->r[k], *a = &s->r[k + 1];
+
+		if (b->timed && !a->timed && isnan(a->ref) && !isnan(a->t) &&
+		    b->t > 0 && same_parent(b->scen, a->scen)) {
+			a->ref = b->t;
+			a->refname = b->timed;
+		}
+	}
+}
+
 /* ---- driver ---------------------------------------------------------------- */
 struct heading {
 	int indent;
@@ -1318,11 +1403,12 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		cJSON_Delete(arr);
 		return KT_ENOMEM;
 	}
+	mark_baselines(&s);
 	for (k = 0; k < s.n; k++) {
 		struct res *r = &s.r[k];
 		cJSON *o;
 
-		if (!bp_has_metric(r))
+		if (!bp_has_metric(r) || r->timed)
 			continue;
 		if (r->correct < 0 && (votes[0] || votes[1]) &&
 		    !(votes[0] && votes[1]))
@@ -1367,6 +1453,8 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			cJSON_AddStringToObject(o, "metric",
 						isnan(r->tf) ? "gbps" : "tflops");
 		choose_speedup(r, hint, o);
+		if (r->refname && !cJSON_GetObjectItem(o, "baseline"))
+			cJSON_AddStringToObject(o, "baseline", r->refname);
 		if (r->suspicious) {
 			cJSON *f = cJSON_AddArrayToObject(o, "flags");
 

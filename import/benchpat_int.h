@@ -36,6 +36,10 @@ struct res {
 	int suspicious; /* a verifier's "suspicious": true */
 	double reward;  /* a verifier's "reward", NAN when none */
 	char graded[40]; /* the metric the JSON itself names as graded, or "" */
+	const char *timed;   /* the baseline or competitor this result
+				times (timed_baseline), NULL: the agent's */
+	const char *refname; /* the baseline whose time was paired in as
+				ref (static), NULL when none */
 };
 
 /* The results of one output, in order; oom once an allocation failed. */

@@ -39,16 +39,30 @@
  *            skipped after N failures"): exit_code from "FAILED: [code=N]",
  *            0 when the build went through, null for a COMPILE_ERROR whose
  *            log has no code; the command relative to its build directory
- *            (relative_build; the log's own in extra.recorded_command)
- *   bench    per trace: correct = status PASSED (true) / any other status
- *            (false); time_ms = performance.latency_ms, ref_time_ms =
- *            reference_latency_ms, speedup = speedup_factor, workload =
+ *            (relative_build; the log's own in extra.recorded_command); the
+ *            log in diagnostics_blob
+ *   bench    per trace that ran (EvaluationStatus of
+ *            flashinfer_bench/data/trace.py): PASSED correct true with
+ *            time_ms = performance.latency_ms, ref_time_ms =
+ *            reference_latency_ms, speedup = speedup_factor;
+ *            INCORRECT_NUMERICAL/_SHAPE/_DTYPE correct false, time_ms null
+ *            (the schema gives them no performance); RUNTIME_ERROR and
+ *            TIMEOUT time_ms null, correct null, status kept: the solution
+ *            failed to run, which readers count as such (FORMAT.md section
+ *            14), never as a time or a wrong answer.  workload =
  *            definition, scenario = the workload's shape axes ("M=6"; its
  *            uuid in extra.workload_uuid), candidate = solution name,
  *            metric "time", baseline "reference", source
  *            "flashinfer-bench", error = max abs/rel error: one solution's
- *            traces are one sweep (FORMAT.md section 14).  Timestamps are
- *            naive ISO, taken as UTC (impx.h).
+ *            traces are one sweep (FORMAT.md section 14).
+ *   (none)   a COMPILE_ERROR trace is no measurement: its build is the
+ *            compile above; one whose log shows no build ("Solution
+ *            skipped after 3 failures. Last error: ...", the harness not
+ *            building again, or an error text without a compiler line)
+ *            is a note naming the solution, the workload and the status,
+ *            with the log in extra.log_blob.
+ * Every event of a trace carries evaluation.timestamp (naive ISO, taken as
+ * UTC: impx.h), so a run's traces are ordered in time.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -675,6 +689,57 @@ static int add_scenario(cJSON *p, const cJSON *wl)
 	return 0;
 }
 
+/* RUNTIME_ERROR, TIMEOUT: the solution built but did not run to the end
+ * (flashinfer_bench/data/trace.py EvaluationStatus); the analyzers read
+ * these statuses as "failed to run" (analyze/load.c). */
+static int failed_to_run(const char *status)
+{
+	return same(status, "RUNTIME_ERROR") || same(status, "TIMEOUT");
+}
+
+/* A COMPILE_ERROR trace whose log shows no build of its own: a note
+ * ("Solution skipped after 3 failures. Last error: ..." quotes an earlier
+ * build; the harness did not build again).  hex: the log's blob or NULL. */
+static int emit_unbuilt(kt_imp *imp, const struct rec *r, const char *status,
+			const char *sol, const cJSON *wl, const char *hex,
+			int64_t ts)
+{
+	const char *log = kt_impx_str(cJSON_GetObjectItemCaseSensitive(r->j,
+						"evaluation"), "log");
+	cJSON *p = cJSON_CreateObject(), *x;
+	const char *sc;
+	char *t = NULL;
+	int rc;
+
+	if (!p || (rc = add_scenario(p, wl))) {
+		cJSON_Delete(p);
+		return KT_ENOMEM;
+	}
+	sc = kt_impx_str(p, "scenario");
+	if (asprintf(&t, "%s not evaluated%s%s: %s (%s)",
+		     sol ? sol : "solution", sc ? " on " : "", sc ? sc : "",
+		     log && !strncmp(log, "Solution skipped", 16) ?
+		     "the build failed before, skipped" : "the build failed",
+		     status) < 0) {
+		cJSON_Delete(p);
+		return KT_ENOMEM;
+	}
+	cJSON_AddStringToObject(p, "text", t);
+	free(t);
+	cJSON_AddStringToObject(p, "status", status);
+	cJSON_AddStringToObject(p, "workload", r->def);
+	if (sol)
+		cJSON_AddStringToObject(p, "candidate", sol);
+	x = cJSON_AddObjectToObject(p, "extra");
+	if (kt_impx_str(wl, "uuid"))
+		cJSON_AddStringToObject(x, "workload_uuid",
+					kt_impx_str(wl, "uuid"));
+	if (hex)
+		cJSON_AddStringToObject(x, "log_blob", hex);
+	return kt_impx_emit(imp, KT_KIND_NOTE, 0, ts, "harness", p, r->f,
+			    r->line, r->off, r->len, NULL);
+}
+
 static int emit_trace(kt_imp *imp, const struct rec *r)
 {
 	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(r->j, "evaluation");
@@ -750,6 +815,11 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 				return rc;
 		}
 	}
+	/* a failed build measured nothing: its compile event (above) says
+	 * it, else a note does; never a bench result of the solution */
+	if (same(status, "COMPILE_ERROR"))
+		return cseq ? 0 : emit_unbuilt(imp, r, status, sol, wl,
+					       have_log ? hex : NULL, ts);
 	if (!(p = cJSON_CreateObject()))
 		return KT_ENOMEM;
 	cJSON_AddStringToObject(p, "workload", r->def);
@@ -773,8 +843,9 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 	if (kt_impx_num(perf, "speedup_factor", &v) && v > 0)
 		cJSON_AddNumberToObject(p, "speedup", v);
 	/* PASSED is the only good status (flashinfer_bench/data/trace.py
-	 * EvaluationStatus); an absent status says nothing */
-	if (!status)
+	 * EvaluationStatus); a solution that failed to run was never
+	 * checked; an absent status says nothing */
+	if (!status || failed_to_run(status))
 		cJSON_AddNullToObject(p, "correct");
 	else
 		cJSON_AddBoolToObject(p, "correct", !strcmp(status, "PASSED"));

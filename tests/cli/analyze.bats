@@ -175,10 +175,14 @@ assert r["false_jump_rate"] <= 0.01, r' "$output"
 	R=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
 	run "$KTRAJ" blame speedup "$R" --series-by workload --permutations 0
 	[ "$status" -eq 0 ]
-	# cublas_benchmark 411 -> 455: gpu_head_to_head.c written at 415 and
-	# 444, a gpu_head_to_head result at 451 in between
-	grep -A1 '^JUMP 1 \[cublas_benchmark\]' <<<"$output" |
-		grep -q 'edits: #415 [^ ]*gpu_head_to_head.c #444 '
+	# gpu_head_to_head 447 -> 818 (by workload: the matmul, then the
+	# convolution): gpu_head_to_head.c written at 563, results of other
+	# series (benchmark.sh, ...) after it, the file written again at 806
+	# and 810; cublas_benchmark's results time cuBLAS, no series of the
+	# agent's code (raw line 438)
+	grep -A1 '^JUMP 1 \[gpu_head_to_head\]' <<<"$output" |
+		grep -q 'edits: #563 [^ ]*gpu_head_to_head.c #806 [^ ]*gpu_head_to_head.c #810 '
+	[[ "$output" != *"[cublas_benchmark]"* ]]
 	[[ "$output" != *"none recorded"* ]]
 }
 
@@ -370,10 +374,11 @@ PY
 @test "blame: excluded bench results are counted by reason" {
 	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/analyze/excluded.jsonl" >/dev/null
 	# 3 correct with times; 1 correct:false, 2 without a verdict (one
-	# null, one absent) while others say correct, 1 correct without a time
+	# null, one absent) while others say correct, 1 that timed out (status
+	# "timeout": it failed to run, whatever its correct says)
 	run "$KTRAJ" blame speedup excluded
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"measurements: 3 from 7 bench results: 3 correct, 0 not checked; 4 excluded: 1 incorrect, 2 not checked (others say correct), 1 without a time"* ]]
+	[[ "$output" == *"measurements: 3 from 7 bench results: 3 correct, 0 not checked; 4 excluded: 1 incorrect, 2 not checked (others say correct), 1 failed to run"* ]]
 	run "$KTRAJ" blame speedup excluded --json
 	python3 -c 'import json,sys; r=[json.loads(l) for l in sys.stdin if l.strip()][-1]; assert r["measurements"] == 3 and r["excluded"] == 4, r' <<<"$output"
 }
@@ -453,7 +458,7 @@ assert [x["layer"] for x in s if x["workload"] == "B_reduce"] == ["operator boun
 import json, sys
 r = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()][-1]
 assert r["excluded"] == 4, r
-assert r["excluded_by_reason"] == {"incorrect": 1, "correctness_unknown": 2, "without_time": 1}, r' "$output"
+assert r["excluded_by_reason"] == {"incorrect": 1, "correctness_unknown": 2, "without_time": 0, "failed_to_run": 1}, r' "$output"
 	run "$KTRAJ" stalls excluded --json --patience 3
 	[ "$status" -eq 0 ]
 	python3 -c '
@@ -461,7 +466,7 @@ import json, sys
 rows = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
 # one stall over the whole run: every left-out result is in it
 assert len(rows) == 1 and rows[0]["excluded"] == 4, rows
-assert rows[0]["excluded_by_reason"] == {"incorrect": 1, "correctness_unknown": 2, "without_time": 1}, rows' "$output"
+assert rows[0]["excluded_by_reason"] == {"incorrect": 1, "correctness_unknown": 2, "without_time": 0, "failed_to_run": 1}, rows' "$output"
 	# per workload: A left out an incorrect result, B one without a verdict
 	run "$KTRAJ" blame speedup wl_jumps --json
 	python3 -c '
@@ -522,7 +527,46 @@ PY
 	[ "$(grep -c '<svg' "$BATS_TEST_TMPDIR/x.html")" -eq 1 ]
 	! grep -q '<section' "$BATS_TEST_TMPDIR/x.html"
 	grep -q 'id="stall1"' "$BATS_TEST_TMPDIR/x.html"
-	grep -q '4 bench results excluded: 1 incorrect, 2 not checked (others say correct), 1 without a time' "$BATS_TEST_TMPDIR/x.html"
+	grep -q '4 bench results excluded: 1 incorrect, 2 not checked (others say correct), 1 failed to run' "$BATS_TEST_TMPDIR/x.html"
+}
+
+@test "blame, stalls, report: an excluded result is named by what it lacks, in the same words" {
+	# a series of speedups (reference times): seq 4 has a time but no
+	# speedup or reference time, seq 5 no time at all, seq 6 failed to run
+	f="$BATS_TEST_TMPDIR/lacks.jsonl"
+	python3 - "$f" <<'PY'
+import json, sys
+ev = [("message", {"role": "user", "human": True, "text": "Make it faster."})]
+for p in ({"time_ms": 2.0, "ref_time_ms": 1.0, "correct": True},
+          {"time_ms": 1.98, "ref_time_ms": 1.0, "correct": True},
+          {"time_ms": 1.9, "correct": True},
+          {"time_ms": None, "correct": True},
+          {"time_ms": None, "correct": None, "status": "RUNTIME_ERROR"},
+          {"time_ms": 1.97, "ref_time_ms": 1.0, "correct": True}):
+    ev.append(("bench", dict(p, workload="gemm")))
+with open(sys.argv[1], "w") as o:
+    for i, (k, p) in enumerate(ev, 1):
+        o.write(json.dumps({"seq": i, "kind": k, "actor": "tool", "payload": p,
+                            "ts": 1700000000000000000 + i * 60000000000}) + "\n")
+PY
+	R=$("$KTRAJ" import --json "$f" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	want="3 excluded: 1 failed to run, 1 without a time, 1 without a speedup or reference time"
+	run "$KTRAJ" blame speedup "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$want"* ]]
+	[[ "$output" != *"3 without a time"* ]]
+	run "$KTRAJ" blame speedup "$R" --json
+	python3 -c '
+import json, sys
+r = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()][-1]
+assert r["excluded_by_reason"] == {"incorrect": 0, "correctness_unknown": 0, "without_time": 1,
+    "without_reference": 1, "failed_to_run": 1}, r' "$output"
+	run "$KTRAJ" stalls "$R" --patience 2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"bench results left out there: 1 failed to run, 1 without a time, 1 without a speedup or reference time"* ]]
+	run "$KTRAJ" report "$R" -o "$BATS_TEST_TMPDIR/l.html"
+	[ "$status" -eq 0 ]
+	grep -q "3 bench results excluded: 1 failed to run, 1 without a time, 1 without a speedup or reference time" "$BATS_TEST_TMPDIR/l.html"
 }
 
 @test "report: KernelBench results are reported per problem (corpus)" {

@@ -19,7 +19,9 @@ setup() {
 }
 
 @test "JSONL (Claude Code, Codex, FlashInfer trace, ktraj): the cut last line is one warning, the rest imported" {
-	for f in claude.jsonl:claude_code:5:4 codex.jsonl:codex:5:2 flashinfer_trace.jsonl:flashinfer:4:5 ktraj.jsonl:ktraj:3:2; do
+	# flashinfer: a COMPILE_ERROR trace (its build a compile, no bench), a
+	# PASSED one (build + bench), an INCORRECT_NUMERICAL one (bench)
+	for f in claude.jsonl:claude_code:5:4 codex.jsonl:codex:5:2 flashinfer_trace.jsonl:flashinfer:4:4 ktraj.jsonl:ktraj:3:2; do
 		IFS=: read -r file fmt line events <<<"$f"
 		export KTRAJ_STORE="$BATS_TEST_TMPDIR/$fmt.ktraj"
 		run --separate-stderr "$KTRAJ" import --json --format "$fmt" "$D/$file"

@@ -255,9 +255,9 @@ static void t_stalls_per_workload(void **st)
 		}
 		assert_int_equal(inc, b[w].series.n_incorrect);
 		assert_int_equal(unk, b[w].series.n_unknown);
-		assert_int_equal(s[0].n_incorrect, w == 0 ? 1 : 0);
-		assert_int_equal(s[0].n_unknown, w == 1 ? 1 : 0);
-		assert_int_equal(s[0].n_notime, 0);
+		assert_int_equal(s[0].ex.incorrect, w == 0 ? 1 : 0);
+		assert_int_equal(s[0].ex.unknown, w == 1 ? 1 : 0);
+		assert_int_equal(s[0].ex.notime, 0);
 		/* B's stall: B's fusion talk, not A's float4 loads */
 		if (w == 1)
 			assert_int_equal(s[0].layer, KT_AN_L_OPBOUND);

@@ -292,10 +292,10 @@ static void test_fi_compile_errors(void **state)
 	assert_int_equal(if_import(f, p, NULL, 0), 0);
 	assert_int_equal(f->nruns, 1);
 	e = if_events(f, f->ids[0]);
-	assert_int_equal(if_count(&e, KT_KIND_BENCH), 128);
-	assert_int_equal(if_count_bool(&e, KT_KIND_BENCH, "correct", 0), 128);
-	assert_int_equal(if_count_str(&e, KT_KIND_BENCH, "status",
-				      "COMPILE_ERROR"), 128);
+	/* a failed build measured nothing: no bench result (issue 15) */
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 0);
+	assert_int_equal(if_count_str(&e, KT_KIND_NOTE, "status",
+				      "COMPILE_ERROR"), 120);
 	/* 8 real builds ("FAILED: [code=2]"); 120 "Solution skipped" */
 	assert_int_equal(if_count(&e, KT_KIND_COMPILE), 8);
 	assert_int_equal(if_count_num(&e, KT_KIND_COMPILE, "exit_code", 1.5,
@@ -357,16 +357,18 @@ static void test_fi_fixture(void **state)
 	 * the same (no edit) */
 	assert_int_equal(if_count_str(&e, KT_KIND_EDIT, "op", "create"), 2);
 	assert_int_equal(if_count_str(&e, KT_KIND_EDIT, "op", "modify"), 1);
-	assert_int_equal(if_count(&e, KT_KIND_BENCH), 4);
+	/* 4 traces, one COMPILE_ERROR (its compile below, no bench) */
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 3);
 	assert_int_equal(if_count_bool(&e, KT_KIND_BENCH, "correct", 1), 1);
 	assert_int_equal(if_count_str(&e, KT_KIND_BENCH, "status",
 				      "RUNTIME_ERROR"), 1);
 	assert_int_equal(if_count(&e, KT_KIND_COMPILE), 2);
 	assert_int_equal(if_count_num(&e, KT_KIND_COMPILE, "exit_code", 0.5,
 				      1.5), 1);
-	/* the compile error of r1 comes after r1's edits, before r2 */
+	/* the compile error of r1 comes after r1's edits, before r2 (and
+	 * is no bench result) */
 	assert_int_equal(e.v[5].kind, KT_KIND_COMPILE);
-	assert_int_equal(e.v[7].kind, KT_KIND_MESSAGE);
+	assert_int_equal(e.v[6].kind, KT_KIND_MESSAGE);
 	if_free(&e);
 	e = if_events(f, f->ids[b]);
 	assert_int_equal(if_count(&e, KT_KIND_BENCH), 1);
@@ -382,7 +384,7 @@ static void test_fi_fixture(void **state)
 	assert_true(a >= 0);
 	assert_true(f->added[a] > 0);
 	e = if_events(f, f->ids[a]);
-	assert_int_equal(if_count(&e, KT_KIND_BENCH), 4);
+	assert_int_equal(if_count(&e, KT_KIND_BENCH), 3);
 	assert_int_equal(if_count(&e, KT_KIND_EDIT), 0);
 	if_free(&e);
 }

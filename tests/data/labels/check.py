@@ -12,7 +12,12 @@ Every run is imported into a store of its own; `blame speedup --json`,
 `stalls --json` and `log --kind bench --json` are compared with its labels
 ("scenarios": [time_ms, parts its scenario holds], the result named by the
 time its output printed; "distinct": groups of such times whose scenarios
-must all differ).
+must all differ; "absent_times" / "absent_scenarios": times and scenario
+parts no bench result may have (a baseline's or competitor's timing is no
+result of the agent's code); "ref_times": [time_ms, ref_time_ms, baseline]
+of a result that got a baseline's time as its reference; "kinds": event
+counts by kind; "timed": every event has a time, in order; a series item
+with "key" matches that series key exactly instead of "match").
 Prints one line per label item (ok / FAIL / PENDING) and a last JSON line
 with the counts.  Items of owner "import" (what the importer extracts) are
 PENDING when they disagree: they are reported, not failed; an "import" label
@@ -72,6 +77,10 @@ def main():
             blame = rows(["blame", "speedup", run, "--json"], env)
             stalls = rows(["stalls", run, "--json"], env)
             bench = rows(["log", run, "--kind", "bench", "--json"], env)
+            events = rows(["log", run, "--json"], env) if (
+                "kinds" in lab or "timed" in lab) else []
+            payload = {j["seq"]: rows(["show", run, str(j["seq"]), "--json"], env)[0]["payload"]
+                       for j in bench} if "ref_times" in lab else {}
             want = (lab.get("import") or {}).get("graded_metric")
             # the payloads of the graded metric's results ("graded" is not
             # in log's columns)
@@ -87,10 +96,13 @@ def main():
             item("%s: %d jumps (got %d)" % (p, lab["jumps_total"], len(jumps)),
                  len(jumps) == lab["jumps_total"])
         for s in lab.get("series", []):
-            m = [r for r in summ if all(x in key(r) for x in s["match"])]
+            if "key" in s:
+                m = [r for r in summ if key(r) == s["key"]]
+            else:
+                m = [r for r in summ if all(x in key(r) for x in s["match"])]
             if not m and len(summ) == 1 and "series" not in summ[0]:
                 m = summ
-            name = "%s [%s]" % (p, " ".join(s["match"]) or "the series")
+            name = "%s [%s]" % (p, s.get("key") or " ".join(s["match"]) or "the series")
             item("%s: found once" % name, len(m) == 1)
             if len(m) != 1:
                 continue
@@ -157,6 +169,30 @@ def main():
                 if any(a in x for x in sc) and any(b in x for x in sc):
                     mixed.add(k)
             item("%s: '%s' and '%s' never in one series" % (p, a, b), not mixed)
+        for t in lab.get("absent_times", []):
+            got = [j["seq"] for j in bench if j.get("time_ms") is not None
+                   and t > 0 and abs(j["time_ms"] / t - 1) < 1e-6]
+            item("%s: no bench result of %g ms (got seqs %s)" % (p, t, got), not got)
+        for part in lab.get("absent_scenarios", []):
+            got = [j["seq"] for j in bench if part in (j.get("scenario") or "")]
+            item("%s: no bench result at a scenario naming '%s' (got seqs %s)" % (p, part, got), not got)
+        for t, ref, base in lab.get("ref_times", []):
+            m = [b for b in payload.values() if b.get("time_ms") is not None
+                 and abs(b["time_ms"] / t - 1) < 1e-6]
+            item("%s: the result of %g ms has reference time %g ms (%s)" % (p, t, ref, base),
+                 len(m) == 1 and abs(m[0].get("ref_time_ms", 0) / ref - 1) < 1e-6 and
+                 m[0].get("baseline") == base)
+        if "kinds" in lab:
+            got = {}
+            for e in events:
+                got[e["kind"]] = got.get(e["kind"], 0) + 1
+            want = {k: v for k, v in lab["kinds"].items() if v}
+            item("%s: events by kind %s (got %s)" % (p, want, got),
+                 got == want)
+        if lab.get("timed"):
+            ts = [e.get("ts") for e in events]
+            item("%s: every event has a time, in order" % p,
+                 ts and None not in ts and ts == sorted(ts))
         imp_lab = lab.get("import")
         if imp_lab:
             # graded: what the benchmark's grader recorded (payload
