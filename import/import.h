@@ -222,6 +222,13 @@ void kt_imp_claim(kt_imp *imp, const char *rel);
 /* Optional: how far (bytes) the importer got in the file being imported,
  * for the progress bar of big files. */
 void kt_imp_progress(kt_imp *imp, uint64_t done);
+
+/* How many ids of one id set (tool call ids, message ids, line uuids) an
+ * importer keeps in memory before it moves them to a kt_spill
+ * (kt_import_opts.ids, else KT_IMPORT_IDS): what bounds its memory on an
+ * input of any size (issue 21). */
+#define KT_IMPORT_IDS 65536u
+uint64_t kt_imp_ids(const kt_imp *imp);
 /* Optional: a pass that is no import (a search, a pre-scan) read f front
  * to back up to byte off: the pages of a big file far behind off may be
  * given back (read again from the file when touched).  Progress reports
@@ -458,6 +465,9 @@ typedef struct kt_import_opts {
 	uint64_t batch;         /* store writes (bytes) after which a source's
 				   new runs are committed in a batch, still
 				   invisible (FORMAT.md §6.11); 0: 32 MiB */
+	uint64_t ids;           /* ids of each of an importer's id sets held
+				   in memory; past it they go to a temporary
+				   file (store/spill.h); 0: KT_IMPORT_IDS */
 	/* Called once per run touched: id, name, format, events, added. */
 	void (*on_run)(const char *id, const char *name, const char *format,
 		       uint64_t events, uint64_t added, void *arg);

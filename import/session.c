@@ -1093,6 +1093,11 @@ void kt_imp_progress(kt_imp *imp, uint64_t done)
 				       imp->opts->arg);
 }
 
+uint64_t kt_imp_ids(const kt_imp *imp)
+{
+	return imp->opts->ids ? imp->opts->ids : KT_IMPORT_IDS;
+}
+
 
 void kt_imp_session_free(kt_imp *imp)
 {
