@@ -188,6 +188,8 @@ struct kt_store {
 	size_t nck, ck_cap;
 	int ck_old, ck_done;
 	size_t map_given;      /* wlog.len when the map was last given back */
+	size_t map_read;       /* blob bytes read since then: an importer's
+				  workspace reads back what it dropped */
 	uint64_t grows;        /* times the map grew (tests) */
 
 	/* append state for the run last appended to in the open txn */

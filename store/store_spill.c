@@ -20,8 +20,11 @@
 #define KT_SPILL_TXN 1024u
 /* Lookups and puts between two drops of the map's resident pages: each
  * touches about one leaf page of its own, so at most ~16 MiB of the map
- * is resident at any time, whatever the file's size. */
+ * is resident at any time, whatever the file's size (a build may set it:
+ * tests/bench/RESULTS.md measures it off). */
+#ifndef KT_SPILL_TOUCH
 #define KT_SPILL_TOUCH 4096u
+#endif
 
 struct kt_spill {
 	MDB_env *env;
@@ -70,16 +73,24 @@ int kt_spill_open(kt_spill **out)
 	}
 	/* no lock file (one process, one thread), no fsync (the file dies
 	 * with the process), no read-ahead (lookups are random); a map far
-	 * bigger than any import's ids, which costs address space only */
-	if ((rc = mdb_env_create(&sp->env)) != 0 ||
-	    (rc = mdb_env_set_mapsize(sp->env, sizeof(size_t) > 4 ?
-				      (size_t)1 << 40 : (size_t)1 << 30)) != 0 ||
-	    (rc = mdb_env_open(sp->env, path, MDB_NOSUBDIR | MDB_NOLOCK |
-			       MDB_NOSYNC | MDB_NORDAHEAD | MDB_NOTLS,
-			       0600)) != 0) {
-		unlink(path);
-		kt_spill_close(sp);
-		return mdb_code(rc);
+	 * bigger than any import's ids (a read-only file map costs address
+	 * space only), smaller where the address space is limited */
+	for (size_t map = sizeof(size_t) > 4 ? (size_t)1 << 40 : (size_t)1 << 30;;
+	     map >>= 2) {
+		if ((rc = mdb_env_create(&sp->env)) == 0 &&
+		    (rc = mdb_env_set_mapsize(sp->env, map)) == 0 &&
+		    (rc = mdb_env_open(sp->env, path, MDB_NOSUBDIR | MDB_NOLOCK |
+				       MDB_NOSYNC | MDB_NORDAHEAD | MDB_NOTLS,
+				       0600)) == 0)
+			break;
+		if (sp->env)
+			mdb_env_close(sp->env);
+		sp->env = NULL;
+		if (rc != ENOMEM || map <= (size_t)1 << 28) {
+			unlink(path);
+			kt_spill_close(sp);
+			return mdb_code(rc);
+		}
 	}
 	/* open: the name can go, the file lives as long as the map */
 	unlink(path);

@@ -308,6 +308,7 @@ void kt_env_give_back(MDB_env *env)
 static void give_back_map(kt_store *s)
 {
 	s->map_given = s->wlog.len;
+	s->map_read = 0;
 	kt_env_give_back(s->env);
 }
 
@@ -319,10 +320,12 @@ int kt_store_checkpoint(kt_store *s, size_t min_bytes)
 		return KT_EINVAL;
 	if (!s->wtxn)
 		return kt_err(s, KT_EBUSY, "no write transaction");
-	/* between batches too: every KT_MAP_GIVE bytes of writes */
+	/* between batches too: every KT_MAP_GIVE bytes of writes, or of
+	 * blobs read */
 	if (s->wlog.len < s->map_given)
 		s->map_given = 0; /* a new transaction's log */
-	if (s->rdepth == 0 && s->wlog.len - s->map_given >= KT_MAP_GIVE)
+	if (s->rdepth == 0 && (s->wlog.len - s->map_given >= KT_MAP_GIVE ||
+			       s->map_read >= KT_MAP_GIVE))
 		give_back_map(s);
 	/* a run that existed before would show what was appended so far */
 	if (s->ck_old || s->rdepth > 0 || s->wlog.len < min_bytes)
