@@ -20,11 +20,8 @@
 #define KT_SPILL_TXN 1024u
 /* Lookups and puts between two drops of the map's resident pages: each
  * touches about one leaf page of its own, so at most ~16 MiB of the map
- * is resident at any time, whatever the file's size (a build may set it:
- * tests/bench/RESULTS.md measures it off). */
-#ifndef KT_SPILL_TOUCH
+ * is resident at any time, whatever the file's size. */
 #define KT_SPILL_TOUCH 4096u
-#endif
 
 struct kt_spill {
 	MDB_env *env;
