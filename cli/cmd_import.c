@@ -435,6 +435,14 @@ int cmd_import(struct cli *c, int argc, char **argv)
 	if (getenv("KTRAJ_IMPORT_BATCH") && (cli_size(getenv("KTRAJ_IMPORT_BATCH"), &o.batch) ||
 					     o.batch > (1ull << 62)))
 		o.batch = 0;
+	/* ids an importer holds before it spills them (README
+	 * "Environment"): tests make small files spill with it */
+	if (getenv("KTRAJ_IMPORT_IDS") && (cli_size(getenv("KTRAJ_IMPORT_IDS"), &o.ids) ||
+					   o.ids > (1ull << 40)))
+		o.ids = 0;
+	if (getenv("KTRAJ_IMPORT_WS") && (cli_size(getenv("KTRAJ_IMPORT_WS"), &o.ws_bytes) ||
+					  o.ws_bytes > (1ull << 62)))
+		o.ws_bytes = 0;
 	o.progress = c->progress;
 	o.on_run = on_run;
 	o.on_warn = on_warn;

@@ -660,34 +660,56 @@ struct uline {
 	uint64_t line;
 };
 
+/* A spilled uline: where the line is in the session file (cc->f). */
+struct uline_rec {
+	uint64_t off, n, line;
+};
+
 /*
  * A line given twice (same uuid, same bytes: a log concatenated with
  * itself, a line written again) is skipped with a warning; its text would
  * otherwise be a second message (tool calls and results are kept once by
  * id anyway).  Lines that share a uuid but differ are all read.  Only a
  * uuid seen before costs a comparison (hashing every line cost ~10 % of
- * the import); lines of sub-agent files are not compared.  Returns 0
- * (new), -1 (a repeat: warned, skip it) or KT_ENOMEM.
+ * the import); lines of sub-agent files are not compared.  A uuid spilled
+ * (cc_ids_settle) is compared with its line read again from the file.
+ * Returns 0 (new), 1 (a repeat: warned, skip it) or an error
+ * (KT_ENOMEM, cc_ids_settle's, kt_spill_get's).
  */
 static int seen_line(struct cc *cc, const kt_file *f, const cJSON *o,
 		     const char *s, size_t n, uint64_t line)
 {
 	const char *uuid = jstr(o, "uuid");
-	struct uline *u;
+	struct uline *u, spilled;
+	struct uline_rec r;
 	void **slot;
+	int rc;
 
 	/* the session file stays mapped while cc reads it; sub-agent files
 	 * come and go */
 	if (!uuid || f != cc->f)
 		return 0;
 	slot = kt_strmap_slot(&cc->lines, uuid, 0);
-	if (slot) {
-		u = *slot;
+	u = slot ? *slot : NULL;
+	if (!slot && cc->spill) {
+		rc = kt_spill_get(cc->spill, CC_SET_LINES, uuid, &r, sizeof(r),
+				  NULL);
+		if (rc && rc != KT_ENOTFOUND)
+			return rc;
+		if (!rc) {
+			spilled.f = f;
+			spilled.s = (const char *)f->data + r.off;
+			spilled.n = (size_t)r.n;
+			spilled.line = r.line;
+			u = &spilled;
+		}
+	}
+	if (u || slot) {
 		if (u && u->f == f && u->n == n && !memcmp(u->s, s, n)) {
 			kt_imp_warn(cc->imp, f, line,
 				    "repeats line %llu (uuid %.60s): skipped",
 				    (unsigned long long)u->line, uuid);
-			return -1;
+			return 1;
 		}
 		return 0;
 	}
@@ -702,7 +724,89 @@ static int seen_line(struct cc *cc, const kt_file *f, const cJSON *o,
 	u->n = n;
 	u->line = line;
 	*slot = u;
-	return 0;
+	return cc_ids_settle(cc, &cc->lines, CC_SET_LINES);
+}
+
+int cc_id_known(struct cc *cc, const kt_strmap *m, unsigned set,
+		const char *id)
+{
+	int rc;
+
+	if (kt_strmap_slot((kt_strmap *)m, id, 0))
+		return 1;
+	if (!cc->spill)
+		return 0;
+	rc = kt_spill_get(cc->spill, set, id, NULL, 0, NULL);
+	return rc == KT_ENOTFOUND ? 0 : rc ? rc : 1;
+}
+
+struct idref {
+	const char *key;
+	void *val;
+};
+
+static int idref_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct idref *)a)->key,
+		      ((const struct idref *)b)->key);
+}
+
+int cc_ids_settle(struct cc *cc, kt_strmap *m, unsigned set)
+{
+	uint64_t *at = &cc->ids_at[set];
+	struct idref *v;
+	size_t i, k = 0, keep = 0;
+	int rc = 0;
+
+	if (!*at)
+		*at = kt_imp_ids(cc->imp);
+	if (m->n < *at)
+		return 0;
+	if (!cc->spill && (rc = kt_spill_open(&cc->spill)) != 0)
+		return rc;
+	if (!(v = malloc(m->n * sizeof(*v))))
+		return KT_ENOMEM;
+	for (i = 0; i < m->cap; i++)
+		if (m->keys[i])
+			v[k++] = (struct idref){ m->keys[i], m->vals[i] };
+	/* in key order, LMDB's puts of one transaction share leaves */
+	qsort(v, k, sizeof(*v), idref_cmp);
+	for (i = 0; i < k && !rc; i++) {
+		struct uline *u = v[i].val;
+		struct uline_rec r;
+
+		if (set == CC_SET_CALLS && v[i].val) {
+			/* a call waiting for its result keeps its state */
+			if (!(v[keep].key = kt_memdupz(v[i].key, strlen(v[i].key))))
+				rc = KT_ENOMEM;
+			v[keep++].val = v[i].val;
+			continue;
+		}
+		if (set != CC_SET_LINES) {
+			rc = kt_spill_put(cc->spill, set, v[i].key, "", 0);
+			continue;
+		}
+		r.off = (uint64_t)(u->s - (const char *)cc->f->data);
+		r.n = u->n;
+		r.line = u->line;
+		rc = kt_spill_put(cc->spill, set, v[i].key, &r, sizeof(r));
+	}
+	if (!rc) {
+		kt_strmap_clear(m, set == CC_SET_LINES ? free : NULL);
+		/* a call the map cannot take back is dropped (the import
+		 * fails with KT_ENOMEM) */
+		for (i = 0; i < keep; i++)
+			if (rc || (rc = kt_strmap_put(m, v[i].key, v[i].val)))
+				cc_call_free(v[i].val);
+	}
+	for (i = 0; i < keep; i++)
+		free((char *)v[i].key);
+	free(v);
+	/* calls waiting for results stay: spill again only when the set has
+	 * grown as much again */
+	if (!rc && m->n * 2 > *at)
+		*at = m->n * 2;
+	return rc;
 }
 
 static int on_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
@@ -731,7 +835,7 @@ static int on_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 	}
 	if ((rc = seen_line(cc, f, o, s, n, line)) != 0) {
 		cJSON_Delete(o);
-		return rc < 0 ? 0 : rc;
+		return rc > 0 ? 0 : rc;
 	}
 	if (!strcmp(type, "assistant")) {
 		m = jget(o, "message");
@@ -1106,6 +1210,7 @@ out:
 	kt_strmap_free(&cc.side, side_free);
 	kt_strmap_free(&cc.tasks, side_free);
 	kt_strmap_free(&cc.lines, free);
+	kt_spill_close(cc.spill);
 	cJSON_Delete(cc.meta);
 	free(ps.cwd);
 	free(ps.version);

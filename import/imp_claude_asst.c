@@ -64,7 +64,7 @@ int cc_flush_response(struct cc *cc)
 {
 	const cJSON *usage = NULL;
 	const char *mid = cc->pend_id;
-	int give_usage = 0, rc = 0;
+	int give_usage = 0, rc = 0, known;
 	size_t i;
 
 	for (i = 0; i < cc->npend; i++) {
@@ -77,12 +77,18 @@ int cc_flush_response(struct cc *cc)
 	if (usage) {
 		if (!mid) {
 			give_usage = 1;
-		} else if (!kt_strmap_get(&cc->usage_done, mid)) {
+		} else if ((known = cc_id_known(cc, &cc->usage_done,
+						CC_SET_USAGE, mid)) < 0) {
+			return known;
+		} else if (!known) {
 			void **s = kt_strmap_slot(&cc->usage_done, mid, 1);
 
 			if (s)
 				*s = (void *)1;
 			give_usage = 1;
+			if ((rc = cc_ids_settle(cc, &cc->usage_done,
+						CC_SET_USAGE)) != 0)
+				return rc;
 		}
 	}
 	for (i = 0; i < cc->npend && !rc; i++) {
@@ -148,8 +154,13 @@ int cc_flush_response(struct cc *cc)
 				 * has its key in calls (the value is NULL once
 				 * its result is handled), so a second set of the
 				 * same ids is not kept (issue 21, import memory) */
-				if (kt_strmap_slot(&cc->calls, id, 0))
+				if ((rc = cc_id_known(cc, &cc->calls,
+						      CC_SET_CALLS, id)) < 0)
+					return rc;
+				if (rc) {
+					rc = 0;
 					continue;
+				}
 				cl = calloc(1, sizeof(*cl));
 				if (!cl)
 					return KT_ENOMEM;
@@ -195,6 +206,9 @@ int cc_flush_response(struct cc *cc)
 						    jstr(cl->input, "prompt"), 1)) &&
 				    !*slot)
 					*slot = strdup(id);
+				if (!rc)
+					rc = cc_ids_settle(cc, &cc->calls,
+							   CC_SET_CALLS);
 			}
 			/* redacted_thinking, tool results of server tools:
 			 * nothing a person or the workspace needs */

@@ -12,11 +12,17 @@
 #include "import.h"
 #include "impx.h"
 #include "schema.h"
+#include "../store/spill.h"
 
 #define CC_MAX_LINE (100u << 20)      /* lines over 100 MB are skipped */
 #define CC_INLINE_MAX (64u * 1024u)   /* tool output kept inline */
 
 /* ---- state ----------------------------------------------------------------- */
+
+/* The id sets that grow with the input, as kt_spill tags: the session's
+ * line uuids (lines), tool_use ids (calls), tool_result ids (seen_res) and
+ * message ids whose usage is counted (usage_done). */
+enum { CC_SET_LINES = 1, CC_SET_CALLS, CC_SET_RES, CC_SET_USAGE, CC_SETS };
 
 struct call {
 	uint64_t seq;
@@ -54,6 +60,9 @@ struct cc {
 	kt_strmap side;          /* sidechain uuid -> sub-agent id */
 	kt_strmap tasks;         /* Task prompt -> tool_use id */
 	kt_strmap lines;         /* uuid -> struct uline of its first line */
+	kt_spill *spill;           /* the id sets' ids past their budget
+				      (cc_ids_settle), NULL until then */
+	uint64_t ids_at[CC_SETS];  /* a set's size that spills it */
 	struct pline *pend;
 	size_t npend, pcap;
 	char *pend_id;
@@ -83,6 +92,15 @@ static inline const cJSON *jget(const cJSON *o, const char *k)
 	return cJSON_GetObjectItemCaseSensitive(o, k);
 }
 
+/* Whether id is in id set m (tag set): a key of m (whatever its value) or
+ * spilled.  1, 0, or kt_spill_get's error. */
+int cc_id_known(struct cc *cc, const kt_strmap *m, unsigned set,
+		const char *id);
+/* Call after adding a key to id set m: past the set's budget
+ * (kt_imp_ids) its ids go to cc->spill in key order and m is emptied;
+ * only calls still waiting for their result (a non-NULL value in calls)
+ * stay.  0, or kt_spill_open's or kt_spill_put's error. */
+int cc_ids_settle(struct cc *cc, kt_strmap *m, unsigned set);
 /* the call a tool_use id names (a kt_strmap value): frees it */
 void cc_call_free(void *p);
 /* a Claude Code timestamp (ISO 8601) to ns since the epoch;

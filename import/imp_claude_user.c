@@ -254,11 +254,13 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 			    "tool_result without tool_use_id: skipped");
 		return 0;
 	}
-	if (kt_strmap_get(&cc->seen_res, id))
-		return 0;
+	if ((rc = cc_id_known(cc, &cc->seen_res, CC_SET_RES, id)) != 0)
+		return rc < 0 ? rc : 0;
 	slot = kt_strmap_slot(&cc->seen_res, id, 1);
 	if (slot)
 		*slot = (void *)1;
+	if ((rc = cc_ids_settle(cc, &cc->seen_res, CC_SET_RES)) != 0)
+		return rc;
 	cl = kt_strmap_get(&cc->calls, id);
 	/* a 2.x sub-agent finished: its own file goes before its result */
 	aid = jstr(o, "agentId");

@@ -25,6 +25,10 @@ struct kt_ws_ent {
 				   since the last write or observation */
 	int edited;             /* an edit event named it in this run */
 	unsigned edits;         /* how many: tells unknown contents apart */
+	int evicted;            /* data dropped (ws_evict): the content is
+				   the stored blob of hash, read back when
+				   needed */
+	uint64_t used;          /* kt_ws.tick of its last use */
 };
 
 struct kt_ws {
@@ -44,6 +48,8 @@ struct kt_ws {
 	} *code;
 	size_t ncode, nsorted, capcode;
 	struct kt_buf codebuf; /* kt_ws_code_hash's input, kept for reuse */
+	size_t held;           /* bytes of data the entries hold */
+	uint64_t tick;         /* uses so far: the least recent goes first */
 };
 
 /* one file of an input root (folder, archive, plain file, stdin) */
@@ -294,6 +300,12 @@ void kt_imp_session_free(kt_imp *imp);
 void kt_ws_reset(struct kt_ws *ws);
 /* kt_ws_reset, and the table's memory too (the import's end). */
 void kt_ws_free(struct kt_ws *ws);
+/* The content of entry e read back from the store when the workspace
+ * dropped it (kt_ws_ent.evicted; in the source's write transaction, so a
+ * blob not committed yet is read too): 0, or kt_blob_get's error, which
+ * also fails the source (imp->err): the workspace cannot go on without the
+ * content it believes. */
+int kt_ws_load(kt_imp *imp, struct kt_ws_ent *e);
 /* the actor of the event with seq (the tool call an edit belongs to) */
 const char *kt_imp_actor_of(kt_imp *imp, uint64_t seq);
 /* whether the next emitted event will really be written */

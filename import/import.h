@@ -222,6 +222,17 @@ void kt_imp_claim(kt_imp *imp, const char *rel);
 /* Optional: how far (bytes) the importer got in the file being imported,
  * for the progress bar of big files. */
 void kt_imp_progress(kt_imp *imp, uint64_t done);
+
+/* How many ids of one id set (tool call ids, message ids, line uuids) an
+ * importer keeps in memory before it moves them to a kt_spill
+ * (kt_import_opts.ids, else KT_IMPORT_IDS): what bounds its memory on an
+ * input of any size (issue 21). */
+#define KT_IMPORT_IDS 65536u
+uint64_t kt_imp_ids(const kt_imp *imp);
+/* The workspace's budget of file contents held, bytes
+ * (kt_import_opts.ws_bytes, else KT_IMPORT_WS). */
+#define KT_IMPORT_WS (16u << 20)
+uint64_t kt_imp_ws_bytes(const kt_imp *imp);
 /* Optional: a pass that is no import (a search, a pre-scan) read f front
  * to back up to byte off: the pages of a big file far behind off may be
  * given back (read again from the file when touched).  Progress reports
@@ -241,8 +252,11 @@ int64_t kt_imp_find(kt_imp *imp, const kt_file *f, uint64_t from,
  * Paths are stored as the source gives them, made absolute against `cwd`
  * when relative and a cwd is known, and normalized ("a/./b/../c" -> "a/c").
  */
-/* Current content of path in the current run (NULL when unknown).  The
- * pointer is owned by the workspace and valid until the next write. */
+/* Current content of path in the current run (NULL when unknown, or when
+ * it could not be read back from the store: the source then fails with
+ * that error).  The pointer is owned by the workspace and valid until the
+ * next write, observation, delete or invalidation of any path: those may
+ * drop contents to keep the workspace under kt_import_opts.ws_bytes. */
 const char *kt_ws_get(kt_imp *imp, const char *path, size_t *len);
 
 /* Record that a tool call (seq `call`) set path to content: emits an `edit`
@@ -467,6 +481,14 @@ typedef struct kt_import_opts {
 	uint64_t batch;         /* store writes (bytes) after which a source's
 				   new runs are committed in a batch, still
 				   invisible (FORMAT.md §6.11); 0: 32 MiB */
+	uint64_t ids;           /* ids of each of an importer's id sets held
+				   in memory; past it they go to a temporary
+				   file (store/spill.h); 0: KT_IMPORT_IDS */
+	uint64_t ws_bytes;      /* file contents the workspace holds, bytes;
+				   past it the least recently used that are
+				   stored blobs are dropped and read back
+				   from the store when needed; 0:
+				   KT_IMPORT_WS */
 	/* Called once per run touched: id, name, format, events, added. */
 	void (*on_run)(const char *id, const char *name, const char *format,
 		       uint64_t events, uint64_t added, void *arg);

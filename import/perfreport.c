@@ -445,9 +445,11 @@ static int unit_for(kt_imp *imp, const char *cmd, const char *title,
 		n = strlen(cmd);
 	}
 	for (size_t i = 0; !src && imp && i < imp->ws.map.cap; i++) {
-		const struct kt_ws_ent *w = imp->ws.map.vals[i];
+		struct kt_ws_ent *w = imp->ws.map.vals[i];
 
-		if (w && w->data && !w->deleted &&
+		/* a content the workspace dropped is read back (it stays
+		 * held until the workspace's next write) */
+		if (w && !w->deleted && !kt_ws_load(imp, w) && w->data &&
 		    memmem(w->data, w->len, "perf_report", 11) &&
 		    find_bench(w->data, w->len, title, b)) {
 			src = w->data;

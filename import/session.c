@@ -1165,6 +1165,16 @@ void kt_imp_progress(kt_imp *imp, uint64_t done)
 				       imp->opts->arg);
 }
 
+uint64_t kt_imp_ids(const kt_imp *imp)
+{
+	return imp->opts->ids ? imp->opts->ids : KT_IMPORT_IDS;
+}
+
+uint64_t kt_imp_ws_bytes(const kt_imp *imp)
+{
+	return imp->opts->ws_bytes ? imp->opts->ws_bytes : KT_IMPORT_WS;
+}
+
 
 void kt_imp_session_free(kt_imp *imp)
 {

@@ -27,6 +27,7 @@ void kt_ws_reset(struct kt_ws *ws)
 	/* the table keeps its size: the next run's files are then placed,
 	 * and walked (perfreport.c), as they always were */
 	kt_strmap_clear(&ws->map, ent_free);
+	ws->held = 0;
 	free(ws->code);
 	ws->code = NULL;
 	ws->ncode = ws->nsorted = ws->capcode = 0;
@@ -45,14 +46,95 @@ static struct kt_ws_ent *ws_find(struct kt_ws *ws, const char *path,
 	void **v = kt_strmap_slot(&ws->map, path, create);
 	struct kt_ws_ent *e;
 
+	if (v && *v)
+		((struct kt_ws_ent *)*v)->used = ++ws->tick;
 	if (!v || *v || !create)
 		return v ? *v : NULL;
 	/* a new path (or one whose entry failed to allocate before) */
 	if (!(e = calloc(1, sizeof(*e))))
 		return NULL;
 	e->path = kt_strmap_slot_key(&ws->map, v);
+	e->used = ++ws->tick;
 	*v = e;
 	return e;
+}
+
+/* Whether e holds content, in memory or dropped to the store. */
+static int ws_has(const struct kt_ws_ent *e)
+{
+	return e->data || e->evicted;
+}
+
+int kt_ws_load(kt_imp *imp, struct kt_ws_ent *e)
+{
+	void *d;
+	size_t n;
+	int rc;
+
+	if (!e->evicted)
+		return 0;
+	if ((rc = kt_blob_get(imp->s, e->hash, &d, &n)) != 0) {
+		if (!imp->err)
+			imp->err = rc;
+		return rc;
+	}
+	e->data = d;
+	e->len = n;
+	e->evicted = 0;
+	imp->ws.held += n;
+	return 0;
+}
+
+/* Drop e's content (kt_ws_load reads it back when it is needed again). */
+static void ws_drop(struct kt_ws *ws, struct kt_ws_ent *e)
+{
+	ws->held -= e->len;
+	free(e->data);
+	e->data = NULL;
+	/* a deleted file's last content is never read again */
+	e->evicted = !e->deleted;
+}
+
+static int by_use(const void *a, const void *b)
+{
+	uint64_t x = (*(struct kt_ws_ent *const *)a)->used;
+	uint64_t y = (*(struct kt_ws_ent *const *)b)->used;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Past kt_imp_ws_bytes of contents held, drop the least recently used
+ * down to 3/4 of it (so a session that keeps writing new files sorts the
+ * table once per quarter of the budget, not at every write).  Only what
+ * the store can give back goes: contents stored as a blob (hashed), and
+ * deleted files' old contents; never keep (the entry just written).  An
+ * import of a session that wrote a thousand files kept them all (23.6 MB
+ * of a 1 GB gen_claude.py session; issue 21).
+ */
+static void ws_evict(kt_imp *imp, const struct kt_ws_ent *keep)
+{
+	struct kt_ws *ws = &imp->ws;
+	uint64_t max = kt_imp_ws_bytes(imp);
+	struct kt_ws_ent **v;
+	size_t i, n = 0;
+
+	/* --redact stores redacted blobs (not the content believed); a
+	 * failed source may not have stored them at all */
+	if (ws->held <= max || imp->opts->redact || imp->failed || imp->err ||
+	    !(v = malloc(ws->map.n * sizeof(*v))))
+		return;
+	for (i = 0; i < ws->map.cap; i++) {
+		struct kt_ws_ent *e = ws->map.vals[i];
+
+		if (e && e != keep && e->data &&
+		    (e->deleted || (e->stored && e->hashed && !e->unknown)))
+			v[n++] = e;
+	}
+	qsort(v, n, sizeof(*v), by_use);
+	for (i = 0; i < n && ws->held > max / 4 * 3; i++)
+		ws_drop(ws, v[i]);
+	free(v);
 }
 
 char *kt_ws_path(const char *cwd, const char *path)
@@ -149,7 +231,7 @@ const char *kt_ws_get(kt_imp *imp, const char *path, size_t *len)
 	if (ws_at(imp, path, &np, &e))
 		return NULL;
 	free(np);
-	if (!e || !e->data || e->deleted)
+	if (!e || e->deleted || kt_ws_load(imp, e) || !e->data)
 		return NULL;
 	if (len)
 		*len = e->len;
@@ -174,14 +256,19 @@ static int put_blob(kt_imp *imp, struct kt_ws_ent *e, char hex[KT_HASH_HEX + 1])
 	return rc;
 }
 
-static int set_content(struct kt_ws_ent *e, const char *content, size_t len)
+static int set_content(struct kt_ws *ws, struct kt_ws_ent *e,
+		       const char *content, size_t len)
 {
 	char *d = kt_memdupz(content, len);
 
 	if (!d)
 		return KT_ENOMEM;
+	if (e->data)
+		ws->held -= e->len;
+	ws->held += len;
 	free(e->data);
 	e->data = d;
+	e->evicted = 0;
 	e->len = len;
 	e->deleted = 0;
 	e->unknown = 0;
@@ -291,8 +378,10 @@ int kt_ws_write(kt_imp *imp, const char *path, const char *content,
 		return KT_ENOMEM;
 	}
 	unk = e->unknown;
-	had = (e->data && !e->deleted) || unk;
+	had = (ws_has(e) && !e->deleted) || unk;
 	if (had && !unk) {
+		if ((rc = kt_ws_load(imp, e)) != 0)
+			goto out;
 		if (e->len == len && !memcmp(e->data, content, len)) {
 			free(np);
 			return 0; /* no change, no edit */
@@ -301,7 +390,7 @@ int kt_ws_write(kt_imp *imp, const char *path, const char *content,
 		if (rc)
 			goto out;
 	}
-	rc = set_content(e, content, len);
+	rc = set_content(&imp->ws, e, content, len);
 	if (rc)
 		goto out;
 	rc = put_blob(imp, e, ah);
@@ -310,6 +399,7 @@ int kt_ws_write(kt_imp *imp, const char *path, const char *content,
 	/* over unknown content: a modify whose before is not known */
 	rc = emit_edit(imp, np, had ? "modify" : "create",
 		       had && !unk ? bh : NULL, ah, call, tool);
+	ws_evict(imp, e);
 out:
 	free(np);
 	return rc;
@@ -351,13 +441,16 @@ int kt_ws_delete(kt_imp *imp, const char *path, uint64_t call,
 		free(np);
 		return rc;
 	}
-	if (!e || !e->data || e->deleted) {
+	if (!e || !ws_has(e) || e->deleted) {
 		free(np);
 		return KT_ENOTFOUND;
 	}
+	/* an evicted content is stored and hashed: put_blob needs no data */
 	rc = put_blob(imp, e, bh);
 	if (!rc) {
 		e->deleted = 1;
+		if (e->evicted)
+			e->evicted = 0; /* its data is never read again */
 		rc = emit_edit(imp, np, "delete", bh, NULL, call, tool);
 	}
 	free(np);
@@ -374,13 +467,16 @@ int kt_ws_invalidate(kt_imp *imp, const char *path, uint64_t call,
 	if ((rc = ws_at(imp, path, &np, &e)))
 		return rc;
 	/* nothing believed (never seen, or already unknown): nothing stale */
-	if (!e || e->unknown || (!e->data && !e->deleted))
+	if (!e || e->unknown || (!ws_has(e) && !e->deleted))
 		goto out;
-	known = e->data && !e->deleted;
+	known = ws_has(e) && !e->deleted;
 	if (known && (rc = put_blob(imp, e, bh)))
 		goto out;
+	if (e->data)
+		imp->ws.held -= e->len;
 	free(e->data);
 	e->data = NULL;
+	e->evicted = 0;
 	e->len = 0;
 	e->deleted = 0;
 	e->stored = 0;
@@ -407,10 +503,12 @@ int kt_ws_observe(kt_imp *imp, const char *path, const char *content,
 		free(np);
 		return KT_ENOMEM;
 	}
+	if (!e->deleted && (rc = kt_ws_load(imp, e)) != 0)
+		goto out;
 	if (e->data && !e->deleted && e->len == len &&
 	    !memcmp(e->data, content, len))
 		goto out; /* what we believed: nothing to record */
-	rc = set_content(e, content, len);
+	rc = set_content(&imp->ws, e, content, len);
 	if (rc)
 		goto out;
 	/* the blob goes with the tool_result about to be emitted */
@@ -429,6 +527,7 @@ int kt_ws_observe(kt_imp *imp, const char *path, const char *content,
 	cJSON_AddStringToObject(o, "path", np);
 	cJSON_AddStringToObject(o, "blob", hex);
 	cJSON_AddItemToArray(arr, o);
+	ws_evict(imp, e);
 out:
 	free(np);
 	return rc;
@@ -488,7 +587,7 @@ int kt_ws_code_hash(kt_imp *imp, char hex[KT_HASH_HEX + 1])
 		kt_buf_add(b, c->path, c->plen + 1);
 		if (e->unknown)
 			kt_buf_printf(b, "unknown %u", e->edits);
-		else if (e->deleted || !e->data)
+		else if (e->deleted || !ws_has(e))
 			kt_buf_puts(b, "deleted");
 		else {
 			if (!e->hashed)
@@ -553,7 +652,7 @@ static int ws_where(kt_imp *imp, const char *dir, const char *glob, int fl,
 		if (!e)
 			continue;
 		if (e->unknown ? !unk :
-		    e->deleted ? !gone : !e->data)
+		    e->deleted ? !gone : !ws_has(e))
 			continue;
 		if (glob ? fnmatch(glob, e->path, fl) != 0 :
 		    !under(e->path, nd ? nd : ""))

@@ -325,6 +325,9 @@ int kt_blob_view(kt_store *s, const unsigned char hash[KT_HASH_LEN],
 	}
 	/* every cached content has room for it (brec_decode, blob_put) */
 	s->bc.p[s->bc.len] = 0;
+	/* what it read of the map (about: its frames are smaller) is given
+	 * back as writes are (kt_store_checkpoint) */
+	s->map_read += s->bc.len;
 	*data = s->bc.p;
 	*len = s->bc.len;
 	return 0;

@@ -188,6 +188,8 @@ struct kt_store {
 	size_t nck, ck_cap;
 	int ck_old, ck_done;
 	size_t map_given;      /* wlog.len when the map was last given back */
+	size_t map_read;       /* blob bytes read since then: an importer's
+				  workspace reads back what it dropped */
 	uint64_t grows;        /* times the map grew (tests) */
 
 	/* append state for the run last appended to in the open txn */
@@ -285,6 +287,11 @@ static inline uint16_t kt_rd16(const unsigned char *p)
 int kt_err(kt_store *s, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int kt_mdb_err(kt_store *s, int rc, const char *what);
+/* Drop the pages of env's map (a read-only shared map of its file) from
+ * the process's resident memory (store_unfinished.c); they fault in again
+ * from the page cache when read.  Not while a caller holds a pointer into
+ * the map. */
+void kt_env_give_back(MDB_env *env);
 int kt_put(kt_store *s, int db, const void *k, size_t kl, const void *v,
 	   size_t vl, unsigned flags);
 /* Append a put (or, db | KT_WLOG_DEL, a delete) to the write log that map

@@ -274,7 +274,7 @@ static int put_back(kt_store *s, struct kt_ckrun *r)
  * resident at the end of that import.  Dropping them is safe at any time
  * (a read-only shared map of the file; LMDB's dirty pages are its own
  * memory): a later read faults them in again from the page cache. */
-static void give_back_map(kt_store *s)
+void kt_env_give_back(MDB_env *env)
 {
 	MDB_envinfo ei;
 	struct stat st;
@@ -282,12 +282,11 @@ static void give_back_map(kt_store *s)
 	char line[512];
 	FILE *m;
 
-	s->map_given = s->wlog.len;
 	/* LMDB names the map's address only for MDB_FIXEDMAP
-	 * (me_mapaddr is NULL otherwise): find the store file's mapping of
-	 * the map's size in /proc/self/maps */
-	if (mdb_env_info(s->env, &ei) != 0 ||
-	    mdb_env_get_fd(s->env, &fd) != 0 || fstat(fd, &st) != 0 ||
+	 * (me_mapaddr is NULL otherwise): find the file's mapping of the
+	 * map's size in /proc/self/maps */
+	if (mdb_env_info(env, &ei) != 0 ||
+	    mdb_env_get_fd(env, &fd) != 0 || fstat(fd, &st) != 0 ||
 	    !(m = fopen("/proc/self/maps", "re")))
 		return;
 	while (fgets(line, sizeof(line), m)) {
@@ -306,6 +305,13 @@ static void give_back_map(kt_store *s)
 	fclose(m);
 }
 
+static void give_back_map(kt_store *s)
+{
+	s->map_given = s->wlog.len;
+	s->map_read = 0;
+	kt_env_give_back(s->env);
+}
+
 int kt_store_checkpoint(kt_store *s, size_t min_bytes)
 {
 	int rc;
@@ -314,10 +320,12 @@ int kt_store_checkpoint(kt_store *s, size_t min_bytes)
 		return KT_EINVAL;
 	if (!s->wtxn)
 		return kt_err(s, KT_EBUSY, "no write transaction");
-	/* between batches too: every KT_MAP_GIVE bytes of writes */
+	/* between batches too: every KT_MAP_GIVE bytes of writes, or of
+	 * blobs read */
 	if (s->wlog.len < s->map_given)
 		s->map_given = 0; /* a new transaction's log */
-	if (s->rdepth == 0 && s->wlog.len - s->map_given >= KT_MAP_GIVE)
+	if (s->rdepth == 0 && (s->wlog.len - s->map_given >= KT_MAP_GIVE ||
+			       s->map_read >= KT_MAP_GIVE))
 		give_back_map(s);
 	/* a run that existed before would show what was appended so far */
 	if (s->ck_old || s->rdepth > 0 || s->wlog.len < min_bytes)
