@@ -11,7 +11,6 @@
 
 #include "import.h"
 #include "impx.h"
-#include "schema.h"
 
 #define CC_MAX_LINE (100u << 20)      /* lines over 100 MB are skipped */
 #define CC_INLINE_MAX (64u * 1024u)   /* tool output kept inline */
