@@ -10,8 +10,10 @@
  * Exporters write to the stream or path they are given and return 0 or a
  * KT_E* code with a one-line reason in err; they never print nor exit.
  *
- * Module order (Makefile LIB_DIRS): store <- import <- replay <- export;
- * export/ includes nothing of cli/.
+ * Module order (Makefile LIB_DIRS): base <- store <- import <- analyze and
+ * replay <- export <- cli: export/ uses analyze/ (the NDJSON questions
+ * table, the HTML report) and replay/ (the bundle writer, export.c), and
+ * includes nothing of cli/.
  */
 #ifndef KT_EXPORT_H
 #define KT_EXPORT_H
