@@ -81,9 +81,10 @@ int kt_an_questions_extract(const char *text, size_t len, kt_an_q_cb cb,
 			    void *arg);
 
 /*
- * The one definition of a question a person asked, used by the loader
- * (kt_an_is_question_ev), questions, blame, report and the NDJSON export:
- * a human message that is not a task or harness prompt (kt_an_task_prompt
+ * The text side of the one definition of a question a person asked
+ * (kt_an_msg_question, which adds the payload's human and meta flags and
+ * takes before_agent from the run's state):
+ * a message that is not a task or harness prompt (kt_an_task_prompt
  * with the same arguments) and holds at least one question sentence
  * (kt_an_questions_extract: interrogatives and challenges; not
  * instructions, quoted or pasted text, code or LaTeX, a '?' used as a
@@ -95,6 +96,49 @@ int kt_an_human_question(const char *format, int before_agent,
 /* Whether text holds at least one question sentence
  * (kt_an_questions_extract finds one).  Returns 1 or 0. */
 int kt_an_has_question(const char *text, size_t len);
+
+/* What of a message event's payload (FORMAT.md §2 "message") decides
+ * whether a person asked a question with it. */
+typedef struct kt_an_msg {
+	const char *text;   /* "text" (not NUL-terminated; NULL: none) */
+	size_t len;         /* bytes of text */
+	int human;          /* "human": true */
+	int meta;           /* "flags" holds a flag other than "thinking":
+			       harness and UI lines, never a question */
+	int input_source;   /* "extra": {"source": "input"} (Inspect's
+			       sample input, a task prompt) */
+} kt_an_msg;
+
+/* Where the run stands before the message: whether the agent has acted.
+ * A caller walking a run in seq order sets acted at the first message
+ * with role "assistant" that is not human, and counts tool_call events. */
+typedef struct kt_an_qstate {
+	int acted;          /* an assistant message was seen */
+	uint64_t calls;     /* tool_call events before the message */
+} kt_an_qstate;
+
+/* Fill m from a parsed message payload (a cJSON object; text borrowed from
+ * it); any other value leaves m all zero. */
+struct cJSON;
+void kt_an_msg_of_json(const struct cJSON *payload, kt_an_msg *m);
+
+/*
+ * The one definition of a person's question over a message event, used by
+ * the loader (kt_an_run_load, so questions, blame, report) and the NDJSON
+ * export's questions table: a human message without a meta flag, with
+ * text, that is not a task or harness prompt (kt_an_task_prompt with
+ * before_agent = the agent has neither spoken nor called a tool, st) and
+ * holds a question sentence.  has_q, when not NULL, answers "holds a
+ * question sentence" in place of kt_an_has_question (the loader's memo);
+ * arg is passed to it.  kt_an_msg_task alone: whether m is such a
+ * message's task or harness prompt.  Both return 1 or 0.
+ */
+int kt_an_msg_task(const char *format, const kt_an_qstate *st,
+		   const kt_an_msg *m);
+int kt_an_msg_question(const char *format, const kt_an_qstate *st,
+		       const kt_an_msg *m,
+		       int (*has_q)(void *arg, const char *text, size_t len),
+		       void *arg);
 
 /*
  * Normalize for deduplication: full-width ASCII folded, ASCII lowercased,

@@ -792,19 +792,32 @@ static int flag_el(const kt_an_jv *v, void *arg)
 }
 
 /* Whether array member k has a string element other than "thinking". */
+/* Whether a parsed "flags" array holds a flag other than "thinking". */
+static int json_meta_flags(const cJSON *fl)
+{
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, fl)
+		if (cJSON_IsString(x) && strcmp(x->valuestring, "thinking"))
+			return 1;
+	return 0;
+}
+
+/* Whether a parsed object has "source": "input". */
+static int json_input_source(const cJSON *extra)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(extra, "source");
+
+	return cJSON_IsString(x) && !strcmp(x->valuestring, "input");
+}
+
 static int pl_meta_flags(const struct pl *p, int k)
 {
 	int meta = 0;
 
-	if (p->j) {
-		const cJSON *x,
-			*fl = cJSON_GetObjectItemCaseSensitive(p->j, p->keys[k]);
-
-		cJSON_ArrayForEach(x, fl)
-			if (cJSON_IsString(x) && strcmp(x->valuestring, "thinking"))
-				meta = 1;
-		return meta;
-	}
+	if (p->j)
+		return json_meta_flags(cJSON_GetObjectItemCaseSensitive(p->j,
+								       p->keys[k]));
 	kt_an_js_array(&p->f[k], flag_el, &meta);
 	return meta;
 }
@@ -816,16 +829,34 @@ static int pl_input_source(const struct pl *p, int k)
 	kt_an_jv v;
 	char b[8];
 
-	if (p->j) {
-		const cJSON *x = cJSON_GetObjectItemCaseSensitive(p->j, p->keys[k]);
-
-		x = cJSON_GetObjectItemCaseSensitive(x, "source");
-		return cJSON_IsString(x) && !strcmp(x->valuestring, "input");
-	}
+	if (p->j)
+		return json_input_source(cJSON_GetObjectItemCaseSensitive(p->j,
+									 p->keys[k]));
 	if (p->f[k].type != KT_AN_JS_OBJ ||
 	    kt_an_js_fields(p->f[k].v, p->f[k].n, src_key, 1, &v))
 		return 0;
 	return kt_an_js_str(&v, b, sizeof(b)) == 5 && !strcmp(b, "input");
+}
+
+/* The same reading of a message payload as fill()'s (msg_keys), for
+ * callers that hold it parsed (the NDJSON export). */
+void kt_an_msg_of_json(const cJSON *payload, kt_an_msg *m)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(payload, "text");
+
+	memset(m, 0, sizeof(*m));
+	if (!cJSON_IsObject(payload))
+		return;
+	if (cJSON_IsString(t)) {
+		m->text = t->valuestring;
+		m->len = strlen(t->valuestring);
+	}
+	m->human = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(payload,
+								 "human"));
+	m->meta = json_meta_flags(cJSON_GetObjectItemCaseSensitive(payload,
+								   "flags"));
+	m->input_source = json_input_source(
+		cJSON_GetObjectItemCaseSensitive(payload, "extra"));
 }
 
 /* Number members that the scanner could not read as cJSON does. */
@@ -935,8 +966,9 @@ static const char *intern(struct loadctx *c, const char *s, size_t max,
 /* Whether a human message holds a question sentence.  People repeat
  * themselves ("continue", "ok, keep going"): the last few distinct texts
  * and their answers are remembered. */
-static int has_question(struct loadctx *c, const char *t, size_t n)
+static int has_question(void *arg, const char *t, size_t n)
 {
+	struct loadctx *c = arg;
 	uint64_t h = 1469598103934665603ull;
 	struct qmemo *m;
 	int q;
@@ -1024,14 +1056,19 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 			if (oom)
 				goto out;
 		}
-		if (v->human && !v->meta && v->text)
-			v->task = (unsigned char)kt_an_task_prompt(r->format,
-				!c->acted && !v->call, pl_input_source(&p, 4),
-				v->text, tl);
-		/* kt_an_human_question, with the answer memoized */
-		if (v->human && !v->meta && !v->task && v->text &&
-		    has_question(c, v->text, tl))
-			v->qorigin = KT_AN_QO_HUMAN;
+		{
+			kt_an_msg m = { v->text, tl, v->human, v->meta, 0 };
+			kt_an_qstate st = { c->acted, v->call };
+
+			if (v->human && !v->meta && v->text)
+				m.input_source = pl_input_source(&p, 4);
+			v->task = (unsigned char)kt_an_msg_task(r->format, &st,
+								&m);
+			/* with the "holds a question" answer memoized */
+			if (!v->task && kt_an_msg_question(r->format, &st, &m,
+							   has_question, c))
+				v->qorigin = KT_AN_QO_HUMAN;
+		}
 		if (!v->human && v->role == KT_AN_ROLE_ASSISTANT)
 			c->acted = 1;
 	} else if (e->kind == KT_KIND_QUESTION || e->kind == KT_KIND_NOTE) {

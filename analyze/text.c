@@ -1293,6 +1293,25 @@ int kt_an_has_question(const char *text, size_t len)
 	return kt_an_questions_extract(text, len, any_q_cb, NULL) != 0;
 }
 
+int kt_an_msg_task(const char *format, const kt_an_qstate *st,
+		   const kt_an_msg *m)
+{
+	return m->human && !m->meta && m->text &&
+	       kt_an_task_prompt(format, !st->acted && !st->calls,
+				 m->input_source, m->text, m->len);
+}
+
+int kt_an_msg_question(const char *format, const kt_an_qstate *st,
+		       const kt_an_msg *m,
+		       int (*has_q)(void *arg, const char *text, size_t len),
+		       void *arg)
+{
+	if (!m->human || m->meta || !m->text || kt_an_msg_task(format, st, m))
+		return 0;
+	return has_q ? has_q(arg, m->text, m->len) :
+		       kt_an_has_question(m->text, m->len);
+}
+
 int kt_an_human_question(const char *format, int before_agent,
 			 int input_source, const char *text, size_t len)
 {

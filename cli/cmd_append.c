@@ -7,7 +7,6 @@
 #include "cli.h"
 #include "../import/ktraj_jsonl.h"
 #include "../import/jsonstrict.h"
-#include "../import/schema.h"
 
 static const char usage[] =
 	"usage: ktraj append NAME [--json]\n"

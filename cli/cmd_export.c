@@ -49,18 +49,32 @@ static const char usage[] =
 	"                blob lines checks them (the other formats always check)\n"
 	"-o FILE         write to FILE instead of stdout\n";
 
+/* The names of the formats --format takes (every exporter but the
+ * KT_EXPORT_STEP ones) whose flags hold all of `flags`, from the exporter
+ * table, joined by sep: so the messages below name whatever the table
+ * says, "ndjson" for KT_EXPORT_DIR today. */
+static const char *formats_with(unsigned flags, const char *sep,
+				char *names, size_t cap)
+{
+	size_t n = 0;
+
+	names[0] = 0;
+	for (size_t i = 0; kt_exporters[i]; i++)
+		if (!(kt_exporters[i]->flags & KT_EXPORT_STEP) &&
+		    (kt_exporters[i]->flags & flags) == flags && n < cap)
+			n += (size_t)snprintf(names + n, cap - n, "%s%s",
+					      n ? sep : "", kt_exporters[i]->name);
+	return names;
+}
+
 /* "unknown format 'x' (jsonl, atif, ndjson)": the formats --format takes,
  * from the exporter table. */
 static int unknown_format(struct cli *c, const char *format)
 {
-	char names[256] = "";
-	size_t i, n = 0;
+	char names[256];
 
-	for (i = 0; kt_exporters[i]; i++)
-		if (!(kt_exporters[i]->flags & KT_EXPORT_STEP) && n < sizeof(names))
-			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
-					      n ? ", " : "", kt_exporters[i]->name);
-	return cli_usage(c, "unknown format '%s' (%s)", format, names);
+	return cli_usage(c, "unknown format '%s' (%s)", format,
+			 formats_with(0, ", ", names, sizeof(names)));
 }
 
 int cmd_export(struct cli *c, int argc, char **argv)
@@ -68,7 +82,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	const char *spec = NULL, *format = NULL, *out_path = NULL;
 	const char *partition = NULL, *bundle = NULL, *step_arg = NULL;
 	const char *part_size = NULL, *compress = NULL;
-	char run[KT_RUN_ID_HEX + 1], err[512] = "";
+	char run[KT_RUN_ID_HEX + 1], err[512] = "", fmts[256];
 	int i, rc, all = 0, redact = 0, hidden = 0, created = 0, lost = 0, werr = 0;
 	struct stat lst;
 	uint64_t step = 0;
@@ -131,10 +145,13 @@ int cmd_export(struct cli *c, int argc, char **argv)
 		if ((ex->flags & KT_EXPORT_DIR) && !partition)
 			return cli_usage(c, "--format %s needs --partition DIR", format);
 		if (!(ex->flags & KT_EXPORT_DIR) && partition)
-			return cli_usage(c, "--partition goes with --format ndjson");
+			return cli_usage(c, "--partition goes with --format %s",
+					 formats_with(KT_EXPORT_DIR, "|", fmts,
+						      sizeof(fmts)));
 	}
 	if ((args.since_last || part_size || compress) && !partition)
-		return cli_usage(c, "--since-last, --part-size and --compress go with --format ndjson --partition DIR");
+		return cli_usage(c, "--since-last, --part-size and --compress go with --format %s --partition DIR",
+				 formats_with(KT_EXPORT_DIR, "|", fmts, sizeof(fmts)));
 	if (part_size && (rc = cli_size_opt(c, "--part-size", part_size, 4096, (uint64_t)1 << 40,
 					    &args.part_size)))
 		return rc;
@@ -151,13 +168,16 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	if (all && spec)
 		return cli_usage(c, "give RUN or --all, not both");
 	if (all && !(ex->flags & KT_EXPORT_ALL))
-		return cli_usage(c, "--all works with --format ndjson --partition only");
+		return cli_usage(c, "--all works with --format %s --partition only",
+				 formats_with(KT_EXPORT_ALL | KT_EXPORT_DIR, "|", fmts,
+					      sizeof(fmts)));
 	if (!all && !spec)
 		return cli_usage(c, "which run? (ktraj export RUN ...)");
 	if (hidden && !all)
 		return cli_usage(c, "--hidden goes with --all");
-	if (args.verify && strcmp(ex->name, "jsonl"))
-		return cli_usage(c, "--verify goes with --format jsonl (the other formats check every file content they read)");
+	if (args.verify && !(ex->flags & KT_EXPORT_VERIFY))
+		return cli_usage(c, "--verify goes with --format %s (the other formats check every file content they read)",
+				 formats_with(KT_EXPORT_VERIFY, "|", fmts, sizeof(fmts)));
 	if ((rc = cli_open_run(c, spec, &s, run)))
 		goto out;
 	args.run = all ? NULL : run;

@@ -10,8 +10,10 @@
  * Exporters write to the stream or path they are given and return 0 or a
  * KT_E* code with a one-line reason in err; they never print nor exit.
  *
- * Module order (Makefile LIB_DIRS): store <- import <- replay <- export;
- * export/ includes nothing of cli/.
+ * Module order (Makefile LIB_DIRS): base <- store <- import <- analyze and
+ * replay <- export <- cli: export/ uses analyze/ (the NDJSON questions
+ * table, the HTML report) and replay/ (the bundle writer, export.c), and
+ * includes nothing of cli/.
  */
 #ifndef KT_EXPORT_H
 #define KT_EXPORT_H
@@ -24,12 +26,18 @@
 /* ---- exporters ------------------------------------------------------------ */
 
 /* What an exporter writes to (kt_exporter.flags): exactly one of STREAM,
- * DIR, STEP, plus ALL where it can write every run at once. */
+ * DIR, STEP, plus ALL where it can write every run at once and VERIFY
+ * where --verify means something to it.  cli/cmd_export.c checks the
+ * options against these flags and names the formats in its messages from
+ * the table. */
 #define KT_EXPORT_STREAM 0x1u /* one run to args->out (stdout or -o FILE) */
 #define KT_EXPORT_DIR    0x2u /* a tree of files under args->path */
 #define KT_EXPORT_STEP   0x4u /* one step (args->step) to the file
 				 args->path; not chosen by --format */
 #define KT_EXPORT_ALL    0x8u /* args->run may be NULL: every run */
+#define KT_EXPORT_VERIFY 0x10u /* honours args->verify; `export --verify`
+				  is refused with the others, which check
+				  every blob they read anyway */
 
 typedef struct kt_export_args {
 	const char *run;  /* 32 lowercase hex run id; NULL = every run, for
@@ -38,7 +46,7 @@ typedef struct kt_export_args {
 	int redact;       /* 1: e-mails, user and host names and secrets
 			     replaced by stable placeholders (import.h
 			     kt_redactor); a STEP exporter ignores it */
-	int verify;       /* jsonl: 1 checks each blob's content against its
+	int verify;       /* KT_EXPORT_VERIFY (jsonl): 1 checks each blob's content against its
 			     hash as it is read (KT_ECORRUPT when one does
 			     not match); 0 leaves that to the reader of the
 			     blob lines (FORMAT.md §6.5).  The other formats

@@ -626,4 +626,5 @@ out:
 	return rc;
 }
 
-const kt_exporter kt_exporter_jsonl = { "jsonl", KT_EXPORT_STREAM, write_jsonl };
+const kt_exporter kt_exporter_jsonl = { "jsonl", KT_EXPORT_STREAM | KT_EXPORT_VERIFY,
+					      write_jsonl };

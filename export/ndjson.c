@@ -138,7 +138,8 @@ struct tables {                 /* one run being written */
 	uint64_t from;          /* rows only for seq > from */
 	int err;
 	const char *format;     /* the run's importer: task prompts (questions) */
-	int acted;              /* the agent has spoken (task prompts come before) */
+	kt_an_qstate qst;       /* the agent has spoken or called a tool
+				   (task prompts come before) */
 };
 
 static int mkdir_p(const char *path)
@@ -328,13 +329,14 @@ static void copy_field(cJSON *dst, const cJSON *p, const char *key)
 	cJSON_AddItemToObject(dst, key, v ? cJSON_Duplicate(v, 1) : cJSON_CreateNull());
 }
 
-/* Whether human message payload p asks a question (kt_an_human_question). */
+/* Whether message payload p is a question a person asked: the analyzers'
+ * definition (kt_an_msg_question) with the run's state before it. */
 static int human_question(const struct tables *t, const cJSON *p)
 {
-	const char *text = cJSON_GetStringValue(cJSON_GetObjectItem(p, "text"));
+	kt_an_msg m;
 
-	return text && kt_an_human_question(t->format, !t->acted, 0, text,
-					    strlen(text));
+	kt_an_msg_of_json(p, &m);
+	return kt_an_msg_question(t->format, &t->qst, &m, NULL, NULL);
 }
 
 /* A row object that starts with the run column. */
@@ -387,12 +389,10 @@ static int each_event(const kt_event *ev, void *arg)
 		row(t, T_BENCH, o);
 	}
 	/* the definition of a question every analyzer uses
-	 * (kt_an_human_question); judged with the state of the whole run, so
+	 * (kt_an_msg_question); judged with the state of the whole run, so
 	 * an incremental export decides as a full one would */
 	if (ev->kind == KT_KIND_QUESTION ||
-	    (ev->kind == KT_KIND_MESSAGE &&
-	     cJSON_IsTrue(cJSON_GetObjectItem(p, "human")) &&
-	     human_question(t, p))) {
+	    (ev->kind == KT_KIND_MESSAGE && human_question(t, p))) {
 		if (emit) {
 			o = new_row(t);
 			cJSON_AddNumberToObject(o, "seq", (double)ev->seq);
@@ -413,7 +413,9 @@ static int each_event(const kt_event *ev, void *arg)
 	    cJSON_IsString(cJSON_GetObjectItem(p, "role")) &&
 	    !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(p, "role")),
 		    "assistant"))
-		t->acted = 1;
+		t->qst.acted = 1;
+	if (ev->kind == KT_KIND_TOOL_CALL)
+		t->qst.calls++;
 	cJSON_Delete(p);
 	return t->err ? 1 : 0;
 }

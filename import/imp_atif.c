@@ -37,7 +37,6 @@
 #include "impx.h"
 #include "imp_atif_media.h"
 #include "jsonstrict.h"
-#include "schema.h"
 
 #define DETECT_WINDOW 16384
 #define MAX_SUB_DEPTH 4
@@ -160,7 +159,7 @@ static cJSON *usage_of(const cJSON *metrics, cJSON **cost)
 	in = cJSON_IsNumber(pt) ? pt->valuedouble : 0;
 	if (cJSON_IsNumber(ca))
 		in -= ca->valuedouble;
-	/* counts as written: one out of range is left out (schema.h) */
+	/* counts as written: one out of range is left out (store/event_model.h) */
 	kt_imp_add_count(u, "input", in > 0 ? in : 0);
 	kt_imp_add_count(u, "output", cJSON_IsNumber(ct) ? ct->valuedouble : 0);
 	kt_imp_add_count(u, "cache_read",

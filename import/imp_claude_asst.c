@@ -19,7 +19,7 @@ static cJSON *usage_json(const cJSON *u)
 
 	if (!o)
 		return NULL;
-	/* counts as written: one out of range is left out (schema.h) */
+	/* counts as written: one out of range is left out (store/event_model.h) */
 	v = jget(u, "input_tokens");
 	kt_imp_add_count(o, "input", cJSON_IsNumber(v) ? v->valuedouble : 0);
 	v = jget(u, "output_tokens");

@@ -11,7 +11,6 @@
 
 #include "import.h"
 #include "impx.h"
-#include "schema.h"
 #include "../store/spill.h"
 
 #define CC_MAX_LINE (100u << 20)      /* lines over 100 MB are skipped */

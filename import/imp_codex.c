@@ -38,7 +38,6 @@
 #include "codex_patch.h"
 #include "impx.h"
 #include "jsonstrict.h"
-#include "schema.h"
 
 #define DETECT_WINDOW 8192
 
@@ -662,7 +661,7 @@ static int on_token_count(cx *c, const cJSON *p)
 	if (!(u = cJSON_CreateObject()))
 		return KT_ENOMEM;
 	/* OpenAI input_tokens include cached ones; ktraj's input does not */
-	/* counts as written: one out of range is left out (schema.h) */
+	/* counts as written: one out of range is left out (store/event_model.h) */
 	kt_imp_add_count(u, "input", in - cached > 0 ? in - cached : 0);
 	kt_imp_add_count(u, "output", outt);
 	kt_imp_add_count(u, "cache_read", cached);

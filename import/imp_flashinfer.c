@@ -832,7 +832,7 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 	cJSON_AddStringToObject(p, "metric", "time");
 	cJSON_AddStringToObject(p, "baseline", "reference");
 	cJSON_AddStringToObject(p, "source", "flashinfer-bench");
-	/* FORMAT.md section 2: times >= 0, a speedup > 0 (import/schema.h
+	/* FORMAT.md section 2: times >= 0, a speedup > 0 (store/event_model.h
 	 * refuses others); a value out of range is no measurement */
 	if (kt_impx_num(perf, "latency_ms", &v) && v >= 0)
 		cJSON_AddNumberToObject(p, "time_ms", v);

@@ -45,7 +45,6 @@
 
 #include "import.h"
 #include "impx.h"
-#include "schema.h"
 
 #define DETECT_WINDOW 4096
 

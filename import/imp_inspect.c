@@ -53,7 +53,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "impx.h"
-#include "schema.h"
 
 #define FMT "inspect"
 
@@ -572,7 +571,7 @@ static cJSON *usage_of(const cJSON *u)
 	static const char *const keys[4] = { "input_tokens", "output_tokens",
 		"input_tokens_cache_read", "input_tokens_cache_write" };
 
-	/* counts as written: one out of range is left out (schema.h) */
+	/* counts as written: one out of range is left out (store/event_model.h) */
 	return kt_impx_usage(u, keys);
 }
 

@@ -54,7 +54,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "impx.h"
-#include "schema.h"
 
 #define FMT "kernelagent"
 
@@ -469,7 +468,7 @@ static int emit_bench(kt_imp *imp, const kt_file *f, long round,
 		if (!isnan(ref_ms))
 			cJSON_AddNumberToObject(p, "ref_time_ms", ref_ms);
 		/* FORMAT.md section 2: a time >= 0, n a whole count
-		 * (import/schema.h refuses others) */
+		 * (store/event_model.h refuses others) */
 		if (kt_impx_num(k, "time_ms", &v) && v >= 0)
 			cJSON_AddNumberToObject(p, "time_ms", v);
 		else

@@ -46,7 +46,6 @@
 #include <string.h>
 #include "impx.h"
 #include "jsonstrict.h"
-#include "schema.h"
 
 #define FMT "kernelbench"
 
@@ -165,7 +164,7 @@ static int baseline_stats(cJSON *b, const cJSON *st)
 	double v;
 	cJSON *fp = NULL;
 
-	/* FORMAT.md section 2: times >= 0, n a whole count (import/schema.h
+	/* FORMAT.md section 2: times >= 0, n a whole count (store/event_model.h
 	 * refuses others); KernelBench writes -1 for no time */
 	if (kt_impx_num(st, "mean", &v) && v >= 0)
 		cJSON_AddNumberToObject(b, "time_ms", v);

@@ -12,7 +12,6 @@
 #include "ktraj_jsonl.h"
 #include "impx.h"
 #include "jsonstrict.h"
-#include "schema.h"
 
 /* ---- the importer --------------------------------------------------------- */
 /* A first line that does not parse (cut short, a wrong type) would hide a

@@ -31,7 +31,6 @@
 #include "import.h"
 #include "impx.h"
 #include "jsonstrict.h"
-#include "schema.h"
 
 #define DETECT_WINDOW 16384
 
@@ -128,7 +127,7 @@ static cJSON *usage_once(ohx *x, const cJSON *ev, const char **model)
 		cached = 0;
 	if (!(u = cJSON_CreateObject()))
 		return NULL;
-	/* counts as written: one out of range is left out (schema.h) */
+	/* counts as written: one out of range is left out (store/event_model.h) */
 	kt_imp_add_count(u, "input", pt - cached > 0 ? pt - cached : 0);
 	kt_imp_add_count(u, "output", ct);
 	kt_imp_add_count(u, "cache_read", cached);

@@ -37,7 +37,6 @@
 #include "import.h"
 #include "impx.h"
 #include "jsonstrict.h"
-#include "schema.h"
 
 #define DETECT_WINDOW 16384
 
@@ -988,7 +987,7 @@ static int import_mini(swx *x, const cJSON *msgs, const kt_impx_span *sp,
 
 				if (u) {
 					/* counts as written: one out of
-					 * range is left out (schema.h) */
+					 * range is left out (store/event_model.h) */
 					kt_imp_add_count(u, "input",
 							 pt == pt ? pt : 0);
 					kt_imp_add_count(u, "output",

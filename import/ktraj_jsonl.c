@@ -12,7 +12,6 @@
 #include "ktraj_jsonl.h"
 #include "impx.h"
 #include "jsonstrict.h"
-#include "schema.h"
 
 /* ---- exact integers from the raw text ---------------------------------
  * cJSON keeps numbers as doubles, which round ns timestamps (61 bits), so

@@ -39,7 +39,7 @@
  * 1.: import/jsonstrict.h; a byte order mark only opening the file is
  * ignored), an event whose "ts" is negative (before
  * 1970: a recorder's bug, refused by `append` too), or one whose payload
- * fails the type check of FORMAT.md section 2 (import/schema.h, e.g.
+ * fails the type check of FORMAT.md section 2 (store/event_model.h, e.g.
  * "correct":"yes"; `append` refuses it too) is skipped: the valid
  * rest is imported, and later seqs move down ("seq N stored as M"); a
  * "parent" follows its event down, and one naming a skipped event is

@@ -13,7 +13,6 @@
 #include "replay_int.h"
 #include "sandbox.h"
 #include "../import/import.h"
-#include "../import/schema.h"
 
 static char *gpu_name(void)
 {
@@ -150,7 +149,7 @@ int kt_replay_step(kt_store *s, const char *run, uint64_t seq,
 	 * replayed commands run and may write (result.json's writer, .result,
 	 * is one of them too), and a bundle can be edited by hand: what the
 	 * payload takes from them gets the type check of every payload from
-	 * outside (import of a result.json, append; import/schema.h), so a
+	 * outside (import of a result.json, append; store/event_model.h), so a
 	 * wrong type is refused instead of stored */
 	if (kt_imp_check_payload(KT_KIND_REPLAY, payload, reason,
 				 sizeof(reason))) {

@@ -85,7 +85,7 @@ typedef struct kt_replay_limits {
  * kt_sandbox_run (KT_ENOTFOUND: bubblewrap is not installed; KT_ECHILD:
  * the sandbox did not start); KT_EIO (no memory file); KT_EPARSE (err
  * says which field) when the payload taken from the bundle's files fails
- * the replay event's type check (import/schema.h); a step that ran and
+ * the replay event's type check (store/event_model.h); a step that ran and
  * failed is not an error (verdict "failed").
  */
 int kt_replay_step(kt_store *s, const char *run, uint64_t seq,

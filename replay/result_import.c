@@ -19,7 +19,6 @@
 #include "../import/import.h"
 #include "../import/impx.h"
 #include "../import/jsonstrict.h"
-#include "../import/schema.h"
 
 static int detect(const kt_file *f)
 {

@@ -205,9 +205,15 @@ void kt_big_free(struct kt_big *b)
 
 /* ---- environment --------------------------------------------------------- */
 
-static const char *const db_names[] = {
-#define KT_DB_NAME(e, n) n,
+const char *const kt_db_names[KT_DB_COUNT] = {
+#define KT_DB_NAME(e, n, added) n,
 	KT_DBS(KT_DB_NAME)
+#undef KT_DB_NAME
+};
+const unsigned char kt_db_added[KT_DB_COUNT] = {
+#define KT_DB_ADD(e, n, added) added,
+	KT_DBS(KT_DB_ADD)
+#undef KT_DB_ADD
 };
 
 static int check_format(kt_store *s, MDB_txn *txn, int *absent);
@@ -217,7 +223,7 @@ static int check_format(kt_store *s, MDB_txn *txn, int *absent);
  * binary search that keys out of order send astray. */
 struct mainlist {
 	int ours;              /* entries named as one of ktraj's databases */
-	unsigned listed;       /* bit i: db_names[i] is one of them */
+	unsigned listed;       /* bit i: kt_db_names[i] is one of them */
 	char other[48];        /* the first entry of another name */
 	char order[100];       /* "'A' before 'B'": the first key below the
 				  one before it */
@@ -262,8 +268,8 @@ static void main_list(MDB_txn *txn, struct mainlist *ml)
 		}
 		prev = k;
 		for (i = 0; i < KT_DB_COUNT; i++)
-			if (k.mv_size == strlen(db_names[i]) &&
-			    !memcmp(k.mv_data, db_names[i], k.mv_size))
+			if (k.mv_size == strlen(kt_db_names[i]) &&
+			    !memcmp(k.mv_data, kt_db_names[i], k.mv_size))
 				break;
 		if (i < KT_DB_COUNT) {
 			ml->ours++;
@@ -293,23 +299,23 @@ static int db_missing(kt_store *s, MDB_txn *txn, int i, int rc, int fmt)
 	if (!fmt && ml.ours < 2)
 		return rc == MDB_NOTFOUND ?
 		       kt_err(s, KT_ECORRUPT, "%s: not a ktraj store (no '%s' "
-			      "database)", s->path, db_names[i]) :
+			      "database)", s->path, kt_db_names[i]) :
 		       kt_mdb_err(s, rc, "open database");
 	if (rc != MDB_NOTFOUND)
 		return kt_err(s, KT_ECORRUPT, "%s: damaged store: the '%s' "
 			      "entry of LMDB's main database is not a database "
-			      "record", s->path, db_names[i]);
+			      "record", s->path, kt_db_names[i]);
 	if (ml.listed >> i & 1)
 		return kt_err(s, KT_ECORRUPT, "%s: damaged store: LMDB's main "
 			      "database lists '%s' but its keys are out of "
 			      "order (%s), so lookups miss it", s->path,
-			      db_names[i], ml.order);
+			      kt_db_names[i], ml.order);
 	if (ml.other[0])
 		return kt_err(s, KT_ECORRUPT, "%s: damaged store: LMDB's main "
 			      "database has no '%s' database, but one named "
-			      "'%s'", s->path, db_names[i], ml.other);
+			      "'%s'", s->path, kt_db_names[i], ml.other);
 	return kt_err(s, KT_ECORRUPT, "%s: damaged store: LMDB's main "
-		      "database has no '%s' database", s->path, db_names[i]);
+		      "database has no '%s' database", s->path, kt_db_names[i]);
 }
 
 /* The meta DB first: a store of another format version is refused by its
@@ -326,22 +332,23 @@ static int open_dbis(kt_store *s, MDB_txn *txn, unsigned fl)
 			return rc;
 		fmt = rc == 0 && !absent;
 	}
-	s->has_sums = 1;
+	s->db_absent = 0;
 	for (int i = 0; i < KT_DB_COUNT; i++) {
-		int rc = mdb_dbi_open(txn, db_names[i], fl, &s->dbi[i]);
+		int rc = mdb_dbi_open(txn, kt_db_names[i], fl, &s->dbi[i]);
 
-		if (rc == MDB_NOTFOUND && i == KT_DB_SUMS) {
+		if (rc == MDB_NOTFOUND && kt_db_added[i]) {
 			struct mainlist ml;
 
-			/* written before run checksums (FORMAT.md §6.10): a
-			 * writer adds the database at open.  Not when the
-			 * main database lists another name: that is likely
-			 * run_sums's own, damaged, and a writer adding an
-			 * empty run_sums would leave every run unchecked. */
+			/* written before the database was added (run_sums:
+			 * FORMAT.md §6.10): a writer adds it at open.  Not
+			 * when the main database lists another name: that is
+			 * likely its own, damaged, and a writer adding it
+			 * empty would drop what it held (every run's
+			 * checksum, for run_sums). */
 			main_list(txn, &ml);
 			if (ml.listed >> i & 1 || ml.other[0])
 				return db_missing(s, txn, i, rc, fmt);
-			s->has_sums = 0;
+			s->db_absent |= 1u << i;
 			continue;
 		}
 		if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE)
@@ -461,12 +468,14 @@ static int env_setup(kt_store *s, int exists)
 	return rc ? kt_mdb_err(s, rc, "commit") : 0;
 }
 
-/* A store written before run checksums gets the run_sums database from
- * the first writer that opens it; its runs keep no checksum (FORMAT.md
- * §6.10), the runs created from then on get one. */
-static int add_sums(kt_store *s)
+/* A store written before a KT_DB_ADDED database gets it, empty, from the
+ * first writer that opens it, in one transaction: with run_sums, its runs
+ * keep no checksum (FORMAT.md §6.10), the runs created from then on get
+ * one. */
+static int add_absent(kt_store *s)
 {
 	MDB_txn *txn;
+	char what[64] = "add";
 	int rc = mdb_txn_begin(s->env, NULL, 0, &txn);
 
 	if (rc == MDB_MAP_RESIZED) {
@@ -476,16 +485,20 @@ static int add_sums(kt_store *s)
 	}
 	if (rc)
 		return kt_mdb_err(s, rc, "begin");
-	rc = mdb_dbi_open(txn, db_names[KT_DB_SUMS], MDB_CREATE,
-			  &s->dbi[KT_DB_SUMS]);
-	if (rc) {
-		mdb_txn_abort(txn);
-		return kt_mdb_err(s, rc, "add run_sums");
+	for (int i = 0; i < KT_DB_COUNT; i++) {
+		if (kt_db_has(s, i))
+			continue;
+		snprintf(what, sizeof(what), "add %s", kt_db_names[i]);
+		rc = mdb_dbi_open(txn, kt_db_names[i], MDB_CREATE, &s->dbi[i]);
+		if (rc) {
+			mdb_txn_abort(txn);
+			return kt_mdb_err(s, rc, what);
+		}
 	}
 	rc = mdb_txn_commit(txn);
 	if (rc)
-		return kt_mdb_err(s, rc, "add run_sums");
-	s->has_sums = 1;
+		return kt_mdb_err(s, rc, what);
+	s->db_absent = 0;
 	return 0;
 }
 
@@ -667,8 +680,8 @@ static int open_once(const char *path, unsigned flags, kt_store **out)
 	rc = env_setup(s, exists && st.st_size > 0);
 	if (rc)
 		goto fail;
-	if (!s->has_sums && !(s->flags & KT_OPEN_RDONLY)) {
-		rc = add_sums(s);
+	if (s->db_absent && !(s->flags & KT_OPEN_RDONLY)) {
+		rc = add_absent(s);
 		if (rc)
 			goto fail;
 	}

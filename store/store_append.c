@@ -343,7 +343,7 @@ out:
 int kt_ev_use_run(kt_store *s, const unsigned char run[KT_RUN_BIN])
 {
 	struct kt_orun *o = &s->orun;
-	MDB_val k = { KT_RUN_BIN, (void *)run }, v;
+	MDB_val v;
 	int rc;
 
 	if (o->valid && memcmp(o->run, run, KT_RUN_BIN) == 0)
@@ -361,11 +361,9 @@ int kt_ev_use_run(kt_store *s, const unsigned char run[KT_RUN_BIN])
 			break;
 		}
 	kt_ev_forget(s, 0);
-	rc = mdb_get(s->wtxn, s->dbi[KT_DB_RUNS], &k, &v);
-	if (rc == MDB_NOTFOUND)
-		return KT_ENOTFOUND;
+	rc = kt_run_rec(s, s->wtxn, run, NULL, &v);
 	if (rc)
-		return kt_mdb_err(s, rc, "run lookup");
+		return rc;
 	rc = kt_runrec_tail(s, &v, &o->n, o->head);
 	if (rc)
 		return rc;

@@ -12,21 +12,33 @@
 #include <string.h>
 #include "store.h"
 
-/* The named databases (FORMAT.md "Databases").  maxdbs derives from this
- * table so a new DB can never overflow it at run time. */
+/*
+ * The named databases (FORMAT.md §6).  maxdbs derives from this table so a
+ * new DB can never overflow it at run time.  The third column says whether
+ * stores written before the database existed lack it: 0, every store of
+ * the format version has it and its absence is damage; 1 (KT_DB_ADDED), an
+ * index added to format version 2 later (FORMAT.md §5 "Damaged, or not a
+ * store", §8), which readers do without (kt_db_has) and the first writer
+ * that opens the store adds empty (store.c).  A new index is KT_DB_ADDED.
+ */
+#define KT_DB_ADDED 1
 #define KT_DBS(X) \
-	X(META, "meta") \
-	X(RUNS, "runs") \
-	X(NAMES, "run_names") \
-	X(BLOCKS, "ev_blocks") \
-	X(PAGES, "ev_pages") \
-	X(BLOBS, "blobs") \
-	X(HEADS, "blob_heads") \
-	X(PATHS, "paths") \
-	X(DICTS, "dicts") \
-	X(SUMS, "run_sums")
-#define KT_DB_ENUM(e, n) KT_DB_##e,
+	X(META, "meta", 0) \
+	X(RUNS, "runs", 0) \
+	X(NAMES, "run_names", 0) \
+	X(BLOCKS, "ev_blocks", 0) \
+	X(PAGES, "ev_pages", 0) \
+	X(BLOBS, "blobs", 0) \
+	X(HEADS, "blob_heads", 0) \
+	X(PATHS, "paths", 0) \
+	X(DICTS, "dicts", 0) \
+	X(SUMS, "run_sums", KT_DB_ADDED)
+#define KT_DB_ENUM(e, n, added) KT_DB_##e,
 enum { KT_DBS(KT_DB_ENUM) KT_DB_COUNT };
+
+/* KT_DBS's names and third column, indexed by KT_DB_* (store.c) */
+extern const char *const kt_db_names[KT_DB_COUNT];
+extern const unsigned char kt_db_added[KT_DB_COUNT];
 
 #define KT_MAP_INITIAL (64ull << 20)
 #define KT_MAP_LIMIT (1ull << 40)
@@ -235,9 +247,9 @@ struct kt_store {
 	char err[256];
 	int nospace;             /* a write met a full file system
 				    (kt_store_nospace) */
-	/* run_sums exists (FORMAT.md §6.10; a store written before run
-	 * checksums has none until a writer opens it) */
-	int has_sums;
+	/* bit i: database i, one KT_DB_ADDED, is absent (a store written
+	 * before it has none until a writer opens it); see kt_db_has */
+	unsigned db_absent;
 	/* verify: path_put collects the paths entries here instead of
 	 * writing them (store_verify.c) */
 	struct kt_buf *pcollect;
@@ -247,6 +259,14 @@ struct kt_store {
 	int pages_checked;
 	int scan_threads;      /* kt_store_set_scan_threads; -1 = auto */
 };
+
+/* Whether database db is in the store: only a KT_DB_ADDED one may be
+ * absent (run_sums in a store written before run checksums, FORMAT.md
+ * §6.10). */
+static inline int kt_db_has(const kt_store *s, int db)
+{
+	return !(s->db_absent >> db & 1u);
+}
 
 /* ---- byte order: stored integers are big-endian (FORMAT.md) ---- */
 static inline void kt_be64(unsigned char *p, uint64_t v)

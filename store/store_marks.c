@@ -72,7 +72,7 @@ static int last_mark(kt_store *s, MDB_txn *txn, const unsigned char *bin,
 int kt_run_hide(kt_store *s, const char *id, int hide)
 {
 	unsigned char bin[KT_RUN_BIN], key[MARK_KEY_LEN], val[MARK_VAL_LEN];
-	MDB_val k = { KT_RUN_BIN, bin }, v;
+	MDB_val v;
 	struct timespec ts;
 	uint64_t n;
 	int rc, state;
@@ -83,11 +83,8 @@ int kt_run_hide(kt_store *s, const char *id, int hide)
 		return kt_err(s, KT_EBUSY, "no write transaction");
 	if ((rc = kt_run_bin(s, id, bin)) != 0)
 		return rc;
-	rc = mdb_get(s->wtxn, s->dbi[KT_DB_RUNS], &k, &v);
-	if (rc == MDB_NOTFOUND)
-		return kt_err(s, KT_ENOTFOUND, "no run %s", id);
-	if (rc)
-		return kt_mdb_err(s, rc, "run lookup");
+	if ((rc = kt_run_rec(s, s->wtxn, bin, id, &v)) != 0)
+		return rc;
 	if ((rc = last_mark(s, s->wtxn, bin, &n, &state)) != 0)
 		return rc;
 	if (state == hide)

@@ -518,11 +518,7 @@ static int leaf_node(struct ck *c, const struct item *it, unsigned i,
 static int our_dbs(const struct ck *c, const unsigned char *p,
 		   unsigned nkeys, unsigned upper)
 {
-	static const char *const ours[] = {
-#define KT_DB_NAME(e, n) n,
-		KT_DBS(KT_DB_NAME)
-#undef KT_DB_NAME
-	};
+	const char *const *ours = kt_db_names;
 	int n = 0;
 
 	for (unsigned i = 0; i < nkeys; i++) {
@@ -534,7 +530,7 @@ static int our_dbs(const struct ck *c, const unsigned char *p,
 		if (rd16h(p + off + 4) != F_SUBDATA ||
 		    NODESIZE + ks > c->psize - off)
 			continue;
-		for (size_t j = 0; j < sizeof(ours) / sizeof(ours[0]); j++)
+		for (size_t j = 0; j < KT_DB_COUNT; j++)
 			if (ks == strlen(ours[j]) &&
 			    !memcmp(p + off + NODESIZE, ours[j], ks)) {
 				n++;

@@ -15,7 +15,6 @@
 
 /* ---- reads --------------------------------------------------------------- */
 
-/* n_events of a run in txn; KT_ENOTFOUND when there is no such run. */
 /* The run record of `run` into *v.  KT_ENOTFOUND when absent, with the
  * message "no run NAME" when `name` is given (callers that probe pass NULL
  * and say nothing). */

@@ -421,7 +421,7 @@ int kt_runrec_check(kt_store *s, MDB_txn *txn,
 	int rc;
 
 	*have = 0;
-	if (!s->has_sums)
+	if (!kt_db_has(s, KT_DB_SUMS))
 		return 0;
 	rc = mdb_get(txn, s->dbi[KT_DB_SUMS], &k, &v);
 	if (rc == MDB_NOTFOUND)
@@ -745,16 +745,11 @@ static int keys_of_runs(kt_store *s, MDB_txn *txn, int db)
  */
 static int lookups_match(kt_store *s, MDB_txn *txn, int db)
 {
-	static const char *const names[] = {
-#define KT_DB_NAME(e, n) n,
-		KT_DBS(KT_DB_NAME)
-#undef KT_DB_NAME
-	};
 	MDB_cursor *c;
 	MDB_val k, v, v2;
 	int rc, bad = 0;
 
-	if (db == KT_DB_SUMS && !s->has_sums)
+	if (!kt_db_has(s, db))
 		return 0; /* an older store without this database */
 	rc = mdb_cursor_open(txn, s->dbi[db], &c);
 	if (rc)
@@ -773,7 +768,7 @@ static int lookups_match(kt_store *s, MDB_txn *txn, int db)
 	if (bad)
 		return kt_err(s, KT_ECORRUPT, "database %s: an entry the walk "
 			      "meets is not found by a lookup (damaged index "
-			      "page)", names[db]);
+			      "page)", kt_db_names[db]);
 	if (rc != MDB_NOTFOUND)
 		return kt_mdb_err(s, rc, "cursor");
 	return 0;
@@ -788,7 +783,7 @@ int kt_verify_store_records(kt_store *s, MDB_txn *txn)
 	if (rc == 0)
 		rc = keys_of_runs(s, txn, KT_DB_NAMES);
 
-	if (rc == 0 && s->has_sums)
+	if (rc == 0 && kt_db_has(s, KT_DB_SUMS))
 		rc = keys_of_runs(s, txn, KT_DB_SUMS);
 	if (rc == 0)
 		rc = keys_of_runs(s, txn, KT_DB_PATHS);

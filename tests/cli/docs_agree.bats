@@ -28,10 +28,22 @@ setup() {
 }
 
 @test "README's format table has a row for every format import --help lists" {
-	fmts=$("$KTRAJ" import --help | sed -n '/^formats:/,$p' | sed -n 's/^  \([a-z_]*\) .*/\1/p')
+	fmts=$("$KTRAJ" import --help | sed -n '/^formats:/,$p' | sed -n 's/^  \([a-z0-9_]*\) .*/\1/p')
 	[ "$(printf '%s\n' $fmts | wc -l)" -gt 20 ]
 	for f in $fmts; do
 		grep -q "^| \`$f\` | " "$BATS_TEST_DIRNAME/../../README.md" || { echo "no row for $f"; false; }
+	done
+}
+
+@test "README's command table has a row for every command of cli/commands.h" {
+	cmds=$(sed -n 's/^X(\([a-z0-9_-]*\),.*/\1/p' "$ROOT/cli/commands.h")
+	[ "$(printf '%s\n' $cmds | wc -l)" -gt 15 ]
+	table=$(sed -n '/^| command | what it does |$/,/^$/p' "$ROOT/README.md")
+	[ -n "$table" ]
+	for c in $cmds; do
+		# a row names it as `ktraj CMD ...` (or `ktraj CMD`)
+		printf '%s\n' "$table" | grep -q "^| .*\`ktraj $c[\` ]" ||
+			{ echo "no row for $c"; false; }
 	done
 }
 

@@ -147,5 +147,13 @@ needs_before() {
 	[ "$output" = "ktraj: diff: -U needs a number of lines (see \`ktraj diff --help\`)" ]
 	# --opt=VALUE takes any value
 	run "$KTRAJ" export r --format=-o
-	[ "$output" = "ktraj: export: unknown format '-o' (jsonl, atif, ndjson, claude_code, sts, otlp) (see \`ktraj export --help\`)" ]
+	[ "$status" -eq 2 ]
+	[[ "$output" =~ ^"ktraj: export: unknown format '-o' ("([a-z0-9_, ]+)") (see \`ktraj export --help\`)"$ ]]
+	# the list comes from the exporter table: the same formats as the
+	# --format lines of `ktraj export --help` (written by hand there)
+	listed=$(printf '%s\n' "${BASH_REMATCH[1]}" | tr -d ' ' | tr ',' '\n' | sort)
+	helped=$("$KTRAJ" export --help | grep -o -- '--format [a-z0-9_|]*' |
+		sed 's/^--format //' | tr '|' '\n' | sort -u)
+	[ -n "$listed" ]
+	[ "$listed" = "$helped" ]
 }

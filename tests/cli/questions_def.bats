@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# One definition of a question (kt_an_human_question) for questions, blame
+# One definition of a question (kt_an_msg_question) for questions, blame
 # and the NDJSON export; a negative control from the corpus; the second
 # planted generator (tests/plant2) as a fast attribution check.
 
@@ -67,6 +67,42 @@ Sets    Why not \mathrm{}?    conventional' \
 	"$KTRAJ" export --all --format ndjson --partition "$BATS_TEST_TMPDIR/nd"
 	n=$(find "$BATS_TEST_TMPDIR/nd/questions" -name 'part-*' -exec zstd -qdc {} + | wc -l)
 	[ "$n" -eq 3 ]
+}
+
+# q_run NAME FLAGS: a run (ktraj append) where the agent speaks, then a
+# person asks why the kernel reads rows twice, with "flags": FLAGS
+q_run() {
+	printf '%s\n' \
+		'{"kind":"message","payload":{"role":"assistant","human":false,"text":"I wrote the softmax kernel."}}' \
+		'{"kind":"message","payload":{"role":"user","human":true,"flags":'"$2"',"text":"Why does the kernel read the rows twice instead of keeping them in shared memory?"}}' |
+		"$KTRAJ" append "$1" >/dev/null
+}
+
+# nd_questions: the texts of the NDJSON export's questions table
+nd_questions() {
+	rm -rf "$BATS_TEST_TMPDIR/nd"
+	"$KTRAJ" export --all --format ndjson --partition "$BATS_TEST_TMPDIR/nd" >/dev/null
+	find "$BATS_TEST_TMPDIR/nd/questions" -name 'part-*' -exec zstd -qdc {} + 2>/dev/null |
+		python3 -c 'import json,sys; [print(json.loads(l)["text"]) for l in sys.stdin]'
+}
+
+@test "questions: a human message flagged meta is no question, in questions mine and the NDJSON export alike" {
+	q_run flagged '["meta"]'
+	run "$KTRAJ" questions mine --json
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run nd_questions
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# the same message without the flag: both list it
+	q_run plain '[]'
+	run "$KTRAJ" questions mine --json
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | wc -l)" -eq 1 ]
+	[[ "$output" == *"read the rows twice"* ]]
+	run nd_questions
+	[ "$status" -eq 0 ]
+	[ "$output" = "Why does the kernel read the rows twice instead of keeping them in shared memory?" ]
 }
 
 @test "blame speedup on tests/plant2 sessions: detection and attribution hold (fast version of tests/bench/analyze_plant2.sh)" {

@@ -8,14 +8,13 @@
  * file, where the importer must skip or mend the one line (ktraj_jsonl.h).
  * The detector runs on the input too (it looks past a first line that does
  * not parse).  Every event the importer stored must pass the payload type
- * check (import/schema.h): a line that fails it is skipped, and nothing the
+ * check (store/event_model.h): a line that fails it is skipped, and nothing the
  * importer does to a payload afterwards (moving an edit's "call" or a
  * replay's "step", rewriting blob references under --redact) may make one
  * fail.
  */
 #include "fuzz_imp_common.h"
 #include "../../import/ktraj_jsonl.h"
-#include "../../import/schema.h"
 
 static int ev_typed(const kt_event *ev, void *arg)
 {

@@ -71,6 +71,46 @@ static void t_questions_symbols(void **st)
 	assert_int_equal(kt_an_human_question("claude_code", 0, 0, "Is it coalesced?", 16), 1);
 	assert_int_equal(kt_an_human_question("inspect", 1, 0, "Is it coalesced?", 16), 0);
 	assert_int_equal(kt_an_human_question("claude_code", 0, 0, "Fix the \"?\" marks", 18), 0);
+	/* over a message's payload and the run's state (loader and NDJSON
+	 * export alike) */
+	{
+		kt_an_msg m = { "Is it coalesced?", 16, 1, 0, 0 };
+		kt_an_qstate none = { 0, 0 }, called = { 0, 1 }, spoke = { 1, 0 };
+		cJSON *p;
+
+		assert_int_equal(kt_an_msg_question("claude_code", &none, &m, NULL, NULL), 1);
+		/* before the agent acted, a harness's prompt; after a tool
+		 * call or a reply, a question */
+		assert_int_equal(kt_an_msg_question("inspect", &none, &m, NULL, NULL), 0);
+		assert_int_equal(kt_an_msg_task("inspect", &none, &m), 1);
+		assert_int_equal(kt_an_msg_question("inspect", &called, &m, NULL, NULL), 1);
+		assert_int_equal(kt_an_msg_question("inspect", &spoke, &m, NULL, NULL), 1);
+		m.meta = 1;
+		assert_int_equal(kt_an_msg_question("claude_code", &spoke, &m, NULL, NULL), 0);
+		m.meta = 0;
+		m.human = 0;
+		assert_int_equal(kt_an_msg_question("claude_code", &spoke, &m, NULL, NULL), 0);
+		m.human = 1;
+		m.input_source = 1;
+		assert_int_equal(kt_an_msg_question("claude_code", &spoke, &m, NULL, NULL), 0);
+		/* the payload read as the loader reads it */
+		p = cJSON_Parse("{\"human\":true,\"flags\":[\"thinking\"],\"text\":\"Is it coalesced?\"}");
+		assert_non_null(p);
+		kt_an_msg_of_json(p, &m);
+		assert_int_equal(m.human, 1);
+		assert_int_equal(m.meta, 0);
+		assert_int_equal(m.len, 16);
+		assert_int_equal(kt_an_msg_question("claude_code", &spoke, &m, NULL, NULL), 1);
+		cJSON_Delete(p);
+		p = cJSON_Parse("{\"human\":true,\"flags\":[\"meta\"],\"text\":\"Is it coalesced?\","
+				"\"extra\":{\"source\":\"input\"}}");
+		assert_non_null(p);
+		kt_an_msg_of_json(p, &m);
+		assert_int_equal(m.meta, 1);
+		assert_int_equal(m.input_source, 1);
+		assert_int_equal(kt_an_msg_question("claude_code", &spoke, &m, NULL, NULL), 0);
+		cJSON_Delete(p);
+	}
 }
 
 /* Agent alone against all questions together, not the best one. */

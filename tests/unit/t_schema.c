@@ -1,11 +1,11 @@
-/* t_schema.c - kt_imp_check_payload (import/schema.h): each rule of
+/* t_schema.c - kt_imp_check_payload (store/event_model.h): each rule of
  * FORMAT.md section 2 refuses its own small payload with the message that
  * names the field, and the payloads next to it (the allowed values, null
  * where the schema allows it, unknown and missing fields) pass. */
 #include <math.h>
 #include "testutil.h"
+#include <cjson/cJSON.h>
 #include "../../store/store.h"
-#include "../../import/schema.h"
 
 /* kind's payload json fails with exactly `want` */
 static void bad_(int kind, const char *json, const char *want, int line)

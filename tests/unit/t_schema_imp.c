@@ -1,14 +1,14 @@
 /* t_schema_imp.c - the importers whose numbers come from the source as
  * written (FlashInfer traces, KernelBench timings, KernelAgent results, the
  * benchmark text patterns, token counts of agent logs) write only events that pass the payload type
- * check (import/schema.h): a negative time, a speedup of 0, a fractional
+ * check (store/event_model.h): a negative time, a speedup of 0, a fractional
  * trial count or an infinite error bound in the source is no measurement,
  * and is left out instead of stored where readers would misread it.
  * Sources are small files of our own, written to a temp dir. */
 #include <math.h>
+#include <cjson/cJSON.h>
 #include "testutil.h"
 #include "imp_fixture.h"
-#include "../../import/schema.h"
 
 static void put(struct ifx *f, const char *name, const char *text)
 {

@@ -2,12 +2,14 @@
  * t_store_runsum.c - what the hash chain does not cover: the run record's
  * checksum (run_sums), the run_names index and the paths index, checked by
  * kt_store_verify and (the checksum) by kt_run_get; a store written before
- * run checksums still opens and verifies; an LMDB file of another program
- * is not taken over.  FORMAT.md §5, §6.10.
+ * run checksums still opens and verifies, and so does one without any
+ * database KT_DBS marks KT_DB_ADDED; an LMDB file of another program is not
+ * taken over.  FORMAT.md §5, §6.10.
  */
 #include "testutil.h"
 #include "tu_lmdb.h"
 #include "../../store/store.h"
+#include "../../store/store_int.h"
 
 #define MARK_META "RUNMETA-4f1c9e"
 #define MARK_NAME "RUNNAME-7a2d"
@@ -282,6 +284,60 @@ static void test_old_store(void **state)
 	}
 }
 
+/* Whether the store file lists database db in LMDB's main database. */
+static int lists_db(const char *path, const char *db)
+{
+	MDB_env *env = tu_env_open(path);
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	int rc;
+
+	assert_int_equal(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn), 0);
+	rc = mdb_dbi_open(txn, db, 0, &dbi);
+	mdb_txn_abort(txn);
+	mdb_env_close(env);
+	return rc == 0;
+}
+
+/* Every database KT_DBS marks KT_DB_ADDED, dropped as a store written
+ * before it lacks it: readers open and verify the store and read its runs,
+ * and the first writer adds the database back.  A database without the
+ * mark, dropped, leaves a damaged store.  Driven by the table, so a new
+ * index marked KT_DB_ADDED is covered without a new test. */
+static void test_added_dbs(void **state)
+{
+	struct fx *f = *state;
+	kt_run_info ri;
+	kt_store *s;
+	int added = 0;
+
+	for (int i = 0; i < KT_DB_COUNT; i++) {
+		if (!kt_db_added[i])
+			continue;
+		added++;
+		raw(f->path, kt_db_names[i], NULL, 0, NULL, 0, RAW_DROP);
+		assert_false(lists_db(f->path, kt_db_names[i]));
+		assert_int_equal(kt_store_open(f->path, KT_OPEN_RDONLY, &s), 0);
+		assert_int_equal(kt_run_get(s, f->run, &ri), 0);
+		assert_string_equal(ri.name, MARK_NAME);
+		assert_int_equal(kt_store_verify(s, NULL, NULL, NULL), 0);
+		kt_store_close(s);
+		assert_false(lists_db(f->path, kt_db_names[i]));
+		assert_int_equal(kt_store_open(f->path, 0, &s), 0);
+		assert_int_equal(kt_store_verify(s, NULL, NULL, NULL), 0);
+		kt_store_close(s);
+		assert_true(lists_db(f->path, kt_db_names[i]));
+	}
+	assert_true(added >= 1); /* run_sums at least (FORMAT.md §6.10) */
+	/* one every store has: its absence is damage, not age */
+	assert_false(kt_db_added[KT_DB_PATHS]);
+	raw(f->path, kt_db_names[KT_DB_PATHS], NULL, 0, NULL, 0, RAW_DROP);
+	s = NULL;
+	assert_int_equal(kt_store_open(f->path, KT_OPEN_RDONLY, &s),
+			 KT_ECORRUPT);
+	assert_null(s);
+}
+
 static void test_names_index(void **state)
 {
 	struct fx *f = *state;
@@ -417,6 +473,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_created_and_sum, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_old_store, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_added_dbs, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_names_index, setup,
 						teardown),
