@@ -246,6 +246,10 @@ typedef struct kt_an_meas {
 				  case: FlashInfer's RUNTIME_ERROR, TIMEOUT;
 				  KernelBench's runtime_error): the code did
 				  not run to the end, so there is no time */
+	const char *other_hw;  /* flags "ref_other_hardware": "<kernel's GPU>,
+				  the reference on <reference's GPU>"; the
+				  reference time is then none (ref_ms,
+				  speedup < 0); NULL otherwise */
 } kt_an_meas;
 
 /* Whether a bench result declares its code (source hash or candidate;

@@ -633,6 +633,40 @@ int kt_an_profiler_payload(const char *p, size_t n)
 	       memmem(p, pl, "nsight", 6) || memmem(p, pl, "rocprof", 7);
 }
 
+/* Result m flagged "ref_other_hardware" (KernelBench: kernel and reference
+ * timed on two GPUs, FORMAT.md "KernelBench"): its reference time is no
+ * reference for it, and m->other_hw names both GPUs. */
+static int other_hw_of(kt_an_run *r, const kt_event *e, kt_an_meas *m)
+{
+	cJSON *j = cJSON_ParseWithLength(e->payload, e->payload_len);
+	const cJSON *f, *fl = cJSON_GetObjectItemCaseSensitive(j, "flags");
+	const cJSON *arr = cJSON_IsArray(fl) ? fl : NULL;
+	const cJSON *fp = cJSON_GetObjectItemCaseSensitive(j, "fingerprint");
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, "extra");
+	const char *hw, *rhw;
+	struct kt_buf t = { 0 };
+	int rc = 0, on = 0;
+
+	cJSON_ArrayForEach(f, arr)
+		on |= cJSON_IsString(f) &&
+		      !strcmp(f->valuestring, "ref_other_hardware");
+	hw = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fp,
+								 "hardware"));
+	rhw = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x,
+							"ref_hardware"));
+	if (on) {
+		m->ref_ms = -1;
+		m->speedup = -1;
+		if (kt_buf_printf(&t, "%s, the reference on %s",
+				  hw ? hw : "one GPU", rhw ? rhw : "another") ||
+		    !(m->other_hw = arena_dup(r, t.s, t.len)))
+			rc = KT_ENOMEM;
+		kt_buf_free(&t);
+	}
+	cJSON_Delete(j);
+	return rc;
+}
+
 /* The reward (extra.reward) and flags (["suspicious", ...], joined by
  * ", " into the run's arena) of graded result m, from its payload. */
 static int graded_of(kt_an_run *r, const kt_event *e, kt_an_meas *m)
@@ -667,7 +701,7 @@ static const char *const bench_keys[] = {
 	"correct", "source_hash", "workload", "time_ms", "speedup",
 	"ref_time_ms", "min_ms", "max_ms", "n", "candidate_blob", "scenario",
 	"metric", "baseline", "source", "candidate", "status", "graded",
-	"round"};
+	"round", "flags"};
 
 /*
  * One payload, read either by the scanner or (when it refuses) by cJSON;
@@ -676,7 +710,7 @@ static const char *const bench_keys[] = {
 struct pl {
 	const char *const *keys;
 	int nkeys;
-	kt_an_jv f[18];
+	kt_an_jv f[19];
 	cJSON *j;
 	char *tmp;          /* scanner: decoded strings, payload_len + keys */
 	size_t tmpused, tmpcap;
@@ -1024,7 +1058,7 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		rc = pl_open(c, e, edit_keys, 3, &p);
 		break;
 	case KT_KIND_BENCH:
-		rc = pl_open(c, e, bench_keys, 18, &p);
+		rc = pl_open(c, e, bench_keys, 19, &p);
 		break;
 	default:
 		return 0;
@@ -1132,6 +1166,8 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		m->round = pl_type(&p, 17) == V_NUM;
 		/* the grader's verdict: one result a run, read whole */
 		if (m->graded && (rc = graded_of(r, e, m)))
+			goto out;
+		if (pl_type(&p, 18) == V_OTHER && (rc = other_hw_of(r, e, m)))
 			goto out;
 		rc = KT_ENOMEM;
 		if (!(m->workload = intern(c, w, KT_AN_FIELD_MAX,

@@ -679,6 +679,12 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 			out->noise_groups = ng;
 			goto floor;
 		}
+		/* one repeat pair is 1 degree of freedom, short of the 2
+		 * an estimate needs: "no repeats" would be false */
+		if (df == 1)
+			out->noise_src = "default (--noise): 1 repeat of "
+					 "unchanged code, too few to estimate "
+					 "noise (2 needed), no reported spread";
 	}
 	/* noise 2: the spread the results report */
 	{

@@ -161,6 +161,24 @@ static void print_series(const kt_an_run *r, const kt_an_series *se,
 		       "best, jump or stall is read from them\n", wl ? "  " : "");
 	printf("%s", wl ? "  " : "");
 	an_print_counts(se, o);
+	/* a ratio of times on two GPUs is no speedup of the code: say why
+	 * these results have none (FORMAT.md "KernelBench") */
+	{
+		size_t nhw = 0;
+		const char *hw = NULL;
+
+		for (size_t i = 0; i < r->nm; i++)
+			if (r->m[i].other_hw && !strcmp(r->m[i].key, se->key)) {
+				hw = hw ? hw : r->m[i].other_hw;
+				nhw++;
+			}
+		if (nhw) {
+			printf("%sno speedup: %zu result%s timed on ",
+			       wl ? "  " : "", nhw, nhw == 1 ? "" : "s");
+			an_put_safe("", hw, ": a ratio of times on two GPUs "
+				    "is not a speedup\n");
+		}
+	}
 	printf("%snoise: %.2f %% per measurement (%s)\n", wl ? "  " : "",
 	       100 * se->sigma, kt_an_noise_text(se, nb, sizeof(nb)));
 	if (kt_an_graded_line(r, se->key, nb, sizeof(nb)))

@@ -30,7 +30,10 @@
  * and speedup = ref_time_ms / time_ms, baseline "eager" (or "torch.compile"
  * for a baseline_time_torch_compile_* file); metric "time" and source
  * "kernelbench eval" always; the baseline's hardware is kept in
- * extra.ref_hardware because the two files may come from different GPUs.
+ * extra.ref_hardware because the two files may come from different GPUs:
+ * when both GPUs are known and differ there is no speedup (a time on an
+ * RTX A6000 over one on an H100 says nothing of the code) and flags holds
+ * "ref_other_hardware" (FORMAT.md 11.4).
  * Per entry: an edit of the kernel source when the entry or a sibling
  * level_<L>_problem_<P>_sample_<S>_kernel.py has it (after a note naming
  * the sample), a compile event (exit_code 1) when compiled is false, and a
@@ -455,7 +458,7 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 	const char *src = NULL, *hw, *bkey = NULL;
 	char sid[64], cand[256], wl[256], *path = NULL, *kfile = NULL;
 	const kt_file *kf = NULL;
-	int lv, compiled, correct, rc = 0;
+	int lv, compiled, correct, other_hw = 0, rc = 0;
 	uint64_t seq = 0;
 	double v, rt = -1;
 
@@ -584,16 +587,25 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 		cJSON_AddNumberToObject(p, "max_ms", v);
 	if (rt >= 0 && kt_impx_num(st, "num_trials", &v))
 		kt_imp_add_count(p, "n", v);
+	hw = kt_impx_str(meta, "hardware");
+	if (!hw)
+		hw = kt_impx_str(st, "hardware");
 	if (bkey) {
 		const cJSON *bs = baseline_of(r->base, lv, pid, &bkey);
+		const char *rhw = kt_impx_str(bs, "hardware");
 		double ref;
 
+		/* a time on one GPU over a time on another is no speedup of
+		 * the code: both times stay, the ratio is left out and
+		 * flags ["ref_other_hardware"] says why (FORMAT.md,
+		 * KernelBench) */
+		other_hw = hw && rhw && strcmp(hw, rhw);
 		if (kt_impx_num(bs, "mean", &ref) && ref > 0) {
 			cJSON_AddStringToObject(p, "baseline", r->base_of);
 			cJSON_AddNumberToObject(p, "ref_time_ms", ref);
 			/* > 0 (FORMAT.md section 2): a ratio that
 			 * underflows is none */
-			if (rt > 0 && ref / rt > 0)
+			if (rt > 0 && ref / rt > 0 && !other_hw)
 				cJSON_AddNumberToObject(p, "speedup", ref / rt);
 		}
 	}
@@ -615,9 +627,6 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 						      cJSON_Duplicate(err, 1));
 		}
 	}
-	hw = kt_impx_str(meta, "hardware");
-	if (!hw)
-		hw = kt_impx_str(st, "hardware");
 	if (hw || kt_impx_str(meta, "device")) {
 		cJSON *fp = cJSON_AddObjectToObject(p, "fingerprint");
 
@@ -632,6 +641,12 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 						"runtime_error") ?
 				"runtime_error" : correct == 0 ? "incorrect" :
 				correct == 1 ? "correct" : "unknown");
+	if (other_hw) {
+		cJSON *fl = cJSON_AddArrayToObject(p, "flags");
+
+		cJSON_AddItemToArray(fl, cJSON_CreateString(
+					     "ref_other_hardware"));
+	}
 	x = cJSON_AddObjectToObject(p, "extra");
 	cJSON_AddStringToObject(x, "problem_id", pid);
 	cJSON_AddStringToObject(x, "sample_id", sid);

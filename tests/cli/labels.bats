@@ -280,3 +280,44 @@ for l in sys.argv[1].splitlines():
 	[[ "$output" == *'"baseline":"cpu"'* ]]
 	[[ "$output" == *'"speedup":2.46'* ]]
 }
+
+@test "corpus labels: KernelBench A6000 times over H100 baselines are no speedup (issue 15)" {
+	import_corpus gpu_kernel/kernelbench/best_k_kernels_level1_small.json
+	kb="$CORPUS/gpu_kernel/kernelbench"
+	# raw: best_k line 9 "hardware": "NVIDIA RTX A6000", line 14
+	# "runtime": 15.7; the baseline's line 9 "NVIDIA H100 80GB HBM3"
+	sed -n 9p "$kb/best_k_kernels_level1_small.json" | grep -q '"hardware": "NVIDIA RTX A6000"'
+	sed -n 14p "$kb/best_k_kernels_level1_small.json" | grep -q '"runtime": 15.7,'
+	sed -n 9p "$kb/baseline_time_torch_H100_Modal.json" | grep -q '"hardware": "NVIDIA H100 80GB HBM3"'
+	run "$KTRAJ" log "$R" --kind bench --json
+	[ "$status" -eq 0 ]
+	first=$(head -1 <<<"$output")
+	[[ "$first" == *'"time_ms":15.7'* ]]
+	[[ "$first" == *'"ref_time_ms":2.66'* ]]
+	[[ "$first" == *'"flags":["ref_other_hardware"]'* ]]
+	# no 0.169x (2.66 / 15.7) anywhere
+	[[ "$output" != *'"speedup"'* ]]
+	run "$KTRAJ" blame speedup "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"no speedup: 8 results timed on NVIDIA RTX A6000, the reference on NVIDIA H100 80GB HBM3: a ratio of times on two GPUs is not a speedup"* ]]
+	[[ "$output" != *"0.169"* ]]
+}
+
+@test "corpus labels: one repeat of unchanged code is named as too few, not as none (Harbor w4a16, issue 15)" {
+	import_corpus gpu_kernel/harbor_kernelbench/gpt55_s2_quant_w4a16
+	H="$CORPUS/gpu_kernel/harbor_kernelbench/gpt55_s2_quant_w4a16"
+	# raw: the agent's kb_verifier run (0.782) and the grader's (0.784) of
+	# the same solution.py
+	grep -q 'speedup_vs_compile\\": 0.7820512314810896' "$H/trajectory.json"
+	grep -q '"speedup_vs_compile": 0.7838827471754627,' "$H/reward.json"
+	run "$KTRAJ" log "$R" --kind bench --json
+	[ "${#lines[@]}" -eq 2 ]
+	python3 -c '
+import json, sys
+a, b = (json.loads(l) for l in sys.argv[1:3])
+assert a["source_hash"] and a["source_hash"] == b["source_hash"], (a, b)' "${lines[0]}" "${lines[1]}"
+	run "$KTRAJ" blame speedup "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"noise: 3.00 % per measurement (default (--noise): 1 repeat of unchanged code, too few to estimate noise (2 needed), no reported spread)"* ]]
+	[[ "$output" != *"no repeats of unchanged code"* ]]
+}

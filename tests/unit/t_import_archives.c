@@ -297,7 +297,8 @@ static void test_kb_corpus_archive(void **state)
 	assert_string_equal(run_named(&tgz, "best_k_kernels_level3")->id,
 			    r->id);
 	assert_int_equal(count_num(tgz.s, r->id, "ref_time_ms"), 113);
-	assert_int_equal(count_num(tgz.s, r->id, "speedup"), 112);
+	/* A6000 results over an H100 baseline: no speedup (FORMAT.md 11.4) */
+	assert_int_equal(count_num(tgz.s, r->id, "speedup"), 0);
 	it_close(&tgz);
 	it_close(&dir);
 	free(res);

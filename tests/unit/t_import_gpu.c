@@ -409,7 +409,12 @@ static void test_kb_corpus(void **state)
 				      2.661), 8);
 	b = if_nth(&e, KT_KIND_BENCH, 0);
 	assert_true(if_num(b->p, "time_ms") == 15.7);
-	assert_true(fabs(if_num(b->p, "speedup") - 2.66 / 15.7) < 1e-12);
+	/* timed on an RTX A6000 (raw line 9), the baseline on an H100: no
+	 * 2.66 / 15.7 speedup, the bench says why (FORMAT.md 11.4) */
+	assert_null(cJSON_GetObjectItem(b->p, "speedup"));
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(b->p,
+					"flags"), 0)->valuestring,
+			    "ref_other_hardware");
 	assert_true(if_num(b->p, "min_ms") == 14.7);
 	assert_true(if_num(b->p, "n") == 100);
 	assert_string_equal(cJSON_GetObjectItem(b->p, "scenario")->valuestring,
@@ -425,8 +430,9 @@ static void test_kb_corpus(void **state)
 	assert_int_equal(if_count(&e, KT_KIND_BENCH), 113);
 	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "ref_time_ms", 0,
 				      1e9), 113);
+	/* A6000 results, H100 baseline: no speedups (were 112) */
 	assert_int_equal(if_count_num(&e, KT_KIND_BENCH, "speedup", 0, 1e9),
-			 112);
+			 0);
 	if_free(&e);
 
 	IF_CORPUS(p, "gpu_kernel/kernelbench/baseline_time_torch_H100_Modal.json");
