@@ -188,9 +188,10 @@ void kt_store_abort(kt_store *s);
  * checkpoints committed.  Does nothing (returns 0) below min_bytes, inside
  * a read, or once the transaction appended to a run that existed before
  * it (that run is visible: a checkpoint would show part of the append).
- * Every 8 MiB of writes, batch or not, the pages of the store's map this
- * process touched are given back (they are read again from the page
- * cache when needed), so resident memory does not grow with the store.
+ * Every 8 MiB of writes or of blobs read, or every 128 page faults of the
+ * process, batch or not, the pages of the store's map this process
+ * touched are given back (they are read again from the page cache when
+ * needed), so resident memory does not grow with the store.
  * KT_EINVAL (NULL), KT_EBUSY (no write transaction), and the errors of
  * kt_store_commit/kt_store_begin; after an error the handle has no write
  * transaction open only if the commit failed (then call kt_store_abort).

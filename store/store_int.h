@@ -44,6 +44,10 @@ extern const unsigned char kt_db_added[KT_DB_COUNT];
 #define KT_MAP_LIMIT (1ull << 40)
 /* writes between two give-backs of the map's pages (kt_store_checkpoint) */
 #define KT_MAP_GIVE (8u << 20)
+/* page faults between two give-backs: a read fault of the map maps up to
+ * 16 pages around it (the kernel's fault-around, 64 KiB), so 128 faults
+ * leave at most 8 MiB of it resident */
+#define KT_MAP_FAULTS 128
 #define KT_RUN_BIN 16          /* run id bytes in keys */
 #define KT_PATH_MAX_KEY 400    /* longest path indexed (bytes) */
 #define KT_NAME_MAX_KEY 400    /* longest name prefix indexed */
@@ -200,6 +204,7 @@ struct kt_store {
 	size_t nck, ck_cap;
 	int ck_old, ck_done;
 	size_t map_given;      /* wlog.len when the map was last given back */
+	long map_flt;          /* the process's minor faults then */
 	size_t map_read;       /* blob bytes read since then: an importer's
 				  workspace reads back what it dropped */
 	uint64_t grows;        /* times the map grew (tests) */
