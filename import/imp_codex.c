@@ -847,12 +847,7 @@ static char *identity(const kt_file *f, const char *sid, const cline *first)
 
 static uint64_t line_hash(const cline *l)
 {
-	uint64_t h = 1469598103934665603ull;
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		h = (h ^ (unsigned char)l->s[i]) * 1099511628211ull;
-	return h;
+	return kt_fnv1a(KT_FNV1A_INIT, l->s, l->n);
 }
 
 static int codex_import(kt_imp *imp, const kt_file *f)

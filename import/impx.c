@@ -148,9 +148,7 @@ int kt_impx_text(kt_imp *imp, cJSON *payload, const char *key,
 		return KT_ENOMEM;
 	cut = n;
 	if (n > KT_IMPX_INLINE_MAX) {
-		cut = KT_IMPX_INLINE_MAX;
-		while (cut > 0 && ((unsigned char)clean[cut] & 0xC0) == 0x80)
-			cut--;
+		cut = kt_utf8_floor(clean, KT_IMPX_INLINE_MAX);
 		if (blob_key) {
 			rc = kt_imp_blob(imp, text, len, NULL, hex);
 			if (rc == 0 && !cJSON_AddStringToObject(payload,
