@@ -16,11 +16,6 @@ int64_t kt_impx_ts(const char *s)
 	return kt_iso8601_ns(s, NULL);
 }
 
-const char *kt_impx_str(const cJSON *o, const char *key)
-{
-	return kt_json_str(o, key);
-}
-
 int kt_impx_numv(const cJSON *v, double *out)
 {
 	char *end;
