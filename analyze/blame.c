@@ -83,11 +83,10 @@ static void edit_delta(kt_store *s, const kt_an_run *r, const kt_an_ev *e,
 	    kt_blob_get(s, r->ed[e->edit].before, &bd, &bl))
 		bd = NULL, bl = 0;
 	for (size_t i = 0; bd && i < bl;) {
-		size_t j = i;
-		uint64_t x = 1469598103934665603ull;
+		const char *nl = memchr((char *)bd + i, '\n', bl - i);
+		size_t j = nl ? (size_t)(nl - (char *)bd) : bl;
+		uint64_t x = kt_fnv1a(KT_FNV1A_INIT, (char *)bd + i, j - i);
 
-		while (j < bl && ((char *)bd)[j] != '\n')
-			x = (x ^ ((unsigned char *)bd)[j++]) * 1099511628211ull;
 		if (KT_GROW(h, cap, nh + 1))
 			goto out;
 		h[nh++] = x;
@@ -102,11 +101,10 @@ static void edit_delta(kt_store *s, const kt_an_run *r, const kt_an_ev *e,
 		qsort(h, nh, sizeof(*h), cmp_u64h);
 	}
 	for (size_t i = 0; i < al;) {
-		size_t j = i, lo = 0, hi = nh;
-		uint64_t x = 1469598103934665603ull;
+		const char *nl = memchr((char *)ad + i, '\n', al - i);
+		size_t j = nl ? (size_t)(nl - (char *)ad) : al, lo = 0, hi = nh;
+		uint64_t x = kt_fnv1a(KT_FNV1A_INIT, (char *)ad + i, j - i);
 
-		while (j < al && ((char *)ad)[j] != '\n')
-			x = (x ^ ((unsigned char *)ad)[j++]) * 1099511628211ull;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 

@@ -963,16 +963,15 @@ static int grow(void **v, size_t *cap, size_t n, size_t elsz, size_t first)
  * text itself (65 bytes per measurement) was most of a long run's memory. */
 static void src_key(const char *s, size_t max, uint64_t k[2])
 {
-	uint64_t a = 1469598103934665603ull, b = 0x84222325cbf29ce4ull;
+	uint64_t a, b;
 	size_t i;
 
 	k[0] = k[1] = 0;
 	if (!s || !*s)
 		return;
-	for (i = 0; i < max && s[i]; i++) {
-		a = (a ^ (unsigned char)s[i]) * 1099511628211ull;
-		b = (b ^ (unsigned char)s[i]) * 1099511628211ull;
-	}
+	i = strnlen(s, max);
+	a = kt_fnv1a(KT_FNV1A_INIT, s, i);
+	b = kt_fnv1a(0x84222325cbf29ce4ull, s, i);
 	b ^= i;
 	b = (b ^ (b >> 30)) * 0xBF58476D1CE4E5B9ull;
 	b = (b ^ (b >> 27)) * 0x94D049BB133111EBull;
@@ -1003,12 +1002,10 @@ static const char *intern(struct loadctx *c, const char *s, size_t max,
 static int has_question(void *arg, const char *t, size_t n)
 {
 	struct loadctx *c = arg;
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = kt_fnv1a(KT_FNV1A_INIT, t, n);
 	struct qmemo *m;
 	int q;
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)t[i]) * 1099511628211ull;
 	for (int i = 0; i < QMEMO; i++) {
 		m = &c->memo[i];
 		if (m->text && m->h == h && m->n == n && !memcmp(m->text, t, n))

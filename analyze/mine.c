@@ -207,12 +207,7 @@ static uint64_t mix(uint64_t z)
 
 static uint64_t fnv(const void *d, size_t n)
 {
-	const unsigned char *p = d;
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
+	return kt_fnv1a(KT_FNV1A_INIT, d, n);
 }
 
 static int cmp_u64(const void *a, const void *b)

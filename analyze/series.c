@@ -482,9 +482,7 @@ static size_t best_level(const kt_an_run *r, const size_t *mem,
 	k = c->n;
 	if (id[0] || id[1]) {
 		h = id[0] * 0x9e3779b97f4a7c15u ^ id[1];
-		for (const unsigned char *q = (const unsigned char *)a->scenario;
-		     *q; q++)
-			h = (h ^ *q) * 0x100000001b3u;
+		h = kt_fnv1a(h, a->scenario, strlen(a->scenario));
 		for (slot = (size_t)(h ^ h >> 29) & c->tmask; c->tab[slot];
 		     slot = (slot + 1) & c->tmask) {
 			size_t j = c->tab[slot] - 1;

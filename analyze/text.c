@@ -640,10 +640,8 @@ unsigned kt_an_question_kind(const char *sent, size_t len)
 					kind |= KT_AN_Q_CHALLENGE;
 			/* sentence-final particle before 。/？/！ */
 			while (q > s) {
-				const char *b = q - 1;
-
-				while (b > s && ((unsigned char)*b & 0xC0) == 0x80)
-					b--;
+				const char *b = s + kt_utf8_floor(
+						s, (size_t)(q - 1 - s));
 				uint32_t cp = u8dec((const unsigned char *)b,
 						    (size_t)(q - b), &adv);
 				if (cp == 0x3002 || cp == 0xFF01 || cp == '.' ||
@@ -974,16 +972,6 @@ static int is_stop(const char *w, size_t n)
 	return 0;
 }
 
-static uint64_t fnv(const void *d, size_t n, uint64_t h)
-{
-	const unsigned char *p = d;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -1028,7 +1016,7 @@ int kt_an_tokens(const char *text, size_t len, uint64_t **out, size_t *nout)
 				wl--;
 			if (wl >= 3 && !is_stop(f + st, wl) &&
 			    !(isdigit(p[st]) && wl < 3)) {
-				h = fnv(f + st, wl, 1469598103934665603ull);
+				h = kt_fnv1a(KT_FNV1A_INIT, f + st, wl);
 				have = 1;
 			}
 			prev = 0;
@@ -1037,8 +1025,8 @@ int kt_an_tokens(const char *text, size_t len, uint64_t **out, size_t *nout)
 
 			if (is_cjk(c)) {
 				if (prev) {
-					h = fnv(f + prevpos, prevadv + adv,
-						1469598103934665603ull);
+					h = kt_fnv1a(KT_FNV1A_INIT, f + prevpos,
+						     prevadv + adv);
 					have = 1;
 				}
 				prev = c;

@@ -232,6 +232,28 @@ int kt_utf8_valid(const char *text, size_t n, size_t *bad);
 size_t kt_utf8_enc(unsigned long cp, unsigned char out[4]);
 /* Append code point cp as UTF-8 (kt_utf8_enc); 0 or KT_ENOMEM. */
 int kt_utf8_put(struct kt_buf *b, unsigned long cp);
+/* The offset of the character that byte at of s falls in: at, moved back
+ * over UTF-8 continuation bytes (10xxxxxx), never below 0.  A cut at the
+ * result keeps whole characters before it; s must be readable at [0, at]
+ * (at == strlen(s) reads the NUL and returns at).  Does not validate. */
+size_t kt_utf8_floor(const char *s, size_t at);
+/* Whether the len bytes at data are text: valid UTF-8 (kt_utf8_valid) with
+ * no NUL byte; 1 or 0.  Decides whether bytes are stored or exported as a
+ * string or as binary (base64, a blob). */
+int kt_is_text(const void *data, size_t len);
+
+/* ---- FNV-1a 64 (http://www.isthe.com/chongo/tech/comp/fnv/) -------------- */
+/* The seed every copy of this loop used: FNV's 64-bit offset basis
+ * 14695981039346656037 with its last digit lost.  Kept, not corrected,
+ * because these hashes order buckets and clusters in what the analyzers
+ * print; any odd seed hashes as well.  Pass 14695981039346656037ull for the
+ * reference FNV-1a 64 values (the harness's kth_fnv64 does). */
+#define KT_FNV1A_INIT 1469598103934665603ull
+/* h folded over the len bytes at data with FNV-1a 64 (xor a byte, multiply
+ * by the FNV prime 1099511628211); start with KT_FNV1A_INIT, or pass an
+ * earlier result (or another seed) to go on hashing.  Not for anything
+ * adversarial. */
+uint64_t kt_fnv1a(uint64_t h, const void *data, size_t len);
 
 /* ---- time ---------------------------------------------------------------- */
 /* Days from 1970-01-01 of the proleptic Gregorian date y-m-d (H. Hinnant,

@@ -105,6 +105,27 @@ int kt_utf8_put(struct kt_buf *b, unsigned long cp)
 	return kt_buf_add(b, t, kt_utf8_enc(cp, t));
 }
 
+size_t kt_utf8_floor(const char *s, size_t at)
+{
+	while (at > 0 && ((unsigned char)s[at] & 0xc0) == 0x80)
+		at--;
+	return at;
+}
+
+int kt_is_text(const void *data, size_t len)
+{
+	return !memchr(data, 0, len) && kt_utf8_valid(data, len, NULL);
+}
+
+uint64_t kt_fnv1a(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
 /* ---- time ---------------------------------------------------------------- */
 int64_t kt_days_from_civil(int64_t y, unsigned m, unsigned d)
 {

@@ -57,7 +57,7 @@ static int put_json(struct cli *c, kt_store *s, const char *run,
 		cJSON_AddNumberToObject(o, "at", (double)at);
 		cJSON_AddStringToObject(o, "blob", hex);
 		cJSON_AddNumberToObject(o, "bytes", (double)len);
-		cJSON_AddBoolToObject(o, "binary", !kt_export_is_text(data, len));
+		cJSON_AddBoolToObject(o, "binary", !kt_is_text(data, len));
 	}
 	if (o && kt_export_add_bytes(o, "content", data, len,
 				    b64 ? KT_EXPORT_BYTES_BASE64 : KT_EXPORT_BYTES_TEXT) < 0) {

@@ -174,8 +174,8 @@ static int diff_path(struct cli *c, kt_store *s, const char *run,
 		rc = put_json(c, path, a, b, sa ? ha : NULL, sb ? hb : NULL,
 			      da, la, db, lb, sa ? lab_a : "/dev/null",
 			      sb ? lab_b : "/dev/null",
-			      (da && !kt_export_is_text(da, la)) ||
-			      (db && !kt_export_is_text(db, lb)), ctx, NULL);
+			      (da && !kt_is_text(da, la)) ||
+			      (db && !kt_is_text(db, lb)), ctx, NULL);
 		goto out;
 	}
 	if ((da && memchr(da, 0, la)) || (db && memchr(db, 0, lb))) {

@@ -351,9 +351,7 @@ static int cc_tool_result(struct rec *r, const cJSON *in, int failed)
 	if (len > HOOK_INLINE_MAX) {
 		/* FORMAT.md: output is at most 64 KiB inline, the whole of
 		 * it a blob; the cut falls on a UTF-8 character boundary */
-		cut = HOOK_INLINE_MAX;
-		while (cut > 0 && ((unsigned char)out[cut] & 0xc0) == 0x80)
-			cut--;
+		cut = kt_utf8_floor(out, HOOK_INLINE_MAX);
 		cut_blob = out;
 	}
 	p = cJSON_CreateObject();

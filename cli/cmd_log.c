@@ -93,7 +93,7 @@ static void bench_key_json(cJSON *o, cJSON *p, const kt_an_run *an,
 	else
 		cJSON_AddNullToObject(o, "ref_time_ms");
 	for (size_t k = 0; k < N_BENCH_FIELDS; k++) {
-		const char *v = cli_jstr(p, f[k]);
+		const char *v = kt_json_str(p, f[k]);
 
 		if (v)
 			cJSON_AddStringToObject(o, f[k], v);

@@ -48,8 +48,7 @@ static void print_hit(struct search_ctx *x, uint64_t seq, int kind,
 	size_t off = (size_t)(m - s), start = off > 50 ? off - 50 : 0;
 	char snip[200];
 
-	while (start > 0 && ((unsigned char)s[start] & 0xc0) == 0x80)
-		start--;
+	start = kt_utf8_floor(s, start);
 	cli_oneline(s + start, 150, snip);
 	x->hits++;
 	if (x->json) {

@@ -293,8 +293,8 @@ static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
 	int json = how & SRC_JSON;
 	cJSON *prov = ev->prov_json ? cJSON_Parse(ev->prov_json) : NULL;
 	cJSON *meta = ri->meta_json ? cJSON_Parse(ri->meta_json) : NULL, *src;
-	const char *sha_hex = cli_jstr(prov, "src"), *file = cli_jstr(prov, "file");
-	const char *member = cli_jstr(prov, "member"), *path = NULL, *in = NULL;
+	const char *sha_hex = kt_json_str(prov, "src"), *file = kt_json_str(prov, "file");
+	const char *member = kt_json_str(prov, "member"), *path = NULL, *in = NULL;
 	char *shown = NULL;
 	unsigned char sha[KT_HASH_LEN], h[KT_HASH_LEN], *data = NULL;
 	cJSON *off = cJSON_GetObjectItemCaseSensitive(prov, "off");
@@ -310,13 +310,13 @@ static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
 	}
 	/* the import driver records each source's absolute path */
 	cJSON_ArrayForEach(src, cJSON_GetObjectItemCaseSensitive(meta, "sources")) {
-		const char *s = cli_jstr(src, "sha");
+		const char *s = kt_json_str(src, "sha");
 
 		if ((s && !strcmp(s, sha_hex)) ||
-		    (!s && file && cli_jstr(src, "file") &&
-		     !strcmp(cli_jstr(src, "file"), file))) {
-			path = cli_jstr(src, "path");
-			in = cli_jstr(src, "in");
+		    (!s && file && kt_json_str(src, "file") &&
+		     !strcmp(kt_json_str(src, "file"), file))) {
+			path = kt_json_str(src, "path");
+			in = kt_json_str(src, "in");
 			break;
 		}
 	}
@@ -348,7 +348,7 @@ static int show_source(struct cli *c, const char *run, const kt_run_info *ri,
 		}
 		kt_sha256(data, len, h);
 		if (memcmp(h, sha, KT_HASH_LEN) &&
-		    !rec_matches(cli_jstr(prov, "rec"), data, len, off, rlen)) {
+		    !rec_matches(kt_json_str(prov, "rec"), data, len, off, rlen)) {
 			/* a compressed file is recorded by its content */
 			free(data);
 			data = from_archive(path, NULL, sha, &len);

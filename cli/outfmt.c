@@ -80,11 +80,6 @@ int cli_put_safe(FILE *f, const char *s, size_t n)
 	return ferror(f) ? -1 : 0;
 }
 
-const char *cli_jstr(const cJSON *o, const char *key)
-{
-	return kt_json_str(o, key);
-}
-
 int cli_put_json(cJSON *o)
 {
 	char *t = o ? cJSON_PrintUnformatted(o) : NULL;

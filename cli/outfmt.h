@@ -30,6 +30,4 @@ int cli_put_json(cJSON *o);
  */
 int cli_put_safe(FILE *f, const char *s, size_t n);
 
-/* String member of o, or NULL. */
-const char *cli_jstr(const cJSON *o, const char *key);
 #endif

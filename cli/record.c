@@ -72,7 +72,7 @@ int cli_record_run(struct cli *c, kt_store *s, const char *name,
 	{
 		const unsigned char *p = (const unsigned char *)name;
 		size_t n = strlen(name), i;
-		int bad = !kt_export_is_text(name, n);
+		int bad = !kt_is_text(name, n);
 
 		for (i = 0; i < n && !bad; i++)
 			bad = p[i] < 0x20 || p[i] == 0x7f;

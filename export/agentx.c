@@ -5,13 +5,6 @@
 
 #include "agentx.h"
 
-const char *kt_xstr(const cJSON *o, const char *key)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsString(it) ? it->valuestring : NULL;
-}
-
 int kt_xflag(const cJSON *p, const char *flag)
 {
 	const cJSON *f;
@@ -46,14 +39,14 @@ char *kt_xrun_blob_text(kt_xrun *x, const char *hex)
 char *kt_xrun_text(kt_xrun *x, const cJSON *p, const char *key)
 {
 	char bkey[64];
-	const char *inl = kt_xstr(p, key);
+	const char *inl = kt_json_str(p, key);
 	char *t;
 
 	snprintf(bkey, sizeof(bkey), "%s_blob", key);
 	/* a text cut at 64 KiB inline is whole in its blob; a blob that is
 	 * missing or not text leaves the inline part, which is what `show`
 	 * prints too */
-	if ((t = kt_xrun_blob_text(x, kt_xstr(p, bkey))))
+	if ((t = kt_xrun_blob_text(x, kt_json_str(p, bkey))))
 		return t;
 	t = strdup(inl ? inl : "");
 	if (!t && !x->rc)
@@ -125,13 +118,13 @@ int kt_xrun_open(kt_xrun *x, kt_store *s, const char *run, FILE *out,
 	meta = ri.meta_json ? cJSON_Parse(ri.meta_json) : NULL;
 	/* a Codex rollout's directory is its session_meta's (import/
 	 * imp_codex.c keeps that record whole as meta.session) */
-	cwd = kt_xstr(meta, "cwd") ? kt_xstr(meta, "cwd") :
-	      kt_xstr(cJSON_GetObjectItemCaseSensitive(meta, "session"), "cwd");
+	cwd = kt_json_str(meta, "cwd") ? kt_json_str(meta, "cwd") :
+	      kt_json_str(cJSON_GetObjectItemCaseSensitive(meta, "session"), "cwd");
 	snprintf(x->cwd, sizeof(x->cwd), "%s", cwd ? cwd : "");
 	snprintf(x->model, sizeof(x->model), "%s",
-		 kt_xstr(meta, "model") ? kt_xstr(meta, "model") : "");
+		 kt_json_str(meta, "model") ? kt_json_str(meta, "model") : "");
 	snprintf(x->version, sizeof(x->version), "%s",
-		 kt_xstr(meta, "version") ? kt_xstr(meta, "version") : "");
+		 kt_json_str(meta, "version") ? kt_json_str(meta, "version") : "");
 	cJSON_Delete(meta);
 	if (redact && !(x->r = kt_redactor_new())) {
 		snprintf(err, errlen, "out of memory");

@@ -56,8 +56,6 @@ char *kt_xrun_text(kt_xrun *x, const cJSON *p, const char *key);
  * it is not stored, not text (holds a NUL) or hex is NULL. */
 char *kt_xrun_blob_text(kt_xrun *x, const char *hex);
 
-/* String member of o, or NULL. */
-const char *kt_xstr(const cJSON *o, const char *key);
 
 /* Whether payload p's "flags" array holds flag. */
 int kt_xflag(const cJSON *p, const char *flag);

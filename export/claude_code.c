@@ -57,7 +57,7 @@ static int each_edit(const kt_event *ev, void *arg)
 	struct cc *cc = arg;
 	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
 	const cJSON *call = cJSON_GetObjectItemCaseSensitive(p, "call");
-	const char *path = kt_xstr(p, "path"), *before = kt_xstr(p, "before");
+	const char *path = kt_json_str(p, "path"), *before = kt_json_str(p, "before");
 	char key[32];
 
 	if (p && cJSON_IsNumber(call) && path && before) {
@@ -77,7 +77,7 @@ static int each_edit(const kt_event *ev, void *arg)
 /* toolUseResult of a Read or edit tool's result, or NULL. */
 static cJSON *tool_use_result(kt_xrun *x, struct cc *cc, const cJSON *p)
 {
-	const char *id = kt_xstr(p, "call_id");
+	const char *id = kt_json_str(p, "call_id");
 	const cJSON *c = id ? cJSON_GetObjectItemCaseSensitive(cc->calls, id) : NULL;
 	const char *tool = cJSON_GetStringValue(cJSON_GetArrayItem(c, 1));
 	cJSON *t = NULL;
@@ -89,12 +89,12 @@ static cJSON *tool_use_result(kt_xrun *x, struct cc *cc, const cJSON *p)
 		const cJSON *o = cJSON_GetArrayItem(
 			cJSON_GetObjectItemCaseSensitive(p, "observed"), 0);
 
-		if (!kt_xstr(o, "path") || !(text = kt_xrun_blob_text(x, kt_xstr(o, "blob"))))
+		if (!kt_json_str(o, "path") || !(text = kt_xrun_blob_text(x, kt_json_str(o, "blob"))))
 			return NULL;
 		t = cJSON_CreateObject();
 		cJSON_AddStringToObject(t, "type", "text");
 		c = cJSON_AddObjectToObject(t, "file");
-		cJSON_AddStringToObject((cJSON *)c, "filePath", kt_xstr(o, "path"));
+		cJSON_AddStringToObject((cJSON *)c, "filePath", kt_json_str(o, "path"));
 		cJSON_AddStringToObject((cJSON *)c, "content", text);
 		free(text);
 	} else if (!strcmp(tool, "Edit") || !strcmp(tool, "MultiEdit") ||
@@ -218,7 +218,7 @@ static cJSON *assistant(kt_xrun *x, const kt_event *ev, const cJSON *p,
 {
 	cJSON *msg = cJSON_CreateObject(), *content;
 	char id[40];
-	const char *model = kt_xstr(p, "model");
+	const char *model = kt_json_str(p, "model");
 
 	snprintf(id, sizeof(id), "msg_ktraj_%.12s_%llu", x->run,
 		 (unsigned long long)ev->seq);
@@ -239,7 +239,7 @@ static cJSON *assistant(kt_xrun *x, const kt_event *ev, const cJSON *p,
 static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 {
 	struct cc *cc = arg;
-	const char *sub = kt_xstr(p, "subagent"), *role = kt_xstr(p, "role");
+	const char *sub = kt_json_str(p, "subagent"), *role = kt_json_str(p, "role");
 	const char *type = "user";
 	char uuid[40], *chain, *text = NULL;
 	cJSON *o, *msg = NULL, *block, *tur = NULL;
@@ -285,7 +285,7 @@ static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 		cJSON_AddStringToObject(msg, "content", text);
 	} else if (ev->kind == KT_KIND_TOOL_CALL) {
 		const cJSON *args = cJSON_GetObjectItemCaseSensitive(p, "args");
-		const char *id = kt_xstr(p, "call_id"), *tool = kt_xstr(p, "tool");
+		const char *id = kt_json_str(p, "call_id"), *tool = kt_json_str(p, "tool");
 		char idbuf[40];
 
 		type = "assistant";
@@ -310,7 +310,7 @@ static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 				      cJSON_Duplicate(args, 1) : cJSON_CreateObject());
 		msg = assistant(x, ev, p, block);
 	} else {
-		const char *id = kt_xstr(p, "call_id");
+		const char *id = kt_json_str(p, "call_id");
 		cJSON *content;
 
 		if (!(text = kt_xrun_text(x, p, "output"))) {

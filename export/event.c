@@ -86,16 +86,11 @@ fail:
 	return NULL;
 }
 
-int kt_export_is_text(const void *data, size_t n)
-{
-	return !memchr(data, 0, n) && kt_utf8_valid(data, n, NULL);
-}
-
 int kt_export_add_bytes(cJSON *o, const char *key, const void *data,
 			size_t len, int b64)
 {
 	char k[64], *t;
-	int text = kt_export_is_text(data, len);
+	int text = kt_is_text(data, len);
 
 	if (text && b64 != KT_EXPORT_BYTES_BASE64) {
 		/* data may lack the NUL cJSON wants */

@@ -122,12 +122,8 @@ void kt_export_add_ns(cJSON *o, const char *key, int64_t ns);
  * buf (>= 32 bytes); "" when ts is KT_TS_UNKNOWN. */
 void kt_export_ts_iso(int64_t ts_ns, char *buf, size_t len);
 
-/* Valid UTF-8 (RFC 3629: no overlong forms, surrogates or code points past
- * U+10FFFF) without NUL: bytes that can travel as a JSON string. */
-int kt_export_is_text(const void *data, size_t n);
-
 /* How kt_export_add_bytes stores bytes that are not text
- * (kt_export_is_text). */
+ * (kt_is_text). */
 #define KT_EXPORT_BYTES_TEXT 0           /* omitted */
 #define KT_EXPORT_BYTES_TEXT_OR_BASE64 1 /* "<key>_base64" instead */
 #define KT_EXPORT_BYTES_BASE64 2         /* always "<key>_base64", text too */

@@ -221,7 +221,7 @@ static int put_blob(struct exp *x, const struct ref *ref, uint64_t seq)
 	if (!e)
 		goto out;
 	memcpy(e->nh, ref->h, KT_HASH_LEN);
-	if (x->red && kt_export_is_text(data, len)) {
+	if (x->red && kt_is_text(data, len)) {
 		size_t rl;
 
 		red_data = kt_redact_text(x->red, data, len, &rl);
@@ -251,7 +251,7 @@ static int put_blob(struct exp *x, const struct ref *ref, uint64_t seq)
 	    (ref->raw && (kt_buf_add(line, ",\"path\":", 8) ||
 			  kt_buf_add(line, ref->raw, ref->raw_len))))
 		goto out;
-	if (kt_export_is_text(data, len)) {
+	if (kt_is_text(data, len)) {
 		/* the content holds no NUL: kt_json_put_str's strlen is len */
 		if (kt_buf_add(line, ",\"text\":", 8) || kt_json_put_str(line, data))
 			goto out;

@@ -127,7 +127,7 @@ static cJSON *new_span(struct otlp *o, const char *run, char what,
 
 static const char *root_id(struct otlp *o)
 {
-	return kt_xstr(o->root, "spanId");
+	return kt_json_str(o->root, "spanId");
 }
 
 /* Add the booleans bs as an arrayValue attribute (OTLP's AnyValue:
@@ -196,7 +196,7 @@ static void close_chat(struct otlp *o)
 static void open_chat(kt_xrun *x, struct otlp *o, const kt_event *ev,
 		      const cJSON *p, int64_t ts)
 {
-	const char *model = kt_xstr(p, "model");
+	const char *model = kt_json_str(p, "model");
 	const cJSON *u = cJSON_GetObjectItemCaseSensitive(p, "usage");
 	char name[300];
 
@@ -238,7 +238,7 @@ static void add_part(cJSON *parts, const char *type, const char *k1,
 static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 {
 	struct otlp *o = arg;
-	const char *role = kt_xstr(p, "role");
+	const char *role = kt_json_str(p, "role");
 	int64_t ts = ev->ts_ns != KT_TS_UNKNOWN ? ev->ts_ns : o->last;
 	char *text;
 
@@ -271,7 +271,7 @@ static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 		free(text);
 	} else if (ev->kind == KT_KIND_TOOL_CALL) {
 		const cJSON *args = cJSON_GetObjectItemCaseSensitive(p, "args");
-		const char *id = kt_xstr(p, "call_id"), *tool = kt_xstr(p, "tool");
+		const char *id = kt_json_str(p, "call_id"), *tool = kt_json_str(p, "tool");
 		char name[300];
 		cJSON *sp;
 
@@ -293,7 +293,7 @@ static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 		attr_json(sp, "gen_ai.tool.call.arguments",
 			  args ? cJSON_Duplicate(args, 1) : cJSON_CreateObject());
 	} else if (ev->kind == KT_KIND_TOOL_RESULT) {
-		const char *id = kt_xstr(p, "call_id");
+		const char *id = kt_json_str(p, "call_id");
 		cJSON *sp = id ? cJSON_GetObjectItemCaseSensitive(o->calls, id) : NULL;
 		cJSON *m = cJSON_CreateObject(), *parts;
 

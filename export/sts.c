@@ -63,7 +63,7 @@ static cJSON *open_reasoning(struct sts *st)
 {
 	cJSON *m = cJSON_GetObjectItemCaseSensitive(st->pending, "message");
 
-	if (m && !*kt_xstr(m, "content") &&
+	if (m && !*kt_json_str(m, "content") &&
 	    !cJSON_GetObjectItemCaseSensitive(m, "toolCalls"))
 		return m;
 	return NULL;
@@ -72,7 +72,7 @@ static cJSON *open_reasoning(struct sts *st)
 static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 {
 	struct sts *st = arg;
-	const char *role = kt_xstr(p, "role");
+	const char *role = kt_json_str(p, "role");
 	cJSON *o, *m;
 	char *text;
 
@@ -95,14 +95,14 @@ static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 			st->pending = message(ev, "assistant", &m);
 			cJSON_AddStringToObject(m, "content", text);
 		}
-		if (kt_xstr(p, "model") && !cJSON_GetObjectItem(m, "model"))
-			cJSON_AddStringToObject(m, "model", kt_xstr(p, "model"));
+		if (kt_json_str(p, "model") && !cJSON_GetObjectItem(m, "model"))
+			cJSON_AddStringToObject(m, "model", kt_json_str(p, "model"));
 		free(text);
 		return x->rc;
 	}
 	if (ev->kind == KT_KIND_TOOL_CALL) {
 		const cJSON *args = cJSON_GetObjectItemCaseSensitive(p, "args");
-		const char *id = kt_xstr(p, "call_id"), *tool = kt_xstr(p, "tool");
+		const char *id = kt_json_str(p, "call_id"), *tool = kt_json_str(p, "tool");
 		cJSON *calls, *c, *fn;
 		char *a;
 
@@ -125,7 +125,7 @@ static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 		return x->rc;
 	}
 	if (ev->kind == KT_KIND_TOOL_RESULT) {
-		const char *id = kt_xstr(p, "call_id");
+		const char *id = kt_json_str(p, "call_id");
 
 		if (flush(x, st) || !(text = kt_xrun_text(x, p, "output")))
 			return x->rc;

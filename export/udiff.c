@@ -56,12 +56,9 @@ static int split_lines(const char *p, size_t len, struct side *s)
 
 static uint64_t line_hash(const struct line *l)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	size_t i;
-
-	for (i = 0; i < l->len; i++)
-		h = (h ^ (unsigned char)l->p[i]) * 1099511628211ull;
-	return (h ^ (uint64_t)l->nl) * 1099511628211ull;
+	/* the newline flag as one more byte */
+	return (kt_fnv1a(KT_FNV1A_INIT, l->p, l->len) ^ (uint64_t)l->nl) *
+	       1099511628211ull;
 }
 
 static int line_eq(const struct line *x, const struct line *y)

@@ -227,7 +227,7 @@ static int effects(kt_conv *cv, const char *tool, const cJSON *args,
 		   uint64_t call, uint64_t res, const char *out, int ok,
 		   int64_t ts)
 {
-	const char *path = kt_impx_str(args, "path");
+	const char *path = kt_json_str(args, "path");
 	struct kt_buf b;
 	char *t;
 	int rc;
@@ -242,8 +242,8 @@ static int effects(kt_conv *cv, const char *tool, const cJSON *args,
 		return 1;
 	/* one block, in the shape kt_conv_search_replace reads */
 	kt_buf_printf(&b, "<<<<<<< SEARCH\n%s=======\n%s>>>>>>> REPLACE\n",
-		      kt_impx_str(args, "search"),
-		      kt_impx_str(args, "replace"));
+		      kt_json_str(args, "search"),
+		      kt_json_str(args, "replace"));
 	if (!(t = kt_buf_take(&b)))
 		return KT_ENOMEM;
 	rc = kt_conv_search_replace(cv->imp, cv->cwd, path, t, call,

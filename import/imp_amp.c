@@ -61,7 +61,7 @@ static cJSON *usage_of(const cJSON *m, const char **model)
 		"cacheReadInputTokens", "cacheCreationInputTokens" };
 	const cJSON *u = cJSON_GetObjectItem(m, "usage");
 
-	*model = kt_impx_str(u, "model");
+	*model = kt_json_str(u, "model");
 	return kt_impx_usage(u, keys);
 }
 
@@ -72,7 +72,7 @@ static int on_result(ampx *x, const cJSON *b, int64_t ts,
 	const char *id = kt_impx_str2(b, "tool_use_id", "toolUseID");
 	const cJSON *run = cJSON_GetObjectItem(b, "run");
 	const cJSON *res = cJSON_GetObjectItem(run, "result");
-	const char *st = kt_impx_str(run, "status");
+	const char *st = kt_json_str(run, "status");
 	char *text = NULL;
 	int ok = !cJSON_IsTrue(cJSON_GetObjectItem(b, "is_error")), ec = -1;
 	cJSON *extra = NULL;
@@ -84,16 +84,16 @@ static int on_result(ampx *x, const cJSON *b, int64_t ts,
 	if (cJSON_IsObject(res)) {
 		if (kt_impx_num(res, "exitCode", &d) && d >= -1e9 && d <= 1e9)
 			ec = (int)d;
-		text = kt_impx_str(res, "output") ?
-			strdup(kt_impx_str(res, "output")) :
+		text = kt_json_str(res, "output") ?
+			strdup(kt_json_str(res, "output")) :
 			cJSON_PrintUnformatted(res);
 	} else if (cJSON_IsString(res)) {
 		text = strdup(res->valuestring);
 	} else if (run && cJSON_GetObjectItem(run, "error")) {
 		const cJSON *e = cJSON_GetObjectItem(run, "error");
 
-		text = kt_impx_str(e, "message") ?
-			strdup(kt_impx_str(e, "message")) :
+		text = kt_json_str(e, "message") ?
+			strdup(kt_json_str(e, "message")) :
 			cJSON_PrintUnformatted(e);
 	} else {
 		text = kt_impx_content_text(cJSON_GetObjectItem(b, "content"));
@@ -110,7 +110,7 @@ static int on_result(ampx *x, const cJSON *b, int64_t ts,
 
 static int on_message(ampx *x, const cJSON *m, const kt_impx_at *at)
 {
-	const char *role = kt_impx_str(m, "role");
+	const char *role = kt_json_str(m, "role");
 	const cJSON *c = cJSON_GetObjectItem(m, "content"), *b;
 	int user = role && !strcmp(role, "user");
 	int64_t ts = kt_impx_ts_json(cJSON_GetObjectItem(
@@ -137,13 +137,13 @@ static int on_message(ampx *x, const cJSON *m, const kt_impx_at *at)
 					  at->off, at->len, NULL);
 	}
 	cJSON_ArrayForEach(b, c) {
-		const char *t = kt_impx_str(b, "type");
+		const char *t = kt_json_str(b, "type");
 
 		if (!t)
 			continue;
 		if (!strcmp(t, "text") || !strcmp(t, "thinking")) {
 			int th = !strcmp(t, "thinking");
-			const char *s = kt_impx_str(b, th ? "thinking" : "text");
+			const char *s = kt_json_str(b, th ? "thinking" : "text");
 			cJSON *p;
 
 			if (!s || (!*s && th))
@@ -170,8 +170,8 @@ static int on_message(ampx *x, const cJSON *m, const kt_impx_at *at)
 			if (cJSON_IsFalse(cJSON_GetObjectItem(b, "complete")) &&
 			    (ex = cJSON_CreateObject()))
 				cJSON_AddBoolToObject(ex, "complete", 0);
-			rc = kt_impx_call(x->imp, &x->calls, kt_impx_str(b, "id"),
-					  kt_impx_str(b, "name"),
+			rc = kt_impx_call(x->imp, &x->calls, kt_json_str(b, "id"),
+					  kt_json_str(b, "name"),
 					  cJSON_GetObjectItem(b, "input"), last,
 					  ts, "agent", ex, at, NULL);
 		} else if (!strcmp(t, "tool_result")) {
@@ -203,17 +203,17 @@ static int amp_import(kt_imp *imp, const kt_file *f)
 		cJSON_Delete(doc);
 		return KT_EPARSE;
 	}
-	id = kt_impx_str(doc, "id");
-	title = kt_impx_str(doc, "title");
+	id = kt_json_str(doc, "id");
+	title = kt_json_str(doc, "title");
 	if (!(meta = cJSON_CreateObject())) {
 		rc = KT_ENOMEM;
 		goto out;
 	}
 	tree = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
 		cJSON_GetObjectItem(doc, "env"), "initial"), "trees"), 0);
-	if (kt_impx_str(tree, "displayName"))
+	if (kt_json_str(tree, "displayName"))
 		cJSON_AddStringToObject(meta, "project",
-					kt_impx_str(tree, "displayName"));
+					kt_json_str(tree, "displayName"));
 	if (cJSON_GetObjectItem(doc, "created"))
 		cJSON_AddItemToObject(meta, "created", cJSON_Duplicate(
 			cJSON_GetObjectItem(doc, "created"), 1));

@@ -246,9 +246,9 @@ static int tool_result_step(atx *x, const kt_file *f, const cJSON *step,
 	const cJSON *ob = cJSON_GetObjectItemCaseSensitive(step, "observation");
 	const cJSON *res = cJSON_GetObjectItemCaseSensitive(ob, "result");
 	const cJSON *succ = cJSON_GetObjectItemCaseSensitive(res, "success");
-	const char *msg = kt_impx_str(step, "message");
+	const char *msg = kt_json_str(step, "message");
 	const char *cid = kt_impx_str2(ob, "tool_call_id", "source_call_id");
-	const char *content = kt_impx_str(ob, "content");
+	const char *content = kt_json_str(ob, "content");
 	char idb[256];
 	int64_t ts = kt_impx_ts_json(cJSON_GetObjectItem(step, "timestamp"));
 
@@ -267,7 +267,7 @@ static int tool_result_step(atx *x, const kt_file *f, const cJSON *step,
 static int is_result_step(const cJSON *step)
 {
 	const cJSON *ob = cJSON_GetObjectItemCaseSensitive(step, "observation");
-	const char *t = kt_impx_str(ob, "type");
+	const char *t = kt_json_str(ob, "type");
 
 	return t && strcmp(t, "tool_result") == 0 &&
 	       !cJSON_GetObjectItem(ob, "results");
@@ -277,7 +277,7 @@ static const char *result_step_id(const cJSON *step, char *buf, size_t n)
 {
 	const cJSON *ob = cJSON_GetObjectItemCaseSensitive(step, "observation");
 	const char *cid = kt_impx_str2(ob, "tool_call_id", "source_call_id");
-	const char *msg = kt_impx_str(step, "message");
+	const char *msg = kt_json_str(step, "message");
 
 	if (cid)
 		return cid;
@@ -324,8 +324,8 @@ static int find_by_sid(const char *rel, void *arg)
 
 static int import_ref(atx *x, const kt_file *f, const cJSON *ref, int depth)
 {
-	const char *sid = kt_impx_str(ref, "session_id");
-	const char *path = kt_impx_str(ref, "trajectory_path");
+	const char *sid = kt_json_str(ref, "session_id");
+	const char *path = kt_json_str(ref, "trajectory_path");
 	const char *rel = f->rel ? f->rel : kt_basename(f->path);
 	char *dir = dir_of(rel), *stem = stem_of(kt_basename(rel));
 	char *cand = NULL, actor[300];
@@ -385,8 +385,8 @@ static int import_ref(atx *x, const kt_file *f, const cJSON *ref, int depth)
 			       &doc))
 		goto out;
 	snprintf(actor, sizeof(actor), "agent:%s",
-		 sid ? sid : kt_impx_str(doc, "session_id") ?
-		 kt_impx_str(doc, "session_id") : kt_basename(cand));
+		 sid ? sid : kt_json_str(doc, "session_id") ?
+		 kt_json_str(doc, "session_id") : kt_basename(cand));
 	rc = import_doc(x, g, doc, actor, depth + 1);
 	cJSON_Delete(doc);
 out:
@@ -472,7 +472,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 		}
 	}
 	cJSON_ArrayForEach(step, steps) {
-		const char *src = kt_impx_str(step, "source");
+		const char *src = kt_json_str(step, "source");
 		const cJSON *tcs = cJSON_GetObjectItem(step, "tool_calls");
 		const cJSON *ob = cJSON_GetObjectItem(step, "observation");
 		const cJSON *results = cJSON_GetObjectItem(ob, "results");
@@ -482,7 +482,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 
 		if (ts > x->last_ts)
 			x->last_ts = ts;
-		const char *model = kt_impx_str(step, "model_name");
+		const char *model = kt_json_str(step, "model_name");
 		const cJSON *copied = cJSON_GetObjectItem(step,
 							  "is_copied_context");
 		char *text = NULL;
@@ -550,7 +550,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 				rc = emit_msg(x, f, m, sub ? actor : "system", ts,
 					      sp, &mseq);
 		} else {
-			const char *rs = kt_impx_str(step, "reasoning_content");
+			const char *rs = kt_json_str(step, "reasoning_content");
 			cJSON *cost = NULL, *u;
 
 			if (rs && *rs) {
@@ -680,10 +680,10 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 		nres = (size_t)cJSON_GetArraySize(results);
 		k = 0;
 		cJSON_ArrayForEach(r, results) {
-			const char *scid = kt_impx_str(r, "source_call_id");
+			const char *scid = kt_json_str(r, "source_call_id");
 			const cJSON *refs = cJSON_GetObjectItem(r,
 						"subagent_trajectory_ref");
-			const char *content = kt_impx_str(r, "content");
+			const char *content = kt_json_str(r, "content");
 			char *ctext = NULL;
 			const cJSON *ref;
 
@@ -964,7 +964,7 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 	memset(&x, 0, sizeof(x));
 	x.imp = imp;
 	x.top = top;
-	sid = kt_impx_str(doc, "session_id");
+	sid = kt_json_str(doc, "session_id");
 	dir = dir_of(rel);
 	stem = stem_of(kt_basename(rel));
 	if (!dir || !stem) {
@@ -991,9 +991,9 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 		goto out;
 	}
 	cJSON_AddStringToObject(meta, "source", rel);
-	if (kt_impx_str(doc, "schema_version"))
+	if (kt_json_str(doc, "schema_version"))
 		cJSON_AddStringToObject(meta, "schema_version",
-					kt_impx_str(doc, "schema_version"));
+					kt_json_str(doc, "schema_version"));
 	if (sid)
 		cJSON_AddStringToObject(meta, "session_id", sid);
 	ag = cJSON_GetObjectItem(doc, "agent");
@@ -1137,7 +1137,7 @@ static int atif_import(kt_imp *imp, const kt_file *f)
 
 	if (!doc)
 		return KT_EPARSE;
-	sid = kt_impx_str(doc, "session_id");
+	sid = kt_json_str(doc, "session_id");
 	memset(&x, 0, sizeof(x));
 	x.imp = imp;
 	/*

@@ -74,10 +74,10 @@ int kt_atif_images(kt_imp *imp, const kt_file *f, const char *dir,
 	if (!cJSON_IsArray(content))
 		return 0;
 	cJSON_ArrayForEach(part, content) {
-		const char *type = kt_impx_str(part, "type");
+		const char *type = kt_json_str(part, "type");
 		const cJSON *src = cJSON_GetObjectItemCaseSensitive(part, "source");
-		const char *path = kt_impx_str(src, "path");
-		const char *mt = kt_impx_str(src, "media_type");
+		const char *path = kt_json_str(src, "path");
+		const char *mt = kt_json_str(src, "media_type");
 		unsigned char *data = NULL;
 		size_t len = 0;
 		int missing = 0;

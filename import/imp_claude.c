@@ -127,9 +127,7 @@ int cc_add_text(kt_imp *imp, cJSON *p, const char *key,
 	rc = kt_imp_blob(imp, s, n, NULL, hex);
 	if (rc)
 		return rc;
-	k = CC_INLINE_MAX;
-	while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
-		k--;
+	k = kt_utf8_floor(s, CC_INLINE_MAX);
 	cut = strndup(s, k);
 	if (!cut)
 		return KT_ENOMEM;

@@ -133,12 +133,12 @@ static int effects(kt_conv *cv, const char *tool, const cJSON *a,
 		   uint64_t call, uint64_t res, const char *out, int ok,
 		   int64_t ts)
 {
-	const char *path = kt_impx_str(a, "path");
+	const char *path = kt_json_str(a, "path");
 	int rc = 0;
 
 	if (!strcmp(tool, "editor")) {
-		const char *os = kt_impx_str(a, "old_text");
-		const char *ns = kt_impx_str(a, "new_text");
+		const char *os = kt_json_str(a, "old_text");
+		const char *ns = kt_json_str(a, "new_text");
 		char *p;
 
 		if (!ok || !path)
@@ -162,7 +162,7 @@ static int effects(kt_conv *cv, const char *tool, const cJSON *a,
 
 		cJSON_ArrayForEach(c, cJSON_GetObjectItem(a, "commands")) {
 			const char *cmd = cJSON_IsString(c) ? c->valuestring :
-					  kt_impx_str(c, "command");
+					  kt_json_str(c, "command");
 
 			if (cmd && (rc = kt_shell_classify(cv->imp, call, res, cmd,
 							   cv->cwd, out, -1, ok,
@@ -173,8 +173,8 @@ static int effects(kt_conv *cv, const char *tool, const cJSON *a,
 	}
 	/* the task folder's ClineSayTool */
 	if (!strcmp(tool, "newFileCreated") || !strcmp(tool, "editedExistingFile")) {
-		const char *d = kt_impx_str(a, "diff");
-		const char *t = kt_impx_str(a, "content");
+		const char *d = kt_json_str(a, "diff");
+		const char *t = kt_json_str(a, "content");
 
 		if (!ok || !path)
 			return 1;
@@ -210,7 +210,7 @@ static cJSON *usage_of(const cJSON *m)
 
 static int sdk_message(kt_conv *cv, const cJSON *m, const kt_impx_span *sp)
 {
-	const char *role = kt_impx_str(m, "role");
+	const char *role = kt_json_str(m, "role");
 	const cJSON *content = cJSON_GetObjectItem(m, "content"), *b;
 	int64_t ts = kt_impx_ts_json(cJSON_GetObjectItem(m, "ts"));
 	int user = role && !strcmp(role, "user");
@@ -228,23 +228,23 @@ static int sdk_message(kt_conv *cv, const cJSON *m, const kt_impx_span *sp)
 	if (cJSON_IsString(content))
 		kt_buf_printf(&text, "%s", content->valuestring);
 	cJSON_ArrayForEach(b, content) {
-		const char *ty = kt_impx_str(b, "type");
+		const char *ty = kt_json_str(b, "type");
 
-		if (ty && !strcmp(ty, "text") && kt_impx_str(b, "text"))
+		if (ty && !strcmp(ty, "text") && kt_json_str(b, "text"))
 			kt_buf_printf(&text, "%s%s", text.len ? "\n" : "",
-				      kt_impx_str(b, "text"));
+				      kt_json_str(b, "text"));
 	}
 	if (!(t = kt_buf_take(&text)))
 		return KT_ENOMEM;
 	if (*t) {
 		cJSON *more = cJSON_CreateObject();
 
-		if (more && kt_impx_str(m, "id"))
+		if (more && kt_json_str(m, "id"))
 			cJSON_AddStringToObject(more, "msg_id",
-						kt_impx_str(m, "id"));
+						kt_json_str(m, "id"));
 		if (more && !user) {
 			cJSON *u = usage_of(m);
-			const char *model = kt_impx_str(cJSON_GetObjectItem(m,
+			const char *model = kt_json_str(cJSON_GetObjectItem(m,
 							"modelInfo"), "id");
 
 			if (u)
@@ -259,13 +259,13 @@ static int sdk_message(kt_conv *cv, const cJSON *m, const kt_impx_span *sp)
 	}
 	free(t);
 	cJSON_ArrayForEach(b, content) {
-		const char *ty = kt_impx_str(b, "type");
+		const char *ty = kt_json_str(b, "type");
 
 		if (rc || !ty)
 			break;
 		if (!strcmp(ty, "tool_use")) {
-			rc = kt_conv_call(cv, kt_impx_str(b, "id"),
-					  kt_impx_str(b, "name"),
+			rc = kt_conv_call(cv, kt_json_str(b, "id"),
+					  kt_json_str(b, "name"),
 					  cJSON_GetObjectItem(b, "input"), NULL, 0,
 					  ts, sp, NULL);
 		} else if (!strcmp(ty, "tool_result")) {
@@ -278,16 +278,16 @@ static int sdk_message(kt_conv *cv, const cJSON *m, const kt_impx_span *sp)
 				out = cJSON_PrintUnformatted(c);
 			}
 
-			rc = kt_conv_result(cv, kt_impx_str(b, "tool_use_id"),
+			rc = kt_conv_result(cv, kt_json_str(b, "tool_use_id"),
 					    out, cJSON_IsTrue(cJSON_GetObjectItem(
 						    b, "is_error")) ? 0 : 1,
 					    NULL, ts, sp);
 			free(out);
-		} else if (!strcmp(ty, "file") && kt_impx_str(b, "path") &&
-			   kt_impx_str(b, "content")) {
+		} else if (!strcmp(ty, "file") && kt_json_str(b, "path") &&
+			   kt_json_str(b, "content")) {
 			/* an @-mention inlined: the file as it was */
-			const char *c = kt_impx_str(b, "content");
-			char *p = kt_ws_path(cv->cwd, kt_impx_str(b, "path"));
+			const char *c = kt_json_str(b, "content");
+			char *p = kt_ws_path(cv->cwd, kt_json_str(b, "path"));
 
 			if (!p || (!observed && !(observed = cJSON_CreateObject())))
 				rc = KT_ENOMEM;
@@ -313,9 +313,9 @@ static int sdk_import(kt_imp *imp, const kt_file *f, cJSON *doc)
 	kt_conv cv;
 	int rc;
 
-	if (kt_impx_str(doc, "messages_path")) {
+	if (kt_json_str(doc, "messages_path")) {
 		/* the manifest: its messages file is <id>.messages.json */
-		const char *id = kt_impx_str(doc, "session_id");
+		const char *id = kt_json_str(doc, "session_id");
 		char nm[256];
 
 		man = doc;
@@ -343,7 +343,7 @@ static int sdk_import(kt_imp *imp, const kt_file *f, cJSON *doc)
 		const char *b = kt_impx_base(rel);
 
 		msgs = doc;
-		sid = kt_impx_str(doc, "sessionId");
+		sid = kt_json_str(doc, "sessionId");
 		if (has_suffix(b, ".messages.json")) {
 			snprintf(nm, sizeof(nm), "%.*s.json",
 				 (int)(strlen(b) - 14), b);
@@ -357,9 +357,9 @@ static int sdk_import(kt_imp *imp, const kt_file *f, cJSON *doc)
 			man = open_json(imp, other, &sf);
 	}
 	free(other);
-	sid = kt_impx_str(msgs, "sessionId");
+	sid = kt_json_str(msgs, "sessionId");
 	if (!sid)
-		sid = kt_impx_str(man, "session_id");
+		sid = kt_json_str(man, "session_id");
 	snprintf(ident, sizeof(ident), "cline:%.250s", sid ? sid : mf->sha_hex);
 	if (!(meta = cJSON_CreateObject())) {
 		rc = KT_ENOMEM;
@@ -377,18 +377,18 @@ static int sdk_import(kt_imp *imp, const kt_file *f, cJSON *doc)
 			if (cJSON_GetObjectItem(man, keep[k]))
 				cJSON_AddItemToObject(meta, keep[k], cJSON_Duplicate(
 					cJSON_GetObjectItem(man, keep[k]), 1));
-		if (kt_impx_str(fork, "forkedFromSessionId"))
+		if (kt_json_str(fork, "forkedFromSessionId"))
 			cJSON_AddStringToObject(meta, "forked_from",
-				kt_impx_str(fork, "forkedFromSessionId"));
+				kt_json_str(fork, "forkedFromSessionId"));
 		if (sf)
 			cJSON_AddStringToObject(meta, "manifest", rel_of(sf));
 		cJSON_AddStringToObject(meta, "messages", rel_of(mf));
-		if (kt_impx_str(msgs, "agent"))
+		if (kt_json_str(msgs, "agent"))
 			cJSON_AddStringToObject(meta, "agent",
-						kt_impx_str(msgs, "agent"));
+						kt_json_str(msgs, "agent"));
 	}
 	{
-		const char *title = kt_impx_str(cJSON_GetObjectItem(man,
+		const char *title = kt_json_str(cJSON_GetObjectItem(man,
 						"metadata"), "title");
 
 		rc = kt_imp_run_begin(imp, ident, title ? title : sid ? sid :
@@ -396,11 +396,11 @@ static int sdk_import(kt_imp *imp, const kt_file *f, cJSON *doc)
 	}
 	if (rc)
 		goto out;
-	if ((rc = kt_conv_init(&cv, imp, mf, kt_impx_str(man, "cwd"))))
+	if ((rc = kt_conv_init(&cv, imp, mf, kt_json_str(man, "cwd"))))
 		goto end;
 	cv.effects = effects;
-	if (kt_impx_str(msgs, "system_prompt"))
-		rc = kt_conv_msg(&cv, "system", 0, kt_impx_str(msgs,
+	if (kt_json_str(msgs, "system_prompt"))
+		rc = kt_conv_msg(&cv, "system", 0, kt_json_str(msgs,
 				 "system_prompt"), "meta,system_prompt", NULL,
 				 KT_TS_UNKNOWN, NULL, NULL);
 	arr = cJSON_GetObjectItem(msgs, "messages");
@@ -474,7 +474,7 @@ static int ui_tool(uix *x, const char *text, int64_t ts,
 		   const kt_impx_span *sp)
 {
 	cJSON *t = text ? cJSON_Parse(text) : NULL;
-	const char *name = kt_impx_str(t, "tool");
+	const char *name = kt_json_str(t, "tool");
 	char id[32];
 	int rc;
 
@@ -494,10 +494,10 @@ static int ui_tool(uix *x, const char *text, int64_t ts,
 
 static int ui_message(uix *x, const cJSON *m, const kt_impx_span *sp)
 {
-	const char *type = kt_impx_str(m, "type");
-	const char *k = type && !strcmp(type, "ask") ? kt_impx_str(m, "ask") :
-			kt_impx_str(m, "say");
-	const char *text = kt_impx_str(m, "text");
+	const char *type = kt_json_str(m, "type");
+	const char *k = type && !strcmp(type, "ask") ? kt_json_str(m, "ask") :
+			kt_json_str(m, "say");
+	const char *text = kt_json_str(m, "text");
 	int64_t ts = kt_impx_ts_json(cJSON_GetObjectItem(m, "ts"));
 	int rc = 0;
 
@@ -667,7 +667,7 @@ static int cline_import(kt_imp *imp, const kt_file *f)
 	}
 	if (cJSON_IsArray(doc))
 		rc = task_import(imp, f, doc);
-	else if (cJSON_IsObject(doc) && (kt_impx_str(doc, "messages_path") ||
+	else if (cJSON_IsObject(doc) && (kt_json_str(doc, "messages_path") ||
 					 cJSON_GetObjectItem(doc, "messages")))
 		rc = sdk_import(imp, f, doc);
 	else {

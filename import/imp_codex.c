@@ -150,7 +150,7 @@ static int next_line(const kt_file *f, size_t *pos, uint64_t *no, cline *l)
 /* The record and payload of a line, enveloped or legacy. */
 static const char *rec_type(const cJSON *j, const cJSON **payload)
 {
-	const char *t = kt_impx_str(j, "type");
+	const char *t = kt_json_str(j, "type");
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "payload");
 
 	if (t && p) {
@@ -161,7 +161,7 @@ static const char *rec_type(const cJSON *j, const cJSON **payload)
 	if (t && (strcmp(t, "message") == 0 || strcmp(t, "reasoning") == 0 ||
 		  strstr(t, "call")))
 		return "response_item";
-	if (!t && kt_impx_str(j, "id") && cJSON_GetObjectItem(j, "instructions"))
+	if (!t && kt_json_str(j, "id") && cJSON_GetObjectItem(j, "instructions"))
 		return "session_meta";
 	return t ? t : "";
 }
@@ -266,7 +266,7 @@ static int add_model(cx *c, cJSON *m)
 /* ---- records ---------------------------------------------------------------- */
 static int on_message(cx *c, const cJSON *p, int64_t ts, const cline *l)
 {
-	const char *role = kt_impx_str(p, "role");
+	const char *role = kt_json_str(p, "role");
 	char *text = kt_impx_content_text(
 		cJSON_GetObjectItemCaseSensitive(p, "content"));
 	cJSON *m = NULL;
@@ -279,7 +279,7 @@ static int on_message(cx *c, const cJSON *p, int64_t ts, const cline *l)
 			goto out;
 		m = kt_impx_msg("assistant", 0, text, NULL);
 		if (m) {
-			const char *ph = kt_impx_str(p, "phase");
+			const char *ph = kt_json_str(p, "phase");
 
 			cJSON *ex;
 
@@ -360,7 +360,7 @@ static char *call_dir(const cJSON *args, const char *cwd, int *rc)
 
 	*rc = 0;
 	if (!wd)
-		wd = kt_impx_str(args, "working_directory");
+		wd = kt_json_str(args, "working_directory");
 	if (!wd || !*wd)
 		wd = ".";
 	d = kt_ws_path(wd[0] == '/' ? NULL : cwd, wd);
@@ -379,8 +379,8 @@ static char *call_dir(const cJSON *args, const char *cwd, int *rc)
 static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 		   const cline *l)
 {
-	const char *name = kt_impx_str(p, "name");
-	const char *cid = kt_impx_str(p, "call_id");
+	const char *name = kt_json_str(p, "name");
+	const char *cid = kt_json_str(p, "call_id");
 	char idbuf[48];
 	ccall *cc;
 	cJSON *pl, *args;
@@ -389,7 +389,7 @@ static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 	int rc;
 
 	if (!cid)
-		cid = kt_impx_str(p, "id");
+		cid = kt_json_str(p, "id");
 	if (strcmp(type, "web_search_call") == 0) {
 		name = "web_search";
 		args = kt_impx_args(cJSON_GetObjectItemCaseSensitive(p, "action"));
@@ -397,7 +397,7 @@ static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 		name = "local_shell";
 		args = kt_impx_args(cJSON_GetObjectItemCaseSensitive(p, "action"));
 	} else if (strcmp(type, "custom_tool_call") == 0) {
-		const char *in = kt_impx_str(p, "input");
+		const char *in = kt_json_str(p, "input");
 
 		args = cJSON_CreateObject();
 		if (args)
@@ -431,7 +431,7 @@ static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 		const char *in = kt_impx_str2(args, "input", "patch");
 
 		if (!in)
-			in = kt_impx_str(args, "_raw");
+			in = kt_json_str(args, "_raw");
 		if (in && kt_cpatch_find(in, strlen(in), &ps, &plen))
 			cc->patch = strndup(ps, plen);
 		else if (in)
@@ -461,14 +461,14 @@ static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 	cJSON_AddStringToObject(pl, "call_id", cid);
 	cJSON_AddItemToObject(pl, "args", cJSON_Duplicate(args, 1));
 	if (strcmp(type, "function_call") != 0 ||
-	    kt_impx_str(p, "status")) {
+	    kt_json_str(p, "status")) {
 		cJSON *ex = cJSON_AddObjectToObject(pl, "extra");
 
 		if (ex) {
 			cJSON_AddStringToObject(ex, "item_type", type);
-			if (kt_impx_str(p, "status"))
+			if (kt_json_str(p, "status"))
 				cJSON_AddStringToObject(ex, "status",
-							kt_impx_str(p, "status"));
+							kt_json_str(p, "status"));
 		}
 	}
 	kt_impx_keep_extra(pl, p, CALL_KNOWN);
@@ -516,7 +516,7 @@ static char *command_output(const char *out)
 	if (p)
 		return strdup(p + 9);
 	if (*out == '{' && (j = cJSON_Parse(out))) {
-		const char *s = kt_impx_str(j, "output");
+		const char *s = kt_json_str(j, "output");
 
 		if (s)
 			r = strdup(s);
@@ -553,7 +553,7 @@ static int apply_patch_call(cx *c, ccall *cc, const cline *l)
 
 static int on_output(cx *c, const cJSON *p, int64_t ts, const cline *l)
 {
-	const char *cid = kt_impx_str(p, "call_id");
+	const char *cid = kt_json_str(p, "call_id");
 	ccall *cc;
 	cJSON *pl;
 	char *out, *cmdout = NULL;
@@ -685,13 +685,13 @@ static int on_token_count(cx *c, const cJSON *p)
 
 static int on_event(cx *c, const cJSON *p, int64_t ts, const cline *l)
 {
-	const char *t = kt_impx_str(p, "type");
+	const char *t = kt_json_str(p, "type");
 	cJSON *m;
 
 	if (!t)
 		return 0;
 	if (strcmp(t, "user_message") == 0) {
-		const char *msg = kt_impx_str(p, "message");
+		const char *msg = kt_json_str(p, "message");
 		int inj = injected(msg);
 
 		m = kt_impx_msg("user", !inj, msg, inj ? "meta" : NULL);
@@ -700,7 +700,7 @@ static int on_event(cx *c, const cJSON *p, int64_t ts, const cline *l)
 				m, ts, l, NULL);
 	}
 	if (strcmp(t, "agent_message") == 0 && !c->has_asst_item) {
-		m = kt_impx_msg("assistant", 0, kt_impx_str(p, "message"), NULL);
+		m = kt_impx_msg("assistant", 0, kt_json_str(p, "message"), NULL);
 		if (m)
 			add_model(c, m);
 		return hold(c, KT_KIND_MESSAGE, m, ts, l, NULL);
@@ -708,14 +708,14 @@ static int on_event(cx *c, const cJSON *p, int64_t ts, const cline *l)
 	if ((strcmp(t, "agent_reasoning") == 0 ||
 	     strcmp(t, "agent_reasoning_raw_content") == 0) &&
 	    !c->has_reason_item) {
-		m = kt_impx_msg("assistant", 0, kt_impx_str(p, "text"), "thinking");
+		m = kt_impx_msg("assistant", 0, kt_json_str(p, "text"), "thinking");
 		if (m)
 			add_model(c, m);
 		return hold(c, KT_KIND_MESSAGE, m, ts, l, NULL);
 	}
 	if (strcmp(t, "turn_aborted") == 0) {
 		char buf[160];
-		const char *r = kt_impx_str(p, "reason");
+		const char *r = kt_json_str(p, "reason");
 
 		snprintf(buf, sizeof(buf), "[turn aborted: %s]",
 			 r ? r : "unknown");
@@ -730,7 +730,7 @@ static int on_event(cx *c, const cJSON *p, int64_t ts, const cline *l)
 
 static int on_compacted(cx *c, const cJSON *p, int64_t ts, const cline *l)
 {
-	const char *msg = kt_impx_str(p, "message");
+	const char *msg = kt_json_str(p, "message");
 	const cJSON *rh = cJSON_GetObjectItemCaseSensitive(p,
 							   "replacement_history");
 	cJSON *m;
@@ -763,13 +763,13 @@ static int on_record(cx *c, const cJSON *j, const cline *l)
 	const char *it;
 
 	if (strcmp(t, "turn_context") == 0) {
-		set_str(&c->cwd, kt_impx_str(p, "cwd"));
-		set_str(&c->model, kt_impx_str(p, "model"));
+		set_str(&c->cwd, kt_json_str(p, "cwd"));
+		set_str(&c->model, kt_json_str(p, "model"));
 		return 0;
 	}
 	if (strcmp(t, "session_meta") == 0) {
 		if (!c->cwd)
-			set_str(&c->cwd, kt_impx_str(p, "cwd"));
+			set_str(&c->cwd, kt_json_str(p, "cwd"));
 		return 0;
 	}
 	if (strcmp(t, "compacted") == 0)
@@ -778,7 +778,7 @@ static int on_record(cx *c, const cJSON *j, const cline *l)
 		return on_event(c, p, ts, l);
 	if (strcmp(t, "response_item") != 0)
 		return 0;
-	it = kt_impx_str(p, "type");
+	it = kt_json_str(p, "type");
 	if (!it)
 		return 0;
 	if (strcmp(it, "message") == 0)
@@ -846,12 +846,7 @@ static char *identity(const kt_file *f, const char *sid, const cline *first)
 
 static uint64_t line_hash(const cline *l)
 {
-	uint64_t h = 1469598103934665603ull;
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		h = (h ^ (unsigned char)l->s[i]) * 1099511628211ull;
-	return h;
+	return kt_fnv1a(KT_FNV1A_INIT, l->s, l->n);
 }
 
 static int codex_import(kt_imp *imp, const kt_file *f)
@@ -885,9 +880,9 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 		if (!j)
 			continue;
 		t = rec_type(j, &p);
-		it = kt_impx_str(p, "type");
+		it = kt_json_str(p, "type");
 		if (strcmp(t, "session_meta") == 0 && !sid) {
-			sid = kt_impx_str(p, "id") ? strdup(kt_impx_str(p, "id")) :
+			sid = kt_json_str(p, "id") ? strdup(kt_json_str(p, "id")) :
 						    NULL;
 			cJSON_AddItemToObject(meta, "session",
 					      cJSON_Duplicate(p, 1));
@@ -902,16 +897,16 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 			c.has_user_ev = 1;
 		} else if (strcmp(t, "response_item") == 0 && it) {
 			if (strcmp(it, "message") == 0 &&
-			    kt_impx_str(p, "role") &&
-			    strcmp(kt_impx_str(p, "role"), "assistant") == 0)
+			    kt_json_str(p, "role") &&
+			    strcmp(kt_json_str(p, "role"), "assistant") == 0)
 				c.has_asst_item = 1;
 			if (strcmp(it, "reasoning") == 0)
 				c.has_reason_item = 1;
 		} else if (strcmp(t, "turn_context") == 0 &&
 			   !cJSON_GetObjectItem(meta, "model") &&
-			   kt_impx_str(p, "model")) {
+			   kt_json_str(p, "model")) {
 			cJSON_AddStringToObject(meta, "model",
-						kt_impx_str(p, "model"));
+						kt_json_str(p, "model"));
 		}
 		nrec++;
 		cJSON_Delete(j);

@@ -66,9 +66,9 @@ typedef struct cxe {
 
 static const char *item_type(const cJSON *it)
 {
-	const char *t = kt_impx_str(it, "type");
+	const char *t = kt_json_str(it, "type");
 
-	return t ? t : kt_impx_str(it, "item_type");
+	return t ? t : kt_json_str(it, "item_type");
 }
 
 /* "bash -lc 'script'" as Codex prints an argv: the script, unquoted
@@ -123,7 +123,7 @@ static char *unwrap(const char *cmd)
 static cJSON *call_args(const cJSON *it, const char *type)
 {
 	cJSON *a = cJSON_CreateObject();
-	const char *cmd = kt_impx_str(it, "command");
+	const char *cmd = kt_json_str(it, "command");
 
 	if (!a)
 		return NULL;
@@ -137,9 +137,9 @@ static cJSON *call_args(const cJSON *it, const char *type)
 	} else if (!strcmp(type, "mcp_tool_call")) {
 		const cJSON *v = cJSON_GetObjectItem(it, "arguments");
 
-		if (kt_impx_str(it, "server"))
+		if (kt_json_str(it, "server"))
 			cJSON_AddStringToObject(a, "server",
-						kt_impx_str(it, "server"));
+						kt_json_str(it, "server"));
 		if (v)
 			cJSON_AddItemToObject(a, "arguments",
 					      cJSON_Duplicate(v, 1));
@@ -148,8 +148,8 @@ static cJSON *call_args(const cJSON *it, const char *type)
 
 		if (v)
 			cJSON_AddItemToObject(a, "changes", cJSON_Duplicate(v, 1));
-	} else if (!strcmp(type, "web_search") && kt_impx_str(it, "query")) {
-		cJSON_AddStringToObject(a, "query", kt_impx_str(it, "query"));
+	} else if (!strcmp(type, "web_search") && kt_json_str(it, "query")) {
+		cJSON_AddStringToObject(a, "query", kt_json_str(it, "query"));
 	}
 	return a;
 }
@@ -158,8 +158,8 @@ static const char *tool_of(const cJSON *it, const char *type)
 {
 	if (!strcmp(type, "command_execution"))
 		return "shell";
-	if (!strcmp(type, "mcp_tool_call") && kt_impx_str(it, "tool"))
-		return kt_impx_str(it, "tool");
+	if (!strcmp(type, "mcp_tool_call") && kt_json_str(it, "tool"))
+		return kt_json_str(it, "tool");
 	return type;
 }
 
@@ -176,8 +176,8 @@ static int file_changes(cxe *x, const cJSON *it, uint64_t call)
 	const cJSON *c;
 
 	cJSON_ArrayForEach(c, cJSON_GetObjectItem(it, "changes")) {
-		const char *p = kt_impx_str(c, "path");
-		const char *k = kt_impx_str(c, "kind");
+		const char *p = kt_json_str(c, "path");
+		const char *k = kt_json_str(c, "kind");
 		int rc;
 
 		if (!p)
@@ -195,7 +195,7 @@ static int on_item(cxe *x, const cJSON *rec, const char *ev,
 		   const kt_impx_at *at)
 {
 	const cJSON *it = cJSON_GetObjectItem(rec, "item");
-	const char *id = kt_impx_str(it, "id"), *type = item_type(it);
+	const char *id = kt_json_str(it, "id"), *type = item_type(it);
 	int done = !strcmp(ev, "item.completed"), rc = 0;
 
 	if (!type)
@@ -207,7 +207,7 @@ static int on_item(cxe *x, const cJSON *rec, const char *ev,
 
 		if (!done)
 			return 0; /* the completed copy holds the whole text */
-		m = kt_impx_msg("assistant", 0, kt_impx_str(it, "text"),
+		m = kt_impx_msg("assistant", 0, kt_json_str(it, "text"),
 				th ? "thinking" : NULL);
 		if (!m)
 			return KT_ENOMEM;
@@ -226,7 +226,7 @@ static int on_item(cxe *x, const cJSON *rec, const char *ev,
 			return 0;
 		return kt_impx_emit_valid(x->imp, NULL, KT_KIND_MESSAGE, 0,
 			KT_TS_UNKNOWN, "system",
-			kt_impx_msg("system", 0, kt_impx_str(it, "message"),
+			kt_impx_msg("system", 0, kt_json_str(it, "message"),
 				    "meta,error"), at->line, at->off, at->len,
 			NULL);
 	}
@@ -246,9 +246,9 @@ static int on_item(cxe *x, const cJSON *rec, const char *ev,
 			return rc;
 	}
 	if (done) {
-		const char *st = kt_impx_str(it, "status");
+		const char *st = kt_json_str(it, "status");
 		const cJSON *ec = cJSON_GetObjectItem(it, "exit_code");
-		const char *out = kt_impx_str(it, "aggregated_output");
+		const char *out = kt_json_str(it, "aggregated_output");
 		char *res = NULL;
 		int code = cJSON_IsNumber(ec) ? ec->valueint : -1;
 		int ok = (!st || !strcmp(st, "completed")) && code <= 0;
@@ -260,8 +260,8 @@ static int on_item(cxe *x, const cJSON *rec, const char *ev,
 
 			if (e && !cJSON_IsNull(e)) {
 				ok = 0;
-				res = kt_impx_str(e, "message") ?
-					strdup(kt_impx_str(e, "message")) :
+				res = kt_json_str(e, "message") ?
+					strdup(kt_json_str(e, "message")) :
 					cJSON_PrintUnformatted(e);
 			} else if (r && !cJSON_IsNull(r)) {
 				res = cJSON_PrintUnformatted(r);
@@ -308,12 +308,12 @@ static int cxe_import(kt_imp *imp, const kt_file *f)
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		const char *ty = kt_impx_str(r[i].o, "type");
+		const char *ty = kt_json_str(r[i].o, "type");
 
 		if (!ty)
 			continue;
 		if (!tid && !strcmp(ty, "thread.started"))
-			tid = kt_impx_str(r[i].o, "thread_id");
+			tid = kt_json_str(r[i].o, "thread_id");
 		if (!strcmp(ty, "turn.completed")) {
 			const cJSON *u = cJSON_GetObjectItem(r[i].o, "usage");
 			double in = 0, cached = 0, o = 0;
@@ -346,7 +346,7 @@ static int cxe_import(kt_imp *imp, const kt_file *f)
 	if (rc)
 		goto out;
 	for (i = 0; i < n && !rc; i++) {
-		const char *ty = kt_impx_str(r[i].o, "type");
+		const char *ty = kt_json_str(r[i].o, "type");
 
 		if (!ty) {
 			kt_imp_warn(imp, f, r[i].at.line, "no \"type\": line "
@@ -362,10 +362,10 @@ static int cxe_import(kt_imp *imp, const kt_file *f)
 			rc = on_item(&x, r[i].o, ty, &r[i].at);
 		} else if (!strcmp(ty, "turn.failed") || !strcmp(ty, "error")) {
 			const cJSON *e = cJSON_GetObjectItem(r[i].o, "error");
-			const char *msg = kt_impx_str(e, "message");
+			const char *msg = kt_json_str(e, "message");
 
 			if (!msg)
-				msg = kt_impx_str(r[i].o, "message");
+				msg = kt_json_str(r[i].o, "message");
 			rc = kt_impx_emit_valid(imp, NULL, KT_KIND_MESSAGE, 0,
 				KT_TS_UNKNOWN, "system",
 				kt_impx_msg("system", 0, msg, "meta,error"),

@@ -106,7 +106,7 @@ static int result(copx *x, const char *id, const char *out, int ok,
 
 static int on_event(copx *x, const cJSON *e, const kt_impx_at *at)
 {
-	const char *ty = kt_impx_str(e, "type");
+	const char *ty = kt_json_str(e, "type");
 	const cJSON *d = cJSON_GetObjectItem(e, "data");
 	int64_t ts = kt_impx_ts_json(cJSON_GetObjectItem(e, "timestamp"));
 	int rc = 0;
@@ -117,20 +117,20 @@ static int on_event(copx *x, const cJSON *e, const kt_impx_at *at)
 	    !strcmp(ty, "assistant.turn_end"))
 		return 0; /* the run's meta, and turn frames */
 	if (!strcmp(ty, "user.message")) {
-		const char *c = kt_impx_str(d, "content");
+		const char *c = kt_json_str(d, "content");
 
 		if (c && *c)
 			return msg(x, "user", 1, c, NULL, "human", ts, at, NULL);
-		return msg(x, "user", 0, kt_impx_str(d, "transformedContent"),
+		return msg(x, "user", 0, kt_json_str(d, "transformedContent"),
 			   "meta", "system", ts, at, NULL);
 	}
 	if (!strcmp(ty, "system.message"))
-		return msg(x, "system", 0, kt_impx_str(d, "content"), "meta",
+		return msg(x, "system", 0, kt_json_str(d, "content"), "meta",
 			   "system", ts, at, NULL);
 	if (!strcmp(ty, "assistant.message")) {
-		const char *c = kt_impx_str(d, "content");
-		const char *r = kt_impx_str(d, "reasoningText");
-		const char *mid = kt_impx_str(d, "messageId");
+		const char *c = kt_json_str(d, "content");
+		const char *r = kt_json_str(d, "reasoningText");
+		const char *mid = kt_json_str(d, "messageId");
 		const cJSON *tr;
 
 		if (r && *r)
@@ -143,34 +143,34 @@ static int on_event(copx *x, const cJSON *e, const kt_impx_at *at)
 			if (rc)
 				break;
 			rc = kt_impx_call(x->imp, &x->calls,
-					  kt_impx_str(tr, "toolCallId"),
-					  kt_impx_str(tr, "name"),
+					  kt_json_str(tr, "toolCallId"),
+					  kt_json_str(tr, "name"),
 					  cJSON_GetObjectItem(tr, "arguments"), 0,
 					  ts, "agent", NULL, at, NULL);
 		}
 		return rc;
 	}
 	if (!strcmp(ty, "tool.execution_start")) {
-		const char *id = kt_impx_str(d, "toolCallId");
+		const char *id = kt_json_str(d, "toolCallId");
 
 		if (id && kt_impx_call_seq(&x->calls, id))
 			return 0; /* requested by the message before */
 		return kt_impx_call(x->imp, &x->calls, id,
-				    kt_impx_str(d, "toolName"),
+				    kt_json_str(d, "toolName"),
 				    cJSON_GetObjectItem(d, "arguments"), 0, ts,
 				    "agent", NULL, at, NULL);
 	}
 	if (!strcmp(ty, "tool.execution_complete")) {
 		const cJSON *res = cJSON_GetObjectItem(d, "result");
 		const cJSON *err = cJSON_GetObjectItem(d, "error");
-		const char *out = kt_impx_str(res, "content");
+		const char *out = kt_json_str(res, "content");
 		char *alloc = NULL;
 
 		if (!out && err)
-			out = kt_impx_str(err, "message") ?
-				kt_impx_str(err, "message") :
+			out = kt_json_str(err, "message") ?
+				kt_json_str(err, "message") :
 				(alloc = cJSON_PrintUnformatted(err));
-		rc = result(x, kt_impx_str(d, "toolCallId"), out,
+		rc = result(x, kt_json_str(d, "toolCallId"), out,
 			    !cJSON_IsFalse(cJSON_GetObjectItem(d, "success")) &&
 			    !err, ts, at);
 		free(alloc);
@@ -194,17 +194,17 @@ static int on_event(copx *x, const cJSON *e, const kt_impx_at *at)
 /* A timeline item of the legacy document. */
 static int on_item(copx *x, const cJSON *t, const kt_impx_at *at)
 {
-	const char *ty = kt_impx_str(t, "type"), *text = kt_impx_str(t, "text");
+	const char *ty = kt_json_str(t, "type"), *text = kt_json_str(t, "text");
 	int64_t ts = kt_impx_ts_json(cJSON_GetObjectItem(t, "timestamp"));
 
 	if (!ty)
 		return 1;
 	if (!strcmp(ty, "user"))
 		return msg(x, "user", 1, text, NULL, "human", ts, at,
-			   kt_impx_str(t, "id"));
+			   kt_json_str(t, "id"));
 	if (!strcmp(ty, "copilot"))
 		return msg(x, "assistant", 0, text, NULL, "agent", ts, at,
-			   kt_impx_str(t, "id"));
+			   kt_json_str(t, "id"));
 	if (!strncmp(ty, "tool_call", 9)) {
 		const cJSON *av = cJSON_GetObjectItem(t, "arguments");
 		const cJSON *rv = cJSON_GetObjectItem(t, "result");
@@ -213,17 +213,17 @@ static int on_item(copx *x, const cJSON *t, const kt_impx_at *at)
 		cJSON *res = cJSON_IsString(rv) ?
 			kt_impx_parse_lenient(rv->valuestring) :
 			cJSON_Duplicate(rv, 1);
-		const char *id = kt_impx_str(t, "callId");
-		const char *rt = kt_impx_str(res, "type");
-		const char *log = kt_impx_str(res, "log");
+		const char *id = kt_json_str(t, "callId");
+		const char *rt = kt_json_str(res, "type");
+		const char *log = kt_json_str(res, "log");
 		cJSON *ex = NULL;
 		int rc;
 
-		if (kt_impx_str(t, "intentionSummary") &&
+		if (kt_json_str(t, "intentionSummary") &&
 		    (ex = cJSON_CreateObject()))
 			cJSON_AddStringToObject(ex, "intention",
-						kt_impx_str(t, "intentionSummary"));
-		rc = kt_impx_call(x->imp, &x->calls, id, kt_impx_str(t, "name"),
+						kt_json_str(t, "intentionSummary"));
+		rc = kt_impx_call(x->imp, &x->calls, id, kt_json_str(t, "name"),
 				  args ? args : av, 0, ts, "agent", ex, at,
 				  NULL);
 		if (!rc && strcmp(ty, "tool_call_requested"))
@@ -235,7 +235,7 @@ static int on_item(copx *x, const cJSON *t, const kt_impx_at *at)
 		return rc;
 	}
 	return msg(x, "system", 0, text, "meta", "system", ts, at,
-		   kt_impx_str(t, "id"));
+		   kt_json_str(t, "id"));
 }
 
 static int legacy(copx *x, const kt_file *f, cJSON *doc)
@@ -246,11 +246,11 @@ static int legacy(copx *x, const kt_file *f, cJSON *doc)
 	long nsp, i = -1;
 	int rc;
 
-	if (meta && kt_impx_str(doc, "startTime"))
+	if (meta && kt_json_str(doc, "startTime"))
 		cJSON_AddStringToObject(meta, "start_time",
-					kt_impx_str(doc, "startTime"));
+					kt_json_str(doc, "startTime"));
 	if ((rc = kt_impx_begin(x->imp, f, "copilot_cli",
-				kt_impx_str(doc, "sessionId"), NULL, meta)))
+				kt_json_str(doc, "sessionId"), NULL, meta)))
 		return rc;
 	nsp = kt_impx_spans((const char *)f->data, f->len, "timeline", &sp);
 	cJSON_ArrayForEach(t, tl) {
@@ -296,7 +296,7 @@ static int cop_import(kt_imp *imp, const kt_file *f)
 	if ((rc = kt_impx_jsonl_all(imp, f, &r, &n)))
 		return rc;
 	for (i = 0; i < n && !sid; i++) {
-		const char *ty = kt_impx_str(r[i].o, "type");
+		const char *ty = kt_json_str(r[i].o, "type");
 		const cJSON *d = cJSON_GetObjectItem(r[i].o, "data");
 
 		if (ty && !strcmp(ty, "session.start")) {
@@ -305,14 +305,14 @@ static int cop_import(kt_imp *imp, const kt_file *f)
 				"copilotVersion", "producer", "startTime", NULL
 			};
 
-			sid = kt_impx_str(d, "sessionId");
-			x.cwd = kt_impx_str(ctx, "cwd");
+			sid = kt_json_str(d, "sessionId");
+			x.cwd = kt_json_str(ctx, "cwd");
 			if (!(meta = cJSON_CreateObject()))
 				break;
 			for (int k = 0; keys[k]; k++)
-				if (kt_impx_str(d, keys[k]))
+				if (kt_json_str(d, keys[k]))
 					cJSON_AddStringToObject(meta, keys[k],
-						kt_impx_str(d, keys[k]));
+						kt_json_str(d, keys[k]));
 			if (ctx)
 				cJSON_AddItemToObject(meta, "context",
 						      cJSON_Duplicate(ctx, 1));

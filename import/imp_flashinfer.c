@@ -111,22 +111,22 @@ static int classify(const cJSON *o)
 	if (!cJSON_IsObject(o))
 		return -1;
 	if (cJSON_GetObjectItemCaseSensitive(o, "workload") &&
-	    kt_impx_str(o, "definition"))
+	    kt_json_str(o, "definition"))
 		return cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o,
 				"evaluation")) ? R_TRACE : R_WORKLOAD;
 	if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "sources")) &&
-	    kt_impx_str(o, "name")) {
+	    kt_json_str(o, "name")) {
 		const cJSON *s0 = cJSON_GetArrayItem(
 			cJSON_GetObjectItemCaseSensitive(o, "sources"), 0);
 
 		/* sources[{path, content}]: not any JSON with a "sources"
 		 * list (source maps, package manifests) */
-		if (!s0 || kt_impx_str(s0, "path") ||
-		    kt_impx_str(o, "definition"))
+		if (!s0 || kt_json_str(s0, "path") ||
+		    kt_json_str(o, "definition"))
 			return R_SOL;
 	}
 	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "axes")) &&
-	    kt_impx_str(o, "name") &&
+	    kt_json_str(o, "name") &&
 	    (cJSON_GetObjectItemCaseSensitive(o, "inputs") ||
 	     cJSON_GetObjectItemCaseSensitive(o, "reference")))
 		return R_DEF;
@@ -162,10 +162,10 @@ static int detect(const kt_file *f)
 	if (k == R_TRACE || k == R_WORKLOAD)
 		score = 90;
 	else if (k == R_SOL)
-		score = kt_impx_str(o, "definition") ? 90 : 60;
+		score = kt_json_str(o, "definition") ? 90 : 60;
 	else if (k == R_DEF)
-		score = kt_impx_str(o, "op_type") ||
-			kt_impx_str(o, "reference") ? 85 : 50;
+		score = kt_json_str(o, "op_type") ||
+			kt_json_str(o, "reference") ? 85 : 50;
 	cJSON_Delete(o);
 	return score;
 }
@@ -240,14 +240,14 @@ static int add_rec(struct set *s, cJSON *j, uint64_t line, uint64_t off,
 	r->off = off;
 	r->len = len;
 	r->round = r->cand = -1;
-	r->def = k == R_DEF ? kt_impx_str(j, "name") :
-		kt_impx_str(j, "definition");
+	r->def = k == R_DEF ? kt_json_str(j, "name") :
+		kt_json_str(j, "definition");
 	if (k == R_SOL) {
-		const char *a = kt_impx_str(j, "author");
+		const char *a = kt_json_str(j, "author");
 
 		r->author = a && *a ? strdup(a) :
-			author_from_name(kt_impx_str(j, "name"), r->def);
-		round_of(kt_impx_str(j, "name"), &r->round, &r->cand);
+			author_from_name(kt_json_str(j, "name"), r->def);
+		round_of(kt_json_str(j, "name"), &r->round, &r->cand);
 		if (!r->author)
 			return KT_ENOMEM;
 	}
@@ -421,7 +421,7 @@ static const struct rec *find_solution(const struct set *s, const char *name)
 {
 	for (size_t i = 0; name && i < s->n; i++)
 		if (s->r[i].kind == R_SOL &&
-		    !strcmp(kt_impx_str(s->r[i].j, "name"), name))
+		    !strcmp(kt_json_str(s->r[i].j, "name"), name))
 			return &s->r[i];
 	return NULL;
 }
@@ -435,7 +435,7 @@ static int emit_def(kt_imp *imp, const struct rec *r)
 {
 	cJSON *p = cJSON_CreateObject();
 	char *t = NULL;
-	const char *desc = kt_impx_str(r->j, "description");
+	const char *desc = kt_json_str(r->j, "description");
 
 	if (!p || asprintf(&t, "definition %s%s%s", r->def, desc ? ": " : "",
 			   desc ? desc : "") < 0) {
@@ -484,8 +484,8 @@ static int emit_workloads(kt_imp *imp, const struct set *s, const char *def)
 
 static int emit_solution(kt_imp *imp, const struct rec *r)
 {
-	const char *name = kt_impx_str(r->j, "name");
-	const char *desc = kt_impx_str(r->j, "description");
+	const char *name = kt_json_str(r->j, "name");
+	const char *desc = kt_json_str(r->j, "description");
 	const cJSON *src, *sources = cJSON_GetObjectItemCaseSensitive(r->j,
 								"sources");
 	cJSON *p = cJSON_CreateObject(), *x;
@@ -523,8 +523,8 @@ static int emit_solution(kt_imp *imp, const struct rec *r)
 			       p, r->f, r->line, r->off, r->len, &seq)))
 		return rc;
 	cJSON_ArrayForEach(src, sources) {
-		const char *path = kt_impx_str(src, "path");
-		const char *content = kt_impx_str(src, "content");
+		const char *path = kt_json_str(src, "path");
+		const char *content = kt_json_str(src, "content");
 
 		i++;
 		if (!path || !content) {
@@ -682,8 +682,8 @@ static int add_scenario(cJSON *p, const cJSON *wl)
 		if (n >= sizeof(sc))
 			break;
 	}
-	if (!sc[0] && kt_impx_str(wl, "uuid"))
-		snprintf(sc, sizeof(sc), "%s", kt_impx_str(wl, "uuid"));
+	if (!sc[0] && kt_json_str(wl, "uuid"))
+		snprintf(sc, sizeof(sc), "%s", kt_json_str(wl, "uuid"));
 	if (sc[0] && !cJSON_AddStringToObject(p, "scenario", sc))
 		return KT_ENOMEM;
 	return 0;
@@ -704,7 +704,7 @@ static int emit_unbuilt(kt_imp *imp, const struct rec *r, const char *status,
 			const char *sol, const cJSON *wl, const char *hex,
 			int64_t ts)
 {
-	const char *log = kt_impx_str(cJSON_GetObjectItemCaseSensitive(r->j,
+	const char *log = kt_json_str(cJSON_GetObjectItemCaseSensitive(r->j,
 						"evaluation"), "log");
 	cJSON *p = cJSON_CreateObject(), *x;
 	const char *sc;
@@ -715,7 +715,7 @@ static int emit_unbuilt(kt_imp *imp, const struct rec *r, const char *status,
 		cJSON_Delete(p);
 		return KT_ENOMEM;
 	}
-	sc = kt_impx_str(p, "scenario");
+	sc = kt_json_str(p, "scenario");
 	if (asprintf(&t, "%s not evaluated%s%s: %s (%s)",
 		     sol ? sol : "solution", sc ? " on " : "", sc ? sc : "",
 		     log && !strncmp(log, "Solution skipped", 16) ?
@@ -731,9 +731,9 @@ static int emit_unbuilt(kt_imp *imp, const struct rec *r, const char *status,
 	if (sol)
 		cJSON_AddStringToObject(p, "candidate", sol);
 	x = cJSON_AddObjectToObject(p, "extra");
-	if (kt_impx_str(wl, "uuid"))
+	if (kt_json_str(wl, "uuid"))
 		cJSON_AddStringToObject(x, "workload_uuid",
-					kt_impx_str(wl, "uuid"));
+					kt_json_str(wl, "uuid"));
 	if (hex)
 		cJSON_AddStringToObject(x, "log_blob", hex);
 	return kt_impx_emit(imp, KT_KIND_NOTE, 0, ts, "harness", p, r->f,
@@ -747,10 +747,10 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 	const cJSON *perf = cJSON_GetObjectItemCaseSensitive(ev, "performance");
 	const cJSON *corr = cJSON_GetObjectItemCaseSensitive(ev, "correctness");
 	const cJSON *env = cJSON_GetObjectItemCaseSensitive(ev, "environment");
-	const char *status = kt_impx_str(ev, "status");
-	const char *log = kt_impx_str(ev, "log");
-	const char *sol = kt_impx_str(r->j, "solution");
-	int64_t ts = kt_impx_ts(kt_impx_str(ev, "timestamp"));
+	const char *status = kt_json_str(ev, "status");
+	const char *log = kt_json_str(ev, "log");
+	const char *sol = kt_json_str(r->j, "solution");
+	int64_t ts = kt_impx_ts(kt_json_str(ev, "timestamp"));
 	char hex[KT_HASH_HEX + 1];
 	uint64_t cseq = 0;
 	cJSON *p, *x, *o;
@@ -871,9 +871,9 @@ static int emit_trace(kt_imp *imp, const struct rec *r)
 	if (cJSON_GetObjectItemCaseSensitive(wl, "axes"))
 		cJSON_AddItemToObject(x, "axes", cJSON_Duplicate(
 			cJSON_GetObjectItemCaseSensitive(wl, "axes"), 1));
-	if (kt_impx_str(wl, "uuid"))
+	if (kt_json_str(wl, "uuid"))
 		cJSON_AddStringToObject(x, "workload_uuid",
-					kt_impx_str(wl, "uuid"));
+					kt_json_str(wl, "uuid"));
 	if (have_log)
 		cJSON_AddStringToObject(x, "log_blob", hex);
 	keep_rest(x, r->j, trace_known);
@@ -891,7 +891,7 @@ static int by_round(const void *a, const void *b)
 		return x->round < y->round ? -1 : 1;
 	if (x->cand != y->cand)
 		return x->cand < y->cand ? -1 : 1;
-	return strcmp(kt_impx_str(x->j, "name"), kt_impx_str(y->j, "name"));
+	return strcmp(kt_json_str(x->j, "name"), kt_json_str(y->j, "name"));
 }
 
 /* Trace author: its solution's author when we have the solution. */
@@ -903,9 +903,9 @@ static void trace_authors(struct set *s)
 
 		if (r->kind != R_TRACE)
 			continue;
-		sol = find_solution(s, kt_impx_str(r->j, "solution"));
+		sol = find_solution(s, kt_json_str(r->j, "solution"));
 		r->author = sol ? strdup(sol->author) :
-			author_from_name(kt_impx_str(r->j, "solution"), r->def);
+			author_from_name(kt_json_str(r->j, "solution"), r->def);
 	}
 }
 
@@ -959,9 +959,9 @@ static int emit_group(kt_imp *imp, struct set *s, const char *def,
 		cJSON_AddStringToObject(meta, "model", author);
 	x = cJSON_AddObjectToObject(meta, "extra");
 	cJSON_AddStringToObject(x, "definition", def);
-	if (dr && kt_impx_str(dr->j, "op_type"))
+	if (dr && kt_json_str(dr->j, "op_type"))
 		cJSON_AddStringToObject(x, "op_type",
-					kt_impx_str(dr->j, "op_type"));
+					kt_json_str(dr->j, "op_type"));
 	cJSON_AddStringToObject(x, "parts", parts);
 	if ((rc = kt_imp_run_begin(imp, ident, name, FMT, meta)))
 		goto out;
@@ -972,7 +972,7 @@ static int emit_group(kt_imp *imp, struct set *s, const char *def,
 	/* each solution, then the traces that measured it */
 	for (size_t k = 0; k <= nsol && author; k++) {
 		const char *sname = k < nsol ?
-			kt_impx_str(sols[k]->j, "name") : NULL;
+			kt_json_str(sols[k]->j, "name") : NULL;
 
 		if (k < nsol && (rc = emit_solution(imp, sols[k])))
 			goto end;
@@ -983,7 +983,7 @@ static int emit_group(kt_imp *imp, struct set *s, const char *def,
 			    !same(r->def, def) || !same(r->author, author))
 				continue;
 			/* after the last solution: every trace left over */
-			if (sname && !same(kt_impx_str(r->j, "solution"),
+			if (sname && !same(kt_json_str(r->j, "solution"),
 					   sname))
 				continue;
 			r->used = 1;

@@ -97,7 +97,7 @@ static int emit_msg(gx *x, cJSON *pl, const char *actor, int64_t ts,
  */
 static int observe(gx *x, const cJSON *args, const char *out)
 {
-	const char *p = kt_impx_str(args, "file_path");
+	const char *p = kt_json_str(args, "file_path");
 	const cJSON *a;
 
 	cJSON_ArrayForEach(a, args)
@@ -110,8 +110,8 @@ static int observe(gx *x, const cJSON *args, const char *out)
 
 static int on_call(gx *x, const cJSON *tc, int64_t mts, const kt_impx_at *at)
 {
-	const char *id = kt_impx_str(tc, "id"), *st = kt_impx_str(tc, "status");
-	const char *name = kt_impx_str(tc, "name");
+	const char *id = kt_json_str(tc, "id"), *st = kt_json_str(tc, "status");
+	const char *name = kt_json_str(tc, "name");
 	const cJSON *r, *fr, *resp;
 	int64_t ts = kt_impx_ts_json(cJSON_GetObjectItem(tc, "timestamp"));
 	char *out = NULL;
@@ -154,10 +154,10 @@ static int on_call(gx *x, const cJSON *tc, int64_t mts, const kt_impx_at *at)
 		e = cJSON_GetObjectItem(resp, "error");
 		if (e && !cJSON_IsNull(e))
 			ok = 0;
-		if (kt_impx_str(resp, "output"))
-			t = strdup(kt_impx_str(resp, "output"));
-		else if (kt_impx_str(resp, "error"))
-			t = strdup(kt_impx_str(resp, "error"));
+		if (kt_json_str(resp, "output"))
+			t = strdup(kt_json_str(resp, "output"));
+		else if (kt_json_str(resp, "error"))
+			t = strdup(kt_json_str(resp, "error"));
 		else if (resp)
 			t = cJSON_PrintUnformatted(resp);
 		else
@@ -176,8 +176,8 @@ static int on_call(gx *x, const cJSON *tc, int64_t mts, const kt_impx_at *at)
 			out = t;
 		}
 	}
-	if (!out && kt_impx_str(tc, "resultDisplay"))
-		out = strdup(kt_impx_str(tc, "resultDisplay"));
+	if (!out && kt_json_str(tc, "resultDisplay"))
+		out = strdup(kt_json_str(tc, "resultDisplay"));
 	/* only the shell tool's text ends in its exit code; a file read may
 	 * hold those words too */
 	ec = out && name && !strcmp(name, "run_shell_command") ? exit_of(out)
@@ -215,10 +215,10 @@ static int on_user(gx *x, const cJSON *m, int64_t ts, const kt_impx_at *at)
 
 		if (!fr)
 			continue;
-		t = kt_impx_str(resp, "output") ?
-			strdup(kt_impx_str(resp, "output")) :
+		t = kt_json_str(resp, "output") ?
+			strdup(kt_json_str(resp, "output")) :
 			cJSON_PrintUnformatted(resp);
-		rc = kt_impx_result(x->imp, &x->calls, kt_impx_str(fr, "id"),
+		rc = kt_impx_result(x->imp, &x->calls, kt_json_str(fr, "id"),
 				    t ? t : "", !cJSON_GetObjectItem(resp, "error"),
 				    -1, NULL, ts, NULL, at, NULL);
 		free(t);
@@ -250,8 +250,8 @@ static int on_user(gx *x, const cJSON *m, int64_t ts, const kt_impx_at *at)
 						: "display", shown == disp ?
 						text : disp);
 	}
-	if (kt_impx_str(m, "id"))
-		cJSON_AddStringToObject(pl, "msg_id", kt_impx_str(m, "id"));
+	if (kt_json_str(m, "id"))
+		cJSON_AddStringToObject(pl, "msg_id", kt_json_str(m, "id"));
 	rc = emit_msg(x, pl, human ? "human" : "system", ts, at);
 out:
 	free(text);
@@ -278,7 +278,7 @@ static cJSON *usage_of(const cJSON *tk)
 static int on_gemini(gx *x, const cJSON *m, int64_t ts, const kt_impx_at *at)
 {
 	const cJSON *th, *tc, *tk = cJSON_GetObjectItem(m, "tokens");
-	const char *model = kt_impx_str(m, "model");
+	const char *model = kt_json_str(m, "model");
 	cJSON *usage = usage_of(tk);
 	char *text = kt_impx_content_text(cJSON_GetObjectItem(m, "content"));
 	struct kt_buf thought = { 0 };
@@ -286,8 +286,8 @@ static int on_gemini(gx *x, const cJSON *m, int64_t ts, const kt_impx_at *at)
 
 	/* thoughts: "subject: description", one message */
 	cJSON_ArrayForEach(th, cJSON_GetObjectItem(m, "thoughts")) {
-		const char *s = kt_impx_str(th, "subject");
-		const char *d = kt_impx_str(th, "description");
+		const char *s = kt_json_str(th, "subject");
+		const char *d = kt_json_str(th, "description");
 
 		kt_buf_printf(&thought, "%s%s%s%s", thought.len ? "\n\n" : "",
 			      s ? s : "", s && d ? ": " : "", d ? d : "");
@@ -307,9 +307,9 @@ static int on_gemini(gx *x, const cJSON *m, int64_t ts, const kt_impx_at *at)
 		}
 		if (model)
 			cJSON_AddStringToObject(pl, "model", model);
-		if (kt_impx_str(m, "id"))
+		if (kt_json_str(m, "id"))
 			cJSON_AddStringToObject(pl, "msg_id",
-						kt_impx_str(m, "id"));
+						kt_json_str(m, "id"));
 		if (usage) {
 			cJSON *ex = cJSON_AddObjectToObject(pl, "extra");
 
@@ -335,7 +335,7 @@ out:
 
 static int on_message(gx *x, const cJSON *m, const kt_impx_at *at)
 {
-	const char *ty = kt_impx_str(m, "type");
+	const char *ty = kt_json_str(m, "type");
 	int64_t ts = kt_impx_ts_json(cJSON_GetObjectItem(m, "timestamp"));
 
 	if (!ty)
@@ -368,7 +368,7 @@ static int jsonl_messages(kt_impx_rec *r, size_t n, gmsg **out, size_t *nm,
 		return KT_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const cJSON *o = r[i].o, *set = cJSON_GetObjectItem(o, "$set");
-		const char *id = kt_impx_str(o, "id");
+		const char *id = kt_json_str(o, "id");
 		void **slot;
 
 		if (cJSON_IsObject(set)) {
@@ -381,7 +381,7 @@ static int jsonl_messages(kt_impx_rec *r, size_t n, gmsg **out, size_t *nm,
 			}
 			continue;
 		}
-		if (cJSON_IsObject(o) && !kt_impx_str(o, "type") && !id) {
+		if (cJSON_IsObject(o) && !kt_json_str(o, "type") && !id) {
 			/* the session line */
 			const cJSON *it;
 
@@ -461,7 +461,7 @@ static int gem_import(kt_imp *imp, const kt_file *f)
 			    strcmp(it->string, "sessionId"))
 				cJSON_AddItemToObject(meta, it->string,
 						      cJSON_Duplicate(it, 1));
-		sid = kt_impx_str(doc, "sessionId");
+		sid = kt_json_str(doc, "sessionId");
 	} else {
 		if (!doc && kt_impx_doc_bad(imp, f)) {
 			rc = KT_EPARSE;
@@ -472,7 +472,7 @@ static int gem_import(kt_imp *imp, const kt_file *f)
 		if ((rc = kt_impx_jsonl_all(imp, f, &r, &nr)))
 			goto out;
 		for (i = 0; i < nr && !sid; i++)
-			sid = kt_impx_str(r[i].o, "sessionId");
+			sid = kt_json_str(r[i].o, "sessionId");
 		if ((rc = jsonl_messages(r, nr, &ms, &nm, meta)))
 			goto out;
 	}

@@ -266,7 +266,7 @@ static void resolve_att(struct ctx *c, cJSON *node, const cJSON *att,
 		next = it->next;
 		if (cJSON_IsString(it) &&
 		    !strncmp(it->valuestring, ATT, sizeof(ATT) - 1)) {
-			const char *v = kt_impx_str(att, it->valuestring +
+			const char *v = kt_json_str(att, it->valuestring +
 						    sizeof(ATT) - 1);
 			cJSON *ns;
 
@@ -299,9 +299,9 @@ static void resolve_att(struct ctx *c, cJSON *node, const cJSON *att,
 
 static int64_t ev_ts(const cJSON *e)
 {
-	int64_t t = kt_impx_ts(kt_impx_str(e, "completed"));
+	int64_t t = kt_impx_ts(kt_json_str(e, "completed"));
 
-	return t != KT_TS_UNKNOWN ? t : kt_impx_ts(kt_impx_str(e, "timestamp"));
+	return t != KT_TS_UNKNOWN ? t : kt_impx_ts(kt_json_str(e, "timestamp"));
 }
 
 static int push(const cJSON ***v, size_t *n, const cJSON *e)
@@ -323,14 +323,14 @@ static void index_events(struct ctx *c)
 								   "events");
 
 	cJSON_ArrayForEach(e, events) {
-		const char *kind = kt_impx_str(e, "event");
+		const char *kind = kt_json_str(e, "event");
 		int64_t t = ev_ts(e);
 		struct ent *m;
 
 		if (!kind)
 			continue;
 		if (!strcmp(kind, "sample_init") && c->init_ts == KT_TS_UNKNOWN) {
-			c->init_ts = kt_impx_ts(kt_impx_str(e, "timestamp"));
+			c->init_ts = kt_impx_ts(kt_json_str(e, "timestamp"));
 		} else if (!strcmp(kind, "model")) {
 			const cJSON *out = cJSON_GetObjectItemCaseSensitive(e,
 								"output");
@@ -342,13 +342,13 @@ static void index_events(struct ctx *c)
 
 			if (push(&c->model_ev, &c->n_model, e))
 				c->rc = KT_ENOMEM;
-			if ((m = map_put(&c->msg_ts, kt_impx_str(msg, "id")))) {
+			if ((m = map_put(&c->msg_ts, kt_json_str(msg, "id")))) {
 				m->ts = t;
 				m->a = cJSON_GetObjectItemCaseSensitive(out,
 								"usage");
 			}
 		} else if (!strcmp(kind, "tool")) {
-			if ((m = map_put(&c->tool_ts, kt_impx_str(e, "id"))))
+			if ((m = map_put(&c->tool_ts, kt_json_str(e, "id"))))
 				m->ts = t;
 		} else if (!strcmp(kind, "input")) {
 			if (push(&c->inputs, &c->n_inputs, e))
@@ -389,18 +389,18 @@ static const cJSON *pick_exec(const cJSON *const *ev, size_t n, size_t from,
 			i--;
 		} else {
 			e = ev[i];
-			if (!span || !kt_impx_str(e, "span_id") ||
-			    strcmp(kt_impx_str(e, "span_id"), span))
+			if (!span || !kt_json_str(e, "span_id") ||
+			    strcmp(kt_json_str(e, "span_id"), span))
 				continue;
 		}
-		k = kt_impx_str(e, "event");
+		k = kt_json_str(e, "event");
 		if (!k || strcmp(k, "sandbox") ||
-		    !kt_impx_str(e, "action") ||
-		    strcmp(kt_impx_str(e, "action"), "exec") ||
+		    !kt_json_str(e, "action") ||
+		    strcmp(kt_json_str(e, "action"), "exec") ||
 		    !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(e,
 								     "result")))
 			continue;
-		ecmd = kt_impx_str(e, "cmd");
+		ecmd = kt_json_str(e, "cmd");
 		match = cmd && *cmd && ecmd && strstr(ecmd, cmd);
 		if (match || !best_match) {
 			best = e;
@@ -423,7 +423,7 @@ static void link_execs(struct ctx *c, const cJSON *events)
 	cJSON_ArrayForEach(e, events)
 		ev[i++] = e;
 	for (i = 0; i < n; i++) {
-		const char *k = kt_impx_str(ev[i], "event"), *fn, *cmd, *sp;
+		const char *k = kt_json_str(ev[i], "event"), *fn, *cmd, *sp;
 		const char *tspan = NULL;
 		const cJSON *args, *x;
 		struct ent *m;
@@ -431,11 +431,11 @@ static void link_execs(struct ctx *c, const cJSON *events)
 
 		if (!k || strcmp(k, "tool"))
 			continue;
-		fn = kt_impx_str(ev[i], "function");
+		fn = kt_json_str(ev[i], "function");
 		args = cJSON_GetObjectItemCaseSensitive(ev[i], "arguments");
 		if (!(cmd = shell_cmd(fn, args)))
 			continue;
-		sp = kt_impx_str(ev[i], "span_id");
+		sp = kt_json_str(ev[i], "span_id");
 		/* the tool span: a span_begin next to the tool event */
 		for (size_t d = 1; d <= 3 && !tspan; d++) {
 			for (int side = -1; side <= 1 && !tspan; side += 2) {
@@ -444,15 +444,15 @@ static void link_execs(struct ctx *c, const cJSON *events)
 
 				if ((side < 0 && d > i) || j >= n || used[j])
 					continue;
-				k = kt_impx_str(ev[j], "event");
-				t = kt_impx_str(ev[j], "type");
-				nm = kt_impx_str(ev[j], "name");
-				par = kt_impx_str(ev[j], "parent_id");
+				k = kt_json_str(ev[j], "event");
+				t = kt_json_str(ev[j], "type");
+				nm = kt_json_str(ev[j], "name");
+				par = kt_json_str(ev[j], "parent_id");
 				if (!k || strcmp(k, "span_begin") || !t ||
 				    strcmp(t, "tool") || (nm && strcmp(nm, fn)) ||
 				    (par && sp && strcmp(par, sp)))
 					continue;
-				tspan = kt_impx_str(ev[j], "id");
+				tspan = kt_json_str(ev[j], "id");
 				used[j] = 1;
 				from = j;
 			}
@@ -460,7 +460,7 @@ static void link_execs(struct ctx *c, const cJSON *events)
 		x = cJSON_GetObjectItemCaseSensitive(ev[i], "events");
 		x = pick_exec(ev, n, from, tspan,
 			      cJSON_IsArray(x) ? x->child : NULL, cmd);
-		if (x && (m = map_put(&c->tool_ts, kt_impx_str(ev[i], "id"))))
+		if (x && (m = map_put(&c->tool_ts, kt_json_str(ev[i], "id"))))
 			m->a = x;
 	}
 out:
@@ -506,18 +506,18 @@ static int split_content(struct ctx *c, const cJSON *content,
 	if (cJSON_IsString(content))
 		return buf_para(text, content->valuestring);
 	cJSON_ArrayForEach(p, content) {
-		const char *type = kt_impx_str(p, "type");
+		const char *type = kt_json_str(p, "type");
 
 		if (cJSON_IsString(p)) {
 			buf_para(text, p->valuestring);
 		} else if (!type || !strcmp(type, "text")) {
-			buf_para(text, kt_impx_str(p, "text"));
+			buf_para(text, kt_json_str(p, "text"));
 		} else if (!strcmp(type, "reasoning")) {
-			buf_para(think, kt_impx_str(p, "reasoning"));
+			buf_para(think, kt_json_str(p, "reasoning"));
 		} else {
 			/* image/audio/video/document: the data (often a
 			 * data: URL) goes to a blob, the text gets a marker */
-			const char *data = kt_impx_str(p, type);
+			const char *data = kt_json_str(p, type);
 			char hex[KT_HASH_HEX + 1], mark[64];
 			cJSON *m = cJSON_CreateObject();
 
@@ -527,9 +527,9 @@ static int split_content(struct ctx *c, const cJSON *content,
 			if (data && kt_imp_blob(c->imp, data, strlen(data),
 						NULL, hex) == 0)
 				cJSON_AddStringToObject(m, "blob", hex);
-			if (kt_impx_str(p, "detail"))
+			if (kt_json_str(p, "detail"))
 				cJSON_AddStringToObject(m, "detail",
-						kt_impx_str(p, "detail"));
+						kt_json_str(p, "detail"));
 			if (!media && !(media = cJSON_AddArrayToObject(extra,
 								"media"))) {
 				cJSON_Delete(m);
@@ -586,16 +586,16 @@ static const char *shell_cmd(const char *fn, const cJSON *args)
 	if (!strcmp(fn, "bash") || !strcmp(fn, "shell") ||
 	    !strcmp(fn, "run") || !strcmp(fn, "execute_bash") ||
 	    !strcmp(fn, "exec")) {
-		if ((cmd = kt_impx_str(args, "cmd")) ||
-		    (cmd = kt_impx_str(args, "command")))
+		if ((cmd = kt_json_str(args, "cmd")) ||
+		    (cmd = kt_json_str(args, "command")))
 			return cmd;
 	}
 	if (!strcmp(fn, "bash_session")) {
-		const char *act = kt_impx_str(args, "action");
+		const char *act = kt_json_str(args, "action");
 
 		if (!act || !strcmp(act, "type_submit") ||
 		    !strcmp(act, "run"))
-			return kt_impx_str(args, "input");
+			return kt_json_str(args, "input");
 	}
 	return NULL;
 }
@@ -605,21 +605,21 @@ static const char *shell_cmd(const char *fn, const cJSON *args)
 static int editor_edit(struct ctx *c, const char *fn, const cJSON *args,
 		       uint64_t call)
 {
-	const char *cmd = kt_impx_str(args, "command");
-	const char *path = kt_impx_str(args, "path");
+	const char *cmd = kt_json_str(args, "command");
+	const char *path = kt_json_str(args, "path");
 
 	if (!fn || !cmd || !path ||
 	    (strcmp(fn, "text_editor") && strcmp(fn, "str_replace_editor") &&
 	     strcmp(fn, "str_replace_based_edit_tool")))
 		return 0;
 	if (!strcmp(cmd, "create")) {
-		const char *t = kt_impx_str(args, "file_text");
+		const char *t = kt_json_str(args, "file_text");
 
 		return t ? kt_ws_write(c->imp, path, t, strlen(t), call, fn) : 0;
 	}
 	if (!strcmp(cmd, "str_replace")) {
-		const char *o = kt_impx_str(args, "old_str");
-		const char *n = kt_impx_str(args, "new_str");
+		const char *o = kt_json_str(args, "old_str");
+		const char *n = kt_json_str(args, "new_str");
 		int rc;
 
 		if (!o)
@@ -628,7 +628,7 @@ static int editor_edit(struct ctx *c, const char *fn, const cJSON *args,
 		return rc == KT_ENOTFOUND ? 0 : rc;
 	}
 	if (!strcmp(cmd, "insert")) {
-		const char *n = kt_impx_str(args, "new_str"), *cur, *at;
+		const char *n = kt_json_str(args, "new_str"), *cur, *at;
 		size_t len;
 		double line;
 		struct kt_buf b = { 0 };
@@ -672,13 +672,13 @@ static int typed(struct ctx *c, const char *text, int64_t *ts)
 	while (n && isspace((unsigned char)text[n - 1]))
 		n--;
 	for (size_t i = 0; n && i < c->n_inputs; i++) {
-		const char *in = kt_impx_str(c->inputs[i], "input");
+		const char *in = kt_json_str(c->inputs[i], "input");
 		size_t m = in ? strlen(in) : 0;
 
 		while (m && isspace((unsigned char)in[m - 1]))
 			m--;
 		if (m >= n && !memcmp(in + m - n, text, n)) {
-			*ts = kt_impx_ts(kt_impx_str(c->inputs[i],
+			*ts = kt_impx_ts(kt_json_str(c->inputs[i],
 						     "timestamp"));
 			return 1;
 		}
@@ -688,9 +688,9 @@ static int typed(struct ctx *c, const char *text, int64_t *ts)
 
 static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 {
-	const char *role = kt_impx_str(m, "role");
-	const char *id = kt_impx_str(m, "id");
-	const char *src = kt_impx_str(m, "source");
+	const char *role = kt_json_str(m, "role");
+	const char *id = kt_json_str(m, "id");
+	const char *src = kt_json_str(m, "source");
 	struct kt_buf text = { 0 }, think = { 0 };
 	cJSON *p = NULL, *extra_tmp = cJSON_CreateObject();
 	const cJSON *tc, *tcall;
@@ -711,11 +711,11 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 				extra_tmp)))
 		goto out;
 	if (!strcmp(role, "tool")) {
-		const char *call_id = kt_impx_str(m, "tool_call_id");
+		const char *call_id = kt_json_str(m, "tool_call_id");
 		const cJSON *err = cJSON_GetObjectItemCaseSensitive(m, "error");
 		struct ent *call = map_get(&c->calls, call_id);
 		struct ent *tt = map_get(&c->tool_ts, call_id);
-		const char *fn = kt_impx_str(m, "function");
+		const char *fn = kt_json_str(m, "function");
 		int ok = !err || cJSON_IsNull(err);
 		uint64_t rseq;
 		const char *cmd;
@@ -829,9 +829,9 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 		cJSON_AddStringToObject(p, "role", role);
 		cJSON_AddBoolToObject(p, "human", human);
 		kt_impx_text(c->imp, p, "text", NULL, text.s, text.len);
-		if (kt_impx_str(m, "model"))
+		if (kt_json_str(m, "model"))
 			cJSON_AddStringToObject(p, "model",
-						kt_impx_str(m, "model"));
+						kt_json_str(m, "model"));
 		if (usage && cJSON_GetArraySize(usage))
 			cJSON_AddItemToObject(p, "usage", usage);
 		else
@@ -854,8 +854,8 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 			goto out;
 	}
 	cJSON_ArrayForEach(tcall, tc) {
-		const char *cid = kt_impx_str(tcall, "id");
-		const char *fn = kt_impx_str(tcall, "function");
+		const char *cid = kt_json_str(tcall, "id");
+		const char *fn = kt_json_str(tcall, "function");
 		const cJSON *args = cJSON_GetObjectItemCaseSensitive(tcall,
 								"arguments");
 		cJSON *q = cJSON_CreateObject(), *a = NULL;
@@ -971,9 +971,9 @@ static void id_text(const cJSON *v, char *out, size_t n)
 
 static char *eval_key(const cJSON *eval, const kt_file *f)
 {
-	const char *eid = kt_impx_str(eval, "eval_id");
-	const char *rid = kt_impx_str(eval, "run_id");
-	const char *tid = kt_impx_str(eval, "task_id");
+	const char *eid = kt_json_str(eval, "eval_id");
+	const char *rid = kt_json_str(eval, "run_id");
+	const char *tid = kt_json_str(eval, "task_id");
 	char *k = NULL;
 
 	if (eid && *eid)
@@ -999,8 +999,8 @@ static cJSON *run_meta(const cJSON *log, const cJSON *eval,
 	if (!m)
 		return NULL;
 	cJSON_AddStringToObject(m, "source", FMT);
-	if (kt_impx_str(eval, "model"))
-		cJSON_AddStringToObject(m, "model", kt_impx_str(eval, "model"));
+	if (kt_json_str(eval, "model"))
+		cJSON_AddStringToObject(m, "model", kt_json_str(eval, "model"));
 	if (!(x = cJSON_AddObjectToObject(m, "extra")))
 		return m;
 	for (const char *const *k = ek; *k; k++)
@@ -1010,8 +1010,8 @@ static cJSON *run_meta(const cJSON *log, const cJSON *eval,
 	if (cJSON_GetObjectItemCaseSensitive(log, "version"))
 		cJSON_AddItemToObject(x, "log_version", cJSON_Duplicate(
 			cJSON_GetObjectItemCaseSensitive(log, "version"), 1));
-	if (kt_impx_str(log, "status"))
-		cJSON_AddStringToObject(x, "status", kt_impx_str(log, "status"));
+	if (kt_json_str(log, "status"))
+		cJSON_AddStringToObject(x, "status", kt_json_str(log, "status"));
 	for (const char *const *k = sk; *k; k++)
 		if (cJSON_GetObjectItemCaseSensitive(sample, *k))
 			cJSON_AddItemToObject(x, *k, cJSON_Duplicate(
@@ -1044,8 +1044,8 @@ static int end_note(struct ctx *c)
 		buf_para(&t, line);
 	}
 	if (err && !cJSON_IsNull(err))
-		buf_para(&t, kt_impx_str(err, "message") ?
-			 kt_impx_str(err, "message") : "sample error");
+		buf_para(&t, kt_json_str(err, "message") ?
+			 kt_json_str(err, "message") : "sample error");
 	if (!(p = cJSON_CreateObject())) {
 		free(t.s);
 		return KT_ENOMEM;
@@ -1073,7 +1073,7 @@ static int import_sample(kt_imp *imp, const kt_file *f, const cJSON *log,
 							     "message_pool");
 	const cJSON *att = cJSON_GetObjectItemCaseSensitive(sample,
 							    "attachments");
-	const char *task = kt_impx_str(eval, "task");
+	const char *task = kt_json_str(eval, "task");
 	char sid[128], ep[64], *ident = NULL, *name = NULL, *key = NULL;
 	struct ctx c;
 	cJSON *conv = NULL;
@@ -1310,8 +1310,8 @@ static int import(kt_imp *imp, const kt_file *f)
 			kt_imp_warn(imp, f, 0, "Inspect log has no samples");
 	} else if (cJSON_GetObjectItemCaseSensitive(root, "eval")) {
 		kt_imp_warn(imp, f, 0, "Inspect log has no samples (status %s)",
-			    kt_impx_str(root, "status") ?
-			    kt_impx_str(root, "status") : "unknown");
+			    kt_json_str(root, "status") ?
+			    kt_json_str(root, "status") : "unknown");
 	} else if (cJSON_GetObjectItemCaseSensitive(root, "epoch")) {
 		/* a lone sample file outside its archive */
 		rc = import_sample(imp, f, NULL, root);

@@ -313,8 +313,6 @@ int kt_imp_next_written(const kt_imp *imp);
 
 /* ---- runname.c ---- */
 #define KT_IMP_NAME_MAX 80 /* bytes of a run name */
-/* 1 when data is valid UTF-8 without NUL (stored redacted under --redact). */
-int kt_imp_is_text(const void *data, size_t len);
 /* A malloc'ed copy of s that is valid UTF-8 on one line: invalid bytes
  * become U+FFFD, ASCII control characters a space.  NULL on ENOMEM. */
 char *kt_imp_name_clean(const char *s);

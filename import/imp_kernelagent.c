@@ -430,7 +430,7 @@ static int emit_bench(kt_imp *imp, const kt_file *f, long round,
 		return 0;
 	cJSON_ArrayForEach(k, ks) {
 		cJSON *p = cJSON_CreateObject(), *x, *fp;
-		const char *path = kt_impx_str(k, "path");
+		const char *path = kt_json_str(k, "path");
 		char *w = worker_of(path), cand[128];
 		double v;
 
@@ -443,16 +443,16 @@ static int emit_bench(kt_imp *imp, const kt_file *f, long round,
 		/* the run name comes from the folder; payloads keep to the
 		 * file contents so every store hashes them the same */
 		(void)name;
-		if (kt_impx_str(j, "problem"))
+		if (kt_json_str(j, "problem"))
 			cJSON_AddStringToObject(p, "workload",
-						kt_impx_str(j, "problem"));
+						kt_json_str(j, "problem"));
 		if (kt_impx_num(j, "size", &v)) {
 			char sc[96];
 
 			snprintf(sc, sizeof(sc), "size=%.17g%s%s", v,
-				 kt_impx_str(j, "dtype") ? " dtype=" : "",
-				 kt_impx_str(j, "dtype") ?
-				 kt_impx_str(j, "dtype") : "");
+				 kt_json_str(j, "dtype") ? " dtype=" : "",
+				 kt_json_str(j, "dtype") ?
+				 kt_json_str(j, "dtype") : "");
 			cJSON_AddStringToObject(p, "scenario", sc);
 		}
 		/* the kernel key is always kernel_round_1 (formats.md 7c):
@@ -487,12 +487,12 @@ static int emit_bench(kt_imp *imp, const kt_file *f, long round,
 		if (kt_impx_num(j, "repeat", &v))
 			kt_imp_add_count(p, "n", v);
 		fp = cJSON_AddObjectToObject(p, "fingerprint");
-		if (kt_impx_str(j, "device"))
+		if (kt_json_str(j, "device"))
 			cJSON_AddStringToObject(fp, "device",
-						kt_impx_str(j, "device"));
-		if (kt_impx_str(j, "dtype"))
+						kt_json_str(j, "device"));
+		if (kt_json_str(j, "dtype"))
 			cJSON_AddStringToObject(fp, "dtype",
-						kt_impx_str(j, "dtype"));
+						kt_json_str(j, "dtype"));
 		x = cJSON_AddObjectToObject(p, "extra");
 		cJSON_AddNumberToObject(x, "round", (double)round);
 		cJSON_AddStringToObject(x, "kernel", k->string ? k->string : "");
@@ -535,8 +535,8 @@ static int emit_strategy(kt_imp *imp, const kt_file *f, long round,
 	}
 	list = cJSON_IsArray(j) ? j : NULL;
 	cJSON_ArrayForEach(it, list) {
-		const char *c = kt_impx_str(it, "category");
-		const char *s = kt_impx_str(it, "summary");
+		const char *c = kt_json_str(it, "category");
+		const char *s = kt_json_str(it, "summary");
 
 		kt_buf_printf(&b, "%s%s%s%s", b.len ? "\n" : "", c ? c : "",
 			      c && s ? ": " : "", s ? s : "");
@@ -814,10 +814,10 @@ static int compile_failure(const char *out)
 static int worker_attempt(kt_imp *imp, const kt_file *f, const cJSON *h,
 			  int idx)
 {
-	const char *code = kt_impx_str(h, "kernel_code");
-	const char *so = kt_impx_str(h, "stdout"), *se = kt_impx_str(h,
+	const char *code = kt_json_str(h, "kernel_code");
+	const char *so = kt_json_str(h, "stdout"), *se = kt_json_str(h,
 								     "stderr");
-	int64_t ts = kt_impx_ts(kt_impx_str(h, "timestamp"));
+	int64_t ts = kt_impx_ts(kt_json_str(h, "timestamp"));
 	int success = kt_impx_bool(h, "success");
 	double round = idx + 1, v;
 	char *out = NULL, t[96], khex[KT_HASH_HEX + 1], hex[KT_HASH_HEX + 1];
@@ -906,9 +906,9 @@ static int worker_attempt(kt_imp *imp, const kt_file *f, const cJSON *h,
 			cJSON_AddNullToObject(p, "time_ms");
 		if (kt_impx_num(first, "speedup", &v))
 			cJSON_AddNumberToObject(p, "speedup", v);
-		if (kt_impx_str(first, "pattern"))
+		if (kt_json_str(first, "pattern"))
 			cJSON_AddStringToObject(p, "pattern",
-						kt_impx_str(first, "pattern"));
+						kt_json_str(first, "pattern"));
 	}
 	cJSON_Delete(res);
 	{
@@ -971,7 +971,7 @@ static int import_worker(kt_imp *imp, const kt_file *f, cJSON *j)
 	cJSON *hist = cJSON_GetObjectItemCaseSensitive(j, "history"), *parsed =
 		NULL, *meta, *x;
 	const cJSON *h, *first;
-	const char *code0, *final = kt_impx_str(j, "kernel_code");
+	const char *code0, *final = kt_json_str(j, "kernel_code");
 	char wid[64] = "?", *ident = NULL, *name = NULL;
 	unsigned char hb[KT_HASH_LEN];
 	char hex[KT_HASH_HEX + 1];
@@ -989,10 +989,10 @@ static int import_worker(kt_imp *imp, const kt_file *f, cJSON *j)
 	}
 	if (kt_impx_num(j, "worker_id", &v))
 		snprintf(wid, sizeof(wid), "%.17g", v);
-	else if (kt_impx_str(j, "worker_id"))
-		snprintf(wid, sizeof(wid), "%s", kt_impx_str(j, "worker_id"));
+	else if (kt_json_str(j, "worker_id"))
+		snprintf(wid, sizeof(wid), "%s", kt_json_str(j, "worker_id"));
 	first = cJSON_GetArrayItem(hist, 0);
-	code0 = kt_impx_str(first, "kernel_code");
+	code0 = kt_json_str(first, "kernel_code");
 	if (code0) {
 		kt_sha256(code0, strlen(code0), hb);
 		kt_hex(hb, KT_HASH_LEN, hex);

@@ -179,14 +179,14 @@ static int baseline_stats(cJSON *b, const cJSON *st)
 		cJSON_AddNumberToObject(b, "max_ms", v);
 	if (kt_impx_num(st, "num_trials", &v))
 		kt_imp_add_count(b, "n", v);
-	if (kt_impx_str(st, "hardware") || kt_impx_str(st, "device")) {
+	if (kt_json_str(st, "hardware") || kt_json_str(st, "device")) {
 		fp = cJSON_AddObjectToObject(b, "fingerprint");
-		if (kt_impx_str(st, "hardware"))
+		if (kt_json_str(st, "hardware"))
 			cJSON_AddStringToObject(fp, "hardware",
-						kt_impx_str(st, "hardware"));
-		if (kt_impx_str(st, "device"))
+						kt_json_str(st, "hardware"));
+		if (kt_json_str(st, "device"))
 			cJSON_AddStringToObject(fp, "device",
-						kt_impx_str(st, "device"));
+						kt_json_str(st, "device"));
 	}
 	return 0;
 }
@@ -313,10 +313,10 @@ static const char *results_hw(const cJSON *doc)
 		cJSON_ArrayForEach(e, pr) {
 			const cJSON *m = cJSON_GetObjectItemCaseSensitive(e,
 								"metadata");
-			const char *hw = kt_impx_str(m, "hardware");
+			const char *hw = kt_json_str(m, "hardware");
 
 			if (!hw)
-				hw = kt_impx_str(cJSON_GetObjectItemCaseSensitive(
+				hw = kt_json_str(cJSON_GetObjectItemCaseSensitive(
 					e, "runtime_stats"), "hardware");
 			if (hw)
 				return hw;
@@ -331,8 +331,8 @@ static const char *baseline_hw(const cJSON *b)
 
 	cJSON_ArrayForEach(l, b)
 		cJSON_ArrayForEach(p, l)
-			if (kt_impx_str(p, "hardware"))
-				return kt_impx_str(p, "hardware");
+			if (kt_json_str(p, "hardware"))
+				return kt_json_str(p, "hardware");
 	return NULL;
 }
 
@@ -454,7 +454,7 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 {
 	cJSON *mtmp = NULL, *stmp = NULL, *ptmp = NULL, *p, *x;
 	const cJSON *meta, *st;
-	const char *run = kt_impx_str(e, "run_name");
+	const char *run = kt_json_str(e, "run_name");
 	const char *src = NULL, *hw, *bkey = NULL;
 	char sid[64], cand[256], wl[256], *path = NULL, *kfile = NULL;
 	const kt_file *kf = NULL;
@@ -473,7 +473,7 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 			return 0;
 		}
 		e = ptmp;
-		run = kt_impx_str(e, "run_name");
+		run = kt_json_str(e, "run_name");
 	}
 	if (!cJSON_IsObject(e)) {
 		kt_imp_warn(r->imp, r->f, 0, "problem %s entry %zu is not an "
@@ -495,7 +495,7 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 		 run ? "/" : "", sid);
 	/* kernel source: in the entry, or KernelBench's generated file */
 	for (const char *const *k = src_keys; *k && !src; k++)
-		src = kt_impx_str(e, *k);
+		src = kt_json_str(e, *k);
 	if (!src && lv >= 0 &&
 	    asprintf(&kfile, "%slevel_%d_problem_%s_sample_%s_kernel.py",
 		     r->dir, lv, pid, sid) >= 0 &&
@@ -526,7 +526,7 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 	compiled = kt_impx_bool(e, "compiled");
 	correct = kt_impx_bool(e, "correctness");
 	if (compiled == 0) {
-		const char *err = kt_impx_str(meta, "compilation_error");
+		const char *err = kt_json_str(meta, "compilation_error");
 
 		if (!(p = cJSON_CreateObject())) {
 			rc = KT_ENOMEM;
@@ -587,12 +587,12 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 		cJSON_AddNumberToObject(p, "max_ms", v);
 	if (rt >= 0 && kt_impx_num(st, "num_trials", &v))
 		kt_imp_add_count(p, "n", v);
-	hw = kt_impx_str(meta, "hardware");
+	hw = kt_json_str(meta, "hardware");
 	if (!hw)
-		hw = kt_impx_str(st, "hardware");
+		hw = kt_json_str(st, "hardware");
 	if (bkey) {
 		const cJSON *bs = baseline_of(r->base, lv, pid, &bkey);
-		const char *rhw = kt_impx_str(bs, "hardware");
+		const char *rhw = kt_json_str(bs, "hardware");
 		double ref;
 
 		/* a time on one GPU over a time on another is no speedup of
@@ -627,14 +627,14 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 						      cJSON_Duplicate(err, 1));
 		}
 	}
-	if (hw || kt_impx_str(meta, "device")) {
+	if (hw || kt_json_str(meta, "device")) {
 		cJSON *fp = cJSON_AddObjectToObject(p, "fingerprint");
 
 		if (hw)
 			cJSON_AddStringToObject(fp, "hardware", hw);
-		if (kt_impx_str(meta, "device"))
+		if (kt_json_str(meta, "device"))
 			cJSON_AddStringToObject(fp, "device",
-						kt_impx_str(meta, "device"));
+						kt_json_str(meta, "device"));
 	}
 	cJSON_AddStringToObject(p, "status", compiled == 0 ? "compile_error" :
 				cJSON_GetObjectItemCaseSensitive(meta,
@@ -657,9 +657,9 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 	if (bkey) {
 		const cJSON *bs = baseline_of(r->base, lv, pid, &bkey);
 
-		if (kt_impx_str(bs, "hardware"))
+		if (kt_json_str(bs, "hardware"))
 			cJSON_AddStringToObject(x, "ref_hardware",
-						kt_impx_str(bs, "hardware"));
+						kt_json_str(bs, "hardware"));
 	}
 	for (const cJSON *it = meta ? meta->child : NULL; it; it = it->next)
 		if (it->string && strcmp(it->string, "hardware") &&

@@ -106,7 +106,7 @@ static int by_time_id(const void *pa, const void *pb)
 {
 	const cJSON *a = *(const cJSON *const *)pa, *b = *(const cJSON *const *)pb;
 	double ta = num_at(a, "time", "created"), tb = num_at(b, "time", "created");
-	const char *ia = kt_impx_str(a, "id"), *ib = kt_impx_str(b, "id");
+	const char *ia = kt_json_str(a, "id"), *ib = kt_json_str(b, "id");
 
 	if (ta != tb)
 		return ta < tb ? -1 : 1;
@@ -116,7 +116,7 @@ static int by_time_id(const void *pa, const void *pb)
 static int by_id(const void *pa, const void *pb)
 {
 	const cJSON *a = *(const cJSON *const *)pa, *b = *(const cJSON *const *)pb;
-	const char *ia = kt_impx_str(a, "id"), *ib = kt_impx_str(b, "id");
+	const char *ia = kt_json_str(a, "id"), *ib = kt_json_str(b, "id");
 
 	return strcmp(ia ? ia : "", ib ? ib : "");
 }
@@ -187,17 +187,17 @@ static int effects(kt_conv *cv, const char *tool, const cJSON *args,
 static int tool_part(kt_conv *cv, const cJSON *p, const kt_impx_span *sp)
 {
 	const cJSON *st = cJSON_GetObjectItem(p, "state");
-	const char *status = kt_impx_str(st, "status");
-	const char *id = kt_impx_str(p, "callID");
+	const char *status = kt_json_str(st, "status");
+	const char *id = kt_json_str(p, "callID");
 	int64_t t0 = ms_ts(st, "time", "start"), t1 = ms_ts(st, "time", "end");
 	const cJSON *ex = cJSON_GetObjectItem(cJSON_GetObjectItem(st, "metadata"),
 					      "exit");
 	cJSON *extra = NULL;
 	int rc;
 
-	if (kt_impx_str(st, "title") && (extra = cJSON_CreateObject()))
-		cJSON_AddStringToObject(extra, "title", kt_impx_str(st, "title"));
-	rc = kt_conv_call(cv, id, kt_impx_str(p, "tool"),
+	if (kt_json_str(st, "title") && (extra = cJSON_CreateObject()))
+		cJSON_AddStringToObject(extra, "title", kt_json_str(st, "title"));
+	rc = kt_conv_call(cv, id, kt_json_str(p, "tool"),
 			  cJSON_GetObjectItem(st, "input"), extra, 0, t0, sp,
 			  NULL);
 	if (rc || !status || (strcmp(status, "completed") &&
@@ -205,10 +205,10 @@ static int tool_part(kt_conv *cv, const cJSON *p, const kt_impx_span *sp)
 		return rc; /* pending or running: no result yet */
 	cv->ec = cJSON_IsNumber(ex) ? ex->valueint : -1;
 	if (!strcmp(status, "error"))
-		rc = kt_conv_result_ec(cv, id, kt_impx_str(st, "error"), 0, cv->ec,
+		rc = kt_conv_result_ec(cv, id, kt_json_str(st, "error"), 0, cv->ec,
 				       NULL, t1, sp);
 	else
-		rc = kt_conv_result_ec(cv, id, kt_impx_str(st, "output"),
+		rc = kt_conv_result_ec(cv, id, kt_json_str(st, "output"),
 				       cv->ec > 0 ? 0 : 1, cv->ec, NULL, t1, sp);
 	cv->ec = -1;
 	return rc;
@@ -236,10 +236,10 @@ static int one_message(kt_conv *cv, const ocsess *s, const kt_file *f,
 	kt_impx_span mspan;
 	const kt_file *mf = origin(s, m, f, &mspan);
 	const kt_impx_span *msp = &mspan;
-	const char *role = kt_impx_str(m, "role");
+	const char *role = kt_json_str(m, "role");
 	int user = role && !strcmp(role, "user");
 	/* a child session's user messages are its parent agent's prompt */
-	int sub = kt_impx_str(s->info, "parentID") != NULL;
+	int sub = kt_json_str(s->info, "parentID") != NULL;
 	int64_t mts = ms_ts(m, "time", "created");
 	const cJSON *p;
 	int rc = 0, first = 1;
@@ -250,8 +250,8 @@ static int one_message(kt_conv *cv, const ocsess *s, const kt_file *f,
 		return 0;
 	}
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(m, "parts")) {
-		const char *ty = kt_impx_str(p, "type");
-		const char *t = kt_impx_str(p, "text");
+		const char *ty = kt_json_str(p, "type");
+		const char *t = kt_json_str(p, "text");
 		kt_impx_span sp;
 		int64_t ts = ms_ts(p, "time", "start");
 
@@ -267,15 +267,15 @@ static int one_message(kt_conv *cv, const ocsess *s, const kt_file *f,
 				   cJSON_IsTrue(cJSON_GetObjectItem(p, "ignored"));
 			cJSON *more = cJSON_CreateObject();
 
-			if (more && kt_impx_str(m, "id"))
+			if (more && kt_json_str(m, "id"))
 				cJSON_AddStringToObject(more, "msg_id",
-							kt_impx_str(m, "id"));
+							kt_json_str(m, "id"));
 			if (more && !user && first) {
 				cJSON *u = usage_of(m);
 
-				if (kt_impx_str(m, "modelID"))
+				if (kt_json_str(m, "modelID"))
 					cJSON_AddStringToObject(more, "model",
-						kt_impx_str(m, "modelID"));
+						kt_json_str(m, "modelID"));
 				if (u)
 					cJSON_AddItemToObject(more, "usage", u);
 				first = 0;
@@ -303,8 +303,8 @@ static int emit_session(kt_imp *imp, const kt_file *f, const char *sid,
 			ocsess *s)
 {
 	cJSON *meta = cJSON_CreateObject();
-	const char *title = kt_impx_str(s->info, "title");
-	const char *dir = kt_impx_str(s->info, "directory");
+	const char *title = kt_json_str(s->info, "title");
+	const char *dir = kt_json_str(s->info, "directory");
 	const cJSON *m;
 	char ident[300];
 	kt_conv cv;
@@ -315,12 +315,12 @@ static int emit_session(kt_imp *imp, const kt_file *f, const char *sid,
 	snprintf(ident, sizeof(ident), "opencode:%.250s", sid);
 	if (dir)
 		cJSON_AddStringToObject(meta, "cwd", dir);
-	if (kt_impx_str(s->info, "parentID"))
+	if (kt_json_str(s->info, "parentID"))
 		cJSON_AddStringToObject(meta, "parent_session",
-					kt_impx_str(s->info, "parentID"));
-	if (kt_impx_str(s->info, "version"))
+					kt_json_str(s->info, "parentID"));
+	if (kt_json_str(s->info, "version"))
 		cJSON_AddStringToObject(meta, "opencode_version",
-					kt_impx_str(s->info, "version"));
+					kt_json_str(s->info, "version"));
 	if ((rc = sort_array(s->msgs, by_time_id))) {
 		cJSON_Delete(meta);
 		return rc;
@@ -415,7 +415,7 @@ static char *tree_root(const char *rel)
 static int tree_import(kt_imp *imp, const kt_file *f, cJSON *doc)
 {
 	const char *rel = f->rel ? f->rel : kt_impx_base(f->path);
-	const char *sid = kt_impx_str(doc, "sessionID");
+	const char *sid = kt_json_str(doc, "sessionID");
 	char *root = tree_root(rel), *pre = NULL, *nm = NULL;
 	treex t;
 	ocsess s;
@@ -425,8 +425,8 @@ static int tree_import(kt_imp *imp, const kt_file *f, cJSON *doc)
 	memset(&t, 0, sizeof(t));
 	memset(&s, 0, sizeof(s));
 	t.imp = imp;
-	if (!sid && kt_impx_str(doc, "projectID"))
-		sid = kt_impx_str(doc, "id"); /* the session file itself */
+	if (!sid && kt_json_str(doc, "projectID"))
+		sid = kt_json_str(doc, "id"); /* the session file itself */
 	if (!root || !sid) {
 		free(root);
 		if (!sid)
@@ -456,7 +456,7 @@ static int tree_import(kt_imp *imp, const kt_file *f, cJSON *doc)
 	cJSON_ArrayForEach(r, t.list) {
 		cJSON *m = tree_doc(imp, &s, r->valuestring), *parts;
 		treex tp;
-		const char *mid = kt_impx_str(m, "id");
+		const char *mid = kt_json_str(m, "id");
 		char *pp;
 		const cJSON *q;
 
@@ -563,7 +563,7 @@ static int db_session(kt_imp *imp, const kt_file *f, sqlite3 *db,
 		}
 		parts = cJSON_AddArrayToObject(m, "parts");
 		sqlite3_reset(ps);
-		sqlite3_bind_text(ps, 1, kt_impx_str(m, "id"), -1,
+		sqlite3_bind_text(ps, 1, kt_json_str(m, "id"), -1,
 				  SQLITE_TRANSIENT);
 		while (parts && sqlite3_step(ps) == SQLITE_ROW) {
 			cJSON *p = row_data(ps, 2, pid, pcol);
@@ -639,8 +639,8 @@ static int db_import(kt_imp *imp, const kt_file *f)
 			if (sqlite3_column_text(st, i))
 				cJSON_AddStringToObject(info, k[i], (const char *)
 					sqlite3_column_text(st, i));
-		if (kt_impx_str(info, "id")) {
-			rc = db_session(imp, f, db, kt_impx_str(info, "id"), info);
+		if (kt_json_str(info, "id")) {
+			rc = db_session(imp, f, db, kt_json_str(info, "id"), info);
 			n++;
 		}
 		cJSON_Delete(info);

@@ -105,11 +105,11 @@ static cJSON *usage_once(ohx *x, const cJSON *ev, const char **model)
 	const cJSON *tm = cJSON_GetObjectItem(ev, "tool_call_metadata");
 	const cJSON *mr = cJSON_GetObjectItem(tm, "model_response");
 	const cJSON *us = cJSON_GetObjectItem(mr, "usage");
-	const char *id = kt_impx_str(mr, "id");
+	const char *id = kt_json_str(mr, "id");
 	cJSON *u;
 	double pt, ct, cached;
 
-	*model = kt_impx_str(mr, "model");
+	*model = kt_json_str(mr, "model");
 	if (!cJSON_IsObject(us) || !id || kt_strmap_get(&x->resp, id))
 		return NULL;
 	if (kt_strmap_put(&x->resp, id, (void *)1))
@@ -190,10 +190,10 @@ static int is_tool_action(const char *a, const cJSON *ev)
 static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 		     const kt_impx_span *sp)
 {
-	const char *src = kt_impx_str(ev, "source");
+	const char *src = kt_json_str(ev, "source");
 	const cJSON *args = cJSON_GetObjectItem(ev, "args");
 	const cJSON *tm = cJSON_GetObjectItem(ev, "tool_call_metadata");
-	const char *thought = kt_impx_str(args, "thought");
+	const char *thought = kt_json_str(args, "thought");
 	const char *model = NULL;
 	cJSON *usage = usage_once(x, ev, &model), *m, *pl;
 	uint64_t mseq = 0;
@@ -217,7 +217,7 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 	if (strcmp(a, "message") == 0 || strcmp(a, "system") == 0 ||
 	    (!is_tool_action(a, ev) && strcmp(a, "finish") != 0 &&
 	     strcmp(a, "think") != 0)) {
-		const char *text = kt_impx_str(args, "content");
+		const char *text = kt_json_str(args, "content");
 		int user = strcmp(src, "user") == 0 && strcmp(a, "message") == 0;
 		const char *role = user ? "user" :
 				   strcmp(a, "message") == 0 &&
@@ -225,7 +225,7 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 				   "system";
 
 		if (!text)
-			text = kt_impx_str(ev, "message");
+			text = kt_json_str(ev, "message");
 		if (strcmp(a, "message") != 0 && strcmp(a, "system") != 0 &&
 		    (!text || !*text)) {
 			cJSON_Delete(usage);
@@ -266,8 +266,8 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 		}
 	}
 	{
-		const char *fn = kt_impx_str(tm, "function_name");
-		const char *cid = kt_impx_str(tm, "tool_call_id");
+		const char *fn = kt_json_str(tm, "function_name");
+		const char *cid = kt_json_str(tm, "tool_call_id");
 		ocall *c = calloc(1, sizeof(*c));
 		char cidb[64];
 		cJSON *ex;
@@ -396,7 +396,7 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 	const cJSON *md = cJSON_GetObjectItem(extras, "metadata");
 	const cJSON *ecv = cJSON_GetObjectItem(md, "exit_code");
 	const cJSON *succ = cJSON_GetObjectItem(ev, "success");
-	const char *content = kt_impx_str(ev, "content");
+	const char *content = kt_json_str(ev, "content");
 	char key[48];
 	ocall *c = NULL;
 	cJSON *pl, *ex;
@@ -458,7 +458,7 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 	/* a read of a whole file shows its content */
 	if (strcmp(o, "read") == 0 && ok &&
 	    !cJSON_GetObjectItem(c->args, "view_range")) {
-		const char *path = kt_impx_str(extras, "path");
+		const char *path = kt_json_str(extras, "path");
 
 		if (path && (seen = kt_impx_cat_n(content)) &&
 		    (rc = kt_ws_observe(x->imp, path, seen, strlen(seen), pl))) {
@@ -472,11 +472,11 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 	if (rc)
 		return rc;
 	if (strcmp(o, "run") == 0 || strcmp(c->action, "run") == 0) {
-		const char *cmd = kt_impx_str(c->args, "command");
-		const char *wd = kt_impx_str(md, "working_dir");
+		const char *cmd = kt_json_str(c->args, "command");
+		const char *wd = kt_json_str(md, "working_dir");
 
 		if (!wd)
-			wd = kt_impx_str(c->args, "cwd");
+			wd = kt_json_str(c->args, "cwd");
 		if (wd)
 			free(x->cwd), x->cwd = strdup(wd);
 		if (cmd) {
@@ -488,14 +488,14 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 		return rc;
 	}
 	if (strcmp(o, "edit") == 0 || strcmp(c->action, "edit") == 0) {
-		const char *path = kt_impx_str(extras, "path");
-		const char *nc = kt_impx_str(extras, "new_content");
-		const char *oc = kt_impx_str(extras, "old_content");
+		const char *path = kt_json_str(extras, "path");
+		const char *nc = kt_json_str(extras, "new_content");
+		const char *oc = kt_json_str(extras, "old_content");
 		const cJSON *pe = cJSON_GetObjectItem(extras, "prev_exist");
 		char *np;
 
 		if (!path)
-			path = kt_impx_str(c->args, "path");
+			path = kt_json_str(c->args, "path");
 		if (!ok || !path)
 			return 0;
 		if (!(np = kt_ws_path(x->cwd, path)))
@@ -508,16 +508,16 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 				rc = kt_ws_write(x->imp, np, nc, strlen(nc),
 						 c->seq, c->tool);
 		} else {
-			const char *cmd = kt_impx_str(c->args, "command");
-			const char *ct = kt_impx_str(c->args, "content");
+			const char *cmd = kt_json_str(c->args, "command");
+			const char *ct = kt_json_str(c->args, "content");
 			const cJSON *st = cJSON_GetObjectItem(c->args, "start");
 			const cJSON *en = cJSON_GetObjectItem(c->args, "end");
 
-			cJSON *ipy = cmd ? NULL : ipython_args(kt_impx_str(
+			cJSON *ipy = cmd ? NULL : ipython_args(kt_json_str(
 				c->args, "translated_ipython_code"));
 			char *created = NULL;
 
-			if (cmd || (ipy && kt_impx_str(ipy, "command"))) {
+			if (cmd || (ipy && kt_json_str(ipy, "command"))) {
 				rc = kt_impx_tool_effects(x->imp,
 							"str_replace_editor",
 							cmd ? c->args : ipy,
@@ -583,7 +583,7 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 			break;
 		}
 	{
-		const char *fts = kt_impx_str(first, "timestamp");
+		const char *fts = kt_json_str(first, "timestamp");
 		size_t n = strlen(rel) + (fts ? strlen(fts) : 0) + 32;
 
 		/* exports carry no session id; the first event's time and
@@ -616,9 +616,9 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 				    i);
 			continue;
 		}
-		ts = kt_impx_ts(kt_impx_str(ev, "timestamp"));
-		a = kt_impx_str(ev, "action");
-		o = kt_impx_str(ev, "observation");
+		ts = kt_impx_ts(kt_json_str(ev, "timestamp"));
+		a = kt_json_str(ev, "action");
+		o = kt_json_str(ev, "observation");
 		if (a)
 			rc = on_action(&x, ev, a, ts, &s);
 		else if (o)

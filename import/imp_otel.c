@@ -113,7 +113,7 @@ static cJSON *anyvalue(const cJSON *v)
 
 		cJSON_ArrayForEach(e, cJSON_GetObjectItem(x, "values")) {
 			cJSON *c = anyvalue(cJSON_GetObjectItem(e, "value"));
-			const char *k = kt_impx_str(e, "key");
+			const char *k = kt_json_str(e, "key");
 
 			if (c && k)
 				cJSON_AddItemToObject(o, k, c);
@@ -132,7 +132,7 @@ static cJSON *attrs_of(const cJSON *s)
 	const cJSON *a;
 
 	cJSON_ArrayForEach(a, cJSON_GetObjectItem(s, "attributes")) {
-		const char *k = kt_impx_str(a, "key");
+		const char *k = kt_json_str(a, "key");
 		cJSON *v = anyvalue(cJSON_GetObjectItem(a, "value"));
 
 		if (o && k && v && !cJSON_GetObjectItemCaseSensitive(o, k))
@@ -167,7 +167,7 @@ static int add_span(otx *x, const cJSON *s, const kt_impx_span *sp,
 
 	if (!cJSON_IsObject(s))
 		return 0;
-	if (!kt_impx_str(s, "traceId") || !kt_impx_str(s, "spanId")) {
+	if (!kt_json_str(s, "traceId") || !kt_json_str(s, "spanId")) {
 		kt_imp_warn(x->imp, x->f, sp->line, "span without traceId or "
 			    "spanId: skipped");
 		return 0;
@@ -184,9 +184,9 @@ static int add_span(otx *x, const cJSON *s, const kt_impx_span *sp,
 	o = &x->sp[x->n++];
 	memset(o, 0, sizeof(*o));
 	o->s = s;
-	o->trace = kt_impx_str(s, "traceId");
-	o->id = kt_impx_str(s, "spanId");
-	o->parent = kt_impx_str(s, "parentSpanId");
+	o->trace = kt_json_str(s, "traceId");
+	o->id = kt_json_str(s, "spanId");
+	o->parent = kt_json_str(s, "parentSpanId");
 	o->start = nanos(cJSON_GetObjectItem(s, "startTimeUnixNano"));
 	o->end = nanos(cJSON_GetObjectItem(s, "endTimeUnixNano"));
 	o->sp = *sp;
@@ -219,7 +219,7 @@ static int add_doc(otx *x, cJSON *doc, const kt_impx_span *sp)
 	}
 	cJSON_ArrayForEach(rs, cJSON_GetObjectItem(doc, "resourceSpans"))
 		cJSON_ArrayForEach(ss, cJSON_GetObjectItem(rs, "scopeSpans")) {
-			const char *scope = kt_impx_str(cJSON_GetObjectItem(ss,
+			const char *scope = kt_json_str(cJSON_GetObjectItem(ss,
 							"scope"), "name");
 			int ours = scope && !strcmp(scope, "ktraj");
 
@@ -242,7 +242,7 @@ static int on_jsonl(cJSON *rec, uint64_t line, uint64_t off, uint64_t len,
 
 static const char *attr_s(const cJSON *a, const char *k)
 {
-	return kt_impx_str(a, k);
+	return kt_json_str(a, k);
 }
 
 /* Messages of a gen_ai.{input,output}.messages attribute: JSON text or an
@@ -263,14 +263,14 @@ static char *parts_text(const cJSON *m)
 
 	memset(&b, 0, sizeof(b));
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(m, "parts")) {
-		const char *t = kt_impx_str(p, "type");
+		const char *t = kt_json_str(p, "type");
 		const char *c = kt_impx_str2(p, "content", "text");
 
 		if (c && (!t || !strcmp(t, "text")))
 			kt_buf_printf(&b, "%s%s", b.len ? "\n" : "", c);
 	}
-	if (!b.len && kt_impx_str(m, "content"))
-		kt_buf_printf(&b, "%s", kt_impx_str(m, "content"));
+	if (!b.len && kt_json_str(m, "content"))
+		kt_buf_printf(&b, "%s", kt_json_str(m, "content"));
 	return kt_buf_take(&b);
 }
 
@@ -304,7 +304,7 @@ static int user_inputs(otx *x, const cJSON *a, const ospan *o)
 	int rc = 0, ours = cJSON_IsArray(hum);
 
 	cJSON_ArrayForEach(m, ms) {
-		const char *role = kt_impx_str(m, "role");
+		const char *role = kt_json_str(m, "role");
 		int human = ours ? cJSON_IsTrue(h) : 1;
 		char *t;
 		void **slot = NULL;
@@ -371,7 +371,7 @@ static int our_output(otx *x, const cJSON *a, const ospan *o,
 
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(m, "parts")) {
 		const char *c = kt_impx_str2(p, "content", "text");
-		const char *ty = kt_impx_str(p, "type");
+		const char *ty = kt_json_str(p, "type");
 		int think = ty && !strcmp(ty, "reasoning");
 		cJSON *more = NULL;
 
@@ -414,7 +414,7 @@ static int outputs(otx *x, const cJSON *a, const ospan *o, uint64_t *seq)
 		 * message (as the other importers keep thoughts) */
 		cJSON_ArrayForEach(p, cJSON_GetObjectItem(m, "parts")) {
 			const char *c = kt_impx_str2(p, "content", "text");
-			const char *ty = kt_impx_str(p, "type");
+			const char *ty = kt_json_str(p, "type");
 
 			if (!rc && c && *c && ty && !strcmp(ty, "reasoning"))
 				rc = kt_conv_msg(&x->cv, "assistant", 0, c, "thinking",
@@ -448,7 +448,7 @@ static int visit(otx *x, long i, uint64_t up, int depth)
 	ospan *o = &x->sp[i];
 	cJSON *a = attrs_of(o->s);
 	const char *op = attr_s(a, "gen_ai.operation.name");
-	const char *name = kt_impx_str(o->s, "name");
+	const char *name = kt_json_str(o->s, "name");
 	uint64_t here = up;
 	long c;
 	int rc = 0;
@@ -511,7 +511,7 @@ static int visit(otx *x, long i, uint64_t up, int depth)
 			const char *out = attr_s(a, "gen_ai.tool.call.result");
 
 			if (!out && code == 2)
-				out = kt_impx_str(st, "message");
+				out = kt_json_str(st, "message");
 			rc = kt_conv_result(&x->cv, id, out, code == 2 ? 0 : 1,
 					    span_extra(o), o->end, &o->sp);
 		}

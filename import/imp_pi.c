@@ -80,10 +80,10 @@ static cJSON *links(const cJSON *e, int branch)
 
 	if (!x)
 		return NULL;
-	if (kt_impx_str(e, "id"))
-		cJSON_AddStringToObject(x, "id", kt_impx_str(e, "id"));
-	if (kt_impx_str(e, "parentId"))
-		cJSON_AddStringToObject(x, "parentId", kt_impx_str(e, "parentId"));
+	if (kt_json_str(e, "id"))
+		cJSON_AddStringToObject(x, "id", kt_json_str(e, "id"));
+	if (kt_json_str(e, "parentId"))
+		cJSON_AddStringToObject(x, "parentId", kt_json_str(e, "parentId"));
 	if (branch)
 		cJSON_AddBoolToObject(x, "branch", 1);
 	return x;
@@ -118,7 +118,7 @@ static int put(pix *x, pent *p, int kind, const char *actor, cJSON *pl)
 
 static int on_message(pix *x, pent *p, const cJSON *m)
 {
-	const char *role = kt_impx_str(m, "role");
+	const char *role = kt_json_str(m, "role");
 	const cJSON *c = cJSON_GetObjectItem(m, "content"), *b;
 	int rc = 0;
 
@@ -131,23 +131,23 @@ static int on_message(pix *x, pent *p, const cJSON *m)
 
 		p->branch = 0;
 		rc = kt_impx_result(x->imp, &x->calls,
-				    kt_impx_str(m, "toolCallId"), t ? t : "",
+				    kt_json_str(m, "toolCallId"), t ? t : "",
 				    ok, -1, x->cwd, p->ts, ex, p->at, &p->parent);
 		free(t);
 		return rc;
 	}
 	if (!strcmp(role, "bashExecution")) {
 		cJSON *a = cJSON_CreateObject();
-		const char *out = kt_impx_str(m, "output");
+		const char *out = kt_json_str(m, "output");
 		double ec = -1;
 		char id[96];
 
 		if (!a)
 			return KT_ENOMEM;
 		cJSON_AddStringToObject(a, "command",
-			kt_impx_str(m, "command") ? kt_impx_str(m, "command") : "");
+			kt_json_str(m, "command") ? kt_json_str(m, "command") : "");
 		snprintf(id, sizeof(id), "bash-%.80s",
-			 kt_impx_str(p->e, "id") ? kt_impx_str(p->e, "id") : "?");
+			 kt_json_str(p->e, "id") ? kt_json_str(p->e, "id") : "?");
 		rc = kt_impx_call(x->imp, &x->calls, id, "bash", a, p->parent,
 				  p->ts, "human", links(p->e, p->branch), p->at,
 				  &p->parent);
@@ -171,7 +171,7 @@ static int on_message(pix *x, pent *p, const cJSON *m)
 				    "agent" : "system";
 		cJSON *usage = user ? NULL :
 			pi_usage(cJSON_GetObjectItem(m, "usage"));
-		const char *model = kt_impx_str(m, "model");
+		const char *model = kt_json_str(m, "model");
 
 		if (cJSON_IsString(c)) {
 			cJSON *pl = kt_impx_msg(r, user, c->valuestring, NULL);
@@ -183,14 +183,14 @@ static int on_message(pix *x, pent *p, const cJSON *m)
 			return put(x, p, KT_KIND_MESSAGE, actor, pl);
 		}
 		cJSON_ArrayForEach(b, c) {
-			const char *t = kt_impx_str(b, "type");
+			const char *t = kt_json_str(b, "type");
 			cJSON *pl;
 
 			if (!t)
 				continue;
 			if (!strcmp(t, "text") || !strcmp(t, "thinking")) {
 				int th = !strcmp(t, "thinking");
-				const char *s = kt_impx_str(b, th ? "thinking" :
+				const char *s = kt_json_str(b, th ? "thinking" :
 							    "text");
 
 				if (!s || (th && !*s))
@@ -206,7 +206,7 @@ static int on_message(pix *x, pent *p, const cJSON *m)
 				rc = put(x, p, KT_KIND_MESSAGE, actor, pl);
 			} else if (!strcmp(t, "toolCall")) {
 				rc = kt_impx_call(x->imp, &x->calls,
-					kt_impx_str(b, "id"), kt_impx_str(b, "name"),
+					kt_json_str(b, "id"), kt_json_str(b, "name"),
 					cJSON_GetObjectItem(b, "arguments"),
 					p->parent, p->ts, "agent",
 					links(p->e, p->branch), p->at, &p->parent);
@@ -222,8 +222,8 @@ static int on_message(pix *x, pent *p, const cJSON *m)
 
 static int on_entry(pix *x, const cJSON *e, const kt_impx_at *at)
 {
-	const char *ty = kt_impx_str(e, "type");
-	const char *id = kt_impx_str(e, "id"), *par = kt_impx_str(e, "parentId");
+	const char *ty = kt_json_str(e, "type");
+	const char *id = kt_json_str(e, "id"), *par = kt_json_str(e, "parentId");
 	pent p;
 	int rc = 0;
 
@@ -247,7 +247,7 @@ static int on_entry(pix *x, const cJSON *e, const kt_impx_at *at)
 		rc = on_message(x, &p, cJSON_GetObjectItem(e, "message"));
 	} else if (!strcmp(ty, "compaction") || !strcmp(ty, "branch_summary")) {
 		rc = put(x, &p, KT_KIND_MESSAGE, "system",
-			 kt_impx_msg("system", 0, kt_impx_str(e, "summary"),
+			 kt_impx_msg("system", 0, kt_json_str(e, "summary"),
 				     !strcmp(ty, "compaction") ?
 				     "meta,compact_summary" :
 				     "meta,branch_summary"));
@@ -264,14 +264,14 @@ static int on_entry(pix *x, const cJSON *e, const kt_impx_at *at)
 
 		if (!strcmp(ty, "model_change"))
 			snprintf(b, sizeof(b), "model: %.100s/%.100s",
-				 kt_impx_str(e, "provider") ?
-				 kt_impx_str(e, "provider") : "?",
-				 kt_impx_str(e, "modelId") ?
-				 kt_impx_str(e, "modelId") : "?");
+				 kt_json_str(e, "provider") ?
+				 kt_json_str(e, "provider") : "?",
+				 kt_json_str(e, "modelId") ?
+				 kt_json_str(e, "modelId") : "?");
 		else
 			snprintf(b, sizeof(b), "thinking level: %.100s",
-				 kt_impx_str(e, "thinkingLevel") ?
-				 kt_impx_str(e, "thinkingLevel") : "?");
+				 kt_json_str(e, "thinkingLevel") ?
+				 kt_json_str(e, "thinkingLevel") : "?");
 		if (pl)
 			cJSON_AddStringToObject(pl, "text", b);
 		rc = put(x, &p, KT_KIND_NOTE, "system", pl);
@@ -301,11 +301,11 @@ static int pi_import(kt_imp *imp, const kt_file *f)
 	x.imp = imp;
 	if ((rc = kt_impx_jsonl_all(imp, f, &r, &n)))
 		return rc;
-	if (n && kt_impx_str(r[0].o, "type") &&
-	    !strcmp(kt_impx_str(r[0].o, "type"), "session")) {
+	if (n && kt_json_str(r[0].o, "type") &&
+	    !strcmp(kt_json_str(r[0].o, "type"), "session")) {
 		h = r[0].o;
-		sid = kt_impx_str(h, "id");
-		x.cwd = kt_impx_str(h, "cwd");
+		sid = kt_json_str(h, "id");
+		x.cwd = kt_json_str(h, "cwd");
 		i = 1;
 	}
 	if (!(meta = cJSON_CreateObject())) {
@@ -326,7 +326,7 @@ static int pi_import(kt_imp *imp, const kt_file *f)
 	if (rc)
 		goto out;
 	for (; i < n && !rc; i++) {
-		if (!kt_impx_str(r[i].o, "type")) {
+		if (!kt_json_str(r[i].o, "type")) {
 			kt_imp_warn(imp, f, r[i].at.line, "no \"type\": line "
 				    "skipped");
 			continue;

@@ -44,9 +44,9 @@ static int sts_detect(const kt_file *f)
 
 static int begin(stsx *x, const cJSON *hdr)
 {
-	const char *h = kt_impx_str(hdr, "harness");
-	const char *id = kt_impx_str(hdr, "id");
-	const char *name = kt_impx_str(hdr, "name");
+	const char *h = kt_json_str(hdr, "harness");
+	const char *id = kt_json_str(hdr, "id");
+	const char *name = kt_json_str(hdr, "name");
 	cJSON *meta = cJSON_CreateObject();
 	char ident[512];
 
@@ -74,7 +74,7 @@ static int on_message(stsx *x, const cJSON *m, const kt_impx_span *sp)
 		"role", "content", "toolCalls", "toolCallId", "timestamp",
 		"model", "human", "isError", "reasoning", NULL
 	};
-	const char *role = kt_impx_str(m, "role");
+	const char *role = kt_json_str(m, "role");
 	const cJSON *tcs = cJSON_GetObjectItem(m, "toolCalls"), *tc;
 	int64_t ts = kt_impx_ts_json(cJSON_GetObjectItem(m, "timestamp"));
 	char *text = kt_impx_content_text(cJSON_GetObjectItem(m, "content"));
@@ -95,20 +95,20 @@ static int on_message(stsx *x, const cJSON *m, const kt_impx_span *sp)
 	if (!strcmp(role, "tool")) {
 		/* isError (written by ktraj's export, and by harnesses that
 		 * know) says the call failed; without it, from the output */
-		rc = kt_conv_result(&x->cv, kt_impx_str(m, "toolCallId"), text,
+		rc = kt_conv_result(&x->cv, kt_json_str(m, "toolCallId"), text,
 				    cJSON_IsTrue(cJSON_GetObjectItem(m, "isError")) ? 0 : -1,
 				    cJSON_DetachItemFromObject(more, "extra"),
 				    ts, sp);
 		goto out;
 	}
 	if (!strcmp(role, "assistant")) {
-		if (kt_impx_str(m, "model"))
+		if (kt_json_str(m, "model"))
 			cJSON_AddStringToObject(more, "model",
-						kt_impx_str(m, "model"));
+						kt_json_str(m, "model"));
 		/* the model's reasoning before its answer, as a thinking
 		 * message (how the other importers keep thoughts) */
-		if (kt_impx_str(m, "reasoning") && *kt_impx_str(m, "reasoning") &&
-		    (rc = kt_conv_msg(&x->cv, "assistant", 0, kt_impx_str(m, "reasoning"),
+		if (kt_json_str(m, "reasoning") && *kt_json_str(m, "reasoning") &&
+		    (rc = kt_conv_msg(&x->cv, "assistant", 0, kt_json_str(m, "reasoning"),
 				      "thinking", NULL, ts, sp, NULL)))
 			goto out;
 		/* an empty text beside tool calls is no message */
@@ -122,8 +122,8 @@ static int on_message(stsx *x, const cJSON *m, const kt_impx_span *sp)
 		cJSON_ArrayForEach(tc, tcs) {
 			const cJSON *fn = cJSON_GetObjectItem(tc, "function");
 
-			if (rc || (rc = kt_conv_call(&x->cv, kt_impx_str(tc, "id"),
-					     kt_impx_str(fn, "name"),
+			if (rc || (rc = kt_conv_call(&x->cv, kt_json_str(tc, "id"),
+					     kt_json_str(fn, "name"),
 					     cJSON_GetObjectItem(fn, "arguments"),
 					     NULL, 0, ts, sp, NULL)))
 				break;
@@ -148,7 +148,7 @@ static int on_line(cJSON *rec, uint64_t line, uint64_t off, uint64_t len,
 		   void *arg)
 {
 	stsx *x = arg;
-	const char *type = kt_impx_str(rec, "type");
+	const char *type = kt_json_str(rec, "type");
 	kt_impx_span sp = { off, len, line };
 	int rc;
 

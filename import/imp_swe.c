@@ -160,8 +160,8 @@ static void state_of(swx *x, const cJSON *step)
 
 	if (!st)
 		return;
-	of = kt_impx_str(st, "open_file");
-	wd = kt_impx_str(st, "working_dir");
+	of = kt_json_str(st, "open_file");
+	wd = kt_json_str(st, "working_dir");
 	if (wd && *wd)
 		set_str(&x->cwd, wd, strlen(wd));
 	if (of && strcmp(of, "n/a") != 0)
@@ -321,8 +321,8 @@ static int swe_edit(swx *x, const char *tool, const cJSON *args,
 			x->open_file = strdup(path);
 		}
 	} else if (strcmp(tool, "edit") == 0 && x->open_file) {
-		const char *se = kt_impx_str(args, "search");
-		const char *re = kt_impx_str(args, "replace");
+		const char *se = kt_json_str(args, "search");
+		const char *re = kt_json_str(args, "replace");
 
 		if (!(path = resolve(x, x->open_file)))
 			return KT_ENOMEM;
@@ -351,7 +351,7 @@ static int swe_edit(swx *x, const char *tool, const cJSON *args,
 			}
 		}
 	} else if (strcmp(tool, "insert") == 0 && x->open_file) {
-		const char *t = kt_impx_str(args, "text");
+		const char *t = kt_json_str(args, "text");
 		const cJSON *ln = cJSON_GetObjectItem(args, "line");
 		size_t blen;
 		const char *base;
@@ -454,7 +454,7 @@ static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 		state_of(x, tstep);
 	footer_state(x, obs);
 	wtext = window_file(obs, &wpath);
-	scmd = kt_impx_str(c->args, "command");
+	scmd = kt_json_str(c->args, "command");
 	edit_tool = strcmp(c->tool, "edit") == 0 ||
 		    strcmp(c->tool, "create") == 0 ||
 		    strcmp(c->tool, "insert") == 0 ||
@@ -480,11 +480,11 @@ static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 	}
 	/* str_replace_editor view of a whole file (SWE-agent 1.x tools) */
 	if (!wtext && strcmp(c->tool, "str_replace_editor") == 0 &&
-	    kt_impx_str(c->args, "path") && kt_impx_str(c->args, "command") &&
-	    strcmp(kt_impx_str(c->args, "command"), "view") == 0 &&
+	    kt_json_str(c->args, "path") && kt_json_str(c->args, "command") &&
+	    strcmp(kt_json_str(c->args, "command"), "view") == 0 &&
 	    !cJSON_GetObjectItem(c->args, "view_range") &&
 	    (wtext = kt_impx_cat_n(obs)))
-		wpath = strdup(kt_impx_str(c->args, "path"));
+		wpath = strdup(kt_json_str(c->args, "path"));
 	if (wtext && wpath && !edit_tool) {
 		char *p = resolve(x, wpath);
 
@@ -521,7 +521,7 @@ static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 			}
 		}
 	} else if (strcmp(c->tool, "bash") == 0) {
-		const char *cmd = kt_impx_str(c->args, "command");
+		const char *cmd = kt_json_str(c->args, "command");
 
 		if (cmd) {
 			rc = kt_shell_classify(x->imp, c->seq, rseq, cmd, x->cwd,
@@ -715,8 +715,8 @@ static const char *const HIST_KNOWN[] = {
 
 static int history_msg(swx *x, const cJSON *m, const kt_impx_span *sp)
 {
-	const char *role = kt_impx_str(m, "role");
-	const char *mt = kt_impx_str(m, "message_type");
+	const char *role = kt_json_str(m, "role");
+	const char *mt = kt_json_str(m, "message_type");
 	char *text = kt_impx_content_text(cJSON_GetObjectItem(m, "content"));
 	cJSON *tcs = NULL, *ids = NULL, *msg;
 	uint64_t mseq = 0;
@@ -730,11 +730,11 @@ static int history_msg(swx *x, const cJSON *m, const kt_impx_span *sp)
 		rc = kt_impx_emit_valid(x->imp, NULL, KT_KIND_MESSAGE, 0, KT_TS_UNKNOWN,
 				"system", msg, sp->line, sp->off, sp->len, NULL);
 	} else if (strcmp(role, "assistant") == 0) {
-		const char *action = kt_impx_str(m, "action");
+		const char *action = kt_json_str(m, "action");
 		const cJSON *tc;
 
 		msg = kt_impx_msg("assistant", 0, text && *text ? text :
-				kt_impx_str(m, "thought"), NULL);
+				kt_json_str(m, "thought"), NULL);
 		kt_impx_keep_extra(msg, m, HIST_KNOWN);
 		if ((rc = kt_impx_emit_valid(x->imp, NULL, KT_KIND_MESSAGE, 0,
 				     KT_TS_UNKNOWN, "agent", msg, sp->line,
@@ -748,9 +748,9 @@ static int history_msg(swx *x, const cJSON *m, const kt_impx_span *sp)
 			cJSON_ArrayForEach(tc, tcs) {
 				const cJSON *fn = cJSON_GetObjectItem(tc,
 								      "function");
-				const char *name = kt_impx_str(fn, "name");
+				const char *name = kt_json_str(fn, "name");
 
-				rc = add_call(x, kt_impx_str(tc, "id"),
+				rc = add_call(x, kt_json_str(tc, "id"),
 					      name ? name : "unknown",
 					      kt_impx_args(cJSON_GetObjectItem(fn,
 							"arguments")),
@@ -842,8 +842,8 @@ static int import_trajectory(swx *x, const cJSON *traj, const kt_impx_span *sp,
 		i++;
 		s = kt_impx_span_at(sp, nsp, i);
 		th = kt_impx_str2(st, "response", "thought");
-		ac = kt_impx_str(st, "action");
-		ob = kt_impx_str(st, "observation");
+		ac = kt_json_str(st, "action");
+		ob = kt_json_str(st, "observation");
 		msg = kt_impx_msg("assistant", 0, th, NULL);
 		if ((rc = kt_impx_emit_valid(x->imp, NULL, KT_KIND_MESSAGE, 0,
 				     KT_TS_UNKNOWN, "agent", msg, s.line, s.off,
@@ -957,7 +957,7 @@ static int import_mini(swx *x, const cJSON *msgs, const kt_impx_span *sp,
 	int rc = 0, seen_task = 0;
 
 	cJSON_ArrayForEach(m, msgs) {
-		const char *role = kt_impx_str(m, "role");
+		const char *role = kt_json_str(m, "role");
 		char *text = kt_impx_content_text(cJSON_GetObjectItem(m, "content"));
 		kt_impx_span s;
 		cJSON *msg;
@@ -974,9 +974,9 @@ static int import_mini(swx *x, const cJSON *msgs, const kt_impx_span *sp,
 			char *cmd = bash_block(text);
 
 			msg = kt_impx_msg("assistant", 0, text, NULL);
-			if (msg && kt_impx_str(resp, "model"))
+			if (msg && kt_json_str(resp, "model"))
 				cJSON_AddStringToObject(msg, "model",
-							kt_impx_str(resp, "model"));
+							kt_json_str(resp, "model"));
 			if (msg && cJSON_IsObject(us)) {
 				cJSON *u = cJSON_AddObjectToObject(msg, "usage");
 				double pt = cJSON_GetNumberValue(
@@ -1081,7 +1081,7 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 	hist = cJSON_GetObjectItem(doc, "history");
 	traj = cJSON_GetObjectItem(doc, "trajectory");
 	msgs = cJSON_GetObjectItem(doc, "messages");
-	fmt = kt_impx_str(doc, "trajectory_format");
+	fmt = kt_json_str(doc, "trajectory_format");
 	mini = (fmt && strncmp(fmt, "mini-swe-agent", 14) == 0) ||
 	       (cJSON_IsArray(msgs) && !cJSON_IsArray(hist));
 	if (!mini && !cJSON_IsArray(hist) && !cJSON_IsArray(traj)) {
@@ -1097,9 +1097,9 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 		goto out;
 	if (fmt)
 		cJSON_AddStringToObject(meta, "trajectory_format", fmt);
-	if (kt_impx_str(doc, "environment"))
+	if (kt_json_str(doc, "environment"))
 		cJSON_AddStringToObject(meta, "environment",
-					kt_impx_str(doc, "environment"));
+					kt_json_str(doc, "environment"));
 	info = field(doc, "info");
 	if (cJSON_IsObject(info)) {
 		cJSON *ms = field(info, "model_stats");
@@ -1123,7 +1123,7 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 			cJSON_AddStringToObject(meta, "model", mn);
 		cJSON_Delete(rc_);
 	}
-	x.submission = kt_impx_str(cJSON_GetObjectItem(doc, "info"), "submission");
+	x.submission = kt_json_str(cJSON_GetObjectItem(doc, "info"), "submission");
 	/* one importer, one format name (--format swe_agent); the flavour is
 	 * in the meta */
 	if (mini && !fmt)
@@ -1140,8 +1140,8 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 
 		cJSON_ArrayForEach(m, hist)
 			if (!truthy(cJSON_GetObjectItem(m, "is_demo")) &&
-			    kt_impx_str(m, "role") &&
-			    strcmp(kt_impx_str(m, "role"), "assistant") == 0)
+			    kt_json_str(m, "role") &&
+			    strcmp(kt_json_str(m, "role"), "assistant") == 0)
 				agent_turns++;
 		if (agent_turns || !cJSON_IsArray(traj) ||
 		    cJSON_GetArraySize(traj) == 0) {

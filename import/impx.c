@@ -16,11 +16,6 @@ int64_t kt_impx_ts(const char *s)
 	return kt_iso8601_ns(s, NULL);
 }
 
-const char *kt_impx_str(const cJSON *o, const char *key)
-{
-	return kt_json_str(o, key);
-}
-
 int kt_impx_numv(const cJSON *v, double *out)
 {
 	char *end;
@@ -148,9 +143,7 @@ int kt_impx_text(kt_imp *imp, cJSON *payload, const char *key,
 		return KT_ENOMEM;
 	cut = n;
 	if (n > KT_IMPX_INLINE_MAX) {
-		cut = KT_IMPX_INLINE_MAX;
-		while (cut > 0 && ((unsigned char)clean[cut] & 0xC0) == 0x80)
-			cut--;
+		cut = kt_utf8_floor(clean, KT_IMPX_INLINE_MAX);
 		if (blob_key) {
 			rc = kt_imp_blob(imp, text, len, NULL, hex);
 			if (rc == 0 && !cJSON_AddStringToObject(payload,

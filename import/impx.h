@@ -34,8 +34,6 @@
  */
 int64_t kt_impx_ts(const char *iso);
 
-/* Member `key` of object o as a string, or NULL when absent / not a string. */
-const char *kt_impx_str(const cJSON *o, const char *key);
 
 /*
  * Member `key` as a number.  Numbers and numeric strings ("9.35", as

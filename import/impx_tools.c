@@ -16,9 +16,9 @@
 
 const char *kt_impx_str2(const cJSON *o, const char *k1, const char *k2)
 {
-	const char *s = kt_impx_str(o, k1);
+	const char *s = kt_json_str(o, k1);
 
-	return s ? s : kt_impx_str(o, k2);
+	return s ? s : kt_json_str(o, k2);
 }
 
 int64_t kt_impx_ts_json(const cJSON *v)
@@ -529,7 +529,7 @@ char *kt_impx_content_text(const cJSON *content)
 		return NULL;
 	cJSON_ArrayForEach(it, content) {
 		const char *t = cJSON_IsString(it) ? it->valuestring :
-				kt_impx_str(it, "text");
+				kt_json_str(it, "text");
 
 		if (!t)
 			continue;
@@ -616,7 +616,7 @@ static const char *const NOT_SHELL_TOOLS[] = {
 
 int kt_tool_is_shell(const char *tool, const cJSON *args)
 {
-	const char *c = kt_impx_str(args, "command");
+	const char *c = kt_json_str(args, "command");
 
 	if (!tool)
 		return 0;
@@ -625,7 +625,7 @@ int kt_tool_is_shell(const char *tool, const cJSON *args)
 	    !strcasecmp(tool, "edit_file"))
 		return 0;
 	/* an editor by its arguments, whatever its name */
-	if (c && (kt_impx_str(args, "path") || kt_impx_str(args, "file_path")) &&
+	if (c && (kt_json_str(args, "path") || kt_json_str(args, "file_path")) &&
 	    (!strcmp(c, "view") || !strcmp(c, "create") ||
 	     !strcmp(c, "str_replace") || !strcmp(c, "insert") ||
 	     !strcmp(c, "undo_edit")))
@@ -635,7 +635,7 @@ int kt_tool_is_shell(const char *tool, const cJSON *args)
 	/* a tool we do not know that carries a command line */
 	return c || cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(args,
 								   "command")) ||
-	       kt_impx_str(args, "cmd");
+	       kt_json_str(args, "cmd");
 }
 
 char *kt_impx_shell_cmd(const cJSON *args)
@@ -674,7 +674,7 @@ char *kt_impx_shell_cmd(const cJSON *args)
 	}
 	if (cJSON_IsString(c))
 		return strdup(c->valuestring);
-	if ((s = kt_impx_str(args, "keystrokes"))) {
+	if ((s = kt_json_str(args, "keystrokes"))) {
 		/* terminus: keystrokes end with the Enter key */
 		char *r = strdup(s);
 		size_t n;
@@ -759,8 +759,8 @@ static int do_replace(kt_imp *imp, const char *path, const cJSON *o,
 
 	/* Pi's edit tool (pi-mono coding-agent tools/edit.ts) */
 	if (!os) {
-		os = kt_impx_str(o, "oldText");
-		ns = kt_impx_str(o, "newText");
+		os = kt_json_str(o, "oldText");
+		ns = kt_json_str(o, "newText");
 	}
 
 	if (!os)
@@ -783,16 +783,16 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 
 	if (!tool || !args)
 		return 0;
-	p = kt_impx_str(args, "file_path");
+	p = kt_json_str(args, "file_path");
 	if (!p)
 		p = kt_impx_str2(args, "path", "filename");
 	if (!p)
-		p = kt_impx_str(args, "file");
+		p = kt_json_str(args, "file");
 	if (name_in(tool, SHELL_TOOLS)) {
 		const char *wd = kt_impx_str2(args, "workdir", "cwd");
 
 		if (!wd)
-			wd = kt_impx_str(args, "working_directory");
+			wd = kt_json_str(args, "working_directory");
 		if (!(sc = kt_impx_shell_cmd(args)))
 			return 1;
 		rc = kt_shell_classify(imp, call, res, sc, wd ? wd : cwd,
@@ -809,7 +809,7 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 	if (!(path = kt_ws_path(cwd, p)))
 		return KT_ENOMEM;
 	if (name_in(tool, EDITOR_TOOLS)) {
-		cmd = kt_impx_str(args, "command");
+		cmd = kt_json_str(args, "command");
 		if (cmd && strcmp(cmd, "create") == 0) {
 			const char *t = kt_impx_str2(args, "file_text", "content");
 
@@ -843,7 +843,7 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 		const char *t = kt_impx_str2(args, "content", "file_text");
 
 		if (!t)
-			t = kt_impx_str(args, "text");
+			t = kt_json_str(args, "text");
 		if (t)
 			rc = kt_ws_write(imp, path, t, strlen(t), call, tool);
 	} else if (name_in(tool, EDIT_TOOLS)) {

@@ -9,19 +9,6 @@
 
 #include "imp_int.h"
 
-int kt_imp_is_text(const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	size_t i = 0, k;
-
-	while (i < len) {
-		if (!p[i] || !(k = kt_utf8_seq(p + i, len - i)))
-			return 0;
-		i += k;
-	}
-	return 1;
-}
-
 char *kt_imp_name_clean(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -54,9 +41,7 @@ void kt_imp_name_cut(char *s, size_t max)
 	size_t n = strlen(s), cut;
 
 	if (n > max) {
-		cut = max;
-		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
-			cut--;
+		cut = kt_utf8_floor(s, max);
 		/* inside a word (maybe a token the redactor did not see
 		 * whole): drop the word rather than keep a piece of it */
 		if (s[cut] != ' ' && cut > 0 && s[cut - 1] != ' ') {

@@ -1051,7 +1051,7 @@ static int imp_blob(kt_imp *imp, const void *data, size_t len,
 
 	/* --redact: text blobs are stored redacted, so the hash returned
 	 * (and every reference to it) names the redacted content */
-	if (imp->opts->redact && kt_imp_is_text(data, len)) {
+	if (imp->opts->redact && kt_is_text(data, len)) {
 		size_t rl;
 
 		if (!imp->red && (imp->red = kt_redactor_new()) && imp->cur)

@@ -72,13 +72,6 @@ char *kt_sh_path(const char *cwd, const char *path)
 	return b.s;
 }
 
-const char *sh_base(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
 /* ---- commands -------------------------------------------------------------- */
 int sh_wis(const struct word *w, const char *s)
 {
@@ -108,7 +101,7 @@ size_t sh_unwrap(const struct scmd *c)
 	while (i < nw && assignment(&c->w[i]))
 		i++;
 	while (i < nw && !(c->w[i].fl & W_DYN)) {
-		const char *b = sh_base(c->w[i].v);
+		const char *b = kt_basename(c->w[i].v);
 
 		if (!strcmp(b, "env")) {
 			i++;
@@ -225,7 +218,7 @@ int sh_build_kind(const struct scmd *c, size_t a)
 
 	if (a >= c->nw || (c->w[a].fl & W_DYN))
 		return CC_NONE;
-	b = sh_base(c->w[a].v);
+	b = kt_basename(c->w[a].v);
 	if (compiler_name(b)) {
 		if (has_help(c, a))
 			return CC_NONE;
@@ -314,7 +307,7 @@ int sh_bench_cmd(const struct scmd *c, size_t a, const char **name)
 	if (a >= c->nw || (c->w[a].fl & W_DYN) || has_help(c, a))
 		return 0;
 	v = c->w[a].v;
-	b = sh_base(v);
+	b = kt_basename(v);
 	*name = b;
 	if (!strncmp(b, "python", 6) || !strcmp(b, "pypy3") ||
 	    !strcmp(b, "torchrun") || !strcmp(b, "accelerate") ||
@@ -337,7 +330,7 @@ int sh_bench_cmd(const struct scmd *c, size_t a, const char **name)
 				return 1;
 			}
 			if (x[0] != '-') {
-				*name = sh_base(x);
+				*name = kt_basename(x);
 				return 1;
 			}
 		}
@@ -356,14 +349,14 @@ int sh_bench_cmd(const struct scmd *c, size_t a, const char **name)
 		for (i = a + 1; i < c->nw; i++)
 			if (c->w[i].v[0] != '-' && (c->w[i].v[0] == '.' ||
 						    strchr(c->w[i].v, '/'))) {
-				*name = sh_base(c->w[i].v);
+				*name = kt_basename(c->w[i].v);
 				break;
 			}
 		return 1;
 	}
 	if ((!strcmp(b, "bash") || !strcmp(b, "sh")) && a + 1 < c->nw &&
 	    sh_has_ext(c->w[a + 1].v, ".sh")) {
-		*name = sh_base(c->w[a + 1].v);
+		*name = kt_basename(c->w[a + 1].v);
 		return 1;
 	}
 	if (!strcmp(b, "make") || !strcmp(b, "gmake")) {
@@ -520,7 +513,7 @@ char *sh_diagnostics(const char *out, char **names, size_t nn,
 				int any = 0;
 
 				for (k = 0; k < nn; k++) {
-					const char *bn = sh_base(names[k]);
+					const char *bn = kt_basename(names[k]);
 					const char *m = p;
 
 					while ((m = strstr(m, bn)) && m < p + ll) {
@@ -590,7 +583,7 @@ int sh_claimed(const struct parser *ps, size_t i, size_t k, const char *b)
 
 			a = sh_unwrap(c);
 			if (a < c->nw && !(c->w[a].fl & W_DYN) &&
-			    !strcmp(sh_base(c->w[a].v), b))
+			    !strcmp(kt_basename(c->w[a].v), b))
 				return 1;
 		}
 	return 0;

@@ -68,7 +68,7 @@ static char *dup_or_null(const char *s, int *oom)
  */
 void sh_set_cwd(struct ctx *x, const struct scmd *c, size_t a, int succ)
 {
-	const char *b = sh_base(c->w[a].v);
+	const char *b = kt_basename(c->w[a].v);
 	const struct word *arg = NULL;
 	struct wdir d = { NULL, 1 };
 	size_t i, na = 0;

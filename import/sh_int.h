@@ -135,7 +135,6 @@ size_t sh_c_escape(const char *s, size_t n, size_t i, struct kt_buf *b,
 void sh_parse(struct parser *ps);
 
 /* ---- sh_cmd.c: commands (wrappers, builds, benchmarks), output evidence, diagnostics ---- */
-const char *sh_base(const char *p);
 int sh_wis(const struct word *w, const char *s);
 size_t sh_unwrap(const struct scmd *c);
 int sh_is_source(const char *v);

@@ -120,7 +120,7 @@ static const char *const edit_words[] = {
 
 static int edit_named(const char *path)
 {
-	const char *p = sh_base(path);
+	const char *p = kt_basename(path);
 	char tok[32];
 	size_t k = 0;
 	int longtok = 0;
@@ -534,7 +534,7 @@ static int runs_inplace(const struct scmd *c, size_t from, size_t to)
 	size_t i, j;
 
 	for (i = from; i < to; i++) {
-		const char *b = sh_base(c->w[i].v);
+		const char *b = kt_basename(c->w[i].v);
 		int perl = !strcmp(b, "perl");
 
 		if (strcmp(b, "sed") && !perl)
@@ -811,7 +811,7 @@ int sh_loose_ops(struct ctx *x, const char *s, size_t n)
 			sh_unknown_out(x, c);
 			if (a >= c->nw)
 				continue;
-			b = (c->w[a].fl & W_DYN) ? "" : sh_base(c->w[a].v);
+			b = (c->w[a].fl & W_DYN) ? "" : kt_basename(c->w[a].v);
 			/* a literal cd is followed: what comes after it in
 			 * the construct runs there, when it runs at all
 			 * (`(cd build && make)`); so are pushd and popd */

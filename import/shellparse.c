@@ -246,7 +246,7 @@ void sh_put_write(struct ctx *x, int op, char *path,
 	}
 	/* "bash: d/f: No such file or directory": the redirection failed */
 	if (x->out) {
-		const char *b = sh_base(path);
+		const char *b = kt_basename(path);
 		char pat[512];
 
 		snprintf(pat, sizeof(pat), "%s: No such file", b);
@@ -593,7 +593,7 @@ static void file_ops(struct ctx *x, const struct scmd *c, size_t a,
 			continue;
 		/* mv a b where b may be a directory: only when b looks like
 		 * a file name (has an extension) */
-		if (!dir && !strchr(sh_base(dst->v), '.')) {
+		if (!dir && !strchr(kt_basename(dst->v), '.')) {
 			free(src);
 			continue;
 		}
@@ -603,7 +603,7 @@ static void file_ops(struct ctx *x, const struct scmd *c, size_t a,
 
 			kt_buf_add(&pb, dst->v, dst->n);
 			kt_buf_putc(&pb, '/');
-			kt_buf_add(&pb, sh_base(src), strlen(sh_base(src)));
+			kt_buf_add(&pb, kt_basename(src), strlen(kt_basename(src)));
 			if (pb.err) {
 				free(src);
 				x->oom = 1;
@@ -743,7 +743,7 @@ static void add_compile(struct ctx *x, const struct scmd *c, size_t a,
 	cc->command = strndup(cmdtext + c->off, c->end - c->off);
 	cc->cwd = x->cwd && !x->cwd_lost ? strdup(x->cwd) : NULL;
 	cc->compiler = strdup(kind == CC_MAKE ? "make" : kind == CC_NINJA ? "ninja"
-			      : kind == CC_CMAKE ? "cmake" : sh_base(c->w[a].v));
+			      : kind == CC_CMAKE ? "cmake" : kt_basename(c->w[a].v));
 	cc->flags = calloc(c->nw, sizeof(char *));
 	cc->sources = calloc(c->nw, sizeof(char *));
 	if (!cc->command || !cc->compiler || !cc->flags || !cc->sources) {
@@ -797,7 +797,7 @@ static void add_compile(struct ctx *x, const struct scmd *c, size_t a,
 static const char *strip_path(const char *p, int strip)
 {
 	if (strip < 0)
-		return sh_base(p);
+		return kt_basename(p);
 	while (strip-- > 0) {
 		const char *s = strchr(p, '/');
 
@@ -1158,7 +1158,7 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 			if (a >= c->nw || (c->w[a].fl & W_DYN))
 				continue;
 			v = c->w[a].v;
-			b = sh_base(v);
+			b = kt_basename(v);
 			if (sh_stderr_hidden(c))
 				continue;
 			{
@@ -1175,10 +1175,10 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 						if (!sh_is_source(c->w[j].v))
 							continue;
 						snprintf(pat, sizeof(pat), "%s:",
-							 sh_base(c->w[j].v));
+							 kt_basename(c->w[j].v));
 						evi = sh_out_has(output, pat);
 						snprintf(pat, sizeof(pat), "%s(",
-							 sh_base(c->w[j].v));
+							 kt_basename(c->w[j].v));
 						evi = evi || sh_out_has(output, pat);
 					}
 				if (!evi)
@@ -1209,7 +1209,7 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 		struct pipeline *pl = &ps.it[i].p;
 		struct scmd *lc = &pl->c[pl->n - 1];
 		size_t a = sh_unwrap(lc);
-		const char *b = a < lc->nw ? sh_base(lc->w[a].v) : "";
+		const char *b = a < lc->nw ? kt_basename(lc->w[a].v) : "";
 
 		if (reached[i] == UNK) {
 			int op = i ? ps.it[i - 1].op : OP_SEQ;
@@ -1284,7 +1284,7 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 				content_free(&pipe);
 				continue;
 			}
-			b = (c->w[a].fl & W_DYN) ? "" : sh_base(c->w[a].v);
+			b = (c->w[a].fl & W_DYN) ? "" : kt_basename(c->w[a].v);
 			if (!strcmp(b, "echo") || !strcmp(b, "printf") ||
 			    !strcmp(b, "cat") || !strcmp(b, "tee")) {
 				run_producer(&x, c, a, b, &pipe, &out,

@@ -33,7 +33,7 @@ static char *call_command(const cJSON *payload)
 	size_t n = 0;
 	char *out;
 
-	if (!kt_tool_is_shell(kt_replay_jstr(payload, "tool"), args))
+	if (!kt_tool_is_shell(kt_json_str(payload, "tool"), args))
 		return NULL;
 	if (!c)
 		c = cJSON_GetObjectItem(args, "cmd");
@@ -146,7 +146,7 @@ int kt_replay_target_load(kt_store *s, const char *run, uint64_t seq, kt_replay_
 	}
 	if (kind == KT_KIND_BENCH && cJSON_GetObjectItem(p, "harness"))
 		st->harness = 1;
-	st->cwd = kt_xstrdup(kt_replay_jstr(p, "cwd"));
+	st->cwd = kt_xstrdup(kt_json_str(p, "cwd"));
 	/* Walk up the causal links to the tool call that ran the command. */
 	cur = seq;
 	for (hops = 0; hops < 4 && kind != KT_KIND_TOOL_CALL && parent; hops++) {
@@ -158,9 +158,9 @@ int kt_replay_target_load(kt_store *s, const char *run, uint64_t seq, kt_replay_
 			st->call = parent;
 			st->command = call_command(q);
 			if (!st->cwd)
-				st->cwd = kt_xstrdup(kt_replay_jstr(cJSON_GetObjectItem(q, "args"), "workdir"));
+				st->cwd = kt_xstrdup(kt_json_str(cJSON_GetObjectItem(q, "args"), "workdir"));
 			if (!st->cwd)
-				st->cwd = kt_xstrdup(kt_replay_jstr(cJSON_GetObjectItem(q, "extra"), "cwd"));
+				st->cwd = kt_xstrdup(kt_json_str(cJSON_GetObjectItem(q, "extra"), "cwd"));
 		}
 		cJSON_Delete(q);
 		parent = cur;
@@ -170,15 +170,15 @@ int kt_replay_target_load(kt_store *s, const char *run, uint64_t seq, kt_replay_
 		st->command = call_command(p);
 		/* the directory the call ran in, as a parent call's above */
 		if (!st->cwd)
-			st->cwd = kt_xstrdup(kt_replay_jstr(cJSON_GetObjectItem(p, "args"), "workdir"));
+			st->cwd = kt_xstrdup(kt_json_str(cJSON_GetObjectItem(p, "args"), "workdir"));
 		if (!st->cwd)
-			st->cwd = kt_xstrdup(kt_replay_jstr(cJSON_GetObjectItem(p, "extra"), "cwd"));
+			st->cwd = kt_xstrdup(kt_json_str(cJSON_GetObjectItem(p, "extra"), "cwd"));
 	}
 	if (!st->command && st->kind == KT_KIND_COMPILE)
-		st->command = kt_xstrdup(kt_replay_jstr(p, "command"));
+		st->command = kt_xstrdup(kt_json_str(p, "command"));
 	if (!st->command && !st->harness) {
 		cJSON *q = st->call ? load_payload(s, run, st->call, &kind, &cur) : NULL;
-		const char *tool = kt_replay_jstr(q, "tool");
+		const char *tool = kt_json_str(q, "tool");
 
 		if (tool)
 			snprintf(err, errlen, "step %llu has no recorded shell command to re-run (its tool call %llu, %s, is not a shell command)",
@@ -201,26 +201,26 @@ int kt_replay_target_load(kt_store *s, const char *run, uint64_t seq, kt_replay_
 	if (!rc && ri.meta_json)
 		meta = cJSON_Parse(ri.meta_json);
 	if (!st->cwd)
-		st->cwd = kt_xstrdup(kt_replay_jstr(meta, "cwd"));
+		st->cwd = kt_xstrdup(kt_json_str(meta, "cwd"));
 	/* The workspace root is the session's project directory when the
 	 * step ran inside it, else the step's own directory. */
-	if (kt_replay_jstr(meta, "cwd") && st->cwd &&
-	    !strncmp(st->cwd, kt_replay_jstr(meta, "cwd"), strlen(kt_replay_jstr(meta, "cwd"))))
-		st->root = kt_xstrdup(kt_replay_jstr(meta, "cwd"));
+	if (kt_json_str(meta, "cwd") && st->cwd &&
+	    !strncmp(st->cwd, kt_json_str(meta, "cwd"), strlen(kt_json_str(meta, "cwd"))))
+		st->root = kt_xstrdup(kt_json_str(meta, "cwd"));
 	else
 		st->root = kt_xstrdup(st->cwd);
 	/* The compile step of a `ktraj bench` run: the harness compiles the
 	 * candidate again (--compile-only) from the bundle's sources. */
-	if (kind == KT_KIND_COMPILE && kt_replay_jstr(p, "source_hash") && kt_replay_jstr(p, "role") &&
-	    kt_replay_jstr(meta, "task") && !cJSON_GetObjectItem(p, "harness")) {
+	if (kind == KT_KIND_COMPILE && kt_json_str(p, "source_hash") && kt_json_str(p, "role") &&
+	    kt_json_str(meta, "task") && !cJSON_GetObjectItem(p, "harness")) {
 		char cmdbuf[1024];
 		cJSON *h = cJSON_AddObjectToObject(p, "harness");
 
 		snprintf(cmdbuf, sizeof(cmdbuf),
 			 "make -s -C harness NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc) B=$PWD/build/harness >&2 && "
 			 "build/harness/ktraj-harness --task kernels/tasks/%s.json --kernel workspace/candidate.cu --compile-only",
-			 kt_replay_jstr(meta, "task"));
-		cJSON_AddStringToObject(h, "task", kt_replay_jstr(meta, "task"));
+			 kt_json_str(meta, "task"));
+		cJSON_AddStringToObject(h, "task", kt_json_str(meta, "task"));
 		cJSON_AddStringToObject(h, "bundle_command", cmdbuf);
 		st->harness = 1;
 	}
@@ -551,7 +551,7 @@ static int known_file(const cJSON *files, const char *path)
 	const cJSON *it;
 
 	cJSON_ArrayForEach(it, files)
-		if (kt_replay_jstr(it, "path") && !strcmp(kt_replay_jstr(it, "path"), path))
+		if (kt_json_str(it, "path") && !strcmp(kt_json_str(it, "path"), path))
 			return 1;
 	return 0;
 }
@@ -651,7 +651,7 @@ static void find_missing(const char *cmd, const cJSON *files, const char *subdir
 		else
 			snprintf(want, sizeof(want), "%s", tok);
 		cJSON_ArrayForEach(it, files) {
-			const char *p = kt_replay_jstr(it, "path");
+			const char *p = kt_json_str(it, "path");
 			size_t pl = p ? strlen(p) : 0, wl = strlen(want);
 
 			if (p && (!strcmp(p, want) ||
@@ -677,7 +677,7 @@ static void find_missing(const char *cmd, const cJSON *files, const char *subdir
 		snprintf(want, sizeof(want), "%s%s%s", subdir && *subdir ? subdir : "",
 			 subdir && *subdir ? "/" : "", bf);
 		cJSON_ArrayForEach(it, files)
-			if (kt_replay_jstr(it, "path") && !strcmp(kt_replay_jstr(it, "path"), want))
+			if (kt_json_str(it, "path") && !strcmp(kt_json_str(it, "path"), want))
 				known = 1;
 		if (!known)
 			cJSON_AddItemToArray(missing, cJSON_CreateString(want));
@@ -893,19 +893,19 @@ int kt_replay_bundle_write(kt_store *s, const char *run, uint64_t seq,
 		cJSON_ReplaceItemInObject(man, "missing", cJSON_CreateArray());
 		/* the candidate source, when the trajectory kept it */
 		{
-			const char *cb = kt_replay_jstr(st.payload, "candidate_blob");
+			const char *cb = kt_json_str(st.payload, "candidate_blob");
 			unsigned char h2[KT_HASH_LEN];
 			void *data;
 			size_t len;
 
 			if (!cb)
-				cb = kt_replay_jstr(st.payload, "source_hash");
+				cb = kt_json_str(st.payload, "source_hash");
 			if (cb && !kt_unhex(cb, h2, KT_HASH_LEN) && !kt_blob_get(s, h2, &data, &len)) {
 				rc = tw_add(&t, "workspace/candidate.cu", data, len, 0644);
 				free(data);
 				if (rc)
 					goto out;
-			} else if (cb && kt_replay_jstr(st.payload, "source") && safe_rel(kt_replay_jstr(st.payload, "source"))) {
+			} else if (cb && kt_json_str(st.payload, "source") && safe_rel(kt_json_str(st.payload, "source"))) {
 				/* a sample kernel of the source tree, when it is still
 				 * the very file that was compiled */
 				char path[4600];
@@ -915,7 +915,7 @@ int kt_replay_bundle_write(kt_store *s, const char *run, uint64_t seq,
 				char *buf = NULL;
 				FILE *in;
 
-				snprintf(path, sizeof(path), "%s/%s", src, kt_replay_jstr(st.payload, "source"));
+				snprintf(path, sizeof(path), "%s/%s", src, kt_json_str(st.payload, "source"));
 				if ((in = fopen(path, "rb"))) {
 					size_t cap = 1 << 20;
 

@@ -39,11 +39,6 @@ static double num(const cJSON *o, const char *k, double dflt)
 	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
-const char *kt_replay_jstr(const cJSON *o, const char *k)
-{
-	return kt_json_str(o, k);
-}
-
 /* Whether a command builds or runs CUDA code (a missing GPU matters). */
 static int cuda_command(const char *cmd)
 {
@@ -92,8 +87,8 @@ static void missing_reason(const cJSON *manifest, char *reason, size_t len)
  * in stdout first, else benchmark patterns in the text. */
 cJSON *kt_replay_measured(const cJSON *manifest, const cJSON *result)
 {
-	const char *out = kt_replay_jstr(result, "stdout");
-	const char *want = kt_replay_jstr(cJSON_GetObjectItem(manifest, "expect"), "scenario");
+	const char *out = kt_json_str(result, "stdout");
+	const char *want = kt_json_str(cJSON_GetObjectItem(manifest, "expect"), "scenario");
 	cJSON *arr = NULL, *it, *pick = NULL;
 	const char *p;
 	int harness = 0;
@@ -112,12 +107,12 @@ cJSON *kt_replay_measured(const cJSON *manifest, const cJSON *result)
 		row = cJSON_ParseWithLength(p, e ? (size_t)(e - p) : strlen(p));
 		if (!row)
 			continue;
-		type = kt_replay_jstr(row, "type");
+		type = kt_json_str(row, "type");
 		if (type)
 			harness = 1;
 		if ((!type || !strcmp(type, "result")) &&
 		    cJSON_IsNumber(cJSON_GetObjectItem(row, "time_ms")) &&
-		    (!want || !kt_replay_jstr(row, "scenario") || !strcmp(kt_replay_jstr(row, "scenario"), want))) {
+		    (!want || !kt_json_str(row, "scenario") || !strcmp(kt_json_str(row, "scenario"), want))) {
 			cJSON_Delete(pick);
 			pick = row;
 			if (want)
@@ -133,7 +128,7 @@ cJSON *kt_replay_measured(const cJSON *manifest, const cJSON *result)
 	cJSON_ArrayForEach(it, arr) {
 		if (!cJSON_IsNumber(cJSON_GetObjectItem(it, "time_ms")))
 			continue;
-		if (!want || !kt_replay_jstr(it, "scenario") || !strcmp(kt_replay_jstr(it, "scenario"), want)) {
+		if (!want || !kt_json_str(it, "scenario") || !strcmp(kt_json_str(it, "scenario"), want)) {
 			pick = cJSON_Duplicate(it, 1);
 			break;
 		}
@@ -154,8 +149,8 @@ static void harness_error(const char *out, char *buf, size_t n)
 		return;
 	e = strchr(p, '\n');
 	row = cJSON_ParseWithLength(p, e ? (size_t)(e - p) : strlen(p));
-	if (kt_replay_jstr(row, "error"))
-		snprintf(buf, n, "%s", kt_replay_jstr(row, "error"));
+	if (kt_json_str(row, "error"))
+		snprintf(buf, n, "%s", kt_json_str(row, "error"));
 	cJSON_Delete(row);
 }
 
@@ -166,12 +161,12 @@ const char *kt_replay_judge(int kind, const cJSON *manifest,
 	const cJSON *expect = cJSON_GetObjectItem(manifest, "expect");
 	const cJSON *fp = cJSON_GetObjectItem(manifest, "fingerprint");
 	const char *verdict = KT_REPLAY_REPRODUCED;
-	const char *gpu_then = kt_replay_jstr(fp, "gpu_name") ? kt_replay_jstr(fp, "gpu_name") : kt_replay_jstr(fp, "gpu");
+	const char *gpu_then = kt_json_str(fp, "gpu_name") ? kt_json_str(fp, "gpu_name") : kt_json_str(fp, "gpu");
 	int rc;
 
 	reason[0] = 0;
-	if (!gpu_here && result && kt_replay_jstr(result, "gpu") && *kt_replay_jstr(result, "gpu"))
-		gpu_here = kt_replay_jstr(result, "gpu");
+	if (!gpu_here && result && kt_json_str(result, "gpu") && *kt_json_str(result, "gpu"))
+		gpu_here = kt_json_str(result, "gpu");
 	if (gpu_then && (!gpu_here || strcmp(gpu_then, gpu_here)))
 		add_reason(reason, len, "recorded on %s, replayed on %s", gpu_then,
 			   gpu_here ? gpu_here : "a machine without a GPU");
@@ -192,11 +187,11 @@ const char *kt_replay_judge(int kind, const cJSON *manifest,
 			return KT_REPLAY_REPRODUCED;
 		}
 		if (rc != 0) {
-			first_line(kt_replay_jstr(result, "stderr"), line, sizeof(line));
+			first_line(kt_json_str(result, "stderr"), line, sizeof(line));
 			add_reason(reason, len, "the command failed here (exit %d) but succeeded in the recording%s%s",
 				   rc, *line ? ": " : "", line);
 			missing_reason(manifest, reason, len);
-			if (!gpu_here && cuda_command(kt_replay_jstr(manifest, "command")))
+			if (!gpu_here && cuda_command(kt_json_str(manifest, "command")))
 				add_reason(reason, len, "no GPU on this machine");
 			return KT_REPLAY_FAILED;
 		}
@@ -215,12 +210,12 @@ const char *kt_replay_judge(int kind, const cJSON *manifest,
 		if (!m) {
 			char line[200];
 
-			harness_error(kt_replay_jstr(result, "stdout"), line, sizeof(line));
+			harness_error(kt_json_str(result, "stdout"), line, sizeof(line));
 			if (*line) {
 				add_reason(reason, len, "the harness reported: %s", line);
 				return KT_REPLAY_FAILED;
 			}
-			first_line(kt_replay_jstr(result, "stderr"), line, sizeof(line));
+			first_line(kt_json_str(result, "stderr"), line, sizeof(line));
 			add_reason(reason, len, "no benchmark result in the output (exit %d%s%s)", rc,
 				   *line ? ": " : "", line);
 			missing_reason(manifest, reason, len);

@@ -50,6 +50,4 @@ uint64_t kt_replay_bundle_cap(const kt_replay_limits *lim);
 void kt_replay_spec(kt_sandbox_spec *sp, const kt_replay_limits *lim,
 		    const cJSON *manifest, const char *cache_dir);
 
-/* String member of o, or NULL (judge.c). */
-const char *kt_replay_jstr(const cJSON *o, const char *key);
 #endif

@@ -684,13 +684,6 @@ static size_t word(const char *p, char *w, size_t wlen)
 	return i;
 }
 
-static const char *base(const char *w)
-{
-	const char *b = strrchr(w, '/');
-
-	return b ? b + 1 : w;
-}
-
 /* Append "name\n" to the list outs ("\n"-led, so "\nNAME\n" finds one). */
 static void add_out(char *outs, size_t olen, const char *name)
 {
@@ -743,25 +736,25 @@ static int scan_cuda(const char *cmd, char *outs, size_t olen)
 				if (w[0] == '-')
 					continue;  /* a wrapper's option */
 				prog = 0;
-				nvcc = !strcmp(base(w), "nvcc");
+				nvcc = !strcmp(kt_basename(w), "nvcc");
 				if (nvcc) {
 					found = 1;
 				} else {
 					char key[520];
 
-					snprintf(key, sizeof(key), "\n%s\n", base(w));
-					if (*base(w) && strstr(outs, key))
+					snprintf(key, sizeof(key), "\n%s\n", kt_basename(w));
+					if (*kt_basename(w) && strstr(outs, key))
 						found = 1;
 				}
 				continue;
 			}
 			if (nvcc && want_out) {
-				add_out(outs, olen, base(w));
+				add_out(outs, olen, kt_basename(w));
 				want_out = 0;
 			} else if (nvcc && (!strcmp(w, "-o") || !strcmp(w, "--output-file"))) {
 				want_out = 1;
 			} else if (nvcc && !strncmp(w, "-o", 2)) {
-				add_out(outs, olen, base(w + 2));
+				add_out(outs, olen, kt_basename(w + 2));
 			}
 		}
 	}
@@ -779,7 +772,7 @@ int kt_sandbox_step_gpu(const cJSON *manifest)
 
 	if (cJSON_GetObjectItem(manifest, "harness") || (kind && !strcmp(kind, "bench")))
 		return 1;
-	if (kind && !strcmp(kind, "compile") && compiler && !strcmp(base(compiler), "nvcc"))
+	if (kind && !strcmp(kind, "compile") && compiler && !strcmp(kt_basename(compiler), "nvcc"))
 		return 1;
 	/* the build first: its outputs are the CUDA binaries the step runs */
 	if (build && scan_cuda(build, outs, sizeof(outs)))

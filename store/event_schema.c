@@ -236,12 +236,8 @@ static void got(const cJSON *v, char *b, size_t n)
 		char s[40];
 		size_t i, len = strlen(v->valuestring), cut = len;
 
-		if (cut > 32) {
-			cut = 32;
-			while (cut && ((unsigned char)v->valuestring[cut] &
-				       0xc0) == 0x80)
-				cut--;
-		}
+		if (cut > 32)
+			cut = kt_utf8_floor(v->valuestring, 32);
 		for (i = 0; i < cut; i++) {
 			unsigned char ch = (unsigned char)v->valuestring[i];
 

@@ -202,6 +202,56 @@ static void t_utf8(void **st)
 	assert_true(kt_utf8_valid("a\0b", 3, NULL));
 }
 
+/* kt_utf8_floor, kt_is_text and kt_fnv1a: the one copy of what importers,
+ * exporters and analyzers each used to write themselves. */
+static void t_utf8_floor(void **st)
+{
+	/* "a" U+00E9 U+20AC U+1F600: characters start at 0, 1, 3, 6 */
+	const char *s = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
+	static const size_t want[] = { 0, 1, 1, 3, 3, 3, 6, 6, 6, 6, 10 };
+
+	(void)st;
+	for (size_t i = 0; i <= strlen(s); i++)
+		assert_int_equal(kt_utf8_floor(s, i), want[i]);
+	/* continuation bytes at the very start floor to 0, not below */
+	assert_int_equal(kt_utf8_floor("\x80\x80x", 1), 0);
+	/* an invalid lead byte is a boundary (no validation) */
+	assert_int_equal(kt_utf8_floor("\xff\x80", 1), 0);
+	assert_int_equal(kt_utf8_floor("ab", 1), 1);
+}
+
+static void t_is_text(void **st)
+{
+	(void)st;
+	assert_true(kt_is_text("", 0));
+	assert_true(kt_is_text("caf\xc3\xa9 \xe2\x82\xac", 9));
+	assert_false(kt_is_text("a\0b", 3));        /* NUL: not a JSON string */
+	assert_false(kt_is_text("caf\xc3", 4));      /* cut sequence */
+	assert_false(kt_is_text("\xed\xa0\x80", 3)); /* surrogate */
+	/* only the len bytes count */
+	assert_true(kt_is_text("ok\xff", 2));
+}
+
+static void t_fnv1a(void **st)
+{
+	const uint64_t basis = 14695981039346656037ull; /* FNV's own */
+
+	/* test vectors of the FNV reference (isthe.com/chongo/src/fnv/
+	 * test_fnv.c, FNV-1a 64), from the reference offset basis */
+	(void)st;
+	assert_true(kt_fnv1a(basis, "", 0) == 0xcbf29ce484222325ull);
+	assert_true(kt_fnv1a(basis, "a", 1) == 0xaf63dc4c8601ec8cull);
+	assert_true(kt_fnv1a(basis, "foobar", 6) == 0x85944171f73967e8ull);
+	/* the seed the analyzers have always used (see kt_base.h) */
+	assert_true(KT_FNV1A_INIT == 1469598103934665603ull);
+	assert_true(kt_fnv1a(KT_FNV1A_INIT, "a", 1) ==
+		    ((KT_FNV1A_INIT ^ 'a') * 1099511628211ull));
+	/* going on from an earlier result is hashing the concatenation */
+	assert_true(kt_fnv1a(kt_fnv1a(KT_FNV1A_INIT, "foo", 3), "bar", 3) ==
+		    kt_fnv1a(KT_FNV1A_INIT, "foobar", 6));
+	assert_true(kt_fnv1a(1, "a", 1) != kt_fnv1a(KT_FNV1A_INIT, "a", 1));
+}
+
 static void t_utf8_put(void **st)
 {
 	struct kt_buf b = { 0 };
@@ -410,6 +460,9 @@ int main(void)
 		cmocka_unit_test(t_buf_reset),
 		cmocka_unit_test(t_strmap_clear),
 		cmocka_unit_test(t_utf8),
+		cmocka_unit_test(t_utf8_floor),
+		cmocka_unit_test(t_is_text),
+		cmocka_unit_test(t_fnv1a),
 		cmocka_unit_test(t_utf8_put),
 		cmocka_unit_test(t_iso8601),
 		cmocka_unit_test(t_base64),

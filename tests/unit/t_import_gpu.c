@@ -78,8 +78,8 @@ static void test_pylit(void **state)
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(v, "inf")));
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetArrayItem(
 		cJSON_GetObjectItem(v, "l"), 1)), 2);
-	assert_string_equal(kt_impx_str(v, "s"), "it's");
-	assert_string_equal(kt_impx_str(v, "d"), "q");
+	assert_string_equal(kt_json_str(v, "s"), "it's");
+	assert_string_equal(kt_json_str(v, "d"), "q");
 	cJSON_Delete(v);
 	assert_null(py("{'a': }"));
 	assert_null(py("{'a': 1} trailing"));
