@@ -103,6 +103,19 @@ int kt_an_is_agent_text(const kt_an_ev *e);
  * errors. */
 int kt_an_edits_fetch(kt_store *s, kt_an_run *r, const size_t *idx, size_t n);
 
+/*
+ * Whether the code under test changed between the bench results ma (at seq
+ * a) and mb (at seq b > a) of one series (FORMAT.md section 14 "Code under
+ * test"): when both carry a content hash (source_hash, candidate_blob),
+ * the hashes alone decide, so edits that left it as it was (a benchmark
+ * script, a note, an edit and its revert) change nothing; otherwise an edit
+ * event between them, or two different declared candidates, is a change.
+ * A run that records neither (edits 0: it has no edit at all, and neither
+ * result declares its code) cannot tell and is taken as changed.
+ */
+int kt_an_code_changed(const kt_an_run *r, uint64_t a, uint64_t b,
+		       const kt_an_meas *ma, const kt_an_meas *mb, int edits);
+
 /* ---- attribution (attrib.c) ------------------------------------------------ */
 
 /* The raw weight of candidate c (lag, overlap, uptake, layer_match and

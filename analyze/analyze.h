@@ -221,6 +221,10 @@ typedef struct kt_an_meas {
 	uint64_t hkey[2];      /* 128-bit key of source_hash or candidate_blob
 				  (its first 71 bytes), else of `candidate`:
 				  equal keys, equal code; 0,0 when absent */
+	unsigned char hashed;  /* hkey is of a content hash (source_hash or
+				  candidate_blob), not of a candidate's name:
+				  two equal ones are the same code whatever
+				  was edited between them */
 	/* the bench fields of FORMAT.md's measurement model, each cut to
 	 * KT_AN_FIELD_MAX bytes, "" when absent (pointers into the run's
 	 * arena): scenarios such as "benchmark=variable_shape_conv
@@ -430,6 +434,9 @@ typedef struct kt_an_point {
 				  not checked (counted with --assume-correct
 				  or when nothing of the series was checked) */
 	int nscen;             /* sweep: scenarios measured (else 1) */
+	int repeat;            /* 1 when it measured the same code under test
+				  as the point before (kt_an_code_changed
+				  says no change): a repeat, not an attempt */
 	int ncmp;              /* sweep: scenarios shared with the running
 				  best it was compared with (0: none shared,
 				  not comparable) */
@@ -437,7 +444,9 @@ typedef struct kt_an_point {
 } kt_an_point;
 
 /* Where sigma came from (kt_an_series.noise_kind). */
-enum { KT_AN_NOISE_DEFAULT = 0, KT_AN_NOISE_REPEATS, KT_AN_NOISE_SPREAD };
+enum { KT_AN_NOISE_DEFAULT = 0, KT_AN_NOISE_REPEATS, KT_AN_NOISE_SPREAD,
+       KT_AN_NOISE_REF_REPEATS /* the reference timed again with each
+				  result (same baseline code) */ };
 
 typedef struct kt_an_series {
 	kt_an_point *pt;
@@ -489,7 +498,9 @@ typedef struct kt_an_series {
  * Correctness: false never counts; not checked counts only when nothing
  * of the series was checked or o->assume_correct.  Noise, in order:
  * pooled SD of log value over repeats of unchanged code (same source
- * hash or candidate, per scenario; 2+ degrees of freedom), the
+ * hash or candidate, per scenario; 2+ degrees of freedom), then (not for
+ * sweeps) sqrt 2 times the pooled SD of ln ref_time_ms over the results
+ * that time their reference again (2+ degrees of freedom), the
  * reported spread (median ln(max/min)/4, at most 0.1, when half the points
  * report it), o->sigma_default; never differences between candidates;
  * never below o->sigma_floor.  theta = max(ln min_gain, z * sigma *
@@ -663,6 +674,10 @@ int kt_an_is_question_ev(const kt_an_run *r, size_t i);
 typedef struct kt_an_stall {
 	size_t p_first, p_last;   /* series points */
 	size_t length;            /* measurements in the stretch */
+	size_t attempts;          /* ... of them attempts: the first and each
+				     after a change of the code under test
+				     (kt_an_point.repeat 0); repeats of
+				     unchanged code are no attempt */
 	uint32_t calls;           /* tool calls spanned */
 	uint64_t seq_first, seq_last;
 	int layer;                /* of the agent's messages there */
@@ -688,9 +703,10 @@ enum { KT_AN_STALL_JUMP = 0, /* a jump */
        KT_AN_STALL_END };    /* still stalled at the end of the run */
 
 /*
- * Stretches of >= o->stall_rounds measurements (or >= o->stall_calls tool
- * calls and 2 measurements) of b's series (one series: successive attempts
- * at one key; a sweep series counts sweeps) in which the running best
+ * Stretches of >= o->stall_rounds attempts (or >= o->stall_calls tool
+ * calls and 2 attempts) of b's series (one series: successive attempts
+ * at one key; a sweep series counts sweeps; a measurement of the same code
+ * under test as the one before is a repeat, no attempt) in which the running best
  * grows by no more than the threshold, in total.  A stretch ends at a
  * jump, or where small gains add up to more than the threshold (a run
  * that improved is not stalled).  Utilization claims are kept apart by

@@ -196,24 +196,6 @@ static int question_between(const kt_an_run *r, uint64_t a, uint64_t b)
 	return 0;
 }
 
-static int edit_between(const kt_an_run *r, uint64_t a, uint64_t b)
-{
-	for (size_t i = kt_an_run_lower(r, a + 1); i < r->nev &&
-	     r->ev[i].seq < b; i++)
-		if (r->ev[i].kind == KT_KIND_EDIT)
-			return 1;
-	return 0;
-}
-
-/* Whether points a and b measured two different declared codes (source hash
- * or candidate): `ktraj bench --record` records no edit, only the
- * candidate, so a run of rungs has no edit between them to keep them apart. */
-static int code_changed(const kt_an_run *r, const kt_an_series *se, size_t a,
-			size_t b)
-{
-	return kt_an_code_differs(&r->m[se->pt[a].meas], &r->m[se->pt[b].meas]);
-}
-
 static int layer_of_agent_before(const kt_an_run *r, size_t qi)
 {
 	struct kt_buf b = {0};
@@ -788,9 +770,10 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			if (i - j->p_last <= (size_t)o->merge_rounds &&
 			    !question_between(r, se->pt[j->p_last].seq,
 					      se->pt[i].seq) &&
-			    !edit_between(r, se->pt[j->p_last].seq,
-					  se->pt[i].seq) &&
-			    !code_changed(r, se, j->p_last, i)) {
+			    !kt_an_code_changed(r, se->pt[j->p_last].seq,
+						se->pt[i].seq,
+						&r->m[se->pt[j->p_last].meas],
+						&r->m[se->pt[i].meas], 1)) {
 				j->p_last = i;
 				j->after = se->pt[i].best;
 				j->gain = j->after / j->before;

@@ -1145,6 +1145,7 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 
 		if (!h)
 			h = pl_str(&p, 9);
+		m->hashed = h && *h;
 		/* a declared candidate identifies the code as a hash does */
 		if (!h)
 			h = pl_str(&p, 14);

@@ -276,6 +276,72 @@ static double c4(size_t nu)
 	return sqrt(2.0 / v) * exp(lgamma((v + 1) / 2) - lgamma(v / 2));
 }
 
+/* ---- noise from repeats of the reference ------------------------------------- */
+static int cmp_scen(const void *a, const void *b)
+{
+	const kt_an_meas *x = &sort_run->m[*(const size_t *)a],
+			 *y = &sort_run->m[*(const size_t *)b];
+	int c = strcmp(x->scenario, y->scenario);
+
+	return c ? c : (x->ev < y->ev ? -1 : x->ev > y->ev);
+}
+
+/* Pooled SD (*sd) of ln(ref_time_ms) over the results of o's series that
+ * time their reference, per scenario: a reference timed again with every
+ * result is one unchanged code measured again and again (the tree-search
+ * journal re-times PyTorch's GEMM with each of its 12 candidates); a
+ * scenario whose reference is one figure throughout is left out.  An
+ * incorrect result's reference ran all the same and counts; a failed or
+ * unparsed one has none.  idx holds r->nm indexes (scratch).  Returns the
+ * degrees of freedom; *nres the timings used. */
+static size_t ref_repeats_sd(const kt_an_run *r, const kt_an_opts *o,
+			     size_t *idx, double *sd, size_t *nres)
+{
+	double ss = 0;
+	size_t n = 0, df = 0;
+
+	*nres = 0;
+	for (size_t i = 0; i < r->nm; i++) {
+		const kt_an_meas *m = &r->m[i];
+
+		if (in_series(m, o) && !m->unparsed && !m->failed &&
+		    m->ref_ms > 0 && isfinite(m->ref_ms) && m->ref_ms < 1e12)
+			idx[n++] = i;
+	}
+	sort_run = r;
+	qsort(idx, n, sizeof(*idx), cmp_scen);
+	for (size_t i = 0; i < n;) {
+		size_t e = i + 1;
+		double mean = 0;
+
+		int varies = 0;
+
+		while (e < n && !strcmp(r->m[idx[i]].scenario,
+					r->m[idx[e]].scenario)) {
+			varies |= r->m[idx[e]].ref_ms != r->m[idx[i]].ref_ms;
+			e++;
+		}
+		/* the same figure every time was not timed again: a stored
+		 * or cached reference (tests/plant's 11.2894 ms on every
+		 * line) tells nothing of the noise */
+		if (e - i >= 2 && varies) {
+			for (size_t k = i; k < e; k++)
+				mean += log(r->m[idx[k]].ref_ms);
+			mean /= (double)(e - i);
+			for (size_t k = i; k < e; k++) {
+				double d = log(r->m[idx[k]].ref_ms) - mean;
+
+				ss += d * d;
+			}
+			df += e - i - 1;
+			*nres += e - i;
+		}
+		i = e;
+	}
+	*sd = df ? sqrt(ss / (double)df) : 0;
+	return df;
+}
+
 /* ---- the series ---------------------------------------------------------------- */
 /* Mean log ratio of point a over point b, scenario by scenario (each
  * scenario's mean log value in either), over the scenarios both measured;
@@ -342,16 +408,17 @@ static int has_edits(const kt_an_run *r)
 	return 0;
 }
 
-/* Whether the code changed between the bench results at seqs a and b
- * (a < b) of results ma and mb: an edit between them, or two different
- * declared codes; a run with no edit and no declared code cannot tell,
- * and is taken as changed. */
-static int changed(const kt_an_run *r, uint64_t a, uint64_t b,
-		   const kt_an_meas *ma, const kt_an_meas *mb, int edits)
+int kt_an_code_changed(const kt_an_run *r, uint64_t a, uint64_t b,
+		       const kt_an_meas *ma, const kt_an_meas *mb, int edits)
 {
 	int ha = kt_an_has_code(ma), hb = kt_an_has_code(mb);
-	long i = kt_an_run_find(r, a);
+	long i;
 
+	/* the hash covers the code under test only (import: harness, plot
+	 * and note files are left out), so it outranks the edit events */
+	if (ma->hashed && mb->hashed)
+		return ma->hkey[0] != mb->hkey[0] || ma->hkey[1] != mb->hkey[1];
+	i = kt_an_run_find(r, a);
 	for (size_t k = i < 0 ? kt_an_run_lower(r, a) : (size_t)i;
 	     k < r->nev && r->ev[k].seq < b; k++)
 		if (r->ev[k].kind == KT_KIND_EDIT && r->ev[k].seq > a)
@@ -684,6 +751,24 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 					 "unchanged code, too few to estimate "
 					 "noise (2 needed), no reported spread";
 	}
+	/* noise 1b: repeats of the reference, unchanged code too; the value
+	 * is a ratio of two timings of the same harness, each with that
+	 * noise: sqrt 2 of it when they are independent (a drift common to
+	 * both would cancel in the ratio, so this errs high, never low) */
+	if (out->has_ref && !out->sweep) {
+		double sd;
+		size_t nres, df = ref_repeats_sd(r, o, idx, &sd, &nres);
+
+		if (df >= 2) {
+			out->sigma = M_SQRT2 * sd / c4(df);
+			out->noise_kind = KT_AN_NOISE_REF_REPEATS;
+			out->noise_src = "repeats of the reference (the same "
+					 "baseline code timed again with each "
+					 "result; x sqrt 2 for the ratio)";
+			out->noise_n = nres;
+			goto floor;
+		}
+	}
 	/* noise 2: the spread the results report */
 	{
 		size_t nd = 0;
@@ -759,13 +844,15 @@ floor:
 				blev = lev[best];
 			p->speedup = exp(lev[i]);
 			p->gain = i ? exp(lev[i] - blev) : 1;
+			if (i)
+				p->repeat = !kt_an_code_changed(
+					r, out->pt[i - 1].seq, p->seq_first,
+					&r->m[out->pt[i - 1].meas],
+					&r->m[p->meas], edits);
 			if (i && !out->unordered && lev[i] - blev > out->theta) {
-				const kt_an_point *q = &out->pt[i - 1];
-
 				p->newbest = 1;
 				out->n_newbest++;
-				if (changed(r, q->seq, p->seq_first,
-					    &r->m[q->meas], &r->m[p->meas], edits))
+				if (!p->repeat)
 					p->accepted = 1;
 				else {
 					p->nochange = 1;

@@ -5,7 +5,8 @@
  *
  * A stall is read on one series only (successive attempts at one key,
  * kt_an_series_build): the results of another workload or scenario are
- * not attempts at this one, and a sweep is one attempt.  A stretch ends
+ * not attempts at this one, a sweep is one attempt, and a re-run of
+ * unchanged code under test (kt_an_code_changed) is a repeat, none.  A stretch ends
  * at a jump, and also where the running best has grown by more than the
  * threshold without one (several small gains, or a new best with no code
  * change): a run that improved is not stalled.
@@ -170,13 +171,18 @@ int kt_an_stalls(const kt_an_run *r, const kt_an_blame *b,
 			    se->pt[k].accepted ? KT_AN_STALL_JUMP :
 			    log(se->pt[k].best / ref) > se->theta ?
 			    KT_AN_STALL_GAIN : -1;
-		size_t last = k - 1, len = last - start + 1;
+		size_t last = k - 1, len = last - start + 1, att = 1;
 		uint32_t calls = se->pt[last].call - se->pt[start].call;
 
 		if (ended < 0)
 			continue;
-		if (len >= (size_t)o->stall_rounds ||
-		    (len >= 2 && calls >= (uint32_t)o->stall_calls)) {
+		/* only attempts make a stall: re-running unchanged code is
+		 * measuring it again (vsla_cuda_dev: seven runs of
+		 * ./benchmark.sh over one libvsla are one attempt) */
+		for (size_t q = start + 1; q <= last; q++)
+			att += !se->pt[q].repeat;
+		if (att >= (size_t)o->stall_rounds ||
+		    (att >= 2 && calls >= (uint32_t)o->stall_calls)) {
 			kt_an_stall *st;
 			uint64_t from = start ? se->pt[start - 1].seq : 0,
 				 to = k < se->n ? se->pt[k].seq_first : UINT64_MAX;
@@ -190,6 +196,7 @@ int kt_an_stalls(const kt_an_run *r, const kt_an_blame *b,
 			st->p_first = start;
 			st->p_last = last;
 			st->length = len;
+			st->attempts = att;
 			st->calls = calls;
 			st->seq_first = se->pt[start].seq_first;
 			st->seq_last = se->pt[last].seq;

@@ -360,6 +360,7 @@ cJSON *an_stall_json(const kt_an_run *r, const kt_an_stall *st, size_t k)
 	cJSON_AddNumberToObject(x, "stall", (double)(k + 1));
 	cJSON_AddStringToObject(x, "run", r->id);
 	cJSON_AddNumberToObject(x, "length", (double)st->length);
+	cJSON_AddNumberToObject(x, "attempts", (double)st->attempts);
 	cJSON_AddNumberToObject(x, "from_step", (double)(st->p_first + 1));
 	cJSON_AddNumberToObject(x, "to_step", (double)(st->p_last + 1));
 	cJSON_AddNumberToObject(x, "from_seq", (double)st->seq_first);
@@ -504,6 +505,8 @@ cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
 	    !cJSON_AddStringToObject(x, "noise_kind",
 				     se->noise_kind == KT_AN_NOISE_REPEATS ?
 				     "repeats" : se->noise_kind ==
+				     KT_AN_NOISE_REF_REPEATS ?
+				     "reference_repeats" : se->noise_kind ==
 				     KT_AN_NOISE_SPREAD ? "spread" :
 				     "default") ||
 	    !cJSON_AddNumberToObject(x, "noise_results", (double)se->noise_n) ||

@@ -28,8 +28,8 @@ static const char usage[] =
 	"speedup`.  Bench results left out within a stall (incorrect, not\n"
 	"checked, failed to run, without a time, without a speedup or reference\n"
 	"time, benchmark output with no readable time) are counted.\n"
-	"--json: one object per stall: length, from_step, to_step, from_seq,\n"
-	"to_seq, tool_calls, layer, claim, claim_count, claim_seq, gain, ended,\n"
+	"--json: one object per stall: length, attempts, from_step, to_step,\n"
+	"from_seq, to_seq, tool_calls, layer, claim, claim_count, claim_seq, gain, ended,\n"
 	"ended_by_jump, excluded, excluded_by_reason {incorrect,\n"
 	"correctness_unknown, without_time[, without_reference, failed_to_run,\n"
 	"unparsed]}, series (and workload,\n"
@@ -41,12 +41,18 @@ static void print_stall(const kt_an_run *r, const kt_an_stall *st, size_t num,
 {
 	const kt_an_stall *x = st;
 
+	char rep[64] = "";
+
+	/* repeats of unchanged code are measurements, not attempts */
+	if (x->attempts != x->length)
+		snprintf(rep, sizeof(rep), " (%zu attempts)", x->attempts);
 	printf("STALL %zu%s%s%s  steps %zu..%zu (seq %llu..%llu)  length %zu "
-	       "measurements, %u tool calls, best so far x%.3f over the "
+	       "measurements%s, %u tool calls, best so far x%.3f over the "
 	       "stretch%s\n", num,
 	       wl ? " [" : "", wl ? wl : "", wl ? "]" : "", x->p_first + 1,
 	       x->p_last + 1, (unsigned long long)x->seq_first,
-	       (unsigned long long)x->seq_last, x->length, x->calls, x->gain,
+	       (unsigned long long)x->seq_last, x->length, rep, x->calls,
+	       x->gain,
 	       x->ended == KT_AN_STALL_END ? "  (still stalled at the end)" :
 	       x->ended == KT_AN_STALL_GAIN ? "  (ended by small gains adding "
 	       "up past the threshold)" : "");
@@ -115,8 +121,9 @@ static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
 			an_put_run(r);
 			printf("%zu series, each read on its own (a stall is "
 			       "found within one workload, scenario and metric); "
-			       "a stall is >= %d measurements or >= %d tool calls "
-			       "without a gain above that series' threshold\n",
+			       "a stall is >= %d attempts or >= %d tool calls "
+			       "without a gain above that series' threshold (a "
+			       "re-run of unchanged code is no attempt)\n",
 			       nw, o.stall_rounds, o.stall_calls);
 			an_print_unparsed(r);
 			printf("\n");
@@ -190,8 +197,9 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 	if (*b.series.key)
 		printf("series: %s\n", b.series.key);
 	an_print_unparsed(r);
-	printf("%zu measurement%s%s; a stall is >= %d measurements or >= %d "
-	       "tool calls without a gain above x%.3f in total\n", b.series.n,
+	printf("%zu measurement%s%s; a stall is >= %d attempts or >= %d "
+	       "tool calls without a gain above x%.3f in total (a re-run of "
+	       "unchanged code is no attempt)\n", b.series.n,
 	       b.series.n == 1 ? "" : "s", b.series.sweep ? " (sweeps)" : "",
 	       o.stall_rounds, o.stall_calls, exp(b.series.theta));
 	print_model(&b.series, &o, "");

@@ -28,6 +28,9 @@ struct kt_ws_ent {
 	int evicted;            /* data dropped (ws_evict): the content is
 				   the stored blob of hash, read back when
 				   needed */
+	int kernel;             /* its content defines a GPU kernel
+				   (workspace.c kernel_text): a harness file
+				   that does is code under test */
 	uint64_t used;          /* kt_ws.tick of its last use */
 };
 

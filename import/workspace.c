@@ -11,6 +11,7 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "imp_int.h"
 
@@ -256,6 +257,52 @@ static int put_blob(kt_imp *imp, struct kt_ws_ent *e, char hex[KT_HASH_HEX + 1])
 	return rc;
 }
 
+/* Whether a file or folder name is a benchmark's: it starts with "bench"
+ * (bench/, benchmarks/, benchmark.sh) or holds it after a separator
+ * (run_benchmark.py, cufft_benchmark.c) - not "KernelBench/", the folder
+ * a whole task may live in. */
+static int bench_name(const char *s, size_t n)
+{
+	for (size_t i = 0; i + 5 <= n; i++)
+		if ((!i || s[i - 1] == '_' || s[i - 1] == '-' ||
+		     s[i - 1] == '.') && !strncasecmp(s + i, "bench", 5))
+			return 1;
+	return 0;
+}
+
+/* Whether path names a benchmark harness or a plot script rather than the
+ * code under test: a folder or file with a benchmark's name (bench_name)
+ * or a file whose name starts with "plot".  vsla_cuda_dev re-ran
+ * ./benchmark.sh seven times while editing only benchmark.sh,
+ * bench/run_benchmark.py and bench/src/gpu_head_to_head.c: unchanged
+ * libvsla, measured seven times (FORMAT.md section 14 "Code under test"). */
+static int harness_path(const char *path)
+{
+	const char *p = path, *s;
+
+	while ((s = strchr(p, '/'))) {
+		if (bench_name(p, (size_t)(s - p)))
+			return 1;
+		p = s + 1;
+	}
+	return bench_name(p, strlen(p)) || !strncasecmp(p, "plot", 4);
+}
+
+/* Whether text defines a GPU kernel (CUDA/HIP __global__, Triton or Numba
+ * jit, an inline extension or a raw-kernel string): a benchmark script
+ * that carries its own kernel is the code under test. */
+static int kernel_text(const char *d, size_t len)
+{
+	static const char *const mark[] = {
+		"__global__", "triton.jit", "cuda.jit", "load_inline",
+		"RawKernel", "SourceModule", "__device__", NULL };
+
+	for (int i = 0; mark[i]; i++)
+		if (memmem(d, len, mark[i], strlen(mark[i])))
+			return 1;
+	return 0;
+}
+
 static int set_content(struct kt_ws *ws, struct kt_ws_ent *e,
 		       const char *content, size_t len)
 {
@@ -274,6 +321,7 @@ static int set_content(struct kt_ws *ws, struct kt_ws_ent *e,
 	e->unknown = 0;
 	e->stored = 0;
 	e->hashed = 0; /* hashed when first needed (the blob put hashes it) */
+	e->kernel = harness_path(e->path) && kernel_text(d, len);
 	return 0;
 }
 
@@ -584,6 +632,10 @@ int kt_ws_code_hash(kt_imp *imp, char hex[KT_HASH_HEX + 1])
 		struct kt_ws_code *c = &ws->code[i];
 		struct kt_ws_ent *e = c->e;
 
+		/* a harness file is not the code measured unless it holds
+		 * a kernel; of unknown content it cannot be told: counted */
+		if (!e->unknown && !e->kernel && harness_path(c->path))
+			continue;
 		kt_buf_add(b, c->path, c->plen + 1);
 		if (e->unknown)
 			kt_buf_printf(b, "unknown %u", e->edits);

@@ -386,7 +386,9 @@ PY
 # wl_jumps.jsonl: workload A_softmax (0.40, a human question, an edit, 0.80)
 # then B_reduce: a human question about B right before its first result
 # (1.00), a stall, an agent plan, an edit, 2.00.  Read as one series, B's
-# start is a x1.23 "jump" right after that question.
+# start is a x1.23 "jump" right after that question.  Each result names its
+# candidate: the stalls' results are attempts at distinct code, not re-runs
+# of one (those are repeats, and repeats make no stall).
 @test "questions mine/suggest: gains only from jumps within one workload" {
 	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/analyze/wl_jumps.jsonl" >/dev/null
 	run "$KTRAJ" questions mine wl_jumps --json

@@ -25,14 +25,20 @@ static uint64_t fx_msg(struct tu_run *f, int human, double minutes, const char *
 	return fx_ev(f, KT_KIND_MESSAGE, human ? "human" : "agent", minutes, buf);
 }
 
+/* When set, the next bench names this candidate (its code): results of
+ * one candidate are repeats, of different ones attempts. */
+static const char *fx_cand;
+
 /* correct: 1, 0, or -1 for no verdict. */
 static uint64_t fx_bench(struct tu_run *f, const char *wl, double sp, int correct,
 			 double minutes)
 {
 	char buf[512];
 
-	snprintf(buf, sizeof(buf), "{\"workload\":\"%s\",\"time_ms\":%.4f,"
-		 "\"ref_time_ms\":1,\"speedup\":%.4f%s%s}", wl, 1.0 / sp, sp,
+	snprintf(buf, sizeof(buf), "{\"workload\":\"%s\",%s%s%s\"time_ms\":%.4f,"
+		 "\"ref_time_ms\":1,\"speedup\":%.4f%s%s}", wl,
+		 fx_cand ? "\"candidate\":\"" : "", fx_cand ? fx_cand : "",
+		 fx_cand ? "\"," : "", 1.0 / sp, sp,
 		 correct < 0 ? "" : ",\"correct\":",
 		 correct < 0 ? "" : correct ? "true" : "false");
 	return fx_ev(f, KT_KIND_BENCH, "tool", minutes, buf);
@@ -54,18 +60,25 @@ static uint64_t q_a, q_b;
  * B_reduce: a question about B right before its first result (x1.00,
  * above A's best: a "jump" only when both are read as one series), a
  * stall of B with a result of no verdict, an agent plan hours later, an
- * edit, x2.00.
+ * edit, x2.00.  The results before each edit name candidates of their own
+ * (attempts: a stall is made of attempts, not of re-runs of one code).
  */
 static void build(struct tu_run *f)
 {
 	static const double pa[] = {0.40, 0.41, 0.40, 0.405, 0.40};
 	static const double pb[] = {1.0, 1.01, 0.99, 1.0, 1.02};
+	static const char *const ca[] = {"a1", "a2", "a3", "a4", "a5", "a6"};
+	static const char *const cb[] = {"b1", "b2", "b3", "b4", "b5", "b6"};
 
 	tu_run_open(f, "test:workloads");
 	fx_msg(f, 1, 0, "Make every kernel faster than the reference.");
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 5; i++) {
+		fx_cand = ca[i];
 		fx_bench(f, "A_softmax", pa[i], 1, 2);
+	}
+	fx_cand = ca[5];
 	fx_bench(f, "A_softmax", 0.9, 0, 2);
+	fx_cand = NULL;
 	q_a = fx_msg(f, 1, 2, "Are the global loads in the softmax kernel coalesced, "
 		     "or should you vectorize them with float4?");
 	fx_msg(f, 0, 1, "You're right: the global loads are not coalesced. "
@@ -77,9 +90,13 @@ static void build(struct tu_run *f)
 		     "instead of one fused kernel?");
 	fx_msg(f, 0, 1, "Good point: the reduction runs as two separate kernels; "
 	       "I will fuse them into one kernel.");
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 5; i++) {
+		fx_cand = cb[i];
 		fx_bench(f, "B_reduce", pb[i], 1, i ? 120 : 2);
+	}
+	fx_cand = cb[5];
 	fx_bench(f, "B_reduce", 1.0, -1, 120);
+	fx_cand = NULL;
 	fx_msg(f, 0, 600, "Plan: unroll the inner loop by 4 and keep the partial "
 	       "sums in registers.");
 	fx_edit(f, "reduce.cu");
