@@ -505,9 +505,11 @@ typedef struct kt_an_series {
  * report it), o->sigma_default; never differences between candidates;
  * never below o->sigma_floor.  theta = max(ln min_gain, z * sigma *
  * sqrt 2).  A point is a new best when its gain over the running best
- * exceeds theta, and a jump when in addition an edit (or a change of
- * candidate / source hash) lies between it and the measurement before
- * (runs that record no edit and no code identity: assumed).  out->pt is
+ * exceeds theta, and a jump when in addition the code under test changed
+ * since the measurement before (kt_an_code_changed in an_int.h: equal
+ * content hashes are no change, else an edit or another candidate is;
+ * runs that record no edit and no code identity: assumed); a point of
+ * unchanged code is marked `repeat`.  out->pt is
  * malloc'ed; release with kt_an_series_free().  Errors: KT_ENOMEM.
  */
 int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,

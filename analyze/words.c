@@ -30,9 +30,9 @@ const char *kt_an_noise_text(const kt_an_series *se, char *buf, size_t cap)
 {
 	switch (se->noise_kind) {
 	case KT_AN_NOISE_REPEATS:
-		snprintf(buf, cap, "%s: %zu results in %zu groups of one code "
-			 "state and scenario",
-			 se->noise_src, se->noise_n, se->noise_groups);
+		snprintf(buf, cap, "%s: %zu results in %zu group%s of one "
+			 "code state and scenario", se->noise_src, se->noise_n,
+			 se->noise_groups, se->noise_groups == 1 ? "" : "s");
 		break;
 	case KT_AN_NOISE_SPREAD:
 		snprintf(buf, cap, "%s: %zu results", se->noise_src,

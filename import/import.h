@@ -318,7 +318,12 @@ char *kt_ws_path(const char *cwd, const char *path);
  * content hash, "deleted" or "unknown" and its edit count (a file changed
  * in a way nobody saw is new code each time).  Documentation and data
  * files (.md .txt .rst .json .jsonl .csv .log) are left out: writing a
- * note or a result file does not change what is measured.  Fills hex and
+ * note or a result file does not change what is measured; so are files of
+ * the benchmark harness or plot scripts (a folder or file named bench*,
+ * *_bench*, a file named plot*) whose content defines no GPU kernel
+ * (FORMAT.md section 14 "Code under test"), and a run that edited only
+ * those gets the hash of no file (its code under test is as it began).
+ * Fills hex and
  * returns 1, 0 when no code file was edited (the run cannot tell), or
  * KT_ENOMEM. */
 int kt_ws_code_hash(kt_imp *imp, char hex[KT_HASH_HEX + 1]);

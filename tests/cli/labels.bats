@@ -321,3 +321,64 @@ assert a["source_hash"] and a["source_hash"] == b["source_hash"], (a, b)' "${lin
 	[[ "$output" == *"noise: 3.00 % per measurement (default (--noise): 1 repeat of unchanged code, too few to estimate noise (2 needed), no reported spread)"* ]]
 	[[ "$output" != *"no repeats of unchanged code"* ]]
 }
+
+@test "corpus labels: vsla's seven benchmark.sh runs over unchanged libvsla are repeats (the noise), not a stall" {
+	import_corpus claude_code/vsla_cuda_dev_f67ab274.jsonl
+	f="$CORPUS/claude_code/vsla_cuda_dev_f67ab274.jsonl"
+	# raw: between the first and the last ./benchmark.sh (lines 503, 694)
+	# the agent edits only the harness and a note; libvsla's code under
+	# test was last edited at line 371
+	python3 - "$f" <<'PY'
+import json, sys
+runs, edits = [], []
+for i, l in enumerate(open(sys.argv[1]), 1):
+    c = json.loads(l).get("message", {}).get("content")
+    for x in c if isinstance(c, list) else []:
+        if x.get("type") != "tool_use":
+            continue
+        if x["name"] == "Bash" and "./benchmark.sh" in x["input"].get("command", ""):
+            runs.append(i)
+        if x["name"] in ("Edit", "Write", "MultiEdit"):
+            edits.append((i, x["input"]["file_path"].replace("/home/kenth56/vsla/", "")))
+assert runs[0] == 503 and runs[-1] == 694, runs
+between = {p for i, p in edits if runs[0] < i < runs[-1]}
+assert between == {"bench/run_benchmark.py", "BENCHMARK_USAGE.md", "bench/src/gpu_head_to_head.c"}, between
+PY
+	run "$KTRAJ" blame speedup "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"series benchmark.sh | time:"*"measurements: 7 sweeps from 45 bench results"*"noise: 6.33 % per measurement (repeats of unchanged code (same source hash or candidate): 42 results in 6 groups of one code state and scenario)"* ]]
+	run "$KTRAJ" stalls "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"STALL"* ]]
+	[[ "$output" == *"no stall within any series"* ]]
+	# the seven sweeps carry one source hash
+	run "$KTRAJ" log "$R" --kind bench --json
+	python3 -c '
+import json, sys
+h = {r.get("source_hash") for r in map(json.loads, sys.argv[1].splitlines()) if r.get("series") == "benchmark.sh | time"}
+assert len(h) == 1 and None not in h, h' "$output"
+}
+
+@test "corpus labels: the tree-search journal's re-timed PyTorch reference is its noise source" {
+	[ -f "$CORPUS/gpu_kernel/custom_journal/tree_harness_agent_gemm_journal.jsonl" ] || skip "corpus absent"
+	J="$CORPUS/gpu_kernel/custom_journal/tree_harness_agent_gemm_journal.jsonl"
+	# raw: 12 records re-time the reference (pytorch_ms > 0), 0.6124-0.6413 ms
+	python3 - "$J" <<'PY'
+import json, math, statistics, sys
+p = [json.loads(l)["pytorch_ms"] for l in open(sys.argv[1])]
+v = [math.log(x) for x in p if x > 0]
+assert len(v) == 12 and min(p[2:]) > 0.612 and max(p) < 0.642, p
+sd = statistics.stdev(v)
+c4 = math.sqrt(2 / 11) * math.exp(math.lgamma(6) - math.lgamma(5.5))
+assert abs(math.sqrt(2) * sd / c4 - 0.0271) < 0.00005, sd
+PY
+	"$KTRAJ" import --map "$BATS_TEST_DIRNAME/../data/import/map/tree_journal.map.json" "$J" >/dev/null
+	run "$KTRAJ" blame speedup agent_gemm
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"noise: 2.71 % per measurement (repeats of the reference (the same baseline code timed again with each result; x sqrt 2 for the ratio): 12 reference timings)"* ]]
+	run "$KTRAJ" blame speedup agent_gemm --json
+	python3 -c '
+import json, sys
+s = [json.loads(l) for l in sys.argv[1].splitlines() if "summary" in l][0]
+assert s["noise_kind"] == "reference_repeats" and s["noise_results"] == 12 and s["noise_sigma"] == 0.0271, s' "$output"
+}

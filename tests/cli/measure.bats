@@ -130,3 +130,39 @@ for l in sys.stdin:
 	run "$KTRAJ" blame speedup "$R"
 	[[ "$output" == *"run test: S = "*" improvement"* ]]
 }
+
+# harness_cc.jsonl (Claude Code, made by hand): k.cu written (a __global__
+# kernel), ./bench.sh 1.000 ms; then benchmark.sh-style edits that leave
+# the code under test alone - bench.sh, plot_times.py, bench/harness.py,
+# NOTES.md - each followed by a run (1.030 0.990 1.020 1.010 ms); then
+# bench_triton.py, a harness-named file that holds a @triton.jit kernel
+# (1.000 ms), and an edit of k.cu (0.980 ms).
+@test "an edit of only the harness, a plot script or a note is no new attempt: its runs are repeats" {
+	"$KTRAJ" import "$D/harness_cc.jsonl" >/dev/null
+	run "$KTRAJ" log 'Make the kernel' --kind bench --json
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert [r["time_ms"] for r in rows] == [1, 1.03, 0.99, 1.02, 1.01, 1, 0.98], rows
+h = [r["source_hash"] for r in rows]
+# five runs of one k.cu; a kernel in a bench file, and k.cu edited, are new code
+assert h[:5] == [h[0]] * 5 and len(set(h[4:])) == 3, h' "$output"
+	run "$KTRAJ" blame speedup 'Make the kernel' --json
+	python3 -c '
+import json, sys
+s = [json.loads(l) for l in sys.argv[1].splitlines() if "summary" in l][0]
+assert s["noise_kind"] == "repeats" and s["noise_results"] == 5, s' "$output"
+	# 7 measurements, 3 attempts: below the patience of 4, a stall at 3
+	run "$KTRAJ" stalls 'Make the kernel'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"a stall is >= 4 attempts"* ]]
+	[[ "$output" != *"STALL"* ]]
+	run "$KTRAJ" stalls 'Make the kernel' --patience 3 --json
+	python3 -c '
+import json, sys
+s = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert len(s) == 1 and s[0]["length"] == 7 and s[0]["attempts"] == 3, s' "$output"
+	run "$KTRAJ" stalls 'Make the kernel' --patience 3
+	[[ "$output" == *"STALL 1  steps 1..7 (seq 7..43)  length 7 measurements (3 attempts), 12 tool calls"* ]]
+}

@@ -110,6 +110,15 @@ def main():
             for k in ("results", "points", "sweep", "ordered", "correct", "not_checked"):
                 if k in s:
                     item("%s: %s %s (got %s)" % (name, k, s[k], r.get(k)), r.get(k) == s[k])
+            # where sigma came from and how many results gave it, read from
+            # the raw file (repeats of unchanged code, the reference
+            # re-timed), and sigma itself where the raw figures give it
+            for k in ("noise_kind", "noise_results"):
+                if k in s:
+                    item("%s: %s %s (got %s)" % (name, k, s[k], r.get(k)), r.get(k) == s[k])
+            if "noise_sigma" in s:
+                item("%s: noise sigma %.4f (got %s)" % (name, s["noise_sigma"], r.get("noise_sigma")),
+                     abs((r.get("noise_sigma") or 0) / s["noise_sigma"] - 1) < 0.01)
             if "noise_not" in s:
                 # e.g. "repeats": results at different sizes are no repeats
                 item("%s: noise not from %s (got %s)" % (name, s["noise_not"], r.get("noise_kind")),
