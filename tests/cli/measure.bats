@@ -74,14 +74,24 @@ assert rows[2]["status"] == "unparsed", rows[2]' "$output"
 # (1.000 1.040 0.980 1.020 ms), an edit, `python verify.py` prints a JSON
 # result, `python -c "print(open('result.json').read())"` prints it again,
 # then bench.py once more (0.510 ms).
-@test "free-text results carry the code they measured; a re-printed result is one result" {
-	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/analyze/repeats_cc.jsonl" >/dev/null
+# Import Claude Code fixture $1 ('Make the kernel ...') and check that its
+# bench results' times are $2 (JSON); leaves `log --kind bench --json` in
+# $output.
+import_times() {
+	"$KTRAJ" import "$1" >/dev/null
 	run "$KTRAJ" log 'Make the kernel' --kind bench --json
 	[ "$status" -eq 0 ]
 	python3 -c '
 import json, sys
 rows = [json.loads(l) for l in sys.argv[1].splitlines()]
-assert [r["time_ms"] for r in rows] == [1, 1.04, 0.98, 1.02, 0.5, 0.51], rows
+assert [r["time_ms"] for r in rows] == json.loads(sys.argv[2]), rows' "$output" "$2"
+}
+
+@test "free-text results carry the code they measured; a re-printed result is one result" {
+	import_times "$BATS_TEST_DIRNAME/../data/analyze/repeats_cc.jsonl" "[1, 1.04, 0.98, 1.02, 0.5, 0.51]"
+	python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
 h = [r.get("source_hash") for r in rows]
 assert h[0] and len(h[0]) == 64 and h[:4] == [h[0]] * 4, h
 assert h[4] and h[4] == h[5] and h[4] != h[0], h' "$output"
@@ -138,13 +148,10 @@ for l in sys.stdin:
 # bench_triton.py, a harness-named file that holds a @triton.jit kernel
 # (1.000 ms), and an edit of k.cu (0.980 ms).
 @test "an edit of only the harness, a plot script or a note is no new attempt: its runs are repeats" {
-	"$KTRAJ" import "$D/harness_cc.jsonl" >/dev/null
-	run "$KTRAJ" log 'Make the kernel' --kind bench --json
-	[ "$status" -eq 0 ]
+	import_times "$D/harness_cc.jsonl" "[1, 1.03, 0.99, 1.02, 1.01, 1, 0.98]"
 	python3 -c '
 import json, sys
 rows = [json.loads(l) for l in sys.argv[1].splitlines()]
-assert [r["time_ms"] for r in rows] == [1, 1.03, 0.99, 1.02, 1.01, 1, 0.98], rows
 h = [r["source_hash"] for r in rows]
 # five runs of one k.cu; a kernel in a bench file, and k.cu edited, are new code
 assert h[:5] == [h[0]] * 5 and len(set(h[4:])) == 3, h' "$output"
