@@ -7,6 +7,8 @@
 # the import's spill file, which is unlinked: "(deleted)").  Samples miss
 # what lives shorter than 0.2 s, so VmHWM (the kernel's own peak) is the
 # figure to quote; the parts say what it is made of.
+# samples.txt in BENCH_DIR keeps them, one line each (KiB): VmHWM, VmRSS,
+# Anonymous, store map, input map, spill map, store file size.
 # Prints one line: the maxima (MiB, KiB / 1024), the last VmHWM, CPU s
 # (user+sys from /usr/bin/time) and the exit status.  Extra environment
 # (KTRAJ_IMPORT_BATCH, MALLOC_CONF, ...) passes through to the import.
@@ -27,7 +29,8 @@ while [ -z "$PID" ] && kill -0 "$TPID" 2>/dev/null; do
 	sleep 0.05
 done
 while [ -n "$PID" ] && [ -r "/proc/$PID/smaps" ]; do
-	awk -v st="$W/s.ktraj" -v inp="$(readlink -f "$J")" '
+	awk -v st="$W/s.ktraj" -v inp="$(readlink -f "$J")" \
+		-v size="$(stat -c %s "$W/s.ktraj" 2>/dev/null || echo 0)" '
 		FILENAME ~ /status$/ && /^VmHWM/ {hwm = $2}
 		FILENAME ~ /status$/ && /^VmRSS/ {rss = $2}
 		FILENAME ~ /rollup$/ && /^Anonymous/ {anon = $2}
@@ -38,8 +41,8 @@ while [ -n "$PID" ] && [ -r "/proc/$PID/smaps" ]; do
 			else if ($0 ~ /\(deleted\)$/) cur = "sp"
 		}
 		FILENAME ~ /smaps$/ && /^Rss:/ && cur != "" {r[cur] += $2}
-		END {if (hwm) printf "%d %d %d %d %d %d\n", hwm, rss, anon,
-			r["st"], r["in"], r["sp"]}' \
+		END {if (hwm) printf "%d %d %d %d %d %d %d\n", hwm, rss, anon,
+			r["st"], r["in"], r["sp"], size / 1024}' \
 		"/proc/$PID/status" "/proc/$PID/smaps_rollup" "/proc/$PID/smaps" \
 		2>/dev/null >>"$W/samples.txt" || true
 	sleep 0.2
