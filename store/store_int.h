@@ -51,9 +51,13 @@ struct kt_envmap {
 #define KT_MAP_LIMIT (1ull << 40)
 /* writes between two give-backs of the map's pages (kt_store_checkpoint) */
 #define KT_MAP_GIVE (8u << 20)
-/* page faults between two give-backs: a read fault of the map maps up to
- * 16 pages around it (the kernel's fault-around, 64 KiB), so 128 faults
- * leave at most 8 MiB of it resident */
+/* page faults between two give-backs.  A read fault of the map maps the
+ * pages around it that the page cache holds: 64 KiB (fault-around), or on
+ * Linux 6.18 the whole large folio, 64 KiB-1 MiB (252 KiB on average in
+ * a store just written, whose pages LMDB wrote in long runs), so what 128
+ * faults leave is not a fixed bound: 10-25 MiB of the map between two
+ * give-backs right after a batch's commit, at 1-3.8 GB of input
+ * (tests/bench/RESULTS.md, "Issue 21: import peak memory, large folios") */
 #define KT_MAP_FAULTS 128
 #define KT_RUN_BIN 16          /* run id bytes in keys */
 #define KT_PATH_MAX_KEY 400    /* longest path indexed (bytes) */

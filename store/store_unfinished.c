@@ -354,10 +354,12 @@ int kt_store_checkpoint(kt_store *s, size_t min_bytes)
 	 * blobs read, or every KT_MAP_FAULTS page faults.  Bytes alone let
 	 * the map's resident part grow with the store: LMDB's lookups
 	 * (page search at every put, blob and path look-ups) read leaves
-	 * all over a tree that grows, each fault mapping 64 KiB, and 40
-	 * MiB of the map were resident between two give-backs in a 1 GB
-	 * import (86-105 MiB at 3.8 GB).  The fault count also counts
-	 * anonymous faults, which only makes give-backs more frequent. */
+	 * all over a tree that grows, each fault mapping 64 KiB or more,
+	 * and 40 MiB of the map were resident between two give-backs in a
+	 * 1 GB import.  The fault count also counts anonymous faults, which
+	 * only makes give-backs more frequent.  A loop with no checkpoint
+	 * between its steps calls kt_map_faulted (the replay after map
+	 * growth). */
 	if (s->wlog.len < s->map_given)
 		s->map_given = 0; /* a new transaction's log */
 	if (s->rdepth == 0 && (s->wlog.len - s->map_given >= KT_MAP_GIVE ||
