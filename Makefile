@@ -150,6 +150,7 @@ lint: $(LIB_OBJ) $(CLI_OBJ)
 	@! grep -nE '#include +"\.\./cli/' export/*.[ch] 2>/dev/null || { echo "export/ must not depend on cli/"; exit 1; }
 	@for h in $(INSTALL_H); do printf '#include "%s"\n' $$h | \
 		$(CC) $(CFLAGS_ALL) -I. -fsyntax-only -x c - || { echo "$$h does not compile alone"; exit 1; }; done
+	@! grep -n 'mdb_env_set_mapsize(' store/*.c || { echo "store/: set a map's size with kt_env_resize (it forgets the map's address)"; exit 1; }
 	@sh tests/include_cycles.sh
 	@sh tests/link_cycles.sh $(B) $(LIB_OBJ) $(CLI_OBJ)
 

@@ -28,6 +28,7 @@
  * are in imp_claude_asst.c, user, system and summary lines in
  * imp_claude_user.c, the state they share in imp_claude_int.h.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -758,9 +759,18 @@ int cc_ids_settle(struct cc *cc, kt_strmap *m, unsigned set)
 
 	if (!*at)
 		*at = kt_imp_ids(cc->imp);
-	if (m->n < *at)
+	if (m->n < *at || cc->no_spill)
 		return 0;
-	if (!cc->spill && (rc = kt_spill_open(&cc->spill)) != 0)
+	if (!cc->spill && (rc = kt_spill_open(&cc->spill)) == KT_EIO) {
+		/* an import needs no writable $TMPDIR: it only loses its
+		 * bound on memory */
+		kt_imp_note(cc->imp, cc->f, "no temporary file for the ids past "
+			    "%llu (%s): they stay in memory",
+			    (unsigned long long)*at, strerror(errno));
+		cc->no_spill = 1;
+		return 0;
+	}
+	if (rc)
 		return rc;
 	if (!(v = malloc(m->n * sizeof(*v))))
 		return KT_ENOMEM;

@@ -61,6 +61,8 @@ struct cc {
 	kt_strmap lines;         /* uuid -> struct uline of its first line */
 	kt_spill *spill;           /* the id sets' ids past their budget
 				      (cc_ids_settle), NULL until then */
+	int no_spill;              /* no temporary file could be made: the
+				      ids stay in memory (cc_ids_settle) */
 	uint64_t ids_at[CC_SETS];  /* a set's size that spills it */
 	struct pline *pend;
 	size_t npend, pcap;
@@ -98,7 +100,11 @@ int cc_id_known(struct cc *cc, const kt_strmap *m, unsigned set,
 /* Call after adding a key to id set m: past the set's budget
  * (kt_imp_ids) its ids go to cc->spill in key order and m is emptied;
  * only calls still waiting for their result (a non-NULL value in calls)
- * stay.  0, or kt_spill_open's or kt_spill_put's error. */
+ * stay.  When no temporary file can be made ($TMPDIR not writable:
+ * kt_spill_open's KT_EIO) the session's ids stay in memory, as they did
+ * before the spill existed, and one note says so (kt_imp_note: not a
+ * problem, --strict goes on).  0, or kt_spill_open's KT_ENOMEM or
+ * kt_spill_put's error. */
 int cc_ids_settle(struct cc *cc, kt_strmap *m, unsigned set);
 /* the call a tool_use id names (a kt_strmap value): frees it */
 void cc_call_free(void *p);

@@ -480,7 +480,7 @@ static int add_absent(kt_store *s)
 
 	if (rc == MDB_MAP_RESIZED) {
 		/* another process grew the map: adopt its size (wbegin) */
-		mdb_env_set_mapsize(s->env, 0);
+		kt_env_resize(s->env, &s->envmap, 0);
 		rc = mdb_txn_begin(s->env, NULL, 0, &txn);
 	}
 	if (rc)
@@ -560,7 +560,7 @@ static int env_create(kt_store *s, uint64_t map)
 	if (rc)
 		return kt_mdb_err(s, rc, "create environment");
 	mdb_env_set_maxdbs(s->env, KT_DB_COUNT);
-	mdb_env_set_mapsize(s->env, (size_t)map);
+	kt_env_resize(s->env, &s->envmap, (size_t)map);
 	return 0;
 }
 
@@ -822,7 +822,7 @@ again:
 	rc = mdb_txn_begin(s->env, NULL, 0, &s->wtxn);
 	if (rc == MDB_MAP_RESIZED && tries++ < 3) {
 		/* another process grew the map: adopt its size */
-		mdb_env_set_mapsize(s->env, 0);
+		kt_env_resize(s->env, &s->envmap, 0);
 		goto again;
 	}
 	if (rc) {
@@ -892,7 +892,7 @@ static int grow(kt_store *s)
 	if (s->mapsize >= KT_MAP_LIMIT)
 		return kt_err(s, KT_ELIMIT, "store map reached its limit");
 	s->mapsize *= 2;
-	rc = mdb_env_set_mapsize(s->env, (size_t)s->mapsize);
+	rc = kt_env_resize(s->env, &s->envmap, (size_t)s->mapsize);
 	if (rc)
 		return kt_mdb_err(s, rc, "grow map");
 	s->grows++;
@@ -920,6 +920,10 @@ static int grow(kt_store *s)
 		if (rc)
 			return kt_mdb_err(s, rc, "replay after map growth");
 		off += 9 + k.mv_size + v.mv_size;
+		/* the replay reads every leaf a batch wrote, with no
+		 * checkpoint between two puts: 129 MiB of the map were
+		 * resident after the third growth of a 3.8 GB import */
+		kt_map_faulted(s);
 	}
 	return 0;
 }
@@ -1098,7 +1102,7 @@ again:
 			s->rtxn = NULL;
 	}
 	if (rc == MDB_MAP_RESIZED && tries++ < 3) {
-		mdb_env_set_mapsize(s->env, 0);
+		kt_env_resize(s->env, &s->envmap, 0);
 		goto again;
 	}
 	if (rc) {

@@ -40,13 +40,24 @@ enum { KT_DBS(KT_DB_ENUM) KT_DB_COUNT };
 extern const char *const kt_db_names[KT_DB_COUNT];
 extern const unsigned char kt_db_added[KT_DB_COUNT];
 
+/* Where an environment's map lies: found once per map size by
+ * kt_env_give_back (len 0: not yet).  Zeroed with its holder. */
+struct kt_envmap {
+	uintptr_t lo;
+	size_t len;
+};
+
 #define KT_MAP_INITIAL (64ull << 20)
 #define KT_MAP_LIMIT (1ull << 40)
 /* writes between two give-backs of the map's pages (kt_store_checkpoint) */
 #define KT_MAP_GIVE (8u << 20)
-/* page faults between two give-backs: a read fault of the map maps up to
- * 16 pages around it (the kernel's fault-around, 64 KiB), so 128 faults
- * leave at most 8 MiB of it resident */
+/* page faults between two give-backs.  A read fault of the map maps the
+ * pages around it that the page cache holds: 64 KiB (fault-around), or on
+ * Linux 6.18 the whole large folio, 64 KiB-1 MiB (252 KiB on average in
+ * a store just written, whose pages LMDB wrote in long runs), so what 128
+ * faults leave is not a fixed bound: 10-25 MiB of the map between two
+ * give-backs right after a batch's commit, at 1-3.8 GB of input
+ * (tests/bench/RESULTS.md, "Issue 21: import peak memory, large folios") */
 #define KT_MAP_FAULTS 128
 #define KT_RUN_BIN 16          /* run id bytes in keys */
 #define KT_PATH_MAX_KEY 400    /* longest path indexed (bytes) */
@@ -205,6 +216,7 @@ struct kt_store {
 	int ck_old, ck_done;
 	size_t map_given;      /* wlog.len when the map was last given back */
 	long map_flt;          /* the process's minor faults then */
+	struct kt_envmap envmap; /* where env's map lies (kt_env_give_back) */
 	size_t map_read;       /* blob bytes read since then: an importer's
 				  workspace reads back what it dropped */
 	uint64_t grows;        /* times the map grew (tests) */
@@ -314,9 +326,23 @@ int kt_err(kt_store *s, int code, const char *fmt, ...)
 int kt_mdb_err(kt_store *s, int rc, const char *what);
 /* Drop the pages of env's map (a read-only shared map of its file) from
  * the process's resident memory (store_unfinished.c); they fault in again
- * from the page cache when read.  Not while a caller holds a pointer into
- * the map. */
-void kt_env_give_back(MDB_env *env);
+ * from the page cache when read.  m remembers where the map lies between
+ * calls (one per env).  Not while a caller holds a pointer into the map. */
+void kt_env_give_back(MDB_env *env, struct kt_envmap *m);
+/* Give s's map back when KT_MAP_FAULTS page faults came since it last was
+ * (store_unfinished.c), for loops that read the map with no checkpoint
+ * between two steps: the replay after map growth.  Not while a caller
+ * holds a pointer into the map. */
+void kt_map_faulted(kt_store *s);
+/* mdb_env_set_mapsize(env, size), m forgotten: the one way the store and
+ * the spill set a map's size, since LMDB maps anew there and m's address
+ * would then name whatever is mapped at it next (`make lint` checks). */
+static inline int kt_env_resize(MDB_env *env, struct kt_envmap *m,
+				size_t size)
+{
+	m->len = 0;
+	return mdb_env_set_mapsize(env, size);
+}
 int kt_put(kt_store *s, int db, const void *k, size_t kl, const void *v,
 	   size_t vl, unsigned flags);
 /* Append a put (or, db | KT_WLOG_DEL, a delete) to the write log that map

@@ -29,6 +29,7 @@ struct kt_spill {
 	MDB_txn *txn;       /* the open write transaction, NULL between */
 	unsigned puts;      /* puts in txn */
 	unsigned touch;     /* operations since the map was given back */
+	struct kt_envmap map; /* where env's map lies */
 	size_t maxkey;
 };
 
@@ -75,7 +76,7 @@ int kt_spill_open(kt_spill **out)
 	for (size_t map = sizeof(size_t) > 4 ? (size_t)1 << 40 : (size_t)1 << 30;;
 	     map >>= 2) {
 		if ((rc = mdb_env_create(&sp->env)) == 0 &&
-		    (rc = mdb_env_set_mapsize(sp->env, map)) == 0 &&
+		    (rc = kt_env_resize(sp->env, &sp->map, map)) == 0 &&
 		    (rc = mdb_env_open(sp->env, path, MDB_NOSUBDIR | MDB_NOLOCK |
 				       MDB_NOSYNC | MDB_NORDAHEAD | MDB_NOTLS,
 				       0600)) == 0)
@@ -126,7 +127,7 @@ static int spill_txn(kt_spill *sp)
 
 	if (++sp->touch >= KT_SPILL_TOUCH) {
 		sp->touch = 0;
-		kt_env_give_back(sp->env);
+		kt_env_give_back(sp->env, &sp->map);
 	}
 	if (sp->txn)
 		return 0;

@@ -274,23 +274,35 @@ static int put_back(kt_store *s, struct kt_ckrun *r)
  * fault), and they were never given back: 73 MB of the 115 MB store were
  * resident at the end of that import.  Dropping them is safe at any time
  * (a read-only shared map of the file; LMDB's dirty pages are its own
- * memory): a later read faults them in again from the page cache. */
-void kt_env_give_back(MDB_env *env)
+ * memory): a later read faults them in again from the page cache.
+ *
+ * LMDB names the map's address only for MDB_FIXEDMAP (me_mapaddr is NULL
+ * otherwise), so the file's mapping of the map's size is looked up in
+ * /proc/self/maps, once per map size: reading that file cost ~80-350 us a
+ * time here, and give-backs come every few dozen page faults.  LMDB maps
+ * anew only in mdb_env_set_mapsize (0.9: a map grown by another process
+ * makes mdb_txn_begin fail with MDB_MAP_RESIZED, it does not remap), which
+ * the store calls through kt_env_resize only, forgetting the address.
+ * Not even mdb_env_info is asked when the address is known: it reads the
+ * meta pages through the map, and on this kernel (6.18) a fault maps the
+ * whole large folio of the page cache around it, 64 KiB-1 MiB, which the
+ * madvise then had to drop again (~170 us a give-back, against ~6 us). */
+void kt_env_give_back(MDB_env *env, struct kt_envmap *m)
 {
 	MDB_envinfo ei;
 	struct stat st;
 	mdb_filehandle_t fd;
 	char line[512];
-	FILE *m;
+	FILE *f;
 
-	/* LMDB names the map's address only for MDB_FIXEDMAP
-	 * (me_mapaddr is NULL otherwise): find the file's mapping of the
-	 * map's size in /proc/self/maps */
-	if (mdb_env_info(env, &ei) != 0 ||
-	    mdb_env_get_fd(env, &fd) != 0 || fstat(fd, &st) != 0 ||
-	    !(m = fopen("/proc/self/maps", "re")))
+	if (m->len) {
+		madvise((void *)m->lo, m->len, MADV_DONTNEED);
 		return;
-	while (fgets(line, sizeof(line), m)) {
+	}
+	if (mdb_env_info(env, &ei) != 0 || mdb_env_get_fd(env, &fd) != 0 ||
+	    fstat(fd, &st) != 0 || !(f = fopen("/proc/self/maps", "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
 		unsigned long lo, hi, off, ino;
 		unsigned ma, mi;
 
@@ -299,11 +311,13 @@ void kt_env_give_back(MDB_env *env)
 		    ino == (unsigned long)st.st_ino &&
 		    makedev(ma, mi) == st.st_dev &&
 		    hi - lo == (unsigned long)ei.me_mapsize) {
+			m->lo = (uintptr_t)lo;
+			m->len = hi - lo;
 			madvise((void *)lo, hi - lo, MADV_DONTNEED);
 			break;
 		}
 	}
-	fclose(m);
+	fclose(f);
 }
 
 /* The process's minor page faults so far (0 when unknown). */
@@ -318,8 +332,14 @@ static void give_back_map(kt_store *s)
 {
 	s->map_given = s->wlog.len;
 	s->map_read = 0;
-	kt_env_give_back(s->env);
+	kt_env_give_back(s->env, &s->envmap);
 	s->map_flt = minor_faults();
+}
+
+void kt_map_faulted(kt_store *s)
+{
+	if (minor_faults() - s->map_flt >= KT_MAP_FAULTS)
+		give_back_map(s);
 }
 
 int kt_store_checkpoint(kt_store *s, size_t min_bytes)
@@ -334,10 +354,12 @@ int kt_store_checkpoint(kt_store *s, size_t min_bytes)
 	 * blobs read, or every KT_MAP_FAULTS page faults.  Bytes alone let
 	 * the map's resident part grow with the store: LMDB's lookups
 	 * (page search at every put, blob and path look-ups) read leaves
-	 * all over a tree that grows, each fault mapping 64 KiB, and 40
-	 * MiB of the map were resident between two give-backs in a 1 GB
-	 * import (86-105 MiB at 3.8 GB).  The fault count also counts
-	 * anonymous faults, which only makes give-backs more frequent. */
+	 * all over a tree that grows, each fault mapping 64 KiB or more,
+	 * and 40 MiB of the map were resident between two give-backs in a
+	 * 1 GB import.  The fault count also counts anonymous faults, which
+	 * only makes give-backs more frequent.  A loop with no checkpoint
+	 * between its steps calls kt_map_faulted (the replay after map
+	 * growth). */
 	if (s->wlog.len < s->map_given)
 		s->map_given = 0; /* a new transaction's log */
 	if (s->rdepth == 0 && (s->wlog.len - s->map_given >= KT_MAP_GIVE ||

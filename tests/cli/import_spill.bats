@@ -85,3 +85,33 @@ same_both_ways() {
 	wait "$pid" || true
 	[ -z "$(ls -A "$TMPDIR")" ]
 }
+
+@test "no writable TMPDIR: the ids stay in memory, one note, the same store" {
+	python3 "$BATS_TEST_DIRNAME/../bench/gen_claude.py" --mb 2 \
+		"$BATS_TEST_TMPDIR/g.jsonl" >/dev/null
+	local d=$BATS_TEST_TMPDIR
+	KTRAJ_STORE="$d/a.ktraj" "$KTRAJ" --no-progress import "$d/g.jsonl" >"$d/a.out"
+	# under a regular file: no one can make a file there, root included
+	# (a chmod 555 folder would stop only the others)
+	: >"$d/plain"
+	for t in "$d/plain/tmp" "$d/absent"; do
+		rm -f "$d/b.ktraj" "$d/b.ktraj-lock"
+		TMPDIR=$t KTRAJ_IMPORT_IDS=1 KTRAJ_STORE="$d/b.ktraj" run \
+			"$KTRAJ" --no-progress import --strict "$d/g.jsonl"
+		[ "$status" -eq 0 ]
+		# stdout holds the run line, then the note: exactly one, not a
+		# problem (--strict went on)
+		[ "$(grep -c 'no temporary file for the ids past 1' <<<"$output")" -eq 1 ]
+		grep -q 'g.jsonl: no temporary file for the ids past 1 (' <<<"$output"
+		[ "$(grep -c '^ktraj:' <<<"$output")" -eq 1 ]
+		dump "$d/a.ktraj" "$d/a.dump"
+		dump "$d/b.ktraj" "$d/b.dump"
+		[ "$(wc -l <"$d/b.dump")" -gt 1000 ]
+		cmp "$d/a.dump" "$d/b.dump"
+	done
+	# with a writable one the same budget spills and says nothing
+	KTRAJ_IMPORT_IDS=1 KTRAJ_STORE="$d/c.ktraj" run --separate-stderr \
+		"$KTRAJ" --no-progress import "$d/g.jsonl"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+}
