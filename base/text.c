@@ -112,6 +112,46 @@ size_t kt_utf8_floor(const char *s, size_t at)
 	return at;
 }
 
+char *kt_utf8_fix(const char *s, size_t len, unsigned flags,
+		  size_t *out_len, size_t *first_bad)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, o = 0, k, first = len;
+	char *out;
+
+	/* worst case: every byte becomes the 3-byte U+FFFD */
+	if (len > (SIZE_MAX - 1) / 3 || !(out = malloc(len * 3 + 1)))
+		return NULL;
+	while (i < len) {
+		if (p[i] == 0 && (flags & KT_UTF8_DROP_NUL)) {
+			i++;
+			continue;
+		}
+		k = kt_utf8_seq(p + i, len - i);
+		if (!k) {
+			if (first == len)
+				first = i;
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		} else if (k == 1 && (flags & KT_UTF8_CTRL_SPACE) &&
+			   (p[i] < 0x20 || p[i] == 0x7f)) {
+			out[o++] = ' ';
+			i++;
+		} else {
+			memcpy(out + o, p + i, k);
+			o += k;
+			i += k;
+		}
+	}
+	out[o] = 0;
+	if (out_len)
+		*out_len = o;
+	if (first_bad)
+		*first_bad = first;
+	return out;
+}
+
 int kt_is_text(const void *data, size_t len)
 {
 	return !memchr(data, 0, len) && kt_utf8_valid(data, len, NULL);
