@@ -3,7 +3,7 @@
  * the small helpers every module shares (owned buffers, a string map,
  * UTF-8, ISO-8601, base64, hex, SHA-256, JSON getters).
  *
- * Depends on the C library, cJSON and libcrypto only; nothing here knows
+ * Depends on the C library, cJSON and Nettle only; nothing here knows
  * about the store, importers, analyzers or the CLI (`make lint` checks
  * that).  Nothing here prints or exits: functions return 0 or a negative
  * KT_E* code, or NULL where they say so.  The CUDA harness (harness/) keeps
@@ -301,6 +301,15 @@ int kt_base64_decode(const char *s, size_t len, unsigned char **out,
 /* kt_base64_decode with flags (0 or KT_B64_LENIENT). */
 int kt_base64_decode_ex(const char *s, size_t len, unsigned flags,
 			unsigned char **out, size_t *out_len);
+
+/* ---- JSON text (RFC 8259) ------------------------------------------------ */
+/* The first byte at or after p (p <= end) that is '"', '\\' or below 0x20
+ * (a string's end, an escape, or a byte RFC 8259 section 7 forbids raw), or
+ * end.  16 bytes a step with SSE2, 8 with plain 64-bit words otherwise: the
+ * fast string decoders (import/ktraj_jsonl.c, analyze/load.c,
+ * export/jsonl.c) and kt_json_escape use it to copy the plain runs between
+ * escapes. */
+const char *kt_json_str_stop(const char *p, const char *end);
 
 /* ---- cJSON getters ------------------------------------------------------- */
 struct cJSON;
