@@ -145,8 +145,9 @@ lint: $(LIB_OBJ) $(CLI_OBJ)
 	@! grep -nE '#include +["<]([./a-z_]*/)?(import|imp_int|impx|archive|archive_dl)\.h' import/jsonstrict.c import/jsonstrict.h || { echo "jsonstrict is a pure check: no session, no libarchive"; exit 1; }
 	@! grep -nE '\bkt_in_[a-z_]+\(|\bkt_import_paths\(' import/workspace.c import/shell.c import/sh_*.c import/shellparse.c || { echo "the workspace and the shell classifier do not call the driver"; exit 1; }
 	@! grep -nE '#include +"(\.\./import/)?imp_int\.h"' cli/*.c || { echo "cli/ uses import.h, never the session's state"; exit 1; }
-	@! grep -nE '#include +"\.\./(cli|export|replay)/' import/*.[ch] analyze/*.[ch] 2>/dev/null || { echo "import/ and analyze/ must not depend on replay/, export/ or cli/"; exit 1; }
-	@! grep -nE '#include +"\.\./(cli|export)/' replay/*.[ch] 2>/dev/null || { echo "replay/ must not depend on export/ or cli/"; exit 1; }
+	@! grep -nE '#include +"\.\./(cli|export|replay|analyze)/' import/*.[ch] 2>/dev/null || { echo "import/ must depend on base/ and store/ only"; exit 1; }
+	@! grep -nE '#include +"\.\./(cli|export|replay)/' analyze/*.[ch] 2>/dev/null || { echo "analyze/ must not depend on replay/, export/ or cli/"; exit 1; }
+	@! grep -nE '#include +"\.\./(cli|export|analyze)/' replay/*.[ch] 2>/dev/null || { echo "replay/ must not depend on analyze/, export/ or cli/"; exit 1; }
 	@! grep -nE '#include +"\.\./cli/' export/*.[ch] 2>/dev/null || { echo "export/ must not depend on cli/"; exit 1; }
 	@for h in $(INSTALL_H); do printf '#include "%s"\n' $$h | \
 		$(CC) $(CFLAGS_ALL) -I. -fsyntax-only -x c - || { echo "$$h does not compile alone"; exit 1; }; done
