@@ -19,7 +19,6 @@
 #include <cjson/cJSON.h>
 #include <sys/mman.h>
 #include "an_int.h"
-#include "../import/jsonstrict.h" /* kt_json_str_stop */
 
 /* ---- payload field scanner ---------------------------------------------------- */
 struct js {

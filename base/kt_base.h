@@ -3,7 +3,7 @@
  * the small helpers every module shares (owned buffers, a string map,
  * UTF-8, ISO-8601, base64, hex, SHA-256, JSON getters).
  *
- * Depends on the C library, cJSON and libcrypto only; nothing here knows
+ * Depends on the C library, cJSON and Nettle only; nothing here knows
  * about the store, importers, analyzers or the CLI (`make lint` checks
  * that).  Nothing here prints or exits: functions return 0 or a negative
  * KT_E* code, or NULL where they say so.  The CUDA harness (harness/) keeps
@@ -237,6 +237,20 @@ int kt_utf8_put(struct kt_buf *b, unsigned long cp);
  * result keeps whole characters before it; s must be readable at [0, at]
  * (at == strlen(s) reads the NUL and returns at).  Does not validate. */
 size_t kt_utf8_floor(const char *s, size_t at);
+/* kt_utf8_fix flags */
+#define KT_UTF8_DROP_NUL 1u   /* leave NUL bytes out (text for C strings) */
+#define KT_UTF8_CTRL_SPACE 2u /* ASCII controls (0x00-0x1f, 0x7f) as ' ' */
+/* A malloc'ed, NUL-terminated copy of the len bytes at s that is valid
+ * UTF-8: each byte that starts no valid sequence (kt_utf8_seq) becomes
+ * U+FFFD, as Unicode 15.0 section 3.9 "U+FFFD Substitution of Maximal
+ * Subparts" allows with each refused byte one subpart; flags
+ * (KT_UTF8_*, or 0) also drop NULs or blank control characters.
+ * *out_len (may be NULL) gets the copy's length (it may hold NULs when
+ * KT_UTF8_DROP_NUL is not given), *first_bad (may be NULL) the offset in s
+ * of the first byte replaced, len when none was.  NULL when out of memory
+ * or len is over (SIZE_MAX - 1) / 3. */
+char *kt_utf8_fix(const char *s, size_t len, unsigned flags,
+		  size_t *out_len, size_t *first_bad);
 /* Whether the len bytes at data are text: valid UTF-8 (kt_utf8_valid) with
  * no NUL byte; 1 or 0.  Decides whether bytes are stored or exported as a
  * string or as binary (base64, a blob). */
@@ -287,6 +301,15 @@ int kt_base64_decode(const char *s, size_t len, unsigned char **out,
 /* kt_base64_decode with flags (0 or KT_B64_LENIENT). */
 int kt_base64_decode_ex(const char *s, size_t len, unsigned flags,
 			unsigned char **out, size_t *out_len);
+
+/* ---- JSON text (RFC 8259) ------------------------------------------------ */
+/* The first byte at or after p (p <= end) that is '"', '\\' or below 0x20
+ * (a string's end, an escape, or a byte RFC 8259 section 7 forbids raw), or
+ * end.  16 bytes a step with SSE2, 8 with plain 64-bit words otherwise: the
+ * fast string decoders (import/ktraj_jsonl.c, analyze/load.c,
+ * export/jsonl.c) and kt_json_escape use it to copy the plain runs between
+ * escapes. */
+const char *kt_json_str_stop(const char *p, const char *end);
 
 /* ---- cJSON getters ------------------------------------------------------- */
 struct cJSON;

@@ -1,6 +1,6 @@
 /*
  * kt_dl.h - a shared library the binary does not link, loaded when first
- * needed (import/archive_dl.h, import/sqlite_dl.h say which and why).
+ * needed (base/archive_dl.h, import/sqlite_dl.h say which and why).
  */
 #ifndef KT_DL_H
 #define KT_DL_H

@@ -8,6 +8,7 @@
 #include <emmintrin.h>
 #endif
 #include "kt_base.h"
+#include "kt_json_scan.h"
 
 /* ---- UTF-8 (RFC 3629 section 4) ------------------------------------------ */
 size_t kt_utf8_seq(const unsigned char *s, size_t n)
@@ -112,9 +113,86 @@ size_t kt_utf8_floor(const char *s, size_t at)
 	return at;
 }
 
+char *kt_utf8_fix(const char *s, size_t len, unsigned flags,
+		  size_t *out_len, size_t *first_bad)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, o = 0, k, first = len;
+	char *out;
+
+	/* worst case: every byte becomes the 3-byte U+FFFD */
+	if (len > (SIZE_MAX - 1) / 3 || !(out = malloc(len * 3 + 1)))
+		return NULL;
+	while (i < len) {
+		if (p[i] == 0 && (flags & KT_UTF8_DROP_NUL)) {
+			i++;
+			continue;
+		}
+		k = kt_utf8_seq(p + i, len - i);
+		if (!k) {
+			if (first == len)
+				first = i;
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		} else if (k == 1 && (flags & KT_UTF8_CTRL_SPACE) &&
+			   (p[i] < 0x20 || p[i] == 0x7f)) {
+			out[o++] = ' ';
+			i++;
+		} else {
+			memcpy(out + o, p + i, k);
+			o += k;
+			i += k;
+		}
+	}
+	out[o] = 0;
+	if (out_len)
+		*out_len = o;
+	if (first_bad)
+		*first_bad = first;
+	return out;
+}
+
 int kt_is_text(const void *data, size_t len)
 {
 	return !memchr(data, 0, len) && kt_utf8_valid(data, len, NULL);
+}
+
+/* kt_base.h.  16 bytes a step with SSE2, 8 with plain 64-bit words
+ * otherwise (a byte is '"', '\\' or below 0x20 when the word's
+ * has-zero-byte test fires for w ^ '"', w ^ '\\' or w - 0x20). */
+const char *kt_json_str_stop(const char *p, const char *end)
+{
+	const unsigned char *q = (const unsigned char *)p;
+	const unsigned char *e = (const unsigned char *)end;
+
+#if defined(__SSE2__)
+	while (e - q >= 16) {
+		unsigned bits = kt_json_special16(q, 0);
+
+		if (bits)
+			return (const char *)q + __builtin_ctz(bits);
+		q += 16;
+	}
+#else
+	const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
+
+	while (e - q >= 8) {
+		uint64_t w, a, b, c;
+
+		memcpy(&w, q, 8);
+		a = w ^ (ones * '"');
+		b = w ^ (ones * '\\');
+		c = ((a - ones) & ~a) | ((b - ones) & ~b) |
+		    ((w - ones * 0x20) & ~w);
+		if (c & high)
+			break;
+		q += 8;
+	}
+#endif
+	while (q < e && *q != '"' && *q != '\\' && *q >= 0x20)
+		q++;
+	return (const char *)q;
 }
 
 uint64_t kt_fnv1a(uint64_t h, const void *data, size_t len)

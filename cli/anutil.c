@@ -570,3 +570,37 @@ int an_open_blamed(struct cli *c, const char *spec, kt_an_opts *o,
 		return cli_store_err(c, *s, rc, "analyzing the run");
 	return 0;
 }
+
+int an_blame_stalls(struct cli *c, kt_store *s, kt_an_run *r,
+		    const kt_an_opts *o, const char *what, kt_an_blame **b,
+		    const char ***wl, size_t *nb, kt_an_stall ***st,
+		    size_t **nst)
+{
+	int rc;
+
+	*st = NULL;
+	*nst = NULL;
+	if ((rc = kt_an_blame_workloads(s, r, o, b, wl, nb)))
+		return cli_store_err(c, s, rc, what);
+	*st = calloc(*nb, sizeof(**st));
+	*nst = calloc(*nb, sizeof(**nst));
+	if (!*st || !*nst)
+		return cli_err(c, "out of memory");
+	for (size_t i = 0; i < *nb; i++) {
+		kt_an_opts ow = *o;
+
+		if (*wl)
+			ow.workload = (*wl)[i];
+		if ((rc = kt_an_stalls(r, &(*b)[i], &ow, &(*st)[i], &(*nst)[i])))
+			return cli_store_err(c, s, rc, what);
+	}
+	return 0;
+}
+
+void an_stalls_free(kt_an_stall **st, size_t *nst, size_t nb)
+{
+	for (size_t i = 0; st && i < nb; i++)
+		free(st[i]);
+	free(st);
+	free(nst);
+}

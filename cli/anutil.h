@@ -71,6 +71,21 @@ int an_open_blamed(struct cli *c, const char *spec, kt_an_opts *o,
 		   kt_store **s, kt_an_run **r, const char ***keys, size_t *n,
 		   kt_an_blame *b);
 
+/* Blame r once per workload (kt_an_blame_workloads: *b, *wl, *nb as it
+ * sets them) and find each series' stalls (kt_an_stalls with o's options
+ * and workload wl[i]): *st and *nst are arrays of *nb, st[i] malloc'ed
+ * with nst[i] stalls.  What is set stays set on error as after success:
+ * the caller releases it with an_stalls_free and
+ * kt_an_blame_workloads_free.  what: the error's context ("analyzing the
+ * run").  The analysis of `report` and `questions suggest`.  Prints the
+ * error; 0 or an exit code. */
+int an_blame_stalls(struct cli *c, kt_store *s, kt_an_run *r,
+		    const kt_an_opts *o, const char *what, kt_an_blame **b,
+		    const char ***wl, size_t *nb, kt_an_stall ***st,
+		    size_t **nst);
+/* Free what an_blame_stalls set (st, nst may be NULL). */
+void an_stalls_free(kt_an_stall **st, size_t *nst, size_t nb);
+
 /* pre, then s as cli_put_safe writes trajectory text (control
  * characters visible: a run name or workload from a trajectory must not
  * drive the terminal), then post, on stdout. */

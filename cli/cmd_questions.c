@@ -372,10 +372,10 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 	kt_an_run *r = NULL;
 	kt_an_blame *bw = NULL;
 	const char **wl = NULL, *last_wl = NULL;
-	kt_an_stall last = {0};
+	kt_an_stall last = {0}, **sts = NULL;
 	kt_an_miner *m = NULL;
 	struct sugg *sg = NULL;
-	size_t nbw = 0, nst = 0, nsg = 0, nlib = 0,
+	size_t nbw = 0, nst = 0, nsg = 0, nlib = 0, *nsts = NULL,
 	       nwhy[KT_AN_SUG_NREASONS] = {0};
 	char *pos[8], *lib = NULL, *spec = NULL, nowhy[512];
 	int json, npos, rc, stuck, profiled = 0;
@@ -404,27 +404,17 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 		goto out;
 	/* the run's last stall: of each workload's own series in a run of
 	 * several (a problem after another is no gain and no stall) */
-	if ((rc = kt_an_blame_workloads(s, r, &o, &bw, &wl, &nbw))) {
-		rc = cli_store_err(c, s, rc, "suggest");
+	if ((rc = an_blame_stalls(c, s, r, &o, "suggest", &bw, &wl, &nbw, &sts,
+				  &nsts)))
 		goto out;
-	}
 	for (size_t w = 0; w < nbw; w++) {
-		kt_an_opts ow = o;
-		kt_an_stall *st = NULL;
-		size_t n = 0;
+		size_t n = nsts[w];
 
-		if (wl)
-			ow.workload = wl[w];
-		if ((rc = kt_an_stalls(r, &bw[w], &ow, &st, &n))) {
-			rc = cli_store_err(c, s, rc, "suggest");
-			goto out;
-		}
-		if (n && (!nst || st[n - 1].seq_last > last.seq_last)) {
-			last = st[n - 1];
+		if (n && (!nst || sts[w][n - 1].seq_last > last.seq_last)) {
+			last = sts[w][n - 1];
 			last_wl = wl ? wl[w] : NULL;
 		}
 		nst += n;
-		free(st);
 	}
 	for (size_t i = 0; i < r->nev; i++)
 		profiled |= r->ev[i].profiler;
@@ -612,6 +602,7 @@ out:
 		free(sg[k].text);
 	free(sg);
 	kt_an_miner_free(m);
+	an_stalls_free(sts, nsts, nbw);
 	kt_an_blame_workloads_free(bw, wl, nbw);
 	kt_an_run_free(r);
 	kt_store_close(s);

@@ -90,25 +90,10 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		goto out;
 	}
 	/* one series per workload (kt_an_blame_workloads), its stalls */
-	if ((rc = kt_an_blame_workloads(s, r, &o, &b, &wl, &nb))) {
-		rc = cli_store_err(c, s, rc, "analyzing the run");
+	if ((rc = an_blame_stalls(c, s, r, &o, "analyzing the run", &b, &wl,
+				  &nb, &st, &nst)))
 		goto out;
-	}
-	st = calloc(nb, sizeof(*st));
-	nst = calloc(nb, sizeof(*nst));
-	if (!st || !nst) {
-		rc = cli_err(c, "out of memory");
-		goto out;
-	}
 	for (size_t i = 0; i < nb; i++) {
-		kt_an_opts ow = o;
-
-		if (wl)
-			ow.workload = wl[i];
-		if ((rc = kt_an_stalls(r, &b[i], &ow, &st[i], &nst[i]))) {
-			rc = cli_store_err(c, s, rc, "analyzing the run");
-			goto out;
-		}
 		njump += b[i].njump;
 		nstall += nst[i];
 	}
@@ -150,10 +135,7 @@ out:
 		rc = cli_err(c, "%s: write failed: %s", outp, strerror(errno));
 	if (f && rc && created)
 		unlink(outp);
-	for (size_t i = 0; st && i < nb; i++)
-		free(st[i]);
-	free(st);
-	free(nst);
+	an_stalls_free(st, nst, nb);
 	kt_an_blame_workloads_free(b, wl, nb);
 	kt_an_run_free(r);
 	kt_store_close(s);

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../import/archive_dl.h" /* libarchive, loaded when first used */
+#include "../base/archive_dl.h" /* libarchive, loaded when first used */
 #include <cjson/cJSON.h>
 
 #include "../import/archive_policy.h"

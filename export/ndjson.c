@@ -57,7 +57,7 @@
 
 #include <dirent.h>
 
-#include "../import/archive_dl.h" /* libarchive, loaded when first used */
+#include "../base/archive_dl.h" /* libarchive, loaded when first used */
 #include <cjson/cJSON.h>
 
 #include "../analyze/analyze.h"

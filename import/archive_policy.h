@@ -16,7 +16,7 @@
 #define KT_ARCHIVE_POLICY_H
 
 #include <stddef.h>
-#include "archive_dl.h" /* libarchive, loaded when first used */
+#include "../base/archive_dl.h" /* libarchive, loaded when first used */
 
 /*
  * A libarchive read handle that accepts exactly the formats above (the

@@ -260,36 +260,21 @@ static cJSON *parse_line(struct cc *cc, const kt_file *f, const char *s,
 static cJSON *parse_repaired(struct cc *cc, const kt_file *f, const char *s,
 			     size_t n, uint64_t line)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, o = 0, k, bad = 0, first = 0;
-	char *fx = malloc(3 * n + 1);
+	size_t i = 0, o, first;
+	char *fx;
 	cJSON *obj;
 
-	if (!fx) {
-		kt_imp_warn(cc->imp, f, line, "out of memory: line skipped");
-		return NULL;
-	}
 	/* the copy is not the file's start, where alone a byte order mark
 	 * is taken (strict_flags): one opening the file is left out of it,
 	 * else the line was refused for its mark instead of repaired */
 	if (f && s == (const char *)f->data && n >= 3 &&
 	    !memcmp(s, "\xef\xbb\xbf", 3))
 		i = 3;
-	while (i < n) {
-		k = kt_utf8_seq(p + i, n - i);
-		if (k) {
-			memcpy(fx + o, p + i, k);
-			o += k;
-			i += k;
-			continue;
-		}
-		if (!bad++)
-			first = i;
-		memcpy(fx + o, "\xef\xbf\xbd", 3);
-		o += 3;
-		i++;
+	if (!(fx = kt_utf8_fix(s + i, n - i, 0, &o, &first))) {
+		kt_imp_warn(cc->imp, f, line, "out of memory: line skipped");
+		return NULL;
 	}
-	fx[o] = 0;
+	first += i;
 	obj = parse_line(cc, f, fx, o, line);
 	free(fx);
 	if (obj && cc->utf8_warned != f) {

@@ -148,15 +148,8 @@ static struct ent *map_put(struct map *m, const char *key)
 		return NULL;
 	if ((e = map_get(m, key)))
 		return e;
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		struct ent *nv = realloc(m->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		m->v = nv;
-		m->cap = cap;
-	}
+	if (KT_GROW(m->v, m->cap, m->n + 1))
+		return NULL;
 	e = &m->v[m->n];
 	memset(e, 0, sizeof(*e));
 	e->ts = KT_TS_UNKNOWN;

@@ -316,9 +316,6 @@ int kt_imp_next_written(const kt_imp *imp);
 
 /* ---- runname.c ---- */
 #define KT_IMP_NAME_MAX 80 /* bytes of a run name */
-/* A malloc'ed copy of s that is valid UTF-8 on one line: invalid bytes
- * become U+FFFD, ASCII control characters a space.  NULL on ENOMEM. */
-char *kt_imp_name_clean(const char *s);
 /* Cut s in place to at most max bytes on a UTF-8 boundary, before the word
  * the cut falls in (when an earlier space allows), without trailing
  * spaces. */

@@ -195,7 +195,8 @@ static int emit_msg(kt_imp *imp, const kt_file *f, const char *role,
 	char *t;
 	size_t n;
 
-	if (!p || !(t = kt_impx_utf8((const char *)f->data, f->len, &n))) {
+	if (!p || !(t = kt_utf8_fix((const char *)f->data, f->len,
+				    KT_UTF8_DROP_NUL, &n, NULL))) {
 		cJSON_Delete(p);
 		cJSON_Delete(extra);
 		return KT_ENOMEM;
@@ -545,7 +546,8 @@ static int emit_strategy(kt_imp *imp, const kt_file *f, long round,
 	t = any ? kt_buf_take(&b) : NULL;
 	if (!t) {
 		/* not the expected list: keep the raw text */
-		raw = kt_impx_utf8((const char *)f->data, f->len, NULL);
+		raw = kt_utf8_fix((const char *)f->data, f->len,
+				  KT_UTF8_DROP_NUL, NULL, NULL);
 		cJSON_AddStringToObject(p, "text", raw ? raw : "");
 		free(raw);
 	} else {

@@ -98,37 +98,6 @@ int kt_impx_emit(kt_imp *imp, int kind, uint64_t parent, int64_t ts_ns,
 	return kt_imp_emit(imp, &ev, seq);
 }
 
-char *kt_impx_utf8(const char *s, size_t len, size_t *out_len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, o = 0, k;
-	char *out;
-
-	/* worst case: every byte becomes the 3-byte U+FFFD */
-	if (len > (SIZE_MAX - 1) / 3 || !(out = malloc(len * 3 + 1)))
-		return NULL;
-	while (i < len) {
-		if (p[i] == 0) {
-			i++;
-			continue;
-		}
-		k = kt_utf8_seq(p + i, len - i);
-		if (k) {
-			memcpy(out + o, p + i, k);
-			o += k;
-			i += k;
-		} else {
-			memcpy(out + o, "\xEF\xBF\xBD", 3);
-			o += 3;
-			i++;
-		}
-	}
-	out[o] = 0;
-	if (out_len)
-		*out_len = o;
-	return out;
-}
-
 int kt_impx_text(kt_imp *imp, cJSON *payload, const char *key,
 		 const char *blob_key, const char *text, size_t len)
 {
@@ -139,7 +108,7 @@ int kt_impx_text(kt_imp *imp, cJSON *payload, const char *key,
 
 	if (!text)
 		text = "", len = 0;
-	if (!(clean = kt_impx_utf8(text, len, &n)))
+	if (!(clean = kt_utf8_fix(text, len, KT_UTF8_DROP_NUL, &n, NULL)))
 		return KT_ENOMEM;
 	cut = n;
 	if (n > KT_IMPX_INLINE_MAX) {

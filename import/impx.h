@@ -72,13 +72,6 @@ int kt_impx_text(kt_imp *imp, cJSON *payload, const char *key,
 		 const char *blob_key, const char *text, size_t len);
 
 /*
- * A malloc'ed, NUL-terminated copy of s[0..len) that is valid UTF-8:
- * invalid bytes become U+FFFD, NUL bytes are dropped.  *out_len (may be
- * NULL) gets its length.  NULL on allocation failure.
- */
-char *kt_impx_utf8(const char *s, size_t len, size_t *out_len);
-
-/*
  * Parse the whole of f as one JSON document.  On failure warns
  * "invalid JSON" at the line where parsing stopped and returns NULL; a
  * document cJSON takes but RFC 8259 does not (bytes after it, raw control

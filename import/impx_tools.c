@@ -441,8 +441,8 @@ static int fix_utf8(cJSON *n, int depth)
 		return 0;
 	if (cJSON_IsString(n) && n->valuestring &&
 	    !kt_utf8_valid(n->valuestring, strlen(n->valuestring), NULL)) {
-		char *f = kt_impx_utf8(n->valuestring, strlen(n->valuestring),
-				       NULL);
+		char *f = kt_utf8_fix(n->valuestring, strlen(n->valuestring),
+				      KT_UTF8_DROP_NUL, NULL, NULL);
 
 		if (!f)
 			return KT_ENOMEM;
@@ -454,7 +454,8 @@ static int fix_utf8(cJSON *n, int depth)
 	}
 	if (n->string && !kt_utf8_valid(n->string, strlen(n->string), NULL) &&
 	    !(n->type & cJSON_StringIsConst)) {
-		char *f = kt_impx_utf8(n->string, strlen(n->string), NULL);
+		char *f = kt_utf8_fix(n->string, strlen(n->string),
+				      KT_UTF8_DROP_NUL, NULL, NULL);
 
 		if (!f)
 			return KT_ENOMEM;

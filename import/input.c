@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 
-#include "archive_dl.h" /* libarchive, loaded when first used */
+#include "../base/archive_dl.h" /* libarchive, loaded when first used */
 
 #include "archive_policy.h"
 #include "imp_int.h"

@@ -14,6 +14,7 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#include "../base/kt_json_scan.h" /* kt_json_special16 */
 #include "jsonstrict.h"
 
 /* RFC 8259 section 2: ws = *( %x20 / %x09 / %x0A / %x0D ) */
@@ -31,59 +32,6 @@ static const unsigned char esc1[256] = {
 	['"'] = 1, ['\\'] = 1, ['/'] = 1, ['b'] = 1, ['f'] = 1, ['n'] = 1,
 	['r'] = 1, ['t'] = 1,
 };
-
-#if defined(__SSE2__)
-/* Bit i set when p[i] is '"', '\\' or below 0x20 (16 bytes at p); with
- * hi, also when p[i] is 0x80 or more. */
-static inline unsigned special16(const unsigned char *p, int hi)
-{
-	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
-	const __m128i c1f = _mm_set1_epi8(0x1f);
-	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-	/* unsigned x <= 0x1f  <=>  min(x, 0x1f) == x */
-	__m128i m = _mm_or_si128(
-		_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, bs)),
-		_mm_cmpeq_epi8(_mm_min_epu8(x, c1f), x));
-
-	return (unsigned)_mm_movemask_epi8(m) |
-	       (hi ? (unsigned)_mm_movemask_epi8(x) : 0);
-}
-#endif
-
-/* jsonstrict.h */
-const char *kt_json_str_stop(const char *p, const char *end)
-{
-	const unsigned char *q = (const unsigned char *)p;
-	const unsigned char *e = (const unsigned char *)end;
-
-#if defined(__SSE2__)
-	while (e - q >= 16) {
-		unsigned bits = special16(q, 0);
-
-		if (bits)
-			return (const char *)q + __builtin_ctz(bits);
-		q += 16;
-	}
-#else
-	const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
-
-	while (e - q >= 8) {
-		uint64_t w, a, b, c;
-
-		memcpy(&w, q, 8);
-		a = w ^ (ones * '"');
-		b = w ^ (ones * '\\');
-		c = ((a - ones) & ~a) | ((b - ones) & ~b) |
-		    ((w - ones * 0x20) & ~w);
-		if (c & high)
-			break;
-		q += 8;
-	}
-#endif
-	while (q < e && *q != '"' && *q != '\\' && *q >= 0x20)
-		q++;
-	return (const char *)q;
-}
 
 /* The bytes kt_json_escape writes as a backslash and one letter. */
 static const char esc_short[256] = {
@@ -120,7 +68,7 @@ size_t kt_json_escape(char *dst, const char *src, size_t n)
 
 #if defined(__SSE2__)
 	while (e - p >= 32) {
-		unsigned bits = special16(p, 0), i = 0, k;
+		unsigned bits = kt_json_special16(p, 0), i = 0, k;
 
 		_mm_storeu_si128((__m128i *)(void *)o,
 				 _mm_loadu_si128((const __m128i *)(const void *)p));
@@ -164,7 +112,7 @@ static const unsigned char *str_skip(const unsigned char *p,
 {
 #if defined(__SSE2__)
 	while (end - p >= 16) {
-		unsigned bits = special16(p, 1), i;
+		unsigned bits = kt_json_special16(p, 1), i;
 
 		while (bits && (i = (unsigned)__builtin_ctz(bits)) < 15 &&
 		       p[i] == '\\' && esc1[p[i + 1]])

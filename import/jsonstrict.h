@@ -63,14 +63,6 @@
 				     most 63 into its strtod buffer) */
 
 /*
- * The first byte at or after p (p <= end) that is '"', '\\' or below 0x20
- * (a string's end, an escape, or a byte RFC 8259 section 7 forbids raw), or
- * end.  16 bytes a step with SSE2, 8 with plain 64-bit words otherwise: the
- * fast string decoders use it to copy the plain runs between escapes.
- */
-const char *kt_json_str_stop(const char *p, const char *end);
-
-/*
  * The JSON string body of src[0..n) as cJSON prints it (cJSON.c
  * print_string_ptr, without the quotes): '"' '\\' and \b \f \n \r \t
  * escaped, every other byte below 0x20 as \u00xx (lowercase hex), all other

@@ -4,37 +4,9 @@
  * and reports, so it must be valid UTF-8 on one line; it is cut only after
  * redaction so that no part of a secret survives the cut.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "imp_int.h"
-
-char *kt_imp_name_clean(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), i = 0, o = 0, k;
-	char *out = malloc(3 * n + 1); /* each bad byte: 3-byte U+FFFD */
-
-	if (!out)
-		return NULL;
-	while (i < n) {
-		k = kt_utf8_seq(p + i, n - i);
-		if (!k) {
-			memcpy(out + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		} else if (k == 1 && (p[i] < 0x20 || p[i] == 0x7f)) {
-			out[o++] = ' ';
-			i++;
-		} else {
-			memcpy(out + o, p + i, k);
-			o += k;
-			i += k;
-		}
-	}
-	out[o] = 0;
-	return out;
-}
 
 void kt_imp_name_cut(char *s, size_t max)
 {

@@ -494,7 +494,9 @@ static int run_begin(kt_imp *imp, const char *id, const char *identity,
 		kt_run_id_from_identity(identity, imp->run_id);
 	run_start(imp, 0);
 	/* one line of valid UTF-8: ls --json, tables and reports print it */
-	imp->run_name = kt_imp_name_clean(name ? name : id ? id : identity);
+	name = name ? name : id ? id : identity;
+	imp->run_name = kt_utf8_fix(name, strlen(name), KT_UTF8_CTRL_SPACE,
+				    NULL, NULL);
 	imp->run_format = kt_imp_strdup(format ? format : "");
 	if (imp->opts->redact && !imp->red) {
 		imp->red = kt_redactor_new();

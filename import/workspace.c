@@ -346,15 +346,8 @@ static int code_add(struct kt_ws *ws, struct kt_ws_ent *e)
 {
 	if (not_code(e->path))
 		return 0;
-	if (ws->ncode == ws->capcode) {
-		size_t nc = ws->capcode ? ws->capcode * 2 : 64;
-		struct kt_ws_code *n = realloc(ws->code, nc * sizeof(*n));
-
-		if (!n)
-			return KT_ENOMEM;
-		ws->code = n;
-		ws->capcode = nc;
-	}
+	if (KT_GROW(ws->code, ws->capcode, ws->ncode + 1))
+		return KT_ENOMEM;
 	memset(&ws->code[ws->ncode], 0, sizeof(*ws->code));
 	ws->code[ws->ncode].path = e->path;
 	ws->code[ws->ncode].plen = strlen(e->path);

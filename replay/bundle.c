@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "../import/archive_dl.h" /* libarchive, loaded when first used */
+#include "../base/archive_dl.h" /* libarchive, loaded when first used */
 
 #include "replay_int.h"
 #include "../import/import.h"

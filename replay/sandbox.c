@@ -32,7 +32,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "../import/archive_dl.h" /* libarchive, loaded when first used */
+#include "../base/archive_dl.h" /* libarchive, loaded when first used */
 #include <seccomp.h>
 
 #include "cgroup.h"

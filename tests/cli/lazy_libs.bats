@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The binary loads libarchive only when it reads an archive or a compressed
-# file (import/archive_dl.h): commands that do not need it start without it,
+# file (base/archive_dl.h): commands that do not need it start without it,
 # and one that needs it but cannot load it says so.
 
 setup() {

@@ -202,6 +202,53 @@ static void t_utf8(void **st)
 	assert_true(kt_utf8_valid("a\0b", 3, NULL));
 }
 
+/* kt_utf8_fix: the one repair of bytes that are not UTF-8, for importers'
+ * text (NULs dropped), run names (controls blanked) and Claude Code lines
+ * (the first bad byte named in the warning). */
+static void t_utf8_fix(void **st)
+{
+	const char *in = "a\xff" "b\0c\xe2\x82\xac\xed\xa0\x80";
+	size_t n = 99, first = 99;
+	char *s;
+
+	(void)st;
+	s = kt_utf8_fix(in, 11, KT_UTF8_DROP_NUL, &n, &first);
+	assert_non_null(s);
+	/* 0xff and the UTF-16 surrogate bytes are replaced, the NUL dropped */
+	assert_string_equal(s, "a\xef\xbf\xbd" "bc\xe2\x82\xac"
+			    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	assert_int_equal(n, strlen(s));
+	assert_int_equal(first, 1);
+	free(s);
+	/* without flags the NUL stays (counted in the length) */
+	s = kt_utf8_fix(in, 11, 0, &n, NULL);
+	assert_non_null(s);
+	assert_int_equal(n, 1 + 3 + 1 + 1 + 1 + 3 + 9);
+	assert_memory_equal(s, "a\xef\xbf\xbd" "b\0c", 7);
+	free(s);
+	/* run names: controls (NUL, tab, newline, DEL) become spaces */
+	s = kt_utf8_fix("x\ty\n\x7f\0\xc3\xa9\xc3", 9, KT_UTF8_CTRL_SPACE, &n,
+			&first);
+	assert_non_null(s);
+	assert_string_equal(s, "x y   \xc3\xa9\xef\xbf\xbd");
+	assert_int_equal(n, 11);
+	assert_int_equal(first, 8);
+	free(s);
+	/* valid input: a copy, first_bad at the end */
+	s = kt_utf8_fix("ok", 2, KT_UTF8_DROP_NUL, &n, &first);
+	assert_non_null(s);
+	assert_string_equal(s, "ok");
+	assert_int_equal(first, 2);
+	free(s);
+	s = kt_utf8_fix("", 0, 0, &n, &first);
+	assert_non_null(s);
+	assert_string_equal(s, "");
+	assert_int_equal(n, 0);
+	assert_int_equal(first, 0);
+	free(s);
+	assert_null(kt_utf8_fix("x", SIZE_MAX, 0, NULL, NULL));
+}
+
 /* kt_utf8_floor, kt_is_text and kt_fnv1a: the one copy of what importers,
  * exporters and analyzers each used to write themselves. */
 static void t_utf8_floor(void **st)
@@ -460,6 +507,7 @@ int main(void)
 		cmocka_unit_test(t_buf_reset),
 		cmocka_unit_test(t_strmap_clear),
 		cmocka_unit_test(t_utf8),
+		cmocka_unit_test(t_utf8_fix),
 		cmocka_unit_test(t_utf8_floor),
 		cmocka_unit_test(t_is_text),
 		cmocka_unit_test(t_fnv1a),

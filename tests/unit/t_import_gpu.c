@@ -184,21 +184,6 @@ static void test_lenient_values(void **state)
 	cJSON_Delete(v);
 }
 
-static void test_utf8(void **state)
-{
-	size_t n;
-	char *s;
-
-	(void)state;
-	s = kt_impx_utf8("a\xff" "b\0c\xe2\x82\xac\xed\xa0\x80", 11, &n);
-	assert_non_null(s);
-	/* 0xff and the UTF-16 surrogate bytes are replaced, the NUL dropped */
-	assert_string_equal(s, "a\xef\xbf\xbd" "bc\xe2\x82\xac"
-			    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
-	assert_int_equal(n, strlen(s));
-	free(s);
-}
-
 /* ---- FlashInfer-Bench ------------------------------------------------------- */
 
 /* All n bench events of e name the measurement model's fields (FORMAT.md
@@ -670,7 +655,6 @@ int main(void)
 		cmocka_unit_test(test_pylit_as_python),
 		cmocka_unit_test(test_set_output),
 		cmocka_unit_test(test_lenient_values),
-		cmocka_unit_test(test_utf8),
 		cmocka_unit_test_setup_teardown(test_fi_traces_gpt5, if_setup,
 						if_teardown),
 		cmocka_unit_test_setup_teardown(test_fi_compile_errors,

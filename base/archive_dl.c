@@ -4,8 +4,8 @@
 #define KT_ARCHIVE_DL_IMPL
 #include <stdio.h>
 
-#include "../base/kt_base.h"
-#include "../base/kt_dl.h"
+#include "kt_base.h"
+#include "kt_dl.h"
 #include "archive_dl.h"
 
 struct kt_archive_api kt_ar;
