@@ -174,6 +174,12 @@ assert [r["origin"] for r in rows] == ["human"] * 6, t
 for w in ("no matrix multiplication function", "why not use the c direct", "which one we lost",
           "do we not have gpu convolution", "get cupy working", "verify that we are doing the same"):
     assert any(w in x for x in t), (w, t)' "$output"
+	# the NDJSON export reads the same definition: the 5 messages that ask
+	"$KTRAJ" export "$V" --format ndjson --partition "$BATS_TEST_TMPDIR/nd"
+	run python3 -c '
+import json, sys
+print(sorted(json.loads(l)["text"][:12] for l in sys.stdin))' < <(find "$BATS_TEST_TMPDIR/nd/questions" -name 'part-*' -exec zstd -qdc {} +)
+	[ "$output" = "['Do we not ha', 'I need you t', 'The old benc', 'What do you ', 'Why not use ']" ]
 	# the RMSNorm stall (memory-bound claims) no longer gets the request
 	run "$KTRAJ" questions suggest "$R"
 	[ "$status" -eq 0 ]
