@@ -64,15 +64,24 @@ unsigned kt_an_text_flags(const char *text, size_t len);
 
 /*
  * Question kind bits of one sentence (0 = not a question: plain
- * instructions, courtesy like "continue?", fewer than 3 content tokens).
+ * instructions, courtesy like "continue?", fewer than 3 content tokens,
+ * and requests for work in question form: "can/could/would/will you|we",
+ * "want me to" + an action with no wh-word or "if", no bound term and no
+ * optimization technique named - "Can you run the benchmarks ...", but
+ * not "Could you prefetch the next tile with cp.async?"; a challenge or
+ * doubt behind the same opener stays one).
  */
 unsigned kt_an_question_kind(const char *sent, size_t len);
 
 /*
  * Split message text into sentences (. ? ! 。 ？ ！ ； and newlines), skip
- * fenced code, quoted lines, pasted shell sessions and tracebacks, and call
- * cb(sentence, length, kind bits, arg) for every sentence that is a
- * question.  The sentence points into `text`.  Stops when cb returns
+ * fenced code, quoted lines, pasted shell sessions and tracebacks, Markdown
+ * headings and all-bold lines (titles), and call cb(sentence, length, kind
+ * bits, arg) for every sentence that is a question.  In a list item or a
+ * lead-in line ending ':' a sentence is a question only with both a
+ * question mark and a question's form (wh-word, inverted auxiliary, tag,
+ * 吗/呢...), or as a challenge or doubt: bullet fragments ("- Would provide
+ * ...") and menu options ("1. Add it first?", "Or do both?") are not.  The sentence points into `text`.  Stops when cb returns
  * non-zero and returns that value; otherwise 0.
  */
 typedef int (*kt_an_q_cb)(const char *sent, size_t len, unsigned kind,
@@ -87,8 +96,9 @@ int kt_an_questions_extract(const char *text, size_t len, kt_an_q_cb cb,
  * a message that is not a task or harness prompt (kt_an_task_prompt
  * with the same arguments) and holds at least one question sentence
  * (kt_an_questions_extract: interrogatives and challenges; not
- * instructions, quoted or pasted text, code or LaTeX, a '?' used as a
- * symbol).  Returns 1 or 0.
+ * instructions or requests for work, quoted or pasted text, code or LaTeX,
+ * a '?' used as a symbol, headings, list fragments or menu options).
+ * Returns 1 or 0.
  */
 int kt_an_human_question(const char *format, int before_agent,
 			 int input_source, const char *text, size_t len);

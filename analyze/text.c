@@ -487,6 +487,25 @@ static const char *zh_challenge[] = {
 	"对比", "证明", "你确定", "真的吗", "瓶颈在哪", "时间花在哪",
 	"理论上限", "已经到极限", "上限", NULL};
 static const char *zh_final[] = {"吗", "呢", "么", NULL};
+/* Polite openers of a request for work ("Can you run the benchmarks ...",
+ * "Can we get the other two libraries working ...", the agent's "Would you
+ * like me to ...", "Want me to add tests?"): the inverted auxiliary is
+ * courtesy, not a question (issue 15, raw lines 206 and 398 of the corpus'
+ * vsla_cuda_dev session). */
+static const char *req_open[] = {
+	"can you", "could you", "would you", "will you", "can we", "could we",
+	"can't you", "cant you", "won't you", "can u", "could u",
+	"do you want me to", "do you want us to", "want me to", NULL};
+static const char *req_lead[] = {"so", "and", "ok", "okay", "also", "now",
+				 "then", "but", "please", "hey", "just", NULL};
+/* after an opener: verbs of knowing or saying ask for an answer ("can you
+ * tell me the register count?", "could you be sure ...") */
+static const char *req_ask[] = {"be", "tell", "explain", "say", "see",
+				"think", "know", "imagine", "believe",
+				"guess", "describe", NULL};
+static const char *req_wh[] = {"what", "why", "how", "which", "who", "whom",
+			       "whose", "whether", "where", "when", "if",
+			       "whats", "what's", NULL};
 
 static int match_any_start(const char *s, const char **list, size_t *len)
 {
@@ -531,14 +550,55 @@ static int content_tokens(const char *s, size_t n)
 	return words + cjk / 2;
 }
 
-unsigned kt_an_question_kind(const char *sent, size_t len)
+/* Whether the folded sentence s..e is a request for work in question form:
+ * a polite opener (req_open, after req_lead words), then an action, with no
+ * wh-word or "if" anywhere and no optimization technique named.  A named
+ * technique ("Could you prefetch the next tile with cp.async?") proposes a
+ * change of layer and stays a question; a benchmark run alone is routine
+ * work, so measurement counts as a technique only with a term of weight 3
+ * (warm-up, timing, ncu...: a method, not "run the benchmarks"). */
+static int work_request(const char *s, const char *e)
+{
+	double sc[KT_AN_NLAYERS];
+	size_t pl;
+	int l;
+
+	while (match_any_start(s, req_lead, &pl))
+		s = skip_sp(s + pl);
+	if (!match_any_start(s, req_open, &pl))
+		return 0;
+	s = skip_sp(s + pl);
+	while (match_any_start(s, req_lead, &pl))
+		s = skip_sp(s + pl);
+	if (!wordch((unsigned char)*s) || match_any_start(s, req_ask, NULL) ||
+	    contains_any(s, (size_t)(e - s), req_wh) ||
+	    contains_any(s, (size_t)(e - s), bound_terms))
+		return 0;
+	kt_an_layer_of(s, (size_t)(e - s), sc);
+	for (l = 1; l < KT_AN_NLAYERS; l++)
+		if (l == KT_AN_L_MEASURE ? sc[l] >= 3 : sc[l] > 0)
+			return 0;
+	return 1;
+}
+
+/* How a sentence asks: it ends with a question mark ('?' or '？'); it has
+ * a question's form (wh-word or inverted auxiliary first, a tag question,
+ * 吗/呢, 为什么, A-not-A) - not a '?' alone. */
+#define KT_AN_QH_MARKED 0x1u
+#define KT_AN_QH_FORM   0x2u
+
+/* kt_an_question_kind, and in *how the KT_AN_QH_* bits (extract needs them
+ * for list items, headings and lead-ins). */
+static unsigned question_kind(const char *sent, size_t len, unsigned *how)
 {
 	unsigned kind = 0;
 	size_t n;
 	char *f;
 	const char *s, *e;
-	int zh;
+	int zh, form = 0;
 
+	if (how)
+		*how = 0;
 	if (!sent || !len || len > 600)
 		return 0;
 	f = fold(sent, len, &n);
@@ -579,9 +639,9 @@ unsigned kt_an_question_kind(const char *sent, size_t len)
 		if (qmark)
 			kind |= KT_AN_Q_INTERROG;
 		if (match_any_start(s, wh_words, NULL))
-			kind |= KT_AN_Q_INTERROG;
+			form = 1;
 		if (qmark && match_any_start(s, wh_need_q, NULL))
-			kind |= KT_AN_Q_INTERROG;
+			form = 1;
 		if (match_any_start(s, aux_words, &pl)) {
 			const char *nx = skip_sp(s + pl);
 			int imper = match_any_start(nx, imper_next, NULL) &&
@@ -590,12 +650,14 @@ unsigned kt_an_question_kind(const char *sent, size_t len)
 				     starts_word(s, "will"));
 
 			if (!imper && wordch((unsigned char)*nx))
-				kind |= KT_AN_Q_INTERROG;
+				form = 1;
 		}
 		/* tag questions and ", can you ..." in the middle */
 		if (strstr(s, ", right?") || strstr(s, ", no?") ||
 		    strstr(s, ", can you ") || strstr(s, ", could you ") ||
 		    strstr(s, "i wonder") || strstr(s, "any idea"))
+			form = 1;
+		if (form)
 			kind |= KT_AN_Q_INTERROG;
 		/* challenge verbs after an optional polite prefix */
 		c = s;
@@ -626,6 +688,8 @@ unsigned kt_an_question_kind(const char *sent, size_t len)
 			    contains_any(s, (size_t)(e - s), perf_words))
 				kind |= KT_AN_Q_CHALLENGE;
 		}
+		if ((kind & KT_AN_Q_INTERROG) && work_request(s, e))
+			kind &= ~KT_AN_Q_INTERROG, form = 0;
 		if (contains_any(s, (size_t)(e - s), doubt_en))
 			kind |= KT_AN_Q_DOUBT;
 		if (zh) {
@@ -634,7 +698,7 @@ unsigned kt_an_question_kind(const char *sent, size_t len)
 
 			for (int i = 0; zh_wh[i]; i++)
 				if (strstr(s, zh_wh[i]))
-					kind |= KT_AN_Q_INTERROG;
+					kind |= KT_AN_Q_INTERROG, form = 1;
 			for (int i = 0; zh_challenge[i]; i++)
 				if (strstr(s, zh_challenge[i]))
 					kind |= KT_AN_Q_CHALLENGE;
@@ -652,7 +716,7 @@ unsigned kt_an_question_kind(const char *sent, size_t len)
 				for (int i = 0; zh_final[i]; i++)
 					if ((size_t)(q - b) == strlen(zh_final[i]) &&
 					    !memcmp(b, zh_final[i], (size_t)(q - b)))
-						kind |= KT_AN_Q_INTERROG;
+						kind |= KT_AN_Q_INTERROG, form = 1;
 				break;
 			}
 			/* A-not-A over CJK: X不X / X没X */
@@ -671,7 +735,7 @@ unsigned kt_an_question_kind(const char *sent, size_t len)
 						    u8dec(p + i + a1 + a2,
 							  m - i - a1 - a2,
 							  &a3) == x)
-							kind |= KT_AN_Q_INTERROG;
+							kind |= KT_AN_Q_INTERROG, form = 1;
 					}
 					i += a1;
 				}
@@ -679,10 +743,18 @@ unsigned kt_an_question_kind(const char *sent, size_t len)
 		}
 		if (kind && (contains_any(s, (size_t)(e - s), bound_terms)))
 			kind |= KT_AN_Q_DOUBT;
+		if (how)
+			*how = (qmark || (e - s >= 3 && !memcmp(e - 3, "\xEF\xBC\x9F", 3)) ?
+				KT_AN_QH_MARKED : 0) | (form ? KT_AN_QH_FORM : 0);
 	}
 out:
 	free(f);
 	return kind;
+}
+
+unsigned kt_an_question_kind(const char *sent, size_t len)
+{
+	return question_kind(sent, len, NULL);
 }
 
 /* A line that starts a pasted terminal session or a traceback. */
@@ -701,6 +773,37 @@ static int pasted_start(const char *l, size_t n)
 	    !memchr(l, ' ', (size_t)(at - l)))
 		return 1;
 	return 0;
+}
+
+/* Markdown structure that is no sentence of its own (issue 15, the agent's
+ * messages under --agent): a heading ("## Next Steps") or a line that is
+ * all bold ("**Why CuPy is valuable:**", "**Next steps?**") is a title;
+ * returns 1.  A list item ("- Would provide ...", "1. Add GPU convolution
+ * benchmarking first?") or a lead-in that ends with ':' ("Would you like me
+ * to:") is a fragment: returns 2.  Otherwise 0.  l..l+n is the line
+ * without its indentation. */
+static int md_line(const char *l, size_t n)
+{
+	size_t k = 0;
+
+	while (n > 0 && (l[n - 1] == ' ' || l[n - 1] == '\t' || l[n - 1] == '\r'))
+		n--;
+	if (n >= 2 && l[0] == '#' && (l[1] == '#' || l[1] == ' '))
+		return 1;
+	if (n >= 5 && !strncmp(l, "**", 2) && !strncmp(l + n - 2, "**", 2) &&
+	    !memmem(l + 2, n - 4, "**", 2))
+		return 1;
+	if (n >= 2 && (l[0] == '-' || l[0] == '*' || l[0] == '+') && l[1] == ' ')
+		return 2;
+	if (n >= 4 && !memcmp(l, "\xE2\x80\xA2", 3) && l[3] == ' ') /* • */
+		return 2;
+	while (k < n && k < 3 && isdigit((unsigned char)l[k]))
+		k++;
+	if (k && k + 1 < n && (l[k] == '.' || l[k] == ')') && l[k + 1] == ' ')
+		return 2;
+	while (n > 0 && l[n - 1] == '*')
+		n--;
+	return n > 0 && l[n - 1] == ':' ? 2 : 0;
 }
 
 /* Sentence end: ASCII . ! ? ; followed by space/end, or 。？！；. */
@@ -759,6 +862,7 @@ int kt_an_questions_extract(const char *text, size_t len, kt_an_q_cb cb,
 		return 0;
 	while (ls < len) {
 		size_t le = ls, i, st;
+		int frag;
 
 		while (le < len && p[le] != '\n')
 			le++;
@@ -778,6 +882,9 @@ int kt_an_questions_extract(const char *text, size_t len, kt_an_q_cb cb,
 				goto next;
 			if (pasted_start(l + k, ln - k) || tabular_line(l, ln))
 				return 0; /* the rest is pasted output */
+			frag = md_line(l + k, ln - k);
+			if (frag == 1)
+				goto next;
 		}
 		st = ls;
 		i = ls;
@@ -793,8 +900,20 @@ int kt_an_questions_extract(const char *text, size_t len, kt_an_q_cb cb,
 				while (b > a && (p[b - 1] == ' ' || p[b - 1] == '\r'))
 					b--;
 				if (b > a) {
-					unsigned k = kt_an_question_kind(text + a,
-									 b - a);
+					unsigned how;
+					unsigned k = question_kind(text + a, b - a,
+								   &how);
+
+					/* in a list item or a lead-in, a
+					 * menu option ("Or do both?") or a
+					 * bullet fragment ("Would provide
+					 * ..."): only a marked question of
+					 * full form, a challenge or a doubt
+					 * is asked */
+					if (frag && !(k & (KT_AN_Q_CHALLENGE |
+							   KT_AN_Q_DOUBT)) &&
+					    how != (KT_AN_QH_MARKED | KT_AN_QH_FORM))
+						k = 0;
 					if (k) {
 						int rc = cb(text + a, b - a, k, arg);
 						if (rc)

@@ -3,7 +3,8 @@
 # (tests/data/labels/corpus.json): series, sweeps, new bests over the
 # running best and their gains, jumps and stalls of every real kernel run
 # (KernelAgent, FlashInfer, KernelBench, Harbor) and the Claude Code vsla
-# sessions.  Label items of the import side are reported, not failed.
+# sessions, and the questions a person (or, with --agent, the agent) asked
+# in them.  Label items of the import side are reported, not failed.
 
 setup() {
 	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
@@ -17,7 +18,7 @@ import_corpus() {
 	R=$("$KTRAJ" import --json "$CORPUS/$1" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
 }
 
-@test "corpus labels: series, sweeps, new bests, jumps and stalls agree with ktraj" {
+@test "corpus labels: series, sweeps, new bests, jumps, stalls and mined questions agree with ktraj" {
 	[ -d "$CORPUS/gpu_kernel" ] || skip "corpus absent"
 	run env KTRAJ="$KTRAJ" python3 "$BATS_TEST_DIRNAME/../data/labels/check.py" "$CORPUS"
 	echo "$output" | grep -v '^ok' >&3 || true

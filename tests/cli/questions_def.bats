@@ -124,9 +124,21 @@ PY
 }
 
 @test "questions suggest: proposes a library question when one fits, says why when none does" {
+	# a request for work in question form is no question: nothing to mine
 	cc_session 'Can you add a unit test for the odd sizes?' >"$BATS_TEST_TMPDIR/a.jsonl"
 	"$KTRAJ" import "$BATS_TEST_TMPDIR/a.jsonl" >/dev/null
 	R=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	run "$KTRAJ" questions suggest "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"no suggestion: the library is empty"* ]]
+	# a library that holds it says it is an instruction
+	echo '{"text":"Can you add a unit test for the odd sizes?","layer":"unclassified","flags":[],"gain":3.0,"count":10}' >"$BATS_TEST_TMPDIR/lib.jsonl"
+	run "$KTRAJ" questions suggest "$R" --library "$BATS_TEST_TMPDIR/lib.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"no suggestion: none of the library's 1 entry fits: 1 is an instruction, not a question; 0 name no system layer"* ]]
+	cc_session 'What time zone are the server logs written in?' |
+		sed 's/11111111-2222/11111111-8888/' >"$BATS_TEST_TMPDIR/c.jsonl"
+	"$KTRAJ" import "$BATS_TEST_TMPDIR/c.jsonl" >/dev/null
 	run "$KTRAJ" questions suggest "$R"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"no suggestion: none of the library's 1 entry fits: 0 are an instruction, not a question; 1 names no system layer"* ]]
@@ -139,4 +151,42 @@ PY
 	run "$KTRAJ" questions suggest "$R"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"1. [operator boundary"*"two kernels instead of one fused kernel"* ]]
+}
+
+@test "questions: the vsla CUDA session mines its person's 6 questions, not requests for work or the agent's markdown; suggest stops proposing them" {
+	F="$CORPUS/claude_code/vsla_cuda_dev_f67ab274.jsonl"
+	K="$CORPUS/gpu_kernel/kernelagent/opt_trace_36_RMSNorm"
+	[ -f "$F" ] && [ -d "$K" ] || skip "corpus absent"
+	# raw line 206 "Can you run the benchmarks of our library vs. the
+	# competition and make sure it uses the GPU" and 398 "Can we get the
+	# other two libraries working ..." ask for work; 642, the agent's
+	# "**Why CuPy is valuable:**", "- Would provide ...", "Would you like
+	# me to:" and its menu "1. Add GPU convolution benchmarking first?"
+	V=$("$KTRAJ" import --json "$F" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	R=$("$KTRAJ" import --json "$K" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	run "$KTRAJ" questions mine "$V" --json --agent
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+t = [r["text"].lower() for r in rows]
+assert [r["origin"] for r in rows] == ["human"] * 6, t
+for w in ("no matrix multiplication function", "why not use the c direct", "which one we lost",
+          "do we not have gpu convolution", "get cupy working", "verify that we are doing the same"):
+    assert any(w in x for x in t), (w, t)' "$output"
+	# the NDJSON export reads the same definition: the 5 messages that ask
+	"$KTRAJ" export "$V" --format ndjson --partition "$BATS_TEST_TMPDIR/nd"
+	run python3 -c '
+import json, sys
+print(sorted(json.loads(l)["text"][:12] for l in sys.stdin))' < <(find "$BATS_TEST_TMPDIR/nd/questions" -name 'part-*' -exec zstd -qdc {} +)
+	[ "$output" = "['Do we not ha', 'I need you t', 'The old benc', 'What do you ', 'Why not use ']" ]
+	# the RMSNorm stall (memory-bound claims) no longer gets the request
+	run "$KTRAJ" questions suggest "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"Can you run the benchmarks"* ]]
+	[[ "$output" == *"1. [measurement] fit 0.5, x1.000  I need you to verify that we are doing the same operations"* ]]
+	# the vsla run stalls in measurement: nothing fits, and it says why
+	run "$KTRAJ" questions suggest "$V"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"no suggestion: none of the library's 6 entries fits: 0 are an instruction, not a question; 5 name no system layer and challenge no bound; 1 is about the stuck layer (measurement) without challenging a bound"* ]]
 }

@@ -45,7 +45,79 @@ static void t_questions_en(void **st)
 	assert_int_equal(nq("user@host:~/x$ pip install foo\nMake sure you have python3-full installed?"), 0);
 	assert_int_equal(nq("```\nwhy is this code here?\n```\nok"), 0);
 	/* "vs." does not end the sentence */
-	assert_int_equal(nq("Can you run the benchmarks of our library vs. the competition and make sure it uses the GPU"), 1);
+	assert_int_equal(nq("Why is our library slower vs. the competition on the GPU"), 1);
+}
+
+/* A table of sentences and how many questions each holds; a failure names
+ * the text. */
+struct nq_case {
+	const char *text;
+	int n;
+};
+
+static void nq_cases(const struct nq_case *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (nq(c[i].text) != c[i].n)
+			fail_msg("\"%s\": %d questions, want %d", c[i].text,
+				 nq(c[i].text), c[i].n);
+}
+
+/* Requests for work in question form are instructions (issue 15: the
+ * corpus' vsla_cuda_dev session, raw lines 206 and 398); a wh-word, a
+ * named technique or a bound keeps the question. */
+static void t_questions_requests(void **st)
+{
+	static const struct nq_case cases[] = {
+		{"Can you run the benchmarks of our library vs. the competition and make sure it uses the GPU", 0},
+		{"Can we get the other two libraries working and get a CPU comparison included too.", 0},
+		{"Can you add type hints?", 0},
+		{"So could you please update the README?", 0},
+		{"Want me to add tests?", 0},
+		{"Would you like me to start by fixing the urgent structural issues, or would you prefer to use multiple agents?", 0},
+		/* asks for an answer */
+		{"Can you figure out which one we lost?", 1},
+		{"Can you tell me the register count of the kernel?", 1},
+		{"Can you remind me where the results folder is?", 1},
+		{"Could you run it again and see if the gain holds?", 1},
+		/* proposes a technique, a measurement method, or names a bound */
+		{"Could you prefetch the next tile with cp.async and double buffering?", 1},
+		{"Can we fuse the bias into the epilogue?", 1},
+		{"Can you rerun the benchmark with a proper warmup?", 1},
+		{"Can you get it closer to the theoretical peak?", 1},
+		/* a challenge stays a challenge behind the same opener */
+		{"Can you verify that the kernel is really memory-bound?", 1},
+		/* the same auxiliaries asking about the code are questions */
+		{"Can the two passes share one loop over the row?", 1},
+		{"Could the layernorm and the quantize step share one pass?", 1},
+	};
+
+	(void)st;
+	nq_cases(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/* Markdown structure in a message (the agent's under --agent): headings,
+ * bold titles, bullet fragments and menu options are not questions; full
+ * questions in a list are (issue 15, vsla_cuda_dev seq 795). */
+static void t_questions_markdown(void **st)
+{
+	static const struct nq_case cases[] = {
+		{"## Why the kernel is slow\nok", 0},
+		{"**Why CuPy is valuable:**\n- Python-based GPU arrays", 0},
+		{"**Next steps?**", 0},
+		{"- Would provide comprehensive Python vs C GPU comparison", 0},
+		{"Would you like me to:\n1. Add GPU convolution benchmarking first?\n2. Install CuPy?\n3. Or do both?", 0},
+		{"* Option A: keep the old kernel around?", 0},
+		/* full questions in a list, and challenges, are asked */
+		{"Two things:\n1. Why is the kernel memory-bound?\n2. Did you check the coalescing?", 2},
+		{"- verify that the kernel is really memory-bound", 1},
+		{"- 为什么内层循环里每次都要同步？", 1},
+		/* the same words as a sentence of their own are questions */
+		{"Why is CuPy valuable here?", 1},
+	};
+
+	(void)st;
+	nq_cases(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 /* The shapes of the paper-writing negative control (issue 15) and their
@@ -844,6 +916,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_questions_en),
+		cmocka_unit_test(t_questions_requests),
+		cmocka_unit_test(t_questions_markdown),
 		cmocka_unit_test(t_sentence_abbrev),
 		cmocka_unit_test(t_bound_context),
 		cmocka_unit_test(t_questions_zh),

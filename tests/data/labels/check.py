@@ -17,7 +17,10 @@ parts no bench result may have (a baseline's or competitor's timing is no
 result of the agent's code); "ref_times": [time_ms, ref_time_ms, baseline]
 of a result that got a baseline's time as its reference; "kinds": event
 counts by kind; "timed": every event has a time, in order; a series item
-with "key" matches that series key exactly instead of "match").
+with "key" matches that series key exactly instead of "match";
+"questions": what `questions mine --agent` must and must not find:
+human_total / agent_total entries, "human" / "agent" [raw line, text, why]
+that must be mined, "not" / "agent_not" that must not).
 Prints one line per label item (ok / FAIL / PENDING) and a last JSON line
 with the counts.  Items of owner "import" (what the importer extracts) are
 PENDING when they disagree: they are reported, not failed; an "import" label
@@ -86,6 +89,8 @@ def main():
             # in log's columns)
             shown = {j["seq"]: rows(["show", run, str(j["seq"]), "--json"], env)[0]["payload"]
                      for j in bench if want and j.get("metric") == want}
+            qs = rows(["questions", "mine", run, "--json", "--agent"], env) \
+                if "questions" in lab else []
         p = lab["path"]
         summ = [r for r in blame if "summary" in r]
         jumps = [r for r in blame if "gain" in r]
@@ -202,6 +207,23 @@ def main():
             ts = [e.get("ts") for e in events]
             item("%s: every event has a time, in order" % p,
                  ts and None not in ts and ts == sorted(ts))
+        ql = lab.get("questions")
+        if ql:
+            # what a person asked and, with --agent, what the agent asked;
+            # labels name the raw line and a piece of its text (lower case)
+            by = {o: [r["text"].lower() for r in qs if r.get("origin") == o]
+                  for o in ("human", "agent")}
+            alltext = by["human"] + by["agent"]
+            for o in ("human", "agent"):
+                if o + "_total" in ql:
+                    item("%s: %d question(s) mined from the %s (got %d: %s)" % (
+                        p, ql[o + "_total"], o, len(by[o]), by[o]), len(by[o]) == ql[o + "_total"])
+                for line, part, why in ql.get(o, []):
+                    item("%s: raw line %d '%s' is mined (%s)" % (p, line, part, why),
+                         any(part in t for t in by[o]))
+            for line, part, why in ql.get("not", []) + ql.get("agent_not", []):
+                item("%s: raw line %d '%s' is not mined (%s)" % (p, line, part, why),
+                     not any(part in t for t in alltext))
         imp_lab = lab.get("import")
         if imp_lab:
             # graded: what the benchmark's grader recorded (payload
