@@ -102,6 +102,9 @@ void kt_export_event_summary(const kt_event *ev, const cJSON *p, char *buf,
 				 kt_json_str(p, "reason") ? ": " : "",
 				 kt_json_str(p, "reason") ?
 				 kt_json_str(p, "reason") : "");
+		else if (s && !strcmp(s, "reference"))
+			snprintf(buf + strlen(buf), n - strlen(buf),
+				 "reference timing ");
 		else
 			snprintf(buf + strlen(buf), n - strlen(buf), "%s ",
 				 cJSON_IsTrue(v) ? "correct" : cJSON_IsFalse(v) ?

@@ -224,3 +224,43 @@ assert "comprehensive_results.json" not in by, by.keys()
 assert len([d for d in b if abs((d.get("time_ms") or 0) - 0.32656) < 1e-6]) == 1
 ' "$output"
 }
+
+@test "corpus KernelBench baseline_time_torch alone: 250 reference timings, no series, no jump or stall" {
+	d=$CORPUS/gpu_kernel/kernelbench
+	[ -e "$d/baseline_time_torch_H100_Modal.json" ] || skip "corpus absent"
+	# {level: {problem_file: {mean, std, min, max, num_trials, hardware,
+	# device}}}: eager PyTorch on an H100 (level1 1_Square_matrix_
+	# multiplication_.py mean 2.66), the denominator of every speedup
+	n=$(python3 -c 'import json,sys; print(sum(len(v) for v in json.load(open(sys.argv[1])).values()))' "$d/baseline_time_torch_H100_Modal.json")
+	[ "$n" -eq 250 ]
+	imp "$d/baseline_time_torch_H100_Modal.json"
+	run "$KTRAJ" log "$R" --kind bench --json
+	[ "$(grep -c '"status":"reference"' <<<"$output")" -eq 250 ]
+	run "$KTRAJ" log "$R" --kind bench
+	[[ "${lines[0]}" == *"time 2.66 ms reference timing (level1/1_Square_matrix_multiplication_)"* ]]
+	run "$KTRAJ" blame speedup "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"reference timings: 250 bench results time the reference itself (status \"reference\"), in no series; a reference-only run: no result of the agent's code"* ]]
+	[[ "$output" != *"level1/"* ]]
+	run "$KTRAJ" blame speedup "$R" --json
+	python3 -c '
+import json, sys
+s = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert len(s) == 1 and s[0]["measurements"] == 0 and s[0]["reference_timings"] == 250, s
+' "$output"
+	run "$KTRAJ" stalls "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"reference timings: 250"* && "$output" == *"no stall"* ]]
+	[[ "$output" != *"level1/"* ]]
+}
+
+@test "corpus KernelBench best_k with its baseline beside it: the baseline is the results' reference time, still a reference-only run of its own" {
+	d=$CORPUS/gpu_kernel/kernelbench
+	[ -e "$d/best_k_kernels_level1_small.json" ] || skip "corpus absent"
+	"$KTRAJ" import "$d" >/dev/null
+	run "$KTRAJ" log best_k_kernels_level1_small --kind bench --json
+	[ "$(grep -c '"ref_time_ms":2.66,' <<<"$output")" -eq 8 ]
+	[ "$(grep -c '"status":"reference"' <<<"$output")" -eq 0 ]
+	run "$KTRAJ" blame speedup baseline_time_torch_H100_Modal
+	[[ "$output" == *"a reference-only run"* ]]
+}
