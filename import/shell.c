@@ -170,6 +170,10 @@ static int emit(kt_imp *imp, int kind, uint64_t parent, int64_t ts,
 	ev.ts_ns = ts;
 	ev.actor = kt_imp_actor_of(imp, call);
 	ev.payload = payload;
+	/* a sub-agent's events say so in the payload too (imp_claude.c) */
+	if (ev.actor && !strncmp(ev.actor, "agent:", 6) && ev.actor[6] &&
+	    !cJSON_GetObjectItem(payload, "subagent"))
+		cJSON_AddStringToObject(payload, "subagent", ev.actor + 6);
 	/* what a command's output says (a compile, a bench result) comes from
 	 * the record of that output, the event emitted just before: its
 	 * file:line is where `ktraj show` and an import error point */
