@@ -296,6 +296,11 @@ typedef struct kt_an_run {
 	unsigned load;         /* KT_AN_LOAD_* it was loaded with */
 	unsigned keyed_by;     /* KT_AN_BY_* of the m[].key values */
 	size_t nsweeps;        /* sweeps found by kt_an_series_keys */
+	size_t nref;           /* bench results with status "reference": a
+				  timing of the reference itself (a
+				  KernelBench baseline_time file), no result
+				  of the agent's code: not in m[], in no
+				  series (FORMAT.md section 14) */
 	void *arena;           /* owns every ev[].text */
 } kt_an_run;
 

@@ -1128,6 +1128,13 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		int cj = pl_type(&p, 0);
 		const char *h = pl_str(&p, 1), *w = pl_str(&p, 2);
 
+		/* the reference timed on its own is no attempt of the agent's
+		 * (FORMAT.md section 14 "Reference timings") */
+		if (pl_str(&p, 15) && !strcmp(pl_str(&p, 15), "reference")) {
+			r->nref++;
+			rc = 0;
+			goto out;
+		}
 		if (grow((void **)&r->m, &c->mcap, r->nm, sizeof(*r->m), 64))
 			goto out;
 		m = &r->m[r->nm];

@@ -440,6 +440,13 @@ void an_put_run(const kt_an_run *r)
 {
 	printf("run %s  ", r->id);
 	an_put_safe("", r->name, "\n");
+	if (r->nref)
+		printf("reference timings: %zu bench result%s time%s the "
+		       "reference itself (status \"reference\"), in no "
+		       "series%s\n", r->nref, r->nref == 1 ? "" : "s",
+		       r->nref == 1 ? "s" : "",
+		       r->nm ? "" : "; a reference-only run: no result of "
+		       "the agent's code");
 }
 
 void an_print_counts(const kt_an_series *se, const kt_an_opts *o)
@@ -539,7 +546,8 @@ cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
 		return NULL;
 	for (size_t i = 0; i < nu && i < 64; i++)
 		cJSON_AddItemToArray(u, cJSON_CreateNumber((double)seq[i]));
-	if (!cJSON_AddNumberToObject(x, "unparsed", (double)nu))
+	if (!cJSON_AddNumberToObject(x, "unparsed", (double)nu) ||
+	    !cJSON_AddNumberToObject(x, "reference_timings", (double)r->nref))
 		return NULL;
 	return x;
 }

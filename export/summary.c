@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "export.h"
@@ -92,9 +93,22 @@ void kt_export_event_summary(const kt_event *ev, const cJSON *p, char *buf,
 		num_part(buf, n, p, "time_ms", "time %.4g ms ");
 		num_part(buf, n, p, "speedup", "speedup %.3gx ");
 		v = cJSON_GetObjectItemCaseSensitive(p, "correct");
-		snprintf(buf + strlen(buf), n - strlen(buf), "%s ",
-			 cJSON_IsTrue(v) ? "correct" : cJSON_IsFalse(v) ?
-			 "INCORRECT" : "not checked");
+		s = kt_json_str(p, "status");
+		/* FORMAT.md section 14 "Failed to run": no verdict either */
+		if (s && (!strcasecmp(s, "runtime_error") ||
+			  !strcasecmp(s, "timeout")))
+			snprintf(buf + strlen(buf), n - strlen(buf),
+				 "failed to run%s%s ",
+				 kt_json_str(p, "reason") ? ": " : "",
+				 kt_json_str(p, "reason") ?
+				 kt_json_str(p, "reason") : "");
+		else if (s && !strcmp(s, "reference"))
+			snprintf(buf + strlen(buf), n - strlen(buf),
+				 "reference timing ");
+		else
+			snprintf(buf + strlen(buf), n - strlen(buf), "%s ",
+				 cJSON_IsTrue(v) ? "correct" : cJSON_IsFalse(v) ?
+				 "INCORRECT" : "not checked");
 		if ((s = kt_json_str(p, "status")) && !strcmp(s, "unparsed"))
 			snprintf(buf + strlen(buf), n - strlen(buf),
 				 "no readable time ");

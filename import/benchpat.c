@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "benchpat_int.h"
 
 /* ---- tables -------------------------------------------------------------- */
@@ -117,6 +118,40 @@ static int autotune_row(const char *l, size_t n, const char *low)
 	return i < n && !strncmp(low + i, "triton_", 7) && memchr(l, '%', n);
 }
 
+int bp_failure(const char *l, size_t n, const char *low, char *why,
+	       size_t cap)
+{
+	static const char *const w[] = { "not implemented",
+		"not_implemented", "notimplemented", "unimplemented",
+		"unsupported", "not supported", "runtimeerror", "runtime error",
+		"cuda error", "cudaerror", "illegal memory access",
+		"segmentation fault", "core dumped", "out of memory",
+		"failed to run", "failed to launch", "launch failed",
+		"traceback (most recent call last)", NULL };
+	size_t a = 0, z = n;
+	int at = 0, i;
+
+	/* "Error: ..." / "[ERROR] ..." / "❌ Error ..." at the line's start */
+	while (a < n && (low[a] == ' ' || low[a] == '\t' || low[a] == '[' ||
+			 low[a] == '*' || low[a] == '-' ||
+			 (unsigned char)low[a] >= 0x80))
+		a++;
+	if (!strncmp(low + a, "error", 5) && !isalpha((unsigned char)low[a + 5]))
+		at = 1;
+	for (i = 0; w[i] && !at; i++)
+		if (!strncmp(low + a, w[i], strlen(w[i])))
+			at = 1;
+	if (!at && !any_word(low, w))
+		return 0;
+	while (z > a && isspace((unsigned char)l[z - 1]))
+		z--;
+	if (z - a >= cap)       /* cut: whole characters only */
+		z = a + kt_utf8_floor(l + a, cap - 1);
+	memcpy(why, l + a, z - a);
+	why[z - a] = 0;
+	return at ? 2 : 1;
+}
+
 /* ---- results (struct res: benchpat_int.h) ---------------------------------- */
 void bp_res_init(struct res *r, const char *pattern, int block)
 {
@@ -132,6 +167,7 @@ void bp_res_init(struct res *r, const char *pattern, int block)
 	r->reward = NAN;
 	r->graded[0] = 0;
 	r->timed = r->refname = NULL;
+	r->failed[0] = 0;
 }
 
 struct res *bp_new_res(struct rs *s, const char *pattern, int block)
@@ -1044,16 +1080,115 @@ static int same_parent(const char *a, const char *b)
 	return x && y && x - a == y - b && !strncmp(a, b, (size_t)(x - a));
 }
 
+/* The keys of a JSON result that name the method measured (scen_keys of
+ * benchpat_json.c): two results that differ only in one of them compare
+ * two methods on one problem. */
+static int method_key(const char *k, size_t n)
+{
+	static const char *const m[] = { "method", "impl", "implementation",
+		"variant", "backend", "provider", NULL };
+
+	for (int i = 0; m[i]; i++)
+		if (strlen(m[i]) == n && !strncasecmp(k, m[i], n))
+			return 1;
+	return 0;
+}
+
+/* Where the scenarios a and b ("k=v k=v ...", a JSON result's name
+ * fields) differ in exactly one token, and that token is a method key's
+ * with the same key: the offset of its value in a (*bv: in b), else -1.
+ * bench_comparison prints "benchmark=variable_shape_conv
+ * method=vsla_automatic signal_size=128 kernel_size=16" and the same with
+ * method=manual_padding. */
+static long method_diff(const char *a, const char *b, size_t *bv)
+{
+	long at = -1;
+	size_t i = 0, j = 0;
+
+	for (;;) {
+		size_t ea = i, eb = j;
+
+		while (a[ea] && a[ea] != ' ')
+			ea++;
+		while (b[eb] && b[eb] != ' ')
+			eb++;
+		if (ea - i != eb - j || strncmp(a + i, b + j, ea - i)) {
+			const char *qa = memchr(a + i, '=', ea - i);
+			const char *qb = memchr(b + j, '=', eb - j);
+
+			if (at >= 0 || !qa || !qb || qa - (a + i) != qb - (b + j) ||
+			    strncmp(a + i, b + j, (size_t)(qa - (a + i))) ||
+			    !method_key(a + i, (size_t)(qa - (a + i))))
+				return -1;
+			at = qa + 1 - a;
+			*bv = (size_t)(qb + 1 - b);
+		}
+		if (!a[ea] || !b[eb])
+			return a[ea] || b[eb] ? -1 : at;
+		i = ea + 1;
+		j = eb + 1;
+	}
+}
+
+/* The baseline that a method's name (lower case, up to the next space)
+ * calls itself when it is compared with another method: the hand-written
+ * or naive way the measured method replaces ("manual_padding" beside
+ * "vsla_automatic"), NULL when it names none.  Only in such a pair: alone
+ * a "naive" method may be the agent's own first attempt. */
+static const char *compared_baseline(const char *v)
+{
+	static const char *const w[] = { "manual", "naive", "unoptimized",
+		NULL };
+	size_t n = strcspn(v, " ");
+
+	for (int i = 0; w[i]; i++) {
+		size_t k = strlen(w[i]);
+
+		for (const char *p = v; p + k <= v + n; p++)
+			if (!strncasecmp(p, w[i], k) &&
+			    (p == v || !isalnum((unsigned char)p[-1])) &&
+			    (p + k == v + n || !isalpha((unsigned char)p[k])))
+				return w[i];
+	}
+	return NULL;
+}
+
 /* Marks the results that time a baseline or competitor (timed_baseline):
  * they are no results of the agent's code and are not written.  One
  * followed directly by the agent's result under the same heading, which
  * has no reference time of its own, gives it one (the model's place for
  * a baseline's time: ref_time_ms, FORMAT.md section 14): "CPU Benchmark:
- * 11.621 us" then "GPU Benchmark: 4.724 us, Speedup: 2.46x". */
+ * 11.621 us" then "GPU Benchmark: 4.724 us, Speedup: 2.46x".  Of two
+ * adjacent results that differ only in their method (method_diff), one
+ * whose method names a baseline and the other's not is that baseline,
+ * above or below the agent's: bench_comparison's manual_padding rows
+ * (vsla_cuda_dev raw line 201). */
 static void mark_baselines(struct rs *s)
 {
 	for (size_t k = 0; k < s->n; k++)
 		s->r[k].timed = timed_baseline(&s->r[k]);
+	for (size_t k = 0; k + 1 < s->n; k++) {
+		struct res *x = &s->r[k], *y = &s->r[k + 1];
+		size_t yv = 0;
+		long xv;
+		const char *bx, *by;
+
+		if (x->timed || y->timed || x->nsp || y->nsp ||
+		    !(x->t > 0) || !(y->t > 0) || !isnan(x->ref) || !isnan(y->ref) ||
+		    (xv = method_diff(x->scen, y->scen, &yv)) < 0)
+			continue;
+		bx = compared_baseline(x->scen + xv);
+		by = compared_baseline(y->scen + yv);
+		if (bx && !by) {
+			x->timed = bx;
+			y->ref = x->t;
+			y->refname = bx;
+		} else if (by && !bx) {
+			y->timed = by;
+			x->ref = y->t;
+			x->refname = by;
+		}
+	}
 	for (size_t k = 0; k + 1 < s->n; k++) {
 		struct res *b = &s->r[k], *a = &s->r[k + 1];
 
@@ -1092,6 +1227,10 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 	struct heading hs[8];
 	size_t nh = 0, i = 0, k;
 	int block = 0, votes[2] = { 0, 0 }, in_autotune = 0;
+	/* an error message that came before any result of its block: it
+	 * speaks of the results that follow in that block */
+	char bfail[120] = "";
+	int bfail_block = -1;
 	long long json_budget = 64ll << 20;
 	char prev[96] = "";
 	cJSON *arr;
@@ -1111,7 +1250,9 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		char low[1024];
 		struct val v[16];
 		size_t nv, e;
-		int mk;
+		int mk, fl = 0;
+		char why[120];
+		size_t first = s.n;
 
 		i += n + (nl ? 1 : 0);
 		while (ind < n && (l[ind] == ' ' || l[ind] == '\t'))
@@ -1227,6 +1368,8 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 
 						bp_lower(rlow, rl, rn, sizeof(rlow));
 						mk = marker(rl, rn, rlow);
+						bp_failure(rl, rn, rlow, r->failed,
+							   sizeof(r->failed));
 					}
 					/* the table's own column says it, "NO" too */
 					r->correct = col_ok >= 0 ? col_ok : mk;
@@ -1242,6 +1385,15 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		}
 		/* 3. lines */
 		mk = marker(l, n, low);
+		fl = bp_failure(l, n, low, why, sizeof(why));
+		if (fl == 2 && s.n && s.r[s.n - 1].block == block) {
+			/* "Error: ..." under the result it is about */
+			if (!s.r[s.n - 1].failed[0])
+				memcpy(s.r[s.n - 1].failed, why, sizeof(why));
+		} else if (fl == 2) {
+			memcpy(bfail, why, sizeof(why));
+			bfail_block = block;
+		}
 		if (skip_line(low)) {
 			if (mk >= 0)
 				votes[mk]++;
@@ -1396,6 +1548,14 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 				r->correct = mk;
 			if (r && !bp_has_metric(r))
 				s.n--;  /* only a ref/min/max: not a result */
+			/* the results of a line that says its code failed, or
+			 * of a block an error message opened */
+			for (q = first; q < s.n; q++)
+				if (!s.r[q].failed[0] && fl)
+					memcpy(s.r[q].failed, why, sizeof(why));
+				else if (!s.r[q].failed[0] &&
+					 bfail_block == s.r[q].block)
+					memcpy(s.r[q].failed, bfail, sizeof(bfail));
 		}
 	}
 	if (s.oom) {
@@ -1421,7 +1581,26 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			cJSON_Delete(arr);
 			return KT_ENOMEM;
 		}
-		if (isnan(r->t))
+		if (r->failed[0])
+			cJSON_AddStringToObject(o, "metric", isnan(r->t) &&
+						(r->nsp || !isnan(r->sp)) ?
+						"speedup" : "time");
+		if (r->failed[0]) {
+			/* a time of code that returned an error or did not
+			 * run is no result (FORMAT.md section 14 "Failed to
+			 * run"): the printed figure is kept aside */
+			cJSON *x = cJSON_AddObjectToObject(o, "extra");
+
+			if (x && !isnan(r->t))
+				cJSON_AddNumberToObject(x, "printed_time_ms",
+							r->t);
+			r->sp = r->ref = r->mn = r->mx = r->tf = r->gb = NAN;
+			r->nsp = 0;
+			r->correct = -1; /* no answer: neither right nor wrong */
+			cJSON_AddStringToObject(o, "status", "runtime_error");
+			cJSON_AddStringToObject(o, "reason", r->failed);
+		}
+		if (isnan(r->t) || r->failed[0])
 			cJSON_AddNullToObject(o, "time_ms");
 		else
 			cJSON_AddNumberToObject(o, "time_ms", r->t);
@@ -1445,7 +1624,9 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		cJSON_AddStringToObject(o, "pattern", r->pattern);
 		/* several speedups: the chosen one names the series
 		 * (choose_speedup), a kernel time beside them or not */
-		if (!isnan(r->t) && r->nsp < 2)
+		if (r->failed[0])
+			;       /* said above */
+		else if (!isnan(r->t) && r->nsp < 2)
 			cJSON_AddStringToObject(o, "metric", "time");
 		else if (!r->nsp && !isnan(r->sp))
 			cJSON_AddStringToObject(o, "metric", "speedup");
@@ -1463,8 +1644,10 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 							     "suspicious"));
 		}
 		if (!isnan(r->reward)) {
-			cJSON *x = cJSON_AddObjectToObject(o, "extra");
+			cJSON *x = cJSON_GetObjectItem(o, "extra");
 
+			if (!x)
+				x = cJSON_AddObjectToObject(o, "extra");
 			if (x)
 				cJSON_AddNumberToObject(x, "reward", r->reward);
 		}

@@ -40,6 +40,9 @@ struct res {
 				times (timed_baseline), NULL: the agent's */
 	const char *refname; /* the baseline whose time was paired in as
 				ref (static), NULL when none */
+	char failed[120];    /* what the output says went wrong with the
+				measured code (bp_failure), "" when nothing:
+				the time is of an error path, not a result */
 };
 
 /* The results of one output, in order; oom once an allocation failed. */
@@ -64,6 +67,16 @@ void bp_add_speedup(struct res *r, double v, const char *key,
 		    const char *base);
 /* Whether r holds a time, speedup or throughput. */
 int bp_has_metric(const struct res *r);
+/* Whether line l[0..n) (low: in lower case) says the measured code did
+ * not run to a result: not implemented, unsupported, a runtime error, a
+ * crash ("NOT_IMPLEMENTED", "Error: invalid argument", "CUDA error: ...",
+ * "Segmentation fault").  Lines that name an error as a figure ("max
+ * error: 1e-5") say nothing.  When it does, the line (trimmed, cut to
+ * cap) goes to why and the result is 2 when the line starts with what
+ * went wrong (a message about the result beside it), 1 when it names it
+ * after a label of its own ("conv: unsupported dtype", a row); else 0. */
+int bp_failure(const char *l, size_t n, const char *low, char *why,
+	       size_t cap);
 /* s[0..n) in lower case into d (cap bytes, NUL-terminated, cut to fit). */
 void bp_lower(char *d, const char *s, size_t n, size_t cap);
 

@@ -126,6 +126,61 @@ static int graded_key(const char *k)
 	return 0;
 }
 
+/* What a result's JSON says went wrong with the measured code, into
+ * r->failed: an "error"/"exception" string or true ("error": "Dense
+ * matrix multiplication not implemented on CPU", vsla_cuda_dev raw line
+ * 390), or a "status"/"result" naming a failure ("NOT_IMPLEMENTED",
+ * "runtime_error").  A number under "error" is a numeric error (a
+ * tolerance figure), not a failure. */
+static void failed_as(struct res *r, const char *key, const char *v)
+{
+	size_t n = (size_t)snprintf(r->failed, sizeof(r->failed), "%s: %s",
+				    key, v);
+
+	if (n >= sizeof(r->failed))     /* cut: whole characters only */
+		r->failed[kt_utf8_floor(r->failed, sizeof(r->failed) - 2)] = 0;
+}
+
+static void json_failure(struct res *r, const cJSON *c)
+{
+	static const char *const ek[] = { "error", "err", "errors",
+		"exception", "error_message", "error_msg", "failure", NULL };
+	static const char *const sk[] = { "status", "result", "state",
+		"outcome", NULL };
+	const char *v = cJSON_IsString(c) ? c->valuestring : NULL;
+	char low[120];
+	int i;
+
+	if (r->failed[0])
+		return;
+	for (i = 0; ek[i]; i++)
+		if (!strcasecmp(c->string, ek[i]))
+			break;
+	if (ek[i]) {
+		char *end;
+
+		if (cJSON_IsTrue(c))
+			snprintf(r->failed, sizeof(r->failed), "%s: true",
+				 c->string);
+		else if (v && *v && strcasecmp(v, "none") &&
+			 strcasecmp(v, "null") && strcasecmp(v, "false") &&
+			 strcasecmp(v, "ok") && strcasecmp(v, "n/a") &&
+			 (strtod(v, &end), *end))
+			failed_as(r, c->string, v);
+		return;
+	}
+	for (i = 0; sk[i]; i++)
+		if (!strcasecmp(c->string, sk[i]))
+			break;
+	if (!sk[i] || !v)
+		return;
+	bp_lower(low, v, strlen(v), sizeof(low));
+	if (!strcmp(low, "error") || !strcmp(low, "runtime_error") ||
+	    !strcmp(low, "crashed") || !strcmp(low, "crash") ||
+	    bp_failure(v, strlen(v), low, r->failed, sizeof(r->failed)))
+		failed_as(r, c->string, v);
+}
+
 static void json_fill(struct res *r, const cJSON *o, int depth, int top)
 {
 	const cJSON *c;
@@ -142,6 +197,7 @@ static void json_fill(struct res *r, const cJSON *o, int depth, int top)
 			json_fill(r, c, depth + 1, 0);
 			continue;
 		}
+		json_failure(r, c);
 		if (!strcasecmp(c->string, "correct") ||
 		    !strcasecmp(c->string, "correctness") ||
 		    !strcasecmp(c->string, "is_correct") ||

@@ -232,6 +232,27 @@ static int add_image(struct cc *cc, const cJSON *b, cJSON **imgs)
 	return 0;
 }
 
+/* A Read of a results file is the benchmark's report of what it measured
+ * (vsla_cuda_dev raw line 193: bench_convolution_1752697747.json's
+ * mean_time_us): kt_imp_bench_file, from the file's own text when the
+ * result carries it (toolUseResult.file.content), else the numbered
+ * listing the agent saw. */
+static int read_results(struct cc *cc, const struct call *cl,
+			const cJSON *tur, uint64_t rseq, const char *text,
+			size_t tn, int64_t ts)
+{
+	const char *c = jstr(jget(tur, "file"), "content");
+	char *path = tool_path(cl, tur);
+	int rc;
+
+	if (!path)
+		return 0;
+	rc = kt_imp_bench_file(cc->imp, cl->seq, rseq, path, c ? c : text,
+			       c ? strlen(c) : tn, ts);
+	free(path);
+	return rc;
+}
+
 static int handle_result(struct cc *cc, const struct pline *pl,
 			 const cJSON *b, const char *agent, const char *actor)
 {
@@ -350,6 +371,8 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 		rc = kt_shell_classify(cc->imp, cl->seq, rseq,
 				       jstr(cl->input, "command"), cl->cwd,
 				       text, exit_code, ok, ts);
+	if (!rc && cl && ok && !strcmp(cl->name, "Read"))
+		rc = read_results(cc, cl, tur, rseq, text, tn, ts);
 	free(out.s);
 	/* a call has one result (seen_res skips any later one), so its
 	 * input is not read again: held to the end it was most of what the

@@ -214,6 +214,10 @@ struct kt_imp {
 	 * grader's record of the same metric (reward.json) joins its series
 	 * (kt_imp_bench_key) */
 	kt_strmap bench_keys;
+	/* results files read so far ("PATH\x1fFNV-1a of their text", no
+	 * values): a file read again with the same text is the same report
+	 * (kt_imp_bench_file), whatever the code did in between */
+	kt_strmap bench_files;
 };
 
 

@@ -41,7 +41,8 @@
  *
  * A baseline file imported on its own is a run too ("kernelbench:baseline:
  * <sha256>"): one bench event per problem with the eager PyTorch time
- * (candidate "torch_eager", correct null).
+ * (candidate "torch_eager", correct null, status "reference": timings of
+ * the reference, which the analyzers read no series from).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -256,6 +257,10 @@ static int import_baseline(kt_imp *imp, const kt_file *f, cJSON *doc)
 			cJSON_AddStringToObject(p, "reference", "torch_eager");
 			cJSON_AddStringToObject(p, "metric", "time");
 			cJSON_AddStringToObject(p, "source", "kernelbench baseline");
+			/* eager PyTorch's own time, the denominator of every
+			 * speedup: no attempt of an agent's (FORMAT.md
+			 * section 14 "Reference timings") */
+			cJSON_AddStringToObject(p, "status", "reference");
 			baseline_stats(p, st);
 			cJSON_AddNullToObject(p, "correct");
 			{

@@ -345,6 +345,23 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 		      int exit_code, int ok, int64_t ts_ns);
 
 /*
+ * A results file the agent read (a Read tool call of PATH, content
+ * text[0..len), the file's own bytes or a `cat -n`-style listing whose
+ * "     N→" / "     N\t" line prefixes are dropped): when PATH ends in
+ * .json or .jsonl and its JSON holds benchmark results (kt_bench_parse's
+ * JSON reader), emits them as `bench` events of call, children of result,
+ * with `source` PATH and `workload` its base name.  A result with the same
+ * figures as one the run reported already (the output that wrote the file,
+ * an earlier read of it: kt_bench_repeats) is not emitted again.  Nothing
+ * is emitted for other files, or a file without results.  No
+ * `source_hash`: which code wrote the file is not known.  0, KT_EINVAL
+ * (imp or path NULL), KT_ENOMEM.
+ */
+int kt_imp_bench_file(kt_imp *imp, uint64_t call, uint64_t result,
+		      const char *path, const char *text, size_t len,
+		      int64_t ts_ns);
+
+/*
  * Benchmark numbers in free text (tool output): fills *results with a cJSON
  * array of bench payload objects (time_ms, speedup, tflops, gbps, correct,
  * scenario, pattern).  Empty array when nothing matched.  Caller frees.

@@ -353,6 +353,7 @@ reset:
 	cJSON_Delete(imp->bench_seen);
 	imp->bench_seen = NULL;
 	kt_strmap_clear(&imp->bench_keys, bench_key_free);
+	kt_strmap_clear(&imp->bench_files, NULL);
 	if (imp->red) {
 		kt_redactor_free(imp->red);
 		imp->red = NULL;
@@ -1188,6 +1189,7 @@ void kt_imp_session_free(kt_imp *imp)
 	kt_ws_free(&imp->ws);
 	cJSON_Delete(imp->bench_seen);
 	kt_strmap_free(&imp->bench_keys, bench_key_free);
+	kt_strmap_free(&imp->bench_files, NULL);
 	if (imp->red)
 		kt_redactor_free(imp->red);
 	free(imp->run_name);

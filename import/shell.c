@@ -7,8 +7,11 @@
  * run's workspace and emits the `compile` and `bench` events.  The rules
  * are listed in import/README.md ("Shell commands").
  */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "import.h"
 #include "imp_int.h"
 #include "shellparse.h"
@@ -167,6 +170,17 @@ static int emit(kt_imp *imp, int kind, uint64_t parent, int64_t ts,
 	ev.ts_ns = ts;
 	ev.actor = kt_imp_actor_of(imp, call);
 	ev.payload = payload;
+	/* a sub-agent's events say so in the payload too (imp_claude.c) */
+	if (ev.actor && !strncmp(ev.actor, "agent:", 6) && ev.actor[6] &&
+	    !cJSON_GetObjectItem(payload, "subagent"))
+		cJSON_AddStringToObject(payload, "subagent", ev.actor + 6);
+	/* what a command's output says (a compile, a bench result) comes from
+	 * the record of that output, the event emitted just before: its
+	 * file:line is where `ktraj show` and an import error point */
+	ev.file = imp->ev_file;
+	ev.line = imp->ev_line;
+	ev.off = imp->ev_off;
+	ev.rec_len = imp->ev_len;
 	return kt_imp_emit(imp, &ev, NULL);
 }
 
@@ -309,12 +323,58 @@ static int perf_tables(kt_imp *imp, const char *cmd, const char *output,
 	return 0;
 }
 
+/* Emits the results of one output (kt_bench_parse's array) as bench events
+ * of call, children of its result: a result printed again (the same
+ * figures from the same file or command, kt_bench_repeats against every
+ * result of the source so far) is skipped.  workload, source: what
+ * measured, when the result does not name it (NULL: nothing); code: the
+ * workspace's code state (source_hash), "" when unknown. */
+static int emit_results(kt_imp *imp, cJSON *bench, const char *workload,
+			const char *source, const char *code, uint64_t call,
+			uint64_t result, int64_t ts_ns)
+{
+	cJSON *b;
+	int rc = 0;
+
+	cJSON_ArrayForEach(b, bench) {
+		cJSON *d;
+
+		if (kt_bench_repeats(imp->bench_seen, b))
+			continue;
+		if (!cJSON_AddItemToArray(imp->bench_seen,
+					  cJSON_Duplicate(b, 1)))
+			return KT_ENOMEM;
+		if (workload && !cJSON_GetObjectItem(b, "workload"))
+			cJSON_AddStringToObject(b, "workload", workload);
+		if (source && !cJSON_GetObjectItem(b, "source"))
+			cJSON_AddStringToObject(b, "source", source);
+		/* a command the agent ran is its own check, even when it runs
+		 * the grader's verifier: what the benchmark grades is the
+		 * grader's record (reward.json; FORMAT.md section 14 "Graded
+		 * result"), so the metric is chosen as the grader's but the
+		 * result is not graded */
+		cJSON_DeleteItemFromObject(b, "graded");
+		if (*code && !cJSON_GetObjectItem(b, "source_hash") &&
+		    !cJSON_GetObjectItem(b, "status"))
+			cJSON_AddStringToObject(b, "source_hash", code);
+		if (!cJSON_GetObjectItem(b, "status") &&
+		    (rc = kt_imp_bench_key_note(imp, b)))
+			return rc;
+		d = cJSON_Duplicate(b, 1);
+		rc = d ? emit(imp, KT_KIND_BENCH, result ? result : call, ts_ns,
+			      call, d) : KT_ENOMEM;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 		      const char *cmd, const char *cwd, const char *output,
 		      int exit_code, int ok, int64_t ts_ns)
 {
 	struct kt_sh_plan plan;
-	cJSON *bench = NULL, *b;
+	cJSON *bench = NULL;
 	char code[KT_HASH_HEX + 1] = "";
 	size_t i;
 	int rc;
@@ -337,47 +397,139 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 			rc = perf_tables(imp, cmd, output, bench);
 		if (!rc)
 			rc = code_state(imp, code);
-		cJSON_ArrayForEach(b, bench) {
-			if (rc)
-				break;
-			if (kt_bench_repeats(imp->bench_seen, b))
-				continue;
-			if (!cJSON_AddItemToArray(imp->bench_seen,
-						  cJSON_Duplicate(b, 1))) {
-				rc = KT_ENOMEM;
-				break;
-			}
-			/* "python -" names no workload */
-			if (plan.bench_prog && strcmp(plan.bench_prog, "python -") &&
-			    strcmp(plan.bench_prog, "python -c") &&
-			    !cJSON_GetObjectItem(b, "workload"))
-				cJSON_AddStringToObject(b, "workload",
-							plan.bench_prog);
-			if (plan.bench_src && !cJSON_GetObjectItem(b, "source"))
-				cJSON_AddStringToObject(b, "source",
-							plan.bench_src);
-			/* a command the agent ran is its own check, even when
-			 * it runs the grader's verifier: what the benchmark
-			 * grades is the grader's record (reward.json; FORMAT.md
-			 * section 14 "Graded result"), so the metric is chosen
-			 * as the grader's but the result is not graded */
-			cJSON_DeleteItemFromObject(b, "graded");
-			if (*code && !cJSON_GetObjectItem(b, "source_hash") &&
-			    !cJSON_GetObjectItem(b, "status"))
-				cJSON_AddStringToObject(b, "source_hash", code);
-			if (!cJSON_GetObjectItem(b, "status") &&
-			    (rc = kt_imp_bench_key_note(imp, b)))
-				break;
-			{
-				cJSON *d = cJSON_Duplicate(b, 1);
-
-				rc = d ? emit(imp, KT_KIND_BENCH,
-					      result ? result : call, ts_ns, call, d)
-				       : KT_ENOMEM;
-			}
-		}
+		if (!rc)
+			rc = emit_results(imp, bench,
+					  /* "python -" names no workload */
+					  plan.bench_prog &&
+					  strcmp(plan.bench_prog, "python -") &&
+					  strcmp(plan.bench_prog, "python -c") ?
+					  plan.bench_prog : NULL,
+					  plan.bench_src, code, call, result, ts_ns);
 		cJSON_Delete(bench);
 	}
 	kt_sh_plan_free(&plan);
+	return rc;
+}
+
+/* text[0..len) without a `cat -n` listing's line prefixes (spaces, a line
+ * number, then "→" as Claude Code's Read prints, or a tab): into b. */
+static int unnumber(const char *text, size_t len, struct kt_buf *b)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - text) - i + 1 : len - i, k = 0;
+		const char *l = text + i;
+
+		while (k < n && l[k] == ' ')
+			k++;
+		if (k < n && l[k] >= '0' && l[k] <= '9') {
+			size_t d = k;
+
+			while (d < n && l[d] >= '0' && l[d] <= '9')
+				d++;
+			if (n - d >= 3 && !memcmp(l + d, "\xe2\x86\x92", 3))
+				k = d + 3;
+			else if (d < n && l[d] == '\t')
+				k = d + 1;
+			else
+				k = 0;
+		} else {
+			k = 0;
+		}
+		if (kt_buf_add(b, l + k, n - k))
+			return KT_ENOMEM;
+		i += n;
+	}
+	return kt_buf_add(b, "", 0) ? KT_ENOMEM : 0;
+}
+
+/* Whether every timed result of a file was reported by the run already,
+ * at the precision its output printed: a program that prints a table and
+ * writes the same figures to a results file (vsla_cuda_dev raw 467's
+ * "| matrix_multiplication | 512 | 326.56 |" and raw 390's
+ * comprehensive_results.json "mean_time_us": 326.562) measured once.
+ * 0.5 % is half a unit of a figure printed to 3 significant digits. */
+static int reported_before(const cJSON *seen, const cJSON *bench)
+{
+	const cJSON *b, *p;
+	int timed = 0;
+
+	cJSON_ArrayForEach(b, bench) {
+		const cJSON *t = cJSON_GetObjectItem(b, "time_ms");
+		int found = 0;
+
+		if (!cJSON_IsNumber(t) || !(t->valuedouble > 0))
+			continue;
+		timed++;
+		cJSON_ArrayForEach(p, seen) {
+			const cJSON *u = cJSON_GetObjectItem(p, "time_ms");
+
+			if (cJSON_IsNumber(u) &&
+			    fabs(u->valuedouble / t->valuedouble - 1) <= 0.005) {
+				found = 1;
+				break;
+			}
+		}
+		if (!found)
+			return 0;
+	}
+	return timed > 0;
+}
+
+int kt_imp_bench_file(kt_imp *imp, uint64_t call, uint64_t result,
+		      const char *path, const char *text, size_t len,
+		      int64_t ts_ns)
+{
+	struct kt_buf b = { 0 }, key = { 0 };
+	char code[KT_HASH_HEX + 1], h[24];
+	cJSON *bench = NULL, *x;
+	size_t n;
+	void **slot;
+	int rc;
+
+	if (!imp || !path)
+		return KT_EINVAL;
+	n = strlen(path);
+	if (!text || !((n > 5 && !strcasecmp(path + n - 5, ".json")) ||
+		       (n > 6 && !strcasecmp(path + n - 6, ".jsonl"))))
+		return 0;
+	if ((rc = unnumber(text, len, &b)))
+		goto out;
+	snprintf(h, sizeof(h), "%016llx", (unsigned long long)
+		 kt_fnv1a(KT_FNV1A_INIT, b.s, b.len));
+	kt_buf_add(&key, path, n);
+	kt_buf_add(&key, "\x1f", 1);
+	if (kt_buf_add(&key, h, strlen(h)) ||
+	    !(slot = kt_strmap_slot(&imp->bench_files, key.s, 1))) {
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	if (*slot)
+		goto out;       /* read before, unchanged */
+	*slot = (void *)1;
+	/* the run's results so far, for reported_before */
+	if ((rc = code_state(imp, code)))
+		goto out;
+	if ((rc = kt_bench_parse(b.s, b.len, &bench)))
+		goto out;
+	/* only what the JSON reader found: a number in free text around a
+	 * results file is no result of it, nor is an unparsed marker */
+	for (x = bench ? bench->child : NULL; x;) {
+		cJSON *nx = x->next;
+		const char *pat = kt_json_str(x, "pattern");
+
+		if (!pat || strcmp(pat, "json"))
+			cJSON_Delete(cJSON_DetachItemViaPointer(bench, x));
+		x = nx;
+	}
+	if (!reported_before(imp->bench_seen, bench))
+		rc = emit_results(imp, bench, kt_basename(path), path, "",
+				  call, result, ts_ns);
+out:
+	cJSON_Delete(bench);
+	free(b.s);
+	free(key.s);
 	return rc;
 }

@@ -175,13 +175,14 @@ assert r["false_jump_rate"] <= 0.01, r' "$output"
 	R=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
 	run "$KTRAJ" blame speedup "$R" --series-by workload --permutations 0
 	[ "$status" -eq 0 ]
-	# gpu_head_to_head 447 -> 818 (by workload: the matmul, then the
-	# convolution): gpu_head_to_head.c written at 563, results of other
-	# series (benchmark.sh, ...) after it, the file written again at 806
-	# and 810; cublas_benchmark's results time cuBLAS, no series of the
-	# agent's code (raw line 438)
+	# gpu_head_to_head 456 -> 827 (by workload: the matmul, then the
+	# convolution): gpu_head_to_head.c written at 572, results of other
+	# series (benchmark.sh, ...) after it, the file written again at 815
+	# and 819; cublas_benchmark's results time cuBLAS, no series of the
+	# agent's code (raw line 438).  (Seqs as imported since the Read
+	# results files of raw 193 and 358 are bench reports.)
 	grep -A1 '^JUMP 1 \[gpu_head_to_head\]' <<<"$output" |
-		grep -q 'edits: #563 [^ ]*gpu_head_to_head.c #806 [^ ]*gpu_head_to_head.c #810 '
+		grep -q 'edits: #572 [^ ]*gpu_head_to_head.c #815 [^ ]*gpu_head_to_head.c #819 '
 	[[ "$output" != *"[cublas_benchmark]"* ]]
 	[[ "$output" != *"none recorded"* ]]
 }
