@@ -491,8 +491,11 @@ int cmd_import(struct cli *c, int argc, char **argv)
 		/* the line of the source it stopped at said it, once */
 		ex = KT_EXIT_FAIL;
 	else if (rc)
-		/* "stopped", not "import": the line reads "ktraj: import: ..." */
-		ex = cli_store_err(c, s, rc, "stopped");
+		/* "stopped", not "import": the line reads "ktraj: import: ...".
+		 * The line of the source that failed gave the store's detail;
+		 * after an importer's own failure (its temporary file) what
+		 * the store says is an older message, not the cause */
+		ex = cli_store_err(c, x.warned ? NULL : s, rc, "stopped");
 	kt_map_free(map);
 	rc = kt_store_close(s);
 	if (rc && ex == KT_EXIT_OK)

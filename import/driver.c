@@ -116,6 +116,19 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 		rc = imp->err;
 		goto out;
 	}
+	/* the importer failed, not the input (its memory, its temporary
+	 * files, a read): as on a store error nothing of the source is
+	 * kept, --strict or not, the batches it committed included
+	 * (FORMAT.md §6.11).  A problem of the input (KT_EPARSE and the
+	 * other codes, warned) keeps what was read before it, but under
+	 * --strict */
+	if (rc == KT_ENOMEM || rc == KT_EIO || rc == KT_ECORRUPT) {
+		kt_store_abort(imp->s);
+		st_stop(imp, t0);
+		kt_imp_warn_at(imp, v->display, "not imported: %s (nothing "
+			       "of it kept)", kt_strerror(rc));
+		goto out;
+	}
 	if (imp->opts->strict && imp->problems) {
 		/* the first problem, reported, is all --strict says: nothing
 		 * of the file is kept is what --strict means */

@@ -644,6 +644,17 @@ struct uline {
 	uint64_t line;
 };
 
+/* rc of an operation on the spill file, its cause said when it is the
+ * file's (KT_EIO: $TMPDIR full or failing, errno kept by store_spill.c):
+ * the import fails and the driver keeps nothing of the file. */
+static int spill_rc(struct cc *cc, int rc)
+{
+	if (rc == KT_EIO)
+		kt_imp_note(cc->imp, cc->f, "the temporary file of its ids "
+			    "(in $TMPDIR, else /tmp) failed: %s", strerror(errno));
+	return rc;
+}
+
 /* A spilled uline: where the line is in the session file (cc->f). */
 struct uline_rec {
 	uint64_t off, n, line;
@@ -679,7 +690,7 @@ static int seen_line(struct cc *cc, const kt_file *f, const cJSON *o,
 		rc = kt_spill_get(cc->spill, CC_SET_LINES, uuid, &r, sizeof(r),
 				  NULL);
 		if (rc && rc != KT_ENOTFOUND)
-			return rc;
+			return spill_rc(cc, rc);
 		if (!rc) {
 			spilled.f = f;
 			spilled.s = (const char *)f->data + r.off;
@@ -721,7 +732,7 @@ int cc_id_known(struct cc *cc, const kt_strmap *m, unsigned set,
 	if (!cc->spill)
 		return 0;
 	rc = kt_spill_get(cc->spill, set, id, NULL, 0, NULL);
-	return rc == KT_ENOTFOUND ? 0 : rc ? rc : 1;
+	return rc == KT_ENOTFOUND ? 0 : rc ? spill_rc(cc, rc) : 1;
 }
 
 struct idref {
@@ -784,6 +795,7 @@ int cc_ids_settle(struct cc *cc, kt_strmap *m, unsigned set)
 		r.line = u->line;
 		rc = kt_spill_put(cc->spill, set, v[i].key, &r, sizeof(r));
 	}
+	spill_rc(cc, rc);
 	if (!rc) {
 		kt_strmap_clear(m, set == CC_SET_LINES ? free : NULL);
 		/* a call the map cannot take back is dropped (the import

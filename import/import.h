@@ -61,7 +61,10 @@ typedef struct kt_importer {
 	 * Must be cheap and must not keep pointers into f. */
 	int (*detect)(const kt_file *f);
 	/* Parse f and emit its runs.  Returns 0, or a KT_E* code when nothing
-	 * sensible could be imported (a fatal problem; also warned). */
+	 * sensible could be imported (a fatal problem; also warned).
+	 * KT_ENOMEM, KT_EIO and KT_ECORRUPT (the importer's own failure, not
+	 * the input's) make the driver keep nothing of the source and stop;
+	 * after other codes what was emitted is kept unless --strict. */
 	int (*import)(kt_imp *imp, const kt_file *f);
 	unsigned flags;     /* KT_IMPF_* */
 	/* other run formats this importer writes or once wrote (NULL-

@@ -115,3 +115,55 @@ same_both_ways() {
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 }
+
+# A session whose many bookkeeping lines (progress, 400-byte uuids: no
+# event, but each uuid spilled) make the spill file far bigger than the
+# store: 40 lines of a generated session, 20,000 such lines, the rest of
+# the session.  Into $2.
+spill_heavy() {
+	python3 "$BATS_TEST_DIRNAME/../bench/gen_claude.py" --mb 1 "$1" >/dev/null
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+pad = [json.dumps({"type": "progress", "uuid": "p%06d-" % i + "x" * 400,
+                   "timestamp": "2025-07-01T01:00:00.000Z"})
+       for i in range(20000)]
+open(sys.argv[2], "w").write("\n".join(lines[:40] + pad + lines[40:]) + "\n")
+PY
+}
+
+@test "the spill file fails mid-import: nothing of the file is kept, verify is clean, the next import stores it" {
+	local d=$BATS_TEST_TMPDIR
+	spill_heavy "$d/g.jsonl" "$d/s.jsonl"
+	# RLIMIT_FSIZE of 1 MiB: the spill file's writes past it fail
+	# (EFBIG, or a short write LMDB calls EIO; SIGXFSZ ignored), the
+	# store stays far below it.  Batches of 1K: the run's blocks are
+	# committed before the failure and must be taken back.
+	run --separate-stderr bash -c 'trap "" XFSZ; ulimit -f 1024
+		TMPDIR=$1 KTRAJ_IMPORT_IDS=1 KTRAJ_IMPORT_BATCH=1K \
+		KTRAJ_STORE=$2 "$KTRAJ" --no-progress import "$3"' _ \
+		"$TMPDIR" "$d/b.ktraj" "$d/s.jsonl"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]   # no run line
+	grep -qF 's.jsonl: the temporary file of its ids (in $TMPDIR, else /tmp) failed: ' <<<"$stderr"
+	grep -qF 's.jsonl: not imported: I/O error (nothing of it kept)' <<<"$stderr"
+	[ "$(grep -c '^ktraj:' <<<"$stderr")" -eq 3 ]
+	# no run, none partial, no unfinished mark left
+	[ "$(KTRAJ_STORE="$d/b.ktraj" "$KTRAJ" ls --json | wc -l)" -eq 0 ]
+	KTRAJ_STORE="$d/b.ktraj" run "$KTRAJ" verify
+	[ "$status" -eq 0 ]
+	[[ "$output" == "ok: 0 runs, 0 events verified" ]]
+	# the next import of the same file stores what a fresh store does
+	KTRAJ_IMPORT_IDS=1 KTRAJ_STORE="$d/b.ktraj" "$KTRAJ" --no-progress \
+		import "$d/s.jsonl" >"$d/b.out"
+	KTRAJ_STORE="$d/a.ktraj" "$KTRAJ" --no-progress import "$d/s.jsonl" >"$d/a.out"
+	cmp "$d/a.out" "$d/b.out"
+	dump "$d/a.ktraj" "$d/a.dump"
+	dump "$d/b.ktraj" "$d/b.dump"
+	[ "$(wc -l <"$d/b.dump")" -gt 100 ]
+	cmp "$d/a.dump" "$d/b.dump"
+	KTRAJ_STORE="$d/b.ktraj" run "$KTRAJ" verify
+	[ "$status" -eq 0 ]
+	[[ "$output" == "ok: 1 run, "*" events verified" ]]
+	[ -z "$(ls -A "$TMPDIR")" ]
+}
