@@ -849,6 +849,7 @@ int kt_txn_begin(kt_store *s)
 		return rc;
 	}
 	s->wlog.len = 0;
+	s->map_seen = 0;
 	kt_ev_forget(s, 0);
 	return 0;
 }

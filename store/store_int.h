@@ -59,6 +59,12 @@ struct kt_envmap {
  * give-backs right after a batch's commit, at 1-3.8 GB of input
  * (tests/bench/RESULTS.md, "Issue 21: import peak memory, large folios") */
 #define KT_MAP_FAULTS 128
+/* ... but only once this many bytes were written or read since: right
+ * after a give-back every transaction faults the trees' top pages in
+ * again, and the faults of a file's mapping and of the heap count too, so
+ * without it many small sources gave the map back every ~10 sources, and
+ * faulting it in again took more CPU than importing them (issue 21) */
+#define KT_MAP_FLOOR (1u << 20)
 #define KT_RUN_BIN 16          /* run id bytes in keys */
 #define KT_PATH_MAX_KEY 400    /* longest path indexed (bytes) */
 #define KT_NAME_MAX_KEY 400    /* longest name prefix indexed */
@@ -214,7 +220,10 @@ struct kt_store {
 	struct kt_ckrun *ck;
 	size_t nck, ck_cap;
 	int ck_old, ck_done;
-	size_t map_given;      /* wlog.len when the map was last given back */
+	size_t map_seen;       /* wlog.len at the last kt_store_checkpoint */
+	size_t map_wrote;      /* bytes logged since the map was last given
+				  back, summed over transactions: one
+				  source's is a few KB among many small ones */
 	long map_flt;          /* the process's minor faults then */
 	struct kt_envmap envmap; /* where env's map lies (kt_env_give_back) */
 	size_t map_read;       /* blob bytes read since then: an importer's

@@ -330,7 +330,8 @@ static long minor_faults(void)
 
 static void give_back_map(kt_store *s)
 {
-	s->map_given = s->wlog.len;
+	s->map_seen = s->wlog.len;
+	s->map_wrote = 0;
 	s->map_read = 0;
 	kt_env_give_back(s->env, &s->envmap);
 	s->map_flt = minor_faults();
@@ -356,15 +357,19 @@ int kt_store_checkpoint(kt_store *s, size_t min_bytes)
 	 * (page search at every put, blob and path look-ups) read leaves
 	 * all over a tree that grows, each fault mapping 64 KiB or more,
 	 * and 40 MiB of the map were resident between two give-backs in a
-	 * 1 GB import.  The fault count also counts anonymous faults, which
-	 * only makes give-backs more frequent.  A loop with no checkpoint
-	 * between its steps calls kt_map_faulted (the replay after map
-	 * growth). */
-	if (s->wlog.len < s->map_given)
-		s->map_given = 0; /* a new transaction's log */
-	if (s->rdepth == 0 && (s->wlog.len - s->map_given >= KT_MAP_GIVE ||
+	 * 1 GB import (86-105 MiB at 3.8 GB).  The fault count also counts
+	 * anonymous faults, which only makes give-backs more frequent;
+	 * KT_MAP_FLOOR keeps them from coming at every few small sources.
+	 * Bytes are summed over transactions (kt_txn_begin starts the log
+	 * at 0), so many small sources give the map back too.  A loop with
+	 * no checkpoint between its steps calls kt_map_faulted (the replay
+	 * after map growth). */
+	s->map_wrote += s->wlog.len - s->map_seen;
+	s->map_seen = s->wlog.len;
+	if (s->rdepth == 0 && (s->map_wrote >= KT_MAP_GIVE ||
 			       s->map_read >= KT_MAP_GIVE ||
-			       minor_faults() - s->map_flt >= KT_MAP_FAULTS))
+			       (s->map_wrote + s->map_read >= KT_MAP_FLOOR &&
+				minor_faults() - s->map_flt >= KT_MAP_FAULTS)))
 		give_back_map(s);
 	/* a run that existed before would show what was appended so far */
 	if (s->ck_old || s->rdepth > 0 || s->wlog.len < min_bytes)
@@ -378,7 +383,6 @@ int kt_store_checkpoint(kt_store *s, size_t min_bytes)
 		return rc;
 	s->ck_done = 1;
 	give_back_map(s);
-	s->map_given = 0;
 	if ((rc = kt_txn_begin(s)) != 0)
 		return rc;
 	for (size_t i = 0; i < s->nck; i++)
