@@ -185,8 +185,12 @@ print(sorted(json.loads(l)["text"][:12] for l in sys.stdin))' < <(find "$BATS_TE
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"Can you run the benchmarks"* ]]
 	[[ "$output" == *"1. [measurement] fit 0.5, x1.000  I need you to verify that we are doing the same operations"* ]]
-	# the vsla run stalls in measurement: nothing fits, and it says why
+	# the vsla run does not stall: its seven benchmark.sh sweeps re-measure
+	# unchanged code (repeats, FORMAT.md section 14), and the requests for
+	# work stay out of what suggest proposes
 	run "$KTRAJ" questions suggest "$V"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"no suggestion: none of the library's 6 entries fits: 0 are an instruction, not a question; 5 name no system layer and challenge no bound; 1 is about the stuck layer (measurement) without challenging a bound"* ]]
+	[[ "$output" == *"no stall; recent work in layer"* ]]
+	[[ "$output" != *"Can you run the benchmarks"* ]]
+	[[ "$output" != *"Can we get the other two"* ]]
 }
