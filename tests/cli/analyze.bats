@@ -55,7 +55,7 @@ PY
 	grep -q '"gain"' "$BATS_TEST_TMPDIR/a"
 	run "$KTRAJ" blame speedup plant-jump-12-0000 --json --min-gain 100
 	[ "$status" -eq 0 ]
-	! grep -q '"gain"' <<<"$output"
+	! grep -q '"gain"' <<<"$output" || false
 	grep -q '"min_gain":100' <<<"$output"
 }
 
@@ -148,7 +148,7 @@ assert r["false_jump_rate"] <= 0.01, r' "$output"
 	R=$("$KTRAJ" import --json "$d" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
 	run "$KTRAJ" blame speedup "$R" --json
 	[ "$status" -eq 0 ]
-	! grep -q '"gain"' <<<"$output"
+	! grep -q '"gain"' <<<"$output" || false
 	run "$KTRAJ" stalls "$R"
 	[[ "$output" == *"length 8 measurements"* ]]
 	[[ "$output" == *"memory-bound"* ]]
@@ -306,7 +306,7 @@ PY
 	# one measurement per workload: nothing to compare, no jump, no stall
 	run "$KTRAJ" blame speedup one_each --json
 	[ "$status" -eq 0 ]
-	! grep -q '"gain"' <<<"$output"
+	! grep -q '"gain"' <<<"$output" || false
 	[ "$(grep -c '"summary"' <<<"$output")" -eq 6 ]
 	run "$KTRAJ" blame speedup one_each
 	[[ "$output" == *"no significant jump within any series"* ]]
@@ -331,7 +331,7 @@ PY
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 	run "$KTRAJ" blame speedup baseline_time_torch_H100_Modal --json
-	! grep -q '"gain"' <<<"$output"
+	! grep -q '"gain"' <<<"$output" || false
 }
 
 @test "questions mine: a run named twice (id, prefix, name) is mined once" {
@@ -528,7 +528,7 @@ PY
 	run "$KTRAJ" report excluded -o "$BATS_TEST_TMPDIR/x.html" --patience 3
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '<svg' "$BATS_TEST_TMPDIR/x.html")" -eq 1 ]
-	! grep -q '<section' "$BATS_TEST_TMPDIR/x.html"
+	! grep -q '<section' "$BATS_TEST_TMPDIR/x.html" || false
 	grep -q 'id="stall1"' "$BATS_TEST_TMPDIR/x.html"
 	grep -q '4 bench results excluded: 1 incorrect, 2 not checked (others say correct), 1 failed to run' "$BATS_TEST_TMPDIR/x.html"
 }

@@ -31,7 +31,7 @@ print([r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]=="compile"][0])'
 	B="$BATS_TEST_TMPDIR/x/ktraj-bundle"
 	[ -f "$B/workspace/kernel.cu" ]
 	[ -f "$B/workspace/kernel.h" ]
-	! grep -q '\.cache' "$B/command.sh"
+	! grep -q '\.cache' "$B/command.sh" || false
 	grep -q -- '-c kernel.cu' "$B/command.sh"
 	python3 - "$B/manifest.json" <<'PY'
 import json,sys
@@ -52,7 +52,7 @@ PY
 	mkdir "$BATS_TEST_TMPDIR/x"
 	tar -C "$BATS_TEST_TMPDIR/x" -xf "$BATS_TEST_TMPDIR/b.tar.gz"
 	B="$BATS_TEST_TMPDIR/x/ktraj-bundle"
-	! grep -q '\.cache' "$B/command.sh"
+	! grep -q '\.cache' "$B/command.sh" || false
 	python3 - "$B/manifest.json" <<'PY'
 import json,sys
 m=json.load(open(sys.argv[1]))

@@ -495,8 +495,8 @@ assert [c["exit_code"] for c in k("compile")].count(0)==3'
 		'{"kind":"message","actor":"human","payload":{"role":"user","human":true,"text":"write to jane.doe@example.com"}}' |
 		"$KTRAJ" append r >/dev/null
 	"$KTRAJ" export r --redact >"$BATS_TEST_TMPDIR/red.jsonl"
-	! grep -q 'jane.doe@example.com' "$BATS_TEST_TMPDIR/red.jsonl"
-	! grep -q '"hash"' "$BATS_TEST_TMPDIR/red.jsonl"
+	! grep -q 'jane.doe@example.com' "$BATS_TEST_TMPDIR/red.jsonl" || false
+	! grep -q '"hash"' "$BATS_TEST_TMPDIR/red.jsonl" || false
 	python3 - "$BATS_TEST_TMPDIR/red.jsonl" "$h" <<'PY'
 import hashlib, json, sys
 blobs = {}

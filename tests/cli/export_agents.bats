@@ -110,11 +110,11 @@ setup() {
 
 @test "the agent exports redact like the others" {
 	"$KTRAJ" export "$RUN" --format sts --redact >"$BATS_TEST_TMPDIR/r.jsonl"
-	! grep -q '/home/dev' "$BATS_TEST_TMPDIR/r.jsonl"
+	! grep -q '/home/dev' "$BATS_TEST_TMPDIR/r.jsonl" || false
 	"$KTRAJ" export "$RUN" --format otlp --redact >"$BATS_TEST_TMPDIR/r.json"
-	! grep -q '/home/dev' "$BATS_TEST_TMPDIR/r.json"
+	! grep -q '/home/dev' "$BATS_TEST_TMPDIR/r.json" || false
 	"$KTRAJ" export "$RUN" --format claude_code --redact >"$BATS_TEST_TMPDIR/r2.jsonl"
-	! grep -q '/home/dev' "$BATS_TEST_TMPDIR/r2.jsonl"
+	! grep -q '/home/dev' "$BATS_TEST_TMPDIR/r2.jsonl" || false
 }
 
 @test "claude_code export: an event of unknown time reads back as unknown, not as 1970" {

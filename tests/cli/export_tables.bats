@@ -170,7 +170,7 @@ PY
 	"$KTRAJ" append late <<<'{"kind":"note","payload":{"text":"x"}}' >/dev/null
 	"$KTRAJ" export --all --format ndjson --partition "$BATS_TEST_TMPDIR/n" --compress none --since-last >/dev/null
 	[ ! -e "$d/part-00002-00007.ndjson.tmp" ]
-	! rows "$BATS_TEST_TMPDIR/n" events | grep -q stale
+	! rows "$BATS_TEST_TMPDIR/n" events | grep -q stale || false
 	[ "$(rows "$BATS_TEST_TMPDIR/n" events | wc -l)" -eq "$(events_in_store)" ]
 }
 

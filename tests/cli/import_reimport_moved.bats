@@ -52,7 +52,7 @@ imp() {
 		read -r n2 a2 < <(imp "$T/$2/s.jsonl")
 		cat "$T/err"
 		[ "$n2" -eq "$n" ] && [ "$a2" -eq 0 ]
-		! grep -q "does not continue" "$T/err"
+		! grep -q "does not continue" "$T/err" || false
 		# only the repeat itself is reported, by the copy that has it
 		if [ "$2" = rep ]; then
 			[ "$(cat "$T/err")" = "ktraj: import: $T/rep/s.jsonl:4: repeats line 3 (uuid u3): skipped" ]
@@ -75,7 +75,7 @@ imp() {
 		before=$(events "$id")
 		read -r n2 a2 < <(imp "$T/$2/s.jsonl")
 		cat "$T/err"
-		! grep -q "does not continue" "$T/err"
+		! grep -q "does not continue" "$T/err" || false
 		# the whole session, as a fresh import of either copy gives it
 		want=$(KTRAJ_STORE="$T/fresh_$1.ktraj" "$KTRAJ" import --json "$T/$2/s.jsonl" 2>/dev/null |
 			python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["events"])')
@@ -95,7 +95,7 @@ imp() {
 	awk 'NR==3{l=$0; sub(/"uuid":"u3"/, "\"uuid\":\"x3\"", l); sub(/"content":"[^"]*"/, "\"content\":\"something else\"", l); print l} {print}' \
 		"$T/plain13/s.jsonl" >"$T/other.jsonl"
 	mkdir "$T/other" && mv "$T/other.jsonl" "$T/other/s.jsonl"
-	! cmp -s <(sed -n 3p "$T/other/s.jsonl") <(sed -n 4p "$T/other/s.jsonl")
+	! cmp -s <(sed -n 3p "$T/other/s.jsonl") <(sed -n 4p "$T/other/s.jsonl") || false
 	read -r n a < <(imp "$T/plain13/s.jsonl")
 	read -r n2 a2 < <(imp "$T/other/s.jsonl")
 	cat "$T/err"
@@ -132,7 +132,7 @@ pii() {
 		"$KTRAJ" import --json --redact "$T/r$2/s.jsonl" >"$T/second" 2>"$T/err"
 		cat "$T/err"
 		read -r n2 a2 < <(python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); print(r["events"], r["added"])' <"$T/second")
-		! grep -q "does not continue" "$T/err"
+		! grep -q "does not continue" "$T/err" || false
 		# the whole session, as a fresh redacted import of the copy
 		# gives it: the same placeholders for the same addresses
 		want=$(KTRAJ_STORE="$T/rfresh_$1.ktraj" "$KTRAJ" import --json --redact "$T/r$2/s.jsonl" 2>/dev/null |

@@ -38,10 +38,10 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 	grep -qx 'ktraj-bundle/manifest.json' "$BATS_TEST_TMPDIR/list"
 	grep -qx 'ktraj-bundle/run.sh' "$BATS_TEST_TMPDIR/list"
 	grep -qx 'ktraj-bundle/workspace/bench.c' "$BATS_TEST_TMPDIR/list"
-	! grep -qE '^/|(^|/)\.\.(/|$)' "$BATS_TEST_TMPDIR/list"
+	! grep -qE '^/|(^|/)\.\.(/|$)' "$BATS_TEST_TMPDIR/list" || false
 	mkdir "$BATS_TEST_TMPDIR/x"
 	tar -zxf "$BATS_TEST_TMPDIR/b.tar.gz" -C "$BATS_TEST_TMPDIR/x"
-	! grep -q '/home/alice' "$BATS_TEST_TMPDIR/x/ktraj-bundle/manifest.json"
+	! grep -q '/home/alice' "$BATS_TEST_TMPDIR/x/ktraj-bundle/manifest.json" || false
 	# the bench step carries the build that precedes it
 	python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if m["build_command"]=="cc -O2 -o bench bench.c" and m["expect"]["time_ms"]==2.5 else 1)' \
 		"$BATS_TEST_TMPDIR/x/ktraj-bundle/manifest.json"
@@ -134,7 +134,7 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]==sys.argv[1]
 	run "$KTRAJ" replay esc 1 --json
 	[ "$status" -eq 0 ]
 	[ ! -e "$m" ]
-	! pgrep -f "sleep 7777"
+	! pgrep -f "sleep 7777" || false
 	echo "$output" | python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); i=r["isolation"]; sys.exit(0 if i["sandbox"]=="bubblewrap" and "pid" in i["namespaces"] and i["root"]=="minimal-readonly" and i["network"] else 1)'
 }
 

@@ -80,6 +80,20 @@ as() { # as WHO CMD...: run CMD as the caller (me) or as user WHO
 	fi
 }
 
+as_bg() { # as_bg WHO CMD...: as, in the background; BG_PID is CMD's own pid
+	# (env and setpriv exec), not a subshell's, so kill -9 "$BG_PID"
+	# kills ktraj itself.  `as ... &` would fork a subshell to run the
+	# function, and killing that leaves ktraj running.
+	local who=$1
+	shift
+	if [ "$who" = me ]; then
+		"$@" &
+	else
+		setpriv --reuid="$who" --regid="$(id -g "$who")" --clear-groups "$@" &
+	fi
+	BG_PID=$!
+}
+
 userdir() { # userdir WHO: a directory of WHO's own
 	mkdir -p "$D/$1"
 	[ "$1" = me ] || chown "$1" "$D/$1"
@@ -423,7 +437,7 @@ while True:
 		[ "$(get verdict)" = failed ]
 		[[ "$(get reason)" == *watchdog* ]]
 		[ "$(get isolation.cgroup)" = false ] || [ "$(get isolation.cgroup.pids)" = 44 ]
-		! pgrep -f "$tag"
+		! pgrep -f "$tag" || false
 	done
 }
 
@@ -448,7 +462,7 @@ while True:
 	kill -9 "$pid"
 	wait "$pid" || true
 	for _ in $(seq 50); do pgrep -f "sleep $dur" >/dev/null || break; sleep 0.1; done
-	! pgrep -f "sleep $dur"
+	! pgrep -f "sleep $dur" || false
 	# ktraj had no chance to remove it
 	[ -n "$(find /sys/fs/cgroup -maxdepth 8 -type d -name "ktraj-replay-$pid" 2>/dev/null)" ]
 	rm -rf "$D/me"
@@ -554,7 +568,7 @@ mkdir "$C/e"; chmod 2777 "$C/e"
 		hostile "$who" "setsid sh -c 'sleep $dur' </dev/null >/dev/null 2>&1 & exit 3"
 		refused "$who"
 		sleep 0.5
-		! pgrep -f "sleep $dur"
+		! pgrep -f "sleep $dur" || false
 	done
 }
 
@@ -572,16 +586,16 @@ mkdir "$C/e"; chmod 2777 "$C/e"
 	dur=$((70000 + RANDOM))
 	for who in $WHO; do
 		step "$who" "sleep $dur; exit 0"
-		as "$who" env KTRAJ_STORE="$D/$who/s.ktraj" "$D/ktraj" replay h 1 --json >"$D/bg.out" 2>&1 </dev/null 3>&- &
-		pid=$!
+		as_bg "$who" env KTRAJ_STORE="$D/$who/s.ktraj" "$D/ktraj" replay h 1 --json >"$D/bg.out" 2>&1 </dev/null 3>&-
+		pid=$BG_PID
 		for _ in $(seq 200); do pgrep -f "sleep $dur" >/dev/null && break; sleep 0.1; done
 		pgrep -f "sleep $dur" >/dev/null
 		kill -9 "$pid"
 		wait "$pid" || true
 		for _ in $(seq 50); do pgrep -f "sleep $dur" >/dev/null || break; sleep 0.1; done
-		! pgrep -f "sleep $dur"
+		! pgrep -f "sleep $dur" || false
 		# nothing of the bundle is left on the host's disk
-		! grep -rlsF "sleep $dur" /tmp/ktraj-replay.* /var/tmp 2>/dev/null
+		! grep -rlsF "sleep $dur" /tmp/ktraj-replay.* /var/tmp 2>/dev/null || false
 	done
 }
 
@@ -595,9 +609,9 @@ mkdir "$C/e"; chmod 2777 "$C/e"
 		as "$who" env KTRAJ_STORE="$dir/s.ktraj" "$D/ktraj" import "$dir/cc_bench_session.jsonl" >/dev/null
 		R=$(as "$who" env KTRAJ_STORE="$dir/s.ktraj" "$D/ktraj" ls --json |
 			"$PY" -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
-		as "$who" env TMPDIR="$dir/tmp" KTRAJ_STORE="$dir/s.ktraj" "$D/ktraj" replay "$R" --all-bench \
-			>"$D/bg.out" 2>&1 </dev/null 3>&- &
-		pid=$!
+		as_bg "$who" env TMPDIR="$dir/tmp" KTRAJ_STORE="$dir/s.ktraj" "$D/ktraj" replay "$R" --all-bench \
+			>"$D/bg.out" 2>&1 </dev/null 3>&-
+		pid=$BG_PID
 		for _ in $(seq 200); do ls "$dir/tmp" | grep -q ktraj-cache && break; sleep 0.05; done
 		ls "$dir/tmp" | grep -q ktraj-cache
 		kill -9 "$pid"
@@ -623,7 +637,7 @@ mkdir "$C/e"; chmod 2777 "$C/e"
 		[ "$(get verdict)" = failed ]
 		[[ "$(get reason)" == *watchdog* ]]
 		sleep 0.5
-		! pgrep -f "sleep $dur"
+		! pgrep -f "sleep $dur" || false
 	done
 }
 

@@ -38,7 +38,7 @@ PY
 	grep -qx '#SBATCH --array=0-0%4' "$P/slurm.sbatch"
 	grep -qx '#SBATCH --array=0-0%4' "$P/slurm-gpu.sbatch"
 	grep -qx "#SBATCH --output=\"$P/logs/%A_%a.out\"" "$P/slurm.sbatch"
-	! grep -q gres "$P/slurm.sbatch"
+	! grep -q gres "$P/slurm.sbatch" || false
 	grep -qx '#SBATCH --gres=gpu:1' "$P/slurm-gpu.sbatch"
 	# the job holds the step's cgroup limit (--mem 16G + --max-output
 	# 8G), the bundle in memory (4G) and 256M for ktraj: a job's own
