@@ -20,9 +20,9 @@ setup() {
 	grep -qF '(`--store PATH` when given, else' "$ROOT/FORMAT.md"
 	cd "$BATS_TEST_TMPDIR"
 	echo '{"kind":"note","payload":{"text":"x"}}' | KTRAJ_STORE=env.ktraj "$KTRAJ" --store opt.ktraj append a
-	[ -f opt.ktraj ] && [ ! -e env.ktraj ] && [ ! -e .ktraj ]
+	[ -f opt.ktraj ] && [ ! -e env.ktraj ] && [ ! -e .ktraj ] || false
 	echo '{"kind":"note","payload":{"text":"x"}}' | KTRAJ_STORE=env.ktraj "$KTRAJ" append b
-	[ -f env.ktraj ] && [ ! -e .ktraj ]
+	[ -f env.ktraj ] && [ ! -e .ktraj ] || false
 	echo '{"kind":"note","payload":{"text":"x"}}' | env -u KTRAJ_STORE "$KTRAJ" append c
 	[ -f .ktraj ]
 }

@@ -20,11 +20,11 @@ setup() {
 @test "viewers: the checker accepts the tools' own files (real Claude Code session, the STS spec's example, a real OTLP export)" {
 	[ -d "$CORPUS/claude_code" ] || skip "corpus not present"
 	run python3 "$CHECK" claude_code "$CORPUS/claude_code/vsla_cuda_dev_f67ab274.jsonl"
-	[ "$status" -eq 0 ] && [ "$output" = "ok 727" ]
+	[ "$status" -eq 0 ] && [ "$output" = "ok 727" ] || false
 	run python3 "$CHECK" sts "$CORPUS/sts/hf-spec_example.sts.jsonl"
-	[ "$status" -eq 0 ] && [ "$output" = "ok 5" ]
+	[ "$status" -eq 0 ] && [ "$output" = "ok 5" ] || false
 	run python3 "$CHECK" otlp "$CORPUS/otel_genai/vs-copilot_sample-4_traces.jsonl"
-	[ "$status" -eq 0 ] && [ "$output" = "ok 5" ]
+	[ "$status" -eq 0 ] && [ "$output" = "ok 5" ] || false
 }
 
 @test "viewers: the sample session's claude_code, sts and otlp exports conform" {

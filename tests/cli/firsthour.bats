@@ -108,7 +108,7 @@ full_link() {
 		[ -z "$stderr" ]
 		[[ "$output" == "3db88dd1"* ]]
 	done
-	[ -f "$d/s" ] && [ -f "$d/s-lock" ]
+	[ -f "$d/s" ] && [ -f "$d/s-lock" ] || false
 	run --separate-stderr "$KTRAJ" import --store "$d/s" "$d/s"
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "ktraj: import: $d/s: this import's store: not read as input" ]
@@ -152,7 +152,7 @@ PY
 		fi
 		n=$(printf '%s\n' "$output" | grep -c ' added ' || true)
 		[ "$status" -eq 1 ]
-		[ "$n" -ge 1 ] && [ "$n" -lt 40 ]
+		[ "$n" -ge 1 ] && [ "$n" -lt 40 ] || false
 		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
 		left=$((40 - n - 1))
 		[[ "$stderr" == "ktraj: import: $BATS_TEST_TMPDIR/in/s"*".jsonl: not imported: No space left on device (the store's file system is full): import stopped here, $left more files not read; the runs listed were imported" ]]

@@ -156,7 +156,7 @@ print(" ".join(out))'
 	done
 	r1=$(runs claude_code)
 	r2=$(runs bad_call)
-	[ -n "$r1" ] && [ -n "$r2" ]
+	[ -n "$r1" ] && [ -n "$r2" ] || false
 	"$KTRAJ" export "$r2" --format jsonl |
 		KTRAJ_STORE="$BATS_TEST_TMPDIR/c.ktraj" "$KTRAJ" append copy >/dev/null
 	diff <(KTRAJ_STORE="$BATS_TEST_TMPDIR/c.ktraj" "$KTRAJ" export copy --format jsonl |

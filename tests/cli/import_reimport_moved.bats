@@ -51,7 +51,7 @@ imp() {
 		before=$(events "$id")
 		read -r n2 a2 < <(imp "$T/$2/s.jsonl")
 		cat "$T/err"
-		[ "$n2" -eq "$n" ] && [ "$a2" -eq 0 ]
+		[ "$n2" -eq "$n" ] && [ "$a2" -eq 0 ] || false
 		! grep -q "does not continue" "$T/err" || false
 		# only the repeat itself is reported, by the copy that has it
 		if [ "$2" = rep ]; then
@@ -79,7 +79,7 @@ imp() {
 		# the whole session, as a fresh import of either copy gives it
 		want=$(KTRAJ_STORE="$T/fresh_$1.ktraj" "$KTRAJ" import --json "$T/$2/s.jsonl" 2>/dev/null |
 			python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["events"])')
-		[ "$n2" -eq "$want" ] && [ "$a2" -eq $((want - n)) ] && [ "$a2" -gt 0 ]
+		[ "$n2" -eq "$want" ] && [ "$a2" -eq $((want - n)) ] && [ "$a2" -gt 0 ] || false
 		# the first events unchanged; the new ones exactly as a fresh
 		# import of this copy stores them (provenance in this copy)
 		[ "$(events "$id" | head -n "$n")" = "$before" ]
@@ -99,7 +99,7 @@ imp() {
 	read -r n a < <(imp "$T/plain13/s.jsonl")
 	read -r n2 a2 < <(imp "$T/other/s.jsonl")
 	cat "$T/err"
-	[ "$n2" -eq "$n" ] && [ "$a2" -eq 0 ]
+	[ "$n2" -eq "$n" ] && [ "$a2" -eq 0 ] || false
 	grep -q "already holds $n events that this source does not continue" "$T/err"
 }
 
@@ -137,7 +137,7 @@ pii() {
 		# gives it: the same placeholders for the same addresses
 		want=$(KTRAJ_STORE="$T/rfresh_$1.ktraj" "$KTRAJ" import --json --redact "$T/r$2/s.jsonl" 2>/dev/null |
 			python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["events"])')
-		[ "$n2" -eq "$want" ] && [ "$a2" -eq $((want - n)) ]
+		[ "$n2" -eq "$want" ] && [ "$a2" -eq $((want - n)) ] || false
 		[ "$(events "$id" | head -n "$n")" = "$before" ]
 		[ "$(events "$id" | tail -n +"$((n + 1))")" = \
 		  "$(KTRAJ_STORE="$T/rfresh_$1.ktraj" events "$id" | tail -n +"$((n + 1))")" ]

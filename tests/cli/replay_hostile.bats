@@ -558,7 +558,7 @@ mkdir "$C/e"; chmod 2777 "$C/e"
 		echo "# $who: stderr: $stderr" >&3
 		refused "$who"
 		[ -z "$(find "$c" -perm /6000)" ]
-		[ -f "$c/a" ] && [ -f "$c/b" ]
+		[ -f "$c/a" ] && [ -f "$c/b" ] || false
 	done
 }
 

@@ -26,7 +26,7 @@ need_bwrap() {
 	# the step runs decides, not this machine)
 	[ "$output" = "planned 2 steps in $BATS_TEST_TMPDIR/p: \`sbatch $BATS_TEST_TMPDIR/p/slurm.sbatch\` (CPU steps); \`sbatch $BATS_TEST_TMPDIR/p/slurm-gpu.sbatch\` (GPU steps); or \`$BATS_TEST_TMPDIR/p/local.sh\` here; then \`ktraj replay --collect $BATS_TEST_TMPDIR/p\`" ]
 	P="$BATS_TEST_TMPDIR/p"
-	[ -f "$P/bundles/000000.tar.gz" ] && [ -f "$P/bundles/000001.tar.gz" ]
+	[ -f "$P/bundles/000000.tar.gz" ] && [ -f "$P/bundles/000001.tar.gz" ] || false
 	tar -tzf "$P/bundles/000001.tar.gz" | grep -qx 'ktraj-bundle/run.sh'
 	python3 - "$P/plan.json" <<'PY'
 import json, sys
@@ -228,7 +228,7 @@ PY
 	"$KTRAJ" replay --plan "$P" "$R" --all-compile --steps 10 >/dev/null
 	KTRAJ="$KTRAJ" JOBS=2 run "$P/local.sh"
 	[ "$status" -eq 0 ]
-	[ -f "$P/results/000000.json" ] && [ -f "$P/results/000001.json" ]
+	[ -f "$P/results/000000.json" ] && [ -f "$P/results/000001.json" ] || false
 	run "$KTRAJ" replay --collect "$P"
 	[ "$status" -eq 0 ]
 	[ "${lines[-1]}" = "2 tasks: 2 reproduced, 0 faster, 0 slower, 0 diverged, 0 failed, 0 missing" ]
