@@ -800,6 +800,8 @@ typedef struct kt_an_libentry {
 	unsigned flags; /* KT_AN_F_* */
 	double gain;    /* shrunk mean speedup factor per ask; 1.0 if absent */
 	size_t count;   /* asks; 1 if absent or not a count */
+	long long hits; /* asks followed by a jump; -1 if absent (a library
+			   written by hand: then gain > 1 is the evidence) */
 } kt_an_libentry;
 
 /*
@@ -843,14 +845,19 @@ double kt_an_suggest_fit(int stuck, int claim, int profiled, const char *text,
 /* kt_an_suggest_fit, and in *why (may be NULL) why an entry is never
  * suggested: KT_AN_SUG_NOT_QUESTION (an instruction: no question
  * sentence), KT_AN_SUG_NO_LAYER (no system layer and no bound challenge),
- * KT_AN_SUG_SAME_LAYER (the stuck layer itself, no bound challenge), or
- * KT_AN_SUG_FITS when the fit is >= 0.  `questions suggest` counts these
- * to say why nothing fits. */
+ * KT_AN_SUG_SAME_LAYER (the stuck layer itself, no bound challenge),
+ * KT_AN_SUG_NO_EVIDENCE (`evidence` 0: the entry never preceded a jump -
+ * no hits, or a hand-written entry with no gain above 1 - and it neither
+ * challenges a bound nor moves layers, so nothing but its layer being
+ * another one speaks for it: "verify these results are accurate" is no
+ * way out of a memory-bound stall), or KT_AN_SUG_FITS when the fit is
+ * >= 0.  `questions suggest` counts these to say why nothing fits.
+ * kt_an_suggest_fit is this with evidence 1. */
 enum { KT_AN_SUG_FITS = 0, KT_AN_SUG_NOT_QUESTION, KT_AN_SUG_NO_LAYER,
-       KT_AN_SUG_SAME_LAYER, KT_AN_SUG_NREASONS };
+       KT_AN_SUG_SAME_LAYER, KT_AN_SUG_NO_EVIDENCE, KT_AN_SUG_NREASONS };
 double kt_an_suggest_fit_why(int stuck, int claim, int profiled,
 			     const char *text, int layer, unsigned flags,
-			     int *why);
+			     int evidence, int *why);
 
 /* ---- the words results are shown in (words.c) ------------------------- */
 

@@ -71,6 +71,7 @@ static cJSON *md_entry(const char *line, size_t len, int *oom)
 	    !cJSON_AddStringToObject(o, "layer", cell[2]) ||
 	    !(fl = cJSON_AddArrayToObject(o, "flags")) ||
 	    !cJSON_AddNumberToObject(o, "count", strtod(cell[4], NULL)) ||
+	    !cJSON_AddNumberToObject(o, "hits", strtod(cell[6], NULL)) ||
 	    !cJSON_AddNumberToObject(o, "gain", strtod(cell[7], NULL))) {
 		cJSON_Delete(o);
 		o = NULL;
@@ -92,7 +93,8 @@ static int entry_of(const cJSON *x, kt_an_libentry *e, const char **why)
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(x, "text"),
 		    *l = cJSON_GetObjectItemCaseSensitive(x, "layer"),
 		    *g = cJSON_GetObjectItemCaseSensitive(x, "gain"),
-		    *cn = cJSON_GetObjectItemCaseSensitive(x, "count"), *fl;
+		    *cn = cJSON_GetObjectItemCaseSensitive(x, "count"),
+		    *h = cJSON_GetObjectItemCaseSensitive(x, "hits"), *fl;
 
 	if (!cJSON_IsObject(x)) {
 		*why = "not a JSON object";
@@ -118,6 +120,8 @@ static int entry_of(const cJSON *x, kt_an_libentry *e, const char **why)
 	/* a count the JSON cannot mean (negative, NaN, huge) is one ask */
 	e->count = cJSON_IsNumber(cn) && cn->valuedouble >= 0 &&
 		   cn->valuedouble < 1e15 ? (size_t)cn->valuedouble : 1;
+	e->hits = cJSON_IsNumber(h) && h->valuedouble >= 0 &&
+		  h->valuedouble < 1e15 ? (long long)h->valuedouble : -1;
 	return KT_OK;
 }
 

@@ -679,7 +679,7 @@ static int any_question(const char *s, size_t n, unsigned kind, void *arg)
 
 double kt_an_suggest_fit_why(int stuck, int claim, int profiled,
 			     const char *text, int layer, unsigned flags,
-			     int *why)
+			     int evidence, int *why)
 {
 	unsigned kind = 0;
 	double fit = 0;
@@ -704,6 +704,10 @@ double kt_an_suggest_fit_why(int stuck, int claim, int profiled,
 		w = KT_AN_SUG_SAME_LAYER; /* more of what the agent is doing */
 		goto no;
 	}
+	if (!evidence && !bound && !(flags & KT_AN_F_RELOCATE)) {
+		w = KT_AN_SUG_NO_EVIDENCE;
+		goto no;
+	}
 	if (layer != stuck && layer != KT_AN_L_NONE)
 		fit += 0.5;
 	if (flags & KT_AN_F_RELOCATE)
@@ -723,5 +727,5 @@ double kt_an_suggest_fit(int stuck, int claim, int profiled, const char *text,
 			 int layer, unsigned flags)
 {
 	return kt_an_suggest_fit_why(stuck, claim, profiled, text, layer, flags,
-				     NULL);
+				     1, NULL);
 }

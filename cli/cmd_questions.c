@@ -34,16 +34,20 @@ static const char usage[] =
 	"does: gains come only from jumps within one workload's series.\n"
 	"\n"
 	"suggest: the layer the run is stuck in (its last stall - of a workload's\n"
-	"own series in a run of several, --json stuck_workload - else the agent's\n"
-	"recent messages) and the library questions that fit it, best first: fit\n"
-	"(another layer +0.5, moves layers +0.2, challenges a bound +1.0 when the\n"
-	"stall claims one, +0.5 before any profiler run, else +0.2) plus the\n"
-	"entry's shrunk log gain.  Plain instructions, requests about no layer and\n"
-	"questions of the stuck layer that challenge no bound are never suggested.\n"
-	"When nothing fits it says why: how many entries each rule left out, or\n"
-	"that the library is empty.  --json adds fit and rank (when nothing\n"
+	"own series in a run of several, --json stuck_workload; in a run with no\n"
+	"measurement at all, the agent's recent messages) and the library\n"
+	"questions that fit it, best first: fit (another layer +0.5, moves\n"
+	"layers +0.2, challenges a bound +1.0 when the stall claims one, +0.5\n"
+	"before any profiler run, else +0.2) plus the entry's shrunk log gain.\n"
+	"A run whose series are not stalled gets no suggestion.  Plain\n"
+	"instructions, requests about no layer, questions of the stuck layer that\n"
+	"challenge no bound, and questions that never preceded a jump (hits 0;\n"
+	"in a hand-written library, no gain above 1) unless they challenge a\n"
+	"bound or move layers are never suggested.  When nothing fits it says\n"
+	"why: how many entries each rule left out, that the library is empty, or\n"
+	"that no series is stalled.  --json adds fit and rank (when nothing\n"
 	"fits: one object with text null, why, library, left_out {not_a_question,\n"
-	"no_layer, stuck_layer}).  --library reads a library written by\n"
+	"no_layer, stuck_layer, no_evidence}).  --library reads a library written by\n"
 	"`questions mine --json` / -o (JSON lines, or the Markdown of -o FILE.md);\n"
 	"default: mine the whole store.\n";
 
@@ -325,6 +329,7 @@ struct sugg {
 	unsigned flags;
 	double gain;   /* shrunk mean gain factor per ask */
 	size_t count;
+	int evidence;  /* it preceded a jump (kt_an_suggest_fit_why) */
 	double fit, rank;
 };
 
@@ -354,8 +359,9 @@ static void none_why(char *buf, size_t n, size_t nlib, const size_t *nwhy,
 	snprintf(buf, n, "none of the library's %zu entr%s fits: %zu %s an "
 		 "instruction, not a question; %zu name%s no system layer and "
 		 "challenge%s no bound; %zu %s about the stuck layer (%s) without "
-		 "challenging a bound - more of what the agent is doing "
-		 "(mine more runs, or give --library)", nlib,
+		 "challenging a bound - more of what the agent is doing; %zu "
+		 "never preceded a jump and neither challenge%s a bound nor "
+		 "move%s layers (mine more runs, or give --library)", nlib,
 		 nlib == 1 ? "y" : "ies", nwhy[KT_AN_SUG_NOT_QUESTION],
 		 nwhy[KT_AN_SUG_NOT_QUESTION] == 1 ? "is" : "are",
 		 nwhy[KT_AN_SUG_NO_LAYER],
@@ -363,7 +369,9 @@ static void none_why(char *buf, size_t n, size_t nlib, const size_t *nwhy,
 		 nwhy[KT_AN_SUG_NO_LAYER] == 1 ? "s" : "",
 		 nwhy[KT_AN_SUG_SAME_LAYER],
 		 nwhy[KT_AN_SUG_SAME_LAYER] == 1 ? "is" : "are",
-		 kt_an_layer_name(stuck));
+		 kt_an_layer_name(stuck), nwhy[KT_AN_SUG_NO_EVIDENCE],
+		 nwhy[KT_AN_SUG_NO_EVIDENCE] == 1 ? "s" : "",
+		 nwhy[KT_AN_SUG_NO_EVIDENCE] == 1 ? "s" : "");
 }
 
 static int do_suggest(struct cli *c, int argc, char **argv)
@@ -377,7 +385,8 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 	kt_an_stall last = {0}, **sts = NULL;
 	kt_an_miner *m = NULL;
 	struct sugg *sg = NULL;
-	size_t nbw = 0, nst = 0, nsg = 0, nlib = 0, *nsts = NULL,
+	size_t nbw = 0, nst = 0, nsg = 0, nlib = 0, *nsts = NULL, npts = 0,
+	       nser = 0,
 	       nwhy[KT_AN_SUG_NREASONS] = {0};
 	char *pos[8], *lib = NULL, *spec = NULL, nowhy[512];
 	int json, npos, rc, stuck, profiled = 0;
@@ -417,6 +426,8 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 			last_wl = wl ? wl[w] : NULL;
 		}
 		nst += n;
+		npts += bw[w].series.n;
+		nser += bw[w].series.n > 0;
 	}
 	for (size_t i = 0; i < r->nev; i++)
 		profiled |= r->ev[i].profiler;
@@ -492,6 +503,8 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 			sg[k].flags = le[k].flags;
 			sg[k].gain = le[k].gain;
 			sg[k].count = le[k].count;
+			sg[k].evidence = le[k].hits >= 0 ? le[k].hits > 0 :
+					 le[k].gain > 1.0;
 		}
 		kt_an_library_free(le, nsg);
 	} else {
@@ -515,6 +528,7 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 			sg[k].flags = it[k].flags;
 			sg[k].gain = exp(it[k].score);
 			sg[k].count = it[k].count;
+			sg[k].evidence = it[k].hits > 0;
 		}
 	}
 	/* rank by fit to the stalled stretch plus the shrunk log gain;
@@ -529,7 +543,8 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 
 			sg[k].fit = kt_an_suggest_fit_why(stuck, claim, profiled,
 							  sg[k].text, sg[k].layer,
-							  sg[k].flags, &why);
+							  sg[k].flags, sg[k].evidence,
+							  &why);
 			nwhy[why]++;
 			if (sg[k].fit >= 0) {
 				sg[k].rank = sg[k].fit +
@@ -543,8 +558,20 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 		if (nsg > 1)
 			qsort(sg, nsg, sizeof(*sg), cmp_sugg);
 	}
-	if (!nsg)
+	if (!nst && npts) {
+		/* series that keep improving, or too short to stall: a question
+		 * to get one moving has nothing to get moving (the library is
+		 * still read above, so a bad --library is still refused) */
+		for (size_t k = 0; k < nsg; k++)
+			free(sg[k].text);
+		nsg = 0;
+		snprintf(nowhy, sizeof(nowhy), "no series of the run is stalled "
+			 "(%zu measurement%s in %zu series); suggest proposes a "
+			 "question only for a stalled one", npts,
+			 npts == 1 ? "" : "s", nser);
+	} else if (!nsg) {
 		none_why(nowhy, sizeof(nowhy), nlib, nwhy, stuck, lib != NULL);
+	}
 	if (json) {
 		if (!nsg) {
 			cJSON *x = cJSON_CreateObject(), *rj;
@@ -559,6 +586,8 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 						(double)nwhy[KT_AN_SUG_NO_LAYER]);
 			cJSON_AddNumberToObject(rj, "stuck_layer",
 						(double)nwhy[KT_AN_SUG_SAME_LAYER]);
+			cJSON_AddNumberToObject(rj, "no_evidence",
+						(double)nwhy[KT_AN_SUG_NO_EVIDENCE]);
 			cJSON_AddStringToObject(x, "stuck_layer", kt_an_layer_name(stuck));
 			if (last_wl)
 				cJSON_AddStringToObject(x, "stuck_workload", last_wl);
@@ -590,8 +619,11 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 		       kt_an_layer_name(stuck),
 		       last.claim[0] ? ", claiming \"" : "",
 		       last.claim, last.claim[0] ? "\"" : "");
+	else if (npts)
+		printf("no stall\n");
 	else
-		printf("no stall; recent work in layer %s\n", kt_an_layer_name(stuck));
+		printf("no measurements; recent work in layer %s\n",
+		       kt_an_layer_name(stuck));
 	if (!nsg)
 		printf("no suggestion: %s\n", nowhy);
 	for (size_t k = 0; k < nsg && k < top; k++)

@@ -180,17 +180,22 @@ for w in ("no matrix multiplication function", "why not use the c direct", "whic
 import json, sys
 print(sorted(json.loads(l)["text"][:12] for l in sys.stdin))' < <(find "$BATS_TEST_TMPDIR/nd/questions" -name 'part-*' -exec zstd -qdc {} +)
 	[ "$output" = "['Do we not ha', 'I need you t', 'The old benc', 'What do you ', 'Why not use ']" ]
-	# the RMSNorm stall (memory-bound claims) no longer gets the request
+	# the RMSNorm stall (memory-bound claims) gets neither the request nor
+	# "verify ... these results are accurate": a measurement question that
+	# never preceded a jump, challenges no bound and moves no layer is no
+	# way out of a memory-bound stall
 	run "$KTRAJ" questions suggest "$R"
 	[ "$status" -eq 0 ]
+	[[ "$output" == *"stuck: stall of 8 measurements"*"memory-bound"* ]]
 	[[ "$output" != *"Can you run the benchmarks"* ]]
-	[[ "$output" == *"1. [measurement] fit 0.5, x1.000  I need you to verify that we are doing the same operations"* ]]
+	[[ "$output" != *"I need you to verify"* ]]
+	[[ "$output" == *"no suggestion: none of the library's 6 entries fits: "*"; 1 never preceded a jump and neither challenges a bound nor moves layers"* ]]
+	run "$KTRAJ" questions suggest "$R" --json
+	python3 -c 'import json,sys; x=json.loads(sys.argv[1]); assert x["text"] is None and x["left_out"]["no_evidence"] == 1, x' "$output"
 	# the vsla run does not stall: its seven benchmark.sh sweeps re-measure
-	# unchanged code (repeats, FORMAT.md section 14), and the requests for
-	# work stay out of what suggest proposes
+	# unchanged code (repeats, FORMAT.md section 14): nothing is proposed
 	run "$KTRAJ" questions suggest "$V"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"no stall; recent work in layer"* ]]
-	[[ "$output" != *"Can you run the benchmarks"* ]]
-	[[ "$output" != *"Can we get the other two"* ]]
+	[[ "$output" == *$'\nno stall\nno suggestion: no series of the run is stalled ('*' measurements in '*' series)'* ]]
+	[[ "$output" != *"1. ["* ]]
 }

@@ -30,9 +30,11 @@ static void test_markdown(void **state)
 	assert_int_equal(e[0].flags, KT_AN_F_RELOCATE | KT_AN_F_BOUND);
 	assert_int_equal(e[0].count, 3);
 	assert_true(e[0].gain > 1.249 && e[0].gain < 1.251);
+	assert_true(e[0].hits == 1);
 	assert_string_equal(e[1].text, "is it memory-bound?");
 	assert_int_equal(e[1].layer, KT_AN_L_DATAMOVE);
 	assert_int_equal(e[1].flags, 0);
+	assert_true(e[1].hits == 0);
 	kt_an_library_free(e, n);
 }
 
@@ -41,7 +43,8 @@ static void test_jsonl(void **state)
 	/* not NUL-terminated: the parser must stop at len */
 	static const char js[] =
 		"\n{\"text\":\"why not use shared memory?\",\"layer\":\"memory "
-		"access\",\"flags\":[\"moves_layer\",7],\"gain\":2,\"count\":4}\n"
+		"access\",\"flags\":[\"moves_layer\",7],\"gain\":2,\"count\":4,"
+		"\"hits\":3}\n"
 		"   \n{\"text\":\"bare\",\"layer\":\"nonsense\",\"count\":-3}XYZ";
 	kt_an_libentry *e;
 	size_t n, bad;
@@ -56,10 +59,12 @@ static void test_jsonl(void **state)
 	assert_int_equal(e[0].flags, KT_AN_F_RELOCATE);
 	assert_int_equal(e[0].count, 4);
 	assert_true(e[0].gain == 2.0);
+	assert_true(e[0].hits == 3);
 	assert_string_equal(e[1].text, "bare");
 	assert_int_equal(e[1].layer, KT_AN_L_NONE);
 	assert_int_equal(e[1].count, 1);
 	assert_true(e[1].gain == 1.0);
+	assert_true(e[1].hits == -1); /* absent: unknown, not none */
 	kt_an_library_free(e, n);
 }
 

@@ -780,6 +780,25 @@ static void t_suggest_fit(void **st)
 		    kt_an_suggest_fit(KT_AN_L_DATAMOVE, 1, 1, oq, KT_AN_L_OPBOUND, KT_AN_F_RELOCATE));
 	assert_true(kt_an_suggest_fit(KT_AN_L_DATAMOVE, 0, 1, bq, KT_AN_L_DATAMOVE, KT_AN_F_BOUND) <
 		    kt_an_suggest_fit(KT_AN_L_DATAMOVE, 0, 1, oq, KT_AN_L_OPBOUND, KT_AN_F_RELOCATE));
+	/* another layer alone is no reason without a jump behind it */
+	{
+		const char *vq = "Can you verify that these results are accurate?";
+		int why = -1;
+
+		assert_true(kt_an_suggest_fit_why(KT_AN_L_MEMACCESS, 1, 0, vq,
+						  KT_AN_L_MEASURE, 0, 0, &why) < 0);
+		assert_int_equal(why, KT_AN_SUG_NO_EVIDENCE);
+		assert_true(kt_an_suggest_fit_why(KT_AN_L_MEMACCESS, 1, 0, vq,
+						  KT_AN_L_MEASURE, 0, 1, &why) >= 0);
+		assert_int_equal(why, KT_AN_SUG_FITS);
+		/* a bound challenge or a move of layers needs no track record */
+		assert_true(kt_an_suggest_fit_why(KT_AN_L_DATAMOVE, 1, 0, bq,
+						  KT_AN_L_DATAMOVE, KT_AN_F_BOUND,
+						  0, &why) > 0);
+		assert_true(kt_an_suggest_fit_why(KT_AN_L_DATAMOVE, 1, 0, oq,
+						  KT_AN_L_OPBOUND, KT_AN_F_RELOCATE,
+						  0, &why) > 0);
+	}
 }
 
 /* Mine run f.id into a fresh miner; the number of library items whose
