@@ -11,7 +11,8 @@
 #include "outfmt.h"
 
 static const char usage[] =
-	"usage: ktraj questions mine [RUN...] [--json] [--agent] [--all] [-o FILE]\n"
+	"usage: ktraj questions mine [RUN...] [--json] [--include-agent] [--all]\n"
+	"                             [-o FILE]\n"
 	"       ktraj questions suggest RUN [--library FILE] [--json] [-n N]\n"
 	"\n"
 	"mine: extract the questions people asked (EN and ZH rules: question\n"
@@ -21,11 +22,11 @@ static const char usage[] =
 	"(no wh-word, bound or technique named), Markdown headings, list\n"
 	"fragments and menu options are not questions) from RUNs (default:\n"
 	"every run but those hidden with `ktraj hide`; --all: those too), and\n"
-	"library questions the agent applied; --agent adds the agent's own\n"
-	"questions (origin \"agent\").  Near-duplicates merge (MinHash/Jaccard\n"
-	"confirmed by token cosine); each entry gets a system layer, flags\n"
-	"(moves_layer, challenges_bound), counts, the speedup gain blamed on it\n"
-	"across runs (shrunk toward the mean for small counts) and its sources.\n"
+	"library questions the agent applied; --include-agent (or --agent) adds\n"
+	"the agent's own questions (origin \"agent\").  Near-duplicates merge\n"
+	"(MinHash/Jaccard confirmed by token cosine); each entry gets a system\n"
+	"layer, flags (moves_layer, challenges_bound), counts, the speedup gain\n"
+	"blamed on it across runs (shrunk toward the mean for small counts) and its sources.\n"
 	"--json prints one object per entry: text, layer, flags, origin, lang,\n"
 	"count, runs, hits, gain (shrunk mean gain factor per ask), gain_log_total,\n"
 	"score, sources [{run, seq}].  -o FILE writes the library there instead:\n"
@@ -263,7 +264,8 @@ static int do_mine(struct cli *c, int argc, char **argv)
 	if (!av)
 		return cli_err(c, "out of memory");
 	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--agent"))
+		if (!strcmp(argv[i], "--include-agent") ||
+		    !strcmp(argv[i], "--agent"))
 			agent = 1;
 		else if (!strcmp(argv[i], "--all"))
 			all = 1;

@@ -3,7 +3,7 @@
 # (tests/data/labels/corpus.json): series, sweeps, new bests over the
 # running best and their gains, jumps and stalls of every real kernel run
 # (KernelAgent, FlashInfer, KernelBench, Harbor) and the Claude Code vsla
-# sessions, and the questions a person (or, with --agent, the agent) asked
+# sessions, and the questions a person (or, with --include-agent, the agent) asked
 # in them.  Label items of the import side are reported, not failed.
 
 setup() {

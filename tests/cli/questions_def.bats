@@ -164,7 +164,7 @@ PY
 	# me to:" and its menu "1. Add GPU convolution benchmarking first?"
 	V=$("$KTRAJ" import --json "$F" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
 	R=$("$KTRAJ" import --json "$K" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
-	run "$KTRAJ" questions mine "$V" --json --agent
+	run "$KTRAJ" questions mine "$V" --json --include-agent
 	[ "$status" -eq 0 ]
 	python3 -c '
 import json, sys
@@ -174,6 +174,8 @@ assert [r["origin"] for r in rows] == ["human"] * 6, t
 for w in ("no matrix multiplication function", "why not use the c direct", "which one we lost",
           "do we not have gpu convolution", "get cupy working", "verify that we are doing the same"):
     assert any(w in x for x in t), (w, t)' "$output"
+	# --agent is the short name of --include-agent
+	[ "$("$KTRAJ" questions mine "$V" --json --agent)" = "$output" ]
 	# the NDJSON export reads the same definition: the 5 messages that ask
 	"$KTRAJ" export "$V" --format ndjson --partition "$BATS_TEST_TMPDIR/nd"
 	run python3 -c '
