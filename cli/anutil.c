@@ -492,12 +492,25 @@ void an_print_unparsed(const kt_an_run *r)
 	printf("%s); they are in no series\n", n > 8 ? " ..." : "");
 }
 
-cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
-		      const kt_an_opts *o)
+cJSON *an_unparsed_json(cJSON *x, const kt_an_run *r)
 {
 	cJSON *u;
 	uint64_t seq[64];
 	size_t nu = kt_an_unparsed(r, seq, 64);
+
+	if (!(u = cJSON_AddArrayToObject(x, "unparsed_seqs")))
+		return NULL;
+	for (size_t i = 0; i < nu && i < 64; i++)
+		cJSON_AddItemToArray(u, cJSON_CreateNumber((double)seq[i]));
+	if (!cJSON_AddNumberToObject(x, "unparsed", (double)nu))
+		return NULL;
+	return x;
+}
+
+cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
+		      const kt_an_opts *o)
+{
+	cJSON *u;
 
 	if (!cJSON_AddStringToObject(x, "series", se->key) ||
 	    !cJSON_AddBoolToObject(x, "sweep", se->sweep) ||
@@ -542,11 +555,7 @@ cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
 		    !cJSON_AddBoolToObject(v, "jump", p->accepted))
 			return NULL;
 	}
-	if (!(u = cJSON_AddArrayToObject(x, "unparsed_seqs")))
-		return NULL;
-	for (size_t i = 0; i < nu && i < 64; i++)
-		cJSON_AddItemToArray(u, cJSON_CreateNumber((double)seq[i]));
-	if (!cJSON_AddNumberToObject(x, "unparsed", (double)nu) ||
+	if (!an_unparsed_json(x, r) ||
 	    !cJSON_AddNumberToObject(x, "reference_timings", (double)r->nref))
 		return NULL;
 	return x;

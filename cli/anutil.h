@@ -102,6 +102,10 @@ void an_print_counts(const kt_an_series *se, const kt_an_opts *o);
  * ...)" when the run has any (kt_an_unparsed); nothing otherwise. */
 void an_print_unparsed(const kt_an_run *r);
 
+/* Add "unparsed_seqs" (the first 64 seqs) and "unparsed" (how many
+ * outputs looked like a benchmark but gave no time, kt_an_unparsed) to x;
+ * x, or NULL when out of memory. */
+cJSON *an_unparsed_json(cJSON *x, const kt_an_run *r);
 /* Add the series' model fields to x: series, sweep, ordered, results,
  * points, first (the first point's speedup: a sweep's geometric mean,
  * 1 without a reference), improvements [{step, seq, over_best (the ratio), significant, jump}: every

@@ -46,7 +46,9 @@ static const char usage[] =
 	"in a hand-written library, no gain above 1) unless they challenge a\n"
 	"bound or move layers are never suggested.  When nothing fits it says\n"
 	"why: how many entries each rule left out, that the library is empty, or\n"
-	"that no series is stalled.  --json adds fit and rank (when nothing\n"
+	"that no series is stalled; outputs that looked like a benchmark but gave\n"
+	"no time are counted (unparsed, as blame does).  --json adds fit, rank,\n"
+	"unparsed and unparsed_seqs (when nothing\n"
 	"fits: one object with text null, why, library, left_out {not_a_question,\n"
 	"no_layer, stuck_layer, no_evidence}).  --library reads a library written by\n"
 	"`questions mine --json` / -o (JSON lines, or the Markdown of -o FILE.md);\n"
@@ -593,6 +595,7 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 			cJSON_AddStringToObject(x, "stuck_layer", kt_an_layer_name(stuck));
 			if (last_wl)
 				cJSON_AddStringToObject(x, "stuck_workload", last_wl);
+			an_unparsed_json(x, r);
 			rc = an_emit(stdout, x);
 		}
 		for (size_t k = 0; k < nsg && k < top && !rc; k++) {
@@ -608,6 +611,7 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 			cJSON_AddStringToObject(x, "stuck_layer", kt_an_layer_name(stuck));
 			if (last_wl)
 				cJSON_AddStringToObject(x, "stuck_workload", last_wl);
+			an_unparsed_json(x, r);
 			rc = an_emit(stdout, x);
 		}
 		goto out;
@@ -626,6 +630,7 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 	else
 		printf("no measurements; recent work in layer %s\n",
 		       kt_an_layer_name(stuck));
+	an_print_unparsed(r);
 	if (!nsg)
 		printf("no suggestion: %s\n", nowhy);
 	for (size_t k = 0; k < nsg && k < top; k++)

@@ -59,6 +59,14 @@ PY
 	[[ "$output" != *'"gbps"'* && "$output" != *'"time_ms": 8'* ]]
 	run "$KTRAJ" blame speedup "$(run_id)"
 	[[ "$output" == *"unparsed: 1 output"* ]]
+	# every analyzer says so: suggest too, in text and JSON
+	s=$("$KTRAJ" log "$(run_id)" --kind bench --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["seq"])')
+	run "$KTRAJ" questions suggest "$(run_id)"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"unparsed: 1 output looked like a benchmark but gave no time (seq $s); they are in no series"* ]]
+	run "$KTRAJ" questions suggest "$(run_id)" --json
+	[ "$status" -eq 0 ]
+	python3 -c 'import json,sys; x=json.loads(sys.argv[1].splitlines()[0]); assert x["unparsed"] == 1 and x["unparsed_seqs"] == [int(sys.argv[2])], x' "$output" "$s"
 }
 
 @test "perf_report: the script's own check before the table (triton tutorials' match/differ) is the verdict" {
