@@ -11,7 +11,7 @@
  *   ktraj hook install       the hooks written into .claude/settings.json
  *                            (`install gemini-cli`: .gemini/settings.json)
  *
- * Every event goes through cli_record, the durable path of `ktraj append`:
+ * Every event goes through kt_record, the durable path of `ktraj append`:
  * one transaction per event, committed before the hook returns, so what the
  * agent did is in the store while the session goes on.  A hook never exits
  * 2: Claude Code reads exit 2 as "block this tool call / prompt", and a
@@ -89,12 +89,12 @@ struct rec {
 static int put(struct rec *r, int kind, const char *actor, uint64_t parent,
 	       cJSON *payload, const char *blob, size_t blob_len)
 {
-	cli_event e;
+	kt_rec_event e;
 	int rc;
 
 	if (!payload)
 		return cli_err(r->c, "out of memory");
-	cli_event_init(&e, kind, actor, parent, payload);
+	kt_rec_event_init(&e, kind, actor, parent, payload);
 	e.new_name = r->name;
 	e.new_source = r->source;
 	e.new_meta = r->meta;
@@ -103,7 +103,7 @@ static int put(struct rec *r, int kind, const char *actor, uint64_t parent,
 		e.blob_len = blob_len;
 		e.blob_key = "output_blob";
 	}
-	rc = cli_record(r->s, r->run, &e);
+	rc = kt_record(r->s, r->run, &e);
 	cJSON_Delete(payload);
 	return rc ? cli_store_err(r->c, r->s, rc, r->name) : 0;
 }
