@@ -1,0 +1,259 @@
+/*
+ * t_hook.c - the hook mapping (import/hook.c): agent hook events recorded
+ * as the events of the session's run, as `ktraj hook` records them.  The
+ * events are written here after the documented hook inputs (Claude Code
+ * "Hook Input", Gemini CLI docs/hooks/reference.md, Codex notify).
+ */
+#include "testutil.h"
+#include <cjson/cJSON.h>
+#include "../../import/import.h"
+
+typedef struct it_ctx {
+	char *dir, path[4200];
+	kt_store *s;
+} it_ctx;
+
+static void it_open(it_ctx *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->dir = tu_tmpdir();
+	assert_non_null(c->dir);
+	snprintf(c->path, sizeof(c->path), "%s/s.ktraj", c->dir);
+	assert_int_equal(kt_store_open(c->path, KT_OPEN_CREATE, &c->s), 0);
+}
+
+static void it_close(it_ctx *c)
+{
+	kt_store_close(c->s);
+	tu_rmrf(c->dir);
+	free(c->dir);
+}
+
+/* Record one event of agent (raw JSON text) into c's store; the session's
+ * run id in run.  Returns kt_hook_session's or kt_hook_record's code. */
+static int rec(it_ctx *c, const char *agent, const char *json,
+	       char run[KT_RUN_ID_HEX + 1], const char **why)
+{
+	cJSON *in = cJSON_Parse(json);
+	kt_hook h;
+	int rc, exists, refused;
+
+	assert_non_null(in);
+	rc = kt_hook_session(&h, agent, in,
+			     kt_hook_key_has_nul(json, strlen(json), "session_id"));
+	if (!rc) {
+		assert_int_equal(kt_record_run(c->s, h.name, h.source, h.run,
+					       &exists, &refused), 0);
+		h.s = c->s;
+		rc = kt_hook_record(&h, in);
+		memcpy(run, h.run, sizeof(h.run));
+	}
+	*why = h.why;
+	kt_hook_free(&h);
+	cJSON_Delete(in);
+	return rc;
+}
+
+/* Event seq of run as a parsed payload (caller deletes); kind and parent
+ * out. */
+static cJSON *event(it_ctx *c, const char *run, uint64_t seq, int *kind,
+		    uint64_t *parent)
+{
+	kt_event ev;
+
+	assert_int_equal(kt_event_get(c->s, run, seq, &ev), 0);
+	*kind = ev.kind;
+	*parent = ev.parent;
+	return cJSON_ParseWithLength(ev.payload, ev.payload_len);
+}
+
+static void t_session_refused(void **state)
+{
+	it_ctx c;
+	char run[KT_RUN_ID_HEX + 1];
+	const char *why;
+
+	(void)state;
+	it_open(&c);
+	assert_int_equal(rec(&c, "claude-code",
+			     "{\"hook_event_name\":\"Stop\",\"last_assistant_message\":\"x\"}",
+			     run, &why), KT_EINVAL);
+	assert_string_equal(why, "the hook input has no usable session id");
+	assert_int_equal(rec(&c, "claude-code",
+			     "{\"hook_event_name\":\"Stop\",\"session_id\":\"a\\u0000b\"}",
+			     run, &why), KT_EINVAL);
+	assert_non_null(strstr(why, "holds a NUL"));
+	assert_int_equal(rec(&c, "gemini-cli",
+			     "{\"hook_event_name\":\"AfterAgent\",\"session_id\":\"a\\tb\"}",
+			     run, &why), KT_EINVAL);
+	assert_non_null(strstr(why, "control characters"));
+	/* nothing was recorded for any of them */
+	assert_int_equal(kt_run_resolve(c.s, "claude-code:a", run), KT_ENOTFOUND);
+	it_close(&c);
+}
+
+static void t_key_has_nul(void **state)
+{
+	const char *nul = "{\"session_id\":\"a\\u0000b\"}";
+	/* an escaped backslash before u0000 is a backslash, no NUL */
+	const char *bs = "{\"session_id\":\"a\\\\u0000b\"}";
+	const char *other = "{\"session_id\":\"ab\",\"x\":\"\\u0000\"}";
+
+	(void)state;
+	assert_int_equal(kt_hook_key_has_nul(nul, strlen(nul), "session_id"), 1);
+	assert_int_equal(kt_hook_key_has_nul(bs, strlen(bs), "session_id"), 0);
+	assert_int_equal(kt_hook_key_has_nul(other, strlen(other), "session_id"), 0);
+	assert_int_equal(kt_hook_key_has_nul(NULL, 0, "session_id"), 0);
+}
+
+static void t_handles(void **state)
+{
+	(void)state;
+	assert_int_equal(kt_hook_handles("claude-code", "PreToolUse"), 1);
+	assert_int_equal(kt_hook_handles("claude-code", "Notification"), 0);
+	assert_int_equal(kt_hook_handles("gemini-cli", "PreToolUse"), 0);
+	assert_int_equal(kt_hook_handles("gemini-cli", "AfterTool"), 1);
+	assert_int_equal(kt_hook_handles(NULL, "Stop"), 0);
+}
+
+/* A PreToolUse without tool_use_id (older Claude Code) and its
+ * PostToolUse: the result finds its call by tool and input. */
+static void t_claude_tool_pair(void **state)
+{
+	it_ctx c;
+	char run[KT_RUN_ID_HEX + 1];
+	const char *why;
+	cJSON *p;
+	int kind;
+	uint64_t parent;
+	kt_run_info ri;
+
+	(void)state;
+	it_open(&c);
+	assert_int_equal(rec(&c, "claude-code",
+			     "{\"hook_event_name\":\"PreToolUse\",\"session_id\":\"s1\","
+			     "\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"}}",
+			     run, &why), 0);
+	assert_int_equal(rec(&c, "claude-code",
+			     "{\"hook_event_name\":\"PostToolUse\",\"session_id\":\"s1\","
+			     "\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"},"
+			     "\"tool_response\":{\"stdout\":\"a\",\"stderr\":\"b\","
+			     "\"interrupted\":true}}",
+			     run, &why), 0);
+	assert_int_equal(kt_run_get(c.s, run, &ri), 0);
+	assert_string_equal(ri.name, "claude-code:s1");
+	assert_string_equal(ri.format, "claude_code_hook");
+	assert_int_equal(ri.n_events, 2);
+	p = event(&c, run, 1, &kind, &parent);
+	assert_int_equal(kind, KT_KIND_TOOL_CALL);
+	assert_string_equal(kt_json_str(p, "call_id"), "hook-1");
+	cJSON_Delete(p);
+	p = event(&c, run, 2, &kind, &parent);
+	assert_int_equal(kind, KT_KIND_TOOL_RESULT);
+	assert_int_equal(parent, 1);
+	assert_string_equal(kt_json_str(p, "call_id"), "hook-1");
+	assert_string_equal(kt_json_str(p, "output"), "a\nb");
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(p, "ok")));
+	cJSON_Delete(p);
+	it_close(&c);
+}
+
+/* Output over 64 KiB: the inline output is cut, the whole is a blob. */
+static void t_claude_big_output(void **state)
+{
+	it_ctx c;
+	char run[KT_RUN_ID_HEX + 1], *json, *big;
+	const char *why;
+	unsigned char h[KT_HASH_LEN];
+	void *data;
+	size_t len, n = 100000;
+	cJSON *p;
+	int kind;
+	uint64_t parent;
+
+	(void)state;
+	it_open(&c);
+	big = malloc(n + 1);
+	json = malloc(n + 300);
+	assert_non_null(big);
+	assert_non_null(json);
+	memset(big, 'x', n);
+	big[n] = 0;
+	snprintf(json, n + 300,
+		 "{\"hook_event_name\":\"PostToolUse\",\"session_id\":\"s2\","
+		 "\"tool_use_id\":\"t9\",\"tool_name\":\"Read\","
+		 "\"tool_response\":\"%s\"}", big);
+	assert_int_equal(rec(&c, "claude-code", json, run, &why), 0);
+	p = event(&c, run, 1, &kind, &parent);
+	assert_int_equal(kind, KT_KIND_TOOL_RESULT);
+	assert_int_equal(parent, 0); /* no tool_call with id t9 */
+	assert_string_equal(kt_json_str(p, "call_id"), "t9");
+	assert_int_equal(strlen(kt_json_str(p, "output")), 64 * 1024);
+	assert_int_equal(kt_unhex(kt_json_str(p, "output_blob"), h, KT_HASH_LEN), 0);
+	assert_int_equal(kt_blob_get(c.s, h, &data, &len), 0);
+	assert_int_equal(len, n);
+	assert_memory_equal(data, big, n);
+	free(data);
+	cJSON_Delete(p);
+	free(big);
+	free(json);
+	it_close(&c);
+}
+
+/* Gemini CLI: BeforeAgent's parts are joined; AfterTool records a call
+ * and its result; a prompt without text is refused. */
+static void t_gemini(void **state)
+{
+	it_ctx c;
+	char run[KT_RUN_ID_HEX + 1];
+	const char *why;
+	cJSON *p;
+	int kind;
+	uint64_t parent;
+
+	(void)state;
+	it_open(&c);
+	assert_int_equal(rec(&c, "gemini-cli",
+			     "{\"hook_event_name\":\"BeforeAgent\",\"session_id\":\"g\","
+			     "\"prompt\":[{\"text\":\"fix \"},\"the bug\",{\"inlineData\":1}]}",
+			     run, &why), 0);
+	assert_int_equal(rec(&c, "gemini-cli",
+			     "{\"hook_event_name\":\"BeforeAgent\",\"session_id\":\"g\","
+			     "\"prompt\":5}", run, &why), KT_EINVAL);
+	assert_non_null(strstr(why, "holds no text"));
+	assert_int_equal(rec(&c, "gemini-cli",
+			     "{\"hook_event_name\":\"AfterTool\",\"session_id\":\"g\","
+			     "\"tool_name\":\"read_file\",\"tool_input\":{\"path\":\"a\"},"
+			     "\"tool_response\":{\"llmContent\":\"body\",\"error\":null}}",
+			     run, &why), 0);
+	p = event(&c, run, 1, &kind, &parent);
+	assert_int_equal(kind, KT_KIND_MESSAGE);
+	assert_string_equal(kt_json_str(p, "text"), "fix the bug");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(p, "human")));
+	cJSON_Delete(p);
+	p = event(&c, run, 2, &kind, &parent);
+	assert_int_equal(kind, KT_KIND_TOOL_CALL);
+	assert_string_equal(kt_json_str(p, "call_id"), "gemini-2");
+	cJSON_Delete(p);
+	p = event(&c, run, 3, &kind, &parent);
+	assert_int_equal(kind, KT_KIND_TOOL_RESULT);
+	assert_int_equal(parent, 2);
+	assert_string_equal(kt_json_str(p, "output"), "body");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(p, "ok")));
+	cJSON_Delete(p);
+	it_close(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_session_refused),
+		cmocka_unit_test(t_key_has_nul),
+		cmocka_unit_test(t_handles),
+		cmocka_unit_test(t_claude_tool_pair),
+		cmocka_unit_test(t_claude_big_output),
+		cmocka_unit_test(t_gemini),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
