@@ -15,18 +15,12 @@ typedef struct it_ctx {
 
 static void it_open(it_ctx *c)
 {
-	memset(c, 0, sizeof(*c));
-	c->dir = tu_tmpdir();
-	assert_non_null(c->dir);
-	snprintf(c->path, sizeof(c->path), "%s/s.ktraj", c->dir);
-	assert_int_equal(kt_store_open(c->path, KT_OPEN_CREATE, &c->s), 0);
+	c->s = tu_store_new(&c->dir, c->path, sizeof(c->path), "s.ktraj", 0);
 }
 
 static void it_close(it_ctx *c)
 {
-	kt_store_close(c->s);
-	tu_rmrf(c->dir);
-	free(c->dir);
+	tu_store_gone(c->s, c->dir);
 }
 
 /* Record one event of agent (raw JSON text) into c's store; the session's
