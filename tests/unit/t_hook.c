@@ -11,22 +11,36 @@
 typedef struct it_ctx {
 	char *dir, path[4200];
 	kt_store *s;
+	char run[KT_RUN_ID_HEX + 1]; /* the session's run (rec) */
+	const char *why;             /* the last refusal (rec) */
+	int kind;                    /* the last event read (event) */
+	uint64_t parent;
 } it_ctx;
 
-static void it_open(it_ctx *c)
+/* cmocka setup and teardown: a fresh store per test in *state. */
+static int it_open(void **state)
 {
+	it_ctx *c = calloc(1, sizeof(*c));
+
+	assert_non_null(c);
 	c->s = tu_store_new(&c->dir, c->path, sizeof(c->path), "s.ktraj", 0);
+	*state = c;
+	return 0;
 }
 
-static void it_close(it_ctx *c)
+static int it_close(void **state)
 {
+	it_ctx *c = *state;
+
 	tu_store_gone(c->s, c->dir);
+	free(c);
+	return 0;
 }
 
 /* Record one event of agent (raw JSON text) into c's store; the session's
- * run id in run.  Returns kt_hook_session's or kt_hook_record's code. */
-static int rec(it_ctx *c, const char *agent, const char *json,
-	       char run[KT_RUN_ID_HEX + 1], const char **why)
+ * run id in c->run, a refusal in c->why.  Returns kt_hook_session's or
+ * kt_hook_record's code. */
+static int rec(it_ctx *c, const char *agent, const char *json)
 {
 	cJSON *in = cJSON_Parse(json);
 	kt_hook h;
@@ -40,50 +54,41 @@ static int rec(it_ctx *c, const char *agent, const char *json,
 					       &exists, &refused), 0);
 		h.s = c->s;
 		rc = kt_hook_record(&h, in);
-		memcpy(run, h.run, sizeof(h.run));
+		memcpy(c->run, h.run, sizeof(h.run));
 	}
-	*why = h.why;
+	c->why = h.why;
 	kt_hook_free(&h);
 	cJSON_Delete(in);
 	return rc;
 }
 
-/* Event seq of run as a parsed payload (caller deletes); kind and parent
- * out. */
-static cJSON *event(it_ctx *c, const char *run, uint64_t seq, int *kind,
-		    uint64_t *parent)
+/* Event seq of c's run as a parsed payload (caller deletes); its kind and
+ * parent in c. */
+static cJSON *event(it_ctx *c, uint64_t seq)
 {
 	kt_event ev;
 
-	assert_int_equal(kt_event_get(c->s, run, seq, &ev), 0);
-	*kind = ev.kind;
-	*parent = ev.parent;
+	assert_int_equal(kt_event_get(c->s, c->run, seq, &ev), 0);
+	c->kind = ev.kind;
+	c->parent = ev.parent;
 	return cJSON_ParseWithLength(ev.payload, ev.payload_len);
 }
 
 static void t_session_refused(void **state)
 {
-	it_ctx c;
-	char run[KT_RUN_ID_HEX + 1];
-	const char *why;
+	it_ctx *c = *state;
 
-	(void)state;
-	it_open(&c);
-	assert_int_equal(rec(&c, "claude-code",
-			     "{\"hook_event_name\":\"Stop\",\"last_assistant_message\":\"x\"}",
-			     run, &why), KT_EINVAL);
-	assert_string_equal(why, "the hook input has no usable session id");
-	assert_int_equal(rec(&c, "claude-code",
-			     "{\"hook_event_name\":\"Stop\",\"session_id\":\"a\\u0000b\"}",
-			     run, &why), KT_EINVAL);
-	assert_non_null(strstr(why, "holds a NUL"));
-	assert_int_equal(rec(&c, "gemini-cli",
-			     "{\"hook_event_name\":\"AfterAgent\",\"session_id\":\"a\\tb\"}",
-			     run, &why), KT_EINVAL);
-	assert_non_null(strstr(why, "control characters"));
+	assert_int_equal(rec(c, "claude-code",
+			     "{\"hook_event_name\":\"Stop\",\"last_assistant_message\":\"x\"}"), KT_EINVAL);
+	assert_string_equal(c->why, "the hook input has no usable session id");
+	assert_int_equal(rec(c, "claude-code",
+			     "{\"hook_event_name\":\"Stop\",\"session_id\":\"a\\u0000b\"}"), KT_EINVAL);
+	assert_non_null(strstr(c->why, "holds a NUL"));
+	assert_int_equal(rec(c, "gemini-cli",
+			     "{\"hook_event_name\":\"AfterAgent\",\"session_id\":\"a\\tb\"}"), KT_EINVAL);
+	assert_non_null(strstr(c->why, "control characters"));
 	/* nothing was recorded for any of them */
-	assert_int_equal(kt_run_resolve(c.s, "claude-code:a", run), KT_ENOTFOUND);
-	it_close(&c);
+	assert_int_equal(kt_run_resolve(c->s, "claude-code:a", c->run), KT_ENOTFOUND);
 }
 
 static void t_key_has_nul(void **state)
@@ -114,59 +119,45 @@ static void t_handles(void **state)
  * PostToolUse: the result finds its call by tool and input. */
 static void t_claude_tool_pair(void **state)
 {
-	it_ctx c;
-	char run[KT_RUN_ID_HEX + 1];
-	const char *why;
+	it_ctx *c = *state;
 	cJSON *p;
-	int kind;
-	uint64_t parent;
 	kt_run_info ri;
 
-	(void)state;
-	it_open(&c);
-	assert_int_equal(rec(&c, "claude-code",
+	assert_int_equal(rec(c, "claude-code",
 			     "{\"hook_event_name\":\"PreToolUse\",\"session_id\":\"s1\","
-			     "\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"}}",
-			     run, &why), 0);
-	assert_int_equal(rec(&c, "claude-code",
+			     "\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"}}"), 0);
+	assert_int_equal(rec(c, "claude-code",
 			     "{\"hook_event_name\":\"PostToolUse\",\"session_id\":\"s1\","
 			     "\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"},"
 			     "\"tool_response\":{\"stdout\":\"a\",\"stderr\":\"b\","
-			     "\"interrupted\":true}}",
-			     run, &why), 0);
-	assert_int_equal(kt_run_get(c.s, run, &ri), 0);
+			     "\"interrupted\":true}}"), 0);
+	assert_int_equal(kt_run_get(c->s, c->run, &ri), 0);
 	assert_string_equal(ri.name, "claude-code:s1");
 	assert_string_equal(ri.format, "claude_code_hook");
 	assert_int_equal(ri.n_events, 2);
-	p = event(&c, run, 1, &kind, &parent);
-	assert_int_equal(kind, KT_KIND_TOOL_CALL);
+	p = event(c, 1);
+	assert_int_equal(c->kind, KT_KIND_TOOL_CALL);
 	assert_string_equal(kt_json_str(p, "call_id"), "hook-1");
 	cJSON_Delete(p);
-	p = event(&c, run, 2, &kind, &parent);
-	assert_int_equal(kind, KT_KIND_TOOL_RESULT);
-	assert_int_equal(parent, 1);
+	p = event(c, 2);
+	assert_int_equal(c->kind, KT_KIND_TOOL_RESULT);
+	assert_int_equal(c->parent, 1);
 	assert_string_equal(kt_json_str(p, "call_id"), "hook-1");
 	assert_string_equal(kt_json_str(p, "output"), "a\nb");
 	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(p, "ok")));
 	cJSON_Delete(p);
-	it_close(&c);
 }
 
 /* Output over 64 KiB: the inline output is cut, the whole is a blob. */
 static void t_claude_big_output(void **state)
 {
-	it_ctx c;
-	char run[KT_RUN_ID_HEX + 1], *json, *big;
-	const char *why;
+	it_ctx *c = *state;
+	char *json, *big;
 	unsigned char h[KT_HASH_LEN];
 	void *data;
 	size_t len, n = 100000;
 	cJSON *p;
-	int kind;
-	uint64_t parent;
 
-	(void)state;
-	it_open(&c);
 	big = malloc(n + 1);
 	json = malloc(n + 300);
 	assert_non_null(big);
@@ -177,76 +168,66 @@ static void t_claude_big_output(void **state)
 		 "{\"hook_event_name\":\"PostToolUse\",\"session_id\":\"s2\","
 		 "\"tool_use_id\":\"t9\",\"tool_name\":\"Read\","
 		 "\"tool_response\":\"%s\"}", big);
-	assert_int_equal(rec(&c, "claude-code", json, run, &why), 0);
-	p = event(&c, run, 1, &kind, &parent);
-	assert_int_equal(kind, KT_KIND_TOOL_RESULT);
-	assert_int_equal(parent, 0); /* no tool_call with id t9 */
+	assert_int_equal(rec(c, "claude-code", json), 0);
+	p = event(c, 1);
+	assert_int_equal(c->kind, KT_KIND_TOOL_RESULT);
+	assert_int_equal(c->parent, 0); /* no tool_call with id t9 */
 	assert_string_equal(kt_json_str(p, "call_id"), "t9");
 	assert_int_equal(strlen(kt_json_str(p, "output")), 64 * 1024);
 	assert_int_equal(kt_unhex(kt_json_str(p, "output_blob"), h, KT_HASH_LEN), 0);
-	assert_int_equal(kt_blob_get(c.s, h, &data, &len), 0);
+	assert_int_equal(kt_blob_get(c->s, h, &data, &len), 0);
 	assert_int_equal(len, n);
 	assert_memory_equal(data, big, n);
 	free(data);
 	cJSON_Delete(p);
 	free(big);
 	free(json);
-	it_close(&c);
 }
 
 /* Gemini CLI: BeforeAgent's parts are joined; AfterTool records a call
  * and its result; a prompt without text is refused. */
 static void t_gemini(void **state)
 {
-	it_ctx c;
-	char run[KT_RUN_ID_HEX + 1];
-	const char *why;
+	it_ctx *c = *state;
 	cJSON *p;
-	int kind;
-	uint64_t parent;
 
-	(void)state;
-	it_open(&c);
-	assert_int_equal(rec(&c, "gemini-cli",
+	assert_int_equal(rec(c, "gemini-cli",
 			     "{\"hook_event_name\":\"BeforeAgent\",\"session_id\":\"g\","
-			     "\"prompt\":[{\"text\":\"fix \"},\"the bug\",{\"inlineData\":1}]}",
-			     run, &why), 0);
-	assert_int_equal(rec(&c, "gemini-cli",
+			     "\"prompt\":[{\"text\":\"fix \"},\"the bug\",{\"inlineData\":1}]}"), 0);
+	assert_int_equal(rec(c, "gemini-cli",
 			     "{\"hook_event_name\":\"BeforeAgent\",\"session_id\":\"g\","
-			     "\"prompt\":5}", run, &why), KT_EINVAL);
-	assert_non_null(strstr(why, "holds no text"));
-	assert_int_equal(rec(&c, "gemini-cli",
+			     "\"prompt\":5}"), KT_EINVAL);
+	assert_non_null(strstr(c->why, "holds no text"));
+	assert_int_equal(rec(c, "gemini-cli",
 			     "{\"hook_event_name\":\"AfterTool\",\"session_id\":\"g\","
 			     "\"tool_name\":\"read_file\",\"tool_input\":{\"path\":\"a\"},"
-			     "\"tool_response\":{\"llmContent\":\"body\",\"error\":null}}",
-			     run, &why), 0);
-	p = event(&c, run, 1, &kind, &parent);
-	assert_int_equal(kind, KT_KIND_MESSAGE);
+			     "\"tool_response\":{\"llmContent\":\"body\",\"error\":null}}"), 0);
+	p = event(c, 1);
+	assert_int_equal(c->kind, KT_KIND_MESSAGE);
 	assert_string_equal(kt_json_str(p, "text"), "fix the bug");
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(p, "human")));
 	cJSON_Delete(p);
-	p = event(&c, run, 2, &kind, &parent);
-	assert_int_equal(kind, KT_KIND_TOOL_CALL);
+	p = event(c, 2);
+	assert_int_equal(c->kind, KT_KIND_TOOL_CALL);
 	assert_string_equal(kt_json_str(p, "call_id"), "gemini-2");
 	cJSON_Delete(p);
-	p = event(&c, run, 3, &kind, &parent);
-	assert_int_equal(kind, KT_KIND_TOOL_RESULT);
-	assert_int_equal(parent, 2);
+	p = event(c, 3);
+	assert_int_equal(c->kind, KT_KIND_TOOL_RESULT);
+	assert_int_equal(c->parent, 2);
 	assert_string_equal(kt_json_str(p, "output"), "body");
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(p, "ok")));
 	cJSON_Delete(p);
-	it_close(&c);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t_session_refused),
+		cmocka_unit_test_setup_teardown(t_session_refused, it_open, it_close),
 		cmocka_unit_test(t_key_has_nul),
 		cmocka_unit_test(t_handles),
-		cmocka_unit_test(t_claude_tool_pair),
-		cmocka_unit_test(t_claude_big_output),
-		cmocka_unit_test(t_gemini),
+		cmocka_unit_test_setup_teardown(t_claude_tool_pair, it_open, it_close),
+		cmocka_unit_test_setup_teardown(t_claude_big_output, it_open, it_close),
+		cmocka_unit_test_setup_teardown(t_gemini, it_open, it_close),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
