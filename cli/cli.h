@@ -111,78 +111,15 @@ char *cli_slurp(const char *path, size_t *len);
 
 /* JSON string escaping to a FILE (quotes included). */
 void cli_json_str(FILE *f, const char *s);
-/* ---- live recording (record.c) ----------------------------------------- */
-
-struct cJSON;
-
-/* ns since the epoch now (CLOCK_REALTIME). */
-int64_t cli_now_ns(void);
+/* ---- live recording (record.c over store/store_record.c) --------------- */
 
 /*
- * The run that `ktraj append NAME` / `bench --record NAME` write to: the run
- * NAME resolves to (id, unique id prefix or name, as everywhere), else the
- * id of identity "<source>:<NAME>" (*exists 0: cli_record creates it with
- * its first event).  Several matches are an error (KT_EXIT_USAGE), and so
- * is a new run's NAME that is not one line of valid UTF-8 (control
- * characters, invalid bytes: ls and reports print names).  Prints
- * the error itself; returns 0 or an exit code.
+ * kt_record_run (store.h) for a command: the run that `ktraj append NAME` /
+ * `bench --record NAME` / `hook` write to.  Prints the error itself (a
+ * name matching several runs, a prefix of another run's id, a new name
+ * that is not one line of valid UTF-8: KT_EXIT_USAGE; a store error as
+ * cli_store_err); returns 0 or an exit code.
  */
 int cli_record_run(struct cli *c, kt_store *s, const char *name,
 		   const char *source, char run[KT_RUN_ID_HEX + 1], int *exists);
-
-/* One event for cli_record. */
-typedef struct cli_event {
-	int kind;                /* enum kt_kind */
-	const char *actor;
-	uint64_t seq;            /* 0: the run's next; else must be the next.
-				    out: the seq appended */
-	uint64_t parent;         /* 0: none */
-	int64_t ts_ns;           /* cli_now_ns(), a time, or KT_TS_UNKNOWN */
-	struct cJSON *payload;   /* object; blob_key is set in it (below) */
-	const struct cJSON *prov;/* provenance object or NULL */
-	/* optional content stored with the event, in the same transaction;
-	 * its SHA-256 hex replaces payload[blob_key] */
-	const void *blob;
-	size_t blob_len;
-	const char *blob_hint;   /* path for delta compression, or NULL */
-	const char *blob_key;
-	const unsigned char *expect; /* hash the event must get, or NULL */
-	/* when the run does not exist: create it with this event, named
-	 * new_name, format new_source, identity "<new_source>:<new_name>",
-	 * meta new_meta (may be NULL) plus identity and source.  NULL: the run
-	 * must exist. */
-	const char *new_name, *new_source;
-	const struct cJSON *new_meta;
-	/* out */
-	int created;             /* the run was created by this call */
-	int mismatch;            /* the event did not hash to e->expect */
-	uint64_t run_events;     /* events in the run after the call (on a
-				    failure: before it) */
-	unsigned char hash[KT_HASH_LEN];
-} cli_event;
-
-/*
- * Create run `run` (inside the caller's write transaction) as cli_record
- * creates a new one: named `name`, format `source`, meta `meta` (may be
- * NULL) plus identity "<source>:<name>" and source.  For a recorder whose
- * first line is not an event (`append` of blob lines).  Errors as
- * kt_run_create (KT_EEXIST: the run exists, unchanged), KT_ENOMEM.
- */
-int cli_record_create(kt_store *s, const char *run, const char *name,
-		      const char *source, const struct cJSON *meta);
-
-/* *e zeroed, then kind, actor, parent, payload set and ts_ns = now. */
-void cli_event_init(cli_event *e, int kind, const char *actor,
-		    uint64_t parent, struct cJSON *payload);
-
-/*
- * Append one event to `run` in a transaction of its own and commit it (the
- * store's default durability: synced unless opened bulk), so a long live
- * recording never holds the write lock between events and a crash keeps
- * every event recorded before it.  Nothing is stored on any error.
- * Returns 0 or a KT_E* code (the caller prints): KT_EEXIST (e->seq exists),
- * KT_EINVAL (e->seq leaves a gap, bad payload), KT_ENOTFOUND (no run and no
- * new_name), KT_ECORRUPT (the hash is not e->expect), KT_ENOMEM, KT_EIO.
- */
-int cli_record(kt_store *s, const char *run, cli_event *e);
 #endif

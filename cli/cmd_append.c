@@ -109,7 +109,7 @@ static int append_line(struct app *a, const char *line, size_t len,
 		       uint64_t lineno)
 {
 	kt_jsonl_rec r;
-	cli_event e;
+	kt_rec_event e;
 	char err[200];
 	unsigned char h[KT_HASH_LEN];
 	int rc;
@@ -144,7 +144,7 @@ static int append_line(struct app *a, const char *line, size_t len,
 		 * its run from then on (and `ls` shows it started) */
 		rc = kt_store_begin(a->s);
 		if (!rc && !a->have_run) {
-			rc = cli_record_create(a->s, a->run, a->name, "append",
+			rc = kt_record_create(a->s, a->run, a->name, "append",
 					       a->meta);
 			if (rc == KT_EEXIST) /* another writer made it */
 				rc = 0;
@@ -198,7 +198,7 @@ static int append_line(struct app *a, const char *line, size_t len,
 		rc = KT_EXIT_FAIL;
 		goto out;
 	}
-	cli_event_init(&e, r.kind, r.actor ? r.actor : "agent", r.parent,
+	kt_rec_event_init(&e, r.kind, r.actor ? r.actor : "agent", r.parent,
 		       r.payload);
 	e.seq = r.has_seq ? r.seq : 0;
 	if (r.has_ts)
@@ -208,7 +208,7 @@ static int append_line(struct app *a, const char *line, size_t len,
 	e.new_name = a->name;
 	e.new_source = "append";
 	e.new_meta = a->meta;
-	rc = cli_record(a->s, a->run, &e);
+	rc = kt_record(a->s, a->run, &e);
 	if (e.created || !rc)
 		a->have_run = 1;
 	a->n = e.run_events;

@@ -292,10 +292,10 @@ static int rec_event(struct rec *r, int kind, uint64_t parent, cJSON *payload,
 		     const char *blob, size_t blen, const char *blob_hint,
 		     const char *blob_key, uint64_t *seq)
 {
-	cli_event e;
+	kt_rec_event e;
 	int rc;
 
-	cli_event_init(&e, kind, "harness", parent, payload);
+	kt_rec_event_init(&e, kind, "harness", parent, payload);
 	e.blob = blob;
 	e.blob_len = blen;
 	e.blob_hint = blob_hint;
@@ -303,7 +303,7 @@ static int rec_event(struct rec *r, int kind, uint64_t parent, cJSON *payload,
 	e.new_name = r->name;
 	e.new_source = "bench";
 	e.new_meta = r->meta;
-	rc = cli_record(r->s, r->run, &e);
+	rc = kt_record(r->s, r->run, &e);
 	if (rc)
 		return cli_store_err(r->c, r->s, rc, "recording");
 	r->n = e.run_events;

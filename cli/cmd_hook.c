@@ -11,9 +11,8 @@
  *   ktraj hook install       the hooks written into .claude/settings.json
  *                            (`install gemini-cli`: .gemini/settings.json)
  *
- * Every event goes through cli_record, the durable path of `ktraj append`:
- * one transaction per event, committed before the hook returns, so what the
- * agent did is in the store while the session goes on.  A hook never exits
+ * The mapping of hook events to ktraj events is import/hook.c; this file
+ * reads the event, opens the store, prints and installs.  A hook never exits
  * 2: Claude Code reads exit 2 as "block this tool call / prompt", and a
  * recorder must never change what the agent does; failures exit 1 with one
  * line on stderr, and stdout stays empty (Claude Code adds the stdout of
@@ -30,6 +29,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "../import/import.h"
 
 static const char usage[] =
 	"usage: ktraj hook claude-code\n"
@@ -68,350 +68,47 @@ static const char usage[] =
 	"Code reads as blocking the agent).  An event on stdin holds at most\n"
 	"256 MiB; more is refused (exit 1) before more is read.\n";
 
-#define HOOK_INLINE_MAX (64u * 1024u) /* tool output kept inline */
-
 /* A hook's exit code: a recorder reports, it never blocks the agent. */
 static int hook_exit(int rc)
 {
 	return rc ? KT_EXIT_FAIL : KT_EXIT_OK;
 }
 
-struct rec {
-	struct cli *c;
-	kt_store *s;
-	char run[KT_RUN_ID_HEX + 1];
-	const char *name, *source;
-	cJSON *meta;
-};
-
-/* Append one event (payload consumed).  blob: the whole tool output when
- * the payload's inline "output" was cut.  Prints its own error. */
-static int put(struct rec *r, int kind, const char *actor, uint64_t parent,
-	       cJSON *payload, const char *blob, size_t blob_len)
+/* Free h and close its store s; the hook's exit code for rc. */
+static int finish(struct cli *c, kt_hook *h, kt_store *s, int rc)
 {
-	cli_event e;
-	int rc;
-
-	if (!payload)
-		return cli_err(r->c, "out of memory");
-	cli_event_init(&e, kind, actor, parent, payload);
-	e.new_name = r->name;
-	e.new_source = r->source;
-	e.new_meta = r->meta;
-	if (blob) {
-		e.blob = blob;
-		e.blob_len = blob_len;
-		e.blob_key = "output_blob";
-	}
-	rc = cli_record(r->s, r->run, &e);
-	cJSON_Delete(payload);
-	return rc ? cli_store_err(r->c, r->s, rc, r->name) : 0;
-}
-
-static cJSON *message(const char *role, int human, const char *text)
-{
-	cJSON *p = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(p, "role", role);
-	cJSON_AddBoolToObject(p, "human", human);
-	cJSON_AddStringToObject(p, "text", text);
-	return p;
-}
-
-/* Free r and close its store; the hook's exit code for rc. */
-static int finish(struct rec *r, int rc)
-{
-	cJSON_Delete(r->meta);
-	if (r->s) {
-		int rc2 = kt_store_close(r->s);
+	kt_hook_free(h);
+	if (s) {
+		int rc2 = kt_store_close(s);
 
 		if (!rc && rc2)
-			rc = cli_store_err(r->c, NULL, rc2, "closing the store");
+			rc = cli_store_err(c, NULL, rc2, "closing the store");
 	}
 	return hook_exit(rc);
 }
 
-/* ---- the run of a session ------------------------------------------------ */
-
-/*
- * Whether the string `key` of the JSON object text buf (len bytes) holds a
- * NUL, a \u0000 escape: cJSON decodes strings into C strings and cuts
- * them there, so sessions "a\u0000b" and "a\u0000c" would record into
- * one run "a".  Parses a copy with each such escape made \u0001 (same
- * length), only when the text has one.  1 when out of memory too: the
- * caller refuses.
- */
-static int key_has_nul(const char *buf, size_t len, const char *key)
+/* The message of a kt_hook_* error: its refusal, else the store's. */
+static int hook_err(struct cli *c, const kt_hook *h, int rc)
 {
-	char *cp;
-	cJSON *x;
-	const char *v;
-	int has;
-
-	if (!buf || !memmem(buf, len, "\\u0000", 6))
-		return 0;
-	if (!(cp = kt_memdupz(buf, len)))
-		return 1;
-	for (size_t i = 0; i + 1 < len; i++)
-		if (cp[i] == '\\') {
-			if (i + 6 <= len && !memcmp(cp + i, "\\u0000", 6))
-				cp[i + 5] = '1';
-			i++; /* skip the escaped character: an escaped
-			      * backslash before "u0000" is no NUL */
-		}
-	x = cJSON_ParseWithLength(cp, len);
-	v = kt_json_str(x, key);
-	has = !x || (v && strchr(v, '\x01'));
-	cJSON_Delete(x);
-	free(cp);
-	return has;
+	if (h->why)
+		return cli_err(c, "%s", h->why);
+	return cli_store_err(c, h->s, rc, h->name);
 }
 
-static int open_run(struct rec *r, const char *prefix, const char *session,
-		    int nul, const char *source, char *name, size_t namelen)
+/* The session's run of hook event `in`, opened for writing into h: 0 or
+ * the exit code of an error printed. */
+static int open_session(struct cli *c, kt_hook *h, const char *agent,
+			const cJSON *in, int nul)
 {
 	int exists, rc;
 
-	if (nul)
-		return cli_err(r->c, "the hook input's session id holds a NUL "
-			       "(\\u0000): refused, it would cut the id and "
-			       "record into another session's run");
-	if (!session || !*session || strlen(session) > 200)
-		return cli_err(r->c, "the hook input has no usable session id");
-	for (const char *p = session; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return cli_err(r->c, "the hook input's session id has "
-				       "control characters: refused");
-	/* the prefix keeps a hex session id from reading as a run id prefix */
-	snprintf(name, namelen, "%s:%s", prefix, session);
-	r->name = name;
-	r->source = source;
-	rc = cli_open(r->c, 0, &r->s);
+	rc = kt_hook_session(h, agent, in, nul);
+	if (rc)
+		return hook_err(c, h, rc);
+	rc = cli_open(c, 0, &h->s);
 	if (rc)
 		return rc;
-	rc = cli_record_run(r->c, r->s, name, source, r->run, &exists);
-	return rc;
-}
-
-/* The run of the session hook event `in` names (meta: session, cwd,
- * transcript), opened as open_run does. */
-static int open_session(struct rec *r, const cJSON *in, int nul,
-			const char *prefix, const char *source, char *name,
-			size_t namelen)
-{
-	r->meta = cJSON_CreateObject();
-	if (kt_json_str(in, "session_id"))
-		cJSON_AddStringToObject(r->meta, "session", kt_json_str(in, "session_id"));
-	if (kt_json_str(in, "cwd"))
-		cJSON_AddStringToObject(r->meta, "cwd", kt_json_str(in, "cwd"));
-	if (kt_json_str(in, "transcript_path"))
-		cJSON_AddStringToObject(r->meta, "transcript",
-					kt_json_str(in, "transcript_path"));
-	return open_run(r, prefix, kt_json_str(in, "session_id"), nul, source, name,
-			namelen);
-}
-
-/* SessionStart (its "source") or SessionEnd (its "reason") as a note; the
- * same event names in Claude Code and Gemini CLI. */
-static int session_note(struct rec *r, const cJSON *in, const char *ev)
-{
-	const char *why = kt_json_str(in, !strcmp(ev, "SessionStart") ? "source" : "reason");
-	char t[300];
-	cJSON *p = cJSON_CreateObject();
-
-	snprintf(t, sizeof(t), "%s%s%s", ev, why ? ": " : "", why ? why : "");
-	cJSON_AddStringToObject(p, "text", t);
-	cJSON_AddStringToObject(p, "hook", ev);
-	if (why)
-		cJSON_AddStringToObject(p, "source", why);
-	if (kt_json_str(in, "model"))
-		cJSON_AddStringToObject(p, "model", kt_json_str(in, "model"));
-	return put(r, KT_KIND_NOTE, "system", 0, p, NULL, 0);
-}
-
-/* ---- Claude Code ---------------------------------------------------------- */
-
-/* The text a tool returned, from PostToolUse's tool_response: Bash gives
- * {stdout, stderr, interrupted}, Read {file: {content}}, most tools an
- * object of their own, some a string. */
-static char *tool_output(const cJSON *resp, int *ok)
-{
-	const cJSON *file = cJSON_GetObjectItemCaseSensitive(resp, "file");
-	const char *out = kt_json_str(resp, "stdout"), *err = kt_json_str(resp, "stderr");
-	char *t;
-
-	if (cJSON_IsString(resp))
-		return strdup(resp->valuestring);
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(resp, "interrupted")) ||
-	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(resp, "is_error")))
-		*ok = 0;
-	if (out || err) {
-		size_t n = strlen(out ? out : "") + strlen(err ? err : "") + 2;
-
-		if (!(t = malloc(n)))
-			return NULL;
-		snprintf(t, n, "%s%s%s", out ? out : "",
-			 out && *out && err && *err ? "\n" : "", err ? err : "");
-		return t;
-	}
-	if (kt_json_str(file, "content"))
-		return strdup(kt_json_str(file, "content"));
-	if (!resp)
-		return strdup("");
-	return cJSON_PrintUnformatted(resp);
-}
-
-struct calls {
-	const char *id, *tool;  /* what to find (id may be NULL) */
-	const char *args;       /* compact JSON of the input, for no id */
-	uint64_t seq;           /* out: the tool_call, 0 none */
-	char call_id[200];      /* out: its call_id */
-	/* calls without a result, newest last (matching without an id) */
-	struct open { uint64_t seq; char id[200]; } open[64];
-	int nopen;
-};
-
-/* The tool_call a result answers: by tool_use_id, or (Claude Code before
- * tool_use_id was passed to hooks) the newest unanswered call of the same
- * tool with the same input. */
-static int find_call(const kt_event *ev, void *arg)
-{
-	struct calls *k = arg;
-	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
-	const char *id = kt_json_str(p, "call_id");
-	int i;
-
-	if (!p)
-		return 0;
-	if (ev->kind == KT_KIND_TOOL_CALL && id) {
-		char *a = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(p, "args"));
-
-		if (k->id && !strcmp(id, k->id)) {
-			k->seq = ev->seq;
-			snprintf(k->call_id, sizeof(k->call_id), "%s", id);
-		} else if (!k->id && kt_json_str(p, "tool") && k->tool &&
-			   !strcmp(kt_json_str(p, "tool"), k->tool) && a && k->args &&
-			   !strcmp(a, k->args)) {
-			if (k->nopen == 64) {
-				memmove(k->open, k->open + 1, 63 * sizeof(k->open[0]));
-				k->nopen--;
-			}
-			k->open[k->nopen].seq = ev->seq;
-			snprintf(k->open[k->nopen++].id, sizeof(k->open[0].id), "%s", id);
-		}
-		free(a);
-	} else if (ev->kind == KT_KIND_TOOL_RESULT && id && !k->id) {
-		for (i = 0; i < k->nopen; i++)
-			if (!strcmp(k->open[i].id, id)) {
-				memmove(k->open + i, k->open + i + 1,
-					(size_t)(k->nopen - i - 1) * sizeof(k->open[0]));
-				k->nopen--;
-				break;
-			}
-	}
-	cJSON_Delete(p);
-	return 0;
-}
-
-static int cc_tool_result(struct rec *r, const cJSON *in, int failed)
-{
-	struct calls *k = calloc(1, sizeof(*k));
-	const cJSON *resp = cJSON_GetObjectItemCaseSensitive(in, "tool_response");
-	char *args = NULL, *out;
-	const char *cut_blob = NULL;
-	size_t len, cut;
-	int ok = !failed, rc;
-	cJSON *p;
-
-	if (!k)
-		return cli_err(r->c, "out of memory");
-	k->id = kt_json_str(in, "tool_use_id");
-	k->tool = kt_json_str(in, "tool_name");
-	args = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(in, "tool_input"));
-	k->args = args;
-	rc = kt_event_foreach_body(r->s, r->run, 1, 0, 0, find_call, k);
-	if (rc) {
-		free(args);
-		free(k);
-		return cli_store_err(r->c, r->s, rc, r->name);
-	}
-	if (!k->id && k->nopen) {
-		k->seq = k->open[k->nopen - 1].seq;
-		snprintf(k->call_id, sizeof(k->call_id), "%s", k->open[k->nopen - 1].id);
-	}
-	out = failed ? strdup(kt_json_str(in, "error") ? kt_json_str(in, "error") : "")
-		     : tool_output(resp, &ok);
-	if (!out) {
-		free(args);
-		free(k);
-		return cli_err(r->c, "out of memory");
-	}
-	len = strlen(out);
-	cut = len;
-	if (len > HOOK_INLINE_MAX) {
-		/* FORMAT.md: output is at most 64 KiB inline, the whole of
-		 * it a blob; the cut falls on a UTF-8 character boundary */
-		cut = kt_utf8_floor(out, HOOK_INLINE_MAX);
-		cut_blob = out;
-	}
-	p = cJSON_CreateObject();
-	cJSON_AddStringToObject(p, "call_id", k->seq ? k->call_id :
-				k->id ? k->id : "");
-	cJSON_AddBoolToObject(p, "ok", ok);
-	{
-		char *inl = strndup(out, cut);
-
-		cJSON_AddStringToObject(p, "output", inl ? inl : "");
-		free(inl);
-	}
-	rc = put(r, KT_KIND_TOOL_RESULT, "tool", k->seq, p, cut_blob, len);
-	free(out);
-	free(args);
-	free(k);
-	return rc;
-}
-
-/* The text of the transcript's last assistant line that has text: the
- * Stop hook of Claude Code before last_assistant_message existed.  Only a
- * regular file is read: a FIFO would hold the hook, and the agent that
- * waits for it, until something writes; a device (/dev/zero) is one
- * endless line. */
-static char *last_assistant_text(const char *path)
-{
-	int fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
-	FILE *f = NULL;
-	char *line = NULL, *best = NULL;
-	size_t cap = 0;
-	struct stat st;
-
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		f = fdopen(fd, "r");
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	while (getline(&line, &cap, f) > 0) {
-		cJSON *o, *c;
-		const cJSON *b;
-
-		if (!strstr(line, "\"assistant\"") || !strstr(line, "\"text\""))
-			continue;
-		o = cJSON_Parse(line);
-		c = cJSON_GetObjectItemCaseSensitive(
-			cJSON_GetObjectItemCaseSensitive(o, "message"), "content");
-		if (kt_json_str(o, "type") && !strcmp(kt_json_str(o, "type"), "assistant"))
-			cJSON_ArrayForEach(b, c)
-				if (kt_json_str(b, "type") && !strcmp(kt_json_str(b, "type"), "text") &&
-				    kt_json_str(b, "text")) {
-					free(best);
-					best = strdup(kt_json_str(b, "text"));
-				}
-		cJSON_Delete(o);
-	}
-	free(line);
-	fclose(f);
-	return best;
+	return cli_record_run(c, h->s, h->name, h->source, h->run, &exists);
 }
 
 /* The most bytes one hook event may hold on stdin: as `import --max-line`'s
@@ -421,7 +118,7 @@ static char *last_assistant_text(const char *path)
 #define HOOK_MAX_EVENT ((size_t)256 << 20)
 
 /* The hook event on stdin as a JSON object (NULL: cli_err said why), and
- * in *nul whether its session_id holds a NUL (key_has_nul). */
+ * in *nul whether its session_id holds a NUL (kt_hook_key_has_nul). */
 static cJSON *read_event(struct cli *c, int *nul)
 {
 	/* address space for the most an event may hold, one byte more to
@@ -446,7 +143,7 @@ static cJSON *read_event(struct cli *c, int *nul)
 		return NULL;
 	}
 	in = len ? cJSON_ParseWithLength(buf, len) : NULL;
-	*nul = key_has_nul(len ? buf : NULL, len, "session_id");
+	*nul = kt_hook_key_has_nul(len ? buf : NULL, len, "session_id");
 	munmap(buf, HOOK_MAX_EVENT + 1);
 	if (!cJSON_IsObject(in)) {
 		cJSON_Delete(in);
@@ -456,233 +153,19 @@ static cJSON *read_event(struct cli *c, int *nul)
 	return in;
 }
 
-/* ---- the events each agent's hook records --------------------------------- */
-
-/* What one hook event records in the session's run r (open): in is the
- * event, ev its hook_event_name.  0, or the exit code of an error already
- * printed. */
-typedef int (*hook_fn)(struct rec *r, const cJSON *in, const char *ev);
-
-/* UserPromptSubmit (Claude Code): what the
- * person typed, before the agent adds anything. */
-static int on_prompt(struct rec *r, const cJSON *in, const char *ev)
-{
-	(void)ev;
-	return put(r, KT_KIND_MESSAGE, "human", 0,
-		   message("user", 1, kt_json_str(in, "prompt") ? kt_json_str(in, "prompt") : ""),
-		   NULL, 0);
-}
-
-static int cc_pre_tool(struct rec *r, const cJSON *in, const char *ev)
-{
-	const cJSON *args = cJSON_GetObjectItemCaseSensitive(in, "tool_input");
-	char id[64];
-	cJSON *p;
-
-	(void)ev;
-	p = cJSON_CreateObject();
-	cJSON_AddStringToObject(p, "tool", kt_json_str(in, "tool_name") ?
-				kt_json_str(in, "tool_name") : "unknown");
-	if (kt_json_str(in, "tool_use_id")) {
-		cJSON_AddStringToObject(p, "call_id", kt_json_str(in, "tool_use_id"));
-	} else {
-		/* no tool_use_id (older Claude Code): an id of our own
-		 * that PostToolUse finds again by tool and input */
-		kt_run_info ri;
-
-		snprintf(id, sizeof(id), "hook-%llu",
-			 (unsigned long long)(kt_run_get(r->s, r->run, &ri) ? 1 :
-					      ri.n_events + 1));
-		cJSON_AddStringToObject(p, "call_id", id);
-	}
-	cJSON_AddItemToObject(p, "args", cJSON_IsObject(args) ?
-			      cJSON_Duplicate(args, 1) : cJSON_CreateObject());
-	return put(r, KT_KIND_TOOL_CALL, "agent", 0, p, NULL, 0);
-}
-
-/* PostToolUse or PostToolUseFailure */
-static int cc_post_tool(struct rec *r, const cJSON *in, const char *ev)
-{
-	return cc_tool_result(r, in, !strcmp(ev, "PostToolUseFailure"));
-}
-
-static int cc_stop(struct rec *r, const cJSON *in, const char *ev)
-{
-	char *text;
-	int rc = 0;
-
-	(void)ev;
-	text = kt_json_str(in, "last_assistant_message") ?
-		strdup(kt_json_str(in, "last_assistant_message")) :
-		last_assistant_text(kt_json_str(in, "transcript_path"));
-	if (text)
-		rc = put(r, KT_KIND_MESSAGE, "agent", 0,
-			 message("assistant", 0, text), NULL, 0);
-	free(text);
-	return rc;
-}
-
-/* Append the text of a Part list to m as Gemini CLI's partToString
- * (packages/core/src/utils/partUtils.ts) reads one: a string is itself, a
- * part its "text", an array its items joined with nothing between them;
- * other parts (inline data, function calls) add nothing.  1 when some text
- * was found. */
-static int parts_text(const cJSON *v, FILE *m)
-{
-	const cJSON *it;
-	int found = 0;
-
-	if (cJSON_IsString(v)) {
-		fputs(v->valuestring, m);
-		return 1;
-	}
-	if (cJSON_IsObject(v))
-		return parts_text(cJSON_GetObjectItemCaseSensitive(v, "text"), m);
-	if (cJSON_IsArray(v))
-		cJSON_ArrayForEach(it, v) /* cJSON bounds the nesting */
-			found |= parts_text(it, m);
-	return found;
-}
-
-/*
- * What the user typed, from BeforeAgent's "prompt" (malloc'ed; NULL when
- * it holds no text: missing, a number, an object without "text", parts
- * without text).  Gemini CLI sends a string (packages/core/src/hooks/
- * types.ts BeforeAgentInput, built with partToString of the request); a
- * hook input written by another version may carry the request's parts
- * themselves, whose text is what was typed.
- */
-static char *prompt_text(const cJSON *prompt)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	int found;
-
-	if (!m)
-		return NULL;
-	found = parts_text(prompt, m);
-	if (fclose(m) || !found) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/*
- * Gemini CLI's hook events (docs/hooks/reference.md of google-gemini/
- * gemini-cli: JSON on stdin with session_id, transcript_path, cwd,
- * hook_event_name, timestamp).  SessionStart (source) and SessionEnd
- * (reason) -> note; BeforeAgent (prompt) -> the typed message, human;
- * AfterTool (tool_name, tool_input, tool_response {llmContent,
- * returnDisplay, error}) -> tool_call and its tool_result (Gemini CLI
- * gives a tool no id: one of our own); AfterAgent (prompt_response) -> the
- * agent's message.  Gemini CLI parses a hook's stdout as JSON: "{}".
- */
-/* BeforeAgent: what the person typed, a string or text parts; a prompt
- * with no text is refused, not recorded as an empty human message (exit
- * 1 is a warning to Gemini CLI, the turn goes on) */
-static int gm_before_agent(struct rec *r, const cJSON *in, const char *ev)
-{
-	char *typed = prompt_text(cJSON_GetObjectItemCaseSensitive(in, "prompt"));
-	int rc;
-
-	(void)ev;
-	if (!typed)
-		return cli_err(r->c, "BeforeAgent: the prompt holds no text (a string or text parts): not recorded");
-	rc = put(r, KT_KIND_MESSAGE, "human", 0, message("user", 1, typed),
-		 NULL, 0);
-	free(typed);
-	return rc;
-}
-
-static int gm_after_agent(struct rec *r, const cJSON *in, const char *ev)
-{
-	(void)ev;
-	if (!kt_json_str(in, "prompt_response"))
-		return 0;
-	return put(r, KT_KIND_MESSAGE, "agent", 0,
-		   message("assistant", 0, kt_json_str(in, "prompt_response")),
-		   NULL, 0);
-}
-
-/* AfterTool: the call, then its result as Claude Code's PostToolUse would
- * give it */
-static int gm_after_tool(struct rec *r, const cJSON *in, const char *ev)
-{
-	const cJSON *args = cJSON_GetObjectItemCaseSensitive(in, "tool_input"),
-		    *resp = cJSON_GetObjectItemCaseSensitive(in, "tool_response"),
-		    *err = cJSON_GetObjectItemCaseSensitive(resp, "error");
-	const char *out = kt_json_str(resp, "llmContent") ? kt_json_str(resp, "llmContent") :
-			  kt_json_str(resp, "returnDisplay");
-	char id[64], *whole = NULL;
-	kt_run_info ri;
-	cJSON *res = cJSON_CreateObject(), *p;
-	int failed = err && !cJSON_IsNull(err) && !cJSON_IsFalse(err), rc;
-
-	(void)ev;
-	snprintf(id, sizeof(id), "gemini-%llu",
-		 (unsigned long long)(kt_run_get(r->s, r->run, &ri) ? 1 :
-				      ri.n_events + 1));
-	p = cJSON_CreateObject();
-	cJSON_AddStringToObject(p, "tool", kt_json_str(in, "tool_name") ?
-				kt_json_str(in, "tool_name") : "unknown");
-	cJSON_AddStringToObject(p, "call_id", id);
-	cJSON_AddItemToObject(p, "args", cJSON_IsObject(args) ?
-			      cJSON_Duplicate(args, 1) : cJSON_CreateObject());
-	rc = put(r, KT_KIND_TOOL_CALL, "agent", 0, p, NULL, 0);
-	if (!out && resp)
-		out = whole = cJSON_PrintUnformatted(resp);
-	if (!rc && res) {
-		cJSON_AddStringToObject(res, "tool_use_id", id);
-		cJSON_AddStringToObject(res, "tool_response", out ? out : "");
-		cJSON_AddStringToObject(res, "error", cJSON_IsString(err) ?
-					err->valuestring : out ? out : "");
-		rc = cc_tool_result(r, res, failed);
-	}
-	cJSON_Delete(res);
-	free(whole);
-	return rc;
-}
-
-/* The hooks that read one event on stdin: the runs they record into are
- * "NAME:<session_id>" of source `source`. */
+/* The hooks that read one event on stdin (import/hook.c maps them). */
 static const struct hook_agent {
 	const char *name;	/* ktraj hook NAME */
-	const char *source;
 	int reply_json;		/* prints {}: the agent reads stdout as JSON */
 } hook_agents[] = {
-	{ "claude-code", "claude_code_hook", 0 },
-	{ "gemini-cli", "gemini_cli_hook", 1 },
+	{ "claude-code", 0 },
+	{ "gemini-cli", 1 },
 };
 
-/* (agent, event, handler), as git's table of commands: an event that is
- * not here (Notification, PreCompact, BeforeModel, ...) is not a turn and
- * records nothing. */
-static const struct hook_event {
-	const char *agent, *event;
-	hook_fn fn;
-} hook_events[] = {
-	{ "claude-code", "SessionStart", session_note },
-	{ "claude-code", "SessionEnd", session_note },
-	{ "claude-code", "UserPromptSubmit", on_prompt },
-	{ "claude-code", "PreToolUse", cc_pre_tool },
-	{ "claude-code", "PostToolUse", cc_post_tool },
-	{ "claude-code", "PostToolUseFailure", cc_post_tool },
-	{ "claude-code", "Stop", cc_stop },
-	{ "gemini-cli", "SessionStart", session_note },
-	{ "gemini-cli", "SessionEnd", session_note },
-	{ "gemini-cli", "BeforeAgent", gm_before_agent },
-	{ "gemini-cli", "AfterTool", gm_after_tool },
-	{ "gemini-cli", "AfterAgent", gm_after_agent },
-};
-
-/* One hook event of agent a on stdin, recorded by its handler. */
+/* One hook event of agent a on stdin, recorded by import/hook.c. */
 static int hook_stdin(struct cli *c, const struct hook_agent *a)
 {
-	struct rec r = { .c = c };
-	const struct hook_event *h = NULL;
-	char name[300];
+	kt_hook h = { 0 };
 	cJSON *in;
 	const char *ev;
 	int rc, nul;
@@ -694,34 +177,28 @@ static int hook_stdin(struct cli *c, const struct hook_agent *a)
 		cJSON_Delete(in);
 		return cli_err(c, "the hook input has no hook_event_name");
 	}
-	for (size_t i = 0; !h && i < sizeof(hook_events) / sizeof(*hook_events); i++)
-		if (!strcmp(hook_events[i].agent, a->name) &&
-		    !strcmp(hook_events[i].event, ev))
-			h = &hook_events[i];
-	if (!h) {
+	if (!kt_hook_handles(a->name, ev)) {
 		cJSON_Delete(in);
 		if (a->reply_json)
 			fputs("{}\n", stdout);
 		return KT_EXIT_OK;
 	}
-	rc = open_session(&r, in, nul, a->name, a->source, name, sizeof(name));
-	if (!rc)
-		rc = h->fn(&r, in, ev);
+	rc = open_session(c, &h, a->name, in, nul);
+	if (!rc && (rc = kt_hook_record(&h, in)))
+		rc = hook_err(c, &h, rc);
 	if (!rc && a->reply_json)
 		fputs("{}\n", stdout);
 	cJSON_Delete(in);
-	return finish(&r, rc);
+	return finish(c, &h, h.s, rc);
 }
 
 /* ---- Codex ---------------------------------------------------------------- */
 
 static int hook_codex(struct cli *c, const char *json)
 {
-	struct rec r = { .c = c };
+	kt_hook h = { 0 };
 	cJSON *in = cJSON_Parse(json);
-	const cJSON *m;
 	const char *type = kt_json_str(in, "type");
-	char name[300];
 	int rc;
 
 	if (!cJSON_IsObject(in)) {
@@ -732,24 +209,12 @@ static int hook_codex(struct cli *c, const char *json)
 		cJSON_Delete(in); /* the only kind Codex sends today */
 		return 0;
 	}
-	r.meta = cJSON_CreateObject();
-	if (kt_json_str(in, "thread-id"))
-		cJSON_AddStringToObject(r.meta, "session", kt_json_str(in, "thread-id"));
-	if (kt_json_str(in, "cwd"))
-		cJSON_AddStringToObject(r.meta, "cwd", kt_json_str(in, "cwd"));
-	rc = open_run(&r, "codex", kt_json_str(in, "thread-id"),
-		      key_has_nul(json, strlen(json), "thread-id"),
-		      "codex_notify", name, sizeof(name));
-	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(in, "input-messages"))
-		if (!rc && cJSON_IsString(m))
-			rc = put(&r, KT_KIND_MESSAGE, "human", 0,
-				 message("user", 1, m->valuestring), NULL, 0);
-	if (!rc && kt_json_str(in, "last-assistant-message"))
-		rc = put(&r, KT_KIND_MESSAGE, "agent", 0,
-			 message("assistant", 0, kt_json_str(in, "last-assistant-message")),
-			 NULL, 0);
+	rc = open_session(c, &h, "codex", in,
+			  kt_hook_key_has_nul(json, strlen(json), "thread-id"));
+	if (!rc && (rc = kt_hook_record(&h, in)))
+		rc = hook_err(c, &h, rc);
 	cJSON_Delete(in);
-	return finish(&r, rc);
+	return finish(c, &h, h.s, rc);
 }
 
 /* ---- install -------------------------------------------------------------- */

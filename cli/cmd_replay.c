@@ -108,13 +108,13 @@ static int replay_one(kt_store *s, const char *run, uint64_t seq,
 		      const kt_replay_limits *lim, const char *cache,
 		      cJSON **out, char *err, size_t errlen)
 {
-	cli_event e;
+	kt_rec_event e;
 	int rc = kt_replay_step(s, run, seq, lim, cache, out, err, errlen);
 
 	if (rc)
 		return rc;
-	cli_event_init(&e, KT_KIND_REPLAY, "harness", seq, *out);
-	rc = cli_record(s, run, &e);
+	kt_rec_event_init(&e, KT_KIND_REPLAY, "harness", seq, *out);
+	rc = kt_record(s, run, &e);
 	if (rc) {
 		snprintf(err, errlen, "recording the replay: %s", kt_strerror(rc));
 		cJSON_Delete(*out);

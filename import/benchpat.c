@@ -13,8 +13,9 @@
  *   3. Line patterns: numbers followed by a unit from the UNIT table,
  *      labelled by the words before them (time/latency/mean/... for times,
  *      speedup/faster/slower for "1.6x"), grouped into results by blocks.
- * Every unit is converted to ms (times), TFLOP/s and GB/s.  import/README.md
- * documents the tables and how to add an entry.
+ * The results are made final (the speedup chosen, baselines marked) in
+ * benchpat_out.c.  Every unit is converted to ms (times), TFLOP/s and GB/s.
+ * import/README.md documents the tables and how to add an entry.
  *
  * False positives are worse than misses: lines about compiling, building,
  * configuring, installing, sleeping, timeouts, tokens, test-runner totals
@@ -283,7 +284,7 @@ static int any_word(const char *l, const char *const *w)
 	return 0;
 }
 
-static void scen_add(char *d, size_t cap, const char *s, size_t n)
+void bp_scen_add(char *d, size_t cap, const char *s, size_t n)
 {
 	size_t l = strlen(d);
 
@@ -312,7 +313,7 @@ struct val {
 };
 
 /* A number at l[i]: its length, or 0. */
-static size_t num_at(const char *l, size_t n, size_t i, double *out)
+size_t bp_num_at(const char *l, size_t n, size_t i, double *out)
 {
 	char buf[64];
 	size_t j = i, k;
@@ -395,7 +396,7 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 
 	while (i < n && nv < max) {
 		double x;
-		size_t k = isdigit((unsigned char)l[i]) ? num_at(l, n, i, &x) : 0, j, ul;
+		size_t k = isdigit((unsigned char)l[i]) ? bp_num_at(l, n, i, &x) : 0, j, ul;
 		const struct unit *u;
 		char lab[160];
 
@@ -578,8 +579,8 @@ static int cell_verdict(const char *c, size_t n)
 	return -1;
 }
 
-static size_t split_cells(const char *l, size_t n, size_t *st, size_t *en,
-			  size_t max)
+size_t bp_split_cells(const char *l, size_t n, size_t *st, size_t *en,
+		      size_t max)
 {
 	size_t i = 0, k = 0;
 	int pipes = memchr(l, '|', n) != NULL;
@@ -755,15 +756,15 @@ static void scen_cell(char *d, size_t cap, const char *head, size_t hn,
 	double x;
 	int sv;
 
-	if (!num_at(c, cn, 0, &x)) {
-		scen_add(d, cap, c, cn);
+	if (!bp_num_at(c, cn, 0, &x)) {
+		bp_scen_add(d, cap, c, cn);
 		return;
 	}
 	bp_lower(hl, head, hn, sizeof(hl));
 	sv = shape_value(c, cn);
 	if (sv == 2 || (sv == 1 && shape_name(hl))) {
 		scen_param(p, sizeof(p), head, hn, c, cn);
-		scen_add(d, cap, p, strlen(p));
+		bp_scen_add(d, cap, p, strlen(p));
 	}
 }
 
@@ -864,342 +865,6 @@ int kt_bench_label_kind(const char *label, double *scale)
 	return head_kind(label, strlen(label), scale, &ref);
 }
 
-/* ---- results out ------------------------------------------------------------ */
-/* Benchmark-looking output with no time we understand: a header row of
- * names over at least two rows of numbers only (triton perf_report prints
- * "matmul-performance:" then "   M  cuBLAS  Triton" and rows "0 256.0 4.1
- * 4.2", its index column first).  Returns 1 and the title line above the
- * header (or the header) in title. */
-static int numeric_table(const char *t, size_t len, char *title, size_t cap)
-{
-	size_t i = 0, hc = 0, rows = 0;
-	char prev[96] = "", head[96] = "";
-
-	while (i < len) {
-		const char *l = t + i;
-		const char *nl = memchr(l, '\n', len - i);
-		size_t n = nl ? (size_t)(nl - l) : len - i;
-		size_t st[16], en[16], nc = split_cells(l, n, st, en, 16), c, num = 0;
-		double x;
-
-		i += n + (nl ? 1 : 0);
-		for (c = 0; c < nc; c++)
-			if (num_at(l + st[c], en[c] - st[c], 0, &x) ==
-			    en[c] - st[c])
-				num++;
-		if (hc && nc && num == nc && (nc == hc || nc == hc + 1)) {
-			if (++rows >= 2) {
-				title[0] = 0;
-				scen_add(title, cap, *prev ? prev : head,
-					 strlen(*prev ? prev : head));
-				return 1;
-			}
-			continue;
-		}
-		if (nc >= 2 && !num) {
-			/* prev stays the title just above ("name:"), if any */
-			if (*head)
-				prev[0] = 0;
-			snprintf(head, sizeof(head), "%.*s", (int)(n < 95 ? n : 95), l);
-			hc = nc;
-			rows = 0;
-			continue;
-		}
-		hc = rows = 0;
-		snprintf(head, sizeof(head), "%.*s", (int)(n < 95 ? n : 95), l);
-		prev[0] = 0;
-		if (n && l[n - 1] == ':') {
-			snprintf(prev, sizeof(prev), "%.*s", (int)(n - 1 < 94 ? n - 1 : 94), l);
-			head[0] = 0;
-		}
-	}
-	return 0;
-}
-
-/* Whether speedup x is the one that name names: its metric
- * ("speedup_vs_compile"), or its baseline by its own or its metric's
- * spelling ("torch.compile", "compile"). */
-static int names_speedup(const struct spc *x, const char *name)
-{
-	return !strcasecmp(x->metric, name) ||
-	       (*x->base && (!strcasecmp(x->base, name) ||
-			     (!strncmp(x->metric, "speedup_vs_", 11) &&
-			      !strcasecmp(x->metric + 11, name))));
-}
-
-/* Which of r's speedups is the result (FORMAT.md section 2 "bench": metric,
- * baseline, graded, alternatives, choice): the metric the result's own
- * JSON names as graded, else the metric a verifier names, else the
- * baseline the task names, else the first printed, saying so. */
-static void choose_speedup(const struct res *r, const kt_bench_hint *h,
-			   cJSON *o)
-{
-	static const char *const said[2] = {
-		"the graded metric the verifier names",
-		"the baseline the task names" };
-	int c = -1, i, graded, pass;
-	char why[160] = "";
-
-	if (!r->nsp)
-		return;
-	for (i = 0; r->graded[0] && c < 0 && i < r->nsp; i++)
-		if (names_speedup(&r->spc[i], r->graded)) {
-			c = i;
-			snprintf(why, sizeof(why), "the graded metric the "
-				 "result's JSON names (%s)", r->graded);
-		}
-	/* pass 0: the verifier's metric; pass 1: the task's baseline */
-	for (pass = 0; h && pass < 2 && c < 0; pass++) {
-		const char *want = pass ? h->baseline : h->metric;
-
-		for (i = 0; want && c < 0 && i < r->nsp; i++)
-			if (!strcasecmp(pass ? r->spc[i].base :
-					r->spc[i].metric, want)) {
-				c = i;
-				snprintf(why, sizeof(why), "%s (%s)", said[pass],
-					 want);
-			}
-	}
-	graded = c >= 0;
-	if (c < 0) {
-		c = 0;
-		if (r->nsp > 1)
-			snprintf(why, sizeof(why), "the first printed: nothing "
-				 "named the graded one");
-	}
-	cJSON_DeleteItemFromObject(o, "speedup");
-	if (r->spc[c].v > 0)
-		cJSON_AddNumberToObject(o, "speedup", r->spc[c].v);
-	if (!cJSON_GetObjectItem(o, "metric"))
-		cJSON_AddStringToObject(o, "metric", r->spc[c].metric);
-	if (*r->spc[c].base)
-		cJSON_AddStringToObject(o, "baseline", r->spc[c].base);
-	if (graded)
-		cJSON_AddBoolToObject(o, "graded", 1);
-	if (r->nsp > 1) {
-		cJSON *alt = cJSON_AddArrayToObject(o, "alternatives");
-
-		for (i = 0; alt && i < r->nsp; i++) {
-			cJSON *a;
-
-			if (i == c || !(a = cJSON_CreateObject()))
-				continue;
-			cJSON_AddStringToObject(a, "metric", r->spc[i].metric);
-			cJSON_AddNumberToObject(a, "value", r->spc[i].v);
-			if (*r->spc[i].base)
-				cJSON_AddStringToObject(a, "baseline",
-							r->spc[i].base);
-			cJSON_AddItemToArray(alt, a);
-		}
-	}
-	if (*why)
-		cJSON_AddStringToObject(o, "choice", why);
-}
-
-static int has_num(const cJSON *o, const char *k)
-{
-	return cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, k));
-}
-
-int kt_bench_repeats(const cJSON *arr, const cJSON *o)
-{
-	const cJSON *p, *pat = cJSON_GetObjectItemCaseSensitive(o, "pattern");
-	int figs = has_num(o, "time_ms") + has_num(o, "speedup") +
-		   has_num(o, "ref_time_ms") + has_num(o, "tflops") +
-		   has_num(o, "gbps");
-
-	if (!cJSON_IsString(pat) || (strcmp(pat->valuestring, "json") &&
-				     figs < 2))
-		return 0;
-	cJSON_ArrayForEach(p, arr)
-		if (cJSON_Compare(p, o, 1))
-			return 1;
-	return 0;
-}
-
-/* ---- baselines and competitors ------------------------------------------ */
-/*
- * The baseline or competitor a result times, or NULL when it is the
- * agent's.  A result with a time and no speedup or reference time whose
- * scenario (the headings over it, its own label, the name fields of its
- * JSON) names one at a word's edges ("CPU BENCHMARKS", "COMPETITOR
- * BENCHMARKS / cublas", "method=cublas_gemm", "CPU Benchmark") times
- * that code, not the agent's (issue 15: vsla_cuda_dev raw lines 308 and
- * 520).  A segment that compares ("GPU vs CPU", "comparison with
- * cuBLAS") names both sides and says nothing; a result with a speedup or
- * a reference time is the agent's code measured against the baseline.
- */
-static const char *timed_baseline(const struct res *r)
-{
-	static const char *const w[][2] = {
-		{ "competitor", "competitor" }, { "cpu", "cpu" },
-		{ "cublaslt", "cublas" }, { "cublas", "cublas" },
-		{ "cudnn", "cudnn" }, { "cufft", "cufft" },
-		{ "torch.compile", "torch.compile" },
-		{ "inductor", "torch.compile" }, { "pytorch", "torch" },
-		{ "torch", "torch" }, { "eager", "eager" },
-		{ "reference", "reference" }, { "ref", "reference" },
-		{ "baseline", "baseline" }, { NULL, NULL } };
-	char low[256];
-	const char *seg;
-
-	if (isnan(r->t) || !isnan(r->ref) || r->nsp || !isnan(r->sp))
-		return NULL;
-	bp_lower(low, r->scen, strlen(r->scen), sizeof(low));
-	for (seg = low; seg && *seg;) {
-		const char *end = strstr(seg, " / ");
-		size_t n = end ? (size_t)(end - seg) : strlen(seg);
-		char one[256];
-
-		memcpy(one, seg, n);
-		one[n] = 0;
-		seg = end ? end + 3 : NULL;
-		if (strstr(one, " vs") || strstr(one, "versus") ||
-		    strstr(one, "compar") || strstr(one, "against"))
-			continue;
-		for (int i = 0; w[i][0]; i++) {
-			size_t k = strlen(w[i][0]);
-
-			for (const char *p = strstr(one, w[i][0]); p;
-			     p = strstr(p + 1, w[i][0]))
-				if ((p == one || !isalnum((unsigned char)p[-1])) &&
-				    !isalpha((unsigned char)p[k]))
-					return w[i][1];
-		}
-	}
-	return NULL;
-}
-
-/* Whether scenarios a and b differ only in their last " / " segment:
- * two results under one heading ("size1=1000 size2=1500 / CPU Benchmark",
- * "... / GPU Benchmark"). */
-static int same_parent(const char *a, const char *b)
-{
-	const char *x = strrchr(a, '/'), *y = strrchr(b, '/');
-
-	return x && y && x - a == y - b && !strncmp(a, b, (size_t)(x - a));
-}
-
-/* The keys of a JSON result that name the method measured (scen_keys of
- * benchpat_json.c): two results that differ only in one of them compare
- * two methods on one problem. */
-static int method_key(const char *k, size_t n)
-{
-	static const char *const m[] = { "method", "impl", "implementation",
-		"variant", "backend", "provider", NULL };
-
-	for (int i = 0; m[i]; i++)
-		if (strlen(m[i]) == n && !strncasecmp(k, m[i], n))
-			return 1;
-	return 0;
-}
-
-/* Where the scenarios a and b ("k=v k=v ...", a JSON result's name
- * fields) differ in exactly one token, and that token is a method key's
- * with the same key: the offset of its value in a (*bv: in b), else -1.
- * bench_comparison prints "benchmark=variable_shape_conv
- * method=vsla_automatic signal_size=128 kernel_size=16" and the same with
- * method=manual_padding. */
-static long method_diff(const char *a, const char *b, size_t *bv)
-{
-	long at = -1;
-	size_t i = 0, j = 0;
-
-	for (;;) {
-		size_t ea = i, eb = j;
-
-		while (a[ea] && a[ea] != ' ')
-			ea++;
-		while (b[eb] && b[eb] != ' ')
-			eb++;
-		if (ea - i != eb - j || strncmp(a + i, b + j, ea - i)) {
-			const char *qa = memchr(a + i, '=', ea - i);
-			const char *qb = memchr(b + j, '=', eb - j);
-
-			if (at >= 0 || !qa || !qb || qa - (a + i) != qb - (b + j) ||
-			    strncmp(a + i, b + j, (size_t)(qa - (a + i))) ||
-			    !method_key(a + i, (size_t)(qa - (a + i))))
-				return -1;
-			at = qa + 1 - a;
-			*bv = (size_t)(qb + 1 - b);
-		}
-		if (!a[ea] || !b[eb])
-			return a[ea] || b[eb] ? -1 : at;
-		i = ea + 1;
-		j = eb + 1;
-	}
-}
-
-/* The baseline that a method's name (lower case, up to the next space)
- * calls itself when it is compared with another method: the hand-written
- * or naive way the measured method replaces ("manual_padding" beside
- * "vsla_automatic"), NULL when it names none.  Only in such a pair: alone
- * a "naive" method may be the agent's own first attempt. */
-static const char *compared_baseline(const char *v)
-{
-	static const char *const w[] = { "manual", "naive", "unoptimized",
-		NULL };
-	size_t n = strcspn(v, " ");
-
-	for (int i = 0; w[i]; i++) {
-		size_t k = strlen(w[i]);
-
-		for (const char *p = v; p + k <= v + n; p++)
-			if (!strncasecmp(p, w[i], k) &&
-			    (p == v || !isalnum((unsigned char)p[-1])) &&
-			    (p + k == v + n || !isalpha((unsigned char)p[k])))
-				return w[i];
-	}
-	return NULL;
-}
-
-/* Marks the results that time a baseline or competitor (timed_baseline):
- * they are no results of the agent's code and are not written.  One
- * followed directly by the agent's result under the same heading, which
- * has no reference time of its own, gives it one (the model's place for
- * a baseline's time: ref_time_ms, FORMAT.md section 14): "CPU Benchmark:
- * 11.621 us" then "GPU Benchmark: 4.724 us, Speedup: 2.46x".  Of two
- * adjacent results that differ only in their method (method_diff), one
- * whose method names a baseline and the other's not is that baseline,
- * above or below the agent's: bench_comparison's manual_padding rows
- * (vsla_cuda_dev raw line 201). */
-static void mark_baselines(struct rs *s)
-{
-	for (size_t k = 0; k < s->n; k++)
-		s->r[k].timed = timed_baseline(&s->r[k]);
-	for (size_t k = 0; k + 1 < s->n; k++) {
-		struct res *x = &s->r[k], *y = &s->r[k + 1];
-		size_t yv = 0;
-		long xv;
-		const char *bx, *by;
-
-		if (x->timed || y->timed || x->nsp || y->nsp ||
-		    !(x->t > 0) || !(y->t > 0) || !isnan(x->ref) || !isnan(y->ref) ||
-		    (xv = method_diff(x->scen, y->scen, &yv)) < 0)
-			continue;
-		bx = compared_baseline(x->scen + xv);
-		by = compared_baseline(y->scen + yv);
-		if (bx && !by) {
-			x->timed = bx;
-			y->ref = x->t;
-			y->refname = bx;
-		} else if (by && !bx) {
-			y->timed = by;
-			x->ref = y->t;
-			x->refname = by;
-		}
-	}
-	for (size_t k = 0; k + 1 < s->n; k++) {
-		struct res *b = &s->r[k], *a = &s->r[k + 1];
-
-		if (b->timed && !a->timed && isnan(a->ref) && !isnan(a->t) &&
-		    b->t > 0 && same_parent(b->scen, a->scen)) {
-			a->ref = b->t;
-			a->refname = b->timed;
-		}
-	}
-}
-
 /* ---- driver ---------------------------------------------------------------- */
 struct heading {
 	int indent;
@@ -1292,7 +957,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			continue;
 		/* 2. a table header: cells, one of them a time/speed column */
 		{
-			size_t st[16], en[16], nc = split_cells(l, n, st, en, 16), c;
+			size_t st[16], en[16], nc = bp_split_cells(l, n, st, en, 16), c;
 			int kinds[16], refs[16], any = 0;
 			double sc[16];
 			const char *sbase[16];
@@ -1327,7 +992,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 						i += rn + (rnl ? 1 : 0);
 						continue;       /* |---|---| */
 					}
-					rc = split_cells(rl, rn, rst, ren, 16);
+					rc = bp_split_cells(rl, rn, rst, ren, 16);
 					if (rc != nc)
 						break;
 					i += rn + (rnl ? 1 : 0);
@@ -1349,7 +1014,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 								  l + st[c], en[c] - st[c], cs, cl);
 							continue;
 						}
-						if (!num_at(cs, cl, 0, &x))
+						if (!bp_num_at(cs, cl, 0, &x))
 							continue;
 						x *= sc[c];
 						if (kinds[c] == V_TIME && refs[c])
@@ -1517,7 +1182,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 					if (!r)
 						break;
 					for (hh = 0; hh < nh; hh++)
-						scen_add(r->scen, sizeof(r->scen), hs[hh].text,
+						bp_scen_add(r->scen, sizeof(r->scen), hs[hh].text,
 							 strlen(hs[hh].text));
 					/* the line's own label, unless it only names
 					 * the measure ("Time per iteration:") */
@@ -1529,7 +1194,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 						if (!word_in(lb, time_words) &&
 						    !strstr(lb, "speedup") &&
 						    !strstr(lb, "tflop") && !strstr(lb, "bandwidth"))
-							scen_add(r->scen, sizeof(r->scen), l + ind, ll);
+							bp_scen_add(r->scen, sizeof(r->scen), l + ind, ll);
 					}
 				}
 				switch (x->kind) {
@@ -1563,7 +1228,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		cJSON_Delete(arr);
 		return KT_ENOMEM;
 	}
-	mark_baselines(&s);
+	bp_mark_baselines(&s);
 	for (k = 0; k < s.n; k++) {
 		struct res *r = &s.r[k];
 		cJSON *o;
@@ -1623,7 +1288,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			cJSON_AddStringToObject(o, "scenario", r->scen);
 		cJSON_AddStringToObject(o, "pattern", r->pattern);
 		/* several speedups: the chosen one names the series
-		 * (choose_speedup), a kernel time beside them or not */
+		 * (bp_choose_speedup), a kernel time beside them or not */
 		if (r->failed[0])
 			;       /* said above */
 		else if (!isnan(r->t) && r->nsp < 2)
@@ -1633,7 +1298,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		else if (!r->nsp)
 			cJSON_AddStringToObject(o, "metric",
 						isnan(r->tf) ? "gbps" : "tflops");
-		choose_speedup(r, hint, o);
+		bp_choose_speedup(r, hint, o);
 		if (r->refname && !cJSON_GetObjectItem(o, "baseline"))
 			cJSON_AddStringToObject(o, "baseline", r->refname);
 		if (r->suspicious) {
@@ -1661,7 +1326,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		char title[96];
 		cJSON *o;
 
-		if (numeric_table(text, len, title, sizeof(title)) &&
+		if (bp_numeric_table(text, len, title, sizeof(title)) &&
 		    (o = cJSON_CreateObject())) {
 			cJSON_AddNullToObject(o, "time_ms");
 			cJSON_AddNullToObject(o, "correct");

@@ -96,4 +96,26 @@ cJSON *bp_json_parse(const char *s, size_t n);
  * objects merged into it; arrays give one per element). */
 void bp_json_walk(struct rs *s, const cJSON *j, int depth);
 
+/* Shared between benchpat.c (the readers, the driver) and benchpat_out.c
+ * (the results made final). */
+/* Append the label s (n bytes) to the scenario d (cap bytes), " / "
+ * between parts. */
+void bp_scen_add(char *d, size_t cap, const char *s, size_t n);
+/* A number at l[i] (n bytes in all) into *out: its length, or 0. */
+size_t bp_num_at(const char *l, size_t n, size_t i, double *out);
+/* The cells of table row l (n bytes): their starts and ends in st and en,
+ * at most max; how many. */
+size_t bp_split_cells(const char *l, size_t n, size_t *st, size_t *en,
+		      size_t max);
+/* Output t (len bytes) is a table of numbers with no time: 1 and its
+ * title in title (cap bytes), else 0. */
+int bp_numeric_table(const char *t, size_t len, char *title, size_t cap);
+/* Choose r's speedup among those printed into the bench payload o
+ * (FORMAT.md section 2 "bench"); h the task's hint or NULL. */
+void bp_choose_speedup(const struct res *r, const kt_bench_hint *h,
+		       cJSON *o);
+/* Mark the results of s that time a baseline or competitor (res.timed)
+ * and pair their time in as the agent's ref (res.refname). */
+void bp_mark_baselines(struct rs *s);
+
 #endif

@@ -113,29 +113,57 @@ int cc_add_ref(cJSON *p, const char *key, const char *s)
 	return 0;
 }
 
-/* Add text to payload[key], cut to CC_INLINE_MAX on a UTF-8 boundary; the
- * whole text goes to a blob named by payload[blob_key] when cut.  s (n
- * bytes, NUL-terminated) must outlive the payload (see add_ref). */
-int cc_add_text(kt_imp *imp, cJSON *p, const char *key,
-		    const char *blob_key, const char *s, size_t n)
+/* Add text to payload[key]: by reference when it fits CC_INLINE_MAX, else
+ * a copy cut on a UTF-8 boundary.  *kept: the bytes kept inline. */
+static int add_cut(cJSON *p, const char *key, const char *s, size_t n,
+		   size_t *kept)
 {
-	char hex[KT_HASH_HEX + 1], *cut;
-	size_t k;
-	int rc;
+	char *cut;
 
+	*kept = n;
 	if (n <= CC_INLINE_MAX)
 		return cc_add_ref(p, key, s);
-	rc = kt_imp_blob(imp, s, n, NULL, hex);
-	if (rc)
-		return rc;
-	k = kt_utf8_floor(s, CC_INLINE_MAX);
-	cut = strndup(s, k);
+	*kept = kt_utf8_floor(s, CC_INLINE_MAX);
+	cut = strndup(s, *kept);
 	if (!cut)
 		return KT_ENOMEM;
 	cJSON_AddStringToObject(p, key, cut);
 	free(cut);
-	cJSON_AddStringToObject(p, blob_key, hex);
 	return 0;
+}
+
+int cc_add_blob(kt_imp *imp, cJSON *p, const char *blob_key, const char *s,
+		size_t n)
+{
+	char hex[KT_HASH_HEX + 1];
+	int rc = kt_imp_blob(imp, s, n, NULL, hex);
+
+	if (!rc)
+		cJSON_AddStringToObject(p, blob_key, hex);
+	return rc;
+}
+
+/* Add text to payload[key], cut to CC_INLINE_MAX on a UTF-8 boundary; the
+ * whole text goes to a blob named by payload[blob_key] when cut.  s (n
+ * bytes, NUL-terminated) must outlive the payload (see add_ref). */
+int cc_add_text(kt_imp *imp, cJSON *p, const char *key,
+		const char *blob_key, const char *s, size_t n)
+{
+	size_t kept;
+	int rc;
+
+	if ((rc = add_cut(p, key, s, n, &kept)) || kept == n)
+		return rc;
+	return cc_add_blob(imp, p, blob_key, s, n);
+}
+
+int cc_result_head(cJSON *p, const char *call_id, int ok, const char *text,
+		   size_t n, size_t *kept)
+{
+	if (!cJSON_AddStringToObject(p, "call_id", call_id) ||
+	    !cJSON_AddBoolToObject(p, "ok", ok))
+		return KT_ENOMEM;
+	return add_cut(p, "output", text, n, kept);
 }
 
 static const char *skip_ws(const char *s)

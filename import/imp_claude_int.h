@@ -122,6 +122,20 @@ int cc_add_ref(cJSON *p, const char *key, const char *s);
  * text in a blob named by payload[blob_key]; 0 or kt_imp_blob's error */
 int cc_add_text(kt_imp *imp, cJSON *p, const char *key,
 		const char *blob_key, const char *s, size_t n);
+/* payload[blob_key] = the hex name of text s (n bytes) stored as a blob;
+ * 0 or kt_imp_blob's error */
+int cc_add_blob(kt_imp *imp, cJSON *p, const char *blob_key, const char *s,
+		size_t n);
+/* The head of a Claude Code tool_result payload, the one mapping the
+ * transcript importer (handle_result) and the hooks (hook.c, PostToolUse)
+ * share: p["call_id"], p["ok"] and p["output"] = text (n bytes,
+ * NUL-terminated), without a copy when it fits CC_INLINE_MAX (text must
+ * outlive the payload), else its first bytes cut on a UTF-8 boundary.
+ * *kept: the bytes kept inline; when < n the caller stores the whole text
+ * as p["output_blob"] (FORMAT.md: output is at most 64 KiB inline).
+ * 0 or KT_ENOMEM. */
+int cc_result_head(cJSON *p, const char *call_id, int ok, const char *text,
+		   size_t n, size_t *kept);
 /* why a user text is not human (a flag name), or NULL */
 const char *cc_nonhuman_flag(const cJSON *o, const char *text);
 /* begin the run once (named by the first human text when the session has

@@ -262,7 +262,7 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 	struct call *cl;
 	struct kt_buf out = { 0 };
 	const char *text;       /* the output: content itself or out.s */
-	size_t tn;
+	size_t tn, kept;
 	cJSON *p, *imgs = NULL, *x;
 	int ok, rc = 0, exit_code = -1;
 	int64_t ts = cc_iso_ns(jstr(o, "timestamp"));
@@ -331,9 +331,10 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 		cJSON_Delete(imgs);
 		return KT_ENOMEM;
 	}
-	cJSON_AddStringToObject(p, "call_id", id);
-	cJSON_AddBoolToObject(p, "ok", ok);
-	rc = rc ? rc : cc_add_text(cc->imp, p, "output", "output_blob", text, tn);
+	if (!rc)
+		rc = cc_result_head(p, id, ok, text, tn, &kept);
+	if (!rc && kept < tn)
+		rc = cc_add_blob(cc->imp, p, "output_blob", text, tn);
 	if (cl && !strcmp(cl->name, "Bash") && ok) {
 		exit_code = 0; /* Claude Code marks a non-zero exit is_error */
 		cJSON_AddNumberToObject(p, "exit_code", 0);

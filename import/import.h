@@ -593,6 +593,76 @@ int kt_redact_json(kt_redactor *r, cJSON *node);
  * first mentions in a run are replaced too (call on the whole run first). */
 int kt_redactor_learn(kt_redactor *r, const char *text, size_t len);
 
+/* ---- live recording from agent hooks (hook.c) ---------------------------
+ * One hook event of Claude Code ("claude-code"), Gemini CLI ("gemini-cli")
+ * or a Codex notify payload ("codex") recorded as the events of the
+ * session's run, each in a transaction of its own (store.h kt_record).
+ * Unlike the importers these write to the store: a hook is a live
+ * recorder, as `ktraj append`.  Use:
+ *
+ *     kt_hook h;
+ *     rc = kt_hook_session(&h, "claude-code", in, nul);  // no store yet
+ *     ... open the store, kt_record_run(s, h.name, h.source, h.run, ...)
+ *     h.s = s;  rc = kt_hook_record(&h, in);
+ *     kt_hook_free(&h);
+ *
+ * A call that returns non-zero with h.why set was refused for the reason
+ * h.why (static text, one line, to print as it is); without h.why the code
+ * is the store's (kt_record's errors).
+ */
+typedef struct kt_hook {
+	kt_store *s;                  /* set by the caller: open for writing */
+	char run[KT_RUN_ID_HEX + 1];  /* set by the caller (kt_record_run) */
+	char name[300];               /* the run's name, "<agent>:<session>" */
+	const char *source;           /* the run's format: claude_code_hook,
+					 gemini_cli_hook, codex_notify */
+	const char *agent;            /* static */
+	struct cJSON *meta;           /* the new run's meta (session, cwd,
+					 transcript); owned, kt_hook_free */
+	const char *why;              /* out: a refusal's message, or NULL */
+} kt_hook;
+
+/*
+ * Fill *h (zeroed first) for hook event `in` of `agent`: the run's name,
+ * source and meta from its session id ("session_id"; Codex "thread-id").
+ * nul: whether the raw text's session id holds \u0000
+ * (kt_hook_key_has_nul), which cJSON would cut.  0; KT_EINVAL with h->why
+ * for an unknown agent (why NULL) or an unusable session id (missing,
+ * over 200 bytes, a NUL or control characters).  Call kt_hook_free after
+ * either.
+ */
+int kt_hook_session(kt_hook *h, const char *agent, const struct cJSON *in,
+		    int nul);
+
+/* Whether `agent`'s hook records something for hook_event_name `event`
+ * (Notification, PreCompact, BeforeModel... are not turns: 0). */
+int kt_hook_handles(const char *agent, const char *event);
+
+/*
+ * Record hook event `in` in h's run (h->s and h->run set).  Claude Code:
+ * SessionStart / SessionEnd -> note, UserPromptSubmit -> message (human),
+ * PreToolUse -> tool_call, PostToolUse(Failure) -> tool_result (output
+ * over 64 KiB inline is cut on a UTF-8 boundary, the whole a blob), Stop
+ * -> the assistant's last message (else read from the transcript).
+ * Gemini CLI: SessionStart / SessionEnd -> note, BeforeAgent -> message
+ * (human), AfterTool -> tool_call and tool_result, AfterAgent -> message.
+ * Codex: the turn's input messages (human) and last assistant message.
+ * An event not handled records nothing (0).  Returns 0, KT_EINVAL or
+ * KT_ENOMEM with h->why, or kt_record's codes.
+ */
+int kt_hook_record(kt_hook *h, const struct cJSON *in);
+
+/* Free what kt_hook_session allocated (h->meta); h->s is the caller's. */
+void kt_hook_free(kt_hook *h);
+
+/*
+ * Whether the string `key` of the JSON object text buf (len bytes) holds a
+ * NUL, a \u0000 escape (cJSON cuts strings there, so sessions "a\u0000b"
+ * and "a\u0000c" would record into one run).  0 or 1; 1 when out of
+ * memory too, so the caller refuses.  buf NULL: 0.
+ */
+int kt_hook_key_has_nul(const char *buf, size_t len, const char *key);
+
 #ifdef __cplusplus
 }
 #endif

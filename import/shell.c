@@ -14,6 +14,7 @@
 #include <strings.h>
 #include "import.h"
 #include "imp_int.h"
+#include "impx.h"
 #include "shellparse.h"
 
 /* The content of op: its own data, or the files it copies, as the
@@ -162,26 +163,17 @@ static cJSON *str_array(char **v, size_t n)
 static int emit(kt_imp *imp, int kind, uint64_t parent, int64_t ts,
 		uint64_t call, cJSON *payload)
 {
-	kt_ev ev;
+	const char *actor = kt_imp_actor_of(imp, call);
 
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = kind;
-	ev.parent = parent;
-	ev.ts_ns = ts;
-	ev.actor = kt_imp_actor_of(imp, call);
-	ev.payload = payload;
 	/* a sub-agent's events say so in the payload too (imp_claude.c) */
-	if (ev.actor && !strncmp(ev.actor, "agent:", 6) && ev.actor[6] &&
+	if (actor && !strncmp(actor, "agent:", 6) && actor[6] &&
 	    !cJSON_GetObjectItem(payload, "subagent"))
-		cJSON_AddStringToObject(payload, "subagent", ev.actor + 6);
+		cJSON_AddStringToObject(payload, "subagent", actor + 6);
 	/* what a command's output says (a compile, a bench result) comes from
 	 * the record of that output, the event emitted just before: its
 	 * file:line is where `ktraj show` and an import error point */
-	ev.file = imp->ev_file;
-	ev.line = imp->ev_line;
-	ev.off = imp->ev_off;
-	ev.rec_len = imp->ev_len;
-	return kt_imp_emit(imp, &ev, NULL);
+	return kt_impx_emit(imp, kind, parent, ts, actor, payload, imp->ev_file,
+			    imp->ev_line, imp->ev_off, imp->ev_len, NULL);
 }
 
 static int emit_compile(kt_imp *imp, const struct kt_sh_compile *c,

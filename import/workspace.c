@@ -465,41 +465,10 @@ int kt_ws_replace(kt_imp *imp, const char *path, const char *old_s,
 	return rc;
 }
 
-int kt_ws_delete(kt_imp *imp, const char *path, uint64_t call,
-		 const char *tool)
-{
-	char *np, bh[KT_HASH_HEX + 1];
-	struct kt_ws_ent *e;
-	int rc;
-
-	if ((rc = ws_at(imp, path, &np, &e)))
-		return rc;
-	if (e && e->unknown) {
-		/* a file of unknown content is deleted all the same */
-		e->unknown = 0;
-		e->deleted = 1;
-		rc = emit_edit(imp, np, "delete", NULL, NULL, call, tool);
-		free(np);
-		return rc;
-	}
-	if (!e || !ws_has(e) || e->deleted) {
-		free(np);
-		return KT_ENOTFOUND;
-	}
-	/* an evicted content is stored and hashed: put_blob needs no data */
-	rc = put_blob(imp, e, bh);
-	if (!rc) {
-		e->deleted = 1;
-		if (e->evicted)
-			e->evicted = 0; /* its data is never read again */
-		rc = emit_edit(imp, np, "delete", bh, NULL, call, tool);
-	}
-	free(np);
-	return rc;
-}
-
-int kt_ws_invalidate(kt_imp *imp, const char *path, uint64_t call,
-		     const char *tool)
+/* kt_ws_delete (del 1) and kt_ws_invalidate (del 0): what is believed of
+ * path is given up, its last known content stored as the edit's before. */
+static int ws_forget(kt_imp *imp, const char *path, uint64_t call,
+		     const char *tool, int del)
 {
 	char *np, bh[KT_HASH_HEX + 1];
 	struct kt_ws_ent *e;
@@ -507,25 +476,55 @@ int kt_ws_invalidate(kt_imp *imp, const char *path, uint64_t call,
 
 	if ((rc = ws_at(imp, path, &np, &e)))
 		return rc;
-	/* nothing believed (never seen, or already unknown): nothing stale */
-	if (!e || e->unknown || (!ws_has(e) && !e->deleted))
+	if (del && e && e->unknown) {
+		/* a file of unknown content is deleted all the same */
+		e->unknown = 0;
+		e->deleted = 1;
+		rc = emit_edit(imp, np, "delete", NULL, NULL, call, tool);
 		goto out;
-	known = ws_has(e) && !e->deleted;
+	}
+	known = e && ws_has(e) && !e->deleted;
+	if (del && !known) {
+		rc = KT_ENOTFOUND;
+		goto out;
+	}
+	/* nothing believed (never seen, or already unknown): nothing stale */
+	if (!del && (!e || e->unknown || (!ws_has(e) && !e->deleted)))
+		goto out;
+	/* an evicted content is stored and hashed: put_blob needs no data */
 	if (known && (rc = put_blob(imp, e, bh)))
 		goto out;
-	if (e->data)
-		imp->ws.held -= e->len;
-	free(e->data);
-	e->data = NULL;
-	e->evicted = 0;
-	e->len = 0;
-	e->deleted = 0;
-	e->stored = 0;
-	e->unknown = 1;
-	rc = emit_edit(imp, np, "unknown", known ? bh : NULL, NULL, call, tool);
+	if (del) {
+		e->deleted = 1;
+		e->evicted = 0; /* its data is never read again */
+	} else {
+		if (e->data)
+			imp->ws.held -= e->len;
+		free(e->data);
+		e->data = NULL;
+		e->evicted = 0;
+		e->len = 0;
+		e->deleted = 0;
+		e->stored = 0;
+		e->unknown = 1;
+	}
+	rc = emit_edit(imp, np, del ? "delete" : "unknown", known ? bh : NULL,
+		       NULL, call, tool);
 out:
 	free(np);
 	return rc;
+}
+
+int kt_ws_delete(kt_imp *imp, const char *path, uint64_t call,
+		 const char *tool)
+{
+	return ws_forget(imp, path, call, tool, 1);
+}
+
+int kt_ws_invalidate(kt_imp *imp, const char *path, uint64_t call,
+		     const char *tool)
+{
+	return ws_forget(imp, path, call, tool, 0);
 }
 
 int kt_ws_observe(kt_imp *imp, const char *path, const char *content,

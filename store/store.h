@@ -543,6 +543,84 @@ typedef struct kt_store_stats {
  * stay 0 (blobs are shared between runs). */
 int kt_store_stats_get(kt_store *s, const char *run, kt_store_stats *st);
 
+/* ---- live recording (store_record.c) ------------------------------------
+ * One event appended durably in a transaction of its own: the path of
+ * `append`, `hook`, `bench --record` and `replay`. */
+
+/* ns since the epoch now (CLOCK_REALTIME). */
+int64_t kt_now_ns(void);
+
+/*
+ * The run that a live recorder (`ktraj append NAME`, `hook`, `bench
+ * --record NAME`) writes to: the run NAME resolves to (id, unique id
+ * prefix or name, as kt_run_resolve), else the id of identity
+ * "<source>:<NAME>" (kt_run_id_from_identity; *exists 0: kt_record creates
+ * it with its first event).  A NAME that is a prefix of another run's id
+ * but not that run's name is not a write to that run.  Returns 0, or with
+ * *refused 1 the NAME's fault: KT_EAMBIG (several runs match), KT_EEXIST
+ * (a prefix of run `run`'s id, not its name; run filled), KT_EINVAL (a new
+ * run's NAME is not one line of valid UTF-8: ls and reports print names);
+ * with *refused 0 a store error of kt_run_resolve / kt_run_get.
+ */
+int kt_record_run(kt_store *s, const char *name, const char *source,
+		  char run[KT_RUN_ID_HEX + 1], int *exists, int *refused);
+
+/* One event for kt_record. */
+typedef struct kt_rec_event {
+	int kind;                /* enum kt_kind */
+	const char *actor;
+	uint64_t seq;            /* 0: the run's next; else must be the next.
+				    out: the seq appended */
+	uint64_t parent;         /* 0: none */
+	int64_t ts_ns;           /* kt_now_ns(), a time, or KT_TS_UNKNOWN */
+	struct cJSON *payload;   /* object; blob_key is set in it (below) */
+	const struct cJSON *prov;/* provenance object or NULL */
+	/* optional content stored with the event, in the same transaction;
+	 * its SHA-256 hex replaces payload[blob_key] */
+	const void *blob;
+	size_t blob_len;
+	const char *blob_hint;   /* path for delta compression, or NULL */
+	const char *blob_key;
+	const unsigned char *expect; /* hash the event must get, or NULL */
+	/* when the run does not exist: create it with this event, named
+	 * new_name, format new_source, identity "<new_source>:<new_name>",
+	 * meta new_meta (may be NULL) plus identity and source.  NULL: the run
+	 * must exist. */
+	const char *new_name, *new_source;
+	const struct cJSON *new_meta;
+	/* out */
+	int created;             /* the run was created by this call */
+	int mismatch;            /* the event did not hash to e->expect */
+	uint64_t run_events;     /* events in the run after the call (on a
+				    failure: before it) */
+	unsigned char hash[KT_HASH_LEN];
+} kt_rec_event;
+
+/*
+ * Create run `run` (inside the caller's write transaction) as kt_record
+ * creates a new one: named `name`, format `source`, meta `meta` (may be
+ * NULL) plus identity "<source>:<name>" and source.  For a recorder whose
+ * first line is not an event (`append` of blob lines).  Errors as
+ * kt_run_create (KT_EEXIST: the run exists, unchanged), KT_ENOMEM.
+ */
+int kt_record_create(kt_store *s, const char *run, const char *name,
+		     const char *source, const struct cJSON *meta);
+
+/* *e zeroed, then kind, actor, parent, payload set and ts_ns = now. */
+void kt_rec_event_init(kt_rec_event *e, int kind, const char *actor,
+		       uint64_t parent, struct cJSON *payload);
+
+/*
+ * Append one event to `run` in a transaction of its own and commit it (the
+ * store's default durability: synced unless opened bulk), so a long live
+ * recording never holds the write lock between events and a crash keeps
+ * every event recorded before it.  Nothing is stored on any error.
+ * Returns 0 or a KT_E* code (the caller prints): KT_EEXIST (e->seq exists),
+ * KT_EINVAL (e->seq leaves a gap, bad payload), KT_ENOTFOUND (no run and no
+ * new_name), KT_ECORRUPT (the hash is not e->expect), KT_ENOMEM, KT_EIO.
+ */
+int kt_record(kt_store *s, const char *run, kt_rec_event *e);
+
 #ifdef __cplusplus
 }
 #endif
