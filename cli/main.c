@@ -407,6 +407,41 @@ int cli_has_value(int argc, char **argv, int i)
 	       (v[1] == '.' && v[2] >= '0' && v[2] <= '9');
 }
 
+int cli_negnum(const char *arg)
+{
+	/* the same test as cli_has_value's for a value that starts with '-' */
+	return arg && arg[0] == '-' && ((arg[1] >= '0' && arg[1] <= '9') ||
+		(arg[1] == '.' && arg[2] >= '0' && arg[2] <= '9'));
+}
+
+int cli_bad_step(const struct cli *c, const char *opt, const char *arg)
+{
+	return cli_usage(c, "%s%sa step is a sequence number >= 1, not '%s'",
+			 opt ? opt : "", opt ? ": " : "", arg);
+}
+
+int cli_no_step(const struct cli *c, const char *run, uint64_t seq,
+		uint64_t n)
+{
+	cli_err(c, "run %.12s has no step %llu (it has %llu event%s)", run,
+		(unsigned long long)seq, (unsigned long long)n,
+		n == 1 ? "" : "s");
+	return KT_EXIT_NOTFOUND;
+}
+
+int cli_bad_subcommand(const struct cli *c, const char *sub,
+		       const char *const *valid)
+{
+	char list[256] = "";
+	size_t i, n = 0;
+
+	for (i = 0; valid[i] && n < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+				      !i ? "" : valid[i + 1] ? ", " : " or ",
+				      valid[i]);
+	return cli_usage(c, "unknown subcommand '%s' (valid: %s)", sub, list);
+}
+
 int cli_wants_help(int argc, char **argv, const char *usage_text)
 {
 	int i;

@@ -238,16 +238,11 @@ int cli_seq(struct cli *c, kt_store *s, const char *run, const char *arg,
 	int rc;
 
 	if (cli_u64(arg, seq) || *seq == 0)
-		return cli_usage(c, "a step is a sequence number >= 1, not '%s'",
-				 arg);
+		return cli_bad_step(c, NULL, arg);
 	rc = kt_run_get(s, run, &ri);
 	if (rc)
 		return cli_store_err(c, s, rc, run);
-	if (*seq > ri.n_events) {
-		cli_err(c, "run %.12s has no step %llu (it has %llu events)",
-			run, (unsigned long long)*seq,
-			(unsigned long long)ri.n_events);
-		return KT_EXIT_NOTFOUND;
-	}
+	if (*seq > ri.n_events)
+		return cli_no_step(c, run, *seq, ri.n_events);
 	return 0;
 }
