@@ -120,7 +120,7 @@ int cmd_cat(struct cli *c, int argc, char **argv)
 			at_arg ? at_arg : "", (unsigned long long)by);
 		rc = KT_EXIT_NOTFOUND;
 	} else if (rc == KT_ENOTFOUND) {
-		char where[300] = "";
+		char where[1200] = "";
 
 		if (cli_ws_where(s, run, stored, where, sizeof(where)))
 			where[0] = 0; /* the message stands without it */

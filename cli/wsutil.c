@@ -123,7 +123,7 @@ int cli_path_resolve(struct cli *c, kt_store *s, const char *run,
 	if (rc) {
 		rc = cli_store_err(c, s, rc, "listing paths");
 	} else if (x.n == 0) {
-		char where[300], at[64] = "";
+		char where[1200], at[64] = "";
 		int wrc = cli_ws_where(s, run, path, where, sizeof(where));
 
 		if (at_a && at_b && at_a != at_b)
@@ -269,6 +269,8 @@ struct where_ctx {
 	int exact;            /* want is stored: only its entries come */
 	int paths;            /* matching paths seen */
 	char first[512];        /* paths indexed are at most 400 bytes */
+	char second[512];       /* the second path that matches */
+	char last[512];         /* the path of the entry before */
 	uint64_t n_events, start;
 	int in;               /* a stretch is open at start */
 	int spans;
@@ -307,11 +309,17 @@ static int where_cb(const char *path, uint64_t seq, int deleted, void *arg)
 	if (!w->exact && !(pl > w->wlen && path[pl - w->wlen - 1] == '/' &&
 			   !strcmp(path + pl - w->wlen, w->want)))
 		return 0;
-	if (!w->paths || strcmp(path, w->first)) {
-		/* entries of one path are adjacent: the first one's are done */
-		if (w->paths++)
+	/* entries of one path are adjacent: a new path starts where the
+	 * path changes; only the first one's stretches are told */
+	if (!w->paths || strcmp(path, w->last)) {
+		snprintf(w->last, sizeof(w->last), "%s", path);
+		if (w->paths++ == 1)
+			snprintf(w->second, sizeof(w->second), "%s", path);
+		if (w->paths > 1)
 			return 0;
 		snprintf(w->first, sizeof(w->first), "%s", path);
+	} else if (strcmp(path, w->first)) {
+		return 0;
 	}
 	if (!deleted && !w->in) {
 		w->in = 1;
@@ -344,8 +352,9 @@ int cli_ws_where(kt_store *s, const char *run, const char *path, char *buf,
 	if (w.in)
 		where_span(&w, w.n_events);
 	if (w.paths > 1)
-		snprintf(buf, n, "%d files end in '%s': give more of the path",
-			 w.paths, path);
+		snprintf(buf, n, "%d files end in '%s': %s, %s%s; give more of "
+			 "the path", w.paths, path, w.first, w.second,
+			 w.paths > 2 ? ", ..." : "");
 	else if (!w.spans)
 		snprintf(buf, n, "it never exists in this run");
 	else

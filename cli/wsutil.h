@@ -57,8 +57,8 @@ int cli_ws_unknown(kt_store *s, const char *run, const char *path,
  * (always NUL-terminated, cut to n) "it exists at steps 5-12, 20-41" (up
  * to four stretches, then ", ..."; "at step 5" for one step), or, when
  * path is not stored but one stored path ends in "/<path>", "src/x.cu
- * exists at steps ...", "N files end in 'PATH': give more of the path"
- * for several, and "it never exists in this run" for none.  A stretch
+ * exists at steps ...", "N files end in 'PATH': A, B[, ...]; give more of
+ * the path" for several, and "it never exists in this run" for none.  A stretch
  * ends before the step that deleted the file (or made its content
  * unknown) and, when none did, at the run's last step.  Returns 0 or a
  * KT_E* code of the store.
