@@ -1073,6 +1073,17 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 			break;
 		}
 		buf[n] = 0;
+		/* a compressed file cut inside its header (a .gz under 12
+		 * bytes): libarchive passes it through undecoded, and each
+		 * nested open would do the same */
+		if (is_raw && n == csize && kt_archive_magic(buf, n)) {
+			kt_imp_warn_at(imp, r->display, "cut off (shorter than "
+				       "its compression header): nothing of it "
+				       "imported");
+			free(buf);
+			rc = KT_EPARSE;
+			break;
+		}
 		if (is_raw) {
 			char *rn = raw_name(r->display);
 
