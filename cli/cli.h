@@ -121,6 +121,11 @@ int cli_no_step(const struct cli *c, const char *run, uint64_t seq,
 int cli_bad_subcommand(const struct cli *c, const char *sub,
 		       const char *const *valid);
 
+/* An unknown event kind given to --kind (log, search): "unknown kind
+ * 'NAME' (valid: message, tool_call, ... or note)" as a usage error;
+ * returns KT_EXIT_USAGE. */
+int cli_bad_kind(const struct cli *c, const char *name);
+
 /* When argv has -h/--help: print usage to stdout and return 1. */
 int cli_wants_help(int argc, char **argv, const char *usage);
 

@@ -353,7 +353,7 @@ int cmd_log(struct cli *c, int argc, char **argv)
 			   cli_has_value(argc, argv, i)) {
 			kind = kt_kind_from_name(argv[++i]);
 			if (!kind)
-				return cli_usage(c, "unknown kind '%s'", argv[i]);
+				return cli_bad_kind(c, argv[i]);
 		} else if ((!strcmp(argv[i], "--from") || !strcmp(argv[i], "--to")) &&
 			   cli_has_value(argc, argv, i)) {
 			uint64_t *dst = argv[i][2] == 'f' ? &from : &to;

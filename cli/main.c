@@ -429,17 +429,39 @@ int cli_no_step(const struct cli *c, const char *run, uint64_t seq,
 	return KT_EXIT_NOTFOUND;
 }
 
+/* "a, b or c" of the NULL-terminated valid into list (cut to n) */
+static void join_or(char *list, size_t n, const char *const *valid)
+{
+	size_t i, k = 0;
+
+	list[0] = 0;
+	for (i = 0; valid[i] && k < n; i++)
+		k += (size_t)snprintf(list + k, n - k, "%s%s",
+				      !i ? "" : valid[i + 1] ? ", " : " or ",
+				      valid[i]);
+}
+
 int cli_bad_subcommand(const struct cli *c, const char *sub,
 		       const char *const *valid)
 {
-	char list[256] = "";
-	size_t i, n = 0;
+	char list[256];
 
-	for (i = 0; valid[i] && n < sizeof(list); i++)
-		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
-				      !i ? "" : valid[i + 1] ? ", " : " or ",
-				      valid[i]);
+	join_or(list, sizeof(list), valid);
 	return cli_usage(c, "unknown subcommand '%s' (valid: %s)", sub, list);
+}
+
+int cli_bad_kind(const struct cli *c, const char *name)
+{
+	const char *kinds[KT_KIND_MAX_ + 1];
+	char list[256];
+	int k, n = 0;
+
+	for (k = 1; k <= KT_KIND_MAX_; k++)
+		if (kt_kind_name(k))
+			kinds[n++] = kt_kind_name(k);
+	kinds[n] = NULL;
+	join_or(list, sizeof(list), kinds);
+	return cli_usage(c, "unknown kind '%s' (valid: %s)", name, list);
 }
 
 int cli_wants_help(int argc, char **argv, const char *usage_text)

@@ -179,3 +179,17 @@ print(min(e["seq"] for e in map(json.loads, sys.stdin) if e["path"] == "/home/ke
 	done
 	[ ! -e "$KTRAJ_STORE" ]
 }
+
+@test "an unknown --kind of log or search lists the kinds there are, exit 2" {
+	"$KTRAJ" import "$SAMPLE" >/dev/null
+	for cmd in "log 3db8 --kind edits" "search softmax --kind edits"; do
+		read -ra a <<<"$cmd"
+		run --separate-stderr "$KTRAJ" "${a[@]}"
+		[ "$status" -eq 2 ]
+		one_line "ktraj: ${a[0]}: unknown kind 'edits' (valid: message, tool_call, tool_result, edit, compile, bench, profile, question, replay or note) (see \`ktraj ${a[0]} --help\`)"
+	done
+	# each kind it lists is one log takes
+	for k in message tool_call tool_result edit compile bench profile question replay note; do
+		"$KTRAJ" log 3db8 --kind "$k" >/dev/null
+	done
+}
