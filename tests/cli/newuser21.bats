@@ -10,6 +10,14 @@ setup() {
 	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
 }
 
+# run_as CMD STATUS: run the words of CMD with ktraj, expect exit STATUS;
+# ${a[0]} is the command's name after it
+run_as() {
+	read -ra a <<<"$1"
+	run --separate-stderr "$KTRAJ" "${a[@]}"
+	[ "$status" -eq "$2" ] || { echo "$1: exit $status, not $2"; false; }
+}
+
 # one line of stderr, exactly $1
 one_line() {
 	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ] || { echo "stderr: $stderr"; false; }
@@ -77,9 +85,7 @@ with zipfile.ZipFile("full.zip", "w", zipfile.ZIP_DEFLATED) as z:
 	for cmd in "show 3db8 99" "cat 3db8 softmax.cu --at 99" "diff 3db8 1 99" \
 		   "diff 3db8 99 2" "replay 3db8 99 --no-sandbox" \
 		   "export 3db8 --step 99 --bundle $BATS_TEST_TMPDIR/b.tar.gz"; do
-		read -ra a <<<"$cmd"
-		run --separate-stderr "$KTRAJ" "${a[@]}"
-		[ "$status" -eq 4 ] || { echo "$cmd: $status"; false; }
+		run_as "$cmd" 4
 		one_line "ktraj: ${a[0]}: run 3db88dd1ab52 $want"
 	done
 	[ ! -e "$BATS_TEST_TMPDIR/b.tar.gz" ]
@@ -90,9 +96,7 @@ with zipfile.ZipFile("full.zip", "w", zipfile.ZIP_DEFLATED) as z:
 	for cmd in "show 3db8 -1" "diff 3db8 -1 5" "diff 3db8 1 -2" "cat 3db8 softmax.cu --at -1" \
 		   "replay 3db8 -1" "export 3db8 --step -1 --bundle x.tar.gz" \
 		   "log 3db8 --from -1" "log 3db8 --to -3" "show 3db8 0"; do
-		read -ra a <<<"$cmd"
-		run --separate-stderr "$KTRAJ" "${a[@]}"
-		[ "$status" -eq 2 ] || { echo "$cmd: $status"; false; }
+		run_as "$cmd" 2
 		bad=$(grep -o -- "-[0-9]\| 0$" <<<"$cmd" | tail -1 | tr -d ' ')
 		opt=""
 		case "$cmd" in
@@ -183,9 +187,7 @@ print(min(e["seq"] for e in map(json.loads, sys.stdin) if e["path"] == "/home/ke
 @test "an unknown --kind of log or search lists the kinds there are, exit 2" {
 	"$KTRAJ" import "$SAMPLE" >/dev/null
 	for cmd in "log 3db8 --kind edits" "search softmax --kind edits"; do
-		read -ra a <<<"$cmd"
-		run --separate-stderr "$KTRAJ" "${a[@]}"
-		[ "$status" -eq 2 ]
+		run_as "$cmd" 2
 		one_line "ktraj: ${a[0]}: unknown kind 'edits' (valid: message, tool_call, tool_result, edit, compile, bench, profile, question, replay or note) (see \`ktraj ${a[0]} --help\`)"
 	done
 	# each kind it lists is one log takes

@@ -87,11 +87,7 @@ static int nop_path(const char *p, void *arg)
 
 static int nop_change(const char *p, uint64_t seq, int deleted, void *arg)
 {
-	(void)p;
-	(void)seq;
-	(void)deleted;
-	(void)arg;
-	return 0;
+	return (void)seq, (void)deleted, nop_path(p, arg);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
