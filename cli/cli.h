@@ -89,6 +89,43 @@ int cli_has_value(int argc, char **argv, int i);
  * cannot be read (kt_run_hidden). */
 int cli_hidden_skip(kt_store *s, const char *id, int all);
 
+/*
+ * 1 when arg reads as a negative number ("-1", "-0", "-2.5"), else 0.  The
+ * option loop of a command that takes a step passes such an argument on as
+ * the step, so `ktraj show RUN -1` gets the step's message (cli_bad_step)
+ * rather than "unknown option '-1'".
+ */
+int cli_negnum(const char *arg);
+
+/*
+ * The usage error of a step argument that is not a sequence number >= 1:
+ * "[OPT: ]a step is a sequence number >= 1, not 'ARG'" (opt NULL for a
+ * positional SEQ, else the option, e.g. "--from").  Returns KT_EXIT_USAGE.
+ * Every command that takes a step says it so.
+ */
+int cli_bad_step(const struct cli *c, const char *opt, const char *arg);
+
+/*
+ * The error of step `seq` past the end of run `run` (its first 12 hex
+ * chars are printed) that has n events: "run RUN has no step N (it has M
+ * events)".  Returns KT_EXIT_NOTFOUND.
+ */
+int cli_no_step(const struct cli *c, const char *run, uint64_t seq,
+		uint64_t n);
+
+/*
+ * An unknown subcommand `sub` of a command that has subcommands (blame,
+ * questions, hook): "unknown subcommand 'SUB' (valid: A, B or C)", as a
+ * usage error; valid is NULL-terminated.  Returns KT_EXIT_USAGE.
+ */
+int cli_bad_subcommand(const struct cli *c, const char *sub,
+		       const char *const *valid);
+
+/* An unknown event kind given to --kind (log, search): "unknown kind
+ * 'NAME' (valid: message, tool_call, ... or note)" as a usage error;
+ * returns KT_EXIT_USAGE. */
+int cli_bad_kind(const struct cli *c, const char *name);
+
 /* When argv has -h/--help: print usage to stdout and return 1. */
 int cli_wants_help(int argc, char **argv, const char *usage);
 

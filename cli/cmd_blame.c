@@ -299,7 +299,10 @@ int cmd_blame(struct cli *c, int argc, char **argv)
 	rc = an_opts(c, argc, argv, &o, &json, NULL, pos, 4, &npos);
 	if (rc)
 		return rc;
-	if (npos != 2 || strcmp(pos[0], "speedup"))
+	if (npos >= 1 && strcmp(pos[0], "speedup"))
+		return cli_bad_subcommand(c, pos[0],
+					  (const char *const[]){ "speedup", NULL });
+	if (npos != 2)
 		return cli_usage(c, "expected `blame speedup RUN`");
 	if ((rc = an_open_blamed(c, pos[1], &o, &s, &r, &wl, &nw, &b)))
 		goto out;

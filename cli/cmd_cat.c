@@ -120,10 +120,15 @@ int cmd_cat(struct cli *c, int argc, char **argv)
 			at_arg ? at_arg : "", (unsigned long long)by);
 		rc = KT_EXIT_NOTFOUND;
 	} else if (rc == KT_ENOTFOUND) {
-		cli_err(c, "%s %s %s%s", stored,
+		char where[1200] = "";
+
+		if (cli_ws_where(s, run, stored, where, sizeof(where)))
+			where[0] = 0; /* the message stands without it */
+		cli_err(c, "%s %s %s%s%s%s%s", stored,
 			deleted ? "was deleted" : "did not exist yet",
 			at_arg ? "at step " : "after the last step",
-			at_arg ? at_arg : "");
+			at_arg ? at_arg : "", *where ? " (" : "", where,
+			*where ? ")" : "");
 		rc = KT_EXIT_NOTFOUND;
 	} else if (rc) {
 		rc = cli_store_err(c, s, rc, stored);

@@ -234,7 +234,7 @@ int cmd_diff(struct cli *c, int argc, char **argv)
 			json = 1;
 		} else if (!strcmp(argv[i], "--raw")) {
 			raw = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
+		} else if (argv[i][0] == '-' && argv[i][1] && !cli_negnum(argv[i])) {
 			return cli_bad_option(c, usage, argv[i]);
 		} else if (np < 4) {
 			pos[np++] = argv[i];

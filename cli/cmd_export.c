@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "wsutil.h"
 #include "../export/export.h"
 
 static const char usage[] =
@@ -136,7 +137,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 		if (!bundle || !step_arg)
 			return cli_usage(c, "--step SEQ and --bundle FILE go together");
 		if (cli_u64(step_arg, &step) || !step)
-			return cli_usage(c, "--step needs a sequence number >= 1");
+			return cli_bad_step(c, "--step", step_arg);
 		ex = kt_exporter_find("bundle");
 	} else {
 		ex = kt_exporter_find(format);
@@ -178,7 +179,8 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	if (args.verify && !(ex->flags & KT_EXPORT_VERIFY))
 		return cli_usage(c, "--verify goes with --format %s (the other formats check every file content they read)",
 				 formats_with(KT_EXPORT_VERIFY, "|", fmts, sizeof(fmts)));
-	if ((rc = cli_open_run(c, spec, &s, run)))
+	if ((rc = cli_open_run(c, spec, &s, run)) ||
+	    (step_arg && (rc = cli_seq(c, s, run, step_arg, &step))))
 		goto out;
 	args.run = all ? NULL : run;
 	args.step = step;

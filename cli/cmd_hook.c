@@ -437,8 +437,8 @@ int cmd_hook(struct cli *c, int argc, char **argv)
 		return hook_codex(c, argv[argc - 1]);
 	}
 	if (strcmp(argv[1], "install"))
-		return cli_usage(c, "unknown hook '%s' (claude-code, gemini-cli, codex or install)",
-				 argv[1]);
+		return cli_bad_subcommand(c, argv[1], (const char *const[]){
+			"claude-code", "gemini-cli", "codex", "install", NULL });
 	for (i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--settings") && cli_has_value(argc, argv, i))
 			settings = argv[++i];

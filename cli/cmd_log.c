@@ -353,13 +353,13 @@ int cmd_log(struct cli *c, int argc, char **argv)
 			   cli_has_value(argc, argv, i)) {
 			kind = kt_kind_from_name(argv[++i]);
 			if (!kind)
-				return cli_usage(c, "unknown kind '%s'", argv[i]);
+				return cli_bad_kind(c, argv[i]);
 		} else if ((!strcmp(argv[i], "--from") || !strcmp(argv[i], "--to")) &&
 			   cli_has_value(argc, argv, i)) {
 			uint64_t *dst = argv[i][2] == 'f' ? &from : &to;
 
-			if (cli_u64(argv[i + 1], dst))
-				return cli_usage(c, "%s needs a sequence number", argv[i]);
+			if (cli_u64(argv[i + 1], dst) || !*dst)
+				return cli_bad_step(c, argv[i], argv[i + 1]);
 			i++;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return cli_bad_option(c, usage, argv[i]);

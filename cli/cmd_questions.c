@@ -660,5 +660,6 @@ int cmd_questions(struct cli *c, int argc, char **argv)
 		return do_mine(c, argc - 1, argv + 1);
 	if (!strcmp(argv[1], "suggest"))
 		return do_suggest(c, argc - 1, argv + 1);
-	return cli_usage(c, "unknown subcommand '%s' (mine, suggest)", argv[1]);
+	return cli_bad_subcommand(c, argv[1],
+				  (const char *const[]){ "mine", "suggest", NULL });
 }

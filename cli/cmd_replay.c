@@ -11,6 +11,7 @@
 #include "../replay/replay.h"
 #include "../replay/sandbox.h"
 #include "replay_plan.h"
+#include "wsutil.h"
 
 /* RUNs one `replay --plan` takes */
 #define KT_PLAN_MAX_RUNS 4096
@@ -291,7 +292,7 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 					       &lim.mem_bytes)))
 				return rc;
 			i++;
-		} else if (argv[i][0] == '-' && argv[i][1])
+		} else if (argv[i][0] == '-' && argv[i][1] && !cli_negnum(argv[i]))
 			return cli_bad_option(c, usage, argv[i]);
 		else if (plan_dir) {
 			if (nspecs == KT_PLAN_MAX_RUNS)
@@ -345,8 +346,8 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 		return cli_usage(c, "give RUN and SEQ, or RUN --all-bench, --all-compile or --steps SEL");
 	if (sel.shard_n && !all)
 		return cli_usage(c, "--shard I/N shares out --all-bench, --all-compile or --steps");
-	if (seqs && cli_u64(seqs, &seq))
-		return cli_usage(c, "SEQ must be a step number, not '%s'", seqs);
+	if (seqs && (cli_u64(seqs, &seq) || !seq))
+		return cli_bad_step(c, NULL, seqs);
 	if (!lim.no_sandbox) {
 		char bw[4096], ver[64];
 
@@ -354,7 +355,8 @@ int cmd_replay(struct cli *c, int argc, char **argv)
 			return cli_err(c, "bubblewrap (bwrap) is not installed: apt-get install "
 				       "bubblewrap, or --no-sandbox to run the step without isolation");
 	}
-	if ((rc = cli_open_run(c, spec, &s, run)))
+	if ((rc = cli_open_run(c, spec, &s, run)) ||
+	    (seqs && (rc = cli_seq(c, s, run, seqs, &seq))))
 		goto out;
 	if (all) {
 		rc = cli_replay_select(s, run, &sel, &b.seq, &b.n);

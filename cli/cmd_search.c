@@ -201,7 +201,7 @@ int cmd_search(struct cli *c, int argc, char **argv)
 			   cli_has_value(argc, argv, i)) {
 			if (!(x.kind = kt_kind_from_name(argv[++i]))) {
 				kt_buf_free(&phrase);
-				return cli_usage(c, "unknown kind '%s'", argv[i]);
+				return cli_bad_kind(c, argv[i]);
 			}
 		} else if (!strcmp(argv[i], "--limit") &&
 			   cli_has_value(argc, argv, i)) {

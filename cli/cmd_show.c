@@ -418,7 +418,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 			source = 1;
 		else if (!strcmp(argv[i], "--raw"))
 			raw = 1;
-		else if (argv[i][0] == '-' && argv[i][1])
+		else if (argv[i][0] == '-' && argv[i][1] && !cli_negnum(argv[i]))
 			return cli_usage(c, "unknown option '%s'", argv[i]);
 		else if (!spec)
 			spec = argv[i];
@@ -430,7 +430,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 	if (!seqs)
 		return cli_usage(c, "needs RUN and SEQ");
 	if (cli_u64(seqs, &seq) || seq == 0)
-		return cli_usage(c, "SEQ must be a number >= 1, not '%s'", seqs);
+		return cli_bad_step(c, NULL, seqs);
 	if ((rc = cli_open_run(c, spec, &s, run)))
 		goto out;
 	rc = kt_run_get(s, run, &ri);
@@ -443,10 +443,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 	ri.meta_json = kt_xstrdup(ri.meta_json);
 	rc = kt_event_get(s, run, seq, &ev);
 	if (rc == KT_ENOTFOUND) {
-		rc = cli_err(c, "run %.12s has no event %llu (it has %llu)", run,
-			     (unsigned long long)seq,
-			     (unsigned long long)ri.n_events);
-		rc = KT_EXIT_NOTFOUND;
+		rc = cli_no_step(c, run, seq, ri.n_events);
 	} else if (rc) {
 		rc = cli_store_err(c, s, rc, "reading the event");
 	} else if (source) {

@@ -407,6 +407,63 @@ int cli_has_value(int argc, char **argv, int i)
 	       (v[1] == '.' && v[2] >= '0' && v[2] <= '9');
 }
 
+int cli_negnum(const char *arg)
+{
+	/* the same test as cli_has_value's for a value that starts with '-' */
+	return arg && arg[0] == '-' && ((arg[1] >= '0' && arg[1] <= '9') ||
+		(arg[1] == '.' && arg[2] >= '0' && arg[2] <= '9'));
+}
+
+int cli_bad_step(const struct cli *c, const char *opt, const char *arg)
+{
+	return cli_usage(c, "%s%sa step is a sequence number >= 1, not '%s'",
+			 opt ? opt : "", opt ? ": " : "", arg);
+}
+
+int cli_no_step(const struct cli *c, const char *run, uint64_t seq,
+		uint64_t n)
+{
+	cli_err(c, "run %.12s has no step %llu (it has %llu event%s)", run,
+		(unsigned long long)seq, (unsigned long long)n,
+		n == 1 ? "" : "s");
+	return KT_EXIT_NOTFOUND;
+}
+
+/* "a, b or c" of the NULL-terminated valid into list (cut to n) */
+static void join_or(char *list, size_t n, const char *const *valid)
+{
+	size_t i, k = 0;
+
+	list[0] = 0;
+	for (i = 0; valid[i] && k < n; i++)
+		k += (size_t)snprintf(list + k, n - k, "%s%s",
+				      !i ? "" : valid[i + 1] ? ", " : " or ",
+				      valid[i]);
+}
+
+int cli_bad_subcommand(const struct cli *c, const char *sub,
+		       const char *const *valid)
+{
+	char list[256];
+
+	join_or(list, sizeof(list), valid);
+	return cli_usage(c, "unknown subcommand '%s' (valid: %s)", sub, list);
+}
+
+int cli_bad_kind(const struct cli *c, const char *name)
+{
+	const char *kinds[KT_KIND_MAX_ + 1];
+	char list[256];
+	int k, n = 0;
+
+	for (k = 1; k <= KT_KIND_MAX_; k++)
+		if (kt_kind_name(k))
+			kinds[n++] = kt_kind_name(k);
+	kinds[n] = NULL;
+	join_or(list, sizeof(list), kinds);
+	return cli_usage(c, "unknown kind '%s' (valid: %s)", name, list);
+}
+
 int cli_wants_help(int argc, char **argv, const char *usage_text)
 {
 	int i;

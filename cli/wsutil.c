@@ -123,9 +123,23 @@ int cli_path_resolve(struct cli *c, kt_store *s, const char *run,
 	if (rc) {
 		rc = cli_store_err(c, s, rc, "listing paths");
 	} else if (x.n == 0) {
-		cli_err(c, "no file '%s' in the workspace of run %.12s%s", path,
-			run, at_a || at_b ? " at that step" : "");
-		rc = KT_EXIT_NOTFOUND;
+		char where[1200], at[64] = "";
+		int wrc = cli_ws_where(s, run, path, where, sizeof(where));
+
+		if (at_a && at_b && at_a != at_b)
+			snprintf(at, sizeof(at), " at step %llu or %llu",
+				 (unsigned long long)at_a,
+				 (unsigned long long)at_b);
+		else if (at_a || at_b)
+			snprintf(at, sizeof(at), " at step %llu",
+				 (unsigned long long)(at_a ? at_a : at_b));
+		if (wrc) {
+			rc = cli_store_err(c, s, wrc, path);
+		} else {
+			cli_err(c, "no file '%s' in the workspace of run %.12s%s (%s)",
+				path, run, at, where);
+			rc = KT_EXIT_NOTFOUND;
+		}
 	} else if (x.n > 1) {
 		cli_err(c, "'%s' matches %d files (%s, %s%s); give more of the path",
 			path, x.n, x.match ? x.match : "?",
@@ -238,16 +252,114 @@ int cli_seq(struct cli *c, kt_store *s, const char *run, const char *arg,
 	int rc;
 
 	if (cli_u64(arg, seq) || *seq == 0)
-		return cli_usage(c, "a step is a sequence number >= 1, not '%s'",
-				 arg);
+		return cli_bad_step(c, NULL, arg);
 	rc = kt_run_get(s, run, &ri);
 	if (rc)
 		return cli_store_err(c, s, rc, run);
-	if (*seq > ri.n_events) {
-		cli_err(c, "run %.12s has no step %llu (it has %llu events)",
-			run, (unsigned long long)*seq,
-			(unsigned long long)ri.n_events);
-		return KT_EXIT_NOTFOUND;
+	if (*seq > ri.n_events)
+		return cli_no_step(c, run, *seq, ri.n_events);
+	return 0;
+}
+
+/* cli_ws_where's walk over the paths index: the stretches of the first
+ * path that matches (the path itself, else paths ending in "/<want>") */
+struct where_ctx {
+	const char *want;
+	size_t wlen;
+	int exact;            /* want is stored: only its entries come */
+	int paths;            /* matching paths seen */
+	char first[512];        /* paths indexed are at most 400 bytes */
+	char second[512];       /* the second path that matches */
+	char last[512];         /* the path of the entry before */
+	uint64_t n_events, start;
+	int in;               /* a stretch is open at start */
+	int spans;
+	char text[200];
+	size_t len;
+};
+
+static void where_span(struct where_ctx *w, uint64_t end)
+{
+	size_t room = sizeof(w->text) - w->len;
+	int k;
+
+	w->in = 0;
+	if (end < w->start)
+		return;
+	if (++w->spans > 4) {
+		if (w->spans == 5 && room > 5)
+			w->len += (size_t)snprintf(w->text + w->len, room, ", ...");
+		return;
 	}
+	k = end == w->start ?
+	    snprintf(w->text + w->len, room, "%s%llu", w->spans > 1 ? ", " : "",
+		     (unsigned long long)end) :
+	    snprintf(w->text + w->len, room, "%s%llu-%llu",
+		     w->spans > 1 ? ", " : "", (unsigned long long)w->start,
+		     (unsigned long long)end);
+	if (k > 0 && (size_t)k < room)
+		w->len += (size_t)k;
+}
+
+static int where_cb(const char *path, uint64_t seq, int deleted, void *arg)
+{
+	struct where_ctx *w = arg;
+	size_t pl = strlen(path);
+
+	if (!w->exact && !(pl > w->wlen && path[pl - w->wlen - 1] == '/' &&
+			   !strcmp(path + pl - w->wlen, w->want)))
+		return 0;
+	/* entries of one path are adjacent: a new path starts where the
+	 * path changes; only the first one's stretches are told */
+	if (!w->paths || strcmp(path, w->last)) {
+		snprintf(w->last, sizeof(w->last), "%s", path);
+		if (w->paths++ == 1)
+			snprintf(w->second, sizeof(w->second), "%s", path);
+		if (w->paths > 1)
+			return 0;
+		snprintf(w->first, sizeof(w->first), "%s", path);
+	} else if (strcmp(path, w->first)) {
+		return 0;
+	}
+	if (!deleted && !w->in) {
+		w->in = 1;
+		w->start = seq;
+	} else if (deleted && w->in) {
+		where_span(w, seq - 1);
+	}
+	return 0;
+}
+
+int cli_ws_where(kt_store *s, const char *run, const char *path, char *buf,
+		 size_t n)
+{
+	struct where_ctx w = { .want = path, .wlen = strlen(path) };
+	unsigned char h[KT_HASH_LEN];
+	kt_run_info ri;
+	int rc, del;
+
+	if ((rc = kt_run_get(s, run, &ri)))
+		return rc;
+	w.n_events = ri.n_events;
+	rc = kt_path_at(s, run, path, 0, h, &del);
+	w.exact = rc == 0;
+	if (rc && rc != KT_ENOTFOUND)
+		return rc;
+	rc = w.wlen ? kt_path_changes(s, run, w.exact ? path : NULL,
+				      where_cb, &w) : 0;
+	if (rc)
+		return rc;
+	if (w.in)
+		where_span(&w, w.n_events);
+	if (w.paths > 1)
+		snprintf(buf, n, "%d files end in '%s': %s, %s%s; give more of "
+			 "the path", w.paths, path, w.first, w.second,
+			 w.paths > 2 ? ", ..." : "");
+	else if (!w.spans)
+		snprintf(buf, n, "it never exists in this run");
+	else
+		snprintf(buf, n, "%s exists at step%s %s",
+			 w.exact ? "it" : w.first,
+			 w.spans == 1 && !strchr(w.text, '-') ? "" : "s", w.text);
 	return 0;
 }

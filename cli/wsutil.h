@@ -52,6 +52,20 @@ int cli_ws_content(kt_store *s, const char *run, const char *path,
 int cli_ws_unknown(kt_store *s, const char *run, const char *path,
 		   uint64_t at, uint64_t *by);
 
+/*
+ * Where `path` exists in run `run`, for a "no file" message: into buf
+ * (always NUL-terminated, cut to n) "it exists at steps 5-12, 20-41" (up
+ * to four stretches, then ", ..."; "at step 5" for one step), or, when
+ * path is not stored but one stored path ends in "/<path>", "src/x.cu
+ * exists at steps ...", "N files end in 'PATH': A, B[, ...]; give more of
+ * the path" for several, and "it never exists in this run" for none.  A stretch
+ * ends before the step that deleted the file (or made its content
+ * unknown) and, when none did, at the run's last step.  Returns 0 or a
+ * KT_E* code of the store.
+ */
+int cli_ws_where(kt_store *s, const char *run, const char *path, char *buf,
+		 size_t n);
+
 /* Parse SEQ and check it names an event of run (1..n).  Prints the error
  * itself; returns 0 or an exit code. */
 int cli_seq(struct cli *c, kt_store *s, const char *run, const char *arg,

@@ -183,6 +183,13 @@ static int process_archive(kt_imp *imp, const char *display, const char *fspath,
 
 	rc = kt_in_archive_read(imp, display, fspath, data, len, outer, ov,
 				&r, &total, &room);
+	/* cut off or unreadable with nothing of it read (said): a bad file
+	 * of the folder, which goes on; the call fails at its end */
+	if (rc == KT_EPARSE && !imp->opts->strict && (!r || r->n == 0)) {
+		imp->unreadable++;
+		kt_in_root_free(r);
+		return 0;
+	}
 	if (!r)
 		return rc;
 	/* an archive with no file in it (libarchive reads zero bytes, a
@@ -300,7 +307,10 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 	/* unrecognized files, less those a later file's importer claimed
 	 * (an ATIF trajectory claims its metrics.json, which sorts first) */
 	for (i = 0; i < r->n && imp->opts->on_skip; i++)
-		if (r->v[i]->unknown && !r->v[i]->claimed)
+		if (r->v[i]->unknown && !r->v[i]->claimed && !r->v[i]->size)
+			kt_imp_warn_at(imp, r->v[i]->display,
+				       "empty: nothing to import");
+		else if (r->v[i]->unknown && !r->v[i]->claimed)
 			imp->opts->on_skip(r->v[i]->display, imp->opts->arg);
 	return rc;
 }

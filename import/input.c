@@ -1040,11 +1040,17 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 			if (k < 0) {
 				/* a cut archive (a download cut short) ends
 				 * here: say how far it was read */
-				kt_imp_warn_at(imp, r->display,
-					 "archive truncated or damaged: member '%s': %s: members after %zu not read",
-					 name, archive_error_string(a) ?
-					 archive_error_string(a) : "read error",
-					 nread);
+				const char *why = archive_error_string(a) ?
+					archive_error_string(a) : "read error";
+
+				if (nread)
+					kt_imp_warn_at(imp, r->display,
+						 "archive truncated or damaged: member '%s': %s: members after %zu not read",
+						 name, why, nread);
+				else
+					kt_imp_warn_at(imp, r->display,
+						 "cut off or damaged (member '%s': %s): nothing of it imported",
+						 name, why);
 				rc = KT_EPARSE;
 				break;
 			}
@@ -1067,6 +1073,17 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 			break;
 		}
 		buf[n] = 0;
+		/* a compressed file cut inside its header (a .gz under 12
+		 * bytes): libarchive passes it through undecoded, and each
+		 * nested open would do the same */
+		if (is_raw && n == csize && kt_archive_magic(buf, n)) {
+			kt_imp_warn_at(imp, r->display, "cut off (shorter than "
+				       "its compression header): nothing of it "
+				       "imported");
+			free(buf);
+			rc = KT_EPARSE;
+			break;
+		}
 		if (is_raw) {
 			char *rn = raw_name(r->display);
 
@@ -1089,7 +1106,12 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 	}
 	*expanded = total;
 	if (!rc && hr != ARCHIVE_EOF) {
-		if (any)
+		if (any && !nread)
+			kt_imp_warn_at(imp, r->display,
+				 "cut off or damaged (%s): nothing of it imported",
+				 archive_error_string(a) ?
+				 archive_error_string(a) : "read error");
+		else if (any)
 			kt_imp_warn_at(imp, r->display,
 				 "truncated or damaged archive: %s: members after %zu not read",
 				 archive_error_string(a) ?
@@ -1208,8 +1230,13 @@ int kt_in_archive_read(kt_imp *imp, const char *display, const char *fspath,
 		rc = archive_read_open_memory(a, data, len);
 	}
 	if (rc != ARCHIVE_OK) {
-		kt_imp_warn_at(imp, display, "cannot open archive: %s",
-			       archive_error_string(a) ? archive_error_string(a) : "?");
+		const char *why = archive_error_string(a) ?
+				  archive_error_string(a) : "?";
+
+		/* libarchive: "truncated gzip input", "Truncated tar archive" */
+		kt_imp_warn_at(imp, display, "%s (%s): nothing of it imported",
+			       strcasestr(why, "truncat") ? "cut off" :
+			       "cannot open archive", why);
 		archive_read_free(a);
 		kt_in_root_free(r);
 		return KT_EPARSE;
@@ -1219,7 +1246,8 @@ int kt_in_archive_read(kt_imp *imp, const char *display, const char *fspath,
 	    ARCHIVE_FORMAT_ZIP && zip_cut(fspath, data, len)) {
 		kt_imp_warn_at(imp, r->display, "truncated zip archive: its end of "
 			       "central directory is missing%s",
-			       imp->opts->strict ? "" :
+			       imp->opts->strict ? "" : r->n == 0 ?
+			       ": nothing of it imported" :
 			       ": the members before the cut were read");
 		rc = KT_EPARSE;
 	}

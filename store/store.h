@@ -495,6 +495,19 @@ int kt_path_at(kt_store *s, const char *run, const char *path,
 int kt_path_foreach(kt_store *s, const char *run, uint64_t at_seq,
 		    int (*fn)(const char *path, void *), void *arg);
 
+/*
+ * The entries of run `run`'s paths index (FORMAT.md §6.7) in key order: by
+ * path, each path's by ascending seq.  fn gets the path, the step that set
+ * it and whether that step deleted the file (an edit with op "unknown"
+ * reads as deleted, as in kt_path_at).  path NULL: every path's entries;
+ * else only that one's (as stored).  A non-zero return of fn stops the
+ * walk and is returned.  For telling a user at which steps a file exists.
+ * Errors: KT_EINVAL, KT_ENOTFOUND (no run), KT_ECORRUPT (bad key or value).
+ */
+int kt_path_changes(kt_store *s, const char *run, const char *path,
+		    int (*fn)(const char *path, uint64_t seq, int deleted,
+			      void *arg), void *arg);
+
 /* ---- verification and statistics --------------------------------------- */
 
 /*

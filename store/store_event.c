@@ -380,6 +380,58 @@ out:
 	return kt_rd_close(s, txn, c, rc);
 }
 
+int kt_path_changes(kt_store *s, const char *run, const char *path,
+		    int (*fn)(const char *path, uint64_t seq, int deleted,
+			      void *arg), void *arg)
+{
+	unsigned char key[KT_RUN_BIN + KT_PATH_MAX_KEY + 1];
+	char cur[KT_PATH_MAX_KEY + 1];
+	size_t pl = path ? strlen(path) : 0, pre = KT_RUN_BIN;
+	MDB_val k, v;
+	MDB_txn *txn;
+	MDB_cursor *c = NULL;
+	int rc;
+
+	if (!s || !fn || (path && (!pl || pl > KT_PATH_MAX_KEY)))
+		return KT_EINVAL;
+	if ((rc = kt_run_bin(s, run, key)))
+		return rc;
+	if (path) {
+		memcpy(key + KT_RUN_BIN, path, pl);
+		key[KT_RUN_BIN + pl] = 0;
+		pre += pl + 1;
+	}
+	if ((rc = kt_rd_cursor(s, KT_DB_PATHS, &txn, &c)))
+		return rc;
+	k.mv_size = pre;
+	k.mv_data = key;
+	for (rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE); rc == 0;
+	     rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+		const unsigned char *kp = k.mv_data, *vp = v.mv_data;
+		size_t kl;
+
+		if (k.mv_size < pre || memcmp(kp, key, pre) != 0)
+			break;
+		kl = k.mv_size - KT_RUN_BIN;
+		if (kl < 10 || kl - 9 > KT_PATH_MAX_KEY || kp[k.mv_size - 9] ||
+		    !(v.mv_size == 1 + KT_HASH_LEN ||
+		      (v.mv_size == 1 && vp[0] == 1))) {
+			rc = kt_err(s, KT_ECORRUPT, "bad paths record");
+			goto out;
+		}
+		if (path && kl - 9 != pl)
+			break;
+		memcpy(cur, kp + KT_RUN_BIN, kl - 9);
+		cur[kl - 9] = 0;
+		if ((rc = fn(cur, kt_rd64(kp + k.mv_size - 8), v.mv_size == 1,
+			     arg)))
+			goto out;
+	}
+	rc = rc == 0 || rc == MDB_NOTFOUND ? 0 : kt_mdb_err(s, rc, "cursor");
+out:
+	return kt_rd_close(s, txn, c, rc);
+}
+
 int kt_path_foreach(kt_store *s, const char *run, uint64_t at_seq,
 		    int (*fn)(const char *path, void *), void *arg)
 {

@@ -43,7 +43,7 @@ sys.stdout.write(v[int(sys.argv[3])-1])' "$ED" "$1" "$2"
 	[[ "$output" == "ktraj: log: "* ]]
 	run "$KTRAJ" show x notanumber
 	[ "$status" -eq 2 ]
-	[[ "$output" == "ktraj: show: SEQ must be"* ]]
+	[[ "$output" == "ktraj: show: a step is a sequence number >= 1, not 'notanumber'"* ]]
 	run "$KTRAJ" ls --bogus
 	[ "$status" -eq 2 ]
 }
@@ -166,7 +166,7 @@ assert len(e["hash"])==64 and len(e["chain"])==64 and len(e["run"])==32'
 	[[ "$output" == *"    text: |"*"        Keep it correct."* ]]
 	run "$KTRAJ" show ed 99
 	[ "$status" -eq 4 ]
-	[[ "$output" == "ktraj: show: run "*" has no event 99 (it has 27)" ]]
+	[[ "$output" == "ktraj: show: run "*" has no step 99 (it has 27 events)" ]]
 }
 
 @test "show --source reads the original record back, also from a log that grew, and refuses a changed record" {

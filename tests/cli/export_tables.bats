@@ -234,5 +234,6 @@ PY
 	[ "$status" -eq 0 ]
 	python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); w=m["watermark"]; assert w["runs"]==3 and len(w["by_run"])==3, w' "$P/_manifest.json"
 	run "$KTRAJ" export --all --format ndjson --partition "$P" --since-last
+	[ "$status" -eq 0 ]
 	[ "$(rows "$P" events | wc -l)" -eq "$(events_in_store)" ]
 }

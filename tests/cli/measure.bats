@@ -116,8 +116,10 @@ assert len(s) == 1 and s[0]["noise_kind"] == "repeats" and s[0]["noise_results"]
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"workloads"* ]]
 	run "$KTRAJ" report two_sizes -o "$H" --noise 0.1
+	[ "$status" -eq 0 ]
 	grep -q 'noise 10.00 % per measurement (default (--noise)' "$H"
 	run "$KTRAJ" report excluded -o "$H" --assume-correct
+	[ "$status" -eq 0 ]
 	grep -q '5 measurements from 7 bench results (3 correct, 2 not checked' "$H"
 	run "$KTRAJ" report two_sizes -o "$H" --series-by size
 	[ "$status" -eq 2 ]

@@ -87,7 +87,7 @@ needs() {
 	[ "$output" = "ktraj: import: unknown option '-C' (see \`ktraj import --help\`)" ]
 	run "$KTRAJ" log r --kind nosuch
 	[ "$status" -eq 2 ]
-	[ "$output" = "ktraj: log: unknown kind 'nosuch' (see \`ktraj log --help\`)" ]
+	[ "$output" = "ktraj: log: unknown kind 'nosuch' (valid: message, tool_call, tool_result, edit, compile, bench, profile, question, replay or note) (see \`ktraj log --help\`)" ]
 	run "$KTRAJ" import --format nosuch x
 	[ "$status" -eq 2 ]
 	[ "$output" = "ktraj: import: unknown format 'nosuch' (see \`ktraj import --help\`)" ]
@@ -139,7 +139,7 @@ needs_before() {
 @test "a value that starts with '-' but is no option is still a value: '-' and negative numbers" {
 	run "$KTRAJ" log r --kind -
 	[ "$status" -eq 2 ]
-	[ "$output" = "ktraj: log: unknown kind '-' (see \`ktraj log --help\`)" ]
+	[ "$output" = "ktraj: log: unknown kind '-' (valid: message, tool_call, tool_result, edit, compile, bench, profile, question, replay or note) (see \`ktraj log --help\`)" ]
 	run "$KTRAJ" blame speedup r --z -1
 	[ "$status" -eq 2 ]
 	[ "$output" = "ktraj: blame: --z: bad value '-1': valid from 0 to 100 (see \`ktraj blame --help\`)" ]

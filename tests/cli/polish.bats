@@ -113,6 +113,7 @@ note() {
 	[[ "${lines[$((n + 1))]}" == *'"kind":"bench"'*"\"parent\":$((n + 1))"* ]]
 	# a new NAME makes a run of identity bench:NAME, created with its first event
 	run "$KTRAJ" bench --task attention_fwd --kernel "$BATS_TEST_TMPDIR/cand.cu" --record other
+	[ "$status" -eq 1 ]
 	want=$(printf 'bench:other' | sha256sum | cut -c1-32)
 	run "$KTRAJ" ls --json
 	[[ "$output" == *"\"run\":\"$want\",\"name\":\"other\",\"format\":\"bench\""* ]]

@@ -49,7 +49,7 @@ PY
 	[ "$(cat "$P/tasks-gpu.txt")" = 1 ]
 	grep -q "replay --task \"\$PLAN\"" "$P/local.sh"
 	grep -qx "PLAN='$P'" "$P/local.sh"
-	sh -n "$P/slurm.sbatch" && sh -n "$P/slurm-gpu.sbatch" && sh -n "$P/local.sh"
+	sh -n "$P/slurm.sbatch" && sh -n "$P/slurm-gpu.sbatch" && sh -n "$P/local.sh" || false
 	# a folder that exists is not planned into: somebody else's links or
 	# files could be in it (a link planted where a script goes is left
 	# alone, its target untouched)

@@ -85,6 +85,11 @@ static int nop_path(const char *p, void *arg)
 	return 0;
 }
 
+static int nop_change(const char *p, uint64_t seq, int deleted, void *arg)
+{
+	return (void)seq, (void)deleted, nop_path(p, arg);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int ready;
@@ -181,6 +186,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (kt_event_append(S, run, &ev) == 0) {
 			kt_event_get(S, run, 2, &ev);
 			kt_path_foreach(S, run, 0, nop_path, NULL);
+			kt_path_changes(S, run, NULL, nop_change, NULL);
 			kt_store_verify(S, run, &bad, &bseq);
 		}
 		free(pl);

@@ -1446,6 +1446,21 @@ static int path_cb(const char *path, void *arg)
 	return 0;
 }
 
+/* kt_path_changes' entries as "PATH@SEQ[-] " ('-': deleted) */
+struct change_lst {
+	char text[256];
+};
+
+static int change_cb(const char *path, uint64_t seq, int deleted, void *arg)
+{
+	struct change_lst *l = arg;
+	size_t n = strlen(l->text);
+
+	snprintf(l->text + n, sizeof(l->text) - n, "%s@%llu%s ", path,
+		 (unsigned long long)seq, deleted ? "-" : "");
+	return 0;
+}
+
 static void test_paths(void **state)
 {
 	struct fx *f = *state;
@@ -1454,6 +1469,7 @@ static void test_paths(void **state)
 	kt_event ev;
 	int del;
 	struct pathlist lst;
+	struct change_lst chg;
 
 	assert_int_equal(kt_store_begin(f->s), 0);
 	assert_int_equal(kt_run_create(f->s, f->run, "r", "test", NULL), 0);
@@ -1516,6 +1532,18 @@ static void test_paths(void **state)
 	assert_int_equal(kt_path_foreach(f->s, f->run, 2, path_cb, &lst), 0);
 	assert_int_equal(lst.n, 1);
 	assert_string_equal(lst.names[0], "a.cu");
+	/* the index entries in key order: a.cu set at 2 and 4, deleted at
+	 * 6; a/b.c observed at 3 ('.' sorts before '/') */
+	memset(&chg, 0, sizeof(chg));
+	assert_int_equal(kt_path_changes(f->s, f->run, NULL, change_cb, &chg), 0);
+	assert_string_equal(chg.text, "a.cu@2 a.cu@4 a.cu@6- a/b.c@3 ");
+	memset(&chg, 0, sizeof(chg));
+	assert_int_equal(kt_path_changes(f->s, f->run, "a.cu", change_cb, &chg), 0);
+	assert_string_equal(chg.text, "a.cu@2 a.cu@4 a.cu@6- ");
+	/* a path that is a prefix of a stored one has no entries */
+	memset(&chg, 0, sizeof(chg));
+	assert_int_equal(kt_path_changes(f->s, f->run, "a", change_cb, &chg), 0);
+	assert_string_equal(chg.text, "");
 	/* verify of the run checks the blobs its events name */
 	assert_int_equal(kt_store_verify(f->s, f->run, NULL, NULL), 0);
 }
