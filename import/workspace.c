@@ -224,6 +224,23 @@ static int ws_at(kt_imp *imp, const char *path, char **np,
 	return 0;
 }
 
+/*
+ * The entry of path, made when the run never named it, for content the
+ * caller is about to record; *np as for ws_at.  0; KT_EINVAL for NULL
+ * content, KT_ENOMEM (also for a NULL path); on error nothing to free.
+ */
+static int ws_at_new(kt_imp *imp, const char *path, const char *content,
+		     char **np, struct kt_ws_ent **e)
+{
+	if (!(*np = kt_ws_path(NULL, path)) || !content)
+		return *np ? (free(*np), KT_EINVAL) : KT_ENOMEM;
+	if (!(*e = ws_find(&imp->ws, *np, 1))) {
+		free(*np);
+		return KT_ENOMEM;
+	}
+	return 0;
+}
+
 const char *kt_ws_get(kt_imp *imp, const char *path, size_t *len)
 {
 	char *np;
@@ -406,18 +423,13 @@ static int emit_edit(kt_imp *imp, const char *path, const char *op,
 int kt_ws_write(kt_imp *imp, const char *path, const char *content,
 		size_t len, uint64_t call, const char *tool)
 {
-	char *np = kt_ws_path(NULL, path);
+	char *np;
 	struct kt_ws_ent *e;
 	char bh[KT_HASH_HEX + 1], ah[KT_HASH_HEX + 1];
 	int had, unk, rc;
 
-	if (!np || !content)
-		return np ? (free(np), KT_EINVAL) : KT_ENOMEM;
-	e = ws_find(&imp->ws, np, 1);
-	if (!e) {
-		free(np);
-		return KT_ENOMEM;
-	}
+	if ((rc = ws_at_new(imp, path, content, &np, &e)))
+		return rc;
 	unk = e->unknown;
 	had = (ws_has(e) && !e->deleted) || unk;
 	if (had && !unk) {
@@ -530,19 +542,14 @@ int kt_ws_invalidate(kt_imp *imp, const char *path, uint64_t call,
 int kt_ws_observe(kt_imp *imp, const char *path, const char *content,
 		  size_t len, cJSON *payload)
 {
-	char *np = kt_ws_path(NULL, path);
+	char *np;
 	struct kt_ws_ent *e;
 	char hex[KT_HASH_HEX + 1];
 	cJSON *arr, *o;
-	int rc = 0;
+	int rc;
 
-	if (!np || !content)
-		return np ? (free(np), KT_EINVAL) : KT_ENOMEM;
-	e = ws_find(&imp->ws, np, 1);
-	if (!e) {
-		free(np);
-		return KT_ENOMEM;
-	}
+	if ((rc = ws_at_new(imp, path, content, &np, &e)))
+		return rc;
 	if (!e->deleted && (rc = kt_ws_load(imp, e)) != 0)
 		goto out;
 	if (e->data && !e->deleted && e->len == len &&
