@@ -31,6 +31,9 @@ struct kt_ws_ent {
 	int kernel;             /* its content defines a GPU kernel
 				   (workspace.c kernel_text): a harness file
 				   that does is code under test */
+	int harness;            /* workspace.c harness_path(path): the path
+				   never changes, so it is read once, not per
+				   bench result and code file */
 	uint64_t used;          /* kt_ws.tick of its last use */
 };
 

@@ -41,6 +41,8 @@ void kt_ws_free(struct kt_ws *ws)
 	kt_strmap_free(&ws->map, NULL);
 }
 
+static int harness_path(const char *path);
+
 static struct kt_ws_ent *ws_find(struct kt_ws *ws, const char *path,
 				 int create)
 {
@@ -55,6 +57,7 @@ static struct kt_ws_ent *ws_find(struct kt_ws *ws, const char *path,
 	if (!(e = calloc(1, sizeof(*e))))
 		return NULL;
 	e->path = kt_strmap_slot_key(&ws->map, v);
+	e->harness = harness_path(e->path);
 	e->used = ++ws->tick;
 	*v = e;
 	return e;
@@ -338,7 +341,7 @@ static int set_content(struct kt_ws *ws, struct kt_ws_ent *e,
 	e->unknown = 0;
 	e->stored = 0;
 	e->hashed = 0; /* hashed when first needed (the blob put hashes it) */
-	e->kernel = harness_path(e->path) && kernel_text(d, len);
+	e->kernel = e->harness && kernel_text(d, len);
 	return 0;
 }
 
@@ -633,7 +636,7 @@ int kt_ws_code_hash(kt_imp *imp, char hex[KT_HASH_HEX + 1])
 
 		/* a harness file is not the code measured unless it holds
 		 * a kernel; of unknown content it cannot be told: counted */
-		if (!e->unknown && !e->kernel && harness_path(c->path))
+		if (!e->unknown && !e->kernel && e->harness)
 			continue;
 		kt_buf_add(b, c->path, c->plen + 1);
 		if (e->unknown)
