@@ -223,15 +223,21 @@ struct ctx {
 	unsigned long long skipped;
 };
 
+/* Erase the progress line, when one is drawn, before other output. */
+static void progress_clear(struct ctx *x)
+{
+	if (x->progress_drawn) {
+		fputs("\r\033[K", stderr);
+		x->progress_drawn = 0;
+	}
+}
+
 static void on_run(const char *id, const char *name, const char *format,
 		   uint64_t events, uint64_t added, void *arg)
 {
 	struct ctx *x = arg;
 
-	if (x->progress_drawn) {
-		fputs("\r\033[K", stderr);
-		x->progress_drawn = 0;
-	}
+	progress_clear(x);
 	if (x->json) {
 		printf("{\"run\":\"%s\",\"name\":", id);
 		cli_json_str(stdout, name);
@@ -250,10 +256,7 @@ static void on_warn(const char *line, void *arg)
 {
 	struct ctx *x = arg;
 
-	if (x->progress_drawn) {
-		fputs("\r\033[K", stderr);
-		x->progress_drawn = 0;
-	}
+	progress_clear(x);
 	x->warned++;
 	/* a warning quotes the input (a field, a name): terminal-safe */
 	fprintf(stderr, "ktraj: %s: ", x->c->cmd);
@@ -265,10 +268,7 @@ static void on_skip(const char *path, void *arg)
 {
 	struct ctx *x = arg;
 
-	if (x->progress_drawn) {
-		fputs("\r\033[K", stderr);
-		x->progress_drawn = 0;
-	}
+	progress_clear(x);
 	x->skipped++;
 	/* stderr only: stdout under --json holds one object per run */
 	fprintf(stderr, "ktraj: %s: %s: skipped: not a recognized trajectory format\n",

@@ -378,6 +378,17 @@ static void none_why(char *buf, size_t n, size_t nlib, const size_t *nwhy,
 		 nwhy[KT_AN_SUG_NO_EVIDENCE] == 1 ? "s" : "");
 }
 
+/* Add what every `suggest --json` row carries (the stuck layer and
+ * workload, the unparsed outputs) to x and print it; an_emit's code. */
+static int sugg_emit(cJSON *x, int stuck, const char *wl, const kt_an_run *r)
+{
+	cJSON_AddStringToObject(x, "stuck_layer", kt_an_layer_name(stuck));
+	if (wl)
+		cJSON_AddStringToObject(x, "stuck_workload", wl);
+	an_unparsed_json(x, r);
+	return an_emit(stdout, x);
+}
+
 static int do_suggest(struct cli *c, int argc, char **argv)
 {
 	static const char *const keep[] = {"--library", "-n", NULL};
@@ -592,11 +603,7 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 						(double)nwhy[KT_AN_SUG_SAME_LAYER]);
 			cJSON_AddNumberToObject(rj, "no_evidence",
 						(double)nwhy[KT_AN_SUG_NO_EVIDENCE]);
-			cJSON_AddStringToObject(x, "stuck_layer", kt_an_layer_name(stuck));
-			if (last_wl)
-				cJSON_AddStringToObject(x, "stuck_workload", last_wl);
-			an_unparsed_json(x, r);
-			rc = an_emit(stdout, x);
+			rc = sugg_emit(x, stuck, last_wl, r);
 		}
 		for (size_t k = 0; k < nsg && k < top && !rc; k++) {
 			cJSON *x = cJSON_CreateObject();
@@ -608,11 +615,7 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 			cJSON_AddNumberToObject(x, "count", (double)sg[k].count);
 			cJSON_AddNumberToObject(x, "fit", an_r4(sg[k].fit));
 			cJSON_AddNumberToObject(x, "rank", an_r4(sg[k].rank));
-			cJSON_AddStringToObject(x, "stuck_layer", kt_an_layer_name(stuck));
-			if (last_wl)
-				cJSON_AddStringToObject(x, "stuck_workload", last_wl);
-			an_unparsed_json(x, r);
-			rc = an_emit(stdout, x);
+			rc = sugg_emit(x, stuck, last_wl, r);
 		}
 		goto out;
 	}

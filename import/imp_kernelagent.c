@@ -281,12 +281,20 @@ static struct round *round_get(struct trace *t, long n)
 	return &nr[t->nr++];
 }
 
+/* File kind k of round r (NULL: round_get ran out of memory) is at rel. */
+static int round_file(struct round *r, int k, const char *rel)
+{
+	if (!r || (!r->rel[k] && !(r->rel[k] = strdup(rel))))
+		return KT_ENOMEM;
+	r->present |= 1 << k;
+	return 0;
+}
+
 static int on_trace_file(const char *rel, void *arg)
 {
 	struct trace *t = arg;
 	size_t start;
 	long n = round_dir(rel, &start);
-	struct round *r;
 	int k;
 
 	/* only round_<N>/<file> directly below the trace folder */
@@ -301,29 +309,18 @@ static int on_trace_file(const char *rel, void *arg)
 		t->other = no;
 		return (no[t->nother++] = strdup(rel)) ? 0 : KT_ENOMEM;
 	}
-	if (!(r = round_get(t, n)))
-		return KT_ENOMEM;
-	if (!r->rel[k] && !(r->rel[k] = strdup(rel)))
-		return KT_ENOMEM;
-	r->present |= 1 << k;
-	return 0;
+	return round_file(round_get(t, n), k, rel);
 }
 
 /* Files of a round folder given as the root: rel is the bare name. */
 static int on_flat_file(const char *rel, void *arg)
 {
 	struct trace *t = arg;
-	struct round *r;
 	int k;
 
 	if (strchr(rel, '/') || (k = rfile_of(rel)) < 0)
 		return 0;
-	if (!(r = round_get(t, 0)))
-		return KT_ENOMEM;
-	if (!r->rel[k] && !(r->rel[k] = strdup(rel)))
-		return KT_ENOMEM;
-	r->present |= 1 << k;
-	return 0;
+	return round_file(round_get(t, 0), k, rel);
 }
 
 static int by_n(const void *a, const void *b)

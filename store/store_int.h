@@ -333,16 +333,6 @@ static inline uint16_t kt_rd16(const unsigned char *p)
 int kt_err(kt_store *s, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int kt_mdb_err(kt_store *s, int rc, const char *what);
-/* Drop the pages of env's map (a read-only shared map of its file) from
- * the process's resident memory (store_unfinished.c); they fault in again
- * from the page cache when read.  m remembers where the map lies between
- * calls (one per env).  Not while a caller holds a pointer into the map. */
-void kt_env_give_back(MDB_env *env, struct kt_envmap *m);
-/* Give s's map back when KT_MAP_FAULTS page faults came since it last was
- * (store_unfinished.c), for loops that read the map with no checkpoint
- * between two steps: the replay after map growth.  Not while a caller
- * holds a pointer into the map. */
-void kt_map_faulted(kt_store *s);
 /* mdb_env_set_mapsize(env, size), m forgotten: the one way the store and
  * the spill set a map's size, since LMDB maps anew there and m's address
  * would then name whatever is mapped at it next (`make lint` checks). */
@@ -389,6 +379,16 @@ int kt_runrec_tail(kt_store *s, const MDB_val *v, uint64_t *n,
 		   unsigned char head[KT_HASH_LEN]);
 
 /* ---- store_unfinished.c (FORMAT.md §6.11) ---- */
+/* Drop the pages of env's map (a read-only shared map of its file) from
+ * the process's resident memory; they fault in again from the page cache
+ * when read.  m remembers where the map lies between
+ * calls (one per env).  Not while a caller holds a pointer into the map. */
+void kt_env_give_back(MDB_env *env, struct kt_envmap *m);
+/* Give s's map back when KT_MAP_FAULTS page faults came since it last
+ * was, for loops that read the map with no checkpoint between two steps:
+ * the replay after map growth.  Not while a caller
+ * holds a pointer into the map. */
+void kt_map_faulted(kt_store *s);
 struct kt_ckrun {
 	unsigned char run[KT_RUN_BIN];
 	unsigned char *rec;    /* the run record while held out */

@@ -1,6 +1,7 @@
 /*
  * store_refs.c - the blob references of event payloads (FORMAT.md §3 "Blob
- * references"): which fields hold them, the check that each names a stored
+ * references"; which fields hold them is the event model's,
+ * store/event_model.c): the check that each names a stored
  * blob (kt_store_verify_blobrefs, in store_verify.c, walks every event with
  * it), and which event names a given blob.
  *

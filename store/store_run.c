@@ -202,7 +202,7 @@ int kt_run_get(kt_store *s, const char *id, kt_run_info *info)
 {
 	unsigned char bin[KT_RUN_BIN];
 	MDB_txn *txn;
-	MDB_val k = { KT_RUN_BIN, bin }, v;
+	MDB_val v;
 	int rc;
 
 	if (!s || !info)
@@ -211,12 +211,7 @@ int kt_run_get(kt_store *s, const char *id, kt_run_info *info)
 		return kt_run_bin(s, id, bin);
 	if ((rc = kt_run_begin(s, id, bin, &txn)) != 0)
 		return rc;
-	rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &k, &v);
-	if (rc == MDB_NOTFOUND)
-		rc = kt_err(s, KT_ENOTFOUND, "no run %s", id);
-	else if (rc)
-		rc = kt_mdb_err(s, rc, "run lookup");
-	else
+	if (!(rc = kt_run_rec(s, txn, bin, id, &v)))
 		rc = run_decode(s, txn, bin, &v, info);
 	kt_rd_end(s, txn);
 	return rc;
