@@ -94,6 +94,23 @@ bad_map() {
 	bad_map $'{"time_ms": "a",\n "time_ms": "b"}' '2: "time_ms": given twice'
 }
 
+@test "higher_is_better that contradicts the metric: refused at MAP:LINE, exit 2" {
+	bad_map $'{"time_ms": "ms",\n "higher_is_better": true}' \
+		'2: higher_is_better: true contradicts the metric "time"'
+	bad_map $'{"speedup": "sp",\n\n "higher_is_better": false}' \
+		'3: higher_is_better: false contradicts the metric "speedup"'
+	# a time_ms map states the time's own direction: accepted, kept
+	printf '{"time_ms": "res.ms", "higher_is_better": false}\n' >"$D/ok.map"
+	run "$KTRAJ" import --map "$D/ok.map" "$D/rounds.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" show rounds.jsonl 1 --json
+	[[ "$output" == *'"extra":{"higher_is_better":false}'* ]]
+	# a throughput (a constant metric) may be higher-is-better
+	printf '{"time_ms": "res.ms", "metric": {"const": "throughput"}, "higher_is_better": true}\n' >"$D/tp.map"
+	run "$KTRAJ" --store "$D/t.ktraj" import --map "$D/tp.map" "$D/rounds.jsonl"
+	[ "$status" -eq 0 ]
+}
+
 @test "bad records: one line each at FILE:LINE, the others kept; --strict stops" {
 	printf '{"ms": 1.5}\n{"ms": "fast"}\nnot json\n{"ms": 1.2}\n' >"$D/b.jsonl"
 	printf '{"time_ms": "ms"}\n' >"$D/b.map"
