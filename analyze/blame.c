@@ -371,7 +371,10 @@ static void measured_before(const kt_an_run *r, const kt_an_opts *o,
 	*a = *t = se->pt[p - 1].seq;
 	for (long k = (long)me - 1; k >= 0 && r->ev[k].seq > *a; k--) {
 		if (r->ev[k].kind != KT_KIND_BENCH ||
-		    (pa && r->ev[k].parent == pa))
+		    (pa && r->ev[k].parent == pa &&
+		     (r->ev[k].meas < 0 || r->ev[me].meas < 0 ||
+		      kt_an_one_command(r, &r->m[r->ev[k].meas],
+					&r->m[r->ev[me].meas]))))
 			continue;
 		if (!any++)
 			*t = r->ev[k].seq;

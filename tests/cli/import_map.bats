@@ -174,3 +174,22 @@ J
 	[[ "${lines[0]}" == *'"time_ms":1,'* && "${lines[2]}" == *'"time_ms":3,'* ]]
 	[ "$("$KTRAJ" show x 3 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["payload"]["round"])')" = 3 ]
 }
+
+@test "siblings of a tree search are separate candidates: a child's gain is over the best so far, not averaged with its sibling" {
+	# node 2 and node 3 both grow from node 1; node 2 (measured just
+	# before) is slower, node 3 is x2.45 faster than node 1
+	cat >"$D/tree.jsonl" <<'J'
+{"node": 1, "ms": 2.0}
+{"node": 2, "p": 1, "ms": 2.3}
+{"node": 3, "p": 1, "ms": 0.8163}
+J
+	printf '{"run": {"const": "tree"}, "step": "node", "parent": "p", "time_ms": "ms"}\n' >"$D/tree.map"
+	run "$KTRAJ" import --map "$D/tree.map" "$D/tree.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" blame speedup tree
+	[ "$status" -eq 0 ]
+	# on 84a34f2 the siblings were one measurement: "2 from 3", x1.460
+	[[ "$output" == *"measurements: 3 from 3 bench results"* ]]
+	[[ "$output" == *"JUMP 1  step 3 (seq 3) over the best so far, step 1 (seq 1)  speedup 1.000 -> 2.450  gain x2.450"* ]]
+	[ "$(grep -c '^JUMP' <<<"$output")" -eq 1 ]
+}
