@@ -193,3 +193,26 @@ J
 	[[ "$output" == *"JUMP 1  step 3 (seq 3) over the best so far, step 1 (seq 1)  speedup 1.000 -> 2.450  gain x2.450"* ]]
 	[ "$(grep -c '^JUMP' <<<"$output")" -eq 1 ]
 }
+
+@test "a person's idea in a round log (origin human) is a human message before its bench, and blame credits it for the jump it measured" {
+	cat >"$D/h.jsonl" <<'J'
+{"r": 1, "who": "agent", "idea": "naive tiling", "ms": 4.0}
+{"r": 2, "who": "agent", "idea": "unroll the inner loop", "ms": 3.95}
+{"r": 3, "who": "user", "idea": "why not use shared memory tiles for the A and B blocks?", "ms": 2.0}
+{"r": 4, "who": "agent", "idea": "shared memory tiles with padding", "ms": 1.98}
+{"r": 5, "who": "agent", "idea": "vectorized loads", "ms": 1.97}
+{"r": 6, "who": "user", "idea": "could tensor cores via wmma help here?", "ms": 0.8}
+J
+	printf '{"run": {"const": "h"}, "step": "r", "time_ms": "ms", "text": "idea", "origin": {"field": "who", "human": ["user"]}}\n' >"$D/h.map"
+	run "$KTRAJ" import --map "$D/h.map" "$D/h.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" log h --json
+	[[ "${lines[4]}" == *'"seq":5,"kind":"message","actor":"human"'*'"human":true,"text":"why not use shared memory'* ]]
+	[[ "${lines[5]}" == *'"seq":6,"kind":"bench"'*'"time_ms":2,'* ]]
+	run "$KTRAJ" blame speedup h
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^JUMP' <<<"$output")" -eq 2 ]
+	# on 84a34f2 both jumps went to "agent alone (no question fits)"
+	[[ "$output" != *"agent alone"* ]] || false
+	[[ "$output" == *"JUMP 1  step 3 (seq 6)"*"question #5 (human"*"uptake yes"*"JUMP 2  step 6 (seq 12)"*"question #11 (human"*"uptake yes"* ]]
+}
