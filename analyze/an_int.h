@@ -116,6 +116,17 @@ int kt_an_edits_fetch(kt_store *s, kt_an_run *r, const size_t *idx, size_t n);
 int kt_an_code_changed(const kt_an_run *r, uint64_t a, uint64_t b,
 		       const kt_an_meas *ma, const kt_an_meas *mb, int edits);
 
+/*
+ * Whether the bench results a and b are one measurement: printed by one
+ * command (the same nonzero event parent) and not declaring two different
+ * candidates.  Records of a round log (import --map) that share a parent
+ * are siblings of a tree search or beam, each its own candidate: one
+ * measurement of them would average a sibling's slow result into the
+ * child's gain (FORMAT.md section 11.1).
+ */
+int kt_an_one_command(const kt_an_run *r, const kt_an_meas *a,
+		      const kt_an_meas *b);
+
 /* ---- attribution (attrib.c) ------------------------------------------------ */
 
 /* The raw weight of candidate c (lag, overlap, uptake, layer_match and

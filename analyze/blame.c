@@ -371,7 +371,10 @@ static void measured_before(const kt_an_run *r, const kt_an_opts *o,
 	*a = *t = se->pt[p - 1].seq;
 	for (long k = (long)me - 1; k >= 0 && r->ev[k].seq > *a; k--) {
 		if (r->ev[k].kind != KT_KIND_BENCH ||
-		    (pa && r->ev[k].parent == pa))
+		    (pa && r->ev[k].parent == pa &&
+		     (r->ev[k].meas < 0 || r->ev[me].meas < 0 ||
+		      kt_an_one_command(r, &r->m[r->ev[k].meas],
+					&r->m[r->ev[me].meas]))))
 			continue;
 		if (!any++)
 			*t = r->ev[k].seq;
@@ -691,6 +694,14 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			if (take)
 				c->uptake = 0.5, acted = 1;
 		}
+		/* a round log's record of a person's idea (import --map
+		 * origin, FORMAT.md section 11.1) holds the idea and the bench
+		 * of the code that tried it: the measurement is the idea acted
+		 * on, by declaration, with nothing said or edited between */
+		if (c->ev + 1 < r->nev && r->ev[c->ev + 1].seq == land_seq &&
+		    r->ev[c->ev].human && r->ev[c->ev + 1].meas >= 0 &&
+		    !strcmp(r->m[r->ev[c->ev + 1].meas].source, "map"))
+			c->uptake = 1, acted = 1;
 		c->raw = kt_an_cand_raw(c, o, c->layer != KT_AN_L_NONE ||
 			(kt_an_text_flags(q->text, strlen(q->text)) &
 			 KT_AN_F_BOUND) || c->overlap >= 0.1 || acted);

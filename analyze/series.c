@@ -408,6 +408,17 @@ static int has_edits(const kt_an_run *r)
 	return 0;
 }
 
+int kt_an_one_command(const kt_an_run *r, const kt_an_meas *a,
+		      const kt_an_meas *b)
+{
+	uint64_t pa = r->ev[a->ev].parent;
+
+	if (!pa || r->ev[b->ev].parent != pa)
+		return 0;
+	return !*a->candidate || !*b->candidate ||
+	       !strcmp(a->candidate, b->candidate);
+}
+
 int kt_an_code_changed(const kt_an_run *r, uint64_t a, uint64_t b,
 		       const kt_an_meas *ma, const kt_an_meas *mb, int edits)
 {
@@ -706,13 +717,12 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		goto out;
 	for (i = 0; i < nmem;) {
 		const kt_an_meas *a = &r->m[mem[i]];
-		uint64_t pa = r->ev[a->ev].parent;
 
 		for (k = i + 1; k < nmem; k++) {
 			const kt_an_meas *b = &r->m[mem[k]];
 
 			if (a->sweep >= 0 ? b->sweep != a->sweep :
-			    (b->sweep >= 0 || !pa || r->ev[b->ev].parent != pa))
+			    (b->sweep >= 0 || !kt_an_one_command(r, a, b)))
 				break;
 		}
 		p0[np] = i;

@@ -88,6 +88,34 @@ static int bad(char *err, size_t cap, unsigned line, const char *fmt,
 	return KT_EPARSE;
 }
 
+/* A stated higher_is_better that contradicts the metric the bench gets
+ * (section 11.1: "time" when time_ms is mapped, else "speedup", unless
+ * `metric` is a constant) would turn every gain into a loss in blame and
+ * stalls: refuse it.  A metric read from a field is not known here. */
+static int hib_contradicts(const kt_map *m, const char *text, size_t len,
+			   char *err, size_t cap)
+{
+	const cJSON *mc = m->f[M_METRIC].cval;
+	const char *metric = NULL;
+
+	if (m->f[M_METRIC].path)
+		return 0;
+	if (mc)
+		metric = cJSON_IsString(mc) ? mc->valuestring : "";
+	else
+		metric = m->f[M_TIME].path || m->f[M_TIME].cval ? "time" :
+								 "speedup";
+	if (!strcmp(metric, "time") && m->hib == 1)
+		return bad(err, cap, line_of(text, len, "higher_is_better", 0),
+			   "%shigher_is_better: true contradicts the metric "
+			   "\"time\" (a time: lower is better)", "");
+	if (!strcmp(metric, "speedup") && m->hib == 0)
+		return bad(err, cap, line_of(text, len, "higher_is_better", 0),
+			   "%shigher_is_better: false contradicts the metric "
+			   "\"speedup\" (a speedup: higher is better)", "");
+	return 0;
+}
+
 int kt_map_parse(const char *text, size_t len, kt_map **out, char *err,
 		 size_t cap)
 {
@@ -188,6 +216,8 @@ int kt_map_parse(const char *text, size_t len, kt_map **out, char *err,
 	if (!rc && !any)
 		rc = bad(err, cap, 1, "%sthe map names neither time_ms nor "
 			 "speedup", "");
+	if (!rc && m->hib >= 0)
+		rc = hib_contradicts(m, text, len, err, cap);
 	cJSON_Delete(j);
 	if (rc) {
 		kt_map_free(m);

@@ -94,6 +94,23 @@ bad_map() {
 	bad_map $'{"time_ms": "a",\n "time_ms": "b"}' '2: "time_ms": given twice'
 }
 
+@test "higher_is_better that contradicts the metric: refused at MAP:LINE, exit 2" {
+	bad_map $'{"time_ms": "ms",\n "higher_is_better": true}' \
+		'2: higher_is_better: true contradicts the metric "time"'
+	bad_map $'{"speedup": "sp",\n\n "higher_is_better": false}' \
+		'3: higher_is_better: false contradicts the metric "speedup"'
+	# a time_ms map states the time's own direction: accepted, kept
+	printf '{"time_ms": "res.ms", "higher_is_better": false}\n' >"$D/ok.map"
+	run "$KTRAJ" import --map "$D/ok.map" "$D/rounds.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" show rounds.jsonl 1 --json
+	[[ "$output" == *'"extra":{"higher_is_better":false}'* ]]
+	# a throughput (a constant metric) may be higher-is-better
+	printf '{"time_ms": "res.ms", "metric": {"const": "throughput"}, "higher_is_better": true}\n' >"$D/tp.map"
+	run "$KTRAJ" --store "$D/t.ktraj" import --map "$D/tp.map" "$D/rounds.jsonl"
+	[ "$status" -eq 0 ]
+}
+
 @test "bad records: one line each at FILE:LINE, the others kept; --strict stops" {
 	printf '{"ms": 1.5}\n{"ms": "fast"}\nnot json\n{"ms": 1.2}\n' >"$D/b.jsonl"
 	printf '{"time_ms": "ms"}\n' >"$D/b.map"
@@ -156,4 +173,46 @@ J
 	run "$KTRAJ" log x --kind bench --json
 	[[ "${lines[0]}" == *'"time_ms":1,'* && "${lines[2]}" == *'"time_ms":3,'* ]]
 	[ "$("$KTRAJ" show x 3 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["payload"]["round"])')" = 3 ]
+}
+
+@test "siblings of a tree search are separate candidates: a child's gain is over the best so far, not averaged with its sibling" {
+	# node 2 and node 3 both grow from node 1; node 2 (measured just
+	# before) is slower, node 3 is x2.45 faster than node 1
+	cat >"$D/tree.jsonl" <<'J'
+{"node": 1, "ms": 2.0}
+{"node": 2, "p": 1, "ms": 2.3}
+{"node": 3, "p": 1, "ms": 0.8163}
+J
+	printf '{"run": {"const": "tree"}, "step": "node", "parent": "p", "time_ms": "ms"}\n' >"$D/tree.map"
+	run "$KTRAJ" import --map "$D/tree.map" "$D/tree.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" blame speedup tree
+	[ "$status" -eq 0 ]
+	# on 84a34f2 the siblings were one measurement: "2 from 3", x1.460
+	[[ "$output" == *"measurements: 3 from 3 bench results"* ]]
+	[[ "$output" == *"JUMP 1  step 3 (seq 3) over the best so far, step 1 (seq 1)  speedup 1.000 -> 2.450  gain x2.450"* ]]
+	[ "$(grep -c '^JUMP' <<<"$output")" -eq 1 ]
+}
+
+@test "a person's idea in a round log (origin human) is a human message before its bench, and blame credits it for the jump it measured" {
+	cat >"$D/h.jsonl" <<'J'
+{"r": 1, "who": "agent", "idea": "naive tiling", "ms": 4.0}
+{"r": 2, "who": "agent", "idea": "unroll the inner loop", "ms": 3.95}
+{"r": 3, "who": "user", "idea": "why not use shared memory tiles for the A and B blocks?", "ms": 2.0}
+{"r": 4, "who": "agent", "idea": "shared memory tiles with padding", "ms": 1.98}
+{"r": 5, "who": "agent", "idea": "vectorized loads", "ms": 1.97}
+{"r": 6, "who": "user", "idea": "could tensor cores via wmma help here?", "ms": 0.8}
+J
+	printf '{"run": {"const": "h"}, "step": "r", "time_ms": "ms", "text": "idea", "origin": {"field": "who", "human": ["user"]}}\n' >"$D/h.map"
+	run "$KTRAJ" import --map "$D/h.map" "$D/h.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" log h --json
+	[[ "${lines[4]}" == *'"seq":5,"kind":"message","actor":"human"'*'"human":true,"text":"why not use shared memory'* ]]
+	[[ "${lines[5]}" == *'"seq":6,"kind":"bench"'*'"time_ms":2,'* ]]
+	run "$KTRAJ" blame speedup h
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^JUMP' <<<"$output")" -eq 2 ]
+	# on 84a34f2 both jumps went to "agent alone (no question fits)"
+	[[ "$output" != *"agent alone"* ]] || false
+	[[ "$output" == *"JUMP 1  step 3 (seq 6)"*"question #5 (human"*"uptake yes"*"JUMP 2  step 6 (seq 12)"*"question #11 (human"*"uptake yes"* ]]
 }
