@@ -53,6 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "impx.h"
 
 #define FMT "kernelagent"
@@ -679,6 +680,42 @@ out:
 	return rc;
 }
 
+/* A round file that is not a regular file in a round folder on disk (a
+ * directory in its place) is never listed, so it would vanish without a
+ * word: say which one, and import the rest of the round.  Dangling links
+ * are warned about by the driver's discovery; archives hold no such
+ * entries, so only a folder root is looked at. */
+static void warn_unlisted(struct trace *t, const kt_file *f)
+{
+	struct stat st;
+
+	if (!f->root || stat(f->root, &st) || !S_ISDIR(st.st_mode))
+		return;
+	for (size_t i = 0; i < t->nr; i++) {
+		const char *any = NULL, *b;
+
+		for (int k = 0; k < F_N && !any; k++)
+			any = t->r[i].rel[k];
+		if (!any)
+			continue;
+		b = kt_impx_base(any);
+		for (int k = 0; k < F_N; k++) {
+			char *path = NULL;
+
+			if (t->r[i].rel[k] ||
+			    asprintf(&path, "%s/%.*s%s", f->root,
+				     (int)(b - any), any, rnames[k]) < 0)
+				continue;
+			if (!lstat(path, &st) && !S_ISREG(st.st_mode) &&
+			    !S_ISLNK(st.st_mode))
+				kt_imp_warn(t->imp, NULL, 0,
+					    "cannot read %.*s%s: not a file",
+					    (int)(b - any), any, rnames[k]);
+			free(path);
+		}
+	}
+}
+
 static int import_trace(kt_imp *imp, const kt_file *f)
 {
 	const char *rel = f->rel ? f->rel : "";
@@ -729,6 +766,8 @@ static int import_trace(kt_imp *imp, const kt_file *f)
 	}
 	if (t.nr > 1)
 		qsort(t.r, t.nr, sizeof(*t.r), by_n);
+	if (!single)
+		warn_unlisted(&t, f);
 	for (size_t i = 0; i < sizeof(seed_order) / sizeof(*seed_order) &&
 	     !sf; i++)
 		sf = open_rf(&t, &t.r[0], seed_order[i]);
