@@ -11,7 +11,10 @@
  *   cpp_extension  "Error building extension" (torch.utils.cpp_extension
  *                  load / load_inline), "ninja: build stopped";
  *   nvcc           "nvcc fatal", or ".cu(LINE): error" / ".cu:LINE:COL:
- *                  error" lines from a JIT build.
+ *                  error" lines from a JIT build;
+ *   ninja          a "FAILED: OBJ.o" line (cpp_extension's ninja build);
+ *   setuptools     "error: command 'g++' failed" (setup.py build_ext);
+ *   c++            ".cpp:LINE:COL: error" / ".cc:..." lines of g++/c++.
  * A traceback mentioning them is the program failing to build its kernel,
  * which is a failed compile (FORMAT.md section 2 "compile"), not a bench.
  */
@@ -37,13 +40,15 @@ static const char *find_n(const char *h, size_t n, const char *needle)
 	return NULL;
 }
 
-/* nvcc's "file.cu(12): error" or "file.cu:12:3: error" */
-static const char *nvcc_error(const char *o, size_t len)
+/* nvcc's "file.cu(12): error" or "file.cu:12:3: error", g++'s
+ * "file.cpp:12:3: error" (sfx ".cpp") */
+static const char *src_error(const char *o, size_t len, const char *sfx)
 {
 	const char *p = o, *e = o + len;
+	size_t sl = strlen(sfx);
 
-	while ((p = find_n(p, (size_t)(e - p), ".cu")) != NULL) {
-		const char *q = p + 3;
+	while ((p = find_n(p, (size_t)(e - p), sfx)) != NULL) {
+		const char *q = p + sl;
 
 		if (q < e && (*q == '(' || *q == ':')) {
 			const char *r = q + 1;
@@ -55,7 +60,28 @@ static const char *nvcc_error(const char *o, size_t len)
 			    !memcmp(r, " error", 6))
 				return p;
 		}
-		p += 3;
+		p += sl;
+	}
+	return NULL;
+}
+
+/* ninja's "FAILED: path/k.cuda.o" line: only with an object file, since
+ * a test harness may print "FAILED: ..." about a wrong result */
+static const char *ninja_failed(const char *o, size_t len)
+{
+	const char *p = o, *e = o + len;
+
+	while ((p = find_n(p, (size_t)(e - p), "FAILED: ")) != NULL) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+		const char *q;
+
+		if (!nl)
+			nl = e;
+		if ((p == o || p[-1] == '\n') &&
+		    (q = find_n(p, (size_t)(nl - p), ".o")) &&
+		    (q + 2 == nl || q[2] == ' '))
+			return p;
+		p += 8;
 	}
 	return NULL;
 }
@@ -72,6 +98,7 @@ const char *kt_out_build_error(const char *out, size_t len, size_t *at,
 		{ "Error building extension", "cpp_extension" },
 		{ "ninja: build stopped", "cpp_extension" },
 		{ "nvcc fatal", "nvcc" },
+		{ "error: command '", "setuptools" },
 		{ NULL, NULL } };
 	const char *p = NULL, *who = NULL, *end;
 	int i;
@@ -86,8 +113,20 @@ const char *kt_out_build_error(const char *out, size_t len, size_t *at,
 			who = m[i].who;
 		}
 	}
-	if (!p && (p = nvcc_error(out, len)))
-		who = "nvcc";
+	/* the build's own lines (ninja, compiler) come before the
+	 * extension's summary: the diagnostic starts at the first of them,
+	 * named by the summary when there is one */
+	for (i = 0; i < 4; i++) {
+		static const char *const sw[] = { "ninja", "nvcc", "c++", "c++" };
+		const char *q = i == 0 ? ninja_failed(out, len) :
+			src_error(out, len, i == 1 ? ".cu" : i == 2 ? ".cpp" : ".cc");
+
+		if (q && (!p || q < p)) {
+			if (!who)
+				who = sw[i];
+			p = q;
+		}
+	}
 	if (!p)
 		return NULL;
 	/* from the start of its line */

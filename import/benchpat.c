@@ -68,8 +68,10 @@ static const char *const time_words[] = { "time", "latency", "runtime",
 	"duration", "mean", "avg", "average", "median", "per iter", "per call",
 	"per run", "kernel", "elapsed", "p50", "min", "max", "best", "ms",
 	NULL };
+static const char *const min_w[] = { "min", NULL };
+static const char *const max_w[] = { "max", NULL };
 /* ... a reference time rather than the candidate's */
-static const char *const ref_words[] = { "ref", "baseline", "torch",
+static const char *const ref_words[] = { "ref", "reference", "baseline", "torch",
 	"pytorch", "eager", "naive", "original", "cublas", "cudnn", "before",
 	NULL };
 /* Lines never read: build steps, waits, token counts, test totals. */
@@ -380,9 +382,27 @@ static const struct unit *unit_at(const char *l, size_t n, size_t i,
 	return best;
 }
 
+/* Whether the label lab holds one of the words w as a token, not inside a
+ * kernel's name: a word starts after a non-letter, and a short one (up to
+ * 3 letters: "ms", "min", "max", "ref") also ends before one, so
+ * "rmsnorm" names no "ms" and "softmax" no "max", while "kernel_time",
+ * "mean_ms" and "reference" still name theirs. */
 static int word_in(const char *lab, const char *const *w)
 {
-	return any_word(lab, w);
+	int i;
+
+	for (i = 0; w[i]; i++) {
+		size_t k = strlen(w[i]);
+		const char *p = lab;
+
+		while ((p = strstr(p, w[i])) != NULL) {
+			if ((p == lab || !isalpha((unsigned char)p[-1])) &&
+			    (k > 3 || !isalpha((unsigned char)p[k])))
+				return 1;
+			p++;
+		}
+	}
+	return 0;
 }
 
 /* All values of one line. */
@@ -471,9 +491,9 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 			v[nv].v = x * u->scale;
 			v[nv].at = i;
 			v[nv].ref = u->kind == V_TIME && word_in(lab, ref_words);
-			v[nv].min = u->kind == V_TIME && (strstr(lab, "min") != NULL) &&
+			v[nv].min = u->kind == V_TIME && word_in(lab, min_w) &&
 				    !strstr(lab, "mean");
-			v[nv].max = u->kind == V_TIME && strstr(lab, "max") != NULL;
+			v[nv].max = u->kind == V_TIME && word_in(lab, max_w);
 			v[nv].slower = 0;
 			if (u->kind == V_SPEEDUP) {
 				char rest[40];

@@ -452,8 +452,10 @@ int kt_imp_bench_key_note(kt_imp *imp, const cJSON *b);
  * A failed build that a program's output reports, when the command was no
  * compiler: Triton's CompilationError, torch.compile (inductor, dynamo
  * backend) errors, torch.utils.cpp_extension / ninja build failures, and
- * nvcc errors printed by a JIT build.  Returns the compiler's name
- * ("triton", "torch.compile", "cpp_extension", "nvcc") and sets *at and
+ * nvcc errors printed by a JIT build, ninja "FAILED: X.o" lines,
+ * setuptools' "error: command 'g++' failed" and g++ "X.cpp:L:C: error"
+ * lines.  Returns the compiler's name ("triton", "torch.compile",
+ * "cpp_extension", "nvcc", "ninja", "setuptools", "c++") and sets *at and
  * *n to the diagnostic's first line and length (at most 8 KiB), or returns
  * NULL when the output reports none.
  */

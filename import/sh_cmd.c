@@ -253,6 +253,16 @@ int sh_build_kind(const struct scmd *c, size_t a)
 			if (sh_wis(&c->w[i], "--build"))
 				return CC_CMAKE;
 	}
+	/* `python setup.py build_ext` (and build, develop, install) builds a
+	 * Python/C++ extension with g++/nvcc: a compile, not a program run */
+	if (!strncmp(b, "python", 6) && a + 2 < c->nw &&
+	    !strcmp(kt_basename(c->w[a + 1].v), "setup.py"))
+		for (i = a + 2; i < c->nw; i++)
+			if (sh_wis(&c->w[i], "build_ext") ||
+			    sh_wis(&c->w[i], "build") ||
+			    sh_wis(&c->w[i], "develop") ||
+			    sh_wis(&c->w[i], "install"))
+				return has_help(c, a) ? CC_NONE : CC_SETUP;
 	return CC_NONE;
 }
 

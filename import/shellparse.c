@@ -743,7 +743,8 @@ static void add_compile(struct ctx *x, const struct scmd *c, size_t a,
 	cc->command = strndup(cmdtext + c->off, c->end - c->off);
 	cc->cwd = x->cwd && !x->cwd_lost ? strdup(x->cwd) : NULL;
 	cc->compiler = strdup(kind == CC_MAKE ? "make" : kind == CC_NINJA ? "ninja"
-			      : kind == CC_CMAKE ? "cmake" : kt_basename(c->w[a].v));
+			      : kind == CC_CMAKE ? "cmake" : kind == CC_SETUP ?
+			      "setup.py" : kt_basename(c->w[a].v));
 	cc->flags = calloc(c->nw, sizeof(char *));
 	cc->sources = calloc(c->nw, sizeof(char *));
 	if (!cc->command || !cc->compiler || !cc->flags || !cc->sources) {
@@ -1414,6 +1415,10 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 			else if (ci[k].kind == CC_NINJA &&
 				 sh_out_has(cc->diag, "ninja: build stopped"))
 				cc->exit_code = 1;
+			else if (ci[k].kind == CC_SETUP && output &&
+				 kt_out_build_error(output, strlen(output),
+						    &(size_t){0}, &(size_t){0}))
+				cc->exit_code = 1;      /* setuptools */
 			else if (ci[k].kind == CC_COMPILER && err)
 				cc->exit_code = 1;      /* gcc/clang/nvcc */
 			continue;

@@ -619,6 +619,18 @@ static void t_table_correct_unparsed(void **st)
 	none("1 2 3\n4 5 6\n");
 }
 
+/* Label words are tokens, not substrings of a kernel's name: "rmsnorm"
+ * names no "ms" (a bare "s" needs a time word), "softmax" no "max" (a
+ * max is no candidate time), "prefill" no "ref". */
+static void t_label_tokens(void **state)
+{
+	(void)state;
+	none("rmsnorm: 2.5 s\n");
+	one_time("rmsnorm time: 2.5 s\n", 2500);
+	one_time("softmax: 2.5 us\n", 2.5e-3);
+	one_time("max_ms: 3.0 ms\nprefill: 1.5 ms\n", 1.5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -635,6 +647,7 @@ int main(void)
 		cmocka_unit_test(t_graded_key),
 		cmocka_unit_test(t_autotune_dedupe),
 		cmocka_unit_test(t_table_correct_unparsed),
+		cmocka_unit_test(t_label_tokens),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -792,6 +792,25 @@ static void t_bench_source(void **st)
 		"identifier \"foo\" is undefined\n", 55, &at, &n), "nvcc");
 	assert_null(kt_out_build_error("time: 1.2 ms\nall correct\n", 25, &at,
 				       &n));
+	/* g++ and ninja lines of an extension build; the diagnostic starts at
+	 * the build's first line, named by the extension summary */
+	{
+		static const char ext[] = "x\nFAILED: k.cuda.o\n"
+			"k.cu(4): error: bad\nRuntimeError: Error building "
+			"extension 'k'\n";
+
+		assert_string_equal(kt_out_build_error(ext, strlen(ext), &at,
+						       &n), "cpp_extension");
+		assert_int_equal(at, 2);
+	}
+	assert_string_equal(kt_out_build_error("k.cpp:3:1: error: x\n", 20,
+					       &at, &n), "c++");
+	assert_string_equal(kt_out_build_error("error: command '/usr/bin/g++' "
+		"failed with exit code 1\n", 53, &at, &n), "setuptools");
+	assert_string_equal(kt_out_build_error("FAILED: a/k.o \n", 15, &at,
+					       &n), "ninja");
+	assert_null(kt_out_build_error("FAILED: max abs diff 0.25\n", 26, &at,
+				       &n));
 }
 
 int main(void)
