@@ -786,7 +786,10 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		for (i = 0; i < nmem; i++) {
 			const kt_an_meas *m = &r->m[mem[i]];
 
-			if (m->min_ms > 0 && m->max_ms >= m->min_ms)
+			/* min = max is one iteration (or a rounded report):
+			 * no spread information, not zero spread, which
+			 * would pull the median to the floor */
+			if (m->min_ms > 0 && m->max_ms > m->min_ms)
 				tmp[nd++] = log(m->max_ms / m->min_ms) / 4.0;
 		}
 		if (nd >= 1 && nd * 2 >= nmem) {

@@ -220,6 +220,20 @@ static void t_noise(void **st)
 	assert_true(fabs(se.sigma - log(11.0 / 9.0) / 4) < 1e-9);
 	kt_an_series_free(&se);
 	fx_close(&f);
+	/* a single iteration (min = max, n = 1) tells no spread: it is not
+	 * a zero that halves the median (issue 15) */
+	fx_open(&f);
+	fx_bench(&f, fx_call(&f), 10, "\"min_ms\":10.0,\"max_ms\":10.0,\"n\":1");
+	fx_bench(&f, fx_call(&f), 10, "\"min_ms\":10.0,\"max_ms\":10.0");
+	fx_bench(&f, fx_call(&f), 10, "\"min_ms\":9.0,\"max_ms\":11.0,\"n\":100");
+	fx_bench(&f, fx_call(&f), 10, "\"min_ms\":9.0,\"max_ms\":11.0,\"n\":100");
+	fx_load(&f);
+	assert_int_equal(kt_an_series_build(f.r, &o, &se), KT_OK);
+	assert_int_equal(se.noise_kind, KT_AN_NOISE_SPREAD);
+	assert_int_equal(se.noise_n, 2);
+	assert_true(fabs(se.sigma - log(11.0 / 9.0) / 4) < 1e-9);
+	kt_an_series_free(&se);
+	fx_close(&f);
 }
 
 /* Noise from nu degrees of freedom of repeats is the pooled SD over
