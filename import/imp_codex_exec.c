@@ -271,7 +271,8 @@ static int on_item(cxe *x, const cJSON *rec, const char *ev,
 			/* an id-less item: its call was the last one */
 			char b[32];
 
-			snprintf(b, sizeof(b), "call-%u", x->calls.anon);
+			snprintf(b, sizeof(b), "call-%llu",
+				 (unsigned long long)x->calls.anon);
 			call = kt_impx_call_seq(&x->calls, b);
 			rc = kt_impx_result(x->imp, &x->calls, b,
 					    res ? res : out, ok, code, NULL,

@@ -9,29 +9,13 @@
 
 #include "impconv.h"
 
-typedef struct conv_call {
-	uint64_t seq;
-	char *tool;
-	cJSON *args;
-} conv_call;
-
-static void call_free(void *p)
-{
-	conv_call *c = p;
-
-	if (!c)
-		return;
-	free(c->tool);
-	cJSON_Delete(c->args);
-	free(c);
-}
-
 int kt_conv_init(kt_conv *cv, kt_imp *imp, const kt_file *f, const char *cwd)
 {
 	memset(cv, 0, sizeof(*cv));
 	cv->imp = imp;
 	cv->f = f;
 	cv->ec = -1;
+	cv->calls.f = f;
 	if (cwd && *cwd && !(cv->cwd = strdup(cwd)))
 		return KT_ENOMEM;
 	return 0;
@@ -39,7 +23,7 @@ int kt_conv_init(kt_conv *cv, kt_imp *imp, const kt_file *f, const char *cwd)
 
 void kt_conv_free(kt_conv *cv)
 {
-	kt_strmap_free(&cv->calls, call_free);
+	kt_impx_calls_free(&cv->calls);
 	free(cv->cwd);
 	cv->cwd = NULL;
 }
@@ -95,55 +79,34 @@ int kt_conv_msg(kt_conv *cv, const char *role, int human, const char *text,
 	return rc;
 }
 
+/* kt_impx_at of a span (NULL: unknown) */
+static kt_impx_at at_of(const kt_impx_span *sp)
+{
+	kt_impx_at at = { 0, 0, 0 };
+
+	if (sp) {
+		at.line = sp->line;
+		at.off = sp->off;
+		at.len = sp->len;
+	}
+	return at;
+}
+
 int kt_conv_call(kt_conv *cv, const char *id, const char *tool,
 		 const cJSON *args, cJSON *extra, uint64_t parent, int64_t ts,
 		 const kt_impx_span *sp, uint64_t *seq)
 {
-	conv_call *c = calloc(1, sizeof(*c));
-	cJSON *pl = cJSON_CreateObject();
-	char idb[48];
-	void **slot;
-	int rc;
+	kt_impx_at at = at_of(sp);
 
-	if (!c || !pl || !(c->tool = strdup(tool && *tool ? tool : "unknown")) ||
-	    !(c->args = kt_impx_args(args))) {
-		call_free(c);
-		cJSON_Delete(pl);
-		cJSON_Delete(extra);
-		return KT_ENOMEM;
-	}
-	if (!id) {
-		snprintf(idb, sizeof(idb), "call-%llu",
-			 (unsigned long long)++cv->nanon);
-		id = idb;
-	}
-	cJSON_AddStringToObject(pl, "tool", c->tool);
-	cJSON_AddStringToObject(pl, "call_id", id);
-	cJSON_AddItemToObject(pl, "args", cJSON_Duplicate(c->args, 1));
-	if (extra)
-		cJSON_AddItemToObject(pl, "extra", extra);
-	rc = emit(cv, KT_KIND_TOOL_CALL, parent ? parent : cv->last_assistant,
-		  ts, "agent", pl, sp, &c->seq);
-	if (rc) {
-		call_free(c);
-		return rc;
-	}
-	if (!(slot = kt_strmap_slot(&cv->calls, id, 1))) {
-		call_free(c);
-		return KT_ENOMEM;
-	}
-	call_free(*slot); /* an id given twice: the later call wins */
-	*slot = c;
-	if (seq)
-		*seq = c->seq;
-	return 0;
+	return kt_impx_call_id(cv->imp, &cv->calls, id,
+			       tool && *tool ? tool : NULL, args,
+			       parent ? parent : cv->last_assistant, ts,
+			       "agent", extra, &at, seq);
 }
 
 uint64_t kt_conv_call_seq(const kt_conv *cv, const char *id)
 {
-	const conv_call *c = kt_strmap_get(&cv->calls, id);
-
-	return c ? c->seq : 0;
+	return kt_impx_call_seq(&cv->calls, id);
 }
 
 int kt_conv_result(kt_conv *cv, const char *id, const char *out, int ok,
@@ -152,20 +115,26 @@ int kt_conv_result(kt_conv *cv, const char *id, const char *out, int ok,
 	return kt_conv_result_ec(cv, id, out, ok, -2, extra, ts, sp);
 }
 
+/* kt_impx_effects_fn over cv->effects */
+static int conv_effects(void *arg, const char *tool, const cJSON *args,
+			uint64_t call, uint64_t res, const char *out, int ok,
+			int64_t ts)
+{
+	kt_conv *cv = arg;
+
+	return cv->effects(cv, tool, args, call, res, out, ok, ts);
+}
+
 int kt_conv_result_ec(kt_conv *cv, const char *id, const char *out, int ok,
 		      int ec, cJSON *extra, int64_t ts, const kt_impx_span *sp)
 {
-	conv_call *c = id ? kt_strmap_get(&cv->calls, id) : NULL;
+	kt_impx_at at = at_of(sp);
 
 	if (ec == -2)
 		ec = out ? kt_impx_exit_code(out) : -1;
-	uint64_t rseq = 0;
-	cJSON *pl;
-	int rc;
-
 	if (!out)
 		out = "";
-	if (!c) {
+	if (!kt_impx_call_tool(&cv->calls, id, NULL)) {
 		cJSON *more = NULL;
 
 		kt_imp_warn(cv->imp, cv->f, sp ? sp->line : 0,
@@ -180,30 +149,9 @@ int kt_conv_result_ec(kt_conv *cv, const char *id, const char *out, int ok,
 	}
 	if (ok < 0)
 		ok = ec <= 0;
-	if (!(pl = cJSON_CreateObject())) {
-		cJSON_Delete(extra);
-		return KT_ENOMEM;
-	}
-	cJSON_AddStringToObject(pl, "call_id", id);
-	cJSON_AddBoolToObject(pl, "ok", ok);
-	if ((rc = kt_impx_set_output(cv->imp, pl, out))) {
-		cJSON_Delete(pl);
-		cJSON_Delete(extra);
-		return rc;
-	}
-	if (ec >= 0)
-		cJSON_AddNumberToObject(pl, "exit_code", ec);
-	if (extra)
-		cJSON_AddItemToObject(pl, "extra", extra);
-	if ((rc = emit(cv, KT_KIND_TOOL_RESULT, c->seq, ts, "tool", pl, sp,
-		       &rseq)))
-		return rc;
-	rc = cv->effects ? cv->effects(cv, c->tool, c->args, c->seq, rseq, out,
-				       ok, ts) : 0;
-	if (rc == 0)
-		rc = kt_impx_tool_effects(cv->imp, c->tool, c->args, cv->cwd,
-					  c->seq, rseq, out, ec, ok, ts);
-	return rc < 0 ? rc : 0;
+	return kt_impx_result_fx(cv->imp, &cv->calls, id, out, ok, ec,
+				 cv->cwd, ts, extra, &at,
+				 cv->effects ? conv_effects : NULL, cv, NULL);
 }
 
 /* ---- SEARCH/REPLACE blocks ----------------------------------------------- */

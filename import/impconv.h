@@ -31,11 +31,11 @@ typedef int (*kt_conv_effects_fn)(struct kt_conv *cv, const char *tool,
 typedef struct kt_conv {
 	kt_imp *imp;
 	const kt_file *f;       /* the file being imported */
-	kt_strmap calls;        /* call id -> its seq, tool and args */
+	kt_impx_calls calls;    /* call id -> its seq, tool and args; its
+				   anon counts the calls given no id */
 	char *cwd;              /* the session's directory, NULL unknown */
 	kt_conv_effects_fn effects; /* NULL: kt_impx_tool_effects only */
 	uint64_t last_assistant;/* seq of the last assistant message, 0 none */
-	uint64_t nanon;         /* calls given no id so far */
 	int ec;                 /* for effects: the exit code of the result
 				   being handled, -1 unknown (a format sets
 				   it when it knows one) */

@@ -337,29 +337,41 @@ int kt_imp_json_bad(kt_imp *imp, const kt_file *f, uint64_t line,
 
 /* ---- agent logs that link tool results by call id (impx_calls.c) -----
  * Gemini CLI, Copilot CLI, codex exec, Pi and Amp write a tool call and,
- * later, its result naming the call's id.  kt_impx_calls remembers each
- * call (seq, tool, args) so the result becomes its tool_result and then
- * goes through kt_impx_tool_effects (edits, compile, bench) like every
- * other importer's. */
+ * later, its result naming the call's id; so do the chat-shaped formats of
+ * impconv.h, which pair through these same calls.  kt_impx_calls
+ * remembers each call (seq, tool, args) so the result becomes its
+ * tool_result and then goes through kt_impx_tool_effects (edits, compile,
+ * bench) like every other importer's. */
 typedef struct kt_impx_at {      /* where a record lies (provenance) */
 	uint64_t line, off, len;
 } kt_impx_at;
 typedef struct kt_impx_calls {
 	kt_strmap m;             /* call id -> its call */
-	unsigned anon;           /* calls without an id so far */
+	uint64_t anon;           /* calls without an id so far */
+	const kt_file *f;        /* the file the records lie in, for their
+				    provenance; NULL (a zeroed table): the
+				    file being imported */
 } kt_impx_calls;
 
 /*
- * Emit a tool_call {tool, call_id, args (a copy; {} when NULL), extra
- * (consumed, may be NULL)} with parent `parent` and remember it under
- * `id` (a call without an id gets "call-N").  A second call under one id
- * replaces the first for the results that follow.  *seq (may be NULL)
- * gets its seq.  Returns 0 or KT_E*.
+ * Emit a tool_call {tool, call_id, args (a copy; {} when NULL; a string
+ * holding JSON is decoded: kt_impx_args), extra (consumed, may be NULL)}
+ * with parent `parent` and remember it under `id` (a call without an id,
+ * NULL or "", gets "call-N", N counting such calls of c from 1; a NULL
+ * tool is "unknown").  A second call under one id replaces the first for
+ * the results that follow.  actor NULL is "agent".  *seq (may be NULL)
+ * gets its seq.  Returns 0 or KT_E* (KT_ENOMEM; what emitting returns).
  */
 int kt_impx_call(kt_imp *imp, kt_impx_calls *c, const char *id,
 		 const char *tool, const cJSON *args, uint64_t parent,
 		 int64_t ts, const char *actor, cJSON *extra,
 		 const kt_impx_at *at, uint64_t *seq);
+/* kt_impx_call, but only a NULL id is given "call-N": "" is an id like
+ * any other (impconv.h's kt_conv_call). */
+int kt_impx_call_id(kt_imp *imp, kt_impx_calls *c, const char *id,
+		    const char *tool, const cJSON *args, uint64_t parent,
+		    int64_t ts, const char *actor, cJSON *extra,
+		    const kt_impx_at *at, uint64_t *seq);
 
 /*
  * The result of call `id`: a tool_result {call_id, ok, output
@@ -373,6 +385,31 @@ int kt_impx_result(kt_imp *imp, kt_impx_calls *c, const char *id,
 		   const char *output, int ok, int exit_code, const char *cwd,
 		   int64_t ts, cJSON *extra, const kt_impx_at *at,
 		   uint64_t *seq);
+
+/*
+ * A format's own effects of a paired call, run after its tool_result is
+ * emitted (arg: what the format gave kt_impx_result_fx; tool and args: the
+ * call's as stored; call, res: the two seqs; out: the output text):
+ * returns 1 when it handled the call, 0 to fall back to
+ * kt_impx_tool_effects, or a negative KT_E* code.
+ */
+typedef int (*kt_impx_effects_fn)(void *arg, const char *tool,
+				  const cJSON *args, uint64_t call,
+				  uint64_t res, const char *out, int ok,
+				  int64_t ts);
+/* kt_impx_result with a format's own effects fx(arg, ...) tried first
+ * (fx NULL: kt_impx_result). */
+int kt_impx_result_fx(kt_imp *imp, kt_impx_calls *c, const char *id,
+		      const char *output, int ok, int exit_code,
+		      const char *cwd, int64_t ts, cJSON *extra,
+		      const kt_impx_at *at, kt_impx_effects_fn fx, void *arg,
+		      uint64_t *seq);
+
+/* The tool and stored args of call `id` (NULL when the call is unknown;
+ * both owned by c, valid until the next call under that id or
+ * kt_impx_calls_free). */
+const char *kt_impx_call_tool(const kt_impx_calls *c, const char *id,
+			      const cJSON **args);
 
 /* Whether call `id` is known (its seq, 0 when not). */
 uint64_t kt_impx_call_seq(const kt_impx_calls *c, const char *id);

@@ -1,7 +1,8 @@
 /*
  * impx_calls.c - tool calls linked to their results by a call id, and
  * JSONL files read whole before their records are used (impx.h): what the
- * Gemini CLI, Copilot CLI, codex exec, Pi and Amp importers share.
+ * Gemini CLI, Copilot CLI, codex exec, Pi and Amp importers share, and
+ * the pairing under impconv.h's chat-shaped formats.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,10 +27,12 @@ static void icall_free(void *p)
 	free(c);
 }
 
-int kt_impx_call(kt_imp *imp, kt_impx_calls *c, const char *id,
-		 const char *tool, const cJSON *args, uint64_t parent,
-		 int64_t ts, const char *actor, cJSON *extra,
-		 const kt_impx_at *at, uint64_t *seq)
+/* The one pairing both kinds of caller go through: id NULL gets
+ * "call-N"; the emitted tool_call lies in c->f. */
+static int call_emit(kt_imp *imp, kt_impx_calls *c, const char *id,
+		     const char *tool, const cJSON *args, uint64_t parent,
+		     int64_t ts, const char *actor, cJSON *extra,
+		     const kt_impx_at *at, uint64_t *seq)
 {
 	char idb[32];
 	icall *k = calloc(1, sizeof(*k));
@@ -37,15 +40,15 @@ int kt_impx_call(kt_imp *imp, kt_impx_calls *c, const char *id,
 	void **slot;
 	int rc;
 
-	if (!id || !*id) {
-		snprintf(idb, sizeof(idb), "call-%u", ++c->anon);
+	if (!id) {
+		snprintf(idb, sizeof(idb), "call-%llu",
+			 (unsigned long long)++c->anon);
 		id = idb;
 	}
 	if (!tool)
 		tool = "unknown";
 	if (!k || !pl || !(k->tool = strdup(tool)) ||
-	    !(k->args = cJSON_IsObject(args) ? cJSON_Duplicate(args, 1)
-					     : kt_impx_args(args))) {
+	    !(k->args = kt_impx_args(args))) {
 		icall_free(k);
 		cJSON_Delete(pl);
 		cJSON_Delete(extra);
@@ -56,7 +59,7 @@ int kt_impx_call(kt_imp *imp, kt_impx_calls *c, const char *id,
 	cJSON_AddItemToObject(pl, "args", cJSON_Duplicate(k->args, 1));
 	if (extra)
 		cJSON_AddItemToObject(pl, "extra", extra);
-	rc = kt_impx_emit_valid(imp, NULL, KT_KIND_TOOL_CALL, parent, ts,
+	rc = kt_impx_emit_valid(imp, c->f, KT_KIND_TOOL_CALL, parent, ts,
 				actor ? actor : "agent", pl, at ? at->line : 0,
 				at ? at->off : 0, at ? at->len : 0, &k->seq);
 	if (rc) {
@@ -74,6 +77,24 @@ int kt_impx_call(kt_imp *imp, kt_impx_calls *c, const char *id,
 	return 0;
 }
 
+int kt_impx_call(kt_imp *imp, kt_impx_calls *c, const char *id,
+		 const char *tool, const cJSON *args, uint64_t parent,
+		 int64_t ts, const char *actor, cJSON *extra,
+		 const kt_impx_at *at, uint64_t *seq)
+{
+	return call_emit(imp, c, id && *id ? id : NULL, tool, args, parent,
+			 ts, actor, extra, at, seq);
+}
+
+int kt_impx_call_id(kt_imp *imp, kt_impx_calls *c, const char *id,
+		    const char *tool, const cJSON *args, uint64_t parent,
+		    int64_t ts, const char *actor, cJSON *extra,
+		    const kt_impx_at *at, uint64_t *seq)
+{
+	return call_emit(imp, c, id, tool, args, parent, ts, actor, extra, at,
+			 seq);
+}
+
 uint64_t kt_impx_call_seq(const kt_impx_calls *c, const char *id)
 {
 	const icall *k = id ? kt_strmap_get(&c->m, id) : NULL;
@@ -81,10 +102,30 @@ uint64_t kt_impx_call_seq(const kt_impx_calls *c, const char *id)
 	return k ? k->seq : 0;
 }
 
+const char *kt_impx_call_tool(const kt_impx_calls *c, const char *id,
+			      const cJSON **args)
+{
+	const icall *k = id ? kt_strmap_get(&c->m, id) : NULL;
+
+	if (args)
+		*args = k ? k->args : NULL;
+	return k ? k->tool : NULL;
+}
+
 int kt_impx_result(kt_imp *imp, kt_impx_calls *c, const char *id,
 		   const char *output, int ok, int exit_code, const char *cwd,
 		   int64_t ts, cJSON *extra, const kt_impx_at *at,
 		   uint64_t *seq)
+{
+	return kt_impx_result_fx(imp, c, id, output, ok, exit_code, cwd, ts,
+				 extra, at, NULL, NULL, seq);
+}
+
+int kt_impx_result_fx(kt_imp *imp, kt_impx_calls *c, const char *id,
+		      const char *output, int ok, int exit_code,
+		      const char *cwd, int64_t ts, cJSON *extra,
+		      const kt_impx_at *at, kt_impx_effects_fn fx, void *arg,
+		      uint64_t *seq)
 {
 	icall *k = id ? kt_strmap_get(&c->m, id) : NULL;
 	cJSON *pl = cJSON_CreateObject();
@@ -113,7 +154,7 @@ int kt_impx_result(kt_imp *imp, kt_impx_calls *c, const char *id,
 	}
 	if (extra)
 		cJSON_AddItemToObject(pl, "extra", extra);
-	rc = kt_impx_emit_valid(imp, NULL, KT_KIND_TOOL_RESULT,
+	rc = kt_impx_emit_valid(imp, c->f, KT_KIND_TOOL_RESULT,
 				k ? k->seq : 0, ts, "tool", pl,
 				at ? at->line : 0, at ? at->off : 0,
 				at ? at->len : 0, &rseq);
@@ -121,8 +162,10 @@ int kt_impx_result(kt_imp *imp, kt_impx_calls *c, const char *id,
 		*seq = rseq;
 	if (rc || !k)
 		return rc;
-	rc = kt_impx_tool_effects(imp, k->tool, k->args, cwd, k->seq, rseq,
-				  output, exit_code, ok, ts);
+	rc = fx ? fx(arg, k->tool, k->args, k->seq, rseq, output, ok, ts) : 0;
+	if (rc == 0)
+		rc = kt_impx_tool_effects(imp, k->tool, k->args, cwd, k->seq,
+					  rseq, output, exit_code, ok, ts);
 	return rc < 0 ? rc : 0;
 }
 
