@@ -41,37 +41,17 @@
 #define DETECT_WINDOW 16384
 #define MAX_SUB_DEPTH 4
 
-typedef struct acall {
-	uint64_t seq;
-	char *tool;
-	cJSON *args;       /* borrowed from the document */
-	int64_t ts;
-	int has_result;
-	char *actor;
-} acall;
-
 typedef struct atx {
 	kt_imp *imp;
 	const kt_file *top;
-	kt_strmap calls;   /* call id -> acall (whole run, sub-agents too) */
+	kt_impx_calls calls; /* call id -> its call (whole run, sub-agents
+				too); answered: it has a result */
 	kt_strmap held;    /* call id -> const cJSON *step (result first) */
 	kt_strmap visited; /* rel of files imported into this run */
 	kt_strmap later;   /* call id -> 1: calls that some step holds */
 	const char *task_baseline; /* the baseline the task prompt names */
 	int64_t last_ts;   /* of the latest step: the verdict's time */
 } atx;
-
-static void acall_free(void *p)
-{
-	acall *c = p;
-
-	if (c) {
-		free(c->tool);
-		free(c->actor);
-		cJSON_Delete(c->args);
-		free(c);
-	}
-}
 
 /* ---- detection ------------------------------------------------------------ */
 static int atif_detect(const kt_file *f)
@@ -200,7 +180,7 @@ static int emit_result(atx *x, const kt_file *f, const char *cid,
 		       cJSON *images, int64_t ts, const char *actor,
 		       const kt_impx_span *sp)
 {
-	acall *c = cid ? kt_strmap_get(&x->calls, cid) : NULL;
+	kt_impx_call_rec *c = kt_impx_calls_get(&x->calls, cid);
 	cJSON *pl = cJSON_CreateObject();
 	uint64_t rseq = 0;
 	int ec = kt_impx_exit_code(content), rc;
@@ -233,7 +213,7 @@ static int emit_result(atx *x, const kt_file *f, const char *cid,
 			sp->off, sp->len, &rseq);
 	if (rc || !c)
 		return rc;
-	c->has_result = 1;
+	c->answered = 1;
 	rc = kt_impx_tool_effects(x->imp, c->tool, c->args, NULL, c->seq, rseq,
 				content, ec, ok, ts);
 	return rc < 0 ? rc : 0;
@@ -505,7 +485,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 			const char *cid = result_step_id(step, idb, sizeof(idb));
 
 			if (cid && kt_strmap_get(&x->later, cid) &&
-			    !kt_strmap_get(&x->calls, cid)) {
+			    !kt_impx_calls_get(&x->calls, cid)) {
 				/* its call comes later: hold it */
 				if ((rc = kt_strmap_put(&x->held, cid,
 							(void *)step)))
@@ -617,18 +597,18 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 			const char *fn = kt_impx_str2(tc, "function_name", "name");
 			const cJSON *a = cJSON_GetObjectItem(tc, "arguments");
 			cJSON *pl = cJSON_CreateObject(), *args = kt_impx_args(a);
-			acall *c = calloc(1, sizeof(*c));
+			cJSON *kept;
+			uint64_t cseq = 0;
 			char idb[64];
 			const cJSON *held;
 
-			if (!pl || !args || !c) {
+			if (!pl || !args) {
 				cJSON_Delete(pl);
 				cJSON_Delete(args);
-				free(c);
 				rc = KT_ENOMEM;
 				goto next;
 			}
-			if (!id || kt_strmap_get(&x->calls, id)) {
+			if (!id || kt_impx_calls_get(&x->calls, id)) {
 				snprintf(idb, sizeof(idb), "%s#%llu.%zu",
 					 id ? id : "call",
 					 (unsigned long long)line, k);
@@ -642,25 +622,18 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 			if (sub)
 				cJSON_AddStringToObject(pl, "subagent",
 							actor + 6);
-			c->tool = strdup(fn);
-			c->args = cJSON_Duplicate(args, 1);
-			c->ts = ts;
-			c->actor = strdup(actor);
+			kept = cJSON_Duplicate(args, 1);
 			if ((rc = kt_impx_emit_valid(x->imp, f == x->top ? NULL : f,
 					     KT_KIND_TOOL_CALL, mseq, ts, actor,
 					     pl, sp->line, sp->off, sp->len,
-					     &c->seq))) {
-				acall_free(c);
+					     &cseq))) {
+				cJSON_Delete(kept);
 				goto next;
 			}
-			{
-				acall *old = kt_strmap_get(&x->calls, id);
-
-				if ((rc = kt_strmap_put(&x->calls, id, c))) {
-					acall_free(c);
-					goto next;
-				}
-				acall_free(old);
+			if (!kt_impx_calls_put(&x->calls, id, cseq, fn, kept,
+					       NULL)) {
+				rc = KT_ENOMEM;
+				goto next;
 			}
 			/* the map owns a copy of the key: point at it */
 			if (!(ids[k++] = strdup(id))) {
@@ -710,10 +683,12 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 					if (nres == 1 && ncalls > 0)
 						cid = ids[ncalls - 1];
 					for (q = 0; !cid && q < ncalls; q++) {
-						acall *ac = kt_strmap_get(
-							&x->calls, ids[q]);
+						const kt_impx_call_rec *ac =
+							kt_impx_calls_get(
+								&x->calls,
+								ids[q]);
 
-						if (ac && !ac->has_result)
+						if (ac && !ac->answered)
 							cid = ids[q];
 					}
 					paired++;
@@ -748,10 +723,10 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 		 * assumed (ATIF results are optional) only for steps that
 		 * record no observation at all */
 		for (k = 0; !rc && k < ncalls; k++) {
-			acall *c = ids[k] ? kt_strmap_get(&x->calls, ids[k]) :
-					    NULL;
+			const kt_impx_call_rec *c = kt_impx_calls_get(
+				&x->calls, ids[k]);
 
-			if (c && !c->has_result && !ob && c->args) {
+			if (c && !c->answered && !ob && c->args) {
 				rc = kt_impx_tool_effects(x->imp, c->tool, c->args,
 							NULL, c->seq, 0, "", -1,
 							1, ts);
@@ -1086,7 +1061,7 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 out:
 	cJSON_Delete(meta);
 	cJSON_Delete(doc);
-	kt_strmap_free(&x.calls, acall_free);
+	kt_impx_calls_free(&x.calls);
 	kt_strmap_free(&x.held, NULL);
 	kt_strmap_free(&x.visited, NULL);
 	kt_strmap_free(&x.later, NULL);

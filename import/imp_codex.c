@@ -41,14 +41,12 @@
 
 #define DETECT_WINDOW 8192
 
+/* What a Codex call needs beside its seq, tool and args (the own of its
+ * kt_impx_call_rec; rec->answered: its output was seen) */
 typedef struct ccall {
-	uint64_t seq;
-	char *name;
-	cJSON *args;
 	char *patch;      /* apply_patch text, or NULL */
 	char *cmd;        /* shell command, or NULL */
 	char *cwd;
-	int done;
 } ccall;
 
 typedef struct cx {
@@ -58,7 +56,7 @@ typedef struct cx {
 	int has_user_ev, has_asst_item, has_reason_item;
 	/* state */
 	char *cwd, *model;
-	kt_strmap calls;   /* call_id -> ccall */
+	kt_impx_calls calls; /* call_id -> its call, own a ccall */
 	kt_strmap seen;    /* line hash -> (void *)1 */
 	cJSON *last_total; /* previous token_count total_token_usage */
 	/* one event held back so that a following token_count can add its
@@ -82,8 +80,6 @@ static void ccall_free(void *p)
 
 	if (!c)
 		return;
-	free(c->name);
-	cJSON_Delete(c->args);
 	free(c->patch);
 	free(c->cmd);
 	free(c->cwd);
@@ -181,7 +177,8 @@ static int flush(cx *c)
 		c->last_asst = seq;
 	c->pend = NULL;
 	if (!rc && c->pend_call_id) {
-		ccall *cc = kt_strmap_get(&c->calls, c->pend_call_id);
+		kt_impx_call_rec *cc = kt_impx_calls_get(&c->calls,
+							 c->pend_call_id);
 
 		if (cc)
 			cc->seq = seq;
@@ -415,7 +412,7 @@ static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 			 (unsigned long long)l->no);
 		cid = idbuf;
 	}
-	if (kt_strmap_get(&c->calls, cid)) {
+	if (kt_impx_calls_get(&c->calls, cid)) {
 		cJSON_Delete(args); /* replayed item of a resumed session */
 		return 0;
 	}
@@ -423,8 +420,6 @@ static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 		cJSON_Delete(args);
 		return KT_ENOMEM;
 	}
-	cc->name = strdup(name);
-	cc->args = args;
 	cc->cwd = c->cwd ? strdup(c->cwd) : NULL;
 	if (strcmp(name, "apply_patch") == 0 ||
 	    strcmp(name, "applypatch") == 0) {
@@ -441,6 +436,7 @@ static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 
 		if (rc) {
 			ccall_free(cc);
+			cJSON_Delete(args);
 			return rc;
 		}
 		free(cc->cwd);
@@ -451,10 +447,8 @@ static int on_call(cx *c, const char *type, const cJSON *p, int64_t ts,
 		    kt_cpatch_find(cc->cmd, strlen(cc->cmd), &ps, &plen))
 			cc->patch = strndup(ps, plen);
 	}
-	if ((rc = kt_strmap_put(&c->calls, cid, cc))) {
-		ccall_free(cc);
-		return rc;
-	}
+	if (!kt_impx_calls_put(&c->calls, cid, 0, name, args, cc))
+		return KT_ENOMEM;
 	if (!(pl = cJSON_CreateObject()))
 		return KT_ENOMEM;
 	cJSON_AddStringToObject(pl, "tool", name);
@@ -527,8 +521,10 @@ static char *command_output(const char *out)
 	return strdup(out);
 }
 
-static int apply_patch_call(cx *c, ccall *cc, const cline *l)
+static int apply_patch_call(cx *c, const kt_impx_call_rec *call,
+			    const cline *l)
 {
+	const ccall *cc = call->own;
 	kt_cpatch *pt = NULL;
 	char why[120];
 	int rc, napp = 0, nunk = 0;
@@ -545,7 +541,7 @@ static int apply_patch_call(cx *c, ccall *cc, const cline *l)
 	}
 	if (rc)
 		return rc;
-	rc = kt_cpatch_apply_ws(c->imp, pt, cc->cwd, cc->seq, "apply_patch",
+	rc = kt_cpatch_apply_ws(c->imp, pt, cc->cwd, call->seq, "apply_patch",
 				&napp, &nunk);
 	kt_cpatch_free(pt);
 	return rc;
@@ -554,7 +550,8 @@ static int apply_patch_call(cx *c, ccall *cc, const cline *l)
 static int on_output(cx *c, const cJSON *p, int64_t ts, const cline *l)
 {
 	const char *cid = kt_json_str(p, "call_id");
-	ccall *cc;
+	kt_impx_call_rec *call;
+	const ccall *cc;
 	cJSON *pl;
 	char *out, *cmdout = NULL;
 	int okh, ec, ok, rc;
@@ -562,8 +559,9 @@ static int on_output(cx *c, const cJSON *p, int64_t ts, const cline *l)
 
 	if (!cid)
 		cid = "";
-	cc = kt_strmap_get(&c->calls, cid);
-	if (cc && cc->done)
+	call = kt_impx_calls_get(&c->calls, cid);
+	cc = call ? call->own : NULL;
+	if (call && call->answered)
 		return 0; /* duplicate output */
 	if ((rc = flush(c)))
 		return rc;
@@ -597,30 +595,31 @@ static int on_output(cx *c, const cJSON *p, int64_t ts, const cline *l)
 	}
 	if (ec >= 0)
 		cJSON_AddNumberToObject(pl, "exit_code", ec);
-	if (!cc) {
+	if (!call) {
 		cJSON *ex = cJSON_AddObjectToObject(pl, "extra");
 
 		if (ex)
 			cJSON_AddBoolToObject(ex, "orphan", 1);
 	}
 	kt_impx_keep_extra(pl, p, OUT_KNOWN);
-	rc = kt_impx_emit_valid(c->imp, NULL, KT_KIND_TOOL_RESULT, cc ? cc->seq : 0, ts,
-			"tool", pl, l->no, l->off, l->n, &rseq);
+	rc = kt_impx_emit_valid(c->imp, NULL, KT_KIND_TOOL_RESULT,
+				call ? call->seq : 0, ts, "tool", pl, l->no,
+				l->off, l->n, &rseq);
 	c->last_asst = 0; /* the next call belongs to a new response */
-	if (rc || !cc) {
+	if (rc || !call) {
 		free(out);
 		return rc;
 	}
-	cc->done = 1;
+	call->answered = 1;
 	if (cc->patch) {
 		if (ok)
-			rc = apply_patch_call(c, cc, l);
+			rc = apply_patch_call(c, call, l);
 	} else if (cc->cmd) {
 		if (!(cmdout = command_output(out))) {
 			free(out);
 			return KT_ENOMEM;
 		}
-		rc = kt_shell_classify(c->imp, cc->seq, rseq, cc->cmd,
+		rc = kt_shell_classify(c->imp, call->seq, rseq, cc->cmd,
 				       cc->cwd, cmdout, ec, ok, ts);
 		if (rc > 0)
 			rc = 0;
@@ -862,6 +861,7 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 	memset(&c, 0, sizeof(c));
 	c.imp = imp;
 	c.f = f;
+	c.calls.own_free = ccall_free;
 	if (!(meta = cJSON_CreateObject()))
 		return KT_ENOMEM;
 	/* pass 1: which streams the file has, and its session_meta */
@@ -976,7 +976,7 @@ out:
 	cJSON_Delete(c.pend);
 	free(c.pend_call_id);
 	cJSON_Delete(c.last_total);
-	kt_strmap_free(&c.calls, ccall_free);
+	kt_impx_calls_free(&c.calls);
 	kt_strmap_free(&c.seen, NULL);
 	free(c.cwd);
 	free(c.model);

@@ -34,16 +34,17 @@
 
 #define DETECT_WINDOW 16384
 
+/* What an OpenHands call needs beside its seq, tool and args (the own of
+ * its kt_impx_call_rec, which is kept under the action's event id) */
 typedef struct ocall {
-	uint64_t seq;
-	char *id, *tool, *action;
-	cJSON *args;
+	char *id;     /* its call_id */
+	char *action;
 } ocall;
 
 typedef struct ohx {
 	kt_imp *imp;
 	const kt_file *f;
-	kt_strmap calls;  /* event id -> ocall */
+	kt_impx_calls calls; /* event id -> its call, own an ocall */
 	kt_strmap resp;   /* model_response ids already counted */
 	char *cwd;
 } ohx;
@@ -55,9 +56,7 @@ static void ocall_free(void *p)
 	if (!c)
 		return;
 	free(c->id);
-	free(c->tool);
 	free(c->action);
-	cJSON_Delete(c->args);
 	free(c);
 }
 
@@ -269,6 +268,9 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 		const char *fn = kt_json_str(tm, "function_name");
 		const char *cid = kt_json_str(tm, "tool_call_id");
 		ocall *c = calloc(1, sizeof(*c));
+		const char *tool = fn ? fn : a;
+		cJSON *kept;
+		uint64_t cseq = 0;
 		char cidb[64];
 		cJSON *ex;
 
@@ -281,18 +283,18 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 			cid = cidb;
 		}
 		c->id = strdup(cid);
-		c->tool = strdup(fn ? fn : a);
 		c->action = strdup(a);
-		c->args = args ? cJSON_Duplicate(args, 1) : cJSON_CreateObject();
+		kept = args ? cJSON_Duplicate(args, 1) : cJSON_CreateObject();
 		if (!(pl = cJSON_CreateObject())) {
 			ocall_free(c);
+			cJSON_Delete(kept);
 			cJSON_Delete(usage);
 			return KT_ENOMEM;
 		}
-		cJSON_AddStringToObject(pl, "tool", c->tool);
+		cJSON_AddStringToObject(pl, "tool", tool);
 		cJSON_AddStringToObject(pl, "call_id", cid);
 		{
-			cJSON *ad = cJSON_Duplicate(c->args, 1);
+			cJSON *ad = cJSON_Duplicate(kept, 1);
 
 			/* the thought is the message above */
 			cJSON_DeleteItemFromObject(ad, "thought");
@@ -311,17 +313,15 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 		} else {
 			cJSON_Delete(usage);
 		}
-		rc = emit(x, KT_KIND_TOOL_CALL, mseq, ts, "agent", pl, sp, &c->seq);
-		if (!rc) {
-			/* a repeated event id: the later action wins */
-			ocall *old = kt_strmap_get(&x->calls, idb);
-
-			rc = kt_strmap_put(&x->calls, idb, c);
-			if (!rc)
-				ocall_free(old);
-		}
-		if (rc)
+		rc = emit(x, KT_KIND_TOOL_CALL, mseq, ts, "agent", pl, sp, &cseq);
+		/* a repeated event id: the later action wins */
+		if (rc) {
 			ocall_free(c);
+			cJSON_Delete(kept);
+		} else if (!kt_impx_calls_put(&x->calls, idb, cseq, tool, kept,
+					      c)) {
+			rc = KT_ENOMEM;
+		}
 	}
 	return rc;
 }
@@ -398,7 +398,8 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 	const cJSON *succ = cJSON_GetObjectItem(ev, "success");
 	const char *content = kt_json_str(ev, "content");
 	char key[48];
-	ocall *c = NULL;
+	const kt_impx_call_rec *c = NULL;
+	const ocall *own;
 	cJSON *pl, *ex;
 	uint64_t rseq = 0;
 	int ec = -1, ok, rc;
@@ -410,7 +411,7 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 		content = "";
 	if (cJSON_IsNumber(cause)) {
 		snprintf(key, sizeof(key), "%.0f", cause->valuedouble);
-		c = kt_strmap_get(&x->calls, key);
+		c = kt_impx_calls_get(&x->calls, key);
 	}
 	if (!c) {
 		cJSON *m;
@@ -424,6 +425,7 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 		}
 		return emit(x, KT_KIND_MESSAGE, 0, ts, "system", m, sp, NULL);
 	}
+	own = c->own;
 	if (cJSON_IsNumber(ecv))
 		ec = ecv->valueint;
 	if (cJSON_IsBool(succ))
@@ -435,7 +437,7 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 		     strncmp(content, "ERROR:", 6) != 0;
 	if (!(pl = cJSON_CreateObject()))
 		return KT_ENOMEM;
-	cJSON_AddStringToObject(pl, "call_id", c->id);
+	cJSON_AddStringToObject(pl, "call_id", own->id);
 	cJSON_AddBoolToObject(pl, "ok", ok);
 	if ((rc = kt_impx_set_output(x->imp, pl, content))) {
 		cJSON_Delete(pl);
@@ -471,7 +473,7 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 	rc = emit(x, KT_KIND_TOOL_RESULT, c->seq, ts, "tool", pl, sp, &rseq);
 	if (rc)
 		return rc;
-	if (strcmp(o, "run") == 0 || strcmp(c->action, "run") == 0) {
+	if (strcmp(o, "run") == 0 || strcmp(own->action, "run") == 0) {
 		const char *cmd = kt_json_str(c->args, "command");
 		const char *wd = kt_json_str(md, "working_dir");
 
@@ -487,7 +489,7 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 		}
 		return rc;
 	}
-	if (strcmp(o, "edit") == 0 || strcmp(c->action, "edit") == 0) {
+	if (strcmp(o, "edit") == 0 || strcmp(own->action, "edit") == 0) {
 		const char *path = kt_json_str(extras, "path");
 		const char *nc = kt_json_str(extras, "new_content");
 		const char *oc = kt_json_str(extras, "old_content");
@@ -567,6 +569,7 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 	int rc = 0;
 
 	memset(&x, 0, sizeof(x));
+	x.calls.own_free = ocall_free;
 	x.imp = imp;
 	x.f = f;
 	if (!(doc = kt_impx_parse(imp, f)))
@@ -631,7 +634,7 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 	}
 	rc = kt_imp_run_finish(imp, rc);
 out:
-	kt_strmap_free(&x.calls, ocall_free);
+	kt_impx_calls_free(&x.calls);
 	kt_strmap_free(&x.resp, NULL);
 	free(x.cwd);
 	free(sp);

@@ -134,7 +134,7 @@ int kt_conv_result_ec(kt_conv *cv, const char *id, const char *out, int ok,
 		ec = out ? kt_impx_exit_code(out) : -1;
 	if (!out)
 		out = "";
-	if (!kt_impx_call_tool(&cv->calls, id, NULL)) {
+	if (!kt_impx_calls_get(&cv->calls, id)) {
 		cJSON *more = NULL;
 
 		kt_imp_warn(cv->imp, cv->f, sp ? sp->line : 0,

@@ -346,12 +346,40 @@ typedef struct kt_impx_at {      /* where a record lies (provenance) */
 	uint64_t line, off, len;
 } kt_impx_at;
 typedef struct kt_impx_calls {
-	kt_strmap m;             /* call id -> its call */
+	kt_strmap m;             /* call id -> its kt_impx_call_rec */
 	uint64_t anon;           /* calls without an id so far */
 	const kt_file *f;        /* the file the records lie in, for their
 				    provenance; NULL (a zeroed table): the
 				    file being imported */
+	void (*own_free)(void *); /* frees a record's own; NULL: free() */
 } kt_impx_calls;
+
+/* One remembered call.  Formats that emit their calls and results
+ * themselves (Codex, OpenHands, ATIF) keep their pending calls here too,
+ * with what else they need of a call under own. */
+typedef struct kt_impx_call_rec {
+	uint64_t seq;            /* its tool_call's seq; 0 until emitted */
+	char *tool;
+	cJSON *args;             /* an object, owned by the record */
+	int answered;            /* a result was paired with it (the format
+				    sets it) */
+	void *own;               /* the format's own state of the call, or
+				    NULL; freed with the record */
+} kt_impx_call_rec;
+
+/*
+ * Remember under `id` a call the format emits itself: seq (0 when it is
+ * not emitted yet: set rec->seq then), tool (copied; NULL is "unknown"),
+ * args and own (both consumed, also on failure; may be NULL).  A record
+ * already under id is freed: the later call wins.  Returns the record
+ * (owned by c, valid until another under id or kt_impx_calls_free), or
+ * NULL when memory runs out.
+ */
+kt_impx_call_rec *kt_impx_calls_put(kt_impx_calls *c, const char *id,
+				    uint64_t seq, const char *tool,
+				    cJSON *args, void *own);
+/* The record under id; NULL when there is none or id is NULL. */
+kt_impx_call_rec *kt_impx_calls_get(const kt_impx_calls *c, const char *id);
 
 /*
  * Emit a tool_call {tool, call_id, args (a copy; {} when NULL; a string
@@ -405,14 +433,10 @@ int kt_impx_result_fx(kt_imp *imp, kt_impx_calls *c, const char *id,
 		      const kt_impx_at *at, kt_impx_effects_fn fx, void *arg,
 		      uint64_t *seq);
 
-/* The tool and stored args of call `id` (NULL when the call is unknown;
- * both owned by c, valid until the next call under that id or
- * kt_impx_calls_free). */
-const char *kt_impx_call_tool(const kt_impx_calls *c, const char *id,
-			      const cJSON **args);
-
 /* Whether call `id` is known (its seq, 0 when not). */
 uint64_t kt_impx_call_seq(const kt_impx_calls *c, const char *id);
+/* Free every record (and its own) and forget the anonymous count; c
+ * stays usable, f and own_free kept. */
 void kt_impx_calls_free(kt_impx_calls *c);
 
 /*

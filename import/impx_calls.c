@@ -10,21 +10,49 @@
 
 #include "impx.h"
 
-typedef struct icall {
-	uint64_t seq;
-	char *tool;
-	cJSON *args;
-} icall;
-
-static void icall_free(void *p)
+/* rec_free with the table's own_free */
+static void rec_free(const kt_impx_calls *c, kt_impx_call_rec *k)
 {
-	icall *c = p;
-
-	if (!c)
+	if (!k)
 		return;
-	free(c->tool);
-	cJSON_Delete(c->args);
-	free(c);
+	free(k->tool);
+	cJSON_Delete(k->args);
+	if (k->own)
+		(c->own_free ? c->own_free : free)(k->own);
+	free(k);
+}
+
+kt_impx_call_rec *kt_impx_calls_put(kt_impx_calls *c, const char *id,
+				    uint64_t seq, const char *tool,
+				    cJSON *args, void *own)
+{
+	kt_impx_call_rec *k = calloc(1, sizeof(*k));
+	void **slot;
+
+	if (k) {
+		k->seq = seq;
+		k->args = args;
+		k->own = own;
+	}
+	if (!k || !(k->tool = strdup(tool ? tool : "unknown")) ||
+	    !(slot = kt_strmap_slot(&c->m, id, 1))) {
+		if (k)
+			rec_free(c, k);
+		else {
+			cJSON_Delete(args);
+			if (own)
+				(c->own_free ? c->own_free : free)(own);
+		}
+		return NULL;
+	}
+	rec_free(c, *slot); /* an id given twice: the later call wins */
+	*slot = k;
+	return k;
+}
+
+kt_impx_call_rec *kt_impx_calls_get(const kt_impx_calls *c, const char *id)
+{
+	return id ? kt_strmap_get(&c->m, id) : NULL;
 }
 
 /* The one pairing both kinds of caller go through: id NULL gets
@@ -35,9 +63,8 @@ static int call_emit(kt_imp *imp, kt_impx_calls *c, const char *id,
 		     const kt_impx_at *at, uint64_t *seq)
 {
 	char idb[32];
-	icall *k = calloc(1, sizeof(*k));
-	cJSON *pl = cJSON_CreateObject();
-	void **slot;
+	cJSON *pl = cJSON_CreateObject(), *a = kt_impx_args(args);
+	uint64_t s = 0;
 	int rc;
 
 	if (!id) {
@@ -47,34 +74,27 @@ static int call_emit(kt_imp *imp, kt_impx_calls *c, const char *id,
 	}
 	if (!tool)
 		tool = "unknown";
-	if (!k || !pl || !(k->tool = strdup(tool)) ||
-	    !(k->args = kt_impx_args(args))) {
-		icall_free(k);
+	if (!pl || !a) {
 		cJSON_Delete(pl);
+		cJSON_Delete(a);
 		cJSON_Delete(extra);
 		return KT_ENOMEM;
 	}
 	cJSON_AddStringToObject(pl, "tool", tool);
 	cJSON_AddStringToObject(pl, "call_id", id);
-	cJSON_AddItemToObject(pl, "args", cJSON_Duplicate(k->args, 1));
+	cJSON_AddItemToObject(pl, "args", cJSON_Duplicate(a, 1));
 	if (extra)
 		cJSON_AddItemToObject(pl, "extra", extra);
 	rc = kt_impx_emit_valid(imp, c->f, KT_KIND_TOOL_CALL, parent, ts,
 				actor ? actor : "agent", pl, at ? at->line : 0,
-				at ? at->off : 0, at ? at->len : 0, &k->seq);
+				at ? at->off : 0, at ? at->len : 0, &s);
 	if (rc) {
-		icall_free(k);
+		cJSON_Delete(a);
 		return rc;
 	}
 	if (seq)
-		*seq = k->seq;
-	if (!(slot = kt_strmap_slot(&c->m, id, 1))) {
-		icall_free(k);
-		return KT_ENOMEM;
-	}
-	icall_free(*slot);
-	*slot = k;
-	return 0;
+		*seq = s;
+	return kt_impx_calls_put(c, id, s, tool, a, NULL) ? 0 : KT_ENOMEM;
 }
 
 int kt_impx_call(kt_imp *imp, kt_impx_calls *c, const char *id,
@@ -97,19 +117,9 @@ int kt_impx_call_id(kt_imp *imp, kt_impx_calls *c, const char *id,
 
 uint64_t kt_impx_call_seq(const kt_impx_calls *c, const char *id)
 {
-	const icall *k = id ? kt_strmap_get(&c->m, id) : NULL;
+	const kt_impx_call_rec *k = kt_impx_calls_get(c, id);
 
 	return k ? k->seq : 0;
-}
-
-const char *kt_impx_call_tool(const kt_impx_calls *c, const char *id,
-			      const cJSON **args)
-{
-	const icall *k = id ? kt_strmap_get(&c->m, id) : NULL;
-
-	if (args)
-		*args = k ? k->args : NULL;
-	return k ? k->tool : NULL;
 }
 
 int kt_impx_result(kt_imp *imp, kt_impx_calls *c, const char *id,
@@ -127,7 +137,7 @@ int kt_impx_result_fx(kt_imp *imp, kt_impx_calls *c, const char *id,
 		      const kt_impx_at *at, kt_impx_effects_fn fx, void *arg,
 		      uint64_t *seq)
 {
-	icall *k = id ? kt_strmap_get(&c->m, id) : NULL;
+	kt_impx_call_rec *k = kt_impx_calls_get(c, id);
 	cJSON *pl = cJSON_CreateObject();
 	uint64_t rseq = 0;
 	int rc;
@@ -171,7 +181,15 @@ int kt_impx_result_fx(kt_imp *imp, kt_impx_calls *c, const char *id,
 
 void kt_impx_calls_free(kt_impx_calls *c)
 {
-	kt_strmap_free(&c->m, icall_free);
+	size_t i;
+
+	/* kt_strmap_free's free_val has no room for own_free */
+	for (i = 0; i < c->m.cap; i++)
+		if (c->m.keys[i]) {
+			rec_free(c, c->m.vals[i]);
+			c->m.vals[i] = NULL;
+		}
+	kt_strmap_free(&c->m, NULL);
 	c->anon = 0;
 }
 

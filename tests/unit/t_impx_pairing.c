@@ -5,7 +5,8 @@
  * impconv.h's kt_conv_call/kt_conv_result.  A probe importer, put in the
  * place the table keeps for replay/'s importer (this binary never
  * registers replay/), drives the helpers on a file; the test reads back
- * the events they emitted.
+ * the events they emitted.  The table alone is what the Codex, OpenHands
+ * and ATIF importers keep their pending calls in.
  */
 #include "testutil.h"
 #include "imp_testlib.h"
@@ -60,7 +61,7 @@ static int probe_import(kt_imp *imp, const kt_file *f)
 {
 	kt_impx_calls calls;
 	kt_conv cv;
-	const cJSON *a = NULL;
+	const kt_impx_call_rec *k;
 	cJSON *args = cJSON_CreateString(
 		"{\"path\":\"/w/a.txt\",\"content\":\"hi\\n\"}");
 	uint64_t s = 0;
@@ -72,11 +73,12 @@ static int probe_import(kt_imp *imp, const kt_file *f)
 		rc = kt_impx_call(imp, &calls, "", NULL, args, 0, KT_TS_UNKNOWN,
 				  NULL, NULL, NULL, &s);
 	/* the table keeps the decoded args under the generated id */
-	if (!rc && (strcmp(kt_impx_call_tool(&calls, "call-1", &a), "unknown") ||
-		    !cJSON_IsString(cJSON_GetObjectItem(a, "content")) ||
+	if (!rc && (!(k = kt_impx_calls_get(&calls, "call-1")) ||
+		    strcmp(k->tool, "unknown") || k->seq != s ||
+		    !cJSON_IsString(cJSON_GetObjectItem(k->args, "content")) ||
 		    kt_impx_call_seq(&calls, "call-1") != s))
 		rc = KT_EINVAL;
-	if (!rc && kt_impx_call_tool(&calls, "", NULL))
+	if (!rc && kt_impx_calls_get(&calls, ""))
 		rc = KT_EINVAL;
 	/* a Write the table knows: the fx first */
 	if (!rc) {
@@ -224,12 +226,61 @@ static void t_pairing(void **st)
 	it_close(&c);
 }
 
+static int owns_freed;
+
+static void own_free(void *p)
+{
+	owns_freed++;
+	free(p);
+}
+
+/* The table as Codex, OpenHands and ATIF keep their pending calls in it:
+ * records they emit themselves, their own state freed with the record. */
+static void t_table(void **st)
+{
+	kt_impx_calls c;
+	kt_impx_call_rec *k;
+
+	(void)st;
+	memset(&c, 0, sizeof(c));
+	c.own_free = own_free;
+	owns_freed = 0;
+	/* not emitted yet: seq set later, as Codex holds a call back */
+	k = kt_impx_calls_put(&c, "a", 0, NULL, cJSON_CreateObject(),
+			      strdup("x"));
+	assert_non_null(k);
+	assert_string_equal(k->tool, "unknown");
+	assert_int_equal(kt_impx_call_seq(&c, "a"), 0);
+	k->seq = 7;
+	assert_int_equal(kt_impx_call_seq(&c, "a"), 7);
+	assert_ptr_equal(kt_impx_calls_get(&c, "a"), k);
+	assert_string_equal((char *)k->own, "x");
+	assert_false(k->answered);
+	assert_null(kt_impx_calls_get(&c, NULL));
+	assert_null(kt_impx_calls_get(&c, "b"));
+	/* the later call under an id wins; the earlier one's own is freed */
+	k = kt_impx_calls_put(&c, "a", 9, "Bash", NULL, strdup("y"));
+	assert_non_null(k);
+	assert_int_equal(owns_freed, 1);
+	assert_int_equal(kt_impx_call_seq(&c, "a"), 9);
+	assert_string_equal(kt_impx_calls_get(&c, "a")->tool, "Bash");
+	assert_non_null(kt_impx_calls_put(&c, "b", 10, "Edit", NULL, NULL));
+	kt_impx_calls_free(&c);
+	assert_int_equal(owns_freed, 2);
+	assert_null(kt_impx_calls_get(&c, "a"));
+	/* usable again, own_free kept */
+	assert_non_null(kt_impx_calls_put(&c, "a", 1, "t", NULL, strdup("z")));
+	kt_impx_calls_free(&c);
+	assert_int_equal(owns_freed, 3);
+}
+
 int main(void)
 {
 	/* imp_testlib.h's helpers this test has no use for */
 	(void)it_cat, (void)it_corpus, (void)it_fixture, (void)it_payload;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_pairing),
+		cmocka_unit_test(t_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
