@@ -56,14 +56,11 @@ typedef struct atx {
 /* ---- detection ------------------------------------------------------------ */
 static int atif_detect(const kt_file *f)
 {
-	size_t n = f->len < DETECT_WINDOW ? f->len : DETECT_WINDOW;
 	const unsigned char *d = f->data;
-	size_t i = 0;
+	size_t n;
 	int steps, ver;
 
-	while (i < n && isspace(d[i]))
-		i++;
-	if (i >= n || d[i] != '{')
+	if (kt_impx_detect_open(f, DETECT_WINDOW, &n) != '{')
 		return 0;
 	steps = kt_impx_sniff(d, n, "steps", NULL);
 	ver = kt_impx_sniff(d, n, "schema_version", NULL);

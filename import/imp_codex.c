@@ -89,13 +89,10 @@ static void ccall_free(void *p)
 /* ---- detection ------------------------------------------------------------ */
 static int codex_detect(const kt_file *f)
 {
-	size_t n = f->len < DETECT_WINDOW ? f->len : DETECT_WINDOW;
 	const unsigned char *d = f->data;
-	size_t i = 0;
+	size_t n;
 
-	while (i < n && isspace(d[i]))
-		i++;
-	if (i >= n || d[i] != '{')
+	if (kt_impx_detect_open(f, DETECT_WINDOW, &n) != '{')
 		return 0;
 	if (kt_impx_sniff(d, n, "type", "session_meta") &&
 	    kt_impx_sniff(d, n, "payload", NULL))

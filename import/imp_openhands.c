@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
-#include <ctype.h>
 #include "import.h"
 #include "impx.h"
 #include "jsonstrict.h"
@@ -62,19 +61,17 @@ static void ocall_free(void *p)
 
 static int oh_detect(const kt_file *f)
 {
-	size_t n = f->len < DETECT_WINDOW ? f->len : DETECT_WINDOW;
 	const unsigned char *d = f->data;
-	size_t i = 0;
+	size_t n;
+	int open = kt_impx_detect_open(f, DETECT_WINDOW, &n);
 
-	while (i < n && isspace(d[i]))
-		i++;
-	if (i >= n || (d[i] != '[' && d[i] != '{'))
+	if (open != '[' && open != '{')
 		return 0;
 	if (kt_impx_sniff(d, n, "id", NULL) && kt_impx_sniff(d, n, "source", NULL) &&
 	    kt_impx_sniff(d, n, "timestamp", NULL) &&
 	    (kt_impx_sniff(d, n, "action", NULL) ||
 	     kt_impx_sniff(d, n, "observation", NULL)))
-		return d[i] == '[' ? 90 : 75;
+		return open == '[' ? 90 : 75;
 	return 0;
 }
 

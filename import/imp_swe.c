@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
-#include <ctype.h>
 #include "import.h"
 #include "impx.h"
 #include "jsonstrict.h"
@@ -62,15 +61,12 @@ typedef struct swx {
 /* ---- detection ------------------------------------------------------------ */
 static int swe_detect(const kt_file *f)
 {
-	size_t n = f->len < DETECT_WINDOW ? f->len : DETECT_WINDOW;
 	const unsigned char *d = f->data;
 	const char *b = kt_basename(f->rel ? f->rel : f->path);
-	size_t i = 0, bl = strlen(b);
+	size_t n, bl = strlen(b);
 	int traj = bl > 5 && strcmp(b + bl - 5, ".traj") == 0;
 
-	while (i < n && isspace(d[i]))
-		i++;
-	if (i >= n || d[i] != '{')
+	if (kt_impx_detect_open(f, DETECT_WINDOW, &n) != '{')
 		return 0;
 	if (kt_impx_sniff(d, n, "trajectory_format", NULL) &&
 	    memmem(d, n, "mini-swe-agent", 14))

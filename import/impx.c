@@ -211,6 +211,16 @@ int kt_impx_has(const kt_file *f, size_t n, const char *needle)
 	return m <= n && memmem(f->data, n, needle, m) != NULL;
 }
 
+int kt_impx_detect_open(const kt_file *f, size_t window, size_t *n)
+{
+	size_t i = 0;
+
+	*n = f->len < window ? f->len : window;
+	while (i < *n && isspace(f->data[i]))
+		i++;
+	return i < *n ? f->data[i] : 0;
+}
+
 /* ---- strict JSON warnings (impx.h) ---- */
 
 /* The words a warning about line `line` (0: the whole file) ends with:

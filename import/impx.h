@@ -126,6 +126,15 @@ const char *kt_impx_base(const char *p);
 
 /* For detect(): 1 when needle occurs in the first n bytes of f. */
 int kt_impx_has(const kt_file *f, size_t n, const char *needle);
+/*
+ * The opening that the detect() of a one-document JSON format shares
+ * (ATIF, Codex, OpenHands, SWE-agent): *n gets the window of f it sniffs
+ * (its first `window` bytes, all of a shorter f); returns the first byte
+ * there that is not white space (isspace: a file may open with blank
+ * lines), 0 when there is none, so that detect() can ask for '{' (or
+ * '[') before it sniffs members (kt_impx_sniff).
+ */
+int kt_impx_detect_open(const kt_file *f, size_t window, size_t *n);
 
 /* ---- agent logs: tool calls, messages, spans (impx_tools.c) ---------- */
 /* First of several keys that holds a string. */
