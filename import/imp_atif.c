@@ -145,30 +145,12 @@ static cJSON *usage_of(const cJSON *metrics, cJSON **cost)
 	return u;
 }
 
-/* Copy of a step's "extra"-worthy fields: whatever ATIF does not define. */
-static cJSON *step_extra(const cJSON *step)
-{
-	static const char *const known[] = {
-		"step_id", "timestamp", "source", "model_name", "message",
-		"reasoning_content", "tool_calls", "observation", "metrics",
-		"reasoning_effort", NULL
-	};
-	const cJSON *it;
-	cJSON *ex = NULL;
-	int i;
-
-	cJSON_ArrayForEach(it, step) {
-		for (i = 0; known[i]; i++)
-			if (it->string && strcmp(it->string, known[i]) == 0)
-				break;
-		if (known[i] || !it->string)
-			continue;
-		if (!ex && !(ex = cJSON_CreateObject()))
-			return NULL;
-		cJSON_AddItemToObject(ex, it->string, cJSON_Duplicate(it, 1));
-	}
-	return ex;
-}
+/* A step's "extra"-worthy fields: whatever ATIF does not define. */
+static const char *const STEP_KNOWN[] = {
+	"step_id", "timestamp", "source", "model_name", "message",
+	"reasoning_content", "tool_calls", "observation", "metrics",
+	"reasoning_effort", NULL
+};
 
 /* ---- results ---------------------------------------------------------------- */
 /* images: the result's "images" (taken over; NULL: none) */
@@ -553,7 +535,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 			if (u)
 				cJSON_AddItemToObject(m, "usage", u);
 			{
-				cJSON *ex = step_extra(step);
+				cJSON *ex = kt_impx_extra(step, STEP_KNOWN);
 
 				if (!ex)
 					ex = cJSON_CreateObject();

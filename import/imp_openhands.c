@@ -142,21 +142,8 @@ static cJSON *extra_of(const cJSON *ev)
 		"id", "timestamp", "source", "message", "action", "observation",
 		"args", "content", "extras", "cause", "tool_call_metadata", NULL
 	};
-	const cJSON *it;
-	cJSON *ex = NULL;
-	int i;
 
-	cJSON_ArrayForEach(it, ev) {
-		for (i = 0; skip[i]; i++)
-			if (it->string && strcmp(it->string, skip[i]) == 0)
-				break;
-		if (skip[i] || !it->string)
-			continue;
-		if (!ex && !(ex = cJSON_CreateObject()))
-			return NULL;
-		cJSON_AddItemToObject(ex, it->string, cJSON_Duplicate(it, 1));
-	}
-	return ex;
+	return kt_impx_extra(ev, skip);
 }
 
 static int emit(ohx *x, int kind, uint64_t parent, int64_t ts,

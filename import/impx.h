@@ -157,6 +157,13 @@ cJSON *kt_impx_args(const cJSON *v);
  * payload's "extra" object (created when needed).  Returns 0 or KT_ENOMEM.
  */
 int kt_impx_keep_extra(cJSON *payload, const cJSON *o, const char *const *known);
+/*
+ * The members of the source object o whose names are not in `known`
+ * (NULL-terminated; NULL: none is known), copied in order into a new
+ * object, for a payload's "extra" (ATIF steps, OpenHands events): NULL
+ * when there are none, or when memory runs out.  Caller frees.
+ */
+cJSON *kt_impx_extra(const cJSON *o, const char *const *known);
 
 /* kt_impx_emit (arguments in another order) that first makes every string
  * of the payload valid UTF-8 (U+FFFD), for formats whose text may not be:

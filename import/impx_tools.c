@@ -402,21 +402,39 @@ cJSON *kt_impx_args(const cJSON *v)
 	return o;
 }
 
+/* Whether name is one of known (NULL-terminated; NULL: none is). */
+static int known_name(const char *name, const char *const *known)
+{
+	for (; known && *known; known++)
+		if (strcmp(name, *known) == 0)
+			return 1;
+	return 0;
+}
+
+cJSON *kt_impx_extra(const cJSON *o, const char *const *known)
+{
+	const cJSON *it;
+	cJSON *ex = NULL;
+
+	cJSON_ArrayForEach(it, o) {
+		if (!it->string || known_name(it->string, known))
+			continue;
+		if (!ex && !(ex = cJSON_CreateObject()))
+			return NULL;
+		cJSON_AddItemToObject(ex, it->string, cJSON_Duplicate(it, 1));
+	}
+	return ex;
+}
+
 int kt_impx_keep_extra(cJSON *payload, const cJSON *o, const char *const *known)
 {
 	const cJSON *it;
 	cJSON *ex;
-	int i;
 
 	if (!payload || !cJSON_IsObject(o))
 		return 0;
 	cJSON_ArrayForEach(it, o) {
-		if (!it->string)
-			continue;
-		for (i = 0; known && known[i]; i++)
-			if (strcmp(it->string, known[i]) == 0)
-				break;
-		if (known && known[i])
+		if (!it->string || known_name(it->string, known))
 			continue;
 		ex = cJSON_GetObjectItemCaseSensitive(payload, "extra");
 		if (!ex && !(ex = cJSON_AddObjectToObject(payload, "extra")))
