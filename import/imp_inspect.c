@@ -116,55 +116,31 @@ static int detect(const kt_file *f)
 	return score;
 }
 
-/* ---- small maps ------------------------------------------------------------ */
+/* ---- small maps: id -> struct ent, in a kt_strmap -------------------------- */
 
 struct ent {
-	char *key;
 	int64_t ts;
 	uint64_t seq;
 	const cJSON *a, *b;	/* borrowed from the sample tree */
 };
 
-struct map {
-	struct ent *v;
-	size_t n, cap;
-};
-
-static struct ent *map_get(struct map *m, const char *key)
+/* The entry of key, a new one (ts unknown, the rest zero) when there is
+ * none; NULL when key is NULL or memory runs out (the caller then goes
+ * without it). */
+static struct ent *map_put(kt_strmap *m, const char *key)
 {
-	if (!key)
-		return NULL;
-	for (size_t i = m->n; i-- > 0;)
-		if (!strcmp(m->v[i].key, key))
-			return &m->v[i];
-	return NULL;
-}
-
-static struct ent *map_put(struct map *m, const char *key)
-{
+	void **slot = kt_strmap_slot(m, key, 1);
 	struct ent *e;
 
-	if (!key)
+	if (!slot)
 		return NULL;
-	if ((e = map_get(m, key)))
-		return e;
-	if (KT_GROW(m->v, m->cap, m->n + 1))
-		return NULL;
-	e = &m->v[m->n];
-	memset(e, 0, sizeof(*e));
-	e->ts = KT_TS_UNKNOWN;
-	if (!(e->key = strdup(key)))
-		return NULL;
-	m->n++;
-	return e;
-}
-
-static void map_free(struct map *m)
-{
-	for (size_t i = 0; i < m->n; i++)
-		free(m->v[i].key);
-	free(m->v);
-	memset(m, 0, sizeof(*m));
+	if (!*slot) {
+		if (!(e = calloc(1, sizeof(*e))))
+			return NULL;
+		e->ts = KT_TS_UNKNOWN;
+		*slot = e;
+	}
+	return *slot;
 }
 
 /* ---- per-sample state ------------------------------------------------------ */
@@ -175,10 +151,10 @@ struct ctx {
 	uint64_t rec_len;	/* f->len when f is one sample (a member) */
 	const cJSON *eval;	/* eval{} of the log (may be NULL) */
 	cJSON *sample;
-	struct map msg_ts;	/* message id -> ts, usage (a = usage) */
-	struct map calls;	/* tool call id -> seq, a = function name,
+	kt_strmap msg_ts;	/* message id -> ts, usage (a = usage) */
+	kt_strmap calls;	/* tool call id -> seq, a = function name,
 				   b = arguments */
-	struct map tool_ts;	/* tool call id -> completion ts */
+	kt_strmap tool_ts;	/* tool call id -> completion ts */
 	const cJSON **model_ev;	/* top-level model events, in order */
 	size_t n_model;
 	const cJSON **inputs;	/* `input` events (a person typed) */
@@ -464,7 +440,7 @@ out:
 /* Exit status of the shell tool call `call_id`, -1 when unknown. */
 static int exit_of(struct ctx *c, const char *call_id)
 {
-	struct ent *m = map_get(&c->tool_ts, call_id);
+	struct ent *m = kt_strmap_get(&c->tool_ts, call_id);
 	double v;
 
 	if (!m || !m->a || !kt_impx_num(m->a, "result", &v) || v < 0 ||
@@ -706,8 +682,8 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 	if (!strcmp(role, "tool")) {
 		const char *call_id = kt_json_str(m, "tool_call_id");
 		const cJSON *err = cJSON_GetObjectItemCaseSensitive(m, "error");
-		struct ent *call = map_get(&c->calls, call_id);
-		struct ent *tt = map_get(&c->tool_ts, call_id);
+		struct ent *call = kt_strmap_get(&c->calls, call_id);
+		struct ent *tt = kt_strmap_get(&c->tool_ts, call_id);
 		const char *fn = kt_json_str(m, "function");
 		int ok = !err || cJSON_IsNull(err);
 		uint64_t rseq;
@@ -757,7 +733,7 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 
 	if (!strcmp(role, "assistant")) {
 		actor = "agent";
-		e = map_get(&c->msg_ts, id);
+		e = kt_strmap_get(&c->msg_ts, id);
 		/* old logs have no message ids: the k-th assistant message
 		 * came from the k-th model event */
 		if (!e && !id && c->n_assist < c->n_model) {
@@ -1138,9 +1114,9 @@ end:
 out:
 	cJSON_Delete(conv);
 	cJSON_Delete(c.owned);
-	map_free(&c.msg_ts);
-	map_free(&c.calls);
-	map_free(&c.tool_ts);
+	kt_strmap_free(&c.msg_ts, free);
+	kt_strmap_free(&c.calls, free);
+	kt_strmap_free(&c.tool_ts, free);
 	free(c.model_ev);
 	free(c.inputs);
 	free(ident);
