@@ -10,7 +10,7 @@
 
 #include "impx.h"
 
-/* rec_free with the table's own_free */
+/* Free record k, its own through the table's own_free. */
 static void rec_free(const kt_impx_calls *c, kt_impx_call_rec *k)
 {
 	if (!k)
@@ -29,20 +29,18 @@ kt_impx_call_rec *kt_impx_calls_put(kt_impx_calls *c, const char *id,
 	kt_impx_call_rec *k = calloc(1, sizeof(*k));
 	void **slot;
 
-	if (k) {
-		k->seq = seq;
-		k->args = args;
-		k->own = own;
+	if (!k) {
+		cJSON_Delete(args);
+		if (own)
+			(c->own_free ? c->own_free : free)(own);
+		return NULL;
 	}
-	if (!k || !(k->tool = strdup(tool ? tool : "unknown")) ||
+	k->seq = seq;
+	k->args = args;
+	k->own = own;
+	if (!(k->tool = strdup(tool ? tool : "unknown")) ||
 	    !(slot = kt_strmap_slot(&c->m, id, 1))) {
-		if (k)
-			rec_free(c, k);
-		else {
-			cJSON_Delete(args);
-			if (own)
-				(c->own_free ? c->own_free : free)(own);
-		}
+		rec_free(c, k);
 		return NULL;
 	}
 	rec_free(c, *slot); /* an id given twice: the later call wins */
