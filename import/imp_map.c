@@ -88,32 +88,64 @@ static int bad(char *err, size_t cap, unsigned line, const char *fmt,
 	return KT_EPARSE;
 }
 
-/* A stated higher_is_better that contradicts the metric the bench gets
- * (section 11.1: "time" when time_ms is mapped, else "speedup", unless
- * `metric` is a constant) would turn every gain into a loss in blame and
- * stalls: refuse it.  A metric read from a field is not known here. */
+/* A stated higher_is_better must agree with the figure the value goes
+ * through, whatever the metric is called: blame and stalls read time_ms as
+ * lower-is-better (a gain is before / after) and speedup as higher-is-better
+ * (after / before).  A throughput (TFLOPS, GB/s) mapped through time_ms with
+ * higher_is_better true would be read backwards, every gain a loss, and a
+ * time through speedup with false the same: refuse both and say which key
+ * fits.  The metric's name (a constant "throughput") changes nothing. */
 static int hib_contradicts(const kt_map *m, const char *text, size_t len,
 			   char *err, size_t cap)
 {
-	const cJSON *mc = m->f[M_METRIC].cval;
-	const char *metric = NULL;
+	int time = m->f[M_TIME].path || m->f[M_TIME].cval;
+	int named = m->f[M_METRIC].path || m->f[M_METRIC].cval;
+	unsigned ln = line_of(text, len, "higher_is_better", 0);
 
-	if (m->f[M_METRIC].path)
-		return 0;
-	if (mc)
-		metric = cJSON_IsString(mc) ? mc->valuestring : "";
-	else
-		metric = m->f[M_TIME].path || m->f[M_TIME].cval ? "time" :
-								 "speedup";
-	if (!strcmp(metric, "time") && m->hib == 1)
-		return bad(err, cap, line_of(text, len, "higher_is_better", 0),
-			   "%shigher_is_better: true contradicts the metric "
-			   "\"time\" (a time: lower is better)", "");
-	if (!strcmp(metric, "speedup") && m->hib == 0)
-		return bad(err, cap, line_of(text, len, "higher_is_better", 0),
-			   "%shigher_is_better: false contradicts the metric "
-			   "\"speedup\" (a speedup: higher is better)", "");
+	if (time && m->hib == 1)
+		return bad(err, cap, ln, "higher_is_better: true contradicts "
+			   "%s (a time: lower is better); map a higher-is-better "
+			   "figure (a throughput) through speedup",
+			   named ? "time_ms" : "the metric \"time\"");
+	if (!time && m->hib == 0)
+		return bad(err, cap, ln, "higher_is_better: false contradicts "
+			   "%s (a speedup: higher is better); map a "
+			   "lower-is-better figure (a time) through time_ms",
+			   named ? "speedup" : "the metric \"speedup\"");
 	return 0;
+}
+
+/* Whether constant v fits member k, as a record's value would be read
+ * (one_record): NULL when it does, else what the member takes.  A constant
+ * that one_record would drop (a bool as a time, a number as the text)
+ * would be a map that silently means nothing. */
+static const char *const_misfit(int k, const cJSON *v)
+{
+	switch (k) {
+	case M_TIME: case M_REF: case M_SPEEDUP:
+		return cJSON_IsNumber(v) ? NULL : "a number";
+	case M_CORRECT:
+		if (cJSON_IsBool(v) || (cJSON_IsNumber(v) &&
+		    (v->valuedouble == 0 || v->valuedouble == 1)))
+			return NULL;
+		if (cJSON_IsString(v))
+			for (const char *const *w = (const char *const[]){
+			     "true", "yes", "pass", "passed", "false", "no",
+			     "fail", "failed", NULL }; *w; w++)
+				if (!strcasecmp(v->valuestring, *w))
+					return NULL;
+		return "true or false (or \"pass\"/\"fail\", 1/0)";
+	case M_TEXT:
+		return cJSON_IsString(v) && *v->valuestring ? NULL :
+		       "a non-empty string";
+	case M_TS:
+		return (cJSON_IsString(v) || cJSON_IsNumber(v)) &&
+		       kt_impx_ts_json(v) != KT_TS_UNKNOWN ? NULL :
+		       "a time (ISO-8601 string or seconds since the epoch)";
+	default:        /* run, step, parent and the bench's names */
+		return (cJSON_IsString(v) && *v->valuestring) ||
+		       cJSON_IsNumber(v) ? NULL : "a string or a number";
+	}
 }
 
 int kt_map_parse(const char *text, size_t len, kt_map **out, char *err,
@@ -151,12 +183,16 @@ int kt_map_parse(const char *text, size_t len, kt_map **out, char *err,
 			break;
 		}
 		if (!strcmp(c->string, "higher_is_better")) {
-			if (!cJSON_IsBool(c)) {
+			const cJSON *b = cJSON_GetObjectItem(c, "const");
+
+			if (!cJSON_IsObject(c) || !b || cJSON_GetArraySize(c) != 1)
+				b = c;          /* {"const": B} is B */
+			if (!cJSON_IsBool(b)) {
 				rc = bad(err, cap, ln, "%shigher_is_better: "
 					 "expected true or false", "");
 				break;
 			}
-			m->hib = cJSON_IsTrue(c);
+			m->hib = cJSON_IsTrue(b);
 			continue;
 		}
 		if (!strcmp(c->string, "origin")) {
@@ -209,6 +245,20 @@ int kt_map_parse(const char *text, size_t len, kt_map **out, char *err,
 		}
 		if (!m->f[i].path && !m->f[i].cval) {
 			rc = KT_ENOMEM;
+			break;
+		}
+		if (m->f[i].cval && const_misfit(i, m->f[i].cval)) {
+			char v[48];
+			char *pv = cJSON_PrintUnformatted(m->f[i].cval);
+			int k = snprintf(err, cap, "%u: %s: the constant ", ln,
+					 c->string);
+
+			snprintf(v, sizeof(v), "%s", pv ? pv : "?");
+			free(pv);
+			if (k > 0 && (size_t)k < cap)
+				snprintf(err + k, cap - (size_t)k, "%s is not "
+					 "%s", v, const_misfit(i, m->f[i].cval));
+			rc = KT_EPARSE;
 			break;
 		}
 		any |= i == M_TIME || i == M_SPEEDUP;

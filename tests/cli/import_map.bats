@@ -105,10 +105,43 @@ bad_map() {
 	[ "$status" -eq 0 ]
 	run "$KTRAJ" show rounds.jsonl 1 --json
 	[[ "$output" == *'"extra":{"higher_is_better":false}'* ]]
-	# a throughput (a constant metric) may be higher-is-better
-	printf '{"time_ms": "res.ms", "metric": {"const": "throughput"}, "higher_is_better": true}\n' >"$D/tp.map"
-	run "$KTRAJ" --store "$D/t.ktraj" import --map "$D/tp.map" "$D/rounds.jsonl"
+}
+
+@test "a throughput is higher-is-better: through time_ms it would be read backwards (refused), through speedup its gains are read" {
+	# time_ms + true: refused whatever the metric is called (on 341157a a
+	# constant metric "throughput" let it through, and blame then read
+	# each larger TFLOPS as a slower time)
+	bad_map $'{"time_ms": "tf",\n "metric": {"const": "throughput"},\n "higher_is_better": true}' \
+		'3: higher_is_better: true contradicts time_ms (a time: lower is better); map a higher-is-better figure (a throughput) through speedup'
+	bad_map $'{"speedup": "sp", "metric": {"const": "time"},\n "higher_is_better": false}' \
+		'2: higher_is_better: false contradicts speedup (a speedup: higher is better); map a lower-is-better figure (a time) through time_ms'
+	# through speedup: 100 -> 210 TFLOPS is a gain of x2.1, not a loss
+	printf '{"r": 1, "tf": 100}\n{"r": 2, "tf": 210}\n' >"$D/tf.jsonl"
+	printf '{"run": {"const": "tf"}, "step": "r", "speedup": "tf", "metric": {"const": "throughput"}, "higher_is_better": {"const": true}}\n' >"$D/tf.map"
+	run "$KTRAJ" import --map "$D/tf.map" "$D/tf.jsonl"
 	[ "$status" -eq 0 ]
+	run "$KTRAJ" blame speedup tf
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"JUMP 1  step 2 (seq 2)"*"gain x2.100"* ]]
+}
+
+@test "constants of every JSON type where the member takes them; a misfit is refused at MAP:LINE naming the member" {
+	printf '{"run": {"const": "c"}, "step": "id", "time_ms": "res.ms", "correct": {"const": true}, "higher_is_better": {"const": false}, "workload": {"const": 7}, "ts": {"const": "2026-01-02T03:04:05Z"}}\n' >"$D/c.map"
+	run "$KTRAJ" import --map "$D/c.map" "$D/rounds.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" log c --kind bench --json
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[2]}" == *'"ts":1767323045000000000,'*'"correct":true,"time_ms":0.9,'*'"workload":"7",'* ]]
+	run "$KTRAJ" show c 3 --json
+	[[ "$output" == *'"extra":{"step":"3","higher_is_better":false}'* ]]
+	# a constant the member cannot hold: one line, the map's line, exit 2
+	bad_map $'{"time_ms": "res.ms",\n "correct": {"const": "maybe"}}' \
+		'2: correct: the constant "maybe" is not true or false'
+	bad_map $'{"time_ms": {"const": true}}' '1: time_ms: the constant true is not a number'
+	bad_map $'{"time_ms": "res.ms",\n\n "text": {"const": 5}}' '3: text: the constant 5 is not a non-empty string'
+	bad_map $'{"time_ms": "res.ms", "run": {"const": null}}' '1: run: the constant null is not a string or a number'
+	bad_map $'{"time_ms": "res.ms", "ts": {"const": "yesterday"}}' '1: ts: the constant "yesterday" is not a time'
+	bad_map $'{"time_ms": "res.ms",\n "higher_is_better": {"const": "no"}}' '2: higher_is_better: expected true or false'
 }
 
 @test "bad records: one line each at FILE:LINE, the others kept; --strict stops" {
