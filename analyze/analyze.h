@@ -456,6 +456,14 @@ typedef struct kt_an_point {
 				  best it was compared with (0: none shared,
 				  not comparable) */
 	size_t nres;           /* bench results in the point */
+	int branch;            /* 1 when its bench's parent is another bench
+				  (a tree search: import --map parent): its
+				  gain is over the best of its own parent
+				  chain, not the run's running best */
+	double base;           /* the best its gain is over: the running
+				  best before it, or (branch) its parent
+				  chain's best; 1 for the first point */
+	size_t base_pt;        /* the point that base stands for */
 } kt_an_point;
 
 /* Where sigma came from (kt_an_series.noise_kind). */

@@ -799,8 +799,12 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		memset(j, 0, sizeof(*j));
 		j->p_prev = i - 1;
 		j->p_land = j->p_last = i;
-		j->before = se->pt[i - 1].best;
-		j->after = se->pt[i].best;
+		/* a tree search's child: over its own branch's best, and
+		 * what it reached is its own level (the run's best may be
+		 * another branch's) */
+		j->before = se->pt[i].base;
+		j->after = se->pt[i].branch ? se->pt[i].speedup :
+					       se->pt[i].best;
 		j->gain = j->after / j->before;
 		j->question = j->hypothesis = -1;
 	}

@@ -148,10 +148,12 @@ cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 	cJSON_AddNumberToObject(x, "from_step", (double)(j->p_prev + 1));
 	{
 		/* the running best it is compared with */
-		size_t bs = se->pt[j->p_prev].best_pt;
+		size_t bs = se->pt[j->p_land].base_pt;
 
 		cJSON_AddNumberToObject(x, "best_step", (double)(bs + 1));
 		cJSON_AddNumberToObject(x, "best_seq", (double)se->pt[bs].seq);
+		/* a tree search's child: the best of its parent chain */
+		cJSON_AddBoolToObject(x, "over_branch", se->pt[j->p_land].branch);
 	}
 	cJSON_AddStringToObject(x, "series", se->key);
 	cJSON_AddStringToObject(x, "correctness",

@@ -36,9 +36,12 @@ static const char usage[] =
 	"above max(--min-gain, Z x noise), noise being the SD of the log-ratio of\n"
 	"two measurements (default --min-gain 1.05, --z 3), and is a jump only\n"
 	"when an edit (or another candidate / source hash) lies between it and\n"
-	"the measurement before.  New bests at most --merge N (2) measurements\n"
-	"apart with no question, edit or other candidate between them are one\n"
-	"jump (the same code measured again).  Noise, in this order: (1) the\n"
+	"the measurement before.  A tree search's child (a bench whose parent\n"
+	"is another bench: import --map parent) is compared with the best of\n"
+	"its own parent chain, not with a sibling branch (\"its own branch\").\n"
+	"New bests at most --merge N (2) measurements apart with no question,\n"
+	"edit or other candidate between them are one jump (the same code\n"
+	"measured again).  Noise, in this order: (1) the\n"
 	"pooled SD of repeats of unchanged code (same source hash, 2 or more\n"
 	"degrees of freedom, bias-corrected by c4); (2) repeats of the reference\n"
 	"timing, x sqrt 2 for a ratio (series with a reference, not sweeps);\n"
@@ -60,7 +63,8 @@ static const char usage[] =
 	"same input and seed give byte-identical output.\n"
 	"\n"
 	"--json: one object per jump (run, series, from_seq, to_seq, from_step,\n"
-	"to_step, best_step, best_seq, before, after, gain, correctness, edits,\n"
+	"to_step, best_step, best_seq, over_branch, before, after, gain,\n"
+	"correctness, edits,\n"
 	"files, attribution, question {seq, text, origin, layer, lag_calls,\n"
 	"lag_min, p, ...}, confidence, hypothesis {seq, text, layer}, candidates),\n"
 	"then one summary object per series (no \"gain\"; series, sweep, results,\n"
@@ -83,16 +87,19 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 {
 	const kt_an_jump *j = &b->jump[k];
 
-	/* the running best it is compared with */
-	size_t bs = b->series.pt[j->p_prev].best_pt;
+	/* the best it is compared with: the running best, or its
+	 * own branch's (a tree search's child) */
+	size_t bs = b->series.pt[j->p_land].base_pt;
 
 	printf("JUMP %zu%s%s%s  step %zu (seq %llu) over the best so far, step "
-	       "%zu (seq %llu)  speedup %.3f -> %.3f  gain x%.3f%s\n", num,
+	       "%zu (seq %llu)  speedup %.3f -> %.3f  gain x%.3f%s%s\n", num,
 	       wl ? " [" : "", wl ? kt_an_key_name(wl) : "", wl ? "]" : "",
 	       j->p_last + 1, (unsigned long long)b->series.pt[j->p_last].seq,
 	       bs + 1, (unsigned long long)b->series.pt[bs].seq,
 	       j->before, j->after, j->gain,
-	       b->series.pt[j->p_land].unchecked ? "  (not checked)" : "");
+	       b->series.pt[j->p_land].unchecked ? "  (not checked)" : "",
+	       b->series.pt[j->p_land].branch ? "  (its own branch: the best of "
+	       "its parent chain)" : "");
 	printf("  edits:");
 	if (!j->nedits) {
 		/* `bench --record` stores each candidate, not an edit: say

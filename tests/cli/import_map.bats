@@ -249,3 +249,36 @@ J
 	[[ "$output" != *"agent alone"* ]] || false
 	[[ "$output" == *"JUMP 1  step 3 (seq 6)"*"question #5 (human"*"uptake yes"*"JUMP 2  step 6 (seq 12)"*"question #11 (human"*"uptake yes"* ]]
 }
+
+@test "a tree search's child gains over the best of its own branch (its parent chain), never over a sibling branch" {
+	# node 2 and node 3 grow from node 1; node 4 grows from node 3.
+	# Node 2 (1.0 ms) is the run's best when node 4 (0.9 ms) is measured,
+	# but node 4's branch is 1 -> 3 -> 4: its best so far is node 3
+	# (1.6 ms), so node 4 gains x1.778, and node 3 gains x1.25 over node
+	# 1 though node 2 is faster.  On 341157a node 4 was compared with its
+	# sibling branch (x1.111, under the threshold: no jump) and node 3
+	# was no new best at all.
+	cat >"$D/tr.jsonl" <<'J'
+{"node": 1, "ms": 2.0}
+{"node": 2, "p": 1, "ms": 1.0}
+{"node": 3, "p": 1, "ms": 1.6}
+{"node": 4, "p": 3, "ms": 0.9}
+J
+	printf '{"run": {"const": "tr"}, "step": "node", "parent": "p", "time_ms": "ms"}\n' >"$D/tr.map"
+	run "$KTRAJ" import --map "$D/tr.map" "$D/tr.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" blame speedup tr
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^JUMP' <<<"$output")" -eq 3 ]
+	[[ "$output" == *"JUMP 2  step 3 (seq 3) over the best so far, step 1 (seq 1)  speedup 1.000 -> 1.250  gain x1.250  (not checked)  (its own branch: the best of its parent chain)"* ]]
+	[[ "$output" == *"JUMP 3  step 4 (seq 4) over the best so far, step 3 (seq 3)  speedup 1.250 -> 2.222  gain x1.778"* ]]
+	run "$KTRAJ" blame speedup tr --json --permutations 0
+	[[ "${lines[2]}" == *'"best_step":3,"best_seq":3,"over_branch":true,'*'"before":1.25,"after":2.2222,"gain":1.7778,'* ]]
+	# roots have no parent chain: the corpus journal (all roots) keeps
+	# the run's running best
+	[[ "${lines[0]}" == *'"best_seq":1,"over_branch":true,'* ]]
+	[ -f "$JOURNAL" ] || return 0
+	run "$KTRAJ" import --map "$MAPS/tree_journal.map.json" "$JOURNAL"
+	run "$KTRAJ" blame speedup agent_gemm --json --permutations 0
+	[[ "$output" != *'"over_branch":true'* ]]
+}
