@@ -251,6 +251,9 @@ typedef struct kt_an_meas {
 				  benchmark, no time could be read */
 	unsigned char graded;  /* the grader's own record (graded true, e.g.
 				  reward.json: FORMAT.md section 11.2) */
+	unsigned char idea_human; /* `origin: "human"`: the code measured is
+				  the idea of the person's message right
+				  before the bench (FORMAT.md section 2) */
 	unsigned char round;   /* carries an attempt number (`round`): the
 				  results are attempts in that order even
 				  without timestamps, edits or tool calls */
@@ -694,6 +697,13 @@ void kt_an_blame_workloads_free(kt_an_blame *b, const char **wl, size_t n);
 /* Whether event i of r is a question candidate (question event of human or
  * library origin, or a human message holding a question sentence). */
 int kt_an_is_question_ev(const kt_an_run *r, size_t i);
+
+/* Whether event i of r is a person's idea that the next event, a bench,
+ * declares it measured (its `origin` "human", FORMAT.md section 2): a
+ * human message (not meta, not the task prompt) with text, question or
+ * statement.  Blame takes such a message as a candidate like a question,
+ * taken up by that bench. */
+int kt_an_declared_idea(const kt_an_run *r, size_t i);
 
 /* ---- stalls ------------------------------------------------------------------ */
 typedef struct kt_an_stall {

@@ -700,7 +700,7 @@ static const char *const bench_keys[] = {
 	"correct", "source_hash", "workload", "time_ms", "speedup",
 	"ref_time_ms", "min_ms", "max_ms", "n", "candidate_blob", "scenario",
 	"metric", "baseline", "source", "candidate", "status", "graded",
-	"round", "flags"};
+	"round", "flags", "origin"};
 
 /*
  * One payload, read either by the scanner or (when it refuses) by cJSON;
@@ -709,7 +709,7 @@ static const char *const bench_keys[] = {
 struct pl {
 	const char *const *keys;
 	int nkeys;
-	kt_an_jv f[19];
+	kt_an_jv f[20];
 	cJSON *j;
 	char *tmp;          /* scanner: decoded strings, payload_len + keys */
 	size_t tmpused, tmpcap;
@@ -1054,7 +1054,7 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		rc = pl_open(c, e, edit_keys, 3, &p);
 		break;
 	case KT_KIND_BENCH:
-		rc = pl_open(c, e, bench_keys, 19, &p);
+		rc = pl_open(c, e, bench_keys, 20, &p);
 		break;
 	default:
 		return 0;
@@ -1168,6 +1168,11 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		m->reward = -1;
 		m->flags = "";
 		m->round = pl_type(&p, 17) == V_NUM;
+		{
+			const char *og = pl_str(&p, 19);
+
+			m->idea_human = og && !strcmp(og, "human");
+		}
 		/* the grader's verdict: one result a run, read whole */
 		if (m->graded && (rc = graded_of(r, e, m)))
 			goto out;

@@ -408,15 +408,25 @@ static int has_edits(const kt_an_run *r)
 	return 0;
 }
 
+int kt_an_one_command_ev(const kt_an_run *r, size_t a, size_t b)
+{
+	const kt_an_ev *x = &r->ev[a], *y = &r->ev[b];
+	const kt_an_meas *ma, *mb;
+
+	if (!x->parent || y->parent != x->parent)
+		return 0;
+	if (x->meas < 0 || y->meas < 0)
+		return 1;       /* one command, whatever it printed */
+	ma = &r->m[x->meas];
+	mb = &r->m[y->meas];
+	return !*ma->candidate || !*mb->candidate ||
+	       !strcmp(ma->candidate, mb->candidate);
+}
+
 int kt_an_one_command(const kt_an_run *r, const kt_an_meas *a,
 		      const kt_an_meas *b)
 {
-	uint64_t pa = r->ev[a->ev].parent;
-
-	if (!pa || r->ev[b->ev].parent != pa)
-		return 0;
-	return !*a->candidate || !*b->candidate ||
-	       !strcmp(a->candidate, b->candidate);
+	return kt_an_one_command_ev(r, a->ev, b->ev);
 }
 
 int kt_an_code_changed(const kt_an_run *r, uint64_t a, uint64_t b,

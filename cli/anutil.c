@@ -183,8 +183,10 @@ cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 	}
 	cJSON_AddStringToObject(x, "edit_layer", kt_an_layer_name(j->edit_layer));
 	cJSON_AddBoolToObject(x, "artifact_suspect", j->artifact);
-	cJSON_AddStringToObject(x, "attribution", j->question >= 0 ? "question" :
-				"agent alone");
+	/* "idea": a person's statement its bench declared it tried */
+	cJSON_AddStringToObject(x, "attribution", j->question < 0 ? "agent alone" :
+				kt_an_is_question_ev(r, (size_t)j->question) ?
+				"question" : "idea");
 	if (j->question >= 0) {
 		const kt_an_ev *q = &r->ev[j->question];
 		cJSON *qo = cJSON_AddObjectToObject(x, "question");

@@ -64,9 +64,10 @@ static const char usage[] =
 	"\n"
 	"--json: one object per jump (run, series, from_seq, to_seq, from_step,\n"
 	"to_step, best_step, best_seq, over_branch, before, after, gain,\n"
-	"correctness, edits,\n"
-	"files, attribution, question {seq, text, origin, layer, lag_calls,\n"
-	"lag_min, p, ...}, confidence, hypothesis {seq, text, layer}, candidates),\n"
+	"correctness, edits, files, attribution (\"question\", \"idea\": a\n"
+	"person's statement its bench declares it tried, or \"agent alone\"),\n"
+	"question {seq, text, origin, layer, lag_calls, lag_min, p, ...},\n"
+	"confidence, hypothesis {seq, text, layer}, candidates),\n"
 	"then one summary object per series (no \"gain\"; series, sweep, results,\n"
 	"correct, not_checked, noise_sigma, noise_source, noise_kind, unparsed,\n"
 	"\"excluded\" and \"excluded_by_reason\" {incorrect, correctness_unknown,\n"
@@ -125,8 +126,11 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 
 			if ((long)cd->ev != j->question)
 				continue;
-			printf("  question #%llu (%s, layer %s): lag %.0f tool "
-			       "calls", (unsigned long long)q->seq,
+			/* a person's statement a bench declared it tried
+			 * ("try cp.async"): an idea, not a question */
+			printf("  %s #%llu (%s, layer %s): lag %.0f tool "
+			       "calls", kt_an_is_question_ev(r, (size_t)j->question) ?
+			       "question" : "idea", (unsigned long long)q->seq,
 			       q->qorigin == KT_AN_QO_LIBRARY ? "library" : "human",
 			       kt_an_layer_name(cd->layer), cd->lag_calls);
 			if (cd->lag_min >= 0)

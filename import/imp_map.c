@@ -474,6 +474,10 @@ static int one_record(mctx *x, const cJSON *rec, uint64_t line, uint64_t off,
 	if (!cJSON_GetObjectItem(p, "metric"))
 		cJSON_AddStringToObject(p, "metric", t > -2 ? "time" : "speedup");
 	cJSON_AddStringToObject(p, "source", "map");
+	/* the record says whose idea this code is: blame credits the person
+	 * (FORMAT.md section 2 `origin`), whether the idea asks or states */
+	if (human && text && *text)
+		cJSON_AddStringToObject(p, "origin", "human");
 	/* the record's attempt number orders the run's results (FORMAT.md
 	 * section 11.1), and its step names the candidate it measured, so
 	 * two records are two versions of the code */

@@ -282,3 +282,50 @@ J
 	run "$KTRAJ" blame speedup agent_gemm --json --permutations 0
 	[[ "$output" != *'"over_branch":true'* ]]
 }
+
+@test "a person's statement (not a question) its bench tried is credited to the person; the credit follows the bench's origin, not its source" {
+	cat >"$D/st.jsonl" <<'J'
+{"r": 1, "who": "agent", "idea": "naive tiling", "ms": 4.0}
+{"r": 2, "who": "agent", "idea": "unroll the inner loop", "ms": 3.95}
+{"r": 3, "who": "user", "idea": "try cp.async double buffering", "ms": 2.0}
+J
+	printf '{"run": {"const": "st"}, "step": "r", "time_ms": "ms", "text": "idea", "origin": {"field": "who", "human": ["user"]}}\n' >"$D/st.map"
+	run "$KTRAJ" import --map "$D/st.map" "$D/st.jsonl"
+	[ "$status" -eq 0 ]
+	# the person's record: its bench says whose idea it measured
+	run "$KTRAJ" show st 6 --json
+	[[ "$output" == *'"source":"map","origin":"human",'* ]]
+	run "$KTRAJ" show st 4 --json
+	[[ "$output" != *'"origin"'* ]]
+	run "$KTRAJ" blame speedup st
+	[ "$status" -eq 0 ]
+	# on 341157a: "agent alone (no question fits; 0 candidates scored)"
+	[[ "$output" != *"agent alone (no question fits"* ]]
+	[[ "$output" == *"JUMP 1  step 3 (seq 6)"*"idea #5 (human"*"uptake yes"*'"try cp.async double buffering"'* ]]
+	run "$KTRAJ" blame speedup st --json --permutations 0
+	[[ "${lines[0]}" == *'"attribution":"idea","question":{"seq":5,"text":"try cp.async double buffering","origin":"human",'* ]]
+	# the same events from another source (ktraj JSONL, source a script):
+	# the bench's origin credits the person, as the map's did
+	"$KTRAJ" export st --format jsonl | python3 -c '
+import json, sys
+for l in sys.stdin:
+    o = json.loads(l)
+    if "seq" in o:
+        o.pop("hash", None); o.pop("chain", None)
+        if o["payload"].get("source") == "map":
+            o["payload"]["source"] = "python bench.py"
+    print(json.dumps(o, separators=(",", ":")))' >"$D/st.ktraj.jsonl"
+	run --separate-stderr "$KTRAJ" --store "$D/o.ktraj" import "$D/st.ktraj.jsonl"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	run "$KTRAJ" --store "$D/o.ktraj" show st 6 --json
+	[[ "$output" == *'"source":"python bench.py","origin":"human",'* ]]
+	run "$KTRAJ" --store "$D/o.ktraj" blame speedup st
+	[[ "$output" == *"JUMP 1  step 3 (seq 6)"*"idea #5 (human"*"uptake yes"* ]]
+	# without the origin the bench declares nothing: a statement is no
+	# question, so no candidate
+	sed 's/"origin":"human",//' "$D/st.ktraj.jsonl" >"$D/st2.ktraj.jsonl"
+	run "$KTRAJ" --store "$D/p.ktraj" import "$D/st2.ktraj.jsonl"
+	run "$KTRAJ" --store "$D/p.ktraj" blame speedup st
+	[[ "$output" == *"agent alone (no question fits"* ]]
+}
