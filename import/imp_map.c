@@ -41,6 +41,9 @@ struct kt_map {
 	int hib;                /* higher_is_better: -1 not given */
 	char *origin_field;
 	cJSON *origin_human;    /* array of values */
+	/* sha256 of what the map says (map_digest): kept in the run's meta
+	 * ("map"), so a re-import with another map is told apart */
+	char digest[KT_HASH_HEX + 1];
 };
 
 void kt_map_free(kt_map *m)
@@ -146,6 +149,40 @@ static const char *const_misfit(int k, const cJSON *v)
 		return (cJSON_IsString(v) && *v->valuestring) ||
 		       cJSON_IsNumber(v) ? NULL : "a string or a number";
 	}
+}
+
+/* What m says, in a fixed order (member order, spacing and a constant
+ * written bare or as {"const": V} change nothing): sha256 hex into
+ * m->digest.  KT_ENOMEM or 0. */
+static int map_digest(kt_map *m)
+{
+	cJSON *d = cJSON_CreateArray(), *x;
+	char *t;
+	int i;
+
+	for (i = 0; d && i < M_N; i++) {
+		x = m->f[i].path ? cJSON_CreateString(m->f[i].path) :
+		    m->f[i].cval ? cJSON_Duplicate(m->f[i].cval, 1) :
+				   cJSON_CreateNull();
+		cJSON_AddItemToArray(d, x);
+	}
+	if (d) {
+		cJSON_AddItemToArray(d, cJSON_CreateNumber(m->hib));
+		cJSON_AddItemToArray(d, m->origin_field ?
+				     cJSON_CreateString(m->origin_field) :
+				     cJSON_CreateNull());
+		cJSON_AddItemToArray(d, m->origin_human ?
+				     cJSON_Duplicate(m->origin_human, 1) :
+				     cJSON_CreateNull());
+	}
+	t = d && cJSON_GetArraySize(d) == M_N + 3 ? cJSON_PrintUnformatted(d) :
+						     NULL;
+	cJSON_Delete(d);
+	if (!t)
+		return KT_ENOMEM;
+	kt_sha256_hex(t, strlen(t), m->digest);
+	free(t);
+	return 0;
 }
 
 int kt_map_parse(const char *text, size_t len, kt_map **out, char *err,
@@ -268,6 +305,8 @@ int kt_map_parse(const char *text, size_t len, kt_map **out, char *err,
 			 "speedup", "");
 	if (!rc && m->hib >= 0)
 		rc = hib_contradicts(m, text, len, err, cap);
+	if (!rc)
+		rc = map_digest(m);
 	cJSON_Delete(j);
 	if (rc) {
 		kt_map_free(m);
@@ -698,6 +737,33 @@ static void unmatched(mctx *x)
 	}
 }
 
+/*
+ * Whether the run just begun was stored from this file with another map:
+ * the run keeps its events as first read (seqs are never renumbered, a
+ * store is append-only), so this map's reading would be silently dropped
+ * or, past the stored events, appended onto the other reading.  Say it
+ * once and add nothing; a map whose `run` names another run keeps both
+ * readings.  A run stored before maps were recorded in its meta cannot
+ * be told apart: it is re-read as before (an event-by-event comparison
+ * would also flag what this version reads differently from the same map).
+ */
+static int other_map(kt_imp *imp, const kt_file *f, const kt_map *m)
+{
+	char *sm = kt_imp_stored_meta(imp);
+	cJSON *j = sm ? cJSON_Parse(sm) : NULL;
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(j, "map");
+	int other = cJSON_IsString(h) && strcmp(h->valuestring, m->digest);
+
+	if (other)
+		kt_imp_warn(imp, f, 0, "already imported as run %.12s with "
+			    "another map; nothing added (a map whose \"run\" "
+			    "names another run keeps both readings)",
+			    kt_imp_run_id(imp));
+	cJSON_Delete(j);
+	free(sm);
+	return other;
+}
+
 static int map_detect(const kt_file *f)
 {
 	(void)f;
@@ -741,13 +807,17 @@ static int map_import(kt_imp *imp, const kt_file *f)
 		}
 		snprintf(ident, n, "map:%s:%s", base, r.v[i]);
 		cJSON_AddStringToObject(meta, "source", base);
+		cJSON_AddStringToObject(meta, "map", m->digest);
 		r.want = r.v[i];
 		rc = kt_imp_run_begin(imp, ident, *r.v[i] ? r.v[i] : base, "map",
 				      meta);
 		free(ident);
 		if (rc)
 			break;
-		rc = import_run(&x, &r);
+		if (other_map(imp, f, m))
+			rc = 0;
+		else
+			rc = import_run(&x, &r);
 		rc = kt_imp_run_finish(imp, rc);
 		for (j = 0; j < x.n; j++)
 			free(x.steps[j]);

@@ -329,3 +329,35 @@ for l in sys.stdin:
 	run "$KTRAJ" --store "$D/p.ktraj" blame speedup st
 	[[ "$output" == *"agent alone (no question fits"* ]]
 }
+
+@test "the same file again with another map: one line says the run keeps its first reading, nothing added; the same map adds what the file grew by" {
+	run "$KTRAJ" import --map "$D/rounds.map.json" "$D/rounds.jsonl"
+	[ "$status" -eq 0 ]
+	# the same map written otherwise (member order, spacing): the same map
+	printf '{"scenario": {"const": "4096^3 fp16"}, "workload": {"const": "gemm"},\n "origin": {"field": "who", "human": ["user"]}, "text": "idea", "correct": "res.ok",\n "time_ms": "res.ms", "ts": "at", "parent": "from", "step": "id", "run": {"const": "gemm-rounds"}}\n' >"$D/same.map"
+	run --separate-stderr "$KTRAJ" import --map "$D/same.map" "$D/rounds.jsonl"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	# another map (no origin, another text): said, nothing added
+	printf '{"run": {"const": "gemm-rounds"}, "step": "id", "parent": "from", "time_ms": "res.ms", "text": "who"}\n' >"$D/other.map"
+	run --separate-stderr "$KTRAJ" import --map "$D/other.map" "$D/rounds.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" 6 events      0 added "* ]]
+	id=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"][:12])')
+	[ "$stderr" = "ktraj: import: $D/rounds.jsonl: already imported as run $id with another map; nothing added (a map whose \"run\" names another run keeps both readings)" ]
+	run "$KTRAJ" log gemm-rounds --kind message --json
+	[[ "${lines[0]}" == *'"text":"tile 128x128"'* ]]
+	# a grown file: the other map adds nothing either
+	printf '{"id": 4, "from": 3, "who": "llm", "idea": "split-k", "res": {"ms": 0.8, "ok": true}}\n' >>"$D/rounds.jsonl"
+	run "$KTRAJ" import --map "$D/other.map" "$D/rounds.jsonl"
+	[[ "$output" == *" 6 events      0 added "* ]]
+	run "$KTRAJ" import --strict --map "$D/other.map" "$D/rounds.jsonl"
+	[ "$status" -eq 1 ]
+	# the first map adds the new record
+	run "$KTRAJ" import --map "$D/rounds.map.json" "$D/rounds.jsonl"
+	[[ "$output" == *" 8 events      2 added "* ]]
+	# another run name keeps both readings
+	sed 's/gemm-rounds/gemm-by-who/' "$D/other.map" >"$D/other2.map"
+	run "$KTRAJ" import --map "$D/other2.map" "$D/rounds.jsonl"
+	[[ "$output" == *" 8 events      8 added "*"gemm-by-who"* ]]
+}
