@@ -242,6 +242,9 @@ typedef struct kt_an_meas {
 	 * at their end */
 	const char *workload, *scenario, *metric, *baseline, *source,
 		   *candidate;
+	const char *step;      /* the source's own name of the record that
+				  measured (extra.step: a round log's `step`,
+				  import --map), "" when none; arena */
 	const char *key;       /* series key under r->keyed_by
 				  (kt_an_series_keys); sweep members carry
 				  their sweep's key (no scenario) */

@@ -132,6 +132,15 @@ static const char *origin_name(int o)
 	       "human";
 }
 
+/* A step name, or null when the source gave none (""). */
+static void an_step(cJSON *x, const char *key, const char *step)
+{
+	if (*step)
+		cJSON_AddStringToObject(x, key, step);
+	else
+		cJSON_AddNullToObject(x, key);
+}
+
 cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 		    const kt_an_opts *o)
 {
@@ -154,6 +163,9 @@ cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 		cJSON_AddNumberToObject(x, "best_seq", (double)se->pt[bs].seq);
 		/* a tree search's child: the best of its parent chain */
 		cJSON_AddBoolToObject(x, "over_branch", se->pt[j->p_land].branch);
+		/* the source's own step names (import --map `step`) */
+		an_step(x, "to_log_step", r->m[se->pt[j->p_last].meas].step);
+		an_step(x, "best_log_step", r->m[se->pt[bs].meas].step);
 	}
 	cJSON_AddStringToObject(x, "series", se->key);
 	cJSON_AddStringToObject(x, "correctness",

@@ -63,11 +63,14 @@ static const char usage[] =
 	"same input and seed give byte-identical output.\n"
 	"\n"
 	"--json: one object per jump (run, series, from_seq, to_seq, from_step,\n"
-	"to_step, best_step, best_seq, over_branch, before, after, gain,\n"
-	"correctness, edits, files, attribution (\"question\", \"idea\": a\n"
-	"person's statement its bench declares it tried, or \"agent alone\"),\n"
-	"question {seq, text, origin, layer, lag_calls, lag_min, p, ...},\n"
-	"confidence, hypothesis {seq, text, layer}, candidates),\n"
+	"to_step, best_step, best_seq, over_branch, to_log_step and\n"
+	"best_log_step (a round log's own step names, import --map `step`;\n"
+	"null when none: the text says them on an \"in the log:\" line),\n"
+	"before, after, gain, correctness, edits, files, attribution\n"
+	"(\"question\", \"idea\": a person's statement its bench declares it\n"
+	"tried, or \"agent alone\"), question {seq, text, origin, layer,\n"
+	"lag_calls, lag_min, p, ...}, confidence, hypothesis {seq, text,\n"
+	"layer}, candidates),\n"
 	"then one summary object per series (no \"gain\"; series, sweep, results,\n"
 	"correct, not_checked, noise_sigma, noise_source, noise_kind, unparsed,\n"
 	"\"excluded\" and \"excluded_by_reason\" {incorrect, correctness_unknown,\n"
@@ -101,6 +104,20 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 	       b->series.pt[j->p_land].unchecked ? "  (not checked)" : "",
 	       b->series.pt[j->p_land].branch ? "  (its own branch: the best of "
 	       "its parent chain)" : "");
+	{
+		/* a round log's own step names (import --map `step`): where
+		 * the user finds the records in their log */
+		const char *to = r->m[b->series.pt[j->p_last].meas].step,
+			   *fr = r->m[b->series.pt[bs].meas].step;
+		char a[404], c[404];
+
+		if (*to || *fr) {
+			cli_oneline(to, 400, a);
+			cli_oneline(fr, 400, c);
+			printf("  in the log: step \"%s\" over step \"%s\"\n",
+			       a, c);
+		}
+	}
 	printf("  edits:");
 	if (!j->nedits) {
 		/* `bench --record` stores each candidate, not an edit: say

@@ -361,3 +361,33 @@ for l in sys.stdin:
 	run "$KTRAJ" import --map "$D/other2.map" "$D/rounds.jsonl"
 	[[ "$output" == *" 8 events      8 added "*"gemm-by-who"* ]]
 }
+
+@test "blame names each jump's records by the log's own step as well as by seq (text and --json)" {
+	cat >"$D/n.jsonl" <<'J'
+{"node": "root-a1", "ms": 2.0}
+{"node": "kid-b7", "p": "root-a1", "ms": 1.0}
+J
+	printf '{"run": {"const": "n"}, "step": "node", "parent": "p", "time_ms": "ms"}\n' >"$D/n.map"
+	run "$KTRAJ" import --map "$D/n.map" "$D/n.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" blame speedup n
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'JUMP 1  step 2 (seq 2) over the best so far, step 1 (seq 1)'*$'\n  in the log: step "kid-b7" over step "root-a1"\n'* ]]
+	run "$KTRAJ" blame speedup n --json --permutations 0
+	[[ "${lines[0]}" == *'"best_seq":1,"over_branch":true,"to_log_step":"kid-b7","best_log_step":"root-a1",'* ]]
+	# a run with no step of its own: no such line, null in --json
+	printf '{"t": 2.0}\n{"t": 1.0}\n' >"$D/ns.jsonl"
+	printf '{"run": {"const": "ns"}, "time_ms": "t"}\n' >"$D/ns.map"
+	run "$KTRAJ" import --map "$D/ns.map" "$D/ns.jsonl"
+	run "$KTRAJ" blame speedup ns
+	[[ "$output" == *"JUMP 1  step 2 (seq 2)"* ]]
+	[[ "$output" != *"in the log:"* ]]
+	run "$KTRAJ" blame speedup ns --json --permutations 0
+	[[ "${lines[0]}" == *'"to_log_step":null,"best_log_step":null,'* ]]
+	# the corpus journal: node ids, the records of the jumps a low
+	# threshold lets through (node cf0b54178827 is its 10th record)
+	[ -f "$JOURNAL" ] || return 0
+	run "$KTRAJ" import --map "$MAPS/tree_journal.map.json" "$JOURNAL"
+	run "$KTRAJ" blame speedup agent_gemm --min-gain 1.01 --z 0.1
+	[[ "$output" == *$'JUMP 1  step 5 (seq 20) over the best so far, step 1 (seq 6)'*$'\n  in the log: step "cf0b54178827" over step "130150399cea"\n'* ]]
+}
