@@ -127,6 +127,11 @@ int kt_an_code_changed(const kt_an_run *r, uint64_t a, uint64_t b,
 int kt_an_one_command(const kt_an_run *r, const kt_an_meas *a,
 		      const kt_an_meas *b);
 
+/* kt_an_one_command for bench events a and b (indices into r->ev); one
+ * without a result (a bench that is not an object) is of the command
+ * that printed it: the same nonzero parent is enough. */
+int kt_an_one_command_ev(const kt_an_run *r, size_t a, size_t b);
+
 /* ---- attribution (attrib.c) ------------------------------------------------ */
 
 /* The raw weight of candidate c (lag, overlap, uptake, layer_match and

@@ -242,6 +242,9 @@ typedef struct kt_an_meas {
 	 * at their end */
 	const char *workload, *scenario, *metric, *baseline, *source,
 		   *candidate;
+	const char *step;      /* the source's own name of the record that
+				  measured (extra.step: a round log's `step`,
+				  import --map), "" when none; arena */
 	const char *key;       /* series key under r->keyed_by
 				  (kt_an_series_keys); sweep members carry
 				  their sweep's key (no scenario) */
@@ -251,6 +254,9 @@ typedef struct kt_an_meas {
 				  benchmark, no time could be read */
 	unsigned char graded;  /* the grader's own record (graded true, e.g.
 				  reward.json: FORMAT.md section 11.2) */
+	unsigned char idea_human; /* `origin: "human"`: the code measured is
+				  the idea of the person's message right
+				  before the bench (FORMAT.md section 2) */
 	unsigned char round;   /* carries an attempt number (`round`): the
 				  results are attempts in that order even
 				  without timestamps, edits or tool calls */
@@ -456,6 +462,14 @@ typedef struct kt_an_point {
 				  best it was compared with (0: none shared,
 				  not comparable) */
 	size_t nres;           /* bench results in the point */
+	int branch;            /* 1 when its bench's parent is another bench
+				  (a tree search: import --map parent): its
+				  gain is over the best of its own parent
+				  chain, not the run's running best */
+	double base;           /* the best its gain is over: the running
+				  best before it, or (branch) its parent
+				  chain's best; 1 for the first point */
+	size_t base_pt;        /* the point that base stands for */
 } kt_an_point;
 
 /* Where sigma came from (kt_an_series.noise_kind). */
@@ -686,6 +700,13 @@ void kt_an_blame_workloads_free(kt_an_blame *b, const char **wl, size_t n);
 /* Whether event i of r is a question candidate (question event of human or
  * library origin, or a human message holding a question sentence). */
 int kt_an_is_question_ev(const kt_an_run *r, size_t i);
+
+/* Whether event i of r is a person's idea that the next event, a bench,
+ * declares it measured (its `origin` "human", FORMAT.md section 2): a
+ * human message (not meta, not the task prompt) with text, question or
+ * statement.  Blame takes such a message as a candidate like a question,
+ * taken up by that bench. */
+int kt_an_declared_idea(const kt_an_run *r, size_t i);
 
 /* ---- stalls ------------------------------------------------------------------ */
 typedef struct kt_an_stall {

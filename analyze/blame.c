@@ -34,6 +34,16 @@ int kt_an_is_question_ev(const kt_an_run *r, size_t i)
 	return e->kind == KT_KIND_MESSAGE && e->qorigin == KT_AN_QO_HUMAN;
 }
 
+int kt_an_declared_idea(const kt_an_run *r, size_t i)
+{
+	const kt_an_ev *e = &r->ev[i], *b = i + 1 < r->nev ? e + 1 : NULL;
+
+	return e->kind == KT_KIND_MESSAGE && e->human && !e->meta &&
+	       !e->task && e->text && *e->text && b &&
+	       b->kind == KT_KIND_BENCH && b->meas >= 0 &&
+	       r->m[b->meas].idea_human;
+}
+
 static int is_agent_text(const kt_an_ev *e)
 {
 	return e->kind == KT_KIND_MESSAGE && e->text && !e->human &&
@@ -365,16 +375,12 @@ static void measured_before(const kt_an_run *r, const kt_an_opts *o,
 			    uint64_t *t)
 {
 	size_t me = r->m[se->pt[p].meas].ev;
-	uint64_t pa = r->ev[me].parent;
 	int any = 0;
 
 	*a = *t = se->pt[p - 1].seq;
 	for (long k = (long)me - 1; k >= 0 && r->ev[k].seq > *a; k--) {
 		if (r->ev[k].kind != KT_KIND_BENCH ||
-		    (pa && r->ev[k].parent == pa &&
-		     (r->ev[k].meas < 0 || r->ev[me].meas < 0 ||
-		      kt_an_one_command(r, &r->m[r->ev[k].meas],
-					&r->m[r->ev[me].meas]))))
+		    kt_an_one_command_ev(r, (size_t)k, me))
 			continue;
 		if (!any++)
 			*t = r->ev[k].seq;
@@ -525,7 +531,8 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		uint32_t at_call;
 		int64_t at_ts;
 
-		if (!kt_an_is_question_ev(r, (size_t)qi) || !q->text)
+		if ((!kt_an_is_question_ev(r, (size_t)qi) &&
+		     !kt_an_declared_idea(r, (size_t)qi)) || !q->text)
 			continue;
 		/* first responsible edit after q, else the landing */
 		ei = -1;
@@ -694,13 +701,12 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			if (take)
 				c->uptake = 0.5, acted = 1;
 		}
-		/* a round log's record of a person's idea (import --map
-		 * origin, FORMAT.md section 11.1) holds the idea and the bench
-		 * of the code that tried it: the measurement is the idea acted
-		 * on, by declaration, with nothing said or edited between */
-		if (c->ev + 1 < r->nev && r->ev[c->ev + 1].seq == land_seq &&
-		    r->ev[c->ev].human && r->ev[c->ev + 1].meas >= 0 &&
-		    !strcmp(r->m[r->ev[c->ev + 1].meas].source, "map"))
+		/* a bench that declares its code the idea of the person's
+		 * message right before it (origin "human", FORMAT.md section
+		 * 2; a round log's record) is that idea acted on, with nothing
+		 * said or edited between */
+		if (kt_an_declared_idea(r, c->ev) &&
+		    r->ev[c->ev + 1].seq == land_seq)
 			c->uptake = 1, acted = 1;
 		c->raw = kt_an_cand_raw(c, o, c->layer != KT_AN_L_NONE ||
 			(kt_an_text_flags(q->text, strlen(q->text)) &
@@ -799,8 +805,12 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		memset(j, 0, sizeof(*j));
 		j->p_prev = i - 1;
 		j->p_land = j->p_last = i;
-		j->before = se->pt[i - 1].best;
-		j->after = se->pt[i].best;
+		/* a tree search's child: over its own branch's best, and
+		 * what it reached is its own level (the run's best may be
+		 * another branch's) */
+		j->before = se->pt[i].base;
+		j->after = se->pt[i].branch ? se->pt[i].speedup :
+					       se->pt[i].best;
 		j->gain = j->after / j->before;
 		j->question = j->hypothesis = -1;
 	}

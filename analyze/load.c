@@ -603,7 +603,7 @@ struct loadctx {
 	char *tmp;          /* decoded strings of one payload */
 	size_t tmpcap;
 	const char *last_work, *last_scen, *last_metric, *last_base,
-		   *last_src, *last_cand;
+		   *last_src, *last_cand, *last_step;
 	int acted;          /* an assistant message was seen */
 #define QMEMO 16
 	struct qmemo {
@@ -700,7 +700,7 @@ static const char *const bench_keys[] = {
 	"correct", "source_hash", "workload", "time_ms", "speedup",
 	"ref_time_ms", "min_ms", "max_ms", "n", "candidate_blob", "scenario",
 	"metric", "baseline", "source", "candidate", "status", "graded",
-	"round", "flags"};
+	"round", "flags", "origin", "extra"};
 
 /*
  * One payload, read either by the scanner or (when it refuses) by cJSON;
@@ -709,7 +709,7 @@ static const char *const bench_keys[] = {
 struct pl {
 	const char *const *keys;
 	int nkeys;
-	kt_an_jv f[19];
+	kt_an_jv f[21];
 	cJSON *j;
 	char *tmp;          /* scanner: decoded strings, payload_len + keys */
 	size_t tmpused, tmpcap;
@@ -853,6 +853,31 @@ static int pl_meta_flags(const struct pl *p, int k)
 								       p->keys[k]));
 	kt_an_js_array(&p->f[k], flag_el, &meta);
 	return meta;
+}
+
+/* Object member k's string member "step" (a round log's own step name,
+ * import --map's extra.step) cut to cap - 1 bytes into b; NULL when
+ * there is none. */
+static const char *pl_step(const struct pl *p, int k, char *b, size_t cap)
+{
+	static const char *const step_key[] = {"step"};
+	kt_an_jv v;
+
+	if (p->j) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(p->j, p->keys[k]),
+			"step");
+
+		if (!cJSON_IsString(s))
+			return NULL;
+		snprintf(b, cap, "%s", s->valuestring);
+		return b;
+	}
+	if (p->f[k].type != KT_AN_JS_OBJ ||
+	    kt_an_js_fields(p->f[k].v, p->f[k].n, step_key, 1, &v) ||
+	    v.type != KT_AN_JS_STR || v.n >= cap)
+		return NULL;
+	return kt_an_js_str(&v, b, cap) < 0 ? NULL : b;
 }
 
 /* Whether object member k has "source": "input" (Inspect's sample input). */
@@ -1054,7 +1079,7 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		rc = pl_open(c, e, edit_keys, 3, &p);
 		break;
 	case KT_KIND_BENCH:
-		rc = pl_open(c, e, bench_keys, 19, &p);
+		rc = pl_open(c, e, bench_keys, 21, &p);
 		break;
 	default:
 		return 0;
@@ -1168,6 +1193,11 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		m->reward = -1;
 		m->flags = "";
 		m->round = pl_type(&p, 17) == V_NUM;
+		{
+			const char *og = pl_str(&p, 19);
+
+			m->idea_human = og && !strcmp(og, "human");
+		}
 		/* the grader's verdict: one result a run, read whole */
 		if (m->graded && (rc = graded_of(r, e, m)))
 			goto out;
@@ -1187,6 +1217,13 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		    !(m->candidate = intern(c, pl_str(&p, 14), KT_AN_FIELD_MAX,
 					    &c->last_cand)))
 			goto out;
+		{
+			char sb[KT_AN_FIELD_MAX + 1];
+
+			if (!(m->step = intern(c, pl_step(&p, 20, sb, sizeof(sb)),
+					       KT_AN_FIELD_MAX, &c->last_step)))
+				goto out;
+		}
 		v->meas = (long)r->nm++;
 	}
 	rc = 0;

@@ -408,15 +408,25 @@ static int has_edits(const kt_an_run *r)
 	return 0;
 }
 
+int kt_an_one_command_ev(const kt_an_run *r, size_t a, size_t b)
+{
+	const kt_an_ev *x = &r->ev[a], *y = &r->ev[b];
+	const kt_an_meas *ma, *mb;
+
+	if (!x->parent || y->parent != x->parent)
+		return 0;
+	if (x->meas < 0 || y->meas < 0)
+		return 1;       /* one command, whatever it printed */
+	ma = &r->m[x->meas];
+	mb = &r->m[y->meas];
+	return !*ma->candidate || !*mb->candidate ||
+	       !strcmp(ma->candidate, mb->candidate);
+}
+
 int kt_an_one_command(const kt_an_run *r, const kt_an_meas *a,
 		      const kt_an_meas *b)
 {
-	uint64_t pa = r->ev[a->ev].parent;
-
-	if (!pa || r->ev[b->ev].parent != pa)
-		return 0;
-	return !*a->candidate || !*b->candidate ||
-	       !strcmp(a->candidate, b->candidate);
+	return kt_an_one_command_ev(r, a->ev, b->ev);
 }
 
 int kt_an_code_changed(const kt_an_run *r, uint64_t a, uint64_t b,
@@ -637,6 +647,40 @@ static int kernel_time_value(const kt_an_run *r, const size_t *mem,
 	return 1;
 }
 
+/*
+ * A tree search's child (its bench's parent is another bench: import --map
+ * `parent`) is one branch's next step: what it gained is over the best of
+ * its own parent chain (the declared parent and that one's ancestors),
+ * not over a sibling branch measured in between.  Walks bench parents up
+ * from point i; ptof maps a result to its point (SIZE_MAX: none yet, or
+ * not of this series: an incorrect ancestor is passed through).  1 and
+ * *lv, *pt the chain's best level and the nearest point at it; 0 when
+ * point i's parent is no bench (a root, or not a tree).
+ */
+static int branch_best(const kt_an_run *r, const size_t *ptof,
+		       const double *lev, const kt_an_point *p, size_t i,
+		       double *lv, size_t *pt)
+{
+	const kt_an_ev *e = &r->ev[r->m[p->meas].ev];
+	int found = 0;
+
+	/* parents are earlier events: seqs fall, the walk ends */
+	while (e->parent && e->parent < e->seq) {
+		long k = kt_an_run_find(r, e->parent);
+
+		if (k < 0 || r->ev[k].kind != KT_KIND_BENCH)
+			break;
+		e = &r->ev[k];
+		if (e->meas >= 0 && ptof[e->meas] < i &&
+		    (!found || lev[ptof[e->meas]] > *lv)) {
+			*lv = lev[ptof[e->meas]];
+			*pt = ptof[e->meas];
+			found = 1;
+		}
+	}
+	return found;
+}
+
 int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		       kt_an_series *out)
 {
@@ -644,7 +688,7 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 	int edits;
 	double *lv = NULL, *lev = NULL, *tmp = NULL;
 	struct cstates cs = { 0 };
-	size_t *mem = NULL, *p0 = NULL, *pn = NULL, *idx = NULL;
+	size_t *mem = NULL, *p0 = NULL, *pn = NULL, *idx = NULL, *ptof = NULL;
 	int rc = KT_ENOMEM;
 
 	memset(out, 0, sizeof(*out));
@@ -818,9 +862,14 @@ floor:
 	lev = malloc((np + 1) * sizeof(*lev));
 	if (!lev || cs_init(&cs, np + 1))
 		goto out;
+	ptof = malloc(r->nm * sizeof(*ptof));
+	if (!ptof)
+		goto out;
+	for (i = 0; i < r->nm; i++)
+		ptof[i] = SIZE_MAX;
 	{
 		size_t best = 0, bst;
-		double first = 0, blev = 0;
+		double first = 0, blev = 0, cmp;
 
 		for (i = 0; i < np; i++) {
 			kt_an_point *p = &out->pt[i];
@@ -855,14 +904,22 @@ floor:
 			}
 			if (out->sweep || !i)
 				blev = lev[best];
+			cmp = blev;
+			p->base_pt = i ? out->pt[i - 1].best_pt : 0;
+			if (!out->sweep && i &&
+			    branch_best(r, ptof, lev, p, i, &cmp, &p->base_pt))
+				p->branch = 1;
+			for (k = a; k < a + n; k++)
+				ptof[mem[k]] = i;
+			p->base = i ? exp(cmp) : 1;
 			p->speedup = exp(lev[i]);
-			p->gain = i ? exp(lev[i] - blev) : 1;
+			p->gain = i ? exp(lev[i] - cmp) : 1;
 			if (i)
 				p->repeat = !kt_an_code_changed(
 					r, out->pt[i - 1].seq, p->seq_first,
 					&r->m[out->pt[i - 1].meas],
 					&r->m[p->meas], edits);
-			if (i && !out->unordered && lev[i] - blev > out->theta) {
+			if (i && !out->unordered && lev[i] - cmp > out->theta) {
 				p->newbest = 1;
 				out->n_newbest++;
 				if (!p->repeat)
@@ -896,6 +953,7 @@ out:
 	kt_an_big_free(tmp);
 	free(p0);
 	free(pn);
+	free(ptof);
 	free(lev);
 	cs_free(&cs);
 	if (rc)

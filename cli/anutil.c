@@ -132,6 +132,15 @@ static const char *origin_name(int o)
 	       "human";
 }
 
+/* A step name, or null when the source gave none (""). */
+static void an_step(cJSON *x, const char *key, const char *step)
+{
+	if (*step)
+		cJSON_AddStringToObject(x, key, step);
+	else
+		cJSON_AddNullToObject(x, key);
+}
+
 cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 		    const kt_an_opts *o)
 {
@@ -148,10 +157,15 @@ cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 	cJSON_AddNumberToObject(x, "from_step", (double)(j->p_prev + 1));
 	{
 		/* the running best it is compared with */
-		size_t bs = se->pt[j->p_prev].best_pt;
+		size_t bs = se->pt[j->p_land].base_pt;
 
 		cJSON_AddNumberToObject(x, "best_step", (double)(bs + 1));
 		cJSON_AddNumberToObject(x, "best_seq", (double)se->pt[bs].seq);
+		/* a tree search's child: the best of its parent chain */
+		cJSON_AddBoolToObject(x, "over_branch", se->pt[j->p_land].branch);
+		/* the source's own step names (import --map `step`) */
+		an_step(x, "to_log_step", r->m[se->pt[j->p_last].meas].step);
+		an_step(x, "best_log_step", r->m[se->pt[bs].meas].step);
 	}
 	cJSON_AddStringToObject(x, "series", se->key);
 	cJSON_AddStringToObject(x, "correctness",
@@ -181,8 +195,10 @@ cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 	}
 	cJSON_AddStringToObject(x, "edit_layer", kt_an_layer_name(j->edit_layer));
 	cJSON_AddBoolToObject(x, "artifact_suspect", j->artifact);
-	cJSON_AddStringToObject(x, "attribution", j->question >= 0 ? "question" :
-				"agent alone");
+	/* "idea": a person's statement its bench declared it tried */
+	cJSON_AddStringToObject(x, "attribution", j->question < 0 ? "agent alone" :
+				kt_an_is_question_ev(r, (size_t)j->question) ?
+				"question" : "idea");
 	if (j->question >= 0) {
 		const kt_an_ev *q = &r->ev[j->question];
 		cJSON *qo = cJSON_AddObjectToObject(x, "question");

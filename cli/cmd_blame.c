@@ -36,9 +36,12 @@ static const char usage[] =
 	"above max(--min-gain, Z x noise), noise being the SD of the log-ratio of\n"
 	"two measurements (default --min-gain 1.05, --z 3), and is a jump only\n"
 	"when an edit (or another candidate / source hash) lies between it and\n"
-	"the measurement before.  New bests at most --merge N (2) measurements\n"
-	"apart with no question, edit or other candidate between them are one\n"
-	"jump (the same code measured again).  Noise, in this order: (1) the\n"
+	"the measurement before.  A tree search's child (a bench whose parent\n"
+	"is another bench: import --map parent) is compared with the best of\n"
+	"its own parent chain, not with a sibling branch (\"its own branch\").\n"
+	"New bests at most --merge N (2) measurements apart with no question,\n"
+	"edit or other candidate between them are one jump (the same code\n"
+	"measured again).  Noise, in this order: (1) the\n"
 	"pooled SD of repeats of unchanged code (same source hash, 2 or more\n"
 	"degrees of freedom, bias-corrected by c4); (2) repeats of the reference\n"
 	"timing, x sqrt 2 for a ratio (series with a reference, not sweeps);\n"
@@ -60,9 +63,14 @@ static const char usage[] =
 	"same input and seed give byte-identical output.\n"
 	"\n"
 	"--json: one object per jump (run, series, from_seq, to_seq, from_step,\n"
-	"to_step, best_step, best_seq, before, after, gain, correctness, edits,\n"
-	"files, attribution, question {seq, text, origin, layer, lag_calls,\n"
-	"lag_min, p, ...}, confidence, hypothesis {seq, text, layer}, candidates),\n"
+	"to_step, best_step, best_seq, over_branch, to_log_step and\n"
+	"best_log_step (a round log's own step names, import --map `step`;\n"
+	"null when none: the text says them on an \"in the log:\" line),\n"
+	"before, after, gain, correctness, edits, files, attribution\n"
+	"(\"question\", \"idea\": a person's statement its bench declares it\n"
+	"tried, or \"agent alone\"), question {seq, text, origin, layer,\n"
+	"lag_calls, lag_min, p, ...}, confidence, hypothesis {seq, text,\n"
+	"layer}, candidates),\n"
 	"then one summary object per series (no \"gain\"; series, sweep, results,\n"
 	"correct, not_checked, noise_sigma, noise_source, noise_kind, unparsed,\n"
 	"\"excluded\" and \"excluded_by_reason\" {incorrect, correctness_unknown,\n"
@@ -83,16 +91,33 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 {
 	const kt_an_jump *j = &b->jump[k];
 
-	/* the running best it is compared with */
-	size_t bs = b->series.pt[j->p_prev].best_pt;
+	/* the best it is compared with: the running best, or its
+	 * own branch's (a tree search's child) */
+	size_t bs = b->series.pt[j->p_land].base_pt;
 
 	printf("JUMP %zu%s%s%s  step %zu (seq %llu) over the best so far, step "
-	       "%zu (seq %llu)  speedup %.3f -> %.3f  gain x%.3f%s\n", num,
+	       "%zu (seq %llu)  speedup %.3f -> %.3f  gain x%.3f%s%s\n", num,
 	       wl ? " [" : "", wl ? kt_an_key_name(wl) : "", wl ? "]" : "",
 	       j->p_last + 1, (unsigned long long)b->series.pt[j->p_last].seq,
 	       bs + 1, (unsigned long long)b->series.pt[bs].seq,
 	       j->before, j->after, j->gain,
-	       b->series.pt[j->p_land].unchecked ? "  (not checked)" : "");
+	       b->series.pt[j->p_land].unchecked ? "  (not checked)" : "",
+	       b->series.pt[j->p_land].branch ? "  (its own branch: the best of "
+	       "its parent chain)" : "");
+	{
+		/* a round log's own step names (import --map `step`): where
+		 * the user finds the records in their log */
+		const char *to = r->m[b->series.pt[j->p_last].meas].step,
+			   *fr = r->m[b->series.pt[bs].meas].step;
+		char a[404], c[404];
+
+		if (*to || *fr) {
+			cli_oneline(to, 400, a);
+			cli_oneline(fr, 400, c);
+			printf("  in the log: step \"%s\" over step \"%s\"\n",
+			       a, c);
+		}
+	}
 	printf("  edits:");
 	if (!j->nedits) {
 		/* `bench --record` stores each candidate, not an edit: say
@@ -118,8 +143,11 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 
 			if ((long)cd->ev != j->question)
 				continue;
-			printf("  question #%llu (%s, layer %s): lag %.0f tool "
-			       "calls", (unsigned long long)q->seq,
+			/* a person's statement a bench declared it tried
+			 * ("try cp.async"): an idea, not a question */
+			printf("  %s #%llu (%s, layer %s): lag %.0f tool "
+			       "calls", kt_an_is_question_ev(r, (size_t)j->question) ?
+			       "question" : "idea", (unsigned long long)q->seq,
 			       q->qorigin == KT_AN_QO_LIBRARY ? "library" : "human",
 			       kt_an_layer_name(cd->layer), cd->lag_calls);
 			if (cd->lag_min >= 0)

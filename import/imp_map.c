@@ -41,6 +41,9 @@ struct kt_map {
 	int hib;                /* higher_is_better: -1 not given */
 	char *origin_field;
 	cJSON *origin_human;    /* array of values */
+	/* sha256 of what the map says (map_digest): kept in the run's meta
+	 * ("map"), so a re-import with another map is told apart */
+	char digest[KT_HASH_HEX + 1];
 };
 
 void kt_map_free(kt_map *m)
@@ -88,31 +91,97 @@ static int bad(char *err, size_t cap, unsigned line, const char *fmt,
 	return KT_EPARSE;
 }
 
-/* A stated higher_is_better that contradicts the metric the bench gets
- * (section 11.1: "time" when time_ms is mapped, else "speedup", unless
- * `metric` is a constant) would turn every gain into a loss in blame and
- * stalls: refuse it.  A metric read from a field is not known here. */
+/* A stated higher_is_better must agree with the figure the value goes
+ * through, whatever the metric is called: blame and stalls read time_ms as
+ * lower-is-better (a gain is before / after) and speedup as higher-is-better
+ * (after / before).  A throughput (TFLOPS, GB/s) mapped through time_ms with
+ * higher_is_better true would be read backwards, every gain a loss, and a
+ * time through speedup with false the same: refuse both and say which key
+ * fits.  The metric's name (a constant "throughput") changes nothing. */
 static int hib_contradicts(const kt_map *m, const char *text, size_t len,
 			   char *err, size_t cap)
 {
-	const cJSON *mc = m->f[M_METRIC].cval;
-	const char *metric = NULL;
+	int time = m->f[M_TIME].path || m->f[M_TIME].cval;
+	int named = m->f[M_METRIC].path || m->f[M_METRIC].cval;
+	unsigned ln = line_of(text, len, "higher_is_better", 0);
 
-	if (m->f[M_METRIC].path)
-		return 0;
-	if (mc)
-		metric = cJSON_IsString(mc) ? mc->valuestring : "";
-	else
-		metric = m->f[M_TIME].path || m->f[M_TIME].cval ? "time" :
-								 "speedup";
-	if (!strcmp(metric, "time") && m->hib == 1)
-		return bad(err, cap, line_of(text, len, "higher_is_better", 0),
-			   "%shigher_is_better: true contradicts the metric "
-			   "\"time\" (a time: lower is better)", "");
-	if (!strcmp(metric, "speedup") && m->hib == 0)
-		return bad(err, cap, line_of(text, len, "higher_is_better", 0),
-			   "%shigher_is_better: false contradicts the metric "
-			   "\"speedup\" (a speedup: higher is better)", "");
+	if (time && m->hib == 1)
+		return bad(err, cap, ln, "higher_is_better: true contradicts "
+			   "%s (a time: lower is better); map a higher-is-better "
+			   "figure (a throughput) through speedup",
+			   named ? "time_ms" : "the metric \"time\"");
+	if (!time && m->hib == 0)
+		return bad(err, cap, ln, "higher_is_better: false contradicts "
+			   "%s (a speedup: higher is better); map a "
+			   "lower-is-better figure (a time) through time_ms",
+			   named ? "speedup" : "the metric \"speedup\"");
+	return 0;
+}
+
+/* Whether constant v fits member k, as a record's value would be read
+ * (one_record): NULL when it does, else what the member takes.  A constant
+ * that one_record would drop (a bool as a time, a number as the text)
+ * would be a map that silently means nothing. */
+static const char *const_misfit(int k, const cJSON *v)
+{
+	switch (k) {
+	case M_TIME: case M_REF: case M_SPEEDUP:
+		return cJSON_IsNumber(v) ? NULL : "a number";
+	case M_CORRECT:
+		if (cJSON_IsBool(v) || (cJSON_IsNumber(v) &&
+		    (v->valuedouble == 0 || v->valuedouble == 1)))
+			return NULL;
+		if (cJSON_IsString(v))
+			for (const char *const *w = (const char *const[]){
+			     "true", "yes", "pass", "passed", "false", "no",
+			     "fail", "failed", NULL }; *w; w++)
+				if (!strcasecmp(v->valuestring, *w))
+					return NULL;
+		return "true or false (or \"pass\"/\"fail\", 1/0)";
+	case M_TEXT:
+		return cJSON_IsString(v) && *v->valuestring ? NULL :
+		       "a non-empty string";
+	case M_TS:
+		return (cJSON_IsString(v) || cJSON_IsNumber(v)) &&
+		       kt_impx_ts_json(v) != KT_TS_UNKNOWN ? NULL :
+		       "a time (ISO-8601 string or seconds since the epoch)";
+	default:        /* run, step, parent and the bench's names */
+		return (cJSON_IsString(v) && *v->valuestring) ||
+		       cJSON_IsNumber(v) ? NULL : "a string or a number";
+	}
+}
+
+/* What m says, in a fixed order (member order, spacing and a constant
+ * written bare or as {"const": V} change nothing): sha256 hex into
+ * m->digest.  KT_ENOMEM or 0. */
+static int map_digest(kt_map *m)
+{
+	cJSON *d = cJSON_CreateArray(), *x;
+	char *t;
+	int i;
+
+	for (i = 0; d && i < M_N; i++) {
+		x = m->f[i].path ? cJSON_CreateString(m->f[i].path) :
+		    m->f[i].cval ? cJSON_Duplicate(m->f[i].cval, 1) :
+				   cJSON_CreateNull();
+		cJSON_AddItemToArray(d, x);
+	}
+	if (d) {
+		cJSON_AddItemToArray(d, cJSON_CreateNumber(m->hib));
+		cJSON_AddItemToArray(d, m->origin_field ?
+				     cJSON_CreateString(m->origin_field) :
+				     cJSON_CreateNull());
+		cJSON_AddItemToArray(d, m->origin_human ?
+				     cJSON_Duplicate(m->origin_human, 1) :
+				     cJSON_CreateNull());
+	}
+	t = d && cJSON_GetArraySize(d) == M_N + 3 ? cJSON_PrintUnformatted(d) :
+						     NULL;
+	cJSON_Delete(d);
+	if (!t)
+		return KT_ENOMEM;
+	kt_sha256_hex(t, strlen(t), m->digest);
+	free(t);
 	return 0;
 }
 
@@ -151,12 +220,16 @@ int kt_map_parse(const char *text, size_t len, kt_map **out, char *err,
 			break;
 		}
 		if (!strcmp(c->string, "higher_is_better")) {
-			if (!cJSON_IsBool(c)) {
+			const cJSON *b = cJSON_GetObjectItem(c, "const");
+
+			if (!cJSON_IsObject(c) || !b || cJSON_GetArraySize(c) != 1)
+				b = c;          /* {"const": B} is B */
+			if (!cJSON_IsBool(b)) {
 				rc = bad(err, cap, ln, "%shigher_is_better: "
 					 "expected true or false", "");
 				break;
 			}
-			m->hib = cJSON_IsTrue(c);
+			m->hib = cJSON_IsTrue(b);
 			continue;
 		}
 		if (!strcmp(c->string, "origin")) {
@@ -211,6 +284,20 @@ int kt_map_parse(const char *text, size_t len, kt_map **out, char *err,
 			rc = KT_ENOMEM;
 			break;
 		}
+		if (m->f[i].cval && const_misfit(i, m->f[i].cval)) {
+			char v[48];
+			char *pv = cJSON_PrintUnformatted(m->f[i].cval);
+			int k = snprintf(err, cap, "%u: %s: the constant ", ln,
+					 c->string);
+
+			snprintf(v, sizeof(v), "%s", pv ? pv : "?");
+			free(pv);
+			if (k > 0 && (size_t)k < cap)
+				snprintf(err + k, cap - (size_t)k, "%s is not "
+					 "%s", v, const_misfit(i, m->f[i].cval));
+			rc = KT_EPARSE;
+			break;
+		}
 		any |= i == M_TIME || i == M_SPEEDUP;
 	}
 	if (!rc && !any)
@@ -218,6 +305,8 @@ int kt_map_parse(const char *text, size_t len, kt_map **out, char *err,
 			 "speedup", "");
 	if (!rc && m->hib >= 0)
 		rc = hib_contradicts(m, text, len, err, cap);
+	if (!rc)
+		rc = map_digest(m);
 	cJSON_Delete(j);
 	if (rc) {
 		kt_map_free(m);
@@ -424,6 +513,10 @@ static int one_record(mctx *x, const cJSON *rec, uint64_t line, uint64_t off,
 	if (!cJSON_GetObjectItem(p, "metric"))
 		cJSON_AddStringToObject(p, "metric", t > -2 ? "time" : "speedup");
 	cJSON_AddStringToObject(p, "source", "map");
+	/* the record says whose idea this code is: blame credits the person
+	 * (FORMAT.md section 2 `origin`), whether the idea asks or states */
+	if (human && text && *text)
+		cJSON_AddStringToObject(p, "origin", "human");
 	/* the record's attempt number orders the run's results (FORMAT.md
 	 * section 11.1), and its step names the candidate it measured, so
 	 * two records are two versions of the code */
@@ -644,6 +737,33 @@ static void unmatched(mctx *x)
 	}
 }
 
+/*
+ * Whether the run just begun was stored from this file with another map:
+ * the run keeps its events as first read (seqs are never renumbered, a
+ * store is append-only), so this map's reading would be silently dropped
+ * or, past the stored events, appended onto the other reading.  Say it
+ * once and add nothing; a map whose `run` names another run keeps both
+ * readings.  A run stored before maps were recorded in its meta cannot
+ * be told apart: it is re-read as before (an event-by-event comparison
+ * would also flag what this version reads differently from the same map).
+ */
+static int other_map(kt_imp *imp, const kt_file *f, const kt_map *m)
+{
+	char *sm = kt_imp_stored_meta(imp);
+	cJSON *j = sm ? cJSON_Parse(sm) : NULL;
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(j, "map");
+	int other = cJSON_IsString(h) && strcmp(h->valuestring, m->digest);
+
+	if (other)
+		kt_imp_warn(imp, f, 0, "already imported as run %.12s with "
+			    "another map; nothing added (a map whose \"run\" "
+			    "names another run keeps both readings)",
+			    kt_imp_run_id(imp));
+	cJSON_Delete(j);
+	free(sm);
+	return other;
+}
+
 static int map_detect(const kt_file *f)
 {
 	(void)f;
@@ -687,13 +807,17 @@ static int map_import(kt_imp *imp, const kt_file *f)
 		}
 		snprintf(ident, n, "map:%s:%s", base, r.v[i]);
 		cJSON_AddStringToObject(meta, "source", base);
+		cJSON_AddStringToObject(meta, "map", m->digest);
 		r.want = r.v[i];
 		rc = kt_imp_run_begin(imp, ident, *r.v[i] ? r.v[i] : base, "map",
 				      meta);
 		free(ident);
 		if (rc)
 			break;
-		rc = import_run(&x, &r);
+		if (other_map(imp, f, m))
+			rc = 0;
+		else
+			rc = import_run(&x, &r);
 		rc = kt_imp_run_finish(imp, rc);
 		for (j = 0; j < x.n; j++)
 			free(x.steps[j]);

@@ -711,6 +711,17 @@ int kt_imp_blob_stored(kt_imp *imp, const unsigned char hash[KT_HASH_LEN])
 	return rc;
 }
 
+char *kt_imp_stored_meta(kt_imp *imp)
+{
+	kt_run_info info;
+
+	/* a stored run has an event: none stored is a run not yet created */
+	if (!imp->in_run || !imp->stored_n ||
+	    kt_run_get(imp->s, imp->run_id, &info) || !info.meta_json)
+		return NULL;
+	return kt_imp_strdup(info.meta_json);
+}
+
 const char *kt_imp_run_id(const kt_imp *imp)
 {
 	return imp->in_run ? imp->run_id : NULL;

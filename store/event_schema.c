@@ -55,6 +55,8 @@ static const char *const q_origins[] = { "human", "library", "agent", NULL };
 static const char *const verdicts[] = { "reproduced", "faster", "slower",
 					"diverged", "failed", NULL };
 static const char *const r_origins[] = { "bundle", NULL };
+/* whose idea the code a bench measured is, when the source says so */
+static const char *const b_origins[] = { "human", "agent", NULL };
 
 static const struct field el_str[] = { F("", T_STR) };
 
@@ -108,7 +110,7 @@ static const struct field bench[] = {
 	FN("speedup", T_PNUM), FN("correct", T_BOOL),
 	FO("error", bench_error), FO("fingerprint", NULL),
 	FN("tflops", T_NNUM), FN("gbps", T_NNUM), F("pattern", T_STR),
-	F("status", T_STR), EXTRA, END
+	F("status", T_STR), FE("origin", b_origins), EXTRA, END
 };
 
 static const struct field profile[] = {

@@ -105,10 +105,43 @@ bad_map() {
 	[ "$status" -eq 0 ]
 	run "$KTRAJ" show rounds.jsonl 1 --json
 	[[ "$output" == *'"extra":{"higher_is_better":false}'* ]]
-	# a throughput (a constant metric) may be higher-is-better
-	printf '{"time_ms": "res.ms", "metric": {"const": "throughput"}, "higher_is_better": true}\n' >"$D/tp.map"
-	run "$KTRAJ" --store "$D/t.ktraj" import --map "$D/tp.map" "$D/rounds.jsonl"
+}
+
+@test "a throughput is higher-is-better: through time_ms it would be read backwards (refused), through speedup its gains are read" {
+	# time_ms + true: refused whatever the metric is called (on 341157a a
+	# constant metric "throughput" let it through, and blame then read
+	# each larger TFLOPS as a slower time)
+	bad_map $'{"time_ms": "tf",\n "metric": {"const": "throughput"},\n "higher_is_better": true}' \
+		'3: higher_is_better: true contradicts time_ms (a time: lower is better); map a higher-is-better figure (a throughput) through speedup'
+	bad_map $'{"speedup": "sp", "metric": {"const": "time"},\n "higher_is_better": false}' \
+		'2: higher_is_better: false contradicts speedup (a speedup: higher is better); map a lower-is-better figure (a time) through time_ms'
+	# through speedup: 100 -> 210 TFLOPS is a gain of x2.1, not a loss
+	printf '{"r": 1, "tf": 100}\n{"r": 2, "tf": 210}\n' >"$D/tf.jsonl"
+	printf '{"run": {"const": "tf"}, "step": "r", "speedup": "tf", "metric": {"const": "throughput"}, "higher_is_better": {"const": true}}\n' >"$D/tf.map"
+	run "$KTRAJ" import --map "$D/tf.map" "$D/tf.jsonl"
 	[ "$status" -eq 0 ]
+	run "$KTRAJ" blame speedup tf
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"JUMP 1  step 2 (seq 2)"*"gain x2.100"* ]]
+}
+
+@test "constants of every JSON type where the member takes them; a misfit is refused at MAP:LINE naming the member" {
+	printf '{"run": {"const": "c"}, "step": "id", "time_ms": "res.ms", "correct": {"const": true}, "higher_is_better": {"const": false}, "workload": {"const": 7}, "ts": {"const": "2026-01-02T03:04:05Z"}}\n' >"$D/c.map"
+	run "$KTRAJ" import --map "$D/c.map" "$D/rounds.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" log c --kind bench --json
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[2]}" == *'"ts":1767323045000000000,'*'"correct":true,"time_ms":0.9,'*'"workload":"7",'* ]]
+	run "$KTRAJ" show c 3 --json
+	[[ "$output" == *'"extra":{"step":"3","higher_is_better":false}'* ]]
+	# a constant the member cannot hold: one line, the map's line, exit 2
+	bad_map $'{"time_ms": "res.ms",\n "correct": {"const": "maybe"}}' \
+		'2: correct: the constant "maybe" is not true or false'
+	bad_map $'{"time_ms": {"const": true}}' '1: time_ms: the constant true is not a number'
+	bad_map $'{"time_ms": "res.ms",\n\n "text": {"const": 5}}' '3: text: the constant 5 is not a non-empty string'
+	bad_map $'{"time_ms": "res.ms", "run": {"const": null}}' '1: run: the constant null is not a string or a number'
+	bad_map $'{"time_ms": "res.ms", "ts": {"const": "yesterday"}}' '1: ts: the constant "yesterday" is not a time'
+	bad_map $'{"time_ms": "res.ms",\n "higher_is_better": {"const": "no"}}' '2: higher_is_better: expected true or false'
 }
 
 @test "bad records: one line each at FILE:LINE, the others kept; --strict stops" {
@@ -215,4 +248,146 @@ J
 	# on 84a34f2 both jumps went to "agent alone (no question fits)"
 	[[ "$output" != *"agent alone"* ]] || false
 	[[ "$output" == *"JUMP 1  step 3 (seq 6)"*"question #5 (human"*"uptake yes"*"JUMP 2  step 6 (seq 12)"*"question #11 (human"*"uptake yes"* ]]
+}
+
+@test "a tree search's child gains over the best of its own branch (its parent chain), never over a sibling branch" {
+	# node 2 and node 3 grow from node 1; node 4 grows from node 3.
+	# Node 2 (1.0 ms) is the run's best when node 4 (0.9 ms) is measured,
+	# but node 4's branch is 1 -> 3 -> 4: its best so far is node 3
+	# (1.6 ms), so node 4 gains x1.778, and node 3 gains x1.25 over node
+	# 1 though node 2 is faster.  On 341157a node 4 was compared with its
+	# sibling branch (x1.111, under the threshold: no jump) and node 3
+	# was no new best at all.
+	cat >"$D/tr.jsonl" <<'J'
+{"node": 1, "ms": 2.0}
+{"node": 2, "p": 1, "ms": 1.0}
+{"node": 3, "p": 1, "ms": 1.6}
+{"node": 4, "p": 3, "ms": 0.9}
+J
+	printf '{"run": {"const": "tr"}, "step": "node", "parent": "p", "time_ms": "ms"}\n' >"$D/tr.map"
+	run "$KTRAJ" import --map "$D/tr.map" "$D/tr.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" blame speedup tr
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^JUMP' <<<"$output")" -eq 3 ]
+	[[ "$output" == *"JUMP 2  step 3 (seq 3) over the best so far, step 1 (seq 1)  speedup 1.000 -> 1.250  gain x1.250  (not checked)  (its own branch: the best of its parent chain)"* ]]
+	[[ "$output" == *"JUMP 3  step 4 (seq 4) over the best so far, step 3 (seq 3)  speedup 1.250 -> 2.222  gain x1.778"* ]]
+	run "$KTRAJ" blame speedup tr --json --permutations 0
+	[[ "${lines[2]}" == *'"best_step":3,"best_seq":3,"over_branch":true,'*'"before":1.25,"after":2.2222,"gain":1.7778,'* ]]
+	# roots have no parent chain: the corpus journal (all roots) keeps
+	# the run's running best
+	[[ "${lines[0]}" == *'"best_seq":1,"over_branch":true,'* ]]
+	[ -f "$JOURNAL" ] || return 0
+	run "$KTRAJ" import --map "$MAPS/tree_journal.map.json" "$JOURNAL"
+	run "$KTRAJ" blame speedup agent_gemm --json --permutations 0
+	[[ "$output" != *'"over_branch":true'* ]]
+}
+
+@test "a person's statement (not a question) its bench tried is credited to the person; the credit follows the bench's origin, not its source" {
+	cat >"$D/st.jsonl" <<'J'
+{"r": 1, "who": "agent", "idea": "naive tiling", "ms": 4.0}
+{"r": 2, "who": "agent", "idea": "unroll the inner loop", "ms": 3.95}
+{"r": 3, "who": "user", "idea": "try cp.async double buffering", "ms": 2.0}
+J
+	printf '{"run": {"const": "st"}, "step": "r", "time_ms": "ms", "text": "idea", "origin": {"field": "who", "human": ["user"]}}\n' >"$D/st.map"
+	run "$KTRAJ" import --map "$D/st.map" "$D/st.jsonl"
+	[ "$status" -eq 0 ]
+	# the person's record: its bench says whose idea it measured
+	run "$KTRAJ" show st 6 --json
+	[[ "$output" == *'"source":"map","origin":"human",'* ]]
+	run "$KTRAJ" show st 4 --json
+	[[ "$output" != *'"origin"'* ]]
+	run "$KTRAJ" blame speedup st
+	[ "$status" -eq 0 ]
+	# on 341157a: "agent alone (no question fits; 0 candidates scored)"
+	[[ "$output" != *"agent alone (no question fits"* ]]
+	[[ "$output" == *"JUMP 1  step 3 (seq 6)"*"idea #5 (human"*"uptake yes"*'"try cp.async double buffering"'* ]]
+	run "$KTRAJ" blame speedup st --json --permutations 0
+	[[ "${lines[0]}" == *'"attribution":"idea","question":{"seq":5,"text":"try cp.async double buffering","origin":"human",'* ]]
+	# the same events from another source (ktraj JSONL, source a script):
+	# the bench's origin credits the person, as the map's did
+	"$KTRAJ" export st --format jsonl | python3 -c '
+import json, sys
+for l in sys.stdin:
+    o = json.loads(l)
+    if "seq" in o:
+        o.pop("hash", None); o.pop("chain", None)
+        if o["payload"].get("source") == "map":
+            o["payload"]["source"] = "python bench.py"
+    print(json.dumps(o, separators=(",", ":")))' >"$D/st.ktraj.jsonl"
+	run --separate-stderr "$KTRAJ" --store "$D/o.ktraj" import "$D/st.ktraj.jsonl"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	run "$KTRAJ" --store "$D/o.ktraj" show st 6 --json
+	[[ "$output" == *'"source":"python bench.py","origin":"human",'* ]]
+	run "$KTRAJ" --store "$D/o.ktraj" blame speedup st
+	[[ "$output" == *"JUMP 1  step 3 (seq 6)"*"idea #5 (human"*"uptake yes"* ]]
+	# without the origin the bench declares nothing: a statement is no
+	# question, so no candidate
+	sed 's/"origin":"human",//' "$D/st.ktraj.jsonl" >"$D/st2.ktraj.jsonl"
+	run "$KTRAJ" --store "$D/p.ktraj" import "$D/st2.ktraj.jsonl"
+	run "$KTRAJ" --store "$D/p.ktraj" blame speedup st
+	[[ "$output" == *"agent alone (no question fits"* ]]
+}
+
+@test "the same file again with another map: one line says the run keeps its first reading, nothing added; the same map adds what the file grew by" {
+	run "$KTRAJ" import --map "$D/rounds.map.json" "$D/rounds.jsonl"
+	[ "$status" -eq 0 ]
+	# the same map written otherwise (member order, spacing): the same map
+	printf '{"scenario": {"const": "4096^3 fp16"}, "workload": {"const": "gemm"},\n "origin": {"field": "who", "human": ["user"]}, "text": "idea", "correct": "res.ok",\n "time_ms": "res.ms", "ts": "at", "parent": "from", "step": "id", "run": {"const": "gemm-rounds"}}\n' >"$D/same.map"
+	run --separate-stderr "$KTRAJ" import --map "$D/same.map" "$D/rounds.jsonl"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	# another map (no origin, another text): said, nothing added
+	printf '{"run": {"const": "gemm-rounds"}, "step": "id", "parent": "from", "time_ms": "res.ms", "text": "who"}\n' >"$D/other.map"
+	run --separate-stderr "$KTRAJ" import --map "$D/other.map" "$D/rounds.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" 6 events      0 added "* ]]
+	id=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"][:12])')
+	[ "$stderr" = "ktraj: import: $D/rounds.jsonl: already imported as run $id with another map; nothing added (a map whose \"run\" names another run keeps both readings)" ]
+	run "$KTRAJ" log gemm-rounds --kind message --json
+	[[ "${lines[0]}" == *'"text":"tile 128x128"'* ]]
+	# a grown file: the other map adds nothing either
+	printf '{"id": 4, "from": 3, "who": "llm", "idea": "split-k", "res": {"ms": 0.8, "ok": true}}\n' >>"$D/rounds.jsonl"
+	run "$KTRAJ" import --map "$D/other.map" "$D/rounds.jsonl"
+	[[ "$output" == *" 6 events      0 added "* ]]
+	run "$KTRAJ" import --strict --map "$D/other.map" "$D/rounds.jsonl"
+	[ "$status" -eq 1 ]
+	# the first map adds the new record
+	run "$KTRAJ" import --map "$D/rounds.map.json" "$D/rounds.jsonl"
+	[[ "$output" == *" 8 events      2 added "* ]]
+	# another run name keeps both readings
+	sed 's/gemm-rounds/gemm-by-who/' "$D/other.map" >"$D/other2.map"
+	run "$KTRAJ" import --map "$D/other2.map" "$D/rounds.jsonl"
+	[[ "$output" == *" 8 events      8 added "*"gemm-by-who"* ]]
+}
+
+@test "blame names each jump's records by the log's own step as well as by seq (text and --json)" {
+	cat >"$D/n.jsonl" <<'J'
+{"node": "root-a1", "ms": 2.0}
+{"node": "kid-b7", "p": "root-a1", "ms": 1.0}
+J
+	printf '{"run": {"const": "n"}, "step": "node", "parent": "p", "time_ms": "ms"}\n' >"$D/n.map"
+	run "$KTRAJ" import --map "$D/n.map" "$D/n.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" blame speedup n
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'JUMP 1  step 2 (seq 2) over the best so far, step 1 (seq 1)'*$'\n  in the log: step "kid-b7" over step "root-a1"\n'* ]]
+	run "$KTRAJ" blame speedup n --json --permutations 0
+	[[ "${lines[0]}" == *'"best_seq":1,"over_branch":true,"to_log_step":"kid-b7","best_log_step":"root-a1",'* ]]
+	# a run with no step of its own: no such line, null in --json
+	printf '{"t": 2.0}\n{"t": 1.0}\n' >"$D/ns.jsonl"
+	printf '{"run": {"const": "ns"}, "time_ms": "t"}\n' >"$D/ns.map"
+	run "$KTRAJ" import --map "$D/ns.map" "$D/ns.jsonl"
+	run "$KTRAJ" blame speedup ns
+	[[ "$output" == *"JUMP 1  step 2 (seq 2)"* ]]
+	[[ "$output" != *"in the log:"* ]]
+	run "$KTRAJ" blame speedup ns --json --permutations 0
+	[[ "${lines[0]}" == *'"to_log_step":null,"best_log_step":null,'* ]]
+	# the corpus journal: node ids, the records of the jumps a low
+	# threshold lets through (node cf0b54178827 is its 10th record)
+	[ -f "$JOURNAL" ] || return 0
+	run "$KTRAJ" import --map "$MAPS/tree_journal.map.json" "$JOURNAL"
+	run "$KTRAJ" blame speedup agent_gemm --min-gain 1.01 --z 0.1
+	[[ "$output" == *$'JUMP 1  step 5 (seq 20) over the best so far, step 1 (seq 6)'*$'\n  in the log: step "cf0b54178827" over step "130150399cea"\n'* ]]
 }
