@@ -203,6 +203,13 @@ int kt_imp_blob_stored(kt_imp *imp, const unsigned char hash[KT_HASH_LEN]);
 void kt_imp_warn(kt_imp *imp, const kt_file *f, uint64_t line,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* The importer's own failure where a helper cannot return it (kt_impx_parse
+ * returns NULL for it as for text that is not JSON): rc (KT_ENOMEM, KT_EIO
+ * or KT_ECORRUPT; the first one counts) becomes the source's result
+ * whatever the importer returns, and nothing of the source is kept, as
+ * when the importer returns it. */
+void kt_imp_fail(kt_imp *imp, int rc);
+
 /* Say something about f that is not a problem of the input (what the
  * import could not do from where the file came, such as a KernelBench
  * results file on stdin with no baseline file beside it): reported like a

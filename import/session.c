@@ -71,6 +71,12 @@ void kt_imp_warn_at(kt_imp *imp, const char *where, const char *fmt, ...)
 	va_end(ap);
 }
 
+void kt_imp_fail(kt_imp *imp, int rc)
+{
+	if (imp && rc && !imp->fail)
+		imp->fail = rc;
+}
+
 void kt_imp_warn(kt_imp *imp, const kt_file *f, uint64_t line,
 		 const char *fmt, ...)
 {
