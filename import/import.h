@@ -210,6 +210,15 @@ void kt_imp_warn(kt_imp *imp, const kt_file *f, uint64_t line,
  * when the importer returns it. */
 void kt_imp_fail(kt_imp *imp, int rc);
 
+/* kt_imp_warn about a file on disk that is no kt_file, so has no name of
+ * its own in a warning: one the importer looked for beside the source
+ * and could not read (a folder in place of a round file).  The warning
+ * names `path` (as the driver names what it reads from a folder: the
+ * root as given, '/', the path inside it), not the source being
+ * imported; a problem of the source as kt_imp_warn's is. */
+void kt_imp_warn_path(kt_imp *imp, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Say something about f that is not a problem of the input (what the
  * import could not do from where the file came, such as a KernelBench
  * results file on stdin with no baseline file beside it): reported like a
