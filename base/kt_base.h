@@ -317,6 +317,27 @@ struct cJSON;
  * or not an object, or the member is absent or not a string. */
 const char *kt_json_str(const struct cJSON *o, const char *key);
 
+/* ---- cJSON parses (json_mem.c) -------------------------------------------
+ * cJSON_Parse* return NULL for text that is not JSON and for an allocation
+ * that failed alike; a parser that calls every NULL "invalid JSON" warns
+ * about good input and goes on without it when memory ran out.  These
+ * parses say which it was. */
+/*
+ * cJSON_ParseWithLengthOpts(s, n, end, 0): the value at the start of
+ * s[0..n) (s need not be NUL-terminated; end, when not NULL, gets where
+ * the value ended, or where parsing stopped).  On NULL, *rc (rc may be
+ * NULL) gets KT_ENOMEM when one of cJSON's allocations failed during the
+ * parse, else KT_EPARSE (not JSON, or s NULL); 0 with a value.  The
+ * caller frees the value with cJSON_Delete.  Thread-safe: failures are
+ * counted per thread.
+ */
+struct cJSON *kt_cjson_parse(const char *s, size_t n, const char **end,
+			     int *rc);
+/* For tests: in this thread, make the nth allocation (0 the next) that
+ * kt_cjson_parse makes fail, and none after it; -1 turns it off.  Returns
+ * the count left of the previous setting: -1 when it fired or was off. */
+long kt_cjson_fail_at(long nth);
+
 #ifdef __cplusplus
 }
 #endif

@@ -93,6 +93,7 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	imp->problems = 0;
 	imp->failed = 0;
 	imp->err = 0;
+	imp->fail = 0;
 	imp->npend = 0;
 	if (imp->opts->stats)
 		imp->opts->stats->bytes += v->len;
@@ -102,6 +103,8 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	if (rc)
 		return rc;
 	rc = im->import(imp, &v->f);
+	if (imp->fail)
+		rc = imp->fail;
 	if (imp->in_run)
 		kt_imp_run_end(imp);
 	t0 = st_start(imp);

@@ -336,8 +336,13 @@ static int import_ref(atx *x, const kt_file *f, const cJSON *ref, int depth)
 	if ((rc = kt_strmap_put(&x->visited, cand, (void *)1)))
 		goto out;
 	kt_imp_claim(x->imp, cand);
-	if (!(doc = cJSON_ParseWithLength((const char *)g->data, g->len))) {
-		kt_imp_json_bad(x->imp, g, 0, (const char *)g->data, g->len);
+	if (!(doc = kt_cjson_parse((const char *)g->data, g->len, NULL,
+				   &rc))) {
+		if (rc != KT_ENOMEM) {
+			rc = 0;
+			kt_imp_json_bad(x->imp, g, 0, (const char *)g->data,
+					g->len);
+		}
 		goto out;
 	}
 	if (kt_imp_json_strict(x->imp, g, 0, (const char *)g->data, g->len,
@@ -844,11 +849,16 @@ static int reward_sidecar(atx *x, const char *dir)
 	s.want1 = w1;
 	s.want2 = w2;
 	kt_imp_list(x->imp, dir, find_sidecar, &s);
-	if (!s.found || kt_imp_open(x->imp, s.found, &g) ||
-	    !(j = kt_json_parse((const char *)g->data, g->len,
-				KT_JSON_BOM | KT_JSON_NONUL)) ||
-	    !cJSON_IsObject(j) || cJSON_GetObjectItem(j, "steps"))
+	if (!s.found || kt_imp_open(x->imp, s.found, &g))
 		goto out;
+	if (!(j = kt_json_parse((const char *)g->data, g->len,
+				KT_JSON_BOM | KT_JSON_NONUL, &rc)) ||
+	    !cJSON_IsObject(j) || cJSON_GetObjectItem(j, "steps")) {
+		/* not a reward file: none; out of memory: the import fails */
+		if (rc != KT_ENOMEM)
+			rc = 0;
+		goto out;
+	}
 	kt_imp_claim(x->imp, s.found);
 	if ((rc = kt_bench_parse_hint((const char *)g->data, g->len, &h, &res)))
 		goto out;
@@ -1002,6 +1012,7 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 		sidectx s = { &x, NULL, NULL, NULL };
 		const kt_file *g;
 		cJSON *mj;
+		int prc = 0;
 
 		if (w1 && w2) {
 			snprintf(w1, n, "%s%s%smetrics.json", dir, stem,
@@ -1012,7 +1023,8 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 			kt_imp_list(imp, dir, find_sidecar, &s);
 			if (s.found && !kt_imp_open(imp, s.found, &g) &&
 			    (mj = kt_json_parse((const char *)g->data, g->len,
-						KT_JSON_BOM | KT_JSON_NONUL))) {
+						KT_JSON_BOM | KT_JSON_NONUL,
+						&prc))) {
 				if (cJSON_IsObject(mj) &&
 				    !cJSON_GetObjectItem(mj, "steps")) {
 					cJSON_AddItemToObject(meta,
@@ -1027,6 +1039,8 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 		free(s.found);
 		free(w1);
 		free(w2);
+		if (prc == KT_ENOMEM)
+			kt_imp_fail(imp, prc);
 	}
 	if ((rc = kt_imp_run_begin(imp, ident, name, "atif", meta)))
 		goto out;
@@ -1054,8 +1068,13 @@ out:
 
 static cJSON *parse_doc(kt_imp *imp, const kt_file *f, int quiet)
 {
-	cJSON *doc = cJSON_ParseWithLength((const char *)f->data, f->len);
+	int rc;
+	cJSON *doc = kt_cjson_parse((const char *)f->data, f->len, NULL, &rc);
 
+	if (!doc && rc == KT_ENOMEM) {
+		kt_imp_fail(imp, rc);
+		return NULL;
+	}
 	if (!doc) {
 		if (!quiet)
 			kt_imp_json_bad(imp, f, 0, (const char *)f->data,

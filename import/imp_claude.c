@@ -299,7 +299,7 @@ static cJSON *parse_repaired(struct cc *cc, const kt_file *f, const char *s,
 	    !memcmp(s, "\xef\xbb\xbf", 3))
 		i = 3;
 	if (!(fx = kt_utf8_fix(s + i, n - i, 0, &o, &first))) {
-		kt_imp_warn(cc->imp, f, line, "out of memory: line skipped");
+		kt_imp_fail(cc->imp, KT_ENOMEM);
 		return NULL;
 	}
 	first += i;
@@ -321,6 +321,7 @@ static cJSON *parse_line(struct cc *cc, const kt_file *f, const char *s,
 	const char *end = NULL;
 	cJSON *o;
 	size_t i;
+	int prc;
 
 	for (i = 0; i < n && (s[i] == ' ' || s[i] == '\t'); i++)
 		;
@@ -333,7 +334,12 @@ static cJSON *parse_line(struct cc *cc, const kt_file *f, const char *s,
 	}
 	/* UTF-8 is checked with the strict JSON check below, in its pass
 	 * (kt_imp_json_strict_utf8), or here when cJSON refuses the line */
-	o = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+	o = kt_cjson_parse(s, n, &end, &prc);
+	/* out of memory: the import fails, the line is not bad */
+	if (!o && prc == KT_ENOMEM) {
+		kt_imp_fail(cc->imp, prc);
+		return NULL;
+	}
 	if (!o && !kt_utf8_valid(s, n, NULL))
 		return parse_repaired(cc, f, s, n, line);
 	if (!o) {
@@ -343,7 +349,12 @@ static cJSON *parse_line(struct cc *cc, const kt_file *f, const char *s,
 		char *fx = kt_json_fix_surrogates(s, n, &at);
 
 		if (fx) {
-			o = cJSON_ParseWithLengthOpts(fx, n, &end, 0);
+			o = kt_cjson_parse(fx, n, &end, &prc);
+			if (!o && prc == KT_ENOMEM) {
+				free(fx);
+				kt_imp_fail(cc->imp, prc);
+				return NULL;
+			}
 			if (o && kt_imp_json_strict(cc->imp, f, line, fx, n,
 						    &o)) {
 				free(fx);
@@ -935,6 +946,7 @@ static int pre_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 {
 	struct prescan *ps = arg;
 	cJSON *o;
+	int rc;
 
 	(void)cc;
 	(void)f;
@@ -950,7 +962,11 @@ static int pre_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 	if (!kt_utf8_valid(s, n, NULL))
 		return 0;
 	o = kt_json_parse(s, n, KT_JSON_NONUL |
-			  (s == (const char *)f->data ? KT_JSON_BOM : 0));
+			  (s == (const char *)f->data ? KT_JSON_BOM : 0), &rc);
+	if (!o && rc == KT_ENOMEM) {
+		kt_imp_fail(ps->imp, rc);
+		return 1;
+	}
 	if (!cJSON_IsObject(o)) {
 		cJSON_Delete(o);
 		return 0;
@@ -974,12 +990,14 @@ static int pre_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 	return 0;
 }
 
-/* The summary of the line holding `at` (a match inside it), or NULL. */
-static char *summary_at(const kt_file *f, const char *at)
+/* The summary of the line holding `at` (a match inside it), or NULL
+ * (out of memory: kt_imp_fail too). */
+static char *summary_at(struct prescan *ps, const kt_file *f, const char *at)
 {
 	const char *d = (const char *)f->data, *end = d + f->len, *a = at, *b;
 	char *r = NULL;
 	cJSON *o;
+	int rc;
 
 	while (a > d && a[-1] != '\n')
 		a--;
@@ -990,7 +1008,9 @@ static char *summary_at(const kt_file *f, const char *at)
 	if (!kt_utf8_valid(a, (size_t)(b - a), NULL))
 		return NULL;
 	o = kt_json_parse(a, (size_t)(b - a),
-			  KT_JSON_NONUL | (a == d ? KT_JSON_BOM : 0));
+			  KT_JSON_NONUL | (a == d ? KT_JSON_BOM : 0), &rc);
+	if (!o && rc == KT_ENOMEM)
+		kt_imp_fail(ps->imp, rc);
 	if (cJSON_IsObject(o) && jstr(o, "summary") && *jstr(o, "summary"))
 		r = name_from(jstr(o, "summary"));
 	cJSON_Delete(o);
@@ -1033,7 +1053,7 @@ static void find_summary(const kt_file *f, struct prescan *ps)
 			first[1] = q;
 	}
 	if (first[0])
-		ps->summary = summary_at(f, first[0]);
+		ps->summary = summary_at(ps, f, first[0]);
 	if (ps->summary)
 		return;
 	/* the second spelling only after a failed first: it may lie past
@@ -1044,7 +1064,7 @@ static void find_summary(const kt_file *f, struct prescan *ps)
 			first[1] = q;
 	}
 	if (first[1])
-		ps->summary = summary_at(f, first[1]);
+		ps->summary = summary_at(ps, f, first[1]);
 }
 
 static char *file_stem(const kt_file *f)

@@ -866,7 +866,7 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 		/* session_meta only from lines pass 2 takes */
 		cJSON *j = kt_json_parse(l.s, l.n, KT_JSON_NONUL |
 					 (l.s == (const char *)f->data ?
-					  KT_JSON_BOM : 0));
+					  KT_JSON_BOM : 0), &rc);
 		const cJSON *p;
 		const char *t, *it;
 
@@ -874,6 +874,11 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 			first = l;
 			have_first = 1;
 		}
+		if (!j && rc == KT_ENOMEM) {
+			cJSON_Delete(meta);
+			goto out;
+		}
+		rc = 0;
 		if (!j)
 			continue;
 		t = rec_type(j, &p);
@@ -929,9 +934,12 @@ static int codex_import(kt_imp *imp, const kt_file *f)
 	pos = 0;
 	no = 0;
 	while (next_line(f, &pos, &no, &l)) {
-		cJSON *j = cJSON_ParseWithLength(l.s, l.n);
+		cJSON *j = kt_cjson_parse(l.s, l.n, NULL, &rc);
 		uint64_t h;
 
+		if (!j && rc == KT_ENOMEM)
+			break;
+		rc = 0;
 		if (kt_imp_json_strict(imp, f, l.no, l.s, l.n, &j) ||
 		    (!j && kt_imp_json_bad(imp, f, l.no, l.s, l.n)))
 			continue;

@@ -280,7 +280,9 @@ static int cop_import(kt_imp *imp, const kt_file *f)
 
 	memset(&x, 0, sizeof(x));
 	x.imp = imp;
-	doc = cJSON_ParseWithLength((const char *)f->data, f->len);
+	doc = kt_cjson_parse((const char *)f->data, f->len, NULL, &rc);
+	if (!doc && rc == KT_ENOMEM)
+		return rc;
 	if (doc && cJSON_IsArray(cJSON_GetObjectItem(doc, "timeline"))) {
 		if (kt_imp_json_strict(imp, f, 0, (const char *)f->data,
 				       f->len, &doc))

@@ -288,7 +288,7 @@ static int load(struct set *s, const kt_file *f)
 	/* JSONL when the first line is a whole object and more follows, or
 	 * when the first line is not the "{" of a pretty-printed document
 	 * (a broken first line must not hide the valid rest) */
-	if (nl && (one = cJSON_ParseWithLength(p, (size_t)(nl - p)))) {
+	if (nl && (one = kt_cjson_parse(p, (size_t)(nl - p), NULL, &rc))) {
 		const char *q = nl + 1;
 
 		while (q < e && isspace((unsigned char)*q))
@@ -302,6 +302,9 @@ static int load(struct set *s, const kt_file *f)
 		jsonl = !((*p == '{' || *p == '[') && q == nl);
 	}
 	cJSON_Delete(one);
+	if (rc == KT_ENOMEM)
+		return rc;
+	rc = 0;
 	if (jsonl)
 		return kt_impx_jsonl(s->imp, f, on_line, s);
 	if (!(one = kt_impx_parse(s->imp, f))) {

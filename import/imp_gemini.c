@@ -430,7 +430,11 @@ static int gem_import(kt_imp *imp, const kt_file *f)
 	x.imp = imp;
 	if (!meta)
 		return KT_ENOMEM;
-	doc = cJSON_ParseWithLength((const char *)f->data, f->len);
+	doc = kt_cjson_parse((const char *)f->data, f->len, NULL, &rc);
+	if (!doc && rc == KT_ENOMEM) {
+		cJSON_Delete(meta);
+		return rc;
+	}
 	if (doc && cJSON_IsArray(cJSON_GetObjectItem(doc, "messages"))) {
 		/* the JSON document */
 		kt_impx_span *sp = NULL;

@@ -126,6 +126,7 @@ struct kt_imp {
 	struct kt_root *root;   /* root being processed */
 	struct kt_vfile *cur;   /* source being imported */
 	int err;                /* first store error of this source */
+	int fail;               /* kt_imp_fail: the importer's own failure */
 	int problems;           /* warnings in this source */
 	int failed;             /* strict + problem: output is discarded */
 	/* current run */

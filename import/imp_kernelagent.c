@@ -708,9 +708,8 @@ static void warn_unlisted(struct trace *t, const kt_file *f)
 				continue;
 			if (!lstat(path, &st) && !S_ISREG(st.st_mode) &&
 			    !S_ISLNK(st.st_mode))
-				kt_imp_warn(t->imp, NULL, 0,
-					    "cannot read %.*s%s: not a file",
-					    (int)(b - any), any, rnames[k]);
+				kt_imp_warn_path(t->imp, path,
+						 "cannot read: not a file");
 			free(path);
 		}
 	}

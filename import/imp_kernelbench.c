@@ -355,12 +355,17 @@ static cJSON *find_baseline(kt_imp *imp, const cJSON *doc,
 		for (size_t i = 0; i < sc.n; i++) {
 			const kt_file *f;
 			cJSON *b;
+			int rc = 0;
 
 			if (kt_imp_open(imp, sc.rel[i], &f) != 0 ||
 			    !is_baseline_doc(f) ||
 			    !(b = kt_json_parse((const char *)f->data, f->len,
-						KT_JSON_BOM | KT_JSON_NONUL)))
+						KT_JSON_BOM | KT_JSON_NONUL,
+						&rc))) {
+				if (rc == KT_ENOMEM)
+					kt_imp_fail(imp, rc);
 				continue;
+			}
 			if (!best || (hw && baseline_hw(b) &&
 				      !strcmp(hw, baseline_hw(b)) &&
 				      (!baseline_hw(best) ||

@@ -195,7 +195,12 @@ int kt_map_parse(const char *text, size_t len, kt_map **out, char *err,
 	*out = NULL;
 	if (cap)
 		err[0] = 0;
-	j = kt_json_parse(text, len, KT_JSON_BOM | KT_JSON_NONUL);
+	j = kt_json_parse(text, len, KT_JSON_BOM | KT_JSON_NONUL, &rc);
+	if (!j && rc == KT_ENOMEM) {
+		if (cap)
+			snprintf(err, cap, "out of memory");
+		return rc;
+	}
 	if (!j)
 		return bad(err, cap, 1, "%snot valid JSON", "");
 	if (!cJSON_IsObject(j)) {
@@ -554,8 +559,11 @@ static int each_record(mctx *x, rec_fn fn, void *arg)
 	while (i < n && isspace((unsigned char)t[i]))
 		i++;
 	if (i < n && t[i] == '[') {
-		cJSON *a = kt_json_parse(t, n, KT_JSON_BOM | KT_JSON_NONUL), *o;
+		cJSON *a = kt_json_parse(t, n, KT_JSON_BOM | KT_JSON_NONUL,
+					 &rc), *o;
 
+		if (!a && rc == KT_ENOMEM)
+			return rc;
 		if (!cJSON_IsArray(a)) {
 			cJSON_Delete(a);
 			if (!x->quiet)
@@ -590,7 +598,10 @@ static int each_record(mctx *x, rec_fn fn, void *arg)
 			b++;
 		if (b == e)
 			continue;
-		o = kt_json_parse(t + b, e - b, KT_JSON_NONUL);
+		o = kt_json_parse(t + b, e - b, KT_JSON_NONUL, &rc);
+		if (!o && rc == KT_ENOMEM)
+			break;
+		rc = 0;
 		if (!cJSON_IsObject(o)) {
 			if (!x->quiet)
 				kt_imp_warn(x->imp, x->f, line, "not a JSON "

@@ -636,13 +636,16 @@ static int otel_import(kt_imp *imp, const kt_file *f)
 		int whole = !nl;
 
 		if (nl) {
-			cJSON *probe = cJSON_ParseWithLength((const char *)d + k,
-							     (size_t)(nl - d - k));
+			cJSON *probe = kt_cjson_parse((const char *)d + k,
+						      (size_t)(nl - d - k),
+						      NULL, &rc);
 
 			whole = !probe;
 			cJSON_Delete(probe);
 		}
-		if (whole) {
+		if (rc == KT_ENOMEM) {
+			/* the probe ran out of memory: so does the import */
+		} else if (whole) {
 			cJSON *doc = kt_impx_parse(imp, f);
 			kt_impx_span sp = { 0, f->len, 1 };
 

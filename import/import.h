@@ -208,6 +208,22 @@ int kt_imp_blob_stored(kt_imp *imp, const unsigned char hash[KT_HASH_LEN]);
 void kt_imp_warn(kt_imp *imp, const kt_file *f, uint64_t line,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* The importer's own failure where a helper cannot return it (kt_impx_parse
+ * returns NULL for it as for text that is not JSON): rc (KT_ENOMEM, KT_EIO
+ * or KT_ECORRUPT; the first one counts) becomes the source's result
+ * whatever the importer returns, and nothing of the source is kept, as
+ * when the importer returns it. */
+void kt_imp_fail(kt_imp *imp, int rc);
+
+/* kt_imp_warn about a file on disk that is no kt_file, so has no name of
+ * its own in a warning: one the importer looked for beside the source
+ * and could not read (a folder in place of a round file).  The warning
+ * names `path` (as the driver names what it reads from a folder: the
+ * root as given, '/', the path inside it), not the source being
+ * imported; a problem of the source as kt_imp_warn's is. */
+void kt_imp_warn_path(kt_imp *imp, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Say something about f that is not a problem of the input (what the
  * import could not do from where the file came, such as a KernelBench
  * results file on stdin with no baseline file beside it): reported like a

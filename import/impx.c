@@ -130,10 +130,16 @@ int kt_impx_text(kt_imp *imp, cJSON *payload, const char *key,
 cJSON *kt_impx_parse(kt_imp *imp, const kt_file *f)
 {
 	cJSON *root;
+	int rc;
 
-	root = cJSON_ParseWithLength((const char *)f->data, f->len);
+	root = kt_cjson_parse((const char *)f->data, f->len, NULL, &rc);
 	if (!root) {
-		kt_imp_json_bad(imp, f, 0, (const char *)f->data, f->len);
+		/* out of memory is the import's failure, not the file's */
+		if (rc == KT_ENOMEM)
+			kt_imp_fail(imp, rc);
+		else
+			kt_imp_json_bad(imp, f, 0, (const char *)f->data,
+					f->len);
 		return NULL;
 	}
 	/* bytes after the document, raw control characters, numbers like
@@ -180,8 +186,11 @@ int kt_impx_jsonl(kt_imp *imp, const kt_file *f,
 			q++;
 		n = (size_t)(le - p);
 		if (q < le) {
-			rec = cJSON_ParseWithLength(p, n);
-			if (!rec) {
+			rec = kt_cjson_parse(p, n, NULL, &rc);
+			if (!rec && rc == KT_ENOMEM) {
+				break;
+			} else if (!rec) {
+				rc = 0;
 				kt_imp_json_bad(imp, f, line, p, n);
 			} else if (kt_imp_json_strict(imp, f, line, p, n,
 						      &rec)) {

@@ -76,6 +76,8 @@ int kt_impx_text(kt_imp *imp, cJSON *payload, const char *key,
  * "invalid JSON" at the line where parsing stopped and returns NULL; a
  * document cJSON takes but RFC 8259 does not (bytes after it, raw control
  * characters, numbers like 01: jsonstrict.h) is warned and refused too.
+ * When memory runs out it warns nothing and returns NULL after
+ * kt_imp_fail(KT_ENOMEM): nothing of the source is kept.
  * Caller frees the result with cJSON_Delete.
  */
 cJSON *kt_impx_parse(kt_imp *imp, const kt_file *f);
@@ -95,7 +97,8 @@ int kt_impx_file_run(const kt_file *f, char **name, cJSON **meta);
  * owned by the helper and freed after fn returns).  Lines that do not parse,
  * or that RFC 8259 refuses (jsonstrict.h), are warned as file:line and
  * skipped.  fn returning non-zero stops the
- * walk with that value.  The last line may lack its newline.
+ * walk with that value; running out of memory parsing a line stops it
+ * with KT_ENOMEM.  The last line may lack its newline.
  */
 int kt_impx_jsonl(kt_imp *imp, const kt_file *f,
 		  int (*fn)(cJSON *rec, uint64_t line, uint64_t off,
@@ -475,7 +478,7 @@ void kt_impx_recs_free(kt_impx_rec *r, size_t n);
  * not hold a whole value (a pretty-printed document opens with a lone
  * "{"), f is a damaged document, not JSONL - warn as kt_imp_json_bad does
  * for a document ("file skipped") and return 1; else return 0 (read it
- * as JSONL, line by line).
+ * as JSONL, line by line).  Out of memory: kt_imp_fail(KT_ENOMEM), 1.
  */
 int kt_impx_doc_bad(kt_imp *imp, const kt_file *f);
 

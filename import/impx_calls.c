@@ -248,11 +248,16 @@ int kt_impx_doc_bad(kt_imp *imp, const kt_file *f)
 	const char *d = (const char *)f->data;
 	const char *nl = memchr(d, '\n', f->len);
 	size_t n = nl ? (size_t)(nl - d) : f->len;
-	cJSON *o = cJSON_ParseWithLength(d, n);
+	int rc;
+	cJSON *o = kt_cjson_parse(d, n, NULL, &rc);
 
 	if (o) {
 		cJSON_Delete(o);
 		return 0;
+	}
+	if (rc == KT_ENOMEM) {
+		kt_imp_fail(imp, rc);
+		return 1;
 	}
 	/* a line that is no whole value but holds a key: JSONL whose first
 	 * line is bad, reported line by line */

@@ -400,13 +400,15 @@ bad_at:
 	return KT_EPARSE;
 }
 
-cJSON *kt_json_parse(const char *s, size_t n, unsigned flags)
+cJSON *kt_json_parse(const char *s, size_t n, unsigned flags, int *rc)
 {
-	cJSON *o = cJSON_ParseWithLength(s, n);
+	cJSON *o = kt_cjson_parse(s, n, NULL, rc);
 
 	if (o && kt_json_check(s, n, flags, NULL, NULL)) {
 		cJSON_Delete(o);
 		o = NULL;
+		if (rc)
+			*rc = KT_EPARSE;
 	}
 	return o;
 }

@@ -101,9 +101,11 @@ int kt_json_check(const char *s, size_t n, unsigned flags, size_t *off,
 /*
  * cJSON_ParseWithLength(s, n) that also passes kt_json_check(s, n, flags):
  * the tree (caller frees with cJSON_Delete), or NULL when either refuses
- * the text or on ENOMEM.  For callers that do not report why.
+ * the text or on ENOMEM.  For callers that do not report why; *rc (rc may
+ * be NULL) tells the two NULLs apart: KT_EPARSE or KT_ENOMEM (0 with a
+ * tree), as kt_cjson_parse.
  */
-cJSON *kt_json_parse(const char *s, size_t n, unsigned flags);
+cJSON *kt_json_parse(const char *s, size_t n, unsigned flags, int *rc);
 
 /*
  * Whether s[0..n) is a JSON text cut inside its value: kt_json_check

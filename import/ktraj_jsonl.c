@@ -597,16 +597,20 @@ static int jsonl_parse(const char *line, size_t len, kt_jsonl_rec *r,
 	r->ts_ns = KT_TS_UNKNOWN;
 	if (fast && (rc = blob_fast(line, len, r, err, errlen)) != 1)
 		goto out;
-	r->root = cJSON_ParseWithLength(line, len);
+	r->root = kt_cjson_parse(line, len, NULL, &rc);
+	if (!r->root && rc == KT_ENOMEM) {
+		if (err && errlen)
+			snprintf(err, errlen, "out of memory");
+		goto out;
+	}
 	if (!r->root) {
 		const char *why;
 		size_t off;
 
 		/* why, in the words every importer uses (jsonstrict.h
-		 * kt_imp_json_bad); the check's limits are cJSON's, so
-		 * a text it accepts is one cJSON ran out of memory on */
+		 * kt_imp_json_bad); the check's limits are cJSON's */
 		if (!kt_json_check(line, len, 0, &off, &why))
-			rc = fail(err, errlen, "JSON not parsed (out of memory?)");
+			rc = fail(err, errlen, "JSON not parsed");
 		else if (err && errlen)
 			snprintf(err, errlen,
 				 "invalid JSON (RFC 8259): %s at byte %zu",

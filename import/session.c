@@ -71,25 +71,44 @@ void kt_imp_warn_at(kt_imp *imp, const char *where, const char *fmt, ...)
 	va_end(ap);
 }
 
+void kt_imp_fail(kt_imp *imp, int rc)
+{
+	if (imp && rc && !imp->fail)
+		imp->fail = rc;
+}
+
+/* A problem of the source being imported, said at where:line. */
+static void warn_problem(kt_imp *imp, const char *where, uint64_t line,
+			 const char *fmt, va_list ap)
+{
+	/* --strict stops at the first problem: what an importer still
+	 * finds in the source it goes on reading is not reported */
+	if (!(imp->opts->strict && imp->failed))
+		warn_line(imp, where, line, 1, fmt, ap);
+	imp->problems++;
+	if (imp->opts->strict)
+		imp->failed = 1;
+}
+
 void kt_imp_warn(kt_imp *imp, const kt_file *f, uint64_t line,
 		 const char *fmt, ...)
 {
 	va_list ap;
 
-	/* --strict stops at the first problem: what an importer still
-	 * finds in the source it goes on reading is not reported */
-	if (imp->opts->strict && imp->failed) {
-		imp->problems++;
-		return;
-	}
 	if (!f && imp->cur)
 		f = &imp->cur->f;
 	va_start(ap, fmt);
-	warn_line(imp, f && f->path ? f->path : "?", line, 1, fmt, ap);
+	warn_problem(imp, f && f->path ? f->path : "?", line, fmt, ap);
 	va_end(ap);
-	imp->problems++;
-	if (imp->opts->strict)
-		imp->failed = 1;
+}
+
+void kt_imp_warn_path(kt_imp *imp, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	warn_problem(imp, path ? path : "?", 0, fmt, ap);
+	va_end(ap);
 }
 
 void kt_imp_note(kt_imp *imp, const kt_file *f, const char *fmt, ...)

@@ -57,7 +57,7 @@ struct kt_ahead {
 /*
  * Decompress one job with the worker's context.  A frame with a
  * dictionary is decoded right after a copy of the dictionary's content and
- * copied out, as the scan's own path does (sbuf_decode in store_block.c):
+ * copied out, as the scan's own path does (sbuf_decode in store_scan.c):
  * matches into the dictionary are then plain back references.
  */
 static void decode(struct aworker *w, struct ajob *j)

@@ -7,7 +7,7 @@
  * the events added since.
  *
  * FORMAT.md §6.4 (ev_blocks) and §6.9 (ev_pages) are normative for every
- * byte written here; store_block.c has the layout both sides share.
+ * byte written here; store_layout.c has the layout both sides share.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -293,7 +293,7 @@ int kt_event_append(kt_store *s, const char *run, kt_event *ev)
 			goto out;
 	}
 	/* the body joins the open block of its kind; blocks and pages are
-	 * written when they seal, the rest at commit (store_block.c) */
+	 * written when they seal, the rest at commit (store_append.c) */
 	rc = kt_ev_add(s, bin, ev, s->tmp.p + KT_CANON_PREFIX,
 		       s->tmp.len - KT_CANON_PREFIX, chain);
 	if (rc)

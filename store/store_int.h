@@ -250,7 +250,7 @@ struct kt_store {
 	struct kt_dblk rblk;   /* point reads with the cache off */
 	struct kt_buf vbuf, zbuf; /* values being built */
 	uint64_t cache_tick, cache_hits, cache_misses;
-	/* decoded header pages and pooled scan buffers (store_block.c) */
+	/* decoded header pages and pooled scan buffers (store_rcache.c) */
 	struct kt_rcache *rcache;
 
 	/* dictionaries (loaded at open and after training) */
@@ -499,8 +499,7 @@ struct cJSON;
 int kt_index_paths(kt_store *s, const unsigned char run[KT_RUN_BIN],
 		   const kt_event *ev, const struct cJSON *pl);
 
-/* ---- store_block.c: layout shared by append, reads and scans ---- */
-void kt_cache_free(kt_store *s);
+/* ---- store_layout.c: layout shared by append, reads and scans ---- */
 /* Decoders of stored values (also the fuzz entry points). */
 struct kt_blkview {
 	int codec;
@@ -600,7 +599,7 @@ static inline size_t put_ts(unsigned char *p, int64_t ts, int64_t *prev)
 }
 
 
-/* ---- store_block.c: the read cache ---- */
+/* ---- store_rcache.c: the read cache ---- */
 /* A cached page row: the header fields, and where the body was found. */
 struct kt_crow {
 	int64_t ts;
@@ -714,7 +713,7 @@ int kt_defer_flush(kt_store *s);
 /* Drop the deferred blocks (the txn is aborted). */
 void kt_defer_drop(kt_store *s);
 
-/* ---- store_block.c: blocks, pages and their caches ---- */
+/* ---- store_layout.c: finding blocks and pages ---- */
 /* The ev_pages key of the page that holds seq. */
 void kt_page_key(unsigned char k[KT_RUN_BIN + 8],
 		 const unsigned char run[KT_RUN_BIN], uint64_t seq);
@@ -728,6 +727,8 @@ int kt_blk_rows(kt_store *s, const struct kt_blkview *b, uint64_t first,
 		struct kt_dblk *d, size_t head);
 /* Index of seq in decoded block d, -1 when it is not there. */
 int kt_dblk_index(const struct kt_dblk *d, uint64_t seq);
+
+/* ---- store_bcache.c: the block cache ---- */
 /* The decoded block of kind's stream holding seq, from the block cache
  * or decoded into it; *idx its row. */
 int kt_block_for(kt_store *s, MDB_txn *txn,
@@ -735,14 +736,22 @@ int kt_block_for(kt_store *s, MDB_txn *txn,
 		 uint64_t seq, const struct kt_dblk **out, int *idx);
 struct kt_centry *kt_bcache_find(kt_store *s, const unsigned char *k);
 void kt_cblk_free(struct kt_centry *e);
+/* Free the block cache and the read cache with it: the read cache's
+ * page count follows the budget, so kt_store_set_cache remakes both. */
+void kt_cache_free(kt_store *s);
+
+/* ---- store_rcache.c: the read cache ---- */
 /* The read cache of s, made on first use (NULL when out of memory). */
 struct kt_rcache *kt_rcache_get(kt_store *s);
+/* Free the read cache of s (the scan buffers stay with a running scan). */
+void kt_rcache_free(kt_store *s);
 struct kt_pentry **kt_pcache_slot(struct kt_rcache *r,
 				  const unsigned char run[KT_RUN_BIN],
 				  uint64_t pfirst);
 void kt_pcache_clear(kt_store *s);
 void kt_sbuf_free(struct kt_sbuf *sb);
-/* Id of the read transaction reads use now (0 outside one). */
+/* Id of the snapshot reads see now; UINT64_MAX outside any transaction
+ * (the next snapshot is at least as new as anything cached). */
 uint64_t kt_cur_txnid(kt_store *s);
 
 /* ---- store_read.c: point reads, and what scans share with them ---- */

@@ -1,7 +1,7 @@
 /*
  * store_read.c - point reads of events (kt_event_read, kt_event_get,
- * kt_event_head) through the page cache and the block cache of
- * store_block.c.
+ * kt_event_head) through the page cache of store_rcache.c and the block
+ * cache of store_bcache.c.
  *
  * FORMAT.md §6.4 (ev_blocks) and §6.9 (ev_pages) are normative.
  */

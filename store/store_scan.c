@@ -759,3 +759,11 @@ int kt_event_foreach_head(kt_store *s, const char *run, uint64_t first,
 	return kt_event_scan(s, run, first, last, kind_mask(kind),
 			     KT_READ_HEAD, fn, arg);
 }
+
+int kt_store_set_scan_threads(kt_store *s, int n)
+{
+	if (!s || n < -1)
+		return KT_EINVAL;
+	s->scan_threads = n > KT_AHEAD_THREADS ? KT_AHEAD_THREADS : n;
+	return 0;
+}

@@ -285,17 +285,17 @@ static void t_parse_wrapper(void **st)
 	cJSON *o;
 
 	(void)st;
-	o = kt_json_parse("{\"a\":[1,2]}", 11, 0);
+	o = kt_json_parse("{\"a\":[1,2]}", 11, 0, NULL);
 	assert_non_null(o);
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(o, "a")), 2);
 	cJSON_Delete(o);
-	assert_null(kt_json_parse("{\"a\":01}", 8, 0));
-	assert_null(kt_json_parse("{\"a\":1} 2", 9, 0));
-	assert_null(kt_json_parse("{\"a\":", 5, 0));
-	o = kt_json_parse("\xef\xbb\xbf[]", 5, KT_JSON_BOM);
+	assert_null(kt_json_parse("{\"a\":01}", 8, 0, NULL));
+	assert_null(kt_json_parse("{\"a\":1} 2", 9, 0, NULL));
+	assert_null(kt_json_parse("{\"a\":", 5, 0, NULL));
+	o = kt_json_parse("\xef\xbb\xbf[]", 5, KT_JSON_BOM, NULL);
 	assert_non_null(o);
 	cJSON_Delete(o);
-	assert_null(kt_json_parse("\xef\xbb\xbf[]", 5, 0));
+	assert_null(kt_json_parse("\xef\xbb\xbf[]", 5, 0, NULL));
 }
 
 /* \u0000 is valid RFC 8259 and passes without the flag; with
@@ -323,8 +323,8 @@ static void t_nul_escape(void **st)
 		assert_int_equal(off, at[i]);
 		assert_string_equal(why, KT_JSON_NUL_WHY);
 		assert_null(kt_json_parse(nul[i], strlen(nul[i]),
-					  KT_JSON_NONUL));
-		o = kt_json_parse(nul[i], strlen(nul[i]), 0);
+					  KT_JSON_NONUL, NULL));
+		o = kt_json_parse(nul[i], strlen(nul[i]), 0, NULL);
 		assert_non_null(o);
 		cJSON_Delete(o);
 	}
