@@ -473,7 +473,7 @@ static int aider_import(kt_imp *imp, const kt_file *f)
 	aiderx x;
 	const char *d = (const char *)f->data, *e = d + f->len, *p = d;
 	uint64_t line = 0;
-	int rc, r2 = 0;
+	int rc;
 
 	memset(&x, 0, sizeof(x));
 	x.imp = imp;
@@ -500,7 +500,7 @@ static int aider_import(kt_imp *imp, const kt_file *f)
 	if (!rc && x.nblk)
 		rc = resolve(&x, NULL);
 	if (x.nruns)
-		r2 = kt_imp_run_end(imp);
+		rc = kt_imp_run_finish(imp, rc);
 	else if (!rc)
 		kt_imp_warn(imp, f, 0, "no \"%s\" line: not an Aider chat "
 			    "history", HDR);
@@ -510,7 +510,7 @@ static int aider_import(kt_imp *imp, const kt_file *f)
 	kt_buf_free(&x.reply);
 	kt_buf_free(&x.status);
 	kt_conv_free(&x.cv);
-	return rc ? rc : r2;
+	return rc;
 }
 
 const kt_importer kt_importer_aider = {
