@@ -375,6 +375,26 @@ static int open_group(aiderx *x, int c, const kt_impx_span *sp)
 	return rc;
 }
 
+/* A line that starts a "####" (user) or ">" (status) group: the mark
+ * alone or followed by a space. Returns the group's buffer with *s, *n past
+ * the mark and its space and *rc from opening group c; NULL (nothing done)
+ * for any other line. */
+static struct kt_buf *marked(aiderx *x, const char *mark, int c,
+			     struct kt_buf *b, const char **s, size_t *n,
+			     const kt_impx_span *sp, int *rc)
+{
+	size_t k = strlen(mark), skip;
+
+	if (*n < k || strncmp(*s, mark, k) || (*n > k && (*s)[k] != ' '))
+		return NULL;
+	x->err_tail = 0;
+	*rc = open_group(x, c, sp);
+	skip = *n > k ? k + 1 : k;
+	*s += skip;
+	*n -= skip;
+	return b;
+}
+
 static int on_line(aiderx *x, const char *s, size_t n, const kt_impx_span *sp)
 {
 	struct kt_buf *b;
@@ -420,20 +440,12 @@ static int on_line(aiderx *x, const char *s, size_t n, const kt_impx_span *sp)
 		if (!n)
 			return 0;
 	}
-	if (n >= 4 && !strncmp(s, "####", 4) && (n == 4 || s[4] == ' ')) {
-		x->err_tail = 0;
-		if ((rc = open_group(x, 'u', sp)))
+	if ((b = marked(x, "####", 'u', &x->user, &s, &n, sp, &rc))) {
+		if (rc)
 			return rc;
-		b = &x->user;
-		s += n > 4 ? 5 : 4;
-		n -= n > 4 ? 5 : 4;
-	} else if (n >= 1 && s[0] == '>' && (n == 1 || s[1] == ' ')) {
-		x->err_tail = 0;
-		if ((rc = open_group(x, 's', sp)))
+	} else if ((b = marked(x, ">", 's', &x->status, &s, &n, sp, &rc))) {
+		if (rc)
 			return rc;
-		b = &x->status;
-		s += n > 1 ? 2 : 1;
-		n -= n > 1 ? 2 : 1;
 		if (memmem(s, n, "failed to match", 15))
 			x->err_tail = 1;
 	} else if (x->err_tail || (x->cur == 's' && n >= 2 &&
@@ -461,7 +473,7 @@ static int aider_import(kt_imp *imp, const kt_file *f)
 	aiderx x;
 	const char *d = (const char *)f->data, *e = d + f->len, *p = d;
 	uint64_t line = 0;
-	int rc, r2 = 0;
+	int rc;
 
 	memset(&x, 0, sizeof(x));
 	x.imp = imp;
@@ -488,7 +500,7 @@ static int aider_import(kt_imp *imp, const kt_file *f)
 	if (!rc && x.nblk)
 		rc = resolve(&x, NULL);
 	if (x.nruns)
-		r2 = kt_imp_run_end(imp);
+		rc = kt_imp_run_finish(imp, rc);
 	else if (!rc)
 		kt_imp_warn(imp, f, 0, "no \"%s\" line: not an Aider chat "
 			    "history", HDR);
@@ -498,7 +510,7 @@ static int aider_import(kt_imp *imp, const kt_file *f)
 	kt_buf_free(&x.reply);
 	kt_buf_free(&x.status);
 	kt_conv_free(&x.cv);
-	return rc ? rc : r2;
+	return rc;
 }
 
 const kt_importer kt_importer_aider = {

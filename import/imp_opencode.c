@@ -308,7 +308,7 @@ static int emit_session(kt_imp *imp, const kt_file *f, const char *sid,
 	const cJSON *m;
 	char ident[300];
 	kt_conv cv;
-	int rc, r2;
+	int rc;
 
 	if (!meta)
 		return KT_ENOMEM;
@@ -338,8 +338,7 @@ static int emit_session(kt_imp *imp, const kt_file *f, const char *sid,
 				break;
 		kt_conv_free(&cv);
 	}
-	r2 = kt_imp_run_end(imp);
-	return rc ? rc : r2;
+	return kt_imp_run_finish(imp, rc);
 }
 
 /* ---- the JSON storage tree ------------------------------------------------ */

@@ -179,16 +179,16 @@ static int on_line(cJSON *rec, uint64_t line, uint64_t off, uint64_t len,
 static int sts_import(kt_imp *imp, const kt_file *f)
 {
 	stsx x;
-	int rc, r2 = 0;
+	int rc;
 
 	memset(&x, 0, sizeof(x));
 	if ((rc = kt_conv_init(&x.cv, imp, f, NULL)))
 		return rc;
 	rc = kt_impx_jsonl(imp, f, on_line, &x);
 	if (x.begun)
-		r2 = kt_imp_run_end(imp);
+		rc = kt_imp_run_finish(imp, rc);
 	kt_conv_free(&x.cv);
-	return rc ? rc : r2;
+	return rc;
 }
 
 const kt_importer kt_importer_sts = {
