@@ -213,6 +213,29 @@ run_of() {
 	python3 -c 'import json,sys; x=json.loads(sys.argv[1].splitlines()[0]); assert x["text"].startswith("Why is the reduction launched"), x' "$output"
 }
 
+@test "questions suggest --library: a hand-written entry's booleans count, and one without a layer gets its text's" {
+	bench_run "$BATS_TEST_TMPDIR/st.jsonl" 3.55 3.60 3.52 3.58 3.54 3.61 3.56 3.53
+	S=$(run_of "$BATS_TEST_TMPDIR/st.jsonl")
+	# no layer, no evidence: only "challenges_bound": true lets the first
+	# through; the second is about shared memory, another layer than the
+	# stall's data movement, with a jump behind it
+	cat >"$BATS_TEST_TMPDIR/lib.jsonl" <<'J'
+{"text":"What did the last profile say about this kernel?","challenges_bound":true,"hits":0}
+{"text":"Would keeping the rows in shared memory avoid the second pass?","hits":3,"gain":1.4}
+{"text":"Is this the theoretical peak already?","challenges_bound":false,"hits":0,"layer":"unclassified"}
+J
+	run "$KTRAJ" questions suggest "$S" --library "$BATS_TEST_TMPDIR/lib.jsonl" --json
+	[ "$status" -eq 0 ]
+	python3 - "$output" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+t = {r["text"][:12]: r for r in rows}
+assert sorted(t) == ["What did the", "Would keepin"], rows
+assert t["What did the"]["challenges_bound"] is True, rows
+assert t["Would keepin"]["layer"] == "memory access", rows
+PY
+}
+
 @test "questions: the vsla CUDA session mines its person's 6 questions, not requests for work or the agent's markdown; suggest stops proposing them" {
 	F="$CORPUS/claude_code/vsla_cuda_dev_f67ab274.jsonl"
 	K="$CORPUS/gpu_kernel/kernelagent/opt_trace_36_RMSNorm"
