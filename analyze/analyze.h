@@ -751,7 +751,9 @@ typedef struct kt_an_qitem {
 	size_t nruns;          /* distinct runs */
 	size_t hits;           /* occurrences blamed for a jump */
 	double gain_log;       /* sum of attributed log gain */
-	double score;          /* shrunk mean log gain per ask */
+	double score;          /* shrunk mean log gain per ask; 0 (gain 1)
+				  with no hit: shrinking toward the mean
+				  would credit it with others' jumps */
 	kt_an_qsrc *src;
 	size_t nsrc;
 } kt_an_qitem;

@@ -28,7 +28,8 @@ static const char usage[] =
 	"layer, flags (moves_layer, challenges_bound), counts, the speedup gain\n"
 	"blamed on it across runs (shrunk toward the mean for small counts) and its sources.\n"
 	"--json prints one object per entry: text, layer, flags, origin, lang,\n"
-	"count, runs, hits, gain (shrunk mean gain factor per ask), gain_log_total,\n"
+	"count, runs, hits, gain (shrunk mean gain factor per ask; 1, \"-\" in\n"
+	"text, for a question that never preceded a jump), gain_log_total,\n"
 	"score, sources [{run, seq}].  -o FILE writes the library there instead:\n"
 	"Markdown when FILE ends in .md, else the JSON lines.  A run of several\n"
 	"workloads (KernelBench results) is blamed per workload, as `blame speedup`\n"
@@ -305,15 +306,20 @@ static int do_mine(struct cli *c, int argc, char **argv)
 		printf("%zu questions (best first; gain = shrunk mean speedup "
 		       "factor blamed per ask)\n\n", n);
 		for (size_t k = 0; k < n; k++) {
-			char line[244];
+			char line[244], gain[32];
 
 			cli_oneline(it[k].text, 240, line);
-			printf("%3zu. [%s%s%s] x%.3f  n=%zu runs=%zu hits=%zu  %s\n",
+			/* no hit, no gain to show (score 0) */
+			if (it[k].hits)
+				snprintf(gain, sizeof(gain), "x%.3f",
+					 exp(it[k].score));
+			else
+				snprintf(gain, sizeof(gain), "%6s", "-");
+			printf("%3zu. [%s%s%s] %s  n=%zu runs=%zu hits=%zu  %s\n",
 			       k + 1, kt_an_layer_name(it[k].layer),
 			       it[k].flags & KT_AN_F_RELOCATE ? ", moves layer" : "",
 			       it[k].flags & KT_AN_F_BOUND ? ", challenges bound" : "",
-			       exp(it[k].score), it[k].count, it[k].nruns,
-			       it[k].hits, line);
+			       gain, it[k].count, it[k].nruns, it[k].hits, line);
 		}
 	}
 	/* fflush first: errno then names the failed write (ENOSPC) */
