@@ -772,7 +772,9 @@ typedef struct kt_an_qitem {
 	size_t nruns;          /* distinct runs */
 	size_t hits;           /* occurrences blamed for a jump */
 	double gain_log;       /* sum of attributed log gain */
-	double score;          /* shrunk mean log gain per ask */
+	double score;          /* shrunk mean log gain per ask; 0 (gain 1)
+				  with no hit: shrinking toward the mean
+				  would credit it with others' jumps */
 	kt_an_qsrc *src;
 	size_t nsrc;
 } kt_an_qitem;
@@ -817,7 +819,7 @@ int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n);
 /* One library entry: what `questions suggest` ranks. */
 typedef struct kt_an_libentry {
 	char *text;     /* the question (malloc'ed, non-empty) */
-	int layer;      /* KT_AN_L_*; KT_AN_L_NONE for a name not known */
+	int layer;      /* KT_AN_L_*; the text's when absent or not known */
 	unsigned flags; /* KT_AN_F_* */
 	double gain;    /* shrunk mean speedup factor per ask; 1.0 if absent */
 	size_t count;   /* asks; 1 if absent or not a count */
@@ -829,8 +831,12 @@ typedef struct kt_an_libentry {
  * Parse a question library of len bytes (need not be NUL-terminated) in
  * either form `questions mine` writes: JSON lines, one object per
  * non-blank line with a non-empty "text" string and optional "layer"
- * (kt_an_layer_name), "flags" (["moves_layer", "challenges_bound"]),
- * "gain" and "count" (`questions mine --json`); or, when the first
+ * (kt_an_layer_name; absent or a name not known: the text's layer,
+ * kt_an_layer_of), "flags" (["moves_layer", "challenges_bound"]; absent:
+ * the text's, kt_an_text_flags), the booleans "moves_layer" and
+ * "challenges_bound" (when present they set or clear their flag, over
+ * both), "gain", "count" and "hits" (`questions mine --json`); or, when
+ * the first
  * non-blank line starts with KT_AN_LIBRARY_MD_TITLE, the Markdown table of
  * `questions mine -o FILE.md` (rows "| N | text | layer | flags | count |
  * runs | hits | gain | sources |", "\|" an escaped '|'; other lines are

@@ -87,6 +87,18 @@ out:
 	return o;
 }
 
+/* Set or clear bit in *flags when x has the boolean `name`; else leave it. */
+static void bool_flag(const cJSON *x, const char *name, unsigned bit,
+		      unsigned *flags)
+{
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(x, name);
+
+	if (cJSON_IsTrue(b))
+		*flags |= bit;
+	else if (cJSON_IsFalse(b))
+		*flags &= ~bit;
+}
+
 /* The entry an object holds, into e; KT_EINVAL (*why set) or KT_ENOMEM. */
 static int entry_of(const cJSON *x, kt_an_libentry *e, const char **why)
 {
@@ -106,16 +118,37 @@ static int entry_of(const cJSON *x, kt_an_libentry *e, const char **why)
 	}
 	if (!(e->text = strdup(t->valuestring)))
 		return KT_ENOMEM;
-	e->layer = layer_from_name(cJSON_IsString(l) ? l->valuestring : NULL);
-	e->flags = 0;
-	cJSON_ArrayForEach(fl, cJSON_GetObjectItemCaseSensitive(x, "flags")) {
-		if (!cJSON_IsString(fl))
-			continue;
-		if (!strcmp(fl->valuestring, "moves_layer"))
-			e->flags |= KT_AN_F_RELOCATE;
-		if (!strcmp(fl->valuestring, "challenges_bound"))
-			e->flags |= KT_AN_F_BOUND;
+	/* a hand-written entry without a layer (or with a name ktraj does
+	 * not know) gets the layer its text has, as a mined one does;
+	 * "unclassified" written out stays so */
+	if (cJSON_IsString(l) && !strcmp(l->valuestring,
+					 kt_an_layer_name(KT_AN_L_NONE)))
+		e->layer = KT_AN_L_NONE;
+	else if ((e->layer = layer_from_name(cJSON_IsString(l) ?
+					     l->valuestring : NULL)) ==
+		 KT_AN_L_NONE)
+		e->layer = kt_an_layer_of(e->text, strlen(e->text), NULL);
+	/* flags: the "flags" list, else what the text says; the booleans
+	 * `questions mine --json` writes beside it win over both, so an
+	 * entry edited by hand means what its booleans say */
+	fl = cJSON_GetObjectItemCaseSensitive(x, "flags");
+	if (cJSON_IsArray(fl)) {
+		const cJSON *f;
+
+		e->flags = 0;
+		cJSON_ArrayForEach(f, fl) {
+			if (!cJSON_IsString(f))
+				continue;
+			if (!strcmp(f->valuestring, "moves_layer"))
+				e->flags |= KT_AN_F_RELOCATE;
+			if (!strcmp(f->valuestring, "challenges_bound"))
+				e->flags |= KT_AN_F_BOUND;
+		}
+	} else {
+		e->flags = kt_an_text_flags(e->text, strlen(e->text));
 	}
+	bool_flag(x, "moves_layer", KT_AN_F_RELOCATE, &e->flags);
+	bool_flag(x, "challenges_bound", KT_AN_F_BOUND, &e->flags);
 	e->gain = cJSON_IsNumber(g) ? g->valuedouble : 1.0;
 	/* a count the JSON cannot mean (negative, NaN, huge) is one ask */
 	e->count = cJSON_IsNumber(cn) && cn->valuedouble >= 0 &&

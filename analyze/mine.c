@@ -651,7 +651,11 @@ int kt_an_miner_finish(kt_an_miner *m, const kt_an_qitem **items, size_t *n)
 		for (k = 0; k < m->nitems; k++) {
 			kt_an_qitem *it = &m->items[k];
 
-			it->score = (C * mean + it->gain_log) / (C + (double)it->count);
+			/* the prior pulls a gain measured on few asks toward
+			 * the mean; a question that never preceded a jump has
+			 * none to pull, and no gain */
+			it->score = it->hits ? (C * mean + it->gain_log) /
+					       (C + (double)it->count) : 0;
 		}
 	}
 	qsort(m->items, m->nitems, sizeof(*m->items), cmp_item);

@@ -179,6 +179,10 @@ static const struct lex lexicon[] = {
 	{"bandwidth", 3, 3}, {"bytes moved", 3, 3}, {"memory traffic", 3, 3},
 	{"arithmetic intensity", 3, 3}, {"memcpy", 3, 2}, {"host-device", 3, 2},
 	{"pcie", 3, 2}, {"prefetch*", 3, 2}, {"cp.async", 3, 3}, {"tma", 3, 3},
+	{"tensor memory accelerator", 3, 3},
+	/* producer warps load (TMA, cp.async) while consumer warps compute:
+	 * a way to overlap data movement, as pipelining is */
+	{"warp specializ*", 3, 3}, {"warp-specializ*", 3, 3},
 	{"double buffer*", 3, 3}, {"pipelining", 3, 2}, {"l2 reuse", 3, 2},
 	{"memory-bound", 3, 3}, {"memory bound", 3, 3}, {"global loads", 3, 2},
 	{"global memory", 3, 1}, {"read twice", 3, 2}, {"redundant reads", 3, 2},
@@ -190,6 +194,7 @@ static const struct lex lexicon[] = {
 	{"atomic*", 4, 3}, {"contention", 4, 2}, {"race", 4, 2},
 	{"stream*", 4, 1}, {"cudadevicesynchronize", 4, 3}, {"grid sync", 4, 3},
 	{"cooperative group*", 4, 3}, {"shfl*", 4, 3}, {"shuffle*", 4, 2},
+	{"mbarrier*", 4, 3},
 	{"warp shuffle*", 4, 3}, {"warp-level reduction", 4, 3}, {"serializ*", 4, 2}, {"同步", 4, 3},
 	{"屏障", 4, 3}, {"原子操作", 4, 3}, {"竞争", 4, 2}, {"串行化", 4, 2},
 	/* memory access */
@@ -204,12 +209,19 @@ static const struct lex lexicon[] = {
 	{"共享内存", 5, 3}, {"bank冲突", 5, 3}, {"分块", 5, 2}, {"向量化", 5, 3},
 	{"对齐", 5, 2}, {"缓存命中", 5, 2}, {"寄存器溢出", 5, 3},
 	{"数据布局", 5, 2}, {"占用率", 5, 2},
+	/* shared memory to registers in the tensor cores' fragment layout */
+	{"ldmatrix", 5, 3}, {"stmatrix", 5, 3},
 	/* compiler output */
 	{"ptx", 6, 3}, {"sass", 6, 3}, {"nvcc", 6, 1}, {"-o3", 6, 2},
 	{"use_fast_math", 6, 3}, {"fast math", 6, 2}, {"unroll*", 6, 3},
 	{"#pragma", 6, 2}, {"inline", 6, 1}, {"register count", 6, 3},
 	{"-xptxas", 6, 3}, {"cuobjdump", 6, 3}, {"instruction mix", 6, 3},
 	{"fma", 6, 2}, {"triton ir", 6, 3}, {"autotune", 6, 2},
+	/* tensor cores: which matrix instructions the compiled kernel issues
+	 * (instruction-level, as the instruction mix) */
+	{"tensor core*", 6, 3}, {"tensor-core*", 6, 3}, {"wgmma", 6, 3},
+	{"mma.sync", 6, 3}, {"mma", 6, 2}, {"wmma", 6, 3}, {"hmma", 6, 3},
+	{"tcgen05", 6, 3}, {"张量核心", 6, 3},
 	{"编译器", 6, 3}, {"汇编", 6, 3}, {"指令", 6, 2}, {"展开", 6, 2},
 	{"寄存器数量", 6, 3}, {"编译选项", 6, 3}, {"反汇编", 6, 3},
 	/* measurement */
@@ -939,7 +951,8 @@ static const char *tech_keep[] = {
 	"shared", "smem", "dram", "hbm", "l1", "l2", "ncu", "nsys", "ptx", "sass",
 	"warp", "coalesc", "fuse", "fusion", "tile", "tiling", "float4",
 	"__shared__", "__syncthreads", "cp.async", "tma", "fp16", "bf16", "fp32",
-	"fp8", "gemm", "cuda", "gpu", "cpu", "sm", NULL};
+	"fp8", "gemm", "cuda", "gpu", "cpu", "sm", "wgmma", "wmma", "hmma",
+	"mma.", "ldmatrix", "stmatrix", "tcgen05", "mbarrier", NULL};
 
 static int keep_tech(const char *w, size_t n)
 {

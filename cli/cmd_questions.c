@@ -28,19 +28,20 @@ static const char usage[] =
 	"layer, flags (moves_layer, challenges_bound), counts, the speedup gain\n"
 	"blamed on it across runs (shrunk toward the mean for small counts) and its sources.\n"
 	"--json prints one object per entry: text, layer, flags, origin, lang,\n"
-	"count, runs, hits, gain (shrunk mean gain factor per ask), gain_log_total,\n"
+	"count, runs, hits, gain (shrunk mean gain factor per ask; 1, \"-\" in\n"
+	"text, for a question that never preceded a jump), gain_log_total,\n"
 	"score, sources [{run, seq}].  -o FILE writes the library there instead:\n"
 	"Markdown when FILE ends in .md, else the JSON lines.  A run of several\n"
 	"workloads (KernelBench results) is blamed per workload, as `blame speedup`\n"
 	"does: gains come only from jumps within one workload's series.\n"
 	"\n"
 	"suggest: the layer the run is stuck in (its last stall - of a workload's\n"
-	"own series in a run of several, --json stuck_workload; in a run with no\n"
-	"measurement at all, the agent's recent messages) and the library\n"
+	"own series in a run of several, --json stuck_workload) and the library\n"
 	"questions that fit it, best first: fit (another layer +0.5, moves\n"
 	"layers +0.2, challenges a bound +1.0 when the stall claims one, +0.5\n"
 	"before any profiler run, else +0.2) plus the entry's shrunk log gain.\n"
-	"A run whose series are not stalled gets no suggestion.  Plain\n"
+	"A run with no measurement, or whose series are not stalled, gets no\n"
+	"suggestion (and the store is not mined for it).  Plain\n"
 	"instructions, requests about no layer, questions of the stuck layer that\n"
 	"challenge no bound, and questions that never preceded a jump (hits 0;\n"
 	"in a hand-written library, no gain above 1) unless they challenge a\n"
@@ -49,8 +50,10 @@ static const char usage[] =
 	"that no series is stalled; outputs that looked like a benchmark but gave\n"
 	"no time are counted (unparsed, as blame does).  --json adds fit, rank,\n"
 	"unparsed and unparsed_seqs (when nothing\n"
-	"fits: one object with text null, why, library, left_out {not_a_question,\n"
-	"no_layer, stuck_layer, no_evidence}).  --library reads a library written by\n"
+	"fits: one object with text null, why, reason (no_measurements, no_stall,\n"
+	"empty_library or no_fit), library (null when none was read or mined),\n"
+	"left_out {not_a_question, no_layer, stuck_layer, no_evidence}).\n"
+	"--library reads a library written by\n"
 	"`questions mine --json` / -o (JSON lines, or the Markdown of -o FILE.md);\n"
 	"default: mine the whole store.\n";
 
@@ -303,15 +306,20 @@ static int do_mine(struct cli *c, int argc, char **argv)
 		printf("%zu questions (best first; gain = shrunk mean speedup "
 		       "factor blamed per ask)\n\n", n);
 		for (size_t k = 0; k < n; k++) {
-			char line[244];
+			char line[244], gain[32];
 
 			cli_oneline(it[k].text, 240, line);
-			printf("%3zu. [%s%s%s] x%.3f  n=%zu runs=%zu hits=%zu  %s\n",
+			/* no hit, no gain to show (score 0) */
+			if (it[k].hits)
+				snprintf(gain, sizeof(gain), "x%.3f",
+					 exp(it[k].score));
+			else
+				snprintf(gain, sizeof(gain), "%6s", "-");
+			printf("%3zu. [%s%s%s] %s  n=%zu runs=%zu hits=%zu  %s\n",
 			       k + 1, kt_an_layer_name(it[k].layer),
 			       it[k].flags & KT_AN_F_RELOCATE ? ", moves layer" : "",
 			       it[k].flags & KT_AN_F_BOUND ? ", challenges bound" : "",
-			       exp(it[k].score), it[k].count, it[k].nruns,
-			       it[k].hits, line);
+			       gain, it[k].count, it[k].nruns, it[k].hits, line);
 		}
 	}
 	/* fflush first: errno then names the failed write (ENOSPC) */
@@ -404,7 +412,8 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 	       nser = 0,
 	       nwhy[KT_AN_SUG_NREASONS] = {0};
 	char *pos[8], *lib = NULL, *spec = NULL, nowhy[512];
-	int json, npos, rc, stuck, profiled = 0;
+	int json, npos, rc, stuck, profiled = 0, mined = 0;
+	const char *reason = NULL; /* --json "reason" when nothing is proposed */
 	uint64_t top = 5;
 
 	rc = an_opts(c, argc, argv, &o, &json, keep, pos, 8, &npos);
@@ -522,10 +531,13 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 					 le[k].gain > 1.0;
 		}
 		kt_an_library_free(le, nsg);
-	} else {
+	} else if (nst) {
+		/* mining reads every run of the store: only for a stall that
+		 * can take a suggestion */
 		const kt_an_qitem *it;
 		size_t n;
 
+		mined = 1;
 		if ((rc = mine(c, s, NULL, 0, 0, 0, &o, &m, &it, &n)))
 			goto out;
 		sg = calloc(n + 1, sizeof(*sg));
@@ -549,7 +561,7 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 	/* rank by fit to the stalled stretch plus the shrunk log gain;
 	 * instructions and more-of-the-same never (kt_an_suggest_fit) */
 	nlib = nsg;
-	{
+	if (nst) {
 		size_t w = 0;
 		int claim = nst && last.claim[0];
 
@@ -573,18 +585,29 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 		if (nsg > 1)
 			qsort(sg, nsg, sizeof(*sg), cmp_sugg);
 	}
-	if (!nst && npts) {
-		/* series that keep improving, or too short to stall: a question
-		 * to get one moving has nothing to get moving (the library is
-		 * still read above, so a bad --library is still refused) */
+	if (!nst) {
+		/* no measurement, or series that keep improving or are too
+		 * short to stall: a question to get a series moving has no
+		 * series to get moving (a --library is still read above, so a
+		 * bad one is still refused) */
 		for (size_t k = 0; k < nsg; k++)
 			free(sg[k].text);
 		nsg = 0;
-		snprintf(nowhy, sizeof(nowhy), "no series of the run is stalled "
-			 "(%zu measurement%s in %zu series); suggest proposes a "
-			 "question only for a stalled one", npts,
-			 npts == 1 ? "" : "s", nser);
+		if (!npts) {
+			reason = "no_measurements";
+			snprintf(nowhy, sizeof(nowhy), "no measurements: nothing "
+				 "to suggest for a run with no measured series; "
+				 "suggest proposes a question only for a stalled "
+				 "one");
+		} else {
+			reason = "no_stall";
+			snprintf(nowhy, sizeof(nowhy), "no series of the run is "
+				 "stalled (%zu measurement%s in %zu series); "
+				 "suggest proposes a question only for a stalled "
+				 "one", npts, npts == 1 ? "" : "s", nser);
+		}
 	} else if (!nsg) {
+		reason = nlib ? "no_fit" : "empty_library";
 		none_why(nowhy, sizeof(nowhy), nlib, nwhy, stuck, lib != NULL);
 	}
 	if (json) {
@@ -593,7 +616,13 @@ static int do_suggest(struct cli *c, int argc, char **argv)
 
 			cJSON_AddNullToObject(x, "text");
 			cJSON_AddStringToObject(x, "why", nowhy);
-			cJSON_AddNumberToObject(x, "library", (double)nlib);
+			cJSON_AddStringToObject(x, "reason", reason);
+			/* null: no library was read or mined (nothing to
+			 * suggest for) */
+			if (lib || mined)
+				cJSON_AddNumberToObject(x, "library", (double)nlib);
+			else
+				cJSON_AddNullToObject(x, "library");
 			rj = cJSON_AddObjectToObject(x, "left_out");
 			cJSON_AddNumberToObject(rj, "not_a_question",
 						(double)nwhy[KT_AN_SUG_NOT_QUESTION]);

@@ -77,12 +77,17 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 			kt_imp_warn_at(imp, v->display,
 				 kt_map_looks_like_rounds((const char *)v->f.data,
 							  v->f.len) ?
-				 "format not recognized: looks like per-round "
-				 "JSON: try --map MAP.json (README \"Custom "
-				 "round logs\"); skipped" :
+				 "not a trajectory format ktraj knows; a "
+				 "per-round log can be read with --map "
+				 "MAP.json (README \"Custom round logs\")" :
 				 "format not recognized: skipped (see --format)");
 			if (imp->opts->strict)
 				return KT_EPARSE;
+			/* named by the user and not imported: as an empty
+			 * input, the call fails unless another path gave a
+			 * run (a folder's unknown files stay warnings) */
+			if (r->direct)
+				imp->fs_skipped++;
 		} else {
 			v->unknown = 1;
 		}

@@ -196,7 +196,8 @@ struct kt_imp {
 	unsigned unreadable;
 	unsigned busy;          /* sources another live import holds */
 	/* folder entries skipped without being read (dangling links, FIFOs,
-	 * devices, sockets) and empty folders: reported, and the call ends
+	 * devices, sockets), empty folders, and empty inputs and files in
+	 * no known format named by the user: reported, and the call ends
 	 * KT_ENOTFOUND only when no run came of the whole call */
 	unsigned fs_skipped;
 	/* sources whose commit failed (nothing of them kept): the call

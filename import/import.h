@@ -594,8 +594,11 @@ typedef struct kt_import_stats {
  * when a path is missing or a source could not be read at all (cannot
  * open, cannot read, a stream - stdin, a device, a FIFO - longer than
  * max_total bytes), or when nothing came of the paths but skipped folder
- * entries (dangling links, FIFOs, devices) and empty folders (each is
- * reported through on_warn as "path: skipped: why" / "path: no files"),
+ * entries (dangling links, FIFOs, devices), empty folders, empty inputs
+ * and files named in `paths` in no known format (each is reported through
+ * on_warn: "path: skipped: why", "path: no files", "path: empty: nothing
+ * to import", "path: format not recognized..." / "path: not a trajectory
+ * format ktraj knows..."),
  * KT_EBUSY (after importing the rest) when another live process was
  * importing the run of a source (FORMAT.md §6.11; on_warn said which),
  * or another KT_E* code. */

@@ -404,7 +404,12 @@ assert a["hits"] == 1 and a["gain_log_total"] > 0.4, a
 # the question before B's first result gets nothing: B starting above A
 # is no improvement
 assert b["hits"] == 0 and b["gain_log_total"] == 0, b
+# and no gain: the shrinkage toward the mean credited it with A's jump
+assert b["gain"] == 1 and b["score"] == 0, b
 PY
+	run "$KTRAJ" questions mine wl_jumps
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\n  2. [operator boundary, moves layer]      -  n=1 runs=1 hits=0  Why is the reduction'* ]]
 	# suggest, mining the store: the same library gains
 	run "$KTRAJ" questions suggest wl_jumps --json -n 10
 	[ "$status" -eq 0 ]
@@ -414,7 +419,7 @@ rows = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
 assert rows and all(r["stuck_workload"] == "B_reduce" for r in rows), rows
 for r in rows:
     if r["text"].startswith("Why is the reduction"):
-        assert r["gain"] < 1.3, r  # the shrunk mean with no gain of its own
+        assert r["gain"] == 1, r  # no gain of its own, none shrunk in
 PY
 	run "$KTRAJ" questions suggest wl_jumps
 	[ "$status" -eq 0 ]

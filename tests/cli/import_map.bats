@@ -45,13 +45,44 @@ J
 	[[ "${lines[0]}" == *'"human":false,"text":"f32acc_swizzle"'* ]]
 }
 
-@test "an unknown per-round log named alone: a hint to try --map, exit 0" {
+@test "an unknown per-round log named alone: a hint to try --map, exit 1" {
 	[ -f "$JOURNAL" ] || skip "corpus absent"
 	run --separate-stderr "$KTRAJ" import "$JOURNAL"
-	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"looks like per-round JSON: try --map"* ]]
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "ktraj: import: $JOURNAL: not a trajectory format ktraj knows; a per-round log can be read with --map MAP.json (README \"Custom round logs\")" ]
+}
+
+@test "an unknown file named on the command line: one line, exit 1 unless another path gave a run; in a folder a warning, exit 0" {
+	# made-up per-round log in no format ktraj knows
+	printf '%s\n' '{"round":1,"hypothesis":"tile the K loop","runtime_ms":1.2}' \
+		'{"round":2,"hypothesis":"use float4 loads","runtime_ms":1.1}' >"$D/log.jsonl"
+	printf 'just some notes\nabout the kernel\n' >"$D/notes.txt"
+	run --separate-stderr "$KTRAJ" import "$D/log.jsonl"
+	[ "$status" -eq 1 ]
+	[ "$output" = "" ]
+	[ "$stderr" = "ktraj: import: $D/log.jsonl: not a trajectory format ktraj knows; a per-round log can be read with --map MAP.json (README \"Custom round logs\")" ]
 	run --separate-stderr "$KTRAJ" import "$D/rounds.jsonl"
-	[[ "$stderr" == *"looks like per-round JSON: try --map"* ]]
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"rounds.jsonl: not a trajectory format ktraj knows; a per-round log can be read with --map"* ]]
+	# not rounds: the plain line, no hint
+	run --separate-stderr "$KTRAJ" import "$D/notes.txt"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "ktraj: import: $D/notes.txt: format not recognized: skipped (see --format)" ]
+	# with a path that gives a run: said, exit 0 (as an empty input)
+	run --separate-stderr "$KTRAJ" import --map "$D/rounds.map.json" "$D/rounds.jsonl"
+	[ "$status" -eq 0 ]
+	printf '%s\n' '{"seq":1,"kind":"message","actor":"human","payload":{"role":"user","human":true,"text":"hi"}}' >"$D/k.jsonl"
+	run --separate-stderr "$KTRAJ" import "$D/log.jsonl" "$D/k.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" 1 added"* ]]
+	[[ "$stderr" == *"log.jsonl: not a trajectory format ktraj knows"* ]]
+	# a folder of mixed files: the unknown ones are warnings, exit 0
+	mkdir "$D/mixed"
+	cp "$D/log.jsonl" "$D/notes.txt" "$D/mixed/"
+	cp "$D/k.jsonl" "$D/mixed/k.jsonl"
+	run --separate-stderr "$KTRAJ" import "$D/mixed"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'skipped: not a recognized trajectory format' <<<"$stderr")" -eq 2 ]
 }
 
 @test "made-up rounds: dotted paths, parent, ts, a person's idea, constants" {

@@ -123,11 +123,38 @@ assert r["detection_precision"] >= 0.75, r["detection_precision"]
 PY
 }
 
+# bench_run FILE TIME_MS...: a ktraj JSONL run of the agent's rounds, each
+# a message, a tool call and its bench result (time_ms): flat times stall
+bench_run() {
+	python3 - "$@" <<'PY'
+import json, sys
+ev = []
+def add(kind, actor, payload, parent=None):
+    d = {"seq": len(ev) + 1, "kind": kind, "actor": actor, "payload": payload}
+    if parent: d["parent"] = parent
+    ev.append(json.dumps(d))
+    return len(ev)
+add("message", "human", {"role": "user", "human": True, "text": "Make the RMSNorm kernel faster."})
+for i, t in enumerate(sys.argv[2:]):
+    add("message", "agent", {"role": "assistant", "human": False,
+        "text": "The kernel is memory-bound at %d%% of peak DRAM bandwidth; trying round %d." % (85 + i % 3, i)})
+    c = add("tool_call", "agent", {"tool": "Bash", "call_id": "c%d" % i, "args": {"command": "./bench"}})
+    add("bench", "tool", {"time_ms": float(t), "correct": True, "n": 100}, c)
+open(sys.argv[1], "w").write("\n".join(ev) + "\n")
+PY
+}
+
+run_of() {
+	"$KTRAJ" import --json "$1" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])'
+}
+
 @test "questions suggest: proposes a library question when one fits, says why when none does" {
+	# a run stalled in data movement, which asks nothing itself
+	bench_run "$BATS_TEST_TMPDIR/st.jsonl" 3.55 3.60 3.52 3.58 3.54 3.61 3.56 3.53
+	R=$(run_of "$BATS_TEST_TMPDIR/st.jsonl")
 	# a request for work in question form is no question: nothing to mine
 	cc_session 'Can you add a unit test for the odd sizes?' >"$BATS_TEST_TMPDIR/a.jsonl"
 	"$KTRAJ" import "$BATS_TEST_TMPDIR/a.jsonl" >/dev/null
-	R=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
 	run "$KTRAJ" questions suggest "$R"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"no suggestion: the library is empty"* ]]
@@ -151,6 +178,62 @@ PY
 	run "$KTRAJ" questions suggest "$R"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"1. [operator boundary"*"two kernels instead of one fused kernel"* ]]
+}
+
+@test "questions suggest: a run with no measurement, or no stalled series, gets nothing and the store is not mined for it" {
+	# a question that would fit anything: another layer, moves layers
+	echo '{"text":"Why are bias and activation separate kernels instead of a fused epilogue?","layer":"operator boundary","flags":["moves_layer"],"gain":1.5,"count":4,"hits":2}' >"$BATS_TEST_TMPDIR/lib.jsonl"
+	cc_session 'The kernel reads HBM twice per element; try tiling it in shared memory.' >"$BATS_TEST_TMPDIR/a.jsonl"
+	A=$(run_of "$BATS_TEST_TMPDIR/a.jsonl")
+	run "$KTRAJ" questions suggest "$A" --library "$BATS_TEST_TMPDIR/lib.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\nno suggestion: no measurements: nothing to suggest for a run with no measured series; suggest proposes a question only for a stalled one'* ]]
+	[[ "$output" != *"1. ["* ]]
+	run "$KTRAJ" questions suggest "$A" --library "$BATS_TEST_TMPDIR/lib.jsonl" --json
+	[ "$status" -eq 0 ]
+	python3 -c 'import json,sys; x=json.loads(sys.argv[1]); assert x["text"] is None and x["reason"] == "no_measurements" and x["library"] == 1 and x["why"].startswith("no measurements: nothing to suggest for"), x' "$output"
+	# a human question in the store that fits the run: mining would find it
+	cc_session 'Why is the reduction launched as two kernels instead of one fused kernel?' |
+		sed 's/11111111-2222/11111111-9999/' >"$BATS_TEST_TMPDIR/b.jsonl"
+	"$KTRAJ" import "$BATS_TEST_TMPDIR/b.jsonl" >/dev/null
+	run "$KTRAJ" questions suggest "$A" --json
+	[ "$status" -eq 0 ]
+	python3 -c 'import json,sys; x=json.loads(sys.argv[1]); assert x["text"] is None and x["reason"] == "no_measurements" and x["library"] is None, x' "$output"
+	# a series that keeps improving: no stall, nothing mined either
+	bench_run "$BATS_TEST_TMPDIR/up.jsonl" 4.0 3.0 2.0 1.0
+	U=$(run_of "$BATS_TEST_TMPDIR/up.jsonl")
+	run "$KTRAJ" questions suggest "$U" --json
+	[ "$status" -eq 0 ]
+	python3 -c 'import json,sys; x=json.loads(sys.argv[1]); assert x["text"] is None and x["reason"] == "no_stall" and x["library"] is None, x' "$output"
+	# a stalled run mines the store and gets the question
+	bench_run "$BATS_TEST_TMPDIR/st.jsonl" 3.55 3.60 3.52 3.58 3.54 3.61 3.56 3.53
+	S=$(run_of "$BATS_TEST_TMPDIR/st.jsonl")
+	run "$KTRAJ" questions suggest "$S" --json
+	[ "$status" -eq 0 ]
+	python3 -c 'import json,sys; x=json.loads(sys.argv[1].splitlines()[0]); assert x["text"].startswith("Why is the reduction launched"), x' "$output"
+}
+
+@test "questions suggest --library: a hand-written entry's booleans count, and one without a layer gets its text's" {
+	bench_run "$BATS_TEST_TMPDIR/st.jsonl" 3.55 3.60 3.52 3.58 3.54 3.61 3.56 3.53
+	S=$(run_of "$BATS_TEST_TMPDIR/st.jsonl")
+	# no layer, no evidence: only "challenges_bound": true lets the first
+	# through; the second is about shared memory, another layer than the
+	# stall's data movement, with a jump behind it
+	cat >"$BATS_TEST_TMPDIR/lib.jsonl" <<'J'
+{"text":"What did the last profile say about this kernel?","challenges_bound":true,"hits":0}
+{"text":"Would keeping the rows in shared memory avoid the second pass?","hits":3,"gain":1.4}
+{"text":"Is this the theoretical peak already?","challenges_bound":false,"hits":0,"layer":"unclassified"}
+J
+	run "$KTRAJ" questions suggest "$S" --library "$BATS_TEST_TMPDIR/lib.jsonl" --json
+	[ "$status" -eq 0 ]
+	python3 - "$output" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+t = {r["text"][:12]: r for r in rows}
+assert sorted(t) == ["What did the", "Would keepin"], rows
+assert t["What did the"]["challenges_bound"] is True, rows
+assert t["Would keepin"]["layer"] == "memory access", rows
+PY
 }
 
 @test "questions: the vsla CUDA session mines its person's 6 questions, not requests for work or the agent's markdown; suggest stops proposing them" {

@@ -68,6 +68,45 @@ static void test_jsonl(void **state)
 	kt_an_library_free(e, n);
 }
 
+/* Hand-written entries: the booleans mine --json writes set or clear a
+ * flag over the list and the text; no layer (or an unknown one) is the
+ * text's; "unclassified" written out stays. */
+static void test_hand_written(void **state)
+{
+	static const char js[] =
+		"{\"text\":\"Is this really the peak we can reach?\","
+		"\"layer\":\"data movement\",\"challenges_bound\":false}\n"
+		"{\"text\":\"Why are these launched as separate kernels?\","
+		"\"challenges_bound\":true,\"moves_layer\":true,\"flags\":[]}\n"
+		"{\"text\":\"Are the global loads coalesced?\"}\n"
+		"{\"text\":\"Are the global loads coalesced?\","
+		"\"layer\":\"unclassified\"}\n"
+		"{\"text\":\"Should we fuse the epilogue into this kernel?\","
+		"\"layer\":\"fusion\",\"flags\":[\"challenges_bound\"],"
+		"\"moves_layer\":true}\n";
+	kt_an_libentry *e;
+	size_t n, bad;
+	const char *why;
+
+	(void)state;
+	assert_int_equal(kt_an_library_parse(js, sizeof(js) - 1, &e, &n, &bad,
+					     &why), KT_OK);
+	assert_int_equal(n, 5);
+	/* "peak" names a bound; false says it does not challenge one */
+	assert_int_equal(kt_an_text_flags(e[0].text, strlen(e[0].text)) &
+			 KT_AN_F_BOUND, KT_AN_F_BOUND);
+	assert_int_equal(e[0].flags & KT_AN_F_BOUND, 0);
+	assert_int_equal(e[0].layer, KT_AN_L_DATAMOVE);
+	assert_int_equal(e[1].flags, KT_AN_F_BOUND | KT_AN_F_RELOCATE);
+	assert_int_equal(e[1].layer, KT_AN_L_OPBOUND);
+	assert_int_equal(e[2].layer, KT_AN_L_MEMACCESS);
+	assert_int_equal(e[2].flags, 0);
+	assert_int_equal(e[3].layer, KT_AN_L_NONE);
+	assert_int_equal(e[4].layer, KT_AN_L_OPBOUND);
+	assert_int_equal(e[4].flags, KT_AN_F_BOUND | KT_AN_F_RELOCATE);
+	kt_an_library_free(e, n);
+}
+
 static void expect_bad(const char *in, size_t line, const char *why_want)
 {
 	kt_an_libentry *e = (kt_an_libentry *)1;
@@ -103,6 +142,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_markdown),
 		cmocka_unit_test(test_jsonl),
+		cmocka_unit_test(test_hand_written),
 		cmocka_unit_test(test_refused),
 	};
 

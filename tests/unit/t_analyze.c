@@ -281,6 +281,55 @@ static void t_layers_and_flags(void **st)
 	assert_string_equal(kt_an_layer_name(99), "unclassified");
 }
 
+/* Tensor-core words: the matrix instructions are compiler output, the
+ * loads feeding them (TMA, cp.async, warp specialization) data movement,
+ * ldmatrix memory access, mbarrier synchronization; whole words only. */
+static void t_layers_tensor_cores(void **st)
+{
+	static const struct {
+		const char *text;
+		int layer;
+	} cases[] = {
+		{"Is the GEMM using the tensor cores at all?", KT_AN_L_COMPILER},
+		{"Why not issue WGMMA here?", KT_AN_L_COMPILER},
+		{"does it lower to wgmma or to mma.sync?", KT_AN_L_COMPILER},
+		{"Are the MMA instructions in the inner loop?", KT_AN_L_COMPILER},
+		{"Could a tensor-core path help?", KT_AN_L_COMPILER},
+		{"为什么不用张量核心？", KT_AN_L_COMPILER},
+		{"Why not load the tiles with TMA?", KT_AN_L_DATAMOVE},
+		{"Have you tried warp specialization for this kernel?",
+		 KT_AN_L_DATAMOVE},
+		{"Can cp.async overlap the loads?", KT_AN_L_DATAMOVE},
+		{"Does ldmatrix remove the conflicts?", KT_AN_L_MEMACCESS},
+		{"Is every mbarrier wait needed?", KT_AN_L_SYNC},
+		/* no whole word: "mma" inside a word, "tma" with a suffix */
+		{"gemma summary", KT_AN_L_NONE},
+		{"the tmax value", KT_AN_L_NONE},
+		{"dilemma ahead", KT_AN_L_NONE},
+	};
+	const char *q = "Use mma.sync and WGMMA, tcgen05?";
+	char *n;
+
+	(void)st;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		int l = kt_an_layer_of(cases[i].text, strlen(cases[i].text),
+				       NULL);
+
+		if (l != cases[i].layer)
+			fail_msg("\"%s\": layer %s, want %s", cases[i].text,
+				 kt_an_layer_name(l),
+				 kt_an_layer_name(cases[i].layer));
+	}
+	/* the instruction names stay words in the normal form, not a path
+	 * or an identifier placeholder */
+	assert_int_equal(kt_an_normalize(q, strlen(q), &n), KT_OK);
+	assert_non_null(strstr(n, "mma.sync"));
+	assert_non_null(strstr(n, "wgmma"));
+	assert_non_null(strstr(n, "tcgen05"));
+	assert_null(strstr(n, "<path>"));
+	free(n);
+}
+
 struct claims {
 	int n;
 	double pct;
@@ -944,6 +993,7 @@ int main(void)
 		cmocka_unit_test(t_decide_combined),
 		cmocka_unit_test(t_normalize),
 		cmocka_unit_test(t_layers_and_flags),
+		cmocka_unit_test(t_layers_tensor_cores),
 		cmocka_unit_test(t_claims),
 		cmocka_unit_test(t_tokens),
 		cmocka_unit_test(t_blame_planted),

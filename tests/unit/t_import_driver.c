@@ -406,8 +406,9 @@ static void test_strict_and_missing(void **state)
 	assert_int_equal(import1(f->s, "tests/data/import/claude/nope.jsonl",
 				 &r), KT_ENOTFOUND);
 	assert_non_null(strstr(r.warn, "nope.jsonl"));
-	/* a file no importer knows, named directly: reported */
-	assert_int_equal(import1(f->s, "Makefile", &r), 0);
+	/* a file no importer knows, named directly: reported, and the call
+	 * fails as for an empty input (no other path gave a run) */
+	assert_int_equal(import1(f->s, "Makefile", &r), KT_ENOTFOUND);
 	assert_non_null(strstr(r.warn, "format not recognized"));
 	assert_int_equal(kt_store_verify(f->s, NULL, NULL, NULL), 0);
 }
