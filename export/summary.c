@@ -84,6 +84,8 @@ void kt_export_event_summary(const kt_event *ev, const cJSON *p, char *buf,
 		v = cJSON_GetObjectItemCaseSensitive(p, "exit_code");
 		if (cJSON_IsNumber(v))
 			snprintf(buf, n, "exit %d: ", v->valueint);
+		else if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(p, "ok")))
+			snprintf(buf, n, "failed, exit ?: ");
 		else
 			snprintf(buf, n, "exit ?: ");
 		snprintf(buf + strlen(buf), n - strlen(buf), "%s",

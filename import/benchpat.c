@@ -405,6 +405,83 @@ static int word_in(const char *lab, const char *const *w)
 	return 0;
 }
 
+/* A part of a snake_case identifier that leaves a baseline word beside it
+ * the baseline's name: a number, what is measured ("time", "ms", "mean",
+ * "kernel", "impl", "benchmark") or another baseline word ("pytorch_eager",
+ * "torch_ref"). */
+static int neutral_part(const char *s, size_t n)
+{
+	static const char *const w[] = { "time", "times", "latency",
+		"runtime", "duration", "mean", "avg", "average", "median",
+		"kernel", "elapsed", "p50", "min", "max", "best", "ms", "us",
+		"ns", "s", "sec", "secs", "t", "bench", "benchmark",
+		"benchmarks", "result", "results", "impl", "implementation",
+		"version", "mode", "ref", "reference", "baseline", "torch",
+		"pytorch", "eager", "naive", "original", "before", "cublas",
+		"cublaslt", "cudnn", "cufft", "cpu", "competitor", "compile",
+		"compiled", "inductor", NULL };
+	size_t i = 0;
+	int k;
+
+	while (i < n && isdigit((unsigned char)s[i]))
+		i++;
+	if (i == n)
+		return 1;
+	for (k = 0; w[k]; k++)
+		if (strlen(w[k]) == n && !strncmp(s, w[k], n))
+			return 1;
+	return 0;
+}
+
+int bp_baseline_word(const char *low, const char *w)
+{
+	size_t k = strlen(w);
+	const char *p;
+
+	if (!k)
+		return 0;
+	for (p = strstr(low, w); p; p = strstr(p + 1, w)) {
+		const char *a = p, *z = p + k, *q;
+		int ok = 1;
+
+		/* inside a longer word: "torchvision", "prefill", and
+		 * camelCase once lowered ("eagerFallback") */
+		if ((p > low && isalpha((unsigned char)p[-1])) ||
+		    isalpha((unsigned char)p[k]))
+			continue;
+		while (a > low && (isalnum((unsigned char)a[-1]) || a[-1] == '_'))
+			a--;
+		while (isalnum((unsigned char)*z) || *z == '_')
+			z++;
+		/* the identifier's other parts: "cpu_offload_rmsnorm" names
+		 * the candidate, "torch_time" the baseline */
+		for (q = a; q < z && ok;) {
+			const char *e = q;
+
+			while (e < z && *e != '_')
+				e++;
+			if (!(q <= p && e >= p + k) && !neutral_part(q, (size_t)(e - q)))
+				ok = 0;
+			q = e < z ? e + 1 : e;
+		}
+		if (ok)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether a label (lower case) names a baseline's time (ref_words, each
+ * as bp_baseline_word reads it). */
+static int ref_label(const char *lab)
+{
+	int i;
+
+	for (i = 0; ref_words[i]; i++)
+		if (bp_baseline_word(lab, ref_words[i]))
+			return 1;
+	return 0;
+}
+
 /* All values of one line. */
 static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 			  const char *low)
@@ -490,7 +567,7 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 			v[nv].kind = u->kind;
 			v[nv].v = x * u->scale;
 			v[nv].at = i;
-			v[nv].ref = u->kind == V_TIME && word_in(lab, ref_words);
+			v[nv].ref = u->kind == V_TIME && ref_label(lab);
 			v[nv].min = u->kind == V_TIME && word_in(lab, min_w) &&
 				    !strstr(lab, "mean");
 			v[nv].max = u->kind == V_TIME && word_in(lab, max_w);
@@ -636,7 +713,7 @@ static int head_kind(const char *c, size_t n, double *scale, int *ref)
 
 	bp_lower(h, c, n, sizeof(h));
 	*scale = 1;
-	*ref = word_in(h, ref_words);
+	*ref = ref_label(h);
 	if (!strcmp(h, "correct") || !strcmp(h, "correctness") ||
 	    !strcmp(h, "correct?") || !strcmp(h, "match") ||
 	    !strcmp(h, "allclose") || !strcmp(h, "ok") ||
@@ -912,6 +989,9 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 	struct heading hs[8];
 	size_t nh = 0, i = 0, k;
 	int block = 0, votes[2] = { 0, 0 }, in_autotune = 0;
+	/* timings read and left out as a baseline's or an autotuner's: an
+	 * output of nothing else says so (unparsed), it never vanishes */
+	const char *left_out = NULL;
 	/* an error message that came before any result of its block: it
 	 * speaks of the results that follow in that block */
 	char bfail[120] = "";
@@ -971,6 +1051,8 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		 * are known by their percentage */
 		if (autotune_row(l, n, low)) {
 			in_autotune = 1;
+			if (!left_out)
+				left_out = "autotune";
 			continue;
 		}
 		if (in_autotune && strstr(low, " ms") && memchr(l, '%', n))
@@ -1058,8 +1140,11 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 					}
 					/* the table's own column says it, "NO" too */
 					r->correct = col_ok >= 0 ? col_ok : mk;
-					if (!bp_has_metric(r))
+					if (!bp_has_metric(r)) {
+						if (!isnan(r->ref) && !left_out)
+							left_out = "table";
 						s.n--;
+					}
 					rows++;
 				}
 				if (rows) {
@@ -1231,8 +1316,12 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			}
 			if (r && mk >= 0)
 				r->correct = mk;
-			if (r && !bp_has_metric(r))
-				s.n--;  /* only a ref/min/max: not a result */
+			if (r && !bp_has_metric(r)) {
+				/* only a ref/min/max: not a result */
+				if (!isnan(r->ref) && !left_out)
+					left_out = r->pattern;
+				s.n--;
+			}
 			/* the results of a line that says its code failed, or
 			 * of a block an error message opened */
 			for (q = first; q < s.n; q++)
@@ -1253,6 +1342,11 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		struct res *r = &s.r[k];
 		cJSON *o;
 
+		/* a JSON result the harness names as its competitor
+		 * ("method": "cublas_gemm") is that harness's own record,
+		 * not a line of text left out */
+		if (r->timed && strcmp(r->pattern, "json") && !left_out)
+			left_out = r->pattern;
 		if (!bp_has_metric(r) || r->timed)
 			continue;
 		if (r->correct < 0 && (votes[0] || votes[1]) &&
@@ -1354,6 +1448,19 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			cJSON_AddStringToObject(o, "pattern", "table");
 			if (*title)
 				cJSON_AddStringToObject(o, "scenario", title);
+			cJSON_AddItemToArray(arr, o);
+		} else if (left_out && (o = cJSON_CreateObject())) {
+			/* every timing was a baseline's, a competitor's or an
+			 * autotuner's candidate config: looked like a benchmark,
+			 * gave no result of the agent's code */
+			cJSON_AddNullToObject(o, "time_ms");
+			cJSON_AddNullToObject(o, "correct");
+			cJSON_AddStringToObject(o, "status", "unparsed");
+			cJSON_AddStringToObject(o, "pattern", left_out);
+			cJSON_AddStringToObject(o, "reason", strcmp(left_out,
+				"autotune") ? "only timings of a baseline or "
+				"competitor" : "only an autotuner's timings of "
+				"its candidate configs");
 			cJSON_AddItemToArray(arr, o);
 		}
 	}

@@ -61,6 +61,14 @@ struct res *bp_new_res(struct rs *s, const char *pattern, int block);
 /* The baseline that lower-case words name ("torch.compile", "eager", ...),
  * "" when none; a static string. */
 const char *bp_baseline_in(const char *low);
+/* Whether lower-case text low names the baseline word w (lower case) as
+ * a whole word: not inside a longer word ("torchvision", "prefill",
+ * "eagerfallback") and not one part of a snake_case identifier whose other
+ * parts name something else ("cpu_offload_rmsnorm", "eager_fallback",
+ * "my_cublas_wrapper" are the candidate's names).  Parts that are numbers,
+ * say what is measured or name a baseline too ("torch_time", "ref_ms",
+ * "pytorch_eager", "cpu_benchmark") leave it the baseline's name. */
+int bp_baseline_word(const char *low, const char *w);
 /* Adds speedup v to r; key: the JSON key that named it, or NULL for text
  * (the metric is then made from base). */
 void bp_add_speedup(struct res *r, double v, const char *key,

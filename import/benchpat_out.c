@@ -172,9 +172,12 @@ int kt_bench_repeats(const cJSON *arr, const cJSON *o)
  * The baseline or competitor a result times, or NULL when it is the
  * agent's.  A result with a time and no speedup or reference time whose
  * scenario (the headings over it, its own label, the name fields of its
- * JSON) names one at a word's edges ("CPU BENCHMARKS", "COMPETITOR
- * BENCHMARKS / cublas", "method=cublas_gemm", "CPU Benchmark") times
- * that code, not the agent's (issue 15: vsla_cuda_dev raw lines 308 and
+ * JSON) names one ("CPU BENCHMARKS", "COMPETITOR BENCHMARKS / cublas",
+ * "method=cublas_gemm", "CPU Benchmark") times that code, not the
+ * agent's.  Text names it as a whole word (bp_baseline_word: the
+ * candidate's "rmsnorm_cpu" or "eager_fallback" is no baseline); a JSON
+ * value at a word's edges, since a harness names its own competitors
+ * that way (issue 15: vsla_cuda_dev raw lines 308 and
  * 520).  A segment that compares ("GPU vs CPU", "comparison with
  * cuBLAS") names both sides and says nothing; a result with a speedup or
  * a reference time is the agent's code measured against the baseline.
@@ -192,6 +195,7 @@ static const char *timed_baseline(const struct res *r)
 		{ "baseline", "baseline" }, { NULL, NULL } };
 	char low[256];
 	const char *seg;
+	int json = r->pattern && !strcmp(r->pattern, "json");
 
 	if (isnan(r->t) || !isnan(r->ref) || r->nsp || !isnan(r->sp))
 		return NULL;
@@ -210,6 +214,15 @@ static const char *timed_baseline(const struct res *r)
 		for (int i = 0; w[i][0]; i++) {
 			size_t k = strlen(w[i][0]);
 
+			/* a text label or heading names it as a whole word
+			 * ("cpu_offload_rmsnorm: 2.0 ms" is the candidate's);
+			 * a JSON result's name fields are the harness's own
+			 * names for what it timed ("method": "cublas_gemm") */
+			if (!json) {
+				if (bp_baseline_word(one, w[i][0]))
+					return w[i][1];
+				continue;
+			}
 			for (const char *p = strstr(one, w[i][0]); p;
 			     p = strstr(p + 1, w[i][0]))
 				if ((p == one || !isalnum((unsigned char)p[-1])) &&

@@ -253,6 +253,27 @@ int sh_build_kind(const struct scmd *c, size_t a)
 			if (sh_wis(&c->w[i], "--build"))
 				return CC_CMAKE;
 	}
+	/* `pip install .` (pip3, python -m pip, uv pip) builds a package
+	 * that has an extension from source; whether it did is in its output
+	 * (kt_sh_plan_build keeps it only then: `pip install numpy` that
+	 * downloads a wheel is no compile) */
+	{
+		size_t k = a;
+
+		if (!strcmp(b, "uv") && k + 1 < c->nw &&
+		    sh_wis(&c->w[k + 1], "pip"))
+			k++;
+		else if (!strncmp(b, "python", 6) && k + 2 < c->nw &&
+			 sh_wis(&c->w[k + 1], "-m") &&
+			 (sh_wis(&c->w[k + 2], "pip") ||
+			  sh_wis(&c->w[k + 2], "pip3")))
+			k += 2;
+		else if (strncmp(b, "pip", 3) ||
+			 strspn(b + 3, "0123456789.") != strlen(b + 3))
+			k = c->nw;     /* no pip, pip3, pip3.11 */
+		if (k + 1 < c->nw && sh_wis(&c->w[k + 1], "install"))
+			return has_help(c, a) ? CC_NONE : CC_PIP;
+	}
 	/* `python setup.py build_ext` (and build, develop, install) builds a
 	 * Python/C++ extension with g++/nvcc: a compile, not a program run */
 	if (!strncmp(b, "python", 6) && a + 2 < c->nw &&

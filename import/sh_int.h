@@ -90,7 +90,8 @@ struct parser {
 };
 
 /* build kinds (sh_cmd.c sh_build_kind) */
-enum { CC_NONE = 0, CC_COMPILER, CC_MAKE, CC_NINJA, CC_CMAKE, CC_SETUP };
+enum { CC_NONE = 0, CC_COMPILER, CC_MAKE, CC_NINJA, CC_CMAKE, CC_SETUP,
+       CC_PIP };
 
 /* ---- the plan's context (shellparse.c) ---- */
 enum { UNK = -1, NO = 0, YES = 1 };

@@ -199,6 +199,8 @@ static int emit_compile(kt_imp *imp, const struct kt_sh_compile *c,
 		cJSON_AddNumberToObject(p, "exit_code", c->exit_code);
 	else
 		cJSON_AddNullToObject(p, "exit_code");
+	if (c->exit_code < 0 && c->failed)
+		cJSON_AddFalseToObject(p, "ok");
 	if (c->duration_ms >= 0)
 		cJSON_AddNumberToObject(p, "duration_ms", c->duration_ms);
 	if (c->diag && c->diag_len) {

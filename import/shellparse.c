@@ -744,7 +744,8 @@ static void add_compile(struct ctx *x, const struct scmd *c, size_t a,
 	cc->cwd = x->cwd && !x->cwd_lost ? strdup(x->cwd) : NULL;
 	cc->compiler = strdup(kind == CC_MAKE ? "make" : kind == CC_NINJA ? "ninja"
 			      : kind == CC_CMAKE ? "cmake" : kind == CC_SETUP ?
-			      "setup.py" : kt_basename(c->w[a].v));
+			      "setup.py" : kind == CC_PIP ? "pip" :
+			      kt_basename(c->w[a].v));
 	cc->flags = calloc(c->nw, sizeof(char *));
 	cc->sources = calloc(c->nw, sizeof(char *));
 	if (!cc->command || !cc->compiler || !cc->flags || !cc->sources) {
@@ -944,6 +945,57 @@ struct ccinfo {
 	int pipe_tail;  /* last command of its pipeline */
 	const char *argv0;
 };
+
+/* Whether pip's output shows it compiling native code: setuptools'
+ * build_ext ("running build_ext", "building 'fused' extension"),
+ * torch's cpp_extension ("Emitting ninja build file"), a compiler's command
+ * line (pip -v) or a build error (kt_out_build_error).  A pure-Python
+ * editable build ("Building editable for marshmallow ... done") and
+ * `pip install numpy` that downloads a wheel show none. */
+static int pip_built(const char *out)
+{
+	static const char *const m[] = { "running build_ext", "building '",
+		"Emitting ninja build file", NULL };
+	static const char *const cc[] = { "gcc ", "g++ ", "c++ ", "cc ",
+		"nvcc ", "clang ", "clang++ ", "x86_64-linux-gnu-gcc ",
+		"x86_64-linux-gnu-g++ ", NULL };
+	const char *l;
+	size_t at, n;
+	int i;
+
+	if (!out)
+		return 0;
+	for (i = 0; m[i]; i++)
+		if (strstr(out, m[i]))
+			return 1;
+	for (l = out; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *w = l + strspn(l, " \t"), *e = w + strcspn(w, " \n");
+		const char *b = w;
+
+		/* the compiler's name, maybe with its directory */
+		for (const char *q = w; q < e; q++)
+			if (*q == '/')
+				b = q + 1;
+		for (i = 0; cc[i]; i++)
+			if (!strncmp(b, cc[i], strlen(cc[i])) &&
+			    memchr(b, '-', (size_t)(strchrnul(b, '\n') - b)))
+				return 1;
+	}
+	return kt_out_build_error(out, strlen(out), &at, &n) != NULL;
+}
+
+/* Whether pip's output says a build failed: its own summary of a build
+ * subprocess that failed, or the build's error (kt_out_build_error). */
+static int pip_failed(const char *out)
+{
+	size_t at, n;
+
+	return out && (strstr(out, "error: subprocess-exited-with-error") ||
+		       strstr(out, "did not run successfully") ||
+		       strstr(out, "Failed to build ") ||
+		       strstr(out, "ERROR: Failed building ") ||
+		       kt_out_build_error(out, strlen(out), &at, &n));
+}
 
 /* A script without a name: python - (stdin) or python -c. */
 static int anon_prog(const char *name)
@@ -1379,6 +1431,29 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 		}
 		i = ci[k].item;
 		s = ci[k].pipe_tail || ps.it[i].p.n == 1 ? succ[i] : UNK;
+		if (ci[k].kind == CC_PIP) {
+			size_t at = 0, n = 0;
+
+			if (!pip_built(output)) {
+				cc->exit_code = -2;     /* built nothing */
+				continue;
+			}
+			/* pip indents its build's output: the build
+			 * error's own text is the diagnostic */
+			if (!cc->diag && kt_out_build_error(output,
+					strlen(output), &at, &n) &&
+			    (cc->diag = strndup(output + at, n)))
+				cc->diag_len = n;
+			if (s != YES && pip_failed(output)) {
+				/* pip exits 1 when a build fails */
+				cc->exit_code = i == last_reached &&
+						exit_code > 0 && !ok ? exit_code : 1;
+				continue;
+			}
+			if (s == YES || (ok && exit_code <= 0))
+				cc->exit_code = 0;
+			continue;
+		}
 		snprintf(nf, sizeof(nf), "%s: command not found", ci[k].argv0);
 		if (reached[i] == UNK) {
 			/* shown to have run only by diagnostics about its own
@@ -1421,6 +1496,11 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 				cc->exit_code = 1;      /* setuptools */
 			else if (ci[k].kind == CC_COMPILER && err)
 				cc->exit_code = 1;      /* gcc/clang/nvcc */
+			else if (ci[k].kind == CC_CMAKE &&
+				 sh_out_has(cc->diag, "ninja: build stopped"))
+				/* failed; what cmake --build returned for
+				 * it the text does not say */
+				cc->failed = 1;
 			continue;
 		}
 		/* not shown to fail: ok and no error means success */

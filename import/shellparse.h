@@ -70,6 +70,8 @@ struct kt_sh_compile {
 	size_t nsources;
 	char *arch;             /* "sm_90a", "sm_80,sm_90", or NULL */
 	int exit_code;          /* -1 = unknown (null in the payload) */
+	int failed;             /* exit code unknown, but the output shows
+				 * the build failed (ok: false) */
 	double duration_ms;     /* from `time`'s "real" line; < 0 unknown */
 	char *diag;             /* compiler diagnostics text, or NULL */
 	size_t diag_len;

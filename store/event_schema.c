@@ -94,7 +94,7 @@ static const struct field edit[] = {
 static const struct field compile[] = {
 	F("command", T_STR), F("cwd", T_STR), F("compiler", T_STR),
 	F("version", T_STR), FA("flags", el_str), F("arch", T_STR),
-	FN("exit_code", T_INT), F("duration_ms", T_NNUM),
+	FN("exit_code", T_INT), F("ok", T_BOOL), F("duration_ms", T_NNUM),
 	FN("diagnostics_blob", T_HASH), FN("output_hash", T_HASH),
 	FA("sources", el_str), EXTRA, END
 };

@@ -68,6 +68,21 @@ static void none(const char *text)
 	cJSON_Delete(r);
 }
 
+/* one unparsed result (no time) with pattern pat: output that only timed
+ * a baseline, a competitor or an autotuner's configs */
+static void unparsed(const char *text, const char *pat)
+{
+	cJSON *r = parse(text), *o = cJSON_GetArrayItem(r, 0);
+	char *s = cJSON_PrintUnformatted(r);
+
+	if (cJSON_GetArraySize(r) != 1 || strcmp(str(o, "status"), "unparsed") ||
+	    strcmp(str(o, "pattern"), pat) ||
+	    !cJSON_IsNull(cJSON_GetObjectItem(o, "time_ms")))
+		fail_msg("%s: want one unparsed %s result, got %s", text, pat, s);
+	free(s);
+	cJSON_Delete(r);
+}
+
 static void t_units(void **st)
 {
 	(void)st;
@@ -568,8 +583,9 @@ static void t_autotune_dedupe(void **st)
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(r, 0),
 						     "time_ms")));
 	cJSON_Delete(r);
-	/* a header cut off: the rows are still known */
-	none("  triton_mm_11 0.2232 ms 100.0% BLOCK_K=64\n");
+	/* a header cut off: the rows are still known, and an output of
+	 * nothing else is one unparsed result, not nothing */
+	unparsed("  triton_mm_11 0.2232 ms 100.0% BLOCK_K=64\n", "autotune");
 	/* two equal times are two measurements, not a repeat */
 	r = parse("run 1: 1.250 ms\n\nrun 2: 1.250 ms\n");
 	assert_int_equal(cJSON_GetArraySize(r), 2);
@@ -631,6 +647,70 @@ static void t_label_tokens(void **state)
 	one_time("max_ms: 3.0 ms\nprefill: 1.5 ms\n", 1.5);
 }
 
+/* A label names a baseline only as a whole word (issue 15): a baseline
+ * word that is one part of the candidate's snake_case or camelCase name
+ * leaves it the candidate's time; a whole-word baseline label is still
+ * left out, and an output of nothing else is one unparsed result. */
+static void t_baseline_words(void **state)
+{
+	static const struct { const char *l; double t; } cand[] = {
+		{ "cpu_offload_rmsnorm: 2.0 ms\n", 2.0 },
+		{ "rmsnorm_cpu: 2.0 ms\n", 2.0 },
+		{ "torchvision_resize: 1.2 ms\n", 1.2 },
+		{ "eager_fallback: 0.9 ms\n", 0.9 },
+		{ "my_cublas_wrapper: 0.31 ms\n", 0.31 },
+		{ "eagerFallback: 0.9 ms\n", 0.9 },
+		{ "myCublasWrapper: 0.31 ms\n", 0.31 },
+		{ "naive_matmul: 4.0 ms\n", 4.0 },
+	};
+	static const char *const base[] = { "eager: 1.0 ms\n",
+		"torch: 1.0 ms\n", "PyTorch reference: 2.0 ms\n",
+		"cuBLAS: 0.5 ms\n", "baseline time: 3.0 ms\n",
+		"torch_time: 3.0 ms\n", "ref_ms: 3.0 ms\n",
+		"pytorch_eager: 3.0 ms\n", "CPU Benchmark: 3.0 ms\n",
+		"cublas_kernel: 0.5 ms\n" };
+	cJSON *r, *o;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
+		one_time(cand[i].l, cand[i].t);
+		r = parse(cand[i].l);
+		o = cJSON_GetArrayItem(r, 0);
+		assert_null(cJSON_GetObjectItem(o, "ref_time_ms"));
+		assert_null(cJSON_GetObjectItem(o, "status"));
+		cJSON_Delete(r);
+	}
+	for (i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+		unparsed(base[i], "time");
+	/* beside the agent's result a baseline line is its reference, as
+	 * before; a candidate named after the baseline is no reference */
+	r = parse("eager: 2.0 ms\nours: 1.0 ms\n");
+	assert_int_equal(cJSON_GetArraySize(r), 1);
+	NEAR(num(cJSON_GetArrayItem(r, 0), "time_ms"), 1.0);
+	cJSON_Delete(r);
+	r = parse("kernel: 1.0 ms, torch: 2.0 ms\n");
+	assert_int_equal(cJSON_GetArraySize(r), 1);
+	NEAR(num(cJSON_GetArrayItem(r, 0), "ref_time_ms"), 2.0);
+	NEAR(num(cJSON_GetArrayItem(r, 0), "speedup"), 2.0);
+	cJSON_Delete(r);
+	r = parse("kernel: 1.0 ms, eager_fallback: 2.0 ms\n");
+	assert_int_equal(cJSON_GetArraySize(r), 2);
+	assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(r, 0),
+					"ref_time_ms"));
+	cJSON_Delete(r);
+	/* a table column: "torch (ms)" is the reference, "torch_compat_ms"
+	 * the candidate's */
+	r = parse("shape  torch (ms)  ours (ms)\n1024   2.0         1.0\n");
+	NEAR(num(cJSON_GetArrayItem(r, 0), "ref_time_ms"), 2.0);
+	cJSON_Delete(r);
+	r = parse("shape  torch_compat_ms\n1024   2.0\n");
+	NEAR(num(cJSON_GetArrayItem(r, 0), "time_ms"), 2.0);
+	cJSON_Delete(r);
+	/* a JSON harness's own name for its competitor stays one */
+	none("{\"method\": \"cublas_gemm\", \"mean_time_us\": 235.2}\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -648,6 +728,7 @@ int main(void)
 		cmocka_unit_test(t_autotune_dedupe),
 		cmocka_unit_test(t_table_correct_unparsed),
 		cmocka_unit_test(t_label_tokens),
+		cmocka_unit_test(t_baseline_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

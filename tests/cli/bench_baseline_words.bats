@@ -1,0 +1,40 @@
+#!/usr/bin/env bats
+# A tool output's label names a baseline only as a whole word (issue 15):
+# the candidate's cpu_offload_rmsnorm, rmsnorm_cpu, torchvision_resize,
+# eager_fallback and my_cublas_wrapper timings are bench results, and an
+# output of only baseline timings (eager, torch, PyTorch reference,
+# cuBLAS, baseline time) is one unparsed bench that the analyzers count.
+# Fixture tests/data/import/baseline_words.jsonl (made up, Claude Code
+# shape).
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/baseline_words.jsonl" >/dev/null
+	RUN=$("$KTRAJ" ls | awk 'NR == 2 { print $1 }')
+}
+
+@test "bench: a baseline word inside the candidate's identifier leaves its time the candidate's" {
+	run "$KTRAJ" log "$RUN" --kind bench --json
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 6 ]
+	i=0
+	for w in "2,*cpu_offload_rmsnorm" "2,*rmsnorm_cpu" "1.2,*torchvision_resize" \
+		 "0.9,*eager_fallback" "0.31,*my_cublas_wrapper"; do
+		[[ "${lines[$i]}" == *"\"time_ms\":${w%%,*},"*"\"scenario\":\"${w#*\*}\""* ]]
+		[[ "${lines[$i]}" == *'"ref_time_ms":null'* ]]
+		i=$((i + 1))
+	done
+}
+
+@test "bench: an output of only baseline timings is one unparsed result, counted by blame" {
+	run "$KTRAJ" log "$RUN" --kind bench --json
+	[[ "${lines[5]}" == *'"time_ms":null,"status":"unparsed"'*'"source":"python bench_baseline.py"'* ]]
+	s=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["seq"])' "${lines[5]}")
+	run "$KTRAJ" show "$RUN" "$s" --json
+	[[ "$output" == *'"reason":"only timings of a baseline or competitor"'* ]]
+	run "$KTRAJ" blame speedup "$RUN"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"unparsed: 1 output looked like a benchmark but gave no time (seq $s)"* ]]
+}
