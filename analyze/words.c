@@ -4,6 +4,7 @@
  * confidence labels, series names, where the noise came from, the run
  * test's line.
  */
+#include <math.h>
 #include <stdio.h>
 #include "analyze.h"
 
@@ -46,6 +47,27 @@ const char *kt_an_noise_text(const kt_an_series *se, char *buf, size_t cap)
 		snprintf(buf, cap, "%s", se->noise_src);
 	}
 	return buf;
+}
+
+int kt_an_blind_text(const kt_an_series *se, const kt_an_opts *o, char *buf,
+		     size_t cap)
+{
+	char nb[256];
+	/* the noise's own bar, not theta: --min-gain above 1.35 is the
+	 * user's choice, which the threshold line already shows */
+	double bar = o->z * se->sigma * M_SQRT2;
+
+	if (cap)
+		*buf = 0;
+	if (!(bar >= log(KT_AN_GAIN_OF_INTEREST)))
+		return 0;
+	if (cap)
+		snprintf(buf, cap, "warning: series %s: noise %.2f %% per "
+			 "measurement (%s) hides a x%.2f gain: only a gain "
+			 "above x%.3f counts", kt_an_key_name(se->key),
+			 100 * se->sigma, kt_an_noise_text(se, nb, sizeof(nb)),
+			 KT_AN_GAIN_OF_INTEREST, exp(bar));
+	return 1;
 }
 
 int kt_an_graded_line(const kt_an_run *r, const char *key, char *buf,
