@@ -14,6 +14,9 @@
  * 1. pooled SD of the log value over repeats of unchanged code (one
  *    source hash or candidate, per scenario), with at least 2 degrees of
  *    freedom, over c4 of them (unbiased: c4());
+ * 1b. else, in a series with a reference, the pooled SD of ln ref_time_ms
+ *    over the reference's repeats, with the same estimator (s / c4 of its
+ *    degrees of freedom), x sqrt 2 for the ratio (ref_repeats_sd());
  * 2. else the spread the results report, median of ln(max/min)/4 (the
  *    range rule for ~n>=20 repetitions), capped at 0.1;
  * 3. else o->sigma_default (3 %: the top of the 1-3 % run-to-run noise of
@@ -761,10 +764,12 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 					 "unchanged code, too few to estimate "
 					 "noise (2 needed), no reported spread";
 	}
-	/* noise 1b: repeats of the reference, unchanged code too; the value
-	 * is a ratio of two timings of the same harness, each with that
-	 * noise: sqrt 2 of it when they are independent (a drift common to
-	 * both would cancel in the ratio, so this errs high, never low) */
+	/* noise 1b: repeats of the reference, unchanged code too, read with
+	 * noise 1's estimator (s / c4(nu): a few re-timed references are as
+	 * low-biased as a few re-runs); the value is a ratio of two timings
+	 * of the same harness, each with that noise: sqrt 2 of it when they
+	 * are independent (a drift common to both would cancel in the ratio,
+	 * so this errs high, never low) */
 	if (out->has_ref && !out->sweep) {
 		double sd;
 		size_t nres, df = ref_repeats_sd(r, o, idx, &sd, &nres);

@@ -219,3 +219,11 @@ import json, sys
 s = [r for r in map(json.loads, sys.argv[1].splitlines()) if "summary" in r]
 assert len(s) == 1 and "undetectable_gain" not in s[0] and s[0]["min_detectable_gain"] < 1.35, s' "$output"
 }
+
+@test "blame --help: reference repeats are read with the same s / c4 estimator as repeats of unchanged code" {
+	run "$KTRAJ" blame --help
+	[ "$status" -eq 0 ]
+	t=$(tr '\n' ' ' <<<"$output")
+	[[ "$t" == *"pooled SD s of repeats of unchanged code (same source hash, 2 or more degrees of freedom nu), as s / c4(nu)"* ]]
+	[[ "$t" == *"(2) repeats of the reference timing, the same s / c4(nu) x sqrt 2 for a ratio"* ]]
+}
