@@ -481,6 +481,9 @@ typedef struct kt_an_series {
 				  results in groups of unchanged code; spread:
 				  results reporting min/max) */
 	size_t noise_groups;   /* repeats: code states measured twice or more */
+	size_t noise_out;      /* repeats, reference repeats: outlying
+				  repeats left out of sigma (at most one a
+				  group), not counted in noise_n */
 	double sigma;          /* log-noise of one measurement */
 	double theta;          /* log threshold for a significant new best */
 	int strict_correct;    /* 1 when only correct:true counted */

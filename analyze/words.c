@@ -29,19 +29,25 @@ const char *kt_an_key_name(const char *k)
 
 const char *kt_an_noise_text(const kt_an_series *se, char *buf, size_t cap)
 {
+	char out[64] = "";
+
+	if (se->noise_out)
+		snprintf(out, sizeof(out), "; %zu outlying repeat%s left out",
+			 se->noise_out, se->noise_out == 1 ? "" : "s");
 	switch (se->noise_kind) {
 	case KT_AN_NOISE_REPEATS:
 		snprintf(buf, cap, "%s: %zu results in %zu group%s of one "
-			 "code state and scenario", se->noise_src, se->noise_n,
-			 se->noise_groups, se->noise_groups == 1 ? "" : "s");
+			 "code state and scenario%s", se->noise_src,
+			 se->noise_n, se->noise_groups,
+			 se->noise_groups == 1 ? "" : "s", out);
 		break;
 	case KT_AN_NOISE_SPREAD:
 		snprintf(buf, cap, "%s: %zu results", se->noise_src,
 			 se->noise_n);
 		break;
 	case KT_AN_NOISE_REF_REPEATS:
-		snprintf(buf, cap, "%s: %zu reference timings", se->noise_src,
-			 se->noise_n);
+		snprintf(buf, cap, "%s: %zu reference timings%s",
+			 se->noise_src, se->noise_n, out);
 		break;
 	default:
 		snprintf(buf, cap, "%s", se->noise_src);

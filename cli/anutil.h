@@ -116,7 +116,8 @@ cJSON *an_detect_json(cJSON *x, const kt_an_series *se, const kt_an_opts *o);
  * 1 without a reference), improvements [{step, seq, over_best (the ratio), significant, jump}: every
  * point above the best so far], correct,
  * not_checked, assume_correct, noise_sigma, noise_source, noise_kind
- * ("repeats", "spread", "default"), noise_results, min_detectable_gain
+ * ("repeats", "spread", "default"), noise_results, noise_left_out
+ * (outlying repeats not in sigma), min_detectable_gain
  * and undetectable_gain (an_detect_json), new_bests,
  * new_bests_without_change, unparsed, unparsed_seqs (the run's, at most
  * 64).  Returns x, NULL when out of memory. */
