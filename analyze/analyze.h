@@ -884,7 +884,8 @@ const char *kt_an_noise_text(const kt_an_series *se, char *buf, size_t cap);
 
 /* Whether series se's noise, under options o, hides a gain of
  * KT_AN_GAIN_OF_INTEREST: z sigma sqrt 2 >= ln 1.35 (sigma >= 7.07 % at
- * z = 3), --min-gain left aside (a user's choice, not the noise).  Returns
+ * z = 3), --min-gain left aside (a user's choice, not the noise), in a
+ * series of 2 measurements or more (one has nothing to gain over).  Returns
  * 1 and writes one line (no newline) into buf (cap bytes, cut to fit):
  * the series, sigma and its source, and the smallest gain that counts;
  * 0 (buf "") otherwise. */

@@ -65,7 +65,8 @@ int kt_an_blind_text(const kt_an_series *se, const kt_an_opts *o, char *buf,
 
 	if (cap)
 		*buf = 0;
-	if (!(bar >= log(KT_AN_GAIN_OF_INTEREST)))
+	/* one measurement has nothing to gain over: no warning to give */
+	if (se->n < 2 || !(bar >= log(KT_AN_GAIN_OF_INTEREST)))
 		return 0;
 	if (cap)
 		snprintf(buf, cap, "warning: series %s: noise %.2f %% per "
