@@ -515,10 +515,12 @@ typedef struct kt_an_series {
  * scenario by scenario (mean log ratio over the scenarios both measured).
  * Correctness: false never counts; not checked counts only when nothing
  * of the series was checked or o->assume_correct.  Noise, in order:
- * pooled SD of log value over repeats of unchanged code (same source
- * hash or candidate, per scenario; 2+ degrees of freedom), then (not for
- * sweeps) sqrt 2 times the pooled SD of ln ref_time_ms over the results
- * that time their reference again (2+ degrees of freedom), the
+ * pooled SD s of log value over repeats of unchanged code (same source
+ * hash or candidate, per scenario; nu >= 2 degrees of freedom) as
+ * s / c4(nu), then (not for sweeps) sqrt 2 s / c4(nu) of ln ref_time_ms
+ * over the results that time their reference again (nu >= 2); in both,
+ * one outlying repeat a group of 4+ (studentized deleted residual beyond
+ * t(0.9995, n - 2)) is left out (out->noise_out), then the
  * reported spread (median ln(max/min)/4, at most 0.1, when half the points
  * report it), o->sigma_default; never differences between candidates;
  * never below o->sigma_floor.  theta = max(ln min_gain, z * sigma *
