@@ -495,6 +495,9 @@ typedef struct kt_an_series {
 				  results in groups of unchanged code; spread:
 				  results reporting min/max) */
 	size_t noise_groups;   /* repeats: code states measured twice or more */
+	size_t noise_out;      /* repeats, reference repeats: outlying
+				  repeats left out of sigma (at most one a
+				  group), not counted in noise_n */
 	double sigma;          /* log-noise of one measurement */
 	double theta;          /* log threshold for a significant new best */
 	int strict_correct;    /* 1 when only correct:true counted */
@@ -526,10 +529,12 @@ typedef struct kt_an_series {
  * scenario by scenario (mean log ratio over the scenarios both measured).
  * Correctness: false never counts; not checked counts only when nothing
  * of the series was checked or o->assume_correct.  Noise, in order:
- * pooled SD of log value over repeats of unchanged code (same source
- * hash or candidate, per scenario; 2+ degrees of freedom), then (not for
- * sweeps) sqrt 2 times the pooled SD of ln ref_time_ms over the results
- * that time their reference again (2+ degrees of freedom), the
+ * pooled SD s of log value over repeats of unchanged code (same source
+ * hash or candidate, per scenario; nu >= 2 degrees of freedom) as
+ * s / c4(nu), then (not for sweeps) sqrt 2 s / c4(nu) of ln ref_time_ms
+ * over the results that time their reference again (nu >= 2); in both,
+ * one outlying repeat a group of 4+ (studentized deleted residual beyond
+ * t(0.9995, n - 2)) is left out (out->noise_out), then the
  * reported spread (median ln(max/min)/4, at most 0.1, when half the points
  * report it), o->sigma_default; never differences between candidates;
  * never below o->sigma_floor.  theta = max(ln min_gain, z * sigma *
@@ -900,6 +905,21 @@ const char *kt_an_key_name(const char *k);
 /* Where series se's sigma came from, with the counts behind it, into buf
  * (cap bytes, cut to fit); returns buf. */
 const char *kt_an_noise_text(const kt_an_series *se, char *buf, size_t cap);
+
+/* The gain issue 15's planted runs must find (x1.35 and up): a series
+ * whose noise alone puts its threshold at or above it is blind to such
+ * jumps, and the outputs say so (kt_an_blind_text). */
+#define KT_AN_GAIN_OF_INTEREST 1.35
+
+/* Whether series se's noise, under options o, hides a gain of
+ * KT_AN_GAIN_OF_INTEREST: z sigma sqrt 2 >= ln 1.35 (sigma >= 7.07 % at
+ * z = 3), --min-gain left aside (a user's choice, not the noise), in a
+ * series of 2 measurements or more (one has nothing to gain over).  Returns
+ * 1 and writes one line (no newline) into buf (cap bytes, cut to fit):
+ * the series, sigma and its source, and the smallest gain that counts;
+ * 0 (buf "") otherwise. */
+int kt_an_blind_text(const kt_an_series *se, const kt_an_opts *o, char *buf,
+		     size_t cap);
 
 /* The grader's verdict on series `key` ("" = the whole run) in one line
  * (no newline, no "graded:" label) into buf (cap bytes, cut to fit): the

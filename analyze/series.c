@@ -14,6 +14,10 @@
  * 1. pooled SD of the log value over repeats of unchanged code (one
  *    source hash or candidate, per scenario), with at least 2 degrees of
  *    freedom, over c4 of them (unbiased: c4());
+ * 1b. else, in a series with a reference, the pooled SD of ln ref_time_ms
+ *    over the reference's repeats, with the same estimator (s / c4 of its
+ *    degrees of freedom), x sqrt 2 for the ratio (ref_repeats_sd());
+ *    in 1 and 1b one outlying repeat a group is left out (group_ss());
  * 2. else the spread the results report, median of ln(max/min)/4 (the
  *    range rule for ~n>=20 repetitions), capped at 0.1;
  * 3. else o->sigma_default (3 %: the top of the 1-3 % run-to-run noise of
@@ -221,23 +225,93 @@ static int cmp_code(const void *a, const void *b)
 	return x->ev < y->ev ? -1 : x->ev > y->ev;
 }
 
+/* t quantile t(0.9995, nu): the two-sided 0.1 % point of Student's t
+ * with nu degrees of freedom (nu >= 1), from the standard table (e.g.
+ * Montgomery, appendix IV; checked against the incomplete beta function);
+ * beyond 30 the value at 30, which errs towards keeping a repeat. */
+static double t_999(size_t nu)
+{
+	static const double t[30] = {
+		636.619, 31.599, 12.924, 8.610, 6.869, 5.959, 5.408, 5.041,
+		4.781, 4.587, 4.437, 4.318, 4.221, 4.140, 4.073, 4.015, 3.965,
+		3.922, 3.883, 3.850, 3.819, 3.792, 3.768, 3.745, 3.725, 3.707,
+		3.690, 3.674, 3.659, 3.646 };
+
+	return t[(nu < 1 ? 1 : nu > 30 ? 30 : nu) - 1];
+}
+
+/* The value of result i in a repeat group: lv[i], or ln ref_time_ms when
+ * lv is NULL (reference repeats). */
+static double grp_v(const kt_an_run *r, const double *lv, size_t i)
+{
+	return lv ? lv[i] : log(r->m[i].ref_ms);
+}
+
+/* Sum of squared deviations from their mean of the n values of group
+ * g[0..n) (result indexes), the most outlying repeat left out when it is
+ * one: a cold start or a neighbour's job makes one repeat x1.2-x3 slower
+ * (vsla_cuda_dev: GPU vector_add at 256 timed 4.3-4.6 us six times and
+ * 5.7 us once), and squared deviations let that one repeat set sigma.
+ * The test is the studentized deleted residual (Belsley, Kuh & Welsch,
+ * Regression Diagnostics, 1980, section 2.1): t_i = (x_i - mean of the
+ * others) / (s of the others x sqrt(1 + 1/(n-1))), Student's t with n - 2
+ * degrees of freedom for normal repeats, beyond t(0.9995, n - 2): a
+ * normal repeat is left out once in 1000; 3 repeats or fewer never are
+ * (nothing to judge by).  s of the others is at least 0.5 % (the sigma
+ * floor), so that repeats printed to one figure (4.6 4.6 4.6 4.7 us) are
+ * not taken for outliers against a zero spread.  *out is 1 when one was
+ * left out, else 0; the degrees of freedom are then n - 2. */
+static double group_ss(const kt_an_run *r, const double *lv,
+		       const size_t *g, size_t n, int *out)
+{
+	double mean = 0, ss = 0, dmax = 0;
+	size_t k;
+
+	*out = 0;
+	for (k = 0; k < n; k++)
+		mean += grp_v(r, lv, g[k]);
+	mean /= (double)n;
+	for (k = 0; k < n; k++) {
+		double d = grp_v(r, lv, g[k]) - mean;
+
+		ss += d * d;
+		dmax = fmax(dmax, fabs(d));
+	}
+	if (n >= 4 && dmax > 0) {
+		/* leaving x out: x - mean of the others = n/(n-1) (x - mean);
+		 * their squared deviations SS - n/(n-1) (x - mean)^2 */
+		double m1 = (double)n / (double)(n - 1);
+		double ss1 = ss - m1 * dmax * dmax;
+		double s1 = sqrt(fmax(ss1, 0) / (double)(n - 2));
+		double t = m1 * dmax /
+			   (fmax(s1, 0.005) * sqrt(1 + 1 / (double)(n - 1)));
+
+		if (t > t_999(n - 2)) {
+			*out = 1;
+			return fmax(ss1, 0);
+		}
+	}
+	return ss;
+}
+
 /* Pooled SD of the log values lv[] (by result index) over groups of one
- * code and scenario: sum of squared deviations from each group's mean over
- * the degrees of freedom.  Returns the degrees of freedom (0: none). */
+ * code and scenario: sum of squared deviations from each group's mean
+ * (group_ss: an outlying repeat left out) over the degrees of freedom.
+ * Returns the degrees of freedom (0: none); *nres the results used,
+ * *ngroups the groups, *nout the repeats left out. */
 static size_t pooled_sd(const kt_an_run *r, size_t *idx, size_t n,
 			const double *lv, double *sd, size_t *nres,
-			size_t *ngroups)
+			size_t *ngroups, size_t *nout)
 {
 	double ss = 0;
 	size_t df = 0;
 
-	*nres = *ngroups = 0;
+	*nres = *ngroups = *nout = 0;
 	sort_run = r;
 	qsort(idx, n, sizeof(*idx), cmp_code);
 	for (size_t i = 0; i < n;) {
 		size_t e = i + 1;
 		uint64_t a[2], b[2];
-		double mean = 0;
 
 		code_id(r, &r->m[idx[i]], a);
 		for (; e < n; e++) {
@@ -247,13 +321,12 @@ static size_t pooled_sd(const kt_an_run *r, size_t *idx, size_t n,
 				break;
 		}
 		if ((a[0] || a[1]) && e - i >= 2) {
-			for (size_t k = i; k < e; k++)
-				mean += lv[idx[k]];
-			mean /= (double)(e - i);
-			for (size_t k = i; k < e; k++)
-				ss += (lv[idx[k]] - mean) * (lv[idx[k]] - mean);
-			df += e - i - 1;
-			*nres += e - i;
+			int out;
+
+			ss += group_ss(r, lv, idx + i, e - i, &out);
+			df += e - i - 1 - (size_t)out;
+			*nres += e - i - (size_t)out;
+			*nout += (size_t)out;
 			++*ngroups;
 		}
 		i = e;
@@ -292,15 +365,17 @@ static int cmp_scen(const void *a, const void *b)
  * journal re-times PyTorch's GEMM with each of its 12 candidates); a
  * scenario whose reference is one figure throughout is left out.  An
  * incorrect result's reference ran all the same and counts; a failed or
- * unparsed one has none.  idx holds r->nm indexes (scratch).  Returns the
- * degrees of freedom; *nres the timings used. */
+ * unparsed one has none; an outlying timing is left out (group_ss).
+ * idx holds r->nm indexes (scratch).  Returns the degrees of freedom;
+ * *nres the timings used, *nout those left out. */
 static size_t ref_repeats_sd(const kt_an_run *r, const kt_an_opts *o,
-			     size_t *idx, double *sd, size_t *nres)
+			     size_t *idx, double *sd, size_t *nres,
+			     size_t *nout)
 {
 	double ss = 0;
 	size_t n = 0, df = 0;
 
-	*nres = 0;
+	*nres = *nout = 0;
 	for (size_t i = 0; i < r->nm; i++) {
 		const kt_an_meas *m = &r->m[i];
 
@@ -312,8 +387,6 @@ static size_t ref_repeats_sd(const kt_an_run *r, const kt_an_opts *o,
 	qsort(idx, n, sizeof(*idx), cmp_scen);
 	for (size_t i = 0; i < n;) {
 		size_t e = i + 1;
-		double mean = 0;
-
 		int varies = 0;
 
 		while (e < n && !strcmp(r->m[idx[i]].scenario,
@@ -325,16 +398,12 @@ static size_t ref_repeats_sd(const kt_an_run *r, const kt_an_opts *o,
 		 * or cached reference (tests/plant's 11.2894 ms on every
 		 * line) tells nothing of the noise */
 		if (e - i >= 2 && varies) {
-			for (size_t k = i; k < e; k++)
-				mean += log(r->m[idx[k]].ref_ms);
-			mean /= (double)(e - i);
-			for (size_t k = i; k < e; k++) {
-				double d = log(r->m[idx[k]].ref_ms) - mean;
+			int out;
 
-				ss += d * d;
-			}
-			df += e - i - 1;
-			*nres += e - i;
+			ss += group_ss(r, NULL, idx + i, e - i, &out);
+			df += e - i - 1 - (size_t)out;
+			*nres += e - i - (size_t)out;
+			*nout += (size_t)out;
 		}
 		i = e;
 	}
@@ -616,7 +685,7 @@ static int kernel_time_value(const kt_an_run *r, const size_t *mem,
 			     size_t *idx, double *sd)
 {
 	double c = 0, sd2;
-	size_t k, nres, ng;
+	size_t k, nres, ng, nout;
 	double *t = malloc(r->nm * sizeof(*t));
 
 	if (!t)
@@ -636,7 +705,7 @@ static int kernel_time_value(const kt_an_run *r, const size_t *mem,
 	for (k = 0; k < nmem; k++)
 		t[mem[k]] = tmp[k] + c;
 	memcpy(idx, mem, nmem * sizeof(*idx));
-	if (pooled_sd(r, idx, nmem, t, &sd2, &nres, &ng) < 2 || !(sd2 < *sd)) {
+	if (pooled_sd(r, idx, nmem, t, &sd2, &nres, &ng, &nout) < 2 || !(sd2 < *sd)) {
 		free(t);
 		return 0;
 	}
@@ -778,12 +847,11 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 	/* noise 1: repeats of unchanged code */
 	{
 		double sd;
-		size_t nres, ng;
-
-		size_t df;
+		size_t nres, ng, nout, df;
 
 		memcpy(idx, mem, nmem * sizeof(*idx));
-		if ((df = pooled_sd(r, idx, nmem, lv, &sd, &nres, &ng)) >= 2) {
+		if ((df = pooled_sd(r, idx, nmem, lv, &sd, &nres, &ng,
+				    &nout)) >= 2) {
 			if (out->has_ref && !out->sweep &&
 			    kernel_time_value(r, mem, nmem, lv, tmp, idx, &sd))
 				out->basis = "mean reference time of the series / "
@@ -796,6 +864,7 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 					 "hash or candidate)";
 			out->noise_n = nres;
 			out->noise_groups = ng;
+			out->noise_out = nout;
 			goto floor;
 		}
 		/* one repeat pair is 1 degree of freedom, short of the 2
@@ -805,13 +874,16 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 					 "unchanged code, too few to estimate "
 					 "noise (2 needed), no reported spread";
 	}
-	/* noise 1b: repeats of the reference, unchanged code too; the value
-	 * is a ratio of two timings of the same harness, each with that
-	 * noise: sqrt 2 of it when they are independent (a drift common to
-	 * both would cancel in the ratio, so this errs high, never low) */
+	/* noise 1b: repeats of the reference, unchanged code too, read with
+	 * noise 1's estimator (s / c4(nu): a few re-timed references are as
+	 * low-biased as a few re-runs); the value is a ratio of two timings
+	 * of the same harness, each with that noise: sqrt 2 of it when they
+	 * are independent (a drift common to both would cancel in the ratio,
+	 * so this errs high, never low) */
 	if (out->has_ref && !out->sweep) {
 		double sd;
-		size_t nres, df = ref_repeats_sd(r, o, idx, &sd, &nres);
+		size_t nres, nout, df = ref_repeats_sd(r, o, idx, &sd, &nres,
+						       &nout);
 
 		if (df >= 2) {
 			out->sigma = M_SQRT2 * sd / c4(df);
@@ -820,6 +892,7 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 					 "baseline code timed again with each "
 					 "result; x sqrt 2 for the ratio)";
 			out->noise_n = nres;
+			out->noise_out = nout;
 			goto floor;
 		}
 	}

@@ -4,6 +4,7 @@
  * confidence labels, series names, where the noise came from, the run
  * test's line.
  */
+#include <math.h>
 #include <stdio.h>
 #include "analyze.h"
 
@@ -28,24 +29,52 @@ const char *kt_an_key_name(const char *k)
 
 const char *kt_an_noise_text(const kt_an_series *se, char *buf, size_t cap)
 {
+	char out[64] = "";
+
+	if (se->noise_out)
+		snprintf(out, sizeof(out), "; %zu outlying repeat%s left out",
+			 se->noise_out, se->noise_out == 1 ? "" : "s");
 	switch (se->noise_kind) {
 	case KT_AN_NOISE_REPEATS:
 		snprintf(buf, cap, "%s: %zu results in %zu group%s of one "
-			 "code state and scenario", se->noise_src, se->noise_n,
-			 se->noise_groups, se->noise_groups == 1 ? "" : "s");
+			 "code state and scenario%s", se->noise_src,
+			 se->noise_n, se->noise_groups,
+			 se->noise_groups == 1 ? "" : "s", out);
 		break;
 	case KT_AN_NOISE_SPREAD:
 		snprintf(buf, cap, "%s: %zu results", se->noise_src,
 			 se->noise_n);
 		break;
 	case KT_AN_NOISE_REF_REPEATS:
-		snprintf(buf, cap, "%s: %zu reference timings", se->noise_src,
-			 se->noise_n);
+		snprintf(buf, cap, "%s: %zu reference timings%s",
+			 se->noise_src, se->noise_n, out);
 		break;
 	default:
 		snprintf(buf, cap, "%s", se->noise_src);
 	}
 	return buf;
+}
+
+int kt_an_blind_text(const kt_an_series *se, const kt_an_opts *o, char *buf,
+		     size_t cap)
+{
+	char nb[256];
+	/* the noise's own bar, not theta: --min-gain above 1.35 is the
+	 * user's choice, which the threshold line already shows */
+	double bar = o->z * se->sigma * M_SQRT2;
+
+	if (cap)
+		*buf = 0;
+	/* one measurement has nothing to gain over: no warning to give */
+	if (se->n < 2 || !(bar >= log(KT_AN_GAIN_OF_INTEREST)))
+		return 0;
+	if (cap)
+		snprintf(buf, cap, "warning: series %s: noise %.2f %% per "
+			 "measurement (%s) hides a x%.2f gain: only a gain "
+			 "above x%.3f counts", kt_an_key_name(se->key),
+			 100 * se->sigma, kt_an_noise_text(se, nb, sizeof(nb)),
+			 KT_AN_GAIN_OF_INTEREST, exp(bar));
+	return 1;
 }
 
 int kt_an_graded_line(const kt_an_run *r, const char *key, char *buf,

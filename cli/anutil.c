@@ -523,6 +523,20 @@ cJSON *an_unparsed_json(cJSON *x, const kt_an_run *r)
 	return x;
 }
 
+cJSON *an_detect_json(cJSON *x, const kt_an_series *se, const kt_an_opts *o)
+{
+	char b[2];
+
+	if (!cJSON_AddNumberToObject(x, "min_detectable_gain",
+				     an_r4(exp(se->theta))))
+		return NULL;
+	if (kt_an_blind_text(se, o, b, 0) &&
+	    !cJSON_AddNumberToObject(x, "undetectable_gain",
+				     KT_AN_GAIN_OF_INTEREST))
+		return NULL;
+	return x;
+}
+
 cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
 		      const kt_an_opts *o)
 {
@@ -546,6 +560,9 @@ cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
 				     KT_AN_NOISE_SPREAD ? "spread" :
 				     "default") ||
 	    !cJSON_AddNumberToObject(x, "noise_results", (double)se->noise_n) ||
+	    !cJSON_AddNumberToObject(x, "noise_left_out",
+				     (double)se->noise_out) ||
+	    !an_detect_json(x, se, o) ||
 	    !cJSON_AddNumberToObject(x, "new_bests", (double)se->n_newbest) ||
 	    !cJSON_AddNumberToObject(x, "new_bests_without_change",
 				     (double)se->n_nochange) ||

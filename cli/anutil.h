@@ -106,12 +106,19 @@ void an_print_unparsed(const kt_an_run *r);
  * outputs looked like a benchmark but gave no time, kt_an_unparsed) to x;
  * x, or NULL when out of memory. */
 cJSON *an_unparsed_json(cJSON *x, const kt_an_run *r);
+/* Add min_detectable_gain (exp theta: a new best counts above it) and,
+ * when the noise alone hides a x1.35 gain (kt_an_blind_text),
+ * "undetectable_gain": 1.35 to x.  Returns x, NULL when out of memory
+ * (x is the caller's still). */
+cJSON *an_detect_json(cJSON *x, const kt_an_series *se, const kt_an_opts *o);
 /* Add the series' model fields to x: series, sweep, ordered, results,
  * points, first (the first point's speedup: a sweep's geometric mean,
  * 1 without a reference), improvements [{step, seq, over_best (the ratio), significant, jump}: every
  * point above the best so far], correct,
  * not_checked, assume_correct, noise_sigma, noise_source, noise_kind
- * ("repeats", "spread", "default"), noise_results, new_bests,
+ * ("repeats", "spread", "default"), noise_results, noise_left_out
+ * (outlying repeats not in sigma), min_detectable_gain
+ * and undetectable_gain (an_detect_json), new_bests,
  * new_bests_without_change, unparsed, unparsed_seqs (the run's, at most
  * 64).  Returns x, NULL when out of memory. */
 cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,

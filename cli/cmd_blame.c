@@ -42,12 +42,17 @@ static const char usage[] =
 	"New bests at most --merge N (2) measurements apart with no question,\n"
 	"edit or other candidate between them are one jump (the same code\n"
 	"measured again).  Noise, in this order: (1) the\n"
-	"pooled SD of repeats of unchanged code (same source hash, 2 or more\n"
-	"degrees of freedom, bias-corrected by c4); (2) repeats of the reference\n"
-	"timing, x sqrt 2 for a ratio (series with a reference, not sweeps);\n"
+	"pooled SD s of repeats of unchanged code (same source hash, 2 or more\n"
+	"degrees of freedom nu), as s / c4(nu) (c4 corrects s's low bias with\n"
+	"few repeats); (2) repeats of the reference timing, the same s / c4(nu)\n"
+	"x sqrt 2 for a ratio (series with a reference, not sweeps); in both, a\n"
+	"group's one repeat beyond Student's t(0.9995) from the others is left\n"
+	"out (a cold start);\n"
 	"(3) the spread the results report, median ln(max/min)/4 over results\n"
 	"with max > min when at least half report one, at most 10 %; (4) --noise\n"
-	"(0.03).  Never below 0.5 %; the output says which source.\n"
+	"(0.03).  Never below 0.5 %; the output says which source, and warns\n"
+	"when the noise alone hides a x1.35 gain (Z x noise x sqrt 2 >= ln 1.35:\n"
+	"7.07 % at Z 3).\n"
 	"Speedup is reference time / kernel time, or relative\n"
 	"to the first result without a reference.  Incorrect results never count;\n"
 	"results whose correctness was not checked count only when nothing of the\n"
@@ -72,7 +77,9 @@ static const char usage[] =
 	"lag_calls, lag_min, p, ...}, confidence, hypothesis {seq, text,\n"
 	"layer}, candidates),\n"
 	"then one summary object per series (no \"gain\"; series, sweep, results,\n"
-	"correct, not_checked, noise_sigma, noise_source, noise_kind, unparsed,\n"
+	"correct, not_checked, noise_sigma, noise_source, noise_kind,\n"
+	"min_detectable_gain (a new best counts above it), undetectable_gain (1.35,\n"
+	"when the noise hides a x1.35 gain), unparsed,\n"
 	"\"excluded\" and \"excluded_by_reason\" {incorrect, correctness_unknown,\n"
 	"without_time[, without_reference (a time but no speedup or reference\n"
 	"time), failed_to_run, unparsed]}).\n";
@@ -214,6 +221,8 @@ static void print_series(const kt_an_run *r, const kt_an_series *se,
 	}
 	printf("%snoise: %.2f %% per measurement (%s)\n", wl ? "  " : "",
 	       100 * se->sigma, kt_an_noise_text(se, nb, sizeof(nb)));
+	if (kt_an_blind_text(se, o, nb, sizeof(nb)))
+		an_put_safe(wl ? "  " : "", nb, "\n");
 	if (kt_an_graded_line(r, se->key, nb, sizeof(nb)))
 		an_put_safe(wl ? "  graded: " : "graded: ", nb, "\n");
 	for (size_t i = 0; se->sweep && i < se->n; i++) {

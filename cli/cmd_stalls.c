@@ -35,7 +35,9 @@ static const char usage[] =
 	"from_seq, to_seq, tool_calls, layer, claim, claim_count, claim_seq,\n"
 	"gain, ended, ended_by_jump, excluded, excluded_by_reason {incorrect,\n"
 	"correctness_unknown, without_time[, without_reference, failed_to_run,\n"
-	"unparsed]}, series (and workload,\n"
+	"unparsed]}, min_detectable_gain (a gain counts above it),\n"
+	"undetectable_gain (1.35, when the series' noise hides a x1.35 gain),\n"
+	"series (and workload,\n"
 	"the same key, in a run of several).\n";
 
 /* Stall st (number num); `wl` (NULL for a run of one workload) labels it. */
@@ -90,6 +92,8 @@ static void print_model(const kt_an_series *se, const kt_an_opts *o,
 
 	printf("%snoise: %.2f %% per measurement (%s)\n", ind, 100 * se->sigma,
 	       kt_an_noise_text(se, nb, sizeof(nb)));
+	if (kt_an_blind_text(se, o, nb, sizeof(nb)))
+		an_put_safe(ind, nb, "\n");
 	printf("%s", ind);
 	an_print_counts(se, o);
 	if (se->unordered)
@@ -141,6 +145,11 @@ static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
 				cJSON *j = an_with_str(an_stall_json(r, &st[k],
 						k), "workload", wl[i]);
 
+				if (j && !an_detect_json(j, &b.series, &o)) {
+					cJSON_Delete(j);
+					j = NULL;
+				}
+
 				if ((rc = an_emit(stdout, an_with_str(j,
 						"series", wl[i]))))
 					rc = cli_err(c, "out of memory");
@@ -189,9 +198,16 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		for (size_t k = 0; k < n && !rc; k++)
-			rc = an_emit(stdout, an_with_str(an_stall_json(r, &st[k],
-							 k), "series", b.series.key));
+		for (size_t k = 0; k < n && !rc; k++) {
+			cJSON *j = an_stall_json(r, &st[k], k);
+
+			if (j && !an_detect_json(j, &b.series, &o)) {
+				cJSON_Delete(j);
+				j = NULL;
+			}
+			rc = an_emit(stdout, an_with_str(j, "series",
+							 b.series.key));
+		}
 		if (rc)
 			rc = cli_err(c, "out of memory");
 		goto out;

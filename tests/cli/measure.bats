@@ -175,3 +175,55 @@ assert len(s) == 1 and s[0]["length"] == 7 and s[0]["attempts"] == 3, s' "$outpu
 	run "$KTRAJ" stalls 'Make the kernel' --patience 3
 	[[ "$output" == *"STALL 1  steps 1..7 (seq 7..43)  length 7 measurements (3 attempts), 12 tool calls"* ]]
 }
+
+# Repeats of one candidate at 10, 11.5, 9, 10.8 ms: sigma = 11.46 % (s /
+# c4(3)), so the threshold is x1.626 and a x1.35 jump cannot be seen; the
+# outputs say so once for the series.  The same run with repeats 1 % apart
+# says nothing.
+@test "blame and stalls warn once per series when its noise hides a x1.35 gain" {
+	{
+		for t in 10.0 11.5 9.0 10.8; do
+			echo "{\"kind\":\"bench\",\"payload\":{\"time_ms\":$t,\"candidate\":\"k0\"}}"
+		done
+		echo '{"kind":"edit","payload":{"path":"k.cu","op":"modify","before":null,"after":null}}'
+		echo '{"kind":"bench","payload":{"time_ms":7.0,"candidate":"k1"}}'
+	} | "$KTRAJ" append noisy >/dev/null
+	run "$KTRAJ" blame speedup noisy
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"noise: 11.46 % per measurement"* ]]
+	[[ "$output" == *"warning: series (no workload, scenario or metric recorded): noise 11.46 % per measurement (repeats of unchanged code"*"hides a x1.35 gain: only a gain above x1.626 counts"* ]]
+	[ "$(grep -c 'hides a x1.35 gain' <<<"$output")" -eq 1 ]
+	run "$KTRAJ" stalls noisy
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'warning: series .*noise 11.46 %.*hides a x1.35 gain' <<<"$output")" -eq 1 ]
+	run "$KTRAJ" blame speedup noisy --json
+	python3 -c '
+import json, sys
+s = [r for r in map(json.loads, sys.argv[1].splitlines()) if "summary" in r]
+assert len(s) == 1 and s[0]["undetectable_gain"] == 1.35 and s[0]["min_detectable_gain"] == 1.6263, s' "$output"
+	# repeats 1 % apart: x1.35 is well above the threshold, no warning
+	{
+		for t in 10.0 10.1 9.9 10.05; do
+			echo "{\"kind\":\"bench\",\"payload\":{\"time_ms\":$t,\"candidate\":\"k0\"}}"
+		done
+		echo '{"kind":"edit","payload":{"path":"k.cu","op":"modify","before":null,"after":null}}'
+		echo '{"kind":"bench","payload":{"time_ms":7.0,"candidate":"k1"}}'
+	} | "$KTRAJ" append quiet >/dev/null
+	run "$KTRAJ" blame speedup quiet
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"warning"* ]]
+	[[ "$output" == *"1 jump"* ]]
+	run "$KTRAJ" blame speedup quiet --json
+	python3 -c '
+import json, sys
+s = [r for r in map(json.loads, sys.argv[1].splitlines()) if "summary" in r]
+assert len(s) == 1 and "undetectable_gain" not in s[0] and s[0]["min_detectable_gain"] < 1.35, s' "$output"
+}
+
+@test "blame --help: reference repeats are read with the same s / c4 estimator as repeats of unchanged code" {
+	run "$KTRAJ" blame --help
+	[ "$status" -eq 0 ]
+	t=$(tr '\n' ' ' <<<"$output")
+	[[ "$t" == *"pooled SD s of repeats of unchanged code (same source hash, 2 or more degrees of freedom nu), as s / c4(nu)"* ]]
+	[[ "$t" == *"(2) repeats of the reference timing, the same s / c4(nu) x sqrt 2 for a ratio"* ]]
+}

@@ -270,6 +270,86 @@ static void t_few_df(void **st)
 	fx_close(&f);
 }
 
+/* Reference repeats take noise 1's estimator: three results of three
+ * candidates (no repeat of code) whose reference is timed again at
+ * 10 ms x e^-0.02, 1, e^0.02 give s = 0.02 from 2 degrees of freedom, and
+ * sigma = sqrt 2 x 0.02 / c4(2) = 0.031915 (sqrt 2 x s alone would be
+ * 0.028284). */
+static void t_ref_few_df(void **st)
+{
+	struct fx f;
+	kt_an_opts o;
+	kt_an_series se;
+	const double c4_2 = sqrt(M_PI) / 2;
+	char x[128];
+
+	(void)st;
+	fx_open(&f);
+	for (int i = 0; i < 3; i++) {
+		snprintf(x, sizeof(x), "\"candidate\":\"k%d\",\"ref_time_ms\":"
+			 "%.9f", i, 10 * exp(0.02 * (i - 1)));
+		fx_edit(&f);
+		fx_bench(&f, fx_call(&f), 5, x);
+	}
+	fx_load(&f);
+	kt_an_opts_default(&o);
+	assert_int_equal(kt_an_series_build(f.r, &o, &se), KT_OK);
+	assert_int_equal(se.noise_kind, KT_AN_NOISE_REF_REPEATS);
+	assert_int_equal(se.noise_n, 3);
+	if (fabs(se.sigma - M_SQRT2 * 0.02 / c4_2) >= 1e-6)
+		fail_msg("sigma %.9g, want %.9g", se.sigma,
+			 M_SQRT2 * 0.02 / c4_2);
+	kt_an_series_free(&se);
+	fx_close(&f);
+}
+
+/* One wild repeat (a cold start: 30 ms among 10 ms x e^-0.02 .. e^0.02)
+ * is left out of sigma: the other five give s = 0.0158114 from 4 degrees
+ * of freedom, sigma = s / c4(4) = 0.0168211 (c4(4) = 0.9399856), and a
+ * new code x1.35 faster is a jump; with the 30 ms in, sigma would be 45 %
+ * and hide it.  Repeats printed to one figure (4.6 4.6 4.6 4.7) are no
+ * outlier: the spread of the others is taken as at least 0.5 %. */
+static void t_outlier_repeat(void **st)
+{
+	struct fx f;
+	kt_an_opts o;
+	kt_an_series se;
+	const double c4_4 = 0.93998560298;
+	static const double q[] = {4.6, 4.6, 4.6, 4.7};
+
+	(void)st;
+	fx_open(&f);
+	for (int i = -2; i <= 2; i++)
+		fx_bench(&f, fx_call(&f), 10 * exp(0.01 * i),
+			 "\"candidate\":\"k0\"");
+	fx_bench(&f, fx_call(&f), 30, "\"candidate\":\"k0\"");
+	fx_edit(&f);
+	fx_bench(&f, fx_call(&f), 10 / 1.35, "\"candidate\":\"k1\"");
+	fx_load(&f);
+	kt_an_opts_default(&o);
+	assert_int_equal(kt_an_series_build(f.r, &o, &se), KT_OK);
+	assert_int_equal(se.noise_kind, KT_AN_NOISE_REPEATS);
+	assert_int_equal(se.noise_n, 5);
+	assert_int_equal(se.noise_out, 1);
+	if (fabs(se.sigma - sqrt(0.001 / 4) / c4_4) >= 1e-6)
+		fail_msg("sigma %.9g, want %.9g", se.sigma,
+			 sqrt(0.001 / 4) / c4_4);
+	assert_int_equal(se.pt[6].accepted, 1);
+	kt_an_series_free(&se);
+	fx_close(&f);
+
+	fx_open(&f);
+	for (int i = 0; i < 4; i++)
+		fx_bench(&f, fx_call(&f), q[i], "\"candidate\":\"k0\"");
+	fx_load(&f);
+	assert_int_equal(kt_an_series_build(f.r, &o, &se), KT_OK);
+	assert_int_equal(se.noise_kind, KT_AN_NOISE_REPEATS);
+	assert_int_equal(se.noise_n, 4);
+	assert_int_equal(se.noise_out, 0);
+	kt_an_series_free(&se);
+	fx_close(&f);
+}
+
 /* A printed speedup that is the rounded ratio of the printed times gives
  * way to that ratio ("kernel time: 10.6547 ms", "reference time: 3.8360
  * ms", "speedup: 0.36x": 0.36 is 0.36003 rounded, a unit of its last
@@ -414,6 +494,8 @@ int main(void)
 		cmocka_unit_test(t_noise),
 		cmocka_unit_test(t_printed_ratio),
 		cmocka_unit_test(t_few_df),
+		cmocka_unit_test(t_ref_few_df),
+		cmocka_unit_test(t_outlier_repeat),
 		cmocka_unit_test(t_running_best),
 		cmocka_unit_test(t_claims),
 	};
