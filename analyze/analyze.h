@@ -261,7 +261,13 @@ typedef struct kt_an_meas {
 				  results are attempts in that order even
 				  without timestamps, edits or tool calls */
 	double reward;         /* graded: the grader's reward, < 0 absent */
-	const char *flags;     /* graded: its flags joined by ", " ("" none) */
+	const char *flags;     /* its flags joined by ", " ("" none): a
+				  verifier's ("suspicious"), any result */
+	const char *suspect;   /* why the figure is not to be trusted (NULL:
+				  nothing known): "flagged suspicious by the
+				  verifier", or "under 1 us and not checked"
+				  (such a time usually means the kernel did
+				  no work or the timing missed it) */
 	unsigned char failed;  /* status "runtime_error" or "timeout" (any
 				  case: FlashInfer's RUNTIME_ERROR, TIMEOUT;
 				  KernelBench's runtime_error): the code did
@@ -700,6 +706,12 @@ void kt_an_blame_workloads_free(kt_an_blame *b, const char **wl, size_t n);
 /* Whether event i of r is a question candidate (question event of human or
  * library origin, or a human message holding a question sentence). */
 int kt_an_is_question_ev(const kt_an_run *r, size_t i);
+
+/* Why point p of series se is suspect: the first of its results (seq
+ * seq_first..seq of its series key) with a kt_an_meas.suspect, that
+ * reason; NULL when none is.  The string lives as long as r. */
+const char *kt_an_point_suspect(const kt_an_run *r, const kt_an_series *se,
+				size_t p);
 
 /* Whether event i of r is a person's idea that the next event, a bench,
  * declares it measured (its `origin` "human", FORMAT.md section 2): a

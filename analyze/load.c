@@ -667,7 +667,25 @@ static int other_hw_of(kt_an_run *r, const kt_event *e, kt_an_meas *m)
 }
 
 /* The reward (extra.reward) and flags (["suspicious", ...], joined by
- * ", " into the run's arena) of graded result m, from its payload. */
+ * ", " into the run's arena) of result m, from its payload: a graded
+ * result's, or any that carries flags (a verifier's JSON printed by a
+ * command: benchpat_json.c). */
+/* Whether flags ("a, b, c", as graded_of joins them) hold word w whole. */
+static int flag_has(const char *flags, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *s = flags; s && *s; ) {
+		const char *e = strstr(s, ", ");
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+
+		if (len == n && !strncmp(s, w, n))
+			return 1;
+		s = e ? e + 2 : s + len;
+	}
+	return 0;
+}
+
 static int graded_of(kt_an_run *r, const kt_event *e, kt_an_meas *m)
 {
 	cJSON *j = cJSON_ParseWithLength(e->payload, e->payload_len);
@@ -1198,11 +1216,18 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 
 			m->idea_human = og && !strcmp(og, "human");
 		}
-		/* the grader's verdict: one result a run, read whole */
-		if (m->graded && (rc = graded_of(r, e, m)))
+		/* the grader's verdict: one result a run, read whole; a
+		 * verifier's flags on any result (rare: read whole too) */
+		if ((m->graded || pl_type(&p, 18) == V_OTHER) &&
+		    (rc = graded_of(r, e, m)))
 			goto out;
 		if (pl_type(&p, 18) == V_OTHER && (rc = other_hw_of(r, e, m)))
 			goto out;
+		m->suspect = flag_has(m->flags, "suspicious") ?
+			     "flagged suspicious by the verifier" :
+			     m->time_ms > 0 && m->time_ms < 1e-3 &&
+			     m->correct < 0 ? "under 1 us and not checked" :
+			     NULL;
 		rc = KT_ENOMEM;
 		if (!(m->workload = intern(c, w, KT_AN_FIELD_MAX,
 					   &c->last_work)) ||

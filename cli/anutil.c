@@ -168,6 +168,18 @@ cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 		an_step(x, "best_log_step", r->m[se->pt[bs].meas].step);
 	}
 	cJSON_AddStringToObject(x, "series", se->key);
+	{
+		/* a new best not to be trusted (kt_an_meas.suspect) */
+		const char *why = kt_an_point_suspect(r, se, j->p_last);
+
+		if (!why)
+			why = kt_an_point_suspect(r, se, j->p_land);
+		cJSON_AddBoolToObject(x, "suspicious", why != NULL);
+		if (why)
+			cJSON_AddStringToObject(x, "suspicious_why", why);
+		else
+			cJSON_AddNullToObject(x, "suspicious_why");
+	}
 	cJSON_AddStringToObject(x, "correctness",
 				se->pt[j->p_land].unchecked ? "not checked" :
 				"correct");

@@ -53,6 +53,11 @@ static const char usage[] =
 	"results whose correctness was not checked count only when nothing of the\n"
 	"series was checked, or with --assume-correct, and are shown as \"not\n"
 	"checked\".  Benchmark output with no readable time is counted and listed.\n"
+	"A jump whose result is suspicious says so: \"(suspicious: flagged\n"
+	"suspicious by the verifier)\" (a verifier's or reward.json's flags), or\n"
+	"\"(suspicious: under 1 us and not checked)\": a time under 1 microsecond\n"
+	"whose correctness is unknown usually means the kernel did no work or the\n"
+	"timing missed it (--json: suspicious, suspicious_why).\n"
 	"\n"
 	"The run test asks whether gains follow questions more closely than\n"
 	"chance: S sums, over every new best, its log gain times exp(-lag/15)\n"
@@ -66,7 +71,8 @@ static const char usage[] =
 	"to_step, best_step, best_seq, over_branch, to_log_step and\n"
 	"best_log_step (a round log's own step names, import --map `step`;\n"
 	"null when none: the text says them on an \"in the log:\" line),\n"
-	"before, after, gain, correctness, edits, files, attribution\n"
+	"suspicious, suspicious_why, before, after, gain, correctness, edits,\n"
+	"files, attribution\n"
 	"(\"question\", \"idea\": a person's statement its bench declares it\n"
 	"tried, or \"agent alone\"), question {seq, text, origin, layer,\n"
 	"lag_calls, lag_min, p, ...}, confidence, hypothesis {seq, text,\n"
@@ -104,6 +110,16 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 	       b->series.pt[j->p_land].unchecked ? "  (not checked)" : "",
 	       b->series.pt[j->p_land].branch ? "  (its own branch: the best of "
 	       "its parent chain)" : "");
+	{
+		/* never a clean new best: a verifier's flag, or a time too
+		 * small to be work done, unchecked */
+		const char *why = kt_an_point_suspect(r, &b->series, j->p_last);
+
+		if (!why)
+			why = kt_an_point_suspect(r, &b->series, j->p_land);
+		if (why)
+			printf("  (suspicious: %s)\n", why);
+	}
 	{
 		/* a round log's own step names (import --map `step`): where
 		 * the user finds the records in their log */
