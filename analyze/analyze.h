@@ -468,6 +468,8 @@ typedef struct kt_an_point {
 				  best it was compared with (0: none shared,
 				  not comparable) */
 	size_t nres;           /* bench results in the point */
+	size_t mem0;           /* sweep: its results are series.mem[mem0 ..
+				  mem0 + nres) */
 	int branch;            /* 1 when its bench's parent is another bench
 				  (a tree search: import --map parent): its
 				  gain is over the best of its own parent
@@ -521,6 +523,10 @@ typedef struct kt_an_series {
 	size_t n_unparsed;     /* ... benchmark output no time was read from */
 	size_t n_newbest;      /* points above the threshold */
 	size_t n_nochange;     /* ... of them with no change before them */
+	size_t *mem;           /* sweeps: the results used, point by point
+				  (indices into run->m); NULL otherwise */
+	double *lv;            /* sweeps: by result index, ln speedup
+				  (has_ref) or -ln time_ms */
 } kt_an_series;
 
 /*
@@ -550,6 +556,32 @@ typedef struct kt_an_series {
 int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		       kt_an_series *out);
 void kt_an_series_free(kt_an_series *s);
+
+/* One scenario of a sweep compared with the best sweep before it. */
+typedef struct kt_an_scen_cmp {
+	const char *scenario;  /* the run's string (lives as long as r) */
+	double value;          /* this sweep's: speedup (geometric mean of
+				  its results at the scenario; series with a
+				  reference) or time in ms */
+	double before;         /* the same of the best sweep before; NAN
+				  when it did not measure the scenario */
+	double gain;           /* value over before as a speedup (> 1:
+				  faster); NAN when not compared */
+} kt_an_scen_cmp;
+
+/*
+ * Point p of sweep series se (se->sweep) scenario by scenario, in the
+ * order first measured: *out (malloc'ed, the caller frees; NULL when *n
+ * is 0) gets one kt_an_scen_cmp per scenario, compared with point
+ * se->pt[p].base_pt (the best sweep before; nothing compared for the
+ * first point).  *geomean: the sweep's own geometric mean of its
+ * scenarios' speedups (has_ref; NAN without a reference: times of
+ * different shapes have no common scale).  Errors: KT_EINVAL (not a sweep
+ * series, p out of range), KT_ENOMEM.
+ */
+int kt_an_sweep_scenarios(const kt_an_run *r, const kt_an_series *se,
+			  size_t p, kt_an_scen_cmp **out, size_t *n,
+			  double *geomean);
 
 /* Why kt_an_series_build left measurement r->m[i] out of series se
  * (built with o): KT_AN_EX_NONE when it is used or belongs to another

@@ -29,8 +29,9 @@ static const char usage[] =
 	"fields, comma separated); results of different keys are never compared\n"
 	"and each key is blamed on its own series (--json: a \"series\" key on\n"
 	"every object, one summary per series).  One candidate measured over\n"
-	"several scenarios at one step is a sweep: one point, compared scenario\n"
-	"by scenario with the best sweep before it.\n"
+	"several scenarios at one step is a sweep: one point, its geomean,\n"
+	"compared scenario by scenario with the best sweep before it (a line\n"
+	"per scenario: before -> after, gain; --json's summary \"sweeps\").\n"
 	"\n"
 	"A new best counts when its gain over the running best of the series is\n"
 	"above max(--min-gain, Z x noise), noise being the SD of the log-ratio of\n"
@@ -77,7 +78,10 @@ static const char usage[] =
 	"tried, or \"agent alone\"), question {seq, text, origin, layer,\n"
 	"lag_calls, lag_min, p, ...}, confidence, hypothesis {seq, text,\n"
 	"layer}, candidates),\n"
-	"then one summary object per series (no \"gain\"; series, sweep, results,\n"
+	"then one summary object per series (no \"gain\"; series, sweep, sweeps\n"
+	"[{sweep, seq_first, seq_last, results, scenarios, geomean_speedup,\n"
+	"index, best_sweep_before, gain_over_best, scenarios_compared,\n"
+	"by_scenario [{scenario, speedup or time_ms, before, gain}]}], results,\n"
 	"correct, not_checked, noise_sigma, noise_source, noise_kind, unparsed,\n"
 	"\"excluded\" and \"excluded_by_reason\" {incorrect, correctness_unknown,\n"
 	"without_time[, without_reference (a time but no speedup or reference\n"
@@ -235,18 +239,48 @@ static void print_series(const kt_an_run *r, const kt_an_series *se,
 	for (size_t i = 0; se->sweep && i < se->n; i++) {
 		const kt_an_point *p = &se->pt[i];
 
+		kt_an_scen_cmp *sc = NULL;
+		size_t nsc = 0;
+		double g = NAN;
+
+		/* no scenarios to show without memory: the summary stands */
+		(void)kt_an_sweep_scenarios(r, se, i, &sc, &nsc, &g);
+		/* its own geomean; the index it is compared by differs only
+		 * when it shares some scenarios with the best before it */
 		printf("%ssweep %zu (seq %llu..%llu): %zu results over %d "
 		       "scenarios, %s x%.3f", wl ? "  " : "", i + 1,
 		       (unsigned long long)p->seq_first,
 		       (unsigned long long)p->seq, p->nres, p->nscen,
-		       se->has_ref ? "geomean speedup" : "index", p->speedup);
+		       se->has_ref ? "geomean speedup" : "index",
+		       se->has_ref && !isnan(g) ? g : p->speedup);
+		if (se->has_ref && !isnan(g) &&
+		    fabs(log(g / p->speedup)) > 5e-4)
+			printf(" (index x%.3f over the scenarios in common)",
+			       p->speedup);
 		if (i && p->ncmp)
-			printf(", x%.3f over the best sweep before it on the %d "
-			       "scenarios both measured", p->gain, p->ncmp);
+			printf(", x%.3f over the best sweep before it (sweep "
+			       "%zu) on the %d scenarios both measured", p->gain,
+			       p->base_pt + 1, p->ncmp);
 		else if (i)
 			printf(", no scenario in common with the best sweep "
 			       "before it: not compared");
 		printf("%s\n", p->unchecked ? " (not checked)" : "");
+		/* shape by shape: this sweep against the best before it */
+		for (size_t k = 0; i && k < nsc; k++) {
+			printf("%s    ", wl ? "  " : "");
+			an_put_safe("", *sc[k].scenario ? sc[k].scenario :
+				    "(no scenario)", ": ");
+			if (!isnan(sc[k].before))
+				printf(se->has_ref ? "x%.3f -> " : "%.4g ms -> ",
+				       sc[k].before);
+			printf(se->has_ref ? "x%.3f" : "%.4g ms", sc[k].value);
+			if (isnan(sc[k].before))
+				printf(" (not measured by sweep %zu)\n",
+				       p->base_pt + 1);
+			else
+				printf(", gain x%.3f\n", sc[k].gain);
+		}
+		free(sc);
 	}
 	printf("%sthreshold: a new best counts when its gain over the best so "
 	       "far > x%.3f = max(--min-gain %.3f, --z %.1f x %.2f %% noise of "
