@@ -263,6 +263,13 @@ typedef struct kt_an_meas {
 	double reward;         /* graded: the grader's reward, < 0 absent */
 	const char *flags;     /* its flags joined by ", " ("" none): a
 				  verifier's ("suspicious"), any result */
+	const char *choice;    /* why its metric was the one chosen among
+				  several printed (`choice`, FORMAT.md
+				  section 2: "the baseline the task names
+				  (torch.compile)"); "" none */
+	const char *also;      /* the figures printed but not chosen
+				  (`alternatives`): "speedup_vs_eager x5.850
+				  (eager), ..."; "" none */
 	const char *suspect;   /* why the figure is not to be trusted (NULL:
 				  nothing known): "flagged suspicious by the
 				  verifier", or "under 1 us and not checked"
@@ -947,6 +954,16 @@ const char *kt_an_noise_text(const kt_an_series *se, char *buf, size_t cap);
  * reward.json (seq 23)").  The last graded result of the series when it
  * has several (a run graded again).  Returns 1 when there is one, 0 (buf
  * "") when the series has no graded result.  Used by blame and report. */
+/* Which metric series `key` ("" = the whole run) is graded by when a
+ * bench output printed several, and why, in one line (no newline, no
+ * label) into buf (cap bytes, cut to fit): "speedup_vs_compile (the
+ * baseline the task names (torch.compile); also printed: speedup_vs_eager
+ * x5.850 (eager))", from the series' first result that says (its
+ * `choice`, else only `alternatives`: "the first printed").  Returns 1
+ * when one says, 0 (buf "") when no result of the series had a choice. */
+int kt_an_choice_line(const kt_an_run *r, const char *key, char *buf,
+		      size_t cap);
+
 int kt_an_graded_line(const kt_an_run *r, const char *key, char *buf,
 		      size_t cap);
 

@@ -670,6 +670,47 @@ static int other_hw_of(kt_an_run *r, const kt_event *e, kt_an_meas *m)
  * ", " into the run's arena) of result m, from its payload: a graded
  * result's, or any that carries flags (a verifier's JSON printed by a
  * command: benchpat_json.c). */
+/* The figures printed beside result m's but not chosen (its payload's
+ * `alternatives`, FORMAT.md section 2) as "speedup_vs_eager x5.850
+ * (eager), ..." into the run's arena (m->also). */
+static int alternatives_of(kt_an_run *r, const kt_event *e, kt_an_meas *m)
+{
+	cJSON *j = cJSON_ParseWithLength(e->payload, e->payload_len);
+	const cJSON *a, *al = cJSON_GetObjectItemCaseSensitive(j,
+								"alternatives");
+	const cJSON *arr = cJSON_IsArray(al) ? al : NULL;
+	struct kt_buf b = { 0 };
+	int rc = 0;
+
+	cJSON_ArrayForEach(a, arr) {
+		const cJSON *mt = cJSON_GetObjectItemCaseSensitive(a, "metric");
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(a, "value");
+		const cJSON *bs = cJSON_GetObjectItemCaseSensitive(a, "baseline");
+		char t[64];
+
+		if (!cJSON_IsString(mt))
+			continue;
+		if ((b.len && kt_buf_add(&b, ", ", 2)) ||
+		    kt_buf_add(&b, mt->valuestring, strlen(mt->valuestring)))
+			rc = KT_ENOMEM;
+		if (cJSON_IsNumber(v)) {
+			snprintf(t, sizeof(t), " x%.3f", v->valuedouble);
+			if (kt_buf_add(&b, t, strlen(t)))
+				rc = KT_ENOMEM;
+		}
+		if (cJSON_IsString(bs) && *bs->valuestring &&
+		    (kt_buf_add(&b, " (", 2) ||
+		     kt_buf_add(&b, bs->valuestring, strlen(bs->valuestring)) ||
+		     kt_buf_add(&b, ")", 1)))
+			rc = KT_ENOMEM;
+	}
+	if (!rc && b.len && !(m->also = arena_dup(r, b.s, b.len)))
+		rc = KT_ENOMEM;
+	kt_buf_free(&b);
+	cJSON_Delete(j);
+	return rc;
+}
+
 /* Whether flags ("a, b, c", as graded_of joins them) hold word w whole. */
 static int flag_has(const char *flags, const char *w)
 {
@@ -718,7 +759,7 @@ static const char *const bench_keys[] = {
 	"correct", "source_hash", "workload", "time_ms", "speedup",
 	"ref_time_ms", "min_ms", "max_ms", "n", "candidate_blob", "scenario",
 	"metric", "baseline", "source", "candidate", "status", "graded",
-	"round", "flags", "origin", "extra"};
+	"round", "flags", "origin", "extra", "choice", "alternatives"};
 
 /*
  * One payload, read either by the scanner or (when it refuses) by cJSON;
@@ -727,7 +768,7 @@ static const char *const bench_keys[] = {
 struct pl {
 	const char *const *keys;
 	int nkeys;
-	kt_an_jv f[21];
+	kt_an_jv f[23];
 	cJSON *j;
 	char *tmp;          /* scanner: decoded strings, payload_len + keys */
 	size_t tmpused, tmpcap;
@@ -1097,7 +1138,7 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		rc = pl_open(c, e, edit_keys, 3, &p);
 		break;
 	case KT_KIND_BENCH:
-		rc = pl_open(c, e, bench_keys, 21, &p);
+		rc = pl_open(c, e, bench_keys, 23, &p);
 		break;
 	default:
 		return 0;
@@ -1222,6 +1263,20 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		    (rc = graded_of(r, e, m)))
 			goto out;
 		if (pl_type(&p, 18) == V_OTHER && (rc = other_hw_of(r, e, m)))
+			goto out;
+		m->choice = "";
+		m->also = "";
+		{
+			const char *ch = pl_str(&p, 21);
+
+			if (ch && *ch && !(m->choice = arena_dup(r, ch,
+								 strlen(ch)))) {
+				rc = KT_ENOMEM;
+				goto out;
+			}
+		}
+		if (pl_type(&p, 22) == V_OTHER &&
+		    (rc = alternatives_of(r, e, m)))
 			goto out;
 		m->suspect = flag_has(m->flags, "suspicious") ?
 			     "flagged suspicious by the verifier" :

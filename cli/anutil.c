@@ -384,6 +384,11 @@ cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
 			cJSON_AddStringToObject(x, "graded", g);
 		else
 			cJSON_AddNullToObject(x, "graded");
+		/* which of several printed metrics, and why */
+		if (kt_an_choice_line(r, b->series.key, g, sizeof(g)))
+			cJSON_AddStringToObject(x, "graded_metric", g);
+		else
+			cJSON_AddNullToObject(x, "graded_metric");
 	}
 	cJSON_AddNumberToObject(x, "min_gain", an_r4(o->min_gain));
 	cJSON_AddNumberToObject(x, "z", o->z);

@@ -54,6 +54,11 @@ static const char usage[] =
 	"results whose correctness was not checked count only when nothing of the\n"
 	"series was checked, or with --assume-correct, and are shown as \"not\n"
 	"checked\".  Benchmark output with no readable time is counted and listed.\n"
+	"When a bench output printed several metrics (speedup_vs_compile and\n"
+	"speedup_vs_eager), a \"graded metric:\" line says, once per series,\n"
+	"which one the series follows and why (named by the verifier, the\n"
+	"baseline the task names, or the first printed) and what else was\n"
+	"printed (--json summary: graded_metric, null when one was printed).\n"
 	"A jump whose result is suspicious says so: \"(suspicious: flagged\n"
 	"suspicious by the verifier)\" (a verifier's or reward.json's flags), or\n"
 	"\"(suspicious: under 1 us and not checked)\": a time under 1 microsecond\n"
@@ -236,6 +241,14 @@ static void print_series(const kt_an_run *r, const kt_an_series *se,
 	       100 * se->sigma, kt_an_noise_text(se, nb, sizeof(nb)));
 	if (kt_an_graded_line(r, se->key, nb, sizeof(nb)))
 		an_put_safe(wl ? "  graded: " : "graded: ", nb, "\n");
+	{
+		/* several metrics printed: which one the series follows */
+		char ch[512];
+
+		if (kt_an_choice_line(r, se->key, ch, sizeof(ch)))
+			an_put_safe(wl ? "  graded metric: " : "graded metric: ",
+				    ch, "\n");
+	}
 	for (size_t i = 0; se->sweep && i < se->n; i++) {
 		const kt_an_point *p = &se->pt[i];
 
