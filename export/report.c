@@ -547,10 +547,22 @@ static void series_tables(struct rep *x, const kt_an_blame *b,
 		jump_rel(f, r, j);
 		fprintf(f, "><td><b>J%zu</b></td><td><a href=\"#e%llu\">%zu</a>"
 			"&#8594;<a href=\"#e%llu\">%zu</a></td><td>%.3f &#8594; %.3f</td>"
-			"<td>x%.3f</td><td>", k + 1,
+			"<td>x%.3f", k + 1,
 			(unsigned long long)b->series.pt[j->p_prev].seq, j->p_prev + 1,
 			(unsigned long long)b->series.pt[j->p_last].seq, j->p_last + 1,
 			j->before, j->after, j->gain);
+		{
+			/* as blame says it: never a clean new best */
+			const char *why = kt_an_point_suspect(r, &b->series,
+							      j->p_last);
+
+			if (!why)
+				why = kt_an_point_suspect(r, &b->series, j->p_land);
+			if (why)
+				fprintf(f, "<br><b class=\"susp\">suspicious: %s</b>",
+					why);
+		}
+		fputs("</td><td>", f);
 		for (size_t i = 0; i < j->nedits; i++) {
 			const kt_an_ev *e = &r->ev[j->edits[i]];
 

@@ -48,6 +48,11 @@ for l in sys.stdin:
 	# the run as imported, without the flag: no word
 	run "$KTRAJ" blame speedup sx
 	[[ "$output" != *suspicious* ]]
+	# the report's jump table says it too, on J2 only
+	run "$KTRAJ" --store "$D/o.ktraj" report sx -o "$D/r.html"
+	[ "$status" -eq 0 ]
+	[ "$(grep -o '<b class="susp">suspicious: [^<]*</b>' "$D/r.html")" = '<b class="susp">suspicious: flagged suspicious by the verifier</b>' ]
+	grep -q '<tr id="jump2"[^>]*><td><b>J2</b></td>.*<td>x4.000<br><b class="susp">suspicious: flagged' "$D/r.html"
 }
 
 @test "a time under 1 us whose correctness is unknown is suspicious; the same time checked correct is not" {
