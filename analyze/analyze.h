@@ -261,7 +261,20 @@ typedef struct kt_an_meas {
 				  results are attempts in that order even
 				  without timestamps, edits or tool calls */
 	double reward;         /* graded: the grader's reward, < 0 absent */
-	const char *flags;     /* graded: its flags joined by ", " ("" none) */
+	const char *flags;     /* its flags joined by ", " ("" none): a
+				  verifier's ("suspicious"), any result */
+	const char *choice;    /* why its metric was the one chosen among
+				  several printed (`choice`, FORMAT.md
+				  section 2: "the baseline the task names
+				  (torch.compile)"); "" none */
+	const char *also;      /* the figures printed but not chosen
+				  (`alternatives`): "speedup_vs_eager x5.850
+				  (eager), ..."; "" none */
+	const char *suspect;   /* why the figure is not to be trusted (NULL:
+				  nothing known): "flagged suspicious by the
+				  verifier", or "under 1 us and not checked"
+				  (such a time usually means the kernel did
+				  no work or the timing missed it) */
 	unsigned char failed;  /* status "runtime_error" or "timeout" (any
 				  case: FlashInfer's RUNTIME_ERROR, TIMEOUT;
 				  KernelBench's runtime_error): the code did
@@ -462,6 +475,8 @@ typedef struct kt_an_point {
 				  best it was compared with (0: none shared,
 				  not comparable) */
 	size_t nres;           /* bench results in the point */
+	size_t mem0;           /* sweep: its results are series.mem[mem0 ..
+				  mem0 + nres) */
 	int branch;            /* 1 when its bench's parent is another bench
 				  (a tree search: import --map parent): its
 				  gain is over the best of its own parent
@@ -518,6 +533,10 @@ typedef struct kt_an_series {
 	size_t n_unparsed;     /* ... benchmark output no time was read from */
 	size_t n_newbest;      /* points above the threshold */
 	size_t n_nochange;     /* ... of them with no change before them */
+	size_t *mem;           /* sweeps: the results used, point by point
+				  (indices into run->m); NULL otherwise */
+	double *lv;            /* sweeps: by result index, ln speedup
+				  (has_ref) or -ln time_ms */
 } kt_an_series;
 
 /*
@@ -549,6 +568,32 @@ typedef struct kt_an_series {
 int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		       kt_an_series *out);
 void kt_an_series_free(kt_an_series *s);
+
+/* One scenario of a sweep compared with the best sweep before it. */
+typedef struct kt_an_scen_cmp {
+	const char *scenario;  /* the run's string (lives as long as r) */
+	double value;          /* this sweep's: speedup (geometric mean of
+				  its results at the scenario; series with a
+				  reference) or time in ms */
+	double before;         /* the same of the best sweep before; NAN
+				  when it did not measure the scenario */
+	double gain;           /* value over before as a speedup (> 1:
+				  faster); NAN when not compared */
+} kt_an_scen_cmp;
+
+/*
+ * Point p of sweep series se (se->sweep) scenario by scenario, in the
+ * order first measured: *out (malloc'ed, the caller frees; NULL when *n
+ * is 0) gets one kt_an_scen_cmp per scenario, compared with point
+ * se->pt[p].base_pt (the best sweep before; nothing compared for the
+ * first point).  *geomean: the sweep's own geometric mean of its
+ * scenarios' speedups (has_ref; NAN without a reference: times of
+ * different shapes have no common scale).  Errors: KT_EINVAL (not a sweep
+ * series, p out of range), KT_ENOMEM.
+ */
+int kt_an_sweep_scenarios(const kt_an_run *r, const kt_an_series *se,
+			  size_t p, kt_an_scen_cmp **out, size_t *n,
+			  double *geomean);
 
 /* Why kt_an_series_build left measurement r->m[i] out of series se
  * (built with o): KT_AN_EX_NONE when it is used or belongs to another
@@ -705,6 +750,12 @@ void kt_an_blame_workloads_free(kt_an_blame *b, const char **wl, size_t n);
 /* Whether event i of r is a question candidate (question event of human or
  * library origin, or a human message holding a question sentence). */
 int kt_an_is_question_ev(const kt_an_run *r, size_t i);
+
+/* Why point p of series se is suspect: the first of its results (seq
+ * seq_first..seq of its series key) with a kt_an_meas.suspect, that
+ * reason; NULL when none is.  The string lives as long as r. */
+const char *kt_an_point_suspect(const kt_an_run *r, const kt_an_series *se,
+				size_t p);
 
 /* Whether event i of r is a person's idea that the next event, a bench,
  * declares it measured (its `origin` "human", FORMAT.md section 2): a
@@ -929,6 +980,16 @@ int kt_an_blind_text(const kt_an_series *se, const kt_an_opts *o, char *buf,
  * reward.json (seq 23)").  The last graded result of the series when it
  * has several (a run graded again).  Returns 1 when there is one, 0 (buf
  * "") when the series has no graded result.  Used by blame and report. */
+/* Which metric series `key` ("" = the whole run) is graded by when a
+ * bench output printed several, and why, in one line (no newline, no
+ * label) into buf (cap bytes, cut to fit): "speedup_vs_compile (the
+ * baseline the task names (torch.compile); also printed: speedup_vs_eager
+ * x5.850 (eager))", from the series' first result that says (its
+ * `choice`, else only `alternatives`: "the first printed").  Returns 1
+ * when one says, 0 (buf "") when no result of the series had a choice. */
+int kt_an_choice_line(const kt_an_run *r, const char *key, char *buf,
+		      size_t cap);
+
 int kt_an_graded_line(const kt_an_run *r, const char *key, char *buf,
 		      size_t cap);
 

@@ -34,6 +34,25 @@ int kt_an_is_question_ev(const kt_an_run *r, size_t i)
 	return e->kind == KT_KIND_MESSAGE && e->qorigin == KT_AN_QO_HUMAN;
 }
 
+const char *kt_an_point_suspect(const kt_an_run *r, const kt_an_series *se,
+				size_t p)
+{
+	const kt_an_point *pt = &se->pt[p];
+	uint64_t lo = pt->seq_first && pt->seq_first < pt->seq ?
+		      pt->seq_first : pt->seq;
+
+	if (r->m[pt->meas].suspect)
+		return r->m[pt->meas].suspect;
+	for (size_t i = 0; i < r->nm; i++) {
+		uint64_t s = r->ev[r->m[i].ev].seq;
+
+		if (r->m[i].suspect && s >= lo && s <= pt->seq &&
+		    !strcmp(r->m[i].key, se->key))
+			return r->m[i].suspect;
+	}
+	return NULL;
+}
+
 int kt_an_declared_idea(const kt_an_run *r, size_t i)
 {
 	const kt_an_ev *e = &r->ev[i], *b = i + 1 < r->nev ? e + 1 : NULL;

@@ -667,7 +667,66 @@ static int other_hw_of(kt_an_run *r, const kt_event *e, kt_an_meas *m)
 }
 
 /* The reward (extra.reward) and flags (["suspicious", ...], joined by
- * ", " into the run's arena) of graded result m, from its payload. */
+ * ", " into the run's arena) of result m, from its payload: a graded
+ * result's, or any that carries flags (a verifier's JSON printed by a
+ * command: benchpat_json.c). */
+/* The figures printed beside result m's but not chosen (its payload's
+ * `alternatives`, FORMAT.md section 2) as "speedup_vs_eager x5.850
+ * (eager), ..." into the run's arena (m->also). */
+static int alternatives_of(kt_an_run *r, const kt_event *e, kt_an_meas *m)
+{
+	cJSON *j = cJSON_ParseWithLength(e->payload, e->payload_len);
+	const cJSON *a, *al = cJSON_GetObjectItemCaseSensitive(j,
+								"alternatives");
+	const cJSON *arr = cJSON_IsArray(al) ? al : NULL;
+	struct kt_buf b = { 0 };
+	int rc = 0;
+
+	cJSON_ArrayForEach(a, arr) {
+		const cJSON *mt = cJSON_GetObjectItemCaseSensitive(a, "metric");
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(a, "value");
+		const cJSON *bs = cJSON_GetObjectItemCaseSensitive(a, "baseline");
+		char t[64];
+
+		if (!cJSON_IsString(mt))
+			continue;
+		if ((b.len && kt_buf_add(&b, ", ", 2)) ||
+		    kt_buf_add(&b, mt->valuestring, strlen(mt->valuestring)))
+			rc = KT_ENOMEM;
+		if (cJSON_IsNumber(v)) {
+			snprintf(t, sizeof(t), " x%.3f", v->valuedouble);
+			if (kt_buf_add(&b, t, strlen(t)))
+				rc = KT_ENOMEM;
+		}
+		if (cJSON_IsString(bs) && *bs->valuestring &&
+		    (kt_buf_add(&b, " (", 2) ||
+		     kt_buf_add(&b, bs->valuestring, strlen(bs->valuestring)) ||
+		     kt_buf_add(&b, ")", 1)))
+			rc = KT_ENOMEM;
+	}
+	if (!rc && b.len && !(m->also = arena_dup(r, b.s, b.len)))
+		rc = KT_ENOMEM;
+	kt_buf_free(&b);
+	cJSON_Delete(j);
+	return rc;
+}
+
+/* Whether flags ("a, b, c", as graded_of joins them) hold word w whole. */
+static int flag_has(const char *flags, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *s = flags; s && *s; ) {
+		const char *e = strstr(s, ", ");
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+
+		if (len == n && !strncmp(s, w, n))
+			return 1;
+		s = e ? e + 2 : s + len;
+	}
+	return 0;
+}
+
 static int graded_of(kt_an_run *r, const kt_event *e, kt_an_meas *m)
 {
 	cJSON *j = cJSON_ParseWithLength(e->payload, e->payload_len);
@@ -700,7 +759,7 @@ static const char *const bench_keys[] = {
 	"correct", "source_hash", "workload", "time_ms", "speedup",
 	"ref_time_ms", "min_ms", "max_ms", "n", "candidate_blob", "scenario",
 	"metric", "baseline", "source", "candidate", "status", "graded",
-	"round", "flags", "origin", "extra"};
+	"round", "flags", "origin", "extra", "choice", "alternatives"};
 
 /*
  * One payload, read either by the scanner or (when it refuses) by cJSON;
@@ -709,7 +768,7 @@ static const char *const bench_keys[] = {
 struct pl {
 	const char *const *keys;
 	int nkeys;
-	kt_an_jv f[21];
+	kt_an_jv f[23];
 	cJSON *j;
 	char *tmp;          /* scanner: decoded strings, payload_len + keys */
 	size_t tmpused, tmpcap;
@@ -1079,7 +1138,7 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		rc = pl_open(c, e, edit_keys, 3, &p);
 		break;
 	case KT_KIND_BENCH:
-		rc = pl_open(c, e, bench_keys, 21, &p);
+		rc = pl_open(c, e, bench_keys, 23, &p);
 		break;
 	default:
 		return 0;
@@ -1198,11 +1257,32 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 
 			m->idea_human = og && !strcmp(og, "human");
 		}
-		/* the grader's verdict: one result a run, read whole */
-		if (m->graded && (rc = graded_of(r, e, m)))
+		/* the grader's verdict: one result a run, read whole; a
+		 * verifier's flags on any result (rare: read whole too) */
+		if ((m->graded || pl_type(&p, 18) == V_OTHER) &&
+		    (rc = graded_of(r, e, m)))
 			goto out;
 		if (pl_type(&p, 18) == V_OTHER && (rc = other_hw_of(r, e, m)))
 			goto out;
+		m->choice = "";
+		m->also = "";
+		{
+			const char *ch = pl_str(&p, 21);
+
+			if (ch && *ch && !(m->choice = arena_dup(r, ch,
+								 strlen(ch)))) {
+				rc = KT_ENOMEM;
+				goto out;
+			}
+		}
+		if (pl_type(&p, 22) == V_OTHER &&
+		    (rc = alternatives_of(r, e, m)))
+			goto out;
+		m->suspect = flag_has(m->flags, "suspicious") ?
+			     "flagged suspicious by the verifier" :
+			     m->time_ms > 0 && m->time_ms < 1e-3 &&
+			     m->correct < 0 ? "under 1 us and not checked" :
+			     NULL;
 		rc = KT_ENOMEM;
 		if (!(m->workload = intern(c, w, KT_AN_FIELD_MAX,
 					   &c->last_work)) ||

@@ -951,6 +951,7 @@ floor:
 
 			p->meas = mem[a];
 			p->nres = n;
+			p->mem0 = a;
 			p->seq_first = r->ev[r->m[mem[a]].ev].seq;
 			p->seq = r->ev[r->m[mem[a + n - 1]].ev].seq;
 			p->call = r->ev[r->m[mem[a + n - 1]].ev].call;
@@ -1019,6 +1020,14 @@ floor:
 		}
 	}
 	rc = KT_OK;
+	/* sweeps: kept for the comparison scenario by scenario
+	 * (kt_an_sweep_scenarios) */
+	if (out->sweep) {
+		out->mem = mem;
+		out->lv = lv;
+		mem = NULL;
+		lv = NULL;
+	}
 out:
 	kt_an_big_free(lv);
 	kt_an_big_free(mem);
@@ -1075,9 +1084,71 @@ int kt_an_workloads(const kt_an_run *r, const char ***out, size_t *n)
 	return KT_OK;
 }
 
+/* Mean lv of point pt's results at scenario sc; 0 results: NAN. */
+static double scen_mean(const kt_an_run *r, const kt_an_series *se,
+			const kt_an_point *pt, const char *sc)
+{
+	double s = 0;
+	size_t n = 0;
+
+	for (size_t k = pt->mem0; k < pt->mem0 + pt->nres; k++)
+		if (!strcmp(r->m[se->mem[k]].scenario, sc)) {
+			s += se->lv[se->mem[k]];
+			n++;
+		}
+	return n ? s / (double)n : NAN;
+}
+
+int kt_an_sweep_scenarios(const kt_an_run *r, const kt_an_series *se,
+			  size_t p, kt_an_scen_cmp **out, size_t *n,
+			  double *geomean)
+{
+	const kt_an_point *pt, *bp;
+	kt_an_scen_cmp *c;
+	double gs = 0;
+
+	*out = NULL;
+	*n = 0;
+	*geomean = NAN;
+	if (!se->sweep || !se->mem || p >= se->n)
+		return KT_EINVAL;
+	pt = &se->pt[p];
+	bp = p ? &se->pt[pt->base_pt] : NULL;
+	if (!(c = calloc(pt->nres ? pt->nres : 1, sizeof(*c))))
+		return KT_ENOMEM;
+	for (size_t k = pt->mem0; k < pt->mem0 + pt->nres; k++) {
+		const char *sc = r->m[se->mem[k]].scenario;
+		double a, b;
+		size_t i;
+
+		for (i = 0; i < *n; i++)
+			if (!strcmp(c[i].scenario, sc))
+				break;
+		if (i < *n)
+			continue;       /* counted at its first result */
+		a = scen_mean(r, se, pt, sc);
+		b = bp ? scen_mean(r, se, bp, sc) : NAN;
+		gs += a;
+		c[*n].scenario = sc;
+		/* lv: ln speedup, or -ln time */
+		c[*n].value = se->has_ref ? exp(a) : exp(-a);
+		c[*n].before = isnan(b) ? NAN : se->has_ref ? exp(b) : exp(-b);
+		c[*n].gain = isnan(b) ? NAN : exp(a - b);
+		++*n;
+	}
+	if (se->has_ref && *n)
+		*geomean = exp(gs / (double)*n);
+	*out = c;
+	return KT_OK;
+}
+
 void kt_an_series_free(kt_an_series *s)
 {
 	kt_an_big_free(s->pt);
+	kt_an_big_free(s->mem);
+	kt_an_big_free(s->lv);
+	s->mem = NULL;
+	s->lv = NULL;
 	s->pt = NULL;
 	s->n = 0;
 }

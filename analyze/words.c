@@ -77,6 +77,25 @@ int kt_an_blind_text(const kt_an_series *se, const kt_an_opts *o, char *buf,
 	return 1;
 }
 
+int kt_an_choice_line(const kt_an_run *r, const char *key, char *buf,
+		      size_t cap)
+{
+	const kt_an_meas *c = NULL;
+
+	if (cap)
+		*buf = 0;
+	for (size_t i = 0; i < r->nm && !c; i++)
+		if ((*r->m[i].choice || *r->m[i].also) &&
+		    (!*key || !strcmp(r->m[i].key, key)))
+			c = &r->m[i];
+	if (!c || !cap)
+		return c != NULL;
+	snprintf(buf, cap, "%s (%s%s%s)", *c->metric ? c->metric : "speedup",
+		 *c->choice ? c->choice : "the first printed",
+		 *c->also ? "; also printed: " : "", c->also);
+	return 1;
+}
+
 int kt_an_graded_line(const kt_an_run *r, const char *key, char *buf,
 		      size_t cap)
 {

@@ -168,6 +168,18 @@ cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 		an_step(x, "best_log_step", r->m[se->pt[bs].meas].step);
 	}
 	cJSON_AddStringToObject(x, "series", se->key);
+	{
+		/* a new best not to be trusted (kt_an_meas.suspect) */
+		const char *why = kt_an_point_suspect(r, se, j->p_last);
+
+		if (!why)
+			why = kt_an_point_suspect(r, se, j->p_land);
+		cJSON_AddBoolToObject(x, "suspicious", why != NULL);
+		if (why)
+			cJSON_AddStringToObject(x, "suspicious_why", why);
+		else
+			cJSON_AddNullToObject(x, "suspicious_why");
+	}
 	cJSON_AddStringToObject(x, "correctness",
 				se->pt[j->p_land].unchecked ? "not checked" :
 				"correct");
@@ -279,6 +291,70 @@ cJSON *an_excluded_json(cJSON *o, const kt_an_excl *e)
 	return x;
 }
 
+/* A number, or null when it is NAN (not measured, not compared). */
+static int num_or_null(cJSON *x, const char *k, double v)
+{
+	return isnan(v) ? cJSON_AddNullToObject(x, k) != NULL :
+	       cJSON_AddNumberToObject(x, k, an_r4(v)) != NULL;
+}
+
+/* "sweeps": each sweep of se summarized (its own geomean, the index it is
+ * compared by) and compared scenario by scenario with the best sweep
+ * before it (kt_an_sweep_scenarios).  0: out of memory. */
+static int sweeps_json(cJSON *x, const kt_an_run *r, const kt_an_series *se)
+{
+	cJSON *a = cJSON_AddArrayToObject(x, "sweeps");
+
+	if (!a)
+		return 0;
+	for (size_t i = 0; i < se->n; i++) {
+		const kt_an_point *p = &se->pt[i];
+		kt_an_scen_cmp *c;
+		size_t n;
+		double g;
+		cJSON *v = cJSON_CreateObject(), *bs;
+		int ok;
+
+		if (!v || kt_an_sweep_scenarios(r, se, i, &c, &n, &g)) {
+			cJSON_Delete(v);
+			return 0;
+		}
+		cJSON_AddItemToArray(a, v);
+		ok = cJSON_AddNumberToObject(v, "sweep", (double)(i + 1)) &&
+		     cJSON_AddNumberToObject(v, "seq_first",
+					     (double)p->seq_first) &&
+		     cJSON_AddNumberToObject(v, "seq_last", (double)p->seq) &&
+		     cJSON_AddNumberToObject(v, "results", (double)p->nres) &&
+		     cJSON_AddNumberToObject(v, "scenarios", (double)p->nscen) &&
+		     num_or_null(v, "geomean_speedup", g) &&
+		     cJSON_AddNumberToObject(v, "index", an_r4(p->speedup)) &&
+		     num_or_null(v, "best_sweep_before", i ?
+				 (double)(p->base_pt + 1) : NAN) &&
+		     num_or_null(v, "gain_over_best", i && p->ncmp ? p->gain :
+				 NAN) &&
+		     cJSON_AddNumberToObject(v, "scenarios_compared",
+					     i ? (double)p->ncmp : 0) &&
+		     (bs = cJSON_AddArrayToObject(v, "by_scenario"));
+		for (size_t k = 0; ok && k < n; k++) {
+			cJSON *s = cJSON_CreateObject();
+
+			ok = s != NULL;
+			if (ok)
+				cJSON_AddItemToArray(bs, s);
+			ok = ok && cJSON_AddStringToObject(s, "scenario",
+							   c[k].scenario) &&
+			     num_or_null(s, se->has_ref ? "speedup" : "time_ms",
+					 c[k].value) &&
+			     num_or_null(s, "before", c[k].before) &&
+			     num_or_null(s, "gain", c[k].gain);
+		}
+		free(c);
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
 cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
 			     const kt_an_opts *o)
 {
@@ -308,6 +384,11 @@ cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
 			cJSON_AddStringToObject(x, "graded", g);
 		else
 			cJSON_AddNullToObject(x, "graded");
+		/* which of several printed metrics, and why */
+		if (kt_an_choice_line(r, b->series.key, g, sizeof(g)))
+			cJSON_AddStringToObject(x, "graded_metric", g);
+		else
+			cJSON_AddNullToObject(x, "graded_metric");
 	}
 	cJSON_AddNumberToObject(x, "min_gain", an_r4(o->min_gain));
 	cJSON_AddNumberToObject(x, "z", o->z);
@@ -588,6 +669,8 @@ cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
 		    !cJSON_AddBoolToObject(v, "jump", p->accepted))
 			return NULL;
 	}
+	if (se->sweep && !sweeps_json(x, r, se))
+		return NULL;
 	if (!an_unparsed_json(x, r) ||
 	    !cJSON_AddNumberToObject(x, "reference_timings", (double)r->nref))
 		return NULL;

@@ -29,8 +29,9 @@ static const char usage[] =
 	"fields, comma separated); results of different keys are never compared\n"
 	"and each key is blamed on its own series (--json: a \"series\" key on\n"
 	"every object, one summary per series).  One candidate measured over\n"
-	"several scenarios at one step is a sweep: one point, compared scenario\n"
-	"by scenario with the best sweep before it.\n"
+	"several scenarios at one step is a sweep: one point, its geomean,\n"
+	"compared scenario by scenario with the best sweep before it (a line\n"
+	"per scenario: before -> after, gain; --json's summary \"sweeps\").\n"
 	"\n"
 	"A new best counts when its gain over the running best of the series is\n"
 	"above max(--min-gain, Z x noise), noise being the SD of the log-ratio of\n"
@@ -58,6 +59,16 @@ static const char usage[] =
 	"results whose correctness was not checked count only when nothing of the\n"
 	"series was checked, or with --assume-correct, and are shown as \"not\n"
 	"checked\".  Benchmark output with no readable time is counted and listed.\n"
+	"When a bench output printed several metrics (speedup_vs_compile and\n"
+	"speedup_vs_eager), a \"graded metric:\" line says, once per series,\n"
+	"which one the series follows and why (named by the verifier, the\n"
+	"baseline the task names, or the first printed) and what else was\n"
+	"printed (--json summary: graded_metric, null when one was printed).\n"
+	"A jump whose result is suspicious says so: \"(suspicious: flagged\n"
+	"suspicious by the verifier)\" (a verifier's or reward.json's flags), or\n"
+	"\"(suspicious: under 1 us and not checked)\": a time under 1 microsecond\n"
+	"whose correctness is unknown usually means the kernel did no work or the\n"
+	"timing missed it (--json: suspicious, suspicious_why).\n"
 	"\n"
 	"The run test asks whether gains follow questions more closely than\n"
 	"chance: S sums, over every new best, its log gain times exp(-lag/15)\n"
@@ -71,12 +82,16 @@ static const char usage[] =
 	"to_step, best_step, best_seq, over_branch, to_log_step and\n"
 	"best_log_step (a round log's own step names, import --map `step`;\n"
 	"null when none: the text says them on an \"in the log:\" line),\n"
-	"before, after, gain, correctness, edits, files, attribution\n"
+	"suspicious, suspicious_why, before, after, gain, correctness, edits,\n"
+	"files, attribution\n"
 	"(\"question\", \"idea\": a person's statement its bench declares it\n"
 	"tried, or \"agent alone\"), question {seq, text, origin, layer,\n"
 	"lag_calls, lag_min, p, ...}, confidence, hypothesis {seq, text,\n"
 	"layer}, candidates),\n"
-	"then one summary object per series (no \"gain\"; series, sweep, results,\n"
+	"then one summary object per series (no \"gain\"; series, sweep, sweeps\n"
+	"[{sweep, seq_first, seq_last, results, scenarios, geomean_speedup,\n"
+	"index, best_sweep_before, gain_over_best, scenarios_compared,\n"
+	"by_scenario [{scenario, speedup or time_ms, before, gain}]}], results,\n"
 	"correct, not_checked, noise_sigma, noise_source, noise_kind,\n"
 	"min_detectable_gain (a new best counts above it), undetectable_gain (1.35,\n"
 	"when the noise hides a x1.35 gain), unparsed,\n"
@@ -111,6 +126,16 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 	       b->series.pt[j->p_land].unchecked ? "  (not checked)" : "",
 	       b->series.pt[j->p_land].branch ? "  (its own branch: the best of "
 	       "its parent chain)" : "");
+	{
+		/* never a clean new best: a verifier's flag, or a time too
+		 * small to be work done, unchecked */
+		const char *why = kt_an_point_suspect(r, &b->series, j->p_last);
+
+		if (!why)
+			why = kt_an_point_suspect(r, &b->series, j->p_land);
+		if (why)
+			printf("  (suspicious: %s)\n", why);
+	}
 	{
 		/* a round log's own step names (import --map `step`): where
 		 * the user finds the records in their log */
@@ -225,21 +250,59 @@ static void print_series(const kt_an_run *r, const kt_an_series *se,
 		an_put_safe(wl ? "  " : "", nb, "\n");
 	if (kt_an_graded_line(r, se->key, nb, sizeof(nb)))
 		an_put_safe(wl ? "  graded: " : "graded: ", nb, "\n");
+	{
+		/* several metrics printed: which one the series follows */
+		char ch[512];
+
+		if (kt_an_choice_line(r, se->key, ch, sizeof(ch)))
+			an_put_safe(wl ? "  graded metric: " : "graded metric: ",
+				    ch, "\n");
+	}
 	for (size_t i = 0; se->sweep && i < se->n; i++) {
 		const kt_an_point *p = &se->pt[i];
 
+		kt_an_scen_cmp *sc = NULL;
+		size_t nsc = 0;
+		double g = NAN;
+
+		/* no scenarios to show without memory: the summary stands */
+		(void)kt_an_sweep_scenarios(r, se, i, &sc, &nsc, &g);
+		/* its own geomean; the index it is compared by differs only
+		 * when it shares some scenarios with the best before it */
 		printf("%ssweep %zu (seq %llu..%llu): %zu results over %d "
 		       "scenarios, %s x%.3f", wl ? "  " : "", i + 1,
 		       (unsigned long long)p->seq_first,
 		       (unsigned long long)p->seq, p->nres, p->nscen,
-		       se->has_ref ? "geomean speedup" : "index", p->speedup);
+		       se->has_ref ? "geomean speedup" : "index",
+		       se->has_ref && !isnan(g) ? g : p->speedup);
+		if (se->has_ref && !isnan(g) &&
+		    fabs(log(g / p->speedup)) > 5e-4)
+			printf(" (index x%.3f over the scenarios in common)",
+			       p->speedup);
 		if (i && p->ncmp)
-			printf(", x%.3f over the best sweep before it on the %d "
-			       "scenarios both measured", p->gain, p->ncmp);
+			printf(", x%.3f over the best sweep before it (sweep "
+			       "%zu) on the %d scenarios both measured", p->gain,
+			       p->base_pt + 1, p->ncmp);
 		else if (i)
 			printf(", no scenario in common with the best sweep "
 			       "before it: not compared");
 		printf("%s\n", p->unchecked ? " (not checked)" : "");
+		/* shape by shape: this sweep against the best before it */
+		for (size_t k = 0; i && k < nsc; k++) {
+			printf("%s    ", wl ? "  " : "");
+			an_put_safe("", *sc[k].scenario ? sc[k].scenario :
+				    "(no scenario)", ": ");
+			if (!isnan(sc[k].before))
+				printf(se->has_ref ? "x%.3f -> " : "%.4g ms -> ",
+				       sc[k].before);
+			printf(se->has_ref ? "x%.3f" : "%.4g ms", sc[k].value);
+			if (isnan(sc[k].before))
+				printf(" (not measured by sweep %zu)\n",
+				       p->base_pt + 1);
+			else
+				printf(", gain x%.3f\n", sc[k].gain);
+		}
+		free(sc);
 	}
 	printf("%sthreshold: a new best counts when its gain over the best so "
 	       "far > x%.3f = max(--min-gain %.3f, --z %.1f x %.2f %% noise of "

@@ -157,6 +157,14 @@ static void chart_range(const kt_an_run *r, const kt_an_blame *b,
 		c->x1 = c->x0 + 1;
 }
 
+/* What blame credited for a jump: a question, or a person's statement
+ * its bench declares it tried ("try cp.async": FORMAT.md section 2, the
+ * bench's origin "human"), an idea - never called a question. */
+static const char *blamed_kind(const kt_an_run *r, long i)
+{
+	return kt_an_is_question_ev(r, (size_t)i) ? "question" : "idea";
+}
+
 /* data-rel of jump j: the timeline rows (and question markers) a hover on
  * it highlights - its question and its edits. */
 static void jump_rel(FILE *f, const kt_an_run *r, const kt_an_jump *j)
@@ -274,13 +282,15 @@ static void svg_chart(struct rep *x, const kt_an_blame *b,
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" "
 		"text-anchor=\"middle\" fill=\"#333\">step (event seq)</text>\n",
 		c.L + c.W / 2, c.T + c.H + 34, fs);
-	/* questions: a dashed line with a triangle, colored by layer */
+	/* questions and declared ideas: a dashed line with a triangle, colored
+	 * by layer */
 	for (i = 0; i < r->nev; i++) {
 		const kt_an_ev *e = &r->ev[i];
 		int l;
 		double xq;
 
-		if (!kt_an_is_question_ev(r, i) || !e->text ||
+		if ((!kt_an_is_question_ev(r, i) && !kt_an_declared_idea(r, i)) ||
+		    !e->text ||
 		    (double)e->seq < c.x0 || (double)e->seq > c.x1)
 			continue;
 		l = kt_an_layer_of(e->text, strlen(e->text), NULL);
@@ -288,10 +298,11 @@ static void svg_chart(struct rep *x, const kt_an_blame *b,
 		fprintf(f, "<a class=\"qm\" href=\"#e%llu\" data-ev=\"e%llu\"><line "
 			"x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 			"stroke-width=\"2\" stroke-dasharray=\"4 3\"/><path d=\"M%.1f "
-			"%.1f l6 9 l-12 0 z\" fill=\"%s\"/><title>Q #%llu (%s): ",
+			"%.1f l6 9 l-12 0 z\" fill=\"%s\"/><title>%s #%llu (%s): ",
 			(unsigned long long)e->seq, (unsigned long long)e->seq,
 			xq, xq, c.T, c.T + c.H, layer_color[l], xq, c.T + 1,
-			layer_color[l], (unsigned long long)e->seq, kt_an_layer_name(l));
+			layer_color[l], kt_an_is_question_ev(r, i) ? "Q" : "idea",
+			(unsigned long long)e->seq, kt_an_layer_name(l));
 		esc(f, e->text, 300);
 		fputs("</title></a>\n", f);
 	}
@@ -366,7 +377,7 @@ static void svg_chart(struct rep *x, const kt_an_blame *b,
 			q ? 'q' : 'a', tx, ty, fs + 1, tx == xl + 6 ? "start" : "end",
 			q ? COL_JQ : COL_JA, label, label, j->before, j->after);
 		if (q) {
-			fprintf(f, "after question #%llu: ",
+			fprintf(f, "after %s #%llu: ", blamed_kind(r, j->question),
 				(unsigned long long)r->ev[j->question].seq);
 			esc(f, r->ev[j->question].text, 200);
 		} else {
@@ -380,13 +391,13 @@ static void svg_chart(struct rep *x, const kt_an_blame *b,
 /* One legend for every chart of the page. */
 static void legend(FILE *f)
 {
-	fputs("<p class=\"legend\"><b>questions:</b> ", f);
+	fputs("<p class=\"legend\"><b>questions and ideas:</b> ", f);
 	for (int l = 1; l < KT_AN_NLAYERS; l++)
 		fprintf(f, "<span><i style=\"background:%s\"></i>%s</span> ",
 			layer_color[l], kt_an_layer_name(l));
 	fprintf(f, "<span><i style=\"background:%s\"></i>unclassified</span><br>"
 		"<span><i style=\"background:" COL_JQ "\"></i>jump after a question "
-		"(arrow from it)</span> <span><i style=\"background:" COL_JA "\">"
+		"or a person's idea (arrow from it)</span> <span><i style=\"background:" COL_JA "\">"
 		"</i>jump by the agent alone (arrow from the step before)</span> "
 		"<span><i class=\"dot\" style=\"background:#1a5fb4\"></i>new best"
 		"</span> <span><i class=\"dot\" style=\"background:#b0b0b0\"></i>"
@@ -536,10 +547,22 @@ static void series_tables(struct rep *x, const kt_an_blame *b,
 		jump_rel(f, r, j);
 		fprintf(f, "><td><b>J%zu</b></td><td><a href=\"#e%llu\">%zu</a>"
 			"&#8594;<a href=\"#e%llu\">%zu</a></td><td>%.3f &#8594; %.3f</td>"
-			"<td>x%.3f</td><td>", k + 1,
+			"<td>x%.3f", k + 1,
 			(unsigned long long)b->series.pt[j->p_prev].seq, j->p_prev + 1,
 			(unsigned long long)b->series.pt[j->p_last].seq, j->p_last + 1,
 			j->before, j->after, j->gain);
+		{
+			/* as blame says it: never a clean new best */
+			const char *why = kt_an_point_suspect(r, &b->series,
+							      j->p_last);
+
+			if (!why)
+				why = kt_an_point_suspect(r, &b->series, j->p_land);
+			if (why)
+				fprintf(f, "<br><b class=\"susp\">suspicious: %s</b>",
+					why);
+		}
+		fputs("</td><td>", f);
 		for (size_t i = 0; i < j->nedits; i++) {
 			const kt_an_ev *e = &r->ev[j->edits[i]];
 
@@ -559,8 +582,9 @@ static void series_tables(struct rep *x, const kt_an_blame *b,
 			for (size_t i = 0; i < j->ncand; i++)
 				if ((long)j->cand[i].ev == j->question)
 					cd = &j->cand[i];
-			fprintf(f, "<a href=\"#e%llu\">Q #%llu</a> <span style=\"color:%s\">"
+			fprintf(f, "<a href=\"#e%llu\">%s #%llu</a> <span style=\"color:%s\">"
 				"[%s]</span> ", (unsigned long long)q->seq,
+				kt_an_is_question_ev(r, (size_t)j->question) ? "Q" : "idea",
 				(unsigned long long)q->seq,
 				layer_color[cd ? cd->layer : 0],
 				kt_an_layer_name(cd ? cd->layer : 0));
@@ -810,7 +834,8 @@ static int timeline_row(const kt_event *ev, void *arg)
 	long i = kt_an_run_find(x->r, ev->seq);
 	const kt_an_meas *m = i >= 0 && x->r->ev[i].meas >= 0 ?
 			      &x->r->m[x->r->ev[i].meas] : NULL;
-	int q = i >= 0 && kt_an_is_question_ev(x->r, (size_t)i), fail = 0;
+	int q = i >= 0 && (kt_an_is_question_ev(x->r, (size_t)i) ||
+			   kt_an_declared_idea(x->r, (size_t)i)), fail = 0;
 	char ts[32], *what = malloc(16384);
 	char st[64] = "";
 

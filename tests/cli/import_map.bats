@@ -361,6 +361,33 @@ for l in sys.stdin:
 	[[ "$output" == *"agent alone (no question fits"* ]]
 }
 
+@test "report: a person's statement blame credits is labelled an idea, not a question, in the chart and the jump table" {
+	cat >"$D/st.jsonl" <<'J'
+{"r": 1, "who": "agent", "idea": "naive tiling", "ms": 4.0}
+{"r": 2, "who": "agent", "idea": "unroll the inner loop", "ms": 3.95}
+{"r": 3, "who": "user", "idea": "try cp.async double buffering", "ms": 2.0}
+J
+	printf '{"run": {"const": "st"}, "step": "r", "time_ms": "ms", "text": "idea", "origin": {"field": "who", "human": ["user"]}}\n' >"$D/st.map"
+	run "$KTRAJ" import --map "$D/st.map" "$D/st.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" report st -o "$D/r.html"
+	[ "$status" -eq 0 ]
+	# the jump's arrow title, the jump table's blamed cell and the marker
+	grep -q 'after idea #5: try cp.async double buffering</title>' "$D/r.html"
+	grep -q '<a href="#e5">idea #5</a>' "$D/r.html"
+	grep -q '<title>idea #5 (' "$D/r.html"
+	! grep -q 'question #5' "$D/r.html"
+	! grep -q 'Q #5' "$D/r.html"
+	# a real question keeps its name
+	sed 's/try cp.async double buffering/why not cp.async double buffering?/' "$D/st.jsonl" >"$D/q.jsonl"
+	printf '{"run": {"const": "q"}, "step": "r", "time_ms": "ms", "text": "idea", "origin": {"field": "who", "human": ["user"]}}\n' >"$D/q.map"
+	run "$KTRAJ" import --map "$D/q.map" "$D/q.jsonl"
+	run "$KTRAJ" report q -o "$D/q.html"
+	[ "$status" -eq 0 ]
+	grep -q 'after question #5: why not cp.async double buffering?</title>' "$D/q.html"
+	grep -q '<a href="#e5">Q #5</a>' "$D/q.html"
+}
+
 @test "the same file again with another map: one line says the run keeps its first reading, nothing added; the same map adds what the file grew by" {
 	run "$KTRAJ" import --map "$D/rounds.map.json" "$D/rounds.jsonl"
 	[ "$status" -eq 0 ]

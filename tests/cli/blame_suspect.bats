@@ -1,0 +1,82 @@
+#!/usr/bin/env bats
+# blame speedup never presents a suspicious result as a clean new best: a
+# verifier's flags (["suspicious"], kept on the bench event and shown by
+# `log --json`) and a time under 1 us whose correctness is unknown are said
+# on the jump (text "(suspicious: ...)", --json suspicious/suspicious_why).
+# Made-up round logs read with import --map, the flag added to the ktraj
+# JSONL export as a verifier's JSON output would carry it.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	D="$BATS_TEST_TMPDIR"
+}
+
+@test "a result a verifier flagged suspicious: kept by log --json, and its jump says suspicious in text and --json" {
+	cat >"$D/a.jsonl" <<'J'
+{"r": 1, "idea": "naive tiling", "ms": 4.0, "ok": true}
+{"r": 2, "idea": "unroll", "ms": 3.95, "ok": true}
+{"r": 3, "idea": "shared memory tiles", "ms": 2.0, "ok": true}
+{"r": 4, "idea": "skip the k loop", "ms": 0.5, "ok": true}
+J
+	printf '{"run": {"const": "sx"}, "step": "r", "time_ms": "ms", "correct": "ok", "text": "idea"}\n' >"$D/m.map"
+	run "$KTRAJ" import --map "$D/m.map" "$D/a.jsonl"
+	[ "$status" -eq 0 ]
+	# round 4's bench (seq 8) as a verifier reports it: flagged
+	"$KTRAJ" export sx --format jsonl | python3 -c '
+import json, sys
+for l in sys.stdin:
+    o = json.loads(l)
+    if "seq" in o:
+        o.pop("hash", None); o.pop("chain", None)
+        if o["seq"] == 8:
+            o["payload"]["flags"] = ["suspicious"]
+    print(json.dumps(o, separators=(",", ":")))' >"$D/f.jsonl"
+	run "$KTRAJ" --store "$D/o.ktraj" import "$D/f.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" --store "$D/o.ktraj" log sx --kind bench --json
+	[[ "${lines[3]}" == '{"seq":8,'*'"flags":["suspicious"]'* ]]
+	run "$KTRAJ" --store "$D/o.ktraj" blame speedup sx
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"JUMP 2  step 4 (seq 8) over the best so far, step 3 (seq 6)  speedup 2.000 -> 8.000  gain x4.000"$'\n'"  (suspicious: flagged suspicious by the verifier)"$'\n'* ]]
+	# the clean jump says nothing
+	[[ "$output" != *"JUMP 1 "*"suspicious"*"JUMP 2"* ]]
+	run "$KTRAJ" --store "$D/o.ktraj" blame speedup sx --json --permutations 0
+	[[ "${lines[0]}" == '{"jump":1,'*'"suspicious":false,"suspicious_why":null,'* ]]
+	[[ "${lines[1]}" == '{"jump":2,'*'"suspicious":true,"suspicious_why":"flagged suspicious by the verifier",'* ]]
+	# the run as imported, without the flag: no word
+	run "$KTRAJ" blame speedup sx
+	[[ "$output" != *suspicious* ]]
+	# the report's jump table says it too, on J2 only
+	run "$KTRAJ" --store "$D/o.ktraj" report sx -o "$D/r.html"
+	[ "$status" -eq 0 ]
+	[ "$(grep -o '<b class="susp">suspicious: [^<]*</b>' "$D/r.html")" = '<b class="susp">suspicious: flagged suspicious by the verifier</b>' ]
+	grep -q '<tr id="jump2"[^>]*><td><b>J2</b></td>.*<td>x4.000<br><b class="susp">suspicious: flagged' "$D/r.html"
+}
+
+@test "a time under 1 us whose correctness is unknown is suspicious; the same time checked correct is not" {
+	printf '{"r": 1, "ms": 4.0}\n{"r": 2, "ms": 3.9}\n{"r": 3, "ms": 2.0}\n{"r": 4, "ms": 0.0005}\n' >"$D/u.jsonl"
+	printf '{"run": {"const": "u"}, "step": "r", "time_ms": "ms"}\n' >"$D/u.map"
+	run "$KTRAJ" import --map "$D/u.map" "$D/u.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" blame speedup u
+	[ "$status" -eq 0 ]
+	# 2.0 ms / 0.0005 ms = x4000
+	[[ "$output" == *"JUMP 2  step 4 (seq 4) over the best so far, step 3 (seq 3)  speedup 2.000 -> 8000.000  gain x4000.000  (not checked)"$'\n'"  (suspicious: under 1 us and not checked)"$'\n'* ]]
+	[[ "$output" != *"JUMP 1 "*"suspicious"*"JUMP 2"* ]]
+	run "$KTRAJ" blame speedup u --json --permutations 0
+	[[ "${lines[1]}" == '{"jump":2,'*'"suspicious":true,"suspicious_why":"under 1 us and not checked",'* ]]
+	# checked correct: a fast kernel, not suspect
+	sed 's/}$/, "ok": true}/' "$D/u.jsonl" >"$D/c.jsonl"
+	printf '{"run": {"const": "c"}, "step": "r", "time_ms": "ms", "correct": "ok"}\n' >"$D/c.map"
+	run "$KTRAJ" import --map "$D/c.map" "$D/c.jsonl"
+	run "$KTRAJ" blame speedup c
+	[[ "$output" == *"JUMP 2  step 4 (seq 4)"* ]]
+	[[ "$output" != *suspicious* ]]
+}
+
+@test "blame --help says what makes a result suspicious" {
+	run "$KTRAJ" blame --help
+	[[ "$output" == *"under 1 microsecond"*"no work or the"*"timing missed it"* ]]
+}
