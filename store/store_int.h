@@ -599,6 +599,21 @@ static inline size_t put_ts(unsigned char *p, int64_t ts, int64_t *prev)
 }
 
 
+/* finding blocks and pages */
+/* The ev_pages key of the page that holds seq. */
+void kt_page_key(unsigned char k[KT_RUN_BIN + 8],
+		 const unsigned char run[KT_RUN_BIN], uint64_t seq);
+/* The ev_blocks entry (cursor c) of kind's stream that holds seq. */
+int kt_block_find(kt_store *s, MDB_cursor *c,
+		  const unsigned char run[KT_RUN_BIN], int kind,
+		  uint64_t seq, MDB_val *k, MDB_val *v);
+/* Decode the rows of block b (key seq first) into d, head bytes of room
+ * before the first body. */
+int kt_blk_rows(kt_store *s, const struct kt_blkview *b, uint64_t first,
+		struct kt_dblk *d, size_t head);
+/* Index of seq in decoded block d, -1 when it is not there. */
+int kt_dblk_index(const struct kt_dblk *d, uint64_t seq);
+
 /* ---- store_rcache.c: the read cache ---- */
 /* A cached page row: the header fields, and where the body was found. */
 struct kt_crow {
@@ -649,7 +664,20 @@ struct kt_rcache {
 	int nstage;
 };
 
-/* ---- store_scan.c: a scan's state (verify walks runs with it) ---- */
+/* The read cache of s, made on first use (NULL when out of memory). */
+struct kt_rcache *kt_rcache_get(kt_store *s);
+/* Free the read cache of s (the scan buffers stay with a running scan). */
+void kt_rcache_free(kt_store *s);
+struct kt_pentry **kt_pcache_slot(struct kt_rcache *r,
+				  const unsigned char run[KT_RUN_BIN],
+				  uint64_t pfirst);
+void kt_pcache_clear(kt_store *s);
+void kt_sbuf_free(struct kt_sbuf *sb);
+/* Id of the snapshot reads see now; UINT64_MAX outside any transaction
+ * (the next snapshot is at least as new as anything cached). */
+uint64_t kt_cur_txnid(kt_store *s);
+
+/* ---- store_scan.c: a scan (verify walks runs with it) ---- */
 /* One kind's position in its stream during a scan. */
 struct kiter {
 	struct kt_sbuf sb;
@@ -694,6 +722,17 @@ struct kt_scan {
 	int nsd;
 };
 
+int kt_scan_open(struct kt_scan *sc, kt_store *s, MDB_txn *txn,
+		 const unsigned char *run);
+void kt_scan_close(struct kt_scan *sc);
+/* Walk seqs first..last of a run of n events in seq order, the chain
+ * recomputed into chain (strict: compared with every checkpoint). */
+int kt_scan_run(struct kt_scan *sc, uint64_t n, uint64_t first,
+		uint64_t last, unsigned kinds, unsigned how,
+		unsigned char chain[KT_HASH_LEN],
+		int (*fn)(const kt_event *, void *), void *arg);
+int kt_head_mismatch(kt_store *s, uint64_t n, uint64_t *bad_seq);
+
 /* ---- store_append.c ---- */
 /* Add an appended event to the open state of its run. */
 int kt_ev_add(kt_store *s, const unsigned char run[KT_RUN_BIN],
@@ -713,21 +752,6 @@ int kt_defer_flush(kt_store *s);
 /* Drop the deferred blocks (the txn is aborted). */
 void kt_defer_drop(kt_store *s);
 
-/* ---- store_layout.c: finding blocks and pages ---- */
-/* The ev_pages key of the page that holds seq. */
-void kt_page_key(unsigned char k[KT_RUN_BIN + 8],
-		 const unsigned char run[KT_RUN_BIN], uint64_t seq);
-/* The ev_blocks entry (cursor c) of kind's stream that holds seq. */
-int kt_block_find(kt_store *s, MDB_cursor *c,
-		  const unsigned char run[KT_RUN_BIN], int kind,
-		  uint64_t seq, MDB_val *k, MDB_val *v);
-/* Decode the rows of block b (key seq first) into d, head bytes of room
- * before the first body. */
-int kt_blk_rows(kt_store *s, const struct kt_blkview *b, uint64_t first,
-		struct kt_dblk *d, size_t head);
-/* Index of seq in decoded block d, -1 when it is not there. */
-int kt_dblk_index(const struct kt_dblk *d, uint64_t seq);
-
 /* ---- store_bcache.c: the block cache ---- */
 /* The decoded block of kind's stream holding seq, from the block cache
  * or decoded into it; *idx its row. */
@@ -739,20 +763,6 @@ void kt_cblk_free(struct kt_centry *e);
 /* Free the block cache and the read cache with it: the read cache's
  * page count follows the budget, so kt_store_set_cache remakes both. */
 void kt_cache_free(kt_store *s);
-
-/* ---- store_rcache.c: the read cache ---- */
-/* The read cache of s, made on first use (NULL when out of memory). */
-struct kt_rcache *kt_rcache_get(kt_store *s);
-/* Free the read cache of s (the scan buffers stay with a running scan). */
-void kt_rcache_free(kt_store *s);
-struct kt_pentry **kt_pcache_slot(struct kt_rcache *r,
-				  const unsigned char run[KT_RUN_BIN],
-				  uint64_t pfirst);
-void kt_pcache_clear(kt_store *s);
-void kt_sbuf_free(struct kt_sbuf *sb);
-/* Id of the snapshot reads see now; UINT64_MAX outside any transaction
- * (the next snapshot is at least as new as anything cached). */
-uint64_t kt_cur_txnid(kt_store *s);
 
 /* ---- store_read.c: point reads, and what scans share with them ---- */
 /* The run record of `run` into *v.  KT_ENOTFOUND when absent, with the
@@ -772,18 +782,6 @@ int kt_ev_build(kt_store *s, uint64_t seq, const struct kt_prow *row,
 void kt_ev_head_fill(kt_event *ev, uint64_t seq, const struct kt_prow *r);
 int kt_ev_body_view(kt_store *s, kt_event *ev, const unsigned char *p,
 		    size_t bl, struct kt_buf *buf);
-
-/* ---- store_scan.c ---- */
-int kt_scan_open(struct kt_scan *sc, kt_store *s, MDB_txn *txn,
-		 const unsigned char *run);
-void kt_scan_close(struct kt_scan *sc);
-/* Walk seqs first..last of a run of n events in seq order, the chain
- * recomputed into chain (strict: compared with every checkpoint). */
-int kt_scan_run(struct kt_scan *sc, uint64_t n, uint64_t first,
-		uint64_t last, unsigned kinds, unsigned how,
-		unsigned char chain[KT_HASH_LEN],
-		int (*fn)(const kt_event *, void *), void *arg);
-int kt_head_mismatch(kt_store *s, uint64_t n, uint64_t *bad_seq);
 
 /* ---- store_verify.c ---- */
 /* The checksum of a run record (FORMAT.md §6.10) into sum; rec must have
