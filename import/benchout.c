@@ -28,6 +28,7 @@ void kt_imp_bench_hint(kt_imp *imp, const char *metric, const char *baseline)
 		return;
 	imp->bench_hint.metric = metric;
 	imp->bench_hint.baseline = baseline;
+	imp->task_read = 1;
 }
 
 static const char *find_n(const char *h, size_t n, const char *needle)

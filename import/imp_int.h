@@ -209,6 +209,10 @@ struct kt_imp {
 	const char *full_at;
 	/* what the run names as graded, for benchmark text (benchout.c) */
 	kt_bench_hint bench_hint;
+	/* the run's task was read for the baseline to beat: its first
+	 * human message (kt_imp_emit), or the importer named the hint
+	 * itself (kt_imp_bench_hint: ATIF reads the harness's prompt) */
+	int task_read;
 	/* free-text bench results given since the code last changed
 	 * (shell.c: a result printed again in a later call is not stored
 	 * twice), and the code hash they were given under */

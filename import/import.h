@@ -369,7 +369,8 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 		      int exit_code, int ok, int64_t ts_ns);
 
 /*
- * A results file the agent read (a Read tool call of PATH, content
+ * A results file the agent read (a Read tool call of PATH, or a plain
+ * `cat PATH` in a shell, kt_shell_classify; content
  * text[0..len), the file's own bytes or a `cat -n`-style listing whose
  * "     N→" / "     N\t" line prefixes are dropped): when PATH ends in
  * .json or .jsonl and its JSON holds benchmark results (kt_bench_parse's

@@ -373,6 +373,8 @@ reset:
 	imp->bench_seen = NULL;
 	kt_strmap_clear(&imp->bench_keys, bench_key_free);
 	kt_strmap_clear(&imp->bench_files, NULL);
+	imp->bench_hint.metric = imp->bench_hint.baseline = NULL;
+	imp->task_read = 0;
 	if (imp->red) {
 		kt_redactor_free(imp->red);
 		imp->red = NULL;
@@ -957,6 +959,21 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 		cJSON_Delete(ev->payload);
 		ev->payload = NULL;
 		return KT_EINVAL;
+	}
+	/* The task a person set names the baseline to beat ("make it
+	 * faster than torch.compile"): when an output prints speedups over
+	 * several baselines and no verifier names the graded one, that one
+	 * is the result (bp_choose_speedup; FORMAT.md section 14 "Graded
+	 * result").  The first human message is the task in every format
+	 * whose importer does not say otherwise. */
+	if (ev->kind == KT_KIND_MESSAGE && !imp->task_read &&
+	    cJSON_IsTrue(cJSON_GetObjectItem(ev->payload, "human"))) {
+		const cJSON *t = cJSON_GetObjectItem(ev->payload, "text");
+
+		imp->task_read = 1;
+		if (cJSON_IsString(t))
+			imp->bench_hint.baseline =
+				kt_bench_task_baseline(t->valuestring);
 	}
 	imp->seq++;
 	if (seq)

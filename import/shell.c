@@ -363,6 +363,39 @@ static int emit_results(kt_imp *imp, cJSON *bench, const char *workload,
 	return 0;
 }
 
+/* The file of a plain `cat FILE` (one word, no quoting, redirection or
+ * pipe), joined to cwd: malloc'ed, NULL for any other command.  A results
+ * file shown with cat is the same report as one shown with a Read tool
+ * (kt_imp_bench_file), whichever agent ran the shell. */
+static char *cat_file(const char *cmd, const char *cwd)
+{
+	const char *a, *e;
+
+	while (*cmd == ' ' || *cmd == '\t')
+		cmd++;
+	if (strncmp(cmd, "cat", 3) || (cmd[3] != ' ' && cmd[3] != '\t'))
+		return NULL;
+	for (a = cmd + 3; *a == ' ' || *a == '\t'; a++)
+		;
+	for (e = a; *e && !strchr(" \t\n|&;<>()$`'\"\\*?[{~", *e); e++)
+		;
+	if (e == a || *a == '-')
+		return NULL;
+	for (cmd = e; *cmd == ' ' || *cmd == '\t' || *cmd == '\n'; cmd++)
+		;
+	if (*cmd)
+		return NULL;
+	{
+		char *w = strndup(a, (size_t)(e - a)), *p;
+
+		if (!w)
+			return NULL;
+		p = kt_sh_path(cwd, w);
+		free(w);
+		return p;
+	}
+}
+
 int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 		      const char *cmd, const char *cwd, const char *output,
 		      int exit_code, int ok, int64_t ts_ns)
@@ -400,6 +433,13 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 					  plan.bench_prog : NULL,
 					  plan.bench_src, code, call, result, ts_ns);
 		cJSON_Delete(bench);
+	} else if (!rc && ok && exit_code <= 0 && output && *output) {
+		char *f = cat_file(cmd, cwd);
+
+		if (f)
+			rc = kt_imp_bench_file(imp, call, result, f, output,
+					       strlen(output), ts_ns);
+		free(f);
 	}
 	kt_sh_plan_free(&plan);
 	return rc;

@@ -1,0 +1,50 @@
+#!/usr/bin/env bats
+# The baseline the task names chooses among speedups printed against
+# several baselines when no verifier names the graded one (issue 15;
+# FORMAT.md section 14 "Graded result"), in a plain Claude Code session
+# as in Harbor: the first human message is the task.  Fixtures (made up,
+# Claude Code shape): task_baseline.jsonl asks "make it faster than
+# torch.compile", task_baseline_none.jsonl names no baseline; both print
+# "speedup vs eager: 5.85x" then "speedup vs torch.compile: 0.78x".
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+}
+
+payload() {
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/$1" >/dev/null
+	R=$("$KTRAJ" ls | awk 'NR == 2 { print $1 }')
+	s=$("$KTRAJ" log "$R" --kind bench --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["seq"])')
+	"$KTRAJ" show "$R" "$s" --json | python3 -c 'import json,sys; p = json.load(sys.stdin)["payload"]; print(json.dumps({k: p.get(k) for k in ("speedup", "metric", "baseline", "alternatives", "choice", "graded")}, sort_keys=True))'
+}
+
+@test "bench: the task's baseline (torch.compile) chooses the speedup, eager is the alternative" {
+	run payload task_baseline.jsonl
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"baseline": "torch.compile"'* ]]
+	[[ "$output" == *'"metric": "speedup_vs_compile"'* ]]
+	[[ "$output" == *'"speedup": 0.78'* ]]
+	[[ "$output" == *'"choice": "the baseline the task names (torch.compile)"'* ]]
+	[[ "$output" == *'"alternatives": [{"baseline": "eager", "metric": "speedup_vs_eager", "value": 5.85}]'* ]]
+	# the agent's own command is not the grader's record
+	[[ "$output" == *'"graded": null'* ]]
+}
+
+@test "bench: a task that names no baseline leaves the first printed, saying so" {
+	run payload task_baseline_none.jsonl
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"baseline": "eager"'* ]]
+	[[ "$output" == *'"speedup": 5.85'* ]]
+	[[ "$output" == *'"choice": "the first printed: nothing named the graded one"'* ]]
+	[[ "$output" == *'"alternatives": [{"baseline": "torch.compile", "metric": "speedup_vs_compile", "value": 0.78}]'* ]]
+}
+
+@test "blame: the series is the task's baseline" {
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/task_baseline.jsonl" >/dev/null
+	R=$("$KTRAJ" ls | awk 'NR == 2 { print $1 }')
+	run "$KTRAJ" blame speedup "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"series: bench.py | rmsnorm 4096 | speedup_vs_compile | torch.compile"* ]]
+}
