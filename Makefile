@@ -42,9 +42,16 @@ CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Wshadow \
 	$(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(SAN) $(LDFLAGS)
 LIBS_ALL = $(PKG_LIBS) -lm -lpthread
-# --no-as-needed: nothing calls it by name, it replaces malloc and free
-MALLOC_LINK = -Wl,--push-state,--no-as-needed \
-	$(shell pkg-config --libs $(MALLOC) 2>/dev/null) -Wl,--pop-state
+# The allocator's static PIC archive when there is one: Debian's
+# libjemalloc.so pulls in libstdc++ (its operator new), and loading and
+# relocating the two was ~0.6-1 ms of every command's ~3.5 ms start-up
+# (tests/bench/RESULTS.md "Issue 21: read rows, 2026-12-04"); the archive's
+# malloc and free, exported by the binary, still replace the C library's for
+# every caller.  Otherwise the shared library; --no-as-needed: nothing calls
+# it by name, it replaces malloc and free
+MALLOC_PIC = $(wildcard $(shell pkg-config --variable=libdir $(MALLOC) 2>/dev/null)/lib$(MALLOC)_pic.a)
+MALLOC_LINK = $(if $(MALLOC_PIC),$(MALLOC_PIC) -ldl,-Wl,--push-state,--no-as-needed \
+	$(shell pkg-config --libs $(MALLOC) 2>/dev/null) -Wl,--pop-state)
 MALLOC_LIBS = $(if $(MALLOC),$(MALLOC_LINK))
 
 # library modules, lowest first: base <- store <- import <- analyze and
