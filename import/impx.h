@@ -250,6 +250,11 @@ int kt_impx_sniff(const unsigned char *buf, size_t n, const char *key,
 #define KT_SNIFF_WINDOW ((size_t)16384)
 void kt_impx_sniff_begin(const unsigned char *buf, size_t len);
 void kt_impx_sniff_end(void);
+/* 1 when the scope's filter shows that '"', s[0..sl), '"' occurs nowhere in
+ * buf[0..n); 0 when it may (or buf, n or s is outside what the filter can
+ * tell: then scan).  kt_impx_sniff and kt_impx_has ask it first. */
+int kt_impx_span_absent(const unsigned char *buf, size_t n, const char *s,
+			size_t sl);
 
 /*
  * Where the elements of a JSON array lie in the raw text, for provenance

@@ -906,6 +906,18 @@ void kt_impx_sniff_begin(const unsigned char *buf, size_t len)
 	}
 }
 
+int kt_impx_span_absent(const unsigned char *buf, size_t n, const char *s,
+			size_t sl)
+{
+	unsigned b;
+
+	if (buf != sniff_f.buf || !buf || n > sniff_f.len || sl > 125 ||
+	    memchr(s, '"', sl))
+		return 0;
+	b = span_hash((const unsigned char *)s, sl);
+	return !(sniff_f.bits[b / 64] & ((uint64_t)1 << (b % 64)));
+}
+
 void kt_impx_sniff_end(void)
 {
 	sniff_f.buf = NULL;
@@ -921,14 +933,8 @@ int kt_impx_sniff(const unsigned char *buf, size_t n, const char *key,
 
 	if (!buf || strlen(key) + 3 > sizeof(pat))
 		return 0;
-	if (buf == sniff_f.buf && n <= sniff_f.len &&
-	    !strpbrk(key, "\"\\")) {
-		unsigned b = span_hash((const unsigned char *)key,
-				       strlen(key));
-
-		if (!(sniff_f.bits[b / 64] & ((uint64_t)1 << (b % 64))))
-			return 0; /* "key" is nowhere in the window */
-	}
+	if (kt_impx_span_absent(buf, n, key, strlen(key)))
+		return 0; /* "key" is nowhere in the window */
 	kl = (size_t)snprintf(pat, sizeof(pat), "\"%s\"", key);
 	while (p < e) {
 		const unsigned char *h = memmem(p, (size_t)(e - p), pat, kl);

@@ -1,5 +1,6 @@
 /*
- * t_impx_sniff.c - kt_impx_sniff inside a kt_impx_sniff_begin/end scope
+ * t_impx_sniff.c - kt_impx_sniff and kt_impx_has inside a
+ * kt_impx_sniff_begin/end scope
  * (the filter of quoted spans pick() builds for its detectors) answers
  * exactly as without one: keys at the window's edge, escaped quotes, a key
  * with no ':' after it, "key": "val" pairs, windows larger than the
@@ -7,6 +8,24 @@
  */
 #include "testutil.h"
 #include "../../import/impx.h"
+
+/* kt_impx_has on buf[0..len), inside the scope or not */
+static int has(const char *buf, size_t len, size_t n, const char *needle,
+	       int scope)
+{
+	kt_file f;
+	int r;
+
+	memset(&f, 0, sizeof(f));
+	f.data = (const unsigned char *)buf;
+	f.len = len;
+	if (scope)
+		kt_impx_sniff_begin(f.data, len);
+	r = kt_impx_has(&f, n, needle);
+	if (scope)
+		kt_impx_sniff_end();
+	return r;
+}
 
 static int plain(const char *buf, size_t n, const char *key, const char *val)
 {
@@ -116,6 +135,37 @@ static void test_outside_window(void **state)
 
 /* Random text over a small alphabet rich in quotes, colons and key
  * letters: every (key, val, window) asked both ways. */
+static void test_has(void **state)
+{
+	static const struct {
+		const char *buf, *needle;
+		int want;
+	} c[] = {
+		{ "{\"compiled\":true}", "\"compiled\"", 1 },
+		{ "{\"compiled\":true}", "\"correctness\"", 0 },
+		{ "{\"a\":\"x.py\"}", ".py\"", 1 },      /* not a key form */
+		{ "{\"level\":1}", "\"level", 1 },
+		{ "{\"levelx\":1}", "\"level\"", 0 },
+		{ "{\"t\":\"a\\\"id\\\"\"}", "\"id\\\"", 1 },
+		{ "{\"\":1}", "\"\"", 1 },
+		{ "{\"a\":1}", "\"\"", 0 },
+		{ "{", "{", 1 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		size_t n = strlen(c[i].buf);
+
+		assert_int_equal(has(c[i].buf, n, n, c[i].needle, 0),
+				 c[i].want);
+		assert_int_equal(has(c[i].buf, n, n, c[i].needle, 1),
+				 c[i].want);
+		/* a window one byte short of the text */
+		assert_int_equal(has(c[i].buf, n, n - 1, c[i].needle, 1),
+				 has(c[i].buf, n, n - 1, c[i].needle, 0));
+	}
+}
+
 static void test_random(void **state)
 {
 	static const char alpha[] = "\"\"\"::ab \\{}";
@@ -148,6 +198,14 @@ static void test_random(void **state)
 						(const unsigned char *)buf, len);
 				}
 		kt_impx_sniff_end();
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			char nd[8];
+
+			snprintf(nd, sizeof(nd), "\"%s\"", keys[k]);
+			for (size_t n = 0; n <= len; n += 1 + len / 7)
+				assert_int_equal(has(buf, len, n, nd, 1),
+						 has(buf, len, n, nd, 0));
+		}
 	}
 }
 
@@ -156,6 +214,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_outside_window),
+		cmocka_unit_test(test_has),
 		cmocka_unit_test(test_random),
 	};
 
