@@ -30,6 +30,7 @@ static const kt_importer *pick(kt_imp *imp, const kt_file *f)
 		g.data += 3;
 		g.len -= 3;
 	}
+	kt_impx_sniff_begin(g.data, g.len);
 	for (size_t i = 0; (im = kt_importer_at(i)); i++) {
 		if (!im->detect)
 			continue;
@@ -39,6 +40,7 @@ static const kt_importer *pick(kt_imp *imp, const kt_file *f)
 			best = im;
 		}
 	}
+	kt_impx_sniff_end();
 	return best;
 }
 

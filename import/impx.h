@@ -255,6 +255,27 @@ int kt_impx_sniff(const unsigned char *buf, size_t n, const char *key,
 		const char *val);
 
 /*
+ * Sniffs of one file by every detector, cheaper: between begin and end,
+ * kt_impx_sniff on buf with n <= KT_SNIFF_WINDOW answers "no" for a key
+ * that stands between two consecutive '"' nowhere in buf's first
+ * min(len, KT_SNIFF_WINDOW) bytes without scanning (a filter of those
+ * spans, built once in one pass); every other call scans as before, so no
+ * answer changes.  pick() in driver.c sets it for its detectors: a
+ * detector asks for ~55 keys, most absent, each a memmem of its window,
+ * 8 % of an import of 10,000 small files (tests/bench/RESULTS.md, issue
+ * 21, 2026-12-04).  One scope at a time per thread; buf must stay until
+ * end.  end also clears a scope never begun.
+ */
+#define KT_SNIFF_WINDOW ((size_t)16384)
+void kt_impx_sniff_begin(const unsigned char *buf, size_t len);
+void kt_impx_sniff_end(void);
+/* 1 when the scope's filter shows that '"', s[0..sl), '"' occurs nowhere in
+ * buf[0..n); 0 when it may (or buf, n or s is outside what the filter can
+ * tell: then scan).  kt_impx_sniff and kt_impx_has ask it first. */
+int kt_impx_span_absent(const unsigned char *buf, size_t n, const char *s,
+			size_t sl);
+
+/*
  * Where the elements of a JSON array lie in the raw text, for provenance
  * (line, byte offset and length of each step/event record): the array is
  * the value of top-level key `key` of the object in buf, or buf itself when

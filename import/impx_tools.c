@@ -882,6 +882,66 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 	return rc < 0 ? rc : known;
 }
 
+/* The filter of one file's quoted spans (kt_impx_sniff_begin): bit
+ * span_hash(s) of every s that lies between two consecutive '"' of the
+ * window (a pattern "key" can only match there: key holds no '"'). */
+#define SNIFF_BITS 8192u
+static _Thread_local struct {
+	const unsigned char *buf;
+	size_t len;  /* the window: min(file length, KT_SNIFF_WINDOW) */
+	uint64_t bits[SNIFF_BITS / 64];
+} sniff_f;
+
+static unsigned span_hash(const unsigned char *s, size_t n)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 16777619u;
+	return (unsigned)((h ^ (h >> 15) ^ (uint32_t)n * 40503u) &
+			  (SNIFF_BITS - 1));
+}
+
+void kt_impx_sniff_begin(const unsigned char *buf, size_t len)
+{
+	const unsigned char *p, *q, *e;
+
+	memset(&sniff_f, 0, sizeof(sniff_f));
+	if (!buf)
+		return;
+	sniff_f.buf = buf;
+	sniff_f.len = len < KT_SNIFF_WINDOW ? len : KT_SNIFF_WINDOW;
+	e = buf + sniff_f.len;
+	p = memchr(buf, '"', sniff_f.len);
+	while (p && (q = memchr(p + 1, '"', (size_t)(e - p - 1)))) {
+		/* only spans a pattern fits (kt_impx_sniff's pat[128]) */
+		if (q - p - 1 <= 125) {
+			unsigned b = span_hash(p + 1, (size_t)(q - p - 1));
+
+			sniff_f.bits[b / 64] |= (uint64_t)1 << (b % 64);
+		}
+		p = q;
+	}
+}
+
+int kt_impx_span_absent(const unsigned char *buf, size_t n, const char *s,
+			size_t sl)
+{
+	unsigned b;
+
+	if (buf != sniff_f.buf || !buf || n > sniff_f.len || sl > 125 ||
+	    memchr(s, '"', sl))
+		return 0;
+	b = span_hash((const unsigned char *)s, sl);
+	return !(sniff_f.bits[b / 64] & ((uint64_t)1 << (b % 64)));
+}
+
+void kt_impx_sniff_end(void)
+{
+	sniff_f.buf = NULL;
+	sniff_f.len = 0;
+}
+
 int kt_impx_sniff(const unsigned char *buf, size_t n, const char *key,
 		const char *val)
 {
@@ -891,6 +951,8 @@ int kt_impx_sniff(const unsigned char *buf, size_t n, const char *key,
 
 	if (!buf || strlen(key) + 3 > sizeof(pat))
 		return 0;
+	if (kt_impx_span_absent(buf, n, key, strlen(key)))
+		return 0; /* "key" is nowhere in the window */
 	kl = (size_t)snprintf(pat, sizeof(pat), "\"%s\"", key);
 	while (p < e) {
 		const unsigned char *h = memmem(p, (size_t)(e - p), pat, kl);
