@@ -669,6 +669,12 @@ typedef struct kt_an_jump {
 				  p_prev) */
 	double p_any_question; /* combined share of all candidate questions
 				  against the agent alone */
+	size_t series_best_pt; /* the series' best before p_land (the
+				  running best, whatever the branch): the
+				  base of a jump not over a branch */
+	double series_gain;    /* after over that series best; equals gain
+				  unless the jump is over its branch's best
+				  (series.pt[p_land].branch) */
 } kt_an_jump;
 
 /* lag scales of the run test (analyze/runtest.c) */

@@ -223,7 +223,7 @@ J
 	[ "$status" -eq 0 ]
 	# on 84a34f2 the siblings were one measurement: "2 from 3", x1.460
 	[[ "$output" == *"measurements: 3 from 3 bench results"* ]]
-	[[ "$output" == *"JUMP 1  step 3 (seq 3) over the best so far, step 1 (seq 1)  speedup 1.000 -> 2.450  gain x2.450"* ]]
+	[[ "$output" == *"JUMP 1  step 3 (seq 3) over its branch's best, step 1 (seq 1)  speedup 1.000 -> 2.450  gain x2.450  (not checked)  (also the series' best so far)"* ]]
 	[ "$(grep -c '^JUMP' <<<"$output")" -eq 1 ]
 }
 
@@ -270,8 +270,8 @@ J
 	run "$KTRAJ" blame speedup tr
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^JUMP' <<<"$output")" -eq 3 ]
-	[[ "$output" == *"JUMP 2  step 3 (seq 3) over the best so far, step 1 (seq 1)  speedup 1.000 -> 1.250  gain x1.250  (not checked)  (its own branch: the best of its parent chain)"* ]]
-	[[ "$output" == *"JUMP 3  step 4 (seq 4) over the best so far, step 3 (seq 3)  speedup 1.250 -> 2.222  gain x1.778"* ]]
+	[[ "$output" == *"JUMP 2  step 3 (seq 3) over its branch's best, step 1 (seq 1)  speedup 1.000 -> 1.250  gain x1.250  (not checked)  (the series' best so far: step 2 (seq 2), gain x0.625)"* ]]
+	[[ "$output" == *"JUMP 3  step 4 (seq 4) over its branch's best, step 3 (seq 3)  speedup 1.250 -> 2.222  gain x1.778  (not checked)  (the series' best so far: step 2 (seq 2), gain x1.111)"* ]]
 	run "$KTRAJ" blame speedup tr --json --permutations 0
 	[[ "${lines[2]}" == *'"best_step":3,"best_seq":3,"over_branch":true,'*'"before":1.25,"after":2.2222,"gain":1.7778,'* ]]
 	# roots have no parent chain: the corpus journal (all roots) keeps
@@ -281,6 +281,32 @@ J
 	run "$KTRAJ" import --map "$MAPS/tree_journal.map.json" "$JOURNAL"
 	run "$KTRAJ" blame speedup agent_gemm --json --permutations 0
 	[[ "$output" != *'"over_branch":true'* ]]
+}
+
+@test "a tree search's child over its branch's best says so and gives the series' best so far and the gain over it (text and --json)" {
+	# n1 and n2 grow from n0, n3 from n2.  When n3 (5.0 ms) is measured
+	# the series' best so far is n1 (8.0 ms, another branch): n3 gains
+	# x1.90 over its branch's best n2 (9.5 ms) but x1.60 over the
+	# series' best.  On 056630d the line said "over the best so far,
+	# step 3" (n2, not the best so far) and gave x1.90 alone.
+	cat >"$D/br.jsonl" <<'J'
+{"id": "n0", "ms": 10.0, "ok": true}
+{"id": "n1", "parent": "n0", "ms": 8.0, "ok": true}
+{"id": "n2", "parent": "n0", "ms": 9.5, "ok": true}
+{"id": "n3", "parent": "n2", "ms": 5.0, "ok": true}
+J
+	printf '{"run": {"const": "br"}, "step": "id", "parent": "parent", "time_ms": "ms", "correct": "ok"}\n' >"$D/br.map"
+	run "$KTRAJ" import --map "$D/br.map" "$D/br.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" blame speedup br
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"JUMP 2  step 4 (seq 4) over its branch's best, step 3 (seq 3)  speedup 1.053 -> 2.000  gain x1.900  (the series' best so far: step 2 (seq 2), gain x1.600)"$'\n'* ]]
+	[ "$(grep '^JUMP' <<<"$output" | grep -c 'over the best so far')" -eq 0 ]
+	run "$KTRAJ" blame speedup br --json --permutations 0
+	[[ "${lines[1]}" == *'"best_step":3,"best_seq":3,"over_branch":true,"series_best_step":2,"series_best_seq":2,"series_gain":1.6,'*'"gain":1.9,'* ]]
+	# a point over the run's best so far (no parent chain of its own):
+	# the series' best is its best, the gain the same
+	[[ "${lines[0]}" == *'"best_step":1,"best_seq":1,"over_branch":true,"series_best_step":1,"series_best_seq":1,"series_gain":1.25,'* ]]
 }
 
 @test "a person's statement (not a question) its bench tried is credited to the person; the credit follows the bench's origin, not its source" {
@@ -399,9 +425,9 @@ J
 	[ "$status" -eq 0 ]
 	run "$KTRAJ" blame speedup n
 	[ "$status" -eq 0 ]
-	[[ "$output" == *$'JUMP 1  step 2 (seq 2) over the best so far, step 1 (seq 1)'*$'\n  in the log: step "kid-b7" over step "root-a1"\n'* ]]
+	[[ "$output" == *$'JUMP 1  step 2 (seq 2) over its branch\'s best, step 1 (seq 1)'*$'\n  in the log: step "kid-b7" over step "root-a1"\n'* ]]
 	run "$KTRAJ" blame speedup n --json --permutations 0
-	[[ "${lines[0]}" == *'"best_seq":1,"over_branch":true,"to_log_step":"kid-b7","best_log_step":"root-a1",'* ]]
+	[[ "${lines[0]}" == *'"best_seq":1,"over_branch":true,"series_best_step":1,"series_best_seq":1,"series_gain":2,"to_log_step":"kid-b7","best_log_step":"root-a1",'* ]]
 	# a run with no step of its own: no such line, null in --json
 	printf '{"t": 2.0}\n{"t": 1.0}\n' >"$D/ns.jsonl"
 	printf '{"run": {"const": "ns"}, "time_ms": "t"}\n' >"$D/ns.map"
