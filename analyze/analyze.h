@@ -700,7 +700,9 @@ typedef struct kt_an_blame {
 				  (permutations 0, no question or no new
 				  best) */
 	double p_shift;        /* the same under a circular shift of every
-				  question position (reported, not combined) */
+				  question position (reported, not combined);
+				  -1 when not computed: as p_random, or a run
+				  without tool calls (nothing to shift over) */
 	double p_value;        /* = p_random */
 	double s_null_mean, s_null_sd; /* of S at the chosen scale over the
 				  random placements (effect size: s_obs /

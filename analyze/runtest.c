@@ -375,6 +375,8 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 		score(&ck, tm, nq, s0);
 		for (size_t k = 0; k < ns; k++)
 			sr[k * (np + 1) + p] = s0[k];
+		if (len < 2)
+			continue;
 		for (size_t i = 0; i < nq; i++)
 			tm[i] = cum[qc[i] + off >= len ? qc[i] + off - len :
 				    qc[i] + off];
@@ -382,9 +384,14 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 		for (size_t k = 0; k < ns; k++)
 			ss[k * (np + 1) + p] = s0[k];
 	}
+	/* a run without tool calls (a round log, import --map) has no call
+	 * clock to shift over (offsets 1 .. len - 1: none): every shifted
+	 * placement would pile every question on the last message, and its
+	 * p would read as tiny - not computed instead */
 	if ((rc = kt_an_minp(sr, ns, np, &st, b->p_scale, &b->p_random,
 			     &b->chosen)) ||
-	    (rc = kt_an_minp(ss, ns, np, &st, pk, &b->p_shift, &c)))
+	    (len >= 2 &&
+	     (rc = kt_an_minp(ss, ns, np, &st, pk, &b->p_shift, &c))))
 		goto out;
 	b->p_value = b->p_random;
 	b->s_obs = b->s_scale[b->chosen];

@@ -416,7 +416,12 @@ cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
 	} else {
 		cJSON_AddNumberToObject(x, "p_random_placement",
 					an_r4(b->p_random));
-		cJSON_AddNumberToObject(x, "p_time_shift", an_r4(b->p_shift));
+		/* null: no tool calls to shift over */
+		if (b->p_shift < 0)
+			cJSON_AddNullToObject(x, "p_time_shift");
+		else
+			cJSON_AddNumberToObject(x, "p_time_shift",
+						an_r4(b->p_shift));
 		cJSON_AddNumberToObject(x, "p_value", an_r4(b->p_value));
 		cJSON_AddNumberToObject(x, "s_null_mean", an_r4(b->s_null_mean));
 		if (b->s_null_mean > 0)

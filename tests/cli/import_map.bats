@@ -309,6 +309,25 @@ J
 	[[ "${lines[0]}" == *'"best_step":1,"best_seq":1,"over_branch":true,"series_best_step":1,"series_best_seq":1,"series_gain":1.25,'* ]]
 }
 
+@test "a round log has no tool calls: the run test's circular shift is not computed (nothing to shift over), not a tiny p" {
+	cat >"$D/cs.jsonl" <<'J'
+{"r": 1, "who": "agent", "idea": "naive tiling", "ms": 4.0}
+{"r": 2, "who": "agent", "idea": "unroll the inner loop", "ms": 3.95}
+{"r": 3, "who": "user", "idea": "why not use shared memory tiles for the A and B blocks?", "ms": 2.0}
+{"r": 4, "who": "agent", "idea": "shared memory tiles with padding", "ms": 1.98}
+J
+	printf '{"run": {"const": "cs"}, "step": "r", "time_ms": "ms", "text": "idea", "origin": {"field": "who", "human": ["user"]}}\n' >"$D/cs.map"
+	run "$KTRAJ" import --map "$D/cs.map" "$D/cs.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" blame speedup cs
+	[ "$status" -eq 0 ]
+	# on 056630d every shift piled the question on the last message:
+	# "circular shift 0.0003" beside p = 0.5404
+	[[ "$output" == *"run test: S = 0.691 over 3 improvements and 1 question"*"p = 0.5404 (questions placed at random;"*"circular shift not computed (no tool calls to shift over); 2000 permutations, seed 1)"* ]]
+	run "$KTRAJ" blame speedup cs --json
+	[[ "$output" == *'"p_random_placement":0.5404,"p_time_shift":null,"p_value":0.5404,'* ]]
+}
+
 @test "a person's statement (not a question) its bench tried is credited to the person; the credit follows the bench's origin, not its source" {
 	cat >"$D/st.jsonl" <<'J'
 {"r": 1, "who": "agent", "idea": "naive tiling", "ms": 4.0}
