@@ -686,7 +686,8 @@ typedef struct kt_an_blame {
 	size_t njump;
 	/* the run test (analyze/runtest.c): do gains follow questions more
 	 * closely than questions placed at random? */
-	size_t nquestions;     /* question positions used */
+	size_t nquestions;     /* question positions used (not those grown
+				  from another series' bench: parent) */
 	size_t n_newbest;      /* new bests of the series used (every point
 				  above the running best) */
 	double s_obs;          /* S at the chosen lag scale (scale[chosen]):

@@ -328,6 +328,27 @@ J
 	[[ "$output" == *'"p_random_placement":0.5404,"p_time_shift":null,"p_value":0.5404,'* ]]
 }
 
+@test "the run test of one workload's series counts only questions not grown from another workload's record (tree log, parent)" {
+	# gemm and softmax interleaved; the person's gemm question (its
+	# record's parent is a gemm node) sits right before the softmax gain.
+	# On 056630d the softmax test counted it: "1 improvement and 1
+	# question", a chance-level S credited to a gemm question.
+	cat >"$D/iw.jsonl" <<'J'
+{"id": "n0", "op": "gemm", "ms": 10.0, "who": "agent", "idea": "baseline tiled kernel"}
+{"id": "s0", "op": "softmax", "ms": 1.0, "who": "agent", "idea": "softmax baseline"}
+{"id": "n1", "parent": "n0", "op": "gemm", "ms": 9.5, "who": "user", "idea": "why not use tensor cores via tl.dot with fp16 inputs?"}
+{"id": "s1", "parent": "s0", "op": "softmax", "ms": 0.3, "who": "agent", "idea": "online softmax"}
+{"id": "n2", "parent": "n1", "op": "gemm", "ms": 5.0, "who": "agent", "idea": "tensor cores plus swizzle"}
+J
+	printf '{"run": {"const": "iw"}, "step": "id", "parent": "parent", "time_ms": "ms", "text": "idea", "workload": "op", "origin": {"field": "who", "human": ["user"]}}\n' >"$D/iw.map"
+	run "$KTRAJ" import --map "$D/iw.map" "$D/iw.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" blame speedup iw
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"[gemm | time] run test: S = "*" over 2 improvements and 1 question "* ]]
+	[[ "$output" == *"[softmax | time] run test: S = 0.000 over 1 improvement and 0 questions (lag scale 15 calls); p: not computed (no question)"* ]]
+}
+
 @test "a person's statement (not a question) its bench tried is credited to the person; the credit follows the bench's origin, not its source" {
 	cat >"$D/st.jsonl" <<'J'
 {"r": 1, "who": "agent", "idea": "naive tiling", "ms": 4.0}
