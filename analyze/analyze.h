@@ -674,6 +674,12 @@ typedef struct kt_an_jump {
 				  p_prev) */
 	double p_any_question; /* combined share of all candidate questions
 				  against the agent alone */
+	size_t series_best_pt; /* the series' best before p_land (the
+				  running best, whatever the branch): the
+				  base of a jump not over a branch */
+	double series_gain;    /* after over that series best; equals gain
+				  unless the jump is over its branch's best
+				  (series.pt[p_land].branch) */
 } kt_an_jump;
 
 /* lag scales of the run test (analyze/runtest.c) */
@@ -685,7 +691,8 @@ typedef struct kt_an_blame {
 	size_t njump;
 	/* the run test (analyze/runtest.c): do gains follow questions more
 	 * closely than questions placed at random? */
-	size_t nquestions;     /* question positions used */
+	size_t nquestions;     /* question positions used (not those grown
+				  from another series' bench: parent) */
 	size_t n_newbest;      /* new bests of the series used (every point
 				  above the running best) */
 	double s_obs;          /* S at the chosen lag scale (scale[chosen]):
@@ -699,7 +706,9 @@ typedef struct kt_an_blame {
 				  (permutations 0, no question or no new
 				  best) */
 	double p_shift;        /* the same under a circular shift of every
-				  question position (reported, not combined) */
+				  question position (reported, not combined);
+				  -1 when not computed: as p_random, or a run
+				  without tool calls (nothing to shift over) */
 	double p_value;        /* = p_random */
 	double s_null_mean, s_null_sd; /* of S at the chosen scale over the
 				  random placements (effect size: s_obs /

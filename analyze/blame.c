@@ -865,6 +865,16 @@ int kt_an_blame_run(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		}
 		out->njump = w;
 	}
+	/* a tree search's child is over its branch's best; the reader
+	 * also needs what it gained over the series' best so far (another
+	 * branch's, perhaps) */
+	for (size_t k = 0; k < out->njump; k++) {
+		kt_an_jump *j = &out->jump[k];
+		const kt_an_point *pb = &se->pt[j->p_land - 1];
+
+		j->series_best_pt = pb->best_pt;
+		j->series_gain = j->after / pb->best;
+	}
 	rc = kt_an_runtest(r, o, out);
 	if (rc)
 		goto fail;

@@ -169,7 +169,17 @@ void kt_an_runtest_line(const kt_an_blame *b, char *buf, size_t n)
 			      "message" : "calls", b->p_scale[i]);
 	if (k < 0 || (size_t)k >= n)
 		return;
-	snprintf(buf + k, n - (size_t)k, ", ranked among the same placements' "
-		 "smallest; circular shift %.4f; %d permutations, seed %llu)",
-		 b->p_shift, b->permutations, (unsigned long long)b->seed);
+	k += snprintf(buf + k, n - (size_t)k, ", ranked among the same "
+		      "placements' smallest; circular shift ");
+	if (k < 0 || (size_t)k >= n)
+		return;
+	if (b->p_shift < 0)
+		k += snprintf(buf + k, n - (size_t)k, "not computed (no tool "
+			      "calls to shift over)");
+	else
+		k += snprintf(buf + k, n - (size_t)k, "%.4f", b->p_shift);
+	if (k < 0 || (size_t)k >= n)
+		return;
+	snprintf(buf + k, n - (size_t)k, "; %d permutations, seed %llu)",
+		 b->permutations, (unsigned long long)b->seed);
 }

@@ -163,6 +163,13 @@ cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 		cJSON_AddNumberToObject(x, "best_seq", (double)se->pt[bs].seq);
 		/* a tree search's child: the best of its parent chain */
 		cJSON_AddBoolToObject(x, "over_branch", se->pt[j->p_land].branch);
+		/* the series' best so far, whatever the branch (the same
+		 * as best_step and gain unless over_branch) */
+		cJSON_AddNumberToObject(x, "series_best_step",
+					(double)(j->series_best_pt + 1));
+		cJSON_AddNumberToObject(x, "series_best_seq",
+					(double)se->pt[j->series_best_pt].seq);
+		cJSON_AddNumberToObject(x, "series_gain", an_r4(j->series_gain));
 		/* the source's own step names (import --map `step`) */
 		an_step(x, "to_log_step", r->m[se->pt[j->p_last].meas].step);
 		an_step(x, "best_log_step", r->m[se->pt[bs].meas].step);
@@ -409,7 +416,12 @@ cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
 	} else {
 		cJSON_AddNumberToObject(x, "p_random_placement",
 					an_r4(b->p_random));
-		cJSON_AddNumberToObject(x, "p_time_shift", an_r4(b->p_shift));
+		/* null: no tool calls to shift over */
+		if (b->p_shift < 0)
+			cJSON_AddNullToObject(x, "p_time_shift");
+		else
+			cJSON_AddNumberToObject(x, "p_time_shift",
+						an_r4(b->p_shift));
 		cJSON_AddNumberToObject(x, "p_value", an_r4(b->p_value));
 		cJSON_AddNumberToObject(x, "s_null_mean", an_r4(b->s_null_mean));
 		if (b->s_null_mean > 0)

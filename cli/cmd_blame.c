@@ -39,7 +39,8 @@ static const char usage[] =
 	"when an edit (or another candidate / source hash) lies between it and\n"
 	"the measurement before.  A tree search's child (a bench whose parent\n"
 	"is another bench: import --map parent) is compared with the best of\n"
-	"its own parent chain, not with a sibling branch (\"its own branch\").\n"
+	"its own parent chain, not with a sibling branch (\"over its branch's\n"
+	"best\", then the series' best so far and the gain over it).\n"
 	"New bests at most --merge N (2) measurements apart with no question,\n"
 	"edit or other candidate between them are one jump (the same code\n"
 	"measured again).  Noise, in this order: (1) the\n"
@@ -75,11 +76,17 @@ static const char usage[] =
 	"to the nearest question before the change; p compares S with the\n"
 	"questions placed at random (--permutations, 2000; --seed 1;\n"
 	"randomized ties, so p is uniform when questions do not matter) and the\n"
-	"effect is S over its mean by chance.  --permutations 0 skips it.  The\n"
-	"same input and seed give byte-identical output.\n"
+	"effect is S over its mean by chance.  A question grown from another\n"
+	"series' record (its parent is a bench of another workload: a tree\n"
+	"log's record, import --map parent) is not one of this series'\n"
+	"questions.  A run without tool calls (a round log) has no circular\n"
+	"shift p (nothing to shift over).  --permutations 0 skips the test.\n"
+	"The same input and seed give byte-identical output.\n"
 	"\n"
 	"--json: one object per jump (run, series, from_seq, to_seq, from_step,\n"
-	"to_step, best_step, best_seq, over_branch, to_log_step and\n"
+	"to_step, best_step, best_seq, over_branch, series_best_step,\n"
+	"series_best_seq and series_gain (the series' best so far and the gain\n"
+	"over it: best_step and gain unless over_branch), to_log_step and\n"
 	"best_log_step (a round log's own step names, import --map `step`;\n"
 	"null when none: the text says them on an \"in the log:\" line),\n"
 	"suspicious, suspicious_why, before, after, gain, correctness, edits,\n"
@@ -116,16 +123,26 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 	/* the best it is compared with: the running best, or its
 	 * own branch's (a tree search's child) */
 	size_t bs = b->series.pt[j->p_land].base_pt;
+	int br = b->series.pt[j->p_land].branch;
 
-	printf("JUMP %zu%s%s%s  step %zu (seq %llu) over the best so far, step "
-	       "%zu (seq %llu)  speedup %.3f -> %.3f  gain x%.3f%s%s\n", num,
+	printf("JUMP %zu%s%s%s  step %zu (seq %llu) over %s, step "
+	       "%zu (seq %llu)  speedup %.3f -> %.3f  gain x%.3f%s", num,
 	       wl ? " [" : "", wl ? kt_an_key_name(wl) : "", wl ? "]" : "",
 	       j->p_last + 1, (unsigned long long)b->series.pt[j->p_last].seq,
+	       br ? "its branch's best" : "the best so far",
 	       bs + 1, (unsigned long long)b->series.pt[bs].seq,
 	       j->before, j->after, j->gain,
-	       b->series.pt[j->p_land].unchecked ? "  (not checked)" : "",
-	       b->series.pt[j->p_land].branch ? "  (its own branch: the best of "
-	       "its parent chain)" : "");
+	       b->series.pt[j->p_land].unchecked ? "  (not checked)" : "");
+	/* a tree search's child: its branch's best may not be the series'
+	 * best so far (another branch's); say both */
+	if (br && j->series_best_pt == bs)
+		printf("  (also the series' best so far)");
+	else if (br)
+		printf("  (the series' best so far: step %zu (seq %llu), "
+		       "gain x%.3f)", j->series_best_pt + 1,
+		       (unsigned long long)b->series.pt[j->series_best_pt].seq,
+		       j->series_gain);
+	putchar('\n');
 	{
 		/* never a clean new best: a verifier's flag, or a time too
 		 * small to be work done, unchecked */

@@ -254,7 +254,7 @@ J
 	[ "$status" -eq 0 ]
 	# on 84a34f2 the siblings were one measurement: "2 from 3", x1.460
 	[[ "$output" == *"measurements: 3 from 3 bench results"* ]]
-	[[ "$output" == *"JUMP 1  step 3 (seq 3) over the best so far, step 1 (seq 1)  speedup 1.000 -> 2.450  gain x2.450"* ]]
+	[[ "$output" == *"JUMP 1  step 3 (seq 3) over its branch's best, step 1 (seq 1)  speedup 1.000 -> 2.450  gain x2.450  (not checked)  (also the series' best so far)"* ]]
 	[ "$(grep -c '^JUMP' <<<"$output")" -eq 1 ]
 }
 
@@ -301,8 +301,8 @@ J
 	run "$KTRAJ" blame speedup tr
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^JUMP' <<<"$output")" -eq 3 ]
-	[[ "$output" == *"JUMP 2  step 3 (seq 3) over the best so far, step 1 (seq 1)  speedup 1.000 -> 1.250  gain x1.250  (not checked)  (its own branch: the best of its parent chain)"* ]]
-	[[ "$output" == *"JUMP 3  step 4 (seq 4) over the best so far, step 3 (seq 3)  speedup 1.250 -> 2.222  gain x1.778"* ]]
+	[[ "$output" == *"JUMP 2  step 3 (seq 3) over its branch's best, step 1 (seq 1)  speedup 1.000 -> 1.250  gain x1.250  (not checked)  (the series' best so far: step 2 (seq 2), gain x0.625)"* ]]
+	[[ "$output" == *"JUMP 3  step 4 (seq 4) over its branch's best, step 3 (seq 3)  speedup 1.250 -> 2.222  gain x1.778  (not checked)  (the series' best so far: step 2 (seq 2), gain x1.111)"* ]]
 	run "$KTRAJ" blame speedup tr --json --permutations 0
 	[[ "${lines[2]}" == *'"best_step":3,"best_seq":3,"over_branch":true,'*'"before":1.25,"after":2.2222,"gain":1.7778,'* ]]
 	# roots have no parent chain: the corpus journal (all roots) keeps
@@ -312,6 +312,72 @@ J
 	run "$KTRAJ" import --map "$MAPS/tree_journal.map.json" "$JOURNAL"
 	run "$KTRAJ" blame speedup agent_gemm --json --permutations 0
 	[[ "$output" != *'"over_branch":true'* ]]
+}
+
+@test "a tree search's child over its branch's best says so and gives the series' best so far and the gain over it (text and --json)" {
+	# n1 and n2 grow from n0, n3 from n2.  When n3 (5.0 ms) is measured
+	# the series' best so far is n1 (8.0 ms, another branch): n3 gains
+	# x1.90 over its branch's best n2 (9.5 ms) but x1.60 over the
+	# series' best.  On 056630d the line said "over the best so far,
+	# step 3" (n2, not the best so far) and gave x1.90 alone.
+	cat >"$D/br.jsonl" <<'J'
+{"id": "n0", "ms": 10.0, "ok": true}
+{"id": "n1", "parent": "n0", "ms": 8.0, "ok": true}
+{"id": "n2", "parent": "n0", "ms": 9.5, "ok": true}
+{"id": "n3", "parent": "n2", "ms": 5.0, "ok": true}
+J
+	printf '{"run": {"const": "br"}, "step": "id", "parent": "parent", "time_ms": "ms", "correct": "ok"}\n' >"$D/br.map"
+	run "$KTRAJ" import --map "$D/br.map" "$D/br.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" blame speedup br
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"JUMP 2  step 4 (seq 4) over its branch's best, step 3 (seq 3)  speedup 1.053 -> 2.000  gain x1.900  (the series' best so far: step 2 (seq 2), gain x1.600)"$'\n'* ]]
+	[ "$(grep '^JUMP' <<<"$output" | grep -c 'over the best so far')" -eq 0 ]
+	run "$KTRAJ" blame speedup br --json --permutations 0
+	[[ "${lines[1]}" == *'"best_step":3,"best_seq":3,"over_branch":true,"series_best_step":2,"series_best_seq":2,"series_gain":1.6,'*'"gain":1.9,'* ]]
+	# a point over the run's best so far (no parent chain of its own):
+	# the series' best is its best, the gain the same
+	[[ "${lines[0]}" == *'"best_step":1,"best_seq":1,"over_branch":true,"series_best_step":1,"series_best_seq":1,"series_gain":1.25,'* ]]
+}
+
+@test "a round log has no tool calls: the run test's circular shift is not computed (nothing to shift over), not a tiny p" {
+	cat >"$D/cs.jsonl" <<'J'
+{"r": 1, "who": "agent", "idea": "naive tiling", "ms": 4.0}
+{"r": 2, "who": "agent", "idea": "unroll the inner loop", "ms": 3.95}
+{"r": 3, "who": "user", "idea": "why not use shared memory tiles for the A and B blocks?", "ms": 2.0}
+{"r": 4, "who": "agent", "idea": "shared memory tiles with padding", "ms": 1.98}
+J
+	printf '{"run": {"const": "cs"}, "step": "r", "time_ms": "ms", "text": "idea", "origin": {"field": "who", "human": ["user"]}}\n' >"$D/cs.map"
+	run "$KTRAJ" import --map "$D/cs.map" "$D/cs.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" blame speedup cs
+	[ "$status" -eq 0 ]
+	# on 056630d every shift piled the question on the last message:
+	# "circular shift 0.0003" beside p = 0.5404
+	[[ "$output" == *"run test: S = 0.691 over 3 improvements and 1 question"*"p = 0.5404 (questions placed at random;"*"circular shift not computed (no tool calls to shift over); 2000 permutations, seed 1)"* ]]
+	run "$KTRAJ" blame speedup cs --json
+	[[ "$output" == *'"p_random_placement":0.5404,"p_time_shift":null,"p_value":0.5404,'* ]]
+}
+
+@test "the run test of one workload's series counts only questions not grown from another workload's record (tree log, parent)" {
+	# gemm and softmax interleaved; the person's gemm question (its
+	# record's parent is a gemm node) sits right before the softmax gain.
+	# On 056630d the softmax test counted it: "1 improvement and 1
+	# question", a chance-level S credited to a gemm question.
+	cat >"$D/iw.jsonl" <<'J'
+{"id": "n0", "op": "gemm", "ms": 10.0, "who": "agent", "idea": "baseline tiled kernel"}
+{"id": "s0", "op": "softmax", "ms": 1.0, "who": "agent", "idea": "softmax baseline"}
+{"id": "n1", "parent": "n0", "op": "gemm", "ms": 9.5, "who": "user", "idea": "why not use tensor cores via tl.dot with fp16 inputs?"}
+{"id": "s1", "parent": "s0", "op": "softmax", "ms": 0.3, "who": "agent", "idea": "online softmax"}
+{"id": "n2", "parent": "n1", "op": "gemm", "ms": 5.0, "who": "agent", "idea": "tensor cores plus swizzle"}
+J
+	printf '{"run": {"const": "iw"}, "step": "id", "parent": "parent", "time_ms": "ms", "text": "idea", "workload": "op", "origin": {"field": "who", "human": ["user"]}}\n' >"$D/iw.map"
+	run "$KTRAJ" import --map "$D/iw.map" "$D/iw.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" blame speedup iw
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"[gemm | time] run test: S = "*" over 2 improvements and 1 question "* ]]
+	[[ "$output" == *"[softmax | time] run test: S = 0.000 over 1 improvement and 0 questions (lag scale 15 calls); p: not computed (no question)"* ]]
 }
 
 @test "a person's statement (not a question) its bench tried is credited to the person; the credit follows the bench's origin, not its source" {
@@ -430,9 +496,9 @@ J
 	[ "$status" -eq 0 ]
 	run "$KTRAJ" blame speedup n
 	[ "$status" -eq 0 ]
-	[[ "$output" == *$'JUMP 1  step 2 (seq 2) over the best so far, step 1 (seq 1)'*$'\n  in the log: step "kid-b7" over step "root-a1"\n'* ]]
+	[[ "$output" == *$'JUMP 1  step 2 (seq 2) over its branch\'s best, step 1 (seq 1)'*$'\n  in the log: step "kid-b7" over step "root-a1"\n'* ]]
 	run "$KTRAJ" blame speedup n --json --permutations 0
-	[[ "${lines[0]}" == *'"best_seq":1,"over_branch":true,"to_log_step":"kid-b7","best_log_step":"root-a1",'* ]]
+	[[ "${lines[0]}" == *'"best_seq":1,"over_branch":true,"series_best_step":1,"series_best_seq":1,"series_gain":2,"to_log_step":"kid-b7","best_log_step":"root-a1",'* ]]
 	# a run with no step of its own: no such line, null in --json
 	printf '{"t": 2.0}\n{"t": 1.0}\n' >"$D/ns.jsonl"
 	printf '{"run": {"const": "ns"}, "time_ms": "t"}\n' >"$D/ns.map"
