@@ -1512,6 +1512,30 @@ int kt_an_has_question(const char *text, size_t len)
 	return kt_an_questions_extract(text, len, any_q_cb, NULL) != 0;
 }
 
+static int layer_cb(const char *s, size_t n, unsigned kind, void *arg)
+{
+	double *sum = arg, sc[KT_AN_NLAYERS];
+
+	(void)kind;
+	kt_an_layer_of(s, n, sc);
+	for (int l = 0; l < KT_AN_NLAYERS; l++)
+		sum[l] += sc[l];
+	return 0;
+}
+
+int kt_an_msg_layer(const char *text, size_t len)
+{
+	double sum[KT_AN_NLAYERS] = {0};
+	int best = KT_AN_L_NONE;
+
+	kt_an_questions_extract(text, len, layer_cb, sum);
+	/* kt_an_layer_of's choice over the summed scores */
+	for (int l = 1; l < KT_AN_NLAYERS; l++)
+		if (sum[l] > sum[best] || (best == KT_AN_L_NONE && sum[l] > 0))
+			best = l;
+	return best;
+}
+
 int kt_an_msg_task(const char *format, const kt_an_qstate *st,
 		   const kt_an_msg *m)
 {
