@@ -107,6 +107,14 @@ int kt_an_human_question(const char *format, int before_agent,
  * (kt_an_questions_extract finds one).  Returns 1 or 0. */
 int kt_an_has_question(const char *text, size_t len);
 
+/* The layer of the questions a message asks, by the classifier `questions
+ * mine` gives each of them (kt_an_layer_of over each question sentence of
+ * kt_an_questions_extract): one question, its layer; several, the layer of
+ * their summed scores (the earlier layer on ties, as kt_an_layer_of).
+ * KT_AN_L_NONE when no question or no layer term.  Used where a message,
+ * not a sentence, is the row (the NDJSON questions table). */
+int kt_an_msg_layer(const char *text, size_t len);
+
 /* What of a message event's payload (FORMAT.md §2 "message") decides
  * whether a person asked a question with it. */
 typedef struct kt_an_msg {

@@ -421,6 +421,86 @@ static int tabular_line(const char *l, size_t n)
 }
 
 
+/* A line that introduces material a person pasted rather than wrote: it
+ * ends with ':' and says the text was copied or pasted ("Here is the
+ * reference text I copied:"), or opens with "here is/are" or "below is"
+ * and names reference material ("Here are the abstracts:").  What follows
+ * it, up to the next blank line, is someone else's text: titles such as
+ * "Why is softmax memory bound?" are not the person's questions. */
+static int paste_intro(const char *l, size_t n)
+{
+	static const char *said[] = {"copied", "pasted", "copy-paste",
+				     "copy paste", NULL};
+	static const char *open[] = {"here is ", "here's ", "here are ",
+				     "below is ", "below are ",
+				     "the following ", NULL};
+	static const char *nouns[] = {"reference", "abstract", "bibliograph",
+				      "citation", "excerpt", "passage",
+				      "quote", "titles", NULL};
+	char b[256];
+	size_t i, k = 0;
+	int said_it = 0, opens = 0, named = 0;
+
+	while (n > 0 && (l[n - 1] == ' ' || l[n - 1] == '\t' ||
+			 l[n - 1] == '\r' || l[n - 1] == '*'))
+		n--;
+	if (!n || l[n - 1] != ':' || n >= sizeof(b))
+		return 0;
+	while (k < n && (l[k] == '*' || l[k] == ' '))
+		k++;
+	for (i = 0; k < n; k++)
+		b[i++] = (char)tolower((unsigned char)l[k]);
+	b[i] = 0;
+	for (i = 0; said[i]; i++)
+		said_it |= strstr(b, said[i]) != NULL;
+	for (i = 0; open[i]; i++)
+		opens |= !strncmp(b, open[i], strlen(open[i]));
+	for (i = 0; nouns[i]; i++)
+		named |= strstr(b, nouns[i]) != NULL;
+	return said_it || (opens && named);
+}
+
+/* A line of a reference list: "Smith, J. (2021). Title ...", "[3] Jones,
+ * K. ... (2020)", or a BibTeX entry's first line "@article{key,".  Its
+ * title may end with '?' but no one asked it. */
+static int citation_line(const char *l, size_t n)
+{
+	size_t k = 0, i;
+
+	if (n >= 2 && l[0] == '@' && isalpha((unsigned char)l[1])) {
+		for (k = 1; k < n && isalpha((unsigned char)l[k]); k++)
+			;
+		return k < n && l[k] == '{';
+	}
+	if (k < n && l[k] == '[') {
+		for (k++; k < n && isdigit((unsigned char)l[k]); k++)
+			;
+		if (k >= n || l[k] != ']')
+			return 0;
+		for (k++; k < n && l[k] == ' '; k++)
+			;
+	}
+	/* Surname, I. */
+	if (k >= n || !isupper((unsigned char)l[k]))
+		return 0;
+	for (k++; k < n && (isalpha((unsigned char)l[k]) || l[k] == '-' ||
+			    l[k] == '\''); k++)
+		;
+	if (k + 3 >= n || l[k] != ',' || l[k + 1] != ' ' ||
+	    !isupper((unsigned char)l[k + 2]) || l[k + 3] != '.')
+		return 0;
+	/* and a year in parentheses: (1999) .. (2099) */
+	for (i = k; i + 5 < n; i++)
+		if (l[i] == '(' && (l[i + 1] == '1' || l[i + 1] == '2') &&
+		    isdigit((unsigned char)l[i + 2]) &&
+		    isdigit((unsigned char)l[i + 3]) &&
+		    isdigit((unsigned char)l[i + 4]) &&
+		    (l[i + 5] == ')' || l[i + 5] == ','))
+			return 1;
+	return 0;
+}
+
+
 static int starts_word(const char *s, const char *w)
 {
 	size_t l = strlen(w);
@@ -869,6 +949,7 @@ int kt_an_questions_extract(const char *text, size_t len, kt_an_q_cb cb,
 	const unsigned char *p = (const unsigned char *)text;
 	size_t ls = 0;
 	int fence = 0;
+	int paste = 0; /* 1: after a paste_intro line, 2: in the pasted block */
 
 	if (!text)
 		return 0;
@@ -887,8 +968,26 @@ int kt_an_questions_extract(const char *text, size_t len, kt_an_q_cb cb,
 				k++;
 			if (ln - k >= 3 && !strncmp(l + k, "```", 3)) {
 				fence = !fence;
+				paste = 0; /* a fenced block is the paste */
 				goto next;
 			}
+			/* pasted material runs to the next blank line
+			 * after it */
+			if (paste && !fence) {
+				if (k < ln && l[k] != '\r') {
+					paste = 2;
+					goto next;
+				}
+				if (paste == 2)
+					paste = 0;
+				goto next;
+			}
+			if (!fence && paste_intro(l + k, ln - k)) {
+				paste = 1;
+				goto next;
+			}
+			if (!fence && citation_line(l + k, ln - k))
+				goto next;
 			if (fence || (k < ln && l[k] == '>') ||
 			    k >= 4 || (ln - k >= 4 && !strncmp(l + k, "http", 4)))
 				goto next;
@@ -1411,6 +1510,30 @@ static int any_q_cb(const char *s, size_t n, unsigned kind, void *arg)
 int kt_an_has_question(const char *text, size_t len)
 {
 	return kt_an_questions_extract(text, len, any_q_cb, NULL) != 0;
+}
+
+static int layer_cb(const char *s, size_t n, unsigned kind, void *arg)
+{
+	double *sum = arg, sc[KT_AN_NLAYERS];
+
+	(void)kind;
+	kt_an_layer_of(s, n, sc);
+	for (int l = 0; l < KT_AN_NLAYERS; l++)
+		sum[l] += sc[l];
+	return 0;
+}
+
+int kt_an_msg_layer(const char *text, size_t len)
+{
+	double sum[KT_AN_NLAYERS] = {0};
+	int best = KT_AN_L_NONE;
+
+	kt_an_questions_extract(text, len, layer_cb, sum);
+	/* kt_an_layer_of's choice over the summed scores */
+	for (int l = 1; l < KT_AN_NLAYERS; l++)
+		if (sum[l] > sum[best] || (best == KT_AN_L_NONE && sum[l] > 0))
+			best = l;
+	return best;
 }
 
 int kt_an_msg_task(const char *format, const kt_an_qstate *st,

@@ -136,9 +136,11 @@ int kt_an_graded_line(const kt_an_run *r, const char *key, char *buf,
 void kt_an_runtest_line(const kt_an_blame *b, char *buf, size_t n)
 {
 	/* the run test weighs every result above the running best, also
-	 * those under the jump threshold: not the series' "new bests" */
+	 * those under the jump threshold: not the series' "new bests".  Its
+	 * unit is the message that asks (one position in time), where
+	 * `questions mine` lists each question sentence: say so */
 	int k = snprintf(buf, n, "run test: S = %.3f over %zu improvement%s and "
-			 "%zu question%s (lag scale %.3g %s); ", b->s_obs,
+			 "%zu question message%s (lag scale %.3g %s); ", b->s_obs,
 			 b->n_newbest, b->n_newbest == 1 ? "" : "s",
 			 b->nquestions, b->nquestions == 1 ? "" : "s",
 			 b->scale[b->chosen], b->scale_msgs[b->chosen] ?

@@ -402,8 +402,16 @@ static int each_event(const kt_event *ev, void *arg)
 				copy_field(o, p, "origin");
 				copy_field(o, p, "layer");
 			} else {
+				const cJSON *tx = cJSON_GetObjectItem(p, "text");
+				const char *ts = cJSON_GetStringValue(tx);
+
 				cJSON_AddStringToObject(o, "origin", "human");
-				cJSON_AddNullToObject(o, "layer");
+				/* the layer `questions mine` gives the
+				 * message's questions, "unclassified" as
+				 * there when no layer term */
+				cJSON_AddStringToObject(o, "layer",
+					kt_an_layer_name(kt_an_msg_layer(
+						ts, ts ? strlen(ts) : 0)));
 			}
 			row(t, T_QUESTIONS, o);
 		}

@@ -284,3 +284,37 @@ print(sorted(json.loads(l)["text"][:12] for l in sys.stdin))' < <(find "$BATS_TE
 	[[ "$output" == *$'\nno stall\nno suggestion: no series of the run is stalled ('*' measurements in '*' series)'* ]]
 	[[ "$output" != *"1. ["* ]]
 }
+
+@test "questions: pasted reference titles are no question in mine or the NDJSON table, whose layer is mine's" {
+	cc_session \
+		'Is the shared memory load coalesced across the warp?' \
+		'Here is the reference text I copied:
+
+Lee, A. (2019). Can warps cooperate on one row? In Proc. HPC.
+Kim, B. (2020). Why is softmax memory bound? arXiv.
+
+Add these to refs.bib.' \
+		'Why does the softmax need two passes over global memory? And could the reduction use warp shuffles instead of shared memory?' \
+		>"$BATS_TEST_TMPDIR/q.jsonl"
+	"$KTRAJ" import "$BATS_TEST_TMPDIR/q.jsonl" >/dev/null
+	run "$KTRAJ" questions mine --json
+	[ "$status" -eq 0 ]
+	mine="$output"
+	"$KTRAJ" export --all --format ndjson --partition "$BATS_TEST_TMPDIR/nd"
+	nd=$(find "$BATS_TEST_TMPDIR/nd/questions" -name 'part-*' -exec zstd -qdc {} +)
+	python3 -c '
+import json, sys
+mine = [json.loads(l) for l in sys.argv[1].splitlines()]
+nd = [json.loads(l) for l in sys.argv[2].splitlines()]
+# mine: one row per question sentence (3); the NDJSON: one per message (2)
+assert len(mine) == 3, [m["text"] for m in mine]
+assert len(nd) == 2, [r["text"] for r in nd]
+for t in [m["text"] for m in mine] + [r["text"] for r in nd]:
+    assert "cooperate" not in t and "Lee, A." not in t and "Kim, B." not in t, t
+# the one-question message: the same layer in both, not null
+one = [r for r in nd if r["text"].startswith("Is the shared memory")][0]
+m1 = [m for m in mine if m["text"].startswith("Is the shared memory")][0]
+assert one["layer"] == m1["layer"] and one["layer"] not in (None, "unclassified"), (one, m1)
+two = [r for r in nd if r["text"].startswith("Why does the softmax")][0]
+assert isinstance(two["layer"], str), two' "$mine" "$nd"
+}

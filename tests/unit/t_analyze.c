@@ -48,6 +48,26 @@ static void t_questions_en(void **st)
 	assert_int_equal(nq("Why is our library slower vs. the competition on the GPU"), 1);
 }
 
+/* Material a person pasted (issue 15): the titles in a reference list are
+ * not questions; the person's own question after the paste still is. */
+static void t_questions_pasted_refs(void **st)
+{
+	(void)st;
+	assert_int_equal(nq("Here is the reference text I copied:\n\n"
+			    "Lee, A. (2019). Do tiles help small matrices? Tech. rep.\n"
+			    "Kim, B. (2022). Why are reductions latency bound? arXiv.\n\n"
+			    "Put these in the bibliography."), 0);
+	assert_int_equal(nq("Here are the abstracts:\n"
+			    "Can shared memory hide latency? We show it can.\n\n"
+			    "Why is our kernel slower than theirs?"), 1);
+	/* a reference list without a lead-in, and a BibTeX entry */
+	assert_int_equal(nq("[1] Park, C. et al. (2021). Is FP8 enough for attention?"), 0);
+	assert_int_equal(nq("Ruiz, D. (2018), Are GPUs memory bound?"), 0);
+	/* a person's own lines that name a paper or a reference */
+	assert_int_equal(nq("Why is our kernel slower than the reference in Lee, A. (2019)?"), 1);
+	assert_int_equal(nq("Here is what I think:\nwhy not fuse the two kernels?"), 1);
+}
+
 /* A table of sentences and how many questions each holds; a failure names
  * the text. */
 struct nq_case {
@@ -984,6 +1004,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_questions_en),
+		cmocka_unit_test(t_questions_pasted_refs),
 		cmocka_unit_test(t_questions_requests),
 		cmocka_unit_test(t_questions_markdown),
 		cmocka_unit_test(t_sentence_abbrev),
