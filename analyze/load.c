@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 #include <sys/mman.h>
 #include "an_int.h"
+#include "../base/kt_json_scan.h" /* kt_json_number */
 
 /* ---- payload field scanner ---------------------------------------------------- */
 struct js {
@@ -92,40 +93,18 @@ static int isdig(unsigned c)
 	return c >= '0' && c <= '9';
 }
 
+/* RFC 8259 section 6, one grammar with the import check's
+ * (base/kt_json_scan.h), so that what an import accepted the analyzers
+ * read in place. */
 static int js_num(struct js *j)
 {
-	const unsigned char *p = j->p, *e = j->e;
+	const unsigned char *at;
+	const char *why;
+	const unsigned char *q = kt_json_number(j->p, j->e, &at, &why);
 
-	if (p < e && *p == '-')
-		p++;
-	if (p >= e)
+	if (!q)
 		return -1;
-	if (*p == '0')
-		p++;
-	else if (*p >= '1' && *p <= '9')
-		while (p < e && isdig(*p))
-			p++;
-	else
-		return -1;
-	if (p < e && *p == '.') {
-		if (++p >= e || !isdig(*p))
-			return -1;
-		while (p < e && isdig(*p))
-			p++;
-	}
-	if (p < e && (*p == 'e' || *p == 'E')) {
-		p++;
-		if (p < e && (*p == '+' || *p == '-'))
-			p++;
-		if (p >= e || !isdig(*p))
-			return -1;
-		while (p < e && isdig(*p))
-			p++;
-	}
-	/* cJSON reads at most 63 number bytes */
-	if (p - j->p > 63)
-		return -1;
-	j->p = p;
+	j->p = q;
 	return 0;
 }
 
