@@ -1,8 +1,8 @@
 /*
  * sh_int.h - what the files of the shell command parser share (sh_lex.c,
  * sh_cmd.c, shellparse.c, sh_unnamed.c, sh_cwd.c, sh_prog.c): the syntax
- * tree, the plan's context and the functions one file calls in another.  Internal to
- * import/; the parser's interface is shellparse.h.
+ * tree, the plan's context and the functions one file calls in another.
+ * Internal to import/; the parser's interface is shellparse.h.
  */
 #ifndef KT_SH_INT_H
 #define KT_SH_INT_H
