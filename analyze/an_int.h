@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "analyze.h"
 
-/* ---- payload field scanner (load.c) -----------------------------------------
+/* ---- payload field scanner (load_json.c) ------------------------------------
  * The run loader reads a few top-level members of message, edit, bench,
  * question and note payloads.  Building a cJSON tree for each (one malloc
  * per node, every text copied) was most of the load time, so members are

@@ -306,7 +306,7 @@ int kt_base64_decode_ex(const char *s, size_t len, unsigned flags,
 /* The first byte at or after p (p <= end) that is '"', '\\' or below 0x20
  * (a string's end, an escape, or a byte RFC 8259 section 7 forbids raw), or
  * end.  16 bytes a step with SSE2, 8 with plain 64-bit words otherwise: the
- * fast string decoders (import/ktraj_jsonl.c, analyze/load.c,
+ * fast string decoders (import/ktraj_jsonl.c, analyze/load_json.c,
  * export/jsonl.c) and kt_json_escape use it to copy the plain runs between
  * escapes. */
 const char *kt_json_str_stop(const char *p, const char *end);

@@ -1,13 +1,86 @@
 /*
- * kt_json_scan.h - the 16-byte test under the fast JSON string scanners:
- * kt_json_str_stop (base/text.c), and kt_json_escape and the RFC 8259
- * check's string walk (import/jsonstrict.c).  A header of its own, not
+ * kt_json_scan.h - the pieces of JSON grammar that more than one scanner
+ * walks: the 16-byte test under the fast string scanners
+ * (kt_json_str_stop in base/text.c, kt_json_escape and the RFC 8259
+ * check's string walk in import/jsonstrict.c), and the number grammar with
+ * cJSON's length cap (the RFC 8259 check, and the analyzers' in-place
+ * payload scanner in analyze/load_json.c).  A header of its own, not
  * kt_base.h, so that only those sources see SSE2's types; static inline so
- * that each loop keeps it inlined, as it was when all three lived in one
- * file.
+ * that each loop keeps it inlined, as it was when each scanner had its own
+ * copy.
  */
 #ifndef KT_JSON_SCAN_H
 #define KT_JSON_SCAN_H
+
+/* Bytes of one JSON number at most: cJSON copies at most 63 into its
+ * strtod buffer, so a longer number accepted by a scanner would be one
+ * cJSON reads differently. */
+#define KT_JSON_MAX_NUMBER 63
+
+#define KT_JSON_DIGIT(c) ((unsigned)(c) - '0' < 10u)
+
+/*
+ * The end of the JSON number that starts at p (RFC 8259 section 6:
+ * -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?), reading no byte
+ * at or past end.  A number is at most KT_JSON_MAX_NUMBER bytes.
+ * Returns the byte after the number, or NULL when p starts no number
+ * allowed here; then *at is where it goes wrong (the byte that breaks the
+ * grammar; p itself for one too long) and *why says how, a static English
+ * phrase.  Pure; p < end is not required.
+ */
+static inline const unsigned char *kt_json_number(const unsigned char *p,
+						  const unsigned char *end,
+						  const unsigned char **at,
+						  const char **why)
+{
+	const unsigned char *s = p;
+
+	if (p < end && *p == '-')
+		p++;
+	if (p >= end || !KT_JSON_DIGIT(*p)) {
+		*why = "number without digits";
+		goto bad;
+	}
+	if (*p == '0') {
+		p++;
+		if (p < end && KT_JSON_DIGIT(*p)) {
+			*why = "number with a leading zero";
+			goto bad;
+		}
+	} else {
+		while (p < end && KT_JSON_DIGIT(*p))
+			p++;
+	}
+	if (p < end && *p == '.') {
+		p++;
+		if (p >= end || !KT_JSON_DIGIT(*p)) {
+			*why = "number without digits after its decimal point";
+			goto bad;
+		}
+		while (p < end && KT_JSON_DIGIT(*p))
+			p++;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= end || !KT_JSON_DIGIT(*p)) {
+			*why = "number without digits in its exponent";
+			goto bad;
+		}
+		while (p < end && KT_JSON_DIGIT(*p))
+			p++;
+	}
+	if (p - s > KT_JSON_MAX_NUMBER) {
+		p = s;
+		*why = "number longer than 63 characters";
+		goto bad;
+	}
+	return p;
+bad:
+	*at = p;
+	return NULL;
+}
 
 #if defined(__SSE2__)
 #include <emmintrin.h>

@@ -14,7 +14,9 @@
  *      labelled by the words before them (time/latency/mean/... for times,
  *      speedup/faster/slower for "1.6x"), grouped into results by blocks.
  * The results are made final (the speedup chosen, baselines marked) in
- * benchpat_out.c.  Every unit is converted to ms (times), TFLOP/s and GB/s.
+ * benchpat_out.c; the scenario parameters (problem sizes) of a result are
+ * read in benchpat_scen.c.  Every unit is converted to ms (times), TFLOP/s
+ * and GB/s.
  * import/README.md documents the tables and how to add an entry.
  *
  * False positives are worse than misses: lines about compiling, building,
@@ -83,8 +85,6 @@ static const char *const skip_words[] = { "compil", "build", "built",
 	"user\t", "sys\t", "wall clock", "wall time", "exit code", "startup", "loading", "import ",
 	"std", "stddev", "\xc2\xb1", "+-", "variance", "autotun", NULL };
 
-static int any_word(const char *l, const char *const *w);
-
 /* Whether a line is never read (skip_words).  "compil" names a build step,
  * but torch.compile as a baseline ("speedup vs torch.compile: 0.78x") is a
  * measurement: those spellings are blanked before the test. */
@@ -103,7 +103,7 @@ static int skip_line(const char *low)
 		while ((p = strstr(p, base_spell[i])))
 			memset(p, '_', strlen(base_spell[i]));
 	}
-	return any_word(b, skip_words);
+	return bp_any_word(b, skip_words);
 }
 
 /* An autotuner's table of candidate configs (torch.compile max-autotune:
@@ -144,7 +144,7 @@ int bp_failure(const char *l, size_t n, const char *low, char *why,
 	for (i = 0; w[i] && !at; i++)
 		if (!strncmp(low + a, w[i], strlen(w[i])))
 			at = 1;
-	if (!at && !any_word(low, w))
+	if (!at && !bp_any_word(low, w))
 		return 0;
 	while (z > a && isspace((unsigned char)l[z - 1]))
 		z--;
@@ -276,7 +276,7 @@ void bp_lower(char *d, const char *s, size_t n, size_t cap)
 	d[i] = 0;
 }
 
-static int any_word(const char *l, const char *const *w)
+int bp_any_word(const char *l, const char *const *w)
 {
 	int i;
 
@@ -631,15 +631,15 @@ static int marker_z(const char *l, const char *low)
 	const char *p;
 
 	/* correctness named but not checked: unknown, never "correct" */
-	if (any_word(low, unchecked))
+	if (bp_any_word(low, unchecked))
 		return -1;
-	if (any_word(low, bad))
+	if (bp_any_word(low, bad))
 		return 0;
 	if ((p = strstr(l, "FAIL")) && (p == l || !isalpha((unsigned char)p[-1])))
 		return 0;
 	if (strstr(low, "correct: false") || strstr(low, "correctness: fail"))
 		return 0;
-	if (any_word(low, good))
+	if (bp_any_word(low, good))
 		return 1;
 	/* a check's verdict ("✅ Triton and Torch match", the triton
 	 * tutorials), not a ✅ that decorates "All benchmarks completed!" */
@@ -745,188 +745,6 @@ static int head_kind(const char *c, size_t n, double *scale, int *ref)
 		*scale = 1e-6;
 		return V_TIME;
 	}
-	return 0;
-}
-
-/* ---- scenario parameters: the problem size a result was measured at ------ */
-/* Whether a lower-case name (a table header, the name of a "Size1: 1000"
- * pair) names a problem size or shape: its values are part of the
- * scenario, so results at different sizes are never compared (FORMAT.md
- * section 2 "scenario").  Counts of the measurement itself (iterations,
- * repeats, warmup, runs) are not sizes. */
-static int shape_name(const char *low)
-{
-	static const char *const exact[] = { "n", "m", "k", "b", "h", "d", "l",
-		"bs", "nnz", NULL };
-	static const char *const part[] = { "size", "shape", "dim", "batch",
-		"seq", "len", "rows", "cols", "columns", "elements", "numel",
-		"hidden", "heads", "channels", "width", "height", "matrix",
-		"tokens", "vocab", "features", NULL };
-	static const char *const not_size[] = { "iter", "repeat", "warm",
-		"run", "time", "trial", "sample", NULL };
-	size_t k = strlen(low);
-	int i;
-
-	/* "n", "N1", "k_2": a dimension's letter, maybe numbered */
-	while (k && (isdigit((unsigned char)low[k - 1]) || low[k - 1] == '_'))
-		k--;
-	for (i = 0; exact[i]; i++)
-		if (k && strlen(exact[i]) == k && !strncmp(low, exact[i], k))
-			return 1;
-	if (any_word(low, not_size))
-		return 0;
-	return any_word(low, part);
-}
-
-/* Whether s[0..n) is a size: a whole number or a shape of whole numbers
- * ("1024x1024", "64 x 64 x 32", "128*256", "2\xc3\x974"); 2 for a shape of
- * several dimensions, 1 for one number, 0 for anything else. */
-static int shape_value(const char *s, size_t n)
-{
-	size_t i = 0, dims = 0;
-
-	while (i < n) {
-		size_t d = i;
-
-		while (i < n && isdigit((unsigned char)s[i]))
-			i++;
-		if (i == d || i - d > 12)
-			return 0;
-		dims++;
-		while (i < n && s[i] == ' ')
-			i++;
-		if (i == n)
-			break;
-		if (s[i] == 'x' || s[i] == 'X' || s[i] == '*')
-			i++;
-		else if (n - i >= 2 && !memcmp(s + i, "\xc3\x97", 2))
-			i += 2;
-		else
-			return 0;
-		while (i < n && s[i] == ' ')
-			i++;
-		if (i == n)
-			return 0;
-	}
-	return dims > 1 ? 2 : (int)dims;
-}
-
-/* "name=value" of a size into d (cap bytes): the name in lower case with
- * runs of other characters as one '_' ("Size (elems)" -> size_elems), the
- * value without spaces. */
-static void scen_param(char *d, size_t cap, const char *name, size_t nn,
-		       const char *val, size_t vn)
-{
-	char buf[128];
-	size_t k = 0, i;
-
-	for (i = 0; i < nn && k < 60; i++) {
-		unsigned char c = (unsigned char)name[i];
-
-		if (isalnum(c))
-			buf[k++] = (char)tolower(c);
-		else if (k && buf[k - 1] != '_')
-			buf[k++] = '_';
-	}
-	while (k && buf[k - 1] == '_')
-		k--;
-	if (!k)
-		return;
-	buf[k++] = '=';
-	for (i = 0; i < vn && k < sizeof(buf) - 1; i++)
-		if (val[i] != ' ')
-			buf[k++] = val[i];
-	buf[k] = 0;
-	if (d[0] && strlen(d) + 1 < cap)
-		strcat(d, " ");
-	strncat(d, buf, cap - strlen(d) - 1);
-}
-
-/* A table cell of a column that is no measurement: text names the
- * scenario ("vector_addition"), and so does a size under a size header or
- * a shape ("Size" 128 -> size=128, "Matrix" 64x64 -> matrix=64x64); other
- * numbers (counts, errors) are not read. */
-static void scen_cell(char *d, size_t cap, const char *head, size_t hn,
-		      const char *c, size_t cn)
-{
-	char hl[96], p[160] = "";
-	double x;
-	int sv;
-
-	if (!bp_num_at(c, cn, 0, &x)) {
-		bp_scen_add(d, cap, c, cn);
-		return;
-	}
-	bp_lower(hl, head, hn, sizeof(hl));
-	sv = shape_value(c, cn);
-	if (sv == 2 || (sv == 1 && shape_name(hl))) {
-		scen_param(p, sizeof(p), head, hn, c, cn);
-		bp_scen_add(d, cap, p, strlen(p));
-	}
-}
-
-/* Whether the sizes a and b (size_line's "n=64 m=32") name the same
- * sizes in the same order, whatever their values. */
-static int same_keys(const char *a, const char *b)
-{
-	for (;;) {
-		size_t ka = strcspn(a, "="), kb = strcspn(b, "=");
-
-		if (ka != kb || strncmp(a, b, ka))
-			return 0;
-		a = strchr(a, ' ');
-		b = strchr(b, ' ');
-		if (!a || !b)
-			return !a && !b;
-		a++;
-		b++;
-	}
-}
-
-/* A line of sizes only, "Size1: 1000, Size2: 1500, Iterations: 100" or
- * "Matrix A: 64x64, Matrix B: 64x64": every comma-separated part a
- * "name: value" or "name=value" with a whole number or shape for value.
- * Writes the sizes among them ("size1=1000 size2=1500") to out (cap bytes)
- * and returns 1; 0 (out "") when the line is anything else or names no
- * size. */
-static int size_line(const char *l, size_t n, char *out, size_t cap)
-{
-	size_t i = 0;
-
-	out[0] = 0;
-	while (i < n) {
-		size_t a = i, e, s, z, v;
-		char nl[96];
-		int sv;
-
-		while (i < n && l[i] != ',' && l[i] != ';')
-			i++;
-		e = i++;
-		while (a < e && isspace((unsigned char)l[a]))
-			a++;
-		for (s = a; s < e && l[s] != ':' && l[s] != '='; s++)
-			if (!isalnum((unsigned char)l[s]) && (!l[s] ||
-							      !strchr(" _-.", l[s])))
-				goto none;
-		if (s == a || s == e || s - a > 40 || !isalpha((unsigned char)l[a]))
-			goto none;
-		z = s;
-		while (z > a && isspace((unsigned char)l[z - 1]))
-			z--;
-		v = s + 1;
-		while (v < e && isspace((unsigned char)l[v]))
-			v++;
-		while (e > v && isspace((unsigned char)l[e - 1]))
-			e--;
-		if (!(sv = shape_value(l + v, e - v)))
-			goto none;
-		bp_lower(nl, l + a, z - a, sizeof(nl));
-		if (sv == 2 || shape_name(nl))
-			scen_param(out, cap, l + a, z - a, l + v, e - v);
-	}
-	return out[0] != 0;
-none:
-	out[0] = 0;
 	return 0;
 }
 
@@ -1112,7 +930,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 							continue;
 						}
 						if (!kinds[c]) {
-							scen_cell(r->scen, sizeof(r->scen),
+							bp_scen_cell(r->scen, sizeof(r->scen),
 								  l + st[c], en[c] - st[c], cs, cl);
 							continue;
 						}
@@ -1184,11 +1002,12 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			 * of its block labels that result, not what follows,
 			 * and is not read */
 			if (mk < 0 && !(s.n && s.r[s.n - 1].block == block) &&
-			    size_line(l + ind, n - ind, h.text, sizeof(h.text))) {
+			    bp_size_line(l + ind, n - ind, h.text,
+					 sizeof(h.text))) {
 				size_t q = nh;
 
 				while (q && !(hs[q - 1].sizes &&
-					      same_keys(hs[q - 1].text, h.text)))
+					      bp_same_keys(hs[q - 1].text, h.text)))
 					q--;
 				if (q)
 					nh = q - 1;

@@ -126,4 +126,21 @@ void bp_choose_speedup(const struct res *r, const kt_bench_hint *h,
  * and pair their time in as the agent's ref (res.refname). */
 void bp_mark_baselines(struct rs *s);
 
+/* Shared between benchpat.c (the table and line readers) and
+ * benchpat_scen.c (scenario parameters). */
+/* Whether lower-case line l contains any of the NULL-ended words w (as
+ * substrings): 1 or 0. */
+int bp_any_word(const char *l, const char *const *w);
+/* Append to the scenario d (cap bytes) what table cell c (cn bytes) under
+ * header head (hn bytes) says of it: its text, or a size as name=value;
+ * nothing for other numbers. */
+void bp_scen_cell(char *d, size_t cap, const char *head, size_t hn,
+		  const char *c, size_t cn);
+/* Whether the sizes a and b (bp_size_line's "n=64 m=32") name the same
+ * sizes in the same order: 1 or 0. */
+int bp_same_keys(const char *a, const char *b);
+/* Line l (n bytes) is sizes only: 1 and them in out (cap bytes,
+ * "size1=1000 size2=1500"), else 0 and out "". */
+int bp_size_line(const char *l, size_t n, char *out, size_t cap);
+
 #endif

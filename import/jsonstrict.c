@@ -14,7 +14,7 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#include "../base/kt_json_scan.h" /* kt_json_special16 */
+#include "../base/kt_json_scan.h" /* kt_json_special16, kt_json_number */
 #include "jsonstrict.h"
 
 /* RFC 8259 section 2: ws = *( %x20 / %x09 / %x0A / %x0D ) */
@@ -201,62 +201,6 @@ bad:
 	return NULL;
 }
 
-#define DIGIT(c) ((unsigned)(c) - '0' < 10u)
-
-/* Number at p [6]. */
-static const unsigned char *check_number(const unsigned char *p,
-					 const unsigned char *end,
-					 const unsigned char **at,
-					 const char **why)
-{
-	const unsigned char *s = p;
-
-	if (*p == '-')
-		p++;
-	if (p >= end || !DIGIT(*p)) {
-		*why = "number without digits";
-		goto bad;
-	}
-	if (*p == '0') {
-		p++;
-		if (p < end && DIGIT(*p)) {
-			*why = "number with a leading zero";
-			goto bad;
-		}
-	} else {
-		while (p < end && DIGIT(*p))
-			p++;
-	}
-	if (p < end && *p == '.') {
-		p++;
-		if (p >= end || !DIGIT(*p)) {
-			*why = "number without digits after its decimal point";
-			goto bad;
-		}
-		while (p < end && DIGIT(*p))
-			p++;
-	}
-	if (p < end && (*p == 'e' || *p == 'E')) {
-		p++;
-		if (p < end && (*p == '+' || *p == '-'))
-			p++;
-		if (p >= end || !DIGIT(*p)) {
-			*why = "number without digits in its exponent";
-			goto bad;
-		}
-		while (p < end && DIGIT(*p))
-			p++;
-	}
-	if (p - s > KT_JSON_MAX_NUMBER) {
-		p = s;
-		*why = "number longer than 63 characters";
-		goto bad;
-	}
-	return p;
-bad:
-	*at = p;
-	return NULL;
-}
 
 int kt_json_check(const char *text, size_t n, unsigned flags, size_t *off,
 		  const char **why)
@@ -322,7 +266,7 @@ int kt_json_check(const char *text, size_t n, unsigned flags, size_t *off,
 			break;
 		case '-': case '0': case '1': case '2': case '3': case '4':
 		case '5': case '6': case '7': case '8': case '9':
-			if (!(p = check_number(p, end, &at, &w)))
+			if (!(p = kt_json_number(p, end, &at, &w)))
 				goto bad_at;
 			break;
 		case 0xef:

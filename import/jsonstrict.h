@@ -45,6 +45,7 @@
 #include <stdint.h>
 #include <cjson/cJSON.h>
 #include "../base/kt_base.h" /* KT_EPARSE, kt_utf8_valid */
+#include "../base/kt_json_scan.h" /* KT_JSON_MAX_NUMBER */
 
 #define KT_UTF8_BOM "\xef\xbb\xbf" /* U+FEFF in UTF-8 */
 #define KT_JSON_BOM 0x1u          /* ignore a byte order mark before the text */
@@ -59,8 +60,6 @@
 #define KT_JSON_NUL_WHY \
 	"\\u0000 in a string: ktraj keeps strings as C strings and would cut it"
 #define KT_JSON_MAX_DEPTH CJSON_NESTING_LIMIT /* nested arrays/objects */
-#define KT_JSON_MAX_NUMBER 63     /* bytes of one number (cJSON copies at
-				     most 63 into its strtod buffer) */
 
 /*
  * The JSON string body of src[0..n) as cJSON prints it (cJSON.c

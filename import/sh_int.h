@@ -1,8 +1,8 @@
 /*
  * sh_int.h - what the files of the shell command parser share (sh_lex.c,
- * sh_cmd.c, shellparse.c, sh_unnamed.c): the syntax tree, the plan's
- * context and the functions one file calls in another.  Internal to
- * import/; the parser's interface is shellparse.h.
+ * sh_cmd.c, shellparse.c, sh_unnamed.c, sh_cwd.c, sh_prog.c): the syntax
+ * tree, the plan's context and the functions one file calls in another.
+ * Internal to import/; the parser's interface is shellparse.h.
  */
 #ifndef KT_SH_INT_H
 #define KT_SH_INT_H
@@ -167,6 +167,17 @@ size_t sh_args_of(const struct scmd *c, size_t a, const struct word **v,
 		      size_t max, int *opts_ok, const char *allowed);
 void sh_rm_ops(struct ctx *x, const struct scmd *c, size_t a,
 		   int certain);
+
+/* ---- sh_prog.c: the program a command ran, what pip's output says ---- */
+/* 1 when pip's output (NULL: none) shows native code compiled, else 0 */
+int sh_pip_built(const char *out);
+/* 1 when pip's output (NULL: none) says a build failed, else 0 */
+int sh_pip_failed(const char *out);
+/* 1 for a script without a name ("python -", "python -c"; NULL: 0) */
+int sh_anon_prog(const char *name);
+/* the bench source label of c's program at word a: malloc'd, NULL when
+ * empty or out of memory */
+char *sh_bench_source(const struct scmd *c, size_t a);
 
 /* ---- sh_cwd.c: the working directory (cd, pushd, popd) ---- */
 void sh_set_cwd(struct ctx *x, const struct scmd *c, size_t a, int succ);

@@ -2,8 +2,9 @@
  * shellparse.c - the plan of a finished shell command (shellparse.h): the
  * parser's entry point and the effects of the commands it names.  The
  * lexer is sh_lex.c, single commands sh_cmd.c, the files a command does
- * not name sh_unnamed.c, the working directory sh_cwd.c (their shared
- * tree: sh_int.h).
+ * not name sh_unnamed.c, the working directory sh_cwd.c, the label of the
+ * program a bench ran and what pip's output says it built sh_prog.c (their
+ * shared tree: sh_int.h).
  *
  * Quoting and expansion follow the POSIX Shell Command Language
  * (pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html,
@@ -946,184 +947,6 @@ struct ccinfo {
 	const char *argv0;
 };
 
-/* Whether pip's output shows it compiling native code: setuptools'
- * build_ext ("running build_ext", "building 'fused' extension"),
- * torch's cpp_extension ("Emitting ninja build file"), a compiler's command
- * line (pip -v) or a build error (kt_out_build_error).  A pure-Python
- * editable build ("Building editable for marshmallow ... done") and
- * `pip install numpy` that downloads a wheel show none. */
-static int pip_built(const char *out)
-{
-	static const char *const m[] = { "running build_ext", "building '",
-		"Emitting ninja build file", NULL };
-	static const char *const cc[] = { "gcc ", "g++ ", "c++ ", "cc ",
-		"nvcc ", "clang ", "clang++ ", "x86_64-linux-gnu-gcc ",
-		"x86_64-linux-gnu-g++ ", NULL };
-	const char *l;
-	size_t at, n;
-	int i;
-
-	if (!out)
-		return 0;
-	for (i = 0; m[i]; i++)
-		if (strstr(out, m[i]))
-			return 1;
-	for (l = out; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		const char *w = l + strspn(l, " \t"), *e = w + strcspn(w, " \n");
-		const char *b = w;
-
-		/* the compiler's name, maybe with its directory */
-		for (const char *q = w; q < e; q++)
-			if (*q == '/')
-				b = q + 1;
-		for (i = 0; cc[i]; i++)
-			if (!strncmp(b, cc[i], strlen(cc[i])) &&
-			    memchr(b, '-', (size_t)(strchrnul(b, '\n') - b)))
-				return 1;
-	}
-	return kt_out_build_error(out, strlen(out), &at, &n) != NULL;
-}
-
-/* Whether pip's output says a build failed: its own summary of a build
- * subprocess that failed, or the build's error (kt_out_build_error). */
-static int pip_failed(const char *out)
-{
-	size_t at, n;
-
-	return out && (strstr(out, "error: subprocess-exited-with-error") ||
-		       strstr(out, "did not run successfully") ||
-		       strstr(out, "Failed to build ") ||
-		       strstr(out, "ERROR: Failed building ") ||
-		       kt_out_build_error(out, strlen(out), &at, &n));
-}
-
-/* A script without a name: python - (stdin) or python -c. */
-static int anon_prog(const char *name)
-{
-	return name && (!strcmp(name, "python -") ||
-			!strcmp(name, "python -c"));
-}
-
-/* The first statement of inline code: not blank, a comment or an import
- * (the first line that is not blank when all are imports). */
-static char *first_statement(const char *code, size_t n)
-{
-	size_t i = 0, fb = n, fe = n;
-
-	while (i < n) {
-		size_t e = i, b;
-
-		while (e < n && code[e] != '\n')
-			e++;
-		b = i;
-		while (b < e && (code[b] == ' ' || code[b] == '\t'))
-			b++;
-		if (b < e && code[b] != '#' && strncmp(code + b, "import ", 7) &&
-		    strncmp(code + b, "from ", 5))
-			return strndup(code + b, e - b < 160 ? e - b : 160);
-		if (b < e && fb == n) {
-			fb = b;
-			fe = e;
-		}
-		i = e + 1;
-	}
-	return fb < n ? strndup(code + fb, fe - fb < 160 ? fe - fb : 160) : NULL;
-}
-
-/* The Python file that inline code runs by name (runpy.run_path("F"),
- * exec(open("F").read()), subprocess / os.system running "F.py"): the
- * first quoted *.py on such a line, or NULL. */
-static char *runs_file(const char *code, size_t n)
-{
-	static const char *const how[] = { "run_path(", "exec(open(",
-		"subprocess.", "os.system(", NULL };
-	size_t i = 0;
-
-	while (i < n) {
-		const char *l = code + i, *e = memchr(l, '\n', n - i), *q;
-		int k;
-
-		if (!e)
-			e = code + n;
-		i = (size_t)(e - code) + 1;
-		for (k = 0; how[k]; k++)
-			if (memmem(l, (size_t)(e - l), how[k], strlen(how[k])))
-				break;
-		if (!how[k])
-			continue;
-		for (q = l; q < e; q++) {
-			const char *z, *b;
-
-			if (*q != '"' && *q != '\'')
-				continue;
-			if (!(z = memchr(q + 1, *q, (size_t)(e - q - 1))))
-				break;
-			/* the last word of the string: "python verify.py" */
-			for (b = z; b > q + 1 && b[-1] != ' '; b--)
-				;
-			if (z - b > 3 && z - b < 120 && !memcmp(z - 3, ".py", 3))
-				return strndup(b, (size_t)(z - b));
-			q = z;
-		}
-	}
-	return NULL;
-}
-
-/* The label of inline code run by prog (its word as typed), how: "-c",
- * "- (heredoc)" or "- (here-string)": the file the code runs when it
- * names one, else "PROG HOW: first statement", a description that stays
- * the same while the code does.  A line from inside the script alone
- * named no program. */
-static char *inline_source(const char *code, size_t n, const char *prog,
-			   const char *how)
-{
-	char *f = runs_file(code, n), *st, *r = NULL;
-
-	if (f)
-		return f;
-	st = first_statement(code, n);
-	if (asprintf(&r, "%s %s%s%s", prog, how, st ? ": " : "",
-		     st ? st : "") < 0)
-		r = NULL;
-	free(st);
-	return r;
-}
-
-/* The command that measured, for a bench's `source`: its words from the
- * program on (at most 200 bytes), or for code on stdin or in -c
- * inline_source, since "python -" names nothing. */
-static char *bench_source(const struct scmd *c, size_t a)
-{
-	char buf[208];
-	size_t i, k = 0;
-
-	for (i = a + 1; i < c->nw; i++)
-		if (!strcmp(c->w[i].v, "-c") && i + 1 < c->nw)
-			return inline_source(c->w[i + 1].v,
-					     strlen(c->w[i + 1].v),
-					     c->w[a].v, "-c");
-	for (i = 0; i < c->nr; i++)
-		if ((c->r[i].kind == R_HEREDOC || c->r[i].kind == R_HERESTR) &&
-		    c->r[i].body && (c->nw == a + 1 ||
-				     !strcmp(c->w[c->nw - 1].v, "-")))
-			return inline_source(c->r[i].body, c->r[i].blen,
-					     c->w[a].v,
-					     c->r[i].kind == R_HEREDOC ?
-					     "- (heredoc)" : "- (here-string)");
-	for (i = a; i < c->nw && k < 200; i++) {
-		int w = snprintf(buf + k, sizeof(buf) - k, "%s%s", k ? " " : "",
-				 (c->w[i].fl & W_DYN) ? "$..." : c->w[i].v);
-
-		if (w < 0 || (size_t)w >= sizeof(buf) - k) {
-			k = sizeof(buf) - 1;
-			break;
-		}
-		k += (size_t)w;
-	}
-	buf[k] = 0;
-	return k ? strdup(buf) : NULL;
-}
-
 /* Parse cmd into ps (zeroed); 0, nothing parsed, when cmd is longer than
  * the parser reads (MAX_CMD). */
 static int parse_cmd(struct parser *ps, const char *cmd)
@@ -1393,14 +1216,14 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 			}
 			/* a named program measures rather than a script
 			 * on stdin before it (often the edit of a file) */
-			if ((!p->bench || anon_prog(p->bench_prog)) &&
+			if ((!p->bench || sh_anon_prog(p->bench_prog)) &&
 			    sh_bench_cmd(c, a, &bn) &&
-			    (!p->bench || !anon_prog(bn))) {
+			    (!p->bench || !sh_anon_prog(bn))) {
 				p->bench = 1;
 				free(p->bench_prog);
 				free(p->bench_src);
 				p->bench_prog = strdup(bn);
-				p->bench_src = bench_source(c, a);
+				p->bench_src = sh_bench_source(c, a);
 			}
 		}
 		content_free(&pipe);
@@ -1434,7 +1257,7 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 		if (ci[k].kind == CC_PIP) {
 			size_t at = 0, n = 0;
 
-			if (!pip_built(output)) {
+			if (!sh_pip_built(output)) {
 				cc->exit_code = -2;     /* built nothing */
 				continue;
 			}
@@ -1444,7 +1267,7 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 					strlen(output), &at, &n) &&
 			    (cc->diag = strndup(output + at, n)))
 				cc->diag_len = n;
-			if (s != YES && pip_failed(output)) {
+			if (s != YES && sh_pip_failed(output)) {
 				/* pip exits 1 when a build fails */
 				cc->exit_code = i == last_reached &&
 						exit_code > 0 && !ok ? exit_code : 1;

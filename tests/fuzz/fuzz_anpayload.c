@@ -1,5 +1,5 @@
 /*
- * fuzz_anpayload.c - the analyzers' payload field scanner (analyze/load.c)
+ * fuzz_anpayload.c - the analyzers' payload field scanner (analyze/load_json.c)
  * against cJSON: whenever the scanner accepts an input, cJSON must accept
  * it too and give the same member types, decoded strings, numbers and
  * array elements (the run loader relies on that to skip building cJSON
