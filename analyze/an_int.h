@@ -176,4 +176,16 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b);
 int kt_an_minp(const double *s, size_t ns, size_t n, uint64_t *st,
 	       double *pk, double *p, size_t *chosen);
 
+/* ---- text helpers (text.c), shared with tokens.c ---------------------------- */
+/* Decode one UTF-8 code point at p (n bytes left); *adv gets its length.
+ * Invalid bytes decode as themselves with length 1, so scanning advances. */
+uint32_t kt_an_u8dec(const unsigned char *p, size_t n, size_t *adv);
+/* A CJK ideograph (U+3400-U+4DBF, U+4E00-U+9FFF). */
+int kt_an_is_cjk(uint32_t c);
+/* Lowercased malloc'd copy, full-width ASCII and the ideographic space
+ * folded to ASCII; *outlen its length.  NULL when out of memory. */
+char *kt_an_fold(const char *text, size_t len, size_t *outlen);
+/* An ASCII letter, digit or '_'. */
+int kt_an_wordch(int c);
+
 #endif /* KT_AN_INT_H */

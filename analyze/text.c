@@ -1,6 +1,7 @@
 /*
  * text.c - lexical analysis shared by the analyzers: layer lexicons, flags,
- * question rules (EN + ZH), normalization, content tokens, claims.
+ * question rules (EN + ZH), task prompts; normalization, content tokens and
+ * claims are in tokens.c.
  *
  * Rules and lexicons: ../shared/research/analysis.md 3.2 (candidate
  * extraction), 3.3 (normalization), 3.4 (layer lexicons, seeded from
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include "analyze.h"
+#include "an_int.h"
 #include "../import/import.h" /* which formats have harness prompts */
 
 static const char *layer_names[KT_AN_NLAYERS] = {
@@ -32,7 +34,7 @@ const char *kt_an_layer_name(int layer)
 
 /* Decode one code point at p (n bytes left); *adv gets its length.  Invalid
  * bytes decode as themselves with length 1 so scanning always advances. */
-static uint32_t u8dec(const unsigned char *p, size_t n, size_t *adv)
+uint32_t kt_an_u8dec(const unsigned char *p, size_t n, size_t *adv)
 {
 	uint32_t c = p[0];
 
@@ -59,7 +61,7 @@ static uint32_t u8dec(const unsigned char *p, size_t n, size_t *adv)
 	return c;
 }
 
-static int is_cjk(uint32_t c)
+int kt_an_is_cjk(uint32_t c)
 {
 	return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF);
 }
@@ -70,7 +72,7 @@ int kt_an_is_zh(const char *text, size_t len)
 	size_t i = 0, adv;
 
 	while (i < len) {
-		if (is_cjk(u8dec(p + i, len - i, &adv)))
+		if (kt_an_is_cjk(kt_an_u8dec(p + i, len - i, &adv)))
 			return 1;
 		i += adv;
 	}
@@ -79,7 +81,7 @@ int kt_an_is_zh(const char *text, size_t len)
 
 /* Lowercased copy with full-width ASCII (U+FF01..U+FF5E) and the ideographic
  * space folded to ASCII (the part of NFKC that matters for questions). */
-static char *fold(const char *text, size_t len, size_t *outlen)
+char *kt_an_fold(const char *text, size_t len, size_t *outlen)
 {
 	const unsigned char *p = (const unsigned char *)text;
 	char *o = malloc(len + 1);
@@ -88,7 +90,7 @@ static char *fold(const char *text, size_t len, size_t *outlen)
 	if (!o)
 		return NULL;
 	while (i < len) {
-		uint32_t c = u8dec(p + i, len - i, &adv);
+		uint32_t c = kt_an_u8dec(p + i, len - i, &adv);
 
 		if (c >= 0xFF01 && c <= 0xFF5E) {
 			o[j++] = (char)tolower((int)(c - 0xFF01 + 0x21));
@@ -107,7 +109,7 @@ static char *fold(const char *text, size_t len, size_t *outlen)
 	return o;
 }
 
-static int wordch(int c)
+int kt_an_wordch(int c)
 {
 	return isalnum(c) || c == '_';
 }
@@ -134,7 +136,7 @@ static int count_term(const char *s, size_t n, const char *term, int cap)
 			/* '_' starts a word too: launch_fused_kernel */
 			int lb = q == s || !isalnum((unsigned char)q[-1]);
 			int rb = stem || q + tl == end ||
-				 !wordch((unsigned char)q[tl]);
+				 !kt_an_wordch((unsigned char)q[tl]);
 			if (lb && rb)
 				cnt++;
 		} else {
@@ -251,7 +253,7 @@ int kt_an_layer_of(const char *text, size_t len, double scores[KT_AN_NLAYERS])
 	/* long texts: the first 16 KiB say enough and keep this linear */
 	if (len > 16384)
 		len = 16384;
-	f = fold(text, len, &n);
+	f = kt_an_fold(text, len, &n);
 	if (!f)
 		return KT_AN_L_NONE;
 	{
@@ -284,7 +286,7 @@ int kt_an_layer_of(const char *text, size_t len, double scores[KT_AN_NLAYERS])
 				if (k + l > n || memcmp(f + k, lexicon[t].term, l))
 					continue;
 				if (p[k] < 0x80 && !stem && k + l < n &&
-				    wordch(p[k + l]))
+				    kt_an_wordch(p[k + l]))
 					continue;
 				if (cnt[t] < 4) {
 					cnt[t]++;
@@ -338,7 +340,7 @@ unsigned kt_an_text_flags(const char *text, size_t len)
 
 	if (!text || !len)
 		return 0;
-	f = fold(text, len > 16384 ? 16384 : len, &n);
+	f = kt_an_fold(text, len > 16384 ? 16384 : len, &n);
 	if (!f)
 		return 0;
 	for (i = 0; i < sizeof(relocate_terms) / sizeof(*relocate_terms); i++)
@@ -505,7 +507,7 @@ static int starts_word(const char *s, const char *w)
 {
 	size_t l = strlen(w);
 
-	return strncmp(s, w, l) == 0 && !wordch((unsigned char)s[l]) &&
+	return strncmp(s, w, l) == 0 && !kt_an_wordch((unsigned char)s[l]) &&
 	       s[l] != '\'';
 }
 
@@ -520,7 +522,7 @@ static const char *skip_sp(const char *s)
 /* Skip one leading word (letters, digits, apostrophes). */
 static const char *skip_word(const char *s)
 {
-	while (wordch((unsigned char)*s) || *s == '\'')
+	while (kt_an_wordch((unsigned char)*s) || *s == '\'')
 		s++;
 	return skip_sp(s);
 }
@@ -629,13 +631,13 @@ static int content_tokens(const char *s, size_t n)
 		if (isalnum(p[i])) {
 			size_t st = i;
 
-			while (i < n && (wordch(p[i]) || p[i] == '\''))
+			while (i < n && (kt_an_wordch(p[i]) || p[i] == '\''))
 				i++;
 			if (i - st >= 2)
 				words++;
 			continue;
 		}
-		if (is_cjk(u8dec(p + i, n - i, &adv)))
+		if (kt_an_is_cjk(kt_an_u8dec(p + i, n - i, &adv)))
 			cjk++;
 		i += adv;
 	}
@@ -662,7 +664,7 @@ static int work_request(const char *s, const char *e)
 	s = skip_sp(s + pl);
 	while (match_any_start(s, req_lead, &pl))
 		s = skip_sp(s + pl);
-	if (!wordch((unsigned char)*s) || match_any_start(s, req_ask, NULL) ||
+	if (!kt_an_wordch((unsigned char)*s) || match_any_start(s, req_ask, NULL) ||
 	    contains_any(s, (size_t)(e - s), req_wh) ||
 	    contains_any(s, (size_t)(e - s), bound_terms))
 		return 0;
@@ -693,7 +695,7 @@ static unsigned question_kind(const char *sent, size_t len, unsigned *how)
 		*how = 0;
 	if (!sent || !len || len > 600)
 		return 0;
-	f = fold(sent, len, &n);
+	f = kt_an_fold(sent, len, &n);
 	if (!f)
 		return 0;
 	zh = kt_an_is_zh(f, n);
@@ -741,7 +743,7 @@ static unsigned question_kind(const char *sent, size_t len, unsigned *how)
 				     starts_word(s, "have") ||
 				     starts_word(s, "will"));
 
-			if (!imper && wordch((unsigned char)*nx))
+			if (!imper && kt_an_wordch((unsigned char)*nx))
 				form = 1;
 		}
 		/* tag questions and ", can you ..." in the middle */
@@ -798,7 +800,7 @@ static unsigned question_kind(const char *sent, size_t len, unsigned *how)
 			while (q > s) {
 				const char *b = s + kt_utf8_floor(
 						s, (size_t)(q - 1 - s));
-				uint32_t cp = u8dec((const unsigned char *)b,
+				uint32_t cp = kt_an_u8dec((const unsigned char *)b,
 						    (size_t)(q - b), &adv);
 				if (cp == 0x3002 || cp == 0xFF01 || cp == '.' ||
 				    cp == '!' || cp == ' ' || cp == '?') {
@@ -817,14 +819,14 @@ static unsigned question_kind(const char *sent, size_t len, unsigned *how)
 				size_t m = (size_t)(e - s), i = 0, a1, a2, a3;
 
 				while (i < m) {
-					uint32_t x = u8dec(p + i, m - i, &a1);
+					uint32_t x = kt_an_u8dec(p + i, m - i, &a1);
 
-					if (is_cjk(x) && i + a1 < m) {
-						uint32_t y = u8dec(p + i + a1,
+					if (kt_an_is_cjk(x) && i + a1 < m) {
+						uint32_t y = kt_an_u8dec(p + i + a1,
 								   m - i - a1, &a2);
 						if ((y == 0x4E0D || y == 0x6CA1) &&
 						    i + a1 + a2 < m &&
-						    u8dec(p + i + a1 + a2,
+						    kt_an_u8dec(p + i + a1 + a2,
 							  m - i - a1 - a2,
 							  &a3) == x)
 							kind |= KT_AN_Q_INTERROG, form = 1;
@@ -901,7 +903,7 @@ static int md_line(const char *l, size_t n)
 /* Sentence end: ASCII . ! ? ; followed by space/end, or 。？！；. */
 static size_t sent_end(const unsigned char *p, size_t n, size_t i, size_t *adv)
 {
-	uint32_t c = u8dec(p + i, n - i, adv);
+	uint32_t c = kt_an_u8dec(p + i, n - i, adv);
 
 	/* '?' written as a symbol: quoted ("?"), standing alone ("with ?
 	 * marks"), or LaTeX's "??" for an undefined reference */
@@ -1045,423 +1047,6 @@ next:
 	return 0;
 }
 
-/* ---- normalization (analysis.md 3.3) ------------------------------------------ */
-static const char *tech_keep[] = {
-	"shared", "smem", "dram", "hbm", "l1", "l2", "ncu", "nsys", "ptx", "sass",
-	"warp", "coalesc", "fuse", "fusion", "tile", "tiling", "float4",
-	"__shared__", "__syncthreads", "cp.async", "tma", "fp16", "bf16", "fp32",
-	"fp8", "gemm", "cuda", "gpu", "cpu", "sm", "wgmma", "wmma", "hmma",
-	"mma.", "ldmatrix", "stmatrix", "tcgen05", "mbarrier", NULL};
-
-static int keep_tech(const char *w, size_t n)
-{
-	for (int i = 0; tech_keep[i]; i++) {
-		size_t l = strlen(tech_keep[i]);
-
-		if (n >= l && !strncmp(w, tech_keep[i], l))
-			return 1;
-	}
-	return 0;
-}
-
-int kt_an_normalize(const char *text, size_t len, char **out)
-{
-	size_t n, i = 0, j = 0, adv;
-	char *f = fold(text ? text : "", text ? len : 0, &n), *o;
-	const unsigned char *p;
-
-	*out = NULL;
-	if (!f)
-		return KT_ENOMEM;
-	o = malloc(n * 2 + 16);
-	if (!o) {
-		free(f);
-		return KT_ENOMEM;
-	}
-	p = (const unsigned char *)f;
-#define SP() do { if (j && o[j - 1] != ' ') o[j++] = ' '; } while (0)
-	while (i < n) {
-		if (p[i] == '`') { /* inline code span */
-			size_t k = i + 1;
-
-			while (k < n && p[k] != '`')
-				k++;
-			SP();
-			memcpy(o + j, "<id>", 4);
-			j += 4;
-			i = k < n ? k + 1 : n;
-			continue;
-		}
-		if (wordch(p[i]) || p[i] == '/' || p[i] == '.' || p[i] == '~') {
-			/* a token of word chars, slashes and dots */
-			size_t k = i, w;
-			int slash = 0, dot = 0, under = 0, digit = 0, alpha = 0,
-			    upper = 0;
-
-			while (k < n && (wordch(p[k]) || p[k] == '/' ||
-					 p[k] == '.' || p[k] == '~' || p[k] == '-' ||
-					 p[k] == '\'')) {
-				slash |= p[k] == '/';
-				under |= p[k] == '_';
-				digit |= isdigit(p[k]) != 0;
-				alpha |= isalpha(p[k]) != 0;
-				if (p[k] == '.' && k + 1 < n && isalnum(p[k + 1]))
-					dot = 1;
-				k++;
-			}
-			/* strip trailing dots/dashes: sentence punctuation */
-			w = k;
-			while (w > i && (p[w - 1] == '.' || p[w - 1] == '-' ||
-					 p[w - 1] == '\''))
-				w--;
-			if (w == i) {
-				i = k;
-				continue;
-			}
-			/* CamelCase needs the original case */
-			for (size_t q = i + 1; q < w && text && q < len; q++)
-				if (isupper((unsigned char)text[q]) &&
-				    islower((unsigned char)text[q - 1]))
-					upper = 1;
-			SP();
-			if (keep_tech(f + i, w - i)) {
-				memcpy(o + j, f + i, w - i);
-				j += w - i;
-			} else if (slash && alpha) {
-				memcpy(o + j, "<path>", 6), j += 6;
-			} else if (dot && alpha) {
-				memcpy(o + j, "<path>", 6), j += 6;
-			} else if (!alpha && digit) {
-				memcpy(o + j, "<num>", 5), j += 5;
-			} else if (under || (upper && w - i > 3) ||
-				   (digit && alpha && w - i > 4)) {
-				memcpy(o + j, "<id>", 4), j += 4;
-			} else if (!alpha && !digit) {
-				/* bare slashes or dots: punctuation */
-			} else {
-				memcpy(o + j, f + i, w - i);
-				j += w - i;
-			}
-			i = k;
-			continue;
-		}
-		if (p[i] < 0x80) { /* other ASCII punctuation and spaces */
-			SP();
-			i++;
-			continue;
-		}
-		{
-			uint32_t c = u8dec(p + i, n - i, &adv);
-
-			if (is_cjk(c)) {
-				memcpy(o + j, f + i, adv);
-				j += adv;
-			} else {
-				SP(); /* CJK punctuation and other symbols */
-			}
-			i += adv;
-		}
-	}
-#undef SP
-	while (j && o[j - 1] == ' ')
-		j--;
-	o[j] = 0;
-	free(f);
-	*out = o;
-	return KT_OK;
-}
-
-/* ---- content tokens ------------------------------------------------------------ */
-static const char *stopwords[] = {
-	"the", "and", "for", "are", "but", "not", "you", "your", "all", "any",
-	"can", "had", "her", "was", "one", "our", "out", "has", "have", "him",
-	"his", "how", "its", "let", "may", "now", "see", "than", "that", "the",
-	"this", "those", "these", "then", "them", "they", "there", "what",
-	"when", "where", "which", "while", "who", "why", "will", "with",
-	"would", "could", "should", "from", "into", "onto", "about", "just",
-	"also", "been", "being", "did", "does", "doing", "done", "each",
-	"were", "very", "more", "most", "some", "such", "only", "own", "same",
-	"too", "here", "use", "using", "used", "get", "got", "try", "trying",
-	"make", "lets", "let's", "please", "thing", "things", "now", "yes",
-	"okay", "need", "want", "like", "still", "did", "dont", "don't", "isn't",
-	"it's", "i'm", "we're", "you're", "ours", "via", "per", "over", "after",
-	"before", "again", "because", "think", "know", NULL};
-
-/* The longest stopword ("because"): a longer word, most of a text's
- * words of 3+ bytes, is not one, without a walk of the list (the walk,
- * a strlen and a strncmp a word, was ~8 % of `questions mine`) */
-#define STOP_MAX 7u
-
-static int is_stop(const char *w, size_t n)
-{
-	if (n > STOP_MAX)
-		return 0;
-	for (int i = 0; stopwords[i]; i++)
-		if (stopwords[i][0] == w[0] && strlen(stopwords[i]) == n &&
-		    !memcmp(stopwords[i], w, n))
-			return 1;
-	return 0;
-}
-
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-int kt_an_tokens(const char *text, size_t len, uint64_t **out, size_t *nout)
-{
-	size_t n, i = 0, cap = 64, k = 0, adv;
-	char *f;
-	uint64_t *v;
-	const unsigned char *p;
-	uint32_t prev = 0;
-	size_t prevpos = 0, prevadv = 0;
-
-	*out = NULL;
-	*nout = 0;
-	if (!text || !len)
-		return KT_OK;
-	f = fold(text, len, &n);
-	v = malloc(cap * sizeof(*v));
-	if (!f || !v) {
-		free(f);
-		free(v);
-		return KT_ENOMEM;
-	}
-	p = (const unsigned char *)f;
-	while (i < n) {
-		uint64_t h = 0;
-		int have = 0;
-
-		if (wordch(p[i])) {
-			size_t st = i;
-
-			while (i < n && (wordch(p[i]) || p[i] == '\''))
-				i++;
-			/* plural folding keeps "conflicts" ~ "conflict" */
-			size_t wl = i - st;
-			if (wl > 4 && p[st + wl - 1] == 's' && p[st + wl - 2] != 's')
-				wl--;
-			if (wl >= 3 && !is_stop(f + st, wl) &&
-			    !(isdigit(p[st]) && wl < 3)) {
-				h = kt_fnv1a(KT_FNV1A_INIT, f + st, wl);
-				have = 1;
-			}
-			prev = 0;
-		} else {
-			uint32_t c = u8dec(p + i, n - i, &adv);
-
-			if (is_cjk(c)) {
-				if (prev) {
-					h = kt_fnv1a(KT_FNV1A_INIT, f + prevpos,
-						     prevadv + adv);
-					have = 1;
-				}
-				prev = c;
-				prevpos = i;
-				prevadv = adv;
-			} else {
-				prev = 0;
-			}
-			i += adv;
-		}
-		if (have) {
-			if (KT_GROW(v, cap, k + 1)) {
-				free(v);
-				free(f);
-				return KT_ENOMEM;
-			}
-			v[k++] = h;
-		}
-	}
-	free(f);
-	if (!k) {
-		free(v);
-		return KT_OK;
-	}
-	qsort(v, k, sizeof(*v), cmp_u64);
-	n = 1;
-	for (i = 1; i < k; i++)
-		if (v[i] != v[n - 1])
-			v[n++] = v[i];
-	*out = v;
-	*nout = n;
-	return KT_OK;
-}
-
-double kt_an_containment(const uint64_t *a, size_t na, const uint64_t *b,
-			 size_t nb)
-{
-	size_t i = 0, j = 0, c = 0;
-
-	if (!na)
-		return 0;
-	while (i < na && j < nb) {
-		if (a[i] == b[j]) {
-			c++;
-			i++;
-			j++;
-		} else if (a[i] < b[j]) {
-			i++;
-		} else {
-			j++;
-		}
-	}
-	return (double)c / (double)na;
-}
-
-/* ---- claims ------------------------------------------------------------------- */
-struct claim_pat {
-	const char *pat, *key;
-};
-
-/* Longer patterns first: a sentence yields its first match only. */
-static const struct claim_pat claim_pats[] = {
-	{"memory bandwidth bound", "memory-bound"},
-	{"memory-bandwidth-bound", "memory-bound"},
-	{"memory bandwidth-bound", "memory-bound"},
-	{"bandwidth-bound", "memory-bound"}, {"bandwidth bound", "memory-bound"},
-	{"memory-bound", "memory-bound"}, {"memory bound", "memory-bound"},
-	{"bound by memory", "memory-bound"}, {"limited by memory", "memory-bound"},
-	{"limited by bandwidth", "memory-bound"},
-	{"dram-bound", "memory-bound"}, {"hbm-bound", "memory-bound"},
-	{"compute-bound", "compute-bound"}, {"compute bound", "compute-bound"},
-	{"limited by compute", "compute-bound"},
-	{"latency-bound", "latency-bound"}, {"latency bound", "latency-bound"},
-	{"launch-bound", "launch-bound"}, {"occupancy-limited", "occupancy-limited"},
-	{"already optimal", "already optimal"}, {"near the limit", "near the limit"},
-	{"at the roofline", "at the roofline"}, {"near peak", "near peak"},
-	{"带宽上限", "memory-bound"}, {"带宽瓶颈", "memory-bound"},
-	{"访存瓶颈", "memory-bound"}, {"计算瓶颈", "compute-bound"},
-	{"已经到极限", "near the limit"}, {"理论上限", "near the limit"},
-	{NULL, NULL}};
-
-/* Distance from the span [b, e) of s[0..n) to the nearest of words[]
- * within 40 bytes either side; SIZE_MAX when none. */
-static size_t near_word(const char *s, size_t n, size_t b, size_t e,
-			const char *const *words)
-{
-	size_t v0 = b > 40 ? b - 40 : 0, w1 = e + 40 < n ? e + 40 : n, best = SIZE_MAX;
-
-	for (int k = 0; words[k]; k++) {
-		size_t tl = strlen(words[k]);
-
-		for (const char *m = s + v0; m + tl <= s + w1 &&
-		     (m = memmem(m, (size_t)(s + w1 - m), words[k], tl)); m++) {
-			size_t at = (size_t)(m - s),
-			       d = at + tl <= b ? b - (at + tl) : at >= e ? at - e : 0;
-
-			if (d < best)
-				best = d;
-		}
-	}
-	return best;
-}
-
-static const char *const mem_words[] = {"memory", "dram", "hbm", "bandwidth",
-					"l2", "带宽", "访存", "内存", NULL};
-static const char *const cmp_words[] = {"compute", "sm ", "sm%", "tensor",
-					"flop", "alu", "fma", "occupancy",
-					"计算", "算力", NULL};
-
-/* The percentage of peak stated near a match: "82.8% of peak", "at 87 %".
- * A memory claim takes a figure of memory (its nearest resource word is a
- * memory word), a compute claim one of compute: "memory-bound: 47 %
- * memory SOL, 9 % SM throughput" is memory-bound at 47 %, never 9-47 %. */
-static double find_pct(const char *s, size_t n, const char *key)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] != '%')
-			continue;
-		size_t e = i;
-
-		while (e > 0 && s[e - 1] == ' ')
-			e--;
-		size_t b = e;
-		while (b > 0 && (isdigit((unsigned char)s[b - 1]) || s[b - 1] == '.'))
-			b--;
-		if (b == e)
-			continue;
-		/* only percentages that talk about peak/throughput/bandwidth */
-		{
-			size_t w0 = i + 1, w1 = i + 40 < n ? i + 40 : n;
-			size_t v0 = b > 40 ? b - 40 : 0;
-			int ok = 0;
-			const char *ctx[] = {"peak", "throughput", "bandwidth",
-					     "sol", "roofline", "of theoretical",
-					     "峰值", "带宽", NULL};
-
-			for (int k = 0; ctx[k]; k++) {
-				size_t tl = strlen(ctx[k]);
-
-				if ((w1 > w0 && memmem(s + w0, w1 - w0, ctx[k], tl)) ||
-				    memmem(s + v0, b - v0, ctx[k], tl))
-					ok = 1;
-			}
-			if (!ok)
-				continue;
-		}
-		if (!strcmp(key, "memory-bound") || !strcmp(key, "compute-bound")) {
-			size_t dm = near_word(s, n, b, i + 1, mem_words),
-			       dc = near_word(s, n, b, i + 1, cmp_words);
-			int mem = key[0] == 'm';
-
-			if (mem ? !(dm < dc) : !(dc < dm))
-				continue;
-		}
-		return strtod(s + b, NULL);
-	}
-	return -1;
-}
-
-int kt_an_claims(const char *text, size_t len,
-		 void (*cb)(const char *key, double pct, void *arg), void *arg)
-{
-	size_t n, st = 0, i;
-	char *f;
-	int cnt = 0;
-
-	if (!text || !len)
-		return 0;
-	f = fold(text, len > 65536 ? 65536 : len, &n);
-	if (!f)
-		return 0;
-	for (i = 0; i <= n; i++) {
-		int end = i == n || f[i] == '\n' ||
-			  ((f[i] == '.' || f[i] == ';' || f[i] == '!') &&
-			   (i + 1 == n || f[i + 1] == ' ' || f[i + 1] == '\n' ||
-			    f[i + 1] == '"'));
-
-		if (!end && i + 3 <= n && !memcmp(f + i, "\xe3\x80\x82", 3))
-			end = 1;
-		if (!end)
-			continue;
-		if (i > st) {
-			for (int k = 0; claim_pats[k].pat; k++) {
-				const char *m = memmem(f + st, i - st, claim_pats[k].pat,
-						       strlen(claim_pats[k].pat));
-				if (!m)
-					continue;
-				/* "not memory-bound" is not the claim */
-				if (m - f >= 4 + (long)st && !memcmp(m - 4, "not ", 4))
-					break;
-				cnt++;
-				if (cb)
-					cb(claim_pats[k].key,
-					   find_pct(f + st, i - st,
-						    claim_pats[k].key), arg);
-				break;
-			}
-		}
-		st = i + 1;
-	}
-	free(f);
-	return cnt;
-}
-
 /* ---- task prompts ------------------------------------------------------------ */
 
 int kt_an_task_prompt(const char *format, int before_agent, int input_source,
@@ -1483,7 +1068,7 @@ int kt_an_task_prompt(const char *format, int before_agent, int input_source,
 		return 1;
 	if (!text || !len)
 		return 0;
-	f = fold(text, len > 4096 ? 4096 : len, &n);
+	f = kt_an_fold(text, len > 4096 ? 4096 : len, &n);
 	if (!f)
 		return 0;
 	while (k < n && (f[k] == ' ' || f[k] == '\n' || f[k] == '\t'))
