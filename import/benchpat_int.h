@@ -23,6 +23,9 @@ struct res {
 	int n;
 	int correct;    /* -1 null */
 	char scen[256];
+	char cand[128];  /* the code measured, from a table column naming
+			  * it ("variant", "kernel"): FORMAT.md section 2
+			  * `candidate`, "" when none */
 	const char *pattern;
 	int block;
 	/* every speedup printed for this result, in order: one is chosen at
