@@ -812,10 +812,21 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 			h = pl_str(&p, 9);
 		m->hashed = h && *h;
 		/* a declared candidate identifies the code as a hash does */
+		const char *cd = pl_str(&p, 14);
+
 		if (!h)
-			h = pl_str(&p, 14);
+			h = cd;
 		/* the lengths of the fixed buffers these once were */
 		src_key(h, 71, m->hkey);
+		/* and beside a hash tells apart the variants one script
+		 * times (a table's rows): they are no repeats of one code */
+		if (m->hashed && cd && *cd) {
+			uint64_t ck[2];
+
+			src_key(cd, 255, ck);
+			m->hkey[0] = (m->hkey[0] ^ ck[0]) | 1;
+			m->hkey[1] ^= ck[1];
+		}
 		m->sweep = -1;
 		m->key = "";
 		m->unparsed = st && !strcmp(st, "unparsed");

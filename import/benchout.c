@@ -31,6 +31,20 @@ void kt_imp_bench_hint(kt_imp *imp, const char *metric, const char *baseline)
 	imp->task_read = 1;
 }
 
+void kt_imp_task(kt_imp *imp, const char *prompt)
+{
+	if (!imp)
+		return;
+	imp->task_read = 1;
+	imp->bench_hint.baseline = kt_bench_task_baseline(prompt);
+	kt_bench_task_metric(prompt, imp->task_metric,
+			     sizeof(imp->task_metric), imp->task_info,
+			     sizeof(imp->task_info));
+	imp->bench_hint.task_metric = *imp->task_metric ? imp->task_metric :
+				      NULL;
+	imp->bench_hint.task_info = *imp->task_info ? imp->task_info : NULL;
+}
+
 static const char *find_n(const char *h, size_t n, const char *needle)
 {
 	size_t k = strlen(needle), i;

@@ -163,6 +163,7 @@ void bp_res_init(struct res *r, const char *pattern, int block)
 	r->n = 0;
 	r->correct = -1;
 	r->scen[0] = 0;
+	r->cand[0] = 0;
 	r->pattern = pattern;
 	r->block = block;
 	r->nsp = 0;
@@ -748,6 +749,59 @@ static int head_kind(const char *c, size_t n, double *scale, int *ref)
 	return 0;
 }
 
+/* Whether a lower-case table header names the code a row measured
+ * ("variant", "kernel", "impl"), so its cells are candidates, not
+ * scenarios: rows of one table are then candidates of one series.
+ * "name" does only beside a column of sizes (shape), since alone it often
+ * names the problem ("| name | ms |" over "vector_add", "softmax"). */
+static int cand_head(const char *low, int shape_col)
+{
+	static const char *const w[] = { "variant", "variants", "version",
+		"impl", "implementation", "method", "candidate", "approach",
+		NULL };
+	int i;
+
+	for (i = 0; w[i]; i++)
+		if (!strcmp(low, w[i]))
+			return 1;
+	/* "kernel" names the variant ("naive", "tiled") or the problem
+	 * ("rmsnorm" in every row): 2, a candidate only where its cells
+	 * differ (col_varies) */
+	return !strcmp(low, "kernel") || (shape_col && !strcmp(low, "name")) ?
+	       2 : 0;
+}
+
+/* Whether column c of the table rows from text[i] on (nc cells each,
+ * separator rows skipped) holds two different values. */
+static int col_varies(const char *text, size_t len, size_t i, size_t nc,
+		      size_t c)
+{
+	const char *first = NULL;
+	size_t fn = 0;
+
+	while (i < len) {
+		const char *rl = text + i, *rnl = memchr(rl, '\n', len - i);
+		size_t rn = rnl ? (size_t)(rnl - rl) : len - i;
+		size_t st[16], en[16], sp = 0;
+
+		i += rn + (rnl ? 1 : 0);
+		while (sp < rn && rl[sp] && strchr(" |-:+=\t", rl[sp]))
+			sp++;
+		if (rn && sp >= rn)
+			continue;
+		if (bp_split_cells(rl, rn, st, en, 16) != nc)
+			break;
+		if (!first) {
+			first = rl + st[c];
+			fn = en[c] - st[c];
+		} else if (en[c] - st[c] != fn ||
+			   memcmp(first, rl + st[c], fn)) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int kt_bench_verdict(const char *text, size_t len)
 {
 	int votes[2] = { 0, 0 };
@@ -882,6 +936,8 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			double sc[16];
 			const char *sbase[16];
 
+			int cand[16], shape_col = 0;
+
 			for (c = 0; nc >= 2 && c < nc; c++) {
 				char hl[96];
 
@@ -890,6 +946,15 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 				bp_lower(hl, l + st[c], en[c] - st[c], sizeof(hl));
 				sbase[c] = bp_baseline_in(hl);
 				any |= kinds[c] == V_TIME;
+				shape_col |= !kinds[c] && bp_shape_name(hl);
+			}
+			for (c = 0; nc >= 2 && c < nc; c++) {
+				char hl[96];
+
+				bp_lower(hl, l + st[c], en[c] - st[c], sizeof(hl));
+				cand[c] = kinds[c] ? 0 : cand_head(hl, shape_col);
+				if (cand[c] == 2)
+					cand[c] = col_varies(text, len, i, nc, c);
 			}
 			if (nc >= 2 && any && !strstr(low, "compil") &&
 			    !strstr(low, "build")) {
@@ -927,6 +992,11 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 
 						if (kinds[c] == V_CORRECT) {
 							col_ok = cell_verdict(cs, cl);
+							continue;
+						}
+						if (cand[c] && !r->cand[0]) {
+							snprintf(r->cand, sizeof(r->cand),
+								 "%.*s", (int)(cl < 127 ? cl : 127), cs);
 							continue;
 						}
 						if (!kinds[c]) {
@@ -1219,6 +1289,8 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			cJSON_AddBoolToObject(o, "correct", r->correct);
 		if (r->scen[0])
 			cJSON_AddStringToObject(o, "scenario", r->scen);
+		if (r->cand[0])
+			cJSON_AddStringToObject(o, "candidate", r->cand);
 		cJSON_AddStringToObject(o, "pattern", r->pattern);
 		/* several speedups: the chosen one names the series
 		 * (bp_choose_speedup), a kernel time beside them or not */
@@ -1285,52 +1357,4 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 	}
 	*results = arr;
 	return 0;
-}
-
-const char *kt_bench_task_baseline(const char *prompt)
-{
-	static const char *const cue[] = { "faster than", "beat ",
-		"beating ", "outperform", "speedup over", "speedup vs",
-		"speedup relative to", "speed-up over", "compared to",
-		"relative to", NULL };
-	const char *found = NULL;
-	size_t n;
-	char *low;
-	int i;
-
-	if (!prompt)
-		return NULL;
-	n = strlen(prompt);
-	if (!(low = malloc(n + 1)))
-		return NULL;
-	bp_lower(low, prompt, n, n + 1);
-	for (i = 0; cue[i]; i++) {
-		const char *p = low;
-
-		while ((p = strstr(p, cue[i]))) {
-			char win[72];
-			const char *b;
-
-			/* the words right after the cue, up to the sentence's end */
-			p += strlen(cue[i]);
-			snprintf(win, sizeof(win), "%s", p);
-			win[strcspn(win, "\n;")] = 0;
-			{
-				char *dot = strstr(win, ". ");
-
-				if (dot)
-					*dot = 0;
-			}
-			b = bp_baseline_in(win);
-			if (!*b)
-				continue;
-			if (found && strcmp(found, b)) {
-				free(low);
-				return NULL;    /* two baselines named: no choice */
-			}
-			found = b;
-		}
-	}
-	free(low);
-	return found;
 }

@@ -23,6 +23,9 @@ struct res {
 	int n;
 	int correct;    /* -1 null */
 	char scen[256];
+	char cand[128];  /* the code measured, from a table column naming
+			  * it ("variant", "kernel"): FORMAT.md section 2
+			  * `candidate`, "" when none */
 	const char *pattern;
 	int block;
 	/* every speedup printed for this result, in order: one is chosen at
@@ -128,6 +131,10 @@ void bp_mark_baselines(struct rs *s);
 
 /* Shared between benchpat.c (the table and line readers) and
  * benchpat_scen.c (scenario parameters). */
+/* Whether a lower-case name (a table header, "Size1" of "Size1: 1000")
+ * names a problem size or shape, whose values are the scenario
+ * (benchpat_scen.c). */
+int bp_shape_name(const char *low);
 /* Whether lower-case line l contains any of the NULL-ended words w (as
  * substrings): 1 or 0. */
 int bp_any_word(const char *l, const char *const *w);

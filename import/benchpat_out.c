@@ -80,7 +80,9 @@ static int names_speedup(const struct spc *x, const char *name)
 /* Which of r's speedups is the result (FORMAT.md section 2 "bench": metric,
  * baseline, graded, alternatives, choice): the metric the result's own
  * JSON names as graded, else the metric a verifier names, else the
- * baseline the task names, else the first printed, saying so. */
+ * baseline the task names, else the metric the task grades, else of two
+ * the one the task does not call informational, else the first printed,
+ * saying so. */
 void bp_choose_speedup(const struct res *r, const kt_bench_hint *h,
 		       cJSON *o)
 {
@@ -109,6 +111,22 @@ void bp_choose_speedup(const struct res *r, const kt_bench_hint *h,
 				snprintf(why, sizeof(why), "%s (%s)", said[pass],
 					 want);
 			}
+	}
+	/* the metric the task grades, by any of its spellings */
+	for (i = 0; h && h->task_metric && c < 0 && i < r->nsp; i++)
+		if (names_speedup(&r->spc[i], h->task_metric)) {
+			c = i;
+			snprintf(why, sizeof(why), "the metric the task grades "
+				 "(%s)", h->task_metric);
+		}
+	/* else of two printed, the one the task does not call
+	 * informational */
+	if (c < 0 && h && h->task_info && r->nsp == 2 &&
+	    names_speedup(&r->spc[0], h->task_info) !=
+	    names_speedup(&r->spc[1], h->task_info)) {
+		c = names_speedup(&r->spc[0], h->task_info) ? 1 : 0;
+		snprintf(why, sizeof(why), "the one the task does not call "
+			 "informational (%s)", h->task_info);
 	}
 	graded = c >= 0;
 	if (c < 0) {

@@ -17,7 +17,7 @@
  * scenario, so results at different sizes are never compared (FORMAT.md
  * section 2 "scenario").  Counts of the measurement itself (iterations,
  * repeats, warmup, runs) are not sizes. */
-static int shape_name(const char *low)
+int bp_shape_name(const char *low)
 {
 	static const char *const exact[] = { "n", "m", "k", "b", "h", "d", "l",
 		"bs", "nnz", NULL };
@@ -122,7 +122,7 @@ void bp_scen_cell(char *d, size_t cap, const char *head, size_t hn,
 	}
 	bp_lower(hl, head, hn, sizeof(hl));
 	sv = shape_value(c, cn);
-	if (sv == 2 || (sv == 1 && shape_name(hl))) {
+	if (sv == 2 || (sv == 1 && bp_shape_name(hl))) {
 		scen_param(p, sizeof(p), head, hn, c, cn);
 		bp_scen_add(d, cap, p, strlen(p));
 	}
@@ -184,7 +184,7 @@ int bp_size_line(const char *l, size_t n, char *out, size_t cap)
 		if (!(sv = shape_value(l + v, e - v)))
 			goto none;
 		bp_lower(nl, l + a, z - a, sizeof(nl));
-		if (sv == 2 || shape_name(nl))
+		if (sv == 2 || bp_shape_name(nl))
 			scen_param(out, cap, l + a, z - a, l + v, e - v);
 	}
 	return out[0] != 0;

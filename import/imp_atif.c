@@ -496,6 +496,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 				x->task_baseline = kt_bench_task_baseline(text);
 				kt_imp_bench_hint(x->imp, NULL,
 						  x->task_baseline);
+				kt_imp_task(x->imp, text);
 			}
 			first_user = 0;
 			m = kt_impx_msg("user", human, text,

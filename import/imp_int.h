@@ -213,6 +213,9 @@ struct kt_imp {
 	 * human message (kt_imp_emit), or the importer named the hint
 	 * itself (kt_imp_bench_hint: ATIF reads the harness's prompt) */
 	int task_read;
+	/* the metrics the task grades and calls informational
+	 * (kt_bench_task_metric), which bench_hint points at */
+	char task_metric[64], task_info[64];
 	/* free-text bench results given since the code last changed
 	 * (shell.c: a result printed again in a later call is not stored
 	 * twice), and the code hash they were given under */

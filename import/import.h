@@ -403,6 +403,13 @@ int kt_bench_parse(const char *text, size_t len, cJSON **results);
 typedef struct kt_bench_hint {
 	const char *metric;
 	const char *baseline;
+	/* the metric the task says it grades ("graded on
+	 * speedup_vs_compile"), and the one it calls informational
+	 * ("speedup_vs_eager is informational only"), as the task spells
+	 * them (a metric, a baseline or a metric's baseline part), or
+	 * NULL */
+	const char *task_metric;
+	const char *task_info;
 } kt_bench_hint;
 
 /*
@@ -455,11 +462,33 @@ int kt_bench_repeats(const cJSON *arr, const cJSON *o);
 const char *kt_bench_task_baseline(const char *prompt);
 
 /*
+ * The metrics a task prompt names by what counts: graded[0..gn) gets the
+ * one it grades ("You are graded on speedup_vs_compile", "scored on
+ * `speedup_vs_compile`", "speedup_vs_compile is what counts"), info[0..in)
+ * the one it calls informational ("speedup_vs_eager is informational
+ * only", "... is for reference"); each is "" when the prompt names none,
+ * or names two different ones.  A name counts only when it is an
+ * identifier with '_' or '.' in it, since a plain "graded on speedup"
+ * names no metric.  prompt may be NULL; buffers are truncated to size.
+ */
+void kt_bench_task_metric(const char *prompt, char *graded, size_t gn,
+			  char *info, size_t in);
+
+/*
  * Sets what the current import names as graded (kt_bench_hint) for the
  * benchmark output of the shell calls that follow; NULLs clear it.  The
  * strings are borrowed and must outlive the import (static strings).
  */
 void kt_imp_bench_hint(kt_imp *imp, const char *metric, const char *baseline);
+
+/*
+ * Reads the task prompt of the current import for what chooses among
+ * speedups printed against several baselines: the baseline it names
+ * (kt_bench_task_baseline) and the metrics it grades or calls
+ * informational (kt_bench_task_metric).  The verifier's metric set by
+ * kt_imp_bench_hint stays.  imp NULL: nothing; prompt NULL clears them.
+ */
+void kt_imp_task(kt_imp *imp, const char *prompt);
 
 /* The series fields (workload, scenario) the agent's own last result of
  * the metric and baseline of bench payload b had in this run, copied into

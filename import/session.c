@@ -375,6 +375,7 @@ reset:
 	kt_strmap_clear(&imp->bench_files, NULL);
 	imp->bench_hint.metric = imp->bench_hint.baseline = NULL;
 	imp->task_read = 0;
+	imp->bench_hint.task_metric = imp->bench_hint.task_info = NULL;
 	if (imp->red) {
 		kt_redactor_free(imp->red);
 		imp->red = NULL;
@@ -972,8 +973,7 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 
 		imp->task_read = 1;
 		if (cJSON_IsString(t))
-			imp->bench_hint.baseline =
-				kt_bench_task_baseline(t->valuestring);
+			kt_imp_task(imp, t->valuestring);
 	}
 	imp->seq++;
 	if (seq)

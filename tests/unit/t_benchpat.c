@@ -282,10 +282,12 @@ static void t_sizes(void **st)
 	scen_is(r, 0, "gemm / problem=1024x1024");
 	scen_is(r, 1, "gemm / problem=2048x2048");
 	cJSON_Delete(r);
+	/* "impl" names the candidate (t_table), "runs" is no size: no
+	 * scenario at all */
 	r = parse("| impl | runs | time_ms |\n| a | 100 | 1.0 |\n| a | 50 | 2.0 |\n");
 	assert_int_equal(cJSON_GetArraySize(r), 2);
-	scen_is(r, 0, "a");
-	scen_is(r, 1, "a");
+	assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(r, 0), "scenario"));
+	assert_string_equal(str(cJSON_GetArrayItem(r, 1), "candidate"), "a");
 	cJSON_Delete(r);
 }
 
@@ -374,8 +376,37 @@ static void t_table(void **st)
 	o = cJSON_GetArrayItem(r, 1);
 	NEAR(num(o, "time_ms"), 1.0);
 	NEAR(num(o, "speedup"), 4.0);
-	assert_string_equal(str(o, "scenario"), "tiled");
+	/* rows of kernels that differ are candidates of one series, not
+	 * scenarios (issue 15 rev15 finding 3) */
+	assert_string_equal(str(o, "candidate"), "tiled");
+	assert_null(cJSON_GetObjectItem(o, "scenario"));
 	assert_string_equal(str(o, "pattern"), "table");
+	cJSON_Delete(r);
+
+	/* a variant column names the candidate, a shape column stays the
+	 * scenario; a one-row table too, so it lands in the series of the
+	 * longer tables after it */
+	r = parse("| variant | shape | time (ms) | correct |\n|---|---|---|---|\n"
+		  "| v1_naive | 4096 | 1.20 | yes |\n"
+		  "| v4_vec4 | 4096 | 0.62 | yes |\n");
+	assert_int_equal(cJSON_GetArraySize(r), 2);
+	o = cJSON_GetArrayItem(r, 1);
+	assert_string_equal(str(o, "candidate"), "v4_vec4");
+	assert_string_equal(str(o, "scenario"), "shape=4096");
+	cJSON_Delete(r);
+	r = parse("| variant | time (ms) | correct |\n|---|---|---|\n"
+		  "| v1_naive | 1.200 | yes |\n");
+	assert_int_equal(cJSON_GetArraySize(r), 1);
+	o = cJSON_GetArrayItem(r, 0);
+	assert_string_equal(str(o, "candidate"), "v1_naive");
+	assert_null(cJSON_GetObjectItem(o, "scenario"));
+	cJSON_Delete(r);
+	/* "kernel" the same in every row names the problem: the scenario */
+	r = parse("| kernel | shape | ms |\n|---|---|---|\n"
+		  "| rmsnorm | 4096 | 0.8 |\n| rmsnorm | 8192 | 1.6 |\n");
+	assert_string_equal(str(cJSON_GetArrayItem(r, 1), "scenario"),
+			    "rmsnorm / shape=8192");
+	assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(r, 1), "candidate"));
 	cJSON_Delete(r);
 
 	r = parse("size    latency_us    GB/s\n1024    12.5          800\n"
