@@ -363,6 +363,15 @@ J
 	[[ "$output" == *'"source":"map","origin":"human",'* ]]
 	run "$KTRAJ" show st 4 --json
 	[[ "$output" != *'"origin"'* ]]
+	# the agent measured the person's idea: the bench's actor is agent
+	# (on 7ff3013 it was human), its origin says whose idea, and the
+	# idea's message keeps actor human
+	run "$KTRAJ" log st --kind bench --json
+	[ "$(grep -c '"actor":"agent"' <<<"$output")" -eq 3 ]
+	[[ "${lines[2]}" == *'"seq":6,"kind":"bench","actor":"agent"'* ]]
+	[[ "$output" != *'"actor":"human"'* ]]
+	run "$KTRAJ" log st --kind message --json
+	[[ "${lines[2]}" == *'"seq":5,"kind":"message","actor":"human"'*'"human":true,"text":"try cp.async double buffering"'* ]]
 	run "$KTRAJ" blame speedup st
 	[ "$status" -eq 0 ]
 	# on 341157a: "agent alone (no question fits; 0 candidates scored)"
