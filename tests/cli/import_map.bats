@@ -347,6 +347,14 @@ J
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"[gemm | time] run test: S = "*" over 2 improvements and 1 question "* ]]
 	[[ "$output" == *"[softmax | time] run test: S = 0.000 over 1 improvement and 0 questions (lag scale 15 calls); p: not computed (no question)"* ]]
+	# nor is the gemm question a candidate for the softmax jump (on
+	# c4933db it was scored, weighing 0.23 against the agent alone);
+	# the gemm jump it grew into still credits it
+	[[ "$output" == *"JUMP 1 [softmax | time]"*"agent alone (no question fits; 0 candidates scored)"* ]]
+	[[ "$output" == *"JUMP 1 [gemm | time]"*"question #5 (human"*"uptake yes"* ]]
+	run "$KTRAJ" blame speedup iw --json --permutations 0
+	[[ "${lines[1]}" == *'"series":"softmax | time"'*'"attribution":"agent alone","question":null,'*'"candidates":[],"p_agent_alone":1,'* ]]
+	[[ "${lines[0]}" == *'"series":"gemm | time"'*'"candidates":[{"seq":5,'* ]]
 }
 
 @test "a person's statement (not a question) its bench tried is credited to the person; the credit follows the bench's origin, not its source" {
