@@ -132,6 +132,20 @@ int kt_an_one_command(const kt_an_run *r, const kt_an_meas *a,
  * that printed it: the same nonzero parent is enough. */
 int kt_an_one_command_ev(const kt_an_run *r, size_t a, size_t b);
 
+/*
+ * Whether question or idea event i (an index into r->ev) is about another
+ * series than se: it grew from a measurement of another series (its
+ * parent is a bench of another key: a tree log's record, import --map
+ * `parent`).  Such a question is still a slot of the run test (someone
+ * spoke there) but neither one of se's questions nor a candidate for se's
+ * jumps: in a log that interleaves workloads a gemm question sits next to
+ * a softmax gain.  Returns 1 or 0; 0 for an event with no bench parent
+ * (every chat run: such a question counts for every series) and for se
+ * without a key.  (analyze/blame.c)
+ */
+int kt_an_other_series_q(const kt_an_run *r, const kt_an_series *se,
+			 size_t i);
+
 /* ---- attribution (attrib.c) ------------------------------------------------ */
 
 /* The raw weight of candidate c (lag, overlap, uptake, layer_match and

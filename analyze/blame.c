@@ -34,6 +34,20 @@ int kt_an_is_question_ev(const kt_an_run *r, size_t i)
 	return e->kind == KT_KIND_MESSAGE && e->qorigin == KT_AN_QO_HUMAN;
 }
 
+int kt_an_other_series_q(const kt_an_run *r, const kt_an_series *se,
+			 size_t i)
+{
+	const kt_an_ev *e = &r->ev[i];
+	long k;
+
+	if (!se->key || !*se->key || !e->parent || e->parent >= e->seq)
+		return 0;
+	k = kt_an_run_find(r, e->parent);
+	return k >= 0 && r->ev[k].kind == KT_KIND_BENCH &&
+	       r->ev[k].meas >= 0 && r->m[r->ev[k].meas].key &&
+	       strcmp(r->m[r->ev[k].meas].key, se->key);
+}
+
 const char *kt_an_point_suspect(const kt_an_run *r, const kt_an_series *se,
 				size_t p)
 {
@@ -552,6 +566,11 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 
 		if ((!kt_an_is_question_ev(r, (size_t)qi) &&
 		     !kt_an_declared_idea(r, (size_t)qi)) || !q->text)
+			continue;
+		/* grown from another series' record (a tree log's parent):
+		 * about that workload, never this jump's idea, as in the
+		 * run test */
+		if (kt_an_other_series_q(r, se, (size_t)qi))
 			continue;
 		/* first responsible edit after q, else the landing */
 		ei = -1;

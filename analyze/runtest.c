@@ -249,29 +249,6 @@ static int is_slot(const kt_an_run *r, size_t i)
 			      e->role != KT_AN_ROLE_SYSTEM)));
 }
 
-/*
- * Whether question event i is about another series than se: it grew from
- * a measurement of another series (its parent is a bench of another key:
- * a tree log's record, import --map `parent`).  Such a question is still
- * a slot (someone spoke there) but not one of se's questions: in a log
- * that interleaves workloads a gemm question sits next to a softmax gain.
- * A question with no bench parent (every chat run) counts for every
- * series, as before.
- */
-static int other_series_q(const kt_an_run *r, const kt_an_series *se,
-			  size_t i)
-{
-	const kt_an_ev *e = &r->ev[i];
-	long k;
-
-	if (!se->key || !*se->key || !e->parent || e->parent >= e->seq)
-		return 0;
-	k = kt_an_run_find(r, e->parent);
-	return k >= 0 && r->ev[k].kind == KT_KIND_BENCH &&
-	       r->ev[k].meas >= 0 && r->m[r->ev[k].meas].key &&
-	       strcmp(r->m[r->ev[k].meas].key, se->key);
-}
-
 int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 {
 	const kt_an_series *se = &b->series;
@@ -336,7 +313,7 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 		before[i] = (uint32_t)nslot;
 		if (!is_slot(r, i))
 			continue;
-		if (kt_an_is_question_ev(r, i) && !other_series_q(r, se, i)) {
+		if (kt_an_is_question_ev(r, i) && !kt_an_other_series_q(r, se, i)) {
 			qc[nq] = r->ev[i].call;
 			qm[nq++] = (uint32_t)nslot + 1;
 		}

@@ -536,8 +536,10 @@ static int one_record(mctx *x, const cJSON *rec, uint64_t line, uint64_t off,
 		if (e && m->hib >= 0)
 			cJSON_AddBoolToObject(e, "higher_is_better", m->hib);
 	}
+	/* the measurement is the agent's whoever had the idea: a person's
+	 * idea is said by its message (actor human) and the bench's origin */
 	rc = kt_impx_emit_valid(x->imp, NULL, KT_KIND_BENCH, parent, ts,
-			human ? "human" : "agent", p, line, off, rlen, &seq);
+			"agent", p, line, off, rlen, &seq);
 	if (!rc && step)
 		rc = remember(x, step, seq);
 	return rc;

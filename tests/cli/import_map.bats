@@ -378,6 +378,14 @@ J
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"[gemm | time] run test: S = "*" over 2 improvements and 1 question "* ]]
 	[[ "$output" == *"[softmax | time] run test: S = 0.000 over 1 improvement and 0 questions (lag scale 15 calls); p: not computed (no question)"* ]]
+	# nor is the gemm question a candidate for the softmax jump (on
+	# c4933db it was scored, weighing 0.23 against the agent alone);
+	# the gemm jump it grew into still credits it
+	[[ "$output" == *"JUMP 1 [softmax | time]"*"agent alone (no question fits; 0 candidates scored)"* ]]
+	[[ "$output" == *"JUMP 1 [gemm | time]"*"question #5 (human"*"uptake yes"* ]]
+	run "$KTRAJ" blame speedup iw --json --permutations 0
+	[[ "${lines[1]}" == *'"series":"softmax | time"'*'"attribution":"agent alone","question":null,'*'"candidates":[],"p_agent_alone":1,'* ]]
+	[[ "${lines[0]}" == *'"series":"gemm | time"'*'"candidates":[{"seq":5,'* ]]
 }
 
 @test "a person's statement (not a question) its bench tried is credited to the person; the credit follows the bench's origin, not its source" {
@@ -394,6 +402,15 @@ J
 	[[ "$output" == *'"source":"map","origin":"human",'* ]]
 	run "$KTRAJ" show st 4 --json
 	[[ "$output" != *'"origin"'* ]]
+	# the agent measured the person's idea: the bench's actor is agent
+	# (on 7ff3013 it was human), its origin says whose idea, and the
+	# idea's message keeps actor human
+	run "$KTRAJ" log st --kind bench --json
+	[ "$(grep -c '"actor":"agent"' <<<"$output")" -eq 3 ]
+	[[ "${lines[2]}" == *'"seq":6,"kind":"bench","actor":"agent"'* ]]
+	[[ "$output" != *'"actor":"human"'* ]]
+	run "$KTRAJ" log st --kind message --json
+	[[ "${lines[2]}" == *'"seq":5,"kind":"message","actor":"human"'*'"human":true,"text":"try cp.async double buffering"'* ]]
 	run "$KTRAJ" blame speedup st
 	[ "$status" -eq 0 ]
 	# on 341157a: "agent alone (no question fits; 0 candidates scored)"
