@@ -774,6 +774,13 @@ int kt_an_is_question_ev(const kt_an_run *r, size_t i);
 const char *kt_an_point_suspect(const kt_an_run *r, const kt_an_series *se,
 				size_t p);
 
+/* The suspect results of series se (kt_an_meas.suspect set, key se->key),
+ * so a suspect result that is no jump is still seen.  Returns how many
+ * there are; the seqs of the first `max` of them, in r->m's order, go to seqs
+ * (caller's array; NULL with max 0 only counts).  No errors. */
+size_t kt_an_series_suspects(const kt_an_run *r, const kt_an_series *se,
+			     uint64_t *seqs, size_t max);
+
 /* Whether event i of r is a person's idea that the next event, a bench,
  * declares it measured (its `origin` "human", FORMAT.md section 2): a
  * human message (not meta, not the task prompt) with text, question or

@@ -67,6 +67,22 @@ const char *kt_an_point_suspect(const kt_an_run *r, const kt_an_series *se,
 	return NULL;
 }
 
+size_t kt_an_series_suspects(const kt_an_run *r, const kt_an_series *se,
+			     uint64_t *seqs, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nm; i++) {
+		if (!r->m[i].suspect || !r->m[i].key || !se->key ||
+		    strcmp(r->m[i].key, se->key))
+			continue;
+		if (n < max)
+			seqs[n] = r->ev[r->m[i].ev].seq;
+		n++;
+	}
+	return n;
+}
+
 int kt_an_declared_idea(const kt_an_run *r, size_t i)
 {
 	const kt_an_ev *e = &r->ev[i], *b = i + 1 < r->nev ? e + 1 : NULL;

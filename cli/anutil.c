@@ -397,6 +397,23 @@ cJSON *an_blame_summary_json(const kt_an_run *r, const kt_an_blame *b,
 		else
 			cJSON_AddNullToObject(x, "graded_metric");
 	}
+	{
+		/* every suspect result of the series, jump or not */
+		size_t ns = kt_an_series_suspects(r, &b->series, NULL, 0);
+		uint64_t *sq = ns ? calloc(ns, sizeof(*sq)) : NULL;
+		cJSON *a = cJSON_AddArrayToObject(x, "suspicious_seqs");
+
+		if ((ns && !sq) || !a) {
+			free(sq);
+			cJSON_Delete(x);
+			return NULL;
+		}
+		(void)kt_an_series_suspects(r, &b->series, sq, ns);
+		cJSON_AddNumberToObject(x, "suspicious", (double)ns);
+		for (size_t i = 0; i < ns; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateNumber((double)sq[i]));
+		free(sq);
+	}
 	cJSON_AddNumberToObject(x, "min_gain", an_r4(o->min_gain));
 	cJSON_AddNumberToObject(x, "z", o->z);
 	cJSON_AddNumberToObject(x, "threshold", an_r4(exp(b->series.theta)));

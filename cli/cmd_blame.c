@@ -69,7 +69,10 @@ static const char usage[] =
 	"suspicious by the verifier)\" (a verifier's or reward.json's flags), or\n"
 	"\"(suspicious: under 1 us and not checked)\": a time under 1 microsecond\n"
 	"whose correctness is unknown usually means the kernel did no work or the\n"
-	"timing missed it (--json: suspicious, suspicious_why).\n"
+	"timing missed it (--json: suspicious, suspicious_why).  A sweep holding\n"
+	"such a result says so on its line, and the series summary counts them\n"
+	"all, jumps or not: \"suspicious: N results (seq ...)\" (--json summary:\n"
+	"suspicious, the count, and suspicious_seqs).\n"
 	"\n"
 	"The run test asks whether gains follow questions more closely than\n"
 	"chance: S sums, over every new best, its log gain times exp(-lag/15)\n"
@@ -262,6 +265,20 @@ static void print_series(const kt_an_run *r, const kt_an_series *se,
 				    "is not a speedup\n");
 		}
 	}
+	{
+		/* a suspect result that is no jump is shown nowhere else */
+		uint64_t sq[8];
+		size_t ns = kt_an_series_suspects(r, se, sq, 8);
+
+		if (ns) {
+			printf("%ssuspicious: %zu result%s (seq", wl ? "  " : "",
+			       ns, ns == 1 ? "" : "s");
+			for (size_t i = 0; i < ns && i < 8; i++)
+				printf("%s%llu", i ? ", " : " ",
+				       (unsigned long long)sq[i]);
+			printf("%s)\n", ns > 8 ? ", ..." : "");
+		}
+	}
 	printf("%snoise: %.2f %% per measurement (%s)\n", wl ? "  " : "",
 	       100 * se->sigma, kt_an_noise_text(se, nb, sizeof(nb)));
 	if (kt_an_blind_text(se, o, nb, sizeof(nb)))
@@ -304,7 +321,14 @@ static void print_series(const kt_an_run *r, const kt_an_series *se,
 		else if (i)
 			printf(", no scenario in common with the best sweep "
 			       "before it: not compared");
-		printf("%s\n", p->unchecked ? " (not checked)" : "");
+		printf("%s", p->unchecked ? " (not checked)" : "");
+		{
+			const char *why = kt_an_point_suspect(r, se, i);
+
+			if (why)
+				an_put_safe(" (suspicious: ", why, ")");
+		}
+		printf("\n");
 		/* shape by shape: this sweep against the best before it */
 		for (size_t k = 0; i && k < nsc; k++) {
 			printf("%s    ", wl ? "  " : "");

@@ -80,3 +80,63 @@ for l in sys.stdin:
 	run "$KTRAJ" blame --help
 	[[ "$output" == *"under 1 microsecond"*"no work or the"*"timing missed it"* ]]
 }
+
+# Flag the bench at seq $2 of run $1 as a verifier would; import the result
+# into the store $3.
+flag_seq() {
+	"$KTRAJ" export "$1" --format jsonl | python3 -c '
+import json, sys
+for l in sys.stdin:
+    o = json.loads(l)
+    if "seq" in o:
+        o.pop("hash", None); o.pop("chain", None)
+        if o["seq"] == int(sys.argv[1]):
+            o["payload"]["flags"] = ["suspicious"]
+    print(json.dumps(o, separators=(",", ":")))' "$2" >"$D/f.jsonl"
+	"$KTRAJ" --store "$3" import "$D/f.jsonl"
+}
+
+@test "a suspicious result that is no jump: counted on the series summary, text and --json" {
+	cat >"$D/a.jsonl" <<'J'
+{"r": 1, "idea": "naive tiling", "ms": 4.0, "ok": true}
+{"r": 2, "idea": "unroll", "ms": 3.95, "ok": true}
+{"r": 3, "idea": "shared memory tiles", "ms": 2.0, "ok": true}
+J
+	printf '{"run": {"const": "sx"}, "step": "r", "time_ms": "ms", "correct": "ok", "text": "idea"}\n' >"$D/m.map"
+	run "$KTRAJ" import --map "$D/m.map" "$D/a.jsonl"
+	[ "$status" -eq 0 ]
+	# round 2 (seq 4): no new best, so no jump carries the flag
+	run flag_seq sx 4 "$D/o.ktraj"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" --store "$D/o.ktraj" blame speedup sx
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\n'"suspicious: 1 result (seq 4)"$'\n'* ]]
+	[[ "$output" != *"JUMP"*"suspicious"* ]]
+	run "$KTRAJ" --store "$D/o.ktraj" blame speedup sx --json --permutations 0
+	[[ "${lines[1]}" == '{"summary":"blame speedup",'*'"suspicious_seqs":[4],"suspicious":1,'* ]]
+	# unflagged: none
+	run "$KTRAJ" blame speedup sx --json --permutations 0
+	[[ "${lines[1]}" == *'"suspicious_seqs":[],"suspicious":0,'* ]]
+	run "$KTRAJ" blame speedup sx
+	[[ "$output" != *suspicious* ]]
+}
+
+@test "a sweep holding a suspicious result says so on its line, though it is no jump" {
+	cat >"$D/s.jsonl" <<'J'
+{"attempt": 1, "shape": "m128", "ms": 1.0, "ref": 2.0, "ok": true}
+{"attempt": 1, "shape": "m256", "ms": 2.0, "ref": 2.0, "ok": true}
+{"attempt": 2, "shape": "m128", "ms": 0.5, "ref": 2.0, "ok": true}
+{"attempt": 2, "shape": "m256", "ms": 1.0, "ref": 2.0, "ok": true}
+J
+	printf '{"run": {"const": "sw"}, "step": "attempt", "scenario": "shape", "time_ms": "ms", "ref_time_ms": "ref", "correct": "ok"}\n' >"$D/m.map"
+	run "$KTRAJ" import --map "$D/m.map" "$D/s.jsonl"
+	[ "$status" -eq 0 ]
+	run flag_seq sw 2 "$D/o.ktraj"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" --store "$D/o.ktraj" blame speedup sw
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\n'"sweep 1 (seq 1..2): 2 results over 2 scenarios, geomean speedup x1.414 (suspicious: flagged suspicious by the verifier)"$'\n'* ]]
+	[[ "$output" == *$'\n'"sweep 2 (seq 3..4): "*$'\n'* ]]
+	[[ "$output" != *"sweep 2 (seq 3..4): "*"suspicious"*$'\n'"    m128"* ]]
+	[[ "$output" == *$'\n'"suspicious: 1 result (seq 2)"$'\n'* ]]
+}
