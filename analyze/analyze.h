@@ -733,6 +733,13 @@ typedef struct kt_an_blame {
 	size_t chosen;         /* index of the scale of the smallest p (the
 				  longest on ties; the longest when p is not
 				  computed) */
+	unsigned char no_calls; /* the run has no tool calls (a round log,
+				  import --map): a lag in calls is 0 for every
+				  question, so the call scales (scale_msgs 0;
+				  --json lag_scale_calls and lag_scales'
+				  "calls" entries, kept for one shape) weigh
+				  every question alike and measure no lag;
+				  only the message scale does */
 	int permutations;
 	uint64_t seed;
 } kt_an_blame;
@@ -1019,7 +1026,9 @@ int kt_an_graded_line(const kt_an_run *r, const char *key, char *buf,
 
 /* The run test of b in one line (no newline) into buf (n bytes, cut to
  * fit): S, the new bests and questions it used, the effect size and p, or
- * "p: not computed" and why.  Used by blame and report alike. */
+ * "p: not computed" and why.  A run without tool calls says so once
+ * ("lags in messages only: the run has no tool calls") and shows no
+ * call-based lag scale.  Used by blame and report alike. */
 void kt_an_runtest_line(const kt_an_blame *b, char *buf, size_t n);
 
 /* Estimated and exact Jaccard of two texts' shingles (tests). */

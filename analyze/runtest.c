@@ -269,6 +269,7 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 	b->n_newbest = 0;
 	b->permutations = o->permutations;
 	b->seed = o->seed;
+	b->no_calls = r->ncalls == 0;
 	/* 1 message, then sqrt(tau) and tau calls: see the top */
 	b->scale_msgs[ns] = 1;
 	b->scale[ns++] = 1;

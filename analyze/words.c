@@ -140,11 +140,21 @@ void kt_an_runtest_line(const kt_an_blame *b, char *buf, size_t n)
 	 * unit is the message that asks (one position in time), where
 	 * `questions mine` lists each question sentence: say so */
 	int k = snprintf(buf, n, "run test: S = %.3f over %zu improvement%s and "
-			 "%zu question message%s (lag scale %.3g %s); ", b->s_obs,
+			 "%zu question message%s (", b->s_obs,
 			 b->n_newbest, b->n_newbest == 1 ? "" : "s",
-			 b->nquestions, b->nquestions == 1 ? "" : "s",
-			 b->scale[b->chosen], b->scale_msgs[b->chosen] ?
-			 "message" : "calls");
+			 b->nquestions, b->nquestions == 1 ? "" : "s");
+
+	if (k < 0 || (size_t)k >= n)
+		return;
+	/* without tool calls every lag in calls is 0: a call scale there
+	 * measured nothing, so none is named */
+	if (b->no_calls)
+		k += snprintf(buf + k, n - (size_t)k, "lags in messages only: "
+			      "the run has no tool calls); ");
+	else
+		k += snprintf(buf + k, n - (size_t)k, "lag scale %.3g %s); ",
+			      b->scale[b->chosen], b->scale_msgs[b->chosen] ?
+			      "message" : "calls");
 
 	if (k < 0 || (size_t)k >= n)
 		return;
@@ -165,10 +175,13 @@ void kt_an_runtest_line(const kt_an_blame *b, char *buf, size_t n)
 	k += snprintf(buf + k, n - (size_t)k, "p = %.4f (questions placed at "
 		      "random; the smallest p of the lag scales", b->p_value);
 	/* each scale's own p, then what min-p made of them */
-	for (size_t i = 0; i < b->nscales && k > 0 && (size_t)k < n; i++)
-		k += snprintf(buf + k, n - (size_t)k, "%s%.3g %s: %.4f",
-			      i ? ", " : " ", b->scale[i], b->scale_msgs[i] ?
-			      "message" : "calls", b->p_scale[i]);
+	for (size_t i = 0, m = 0; i < b->nscales && k > 0 && (size_t)k < n;
+	     i++)
+		if (b->scale_msgs[i] || !b->no_calls)
+			k += snprintf(buf + k, n - (size_t)k, "%s%.3g %s: %.4f",
+				      m++ ? ", " : " ", b->scale[i],
+				      b->scale_msgs[i] ? "message" : "calls",
+				      b->p_scale[i]);
 	if (k < 0 || (size_t)k >= n)
 		return;
 	k += snprintf(buf + k, n - (size_t)k, ", ranked among the same "

@@ -355,6 +355,11 @@ J
 	# on 056630d every shift piled the question on the last message:
 	# "circular shift 0.0003" beside p = 0.5404
 	[[ "$output" == *"run test: S = 0.691 over 3 improvements and 1 question"*"p = 0.5404 (questions placed at random;"*"circular shift not computed (no tool calls to shift over); 2000 permutations, seed 1)"* ]]
+	# no tool calls: said once, and no lag scale in calls named as if
+	# measured (on f6f72db: "3.87 calls: 0.6207, 15 calls: 0.6207")
+	[[ "$output" == *"over 3 improvements and 1 question message (lags in messages only: the run has no tool calls); "* ]]
+	[[ "$output" == *"the smallest p of the lag scales 1 message: 0.3548, ranked among"* ]]
+	[[ "$(grep '^run test' <<<"$output")" != *[0-9]" calls"* ]]
 	run "$KTRAJ" blame speedup cs --json
 	[[ "$output" == *'"p_random_placement":0.5404,"p_time_shift":null,"p_value":0.5404,'* ]]
 }
@@ -377,7 +382,7 @@ J
 	run "$KTRAJ" blame speedup iw
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"[gemm | time] run test: S = "*" over 2 improvements and 1 question message "* ]]
-	[[ "$output" == *"[softmax | time] run test: S = 0.000 over 1 improvement and 0 question messages (lag scale 15 calls); p: not computed (no question)"* ]]
+	[[ "$output" == *"[softmax | time] run test: S = 0.000 over 1 improvement and 0 question messages (lags in messages only: the run has no tool calls); p: not computed (no question)"* ]]
 	# nor is the gemm question a candidate for the softmax jump (on
 	# c4933db it was scored, weighing 0.23 against the agent alone);
 	# the gemm jump it grew into still credits it
