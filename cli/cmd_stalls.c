@@ -38,7 +38,34 @@ static const char usage[] =
 	"unparsed]}, min_detectable_gain (a gain counts above it),\n"
 	"undetectable_gain (1.35, when the series' noise hides a x1.35 gain),\n"
 	"series (and workload,\n"
-	"the same key, in a run of several).\n";
+	"the same key, in a run of several); then, stall or not, one summary\n"
+	"object per series: summary (\"stalls\"), run, series, noise_sigma,\n"
+	"noise_source, min_detectable_gain, undetectable_gain (as above),\n"
+	"stalls (how many) and stalled (true when one or more), so a series\n"
+	"whose noise hides a x1.35 gain is flagged even without a stall.\n";
+
+/* The per-series summary of --json: without it a series that never
+ * stalled left no row, and its noise warning was in the text only. */
+static cJSON *summary_json(const kt_an_run *r, const kt_an_series *se,
+			   const kt_an_opts *o, size_t n)
+{
+	cJSON *x = cJSON_CreateObject();
+
+	if (!x)
+		return NULL;
+	if (!cJSON_AddStringToObject(x, "summary", "stalls") ||
+	    !cJSON_AddStringToObject(x, "run", r->id) ||
+	    !cJSON_AddStringToObject(x, "series", se->key) ||
+	    !cJSON_AddNumberToObject(x, "noise_sigma", an_r4(se->sigma)) ||
+	    !cJSON_AddStringToObject(x, "noise_source", se->noise_src) ||
+	    !an_detect_json(x, se, o) ||
+	    !cJSON_AddNumberToObject(x, "stalls", (double)n) ||
+	    !cJSON_AddBoolToObject(x, "stalled", n > 0)) {
+		cJSON_Delete(x);
+		return NULL;
+	}
+	return x;
+}
 
 /* Stall st (number num); `wl` (NULL for a run of one workload) labels it. */
 static void print_stall(const kt_an_run *r, const kt_an_stall *st, size_t num,
@@ -158,6 +185,9 @@ static int stalls_multi(struct cli *c, kt_store *s, kt_an_run *r,
 				print_stall(r, &st[k], k + 1, name);
 			}
 		}
+		if (json && !rc && an_emit(stdout, an_with_str(summary_json(r,
+				&b.series, &o, n), "workload", wl[i])))
+			rc = cli_err(c, "out of memory");
 		free(st);
 		kt_an_blame_free(&b);
 	}
@@ -208,6 +238,8 @@ int cmd_stalls(struct cli *c, int argc, char **argv)
 			rc = an_emit(stdout, an_with_str(j, "series",
 							 b.series.key));
 		}
+		if (!rc)
+			rc = an_emit(stdout, summary_json(r, &b.series, &o, n));
 		if (rc)
 			rc = cli_err(c, "out of memory");
 		goto out;

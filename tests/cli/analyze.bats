@@ -80,6 +80,8 @@ PY
 	python3 -c '
 import json,sys
 rows=[json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+assert [r["stalled"] for r in rows if "summary" in r]==[True], rows
+rows=[r for r in rows if "stall" in r]
 assert len(rows)==1 and rows[0]["length"]>=8 and rows[0]["from_step"]==1, rows
 assert rows[0]["ended_by_jump"] is None' "$output"
 	run "$KTRAJ" stalls plant-noise-14-0000
@@ -305,7 +307,9 @@ PY
 	python3 - "$output" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
-assert [(r["workload"], r["length"]) for r in rows] == [("8_ResNetBasicBlock", 5)], rows
+assert [(r["workload"], r["length"]) for r in rows if "stall" in r] == [("8_ResNetBasicBlock", 5)], rows
+# one summary per workload, stall or not
+assert [(r["workload"], r["stalled"]) for r in rows if "summary" in r] == [("8_ResNetBasicBlock", True), ("9_ResNet18", False)], rows
 PY
 	# one measurement per workload: nothing to compare, no jump, no stall
 	run "$KTRAJ" blame speedup one_each --json
@@ -316,7 +320,8 @@ PY
 	[[ "$output" == *"no significant jump within any series"* ]]
 	run "$KTRAJ" stalls one_each --json
 	[ "$status" -eq 0 ]
-	[ -z "$output" ]
+	! grep -q '"stall":' <<<"$output" || false
+	[ "$(grep -c '"summary":"stalls".*"stalled":false' <<<"$output")" -eq 6 ]
 }
 
 @test "blame/stalls: KernelBench results runs are per problem (corpus)" {
@@ -333,7 +338,8 @@ assert len({r["workload"] for r in rows if "summary" in r}) > 1
 PY
 	run "$KTRAJ" stalls baseline_time_torch_H100_Modal --json
 	[ "$status" -eq 0 ]
-	[ -z "$output" ]
+	! grep -q '"stall":' <<<"$output" || false
+	! grep -q '"stalled":true' <<<"$output" || false
 	run "$KTRAJ" blame speedup baseline_time_torch_H100_Modal --json
 	! grep -q '"gain"' <<<"$output" || false
 }
@@ -439,7 +445,7 @@ PY
 	python3 - "$BATS_TEST_TMPDIR/b.json" "$BATS_TEST_TMPDIR/s.json" <<'PY'
 import json, sys
 jumps = [json.loads(l) for l in open(sys.argv[1]) if '"gain"' in l]
-stalls = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+stalls = [json.loads(l) for l in open(sys.argv[2]) if '"stall":' in l]
 assert [(j["workload"], j["jump"]) for j in jumps] == [("A_softmax", 1), ("B_reduce", 1)], jumps
 assert len(stalls) == 2, stalls
 for s in stalls:
@@ -457,7 +463,7 @@ PY
 	# float4 loads
 	python3 -c '
 import json, sys
-s = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+s = [x for x in map(json.loads, open(sys.argv[1])) if "stall" in x]
 assert [x["layer"] for x in s if x["workload"] == "B_reduce"] == ["operator boundary"], s' "$BATS_TEST_TMPDIR/s.json"
 }
 
@@ -475,7 +481,7 @@ assert r["excluded_by_reason"] == {"incorrect": 1, "correctness_unknown": 2, "wi
 	[ "$status" -eq 0 ]
 	python3 -c '
 import json, sys
-rows = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+rows = [r for r in map(json.loads, sys.argv[1].splitlines()) if "stall" in r]
 # one stall over the whole run: every left-out result is in it
 assert len(rows) == 1 and rows[0]["excluded"] == 4, rows
 assert rows[0]["excluded_by_reason"] == {"incorrect": 1, "correctness_unknown": 2, "without_time": 0, "failed_to_run": 1}, rows' "$output"
@@ -489,7 +495,7 @@ assert s == {"A_softmax": {"incorrect": 1, "correctness_unknown": 0, "without_ti
 	run "$KTRAJ" stalls wl_jumps --json
 	python3 -c '
 import json, sys
-s = {r["workload"]: r["excluded_by_reason"] for r in map(json.loads, sys.argv[1].splitlines())}
+s = {r["workload"]: r["excluded_by_reason"] for r in map(json.loads, sys.argv[1].splitlines()) if "stall" in r}
 assert s["A_softmax"]["incorrect"] == 1 and s["B_reduce"]["correctness_unknown"] == 1, s' "$output"
 	run "$KTRAJ" stalls wl_jumps
 	[[ "$output" == *"bench results left out there: 1 incorrect"* ]]
@@ -593,7 +599,7 @@ import html, json, re, sys
 h = open(sys.argv[1]).read()
 rows = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
 summ = [r for r in rows if "summary" in r]
-stalls = [json.loads(l) for l in open(sys.argv[3]) if l.strip()]
+stalls = [json.loads(l) for l in open(sys.argv[3]) if '"stall":' in l]
 charted = [r["workload"] for r in summ if r["measurements"] >= 2]
 assert len(summ) > 10 and len(charted) > 5
 # a section and a chart for each workload of two or more results, in order

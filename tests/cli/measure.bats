@@ -170,7 +170,7 @@ assert s["noise_kind"] == "repeats" and s["noise_results"] == 5, s' "$output"
 	run "$KTRAJ" stalls 'Make the kernel' --patience 3 --json
 	python3 -c '
 import json, sys
-s = [json.loads(l) for l in sys.argv[1].splitlines()]
+s = [r for r in map(json.loads, sys.argv[1].splitlines()) if "stall" in r]
 assert len(s) == 1 and s[0]["length"] == 7 and s[0]["attempts"] == 3, s' "$output"
 	run "$KTRAJ" stalls 'Make the kernel' --patience 3
 	[[ "$output" == *"STALL 1  steps 1..7 (seq 7..43)  length 7 measurements (3 attempts), 12 tool calls"* ]]
@@ -218,6 +218,36 @@ assert len(s) == 1 and s[0]["undetectable_gain"] == 1.35 and s[0]["min_detectabl
 import json, sys
 s = [r for r in map(json.loads, sys.argv[1].splitlines()) if "summary" in r]
 assert len(s) == 1 and "undetectable_gain" not in s[0] and s[0]["min_detectable_gain"] < 1.35, s' "$output"
+}
+
+# The noisy run above never stalls (too few attempts), so before the
+# per-series summary stalls --json printed nothing and its warning was in
+# the text only.
+@test "stalls --json: one summary per series, with the noise warning when nothing stalls" {
+	{
+		for t in 10.0 11.5 9.0 10.8; do
+			echo "{\"kind\":\"bench\",\"payload\":{\"time_ms\":$t,\"candidate\":\"k0\"}}"
+		done
+		echo '{"kind":"edit","payload":{"path":"k.cu","op":"modify","before":null,"after":null}}'
+		echo '{"kind":"bench","payload":{"time_ms":7.0,"candidate":"k1"}}'
+	} | "$KTRAJ" append noisy >/dev/null
+	run "$KTRAJ" stalls noisy
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"no stall"* ]]
+	run "$KTRAJ" stalls noisy --json
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+s = [r for r in rows if r.get("summary") == "stalls"]
+assert len(rows) == 1 and len(s) == 1, rows
+s = s[0]
+assert s["stalled"] is False and s["stalls"] == 0, s
+assert s["undetectable_gain"] == 1.35 and s["min_detectable_gain"] == 1.6263, s
+assert s["noise_sigma"] == 0.1146 and "repeats" in s["noise_source"], s
+assert s["series"] == "" and s["run"], s' "$output"
+	run "$KTRAJ" stalls --help
+	[[ "$(tr '\n' ' ' <<<"$output")" == *"one summary object per series: summary (\"stalls\")"*"stalled (true when one or more)"* ]]
 }
 
 @test "blame --help: reference repeats are read with the same s / c4 estimator as repeats of unchanged code" {

@@ -78,7 +78,9 @@ def main():
             imp = rows(["import", "--json"] + mp + [path], env)
             run = imp[0]["run"]
             blame = rows(["blame", "speedup", run, "--json"], env)
-            stalls = rows(["stalls", run, "--json"], env)
+            # the stalls themselves, not the per-series summaries
+            stalls = [r for r in rows(["stalls", run, "--json"], env)
+                      if "stall" in r]
             bench = rows(["log", run, "--kind", "bench", "--json"], env)
             events = rows(["log", run, "--json"], env) if (
                 "kinds" in lab or "timed" in lab) else []
