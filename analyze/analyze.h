@@ -643,7 +643,9 @@ int kt_an_excl_text(struct kt_buf *b, const kt_an_excl *x);
 
 /*
  * The distinct series keys of r's bench results (kt_an_meas.key, "" for
- * none), in order of first appearance.  *out is a malloc'ed array of
+ * none), in order of first appearance.  Unparsed results (kt_an_meas.
+ * unparsed) make no key: they carry no time, and kt_an_unparsed counts
+ * them for the run.  *out is a malloc'ed array of
  * pointers into r (caller frees the array only; NULL when *n == 0).
  * Errors: KT_ENOMEM.
  */

@@ -1066,6 +1066,11 @@ int kt_an_workloads(const kt_an_run *r, const char ***out, size_t *n)
 	for (i = 0; i < r->nm; i++) {
 		const char *x = r->m[i].key;
 
+		/* an unparsed output has no time to follow: it is counted
+		 * with the run (kt_an_unparsed), and would only make an empty
+		 * series of its own */
+		if (r->m[i].unparsed)
+			continue;
 		if (nw && (w[nw - 1] == x || !strcmp(w[nw - 1], x)))
 			continue;
 		for (k = 0; k < nw; k++)

@@ -44,6 +44,24 @@ assert all(r["noise_kind"] == "default" and "default" in r["noise_source"] for r
 	[[ "$output" == "ktraj: blame: --series-by: bad value 'size' (a comma-separated list of workload, scenario, metric, baseline)"* ]]
 }
 
+# unparsed_other.jsonl: two_sizes with the output of no readable time (seq
+# 7) from another workload, a competitor (cublas_benchmark) only.
+@test "blame --series-by workload: a workload with only an unparsed output makes no series, is counted as unparsed" {
+	"$KTRAJ" import "$D/unparsed_other.jsonl" >/dev/null
+	run "$KTRAJ" blame speedup unparsed_other --series-by workload
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"unparsed: 1 output looked like a benchmark but gave no time (seq 7); they are in no series"* ]]
+	[[ "$output" == *"series: softmax"* ]]
+	[[ "$output" != *"cublas_benchmark"* ]]
+	[[ "$output" != *"series: 2"* ]]
+	run "$KTRAJ" blame speedup unparsed_other --series-by workload --json
+	python3 -c '
+import json, sys
+s = [r for r in map(json.loads, sys.argv[1].splitlines()) if "summary" in r]
+assert [r["series"] for r in s] == ["softmax"], s
+assert s[0]["unparsed"] == 1 and s[0]["unparsed_seqs"] == [7] and s[0]["measurements"] == 4, s' "$output"
+}
+
 @test "log --kind bench --json: the model's fields, not checked as null, the series key" {
 	"$KTRAJ" import "$D/two_sizes.jsonl" >/dev/null
 	run "$KTRAJ" log two_sizes --kind bench --json
