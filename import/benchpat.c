@@ -1231,10 +1231,10 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		struct res *r = &s.r[k];
 		cJSON *o;
 
-		/* a JSON result the harness names as its competitor
-		 * ("method": "cublas_gemm") is that harness's own record,
-		 * not a line of text left out */
-		if (r->timed && strcmp(r->pattern, "json") && !left_out)
+		/* a competitor timed alone, JSON ("method": "cublas_gemm")
+		 * as much as a line of text: the output looked like a
+		 * benchmark, so say so with an unparsed marker */
+		if (r->timed && !left_out)
 			left_out = r->pattern;
 		if (!bp_has_metric(r) || r->timed)
 			continue;

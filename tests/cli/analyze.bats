@@ -177,16 +177,18 @@ assert r["false_jump_rate"] <= 0.01, r' "$output"
 	R=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
 	run "$KTRAJ" blame speedup "$R" --series-by workload --permutations 0
 	[ "$status" -eq 0 ]
-	# gpu_head_to_head 456 -> 827 (by workload: the matmul, then the
-	# convolution): gpu_head_to_head.c written at 572, results of other
-	# series (benchmark.sh, ...) after it, the file written again at 815
-	# and 819; cublas_benchmark's results time cuBLAS, no series of the
+	# gpu_head_to_head 457 -> 830 (by workload: the matmul, then the
+	# convolution): gpu_head_to_head.c written at 574, results of other
+	# series (benchmark.sh, ...) after it, the file written again at 818
+	# and 822; cublas_benchmark's results time cuBLAS, no series of the
 	# agent's code (raw line 438).  (Seqs as imported since the Read
-	# results files of raw 193 and 358 are bench reports.)
+	# results files of raw 193 and 358 are bench reports, and since
+	# cublas_benchmark's and cufft_benchmark's competitor-only JSON gives
+	# an unparsed marker each: seqs 411, 461 and 740.)
 	# (the landing, 0.313 us and never checked, is marked suspicious on
 	# the line between)
 	grep -A2 '^JUMP 1 \[gpu_head_to_head\]' <<<"$output" |
-		grep -q 'edits: #572 [^ ]*gpu_head_to_head.c #815 [^ ]*gpu_head_to_head.c #819 '
+		grep -q 'edits: #574 [^ ]*gpu_head_to_head.c #818 [^ ]*gpu_head_to_head.c #822 '
 	grep -A1 '^JUMP 1 \[gpu_head_to_head\]' <<<"$output" |
 		grep -qx '  (suspicious: under 1 us and not checked)'
 	[[ "$output" != *"[cublas_benchmark]"* ]]
