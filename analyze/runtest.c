@@ -273,12 +273,17 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 	/* 1 message, then sqrt(tau) and tau calls: see the top */
 	b->scale_msgs[ns] = 1;
 	b->scale[ns++] = 1;
-	if (o->tau_calls > 1) {
+	/* without tool calls every lag in calls is 0: a call scale weighs
+	 * every question alike, so it would only add a test of nothing to
+	 * min-p (a larger p for the same S); the message scale alone */
+	if (o->tau_calls > 1 && !b->no_calls) {
 		b->scale_msgs[ns] = 0;
 		b->scale[ns++] = sqrt(o->tau_calls);
 	}
-	b->scale_msgs[ns] = 0;
-	b->scale[ns++] = o->tau_calls > 1 ? o->tau_calls : 1;
+	if (!b->no_calls) {
+		b->scale_msgs[ns] = 0;
+		b->scale[ns++] = o->tau_calls > 1 ? o->tau_calls : 1;
+	}
 	b->nscales = ns;
 	b->chosen = ns - 1;
 	for (size_t k = 0; k < ns; k++)

@@ -754,7 +754,7 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		       kt_an_series *out)
 {
 	size_t i, k, np = 0, nmem = 0, any_true = 0, any_ref = 0;
-	int edits;
+	int edits, one_pair = 0;
 	double *lv = NULL, *lev = NULL, *tmp = NULL;
 	struct cstates cs = { 0 };
 	size_t *mem = NULL, *p0 = NULL, *pn = NULL, *idx = NULL, *ptof = NULL;
@@ -869,6 +869,7 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		}
 		/* one repeat pair is 1 degree of freedom, short of the 2
 		 * an estimate needs: "no repeats" would be false */
+		one_pair = df == 1;
 		if (df == 1)
 			out->noise_src = "default (--noise): 1 repeat of "
 					 "unchanged code, too few to estimate "
@@ -912,8 +913,14 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		if (nd >= 1 && nd * 2 >= nmem) {
 			out->sigma = fmin(0.1, median(tmp, nd));
 			out->noise_kind = KT_AN_NOISE_SPREAD;
-			out->noise_src = "reported spread (median ln(max/min)/4 "
-					 "of the results)";
+			/* a lone repeat pair was seen: say so, or the reader
+			 * thinks ktraj missed it */
+			out->noise_src = one_pair ?
+				"reported spread (median ln(max/min)/4 of the "
+				"results; 1 repeat of unchanged code, too few: "
+				"2 needed)" :
+				"reported spread (median ln(max/min)/4 "
+				"of the results)";
 			out->noise_n = nd;
 		}
 	}

@@ -84,9 +84,10 @@ static const char usage[] =
 	"log's record, import --map parent) is not one of this series'\n"
 	"questions, nor a candidate for its jumps.  A run without tool calls\n"
 	"(a round log) has no circular shift p (nothing to shift over), and its\n"
-	"lags are in messages only (the text says so and names no scale in\n"
-	"calls; --json keeps lag_scale_calls and the lag_scales \"calls\"\n"
-	"entries, where every lag is 0 calls: they weigh each question alike).\n"
+	"lags are in messages only: every lag in calls is 0, so the run test\n"
+	"uses the message scale alone (p and S from it; --json has\n"
+	"lag_scale_messages and one lag_scales entry) and a jump's question\n"
+	"gives its lag in messages (and minutes), not tool calls.\n"
 	"--permutations 0 skips the test.\n"
 	"The same input and seed give byte-identical output.\n"
 	"\n"
@@ -201,11 +202,26 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 				continue;
 			/* a person's statement a bench declared it tried
 			 * ("try cp.async"): an idea, not a question */
-			printf("  %s #%llu (%s, layer %s): lag %.0f tool "
-			       "calls", kt_an_is_question_ev(r, (size_t)j->question) ?
+			printf("  %s #%llu (%s, layer %s): lag ",
+			       kt_an_is_question_ev(r, (size_t)j->question) ?
 			       "question" : "idea", (unsigned long long)q->seq,
 			       q->qorigin == KT_AN_QO_LIBRARY ? "library" : "human",
-			       kt_an_layer_name(cd->layer), cd->lag_calls);
+			       kt_an_layer_name(cd->layer));
+			/* a round log has no tool calls: "lag 0 tool calls"
+			 * would read as "right before"; count the messages
+			 * from the question to the jump's anchor instead */
+			if (b->no_calls) {
+				size_t nm = 0;
+
+				for (size_t e = (size_t)j->question + 1;
+				     e < r->nev && r->ev[e].seq < j->anchor_seq;
+				     e++)
+					nm += r->ev[e].kind == KT_KIND_MESSAGE &&
+					      !r->ev[e].meta;
+				printf("%zu message%s", nm, nm == 1 ? "" : "s");
+			} else {
+				printf("%.0f tool calls", cd->lag_calls);
+			}
 			if (cd->lag_min >= 0)
 				printf(" / %.1f min", cd->lag_min);
 			printf(", overlap %.2f, uptake %s, layer match %s, "

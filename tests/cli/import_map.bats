@@ -354,14 +354,22 @@ J
 	[ "$status" -eq 0 ]
 	# on 056630d every shift piled the question on the last message:
 	# "circular shift 0.0003" beside p = 0.5404
-	[[ "$output" == *"run test: S = 0.691 over 3 improvements and 1 question"*"p = 0.5404 (questions placed at random;"*"circular shift not computed (no tool calls to shift over); 2000 permutations, seed 1)"* ]]
+	# every lag in calls is 0, so only the message scale is tested: p is
+	# that scale's (0.3548, randomized tie 0.3545), no longer the min-p
+	# of three scales (0.5404 on 76f671c)
+	[[ "$output" == *"run test: S = 0.691 over 3 improvements and 1 question"*"p = 0.3545 (questions placed at random;"*"circular shift not computed (no tool calls to shift over); 2000 permutations, seed 1)"* ]]
+	# the question (seq 5) is the message right before round 3's result
+	# (seq 6): no message between, and no "lag 0 tool calls"
+	[[ "$output" == *"question #5 (human, layer memory access): lag 0 messages, overlap"* ]]
+	[[ "$output" != *"tool calls, overlap"* ]]
 	# no tool calls: said once, and no lag scale in calls named as if
 	# measured (on f6f72db: "3.87 calls: 0.6207, 15 calls: 0.6207")
 	[[ "$output" == *"over 3 improvements and 1 question message (lags in messages only: the run has no tool calls); "* ]]
 	[[ "$output" == *"the smallest p of the lag scales 1 message: 0.3548, ranked among"* ]]
 	[[ "$(grep '^run test' <<<"$output")" != *[0-9]" calls"* ]]
 	run "$KTRAJ" blame speedup cs --json
-	[[ "$output" == *'"p_random_placement":0.5404,"p_time_shift":null,"p_value":0.5404,'* ]]
+	[[ "$output" == *'"p_random_placement":0.3545,"p_time_shift":null,"p_value":0.3545,'* ]]
+	[[ "$output" == *'"lag_scale_messages":1,"lag_scales":[{"messages":1,"s":0.6906,"p":0.3548}]'* ]]
 }
 
 @test "the run test of one workload's series counts only questions not grown from another workload's record (tree log, parent)" {

@@ -323,6 +323,15 @@ assert a["source_hash"] and a["source_hash"] == b["source_hash"], (a, b)' "${lin
 	[[ "$output" != *"no repeats of unchanged code"* ]]
 }
 
+@test "corpus labels: a lone repeat pair is named beside the reported spread that replaces it (vsla seq 827 and 891, issue 15)" {
+	import_corpus claude_code/vsla_cuda_dev_f67ab274.jsonl
+	run "$KTRAJ" blame speedup "$R" --series-by workload
+	[ "$status" -eq 0 ]
+	# seq 827 and 891 time the same source hash: one pair, 1 degree of
+	# freedom, so the reported spread is the noise, and the summary says why
+	[[ "$output" == *"reported spread (median ln(max/min)/4 of the results; 1 repeat of unchanged code, too few: 2 needed): 2 results"* ]]
+}
+
 @test "corpus labels: vsla's seven benchmark.sh runs over unchanged libvsla are repeats (the noise), not a stall" {
 	import_corpus claude_code/vsla_cuda_dev_f67ab274.jsonl
 	f="$CORPUS/claude_code/vsla_cuda_dev_f67ab274.jsonl"
