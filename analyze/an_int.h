@@ -141,7 +141,7 @@ int kt_an_one_command_ev(const kt_an_run *r, size_t a, size_t b);
  * jumps: in a log that interleaves workloads a gemm question sits next to
  * a softmax gain.  Returns 1 or 0; 0 for an event with no bench parent
  * (every chat run: such a question counts for every series) and for se
- * without a key.  (analyze/blame.c)
+ * without a key.  (analyze/series.c)
  */
 int kt_an_other_series_q(const kt_an_run *r, const kt_an_series *se,
 			 size_t i);

@@ -34,20 +34,6 @@ int kt_an_is_question_ev(const kt_an_run *r, size_t i)
 	return e->kind == KT_KIND_MESSAGE && e->qorigin == KT_AN_QO_HUMAN;
 }
 
-int kt_an_other_series_q(const kt_an_run *r, const kt_an_series *se,
-			 size_t i)
-{
-	const kt_an_ev *e = &r->ev[i];
-	long k;
-
-	if (!se->key || !*se->key || !e->parent || e->parent >= e->seq)
-		return 0;
-	k = kt_an_run_find(r, e->parent);
-	return k >= 0 && r->ev[k].kind == KT_KIND_BENCH &&
-	       r->ev[k].meas >= 0 && r->m[r->ev[k].meas].key &&
-	       strcmp(r->m[r->ev[k].meas].key, se->key);
-}
-
 const char *kt_an_point_suspect(const kt_an_run *r, const kt_an_series *se,
 				size_t p)
 {

@@ -492,6 +492,20 @@ int kt_an_one_command_ev(const kt_an_run *r, size_t a, size_t b)
 	       !strcmp(ma->candidate, mb->candidate);
 }
 
+int kt_an_other_series_q(const kt_an_run *r, const kt_an_series *se,
+			 size_t i)
+{
+	const kt_an_ev *e = &r->ev[i];
+	long k;
+
+	if (!se->key || !*se->key || !e->parent || e->parent >= e->seq)
+		return 0;
+	k = kt_an_run_find(r, e->parent);
+	return k >= 0 && r->ev[k].kind == KT_KIND_BENCH &&
+	       r->ev[k].meas >= 0 && r->m[r->ev[k].meas].key &&
+	       strcmp(r->m[r->ev[k].meas].key, se->key);
+}
+
 int kt_an_one_command(const kt_an_run *r, const kt_an_meas *a,
 		      const kt_an_meas *b)
 {
