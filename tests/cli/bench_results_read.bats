@@ -12,16 +12,12 @@
 bats_require_minimum_version 1.5.0
 
 setup() {
-	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
-}
-
-run_of() {
-	"$KTRAJ" import "$1" >/dev/null
-	"$KTRAJ" ls | awk 'NR == 2 { print $1 }'
+	load lib/fixture_run
+	fixture_store
 }
 
 @test "bench: a printed result read back with Read and cat is one measurement" {
-	R=$(run_of "$BATS_TEST_DIRNAME/../data/import/results_read_back.jsonl")
+	R=$(fixture_run results_read_back.jsonl)
 	run "$KTRAJ" log "$R" --kind bench --json
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '"time_ms":0.42,' <<<"$output")" -eq 1 ]
@@ -29,7 +25,7 @@ run_of() {
 }
 
 @test "bench: a silent benchmark's results file shown with cat then Read is one measurement" {
-	R=$(run_of "$BATS_TEST_DIRNAME/../data/import/results_read_back.jsonl")
+	R=$(fixture_run results_read_back.jsonl)
 	run "$KTRAJ" log "$R" --kind bench --json
 	[ "${#lines[@]}" -eq 2 ]
 	[[ "${lines[1]}" == *'"time_ms":0.3,'*'"workload":"benchmark_results.json"'*'"source":"/w/ext/benchmark_results.json"'* ]]
@@ -38,7 +34,7 @@ run_of() {
 }
 
 @test "bench: Codex, a results file shown with cat twice is one measurement" {
-	R=$(run_of "$BATS_TEST_DIRNAME/../data/import/codex/results_cat.jsonl")
+	R=$(fixture_run "$FIXTURES/codex/results_cat.jsonl")
 	run "$KTRAJ" log "$R" --kind bench --json
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 1 ]

@@ -12,14 +12,12 @@
 bats_require_minimum_version 1.5.0
 
 setup() {
-	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	load lib/fixture_run
+	fixture_store
 }
 
 payload() {
-	"$KTRAJ" import "$1" >/dev/null
-	R=$("$KTRAJ" ls | awk 'NR == 2 { print $1 }')
-	s=$("$KTRAJ" log "$R" --kind bench --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["seq"])')
-	"$KTRAJ" show "$R" "$s" --json | python3 -c 'import json,sys; p = json.load(sys.stdin)["payload"]; print(json.dumps({k: p.get(k) for k in ("speedup", "metric", "baseline", "alternatives", "choice")}, sort_keys=True))'
+	first_bench_payload "$1" speedup metric baseline alternatives choice
 }
 
 D="$BATS_TEST_DIRNAME/../data/import"
@@ -67,8 +65,7 @@ D="$BATS_TEST_DIRNAME/../data/import"
 }
 
 @test "blame: the series is the graded metric's" {
-	"$KTRAJ" import "$D/task_metric.jsonl" >/dev/null
-	R=$("$KTRAJ" ls | awk 'NR == 2 { print $1 }')
+	R=$(fixture_run "$D/task_metric.jsonl")
 	run "$KTRAJ" blame speedup "$R"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"series: bench.py | rmsnorm 4096 | speedup_vs_compile | torch.compile"* ]]

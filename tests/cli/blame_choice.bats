@@ -13,7 +13,8 @@ CORPUS="${CORPUS:-$BATS_TEST_DIRNAME/../../../shared/corpus}"
 HB="$CORPUS/gpu_kernel/harbor_kernelbench/gpt55_s2_quant_w4a16/trajectory.json"
 
 setup() {
-	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	load lib/fixture_run
+	fixture_store
 	D="$BATS_TEST_TMPDIR"
 }
 
@@ -26,21 +27,13 @@ mkrun() {
 {"r": 3, "s": 1.4, "e": 5.6}
 J
 	printf '{"run": {"const": "%s"}, "step": "r", "speedup": "s", "metric": {"const": "speedup_vs_compile"}, "baseline": {"const": "torch.compile"}}\n' "$1" >"$D/$1.map"
-	run "$KTRAJ" --store "$D/m.ktraj" import --map "$D/$1.map" "$D/$1.jsonl"
-	[ "$status" -eq 0 ]
-	"$KTRAJ" --store "$D/m.ktraj" export "$1" --format jsonl | python3 -c '
-import json, sys
-e = {1: 2.0, 2: 3.6, 3: 5.6}
-for l in sys.stdin:
-    o = json.loads(l)
-    if "seq" in o:
-        o.pop("hash", None); o.pop("chain", None)
-        p = o["payload"]
-        if o["kind"] == "bench":
-            p["alternatives"] = [{"metric": "speedup_vs_eager", "value": e[p["round"]], "baseline": "eager"}]
-            if sys.argv[1]:
-                p["choice"] = sys.argv[1]
-    print(json.dumps(o, separators=(",", ":")))' "$2" >"$D/$1.ktraj.jsonl"
+	KTRAJ_STORE="$D/m.ktraj" map_import "$D/$1.map" "$D/$1.jsonl"
+	KTRAJ_STORE="$D/m.ktraj" export_patched "$1" '
+if o["kind"] == "bench":
+    e = {1: 2.0, 2: 3.6, 3: 5.6}
+    p["alternatives"] = [{"metric": "speedup_vs_eager", "value": e[p["round"]], "baseline": "eager"}]
+    if args[0]:
+        p["choice"] = args[0]' "$2" >"$D/$1.ktraj.jsonl"
 	run "$KTRAJ" import "$D/$1.ktraj.jsonl"
 	[ "$status" -eq 0 ]
 }

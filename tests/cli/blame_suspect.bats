@@ -9,7 +9,8 @@
 bats_require_minimum_version 1.5.0
 
 setup() {
-	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	load lib/fixture_run
+	fixture_store
 	D="$BATS_TEST_TMPDIR"
 }
 
@@ -21,18 +22,9 @@ setup() {
 {"r": 4, "idea": "skip the k loop", "ms": 0.5, "ok": true}
 J
 	printf '{"run": {"const": "sx"}, "step": "r", "time_ms": "ms", "correct": "ok", "text": "idea"}\n' >"$D/m.map"
-	run "$KTRAJ" import --map "$D/m.map" "$D/a.jsonl"
-	[ "$status" -eq 0 ]
+	map_import "$D/m.map" "$D/a.jsonl"
 	# round 4's bench (seq 8) as a verifier reports it: flagged
-	"$KTRAJ" export sx --format jsonl | python3 -c '
-import json, sys
-for l in sys.stdin:
-    o = json.loads(l)
-    if "seq" in o:
-        o.pop("hash", None); o.pop("chain", None)
-        if o["seq"] == 8:
-            o["payload"]["flags"] = ["suspicious"]
-    print(json.dumps(o, separators=(",", ":")))' >"$D/f.jsonl"
+	flag_suspicious sx 8 >"$D/f.jsonl"
 	run "$KTRAJ" --store "$D/o.ktraj" import "$D/f.jsonl"
 	[ "$status" -eq 0 ]
 	run "$KTRAJ" --store "$D/o.ktraj" log sx --kind bench --json
@@ -58,8 +50,7 @@ for l in sys.stdin:
 @test "a time under 1 us whose correctness is unknown is suspicious; the same time checked correct is not" {
 	printf '{"r": 1, "ms": 4.0}\n{"r": 2, "ms": 3.9}\n{"r": 3, "ms": 2.0}\n{"r": 4, "ms": 0.0005}\n' >"$D/u.jsonl"
 	printf '{"run": {"const": "u"}, "step": "r", "time_ms": "ms"}\n' >"$D/u.map"
-	run "$KTRAJ" import --map "$D/u.map" "$D/u.jsonl"
-	[ "$status" -eq 0 ]
+	map_import "$D/u.map" "$D/u.jsonl"
 	run "$KTRAJ" blame speedup u
 	[ "$status" -eq 0 ]
 	# 2.0 ms / 0.0005 ms = x4000
@@ -84,15 +75,7 @@ for l in sys.stdin:
 # Flag the bench at seq $2 of run $1 as a verifier would; import the result
 # into the store $3.
 flag_seq() {
-	"$KTRAJ" export "$1" --format jsonl | python3 -c '
-import json, sys
-for l in sys.stdin:
-    o = json.loads(l)
-    if "seq" in o:
-        o.pop("hash", None); o.pop("chain", None)
-        if o["seq"] == int(sys.argv[1]):
-            o["payload"]["flags"] = ["suspicious"]
-    print(json.dumps(o, separators=(",", ":")))' "$2" >"$D/f.jsonl"
+	flag_suspicious "$1" "$2" >"$D/f.jsonl"
 	"$KTRAJ" --store "$3" import "$D/f.jsonl"
 }
 
@@ -103,8 +86,7 @@ for l in sys.stdin:
 {"r": 3, "idea": "shared memory tiles", "ms": 2.0, "ok": true}
 J
 	printf '{"run": {"const": "sx"}, "step": "r", "time_ms": "ms", "correct": "ok", "text": "idea"}\n' >"$D/m.map"
-	run "$KTRAJ" import --map "$D/m.map" "$D/a.jsonl"
-	[ "$status" -eq 0 ]
+	map_import "$D/m.map" "$D/a.jsonl"
 	# round 2 (seq 4): no new best, so no jump carries the flag
 	run flag_seq sx 4 "$D/o.ktraj"
 	[ "$status" -eq 0 ]
@@ -129,8 +111,7 @@ J
 {"attempt": 2, "shape": "m256", "ms": 1.0, "ref": 2.0, "ok": true}
 J
 	printf '{"run": {"const": "sw"}, "step": "attempt", "scenario": "shape", "time_ms": "ms", "ref_time_ms": "ref", "correct": "ok"}\n' >"$D/m.map"
-	run "$KTRAJ" import --map "$D/m.map" "$D/s.jsonl"
-	[ "$status" -eq 0 ]
+	map_import "$D/m.map" "$D/s.jsonl"
 	run flag_seq sw 2 "$D/o.ktraj"
 	[ "$status" -eq 0 ]
 	run "$KTRAJ" --store "$D/o.ktraj" blame speedup sw

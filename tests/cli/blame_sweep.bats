@@ -12,7 +12,8 @@ CORPUS="${CORPUS:-$BATS_TEST_DIRNAME/../../../shared/corpus}"
 FI="$CORPUS/gpu_kernel/flashinfer_trace/traces_gpt-5_gemm_n128_k2048.jsonl"
 
 setup() {
-	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	load lib/fixture_run
+	fixture_store
 	D="$BATS_TEST_TMPDIR"
 }
 
@@ -33,8 +34,7 @@ mkrun() {
 {"attempt": 2, "shape": "m1024", "ms": 8.0, "ref": 4.0, "ok": true}
 J
 	printf '{"run": {"const": "sw"}, "step": "attempt", "scenario": "shape", "time_ms": "ms", "ref_time_ms": "ref", "correct": "ok"}\n' >"$D/m.map"
-	run "$KTRAJ" import --map "$D/m.map" "$D/s.jsonl"
-	[ "$status" -eq 0 ]
+	map_import "$D/m.map" "$D/s.jsonl"
 }
 
 @test "two attempts over 4 shapes: two sweeps, each's geomean, the second compared shape by shape with the first (text)" {
