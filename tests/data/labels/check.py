@@ -16,9 +16,11 @@ must all differ; "absent_times" / "absent_scenarios": times and scenario
 parts no bench result may have (a baseline's or competitor's timing is no
 result of the agent's code); "ref_times": [time_ms, ref_time_ms, baseline]
 of a result that got a baseline's time as its reference; "kinds": event
-counts by kind; "timed": every event has a time, in order; a series item
-with "key" matches that series key exactly instead of "match";
-"questions": what `questions mine --agent` must and must not find:
+counts by kind; "excluded_incorrect": a series' results the raw file marks
+wrong; "results_total", "every_series" {field: value} and
+"reference_timings": over all of the run's series; "timed": every event
+has a time, in order; a series item with "key" matches that series key
+exactly instead of "match"; "questions": what `questions mine --agent` must and must not find:
 human_total / agent_total entries, "human" / "agent" [raw line, text, why]
 that must be mined, "not" / "agent_not" that must not).
 Prints one line per label item (ok / FAIL / PENDING) and a last JSON line
@@ -102,6 +104,21 @@ def main():
         if "jumps_total" in lab:
             item("%s: %d jumps (got %d)" % (p, lab["jumps_total"], len(jumps)),
                  len(jumps) == lab["jumps_total"])
+        if "results_total" in lab:
+            got = sum(r.get("results", 0) for r in summ)
+            item("%s: %d bench results over all series (got %d)" % (p, lab["results_total"], got),
+                 got == lab["results_total"])
+        for k, v in sorted((lab.get("every_series") or {}).items()):
+            # a property of every series of the run (e.g. a file of
+            # rankings: no series is in time order)
+            got = sorted({json.dumps(r.get(k)) for r in summ})
+            item("%s: every series has %s %s (got %s)" % (p, k, json.dumps(v), ", ".join(got)),
+                 summ and got == [json.dumps(v)])
+        if "reference_timings" in lab:
+            # timings of the reference alone (no candidate): counted, in no series
+            got = sum(r.get("reference_timings", 0) for r in summ)
+            item("%s: %d reference timings (got %d)" % (p, lab["reference_timings"], got),
+                 got == lab["reference_timings"])
         for s in lab.get("series", []):
             if "key" in s:
                 m = [r for r in summ if key(r) == s["key"]]
@@ -120,6 +137,12 @@ def main():
             # where sigma came from and how many results gave it, read from
             # the raw file (repeats of unchanged code, the reference
             # re-timed), and sigma itself where the raw figures give it
+            if "excluded_incorrect" in s:
+                # results the raw file marks wrong (a failed status or
+                # correctness false): kept out of the series' measurements
+                got = (r.get("excluded_by_reason") or {}).get("incorrect")
+                item("%s: %d excluded as incorrect (got %s)" % (name, s["excluded_incorrect"], got),
+                     got == s["excluded_incorrect"])
             for k in ("noise_kind", "noise_results"):
                 if k in s:
                     item("%s: %s %s (got %s)" % (name, k, s[k], r.get(k)), r.get(k) == s[k])
