@@ -18,11 +18,12 @@ result of the agent's code); "ref_times": [time_ms, ref_time_ms, baseline]
 of a result that got a baseline's time as its reference; "kinds": event
 counts by kind; "excluded_incorrect": a series' results the raw file marks
 wrong; "results_total", "every_series" {field: value} and
-"reference_timings": over all of the run's series; "timed": every event
-has a time, in order; a series item with "key" matches that series key
-exactly instead of "match"; "questions": what `questions mine --agent` must and must not find:
-human_total / agent_total entries, "human" / "agent" [raw line, text, why]
-that must be mined, "not" / "agent_not" that must not).
+"reference_timings": over all of the run's series; a stall's "claim": what
+the agent's messages kept claiming over it; "timed": every event has a
+time, in order; a series item with "key" matches that series key exactly
+instead of "match"; "questions": what `questions mine --agent` must and
+must not find: human_total / agent_total entries, "human" / "agent" [raw
+line, text, why] that must be mined, "not" / "agent_not" that must not).
 Prints one line per label item (ok / FAIL / PENDING) and a last JSON line
 with the counts.  Items of owner "import" (what the importer extracts) are
 PENDING when they disagree: they are reported, not failed; an "import" label
@@ -185,6 +186,13 @@ def main():
                 for g, w in zip(got, want))
             item("%s: stalls %s (got %s)" % (p, [(w["from_step"], w["to_step"], w["ended"]) for w in want],
                                             [g[1:] for g in got]), ok)
+            # what the agent kept claiming over the stall, as its raw
+            # messages word it
+            for w, st in zip(want, stalls):
+                if "claim" in w:
+                    item("%s: stall at steps %d..%d names the claim '%s' (got %r)" % (
+                        p, w["from_step"], w["to_step"], w["claim"], st.get("claim")),
+                         w["claim"] in (st.get("claim") or "").lower())
         # a result is named by the time the raw output printed (in ms),
         # which does not move when events are added before it
         def scen_of(t):
