@@ -690,6 +690,14 @@ typedef struct kt_an_jump {
 	double series_gain;    /* after over that series best; equals gain
 				  unless the jump is over its branch's best
 				  (series.pt[p_land].branch) */
+	int edits_before_output; /* 1 when p_prev and p_land are results of
+				  one output (a table of variants) declaring
+				  different candidates: edits then are those
+				  before that output, since the series' last
+				  result of an earlier output */
+	int cand_first;        /* with edits_before_output: no earlier
+				  output of the series measured p_land's
+				  candidate */
 } kt_an_jump;
 
 /* lag scales of the run test (analyze/runtest.c) */

@@ -98,7 +98,11 @@ static const char usage[] =
 	"best_log_step (a round log's own step names, import --map `step`;\n"
 	"null when none: the text says them on an \"in the log:\" line),\n"
 	"suspicious, suspicious_why, before, after, gain, correctness, edits,\n"
-	"files, attribution\n"
+	"files, edits_before_output (true when the jump's two results were\n"
+	"printed by one output, a table of variants, and declare different\n"
+	"candidates: its edits are those before that output, since the\n"
+	"series' last result of an earlier one; the text says \"edits (before\n"
+	"this benchmark run, which measured candidate C ...)\"), attribution\n"
 	"(\"question\", \"idea\": a person's statement its bench declares it\n"
 	"tried, or \"agent alone\"), question {seq, text, origin, layer,\n"
 	"lag_calls, lag_min, p, ...}, confidence, hypothesis {seq, text,\n"
@@ -175,7 +179,20 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 			       a, c);
 		}
 	}
-	printf("  edits:");
+	printf("  edits");
+	if (j->edits_before_output) {
+		/* both results come from one output: the edits that wrote
+		 * the new candidate lie before the benchmark run, not
+		 * between its rows */
+		const char *cn = r->m[b->series.pt[j->p_land].meas].candidate;
+
+		printf(" (before this benchmark run");
+		if (*cn)
+			an_put_safe(", which measured candidate ", cn,
+				    j->cand_first ? " for the first time" : "");
+		printf(")");
+	}
+	printf(":");
 	if (!j->nedits) {
 		/* `bench --record` stores each candidate, not an edit: say
 		 * that the code did change */

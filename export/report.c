@@ -563,6 +563,22 @@ static void series_tables(struct rep *x, const kt_an_blame *b,
 					why);
 		}
 		fputs("</td><td>", f);
+		if (j->edits_before_output) {
+			/* as blame says it: one output printed both results,
+			 * and the edits lie before it */
+			const char *cn =
+				r->m[b->series.pt[j->p_land].meas].candidate;
+
+			fputs("before this benchmark run", f);
+			if (*cn) {
+				fputs(", which measured candidate ", f);
+				esc(f, cn, 200);
+				fputs(j->cand_first ? " for the first time" : "", f);
+			}
+			fputs(":<br>", f);
+		}
+		if (!j->nedits)
+			fputs("none recorded<br>", f);
 		for (size_t i = 0; i < j->nedits; i++) {
 			const kt_an_ev *e = &r->ev[j->edits[i]];
 
