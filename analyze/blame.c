@@ -47,7 +47,7 @@ const char *kt_an_point_suspect(const kt_an_run *r, const kt_an_series *se,
 		uint64_t s = r->ev[r->m[i].ev].seq;
 
 		if (r->m[i].suspect && s >= lo && s <= pt->seq &&
-		    !strcmp(r->m[i].key, se->key))
+		    (!se->key || !*se->key || !strcmp(r->m[i].key, se->key)))
 			return r->m[i].suspect;
 	}
 	return NULL;
@@ -59,8 +59,11 @@ size_t kt_an_series_suspects(const kt_an_run *r, const kt_an_series *se,
 	size_t n = 0;
 
 	for (size_t i = 0; i < r->nm; i++) {
-		if (!r->m[i].suspect || !r->m[i].key || !se->key ||
-		    strcmp(r->m[i].key, se->key))
+		/* a series without a key is the whole run (a report of one
+		 * series blames every result) */
+		if (!r->m[i].suspect ||
+		    (se->key && *se->key &&
+		     (!r->m[i].key || strcmp(r->m[i].key, se->key))))
 			continue;
 		if (n < max)
 			seqs[n] = r->ev[r->m[i].ev].seq;
