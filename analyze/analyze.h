@@ -690,6 +690,14 @@ typedef struct kt_an_jump {
 	double series_gain;    /* after over that series best; equals gain
 				  unless the jump is over its branch's best
 				  (series.pt[p_land].branch) */
+	int edits_before_output; /* 1 when p_prev and p_land are results of
+				  one output (a table of variants) declaring
+				  different candidates: edits then are those
+				  before that output, since the series' last
+				  result of an earlier output */
+	int cand_first;        /* with edits_before_output: no earlier
+				  output of the series measured p_land's
+				  candidate */
 } kt_an_jump;
 
 /* lag scales of the run test (analyze/runtest.c) */
@@ -778,12 +786,14 @@ void kt_an_blame_workloads_free(kt_an_blame *b, const char **wl, size_t n);
 int kt_an_is_question_ev(const kt_an_run *r, size_t i);
 
 /* Why point p of series se is suspect: the first of its results (seq
- * seq_first..seq of its series key) with a kt_an_meas.suspect, that
+ * seq_first..seq of its series key, any key when se->key is NULL or "")
+ * with a kt_an_meas.suspect, that
  * reason; NULL when none is.  The string lives as long as r. */
 const char *kt_an_point_suspect(const kt_an_run *r, const kt_an_series *se,
 				size_t p);
 
-/* The suspect results of series se (kt_an_meas.suspect set, key se->key),
+/* The suspect results of series se (kt_an_meas.suspect set, key se->key;
+ * every result of r when se->key is NULL or "", the whole run as one series),
  * so a suspect result that is no jump is still seen.  Returns how many
  * there are; the seqs of the first `max` of them, in r->m's order, go to seqs
  * (caller's array; NULL with max 0 only counts).  No errors. */
@@ -1025,6 +1035,23 @@ int kt_an_choice_line(const kt_an_run *r, const char *key, char *buf,
 
 int kt_an_graded_line(const kt_an_run *r, const char *key, char *buf,
 		      size_t cap);
+
+/* The summary line of sweep i of series se (se->sweep; no label, no
+ * indent, no newline) into buf (cap bytes, cut to fit): "sweep 2 (seq
+ * 5..8): 4 results over 4 scenarios, geomean speedup x1.414, x1.682 over
+ * the best sweep before it (sweep 1) on the 4 scenarios both measured".
+ * g is the sweep's own geomean (kt_an_sweep_scenarios; NAN: its index
+ * is shown).  Correctness and suspicion marks are the caller's to add.
+ * Used by blame and report alike.  No errors. */
+void kt_an_sweep_line(const kt_an_series *se, size_t i, double g, char *buf,
+		      size_t cap);
+
+/* The suspect results of series se in one line (no newline) into buf (cap
+ * bytes, cut to fit): "suspicious: 2 results (seq 4, 9)", the first 8
+ * seqs then ", ...".  Returns how many (kt_an_series_suspects); buf ""
+ * when none.  Used by blame and report alike.  No errors. */
+size_t kt_an_suspects_line(const kt_an_run *r, const kt_an_series *se,
+			   char *buf, size_t cap);
 
 /* The run test of b in one line (no newline) into buf (n bytes, cut to
  * fit): S, the new bests and questions it used, the effect size and p, or

@@ -47,7 +47,7 @@ const char *kt_an_point_suspect(const kt_an_run *r, const kt_an_series *se,
 		uint64_t s = r->ev[r->m[i].ev].seq;
 
 		if (r->m[i].suspect && s >= lo && s <= pt->seq &&
-		    !strcmp(r->m[i].key, se->key))
+		    (!se->key || !*se->key || !strcmp(r->m[i].key, se->key)))
 			return r->m[i].suspect;
 	}
 	return NULL;
@@ -59,8 +59,11 @@ size_t kt_an_series_suspects(const kt_an_run *r, const kt_an_series *se,
 	size_t n = 0;
 
 	for (size_t i = 0; i < r->nm; i++) {
-		if (!r->m[i].suspect || !r->m[i].key || !se->key ||
-		    strcmp(r->m[i].key, se->key))
+		/* a series without a key is the whole run (a report of one
+		 * series blames every result) */
+		if (!r->m[i].suspect ||
+		    (se->key && *se->key &&
+		     (!r->m[i].key || strcmp(r->m[i].key, se->key))))
 			continue;
 		if (n < max)
 			seqs[n] = r->ev[r->m[i].ev].seq;
@@ -426,6 +429,46 @@ static void measured_before(const kt_an_run *r, const kt_an_opts *o,
 	}
 }
 
+/*
+ * Where the edits of point p (a jump's landing) start, given a, the seq of
+ * the series' result before it.  When that result and p's were printed by
+ * one output (the same nonzero parent: one table of variants) and declare
+ * different candidates, nothing lies between them, yet the code that
+ * wrote p's candidate does lie before the output: its edits are those
+ * since the series' last result printed by an earlier output.  Then
+ * j->edits_before_output is set (and j->cand_first when no earlier result
+ * of the series declared p's candidate) and that result's seq returned
+ * (0: none, every edit since the start); else a unchanged.
+ */
+static uint64_t output_before(const kt_an_run *r, const kt_an_opts *o,
+			      const kt_an_series *se, size_t p, kt_an_jump *j,
+			      uint64_t a)
+{
+	const kt_an_meas *mp = &r->m[se->pt[p].meas],
+			 *mq = &r->m[se->pt[p - 1].meas];
+	uint64_t par = r->ev[mp->ev].parent, from = 0;
+	int first = 1;
+
+	if (!par || r->ev[mq->ev].parent != par ||
+	    !kt_an_code_differs(mq, mp))
+		return a;
+	for (long k = (long)mp->ev - 1; k >= 0; k--) {
+		const kt_an_ev *e = &r->ev[k];
+
+		if (e->kind != KT_KIND_BENCH || !same_series(r, o, e))
+			continue;
+		if (e->parent != par && !from)
+			from = e->seq;
+		if (e->meas >= 0 && *mp->candidate &&
+		    !strcmp(r->m[e->meas].candidate, mp->candidate) &&
+		    e->parent != par)
+			first = 0;
+	}
+	j->edits_before_output = 1;
+	j->cand_first = first && *mp->candidate;
+	return from;
+}
+
 /* E* of jump j, first pass: every edit since the result of the same series
  * before each increment (event indices, ascending, into j->edits); a
  * result of another series in between does not cut them off (issue 15: a
@@ -445,6 +488,8 @@ static int jump_edits(const kt_an_run *r, const kt_an_opts *o,
 			continue;
 		measured_before(r, o, se, p, &a, &t);
 		b = se->pt[p].seq;
+		if (p == j->p_land)
+			a = output_before(r, o, se, p, j, a);
 		li = kt_an_run_find(r, a);
 		for (i = li < 0 ? 0 : (size_t)li; i < r->nev && r->ev[i].seq < b; i++) {
 			if (r->ev[i].kind != KT_KIND_EDIT || r->ev[i].seq <= a)

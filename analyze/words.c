@@ -198,3 +198,58 @@ void kt_an_runtest_line(const kt_an_blame *b, char *buf, size_t n)
 	snprintf(buf + k, n - (size_t)k, "; %d permutations, seed %llu)",
 		 b->permutations, (unsigned long long)b->seed);
 }
+
+void kt_an_sweep_line(const kt_an_series *se, size_t i, double g, char *buf,
+		      size_t cap)
+{
+	const kt_an_point *p = &se->pt[i];
+	size_t k = 0;
+
+#define PUT(...) do { \
+		int w_ = snprintf(buf + k, cap - k, __VA_ARGS__); \
+		if (w_ > 0) \
+			k = (size_t)w_ < cap - k ? k + (size_t)w_ : cap - 1; \
+	} while (0)
+	if (!cap)
+		return;
+	*buf = 0;
+	PUT("sweep %zu (seq %llu..%llu): %zu results over %d scenarios, "
+	    "%s x%.3f", i + 1, (unsigned long long)p->seq_first,
+	    (unsigned long long)p->seq, p->nres, p->nscen,
+	    se->has_ref ? "geomean speedup" : "index",
+	    se->has_ref && !isnan(g) ? g : p->speedup);
+	/* its own geomean; the index it is compared by differs only when
+	 * it shares some scenarios with the best before it */
+	if (se->has_ref && !isnan(g) && fabs(log(g / p->speedup)) > 5e-4)
+		PUT(" (index x%.3f over the scenarios in common)", p->speedup);
+	if (i && p->ncmp)
+		PUT(", x%.3f over the best sweep before it (sweep %zu) on the "
+		    "%d scenarios both measured", p->gain, p->base_pt + 1,
+		    p->ncmp);
+	else if (i)
+		PUT(", no scenario in common with the best sweep before it: "
+		    "not compared");
+#undef PUT
+}
+
+size_t kt_an_suspects_line(const kt_an_run *r, const kt_an_series *se,
+			   char *buf, size_t cap)
+{
+	uint64_t sq[8];
+	size_t ns = kt_an_series_suspects(r, se, sq, 8), k;
+
+	if (!cap)
+		return ns;
+	*buf = 0;
+	if (!ns)
+		return 0;
+	k = (size_t)snprintf(buf, cap, "suspicious: %zu result%s (seq", ns,
+			     ns == 1 ? "" : "s");
+	for (size_t i = 0; i < ns && i < 8 && k < cap; i++)
+		k += (size_t)snprintf(buf + k, cap - k, "%s%llu",
+				      i ? ", " : " ",
+				      (unsigned long long)sq[i]);
+	if (k < cap)
+		snprintf(buf + k, cap - k, "%s)", ns > 8 ? ", ..." : "");
+	return ns;
+}

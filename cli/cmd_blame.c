@@ -98,7 +98,11 @@ static const char usage[] =
 	"best_log_step (a round log's own step names, import --map `step`;\n"
 	"null when none: the text says them on an \"in the log:\" line),\n"
 	"suspicious, suspicious_why, before, after, gain, correctness, edits,\n"
-	"files, attribution\n"
+	"files, edits_before_output (true when the jump's two results were\n"
+	"printed by one output, a table of variants, and declare different\n"
+	"candidates: its edits are those before that output, since the\n"
+	"series' last result of an earlier one; the text says \"edits (before\n"
+	"this benchmark run, which measured candidate C ...)\"), attribution\n"
 	"(\"question\", \"idea\": a person's statement its bench declares it\n"
 	"tried, or \"agent alone\"), question {seq, text, origin, layer,\n"
 	"lag_calls, lag_min, p, ...}, confidence, hypothesis {seq, text,\n"
@@ -175,7 +179,20 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 			       a, c);
 		}
 	}
-	printf("  edits:");
+	printf("  edits");
+	if (j->edits_before_output) {
+		/* both results come from one output: the edits that wrote
+		 * the new candidate lie before the benchmark run, not
+		 * between its rows */
+		const char *cn = r->m[b->series.pt[j->p_land].meas].candidate;
+
+		printf(" (before this benchmark run");
+		if (*cn)
+			an_put_safe(", which measured candidate ", cn,
+				    j->cand_first ? " for the first time" : "");
+		printf(")");
+	}
+	printf(":");
 	if (!j->nedits) {
 		/* `bench --record` stores each candidate, not an edit: say
 		 * that the code did change */
@@ -286,17 +303,10 @@ static void print_series(const kt_an_run *r, const kt_an_series *se,
 	}
 	{
 		/* a suspect result that is no jump is shown nowhere else */
-		uint64_t sq[8];
-		size_t ns = kt_an_series_suspects(r, se, sq, 8);
+		char sl[256];
 
-		if (ns) {
-			printf("%ssuspicious: %zu result%s (seq", wl ? "  " : "",
-			       ns, ns == 1 ? "" : "s");
-			for (size_t i = 0; i < ns && i < 8; i++)
-				printf("%s%llu", i ? ", " : " ",
-				       (unsigned long long)sq[i]);
-			printf("%s)\n", ns > 8 ? ", ..." : "");
-		}
+		if (kt_an_suspects_line(r, se, sl, sizeof(sl)))
+			printf("%s%s\n", wl ? "  " : "", sl);
 	}
 	printf("%snoise: %.2f %% per measurement (%s)\n", wl ? "  " : "",
 	       100 * se->sigma, kt_an_noise_text(se, nb, sizeof(nb)));
@@ -321,25 +331,8 @@ static void print_series(const kt_an_run *r, const kt_an_series *se,
 
 		/* no scenarios to show without memory: the summary stands */
 		(void)kt_an_sweep_scenarios(r, se, i, &sc, &nsc, &g);
-		/* its own geomean; the index it is compared by differs only
-		 * when it shares some scenarios with the best before it */
-		printf("%ssweep %zu (seq %llu..%llu): %zu results over %d "
-		       "scenarios, %s x%.3f", wl ? "  " : "", i + 1,
-		       (unsigned long long)p->seq_first,
-		       (unsigned long long)p->seq, p->nres, p->nscen,
-		       se->has_ref ? "geomean speedup" : "index",
-		       se->has_ref && !isnan(g) ? g : p->speedup);
-		if (se->has_ref && !isnan(g) &&
-		    fabs(log(g / p->speedup)) > 5e-4)
-			printf(" (index x%.3f over the scenarios in common)",
-			       p->speedup);
-		if (i && p->ncmp)
-			printf(", x%.3f over the best sweep before it (sweep "
-			       "%zu) on the %d scenarios both measured", p->gain,
-			       p->base_pt + 1, p->ncmp);
-		else if (i)
-			printf(", no scenario in common with the best sweep "
-			       "before it: not compared");
+		kt_an_sweep_line(se, i, g, nb, sizeof(nb));
+		printf("%s%s", wl ? "  " : "", nb);
 		printf("%s", p->unchecked ? " (not checked)" : "");
 		{
 			const char *why = kt_an_point_suspect(r, se, i);

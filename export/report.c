@@ -8,8 +8,11 @@
  *    new-best steps, incorrect results, questions (colored by layer), jumps
  *    (an arrow from the blamed question, or from the step before when the
  *    agent made it alone, in two colours) and stalls (shaded);
- *  - per series the jump table (question, edits and their diff, hypothesis)
- *    and the stalls;
+ *  - per series what blame speedup's text says of it: its counts (correct
+ *    and not checked apart), suspicious results, graded result and graded
+ *    metric, the sweeps of a sweep series (marked not checked and
+ *    suspicious as blame marks them), the jump table (question, edits and
+ *    their diff, hypothesis) and the stalls;
  *  - the timeline: every event as `ktraj log` summarizes it (commands of
  *    tool calls, exit codes, bench numbers), failed builds and commands
  *    marked, with an anchor id="e<seq>", and a search box.
@@ -433,17 +436,64 @@ static void baseline_html(FILE *f, const kt_an_blame *b)
 	fputc('.', f);
 }
 
-/* The grader's verdict on b's series (kt_an_graded_line), a line of its
- * own, when it has one. */
+/* The lines blame prints under a series' counts, each its own line when
+ * it has one: its suspect results (kt_an_suspects_line: a suspect result
+ * that is no jump is shown nowhere else), the grader's verdict
+ * (kt_an_graded_line) and which of several printed metrics the series
+ * follows (kt_an_choice_line). */
 static void graded_html(FILE *f, const kt_an_run *r, const kt_an_blame *b)
 {
 	char line[512];
 
-	if (!kt_an_graded_line(r, b->series.key, line, sizeof(line)))
+	if (kt_an_suspects_line(r, &b->series, line, sizeof(line))) {
+		fputs("<br><b class=\"susp\">", f);
+		esc(f, line, 0);
+		fputs("</b>", f);
+	}
+	if (kt_an_graded_line(r, b->series.key, line, sizeof(line))) {
+		fputs("<br>graded: ", f);
+		esc(f, line, 0);
+		fputc('.', f);
+	}
+	if (kt_an_choice_line(r, b->series.key, line, sizeof(line))) {
+		fputs("<br>graded metric: ", f);
+		esc(f, line, 0);
+	}
+}
+
+/* The sweeps of a sweep series, one line each as blame prints it
+ * (kt_an_sweep_line), marked "not checked" and suspicious as blame marks
+ * them: a suspect result in a sweep that is no jump shows only here. */
+static void sweeps_html(struct rep *x, const kt_an_series *se,
+			const char *pfx, const char *h)
+{
+	FILE *f = x->f;
+	char line[256];
+
+	if (!se->sweep || !se->n)
 		return;
-	fputs("<br>graded: ", f);
-	esc(f, line, 0);
-	fputc('.', f);
+	fprintf(f, "<%s>Sweeps</%s>\n<ul class=\"sweeps\">\n", h, h);
+	for (size_t i = 0; i < se->n; i++) {
+		kt_an_scen_cmp *sc = NULL;
+		size_t nsc = 0;
+		double g = NAN;
+		const char *why = kt_an_point_suspect(x->r, se, i);
+
+		/* without memory for the scenarios the index stands */
+		(void)kt_an_sweep_scenarios(x->r, se, i, &sc, &nsc, &g);
+		free(sc);
+		kt_an_sweep_line(se, i, g, line, sizeof(line));
+		fprintf(f, "<li id=\"%ssweep%zu\">", pfx, i + 1);
+		esc(f, line, 0);
+		fputs(se->pt[i].unchecked ? " (not checked)" : "", f);
+		if (why) {
+			fputs(" <b class=\"susp\">(suspicious: ", f);
+			esc(f, why, 0);
+			fputs(")</b>", f);
+		}
+		fputs("</li>\n", f);
+	}
+	fputs("</ul>\n", f);
 }
 
 static void thresh_html(FILE *f, const kt_an_blame *b, const kt_an_opts *o)
@@ -532,6 +582,7 @@ static void series_tables(struct rep *x, const kt_an_blame *b,
 	FILE *f = x->f;
 	const kt_an_run *r = x->r;
 
+	sweeps_html(x, &b->series, pfx, h);
 	fprintf(f, "<%s>Jumps</%s>\n", h, h);
 	if (!b->njump)
 		fputs("<p>No significant jump.</p>\n", f);
@@ -558,11 +609,32 @@ static void series_tables(struct rep *x, const kt_an_blame *b,
 
 			if (!why)
 				why = kt_an_point_suspect(r, &b->series, j->p_land);
-			if (why)
-				fprintf(f, "<br><b class=\"susp\">suspicious: %s</b>",
-					why);
+			if (why) {
+				fputs("<br><b class=\"susp\">suspicious: ", f);
+				esc(f, why, 0);
+				fputs("</b>", f);
+			}
 		}
+		/* unknown correctness is never shown as correct */
+		if (b->series.pt[j->p_land].unchecked)
+			fputs("<br>not checked", f);
 		fputs("</td><td>", f);
+		if (j->edits_before_output) {
+			/* as blame says it: one output printed both results,
+			 * and the edits lie before it */
+			const char *cn =
+				r->m[b->series.pt[j->p_land].meas].candidate;
+
+			fputs("before this benchmark run", f);
+			if (*cn) {
+				fputs(", which measured candidate ", f);
+				esc(f, cn, 200);
+				fputs(j->cand_first ? " for the first time" : "", f);
+			}
+			fputs(":<br>", f);
+		}
+		if (!j->nedits)
+			fputs("none recorded<br>", f);
 		for (size_t i = 0; i < j->nedits; i++) {
 			const kt_an_ev *e = &r->ev[j->edits[i]];
 
@@ -694,12 +766,15 @@ static void workload_sections(struct rep *x, const kt_an_blame *b,
 {
 	FILE *f = x->f;
 	const kt_an_run *r = x->r;
-	size_t i, tot = 0, nj = 0, ns = 0;
+	size_t i, tot = 0, nres = 0, nok = 0, nunk = 0, nj = 0, ns = 0;
 	kt_an_excl ex = { 0 };
 	char pfx[32];
 
 	for (i = 0; i < nw; i++) {
 		tot += b[i].series.n;
+		nres += b[i].series.n_results;
+		nok += b[i].series.n_correct;
+		nunk += b[i].series.n_unchecked;
 		kt_an_excl one = kt_an_series_excl(&b[i].series);
 
 		ex.incorrect += one.incorrect;
@@ -714,8 +789,9 @@ static void workload_sections(struct rep *x, const kt_an_blame *b,
 		"events, %u tool calls.<br><b>%zu workloads, each its own "
 		"series</b>: a jump or a stall is found within one workload, never "
 		"from one problem to the next; %zu jump(s) and %zu stall(s) in all."
-		"<br>%zu correct measurements (", r->id, r->nev, r->ncalls, nw, nj,
-		ns, tot);
+		"<br>%zu measurements from %zu bench results (%zu correct, %zu "
+		"not checked; ", r->id, r->nev, r->ncalls, nw, nj, ns, tot, nres,
+		nok, nunk);
 	excl_html(f, ex);
 	fputs(").<br>speedup: ", f);
 	esc(f, b[0].series.basis, 0);
@@ -764,7 +840,7 @@ static void workload_sections(struct rep *x, const kt_an_blame *b,
 		excl_html(f, kt_an_series_excl(se));
 		fputs("</td></tr>\n", f);
 	}
-	fputs("</table>\n<p class=\"meta\">Workloads of fewer than two correct "
+	fputs("</table>\n<p class=\"meta\">Workloads of fewer than two "
 	      "measurements have no chart (nothing to compare).</p>\n", f);
 	for (i = 0; i < nw; i++) {
 		if (b[i].series.n < 2)
@@ -774,7 +850,10 @@ static void workload_sections(struct rep *x, const kt_an_blame *b,
 			i + 1);
 		wl_name(f, wl[i]);
 		fprintf(f, "</h2>\n<p class=\"meta\"><a href=\"#w%zu-chart\">chart"
-			"</a>; %zu correct measurements (", i + 1, b[i].series.n);
+			"</a>; %zu measurement%s from %zu bench results (%zu "
+			"correct, %zu not checked; ", i + 1, b[i].series.n,
+			b[i].series.n == 1 ? "" : "s", b[i].series.n_results,
+			b[i].series.n_correct, b[i].series.n_unchecked);
 		excl_html(f, kt_an_series_excl(&b[i].series));
 		fputs(").<br>", f);
 		thresh_html(f, &b[i], x->o);

@@ -43,7 +43,8 @@ J
 	# the report's jump table says it too, on J2 only
 	run "$KTRAJ" --store "$D/o.ktraj" report sx -o "$D/r.html"
 	[ "$status" -eq 0 ]
-	[ "$(grep -o '<b class="susp">suspicious: [^<]*</b>' "$D/r.html")" = '<b class="susp">suspicious: flagged suspicious by the verifier</b>' ]
+	# the series' count (as blame's text) and the jump's mark
+	[ "$(grep -o '<b class="susp">suspicious: [^<]*</b>' "$D/r.html")" = '<b class="susp">suspicious: 1 result (seq 8)</b>'$'\n''<b class="susp">suspicious: flagged suspicious by the verifier</b>' ]
 	grep -q '<tr id="jump2"[^>]*><td><b>J2</b></td>.*<td>x4.000<br><b class="susp">suspicious: flagged' "$D/r.html"
 }
 
