@@ -995,12 +995,13 @@ static int body_cb(const kt_event *e, void *arg)
 	return 0;
 }
 
-/* One scan of every kind read, for a load that checks the chain: the check
- * decodes and hashes every block of the run whatever kinds are asked, so
- * a header scan with the check and then a body scan decoded the blocks of
- * the body kinds twice.  Here tool calls and edits are taken as head_cb
- * takes them (edits stay lazy) and the body kinds as body_cb fills them,
- * all in seq order, so r ends as the two scans leave it. */
+/* One scan of every kind read, where a header scan (tool calls, edits) and
+ * a body scan (the kinds filled) read the run's header pages twice and,
+ * with the chain check, which decodes and hashes every block whatever kinds
+ * are asked, decoded the blocks of the body kinds twice too.  Tool calls
+ * and edits are taken as head_cb takes them (edits stay lazy) and the body
+ * kinds as body_cb fills them, all in seq order, so r ends as the two
+ * scans leave it. */
 static int one_cb(const kt_event *e, void *arg)
 {
 	struct loadctx *c = arg;
@@ -1059,8 +1060,7 @@ int kt_an_run_load_ex(kt_store *s, const char *run, unsigned flags,
 	/* a series key needs the results and their parents, nothing else */
 	if (flags & KT_AN_LOAD_MEAS)
 		body = KT_KIND_BIT(KT_KIND_BENCH);
-	if ((flags & KT_AN_LOAD_CHECK) &&
-	    !(flags & (KT_AN_LOAD_EVERY | KT_AN_LOAD_MEAS))) {
+	if (!(flags & (KT_AN_LOAD_EVERY | KT_AN_LOAD_MEAS))) {
 		/* room for every event the run has: pages never written are
 		 * never touched (big_alloc), and a later append still grows */
 		if (info.n_events < (1ull << 26)) {
@@ -1071,8 +1071,11 @@ int kt_an_run_load_ex(kt_store *s, const char *run, unsigned flags,
 				goto out;
 			}
 		}
-		rc = kt_event_scan(s, r->id, 1, 0, head | body,
-				   KT_READ_BODY | KT_READ_HASH, one_cb, &c);
+		rc = flags & KT_AN_LOAD_CHECK ?
+		     kt_event_scan(s, r->id, 1, 0, head | body,
+				   KT_READ_BODY | KT_READ_HASH, one_cb, &c) :
+		     kt_event_scan_mixed(s, r->id, 1, 0, body, head & ~body,
+					 one_cb, &c);
 		goto scanned;
 	}
 	rc = flags & KT_AN_LOAD_MEAS ? 0 :
