@@ -113,9 +113,52 @@ static int cmp_u64h(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Where edit_delta's pieces go: straight into a bounded buffer (bput), or
+ * into a jump's memo of them (dmemo) to be put later, once per reader. */
+struct dsink {
+	struct kt_buf *out;   /* bput(out, limit, ...) when set */
+	struct dmemo *m;      /* else kept here */
+	size_t limit;
+};
+
+/* One edit's pieces as edit_delta puts them, each cut as no bput under
+ * `limit` could take more of it, and none after the piece that reaches the
+ * limit (bput takes none of those).  Put back with dmemo_put, they leave
+ * any buffer as edit_delta would have: blame puts one edit's delta once
+ * for the jump's change and once more for every candidate asked before
+ * it, and each time read its blobs (up to 127 deltas from a keyframe)
+ * and compared their lines again. */
+struct dmemo {
+	struct kt_buf txt;    /* the pieces, one after another */
+	size_t *end;          /* end of piece k in txt */
+	size_t n, cap;
+	size_t used;          /* what bput would count: pieces + newlines */
+	int state;            /* 0 not made, 1 made, -1 out of memory */
+};
+
+static void dput(struct dsink *d, const char *p, size_t n)
+{
+	struct dmemo *m = d->m;
+
+	if (d->out) {
+		bput(d->out, d->limit, p, n);
+		return;
+	}
+	if (m->state < 0 || m->used >= d->limit)
+		return;
+	if (n > d->limit - m->used)
+		n = d->limit - m->used;
+	if (KT_GROW(m->end, m->cap, m->n + 1) || kt_buf_add(&m->txt, p, n)) {
+		m->state = -1;
+		return;
+	}
+	m->end[m->n++] = m->txt.len;
+	m->used += n + 1;
+}
+
 /* Lines of `after` that are not lines of `before` (the added text). */
-static void edit_delta(kt_store *s, const kt_an_run *r, const kt_an_ev *e,
-		       struct kt_buf *out, size_t limit)
+static void edit_delta_to(kt_store *s, const kt_an_run *r, const kt_an_ev *e,
+			  struct dsink *out)
 {
 	void *bd = NULL, *ad = NULL;
 	size_t bl = 0, al = 0, nh = 0, cap = 0;
@@ -123,7 +166,7 @@ static void edit_delta(kt_store *s, const kt_an_run *r, const kt_an_ev *e,
 	unsigned char *used = NULL;
 
 	if (e->text)
-		bput(out, limit, e->text, strlen(e->text));
+		dput(out, e->text, strlen(e->text));
 	if (!s || e->edit < 0 || !r->ed[e->edit].has_after ||
 	    kt_blob_get(s, r->ed[e->edit].after, &ad, &al))
 		return;
@@ -166,7 +209,7 @@ static void edit_delta(kt_store *s, const kt_an_run *r, const kt_an_ev *e,
 		if (lo < nh && h[lo] == x)
 			used[lo] = 1;
 		else if (j > i)
-			bput(out, limit, (char *)ad + i, j - i);
+			dput(out, (char *)ad + i, j - i);
 		i = j + 1;
 	}
 out:
@@ -174,6 +217,53 @@ out:
 	free(h);
 	free(bd);
 	free(ad);
+}
+
+/* edit_delta_to straight into out. */
+static void edit_delta(kt_store *s, const kt_an_run *r, const kt_an_ev *e,
+		       struct kt_buf *out, size_t limit)
+{
+	struct dsink d = { out, NULL, limit };
+
+	edit_delta_to(s, r, e, &d);
+}
+
+/* edit_delta of e into out, from m (made on first use).  Without memory
+ * for the memo, the delta is made again straight into out. */
+static void edit_delta_memo(kt_store *s, const kt_an_run *r,
+			    const kt_an_ev *e, struct dmemo *m,
+			    struct kt_buf *out, size_t limit)
+{
+	size_t from = 0;
+
+	if (!m) {
+		edit_delta(s, r, e, out, limit);
+		return;
+	}
+	if (m->state == 0) {
+		struct dsink d = { NULL, m, limit };
+
+		m->state = 1;
+		edit_delta_to(s, r, e, &d);
+	}
+	if (m->state < 0) {
+		edit_delta(s, r, e, out, limit);
+		return;
+	}
+	for (size_t k = 0; k < m->n; k++) {
+		bput(out, limit, m->txt.s ? m->txt.s + from : "",
+		     m->end[k] - from);
+		from = m->end[k];
+	}
+}
+
+static void dmemo_free(struct dmemo *m, size_t n)
+{
+	for (size_t i = 0; m && i < n; i++) {
+		kt_buf_free(&m[i].txt);
+		free(m[i].end);
+	}
+	free(m);
 }
 
 static const char *plan_markers[] = {
@@ -589,6 +679,9 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 	int rc = KT_ENOMEM;
 	uint64_t *tr = NULL;
 	size_t ntr = 0, ccap = j->ncand; /* j->cand holds at least ncand */
+	/* each edit's delta, made once for the change and every candidate
+	 * (NULL: none kept, each made where it is put) */
+	struct dmemo *dm = j->nedits ? calloc(j->nedits, sizeof(*dm)) : NULL;
 
 	j->anchor_seq = j->nedits ? r->ev[j->edits[0]].seq :
 				    se->pt[j->p_prev].seq + 1;
@@ -652,7 +745,8 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		long plan = -1;
 
 		for (i = 0; i < j->nedits; i++)
-			edit_delta(s, r, &r->ev[j->edits[i]], &code, TEXT_MAX);
+			edit_delta_memo(s, r, &r->ev[j->edits[i]],
+					dm ? &dm[i] : NULL, &code, TEXT_MAX);
 		li = kt_an_run_find(r, from);
 		for (i = li < 0 ? 0 : (size_t)li; i < r->nev &&
 		     r->ev[i].seq < land_seq; i++) {
@@ -738,7 +832,9 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 			c->uptake = 1;
 		for (i = 0; i < j->nedits; i++)
 			if (j->edits[i] > c->ev)
-				edit_delta(s, r, &r->ev[j->edits[i]], &resp, TEXT_MAX);
+				edit_delta_memo(s, r, &r->ev[j->edits[i]],
+						dm ? &dm[i] : NULL, &resp,
+						TEXT_MAX);
 		if (resp.err) {
 			free(tq);
 			goto out;
@@ -845,6 +941,7 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 out:
 	kt_buf_free(&resp);
 	free(tr);
+	dmemo_free(dm, j->nedits);
 	return rc;
 }
 

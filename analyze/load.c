@@ -995,6 +995,30 @@ static int body_cb(const kt_event *e, void *arg)
 	return 0;
 }
 
+/* One scan of every kind read, where a header scan (tool calls, edits) and
+ * a body scan (the kinds filled) read the run's header pages twice and,
+ * with the chain check, which decodes and hashes every block whatever kinds
+ * are asked, decoded the blocks of the body kinds twice too.  Tool calls
+ * and edits are taken as head_cb takes them (edits stay lazy) and the body
+ * kinds as body_cb fills them, all in seq order, so r ends as the two
+ * scans leave it. */
+static int one_cb(const kt_event *e, void *arg)
+{
+	struct loadctx *c = arg;
+	kt_an_run *r = c->r;
+
+	if (e->kind == KT_KIND_TOOL_CALL || e->kind == KT_KIND_EDIT) {
+		if (head_cb(e, arg))
+			return 1;
+		if (e->kind == KT_KIND_EDIT || !(c->flags & KT_AN_LOAD_TOOLS))
+			return 0;
+	}
+	/* the calls before e (and e itself when it is one): body_cb's count
+	 * of r->tc up to e->seq */
+	c->pos = r->ncalls;
+	return body_cb(e, arg);
+}
+
 int kt_an_run_load_ex(kt_store *s, const char *run, unsigned flags,
 		      kt_an_run **out)
 {
@@ -1036,6 +1060,24 @@ int kt_an_run_load_ex(kt_store *s, const char *run, unsigned flags,
 	/* a series key needs the results and their parents, nothing else */
 	if (flags & KT_AN_LOAD_MEAS)
 		body = KT_KIND_BIT(KT_KIND_BENCH);
+	if (!(flags & (KT_AN_LOAD_EVERY | KT_AN_LOAD_MEAS))) {
+		/* room for every event the run has: pages never written are
+		 * never touched (big_alloc), and a later append still grows */
+		if (info.n_events < (1ull << 26)) {
+			c.cap = c.mcap = (size_t)info.n_events + 1;
+			if (!(r->ev = big_alloc(c.cap * sizeof(*r->ev), 0)) ||
+			    !(r->m = big_alloc(c.mcap * sizeof(*r->m), 0))) {
+				rc = KT_ENOMEM;
+				goto out;
+			}
+		}
+		rc = flags & KT_AN_LOAD_CHECK ?
+		     kt_event_scan(s, r->id, 1, 0, head | body,
+				   KT_READ_BODY | KT_READ_HASH, one_cb, &c) :
+		     kt_event_scan_mixed(s, r->id, 1, 0, body, head & ~body,
+					 one_cb, &c);
+		goto scanned;
+	}
 	rc = flags & KT_AN_LOAD_MEAS ? 0 :
 	     kt_event_scan(s, r->id, 1, 0, head, flags & KT_AN_LOAD_CHECK ?
 			   KT_READ_HASH : KT_READ_HEAD, head_cb, &c);
@@ -1057,6 +1099,7 @@ int kt_an_run_load_ex(kt_store *s, const char *run, unsigned flags,
 		c.pos = 0;
 		rc = kt_event_scan(s, r->id, 1, 0, body, KT_READ_BODY, body_cb, &c);
 	}
+scanned:
 	if (!rc && !c.err)
 		c.err = flush_edits(&c, UINT64_MAX);
 	if (c.err)

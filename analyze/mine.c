@@ -139,6 +139,9 @@ int kt_an_miner_add_n(kt_an_miner *m, const kt_an_run *r,
 		      const kt_an_blame *b, size_t nb)
 {
 	long last_agent = -1; /* the agent message before a candidate */
+	long pl_of = -1;      /* the agent message pl is the layer of: many
+				 human turns can follow one agent message */
+	int pl = KT_AN_L_NONE;
 
 	for (size_t i = 0; i < r->nev; i++) {
 		const kt_an_ev *e = &r->ev[i];
@@ -172,8 +175,13 @@ int kt_an_miner_add_n(kt_an_miner *m, const kt_an_run *r,
 		/* moves the agent to another layer than it worked in */
 		if (last_agent >= 0 && !agent) {
 			const char *pt = r->ev[last_agent].text;
-			int pl = kt_an_layer_of(pt, strlen(pt), NULL);
-			int l = pl != KT_AN_L_NONE ?
+			int l;
+
+			if (pl_of != last_agent) {
+				pl = kt_an_layer_of(pt, strlen(pt), NULL);
+				pl_of = last_agent;
+			}
+			l = pl != KT_AN_L_NONE ?
 				kt_an_layer_of(e->text, strlen(e->text), NULL) :
 				KT_AN_L_NONE;
 

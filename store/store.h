@@ -382,6 +382,20 @@ int kt_event_scan(kt_store *s, const char *run, uint64_t first, uint64_t last,
 		  unsigned kinds, unsigned how,
 		  int (*fn)(const kt_event *, void *), void *arg);
 
+/*
+ * kt_event_scan with KT_READ_BODY for the kinds in `kinds` and KT_READ_HEAD
+ * for those in `head_kinds` (masks of KT_KIND_BIT; an event of a kind in
+ * head_kinds comes with flags KT_EV_HEAD and no block of its kind is
+ * decoded; a kind in both is read with its body), in one pass over the
+ * run's header pages, where a header scan and a body scan read them twice.
+ * head_kinds 0 is kt_event_scan(..., kinds, KT_READ_BODY, ...); kinds 0
+ * with head_kinds non-zero reads only head_kinds.  No hash (use
+ * kt_event_scan with KT_READ_HASH).  Errors as kt_event_scan.
+ */
+int kt_event_scan_mixed(kt_store *s, const char *run, uint64_t first,
+			uint64_t last, unsigned kinds, unsigned head_kinds,
+			int (*fn)(const kt_event *, void *), void *arg);
+
 /* kt_event_read(s, run, seq, KT_READ_BODY | KT_READ_HASH, ev): costs as
  * KT_READ_HASH above. */
 int kt_event_get(kt_store *s, const char *run, uint64_t seq, kt_event *ev);

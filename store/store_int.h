@@ -692,6 +692,8 @@ struct kt_scan {
 	struct kiter it[KT_KIND_MAX_ + 1];
 	uint64_t kind_events[KT_KIND_MAX_ + 1]; /* events seen per kind */
 	int strict;          /* verify: full pages, checkpoints compared */
+	unsigned head_kinds; /* kinds whose events come as headers only
+				(kt_event_scan_mixed), without KT_READ_HASH */
 	int pooled;          /* it[].b are the handle's (rcache->scan) */
 	struct kt_rcache *pool;
 	uint64_t bad_seq;

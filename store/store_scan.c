@@ -531,7 +531,8 @@ int kt_scan_run(struct kt_scan *sc, uint64_t n, uint64_t first,
 			if (!want && !hash)
 				continue;
 			sc->bad_seq = seq;
-			if (!body && !hash) {
+			if ((!body || (sc->head_kinds & KT_KIND_BIT(k))) &&
+			    !hash) {
 				kt_ev_head_fill(&ev, seq, &rows[i]);
 				rc = fn(&ev, arg);
 				if (rc)
@@ -663,9 +664,10 @@ void kt_scan_close(struct kt_scan *sc)
 	sc->pooled = 0;
 }
 
-int kt_event_scan(kt_store *s, const char *run, uint64_t first, uint64_t last,
-		  unsigned kinds, unsigned how,
-		  int (*fn)(const kt_event *, void *), void *arg)
+static int event_scan(kt_store *s, const char *run, uint64_t first,
+		      uint64_t last, unsigned kinds, unsigned head_kinds,
+		      unsigned how, int (*fn)(const kt_event *, void *),
+		      void *arg)
 {
 	unsigned char bin[KT_RUN_BIN], chain[KT_HASH_LEN], head[KT_HASH_LEN];
 	struct kt_scan sc;
@@ -691,6 +693,7 @@ int kt_event_scan(kt_store *s, const char *run, uint64_t first, uint64_t last,
 		kt_rd_end(s, txn);
 		return rc;
 	}
+	sc.head_kinds = head_kinds;
 	/*
 	 * Decode ahead on helper threads only in a read transaction: the
 	 * frames they read lie in its snapshot, which nothing changes while
@@ -724,6 +727,21 @@ int kt_event_scan(kt_store *s, const char *run, uint64_t first, uint64_t last,
 	kt_scan_close(&sc);
 	kt_rd_end(s, txn);
 	return rc;
+}
+
+int kt_event_scan(kt_store *s, const char *run, uint64_t first, uint64_t last,
+		  unsigned kinds, unsigned how,
+		  int (*fn)(const kt_event *, void *), void *arg)
+{
+	return event_scan(s, run, first, last, kinds, 0, how, fn, arg);
+}
+
+int kt_event_scan_mixed(kt_store *s, const char *run, uint64_t first,
+			uint64_t last, unsigned kinds, unsigned head_kinds,
+			int (*fn)(const kt_event *, void *), void *arg)
+{
+	return event_scan(s, run, first, last, kinds | head_kinds, head_kinds,
+			  KT_READ_BODY, fn, arg);
 }
 
 /* One kind as a mask; a kind that does not exist matches nothing (bit 0:

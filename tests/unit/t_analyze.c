@@ -793,6 +793,104 @@ static void t_load_partial(void **st)
 	fx_close(&f);
 }
 
+/* Two loads of a run agree event for event: kinds, calls, flags, texts,
+ * measurement links. */
+static void same_load(const kt_an_run *a, const kt_an_run *b)
+{
+	assert_int_equal(a->nev, b->nev);
+	assert_int_equal(a->nm, b->nm);
+	assert_int_equal(a->ncalls, b->ncalls);
+	for (size_t i = 0; i < a->ncalls; i++)
+		assert_int_equal(a->tc[i], b->tc[i]);
+	for (size_t i = 0; i < a->nev; i++) {
+		const kt_an_ev *x = &a->ev[i], *y = &b->ev[i];
+
+		assert_int_equal(x->seq, y->seq);
+		assert_int_equal(x->parent, y->parent);
+		assert_true(x->ts == y->ts);
+		assert_int_equal(x->kind, y->kind);
+		assert_int_equal(x->call, y->call);
+		assert_int_equal(x->role, y->role);
+		assert_int_equal(x->human, y->human);
+		assert_int_equal(x->qorigin, y->qorigin);
+		assert_int_equal(x->profiler, y->profiler);
+		assert_int_equal(x->meta, y->meta);
+		assert_int_equal(x->lazy, y->lazy);
+		assert_int_equal(x->task, y->task);
+		assert_int_equal(x->meas, y->meas);
+		assert_int_equal(x->edit, y->edit);
+		assert_true((x->text == NULL) == (y->text == NULL));
+		if (x->text)
+			assert_string_equal(x->text, y->text);
+	}
+	for (size_t i = 0; i < a->nm; i++) {
+		assert_int_equal(a->m[i].ev, b->m[i].ev);
+		assert_true(a->m[i].time_ms == b->m[i].time_ms);
+		assert_true(a->m[i].speedup == b->m[i].speedup);
+		assert_int_equal(a->m[i].correct, b->m[i].correct);
+		assert_string_equal(a->m[i].key ? a->m[i].key : "",
+				    b->m[i].key ? b->m[i].key : "");
+	}
+}
+
+/* The analyzers' load reads a run in one scan (tool calls and edits as
+ * headers, the read kinds whole; with the chain check, everything from
+ * the hashing scan): the same run as the header scan + body scan of
+ * before, which the full load (KT_AN_LOAD_EVERY) still does; with the
+ * check or without, with tool bodies or without. */
+static void t_load_one_scan(void **st)
+{
+	struct fx f;
+	kt_an_run *r[4] = {NULL}, *full = NULL;
+	static const unsigned fl[4] = { 0, KT_AN_LOAD_CHECK, KT_AN_LOAD_TOOLS,
+					KT_AN_LOAD_TOOLS | KT_AN_LOAD_CHECK };
+	size_t i, k, nprof = 0;
+
+	(void)st;
+	fx_open(&f, "test:onescan");
+	fx_msg(&f, 1, "Make the kernel faster.");
+	/* 300 rounds: more than one header page (256 events) */
+	for (i = 0; i < 75; i++) {
+		fx_round(&f, 1.0 + 0.1 * (double)(i / 25), 1);
+		if (i % 10 == 3)
+			fx_msg(&f, 1, "Why is it slow, did you profile it with ncu?");
+		if (i % 10 == 4)
+			fx_ev(&f, KT_KIND_TOOL_CALL, "agent", 0,
+			      "{\"tool\":\"Bash\",\"call_id\":\"p\",\"args\":{\"command\":\"ncu --set full ./bench\"}}");
+		if (i % 10 == 5)
+			fx_msg(&f, 0, "I will tile the loads into shared memory.");
+	}
+	assert_int_equal(kt_store_commit(f.s), KT_OK);
+	for (k = 0; k < 4; k++)
+		assert_int_equal(kt_an_run_load_ex(f.s, f.id, fl[k], &r[k]),
+				 KT_OK);
+	assert_int_equal(kt_an_run_load_ex(f.s, f.id, KT_AN_LOAD_EVERY |
+					   KT_AN_LOAD_TOOLS, &full), KT_OK);
+	same_load(r[0], r[1]);
+	same_load(r[2], r[3]);
+	/* with tool bodies: every call, its profiler flag as the full load
+	 * has it; without: the other events alone, the same */
+	assert_int_equal(r[2]->nev, r[0]->nev + r[0]->ncalls);
+	for (i = 0, k = 0; i < r[2]->nev; i++) {
+		const kt_an_ev *x = &r[2]->ev[i];
+
+		while (k < full->nev && full->ev[k].seq < x->seq)
+			k++;
+		assert_true(k < full->nev);
+		assert_int_equal(full->ev[k].seq, x->seq);
+		assert_int_equal(full->ev[k].call, x->call);
+		assert_int_equal(full->ev[k].profiler, x->profiler);
+		nprof += x->profiler;
+	}
+	assert_int_equal(nprof, 8);
+	assert_int_equal(r[0]->ncalls, full->ncalls);
+	assert_int_equal(r[0]->nm, 75);
+	for (k = 0; k < 4; k++)
+		kt_an_run_free(r[k]);
+	kt_an_run_free(full);
+	fx_close(&f);
+}
+
 /* A jump's edit layer follows the agent's plan for the edit (its
  * hypothesis) over the earlier chatter of another layer. */
 static void t_jump_layers(void **st)
@@ -1023,6 +1121,7 @@ int main(void)
 		cmocka_unit_test(t_miner),
 		cmocka_unit_test(t_payload_scanner),
 		cmocka_unit_test(t_load_partial),
+		cmocka_unit_test(t_load_one_scan),
 		cmocka_unit_test(t_task_prompts),
 		cmocka_unit_test(t_jump_layers),
 		cmocka_unit_test(t_suggest_fit),

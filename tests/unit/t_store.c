@@ -687,6 +687,84 @@ static void test_read_scan_how(void **state)
 	assert_int_equal(r.n, 0);
 }
 
+struct mscan {
+	kt_store *s;
+	const char *run;
+	unsigned head_kinds;
+	uint64_t n, last, nhead;
+};
+
+/* kt_event_scan_mixed: a body where the kind is read whole, a header
+ * (KT_EV_HEAD, no payload) where it is in head_kinds; both as a full
+ * read has them, in seq order. */
+static int mscan_cb(const kt_event *ev, void *arg)
+{
+	struct mscan *m = arg;
+	kt_event full;
+	char *pay = ev->payload ? strdup(ev->payload) : NULL;
+
+	assert_true(ev->seq > m->last);
+	m->last = ev->seq;
+	m->n++;
+	assert_int_equal(kt_event_read(m->s, m->run, ev->seq, KT_READ_BODY,
+				       &full), 0);
+	assert_int_equal(full.kind, ev->kind);
+	assert_int_equal(full.parent, ev->parent);
+	assert_true(full.ts_ns == ev->ts_ns);
+	assert_true(tu_zero(ev->hash, KT_HASH_LEN));
+	if (m->head_kinds & KT_KIND_BIT(ev->kind)) {
+		m->nhead++;
+		assert_null(pay);
+		assert_null(ev->actor);
+		assert_int_equal(ev->flags, KT_EV_HEAD);
+	} else {
+		assert_non_null(pay);
+		assert_int_equal(ev->flags & KT_EV_HEAD, 0);
+		assert_string_equal(pay, full.payload);
+	}
+	free(pay);
+	return 0;
+}
+
+static void test_scan_mixed(void **state)
+{
+	struct fx *f = *state;
+	struct mscan m = { f->s, f->run, KT_KIND_BIT(KT_KIND_NOTE), 0, 0, 0 };
+
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_run_create(f->s, f->run, "r", "test", NULL), 0);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	fill(f->s, f->run, 1, 600); /* three header pages */
+	/* messages whole, notes (every third seq) as headers */
+	assert_int_equal(kt_event_scan_mixed(f->s, f->run, 0, 0,
+					     KT_KIND_BIT(KT_KIND_MESSAGE),
+					     KT_KIND_BIT(KT_KIND_NOTE),
+					     mscan_cb, &m), 0);
+	assert_int_equal(m.n, 600);
+	assert_int_equal(m.nhead, 200);
+	/* a range across a page boundary */
+	memset(&m, 0, sizeof(m));
+	m.s = f->s;
+	m.run = f->run;
+	m.head_kinds = KT_KIND_BIT(KT_KIND_NOTE);
+	assert_int_equal(kt_event_scan_mixed(f->s, f->run, 250, 260,
+					     KT_KIND_BIT(KT_KIND_MESSAGE),
+					     KT_KIND_BIT(KT_KIND_NOTE),
+					     mscan_cb, &m), 0);
+	assert_int_equal(m.n, 11);
+	assert_int_equal(m.nhead, 3); /* 252, 255, 258 */
+	/* no body kinds: the head kinds alone */
+	memset(&m, 0, sizeof(m));
+	m.s = f->s;
+	m.run = f->run;
+	m.head_kinds = KT_KIND_BIT(KT_KIND_NOTE);
+	assert_int_equal(kt_event_scan_mixed(f->s, f->run, 0, 0, 0,
+					     KT_KIND_BIT(KT_KIND_NOTE),
+					     mscan_cb, &m), 0);
+	assert_int_equal(m.n, 200);
+	assert_int_equal(m.nhead, 200);
+}
+
 static int tally_cb(const kt_event *ev, void *arg)
 {
 	(void)ev;
@@ -1586,6 +1664,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_iterate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_head, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_scan_how, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_scan_mixed, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_verify, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reopen_and_version, setup,
