@@ -321,20 +321,23 @@ static void svg_chart(struct rep *x, const kt_an_blame *b,
 		}
 		fprintf(f, "%.1f,%.1f\"/>\n", c.L + c.W, cy(&c, se->pt[se->n - 1].best));
 	}
-	/* every correct measurement; a new best (above the threshold) is a
-	 * larger blue dot */
+	/* every measurement not found incorrect; a new best (above the
+	 * threshold) is a larger blue dot; one nothing checked says so in its
+	 * title, as blame's text does */
 	for (i = 0; i < se->n; i++) {
 		const kt_an_point *p = &se->pt[i];
+		int unchecked = r->m[p->meas].correct < 0;
 
 		fprintf(f, "<a href=\"#e%llu\"><circle class=\"%s\" cx=\"%.1f\" "
 			"cy=\"%.1f\" r=\"%d\" fill=\"%s\" stroke=\"#333\" "
-			"stroke-width=\"0.5\"><title>step %zu (#%llu): x%.3f%s</title>"
-			"</circle></a>\n", (unsigned long long)p->seq,
+			"stroke-width=\"0.5\"><title>step %zu (#%llu): x%.3f%s%s"
+			"</title></circle></a>\n", (unsigned long long)p->seq,
 			p->newbest ? "pt nb" : "pt", cx(&c, (double)p->seq),
 			cy(&c, p->speedup), p->newbest ? 6 : 4,
 			p->newbest ? "#1a5fb4" : "#b0b0b0", i + 1,
 			(unsigned long long)p->seq, p->speedup,
-			p->newbest ? ", new best" : "");
+			p->newbest ? ", new best" : "",
+			unchecked ? ", not checked" : "");
 	}
 	/* incorrect results: a rug of red crosses */
 	for (i = 0; i < r->nm; i++) {
@@ -404,7 +407,7 @@ static void legend(FILE *f)
 		"</i>jump by the agent alone (arrow from the step before)</span> "
 		"<span><i class=\"dot\" style=\"background:#1a5fb4\"></i>new best"
 		"</span> <span><i class=\"dot\" style=\"background:#b0b0b0\"></i>"
-		"other correct measurement</span> <span><i style=\"background:"
+		"other measurement (correct or not checked)</span> <span><i style=\"background:"
 		"#1a5fb4;height:3px\"></i>best so far</span> <span><i style=\""
 		"background:#f4c542\"></i>stall</span> <span><i style=\"background:"
 		"#c01c28\"></i>incorrect result</span></p>\n", layer_color[0]);
