@@ -733,15 +733,19 @@ int kt_imp_blob_stored(kt_imp *imp, const unsigned char hash[KT_HASH_LEN])
 	return rc;
 }
 
-char *kt_imp_stored_meta(kt_imp *imp)
+int kt_imp_stored_meta(kt_imp *imp, char **meta)
 {
 	kt_run_info info;
+	int rc;
 
+	*meta = NULL;
 	/* a stored run has an event: none stored is a run not yet created */
-	if (!imp->in_run || !imp->stored_n ||
-	    kt_run_get(imp->s, imp->run_id, &info) || !info.meta_json)
-		return NULL;
-	return kt_imp_strdup(info.meta_json);
+	if (!imp->in_run || !imp->stored_n)
+		return 0;
+	if ((rc = kt_run_get(imp->s, imp->run_id, &info)) != 0)
+		return rc;
+	*meta = kt_imp_strdup(info.meta_json ? info.meta_json : "{}");
+	return *meta ? 0 : KT_ENOMEM;
 }
 
 const char *kt_imp_run_id(const kt_imp *imp)
