@@ -398,7 +398,7 @@ cJSON *bp_json_parse(const char *s, size_t n)
 	char *clean = json_tidy(s, n);
 	/* a Python repr ({'mean': 9.35, 'ok': True}) goes to the one
 	 * Python-literal reader, as every importer's does */
-	cJSON *j = clean ? kt_impx_parse_lenient(clean) : NULL;
+	cJSON *j = clean ? kt_impx_parse_lenient(clean, NULL) : NULL;
 
 	free(clean);
 	return j;

@@ -92,7 +92,7 @@ static const cJSON *obj_of(const cJSON *o, const char *key, cJSON **tmp)
 	if (cJSON_IsObject(v))
 		return v;
 	if (cJSON_IsString(v)) {
-		*tmp = kt_impx_parse_lenient(v->valuestring);
+		*tmp = kt_impx_parse_lenient(v->valuestring, NULL);
 		if (cJSON_IsObject(*tmp))
 			return *tmp;
 		cJSON_Delete(*tmp);

@@ -109,7 +109,7 @@ static cJSON *field(const cJSON *o, const char *key)
 		return NULL;
 	if (cJSON_IsString(v) && (v->valuestring[0] == '{' ||
 				  v->valuestring[0] == '[') &&
-	    (d = kt_impx_parse_lenient(v->valuestring)))
+	    (d = kt_impx_parse_lenient(v->valuestring, NULL)))
 		return d;
 	return cJSON_Duplicate(v, 1);
 }
@@ -934,8 +934,11 @@ static char *bash_block(const char *t)
 static char *mini_output(const char *t, int *ec)
 {
 	const char *s = strstr(t, "<output>"), *e;
+	int rc;
 
-	*ec = kt_impx_exit_code(t);
+	*ec = kt_impx_exit_code(t, &rc);
+	if (rc)
+		return NULL;    /* out of memory, as the copies below */
 	if (!s)
 		return strdup(t);
 	s += 8;
