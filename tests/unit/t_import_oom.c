@@ -212,11 +212,11 @@ static long parse_allocs(it_ctx *c, const char *fmt, const char *path)
 /* The fixture costs more injectable allocations than its twin whose
  * `from` became `to`; then every one of them, failed, is KT_ENOMEM with
  * the store unchanged (sweep). */
-static void site(const char *rel, const char *fmt, const char *file,
-		 const char *from, const char *to)
+static void site_as(const char *rel, const char *fmt, const char *file,
+		    const char *from, const char *json, const char *to)
 {
 	char *d1, *d2;
-	const char *full = copy_fx(rel, NULL, NULL, NULL, &d1);
+	const char *full = copy_fx(rel, file, from, json, &d1);
 	char fullp[4096];
 	it_ctx c;
 	long nf, nt;
@@ -237,6 +237,35 @@ static void site(const char *rel, const char *fmt, const char *file,
 	tu_rmrf(d2);
 	free(d1);
 	free(d2);
+}
+
+/* site_as with the fixture as it is: its `from` is the JSON text */
+static void site(const char *rel, const char *fmt, const char *file,
+		 const char *from, const char *to)
+{
+	site_as(rel, fmt, file, from, from, to);
+}
+
+/* Inspect tool-call arguments left as a JSON string (the fixture's are
+ * "not json": made JSON here) */
+static void t_inspect_args(void **st)
+{
+	(void)st;
+	site_as("inspect/mono_v2.json", "inspect", NULL,
+		"\"arguments\": \"not json\"",
+		"\"arguments\": \"{\\\"code\\\": \\\"print(1)\\\"}\"",
+		"\"arguments\": \"x{\\\"code\\\": \\\"print(1)\\\"}\"");
+}
+
+/* Copilot CLI's legacy timeline: a tool call's arguments and result held
+ * as JSON text (kt_impx_parse_lenient) */
+static void t_copilot_args(void **st)
+{
+	(void)st;
+	site("copilot_cli/legacy_args.json", "copilot_cli", NULL,
+	     "\"arguments\": \"{", "\"arguments\": \"x{");
+	site("copilot_cli/legacy_args.json", "copilot_cli", NULL,
+	     "\"result\": \"{", "\"result\": \"x{");
 }
 
 /* Codex function_call arguments held as a JSON string (kt_impx_args) */
@@ -473,6 +502,8 @@ int main(void)
 		cmocka_unit_test(t_ktraj),
 		cmocka_unit_test(t_others),
 		cmocka_unit_test(t_tool_args),
+		cmocka_unit_test(t_inspect_args),
+		cmocka_unit_test(t_copilot_args),
 		cmocka_unit_test(t_tool_output),
 		cmocka_unit_test(t_otel_messages),
 		cmocka_unit_test(t_cline_tool),
