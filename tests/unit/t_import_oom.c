@@ -268,6 +268,14 @@ static void t_copilot_args(void **st)
 	     "\"result\": \"{", "\"result\": \"x{");
 }
 
+/* SWE-agent's step state held as JSON text */
+static void t_swe_state(void **st)
+{
+	(void)st;
+	site("swe/v0_demo.traj", "swe_agent", NULL,
+	     "\"state\": \"{", "\"state\": \"x{");
+}
+
 /* Codex function_call arguments held as a JSON string (kt_impx_args) */
 static void t_tool_args(void **st)
 {
@@ -504,6 +512,7 @@ int main(void)
 		cmocka_unit_test(t_tool_args),
 		cmocka_unit_test(t_inspect_args),
 		cmocka_unit_test(t_copilot_args),
+		cmocka_unit_test(t_swe_state),
 		cmocka_unit_test(t_tool_output),
 		cmocka_unit_test(t_otel_messages),
 		cmocka_unit_test(t_cline_tool),
