@@ -276,6 +276,17 @@ static void t_swe_state(void **st)
 	     "\"state\": \"{", "\"state\": \"x{");
 }
 
+/* KernelBench eval results: runtime_stats held as JSON text (the
+ * fixture's are "{}": given members here) */
+static void t_kernelbench_stats(void **st)
+{
+	(void)st;
+	site_as("kernelbench/results_level1_strings.json", "kernelbench", NULL,
+		"\"runtime_stats\": \"{}\"",
+		"\"runtime_stats\": \"{\\\"mean\\\": 1.5, \\\"std\\\": 0.1}\"",
+		"\"runtime_stats\": \"x{\\\"mean\\\": 1.5, \\\"std\\\": 0.1}\"");
+}
+
 /* Codex function_call arguments held as a JSON string (kt_impx_args) */
 static void t_tool_args(void **st)
 {
@@ -513,6 +524,7 @@ int main(void)
 		cmocka_unit_test(t_inspect_args),
 		cmocka_unit_test(t_copilot_args),
 		cmocka_unit_test(t_swe_state),
+		cmocka_unit_test(t_kernelbench_stats),
 		cmocka_unit_test(t_tool_output),
 		cmocka_unit_test(t_otel_messages),
 		cmocka_unit_test(t_cline_tool),
