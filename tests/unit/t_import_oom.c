@@ -287,6 +287,14 @@ static void t_kernelbench_stats(void **st)
 		"\"runtime_stats\": \"x{\\\"mean\\\": 1.5, \\\"std\\\": 0.1}\"");
 }
 
+/* A benchmark's JSON line in a tool output (bp_json_parse) */
+static void t_bench_json(void **st)
+{
+	(void)st;
+	site("claude/bench_json_line.jsonl", "claude_code", NULL,
+	     "\\n{\\\"kernel\\\"", "\\nx{\\\"kernel\\\"");
+}
+
 /* Codex function_call arguments held as a JSON string (kt_impx_args) */
 static void t_tool_args(void **st)
 {
@@ -525,6 +533,7 @@ int main(void)
 		cmocka_unit_test(t_copilot_args),
 		cmocka_unit_test(t_swe_state),
 		cmocka_unit_test(t_kernelbench_stats),
+		cmocka_unit_test(t_bench_json),
 		cmocka_unit_test(t_tool_output),
 		cmocka_unit_test(t_otel_messages),
 		cmocka_unit_test(t_cline_tool),
