@@ -16,6 +16,7 @@
 /* the shared import helpers this file has no use for are not errors */
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "imp_testlib.h"
+#include <sqlite3.h>
 #include "../../base/kt_base.h"
 
 static int snap_run(const kt_run_info *r, void *arg)
@@ -295,6 +296,29 @@ static void t_bench_json(void **st)
 	     "\\n{\\\"kernel\\\"", "\\nx{\\\"kernel\\\"");
 }
 
+/* OpenCode's SQLite database: each message and part row's data is JSON
+ * text, parsed on its own (the database is built from opencode.sql) */
+static void t_opencode_rows(void **st)
+{
+	char p[4096], db[4200], *sql, *dir = tu_tmpdir();
+	size_t n;
+	sqlite3 *h;
+
+	(void)st;
+	assert_non_null(dir);
+	sql = tu_slurp(it_fixture(p, sizeof(p), "opencode/opencode.sql"), &n);
+	assert_non_null(sql);
+	snprintf(db, sizeof(db), "%s/opencode.db", dir);
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	free(sql);
+	/* no other parse: every injectable allocation is a row's */
+	sweep_at(db, "opencode/opencode.sql", "opencode", "sts/tools.sts.jsonl");
+	tu_rmrf(dir);
+	free(dir);
+}
+
 /* Codex function_call arguments held as a JSON string (kt_impx_args) */
 static void t_tool_args(void **st)
 {
@@ -534,6 +558,7 @@ int main(void)
 		cmocka_unit_test(t_swe_state),
 		cmocka_unit_test(t_kernelbench_stats),
 		cmocka_unit_test(t_bench_json),
+		cmocka_unit_test(t_opencode_rows),
 		cmocka_unit_test(t_tool_output),
 		cmocka_unit_test(t_otel_messages),
 		cmocka_unit_test(t_cline_tool),
