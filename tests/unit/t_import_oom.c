@@ -10,7 +10,9 @@
  * ATIF (sub-trajectories, sidecars), Codex, Gemini CLI and Copilot CLI;
  * then the secondary parses of JSON held in a string (tool arguments and
  * outputs, OTel messages, Cline tool/usage text, KernelAgent history and
- * reflexion) and of a stored run's provenance and map meta on re-import.
+ * reflexion, Inspect and Copilot arguments, SWE-agent state, KernelBench
+ * runtime stats, a bench's JSON line, OpenCode rows) and of a stored run's
+ * provenance and map meta on re-import; and the analyzers' load of a run.
  */
 #include "testutil.h"
 /* the shared import helpers this file has no use for are not errors */
@@ -18,6 +20,7 @@
 #include "imp_testlib.h"
 #include <sqlite3.h>
 #include "../../base/kt_base.h"
+#include "../../analyze/analyze.h"
 
 static int snap_run(const kt_run_info *r, void *arg)
 {
@@ -513,6 +516,39 @@ static void t_reimport_map_meta(void **st)
 	kt_map_free(m2);
 }
 
+/* The analyzers' load of an imported run parses the payloads its fast
+ * scanner leaves to cJSON (a bench's alternatives, flags, reward): out of
+ * memory there is KT_ENOMEM, not a result without them (blame would
+ * state no graded metric).  Each allocation failed in turn. */
+static void t_analyze_load(void **st)
+{
+	char p[4096];
+	kt_an_run *r = NULL;
+	it_ctx c;
+	long nth, left;
+	int rc;
+
+	(void)st;
+	it_open(&c);
+	assert_int_equal(it_import(&c, NULL, 0, 1, it_fixture(p, sizeof(p),
+				   "task_metric.jsonl")), 0);
+	for (nth = 0;; nth++) {
+		kt_cjson_fail_at(nth);
+		rc = kt_an_run_load(c.s, c.runs[0].id, &r);
+		left = kt_cjson_fail_at(-1);
+		if (left >= 0)
+			break;
+		assert_int_equal(rc, KT_ENOMEM);
+		assert_null(r);
+	}
+	/* some of those parses was failed; without failures it loads */
+	assert_true(nth > 0);
+	assert_int_equal(rc, 0);
+	assert_non_null(r);
+	kt_an_run_free(r);
+	it_close(&c);
+}
+
 /* The helper itself: NULL from bad text is KT_EPARSE, from a failed
  * allocation KT_ENOMEM; a value is 0. */
 static void t_helper(void **st)
@@ -559,6 +595,7 @@ int main(void)
 		cmocka_unit_test(t_kernelbench_stats),
 		cmocka_unit_test(t_bench_json),
 		cmocka_unit_test(t_opencode_rows),
+		cmocka_unit_test(t_analyze_load),
 		cmocka_unit_test(t_tool_output),
 		cmocka_unit_test(t_otel_messages),
 		cmocka_unit_test(t_cline_tool),
