@@ -295,7 +295,7 @@ static void t_kernelbench_stats(void **st)
 static void t_bench_json(void **st)
 {
 	(void)st;
-	site("claude/bench_json_line.jsonl", "claude_code", NULL,
+	site("bench_json_line.jsonl", "claude_code", NULL,
 	     "\\n{\\\"kernel\\\"", "\\nx{\\\"kernel\\\"");
 }
 
