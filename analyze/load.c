@@ -212,7 +212,8 @@ int kt_an_profiler_payload(const char *p, size_t n)
  * reference for it, and m->other_hw names both GPUs. */
 static int other_hw_of(kt_an_run *r, const kt_event *e, kt_an_meas *m)
 {
-	cJSON *j = cJSON_ParseWithLength(e->payload, e->payload_len);
+	int prc;
+	cJSON *j = kt_cjson_parse(e->payload, e->payload_len, NULL, &prc);
 	const cJSON *f, *fl = cJSON_GetObjectItemCaseSensitive(j, "flags");
 	const cJSON *arr = cJSON_IsArray(fl) ? fl : NULL;
 	const cJSON *fp = cJSON_GetObjectItemCaseSensitive(j, "fingerprint");
@@ -221,6 +222,9 @@ static int other_hw_of(kt_an_run *r, const kt_event *e, kt_an_meas *m)
 	struct kt_buf t = { 0 };
 	int rc = 0, on = 0;
 
+	/* a stored payload is JSON: NULL ran out of memory */
+	if (!j && prc == KT_ENOMEM)
+		return prc;
 	cJSON_ArrayForEach(f, arr)
 		on |= cJSON_IsString(f) &&
 		      !strcmp(f->valuestring, "ref_other_hardware");
@@ -250,13 +254,17 @@ static int other_hw_of(kt_an_run *r, const kt_event *e, kt_an_meas *m)
  * (eager), ..." into the run's arena (m->also). */
 static int alternatives_of(kt_an_run *r, const kt_event *e, kt_an_meas *m)
 {
-	cJSON *j = cJSON_ParseWithLength(e->payload, e->payload_len);
+	int prc;
+	cJSON *j = kt_cjson_parse(e->payload, e->payload_len, NULL, &prc);
 	const cJSON *a, *al = cJSON_GetObjectItemCaseSensitive(j,
 								"alternatives");
 	const cJSON *arr = cJSON_IsArray(al) ? al : NULL;
 	struct kt_buf b = { 0 };
 	int rc = 0;
 
+	/* a stored payload is JSON: NULL ran out of memory */
+	if (!j && prc == KT_ENOMEM)
+		return prc;
 	cJSON_ArrayForEach(a, arr) {
 		const cJSON *mt = cJSON_GetObjectItemCaseSensitive(a, "metric");
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(a, "value");
@@ -304,7 +312,8 @@ static int flag_has(const char *flags, const char *w)
 
 static int graded_of(kt_an_run *r, const kt_event *e, kt_an_meas *m)
 {
-	cJSON *j = cJSON_ParseWithLength(e->payload, e->payload_len);
+	int prc;
+	cJSON *j = kt_cjson_parse(e->payload, e->payload_len, NULL, &prc);
 	const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, "extra");
 	const cJSON *rw = cJSON_GetObjectItemCaseSensitive(x, "reward");
 	const cJSON *f, *fl = cJSON_GetObjectItemCaseSensitive(j, "flags");
@@ -312,6 +321,9 @@ static int graded_of(kt_an_run *r, const kt_event *e, kt_an_meas *m)
 	struct kt_buf b = { 0 };
 	int rc = 0;
 
+	/* a stored payload is JSON: NULL ran out of memory */
+	if (!j && prc == KT_ENOMEM)
+		return prc;
 	if (cJSON_IsNumber(rw))
 		m->reward = rw->valuedouble;
 	cJSON_ArrayForEach(f, arr)
@@ -583,7 +595,13 @@ static int pl_open(struct loadctx *c, const kt_event *e,
 		if (!(keys == msg_keys && p->f[2].type == KT_AN_JS_OBJ))
 			return 0;
 	}
-	p->j = cJSON_ParseWithLength(e->payload, e->payload_len);
+	{
+		int prc;
+
+		p->j = kt_cjson_parse(e->payload, e->payload_len, NULL, &prc);
+		if (!p->j && prc == KT_ENOMEM)
+			return prc;
+	}
 	if (!p->j || !cJSON_IsObject(p->j)) {
 		cJSON_Delete(p->j);
 		p->j = NULL;

@@ -904,7 +904,8 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		if ((l[ind] == '{' || l[ind] == '[') && json_budget > 0 &&
 		    (e = bp_json_end(text, len, (size_t)(l - text) + ind))) {
 			const char *js = l + ind;
-			cJSON *j = bp_json_parse(js, e - ((size_t)(js - text)));
+			cJSON *j = bp_json_parse(js, e - ((size_t)(js - text)),
+						 &s.oom);
 
 			json_budget -= (long long)(e - (size_t)(js - text));
 			if (j) {

@@ -101,8 +101,9 @@ size_t bp_json_end(const char *t, size_t n, size_t i);
 /* The JSON value s[0..n) as benchmark programs print it (README "JSON":
  * comments, literal \n, trailing commas dropped; a text JSON does not read
  * is read as a Python literal by kt_impx_pylit); NULL when neither reads
- * it or memory runs out.  Caller frees with cJSON_Delete. */
-cJSON *bp_json_parse(const char *s, size_t n);
+ * it or memory runs out (*oom set then: not a text that is no JSON).
+ * Caller frees with cJSON_Delete. */
+cJSON *bp_json_parse(const char *s, size_t n, int *oom);
 /* Adds to s one result per object of j that holds a measurement (nested
  * objects merged into it; arrays give one per element). */
 void bp_json_walk(struct rs *s, const cJSON *j, int depth);

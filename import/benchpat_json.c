@@ -393,13 +393,16 @@ static char *json_tidy(const char *s, size_t n)
 	return o;
 }
 
-cJSON *bp_json_parse(const char *s, size_t n)
+cJSON *bp_json_parse(const char *s, size_t n, int *oom)
 {
 	char *clean = json_tidy(s, n);
+	int rc = 0;
 	/* a Python repr ({'mean': 9.35, 'ok': True}) goes to the one
 	 * Python-literal reader, as every importer's does */
-	cJSON *j = clean ? kt_impx_parse_lenient(clean) : NULL;
+	cJSON *j = clean ? kt_impx_parse_lenient(clean, &rc) : NULL;
 
+	if (!clean || rc == KT_ENOMEM)
+		*oom = 1;
 	free(clean);
 	return j;
 }

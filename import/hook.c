@@ -220,16 +220,19 @@ struct calls {
 
 /* The tool_call a result answers: by tool_use_id, or (Claude Code before
  * tool_use_id was passed to hooks) the newest unanswered call of the same
- * tool with the same input. */
+ * tool with the same input.  KT_ENOMEM stops the walk: a stored payload
+ * is JSON, so a parse that fails ran out of memory, and skipping the
+ * event would pair the result with another call or none. */
 static int find_call(const kt_event *ev, void *arg)
 {
 	struct calls *k = arg;
-	cJSON *p = cJSON_ParseWithLength(ev->payload, ev->payload_len);
+	int rc;
+	cJSON *p = kt_cjson_parse(ev->payload, ev->payload_len, NULL, &rc);
 	const char *id = kt_json_str(p, "call_id");
 	int i;
 
 	if (!p)
-		return 0;
+		return rc == KT_ENOMEM ? rc : 0;
 	if (ev->kind == KT_KIND_TOOL_CALL && id) {
 		char *a = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(p, "args"));
 
@@ -280,7 +283,7 @@ static int cc_tool_result(kt_hook *r, const cJSON *in, int failed)
 	if (rc) {
 		free(args);
 		free(k);
-		return rc;
+		return rc == KT_ENOMEM ? refuse(r, rc, "out of memory") : rc;
 	}
 	if (!k->id && k->nopen) {
 		k->seq = k->open[k->nopen - 1].seq;
@@ -318,8 +321,9 @@ static int cc_tool_result(kt_hook *r, const cJSON *in, int failed)
  * Stop hook of Claude Code before last_assistant_message existed.  Only a
  * regular file is read: a FIFO would hold the hook, and the agent that
  * waits for it, until something writes; a device (/dev/zero) is one
- * endless line. */
-static char *last_assistant_text(const char *path)
+ * endless line.  NULL when there is none; *rc gets 0, or KT_ENOMEM when a
+ * line's parse ran out of memory (the text read may not be the last). */
+static char *last_assistant_text(const char *path, int *rc)
 {
 	int fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
 	FILE *f = NULL;
@@ -327,6 +331,7 @@ static char *last_assistant_text(const char *path)
 	size_t cap = 0;
 	struct stat st;
 
+	*rc = 0;
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
 		f = fdopen(fd, "r");
 	if (!f) {
@@ -340,7 +345,10 @@ static char *last_assistant_text(const char *path)
 
 		if (!strstr(line, "\"assistant\"") || !strstr(line, "\"text\""))
 			continue;
-		o = cJSON_Parse(line);
+		if (!(o = kt_cjson_parse(line, strlen(line), NULL, rc)) &&
+		    *rc == KT_ENOMEM)
+			break;
+		*rc = 0;
 		c = cJSON_GetObjectItemCaseSensitive(
 			cJSON_GetObjectItemCaseSensitive(o, "message"), "content");
 		if (kt_json_str(o, "type") && !strcmp(kt_json_str(o, "type"), "assistant"))
@@ -354,6 +362,10 @@ static char *last_assistant_text(const char *path)
 	}
 	free(line);
 	fclose(f);
+	if (*rc) {
+		free(best);
+		best = NULL;
+	}
 	return best;
 }
 
@@ -415,7 +427,9 @@ static int cc_stop(kt_hook *r, const cJSON *in, const char *ev)
 	(void)ev;
 	text = kt_json_str(in, "last_assistant_message") ?
 		strdup(kt_json_str(in, "last_assistant_message")) :
-		last_assistant_text(kt_json_str(in, "transcript_path"));
+		last_assistant_text(kt_json_str(in, "transcript_path"), &rc);
+	if (rc)
+		return refuse(r, rc, "out of memory");
 	if (text)
 		rc = put(r, KT_KIND_MESSAGE, "agent", 0,
 			 message("assistant", 0, text), NULL, 0);

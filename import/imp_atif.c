@@ -162,9 +162,10 @@ static int emit_result(atx *x, const kt_file *f, const char *cid,
 	kt_impx_call_rec *c = kt_impx_calls_get(&x->calls, cid);
 	cJSON *pl = cJSON_CreateObject();
 	uint64_t rseq = 0;
-	int ec = kt_impx_exit_code(content), rc;
+	int erc, ec = kt_impx_exit_code(content, &erc), rc;
 
-	if (!pl) {
+	if (!pl || erc) {
+		cJSON_Delete(pl);
 		cJSON_Delete(images);
 		return KT_ENOMEM;
 	}

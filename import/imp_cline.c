@@ -459,13 +459,19 @@ static int end_command(uix *x)
 	return rc;
 }
 
-static cJSON *api_usage(const char *text)
+/* The usage an api_req_started message's JSON text holds (NULL: none);
+ * *rc gets 0 or KT_ENOMEM (its parse ran out of memory). */
+static cJSON *api_usage(const char *text, int *rc)
 {
 	static const char *const keys[4] = { "tokensIn", "tokensOut",
 		"cacheReads", "cacheWrites" };
-	cJSON *j = text ? cJSON_Parse(text) : NULL;
-	cJSON *o = kt_impx_usage(j, keys);
+	cJSON *j = text ? kt_cjson_parse(text, strlen(text), NULL, rc) : NULL;
+	cJSON *o;
 
+	if (!j && text && *rc == KT_ENOMEM)
+		return NULL;
+	*rc = 0;
+	o = kt_impx_usage(j, keys);
 	cJSON_Delete(j);
 	return o;
 }
@@ -473,11 +479,15 @@ static cJSON *api_usage(const char *text)
 static int ui_tool(uix *x, const char *text, int64_t ts,
 		   const kt_impx_span *sp)
 {
-	cJSON *t = text ? cJSON_Parse(text) : NULL;
-	const char *name = kt_json_str(t, "tool");
+	const char *name;
 	char id[32];
-	int rc;
+	int rc = 0;
+	cJSON *t = text ? kt_cjson_parse(text, strlen(text), NULL, &rc) : NULL;
 
+	/* out of memory is not a tool message whose text is no JSON */
+	if (!t && rc == KT_ENOMEM)
+		return rc;
+	name = kt_json_str(t, "tool");
 	if (!name) {
 		cJSON_Delete(t);
 		return kt_conv_msg(&x->cv, "system", 0, text, "meta", NULL, ts,
@@ -536,8 +546,8 @@ static int ui_message(uix *x, const cJSON *m, const kt_impx_span *sp)
 	}
 	if (!strcmp(k, "api_req_started")) {
 		cJSON_Delete(x->usage);
-		x->usage = api_usage(text);
-		return 0;
+		x->usage = api_usage(text, &rc);
+		return rc;
 	}
 	if (!strcmp(k, "command")) {
 		char id[32];

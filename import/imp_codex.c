@@ -506,14 +506,21 @@ static char *command_output(const char *out)
 		return strdup(out + 8);
 	if (p)
 		return strdup(p + 9);
-	if (*out == '{' && (j = cJSON_Parse(out))) {
-		const char *s = kt_json_str(j, "output");
+	if (*out == '{') {
+		int rc;
 
-		if (s)
-			r = strdup(s);
-		cJSON_Delete(j);
-		if (r)
-			return r;
+		j = kt_cjson_parse(out, strlen(out), NULL, &rc);
+		if (!j && rc == KT_ENOMEM)
+			return NULL;    /* not an output that is no JSON */
+		if (j) {
+			const char *s = kt_json_str(j, "output");
+
+			if (s)
+				r = strdup(s);
+			cJSON_Delete(j);
+			if (r)
+				return r;
+		}
 	}
 	return strdup(out);
 }
@@ -565,7 +572,11 @@ static int on_output(cx *c, const cJSON *p, int64_t ts, const cline *l)
 	out = output_text(cJSON_GetObjectItemCaseSensitive(p, "output"), &okh);
 	if (!out)
 		return KT_ENOMEM;
-	ec = kt_impx_exit_code(out);
+	ec = kt_impx_exit_code(out, &rc);
+	if (rc) {
+		free(out);
+		return rc;
+	}
 	if (okh >= 0)
 		ok = okh;
 	else if (ec >= 0)

@@ -208,16 +208,23 @@ static int on_item(copx *x, const cJSON *t, const kt_impx_at *at)
 	if (!strncmp(ty, "tool_call", 9)) {
 		const cJSON *av = cJSON_GetObjectItem(t, "arguments");
 		const cJSON *rv = cJSON_GetObjectItem(t, "result");
+		int arc = 0, rrc = 0, rc;
 		cJSON *args = cJSON_IsString(av) ?
-			kt_impx_parse_lenient(av->valuestring) : NULL;
+			kt_impx_parse_lenient(av->valuestring, &arc) : NULL;
 		cJSON *res = cJSON_IsString(rv) ?
-			kt_impx_parse_lenient(rv->valuestring) :
+			kt_impx_parse_lenient(rv->valuestring, &rrc) :
 			cJSON_Duplicate(rv, 1);
 		const char *id = kt_json_str(t, "callId");
 		const char *rt = kt_json_str(res, "type");
 		const char *log = kt_json_str(res, "log");
 		cJSON *ex = NULL;
-		int rc;
+
+		/* out of memory is not a string that holds no JSON */
+		if (arc == KT_ENOMEM || rrc == KT_ENOMEM) {
+			cJSON_Delete(args);
+			cJSON_Delete(res);
+			return KT_ENOMEM;
+		}
 
 		if (kt_json_str(t, "intentionSummary") &&
 		    (ex = cJSON_CreateObject()))

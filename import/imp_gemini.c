@@ -69,17 +69,19 @@ typedef struct gmsg {
 	kt_impx_at at;
 } gmsg;
 
-/* Gemini's shell result: "Exit Code: N" on a line of its own. */
-static int exit_of(const char *out)
+/* Gemini's shell result: "Exit Code: N" on a line of its own.  *rc as
+ * kt_impx_exit_code's. */
+static int exit_of(const char *out, int *rc)
 {
 	const char *p = out;
 
+	*rc = 0;
 	while (p && (p = strstr(p, "Exit Code: "))) {
 		if ((p == out || p[-1] == '\n') && isdigit((unsigned char)p[11]))
 			return atoi(p + 11);
 		p += 11;
 	}
-	return kt_impx_exit_code(out ? out : "");
+	return kt_impx_exit_code(out ? out : "", rc);
 }
 
 static int emit_msg(gx *x, cJSON *pl, const char *actor, int64_t ts,
@@ -180,8 +182,12 @@ static int on_call(gx *x, const cJSON *tc, int64_t mts, const kt_impx_at *at)
 		out = strdup(kt_json_str(tc, "resultDisplay"));
 	/* only the shell tool's text ends in its exit code; a file read may
 	 * hold those words too */
-	ec = out && name && !strcmp(name, "run_shell_command") ? exit_of(out)
-							       : -1;
+	ec = out && name && !strcmp(name, "run_shell_command") ?
+		exit_of(out, &rc) : -1;
+	if (rc) {
+		free(out);
+		return rc;
+	}
 	if (ec > 0)
 		ok = 0;
 	if (ok && out && name && !strcmp(name, "read_file") &&

@@ -838,9 +838,18 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 		cJSON_AddStringToObject(q, "tool", fn ? fn : "");
 		cJSON_AddStringToObject(q, "call_id", cid ? cid : "");
 		/* arguments are an object; some providers leave a JSON
-		 * string, kept parsed when it parses */
-		if (cJSON_IsString(args) &&
-		    (a = cJSON_Parse(args->valuestring)) && cJSON_IsObject(a)) {
+		 * string, kept parsed when it parses (out of memory is
+		 * not a string that does not) */
+		if (cJSON_IsString(args)) {
+			a = kt_cjson_parse(args->valuestring,
+					   strlen(args->valuestring), NULL, &rc);
+			if (rc == KT_ENOMEM) {
+				cJSON_Delete(q);
+				goto out;
+			}
+			rc = 0;
+		}
+		if (cJSON_IsString(args) && a && cJSON_IsObject(a)) {
 			cJSON_AddItemToObject(q, "args", a);
 		} else {
 			if (cJSON_IsString(args))
@@ -862,10 +871,17 @@ static int emit_message(struct ctx *c, const cJSON *m, int *first_user)
 								"function");
 			e->b = args;
 			/* keep string arguments parsed for the tool result */
-			if (cJSON_IsString(args) && c->owned &&
-			    (a = cJSON_Parse(args->valuestring))) {
-				cJSON_AddItemToArray(c->owned, a);
-				e->b = a;
+			if (cJSON_IsString(args) && c->owned) {
+				a = kt_cjson_parse(args->valuestring,
+						   strlen(args->valuestring),
+						   NULL, &rc);
+				if (rc == KT_ENOMEM)
+					goto out;
+				rc = 0;
+				if (a) {
+					cJSON_AddItemToArray(c->owned, a);
+					e->b = a;
+				}
 			}
 		}
 	}

@@ -667,11 +667,19 @@ static int import_round(struct trace *t, const struct round *r,
 		goto out;
 	if ((f = open_rf(t, r, F_REFLEX))) {
 		char *j = fence((const char *)f->data, f->len, "json");
-		cJSON *x = cJSON_CreateObject(), *pj;
+		cJSON *x = cJSON_CreateObject(), *pj = NULL;
 
-		if (j && (pj = cJSON_Parse(j)))
+		if (j)
+			pj = kt_cjson_parse(j, strlen(j), NULL, &rc);
+		if (pj)
 			cJSON_AddItemToObject(x, "reflexion", pj);
 		free(j);
+		/* a reflexion that is not JSON is kept as text; out of
+		 * memory is not that */
+		if (rc == KT_ENOMEM) {
+			cJSON_Delete(x);
+			goto out;
+		}
 		rc = emit_msg(imp, f, "assistant", "agent", r->n,
 			      rnames[F_REFLEX], 0, x, NULL);
 	}
@@ -1017,7 +1025,10 @@ static int import_worker(kt_imp *imp, const kt_file *f, cJSON *j)
 
 	/* some dumps stringify the history (Python repr or JSON text) */
 	if (cJSON_IsString(hist)) {
-		parsed = kt_impx_parse_lenient(hist->valuestring);
+		parsed = kt_impx_parse_lenient(hist->valuestring, &rc);
+		if (rc == KT_ENOMEM)
+			return rc;     /* not "without a history list" */
+		rc = 0;
 		hist = parsed;
 	}
 	if (!cJSON_IsArray(hist)) {

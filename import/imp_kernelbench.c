@@ -83,16 +83,21 @@ static int detect(const kt_file *f)
 /* ---- helpers ------------------------------------------------------------------ */
 
 /* An object member that may be a Python-repr string: returns a borrowed
- * object, or a parsed one stored in *tmp (caller frees). */
-static const cJSON *obj_of(const cJSON *o, const char *key, cJSON **tmp)
+ * object, or a parsed one stored in *tmp (caller frees).  NULL when there
+ * is none; *rc KT_ENOMEM when its parse ran out of memory, else 0. */
+static const cJSON *obj_of(const cJSON *o, const char *key, cJSON **tmp,
+			   int *rc)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
 	*tmp = NULL;
+	*rc = 0;
 	if (cJSON_IsObject(v))
 		return v;
 	if (cJSON_IsString(v)) {
-		*tmp = kt_impx_parse_lenient(v->valuestring);
+		*tmp = kt_impx_parse_lenient(v->valuestring, rc);
+		if (*rc != KT_ENOMEM)
+			*rc = 0;
 		if (cJSON_IsObject(*tmp))
 			return *tmp;
 		cJSON_Delete(*tmp);
@@ -235,7 +240,9 @@ static int import_baseline(kt_imp *imp, const kt_file *f, cJSON *doc)
 			size_t kl = strlen(pv[j]->string);
 
 			st = cJSON_IsObject(pv[j]) ? pv[j] :
-				obj_of(lv[i], pv[j]->string, &tmp);
+				obj_of(lv[i], pv[j]->string, &tmp, &rc);
+			if (rc)
+				break;
 			if (!st) {
 				kt_imp_warn(imp, f, 0, "baseline %s/%s has no "
 					    "timings; skipped", lv[i]->string,
@@ -490,8 +497,14 @@ static int entry(struct res *r, const char *pid, const cJSON *e, size_t idx)
 			    "object; skipped", pid, idx);
 		return 0;
 	}
-	meta = obj_of(e, "metadata", &mtmp);
-	st = obj_of(e, "runtime_stats", &stmp);
+	meta = obj_of(e, "metadata", &mtmp, &rc);
+	if (!rc)
+		st = obj_of(e, "runtime_stats", &stmp, &rc);
+	if (rc) {
+		cJSON_Delete(mtmp);
+		cJSON_Delete(ptmp);
+		return rc;
+	}
 	if (kt_impx_num(e, "sample_id", &v))
 		snprintf(sid, sizeof(sid), "%.17g", v);
 	else

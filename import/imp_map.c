@@ -756,24 +756,44 @@ static void unmatched(mctx *x)
  * store is append-only), so this map's reading would be silently dropped
  * or, past the stored events, appended onto the other reading.  Say it
  * once and add nothing; a map whose `run` names another run keeps both
- * readings.  A run stored before maps were recorded in its meta cannot
- * be told apart: it is re-read as before (an event-by-event comparison
- * would also flag what this version reads differently from the same map).
+ * readings.  A run stored without a digest (imported before maps were
+ * recorded in its meta, or a copy of such a run) cannot be told apart:
+ * an event-by-event comparison would also flag what this version reads
+ * differently from the same map, so it is said and nothing is added
+ * either, rather than appending onto a reading of unknown origin.
+ * 1 said (nothing to add), 0 import, or KT_ENOMEM / a store error.
  */
 static int other_map(kt_imp *imp, const kt_file *f, const kt_map *m)
 {
-	char *sm = kt_imp_stored_meta(imp);
-	cJSON *j = sm ? cJSON_Parse(sm) : NULL;
-	const cJSON *h = cJSON_GetObjectItemCaseSensitive(j, "map");
-	int other = cJSON_IsString(h) && strcmp(h->valuestring, m->digest);
+	char *sm;
+	cJSON *j, *h;
+	int rc = kt_imp_stored_meta(imp, &sm), other;
 
-	if (other)
-		kt_imp_warn(imp, f, 0, "already imported as run %.12s with "
-			    "another map; nothing added (a map whose \"run\" "
+	if (rc || !sm)
+		return rc;
+	j = kt_cjson_parse(sm, strlen(sm), NULL, &rc);
+	free(sm);
+	if (!j && rc == KT_ENOMEM)
+		return rc;
+	/* a meta that is not a JSON object holds no digest either */
+	h = cJSON_GetObjectItemCaseSensitive(j, "map");
+	if (cJSON_IsString(h)) {
+		other = strcmp(h->valuestring, m->digest) != 0;
+		if (other)
+			kt_imp_warn(imp, f, 0, "already imported as run %.12s "
+				    "with another map; nothing added (a map "
+				    "whose \"run\" names another run keeps "
+				    "both readings)", kt_imp_run_id(imp));
+	} else {
+		other = 1;
+		kt_imp_warn(imp, f, 0, "already imported as run %.12s without "
+			    "a map digest (stored before maps were recorded): "
+			    "cannot tell whether this map differs from the "
+			    "one used then; nothing added (a map whose \"run\" "
 			    "names another run keeps both readings)",
 			    kt_imp_run_id(imp));
+	}
 	cJSON_Delete(j);
-	free(sm);
 	return other;
 }
 
@@ -827,9 +847,10 @@ static int map_import(kt_imp *imp, const kt_file *f)
 		free(ident);
 		if (rc)
 			break;
-		if (other_map(imp, f, m))
+		rc = other_map(imp, f, m);
+		if (rc == 1)
 			rc = 0;
-		else
+		else if (!rc)
 			rc = import_run(&x, &r);
 		rc = kt_imp_run_finish(imp, rc);
 		for (j = 0; j < x.n; j++)

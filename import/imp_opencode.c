@@ -505,13 +505,19 @@ out:
 }
 
 /* ---- the SQLite database ------------------------------------------------ */
-/* A row's `data` JSON with the ids the table keeps beside it. */
+/* A row's `data` JSON with the ids the table keeps beside it; NULL when
+ * it is not a JSON object, or when memory ran out (*nomem set: not a bad
+ * row). */
 static cJSON *row_data(sqlite3_stmt *st, int data_col, const char *const *ids,
-		       const int *cols)
+		       const int *cols, int *nomem)
 {
 	const unsigned char *d = sqlite3_column_text(st, data_col);
-	cJSON *o = d ? cJSON_Parse((const char *)d) : NULL;
+	int rc = 0;
+	cJSON *o = d ? kt_cjson_parse((const char *)d, strlen((const char *)d),
+				      NULL, &rc) : NULL;
 
+	if (rc == KT_ENOMEM)
+		*nomem = 1;
 	if (!cJSON_IsObject(o)) {
 		cJSON_Delete(o);
 		return NULL;
@@ -535,7 +541,7 @@ static int db_session(kt_imp *imp, const kt_file *f, sqlite3 *db,
 	static const int pcol[] = { 0, 1 };
 	sqlite3_stmt *ms = NULL, *ps = NULL;
 	ocsess s;
-	int rc = 0, bad = 0;
+	int rc = 0, bad = 0, nomem = 0;
 
 	memset(&s, 0, sizeof(s));
 	s.info = info;
@@ -554,8 +560,12 @@ static int db_session(kt_imp *imp, const kt_file *f, sqlite3 *db,
 	}
 	sqlite3_bind_text(ms, 1, sid, -1, SQLITE_TRANSIENT);
 	while (sqlite3_step(ms) == SQLITE_ROW) {
-		cJSON *m = row_data(ms, 2, mid, mcol), *parts;
+		cJSON *m = row_data(ms, 2, mid, mcol, &nomem), *parts;
 
+		if (nomem) {
+			rc = KT_ENOMEM;
+			goto out;
+		}
 		if (!m) {
 			bad++;
 			continue;
@@ -565,8 +575,13 @@ static int db_session(kt_imp *imp, const kt_file *f, sqlite3 *db,
 		sqlite3_bind_text(ps, 1, kt_json_str(m, "id"), -1,
 				  SQLITE_TRANSIENT);
 		while (parts && sqlite3_step(ps) == SQLITE_ROW) {
-			cJSON *p = row_data(ps, 2, pid, pcol);
+			cJSON *p = row_data(ps, 2, pid, pcol, &nomem);
 
+			if (nomem) {
+				cJSON_Delete(m);
+				rc = KT_ENOMEM;
+				goto out;
+			}
 			if (p)
 				cJSON_AddItemToArray(parts, p);
 			else

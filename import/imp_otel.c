@@ -246,14 +246,26 @@ static const char *attr_s(const cJSON *a, const char *k)
 }
 
 /* Messages of a gen_ai.{input,output}.messages attribute: JSON text or an
- * already decoded array. */
-static cJSON *messages_of(const cJSON *a, const char *k)
+ * already decoded array (NULL: none, or text that is not JSON).  *rc gets
+ * 0 or KT_ENOMEM: out of memory is not a span without messages. */
+static cJSON *messages_of(const cJSON *a, const char *k, int *rc)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(a, k);
+	cJSON *ms;
 
-	if (cJSON_IsString(v))
-		return cJSON_Parse(v->valuestring);
-	return v ? cJSON_Duplicate(v, 1) : NULL;
+	*rc = 0;
+	if (cJSON_IsString(v)) {
+		ms = kt_cjson_parse(v->valuestring, strlen(v->valuestring),
+				    NULL, rc);
+		if (*rc == KT_EPARSE)
+			*rc = 0;
+		return ms;
+	}
+	if (!v)
+		return NULL;
+	if (!(ms = cJSON_Duplicate(v, 1)))
+		*rc = KT_ENOMEM;
+	return ms;
 }
 
 static char *parts_text(const cJSON *m)
@@ -297,11 +309,15 @@ static cJSON *span_extra(const ospan *o)
  */
 static int user_inputs(otx *x, const cJSON *a, const ospan *o)
 {
-	cJSON *ms = messages_of(a, "gen_ai.input.messages");
+	int rc, ours;
+	cJSON *ms = messages_of(a, "gen_ai.input.messages", &rc);
 	const cJSON *m, *hum = cJSON_GetObjectItemCaseSensitive(a,
 							"ktraj.input.human");
 	const cJSON *h = cJSON_IsArray(hum) ? hum->child : NULL;
-	int rc = 0, ours = cJSON_IsArray(hum);
+
+	if (rc)
+		return rc;
+	ours = cJSON_IsArray(hum);
 
 	cJSON_ArrayForEach(m, ms) {
 		const char *role = kt_json_str(m, "role");
@@ -393,9 +409,12 @@ static int our_output(otx *x, const cJSON *a, const ospan *o,
 
 static int outputs(otx *x, const cJSON *a, const ospan *o, uint64_t *seq)
 {
-	cJSON *ms = messages_of(a, "gen_ai.output.messages");
+	int rc;
+	cJSON *ms = messages_of(a, "gen_ai.output.messages", &rc);
 	const cJSON *m;
-	int rc = 0;
+
+	if (rc)
+		return rc;
 
 	cJSON_ArrayForEach(m, ms) {
 		char *t;

@@ -99,19 +99,26 @@ static void set_str(char **dst, const char *s, size_t n)
 }
 
 /* A field that may be a value or a Python/JSON repr of one (detached copy,
- * caller frees; NULL when absent). */
-static cJSON *field(const cJSON *o, const char *key)
+ * caller frees; NULL when absent, or out of memory: *rc KT_ENOMEM, else
+ * 0). */
+static cJSON *field(const cJSON *o, const char *key, int *rc)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	cJSON *d;
 
+	*rc = 0;
 	if (!v)
 		return NULL;
 	if (cJSON_IsString(v) && (v->valuestring[0] == '{' ||
 				  v->valuestring[0] == '[') &&
-	    (d = kt_impx_parse_lenient(v->valuestring)))
+	    (d = kt_impx_parse_lenient(v->valuestring, rc)))
 		return d;
-	return cJSON_Duplicate(v, 1);
+	if (*rc == KT_ENOMEM)
+		return NULL;
+	*rc = 0;
+	if (!(d = cJSON_Duplicate(v, 1)))
+		*rc = KT_ENOMEM;
+	return d;
 }
 
 static int truthy(const cJSON *v)
@@ -149,13 +156,15 @@ static void footer_state(swx *x, const char *obs)
 	}
 }
 
-static void state_of(swx *x, const cJSON *step)
+/* 0 or KT_ENOMEM */
+static int state_of(swx *x, const cJSON *step)
 {
-	cJSON *st = field(step, "state");
+	int rc;
+	cJSON *st = field(step, "state", &rc);
 	const char *of, *wd;
 
 	if (!st)
-		return;
+		return rc;
 	of = kt_json_str(st, "open_file");
 	wd = kt_json_str(st, "working_dir");
 	if (wd && *wd)
@@ -163,6 +172,7 @@ static void state_of(swx *x, const cJSON *step)
 	if (of && strcmp(of, "n/a") != 0)
 		set_str(&x->open_file, of, strlen(of));
 	cJSON_Delete(st);
+	return 0;
 }
 
 /*
@@ -444,10 +454,10 @@ static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 	int edit_tool, ok, rc;
 	uint64_t rseq = 0;
 
-	if (!pl)
+	if (!pl || (tstep && state_of(x, tstep))) {
+		cJSON_Delete(pl);
 		return KT_ENOMEM;
-	if (tstep)
-		state_of(x, tstep);
+	}
 	footer_state(x, obs);
 	wtext = window_file(obs, &wpath);
 	scmd = kt_json_str(c->args, "command");
@@ -739,7 +749,8 @@ static int history_msg(swx *x, const cJSON *m, const kt_impx_span *sp)
 		/* an action without its observation (the run ended): close */
 		if (x->npend && (rc = flush_pending(x, "", -1, NULL, sp)))
 			goto out;
-		tcs = field(m, "tool_calls");
+		if (!(tcs = field(m, "tool_calls", &rc)) && rc)
+			goto out;
 		if (cJSON_IsArray(tcs) && cJSON_GetArraySize(tcs) > 0) {
 			cJSON_ArrayForEach(tc, tcs) {
 				const cJSON *fn = cJSON_GetObjectItem(tc,
@@ -759,7 +770,8 @@ static int history_msg(swx *x, const cJSON *m, const kt_impx_span *sp)
 		}
 	} else {
 		/* user or tool: the issue, or an observation */
-		ids = field(m, "tool_call_ids");
+		if (!(ids = field(m, "tool_call_ids", &rc)) && rc)
+			goto out;
 		if (x->npend && cJSON_IsArray(ids) &&
 		    cJSON_GetArraySize(ids) > 0) {
 			const cJSON *id;
@@ -934,8 +946,11 @@ static char *bash_block(const char *t)
 static char *mini_output(const char *t, int *ec)
 {
 	const char *s = strstr(t, "<output>"), *e;
+	int rc;
 
-	*ec = kt_impx_exit_code(t);
+	*ec = kt_impx_exit_code(t, &rc);
+	if (rc)
+		return NULL;    /* out of memory, as the copies below */
 	if (!s)
 		return strdup(t);
 	s += 8;
@@ -1096,10 +1111,15 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 	if (kt_json_str(doc, "environment"))
 		cJSON_AddStringToObject(meta, "environment",
 					kt_json_str(doc, "environment"));
-	info = field(doc, "info");
+	if (!(info = field(doc, "info", &rc)) && rc)
+		goto out;
 	if (cJSON_IsObject(info)) {
-		cJSON *ms = field(info, "model_stats");
+		cJSON *ms = field(info, "model_stats", &rc);
 
+		if (rc) {
+			cJSON_Delete(info);
+			goto out;
+		}
 		if (ms) {
 			cJSON_DeleteItemFromObject(info, "model_stats");
 			cJSON_AddItemToObject(info, "model_stats", ms);
@@ -1110,7 +1130,7 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 		cJSON_Delete(info);
 	}
 	{
-		cJSON *rc_ = field(doc, "replay_config");
+		cJSON *rc_ = field(doc, "replay_config", &rc);
 		const cJSON *ag = cJSON_GetObjectItem(rc_, "agent");
 		const cJSON *model = cJSON_GetObjectItem(ag, "model");
 		const char *mn = kt_impx_str2(model, "name", "model_name");
@@ -1118,6 +1138,8 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 		if (mn)
 			cJSON_AddStringToObject(meta, "model", mn);
 		cJSON_Delete(rc_);
+		if (rc)
+			goto out;
 	}
 	x.submission = kt_json_str(cJSON_GetObjectItem(doc, "info"), "submission");
 	/* one importer, one format name (--format swe_agent); the flavour is

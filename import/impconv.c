@@ -130,8 +130,13 @@ int kt_conv_result_ec(kt_conv *cv, const char *id, const char *out, int ok,
 {
 	kt_impx_at at = at_of(sp);
 
-	if (ec == -2)
-		ec = out ? kt_impx_exit_code(out) : -1;
+	if (ec == -2) {
+		int rc = 0;
+
+		ec = out ? kt_impx_exit_code(out, &rc) : -1;
+		if (rc)
+			return rc;
+	}
 	if (!out)
 		out = "";
 	if (!kt_impx_calls_get(&cv->calls, id)) {

@@ -152,10 +152,12 @@ int kt_imp_stored_head(kt_imp *imp, uint64_t seq, kt_event *ev);
 int kt_imp_stored_foreach(kt_imp *imp, int kind,
 			  int (*fn)(const kt_event *, void *), void *arg);
 /* The meta JSON (an object's text) of the current run as the store held
- * it when the run was begun: a malloc'd copy the caller frees; NULL when
- * the run is new (this import creates it), outside a run, or on an error
- * (out of memory, a store error: the caller goes on as for a new run). */
-char *kt_imp_stored_meta(kt_imp *imp);
+ * it when the run was begun: *meta gets a malloc'd copy the caller frees
+ * ("{}" for a stored run without meta), or NULL when the run is new (this
+ * import creates it) or outside a run.  Returns 0, KT_ENOMEM, or a store
+ * error (then *meta is NULL): a caller that must tell a stored run from a
+ * new one does not take an error for a new run. */
+int kt_imp_stored_meta(kt_imp *imp, char **meta);
 /* The current run's id (valid between run_begin and run_end). */
 const char *kt_imp_run_id(const kt_imp *imp);
 /* The --map of this import (kt_import_opts.map), NULL when none: the map

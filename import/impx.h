@@ -121,8 +121,11 @@ int kt_impx_jsonl(kt_imp *imp, const kt_file *f,
  * (impx_tools.c)
  */
 cJSON *kt_impx_pylit(const char *s, size_t len);
-/* JSON text, else Python literal; NULL when neither (caller frees). */
-cJSON *kt_impx_parse_lenient(const char *s);
+/* JSON text, else Python literal; NULL when neither (caller frees).  *rc
+ * (may be NULL) gets 0 with a value, KT_ENOMEM when the JSON parse ran
+ * out of memory (kt_cjson_parse: the text is not then read as a Python
+ * literal, nor taken for one that is not JSON), else KT_EPARSE. */
+cJSON *kt_impx_parse_lenient(const char *s, int *rc);
 
 /* Pointer to the last '/'-separated component of p. */
 const char *kt_impx_base(const char *p);
@@ -150,7 +153,8 @@ int64_t kt_impx_ts_json(const cJSON *v);
 /*
  * Arguments given as a value or a string holding JSON: a detached copy of
  * an object (caller frees).  A string that does not decode becomes
- * {"_raw": s}, a non-object value {"_value": v}, NULL {}.
+ * {"_raw": s}, a non-object value {"_value": v}, NULL {}.  NULL when
+ * memory ran out, the string's parse included (never taken for "_raw").
  */
 cJSON *kt_impx_args(const cJSON *v);
 
@@ -189,9 +193,11 @@ char *kt_impx_content_text(const cJSON *content);
  * Exit code written in a command's output text: Codex exec_command
  * ("Process exited with code N"), Codex shell ("Exit code: N" or JSON
  * {"metadata":{"exit_code":N}}), mini-swe-agent ("<returncode>N"), Claude
- * Code ("Exit code N").  -1 when none is found.
+ * Code ("Exit code N").  -1 when none is found.  *rc (may be NULL) gets
+ * 0, or KT_ENOMEM when parsing the JSON form ran out of memory (then -1
+ * is returned: the code is not known, and the caller stops).
  */
-int kt_impx_exit_code(const char *out);
+int kt_impx_exit_code(const char *out, int *rc);
 
 /*
  * What a tool call does to the workspace and whether it builds or

@@ -362,27 +362,36 @@ cJSON *kt_impx_pylit(const char *s, size_t len)
 	return v;
 }
 
-cJSON *kt_impx_parse_lenient(const char *s)
+cJSON *kt_impx_parse_lenient(const char *s, int *rc)
 {
 	cJSON *v;
+	int prc;
 
+	if (rc)
+		*rc = KT_EPARSE;
 	if (!s)
 		return NULL;
-	if ((v = cJSON_Parse(s)))
-		return v;
-	return kt_impx_pylit(s, strlen(s));
+	v = kt_cjson_parse(s, strlen(s), NULL, &prc);
+	if (!v && prc != KT_ENOMEM)
+		v = kt_impx_pylit(s, strlen(s));
+	if (rc)
+		*rc = v ? 0 : prc == KT_ENOMEM ? KT_ENOMEM : KT_EPARSE;
+	return v;
 }
 
 cJSON *kt_impx_args(const cJSON *v)
 {
 	cJSON *o, *d;
+	int rc;
 
 	if (!v || cJSON_IsNull(v))
 		return cJSON_CreateObject();
 	if (cJSON_IsObject(v))
 		return cJSON_Duplicate(v, 1);
 	if (cJSON_IsString(v)) {
-		d = kt_impx_parse_lenient(v->valuestring);
+		d = kt_impx_parse_lenient(v->valuestring, &rc);
+		if (rc == KT_ENOMEM)
+			return NULL;
 		if (d && cJSON_IsObject(d))
 			return d;
 		o = cJSON_CreateObject();
@@ -561,12 +570,14 @@ char *kt_impx_content_text(const cJSON *content)
 	return any ? kt_buf_take(&b) : NULL;
 }
 
-int kt_impx_exit_code(const char *out)
+int kt_impx_exit_code(const char *out, int *rc)
 {
 	const char *p;
 	cJSON *j, *md, *ec;
-	int v = -1;
+	int v = -1, prc = 0;
 
+	if (rc)
+		*rc = 0;
 	if (!out)
 		return -1;
 	if ((p = strstr(out, "Process exited with code ")))
@@ -582,12 +593,15 @@ int kt_impx_exit_code(const char *out)
 		return atoi(out + 10);
 	while (*out == ' ' || *out == '\n')
 		out++;
-	if (*out == '{' && (j = cJSON_Parse(out))) {
+	if (*out == '{' &&
+	    (j = kt_cjson_parse(out, strlen(out), NULL, &prc))) {
 		md = cJSON_GetObjectItemCaseSensitive(j, "metadata");
 		ec = cJSON_GetObjectItemCaseSensitive(md, "exit_code");
 		if (cJSON_IsNumber(ec))
 			v = ec->valueint;
 		cJSON_Delete(j);
+	} else if (*out == '{' && prc == KT_ENOMEM && rc) {
+		*rc = KT_ENOMEM;
 	}
 	return v;
 }

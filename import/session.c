@@ -439,8 +439,11 @@ static int by_import(const kt_event *ev, const cJSON *prov)
 /* What the last imported event of the run came from (kind, line, offset),
  * and how many events were stored after it (imp->tail; stored_n then
  * counts the imported ones).  A ktraj JSONL source carries its events'
- * provenance itself, appended events included: all its events count. */
-static void remember_last(kt_imp *imp)
+ * provenance itself, appended events included: all its events count.
+ * 0, or KT_ENOMEM: a provenance whose parse ran out of memory would
+ * read as no provenance, and the imported events after it be counted as
+ * appended ones, so the run would be continued at the wrong event. */
+static int remember_last(kt_imp *imp)
 {
 	kt_event ev;
 	cJSON *p = NULL;
@@ -455,8 +458,12 @@ static void remember_last(kt_imp *imp)
 
 		st_stop(imp, t0);
 		if (rc)
-			return;
-		p = ev.prov_json ? cJSON_Parse(ev.prov_json) : NULL;
+			return 0;
+		p = NULL;
+		if (ev.prov_json &&
+		    !(p = kt_cjson_parse(ev.prov_json, strlen(ev.prov_json),
+					 NULL, &rc)) && rc == KT_ENOMEM)
+			return rc;
 		if (!scan || by_import(&ev, p))
 			break;
 		cJSON_Delete(p);
@@ -465,11 +472,12 @@ static void remember_last(kt_imp *imp)
 		imp->stored_n--;
 	}
 	if (!imp->stored_n)
-		return;
+		return 0;
 	imp->last_kind = ev.kind;
 	imp->last_line = prov_num(p, "line");
 	imp->last_off = prov_num(p, "off");
 	cJSON_Delete(p);
+	return 0;
 }
 
 /* The current run is imp->run_id, of which the store holds `stored`
@@ -555,7 +563,12 @@ static int run_begin(kt_imp *imp, const char *id, const char *identity,
 	imp->plain_stored = 0;
 	if (rc == 0) {
 		imp->stored_n = info.n_events;
-		remember_last(imp);
+		if ((rc = remember_last(imp)) != 0) {
+			cJSON_Delete(meta);
+			if (!imp->err)
+				imp->err = rc;
+			return rc;
+		}
 		/* the run stays as first stored: say so when that copy was
 		 * not redacted, or it would be published as it is */
 		imp->plain_stored = imp->opts->redact &&
@@ -733,15 +746,19 @@ int kt_imp_blob_stored(kt_imp *imp, const unsigned char hash[KT_HASH_LEN])
 	return rc;
 }
 
-char *kt_imp_stored_meta(kt_imp *imp)
+int kt_imp_stored_meta(kt_imp *imp, char **meta)
 {
 	kt_run_info info;
+	int rc;
 
+	*meta = NULL;
 	/* a stored run has an event: none stored is a run not yet created */
-	if (!imp->in_run || !imp->stored_n ||
-	    kt_run_get(imp->s, imp->run_id, &info) || !info.meta_json)
-		return NULL;
-	return kt_imp_strdup(info.meta_json);
+	if (!imp->in_run || !imp->stored_n)
+		return 0;
+	if ((rc = kt_run_get(imp->s, imp->run_id, &info)) != 0)
+		return rc;
+	*meta = kt_imp_strdup(info.meta_json ? info.meta_json : "{}");
+	return *meta ? 0 : KT_ENOMEM;
 }
 
 const char *kt_imp_run_id(const kt_imp *imp)

@@ -173,6 +173,18 @@ void sh_rm_ops(struct ctx *x, const struct scmd *c, size_t a,
 int sh_pip_built(const char *out);
 /* 1 when pip's output (NULL: none) says a build failed, else 0 */
 int sh_pip_failed(const char *out);
+/* 1 when pip's output (NULL: none) says it built a package from source
+ * and the build succeeded, as a quiet `pip install -e .` prints it
+ * ("Building editable for X (pyproject.toml) ... done", "Successfully
+ * built X") with no word of what ran: a pure-Python package prints the
+ * same.  Else 0. */
+int sh_pip_quiet_built(const char *out);
+/* The local package directory `pip install` at word a builds (".", "-e
+ * ./ext", "/w/pkg[dev]"), resolved against x's cwd like op paths: malloc'd;
+ * NULL when it installs no local directory, several targets, a target
+ * not known from the text, or out of memory (*oom set). */
+char *sh_pip_local_dir(struct ctx *x, const struct scmd *c, size_t a,
+		       int *oom);
 /* 1 for a script without a name ("python -", "python -c"; NULL: 0) */
 int sh_anon_prog(const char *name);
 /* the bench source label of c's program at word a: malloc'd, NULL when

@@ -62,6 +62,63 @@ int sh_pip_failed(const char *out)
 		       kt_out_build_error(out, strlen(out), &at, &n));
 }
 
+int sh_pip_quiet_built(const char *out)
+{
+	return out && (strstr(out, "Building editable for ") ||
+		       strstr(out, "Building wheel for ")) &&
+	       (strstr(out, "Successfully built ") ||
+		strstr(out, "finished with status 'done'")) &&
+	       !sh_pip_failed(out);
+}
+
+char *sh_pip_local_dir(struct ctx *x, const struct scmd *c, size_t a,
+		       int *oom)
+{
+	/* the options of pip install that take a value */
+	static const char *const val[] = { "-r", "--requirement", "-c",
+		"--constraint", "-t", "--target", "--prefix", "--root", "-i",
+		"--index-url", "--extra-index-url", "-f", "--find-links",
+		"-C", "--config-settings", "--platform", "--python-version",
+		"--implementation", "--abi", "--src", "--upgrade-strategy",
+		"--progress-bar", "--log", "--cache-dir", "--global-option",
+		"--install-option", NULL };
+	const struct word *t = NULL;
+	size_t i, k;
+	char *v, *r;
+
+	for (i = a + 1; i < c->nw && !sh_wis(&c->w[i], "install"); i++)
+		;
+	for (i++; i < c->nw; i++) {
+		const char *w = c->w[i].v;
+
+		if (!strcmp(w, "-e") || !strcmp(w, "--editable"))
+			continue;       /* the target follows */
+		if (w[0] == '-') {
+			for (k = 0; val[k] && strcmp(w, val[k]); k++)
+				;
+			i += val[k] != NULL;
+			continue;
+		}
+		if (t)
+			return NULL;    /* several targets */
+		t = &c->w[i];
+	}
+	if (!t || (t->fl & W_DYN) || strstr(t->v, "://") ||
+	    !strncmp(t->v, "git+", 4) ||
+	    !(t->v[0] == '.' || t->v[0] == '/' || strchr(t->v, '/')))
+		return NULL;
+	/* ".[dev]": the directory without its extras */
+	if (!(v = strndup(t->v, strcspn(t->v, "[")))) {
+		*oom = 1;
+		return NULL;
+	}
+	r = kt_ws_path(x->cwd && !x->cwd_lost ? x->cwd : NULL, v);
+	free(v);
+	if (!r)
+		*oom = 1;
+	return r;
+}
+
 /* A script without a name: python - (stdin) or python -c. */
 int sh_anon_prog(const char *name)
 {

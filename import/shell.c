@@ -396,6 +396,37 @@ static char *cat_file(const char *cmd, const char *cwd)
 	}
 }
 
+/* Whether the workspace, as this run has shown it so far (an edit that
+ * wrote it, a read), holds a build file in dir that declares a native
+ * extension (setuptools ext_modules, torch's CUDAExtension/CppExtension,
+ * pybind11's): then pip's quiet "built X" is a compile.  A build file the
+ * run never showed, or one without such words (a pure-Python package),
+ * is not taken for one. */
+static int ws_declares_ext(kt_imp *imp, const char *dir)
+{
+	static const char *const files[] = { "setup.py", "pyproject.toml",
+		"setup.cfg", NULL };
+	static const char *const marks[] = { "ext_modules", "CUDAExtension",
+		"CppExtension", "cpp_extension", "BuildExtension",
+		"Pybind11Extension", NULL };
+	char p[4096];
+	const char *t;
+	size_t n;
+	int i, k;
+
+	for (i = 0; files[i]; i++) {
+		snprintf(p, sizeof(p), "%s%s%s", dir,
+			 *dir && dir[strlen(dir) - 1] != '/' ? "/" : "",
+			 files[i]);
+		if (!(t = kt_ws_get(imp, p, &n)))
+			continue;
+		for (k = 0; marks[k]; k++)
+			if (memmem(t, n, marks[k], strlen(marks[k])))
+				return 1;
+	}
+	return 0;
+}
+
 int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 		      const char *cmd, const char *cwd, const char *output,
 		      int exit_code, int ok, int64_t ts_ns)
@@ -414,7 +445,9 @@ int kt_shell_classify(kt_imp *imp, uint64_t call, uint64_t result,
 	for (i = 0; i < plan.nops && !rc; i++)
 		rc = apply_op(imp, &plan.ops[i], call);
 	for (i = 0; i < plan.ncc && !rc; i++)
-		rc = emit_compile(imp, &plan.cc[i], call, ts_ns);
+		if (!plan.cc[i].ext_dir ||
+		    ws_declares_ext(imp, plan.cc[i].ext_dir))
+			rc = emit_compile(imp, &plan.cc[i], call, ts_ns);
 	if (!rc && plan.bench && !plan.ncc && output && *output)
 		rc = emit_jit_failure(imp, &plan, cmd, output, call, ts_ns);
 	if (!rc && plan.bench && output && *output) {

@@ -749,6 +749,8 @@ static void add_compile(struct ctx *x, const struct scmd *c, size_t a,
 			      kt_basename(c->w[a].v));
 	cc->flags = calloc(c->nw, sizeof(char *));
 	cc->sources = calloc(c->nw, sizeof(char *));
+	if (kind == CC_PIP)
+		cc->ext_dir = sh_pip_local_dir(x, c, a, &x->oom);
 	if (!cc->command || !cc->compiler || !cc->flags || !cc->sources) {
 		x->oom = 1;
 		return;
@@ -920,6 +922,7 @@ static void free_cc(struct kt_sh_compile *c)
 	free(c->sources);
 	free(c->arch);
 	free(c->diag);
+	free(c->ext_dir);
 }
 
 void kt_sh_plan_free(struct kt_sh_plan *p)
@@ -1258,9 +1261,17 @@ int kt_sh_plan_build(const char *cmd, const char *cwd, const char *output,
 			size_t at = 0, n = 0;
 
 			if (!sh_pip_built(output)) {
-				cc->exit_code = -2;     /* built nothing */
+				/* built nothing, or (quiet) nothing said of
+				 * what it built: the workspace may tell */
+				cc->exit_code = cc->ext_dir &&
+					sh_pip_quiet_built(output) &&
+					(s == YES || (ok && exit_code <= 0)) ?
+					0 : -2;
 				continue;
 			}
+			/* its output shows the native build itself */
+			free(cc->ext_dir);
+			cc->ext_dir = NULL;
 			/* pip indents its build's output: the build
 			 * error's own text is the diagnostic */
 			if (!cc->diag && kt_out_build_error(output,

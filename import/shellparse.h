@@ -73,6 +73,11 @@ struct kt_sh_compile {
 	int failed;             /* exit code unknown, but the output shows
 				 * the build failed (ok: false) */
 	double duration_ms;     /* from `time`'s "real" line; < 0 unknown */
+	/* pip that built the local package in this directory and said only
+	 * that it did (sh_pip_quiet_built): a compile (exit 0) only when its
+	 * setup.py / pyproject.toml / setup.cfg, as the workspace holds it,
+	 * declares an extension (kt_shell_classify); NULL otherwise */
+	char *ext_dir;
 	char *diag;             /* compiler diagnostics text, or NULL */
 	size_t diag_len;
 };

@@ -516,6 +516,36 @@ J
 	[[ "$output" == *" 8 events      8 added "*"gemm-by-who"* ]]
 }
 
+@test "a run stored without a map digest (a copy of one imported before digests were kept): another map says it cannot tell, nothing added" {
+	run "$KTRAJ" import --map "$D/rounds.map.json" "$D/rounds.jsonl"
+	[ "$status" -eq 0 ]
+	# the run as a store from before digests holds it: its export with
+	# meta "map" taken out, imported into another store (same run id)
+	"$KTRAJ" export gemm-rounds --format jsonl >"$D/e.jsonl"
+	python3 -c 'import json,sys
+L=open(sys.argv[1]).read().splitlines(); r=json.loads(L[0])
+del r["run"]["meta"]["map"]; L[0]=json.dumps(r)
+open(sys.argv[1],"w").write("\n".join(L)+"\n")' "$D/e.jsonl"
+	export KTRAJ_STORE="$D/old.ktraj"
+	run "$KTRAJ" import "$D/e.jsonl"
+	[[ "$output" == *" 6 events      6 added "*"gemm-rounds"* ]]
+	id=$("$KTRAJ" ls --json | python3 -c 'import json,sys; r=json.loads(sys.stdin.readline()); assert "map" not in r.get("meta", {}); print(r["run"][:12])')
+	printf '{"id": 4, "from": 3, "who": "llm", "idea": "split-k", "res": {"ms": 0.8, "ok": true}}\n' >>"$D/rounds.jsonl"
+	printf '{"run": {"const": "gemm-rounds"}, "step": "id", "parent": "from", "time_ms": "res.ms", "text": "who"}\n' >"$D/other.map"
+	run --separate-stderr "$KTRAJ" import --map "$D/other.map" "$D/rounds.jsonl"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" 6 events      0 added "* ]]
+	[ "$stderr" = "ktraj: import: $D/rounds.jsonl: already imported as run $id without a map digest (stored before maps were recorded): cannot tell whether this map differs from the one used then; nothing added (a map whose \"run\" names another run keeps both readings)" ]
+	run "$KTRAJ" import --strict --map "$D/other.map" "$D/rounds.jsonl"
+	[ "$status" -eq 1 ]
+	run "$KTRAJ" log gemm-rounds --kind message --json
+	[[ "${lines[0]}" == *'"text":"tile 128x128"'* ]]
+	# another run name keeps both readings
+	sed 's/gemm-rounds/gemm-by-who/' "$D/other.map" >"$D/other2.map"
+	run "$KTRAJ" import --map "$D/other2.map" "$D/rounds.jsonl"
+	[[ "$output" == *" 8 events      8 added "*"gemm-by-who"* ]]
+}
+
 @test "blame names each jump's records by the log's own step as well as by seq (text and --json)" {
 	cat >"$D/n.jsonl" <<'J'
 {"node": "root-a1", "ms": 2.0}

@@ -49,3 +49,36 @@ setup() {
 	run "$KTRAJ" export "$RUN"
 	[ "$(grep -c '"ok":false' <<<"$(grep '"kind":"compile"' <<<"$output")")" -eq 1 ]
 }
+
+# Fixture tests/data/import/pip_quiet_ext.jsonl (made up, Claude Code shape,
+# no exit codes): a quiet `pip install -e .` says only "Building editable
+# for X ... done" / "Successfully built X", for a package with a CUDA
+# extension and for a pure-Python one alike; the setup.py an earlier edit
+# wrote tells them apart.  Then make's "*** ... Error 1" without a code.
+quiet() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/q.ktraj"
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/pip_quiet_ext.jsonl" >/dev/null
+	RUN=$("$KTRAJ" ls | awk 'NR == 2 { print $1 }')
+}
+
+@test "quiet pip install -e .: a compile when the setup.py the run wrote declares a CUDAExtension; none for a pure-Python setup.py or one never shown" {
+	quiet
+	run "$KTRAJ" log "$RUN" --kind compile --json
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *'"exit_code":0,"command":"pip install -e ."'* ]]
+	# the pure-Python package (its setup.py written too) and the package
+	# whose build file the run never showed print the same: no compile
+	[[ "$output" != *'pip install -e ./py'* ]]
+	[[ "$output" != *'pip install ."'* ]]
+	s=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["seq"])' "${lines[0]}")
+	run "$KTRAJ" show "$RUN" "$s" --json
+	[[ "$output" == *'"compiler":"pip"'* ]]
+}
+
+@test "make's own '*** [Makefile:3: all] Error 1' with no exit code: a failed compile with make's exit 2, not the recipe's 1 (failed result, and in a pipe)" {
+	quiet
+	run "$KTRAJ" log "$RUN" --kind compile --json
+	[ "$(grep -c '"command":"make' <<<"$output")" -eq 2 ]
+	[[ "$(grep '"command":"make"' <<<"$output")" == *'"exit_code":2,"command":"make"'* ]]
+	[[ "$(grep '"command":"make 2>&1"' <<<"$output")" == *'"exit_code":2,"command":"make 2>&1"'* ]]
+}

@@ -148,6 +148,77 @@ static void t_claude_tool_pair(void **state)
 	cJSON_Delete(p);
 }
 
+/* Out of memory in the parses a hook event makes of what is stored (the
+ * run's calls, to pair a result) or of the transcript (Stop without
+ * last_assistant_message): each allocation of them failed in turn is
+ * KT_ENOMEM, "out of memory", nothing recorded; not a result paired with
+ * no call, nor a Stop without text.  Then without failures: recorded. */
+static void oom_sweep(it_ctx *c, const char *json, uint64_t n_before)
+{
+	kt_run_info ri;
+	long nth, left;
+	int rc;
+
+	for (nth = 0;; nth++) {
+		kt_cjson_fail_at(nth);
+		rc = rec(c, "claude-code", json);
+		left = kt_cjson_fail_at(-1);
+		if (left >= 0)
+			break;
+		assert_int_equal(rc, KT_ENOMEM);
+		assert_string_equal(c->why, "out of memory");
+		assert_int_equal(kt_run_get(c->s, c->run, &ri), 0);
+		assert_int_equal(ri.n_events, n_before);
+	}
+	/* some allocation of those parses was failed */
+	assert_true(nth > 0);
+	assert_int_equal(rc, 0);
+	assert_int_equal(kt_run_get(c->s, c->run, &ri), 0);
+	assert_int_equal(ri.n_events, n_before + 1);
+}
+
+static void t_claude_oom_pair(void **state)
+{
+	it_ctx *c = *state;
+	cJSON *p;
+
+	assert_int_equal(rec(c, "claude-code",
+			     "{\"hook_event_name\":\"PreToolUse\",\"session_id\":\"s3\","
+			     "\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"}}"), 0);
+	oom_sweep(c, "{\"hook_event_name\":\"PostToolUse\",\"session_id\":\"s3\","
+		     "\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"},"
+		     "\"tool_response\":{\"stdout\":\"a\"}}", 1);
+	p = event(c, 2);
+	assert_int_equal(c->kind, KT_KIND_TOOL_RESULT);
+	assert_int_equal(c->parent, 1);
+	cJSON_Delete(p);
+}
+
+static void t_claude_oom_stop(void **state)
+{
+	it_ctx *c = *state;
+	char tr[4300], json[9000];
+	cJSON *p;
+	FILE *f;
+
+	assert_int_equal(rec(c, "claude-code",
+			     "{\"hook_event_name\":\"UserPromptSubmit\","
+			     "\"session_id\":\"s3\",\"prompt\":\"go\"}"), 0);
+	snprintf(tr, sizeof(tr), "%s/t.jsonl", c->dir);
+	f = fopen(tr, "w");
+	assert_non_null(f);
+	fputs("{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":"
+	      "\"text\",\"text\":\"done\"}]}}\n", f);
+	fclose(f);
+	snprintf(json, sizeof(json), "{\"hook_event_name\":\"Stop\","
+		 "\"session_id\":\"s3\",\"transcript_path\":\"%s\"}", tr);
+	oom_sweep(c, json, 1);
+	p = event(c, 2);
+	assert_int_equal(c->kind, KT_KIND_MESSAGE);
+	assert_string_equal(kt_json_str(p, "text"), "done");
+	cJSON_Delete(p);
+}
+
 /* Output over 64 KiB: the inline output is cut, the whole is a blob. */
 static void t_claude_big_output(void **state)
 {
@@ -225,6 +296,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(t_session_refused, it_open, it_close),
 		cmocka_unit_test(t_key_has_nul),
 		cmocka_unit_test(t_handles),
+		cmocka_unit_test_setup_teardown(t_claude_oom_pair, it_open,
+						it_close),
+		cmocka_unit_test_setup_teardown(t_claude_oom_stop, it_open,
+						it_close),
 		cmocka_unit_test_setup_teardown(t_claude_tool_pair, it_open, it_close),
 		cmocka_unit_test_setup_teardown(t_claude_big_output, it_open, it_close),
 		cmocka_unit_test_setup_teardown(t_gemini, it_open, it_close),
