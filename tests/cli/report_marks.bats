@@ -122,6 +122,11 @@ for l in sys.stdin:
 	[ "$status" -eq 0 ]
 	grep -qF '<td>x4000.000<br><b class="susp">suspicious: under 1 us and not checked</b><br>not checked</td>' "$D/r.html"
 	grep -qF '<br><b class="susp">suspicious: 1 result (seq 4)</b>' "$D/r.html"
+	# the chart: an unchecked point says so, and the legend never calls
+	# the grey dots correct
+	grep -qF '<title>step 2 (#2): x1.026, not checked</title>' "$D/r.html"
+	grep -qF 'other measurement (correct or not checked)' "$D/r.html"
+	! grep -qF 'other correct measurement' "$D/r.html"
 	# a sweep of unchecked results
 	printf '{"a": 1, "sh": "m1", "ms": 1.0, "ref": 2.0}\n{"a": 1, "sh": "m2", "ms": 2.0, "ref": 2.0}\n{"a": 2, "sh": "m1", "ms": 0.5, "ref": 2.0}\n{"a": 2, "sh": "m2", "ms": 1.0, "ref": 2.0}\n' >"$D/w.jsonl"
 	printf '{"run": {"const": "w"}, "step": "a", "scenario": "sh", "time_ms": "ms", "ref_time_ms": "ref"}\n' >"$D/w.map"
