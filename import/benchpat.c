@@ -167,6 +167,7 @@ void bp_res_init(struct res *r, const char *pattern, int block)
 	r->pattern = pattern;
 	r->block = block;
 	r->nsp = 0;
+	r->pct_sp = 0;
 	r->suspicious = 0;
 	r->reward = NAN;
 	r->graded[0] = 0;
@@ -312,8 +313,65 @@ struct val {
 	double v;       /* converted */
 	size_t at;      /* offset of the number in the line */
 	int ref, min, max, slower;
+	int pct;        /* a speedup read from a percentage (pct_speedup):
+			 * PCT_FASTER or PCT_TIME; 0 for a factor */
 	const char *base;       /* a speedup's baseline (bp_baseline_in) */
 };
+
+/* How a percentage gave a speedup: "150% faster" / "+150%" (a gain in
+ * speed), or "37.5% less time" (a cut in time). */
+enum { PCT_FASTER = 1, PCT_TIME = 2 };
+
+/* A speedup printed as a percentage at l[i..i+k) (the number), its '%'
+ * at l[pc]; lab: the lower-case label before it.  "150% faster", "+150%"
+ * after a speedup label, "33% slower" and "37.5% less time" have one
+ * reading each: the factor goes to *f and the reading (PCT_*) is
+ * returned.  A speedup label over an unsigned percentage ("Speedup vs
+ * torch: 100.0%") reads as relative speed (1.0x) as much as a percent
+ * gain (2.0x): 0 and *amb set, so no speedup is guessed.  0 for any other
+ * percentage (a utilization, an autotuner's ratio). */
+static int pct_speedup(const char *l, size_t n, size_t i, size_t pc,
+		       const char *lab, double x, double *f, int *amb)
+{
+	static const char *const less_time[] = { "less time",
+		"lower time", "less latency", "lower latency", "shorter",
+		"time reduction", "reduction in time", "faster time", NULL };
+	char rest[40];
+	const char *r;
+	int k;
+
+	bp_lower(rest, l + pc + 1, n - pc - 1 < 30 ? n - pc - 1 : 30,
+		 sizeof(rest));
+	for (r = rest; *r == ' '; r++)
+		;
+	for (k = 0; less_time[k]; k++)
+		if (!strncmp(r, less_time[k], strlen(less_time[k])))
+			break;
+	if (less_time[k]) {
+		if (!(x < 100))
+			return 0;       /* no time left: no ratio */
+		*f = 100.0 / (100.0 - x);
+		return PCT_TIME;
+	}
+	if (!strncmp(r, "faster", 6) || !strncmp(r, "speedup", 7) ||
+	    !strncmp(r, "speed-up", 8)) {
+		*f = 1 + x / 100.0;
+		return PCT_FASTER;
+	}
+	if (!strncmp(r, "slower", 6)) {
+		*f = 1 / (1 + x / 100.0);
+		return PCT_FASTER;
+	}
+	if (!strstr(lab, "speedup") && !strstr(lab, "speed-up") &&
+	    !strstr(lab, "speed up"))
+		return 0;
+	if (i > 0 && l[i - 1] == '+') {
+		*f = 1 + x / 100.0;
+		return PCT_FASTER;
+	}
+	*amb = 1;
+	return 0;
+}
 
 /* A number at l[i]: its length, or 0. */
 size_t bp_num_at(const char *l, size_t n, size_t i, double *out)
@@ -485,9 +543,10 @@ static int ref_label(const char *lab)
 
 /* All values of one line. */
 static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
-			  const char *low)
+			  const char *low, int *amb)
 {
-	size_t i = 0, nv = 0, last = 0;
+	size_t i = 0, nv = 0, last = 0, q, w;
+	int factor = 0, by_time = 0, times = 0, refs = 0;
 	int speed_ctx = strstr(low, "speedup") || strstr(low, "speed-up") ||
 			strstr(low, "faster") || strstr(low, "slower") ||
 			strstr(low, "vs");
@@ -505,6 +564,32 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 		j = i + k;
 		if (j < n && l[j] == ' ')
 			j++;
+		if (j < n && l[j] == '%') {
+			double f;
+			int pk;
+
+			bp_lower(lab, l + last, i - last, sizeof(lab));
+			pk = pct_speedup(l, n, i, j, lab, x, &f, amb);
+			if (pk) {
+				char rest[40];
+
+				bp_lower(rest, l + j + 1, n - j - 1 < 30 ?
+					 n - j - 1 : 30, sizeof(rest));
+				rest[strcspn(rest, ",;|0123456789")] = 0;
+				v[nv].kind = V_SPEEDUP;
+				v[nv].v = f;
+				v[nv].at = i;
+				v[nv].ref = v[nv].min = v[nv].max = 0;
+				v[nv].slower = 0;
+				v[nv].pct = pk;
+				v[nv].base = bp_baseline_in(rest);
+				if (!*v[nv].base)
+					v[nv].base = bp_baseline_in(lab);
+				nv++;
+			}
+			last = i = j + 1;
+			continue;
+		}
 		u = unit_at(l, n, j, &ul);
 		if (!u && j > i + k)
 			u = NULL;
@@ -573,6 +658,7 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 				    !strstr(lab, "mean");
 			v[nv].max = u->kind == V_TIME && word_in(lab, max_w);
 			v[nv].slower = 0;
+			v[nv].pct = 0;
 			if (u->kind == V_SPEEDUP) {
 				char rest[40];
 
@@ -598,7 +684,26 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 		i += k;
 		last = i;
 	}
-	return nv;
+	/* One line, one claim: a percentage beside a factor ("2.00x (100%
+	 * faster)") restates it; a gain in speed beside a cut in time
+	 * ("150% faster (37.5% less time)") is dropped for the time-based
+	 * figure, which is what a timer measured; and the kernel's time
+	 * beside the baseline's ("0.400 ms | torch: 1.000 ms | +150%") gives
+	 * the speedup itself (their ratio), so no percentage is kept. */
+	for (q = 0; q < nv; q++) {
+		factor |= v[q].kind == V_SPEEDUP && !v[q].pct;
+		by_time |= v[q].pct == PCT_TIME;
+		times |= v[q].kind == V_TIME && !v[q].ref && !v[q].min &&
+			 !v[q].max;
+		refs |= v[q].kind == V_TIME && v[q].ref;
+	}
+	for (q = w = 0; q < nv; q++) {
+		if ((v[q].pct && (factor || (times && refs))) ||
+		    (v[q].pct == PCT_FASTER && by_time))
+			continue;
+		v[w++] = v[q];
+	}
+	return w;
 }
 
 /* correct markers on a line: 1, 0, or -1 */
@@ -861,6 +966,9 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 	struct heading hs[8];
 	size_t nh = 0, i = 0, k;
 	int block = 0, votes[2] = { 0, 0 }, in_autotune = 0;
+	/* a speedup printed as a percentage that reads two ways
+	 * (pct_speedup): no speedup is guessed from it */
+	int amb = 0;
 	/* timings read and left out as a baseline's or an autotuner's: an
 	 * output of nothing else says so (unparsed), it never vanishes */
 	const char *left_out = NULL;
@@ -1057,7 +1165,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 				votes[mk]++;
 			continue;
 		}
-		nv = line_values(l, n, v, 16, low);
+		nv = line_values(l, n, v, 16, low, &amb);
 		if (!nv) {
 			/* headings: "name:", "=== X ===", "## X", "CPU BENCHMARKS" */
 			size_t t = n;
@@ -1198,7 +1306,10 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 					else if (x->max) r->mx = x->v;
 					else r->t = x->v;
 					break;
-				case V_SPEEDUP: bp_add_speedup(r, x->v, NULL, x->base); break;
+				case V_SPEEDUP:
+					bp_add_speedup(r, x->v, NULL, x->base);
+					r->pct_sp += x->pct != 0;
+					break;
 				case V_TFLOPS: r->tf = x->v; break;
 				case V_GBPS: r->gb = x->v; break;
 				}
@@ -1241,6 +1352,12 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		if (r->correct < 0 && (votes[0] || votes[1]) &&
 		    !(votes[0] && votes[1]))
 			r->correct = votes[1] ? 1 : 0;
+		/* the kernel's and the baseline's times printed: their ratio
+		 * is the speedup, not a percentage restating it */
+		if (r->nsp && r->pct_sp == r->nsp && r->t > 0 && r->ref > 0) {
+			r->nsp = 0;
+			r->sp = NAN;
+		}
 		if (isnan(r->sp) && !isnan(r->t) && !isnan(r->ref) && r->t > 0)
 			r->sp = r->ref / r->t;
 		o = cJSON_CreateObject();
@@ -1339,6 +1456,18 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			cJSON_AddStringToObject(o, "pattern", "table");
 			if (*title)
 				cJSON_AddStringToObject(o, "scenario", title);
+			cJSON_AddItemToArray(arr, o);
+		} else if (amb && (o = cJSON_CreateObject())) {
+			/* "Speedup vs torch: 100.0%" alone: relative speed
+			 * (1.0x) or a gain (2.0x), and no time to tell */
+			cJSON_AddNullToObject(o, "time_ms");
+			cJSON_AddNullToObject(o, "correct");
+			cJSON_AddStringToObject(o, "status", "unparsed");
+			cJSON_AddStringToObject(o, "pattern", "speedup");
+			cJSON_AddStringToObject(o, "reason", "a speedup printed "
+				"as a percentage without a sign or \"faster\" "
+				"reads as relative speed or as a gain, and no "
+				"times were printed beside it");
 			cJSON_AddItemToArray(arr, o);
 		} else if (left_out && (o = cJSON_CreateObject())) {
 			/* every timing was a baseline's, a competitor's or an

@@ -36,6 +36,7 @@ struct res {
 		char base[32];
 	} spc[4];
 	int nsp;
+	int pct_sp;     /* how many of spc were read from a percentage */
 	int suspicious; /* a verifier's "suspicious": true */
 	double reward;  /* a verifier's "reward", NAN when none */
 	char graded[40]; /* the metric the JSON itself names as graded, or "" */
