@@ -709,6 +709,30 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 /* correct markers on a line: 1, 0, or -1 */
 static int marker_z(const char *l, const char *low);
 
+/* Whether a lower-case line announces a check still to run ("Checking
+ * correctness...", "Verifying correctness"): the word "correct" in it is
+ * no verdict. */
+static int announce(const char *low)
+{
+	static const char *const w[] = { "checking", "verifying", "validating",
+		"testing", "running", NULL };
+	size_t n = strlen(low);
+	int i;
+
+	while (n && isspace((unsigned char)low[n - 1]))
+		n--;
+	if ((n >= 3 && !memcmp(low + n - 3, "...", 3)) ||
+	    (n >= 3 && !memcmp(low + n - 3, "\xe2\x80\xa6", 3)))
+		return 1;
+	while (*low == ' ' || *low == '\t')
+		low++;
+	for (i = 0; w[i]; i++)
+		if (!strncmp(low, w[i], strlen(w[i])))
+			return !strstr(low, "pass") && !strstr(low, " ok") &&
+			       !strstr(low, "succe") && !strstr(low, "true");
+	return 0;
+}
+
 /* l[0..n) is one line, not NUL-terminated */
 static int marker(const char *l, size_t n, const char *low)
 {
@@ -753,10 +777,69 @@ static int marker_z(const char *l, const char *low)
 		return 1;
 	if ((p = strstr(l, "PASS")) && (p == l || !isalpha((unsigned char)p[-1])))
 		return 1;
+	if (announce(low))
+		return -1;
 	if ((p = strstr(low, "correct")) && (p == low || !isalpha((unsigned char)p[-1])) &&
 	    !strstr(low, "incorrect"))
 		return 1;
 	return -1;
+}
+
+/* Whether output-level failure verdict f (lower case) names result r: the
+ * first word of its scenario or its candidate, as a whole word
+ * ("FAILED: rmsnorm outputs differ" names the rmsnorm result). */
+static int fail_names(const char *f, const struct res *r)
+{
+	const char *nm[2] = { r->scen, r->cand };
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		char w[64];
+		size_t n = 0;
+		const char *p;
+
+		while (nm[k][n] && n < sizeof(w) - 1 &&
+		       (isalnum((unsigned char)nm[k][n]) || nm[k][n] == '_')) {
+			w[n] = (char)tolower((unsigned char)nm[k][n]);
+			n++;
+		}
+		w[n] = 0;
+		if (n < 3)
+			continue;
+		for (p = strstr(f, w); p; p = strstr(p + 1, w))
+			if ((p == f || !isalnum((unsigned char)p[-1])) &&
+			    !isalnum((unsigned char)p[n]) && p[n] != '_')
+				return 1;
+	}
+	return 0;
+}
+
+/* Output-level failure verdicts (fails[0..nf), lower case: lines saying
+ * the outputs do not match that no result's own line or block took) apply
+ * to the results they cover, wherever they were printed (a check run
+ * after the timing: "Checking correctness..." then "FAILED: outputs do
+ * not match"): a verdict naming results to those; one naming none to all
+ * of them, unless some result already has its own failure, which it then
+ * sums up.  A failure wins over a pass: a fast but wrong result must not
+ * count as a new best. */
+static void apply_fails(struct rs *s, char (*fails)[160], int nf)
+{
+	int own = 0, f;
+	size_t k;
+
+	for (k = 0; k < s->n; k++)
+		own |= s->r[k].correct == 0;
+	for (f = 0; f < nf; f++) {
+		int named = 0;
+
+		for (k = 0; k < s->n; k++)
+			named |= fail_names(fails[f], &s->r[k]);
+		if (!named && own)
+			continue;
+		for (k = 0; k < s->n; k++)
+			if (!named || fail_names(fails[f], &s->r[k]))
+				s->r[k].correct = 0;
+	}
 }
 
 /* ---- 2. tables ------------------------------------------------------------- */
@@ -969,6 +1052,9 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 	/* a speedup printed as a percentage that reads two ways
 	 * (pct_speedup): no speedup is guessed from it */
 	int amb = 0;
+	/* failure verdicts no result took (apply_fails) */
+	char fails[4][160];
+	int nfails = 0;
 	/* timings read and left out as a baseline's or an autotuner's: an
 	 * output of nothing else says so (unparsed), it never vanishes */
 	const char *left_out = NULL;
@@ -1203,10 +1289,14 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			if (mk >= 0) {
 				/* a verdict line: the last result of this block */
 				if (s.n && s.r[s.n - 1].block == block &&
-				    s.r[s.n - 1].correct < 0)
+				    s.r[s.n - 1].correct < 0) {
 					s.r[s.n - 1].correct = mk;
-				else
+				} else if (!mk && nfails < 4) {
+					snprintf(fails[nfails++],
+						 sizeof(fails[0]), "%.159s", low);
+				} else {
 					votes[mk]++;
+				}
 			}
 			if (t > ind && (l[t - 1] == ':' || sect) && t - ind < 90 &&
 			    mk < 0) {
@@ -1338,6 +1428,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		return KT_ENOMEM;
 	}
 	bp_mark_baselines(&s);
+	apply_fails(&s, fails, nfails);
 	for (k = 0; k < s.n; k++) {
 		struct res *r = &s.r[k];
 		cJSON *o;
