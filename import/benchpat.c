@@ -1055,6 +1055,11 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 	/* failure verdicts no result took (apply_fails) */
 	char fails[4][160];
 	int nfails = 0;
+	/* a baseline's time printed before the kernel's ("reference
+	 * (torch): 1.25 ms" then "custom kernel: 625 us"): the ref of the
+	 * next result of its block that has a time and none */
+	double pend_ref = NAN;
+	int pend_block = -1;
 	/* timings read and left out as a baseline's or an autotuner's: an
 	 * output of nothing else says so (unparsed), it never vanishes */
 	const char *left_out = NULL;
@@ -1410,7 +1415,19 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 				/* only a ref/min/max: not a result */
 				if (!isnan(r->ref) && !left_out)
 					left_out = r->pattern;
+				if (!isnan(r->ref)) {
+					pend_ref = r->ref;
+					pend_block = block;
+				}
 				s.n--;
+			}
+			for (q = first; q < s.n && !isnan(pend_ref); q++) {
+				if (s.r[q].block != pend_block) {
+					pend_ref = NAN;
+				} else if (!isnan(s.r[q].t) && isnan(s.r[q].ref)) {
+					s.r[q].ref = pend_ref;
+					pend_ref = NAN;
+				}
 			}
 			/* the results of a line that says its code failed, or
 			 * of a block an error message opened */
