@@ -164,6 +164,8 @@ void bp_res_init(struct res *r, const char *pattern, int block)
 	r->correct = -1;
 	r->scen[0] = 0;
 	r->cand[0] = 0;
+	r->cand_weak = 0;
+	r->wl[0] = 0;
 	r->pattern = pattern;
 	r->block = block;
 	r->nsp = 0;
@@ -1135,7 +1137,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			double sc[16];
 			const char *sbase[16];
 
-			int cand[16], shape_col = 0;
+			int cand[16], weak[16], shape_col = 0;
 
 			for (c = 0; nc >= 2 && c < nc; c++) {
 				char hl[96];
@@ -1152,6 +1154,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 
 				bp_lower(hl, l + st[c], en[c] - st[c], sizeof(hl));
 				cand[c] = kinds[c] ? 0 : cand_head(hl, shape_col);
+				weak[c] = cand[c] == 2;
 				if (cand[c] == 2)
 					cand[c] = col_varies(text, len, i, nc, c);
 			}
@@ -1196,6 +1199,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 						if (cand[c] && !r->cand[0]) {
 							snprintf(r->cand, sizeof(r->cand),
 								 "%.*s", (int)(cl < 127 ? cl : 127), cs);
+							r->cand_weak = weak[c];
 							continue;
 						}
 						if (!kinds[c]) {
@@ -1446,6 +1450,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 	}
 	bp_mark_baselines(&s);
 	apply_fails(&s, fails, nfails);
+	bp_split_operators(&s);
 	for (k = 0; k < s.n; k++) {
 		struct res *r = &s.r[k];
 		cJSON *o;
@@ -1512,6 +1517,8 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			cJSON_AddNullToObject(o, "correct");
 		else
 			cJSON_AddBoolToObject(o, "correct", r->correct);
+		if (r->wl[0])
+			cJSON_AddStringToObject(o, "workload", r->wl);
 		if (r->scen[0])
 			cJSON_AddStringToObject(o, "scenario", r->scen);
 		if (r->cand[0])
