@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # A Claude Code Edit that succeeded on a file whose content is unknown
 # (issue 15: no Read before it, `originalFile` null) is still an edit.
-# Fixture tests/data/import/claude/edit_unknown_content.jsonl (made up):
+# Fixture tests/data/import/claude_edit_unknown.jsonl (made up):
 # bench 2 ms; Edit kernel.cu BLOCK 64 -> 128 (never read); bench 1 ms;
 # Read kernel.cu; Edit one_pass( -> online_pass( (not in what was read:
 # the file changed in between); bench 0.5 ms.
@@ -10,7 +10,7 @@ bats_require_minimum_version 1.5.0
 
 setup() {
 	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
-	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/claude/edit_unknown_content.jsonl" >/dev/null
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/claude_edit_unknown.jsonl" >/dev/null
 	RUN=$("$KTRAJ" ls | awk 'NR == 2 { print $1 }')
 }
 
