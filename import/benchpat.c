@@ -166,6 +166,7 @@ void bp_res_init(struct res *r, const char *pattern, int block)
 	r->cand[0] = 0;
 	r->cand_weak = 0;
 	r->wl[0] = 0;
+	r->headed = 0;
 	r->pattern = pattern;
 	r->block = block;
 	r->nsp = 0;
@@ -1385,6 +1386,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 					for (hh = 0; hh < nh; hh++)
 						bp_scen_add(r->scen, sizeof(r->scen), hs[hh].text,
 							 strlen(hs[hh].text));
+					r->headed = nh > 0;
 					/* the line's own label, unless it only names
 					 * the measure ("Time per iteration:") */
 					{

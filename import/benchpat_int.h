@@ -30,6 +30,8 @@ struct res {
 			  * or the problem ("kernel", "name"), not from a
 			  * "variant" column: bp_split_operators may read it
 			  * as the operator */
+	int headed;      /* its scenario starts with headings above the
+			  * line, not the line's own label */
 	char wl[64];     /* the operator measured, when the rows of one
 			  * output name several (bp_split_operators): the
 			  * result's workload; "" when not split */

@@ -213,7 +213,9 @@ static int op_shape(const struct res *r, char *name, size_t ncap,
 		*shape = r->scen;
 		return strpbrk(r->scen, "0123456789") != NULL;
 	}
-	if (!isalpha((unsigned char)*s))
+	/* under headings ("=== Add ===", "Tiled:"), the leading word is
+	 * a heading's: what the headings name is not told apart here */
+	if (r->headed || !isalpha((unsigned char)*s))
 		return 0;
 	for (e = s; isalnum((unsigned char)*e) || (*e && strchr("_-.", *e)); e++)
 		;
@@ -225,6 +227,17 @@ static int op_shape(const struct res *r, char *name, size_t ncap,
 		e++;
 	if (!*e || !strpbrk(e, "0123456789"))
 		return 0;
+	/* the shape right after the name: "[4096, 4096]", "4096x4096",
+	 * "(8, 1024)", "shape=...", never more words ("Vector Addition
+	 * Benchmark / size1=1000": a heading, not an operator and a shape) */
+	if (!isdigit((unsigned char)*e) && *e != '[' && *e != '(') {
+		const char *q = e;
+
+		while (isalnum((unsigned char)*q) || *q == '_')
+			q++;
+		if (q == e || *q != '=')
+			return 0;
+	}
 	memcpy(name, s, n);
 	name[n] = 0;
 	*shape = e;
