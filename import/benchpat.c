@@ -846,6 +846,30 @@ static void apply_fails(struct rs *s, char (*fails)[160], int nf)
 }
 
 /* ---- 2. tables ------------------------------------------------------------- */
+/* Whether table cell c (n bytes) holds a measured time ("rmsnorm: 0.800
+ * ms", "(torch 0.800 ms)"): a number, then a time unit.  A row of such
+ * cells is a result printed with two spaces between its parts, not a
+ * header naming a time column ("time (ms)", "p50 ms"). */
+static int time_cell(const char *c, size_t n)
+{
+	size_t i, k, ul;
+	double x;
+
+	for (i = 0; i < n; i++) {
+		const struct unit *u;
+
+		if (!isdigit((unsigned char)c[i]) || !(k = bp_num_at(c, n, i, &x)))
+			continue;
+		i += k;
+		if (i < n && c[i] == ' ')
+			i++;
+		u = unit_at(c, n, i, &ul);
+		if (u && u->kind == V_TIME && !u->labelled)
+			return 1;
+	}
+	return 0;
+}
+
 /* A correctness cell: 1 yes, 0 no, -1 neither (n/a, -, skipped). */
 static int cell_verdict(const char *c, size_t n)
 {
@@ -1138,7 +1162,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			double sc[16];
 			const char *sbase[16];
 
-			int cand[16], weak[16], shape_col = 0;
+			int cand[16], weak[16], shape_col = 0, values = 0;
 
 			for (c = 0; nc >= 2 && c < nc; c++) {
 				char hl[96];
@@ -1148,6 +1172,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 				bp_lower(hl, l + st[c], en[c] - st[c], sizeof(hl));
 				sbase[c] = bp_baseline_in(hl);
 				any |= kinds[c] == V_TIME;
+				values |= time_cell(l + st[c], en[c] - st[c]);
 				shape_col |= !kinds[c] && bp_shape_name(hl);
 			}
 			for (c = 0; nc >= 2 && c < nc; c++) {
@@ -1159,7 +1184,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 				if (cand[c] == 2)
 					cand[c] = col_varies(text, len, i, nc, c);
 			}
-			if (nc >= 2 && any && !strstr(low, "compil") &&
+			if (nc >= 2 && any && !values && !strstr(low, "compil") &&
 			    !strstr(low, "build")) {
 				size_t rows = 0;
 
