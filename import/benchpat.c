@@ -164,9 +164,13 @@ void bp_res_init(struct res *r, const char *pattern, int block)
 	r->correct = -1;
 	r->scen[0] = 0;
 	r->cand[0] = 0;
+	r->cand_weak = 0;
+	r->wl[0] = 0;
+	r->headed = 0;
 	r->pattern = pattern;
 	r->block = block;
 	r->nsp = 0;
+	r->pct_sp = 0;
 	r->suspicious = 0;
 	r->reward = NAN;
 	r->graded[0] = 0;
@@ -312,8 +316,65 @@ struct val {
 	double v;       /* converted */
 	size_t at;      /* offset of the number in the line */
 	int ref, min, max, slower;
+	int pct;        /* a speedup read from a percentage (pct_speedup):
+			 * PCT_FASTER or PCT_TIME; 0 for a factor */
 	const char *base;       /* a speedup's baseline (bp_baseline_in) */
 };
+
+/* How a percentage gave a speedup: "150% faster" / "+150%" (a gain in
+ * speed), or "37.5% less time" (a cut in time). */
+enum { PCT_FASTER = 1, PCT_TIME = 2 };
+
+/* A speedup printed as a percentage at l[i..i+k) (the number), its '%'
+ * at l[pc]; lab: the lower-case label before it.  "150% faster", "+150%"
+ * after a speedup label, "33% slower" and "37.5% less time" have one
+ * reading each: the factor goes to *f and the reading (PCT_*) is
+ * returned.  A speedup label over an unsigned percentage ("Speedup vs
+ * torch: 100.0%") reads as relative speed (1.0x) as much as a percent
+ * gain (2.0x): 0 and *amb set, so no speedup is guessed.  0 for any other
+ * percentage (a utilization, an autotuner's ratio). */
+static int pct_speedup(const char *l, size_t n, size_t i, size_t pc,
+		       const char *lab, double x, double *f, int *amb)
+{
+	static const char *const less_time[] = { "less time",
+		"lower time", "less latency", "lower latency", "shorter",
+		"time reduction", "reduction in time", "faster time", NULL };
+	char rest[40];
+	const char *r;
+	int k;
+
+	bp_lower(rest, l + pc + 1, n - pc - 1 < 30 ? n - pc - 1 : 30,
+		 sizeof(rest));
+	for (r = rest; *r == ' '; r++)
+		;
+	for (k = 0; less_time[k]; k++)
+		if (!strncmp(r, less_time[k], strlen(less_time[k])))
+			break;
+	if (less_time[k]) {
+		if (!(x < 100))
+			return 0;       /* no time left: no ratio */
+		*f = 100.0 / (100.0 - x);
+		return PCT_TIME;
+	}
+	if (!strncmp(r, "faster", 6) || !strncmp(r, "speedup", 7) ||
+	    !strncmp(r, "speed-up", 8)) {
+		*f = 1 + x / 100.0;
+		return PCT_FASTER;
+	}
+	if (!strncmp(r, "slower", 6)) {
+		*f = 1 / (1 + x / 100.0);
+		return PCT_FASTER;
+	}
+	if (!strstr(lab, "speedup") && !strstr(lab, "speed-up") &&
+	    !strstr(lab, "speed up"))
+		return 0;
+	if (i > 0 && l[i - 1] == '+') {
+		*f = 1 + x / 100.0;
+		return PCT_FASTER;
+	}
+	*amb = 1;
+	return 0;
+}
 
 /* A number at l[i]: its length, or 0. */
 size_t bp_num_at(const char *l, size_t n, size_t i, double *out)
@@ -485,9 +546,10 @@ static int ref_label(const char *lab)
 
 /* All values of one line. */
 static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
-			  const char *low)
+			  const char *low, int *amb)
 {
-	size_t i = 0, nv = 0, last = 0;
+	size_t i = 0, nv = 0, last = 0, q, w;
+	int factor = 0, by_time = 0, times = 0, refs = 0;
 	int speed_ctx = strstr(low, "speedup") || strstr(low, "speed-up") ||
 			strstr(low, "faster") || strstr(low, "slower") ||
 			strstr(low, "vs");
@@ -505,6 +567,32 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 		j = i + k;
 		if (j < n && l[j] == ' ')
 			j++;
+		if (j < n && l[j] == '%') {
+			double f;
+			int pk;
+
+			bp_lower(lab, l + last, i - last, sizeof(lab));
+			pk = pct_speedup(l, n, i, j, lab, x, &f, amb);
+			if (pk) {
+				char rest[40];
+
+				bp_lower(rest, l + j + 1, n - j - 1 < 30 ?
+					 n - j - 1 : 30, sizeof(rest));
+				rest[strcspn(rest, ",;|0123456789")] = 0;
+				v[nv].kind = V_SPEEDUP;
+				v[nv].v = f;
+				v[nv].at = i;
+				v[nv].ref = v[nv].min = v[nv].max = 0;
+				v[nv].slower = 0;
+				v[nv].pct = pk;
+				v[nv].base = bp_baseline_in(rest);
+				if (!*v[nv].base)
+					v[nv].base = bp_baseline_in(lab);
+				nv++;
+			}
+			last = i = j + 1;
+			continue;
+		}
 		u = unit_at(l, n, j, &ul);
 		if (!u && j > i + k)
 			u = NULL;
@@ -573,6 +661,7 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 				    !strstr(lab, "mean");
 			v[nv].max = u->kind == V_TIME && word_in(lab, max_w);
 			v[nv].slower = 0;
+			v[nv].pct = 0;
 			if (u->kind == V_SPEEDUP) {
 				char rest[40];
 
@@ -598,11 +687,54 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 		i += k;
 		last = i;
 	}
-	return nv;
+	/* One line, one claim: a percentage beside a factor ("2.00x (100%
+	 * faster)") restates it; a gain in speed beside a cut in time
+	 * ("150% faster (37.5% less time)") is dropped for the time-based
+	 * figure, which is what a timer measured; and the kernel's time
+	 * beside the baseline's ("0.400 ms | torch: 1.000 ms | +150%") gives
+	 * the speedup itself (their ratio), so no percentage is kept. */
+	for (q = 0; q < nv; q++) {
+		factor |= v[q].kind == V_SPEEDUP && !v[q].pct;
+		by_time |= v[q].pct == PCT_TIME;
+		times |= v[q].kind == V_TIME && !v[q].ref && !v[q].min &&
+			 !v[q].max;
+		refs |= v[q].kind == V_TIME && v[q].ref;
+	}
+	for (q = w = 0; q < nv; q++) {
+		if ((v[q].pct && (factor || (times && refs))) ||
+		    (v[q].pct == PCT_FASTER && by_time))
+			continue;
+		v[w++] = v[q];
+	}
+	return w;
 }
 
 /* correct markers on a line: 1, 0, or -1 */
 static int marker_z(const char *l, const char *low);
+
+/* Whether a lower-case line announces a check still to run ("Checking
+ * correctness...", "Verifying correctness"): the word "correct" in it is
+ * no verdict. */
+static int announce(const char *low)
+{
+	static const char *const w[] = { "checking", "verifying", "validating",
+		"testing", "running", NULL };
+	size_t n = strlen(low);
+	int i;
+
+	while (n && isspace((unsigned char)low[n - 1]))
+		n--;
+	if ((n >= 3 && !memcmp(low + n - 3, "...", 3)) ||
+	    (n >= 3 && !memcmp(low + n - 3, "\xe2\x80\xa6", 3)))
+		return 1;
+	while (*low == ' ' || *low == '\t')
+		low++;
+	for (i = 0; w[i]; i++)
+		if (!strncmp(low, w[i], strlen(w[i])))
+			return !strstr(low, "pass") && !strstr(low, " ok") &&
+			       !strstr(low, "succe") && !strstr(low, "true");
+	return 0;
+}
 
 /* l[0..n) is one line, not NUL-terminated */
 static int marker(const char *l, size_t n, const char *low)
@@ -648,13 +780,96 @@ static int marker_z(const char *l, const char *low)
 		return 1;
 	if ((p = strstr(l, "PASS")) && (p == l || !isalpha((unsigned char)p[-1])))
 		return 1;
+	if (announce(low))
+		return -1;
 	if ((p = strstr(low, "correct")) && (p == low || !isalpha((unsigned char)p[-1])) &&
 	    !strstr(low, "incorrect"))
 		return 1;
 	return -1;
 }
 
+/* Whether output-level failure verdict f (lower case) names result r: the
+ * first word of its scenario or its candidate, as a whole word
+ * ("FAILED: rmsnorm outputs differ" names the rmsnorm result). */
+static int fail_names(const char *f, const struct res *r)
+{
+	const char *nm[2] = { r->scen, r->cand };
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		char w[64];
+		size_t n = 0;
+		const char *p;
+
+		while (nm[k][n] && n < sizeof(w) - 1 &&
+		       (isalnum((unsigned char)nm[k][n]) || nm[k][n] == '_')) {
+			w[n] = (char)tolower((unsigned char)nm[k][n]);
+			n++;
+		}
+		w[n] = 0;
+		if (n < 3)
+			continue;
+		for (p = strstr(f, w); p; p = strstr(p + 1, w))
+			if ((p == f || !isalnum((unsigned char)p[-1])) &&
+			    !isalnum((unsigned char)p[n]) && p[n] != '_')
+				return 1;
+	}
+	return 0;
+}
+
+/* Output-level failure verdicts (fails[0..nf), lower case: lines saying
+ * the outputs do not match that no result's own line or block took) apply
+ * to the results they cover, wherever they were printed (a check run
+ * after the timing: "Checking correctness..." then "FAILED: outputs do
+ * not match"): a verdict naming results to those; one naming none to all
+ * of them, unless some result already has its own failure, which it then
+ * sums up.  A failure wins over a pass: a fast but wrong result must not
+ * count as a new best. */
+static void apply_fails(struct rs *s, char (*fails)[160], int nf)
+{
+	int own = 0, f;
+	size_t k;
+
+	for (k = 0; k < s->n; k++)
+		own |= s->r[k].correct == 0;
+	for (f = 0; f < nf; f++) {
+		int named = 0;
+
+		for (k = 0; k < s->n; k++)
+			named |= fail_names(fails[f], &s->r[k]);
+		if (!named && own)
+			continue;
+		for (k = 0; k < s->n; k++)
+			if (!named || fail_names(fails[f], &s->r[k]))
+				s->r[k].correct = 0;
+	}
+}
+
 /* ---- 2. tables ------------------------------------------------------------- */
+/* Whether table cell c (n bytes) holds a measured time ("rmsnorm: 0.800
+ * ms", "(torch 0.800 ms)"): a number, then a time unit.  A row of such
+ * cells is a result printed with two spaces between its parts, not a
+ * header naming a time column ("time (ms)", "p50 ms"). */
+static int time_cell(const char *c, size_t n)
+{
+	size_t i, k, ul;
+	double x;
+
+	for (i = 0; i < n; i++) {
+		const struct unit *u;
+
+		if (!isdigit((unsigned char)c[i]) || !(k = bp_num_at(c, n, i, &x)))
+			continue;
+		i += k;
+		if (i < n && c[i] == ' ')
+			i++;
+		u = unit_at(c, n, i, &ul);
+		if (u && u->kind == V_TIME && !u->labelled)
+			return 1;
+	}
+	return 0;
+}
+
 /* A correctness cell: 1 yes, 0 no, -1 neither (n/a, -, skipped). */
 static int cell_verdict(const char *c, size_t n)
 {
@@ -861,6 +1076,17 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 	struct heading hs[8];
 	size_t nh = 0, i = 0, k;
 	int block = 0, votes[2] = { 0, 0 }, in_autotune = 0;
+	/* a speedup printed as a percentage that reads two ways
+	 * (pct_speedup): no speedup is guessed from it */
+	int amb = 0;
+	/* failure verdicts no result took (apply_fails) */
+	char fails[4][160];
+	int nfails = 0;
+	/* a baseline's time printed before the kernel's ("reference
+	 * (torch): 1.25 ms" then "custom kernel: 625 us"): the ref of the
+	 * next result of its block that has a time and none */
+	double pend_ref = NAN;
+	int pend_block = -1;
 	/* timings read and left out as a baseline's or an autotuner's: an
 	 * output of nothing else says so (unparsed), it never vanishes */
 	const char *left_out = NULL;
@@ -937,7 +1163,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			double sc[16];
 			const char *sbase[16];
 
-			int cand[16], shape_col = 0;
+			int cand[16], weak[16], shape_col = 0, values = 0;
 
 			for (c = 0; nc >= 2 && c < nc; c++) {
 				char hl[96];
@@ -947,6 +1173,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 				bp_lower(hl, l + st[c], en[c] - st[c], sizeof(hl));
 				sbase[c] = bp_baseline_in(hl);
 				any |= kinds[c] == V_TIME;
+				values |= time_cell(l + st[c], en[c] - st[c]);
 				shape_col |= !kinds[c] && bp_shape_name(hl);
 			}
 			for (c = 0; nc >= 2 && c < nc; c++) {
@@ -954,10 +1181,11 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 
 				bp_lower(hl, l + st[c], en[c] - st[c], sizeof(hl));
 				cand[c] = kinds[c] ? 0 : cand_head(hl, shape_col);
+				weak[c] = cand[c] == 2;
 				if (cand[c] == 2)
 					cand[c] = col_varies(text, len, i, nc, c);
 			}
-			if (nc >= 2 && any && !strstr(low, "compil") &&
+			if (nc >= 2 && any && !values && !strstr(low, "compil") &&
 			    !strstr(low, "build")) {
 				size_t rows = 0;
 
@@ -998,6 +1226,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 						if (cand[c] && !r->cand[0]) {
 							snprintf(r->cand, sizeof(r->cand),
 								 "%.*s", (int)(cl < 127 ? cl : 127), cs);
+							r->cand_weak = weak[c];
 							continue;
 						}
 						if (!kinds[c]) {
@@ -1058,7 +1287,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 				votes[mk]++;
 			continue;
 		}
-		nv = line_values(l, n, v, 16, low);
+		nv = line_values(l, n, v, 16, low, &amb);
 		if (!nv) {
 			/* headings: "name:", "=== X ===", "## X", "CPU BENCHMARKS" */
 			size_t t = n;
@@ -1096,10 +1325,14 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			if (mk >= 0) {
 				/* a verdict line: the last result of this block */
 				if (s.n && s.r[s.n - 1].block == block &&
-				    s.r[s.n - 1].correct < 0)
+				    s.r[s.n - 1].correct < 0) {
 					s.r[s.n - 1].correct = mk;
-				else
+				} else if (!mk && nfails < 4) {
+					snprintf(fails[nfails++],
+						 sizeof(fails[0]), "%.159s", low);
+				} else {
 					votes[mk]++;
+				}
 			}
 			if (t > ind && (l[t - 1] == ':' || sect) && t - ind < 90 &&
 			    mk < 0) {
@@ -1179,6 +1412,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 					for (hh = 0; hh < nh; hh++)
 						bp_scen_add(r->scen, sizeof(r->scen), hs[hh].text,
 							 strlen(hs[hh].text));
+					r->headed = nh > 0;
 					/* the line's own label, unless it only names
 					 * the measure ("Time per iteration:") */
 					{
@@ -1199,7 +1433,10 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 					else if (x->max) r->mx = x->v;
 					else r->t = x->v;
 					break;
-				case V_SPEEDUP: bp_add_speedup(r, x->v, NULL, x->base); break;
+				case V_SPEEDUP:
+					bp_add_speedup(r, x->v, NULL, x->base);
+					r->pct_sp += x->pct != 0;
+					break;
 				case V_TFLOPS: r->tf = x->v; break;
 				case V_GBPS: r->gb = x->v; break;
 				}
@@ -1210,7 +1447,19 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 				/* only a ref/min/max: not a result */
 				if (!isnan(r->ref) && !left_out)
 					left_out = r->pattern;
+				if (!isnan(r->ref)) {
+					pend_ref = r->ref;
+					pend_block = block;
+				}
 				s.n--;
+			}
+			for (q = first; q < s.n && !isnan(pend_ref); q++) {
+				if (s.r[q].block != pend_block) {
+					pend_ref = NAN;
+				} else if (!isnan(s.r[q].t) && isnan(s.r[q].ref)) {
+					s.r[q].ref = pend_ref;
+					pend_ref = NAN;
+				}
 			}
 			/* the results of a line that says its code failed, or
 			 * of a block an error message opened */
@@ -1228,6 +1477,8 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		return KT_ENOMEM;
 	}
 	bp_mark_baselines(&s);
+	apply_fails(&s, fails, nfails);
+	bp_split_operators(&s);
 	for (k = 0; k < s.n; k++) {
 		struct res *r = &s.r[k];
 		cJSON *o;
@@ -1242,6 +1493,12 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		if (r->correct < 0 && (votes[0] || votes[1]) &&
 		    !(votes[0] && votes[1]))
 			r->correct = votes[1] ? 1 : 0;
+		/* the kernel's and the baseline's times printed: their ratio
+		 * is the speedup, not a percentage restating it */
+		if (r->nsp && r->pct_sp == r->nsp && r->t > 0 && r->ref > 0) {
+			r->nsp = 0;
+			r->sp = NAN;
+		}
 		if (isnan(r->sp) && !isnan(r->t) && !isnan(r->ref) && r->t > 0)
 			r->sp = r->ref / r->t;
 		o = cJSON_CreateObject();
@@ -1288,6 +1545,8 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			cJSON_AddNullToObject(o, "correct");
 		else
 			cJSON_AddBoolToObject(o, "correct", r->correct);
+		if (r->wl[0])
+			cJSON_AddStringToObject(o, "workload", r->wl);
 		if (r->scen[0])
 			cJSON_AddStringToObject(o, "scenario", r->scen);
 		if (r->cand[0])
@@ -1340,6 +1599,18 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 			cJSON_AddStringToObject(o, "pattern", "table");
 			if (*title)
 				cJSON_AddStringToObject(o, "scenario", title);
+			cJSON_AddItemToArray(arr, o);
+		} else if (amb && (o = cJSON_CreateObject())) {
+			/* "Speedup vs torch: 100.0%" alone: relative speed
+			 * (1.0x) or a gain (2.0x), and no time to tell */
+			cJSON_AddNullToObject(o, "time_ms");
+			cJSON_AddNullToObject(o, "correct");
+			cJSON_AddStringToObject(o, "status", "unparsed");
+			cJSON_AddStringToObject(o, "pattern", "speedup");
+			cJSON_AddStringToObject(o, "reason", "a speedup printed "
+				"as a percentage without a sign or \"faster\" "
+				"reads as relative speed or as a gain, and no "
+				"times were printed beside it");
 			cJSON_AddItemToArray(arr, o);
 		} else if (left_out && (o = cJSON_CreateObject())) {
 			/* every timing was a baseline's, a competitor's or an

@@ -26,6 +26,15 @@ struct res {
 	char cand[128];  /* the code measured, from a table column naming
 			  * it ("variant", "kernel"): FORMAT.md section 2
 			  * `candidate`, "" when none */
+	int cand_weak;   /* cand came from a column that names the variant
+			  * or the problem ("kernel", "name"), not from a
+			  * "variant" column: bp_split_operators may read it
+			  * as the operator */
+	int headed;      /* its scenario starts with headings above the
+			  * line, not the line's own label */
+	char wl[64];     /* the operator measured, when the rows of one
+			  * output name several (bp_split_operators): the
+			  * result's workload; "" when not split */
 	const char *pattern;
 	int block;
 	/* every speedup printed for this result, in order: one is chosen at
@@ -36,6 +45,7 @@ struct res {
 		char base[32];
 	} spc[4];
 	int nsp;
+	int pct_sp;     /* how many of spc were read from a percentage */
 	int suspicious; /* a verifier's "suspicious": true */
 	double reward;  /* a verifier's "reward", NAN when none */
 	char graded[40]; /* the metric the JSON itself names as graded, or "" */
@@ -150,5 +160,14 @@ int bp_same_keys(const char *a, const char *b);
 /* Line l (n bytes) is sizes only: 1 and them in out (cap bytes,
  * "size1=1000 size2=1500"), else 0 and out "". */
 int bp_size_line(const char *l, size_t n, char *out, size_t cap);
+/* Results of several operators in one output (issue 15: different
+ * operators are never compared): when the table and line results of s
+ * name at least two operators (the leading word of the label, or a
+ * "kernel" column's cell) each over its own shapes (no shape measured
+ * under two names), every such result gets its operator as workload (wl)
+ * and keeps only the shape as scenario; results of one name over several
+ * shapes then stay a sweep of that workload.  JSON results and a
+ * "variant" column's candidates are left as they are. */
+void bp_split_operators(struct rs *s);
 
 #endif

@@ -192,3 +192,94 @@ none:
 	out[0] = 0;
 	return 0;
 }
+
+/* ---- operators: several in one output ------------------------------------ */
+/* The operator and shape of result r: from a "kernel" column's cell (the
+ * scenario is then the shape), else the label's leading word ("softmax"
+ * of "softmax   [4096, 4096]") and the rest; 1 when there is a name and
+ * a shape holding a digit, else 0. */
+static int op_shape(const struct res *r, char *name, size_t ncap,
+		    const char **shape)
+{
+	const char *s = r->scen, *e;
+	size_t n;
+
+	if (r->cand[0]) {
+		if (!r->cand_weak)
+			return 0;       /* a variant column: candidates */
+		if (strlen(r->cand) >= ncap)
+			return 0;
+		memcpy(name, r->cand, strlen(r->cand) + 1);
+		*shape = r->scen;
+		return strpbrk(r->scen, "0123456789") != NULL;
+	}
+	/* under headings ("=== Add ===", "Tiled:"), the leading word is
+	 * a heading's: what the headings name is not told apart here */
+	if (r->headed || !isalpha((unsigned char)*s))
+		return 0;
+	for (e = s; isalnum((unsigned char)*e) || (*e && strchr("_-.", *e)); e++)
+		;
+	n = (size_t)(e - s);
+	/* "size=128", "n=64": a size, not a name */
+	if (*e == '=' || n >= ncap)
+		return 0;
+	while (*e && strchr(" \t:/|,-", *e))
+		e++;
+	if (!*e || !strpbrk(e, "0123456789"))
+		return 0;
+	/* the shape right after the name: "[4096, 4096]", "4096x4096",
+	 * "(8, 1024)", "shape=...", never more words ("Vector Addition
+	 * Benchmark / size1=1000": a heading, not an operator and a shape) */
+	if (!isdigit((unsigned char)*e) && *e != '[' && *e != '(') {
+		const char *q = e;
+
+		while (isalnum((unsigned char)*q) || *q == '_')
+			q++;
+		if (q == e || *q != '=')
+			return 0;
+	}
+	memcpy(name, s, n);
+	name[n] = 0;
+	*shape = e;
+	return 1;
+}
+
+void bp_split_operators(struct rs *s)
+{
+	char na[64], nb[64];
+	const char *sa, *sb;
+	size_t i, k;
+	int names = 0;
+
+	for (i = 0; i < s->n; i++) {
+		if (!strcmp(s->r[i].pattern, "json") ||
+		    !op_shape(&s->r[i], na, sizeof(na), &sa))
+			continue;
+		for (k = i + 1; k < s->n; k++) {
+			if (!strcmp(s->r[k].pattern, "json") ||
+			    !op_shape(&s->r[k], nb, sizeof(nb), &sb) ||
+			    !strcmp(na, nb))
+				continue;
+			/* one shape under two names: variants of one
+			 * operator (naive, tiled), not two operators */
+			if (!strcmp(sa, sb))
+				return;
+			names = 1;
+		}
+	}
+	if (!names)
+		return;
+	for (i = 0; i < s->n; i++) {
+		struct res *r = &s->r[i];
+		char sh[256];
+
+		if (!strcmp(r->pattern, "json") ||
+		    !op_shape(r, na, sizeof(na), &sa))
+			continue;
+		snprintf(sh, sizeof(sh), "%s", sa);
+		snprintf(r->wl, sizeof(r->wl), "%s", na);
+		snprintf(r->scen, sizeof(r->scen), "%s", sh);
+		if (r->cand_weak)
+			r->cand[0] = 0;
+	}
+}

@@ -134,10 +134,18 @@ static int apply_edit(struct cc *cc, const struct call *cl, const cJSON *tur)
 			o = jstr(tur, "oldString");
 		if (!n && cJSON_IsObject(tur))
 			n = jstr(tur, "newString");
-		if (!o || !n || (!cur && *o) ||
-		    str_apply(&buf, &len, o, n,
-			      cJSON_IsTrue(jget(cl->input, "replace_all"))))
-			goto out; /* content unknown: nothing reliable */
+		int all = cJSON_IsTrue(jget(cl->input, "replace_all"));
+
+		if (!o || !n)
+			goto out;
+		/* the edit succeeded on content we do not know (no Read
+		 * before it, originalFile null) or not as we believed it:
+		 * still an edit, of unknown result, its hunk kept */
+		if ((!cur && *o) || str_apply(&buf, &len, o, n, all)) {
+			rc = kt_ws_edit_unknown(cc->imp, path, o, n, all,
+						cl->seq, tn);
+			goto out;
+		}
 	} else if (!strcmp(tn, "MultiEdit")) {
 		const cJSON *edits = jget(cl->input, "edits"), *e;
 

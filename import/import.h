@@ -305,6 +305,18 @@ int kt_ws_delete(kt_imp *imp, const char *path, uint64_t call,
  * Returns 0 or KT_ENOMEM. */
 int kt_ws_invalidate(kt_imp *imp, const char *path, uint64_t call,
 		     const char *tool);
+/* A tool call (seq `call`) that succeeded replaced old_s by new_s in path
+ * (once, or every occurrence when all), but the content it changed is not
+ * known (no Read or original content before it, or old_s does not occur in
+ * what was believed): an `edit` with op "unknown" is emitted all the same,
+ * before = the content believed until now (null when none), after null,
+ * and the hunk in extra {old_string, new_string, replace_all?} (FORMAT.md
+ * section 2 "edit"); the path's content is unknown from here on, so the
+ * code state (kt_ws_code_hash) changes.  Returns 0, KT_EINVAL for a NULL
+ * string, KT_ENOMEM. */
+int kt_ws_edit_unknown(kt_imp *imp, const char *path, const char *old_s,
+		       const char *new_s, int all, uint64_t call,
+		       const char *tool);
 /* The tool call changed files it does not name (a script, a patch, git
  * checkout, a loop; import/README.md "Files a command does not name"):
  * kt_ws_invalidate for every file whose content or absence the workspace

@@ -375,15 +375,19 @@ static int code_add(struct kt_ws *ws, struct kt_ws_ent *e)
 	return 0;
 }
 
-static int emit_edit(kt_imp *imp, const char *path, const char *op,
-		     const char *before, const char *after, uint64_t call,
-		     const char *tool)
+/* emit_edit with the payload's `extra` (owned: freed on every path; NULL
+ * for none). */
+static int emit_edit_x(kt_imp *imp, const char *path, const char *op,
+		       const char *before, const char *after, uint64_t call,
+		       const char *tool, cJSON *extra)
 {
 	cJSON *p = cJSON_CreateObject();
 	kt_ev ev;
 
-	if (!p)
+	if (!p) {
+		cJSON_Delete(extra);
 		return KT_ENOMEM;
+	}
 	cJSON_AddStringToObject(p, "path", path);
 	cJSON_AddStringToObject(p, "op", op);
 	if (before)
@@ -397,6 +401,8 @@ static int emit_edit(kt_imp *imp, const char *path, const char *op,
 	cJSON_AddStringToObject(p, "tool", tool ? tool : "?");
 	if (call)
 		cJSON_AddNumberToObject(p, "call", (double)call);
+	if (extra)
+		cJSON_AddItemToObject(p, "extra", extra);
 	{
 		struct kt_ws_ent *e = ws_find(&imp->ws, path, 0);
 
@@ -421,6 +427,13 @@ static int emit_edit(kt_imp *imp, const char *path, const char *op,
 	ev.off = imp->ev_off;
 	ev.rec_len = imp->ev_len;
 	return kt_imp_emit(imp, &ev, NULL);
+}
+
+static int emit_edit(kt_imp *imp, const char *path, const char *op,
+		     const char *before, const char *after, uint64_t call,
+		     const char *tool)
+{
+	return emit_edit_x(imp, path, op, before, after, call, tool, NULL);
 }
 
 int kt_ws_write(kt_imp *imp, const char *path, const char *content,
@@ -525,6 +538,48 @@ static int ws_forget(kt_imp *imp, const char *path, uint64_t call,
 	}
 	rc = emit_edit(imp, np, del ? "delete" : "unknown", known ? bh : NULL,
 		       NULL, call, tool);
+out:
+	free(np);
+	return rc;
+}
+
+int kt_ws_edit_unknown(kt_imp *imp, const char *path, const char *old_s,
+		       const char *new_s, int all, uint64_t call,
+		       const char *tool)
+{
+	char *np, bh[KT_HASH_HEX + 1];
+	struct kt_ws_ent *e;
+	cJSON *x;
+	int rc, known;
+
+	if (!old_s || !new_s)
+		return KT_EINVAL;
+	if ((rc = ws_at_new(imp, path, "", &np, &e)))
+		return rc;
+	known = ws_has(e) && !e->deleted && !e->unknown;
+	/* an evicted content is stored and hashed: put_blob needs no data */
+	if (known && (rc = put_blob(imp, e, bh)))
+		goto out;
+	if (e->data)
+		imp->ws.held -= e->len;
+	free(e->data);
+	e->data = NULL;
+	e->evicted = 0;
+	e->len = 0;
+	e->deleted = 0;
+	e->stored = 0;
+	e->unknown = 1;
+	/* the hunk is all the source shows of the change */
+	if (!(x = cJSON_CreateObject()) ||
+	    !cJSON_AddStringToObject(x, "old_string", old_s) ||
+	    !cJSON_AddStringToObject(x, "new_string", new_s) ||
+	    (all && !cJSON_AddTrueToObject(x, "replace_all"))) {
+		cJSON_Delete(x);
+		rc = KT_ENOMEM;
+		goto out;
+	}
+	rc = emit_edit_x(imp, np, "unknown", known ? bh : NULL, NULL, call,
+			 tool, x);
 out:
 	free(np);
 	return rc;

@@ -40,6 +40,6 @@ setup() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"measurements: 2 sweeps from 8 bench results: 4 correct, 0 not checked; 4 excluded: 4 incorrect"* ]]
 	[[ "$output" == *"1 new best, "*"; 1 jump"* ]]
-	[[ "$output" == *"JUMP 1  step 2 (seq 23) over the best so far, step 1 (seq 5)  speedup 1.000 -> 2.000"* ]]
+	[[ "$output" == *"JUMP 1  step 2 (seq 26) over the best so far, step 1 (seq 5)  speedup 1.000 -> 2.000"* ]]
 	[[ "$output" != *"JUMP 2"* ]]
 }

@@ -380,7 +380,9 @@ static const struct want corpus[] = {
 	  0, 1, 0, 228 },
 	{ "vsla_image_summary_6dc88126.jsonl", 15, 4, 20, 20, 0, 0, 0, 0, 0 },
 	{ "cclog_edge_cases.jsonl", 8, 3, 3, 1, 0, 0, 0, 0, 0 },
-	{ "agenthistory_claude_compaction.jsonl", 11, 3, 3, 3, 0, 0, 0, 0, 0 },
+	/* its 2 Edits have no Read or originalFile before them: edits of
+	 * op unknown, their hunks kept (issue 15) */
+	{ "agenthistory_claude_compaction.jsonl", 11, 3, 3, 3, 2, 0, 0, 0, 0 },
 	{ "agenthistory_claude_fork.jsonl", 11, 4, 3, 3, 3, 0, 0, 0, 0 },
 };
 

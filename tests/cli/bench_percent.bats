@@ -1,0 +1,54 @@
+#!/usr/bin/env bats
+# A speedup printed as a percentage (issue 15, free-text bench parsing).
+# Fixture tests/data/import/bench_percent.jsonl (made up, Claude Code
+# shape): five runs of bench.py printing
+#   1 "triton: 0.400 ms | torch: 1.000 ms | speedup: +150%"   -> 2.5 (times)
+#   2 "triton: 0.500 ms" / "Speedup: 2.00x (100% faster)"      -> 2 (one result)
+#   3 "kernel is 150.0% faster than torch (37.5% less time)"   -> 1.6 (time-based)
+#   4 "Speedup vs torch: 100.0%" alone                         -> unparsed
+#   5 "kernel: 1.000 ms" / "speedup vs torch: 25% slower"      -> 0.8
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/bench_percent.jsonl" >/dev/null
+	RUN=$("$KTRAJ" ls | awk 'NR == 2 { print $1 }')
+}
+
+@test "bench: +150% beside both times is the times' ratio 2.5, never 150" {
+	run "$KTRAJ" log "$RUN" --kind bench --json
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *'"time_ms":0.4,"speedup":2.5,"ref_time_ms":1,'* ]]
+	[[ "$output" != *'"speedup":150'* ]]
+	[[ "$output" != *'"speedup":100'* ]]
+}
+
+@test "bench: a percentage restating a factor on its line is no second result" {
+	run "$KTRAJ" log "$RUN" --kind bench --json
+	[ "$status" -eq 0 ]
+	[[ "${lines[1]}" == *'"time_ms":0.5,"speedup":2,'* ]]
+	[ "${#lines[@]}" -eq 5 ]
+}
+
+@test "bench: '150% faster (37.5% less time)' reads the time-based 1.6x vs torch" {
+	run "$KTRAJ" log "$RUN" --kind bench --json
+	[ "$status" -eq 0 ]
+	[[ "${lines[2]}" == *'"time_ms":null,"speedup":1.6,'*'"baseline":"torch"'* ]]
+}
+
+@test "bench: an unsigned 'Speedup vs torch: 100.0%' with no time is unparsed, with its reason" {
+	run "$KTRAJ" log "$RUN" --kind bench --json
+	[ "$status" -eq 0 ]
+	[[ "${lines[3]}" == *'"status":"unparsed"'* ]]
+	seq=$(printf '%s\n' "${lines[3]}" | sed 's/.*"seq":\([0-9]*\).*/\1/')
+	run "$KTRAJ" show "$RUN" "$seq"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"reason: a speedup printed as a percentage without a sign"* ]]
+}
+
+@test "bench: '25% slower' is 1/1.25 = 0.8, not 1/25" {
+	run "$KTRAJ" log "$RUN" --kind bench --json
+	[ "$status" -eq 0 ]
+	[[ "${lines[4]}" == *'"time_ms":1,"speedup":0.8,'* ]]
+}
