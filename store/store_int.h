@@ -78,10 +78,17 @@ struct kt_envmap {
 /* Event layout v2 (FORMAT.md "ev_blocks", "ev_pages").  A block of one
  * (run, kind) stream is sealed once it holds KT_BLOCK_SEAL raw body bytes
  * or KT_BLOCK_MAXN events; a page holds KT_PAGE_N consecutive seqs. */
+/* KT_BLOCK_SEAL and KT_BLOCK_LEVEL are writer rules, not format: a build
+ * may set them with -D to measure other sizes and levels
+ * (tests/bench/block_sweep.sh); readers take any block up to BLK_RAW_MAX. */
+#ifndef KT_BLOCK_SEAL
 #define KT_BLOCK_SEAL (256u * 1024)
+#endif
 #define KT_BLOCK_MAXN 4096u
 #define KT_PAGE_N 256u
+#ifndef KT_BLOCK_LEVEL
 #define KT_BLOCK_LEVEL 3     /* zstd level of blocks (FORMAT.md §7.1) */
+#endif
 #define KT_RUNREC_TAIL 40     /* be64 n_events || head[32] after the meta */
 #define KT_CACHE_DEFAULT ((size_t)64 << 20)
 
