@@ -109,7 +109,13 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	st_stop(imp, t0);
 	if (rc)
 		return rc;
+	/* the hash thread (kt_in_load_ahead) overlaps detection, and with an
+	 * importer that leaves the hash to the session, its reading of the
+	 * file up to the first event */
+	if (!(im->flags & KT_IMPF_LATE_SHA))
+		kt_in_hash_wait(v);
 	rc = im->import(imp, &v->f);
+	kt_in_hash_wait(v);
 	if (imp->fail)
 		rc = imp->fail;
 	if (imp->in_run)
@@ -258,7 +264,7 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 			imp->root = saved;
 			continue;
 		}
-		if (!v->loaded && kt_in_load(imp, r, v)) {
+		if (!v->loaded && kt_in_load_ahead(imp, r, v)) {
 			v->done = 1;
 			imp->unreadable++;
 			continue;
