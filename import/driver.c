@@ -104,6 +104,11 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	imp->npend = 0;
 	if (imp->opts->stats)
 		imp->opts->stats->bytes += v->len;
+	/* a big source: its sealed blocks are compressed on a second thread
+	 * while this one parses (same records either way) */
+	rc = kt_store_set_write_threads(imp->s, kt_threads_for(v->len));
+	if (rc)
+		return rc;
 	t0 = st_start(imp);
 	rc = kt_store_begin(imp->s);
 	st_stop(imp, t0);
