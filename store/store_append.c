@@ -137,7 +137,8 @@ int kt_defer_flush(kt_store *s)
 	if ((rc = kt_dict_train_pending(s)) != 0)
 		goto out;
 	for (size_t i = 0; i < s->ndfb && !rc; i++) {
-		struct kt_dfblk *d = &s->dfb[i], *e = NULL;
+		struct kt_dfblk *d = &s->dfb[i];
+		int lent = 0;
 		size_t n;
 
 		/* two at a time with a worker: block i there, i + 1 here,
@@ -147,7 +148,7 @@ int kt_defer_flush(kt_store *s)
 				     s->dfr.p + d->roff, d->rlen)) <= 0) {
 			if (rc)
 				break;
-			e = d;
+			lent = 1;
 			d = &s->dfb[++i];
 		}
 		rc = 0;
@@ -157,7 +158,7 @@ int kt_defer_flush(kt_store *s)
 			break;
 		}
 		memcpy(s->vbuf.p, d->hdr, d->hlen);
-		if (!e) {
+		if (!lent) {
 			rc = block_write(s, d->key, d->hlen,
 					 s->dfr.p + d->roff, d->rlen);
 			continue;
