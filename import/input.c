@@ -360,6 +360,7 @@ static void *hash_thread(void *arg)
 {
 	struct kt_vfile *v = arg;
 
+	pthread_setname_np(pthread_self(), "ktraj-hash");
 	v->hash_rc = hash_fd(v, v->f.sha);
 	return NULL;
 }

@@ -38,6 +38,8 @@ static void *wb_main(void *arg)
 {
 	struct kt_wb *w = arg;
 
+	/* seen as such in top -H and /proc/PID/task/N/comm */
+	pthread_setname_np(pthread_self(), "ktraj-blocks");
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		while (!w->stop && (!w->busy || w->ready))
