@@ -1,6 +1,7 @@
 /*
  * base.c - error texts, strings, hex, SHA-256 and cJSON getters (kt_base.h).
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
@@ -178,4 +179,18 @@ const char *kt_json_str(const struct cJSON *o, const char *key)
 		return NULL;
 	v = cJSON_GetObjectItemCaseSensitive(o, key);
 	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int kt_threads_for(uint64_t bytes)
+{
+	const char *e = getenv("KTRAJ_THREADS");
+	cpu_set_t set;
+
+	if (bytes <= KT_THREADS_MIN || (e && !strcmp(e, "1")))
+		return 0;
+	/* the CPUs this process may use, not the machine's: under taskset
+	 * one CPU the second thread would only take turns with the first */
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 0;
+	return CPU_COUNT(&set) >= 2;
 }

@@ -312,6 +312,17 @@ int kt_base64_decode_ex(const char *s, size_t len, unsigned flags,
 const char *kt_json_str_stop(const char *p, const char *end);
 
 /* ---- cJSON getters ------------------------------------------------------- */
+/* ---- a second thread for big work ----------------------------------------
+ * Whether work on an input of `bytes` bytes (an import's source file) may
+ * use a second thread: 1 when the process may run on at least two CPUs
+ * (sched_getaffinity, so `taskset -c 0` means one), bytes is more than
+ * KT_THREADS_MIN, and the environment does not say KTRAJ_THREADS=1; else 0.
+ * Below the size the hand-offs and the thread's start cost more than the
+ * overlap gains.  The answer changes nothing stored: a two-thread import
+ * writes the same records as a one-thread one. */
+#define KT_THREADS_MIN (4u << 20)
+int kt_threads_for(uint64_t bytes);
+
 struct cJSON;
 /* The string member key of object o (case-sensitive); NULL when o is NULL
  * or not an object, or the member is absent or not a string. */

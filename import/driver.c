@@ -104,12 +104,23 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	imp->npend = 0;
 	if (imp->opts->stats)
 		imp->opts->stats->bytes += v->len;
+	/* a big source: its sealed blocks are compressed on a second thread
+	 * while this one parses (same records either way) */
+	rc = kt_store_set_write_threads(imp->s, kt_threads_for(v->len));
+	if (rc)
+		return rc;
 	t0 = st_start(imp);
 	rc = kt_store_begin(imp->s);
 	st_stop(imp, t0);
 	if (rc)
 		return rc;
+	/* the hash thread (kt_in_load_ahead) overlaps detection, and with an
+	 * importer that leaves the hash to the session, its reading of the
+	 * file up to the first event */
+	if (!(im->flags & KT_IMPF_LATE_SHA))
+		kt_in_hash_wait(v);
 	rc = im->import(imp, &v->f);
+	kt_in_hash_wait(v);
 	if (imp->fail)
 		rc = imp->fail;
 	if (imp->in_run)
@@ -258,7 +269,7 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 			imp->root = saved;
 			continue;
 		}
-		if (!v->loaded && kt_in_load(imp, r, v)) {
+		if (!v->loaded && kt_in_load_ahead(imp, r, v)) {
 			v->done = 1;
 			imp->unreadable++;
 			continue;

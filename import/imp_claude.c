@@ -1284,4 +1284,5 @@ const kt_importer kt_importer_claude_code = {
 	.summary = "Claude Code session JSONL (1.x and 2.x, with subagents/ files)",
 	.detect = cc_detect,
 	.import = cc_import,
+	.flags = KT_IMPF_LATE_SHA,
 };

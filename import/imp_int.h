@@ -8,6 +8,7 @@
 #ifndef KT_IMP_INT_H
 #define KT_IMP_INT_H
 
+#include <pthread.h>
 #include <time.h>
 
 #include "import.h"
@@ -76,6 +77,11 @@ struct kt_vfile {
 	int fd;                 /* mapped: the file, for reads past the map
 				   (kt_in_find, the hash); -1 when none */
 	size_t dropped;         /* mapped: bytes before this given back */
+	int hashing;            /* f.sha is being computed on thread hth
+				   (kt_in_load_ahead): wait with
+				   kt_in_hash_wait before reading it */
+	int hash_rc;            /* hth's hash_fd answer */
+	pthread_t hth;
 	int cut;                /* a stream that ended at a line over
 				   --max-line, said when it was read: what
 				   is left of it may be empty, and is no
@@ -279,6 +285,19 @@ void kt_in_sort(struct kt_root *r);
 /* Read v (a file on disk) into memory: 0, or KT_EIO, KT_ENOMEM,
  * KT_ELIMIT (warned), KT_ENOTFOUND (an archive member already dropped). */
 int kt_in_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v);
+/* kt_in_load, but the whole-file SHA-256 of a big mapped file (kt_threads_for)
+ * runs on a second thread while the caller detects and parses the file:
+ * v->f.sha and sha_hex are then unset until kt_in_hash_wait(v).  The
+ * thread reads the file with pread, never through the map, and touches
+ * nothing else of v.  Same codes as kt_in_load; when the thread cannot be
+ * started the hash is computed here, as kt_in_load does. */
+int kt_in_load_ahead(kt_imp *imp, struct kt_root *r, struct kt_vfile *v);
+/* Wait for v's hash thread, if any, and fill v->f.sha and sha_hex (a read
+ * error on the thread's side is answered as kt_in_load does: the hash is
+ * taken through the map).  Cannot fail; at once when no thread runs.
+ * Every reader of a kt_in_load_ahead file's hash calls it first, and so
+ * does kt_in_unload. */
+void kt_in_hash_wait(struct kt_vfile *v);
 /* Drop v's content (a file on disk can be read again). */
 void kt_in_unload(struct kt_vfile *v);
 /* The importer of mapped file v has read up to byte upto: the pages more

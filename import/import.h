@@ -76,6 +76,12 @@ typedef struct kt_importer {
  * eval harness's task prompt, never a person's words (analyze/text.c
  * kt_an_task_prompt: never a question, never a blame candidate). */
 #define KT_IMPF_HARNESS_PROMPTS 0x1u
+/* The importer reads f->sha and f->sha_hex of the file it is given only
+ * through the session (each event's provenance, the run's sources), never
+ * itself: the file's hash may then still be computed on a second thread
+ * when import() starts, and the session waits for it where it needs it
+ * (driver.c, kt_in_load_ahead).  Without the flag the driver waits first. */
+#define KT_IMPF_LATE_SHA 0x2u
 
 /* The table of every importer (import/registry.c), in its order (detection
  * ties go to the earlier one): the i-th importer, NULL past the last. */

@@ -56,6 +56,8 @@ static char *join(const char *a, const char *sep, const char *b)
 
 static void vf_release(struct kt_vfile *v)
 {
+	/* the thread reads v->fd: it ends before the file is closed */
+	kt_in_hash_wait(v);
 	if (v->mapped) {
 		munmap(v->data, (v->len / (size_t)sysconf(_SC_PAGESIZE) + 1) *
 		       (size_t)sysconf(_SC_PAGESIZE));
@@ -335,7 +337,50 @@ int64_t kt_in_find(struct kt_vfile *v, uint64_t from, const void *needle,
 	return -1;
 }
 
-static void vf_fill(struct kt_root *r, struct kt_vfile *v)
+/* The hash of a mapped file whose pread pass failed: through the map in
+ * windows, each given back once hashed. */
+static void hash_map(struct kt_vfile *v)
+{
+	kt_sha_ctx c;
+	size_t off = 0, w = 16u << 20;
+
+	kt_sha_start(&c);
+	while (off < v->len) {
+		size_t n = v->len - off < w ? v->len - off : w;
+
+		kt_sha_add(&c, v->data + off, n);
+		off += n;
+		kt_in_drop(v, off);
+	}
+	kt_sha_finish(&c, v->f.sha);
+	kt_in_drop_all(v);
+}
+
+static void *hash_thread(void *arg)
+{
+	struct kt_vfile *v = arg;
+
+	pthread_setname_np(pthread_self(), "ktraj-hash");
+	v->hash_rc = hash_fd(v, v->f.sha);
+	return NULL;
+}
+
+void kt_in_hash_wait(struct kt_vfile *v)
+{
+	if (!v->hashing)
+		return;
+	pthread_join(v->hth, NULL);
+	v->hashing = 0;
+	/* the map fallback drops pages: only here, once the thread is gone
+	 * and before the importer reads on */
+	if (v->hash_rc != 0)
+		hash_map(v);
+	kt_hex(v->f.sha, KT_HASH_LEN, v->f.sha_hex);
+}
+
+/* Fill v->f from v->data (already loaded); ahead: the hash of a big mapped
+ * file may go to a second thread (kt_in_load_ahead). */
+static void vf_fill(struct kt_root *r, struct kt_vfile *v, int ahead)
 {
 	v->f.path = v->display;
 	v->f.rel = v->rel;
@@ -343,25 +388,18 @@ static void vf_fill(struct kt_root *r, struct kt_vfile *v)
 	v->f.data = v->data;
 	v->f.len = v->len;
 	v->f.root = r->display;
+	v->hashing = 0;
 	if (!v->mapped) {
 		kt_sha256(v->data, v->len, v->f.sha);
+	} else if (ahead && v->fd >= 0 && kt_threads_for(v->len) &&
+		   pthread_create(&v->hth, NULL, hash_thread, v) == 0) {
+		v->hashing = 1;
+		v->f.sha_hex[0] = 0;
 	} else if (hash_fd(v, v->f.sha) != 0) {
-		/* through the map in windows, each given back once hashed */
-		kt_sha_ctx c;
-		size_t off = 0, w = 16u << 20;
-
-		kt_sha_start(&c);
-		while (off < v->len) {
-			size_t n = v->len - off < w ? v->len - off : w;
-
-			kt_sha_add(&c, v->data + off, n);
-			off += n;
-			kt_in_drop(v, off);
-		}
-		kt_sha_finish(&c, v->f.sha);
-		kt_in_drop_all(v);
+		hash_map(v);
 	}
-	kt_hex(v->f.sha, KT_HASH_LEN, v->f.sha_hex);
+	if (!v->hashing)
+		kt_hex(v->f.sha, KT_HASH_LEN, v->f.sha_hex);
 	v->loaded = 1;
 	if (!v->listed) { /* room made by root_add */
 		v->listed = 1;
@@ -654,7 +692,7 @@ static int read_stream(kt_imp *imp, int fd, const char *where,
 	return rc;
 }
 
-int kt_in_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
+static int load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v, int ahead)
 {
 	int fd, rc;
 	struct stat st;
@@ -680,7 +718,7 @@ int kt_in_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	    (uint64_t)st.st_size < SIZE_MAX / 2 &&
 	    map_fd(fd, (size_t)st.st_size, v) == 0) {
 		close(fd);
-		vf_fill(r, v);
+		vf_fill(r, v, ahead);
 		return 0;
 	}
 	if (S_ISREG(st.st_mode)) {
@@ -712,8 +750,18 @@ int kt_in_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	close(fd);
 	if (rc)
 		return rc;
-	vf_fill(r, v);
+	vf_fill(r, v, ahead);
 	return 0;
+}
+
+int kt_in_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
+{
+	return load(imp, r, v, 0);
+}
+
+int kt_in_load_ahead(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
+{
+	return load(imp, r, v, 1);
 }
 
 /* ---- folder walking ---------------------------------------------------- */
@@ -1101,7 +1149,7 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 		v->data = buf;
 		v->len = n;
 		v->size = n;
-		vf_fill(r, v);
+		vf_fill(r, v, 0);
 		nread++;
 	}
 	*expanded = total;
@@ -1427,7 +1475,7 @@ int kt_in_root(kt_imp *imp, const char *path, struct kt_root **out)
 			return 0;
 		}
 		v->size = v->len;
-		vf_fill(r, v);
+		vf_fill(r, v, 0);
 		r->direct = 1;
 		*out = r;
 		return 0;

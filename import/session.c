@@ -412,8 +412,10 @@ static void add_source(cJSON *arr, struct kt_root *r, struct kt_vfile *v)
 		cJSON_AddStringToObject(o, "in", r->in);
 	if (v->member)
 		cJSON_AddStringToObject(o, "member", v->member);
-	if (v->loaded)
+	if (v->loaded) {
+		kt_in_hash_wait(v);
 		cJSON_AddStringToObject(o, "sha", v->f.sha_hex);
+	}
 	cJSON_AddItemToArray(arr, o);
 	free(abs);
 }
@@ -821,6 +823,8 @@ static int provc_for(kt_imp *imp, const kt_file *f)
 {
 	size_t lp = strlen(f->path), lm = f->member ? strlen(f->member) : 0;
 
+	if (imp->cur && f == &imp->cur->f) /* KT_IMPF_LATE_SHA */
+		kt_in_hash_wait(imp->cur);
 	if (imp->provc.pre && !strcmp(imp->provc.sha, f->sha_hex) &&
 	    !strcmp(imp->provc.path, f->path) &&
 	    (imp->provc.member && f->member ?

@@ -774,6 +774,7 @@ int kt_store_close(kt_store *s)
 		return 0;
 	if (s->wtxn)
 		kt_store_abort(s);
+	kt_wb_close(s);
 	if (s->rtxn)
 		mdb_txn_abort(s->rtxn);
 	if (s->env) {
@@ -1151,4 +1152,21 @@ int kt_rd_close(kt_store *s, MDB_txn *txn, MDB_cursor *c, int rc)
 		mdb_cursor_close(c);
 	kt_rd_end(s, txn);
 	return rc;
+}
+
+int kt_store_set_write_threads(kt_store *s, int n)
+{
+	if (!s || n < 0)
+		return KT_EINVAL;
+	/* a block in flight was compressed for this transaction: it is put
+	 * (or dropped with no transaction) before the setting changes */
+	if (!n && s->wb) {
+		int rc = s->wtxn ? kt_wb_settle(s) : 0;
+
+		kt_wb_close(s);
+		if (rc)
+			return rc;
+	}
+	s->wb_on = n > 0;
+	return 0;
 }

@@ -126,6 +126,22 @@ int kt_store_changed(kt_store *s);
 int kt_store_set_cache(kt_store *s, size_t bytes);
 
 /*
+ * Whether event blocks sealed in a write transaction of the handle are
+ * compressed on a worker thread while the caller appends on: n = 0 no
+ * (the default; the worker, if started, is stopped), n >= 1 yes (one
+ * worker, started with the first sealed block; one block in flight at a
+ * time, so memory grows by one block, ~256 KiB of bodies).  The LMDB puts
+ * stay in the calling thread, and the records stored, their content and
+ * their order in the block database, are those of the one-thread path:
+ * the choice changes speed, never bytes read back.  It pays only when a
+ * second CPU is free (kt_threads_for); `ktraj import` decides per source.
+ * 0; KT_EINVAL (NULL handle or n < 0); turning it off inside a write
+ * transaction puts the block in flight first and may fail as a put does
+ * (KT_ENOMEM, KT_EIO, KT_ELIMIT).
+ */
+int kt_store_set_write_threads(kt_store *s, int n);
+
+/*
  * How many helper threads a BODY or HASH kt_event_scan of the handle may
  * use to decompress blocks ahead of it: 0 = none (every block is decoded in
  * the calling thread), n = up to n (at most 3), -1 = the default: one fewer

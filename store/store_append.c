@@ -31,6 +31,12 @@ void kt_ev_forget(kt_store *s, int cache)
 {
 	struct kt_orun *o = &s->orun;
 
+	/* the block in flight was sealed before what failed: stored as the
+	 * one-thread path would have; after an abort it is dropped */
+	if (s->wtxn)
+		(void)kt_wb_settle(s);
+	else
+		kt_wb_drop(s);
 	o->valid = 0;
 	o->dirty = 0;
 	for (int k = 0; k <= KT_KIND_MAX_; k++) {
@@ -83,9 +89,9 @@ static int defer_add(kt_store *s, const unsigned char *key,
 }
 
 /* Compress raw bodies behind the header p[0..hdr) of a block value being
- * built in s->vbuf (capacity for the bound) and put it under key. */
-static int block_write(kt_store *s, const unsigned char *key, size_t hdr,
-		       const unsigned char *raw, size_t rl)
+ * built in s->vbuf (capacity for the bound): the value's length. */
+static size_t block_build(kt_store *s, size_t hdr, const unsigned char *raw,
+			  size_t rl)
 {
 	unsigned char *p = s->vbuf.p;
 	uint32_t dict = 0;
@@ -101,7 +107,16 @@ static int block_write(kt_store *s, const unsigned char *key, size_t hdr,
 		fr = rl;
 	}
 	kt_be32(p + 2, dict);
-	return kt_put(s, KT_DB_BLOCKS, key, KT_RUN_BIN + 9, p, hdr + fr, 0);
+	return hdr + fr;
+}
+
+/* block_build, then the put under key. */
+static int block_write(kt_store *s, const unsigned char *key, size_t hdr,
+		       const unsigned char *raw, size_t rl)
+{
+	size_t n = block_build(s, hdr, raw, rl);
+
+	return kt_put(s, KT_DB_BLOCKS, key, KT_RUN_BIN + 9, s->vbuf.p, n, 0);
 }
 
 void kt_defer_drop(kt_store *s)
@@ -114,24 +129,48 @@ void kt_defer_drop(kt_store *s)
 
 int kt_defer_flush(kt_store *s)
 {
-	int rc = 0;
+	int rc;
 
-	if (!s->ndfb)
+	/* blocks go to KT_DB_BLOCKS in the one-thread order */
+	if ((rc = kt_wb_settle(s)) != 0 || !s->ndfb)
 		goto out;
 	if ((rc = kt_dict_train_pending(s)) != 0)
 		goto out;
 	for (size_t i = 0; i < s->ndfb && !rc; i++) {
 		struct kt_dfblk *d = &s->dfb[i];
+		int lent = 0;
+		size_t n;
 
+		/* two at a time with a worker: block i there, i + 1 here,
+		 * put in order */
+		if (s->wb_on && i + 1 < s->ndfb &&
+		    (rc = kt_wb_lend(s, d->key, d->hdr, d->hlen,
+				     s->dfr.p + d->roff, d->rlen)) <= 0) {
+			if (rc)
+				break;
+			lent = 1;
+			d = &s->dfb[++i];
+		}
+		rc = 0;
 		if (kt_buf_reserve(&s->vbuf, d->hlen +
-				   ZSTD_compressBound(d->rlen)))
+				   ZSTD_compressBound(d->rlen))) {
 			rc = kt_err(s, KT_ENOMEM, "block value");
-		else {
-			memcpy(s->vbuf.p, d->hdr, d->hlen);
+			break;
+		}
+		memcpy(s->vbuf.p, d->hdr, d->hlen);
+		if (!lent) {
 			rc = block_write(s, d->key, d->hlen,
 					 s->dfr.p + d->roff, d->rlen);
+			continue;
 		}
+		n = block_build(s, d->hlen, s->dfr.p + d->roff, d->rlen);
+		if ((rc = kt_wb_settle(s)) == 0)
+			rc = kt_put(s, KT_DB_BLOCKS, d->key, KT_RUN_BIN + 9,
+				    s->vbuf.p, n, 0);
 	}
+	/* the lent bodies are dropped below: nothing may stay in flight */
+	if (rc)
+		kt_wb_drop(s);
 	kt_defer_drop(s);
 out:
 	/* nothing more is held once a dictionary exists or was tried */
@@ -180,6 +219,11 @@ again:
 		hold = 0;
 		goto again;
 	}
+	if (sealed && s->wb_on && s->wtxn &&
+	    (rc = kt_wb_hand(s, key, p, hdr, &b->raw)) <= 0)
+		return rc;
+	if ((rc = kt_wb_settle(s)) != 0)
+		return rc;
 	return block_write(s, key, hdr, b->raw.p, b->raw.len);
 }
 
@@ -266,7 +310,7 @@ int kt_ev_flush(kt_store *s)
 	int rc;
 
 	/* held blocks first: a dictionary trained now serves the open ones
-	 * too */
+	 * too (the block in flight is put before them) */
 	if (s->wtxn && (rc = kt_defer_flush(s)) != 0)
 		return rc;
 	return ev_flush_open(s);
@@ -283,6 +327,8 @@ static int oblk_load(kt_store *s, struct kt_orun *o, int k)
 	int rc;
 
 	oblk_reset(b);
+	if ((rc = kt_wb_settle(s)) != 0)
+		return rc;
 	rc = mdb_cursor_open(s->wtxn, s->dbi[KT_DB_BLOCKS], &c);
 	if (rc)
 		return kt_mdb_err(s, rc, "cursor");

@@ -272,29 +272,52 @@ int kt_ddict_get(kt_store *s, uint32_t id, void **out)
 	return 0;
 }
 
-size_t kt_ev_compress(kt_store *s, const void *src, size_t n, void *dst,
-		      size_t cap, uint32_t *dict)
+void *kt_ev_cdict(kt_store *s, uint32_t *dict)
 {
-	ZSTD_CCtx *cc = kt_cctx();
-	ZSTD_CDict *cd;
+	ZSTD_CDict *cd = newest_cdict(s);
+
+	*dict = cd ? s->dicts[s->ndicts - 1].id : 0;
+	return cd;
+}
+
+size_t kt_ev_compress_with(void *cctx, void *cdict, uint32_t id,
+			   const void *src, size_t n, void *dst, size_t cap,
+			   uint32_t *dict)
+{
+	ZSTD_CCtx *cc = cctx;
 	size_t r;
 
 	*dict = 0;
 	if (!cc || n < 32)
 		return 0;
-	cd = newest_cdict(s);
 	ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
-	if (cd) {
-		r = ZSTD_compress_usingCDict(cc, dst, cap, src, n, cd);
-		*dict = s->dicts[s->ndicts - 1].id;
+	if (cdict) {
+		r = ZSTD_compress_usingCDict(cc, dst, cap, src, n, cdict);
+		*dict = id;
 	} else {
 		ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel,
 				       KT_BLOCK_LEVEL);
 		r = ZSTD_compress2(cc, dst, cap, src, n);
 	}
-	if (ZSTD_isError(r) || r >= n)
+	if (ZSTD_isError(r) || r >= n) {
+		*dict = 0;
 		return 0;
+	}
 	return r;
+}
+
+size_t kt_ev_compress(kt_store *s, const void *src, size_t n, void *dst,
+		      size_t cap, uint32_t *dict)
+{
+	ZSTD_CCtx *cc = kt_cctx();
+	uint32_t id;
+	void *cd;
+
+	*dict = 0;
+	if (!cc || n < 32)
+		return 0;
+	cd = kt_ev_cdict(s, &id);
+	return kt_ev_compress_with(cc, cd, id, src, n, dst, cap, dict);
 }
 
 int kt_ev_frame_check(const void *src, size_t n, size_t raw_len,

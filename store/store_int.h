@@ -256,6 +256,10 @@ struct kt_store {
 	size_t ncache, cache_bytes, cache_max;
 	struct kt_dblk rblk;   /* point reads with the cache off */
 	struct kt_buf vbuf, zbuf; /* values being built */
+	/* sealed blocks compressed on a worker (store_wblk.c): wb_on set by
+	 * kt_store_set_write_threads, wb started with the first block */
+	int wb_on;
+	struct kt_wb *wb;
 	uint64_t cache_tick, cache_hits, cache_misses;
 	/* decoded header pages and pooled scan buffers (store_rcache.c) */
 	struct kt_rcache *rcache;
@@ -467,6 +471,45 @@ void kt_dicts_free(kt_store *s);
  * smaller than src. */
 size_t kt_ev_compress(kt_store *s, const void *src, size_t n, void *dst,
 		      size_t cap, uint32_t *dict);
+/* The newest dictionary, digested for compression (the handle's, valid
+ * until the dictionaries are listed again or freed), and its id in *dict;
+ * NULL and 0 when the store has none (or it cannot be read). */
+void *kt_ev_cdict(kt_store *s, uint32_t *dict);
+/* kt_ev_compress with compression context cctx (a ZSTD_CCtx *: the
+ * caller's thread's own) and dictionary cdict (kt_ev_cdict, may be NULL)
+ * of id `id`; touches no handle, so a worker thread may call it. */
+size_t kt_ev_compress_with(void *cctx, void *cdict, uint32_t id,
+			   const void *src, size_t n, void *dst, size_t cap,
+			   uint32_t *dict);
+
+/* ---- store_wblk.c: sealed event blocks compressed on a worker ----
+ * While the importer fills the next block, a worker thread compresses the
+ * one just sealed (at most one in flight: memory stays two blocks); the
+ * LMDB put stays in the thread that owns the write transaction.  Every put
+ * of KT_DB_BLOCKS, every read of it inside the write transaction (through
+ * kt_ev_flush), the dictionary steps, commit, abort and close settle the
+ * block in flight first, so the store's records and their order in
+ * KT_DB_BLOCKS are those of the one-thread path. */
+/* Hand the sealed block under key (KT_RUN_BIN + 9 bytes), header
+ * hdr[0..hl) and raw bodies *raw to the worker: *raw is swapped with a
+ * spare buffer (the caller's block goes on empty, its capacity kept).
+ * Puts the block in flight before, if any.  0 taken; 1 not taken, no
+ * worker can run (the thread or its context could not be made: write the
+ * block in this thread); KT_ENOMEM or a put's code (nothing taken). */
+int kt_wb_hand(kt_store *s, const unsigned char *key, const unsigned char *hdr,
+	       size_t hl, struct kt_buf *raw);
+/* kt_wb_hand for bodies src[0..n) the caller keeps unchanged until the
+ * block is settled (the held blocks of kt_defer_flush). */
+int kt_wb_lend(kt_store *s, const unsigned char *key, const unsigned char *hdr,
+	       size_t hl, const unsigned char *src, size_t n);
+/* Wait for the block in flight, if any, and put it: 0 or the put's code
+ * (KT_ENOMEM, LMDB errors, KT_EBUSY without a write transaction). */
+int kt_wb_settle(kt_store *s);
+/* Wait for the block in flight and drop it (the transaction was aborted). */
+void kt_wb_drop(kt_store *s);
+/* Stop the worker and free its state (the block in flight dropped). */
+void kt_wb_close(kt_store *s);
+
 /* What is wrong with an event frame of n bytes that its block says decodes
  * to raw_len bytes with dictionary `dict` (FORMAT.md §7.1): 0 nothing,
  * KT_FRAME_SIZE its content size differs or claims more than zstd's block

@@ -140,7 +140,7 @@ static int reclaim(kt_store *s, const unsigned char run[KT_RUN_BIN])
 {
 	static const int dbs[] = { KT_DB_BLOCKS, KT_DB_PAGES, KT_DB_PATHS };
 	unsigned char uk[UNF_KL + KT_RUN_BIN];
-	int rc = 0;
+	int rc = kt_wb_settle(s);
 
 	for (size_t i = 0; i < sizeof(dbs) / sizeof(dbs[0]) && !rc; i++)
 		rc = del_prefix(s, dbs[i], run);

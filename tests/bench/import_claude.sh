@@ -16,7 +16,11 @@
 #     classifier, driver);
 #   - re-import of the same file (every event is already stored, nothing is
 #     written: the importer with almost no store work);
-#   - `zstd -3` of the same bytes, as a yardstick for the machine.
+#   - `zstd -3` of the same bytes, as a yardstick for the machine;
+#   - the two-thread rows (issue 21): the first import again with ktraj's
+#     second thread allowed (no KTRAJ_THREADS; it takes it when two CPUs
+#     are free, kt_threads_for) against `zstd -3 -T2`, CPU and wall, both
+#     least of RUNS.  The one-thread rows above run with KTRAJ_THREADS=1.
 # Prints a markdown block for tests/bench/RESULTS.md.
 # Environment: BENCH_DIR (default $TMPDIR/ktraj-bench-claude), MB (default
 # 100), RUNS (default 3).
@@ -67,12 +71,15 @@ best() {
 FIRSTS=()
 for i in $(seq "$RUNS"); do
 	rm -f "$W/s.ktraj" "$W/s.ktraj-lock"
-	run first "$KTRAJ" --no-progress import "$J"; best first
+	run first env KTRAJ_THREADS=1 "$KTRAJ" --no-progress import "$J"; best first
 	FIRSTS+=("$first_cpu")
 	rm -f "$W/s.ktraj" "$W/s.ktraj-lock"
-	run split "$KTRAJ" --no-progress import --stats "$J"; best split
-	run again "$KTRAJ" --no-progress import "$J"; best again
+	run split env KTRAJ_THREADS=1 "$KTRAJ" --no-progress import --stats "$J"; best split
+	run again env KTRAJ_THREADS=1 "$KTRAJ" --no-progress import "$J"; best again
 	run zstd zstd -3 -T1 -q -f -o "$W/session.zst" "$J"; best zstd
+	rm -f "$W/s.ktraj" "$W/s.ktraj-lock"
+	run two env -u KTRAJ_THREADS "$KTRAJ" --no-progress import "$J"; best two
+	run zstd2 zstd -3 -T2 -q -f -o "$W/session.zst" "$J"; best zstd2
 done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 EV=$("$KTRAJ" ls --json | python3 -c 'import json,sys; print(sum(json.loads(l)["events"] for l in sys.stdin))')
@@ -93,4 +100,8 @@ echo "| - of which store calls (\`--stats\`) | $best_split_store | | |"
 echo "| - of which importer, workspace, driver (\`--stats\`) | $best_split_imp | | $(mbs "$best_split_imp") |"
 echo "| re-import, nothing new (importer, no store writes) | $best_again_cpu | $(printf %.2f "$best_again_wall") | $(mbs "$best_again_cpu") |"
 echo "| zstd -3 of the same bytes | $best_zstd_cpu | $(printf %.2f "$best_zstd_wall") | $(mbs "$best_zstd_cpu") |"
+echo "| import into an empty store, two threads allowed | $best_two_cpu | $(printf %.2f "$best_two_wall") | $(mbs "$best_two_cpu") |"
+echo "| zstd -3 -T2 of the same bytes | $best_zstd2_cpu | $(printf %.2f "$best_zstd2_wall") | $(mbs "$best_zstd2_cpu") |"
+echo
+echo "Speed vs zstd -3: one thread $(awk -v a="$best_zstd_cpu" -v b="$best_first_cpu" 'BEGIN{printf "%.2f", a / b}')x (CPU); two threads $(awk -v a="$best_zstd2_wall" -v b="$best_two_wall" 'BEGIN{printf "%.2f", a / b}')x (wall, against -T2), $(awk -v a="$best_zstd2_cpu" -v b="$best_two_cpu" 'BEGIN{printf "%.2f", a / b}')x (CPU)."
 } | tee "$W/results.md"

@@ -3,6 +3,7 @@
  * in both modes, base64 strict and lenient, hex, SHA-256 and the cJSON
  * getter, each against values worked out by hand or from the RFCs. */
 #include "testutil.h"
+#include <sched.h>
 #include <cjson/cJSON.h>
 #include "../../base/kt_base.h"
 
@@ -498,10 +499,46 @@ static void t_strings_json(void **st)
 	assert_string_equal(kt_strerror(-999), "unknown error");
 }
 
+/* kt_threads_for: a second thread only past KT_THREADS_MIN bytes, with
+ * two CPUs allowed, and never under KTRAJ_THREADS=1. */
+static void t_threads_for(void **state)
+{
+	cpu_set_t set, one;
+	int two;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
+	two = CPU_COUNT(&set) >= 2;
+	unsetenv("KTRAJ_THREADS");
+	assert_int_equal(kt_threads_for(0), 0);
+	assert_int_equal(kt_threads_for(KT_THREADS_MIN), 0);
+	assert_int_equal(kt_threads_for(KT_THREADS_MIN + 1), two);
+	assert_int_equal(kt_threads_for(UINT64_MAX), two);
+	setenv("KTRAJ_THREADS", "1", 1);
+	assert_int_equal(kt_threads_for(UINT64_MAX), 0);
+	setenv("KTRAJ_THREADS", "2", 1);
+	assert_int_equal(kt_threads_for(UINT64_MAX), two);
+	unsetenv("KTRAJ_THREADS");
+	/* pinned to one CPU (taskset -c N): one thread */
+	if (two) {
+		CPU_ZERO(&one);
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set)) {
+				CPU_SET(c, &one);
+				break;
+			}
+		assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+		assert_int_equal(kt_threads_for(UINT64_MAX), 0);
+		assert_int_equal(sched_setaffinity(0, sizeof(set), &set), 0);
+		assert_int_equal(kt_threads_for(UINT64_MAX), 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_buf),
+		cmocka_unit_test(t_threads_for),
 		cmocka_unit_test(t_strmap),
 		cmocka_unit_test(t_strmap_free_vals),
 		cmocka_unit_test(t_buf_reset),

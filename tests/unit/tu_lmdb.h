@@ -47,4 +47,66 @@ static inline void tu_flip_value(const char *path, const char *db,
 	mdb_env_close(env);
 	free(copy);
 }
+
+/* The names of the store's databases (LMDB's main database lists them). */
+static inline int tu_db_names(MDB_txn *t, char names[][64], int max)
+{
+	MDB_dbi top;
+	MDB_cursor *c;
+	MDB_val k, v;
+	int n = 0;
+
+	assert_int_equal(mdb_dbi_open(t, NULL, 0, &top), 0);
+	assert_int_equal(mdb_cursor_open(t, top, &c), 0);
+	while (n < max && mdb_cursor_get(c, &k, &v, n ? MDB_NEXT : MDB_FIRST) == 0) {
+		assert_true(k.mv_size < 64);
+		memcpy(names[n], k.mv_data, k.mv_size);
+		names[n][k.mv_size] = 0;
+		n++;
+	}
+	mdb_cursor_close(c);
+	return n;
+}
+
+/* Every record of named database db alike in the stores of ta and tb;
+ * returns how many.  Two stores written apart differ in the run record's
+ * creation time (its first 8 bytes, the clock when the run was made) and
+ * in the run summary hash over it: those are left out. */
+static inline size_t tu_same_records(MDB_txn *ta, MDB_txn *tb, const char *db)
+{
+	MDB_dbi da, dbb;
+	MDB_cursor *ca, *cb;
+	MDB_val ka, va, kb, vb;
+	int ra, rb, first = 1;
+	size_t n = 0, skip = 0;
+
+	if (!strcmp(db, "runs"))
+		skip = 8; /* the creation time: when each import ran */
+	assert_int_equal(mdb_dbi_open(ta, db, 0, &da), 0);
+	assert_int_equal(mdb_dbi_open(tb, db, 0, &dbb), 0);
+	assert_int_equal(mdb_cursor_open(ta, da, &ca), 0);
+	assert_int_equal(mdb_cursor_open(tb, dbb, &cb), 0);
+	for (;;) {
+		ra = mdb_cursor_get(ca, &ka, &va, first ? MDB_FIRST : MDB_NEXT);
+		rb = mdb_cursor_get(cb, &kb, &vb, first ? MDB_FIRST : MDB_NEXT);
+		first = 0;
+		assert_int_equal(ra, rb);
+		if (ra)
+			break;
+		n++;
+		assert_int_equal(ka.mv_size, kb.mv_size);
+		assert_memory_equal(ka.mv_data, kb.mv_data, ka.mv_size);
+		if (!strcmp(db, "run_sums"))
+			continue; /* a hash over the run record, time included */
+		assert_int_equal(va.mv_size, vb.mv_size);
+		assert_true(va.mv_size >= skip);
+		if (memcmp((char *)va.mv_data + skip, (char *)vb.mv_data + skip,
+			   va.mv_size - skip))
+			fail_msg("%s: record %zu differs", db, n);
+	}
+	mdb_cursor_close(ca);
+	mdb_cursor_close(cb);
+	return n;
+}
+
 #endif
