@@ -83,6 +83,33 @@ J
 	run --separate-stderr "$KTRAJ" import "$D/mixed"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'skipped: not a recognized trajectory format' <<<"$stderr")" -eq 2 ]
+	# the JSON one earns the --map hint, once, after the skipped lines
+	[ "$(grep -c -- '--map' <<<"$stderr")" -eq 1 ]
+	[ "${stderr##*$'\n'}" = "ktraj: import: $D/mixed/log.jsonl: not a trajectory format ktraj knows; a per-round log can be read with --map MAP.json (README \"Custom round logs\")" ]
+}
+
+@test "a folder whose files are all in no known format: exit 1 as for one such file named, the --map hint once" {
+	printf '%s\n' '{"round":1,"hypothesis":"tile the K loop","runtime_ms":1.2}' \
+		'{"round":2,"hypothesis":"use float4 loads","runtime_ms":1.1}' >"$D/log.jsonl"
+	mkdir "$D/j" "$D/j2" "$D/txt"
+	cp "$D/log.jsonl" "$D/j/a.jsonl"
+	run --separate-stderr "$KTRAJ" import "$D/j"
+	[ "$status" -eq 1 ]
+	[ "$output" = "" ]
+	[ "$stderr" = "ktraj: import: $D/j/a.jsonl: skipped: not a recognized trajectory format
+ktraj: import: $D/j/a.jsonl: not a trajectory format ktraj knows; a per-round log can be read with --map MAP.json (README \"Custom round logs\")" ]
+	# several JSON files: still one hint, naming the first and counting the rest
+	cp "$D/log.jsonl" "$D/j2/a.jsonl"; cp "$D/log.jsonl" "$D/j2/b.jsonl"; cp "$D/log.jsonl" "$D/j2/c.json"
+	run --separate-stderr "$KTRAJ" import "$D/j2"
+	[ "$status" -eq 1 ]
+	[ "$(grep -c -- '--map' <<<"$stderr")" -eq 1 ]
+	[[ "$stderr" == *"j2/a.jsonl: not a trajectory format ktraj knows (nor 2 other skipped JSON files); a per-round log"* ]]
+	# nothing JSON: the skipped line, no hint, still exit 1
+	printf 'just some notes\n' >"$D/txt/notes.txt"
+	run --separate-stderr "$KTRAJ" import "$D/txt"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "ktraj: import: $D/txt/notes.txt: skipped: not a recognized trajectory format" ]
+	[ "$("$KTRAJ" ls --json | grep -c '"run"')" -eq 0 ]
 }
 
 @test "made-up rounds: dotted paths, parent, ts, a person's idea, constants" {
