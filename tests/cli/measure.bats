@@ -275,3 +275,20 @@ assert s["series"] == "" and s["run"], s' "$output"
 	[[ "$t" == *"pooled SD s of repeats of unchanged code (same source hash, 2 or more degrees of freedom nu), as s / c4(nu)"* ]]
 	[[ "$t" == *"(2) repeats of the reference timing, the same s / c4(nu) x sqrt 2 for a ratio"* ]]
 }
+
+# fix_after_wrong.jsonl: 2.0 ms, edit softmax.cu, 1.0 ms, a new file
+# online.cu, 0.4 ms but incorrect (left out), edit softmax.cu, 0.5 ms.
+@test "blame: a jump's edits run from the last measurement below, past an incorrect result left out" {
+	"$KTRAJ" import "$D/fix_after_wrong.jsonl" >/dev/null
+	run "$KTRAJ" blame speedup fix_after_wrong
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1 excluded: 1 incorrect"* ]]
+	[[ "$output" == *"JUMP 2  step 3 (seq 8) over the best so far, step 2 (seq 4)"*"edits: #5 online.cu #7 softmax.cu  ["* ]]
+	run "$KTRAJ" blame speedup fix_after_wrong --json
+	python3 -c '
+import json, sys
+j = [r for r in map(json.loads, sys.argv[1].splitlines()) if "gain" in r]
+assert [[e["seq"] for e in r["edits"]] for r in j] == [[3], [5, 7]], j' "$output"
+	run "$KTRAJ" blame --help
+	[[ "$output" == *"is no measurement: the edits"* ]]
+}
