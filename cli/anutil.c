@@ -584,9 +584,17 @@ void an_print_counts(const kt_an_series *se, const kt_an_opts *o)
 	printf(" from %zu bench result%s: %zu correct, %zu not checked",
 	       se->n_results, se->n_results == 1 ? "" : "s", se->n_correct,
 	       se->n_unchecked);
-	if (se->n_unchecked)
-		printf(o->assume_correct ? " (counted: --assume-correct)" :
-		       " (counted: nothing in the series was checked; "
+	/* unchecked results count when no result was found correct
+	 * (series.c strict_correct): a check that failed leaves them counted,
+	 * and the line must not say nothing was checked */
+	if (se->n_unchecked && o->assume_correct)
+		printf(" (counted: --assume-correct)");
+	else if (se->n_unchecked && se->n_incorrect)
+		printf(" (counted: no result in the series was checked correct, "
+		       "%zu checked incorrect; correctness unknown)",
+		       se->n_incorrect);
+	else if (se->n_unchecked)
+		printf(" (counted: nothing in the series was checked; "
 		       "correctness unknown)");
 	if (!se->n_excluded) {
 		printf("; no bench result excluded\n");

@@ -292,3 +292,15 @@ assert [[e["seq"] for e in r["edits"]] for r in j] == [[3], [5, 7]], j' "$output
 	run "$KTRAJ" blame --help
 	[[ "$output" == *"is no measurement: the edits"* ]]
 }
+
+# one_failed_check.jsonl: gemm 2.0 ms (not checked), 0.5 ms checked and
+# incorrect, 1.0 ms (not checked).
+@test "blame and stalls: unchecked results counted because the only check failed say so, not that nothing was checked" {
+	"$KTRAJ" import "$D/one_failed_check.jsonl" >/dev/null
+	for cmd in "blame speedup" stalls; do
+		run "$KTRAJ" $cmd one_failed_check
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"measurements: 2 from 3 bench results: 0 correct, 2 not checked (counted: no result in the series was checked correct, 1 checked incorrect; correctness unknown); 1 excluded: 1 incorrect"* ]]
+		[[ "$output" != *"nothing in the series was checked"* ]]
+	done
+}
