@@ -615,15 +615,33 @@ void an_print_counts(const kt_an_series *se, const kt_an_opts *o)
 void an_print_unparsed(const kt_an_run *r)
 {
 	uint64_t seq[8];
+	const char *why[8];
 	size_t n = kt_an_unparsed(r, seq, 8);
+	size_t nw = kt_an_unparsed_reasons(r, why, 8);
 
 	if (!n)
 		return;
 	printf("unparsed: %zu output%s looked like a benchmark but gave no "
-	       "time (seq", n, n == 1 ? "" : "s");
-	for (size_t i = 0; i < n && i < 8; i++)
-		printf(" %llu", (unsigned long long)seq[i]);
-	printf("%s); they are in no series\n", n > 8 ? " ..." : "");
+	       "time", n, n == 1 ? "" : "s");
+	/* one group per stored reason: an output that timed only a
+	 * baseline did give times, none of the agent's code */
+	for (size_t k = 0; k < nw && k < 8; k++) {
+		size_t m = kt_an_unparsed_why(r, why[k], seq, 8);
+
+		if (nw == 1 && !*why[k])
+			printf(" (seq");
+		else if (!*why[k])
+			printf("%s %zu no time could be read (seq",
+			       k ? ";" : ":", m);
+		else {
+			printf("%s %zu ", k ? ";" : " of the agent's code:", m);
+			an_put_safe("", why[k], " (seq");
+		}
+		for (size_t i = 0; i < m && i < 8; i++)
+			printf(" %llu", (unsigned long long)seq[i]);
+		printf("%s)", m > 8 ? " ..." : "");
+	}
+	printf("%s; they are in no series\n", nw > 8 ? "; ..." : "");
 }
 
 cJSON *an_unparsed_json(cJSON *x, const kt_an_run *r)

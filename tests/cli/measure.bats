@@ -304,3 +304,18 @@ assert [[e["seq"] for e in r["edits"]] for r in j] == [[3], [5, 7]], j' "$output
 		[[ "$output" != *"nothing in the series was checked"* ]]
 	done
 }
+
+# unparsed_why.jsonl: three outputs with no time of the agent's code: seq 3
+# and 7 timed only a competitor/baseline (their stored reason), seq 4 is a
+# table no time was read from.
+@test "blame, stalls and report: outputs with no time are grouped by their stored reason" {
+	"$KTRAJ" import "$D/unparsed_why.jsonl" >/dev/null
+	want="unparsed: 3 outputs looked like a benchmark but gave no time of the agent's code: 2 only timings of a baseline or competitor (seq 3 7); 1 no time could be read (seq 4); they are in no series"
+	run "$KTRAJ" blame speedup unparsed_why
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$want"* ]]
+	run "$KTRAJ" stalls unparsed_why
+	[[ "$output" == *"$want"* ]]
+	"$KTRAJ" report unparsed_why -o "$BATS_TEST_TMPDIR/r.html" >/dev/null
+	grep -q '3 outputs looked like a benchmark but gave no time of the agent.s code: 2 only timings of a baseline or competitor (seq <a href="#e3">3</a> <a href="#e7">7</a>); 1 no time could be read (seq <a href="#e4">4</a>); they are in no series' "$BATS_TEST_TMPDIR/r.html"
+}
