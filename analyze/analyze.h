@@ -521,6 +521,9 @@ typedef struct kt_an_series {
 				  results in groups of unchanged code; spread:
 				  results reporting min/max) */
 	size_t noise_groups;   /* repeats: code states measured twice or more */
+	size_t noise_nocode;   /* repeats: results of the series with no
+				  source hash or candidate, so in no group
+				  (their code is not known: kt_an_has_code) */
 	size_t noise_out;      /* repeats, reference repeats: outlying
 				  repeats left out of sigma (at most one a
 				  group), not counted in noise_n */

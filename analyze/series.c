@@ -880,6 +880,11 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 			out->noise_n = nres;
 			out->noise_groups = ng;
 			out->noise_out = nout;
+			/* said beside the groups: repeats of code nothing
+			 * identifies (results before the run wrote any file)
+			 * look like a group left out for no reason */
+			for (k = 0; k < nmem; k++)
+				out->noise_nocode += !kt_an_has_code(&r->m[mem[k]]);
 			goto floor;
 		}
 		/* one repeat pair is 1 degree of freedom, short of the 2

@@ -698,6 +698,8 @@ cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
 	    !cJSON_AddNumberToObject(x, "noise_results", (double)se->noise_n) ||
 	    !cJSON_AddNumberToObject(x, "noise_left_out",
 				     (double)se->noise_out) ||
+	    !cJSON_AddNumberToObject(x, "noise_no_code",
+				     (double)se->noise_nocode) ||
 	    !an_detect_json(x, se, o) ||
 	    !cJSON_AddNumberToObject(x, "new_bests", (double)se->n_newbest) ||
 	    !cJSON_AddNumberToObject(x, "new_bests_without_change",

@@ -319,3 +319,17 @@ assert [[e["seq"] for e in r["edits"]] for r in j] == [[3], [5, 7]], j' "$output
 	"$KTRAJ" report unparsed_why -o "$BATS_TEST_TMPDIR/r.html" >/dev/null
 	grep -q '3 outputs looked like a benchmark but gave no time of the agent.s code: 2 only timings of a baseline or competitor (seq <a href="#e3">3</a> <a href="#e7">7</a>); 1 no time could be read (seq <a href="#e4">4</a>); they are in no series' "$BATS_TEST_TMPDIR/r.html"
 }
+
+# repeats_nocode.jsonl: three results with no source hash (code not known),
+# an edit, three of hash a..., an edit, three of hash b...
+@test "blame: the noise line says why repeats of code nothing identifies are in no group" {
+	"$KTRAJ" import "$D/repeats_nocode.jsonl" >/dev/null
+	run "$KTRAJ" blame speedup repeats_nocode
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"(repeats of unchanged code (same source hash or candidate): 6 results in 2 groups of one code state and scenario; 3 results with no source hash or candidate (code not known) in no group)"* ]]
+	run "$KTRAJ" blame speedup repeats_nocode --json
+	python3 -c '
+import json, sys
+s = [r for r in map(json.loads, sys.argv[1].splitlines()) if "summary" in r]
+assert s[0]["noise_kind"] == "repeats" and s[0]["noise_results"] == 6 and s[0]["noise_no_code"] == 3, s' "$output"
+}
