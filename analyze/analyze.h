@@ -260,6 +260,9 @@ typedef struct kt_an_meas {
 				  one of a sweep, else -1 */
 	unsigned char unparsed;/* status "unparsed": output that looked like a
 				  benchmark, no time could be read */
+	const char *why_unparsed; /* unparsed: the importer's `reason` ("only
+				  timings of a baseline or competitor"), ""
+				  when none was stored; arena */
 	unsigned char graded;  /* the grader's own record (graded true, e.g.
 				  reward.json: FORMAT.md section 11.2) */
 	unsigned char idea_human; /* `origin: "human"`: the code measured is
@@ -518,6 +521,9 @@ typedef struct kt_an_series {
 				  results in groups of unchanged code; spread:
 				  results reporting min/max) */
 	size_t noise_groups;   /* repeats: code states measured twice or more */
+	size_t noise_nocode;   /* repeats: results of the series with no
+				  source hash or candidate, so in no group
+				  (their code is not known: kt_an_has_code) */
 	size_t noise_out;      /* repeats, reference repeats: outlying
 				  repeats left out of sigma (at most one a
 				  group), not counted in noise_n */
@@ -655,6 +661,19 @@ int kt_an_workloads(const kt_an_run *r, const char ***out, size_t *n);
  * (kt_an_meas.unparsed); their event seqs go to seqs[0..max) when seqs is
  * not NULL.  Returns the count. */
 size_t kt_an_unparsed(const kt_an_run *r, uint64_t *seqs, size_t max);
+
+/* The run's unparsed outputs whose stored reason is why ("" = none
+ * stored): how many, their seqs in seqs[0..max) as kt_an_unparsed.
+ * Analyzers print one group per reason, so an output that timed only a
+ * baseline is not said to have "given no time". */
+size_t kt_an_unparsed_why(const kt_an_run *r, const char *why,
+			  uint64_t *seqs, size_t max);
+
+/* The distinct stored reasons of the run's unparsed outputs ("" for
+ * those with none), in order of first appearance: at most max pointers
+ * into the run's arena in why[]; returns how many there are in all. */
+size_t kt_an_unparsed_reasons(const kt_an_run *r, const char **why,
+			      size_t max);
 
 /* ---- blame ------------------------------------------------------------------ */
 typedef struct kt_an_cand {

@@ -493,11 +493,14 @@ static int same_series(const kt_an_run *r, const kt_an_opts *o,
 	return e->meas >= 0 && !strcmp(r->m[e->meas].key, o->workload);
 }
 
-/* The code states before point p's result: *a, the seq of the result of
- * this series before it (an incorrect or unusable one of this series is a
- * measured state too), and *t >= *a, of the last result of any series
- * before it.  Results the same command printed (one parent) are one
- * measurement and cut nothing. */
+/* The code states before point p's result: *a, the seq of the last
+ * measurement of this series before it, and *t >= *a, of the last result
+ * of any series before it.  A result of this series the series left out
+ * (incorrect, not checked, no time: kt_an_meas_excluded) is no
+ * measurement and cuts nothing: the edits before a wrong kernel and the
+ * fix after it are one change from the last measurement below to the
+ * first above (blame --help).  Results the same command printed (one
+ * parent) are one measurement and cut nothing either. */
 static void measured_before(const kt_an_run *r, const kt_an_opts *o,
 			    const kt_an_series *se, size_t p, uint64_t *a,
 			    uint64_t *t)
@@ -509,6 +512,9 @@ static void measured_before(const kt_an_run *r, const kt_an_opts *o,
 	for (long k = (long)me - 1; k >= 0 && r->ev[k].seq > *a; k--) {
 		if (r->ev[k].kind != KT_KIND_BENCH ||
 		    kt_an_one_command_ev(r, (size_t)k, me))
+			continue;
+		if (r->ev[k].meas >= 0 && same_series(r, o, &r->ev[k]) &&
+		    kt_an_meas_excluded(r, se, o, (size_t)r->ev[k].meas))
 			continue;
 		if (!any++)
 			*t = r->ev[k].seq;

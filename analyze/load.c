@@ -346,7 +346,8 @@ static const char *const bench_keys[] = {
 	"correct", "source_hash", "workload", "time_ms", "speedup",
 	"ref_time_ms", "min_ms", "max_ms", "n", "candidate_blob", "scenario",
 	"metric", "baseline", "source", "candidate", "status", "graded",
-	"round", "flags", "origin", "extra", "choice", "alternatives"};
+	"round", "flags", "origin", "extra", "choice", "alternatives",
+	"reason"};
 
 /*
  * One payload, read either by the scanner or (when it refuses) by cJSON;
@@ -355,7 +356,7 @@ static const char *const bench_keys[] = {
 struct pl {
 	const char *const *keys;
 	int nkeys;
-	kt_an_jv f[23];
+	kt_an_jv f[24];
 	cJSON *j;
 	char *tmp;          /* scanner: decoded strings, payload_len + keys */
 	size_t tmpused, tmpcap;
@@ -731,7 +732,7 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		rc = pl_open(c, e, edit_keys, 3, &p);
 		break;
 	case KT_KIND_BENCH:
-		rc = pl_open(c, e, bench_keys, 23, &p);
+		rc = pl_open(c, e, bench_keys, 24, &p);
 		break;
 	default:
 		return 0;
@@ -870,6 +871,16 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 			goto out;
 		m->choice = "";
 		m->also = "";
+		m->why_unparsed = "";
+		{
+			const char *why = m->unparsed ? pl_str(&p, 23) : NULL;
+
+			if (why && *why && !(m->why_unparsed = arena_dup(r, why,
+						strnlen(why, KT_AN_FIELD_MAX)))) {
+				rc = KT_ENOMEM;
+				goto out;
+			}
+		}
 		{
 			const char *ch = pl_str(&p, 21);
 

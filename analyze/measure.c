@@ -184,6 +184,47 @@ size_t kt_an_unparsed(const kt_an_run *r, uint64_t *seqs, size_t max)
 	return n;
 }
 
+/* a measurement's stored reason, "" when none (or not loaded) */
+#define WHY(m) ((m)->why_unparsed ? (m)->why_unparsed : "")
+
+size_t kt_an_unparsed_why(const kt_an_run *r, const char *why,
+			  uint64_t *seqs, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nm; i++)
+		if (r->m[i].unparsed && !strcmp(WHY(&r->m[i]), why)) {
+			if (seqs && n < max)
+				seqs[n] = r->ev[r->m[i].ev].seq;
+			n++;
+		}
+	return n;
+}
+
+size_t kt_an_unparsed_reasons(const kt_an_run *r, const char **why,
+			      size_t max)
+{
+	size_t n = 0, j;
+
+	for (size_t i = 0; i < r->nm; i++) {
+		const char *w = WHY(&r->m[i]);
+
+		if (!r->m[i].unparsed)
+			continue;
+		/* a run has few unparsed outputs: the earlier ones are
+		 * looked through */
+		for (j = 0; j < i; j++)
+			if (r->m[j].unparsed && !strcmp(WHY(&r->m[j]), w))
+				break;
+		if (j < i)
+			continue;
+		if (n < max)
+			why[n] = w;
+		n++;
+	}
+	return n;
+}
+
 kt_an_excl kt_an_series_excl(const kt_an_series *se)
 {
 	kt_an_excl x = { se->n_incorrect, se->n_unknown, se->n_notime,

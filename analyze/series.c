@@ -6,8 +6,9 @@
  * Value (issue 4, analysis.md 2.6(a)): the recorded speedup or reference
  * time / kernel time; a series with no reference is taken relative to its
  * first usable result.  correct:false never counts; correctness not
- * checked counts only when nothing of the series was checked (KernelAgent
- * rounds, free text) or under --assume-correct, and is said so.
+ * checked counts only when no result of the series was checked correct
+ * (nothing checked: KernelAgent rounds, free text; or only failed checks)
+ * or under --assume-correct, and is said so.
  *
  * Noise (issue 15; Hoefler & Belli SC'15: noise is a property of the
  * measurement, so it is read from measurements of the same thing):
@@ -879,6 +880,11 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 			out->noise_n = nres;
 			out->noise_groups = ng;
 			out->noise_out = nout;
+			/* said beside the groups: repeats of code nothing
+			 * identifies (results before the run wrote any file)
+			 * look like a group left out for no reason */
+			for (k = 0; k < nmem; k++)
+				out->noise_nocode += !kt_an_has_code(&r->m[mem[k]]);
 			goto floor;
 		}
 		/* one repeat pair is 1 degree of freedom, short of the 2

@@ -29,11 +29,18 @@ const char *kt_an_key_name(const char *k)
 
 const char *kt_an_noise_text(const kt_an_series *se, char *buf, size_t cap)
 {
-	char out[64] = "";
+	char out[200] = "";
+	size_t ol = 0;
 
 	if (se->noise_out)
-		snprintf(out, sizeof(out), "; %zu outlying repeat%s left out",
-			 se->noise_out, se->noise_out == 1 ? "" : "s");
+		ol = (size_t)snprintf(out, sizeof(out), "; %zu outlying repeat%s "
+				      "left out", se->noise_out,
+				      se->noise_out == 1 ? "" : "s");
+	if (se->noise_kind == KT_AN_NOISE_REPEATS && se->noise_nocode &&
+	    ol < sizeof(out))
+		snprintf(out + ol, sizeof(out) - ol, "; %zu result%s with no "
+			 "source hash or candidate (code not known) in no group",
+			 se->noise_nocode, se->noise_nocode == 1 ? "" : "s");
 	switch (se->noise_kind) {
 	case KT_AN_NOISE_REPEATS:
 		snprintf(buf, cap, "%s: %zu results in %zu group%s of one "

@@ -587,9 +587,17 @@ void an_print_counts(const kt_an_series *se, const kt_an_opts *o)
 	printf(" from %zu bench result%s: %zu correct, %zu not checked",
 	       se->n_results, se->n_results == 1 ? "" : "s", se->n_correct,
 	       se->n_unchecked);
-	if (se->n_unchecked)
-		printf(o->assume_correct ? " (counted: --assume-correct)" :
-		       " (counted: nothing in the series was checked; "
+	/* unchecked results count when no result was found correct
+	 * (series.c strict_correct): a check that failed leaves them counted,
+	 * and the line must not say nothing was checked */
+	if (se->n_unchecked && o->assume_correct)
+		printf(" (counted: --assume-correct)");
+	else if (se->n_unchecked && se->n_incorrect)
+		printf(" (counted: no result in the series was checked correct, "
+		       "%zu checked incorrect; correctness unknown)",
+		       se->n_incorrect);
+	else if (se->n_unchecked)
+		printf(" (counted: nothing in the series was checked; "
 		       "correctness unknown)");
 	if (!se->n_excluded) {
 		printf("; no bench result excluded\n");
@@ -610,15 +618,33 @@ void an_print_counts(const kt_an_series *se, const kt_an_opts *o)
 void an_print_unparsed(const kt_an_run *r)
 {
 	uint64_t seq[8];
+	const char *why[8];
 	size_t n = kt_an_unparsed(r, seq, 8);
+	size_t nw = kt_an_unparsed_reasons(r, why, 8);
 
 	if (!n)
 		return;
 	printf("unparsed: %zu output%s looked like a benchmark but gave no "
-	       "time (seq", n, n == 1 ? "" : "s");
-	for (size_t i = 0; i < n && i < 8; i++)
-		printf(" %llu", (unsigned long long)seq[i]);
-	printf("%s); they are in no series\n", n > 8 ? " ..." : "");
+	       "time", n, n == 1 ? "" : "s");
+	/* one group per stored reason: an output that timed only a
+	 * baseline did give times, none of the agent's code */
+	for (size_t k = 0; k < nw && k < 8; k++) {
+		size_t m = kt_an_unparsed_why(r, why[k], seq, 8);
+
+		if (nw == 1 && !*why[k])
+			printf(" (seq");
+		else if (!*why[k])
+			printf("%s %zu no time could be read (seq",
+			       k ? ";" : ":", m);
+		else {
+			printf("%s %zu ", k ? ";" : " of the agent's code:", m);
+			an_put_safe("", why[k], " (seq");
+		}
+		for (size_t i = 0; i < m && i < 8; i++)
+			printf(" %llu", (unsigned long long)seq[i]);
+		printf("%s)", m > 8 ? " ..." : "");
+	}
+	printf("%s; they are in no series\n", nw > 8 ? "; ..." : "");
 }
 
 cJSON *an_unparsed_json(cJSON *x, const kt_an_run *r)
@@ -675,6 +701,8 @@ cJSON *an_series_json(cJSON *x, const kt_an_run *r, const kt_an_series *se,
 	    !cJSON_AddNumberToObject(x, "noise_results", (double)se->noise_n) ||
 	    !cJSON_AddNumberToObject(x, "noise_left_out",
 				     (double)se->noise_out) ||
+	    !cJSON_AddNumberToObject(x, "noise_no_code",
+				     (double)se->noise_nocode) ||
 	    !an_detect_json(x, se, o) ||
 	    !cJSON_AddNumberToObject(x, "new_bests", (double)se->n_newbest) ||
 	    !cJSON_AddNumberToObject(x, "new_bests_without_change",

@@ -70,12 +70,14 @@ static const char usage[] =
 	"earlier blob line gave and the store does not hold is skipped too.\n"
 	"A file of a folder or archive in no known format is\n"
 	"reported as `ktraj: import: PATH: skipped: not a recognized trajectory\n"
-	"format`, one that is empty as `PATH: empty: nothing to import`.  An\n"
+	"format` (when one holds JSON, the --map hint below follows once at\n"
+	"the end), one that is empty as `PATH: empty: nothing to import`.  An\n"
 	"empty input named here (an empty or blank file, /dev/null, empty\n"
 	"stdin) says the same, and a file named here in no known format `PATH:\n"
 	"format not recognized` (per-round JSON records: `not a trajectory\n"
 	"format ktraj knows; a per-round log can be read with --map MAP.json`):\n"
-	"exit 1 unless another path imported a run, as for an empty folder.\n"
+	"exit 1 unless another path imported a run, as for an empty folder\n"
+	"or a folder whose files were all skipped.\n"
 	"An archive cut off before any of its files\n"
 	"could be read (a download cut short) is `PATH: cut off (...): nothing\n"
 	"of it imported`: the rest is imported, exit 1.\n"
@@ -491,7 +493,7 @@ int cmd_import(struct cli *c, int argc, char **argv)
 			cli_err(c, "another import is writing the same run: run it again when it ends");
 	else if (rc == KT_ENOTFOUND)
 		/* the line of each path that could not be read said it */
-		ex = x.warned ? KT_EXIT_FAIL :
+		ex = x.warned || x.skipped ? KT_EXIT_FAIL :
 			cli_err(c, "some paths could not be read");
 	else if (rc && kt_store_nospace(s))
 		/* the line of the source it stopped at said it, once */

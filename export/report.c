@@ -1025,19 +1025,38 @@ int kt_export_report_html(FILE *f, kt_store *s, kt_an_run *r,
 	fputs("</h1>\n", f);
 	{
 		uint64_t useq[8];
+		const char *why[8];
 		size_t nu = kt_an_unparsed(r, useq, 8);
+		size_t nw = kt_an_unparsed_reasons(r, why, 8);
 
-		if (nu) {
+		/* grouped by stored reason, as blame and stalls say it */
+		if (nu)
 			fprintf(f, "<p class=\"meta\">%zu output%s looked like a "
-				"benchmark but gave no time (seq", nu,
+				"benchmark but gave no time", nu,
 				nu == 1 ? "" : "s");
-			for (size_t i = 0; i < nu && i < 8; i++)
+		for (size_t k = 0; nu && k < nw && k < 8; k++) {
+			size_t m = kt_an_unparsed_why(r, why[k], useq, 8);
+
+			if (nw == 1 && !*why[k])
+				fputs(" (seq", f);
+			else if (!*why[k])
+				fprintf(f, "%s %zu no time could be read (seq",
+					k ? ";" : ":", m);
+			else {
+				fprintf(f, "%s %zu ", k ? ";" :
+					" of the agent's code:", m);
+				esc(f, why[k], 200);
+				fputs(" (seq", f);
+			}
+			for (size_t i = 0; i < m && i < 8; i++)
 				fprintf(f, " <a href=\"#e%llu\">%llu</a>",
 					(unsigned long long)useq[i],
 					(unsigned long long)useq[i]);
-			fprintf(f, "%s); they are in no series.</p>\n",
-				nu > 8 ? " ..." : "");
+			fprintf(f, "%s)", m > 8 ? " ..." : "");
 		}
+		if (nu)
+			fprintf(f, "%s; they are in no series.</p>\n",
+				nw > 8 ? "; ..." : "");
 	}
 	if (wl)
 		workload_sections(&x, b, st, nst, wl, nb);

@@ -91,7 +91,15 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 			if (r->direct)
 				imp->fs_skipped++;
 		} else {
+			size_t b = 0;
+
+			while (b < v->f.len && strchr(" \t\r\n", v->f.data[b]) &&
+			       v->f.data[b])
+				b++;
 			v->unknown = 1;
+			v->blankish = b == v->f.len;
+			v->jsonish = b < v->f.len && (v->f.data[b] == '{' ||
+						      v->f.data[b] == '[');
 		}
 		return 0;
 	}
@@ -327,12 +335,25 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 	}
 	/* unrecognized files, less those a later file's importer claimed
 	 * (an ATIF trajectory claims its metrics.json, which sorts first) */
-	for (i = 0; i < r->n && imp->opts->on_skip; i++)
-		if (r->v[i]->unknown && !r->v[i]->claimed && !r->v[i]->size)
+	for (i = 0; i < r->n; i++) {
+		if (!r->v[i]->unknown || r->v[i]->claimed)
+			continue;
+		/* counted without on_skip too: a call that imported nothing
+		 * but unknown files fails, as for one such file named (an
+		 * empty or blank one stays no failure, as it always was) */
+		if (r->v[i]->size && !r->v[i]->blankish)
+			imp->unknown_skipped++;
+		if (r->v[i]->jsonish && r->v[i]->size &&
+		    !imp->unknown_json++)
+			imp->first_json = r->v[i]->display;
+		if (!imp->opts->on_skip)
+			continue;
+		if (!r->v[i]->size)
 			kt_imp_warn_at(imp, r->v[i]->display,
 				       "empty: nothing to import");
-		else if (r->v[i]->unknown && !r->v[i]->claimed)
+		else
 			imp->opts->on_skip(r->v[i]->display, imp->opts->arg);
+	}
 	return rc;
 }
 
@@ -407,8 +428,21 @@ int kt_import_paths(kt_store *s, char *const *paths, int npaths,
 	/* a source that could not be read fails the call like a missing
 	 * path (the others are imported); skipped folder entries and empty
 	 * folders only when nothing at all came of the paths */
-	if (!rc && (d.unreadable || (d.fs_skipped && !d.nreps)))
+	if (!rc && (d.unreadable ||
+		    ((d.fs_skipped || d.unknown_skipped) && !d.nreps)))
 		rc = KT_ENOTFOUND;
+	/* once, not per file: the line a JSON file named alone gets */
+	if (d.unknown_json && !STOPPED(&d)) {
+		char more[96] = "";
+
+		if (d.unknown_json > 1)
+			snprintf(more, sizeof(more), " (nor %u other skipped "
+				 "JSON file%s)", d.unknown_json - 1,
+				 d.unknown_json == 2 ? "" : "s");
+		kt_imp_warn_at(&d, d.first_json, "not a trajectory format ktraj "
+			       "knows%s; a per-round log can be read with --map "
+			       "MAP.json (README \"Custom round logs\")", more);
+	}
 	if (!rc && d.store_rc)
 		rc = d.store_rc;
 	if (!rc && d.busy)

@@ -73,6 +73,11 @@ struct kt_vfile {
 	size_t idx;             /* its place in the root's v[] */
 	int unknown;            /* no importer recognized it (reported at the
 				   end of its root unless claimed by then) */
+	int jsonish;            /* unknown and its first byte past white
+				   space opens a JSON object or array: the
+				   end of the call hints at --map */
+	int blankish;           /* unknown and nothing but white space: as
+				   an empty file, it fails no call */
 	int mapped;             /* data is an mmap of fspath */
 	int fd;                 /* mapped: the file, for reads past the map
 				   (kt_in_find, the hash); -1 when none */
@@ -206,6 +211,12 @@ struct kt_imp {
 	 * no known format named by the user: reported, and the call ends
 	 * KT_ENOTFOUND only when no run came of the whole call */
 	unsigned fs_skipped;
+	/* files of a folder or archive in no known format (on_skip), and
+	 * of them those that hold JSON, the first one's display: the call
+	 * ends KT_ENOTFOUND when no run came of it, and a JSON one earns
+	 * the --map hint once at the end */
+	unsigned unknown_skipped, unknown_json;
+	const char *first_json;
 	/* sources whose commit failed (nothing of them kept): the call
 	 * ends with the first one's error */
 	int store_rc;

@@ -16,6 +16,7 @@
  * reported with one line at its line and skipped (a problem: --strict stops).
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,23 +414,76 @@ static int remember(mctx *x, const char *step, uint64_t seq)
 	return 0;
 }
 
-/* A number field: 1 and *v, 0 when absent or null, -1 when of another
- * type (warned).  A value <= 0 is no measurement (FORMAT.md section 2):
- * *v is then NAN. */
+/* A record's correctness: 1, 0, or -1 when not checked (absent, null,
+ * or a value that says neither: FORMAT.md section 11.1 lists the words). */
+static int correct_of(const cJSON *c)
+{
+	static const char *const yes[] = { "true", "yes", "pass", "passed" };
+	static const char *const no[] = { "false", "no", "fail", "failed" };
+	size_t i;
+
+	if (cJSON_IsBool(c))
+		return cJSON_IsTrue(c);
+	if (cJSON_IsNumber(c) && (c->valuedouble == 0 || c->valuedouble == 1))
+		return c->valuedouble == 1;
+	for (i = 0; cJSON_IsString(c) && i < 4; i++) {
+		if (!strcasecmp(c->valuestring, yes[i]))
+			return 1;
+		if (!strcasecmp(c->valuestring, no[i]))
+			return 0;
+	}
+	return -1;
+}
+
+/* Whether s is one finite number and nothing else (white space around
+ * it allowed): *d is then that number.  JSON logs often quote numbers
+ * ("ms": "1.0"); a quoted number is read as the number. */
+static int quoted_number(const char *s, double *d)
+{
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s)
+		return 0;
+	*d = strtod(s, &end);
+	if (end == s)
+		return 0;
+	while (isspace((unsigned char)*end))
+		end++;
+	return !*end && isfinite(*d);
+}
+
+/* A number field: 1 and *v, 0 when absent or null or no value.  A number
+ * or a quoted number is read; anything else (a word, a bool, an object)
+ * and a negative number are no value, warned once each (*warned set):
+ * the record's other fields, its idea above all, are kept.  0 is how
+ * some logs say "not measured" (a tree search's skipped node): *v is
+ * then -1, no measurement (FORMAT.md section 2), not warned. */
 static int num_field(mctx *x, int k, const cJSON *rec, uint64_t line,
-		     double *v)
+		     double *v, int *warned)
 {
 	const cJSON *c = get(x->m, k, rec);
+	const char *path = x->m->f[k].path ? x->m->f[k].path : "const";
+	double d;
 
 	if (!c || cJSON_IsNull(c))
 		return 0;
-	if (!cJSON_IsNumber(c)) {
+	if (cJSON_IsNumber(c))
+		d = c->valuedouble;
+	else if (!cJSON_IsString(c) || !quoted_number(c->valuestring, &d)) {
 		kt_imp_warn(x->imp, x->f, line, "%s: field \"%s\" is not a "
-			    "number; record skipped", mkeys[k],
-			    x->m->f[k].path ? x->m->f[k].path : "const");
-		return -1;
+			    "number; no %s kept", mkeys[k], path, mkeys[k]);
+		*warned = 1;
+		return 0;
 	}
-	*v = c->valuedouble > 0 && c->valuedouble < 1e300 ? c->valuedouble : -1;
+	if (d < 0) {
+		kt_imp_warn(x->imp, x->f, line, "%s: field \"%s\" is %g, "
+			    "below 0; no %s kept", mkeys[k], path, d, mkeys[k]);
+		*warned = 1;
+		return 0;
+	}
+	*v = d > 0 && d < 1e300 ? d : -1;
 	return 1;
 }
 
@@ -441,19 +495,18 @@ static int one_record(mctx *x, const cJSON *rec, uint64_t line, uint64_t off,
 	const char *step = as_text(get(m, M_STEP, rec), b1, sizeof(b1));
 	const char *par = as_text(get(m, M_PARENT, rec), b2, sizeof(b2));
 	const char *text;
-	const cJSON *c;
 	double t = -2, ref = -2, sp = -2;
 	int64_t ts = kt_impx_ts_json(get(m, M_TS, rec));
 	uint64_t parent = 0, seq = 0;
-	int human = 0, rc, k;
+	int human = 0, rc, k, warned = 0, ok;
 	cJSON *p;
 	static const int strs[] = { M_WORKLOAD, M_SCENARIO, M_METRIC,
 				    M_BASELINE };
 
-	if (num_field(x, M_TIME, rec, line, &t) < 0 ||
-	    num_field(x, M_REF, rec, line, &ref) < 0 ||
-	    num_field(x, M_SPEEDUP, rec, line, &sp) < 0)
-		return 0;
+	num_field(x, M_TIME, rec, line, &t, &warned);
+	num_field(x, M_REF, rec, line, &ref, &warned);
+	num_field(x, M_SPEEDUP, rec, line, &sp, &warned);
+	ok = correct_of(get(m, M_CORRECT, rec));
 	text = cJSON_IsString(get(m, M_TEXT, rec)) ?
 	       get(m, M_TEXT, rec)->valuestring : NULL;
 	if (par) {
@@ -476,10 +529,22 @@ static int one_record(mctx *x, const cJSON *rec, uint64_t line, uint64_t off,
 
 		rc = kt_impx_emit_valid(x->imp, NULL, KT_KIND_MESSAGE, parent, ts,
 				human ? "human" : "agent", msg, line, off, rlen,
-				NULL);
+				&seq);
 		if (rc)
 			return rc;
 	}
+	/* no time and no speedup (absent, null, or a value warned above):
+	 * nothing was measured, so no bench: a bench without a figure would
+	 * start a series of its own.  Its idea stays a message, which a
+	 * later record's parent may name.  A failed check is an attempt
+	 * even unmeasured (a tree search's wrong node): still a bench */
+	if (t == -2 && sp == -2 && ok != 0) {
+		if (!seq && !warned)
+			kt_imp_warn(x->imp, x->f, line, "no time_ms or speedup "
+				    "and no text; nothing kept");
+		return seq && step ? remember(x, step, seq) : 0;
+	}
+	seq = 0;
 	if (!(p = cJSON_CreateObject()))
 		return KT_ENOMEM;
 	if (t > 0)
@@ -490,22 +555,8 @@ static int one_record(mctx *x, const cJSON *rec, uint64_t line, uint64_t off,
 		cJSON_AddNumberToObject(p, "ref_time_ms", ref);
 	if (sp > 0)
 		cJSON_AddNumberToObject(p, "speedup", sp);
-	c = get(m, M_CORRECT, rec);
-	if (cJSON_IsBool(c))
-		cJSON_AddBoolToObject(p, "correct", cJSON_IsTrue(c));
-	else if (cJSON_IsString(c) && (!strcasecmp(c->valuestring, "true") ||
-				       !strcasecmp(c->valuestring, "yes") ||
-				       !strcasecmp(c->valuestring, "pass") ||
-				       !strcasecmp(c->valuestring, "passed")))
-		cJSON_AddBoolToObject(p, "correct", 1);
-	else if (cJSON_IsString(c) && (!strcasecmp(c->valuestring, "false") ||
-				       !strcasecmp(c->valuestring, "no") ||
-				       !strcasecmp(c->valuestring, "fail") ||
-				       !strcasecmp(c->valuestring, "failed")))
-		cJSON_AddBoolToObject(p, "correct", 0);
-	else if (cJSON_IsNumber(c) && (c->valuedouble == 0 ||
-				       c->valuedouble == 1))
-		cJSON_AddBoolToObject(p, "correct", c->valuedouble == 1);
+	if (ok >= 0)
+		cJSON_AddBoolToObject(p, "correct", ok);
 	else
 		cJSON_AddNullToObject(p, "correct");   /* not checked */
 	for (k = 0; k < 4; k++) {
@@ -516,7 +567,9 @@ static int one_record(mctx *x, const cJSON *rec, uint64_t line, uint64_t off,
 			cJSON_AddStringToObject(p, mkeys[strs[k]], s);
 	}
 	if (!cJSON_GetObjectItem(p, "metric"))
-		cJSON_AddStringToObject(p, "metric", t > -2 ? "time" : "speedup");
+		cJSON_AddStringToObject(p, "metric", t > -2 || (sp == -2 &&
+					(m->f[M_TIME].path || m->f[M_TIME].cval)) ?
+					"time" : "speedup");
 	cJSON_AddStringToObject(p, "source", "map");
 	/* the record says whose idea this code is: blame credits the person
 	 * (FORMAT.md section 2 `origin`), whether the idea asks or states */

@@ -644,8 +644,10 @@ typedef struct kt_import_stats {
  * when a path is missing or a source could not be read at all (cannot
  * open, cannot read, a stream - stdin, a device, a FIFO - longer than
  * max_total bytes), or when nothing came of the paths but skipped folder
- * entries (dangling links, FIFOs, devices), empty folders, empty inputs
- * and files named in `paths` in no known format (each is reported through
+ * entries (dangling links, FIFOs, devices), empty folders, empty inputs,
+ * files of a folder or archive in no known format (on_skip; when one
+ * holds JSON, on_warn gives the --map hint once at the end) and files
+ * named in `paths` in no known format (each is reported through
  * on_warn: "path: skipped: why", "path: no files", "path: empty: nothing
  * to import", "path: format not recognized..." / "path: not a trajectory
  * format ktraj knows..."),

@@ -35,5 +35,5 @@ setup() {
 	[[ "$output" == *'"reason":"only timings of a baseline or competitor"'* ]]
 	run "$KTRAJ" blame speedup "$RUN"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"unparsed: 1 output looked like a benchmark but gave no time (seq $s)"* ]]
+	[[ "$output" == *"unparsed: 1 output looked like a benchmark but gave no time of the agent's code: 1 only timings of a baseline or competitor (seq $s)"* ]]
 }

@@ -74,3 +74,25 @@ setup() {
 		printf '%s\n' "$row" | grep -q "[ (]$k[,; )]" || { echo "README's log row lacks $k"; false; }
 	done
 }
+
+@test "README's sample run test line and the custom journal's counts are what blame prints" {
+	"$KTRAJ" import "$ROOT/tests/data/sample/softmax_session.jsonl" >/dev/null
+	run "$KTRAJ" blame speedup 3db88dd1
+	[ "$status" -eq 0 ]
+	line=$(grep '^run test: ' <<<"$output")
+	# README quotes the line's start and its p
+	grep -qF 'Blame'"'"'s last line on the sample, `run test: S = 0.744 over 2 improvements' "$ROOT/README.md"
+	[[ "$line" == "run test: S = 0.744 over 2 improvements and 1 question message "*", p = 0.4787 ("*"circular shift "*"2000 permutations"* ]]
+	grep -qF 'and 1 question message ... p = 0.4787 (...)`' "$ROOT/README.md"
+	J="${CORPUS:-}/gpu_kernel/custom_journal/tree_harness_agent_gemm_journal.jsonl"
+	[ -f "$J" ] || skip "corpus absent"
+	"$KTRAJ" import --map "$ROOT/tests/data/import/map/tree_journal.map.json" "$J" >/dev/null
+	grep -qF '14, 4 improvements of x1.002-x1.040 on the best so far, all under blame'"'"'s' "$ROOT/README.md"
+	grep -qF 'x1.122 threshold, so `0 new bests`, no jump, one stall)' "$ROOT/README.md"
+	run "$KTRAJ" blame speedup agent_gemm
+	[[ "$output" == *"measurements: 9 from 14 bench results"* ]]
+	[[ "$output" == *"> x1.122 = "*"; 0 new bests, "*"; 0 jumps"* ]]
+	[[ "$output" == *"run test: S = 0.000 over 4 improvements"* ]]
+	run "$KTRAJ" stalls agent_gemm
+	[ "$(grep -c '^STALL ' <<<"$output")" -eq 1 ]
+}

@@ -83,6 +83,33 @@ J
 	run --separate-stderr "$KTRAJ" import "$D/mixed"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'skipped: not a recognized trajectory format' <<<"$stderr")" -eq 2 ]
+	# the JSON one earns the --map hint, once, after the skipped lines
+	[ "$(grep -c -- '--map' <<<"$stderr")" -eq 1 ]
+	[ "${stderr##*$'\n'}" = "ktraj: import: $D/mixed/log.jsonl: not a trajectory format ktraj knows; a per-round log can be read with --map MAP.json (README \"Custom round logs\")" ]
+}
+
+@test "a folder whose files are all in no known format: exit 1 as for one such file named, the --map hint once" {
+	printf '%s\n' '{"round":1,"hypothesis":"tile the K loop","runtime_ms":1.2}' \
+		'{"round":2,"hypothesis":"use float4 loads","runtime_ms":1.1}' >"$D/log.jsonl"
+	mkdir "$D/j" "$D/j2" "$D/txt"
+	cp "$D/log.jsonl" "$D/j/a.jsonl"
+	run --separate-stderr "$KTRAJ" import "$D/j"
+	[ "$status" -eq 1 ]
+	[ "$output" = "" ]
+	[ "$stderr" = "ktraj: import: $D/j/a.jsonl: skipped: not a recognized trajectory format
+ktraj: import: $D/j/a.jsonl: not a trajectory format ktraj knows; a per-round log can be read with --map MAP.json (README \"Custom round logs\")" ]
+	# several JSON files: still one hint, naming the first and counting the rest
+	cp "$D/log.jsonl" "$D/j2/a.jsonl"; cp "$D/log.jsonl" "$D/j2/b.jsonl"; cp "$D/log.jsonl" "$D/j2/c.json"
+	run --separate-stderr "$KTRAJ" import "$D/j2"
+	[ "$status" -eq 1 ]
+	[ "$(grep -c -- '--map' <<<"$stderr")" -eq 1 ]
+	[[ "$stderr" == *"j2/a.jsonl: not a trajectory format ktraj knows (nor 2 other skipped JSON files); a per-round log"* ]]
+	# nothing JSON: the skipped line, no hint, still exit 1
+	printf 'just some notes\n' >"$D/txt/notes.txt"
+	run --separate-stderr "$KTRAJ" import "$D/txt"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "ktraj: import: $D/txt/notes.txt: skipped: not a recognized trajectory format" ]
+	[ "$("$KTRAJ" ls --json | grep -c '"run"')" -eq 0 ]
 }
 
 @test "made-up rounds: dotted paths, parent, ts, a person's idea, constants" {
@@ -181,11 +208,46 @@ bad_map() {
 	run --separate-stderr "$KTRAJ" import --map "$D/b.map" "$D/b.jsonl"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *" 2 events "* ]]
-	grep -qx "ktraj: import: $D/b.jsonl:2: time_ms: field \"ms\" is not a number; record skipped" <<<"$stderr"
+	grep -qx "ktraj: import: $D/b.jsonl:2: time_ms: field \"ms\" is not a number; no time_ms kept" <<<"$stderr"
 	grep -qx "ktraj: import: $D/b.jsonl:3: not a JSON object; record skipped" <<<"$stderr"
 	[ "$(wc -l <<<"$stderr")" -eq 2 ]
 	run "$KTRAJ" --store "$D/t.ktraj" import --strict --map "$D/b.map" "$D/b.jsonl"
 	[ "$status" -eq 1 ]
+}
+
+@test "records without a usable figure: no bench, the idea kept as a message; a negative or non-numeric figure warned; a quoted number read" {
+	cat >"$D/e.jsonl" <<'J'
+{"id": 1, "r": {"ms": 2.0, "ok": true}, "idea": "baseline"}
+{"id": 2, "parent": 1, "r": {"ms": "1.0", "ok": true}, "idea": "vectorize loads"}
+{"id": 3, "parent": 2, "r": {"ms": null, "ok": true}, "idea": "try an online softmax"}
+{"id": 4, "parent": 3, "r": {"ms": -3, "ok": true}, "idea": "negative time"}
+{"id": 5, "parent": 3, "r": {"ms": "fast", "ok": true}, "idea": "a word for a time"}
+{"id": 6, "parent": 3, "r": {"ms": 0.5, "ok": true}, "idea": "fused"}
+{"id": 7, "parent": 6, "r": {"ms": null, "ok": false}, "idea": "fp8, wrong"}
+{"id": 8, "r": {"ok": true}}
+J
+	printf '{"run": {"const": "e"}, "step": "id", "parent": "parent", "time_ms": "r.ms", "correct": "r.ok", "text": "idea"}\n' >"$D/e.map"
+	run --separate-stderr "$KTRAJ" import --map "$D/e.map" "$D/e.jsonl"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "ktraj: import: $D/e.jsonl:4: time_ms: field \"r.ms\" is -3, below 0; no time_ms kept
+ktraj: import: $D/e.jsonl:5: time_ms: field \"r.ms\" is not a number; no time_ms kept
+ktraj: import: $D/e.jsonl:8: no time_ms or speedup and no text; nothing kept" ]
+	run "$KTRAJ" log e --kind bench --json
+	# 1, 2 (the quoted "1.0" read as 1.0), 6, and 7 (a failed check is an attempt)
+	[ "${#lines[@]}" -eq 4 ]
+	[[ "${lines[1]}" == *'"correct":true,"time_ms":1,'*'"metric":"time"'*'"candidate":"2"'* ]]
+	[[ "${lines[3]}" == *'"correct":false,"time_ms":null,'*'"metric":"time"'*'"candidate":"7"'* ]]
+	# one series: no bench of metric speedup from a record with no figure
+	[[ "$output" != *'"metric":"speedup"'* ]]
+	run "$KTRAJ" log e --kind message --json
+	[ "${#lines[@]}" -eq 7 ]
+	[[ "$output" == *'"text":"try an online softmax"'* ]]
+	[[ "$output" == *'"text":"negative time"'* ]]
+	[[ "$output" == *'"text":"a word for a time"'* ]]
+	# a child of an unmeasured idea hangs under that idea's message
+	run "$KTRAJ" log e --json
+	[[ "${lines[4]}" == *'"seq":5,"kind":"message"'*'"text":"try an online softmax"'* ]]
+	[[ "${lines[8]}" == *'"kind":"bench"'*'"parent":5,'*'"time_ms":0.5'* ]]
 }
 
 @test "a mapped field no record holds: one warning naming it, exit 0; --strict exits 1" {

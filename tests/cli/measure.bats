@@ -275,3 +275,61 @@ assert s["series"] == "" and s["run"], s' "$output"
 	[[ "$t" == *"pooled SD s of repeats of unchanged code (same source hash, 2 or more degrees of freedom nu), as s / c4(nu)"* ]]
 	[[ "$t" == *"(2) repeats of the reference timing, the same s / c4(nu) x sqrt 2 for a ratio"* ]]
 }
+
+# fix_after_wrong.jsonl: 2.0 ms, edit softmax.cu, 1.0 ms, a new file
+# online.cu, 0.4 ms but incorrect (left out), edit softmax.cu, 0.5 ms.
+@test "blame: a jump's edits run from the last measurement below, past an incorrect result left out" {
+	"$KTRAJ" import "$D/fix_after_wrong.jsonl" >/dev/null
+	run "$KTRAJ" blame speedup fix_after_wrong
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1 excluded: 1 incorrect"* ]]
+	[[ "$output" == *"JUMP 2  step 3 (seq 8) over the best so far, step 2 (seq 4)"*"edits: #5 online.cu #7 softmax.cu  ["* ]]
+	run "$KTRAJ" blame speedup fix_after_wrong --json
+	python3 -c '
+import json, sys
+j = [r for r in map(json.loads, sys.argv[1].splitlines()) if "gain" in r]
+assert [[e["seq"] for e in r["edits"]] for r in j] == [[3], [5, 7]], j' "$output"
+	run "$KTRAJ" blame --help
+	[[ "$output" == *"is no measurement: the edits"* ]]
+}
+
+# one_failed_check.jsonl: gemm 2.0 ms (not checked), 0.5 ms checked and
+# incorrect, 1.0 ms (not checked).
+@test "blame and stalls: unchecked results counted because the only check failed say so, not that nothing was checked" {
+	"$KTRAJ" import "$D/one_failed_check.jsonl" >/dev/null
+	for cmd in "blame speedup" stalls; do
+		run "$KTRAJ" $cmd one_failed_check
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"measurements: 2 from 3 bench results: 0 correct, 2 not checked (counted: no result in the series was checked correct, 1 checked incorrect; correctness unknown); 1 excluded: 1 incorrect"* ]]
+		[[ "$output" != *"nothing in the series was checked"* ]]
+	done
+}
+
+# unparsed_why.jsonl: three outputs with no time of the agent's code: seq 3
+# and 7 timed only a competitor/baseline (their stored reason), seq 4 is a
+# table no time was read from.
+@test "blame, stalls and report: outputs with no time are grouped by their stored reason" {
+	"$KTRAJ" import "$D/unparsed_why.jsonl" >/dev/null
+	want="unparsed: 3 outputs looked like a benchmark but gave no time of the agent's code: 2 only timings of a baseline or competitor (seq 3 7); 1 no time could be read (seq 4); they are in no series"
+	run "$KTRAJ" blame speedup unparsed_why
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$want"* ]]
+	run "$KTRAJ" stalls unparsed_why
+	[[ "$output" == *"$want"* ]]
+	"$KTRAJ" report unparsed_why -o "$BATS_TEST_TMPDIR/r.html" >/dev/null
+	grep -q '3 outputs looked like a benchmark but gave no time of the agent.s code: 2 only timings of a baseline or competitor (seq <a href="#e3">3</a> <a href="#e7">7</a>); 1 no time could be read (seq <a href="#e4">4</a>); they are in no series' "$BATS_TEST_TMPDIR/r.html"
+}
+
+# repeats_nocode.jsonl: three results with no source hash (code not known),
+# an edit, three of hash a..., an edit, three of hash b...
+@test "blame: the noise line says why repeats of code nothing identifies are in no group" {
+	"$KTRAJ" import "$D/repeats_nocode.jsonl" >/dev/null
+	run "$KTRAJ" blame speedup repeats_nocode
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"(repeats of unchanged code (same source hash or candidate): 6 results in 2 groups of one code state and scenario; 3 results with no source hash or candidate (code not known) in no group)"* ]]
+	run "$KTRAJ" blame speedup repeats_nocode --json
+	python3 -c '
+import json, sys
+s = [r for r in map(json.loads, sys.argv[1].splitlines()) if "summary" in r]
+assert s[0]["noise_kind"] == "repeats" and s[0]["noise_results"] == 6 and s[0]["noise_no_code"] == 3, s' "$output"
+}

@@ -283,7 +283,7 @@ print(sorted(json.loads(l)["text"][:12] for l in sys.stdin))' < <(find "$BATS_TE
 	[ "$status" -eq 0 ]
 	[[ "$output" == *$'\nno stall\n'*$'\nno suggestion: no series of the run is stalled ('*' measurements in '*' series)'* ]]
 	# its competitor-only JSON outputs are counted, in no series
-	[[ "$output" == *$'\nunparsed: 3 outputs looked like a benchmark but gave no time (seq 411 461 740); they are in no series\n'* ]]
+	[[ "$output" == *$'\nunparsed: 3 outputs looked like a benchmark but gave no time of the agent\'s code: 3 only timings of a baseline or competitor (seq 411 461 740); they are in no series\n'* ]]
 	[[ "$output" != *"1. ["* ]]
 }
 
