@@ -29,11 +29,11 @@ MALLOC   ?= jemalloc
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-# the binary loads libarchive and libsqlite3 when it first needs them
-# (base/archive_dl.h, import/sqlite_dl.h); tests and fuzz targets, which
-# call them themselves, link them.  libcrypto is the tests' own: a second
-# SHA-256 to check the store's (tests/unit/t_store_scan.c)
-BIN_LIBS   := $(shell pkg-config --libs $(filter-out libarchive libcrypto sqlite3,$(PKGS)) 2>/dev/null) -lm -lpthread
+# the binary loads libarchive, libsqlite3 and libseccomp when it first needs
+# them (base/archive_dl.h, import/sqlite_dl.h, replay/seccomp_dl.h); tests
+# and fuzz targets, which call them themselves, link them.  libcrypto is the
+# tests' own: a second SHA-256 to check the store's (tests/unit/t_store_scan.c)
+BIN_LIBS   := $(shell pkg-config --libs $(filter-out libarchive libcrypto sqlite3 libseccomp,$(PKGS)) 2>/dev/null) -lm -lpthread
 TEST_CFLAGS := $(shell pkg-config --cflags $(TESTPKGS) 2>/dev/null)
 TEST_LIBS   := $(shell pkg-config --libs $(TESTPKGS) 2>/dev/null)
 

@@ -17,9 +17,11 @@ static const char usage[] =
 	"first bad run and event, LMDB page or blob (with an event that names\n"
 	"the blob) when the store is corrupt.  Runs written by a ktraj before\n"
 	"run checksums have none: verify counts them.  --json prints one\n"
-	"object: ok, runs, events, no_checksum (runs without one), or ok false\n"
-	"with run, seq (0: the run record, or a blob no event names) and\n"
-	"error.\n";
+	"object: ok, runs, events, no_checksum (runs without one) and, without\n"
+	"RUN, unfinished (imports under way or killed, whose runs are invisible\n"
+	"until they finish or the next import reclaims them: the text form's\n"
+	"\"note: N unfinished imports\"), or ok false with run, seq (0: the run\n"
+	"record, or a blob no event names) and error.\n";
 
 static int count_run(const kt_run_info *ri, void *arg)
 {
@@ -126,11 +128,20 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 	} else {
 		kt_run_foreach(s, count_run, n);
 	}
-	if (json)
+	/* imports under way, or killed: no run of them is visible (a store
+	 * too old to mark them has none) */
+	if (!spec && kt_store_unfinished(s, &unf))
+		unf = 0;
+	if (json && spec)
 		printf("{\"ok\":true,\"runs\":%llu,\"events\":%llu,"
 		       "\"no_checksum\":%llu}\n",
 		       (unsigned long long)n[0], (unsigned long long)n[1],
 		       (unsigned long long)n[2]);
+	else if (json)
+		printf("{\"ok\":true,\"runs\":%llu,\"events\":%llu,"
+		       "\"no_checksum\":%llu,\"unfinished\":%llu}\n",
+		       (unsigned long long)n[0], (unsigned long long)n[1],
+		       (unsigned long long)n[2], (unsigned long long)unf);
 	else if (n[2])
 		printf("ok: %llu run%s, %llu events verified; %llu run "
 		       "record%s without checksum (written before ktraj had "
@@ -142,8 +153,7 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 		printf("ok: %llu run%s, %llu events verified\n",
 		       (unsigned long long)n[0], n[0] == 1 ? "" : "s",
 		       (unsigned long long)n[1]);
-	/* imports under way, or killed: no run of them is visible */
-	if (!spec && kt_store_unfinished(s, &unf) == 0 && unf && !json)
+	if (unf && !json)
 		printf("note: %llu unfinished import%s (%s invisible; one whose "
 		       "importer died is reclaimed by the next import)\n",
 		       (unsigned long long)unf, unf == 1 ? "" : "s",

@@ -40,8 +40,12 @@ struct atif {
 	kt_store *s;       /* blobs of images and token ids */
 	int media;         /* an image part was written */
 	cJSON *steps;      /* array */
+	size_t nsteps;     /* items in steps: cJSON counts by walking the list */
 	cJSON *cur;        /* last step (borrowed from steps) */
-	cJSON *calls;      /* object: call_id -> step index */
+	/* call_id -> the step holding the call (borrowed from steps).  A map,
+	 * not a cJSON object: cJSON finds a key by walking every key, which
+	 * made a run of N tool calls cost O(N^2). */
+	kt_strmap calls;
 	char model[256];
 	double prompt_tokens, completion_tokens, cached_tokens;
 	int err;
@@ -56,7 +60,7 @@ static cJSON *new_step(struct atif *a, const char *source, int64_t ts)
 		a->err = KT_ENOMEM;
 		return NULL;
 	}
-	cJSON_AddNumberToObject(st, "step_id", cJSON_GetArraySize(a->steps) + 1);
+	cJSON_AddNumberToObject(st, "step_id", (double)(a->nsteps + 1));
 	kt_export_ts_iso(ts, iso, sizeof(iso));
 	if (*iso)
 		cJSON_AddStringToObject(st, "timestamp", iso);
@@ -64,6 +68,7 @@ static cJSON *new_step(struct atif *a, const char *source, int64_t ts)
 	cJSON_AddStringToObject(st, "message", "");
 	cJSON_AddItemToObject(st, "extra", cJSON_CreateObject());
 	cJSON_AddItemToArray(a->steps, st);
+	a->nsteps++;
 	a->cur = st;
 	return st;
 }
@@ -311,18 +316,19 @@ static void on_tool_call(struct atif *a, const kt_event *ev, cJSON *p)
 	}
 	cJSON_AddItemToObject(c, "arguments", args);
 	cJSON_AddItemToArray(calls, c);
-	cJSON_DeleteItemFromObject(a->calls, id);
-	cJSON_AddNumberToObject(a->calls, id, cJSON_GetArraySize(a->steps) - 1);
+	if (kt_strmap_put(&a->calls, id, st))
+		a->err = KT_ENOMEM;
 	add_seq(st, ev->seq);
 }
 
 static void on_tool_result(struct atif *a, const kt_event *ev, cJSON *p)
 {
 	const char *id = kt_json_str(p, "call_id"), *out = kt_json_str(p, "output");
-	const cJSON *idx = id ? cJSON_GetObjectItem(a->calls, id) : NULL;
-	cJSON *st, *obs, *res, *r;
+	cJSON *st = id ? kt_strmap_get(&a->calls, id) : NULL;
+	cJSON *obs, *res, *r;
 
-	st = cJSON_IsNumber(idx) ? cJSON_GetArrayItem(a->steps, idx->valueint) : a->cur;
+	if (!st)
+		st = a->cur;
 	if (!st && !(st = new_step(a, "agent", ev->ts_ns)))
 		return;
 	obs = cJSON_GetObjectItem(st, "observation");
@@ -401,8 +407,7 @@ static int write_atif(kt_store *s, const kt_export_args *args, char *err,
 	snprintf(format, sizeof(format), "%s", ri.format ? ri.format : "");
 	doc = cJSON_CreateObject();
 	a.steps = cJSON_CreateArray();
-	a.calls = cJSON_CreateObject();
-	if (!doc || !a.steps || !a.calls) {
+	if (!doc || !a.steps) {
 		rc = KT_ENOMEM;
 		goto out;
 	}
@@ -427,8 +432,7 @@ static int write_atif(kt_store *s, const kt_export_args *args, char *err,
 	cJSON_AddNumberToObject(fm, "total_prompt_tokens", a.prompt_tokens);
 	cJSON_AddNumberToObject(fm, "total_completion_tokens", a.completion_tokens);
 	cJSON_AddNumberToObject(fm, "total_cached_tokens", a.cached_tokens);
-	cJSON_AddNumberToObject(fm, "total_steps",
-				cJSON_GetArraySize(cJSON_GetObjectItem(doc, "steps")));
+	cJSON_AddNumberToObject(fm, "total_steps", (double)a.nsteps);
 	extra = cJSON_AddObjectToObject(doc, "extra");
 	cJSON_AddStringToObject(extra, "ktraj_run", run);
 	cJSON_AddStringToObject(extra, "ktraj_name", name);
@@ -456,7 +460,7 @@ out:
 	free(text);
 	kt_redactor_free(r);
 	cJSON_Delete(a.steps);
-	cJSON_Delete(a.calls);
+	kt_strmap_free(&a.calls, NULL);
 	cJSON_Delete(doc);
 	return rc;
 }

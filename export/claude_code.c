@@ -47,9 +47,32 @@ struct cc {
 	} side[16];
 	int nside;
 	char sidelast[40];     /* sub-agents past 16 share one chain */
-	cJSON *calls;          /* call_id -> [tool_call seq, tool] */
-	cJSON *before;         /* "<tool_call seq>" -> [path, before hash] */
+	/* Maps, not cJSON objects, whose every lookup walks all keys (O(N^2)
+	 * in the run's tool calls); the values are owned cJSON arrays. */
+	kt_strmap calls;       /* call_id -> [tool_call seq, tool] */
+	kt_strmap before;      /* "<tool_call seq>" -> [path, before hash] */
+	int err;               /* KT_ENOMEM while filling before */
 };
+
+static void free_json(void *v)
+{
+	cJSON_Delete(v);
+}
+
+/* Set key of m to the array v (owned; freed when m cannot take it), freeing
+ * what key held.  0 or KT_ENOMEM. */
+static int put_json(kt_strmap *m, const char *key, cJSON *v)
+{
+	void **slot = v ? kt_strmap_slot(m, key, 1) : NULL;
+
+	if (!slot) {
+		cJSON_Delete(v);
+		return KT_ENOMEM;
+	}
+	cJSON_Delete(*slot);
+	*slot = v;
+	return 0;
+}
 
 /* First pass: the content each edit tool call started from. */
 static int each_edit(const kt_event *ev, void *arg)
@@ -62,23 +85,23 @@ static int each_edit(const kt_event *ev, void *arg)
 
 	if (p && cJSON_IsNumber(call) && path && before) {
 		snprintf(key, sizeof(key), "%.0f", call->valuedouble);
-		if (!cJSON_GetObjectItemCaseSensitive(cc->before, key)) {
+		if (!kt_strmap_get(&cc->before, key)) {
 			cJSON *v = cJSON_CreateArray();
 
 			cJSON_AddItemToArray(v, cJSON_CreateString(path));
 			cJSON_AddItemToArray(v, cJSON_CreateString(before));
-			cJSON_AddItemToObject(cc->before, key, v);
+			cc->err = put_json(&cc->before, key, v);
 		}
 	}
 	cJSON_Delete(p);
-	return 0;
+	return cc->err ? 1 : 0;
 }
 
 /* toolUseResult of a Read or edit tool's result, or NULL. */
 static cJSON *tool_use_result(kt_xrun *x, struct cc *cc, const cJSON *p)
 {
 	const char *id = kt_json_str(p, "call_id");
-	const cJSON *c = id ? cJSON_GetObjectItemCaseSensitive(cc->calls, id) : NULL;
+	const cJSON *c = id ? kt_strmap_get(&cc->calls, id) : NULL;
 	const char *tool = cJSON_GetStringValue(cJSON_GetArrayItem(c, 1));
 	cJSON *t = NULL;
 	char key[32], *text;
@@ -103,7 +126,7 @@ static cJSON *tool_use_result(kt_xrun *x, struct cc *cc, const cJSON *p)
 
 		snprintf(key, sizeof(key), "%.0f",
 			 cJSON_GetNumberValue(cJSON_GetArrayItem(c, 0)));
-		b = cJSON_GetObjectItemCaseSensitive(cc->before, key);
+		b = kt_strmap_get(&cc->before, key);
 		if (!b || !(text = kt_xrun_blob_text(x,
 				cJSON_GetStringValue(cJSON_GetArrayItem(b, 1)))))
 			return NULL;
@@ -299,8 +322,8 @@ static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 
 			cJSON_AddItemToArray(v, cJSON_CreateNumber((double)ev->seq));
 			cJSON_AddItemToArray(v, cJSON_CreateString(tool ? tool : ""));
-			cJSON_DeleteItemFromObjectCaseSensitive(cc->calls, id);
-			cJSON_AddItemToObject(cc->calls, id, v);
+			if (put_json(&cc->calls, id, v))
+				x->rc = KT_ENOMEM;
 		}
 		block = cJSON_CreateObject();
 		cJSON_AddStringToObject(block, "type", "tool_use");
@@ -349,16 +372,10 @@ static int write_cc(kt_store *s, const kt_export_args *args, char *err,
 		snprintf(err, errlen, "out of memory");
 		return KT_ENOMEM;
 	}
-	cc->calls = cJSON_CreateObject();
-	cc->before = cJSON_CreateObject();
 	rc = kt_xrun_open(&x, s, args->run, args->out, args->redact, err, errlen);
-	if (!rc && (!cc->calls || !cc->before)) {
-		kt_xrun_close(&x);
-		snprintf(err, errlen, "out of memory");
-		rc = KT_ENOMEM;
-	}
-	if (!rc && (rc = kt_event_foreach_body(s, args->run, 1, 0, KT_KIND_EDIT,
-					       each_edit, cc))) {
+	if (!rc && ((rc = kt_event_foreach_body(s, args->run, 1, 0, KT_KIND_EDIT,
+						each_edit, cc)) || cc->err)) {
+		rc = cc->err ? cc->err : rc;
 		kt_xrun_close(&x);
 		snprintf(err, errlen, "reading events of %s: %s", args->run,
 			 kt_strerror(rc));
@@ -370,8 +387,8 @@ static int write_cc(kt_store *s, const kt_export_args *args, char *err,
 		rc = kt_xrun_walk(&x, on_event, cc, err, errlen);
 		kt_xrun_close(&x);
 	}
-	cJSON_Delete(cc->calls);
-	cJSON_Delete(cc->before);
+	kt_strmap_free(&cc->calls, free_json);
+	kt_strmap_free(&cc->before, free_json);
 	free(cc);
 	return rc;
 }

@@ -52,7 +52,10 @@ struct otlp {
 	cJSON *human;     /* one boolean per input: typed by a person */
 	uint64_t in_seq;  /* the first input's seq and time */
 	int64_t in_ts;
-	cJSON *calls;     /* call_id -> its execute_tool span (borrowed) */
+	/* call_id -> its execute_tool span (borrowed from spans).  A map, not
+	 * a cJSON object, whose every lookup walks all keys: O(N^2) in the
+	 * run's tool calls. */
+	kt_strmap calls;
 	int64_t first, last;
 	double in_tok, out_tok;
 	int have_tok;
@@ -150,11 +153,18 @@ static void attr_bools(cJSON *span, const char *key, cJSON *bs)
 	cJSON_Delete(bs);
 }
 
+/* a holds an item: cJSON_GetArraySize walks the whole list, which made a
+ * long stretch of inputs, or of tool calls in one response, quadratic */
+static int has_items(const cJSON *a)
+{
+	return a && a->child;
+}
+
 /* Input message m for the next chat span; human: a person typed it. */
 static void add_input(struct otlp *o, cJSON *m, int human,
 		      const kt_event *ev, int64_t ts)
 {
-	if (!cJSON_GetArraySize(o->inputs)) {
+	if (!has_items(o->inputs)) {
 		o->in_seq = ev->seq;
 		o->in_ts = ts;
 	}
@@ -174,7 +184,7 @@ static void close_chat(struct otlp *o)
 	o->inputs = cJSON_CreateArray();
 	o->human = cJSON_CreateArray();
 	msgs = cJSON_CreateArray();
-	if (cJSON_GetArraySize(o->out_parts)) {
+	if (has_items(o->out_parts)) {
 		m = cJSON_CreateObject();
 		cJSON_AddStringToObject(m, "role", "assistant");
 		cJSON_AddItemToObject(m, "parts", o->out_parts);
@@ -222,8 +232,9 @@ static void open_chat(kt_xrun *x, struct otlp *o, const kt_event *ev,
 	}
 }
 
-static void add_part(cJSON *parts, const char *type, const char *k1,
-		     const char *v1, const char *k2, cJSON *v2)
+/* The part added (borrowed from parts), or NULL out of memory. */
+static cJSON *add_part(cJSON *parts, const char *type, const char *k1,
+		       const char *v1, const char *k2, cJSON *v2)
 {
 	cJSON *pt = cJSON_CreateObject();
 
@@ -233,6 +244,7 @@ static void add_part(cJSON *parts, const char *type, const char *k1,
 	if (k2)
 		cJSON_AddItemToObject(pt, k2, v2);
 	cJSON_AddItemToArray(parts, pt);
+	return pt;
 }
 
 static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
@@ -273,28 +285,26 @@ static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 		const cJSON *args = cJSON_GetObjectItemCaseSensitive(p, "args");
 		const char *id = kt_json_str(p, "call_id"), *tool = kt_json_str(p, "tool");
 		char name[300];
-		cJSON *sp;
+		cJSON *sp, *part;
 
 		open_chat(x, o, ev, p, ts);
-		add_part(o->out_parts, "tool_call", "id", id, "arguments",
-			 args ? cJSON_Duplicate(args, 1) : cJSON_CreateObject());
-		cJSON_AddStringToObject(cJSON_GetArrayItem(o->out_parts,
-			cJSON_GetArraySize(o->out_parts) - 1), "name",
-			tool ? tool : "unknown");
+		part = add_part(o->out_parts, "tool_call", "id", id, "arguments",
+				args ? cJSON_Duplicate(args, 1) : cJSON_CreateObject());
+		cJSON_AddStringToObject(part, "name", tool ? tool : "unknown");
 		snprintf(name, sizeof(name), "execute_tool %s", tool ? tool : "unknown");
 		sp = new_span(o, x->run, 'e', ev->seq, root_id(o), name, ts);
 		attr(sp, "gen_ai.operation.name", "execute_tool", 0, 0);
 		attr(sp, "gen_ai.tool.name", tool ? tool : "unknown", 0, 0);
 		if (id) {
 			attr(sp, "gen_ai.tool.call.id", id, 0, 0);
-			cJSON_DeleteItemFromObject(o->calls, id);
-			cJSON_AddItemReferenceToObject(o->calls, id, sp);
+			if (kt_strmap_put(&o->calls, id, sp))
+				x->rc = KT_ENOMEM;
 		}
 		attr_json(sp, "gen_ai.tool.call.arguments",
 			  args ? cJSON_Duplicate(args, 1) : cJSON_CreateObject());
 	} else if (ev->kind == KT_KIND_TOOL_RESULT) {
 		const char *id = kt_json_str(p, "call_id");
-		cJSON *sp = id ? cJSON_GetObjectItemCaseSensitive(o->calls, id) : NULL;
+		cJSON *sp = id ? kt_strmap_get(&o->calls, id) : NULL;
 		cJSON *m = cJSON_CreateObject(), *parts;
 
 		if (!(text = kt_xrun_text(x, p, "output"))) {
@@ -354,13 +364,12 @@ static int write_otlp(kt_store *s, const kt_export_args *args, char *err,
 	scope = cJSON_AddObjectToObject(ss, "scope");
 	cJSON_AddStringToObject(scope, "name", "ktraj");
 	o.spans = cJSON_AddArrayToObject(ss, "spans");
-	o.calls = cJSON_CreateObject();
 	o.inputs = cJSON_CreateArray();
 	o.human = cJSON_CreateArray();
 	snprintf(name, sizeof(name), "invoke_agent %s",
 		 x.format[0] ? x.format : "ktraj");
 	o.root = new_span(&o, args->run, '0', 0, NULL, name, 0);
-	if (!o.root || !o.calls || !o.inputs || !o.human) {
+	if (!o.root || !o.inputs || !o.human) {
 		rc = x.rc = KT_ENOMEM;
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -378,7 +387,7 @@ static int write_otlp(kt_store *s, const kt_export_args *args, char *err,
 	if (rc)
 		goto out;
 	close_chat(&o);
-	if (cJSON_GetArraySize(o.inputs)) {
+	if (has_items(o.inputs)) {
 		/* messages after the last response: a chat span of their own,
 		 * where they were, with no output (on the root a reader would
 		 * put them before everything) */
@@ -400,7 +409,7 @@ out:
 	cJSON_Delete(o.out_parts);
 	cJSON_Delete(o.inputs);
 	cJSON_Delete(o.human);
-	cJSON_Delete(o.calls);
+	kt_strmap_free(&o.calls, NULL);
 	cJSON_Delete(doc);
 	kt_xrun_close(&x);
 	return rc;

@@ -33,7 +33,7 @@
 #include <sys/wait.h>
 
 #include "../base/archive_dl.h" /* libarchive, loaded when first used */
-#include <seccomp.h>
+#include "seccomp_dl.h" /* libseccomp, loaded when first used */
 
 #include "cgroup.h"
 #include "sandbox.h"
@@ -263,11 +263,14 @@ int kt_sandbox_seccomp_fd(void)
 		CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
 		CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP, 0x80 /* CLONE_NEWTIME */
 	};
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	scmp_filter_ctx ctx;
 	int fd = -1, rc = 0, nr;
 	size_t i;
 
-	if (!ctx)
+	/* no libseccomp, no filter: the caller refuses to run the step */
+	if (kt_seccomp_load())
+		return KT_EIO;
+	if (!(ctx = seccomp_init(SCMP_ACT_ALLOW)))
 		return KT_ENOMEM;
 	for (i = 0; refused[i] && !rc; i++) {
 		nr = seccomp_syscall_resolve_name(refused[i]);
@@ -1103,7 +1106,12 @@ int kt_sandbox_run(int tar_fd, const kt_sandbox_spec *sp, kt_sandbox_result *res
 		fds[0] = kt_sandbox_seccomp_fd();
 		if (fds[0] < 0) {
 			rc = fds[0];
-			snprintf(err, errlen, "cannot build the seccomp filter");
+			if (*kt_seccomp_load_error())
+				snprintf(err, errlen, "cannot build the seccomp filter: "
+					 "cannot load libseccomp (%s)",
+					 kt_seccomp_load_error());
+			else
+				snprintf(err, errlen, "cannot build the seccomp filter");
 			goto out;
 		}
 		snprintf(text, sizeof(text), "ktraj:x:%u:%u:replay:" SB_WORK "/home:/bin/sh\n",

@@ -100,7 +100,9 @@ unsigned kt_sandbox_uid(void);
  * library then falls back to clone).  Syscalls of other architectures kill
  * the process.  The list was checked against the refusals of Docker's
  * default seccomp profile (moby, profiles/seccomp/default.json).
- * Returns the fd (caller closes), or KT_ENOMEM / KT_EIO.
+ * libseccomp is loaded here, at the first call (seccomp_dl.h).
+ * Returns the fd (caller closes), or KT_ENOMEM / KT_EIO (KT_EIO also when
+ * libseccomp cannot be loaded: kt_seccomp_load_error() says why).
  */
 int kt_sandbox_seccomp_fd(void);
 

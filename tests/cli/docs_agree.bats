@@ -96,3 +96,59 @@ setup() {
 	run "$KTRAJ" stalls agent_gemm
 	[ "$(grep -c '^STALL ' <<<"$output")" -eq 1 ]
 }
+
+@test "README's exit 3 row: the commands it says check the hash chain exit 3 on a broken chain, those it says do not exit 0" {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/c.ktraj"
+	"$KTRAJ" import "$ROOT/tests/data/sample/softmax_session.jsonl" >/dev/null
+	R=3db88dd1ab522b4e190e8ab88aad55fa
+	# break the chain only: one bit of the run head (the last event's
+	# chain value, stored once), which no block or record check covers
+	chain=$("$KTRAJ" export "$R" | tail -1 | python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["chain"])')
+	python3 - "$KTRAJ_STORE" "$chain" <<-'PY'
+	import sys
+	p, c = sys.argv[1], bytes.fromhex(sys.argv[2])
+	d = bytearray(open(p, "rb").read())
+	assert d.count(c) == 1
+	d[d.find(c)] ^= 0x10
+	open(p, "wb").write(d)
+	PY
+	run "$KTRAJ" verify
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"chain does not match"* ]]
+	row=$(grep '^| 3 | ' "$ROOT/README.md")
+	checks=${row#*found by the commands that check them: }
+	checks=${checks%% on the run they analyze*}
+	skips=${row#*the other readers, }
+	skips=${skips%% among them*}
+	[ "$checks" != "$row" ] && [ "$skips" != "$row" ]
+	argv() { # the command line of a command README names
+		case "$1" in
+		verify) echo verify ;;
+		export) echo "export $R" ;;
+		blame) echo "blame speedup $R" ;;
+		stalls) echo "stalls $R" ;;
+		report) echo "report $R -o $BATS_TEST_TMPDIR/r.html" ;;
+		"questions suggest") echo "questions suggest $R" ;;
+		log) echo "log $R" ;;
+		show) echo "show $R 1" ;;
+		search) echo "search softmax" ;;
+		*) echo "unknown $1" ;;
+		esac
+	}
+	n=0
+	while read -r c; do
+		run "$KTRAJ" $(argv "$c")
+		echo "checks: $c: $status"
+		[ "$status" -eq 3 ]
+		n=$((n + 1))
+	done < <(printf '%s\n' "$checks" | grep -o '`[^`]*`' | tr -d '`' | grep -v '^--')
+	[ "$n" -eq 6 ]
+	n=0
+	while read -r c; do
+		run "$KTRAJ" $(argv "$c")
+		echo "skips: $c: $status"
+		[ "$status" -eq 0 ]
+		n=$((n + 1))
+	done < <(printf '%s\n' "$skips" | grep -o '`[^`]*`' | tr -d '`')
+	[ "$n" -eq 3 ]
+}

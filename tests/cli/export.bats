@@ -63,3 +63,40 @@ d=json.loads(sys.stdin.read())
 print(d)
 sys.exit(0 if d["runs"]["rows"]==3 and d["events"]["rows"]==21 and d["kinds"]["note"]==1 and sorted(p["format"] for p in d["partitions"])==["append","claude_code"] else 1)'
 }
+
+@test "ATIF and OTLP exports link each tool result to its call by the exact call id: ids that differ only in case are two calls" {
+	# main matched call ids through cJSON object keys, case-insensitively
+	# (and walked every key per lookup, O(N^2) in the run's calls)
+	cat >"$BATS_TEST_TMPDIR/ci.jsonl" <<'J'
+{"run": {"id": "0123456789abcdef0123456789abcdef", "name": "case ids", "format": "ktraj"}}
+{"kind": "message", "payload": {"role": "user", "human": true, "text": "go"}, "seq": 1}
+{"kind": "tool_call", "payload": {"tool": "Bash", "call_id": "abc", "args": {"command": "ls"}}, "seq": 2}
+{"kind": "message", "payload": {"role": "user", "human": true, "text": "and"}, "seq": 3}
+{"kind": "tool_call", "payload": {"tool": "Bash", "call_id": "ABC", "args": {"command": "pwd"}}, "seq": 4}
+{"kind": "tool_result", "payload": {"call_id": "abc", "output": "a.cu"}, "seq": 5}
+{"kind": "tool_result", "payload": {"call_id": "ABC", "output": "/w"}, "seq": 6}
+J
+	"$KTRAJ" import "$BATS_TEST_TMPDIR/ci.jsonl" >/dev/null
+	run "$KTRAJ" export 0123456789abcdef0123456789abcdef --format atif -o "$BATS_TEST_TMPDIR/a.json"
+	[ "$status" -eq 0 ]
+	# each agent step holds its own call's result, nothing else
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = [([c["tool_call_id"] for c in s.get("tool_calls", [])],
+        [r["source_call_id"] for r in s.get("observation", {}).get("results", [])])
+       for s in d["steps"] if s.get("tool_calls")]
+sys.exit(0 if got == [(["abc"], ["abc"]), (["ABC"], ["ABC"])] else 1)' "$BATS_TEST_TMPDIR/a.json"
+	run "$KTRAJ" export 0123456789abcdef0123456789abcdef --format otlp -o "$BATS_TEST_TMPDIR/o.json"
+	[ "$status" -eq 0 ]
+	# both execute_tool spans end with their own result
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+res = {}
+for sp in d["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+    a = {x["key"]: x["value"].get("stringValue") for x in sp["attributes"]}
+    if sp["name"].startswith("execute_tool"):
+        res[a["gen_ai.tool.call.id"]] = a.get("gen_ai.tool.call.result")
+sys.exit(0 if res == {"abc": "a.cu", "ABC": "/w"} else 1)' "$BATS_TEST_TMPDIR/o.json"
+}

@@ -1,7 +1,11 @@
 #!/usr/bin/env bats
 # The binary loads libarchive only when it reads an archive or a compressed
-# file (base/archive_dl.h): commands that do not need it start without it,
-# and one that needs it but cannot load it says so.
+# file (base/archive_dl.h), libsqlite3 for an OpenCode database
+# (import/sqlite_dl.h) and libseccomp for a sandboxed replay
+# (replay/seccomp_dl.h): commands that do not need them start without
+# them, and one that needs one but cannot load it says so.
+
+bats_require_minimum_version 1.5.0
 
 setup() {
 	KTRAJ=${KTRAJ:-$BATS_TEST_DIRNAME/../../build/ktraj}
@@ -117,4 +121,49 @@ print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]=="bench"))')
 	[ "$status" -eq 0 ]
 	run "$KTRAJ" ls --json
 	[ "$(grep -c '"opencode"' <<<"$output")" -eq 2 ]
+}
+
+@test "the binary does not link libseccomp: ls starts without it, and with a junk libseccomp on the library path" {
+	command -v ldd >/dev/null || skip "no ldd"
+	run ldd "$KTRAJ"
+	[ "$status" -eq 0 ]
+	! grep -E 'libseccomp' <<<"$output" || false
+	run "$KTRAJ" init
+	[ "$status" -eq 0 ]
+	LD_DEBUG=libs run "$KTRAJ" ls
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"no runs in "* ]]
+	[[ "$output" != *"libseccomp"* ]]
+	mkdir -p "$W/badsc"
+	echo junk >"$W/badsc/libseccomp.so.2"
+	LD_LIBRARY_PATH=$W/badsc run "$KTRAJ" ls
+	[ "$status" -eq 0 ]
+	[[ "$output" == "no runs in "* ]]
+}
+
+@test "without a loadable libseccomp, a sandboxed replay refuses the step in one line naming the library and records nothing; with it, the step runs" {
+	command -v cc >/dev/null || skip "no C compiler"
+	command -v python3 >/dev/null || skip "no python3"
+	command -v bwrap >/dev/null || skip "bubblewrap is not installed"
+	local as=()
+	[ "$(id -u)" = 0 ] && as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	"${as[@]}" bwrap --unshare-all --unshare-user --ro-bind / / true 2>/dev/null ||
+		skip "bubblewrap cannot make user namespaces here"
+	mkdir -p "$W/badsc"
+	echo junk >"$W/badsc/libseccomp.so.2"
+	R=$("$KTRAJ" import --json "$BATS_TEST_DIRNAME/../data/replay/cc_bench_session.jsonl" |
+		python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["run"])')
+	S=$("$KTRAJ" log "$R" --json | python3 -c '
+import json,sys
+print(next(r["seq"] for r in map(json.loads,sys.stdin) if r["kind"]=="bench"))')
+	# the filter cannot be built: the step does not run unfiltered
+	LD_LIBRARY_PATH=$W/badsc run --separate-stderr "$KTRAJ" replay "$R" "$S" --json
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == "ktraj: replay: cannot build the seccomp filter: cannot load libseccomp ("*"libseccomp.so.2"* ]]
+	[ "$("$KTRAJ" log "$R" --kind replay --json | wc -l)" -eq 0 ]
+	run "$KTRAJ" replay "$R" "$S" --json
+	[ "$status" -eq 0 ]
+	[ "$("$KTRAJ" log "$R" --kind replay --json | wc -l)" -eq 1 ]
 }

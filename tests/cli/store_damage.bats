@@ -179,7 +179,8 @@ PY
 
 @test "a damaged event blame, stalls and questions suggest do not read (or read as other text): exit 3 with one line, as log" {
 	# one byte flipped at a time across the store: wherever `log` (which
-	# checks the hash chain) finds damage, the analyzers must not print a
+	# finds damage that breaks a block; the chain is the analyzers' and
+	# verify's check) finds damage, the analyzers must not print a
 	# result from what is left (before: exit 0, a changed path or a
 	# missing event went unnoticed)
 	python3 - "$KTRAJ" "$GOOD" "$BATS_TEST_TMPDIR/f.ktraj" <<'PY'
