@@ -85,7 +85,7 @@ o=json.load(sys.stdin); assert o["ok"] is False and o["run"]==sys.argv[1] and o[
 	done
 	cp "$BATS_TEST_TMPDIR/good" "$KTRAJ_STORE"
 	run "$KTRAJ" verify --json
-	[ "$output" = '{"ok":true,"runs":1,"events":41,"no_checksum":0}' ]
+	[ "$output" = '{"ok":true,"runs":1,"events":41,"no_checksum":0,"unfinished":0}' ]
 }
 
 @test "another program's LMDB file at the store path: refused with the reason, left as it was" {
