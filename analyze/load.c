@@ -865,10 +865,10 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		    (rc = alternatives_of(r, e, m)))
 			goto out;
 		m->suspect = flag_has(m->flags, "suspicious") ?
-			     "flagged suspicious by the verifier" :
+			     KT_AN_SUSPECT_FLAGGED :
 			     m->time_ms > 0 && m->time_ms < 1e-3 &&
-			     m->correct < 0 ? "under 1 us and not checked" :
-			     NULL;
+			     m->correct < 0 ? KT_AN_SUSPECT_TINY :
+			     KT_AN_SUSPECT_NONE;
 		rc = KT_ENOMEM;
 		if (!(m->workload = intern(c, w, KT_AN_FIELD_MAX,
 					   &c->last_work)) ||
