@@ -52,7 +52,6 @@ const char *kt_an_point_suspect(const kt_an_run *r, const kt_an_series *se,
 	const kt_an_point *pt = &se->pt[p];
 	uint64_t lo = pt->seq_first && pt->seq_first < pt->seq ?
 		      pt->seq_first : pt->seq;
-
 	size_t i = 0, hi = r->nm;
 
 	if (r->m[pt->meas].suspect)
