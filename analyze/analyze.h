@@ -234,15 +234,36 @@ typedef struct kt_an_meas {
 	double speedup;        /* as recorded, < 0 when absent */
 	double ref_ms;         /* < 0 when absent */
 	double min_ms, max_ms; /* < 0 when absent */
-	int n;                 /* repetitions, 0 when absent */
-	int correct;           /* 1, 0, or -1 unknown */
 	uint64_t hkey[2];      /* 128-bit key of source_hash or candidate_blob
 				  (its first 71 bytes), else of `candidate`:
 				  equal keys, equal code; 0,0 when absent */
+	int n;                 /* repetitions, 0 when absent */
+	int sweep;             /* sweep number (0, 1, ...) when the result is
+				  one of a sweep, else -1 */
+	signed char correct;   /* 1, 0, or -1 unknown */
 	unsigned char hashed;  /* hkey is of a content hash (source_hash or
 				  candidate_blob), not of a candidate's name:
 				  two equal ones are the same code whatever
 				  was edited between them */
+	unsigned char unparsed;/* status "unparsed": output that looked like a
+				  benchmark, no time could be read */
+	unsigned char graded;  /* the grader's own record (graded true, e.g.
+				  reward.json: FORMAT.md section 11.2) */
+	unsigned char idea_human; /* `origin: "human"`: the code measured is
+				  the idea of the person's message right
+				  before the bench (FORMAT.md section 2) */
+	unsigned char round;   /* carries an attempt number (`round`): the
+				  results are attempts in that order even
+				  without timestamps, edits or tool calls */
+	unsigned char failed;  /* status "runtime_error" or "timeout" (any
+				  case: FlashInfer's RUNTIME_ERROR, TIMEOUT;
+				  KernelBench's runtime_error): the code did
+				  not run to the end, so there is no time */
+	unsigned char suspect; /* KT_AN_SUSPECT_*: why the figure is not to
+				  be trusted (kt_an_meas_suspect says it) */
+	/* (the members of 4 and 1 bytes sit together, no padding: r->m has
+	 * one element per bench result, ~1/8 of a long run's events, and its
+	 * resident size moves in 2 MiB steps under transparent huge pages) */
 	/* the bench fields of FORMAT.md's measurement model, each cut to
 	 * KT_AN_FIELD_MAX bytes, "" when absent (pointers into the run's
 	 * arena): scenarios such as "benchmark=variable_shape_conv
@@ -256,21 +277,6 @@ typedef struct kt_an_meas {
 	const char *key;       /* series key under r->keyed_by
 				  (kt_an_series_keys); sweep members carry
 				  their sweep's key (no scenario) */
-	long sweep;            /* sweep number (0, 1, ...) when the result is
-				  one of a sweep, else -1 */
-	unsigned char unparsed;/* status "unparsed": output that looked like a
-				  benchmark, no time could be read */
-	const char *why_unparsed; /* unparsed: the importer's `reason` ("only
-				  timings of a baseline or competitor"), ""
-				  when none was stored; arena */
-	unsigned char graded;  /* the grader's own record (graded true, e.g.
-				  reward.json: FORMAT.md section 11.2) */
-	unsigned char idea_human; /* `origin: "human"`: the code measured is
-				  the idea of the person's message right
-				  before the bench (FORMAT.md section 2) */
-	unsigned char round;   /* carries an attempt number (`round`): the
-				  results are attempts in that order even
-				  without timestamps, edits or tool calls */
 	double reward;         /* graded: the grader's reward, < 0 absent */
 	const char *flags;     /* its flags joined by ", " ("" none): a
 				  verifier's ("suspicious"), any result */
@@ -281,20 +287,35 @@ typedef struct kt_an_meas {
 	const char *also;      /* the figures printed but not chosen
 				  (`alternatives`): "speedup_vs_eager x5.850
 				  (eager), ..."; "" none */
-	const char *suspect;   /* why the figure is not to be trusted (NULL:
-				  nothing known): "flagged suspicious by the
-				  verifier", or "under 1 us and not checked"
-				  (such a time usually means the kernel did
-				  no work or the timing missed it) */
-	unsigned char failed;  /* status "runtime_error" or "timeout" (any
-				  case: FlashInfer's RUNTIME_ERROR, TIMEOUT;
-				  KernelBench's runtime_error): the code did
-				  not run to the end, so there is no time */
-	const char *other_hw;  /* flags "ref_other_hardware": "<kernel's GPU>,
-				  the reference on <reference's GPU>"; the
+	/* one slot for two fields that never meet (an unparsed result has
+	 * no time, so no reference on other hardware): a pointer more would
+	 * cost 2 MiB steps of resident memory on a long run (see above) */
+	union {
+		const char *other_hw; /* results not unparsed: flags
+				  "ref_other_hardware": "<kernel's GPU>, the
+				  reference on <reference's GPU>"; the
 				  reference time is then none (ref_ms,
 				  speedup < 0); NULL otherwise */
+		const char *why_unparsed; /* unparsed results only: the
+				  importer's `reason` ("only timings of a
+				  baseline or competitor"), "" when none was
+				  stored; arena */
+	};
 } kt_an_meas;
+
+/* kt_an_meas.suspect: a byte, not the reason's string, in an array of one
+ * element per bench result */
+enum { KT_AN_SUSPECT_NONE = 0,
+       KT_AN_SUSPECT_FLAGGED, /* the verifier flagged it "suspicious" */
+       KT_AN_SUSPECT_TINY     /* under 1 us and its correctness not
+				 checked: such a time usually means the
+				 kernel did no work or the timing missed it */
+};
+
+/* Why bench result m is not to be trusted, in words ("flagged suspicious
+ * by the verifier", "under 1 us and not checked"; static strings); NULL
+ * when nothing is known against it. */
+const char *kt_an_meas_suspect(const kt_an_meas *m);
 
 /* Whether a bench result declares its code (source hash or candidate;
  * hkey above). */
@@ -455,7 +476,6 @@ typedef struct kt_an_point {
 	size_t meas;           /* index into run->m (first result of the point) */
 	uint64_t seq;          /* bench event seq (last of a group) */
 	uint64_t seq_first;    /* bench event seq (first of a group) */
-	uint32_t call;
 	double speedup;        /* per the basis; a sweep: the chained geomean
 				  index (its gain over the best sweep times
 				  that sweep's index) */
@@ -467,31 +487,34 @@ typedef struct kt_an_point {
 				  sweep) */
 	double gain;           /* speedup / running best before it (> 1: a
 				  new best), 1 for the first point */
-	int accepted;          /* 1 when this point is a jump: a new best by
+	unsigned char accepted; /* 1 when this point is a jump: a new best by
 				  more than the threshold with a change
 				  since the measurement before */
-	int newbest;           /* 1 when above the threshold (a jump or not) */
-	int nochange;          /* newbest without an edit or a declared change
+	unsigned char newbest; /* 1 when above the threshold (a jump or not) */
+	unsigned char nochange; /* newbest without an edit or a declared change
 				  (other candidate / source hash) since the
 				  measurement before: not a jump */
-	int outlier;           /* always 0 (kept for callers of before) */
+	unsigned char outlier; /* always 0 (kept for callers of before) */
 	int unchecked;         /* results of the point whose correctness was
 				  not checked (counted with --assume-correct
 				  or when nothing of the series was checked) */
 	int nscen;             /* sweep: scenarios measured (else 1) */
-	int repeat;            /* 1 when it measured the same code under test
-				  as the point before (kt_an_code_changed
-				  says no change): a repeat, not an attempt */
 	int ncmp;              /* sweep: scenarios shared with the running
 				  best it was compared with (0: none shared,
 				  not comparable) */
-	size_t nres;           /* bench results in the point */
-	size_t mem0;           /* sweep: its results are series.mem[mem0 ..
-				  mem0 + nres) */
-	int branch;            /* 1 when its bench's parent is another bench
+	uint32_t call;
+	unsigned char repeat; /* 1 when it measured the same code under test
+				  as the point before (kt_an_code_changed
+				  says no change): a repeat, not an attempt */
+	unsigned char branch; /* 1 when its bench's parent is another bench
 				  (a tree search: import --map parent): its
 				  gain is over the best of its own parent
 				  chain, not the run's running best */
+	/* (members of 4 and 1 bytes sit together: one point per bench
+	 * result of a series, ~1/8 of a long run's events) */
+	size_t nres;           /* bench results in the point */
+	size_t mem0;           /* sweep: its results are series.mem[mem0 ..
+				  mem0 + nres) */
 	double base;           /* the best its gain is over: the running
 				  best before it, or (branch) its parent
 				  chain's best; 1 for the first point */
@@ -806,8 +829,9 @@ int kt_an_is_question_ev(const kt_an_run *r, size_t i);
 
 /* Why point p of series se is suspect: the first of its results (seq
  * seq_first..seq of its series key, any key when se->key is NULL or "")
- * with a kt_an_meas.suspect, that
- * reason; NULL when none is.  The string lives as long as r. */
+ * with a kt_an_meas.suspect, that reason; NULL when none is.  The string
+ * lives as long as r.  r->m must be in seq order, as kt_an_run_load_ex
+ * makes it (the results are found by bisection). */
 const char *kt_an_point_suspect(const kt_an_run *r, const kt_an_series *se,
 				size_t p);
 

@@ -867,11 +867,13 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		if ((m->graded || pl_type(&p, 18) == V_OTHER) &&
 		    (rc = graded_of(r, e, m)))
 			goto out;
-		if (pl_type(&p, 18) == V_OTHER && (rc = other_hw_of(r, e, m)))
+		if (!m->unparsed && pl_type(&p, 18) == V_OTHER &&
+		    (rc = other_hw_of(r, e, m)))
 			goto out;
 		m->choice = "";
 		m->also = "";
-		m->why_unparsed = "";
+		if (m->unparsed)
+			m->why_unparsed = "";
 		{
 			const char *why = m->unparsed ? pl_str(&p, 23) : NULL;
 
@@ -894,10 +896,10 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 		    (rc = alternatives_of(r, e, m)))
 			goto out;
 		m->suspect = flag_has(m->flags, "suspicious") ?
-			     "flagged suspicious by the verifier" :
+			     KT_AN_SUSPECT_FLAGGED :
 			     m->time_ms > 0 && m->time_ms < 1e-3 &&
-			     m->correct < 0 ? "under 1 us and not checked" :
-			     NULL;
+			     m->correct < 0 ? KT_AN_SUSPECT_TINY :
+			     KT_AN_SUSPECT_NONE;
 		rc = KT_ENOMEM;
 		if (!(m->workload = intern(c, w, KT_AN_FIELD_MAX,
 					   &c->last_work)) ||

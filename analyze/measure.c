@@ -185,7 +185,7 @@ size_t kt_an_unparsed(const kt_an_run *r, uint64_t *seqs, size_t max)
 }
 
 /* a measurement's stored reason, "" when none (or not loaded) */
-#define WHY(m) ((m)->why_unparsed ? (m)->why_unparsed : "")
+#define WHY(m) ((m)->unparsed && (m)->why_unparsed ? (m)->why_unparsed : "")
 
 size_t kt_an_unparsed_why(const kt_an_run *r, const char *why,
 			  uint64_t *seqs, size_t max)

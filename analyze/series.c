@@ -731,6 +731,36 @@ static int kernel_time_value(const kt_an_run *r, const size_t *mem,
 	return 1;
 }
 
+/* Whether bench event e's parent is an earlier bench (a tree search's
+ * child: import --map `parent`). */
+static int bench_parent(const kt_an_run *r, const kt_an_ev *e)
+{
+	long k;
+
+	if (!e->parent || e->parent >= e->seq)
+		return 0;
+	k = kt_an_run_find(r, e->parent);
+	return k >= 0 && r->ev[k].kind == KT_KIND_BENCH;
+}
+
+/* branch_best's map from a result (index into r->m) to its point, for
+ * points 0 .. np - 1 of pt (their results mem[pt.mem0 .. + nres)), the
+ * other results SIZE_MAX; malloc'ed, NULL when out of memory. */
+static size_t *ptof_upto(const kt_an_run *r, const kt_an_point *pt,
+			 const size_t *mem, size_t np)
+{
+	size_t *ptof = malloc(r->nm * sizeof(*ptof));
+
+	if (!ptof)
+		return NULL;
+	for (size_t i = 0; i < r->nm; i++)
+		ptof[i] = SIZE_MAX;
+	for (size_t j = 0; j < np; j++)
+		for (size_t k = pt[j].mem0; k < pt[j].mem0 + pt[j].nres; k++)
+			ptof[mem[k]] = j;
+	return ptof;
+}
+
 /*
  * A tree search's child (its bench's parent is another bench: import --map
  * `parent`) is one branch's next step: what it gained is over the best of
@@ -962,11 +992,6 @@ floor:
 	lev = malloc((np + 1) * sizeof(*lev));
 	if (!lev || cs_init(&cs, np + 1))
 		goto out;
-	ptof = malloc(r->nm * sizeof(*ptof));
-	if (!ptof)
-		goto out;
-	for (i = 0; i < r->nm; i++)
-		ptof[i] = SIZE_MAX;
 	{
 		size_t best = 0, bst;
 		double first = 0, blev = 0, cmp;
@@ -1007,10 +1032,17 @@ floor:
 				blev = lev[best];
 			cmp = blev;
 			p->base_pt = i ? out->pt[i - 1].best_pt : 0;
-			if (!out->sweep && i &&
+			/* the result-to-point map only once a tree shows:
+			 * filled whole it was 8 bytes a result of every
+			 * long run, read by tree searches alone */
+			if (!out->sweep && i && !ptof &&
+			    bench_parent(r, &r->ev[r->m[p->meas].ev]) &&
+			    !(ptof = ptof_upto(r, out->pt, mem, i)))
+				goto out;
+			if (ptof &&
 			    branch_best(r, ptof, lev, p, i, &cmp, &p->base_pt))
 				p->branch = 1;
-			for (k = a; k < a + n; k++)
+			for (k = a; ptof && k < a + n; k++)
 				ptof[mem[k]] = i;
 			p->base = i ? exp(cmp) : 1;
 			p->speedup = exp(lev[i]);

@@ -293,7 +293,8 @@ static void print_series(const kt_an_run *r, const kt_an_series *se,
 		const char *hw = NULL;
 
 		for (size_t i = 0; i < r->nm; i++)
-			if (r->m[i].other_hw && !strcmp(r->m[i].key, se->key)) {
+			if (!r->m[i].unparsed && r->m[i].other_hw &&
+			    !strcmp(r->m[i].key, se->key)) {
 				hw = hw ? hw : r->m[i].other_hw;
 				nhw++;
 			}

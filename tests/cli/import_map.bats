@@ -637,3 +637,26 @@ J
 	run "$KTRAJ" blame speedup agent_gemm --min-gain 1.01 --z 0.1
 	[[ "$output" == *$'JUMP 1  step 5 (seq 20) over the best so far, step 1 (seq 6)'*$'\n  in the log: step "cf0b54178827" over step "130150399cea"\n'* ]]
 }
+
+@test "a tree that starts after plain roots still gains over its branch (the result-to-point map is made when the first child shows)" {
+	# nodes 1-3 are roots (node 2 the run's best); node 4 grows from
+	# node 1: its branch's best is node 1 (2.0 ms), so it gains x1.333
+	# though the series' best (node 2, 1.0 ms) is faster.  blame builds
+	# the map from a result to its point only at node 4 (issue 21: it was
+	# 8 bytes a result of every run), so it must hold the roots before it.
+	cat >"$D/tl.jsonl" <<'J'
+{"node": 1, "ms": 2.0}
+{"node": 2, "ms": 1.0}
+{"node": 3, "ms": 1.9}
+{"node": 4, "p": 1, "ms": 1.5}
+J
+	printf '{"run": {"const": "tl"}, "step": "node", "parent": "p", "time_ms": "ms"}\n' >"$D/tl.map"
+	run "$KTRAJ" import --map "$D/tl.map" "$D/tl.jsonl"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" blame speedup tl
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^JUMP' <<<"$output")" -eq 2 ]
+	[[ "$output" == *"JUMP 2  step 4 (seq 4) over its branch's best, step 1 (seq 1)  speedup 1.000 -> 1.333  gain x1.333"* ]]
+	run "$KTRAJ" blame speedup tl --json --permutations 0
+	[[ "${lines[1]}" == *'"best_seq":1,"over_branch":true,"series_best_step":2,"series_best_seq":2,"series_gain":0.6667,'* ]]
+}

@@ -485,6 +485,21 @@ static void t_claims(void **st)
 	assert_true(got[0] == 2 && fabs(got[1] - 91) < 1e-9);
 }
 
+/* Issue 21's memory row (<= 64 MiB per 1M events): a long run holds one
+ * kt_an_meas per bench result and, per series, one kt_an_point per point
+ * (~1/8 of its events each), so padding in either is paid per result.
+ * The members added on 2026-12-04 grew them from 184 and 104 bytes to 216
+ * and 136; packing (one-byte flags together, flags as bytes) takes 16 and
+ * 24 of that back, and these bounds keep it (LP64 sizes). */
+static void t_compact_arrays(void **st)
+{
+	(void)st;
+	if (sizeof(void *) != 8)
+		skip();
+	assert_true(sizeof(kt_an_meas) <= 184);
+	assert_true(sizeof(kt_an_point) <= 112);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +513,7 @@ int main(void)
 		cmocka_unit_test(t_outlier_repeat),
 		cmocka_unit_test(t_running_best),
 		cmocka_unit_test(t_claims),
+		cmocka_unit_test(t_compact_arrays),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
