@@ -71,7 +71,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 
-.PHONY: print-lib-src all check unit cli-test asan fuzz fuzz-replay bench deps install clean harness lint FORCE
+.PHONY: print-lib-src all check unit cli-test asan fuzz fuzz-replay bench bench-large deps install clean harness lint FORCE
 all: $(B)/ktraj $(B)/libktraj.a harness
 
 # the library's sources, one per line (.ci/run compiles them once for fuzzing)
@@ -140,6 +140,17 @@ bench: $(B)/ktraj
 	tests/bench/import_memory.sh $(abspath $(B)/ktraj)
 	tests/bench/import_small.sh $(abspath $(B)/ktraj)
 	tests/bench/read_paths.sh $(abspath $(B)/ktraj)
+	MB=200 tests/bench/import_claude.sh $(abspath $(B)/ktraj)
+	tests/bench/export_ab.sh ktraj=$(abspath $(B)/ktraj)
+
+# the rows that need gigabytes of disk and minutes: 3.8 GB peak RSS
+# (import_rss_parts.sh on a gen_claude.py session of that size) and the
+# block-size sweep (builds 16 binaries); tests/bench/RESULTS.md "Issue 21:
+# where each row stands" says how each was last run
+bench-large: $(B)/ktraj
+	python3 tests/bench/gen_claude.py --mb 3800 $${TMPDIR:-/tmp}/ktraj-3800.jsonl
+	tests/bench/import_rss_parts.sh $(abspath $(B)/ktraj) $${TMPDIR:-/tmp}/ktraj-3800.jsonl; \
+	rc=$$?; rm -f $${TMPDIR:-/tmp}/ktraj-3800.jsonl; exit $$rc
 
 # the module boundaries (import.h, import/README.md "Adding an import format"),
 # part of `make check`; the last step reads the objects (a call by symbol
