@@ -333,3 +333,22 @@ import json, sys
 s = [r for r in map(json.loads, sys.argv[1].splitlines()) if "summary" in r]
 assert s[0]["noise_kind"] == "repeats" and s[0]["noise_results"] == 6 and s[0]["noise_no_code"] == 3, s' "$output"
 }
+
+# q_between_edits.jsonl: softmax 1.0 ms, edit, 0.3 ms but incorrect (left
+# out), a person's question, edit, 0.5 ms.  The jump's edits are #4 and #9
+# and the question sits between them; the run test must score it against
+# the edit after it (lag as blame's), not against the first edit only.
+@test "blame: the run test scores a question between two edits of one jump as the jump does" {
+	"$KTRAJ" import "$D/q_between_edits.jsonl" >/dev/null
+	run "$KTRAJ" blame speedup q_between_edits
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"edits: #4 softmax.cu #9 softmax.cu"* ]]
+	[[ "$output" == *"question #7 (human"* ]]
+	[[ "$output" == *"run test: S = 0.693 over 1 improvement"* ]]
+	run "$KTRAJ" blame speedup q_between_edits --json
+	python3 -c '
+import json, sys
+r = [json.loads(l) for l in sys.argv[1].splitlines()]
+s = [x["s_observed"] for x in r if "s_observed" in x]
+assert s and abs(s[0] - 0.6931) < 1e-3, s' "$output"
+}
