@@ -953,6 +953,7 @@ floor:
 	 * too (a failed run is an attempt in time as well), and so does an
 	 * attempt number (a round log's round or step) */
 	edits = has_edits(r);
+	out->no_edits = !edits;
 	out->unordered = !edits && !r->ncalls;
 	for (i = 0; i < r->nm && out->unordered; i++)
 		if (in_series(&r->m[i], o) &&

@@ -205,6 +205,9 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 		printf(" none recorded");
 		if (kt_an_code_differs(ma, mb))
 			printf(" (another candidate source was measured)");
+		else if (b->series.no_edits)
+			printf(" (the run records no edits: every new result "
+			       "counts as a change)");
 	}
 	for (size_t i = 0; i < j->nedits; i++)
 		printf(" #%llu %s", (unsigned long long)r->ev[j->edits[i]].seq,

@@ -352,3 +352,25 @@ r = [json.loads(l) for l in sys.argv[1].splitlines()]
 s = [x["s_observed"] for x in r if "s_observed" in x]
 assert s and abs(s[0] - 0.6931) < 1e-3, s' "$output"
 }
+
+# no_edits_run.jsonl: softmax 1.0 ms, then 0.5 ms, and no edit event in
+# the run: the jump has no edit, and must not read as "no change".
+@test "blame and report: a jump in a run that records no edits says every new result counts as a change" {
+	"$KTRAJ" import "$D/no_edits_run.jsonl" >/dev/null
+	run "$KTRAJ" blame speedup no_edits_run
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1 jump"* ]]
+	[[ "$output" == *"edits: none recorded (the run records no edits: every new result counts as a change)  ["* ]]
+	run "$KTRAJ" blame speedup no_edits_run --json
+	python3 -c '
+import json, sys
+j = [r for r in map(json.loads, sys.argv[1].splitlines()) if "gain" in r]
+assert len(j) == 1 and j[0]["edits"] == [] and j[0]["run_records_no_edits"] is True, j' "$output"
+	run "$KTRAJ" report no_edits_run -o "$BATS_TEST_TMPDIR/n.html"
+	[ "$status" -eq 0 ]
+	grep -q "none recorded (the run records no edits: every new result counts as a change)" "$BATS_TEST_TMPDIR/n.html"
+	# a run with edits: the flag is false
+	"$KTRAJ" import "$D/fix_after_wrong.jsonl" >/dev/null
+	run "$KTRAJ" blame speedup fix_after_wrong --json
+	[[ "$output" == *'"run_records_no_edits":false'* ]]
+}
