@@ -570,6 +570,10 @@ typedef struct kt_an_series {
 	size_t n_unparsed;     /* ... benchmark output no time was read from */
 	size_t n_newbest;      /* points above the threshold */
 	size_t n_nochange;     /* ... of them with no change before them */
+	int no_edits;          /* 1 when the run records no edit at all:
+				  without a code identity every new result
+				  counts as a change (FORMAT.md "Code under
+				  test"), so a jump may have no edit */
 	size_t *mem;           /* sweeps: the results used, point by point
 				  (indices into run->m); NULL otherwise */
 	double *lv;            /* sweeps: by result index, ln speedup

@@ -5,11 +5,15 @@
  * Statistic, at a lag scale tau: S_tau = sum over every new best i of the
  * series (a point above the running best, significant or not) of w_i *
  * exp(-d_i / tau), w_i = ln(new best / best before) and d_i the tool calls
- * (or messages, see below) from the nearest question before the change's
- * anchor (the first edit since the measurement before, else the
- * measurement itself) in run order - a message after the edit in the same
- * gap between calls is not before it - within window_calls calls (and
- * messages); a new best with no question in its window adds 0.
+ * (or messages, see below) from the nearest question before one of the
+ * change's anchors (each edit since the measurement before - results the
+ * series left out cut nothing, as for the jump's edits - else the
+ * measurement itself) to that anchor, the closest of them, in run order -
+ * a message after the edit in the same gap between calls is not before
+ * it - within window_calls calls (and messages); a new best with no
+ * question in its window adds 0.  The same lag blame gives a question: to
+ * the first edit of the change after it (a question asked between two
+ * edits of one change is taken up by the later one).
  * Using every new best weighted by its log gain, and the lag to each,
  * gains power over counting detected jumps only (issue 15: 48 % power
  * before).
@@ -186,7 +190,10 @@ struct clocks {
 					  the first slot within win calls */
 	const uint32_t *anc_c, *pcall; /* anchor's call; call of each slot
 					  position (1-based) */
-	const double *w, *ex;          /* weights; decay, scale-major */
+	const uint32_t *grp;           /* anchor's new best (anchors of one
+					  new best are consecutive) */
+	const double *w, *ex;          /* weights of new bests; decay,
+					  scale-major */
 	size_t na, ns;
 	uint32_t win;
 	uint64_t *bm;                  /* bitmap of positions, zero between
@@ -198,11 +205,14 @@ struct clocks {
  * takes the nearest set position before it, found a word at a time, at
  * most win calls back; scale 0 weighs its distance in messages (beyond
  * win: nothing), the others in calls.  One search serves both clocks:
- * positions and calls run in the same order. */
+ * positions and calls run in the same order.  A new best scores the
+ * closest of its anchors' questions (blame's lag: a question to the first
+ * edit of the change after it). */
 static void score(const struct clocks *k, const uint32_t *pm, size_t n,
 		  double *out)
 {
 	size_t wd = (size_t)k->win + 1;
+	double best[KT_AN_SCALES] = {0};
 
 	bits(k->bm, pm, n, 1);
 	k->bm[0] &= ~1ull;
@@ -213,6 +223,11 @@ static void score(const struct clocks *k, const uint32_t *pm, size_t n,
 		size_t wi = x >> 6;
 		uint64_t m = k->bm[wi] & (~0ull >> (63 - (x & 63)));
 
+		if (a && k->grp[a] != k->grp[a - 1])
+			for (size_t i = 0; i < k->ns; i++) {
+				out[i] += k->w[k->grp[a - 1]] * best[i];
+				best[i] = 0;
+			}
 		if (!x || lo > x)
 			continue;
 		for (;;) {
@@ -224,9 +239,10 @@ static void score(const struct clocks *k, const uint32_t *pm, size_t n,
 					 dc = k->anc_c[a] - k->pcall[p];
 
 				if (x - p <= k->win)
-					out[0] += k->w[a] * k->ex[x - p];
+					best[0] = fmax(best[0], k->ex[x - p]);
 				for (size_t i = 1; i < k->ns; i++)
-					out[i] += k->w[a] * k->ex[i * wd + dc];
+					best[i] = fmax(best[i],
+						       k->ex[i * wd + dc]);
 				break;
 			}
 			if (wi == lo >> 6)
@@ -234,6 +250,8 @@ static void score(const struct clocks *k, const uint32_t *pm, size_t n,
 			m = k->bm[--wi];
 		}
 	}
+	for (size_t i = 0; k->na && i < k->ns; i++)
+		out[i] += k->w[k->grp[k->na - 1]] * best[i];
 	bits(k->bm, pm, n, 0);
 }
 
@@ -252,14 +270,16 @@ static int is_slot(const kt_an_run *r, size_t i)
 int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 {
 	const kt_an_series *se = &b->series;
-	uint32_t *anc = NULL, *ancm = NULL, *lom = NULL, *qc = NULL,
+	uint32_t *anc = NULL, *ancm = NULL, *lom = NULL, *grp = NULL,
+		 *qc = NULL,
 		 *qm = NULL, *tm = NULL, *idx = NULL, *pcall = NULL,
 		 *before = NULL, *cum = NULL, len = r->ncalls + 1,
 		 win = (uint32_t)(o->window_calls < 0 ? 0 : o->window_calls);
 	double *w = NULL, *ex = NULL, *sr = NULL, *ss = NULL;
 	double sum = 0, sum2 = 0, pk[KT_AN_SCALES];
 	uint64_t *bm = NULL;
-	size_t nslot = 0, na = 0, nq = 0, ns = 0, np, c, nev = r->nev + 1;
+	size_t nslot = 0, na = 0, nq = 0, ns = 0, np, c, nev = r->nev + 1,
+	       nb = 0, nanc = r->nev + se->n + 1;
 	uint64_t st = o->seed;
 	struct clocks ck;
 	int rc = KT_ENOMEM;
@@ -289,9 +309,11 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 	for (size_t k = 0; k < ns; k++)
 		b->p_scale[k] = -1;
 	np = o->permutations > 0 ? (size_t)o->permutations : 0;
-	anc = malloc((se->n + 1) * sizeof(*anc));
-	ancm = malloc((se->n + 1) * sizeof(*ancm));
-	lom = malloc((se->n + 1) * sizeof(*lom));
+	/* anchors: at most one per edit, or the measurement */
+	anc = malloc(nanc * sizeof(*anc));
+	ancm = malloc(nanc * sizeof(*ancm));
+	lom = malloc(nanc * sizeof(*lom));
+	grp = malloc(nanc * sizeof(*grp));
 	w = malloc((se->n + 1) * sizeof(*w));
 	qc = malloc(nev * sizeof(*qc));
 	qm = malloc(nev * sizeof(*qm));
@@ -306,7 +328,7 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 	 * the random placements (sr) or shifts (ss) */
 	sr = malloc(ns * (np + 1) * sizeof(*sr));
 	ss = malloc(ns * (np + 1) * sizeof(*ss));
-	if (!anc || !ancm || !lom || !w || !qc || !qm || !tm || !idx ||
+	if (!anc || !ancm || !lom || !grp || !w || !qc || !qm || !tm || !idx ||
 	    !pcall || !before || !cum || !bm || !ex || !sr || !ss)
 		goto out;
 	for (size_t k = 0; k < ns; k++)
@@ -334,29 +356,46 @@ int kt_an_runtest(const kt_an_run *r, const kt_an_opts *o, kt_an_blame *b)
 	for (size_t i = 1; i < se->n; i++) {
 		const kt_an_point *p = &se->pt[i];
 		double prev = se->pt[i - 1].best;
-		uint32_t at = p->call;
-		/* no edit: the measurement's own place (every message up to
-		 * it is before) */
-		size_t ae = kt_an_run_lower(r, p->seq + 1);
+		size_t n0 = na;
 
 		if (p->outlier || !(p->speedup > prev) || prev <= 0)
 			continue;
+		/* every edit of the change (since the measurement before,
+		 * left-out results cutting nothing, as the jump's edits) is
+		 * an anchor: a question between two of its edits is taken
+		 * up by the later one, as blame's lag says.  An edit with
+		 * no message slot since the anchor before adds nothing (its
+		 * nearest question is the same, farther). */
 		for (size_t k = kt_an_run_lower(r, se->pt[i - 1].seq + 1);
-		     k < r->nev && r->ev[k].seq < p->seq; k++)
-			if (r->ev[k].kind == KT_KIND_EDIT) {
-				at = r->ev[k].call;
-				ae = k;
-				break;
-			}
-		anc[na] = at;
-		ancm[na] = before[ae];
-		/* slots at calls >= at - win: after the cum[at - win - 1]th */
-		lom[na] = (at > win && at - win - 1 < len ? cum[at - win - 1] : 0) + 1;
-		w[na++] = log(p->speedup / prev);
+		     k < r->nev && r->ev[k].seq < p->seq; k++) {
+			if (r->ev[k].kind != KT_KIND_EDIT ||
+			    (na > n0 && ancm[na - 1] == before[k]))
+				continue;
+			anc[na] = r->ev[k].call;
+			ancm[na] = before[k];
+			grp[na++] = (uint32_t)nb;
+		}
+		/* no edit: the measurement's own place (every message up to
+		 * it is before) */
+		if (na == n0) {
+			anc[na] = p->call;
+			ancm[na] = before[kt_an_run_lower(r, p->seq + 1)];
+			grp[na++] = (uint32_t)nb;
+		}
+		for (size_t a = n0; a < na; a++) {
+			uint32_t at = anc[a];
+
+			/* slots at calls >= at - win: after the
+			 * cum[at - win - 1]th */
+			lom[a] = (at > win && at - win - 1 < len ?
+				  cum[at - win - 1] : 0) + 1;
+		}
+		w[nb++] = log(p->speedup / prev);
 	}
 	b->nquestions = nq;
-	b->n_newbest = na;
-	ck = (struct clocks){ ancm, lom, anc, pcall, w, ex, na, ns, win, bm };
+	b->n_newbest = nb;
+	ck = (struct clocks){ ancm, lom, anc, pcall, grp, w, ex, na, ns, win,
+			      bm };
 	score(&ck, qm, nq, b->s_scale);
 	b->s_obs = b->s_scale[ns - 1];
 	if (!np || !na || !nq) {
@@ -415,6 +454,7 @@ out:
 	free(anc);
 	free(ancm);
 	free(lom);
+	free(grp);
 	free(w);
 	free(qc);
 	free(qm);

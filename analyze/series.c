@@ -195,17 +195,30 @@ static int ex_reason(const kt_an_meas *m, int strict, int has_ref,
 }
 
 /* ---- noise from repeats of unchanged code --------------------------------------- */
-/* qsort has no context argument in C11: the run being sorted */
+/* qsort has no context argument in C11: the run being sorted, and by
+ * result index the edits recorded before it (NULL: not used) */
 static const kt_an_run *sort_run;
+static const uint32_t *sort_epoch;
 
-/* The code a result measured: its source hash or candidate; 0,0 when
- * unknown.  Not its tool call: one script's output often holds several
- * sizes under one label (vsla "GPU Benchmark" x3), which are no repeats. */
+/* The code a result measured: its source hash or candidate; else, in a
+ * run that records edits, the edits before it - results with no edit
+ * between them measured the same code (kt_an_code_changed says so too:
+ * repeats.jsonl of issue 15's tester, 1.0 / 1.1 / 0.9 ms re-runs before
+ * any edit, are the run's only repeats of unchanged code); 0,0 when
+ * unknown (a run with no edit cannot tell, FORMAT.md "Code under test").
+ * Not its tool call: one script's output often holds several sizes under
+ * one label (vsla "GPU Benchmark" x3), which are no repeats; the scenario
+ * tells those apart. */
 static void code_id(const kt_an_run *r, const kt_an_meas *m, uint64_t id[2])
 {
-	(void)r;
 	id[0] = m->hkey[0];
 	id[1] = m->hkey[1];
+	if (!kt_an_has_code(m) && sort_epoch) {
+		/* hkey[0] of a hash is odd or a hash; this tag is neither
+		 * likely to meet */
+		id[0] = 0x45444954534e4f4eull; /* "EDITSNON" */
+		id[1] = (uint64_t)sort_epoch[m - r->m] + 1;
+	}
 }
 
 static int cmp_code(const void *a, const void *b)
@@ -803,6 +816,7 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 	double *lv = NULL, *lev = NULL, *tmp = NULL;
 	struct cstates cs = { 0 };
 	size_t *mem = NULL, *p0 = NULL, *pn = NULL, *idx = NULL, *ptof = NULL;
+	uint32_t *epoch = NULL;
 	int rc = KT_ENOMEM;
 
 	memset(out, 0, sizeof(*out));
@@ -889,6 +903,21 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		i = k;
 	}
 	out->n = np;
+	/* results without a code identity: the edits before each, when the
+	 * run records edits (code_id), for the noise's repeat groups */
+	if (has_edits(r) && (epoch = kt_an_big(r->nm * sizeof(*epoch)))) {
+		uint32_t ne = 0;
+
+		for (k = 0; k < r->nev; k++) {
+			if (r->ev[k].kind == KT_KIND_EDIT)
+				ne++;
+			else if (r->ev[k].kind == KT_KIND_BENCH &&
+				 r->ev[k].meas >= 0)
+				epoch[r->ev[k].meas] = ne;
+		}
+		sort_epoch = epoch;
+	} else if (has_edits(r))
+		goto out;
 	/* noise 1: repeats of unchanged code */
 	{
 		double sd;
@@ -905,16 +934,24 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 					     "reference timed again each run";
 			out->sigma = sd / c4(df);
 			out->noise_kind = KT_AN_NOISE_REPEATS;
-			out->noise_src = "repeats of unchanged code (same source "
+			for (k = 0; k < nmem; k++)
+				out->noise_nocode += !kt_an_has_code(&r->m[mem[k]]);
+			/* said beside the groups: repeats of code nothing
+			 * identifies (results before the run wrote any file)
+			 * are grouped by the edits before them, or, in a run
+			 * with no edits, look like a group left out for no
+			 * reason */
+			out->noise_src = epoch && out->noise_nocode ?
+					 "repeats of unchanged code (same source "
+					 "hash or candidate, or no edit between "
+					 "them)" :
+					 "repeats of unchanged code (same source "
 					 "hash or candidate)";
 			out->noise_n = nres;
 			out->noise_groups = ng;
 			out->noise_out = nout;
-			/* said beside the groups: repeats of code nothing
-			 * identifies (results before the run wrote any file)
-			 * look like a group left out for no reason */
-			for (k = 0; k < nmem; k++)
-				out->noise_nocode += !kt_an_has_code(&r->m[mem[k]]);
+			if (epoch)
+				out->noise_nocode = 0;
 			goto floor;
 		}
 		/* one repeat pair is 1 degree of freedom, short of the 2
@@ -925,6 +962,9 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 					 "unchanged code, too few to estimate "
 					 "noise (2 needed), no reported spread";
 	}
+	/* the levels (best_level) keep a state per point without a code
+	 * identity: grouping by edits is for the noise only */
+	sort_epoch = NULL;
 	/* noise 1b: repeats of the reference, unchanged code too, read with
 	 * noise 1's estimator (s / c4(nu): a few re-timed references are as
 	 * low-biased as a few re-runs); the value is a ratio of two timings
@@ -975,6 +1015,7 @@ int kt_an_series_build(const kt_an_run *r, const kt_an_opts *o,
 		}
 	}
 floor:
+	sort_epoch = NULL;
 	if (!(out->sigma >= o->sigma_floor))
 		out->sigma = o->sigma_floor;
 	out->theta = fmax(log(o->min_gain), o->z * out->sigma * M_SQRT2);
@@ -983,6 +1024,7 @@ floor:
 	 * too (a failed run is an attempt in time as well), and so does an
 	 * attempt number (a round log's round or step) */
 	edits = has_edits(r);
+	out->no_edits = !edits;
 	out->unordered = !edits && !r->ncalls;
 	for (i = 0; i < r->nm && out->unordered; i++)
 		if (in_series(&r->m[i], o) &&
@@ -1088,6 +1130,8 @@ floor:
 		lv = NULL;
 	}
 out:
+	sort_epoch = NULL;
+	kt_an_big_free(epoch);
 	kt_an_big_free(lv);
 	kt_an_big_free(mem);
 	kt_an_big_free(idx);

@@ -215,6 +215,9 @@ cJSON *an_jump_json(const kt_an_run *r, const kt_an_blame *b, size_t k,
 	/* both results of one output (a table of variants): the edits are
 	 * those before that output */
 	cJSON_AddBoolToObject(x, "edits_before_output", j->edits_before_output);
+	/* "edits": [] is not "no change": a run that records no edits takes
+	 * every new result as a change (FORMAT.md "Code under test") */
+	cJSON_AddBoolToObject(x, "run_records_no_edits", b->series.no_edits);
 	cJSON_AddStringToObject(x, "edit_layer", kt_an_layer_name(j->edit_layer));
 	cJSON_AddBoolToObject(x, "artifact_suspect", j->artifact);
 	/* "idea": a person's statement its bench declared it tried */

@@ -46,7 +46,8 @@ static const char usage[] =
 	"New bests at most --merge N (2) measurements apart with no question,\n"
 	"edit or other candidate between them are one jump (the same code\n"
 	"measured again).  Noise, in this order: (1) the\n"
-	"pooled SD s of repeats of unchanged code (same source hash, 2 or more\n"
+	"pooled SD s of repeats of unchanged code (same source hash, or no\n"
+	"hash and no edit between them in a run that records edits; 2 or more\n"
 	"degrees of freedom nu), as s / c4(nu) (c4 corrects s's low bias with\n"
 	"few repeats); (2) repeats of the reference timing, the same s / c4(nu)\n"
 	"x sqrt 2 for a ratio (series with a reference, not sweeps); in both, a\n"
@@ -205,6 +206,9 @@ static void print_jump(const kt_an_run *r, const kt_an_blame *b, size_t k,
 		printf(" none recorded");
 		if (kt_an_code_differs(ma, mb))
 			printf(" (another candidate source was measured)");
+		else if (b->series.no_edits)
+			printf(" (the run records no edits: every new result "
+			       "counts as a change)");
 	}
 	for (size_t i = 0; i < j->nedits; i++)
 		printf(" #%llu %s", (unsigned long long)r->ev[j->edits[i]].seq,

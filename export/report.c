@@ -636,8 +636,21 @@ static void series_tables(struct rep *x, const kt_an_blame *b,
 			}
 			fputs(":<br>", f);
 		}
-		if (!j->nedits)
-			fputs("none recorded<br>", f);
+		if (!j->nedits) {
+			/* as blame says it: no edit is not no change */
+			const kt_an_meas *ma =
+				&r->m[b->series.pt[j->p_prev].meas],
+				*mb = &r->m[b->series.pt[j->p_land].meas];
+
+			fputs("none recorded", f);
+			if (kt_an_code_differs(ma, mb))
+				fputs(" (another candidate source was "
+				      "measured)", f);
+			else if (b->series.no_edits)
+				fputs(" (the run records no edits: every new "
+				      "result counts as a change)", f);
+			fputs("<br>", f);
+		}
 		for (size_t i = 0; i < j->nedits; i++) {
 			const kt_an_ev *e = &r->ev[j->edits[i]];
 

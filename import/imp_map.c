@@ -23,6 +23,7 @@
 #include "import.h"
 #include "impx.h"
 #include "jsonstrict.h"
+#include "../base/kt_json_scan.h" /* kt_json_number */
 
 /* map keys, in the order the help lists them */
 enum { M_RUN, M_STEP, M_PARENT, M_TS, M_TIME, M_REF, M_SPEEDUP, M_CORRECT,
@@ -437,29 +438,34 @@ static int correct_of(const cJSON *c)
 
 /* Whether s is one finite number and nothing else (white space around
  * it allowed): *d is then that number.  JSON logs often quote numbers
- * ("ms": "1.0"); a quoted number is read as the number. */
+ * ("ms": "1.0"); a quoted number is read as the number.  Only a JSON
+ * number (RFC 8259 grammar, kt_json_number) is one: strtod alone would
+ * read "0x10" as 16, "inf" and "1e3f"-like C forms a log writer never
+ * meant as a figure. */
 static int quoted_number(const char *s, double *d)
 {
-	char *end;
+	const unsigned char *b, *e, *at;
+	const char *why;
 
 	while (isspace((unsigned char)*s))
 		s++;
-	if (!*s)
+	b = (const unsigned char *)s;
+	e = b + strlen(s);
+	while (e > b && isspace(e[-1]))
+		e--;
+	if (e == b || kt_json_number(b, e, &at, &why) != e)
 		return 0;
-	*d = strtod(s, &end);
-	if (end == s)
-		return 0;
-	while (isspace((unsigned char)*end))
-		end++;
-	return !*end && isfinite(*d);
+	*d = strtod(s, NULL);
+	return isfinite(*d);
 }
 
 /* A number field: 1 and *v, 0 when absent or null or no value.  A number
  * or a quoted number is read; anything else (a word, a bool, an object)
  * and a negative number are no value, warned once each (*warned set):
  * the record's other fields, its idea above all, are kept.  0 is how
- * some logs say "not measured" (a tree search's skipped node): *v is
- * then -1, no measurement (FORMAT.md section 2), not warned. */
+ * some logs say "not measured" (a tree search's skipped node): no value,
+ * as null, not warned - the record keeps its idea, and is a bench only
+ * when its check failed (one_record). */
 static int num_field(mctx *x, int k, const cJSON *rec, uint64_t line,
 		     double *v, int *warned)
 {
@@ -483,7 +489,9 @@ static int num_field(mctx *x, int k, const cJSON *rec, uint64_t line,
 		*warned = 1;
 		return 0;
 	}
-	*v = d > 0 && d < 1e300 ? d : -1;
+	if (d == 0)
+		return 0;
+	*v = d < 1e300 ? d : -1;
 	return 1;
 }
 
@@ -598,9 +606,36 @@ static int one_record(mctx *x, const cJSON *rec, uint64_t line, uint64_t off,
 	return rc;
 }
 
+/* Warn of a line s[0..n) that is no JSON at all, saying where and why.
+ * Python's json.dumps writes NaN, Infinity and -Infinity for float
+ * figures it cannot write in JSON; no JSON reader takes them, and a user
+ * who sees only "not an object" cannot tell why their log was refused. */
+static void bad_line(mctx *x, const char *s, size_t n, uint64_t line)
+{
+	size_t off = 0, k;
+	const char *why = "not JSON";
+	static const char *const py[] = { "NaN", "Infinity", "-Infinity",
+					   NULL };
+
+	kt_json_check(s, n, KT_JSON_NONUL, &off, &why);
+	for (k = 0; py[k]; k++)
+		if (off < n && n - off >= strlen(py[k]) &&
+		    !memcmp(s + off, py[k], strlen(py[k])))
+			break;
+	if (py[k])
+		kt_imp_warn(x->imp, x->f, line, "not valid JSON: %s at byte "
+			    "%zu (NaN and Infinity are not JSON numbers; "
+			    "Python's json.dumps writes them unless "
+			    "allow_nan=False); record skipped", py[k], off + 1);
+	else
+		kt_imp_warn(x->imp, x->f, line, "not valid JSON: %s at byte "
+			    "%zu; record skipped", why, off + 1);
+}
+
 /* The records of f: JSONL objects, or one JSON array of objects.  Calls
  * fn for each object with its line, offset and length; a line that is not
- * a JSON object is warned and skipped. */
+ * JSON, or JSON but not an object, is warned (which of the two, and why)
+ * and skipped. */
 typedef int (*rec_fn)(mctx *x, const cJSON *rec, uint64_t line, uint64_t off,
 		      uint64_t len, void *arg);
 
@@ -657,7 +692,9 @@ static int each_record(mctx *x, rec_fn fn, void *arg)
 		if (!o && rc == KT_ENOMEM)
 			break;
 		rc = 0;
-		if (!cJSON_IsObject(o)) {
+		if (!o && !x->quiet)
+			bad_line(x, t + b, e - b, line);
+		else if (!cJSON_IsObject(o)) {
 			if (!x->quiet)
 				kt_imp_warn(x->imp, x->f, line, "not a JSON "
 					    "object; record skipped");

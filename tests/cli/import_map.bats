@@ -209,7 +209,7 @@ bad_map() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *" 2 events "* ]]
 	grep -qx "ktraj: import: $D/b.jsonl:2: time_ms: field \"ms\" is not a number; no time_ms kept" <<<"$stderr"
-	grep -qx "ktraj: import: $D/b.jsonl:3: not a JSON object; record skipped" <<<"$stderr"
+	grep -qx "ktraj: import: $D/b.jsonl:3: not valid JSON: invalid literal at byte 1; record skipped" <<<"$stderr"
 	[ "$(wc -l <<<"$stderr")" -eq 2 ]
 	run "$KTRAJ" --store "$D/t.ktraj" import --strict --map "$D/b.map" "$D/b.jsonl"
 	[ "$status" -eq 1 ]
@@ -248,6 +248,35 @@ ktraj: import: $D/e.jsonl:8: no time_ms or speedup and no text; nothing kept" ]
 	run "$KTRAJ" log e --json
 	[[ "${lines[4]}" == *'"seq":5,"kind":"message"'*'"text":"try an online softmax"'* ]]
 	[[ "${lines[8]}" == *'"kind":"bench"'*'"parent":5,'*'"time_ms":0.5'* ]]
+}
+
+@test "figures: a quoted one must be a JSON number, 0 is no measurement, a NaN line is said not to be JSON" {
+	cat >"$D/z.jsonl" <<'J'
+{"id": 1, "ms": 2.0, "ok": true, "idea": "baseline"}
+{"id": 2, "ms": "0x10", "ok": true, "idea": "hex time"}
+{"id": 3, "ms": 0, "ok": true, "idea": "skipped node"}
+{"id": 4, "ms": 0, "ok": false, "idea": "wrong node"}
+{"id": 5, "ms": NaN, "ok": true, "idea": "python wrote NaN"}
+{"id": 6, "ms": " 1.5e0 ", "ok": true, "idea": "quoted JSON number"}
+[1]
+J
+	printf '{"run": {"const": "z"}, "step": "id", "time_ms": "ms", "correct": "ok", "text": "idea"}\n' >"$D/z.map"
+	run --separate-stderr "$KTRAJ" import --map "$D/z.map" "$D/z.jsonl"
+	[ "$status" -eq 0 ]
+	grep -qx "ktraj: import: $D/z.jsonl:2: time_ms: field \"ms\" is not a number; no time_ms kept" <<<"$stderr"
+	grep -qx "ktraj: import: $D/z.jsonl:5: not valid JSON: NaN at byte 17 (NaN and Infinity are not JSON numbers; Python's json.dumps writes them unless allow_nan=False); record skipped" <<<"$stderr"
+	grep -qx "ktraj: import: $D/z.jsonl:7: not a JSON object; record skipped" <<<"$stderr"
+	[ "$(wc -l <<<"$stderr")" -eq 3 ]
+	run "$KTRAJ" log z --kind bench --json
+	# 1, 4 (a failed check is an attempt, unmeasured) and 6; not 2 (no
+	# figure: "0x10" is no JSON number), not 3 (0: nothing measured)
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[0]}" == *'"time_ms":2,'*'"candidate":"1"'* ]]
+	[[ "${lines[1]}" == *'"correct":false,"time_ms":null,'*'"candidate":"4"'* ]]
+	[[ "${lines[2]}" == *'"time_ms":1.5,'*'"candidate":"6"'* ]]
+	run "$KTRAJ" log z --kind message --json
+	[[ "$output" == *'"text":"hex time"'* ]]
+	[[ "$output" == *'"text":"skipped node"'* ]]
 }
 
 @test "a mapped field no record holds: one warning naming it, exit 0; --strict exits 1" {
