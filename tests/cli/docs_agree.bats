@@ -82,8 +82,8 @@ setup() {
 	line=$(grep '^run test: ' <<<"$output")
 	# README quotes the line's start and its p
 	grep -qF 'Blame'"'"'s last line on the sample, `run test: S = 0.744 over 2 improvements' "$ROOT/README.md"
-	[[ "$line" == "run test: S = 0.744 over 2 improvements and 1 question message "*", p = 0.4787 ("*"circular shift "*"2000 permutations"* ]]
-	grep -qF 'and 1 question message ... p = 0.4787 (...)`' "$ROOT/README.md"
+	[[ "$line" == "run test: S = 0.744 over 2 improvements and 1 question message "*", p = 0.6030 ("*"circular shift "*"2000 permutations"* ]]
+	grep -qF 'and 1 question message ... p = 0.6030 (...)`' "$ROOT/README.md"
 	J="${CORPUS:-}/gpu_kernel/custom_journal/tree_harness_agent_gemm_journal.jsonl"
 	[ -f "$J" ] || skip "corpus absent"
 	"$KTRAJ" import --map "$ROOT/tests/data/import/map/tree_journal.map.json" "$J" >/dev/null
