@@ -325,6 +325,54 @@ struct val {
  * speed), or "37.5% less time" (a cut in time). */
 enum { PCT_FASTER = 1, PCT_TIME = 2 };
 
+/* Whether a percentage compares the kernel with the reference: lab, the
+ * lower-case text before it on its line, and rest, after its '%'.  "than
+ * torch" / "vs cuBLAS" / a speedup label ("speedup: +150%") tie it to a
+ * baseline; "than last run" / "than before" / "than v1" compare with an
+ * earlier version of the agent's own kernel, which is no speedup against
+ * the reference, and a metric word before it ("hit rate", "throughput")
+ * makes it a gain in that metric, not in speed.  1 when tied, else 0. */
+static int pct_vs_ref(const char *lab, const char *rest)
+{
+	static const char *const metric[] = { "hit rate", "hit-rate",
+		"hit ratio", "miss rate", "throughput", "bandwidth",
+		"occupancy", "utilization", "utilisation", "efficiency",
+		"accuracy", "memory", "flops", "gb/s", "ipc", NULL };
+	static const char *const earlier[] = { "last", "before", "previous",
+		"prev", "old", "earlier", "prior", "original", "yesterday",
+		NULL };
+	const char *t, *sp;
+	int k;
+
+	for (k = 0; metric[k]; k++)
+		if (strstr(lab, metric[k]))
+			return 0;
+	sp = strstr(lab, "speedup") ? "speedup" : strstr(lab, "speed-up") ?
+	     "speed-up" : strstr(lab, "speed up") ? "speed up" : NULL;
+	/* the comparison's object: "than X" after the '%', else before it
+	 * ("faster than torch (37.5% less time)") */
+	t = strstr(rest, "than ");
+	if (!t)
+		t = strstr(lab, "than ");
+	if (t) {
+		t += 5;
+		for (k = 0; earlier[k]; k++)
+			if (strstr(t, earlier[k]))
+				return 0;
+		while (*t == ' ')
+			t++;
+		if (!strncmp(t, "the ", 4))
+			t += 4;
+		if (t[0] == 'v' && isdigit((unsigned char)t[1]))
+			return 0;       /* "than v1" */
+		return *bp_baseline_in(t) != 0;
+	}
+	for (k = 0; earlier[k]; k++)
+		if (strstr(rest, earlier[k]) || strstr(lab, earlier[k]))
+			return 0;
+	return sp || *bp_baseline_in(lab) || *bp_baseline_in(rest);
+}
+
 /* A speedup printed as a percentage at l[i..i+k) (the number), its '%'
  * at l[pc]; lab: the lower-case label before it.  "150% faster", "+150%"
  * after a speedup label, "33% slower" and "37.5% less time" have one
@@ -332,7 +380,8 @@ enum { PCT_FASTER = 1, PCT_TIME = 2 };
  * returned.  A speedup label over an unsigned percentage ("Speedup vs
  * torch: 100.0%") reads as relative speed (1.0x) as much as a percent
  * gain (2.0x): 0 and *amb set, so no speedup is guessed.  0 for any other
- * percentage (a utilization, an autotuner's ratio). */
+ * percentage (a utilization, an autotuner's ratio) and for one not tied
+ * to the reference (pct_vs_ref: "20% faster than last run"). */
 static int pct_speedup(const char *l, size_t n, size_t i, size_t pc,
 		       const char *lab, double x, double *f, int *amb)
 {
@@ -347,6 +396,8 @@ static int pct_speedup(const char *l, size_t n, size_t i, size_t pc,
 		 sizeof(rest));
 	for (r = rest; *r == ' '; r++)
 		;
+	if (!pct_vs_ref(lab, r))
+		return 0;
 	for (k = 0; less_time[k]; k++)
 		if (!strncmp(r, less_time[k], strlen(less_time[k])))
 			break;
