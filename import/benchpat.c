@@ -595,9 +595,12 @@ static int ref_label(const char *lab)
 	return 0;
 }
 
-/* All values of one line. */
+/* All values of one line.  A time or a speedup printed with a minus sign
+ * ("-1.000 ms", "speedup -2.0x") is no measurement (a timer's or a
+ * script's bug): it is no value, and *neg is set so an output of nothing
+ * else says why it gave no result. */
 static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
-			  const char *low, int *amb)
+			  const char *low, int *amb, int *neg)
 {
 	size_t i = 0, nv = 0, last = 0, q, w;
 	int factor = 0, by_time = 0, times = 0, refs = 0;
@@ -702,6 +705,15 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 
 			u = &sp;
 			ul = 0;
+		}
+		/* a minus sign, not a range's dash ("1024-2048") */
+		if (u && (u->kind == V_TIME || u->kind == V_SPEEDUP) &&
+		    i > 0 && l[i - 1] == '-' &&
+		    (i < 2 || !isalnum((unsigned char)l[i - 2]))) {
+			*neg = 1;
+			i += k;
+			last = i;
+			continue;
 		}
 		if (u) {
 			v[nv].kind = u->kind;
@@ -1130,6 +1142,8 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 	/* a speedup printed as a percentage that reads two ways
 	 * (pct_speedup): no speedup is guessed from it */
 	int amb = 0;
+	/* a time or speedup printed negative (line_values): no result */
+	int neg = 0;
 	/* failure verdicts no result took (apply_fails) */
 	char fails[4][160];
 	int nfails = 0;
@@ -1338,7 +1352,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 				votes[mk]++;
 			continue;
 		}
-		nv = line_values(l, n, v, 16, low, &amb);
+		nv = line_values(l, n, v, 16, low, &amb, &neg);
 		if (!nv) {
 			/* headings: "name:", "=== X ===", "## X", "CPU BENCHMARKS" */
 			size_t t = n;
@@ -1662,6 +1676,14 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 				"as a percentage without a sign or \"faster\" "
 				"reads as relative speed or as a gain, and no "
 				"times were printed beside it");
+			cJSON_AddItemToArray(arr, o);
+		} else if (neg && (o = cJSON_CreateObject())) {
+			cJSON_AddNullToObject(o, "time_ms");
+			cJSON_AddNullToObject(o, "correct");
+			cJSON_AddStringToObject(o, "status", "unparsed");
+			cJSON_AddStringToObject(o, "pattern", "negative");
+			cJSON_AddStringToObject(o, "reason", "a negative time or "
+				"speedup was printed, which no timer measures");
 			cJSON_AddItemToArray(arr, o);
 		} else if (left_out && (o = cJSON_CreateObject())) {
 			/* every timing was a baseline's, a competitor's or an
