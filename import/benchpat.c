@@ -1072,6 +1072,41 @@ static int cand_head(const char *low, int shape_col)
 
 /* Whether column c of the table rows from text[i] on (nc cells each,
  * separator rows skipped) holds two different values. */
+/* How many cells of the first row after text[i] (past |---| rows) hold a
+ * number with a unit ("12.3 GB/s", "0.5 ms"), when that row has nc cells;
+ * else 0.  A header naming no measure over such cells ("| shape | triton
+ * | torch |") puts a candidate or a baseline in each column. */
+static size_t unit_cells(const char *text, size_t len, size_t i, size_t nc)
+{
+	while (i < len) {
+		const char *rl = text + i, *rnl = memchr(rl, '\n', len - i);
+		size_t rn = rnl ? (size_t)(rnl - rl) : len - i;
+		size_t st[16], en[16], c, sp = 0, got = 0;
+
+		while (sp < rn && strchr(" |-:+=\t", rl[sp]) && rl[sp])
+			sp++;
+		if (rn && sp >= rn) {
+			i += rn + (rnl ? 1 : 0);
+			continue;       /* |---|---| */
+		}
+		if (bp_split_cells(rl, rn, st, en, 16) != nc)
+			return 0;
+		for (c = 0; c < nc; c++) {
+			double x;
+			size_t k = bp_num_at(rl + st[c], en[c] - st[c], 0, &x);
+			size_t j = k, ul;
+
+			if (!k)
+				continue;
+			if (j < en[c] - st[c] && rl[st[c] + j] == ' ')
+				j++;
+			got += unit_at(rl + st[c], en[c] - st[c], j, &ul) != NULL;
+		}
+		return got;
+	}
+	return 0;
+}
+
 static int col_varies(const char *text, size_t len, size_t i, size_t nc,
 		      size_t c)
 {
@@ -1165,6 +1200,8 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 	int amb = 0;
 	/* a time or speedup printed negative (line_values): no result */
 	int neg = 0;
+	/* a table of one measure per candidate column was skipped */
+	int col_tab = 0;
 	/* failure verdicts no result took (apply_fails) */
 	char fails[4][160];
 	int nfails = 0;
@@ -1355,6 +1392,32 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 					block++;
 					continue;
 				}
+			}
+			if (nc >= 2 && !any && !values &&
+			    unit_cells(text, len, i, nc) >= 2) {
+				/* one measure per column, each column a
+				 * candidate or the baseline: read line by line,
+				 * the baseline's cell would be a second result
+				 * of the agent's kernel; the rows are skipped
+				 * and the output says so when nothing else is
+				 * in it */
+				while (i < len) {
+					const char *rl = text + i;
+					const char *rnl = memchr(rl, '\n', len - i);
+					size_t rn = rnl ? (size_t)(rnl - rl) : len - i;
+					size_t rst[16], ren[16], sp = 0;
+
+					while (sp < rn && strchr(" |-:+=\t", rl[sp]) &&
+					       rl[sp])
+						sp++;
+					if (!(rn && sp >= rn) &&
+					    bp_split_cells(rl, rn, rst, ren, 16) != nc)
+						break;
+					i += rn + (rnl ? 1 : 0);
+				}
+				col_tab = 1;
+				block++;
+				continue;
 			}
 		}
 		/* 3. lines */
@@ -1697,6 +1760,16 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 				"as a percentage without a sign or \"faster\" "
 				"reads as relative speed or as a gain, and no "
 				"times were printed beside it");
+			cJSON_AddItemToArray(arr, o);
+		} else if (col_tab && (o = cJSON_CreateObject())) {
+			cJSON_AddNullToObject(o, "time_ms");
+			cJSON_AddNullToObject(o, "correct");
+			cJSON_AddStringToObject(o, "status", "unparsed");
+			cJSON_AddStringToObject(o, "pattern", "table");
+			cJSON_AddStringToObject(o, "reason", "a table with one "
+				"measure per column (each column a candidate or "
+				"the baseline) and no column naming the measure "
+				"is not read");
 			cJSON_AddItemToArray(arr, o);
 		} else if (neg && (o = cJSON_CreateObject())) {
 			cJSON_AddNullToObject(o, "time_ms");
