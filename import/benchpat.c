@@ -495,6 +495,28 @@ static const struct unit *unit_at(const char *l, size_t n, size_t i,
 	return best;
 }
 
+/* Whether lower-case label lb is a name over a shape ("kernel_a
+ * [4096,4096]", "tiled 1024x1024"): such a name names the result even when
+ * it holds a time word, unless it is only one ("time 1024"). */
+static int name_over_shape(const char *lb)
+{
+	const char *e = lb;
+	int k;
+
+	while (isalnum((unsigned char)*e) || (*e && strchr("_-.", *e)))
+		e++;
+	if (e == lb || !isalpha((unsigned char)*lb))
+		return 0;
+	for (k = 0; time_words[k]; k++)
+		if (strlen(time_words[k]) == (size_t)(e - lb) &&
+		    !strncmp(lb, time_words[k], (size_t)(e - lb)))
+			return 0;
+	while (*e == ' ' || *e == '\t')
+		e++;
+	return isdigit((unsigned char)*e) ||
+	       ((*e == '[' || *e == '(') && isdigit((unsigned char)e[1]));
+}
+
 /* Whether the label lab holds one of the words w as a token, not inside a
  * kernel's name: a word starts after a non-letter, and a short one (up to
  * 3 letters: "ms", "min", "max", "ref") also ends before one, so
@@ -1569,7 +1591,8 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 						size_t ll = lab - ind < 127 ? lab - ind : 127;
 
 						bp_lower(lb, l + ind, ll, sizeof(lb));
-						if (!word_in(lb, time_words) &&
+						if ((!word_in(lb, time_words) ||
+						     name_over_shape(lb)) &&
 						    !strstr(lb, "speedup") &&
 						    !strstr(lb, "tflop") && !strstr(lb, "bandwidth"))
 							bp_scen_add(r->scen, sizeof(r->scen), l + ind, ll);
