@@ -517,6 +517,39 @@ static int name_over_shape(const char *lb)
 	       ((*e == '[' || *e == '(') && isdigit((unsigned char)e[1]));
 }
 
+/* Whether lower-case line lb (no leading blanks) is only a name over a
+ * shape: "softmax [4096,4096]", "gemm 1024x1024", "matmul M=64 N=128":
+ * the operator the time lines under it measure. */
+static int op_line(const char *lb)
+{
+	const char *e = lb;
+	int digit = 0;
+
+	if (!isalpha((unsigned char)*lb))
+		return 0;
+	while (isalnum((unsigned char)*e) || (*e && strchr("_-.", *e)))
+		e++;
+	if (*e != ' ' && *e != '\t')
+		return 0;
+	while (*e) {
+		if (isalpha((unsigned char)*e)) {
+			const char *w = e;
+
+			while (isalnum((unsigned char)*e) || *e == '_')
+				e++;
+			/* a size's key ("M=") or the "x" of "4096 x 4096" */
+			if (*e != '=' && !(e - w == 1 && *w == 'x'))
+				return 0;
+			continue;
+		}
+		if (!strchr("0123456789,[]()*=x \t", *e))
+			return 0;
+		digit |= isdigit((unsigned char)*e) != 0;
+		e++;
+	}
+	return digit;
+}
+
 /* Whether the label lab holds one of the words w as a token, not inside a
  * kernel's name: a word starts after a non-letter, and a short one (up to
  * 3 letters: "ms", "min", "max", "ref") also ends before one, so
@@ -1193,6 +1226,8 @@ int kt_bench_label_kind(const char *label, double *scale)
 /* ---- driver ---------------------------------------------------------------- */
 struct heading {
 	int indent;
+	int op;         /* an operator over its shape (op_line): ends at a
+			 * blank line */
 	int sizes;      /* a line of sizes (size_line), not a title; its
 			 * indent is that of the heading owning it, -2 for
 			 * none */
@@ -1268,6 +1303,8 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		if (ind == n) {
 			block++;
 			in_autotune = 0;
+			while (nh && hs[nh - 1].op)
+				nh--;
 			continue;
 		}
 		/* 1. JSON value starting on this line; the scan budget keeps
@@ -1505,8 +1542,9 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 					votes[mk]++;
 				}
 			}
-			if (t > ind && (l[t - 1] == ':' || sect) && t - ind < 90 &&
-			    mk < 0) {
+			h.op = mk < 0 && t - ind < 90 && op_line(low + ind);
+			if (t > ind && (l[t - 1] == ':' || sect || h.op) &&
+			    t - ind < 90 && mk < 0) {
 				size_t a = ind, z = t;
 
 				while (a < z && strchr("=#-* ", l[a]))
