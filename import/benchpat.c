@@ -325,6 +325,54 @@ struct val {
  * speed), or "37.5% less time" (a cut in time). */
 enum { PCT_FASTER = 1, PCT_TIME = 2 };
 
+/* Whether a percentage compares the kernel with the reference: lab, the
+ * lower-case text before it on its line, and rest, after its '%'.  "than
+ * torch" / "vs cuBLAS" / a speedup label ("speedup: +150%") tie it to a
+ * baseline; "than last run" / "than before" / "than v1" compare with an
+ * earlier version of the agent's own kernel, which is no speedup against
+ * the reference, and a metric word before it ("hit rate", "throughput")
+ * makes it a gain in that metric, not in speed.  1 when tied, else 0. */
+static int pct_vs_ref(const char *lab, const char *rest)
+{
+	static const char *const metric[] = { "hit rate", "hit-rate",
+		"hit ratio", "miss rate", "throughput", "bandwidth",
+		"occupancy", "utilization", "utilisation", "efficiency",
+		"accuracy", "memory", "flops", "gb/s", "ipc", NULL };
+	static const char *const earlier[] = { "last", "before", "previous",
+		"prev", "old", "earlier", "prior", "original", "yesterday",
+		NULL };
+	const char *t, *sp;
+	int k;
+
+	for (k = 0; metric[k]; k++)
+		if (strstr(lab, metric[k]))
+			return 0;
+	sp = strstr(lab, "speedup") ? "speedup" : strstr(lab, "speed-up") ?
+	     "speed-up" : strstr(lab, "speed up") ? "speed up" : NULL;
+	/* the comparison's object: "than X" after the '%', else before it
+	 * ("faster than torch (37.5% less time)") */
+	t = strstr(rest, "than ");
+	if (!t)
+		t = strstr(lab, "than ");
+	if (t) {
+		t += 5;
+		for (k = 0; earlier[k]; k++)
+			if (strstr(t, earlier[k]))
+				return 0;
+		while (*t == ' ')
+			t++;
+		if (!strncmp(t, "the ", 4))
+			t += 4;
+		if (t[0] == 'v' && isdigit((unsigned char)t[1]))
+			return 0;       /* "than v1" */
+		return *bp_baseline_in(t) != 0;
+	}
+	for (k = 0; earlier[k]; k++)
+		if (strstr(rest, earlier[k]) || strstr(lab, earlier[k]))
+			return 0;
+	return sp || *bp_baseline_in(lab) || *bp_baseline_in(rest);
+}
+
 /* A speedup printed as a percentage at l[i..i+k) (the number), its '%'
  * at l[pc]; lab: the lower-case label before it.  "150% faster", "+150%"
  * after a speedup label, "33% slower" and "37.5% less time" have one
@@ -332,7 +380,8 @@ enum { PCT_FASTER = 1, PCT_TIME = 2 };
  * returned.  A speedup label over an unsigned percentage ("Speedup vs
  * torch: 100.0%") reads as relative speed (1.0x) as much as a percent
  * gain (2.0x): 0 and *amb set, so no speedup is guessed.  0 for any other
- * percentage (a utilization, an autotuner's ratio). */
+ * percentage (a utilization, an autotuner's ratio) and for one not tied
+ * to the reference (pct_vs_ref: "20% faster than last run"). */
 static int pct_speedup(const char *l, size_t n, size_t i, size_t pc,
 		       const char *lab, double x, double *f, int *amb)
 {
@@ -347,6 +396,8 @@ static int pct_speedup(const char *l, size_t n, size_t i, size_t pc,
 		 sizeof(rest));
 	for (r = rest; *r == ' '; r++)
 		;
+	if (!pct_vs_ref(lab, r))
+		return 0;
 	for (k = 0; less_time[k]; k++)
 		if (!strncmp(r, less_time[k], strlen(less_time[k])))
 			break;
@@ -442,6 +493,61 @@ static const struct unit *unit_at(const char *l, size_t n, size_t i,
 	}
 	*ul = bl;
 	return best;
+}
+
+/* Whether lower-case label lb is a name over a shape ("kernel_a
+ * [4096,4096]", "tiled 1024x1024"): such a name names the result even when
+ * it holds a time word, unless it is only one ("time 1024"). */
+static int name_over_shape(const char *lb)
+{
+	const char *e = lb;
+	int k;
+
+	while (isalnum((unsigned char)*e) || (*e && strchr("_-.", *e)))
+		e++;
+	if (e == lb || !isalpha((unsigned char)*lb))
+		return 0;
+	for (k = 0; time_words[k]; k++)
+		if (strlen(time_words[k]) == (size_t)(e - lb) &&
+		    !strncmp(lb, time_words[k], (size_t)(e - lb)))
+			return 0;
+	while (*e == ' ' || *e == '\t')
+		e++;
+	return isdigit((unsigned char)*e) ||
+	       ((*e == '[' || *e == '(') && isdigit((unsigned char)e[1]));
+}
+
+/* Whether lower-case line lb (no leading blanks) is only a name over a
+ * shape: "softmax [4096,4096]", "gemm 1024x1024", "matmul M=64 N=128":
+ * the operator the time lines under it measure. */
+static int op_line(const char *lb)
+{
+	const char *e = lb;
+	int digit = 0;
+
+	if (!isalpha((unsigned char)*lb))
+		return 0;
+	while (isalnum((unsigned char)*e) || (*e && strchr("_-.", *e)))
+		e++;
+	if (*e != ' ' && *e != '\t')
+		return 0;
+	while (*e) {
+		if (isalpha((unsigned char)*e)) {
+			const char *w = e;
+
+			while (isalnum((unsigned char)*e) || *e == '_')
+				e++;
+			/* a size's key ("M=") or the "x" of "4096 x 4096" */
+			if (*e != '=' && !(e - w == 1 && *w == 'x'))
+				return 0;
+			continue;
+		}
+		if (!strchr("0123456789,[]()*=x \t", *e))
+			return 0;
+		digit |= isdigit((unsigned char)*e) != 0;
+		e++;
+	}
+	return digit;
 }
 
 /* Whether the label lab holds one of the words w as a token, not inside a
@@ -544,9 +650,12 @@ static int ref_label(const char *lab)
 	return 0;
 }
 
-/* All values of one line. */
+/* All values of one line.  A time or a speedup printed with a minus sign
+ * ("-1.000 ms", "speedup -2.0x") is no measurement (a timer's or a
+ * script's bug): it is no value, and *neg is set so an output of nothing
+ * else says why it gave no result. */
 static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
-			  const char *low, int *amb)
+			  const char *low, int *amb, int *neg)
 {
 	size_t i = 0, nv = 0, last = 0, q, w;
 	int factor = 0, by_time = 0, times = 0, refs = 0;
@@ -652,6 +761,15 @@ static size_t line_values(const char *l, size_t n, struct val *v, size_t max,
 			u = &sp;
 			ul = 0;
 		}
+		/* a minus sign, not a range's dash ("1024-2048") */
+		if (u && (u->kind == V_TIME || u->kind == V_SPEEDUP) &&
+		    i > 0 && l[i - 1] == '-' &&
+		    (i < 2 || !isalnum((unsigned char)l[i - 2]))) {
+			*neg = 1;
+			i += k;
+			last = i;
+			continue;
+		}
 		if (u) {
 			v[nv].kind = u->kind;
 			v[nv].v = x * u->scale;
@@ -748,6 +866,27 @@ static int marker(const char *l, size_t n, const char *low)
 	return marker_z(z, low);
 }
 
+/* Whether a lower-case line names a test of a test runner ("FAILED
+ * tests/test_io.py::test_load - FileNotFoundError", "test_load PASSED"):
+ * its verdict is that test's, about code the output's results need not
+ * be, so it is no verdict on them. */
+static int names_test(const char *low)
+{
+	const char *p;
+
+	if (strstr(low, "::"))
+		return 1;
+	for (p = strstr(low, ".py"); p; p = strstr(p + 1, ".py"))
+		if (p > low && (isalnum((unsigned char)p[-1]) || p[-1] == '_') &&
+		    !isalnum((unsigned char)p[3]))
+			return 1;
+	for (p = strstr(low, "test_"); p; p = strstr(p + 1, "test_"))
+		if ((p == low || !isalnum((unsigned char)p[-1])) &&
+		    isalnum((unsigned char)p[5]))
+			return 1;
+	return 0;
+}
+
 static int marker_z(const char *l, const char *low)
 {
 	static const char *const bad[] = { "mismatch", "incorrect",
@@ -764,7 +903,7 @@ static int marker_z(const char *l, const char *low)
 	const char *p;
 
 	/* correctness named but not checked: unknown, never "correct" */
-	if (bp_any_word(low, unchecked))
+	if (bp_any_word(low, unchecked) || names_test(low))
 		return -1;
 	if (bp_any_word(low, bad))
 		return 0;
@@ -988,6 +1127,41 @@ static int cand_head(const char *low, int shape_col)
 
 /* Whether column c of the table rows from text[i] on (nc cells each,
  * separator rows skipped) holds two different values. */
+/* How many cells of the first row after text[i] (past |---| rows) hold a
+ * number with a unit ("12.3 GB/s", "0.5 ms"), when that row has nc cells;
+ * else 0.  A header naming no measure over such cells ("| shape | triton
+ * | torch |") puts a candidate or a baseline in each column. */
+static size_t unit_cells(const char *text, size_t len, size_t i, size_t nc)
+{
+	while (i < len) {
+		const char *rl = text + i, *rnl = memchr(rl, '\n', len - i);
+		size_t rn = rnl ? (size_t)(rnl - rl) : len - i;
+		size_t st[16], en[16], c, sp = 0, got = 0;
+
+		while (sp < rn && strchr(" |-:+=\t", rl[sp]) && rl[sp])
+			sp++;
+		if (rn && sp >= rn) {
+			i += rn + (rnl ? 1 : 0);
+			continue;       /* |---|---| */
+		}
+		if (bp_split_cells(rl, rn, st, en, 16) != nc)
+			return 0;
+		for (c = 0; c < nc; c++) {
+			double x;
+			size_t k = bp_num_at(rl + st[c], en[c] - st[c], 0, &x);
+			size_t j = k, ul;
+
+			if (!k)
+				continue;
+			if (j < en[c] - st[c] && rl[st[c] + j] == ' ')
+				j++;
+			got += unit_at(rl + st[c], en[c] - st[c], j, &ul) != NULL;
+		}
+		return got;
+	}
+	return 0;
+}
+
 static int col_varies(const char *text, size_t len, size_t i, size_t nc,
 		      size_t c)
 {
@@ -1052,6 +1226,8 @@ int kt_bench_label_kind(const char *label, double *scale)
 /* ---- driver ---------------------------------------------------------------- */
 struct heading {
 	int indent;
+	int op;         /* an operator over its shape (op_line): ends at a
+			 * blank line */
 	int sizes;      /* a line of sizes (size_line), not a title; its
 			 * indent is that of the heading owning it, -2 for
 			 * none */
@@ -1079,6 +1255,10 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 	/* a speedup printed as a percentage that reads two ways
 	 * (pct_speedup): no speedup is guessed from it */
 	int amb = 0;
+	/* a time or speedup printed negative (line_values): no result */
+	int neg = 0;
+	/* a table of one measure per candidate column was skipped */
+	int col_tab = 0;
 	/* failure verdicts no result took (apply_fails) */
 	char fails[4][160];
 	int nfails = 0;
@@ -1123,6 +1303,8 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 		if (ind == n) {
 			block++;
 			in_autotune = 0;
+			while (nh && hs[nh - 1].op)
+				nh--;
 			continue;
 		}
 		/* 1. JSON value starting on this line; the scan budget keeps
@@ -1270,6 +1452,32 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 					continue;
 				}
 			}
+			if (nc >= 2 && !any && !values &&
+			    unit_cells(text, len, i, nc) >= 2) {
+				/* one measure per column, each column a
+				 * candidate or the baseline: read line by line,
+				 * the baseline's cell would be a second result
+				 * of the agent's kernel; the rows are skipped
+				 * and the output says so when nothing else is
+				 * in it */
+				while (i < len) {
+					const char *rl = text + i;
+					const char *rnl = memchr(rl, '\n', len - i);
+					size_t rn = rnl ? (size_t)(rnl - rl) : len - i;
+					size_t rst[16], ren[16], sp = 0;
+
+					while (sp < rn && strchr(" |-:+=\t", rl[sp]) &&
+					       rl[sp])
+						sp++;
+					if (!(rn && sp >= rn) &&
+					    bp_split_cells(rl, rn, rst, ren, 16) != nc)
+						break;
+					i += rn + (rnl ? 1 : 0);
+				}
+				col_tab = 1;
+				block++;
+				continue;
+			}
 		}
 		/* 3. lines */
 		mk = marker(l, n, low);
@@ -1287,7 +1495,7 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 				votes[mk]++;
 			continue;
 		}
-		nv = line_values(l, n, v, 16, low, &amb);
+		nv = line_values(l, n, v, 16, low, &amb, &neg);
 		if (!nv) {
 			/* headings: "name:", "=== X ===", "## X", "CPU BENCHMARKS" */
 			size_t t = n;
@@ -1334,8 +1542,9 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 					votes[mk]++;
 				}
 			}
-			if (t > ind && (l[t - 1] == ':' || sect) && t - ind < 90 &&
-			    mk < 0) {
+			h.op = mk < 0 && t - ind < 90 && op_line(low + ind);
+			if (t > ind && (l[t - 1] == ':' || sect || h.op) &&
+			    t - ind < 90 && mk < 0) {
 				size_t a = ind, z = t;
 
 				while (a < z && strchr("=#-* ", l[a]))
@@ -1420,7 +1629,8 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 						size_t ll = lab - ind < 127 ? lab - ind : 127;
 
 						bp_lower(lb, l + ind, ll, sizeof(lb));
-						if (!word_in(lb, time_words) &&
+						if ((!word_in(lb, time_words) ||
+						     name_over_shape(lb)) &&
 						    !strstr(lb, "speedup") &&
 						    !strstr(lb, "tflop") && !strstr(lb, "bandwidth"))
 							bp_scen_add(r->scen, sizeof(r->scen), l + ind, ll);
@@ -1611,6 +1821,24 @@ int kt_bench_parse_hint(const char *text, size_t len, const kt_bench_hint *hint,
 				"as a percentage without a sign or \"faster\" "
 				"reads as relative speed or as a gain, and no "
 				"times were printed beside it");
+			cJSON_AddItemToArray(arr, o);
+		} else if (col_tab && (o = cJSON_CreateObject())) {
+			cJSON_AddNullToObject(o, "time_ms");
+			cJSON_AddNullToObject(o, "correct");
+			cJSON_AddStringToObject(o, "status", "unparsed");
+			cJSON_AddStringToObject(o, "pattern", "table");
+			cJSON_AddStringToObject(o, "reason", "a table with one "
+				"measure per column (each column a candidate or "
+				"the baseline) and no column naming the measure "
+				"is not read");
+			cJSON_AddItemToArray(arr, o);
+		} else if (neg && (o = cJSON_CreateObject())) {
+			cJSON_AddNullToObject(o, "time_ms");
+			cJSON_AddNullToObject(o, "correct");
+			cJSON_AddStringToObject(o, "status", "unparsed");
+			cJSON_AddStringToObject(o, "pattern", "negative");
+			cJSON_AddStringToObject(o, "reason", "a negative time or "
+				"speedup was printed, which no timer measures");
 			cJSON_AddItemToArray(arr, o);
 		} else if (left_out && (o = cJSON_CreateObject())) {
 			/* every timing was a baseline's, a competitor's or an

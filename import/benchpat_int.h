@@ -166,8 +166,11 @@ int bp_size_line(const char *l, size_t n, char *out, size_t cap);
  * "kernel" column's cell) each over its own shapes (no shape measured
  * under two names), every such result gets its operator as workload (wl)
  * and keeps only the shape as scenario; results of one name over several
- * shapes then stay a sweep of that workload.  JSON results and a
- * "variant" column's candidates are left as they are. */
+ * shapes then stay a sweep of that workload.  When one shape is measured
+ * under two names (variants: "naive [4096,4096]", "tiled [4096,4096]"),
+ * each such printed line's result without a candidate gets its name as
+ * candidate and the shape as scenario instead.  JSON results and a "variant" column's
+ * candidates are left as they are. */
 void bp_split_operators(struct rs *s);
 
 #endif

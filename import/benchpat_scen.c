@@ -244,6 +244,30 @@ static int op_shape(const struct res *r, char *name, size_t ncap,
 	return 1;
 }
 
+/* Each line result of s with a name over a shape and no candidate gets
+ * the name as its candidate and the shape as its scenario. */
+static void name_candidates(struct rs *s)
+{
+	char na[64];
+	const char *sa;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		struct res *r = &s->r[i];
+		char sh[256];
+
+		/* a table's own column ("Operation") says what its cells
+		 * are; only printed lines are read this way */
+		if (!strcmp(r->pattern, "json") ||
+		    !strcmp(r->pattern, "table") || r->cand[0] ||
+		    !op_shape(r, na, sizeof(na), &sa))
+			continue;
+		snprintf(sh, sizeof(sh), "%s", sa);
+		snprintf(r->cand, sizeof(r->cand), "%s", na);
+		snprintf(r->scen, sizeof(r->scen), "%s", sh);
+	}
+}
+
 void bp_split_operators(struct rs *s)
 {
 	char na[64], nb[64];
@@ -261,9 +285,13 @@ void bp_split_operators(struct rs *s)
 			    !strcmp(na, nb))
 				continue;
 			/* one shape under two names: variants of one
-			 * operator (naive, tiled), not two operators */
-			if (!strcmp(sa, sb))
+			 * operator (naive, tiled), not two operators: each
+			 * name a candidate of the shape's series, never
+			 * blended into one point with the others */
+			if (!strcmp(sa, sb)) {
+				name_candidates(s);
 				return;
+			}
 			names = 1;
 		}
 	}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bats
+# A table whose columns are candidates and the baseline, each cell a
+# measure with its unit and no column naming the measure (issue 15).
+# Fixture tests/data/import/bench_col_table.jsonl (made up, Claude Code
+# shape):
+#   1 "| shape | triton | torch |" over GB/s cells -> one unparsed result
+#   2 "| size | time (ms) |" over 0.500         -> read (0.5 ms)
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/bench_col_table.jsonl" >/dev/null
+	RUN=$("$KTRAJ" ls | awk 'NR == 2 { print $1 }')
+}
+
+@test "bench: a candidate-per-column throughput table is one unparsed result, never a result per cell" {
+	run "$KTRAJ" log "$RUN" --kind bench --json
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == *'"status":"unparsed"'* ]]
+	[[ "$output" != *'"scenario":"|'* ]]
+	seq=$(printf '%s\n' "${lines[0]}" | sed 's/.*"seq":\([0-9]*\).*/\1/')
+	run "$KTRAJ" show "$RUN" "$seq"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"reason: a table with one measure per column"* ]]
+	[[ "$output" != *"gbps: 10.1"* ]]
+}
+
+@test "bench: a table whose header names the measure is still read" {
+	run "$KTRAJ" log "$RUN" --kind bench --json
+	[ "$status" -eq 0 ]
+	[[ "${lines[1]}" == *'"time_ms":0.5,'* ]]
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bats
+# A negative time or speedup is no measurement (issue 15).  Fixture
+# tests/data/import/bench_negative.jsonl (made up, Claude Code shape):
+#   1 "softmax [4096,4096]: 2.000 ms"      -> 2 ms
+#   2 "softmax [4096,4096]: -1.000 ms"     -> unparsed, with its reason
+#   3 "softmax [4096,4096]: speedup -2.0x" -> unparsed, with its reason
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/bench_negative.jsonl" >/dev/null
+	RUN=$("$KTRAJ" ls | awk 'NR == 2 { print $1 }')
+}
+
+@test "bench: a negative time or speedup never becomes a bench value without its sign" {
+	run "$KTRAJ" log "$RUN" --kind bench --json
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[0]}" == *'"time_ms":2,'* ]]
+	[[ "${lines[1]}" == *'"time_ms":null,'* ]]
+	[[ "${lines[2]}" == *'"time_ms":null,'* ]]
+	[[ "$output" != *'"speedup":2'* ]]
+	[[ "${lines[1]}" == *'"status":"unparsed"'* ]]
+	[[ "${lines[2]}" == *'"status":"unparsed"'* ]]
+}
+
+@test "bench: the unparsed negative result says why" {
+	run "$KTRAJ" log "$RUN" --kind bench --json
+	seq=$(printf '%s\n' "${lines[1]}" | sed 's/.*"seq":\([0-9]*\).*/\1/')
+	run "$KTRAJ" show "$RUN" "$seq"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"reason: a negative time or speedup"* ]]
+}

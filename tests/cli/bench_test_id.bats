@@ -1,0 +1,30 @@
+#!/usr/bin/env bats
+# A test runner's verdict on a named test is no verdict on the kernel's
+# results (issue 15).  Fixture tests/data/import/bench_test_id.jsonl (made
+# up, Claude Code shape):
+#   1 "softmax: 1.000 ms"                                      -> unchecked
+#   2 + "FAILED tests/test_io.py::test_load - FileNotFoundError" -> unchecked
+#   3 + "tests/test_io.py::test_save PASSED"                   -> unchecked
+#   4 + "FAILED: outputs do not match" (names no subject)      -> incorrect
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/bench_test_id.jsonl" >/dev/null
+	RUN=$("$KTRAJ" ls | awk 'NR == 2 { print $1 }')
+}
+
+@test "bench: a failed or passed pytest test id leaves the kernel's correctness unknown" {
+	run "$KTRAJ" log "$RUN" --kind bench --json
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 4 ]
+	[[ "${lines[1]}" == *'"correct":null,"time_ms":0.4,'* ]]
+	[[ "${lines[2]}" == *'"correct":null,"time_ms":0.3,'* ]]
+}
+
+@test "bench: a failure naming no subject still marks the result incorrect" {
+	run "$KTRAJ" log "$RUN" --kind bench --json
+	[ "$status" -eq 0 ]
+	[[ "${lines[3]}" == *'"correct":false,"time_ms":0.25,'* ]]
+}
