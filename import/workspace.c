@@ -259,6 +259,22 @@ const char *kt_ws_get(kt_imp *imp, const char *path, size_t *len)
 	return e->data;
 }
 
+/* e's content is no longer known (a write the trajectory does not show):
+ * its bytes are dropped from the held total and it reads as unknown until
+ * a full write or a Read gives it back */
+static void ent_forget(kt_imp *imp, struct kt_ws_ent *e)
+{
+	if (e->data)
+		imp->ws.held -= e->len;
+	free(e->data);
+	e->data = NULL;
+	e->evicted = 0;
+	e->len = 0;
+	e->deleted = 0;
+	e->stored = 0;
+	e->unknown = 1;
+}
+
 static int put_blob(kt_imp *imp, struct kt_ws_ent *e, char hex[KT_HASH_HEX + 1])
 {
 	int rc = 0;
@@ -526,15 +542,7 @@ static int ws_forget(kt_imp *imp, const char *path, uint64_t call,
 		e->deleted = 1;
 		e->evicted = 0; /* its data is never read again */
 	} else {
-		if (e->data)
-			imp->ws.held -= e->len;
-		free(e->data);
-		e->data = NULL;
-		e->evicted = 0;
-		e->len = 0;
-		e->deleted = 0;
-		e->stored = 0;
-		e->unknown = 1;
+		ent_forget(imp, e);
 	}
 	rc = emit_edit(imp, np, del ? "delete" : "unknown", known ? bh : NULL,
 		       NULL, call, tool);
@@ -560,15 +568,7 @@ int kt_ws_edit_unknown(kt_imp *imp, const char *path, const char *old_s,
 	/* an evicted content is stored and hashed: put_blob needs no data */
 	if (known && (rc = put_blob(imp, e, bh)))
 		goto out;
-	if (e->data)
-		imp->ws.held -= e->len;
-	free(e->data);
-	e->data = NULL;
-	e->evicted = 0;
-	e->len = 0;
-	e->deleted = 0;
-	e->stored = 0;
-	e->unknown = 1;
+	ent_forget(imp, e);
 	/* the hunk is all the source shows of the change */
 	if (!(x = cJSON_CreateObject()) ||
 	    !cJSON_AddStringToObject(x, "old_string", old_s) ||
