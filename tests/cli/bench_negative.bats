@@ -8,9 +8,8 @@
 bats_require_minimum_version 1.5.0
 
 setup() {
-	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
-	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/bench_negative.jsonl" >/dev/null
-	RUN=$("$KTRAJ" ls | awk 'NR == 2 { print $1 }')
+	load lib/fixture_run
+	fixture_setup bench_negative.jsonl
 }
 
 @test "bench: a negative time or speedup never becomes a bench value without its sign" {

@@ -11,9 +11,8 @@
 bats_require_minimum_version 1.5.0
 
 setup() {
-	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
-	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/bench_op_heading.jsonl" >/dev/null
-	RUN=$("$KTRAJ" ls | awk 'NR == 2 { print $1 }')
+	load lib/fixture_run
+	fixture_setup bench_op_heading.jsonl
 }
 
 @test "bench: a name-over-shape line is the scenario of the times under it" {

@@ -14,9 +14,8 @@
 bats_require_minimum_version 1.5.0
 
 setup() {
-	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
-	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/bench_pct_other.jsonl" >/dev/null
-	RUN=$("$KTRAJ" ls | awk 'NR == 2 { print $1 }')
+	load lib/fixture_run
+	fixture_setup bench_pct_other.jsonl
 }
 
 @test "bench: a percentage against an earlier run, another metric or nothing is no speedup" {

@@ -10,9 +10,8 @@
 bats_require_minimum_version 1.5.0
 
 setup() {
-	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
-	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/bench_test_id.jsonl" >/dev/null
-	RUN=$("$KTRAJ" ls | awk 'NR == 2 { print $1 }')
+	load lib/fixture_run
+	fixture_setup bench_test_id.jsonl
 }
 
 @test "bench: a failed or passed pytest test id leaves the kernel's correctness unknown" {

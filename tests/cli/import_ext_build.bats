@@ -9,9 +9,8 @@
 bats_require_minimum_version 1.5.0
 
 setup() {
-	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
-	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/import/ext_build_fail.jsonl" >/dev/null
-	RUN=$("$KTRAJ" ls | awk 'NR == 2 { print $1 }')
+	load lib/fixture_run
+	fixture_setup ext_build_fail.jsonl
 }
 
 @test "ext build: three failed compiles, by the tool that failed" {
