@@ -1,7 +1,8 @@
 /*
  * tu_lmdb.h - for the store's unit tests: damage a stored value through
  * LMDB's own API, below the store, the way a bad disk or a stray writer
- * would.  Include after testutil.h.
+ * would, or compare two stores record by record.  Include after
+ * testutil.h.
  */
 #ifndef KT_TU_LMDB_H
 #define KT_TU_LMDB_H
@@ -107,6 +108,36 @@ static inline size_t tu_same_records(MDB_txn *ta, MDB_txn *tb, const char *db)
 	mdb_cursor_close(ca);
 	mdb_cursor_close(cb);
 	return n;
+}
+
+/* Every named database of the store files at pa and pb alike, record by
+ * record as tu_same_records sees them (a failed assertion where not);
+ * returns how many records ev_blocks holds in each, or -1 where the
+ * stores have no ev_blocks database.  Both files must be closed by the
+ * store beforehand: this opens LMDB's environments itself. */
+static inline long tu_same_stores(const char *pa, const char *pb)
+{
+	char names[32][64];
+	MDB_env *ea = tu_env_open(pa), *eb = tu_env_open(pb);
+	MDB_txn *ta, *tb;
+	long blocks = -1;
+	int n;
+
+	assert_int_equal(mdb_txn_begin(ea, NULL, MDB_RDONLY, &ta), 0);
+	assert_int_equal(mdb_txn_begin(eb, NULL, MDB_RDONLY, &tb), 0);
+	n = tu_db_names(ta, names, 32);
+	assert_int_equal(tu_db_names(tb, names, 32), n);
+	for (int i = 0; i < n; i++) {
+		size_t k = tu_same_records(ta, tb, names[i]);
+
+		if (!strcmp(names[i], "ev_blocks"))
+			blocks = (long)k;
+	}
+	mdb_txn_abort(ta);
+	mdb_txn_abort(tb);
+	mdb_env_close(ea);
+	mdb_env_close(eb);
+	return blocks;
 }
 
 #endif
