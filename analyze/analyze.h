@@ -303,6 +303,26 @@ typedef struct kt_an_meas {
 	};
 } kt_an_meas;
 
+/* The two GPUs of bench result m when its reference was timed on other
+ * hardware ("<kernel's GPU>, the reference on <reference's GPU>"; the
+ * run's arena owns it, as long as the run); NULL when m's times share one
+ * GPU or m is unparsed.  Read other_hw only through this: it shares its
+ * slot with why_unparsed, so an unparsed result's reason would otherwise
+ * read as a GPU. */
+static inline const char *kt_an_meas_other_hw(const kt_an_meas *m)
+{
+	return m->unparsed ? NULL : m->other_hw;
+}
+
+/* The importer's reason why bench result m is unparsed ("only timings of
+ * a baseline or competitor"; "" when none was stored; the run's arena
+ * owns it); NULL when m is not unparsed.  Read why_unparsed only through
+ * this, for the slot it shares with other_hw. */
+static inline const char *kt_an_meas_why_unparsed(const kt_an_meas *m)
+{
+	return m->unparsed ? m->why_unparsed : NULL;
+}
+
 /* kt_an_meas.suspect: a byte, not the reason's string, in an array of one
  * element per bench result */
 enum { KT_AN_SUSPECT_NONE = 0,

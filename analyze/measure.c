@@ -184,8 +184,13 @@ size_t kt_an_unparsed(const kt_an_run *r, uint64_t *seqs, size_t max)
 	return n;
 }
 
-/* a measurement's stored reason, "" when none (or not loaded) */
-#define WHY(m) ((m)->unparsed && (m)->why_unparsed ? (m)->why_unparsed : "")
+/* a measurement's stored reason, "" when none (or not loaded, or parsed) */
+static const char *why_of(const kt_an_meas *m)
+{
+	const char *w = kt_an_meas_why_unparsed(m);
+
+	return w ? w : "";
+}
 
 size_t kt_an_unparsed_why(const kt_an_run *r, const char *why,
 			  uint64_t *seqs, size_t max)
@@ -193,7 +198,7 @@ size_t kt_an_unparsed_why(const kt_an_run *r, const char *why,
 	size_t n = 0;
 
 	for (size_t i = 0; i < r->nm; i++)
-		if (r->m[i].unparsed && !strcmp(WHY(&r->m[i]), why)) {
+		if (r->m[i].unparsed && !strcmp(why_of(&r->m[i]), why)) {
 			if (seqs && n < max)
 				seqs[n] = r->ev[r->m[i].ev].seq;
 			n++;
@@ -207,14 +212,14 @@ size_t kt_an_unparsed_reasons(const kt_an_run *r, const char **why,
 	size_t n = 0, j;
 
 	for (size_t i = 0; i < r->nm; i++) {
-		const char *w = WHY(&r->m[i]);
+		const char *w = why_of(&r->m[i]);
 
 		if (!r->m[i].unparsed)
 			continue;
 		/* a run has few unparsed outputs: the earlier ones are
 		 * looked through */
 		for (j = 0; j < i; j++)
-			if (r->m[j].unparsed && !strcmp(WHY(&r->m[j]), w))
+			if (r->m[j].unparsed && !strcmp(why_of(&r->m[j]), w))
 				break;
 		if (j < i)
 			continue;

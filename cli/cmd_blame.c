@@ -297,9 +297,9 @@ static void print_series(const kt_an_run *r, const kt_an_series *se,
 		const char *hw = NULL;
 
 		for (size_t i = 0; i < r->nm; i++)
-			if (!r->m[i].unparsed && r->m[i].other_hw &&
+			if (kt_an_meas_other_hw(&r->m[i]) &&
 			    !strcmp(r->m[i].key, se->key)) {
-				hw = hw ? hw : r->m[i].other_hw;
+				hw = hw ? hw : kt_an_meas_other_hw(&r->m[i]);
 				nhw++;
 			}
 		if (nhw) {

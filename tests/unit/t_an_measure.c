@@ -500,6 +500,29 @@ static void t_compact_arrays(void **st)
 	assert_true(sizeof(kt_an_point) <= 112);
 }
 
+/* other_hw and why_unparsed share one slot: each accessor answers only
+ * for its side, so an unparsed result's reason never reads as a GPU and a
+ * reference's GPU never reads as a reason. */
+static void t_meas_slot_accessors(void **st)
+{
+	kt_an_meas m;
+
+	(void)st;
+	memset(&m, 0, sizeof(m));
+	m.unparsed = 1;
+	m.why_unparsed = "only timings of a baseline or competitor";
+	assert_null(kt_an_meas_other_hw(&m));
+	assert_string_equal(kt_an_meas_why_unparsed(&m),
+			    "only timings of a baseline or competitor");
+	m.unparsed = 0;
+	m.other_hw = "H100, the reference on A100";
+	assert_null(kt_an_meas_why_unparsed(&m));
+	assert_string_equal(kt_an_meas_other_hw(&m),
+			    "H100, the reference on A100");
+	m.other_hw = NULL;
+	assert_null(kt_an_meas_other_hw(&m));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -514,6 +537,7 @@ int main(void)
 		cmocka_unit_test(t_running_best),
 		cmocka_unit_test(t_claims),
 		cmocka_unit_test(t_compact_arrays),
+		cmocka_unit_test(t_meas_slot_accessors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
