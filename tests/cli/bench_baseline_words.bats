@@ -15,8 +15,7 @@ setup() {
 }
 
 @test "bench: a baseline word inside the candidate's identifier leaves its time the candidate's" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[ "${#lines[@]}" -eq 6 ]
 	i=0
 	for w in "2,*cpu_offload_rmsnorm" "2,*rmsnorm_cpu" "1.2,*torchvision_resize" \
@@ -28,9 +27,9 @@ setup() {
 }
 
 @test "bench: an output of only baseline timings is one unparsed result, counted by blame" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
+	run -0 bench_rows
 	[[ "${lines[5]}" == *'"time_ms":null,"status":"unparsed"'*'"source":"python bench_baseline.py"'* ]]
-	s=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["seq"])' "${lines[5]}")
+	s=$(row_seq "${lines[5]}")
 	run "$KTRAJ" show "$RUN" "$s" --json
 	[[ "$output" == *'"reason":"only timings of a baseline or competitor"'* ]]
 	run "$KTRAJ" blame speedup "$RUN"

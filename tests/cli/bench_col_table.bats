@@ -14,12 +14,11 @@ setup() {
 }
 
 @test "bench: a candidate-per-column throughput table is one unparsed result, never a result per cell" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[ "${#lines[@]}" -eq 2 ]
 	[[ "${lines[0]}" == *'"status":"unparsed"'* ]]
 	[[ "$output" != *'"scenario":"|'* ]]
-	seq=$(printf '%s\n' "${lines[0]}" | sed 's/.*"seq":\([0-9]*\).*/\1/')
+	seq=$(row_seq "${lines[0]}")
 	run "$KTRAJ" show "$RUN" "$seq"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"reason: a table with one measure per column"* ]]
@@ -27,7 +26,6 @@ setup() {
 }
 
 @test "bench: a table whose header names the measure is still read" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[[ "${lines[1]}" == *'"time_ms":0.5,'* ]]
 }

@@ -18,23 +18,20 @@ setup() {
 }
 
 @test "bench: 'Checking correctness...' is no verdict; the FAILED after the timing is" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[ "${#lines[@]}" -eq 5 ]
 	[[ "${lines[0]}" == *'"correct":true,"time_ms":0.8,'* ]]
 	[[ "${lines[1]}" == *'"correct":false,"time_ms":0.2,'* ]]
 }
 
 @test "bench: a late mismatch naming one kernel marks that kernel only" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[[ "${lines[2]}" == *'"correct":null,"time_ms":0.1,'*'"scenario":"softmax"'* ]]
 	[[ "${lines[3]}" == *'"correct":false,"time_ms":0.2,'*'"scenario":"layernorm"'* ]]
 }
 
 @test "bench: a late failure naming none wins over the result's own PASS" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[[ "${lines[4]}" == *'"correct":false,"time_ms":0.12,'* ]]
 }
 

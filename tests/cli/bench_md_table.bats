@@ -15,8 +15,7 @@ setup() {
 }
 
 @test "bench: each table row of a tool output is a bench with its correctness" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[ "${#lines[@]}" -eq 8 ]
 	i=0
 	for w in "true,0.8,4096" "true,1.6,8192" "false,0.2,4096" "false,0.4,8192" \
@@ -28,7 +27,7 @@ setup() {
 }
 
 @test "bench: the table in an assistant message gives no bench" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
+	run -0 bench_rows
 	[[ "$output" != *'"time_ms":0.01,'* ]]
 	[[ "$output" != *'"time_ms":0.02,'* ]]
 	run "$KTRAJ" log "$RUN" --kind message

@@ -16,8 +16,7 @@ setup() {
 }
 
 @test "bench: the variant column is the candidate, no scenario" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[ "${#lines[@]}" -eq 8 ]
 	[[ "${lines[0]}" == *'"scenario":null,'*'"candidate":"v1_naive"'* ]]
 	[[ "${lines[7]}" == *'"time_ms":0.62,'*'"scenario":null,'*'"candidate":"v4_vec4_fixed"'* ]]

@@ -13,8 +13,7 @@ setup() {
 }
 
 @test "bench: a negative time or speedup never becomes a bench value without its sign" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[ "${#lines[@]}" -eq 3 ]
 	[[ "${lines[0]}" == *'"time_ms":2,'* ]]
 	[[ "${lines[1]}" == *'"time_ms":null,'* ]]
@@ -25,8 +24,8 @@ setup() {
 }
 
 @test "bench: the unparsed negative result says why" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	seq=$(printf '%s\n' "${lines[1]}" | sed 's/.*"seq":\([0-9]*\).*/\1/')
+	run -0 bench_rows
+	seq=$(row_seq "${lines[1]}")
 	run "$KTRAJ" show "$RUN" "$seq"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"reason: a negative time or speedup"* ]]

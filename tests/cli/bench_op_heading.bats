@@ -16,8 +16,7 @@ setup() {
 }
 
 @test "bench: a name-over-shape line is the scenario of the times under it" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[ "${#lines[@]}" -eq 6 ]
 	[[ "${lines[0]}" == *'"time_ms":1,'*'"scenario":"softmax [4096,4096]",'* ]]
 	[[ "${lines[1]}" == *'"time_ms":0.5,'*'"scenario":"softmax [4096,4096]",'* ]]
@@ -27,15 +26,13 @@ setup() {
 }
 
 @test "bench: a blank line ends the operator heading" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[[ "${lines[5]}" == *'"time_ms":0.25,'* ]]
 	[[ "${lines[5]}" != *'rmsnorm'* ]]
 }
 
 @test "bench: layernorm is never compared with softmax" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[[ "${lines[0]}" == *'"series":"bench.py | softmax [4096,4096] | time"'* ]]
 	[[ "${lines[2]}" == *'"series":"bench.py | layernorm [8192,1024] | time"'* ]]
 	run "$KTRAJ" blame speedup "$RUN"

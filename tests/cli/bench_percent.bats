@@ -16,38 +16,33 @@ setup() {
 }
 
 @test "bench: +150% beside both times is the times' ratio 2.5, never 150" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[[ "${lines[0]}" == *'"time_ms":0.4,"speedup":2.5,"ref_time_ms":1,'* ]]
 	[[ "$output" != *'"speedup":150'* ]]
 	[[ "$output" != *'"speedup":100'* ]]
 }
 
 @test "bench: a percentage restating a factor on its line is no second result" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[[ "${lines[1]}" == *'"time_ms":0.5,"speedup":2,'* ]]
 	[ "${#lines[@]}" -eq 5 ]
 }
 
 @test "bench: '150% faster (37.5% less time)' reads the time-based 1.6x vs torch" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[[ "${lines[2]}" == *'"time_ms":null,"speedup":1.6,'*'"baseline":"torch"'* ]]
 }
 
 @test "bench: an unsigned 'Speedup vs torch: 100.0%' with no time is unparsed, with its reason" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[[ "${lines[3]}" == *'"status":"unparsed"'* ]]
-	seq=$(printf '%s\n' "${lines[3]}" | sed 's/.*"seq":\([0-9]*\).*/\1/')
+	seq=$(row_seq "${lines[3]}")
 	run "$KTRAJ" show "$RUN" "$seq"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"reason: a speedup printed as a percentage without a sign"* ]]
 }
 
 @test "bench: '25% slower' is 1/1.25 = 0.8, not 1/25" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[[ "${lines[4]}" == *'"time_ms":1,"speedup":0.8,'* ]]
 }

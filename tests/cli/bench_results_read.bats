@@ -17,16 +17,13 @@ setup() {
 }
 
 @test "bench: a printed result read back with Read and cat is one measurement" {
-	R=$(fixture_run results_read_back.jsonl)
-	run "$KTRAJ" log "$R" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows results_read_back.jsonl
 	[ "$(grep -c '"time_ms":0.42,' <<<"$output")" -eq 1 ]
 	[[ "${lines[0]}" == *'"time_ms":0.42,'*'"source":"python bench.py --out results.json"'* ]]
 }
 
 @test "bench: a silent benchmark's results file shown with cat then Read is one measurement" {
-	R=$(fixture_run results_read_back.jsonl)
-	run "$KTRAJ" log "$R" --kind bench --json
+	run -0 bench_rows results_read_back.jsonl
 	[ "${#lines[@]}" -eq 2 ]
 	[[ "${lines[1]}" == *'"time_ms":0.3,'*'"workload":"benchmark_results.json"'*'"source":"/w/ext/benchmark_results.json"'* ]]
 	# the cat's result (seq 12), not the later Read's
@@ -34,9 +31,7 @@ setup() {
 }
 
 @test "bench: Codex, a results file shown with cat twice is one measurement" {
-	R=$(fixture_run "$FIXTURES/codex/results_cat.jsonl")
-	run "$KTRAJ" log "$R" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows "$FIXTURES/codex/results_cat.jsonl"
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "${lines[0]}" == *'"time_ms":0.3,'*'"source":"/w/results.json"'* ]]
 }

@@ -14,8 +14,7 @@ setup() {
 }
 
 @test "bench: each name over a shared shape is a candidate, the shape the scenario" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[ "${#lines[@]}" -eq 4 ]
 	[[ "${lines[0]}" == *'"scenario":"[4096,4096]",'*'"candidate":"kernel_a",'* ]]
 	[[ "${lines[1]}" == *'"scenario":"[4096,4096]",'*'"candidate":"kernel_b",'* ]]

@@ -15,15 +15,13 @@ setup() {
 }
 
 @test "bench: a failed or passed pytest test id leaves the kernel's correctness unknown" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[ "${#lines[@]}" -eq 4 ]
 	[[ "${lines[1]}" == *'"correct":null,"time_ms":0.4,'* ]]
 	[[ "${lines[2]}" == *'"correct":null,"time_ms":0.3,'* ]]
 }
 
 @test "bench: a failure naming no subject still marks the result incorrect" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[[ "${lines[3]}" == *'"correct":false,"time_ms":0.25,'* ]]
 }

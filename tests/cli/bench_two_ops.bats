@@ -16,8 +16,7 @@ setup() {
 }
 
 @test "bench: each operator of one output is its own workload, its shape the scenario" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[ "${#lines[@]}" -eq 10 ]
 	[[ "${lines[0]}" == *'"time_ms":0.31,'*'"workload":"softmax","scenario":"[4096, 4096]",'*'"series":"softmax | [4096, 4096] | time","sweep":null'* ]]
 	[[ "${lines[1]}" == *'"time_ms":0.62,'*'"workload":"layernorm","scenario":"[8192, 1024]",'*'"sweep":null'* ]]

@@ -13,8 +13,7 @@ setup() {
 }
 
 @test "bench: two result lines with two-space gaps give two results with their references" {
-	run "$KTRAJ" log "$RUN" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows
 	[ "${#lines[@]}" -eq 2 ]
 	[[ "${lines[0]}" == *'"time_ms":0.1,"speedup":3,"ref_time_ms":0.3,'*'"scenario":"softmax"'* ]]
 	[[ "${lines[1]}" == *'"time_ms":0.2,"speedup":2,"ref_time_ms":0.4,'*'"scenario":"layernorm"'* ]]

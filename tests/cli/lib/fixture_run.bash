@@ -36,6 +36,23 @@ fixture_setup() {
 	RUN=$(fixture_run "$1")
 }
 
+# bench_rows [FILE]: the bench rows of $RUN (`log --kind bench --json`: one
+# JSON object a line, in seq order); with FILE, of FILE's run, imported as
+# fixture_run does.  Fails when the import or the log does, so `run -0
+# bench_rows` fails the test then.
+bench_rows() {
+	local r=$RUN
+	if [ $# -gt 0 ]; then
+		r=$(fixture_run "$1") || return
+	fi
+	"$KTRAJ" log "$r" --kind bench --json
+}
+
+# row_seq ROW: the seq of ROW, one line of bench_rows.
+row_seq() {
+	python3 -c 'import json,sys; print(json.loads(sys.argv[1])["seq"])' "$1"
+}
+
 # first_bench_seq RUN: the seq of RUN's first bench event.
 first_bench_seq() {
 	"$KTRAJ" log "$1" --kind bench --json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["seq"])'
