@@ -5,7 +5,8 @@
 # $CORPUS is absent; report.bats renders the report in headless Chromium.
 
 setup() {
-	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	load lib/fixture_run
+	fixture_store
 	PLANT="$BATS_TEST_DIRNAME/../plant"
 }
 
@@ -288,18 +289,11 @@ PY
 	"$KTRAJ" import "$D/two_workloads.jsonl" "$D/one_each.jsonl" >/dev/null
 	# 8_ResNetBasicBlock stays at 0.40, 9_ResNet18 starts at 0.95 and
 	# doubles: the only jump is the doubling, inside 9_ResNet18
-	run "$KTRAJ" blame speedup two_workloads --json
-	[ "$status" -eq 0 ]
-	python3 - "$output" <<'PY'
-import json, sys
-rows = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
-j = [r for r in rows if "gain" in r]
-assert len(j) == 1, j
-assert j[0]["workload"] == "9_ResNet18" and abs(j[0]["before"] - 0.95) < 0.01 and abs(j[0]["gain"] - 2) < 0.05, j
-s = [r for r in rows if "summary" in r]
-assert sorted(r["workload"] for r in s) == ["8_ResNetBasicBlock", "9_ResNet18"], s
-assert {r["workload"]: r["measurements"] for r in s} == {"8_ResNetBasicBlock": 5, "9_ResNet18": 6}, s
-PY
+	blame_json two_workloads '
+assert len(jumps) == 1, jumps
+assert jumps[0]["workload"] == "9_ResNet18" and abs(jumps[0]["before"] - 0.95) < 0.01 and abs(jumps[0]["gain"] - 2) < 0.05, jumps
+assert sorted(r["workload"] for r in sums) == ["8_ResNetBasicBlock", "9_ResNet18"], sums
+assert {r["workload"]: r["measurements"] for r in sums} == {"8_ResNetBasicBlock": 5, "9_ResNet18": 6}, sums'
 	run "$KTRAJ" blame speedup two_workloads
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"JUMP 1 [9_ResNet18]  step 4 (seq 10) over the best so far, step 3 (seq 9)"* ]]
@@ -392,8 +386,7 @@ PY
 	run "$KTRAJ" blame speedup excluded
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"measurements: 3 from 7 bench results: 3 correct, 0 not checked; 4 excluded: 1 incorrect, 2 not checked (others say correct), 1 failed to run"* ]]
-	run "$KTRAJ" blame speedup excluded --json
-	python3 -c 'import json,sys; r=[json.loads(l) for l in sys.stdin if l.strip()][-1]; assert r["measurements"] == 3 and r["excluded"] == 4, r' <<<"$output"
+	blame_json excluded 'r = rows[-1]; assert r["measurements"] == 3 and r["excluded"] == 4, r'
 }
 
 # wl_jumps.jsonl: workload A_softmax (0.40, a human question, an edit, 0.80)
@@ -472,13 +465,10 @@ assert [x["layer"] for x in s if x["workload"] == "B_reduce"] == ["operator boun
 @test "blame, stalls --json: excluded bench results by reason" {
 	"$KTRAJ" import "$BATS_TEST_DIRNAME/../data/analyze/excluded.jsonl" \
 		"$BATS_TEST_DIRNAME/../data/analyze/wl_jumps.jsonl" >/dev/null
-	run "$KTRAJ" blame speedup excluded --json
-	[ "$status" -eq 0 ]
-	python3 -c '
-import json, sys
-r = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()][-1]
+	blame_json excluded '
+r = rows[-1]
 assert r["excluded"] == 4, r
-assert r["excluded_by_reason"] == {"incorrect": 1, "correctness_unknown": 2, "without_time": 0, "failed_to_run": 1}, r' "$output"
+assert r["excluded_by_reason"] == {"incorrect": 1, "correctness_unknown": 2, "without_time": 0, "failed_to_run": 1}, r'
 	run "$KTRAJ" stalls excluded --json --patience 3
 	[ "$status" -eq 0 ]
 	python3 -c '
@@ -488,12 +478,10 @@ rows = [r for r in map(json.loads, sys.argv[1].splitlines()) if "stall" in r]
 assert len(rows) == 1 and rows[0]["excluded"] == 4, rows
 assert rows[0]["excluded_by_reason"] == {"incorrect": 1, "correctness_unknown": 2, "without_time": 0, "failed_to_run": 1}, rows' "$output"
 	# per workload: A left out an incorrect result, B one without a verdict
-	run "$KTRAJ" blame speedup wl_jumps --json
-	python3 -c '
-import json, sys
-s = {r["workload"]: r["excluded_by_reason"] for r in map(json.loads, sys.argv[1].splitlines()) if "summary" in r}
+	blame_json wl_jumps '
+s = {r["workload"]: r["excluded_by_reason"] for r in sums}
 assert s == {"A_softmax": {"incorrect": 1, "correctness_unknown": 0, "without_time": 0},
-             "B_reduce": {"incorrect": 0, "correctness_unknown": 1, "without_time": 0}}, s' "$output"
+             "B_reduce": {"incorrect": 0, "correctness_unknown": 1, "without_time": 0}}, s'
 	run "$KTRAJ" stalls wl_jumps --json
 	python3 -c '
 import json, sys
@@ -575,12 +563,10 @@ PY
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"$want"* ]]
 	[[ "$output" != *"3 without a time"* ]]
-	run "$KTRAJ" blame speedup "$R" --json
-	python3 -c '
-import json, sys
-r = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()][-1]
+	blame_json "$R" '
+r = rows[-1]
 assert r["excluded_by_reason"] == {"incorrect": 0, "correctness_unknown": 0, "without_time": 1,
-    "without_reference": 1, "failed_to_run": 1}, r' "$output"
+    "without_reference": 1, "failed_to_run": 1}, r'
 	run "$KTRAJ" stalls "$R" --patience 2
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"bench results left out there: 1 failed to run, 1 without a time, 1 without a speedup or reference time"* ]]

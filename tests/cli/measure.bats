@@ -4,7 +4,8 @@
 # --assume-correct, benchmark output with no readable time, log's key.
 
 setup() {
-	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+	load lib/fixture_run
+	fixture_store
 	D="$BATS_TEST_DIRNAME/../data/analyze"
 }
 
@@ -19,16 +20,11 @@ setup() {
 	[[ "$output" == *"JUMP 1 [softmax | N=1024]  step 2 (seq 10) over the best so far, step 1 (seq 3)  speedup 1.000 -> 2.000  gain x2.000  (not checked)"* ]]
 	[[ "$output" != *"JUMP 2"* ]]
 	[[ "$output" == *"0 correct, 2 not checked (counted: nothing in the series was checked; correctness unknown)"* ]]
-	run "$KTRAJ" blame speedup two_sizes --json
-	python3 -c '
-import json, sys
-rows = [json.loads(l) for l in sys.argv[1].splitlines()]
-j = [r for r in rows if "gain" in r]
-s = [r for r in rows if "summary" in r]
-assert len(j) == 1 and j[0]["series"] == "softmax | N=1024" and j[0]["correctness"] == "not checked", j
-assert [r["series"] for r in s] == ["softmax | N=1024", "softmax | N=4096"], s
-assert all(r["unparsed"] == 1 and r["unparsed_seqs"] == [7] and r["not_checked"] == 2 and r["correct"] == 0 for r in s), s
-assert all(r["noise_kind"] == "default" and "default" in r["noise_source"] for r in s), s' "$output"
+	blame_json two_sizes '
+assert len(jumps) == 1 and jumps[0]["series"] == "softmax | N=1024" and jumps[0]["correctness"] == "not checked", jumps
+assert [r["series"] for r in sums] == ["softmax | N=1024", "softmax | N=4096"], sums
+assert all(r["unparsed"] == 1 and r["unparsed_seqs"] == [7] and r["not_checked"] == 2 and r["correct"] == 0 for r in sums), sums
+assert all(r["noise_kind"] == "default" and "default" in r["noise_source"] for r in sums), sums'
 	run "$KTRAJ" stalls two_sizes
 	[[ "$output" == *"unparsed: 1 output looked like a benchmark but gave no time (seq 7)"* ]]
 }
@@ -54,12 +50,9 @@ assert all(r["noise_kind"] == "default" and "default" in r["noise_source"] for r
 	[[ "$output" == *"series: softmax"* ]]
 	[[ "$output" != *"cublas_benchmark"* ]]
 	[[ "$output" != *"series: 2"* ]]
-	run "$KTRAJ" blame speedup unparsed_other --series-by workload --json
-	python3 -c '
-import json, sys
-s = [r for r in map(json.loads, sys.argv[1].splitlines()) if "summary" in r]
-assert [r["series"] for r in s] == ["softmax"], s
-assert s[0]["unparsed"] == 1 and s[0]["unparsed_seqs"] == [7] and s[0]["measurements"] == 4, s' "$output"
+	blame_json unparsed_other '
+assert [r["series"] for r in sums] == ["softmax"], sums
+assert sums[0]["unparsed"] == 1 and sums[0]["unparsed_seqs"] == [7] and sums[0]["measurements"] == 4, sums' --series-by workload
 }
 
 @test "log --kind bench --json: the model's fields, not checked as null, the series key" {
@@ -113,12 +106,9 @@ rows = [json.loads(l) for l in sys.argv[1].splitlines()]
 h = [r.get("source_hash") for r in rows]
 assert h[0] and len(h[0]) == 64 and h[:4] == [h[0]] * 4, h
 assert h[4] and h[4] == h[5] and h[4] != h[0], h' "$output"
-	run "$KTRAJ" blame speedup 'Make the kernel' --json
-	python3 -c '
-import json, sys
-s = [json.loads(l) for l in sys.argv[1].splitlines()]
-s = [r for r in s if "summary" in r and r["series"].startswith("bench.py")]
-assert len(s) == 1 and s[0]["noise_kind"] == "repeats" and s[0]["noise_results"] == 4, s' "$output"
+	blame_json 'Make the kernel' '
+s = [r for r in sums if r["series"].startswith("bench.py")]
+assert len(s) == 1 and s[0]["noise_kind"] == "repeats" and s[0]["noise_results"] == 4, s'
 }
 
 @test "report: --help lists the analyzer options, and --series-by, --assume-correct, --noise change the report" {
@@ -175,11 +165,8 @@ rows = [json.loads(l) for l in sys.argv[1].splitlines()]
 h = [r["source_hash"] for r in rows]
 # five runs of one k.cu; a kernel in a bench file, and k.cu edited, are new code
 assert h[:5] == [h[0]] * 5 and len(set(h[4:])) == 3, h' "$output"
-	run "$KTRAJ" blame speedup 'Make the kernel' --json
-	python3 -c '
-import json, sys
-s = [json.loads(l) for l in sys.argv[1].splitlines() if "summary" in l][0]
-assert s["noise_kind"] == "repeats" and s["noise_results"] == 5, s' "$output"
+	blame_json 'Make the kernel' '
+assert sums[0]["noise_kind"] == "repeats" and sums[0]["noise_results"] == 5, sums'
 	# 7 measurements, 3 attempts: below the patience of 4, a stall at 3
 	run "$KTRAJ" stalls 'Make the kernel'
 	[ "$status" -eq 0 ]
@@ -214,11 +201,8 @@ assert len(s) == 1 and s[0]["length"] == 7 and s[0]["attempts"] == 3, s' "$outpu
 	run "$KTRAJ" stalls noisy
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'warning: series .*noise 11.46 %.*hides a x1.35 gain' <<<"$output")" -eq 1 ]
-	run "$KTRAJ" blame speedup noisy --json
-	python3 -c '
-import json, sys
-s = [r for r in map(json.loads, sys.argv[1].splitlines()) if "summary" in r]
-assert len(s) == 1 and s[0]["undetectable_gain"] == 1.35 and s[0]["min_detectable_gain"] == 1.6263, s' "$output"
+	blame_json noisy '
+assert len(sums) == 1 and sums[0]["undetectable_gain"] == 1.35 and sums[0]["min_detectable_gain"] == 1.6263, sums'
 	# repeats 1 % apart: x1.35 is well above the threshold, no warning
 	{
 		for t in 10.0 10.1 9.9 10.05; do
@@ -231,11 +215,8 @@ assert len(s) == 1 and s[0]["undetectable_gain"] == 1.35 and s[0]["min_detectabl
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"warning"* ]]
 	[[ "$output" == *"1 jump"* ]]
-	run "$KTRAJ" blame speedup quiet --json
-	python3 -c '
-import json, sys
-s = [r for r in map(json.loads, sys.argv[1].splitlines()) if "summary" in r]
-assert len(s) == 1 and "undetectable_gain" not in s[0] and s[0]["min_detectable_gain"] < 1.35, s' "$output"
+	blame_json quiet '
+assert len(sums) == 1 and "undetectable_gain" not in sums[0] and sums[0]["min_detectable_gain"] < 1.35, sums'
 }
 
 # The noisy run above never stalls (too few attempts), so before the
@@ -284,11 +265,8 @@ assert s["series"] == "" and s["run"], s' "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"1 excluded: 1 incorrect"* ]]
 	[[ "$output" == *"JUMP 2  step 3 (seq 8) over the best so far, step 2 (seq 4)"*"edits: #5 online.cu #7 softmax.cu  ["* ]]
-	run "$KTRAJ" blame speedup fix_after_wrong --json
-	python3 -c '
-import json, sys
-j = [r for r in map(json.loads, sys.argv[1].splitlines()) if "gain" in r]
-assert [[e["seq"] for e in r["edits"]] for r in j] == [[3], [5, 7]], j' "$output"
+	blame_json fix_after_wrong '
+assert [[e["seq"] for e in r["edits"]] for r in jumps] == [[3], [5, 7]], jumps'
 	run "$KTRAJ" blame --help
 	[[ "$output" == *"is no measurement: the edits"* ]]
 }
@@ -331,11 +309,8 @@ assert [[e["seq"] for e in r["edits"]] for r in j] == [[3], [5, 7]], j' "$output
 	run "$KTRAJ" blame speedup repeats_nocode
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"(repeats of unchanged code (same source hash or candidate, or no edit between them): 9 results in 3 groups of one code state and scenario)"* ]]
-	run "$KTRAJ" blame speedup repeats_nocode --json
-	python3 -c '
-import json, sys
-s = [r for r in map(json.loads, sys.argv[1].splitlines()) if "summary" in r]
-assert s[0]["noise_kind"] == "repeats" and s[0]["noise_results"] == 9 and s[0]["noise_no_code"] == 0, s' "$output"
+	blame_json repeats_nocode '
+assert sums[0]["noise_kind"] == "repeats" and sums[0]["noise_results"] == 9 and sums[0]["noise_no_code"] == 0, sums'
 	"$KTRAJ" import "$D/repeats_nocode_noedit.jsonl" >/dev/null
 	run "$KTRAJ" blame speedup repeats_nocode_noedit
 	[ "$status" -eq 0 ]
@@ -353,12 +328,9 @@ assert s[0]["noise_kind"] == "repeats" and s[0]["noise_results"] == 9 and s[0]["
 	[[ "$output" == *"edits: #4 softmax.cu #9 softmax.cu"* ]]
 	[[ "$output" == *"question #7 (human"* ]]
 	[[ "$output" == *"run test: S = 0.693 over 1 improvement"* ]]
-	run "$KTRAJ" blame speedup q_between_edits --json
-	python3 -c '
-import json, sys
-r = [json.loads(l) for l in sys.argv[1].splitlines()]
-s = [x["s_observed"] for x in r if "s_observed" in x]
-assert s and abs(s[0] - 0.6931) < 1e-3, s' "$output"
+	blame_json q_between_edits '
+s = [r["s_observed"] for r in rows if "s_observed" in r]
+assert s and abs(s[0] - 0.6931) < 1e-3, s'
 }
 
 # no_edits_run.jsonl: softmax 1.0 ms, then 0.5 ms, and no edit event in
@@ -369,11 +341,8 @@ assert s and abs(s[0] - 0.6931) < 1e-3, s' "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"1 jump"* ]]
 	[[ "$output" == *"edits: none recorded (the run records no edits: every new result counts as a change)  ["* ]]
-	run "$KTRAJ" blame speedup no_edits_run --json
-	python3 -c '
-import json, sys
-j = [r for r in map(json.loads, sys.argv[1].splitlines()) if "gain" in r]
-assert len(j) == 1 and j[0]["edits"] == [] and j[0]["run_records_no_edits"] is True, j' "$output"
+	blame_json no_edits_run '
+assert len(jumps) == 1 and jumps[0]["edits"] == [] and jumps[0]["run_records_no_edits"] is True, jumps'
 	run "$KTRAJ" report no_edits_run -o "$BATS_TEST_TMPDIR/n.html"
 	[ "$status" -eq 0 ]
 	grep -q "none recorded (the run records no edits: every new result counts as a change)" "$BATS_TEST_TMPDIR/n.html"

@@ -69,6 +69,22 @@ first_bench_payload() {
 	"$KTRAJ" show "$r" "$s" --json | python3 -c 'import json,sys; p = json.load(sys.stdin)["payload"]; print(json.dumps({k: p.get(k) for k in sys.argv[1:]}, sort_keys=True))' "$@"
 }
 
+# blame_json RUN PY [ARG...]: `blame speedup RUN --json ARG...` succeeds
+# and the python statements PY hold over its rows: `rows` all of them (one
+# JSON object a line), `jumps` those with a gain, `sums` the series
+# summaries.  Fails, showing the assert that failed, when either does not.
+blame_json() {
+	local r=$1 py=$2 out
+	shift 2
+	out=$("$KTRAJ" blame speedup "$r" --json "$@") || return
+	python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.argv[2].splitlines() if l.strip()]
+jumps = [r for r in rows if "gain" in r]
+sums = [r for r in rows if "summary" in r]
+exec(compile(sys.argv[1], "blame_json", "exec"))' "$py" "$out"
+}
+
 # map_import MAP FILE: import a made-up round log FILE read with MAP
 # (import --map); fails the test when the import fails.
 map_import() {
