@@ -40,7 +40,8 @@ static const char usage_head[] =
 	"that optimize GPU kernels.\n"
 	"\n"
 	"The store is --store PATH, else $KTRAJ_STORE, else ./" KT_DEFAULT_STORE
-	" (created by commands that write).\n"
+	"\n(created by init, import, append, hook, bench and replay --collect;\n"
+	"the other commands need it).\n"
 	"$KTRAJ_CACHE_MB sets the cache of decompressed event blocks (MiB,\n"
 	"default 64; 0 turns it off).  $KTRAJ_SCAN_THREADS (0-3) bounds the\n"
 	"helper threads that decompress ahead of a long scan (default: one\n"
@@ -213,6 +214,9 @@ int cli_open(struct cli *c, unsigned flags, kt_store **s)
 	struct stat st;
 	int rc;
 
+	int create = (c->flags & KT_CMD_CREATES) && !(flags & CLI_OPEN_EXISTING);
+
+	flags &= ~CLI_OPEN_EXISTING;
 	flags |= c->flags & KT_CMD_WRITES ? KT_OPEN_CREATE : KT_OPEN_RDONLY;
 	if (stat(c->store_path, &st) == 0 && st.st_size <= CLI_CHECK_MAX)
 		flags |= KT_OPEN_CHECK;
@@ -241,7 +245,16 @@ int cli_open(struct cli *c, unsigned flags, kt_store **s)
 			return KT_EXIT_USAGE;
 		}
 	}
-	rc = kt_store_open(c->store_path, flags, s);
+	/* a writer that may not create the store (hide RUN, replay RUN)
+	 * still opens it with KT_OPEN_CREATE, so that a store it cannot
+	 * write is refused, not opened read-only: it must be there first.
+	 * Else `hide abcd` made an empty store and its lock file, then said
+	 * "no run 'abcd'". */
+	if ((c->flags & KT_CMD_WRITES) && !create &&
+	    stat(c->store_path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
+		rc = KT_ENOTFOUND;
+	else
+		rc = kt_store_open(c->store_path, flags, s);
 	/* a store behind a folder we may not enter is there, not missing */
 	if (rc == KT_ENOTFOUND && stat(c->store_path, &st) != 0 &&
 	    errno == EACCES) {
@@ -313,7 +326,7 @@ int cli_open_run(struct cli *c, const char *spec, kt_store **s,
 	int rc;
 
 	*s = NULL;
-	if ((rc = cli_open(c, 0, s)))
+	if ((rc = cli_open(c, spec ? CLI_OPEN_EXISTING : 0, s)))
 		return rc;
 	return spec ? cli_run(c, s[0], spec, run) : 0;
 }
