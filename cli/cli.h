@@ -154,6 +154,18 @@ int cli_size(const char *s, uint64_t *out);
 int cli_size_opt(const struct cli *c, const char *opt, const char *v, uint64_t min,
 		 uint64_t max, uint64_t *out);
 
+/*
+ * Environment setting `name` as a size or count (cli_size: a decimal
+ * number with an optional K, M, G or T suffix) from min to max into *out;
+ * *out is left as it is when name is unset or empty.  Returns 0, or
+ * KT_EXIT_USAGE after the error line "NAME must be ... from MIN to MAX,
+ * not 'VALUE'" (what: "a size" or "a number").  Every setting the CLI
+ * reads is checked before the store opens, so a bad one leaves no store
+ * behind (as KTRAJ_CACHE_MB and KTRAJ_SCAN_THREADS are in cli_open).
+ */
+int cli_env_size(const struct cli *c, const char *name, const char *what,
+		 uint64_t min, uint64_t max, uint64_t *out);
+
 /* The whole file at path, NUL-terminated (*len without the NUL; len may
  * be NULL); malloc'ed.  NULL with errno set when it cannot be opened or
  * read, or memory runs out. */

@@ -245,6 +245,16 @@ int cli_open(struct cli *c, unsigned flags, kt_store **s)
 			return KT_EXIT_USAGE;
 		}
 	}
+	/* kt_threads_for (base/) reads only "1"; anything else took the
+	 * default silently, so a typo is refused here as the others are */
+	const char *th = getenv("KTRAJ_THREADS");
+	uint64_t thr = 0;
+
+	if (th && *th && (cli_u64(th, &thr) || thr < 1 || thr > 1024)) {
+		cli_err(c, "KTRAJ_THREADS must be a number of threads from 1 "
+			"to 1024 (1: one thread), not '%.40s'", th);
+		return KT_EXIT_USAGE;
+	}
 	/* a writer that may not create the store (hide RUN, replay RUN)
 	 * still opens it with KT_OPEN_CREATE, so that a store it cannot
 	 * write is refused, not opened read-only: it must be there first.
@@ -560,6 +570,26 @@ int cli_size_opt(const struct cli *c, const char *opt, const char *v, uint64_t m
 	size_text(max, hi, sizeof(hi));
 	return cli_usage(c, "%s: bad size '%s': bytes, or with K, M, G or T (also KiB, MiB, "
 			 "GiB, TiB: powers of 1024), from %s to %s", opt, v, lo, hi);
+}
+
+int cli_env_size(const struct cli *c, const char *name, const char *what,
+		 uint64_t min, uint64_t max, uint64_t *out)
+{
+	const char *v = getenv(name);
+	char lo[32], hi[32];
+	uint64_t n;
+
+	if (!v || !*v)
+		return 0;
+	if (!cli_size(v, &n) && n >= min && n <= max) {
+		*out = n;
+		return 0;
+	}
+	size_text(min, lo, sizeof(lo));
+	size_text(max, hi, sizeof(hi));
+	cli_err(c, "%s must be %s from %s to %s (K, M, G or T: powers of "
+		"1024), not '%.40s'", name, what, lo, hi, v);
+	return KT_EXIT_USAGE;
 }
 
 char *cli_slurp(const char *path, size_t *len)
