@@ -409,8 +409,11 @@ int cmd_import(struct cli *c, int argc, char **argv)
 		int mrc;
 
 		if (!(mt = cli_slurp(map_path, &ml))) {
+			int e = errno; /* cli_slurp's; free may change it */
+
 			free(paths);
-			return cli_err(c, "%s: cannot read the map", map_path);
+			return cli_err(c, "%s: cannot read the map: %s", map_path,
+				       strerror(e));
 		}
 		mrc = kt_map_parse(mt, ml, &map, err, sizeof(err));
 		free(mt);
