@@ -53,8 +53,10 @@ static const char usage_head[] =
 
 static const char usage_tail[] =
 	"\n"
-	"exit codes: 0 ok, 1 failure, 2 usage error, 3 corruption found by\n"
-	"verify, 4 not found, 130 import interrupted (Ctrl-C).\n"
+	"exit codes: 0 ok, 1 failure, 2 usage error, 3 corruption: a bad hash\n"
+	"or chain found by verify, export, blame, stalls, report or questions\n"
+	"suggest, or damaged store pages or records met by any command\n"
+	"(README \"Exit codes\"), 4 not found, 130 import interrupted (Ctrl-C).\n"
 	"`ktraj <command> --help` describes a command.\n";
 
 static void usage(FILE *f)
