@@ -183,3 +183,12 @@ setup() {
 		case " $(echo $creates) " in *" $c "*) echo "$c creates"; false;; esac
 	done
 }
+
+@test "one bats file runs as README says, KTRAJ unset: it defaults to this checkout's build/ktraj" {
+	[ -x "$ROOT/build/ktraj" ] || skip "build/ktraj not built"
+	grep -qF 'bats tests/cli/hide.bats' "$ROOT/README.md"
+	cd "$ROOT"
+	run env -u KTRAJ bats -f 'unhide shows the run again' tests/cli/hide.bats
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok 1 unhide shows the run again"* ]]
+}
