@@ -18,7 +18,16 @@
 #define KT_EXIT_CORRUPT 3
 #define KT_EXIT_NOTFOUND 4
 
-#define KT_CMD_WRITES 0x1u
+#define KT_CMD_WRITES 0x1u   /* opens the store for writing */
+#define KT_CMD_CREATES 0x2u  /* and creates it when it is missing (README
+			      * "Store location" names these commands); a
+			      * writer without it (hide, unhide) needs the
+			      * store, as a reader does */
+
+/* A cli_open flag of the CLI's own (past the KT_OPEN_* bits): the store
+ * must be there even for a command that creates one, as the command names
+ * a run in it (replay RUN): no empty store is left behind by "no run". */
+#define CLI_OPEN_EXISTING 0x10000u
 
 struct cli {
 	const char *store_path; /* --store, else $KTRAJ_STORE, else default */
@@ -43,15 +52,19 @@ int cli_exit_code(int err);
  * returns cli_exit_code(err). */
 int cli_store_err(const struct cli *c, kt_store *s, int err, const char *what);
 
-/* Open the store at c->store_path; with write commands it is created when
- * missing.  Prints the error itself; returns 0 or an exit code. */
+/* Open the store at c->store_path (flags: KT_OPEN_* and CLI_OPEN_EXISTING);
+ * commands with KT_CMD_CREATES create it when missing (not with
+ * CLI_OPEN_EXISTING); for any other a missing store is "no store at PATH",
+ * exit 4, and nothing is created.  Prints the error itself; returns 0 or an
+ * exit code. */
 int cli_open(struct cli *c, unsigned flags, kt_store **s);
 /* Resolve RUN (id, unique prefix, name); prints the error itself.  A run
  * record it must read that is damaged is KT_EXIT_CORRUPT, as everywhere. */
 int cli_run(struct cli *c, kt_store *s, const char *spec,
 	    char out[KT_RUN_ID_HEX + 1]);
-/* The opening of a command that reads the store: cli_open (flags 0), then,
- * when spec is not NULL, cli_run of spec into run.  Prints the error
+/* The opening of a command that reads the store: cli_open (flags 0; with
+ * CLI_OPEN_EXISTING when spec is not NULL, as a missing store has no run),
+ * then, when spec is not NULL, cli_run of spec into run.  Prints the error
  * itself; returns 0 or an exit code.  *s is the open store, also after a
  * failed cli_run, or NULL when it did not open: the caller closes it in
  * either case (kt_store_close takes NULL). */
@@ -140,6 +153,18 @@ int cli_size(const char *s, uint64_t *out);
  * the range (every size option says the same). */
 int cli_size_opt(const struct cli *c, const char *opt, const char *v, uint64_t min,
 		 uint64_t max, uint64_t *out);
+
+/*
+ * Environment setting `name` as a size or count (cli_size: a decimal
+ * number with an optional K, M, G or T suffix) from min to max into *out;
+ * *out is left as it is when name is unset or empty.  Returns 0, or
+ * KT_EXIT_USAGE after the error line "NAME must be ... from MIN to MAX,
+ * not 'VALUE'" (what: "a size" or "a number").  Every setting the CLI
+ * reads is checked before the store opens, so a bad one leaves no store
+ * behind (as KTRAJ_CACHE_MB and KTRAJ_SCAN_THREADS are in cli_open).
+ */
+int cli_env_size(const struct cli *c, const char *name, const char *what,
+		 uint64_t min, uint64_t max, uint64_t *out);
 
 /* The whole file at path, NUL-terminated (*len without the NUL; len may
  * be NULL); malloc'ed.  NULL with errno set when it cannot be opened or

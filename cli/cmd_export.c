@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -42,7 +43,9 @@ static const char usage[] =
 	"--step SEQ --bundle FILE\n"
 	"                a self-contained replay bundle of step SEQ: a .tar.gz\n"
 	"                (`tar -xzf` unpacks it; .tar.zst and .tar by name), or\n"
-	"                the unpacked folder when FILE ends in / or is a directory\n"
+	"                the unpacked folder when FILE ends in / or is a directory;\n"
+	"                a name of another archive type (.zip, .tar.xz...) is\n"
+	"                refused (exit 2)\n"
 	"--redact        replace e-mails, user names, host names and secrets with\n"
 	"                stable placeholders (every format but --bundle)\n"
 	"--verify        (jsonl) check each file content against its hash as it\n"
@@ -76,6 +79,42 @@ static int unknown_format(struct cli *c, const char *format)
 
 	return cli_usage(c, "unknown format '%s' (%s)", format,
 			 formats_with(0, ", ", names, sizeof(names)));
+}
+
+/* The suffixes of archive or compression types that a bundle is not: the
+ * bundle is a tar, compressed as its name says (.tar.gz, .tgz or any other
+ * name: gzip; .tar.zst or .tzst: zstd; .tar: none; replay/bundle.c), so a
+ * name ending in one of these would hold something else than it says. */
+static const char *const not_bundle[] = {
+	".zip", ".7z", ".rar", ".tar.xz", ".txz", ".xz", ".tar.bz2", ".tbz2",
+	".tbz", ".bz2", ".tar.lz4", ".lz4", ".tar.lzma", ".lzma", ".tar.lz",
+	".lz", ".tar.Z", ".zst", ".jar", NULL
+};
+
+/* --bundle FILE whose suffix says another archive type (x.zip): a usage
+ * error naming what the bundle would be and the names that say so; 0 for
+ * a name the bundle writer honours (or a folder). */
+static int bad_bundle_name(struct cli *c, const char *path)
+{
+	size_t n = strlen(path);
+	struct stat st;
+
+	if ((n && path[n - 1] == '/') || (!stat(path, &st) && S_ISDIR(st.st_mode)))
+		return 0;
+	for (size_t i = 0; not_bundle[i]; i++) {
+		size_t k = strlen(not_bundle[i]);
+
+		/* .zst after .tar is the zstd tar the writer makes */
+		if (!strcmp(not_bundle[i], ".zst") && n >= 8 &&
+		    !strcmp(path + n - 8, ".tar.zst"))
+			continue;
+		if (n > k && !strcasecmp(path + n - k, not_bundle[i]))
+			return cli_usage(c, "--bundle %s: a %s name, but a bundle is "
+					 "a tar: name it .tar.gz or .tgz (gzip), "
+					 ".tar.zst or .tzst (zstd), .tar, or DIR/",
+					 path, not_bundle[i]);
+	}
+	return 0;
 }
 
 int cmd_export(struct cli *c, int argc, char **argv)
@@ -138,6 +177,8 @@ int cmd_export(struct cli *c, int argc, char **argv)
 			return cli_usage(c, "--step SEQ and --bundle FILE go together");
 		if (cli_u64(step_arg, &step) || !step)
 			return cli_bad_step(c, "--step", step_arg);
+		if ((rc = bad_bundle_name(c, bundle)))
+			return rc;
 		ex = kt_exporter_find("bundle");
 	} else {
 		ex = kt_exporter_find(format);

@@ -448,8 +448,11 @@ int cmd_hook(struct cli *c, int argc, char **argv)
 			t = &gemini_target;
 		else if (!strcmp(argv[i], "claude-code"))
 			t = &claude_target;
-		else
+		else if (argv[i][0] == '-' && argv[i][1])
 			return cli_bad_option(c, usage, argv[i]);
+		else /* an argument: the agent whose hooks to install */
+			return cli_usage(c, "install: unknown agent '%s' (known: "
+					 "claude-code, gemini-cli or codex)", argv[i]);
 	}
 	return hook_install(c, t, settings, codex);
 }

@@ -409,8 +409,11 @@ int cmd_import(struct cli *c, int argc, char **argv)
 		int mrc;
 
 		if (!(mt = cli_slurp(map_path, &ml))) {
+			int e = errno; /* cli_slurp's; free may change it */
+
 			free(paths);
-			return cli_err(c, "%s: cannot read the map", map_path);
+			return cli_err(c, "%s: cannot read the map: %s", map_path,
+				       strerror(e));
 		}
 		mrc = kt_map_parse(mt, ml, &map, err, sizeof(err));
 		free(mt);
@@ -432,25 +435,26 @@ int cmd_import(struct cli *c, int argc, char **argv)
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
+	/* the batch size of big sources, the ids an importer holds before
+	 * it spills them, the workspace's bytes (README "Store location"):
+	 * tests make small files commit in batches and spill with them.
+	 * Checked before the store opens: a bad one creates nothing. */
+	if ((rc = cli_env_size(c, "KTRAJ_IMPORT_BATCH", "a size", 1,
+			       1ull << 50, &o.batch)) ||
+	    (rc = cli_env_size(c, "KTRAJ_IMPORT_IDS", "a number", 1,
+			       1ull << 40, &o.ids)) ||
+	    (rc = cli_env_size(c, "KTRAJ_IMPORT_WS", "a size", 1,
+			       1ull << 50, &o.ws_bytes))) {
+		free(paths);
+		kt_map_free(map);
+		return rc;
+	}
 	rc = cli_open(c, KT_OPEN_BULK, &s);
 	if (rc) {
 		free(paths);
 		kt_map_free(map);
 		return rc;
 	}
-	/* the batch size of big sources (README "Environment"): tests make
-	 * small files commit in batches with it */
-	if (getenv("KTRAJ_IMPORT_BATCH") && (cli_size(getenv("KTRAJ_IMPORT_BATCH"), &o.batch) ||
-					     o.batch > (1ull << 62)))
-		o.batch = 0;
-	/* ids an importer holds before it spills them (README
-	 * "Environment"): tests make small files spill with it */
-	if (getenv("KTRAJ_IMPORT_IDS") && (cli_size(getenv("KTRAJ_IMPORT_IDS"), &o.ids) ||
-					   o.ids > (1ull << 40)))
-		o.ids = 0;
-	if (getenv("KTRAJ_IMPORT_WS") && (cli_size(getenv("KTRAJ_IMPORT_WS"), &o.ws_bytes) ||
-					  o.ws_bytes > (1ull << 62)))
-		o.ws_bytes = 0;
 	o.progress = c->progress;
 	o.on_run = on_run;
 	o.on_warn = on_warn;

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "../export/export.h"
+#include "../import/import.h"
 #include "outfmt.h"
 
 static const char usage[] =
@@ -22,7 +23,8 @@ static const char usage[] =
 	"               events (most first), format (A-Z) or id\n"
 	"--reverse      the other way round\n"
 	"--format F     only runs of format F (an importer name, `append`,\n"
-	"               `bench`: what the FORMAT column shows)\n"
+	"               `bench`: what the FORMAT column shows); a name that\n"
+	"               no run has and nothing writes is a usage error\n"
 	"--name GLOB    only runs whose name matches the shell pattern GLOB\n"
 	"               (`--name 'gpt-5/*'`)\n"
 	"--since WHEN   only runs created at or after WHEN: a date or time\n"
@@ -44,7 +46,45 @@ struct ls_ctx {
 	int64_t since; /* KT_TS_UNKNOWN: no lower bound */
 	kt_store *s;
 	int all, hidden; /* --all; runs left out as hidden */
+	int seen;        /* a run of --format's format, hidden or not */
 };
+
+/* The run formats the commands that record give their runs (cmd_append.c,
+ * cmd_bench.c, import/hook.c's agents); importers give their own name. */
+static const char *const recorded[] = {
+	"append", "bench", "claude_code_hook", "gemini_cli_hook",
+	"codex_notify", NULL
+};
+
+/* Whether a run may have format f: an importer writes it (its name or an
+ * alias: kt_importer_of_format) or a recording command does. */
+static int known_format(const char *f)
+{
+	for (size_t i = 0; recorded[i]; i++)
+		if (!strcmp(recorded[i], f))
+			return 1;
+	return kt_importer_of_format(f) != NULL;
+}
+
+/* --format F that no run of the store has and no importer or recording
+ * command writes (`--format claudecode`): a usage error naming the
+ * formats, as --kind's is, rather than "no run matches". */
+static int unknown_format(struct cli *c, const char *f)
+{
+	char names[1024];
+	size_t n = 0, i;
+	const kt_importer *im;
+
+	names[0] = 0;
+	for (i = 0; recorded[i] && n < sizeof(names); i++)
+		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+				      n ? ", " : "", recorded[i]);
+	for (i = 0; (im = kt_importer_at(i)) && n < sizeof(names); i++)
+		n += (size_t)snprintf(names + n, sizeof(names) - n, ", %s",
+				      im->name);
+	return cli_usage(c, "--format: unknown format '%s' (a run's format: %s)",
+			 f, names);
+}
 
 static int ls_collect(const kt_run_info *ri, void *arg)
 {
@@ -52,6 +92,8 @@ static int ls_collect(const kt_run_info *ri, void *arg)
 	struct row *r;
 	int h = cli_hidden_skip(x->s, ri->id, x->all);
 
+	if (x->format && !strcmp(ri->format ? ri->format : "", x->format))
+		x->seen = 1;
 	if (h) {
 		x->hidden += h > 0;
 		return h < 0 ? h : 0;
@@ -284,6 +326,12 @@ int cmd_ls(struct cli *c, int argc, char **argv)
 	if (rc < 0) {
 		rc = cli_store_err(c, s, rc, "listing runs");
 	} else {
+		/* a format no run has and nothing writes is a typo; one a
+		 * `ktraj import` of an export kept is any run's format */
+		if (x.format && !x.seen && !known_format(x.format)) {
+			rc = unknown_format(c, x.format);
+			goto out;
+		}
 		if (x.n) /* qsort(NULL, 0, ...) is undefined */
 			qsort(x.v, x.n, sizeof(*x.v), cmp_row);
 		struct cols w;
@@ -304,6 +352,7 @@ int cmd_ls(struct cli *c, int argc, char **argv)
 			fprintf(stderr, "no runs in %s (add some with `ktraj import`)\n",
 				c->store_path);
 	}
+out:
 	for (k = 0; k < x.n; k++) {
 		free((char *)x.v[k].ri.name);
 		free((char *)x.v[k].ri.format);

@@ -4,10 +4,10 @@
  *     int cmd_<name>(struct cli *c, int argc, char **argv);
  * argv[0] is the command name; global options are already removed.
  */
-X(init,      KT_CMD_WRITES, "create an empty store")
-X(import,    KT_CMD_WRITES, "import trajectories from files, folders, archives or stdin")
-X(append,    KT_CMD_WRITES, "append ktraj JSONL events from stdin to a run (live recording)")
-X(hook,      KT_CMD_WRITES, "record Claude Code / Gemini CLI / Codex sessions live from their hooks; install them")
+X(init,      KT_CMD_WRITES | KT_CMD_CREATES, "create an empty store")
+X(import,    KT_CMD_WRITES | KT_CMD_CREATES, "import trajectories from files, folders, archives or stdin")
+X(append,    KT_CMD_WRITES | KT_CMD_CREATES, "append ktraj JSONL events from stdin to a run (live recording)")
+X(hook,      KT_CMD_WRITES | KT_CMD_CREATES, "record Claude Code / Gemini CLI / Codex sessions live from their hooks; install them")
 X(ls,        0,             "list runs")
 X(hide,      KT_CMD_WRITES, "hide runs from ls, search, questions mine and export")
 X(unhide,    KT_CMD_WRITES, "show hidden runs again")
@@ -24,5 +24,5 @@ X(blame,     0,             "blame speedup: which question preceded each speedup
 X(stalls,    0,             "stretches without significant gain")
 X(questions, 0,             "mine questions into a library; suggest questions for a run")
 X(report,    0,             "write an offline HTML report of a run")
-X(bench,     KT_CMD_WRITES, "run the verification harness on a kernel and record it")
-X(replay,    KT_CMD_WRITES, "re-execute a recorded step and compare with the recording")
+X(bench,     KT_CMD_WRITES | KT_CMD_CREATES, "run the verification harness on a kernel and record it")
+X(replay,    KT_CMD_WRITES | KT_CMD_CREATES, "re-execute a recorded step and compare with the recording")

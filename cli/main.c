@@ -40,7 +40,8 @@ static const char usage_head[] =
 	"that optimize GPU kernels.\n"
 	"\n"
 	"The store is --store PATH, else $KTRAJ_STORE, else ./" KT_DEFAULT_STORE
-	" (created by commands that write).\n"
+	"\n(created by init, import, append, hook, bench and replay --collect;\n"
+	"the other commands need it).\n"
 	"$KTRAJ_CACHE_MB sets the cache of decompressed event blocks (MiB,\n"
 	"default 64; 0 turns it off).  $KTRAJ_SCAN_THREADS (0-3) bounds the\n"
 	"helper threads that decompress ahead of a long scan (default: one\n"
@@ -52,8 +53,10 @@ static const char usage_head[] =
 
 static const char usage_tail[] =
 	"\n"
-	"exit codes: 0 ok, 1 failure, 2 usage error, 3 corruption found by\n"
-	"verify, 4 not found, 130 import interrupted (Ctrl-C).\n"
+	"exit codes: 0 ok, 1 failure, 2 usage error, 3 corruption: a bad hash\n"
+	"or chain found by verify, export, blame, stalls, report or questions\n"
+	"suggest, or damaged store pages or records met by any command\n"
+	"(README \"Exit codes\"), 4 not found, 130 import interrupted (Ctrl-C).\n"
 	"`ktraj <command> --help` describes a command.\n";
 
 static void usage(FILE *f)
@@ -213,6 +216,9 @@ int cli_open(struct cli *c, unsigned flags, kt_store **s)
 	struct stat st;
 	int rc;
 
+	int create = (c->flags & KT_CMD_CREATES) && !(flags & CLI_OPEN_EXISTING);
+
+	flags &= ~CLI_OPEN_EXISTING;
 	flags |= c->flags & KT_CMD_WRITES ? KT_OPEN_CREATE : KT_OPEN_RDONLY;
 	if (stat(c->store_path, &st) == 0 && st.st_size <= CLI_CHECK_MAX)
 		flags |= KT_OPEN_CHECK;
@@ -241,7 +247,26 @@ int cli_open(struct cli *c, unsigned flags, kt_store **s)
 			return KT_EXIT_USAGE;
 		}
 	}
-	rc = kt_store_open(c->store_path, flags, s);
+	/* kt_threads_for (base/) reads only "1"; anything else took the
+	 * default silently, so a typo is refused here as the others are */
+	const char *th = getenv("KTRAJ_THREADS");
+	uint64_t thr = 0;
+
+	if (th && *th && (cli_u64(th, &thr) || thr < 1 || thr > 1024)) {
+		cli_err(c, "KTRAJ_THREADS must be a number of threads from 1 "
+			"to 1024 (1: one thread), not '%.40s'", th);
+		return KT_EXIT_USAGE;
+	}
+	/* a writer that may not create the store (hide RUN, replay RUN)
+	 * still opens it with KT_OPEN_CREATE, so that a store it cannot
+	 * write is refused, not opened read-only: it must be there first.
+	 * Else `hide abcd` made an empty store and its lock file, then said
+	 * "no run 'abcd'". */
+	if ((c->flags & KT_CMD_WRITES) && !create &&
+	    stat(c->store_path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
+		rc = KT_ENOTFOUND;
+	else
+		rc = kt_store_open(c->store_path, flags, s);
 	/* a store behind a folder we may not enter is there, not missing */
 	if (rc == KT_ENOTFOUND && stat(c->store_path, &st) != 0 &&
 	    errno == EACCES) {
@@ -313,7 +338,7 @@ int cli_open_run(struct cli *c, const char *spec, kt_store **s,
 	int rc;
 
 	*s = NULL;
-	if ((rc = cli_open(c, 0, s)))
+	if ((rc = cli_open(c, spec ? CLI_OPEN_EXISTING : 0, s)))
 		return rc;
 	return spec ? cli_run(c, s[0], spec, run) : 0;
 }
@@ -547,6 +572,26 @@ int cli_size_opt(const struct cli *c, const char *opt, const char *v, uint64_t m
 	size_text(max, hi, sizeof(hi));
 	return cli_usage(c, "%s: bad size '%s': bytes, or with K, M, G or T (also KiB, MiB, "
 			 "GiB, TiB: powers of 1024), from %s to %s", opt, v, lo, hi);
+}
+
+int cli_env_size(const struct cli *c, const char *name, const char *what,
+		 uint64_t min, uint64_t max, uint64_t *out)
+{
+	const char *v = getenv(name);
+	char lo[32], hi[32];
+	uint64_t n;
+
+	if (!v || !*v)
+		return 0;
+	if (!cli_size(v, &n) && n >= min && n <= max) {
+		*out = n;
+		return 0;
+	}
+	size_text(min, lo, sizeof(lo));
+	size_text(max, hi, sizeof(hi));
+	cli_err(c, "%s must be %s from %s to %s (K, M, G or T: powers of "
+		"1024), not '%.40s'", name, what, lo, hi, v);
+	return KT_EXIT_USAGE;
 }
 
 char *cli_slurp(const char *path, size_t *len)

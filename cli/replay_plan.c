@@ -207,7 +207,8 @@ int cli_replay_plan(struct cli *c, const char *dir, char **specs, int nspecs,
 	uint64_t *seqs = NULL;
 	int i, rc;
 
-	if ((rc = cli_open(c, 0, &s)))
+	/* a plan names runs: a missing store is "no store", not made */
+	if ((rc = cli_open(c, CLI_OPEN_EXISTING, &s)))
 		return rc;
 	for (i = 0; i < nspecs; i++) {
 		if ((rc = cli_run(c, s, specs[i], run)))

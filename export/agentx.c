@@ -27,9 +27,18 @@ char *kt_xrun_blob_text(kt_xrun *x, const char *hex)
 	void *data = NULL;
 	size_t len = 0;
 
-	if (!hex || strlen(hex) != KT_HASH_HEX || kt_unhex(hex, h, KT_HASH_LEN) ||
-	    kt_blob_get(x->s, h, &data, &len))
+	int rc;
+
+	if (!hex || strlen(hex) != KT_HASH_HEX || kt_unhex(hex, h, KT_HASH_LEN))
 		return NULL;
+	if ((rc = kt_blob_get(x->s, h, &data, &len))) {
+		/* not stored is a content the source never gave: left out */
+		if (rc != KT_ENOTFOUND && !x->rc) {
+			x->rc = rc;
+			snprintf(x->bad, sizeof(x->bad), "%s", hex);
+		}
+		return NULL;
+	}
 	if (!memchr(data, 0, len))
 		return data; /* kt_blob_get ends it with a NUL */
 	free(data);
@@ -90,6 +99,7 @@ static int each(const kt_event *ev, void *arg)
 		w->x->rc = KT_ECORRUPT;
 		return 1;
 	}
+	w->x->seq = ev->seq;
 	stop = w->fn(w->x, ev, p, w->arg);
 	cJSON_Delete(p);
 	return stop || w->x->rc;
@@ -153,6 +163,9 @@ int kt_xrun_walk(kt_xrun *x, kt_xrun_fn fn, void *arg, char *err,
 		snprintf(err, errlen, "write failed");
 	else if (rc == KT_ENOMEM)
 		snprintf(err, errlen, "out of memory");
+	else if (rc && x->bad[0])
+		snprintf(err, errlen, "seq %llu: blob %s: %s",
+			 (unsigned long long)x->seq, x->bad, kt_strerror(rc));
 	else if (rc)
 		snprintf(err, errlen, "reading events of %s: %s", run,
 			 kt_strerror(rc));

@@ -22,6 +22,9 @@ typedef struct kt_xrun {
 	char model[256];        /* meta "model" ("" when none) */
 	char version[64];       /* meta "version", the source agent's ("") */
 	int rc;                 /* first error (KT_E*), sticky */
+	uint64_t seq;           /* the event being walked */
+	char bad[KT_HASH_HEX + 1]; /* the blob that failed a read ("" none):
+				    * the walk's error names it */
 } kt_xrun;
 
 /* Called for each event in seq order with its parsed payload (owned by the
@@ -53,7 +56,13 @@ int kt_xrun_line(kt_xrun *x, cJSON *o);
 char *kt_xrun_text(kt_xrun *x, const cJSON *p, const char *key);
 
 /* The blob named by hex (64 hex digits) as a malloc'ed string, or NULL when
- * it is not stored, not text (holds a NUL) or hex is NULL. */
+ * it is not stored, not text (holds a NUL) or hex is NULL: the export
+ * leaves out what it cannot show.  NULL too when it is stored but cannot be
+ * read whole and sound (KT_ECORRUPT: content that does not hash to its
+ * name, a frame that does not decode; KT_ENOMEM...): that error goes to
+ * x->rc and the blob to x->bad, so the walk stops and its error names the
+ * event and the blob, as the jsonl export's --verify does - an export never
+ * writes a damaged content, nor quietly leaves it out. */
 char *kt_xrun_blob_text(kt_xrun *x, const char *hex);
 
 

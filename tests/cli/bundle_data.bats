@@ -94,3 +94,22 @@ unpack_and_run() { # unpack_and_run BUNDLE.tar.gz DIR
 	python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if m["cwd"]=="sub" else 1)' \
 		"$BATS_TEST_TMPDIR/x/ktraj-bundle/manifest.json"
 }
+
+@test "--bundle whose name says another archive type (.zip, .tar.xz, .zst...) is a usage error; nothing written" {
+	hostile_run
+	for n in b.zip b.tar.xz b.tar.bz2 b.7z b.ZIP b.zst; do
+		run --separate-stderr "$KTRAJ" export "$R" --step 2 --bundle "$BATS_TEST_TMPDIR/$n"
+		[ "$status" -eq 2 ] || { echo "$n: $status"; false; }
+		[[ "$stderr" == "ktraj: export: --bundle $BATS_TEST_TMPDIR/$n: a ."*" name, but a bundle is a tar: name it .tar.gz or .tgz (gzip), .tar.zst or .tzst (zstd), .tar, or DIR/ (see \`ktraj export --help\`)" ]]
+		[ ! -e "$BATS_TEST_TMPDIR/$n" ]
+	done
+	# the names it honours still write
+	"$KTRAJ" export "$R" --step 2 --bundle "$BATS_TEST_TMPDIR/b.tgz"
+	gzip -t "$BATS_TEST_TMPDIR/b.tgz"
+	"$KTRAJ" export "$R" --step 2 --bundle "$BATS_TEST_TMPDIR/b.tar.zst"
+	[ "$(head -c 4 "$BATS_TEST_TMPDIR/b.tar.zst" | od -An -tx1 | tr -d ' ')" = 28b52ffd ]
+	# a folder named like an archive is a folder
+	mkdir "$BATS_TEST_TMPDIR/d.zip"
+	"$KTRAJ" export "$R" --step 2 --bundle "$BATS_TEST_TMPDIR/d.zip"
+	[ -f "$BATS_TEST_TMPDIR/d.zip/ktraj-bundle/run.sh" ]
+}

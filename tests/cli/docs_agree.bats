@@ -152,3 +152,43 @@ setup() {
 	done < <(printf '%s\n' "$skips" | grep -o '`[^`]*`' | tr -d '`')
 	[ "$n" -eq 3 ]
 }
+
+@test "ktraj --help's exit 3 names every command README's exit 3 row says finds a bad hash or chain" {
+	row=$(sed -n '/^### Exit codes/,/^## /p' "$ROOT/README.md" | grep '^| 3 |')
+	[ -n "$row" ]
+	# the commands that check hashes, named before "(the other readers"
+	checkers=$(printf '%s\n' "${row%%(the other readers*}" | grep -o '`[a-z][a-z ]*`' | tr -d '`' | sort -u)
+	cmds=$(sed -n 's/^X(\([a-z0-9_-]*\),.*/\1/p' "$ROOT/cli/commands.h")
+	n=0
+	help=$("$KTRAJ" --help | sed -n '/^exit codes:/,/^`/p' | tr '\n' ' ')
+	while read -r w; do
+		[ -n "$w" ] || continue
+		case " $(echo $cmds) " in *" ${w%% *} "*) ;; *) continue;; esac
+		n=$((n + 1))
+		[[ "$help" == *" $w"[\ ,]* ]] || { echo "--help's exit codes lack $w"; false; }
+	done <<<"$checkers"
+	[ "$n" -ge 5 ]
+	[[ "$help" == *"3 corruption"*"any command"* ]]
+}
+
+@test "README's store location names the commands that create a store, as cli/commands.h marks them" {
+	readme=$(sed -n '/^## Store location/,/^Reads keep/p' "$ROOT/README.md" | tr '\n' ' ')
+	creates=$(sed -n 's/^X(\([a-z0-9_-]*\),.*KT_CMD_CREATES.*/\1/p' "$ROOT/cli/commands.h")
+	[ "$(printf '%s\n' $creates | wc -l)" -ge 5 ]
+	for c in $creates; do
+		[[ "$readme" == *"\`$c"[\`\ ]* ]] || { echo "README lacks $c"; false; }
+		"$KTRAJ" --help | tr '\n' ' ' | grep -q "created by [a-z ,-]*$c" || { echo "--help lacks $c"; false; }
+	done
+	for c in hide unhide; do
+		case " $(echo $creates) " in *" $c "*) echo "$c creates"; false;; esac
+	done
+}
+
+@test "one bats file runs as README says, KTRAJ unset: it defaults to this checkout's build/ktraj" {
+	[ -x "$ROOT/build/ktraj" ] || skip "build/ktraj not built"
+	grep -qF 'bats tests/cli/hide.bats' "$ROOT/README.md"
+	cd "$ROOT"
+	run env -u KTRAJ bats -f 'unhide shows the run again' tests/cli/hide.bats
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok 1 unhide shows the run again"* ]]
+}

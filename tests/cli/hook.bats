@@ -381,3 +381,14 @@ assert p[6]["role"] == "assistant" and p[6]["text"] == "Done: 2x." and not p[6].
 	kinds=$(printf '%s\n' "$output" | python3 -c 'import json,sys; print(" ".join(json.loads(l)["kind"] for l in sys.stdin))')
 	[ "$kinds" = "note message tool_call tool_result message note" ]
 }
+
+@test "hook install AGENT: an unknown agent is named as one, not as an option; nothing written" {
+	cd "$PROJ"
+	run --separate-stderr "$KTRAJ" hook install bogus
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "ktraj: hook: install: unknown agent 'bogus' (known: claude-code, gemini-cli or codex) (see \`ktraj hook --help\`)" ]
+	[ ! -e .claude/settings.json ] && [ ! -e .gemini/settings.json ]
+	run --separate-stderr "$KTRAJ" hook install --bogus
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == "ktraj: hook: unknown option '--bogus'"* ]]
+}

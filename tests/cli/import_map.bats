@@ -689,3 +689,14 @@ J
 	run "$KTRAJ" blame speedup tl --json --permutations 0
 	[[ "${lines[1]}" == *'"best_seq":1,"over_branch":true,"series_best_step":2,"series_best_seq":2,"series_gain":0.6667,'* ]]
 }
+
+@test "--map that cannot be read: exit 1, the reason said, no store created" {
+	run --separate-stderr "$KTRAJ" import --map "$D/nonexist.json" "$D/rounds.jsonl"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "ktraj: import: $D/nonexist.json: cannot read the map: No such file or directory" ]
+	mkdir "$D/adir.json"
+	run --separate-stderr "$KTRAJ" import --map "$D/adir.json" "$D/rounds.jsonl"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "ktraj: import: $D/adir.json: cannot read the map: Is a directory" ]
+	[ ! -e "$KTRAJ_STORE" ]
+}

@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
 # `ktraj ls`: newest first, --sort/--reverse, --format, --name, --since.
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
 	note='{"kind":"note","payload":{"text":"x"}}'
@@ -49,4 +51,25 @@ names() { "$KTRAJ" ls "$@" --json | python3 -c 'import json,sys; print(" ".join(
 	[ "$status" -eq 2 ]
 	run "$KTRAJ" ls --since 5y
 	[ "$status" -eq 2 ]
+}
+
+@test "ls --format: a name no run has and nothing writes is a usage error naming the formats" {
+	run --separate-stderr "$KTRAJ" ls --format claudecode
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == "ktraj: ls: --format: unknown format 'claudecode' (a run's format: append, bench, "*", claude_code, "*" (see \`ktraj ls --help\`)" ]]
+	[ -z "$output" ]
+	# a format an importer writes, with no run of it: nothing matches
+	run --separate-stderr "$KTRAJ" ls --format claude_code
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "no run in $KTRAJ_STORE matches" ]
+	[ "$(names --format append)" = "c-run a-run b-run" ]
+}
+
+@test "ls --format: a run's own format is known, even one no importer writes (kept by an import of an export)" {
+	"$KTRAJ" export b-run | sed '1s/"format":"append"/"format":"lab_fmt"/' >"$BATS_TEST_TMPDIR/e.jsonl"
+	grep -q '"format":"lab_fmt"' "$BATS_TEST_TMPDIR/e.jsonl"
+	KTRAJ_STORE="$BATS_TEST_TMPDIR/o.ktraj" "$KTRAJ" import "$BATS_TEST_TMPDIR/e.jsonl" >/dev/null
+	run --separate-stderr env KTRAJ_STORE="$BATS_TEST_TMPDIR/o.ktraj" "$KTRAJ" ls --format lab_fmt --json
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"name":"b-run"'* ]]
 }
