@@ -9,6 +9,12 @@
  * for room before it parses (the ring bounds the trees alive, not one
  * more), and once full it sleeps until the importer has emptied half the
  * ring: waking it for every slot freed would cost a context switch a line.
+ *
+ * cJSON parses on both threads at once (the importer parses the lines left
+ * to it, and payload JSON).  Its parse keeps nothing global but the
+ * position of the last error (cJSON_GetErrorPtr), which both threads then
+ * write; ktraj never reads it (kt_cjson_parse tells failures apart by its
+ * own per-thread count), so what it holds does not matter.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -67,12 +73,15 @@ static void *pa_main(void *arg)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		struct slot sl;
+		size_t need;
 
 		if (n && p[n - 1] == '\r')
 			n--;
+		/* a line too long to parse ahead holds no tree */
+		need = n <= KT_PA_MAX_LINE ? n : 0;
 		pthread_mutex_lock(&a->mu);
 		while (!a->stop && (a->tail - a->head == KT_PA_LINES ||
-				    (a->bytes && a->bytes + n > KT_PA_BYTES))) {
+				    (a->bytes && a->bytes + need > KT_PA_BYTES))) {
 			a->want_room = 1;
 			pthread_cond_wait(&a->room, &a->mu);
 		}
