@@ -35,6 +35,7 @@
 
 #include "imp_claude_int.h"
 #include "jsonstrict.h"
+#include "parse_ahead.h"
 
 void cc_call_free(void *p)
 {
@@ -857,13 +858,15 @@ static int on_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 		   uint64_t line, uint64_t off, void *arg)
 {
 	const char *agent = arg;
-	cJSON *o = parse_line(cc, f, s, n, line);
+	/* a tree parsed ahead is what parse_line gives for the line, which
+	 * warns nothing then; the lines it left are parsed (and warned) here */
+	cJSON *o = kt_pa_take(cc->pa, off, n);
 	const char *type, *mid = NULL;
 	struct pline pl;
 	const cJSON *m;
 	int rc = 0;
 
-	if (!o)
+	if (!o && !(o = parse_line(cc, f, s, n, line)))
 		return 0;
 	pl.o = o;
 	pl.f = f;
@@ -926,8 +929,19 @@ static int on_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 
 static int process_file(struct cc *cc, const kt_file *f, const char *agent)
 {
-	int rc = each_line(cc, f, on_line, (void *)(uintptr_t)agent, 0);
+	/* a sub-agent's file is walked from inside its parent's walk: the
+	 * parent's parse-ahead waits meanwhile, bounded, and is its own */
+	struct kt_parse_ahead *outer = cc->pa;
+	int rc;
 
+	cc->pa = NULL;
+	/* no thread (too small, one CPU, KTRAJ_THREADS=1, none could be
+	 * made): every line parsed here, as always */
+	if (kt_threads_for(f->len))
+		kt_pa_start((const char *)f->data, f->len, &cc->pa);
+	rc = each_line(cc, f, on_line, (void *)(uintptr_t)agent, 0);
+	kt_pa_stop(cc->pa);
+	cc->pa = outer;
 	if (!rc && cc->npend)
 		rc = cc_flush_response(cc);
 	return rc;

@@ -74,6 +74,8 @@ struct cc {
 	const kt_file *utf8_warned; /* the file whose repair was warned */
 	const kt_file *kept_f;     /* the line whose unknown fields were */
 	uint64_t kept_line;        /* kept (unknown_fields) */
+	struct kt_parse_ahead *pa; /* lines of the file being walked parsed
+				      on a second thread; NULL: none */
 };
 
 /* the string member k of o (kt_json_str; the short name keeps the
