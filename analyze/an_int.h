@@ -202,4 +202,15 @@ char *kt_an_fold(const char *text, size_t len, size_t *outlen);
 /* An ASCII letter, digit or '_'. */
 int kt_an_wordch(int c);
 
+/*
+ * The layer of event e's text, kt_an_layer_of(e->text, strlen(e->text),
+ * NULL), classified once per event and kept in e->layer1: blame asks it of
+ * a question for every jump and workload it is a candidate of, and mining
+ * again of every human turn and of the agent message before it (the
+ * lexicon scan was ~12 % of `questions mine`).  A cache, not a change of
+ * what the event says, so e is const to callers; texts never change once a
+ * run is loaded.  KT_AN_L_NONE when e has no text.  Never fails.
+ */
+int kt_an_ev_layer(const kt_an_ev *e);
+
 #endif /* KT_AN_INT_H */

@@ -761,7 +761,7 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		c->lag_calls = (double)(at_call - q->call);
 		c->lag_min = (at_ts != KT_TS_UNKNOWN && q->ts != KT_TS_UNKNOWN &&
 			      at_ts >= q->ts) ? (double)(at_ts - q->ts) / 60e9 : -1;
-		c->layer = kt_an_layer_of(q->text, strlen(q->text), NULL);
+		c->layer = kt_an_ev_layer(q);
 	}
 	/* the layer of the change (jump_layer): the agent's plan for it, the
 	 * added lines, the agent's words since the measurement before */
@@ -961,8 +961,7 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		}
 		j->hypothesis = best >= 0 ? best : near;
 		j->hyp_layer = j->hypothesis >= 0 ?
-			kt_an_layer_of(r->ev[j->hypothesis].text,
-				       strlen(r->ev[j->hypothesis].text), NULL) : 0;
+			kt_an_ev_layer(&r->ev[j->hypothesis]) : 0;
 	}
 	rc = KT_OK;
 out:

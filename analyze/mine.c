@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze.h"
+#include "an_int.h"
 
 #define NHASH 128
 #define BANDS 32
@@ -174,16 +175,13 @@ int kt_an_miner_add_n(kt_an_miner *m, const kt_an_run *r,
 				}
 		/* moves the agent to another layer than it worked in */
 		if (last_agent >= 0 && !agent) {
-			const char *pt = r->ev[last_agent].text;
 			int l;
 
 			if (pl_of != last_agent) {
-				pl = kt_an_layer_of(pt, strlen(pt), NULL);
+				pl = kt_an_ev_layer(&r->ev[last_agent]);
 				pl_of = last_agent;
 			}
-			l = pl != KT_AN_L_NONE ?
-				kt_an_layer_of(e->text, strlen(e->text), NULL) :
-				KT_AN_L_NONE;
+			l = pl != KT_AN_L_NONE ? kt_an_ev_layer(e) : KT_AN_L_NONE;
 
 			if (l != KT_AN_L_NONE && l != pl)
 				a.flags |= KT_AN_F_RELOCATE;

@@ -11,6 +11,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -239,6 +240,27 @@ static const struct lex lexicon[] = {
 	{"中位数", 7, 2}, {"缓存结果", 7, 3},
 };
 
+/* The lexicon bucketed by first byte, with term lengths: built once (it
+ * was built on every call, ~260 strlen, most of a short question's cost,
+ * and blame and mining classify thousands of texts). */
+enum { NTERMS = sizeof(lexicon) / sizeof(lexicon[0]) };
+static struct {
+	unsigned short head[256], next[NTERMS], tl[NTERMS];
+} lex_idx;
+static pthread_once_t lex_once = PTHREAD_ONCE_INIT;
+
+static void lex_build(void)
+{
+	memset(lex_idx.head, 0xff, sizeof(lex_idx.head));
+	for (size_t i = NTERMS; i-- > 0;) {
+		unsigned char b = (unsigned char)lexicon[i].term[0];
+
+		lex_idx.tl[i] = (unsigned short)strlen(lexicon[i].term);
+		lex_idx.next[i] = lex_idx.head[b];
+		lex_idx.head[b] = (unsigned short)i;
+	}
+}
+
 int kt_an_layer_of(const char *text, size_t len, double scores[KT_AN_NLAYERS])
 {
 	double sc[KT_AN_NLAYERS] = {0};
@@ -259,19 +281,12 @@ int kt_an_layer_of(const char *text, size_t len, double scores[KT_AN_NLAYERS])
 	{
 		/* one pass: terms bucketed by first byte, tried where they can
 		 * start (ASCII terms at word starts only) */
-		enum { NT = sizeof(lexicon) / sizeof(lexicon[0]) };
-		unsigned short head[256], next[NT], tl[NT];
-		unsigned char cnt[NT] = {0};
+		const unsigned short *head = lex_idx.head, *next = lex_idx.next,
+				     *tl = lex_idx.tl;
+		unsigned char cnt[NTERMS] = {0};
 		const unsigned char *p = (const unsigned char *)f;
 
-		memset(head, 0xff, sizeof(head));
-		for (i = NT; i-- > 0;) {
-			unsigned char b = (unsigned char)lexicon[i].term[0];
-
-			tl[i] = (unsigned short)strlen(lexicon[i].term);
-			next[i] = head[b];
-			head[b] = (unsigned short)i;
-		}
+		pthread_once(&lex_once, lex_build);
 		for (size_t k = 0; k < n; k++) {
 			int ws = k == 0 || !isalnum(p[k - 1]);
 
@@ -1145,4 +1160,18 @@ int kt_an_human_question(const char *format, int before_agent,
 {
 	return !kt_an_task_prompt(format, before_agent, input_source, text,
 				  len) && kt_an_has_question(text, len);
+}
+
+int kt_an_ev_layer(const kt_an_ev *e)
+{
+	int l;
+
+	if (!e->text)
+		return KT_AN_L_NONE;
+	if (e->layer1)
+		return e->layer1 - 1;
+	l = kt_an_layer_of(e->text, strlen(e->text), NULL);
+	/* the events live in the run's writable arrays (kt_an_run.ev) */
+	((kt_an_ev *)e)->layer1 = (unsigned char)(l + 1);
+	return l;
 }
