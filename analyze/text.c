@@ -129,8 +129,21 @@ static int count_term(const char *s, size_t n, const char *term, int cap)
 	if (!tl)
 		return 0;
 	while (p < end && cnt < cap) {
-		const char *q = memmem(p, (size_t)(end - p), term, tl);
+		/* memmem's first match, found by the term's first byte and a
+		 * compare: the texts are sentences and the lists long, where
+		 * memmem's set-up per call cost more than the search (7 % of
+		 * `questions mine`) */
+		const char *q = p;
 
+		for (;;) {
+			q = memchr(q, term[0], (size_t)(end - q));
+			if (!q || (size_t)(end - q) < tl ||
+			    !memcmp(q + 1, term + 1, tl - 1))
+				break;
+			q++;
+		}
+		if (q && (size_t)(end - q) < tl)
+			q = NULL;
 		if (!q)
 			break;
 		if (ascii) {
@@ -520,7 +533,12 @@ static int citation_line(const char *l, size_t n)
 
 static int starts_word(const char *s, const char *w)
 {
-	size_t l = strlen(w);
+	size_t l;
+
+	/* most words of a list differ at the first byte: no strlen then */
+	if (*w && *s != *w)
+		return 0;
+	l = strlen(w);
 
 	return strncmp(s, w, l) == 0 && !kt_an_wordch((unsigned char)s[l]) &&
 	       s[l] != '\'';
