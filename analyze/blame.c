@@ -309,7 +309,8 @@ static int plan_like(const char *t)
 		low[i] = (char)tolower((unsigned char)t[i]);
 	low[n] = 0;
 	for (int i = 0; plan_markers[i]; i++)
-		if (memmem(low, n, plan_markers[i], strlen(plan_markers[i])))
+		if (kt_an_memmem(low, n, plan_markers[i],
+				 strlen(plan_markers[i])))
 			return 1;
 	return 0;
 }

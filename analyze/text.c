@@ -115,6 +115,21 @@ int kt_an_wordch(int c)
 	return isalnum(c) || c == '_';
 }
 
+const char *kt_an_memmem(const char *h, size_t n, const char *w, size_t wl)
+{
+	const char *q = h, *end = h + n;
+
+	if (!wl)
+		return h;
+	while ((size_t)(end - q) >= wl &&
+	       (q = memchr(q, w[0], (size_t)(end - q) - wl + 1)) != NULL) {
+		if (!memcmp(q + 1, w + 1, wl - 1))
+			return q;
+		q++;
+	}
+	return NULL;
+}
+
 /* Occurrences of term in s (folded); ASCII terms must start at a word
  * boundary; they may end inside a word when the term ends with '*'. */
 static int count_term(const char *s, size_t n, const char *term, int cap)
@@ -129,21 +144,8 @@ static int count_term(const char *s, size_t n, const char *term, int cap)
 	if (!tl)
 		return 0;
 	while (p < end && cnt < cap) {
-		/* memmem's first match, found by the term's first byte and a
-		 * compare: the texts are sentences and the lists long, where
-		 * memmem's set-up per call cost more than the search (7 % of
-		 * `questions mine`) */
-		const char *q = p;
+		const char *q = kt_an_memmem(p, (size_t)(end - p), term, tl);
 
-		for (;;) {
-			q = memchr(q, term[0], (size_t)(end - q));
-			if (!q || (size_t)(end - q) < tl ||
-			    !memcmp(q + 1, term + 1, tl - 1))
-				break;
-			q++;
-		}
-		if (q && (size_t)(end - q) < tl)
-			q = NULL;
 		if (!q)
 			break;
 		if (ascii) {
@@ -311,7 +313,11 @@ int kt_an_layer_of(const char *text, size_t len, double scores[KT_AN_NLAYERS])
 
 				if (stem)
 					l--;
-				if (k + l > n || memcmp(f + k, lexicon[t].term, l))
+				/* the first byte matched (the bucket); most
+				 * terms differ at the second */
+				if (k + l > n ||
+				    (l > 1 && f[k + 1] != lexicon[t].term[1]) ||
+				    memcmp(f + k, lexicon[t].term, l))
 					continue;
 				if (p[k] < 0x80 && !stem && k + l < n &&
 				    kt_an_wordch(p[k + l]))
@@ -1110,7 +1116,7 @@ int kt_an_task_prompt(const char *format, int before_agent, int input_source,
 			   !strncmp(f + k, "you are an ", 11)))
 		hit = 1;
 	for (int i = 0; !hit && statement[i]; i++)
-		if (memmem(f, n, statement[i], strlen(statement[i])))
+		if (kt_an_memmem(f, n, statement[i], strlen(statement[i])))
 			hit = 1;
 	free(f);
 	return hit;
