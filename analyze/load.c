@@ -775,9 +775,12 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 			/* kt_an_msg_question with the "holds a question"
 			 * answer memoized, and without asking kt_an_msg_task
 			 * a second time (its task-prompt rules fold the text) */
-			if (!v->task && m.human && !m.meta && m.text &&
-			    has_question(c, m.text, m.len))
-				v->qorigin = KT_AN_QO_HUMAN;
+			if (!v->task && m.human && !m.meta && m.text) {
+				if (has_question(c, m.text, m.len))
+					v->qorigin = KT_AN_QO_HUMAN;
+				else if (strlen(m.text) == m.len)
+					v->memo |= KT_AN_MEMO_NOQ;
+			}
 		}
 		if (!v->human && v->role == KT_AN_ROLE_ASSISTANT)
 			c->acted = 1;

@@ -163,7 +163,9 @@ int kt_an_miner_add_n(kt_an_miner *m, const kt_an_run *r,
 			if (a.origin == KT_AN_QO_AGENT && !m->include_agent)
 				continue;
 		} else if (!(e->kind == KT_KIND_MESSAGE && e->human && !e->meta &&
-			     !e->task)) {
+			     !e->task) || (e->memo & KT_AN_MEMO_NOQ)) {
+			/* NOQ: the loader's question rules found none in
+			 * this text; extracting them again finds none */
 			continue;
 		}
 		for (size_t w = 0; w < nb; w++)

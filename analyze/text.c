@@ -1192,10 +1192,10 @@ int kt_an_ev_layer(const kt_an_ev *e)
 
 	if (!e->text)
 		return KT_AN_L_NONE;
-	if (e->layer1)
-		return e->layer1 - 1;
+	if (e->memo & KT_AN_MEMO_LAYER)
+		return (e->memo & KT_AN_MEMO_LAYER) - 1;
 	l = kt_an_layer_of(e->text, strlen(e->text), NULL);
 	/* the events live in the run's writable arrays (kt_an_run.ev) */
-	((kt_an_ev *)e)->layer1 = (unsigned char)(l + 1);
+	((kt_an_ev *)e)->memo |= (unsigned char)(l + 1);
 	return l;
 }
