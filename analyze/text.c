@@ -73,6 +73,10 @@ int kt_an_is_zh(const char *text, size_t len)
 	size_t i = 0, adv;
 
 	while (i < len) {
+		if (p[i] < 0x80) { /* ASCII: no decode */
+			i++;
+			continue;
+		}
 		if (kt_an_is_cjk(kt_an_u8dec(p + i, len - i, &adv)))
 			return 1;
 		i += adv;
@@ -91,8 +95,13 @@ char *kt_an_fold(const char *text, size_t len, size_t *outlen)
 	if (!o)
 		return NULL;
 	while (i < len) {
-		uint32_t c = kt_an_u8dec(p + i, len - i, &adv);
+		uint32_t c;
 
+		if (p[i] < 0x80) { /* ASCII, most of it: no decode */
+			o[j++] = (char)tolower(p[i++]);
+			continue;
+		}
+		c = kt_an_u8dec(p + i, len - i, &adv);
 		if (c >= 0xFF01 && c <= 0xFF5E) {
 			o[j++] = (char)tolower((int)(c - 0xFF01 + 0x21));
 		} else if (c == 0x3000) {
