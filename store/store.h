@@ -277,13 +277,14 @@ int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1]);
  * done once here instead of once per read.  For a caller that reads many
  * runs in one pass (`questions mine` over a store): every read sees the
  * store as of this call, so a run appended by another process meanwhile is
- * not seen, as with one scan.  Reads only: s must not write between the
- * two calls (a write would need the map it may grow; it fails KT_EBUSY
- * then).  Appends of s still held in memory are written first, as any
- * read does.  Holds nest: each hold needs its release.
+ * not seen, as with one scan.  For reads: what s itself writes meanwhile
+ * is not seen by them either, and a write that needs the map grown fails
+ * KT_EBUSY until the release.  Appends of s still held in memory are
+ * written first, as any read does.  Holds nest: each hold needs its
+ * release.
  * Errors: KT_EINVAL (s NULL), KT_EBUSY (a write transaction is open on s),
- * the errors of beginning a read (KT_EIO, KT_ECORRUPT from the page check,
- * KT_ENOMEM), with nothing held.
+ * the errors of writing the held appends and of beginning a read (KT_EIO;
+ * KT_ECORRUPT from the page check), with nothing held.
  */
 int kt_store_read_hold(kt_store *s);
 /* End what kt_store_read_hold began (no-op when nothing is held). */
