@@ -202,4 +202,32 @@ char *kt_an_fold(const char *text, size_t len, size_t *outlen);
 /* An ASCII letter, digit or '_'. */
 int kt_an_wordch(int c);
 
+/* kt_an_ev.memo: the layer of the text + 1 (kt_an_ev_layer; 0: not asked
+ * yet), and NOQ: the loader found no question sentence in the whole text
+ * (kt_an_has_question(text, strlen(text)) is 0 for a human message that is
+ * no task prompt), so mining, which extracts the questions of exactly
+ * those messages, has none to find there. */
+#define KT_AN_MEMO_LAYER 0x0fu
+#define KT_AN_MEMO_NOQ   0x10u
+
+/*
+ * The layer of event e's text, kt_an_layer_of(e->text, strlen(e->text),
+ * NULL), classified once per event and kept in e->memo: blame asks it of
+ * a question for every jump and workload it is a candidate of, and mining
+ * again of every human turn and of the agent message before it (the
+ * lexicon scan was ~12 % of `questions mine`).  A cache, not a change of
+ * what the event says, so e is const to callers; texts never change once a
+ * run is loaded.  KT_AN_L_NONE when e has no text.  Never fails.
+ */
+int kt_an_ev_layer(const kt_an_ev *e);
+
+/*
+ * memmem(h, n, w, wl): the first occurrence of w in h..h+n, or NULL (h
+ * when wl is 0).  By w's first byte (memchr) and a compare: the analyzers
+ * search sentences and short messages for each term of long lists, where
+ * glibc memmem's set-up per call cost more than the search (7 % of
+ * `questions mine`).
+ */
+const char *kt_an_memmem(const char *h, size_t n, const char *w, size_t wl);
+
 #endif /* KT_AN_INT_H */

@@ -213,6 +213,10 @@ typedef struct kt_an_ev {
 				  not a question asked during the run
 				  (kt_an_task_prompt): never a question
 				  candidate, never mined */
+	unsigned char memo;    /* what the analyzers found of text once,
+				  for the next to ask (an_int.h
+				  KT_AN_MEMO_*; a byte the struct had as
+				  padding): 0 when nothing yet */
 	uint32_t call;         /* tool calls up to and including this event */
 	long meas;             /* index into kt_an_run.m for bench, else -1 */
 	char *text;            /* message/question/note text; edit: path;

@@ -309,7 +309,8 @@ static int plan_like(const char *t)
 		low[i] = (char)tolower((unsigned char)t[i]);
 	low[n] = 0;
 	for (int i = 0; plan_markers[i]; i++)
-		if (memmem(low, n, plan_markers[i], strlen(plan_markers[i])))
+		if (kt_an_memmem(low, n, plan_markers[i],
+				 strlen(plan_markers[i])))
 			return 1;
 	return 0;
 }
@@ -761,7 +762,7 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		c->lag_calls = (double)(at_call - q->call);
 		c->lag_min = (at_ts != KT_TS_UNKNOWN && q->ts != KT_TS_UNKNOWN &&
 			      at_ts >= q->ts) ? (double)(at_ts - q->ts) / 60e9 : -1;
-		c->layer = kt_an_layer_of(q->text, strlen(q->text), NULL);
+		c->layer = kt_an_ev_layer(q);
 	}
 	/* the layer of the change (jump_layer): the agent's plan for it, the
 	 * added lines, the agent's words since the measurement before */
@@ -961,8 +962,7 @@ static int blame_one(kt_store *s, kt_an_run *r, const kt_an_opts *o,
 		}
 		j->hypothesis = best >= 0 ? best : near;
 		j->hyp_layer = j->hypothesis >= 0 ?
-			kt_an_layer_of(r->ev[j->hypothesis].text,
-				       strlen(r->ev[j->hypothesis].text), NULL) : 0;
+			kt_an_ev_layer(&r->ev[j->hypothesis]) : 0;
 	}
 	rc = KT_OK;
 out:

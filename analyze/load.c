@@ -772,10 +772,15 @@ static int fill(struct loadctx *c, kt_an_ev *v, const kt_event *e)
 				m.input_source = pl_input_source(&p, 4);
 			v->task = (unsigned char)kt_an_msg_task(r->format, &st,
 								&m);
-			/* with the "holds a question" answer memoized */
-			if (!v->task && kt_an_msg_question(r->format, &st, &m,
-							   has_question, c))
-				v->qorigin = KT_AN_QO_HUMAN;
+			/* kt_an_msg_question with the "holds a question"
+			 * answer memoized, and without asking kt_an_msg_task
+			 * a second time (its task-prompt rules fold the text) */
+			if (!v->task && m.human && !m.meta && m.text) {
+				if (has_question(c, m.text, m.len))
+					v->qorigin = KT_AN_QO_HUMAN;
+				else if (strlen(m.text) == m.len)
+					v->memo |= KT_AN_MEMO_NOQ;
+			}
 		}
 		if (!v->human && v->role == KT_AN_ROLE_ASSISTANT)
 			c->acted = 1;

@@ -11,6 +11,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -72,6 +73,10 @@ int kt_an_is_zh(const char *text, size_t len)
 	size_t i = 0, adv;
 
 	while (i < len) {
+		if (p[i] < 0x80) { /* ASCII: no decode */
+			i++;
+			continue;
+		}
 		if (kt_an_is_cjk(kt_an_u8dec(p + i, len - i, &adv)))
 			return 1;
 		i += adv;
@@ -90,8 +95,13 @@ char *kt_an_fold(const char *text, size_t len, size_t *outlen)
 	if (!o)
 		return NULL;
 	while (i < len) {
-		uint32_t c = kt_an_u8dec(p + i, len - i, &adv);
+		uint32_t c;
 
+		if (p[i] < 0x80) { /* ASCII, most of it: no decode */
+			o[j++] = (char)tolower(p[i++]);
+			continue;
+		}
+		c = kt_an_u8dec(p + i, len - i, &adv);
 		if (c >= 0xFF01 && c <= 0xFF5E) {
 			o[j++] = (char)tolower((int)(c - 0xFF01 + 0x21));
 		} else if (c == 0x3000) {
@@ -114,6 +124,21 @@ int kt_an_wordch(int c)
 	return isalnum(c) || c == '_';
 }
 
+const char *kt_an_memmem(const char *h, size_t n, const char *w, size_t wl)
+{
+	const char *q = h, *end = h + n;
+
+	if (!wl)
+		return h;
+	while ((size_t)(end - q) >= wl &&
+	       (q = memchr(q, w[0], (size_t)(end - q) - wl + 1)) != NULL) {
+		if (!memcmp(q + 1, w + 1, wl - 1))
+			return q;
+		q++;
+	}
+	return NULL;
+}
+
 /* Occurrences of term in s (folded); ASCII terms must start at a word
  * boundary; they may end inside a word when the term ends with '*'. */
 static int count_term(const char *s, size_t n, const char *term, int cap)
@@ -128,7 +153,7 @@ static int count_term(const char *s, size_t n, const char *term, int cap)
 	if (!tl)
 		return 0;
 	while (p < end && cnt < cap) {
-		const char *q = memmem(p, (size_t)(end - p), term, tl);
+		const char *q = kt_an_memmem(p, (size_t)(end - p), term, tl);
 
 		if (!q)
 			break;
@@ -239,6 +264,27 @@ static const struct lex lexicon[] = {
 	{"中位数", 7, 2}, {"缓存结果", 7, 3},
 };
 
+/* The lexicon bucketed by first byte, with term lengths: built once (it
+ * was built on every call, ~260 strlen, most of a short question's cost,
+ * and blame and mining classify thousands of texts). */
+enum { NTERMS = sizeof(lexicon) / sizeof(lexicon[0]) };
+static struct {
+	unsigned short head[256], next[NTERMS], tl[NTERMS];
+} lex_idx;
+static pthread_once_t lex_once = PTHREAD_ONCE_INIT;
+
+static void lex_build(void)
+{
+	memset(lex_idx.head, 0xff, sizeof(lex_idx.head));
+	for (size_t i = NTERMS; i-- > 0;) {
+		unsigned char b = (unsigned char)lexicon[i].term[0];
+
+		lex_idx.tl[i] = (unsigned short)strlen(lexicon[i].term);
+		lex_idx.next[i] = lex_idx.head[b];
+		lex_idx.head[b] = (unsigned short)i;
+	}
+}
+
 int kt_an_layer_of(const char *text, size_t len, double scores[KT_AN_NLAYERS])
 {
 	double sc[KT_AN_NLAYERS] = {0};
@@ -259,19 +305,12 @@ int kt_an_layer_of(const char *text, size_t len, double scores[KT_AN_NLAYERS])
 	{
 		/* one pass: terms bucketed by first byte, tried where they can
 		 * start (ASCII terms at word starts only) */
-		enum { NT = sizeof(lexicon) / sizeof(lexicon[0]) };
-		unsigned short head[256], next[NT], tl[NT];
-		unsigned char cnt[NT] = {0};
+		const unsigned short *head = lex_idx.head, *next = lex_idx.next,
+				     *tl = lex_idx.tl;
+		unsigned char cnt[NTERMS] = {0};
 		const unsigned char *p = (const unsigned char *)f;
 
-		memset(head, 0xff, sizeof(head));
-		for (i = NT; i-- > 0;) {
-			unsigned char b = (unsigned char)lexicon[i].term[0];
-
-			tl[i] = (unsigned short)strlen(lexicon[i].term);
-			next[i] = head[b];
-			head[b] = (unsigned short)i;
-		}
+		pthread_once(&lex_once, lex_build);
 		for (size_t k = 0; k < n; k++) {
 			int ws = k == 0 || !isalnum(p[k - 1]);
 
@@ -283,7 +322,11 @@ int kt_an_layer_of(const char *text, size_t len, double scores[KT_AN_NLAYERS])
 
 				if (stem)
 					l--;
-				if (k + l > n || memcmp(f + k, lexicon[t].term, l))
+				/* the first byte matched (the bucket); most
+				 * terms differ at the second */
+				if (k + l > n ||
+				    (l > 1 && f[k + 1] != lexicon[t].term[1]) ||
+				    memcmp(f + k, lexicon[t].term, l))
 					continue;
 				if (p[k] < 0x80 && !stem && k + l < n &&
 				    kt_an_wordch(p[k + l]))
@@ -505,7 +548,12 @@ static int citation_line(const char *l, size_t n)
 
 static int starts_word(const char *s, const char *w)
 {
-	size_t l = strlen(w);
+	size_t l;
+
+	/* most words of a list differ at the first byte: no strlen then */
+	if (*w && *s != *w)
+		return 0;
+	l = strlen(w);
 
 	return strncmp(s, w, l) == 0 && !kt_an_wordch((unsigned char)s[l]) &&
 	       s[l] != '\'';
@@ -1077,7 +1125,7 @@ int kt_an_task_prompt(const char *format, int before_agent, int input_source,
 			   !strncmp(f + k, "you are an ", 11)))
 		hit = 1;
 	for (int i = 0; !hit && statement[i]; i++)
-		if (memmem(f, n, statement[i], strlen(statement[i])))
+		if (kt_an_memmem(f, n, statement[i], strlen(statement[i])))
 			hit = 1;
 	free(f);
 	return hit;
@@ -1145,4 +1193,18 @@ int kt_an_human_question(const char *format, int before_agent,
 {
 	return !kt_an_task_prompt(format, before_agent, input_source, text,
 				  len) && kt_an_has_question(text, len);
+}
+
+int kt_an_ev_layer(const kt_an_ev *e)
+{
+	int l;
+
+	if (!e->text)
+		return KT_AN_L_NONE;
+	if (e->memo & KT_AN_MEMO_LAYER)
+		return (e->memo & KT_AN_MEMO_LAYER) - 1;
+	l = kt_an_layer_of(e->text, strlen(e->text), NULL);
+	/* the events live in the run's writable arrays (kt_an_run.ev) */
+	((kt_an_ev *)e)->memo |= (unsigned char)(l + 1);
+	return l;
 }

@@ -195,6 +195,12 @@ static int mine(struct cli *c, kt_store *s, char **spec, int nspec,
 	o.permutations = 0; /* the library needs attributions, not p */
 	if (kt_an_miner_new(agent, &m))
 		return cli_err(c, "out of memory");
+	/* one read transaction for the run list and every run's loads and
+	 * blob reads: no transaction, page pin and reset per read */
+	if ((rc = kt_store_read_hold(s))) {
+		kt_an_miner_free(m);
+		return cli_store_err(c, s, rc, "runs");
+	}
 	if (nspec) {
 		/* a run named twice (by id, prefix or name) is mined once: its
 		 * questions would count twice and list their sources twice */
@@ -238,6 +244,7 @@ static int mine(struct cli *c, kt_store *s, char **spec, int nspec,
 				goto fail;
 			}
 	}
+	kt_store_read_release(s);
 	if (kt_an_miner_finish(m, items, n)) {
 		rc = cli_err(c, "out of memory");
 		goto fail;
@@ -246,6 +253,7 @@ static int mine(struct cli *c, kt_store *s, char **spec, int nspec,
 	*mout = m;
 	return 0;
 fail:
+	kt_store_read_release(s);
 	free(a.ids);
 	kt_an_miner_free(m);
 	return rc;

@@ -269,6 +269,27 @@ int kt_run_get(kt_store *s, const char *id, kt_run_info *info);
  */
 int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1]);
 
+/*
+ * Hold one read transaction on s for the reads that follow (kt_run_get,
+ * kt_run_foreach, kt_event_scan, kt_event_read, kt_blob_get, ...), until
+ * kt_store_read_release: each of them then uses it instead of beginning and
+ * resetting its own, and the KT_OPEN_CHECK pin of the snapshot's pages is
+ * done once here instead of once per read.  For a caller that reads many
+ * runs in one pass (`questions mine` over a store): every read sees the
+ * store as of this call, so a run appended by another process meanwhile is
+ * not seen, as with one scan.  For reads: what s itself writes meanwhile
+ * is not seen by them either, and a write that needs the map grown fails
+ * KT_EBUSY until the release.  Appends of s still held in memory are
+ * written first, as any read does.  Holds nest: each hold needs its
+ * release.
+ * Errors: KT_EINVAL (s NULL), KT_EBUSY (a write transaction is open on s),
+ * the errors of writing the held appends and of beginning a read (KT_EIO;
+ * KT_ECORRUPT from the page check), with nothing held.
+ */
+int kt_store_read_hold(kt_store *s);
+/* End what kt_store_read_hold began (no-op when nothing is held). */
+void kt_store_read_release(kt_store *s);
+
 /* Call fn for each run in id order; stop early when fn returns non-zero and
  * return that value.  KT_ECORRUPT as kt_run_get, at the first bad run. */
 int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),

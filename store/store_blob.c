@@ -206,6 +206,10 @@ static int reconstruct(kt_store *s, MDB_txn *txn, const unsigned char *h,
 		       int check)
 {
 	unsigned char chain[KT_BLOB_KEYFRAME + 1][KT_HASH_LEN];
+	/* chain[i]'s record, pointing into the map: nothing is written
+	 * while this runs, so the walk forward reuses what the walk back
+	 * looked up (a second lookup of each was ~4 % of `questions mine`) */
+	struct brec recs[KT_BLOB_KEYFRAME + 1];
 	struct brec r;
 	struct kt_buf tmp = { 0 }, *cur = &s->bc, *nxt = &tmp;
 	unsigned char got[KT_HASH_LEN];
@@ -236,6 +240,7 @@ static int reconstruct(kt_store *s, MDB_txn *txn, const unsigned char *h,
 		 * version decode from its keyframe: 43 frames a version) */
 		if (rc)
 			return rc;
+		recs[n - 1] = r;
 		if (r.codec != KT_CODEC_ZDELTA)
 			break;
 		if (bc_take(s, r.base)) {
@@ -263,13 +268,7 @@ static int reconstruct(kt_store *s, MDB_txn *txn, const unsigned char *h,
 	s->bc_valid = 0;
 	while (n > 0) {
 		n--;
-		/* from the cache, r is chain[n]'s record already: the usual
-		 * read (one delta on the cached previous version) looks it up
-		 * once */
-		if (!from_cache && (rc = brec_get(s, txn, chain[n], &r)) != 0)
-			goto fail;
-		from_cache = 0;
-		rc = brec_decode(&r, cur, nxt);
+		rc = brec_decode(&recs[n], cur, nxt);
 		s->bc_frames++;
 		if (rc)
 			goto fail;

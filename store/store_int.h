@@ -220,6 +220,7 @@ struct kt_store {
 	MDB_txn *wtxn;         /* open write transaction or NULL */
 	MDB_txn *rtxn;         /* reusable read transaction (reset when idle) */
 	int rdepth;            /* nesting of read users of rtxn */
+	int rhold;             /* of them, kt_store_read_hold's */
 	struct kt_big wlog;    /* puts of the open write txn, for map growth */
 	/* runs created since kt_store_begin, held out of `runs` at each
 	 * checkpoint (store_unfinished.c); ck_old: a run that existed before

@@ -399,3 +399,30 @@ int kt_event_head(kt_store *s, const char *run, uint64_t seq, kt_event *ev)
 {
 	return kt_event_read(s, run, seq, KT_READ_HEAD, ev);
 }
+
+int kt_store_read_hold(kt_store *s)
+{
+	MDB_txn *txn;
+	int rc;
+
+	if (!s)
+		return KT_EINVAL;
+	if ((rc = kt_ev_flush(s)) != 0)
+		return rc;
+	/* kt_rd_begin would hand out the write txn without counting a
+	 * reader, and the release could not tell */
+	if (s->wtxn)
+		return kt_err(s, KT_EBUSY, "read hold inside a write");
+	if ((rc = kt_rd_begin(s, &txn)) != 0)
+		return rc;
+	s->rhold++;
+	return 0;
+}
+
+void kt_store_read_release(kt_store *s)
+{
+	if (!s || s->rhold == 0)
+		return;
+	s->rhold--;
+	kt_rd_end(s, s->rtxn);
+}

@@ -561,6 +561,58 @@ static void test_used_dict_damaged(void **state)
 	assert_int_equal(kt_store_verify(f->s, NULL, &br, &bs), KT_ECORRUPT);
 }
 
+static int count_cb(const kt_event *e, void *arg)
+{
+	(void)e;
+	++*(uint64_t *)arg;
+	return 0;
+}
+
+/* kt_store_read_hold: every read until the release sees the one snapshot
+ * of the hold (what `questions mine` relies on to read all runs in one
+ * transaction), so another process's appends show only after it; holds
+ * nest; a hold inside a write transaction is refused. */
+static void test_read_hold(void **state)
+{
+	struct fx *f = *state;
+	unsigned char chain[KT_HASH_LEN];
+	kt_run_info ri;
+	kt_event ev;
+	uint64_t n = 0;
+
+	fill(f->s, f->run, 1, 10, 0, 0);
+	assert_int_equal(kt_store_read_hold(f->s), 0);
+	assert_int_equal(kt_store_read_hold(f->s), 0);
+	check(f->s, f->run, 10, 0, 0);
+	other_process_appends(f, chain);
+	kt_store_read_release(f->s);
+	/* still held once: the snapshot before the appends */
+	assert_int_equal(kt_event_read(f->s, f->run, 11, KT_READ_HEAD, &ev),
+			 KT_ENOTFOUND);
+	assert_int_equal(kt_run_get(f->s, f->run, &ri), 0);
+	assert_int_equal(ri.n_events, 10);
+	assert_int_equal(kt_event_scan(f->s, f->run, 1, 0, 0, KT_READ_BODY,
+				       count_cb, &n), 0);
+	assert_int_equal(n, 10);
+	check(f->s, f->run, 7, 0, 0);
+	kt_store_read_release(f->s);
+	kt_store_read_release(f->s); /* nothing held: no-op */
+	check(f->s, f->run, 300, 0, 0);
+	assert_int_equal(kt_run_get(f->s, f->run, &ri), 0);
+	assert_int_equal(ri.n_events, 300);
+	n = 0;
+	assert_int_equal(kt_event_scan(f->s, f->run, 1, 0, 0, KT_READ_BODY,
+				       count_cb, &n), 0);
+	assert_int_equal(n, 300);
+	assert_int_equal(kt_event_read(f->s, f->run, 300, KT_READ_HASH, &ev), 0);
+	assert_memory_equal(ev.chain, chain, KT_HASH_LEN);
+
+	assert_int_equal(kt_store_begin(f->s), 0);
+	assert_int_equal(kt_store_read_hold(f->s), KT_EBUSY);
+	assert_int_equal(kt_store_commit(f->s), 0);
+	assert_int_equal(kt_store_read_hold(NULL), KT_EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -581,6 +633,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_used_dict_damaged, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_read_hold, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
