@@ -174,6 +174,11 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	/* no run was created or continued, and the importer did not say why */
 	if (!imp->npend && !imp->problems)
 		kt_imp_warn_at(imp, v->display, "no events for format %s", im->name);
+	/* the file the user named gave no run (a --format it is not in):
+	 * the call fails unless another path gave one, as for a file in no
+	 * format (README "exit 1 unless another path imported a run") */
+	if (!imp->npend && r->direct && !strcmp(v->display, r->display))
+		imp->fs_skipped++;
 	rc = kt_store_commit(imp->s);
 	st_stop(imp, t0);
 	if (rc) {
