@@ -137,7 +137,8 @@ int kt_imp_run_finish(kt_imp *imp, int rc);
  * event: a re-import of the corpus's Claude Code sessions (6 MB) went from
  * 0.30 to 0.42 s; a first import pays nothing.  The warning names the line
  * of the first event that differs when the importer's events carry their
- * source line (ev->line), else the file alone. */
+ * line in this file (ev->line; not under kt_imp_check_reemit_all, whose
+ * events carry their first source's lines), else the file alone. */
 void kt_imp_check_reemit(kt_imp *imp);
 /* kt_imp_check_reemit that also compares parent, ts and actor: for a
  * source that gives them itself (a ktraj JSONL export, whose run id it

@@ -1072,7 +1072,9 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 		imp->frozen = 1;
 		imp->changed_seq = imp->seq;
 		imp->changed_file = ev->file ? ev->file : &imp->cur->f;
-		imp->changed_line = ev->line;
+		/* (a ktraj export's events keep the lines of the source
+		 * they were first imported from, not of this file) */
+		imp->changed_line = imp->check_reemit == 2 ? 0 : ev->line;
 	}
 	if (imp->seq <= imp->stored_n || imp->failed || imp->err ||
 	    imp->frozen || imp->tail)
