@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # `import --format F FILE` forced on a file that is not in F gives no run:
 # the importer's warning, then exit 1 unless another path imported a run,
-# as for a named file in no format (README "Importing").  A folder's files
+# as for a named file in no format (README "Importing").  A folder's files,
+# and a damaged file of the forced format (tests/cli/import_truncated.bats),
 # stay warnings (exit 0).  `--format map` without `--map` is a usage error.
 # Fixture (ours): tests/data/sample/softmax_session.jsonl, a Claude Code
 # session.
