@@ -403,6 +403,12 @@ int cmd_import(struct cli *c, int argc, char **argv)
 		free(paths);
 		return cli_usage(c, "no PATH given (a file, folder, archive or -)");
 	}
+	/* the map importer reads nothing without one: a usage error, not
+	 * a warning per file */
+	if (!map_path && o.format && !strcmp(o.format, "map")) {
+		free(paths);
+		return cli_usage(c, "--format map needs --map MAP.json");
+	}
 	if (map_path) {
 		char err[300], *mt;
 		size_t ml = 0;

@@ -126,13 +126,19 @@ static unsigned char *from_archive_in(const char *path, const void *data,
 				      size_t dlen, const char *member,
 				      const unsigned char *sha, size_t *len)
 {
-	struct archive *a = kt_archive_reader();
+	struct kt_archive_utf8 u;
+	struct archive *a;
 	struct archive_entry *e;
 	struct kt_buf b = {0};
 	unsigned char *buf = NULL, h[KT_HASH_LEN], chunk[65536];
 
-	if (!a)
+	/* member names as import read them (import/archive_policy.h) */
+	kt_archive_utf8_enter(&u);
+	a = kt_archive_reader();
+	if (!a) {
+		kt_archive_utf8_leave(&u);
 		return NULL;
+	}
 	if ((path ? archive_read_open_filename(a, path, 65536) :
 	     archive_read_open_memory(a, data, dlen)) != ARCHIVE_OK)
 		goto out;
@@ -161,6 +167,7 @@ static unsigned char *from_archive_in(const char *path, const void *data,
 out:
 	kt_buf_free(&b);
 	archive_read_free(a);
+	kt_archive_utf8_leave(&u);
 	return buf;
 }
 

@@ -30,6 +30,23 @@ struct archive *kt_archive_reader(void)
 	return a;
 }
 
+void kt_archive_utf8_enter(struct kt_archive_utf8 *u)
+{
+	u->prev = (locale_t)0;
+	u->mine = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	if (u->mine)
+		u->prev = uselocale(u->mine);
+}
+
+void kt_archive_utf8_leave(struct kt_archive_utf8 *u)
+{
+	if (!u->mine)
+		return;
+	uselocale(u->prev);
+	freelocale(u->mine);
+	u->mine = (locale_t)0;
+}
+
 int kt_archive_magic(const unsigned char *p, size_t n)
 {
 	if (n >= 4 && p[0] == 'P' && p[1] == 'K' &&
@@ -39,6 +56,10 @@ int kt_archive_magic(const unsigned char *p, size_t n)
 		return 1;
 	if (n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f &&
 	    p[3] == 0xfd)
+		return 1;
+	/* 7z's signature header (7zFormat.txt): the 7zip reader is in the
+	 * table above, but a .7z was not sniffed as an archive at all */
+	if (n >= 6 && !memcmp(p, "7z\xbc\xaf\x27\x1c", 6))
 		return 1;
 	if (n >= 6 && !memcmp(p, "\xfd" "7zXZ\0", 6))
 		return 1;

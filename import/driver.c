@@ -15,14 +15,14 @@
 
 /* ---- sources ------------------------------------------------------------- */
 
-static const kt_importer *pick(kt_imp *imp, const kt_file *f)
+/* The importer whose detector scores f highest, or NULL when none takes
+ * it. */
+static const kt_importer *detect_best(const kt_file *f)
 {
 	const kt_importer *best = NULL, *im;
 	int bs = 0, sc;
 	kt_file g = *f;
 
-	if (imp->opts->format)
-		return kt_importer_find(imp->opts->format);
 	/* a byte order mark opening the file may be ignored (RFC 8259
 	 * section 8.1; import/README.md "Strict JSON"): detectors look at
 	 * the text after it, importers get the file as it is */
@@ -42,6 +42,13 @@ static const kt_importer *pick(kt_imp *imp, const kt_file *f)
 	}
 	kt_impx_sniff_end();
 	return best;
+}
+
+static const kt_importer *pick(kt_imp *imp, const kt_file *f)
+{
+	if (imp->opts->format)
+		return kt_importer_find(imp->opts->format);
+	return detect_best(f);
 }
 
 /* Whether f holds nothing but white space (or nothing at all). */
@@ -174,6 +181,18 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	/* no run was created or continued, and the importer did not say why */
 	if (!imp->npend && !imp->problems)
 		kt_imp_warn_at(imp, v->display, "no events for format %s", im->name);
+	/* the file the user named gave no run in a --format forced on it,
+	 * and is detected as another format: the call fails unless another
+	 * path gave a run, as for a file in no format (README "exit 1
+	 * unless another path imported a run"); a damaged file of that
+	 * format stays a warning */
+	if (imp->opts->format && !imp->npend && r->direct &&
+	    !strcmp(v->display, r->display)) {
+		const kt_importer *d = detect_best(&v->f);
+
+		if (d && d != im)
+			imp->fs_skipped++;
+	}
 	rc = kt_store_commit(imp->s);
 	st_stop(imp, t0);
 	if (rc) {

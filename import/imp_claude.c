@@ -466,6 +466,12 @@ int cc_ensure_run(struct cc *cc, const char *human)
 	cc->meta = NULL;
 	free(nm);
 	cc->begun = 1;
+	/* a session grows by appending: its lines imported before come
+	 * back as they were, and an earlier line that changed (a message
+	 * edited in the file, another version of the session) is said, not
+	 * taken for the same history */
+	if (!rc)
+		kt_imp_check_reemit(cc->imp);
 	return rc;
 }
 

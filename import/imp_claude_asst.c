@@ -60,7 +60,7 @@ static int emit_text(struct cc *cc, struct pline *pl, const char *txt,
 	return cc_emit(cc, pl, KT_KIND_MESSAGE, 0, ts, actor, p, NULL);
 }
 
-int cc_flush_response(struct cc *cc)
+static int flush_response(struct cc *cc)
 {
 	const cJSON *usage = NULL;
 	const char *mid = cc->pend_id;
@@ -219,5 +219,21 @@ int cc_flush_response(struct cc *cc)
 	cc->npend = 0;
 	free(cc->pend_id);
 	cc->pend_id = NULL;
+	return rc;
+}
+
+int cc_flush_response(struct cc *cc)
+{
+	/* the response an earlier import of a growing session ended in
+	 * may have been cut between its lines: its events were written with
+	 * what had arrived (the usage of its last line then), and differ
+	 * from them now without the file having changed */
+	int paused = cc->npend &&
+		     kt_imp_reemit_pause(cc->imp, cc->pend[0].line,
+					 cc->pend[cc->npend - 1].line);
+	int rc = flush_response(cc);
+
+	if (paused)
+		kt_imp_reemit_resume(cc->imp);
 	return rc;
 }

@@ -161,8 +161,10 @@ struct kt_imp {
 	/* kt_imp_check_reemit: the first re-emitted event whose payload
 	 * differs from the stored one (0 none), and where it came from */
 	int check_reemit;       /* 1: kind, payload; 2: and parent, ts, actor */
+	int reemit_paused;      /* check_reemit, while kt_imp_reemit_pause */
 	uint64_t changed_seq;
 	const kt_file *changed_file;
+	uint64_t changed_line;  /* its line in changed_file (0: none) */
 	/* meta of a run not in the store yet: it is created with its first
 	 * event, so a source that yields none leaves no empty run behind */
 	char *new_meta;

@@ -1027,10 +1027,18 @@ static int archive_collect(kt_imp *imp, struct kt_root *r, struct archive *a,
 		int is_raw = archive_format(a) == ARCHIVE_FORMAT_RAW;
 
 		any = 1;
-		if (!name)
-			name = "";
 		if (ft == AE_IFDIR)
 			continue;
+		if (!name || !*name) {
+			/* libarchive could not decode the name it declares
+			 * (bytes that are not the UTF-8 or UTF-16 its header
+			 * says): no name to import it under or to check */
+			kt_imp_warn_at(imp, r->display,
+				 "a member whose name is not valid in the charset its header declares (libarchive: %s): skipped",
+				 name ? "empty name" : archive_error_string(a) ?
+				 archive_error_string(a) : "no name");
+			continue;
+		}
 		if (archive_entry_symlink(e) || archive_entry_hardlink(e) ||
 		    ft != AE_IFREG) {
 			kt_imp_warn_at(imp, r->display,
@@ -1229,10 +1237,11 @@ static int zip_cut(const char *fspath, const unsigned char *data, size_t len)
  * source failed), KT_ELIMIT, KT_ENOMEM.  *total: bytes its members
  * expanded to; *room: its bound (bound()).
  */
-int kt_in_archive_read(kt_imp *imp, const char *display, const char *fspath,
-		       const unsigned char *data, size_t len,
-		       const struct kt_root *outer, const struct kt_vfile *ov,
-		       struct kt_root **out, uint64_t *total, uint64_t *room)
+static int archive_read_in(kt_imp *imp, const char *display,
+			   const char *fspath, const unsigned char *data,
+			   size_t len, const struct kt_root *outer,
+			   const struct kt_vfile *ov, struct kt_root **out,
+			   uint64_t *total, uint64_t *room)
 {
 	struct kt_root *r = root_new(KT_ROOT_ARCHIVE, display);
 	struct archive *a = NULL;
@@ -1315,6 +1324,22 @@ int kt_in_archive_read(kt_imp *imp, const char *display, const char *fspath,
 		*out = r;
 	else
 		kt_in_root_free(r);
+	return rc;
+}
+
+int kt_in_archive_read(kt_imp *imp, const char *display, const char *fspath,
+		       const unsigned char *data, size_t len,
+		       const struct kt_root *outer, const struct kt_vfile *ov,
+		       struct kt_root **out, uint64_t *total, uint64_t *room)
+{
+	struct kt_archive_utf8 u;
+	int rc;
+
+	/* non-ASCII member names (a zip from Python's zipfile) as UTF-8 */
+	kt_archive_utf8_enter(&u);
+	rc = archive_read_in(imp, display, fspath, data, len, outer, ov, out,
+			     total, room);
+	kt_archive_utf8_leave(&u);
 	return rc;
 }
 

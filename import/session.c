@@ -227,6 +227,23 @@ void kt_imp_check_reemit_all(kt_imp *imp)
 		imp->check_reemit = 2;
 }
 
+int kt_imp_reemit_pause(kt_imp *imp, uint64_t first, uint64_t last)
+{
+	if (!imp->check_reemit || imp->last_line < 0 ||
+	    (uint64_t)imp->last_line < first || (uint64_t)imp->last_line > last)
+		return 0;
+	imp->reemit_paused = imp->check_reemit;
+	imp->check_reemit = 0;
+	return 1;
+}
+
+void kt_imp_reemit_resume(kt_imp *imp)
+{
+	if (imp->reemit_paused && imp->in_run)
+		imp->check_reemit = imp->reemit_paused;
+	imp->reemit_paused = 0;
+}
+
 /* The end of a run checked with kt_imp_check_reemit: say what changed. */
 static void reemit_report(kt_imp *imp)
 {
@@ -240,7 +257,8 @@ static void reemit_report(kt_imp *imp)
 			snprintf(more, sizeof(more),
 				 "; %llu new event%s of this source not added",
 				 (unsigned long long)extra, extra == 1 ? "" : "s");
-		kt_imp_warn(imp, imp->changed_file, 0,
+		/* at the line it came from: where the file was edited */
+		kt_imp_warn(imp, imp->changed_file, imp->changed_line,
 			    "changed since run %.12s was imported (its step %llu differs): the run keeps the %llu events first imported%s",
 			    imp->run_id, (unsigned long long)imp->changed_seq,
 			    (unsigned long long)imp->stored_n, more);
@@ -346,8 +364,10 @@ int kt_imp_run_end(kt_imp *imp)
 			    extra == 1 ? "is" : "are");
 	}
 	imp->check_reemit = 0;
+	imp->reemit_paused = 0;
 	imp->changed_seq = 0;
 	imp->changed_file = NULL;
+	imp->changed_line = 0;
 	imp->in_run = 0;
 	if (imp->new_meta) { /* no event came: the run was never created */
 		free(imp->new_meta);
@@ -1052,6 +1072,9 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 		imp->frozen = 1;
 		imp->changed_seq = imp->seq;
 		imp->changed_file = ev->file ? ev->file : &imp->cur->f;
+		/* (a ktraj export's events keep the lines of the source
+		 * they were first imported from, not of this file) */
+		imp->changed_line = imp->check_reemit == 2 ? 0 : ev->line;
 	}
 	if (imp->seq <= imp->stored_n || imp->failed || imp->err ||
 	    imp->frozen || imp->tail)

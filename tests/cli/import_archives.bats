@@ -5,8 +5,10 @@
 # stdin there is nothing beside it, and a note says so; an Inspect .eval
 # inside a .tar.gz or .zip imports as the .eval does, a nested bomb stops
 # within the enclosing archive's bound; a .jsonl.gz imports alone and in a
-# tar.  Fixtures (ours): tests/data/import/{kernelbench,inspect}; archives
-# are made in the test's temp dir.
+# tar; non-ASCII member names (a zip from Python's zipfile, pax and GNU tar,
+# 7z) import as the file does, and unsafe or undecodable names are refused
+# for what they are.  Fixtures (ours): tests/data/import/{kernelbench,
+# inspect,archives}; the other archives are made in the test's temp dir.
 
 bats_require_minimum_version 1.5.0
 
@@ -195,4 +197,72 @@ print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss//1024)' "$KTRAJ
 	run --separate-stderr "$KTRAJ" show "$R" 2 --source
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == "ktraj: show: source $BATS_TEST_TMPDIR/logs.tgz:logs/mini.eval:samples/"*" changed since import"* ]]
+}
+
+# zip $1 holding file $2 under member name $3, as Python's zipfile writes it:
+# a non-ASCII name is UTF-8 with flag bit 11 set (Java's zip does the same)
+pyzip() {
+	python3 - "$@" <<'PY'
+import sys,zipfile
+with zipfile.ZipFile(sys.argv[1],'w') as z:
+    z.writestr(zipfile.ZipInfo(sys.argv[3]),open(sys.argv[2],'rb').read())
+PY
+}
+
+@test "a zip from Python's zipfile with a UTF-8 member name imports as Info-ZIP's does, and show --source reads it back" {
+	S="$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl"
+	pyzip "$BATS_TEST_TMPDIR/py.zip" "$S" '会话.jsonl'
+	run --separate-stderr "$KTRAJ" import --json "$S"
+	want=$(echo "$output" | python3 -c 'import json,sys; o=json.loads(sys.stdin.readline()); print(o["run"],o["events"])')
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/z.ktraj"
+	run --separate-stderr "$KTRAJ" import --json "$BATS_TEST_TMPDIR/py.zip"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	got=$(echo "$output" | python3 -c 'import json,sys; o=json.loads(sys.stdin.readline()); print(o["run"],o["events"])')
+	[ "$got" = "$want" ]
+	run --separate-stderr "$KTRAJ" show "${got%% *}" 1 --source
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$output" = "$(head -n 1 "$S")" ]
+}
+
+@test "UTF-8 member names: '..' and absolute paths stay refused as escaping; a name that is not UTF-8 is refused as such" {
+	S="$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl"
+	for n in '../会话.jsonl' '/tmp/会话.jsonl' 'a/../../会话.jsonl'; do
+		pyzip "$BATS_TEST_TMPDIR/u.zip" "$S" "$n"
+		run --separate-stderr "$KTRAJ" import "$BATS_TEST_TMPDIR/u.zip"
+		[ "$status" -eq 1 ]
+		[[ "$stderr" == *"ktraj: import: $BATS_TEST_TMPDIR/u.zip: member '$n': absolute path or '..' escapes the archive, unsafe: skipped"* ]]
+	done
+	# the UTF-8 flag on bytes that are not UTF-8: no name to import it under
+	pyzip "$BATS_TEST_TMPDIR/bad.zip" "$S" 'ab会.jsonl'
+	python3 - "$BATS_TEST_TMPDIR/bad.zip" <<'PY'
+import sys
+p=sys.argv[1]; b=open(p,'rb').read()
+open(p,'wb').write(b.replace('ab会.jsonl'.encode(), b'ab\xff\xfe\xfd.jsonl'))
+PY
+	run --separate-stderr "$KTRAJ" import "$BATS_TEST_TMPDIR/bad.zip"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"ktraj: import: $BATS_TEST_TMPDIR/bad.zip: a member whose name is not valid in the charset its header declares (libarchive: "*"): skipped"* ]]
+	[[ "$stderr" != *"escapes the archive"* ]]
+	[ -z "$output" ]
+}
+
+@test "a non-ASCII member name in a pax or GNU tar and in a 7z (UTF-16 names) imports as the file does" {
+	S="$BATS_TEST_DIRNAME/../data/sample/softmax_session.jsonl"
+	run --separate-stderr "$KTRAJ" import --json "$S"
+	want=$(echo "$output" | python3 -c 'import json,sys; o=json.loads(sys.stdin.readline()); print(o["run"],o["events"])')
+	mkdir "$BATS_TEST_TMPDIR/d"
+	cp "$S" "$BATS_TEST_TMPDIR/d/会话.jsonl"
+	# utf8_name.7z: the same session as member 会话.jsonl (libarchive's 7z writer)
+	cp "$BATS_TEST_DIRNAME/../data/import/archives/utf8_name.7z" "$BATS_TEST_TMPDIR/u.7z"
+	tar -C "$BATS_TEST_TMPDIR/d" --format=pax -cf "$BATS_TEST_TMPDIR/pax.tar" 会话.jsonl
+	tar -C "$BATS_TEST_TMPDIR/d" --format=gnu -cf "$BATS_TEST_TMPDIR/gnu.tar" 会话.jsonl
+	for f in pax.tar gnu.tar u.7z; do
+		run --separate-stderr env KTRAJ_STORE="$BATS_TEST_TMPDIR/$f.ktraj" "$KTRAJ" import --json "$BATS_TEST_TMPDIR/$f"
+		[ "$status" -eq 0 ]
+		[ -z "$stderr" ]
+		got=$(echo "$output" | python3 -c 'import json,sys; o=json.loads(sys.stdin.readline()); print(o["run"],o["events"])')
+		[ "$got" = "$want" ]
+	done
 }
