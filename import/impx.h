@@ -216,6 +216,40 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 		       const char *cwd, uint64_t call, uint64_t res,
 		       const char *output, int exit_code, int ok, int64_t ts);
 
+/*
+ * Claude Code's file tools as a Claude Code import applies them, shared by
+ * that import and every other whose tool calls carry them (a viewer export
+ * of a Claude Code session: STS, OTLP, ATIF).  After a successful result of
+ * tool call `call` (seq) on workspace file `path` (absolute: kt_ws_path):
+ *   Write     - args.content (else res.content) becomes the file;
+ *   Edit      - args old_string -> new_string (res oldString/newString
+ *               when args lack them), every occurrence with replace_all;
+ *               on content the workspace does not know, or that does not
+ *               hold old_string, still an edit: kt_ws_edit_unknown;
+ *   MultiEdit - args.edits[] applied in order, one edit event for all;
+ *               nothing when one of them does not apply.
+ * res: the source's own record of the result (Claude Code's
+ * toolUseResult), NULL when the source has none.  Tool names are matched
+ * exactly ("Edit", not "edit": other agents' tools of that name take
+ * other arguments).  Returns 1 when tool is one of the three (path NULL:
+ * nothing done), 0 when not, or KT_ENOMEM / what kt_ws_write returns.
+ */
+int kt_impx_cc_edit(kt_imp *imp, const char *tool, const cJSON *args,
+		    const cJSON *res, const char *path, uint64_t call);
+
+/*
+ * The result text `out` of a successful Claude Code Read of workspace file
+ * `path` (args: the call's input) as the file's whole content, through
+ * kt_ws_observe (payload as there, may be NULL), so that later Edits apply
+ * to it.  Only a Read without offset or limit whose text is the file's own
+ * bytes counts: a `cat -n` listing ("     1\t", "     1→", as Claude Code
+ * writes it: the cut long lines and final newline no longer show), a text
+ * with a <system-reminder> appended, or an empty text is not taken (the
+ * file stays unknown).  Returns 0 or KT_ENOMEM.
+ */
+int kt_impx_cc_read(kt_imp *imp, const cJSON *args, const char *path,
+		    const char *out, cJSON *payload);
+
 /* The shell command of a tool call's args ("command" string or argv
  * list, "cmd", "keystrokes"); malloc'ed or NULL. */
 char *kt_impx_shell_cmd(const cJSON *args);

@@ -806,6 +806,131 @@ static int do_replace(kt_imp *imp, const char *path, const cJSON *o,
 				  : rc;
 }
 
+/* ---- Claude Code's file tools -------------------------------------------- */
+/* Apply (old -> new) once or everywhere to buf; 0 on success.  An empty
+ * old names the whole of an empty file (a Write-like first edit). */
+static int str_apply(char **buf, size_t *len, const char *o, const char *nw,
+		     int all)
+{
+	size_t w;
+	char *out;
+
+	if (!*o) {
+		if (*len)
+			return -1;
+		w = strlen(nw);
+		out = strdup(nw);
+	} else {
+		out = kt_str_replace(*buf, *len, o, strlen(o), nw, strlen(nw),
+				     all, &w);
+	}
+	if (!out)
+		return -1;
+	free(*buf);
+	*buf = out;
+	*len = w;
+	return 0;
+}
+
+/* Member k of o when o is an object and k a string there, else NULL. */
+static const char *ostr(const cJSON *o, const char *k)
+{
+	return cJSON_IsObject(o) ? kt_json_str(o, k) : NULL;
+}
+
+int kt_impx_cc_edit(kt_imp *imp, const char *tool, const cJSON *args,
+		    const cJSON *res, const char *path, uint64_t call)
+{
+	const char *cur;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = 0;
+
+	if (!tool || (strcmp(tool, "Write") && strcmp(tool, "Edit") &&
+		      strcmp(tool, "MultiEdit")))
+		return 0;
+	if (!path)
+		return 1;
+	if (!strcmp(tool, "Write")) {
+		const char *c = ostr(args, "content");
+
+		if (!c)
+			c = ostr(res, "content");
+		if (c)
+			rc = kt_ws_write(imp, path, c, strlen(c), call, "Write");
+		return rc < 0 ? rc : 1;
+	}
+	cur = kt_ws_get(imp, path, &len);
+	buf = cur ? kt_memdupz(cur, len) : strdup("");
+	if (!cur)
+		len = 0;
+	if (!buf)
+		return KT_ENOMEM;
+	if (!strcmp(tool, "Edit")) {
+		const char *o = ostr(args, "old_string");
+		const char *n = ostr(args, "new_string");
+		int all = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+			args, "replace_all"));
+
+		if (!o)
+			o = ostr(res, "oldString");
+		if (!n)
+			n = ostr(res, "newString");
+		if (!o || !n)
+			goto out;
+		/* the edit succeeded on content we do not know (no Read
+		 * before it, originalFile null) or not as we believed it:
+		 * still an edit, of unknown result, its hunk kept */
+		if ((!cur && *o) || str_apply(&buf, &len, o, n, all)) {
+			rc = kt_ws_edit_unknown(imp, path, o, n, all, call,
+						tool);
+			goto out;
+		}
+	} else {
+		const cJSON *edits = cJSON_GetObjectItemCaseSensitive(args,
+								      "edits");
+		const cJSON *e;
+
+		if (!cJSON_IsArray(edits) || (!cur && cJSON_GetArraySize(edits) &&
+		    ostr(cJSON_GetArrayItem(edits, 0), "old_string") &&
+		    *ostr(cJSON_GetArrayItem(edits, 0), "old_string")))
+			goto out;
+		cJSON_ArrayForEach(e, edits) {
+			const char *o = ostr(e, "old_string");
+			const char *n = ostr(e, "new_string");
+
+			if (!o || !n || str_apply(&buf, &len, o, n,
+				cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+					e, "replace_all"))))
+				goto out;
+		}
+	}
+	rc = kt_ws_write(imp, path, buf, len, call, tool);
+out:
+	free(buf);
+	return rc < 0 ? rc : 1;
+}
+
+int kt_impx_cc_read(kt_imp *imp, const cJSON *args, const char *path,
+		    const char *out, cJSON *payload)
+{
+	const char *p;
+
+	if (!path || !out || !*out)
+		return 0;
+	/* a part of the file, or a listing whose line numbers, cut long
+	 * lines and final newline no longer show the bytes */
+	if (cJSON_GetObjectItemCaseSensitive(args, "offset") ||
+	    cJSON_GetObjectItemCaseSensitive(args, "limit") ||
+	    strstr(out, "<system-reminder>"))
+		return 0;
+	for (p = out; *p == ' '; p++)
+		;
+	if (*p == '1' && (p[1] == '\t' || !strncmp(p + 1, "\xe2\x86\x92", 3)))
+		return 0;
+	return kt_ws_observe(imp, path, out, strlen(out), payload);
+}
+
 int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 		       const char *cwd, uint64_t call, uint64_t res,
 		       const char *output, int exit_code, int ok, int64_t ts)
@@ -841,6 +966,15 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 		return 1; /* a failed call changes nothing */
 	if (!(path = kt_ws_path(cwd, p)))
 		return KT_ENOMEM;
+	/* Claude Code's own tools, carried by a viewer export of its
+	 * session (STS, OTLP, ATIF): the edits a Claude Code import makes */
+	if ((rc = kt_impx_cc_edit(imp, tool, args, NULL, path, call)) ||
+	    !strcmp(tool, "Read")) {
+		if (!rc)
+			rc = kt_impx_cc_read(imp, args, path, output, NULL);
+		free(path);
+		return rc < 0 ? rc : 1;
+	}
 	if (name_in(tool, EDITOR_TOOLS)) {
 		cmd = kt_json_str(args, "command");
 		if (cmd && strcmp(cmd, "create") == 0) {
