@@ -454,7 +454,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 		char **ids = NULL;
 		size_t ncalls = 0, k, paired = 0, nres;
 		uint64_t mseq = 0;
-		cJSON *m;
+		cJSON *m, *carry = NULL;
 
 		spv = kt_impx_span_at(spans, nspans, (long)line);
 		line++;
@@ -565,9 +565,19 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 			}
 			if (sub)
 				cJSON_AddStringToObject(m, "subagent", actor + 6);
-			rc = add_images(x, f, dir, msgv, m);
-			if (!rc)
-				rc = emit_msg(x, f, m, actor, ts, sp, &mseq);
+			if ((!text || !*text) && !cJSON_IsArray(msgv) &&
+			    cJSON_GetArraySize(tcs) > 0) {
+				/* a turn of tool calls only (ATIF requires a
+				 * message, so "" stands for none): no empty
+				 * message, its usage and extra go on its first
+				 * call, as a Claude Code import keeps them */
+				carry = m;
+			} else {
+				rc = add_images(x, f, dir, msgv, m);
+				if (!rc)
+					rc = emit_msg(x, f, m, actor, ts, sp,
+						      &mseq);
+			}
 		}
 		if (rc)
 			goto next;
@@ -608,6 +618,18 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 			if (sub)
 				cJSON_AddStringToObject(pl, "subagent",
 							actor + 6);
+			if (carry) {
+				cJSON *it;
+
+				if ((it = cJSON_DetachItemFromObjectCaseSensitive(
+					     carry, "usage")))
+					cJSON_AddItemToObject(pl, "usage", it);
+				if ((it = cJSON_DetachItemFromObjectCaseSensitive(
+					     carry, "extra")))
+					cJSON_AddItemToObject(pl, "extra", it);
+				cJSON_Delete(carry);
+				carry = NULL;
+			}
 			kept = cJSON_Duplicate(args, 1);
 			if ((rc = kt_impx_emit_valid(x->imp, f == x->top ? NULL : f,
 					     KT_KIND_TOOL_CALL, mseq, ts, actor,
@@ -720,6 +742,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 			}
 		}
 next:
+		cJSON_Delete(carry);
 		for (k = 0; ids && k < ncalls; k++)
 			free(ids[k]);
 		free(ids);
