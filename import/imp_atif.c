@@ -50,6 +50,9 @@ typedef struct atx {
 	kt_strmap visited; /* rel of files imported into this run */
 	kt_strmap later;   /* call id -> 1: calls that some step holds */
 	const char *task_baseline; /* the baseline the task prompt names */
+	const char *cwd;   /* extra.ktraj_cwd of the main document (ktraj's
+			      export): relative tool paths resolve there;
+			      NULL none */
 	int64_t last_ts;   /* of the latest step: the verdict's time */
 } atx;
 
@@ -194,7 +197,7 @@ static int emit_result(atx *x, const kt_file *f, const char *cid,
 	if (rc || !c)
 		return rc;
 	c->answered = 1;
-	rc = kt_impx_tool_effects(x->imp, c->tool, c->args, NULL, c->seq, rseq,
+	rc = kt_impx_tool_effects(x->imp, c->tool, c->args, x->cwd, c->seq, rseq,
 				content, ec, ok, ts);
 	return rc < 0 ? rc : 0;
 }
@@ -736,7 +739,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 
 			if (c && !c->answered && !ob && c->args) {
 				rc = kt_impx_tool_effects(x->imp, c->tool, c->args,
-							NULL, c->seq, 0, "", -1,
+							x->cwd, c->seq, 0, "", -1,
 							1, ts);
 				rc = rc < 0 ? rc : 0;
 			}
@@ -953,6 +956,7 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 	memset(&x, 0, sizeof(x));
 	x.imp = imp;
 	x.top = top;
+	x.cwd = kt_json_str(cJSON_GetObjectItem(doc, "extra"), "ktraj_cwd");
 	sid = kt_json_str(doc, "session_id");
 	dir = dir_of(rel);
 	stem = stem_of(kt_basename(rel));

@@ -13,6 +13,7 @@
 #include <math.h>
 #include "impx.h"
 #include "jsonstrict.h"
+#include "codex_patch.h"
 
 const char *kt_impx_str2(const cJSON *o, const char *k1, const char *k2)
 {
@@ -931,6 +932,43 @@ int kt_impx_cc_read(kt_imp *imp, const cJSON *args, const char *path,
 	return kt_ws_observe(imp, path, out, strlen(out), payload);
 }
 
+/* Codex's apply_patch, as a Codex import applies it (codex_patch.h): the
+ * patch given to the apply_patch tool (args input, patch, or a string that
+ * is not JSON), or to a shell as `apply_patch <<'EOF'` or argv.  1 when
+ * there was a patch (applied only when ok; one that does not parse changes
+ * nothing: the Codex import counts and warns those), 0 when none, or
+ * KT_E*. */
+static int patch_effects(kt_imp *imp, const char *tool, const cJSON *args,
+			 const char *cmd, const char *cwd, uint64_t call,
+			 int ok)
+{
+	const char *in = NULL, *ps;
+	size_t plen;
+	kt_cpatch *pt = NULL;
+	int rc;
+
+	if (!strcasecmp(tool, "apply_patch") || !strcasecmp(tool, "applypatch")) {
+		in = kt_impx_str2(args, "input", "patch");
+		if (!in)
+			in = kt_json_str(args, "_raw");
+	} else if (cmd && (strstr(cmd, "apply_patch") ||
+			   strstr(cmd, "applypatch"))) {
+		in = cmd;
+	}
+	if (!in || !kt_cpatch_find(in, strlen(in), &ps, &plen))
+		return 0;
+	if (!ok)
+		return 1; /* a failed patch changes nothing */
+	rc = kt_cpatch_parse(ps, plen, &pt, NULL, 0);
+	if (rc == KT_EPARSE || rc == KT_ELIMIT)
+		return 1;
+	if (!rc)
+		rc = kt_cpatch_apply_ws(imp, pt, cwd, call, "apply_patch",
+					NULL, NULL);
+	kt_cpatch_free(pt);
+	return rc < 0 ? rc : 1;
+}
+
 int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 		       const char *cwd, uint64_t call, uint64_t res,
 		       const char *output, int exit_code, int ok, int64_t ts)
@@ -949,13 +987,34 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 	if (name_in(tool, SHELL_TOOLS)) {
 		const char *wd = kt_impx_str2(args, "workdir", "cwd");
 
+		char *dir = NULL;
+
 		if (!wd)
 			wd = kt_json_str(args, "working_directory");
 		if (!(sc = kt_impx_shell_cmd(args)))
 			return 1;
-		rc = kt_shell_classify(imp, call, res, sc, wd ? wd : cwd,
-				       output ? output : "", exit_code, ok, ts);
+		/* a relative workdir is the session's subfolder (Codex) */
+		if (wd && *wd != '/' && cwd && !(dir = kt_ws_path(cwd, wd))) {
+			free(sc);
+			return KT_ENOMEM;
+		}
+		if (dir)
+			wd = dir;
+		/* a patch given to a shell: what the Codex import does */
+		rc = patch_effects(imp, tool, args, sc, wd ? wd : cwd, call,
+				   ok);
+		if (!rc)
+			rc = kt_shell_classify(imp, call, res, sc,
+					       wd ? wd : cwd,
+					       output ? output : "",
+					       exit_code, ok, ts);
+		free(dir);
 		free(sc);
+		return rc < 0 ? rc : 1;
+	}
+	if (!strcasecmp(tool, "apply_patch") ||
+	    !strcasecmp(tool, "applypatch")) {
+		rc = patch_effects(imp, tool, args, NULL, cwd, call, ok);
 		return rc < 0 ? rc : 1;
 	}
 	if (!p)
