@@ -291,6 +291,18 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 				       text, exit_code, ok, ts);
 	if (!rc && cl && ok && !strcmp(cl->name, "Read"))
 		rc = read_results(cc, cl, tur, rseq, text, tn, ts);
+	/* another agent's tool (a Claude Code export of a Codex, OpenHands
+	 * ... run: apply_patch, str_replace_editor, write_file): its effects
+	 * as every other import derives them */
+	if (!rc && cl && strcmp(cl->name, "Bash") && strcmp(cl->name, "Read") &&
+	    strcmp(cl->name, "Write") && strcmp(cl->name, "Edit") &&
+	    strcmp(cl->name, "MultiEdit")) {
+		rc = kt_impx_tool_effects(cc->imp, cl->name, cl->input, cl->cwd,
+					  cl->seq, rseq, text, exit_code, ok,
+					  ts);
+		if (rc > 0)
+			rc = 0;
+	}
 	free(out.s);
 	/* a call has one result (seen_res skips any later one), so its
 	 * input is not read again: held to the end it was most of what the
