@@ -250,6 +250,14 @@ int kt_impx_cc_edit(kt_imp *imp, const char *tool, const cJSON *args,
 int kt_impx_cc_read(kt_imp *imp, const cJSON *args, const char *path,
 		    const char *out, cJSON *payload);
 
+/* OpenCode's tool arguments (filePath, oldString, newString, replaceAll,
+ * also inside edits[]) under the names the shared tool effects read
+ * (file_path, old_string, ...): a new object, the rest copied as it is;
+ * {} for a non-object; NULL when memory runs out.  Caller frees.
+ * kt_impx_tool_effects applies it to args that have filePath and no
+ * file_path. */
+cJSON *kt_impx_opencode_args(const cJSON *in);
+
 /* The shell command of a tool call's args ("command" string or argv
  * list, "cmd", "keystrokes"); malloc'ed or NULL. */
 char *kt_impx_shell_cmd(const cJSON *args);

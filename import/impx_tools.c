@@ -969,6 +969,33 @@ static int patch_effects(kt_imp *imp, const char *tool, const cJSON *args,
 	return rc < 0 ? rc : 1;
 }
 
+cJSON *kt_impx_opencode_args(const cJSON *in)
+{
+	static const char *const map[][2] = {
+		{ "filePath", "file_path" }, { "oldString", "old_string" },
+		{ "newString", "new_string" }, { "replaceAll", "replace_all" },
+		{ NULL, NULL }
+	};
+	cJSON *a = cJSON_IsObject(in) ? cJSON_Duplicate(in, 1) :
+		   cJSON_CreateObject(), *e;
+
+	for (int i = 0; a && map[i][0]; i++) {
+		cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(a, map[i][0]);
+
+		if (v)
+			cJSON_AddItemToObject(a, map[i][1], v);
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(a, "edits"))
+		for (int i = 0; map[i][0]; i++) {
+			cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(
+				e, map[i][0]);
+
+			if (v)
+				cJSON_AddItemToObject(e, map[i][1], v);
+		}
+	return a;
+}
+
 int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 		       const char *cwd, uint64_t call, uint64_t res,
 		       const char *output, int exit_code, int ok, int64_t ts)
@@ -979,6 +1006,17 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 
 	if (!tool || !args)
 		return 0;
+	if (kt_json_str(args, "filePath") && !kt_json_str(args, "file_path")) {
+		/* OpenCode's names (an export of an OpenCode run) */
+		cJSON *a = kt_impx_opencode_args(args);
+
+		if (!a)
+			return KT_ENOMEM;
+		rc = kt_impx_tool_effects(imp, tool, a, cwd, call, res, output,
+					  exit_code, ok, ts);
+		cJSON_Delete(a);
+		return rc;
+	}
 	p = kt_json_str(args, "file_path");
 	if (!p)
 		p = kt_impx_str2(args, "path", "filename");
