@@ -495,6 +495,12 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 				 harness_prompt(text);
 			int human = !sub && !handoff && !cJSON_IsTrue(copied) &&
 				    !hp;
+			/* ktraj's export says who typed it (extra.human) */
+			const cJSON *xh = cJSON_GetObjectItem(
+				cJSON_GetObjectItem(step, "extra"), "human");
+
+			if (cJSON_IsBool(xh))
+				human = !sub && cJSON_IsTrue(xh);
 
 			if (!sub && first_user && text) {
 				x->task_baseline = kt_bench_task_baseline(text);

@@ -93,3 +93,7 @@ assert len(e) == 1 and e[0]["path"] == "/p/k.cu" and e[0]["op"] == "unknown", e'
 	run "$KTRAJ" cat "$run" /p/k.cu
 	[ "$status" -ne 0 ]
 }
+
+@test "round trip of an OpenCode session (write, then edit with its own argument names) keeps its edits and file" {
+	roundtrip "$DATA/import/opencode/tree" /p/k.cu
+}
