@@ -1069,6 +1069,11 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 	    !strcmp(tool, "Read")) {
 		if (!rc)
 			rc = kt_impx_cc_read(imp, args, path, output, NULL);
+		/* a results file read back: its benchmarks, as the Claude
+		 * Code import takes them from the same text */
+		if (!rc && !strcmp(tool, "Read") && ok && output)
+			rc = kt_imp_bench_file(imp, call, res, path, output,
+					       strlen(output), ts);
 		free(path);
 		return rc < 0 ? rc : 1;
 	}

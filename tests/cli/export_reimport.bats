@@ -97,3 +97,21 @@ assert len(e) == 1 and e[0]["path"] == "/p/k.cu" and e[0]["op"] == "unknown", e'
 @test "round trip of an OpenCode session (write, then edit with its own argument names) keeps its edits and file" {
 	roundtrip "$DATA/import/opencode/tree" /p/k.cu
 }
+
+@test "a Claude Code Read of a results file in an STS file gives its benchmark, as the Claude Code import does" {
+	cat >"$BATS_TEST_TMPDIR/results.sts.jsonl" <<'EOF2'
+{"type":"session","harness":"claude-code","id":"fx-results","cwd":"/p"}
+{"type":"message","message":{"role":"user","timestamp":1748779200000,"content":"how fast is k.cu?"}}
+{"type":"message","message":{"role":"assistant","timestamp":1748779201000,"content":"","toolCalls":[{"id":"r1","function":{"name":"Read","arguments":"{\"file_path\":\"/p/results.json\"}"}}]}}
+{"type":"message","message":{"role":"tool","timestamp":1748779202000,"toolCallId":"r1","content":"{\"kernel\": \"softmax\", \"time_ms\": 0.118, \"speedup\": 15.9}\n"}}
+EOF2
+	"$KTRAJ" import "$BATS_TEST_TMPDIR/results.sts.jsonl" >/dev/null
+	run=$(first_run "$KTRAJ_STORE")
+	run "$KTRAJ" log "$run" --kind bench --json
+	[ "$status" -eq 0 ]
+	echo "$output"
+	echo "$output" | python3 -c '
+import json,sys
+b=[json.loads(l) for l in sys.stdin]
+assert len(b) == 1 and b[0]["time_ms"] == 0.118 and b[0]["source"] == "/p/results.json", b'
+}
