@@ -250,6 +250,13 @@ int kt_impx_cc_edit(kt_imp *imp, const char *tool, const cJSON *args,
 int kt_impx_cc_read(kt_imp *imp, const cJSON *args, const char *path,
 		    const char *out, cJSON *payload);
 
+/* The editor arguments inside OpenHands's translated_ipython_code
+ * ("print(file_editor(**{'command': 'create', ...}))") as a new object
+ * (kt_impx_pylit of the dict); NULL when code is NULL, holds no such
+ * dict, or memory runs out.  Caller frees.  kt_impx_tool_effects reads
+ * an editor tool's arguments from it when they name no command. */
+cJSON *kt_impx_ipython_args(const char *code);
+
 /* OpenCode's tool arguments (filePath, oldString, newString, replaceAll,
  * also inside edits[]) under the names the shared tool effects read
  * (file_path, old_string, ...): a new object, the rest copied as it is;

@@ -969,6 +969,19 @@ static int patch_effects(kt_imp *imp, const char *tool, const cJSON *args,
 	return rc < 0 ? rc : 1;
 }
 
+cJSON *kt_impx_ipython_args(const char *code)
+{
+	const char *s = code ? strstr(code, "(**{") : NULL, *e;
+
+	if (!s)
+		return NULL;
+	s += 3;
+	e = strrchr(s, '}');
+	if (!e)
+		return NULL;
+	return kt_impx_pylit(s, (size_t)(e - s) + 1);
+}
+
 cJSON *kt_impx_opencode_args(const cJSON *in)
 {
 	static const char *const map[][2] = {
@@ -1016,6 +1029,20 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 					  exit_code, ok, ts);
 		cJSON_Delete(a);
 		return rc;
+	}
+	if (name_in(tool, EDITOR_TOOLS) && !kt_json_str(args, "command") &&
+	    kt_json_str(args, "translated_ipython_code")) {
+		/* OpenHands's editor action (an export of an OpenHands run):
+		 * its arguments are in the Python call, as its import reads
+		 * them */
+		cJSON *a = kt_impx_ipython_args(kt_json_str(
+			args, "translated_ipython_code"));
+
+		if (a && kt_json_str(a, "command"))
+			rc = kt_impx_tool_effects(imp, tool, a, cwd, call, res,
+						  output, exit_code, ok, ts);
+		cJSON_Delete(a);
+		return rc < 0 ? rc : 1;
 	}
 	p = kt_json_str(args, "file_path");
 	if (!p)

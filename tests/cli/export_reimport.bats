@@ -115,3 +115,21 @@ import json,sys
 b=[json.loads(l) for l in sys.stdin]
 assert len(b) == 1 and b[0]["time_ms"] == 0.118 and b[0]["source"] == "/p/results.json", b'
 }
+
+@test "an OpenHands editor action whose arguments are in translated_ipython_code comes back as its edit after an sts round trip" {
+	"$KTRAJ" import "$DATA/import/openhands/events.json" >/dev/null 2>&1
+	run=$(first_run "$KTRAJ_STORE")
+	"$KTRAJ" export "$run" --format sts -o "$BATS_TEST_TMPDIR/oh.sts"
+	"$KTRAJ" --store "$BATS_TEST_TMPDIR/s2" import "$BATS_TEST_TMPDIR/oh.sts" >/dev/null
+	r2=$(first_run "$BATS_TEST_TMPDIR/s2")
+	run "$KTRAJ" --store "$BATS_TEST_TMPDIR/s2" log "$r2" --kind edit --json
+	[ "$status" -eq 0 ]
+	echo "$output"
+	echo "$output" | python3 -c '
+import json,sys
+e=[(r["path"], r["op"]) for r in map(json.loads, sys.stdin)]
+assert ("/ws/c.txt", "create") in e, e'
+	run "$KTRAJ" --store "$BATS_TEST_TMPDIR/s2" cat "$r2" /ws/c.txt
+	[ "$status" -eq 0 ]
+	[ "$output" = "$("$KTRAJ" cat "$run" /ws/c.txt)" ]
+}
