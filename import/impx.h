@@ -207,7 +207,16 @@ int kt_impx_exit_code(const char *out, int *rc);
  *             str_replace_editor/file_editor/edit_file (command create,
  *             str_replace, insert), SWE-agent's `create`.
  *   shell   - Bash/bash/shell/execute_bash/exec_command/run/bash_command
- *             and friends: kt_shell_classify(cmd, cwd, output, exit).
+ *             and friends: kt_shell_classify(cmd, cwd, output, exit); a
+ *             relative workdir/cwd argument resolves against cwd; a
+ *             command that holds an apply_patch patch applies it instead.
+ *   Claude Code's Write/Edit/MultiEdit (kt_impx_cc_edit) and Read (its
+ *             text as the file, kt_impx_cc_read; a results file's
+ *             benchmarks, kt_imp_bench_file); Codex's apply_patch
+ *             (codex_patch.h).
+ * Arguments under OpenCode's names (filePath, ...: kt_impx_opencode_args)
+ * and OpenHands's editor arguments in translated_ipython_code
+ * (kt_impx_ipython_args) are read as the others.
  * Called after the tool_result (res = its seq, 0 when there is none).
  * Edits happen only when ok.  Returns 1 when the tool was recognized, 0
  * when not, or a negative KT_E* code.
