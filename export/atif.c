@@ -394,7 +394,7 @@ static int write_atif(kt_store *s, const kt_export_args *args, char *err,
 	cJSON *doc = NULL, *agent, *fm, *extra;
 	kt_redactor *r = NULL;
 	char *text = NULL;
-	char name[512] = "", format[64] = "";
+	char name[512] = "", format[64] = "", cwd[1024] = "";
 	int rc;
 
 	rc = kt_run_get(s, run, &ri);
@@ -405,6 +405,18 @@ static int write_atif(kt_store *s, const kt_export_args *args, char *err,
 	/* kt_run_info strings die at the next store call: copy them. */
 	snprintf(name, sizeof(name), "%s", ri.name ? ri.name : "");
 	snprintf(format, sizeof(format), "%s", ri.format ? ri.format : "");
+	{
+		/* the run's directory (as the STS and OTLP exports write it:
+		 * agentx.c), so that an import resolves relative paths of
+		 * tool calls as the import the run came from did */
+		cJSON *meta = ri.meta_json ? cJSON_Parse(ri.meta_json) : NULL;
+		const char *c = kt_json_str(meta, "cwd") ? kt_json_str(meta, "cwd") :
+			kt_json_str(cJSON_GetObjectItemCaseSensitive(meta,
+							"session"), "cwd");
+
+		snprintf(cwd, sizeof(cwd), "%s", c ? c : "");
+		cJSON_Delete(meta);
+	}
 	doc = cJSON_CreateObject();
 	a.steps = cJSON_CreateArray();
 	if (!doc || !a.steps) {
@@ -437,6 +449,8 @@ static int write_atif(kt_store *s, const kt_export_args *args, char *err,
 	cJSON_AddStringToObject(extra, "ktraj_run", run);
 	cJSON_AddStringToObject(extra, "ktraj_name", name);
 	cJSON_AddStringToObject(extra, "ktraj_format", format);
+	if (*cwd)
+		cJSON_AddStringToObject(extra, "ktraj_cwd", cwd);
 	if (redact) {
 		r = kt_redactor_new();
 		if (!r || kt_redact_json(r, doc)) {

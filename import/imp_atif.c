@@ -50,6 +50,9 @@ typedef struct atx {
 	kt_strmap visited; /* rel of files imported into this run */
 	kt_strmap later;   /* call id -> 1: calls that some step holds */
 	const char *task_baseline; /* the baseline the task prompt names */
+	const char *cwd;   /* extra.ktraj_cwd of the main document (ktraj's
+			      export): relative tool paths resolve there;
+			      NULL none */
 	int64_t last_ts;   /* of the latest step: the verdict's time */
 } atx;
 
@@ -194,7 +197,7 @@ static int emit_result(atx *x, const kt_file *f, const char *cid,
 	if (rc || !c)
 		return rc;
 	c->answered = 1;
-	rc = kt_impx_tool_effects(x->imp, c->tool, c->args, NULL, c->seq, rseq,
+	rc = kt_impx_tool_effects(x->imp, c->tool, c->args, x->cwd, c->seq, rseq,
 				content, ec, ok, ts);
 	return rc < 0 ? rc : 0;
 }
@@ -454,7 +457,7 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 		char **ids = NULL;
 		size_t ncalls = 0, k, paired = 0, nres;
 		uint64_t mseq = 0;
-		cJSON *m;
+		cJSON *m, *carry = NULL;
 
 		spv = kt_impx_span_at(spans, nspans, (long)line);
 		line++;
@@ -492,6 +495,12 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 				 harness_prompt(text);
 			int human = !sub && !handoff && !cJSON_IsTrue(copied) &&
 				    !hp;
+			/* ktraj's export says who typed it (extra.human) */
+			const cJSON *xh = cJSON_GetObjectItem(
+				cJSON_GetObjectItem(step, "extra"), "human");
+
+			if (cJSON_IsBool(xh))
+				human = !sub && cJSON_IsTrue(xh);
 
 			if (!sub && first_user && text) {
 				x->task_baseline = kt_bench_task_baseline(text);
@@ -565,9 +574,19 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 			}
 			if (sub)
 				cJSON_AddStringToObject(m, "subagent", actor + 6);
-			rc = add_images(x, f, dir, msgv, m);
-			if (!rc)
-				rc = emit_msg(x, f, m, actor, ts, sp, &mseq);
+			if ((!text || !*text) && !cJSON_IsArray(msgv) &&
+			    cJSON_GetArraySize(tcs) > 0) {
+				/* a turn of tool calls only (ATIF requires a
+				 * message, so "" stands for none): no empty
+				 * message, its usage and extra go on its first
+				 * call, as a Claude Code import keeps them */
+				carry = m;
+			} else {
+				rc = add_images(x, f, dir, msgv, m);
+				if (!rc)
+					rc = emit_msg(x, f, m, actor, ts, sp,
+						      &mseq);
+			}
 		}
 		if (rc)
 			goto next;
@@ -608,6 +627,18 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 			if (sub)
 				cJSON_AddStringToObject(pl, "subagent",
 							actor + 6);
+			if (carry) {
+				cJSON *it;
+
+				if ((it = cJSON_DetachItemFromObjectCaseSensitive(
+					     carry, "usage")))
+					cJSON_AddItemToObject(pl, "usage", it);
+				if ((it = cJSON_DetachItemFromObjectCaseSensitive(
+					     carry, "extra")))
+					cJSON_AddItemToObject(pl, "extra", it);
+				cJSON_Delete(carry);
+				carry = NULL;
+			}
 			kept = cJSON_Duplicate(args, 1);
 			if ((rc = kt_impx_emit_valid(x->imp, f == x->top ? NULL : f,
 					     KT_KIND_TOOL_CALL, mseq, ts, actor,
@@ -714,12 +745,13 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 
 			if (c && !c->answered && !ob && c->args) {
 				rc = kt_impx_tool_effects(x->imp, c->tool, c->args,
-							NULL, c->seq, 0, "", -1,
+							x->cwd, c->seq, 0, "", -1,
 							1, ts);
 				rc = rc < 0 ? rc : 0;
 			}
 		}
 next:
+		cJSON_Delete(carry);
 		for (k = 0; ids && k < ncalls; k++)
 			free(ids[k]);
 		free(ids);
@@ -930,6 +962,7 @@ static int import_main(kt_imp *imp, const kt_file *top, const kt_file *mf,
 	memset(&x, 0, sizeof(x));
 	x.imp = imp;
 	x.top = top;
+	x.cwd = kt_json_str(cJSON_GetObjectItem(doc, "extra"), "ktraj_cwd");
 	sid = kt_json_str(doc, "session_id");
 	dir = dir_of(rel);
 	stem = stem_of(kt_basename(rel));

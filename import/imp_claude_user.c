@@ -10,31 +10,6 @@
 
 /* ---- tool results ------------------------------------------------------ */
 
-/* Apply (old -> new) once or everywhere to buf; 0 on success.  An empty
- * old names the whole of an empty file (a Write-like first edit). */
-static int str_apply(char **buf, size_t *len, const char *o, const char *nw,
-		     int all)
-{
-	size_t w;
-	char *out;
-
-	if (!*o) {
-		if (*len)
-			return -1;
-		w = strlen(nw);
-		out = strdup(nw);
-	} else {
-		out = kt_str_replace(*buf, *len, o, strlen(o), nw, strlen(nw),
-				     all, &w);
-	}
-	if (!out)
-		return -1;
-	free(*buf);
-	*buf = out;
-	*len = w;
-	return 0;
-}
-
 static char *tool_path(const struct call *cl, const cJSON *tur)
 {
 	const char *p = cJSON_IsObject(tur) ? jstr(tur, "filePath") : NULL;
@@ -90,85 +65,19 @@ static int observe(struct cc *cc, const struct call *cl, const cJSON *tur,
 	return rc;
 }
 
-/* The change a successful edit tool made (after its result is emitted). */
+/* The change a successful edit tool made (after its result is emitted):
+ * the shared Claude Code file tools (impx.h), which viewer exports of a
+ * session (STS, OTLP, ATIF) go through too. */
 static int apply_edit(struct cc *cc, const struct call *cl, const cJSON *tur)
 {
-	const char *tn = cl->name;
-	char *path = tool_path(cl, tur), *buf = NULL;
-	const char *cur;
-	size_t len = 0;
-	int rc = 0;
+	char *path = tool_path(cl, tur);
+	int rc;
 
 	if (!path)
 		return 0;
-	if (!strcmp(tn, "Write")) {
-		const char *c = jstr(cl->input, "content");
-
-		if (!c && cJSON_IsObject(tur))
-			c = jstr(tur, "content");
-		if (c)
-			rc = kt_ws_write(cc->imp, path, c, strlen(c), cl->seq,
-					 "Write");
-		goto out;
-	}
-	cur = kt_ws_get(cc->imp, path, &len);
-	if (cur) {
-		buf = kt_memdupz(cur, len);
-		if (!buf) {
-			rc = KT_ENOMEM;
-			goto out;
-		}
-	} else {
-		buf = strdup("");
-		len = 0;
-		if (!buf) {
-			rc = KT_ENOMEM;
-			goto out;
-		}
-	}
-	if (!strcmp(tn, "Edit")) {
-		const char *o = jstr(cl->input, "old_string");
-		const char *n = jstr(cl->input, "new_string");
-
-		if (!o && cJSON_IsObject(tur))
-			o = jstr(tur, "oldString");
-		if (!n && cJSON_IsObject(tur))
-			n = jstr(tur, "newString");
-		int all = cJSON_IsTrue(jget(cl->input, "replace_all"));
-
-		if (!o || !n)
-			goto out;
-		/* the edit succeeded on content we do not know (no Read
-		 * before it, originalFile null) or not as we believed it:
-		 * still an edit, of unknown result, its hunk kept */
-		if ((!cur && *o) || str_apply(&buf, &len, o, n, all)) {
-			rc = kt_ws_edit_unknown(cc->imp, path, o, n, all,
-						cl->seq, tn);
-			goto out;
-		}
-	} else if (!strcmp(tn, "MultiEdit")) {
-		const cJSON *edits = jget(cl->input, "edits"), *e;
-
-		if (!cJSON_IsArray(edits) || (!cur && cJSON_GetArraySize(edits) &&
-		    jstr(cJSON_GetArrayItem(edits, 0), "old_string") &&
-		    *jstr(cJSON_GetArrayItem(edits, 0), "old_string")))
-			goto out;
-		cJSON_ArrayForEach(e, edits) {
-			const char *o = jstr(e, "old_string");
-			const char *n = jstr(e, "new_string");
-
-			if (!o || !n || str_apply(&buf, &len, o, n,
-				cJSON_IsTrue(jget(e, "replace_all"))))
-				goto out;
-		}
-	} else {
-		goto out;
-	}
-	rc = kt_ws_write(cc->imp, path, buf, len, cl->seq, tn);
-out:
-	free(buf);
+	rc = kt_impx_cc_edit(cc->imp, cl->name, cl->input, tur, path, cl->seq);
 	free(path);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 /* toolUseResult without what the payload already holds (big copies).  Only
@@ -382,6 +291,18 @@ static int handle_result(struct cc *cc, const struct pline *pl,
 				       text, exit_code, ok, ts);
 	if (!rc && cl && ok && !strcmp(cl->name, "Read"))
 		rc = read_results(cc, cl, tur, rseq, text, tn, ts);
+	/* another agent's tool (a Claude Code export of a Codex, OpenHands
+	 * ... run: apply_patch, str_replace_editor, write_file): its effects
+	 * as every other import derives them */
+	if (!rc && cl && strcmp(cl->name, "Bash") && strcmp(cl->name, "Read") &&
+	    strcmp(cl->name, "Write") && strcmp(cl->name, "Edit") &&
+	    strcmp(cl->name, "MultiEdit")) {
+		rc = kt_impx_tool_effects(cc->imp, cl->name, cl->input, cl->cwd,
+					  cl->seq, rseq, text, exit_code, ok,
+					  ts);
+		if (rc > 0)
+			rc = 0;
+	}
 	free(out.s);
 	/* a call has one result (seen_res skips any later one), so its
 	 * input is not read again: held to the end it was most of what the

@@ -141,39 +141,11 @@ static int sort_array(cJSON *arr, int (*cmp)(const void *, const void *))
 }
 
 /* ---- emitting one session --------------------------------------------- */
-/* OpenCode's tool arguments in the names the shared analysis reads. */
-static cJSON *norm_args(const cJSON *in)
-{
-	static const char *const map[][2] = {
-		{ "filePath", "file_path" }, { "oldString", "old_string" },
-		{ "newString", "new_string" }, { "replaceAll", "replace_all" },
-		{ NULL, NULL }
-	};
-	cJSON *a = cJSON_IsObject(in) ? cJSON_Duplicate(in, 1) :
-		   cJSON_CreateObject(), *e;
-
-	for (int i = 0; a && map[i][0]; i++) {
-		cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(a, map[i][0]);
-
-		if (v)
-			cJSON_AddItemToObject(a, map[i][1], v);
-	}
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(a, "edits"))
-		for (int i = 0; map[i][0]; i++) {
-			cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(
-				e, map[i][0]);
-
-			if (v)
-				cJSON_AddItemToObject(e, map[i][1], v);
-		}
-	return a;
-}
-
 static int effects(kt_conv *cv, const char *tool, const cJSON *args,
 		   uint64_t call, uint64_t res, const char *out, int ok,
 		   int64_t ts)
 {
-	cJSON *a = norm_args(args);
+	cJSON *a = kt_impx_opencode_args(args);
 	int rc;
 
 	if (!a)

@@ -323,21 +323,6 @@ static int range_edit(ohx *x, const char *path, long s, long e,
 				  : rc;
 }
 
-/* The editor arguments inside translated_ipython_code:
- * "print(file_editor(**{'command': 'create', 'path': ..., ...}))". */
-static cJSON *ipython_args(const char *code)
-{
-	const char *s = code ? strstr(code, "(**{") : NULL, *e;
-
-	if (!s)
-		return NULL;
-	s += 3;
-	e = strrchr(s, '}');
-	if (!e)
-		return NULL;
-	return kt_impx_pylit(s, (size_t)(e - s) + 1);
-}
-
 /* A unified diff that creates a file ("@@ -0,0 +1,N @@", all lines '+'):
  * the new content, malloc'ed; NULL for anything else. */
 static char *creation_diff(const char *d)
@@ -499,7 +484,7 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 			const cJSON *st = cJSON_GetObjectItem(c->args, "start");
 			const cJSON *en = cJSON_GetObjectItem(c->args, "end");
 
-			cJSON *ipy = cmd ? NULL : ipython_args(kt_json_str(
+			cJSON *ipy = cmd ? NULL : kt_impx_ipython_args(kt_json_str(
 				c->args, "translated_ipython_code"));
 			char *created = NULL;
 

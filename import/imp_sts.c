@@ -61,6 +61,17 @@ static int begin(stsx *x, const cJSON *hdr)
 		cJSON_AddStringToObject(meta, "harness", h);
 	if (id)
 		cJSON_AddStringToObject(meta, "session_id", id);
+	/* ktraj's STS export writes the session's directory in the header:
+	 * relative paths of tool calls resolve against it, as they did in
+	 * the import the run came from */
+	if (kt_json_str(hdr, "cwd") && *kt_json_str(hdr, "cwd")) {
+		free(x->cv.cwd);
+		if (!(x->cv.cwd = strdup(kt_json_str(hdr, "cwd")))) {
+			cJSON_Delete(meta);
+			return KT_ENOMEM;
+		}
+		cJSON_AddStringToObject(meta, "cwd", x->cv.cwd);
+	}
 	cJSON_AddStringToObject(meta, "source", x->cv.f->rel ? x->cv.f->rel :
 				x->cv.f->path);
 	x->begun = 1;

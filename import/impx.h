@@ -207,7 +207,16 @@ int kt_impx_exit_code(const char *out, int *rc);
  *             str_replace_editor/file_editor/edit_file (command create,
  *             str_replace, insert), SWE-agent's `create`.
  *   shell   - Bash/bash/shell/execute_bash/exec_command/run/bash_command
- *             and friends: kt_shell_classify(cmd, cwd, output, exit).
+ *             and friends: kt_shell_classify(cmd, cwd, output, exit); a
+ *             relative workdir/cwd argument resolves against cwd; a
+ *             command that holds an apply_patch patch applies it instead.
+ *   Claude Code's Write/Edit/MultiEdit (kt_impx_cc_edit) and Read (its
+ *             text as the file, kt_impx_cc_read; a results file's
+ *             benchmarks, kt_imp_bench_file); Codex's apply_patch
+ *             (codex_patch.h).
+ * Arguments under OpenCode's names (filePath, ...: kt_impx_opencode_args)
+ * and OpenHands's editor arguments in translated_ipython_code
+ * (kt_impx_ipython_args) are read as the others.
  * Called after the tool_result (res = its seq, 0 when there is none).
  * Edits happen only when ok.  Returns 1 when the tool was recognized, 0
  * when not, or a negative KT_E* code.
@@ -215,6 +224,55 @@ int kt_impx_exit_code(const char *out, int *rc);
 int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 		       const char *cwd, uint64_t call, uint64_t res,
 		       const char *output, int exit_code, int ok, int64_t ts);
+
+/*
+ * Claude Code's file tools as a Claude Code import applies them, shared by
+ * that import and every other whose tool calls carry them (a viewer export
+ * of a Claude Code session: STS, OTLP, ATIF).  After a successful result of
+ * tool call `call` (seq) on workspace file `path` (absolute: kt_ws_path):
+ *   Write     - args.content (else res.content) becomes the file;
+ *   Edit      - args old_string -> new_string (res oldString/newString
+ *               when args lack them), every occurrence with replace_all;
+ *               on content the workspace does not know, or that does not
+ *               hold old_string, still an edit: kt_ws_edit_unknown;
+ *   MultiEdit - args.edits[] applied in order, one edit event for all;
+ *               nothing when one of them does not apply.
+ * res: the source's own record of the result (Claude Code's
+ * toolUseResult), NULL when the source has none.  Tool names are matched
+ * exactly ("Edit", not "edit": other agents' tools of that name take
+ * other arguments).  Returns 1 when tool is one of the three (path NULL:
+ * nothing done), 0 when not, or KT_ENOMEM / what kt_ws_write returns.
+ */
+int kt_impx_cc_edit(kt_imp *imp, const char *tool, const cJSON *args,
+		    const cJSON *res, const char *path, uint64_t call);
+
+/*
+ * The result text `out` of a successful Claude Code Read of workspace file
+ * `path` (args: the call's input) as the file's whole content, through
+ * kt_ws_observe (payload as there, may be NULL), so that later Edits apply
+ * to it.  Only a Read without offset or limit whose text is the file's own
+ * bytes counts: a `cat -n` listing ("     1\t", "     1→", as Claude Code
+ * writes it: the cut long lines and final newline no longer show), a text
+ * with a <system-reminder> appended, or an empty text is not taken (the
+ * file stays unknown).  Returns 0 or KT_ENOMEM.
+ */
+int kt_impx_cc_read(kt_imp *imp, const cJSON *args, const char *path,
+		    const char *out, cJSON *payload);
+
+/* The editor arguments inside OpenHands's translated_ipython_code
+ * ("print(file_editor(**{'command': 'create', ...}))") as a new object
+ * (kt_impx_pylit of the dict); NULL when code is NULL, holds no such
+ * dict, or memory runs out.  Caller frees.  kt_impx_tool_effects reads
+ * an editor tool's arguments from it when they name no command. */
+cJSON *kt_impx_ipython_args(const char *code);
+
+/* OpenCode's tool arguments (filePath, oldString, newString, replaceAll,
+ * also inside edits[]) under the names the shared tool effects read
+ * (file_path, old_string, ...): a new object, the rest copied as it is;
+ * {} for a non-object; NULL when memory runs out.  Caller frees.
+ * kt_impx_tool_effects applies it to args that have filePath and no
+ * file_path. */
+cJSON *kt_impx_opencode_args(const cJSON *in);
 
 /* The shell command of a tool call's args ("command" string or argv
  * list, "cmd", "keystrokes"); malloc'ed or NULL. */

@@ -13,6 +13,7 @@
 #include <math.h>
 #include "impx.h"
 #include "jsonstrict.h"
+#include "codex_patch.h"
 
 const char *kt_impx_str2(const cJSON *o, const char *k1, const char *k2)
 {
@@ -806,6 +807,208 @@ static int do_replace(kt_imp *imp, const char *path, const cJSON *o,
 				  : rc;
 }
 
+/* ---- Claude Code's file tools -------------------------------------------- */
+/* Apply (old -> new) once or everywhere to buf; 0 on success.  An empty
+ * old names the whole of an empty file (a Write-like first edit). */
+static int str_apply(char **buf, size_t *len, const char *o, const char *nw,
+		     int all)
+{
+	size_t w;
+	char *out;
+
+	if (!*o) {
+		if (*len)
+			return -1;
+		w = strlen(nw);
+		out = strdup(nw);
+	} else {
+		out = kt_str_replace(*buf, *len, o, strlen(o), nw, strlen(nw),
+				     all, &w);
+	}
+	if (!out)
+		return -1;
+	free(*buf);
+	*buf = out;
+	*len = w;
+	return 0;
+}
+
+/* Member k of o when o is an object and k a string there, else NULL. */
+static const char *ostr(const cJSON *o, const char *k)
+{
+	return cJSON_IsObject(o) ? kt_json_str(o, k) : NULL;
+}
+
+int kt_impx_cc_edit(kt_imp *imp, const char *tool, const cJSON *args,
+		    const cJSON *res, const char *path, uint64_t call)
+{
+	const char *cur;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = 0;
+
+	if (!tool || (strcmp(tool, "Write") && strcmp(tool, "Edit") &&
+		      strcmp(tool, "MultiEdit")))
+		return 0;
+	if (!path)
+		return 1;
+	if (!strcmp(tool, "Write")) {
+		const char *c = ostr(args, "content");
+
+		if (!c)
+			c = ostr(res, "content");
+		if (c)
+			rc = kt_ws_write(imp, path, c, strlen(c), call, "Write");
+		return rc < 0 ? rc : 1;
+	}
+	cur = kt_ws_get(imp, path, &len);
+	buf = cur ? kt_memdupz(cur, len) : strdup("");
+	if (!cur)
+		len = 0;
+	if (!buf)
+		return KT_ENOMEM;
+	if (!strcmp(tool, "Edit")) {
+		const char *o = ostr(args, "old_string");
+		const char *n = ostr(args, "new_string");
+		int all = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+			args, "replace_all"));
+
+		if (!o)
+			o = ostr(res, "oldString");
+		if (!n)
+			n = ostr(res, "newString");
+		if (!o || !n)
+			goto out;
+		/* the edit succeeded on content we do not know (no Read
+		 * before it, originalFile null) or not as we believed it:
+		 * still an edit, of unknown result, its hunk kept */
+		if ((!cur && *o) || str_apply(&buf, &len, o, n, all)) {
+			rc = kt_ws_edit_unknown(imp, path, o, n, all, call,
+						tool);
+			goto out;
+		}
+	} else {
+		const cJSON *edits = cJSON_GetObjectItemCaseSensitive(args,
+								      "edits");
+		const cJSON *e;
+
+		if (!cJSON_IsArray(edits) || (!cur && cJSON_GetArraySize(edits) &&
+		    ostr(cJSON_GetArrayItem(edits, 0), "old_string") &&
+		    *ostr(cJSON_GetArrayItem(edits, 0), "old_string")))
+			goto out;
+		cJSON_ArrayForEach(e, edits) {
+			const char *o = ostr(e, "old_string");
+			const char *n = ostr(e, "new_string");
+
+			if (!o || !n || str_apply(&buf, &len, o, n,
+				cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+					e, "replace_all"))))
+				goto out;
+		}
+	}
+	rc = kt_ws_write(imp, path, buf, len, call, tool);
+out:
+	free(buf);
+	return rc < 0 ? rc : 1;
+}
+
+int kt_impx_cc_read(kt_imp *imp, const cJSON *args, const char *path,
+		    const char *out, cJSON *payload)
+{
+	const char *p;
+
+	if (!path || !out || !*out)
+		return 0;
+	/* a part of the file, or a listing whose line numbers, cut long
+	 * lines and final newline no longer show the bytes */
+	if (cJSON_GetObjectItemCaseSensitive(args, "offset") ||
+	    cJSON_GetObjectItemCaseSensitive(args, "limit") ||
+	    strstr(out, "<system-reminder>"))
+		return 0;
+	for (p = out; *p == ' '; p++)
+		;
+	if (*p == '1' && (p[1] == '\t' || !strncmp(p + 1, "\xe2\x86\x92", 3)))
+		return 0;
+	return kt_ws_observe(imp, path, out, strlen(out), payload);
+}
+
+/* Codex's apply_patch, as a Codex import applies it (codex_patch.h): the
+ * patch given to the apply_patch tool (args input, patch, or a string that
+ * is not JSON), or to a shell as `apply_patch <<'EOF'` or argv.  1 when
+ * there was a patch (applied only when ok; one that does not parse changes
+ * nothing: the Codex import counts and warns those), 0 when none, or
+ * KT_E*. */
+static int patch_effects(kt_imp *imp, const char *tool, const cJSON *args,
+			 const char *cmd, const char *cwd, uint64_t call,
+			 int ok)
+{
+	const char *in = NULL, *ps;
+	size_t plen;
+	kt_cpatch *pt = NULL;
+	int rc;
+
+	if (!strcasecmp(tool, "apply_patch") || !strcasecmp(tool, "applypatch")) {
+		in = kt_impx_str2(args, "input", "patch");
+		if (!in)
+			in = kt_json_str(args, "_raw");
+	} else if (cmd && (strstr(cmd, "apply_patch") ||
+			   strstr(cmd, "applypatch"))) {
+		in = cmd;
+	}
+	if (!in || !kt_cpatch_find(in, strlen(in), &ps, &plen))
+		return 0;
+	if (!ok)
+		return 1; /* a failed patch changes nothing */
+	rc = kt_cpatch_parse(ps, plen, &pt, NULL, 0);
+	if (rc == KT_EPARSE || rc == KT_ELIMIT)
+		return 1;
+	if (!rc)
+		rc = kt_cpatch_apply_ws(imp, pt, cwd, call, "apply_patch",
+					NULL, NULL);
+	kt_cpatch_free(pt);
+	return rc < 0 ? rc : 1;
+}
+
+cJSON *kt_impx_ipython_args(const char *code)
+{
+	const char *s = code ? strstr(code, "(**{") : NULL, *e;
+
+	if (!s)
+		return NULL;
+	s += 3;
+	e = strrchr(s, '}');
+	if (!e)
+		return NULL;
+	return kt_impx_pylit(s, (size_t)(e - s) + 1);
+}
+
+cJSON *kt_impx_opencode_args(const cJSON *in)
+{
+	static const char *const map[][2] = {
+		{ "filePath", "file_path" }, { "oldString", "old_string" },
+		{ "newString", "new_string" }, { "replaceAll", "replace_all" },
+		{ NULL, NULL }
+	};
+	cJSON *a = cJSON_IsObject(in) ? cJSON_Duplicate(in, 1) :
+		   cJSON_CreateObject(), *e;
+
+	for (int i = 0; a && map[i][0]; i++) {
+		cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(a, map[i][0]);
+
+		if (v)
+			cJSON_AddItemToObject(a, map[i][1], v);
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(a, "edits"))
+		for (int i = 0; map[i][0]; i++) {
+			cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(
+				e, map[i][0]);
+
+			if (v)
+				cJSON_AddItemToObject(e, map[i][1], v);
+		}
+	return a;
+}
+
 int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 		       const char *cwd, uint64_t call, uint64_t res,
 		       const char *output, int exit_code, int ok, int64_t ts)
@@ -816,6 +1019,31 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 
 	if (!tool || !args)
 		return 0;
+	if (kt_json_str(args, "filePath") && !kt_json_str(args, "file_path")) {
+		/* OpenCode's names (an export of an OpenCode run) */
+		cJSON *a = kt_impx_opencode_args(args);
+
+		if (!a)
+			return KT_ENOMEM;
+		rc = kt_impx_tool_effects(imp, tool, a, cwd, call, res, output,
+					  exit_code, ok, ts);
+		cJSON_Delete(a);
+		return rc;
+	}
+	if (name_in(tool, EDITOR_TOOLS) && !kt_json_str(args, "command") &&
+	    kt_json_str(args, "translated_ipython_code")) {
+		/* OpenHands's editor action (an export of an OpenHands run):
+		 * its arguments are in the Python call, as its import reads
+		 * them */
+		cJSON *a = kt_impx_ipython_args(kt_json_str(
+			args, "translated_ipython_code"));
+
+		if (a && kt_json_str(a, "command"))
+			rc = kt_impx_tool_effects(imp, tool, a, cwd, call, res,
+						  output, exit_code, ok, ts);
+		cJSON_Delete(a);
+		return rc < 0 ? rc : 1;
+	}
 	p = kt_json_str(args, "file_path");
 	if (!p)
 		p = kt_impx_str2(args, "path", "filename");
@@ -824,13 +1052,34 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 	if (name_in(tool, SHELL_TOOLS)) {
 		const char *wd = kt_impx_str2(args, "workdir", "cwd");
 
+		char *dir = NULL;
+
 		if (!wd)
 			wd = kt_json_str(args, "working_directory");
 		if (!(sc = kt_impx_shell_cmd(args)))
 			return 1;
-		rc = kt_shell_classify(imp, call, res, sc, wd ? wd : cwd,
-				       output ? output : "", exit_code, ok, ts);
+		/* a relative workdir is the session's subfolder (Codex) */
+		if (wd && *wd != '/' && cwd && !(dir = kt_ws_path(cwd, wd))) {
+			free(sc);
+			return KT_ENOMEM;
+		}
+		if (dir)
+			wd = dir;
+		/* a patch given to a shell: what the Codex import does */
+		rc = patch_effects(imp, tool, args, sc, wd ? wd : cwd, call,
+				   ok);
+		if (!rc)
+			rc = kt_shell_classify(imp, call, res, sc,
+					       wd ? wd : cwd,
+					       output ? output : "",
+					       exit_code, ok, ts);
+		free(dir);
 		free(sc);
+		return rc < 0 ? rc : 1;
+	}
+	if (!strcasecmp(tool, "apply_patch") ||
+	    !strcasecmp(tool, "applypatch")) {
+		rc = patch_effects(imp, tool, args, NULL, cwd, call, ok);
 		return rc < 0 ? rc : 1;
 	}
 	if (!p)
@@ -841,6 +1090,20 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 		return 1; /* a failed call changes nothing */
 	if (!(path = kt_ws_path(cwd, p)))
 		return KT_ENOMEM;
+	/* Claude Code's own tools, carried by a viewer export of its
+	 * session (STS, OTLP, ATIF): the edits a Claude Code import makes */
+	if ((rc = kt_impx_cc_edit(imp, tool, args, NULL, path, call)) ||
+	    !strcmp(tool, "Read")) {
+		if (!rc)
+			rc = kt_impx_cc_read(imp, args, path, output, NULL);
+		/* a results file read back: its benchmarks, as the Claude
+		 * Code import takes them from the same text */
+		if (!rc && !strcmp(tool, "Read") && ok && output)
+			rc = kt_imp_bench_file(imp, call, res, path, output,
+					       strlen(output), ts);
+		free(path);
+		return rc < 0 ? rc : 1;
+	}
 	if (name_in(tool, EDITOR_TOOLS)) {
 		cmd = kt_json_str(args, "command");
 		if (cmd && strcmp(cmd, "create") == 0) {

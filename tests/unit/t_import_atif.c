@@ -218,7 +218,18 @@ static void t_plain_files(void **st)
 	assert_int_equal(it_import(&c, NULL, 0, 1, q), 0);
 	assert_int_equal(c.nruns, 1);
 	k = it_count(&c, c.runs[0].id);
-	IT_EXPECT(k, 2, 1, 1, 1, 0); /* base of the edit unknown here */
+	/* the base of the Edit is unknown here: still an edit, of unknown
+	 * result, as a Claude Code import records it (kt_impx_cc_edit) */
+	IT_EXPECT(k, 2, 1, 1, 1, 1);
+	{
+		int kind;
+		cJSON *pl = it_payload(&c, c.runs[0].id, 5, &kind, NULL, 0);
+
+		assert_int_equal(kind, KT_KIND_EDIT);
+		assert_string_equal(cJSON_GetObjectItem(pl, "op")->valuestring,
+				    "unknown");
+		cJSON_Delete(pl);
+	}
 	/* --strict on invalid JSON fails */
 	it_fixture(q, sizeof(q), "atif/bad.trajectory.json");
 	assert_int_not_equal(it_import(&c, "atif", 1, 1, q), 0);
