@@ -68,8 +68,8 @@ static int blank(const kt_file *f)
  * (10,000 sources: store +1.8 % in batches of 16, +3.2 % of 32, +14 % of
  * 256; CPU the same from 16 up, RESULTS.md "Issue 21: batched commits
  * across files"). */
-#define KT_IMP_SMALL (1u << 20)        /* a source batched: at most this */
-#define KT_IMP_BATCH_BYTES (1u << 20)  /* commit once the sources hold this */
+#define KT_IMP_SMALL (256u << 10)      /* a source batched: at most this */
+#define KT_IMP_BATCH_BYTES (256u << 10) /* commit once the sources hold this */
 #define KT_IMP_BATCH_FILES 16          /* or are this many */
 
 static int small_source(const kt_imp *imp, const struct kt_vfile *v)
@@ -87,8 +87,15 @@ static int small_source(const kt_imp *imp, const struct kt_vfile *v)
 static void batch_lost(kt_imp *imp, int rc, const char *what)
 {
 	if (kt_store_nospace(imp->s)) {
-		if (!imp->full_at && imp->batch.nfiles)
+		/* said as today's stop at one file: the first of the batch,
+		 * the others counted with the files not read */
+		size_t n = imp->batch.nfiles;
+
+		if (!imp->full_at && n) {
 			imp->full_at = imp->batch.files[0];
+			n--;
+		}
+		imp->full_more += n;
 	} else {
 		for (size_t i = 0; i < imp->batch.nfiles; i++)
 			kt_imp_warn_at(imp, imp->batch.files[i],
@@ -529,6 +536,7 @@ int kt_import_paths(kt_store *s, char *const *paths, int npaths,
 		/* one line for the whole stop, not one per file left */
 		size_t left = 0;
 
+		left += d.full_more;
 		for (; i < npaths; i++)
 			for (k = 0; roots[i] && k < roots[i]->n; k++)
 				left += !roots[i]->v[k]->done &&

@@ -236,6 +236,9 @@ struct kt_imp {
 	/* the source being imported when the store's file system filled
 	 * (kt_store_nospace): the import stops there, said once */
 	const char *full_at;
+	/* files of a batch lost with it when the file system filled, not
+	 * imported though read: counted with the files not read */
+	size_t full_more;
 	/* what the run names as graded, for benchmark text (benchout.c) */
 	kt_bench_hint bench_hint;
 	/* the run's task was read for the baseline to beat: its first
