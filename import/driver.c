@@ -203,9 +203,13 @@ static int process_source(kt_imp *imp, struct kt_root *r, struct kt_vfile *v)
 	if (imp->opts->stats)
 		imp->opts->stats->bytes += v->len;
 	batched = small_source(imp, v);
-	/* a big source has its transaction to itself, as before */
-	if (!batched && (rc = batch_commit(imp)) != 0)
+	/* a big source has its transaction to itself, as before; when the
+	 * batch before it is lost to a full file system, it is not read */
+	if (!batched && (rc = batch_commit(imp)) != 0) {
+		if (kt_store_nospace(imp->s))
+			v->done = 0;
 		return rc;
+	}
 	/* a big source: its sealed blocks are compressed on a second thread
 	 * while this one parses (same records either way) */
 	rc = kt_store_set_write_threads(imp->s, kt_threads_for(v->len));
@@ -393,11 +397,11 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 		if (v->claimed || v->done)
 			continue;
 		if (v->fspath && !v->loaded && kt_in_peek_archive(v->fspath)) {
-			v->done = 1;
 			/* its members are a root of their own: their batches
 			 * are theirs */
 			if ((rc = batch_commit(imp)) != 0)
 				break;
+			v->done = 1;
 			rc = process_archive(imp, v->display, v->fspath, NULL, 0,
 					     NULL, NULL, r->direct ||
 					     r->kind == KT_ROOT_STDIN);
@@ -414,9 +418,9 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 		if (kt_archive_magic(v->data, v->len) && (v->member ||
 						    r->kind == KT_ROOT_STDIN ||
 						    r->kind == KT_ROOT_FILE)) {
-			v->done = 1;
 			if ((rc = batch_commit(imp)) != 0)
 				break;
+			v->done = 1;
 			rc = process_archive(imp, v->display, NULL, v->data,
 					     v->len, r, v, r->direct ||
 					     r->kind == KT_ROOT_STDIN);
