@@ -211,7 +211,11 @@ void kt_store_abort(kt_store *s);
  * does.  0: a write transaction is open again.  Else no transaction is
  * open and nothing since the last commit (kt_store_commits) is kept:
  * KT_EINVAL (NULL), KT_EIO (the transaction was already lost: map growth
- * or a checkpoint's commit failed), or kt_store_begin's errors.
+ * or a checkpoint's commit failed), kt_store_begin's errors, or those of
+ * the replay (KT_ELIMIT: the map at its limit; KT_EIO; KT_ENOMEM;
+ * KT_ECORRUPT reading the dictionaries).  As after kt_store_abort, the
+ * handle's training samples keep the bodies of what was rolled back, and
+ * a handle that trained its dictionary does not train again.
  */
 int kt_store_savepoint(kt_store *s);
 int kt_store_rollback(kt_store *s);
@@ -223,10 +227,11 @@ uint64_t kt_store_commits(const kt_store *s);
 
 /*
  * Checkpoint of a long write transaction (FORMAT.md §6.11): once the open
- * transaction holds at least min_bytes of writes, commit them and go on in
+ * transaction holds at least min_bytes of writes since its last savepoint
+ * (kt_store_savepoint; since kt_store_begin when none), commit them and go on in
  * a new LMDB transaction, so memory stays bounded whatever is written.  The
  * begin..commit/abort span stays one transaction for every reader: each run
- * created since kt_store_begin is held out of `runs`, `run_sums` and
+ * created since kt_store_begin (or the last savepoint) is held out of `runs`, `run_sums` and
  * `run_names` (marked `unfinished` in `meta`) until kt_store_commit, and
  * kt_store_abort (or a failed commit, or a close) takes back what the
  * checkpoints committed.  Does nothing (returns 0) below min_bytes, inside
