@@ -396,7 +396,15 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 
 		if (v->claimed || v->done)
 			continue;
-		if (v->fspath && !v->loaded && kt_in_peek_archive(v->fspath)) {
+		/* a small file of a folder is opened once: whether it is an
+		 * archive is seen once it is loaded (below).  The peek was a
+		 * second open of every file, 18 us a run of 10,000 small
+		 * sessions (tests/bench/RESULTS.md, "Issue 21: 10,000 small
+		 * sessions"); a bigger one is peeked, not loaded, as an
+		 * archive is read from its file, not from memory */
+		if (v->fspath && !v->loaded &&
+		    !(r->kind == KT_ROOT_DIR && v->size <= KT_IMP_SMALL) &&
+		    kt_in_peek_archive(v->fspath)) {
 			/* its members are a root of their own: their batches
 			 * are theirs */
 			if ((rc = batch_commit(imp)) != 0)
@@ -414,7 +422,21 @@ static int process_root(kt_imp *imp, struct kt_root *r)
 			imp->unreadable++;
 			continue;
 		}
-		/* (a regular file that is an archive was peeked above) */
+		/* a small regular file of a folder: read as the peek above
+		 * would have had it, from its file */
+		if (r->kind == KT_ROOT_DIR && v->fspath && v->regular &&
+		    kt_archive_magic(v->data, v->len)) {
+			if ((rc = batch_commit(imp)) != 0)
+				break;
+			v->done = 1;
+			kt_in_unload(v);
+			rc = process_archive(imp, v->display, v->fspath, NULL, 0,
+					     NULL, NULL, r->direct);
+			imp->bytes_done += v->size;
+			imp->root = saved;
+			continue;
+		}
+		/* (a bigger regular file that is an archive was peeked above) */
 		if (kt_archive_magic(v->data, v->len) && (v->member ||
 						    r->kind == KT_ROOT_STDIN ||
 						    r->kind == KT_ROOT_FILE)) {

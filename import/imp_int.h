@@ -79,6 +79,9 @@ struct kt_vfile {
 	int blankish;           /* unknown and nothing but white space: as
 				   an empty file, it fails no call */
 	int mapped;             /* data is an mmap of fspath */
+	int regular;            /* loaded from a regular file: an archive
+				   among a folder's files can be read again
+				   from fspath (driver.c, process_root) */
 	int fd;                 /* mapped: the file, for reads past the map
 				   (kt_in_find, the hash); -1 when none */
 	size_t dropped;         /* mapped: bytes before this given back */

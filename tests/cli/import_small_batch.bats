@@ -121,3 +121,24 @@ for j in range(700):
 	runs | grep -q '^f007b 700$'
 	"$KTRAJ" verify
 }
+
+@test "each small file of a folder is opened once (no second open to look for an archive), and an archive among them is still read as one" {
+	command -v strace >/dev/null || skip "no strace"
+	small "$BATS_TEST_TMPDIR/in" 6 2
+	small "$BATS_TEST_TMPDIR/arc" 3 3
+	for f in "$BATS_TEST_TMPDIR"/arc/*.jsonl; do
+		mv "$f" "${f%/*}/a-${f##*/}"
+	done
+	tar -cf "$BATS_TEST_TMPDIR/in/f002b.tar" -C "$BATS_TEST_TMPDIR/arc" .
+	run --separate-stderr strace -f -e trace=openat -o "$BATS_TEST_TMPDIR/tr" "$KTRAJ" import "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep -c ' added ')" -eq 9 ]
+	for i in 000 001 003 005; do
+		[ "$(grep -c "in/f$i.jsonl\"" "$BATS_TEST_TMPDIR/tr")" -eq 1 ]
+	done
+	# the archive's members are runs of their own, not the tar as a file
+	[ "$(runs | wc -l)" -eq 9 ]
+	[ "$(runs | grep -c '^f00[0-5] 2$')" -eq 6 ]
+	[ "$(runs | grep -c '^a-f00[0-2] 3$')" -eq 3 ]
+	"$KTRAJ" verify
+}
