@@ -65,9 +65,9 @@ static int blank(const kt_file *f)
  * pages grow until the commit, and the store file grows too: the pages a
  * transaction copies on write are free only after its commit, and runs
  * are keyed by hash, so a batch's runs touch leaves all over each index
- * (10,000 sources: store +1.8 % in batches of 16, +3.2 % of 32, +14 % of
- * 256; CPU the same from 16 up, RESULTS.md "Issue 21: batched commits
- * across files"). */
+ * (10,000 sources of ~21 KB: CPU -3 %, store +1.2 % in batches of 16;
+ * CPU -8 %, store +18 % in batches of 256; RESULTS.md "Issue 21: batched
+ * commits across files"). */
 #define KT_IMP_SMALL (256u << 10)      /* a source batched: at most this */
 #define KT_IMP_BATCH_BYTES (256u << 10) /* commit once the sources hold this */
 #define KT_IMP_BATCH_FILES 16          /* or are this many */

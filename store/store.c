@@ -1126,12 +1126,26 @@ int kt_store_savepoint(kt_store *s)
 	return 0;
 }
 
+/* The write transaction is gone (map growth or a checkpoint's commit
+ * failed): memory forgets what it held of it. */
+static void txn_lost(kt_store *s)
+{
+	s->wlog.len = 0;
+	s->sp_len = 0;
+	kt_defer_drop(s);
+	kt_ev_forget(s, 1); /* no txn: the block in flight is dropped */
+	kt_bc_invalidate(s);
+	dicts_committed(s);
+}
+
 int kt_store_rollback(kt_store *s)
 {
 	int rc;
 
 	if (!s)
 		return KT_EINVAL;
+	if (!s->wtxn)
+		txn_lost(s);
 	if (s->ck_done) {
 		/* a checkpoint since the savepoint committed everything
 		 * before it: what an abort keeps is the savepoint, and more
@@ -1140,15 +1154,8 @@ int kt_store_rollback(kt_store *s)
 		return kt_store_begin(s);
 	}
 	if (!s->wtxn) {
-		/* map growth or a checkpoint's commit failed and took the
-		 * transaction with it: nothing since the last commit is kept */
-		kt_ck_undo(s);
-		s->wlog.len = 0;
-		s->sp_len = 0;
-		kt_defer_drop(s);
-		kt_ev_forget(s, 1);
-		kt_bc_invalidate(s);
-		dicts_committed(s);
+		/* nothing since the last commit is kept */
+		kt_ck_reset(s);
 		return KT_EIO;
 	}
 	mdb_txn_abort(s->wtxn);
@@ -1173,10 +1180,7 @@ int kt_store_rollback(kt_store *s)
 		if (s->wtxn)
 			mdb_txn_abort(s->wtxn);
 		s->wtxn = NULL;
-		s->wlog.len = 0;
-		s->sp_len = 0;
-		kt_ev_forget(s, 1);
-		dicts_committed(s);
+		txn_lost(s);
 	}
 	return rc;
 }

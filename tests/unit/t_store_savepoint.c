@@ -232,12 +232,67 @@ static void test_checkpoint_counts_from_savepoint(void **state)
 	tu_store_gone(s, dir);
 }
 
+/* Map growth that fails (the map at its limit) takes the transaction with
+ * it: the rollback then says so (KT_EIO), nothing since the last commit
+ * is kept, and the handle begins again. */
+static void test_rollback_of_a_lost_transaction(void **state)
+{
+	char *dir, pa[4300], run[KT_RUN_ID_HEX + 1];
+	kt_store *s = tu_store_new(&dir, pa, sizeof(pa), "batch.ktraj", 0);
+	kt_run_info ri;
+	kt_event ev = { 0 };
+	int rc = 0;
+
+	(void)state;
+	assert_int_equal(kt_store_begin(s), 0);
+	source(s, 1, 30);
+	assert_int_equal(kt_store_commit(s), 0);
+	/* the map (1 MiB) may not grow any more */
+	map_tight(s);
+	s->mapsize = KT_MAP_LIMIT;
+	assert_int_equal(kt_store_begin(s), 0);
+	source(s, 2, 30);
+	assert_int_equal(kt_store_savepoint(s), 0);
+	kt_run_id_from_identity("savepoint-3", run);
+	assert_int_equal(kt_run_create(s, run, "savepoint-3", "test", NULL), 0);
+	for (uint64_t q = 1; q <= 100000 && rc == 0; q++) {
+		ev.seq = q;
+		ev.ts_ns = 1700000000000000000LL + (int64_t)q;
+		ev.kind = KT_KIND_NOTE;
+		ev.actor = "system";
+		ev.payload = payload(3, q);
+		ev.payload_len = strlen(ev.payload);
+		rc = kt_event_append(s, run, &ev);
+	}
+	assert_int_equal(rc, KT_ELIMIT);
+	assert_null(s->wtxn);
+	assert_int_equal(kt_store_rollback(s), KT_EIO);
+	assert_null(s->wtxn);
+	s->mapsize = KT_MAP_INITIAL;
+	assert_int_equal(kt_env_resize(s->env, &s->envmap, (size_t)s->mapsize),
+			 0);
+	assert_int_equal(kt_store_begin(s), 0);
+	source(s, 4, 10);
+	assert_int_equal(kt_store_commit(s), 0);
+	kt_run_id_from_identity("savepoint-1", run);
+	assert_int_equal(kt_run_get(s, run, &ri), 0);
+	kt_run_id_from_identity("savepoint-2", run);
+	assert_int_equal(kt_run_get(s, run, &ri), KT_ENOTFOUND);
+	kt_run_id_from_identity("savepoint-3", run);
+	assert_int_equal(kt_run_get(s, run, &ri), KT_ENOTFOUND);
+	kt_run_id_from_identity("savepoint-4", run);
+	assert_int_equal(kt_run_get(s, run, &ri), 0);
+	assert_int_equal(kt_store_verify(s, NULL, NULL, NULL), 0);
+	tu_store_gone(s, dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rollback_after_growth_and_training),
 		cmocka_unit_test(test_rollback_after_checkpoint),
 		cmocka_unit_test(test_checkpoint_counts_from_savepoint),
+		cmocka_unit_test(test_rollback_of_a_lost_transaction),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
