@@ -79,6 +79,9 @@ struct kt_vfile {
 	int blankish;           /* unknown and nothing but white space: as
 				   an empty file, it fails no call */
 	int mapped;             /* data is an mmap of fspath */
+	int regular;            /* loaded from a regular file: an archive
+				   among a folder's files can be read again
+				   from fspath (driver.c, process_root) */
 	int fd;                 /* mapped: the file, for reads past the map
 				   (kt_in_find, the hash); -1 when none */
 	size_t dropped;         /* mapped: bytes before this given back */
@@ -184,6 +187,18 @@ struct kt_imp {
 	struct kt_runrep *reps;
 	size_t nreps, reps_cap;
 	kt_strmap rep_at;       /* run id -> its place in reps + 1 */
+	/* small sources sharing one store transaction, each ended by a
+	 * savepoint (FORMAT.md §6.12): their displays and the runs they
+	 * touched, reported once the batch is committed */
+	struct {
+		int open;
+		uint64_t bytes;     /* input bytes of its sources */
+		uint64_t commits;   /* kt_store_commits when it last moved */
+		const char **files;
+		size_t nfiles, files_cap;
+		struct kt_runrep *pend;
+		size_t npend, pend_cap;
+	} batch;
 	uint64_t bytes_total, bytes_done;
 	struct kt_buf pbuf;    /* payload text of the event being appended */
 	/* provenance text shared by the events of one file (prov_json) */
@@ -226,6 +241,9 @@ struct kt_imp {
 	/* the source being imported when the store's file system filled
 	 * (kt_store_nospace): the import stops there, said once */
 	const char *full_at;
+	/* files of a batch lost with it when the file system filled, not
+	 * imported though read: counted with the files not read */
+	size_t full_more;
 	/* what the run names as graded, for benchmark text (benchout.c) */
 	kt_bench_hint bench_hint;
 	/* the run's task was read for the baseline to beat: its first
@@ -339,10 +357,18 @@ char *kt_imp_strdup(const char *s);
  * archive member, an unreadable path): not counted against --strict. */
 void kt_imp_warn_at(kt_imp *imp, const char *where, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* The source is done: keep (its transaction committed) adds the runs it
- * touched to those reported at the end of the call; either way they are
- * forgotten for the next source. */
+/* The source is done: keep 1 (its transaction committed) adds the runs it
+ * touched to those reported at the end of the call, keep 2 (it ended with a
+ * savepoint of a batch) holds them until the batch is committed
+ * (kt_imp_batch_done); either way they are forgotten for the next source. */
 void kt_imp_source_end(kt_imp *imp, int keep);
+/* Room in the batch for the source being imported (its runs and its
+ * display), made before its savepoint so that keeping it cannot fail:
+ * 0 or KT_ENOMEM. */
+int kt_imp_batch_reserve(kt_imp *imp);
+/* The sources of the batch (kept 2 by kt_imp_source_end) are stored
+ * (keep) and reported, or lost: their runs are dropped from the report. */
+void kt_imp_batch_done(kt_imp *imp, int keep);
 /* Free what the session holds at the end of kt_import_paths. */
 void kt_imp_session_free(kt_imp *imp);
 

@@ -714,6 +714,7 @@ static int load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v, int ahead)
 	 * logs grow, they are not truncated in place.) */
 	if (fstat(fd, &st) != 0)
 		st.st_mode = 0;
+	v->regular = S_ISREG(st.st_mode);
 	if (S_ISREG(st.st_mode) && st.st_size >= (1 << 20) &&
 	    (uint64_t)st.st_size < SIZE_MAX / 2 &&
 	    map_fd(fd, (size_t)st.st_size, v) == 0) {

@@ -201,18 +201,54 @@ static void reps_free(struct kt_runrep *arr, size_t n)
 	free(arr);
 }
 
+static void runreps_clear(struct kt_runrep *arr, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++) {
+		free(arr[i].name);
+		free(arr[i].format);
+	}
+	*n = 0;
+}
+
 void kt_imp_source_end(kt_imp *imp, int keep)
 {
 	size_t i;
 
+	if (keep == 2) {
+		/* the names move to the batch's list (room made by
+		 * kt_imp_batch_reserve); its ids merge when it is reported
+		 * (rep_add), in the order the sources came */
+		if (imp->npend)
+			memcpy(imp->batch.pend + imp->batch.npend, imp->pend,
+			       imp->npend * sizeof(*imp->pend));
+		imp->batch.npend += imp->npend;
+		imp->npend = 0;
+		return;
+	}
 	for (i = 0; keep && i < imp->npend; i++)
 		rep_add(&imp->reps, &imp->nreps, &imp->reps_cap, &imp->rep_at,
 			&imp->pend[i]);
-	for (i = 0; i < imp->npend; i++) {
-		free(imp->pend[i].name);
-		free(imp->pend[i].format);
-	}
-	imp->npend = 0;
+	runreps_clear(imp->pend, &imp->npend);
+}
+
+int kt_imp_batch_reserve(kt_imp *imp)
+{
+	if (KT_GROW(imp->batch.pend, imp->batch.pend_cap,
+		    imp->batch.npend + imp->npend) ||
+	    KT_GROW(imp->batch.files, imp->batch.files_cap,
+		    imp->batch.nfiles + 1))
+		return KT_ENOMEM;
+	return 0;
+}
+
+void kt_imp_batch_done(kt_imp *imp, int keep)
+{
+	for (size_t i = 0; keep && i < imp->batch.npend; i++)
+		rep_add(&imp->reps, &imp->nreps, &imp->reps_cap, &imp->rep_at,
+			&imp->batch.pend[i]);
+	runreps_clear(imp->batch.pend, &imp->batch.npend);
+	imp->batch.nfiles = 0;
+	imp->batch.bytes = 0;
 }
 
 void kt_imp_check_reemit(kt_imp *imp)
@@ -1275,6 +1311,8 @@ void kt_imp_session_free(kt_imp *imp)
 	reps_free(imp->reps, imp->nreps);
 	kt_strmap_free(&imp->rep_at, NULL);
 	free(imp->pend);
+	reps_free(imp->batch.pend, imp->batch.npend);
+	free(imp->batch.files);
 	free(imp->actors);
 	kt_strmap_free(&imp->intern, NULL);
 	kt_ws_free(&imp->ws);

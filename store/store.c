@@ -850,6 +850,7 @@ int kt_txn_begin(kt_store *s)
 		return rc;
 	}
 	s->wlog.len = 0;
+	s->sp_len = 0;
 	s->map_seen = 0;
 	kt_ev_forget(s, 0);
 	return 0;
@@ -873,34 +874,16 @@ int kt_store_begin(kt_store *s)
 	return 0;
 }
 
-/* Abort, double the map, begin again and replay the logged puts. */
-static int grow(kt_store *s)
+static int grow(kt_store *s);
+
+/* Put the logged writes s->wlog[0..len) into the freshly begun s->wtxn:
+ * after map growth the whole log, after kt_store_rollback the log up to
+ * the savepoint.  Growth met on the way grows again (and replays all). */
+static int replay(kt_store *s)
 {
 	size_t off = 0;
 	int rc;
 
-	if (s->wtxn) {
-		mdb_txn_abort(s->wtxn);
-		s->wtxn = NULL;
-	}
-	if (s->rdepth > 0)
-		return kt_err(s, KT_EBUSY,
-			      "map full while a read is in progress");
-	if (s->rtxn) {
-		mdb_txn_abort(s->rtxn);
-		s->rtxn = NULL;
-	}
-	/* the blob cache holds copies only; nothing points into the map */
-	if (s->mapsize >= KT_MAP_LIMIT)
-		return kt_err(s, KT_ELIMIT, "store map reached its limit");
-	s->mapsize *= 2;
-	rc = kt_env_resize(s->env, &s->envmap, (size_t)s->mapsize);
-	if (rc)
-		return kt_mdb_err(s, rc, "grow map");
-	s->grows++;
-	rc = wbegin(s);
-	if (rc)
-		return rc;
 	while (off < s->wlog.len) {
 		unsigned char *p = s->wlog.p + off;
 		MDB_val k, v;
@@ -928,6 +911,36 @@ static int grow(kt_store *s)
 		kt_map_faulted(s);
 	}
 	return 0;
+}
+
+/* Abort, double the map, begin again and replay the logged puts. */
+static int grow(kt_store *s)
+{
+	int rc;
+
+	if (s->wtxn) {
+		mdb_txn_abort(s->wtxn);
+		s->wtxn = NULL;
+	}
+	if (s->rdepth > 0)
+		return kt_err(s, KT_EBUSY,
+			      "map full while a read is in progress");
+	if (s->rtxn) {
+		mdb_txn_abort(s->rtxn);
+		s->rtxn = NULL;
+	}
+	/* the blob cache holds copies only; nothing points into the map */
+	if (s->mapsize >= KT_MAP_LIMIT)
+		return kt_err(s, KT_ELIMIT, "store map reached its limit");
+	s->mapsize *= 2;
+	rc = kt_env_resize(s->env, &s->envmap, (size_t)s->mapsize);
+	if (rc)
+		return kt_mdb_err(s, rc, "grow map");
+	s->grows++;
+	rc = wbegin(s);
+	if (rc)
+		return rc;
+	return replay(s);
 }
 
 int kt_put(kt_store *s, int db, const void *k, size_t kl, const void *v,
@@ -976,6 +989,19 @@ int kt_wlog_add(kt_store *s, int db, const void *k, size_t kl, const void *v,
 	return 0;
 }
 
+/* The dictionaries of the last committed state: those trained in a
+ * transaction that is gone must not stay in use. */
+static void dicts_committed(kt_store *s)
+{
+	MDB_txn *t;
+
+	kt_dicts_free(s);
+	if (mdb_txn_begin(s->env, NULL, MDB_RDONLY, &t) == 0) {
+		kt_dicts_load(s, t);
+		mdb_txn_abort(t);
+	}
+}
+
 int kt_store_commit(kt_store *s)
 {
 	int rc;
@@ -1001,13 +1027,7 @@ int kt_store_commit(kt_store *s)
 		kt_big_free(&s->wlog);
 	if (rc) {
 		/* dictionaries trained in the lost txn are gone too */
-		MDB_txn *t;
-
-		kt_dicts_free(s);
-		if (mdb_txn_begin(s->env, NULL, MDB_RDONLY, &t) == 0) {
-			kt_dicts_load(s, t);
-			mdb_txn_abort(t);
-		}
+		dicts_committed(s);
 		kt_ck_undo(s);
 	} else {
 		kt_ck_reset(s);
@@ -1025,6 +1045,8 @@ int kt_txn_commit(kt_store *s)
 		if (rc != MDB_MAP_FULL) {
 			if (rc)
 				rc = kt_mdb_err(s, rc, "commit");
+			else
+				s->commits++;
 			break;
 		}
 		rc = grow(s); /* commit freed the txn: grow begins anew */
@@ -1036,14 +1058,13 @@ int kt_txn_commit(kt_store *s)
 		s->wtxn = NULL;
 	}
 	s->wlog.len = 0;
+	s->sp_len = 0;
 	kt_ev_forget(s, 0);
 	return rc;
 }
 
 void kt_store_abort(kt_store *s)
 {
-	MDB_txn *t;
-
 	if (!s)
 		return;
 	if (!s->wtxn) {
@@ -1054,16 +1075,114 @@ void kt_store_abort(kt_store *s)
 	mdb_txn_abort(s->wtxn);
 	s->wtxn = NULL;
 	s->wlog.len = 0;
+	s->sp_len = 0;
 	kt_defer_drop(s);
 	kt_ev_forget(s, 1);
 	kt_bc_invalidate(s);
 	/* a dictionary trained in the aborted txn must not stay in use */
-	kt_dicts_free(s);
-	if (mdb_txn_begin(s->env, NULL, MDB_RDONLY, &t) == 0) {
-		kt_dicts_load(s, t);
-		mdb_txn_abort(t);
-	}
+	dicts_committed(s);
 	kt_ck_undo(s);
+}
+
+/* ---- savepoints ----------------------------------------------------------
+ * Several sources share one transaction (kt_import_paths' small files) and
+ * each must be kept or dropped whole, without nested LMDB transactions
+ * (which map growth, aborting and replaying the parent, could not keep).
+ * The write log already holds every put of the transaction in order, so a
+ * savepoint is a length of it: rolling back replays the log up to there
+ * into a fresh transaction.  What memory holds beyond the log is brought
+ * back to what that transaction holds: the open blocks and caches are
+ * forgotten, the dictionaries read again from it, and the runs of the
+ * §6.11 checkpoint list start anew at each savepoint, so a checkpoint
+ * holds out (and an undo reclaims) only the runs of the source after it.
+ */
+
+uint64_t kt_store_commits(const kt_store *s)
+{
+	return s ? s->commits : 0;
+}
+
+int kt_store_savepoint(kt_store *s)
+{
+	int rc;
+
+	if (!s)
+		return KT_EINVAL;
+	if (!s->wtxn)
+		return kt_err(s, KT_EBUSY, "no write transaction");
+	/* what kt_store_commit writes before the LMDB commit */
+	rc = kt_ev_flush(s);
+	if (rc == 0)
+		rc = kt_wb_settle(s);
+	if (rc == 0)
+		rc = kt_ck_finish(s);
+	if (rc)
+		return rc;
+	kt_defer_drop(s);
+	/* as after a commit: the next source loads what it continues */
+	kt_ev_forget(s, 0);
+	kt_ck_reset(s);
+	s->sp_len = s->wlog.len;
+	return 0;
+}
+
+/* The write transaction is gone (map growth or a checkpoint's commit
+ * failed): memory forgets what it held of it. */
+static void txn_lost(kt_store *s)
+{
+	s->wlog.len = 0;
+	s->sp_len = 0;
+	kt_defer_drop(s);
+	kt_ev_forget(s, 1); /* no txn: the block in flight is dropped */
+	kt_bc_invalidate(s);
+	dicts_committed(s);
+}
+
+int kt_store_rollback(kt_store *s)
+{
+	int rc;
+
+	if (!s)
+		return KT_EINVAL;
+	if (!s->wtxn)
+		txn_lost(s);
+	if (s->ck_done) {
+		/* a checkpoint since the savepoint committed everything
+		 * before it: what an abort keeps is the savepoint, and more
+		 * (the runs after it held out, and reclaimed by the undo) */
+		kt_store_abort(s);
+		return kt_store_begin(s);
+	}
+	if (!s->wtxn) {
+		/* nothing since the last commit is kept */
+		kt_ck_reset(s);
+		return KT_EIO;
+	}
+	mdb_txn_abort(s->wtxn);
+	s->wtxn = NULL;
+	kt_defer_drop(s);
+	kt_ev_forget(s, 1); /* no txn: the block in flight is dropped */
+	kt_bc_invalidate(s);
+	kt_ck_reset(s);
+	s->wlog.len = s->sp_len;
+	if (s->map_seen > s->sp_len)
+		s->map_seen = s->sp_len;
+	rc = wbegin(s);
+	if (rc == 0)
+		rc = replay(s);
+	if (rc == 0) {
+		/* those trained after the savepoint are gone; the earlier
+		 * sources' are in the transaction, not yet in a snapshot */
+		kt_dicts_free(s);
+		rc = kt_dicts_load(s, s->wtxn);
+	}
+	if (rc) {
+		if (s->wtxn)
+			mdb_txn_abort(s->wtxn);
+		s->wtxn = NULL;
+		txn_lost(s);
+	}
+	return rc;
 }
 
 int kt_run_begin(kt_store *s, const char *run,

@@ -194,11 +194,44 @@ int kt_store_commit(kt_store *s);
 void kt_store_abort(kt_store *s);
 
 /*
+ * Savepoints: several sources in one write transaction, each kept or
+ * dropped whole (FORMAT.md §6.12).  kt_store_savepoint writes what memory
+ * holds of the open transaction (open blocks, blocks held for the
+ * dictionary, the end of §6.11's checkpoints) and remembers the place;
+ * nothing becomes visible to other readers before kt_store_commit.
+ * KT_EINVAL (NULL), KT_EBUSY (no write transaction), and the write errors
+ * of kt_store_commit (KT_ENOMEM, KT_EIO, KT_ELIMIT); after an error call
+ * kt_store_rollback.
+ *
+ * kt_store_rollback takes the transaction back to the last savepoint (to
+ * kt_store_begin when there was none): the records, the dictionaries and
+ * the held-out runs are those of that moment, also after map growth or a
+ * dictionary trained since; or, when a §6.11 checkpoint committed since,
+ * to that commit, with the runs created since reclaimed as kt_store_abort
+ * does.  0: a write transaction is open again.  Else no transaction is
+ * open and nothing since the last commit (kt_store_commits) is kept:
+ * KT_EINVAL (NULL), KT_EIO (the transaction was already lost: map growth
+ * or a checkpoint's commit failed), kt_store_begin's errors, or those of
+ * the replay (KT_ELIMIT: the map at its limit; KT_EIO; KT_ENOMEM;
+ * KT_ECORRUPT reading the dictionaries).  As after kt_store_abort, the
+ * handle's training samples keep the bodies of what was rolled back, and
+ * a handle that trained its dictionary does not train again.
+ */
+int kt_store_savepoint(kt_store *s);
+int kt_store_rollback(kt_store *s);
+
+/* The LMDB commits this handle made so far (kt_store_commit and §6.11
+ * checkpoints, which commit everything up to them): a caller that holds
+ * sources at savepoints sees by a change that those before are stored. */
+uint64_t kt_store_commits(const kt_store *s);
+
+/*
  * Checkpoint of a long write transaction (FORMAT.md §6.11): once the open
- * transaction holds at least min_bytes of writes, commit them and go on in
+ * transaction holds at least min_bytes of writes since its last savepoint
+ * (kt_store_savepoint; since kt_store_begin when none), commit them and go on in
  * a new LMDB transaction, so memory stays bounded whatever is written.  The
  * begin..commit/abort span stays one transaction for every reader: each run
- * created since kt_store_begin is held out of `runs`, `run_sums` and
+ * created since kt_store_begin (or the last savepoint) is held out of `runs`, `run_sums` and
  * `run_names` (marked `unfinished` in `meta`) until kt_store_commit, and
  * kt_store_abort (or a failed commit, or a close) takes back what the
  * checkpoints committed.  Does nothing (returns 0) below min_bytes, inside

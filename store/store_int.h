@@ -222,6 +222,9 @@ struct kt_store {
 	int rdepth;            /* nesting of read users of rtxn */
 	int rhold;             /* of them, kt_store_read_hold's */
 	struct kt_big wlog;    /* puts of the open write txn, for map growth */
+	size_t sp_len;         /* wlog.len at the last kt_store_savepoint */
+	uint64_t commits;      /* LMDB commits by this handle (checkpoints
+				  too): kt_store_commits */
 	/* runs created since kt_store_begin, held out of `runs` at each
 	 * checkpoint (store_unfinished.c); ck_old: a run that existed before
 	 * was appended to (no checkpoint then); ck_done: one was committed */

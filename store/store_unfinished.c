@@ -372,7 +372,9 @@ int kt_store_checkpoint(kt_store *s, size_t min_bytes)
 				minor_faults() - s->map_flt >= KT_MAP_FAULTS)))
 		give_back_map(s);
 	/* a run that existed before would show what was appended so far */
-	if (s->ck_old || s->rdepth > 0 || s->wlog.len < min_bytes)
+	/* counted from the savepoint: a source sharing the transaction
+	 * (kt_store_savepoint) checkpoints where it would alone */
+	if (s->ck_old || s->rdepth > 0 || s->wlog.len - s->sp_len < min_bytes)
 		return 0;
 	if ((rc = kt_ev_flush(s)) != 0)
 		return rc;
