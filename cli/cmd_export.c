@@ -106,9 +106,10 @@ static int bad_bundle_name(struct cli *c, const char *path)
 
 		/* .zst after .tar is the zstd tar the writer makes */
 		if (!strcmp(not_bundle[i], ".zst") && n >= 8 &&
-		    !strcmp(path + n - 8, ".tar.zst"))
+		    !strcasecmp(path + n - 8, ".tar.zst"))
 			continue;
-		if (n > k && !strcasecmp(path + n - k, not_bundle[i]))
+		/* (n == k: a name that is the suffix alone, ".zip") */
+		if (n >= k && !strcasecmp(path + n - k, not_bundle[i]))
 			return cli_usage(c, "--bundle %s: a %s name, but a bundle is "
 					 "a tar: name it .tar.gz or .tgz (gzip), "
 					 ".tar.zst or .tzst (zstd), .tar, or DIR/",

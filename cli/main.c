@@ -509,7 +509,9 @@ int cli_u64(const char *s, uint64_t *out)
 	char *end;
 	unsigned long long v;
 
-	if (!s || !*s || *s == '-')
+	/* a digit first: strtoull would take leading blanks and a sign,
+	 * so " 2" passed where "2 " did not */
+	if (!s || !isdigit((unsigned char)*s))
 		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 10);
@@ -527,7 +529,7 @@ int cli_size(const char *s, uint64_t *out)
 	unsigned long long v;
 	int shift = 0;
 
-	if (!s || !*s || *s == '-')
+	if (!s || !isdigit((unsigned char)*s)) /* as cli_u64 */
 		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 10);

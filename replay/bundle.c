@@ -721,7 +721,8 @@ static int ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), k = strlen(suffix);
 
-	return n >= k && !strcmp(s + n - k, suffix);
+	/* suffixes in any case, as x.TAR.ZST and x.TGZ are named by hand */
+	return n >= k && !strcasecmp(s + n - k, suffix);
 }
 
 /* What out_path names: a directory (ends in '/' or exists as one: the

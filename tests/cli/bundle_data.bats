@@ -97,7 +97,7 @@ unpack_and_run() { # unpack_and_run BUNDLE.tar.gz DIR
 
 @test "--bundle whose name says another archive type (.zip, .tar.xz, .zst...) is a usage error; nothing written" {
 	hostile_run
-	for n in b.zip b.tar.xz b.tar.bz2 b.7z b.ZIP b.zst; do
+	for n in b.zip b.tar.xz b.tar.bz2 b.7z b.ZIP b.zst .zip; do
 		run --separate-stderr "$KTRAJ" export "$R" --step 2 --bundle "$BATS_TEST_TMPDIR/$n"
 		[ "$status" -eq 2 ] || { echo "$n: $status"; false; }
 		[[ "$stderr" == "ktraj: export: --bundle $BATS_TEST_TMPDIR/$n: a ."*" name, but a bundle is a tar: name it .tar.gz or .tgz (gzip), .tar.zst or .tzst (zstd), .tar, or DIR/ (see \`ktraj export --help\`)" ]]
@@ -108,6 +108,12 @@ unpack_and_run() { # unpack_and_run BUNDLE.tar.gz DIR
 	gzip -t "$BATS_TEST_TMPDIR/b.tgz"
 	"$KTRAJ" export "$R" --step 2 --bundle "$BATS_TEST_TMPDIR/b.tar.zst"
 	[ "$(head -c 4 "$BATS_TEST_TMPDIR/b.tar.zst" | od -An -tx1 | tr -d ' ')" = 28b52ffd ]
+	# suffixes in any case: x.TAR.ZST is zstd, x.TAR a plain tar
+	"$KTRAJ" export "$R" --step 2 --bundle "$BATS_TEST_TMPDIR/c.TAR.ZST"
+	[ "$(head -c 4 "$BATS_TEST_TMPDIR/c.TAR.ZST" | od -An -tx1 | tr -d ' ')" = 28b52ffd ]
+	"$KTRAJ" export "$R" --step 2 --bundle "$BATS_TEST_TMPDIR/c.TAR"
+	tar -tf "$BATS_TEST_TMPDIR/c.TAR" | grep -q ktraj-bundle/run.sh
+	! gzip -t "$BATS_TEST_TMPDIR/c.TAR" 2>/dev/null
 	# a folder named like an archive is a folder
 	mkdir "$BATS_TEST_TMPDIR/d.zip"
 	"$KTRAJ" export "$R" --step 2 --bundle "$BATS_TEST_TMPDIR/d.zip"

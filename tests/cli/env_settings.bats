@@ -28,6 +28,9 @@ bad() {
 	bad KTRAJ_IMPORT_IDS=abc
 	bad KTRAJ_IMPORT_IDS=0
 	bad KTRAJ_IMPORT_WS=lots
+	# a leading blank or sign is refused as a trailing blank is
+	bad "KTRAJ_IMPORT_BATCH= 1M"
+	bad KTRAJ_IMPORT_IDS=+2
 }
 
 @test "KTRAJ_THREADS is checked by every command that opens the store, as KTRAJ_SCAN_THREADS is" {
@@ -35,6 +38,10 @@ bad() {
 	run --separate-stderr env KTRAJ_THREADS=two "$KTRAJ" ls
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == "ktraj: ls: KTRAJ_THREADS must be "*"not 'two'" ]]
+	for v in " 2" +2; do
+		run --separate-stderr env KTRAJ_THREADS="$v" "$KTRAJ" ls
+		[ "$status" -eq 2 ] || { echo "'$v': $status"; false; }
+	done
 	run --separate-stderr env KTRAJ_SCAN_THREADS=x "$KTRAJ" ls
 	[ "$status" -eq 2 ]
 }
