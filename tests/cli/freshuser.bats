@@ -21,9 +21,9 @@ unprivileged() {
 	fi
 }
 
-@test "import --format F of a file F cannot read: no empty run, one warning, exit 0" {
+@test "import --format F of a file F cannot read: no empty run, one warning, exit 1 (the file named gave no run; README)" {
 	run --separate-stderr "$KTRAJ" import --format codex "$S2X"
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 1 ]
 	[ -z "$output" ]
 	grep -qx "ktraj: import: $S2X: no events for format codex" <<<"$stderr"
 	run "$KTRAJ" ls --json
