@@ -145,9 +145,15 @@ bench: $(B)/ktraj
 
 # the rows that need gigabytes of disk and minutes: 3.8 GB peak RSS
 # (import_rss_parts.sh on a gen_claude.py session of that size) and the
-# block-size sweep (builds 16 binaries); tests/bench/RESULTS.md "Issue 21:
-# where each row stands" says how each was last run
+# store-size row (block_sweep.sh on this build: one big session and 10,000
+# small ones against `zstd -3`, with the point reads).  The sweep over
+# block sizes and levels runs the same script over binaries built with
+# -DKT_BLOCK_SEAL/-DKT_BLOCK_LEVEL (store/store_int.h), 16 of them in
+# tests/bench/RESULTS.md "store size against block size and zstd level,
+# the decision"; "Issue 21: where each row stands" says how each row was
+# last run
 bench-large: $(B)/ktraj
+	tests/bench/block_sweep.sh default=$(abspath $(B)/ktraj)
 	python3 tests/bench/gen_claude.py --mb 3800 $${TMPDIR:-/tmp}/ktraj-3800.jsonl
 	tests/bench/import_rss_parts.sh $(abspath $(B)/ktraj) $${TMPDIR:-/tmp}/ktraj-3800.jsonl; \
 	rc=$$?; rm -f $${TMPDIR:-/tmp}/ktraj-3800.jsonl; exit $$rc
