@@ -63,6 +63,12 @@ k, good, t, bad = sys.argv[1:]
 d = open(good, 'rb').read()
 def run(*a):
     return subprocess.run([k, '--store', t] + list(a), capture_output=True)
+def ids():
+    r = run('ls', '--json')
+    return r.returncode, sorted(l.split(b'"run":"')[1][:32]
+                                for l in r.stdout.splitlines())
+open(t, 'wb').write(d)
+good_ids = ids()
 seen = damaged = 0
 for off in range(8192, len(d), 211):
     b = bytearray(d); b[off] ^= 0x10
@@ -73,6 +79,10 @@ for off in range(8192, len(d), 211):
         continue
     if any(run('log', 'plant-jump-17-000%d' % i).returncode != 0
            for i in (0, 1, 3, 4)):
+        continue
+    # a flip in a run id (a key of the run list) names another run:
+    # not the case tested here
+    if ids() != good_ids:
         continue
     alone = run('questions', 'mine', 'plant-jump-17-0002', '--json')
     if b'the run record' in alone.stderr:
