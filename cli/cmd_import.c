@@ -51,7 +51,9 @@ static const char usage[] =
 	"                  the lines before it and exit 1 (/dev/zero stops\n"
 	"                  after SIZE bytes)\n"
 	"  --stats         print CPU seconds on stderr at the end: the whole\n"
-	"                  process, and the import split into store and importer\n"
+	"                  process, and the import split into store and importer;\n"
+	"                  and how many events' actors the importer held in\n"
+	"                  memory and moved to its temporary file\n"
 	"SIZE is bytes, or a number with K, M, G or T (also KiB, MiB, GiB, TiB:\n"
 	"powers of 1024), as 256M.\n"
 	"\n"
@@ -531,6 +533,9 @@ int cmd_import(struct cli *c, int argc, char **argv)
 			(unsigned long long)st.events,
 			(unsigned long long)st.blobs, proc, st.total_ns / 1e9,
 			st.store_ns / 1e9, (st.total_ns - st.store_ns) / 1e9);
+		fprintf(stderr, "import stats: event actors held %llu, "
+			"spilled %llu\n", (unsigned long long)st.actor_ring,
+			(unsigned long long)st.actors_spilled);
 	}
 	return ex;
 }

@@ -174,10 +174,24 @@ struct kt_imp {
 	/* provenance of the last emitted event (edits borrow it) */
 	const kt_file *ev_file;
 	uint64_t ev_line, ev_off, ev_len;
-	const char **actors;    /* actor per seq (interned), index seq */
-	size_t actors_cap;
-	kt_strmap intern;       /* interned actor strings: the keys (no
-				   values) */
+	/* The actor of each event of the run, for kt_imp_actor_of: the
+	 * last acts_cap events' in a ring (index seq % acts_cap), older
+	 * ones other than "agent" in acts_spill, so the importer's memory
+	 * does not grow with the run (an array indexed by seq grew 8 bytes
+	 * an event: tests/bench/RESULTS.md "Issue 21: what import's heap
+	 * grows with").  acts_cap is kt_imp_ids; it doubles instead when
+	 * no temporary file can be made. */
+	const char **acts;      /* interned; NULL: "agent" */
+	size_t acts_cap;
+	uint64_t acts_first;    /* the run's first seq noted (0: none) */
+	uint64_t acts_last;     /* its last */
+	uint64_t acts_gen;      /* runs begun: part of a spilled key */
+	struct kt_spill *acts_spill;
+	int acts_no_spill;      /* kt_spill_open failed: the ring grows */
+	kt_strmap intern;       /* interned actor strings -> their place
+				   in names + 1 */
+	const char **names;     /* the interned strings, by place */
+	size_t nnames, names_cap;
 	int64_t last_ts;
 	struct kt_ws ws;
 	/* runs touched by this source (reported after commit) */

@@ -640,6 +640,12 @@ typedef struct kt_import_stats {
 	uint64_t blobs;         /* kt_blob_put calls */
 	uint64_t total_ns;
 	uint64_t store_ns;
+	/* the events whose actor the importer holds in memory (its ring,
+	 * kt_imp_ids of them unless no temporary file could be made), and
+	 * the actors it moved to its temporary file: a run of any length
+	 * costs the ring, not 8 bytes an event */
+	uint64_t actor_ring;
+	uint64_t actors_spilled;
 } kt_import_stats;
 
 #define KT_IMPORT_MAX_TOTAL (4ull << 30)  /* 4 GiB expanded per archive */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "imp_int.h"
+#include "../store/spill.h"
 
 char *kt_imp_strdup(const char *s)
 {
@@ -128,16 +129,129 @@ void kt_imp_note(kt_imp *imp, const kt_file *f, const char *fmt, ...)
 static const char *intern(kt_imp *imp, const char *s)
 {
 	void **v = kt_strmap_slot(&imp->intern, s ? s : "agent", 1);
+	const char *k;
 
-	/* the map's copy of the key is the interned string */
-	return v ? kt_strmap_slot_key(&imp->intern, v) : "agent";
+	if (!v)
+		return "agent";
+	/* the map's copy of the key is the interned string; its place in
+	 * names is what a spilled actor is stored as */
+	k = kt_strmap_slot_key(&imp->intern, v);
+	if (!*v) {
+		if (KT_GROW(imp->names, imp->names_cap, imp->nnames + 1))
+			return "agent";
+		imp->names[imp->nnames++] = k;
+		*v = (void *)(uintptr_t)imp->nnames;
+	}
+	return k;
+}
+
+/* the spill key of event seq of the run begun acts_gen-th */
+static void act_key(const kt_imp *imp, uint64_t seq, char key[40])
+{
+	snprintf(key, 40, "%llx:%llx", (unsigned long long)imp->acts_gen,
+		 (unsigned long long)seq);
 }
 
 const char *kt_imp_actor_of(kt_imp *imp, uint64_t seq)
 {
-	if (seq && seq < imp->actors_cap && imp->actors[seq])
-		return imp->actors[seq];
-	return "agent";
+	char key[40];
+	unsigned char v[4];
+	uint32_t at;
+	size_t n;
+	int rc;
+
+	if (!seq || !imp->acts_first || seq < imp->acts_first ||
+	    seq > imp->acts_last)
+		return "agent";
+	if (imp->acts_last - seq < imp->acts_cap)
+		return imp->acts[seq % imp->acts_cap] ?
+		       imp->acts[seq % imp->acts_cap] : "agent";
+	if (!imp->acts_spill)
+		return "agent";
+	act_key(imp, seq, key);
+	rc = kt_spill_get(imp->acts_spill, 1, key, v, sizeof(v), &n);
+	if (rc == KT_ENOTFOUND)
+		return "agent";
+	if (rc || n != sizeof(v)) {
+		/* the source cannot be imported right: it fails whole */
+		if (!imp->err)
+			imp->err = rc ? rc : KT_EIO;
+		return "agent";
+	}
+	at = (uint32_t)v[0] << 24 | (uint32_t)v[1] << 16 |
+	     (uint32_t)v[2] << 8 | v[3];
+	return at < imp->nnames ? imp->names[at] : "agent";
+}
+
+/* Double the ring, its events keeping their actors (no temporary file
+ * for the ones it drops).  0 or KT_ENOMEM. */
+static int acts_double(kt_imp *imp)
+{
+	size_t nc = imp->acts_cap * 2;
+	const char **na = calloc(nc, sizeof(*na));
+	uint64_t s;
+
+	if (!na)
+		return KT_ENOMEM;
+	for (s = imp->acts_first; s && s <= imp->acts_last; s++)
+		if (imp->acts_last - s < imp->acts_cap)
+			na[s % nc] = imp->acts[s % imp->acts_cap];
+	free(imp->acts);
+	imp->acts = na;
+	imp->acts_cap = nc;
+	return 0;
+}
+
+/* Note that event seq, the one after the last noted (or the run's
+ * first), is by actor (interned).  The actor of the event it pushes out
+ * of the ring goes to the spill file unless it is "agent", what a seq
+ * not found answers anyway.  0, KT_ENOMEM, or kt_spill_put's error. */
+static int act_note(kt_imp *imp, uint64_t seq, const char *actor)
+{
+	const char *out;
+	int rc;
+
+	if (!imp->acts) {
+		/* a budget of ids past any real need (KTRAJ_IMPORT_IDS=1T)
+		 * asks for no ring that size: 1M events, 8 MiB */
+		imp->acts_cap = kt_imp_ids(imp) < (1u << 20) ?
+				(size_t)kt_imp_ids(imp) : (1u << 20);
+		if (!(imp->acts = calloc(imp->acts_cap, sizeof(*imp->acts))))
+			return KT_ENOMEM;
+	}
+	if (!imp->acts_first)
+		imp->acts_first = seq;
+	while (seq - imp->acts_first >= imp->acts_cap &&
+	       (out = imp->acts[seq % imp->acts_cap]) &&
+	       strcmp(out, "agent")) {
+		void **v = kt_strmap_slot(&imp->intern, out, 0);
+		uint32_t at = v ? (uint32_t)(uintptr_t)*v - 1 : 0;
+		unsigned char b[4] = { at >> 24, at >> 16, at >> 8, at };
+		char key[40];
+
+		if (!imp->acts_spill && !imp->acts_no_spill &&
+		    kt_spill_open(&imp->acts_spill) == KT_EIO)
+			imp->acts_no_spill = 1;
+		if (!imp->acts_spill) {
+			/* no temporary file: the actors stay in memory */
+			if ((rc = acts_double(imp)))
+				return rc;
+			continue;
+		}
+		if (!v)
+			return KT_ENOMEM;
+		act_key(imp, seq - imp->acts_cap, key);
+		if ((rc = kt_spill_put(imp->acts_spill, 1, key, b, sizeof(b))))
+			return rc;
+		if (imp->opts->stats)
+			imp->opts->stats->actors_spilled++;
+		break;
+	}
+	imp->acts[seq % imp->acts_cap] = actor;
+	imp->acts_last = seq;
+	if (imp->opts->stats && imp->acts_cap > imp->opts->stats->actor_ring)
+		imp->opts->stats->actor_ring = imp->acts_cap;
+	return 0;
 }
 
 int kt_imp_next_written(const kt_imp *imp)
@@ -544,6 +658,11 @@ static void run_start(kt_imp *imp, uint64_t stored)
 {
 	imp->in_run = 1;
 	imp->seq = stored;
+	/* the actors noted are this run's: an earlier run's would answer
+	 * for seqs this run has not emitted */
+	imp->acts_first = 0;
+	imp->acts_last = 0;
+	imp->acts_gen++;
 	imp->stored_n = stored;
 	imp->added = 0;
 	imp->tail = 0;
@@ -1052,25 +1171,14 @@ int kt_imp_emit(kt_imp *imp, kt_ev *ev, uint64_t *seq)
 		if (cJSON_IsString(t))
 			kt_imp_task(imp, t->valuestring);
 	}
+	if ((rc = act_note(imp, imp->seq + 1, intern(imp, ev->actor)))) {
+		cJSON_Delete(ev->payload);
+		ev->payload = NULL;
+		return rc;
+	}
 	imp->seq++;
 	if (seq)
 		*seq = imp->seq;
-	if (imp->seq >= imp->actors_cap) {
-		size_t nc = imp->actors_cap ? imp->actors_cap * 2 : 1024;
-		const char **na;
-
-		while (nc <= imp->seq)
-			nc *= 2;
-		na = realloc(imp->actors, nc * sizeof(*na));
-		if (na) {
-			memset(na + imp->actors_cap, 0,
-			       (nc - imp->actors_cap) * sizeof(*na));
-			imp->actors = na;
-			imp->actors_cap = nc;
-		}
-	}
-	if (imp->seq < imp->actors_cap)
-		imp->actors[imp->seq] = intern(imp, ev->actor);
 	if (ev->ts_ns != KT_TS_UNKNOWN)
 		imp->last_ts = ev->ts_ns;
 	if (ev->kind != KT_KIND_EDIT) {
@@ -1313,7 +1421,9 @@ void kt_imp_session_free(kt_imp *imp)
 	free(imp->pend);
 	reps_free(imp->batch.pend, imp->batch.npend);
 	free(imp->batch.files);
-	free(imp->actors);
+	free(imp->acts);
+	free(imp->names);
+	kt_spill_close(imp->acts_spill);
 	kt_strmap_free(&imp->intern, NULL);
 	kt_ws_free(&imp->ws);
 	cJSON_Delete(imp->bench_seen);

@@ -167,3 +167,58 @@ PY
 	[[ "$output" == "ok: 1 run, "*" events verified" ]]
 	[ -z "$(ls -A "$TMPDIR")" ]
 }
+
+# The actor of each event (which tool call an edit or a bench result
+# belongs to, and whether a sub-agent made it) was an array indexed by
+# seq, 8 bytes an event: 16 MiB at 1M events, the one importer structure
+# that grew with the run (tests/bench/RESULTS.md "Issue 21: what import's
+# heap grows with").  Now KTRAJ_IMPORT_IDS events' actors are held, older
+# ones other than "agent" spilled; --stats says how many of each.
+@test "event actors: memory holds KTRAJ_IMPORT_IDS of them, the rest are spilled, the store the same" {
+	python3 "$BATS_TEST_DIRNAME/../bench/gen_claude.py" --mb 2 \
+		"$BATS_TEST_TMPDIR/g.jsonl" >/dev/null
+	local d=$BATS_TEST_TMPDIR
+	KTRAJ_STORE="$d/a.ktraj" "$KTRAJ" --no-progress import "$d/g.jsonl" >/dev/null
+	KTRAJ_IMPORT_IDS=64 KTRAJ_STORE="$d/b.ktraj" run --separate-stderr \
+		"$KTRAJ" --no-progress import --stats "$d/g.jsonl"
+	[ "$status" -eq 0 ]
+	# a run of over 500 events, 64 actors held, the tool results'
+	# ("tool") and the people's pushed out to the spill file
+	local n held sp
+	n=$(sed -n 's/^import stats: [0-9]* bytes, \([0-9]*\) events.*/\1/p' <<<"$stderr")
+	held=$(sed -n 's/^import stats: event actors held \([0-9]*\), spilled \([0-9]*\)$/\1/p' <<<"$stderr")
+	sp=$(sed -n 's/^import stats: event actors held \([0-9]*\), spilled \([0-9]*\)$/\2/p' <<<"$stderr")
+	[ "$n" -gt 500 ]
+	[ "$held" -eq 64 ]
+	[ "$sp" -gt 100 ]
+	[ "$sp" -lt "$n" ]
+	dump "$d/a.ktraj" "$d/a.dump"
+	dump "$d/b.ktraj" "$d/b.dump"
+	cmp "$d/a.dump" "$d/b.dump"
+	# no writable TMPDIR: the actors stay in memory (the held figure
+	# grows past the budget), nothing spilled, the same store
+	: >"$d/plain"
+	TMPDIR="$d/plain/tmp" KTRAJ_IMPORT_IDS=64 KTRAJ_STORE="$d/c.ktraj" \
+		run --separate-stderr "$KTRAJ" --no-progress import --stats "$d/g.jsonl"
+	[ "$status" -eq 0 ]
+	held=$(sed -n 's/^import stats: event actors held \([0-9]*\), spilled \([0-9]*\)$/\1/p' <<<"$stderr")
+	sp=$(sed -n 's/^import stats: event actors held \([0-9]*\), spilled \([0-9]*\)$/\2/p' <<<"$stderr")
+	[ "$held" -gt 64 ]
+	[ "$sp" -eq 0 ]
+	dump "$d/c.ktraj" "$d/c.dump"
+	cmp "$d/a.dump" "$d/c.dump"
+}
+
+@test "corpus sub-agent session: sub-agents' events keep their actors with every actor spilled" {
+	[ -d "$CORPUS/claude_code" ] || skip "no corpus"
+	local s="$CORPUS/claude_code/vsla_sidechains_multiedit_5f8cbb78.jsonl"
+	[ -f "$s" ] || skip "no sub-agent session in the corpus"
+	same_both_ways "$s"
+	# the sub-agents' tool calls and their edits say whose they are
+	grep -q '"actor":"agent:toolu_' "$BATS_TEST_TMPDIR/b.dump"
+	grep -q '"subagent":"toolu_' "$BATS_TEST_TMPDIR/b.dump"
+	KTRAJ_IMPORT_IDS=1 KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj" run --separate-stderr \
+		"$KTRAJ" --no-progress import --stats "$s"
+	[ "$status" -eq 0 ]
+	grep -q '^import stats: event actors held 1, spilled [1-9][0-9]*$' <<<"$stderr"
+}
