@@ -209,25 +209,58 @@ static int put_dec(struct kt_buf *b, uint64_t n)
 	return kt_buf_add(b, p, (size_t)(t + 20 - p)) ? KT_ENOMEM : 0;
 }
 
-/* Append number v (type NUM) as cJSON prints it.  An integer text of at
- * most 15 digits without a sign, leading zero or -0 (what every importer
- * writes for counts and exit codes) is what cJSON prints for it ("%1.15g"
- * of a whole number below 1e15 is its digits), so its bytes are copied;
- * any other text is read and printed again by cJSON's rule. */
+/* Whether the number text p[0..n) is what cJSON prints for its value, so
+ * that its bytes can be copied: -?(0|[1-9][0-9]*)(\.[0-9]*[1-9])? with at
+ * most 15 significant digits, -0 excepted and, for a fraction, its first
+ * significant digit at 10^-4 or above.  cJSON 1.7 prints a whole number
+ * as "%d" (below 1e15 the digits) and another as "%1.15g"; a decimal of at
+ * most 15 significant digits reads to the nearest double and "%.15g" of
+ * that double rounds back to the same decimal (DBL_DIG, C11 5.2.4.2.2),
+ * which %g prints without trailing zeros and in fixed notation for
+ * exponents -4..14; that text reads back to the same double, so cJSON's
+ * "%1.17g" retry is not taken.  Anything else (an exponent, 1.50, 1e-05
+ * written out, more digits) is printed again by cJSON's rule. */
+static int num_as_printed(const char *p, size_t n)
+{
+	const char *e = p + n, *q;
+	int sig = 0, lead = 0, neg = n && *p == '-';
+
+	p += neg;
+	if (p >= e || *p < '0' || *p > '9')
+		return 0;
+	if (*p == '0') {
+		/* 0, or 0.xxx (-0 and 0 before more digits are not printed) */
+		if (++p == e)
+			return !neg;
+		if (*p != '.')
+			return 0;
+	} else {
+		for (; p < e && *p >= '0' && *p <= '9'; p++)
+			sig++;
+		if (p == e)
+			return sig <= 15;
+		if (*p != '.')
+			return 0;
+	}
+	q = ++p; /* the fraction */
+	for (; p < e && *p >= '0' && *p <= '9'; p++) {
+		if (sig)
+			sig++;
+		else if (*p == '0')
+			lead++;
+		else
+			sig = 1;
+	}
+	return p == e && p > q && p[-1] != '0' && sig && sig <= 15 &&
+	       lead <= 3;
+}
+
+/* Append number v (type NUM) as cJSON prints it: its bytes where
+ * num_as_printed says they are that, else read and printed again. */
 static int put_num_text(struct kt_buf *b, const kt_an_jv *v)
 {
-	const char *p = v->v;
-	size_t n = v->n, i = p[0] == '-';
-
-	if (n > i && n - i <= 15 && (p[i] != '0' || n - i == 1) &&
-	    !(i && p[1] == '0')) {
-		size_t k = i;
-
-		while (k < n && p[k] >= '0' && p[k] <= '9')
-			k++;
-		if (k == n)
-			return kt_buf_add(b, p, n) ? KT_ENOMEM : 0;
-	}
+	if (num_as_printed(v->v, v->n))
+		return kt_buf_add(b, v->v, v->n) ? KT_ENOMEM : 0;
 	return kt_json_put_num(b, kt_an_js_num(v)) ? KT_ENOMEM : 0;
 }
 
