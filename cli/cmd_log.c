@@ -285,6 +285,19 @@ static int put_key(struct kt_buf *b, const char *key)
 	return 0;
 }
 
+/* Append string s as cJSON prints it: copied between quotes when it holds
+ * nothing to escape (a kind name, an actor such as "agent": every row has
+ * both), else kt_json_put_str's escape pass; 0 or KT_ENOMEM. */
+static int put_text_str(struct kt_buf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (kt_json_str_stop(s, s + n) != s + n)
+		return kt_json_put_str(b, s) ? KT_ENOMEM : 0;
+	return kt_buf_add(b, "\"", 1) || kt_buf_add(b, s, n) ||
+	       kt_buf_add(b, "\"", 1) ? KT_ENOMEM : 0;
+}
+
 /* "key":value of member v as log_json prints it; 1 when it cannot say. */
 static int put_member(struct kt_buf *b, const char *key, const kt_an_jv *v)
 {
@@ -365,9 +378,9 @@ static int json_row_add(struct log_ctx *x, const kt_event *ev)
 		nk -= 3;
 	rc = kt_buf_add(b, "{\"seq\":", 7) || put_dec(b, ev->seq) ||
 	     kt_buf_add(b, ",\"kind\":", 8) ||
-	     kt_json_put_str(b, kn ? kn : "unknown") ||
+	     put_text_str(b, kn ? kn : "unknown") ||
 	     kt_buf_add(b, ",\"actor\":", 9) ||
-	     kt_json_put_str(b, ev->actor ? ev->actor : "") ||
+	     put_text_str(b, ev->actor ? ev->actor : "") ||
 	     kt_buf_add(b, ",\"ts\":", 6);
 	if (!rc && ev->ts_ns == KT_TS_UNKNOWN)
 		rc = kt_buf_add(b, "null", 4);
