@@ -209,6 +209,15 @@ static int put_dec(struct kt_buf *b, uint64_t n)
 	return kt_buf_add(b, p, (size_t)(t + 20 - p)) ? KT_ENOMEM : 0;
 }
 
+/* Append seq or parent n as log_json prints it (a cJSON number): its
+ * digits below 1e15, cJSON's "%1.15g" from there (1e+15). */
+static int put_seq(struct kt_buf *b, uint64_t n)
+{
+	if (n < 1000000000000000ull)
+		return put_dec(b, n);
+	return kt_json_put_num(b, (double)n) ? KT_ENOMEM : 0;
+}
+
 /* Whether the number text p[0..n) is what cJSON prints for its value, so
  * that its bytes can be copied: -?(0|[1-9][0-9]*)(\.[0-9]*[1-9])? with at
  * most 15 significant digits, -0 excepted and, for a fraction, its first
@@ -376,7 +385,7 @@ static int json_row_add(struct log_ctx *x, const kt_event *ev)
 		return 1;
 	if (ev->kind == KT_KIND_BENCH)
 		nk -= 3;
-	rc = kt_buf_add(b, "{\"seq\":", 7) || put_dec(b, ev->seq) ||
+	rc = kt_buf_add(b, "{\"seq\":", 7) || put_seq(b, ev->seq) ||
 	     kt_buf_add(b, ",\"kind\":", 8) ||
 	     put_text_str(b, kn ? kn : "unknown") ||
 	     kt_buf_add(b, ",\"actor\":", 9) ||
@@ -390,7 +399,7 @@ static int json_row_add(struct log_ctx *x, const kt_event *ev)
 						(uint64_t)ev->ts_ns);
 	if (!rc)
 		rc = ev->parent ? kt_buf_add(b, ",\"parent\":", 10) ||
-				  put_dec(b, ev->parent) :
+				  put_seq(b, ev->parent) :
 				  kt_buf_add(b, ",\"parent\":null", 14);
 	if (rc)
 		return KT_ENOMEM;
