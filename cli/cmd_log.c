@@ -188,13 +188,131 @@ static int cjson_escapes(const char *v, size_t n)
 	return 1;
 }
 
+/* The decimal digits of n at the end of t[0..20); returns where they start.
+ * snprintf("%llu") was a measurable share of a full `log --json` scan
+ * (three numbers a row, vfprintf's set-up each time). */
+static char *u64_digits(uint64_t n, char t[20])
+{
+	char *p = t + 20;
+
+	do
+		*--p = (char)('0' + n % 10);
+	while (n /= 10);
+	return p;
+}
+
+/* Append n as "%llu" prints it; 0 or KT_ENOMEM. */
+static int put_dec(struct kt_buf *b, uint64_t n)
+{
+	char t[20], *p = u64_digits(n, t);
+
+	return kt_buf_add(b, p, (size_t)(t + 20 - p)) ? KT_ENOMEM : 0;
+}
+
+/* Append seq or parent n as log_json prints it (a cJSON number): its
+ * digits below 1e15, cJSON's "%1.15g" from there (1e+15). */
+static int put_seq(struct kt_buf *b, uint64_t n)
+{
+	if (n < 1000000000000000ull)
+		return put_dec(b, n);
+	return kt_json_put_num(b, (double)n) ? KT_ENOMEM : 0;
+}
+
+/* Whether the number text p[0..n) is what cJSON prints for its value, so
+ * that its bytes can be copied: -?(0|[1-9][0-9]*)(\.[0-9]*[1-9])? with at
+ * most 15 significant digits, -0 excepted and, for a fraction, its first
+ * significant digit at 10^-4 or above.  cJSON 1.7 prints a whole number
+ * as "%d" (below 1e15 the digits) and another as "%1.15g"; a decimal of at
+ * most 15 significant digits reads to the nearest double and "%.15g" of
+ * that double rounds back to the same decimal (DBL_DIG, C11 5.2.4.2.2),
+ * which %g prints without trailing zeros and in fixed notation for
+ * exponents -4..14; that text reads back to the same double, so cJSON's
+ * "%1.17g" retry is not taken.  Anything else (an exponent, 1.50, 1e-05
+ * written out, more digits) is printed again by cJSON's rule. */
+static int num_as_printed(const char *p, size_t n)
+{
+	const char *e = p + n, *q;
+	int sig = 0, lead = 0, neg = n && *p == '-';
+
+	p += neg;
+	if (p >= e || *p < '0' || *p > '9')
+		return 0;
+	if (*p == '0') {
+		/* 0, or 0.xxx (-0 and 0 before more digits are not printed) */
+		if (++p == e)
+			return !neg;
+		if (*p != '.')
+			return 0;
+	} else {
+		for (; p < e && *p >= '0' && *p <= '9'; p++)
+			sig++;
+		if (p == e)
+			return sig <= 15;
+		if (*p != '.')
+			return 0;
+	}
+	q = ++p; /* the fraction */
+	for (; p < e && *p >= '0' && *p <= '9'; p++) {
+		if (sig)
+			sig++;
+		else if (*p == '0')
+			lead++;
+		else
+			sig = 1;
+	}
+	return p == e && p > q && p[-1] != '0' && sig && sig <= 15 &&
+	       lead <= 3;
+}
+
+/* Append number v (type NUM) as cJSON prints it: its bytes where
+ * num_as_printed says they are that, else read and printed again. */
+static int put_num_text(struct kt_buf *b, const kt_an_jv *v)
+{
+	if (num_as_printed(v->v, v->n))
+		return kt_buf_add(b, v->v, v->n) ? KT_ENOMEM : 0;
+	return kt_json_put_num(b, kt_an_js_num(v)) ? KT_ENOMEM : 0;
+}
+
+/* Append ,"key": for a member key (the row keys above: plain ASCII, nothing
+ * to escape), without kt_json_put_str's strlen and escape pass. */
+static int put_key(struct kt_buf *b, const char *key)
+{
+	size_t n = strlen(key);
+	char *o;
+
+	if (kt_buf_reserve(b, b->len + n + 5))
+		return KT_ENOMEM;
+	o = b->s + b->len;
+	*o++ = ',';
+	*o++ = '"';
+	memcpy(o, key, n);
+	o += n;
+	*o++ = '"';
+	*o++ = ':';
+	*o = 0;
+	b->len = (size_t)(o - b->s);
+	return 0;
+}
+
+/* Append string s as cJSON prints it: copied between quotes when it holds
+ * nothing to escape (a kind name, an actor such as "agent": every row has
+ * both), else kt_json_put_str's escape pass; 0 or KT_ENOMEM. */
+static int put_text_str(struct kt_buf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (kt_json_str_stop(s, s + n) != s + n)
+		return kt_json_put_str(b, s) ? KT_ENOMEM : 0;
+	return kt_buf_add(b, "\"", 1) || kt_buf_add(b, s, n) ||
+	       kt_buf_add(b, "\"", 1) ? KT_ENOMEM : 0;
+}
+
 /* "key":value of member v as log_json prints it; 1 when it cannot say. */
 static int put_member(struct kt_buf *b, const char *key, const kt_an_jv *v)
 {
-	int rc = kt_buf_add(b, ",", 1) || kt_json_put_str(b, key) ||
-		 kt_buf_add(b, ":", 1);
+	int rc;
 
-	if (rc)
+	if (put_key(b, key))
 		return KT_ENOMEM;
 	switch (v->type) {
 	case KT_AN_JS_STR:
@@ -204,7 +322,7 @@ static int put_member(struct kt_buf *b, const char *key, const kt_an_jv *v)
 		     kt_buf_add(b, "\"", 1);
 		break;
 	case KT_AN_JS_NUM:
-		rc = kt_json_put_num(b, kt_an_js_num(v));
+		rc = put_num_text(b, v);
 		break;
 	case KT_AN_JS_TRUE: case KT_AN_JS_FALSE: case KT_AN_JS_NULL:
 		rc = kt_buf_add(b, v->v, v->n);
@@ -215,20 +333,32 @@ static int put_member(struct kt_buf *b, const char *key, const kt_an_jv *v)
 	return rc ? KT_ENOMEM : 0;
 }
 
-static int put_u64(struct kt_buf *b, const char *key, uint64_t n)
+/* Rows collect in x->out and go to stdout this many bytes at a time: one
+ * fwrite a row was stdio's copy and bookkeeping per row, and a reused
+ * buffer keeps the pages it has touched (a fresh one is zeroed by the
+ * kernel). */
+#define LOG_FLUSH_AT (64 * 1024)
+
+/* Write what x->out holds; 0 or KT_EIO. */
+static int log_flush(struct log_ctx *x)
 {
-	return kt_buf_add(b, key, strlen(key)) ||
-	       kt_json_put_num(b, (double)n) ? KT_ENOMEM : 0;
+	struct kt_buf *b = &x->out;
+	int rc = b->len && fwrite(b->s, 1, b->len, stdout) != b->len ?
+		 KT_EIO : 0;
+
+	b->len = 0;
+	return rc;
 }
 
-static int json_row(struct log_ctx *x, const kt_event *ev)
+/* Append the row of ev to x->out (flushed by the caller); 0, 1 (log_json's
+ * row: x->out as it was) or an error code. */
+static int json_row_add(struct log_ctx *x, const kt_event *ev)
 {
 	const char *keys[5 + N_BENCH_FIELDS + 4];
 	kt_an_jv v[5 + N_BENCH_FIELDS + 4];
 	const char *kn = kt_kind_name(ev->kind);
 	struct kt_buf *b = &x->out;
 	int nk = 0, nrow, rc, i;
-	char ts[32];
 
 	if (ev->kind > 0 && ev->kind <= KT_KIND_MAX_)
 		while (nk < 5 && row_fields[ev->kind][nk])
@@ -255,19 +385,24 @@ static int json_row(struct log_ctx *x, const kt_event *ev)
 		return 1;
 	if (ev->kind == KT_KIND_BENCH)
 		nk -= 3;
-	if (ev->ts_ns == KT_TS_UNKNOWN)
-		snprintf(ts, sizeof(ts), "null");
-	else
-		snprintf(ts, sizeof(ts), "%lld", (long long)ev->ts_ns);
-	kt_buf_reset(b);
-	rc = put_u64(b, "{\"seq\":", ev->seq) ||
+	rc = kt_buf_add(b, "{\"seq\":", 7) || put_seq(b, ev->seq) ||
 	     kt_buf_add(b, ",\"kind\":", 8) ||
-	     kt_json_put_str(b, kn ? kn : "unknown") ||
+	     put_text_str(b, kn ? kn : "unknown") ||
 	     kt_buf_add(b, ",\"actor\":", 9) ||
-	     kt_json_put_str(b, ev->actor ? ev->actor : "") ||
-	     kt_buf_add(b, ",\"ts\":", 6) || kt_buf_add(b, ts, strlen(ts)) ||
-	     (ev->parent ? put_u64(b, ",\"parent\":", ev->parent) :
-			   kt_buf_add(b, ",\"parent\":null", 14));
+	     put_text_str(b, ev->actor ? ev->actor : "") ||
+	     kt_buf_add(b, ",\"ts\":", 6);
+	if (!rc && ev->ts_ns == KT_TS_UNKNOWN)
+		rc = kt_buf_add(b, "null", 4);
+	else if (!rc)
+		rc = (ev->ts_ns < 0 && kt_buf_add(b, "-", 1)) ||
+		     put_dec(b, ev->ts_ns < 0 ? -(uint64_t)ev->ts_ns :
+						(uint64_t)ev->ts_ns);
+	if (!rc)
+		rc = ev->parent ? kt_buf_add(b, ",\"parent\":", 10) ||
+				  put_seq(b, ev->parent) :
+				  kt_buf_add(b, ",\"parent\":null", 14);
+	if (rc)
+		return KT_ENOMEM;
 	for (i = 0; !rc && i < nrow; i++)
 		if (v[i].type != KT_AN_JS_NONE)
 			rc = put_member(b, keys[i], &v[i]);
@@ -283,9 +418,8 @@ static int json_row(struct log_ctx *x, const kt_event *ev)
 			    (i == nrow && v[i].type == KT_AN_JS_NUM)) {
 				rc = put_member(b, keys[i], &v[i]);
 			} else {
-				rc = kt_buf_add(b, ",", 1) ||
-				     kt_json_put_str(b, keys[i]) ||
-				     kt_buf_add(b, ":null", 5) ? KT_ENOMEM : 0;
+				rc = put_key(b, keys[i]) ||
+				     kt_buf_add(b, "null", 4) ? KT_ENOMEM : 0;
 			}
 		}
 		if (!rc)
@@ -299,9 +433,25 @@ static int json_row(struct log_ctx *x, const kt_event *ev)
 	}
 	if (rc)
 		return rc;
-	if (kt_buf_add(b, "}\n", 2))
-		return KT_ENOMEM;
-	return fwrite(b->s, 1, b->len, stdout) == b->len ? 0 : KT_EIO;
+	return kt_buf_add(b, "}\n", 2) ? KT_ENOMEM : 0;
+}
+
+/* The --json row of ev: appended to x->out and written in LOG_FLUSH_AT
+ * pieces; 1 when log_json must print it (x->out written first, so rows
+ * keep their order). */
+static int json_row(struct log_ctx *x, const kt_event *ev)
+{
+	size_t row = x->out.len;
+	int rc = json_row_add(x, ev);
+
+	if (rc) {
+		/* a row is written whole or not at all, as before */
+		x->out.len = row;
+		if (rc == 1 && log_flush(x))
+			return KT_EIO;
+		return rc;
+	}
+	return x->out.len >= LOG_FLUSH_AT ? log_flush(x) : 0;
 }
 
 static int log_row(const kt_event *ev, void *arg)
@@ -384,6 +534,10 @@ int cmd_log(struct cli *c, int argc, char **argv)
 		goto out;
 	}
 	rc = kt_event_foreach_body(s, run, from ? from : 1, to, kind, log_row, &x);
+	/* the rows before a failed one are printed, as they were when each
+	 * row was written on its own */
+	if (x.json && log_flush(&x) && !rc)
+		rc = KT_EIO;
 	if (rc)
 		rc = cli_store_err(c, s, rc, "reading events");
 out:

@@ -51,3 +51,45 @@ WANT
 	diff <(grep '"seq"' "$BATS_TEST_TMPDIR/x.jsonl" | sed 's/"run":"[0-9a-f]*"//') \
 	     <(printf '%s\n' "$output" | grep '"seq"' | sed 's/"run":"[0-9a-f]*"//')
 }
+
+# The same numbers in an ungraded bench row (json_row copies a number's
+# stored bytes when they are what cJSON prints) and in a graded one (that
+# row is log_json's, printed from a cJSON tree): the texts agree.
+@test "log --json numbers copied from the payload are cJSON's text for them" {
+	local n
+	: >"$BATS_TEST_TMPDIR/nums.jsonl"
+	for n in 7 0.1 0.3 1.5 2.675 100.25 0.0001 0.00001 0.000123 \
+		 123456789012345 1234567890123456 99.99999999999999 1e21 \
+		 12.500 0.1234567890123456 4.94e-320 10.0 3E2 0.5e1; do
+		printf '{"kind":"bench","ts":null,"payload":{"time_ms":%s,"speedup":%s,"ref_time_ms":%s,"metric":"m"}}\n' "$n" "$n" "$n"
+		printf '{"kind":"bench","ts":null,"payload":{"time_ms":%s,"speedup":%s,"ref_time_ms":%s,"metric":"m","graded":true}}\n' "$n" "$n" "$n"
+	done >>"$BATS_TEST_TMPDIR/nums.jsonl"
+	"$KTRAJ" append r3 <"$BATS_TEST_TMPDIR/nums.jsonl"
+	run "$KTRAJ" log --json r3
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 38 ]
+	# drop the graded member; each pair of rows is then the same bytes
+	# apart from seq
+	printf '%s\n' "$output" | sed 's/"seq":[0-9]*,//; s/,"graded":true//' |
+		awk 'NR % 2 { a = $0; next } $0 != a { print "differ: " a " / " $0; bad = 1 } END { exit bad }'
+	[[ "$output" == *'"time_ms":1e-05,'* ]]
+	[[ "$output" == *'"time_ms":1e+21,'* ]]
+}
+
+# Rows are written in pieces of many rows; a row printed through cJSON
+# (a graded bench) between them keeps its place.
+@test "log --json keeps the order of rows across its output pieces" {
+	local i
+	for ((i = 1; i <= 3000; i++)); do
+		if ((i % 1000 == 0)); then
+			printf '{"kind":"bench","ts":null,"payload":{"time_ms":%d,"graded":true}}\n' "$i"
+		else
+			printf '{"kind":"message","ts":null,"payload":{"role":"assistant","text":"row %d %s"}}\n' "$i" "padding padding padding padding padding padding"
+		fi
+	done >"$BATS_TEST_TMPDIR/many.jsonl"
+	"$KTRAJ" append r4 <"$BATS_TEST_TMPDIR/many.jsonl"
+	"$KTRAJ" log --json r4 >"$BATS_TEST_TMPDIR/out"
+	[ "$(wc -c <"$BATS_TEST_TMPDIR/out")" -gt 200000 ]
+	diff <(seq 1 3000) <(sed 's/^{"seq":\([0-9]*\),.*/\1/' "$BATS_TEST_TMPDIR/out")
+	[ "$(sed -n 2000p "$BATS_TEST_TMPDIR/out" | grep -c '"graded":true')" -eq 1 ]
+}
