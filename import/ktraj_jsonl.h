@@ -121,6 +121,15 @@ void kt_jsonl_release(kt_jsonl_rec *r);
  * up to where it broke (a top-level "kind", "seq" or "blob", or a "run"
  * object): format detection then tries the next lines.  1 or 0. */
 int kt_jsonl_ish(const char *p, const char *end);
+/* Whether line [p, end) is surely no ktraj line: one scan finds the whole
+ * top-level object (to its closing brace) and none of its keys is "kind",
+ * "seq", "blob" or "run".  Then kt_jsonl_parse fails on it and
+ * kt_jsonl_ish says 0, so format detection can say so without parsing
+ * the line into cJSON first (issue 21: every small file of a folder of
+ * another format paid that parse).  0 when unsure: a key with an escape
+ * (cJSON reads "\u006bind" as "kind"), a line cut or damaged before its
+ * closing brace.  1 or 0. */
+int kt_jsonl_not_ktraj(const char *p, const char *end);
 
 /* base64 (kt_base64_encode, kt_base64_decode): ../base/kt_base.h. */
 
