@@ -130,6 +130,14 @@ int kt_jsonl_ish(const char *p, const char *end);
  * (cJSON reads "\u006bind" as "kind"), a line cut or damaged before its
  * closing brace.  1 or 0. */
 int kt_jsonl_not_ktraj(const char *p, const char *end);
+/* The raw text of the top-level member `key` of the JSON object in line
+ * [p, end) as cJSON would find it (the first member of that name), from
+ * one scan without parsing: 1 found (*v, *vlen: the value's text, inside
+ * the line), 0 unsure (not found, a key with an escape before it, which
+ * cJSON may read as `key`, or the line damaged before it).  For a line
+ * that parses, 1 is the member cJSON_GetObjectItemCaseSensitive gives. */
+int kt_jsonl_top_member(const char *p, const char *end, const char *key,
+			const char **v, size_t *vlen);
 
 /* base64 (kt_base64_encode, kt_base64_decode): ../base/kt_base.h. */
 

@@ -92,3 +92,30 @@ for r in map(json.loads, sys.stdin):
 	run sources
 	[ "$output" = "$want" ]
 }
+
+@test "Claude Code run names come from the first human line, whatever assistant lines and escapes come before it" {
+	mkdir -p "$BATS_TEST_TMPDIR/cc"
+	python3 - "$BATS_TEST_TMPDIR/cc" <<-'PY'
+	import json, sys
+	d = sys.argv[1]
+	def line(sid, typ, uuid, content, **k):
+	    role = 'assistant' if typ == 'assistant' else 'user'
+	    return json.dumps(dict(type=typ, sessionId=sid, uuid=uuid, message={'role': role, 'content': content}, **k))
+	# the pre-scan may skip an assistant line unparsed, not a user line:
+	# a "type":"user" inside an assistant line, a tool result, and a
+	# human line whose type is written "\u0075ser" (cJSON reads "user")
+	a = line('s1', 'assistant', 'a0', [{'type': 'text', 'text': '{"type":"user"} hello'}], cwd='/w', version='1.0.53')
+	t = line('s1', 'user', 'u1', [{'type': 'tool_result', 'tool_use_id': 't', 'content': 'ok'}])
+	h = line('s1', 'user', 'u2', 'tile the GEMM by 128').replace('"type": "user"', '"type": "\\u0075ser"', 1)
+	open(d + '/esc.jsonl', 'w').write('\n'.join([a, t, a.replace('a0', 'a1'), h]) + '\n')
+	b = line('s2', 'assistant', 'b0', 'plan', cwd='/w', version='1.0.53')
+	open(d + '/plain.jsonl', 'w').write('\n'.join([b, line('s2', 'user', 'u3', 'use shared memory')]) + '\n')
+	PY
+	grep -q 'u0075ser' "$BATS_TEST_TMPDIR/cc/esc.jsonl"
+	run "$KTRAJ" --no-progress import "$BATS_TEST_TMPDIR/cc"
+	[ "$status" -eq 0 ]
+	run "$KTRAJ" ls --json
+	[ "$status" -eq 0 ]
+	names=$(printf '%s\n' "$output" | python3 -c 'import json,sys; [print(r["name"], r["meta"]["cwd"], r["meta"]["version"]) for r in map(json.loads, sys.stdin)]' | sort)
+	[ "$names" = "$(printf '%s\n' 'tile the GEMM by 128 /w 1.0.53' 'use shared memory /w 1.0.53')" ]
+}

@@ -488,6 +488,39 @@ static void t_not_ktraj(void **st)
 	}
 }
 
+/* kt_jsonl_top_member lets the Claude Code pre-scan skip a line by its
+ * top-level "type": found only where cJSON would find the same member. */
+static void t_top_member(void **st)
+{
+	static const struct {
+		const char *line, *want; /* want: the raw value, NULL unsure */
+	} c[] = {
+		{ "{\"message\":{\"type\":\"user\"},\"type\":\"assistant\"}", "\"assistant\"" },
+		{ " {\"a\":\"\\\"type\\\":1\", \"type\" : 7 , \"b\":2}", "7" },
+		{ "{\"type\":\"a\",\"type\":\"user\"}", "\"a\"" },
+		{ "{\"type\":{\"x\":[1,\"}\"]}}", "{\"x\":[1,\"}\"]}" },
+		/* cJSON may read an escaped key as "type": unsure */
+		{ "{\"\\u0074ype\":\"user\",\"type\":\"assistant\"}", NULL },
+		{ "{\"message\":{\"role\":\"user\"", NULL },
+		{ "{\"other\":1}", NULL },
+		{ "[{\"type\":\"x\"}]", NULL },
+	};
+	size_t i;
+
+	(void)st;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		const char *l = c[i].line, *v = NULL;
+		size_t vn = 0;
+		int got = kt_jsonl_top_member(l, l + strlen(l), "type", &v, &vn);
+
+		assert_int_equal(got, c[i].want != NULL);
+		if (got) {
+			assert_int_equal(vn, strlen(c[i].want));
+			assert_memory_equal(v, c[i].want, vn);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -502,6 +535,7 @@ int main(void)
 		cmocka_unit_test(t_base64),
 		cmocka_unit_test(t_rfc8259),
 		cmocka_unit_test(t_not_ktraj),
+		cmocka_unit_test(t_top_member),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
