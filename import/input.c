@@ -803,6 +803,8 @@ static int walk(kt_imp *imp, struct kt_root *r, const char *fsdir,
 			rc = KT_ENOMEM;
 			break;
 		}
+		/* a regular file that is no link needs no second stat: stat
+		 * would say what lstat said (one call less a file) */
 		lok = lstat(fp, &st) == 0;
 		plain = lok && S_ISREG(st.st_mode);
 		if (lok && S_ISDIR(st.st_mode)) {
@@ -810,8 +812,6 @@ static int walk(kt_imp *imp, struct kt_root *r, const char *fsdir,
 				  listed_only);
 		} else if (!plain && (stat(fp, &st) != 0 ||
 				      !S_ISREG(st.st_mode))) {
-			/* (a regular file that is no link needs no second
-			 * stat: stat would say what lstat said) */
 			/* never opened: a FIFO could block, a device never
 			 * end; said, so that nothing goes missing unnoticed */
 			if (imp) {
