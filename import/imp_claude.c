@@ -36,6 +36,7 @@
 #include "imp_claude_int.h"
 #include "jsonstrict.h"
 #include "parse_ahead.h"
+#include "ktraj_jsonl.h"
 
 void cc_call_free(void *p)
 {
@@ -978,6 +979,19 @@ static int pre_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 		return 1;
 	if (!memmem(s, n, "\"sessionId\"", 11) && !memmem(s, n, "\"type\"", 6))
 		return 0;
+	/* with the session known, only a "user" line can still name the run:
+	 * the others (assistant lines, most of a small file) are not parsed
+	 * twice.  Unsure (an escape, a damaged line, the first line's BOM):
+	 * parsed as before. */
+	if (ps->session && s != (const char *)f->data) {
+		const char *v;
+		size_t vn;
+
+		if (kt_jsonl_top_member(s, s + n, "type", &v, &vn) &&
+		    (*v != '"' || (!memchr(v, '\\', vn) &&
+				   !(vn == 6 && !memcmp(v, "\"user\"", 6)))))
+			return 0;
+	}
 	/* names and meta only from lines the import accepts (parse_line) */
 	if (!kt_utf8_valid(s, n, NULL))
 		return 0;

@@ -79,6 +79,11 @@ struct kt_vfile {
 	int blankish;           /* unknown and nothing but white space: as
 				   an empty file, it fails no call */
 	int mapped;             /* data is an mmap of fspath */
+	int walked_plain;       /* found by walk as a regular file, not a
+				   link, under folders that are not links
+				   either: its real path is its root's real
+				   path and rel (add_source skips realpath,
+				   3-5 system calls a file) */
 	int regular;            /* loaded from a regular file: an archive
 				   among a folder's files can be read again
 				   from fspath (driver.c, process_root) */

@@ -161,7 +161,7 @@ static int detect(const kt_file *f)
 {
 	const char *rel = f->rel ? f->rel : "";
 	int k = rfile_of(kt_impx_base(rel));
-	int in_round = round_dir(rel, NULL) >= 0 || root_round(f) >= 0;
+	int in_round;
 
 	/* worker result */
 	if (kt_impx_has(f, 1024, "\"worker_id\"") &&
@@ -170,6 +170,10 @@ static int detect(const kt_file *f)
 		return 90;
 	if (k < 0)
 		return 0;
+	/* only for a file of kernelagent's names: root_round resolves the
+	 * root's real path, system calls every file of a large folder
+	 * would pay */
+	in_round = round_dir(rel, NULL) >= 0 || root_round(f) >= 0;
 	switch (k) {
 	case F_BENCH:
 		return kt_impx_has(f, 4096, "\"kernels\"") &&

@@ -39,6 +39,9 @@ static int ktraj_detect(const kt_file *f)
 			nl = end;
 		if ((size_t)(nl - p) > (tries ? DETECT_MAX : 64u << 20))
 			return 0;
+		/* (most lines of other formats end here, unparsed) */
+		if (kt_jsonl_not_ktraj(p, nl))
+			return 0;
 		if (kt_jsonl_parse(p, (size_t)(nl - p), &r, NULL, 0) == 0) {
 			/* kind + payload object (or a checked blob) is
 			 * specific; seq and actor make it certain */

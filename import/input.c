@@ -788,6 +788,7 @@ static int walk(kt_imp *imp, struct kt_root *r, const char *fsdir,
 	while ((de = readdir(d))) {
 		char *fp, *rp;
 		struct stat st;
+		int lok, plain;
 
 		if (de->d_name[0] == '.')
 			continue;
@@ -802,10 +803,15 @@ static int walk(kt_imp *imp, struct kt_root *r, const char *fsdir,
 			rc = KT_ENOMEM;
 			break;
 		}
-		if (lstat(fp, &st) == 0 && S_ISDIR(st.st_mode)) {
+		/* a regular file that is no link needs no second stat: stat
+		 * would say what lstat said (one call less a file) */
+		lok = lstat(fp, &st) == 0;
+		plain = lok && S_ISREG(st.st_mode);
+		if (lok && S_ISDIR(st.st_mode)) {
 			rc = walk(imp, r, fp, rp, NULL, depth + 1,
 				  listed_only);
-		} else if (stat(fp, &st) != 0 || !S_ISREG(st.st_mode)) {
+		} else if (!plain && (stat(fp, &st) != 0 ||
+				      !S_ISREG(st.st_mode))) {
 			/* never opened: a FIFO could block, a device never
 			 * end; said, so that nothing goes missing unnoticed */
 			if (imp) {
@@ -841,6 +847,9 @@ static int walk(kt_imp *imp, struct kt_root *r, const char *fsdir,
 				fp = NULL;
 				v->size = (uint64_t)st.st_size;
 				v->done = listed_only;
+				/* (scan_prefix's walk, imp NULL, may have
+				 * entered its folder through a link) */
+				v->walked_plain = plain && imp;
 			}
 		}
 		free(fp);

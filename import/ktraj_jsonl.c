@@ -756,6 +756,81 @@ int kt_jsonl_parse_ref(const char *line, size_t len, kt_jsonl_rec *r,
 	return jsonl_parse(line, len, r, err, errlen, 0);
 }
 
+int kt_jsonl_top_member(const char *p, const char *end, const char *key,
+			const char **v, size_t *vlen)
+{
+	size_t klen = strlen(key);
+
+	p = skip_ws(p, end);
+	if (p >= end || *p != '{')
+		return 0;
+	for (p++;;) {
+		const char *k, *ke, *ve;
+
+		p = skip_ws(p, end);
+		if (p >= end || *p != '"')
+			return 0;
+		k = p + 1;
+		if (!(ke = skip_str(p, end)) ||
+		    memchr(k, '\\', (size_t)(ke - 1 - k)))
+			return 0;
+		p = skip_ws(ke, end);
+		if (p >= end || *p != ':')
+			return 0;
+		p = skip_ws(p + 1, end);
+		if (!(ve = skip_value(p, end)))
+			return 0;
+		if ((size_t)(ke - 1 - k) == klen && !memcmp(k, key, klen)) {
+			*v = p;
+			*vlen = (size_t)(ve - p);
+			return 1;
+		}
+		p = skip_ws(ve, end);
+		if (p >= end || *p != ',')
+			return 0;
+		p++;
+	}
+}
+
+int kt_jsonl_not_ktraj(const char *p, const char *end)
+{
+	static const char *const keys[] = { "kind", "seq", "blob", "run" };
+
+	p = skip_ws(p, end);
+	if (p >= end || *p != '{')
+		return 0;
+	p = skip_ws(p + 1, end);
+	if (p < end && *p == '}')
+		return 1;
+	for (;;) {
+		const char *k, *ke, *ve;
+		size_t i, kl;
+
+		if (p >= end || *p != '"')
+			return 0;
+		k = p + 1;
+		if (!(ke = skip_str(p, end)))
+			return 0;
+		kl = (size_t)(ke - 1 - k);
+		if (memchr(k, '\\', kl))
+			return 0;
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (kl == strlen(keys[i]) && !memcmp(k, keys[i], kl))
+				return 0;
+		p = skip_ws(ke, end);
+		if (p >= end || *p != ':')
+			return 0;
+		if (!(ve = skip_value(skip_ws(p + 1, end), end)))
+			return 0;
+		p = skip_ws(ve, end);
+		if (p < end && *p == '}')
+			return 1;
+		if (p >= end || *p != ',')
+			return 0;
+		p = skip_ws(p + 1, end);
+	}
+}
+
 /* Whether line [p, end), which did not parse, still reads as a ktraj line
  * up to where it broke: a top-level "kind", "seq" or "blob", or a "run"
  * object (top_member finds the members before the damage). */

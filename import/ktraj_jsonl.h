@@ -121,6 +121,23 @@ void kt_jsonl_release(kt_jsonl_rec *r);
  * up to where it broke (a top-level "kind", "seq" or "blob", or a "run"
  * object): format detection then tries the next lines.  1 or 0. */
 int kt_jsonl_ish(const char *p, const char *end);
+/* Whether line [p, end) is surely no ktraj line: one scan finds the whole
+ * top-level object (to its closing brace) and none of its keys is "kind",
+ * "seq", "blob" or "run".  Then kt_jsonl_parse fails on it and
+ * kt_jsonl_ish says 0, so format detection can say so without parsing
+ * the line into cJSON first (issue 21: every small file of a folder of
+ * another format paid that parse).  0 when unsure: a key with an escape
+ * (cJSON reads "\u006bind" as "kind"), a line cut or damaged before its
+ * closing brace.  1 or 0. */
+int kt_jsonl_not_ktraj(const char *p, const char *end);
+/* The raw text of the top-level member `key` of the JSON object in line
+ * [p, end) as cJSON would find it (the first member of that name), from
+ * one scan without parsing: 1 found (*v, *vlen: the value's text, inside
+ * the line), 0 unsure (not found, a key with an escape before it, which
+ * cJSON may read as `key`, or the line damaged before it).  For a line
+ * that parses, 1 is the member cJSON_GetObjectItemCaseSensitive gives. */
+int kt_jsonl_top_member(const char *p, const char *end, const char *key,
+			const char **v, size_t *vlen);
 
 /* base64 (kt_base64_encode, kt_base64_decode): ../base/kt_base.h. */
 

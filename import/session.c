@@ -560,6 +560,34 @@ int kt_imp_run_finish(kt_imp *imp, int rc)
 	return rc ? rc : r2;
 }
 
+/* realpath(v->fspath), malloc'ed or NULL.  A file that walk found under a
+ * folder root as a regular file (no link, and walk enters no folder
+ * through a link) is its root's real path and rel, known without the
+ * getcwd and readlink per path component that realpath costs each file
+ * of a large folder. */
+static char *source_realpath(const struct kt_root *r,
+			     const struct kt_vfile *v)
+{
+	size_t dl, al;
+	char *abs;
+
+	if (!v->walked_plain || r->kind != KT_ROOT_DIR || !r->abs || !r->dir ||
+	    !v->rel)
+		return realpath(v->fspath, NULL);
+	dl = strlen(r->dir);
+	/* fspath is dir "/" rel, as walk joined it */
+	if (strncmp(v->fspath, r->dir, dl) || v->fspath[dl] != '/' ||
+	    strcmp(v->fspath + dl + 1, v->rel))
+		return realpath(v->fspath, NULL);
+	al = strlen(r->abs);
+	if (!(abs = malloc(al + strlen(v->rel) + 2)))
+		return NULL;
+	/* (the root "/" is the one real path that ends in '/') */
+	sprintf(abs, "%s%s%s", r->abs, al && r->abs[al - 1] == '/' ? "" : "/",
+		v->rel);
+	return abs;
+}
+
 static void add_source(cJSON *arr, struct kt_root *r, struct kt_vfile *v)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -568,7 +596,7 @@ static void add_source(cJSON *arr, struct kt_root *r, struct kt_vfile *v)
 	if (!o)
 		return;
 	if (v->fspath)
-		abs = realpath(v->fspath, NULL);
+		abs = source_realpath(r, v);
 	if (r->kind == KT_ROOT_STDIN || (r->kind == KT_ROOT_ARCHIVE &&
 					 (!strcmp(r->display, "-") ||
 					  (r->abs && !strcmp(r->abs, "-")))))

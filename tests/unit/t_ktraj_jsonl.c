@@ -429,6 +429,98 @@ static void t_rfc8259(void **st)
 	}
 }
 
+/* kt_jsonl_not_ktraj lets format detection skip parsing a line: it may say
+ * 1 only where kt_jsonl_parse fails and kt_jsonl_ish says 0 (what
+ * ktraj_detect did before), and must say 1 for plain lines of other
+ * formats, or detection still parses every small file's first line. */
+static void t_not_ktraj(void **st)
+{
+	static const struct {
+		const char *line;
+		int want;
+	} c[] = {
+		/* other formats' first lines: surely not ktraj */
+		{ "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"},\"sessionId\":\"s\"}", 1 },
+		{ " {\"timestamp\":\"2025\", \"payload\":{\"kind\":\"x\",\"seq\":1,\"run\":{}}}\r", 1 },
+		{ "{\"a\":[1,{\"b\":\"},\\\"kind\\\":\"}],\"t\":true}", 1 },
+		/* an escape in a key: unsure */
+		{ "{\"k\\\"ind\":2}", 0 },
+		{ "{}", 1 },
+		{ "{\"x\":1} trailing", 1 },
+		/* a ktraj key at the top: parse or kt_jsonl_ish decides */
+		{ "{\"kind\":\"note\",\"payload\":{}}", 0 },
+		{ "{\"type\":\"x\",\"seq\":3}", 0 },
+		{ "{\"blob\":\"ab\",\"text\":\"x\"}", 0 },
+		{ "{\"run\":{\"name\":\"a\"}}", 0 },
+		{ "{\"run\":7}", 0 },
+		/* cJSON reads this key as "kind": the line parses */
+		{ "{\"\\u006bind\":\"note\",\"payload\":{}}", 0 },
+		/* damaged before its end, or not an object: unsure */
+		{ "{\"type\":\"user\",\"message\":{\"role\"", 0 },
+		{ "{\"type\" \"user\"}", 0 },
+		{ "[1,2]", 0 },
+		{ "", 0 },
+	};
+	size_t i;
+
+	(void)st;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		const char *l = c[i].line;
+		int got = kt_jsonl_not_ktraj(l, l + strlen(l));
+
+		if (got != c[i].want)
+			fail_msg("%s: %d, want %d", l, got, c[i].want);
+		if (got) {
+			kt_jsonl_rec r;
+
+			assert_int_not_equal(kt_jsonl_parse(l, strlen(l), &r,
+							    NULL, 0), 0);
+			assert_int_equal(kt_jsonl_ish(l, l + strlen(l)), 0);
+		}
+	}
+	/* the escaped-key line is one that parses, so 0 was needed */
+	{
+		const char *l = c[11].line;
+		kt_jsonl_rec r;
+
+		assert_int_equal(kt_jsonl_parse(l, strlen(l), &r, NULL, 0), 0);
+		kt_jsonl_release(&r);
+	}
+}
+
+/* kt_jsonl_top_member lets the Claude Code pre-scan skip a line by its
+ * top-level "type": found only where cJSON would find the same member. */
+static void t_top_member(void **st)
+{
+	static const struct {
+		const char *line, *want; /* want: the raw value, NULL unsure */
+	} c[] = {
+		{ "{\"message\":{\"type\":\"user\"},\"type\":\"assistant\"}", "\"assistant\"" },
+		{ " {\"a\":\"\\\"type\\\":1\", \"type\" : 7 , \"b\":2}", "7" },
+		{ "{\"type\":\"a\",\"type\":\"user\"}", "\"a\"" },
+		{ "{\"type\":{\"x\":[1,\"}\"]}}", "{\"x\":[1,\"}\"]}" },
+		/* cJSON may read an escaped key as "type": unsure */
+		{ "{\"\\u0074ype\":\"user\",\"type\":\"assistant\"}", NULL },
+		{ "{\"message\":{\"role\":\"user\"", NULL },
+		{ "{\"other\":1}", NULL },
+		{ "[{\"type\":\"x\"}]", NULL },
+	};
+	size_t i;
+
+	(void)st;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		const char *l = c[i].line, *v = NULL;
+		size_t vn = 0;
+		int got = kt_jsonl_top_member(l, l + strlen(l), "type", &v, &vn);
+
+		assert_int_equal(got, c[i].want != NULL);
+		if (got) {
+			assert_int_equal(vn, strlen(c[i].want));
+			assert_memory_equal(v, c[i].want, vn);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -442,6 +534,8 @@ int main(void)
 		cmocka_unit_test(t_blob_text_nul),
 		cmocka_unit_test(t_base64),
 		cmocka_unit_test(t_rfc8259),
+		cmocka_unit_test(t_not_ktraj),
+		cmocka_unit_test(t_top_member),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
