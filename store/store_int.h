@@ -127,6 +127,8 @@ struct kt_dict {
 	uint32_t id;
 	void *cdict;   /* ZSTD_CDict*, created lazily */
 	void *ddict;   /* ZSTD_DDict* */
+	void *dbytes;  /* the dictionary ddict references (dict_digest), or
+			* NULL when ddict holds its own copy */
 };
 
 /* A buffer in anonymous memory that asks for transparent huge pages and

@@ -482,6 +482,28 @@ static void test_compressed_dict(void **state)
 	}
 }
 
+/* Point reads through a dictionary stored as a frame: its DDict references
+ * the decoded bytes the handle keeps (dict_digest), so they must live as
+ * long as the digest, through a second handle and a close. */
+static void test_compressed_dict_point(void **state)
+{
+	struct fx *f = *state;
+	static const uint64_t seqs[] = { 2600, 1, 1300, 2599, 7 };
+
+	fill(f->s, f->run, 1, 2600, 0, 1);
+	kt_store_close(f->s);
+	f->s = NULL;
+	assert_true(compress_dicts(f->path) > 0);
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+		for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++)
+			check(f->s, f->run, seqs[i], 0, 1);
+		kt_store_close(f->s);
+		f->s = NULL;
+	}
+	assert_int_equal(kt_store_open(f->path, 0, &f->s), 0);
+}
+
 /* Store a damaged zstd frame (magic, then bytes that do not decode) as
  * dictionary id, or, with id 0, over every stored dictionary; returns how
  * many it wrote. */
@@ -628,6 +650,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_terminators, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_dict, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_compressed_dict_point, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_unused_dict_damaged, setup,
 						teardown),
