@@ -991,6 +991,12 @@ static int pre_line(struct cc *cc, const kt_file *f, const char *s, size_t n,
 		    (*v != '"' || (!memchr(v, '\\', vn) &&
 				   !(vn == 6 && !memcmp(v, "\"user\"", 6)))))
 			return 0;
+		/* a tool's result (a "user" line whose content holds a
+		 * tool_result part, where Claude Code writes it) never names
+		 * the run: human_text gives NULL for it.  `"type":"tool_result"`
+		 * with bare quotes is structure, never text inside a string */
+		if (memmem(s, n, "\"type\":\"tool_result\"", 20))
+			return 0;
 	}
 	/* names and meta only from lines the import accepts (parse_line) */
 	if (!kt_utf8_valid(s, n, NULL))

@@ -110,12 +110,22 @@ for r in map(json.loads, sys.stdin):
 	open(d + '/esc.jsonl', 'w').write('\n'.join([a, t, a.replace('a0', 'a1'), h]) + '\n')
 	b = line('s2', 'assistant', 'b0', 'plan', cwd='/w', version='1.0.53')
 	open(d + '/plain.jsonl', 'w').write('\n'.join([b, line('s2', 'user', 'u3', 'use shared memory')]) + '\n')
+	# compact JSON as Claude Code writes it: a tool result line (skipped
+	# unparsed) before the human line, whose text quotes a tool_result
+	# object (escaped inside its string: still parsed, still the name)
+	def cline(sid, typ, uuid, content, **k):
+	    return json.dumps(dict(type=typ, sessionId=sid, uuid=uuid, message={'role': 'user' if typ == 'user' else 'assistant', 'content': content}, **k), separators=(',', ':'))
+	c = [cline('s3', 'assistant', 'c0', 'plan', cwd='/w', version='1.0.53'),
+	     cline('s3', 'user', 'c1', [{'type': 'tool_result', 'tool_use_id': 't', 'content': [{'type': 'text', 'text': 'why is it slow'}]}]),
+	     cline('s3', 'user', 'c2', 'why does {"type":"tool_result"} stall')]
+	open(d + '/compact.jsonl', 'w').write('\n'.join(c) + '\n')
 	PY
+	grep -q '"type":"tool_result"' "$BATS_TEST_TMPDIR/cc/compact.jsonl"
 	grep -q 'u0075ser' "$BATS_TEST_TMPDIR/cc/esc.jsonl"
 	run "$KTRAJ" --no-progress import "$BATS_TEST_TMPDIR/cc"
 	[ "$status" -eq 0 ]
 	run "$KTRAJ" ls --json
 	[ "$status" -eq 0 ]
 	names=$(printf '%s\n' "$output" | python3 -c 'import json,sys; [print(r["name"], r["meta"]["cwd"], r["meta"]["version"]) for r in map(json.loads, sys.stdin)]' | sort)
-	[ "$names" = "$(printf '%s\n' 'tile the GEMM by 128 /w 1.0.53' 'use shared memory /w 1.0.53')" ]
+	[ "$names" = "$(printf '%s\n' 'tile the GEMM by 128 /w 1.0.53' 'use shared memory /w 1.0.53' 'why does {"type":"tool_result"} stall /w 1.0.53' | sort)" ]
 }
