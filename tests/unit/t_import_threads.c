@@ -173,7 +173,7 @@ static void test_two_threads_store_the_same(void **state)
 	assert_int_equal(two.max_threads, 1);
 
 	/* many sealed blocks went through the worker */
-	assert_true(tu_same_stores(pa, pb) >= 20);
+	assert_true(tu_same_stores(pa, pb, "ev_blocks") >= 20);
 	free(one.warns);
 	free(two.warns);
 	tu_rmrf(dir);
@@ -267,7 +267,7 @@ static void test_parse_ahead_same_store_and_warnings(void **state)
 	assert_int_equal(two.nwarns, one.nwarns);
 	assert_string_equal(two.warns, one.warns);
 
-	tu_same_stores(pa, pb);
+	tu_same_stores(pa, pb, "ev_blocks");
 	free(one.warns);
 	free(two.warns);
 	tu_rmrf(dir);

@@ -70,32 +70,6 @@ static void map_tight(kt_store *s)
 			 0);
 }
 
-/* Every record of the stores at pa and pb alike (tu_same_records). */
-static void same_stores(const char *pa, const char *pb)
-{
-	char names[32][64];
-	MDB_env *ea = tu_env_open(pa), *eb = tu_env_open(pb);
-	MDB_txn *ta, *tb;
-	size_t runs = 0;
-	int n;
-
-	assert_int_equal(mdb_txn_begin(ea, NULL, MDB_RDONLY, &ta), 0);
-	assert_int_equal(mdb_txn_begin(eb, NULL, MDB_RDONLY, &tb), 0);
-	n = tu_db_names(ta, names, 32);
-	assert_int_equal(tu_db_names(tb, names, 32), n);
-	for (int i = 0; i < n; i++) {
-		size_t k = tu_same_records(ta, tb, names[i]);
-
-		if (!strcmp(names[i], "runs"))
-			runs = k;
-	}
-	assert_int_equal(runs, 2);
-	mdb_txn_abort(ta);
-	mdb_txn_abort(tb);
-	mdb_env_close(ea);
-	mdb_env_close(eb);
-}
-
 /* Source 1 and 3 stay, 2 is gone: what both stores must show. */
 static void holds_1_and_3(kt_store *s)
 {
@@ -161,7 +135,8 @@ static void test_rollback_after_growth_and_training(void **state)
 	assert_int_equal(kt_store_commits(s), commits + 1);
 	holds_1_and_3(s);
 	kt_store_close(s);
-	same_stores(pa, pb);
+	/* every record alike, both runs kept */
+	assert_int_equal(tu_same_stores(pa, pb, "runs"), 2);
 	tu_store_gone(NULL, dir);
 }
 
@@ -201,7 +176,8 @@ static void test_rollback_after_checkpoint(void **state)
 	assert_int_equal(kt_store_commit(s), 0);
 	holds_1_and_3(s);
 	kt_store_close(s);
-	same_stores(pa, pb);
+	/* every record alike, both runs kept */
+	assert_int_equal(tu_same_stores(pa, pb, "runs"), 2);
 	tu_store_gone(NULL, dir);
 }
 

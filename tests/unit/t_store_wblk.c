@@ -100,7 +100,7 @@ static void test_worker_stores_the_same(void **state)
 	history(b, 1);
 	kt_store_close(a);
 	kt_store_close(b);
-	assert_true(tu_same_stores(pa, pb) >= 10);
+	assert_true(tu_same_stores(pa, pb, "ev_blocks") >= 10);
 	tu_store_gone(NULL, da);
 	tu_store_gone(NULL, db);
 }

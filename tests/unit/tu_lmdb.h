@@ -112,10 +112,12 @@ static inline size_t tu_same_records(MDB_txn *ta, MDB_txn *tb, const char *db)
 
 /* Every named database of the store files at pa and pb alike, record by
  * record as tu_same_records sees them (a failed assertion where not);
- * returns how many records ev_blocks holds in each, or -1 where the
- * stores have no ev_blocks database.  Both files must be closed by the
- * store beforehand: this opens LMDB's environments itself. */
-static inline long tu_same_stores(const char *pa, const char *pb)
+ * returns how many records database `count` holds in each (e.g.
+ * "ev_blocks", "runs"), or -1 where the stores have no such database.
+ * Both files must be closed by the store beforehand: this opens LMDB's
+ * environments itself. */
+static inline long tu_same_stores(const char *pa, const char *pb,
+				  const char *count)
 {
 	char names[32][64];
 	MDB_env *ea = tu_env_open(pa), *eb = tu_env_open(pb);
@@ -130,7 +132,7 @@ static inline long tu_same_stores(const char *pa, const char *pb)
 	for (int i = 0; i < n; i++) {
 		size_t k = tu_same_records(ta, tb, names[i]);
 
-		if (!strcmp(names[i], "ev_blocks"))
+		if (!strcmp(names[i], count))
 			blocks = (long)k;
 	}
 	mdb_txn_abort(ta);
