@@ -66,9 +66,12 @@ static const char *skip_value(const char *p, const char *end)
 	return NULL;
 }
 
-/* The raw text of top-level member `key`: 1 found, 0 not. */
-static int top_member(const char *p, const char *end, const char *key,
-		      const char **v, size_t *vlen)
+/* The raw text of top-level member `key`: 1 found, 0 not.  plain: a key
+ * with an escape before the match is "not found" too (cJSON may read it
+ * as `key`: kt_jsonl_top_member's "unsure"); else it is only another
+ * name. */
+static int member_raw(const char *p, const char *end, const char *key,
+		      int plain, const char **v, size_t *vlen)
 {
 	size_t klen = strlen(key);
 
@@ -82,15 +85,14 @@ static int top_member(const char *p, const char *end, const char *key,
 		if (p >= end || *p != '"')
 			return 0;
 		k = p + 1;
-		ke = skip_str(p, end);
-		if (!ke)
+		if (!(ke = skip_str(p, end)) ||
+		    (plain && memchr(k, '\\', (size_t)(ke - 1 - k))))
 			return 0;
 		p = skip_ws(ke, end);
 		if (p >= end || *p != ':')
 			return 0;
 		p = skip_ws(p + 1, end);
-		ve = skip_value(p, end);
-		if (!ve)
+		if (!(ve = skip_value(p, end)))
 			return 0;
 		if ((size_t)(ke - 1 - k) == klen && !memcmp(k, key, klen)) {
 			*v = p;
@@ -102,6 +104,12 @@ static int top_member(const char *p, const char *end, const char *key,
 			return 0;
 		p++;
 	}
+}
+
+static int top_member(const char *p, const char *end, const char *key,
+		      const char **v, size_t *vlen)
+{
+	return member_raw(p, end, key, 0, v, vlen);
 }
 
 /* -1 not an integer, 0 ok */
@@ -759,37 +767,7 @@ int kt_jsonl_parse_ref(const char *line, size_t len, kt_jsonl_rec *r,
 int kt_jsonl_top_member(const char *p, const char *end, const char *key,
 			const char **v, size_t *vlen)
 {
-	size_t klen = strlen(key);
-
-	p = skip_ws(p, end);
-	if (p >= end || *p != '{')
-		return 0;
-	for (p++;;) {
-		const char *k, *ke, *ve;
-
-		p = skip_ws(p, end);
-		if (p >= end || *p != '"')
-			return 0;
-		k = p + 1;
-		if (!(ke = skip_str(p, end)) ||
-		    memchr(k, '\\', (size_t)(ke - 1 - k)))
-			return 0;
-		p = skip_ws(ke, end);
-		if (p >= end || *p != ':')
-			return 0;
-		p = skip_ws(p + 1, end);
-		if (!(ve = skip_value(p, end)))
-			return 0;
-		if ((size_t)(ke - 1 - k) == klen && !memcmp(k, key, klen)) {
-			*v = p;
-			*vlen = (size_t)(ve - p);
-			return 1;
-		}
-		p = skip_ws(ve, end);
-		if (p >= end || *p != ',')
-			return 0;
-		p++;
-	}
+	return member_raw(p, end, key, 1, v, vlen);
 }
 
 int kt_jsonl_not_ktraj(const char *p, const char *end)
