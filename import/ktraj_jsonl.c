@@ -66,6 +66,61 @@ static const char *skip_value(const char *p, const char *end)
 	return NULL;
 }
 
+/* A cursor over the members of the top-level object, shared by
+ * member_raw and kt_jsonl_not_ktraj so that they agree on where a line's
+ * object ends and where it is damaged. */
+typedef struct {
+	const char *p, *end;
+	int first; /* no member read yet: no ',' before the next */
+} members;
+
+/* 1: [p, end) opens with an object (after white space), m set to its first
+ * member; 0: not an object. */
+static int members_open(members *m, const char *p, const char *end)
+{
+	p = skip_ws(p, end);
+	if (p >= end || *p != '{')
+		return 0;
+	m->p = p + 1;
+	m->end = end;
+	m->first = 1;
+	return 1;
+}
+
+/* The next member: 1 (*k, *kl: the key's raw text between its quotes,
+ * escapes left as they are; *v, *vl: the value's raw text), 0 the object's
+ * closing brace (what follows it is not looked at), -1 damaged or cut
+ * before either.  A member is given only once its value is whole; the
+ * separator after it is read by the next call. */
+static int members_next(members *m, const char **k, size_t *kl,
+			const char **v, size_t *vl)
+{
+	const char *p = skip_ws(m->p, m->end), *end = m->end, *ke, *ve;
+
+	if (p < end && *p == '}')
+		return 0;
+	if (!m->first) {
+		if (p >= end || *p != ',')
+			return -1;
+		p = skip_ws(p + 1, end);
+	}
+	if (p >= end || *p != '"' || !(ke = skip_str(p, end)))
+		return -1;
+	*k = p + 1;
+	*kl = (size_t)(ke - 1 - *k);
+	p = skip_ws(ke, end);
+	if (p >= end || *p != ':')
+		return -1;
+	p = skip_ws(p + 1, end);
+	if (!(ve = skip_value(p, end)))
+		return -1;
+	*v = p;
+	*vl = (size_t)(ve - p);
+	m->p = ve;
+	m->first = 0;
+	return 1;
+}
+
 /* The raw text of top-level member `key`: 1 found, 0 not.  plain: a key
  * with an escape before the match is "not found" too (cJSON may read it
  * as `key`: kt_jsonl_top_member's "unsure"); else it is only another
@@ -73,37 +128,22 @@ static const char *skip_value(const char *p, const char *end)
 static int member_raw(const char *p, const char *end, const char *key,
 		      int plain, const char **v, size_t *vlen)
 {
-	size_t klen = strlen(key);
+	size_t klen = strlen(key), kl, vl;
+	const char *k, *vp;
+	members m;
 
-	p = skip_ws(p, end);
-	if (p >= end || *p != '{')
+	if (!members_open(&m, p, end))
 		return 0;
-	for (p++;;) {
-		const char *k, *ke, *ve;
-
-		p = skip_ws(p, end);
-		if (p >= end || *p != '"')
+	while (members_next(&m, &k, &kl, &vp, &vl) == 1) {
+		if (plain && memchr(k, '\\', kl))
 			return 0;
-		k = p + 1;
-		if (!(ke = skip_str(p, end)) ||
-		    (plain && memchr(k, '\\', (size_t)(ke - 1 - k))))
-			return 0;
-		p = skip_ws(ke, end);
-		if (p >= end || *p != ':')
-			return 0;
-		p = skip_ws(p + 1, end);
-		if (!(ve = skip_value(p, end)))
-			return 0;
-		if ((size_t)(ke - 1 - k) == klen && !memcmp(k, key, klen)) {
-			*v = p;
-			*vlen = (size_t)(ve - p);
+		if (kl == klen && !memcmp(k, key, klen)) {
+			*v = vp;
+			*vlen = vl;
 			return 1;
 		}
-		p = skip_ws(ve, end);
-		if (p >= end || *p != ',')
-			return 0;
-		p++;
 	}
+	return 0;
 }
 
 static int top_member(const char *p, const char *end, const char *key,
@@ -773,40 +813,21 @@ int kt_jsonl_top_member(const char *p, const char *end, const char *key,
 int kt_jsonl_not_ktraj(const char *p, const char *end)
 {
 	static const char *const keys[] = { "kind", "seq", "blob", "run" };
+	const char *k, *v;
+	size_t kl, vl, i;
+	members m;
+	int rc;
 
-	p = skip_ws(p, end);
-	if (p >= end || *p != '{')
+	if (!members_open(&m, p, end))
 		return 0;
-	p = skip_ws(p + 1, end);
-	if (p < end && *p == '}')
-		return 1;
-	for (;;) {
-		const char *k, *ke, *ve;
-		size_t i, kl;
-
-		if (p >= end || *p != '"')
-			return 0;
-		k = p + 1;
-		if (!(ke = skip_str(p, end)))
-			return 0;
-		kl = (size_t)(ke - 1 - k);
+	while ((rc = members_next(&m, &k, &kl, &v, &vl)) == 1) {
 		if (memchr(k, '\\', kl))
 			return 0;
 		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 			if (kl == strlen(keys[i]) && !memcmp(k, keys[i], kl))
 				return 0;
-		p = skip_ws(ke, end);
-		if (p >= end || *p != ':')
-			return 0;
-		if (!(ve = skip_value(skip_ws(p + 1, end), end)))
-			return 0;
-		p = skip_ws(ve, end);
-		if (p < end && *p == '}')
-			return 1;
-		if (p >= end || *p != ',')
-			return 0;
-		p = skip_ws(p + 1, end);
 	}
+	return rc == 0;
 }
 
 /* Whether line [p, end), which did not parse, still reads as a ktraj line

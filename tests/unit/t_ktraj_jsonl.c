@@ -521,6 +521,83 @@ static void t_top_member(void **st)
 	}
 }
 
+/* kt_jsonl_not_ktraj and kt_jsonl_top_member walk the top-level members
+ * with one cursor (ktraj_jsonl.c members_next): the same answers on
+ * escaped keys, nested objects, cut lines, duplicate keys and white space,
+ * and, cut at every byte, a line is "surely not ktraj" only once its
+ * closing brace is in, and gives its "type" only once that value is. */
+static void t_member_scan(void **st)
+{
+	static const struct {
+		const char *line;
+		int not_ktraj;
+		const char *type; /* raw value of "type", NULL unsure */
+	} c[] = {
+		/* escaped keys: unsure before the match, nothing after it */
+		{ "{\"t\\u0079pe\":1,\"type\":2}", 0, NULL },
+		{ "{\"a\\\\b\":1,\"type\":\"x\"}", 0, NULL },
+		{ "{\"type\":\"x\",\"k\\\"\":1}", 0, "\"x\"" },
+		/* nested objects: only the top level counts */
+		{ "{\"m\":{\"type\":\"in\",\"kind\":\"k\"},\"type\":\"out\"}", 1, "\"out\"" },
+		{ "{\"a\":[{\"run\":{}}],\"b\":{\"c\":{\"d\":\"}\"}}}", 1, NULL },
+		{ "{\"type\":[{\"x\":\"]\"},[]],\"y\":{}}", 1, "[{\"x\":\"]\"},[]]" },
+		/* cut lines: members before the cut are whole */
+		{ "{\"type\":\"x\",\"m\":{\"a\":1", 0, "\"x\"" },
+		{ "{\"m\":1,\"type\":\"x", 0, NULL },
+		{ "{\"type\"", 0, NULL },
+		{ "{\"type\":", 0, NULL },
+		{ "{", 0, NULL },
+		{ "{\"a\":1,", 0, NULL },
+		/* duplicate keys: the first one, as cJSON */
+		{ "{\"type\":\"a\",\"type\":\"b\"}", 1, "\"a\"" },
+		{ "{\"x\":1,\"x\":2}", 1, NULL },
+		{ "{\"seq\":1,\"seq\":2}", 0, NULL },
+		/* white space anywhere JSON allows it */
+		{ " \t{ \"type\" :\t\"u\" ,\r\n\"x\" : [ 1 , 2 ] }\r", 1, "\"u\"" },
+		{ "{ }", 1, NULL },
+		{ "{\"type\": 12 }", 1, "12" },
+		/* damage after the match: found, but the object is not whole */
+		{ "{\"type\":\"a\" \"b\":1}", 0, "\"a\"" },
+		{ "{\"x\":1,}", 0, NULL },
+		{ "{,\"type\":1}", 0, NULL },
+	};
+	size_t i, n;
+
+	(void)st;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		const char *l = c[i].line, *v = NULL, *close;
+		size_t len = strlen(l), vn = 0;
+		int got = kt_jsonl_top_member(l, l + len, "type", &v, &vn);
+
+		if (kt_jsonl_not_ktraj(l, l + len) != c[i].not_ktraj)
+			fail_msg("not_ktraj %s: want %d", l, c[i].not_ktraj);
+		if (got != (c[i].type != NULL))
+			fail_msg("top_member %s: %d", l, got);
+		if (got && (vn != strlen(c[i].type) ||
+			    memcmp(v, c[i].type, vn)))
+			fail_msg("top_member %s: %.*s", l, (int)vn, v);
+		close = strrchr(l, '}');
+		for (n = 0; n < len; n++) {
+			const char *w = NULL;
+			size_t wn = 0;
+			int nk = kt_jsonl_not_ktraj(l, l + n);
+			int tm = kt_jsonl_top_member(l, l + n, "type", &w, &wn);
+
+			/* a complete line cut before its closing brace */
+			if (c[i].not_ktraj && nk != (n > (size_t)(close - l)))
+				fail_msg("not_ktraj %s cut at %zu: %d", l, n, nk);
+			if (!c[i].not_ktraj && nk)
+				fail_msg("not_ktraj %s cut at %zu: 1", l, n);
+			/* a "type" whose value is whole is found, the same */
+			if (got && n >= (size_t)(v + vn - l) &&
+			    (!tm || w != v || wn != vn))
+				fail_msg("top_member %s cut at %zu", l, n);
+			if (got && n <= (size_t)(v - l) && tm)
+				fail_msg("top_member %s cut at %zu: 1", l, n);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -536,6 +613,7 @@ int main(void)
 		cmocka_unit_test(t_rfc8259),
 		cmocka_unit_test(t_not_ktraj),
 		cmocka_unit_test(t_top_member),
+		cmocka_unit_test(t_member_scan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
