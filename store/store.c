@@ -1002,6 +1002,25 @@ static void dicts_committed(kt_store *s)
 	}
 }
 
+/* The writes before the LMDB commit, the same for kt_store_commit and
+ * kt_store_savepoint (a savepoint must leave the transaction as a commit
+ * would store it, or a rollback to it and a commit disagree): the open
+ * run's blocks, page and record and the held blocks (kt_ev_flush); the
+ * block in flight on the write thread (kt_wb_settle: kt_ev_flush leaves
+ * none today, and one left would be dropped, not stored, by the
+ * kt_ev_forget after the commit); the §6.11 checkpoint marks deleted
+ * (kt_ck_finish).  0 or the first failing write's code. */
+static int pre_commit(kt_store *s)
+{
+	int rc = kt_ev_flush(s);
+
+	if (rc == 0)
+		rc = kt_wb_settle(s);
+	if (rc == 0)
+		rc = kt_ck_finish(s);
+	return rc;
+}
+
 int kt_store_commit(kt_store *s)
 {
 	int rc;
@@ -1010,9 +1029,7 @@ int kt_store_commit(kt_store *s)
 		return KT_EINVAL;
 	if (!s->wtxn)
 		return kt_err(s, KT_EBUSY, "no write transaction");
-	rc = kt_ev_flush(s);
-	if (rc == 0)
-		rc = kt_ck_finish(s);
+	rc = pre_commit(s);
 	if (rc == 0) {
 		rc = kt_txn_commit(s);
 	} else {
@@ -1110,13 +1127,7 @@ int kt_store_savepoint(kt_store *s)
 		return KT_EINVAL;
 	if (!s->wtxn)
 		return kt_err(s, KT_EBUSY, "no write transaction");
-	/* what kt_store_commit writes before the LMDB commit */
-	rc = kt_ev_flush(s);
-	if (rc == 0)
-		rc = kt_wb_settle(s);
-	if (rc == 0)
-		rc = kt_ck_finish(s);
-	if (rc)
+	if ((rc = pre_commit(s)) != 0)
 		return rc;
 	kt_defer_drop(s);
 	/* as after a commit: the next source loads what it continues */
