@@ -12,6 +12,7 @@ setup_file() {
 }
 
 setup() {
+	load lib/kill_import
 	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
 }
 
@@ -59,22 +60,14 @@ setup() {
 # batches left (its mark and committed batches); skips when five imports
 # all finished before verify saw a batch
 kill_between_batches() {
-	local caught=0 try i pid
-	for try in 1 2 3 4 5; do
-		rm -f "$KTRAJ_STORE" "$KTRAJ_STORE-lock"
-		KTRAJ_IMPORT_BATCH=64K "$KTRAJ" import "$SESS" >/dev/null 2>&1 &
-		pid=$!
-		for i in $(seq 1 400); do
-			if "$KTRAJ" verify 2>/dev/null | grep -q unfinished; then
-				kill -9 "$pid" 2>/dev/null && caught=1
-				break
-			fi
-			kill -0 "$pid" 2>/dev/null || break
-		done
-		wait "$pid" || true
-		[ "$caught" -eq 1 ] && break
-	done
-	[ "$caught" -eq 1 ] || skip "the import finished before a batch was seen"
+	kill_import_when batch_seen /dev/null \
+		env KTRAJ_IMPORT_BATCH=64K "$KTRAJ" import "$SESS" ||
+		skip "the import finished before a batch was seen"
+}
+
+# batch_seen: verify notes an unfinished import (a kill_import_when COND)
+batch_seen() {
+	"$KTRAJ" verify 2>/dev/null | grep -q unfinished
 }
 
 @test "kill -9 between batches: the run is invisible, verify notes it, the next import reclaims it" {

@@ -7,7 +7,13 @@
 bats_require_minimum_version 1.5.0
 
 setup() {
+	load lib/kill_import
 	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
+}
+
+# twenty_runs: the store lists 20 runs or more (a kill_import_when COND)
+twenty_runs() {
+	[ "$("$KTRAJ" ls --json 2>/dev/null | wc -l)" -ge 20 ]
 }
 
 # small DIR N EVENTS: N ktraj JSONL files f000.jsonl.. of EVENTS notes each
@@ -70,23 +76,9 @@ runs() {
 
 @test "kill -9 during a folder import of many small files: the store verifies, no run is partial, the next import completes it" {
 	small "$BATS_TEST_TMPDIR/in" 600 6
-	caught=0
-	for try in 1 2 3 4 5; do
-		rm -f "$KTRAJ_STORE" "$KTRAJ_STORE-lock"
-		"$KTRAJ" import "$BATS_TEST_TMPDIR/in" >"$BATS_TEST_TMPDIR/out" 2>&1 &
-		pid=$!
-		for i in $(seq 1 400); do
-			n=$("$KTRAJ" ls --json 2>/dev/null | wc -l)
-			if [ "$n" -ge 20 ]; then
-				kill -9 "$pid" 2>/dev/null && caught=1
-				break
-			fi
-			kill -0 "$pid" 2>/dev/null || break
-		done
-		wait "$pid" || true
-		[ "$caught" -eq 1 ] && break
-	done
-	[ "$caught" -eq 1 ] || skip "the import finished before it could be killed"
+	kill_import_when twenty_runs "$BATS_TEST_TMPDIR/out" \
+		"$KTRAJ" import "$BATS_TEST_TMPDIR/in" ||
+		skip "the import finished before it could be killed"
 	# nothing was reported as imported: run lines come after the last commit
 	[ ! -s "$BATS_TEST_TMPDIR/out" ]
 	run "$KTRAJ" verify
