@@ -11,6 +11,7 @@
 bats_require_minimum_version 1.5.0
 
 setup() {
+	load lib/fixture_run
 	export KTRAJ_STORE="$BATS_TEST_TMPDIR/s.ktraj"
 	DATA="$BATS_TEST_DIRNAME/../data"
 }
@@ -105,10 +106,7 @@ assert len(e) == 1 and e[0]["path"] == "/p/k.cu" and e[0]["op"] == "unknown", e'
 {"type":"message","message":{"role":"assistant","timestamp":1748779201000,"content":"","toolCalls":[{"id":"r1","function":{"name":"Read","arguments":"{\"file_path\":\"/p/results.json\"}"}}]}}
 {"type":"message","message":{"role":"tool","timestamp":1748779202000,"toolCallId":"r1","content":"{\"kernel\": \"softmax\", \"time_ms\": 0.118, \"speedup\": 15.9}\n"}}
 EOF2
-	"$KTRAJ" import "$BATS_TEST_TMPDIR/results.sts.jsonl" >/dev/null
-	run=$(first_run "$KTRAJ_STORE")
-	run "$KTRAJ" log "$run" --kind bench --json
-	[ "$status" -eq 0 ]
+	run -0 bench_rows "$BATS_TEST_TMPDIR/results.sts.jsonl"
 	echo "$output"
 	echo "$output" | python3 -c '
 import json,sys
