@@ -94,6 +94,11 @@ struct kt_vfile {
 				   (kt_in_load_ahead): wait with
 				   kt_in_hash_wait before reading it */
 	int hash_rc;            /* hth's hash_fd answer */
+	unsigned char hsha[KT_HASH_LEN]; /* hth's hash, written by it alone:
+				   f.sha takes it in kt_in_hash_wait, after
+				   the join, so nothing that copies or reads
+				   f (detection copies the whole kt_file)
+				   races with the thread */
 	pthread_t hth;
 	int cut;                /* a stream that ended at a line over
 				   --max-line, said when it was read: what
