@@ -396,7 +396,7 @@ static void vf_fill(struct kt_root *r, struct kt_vfile *v, int ahead)
 	if (!v->mapped) {
 		kt_sha256(v->data, v->len, v->f.sha);
 	} else if (ahead && v->fd >= 0 && kt_threads_for(v->len) &&
-		   pthread_create(&v->hth, NULL, hash_thread, v) == 0) {
+		   kt_thread_start(&v->hth, hash_thread, v) == 0) {
 		v->hashing = 1;
 		memset(v->f.sha, 0, KT_HASH_LEN);
 		v->f.sha_hex[0] = 0;
