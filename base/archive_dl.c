@@ -34,3 +34,20 @@ int kt_archive_fail(char *err, size_t errlen)
 		snprintf(err, errlen, "cannot load libarchive (%s)", lib.why);
 	return KT_EIO;
 }
+
+void kt_archive_utf8_enter(struct kt_archive_utf8 *u)
+{
+	u->prev = (locale_t)0;
+	u->mine = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	if (u->mine)
+		u->prev = uselocale(u->mine);
+}
+
+void kt_archive_utf8_leave(struct kt_archive_utf8 *u)
+{
+	if (!u->mine)
+		return;
+	uselocale(u->prev);
+	freelocale(u->mine);
+	u->mine = (locale_t)0;
+}

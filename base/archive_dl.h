@@ -21,6 +21,7 @@
 #ifndef KT_ARCHIVE_DL_H
 #define KT_ARCHIVE_DL_H
 
+#include <locale.h>
 #include <stddef.h>
 
 #include <archive.h>
@@ -105,6 +106,33 @@ const char *kt_archive_load_error(void);
  * library is not reported as "out of memory".
  */
 int kt_archive_fail(char *err, size_t errlen);
+
+/*
+ * Member names as UTF-8 while the calling thread reads an archive.
+ * Import (archives), `ktraj show --source` and the replay sandbox (bundle
+ * tars, which Python's tarfile writes as pax with UTF-8 path records) all
+ * read through it, so a name one accepts the others read alike.
+ * libarchive converts the names an archive declares as UTF-8 or UTF-16 (a
+ * zip member with flag bit 11, which Python's zipfile and Java set for any
+ * non-ASCII name; pax tar's path records; every 7z name) to the thread's
+ * locale, and the C locale a program starts in has no non-ASCII
+ * characters: such a member came back with no name at all.  Names with no
+ * declared charset (Info-ZIP's zip, GNU and ustar tar) are copied as they
+ * are either way.  kt_archive_utf8_enter switches LC_CTYPE of the calling
+ * thread only (uselocale(3)) to C.UTF-8, so the process's locale and other
+ * threads are untouched; kt_archive_utf8_leave puts the thread's previous
+ * locale back and frees the one made.  Enter before the handles are made
+ * (kt_archive_reader, archive_read_new, archive_write_new: a handle keeps
+ * the charset it first sees) and leave after they are freed; pairs nest.  When C.UTF-8 cannot be made, nothing is
+ * switched and names convert as they did (non-ASCII ones fail, and the
+ * caller says so).
+ */
+struct kt_archive_utf8 {
+	locale_t prev; /* the thread's locale before, (locale_t)0: none set */
+	locale_t mine; /* the C.UTF-8 locale made, (locale_t)0: none */
+};
+void kt_archive_utf8_enter(struct kt_archive_utf8 *u);
+void kt_archive_utf8_leave(struct kt_archive_utf8 *u);
 
 #ifndef KT_ARCHIVE_DL_IMPL
 #define archive_entry_filetype kt_ar.archive_entry_filetype

@@ -1,9 +1,12 @@
 /*
  * base.c - error texts, strings, hex, SHA-256 and cJSON getters (kt_base.h).
  */
+#include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <cjson/cJSON.h>
 #include "kt_base.h"
 
@@ -193,4 +196,64 @@ int kt_threads_for(uint64_t bytes)
 	if (sched_getaffinity(0, sizeof(set), &set) != 0)
 		return 0;
 	return CPU_COUNT(&set) >= 2;
+}
+
+/* The hand-off of kt_thread_start: on the caller's stack, which the caller
+ * keeps until the thread has said it is ready. */
+struct thread_start {
+	void *(*fn)(void *);
+	void *arg;
+	void *room;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int ready;
+};
+
+static void *thread_start_main(void *p)
+{
+	struct thread_start *ts = p;
+	void *(*fn)(void *) = ts->fn;
+	void *arg = ts->arg;
+
+	/* the room is this thread's while the caller waits: its allocator
+	 * (an arena, a cache) is made out of it */
+	munmap(ts->room, KT_THREAD_ROOM);
+	free(malloc(1));
+	pthread_mutex_lock(&ts->mu);
+	ts->ready = 1;
+	pthread_cond_signal(&ts->cv);
+	pthread_mutex_unlock(&ts->mu);
+	return fn(arg);
+}
+
+int kt_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	struct thread_start ts = { .fn = fn, .arg = arg };
+	int rc;
+
+	ts.room = mmap(NULL, KT_THREAD_ROOM, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (ts.room == MAP_FAILED)
+		return ENOMEM;
+	if ((rc = pthread_mutex_init(&ts.mu, NULL)) != 0) {
+		munmap(ts.room, KT_THREAD_ROOM);
+		return rc;
+	}
+	if ((rc = pthread_cond_init(&ts.cv, NULL)) != 0) {
+		pthread_mutex_destroy(&ts.mu);
+		munmap(ts.room, KT_THREAD_ROOM);
+		return rc;
+	}
+	rc = pthread_create(t, NULL, thread_start_main, &ts);
+	if (rc) {
+		munmap(ts.room, KT_THREAD_ROOM);
+	} else {
+		pthread_mutex_lock(&ts.mu);
+		while (!ts.ready)
+			pthread_cond_wait(&ts.cv, &ts.mu);
+		pthread_mutex_unlock(&ts.mu);
+	}
+	pthread_cond_destroy(&ts.cv);
+	pthread_mutex_destroy(&ts.mu);
+	return rc;
 }

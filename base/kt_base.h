@@ -13,6 +13,7 @@
 #define KT_BASE_H
 
 #include <nettle/sha2.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -322,6 +323,25 @@ const char *kt_json_str_stop(const char *p, const char *end);
  * writes the same records as a one-thread one. */
 #define KT_THREADS_MIN (4u << 20)
 int kt_threads_for(uint64_t bytes);
+
+/*
+ * pthread_create(t, NULL, fn, arg) for ktraj's helper threads (the hash,
+ * parse-ahead, block-compression and read-ahead threads), returning once
+ * the new thread has set up its allocator.  jemalloc gives a thread its
+ * arena and cache at the thread's first allocation and, when the address
+ * space is used up then (a tight `ulimit -v`), dereferences the arena it
+ * failed to make: SIGSEGV in the new thread, not a NULL from malloc.  So
+ * KT_THREAD_ROOM bytes of address space are reserved (a PROT_NONE map)
+ * before the thread is made and given back by the thread itself just
+ * before its first allocation, while the caller waits: the room is there
+ * for it.  A thread's later allocations fail as any malloc does (NULL).
+ * 0 with *t joinable; else an errno value and no thread: ENOMEM when the
+ * room cannot be reserved, pthread_create's answer (EAGAIN: no room for
+ * the stack, too many threads).  Callers then do the work on the calling
+ * thread, as with one CPU.
+ */
+#define KT_THREAD_ROOM (32u << 20)
+int kt_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
 struct cJSON;
 /* The string member key of object o (case-sensitive); NULL when o is NULL

@@ -277,7 +277,7 @@ int cmd_ls(struct cli *c, int argc, char **argv)
 					    "format", "id" };
 	struct ls_ctx x = { 0 };
 	kt_store *s = NULL;
-	int i, rc, json = 0, reverse = 0;
+	int i, rc, json = 0, reverse = 0, damaged;
 	size_t k;
 
 	if (cli_wants_help(argc, argv, usage))
@@ -322,7 +322,12 @@ int cmd_ls(struct cli *c, int argc, char **argv)
 	if (rc)
 		return rc;
 	x.s = s;
-	rc = kt_run_foreach(s, ls_collect, &x);
+	/* a damaged run (its record, or its key: a flipped byte in a run
+	 * id) is said once the sound runs are listed, exit 3 */
+	rc = kt_run_foreach_sound(s, ls_collect, &x, NULL);
+	damaged = rc == KT_ECORRUPT;
+	if (damaged)
+		rc = 0;
 	if (rc < 0) {
 		rc = cli_store_err(c, s, rc, "listing runs");
 	} else {
@@ -351,6 +356,9 @@ int cmd_ls(struct cli *c, int argc, char **argv)
 		else if (x.n == 0 && !json)
 			fprintf(stderr, "no runs in %s (add some with `ktraj import`)\n",
 				c->store_path);
+		/* (the walk's message: nothing read the store since) */
+		if (damaged && rc >= 0)
+			rc = cli_store_err(c, s, KT_ECORRUPT, c->store_path);
 	}
 out:
 	for (k = 0; k < x.n; k++) {

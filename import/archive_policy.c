@@ -30,23 +30,6 @@ struct archive *kt_archive_reader(void)
 	return a;
 }
 
-void kt_archive_utf8_enter(struct kt_archive_utf8 *u)
-{
-	u->prev = (locale_t)0;
-	u->mine = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-	if (u->mine)
-		u->prev = uselocale(u->mine);
-}
-
-void kt_archive_utf8_leave(struct kt_archive_utf8 *u)
-{
-	if (!u->mine)
-		return;
-	uselocale(u->prev);
-	freelocale(u->mine);
-	u->mine = (locale_t)0;
-}
-
 int kt_archive_magic(const unsigned char *p, size_t n)
 {
 	if (n >= 4 && p[0] == 'P' && p[1] == 'K' &&

@@ -15,7 +15,6 @@
 #ifndef KT_ARCHIVE_POLICY_H
 #define KT_ARCHIVE_POLICY_H
 
-#include <locale.h>
 #include <stddef.h>
 #include "../base/archive_dl.h" /* libarchive, loaded when first used */
 
@@ -25,29 +24,8 @@
  */
 struct archive *kt_archive_reader(void);
 
-/*
- * Member names as UTF-8 while the calling thread reads an archive.
- * libarchive converts the names an archive declares as UTF-8 or UTF-16 (a
- * zip member with flag bit 11, which Python's zipfile and Java set for any
- * non-ASCII name; pax tar's path records; every 7z name) to the thread's
- * locale, and the C locale a program starts in has no non-ASCII
- * characters: such a member came back with no name at all.  Names with no
- * declared charset (Info-ZIP's zip, GNU and ustar tar) are copied as they
- * are either way.  kt_archive_utf8_enter switches LC_CTYPE of the calling
- * thread only (uselocale(3)) to C.UTF-8, so the process's locale and other
- * threads are untouched; kt_archive_utf8_leave puts the thread's previous
- * locale back and frees the one made.  Enter before kt_archive_reader (the
- * reader keeps the charset it first sees) and leave after
- * archive_read_free; pairs nest.  When C.UTF-8 cannot be made, nothing is
- * switched and names convert as they did (non-ASCII ones fail, and the
- * caller says so).
- */
-struct kt_archive_utf8 {
-	locale_t prev; /* the thread's locale before, (locale_t)0: none set */
-	locale_t mine; /* the C.UTF-8 locale made, (locale_t)0: none */
-};
-void kt_archive_utf8_enter(struct kt_archive_utf8 *u);
-void kt_archive_utf8_leave(struct kt_archive_utf8 *u);
+/* Member names as UTF-8: kt_archive_utf8_enter and kt_archive_utf8_leave
+ * (base/archive_dl.h), shared with the replay sandbox's bundle reader. */
 
 /*
  * Whether the first n bytes of p start an archive or a compressed file

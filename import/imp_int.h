@@ -94,6 +94,11 @@ struct kt_vfile {
 				   (kt_in_load_ahead): wait with
 				   kt_in_hash_wait before reading it */
 	int hash_rc;            /* hth's hash_fd answer */
+	unsigned char hsha[KT_HASH_LEN]; /* hth's hash, written by it alone:
+				   f.sha takes it in kt_in_hash_wait, after
+				   the join, so nothing that copies or reads
+				   f (detection copies the whole kt_file)
+				   races with the thread */
 	pthread_t hth;
 	int cut;                /* a stream that ended at a line over
 				   --max-line, said when it was read: what
@@ -337,7 +342,9 @@ void kt_in_sort(struct kt_root *r);
 int kt_in_load(kt_imp *imp, struct kt_root *r, struct kt_vfile *v);
 /* kt_in_load, but the whole-file SHA-256 of a big mapped file (kt_threads_for)
  * runs on a second thread while the caller detects and parses the file:
- * v->f.sha and sha_hex are then unset until kt_in_hash_wait(v).  The
+ * v->f.sha and sha_hex are then zero and "" until kt_in_hash_wait(v), which
+ * alone writes them, after the join (the thread writes v->hsha and
+ * v->hash_rc, nothing of v->f, so a copy of v->f is no race).  The
  * thread reads the file with pread, never through the map, and touches
  * nothing else of v.  Same codes as kt_in_load; when the thread cannot be
  * started the hash is computed here, as kt_in_load does. */

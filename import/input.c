@@ -361,7 +361,7 @@ static void *hash_thread(void *arg)
 	struct kt_vfile *v = arg;
 
 	pthread_setname_np(pthread_self(), "ktraj-hash");
-	v->hash_rc = hash_fd(v, v->f.sha);
+	v->hash_rc = hash_fd(v, v->hsha);
 	return NULL;
 }
 
@@ -371,9 +371,13 @@ void kt_in_hash_wait(struct kt_vfile *v)
 		return;
 	pthread_join(v->hth, NULL);
 	v->hashing = 0;
+	/* the join orders the thread's writes of hsha and hash_rc before
+	 * these reads */
+	if (v->hash_rc == 0)
+		memcpy(v->f.sha, v->hsha, KT_HASH_LEN);
 	/* the map fallback drops pages: only here, once the thread is gone
 	 * and before the importer reads on */
-	if (v->hash_rc != 0)
+	else
 		hash_map(v);
 	kt_hex(v->f.sha, KT_HASH_LEN, v->f.sha_hex);
 }
@@ -392,8 +396,9 @@ static void vf_fill(struct kt_root *r, struct kt_vfile *v, int ahead)
 	if (!v->mapped) {
 		kt_sha256(v->data, v->len, v->f.sha);
 	} else if (ahead && v->fd >= 0 && kt_threads_for(v->len) &&
-		   pthread_create(&v->hth, NULL, hash_thread, v) == 0) {
+		   kt_thread_start(&v->hth, hash_thread, v) == 0) {
 		v->hashing = 1;
+		memset(v->f.sha, 0, KT_HASH_LEN);
 		v->f.sha_hex[0] = 0;
 	} else if (hash_fd(v, v->f.sha) != 0) {
 		hash_map(v);

@@ -127,7 +127,7 @@ int kt_pa_start(const char *data, size_t len, kt_parse_ahead **out)
 		goto no_more;
 	if (pthread_cond_init(&a->room, NULL) != 0)
 		goto no_room;
-	if (pthread_create(&a->t, NULL, pa_main, a) != 0) {
+	if (kt_thread_start(&a->t, pa_main, a) != 0) {
 		pthread_cond_destroy(&a->room);
 		pthread_cond_destroy(&a->more);
 		pthread_mutex_destroy(&a->mu);

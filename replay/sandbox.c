@@ -542,11 +542,18 @@ static void build_bwrap(struct args *a, const char *bwrap, const kt_sandbox_spec
 int kt_sandbox_plain_tar(int in_fd, const char *manifest_name, uint64_t max_bytes, int *out_fd,
 			 char **manifest, char *err, size_t errlen)
 {
-	struct archive *a = archive_read_new(), *w = archive_write_new();
+	struct kt_archive_utf8 u;
+	struct archive *a, *w;
 	struct archive_entry *e, *o;
 	struct kt_buf mb = {0}; /* the manifest's text */
 	uint64_t total = 0;
 	int rc = 0, r, fd = memfd_create("ktraj-bundle", MFD_CLOEXEC);
+
+	/* a pax name record is UTF-8 (Python's tarfile writes one for any
+	 * non-ASCII name): read, and written again, as import reads it */
+	kt_archive_utf8_enter(&u);
+	a = archive_read_new();
+	w = archive_write_new();
 
 	*out_fd = -1;
 	*manifest = NULL;
@@ -640,6 +647,7 @@ out:
 		archive_read_free(a);
 	if (w)
 		archive_write_free(w);
+	kt_archive_utf8_leave(&u);
 	if (rc) {
 		if (fd >= 0)
 			close(fd);

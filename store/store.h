@@ -324,9 +324,22 @@ int kt_store_read_hold(kt_store *s);
 void kt_store_read_release(kt_store *s);
 
 /* Call fn for each run in id order; stop early when fn returns non-zero and
- * return that value.  KT_ECORRUPT as kt_run_get, at the first bad run. */
+ * return that value.  KT_ECORRUPT as kt_run_get, at the first bad run: a
+ * record that fails its checksum, or, for a run with no checksum, a key
+ * under which neither its name (run_names) nor its events (ev_blocks) are
+ * found, the mark of a damaged run id (FORMAT.md §6.10). */
 int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),
 		   void *arg);
+/* As kt_run_foreach, for a listing that shows what is sound: a run whose
+ * key or record is damaged is skipped, not the end of the walk, so fn sees
+ * every sound run; then KT_ECORRUPT, the errmsg naming the first damaged
+ * run in id order, and *nbad (may be NULL) how many were skipped (0 on any
+ * other answer but a KT_ECORRUPT after the walk).  Other errors (KT_EINVAL,
+ * KT_EIO, KT_ECHANGED, fn's non-zero value) end the walk as in
+ * kt_run_foreach. */
+int kt_run_foreach_sound(kt_store *s,
+			 int (*fn)(const kt_run_info *, void *), void *arg,
+			 size_t *nbad);
 
 /*
  * Hide run `id` (hide 1) or show it again (hide 0), inside a write

@@ -173,7 +173,7 @@ int kt_ahead_open(int nthreads, struct kt_ahead **out)
 		w->dc = ZSTD_createDCtx();
 		if (!w->dc)
 			break;
-		if (pthread_create(&w->t, NULL, worker_main, w) != 0) {
+		if (kt_thread_start(&w->t, worker_main, w) != 0) {
 			ZSTD_freeDCtx(w->dc);
 			w->dc = NULL;
 			break;

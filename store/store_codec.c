@@ -454,6 +454,17 @@ static int dict_train(kt_store *s)
 	dict = malloc(dsize);
 	if (!dict)
 		goto done;
+	/* libzstd 1.5.4's ZSTD_createCDict_advanced2, which
+	 * ZDICT_finalizeDictionary calls, dereferences the CDict it failed
+	 * to allocate (SIGSEGV under a tight `ulimit -v`): what its end of the
+	 * training allocates is tried first, and freed for it to take (the
+	 * allocator keeps it); the dictionary is only a better ratio, blocks
+	 * are compressed without one as before the first training */
+	zb = malloc(ZSTD_estimateCDictSize(dsize, KT_BLOCK_LEVEL) +
+		    ZSTD_estimateCCtxSize(KT_BLOCK_LEVEL) + ZSTD_BLOCKSIZE_MAX);
+	if (!zb)
+		goto done;
+	free(zb);
 	id = s->ndicts ? s->dicts[s->ndicts - 1].id + 1 : KT_DICT_ID_BASE;
 	memset(&fp, 0, sizeof(fp));
 	fp.k = 200;

@@ -163,8 +163,64 @@ bad:
 	return kt_err(s, KT_ECORRUPT, "bad run record");
 }
 
+/* Whether the key bin of a run with no checksum (have 0 from
+ * kt_runrec_check) is the key its record was written under.  The checksum
+ * covers the run id (kt_runrec_sum), so a checked run's key is sound; an
+ * unchecked one is either a run of a store older than run_sums, or a run
+ * whose key was damaged (the checksum is then looked up under an id it was
+ * never written under).  Both other places that name the run are
+ * consulted, one lookup each: the run_names key (name, 0x00, id) when the
+ * run has a name, and its first ev_blocks key when it has events (the
+ * checks `verify` makes over the whole store, here for one run).  0, or
+ * KT_ECORRUPT naming the run. */
+static int run_key_sound(kt_store *s, MDB_txn *txn, const unsigned char *bin,
+			 const MDB_val *v, uint64_t n_events)
+{
+	const unsigned char *p = v->mv_data;
+	size_t nl = kt_rd16(p + 8);
+	char hx[KT_RUN_ID_HEX + 1];
+	const char *why = NULL;
+	int rc;
+
+	if (nl) {
+		unsigned char key[KT_NAME_MAX_KEY + 1 + KT_RUN_BIN];
+		size_t pl = nl > KT_NAME_MAX_KEY ? KT_NAME_MAX_KEY : nl;
+		MDB_val nk = { pl + 1 + KT_RUN_BIN, key }, nv;
+
+		memcpy(key, p + 10, pl);
+		key[pl] = 0;
+		memcpy(key + pl + 1, bin, KT_RUN_BIN);
+		rc = mdb_get(txn, s->dbi[KT_DB_NAMES], &nk, &nv);
+		if (rc == MDB_NOTFOUND)
+			why = "its name is not indexed under this id";
+		else if (rc)
+			return kt_mdb_err(s, rc, "run_names");
+	}
+	if (!why && n_events) {
+		MDB_cursor *c;
+		MDB_val k = { KT_RUN_BIN, (void *)bin }, bv;
+
+		rc = mdb_cursor_open(txn, s->dbi[KT_DB_BLOCKS], &c);
+		if (rc)
+			return kt_mdb_err(s, rc, "cursor");
+		rc = mdb_cursor_get(c, &k, &bv, MDB_SET_RANGE);
+		mdb_cursor_close(c);
+		if (rc == MDB_NOTFOUND || (rc == 0 && (k.mv_size < KT_RUN_BIN ||
+				memcmp(k.mv_data, bin, KT_RUN_BIN))))
+			why = "no events are stored under this id";
+		else if (rc)
+			return kt_mdb_err(s, rc, "ev_blocks");
+	}
+	if (!why)
+		return 0;
+	kt_hex(bin, KT_RUN_BIN, hx);
+	return kt_err(s, KT_ECORRUPT, "run %s: its key does not match its "
+		      "record (%s): a damaged run id", hx, why);
+}
+
 /* Decode a runs record into info (strings into s->run_*), checked against
- * its checksum (one lookup and a SHA-256 of name, format and meta). */
+ * its checksum (one lookup and a SHA-256 of name, format and meta), or
+ * when it has none, its key against its name and events (run_key_sound). */
 static int run_decode(kt_store *s, MDB_txn *txn, const unsigned char *bin,
 		      const MDB_val *v, kt_run_info *info)
 {
@@ -177,6 +233,8 @@ static int run_decode(kt_store *s, MDB_txn *txn, const unsigned char *bin,
 	if (rc)
 		return rc;
 	rc = kt_runrec_check(s, txn, bin, v, &info->checksum);
+	if (!rc && !info->checksum)
+		rc = run_key_sound(s, txn, bin, v, info->n_events);
 	if (rc)
 		return rc;
 	nl = kt_rd16(p + 8);
@@ -217,15 +275,20 @@ int kt_run_get(kt_store *s, const char *id, kt_run_info *info)
 	return rc;
 }
 
-int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),
-		   void *arg)
+/* kt_run_foreach and kt_run_foreach_sound: past_bad, a run whose key or
+ * record is damaged is skipped and the walk goes on; the first damage is
+ * the answer once it is done (its message kept: a later damaged run would
+ * overwrite it). */
+static int run_walk(kt_store *s, int (*fn)(const kt_run_info *, void *),
+		    void *arg, int past_bad, size_t *nbad)
 {
 	MDB_txn *txn;
 	MDB_cursor *c = NULL;
 	MDB_val k, v;
 	unsigned char bin[KT_RUN_BIN];
 	kt_run_info info;
-	int rc, op = MDB_FIRST;
+	int rc, op = MDB_FIRST, bad = 0;
+	char first[sizeof(s->err)];
 
 	if (!s || !fn)
 		return KT_EINVAL;
@@ -237,10 +300,15 @@ int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),
 		op = MDB_NEXT;
 		if (k.mv_size != KT_RUN_BIN) {
 			rc = kt_err(s, KT_ECORRUPT, "bad run key");
-			goto out;
+		} else {
+			memcpy(bin, k.mv_data, KT_RUN_BIN);
+			rc = run_decode(s, txn, bin, &v, &info);
 		}
-		memcpy(bin, k.mv_data, KT_RUN_BIN);
-		rc = run_decode(s, txn, bin, &v, &info);
+		if (rc == KT_ECORRUPT && past_bad) {
+			if (!bad++)
+				memcpy(first, s->err, sizeof(first));
+			continue;
+		}
 		if (rc)
 			goto out;
 		rc = fn(&info, arg);
@@ -248,8 +316,31 @@ int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),
 			goto out;
 	}
 	rc = rc == MDB_NOTFOUND ? 0 : kt_mdb_err(s, rc, "cursor");
+	if (!rc && bad)
+		rc = kt_err(s, KT_ECORRUPT, "%s", first);
 out:
+	if (nbad)
+		*nbad = (size_t)bad;
 	return kt_rd_close(s, txn, c, rc);
+}
+
+int kt_run_foreach(kt_store *s, int (*fn)(const kt_run_info *, void *),
+		   void *arg)
+{
+	if (!s || !fn)
+		return KT_EINVAL;
+	return run_walk(s, fn, arg, 0, NULL);
+}
+
+int kt_run_foreach_sound(kt_store *s,
+			 int (*fn)(const kt_run_info *, void *), void *arg,
+			 size_t *nbad)
+{
+	if (nbad)
+		*nbad = 0;
+	if (!s || !fn)
+		return KT_EINVAL;
+	return run_walk(s, fn, arg, 1, nbad);
 }
 
 static int is_hex(const char *p, size_t n)

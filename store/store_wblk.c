@@ -77,7 +77,7 @@ static struct kt_wb *wb_get(kt_store *s)
 		goto no_work;
 	if (pthread_cond_init(&w->done, NULL) != 0)
 		goto no_done;
-	if (pthread_create(&w->t, NULL, wb_main, w) != 0)
+	if (kt_thread_start(&w->t, wb_main, w) != 0)
 		goto no_thread;
 	s->wb = w;
 	return w;

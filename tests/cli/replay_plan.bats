@@ -425,3 +425,43 @@ print(json.dumps({"seq":2,"parent":1,"kind":"tool_result","actor":"tool","payloa
 		"$KTRAJ" show oom 3 --json | grep -q "killed: out of memory"
 	fi
 }
+
+# Repacks the plan's bundle 0 from folder $1 as Python's tarfile does
+# (pax: a UTF-8 path record for any non-ASCII name), with member $2 of one
+# line added when given.
+repack_pax() {
+	python3 - "$P/bundles/000000.tar.gz" "$1" "${2:-}" <<'PY'
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w:gz", format=tarfile.PAX_FORMAT) as t:
+    t.add(sys.argv[2], arcname="ktraj-bundle")
+    if sys.argv[3]:
+        i = tarfile.TarInfo(sys.argv[3])
+        i.size = 2
+        t.addfile(i, io.BytesIO(b"x\n"))
+PY
+}
+
+@test "task: a bundle member with a non-ASCII name (a pax UTF-8 path record) is unpacked under its name, as import reads archives; one whose name escapes is still refused" {
+	need_bwrap
+	P="$BATS_TEST_TMPDIR/p"
+	X="$BATS_TEST_TMPDIR/x"
+	"$KTRAJ" replay --plan "$P" "$R" --all-compile >/dev/null
+	mkdir -p "$X"
+	tar -xzf "$P/bundles/000000.tar.gz" -C "$X"
+	printf 'int k;\n' >"$X/ktraj-bundle/workspace/ядро.cu"
+	# the step shows the member reached the workspace with its name
+	printf 'cat ядро.cu && cc -O2 -o bench bench.c' >"$X/ktraj-bundle/command.sh"
+	repack_pax "$X/ktraj-bundle"
+	run "$KTRAJ" replay --task "$P" 0
+	[ "$status" -eq 0 ]
+	grep -qF '"stdout":"int k;\n"' "$P/results/000000.json"
+	rm -f "$P/results/000000.json"
+	for bad in "ktraj-bundle/workspace/../../ядро.cu" "/tmp/ядро-$$.cu"; do
+		repack_pax "$X/ktraj-bundle" "$bad"
+		run "$KTRAJ" replay --task "$P" 0
+		[ "$status" -eq 3 ]
+		[ "$output" = "ktraj: replay: unsafe bundle entry $bad" ]
+		[ ! -e "$P/results/000000.json" ]
+		[ ! -e "/tmp/ядро-$$.cu" ]
+	done
+}

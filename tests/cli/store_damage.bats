@@ -282,3 +282,29 @@ while i >= 0:
 	done
 	[ "$seen" -ge 1 ]
 }
+
+@test "a byte flipped in a run's id key: ls lists the sound runs, then one line naming the damaged id, exit 3 (verify agrees)" {
+	TWO="$BATS_TEST_TMPDIR/two.ktraj"
+	"$KTRAJ" --store "$TWO" import "$SAMPLE" \
+		"$BATS_TEST_DIRNAME/../data/replay/cc_bench_session.jsonl" >/dev/null
+	rm -f "$TWO-lock"
+	off=$(python3 "$KEY" "$TWO" "runs/hex:$R")
+	# the id's last byte: the key stays in order, LMDB's pages stay sound
+	GOOD="$TWO" flip $((off + 15)) 1
+	bad=${R%?}b
+	for json in "" --json; do
+		run --separate-stderr "$KTRAJ" ls $json
+		echo "$status $output $stderr"
+		[ "$status" -eq 3 ]
+		[ "$stderr" = "ktraj: ls: $KTRAJ_STORE: corrupt data: run $bad: its key does not match its record (its name is not indexed under this id): a damaged run id" ]
+		[[ "$output" == *645f1b7e727f* ]]
+		[[ "$output" != *3db88dd1ab52* ]]
+	done
+	run "$KTRAJ" verify
+	[ "$status" -eq 3 ]
+	# the sound store lists both, exit 0
+	run "$KTRAJ" --store "$TWO" ls
+	[ "$status" -eq 0 ]
+	[[ "$output" == *645f1b7e727f* ]]
+	[[ "$output" == *3db88dd1ab52* ]]
+}

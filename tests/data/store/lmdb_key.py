@@ -5,6 +5,7 @@ usage: lmdb_key.py STORE SPEC...
   SPEC NAME         the key of database NAME in the main database
        NAME@flags   the node flags of that entry
        DB/KEY       key KEY of named database DB (its root page, a leaf)
+       DB/hex:HEX   the same for a binary key given in hex (a run id)
 
 For the CLI tests that damage a store below LMDB: the layout is LMDB 0.9's
 (mdb.c: 16-byte page header, MDB_meta after it, MDB_node = lo, hi, flags,
@@ -47,8 +48,10 @@ def main():
             print(off + 8)
         else:
             root = struct.unpack_from('<Q', d, data + 40)[0]
+            want = (bytes.fromhex(key[4:]) if key.startswith('hex:')
+                    else key.encode())
             hits = [noff + 8 for noff, _, k, _ in leaf_nodes(d, psize, root)
-                    if k == key.encode()]
+                    if k == want]
             if not hits:
                 sys.exit('no key %s in %s' % (key, name))
             print(hits[0])
