@@ -425,6 +425,18 @@ static int p_cjson(char *p, size_t n)
 	cJSON_Delete(o);
 	return o != NULL;
 }
+
+/* parse and print back unformatted: the print's cost is this row less the
+ * parse's (the canonical event bytes are printed by cJSON, FORMAT.md §3) */
+static int p_cjson_print(char *p, size_t n)
+{
+	cJSON *o = cJSON_ParseWithLength(p, n);
+	char *t = o ? cJSON_PrintUnformatted(o) : NULL;
+
+	cJSON_Delete(o);
+	free(t);
+	return t != NULL;
+}
 #endif
 #ifdef HAVE_JSONC
 static struct json_tokener *jtok;
@@ -516,6 +528,8 @@ static void json_part(char *buf, const size_t *lines, size_t nlines,
 {
 #ifdef HAVE_CJSON
 	json_one("cJSON", p_cjson, buf, lines, nlines, bytes);
+	json_one("cJSON_parse+print(not_a_parser)", p_cjson_print, buf, lines,
+		 nlines, bytes);
 #endif
 #ifdef HAVE_JSONC
 	jtok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
