@@ -74,10 +74,15 @@ static int blank(const kt_file *f)
  * are keyed by hash, so a batch's runs touch leaves all over each index
  * (10,000 sources of ~21 KB: CPU -3 %, store +1.2 % in batches of 16;
  * CPU -8 %, store +18 % in batches of 256; RESULTS.md "Issue 21: batched
- * commits across files"). */
+ * commits across files").  At 256 KiB the byte bound ended a batch of
+ * such sources at 13; 64 sources or 1 MiB took another ~4 % off their
+ * CPU for 1.8 MB more store (+3 %, about two batches' pages that the last
+ * commits leave free) and peak RSS 62 -> 69 MiB, while 128 or 256 gave
+ * little more CPU for +6 % and +12 % (RESULTS.md "Issue 21: 10,000 small
+ * sessions under 1.5x"). */
 #define KT_IMP_SMALL (256u << 10)      /* a source batched: at most this */
-#define KT_IMP_BATCH_BYTES (256u << 10) /* commit once the sources hold this */
-#define KT_IMP_BATCH_FILES 16          /* or are this many */
+#define KT_IMP_BATCH_BYTES (1u << 20)   /* commit once the sources hold this */
+#define KT_IMP_BATCH_FILES 64          /* or are this many */
 
 static int small_source(const kt_imp *imp, const struct kt_vfile *v)
 {

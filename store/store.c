@@ -60,22 +60,36 @@ int kt_store_nospace(const kt_store *s)
 
 int kt_store_is_own_file(const kt_store *s, const struct stat *st)
 {
-	struct stat own;
-	char *lock;
-	int same;
+	if (!s || !st)
+		return 0;
+	for (int i = 0; i < s->nown; i++)
+		if (s->own[i].dev == st->st_dev && s->own[i].ino == st->st_ino)
+			return 1;
+	return 0;
+}
 
-	if (!s || !st || !s->path)
-		return 0;
-	if (stat(s->path, &own) == 0 && own.st_dev == st->st_dev &&
-	    own.st_ino == st->st_ino)
-		return 1;
+/* Remember which files are the store's own (kt_store_is_own_file): the
+ * data file LMDB holds open, and "<path>-lock" as it is now (absent when
+ * the store was opened without its lock and there is none). */
+static void own_files(kt_store *s)
+{
+	struct stat o;
+	mdb_filehandle_t fd;
+	char *lock;
+
+	s->nown = 0;
+	if (mdb_env_get_fd(s->env, &fd) == 0 && fstat(fd, &o) == 0) {
+		s->own[s->nown].dev = o.st_dev;
+		s->own[s->nown++].ino = o.st_ino;
+	}
 	if (!(lock = malloc(strlen(s->path) + 6)))
-		return 0;
+		return;
 	sprintf(lock, "%s-lock", s->path);
-	same = stat(lock, &own) == 0 && own.st_dev == st->st_dev &&
-	       own.st_ino == st->st_ino;
+	if (stat(lock, &o) == 0) {
+		s->own[s->nown].dev = o.st_dev;
+		s->own[s->nown++].ino = o.st_ino;
+	}
 	free(lock);
-	return same;
 }
 
 /* ns of a stat's modification time */
@@ -700,6 +714,7 @@ static int open_once(const char *path, unsigned flags, kt_store **out)
 		if (rc)
 			goto fail;
 	}
+	own_files(s);
 	s->err[0] = 0;
 	*out = s;
 	return 0;

@@ -177,9 +177,11 @@ int kt_store_nospace(const kt_store *s);
 
 struct stat;
 /* Whether st (of a file found while walking a folder) is the store's own
- * file or its LMDB lock file ("<path>-lock"): the same device and inode.
- * An import of the folder that holds its store skips them instead of
- * reading them as input.  0 for NULL s or st. */
+ * file or its LMDB lock file ("<path>-lock"): the same device and inode as
+ * the file LMDB opened and the lock file found when the store was opened
+ * (no system call here: it is asked once per file of a folder).  An import
+ * of the folder that holds its store skips them instead of reading them as
+ * input.  0 for NULL s or st. */
 int kt_store_is_own_file(const kt_store *s, const struct stat *st);
 
 /* ---- write transactions --------------------------------------------------

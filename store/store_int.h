@@ -10,6 +10,7 @@
 #include <lmdb.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 #include "store.h"
 
 /*
@@ -218,6 +219,14 @@ struct kt_store {
 	 * writer's rewritten page from damage (kt_err, kt_store_changed) */
 	int nolock;
 	int64_t mark_size, mark_mtime_ns;
+	/* the store file LMDB opened and its lock file, as found once at
+	 * open (kt_store_is_own_file): two stat calls per file of a folder
+	 * import cost ~3 us a file of 10,000 small ones */
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} own[2];
+	int nown;
 
 	MDB_txn *wtxn;         /* open write transaction or NULL */
 	MDB_txn *rtxn;         /* reusable read transaction (reset when idle) */

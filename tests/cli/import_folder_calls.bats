@@ -53,6 +53,32 @@ for r in map(json.loads, sys.stdin):
 	[ "$n" -eq 200 ]
 }
 
+@test "a folder import does not stat its store and lock file per file, and still skips them in the folder" {
+	command -v strace >/dev/null || skip "no strace"
+	small "$BATS_TEST_TMPDIR/in" 200
+	cd "$BATS_TEST_TMPDIR"
+	run env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -o "$BATS_TEST_TMPDIR/calls" \
+		-e trace=newfstatat,stat,lstat \
+		"$KTRAJ" --no-progress import in
+	[ "$status" -eq 0 ]
+	[ "$(sources | wc -l)" -eq 200 ]
+	# the store's identity is taken once at open (before: a stat of the
+	# store and one of its lock file for each of the 200 files)
+	n=$(grep -cE 'stat.*"[^"]*s\.ktraj(-lock)?"' "$BATS_TEST_TMPDIR/calls" || true)
+	[ "$n" -le 10 ]
+	# a store inside the folder it imports is still not read as input,
+	# nor its lock file, on the first import (created by this open) and
+	# the next
+	export KTRAJ_STORE="$BATS_TEST_TMPDIR/in/s.ktraj"
+	for i in 1 2; do
+		run --separate-stderr "$KTRAJ" --no-progress import in
+		[ "$status" -eq 0 ]
+		[ -z "$stderr" ]
+	done
+	[ "$("$KTRAJ" ls --json | wc -l)" -eq 200 ]
+	"$KTRAJ" verify
+}
+
 @test "sources' paths are the real paths, however the folder is named and whatever links it holds" {
 	small "$BATS_TEST_TMPDIR/real/in" 3
 	mkdir -p "$BATS_TEST_TMPDIR/real/in/sub" "$BATS_TEST_TMPDIR/elsewhere"

@@ -50,6 +50,25 @@ runs() {
 	"$KTRAJ" verify
 }
 
+@test "a folder of 200 files of ~20 KB is committed in batches of about 1 MiB: a few transactions, and more than one" {
+	command -v mdb_stat >/dev/null || skip "no mdb_stat (lmdb-utils)"
+	# ~20 KB each, like the benchmark's pieces of a Claude Code session
+	# (tests/bench/import_small.sh): 256 KiB batches took 13 of them each
+	small "$BATS_TEST_TMPDIR/in" 200 250
+	run --separate-stderr "$KTRAJ" import "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	txns=$(mdb_stat -e -n "$KTRAJ_STORE" | awk '/Last transaction ID/ {print $4}')
+	echo "transactions: $txns"
+	# 1 MiB or 64 files a batch: 4 commits of the files; 256 KiB: 16
+	[ "$txns" -le 8 ]
+	# bounded: not one transaction for the whole folder
+	[ "$txns" -ge 4 ]
+	[ "$(runs | wc -l)" -eq 200 ]
+	[ "$(runs | grep -c ' 250$')" -eq 200 ]
+	"$KTRAJ" verify
+}
+
 @test "--strict: a bad file in the middle of a folder of small files keeps the files before it and nothing of itself" {
 	small "$BATS_TEST_TMPDIR/in" 20 4
 	# f010 is good for three lines, then not JSON
