@@ -592,6 +592,32 @@ static void t_memmem(void **st)
 	munmap(map, (size_t)pg * 2);
 }
 
+/* kt_json_get finds what cJSON_GetObjectItemCaseSensitive finds: the
+ * first of two members of one name, names sharing a first byte, "", and
+ * nothing in an array, a string or NULL. */
+static void t_json_get(void **st)
+{
+	cJSON *o = cJSON_Parse("{\"type\":\"a\",\"typo\":1,\"t\":2,\"\":3,"
+			       "\"type\":\"b\",\"Type\":4,\"arr\":[1,2]}");
+	static const char *const keys[] = { "type", "typo", "t", "", "Type",
+					    "arr", "ty", "types", "x", NULL };
+	const cJSON *a;
+
+	(void)st;
+	assert_non_null(o);
+	for (int i = 0; keys[i]; i++)
+		assert_ptr_equal(kt_json_get(o, keys[i]),
+				 cJSON_GetObjectItemCaseSensitive(o, keys[i]));
+	assert_string_equal(kt_json_get(o, "type")->valuestring, "a");
+	assert_null(kt_json_get(o, "ty"));
+	a = kt_json_get(o, "arr");
+	assert_null(kt_json_get(a, "type"));
+	assert_null(kt_json_get(kt_json_get(o, "typo"), "type"));
+	assert_null(kt_json_get(NULL, "type"));
+	assert_null(kt_json_get(o, NULL));
+	cJSON_Delete(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -613,6 +639,7 @@ int main(void)
 		cmocka_unit_test(t_strings_json),
 		cmocka_unit_test(t_str_replace),
 		cmocka_unit_test(t_memmem),
+		cmocka_unit_test(t_json_get),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
