@@ -174,13 +174,25 @@ void kt_sha256_hex(const void *data, size_t len, char out[KT_HASH_HEX + 1])
 }
 
 /* ---- cJSON --------------------------------------------------------------- */
+cJSON *kt_json_get(const struct cJSON *o, const char *key)
+{
+	cJSON *c;
+
+	if (!o || !key)
+		return NULL;
+	for (c = o->child; c && c->string; c = c->next)
+		if (c->string[0] == key[0] && !strcmp(c->string, key))
+			return c;
+	return NULL;
+}
+
 const char *kt_json_str(const struct cJSON *o, const char *key)
 {
 	const cJSON *v;
 
 	if (!cJSON_IsObject(o))
 		return NULL;
-	v = cJSON_GetObjectItemCaseSensitive(o, key);
+	v = kt_json_get(o, key);
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 

@@ -10,6 +10,45 @@
 #include "kt_base.h"
 #include "kt_json_scan.h"
 
+/* ---- byte search ---------------------------------------------------------- */
+void *kt_memmem(const void *hay, size_t hn, const void *needle, size_t nl)
+{
+	const unsigned char *h = hay, *n = needle;
+	size_t i = 0;
+
+	if (nl < 3 || hn < nl)
+		return memmem(hay, hn, needle, nl);
+#if defined(__SSE2__)
+	{
+		/* the needle's ends are often quotes, as common in JSON as
+		 * any byte: the bytes inside them tell more positions apart */
+		const size_t b = nl - 2;
+		const __m128i va = _mm_set1_epi8((char)n[1]);
+		const __m128i vb = _mm_set1_epi8((char)n[b]);
+
+		/* all 16 starts i..i+15 hold the whole needle inside hay */
+		for (; hn - i >= nl + 15; i += 16) {
+			__m128i x = _mm_loadu_si128(
+				(const __m128i *)(const void *)(h + i + 1));
+			__m128i y = _mm_loadu_si128(
+				(const __m128i *)(const void *)(h + i + b));
+			unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(
+				_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(y, vb)));
+
+			while (m) {
+				unsigned j = (unsigned)__builtin_ctz(m);
+
+				if (h[i + j] == n[0] && !memcmp(h + i + j, n, nl))
+					return (void *)(h + i + j);
+				m &= m - 1;
+			}
+		}
+	}
+#endif
+	/* the last starts (or all of them without SSE2) */
+	return memmem(h + i, hn - i, needle, nl);
+}
+
 /* ---- UTF-8 (RFC 3629 section 4) ------------------------------------------ */
 size_t kt_utf8_seq(const unsigned char *s, size_t n)
 {

@@ -500,8 +500,10 @@ static const char *const usage_known[] = {
 
 static int known(const char *const *names, const char *k)
 {
+	/* the first byte before the call: a line's members against 21
+	 * names was ~1.5 % of a Claude Code import in strcmp alone */
 	for (; *names; names++)
-		if (!strcmp(*names, k))
+		if (**names == *k && !strcmp(*names, k))
 			return 1;
 	return 0;
 }

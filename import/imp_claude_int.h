@@ -87,12 +87,12 @@ static inline const char *jstr(const cJSON *o, const char *k)
 
 static inline int jtrue(const cJSON *o, const char *k)
 {
-	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k));
+	return cJSON_IsTrue(kt_json_get(o, k));
 }
 
 static inline const cJSON *jget(const cJSON *o, const char *k)
 {
-	return cJSON_GetObjectItemCaseSensitive(o, k);
+	return kt_json_get(o, k);
 }
 
 /* Whether id is in id set m (tag set): a key of m (whatever its value) or

@@ -314,12 +314,12 @@ int64_t kt_in_find(struct kt_vfile *v, uint64_t from, const void *needle,
 	if (!nl || from >= v->len)
 		return -1;
 	if (!v->mapped || v->fd < 0 || !(buf = malloc(KT_IN_PIECE + nl))) {
-		q = memmem(v->data + from, v->len - from, needle, nl);
+		q = kt_memmem(v->data + from, v->len - from, needle, nl);
 		return q ? (int64_t)(q - v->data) : -1;
 	}
 	/* pieces overlap by nl - 1 bytes: a match across two is found */
 	while ((k = piece(v, off, buf, KT_IN_PIECE + nl - 1)) > 0) {
-		if ((q = memmem(buf, (size_t)k, needle, nl))) {
+		if ((q = kt_memmem(buf, (size_t)k, needle, nl))) {
 			int64_t at = (int64_t)(off + (uint64_t)(q - buf));
 
 			free(buf);
@@ -331,7 +331,7 @@ int64_t kt_in_find(struct kt_vfile *v, uint64_t from, const void *needle,
 	}
 	free(buf);
 	if (k < 0) { /* read failed: through the map, as before */
-		q = memmem(v->data + from, v->len - from, needle, nl);
+		q = kt_memmem(v->data + from, v->len - from, needle, nl);
 		return q ? (int64_t)(q - v->data) : -1;
 	}
 	return -1;

@@ -1417,7 +1417,7 @@ int64_t kt_imp_find(kt_imp *imp, const kt_file *f, uint64_t from,
 			return kt_in_find(imp->root->v[i], from, needle, nl);
 	if (!nl || from >= f->len)
 		return -1;
-	q = memmem(f->data + from, f->len - from, needle, nl);
+	q = kt_memmem(f->data + from, f->len - from, needle, nl);
 	return q ? (int64_t)(q - f->data) : -1;
 }
 

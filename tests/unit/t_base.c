@@ -4,6 +4,8 @@
  * getter, each against values worked out by hand or from the RFCs. */
 #include "testutil.h"
 #include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cjson/cJSON.h>
 #include "../../base/kt_base.h"
 
@@ -534,6 +536,88 @@ static void t_threads_for(void **state)
 	}
 }
 
+/* kt_memmem against memmem(3): the first match, at each place a 16-byte
+ * step can put it, and a haystack ending at an unreadable page (a read
+ * past its end would fault). */
+static void t_memmem(void **st)
+{
+	static const char js[] =
+		"{\"type\":\"user\",\"message\":{\"content\":\"a summary\"}}\n"
+		"{\"type\":\"summary\",\"summary\":\"Fix the kernel\"}\n";
+	const char *pat = "\"summary\"";
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned char *map, *end;
+	char hay[300], nd[40];
+	unsigned seed = 12345;
+
+	(void)st;
+	/* the first "summary" in quotes, not the word inside the text */
+	assert_ptr_equal(kt_memmem(js, strlen(js), pat, strlen(pat)),
+			 strstr(js, pat));
+	assert_int_equal((char *)kt_memmem(js, strlen(js), pat, strlen(pat)) -
+			 js, 58);
+	assert_null(kt_memmem(js, 57 + 9, pat, 9));
+	assert_ptr_equal(kt_memmem(js, 58 + 9, pat, 9), js + 58);
+	assert_ptr_equal(kt_memmem(js, 5, "", 0), js);
+	assert_null(kt_memmem(js, 2, pat, 9));
+	/* random text of three bytes, so near-matches are everywhere */
+	for (int round = 0; round < 20000; round++) {
+		size_t hn = (size_t)(rand_r(&seed) % 300);
+		size_t nl = (size_t)(rand_r(&seed) % 12);
+
+		for (size_t i = 0; i < hn; i++)
+			hay[i] = "ab\""[rand_r(&seed) % 3];
+		for (size_t i = 0; i < nl; i++)
+			nd[i] = "ab\""[rand_r(&seed) % 3];
+		/* half the time the needle is a piece of the haystack */
+		if (hn > nl && (round & 1))
+			memcpy(nd, hay + rand_r(&seed) % (hn - nl + 1), nl);
+		assert_ptr_equal(kt_memmem(hay, hn, nd, nl),
+				 memmem(hay, hn, nd, nl));
+	}
+	/* a haystack whose last byte is the page's last: the needle at its
+	 * very end, and not there at all, at every length up to 64 */
+	map = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(map != MAP_FAILED);
+	assert_int_equal(mprotect(map + pg, (size_t)pg, PROT_NONE), 0);
+	end = map + pg;
+	memset(map, 'x', (size_t)pg);
+	for (size_t hn = 9; hn <= 64; hn++) {
+		memcpy(end - 9, pat, 9);
+		assert_ptr_equal(kt_memmem(end - hn, hn, pat, 9), end - 9);
+		end[-1] = 'x';
+		assert_null(kt_memmem(end - hn, hn, pat, 9));
+	}
+	munmap(map, (size_t)pg * 2);
+}
+
+/* kt_json_get finds what cJSON_GetObjectItemCaseSensitive finds: the
+ * first of two members of one name, names sharing a first byte, "", and
+ * nothing in an array, a string or NULL. */
+static void t_json_get(void **st)
+{
+	cJSON *o = cJSON_Parse("{\"type\":\"a\",\"typo\":1,\"t\":2,\"\":3,"
+			       "\"type\":\"b\",\"Type\":4,\"arr\":[1,2]}");
+	static const char *const keys[] = { "type", "typo", "t", "", "Type",
+					    "arr", "ty", "types", "x", NULL };
+	const cJSON *a;
+
+	(void)st;
+	assert_non_null(o);
+	for (int i = 0; keys[i]; i++)
+		assert_ptr_equal(kt_json_get(o, keys[i]),
+				 cJSON_GetObjectItemCaseSensitive(o, keys[i]));
+	assert_string_equal(kt_json_get(o, "type")->valuestring, "a");
+	assert_null(kt_json_get(o, "ty"));
+	a = kt_json_get(o, "arr");
+	assert_null(kt_json_get(a, "type"));
+	assert_null(kt_json_get(kt_json_get(o, "typo"), "type"));
+	assert_null(kt_json_get(NULL, "type"));
+	assert_null(kt_json_get(o, NULL));
+	cJSON_Delete(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -554,6 +638,8 @@ int main(void)
 		cmocka_unit_test(t_hex_sha),
 		cmocka_unit_test(t_strings_json),
 		cmocka_unit_test(t_str_replace),
+		cmocka_unit_test(t_memmem),
+		cmocka_unit_test(t_json_get),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
