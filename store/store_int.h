@@ -67,6 +67,8 @@ struct kt_envmap {
  * commit, up from ~25 MiB at 1 GB: the peak RSS grew with the input
  * (tests/bench/RESULTS.md, "Issue 21: import peak RSS flat past 1 GB") */
 #define KT_MAP_RESIDENT (16l << 10)
+/* a fault maps up to 2 MiB, so a look every 4 faults finds the map at
+ * most ~8 MiB past the bound; a look reads statm, ~2-6 us */
 #define KT_MAP_LOOK 4
 /* ... but only once this many bytes were written or read since: right
  * after a give-back every transaction faults the trees' top pages in

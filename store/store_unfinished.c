@@ -372,12 +372,16 @@ static void give_back_map(kt_store *s)
  * give-back counts too (KT_MAP_FAULTS stays: where a fault maps 64 KiB
  * it comes first).  Those pages also shrink (the input's window moves
  * on), so the base follows them down: a window that grows again then
- * only brings the next give-back sooner. */
-static int map_full(kt_store *s)
+ * only brings the next give-back sooner.  floor: KT_MAP_FLOOR bytes came
+ * since the give-back, without which the fault count does not count (it
+ * counts the heap's faults too); the growth in file pages needs no
+ * floor: right after a batch's commit LMDB's page searches filled 28
+ * MiB of the map at 1 GB before 1 MiB was written. */
+static int map_full(kt_store *s, int floor)
 {
 	long f = minor_faults(), r;
 
-	if (f - s->map_flt >= KT_MAP_FAULTS)
+	if (floor && f - s->map_flt >= KT_MAP_FAULTS)
 		return 1;
 	if (s->map_rss < 0 || f - s->map_chk < KT_MAP_LOOK)
 		return 0;
@@ -393,7 +397,7 @@ static int map_full(kt_store *s)
 
 void kt_map_faulted(kt_store *s)
 {
-	if (map_full(s))
+	if (map_full(s, 1))
 		give_back_map(s);
 }
 
@@ -406,7 +410,8 @@ int kt_store_checkpoint(kt_store *s, size_t min_bytes)
 	if (!s->wtxn)
 		return kt_err(s, KT_EBUSY, "no write transaction");
 	/* between batches too: every KT_MAP_GIVE bytes of writes, or of
-	 * blobs read, or every KT_MAP_FAULTS page faults.  Bytes alone let
+	 * blobs read, or every KT_MAP_FAULTS page faults, or once the file
+	 * pages grew KT_MAP_RESIDENT (map_full).  Bytes alone let
 	 * the map's resident part grow with the store: LMDB's lookups
 	 * (page search at every put, blob and path look-ups) read leaves
 	 * all over a tree that grows, each fault mapping 64 KiB or more,
@@ -422,8 +427,8 @@ int kt_store_checkpoint(kt_store *s, size_t min_bytes)
 	s->map_seen = s->wlog.len;
 	if (s->rdepth == 0 && (s->map_wrote >= KT_MAP_GIVE ||
 			       s->map_read >= KT_MAP_GIVE ||
-			       (s->map_wrote + s->map_read >= KT_MAP_FLOOR &&
-				map_full(s))))
+			       map_full(s, s->map_wrote + s->map_read >=
+					       KT_MAP_FLOOR)))
 		give_back_map(s);
 	/* a run that existed before would show what was appended so far */
 	/* counted from the savepoint: a source sharing the transaction
