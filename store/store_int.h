@@ -70,6 +70,9 @@ struct kt_envmap {
 /* a fault maps up to 2 MiB, so a look every 4 faults finds the map at
  * most ~8 MiB past the bound; a look reads statm, ~2-6 us */
 #define KT_MAP_LOOK 4
+/* kt_store_checkpoint counts faults at every KT_MAP_TICK-th call: one
+ * getrusage an event was 2 % of a 211 MB import's CPU */
+#define KT_MAP_TICK 8
 /* ... but only once this many bytes were written or read since: right
  * after a give-back every transaction faults the trees' top pages in
  * again, and the faults of a file's mapping and of the heap count too, so
@@ -250,6 +253,7 @@ struct kt_store {
 				  source's is a few KB among many small ones */
 	long map_flt;          /* the process's minor faults then */
 	long map_chk;          /* ... at the last look at map_rss */
+	unsigned map_tick;     /* kt_store_checkpoint's calls (KT_MAP_TICK) */
 	long map_rss;          /* the process's file-backed resident KiB
 				  after the give-back, lowered to the least
 				  seen since (-1: unknown) */

@@ -427,8 +427,9 @@ int kt_store_checkpoint(kt_store *s, size_t min_bytes)
 	s->map_seen = s->wlog.len;
 	if (s->rdepth == 0 && (s->map_wrote >= KT_MAP_GIVE ||
 			       s->map_read >= KT_MAP_GIVE ||
-			       map_full(s, s->map_wrote + s->map_read >=
-					       KT_MAP_FLOOR)))
+			       (++s->map_tick % KT_MAP_TICK == 0 &&
+				map_full(s, s->map_wrote + s->map_read >=
+					    KT_MAP_FLOOR))))
 		give_back_map(s);
 	/* a run that existed before would show what was appended so far */
 	/* counted from the savepoint: a source sharing the transaction
