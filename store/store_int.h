@@ -64,14 +64,14 @@ struct kt_envmap {
  * many KiB since the last give-back, looked at every KT_MAP_LOOK faults:
  * at 3.8 GB of input the folios of the freshly written store were large
  * enough that 128 faults left 63 MiB of the map resident after a batch's
- * commit, up from ~25 MiB at 1 GB: the peak RSS grew with the input
+ * commit, up from ~30 MiB at 1 GB: the peak RSS grew with the input
  * (tests/bench/RESULTS.md, "Issue 21: import peak RSS flat past 1 GB") */
 #define KT_MAP_RESIDENT (16l << 10)
 /* a fault maps up to 2 MiB, so a look every 4 faults finds the map at
  * most ~8 MiB past the bound; a look reads statm, ~2-6 us */
 #define KT_MAP_LOOK 4
-/* kt_store_checkpoint counts faults at every KT_MAP_TICK-th call: one
- * getrusage an event was 2 % of a 211 MB import's CPU */
+/* kt_store_checkpoint counts faults at every KT_MAP_TICK-th call, not at
+ * every event (62,061 getrusage calls in a 211 MB import) */
 #define KT_MAP_TICK 8
 /* ... but only once this many bytes were written or read since: right
  * after a give-back every transaction faults the trees' top pages in
