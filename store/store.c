@@ -798,6 +798,8 @@ int kt_store_close(kt_store *s)
 		kt_dicts_free(s);
 		mdb_env_close(s->env);
 	}
+	if (s->statm > 0)
+		close(s->statm - 1);
 	kt_big_free(&s->wlog);
 	for (int k = 0; k <= KT_KIND_MAX_; k++) {
 		free(s->orun.blk[k].seq);

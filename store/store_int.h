@@ -60,6 +60,20 @@ struct kt_envmap {
  * give-backs right after a batch's commit, at 1-3.8 GB of input
  * (tests/bench/RESULTS.md, "Issue 21: import peak memory, large folios") */
 #define KT_MAP_FAULTS 128
+/* ... so where the kernel says how much of the process's memory is file
+ * pages (/proc/self/statm), the map is given back once that grew this
+ * many KiB since the last give-back, looked at every KT_MAP_LOOK faults:
+ * at 3.8 GB of input the folios of the freshly written store were large
+ * enough that 128 faults left 63 MiB of the map resident after a batch's
+ * commit, up from ~30 MiB at 1 GB: the peak RSS grew with the input
+ * (tests/bench/RESULTS.md, "Issue 21: import peak RSS flat past 1 GB") */
+#define KT_MAP_RESIDENT (16l << 10)
+/* a fault maps up to 2 MiB, so a look every 4 faults finds the map at
+ * most ~8 MiB past the bound; a look reads statm, ~2-6 us */
+#define KT_MAP_LOOK 4
+/* kt_store_checkpoint counts faults at every KT_MAP_TICK-th call, not at
+ * every event (62,061 getrusage calls in a 211 MB import) */
+#define KT_MAP_TICK 8
 /* ... but only once this many bytes were written or read since: right
  * after a give-back every transaction faults the trees' top pages in
  * again, and the faults of a file's mapping and of the heap count too, so
@@ -247,6 +261,13 @@ struct kt_store {
 				  back, summed over transactions: one
 				  source's is a few KB among many small ones */
 	long map_flt;          /* the process's minor faults then */
+	long map_chk;          /* ... at the last look at map_rss */
+	unsigned map_tick;     /* kt_store_checkpoint's calls (KT_MAP_TICK) */
+	long map_rss;          /* the process's file-backed resident KiB
+				  after the give-back, lowered to the least
+				  seen since (-1: unknown) */
+	int statm;             /* /proc/self/statm's fd + 1 (0: not open
+				  yet, -1: cannot be read) */
 	struct kt_envmap envmap; /* where env's map lies (kt_env_give_back) */
 	size_t map_read;       /* blob bytes read since then: an importer's
 				  workspace reads back what it dropped */
@@ -410,10 +431,11 @@ int kt_runrec_tail(kt_store *s, const MDB_val *v, uint64_t *n,
  * when read.  m remembers where the map lies between
  * calls (one per env).  Not while a caller holds a pointer into the map. */
 void kt_env_give_back(MDB_env *env, struct kt_envmap *m);
-/* Give s's map back when KT_MAP_FAULTS page faults came since it last
- * was, for loops that read the map with no checkpoint between two steps:
- * the replay after map growth.  Not while a caller
- * holds a pointer into the map. */
+/* Give s's map back when the process's file pages grew KT_MAP_RESIDENT
+ * KiB since it last was (or KT_MAP_FAULTS page faults came, where that
+ * is not known), for loops that read the map with no checkpoint between
+ * two steps: the replay after map growth.  Not while a caller holds a
+ * pointer into the map. */
 void kt_map_faulted(kt_store *s);
 struct kt_ckrun {
 	unsigned char run[KT_RUN_BIN];

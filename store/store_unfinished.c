@@ -14,6 +14,7 @@
  * being written from one whose writer died, and reclaims the latter.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -328,18 +329,75 @@ static long minor_faults(void)
 	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
 }
 
+/* The process's resident file pages in KiB (statm's third field: RssFile
+ * + RssShmem), -1 when unknown.  The store's map is one of them; the
+ * input's window and the binary are the others.  The file stays open: a
+ * read is ~6 us, an open and close ~20 us more, every KT_MAP_LOOK
+ * faults. */
+static long file_resident(kt_store *s)
+{
+	char b[128];
+	long pages = -1;
+	ssize_t n;
+
+	if (s->statm == 0) {
+		int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+
+		s->statm = fd < 0 ? -1 : fd + 1;
+	}
+	if (s->statm < 0)
+		return -1;
+	n = pread(s->statm - 1, b, sizeof(b) - 1, 0);
+	if (n <= 0)
+		return -1;
+	b[n] = 0;
+	if (sscanf(b, "%*u %*u %ld", &pages) != 1 || pages < 0)
+		return -1;
+	return pages * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
 static void give_back_map(kt_store *s)
 {
 	s->map_seen = s->wlog.len;
 	s->map_wrote = 0;
 	s->map_read = 0;
 	kt_env_give_back(s->env, &s->envmap);
-	s->map_flt = minor_faults();
+	s->map_flt = s->map_chk = minor_faults();
+	s->map_rss = file_resident(s);
+}
+
+/* Whether the map's resident part may have reached its bound.  A fault
+ * maps 4 KiB to a whole large folio, so faults alone do not bound it:
+ * where statm answers, how much the process's file pages grew since the
+ * give-back counts too (KT_MAP_FAULTS stays: where a fault maps 64 KiB
+ * it comes first).  Those pages also shrink (the input's window moves
+ * on), so the base follows them down: a window that grows again then
+ * only brings the next give-back sooner.  floor: KT_MAP_FLOOR bytes came
+ * since the give-back, without which the fault count does not count (it
+ * counts the heap's faults too); the growth in file pages needs no
+ * floor: right after a batch's commit LMDB's page searches filled 28
+ * MiB of the map at 1 GB before 1 MiB was written. */
+static int map_full(kt_store *s, int floor)
+{
+	long f = minor_faults(), r;
+
+	if (floor && f - s->map_flt >= KT_MAP_FAULTS)
+		return 1;
+	if (s->map_rss < 0 || f - s->map_chk < KT_MAP_LOOK)
+		return 0;
+	s->map_chk = f;
+	if ((r = file_resident(s)) < 0) {
+		s->map_rss = -1;
+		return 0;
+	}
+	if (r < s->map_rss)
+		s->map_rss = r;
+	return r - s->map_rss >= KT_MAP_RESIDENT;
 }
 
 void kt_map_faulted(kt_store *s)
 {
-	if (minor_faults() - s->map_flt >= KT_MAP_FAULTS)
+	if (map_full(s, 1))
 		give_back_map(s);
 }
 
@@ -352,7 +410,8 @@ int kt_store_checkpoint(kt_store *s, size_t min_bytes)
 	if (!s->wtxn)
 		return kt_err(s, KT_EBUSY, "no write transaction");
 	/* between batches too: every KT_MAP_GIVE bytes of writes, or of
-	 * blobs read, or every KT_MAP_FAULTS page faults.  Bytes alone let
+	 * blobs read, or every KT_MAP_FAULTS page faults, or once the file
+	 * pages grew KT_MAP_RESIDENT (map_full).  Bytes alone let
 	 * the map's resident part grow with the store: LMDB's lookups
 	 * (page search at every put, blob and path look-ups) read leaves
 	 * all over a tree that grows, each fault mapping 64 KiB or more,
@@ -368,8 +427,9 @@ int kt_store_checkpoint(kt_store *s, size_t min_bytes)
 	s->map_seen = s->wlog.len;
 	if (s->rdepth == 0 && (s->map_wrote >= KT_MAP_GIVE ||
 			       s->map_read >= KT_MAP_GIVE ||
-			       (s->map_wrote + s->map_read >= KT_MAP_FLOOR &&
-				minor_faults() - s->map_flt >= KT_MAP_FAULTS)))
+			       (++s->map_tick % KT_MAP_TICK == 0 &&
+				map_full(s, s->map_wrote + s->map_read >=
+					    KT_MAP_FLOOR))))
 		give_back_map(s);
 	/* a run that existed before would show what was appended so far */
 	/* counted from the savepoint: a source sharing the transaction

@@ -12,7 +12,9 @@
 # Prints one line: the maxima (MiB, KiB / 1024), the last VmHWM, CPU s
 # (user+sys from /usr/bin/time) and the exit status.  Extra environment
 # (KTRAJ_IMPORT_BATCH, MALLOC_CONF, ...) passes through to the import.
-# Environment: BENCH_DIR (default $TMPDIR/ktraj-bench-parts).
+# Environment: BENCH_DIR (default $TMPDIR/ktraj-bench-parts), SAMPLE_S
+# (seconds between samples, default 0.2: 0.05 catches shorter peaks, at
+# more of the sampler's CPU beside the import).
 set -eu
 KTRAJ=${1:?usage: import_rss_parts.sh path/to/ktraj session.jsonl}
 J=${2:?usage: import_rss_parts.sh path/to/ktraj session.jsonl}
@@ -45,7 +47,7 @@ while [ -n "$PID" ] && [ -r "/proc/$PID/smaps" ]; do
 			r["st"], r["in"], r["sp"], size / 1024}' \
 		"/proc/$PID/status" "/proc/$PID/smaps_rollup" "/proc/$PID/smaps" \
 		2>/dev/null >>"$W/samples.txt" || true
-	sleep 0.2
+	sleep "${SAMPLE_S:-0.2}"
 done
 wait "$TPID" || true
 awk -v t="$(cat "$W/time.txt")" '
