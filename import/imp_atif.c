@@ -715,8 +715,14 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 				cJSON *imgs = NULL;
 
 				rc = kt_atif_images(x->imp, f, dir, rcont, &imgs);
+				/* a failure ktraj's export marked (ATIF has
+				 * no field for it): a failed edit changes
+				 * nothing */
 				if (!rc && cid)
-					rc = emit_result(x, f, cid, content, -1,
+					rc = emit_result(x, f, cid, content,
+							 cJSON_IsTrue(cJSON_GetObjectItem(
+							 cJSON_GetObjectItem(r, "extra"),
+							 "is_error")) ? 0 : -1,
 							 NULL, imgs, ts, sub ?
 							 actor : "tool", sp);
 				else if (!rc) {

@@ -14,6 +14,7 @@
 #include "impx.h"
 #include "jsonstrict.h"
 #include "codex_patch.h"
+#include "impconv.h"
 
 const char *kt_impx_str2(const cJSON *o, const char *k1, const char *k2)
 {
@@ -1019,6 +1020,11 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 
 	if (!tool || !args)
 		return 0;
+	/* Cline's and Aider's tools, from their imports or an export of
+	 * their runs */
+	if ((rc = kt_conv_agent_edit(imp, tool, args, cwd, call, res, output,
+				     ok, ts)))
+		return rc;
 	if (kt_json_str(args, "filePath") && !kt_json_str(args, "file_path")) {
 		/* OpenCode's names (an export of an OpenCode run) */
 		cJSON *a = kt_impx_opencode_args(args);
