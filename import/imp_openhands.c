@@ -23,6 +23,8 @@
  *    insert, or the LLM-edit content with start=1,end=-1).  A run
  *    observation goes to kt_shell_classify with its exit code.  A `read`
  *    whose output is the whole file (cat -n listing) seeds the workspace.
+ *  - The run's meta "cwd" is the first observation's extras.metadata.
+ *    working_dir (where its commands ran; the exports write it).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -570,6 +572,19 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 	if ((rc = kt_impx_file_run(f, &name, &meta)))
 		goto out;
 	cJSON_AddStringToObject(meta, "timestamps", "naive ISO taken as UTC");
+	/* the run's directory, the first a command ran in: an sts, otlp or
+	 * atif export writes it, so that its import resolves a command's
+	 * relative paths (`> hello.txt`) as this import does */
+	cJSON_ArrayForEach(ev, evs) {
+		const char *wd = kt_json_str(cJSON_GetObjectItem(
+			cJSON_GetObjectItem(ev, "extras"), "metadata"),
+			"working_dir");
+
+		if (wd && *wd) {
+			cJSON_AddStringToObject(meta, "cwd", wd);
+			break;
+		}
+	}
 	if ((rc = kt_imp_run_begin(imp, ident, name, "openhands", meta)))
 		goto out;
 	meta = NULL;
