@@ -690,7 +690,24 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 			}
 			if (!rc && (content || scid)) {
 				const char *cid = scid;
+				size_t sl = scid ? strlen(scid) : 0;
 
+				/* an id an earlier step used too (a replayed
+				 * SWE-agent demonstration reuses one): the
+				 * call of this step it was renamed to, still
+				 * without a result */
+				for (size_t q = 0; scid && q < ncalls; q++) {
+					const kt_impx_call_rec *ac;
+
+					if (strncmp(ids[q], scid, sl) ||
+					    ids[q][sl] != '#')
+						continue;
+					ac = kt_impx_calls_get(&x->calls, ids[q]);
+					if (ac && !ac->answered) {
+						cid = ids[q];
+						break;
+					}
+				}
 				if (!cid) {
 					/* one result goes with the last call,
 					 * several with the calls still without

@@ -226,6 +226,25 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 		       const char *output, int exit_code, int ok, int64_t ts);
 
 /*
+ * SWE-agent's commands as its import applies them (imp_swe.c), for the
+ * import of a file that carries its calls (an sts, otlp or atif export of
+ * a SWE-agent run): kt_impx_tool_effects calls this first.  Only an
+ * observation `out` that ends in SWE-agent's footer ("(Open file: F)",
+ * "(Current directory: D)") is taken: the footer gives the open file the
+ * edit commands change and the directory paths resolve against (cwd, may
+ * be NULL, when it names none).  `create`, `edit` (S:E ... end_of_edit, or
+ * {search, replace}) and `insert` change the open file when ok and its
+ * content is known; a window that shows a whole file ("[File: P (N lines
+ * total)]" with every line) seeds it, after an edit too; `bash` goes to
+ * kt_shell_classify (res: the result's seq).  str_replace_editor is left
+ * to the shared editor code.  Returns 1 when out is such an observation
+ * (whatever the tool), 0 when not, or a negative KT_E* code.
+ */
+int kt_impx_swe_effects(kt_imp *imp, const char *tool, const cJSON *args,
+			const char *cwd, uint64_t call, uint64_t res,
+			const char *out, int exit_code, int ok);
+
+/*
  * Claude Code's file tools as a Claude Code import applies them, shared by
  * that import and every other whose tool calls carry them (a viewer export
  * of a Claude Code session: STS, OTLP, ATIF).  After a successful result of

@@ -1020,10 +1020,12 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 
 	if (!tool || !args)
 		return 0;
-	/* Cline's and Aider's tools, from their imports or an export of
-	 * their runs */
+	/* Cline's, Aider's and SWE-agent's tools, from their imports or an
+	 * export of their runs */
 	if ((rc = kt_conv_agent_edit(imp, tool, args, cwd, call, res, output,
-				     ok, ts)))
+				     ok, ts)) ||
+	    (rc = kt_impx_swe_effects(imp, tool, args, cwd, call, res, output,
+				      exit_code, ok)))
 		return rc;
 	if (kt_json_str(args, "filePath") && !kt_json_str(args, "file_path")) {
 		/* OpenCode's names (an export of an OpenCode run) */
