@@ -245,6 +245,24 @@ int kt_impx_swe_effects(kt_imp *imp, const char *tool, const cJSON *args,
 			const char *out, int exit_code, int ok);
 
 /*
+ * An OpenHands editor action that succeeded on workspace file `path`
+ * (absolute: kt_ws_path against cwd), as its import applies it when the
+ * observation gives no new_content, and as the import of an sts, otlp or
+ * atif export of the run does (kt_impx_tool_effects, for an editor tool
+ * without a command): args.command, or the one in translated_ipython_code
+ * (kt_impx_ipython_args), through the shared editor code; the LLM
+ * editor's {content, start, end}: start 1 and end -1 write the file, other
+ * lines replace that range (content unknown when it cannot apply); an
+ * observation `out` that is a unified diff creating the file ("@@ -0,0
+ * +1,N @@") writes it; anything else leaves the file unknown
+ * (kt_ws_invalidate).  call/res: the call's and result's seq.  Returns 0
+ * or a negative KT_E* code.
+ */
+int kt_impx_oh_edit(kt_imp *imp, const char *tool, const cJSON *args,
+		    const char *cwd, const char *path, uint64_t call,
+		    uint64_t res, const char *out, int64_t ts);
+
+/*
  * Claude Code's file tools as a Claude Code import applies them, shared by
  * that import and every other whose tool calls carry them (a viewer export
  * of a Claude Code session: STS, OTLP, ATIF).  After a successful result of
