@@ -526,12 +526,14 @@ int kt_impx_swe_effects(kt_imp *imp, const char *tool, const cJSON *args,
 {
 	swx x;
 	char *wpath = NULL, *wtext;
+	size_t n = out ? strlen(out) : 0;
 	int rc = 0;
 
 	/* str_replace_editor: the shared editor code (swe_edit sends it
-	 * there) */
-	if (!tool || !out || !strstr(out, "\n(Current directory: ") ||
-	    !strcmp(tool, "str_replace_editor"))
+	 * there).  The footer ends the observation: only its tail is
+	 * searched (every import's results come through here) */
+	if (!tool || !out || !strcmp(tool, "str_replace_editor") ||
+	    !strstr(out + (n > 8192 ? n - 8192 : 0), "\n(Current directory: "))
 		return 0;
 	memset(&x, 0, sizeof(x));
 	x.imp = imp;
