@@ -279,7 +279,7 @@ int kt_conv_search_replace(kt_imp *imp, const char *cwd, const char *path,
 }
 
 /* ---- the edit tools of Cline and Aider ----------------------------------- */
-/* Path of a Cline/Aider edit made absolute against cwd; NULL on ENOMEM. */
+/* *abs: path made absolute against cwd (malloc'ed).  0 or KT_ENOMEM. */
 static int ws_at(const char *cwd, const char *path, char **abs)
 {
 	return (*abs = kt_ws_path(cwd, path)) ? 0 : KT_ENOMEM;
