@@ -223,35 +223,6 @@ static int on_reply(aiderx *x, const char *t, uint64_t msg)
 	return rc;
 }
 
-static int effects(kt_conv *cv, const char *tool, const cJSON *args,
-		   uint64_t call, uint64_t res, const char *out, int ok,
-		   int64_t ts)
-{
-	const char *path = kt_json_str(args, "path");
-	struct kt_buf b;
-	char *t;
-	int rc;
-
-	memset(&b, 0, sizeof(b));
-	(void)res;
-	(void)out;
-	(void)ts;
-	if (strcmp(tool, "edit_block"))
-		return 0;
-	if (!ok || !path)
-		return 1;
-	/* one block, in the shape kt_conv_search_replace reads */
-	kt_buf_printf(&b, "<<<<<<< SEARCH\n%s=======\n%s>>>>>>> REPLACE\n",
-		      kt_json_str(args, "search"),
-		      kt_json_str(args, "replace"));
-	if (!(t = kt_buf_take(&b)))
-		return KT_ENOMEM;
-	rc = kt_conv_search_replace(cv->imp, cv->cwd, path, t, call,
-				    "edit_block");
-	free(t);
-	return rc < 0 ? rc : 1;
-}
-
 static int on_status(aiderx *x, const char *t)
 {
 	const char *p;
@@ -480,7 +451,6 @@ static int aider_import(kt_imp *imp, const kt_file *f)
 	x.f = f;
 	if ((rc = kt_conv_init(&x.cv, imp, f, NULL)))
 		return rc;
-	x.cv.effects = effects;
 	while (!rc && p < e) {
 		const char *nl = memchr(p, '\n', (size_t)(e - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(e - p);

@@ -690,7 +690,24 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 			}
 			if (!rc && (content || scid)) {
 				const char *cid = scid;
+				size_t sl = scid ? strlen(scid) : 0;
 
+				/* an id an earlier step used too (a replayed
+				 * SWE-agent demonstration reuses one): the
+				 * call of this step it was renamed to, still
+				 * without a result */
+				for (size_t q = 0; scid && q < ncalls; q++) {
+					const kt_impx_call_rec *ac;
+
+					if (strncmp(ids[q], scid, sl) ||
+					    ids[q][sl] != '#')
+						continue;
+					ac = kt_impx_calls_get(&x->calls, ids[q]);
+					if (ac && !ac->answered) {
+						cid = ids[q];
+						break;
+					}
+				}
 				if (!cid) {
 					/* one result goes with the last call,
 					 * several with the calls still without
@@ -715,8 +732,14 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 				cJSON *imgs = NULL;
 
 				rc = kt_atif_images(x->imp, f, dir, rcont, &imgs);
+				/* a failure ktraj's export marked (ATIF has
+				 * no field for it): a failed edit changes
+				 * nothing */
 				if (!rc && cid)
-					rc = emit_result(x, f, cid, content, -1,
+					rc = emit_result(x, f, cid, content,
+							 cJSON_IsTrue(cJSON_GetObjectItem(
+							 cJSON_GetObjectItem(r, "extra"),
+							 "is_error")) ? 0 : -1,
 							 NULL, imgs, ts, sub ?
 							 actor : "tool", sp);
 				else if (!rc) {

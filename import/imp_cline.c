@@ -18,7 +18,8 @@
  *   (human true); tool_result blocks are results, paired by tool_use_id;
  *   a `file` block (an @-mentioned file Cline inlined) seeds the workspace;
  *   the system prompt is a meta system message.  editor {path, old_text,
- *   new_text, insert_line} and run_commands {commands[]} have effects.
+ *   new_text, insert_line} and run_commands {commands[]} have effects
+ *   (kt_conv_agent_edit, shared with the import of an export of the run).
  *
  * Older (VS Code extension) task folder, tasks/<id>/:
  *   ui_messages.json    [{ts, type: say|ask, say|ask, text, partial, ...}]
@@ -112,91 +113,6 @@ static cJSON *open_json(kt_imp *imp, const char *rel, const kt_file **out)
 	if (out)
 		*out = g;
 	return kt_impx_parse(imp, g);
-}
-
-/* ---- tool effects of both layouts ------------------------------------- */
-static int write_or_unknown(kt_conv *cv, const char *path, const char *t,
-			    uint64_t call, const char *tool)
-{
-	char *p = kt_ws_path(cv->cwd, path);
-	int rc;
-
-	if (!p)
-		return KT_ENOMEM;
-	rc = t ? kt_ws_write(cv->imp, p, t, strlen(t), call, tool)
-	       : kt_ws_invalidate(cv->imp, p, call, tool);
-	free(p);
-	return rc;
-}
-
-static int effects(kt_conv *cv, const char *tool, const cJSON *a,
-		   uint64_t call, uint64_t res, const char *out, int ok,
-		   int64_t ts)
-{
-	const char *path = kt_json_str(a, "path");
-	int rc = 0;
-
-	if (!strcmp(tool, "editor")) {
-		const char *os = kt_json_str(a, "old_text");
-		const char *ns = kt_json_str(a, "new_text");
-		char *p;
-
-		if (!ok || !path)
-			return 1;
-		if (!(p = kt_ws_path(cv->cwd, path)))
-			return KT_ENOMEM;
-		if (cJSON_GetObjectItem(a, "insert_line") || !ns)
-			rc = kt_ws_invalidate(cv->imp, p, call, tool);
-		else if (os) {
-			rc = kt_ws_replace(cv->imp, p, os, ns, 0, call, tool);
-			if (rc == KT_ENOTFOUND)
-				rc = kt_ws_invalidate(cv->imp, p, call, tool);
-		} else if (!kt_ws_get(cv->imp, p, NULL)) {
-			rc = kt_ws_write(cv->imp, p, ns, strlen(ns), call, tool);
-		}
-		free(p);
-		return rc < 0 ? rc : 1;
-	}
-	if (!strcmp(tool, "run_commands")) {
-		const cJSON *c;
-
-		cJSON_ArrayForEach(c, cJSON_GetObjectItem(a, "commands")) {
-			const char *cmd = cJSON_IsString(c) ? c->valuestring :
-					  kt_json_str(c, "command");
-
-			if (cmd && (rc = kt_shell_classify(cv->imp, call, res, cmd,
-							   cv->cwd, out, -1, ok,
-							   ts)) < 0)
-				return rc;
-		}
-		return 1;
-	}
-	/* the task folder's ClineSayTool */
-	if (!strcmp(tool, "newFileCreated") || !strcmp(tool, "editedExistingFile")) {
-		const char *d = kt_json_str(a, "diff");
-		const char *t = kt_json_str(a, "content");
-
-		if (!ok || !path)
-			return 1;
-		if (d && strstr(d, "<<<<<<< SEARCH"))
-			rc = kt_conv_search_replace(cv->imp, cv->cwd, path, d, call,
-						    tool);
-		else
-			rc = write_or_unknown(cv, path, t, call, tool);
-		return rc < 0 ? rc : 1;
-	}
-	if (!strcmp(tool, "fileDeleted")) {
-		char *p;
-
-		if (!ok || !path)
-			return 1;
-		if (!(p = kt_ws_path(cv->cwd, path)))
-			return KT_ENOMEM;
-		rc = kt_ws_delete(cv->imp, p, call, tool);
-		free(p);
-		return rc < 0 ? rc : 1;
-	}
-	return 0;
 }
 
 /* ---- newer layout: <id>.json + <id>.messages.json ------------------------ */
@@ -398,7 +314,6 @@ static int sdk_import(kt_imp *imp, const kt_file *f, cJSON *doc)
 		goto out;
 	if ((rc = kt_conv_init(&cv, imp, mf, kt_json_str(man, "cwd"))))
 		goto end;
-	cv.effects = effects;
 	if (kt_json_str(msgs, "system_prompt"))
 		rc = kt_conv_msg(&cv, "system", 0, kt_json_str(msgs,
 				 "system_prompt"), "meta,system_prompt", NULL,
@@ -623,7 +538,6 @@ static int task_import(kt_imp *imp, const kt_file *f, cJSON *doc)
 	memset(&x, 0, sizeof(x));
 	if ((rc = kt_conv_init(&x.cv, imp, f, NULL)))
 		goto end;
-	x.cv.effects = effects;
 	nsp = kt_impx_spans((const char *)f->data, f->len, NULL, &sp);
 	cJSON_ArrayForEach(m, doc) {
 		kt_impx_span s = kt_impx_span_at(sp, nsp, i++);

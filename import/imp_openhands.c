@@ -23,6 +23,8 @@
  *    insert, or the LLM-edit content with start=1,end=-1).  A run
  *    observation goes to kt_shell_classify with its exit code.  A `read`
  *    whose output is the whole file (cat -n listing) seeds the workspace.
+ *  - The run's meta "cwd" is the first observation's extras.metadata.
+ *    working_dir (where its commands ran; the exports write it).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -313,13 +315,13 @@ static int on_action(ohx *x, const cJSON *ev, const char *a, int64_t ts,
 /* Lines s..e (1-based; e -1 = the last) of path replaced by text; the
  * content becomes unknown when the file is, or when the range cannot be
  * applied to what we know. */
-static int range_edit(ohx *x, const char *path, long s, long e,
+static int range_edit(kt_imp *imp, const char *path, long s, long e,
 		      const char *text, uint64_t call, const char *tool)
 {
-	int rc = kt_impx_replace_lines(x->imp, path, s, e, text,
+	int rc = kt_impx_replace_lines(imp, path, s, e, text,
 				     KT_IMPX_LINES_IN_FILE, call, tool);
 
-	return rc == KT_ENOTFOUND ? kt_ws_invalidate(x->imp, path, call, tool)
+	return rc == KT_ENOTFOUND ? kt_ws_invalidate(imp, path, call, tool)
 				  : rc;
 }
 
@@ -355,6 +357,44 @@ static char *creation_diff(const char *d)
 	}
 	buf[n] = 0;
 	return buf;
+}
+
+int kt_impx_oh_edit(kt_imp *imp, const char *tool, const cJSON *args,
+		    const char *cwd, const char *path, uint64_t call,
+		    uint64_t res, const char *out, int64_t ts)
+{
+	const char *cmd = kt_json_str(args, "command");
+	const char *ct = kt_json_str(args, "content");
+	const cJSON *st = cJSON_GetObjectItem(args, "start");
+	const cJSON *en = cJSON_GetObjectItem(args, "end");
+	cJSON *ipy = cmd ? NULL : kt_impx_ipython_args(kt_json_str(
+		args, "translated_ipython_code"));
+	char *created = NULL;
+	int rc;
+
+	if (cmd || (ipy && kt_json_str(ipy, "command"))) {
+		rc = kt_impx_tool_effects(imp, "str_replace_editor",
+					  cmd ? args : ipy, cwd, call, res,
+					  out ? out : "", -1, 1, ts);
+		rc = rc < 0 ? rc : 0;
+	} else if (ct && *ct && cJSON_IsNumber(st) && cJSON_IsNumber(en) &&
+		   st->valueint == 1 && en->valueint == -1) {
+		rc = kt_ws_write(imp, path, ct, strlen(ct), call, tool);
+	} else if ((created = creation_diff(out))) {
+		rc = kt_ws_write(imp, path, created, strlen(created), call,
+				 tool);
+	} else if (ct && cJSON_IsNumber(st) && cJSON_IsNumber(en)) {
+		/* the LLM editor's lines start..end (1-based, end -1 = to
+		 * the end) replaced by content */
+		rc = range_edit(imp, path, st->valueint, en->valueint, ct,
+				call, tool);
+	} else {
+		/* it changed, we cannot tell how */
+		rc = kt_ws_invalidate(imp, path, call, tool);
+	}
+	free(created);
+	cJSON_Delete(ipy);
+	return rc;
 }
 
 static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
@@ -479,44 +519,8 @@ static int on_observation(ohx *x, const cJSON *ev, const char *o, int64_t ts,
 				rc = kt_ws_write(x->imp, np, nc, strlen(nc),
 						 c->seq, c->tool);
 		} else {
-			const char *cmd = kt_json_str(c->args, "command");
-			const char *ct = kt_json_str(c->args, "content");
-			const cJSON *st = cJSON_GetObjectItem(c->args, "start");
-			const cJSON *en = cJSON_GetObjectItem(c->args, "end");
-
-			cJSON *ipy = cmd ? NULL : kt_impx_ipython_args(kt_json_str(
-				c->args, "translated_ipython_code"));
-			char *created = NULL;
-
-			if (cmd || (ipy && kt_json_str(ipy, "command"))) {
-				rc = kt_impx_tool_effects(x->imp,
-							"str_replace_editor",
-							cmd ? c->args : ipy,
-							x->cwd, c->seq, rseq,
-							content, -1, 1, ts);
-				rc = rc < 0 ? rc : 0;
-			} else if (ct && *ct && cJSON_IsNumber(st) &&
-				   cJSON_IsNumber(en) && st->valueint == 1 &&
-				   en->valueint == -1) {
-				rc = kt_ws_write(x->imp, np, ct, strlen(ct),
-						 c->seq, c->tool);
-			} else if ((created = creation_diff(content))) {
-				rc = kt_ws_write(x->imp, np, created,
-						 strlen(created), c->seq, c->tool);
-			} else if (ct && cJSON_IsNumber(st) &&
-				   cJSON_IsNumber(en)) {
-				/* the LLM editor's lines start..end (1-based,
-				 * end -1 = to the end) replaced by content */
-				rc = range_edit(x, np, st->valueint,
-						en->valueint, ct, c->seq,
-						c->tool);
-			} else {
-				/* it changed, we cannot tell how */
-				rc = kt_ws_invalidate(x->imp, np, c->seq,
-						      c->tool);
-			}
-			free(created);
-			cJSON_Delete(ipy);
+			rc = kt_impx_oh_edit(x->imp, c->tool, c->args, x->cwd,
+					     np, c->seq, rseq, content, ts);
 		}
 		free(np);
 		return rc;
@@ -570,6 +574,19 @@ static int oh_import(kt_imp *imp, const kt_file *f)
 	if ((rc = kt_impx_file_run(f, &name, &meta)))
 		goto out;
 	cJSON_AddStringToObject(meta, "timestamps", "naive ISO taken as UTC");
+	/* the run's directory, the first a command ran in: an sts, otlp or
+	 * atif export writes it, so that its import resolves a command's
+	 * relative paths (`> hello.txt`) as this import does */
+	cJSON_ArrayForEach(ev, evs) {
+		const char *wd = kt_json_str(cJSON_GetObjectItem(
+			cJSON_GetObjectItem(ev, "extras"), "metadata"),
+			"working_dir");
+
+		if (wd && *wd) {
+			cJSON_AddStringToObject(meta, "cwd", wd);
+			break;
+		}
+	}
 	if ((rc = kt_imp_run_begin(imp, ident, name, "openhands", meta)))
 		goto out;
 	meta = NULL;

@@ -444,13 +444,121 @@ static int add_call(swx *x, const char *id, const char *tool, cJSON *args,
 			  "agent", pl, sp->line, sp->off, sp->len, &c->seq);
 }
 
+/* Whether tool (args) is one of SWE-agent's commands that change a file. */
+static int is_edit_tool(const char *tool, const cJSON *args)
+{
+	const char *scmd = kt_json_str(args, "command");
+
+	return strcmp(tool, "edit") == 0 || strcmp(tool, "create") == 0 ||
+	       strcmp(tool, "insert") == 0 ||
+	       (strcmp(tool, "str_replace_editor") == 0 &&
+		!(scmd && strcmp(scmd, "view") == 0));
+}
+
+/* The whole file an observation shows (an editor window, or a
+ * str_replace_editor view without a range): *wpath gets its path; NULL
+ * when it shows none. */
+static char *shown_file(const char *tool, const cJSON *args, const char *obs,
+			char **wpath)
+{
+	char *wtext = window_file(obs, wpath);
+
+	if (!wtext && strcmp(tool, "str_replace_editor") == 0 &&
+	    kt_json_str(args, "path") && kt_json_str(args, "command") &&
+	    strcmp(kt_json_str(args, "command"), "view") == 0 &&
+	    !cJSON_GetObjectItem(args, "view_range") &&
+	    (wtext = kt_impx_cat_n(obs)))
+		*wpath = strdup(kt_json_str(args, "path"));
+	return wtext;
+}
+
+/* A file shown by a call that does not change it seeds the workspace
+ * (payload: the result about to be emitted, may be NULL). */
+static int seed_shown(swx *x, const char *wpath, const char *wtext,
+		      cJSON *payload)
+{
+	char *p;
+	int rc;
+
+	if (!wtext || !wpath)
+		return 0;
+	if (!(p = resolve(x, wpath)))
+		return KT_ENOMEM;
+	rc = kt_ws_observe(x->imp, p, wtext, strlen(wtext), payload);
+	free(p);
+	return rc;
+}
+
+/* What call `call` (result rseq, observation obs) did to the workspace,
+ * after its result is emitted: an edit command's change (when ok) and the
+ * file its window shows after it; a bash command through
+ * kt_shell_classify.  0 or a negative KT_E* code. */
+static int after_call(swx *x, const char *tool, const cJSON *args,
+		      const char *action, uint64_t call, uint64_t rseq,
+		      const char *obs, int exit_code, int ok,
+		      const char *wpath, const char *wtext)
+{
+	int rc = 0;
+
+	if (is_edit_tool(tool, args)) {
+		if (ok)
+			rc = swe_edit(x, tool, args, action, call, obs);
+		/* the window after the edit corrects the workspace */
+		if (!rc && wtext)
+			rc = seed_shown(x, wpath, wtext, NULL);
+	} else if (strcmp(tool, "bash") == 0) {
+		const char *cmd = kt_json_str(args, "command");
+
+		if (cmd) {
+			rc = kt_shell_classify(x->imp, call, rseq, cmd, x->cwd,
+					       obs, exit_code, ok,
+					       KT_TS_UNKNOWN);
+			if (rc > 0)
+				rc = 0;
+		}
+	}
+	return rc;
+}
+
+int kt_impx_swe_effects(kt_imp *imp, const char *tool, const cJSON *args,
+			const char *cwd, uint64_t call, uint64_t res,
+			const char *out, int exit_code, int ok)
+{
+	swx x;
+	char *wpath = NULL, *wtext;
+	size_t n = out ? strlen(out) : 0;
+	int rc = 0;
+
+	/* str_replace_editor: the shared editor code (swe_edit sends it
+	 * there).  The footer ends the observation: only its tail is
+	 * searched (every import's results come through here) */
+	if (!tool || !out || !strcmp(tool, "str_replace_editor") ||
+	    !strstr(out + (n > 8192 ? n - 8192 : 0), "\n(Current directory: "))
+		return 0;
+	memset(&x, 0, sizeof(x));
+	x.imp = imp;
+	if (cwd && !(x.cwd = strdup(cwd)))
+		return KT_ENOMEM;
+	footer_state(&x, out);
+	wtext = shown_file(tool, args, out, &wpath);
+	if (!is_edit_tool(tool, args))
+		rc = seed_shown(&x, wpath, wtext, NULL);
+	if (!rc)
+		rc = after_call(&x, tool, args, kt_json_str(args, "command"),
+				call, res, out, exit_code, ok, wpath, wtext);
+	free(wtext);
+	free(wpath);
+	free(x.cwd);
+	free(x.open_file);
+	return rc < 0 ? rc : 1;
+}
+
 /* The result of pending call c: obs is the observation text. */
 static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 		       const kt_impx_span *sp, const cJSON *tstep)
 {
 	cJSON *pl = cJSON_CreateObject();
 	char *wpath = NULL, *wtext;
-	const char *scmd;
 	int edit_tool, ok, rc;
 	uint64_t rseq = 0;
 
@@ -459,13 +567,8 @@ static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 		return KT_ENOMEM;
 	}
 	footer_state(x, obs);
-	wtext = window_file(obs, &wpath);
-	scmd = kt_json_str(c->args, "command");
-	edit_tool = strcmp(c->tool, "edit") == 0 ||
-		    strcmp(c->tool, "create") == 0 ||
-		    strcmp(c->tool, "insert") == 0 ||
-		    (strcmp(c->tool, "str_replace_editor") == 0 &&
-		     !(scmd && strcmp(scmd, "view") == 0));
+	wtext = shown_file(c->tool, c->args, obs, &wpath);
+	edit_tool = is_edit_tool(c->tool, c->args);
 	ok = exit_code > 0 ? 0 : !obs_failed(obs);
 	cJSON_AddStringToObject(pl, "call_id", c->id);
 	cJSON_AddBoolToObject(pl, "ok", ok);
@@ -484,23 +587,8 @@ static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 			cJSON_AddNumberToObject(ex, "execution_time",
 						atof(et->valuestring));
 	}
-	/* str_replace_editor view of a whole file (SWE-agent 1.x tools) */
-	if (!wtext && strcmp(c->tool, "str_replace_editor") == 0 &&
-	    kt_json_str(c->args, "path") && kt_json_str(c->args, "command") &&
-	    strcmp(kt_json_str(c->args, "command"), "view") == 0 &&
-	    !cJSON_GetObjectItem(c->args, "view_range") &&
-	    (wtext = kt_impx_cat_n(obs)))
-		wpath = strdup(kt_json_str(c->args, "path"));
-	if (wtext && wpath && !edit_tool) {
-		char *p = resolve(x, wpath);
-
-		if (p) {
-			rc = kt_ws_observe(x->imp, p, wtext, strlen(wtext), pl);
-			free(p);
-			if (rc)
-				goto out;
-		}
-	}
+	if (!edit_tool && (rc = seed_shown(x, wpath, wtext, pl)))
+		goto out;
 	/* the submitted diff shows the whole content of the files it adds */
 	if (strcmp(c->tool, "submit") == 0 && x->submission && !x->sub_done) {
 		x->sub_done = 1;
@@ -510,33 +598,9 @@ static int finish_call(swx *x, scall *c, const char *obs, int exit_code,
 	rc = kt_impx_emit_valid(x->imp, NULL, KT_KIND_TOOL_RESULT, c->seq, KT_TS_UNKNOWN,
 			"tool", pl, sp->line, sp->off, sp->len, &rseq);
 	pl = NULL;
-	if (rc)
-		goto out;
-	if (edit_tool) {
-		if (ok)
-			rc = swe_edit(x, c->tool, c->args, c->action, c->seq,
-				      obs);
-		if (!rc && wtext) {
-			/* the window after the edit corrects the workspace */
-			char *p = resolve(x, wpath);
-
-			if (p) {
-				rc = kt_ws_observe(x->imp, p, wtext,
-						   strlen(wtext), NULL);
-				free(p);
-			}
-		}
-	} else if (strcmp(c->tool, "bash") == 0) {
-		const char *cmd = kt_json_str(c->args, "command");
-
-		if (cmd) {
-			rc = kt_shell_classify(x->imp, c->seq, rseq, cmd, x->cwd,
-					       obs, exit_code, ok,
-					       KT_TS_UNKNOWN);
-			if (rc > 0)
-				rc = 0;
-		}
-	}
+	if (!rc)
+		rc = after_call(x, c->tool, c->args, c->action, c->seq, rseq,
+				obs, exit_code, ok, wpath, wtext);
 out:
 	cJSON_Delete(pl);
 	free(wtext);

@@ -277,3 +277,112 @@ int kt_conv_search_replace(kt_imp *imp, const char *cwd, const char *path,
 	free(abs);
 	return rc < 0 ? rc : n;
 }
+
+/* ---- the edit tools of Cline and Aider ----------------------------------- */
+/* *abs: path made absolute against cwd (malloc'ed).  0 or KT_ENOMEM. */
+static int ws_at(const char *cwd, const char *path, char **abs)
+{
+	return (*abs = kt_ws_path(cwd, path)) ? 0 : KT_ENOMEM;
+}
+
+int kt_conv_agent_edit(kt_imp *imp, const char *tool, const cJSON *a,
+		       const char *cwd, uint64_t call, uint64_t res,
+		       const char *out, int ok, int64_t ts)
+{
+	const char *path = kt_json_str(a, "path");
+	char *p = NULL;
+	int rc = 0;
+
+	if (!tool)
+		return 0;
+	if (!strcmp(tool, "edit_block")) {
+		/* Aider: one SEARCH/REPLACE block of a reply */
+		const char *se = kt_json_str(a, "search");
+		const char *re = kt_json_str(a, "replace");
+		struct kt_buf b;
+		char *t;
+
+		if (!ok || !path || !se || !re)
+			return 1;
+		memset(&b, 0, sizeof(b));
+		kt_buf_printf(&b, "<<<<<<< SEARCH\n%s=======\n%s>>>>>>> REPLACE\n",
+			      se, re);
+		if (!(t = kt_buf_take(&b)))
+			return KT_ENOMEM;
+		rc = kt_conv_search_replace(imp, cwd, path, t, call, tool);
+		free(t);
+		return rc < 0 ? rc : 1;
+	}
+	if (!strcmp(tool, "editor") && (kt_json_str(a, "old_text") ||
+					kt_json_str(a, "new_text") ||
+					cJSON_GetObjectItem(a, "insert_line"))) {
+		/* Cline SDK's editor */
+		const char *os = kt_json_str(a, "old_text");
+		const char *ns = kt_json_str(a, "new_text");
+
+		if (!ok || !path)
+			return 1;
+		if ((rc = ws_at(cwd, path, &p)))
+			return rc;
+		if (cJSON_GetObjectItem(a, "insert_line") || !ns)
+			rc = kt_ws_invalidate(imp, p, call, tool);
+		else if (os) {
+			/* on content we do not know (an sts, otlp or atif
+			 * export does not carry the @-mentioned file the
+			 * session inlined) still an edit, its hunk kept */
+			rc = kt_ws_replace(imp, p, os, ns, 0, call, tool);
+			if (rc == KT_ENOTFOUND)
+				rc = kt_ws_edit_unknown(imp, p, os, ns, 0, call,
+							tool);
+		} else if (!kt_ws_get(imp, p, NULL)) {
+			rc = kt_ws_write(imp, p, ns, strlen(ns), call, tool);
+		}
+		free(p);
+		return rc < 0 ? rc : 1;
+	}
+	if (!strcmp(tool, "run_commands")) {
+		/* Cline SDK's shell: the exit code is not in its output */
+		const cJSON *c;
+
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(a, "commands")) {
+			const char *cmd = cJSON_IsString(c) ? c->valuestring :
+					  kt_json_str(c, "command");
+
+			if (cmd && (rc = kt_shell_classify(imp, call, res, cmd,
+							   cwd, out ? out : "",
+							   -1, ok, ts)) < 0)
+				return rc;
+		}
+		return 1;
+	}
+	/* Cline's task folder (ClineSayTool) */
+	if (!strcmp(tool, "newFileCreated") ||
+	    !strcmp(tool, "editedExistingFile")) {
+		const char *d = kt_json_str(a, "diff");
+		const char *t = kt_json_str(a, "content");
+
+		if (!ok || !path)
+			return 1;
+		if (d && strstr(d, "<<<<<<< SEARCH")) {
+			rc = kt_conv_search_replace(imp, cwd, path, d, call,
+						    tool);
+			return rc < 0 ? rc : 1;
+		}
+		if ((rc = ws_at(cwd, path, &p)))
+			return rc;
+		rc = t ? kt_ws_write(imp, p, t, strlen(t), call, tool)
+		       : kt_ws_invalidate(imp, p, call, tool);
+		free(p);
+		return rc < 0 ? rc : 1;
+	}
+	if (!strcmp(tool, "fileDeleted")) {
+		if (!ok || !path)
+			return 1;
+		if ((rc = ws_at(cwd, path, &p)))
+			return rc;
+		rc = kt_ws_delete(imp, p, call, tool);
+		free(p);
+		return rc < 0 ? rc : 1;
+	}
+	return 0;
+}

@@ -105,4 +105,27 @@ uint64_t kt_conv_call_seq(const kt_conv *cv, const char *id);
 int kt_conv_search_replace(kt_imp *imp, const char *cwd, const char *path,
 			   const char *text, uint64_t call, const char *tool);
 
+/*
+ * The edit and shell tools of Cline and Aider as their imports record
+ * them, applied after the result of tool call `call` (seq; res: the
+ * result's seq, out its text, ok whether it succeeded), for those imports
+ * and for every import of a file that carries their calls (an sts, otlp or
+ * atif export of their runs: kt_impx_tool_effects calls this first):
+ *   edit_block {path, search, replace}  Aider's SEARCH/REPLACE block
+ *                                        (kt_conv_search_replace);
+ *   editor {path, old_text, new_text, insert_line}  Cline SDK's editor:
+ *       old -> new once; no old_text on a file not known: new_text is the
+ *       file; an insert, or a replace whose old_text is not in the
+ *       believed content, leaves the file unknown (kt_ws_invalidate);
+ *   run_commands {commands[]}           each command to kt_shell_classify;
+ *   newFileCreated / editedExistingFile {path, content | diff},
+ *   fileDeleted {path}                   Cline's task folder tools.
+ * Paths resolve against cwd (NULL: kept as given).  A failed call changes
+ * nothing.  Returns 1 when tool is one of these, 0 when not, or a negative
+ * KT_E* code (KT_ENOMEM, or what kt_ws_write and kt_shell_classify return).
+ */
+int kt_conv_agent_edit(kt_imp *imp, const char *tool, const cJSON *args,
+		       const char *cwd, uint64_t call, uint64_t res,
+		       const char *out, int ok, int64_t ts);
+
 #endif /* KT_IMPCONV_H */

@@ -226,6 +226,43 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 		       const char *output, int exit_code, int ok, int64_t ts);
 
 /*
+ * SWE-agent's commands as its import applies them (imp_swe.c), for the
+ * import of a file that carries its calls (an sts, otlp or atif export of
+ * a SWE-agent run): kt_impx_tool_effects calls this first.  Only an
+ * observation `out` that ends in SWE-agent's footer ("(Open file: F)",
+ * "(Current directory: D)") is taken: the footer gives the open file the
+ * edit commands change and the directory paths resolve against (cwd, may
+ * be NULL, when it names none).  `create`, `edit` (S:E ... end_of_edit, or
+ * {search, replace}) and `insert` change the open file when ok and its
+ * content is known; a window that shows a whole file ("[File: P (N lines
+ * total)]" with every line) seeds it, after an edit too; `bash` goes to
+ * kt_shell_classify (res: the result's seq).  str_replace_editor is left
+ * to the shared editor code.  Returns 1 when out is such an observation
+ * (whatever the tool), 0 when not, or a negative KT_E* code.
+ */
+int kt_impx_swe_effects(kt_imp *imp, const char *tool, const cJSON *args,
+			const char *cwd, uint64_t call, uint64_t res,
+			const char *out, int exit_code, int ok);
+
+/*
+ * An OpenHands editor action that succeeded on workspace file `path`
+ * (absolute: kt_ws_path against cwd), as its import applies it when the
+ * observation gives no new_content, and as the import of an sts, otlp or
+ * atif export of the run does (kt_impx_tool_effects, for an editor tool
+ * without a command): args.command, or the one in translated_ipython_code
+ * (kt_impx_ipython_args), through the shared editor code; the LLM
+ * editor's {content, start, end}: start 1 and end -1 write the file, other
+ * lines replace that range (content unknown when it cannot apply); an
+ * observation `out` that is a unified diff creating the file ("@@ -0,0
+ * +1,N @@") writes it; anything else leaves the file unknown
+ * (kt_ws_invalidate).  call/res: the call's and result's seq.  Returns 0
+ * or a negative KT_E* code.
+ */
+int kt_impx_oh_edit(kt_imp *imp, const char *tool, const cJSON *args,
+		    const char *cwd, const char *path, uint64_t call,
+		    uint64_t res, const char *out, int64_t ts);
+
+/*
  * Claude Code's file tools as a Claude Code import applies them, shared by
  * that import and every other whose tool calls carry them (a viewer export
  * of a Claude Code session: STS, OTLP, ATIF).  After a successful result of

@@ -14,6 +14,7 @@
 #include "impx.h"
 #include "jsonstrict.h"
 #include "codex_patch.h"
+#include "impconv.h"
 
 const char *kt_impx_str2(const cJSON *o, const char *k1, const char *k2)
 {
@@ -1019,6 +1020,13 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 
 	if (!tool || !args)
 		return 0;
+	/* Cline's, Aider's and SWE-agent's tools, from their imports or an
+	 * export of their runs */
+	if ((rc = kt_conv_agent_edit(imp, tool, args, cwd, call, res, output,
+				     ok, ts)) ||
+	    (rc = kt_impx_swe_effects(imp, tool, args, cwd, call, res, output,
+				      exit_code, ok)))
+		return rc;
 	if (kt_json_str(args, "filePath") && !kt_json_str(args, "file_path")) {
 		/* OpenCode's names (an export of an OpenCode run) */
 		cJSON *a = kt_impx_opencode_args(args);
@@ -1031,17 +1039,25 @@ int kt_impx_tool_effects(kt_imp *imp, const char *tool, const cJSON *args,
 		return rc;
 	}
 	if (name_in(tool, EDITOR_TOOLS) && !kt_json_str(args, "command") &&
-	    kt_json_str(args, "translated_ipython_code")) {
+	    kt_json_str(args, "path") &&
+	    (kt_json_str(args, "translated_ipython_code") ||
+	     (kt_json_str(args, "content") &&
+	      cJSON_IsNumber(cJSON_GetObjectItem(args, "start")) &&
+	      cJSON_IsNumber(cJSON_GetObjectItem(args, "end"))) ||
+	     (!cJSON_GetObjectItem(args, "start") && output &&
+	      !strncmp(output, "--- ", 4) && strstr(output, "@@ -0,0 +1")))) {
 		/* OpenHands's editor action (an export of an OpenHands run):
-		 * its arguments are in the Python call, as its import reads
-		 * them */
-		cJSON *a = kt_impx_ipython_args(kt_json_str(
-			args, "translated_ipython_code"));
-
-		if (a && kt_json_str(a, "command"))
-			rc = kt_impx_tool_effects(imp, tool, a, cwd, call, res,
-						  output, exit_code, ok, ts);
-		cJSON_Delete(a);
+		 * its arguments in the Python call, its LLM editor's content
+		 * for a line range, or the file a creation diff shows, as
+		 * its import reads them (a read has start and end but no
+		 * content) */
+		if (!ok)
+			return 1;
+		if (!(path = kt_ws_path(cwd, kt_json_str(args, "path"))))
+			return KT_ENOMEM;
+		rc = kt_impx_oh_edit(imp, tool, args, cwd, path, call, res,
+				     output, ts);
+		free(path);
 		return rc < 0 ? rc : 1;
 	}
 	p = kt_json_str(args, "file_path");
