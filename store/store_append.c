@@ -132,9 +132,15 @@ int kt_defer_flush(kt_store *s)
 	int rc;
 
 	/* blocks go to KT_DB_BLOCKS in the one-thread order */
-	if ((rc = kt_wb_settle(s)) != 0 || !s->ndfb)
+	if ((rc = kt_wb_settle(s)) != 0)
 		goto out;
-	if ((rc = kt_dict_train_pending(s)) != 0)
+	/* trained with nothing held too: a folder of small runs seals no
+	 * block, and waiting for KT_DICT_TRAIN_AT bodies left its first
+	 * ~1,600 runs' frames without a dictionary, each building its
+	 * entropy tables from nothing (~59 zstd instructions a byte against
+	 * ~23 with one) and stored ~1.6x bigger (RESULTS.md "Issue 21: the
+	 * small runs' block compression") */
+	if ((rc = kt_dict_train_pending(s)) != 0 || !s->ndfb)
 		goto out;
 	for (size_t i = 0; i < s->ndfb && !rc; i++) {
 		struct kt_dfblk *d = &s->dfb[i];

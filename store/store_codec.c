@@ -540,8 +540,10 @@ int kt_dict_maybe_train(kt_store *s)
 
 int kt_dict_train_pending(kt_store *s)
 {
+	/* under 64 KiB of samples dict_train gives up (a dictionary under
+	 * 4 KiB) and never tries again: wait for KT_DICT_TRAIN_AT instead */
 	if (!s->wtxn || !kt_dict_deferring(s) ||
-	    s->nsamples < KT_DICT_MIN_AT)
+	    s->nsamples < KT_DICT_MIN_AT || s->samples.len / 16 < 4096)
 		return 0;
 	return dict_train(s);
 }
