@@ -23,6 +23,14 @@
 # DUMP ("-" or absent: none) is what the throwaway instrumented build of
 # RESULTS.md wrote (sha.bin, sha.sites, zf.idx, zf.src, zf.ref,
 # samples.len); without it only the parsers and the yardsticks run.
+# To make DUMP: in a scratch checkout of the commit the section names
+# (the patch touches base/base.c, store/store_codec.c, store/store_blob.c
+# and adds base/kti.c), `git apply tests/bench/floor_dump.patch && make`,
+# then `KTI_DIR=DUMP KTRAJ_THREADS=1 build/ktraj --store S import SESSION`:
+# at exit it prints one "KTI sha INDEX OFFSET ..." line a hashing call
+# site to stderr; name each in DUMP/sha.sites as "INDEX NAME" (the caller
+# `addr2line -f -e build/ktraj OFFSET` gives; a name holding "code_state"
+# is the code-state hash, "source_file" the file's, "event_" the events').
 # Environment: RUNS (default 5), KTRAJ, BENCH_DIR (default
 # $TMPDIR/ktraj-floor).
 set -eu
