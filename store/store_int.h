@@ -66,13 +66,8 @@ struct kt_envmap {
  * at 3.8 GB of input the folios of the freshly written store were large
  * enough that 128 faults left 63 MiB of the map resident after a batch's
  * commit, up from ~30 MiB at 1 GB: the peak RSS grew with the input
- * (tests/bench/RESULTS.md, "Issue 21: import peak RSS flat past 1 GB").
- * Those pages are the input's window's too (8-16 MiB behind the reader,
- * and what is read ahead, 25 MiB at most), whose refills counted as
- * growth: 24 MiB, above most of that swing, gave 4 % fewer madvise calls
- * in a 1 GB import than 16 (1,416 vs 1,474; the same 78 at 211 MB), the
- * CPU within the noise, the peak still flat ("the batch's dirty pages") */
-#define KT_MAP_RESIDENT (24l << 10)
+ * (tests/bench/RESULTS.md, "Issue 21: import peak RSS flat past 1 GB") */
+#define KT_MAP_RESIDENT (16l << 10)
 /* a fault maps up to 2 MiB, so a look every 4 faults finds the map at
  * most ~8 MiB past the bound; a look reads statm, ~2-6 us */
 #define KT_MAP_LOOK 4
