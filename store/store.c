@@ -869,6 +869,9 @@ int kt_txn_begin(kt_store *s)
 	s->wlog.len = 0;
 	s->sp_len = 0;
 	s->map_seen = 0;
+	memset(s->wputs, 0, sizeof(s->wputs));
+	memset(s->sp_puts, 0, sizeof(s->sp_puts));
+	s->wputs_all = s->sp_puts_all = 0;
 	kt_ev_forget(s, 0);
 	return 0;
 }
@@ -1003,6 +1006,9 @@ int kt_wlog_add(kt_store *s, int db, const void *k, size_t kl, const void *v,
 	if (vl)
 		memcpy(p + 9 + kl, v, vl);
 	s->wlog.len += 9 + kl + vl;
+	if ((db & ~KT_WLOG_DEL) < KT_DB_COUNT)
+		s->wputs[db & ~KT_WLOG_DEL]++;
+	s->wputs_all++;
 	return 0;
 }
 
@@ -1151,6 +1157,8 @@ int kt_store_savepoint(kt_store *s)
 	kt_ev_forget(s, 0);
 	kt_ck_reset(s);
 	s->sp_len = s->wlog.len;
+	memcpy(s->sp_puts, s->wputs, sizeof(s->wputs));
+	s->sp_puts_all = s->wputs_all;
 	return 0;
 }
 
@@ -1193,6 +1201,8 @@ int kt_store_rollback(kt_store *s)
 	kt_bc_invalidate(s);
 	kt_ck_reset(s);
 	s->wlog.len = s->sp_len;
+	memcpy(s->wputs, s->sp_puts, sizeof(s->wputs));
+	s->wputs_all = s->sp_puts_all;
 	if (s->map_seen > s->sp_len)
 		s->map_seen = s->sp_len;
 	rc = wbegin(s);

@@ -80,6 +80,17 @@ struct kt_envmap {
  * without it many small sources gave the map back every ~10 sources, and
  * faulting it in again took more CPU than importing them (issue 21) */
 #define KT_MAP_FLOOR (1u << 20)
+/* A batch also ends once the pages it dirtied may reach a quarter of its
+ * byte bound (kt_store_checkpoint): LMDB holds every page a transaction
+ * dirtied in the heap until the commit, and puts keyed by hashes (blobs,
+ * blob_heads, paths) each dirty a leaf of their own in a large tree, so at
+ * a fixed 32 MiB of writes a batch's dirty pages grew with the store:
+ * 2,813 -> 5,031 pages (11 -> 20 MiB) from the first to the ninth batch of
+ * a 3.8 GB import (tests/bench/RESULTS.md, "the batch's dirty pages").
+ * Never below KT_DIRTY_MIN pages: a few puts into a small store touch a
+ * page of each database. */
+#define KT_DIRTY_SHARE 4
+#define KT_DIRTY_MIN 256
 #define KT_RUN_BIN 16          /* run id bytes in keys */
 #define KT_PATH_MAX_KEY 400    /* longest path indexed (bytes) */
 #define KT_NAME_MAX_KEY 400    /* longest name prefix indexed */
@@ -248,6 +259,11 @@ struct kt_store {
 	int rhold;             /* of them, kt_store_read_hold's */
 	struct kt_big wlog;    /* puts of the open write txn, for map growth */
 	size_t sp_len;         /* wlog.len at the last kt_store_savepoint */
+	/* puts and deletes of the open write txn by database, and at the
+	 * last savepoint: kt_store_checkpoint's estimate of LMDB's dirty
+	 * pages (store_unfinished.c, dirty_full) */
+	size_t wputs[KT_DB_COUNT], sp_puts[KT_DB_COUNT];
+	size_t wputs_all, sp_puts_all;
 	uint64_t commits;      /* LMDB commits by this handle (checkpoints
 				  too): kt_store_commits */
 	/* runs created since kt_store_begin, held out of `runs` at each

@@ -401,6 +401,33 @@ void kt_map_faulted(kt_store *s)
 		give_back_map(s);
 }
 
+/* Whether the pages the open transaction dirtied since the savepoint may
+ * have reached min_bytes / KT_DIRTY_SHARE (KT_DIRTY_MIN pages at least).
+ * LMDB does not say how many it holds, so they are bounded from above:
+ * in each database, no more leaves or branches than the puts and deletes
+ * made there, nor than the tree's pages now; values on overflow pages are
+ * counted by the batch's bytes already.  Asked only once the puts alone
+ * could reach the bound, then ~10 mdb_stat (copies of the txn's records). */
+static int dirty_full(kt_store *s, size_t min_bytes)
+{
+	size_t psize = 4096, est = 0, lim;
+	MDB_stat st;
+
+	if (s->wputs_all - s->sp_puts_all < KT_DIRTY_MIN)
+		return 0;
+	for (int d = 0; d < KT_DB_COUNT; d++) {
+		size_t n = s->wputs[d] - s->sp_puts[d], pages;
+
+		if (n == 0 || mdb_stat(s->wtxn, s->dbi[d], &st) != 0)
+			continue;
+		psize = st.ms_psize;
+		pages = st.ms_leaf_pages + st.ms_branch_pages;
+		est += n < pages ? n : pages;
+	}
+	lim = min_bytes / KT_DIRTY_SHARE / psize;
+	return est >= (lim > KT_DIRTY_MIN ? lim : KT_DIRTY_MIN);
+}
+
 int kt_store_checkpoint(kt_store *s, size_t min_bytes)
 {
 	int rc;
@@ -434,7 +461,8 @@ int kt_store_checkpoint(kt_store *s, size_t min_bytes)
 	/* a run that existed before would show what was appended so far */
 	/* counted from the savepoint: a source sharing the transaction
 	 * (kt_store_savepoint) checkpoints where it would alone */
-	if (s->ck_old || s->rdepth > 0 || s->wlog.len - s->sp_len < min_bytes)
+	if (s->ck_old || s->rdepth > 0 ||
+	    (s->wlog.len - s->sp_len < min_bytes && !dirty_full(s, min_bytes)))
 		return 0;
 	if ((rc = kt_ev_flush(s)) != 0)
 		return rc;
