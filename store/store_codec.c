@@ -565,12 +565,17 @@ static int dict_train(kt_store *s)
 	if (!dict)
 		goto done;
 	/* libzstd 1.5.4's ZSTD_createCDict_advanced2, which
-	 * ZDICT_finalizeDictionary calls, dereferences the CDict it failed
-	 * to allocate (SIGSEGV under a tight `ulimit -v`): what its end of the
-	 * training allocates is tried first, and freed for it to take (the
-	 * allocator keeps it); the dictionary is only a better ratio, blocks
-	 * are compressed without one as before the first training */
-	zb = malloc(ZSTD_estimateCDictSize(dsize, KT_BLOCK_LEVEL) +
+	 * ZDICT_finalizeDictionary calls with libzstd's own allocator,
+	 * dereferences the CDict it failed to allocate (SIGSEGV under a tight
+	 * `ulimit -v`), and ZDICT takes no allocator: what the end of the
+	 * training holds at once (fastCover's 2^f counters and offsets, then
+	 * the CDict, a CCtx and a block) is tried first and freed for it to
+	 * take.  Only a likelihood: another thread may take the room in
+	 * between.  Our own CDicts never depend on it (kt_cdict_new).  The
+	 * dictionary is only a better ratio: blocks are compressed without
+	 * one as before the first training. */
+	zb = malloc(((size_t)1 << 18) * (4 + 2) + (s->nsamples + 1) * 8 +
+		    ZSTD_estimateCDictSize(dsize, KT_BLOCK_LEVEL) +
 		    ZSTD_estimateCCtxSize(KT_BLOCK_LEVEL) + ZSTD_BLOCKSIZE_MAX);
 	if (!zb)
 		goto done;
