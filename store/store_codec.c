@@ -13,6 +13,7 @@
  * compression").  Frames keep their dictID (zstd frame header,
  * RFC 8878 §3.1.1.1.3) so old blocks find their dictionary forever.
  */
+#include <stdint.h>
 #include <stdlib.h>
 /* ZSTD_createDDict_byReference: exported by libzstd 1.5 like fastCover */
 #define ZSTD_STATIC_LINKING_ONLY
@@ -57,10 +58,119 @@ void *kt_dctx(void)
 	return g_dctx;
 }
 
+/*
+ * A digested dictionary for compression in memory ktraj allocated and
+ * checked: libzstd 1.5.4's ZSTD_createCDict_advanced2 (behind every
+ * ZSTD_createCDict) dereferences the workspace it failed to allocate, so
+ * under a tight `ulimit -v` a CDict it allocates itself is a SIGSEGV, not a
+ * NULL.  Here the workspace (ZSTD_estimateCDictSize, which covers what
+ * libzstd asks for), this header and the dictionary's bytes are one
+ * malloc, and libzstd takes its workspace from it through its custom
+ * allocator, which never fails.
+ *
+ * libzstd cannot give a CDict of its custom allocator the compression level
+ * ZSTD_createCDict sets (its compressionLevel stays 0, "advanced
+ * parameters"); that level only matters for a source of at least
+ * CDICT_PARAMS_SRC bytes and CDICT_PARAMS_MULT times the dictionary, which
+ * ZSTD_compress_usingCDict then compresses with parameters for its own
+ * size, loading the dictionary's content afresh: kt_ev_compress_with does
+ * that through ZSTD_compress_usingDict with the bytes kept here, so the
+ * frames are those of a ZSTD_createCDict dictionary byte for byte.
+ */
+struct kt_cdict {
+	ZSTD_CDict *cd;
+	const void *dict; /* the dictionary's bytes, after the workspace */
+	size_t len;
+	void *ws;         /* the workspace handed to libzstd, once */
+	size_t wscap;
+	int wsgiven;
+};
+
+/* ZSTD_USE_CDICT_PARAMS_SRCSIZE_CUTOFF and _DICTSIZE_MULTIPLIER of
+ * libzstd 1.5.4 lib/compress/zstd_compress.c */
+#define CDICT_PARAMS_SRC ((size_t)128 << 10)
+#define CDICT_PARAMS_MULT 6
+
+static void *cdict_alloc(void *opaque, size_t size)
+{
+	struct kt_cdict *c = opaque;
+
+	if (!c->wsgiven && size <= c->wscap) {
+		c->wsgiven = 1;
+		return c->ws;
+	}
+	/* a libzstd asking beyond its own estimate: as ZSTD_createCDict */
+	return malloc(size);
+}
+
+static void cdict_free(void *opaque, void *p)
+{
+	struct kt_cdict *c = opaque;
+
+	if (p != c->ws)
+		free(p);
+}
+
+void kt_cdict_free(void *cdict)
+{
+	/* the CDict lives in c's block: nothing of it outlives free(c) */
+	free(cdict);
+}
+
+void *kt_cdict_new(const void *dict, size_t len, int level)
+{
+	size_t hdr = (sizeof(struct kt_cdict) + 63) & ~(size_t)63;
+	size_t wscap = ZSTD_estimateCDictSize(len, level);
+	ZSTD_CCtx_params *p;
+	struct kt_cdict *c;
+	unsigned char *m;
+
+	if (!dict || !len || wscap > SIZE_MAX - hdr - len)
+		return NULL;
+	if (!(m = malloc(hdr + wscap + len)))
+		return NULL;
+	c = (struct kt_cdict *)m;
+	c->ws = m + hdr;
+	c->wscap = wscap;
+	c->wsgiven = 0;
+	c->dict = m + hdr + wscap;
+	c->len = len;
+	memcpy(m + hdr + wscap, dict, len);
+	if (!(p = ZSTD_createCCtxParams())) {
+		free(m);
+		return NULL;
+	}
+	/* parameters as ZSTD_createCDict picks them: its level, for a source
+	 * of unknown size (ZSTD_cpm_createCDict); the bytes stay c's (byRef) */
+	ZSTD_CCtxParams_init(p, level);
+	c->cd = ZSTD_createCDict_advanced2(c->dict, len, ZSTD_dlm_byRef,
+					   ZSTD_dct_auto, p,
+					   (ZSTD_customMem){ cdict_alloc,
+							     cdict_free, c });
+	ZSTD_freeCCtxParams(p);
+	if (!c->cd) {
+		free(m);
+		return NULL;
+	}
+	return c;
+}
+
+size_t kt_cdict_compress(void *cctx, const void *cdict, const void *src,
+			 size_t n, void *dst, size_t cap)
+{
+	const struct kt_cdict *c = cdict;
+
+	if (n >= CDICT_PARAMS_SRC &&
+	    (uint64_t)n >= (uint64_t)c->len * CDICT_PARAMS_MULT)
+		return ZSTD_compress_usingDict(cctx, dst, cap, src, n, c->dict,
+					       c->len, KT_BLOCK_LEVEL);
+	return ZSTD_compress_usingCDict(cctx, dst, cap, src, n, c->cd);
+}
+
 void kt_dicts_free(kt_store *s)
 {
 	for (size_t i = 0; i < s->ndicts; i++) {
-		ZSTD_freeCDict(s->dicts[i].cdict);
+		kt_cdict_free(s->dicts[i].cdict);
 		ZSTD_freeDDict(s->dicts[i].ddict);
 		free(s->dicts[i].dbytes);
 	}
@@ -238,7 +348,7 @@ static struct kt_dict *dict_find(kt_store *s, uint32_t id)
 }
 
 /* The CDict of the newest dictionary, digested on first use. */
-static ZSTD_CDict *newest_cdict(kt_store *s)
+static void *newest_cdict(kt_store *s)
 {
 	struct kt_dict *d;
 	MDB_txn *txn;
@@ -259,7 +369,7 @@ static ZSTD_CDict *newest_cdict(kt_store *s)
 		size_t dl;
 
 		if (dict_bytes(&v, &b, &db, &dl) == 0)
-			d->cdict = ZSTD_createCDict(db, dl, KT_BLOCK_LEVEL);
+			d->cdict = kt_cdict_new(db, dl, KT_BLOCK_LEVEL);
 		free(b.p);
 	}
 	kt_rd_end(s, txn);
@@ -292,7 +402,7 @@ int kt_ddict_get(kt_store *s, uint32_t id, void **out)
 
 void *kt_ev_cdict(kt_store *s, uint32_t *dict)
 {
-	ZSTD_CDict *cd = newest_cdict(s);
+	void *cd = newest_cdict(s);
 
 	*dict = cd ? s->dicts[s->ndicts - 1].id : 0;
 	return cd;
@@ -310,7 +420,7 @@ size_t kt_ev_compress_with(void *cctx, void *cdict, uint32_t id,
 		return 0;
 	ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
 	if (cdict) {
-		r = ZSTD_compress_usingCDict(cc, dst, cap, src, n, cdict);
+		r = kt_cdict_compress(cc, cdict, src, n, dst, cap);
 		*dict = id;
 	} else {
 		ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel,
@@ -455,12 +565,17 @@ static int dict_train(kt_store *s)
 	if (!dict)
 		goto done;
 	/* libzstd 1.5.4's ZSTD_createCDict_advanced2, which
-	 * ZDICT_finalizeDictionary calls, dereferences the CDict it failed
-	 * to allocate (SIGSEGV under a tight `ulimit -v`): what its end of the
-	 * training allocates is tried first, and freed for it to take (the
-	 * allocator keeps it); the dictionary is only a better ratio, blocks
-	 * are compressed without one as before the first training */
-	zb = malloc(ZSTD_estimateCDictSize(dsize, KT_BLOCK_LEVEL) +
+	 * ZDICT_finalizeDictionary calls with libzstd's own allocator,
+	 * dereferences the CDict it failed to allocate (SIGSEGV under a tight
+	 * `ulimit -v`), and ZDICT takes no allocator: what the end of the
+	 * training holds at once (fastCover's 2^f counters and offsets, then
+	 * the CDict, a CCtx and a block) is tried first and freed for it to
+	 * take.  Only a likelihood: another thread may take the room in
+	 * between.  Our own CDicts never depend on it (kt_cdict_new).  The
+	 * dictionary is only a better ratio: blocks are compressed without
+	 * one as before the first training. */
+	zb = malloc(((size_t)1 << 18) * (4 + 2) + (s->nsamples + 1) * 8 +
+		    ZSTD_estimateCDictSize(dsize, KT_BLOCK_LEVEL) +
 		    ZSTD_estimateCCtxSize(KT_BLOCK_LEVEL) + ZSTD_BLOCKSIZE_MAX);
 	if (!zb)
 		goto done;
@@ -501,11 +616,11 @@ static int dict_train(kt_store *s)
 		s->dicts = d;
 		d = &s->dicts[s->ndicts];
 		d->id = id;
-		d->cdict = ZSTD_createCDict(dict, r, KT_BLOCK_LEVEL);
+		d->cdict = kt_cdict_new(dict, r, KT_BLOCK_LEVEL);
 		d->ddict = ZSTD_createDDict(dict, r);
 		d->dbytes = NULL;
 		if (!d->ddict) {
-			ZSTD_freeCDict(d->cdict);
+			kt_cdict_free(d->cdict);
 			rc = KT_ENOMEM;
 			goto done;
 		}

@@ -151,7 +151,7 @@ struct kt_envmap {
 
 struct kt_dict {
 	uint32_t id;
-	void *cdict;   /* ZSTD_CDict*, created lazily */
+	void *cdict;   /* kt_cdict_new's, created lazily */
 	void *ddict;   /* ZSTD_DDict* */
 	void *dbytes;  /* the dictionary ddict references (dict_digest), or
 			* NULL when ddict holds its own copy */
@@ -528,6 +528,22 @@ size_t kt_ev_compress(kt_store *s, const void *src, size_t n, void *dst,
  * until the dictionaries are listed again or freed), and its id in *dict;
  * NULL and 0 when the store has none (or it cannot be read). */
 void *kt_ev_cdict(kt_store *s, uint32_t *dict);
+/*
+ * A CDict for compression at zstd level `level` with the dictionary
+ * dict (len bytes, copied: the caller keeps its own) in one block ktraj
+ * allocated and checked, never libzstd's own allocation (libzstd 1.5.4
+ * crashes when that fails).  Returns NULL when memory is short or libzstd
+ * rejects the dictionary; the caller then compresses without one.  Free
+ * with kt_cdict_free (NULL is fine).  Frames are byte for byte those of a
+ * ZSTD_createCDict(dict, len, level) (store_codec.c says how).
+ */
+void *kt_cdict_new(const void *dict, size_t len, int level);
+void kt_cdict_free(void *cdict);
+/* ZSTD_compress_usingCDict(cctx, dst, cap, src, n, cdict's CDict) as for
+ * a ZSTD_createCDict one at KT_BLOCK_LEVEL; a zstd result (frame size or
+ * error code, ZSTD_isError). */
+size_t kt_cdict_compress(void *cctx, const void *cdict, const void *src,
+			 size_t n, void *dst, size_t cap);
 /* kt_ev_compress with compression context cctx (a ZSTD_CCtx *: the
  * caller's thread's own) and dictionary cdict (kt_ev_cdict, may be NULL)
  * of id `id`; touches no handle, so a worker thread may call it. */
