@@ -23,7 +23,8 @@
 # DUMP ("-" or absent: none) is what the throwaway instrumented build of
 # RESULTS.md wrote (sha.bin, sha.sites, zf.idx, zf.src, zf.ref,
 # samples.len); without it only the parsers and the yardsticks run.
-# To make DUMP: in a scratch checkout of the commit the section names
+# To make DUMP: in a scratch checkout of commit 36f6667 (the patch is for
+# that tree; the section measured 314dbf9, the same code for this purpose)
 # (the patch touches base/base.c, store/store_codec.c, store/store_blob.c
 # and adds base/kti.c), `git apply tests/bench/floor_dump.patch && make`,
 # then `KTI_DIR=DUMP KTRAJ_THREADS=1 build/ktraj --store S import SESSION`:
