@@ -226,3 +226,31 @@ corpus() {
 		[ "$got" = "$(printf "$p unknown\n%.0s" 1 2 3 4)" ]
 	done
 }
+
+@test "ATIF: a call with no result (refused, cancelled) or one whose result says it was rejected changes nothing; the call before it that ran does" {
+	# raw: printf 'one' > t.txt (a result), printf 'three' > t.txt
+	# (Claude Code's rejection text), printf 'two' > t.txt and rm t.txt
+	# (no result: an approval refused, a turn aborted), cwd /w
+	"$KTRAJ" import "$DATA/import/atif/unanswered.trajectory.json" >/dev/null
+	r=$(first_run "$KTRAJ_STORE")
+	[ "$(edits "$KTRAJ_STORE" "$r")" = '/w/t.txt create' ]
+	run "$KTRAJ" cat "$r" /w/t.txt
+	[ "$status" -eq 0 ]
+	[ "$output" = one ]
+}
+
+@test "corpus Codex escalation and Claude Code edge cases: the atif re-import adds no edit for the calls that never got a result" {
+	corpus codex/agenthistory_codex_escalation.jsonl
+	corpus claude_code/cclog_edge_cases.jsonl
+	# raw: echo > test.txt ran; its printf > test.txt was refused and
+	# its rm test.txt cancelled, neither has a result
+	FORMATS="atif sts otlp" roundtrip "$CORPUS/codex/agenthistory_codex_escalation.jsonl" \
+		'/home/testuser/codex-rejection-project/test.txt create'
+	run "$KTRAJ" --store "$BATS_TEST_TMPDIR/s_atif" cat \
+		"$(first_run "$BATS_TEST_TMPDIR/s_atif")" /home/testuser/codex-rejection-project/test.txt
+	[ "$status" -eq 0 ]
+	[ "$output" = "Hello World" ]
+	rm -rf "$BATS_TEST_TMPDIR"/s*
+	# raw: no tool call of it changes a file (a Write without a result)
+	FORMATS="atif sts otlp" roundtrip "$CORPUS/claude_code/cclog_edge_cases.jsonl" ''
+}
