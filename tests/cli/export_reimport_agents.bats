@@ -231,7 +231,7 @@ corpus() {
 	# raw: printf 'one' > t.txt (a result), printf 'three' > t.txt
 	# (Claude Code's rejection text), printf 'two' > t.txt and rm t.txt
 	# (no result: an approval refused, a turn aborted), cwd /w
-	"$KTRAJ" import "$DATA/import/atif/unanswered.trajectory.json" >/dev/null
+	"$KTRAJ" import "$DATA/import/atif_unanswered.trajectory.json" >/dev/null
 	r=$(first_run "$KTRAJ_STORE")
 	[ "$(edits "$KTRAJ_STORE" "$r")" = '/w/t.txt create' ]
 	run "$KTRAJ" cat "$r" /w/t.txt
