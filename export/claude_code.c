@@ -49,7 +49,7 @@ struct cc {
 	char sidelast[40];     /* sub-agents past 16 share one chain */
 	/* Maps, not cJSON objects, whose every lookup walks all keys (O(N^2)
 	 * in the run's tool calls); the values are owned cJSON arrays. */
-	kt_strmap calls;       /* call_id -> [tool_call seq, tool] */
+	kt_strmap calls;       /* call_id -> [tool_call seq, tool, id written] */
 	kt_strmap before;      /* "<tool_call seq>" -> [path, before hash] */
 	int err;               /* KT_ENOMEM while filling before */
 };
@@ -309,7 +309,8 @@ static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 	} else if (ev->kind == KT_KIND_TOOL_CALL) {
 		const cJSON *args = cJSON_GetObjectItemCaseSensitive(p, "args");
 		const char *id = kt_json_str(p, "call_id"), *tool = kt_json_str(p, "tool");
-		char idbuf[40];
+		char idbuf[300];
+		const char *out_id;
 
 		type = "assistant";
 		if (!id) {
@@ -317,25 +318,42 @@ static int on_event(kt_xrun *x, const kt_event *ev, cJSON *p, void *arg)
 				 (unsigned long long)ev->seq);
 			id = idbuf;
 		}
+		/* Claude Code never reuses a tool_use id, and its import takes
+		 * a repeated one for a copy of the first call (its result and
+		 * effects lost); SWE-agent replays reuse one for every bash
+		 * call, so a repeat is written under an id of its own */
+		out_id = id;
+		if (id != idbuf && kt_strmap_get(&cc->calls, id)) {
+			snprintf(idbuf, sizeof(idbuf), "%.200s_ktraj_%llu", id,
+				 (unsigned long long)ev->seq);
+			out_id = idbuf;
+		}
 		{
 			cJSON *v = cJSON_CreateArray();
 
 			cJSON_AddItemToArray(v, cJSON_CreateNumber((double)ev->seq));
 			cJSON_AddItemToArray(v, cJSON_CreateString(tool ? tool : ""));
+			cJSON_AddItemToArray(v, cJSON_CreateString(out_id));
 			if (put_json(&cc->calls, id, v))
 				x->rc = KT_ENOMEM;
 		}
 		block = cJSON_CreateObject();
 		cJSON_AddStringToObject(block, "type", "tool_use");
-		cJSON_AddStringToObject(block, "id", id);
+		cJSON_AddStringToObject(block, "id", out_id);
 		cJSON_AddStringToObject(block, "name", tool ? tool : "unknown");
 		cJSON_AddItemToObject(block, "input", cJSON_IsObject(args) ?
 				      cJSON_Duplicate(args, 1) : cJSON_CreateObject());
 		msg = assistant(x, ev, p, block);
 	} else {
 		const char *id = kt_json_str(p, "call_id");
+		const char *out_id = id ? cJSON_GetStringValue(cJSON_GetArrayItem(
+			kt_strmap_get(&cc->calls, id), 2)) : NULL;
 		cJSON *content;
 
+		/* the result of the latest call of its id: the id it was
+		 * written under */
+		if (out_id)
+			id = out_id;
 		if (!(text = kt_xrun_text(x, p, "output"))) {
 			cJSON_Delete(o);
 			return x->rc;

@@ -759,20 +759,11 @@ static int import_doc(atx *x, const kt_file *f, const cJSON *doc,
 			if (rc)
 				break;
 		}
-		/* calls that got no result: their effects, if any, are
-		 * assumed (ATIF results are optional) only for steps that
-		 * record no observation at all */
-		for (k = 0; !rc && k < ncalls; k++) {
-			const kt_impx_call_rec *c = kt_impx_calls_get(
-				&x->calls, ids[k]);
-
-			if (c && !c->answered && !ob && c->args) {
-				rc = kt_impx_tool_effects(x->imp, c->tool, c->args,
-							x->cwd, c->seq, 0, "", -1,
-							1, ts);
-				rc = rc < 0 ? rc : 0;
-			}
-		}
+		/* a call that got no result changes nothing, as in the
+		 * import of an sts or otlp file (kt_impx_result_fx): a
+		 * missing result is a call that was rejected, cancelled or
+		 * cut off (a Codex approval refused, a turn aborted), and
+		 * assuming its effects wrote edits the run never made */
 next:
 		cJSON_Delete(carry);
 		for (k = 0; ids && k < ncalls; k++)

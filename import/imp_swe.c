@@ -1132,6 +1132,42 @@ static int import_mini(swx *x, const cJSON *msgs, const kt_impx_span *sp,
 }
 
 /* ---- the file --------------------------------------------------------------- */
+/* The directory the trajectory's first command ran in, as it says it: a
+ * trajectory step's state.working_dir or "(Current directory: ...)"
+ * footer, else the first history message's footer.  The run's meta
+ * "cwd": an export writes it (claude_code lines' "cwd"), so that its
+ * import resolves relative paths (`rm reproduce.py`) as this import does.
+ * Heap string or NULL (none said, or KT_ENOMEM in *rc). */
+static char *first_cwd(const cJSON *traj, const cJSON *hist, int *rc)
+{
+	swx y;
+	const cJSON *e;
+
+	memset(&y, 0, sizeof(y));
+	*rc = 0;
+	cJSON_ArrayForEach(e, traj) {
+		const char *o = kt_json_str(e, "observation");
+
+		if ((*rc = state_of(&y, e)) || y.cwd)
+			break;
+		if (o)
+			footer_state(&y, o);
+		if (y.cwd)
+			break;
+	}
+	if (!*rc && !y.cwd)
+		cJSON_ArrayForEach(e, hist) {
+			const char *t = kt_json_str(e, "content");
+
+			if (t && !truthy(cJSON_GetObjectItem(e, "is_demo")))
+				footer_state(&y, t);
+			if (y.cwd)
+				break;
+		}
+	free(y.open_file);
+	return y.cwd;
+}
+
 static int swe_import(kt_imp *imp, const kt_file *f)
 {
 	swx x;
@@ -1211,6 +1247,15 @@ static int swe_import(kt_imp *imp, const kt_file *f)
 	if (mini && !fmt)
 		cJSON_AddStringToObject(meta, "trajectory_format",
 					"mini-swe-agent");
+	{
+		char *wd = first_cwd(traj, hist, &rc);
+
+		if (wd && *wd)
+			cJSON_AddStringToObject(meta, "cwd", wd);
+		free(wd);
+		if (rc)
+			goto out;
+	}
 	if ((rc = kt_imp_run_begin(imp, ident, name, "swe_agent", meta)))
 		goto out;
 	meta = NULL;

@@ -303,8 +303,11 @@ int kt_run_get(kt_store *s, const char *id, kt_run_info *info);
  * Resolve what a user typed: a full id, a unique id prefix (>= 4 chars), or
  * a run name.  Writes the id to out.  Errors: KT_ENOTFOUND, KT_EAMBIG,
  * KT_ECORRUPT: the run it resolves to, or one the name index lists under
- * spec, has a record that fails its checks (kt_run_get): out then holds
- * that run's id and the errmsg names it (on other errors out is "").
+ * spec, has a record that fails its checks (kt_run_get), or no sound run
+ * matches and spec names, in `run_names` (a name) or `ev_blocks` (an id or
+ * id prefix), a run that has no record and is not an import in progress
+ * (a damaged run id, FORMAT.md §6.10): out then holds that run's id and
+ * the errmsg names it (on other errors out is "").
  */
 int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1]);
 

@@ -372,9 +372,12 @@ static int run_sound(kt_store *s, MDB_txn *txn, const unsigned char *bin,
 
 /* Runs whose name equals spec: count and the first id.  KT_ECORRUPT with
  * *count -1 and found = the run when a run the index lists under spec has
- * a damaged record. */
+ * a damaged record.  orphan (when *has_orphan) gets the first id the
+ * index lists under spec that has no run record: with no sound run of
+ * that name, the mark of a damaged run id (its `runs` key changed). */
 static int resolve_name(kt_store *s, MDB_txn *txn, const char *spec,
-			unsigned char found[KT_RUN_BIN], int *count)
+			unsigned char found[KT_RUN_BIN], int *count,
+			unsigned char orphan[KT_RUN_BIN], int *has_orphan)
 {
 	size_t sl = strlen(spec), kl = sl > KT_NAME_MAX_KEY ? KT_NAME_MAX_KEY : sl;
 	MDB_cursor *c;
@@ -402,6 +405,13 @@ static int resolve_name(kt_store *s, MDB_txn *txn, const char *spec,
 		MDB_val rk = { KT_RUN_BIN, (void *)id }, rv;
 
 		rc = mdb_get(txn, s->dbi[KT_DB_RUNS], &rk, &rv);
+		/* a run still being imported has its name held out too
+		 * (FORMAT.md §6.11), so a name without a record is damage */
+		if (rc == MDB_NOTFOUND && !*has_orphan &&
+		    !kt_unfinished_has(s, txn, id)) {
+			memcpy(orphan, id, KT_RUN_BIN);
+			*has_orphan = 1;
+		}
 		if (rc == 0 && (err = run_sound(s, txn, id, &rv)) != 0) {
 			memcpy(found, id, KT_RUN_BIN);
 			*count = -1;
@@ -459,12 +469,55 @@ static int resolve_prefix(kt_store *s, MDB_txn *txn, const char *spec,
 	return rc == 0 || rc == MDB_NOTFOUND ? 0 : kt_mdb_err(s, rc, "cursor");
 }
 
+/* The id of a run whose events ev_blocks holds under an id that begins
+ * with the sl hex digits of spec (a full id or a prefix), when `runs` has
+ * no record of it and it is not an import in progress: its key was
+ * damaged.  1 and orphan set when found, 0 when not, else an error. */
+static int resolve_orphan_events(kt_store *s, MDB_txn *txn, const char *spec,
+				 size_t sl, unsigned char orphan[KT_RUN_BIN])
+{
+	unsigned char pre[KT_RUN_BIN] = { 0 };
+	size_t nb = sl / 2;
+	int odd = (int)(sl & 1), last = 0, rc, hit = 0;
+	MDB_cursor *c;
+	MDB_val k, v;
+
+	for (size_t i = 0; i < nb; i++)
+		pre[i] = (unsigned char)(kt_hexval((unsigned char)spec[2 * i]) << 4 |
+					 kt_hexval((unsigned char)spec[2 * i + 1]));
+	if (odd) {
+		last = kt_hexval((unsigned char)spec[sl - 1]);
+		pre[nb] = (unsigned char)(last << 4);
+	}
+	rc = mdb_cursor_open(txn, s->dbi[KT_DB_BLOCKS], &c);
+	if (rc)
+		return kt_mdb_err(s, rc, "cursor");
+	k.mv_size = nb + (size_t)odd;
+	k.mv_data = pre;
+	rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+	/* the first run's blocks only: no sound run has this prefix (the
+	 * caller found none), so any run under it lacks its record */
+	if (rc == 0 && k.mv_size >= KT_RUN_BIN &&
+	    memcmp(k.mv_data, pre, nb) == 0 &&
+	    (!odd || (((unsigned char *)k.mv_data)[nb] >> 4) == last)) {
+		MDB_val rk = { KT_RUN_BIN, k.mv_data }, rv;
+
+		memcpy(orphan, k.mv_data, KT_RUN_BIN);
+		hit = mdb_get(txn, s->dbi[KT_DB_RUNS], &rk, &rv) == MDB_NOTFOUND &&
+		      !kt_unfinished_has(s, txn, orphan);
+	}
+	mdb_cursor_close(c);
+	if (rc && rc != MDB_NOTFOUND)
+		return kt_mdb_err(s, rc, "cursor");
+	return hit;
+}
+
 int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1])
 {
-	unsigned char bin[KT_RUN_BIN];
+	unsigned char bin[KT_RUN_BIN], orphan[KT_RUN_BIN];
 	MDB_txn *txn;
 	size_t sl;
-	int rc, n = 0;
+	int rc, n = 0, has_orphan = 0, by_name = 0;
 
 	if (!s || !spec || !*spec)
 		return KT_EINVAL;
@@ -482,7 +535,8 @@ int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1])
 			goto done;
 		}
 	}
-	rc = resolve_name(s, txn, spec, bin, &n);
+	rc = resolve_name(s, txn, spec, bin, &n, orphan, &has_orphan);
+	by_name = has_orphan;
 	if (rc)
 		goto done;
 	/* A name that is also the prefix of another run's id would silently
@@ -501,6 +555,11 @@ int kt_run_resolve(kt_store *s, const char *spec, char out[KT_RUN_ID_HEX + 1])
 		} else if (pn && (pn > 1 || memcmp(pbin, bin, KT_RUN_BIN))) {
 			n = 2;
 		}
+		if (n == 0 && !has_orphan) {
+			rc = resolve_orphan_events(s, txn, spec, sl, orphan);
+			has_orphan = rc == 1;
+			rc = rc == 1 ? 0 : rc;
+		}
 	}
 done:
 	if (rc == 0 && n == 1) {
@@ -517,6 +576,14 @@ done:
 		kt_hex(bin, KT_RUN_BIN, out);
 	if (rc)
 		return rc;
+	/* named in run_names or ev_blocks, yet without a record: not
+	 * "no such run" but a damaged run id (ls says the same of it) */
+	if (n == 0 && has_orphan) {
+		kt_hex(orphan, KT_RUN_BIN, out);
+		return kt_err(s, KT_ECORRUPT, "run %s: its record is missing "
+			      "(its %s stored): a damaged run id", out,
+			      by_name ? "name is" : "events are");
+	}
 	if (n == 0)
 		return kt_err(s, KT_ENOTFOUND, "no run '%.100s'", spec);
 	if (n > 1)

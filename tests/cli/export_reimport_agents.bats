@@ -42,8 +42,9 @@ files() {
 }
 
 # roundtrip SRC WANT: import SRC; its edits must be WANT (the labels, one
-# "path op" a line); export it as sts, otlp and atif, import each into a
-# fresh store: the same edits and the same files after the last step.
+# "path op" a line); export it as sts, otlp and atif (or the formats of
+# $FORMATS), import each into a fresh store: the same edits and the same
+# files after the last step.
 roundtrip() {
 	local src=$1 want=$2 run got f st
 	"$KTRAJ" import "$src" >/dev/null 2>&1
@@ -53,7 +54,7 @@ roundtrip() {
 	[ "$got" = "$want" ]
 	local wfiles
 	wfiles=$(files "$KTRAJ_STORE" "$run")
-	for f in sts otlp atif; do
+	for f in ${FORMATS:-sts otlp atif}; do
 		st="$BATS_TEST_TMPDIR/s_$f"
 		"$KTRAJ" export "$run" --format "$f" -o "$BATS_TEST_TMPDIR/x.$f"
 		"$KTRAJ" --store "$st" import "$BATS_TEST_TMPDIR/x.$f" >/dev/null
@@ -178,6 +179,26 @@ corpus() {
 			'/testbed/reproduce.py modify' '/testbed/reproduce.py delete')"
 }
 
+@test "SWE-agent 1.x: \`rm t.py\` in the run's directory, under a bash call id used before, survives the claude_code export (a cwd, an id of its own)" {
+	# raw: str_replace_editor create /r/t.py (call_c), then bash
+	# `python t.py` and `rm t.py` both as call_b, working_dir /r
+	FORMATS=claude_code roundtrip "$DATA/import/swe/v1_rm_repeated_id.traj" \
+		"$(printf '%s\n' '/r/t.py create' '/r/t.py delete')"
+	"$KTRAJ" export "$(first_run "$KTRAJ_STORE")" --format claude_code |
+		grep -q '"cwd":"/r"'
+	run "$KTRAJ" --store "$BATS_TEST_TMPDIR/s_claude_code" cat \
+		"$(first_run "$BATS_TEST_TMPDIR/s_claude_code")" /r/t.py
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"was deleted"* ]]
+}
+
+@test "corpus SWE-agent 1.x: reproduce.py's create, insert and \`rm\` (cwd /testbed) survive the claude_code export" {
+	corpus swe_agent/sweagent_v1_marshmallow_fc_replace.traj
+	FORMATS=claude_code roundtrip "$CORPUS/swe_agent/sweagent_v1_marshmallow_fc_replace.traj" \
+		"$(printf '%s\n' '/testbed/reproduce.py create' \
+			'/testbed/reproduce.py modify' '/testbed/reproduce.py delete')"
+}
+
 @test "corpus OpenHands: hello.txt in /app and the todo app's two files survive sts, otlp and atif" {
 	corpus openhands/openhands_2025_10_hello.json
 	# raw: one execute_bash `printf ... > hello.txt`, working_dir /app
@@ -197,11 +218,39 @@ corpus() {
 	"$KTRAJ" import "$CORPUS/cline/cline-sdk_session.json" >/dev/null 2>&1
 	run=$(first_run "$KTRAJ_STORE")
 	[ "$(edits "$KTRAJ_STORE" "$run")" = "$(printf "$p modify\n%.0s" 1 2 3 4)" ]
-	for f in sts otlp atif; do
+	for f in ${FORMATS:-sts otlp atif}; do
 		"$KTRAJ" export "$run" --format "$f" -o "$BATS_TEST_TMPDIR/x.$f"
 		"$KTRAJ" --store "$BATS_TEST_TMPDIR/s_$f" import "$BATS_TEST_TMPDIR/x.$f" >/dev/null
 		got=$(edits "$BATS_TEST_TMPDIR/s_$f" "$(first_run "$BATS_TEST_TMPDIR/s_$f")")
 		echo "$f: $got"
 		[ "$got" = "$(printf "$p unknown\n%.0s" 1 2 3 4)" ]
 	done
+}
+
+@test "ATIF: a call with no result (refused, cancelled) or one whose result says it was rejected changes nothing; the call before it that ran does" {
+	# raw: printf 'one' > t.txt (a result), printf 'three' > t.txt
+	# (Claude Code's rejection text), printf 'two' > t.txt and rm t.txt
+	# (no result: an approval refused, a turn aborted), cwd /w
+	"$KTRAJ" import "$DATA/import/atif_unanswered.trajectory.json" >/dev/null
+	r=$(first_run "$KTRAJ_STORE")
+	[ "$(edits "$KTRAJ_STORE" "$r")" = '/w/t.txt create' ]
+	run "$KTRAJ" cat "$r" /w/t.txt
+	[ "$status" -eq 0 ]
+	[ "$output" = one ]
+}
+
+@test "corpus Codex escalation and Claude Code edge cases: the atif re-import adds no edit for the calls that never got a result" {
+	corpus codex/agenthistory_codex_escalation.jsonl
+	corpus claude_code/cclog_edge_cases.jsonl
+	# raw: echo > test.txt ran; its printf > test.txt was refused and
+	# its rm test.txt cancelled, neither has a result
+	FORMATS="atif sts otlp" roundtrip "$CORPUS/codex/agenthistory_codex_escalation.jsonl" \
+		'/home/testuser/codex-rejection-project/test.txt create'
+	run "$KTRAJ" --store "$BATS_TEST_TMPDIR/s_atif" cat \
+		"$(first_run "$BATS_TEST_TMPDIR/s_atif")" /home/testuser/codex-rejection-project/test.txt
+	[ "$status" -eq 0 ]
+	[ "$output" = "Hello World" ]
+	rm -rf "$BATS_TEST_TMPDIR"/s*
+	# raw: no tool call of it changes a file (a Write without a result)
+	FORMATS="atif sts otlp" roundtrip "$CORPUS/claude_code/cclog_edge_cases.jsonl" ''
 }

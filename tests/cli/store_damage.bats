@@ -308,3 +308,40 @@ while i >= 0:
 	[[ "$output" == *645f1b7e727f* ]]
 	[[ "$output" == *3db88dd1ab52* ]]
 }
+
+@test "a run whose id key is flipped, named by its name or its full id: damaged (exit 3, one line naming the id), never 'no run' (exit 4)" {
+	TWO="$BATS_TEST_TMPDIR/two.ktraj"
+	"$KTRAJ" --store "$TWO" import "$SAMPLE" \
+		"$BATS_TEST_DIRNAME/../data/replay/cc_bench_session.jsonl" >/dev/null
+	rm -f "$TWO-lock"
+	NAME=$("$KTRAJ" --store "$TWO" ls --json | python3 -c 'import json,sys; print([r["name"] for r in map(json.loads, sys.stdin) if r["run"] == sys.argv[1]][0])' "$R")
+	[ -n "$NAME" ]
+	off=$(python3 "$KEY" "$TWO" "runs/hex:$R")
+	GOOD="$TWO" flip $((off + 15)) 1
+	sum=$(sha256sum "$KTRAJ_STORE" | cut -d' ' -f1)
+	# its name stays in run_names and its events in ev_blocks, under R
+	for cmd in log show export cat; do
+		case $cmd in
+		show) args=("$NAME" 1) ;;
+		cat) args=("$NAME" x) ;;
+		*) args=("$NAME") ;;
+		esac
+		run --separate-stderr "$KTRAJ" $cmd "${args[@]}"
+		echo "$cmd: $status $stderr"
+		[ "$status" -eq 3 ]
+		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+		[[ "$stderr" == "ktraj: $cmd: "*"run $R: "*"damaged run id"* ]]
+		[[ "$stderr" != *"no run"* ]]
+	done
+	run --separate-stderr "$KTRAJ" log "$R"
+	echo "log R: $status $stderr"
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == "ktraj: log: "*"run $R: "*"damaged run id"* ]]
+	[ "$(sha256sum "$KTRAJ_STORE" | cut -d' ' -f1)" = "$sum" ]
+	# the sound run is found as before, and a name no run has is still exit 4
+	run "$KTRAJ" log 645f1b7e727f
+	[ "$status" -eq 0 ]
+	run --separate-stderr "$KTRAJ" log "no such run name"
+	[ "$status" -eq 4 ]
+	[[ "$stderr" == *"no run 'no such run name'"* ]]
+}
