@@ -231,8 +231,10 @@ uint64_t kt_store_commits(const kt_store *s);
  * Checkpoint of a long write transaction (FORMAT.md §6.11): once the open
  * transaction holds at least min_bytes of writes since its last savepoint
  * (kt_store_savepoint; since kt_store_begin when none), or once the pages
- * its puts since then may have dirtied (per database, at most its puts and
- * deletes and at most its tree's pages) reach a quarter of min_bytes
+ * its puts since then may have dirtied (estimated per database as its puts
+ * and deletes, but no more than its tree's pages: the leaves, not the branch
+ * pages above them, so up to ~2x in a very large tree) reach a quarter of
+ * min_bytes
  * (256 pages at least), commit them and go on in
  * a new LMDB transaction, so memory stays bounded whatever is written:
  * LMDB holds a transaction's dirty pages in the heap until its commit.  The

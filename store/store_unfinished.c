@@ -403,11 +403,13 @@ void kt_map_faulted(kt_store *s)
 
 /* Whether the pages the open transaction dirtied since the savepoint may
  * have reached min_bytes / KT_DIRTY_SHARE (KT_DIRTY_MIN pages at least).
- * LMDB does not say how many it holds, so they are bounded from above:
- * in each database, no more leaves or branches than the puts and deletes
- * made there, nor than the tree's pages now; values on overflow pages are
- * counted by the batch's bytes already.  Asked only once the puts alone
- * could reach the bound, then ~10 mdb_stat (copies of the txn's records). */
+ * LMDB does not say how many it holds, so they are estimated: in each
+ * database, the puts and deletes made there, but no more than the tree's
+ * pages now.  That counts the leaves a put dirties, not the branch pages
+ * above them, which a very large tree adds (up to ~2x: FORMAT.md §6.11);
+ * values on overflow pages are counted by the batch's bytes already.
+ * Asked only once the batch has KT_DIRTY_MIN puts, then ~10 mdb_stat
+ * (copies of the txn's records). */
 static int dirty_full(kt_store *s, size_t min_bytes)
 {
 	size_t psize = 4096, est = 0, lim;
