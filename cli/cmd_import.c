@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,8 +129,16 @@ static void catch_sigint(struct sigaction *old)
  * source's earlier batches are reclaimed by the next writer (FORMAT.md
  * §6.11).  A fault outside a file mapping is not ours to explain: the
  * handler resets itself and returns, and the fault kills the process as
- * before.  Everything here is async-signal-safe (open, read, write, _exit).
+ * before.  Other threads (parse-ahead, hash) read the same mapping and may
+ * fault at the same moment: the handler stays installed for them (no
+ * SA_RESETHAND, which let a second fault kill the process with SIGBUS
+ * before the first handler's line), and only the first to name the file
+ * writes and exits; the others wait for that _exit.  Everything here is
+ * async-signal-safe (open, read, write, _exit, pause, sigaction, a
+ * lock-free atomic_flag).
  */
+static atomic_flag sigbus_named = ATOMIC_FLAG_INIT;
+
 static int hexval(const char **p, uintptr_t *out)
 {
 	uintptr_t v = 0;
@@ -202,6 +211,9 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 			n = 0;
 			if (!(f = maps_file(line, addr)))
 				continue;
+			if (atomic_flag_test_and_set(&sigbus_named))
+				for (;;)
+					pause();
 			put_err(head, sizeof(head) - 1);
 			/* a name is written terminal-safe, and a file
 			 * deleted since is still the one that was read */
@@ -218,7 +230,13 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	}
 	if (fd >= 0)
 		close(fd);
-	/* SA_RESETHAND made SIGBUS default again: the fault repeats */
+	/* not a file's page: SIGBUS default again, and the fault repeats */
+	{
+		struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+		sigemptyset(&dfl.sa_mask);
+		sigaction(SIGBUS, &dfl, NULL);
+	}
 }
 
 
@@ -476,7 +494,7 @@ int cmd_import(struct cli *c, int argc, char **argv)
 	catch_sigint(&old_int);
 	{
 		/* SIGBUS -> on_sigbus until restored from old_bus */
-		struct sigaction sa = { .sa_flags = SA_SIGINFO | SA_RESETHAND };
+		struct sigaction sa = { .sa_flags = SA_SIGINFO };
 
 		sa.sa_sigaction = on_sigbus;
 		sigemptyset(&sa.sa_mask);
