@@ -132,10 +132,10 @@ static void catch_sigint(struct sigaction *old)
  * before.  Other threads (parse-ahead, hash) read the same mapping and may
  * fault at the same moment: the handler stays installed for them (no
  * SA_RESETHAND, which let a second fault kill the process with SIGBUS
- * before the first handler's line), and only the first to name the file
- * writes and exits; the others wait for that _exit.  Everything here is
- * async-signal-safe (open, read, write, _exit, pause, sigaction, a
- * lock-free atomic_flag).
+ * before the first handler's line), and only the first thread to fault
+ * reads the maps, names the file and exits; the others wait for that
+ * _exit.  Everything here is async-signal-safe (open, read, write, _exit,
+ * pause, sigaction, a lock-free atomic_flag).
  */
 static atomic_flag sigbus_named = ATOMIC_FLAG_INIT;
 
@@ -194,10 +194,17 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	uintptr_t addr = (uintptr_t)si->si_addr;
 	size_t n = 0;
 	ssize_t k;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	int fd;
 
 	(void)sig;
 	(void)uc;
+	/* one thread at a time reads the maps into the static buffers: the
+	 * first to fault; one faulting after it waits for its _exit, or for
+	 * its fault to repeat under the default action */
+	if (atomic_flag_test_and_set(&sigbus_named))
+		for (;;)
+			pause();
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	while (fd >= 0 && (k = read(fd, chunk, sizeof(chunk))) > 0) {
 		for (ssize_t i = 0; i < k; i++) {
 			const char *f;
@@ -211,9 +218,6 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 			n = 0;
 			if (!(f = maps_file(line, addr)))
 				continue;
-			if (atomic_flag_test_and_set(&sigbus_named))
-				for (;;)
-					pause();
 			put_err(head, sizeof(head) - 1);
 			/* a name is written terminal-safe, and a file
 			 * deleted since is still the one that was read */
