@@ -134,8 +134,10 @@ static void catch_sigint(struct sigaction *old)
  * SA_RESETHAND, which let a second fault kill the process with SIGBUS
  * before the first handler's line), and only the first thread to fault
  * reads the maps, names the file and exits; the others wait for that
- * _exit.  Everything here is async-signal-safe (open, read, write, _exit,
- * pause, sigaction, a lock-free atomic_flag).
+ * _exit.  A SIGBUS another process sends kills as it would without the
+ * handler.  Everything here is async-signal-safe (open, read, write,
+ * close, _exit, pause, raise, sigaction, sigemptyset, strlen, strcmp, a
+ * lock-free atomic_flag).
  */
 static atomic_flag sigbus_named = ATOMIC_FLAG_INIT;
 
@@ -198,6 +200,16 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 
 	(void)sig;
 	(void)uc;
+	/* sent by a process (kill -BUS), not a fault: it kills as by default,
+	 * once this handler returns and unblocks it */
+	if (si->si_code <= 0) {
+		struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+		sigemptyset(&dfl.sa_mask);
+		sigaction(SIGBUS, &dfl, NULL);
+		raise(SIGBUS);
+		return;
+	}
 	/* one thread at a time reads the maps into the static buffers: the
 	 * first to fault; one faulting after it waits for its _exit, or for
 	 * its fault to repeat under the default action */

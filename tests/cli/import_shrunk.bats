@@ -51,3 +51,25 @@ import_truncated() {
 	[ "$("$KTRAJ" ls --json | wc -l)" -eq 1 ]
 	"$KTRAJ" verify
 }
+
+@test "a SIGBUS another process sends during an import kills it as by default (exit 135), not read as a truncated file; the store verifies" {
+	[ -d /proc/self ] || skip "no /proc"
+	local f="$BATS_TEST_TMPDIR/whole.jsonl" pid i
+	cp "$BIG" "$f"
+	"$KTRAJ" import "$f" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	for i in $(seq 1 1000); do
+		grep -qF "$f" /proc/$pid/maps 2>/dev/null && break
+		sleep 0.01
+	done
+	grep -qF "$f" /proc/$pid/maps
+	kill -BUS "$pid"
+	status=0
+	wait $pid || status=$?
+	echo "status $status: $(cat "$BATS_TEST_TMPDIR/err")"
+	[ "$status" -eq 135 ]
+	if grep -q "changed while it was read" "$BATS_TEST_TMPDIR/err"; then false; fi
+	run "$KTRAJ" verify
+	[ "$status" -eq 0 ]
+	[ -z "$("$KTRAJ" ls --json)" ]
+}
