@@ -146,7 +146,7 @@ static int open_failed(struct cli *c, int rc)
 	struct stat st;
 
 	if (stat(p, &st) != 0) {
-		int e = errno, dir_ok = 1;
+		int e = errno;
 		const char *sl = strrchr(p, '/');
 
 		/* the folder it would go in is what is missing */
@@ -154,20 +154,13 @@ static int open_failed(struct cli *c, int rc)
 			char *dir = strndup(p, (size_t)(sl - p));
 
 			if (dir && stat(dir, &st) != 0)
-				e = errno, dir_ok = 0;
+				e = errno;
 			else if (dir && access(dir, W_OK) != 0)
-				e = errno, dir_ok = 0; /* not writable */
+				e = errno; /* the folder is there, not writable */
 			free(dir);
 		}
-		/* the folder is fine and the file absent: the open made the
-		 * store and took it away again when it failed (kt_store_open,
-		 * e.g. out of memory): its own words say why */
-		if (!(e == ENOENT && dir_ok && *kt_store_open_errmsg())) {
-			cli_err(c, "cannot create store %s: %s", p,
-				strerror(e));
-			return KT_EXIT_FAIL;
-		}
-		goto why;
+		cli_err(c, "cannot create store %s: %s", p, strerror(e));
+		return KT_EXIT_FAIL;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		cli_err(c, "%s is a directory", p);
@@ -189,7 +182,6 @@ static int open_failed(struct cli *c, int rc)
 			"not an LMDB file");
 		return KT_EXIT_FAIL;
 	}
-why:
 	{
 		/* e.g. another program's LMDB file: "PATH: not a ktraj store
 		 * (no 'meta' database)" */

@@ -25,7 +25,6 @@
  * the failure.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -583,10 +582,9 @@ static int open_once(const char *path, unsigned flags, kt_store **out)
 {
 	kt_store *s;
 	struct stat st;
-	int rc, exists, dead = 0, made = 0, lock_had = 1, set = 0;
+	int rc, exists, dead = 0;
 	unsigned ef = MDB_NOSUBDIR | MDB_NOTLS;
 	uint64_t map = KT_MAP_INITIAL;
-	char lock[4200];
 
 	*out = NULL;
 	open_err[0] = 0;
@@ -637,22 +635,6 @@ static int open_once(const char *path, unsigned flags, kt_store **out)
 		ef |= MDB_RDONLY;
 	if (flags & KT_OPEN_BULK)
 		ef |= MDB_NOSYNC;
-	/* A new store's file is made here (O_EXCL) rather than by LMDB, so a
-	 * failure before its databases are committed (env_setup: no memory
-	 * under a tight `ulimit -v`) can take away what this open made: an
-	 * LMDB file without the meta database is no store, and every later
-	 * `ls` or `verify` refused it until an import made it one.  Where
-	 * the file cannot be made, mdb_env_open says why as before. */
-	if (!exists && snprintf(lock, sizeof(lock), "%s-lock", path) <
-	    (int)sizeof(lock)) {
-		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-
-		if (fd >= 0) {
-			made = 1;
-			lock_had = access(lock, F_OK) == 0;
-			close(fd);
-		}
-	}
 	rc = mdb_env_open(s->env, path, ef, 0644);
 	if ((rc == EACCES || rc == EROFS) && exists &&
 	    (flags & KT_OPEN_CREATE)) {
@@ -712,7 +694,6 @@ static int open_once(const char *path, unsigned flags, kt_store **out)
 	rc = env_setup(s, exists && st.st_size > 0);
 	if (rc)
 		goto fail;
-	set = 1;
 	if (s->db_absent && !(s->flags & KT_OPEN_RDONLY)) {
 		rc = add_absent(s);
 		if (rc)
@@ -741,11 +722,6 @@ fail:
 	/* the detail outlives the handle for kt_store_open_errmsg */
 	snprintf(open_err, sizeof(open_err), "%s", s->err);
 	kt_store_close(s);
-	if (made && !set) {
-		unlink(path);
-		if (!lock_had)
-			unlink(lock);
-	}
 	return rc;
 }
 
