@@ -433,32 +433,61 @@ static int resolve_name(kt_store *s, MDB_txn *txn, const char *spec,
 	return rc == 0 || rc == MDB_NOTFOUND ? 0 : kt_mdb_err(s, rc, "cursor");
 }
 
+/* A run id prefix of sl hex digits as the bytes keys begin with: nb whole
+ * bytes, then, for an odd sl, the last digit as a high nibble. */
+struct id_prefix {
+	unsigned char b[KT_RUN_BIN];
+	size_t nb;
+	int odd, last;
+};
+
+static void id_prefix(const char *spec, size_t sl, struct id_prefix *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->nb = sl / 2;
+	p->odd = (int)(sl & 1);
+	for (size_t i = 0; i < p->nb; i++)
+		p->b[i] = (unsigned char)(kt_hexval((unsigned char)spec[2 * i]) << 4 |
+					  kt_hexval((unsigned char)spec[2 * i + 1]));
+	if (p->odd) {
+		p->last = kt_hexval((unsigned char)spec[sl - 1]);
+		p->b[p->nb] = (unsigned char)(p->last << 4);
+	}
+}
+
+/* Whether key k (at least a run id long) begins with prefix p. */
+static int id_prefix_has(const struct id_prefix *p, const MDB_val *k)
+{
+	const unsigned char *d = k->mv_data;
+
+	return k->mv_size >= KT_RUN_BIN && memcmp(d, p->b, p->nb) == 0 &&
+	       (!p->odd || (d[p->nb] >> 4) == p->last);
+}
+
+/* Positions c at the first key >= the prefix. */
+static int id_prefix_seek(MDB_cursor *c, struct id_prefix *p, MDB_val *k,
+			  MDB_val *v)
+{
+	k->mv_size = p->nb + (size_t)p->odd;
+	k->mv_data = p->b;
+	return mdb_cursor_get(c, k, v, MDB_SET_RANGE);
+}
+
 static int resolve_prefix(kt_store *s, MDB_txn *txn, const char *spec,
 			  unsigned char found[KT_RUN_BIN], int *count)
 {
-	size_t sl = strlen(spec), nb = sl / 2;
-	unsigned char pre[KT_RUN_BIN] = { 0 };
+	struct id_prefix pre;
 	MDB_cursor *c;
 	MDB_val k, v;
-	int rc, odd = (int)(sl & 1), last = 0;
+	int rc;
 
 	*count = 0;
-	for (size_t i = 0; i < nb; i++)
-		pre[i] = (unsigned char)(kt_hexval((unsigned char)spec[2 * i]) << 4 |
-					 kt_hexval((unsigned char)spec[2 * i + 1]));
-	if (odd) {
-		last = kt_hexval((unsigned char)spec[sl - 1]);
-		pre[nb] = (unsigned char)(last << 4);
-	}
+	id_prefix(spec, strlen(spec), &pre);
 	rc = mdb_cursor_open(txn, s->dbi[KT_DB_RUNS], &c);
 	if (rc)
 		return kt_mdb_err(s, rc, "cursor");
-	k.mv_size = nb + (size_t)odd;
-	k.mv_data = pre;
-	rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
-	while (rc == 0 && k.mv_size == KT_RUN_BIN &&
-	       memcmp(k.mv_data, pre, nb) == 0 &&
-	       (!odd || (((unsigned char *)k.mv_data)[nb] >> 4) == last)) {
+	rc = id_prefix_seek(c, &pre, &k, &v);
+	while (rc == 0 && k.mv_size == KT_RUN_BIN && id_prefix_has(&pre, &k)) {
 		if ((*count)++ == 0)
 			memcpy(found, k.mv_data, KT_RUN_BIN);
 		if (*count > 1)
@@ -476,30 +505,19 @@ static int resolve_prefix(kt_store *s, MDB_txn *txn, const char *spec,
 static int resolve_orphan_events(kt_store *s, MDB_txn *txn, const char *spec,
 				 size_t sl, unsigned char orphan[KT_RUN_BIN])
 {
-	unsigned char pre[KT_RUN_BIN] = { 0 };
-	size_t nb = sl / 2;
-	int odd = (int)(sl & 1), last = 0, rc, hit = 0;
+	struct id_prefix pre;
+	int rc, hit = 0;
 	MDB_cursor *c;
 	MDB_val k, v;
 
-	for (size_t i = 0; i < nb; i++)
-		pre[i] = (unsigned char)(kt_hexval((unsigned char)spec[2 * i]) << 4 |
-					 kt_hexval((unsigned char)spec[2 * i + 1]));
-	if (odd) {
-		last = kt_hexval((unsigned char)spec[sl - 1]);
-		pre[nb] = (unsigned char)(last << 4);
-	}
+	id_prefix(spec, sl, &pre);
 	rc = mdb_cursor_open(txn, s->dbi[KT_DB_BLOCKS], &c);
 	if (rc)
 		return kt_mdb_err(s, rc, "cursor");
-	k.mv_size = nb + (size_t)odd;
-	k.mv_data = pre;
-	rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+	rc = id_prefix_seek(c, &pre, &k, &v);
 	/* the first run's blocks only: no sound run has this prefix (the
 	 * caller found none), so any run under it lacks its record */
-	if (rc == 0 && k.mv_size >= KT_RUN_BIN &&
-	    memcmp(k.mv_data, pre, nb) == 0 &&
-	    (!odd || (((unsigned char *)k.mv_data)[nb] >> 4) == last)) {
+	if (rc == 0 && id_prefix_has(&pre, &k)) {
 		MDB_val rk = { KT_RUN_BIN, k.mv_data }, rv;
 
 		memcpy(orphan, k.mv_data, KT_RUN_BIN);
