@@ -13,13 +13,12 @@ setup() {
 	[ -e "$BIG" ] || python3 "$BATS_TEST_DIRNAME/../bench/gen_claude.py" --mb 24 "$BIG" >/dev/null
 }
 
-# import a copy of $BIG (batches of $1 bytes) and truncate the copy to 1000
-# bytes as soon as the import has mapped it; the status and stderr of the
-# import in $status and $stderr
-import_truncated() {
-	local f="$BATS_TEST_TMPDIR/shrinks.jsonl" pid i
+# start an import of a copy of $BIG at $1 (batches of $2 bytes) in the
+# background, its pid in $pid, and return once it has mapped the file
+import_mapped() {
+	local f="$1" i
 	cp "$BIG" "$f"
-	KTRAJ_IMPORT_BATCH=$1 "$KTRAJ" import "$f" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	KTRAJ_IMPORT_BATCH=$2 "$KTRAJ" import "$f" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
 	pid=$!
 	# bounded: the import maps the file within its first moments
 	for i in $(seq 1 1000); do
@@ -27,6 +26,14 @@ import_truncated() {
 		sleep 0.01
 	done
 	grep -qF "$f" /proc/$pid/maps
+}
+
+# import a copy of $BIG (batches of $1 bytes) and truncate the copy to 1000
+# bytes as soon as the import has mapped it; the status and stderr of the
+# import in $status and $stderr
+import_truncated() {
+	local f="$BATS_TEST_TMPDIR/shrinks.jsonl" pid
+	import_mapped "$f" "$1"
 	truncate -s 1000 "$f"
 	status=0
 	wait $pid || status=$?
@@ -54,15 +61,8 @@ import_truncated() {
 
 @test "a SIGBUS another process sends during an import kills it as by default (exit 135), not read as a truncated file; the store verifies" {
 	[ -d /proc/self ] || skip "no /proc"
-	local f="$BATS_TEST_TMPDIR/whole.jsonl" pid i
-	cp "$BIG" "$f"
-	"$KTRAJ" import "$f" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
-	pid=$!
-	for i in $(seq 1 1000); do
-		grep -qF "$f" /proc/$pid/maps 2>/dev/null && break
-		sleep 0.01
-	done
-	grep -qF "$f" /proc/$pid/maps
+	local pid
+	import_mapped "$BATS_TEST_TMPDIR/whole.jsonl" 32M
 	kill -BUS "$pid"
 	status=0
 	wait $pid || status=$?
