@@ -24,28 +24,7 @@ J=$W/one.$MB.jsonl
 D=$W/many.$MB.$N
 [ -s "$J" ] || python3 "$HERE/gen_claude.py" --mb "$MB" "$J" >/dev/null
 if [ ! -d "$D" ]; then
-	python3 - "$J" "$D.tmp" "$N" <<'EOF'
-import json, os, sys
-src, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-lines = open(src, 'rb').read().splitlines(keepends=True)
-sid = json.loads(lines[0]).get('sessionId', '').encode()
-# cut only where an assistant line follows a user line (a turn begins), so
-# a tool call keeps its result and an edit its compile
-cuts, prev = [0], None
-for i, l in enumerate(lines):
-    t = json.loads(l).get('type')
-    if t == 'assistant' and prev == 'user':
-        cuts.append(i)
-    prev = t
-cuts.append(len(lines))
-turns = len(cuts) - 1
-os.makedirs(out)
-for i in range(n):
-    a, b = cuts[i * turns // n], cuts[(i + 1) * turns // n]
-    new = ('small-%05d' % i).encode()
-    with open(os.path.join(out, 's%05d.jsonl' % i), 'wb') as f:
-        f.write(b''.join(l.replace(sid, new) for l in lines[a:b]))
-EOF
+	python3 "$HERE/cut_session.py" "$J" "$D.tmp" "$N"
 	mv "$D.tmp" "$D"
 fi
 ONE=$(taskset -pc $$ | sed 's/.*: //; s/[,-].*//')

@@ -178,25 +178,7 @@ skip_sanitized() {
 mix_folder() {
 	local G="$BATS_TEST_DIRNAME/../bench/gen_claude.py" D="$1"
 	python3 "$G" --mb 5 "$BATS_TEST_TMPDIR/one5.jsonl" >/dev/null
-	python3 - "$BATS_TEST_TMPDIR/one5.jsonl" "$D" 300 <<'PY'
-import json, os, sys
-src, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-lines = open(src, 'rb').read().splitlines(keepends=True)
-sid = json.loads(lines[0]).get('sessionId', '').encode()
-cuts, prev = [0], None
-for i, l in enumerate(lines):
-    t = json.loads(l).get('type')
-    if t == 'assistant' and prev == 'user':
-        cuts.append(i)
-    prev = t
-cuts.append(len(lines))
-turns = len(cuts) - 1
-os.makedirs(out)
-for i in range(n):
-    a, b = cuts[i * turns // n], cuts[(i + 1) * turns // n]
-    with open(os.path.join(out, 's%05d.jsonl' % i), 'wb') as f:
-        f.write(b''.join(l.replace(sid, b'small-%05d' % i) for l in lines[a:b]))
-PY
+	python3 "$BATS_TEST_DIRNAME/../bench/cut_session.py" "$BATS_TEST_TMPDIR/one5.jsonl" "$D" 300
 	python3 "$G" --mb 20 "$D/s00150big.jsonl" >/dev/null
 	cp "$BATS_TEST_TMPDIR/one5.jsonl" "$D/s00199mid.jsonl"
 }
